@@ -1,0 +1,24 @@
+import { Command, Flags } from '@oclif/core';
+
+export default class Serve extends Command {
+  static override summary = 'Run the service for a deployment (no /_dev helpers, no seed); configured from the environment.';
+  static override description = 'Environment: SVC_PORT (8787), SVC_HOST (0.0.0.0), SVC_DATA_DIR (./data), SVC_PUBLIC_URL (the address clients use, e.g. https://api.example.com).';
+
+  static override flags = {
+    json: Flags.boolean({ description: 'Print one JSON ready line on stdout' }),
+  };
+
+  async run() {
+    const { flags } = await this.parse(Serve);
+    const env = process.env;
+    const { runForeground } = await import('../server/run.js');
+    await runForeground({
+      mode: 'serve',
+      port: Number(env.SVC_PORT ?? 8787),
+      host: env.SVC_HOST ?? '0.0.0.0',
+      dataDir: env.SVC_DATA_DIR ?? './data',
+      publicUrl: env.SVC_PUBLIC_URL,
+      json: flags.json,
+    }, (line) => this.log(line));
+  }
+}

@@ -1,0 +1,44 @@
+import Database from 'better-sqlite3';
+import { count, type SQL } from 'drizzle-orm';
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { migrationsDir } from '../paths.js';
+
+export type Db = BetterSQLite3Database;
+export type Sqlite = Database.Database;
+
+export interface Database_ {
+  db: Db;
+  sqlite: Sqlite;
+  close(): void;
+}
+
+/**
+ * Opens (creating when absent) the service's one SQLite file and applies every pending migration.
+ * better-sqlite3 is synchronous: a transaction runs to completion without yielding to the event loop,
+ * so no other request can interleave with it.
+ */
+export function openDatabase(file: string): Database_ {
+  const sqlite = new Database(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = drizzle(sqlite);
+  migrate(db, { migrationsFolder: migrationsDir });
+  return {
+    db,
+    sqlite,
+    close() {
+      if (!sqlite.open) return;
+      sqlite.pragma('wal_checkpoint(TRUNCATE)');
+      sqlite.close();
+    },
+  };
+}
+
+/** Row count, synchronously (drizzle's `$count` is a promise, which a write transaction cannot await). */
+export function countRows(db: Db, table: SQLiteTable, where?: SQL): number {
+  return db.select({ n: count() }).from(table).where(where).get()!.n;
+}

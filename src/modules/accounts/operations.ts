@@ -1,0 +1,192 @@
+import { and, desc, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { fail } from '../../server/errors.js';
+import { defineOperation, reply } from '../../server/registry.js';
+import { createStore, listUserStores, STORE_CODE } from '../stores/service.js';
+import { STORE_PLATFORM_CLIENT } from './clients.js';
+import { accessTokens } from './schema.js';
+import { ALL_SCOPES, isKnownScope } from './scopes.js';
+import {
+  ACCESS_TOKEN_DEFAULT_DAYS, ACCESS_TOKEN_MAX_DAYS, confirmPasswordReset, createAccessToken, FRESH_LOGIN_SECONDS,
+  openLoginSession, presentAccessToken, requestPasswordReset, revokeLoginSession, signup, verifyCredentials,
+} from './service.js';
+
+const tag = 'Accounts';
+const password = z.string().min(8).max(128);
+
+export const accountOperations = [
+  defineOperation({
+    operationId: 'signup',
+    method: 'POST',
+    path: '/auth/v1/signup',
+    summary: 'Create an account',
+    tag,
+    auth: 'none',
+    status: 201,
+    body: z.object({ email: z.email().max(254), password, name: z.string().min(1).max(50) }).strict(),
+    async: true,
+    handler: (ctx) => signup(ctx.services, ctx.body),
+  }),
+  defineOperation({
+    operationId: 'login',
+    method: 'POST',
+    path: '/auth/v1/login',
+    summary: 'Log in with e-mail and password; returns a store-platform login token pair',
+    tag,
+    auth: 'none',
+    body: z.object({ email: z.string().min(1).max(254), password: z.string().min(1).max(128) }).strict(),
+    async: true,
+    handler: async (ctx) => {
+      const user = await verifyCredentials(ctx.services, ctx.body.email, ctx.body.password);
+      const tokens = await openLoginSession(ctx.services, { userId: user.id, clientId: STORE_PLATFORM_CLIENT, scope: '*', authTime: ctx.clock.now() });
+      return { ...tokens, user: { userId: user.id, email: user.email, name: user.name } };
+    },
+  }),
+  defineOperation({
+    operationId: 'logout',
+    method: 'POST',
+    path: '/auth/v1/logout',
+    summary: 'End the calling login session (its refresh token stops working, its access tokens are revoked)',
+    tag,
+    auth: 'account',
+    callers: ['login'],
+    idempotent: false,
+    handler: (ctx) => {
+      revokeLoginSession(ctx.services, ctx.principal!.tokenId);
+      return { loggedOut: true };
+    },
+  }),
+  defineOperation({
+    operationId: 'getMe',
+    method: 'GET',
+    path: '/auth/v1/me',
+    summary: 'The account and token behind the request',
+    tag,
+    auth: 'account',
+    handler: (ctx) => {
+      const p = ctx.principal!;
+      return {
+        userId: p.userId,
+        email: p.email,
+        name: p.userName,
+        token: {
+          kind: p.kind,
+          tokenId: p.tokenId,
+          clientId: p.clientId,
+          storePlatform: p.storePlatform,
+          scopes: p.scopes === null ? null : [...p.scopes],
+          storeScope: p.storeIds === null ? { all: true } : { storeIds: p.storeIds },
+          agent: p.agent,
+          buyerDelegation: p.buyerDelegation,
+        },
+      };
+    },
+  }),
+  defineOperation({
+    operationId: 'createStore',
+    method: 'POST',
+    path: '/auth/v1/stores',
+    summary: 'Create a store; the caller becomes its OWNER',
+    tag,
+    auth: 'account',
+    callers: ['storePlatform'],
+    status: 201,
+    body: z.object({
+      name: z.string().min(1).max(50),
+      code: z.string().regex(STORE_CODE, { message: '영문 소문자, 숫자, 하이픈 3~30자이며 하이픈으로 시작하거나 끝날 수 없습니다.' }),
+    }).strict(),
+    handler: (ctx) => {
+      const store = createStore(ctx.services, ctx.principal!.userId, ctx.body);
+      return { storeId: store.id, code: store.code, name: store.name, role: 'OWNER' };
+    },
+  }),
+  defineOperation({
+    operationId: 'createAccessToken',
+    method: 'POST',
+    path: '/auth/v1/access-tokens',
+    summary: 'Create an access token; its value is shown only in this response',
+    tag,
+    auth: 'account',
+    callers: ['storePlatform'],
+    freshLoginSeconds: FRESH_LOGIN_SECONDS,
+    status: 201,
+    body: z.object({
+      name: z.string().min(1).max(50),
+      scopes: z.array(z.string().refine(isKnownScope, { message: `알 수 없는 범위입니다. 사용 가능: ${ALL_SCOPES.join(', ')}`, params: { code: 'UNKNOWN_SCOPE' } })).min(1).max(ALL_SCOPES.length),
+      storeScope: z.union([
+        z.object({ all: z.literal(true) }).strict(),
+        z.object({ storeIds: z.array(z.string().min(1)).min(1).max(100) }).strict(),
+      ]),
+      expiresInDays: z.number().int().min(1).max(ACCESS_TOKEN_MAX_DAYS).default(ACCESS_TOKEN_DEFAULT_DAYS),
+      agent: z.boolean().default(false),
+      buyerDelegation: z.boolean().default(false),
+    }).strict(),
+    async: true,
+    handler: async (ctx) => {
+      const { storeScope } = ctx.body;
+      if ('storeIds' in storeScope) {
+        const mine = new Set(listUserStores(ctx.db, ctx.principal!.userId).map((s) => s.storeId));
+        const foreign = storeScope.storeIds.filter((id) => !mine.has(id));
+        if (foreign.length) throw fail(403, 'NOT_A_MEMBER', { storeIds: foreign });
+      }
+      return createAccessToken(ctx.services, ctx.principal!.userId, { ...ctx.body, scopes: [...new Set(ctx.body.scopes)] });
+    },
+  }),
+  defineOperation({
+    operationId: 'listAccessTokens',
+    method: 'GET',
+    path: '/auth/v1/access-tokens',
+    summary: "The caller's access tokens (values are never shown again)",
+    tag,
+    auth: 'account',
+    callers: ['storePlatform'],
+    handler: (ctx) => {
+      const rows = ctx.db.select().from(accessTokens).where(eq(accessTokens.userId, ctx.principal!.userId)).orderBy(desc(accessTokens.createdAt)).all();
+      return { contents: rows.map((r) => presentAccessToken(r, ctx.now)) };
+    },
+  }),
+  defineOperation({
+    operationId: 'revokeAccessToken',
+    method: 'DELETE',
+    path: '/auth/v1/access-tokens/{tokenId}',
+    summary: 'Revoke an access token; it stops working at once',
+    tag,
+    auth: 'account',
+    callers: ['storePlatform'],
+    params: z.object({ tokenId: z.string() }),
+    handler: (ctx) => {
+      const where = and(eq(accessTokens.id, ctx.params.tokenId), eq(accessTokens.userId, ctx.principal!.userId));
+      const row = ctx.db.select().from(accessTokens).where(where).get();
+      if (!row) throw fail(404, 'NOT_FOUND');
+      if (row.revokedAt === null) ctx.db.update(accessTokens).set({ revokedAt: ctx.now }).where(where).run();
+      return presentAccessToken({ ...row, revokedAt: row.revokedAt ?? ctx.now }, ctx.now);
+    },
+  }),
+  defineOperation({
+    operationId: 'requestPasswordReset',
+    method: 'POST',
+    path: '/auth/v1/password-reset',
+    summary: 'Mail a password-reset token (the answer is the same for unknown e-mails)',
+    tag,
+    auth: 'none',
+    body: z.object({ email: z.string().min(1).max(254) }).strict(),
+    handler: (ctx) => {
+      requestPasswordReset(ctx.services, ctx.body.email);
+      return reply(202, { requested: true });
+    },
+  }),
+  defineOperation({
+    operationId: 'confirmPasswordReset',
+    method: 'POST',
+    path: '/auth/v1/password-reset/confirm',
+    summary: 'Set a new password; every login and access token of the account is revoked',
+    tag,
+    auth: 'none',
+    body: z.object({ token: z.string().min(1), newPassword: password }).strict(),
+    async: true,
+    handler: async (ctx) => {
+      await confirmPasswordReset(ctx.services, ctx.body.token, ctx.body.newPassword);
+      return { passwordChanged: true };
+    },
+  }),
+];

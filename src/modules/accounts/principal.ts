@@ -1,0 +1,132 @@
+import { eq, sql } from 'drizzle-orm';
+import { preparedFor } from '../../db/prepared.js';
+import { fail } from '../../server/errors.js';
+import type { Services } from '../../server/services.js';
+import { findClient } from './clients.js';
+import { accessTokens, loginSessions, users } from './schema.js';
+import { verifyToken } from './tokens.js';
+
+export type ActorType = 'USER' | 'AGENT' | 'APP' | 'SYSTEM';
+
+/** The caller of a request, decided from the token's record, never from its claims alone. */
+export interface Principal {
+  kind: 'login' | 'access';
+  /** Login session id (login tokens) or access token id. */
+  tokenId: string;
+  userId: string;
+  userName: string;
+  email: string;
+  clientId: string | null;
+  /** A login of the service's own store platform or CLI. */
+  storePlatform: boolean;
+  /** Granted scopes; null means every scope the role allows (store-platform logins). */
+  scopes: ReadonlySet<string> | null;
+  /** Store scope; null means every store of the user, including ones joined later. */
+  storeIds: readonly string[] | null;
+  agent: boolean;
+  buyerDelegation: boolean;
+  /** When the user last typed a password for this login. */
+  authTime: number | null;
+  actorType: ActorType;
+  /** Audit `source`: STORE_PLATFORM, CLI, API, MCP, or the OAuth client id. */
+  source: string;
+}
+
+const RETIRED_PREFIXES = ['svc_pat_'];
+const LIVE_KINDS = new Set(['login', 'access']);
+
+const statements = preparedFor((db) => ({
+  accessToken: db
+    .select({ token: accessTokens, user: { id: users.id, name: users.name, email: users.email, tokensValidFrom: users.tokensValidFrom } })
+    .from(accessTokens)
+    .innerJoin(users, eq(users.id, accessTokens.userId))
+    .where(eq(accessTokens.id, sql.placeholder('id')))
+    .prepare(),
+  loginSession: db
+    .select({ session: loginSessions, user: { id: users.id, name: users.name, email: users.email, tokensValidFrom: users.tokensValidFrom } })
+    .from(loginSessions)
+    .innerJoin(users, eq(users.id, loginSessions.userId))
+    .where(eq(loginSessions.id, sql.placeholder('id')))
+    .prepare(),
+  touchAccessToken: db
+    .update(accessTokens)
+    .set({ lastUsedAt: sql`${sql.placeholder('now')}` })
+    .where(eq(accessTokens.id, sql.placeholder('id')))
+    .prepare(),
+}));
+
+/** Last-use times are written at most once a minute per token: a write per request would cost the hot path. */
+const lastTouched = new Map<string, number>();
+
+export function bearerToken(authorization: string | null): string | null {
+  if (!authorization) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  return m ? m[1] : null;
+}
+
+/** Resolves `Authorization: Bearer …` to a principal or throws the 401 of spec 01 §7. */
+export async function authenticate(services: Services, authorization: string | null): Promise<Principal> {
+  const token = bearerToken(authorization);
+  if (!token) throw fail(401, 'UNAUTHORIZED');
+  if (RETIRED_PREFIXES.some((p) => token.startsWith(p))) throw fail(401, 'TOKEN_TYPE_RETIRED');
+  const claims = await verifyToken(services, token);
+  if (!claims) throw fail(401, 'UNAUTHORIZED');
+  if (!LIVE_KINDS.has(claims.typ)) throw fail(401, 'TOKEN_TYPE_RETIRED');
+
+  const now = services.clock.now();
+  if (claims.exp !== undefined && claims.exp * 1000 <= now) throw fail(401, 'UNAUTHORIZED');
+  const issuedAt = (claims.iat ?? 0) * 1000;
+  const q = statements(services.db);
+
+  if (claims.typ === 'access') {
+    const row = q.accessToken.get({ id: claims.jti });
+    if (!row || row.user.id !== claims.sub) throw fail(401, 'UNAUTHORIZED');
+    const { token: t, user } = row;
+    if (t.revokedAt !== null || t.createdAt < user.tokensValidFrom) throw fail(401, 'TOKEN_REVOKED');
+    if (t.expiresAt <= now) throw fail(401, 'UNAUTHORIZED');
+    if ((lastTouched.get(t.id) ?? 0) < now - 60_000) {
+      lastTouched.set(t.id, now);
+      q.touchAccessToken.run({ id: t.id, now });
+    }
+    return {
+      kind: 'access',
+      tokenId: t.id,
+      userId: user.id,
+      userName: user.name,
+      email: user.email,
+      clientId: null,
+      storePlatform: false,
+      scopes: new Set(t.scopes),
+      storeIds: t.storeIds,
+      agent: t.agent,
+      buyerDelegation: t.buyerDelegation,
+      authTime: null,
+      actorType: t.agent ? 'AGENT' : 'USER',
+      source: 'API',
+    };
+  }
+
+  const row = claims.sid ? q.loginSession.get({ id: claims.sid }) : undefined;
+  if (!row || row.user.id !== claims.sub) throw fail(401, 'UNAUTHORIZED');
+  const { session, user } = row;
+  if (session.revokedAt !== null || issuedAt < user.tokensValidFrom) throw fail(401, 'TOKEN_REVOKED');
+  const client = findClient(session.clientId);
+  const firstParty = client?.firstParty ?? false;
+  const agent = client?.agent ?? false;
+  return {
+    kind: 'login',
+    tokenId: session.id,
+    userId: user.id,
+    userName: user.name,
+    email: user.email,
+    clientId: session.clientId,
+    storePlatform: firstParty,
+    scopes: session.scope === '*' ? null : new Set(session.scope.split(' ').filter(Boolean)),
+    storeIds: null,
+    agent,
+    buyerDelegation: firstParty,
+    authTime: session.authTime,
+    actorType: agent ? 'AGENT' : firstParty ? 'USER' : 'APP',
+    source: agent ? 'MCP' : session.clientId === 'svc-cli' ? 'CLI' : firstParty ? 'STORE_PLATFORM' : session.clientId,
+  };
+}

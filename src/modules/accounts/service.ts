@@ -1,0 +1,238 @@
+import { and, eq, gt, isNull, lt } from 'drizzle-orm';
+import { countRows } from '../../db/client.js';
+import { newId, newSecret } from '../../db/ids.js';
+import { fail } from '../../server/errors.js';
+import type { Services } from '../../server/services.js';
+import { sendMail } from '../../server/mail.js';
+import { checkPassword, hashPassword } from './password.js';
+import { accessTokens, authorizationCodes, loginSessions, passwordResets, refreshTokens, users } from './schema.js';
+import { hashSecret, signToken } from './tokens.js';
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+
+export const LOGIN_ACCESS_TTL_MS = 15 * MINUTE;
+export const REFRESH_TTL_MS = 30 * DAY;
+export const SESSION_MAX_MS = 90 * DAY;
+export const AUTH_CODE_TTL_MS = 2 * MINUTE;
+export const ACCESS_TOKEN_DEFAULT_DAYS = 90;
+export const ACCESS_TOKEN_MAX_DAYS = 365;
+export const LIVE_ACCESS_TOKEN_LIMIT = 50;
+export const FRESH_LOGIN_SECONDS = 10 * 60;
+const RESET_TTL_MS = 30 * MINUTE;
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+export async function signup(services: Services, input: { email: string; password: string; name: string }) {
+  const email = normalizeEmail(input.email);
+  const passwordHash = await hashPassword(input.password);
+  const { db, clock } = services;
+  return services.sqlite.transaction(() => {
+    if (db.select({ id: users.id }).from(users).where(eq(users.email, email)).get()) throw fail(409, 'EMAIL_TAKEN');
+    const now = clock.now();
+    const user = { id: newId('usr', now), email, name: input.name, passwordHash, tokensValidFrom: 0, createdAt: now };
+    db.insert(users).values(user).run();
+    return { userId: user.id, email: user.email, name: user.name, createdAt: new Date(now).toISOString() };
+  })();
+}
+
+export async function verifyCredentials(services: Services, email: string, password: string) {
+  const user = services.db.select().from(users).where(eq(users.email, normalizeEmail(email))).get();
+  // Unknown e-mail and wrong password look alike, and take alike long.
+  const ok = await checkPassword(password, user?.passwordHash ?? 'scrypt$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+  if (!user || !ok) throw fail(401, 'INVALID_LOGIN');
+  return user;
+}
+
+export interface LoginTokens {
+  accessToken: string;
+  tokenType: 'Bearer';
+  expiresIn: number;
+  refreshToken: string;
+  refreshTokenExpiresAt: string;
+  scope: string;
+}
+
+/** Opens a login session (one OAuth grant) and issues its first token pair. */
+export async function openLoginSession(services: Services, input: { userId: string; clientId: string; scope: string; authTime: number }) {
+  const now = services.clock.now();
+  const session = {
+    id: newId('lgs', now),
+    userId: input.userId,
+    clientId: input.clientId,
+    scope: input.scope,
+    authTime: input.authTime,
+    createdAt: now,
+    maxExpiresAt: now + SESSION_MAX_MS,
+    revokedAt: null,
+  };
+  services.db.insert(loginSessions).values(session).run();
+  return issueLoginTokens(services, session);
+}
+
+async function issueLoginTokens(services: Services, session: typeof loginSessions.$inferSelect): Promise<LoginTokens> {
+  const now = services.clock.now();
+  const accessExpires = Math.min(now + LOGIN_ACCESS_TTL_MS, session.maxExpiresAt);
+  const refreshExpires = Math.min(now + REFRESH_TTL_MS, session.maxExpiresAt);
+  const refreshToken = newSecret(32, 'svc_rt_');
+  services.db.insert(refreshTokens).values({ tokenHash: hashSecret(refreshToken), sessionId: session.id, expiresAt: refreshExpires, usedAt: null }).run();
+  const accessToken = await signToken(services, { sub: session.userId, jti: newId('jti', now), typ: 'login', sid: session.id, client_id: session.clientId }, accessExpires);
+  return {
+    accessToken,
+    tokenType: 'Bearer',
+    expiresIn: Math.round((accessExpires - now) / 1000),
+    refreshToken,
+    refreshTokenExpiresAt: new Date(refreshExpires).toISOString(),
+    scope: session.scope,
+  };
+}
+
+/**
+ * Refresh rotation: every refresh token works once. Presenting a used one means it leaked, so the
+ * whole session is revoked (OAuth 2.1 §4.3.1).
+ */
+export async function refreshLogin(services: Services, refreshToken: string, clientId: string | null): Promise<LoginTokens> {
+  const { db, clock } = services;
+  const now = clock.now();
+  const session = services.sqlite.transaction(() => {
+    const row = db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, hashSecret(refreshToken))).get();
+    if (!row) return null;
+    const s = db.select().from(loginSessions).where(eq(loginSessions.id, row.sessionId)).get()!;
+    const user = db.select({ tokensValidFrom: users.tokensValidFrom }).from(users).where(eq(users.id, s.userId)).get()!;
+    if (row.usedAt !== null) {
+      db.update(loginSessions).set({ revokedAt: now }).where(eq(loginSessions.id, s.id)).run();
+      return null;
+    }
+    if (row.expiresAt <= now || s.revokedAt !== null || s.maxExpiresAt <= now || s.createdAt < user.tokensValidFrom) return null;
+    if (clientId !== null && clientId !== s.clientId) return null;
+    db.update(refreshTokens).set({ usedAt: now }).where(eq(refreshTokens.tokenHash, row.tokenHash)).run();
+    return s;
+  })();
+  if (!session) throw fail(400, 'invalid_grant');
+  return issueLoginTokens(services, session);
+}
+
+export function revokeRefreshToken(services: Services, refreshToken: string) {
+  const row = services.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, hashSecret(refreshToken))).get();
+  if (row) services.db.update(loginSessions).set({ revokedAt: services.clock.now() }).where(eq(loginSessions.id, row.sessionId)).run();
+}
+
+export function revokeLoginSession(services: Services, sessionId: string) {
+  services.db.update(loginSessions).set({ revokedAt: services.clock.now() }).where(eq(loginSessions.id, sessionId)).run();
+}
+
+export function createAuthorizationCode(
+  services: Services,
+  input: { userId: string; clientId: string; redirectUri: string; codeChallenge: string; scope: string; authTime: number },
+): string {
+  const code = newSecret(32);
+  services.db.insert(authorizationCodes).values({ ...input, codeHash: hashSecret(code), expiresAt: services.clock.now() + AUTH_CODE_TTL_MS, usedAt: null }).run();
+  return code;
+}
+
+/** Codes are single use; the PKCE verifier is checked by the caller against `codeChallenge`. */
+export function takeAuthorizationCode(services: Services, code: string) {
+  return services.sqlite.transaction(() => {
+    const row = services.db.select().from(authorizationCodes).where(eq(authorizationCodes.codeHash, hashSecret(code))).get();
+    if (!row || row.usedAt !== null || row.expiresAt <= services.clock.now()) return null;
+    services.db.update(authorizationCodes).set({ usedAt: services.clock.now() }).where(eq(authorizationCodes.codeHash, row.codeHash)).run();
+    return row;
+  })();
+}
+
+export interface AccessTokenInput {
+  name: string;
+  scopes: string[];
+  storeScope: { all: true } | { storeIds: string[] };
+  expiresInDays: number;
+  agent: boolean;
+  buyerDelegation: boolean;
+}
+
+export const liveAccessTokenCount = (services: Services, userId: string, now: number) =>
+  countRows(services.db, accessTokens, and(eq(accessTokens.userId, userId), isNull(accessTokens.revokedAt), gt(accessTokens.expiresAt, now)));
+
+/** The value is returned once; only its first characters are kept, to recognise it in lists. */
+export async function createAccessToken(services: Services, userId: string, input: AccessTokenInput) {
+  const now = services.clock.now();
+  const id = newId('tok', now);
+  const expiresAt = now + input.expiresInDays * DAY;
+  const value = await signToken(services, { sub: userId, jti: id, typ: 'access' }, expiresAt);
+  const row = {
+    id,
+    userId,
+    name: input.name,
+    scopes: input.scopes,
+    storeIds: 'all' in input.storeScope ? null : input.storeScope.storeIds,
+    agent: input.agent,
+    buyerDelegation: input.buyerDelegation,
+    valuePrefix: value.slice(-8),
+    createdAt: now,
+    expiresAt,
+    revokedAt: null,
+    lastUsedAt: null,
+  };
+  services.sqlite.transaction(() => {
+    if (liveAccessTokenCount(services, userId, now) >= LIVE_ACCESS_TOKEN_LIMIT) {
+      throw fail(409, 'TOKEN_LIMIT_EXCEEDED', { limit: LIVE_ACCESS_TOKEN_LIMIT });
+    }
+    services.db.insert(accessTokens).values(row).run();
+  })();
+  return { ...presentAccessToken(row, now), token: value };
+}
+
+export function presentAccessToken(t: typeof accessTokens.$inferSelect, now: number) {
+  return {
+    tokenId: t.id,
+    name: t.name,
+    scopes: t.scopes,
+    storeScope: t.storeIds === null ? { all: true } : { storeIds: t.storeIds },
+    agent: t.agent,
+    buyerDelegation: t.buyerDelegation,
+    /** The token's last 8 characters, to tell tokens apart. */
+    tokenSuffix: t.valuePrefix,
+    status: t.revokedAt !== null ? 'REVOKED' : t.expiresAt <= now ? 'EXPIRED' : 'ACTIVE',
+    createdAt: new Date(t.createdAt).toISOString(),
+    expiresAt: new Date(t.expiresAt).toISOString(),
+    lastUsedAt: t.lastUsedAt === null ? null : new Date(t.lastUsedAt).toISOString(),
+    revokedAt: t.revokedAt === null ? null : new Date(t.revokedAt).toISOString(),
+  };
+}
+
+export function requestPasswordReset(services: Services, email: string) {
+  const user = services.db.select().from(users).where(eq(users.email, normalizeEmail(email))).get();
+  // The answer is the same whether or not the account exists, so the endpoint cannot probe e-mails.
+  if (!user) return;
+  const token = newSecret(32);
+  const now = services.clock.now();
+  services.db.insert(passwordResets).values({ tokenHash: hashSecret(token), userId: user.id, expiresAt: now + RESET_TTL_MS, usedAt: null }).run();
+  sendMail(services, {
+    to: user.email,
+    subject: '[svc] 비밀번호 재설정',
+    body: `비밀번호를 재설정하려면 30분 안에 다음 토큰을 사용하세요.\n\nPOST ${services.urls.auth}/v1/password-reset/confirm\n{"token":"${token}","newPassword":"…"}\n\ntoken: ${token}`,
+  });
+}
+
+/** A reset sets the password and revokes every login and access token of the account at once. */
+export async function confirmPasswordReset(services: Services, token: string, newPassword: string) {
+  const passwordHash = await hashPassword(newPassword);
+  const { db, clock } = services;
+  services.sqlite.transaction(() => {
+    const now = clock.now();
+    const row = db.select().from(passwordResets).where(eq(passwordResets.tokenHash, hashSecret(token))).get();
+    if (!row || row.usedAt !== null || row.expiresAt <= now) throw fail(400, 'RESET_TOKEN_INVALID');
+    db.update(passwordResets).set({ usedAt: now }).where(eq(passwordResets.tokenHash, row.tokenHash)).run();
+    // Tokens carry second-resolution `iat`: the cut-off is the next whole second so none issued before survive.
+    const validFrom = (Math.floor(now / 1000) + 1) * 1000;
+    db.update(users).set({ passwordHash, tokensValidFrom: validFrom }).where(eq(users.id, row.userId)).run();
+    db.update(loginSessions).set({ revokedAt: now }).where(and(eq(loginSessions.userId, row.userId), isNull(loginSessions.revokedAt))).run();
+    db.update(accessTokens).set({ revokedAt: now }).where(and(eq(accessTokens.userId, row.userId), isNull(accessTokens.revokedAt))).run();
+  })();
+}
+
+/** Housekeeping for the job runner: codes and refresh tokens past their end are deleted. */
+export function pruneExpiredGrants(services: Services) {
+  const now = services.clock.now();
+  services.db.delete(authorizationCodes).where(lt(authorizationCodes.expiresAt, now)).run();
+  services.db.delete(refreshTokens).where(lt(refreshTokens.expiresAt, now)).run();
+}

@@ -1,0 +1,63 @@
+import { and, desc, eq, gte, inArray, lt, or, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
+import { fail } from '../../server/errors.js';
+import { defineOperation } from '../../server/registry.js';
+import { auditLogs } from './schema.js';
+import { presentAudit } from './service.js';
+
+const instant = z.string().refine((v) => !Number.isNaN(Date.parse(v)), { message: 'ISO 8601 시각이어야 합니다.', params: { code: 'INVALID_FORMAT' } });
+
+export const auditOperations = [
+  defineOperation({
+    operationId: 'listAuditLogs',
+    method: 'GET',
+    path: '/v1/audit-logs',
+    summary: 'Audit records, newest first, with cursor paging',
+    tag: 'Audit',
+    auth: 'store',
+    scope: 'audit:r',
+    roles: ['OWNER', 'ADMIN'],
+    query: z.object({
+      actorType: z.string().optional(),
+      actorId: z.string().optional(),
+      action: z.string().optional(),
+      targetType: z.string().optional(),
+      targetId: z.string().optional(),
+      source: z.string().optional(),
+      outcome: z.string().optional(),
+      requestId: z.string().optional(),
+      approvalId: z.string().optional(),
+      kind: z.enum(['REQUEST', 'DOMAIN']).optional(),
+      from: instant.optional(),
+      to: instant.optional(),
+      cursor: z.string().optional(),
+      limit: z.coerce.number().int().min(1).max(100).default(50),
+    }).strict(),
+    handler: (ctx) => {
+      const q = ctx.query;
+      const where: (SQL | undefined)[] = [eq(auditLogs.storeId, ctx.store.id)];
+      if (q.actorType) where.push(inArray(auditLogs.actorType, q.actorType.split(',').map((s) => s.trim())));
+      if (q.actorId) where.push(eq(auditLogs.actorId, q.actorId));
+      if (q.action) where.push(eq(auditLogs.action, q.action));
+      if (q.targetType) where.push(eq(auditLogs.targetType, q.targetType));
+      if (q.targetId) where.push(eq(auditLogs.targetId, q.targetId));
+      if (q.source) where.push(eq(auditLogs.source, q.source));
+      // `outcome` matches the result (SUCCEEDED, DENIED, …), the error code or the status code.
+      if (q.outcome) {
+        const status = /^\d{3}$/.test(q.outcome) ? Number(q.outcome) : null;
+        where.push(or(eq(auditLogs.result, q.outcome), eq(auditLogs.errorCode, q.outcome), status === null ? undefined : eq(auditLogs.statusCode, status)));
+      }
+      if (q.requestId) where.push(eq(auditLogs.requestId, q.requestId));
+      if (q.approvalId) where.push(eq(auditLogs.approvalId, q.approvalId));
+      if (q.kind) where.push(eq(auditLogs.kind, q.kind));
+      if (q.from) where.push(gte(auditLogs.createdAt, Date.parse(q.from)));
+      if (q.to) where.push(lt(auditLogs.createdAt, Date.parse(q.to)));
+      if (q.from && q.to && Date.parse(q.to) < Date.parse(q.from)) throw fail(400, 'INVALID_PARAMETER', { from: q.from, to: q.to });
+      // The cursor is the id of the last record seen: ids sort by creation time.
+      if (q.cursor) where.push(lt(auditLogs.id, q.cursor));
+      const rows = ctx.db.select().from(auditLogs).where(and(...where)).orderBy(desc(auditLogs.id)).limit(q.limit + 1).all();
+      const page = rows.slice(0, q.limit);
+      return { contents: page.map(presentAudit), nextCursor: rows.length > q.limit ? page[page.length - 1].id : null };
+    },
+  }),
+];

@@ -1,0 +1,203 @@
+import { and, eq } from 'drizzle-orm';
+import { isDeepStrictEqual } from 'node:util';
+import { z } from 'zod';
+import { countRows } from '../../db/client.js';
+import { isoAt } from '../../db/clock.js';
+import { newId } from '../../db/ids.js';
+import { fail } from '../../server/errors.js';
+import { defineOperation, type Change, type StoreCtx } from '../../server/registry.js';
+import { requireOwned } from '../../server/tenancy.js';
+import { users } from '../accounts/schema.js';
+import { normalizeEmail } from '../accounts/service.js';
+import { PLANS, planByCode } from './plans.js';
+import { members, stores, type Role } from './schema.js';
+import { findStore, listUserStores, memberRows, presentMember, presentStore } from './service.js';
+import { storePatch, type StorePatch, type StoreSettings } from './settings.js';
+
+const tag = 'Store';
+const role = z.enum(['OWNER', 'ADMIN', 'STAFF']);
+
+/** Fields of a store patch whose value differs from the stored one (dry run lists only these). */
+function storeChanges(ctx: StoreCtx<StorePatch>): Change[] {
+  const row = findStore(ctx.db, ctx.store.id)!;
+  const current: Record<string, unknown> = { ...(row.settings as StoreSettings), name: row.name };
+  return Object.entries(ctx.body)
+    .filter(([field, after]) => !isDeepStrictEqual(current[field], after))
+    .map(([field, after]) => ({ field, before: current[field] ?? null, after }));
+}
+
+const memberTarget = (ctx: { params: { memberId: string } }) => ({ type: 'MEMBER', id: ctx.params.memberId });
+
+/** ADMINs manage ADMINs and STAFF; only an OWNER grants, changes or removes OWNER. */
+function assertMayManage(actor: Role, ...roles: Role[]) {
+  if (actor !== 'OWNER' && roles.includes('OWNER')) throw fail(403, 'INSUFFICIENT_ROLE');
+}
+
+function loadMember(ctx: StoreCtx<unknown, unknown, { memberId: string }>) {
+  return requireOwned(ctx.db.select().from(members).where(eq(members.id, ctx.params.memberId)).get(), ctx.store.id, 'MEMBER_NOT_FOUND');
+}
+
+function assertOwnerRemains(ctx: StoreCtx, leaving: { role: Role }) {
+  if (leaving.role !== 'OWNER') return;
+  const owners = countRows(ctx.db, members, and(eq(members.storeId, ctx.store.id), eq(members.role, 'OWNER')));
+  if (owners <= 1) throw fail(409, 'LAST_OWNER');
+}
+
+export const storeOperations = [
+  defineOperation({
+    operationId: 'listMyStores',
+    method: 'GET',
+    path: '/v1/me/stores',
+    summary: "Stores inside the token's store scope",
+    tag,
+    auth: 'account',
+    scope: 'stores:read',
+    handler: (ctx) => {
+      const p = ctx.principal!;
+      const rows = listUserStores(ctx.db, p.userId).filter((s) => p.storeIds === null || p.storeIds.includes(s.storeId));
+      return { contents: rows.map((s) => ({ storeId: s.storeId, code: s.code, name: s.name, role: s.role, joinedAt: isoAt(s.joinedAt) })) };
+    },
+  }),
+  defineOperation({
+    operationId: 'getStore',
+    method: 'GET',
+    path: '/v1/store',
+    summary: 'The store named by X-Store-Id',
+    tag,
+    auth: 'store',
+    scope: 'store:r',
+    handler: (ctx) => presentStore(ctx.services, findStore(ctx.db, ctx.store.id)!),
+  }),
+  defineOperation({
+    operationId: 'updateStore',
+    method: 'PATCH',
+    path: '/v1/store',
+    summary: 'Change store settings; only sent fields change, a sent object replaces that field whole',
+    tag,
+    auth: 'store',
+    scope: 'store:rw',
+    // Agents: store settings need approval; terms version and address are never theirs to change (spec 01 §5.6).
+    agent: (ctx: StoreCtx<StorePatch>) => ('termsVersion' in ctx.body || 'address' in ctx.body ? 'denied' : 'approval'),
+    body: storePatch,
+    target: (ctx) => ({ type: 'STORE', id: ctx.store.id }),
+    preview: (ctx) => ({ changes: storeChanges(ctx) }),
+    handler: (ctx) => {
+      const row = findStore(ctx.db, ctx.store.id)!;
+      const { name, ...settings } = ctx.body;
+      ctx.db.update(stores)
+        .set({ name: name ?? row.name, settings: { ...(row.settings as StoreSettings), ...settings }, updatedAt: ctx.now })
+        .where(eq(stores.id, row.id))
+        .run();
+      return presentStore(ctx.services, findStore(ctx.db, row.id)!);
+    },
+  }),
+  defineOperation({
+    operationId: 'getStoreSubscription',
+    method: 'GET',
+    path: '/v1/store/subscription',
+    summary: 'Plan and usage, including AI actions left this month',
+    tag,
+    auth: 'store',
+    scope: 'store:r',
+    handler: (ctx) => {
+      const plan = planByCode(findStore(ctx.db, ctx.store.id)!.plan);
+      const now = new Date(ctx.now);
+      const periodStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
+      const periodEnd = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
+      const used = 0; // agent writes are counted once approvals and the MCP server land
+      return {
+        plan: { code: plan.code, name: plan.name, monthlyPriceKrw: plan.monthlyPriceKrw },
+        period: { start: isoAt(periodStart), end: isoAt(periodEnd) },
+        aiActions: { used, limit: plan.limits.aiActionsPerMonth, remaining: plan.limits.aiActionsPerMonth - used },
+        limits: plan.limits,
+      };
+    },
+  }),
+  defineOperation({
+    operationId: 'listPlans',
+    method: 'GET',
+    path: '/v1/public/plans',
+    summary: 'Plan comparison',
+    tag,
+    auth: 'none',
+    handler: () => ({ contents: PLANS }),
+  }),
+  defineOperation({
+    operationId: 'listMembers',
+    method: 'GET',
+    path: '/v1/members',
+    summary: 'Members of the store and their roles',
+    tag,
+    auth: 'store',
+    scope: 'member:r',
+    handler: (ctx) => ({ contents: memberRows(ctx.db, ctx.store.id).all().map(presentMember) }),
+  }),
+  defineOperation({
+    operationId: 'addMember',
+    method: 'POST',
+    path: '/v1/members',
+    summary: 'Add an existing account to the store (store-platform OWNER or ADMIN)',
+    tag,
+    auth: 'store',
+    scope: 'member:rw',
+    roles: ['OWNER', 'ADMIN'],
+    callers: ['storePlatform'],
+    agent: 'denied',
+    status: 201,
+    body: z.object({ email: z.string().min(1).max(254), role }).strict(),
+    handler: (ctx) => {
+      assertMayManage(ctx.store.role, ctx.body.role);
+      const user = ctx.db.select().from(users).where(eq(users.email, normalizeEmail(ctx.body.email))).get();
+      if (!user) throw fail(404, 'ACCOUNT_NOT_FOUND');
+      if (ctx.db.select({ id: members.id }).from(members).where(and(eq(members.storeId, ctx.store.id), eq(members.userId, user.id))).get()) {
+        throw fail(409, 'ALREADY_A_MEMBER');
+      }
+      const member = { id: newId('mem', ctx.now), storeId: ctx.store.id, userId: user.id, role: ctx.body.role, createdAt: ctx.now };
+      ctx.db.insert(members).values(member).run();
+      return presentMember({ ...member, email: user.email, name: user.name });
+    },
+  }),
+  defineOperation({
+    operationId: 'updateMember',
+    method: 'PATCH',
+    path: '/v1/members/{memberId}',
+    summary: "Change a member's role (store-platform OWNER or ADMIN)",
+    tag,
+    auth: 'store',
+    scope: 'member:rw',
+    roles: ['OWNER', 'ADMIN'],
+    callers: ['storePlatform'],
+    agent: 'denied',
+    params: z.object({ memberId: z.string() }),
+    body: z.object({ role }).strict(),
+    target: memberTarget,
+    handler: (ctx) => {
+      const member = loadMember(ctx);
+      assertMayManage(ctx.store.role, member.role, ctx.body.role);
+      if (ctx.body.role !== 'OWNER') assertOwnerRemains(ctx, member);
+      ctx.db.update(members).set({ role: ctx.body.role }).where(eq(members.id, member.id)).run();
+      return presentMember(memberRows(ctx.db, ctx.store.id).all().find((m) => m.id === member.id)!);
+    },
+  }),
+  defineOperation({
+    operationId: 'removeMember',
+    method: 'DELETE',
+    path: '/v1/members/{memberId}',
+    summary: 'Remove a member from the store; their tokens stop reaching it at once',
+    tag,
+    auth: 'store',
+    scope: 'member:rw',
+    roles: ['OWNER', 'ADMIN'],
+    callers: ['storePlatform'],
+    agent: 'denied',
+    params: z.object({ memberId: z.string() }),
+    target: memberTarget,
+    handler: (ctx) => {
+      const member = loadMember(ctx);
+      assertMayManage(ctx.store.role, member.role);
+      assertOwnerRemains(ctx, member);
+      ctx.db.delete(members).where(eq(members.id, member.id)).run();
+      return { memberId: member.id, removed: true };
+    },
+  }),
+];

@@ -1,0 +1,25 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { users } from '../accounts/schema.js';
+
+export type Role = 'OWNER' | 'ADMIN' | 'STAFF';
+
+export const stores = sqliteTable('stores', {
+  id: text('id').primaryKey(),
+  code: text('code').notNull(),
+  name: text('name').notNull(),
+  /** Store settings of spec 01 §2.8 that the seller edits, kept as one JSON document. */
+  settings: text('settings', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+  plan: text('plan').notNull(),
+  /** Set once the hosted storefront first became public; agent approval exemptions end then. */
+  everPublicAt: integer('ever_public_at'),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+}, (t) => [uniqueIndex('stores_code').on(t.code)]);
+
+export const members = sqliteTable('members', {
+  id: text('id').primaryKey(),
+  storeId: text('store_id').notNull().references(() => stores.id),
+  userId: text('user_id').notNull().references(() => users.id),
+  role: text('role').$type<Role>().notNull(),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [uniqueIndex('members_store_user').on(t.storeId, t.userId), index('members_user').on(t.userId)]);

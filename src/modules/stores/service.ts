@@ -1,0 +1,88 @@
+import { and, asc, eq, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { isoAt } from '../../db/clock.js';
+import { newId } from '../../db/ids.js';
+import { preparedFor } from '../../db/prepared.js';
+import { fail } from '../../server/errors.js';
+import type { Services } from '../../server/services.js';
+import { users } from '../accounts/schema.js';
+import { defaultStoreSettings, type StoreSettings } from './settings.js';
+import { members, stores, type Role } from './schema.js';
+
+const statements = preparedFor((db) => ({
+  membership: db
+    .select({ memberId: members.id, role: members.role })
+    .from(members)
+    .where(and(eq(members.storeId, sql.placeholder('storeId')), eq(members.userId, sql.placeholder('userId'))))
+    .prepare(),
+  storeById: db.select().from(stores).where(eq(stores.id, sql.placeholder('id'))).prepare(),
+}));
+
+export const findMembership = (db: Db, storeId: string, userId: string) => statements(db).membership.get({ storeId, userId });
+export const findStore = (db: Db, storeId: string) => statements(db).storeById.get({ id: storeId });
+
+export const STORE_CODE = /^[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){1,28}[a-z0-9]$/;
+
+/** A new store with its creator as OWNER. Later modules seed their per-store defaults through `onStoreCreated`. */
+export function createStore(services: Services, ownerUserId: string, input: { name: string; code: string }) {
+  const { db, clock } = services;
+  return services.sqlite.transaction(() => {
+    if (db.select({ id: stores.id }).from(stores).where(eq(stores.code, input.code)).get()) throw fail(409, 'STORE_CODE_TAKEN');
+    const now = clock.now();
+    const store = { id: newId('st', now), code: input.code, name: input.name, settings: defaultStoreSettings(), plan: 'FREE', everPublicAt: null, createdAt: now, updatedAt: now };
+    db.insert(stores).values(store).run();
+    db.insert(members).values({ id: newId('mem', now), storeId: store.id, userId: ownerUserId, role: 'OWNER', createdAt: now }).run();
+    for (const hook of storeCreatedHooks) hook(services, store.id);
+    return store;
+  })();
+}
+
+type StoreCreatedHook = (services: Services, storeId: string) => void;
+const storeCreatedHooks: StoreCreatedHook[] = [];
+/** Domain modules give each new store its defaults (default order flows, …) in the creating transaction. */
+export function onStoreCreated(hook: StoreCreatedHook) {
+  storeCreatedHooks.push(hook);
+}
+
+/**
+ * Checkout availability of spec 01 §5.5. Until payment settings exist no provider is in use, so
+ * checkout is unavailable with `PAYMENT_NOT_CONFIGURED`; the payments module answers this once it lands.
+ */
+export function checkoutAvailability(_services: Services, _storeId: string) {
+  return { checkoutAvailable: false, checkoutMode: null as 'LIVE' | 'TEST' | null, checkoutUnavailableReason: 'PAYMENT_NOT_CONFIGURED' as string | null };
+}
+
+export function presentStore(services: Services, store: typeof stores.$inferSelect) {
+  return {
+    storeId: store.id,
+    code: store.code,
+    name: store.name,
+    plan: store.plan,
+    ...(store.settings as StoreSettings),
+    storefrontUrl: null as string | null,
+    ...checkoutAvailability(services, store.id),
+    createdAt: isoAt(store.createdAt),
+    updatedAt: isoAt(store.updatedAt),
+  };
+}
+
+export function listUserStores(db: Db, userId: string) {
+  return db
+    .select({ storeId: stores.id, code: stores.code, name: stores.name, role: members.role, joinedAt: members.createdAt })
+    .from(members)
+    .innerJoin(stores, eq(stores.id, members.storeId))
+    .where(eq(members.userId, userId))
+    .orderBy(asc(members.createdAt))
+    .all();
+}
+
+export function presentMember(m: { id: string; userId: string; role: Role; createdAt: number; email: string; name: string }) {
+  return { memberId: m.id, userId: m.userId, email: m.email, name: m.name, role: m.role, createdAt: isoAt(m.createdAt) };
+}
+
+export const memberRows = (db: Db, storeId: string) =>
+  db
+    .select({ id: members.id, storeId: members.storeId, userId: members.userId, role: members.role, createdAt: members.createdAt, email: users.email, name: users.name })
+    .from(members)
+    .innerJoin(users, eq(users.id, members.userId))
+    .where(eq(members.storeId, storeId));

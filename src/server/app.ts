@@ -1,0 +1,59 @@
+import { H3, html, type H3Event } from 'h3';
+import { mountOAuth } from '../modules/accounts/oauth.js';
+import { mountDevRoutes } from './dev.js';
+import { errorResponse, newTraceId } from './envelope.js';
+import { ApiError, fail } from './errors.js';
+import { allMessages } from './messages.js';
+import { openApiDocument } from './openapi.js';
+import { operations } from './operations.js';
+import { operationHandler } from './pipeline.js';
+import type { Services } from './services.js';
+
+/** `{param}` (OpenAPI) to `:param` (router). */
+const routerPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+const pathPattern = (path: string) => new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}/?$`);
+
+/** Paths retired with no overlap (spec 01 §5.1): 410 TOKEN_TYPE_RETIRED. */
+const RETIRED_PATHS = [/^\/oauth2(\/|$)/, /^\/v1\/store\/api-tokens(\/|$)/, /^\/v1\/store\/api-clients(\/|$)/];
+
+/** Assembles the whole service as one H3 app: registry operations, OAuth, well-known, dev helpers. */
+export function createApp(services: Services): H3 {
+  const docs = `${services.config.origin}/docs/errors`;
+  const app = new H3({
+    // Errors H3 raises before a route runs (malformed URL, …) still answer in the envelope.
+    onError: (error, event) => {
+      const status = error.status ?? 500;
+      const apiError = status >= 500 ? new ApiError(500, 'INTERNAL_ERROR') : new ApiError(status, status === 404 ? 'ROUTE_NOT_FOUND' : 'VALIDATION_FAILED');
+      if (status >= 500) console.error(`[svc] ${event.req.method} ${event.url.pathname}:`, error.cause ?? error);
+      return errorResponse(apiError, newTraceId(), docs);
+    },
+  });
+
+  for (const op of operations) app.on(op.method, routerPath(op.path), operationHandler(services, op));
+
+  mountOAuth(app, services);
+  if (services.config.mode === 'dev') mountDevRoutes(app, services);
+
+  const openapi = openApiDocument(services, operations);
+  app.get('/v1/openapi.json', () => openapi);
+  app.get('/docs/errors', () => errorCodesPage());
+
+  const patterns = operations.map((op) => ({ method: op.method, pattern: pathPattern(op.path) }));
+  app.all('/**', (event: H3Event) => {
+    const path = event.url.pathname;
+    let error: ApiError;
+    if (RETIRED_PATHS.some((re) => re.test(path))) error = fail(410, 'TOKEN_TYPE_RETIRED');
+    else if (patterns.some((p) => p.pattern.test(path))) error = fail(405, 'METHOD_NOT_ALLOWED', { allowed: patterns.filter((p) => p.pattern.test(path)).map((p) => p.method) });
+    else error = fail(404, 'ROUTE_NOT_FOUND', { method: event.req.method, path });
+    return errorResponse(error, newTraceId(), docs);
+  });
+  return app;
+}
+
+function errorCodesPage() {
+  const rows = Object.entries(allMessages())
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([code, message]) => `<tr id="${code}"><td><code>${code}</code></td><td>${message}</td></tr>`)
+    .join('');
+  return html(`<!doctype html><html lang="ko"><head><meta charset="utf-8"><title>svc 오류 코드</title></head><body><h1>오류 코드</h1><p>코드로 판단하세요. 메시지는 사람을 위한 것입니다.</p><table>${rows}</table></body></html>`);
+}

@@ -1,0 +1,47 @@
+import type { Services } from './services.js';
+
+/**
+ * Periodic work (expiries, retries, clean-up) runs from one clock-driven loop. Each job reads what is due
+ * from the database, so a killed process loses nothing and picks up on restart. Under `--clock manual`,
+ * POST /_dev/v1/jobs/run runs them at once after the clock moved.
+ */
+export interface Job {
+  name: string;
+  /** Does what is due at `now`; returns how many items it handled. */
+  run(services: Services, now: number): number | Promise<number>;
+}
+
+const jobs: Job[] = [];
+
+export function registerJob(job: Job) {
+  jobs.push(job);
+}
+
+export async function runDueJobs(services: Services): Promise<Record<string, number>> {
+  const handled: Record<string, number> = {};
+  const now = services.clock.now();
+  for (const job of jobs) {
+    try {
+      handled[job.name] = await job.run(services, now);
+    } catch (error) {
+      console.error(`[svc] job ${job.name} failed:`, error);
+      handled[job.name] = -1;
+    }
+  }
+  return handled;
+}
+
+export function startJobLoop(services: Services, intervalMs = 1000) {
+  let running = false;
+  const timer = setInterval(async () => {
+    if (running) return;
+    running = true;
+    try {
+      await runDueJobs(services);
+    } finally {
+      running = false;
+    }
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

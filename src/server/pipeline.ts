@@ -1,0 +1,231 @@
+import { createHash } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import { getRouterParams, type H3Event } from 'h3';
+import { newId } from '../db/ids.js';
+import { authenticate, type Principal } from '../modules/accounts/principal.js';
+import { roleAllows, tokenAllows } from '../modules/accounts/scopes.js';
+import { writeAudit, type AuditResult } from '../modules/audit/service.js';
+import { findMembership } from '../modules/stores/service.js';
+import { errorEnvelope, errorResponse, newTraceId, successResponse, toApiError } from './envelope.js';
+import { fail, validationFailed } from './errors.js';
+import { isReply, type AgentPolicy, type Ctx, type Operation, type StoreContext, type Target } from './registry.js';
+import { idempotencyKeys } from './schema.js';
+import type { Services } from './services.js';
+import { malformedJson, parseWith, queryObject } from './validation.js';
+
+const MAX_JSON_BODY = 1024 * 1024;
+/** Query parameters every operation accepts: `lang` picks the message language (only Korean is offered). */
+const GLOBAL_QUERY = new Set(['lang']);
+const EMPTY = Object.freeze({});
+
+export const DRY_RUN_HEADER = 'x-svc-dry-run';
+
+/** Builds the one request handler of an operation: everything but the business rules happens here. */
+export function operationHandler(services: Services, op: Operation) {
+  const isWrite = op.method !== 'GET';
+  const audited = isWrite && op.auth === 'store';
+  const honoursIdempotency = isWrite && op.idempotent !== false && op.auth !== 'none';
+  const runInTransaction = isWrite && !op.async ? services.sqlite.transaction((ctx: Ctx) => op.handler(ctx)) : null;
+  const docsBase = `${services.config.origin}/docs/errors`;
+
+  return async (event: H3Event): Promise<Response> => {
+    const traceId = newTraceId();
+    const requestId = newId('req');
+    const headers = event.req.headers;
+    let principal: Principal | null = null;
+    let store: StoreContext | null = null;
+    let target: Target | null = null;
+    const idempotencyKey = honoursIdempotency ? headers.get('idempotency-key') : null;
+
+    const audit = (statusCode: number, result: AuditResult, errorCode: string | null) => {
+      if (!audited || !principal || !store) return;
+      writeAudit(services, {
+        storeId: store.id,
+        kind: 'REQUEST',
+        actor: { type: principal.actorType, id: principal.userId, name: principal.userName },
+        source: principal.source,
+        action: op.operationId,
+        target,
+        statusCode,
+        result,
+        errorCode,
+        requestId,
+        traceId,
+        idempotencyKey,
+        metadata: principal.clientId ? { clientId: principal.clientId, tokenKind: principal.kind } : { tokenKind: principal.kind },
+      });
+    };
+    const finish = (response: Response) => {
+      response.headers.set('x-request-id', requestId);
+      response.headers.set('x-trace-id', traceId);
+      return response;
+    };
+
+    try {
+      if (op.auth !== 'none') principal = await authenticate(services, headers.get('authorization'));
+      if (op.auth === 'store') store = resolveStore(services, principal!, headers.get('x-store-id'));
+      authorize(services, op, principal, store);
+
+      const rawBody = isWrite ? await readBodyText(event) : '';
+      const ctx: Ctx = {
+        services,
+        db: services.db,
+        sqlite: services.sqlite,
+        clock: services.clock,
+        now: services.clock.now(),
+        params: op.params ? parseWith(op.params, getRouterParams(event, { decode: true })) : getRouterParams(event, { decode: true }),
+        query: readQuery(op, event),
+        body: readBody(op, rawBody),
+        principal,
+        store,
+        requestId,
+        traceId,
+        event,
+      };
+      target = op.target?.(ctx) ?? null;
+
+      if (principal?.agent && isWrite) {
+        const policy: AgentPolicy = typeof op.agent === 'function' ? op.agent(ctx) : (op.agent ?? 'direct');
+        if (policy === 'denied') throw fail(403, 'AGENT_OPERATION_DENIED');
+        if (policy === 'approval') {
+          // Approval requests (spec 01 §5.6) are not built yet: refusing is the safe answer, never running unapproved.
+          throw fail(403, 'AGENT_OPERATION_DENIED', { policy: 'approval', reason: 'APPROVALS_NOT_AVAILABLE' });
+        }
+      }
+
+      if (isWrite && headers.get(DRY_RUN_HEADER) === '1') {
+        const preview = op.preview?.(ctx) ?? { changes: [] };
+        audit(200, 'DRY_RUN', null);
+        return finish(successResponse(200, {
+          dryRun: true,
+          decision: 'ALLOW',
+          reason: null,
+          preview: { operationId: op.operationId, target, changes: preview.changes, facts: preview.facts ?? {}, targetName: preview.targetName ?? null },
+        }, 'DRY_RUN'));
+      }
+
+      const fingerprint = idempotencyKey ? requestFingerprint(op, event, rawBody) : '';
+      if (idempotencyKey) {
+        const replay = claimIdempotencyKey(services, principal!.tokenId, idempotencyKey, fingerprint);
+        if (replay) {
+          audit(replay.status, replay.status < 400 ? 'SUCCEEDED' : 'FAILED', replay.status < 400 ? null : (JSON.parse(replay.body).meta?.code ?? null));
+          return finish(new Response(replay.body, { status: replay.status, headers: { 'content-type': 'application/json; charset=utf-8', 'idempotent-replayed': 'true' } }));
+        }
+      }
+
+      let response: Response;
+      try {
+        const result = runInTransaction ? runInTransaction(ctx) : await op.handler(ctx);
+        response = isReply(result)
+          ? successResponse(result.status, result.data, result.code ?? 'OK', result.headers)
+          : successResponse(op.status ?? 200, result);
+      } catch (error) {
+        const err = toApiError(error, traceId);
+        if (idempotencyKey) settleIdempotencyKey(services, principal!.tokenId, idempotencyKey, err.status, JSON.stringify(errorEnvelope(err, traceId, docsBase)));
+        throw err;
+      }
+      if (idempotencyKey) settleIdempotencyKey(services, principal!.tokenId, idempotencyKey, response.status, await response.clone().text());
+      audit(response.status, 'SUCCEEDED', null);
+      return finish(response);
+    } catch (error) {
+      const err = toApiError(error, traceId);
+      audit(err.status, err.status === 403 ? 'DENIED' : 'FAILED', err.code);
+      return finish(errorResponse(err, traceId, docsBase));
+    }
+  };
+}
+
+/** `X-Store-Id` against the token's store scope, then membership (spec 01 §7). */
+function resolveStore(services: Services, principal: Principal, storeId: string | null): StoreContext {
+  if (!storeId) throw fail(400, 'STORE_ID_REQUIRED');
+  if (principal.storeIds !== null && !principal.storeIds.includes(storeId)) throw fail(403, 'STORE_NOT_GRANTED');
+  const membership = findMembership(services.db, storeId, principal.userId);
+  if (!membership) throw fail(403, 'NOT_A_MEMBER');
+  return { id: storeId, role: membership.role, memberId: membership.memberId };
+}
+
+function callerKinds(p: Principal): string[] {
+  if (p.kind === 'access') return ['access'];
+  return p.storePlatform ? ['login', 'storePlatform'] : ['login'];
+}
+
+/**
+ * Effective permission is the narrower of the store role and the token's scopes (spec 01 §5.2);
+ * actions reserved to store-platform logins refuse other tokens with INSUFFICIENT_ROLE.
+ */
+function authorize(services: Services, op: Operation, principal: Principal | null, store: StoreContext | null) {
+  if (!principal) return;
+  if (op.callers && !callerKinds(principal).some((k) => op.callers!.includes(k as never))) throw fail(403, 'INSUFFICIENT_ROLE');
+  if (store) {
+    if (op.roles && !op.roles.includes(store.role)) throw fail(403, 'INSUFFICIENT_ROLE');
+    if (op.scope && !(roleAllows(store.role, op.scope) && tokenAllows(principal.scopes, op.scope))) throw fail(403, 'INSUFFICIENT_ROLE');
+  } else if (op.scope && !principal.storePlatform && !tokenAllows(principal.scopes, op.scope)) {
+    throw fail(403, 'INSUFFICIENT_SCOPE', { requiredScope: op.scope });
+  }
+  if (op.freshLoginSeconds !== undefined) {
+    const oldest = services.clock.now() - op.freshLoginSeconds * 1000;
+    if (principal.authTime === null || principal.authTime < oldest) throw fail(403, 'LOGIN_TOO_OLD', { maxAgeSeconds: op.freshLoginSeconds });
+  }
+}
+
+async function readBodyText(event: H3Event): Promise<string> {
+  const declared = Number(event.req.headers.get('content-length') ?? 0);
+  if (declared > MAX_JSON_BODY) throw fail(413, 'PAYLOAD_TOO_LARGE', { maxBytes: MAX_JSON_BODY });
+  const text = await event.req.text();
+  if (text.length > MAX_JSON_BODY) throw fail(413, 'PAYLOAD_TOO_LARGE', { maxBytes: MAX_JSON_BODY });
+  return text;
+}
+
+function readQuery(op: Operation, event: H3Event) {
+  const query = queryObject(event.url.searchParams, GLOBAL_QUERY);
+  if (op.query) return parseWith(op.query, query);
+  const unknown = Object.keys(query);
+  if (unknown.length) throw validationFailed(unknown.map((field) => ({ field, code: 'UNKNOWN_FIELD', message: '이 API는 이 파라미터를 받지 않습니다.' })));
+  return EMPTY;
+}
+
+/** JSON bodies only; an empty body reads as `{}` so missing fields are named one by one. */
+function readBody(op: Operation, raw: string) {
+  if (op.method === 'GET') return undefined;
+  let value: unknown = {};
+  if (raw.trim() !== '') {
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      throw malformedJson();
+    }
+  }
+  if (op.body) return parseWith(op.body, value);
+  if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0) return undefined;
+  throw validationFailed([{ field: '', code: 'BODY_NOT_ALLOWED', message: '이 API는 요청 본문을 받지 않습니다.' }]);
+}
+
+function requestFingerprint(op: Operation, event: H3Event, rawBody: string) {
+  return createHash('sha256').update(`${op.method} ${event.url.pathname}?${event.url.search}\n${event.req.headers.get('x-store-id') ?? ''}\n${rawBody}`).digest('base64url');
+}
+
+/**
+ * Same token and key: the first response is returned again. A different request under the key is 409
+ * IDEMPOTENCY_KEY_REUSED; one still running is 409 IDEMPOTENCY_KEY_IN_USE.
+ */
+function claimIdempotencyKey(services: Services, tokenId: string, key: string, fingerprint: string) {
+  const { db } = services;
+  return services.sqlite.transaction(() => {
+    const row = db.select().from(idempotencyKeys).where(and(eq(idempotencyKeys.tokenId, tokenId), eq(idempotencyKeys.key, key))).get();
+    if (!row) {
+      db.insert(idempotencyKeys).values({ tokenId, key, fingerprint, state: 'IN_PROGRESS', status: null, body: null, createdAt: services.clock.now() }).run();
+      return null;
+    }
+    if (row.fingerprint !== fingerprint) throw fail(409, 'IDEMPOTENCY_KEY_REUSED');
+    if (row.state === 'IN_PROGRESS') throw fail(409, 'IDEMPOTENCY_KEY_IN_USE');
+    return { status: row.status!, body: row.body! };
+  })();
+}
+
+/** Server faults are not remembered: the client may retry them under the same key. */
+function settleIdempotencyKey(services: Services, tokenId: string, key: string, status: number, body: string) {
+  const where = and(eq(idempotencyKeys.tokenId, tokenId), eq(idempotencyKeys.key, key));
+  if (status >= 500) services.db.delete(idempotencyKeys).where(where).run();
+  else services.db.update(idempotencyKeys).set({ state: 'DONE', status, body }).where(where).run();
+}
+

@@ -1,0 +1,139 @@
+import type { H3Event } from 'h3';
+import type { z } from 'zod';
+import type { Clock } from '../db/clock.js';
+import type { Db, Sqlite } from '../db/client.js';
+import type { Principal } from '../modules/accounts/principal.js';
+import type { Role } from '../modules/stores/schema.js';
+import type { Services } from './services.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * Who may call an operation, by the kind of token presented:
+ * - `storePlatform`: a login token of the service's own clients (store platform, CLI);
+ * - `login`: a login token of any OAuth client (includes storePlatform);
+ * - `access`: an account access token.
+ */
+export type CallerKind = 'storePlatform' | 'login' | 'access';
+
+/** How AI-agent requests are treated (spec 01 §5.6). */
+export type AgentPolicy = 'direct' | 'approval' | 'denied';
+
+export interface Target {
+  type: string;
+  id: string | null;
+}
+
+export interface StoreContext {
+  id: string;
+  role: Role;
+  memberId: string;
+}
+
+export interface Change {
+  field: string;
+  before: unknown;
+  after: unknown;
+}
+
+export interface Preview {
+  changes: Change[];
+  facts?: Record<string, unknown>;
+  targetName?: string | null;
+}
+
+export interface Ctx<B = any, Q = any, P = any> {
+  services: Services;
+  db: Db;
+  sqlite: Sqlite;
+  clock: Clock;
+  /** The request's instant, read once from the clock. */
+  now: number;
+  body: B;
+  query: Q;
+  params: P;
+  principal: Principal | null;
+  store: StoreContext | null;
+  requestId: string;
+  traceId: string;
+  event: H3Event;
+}
+
+/** A store-scoped context: the pipeline guarantees principal and store for `auth: 'store'`. */
+export interface StoreCtx<B = any, Q = any, P = any> extends Ctx<B, Q, P> {
+  principal: Principal;
+  store: StoreContext;
+}
+
+export interface Reply {
+  status: number;
+  data: unknown;
+  code?: string;
+  headers?: Record<string, string>;
+}
+
+export interface Operation<B = any, Q = any, P = any> {
+  operationId: string;
+  method: HttpMethod;
+  /** OpenAPI-style path with `{param}` segments. */
+  path: string;
+  summary: string;
+  tag: string;
+  /** `none`: public; `account`: a token, no store; `store`: a token and `X-Store-Id`. */
+  auth: 'none' | 'account' | 'store';
+  /** Store scope (`product:rw`) for store operations; account scope (`stores:read`) for account ones. */
+  scope?: string;
+  /** Roles allowed beyond what the scope already demands (e.g. OWNER only). */
+  roles?: Role[];
+  callers?: CallerKind[];
+  /** For account operations: the login must be at most this many seconds old. */
+  freshLoginSeconds?: number;
+  /** AI-agent treatment; a function when it depends on the request (e.g. which store fields change). */
+  agent?: AgentPolicy | ((ctx: any) => AgentPolicy);
+  /** Non-GET operations honour `Idempotency-Key` unless this is false. */
+  idempotent?: boolean;
+  body?: z.ZodType<B>;
+  query?: z.ZodType<Q>;
+  params?: z.ZodType<P>;
+  /** Success status; default 200. */
+  status?: number;
+  /** The resource the request acts on, for audit and dry run. */
+  target?: (ctx: Ctx<B, Q, P>) => Target | null;
+  /** What a dry run shows would change; default no listed changes. */
+  preview?: (ctx: Ctx<B, Q, P>) => Preview;
+  /**
+   * Business rules only. Writes run inside one transaction unless `async` is set (then the handler
+   * awaits outside work and opens its own short transactions with `ctx.sqlite.transaction`).
+   * Returns the `data` of the envelope, or a full `Reply` via `reply()`.
+   */
+  handler: (ctx: any) => unknown;
+  async?: boolean;
+}
+
+type HandlerCtx<A, B, Q, P> = A extends 'store' ? StoreCtx<B, Q, P> : Ctx<B, Q, P>;
+
+/** Declares one operation; the type parameters come from its zod schemas. */
+export function defineOperation<
+  A extends Operation['auth'],
+  BS extends z.ZodType = z.ZodType<undefined>,
+  QS extends z.ZodType = z.ZodType<Record<string, never>>,
+  PS extends z.ZodType = z.ZodType<Record<string, never>>,
+>(op: Omit<Operation, 'auth' | 'body' | 'query' | 'params' | 'handler' | 'target' | 'preview'> & {
+  auth: A;
+  body?: BS;
+  query?: QS;
+  params?: PS;
+  target?: (ctx: HandlerCtx<A, z.output<BS>, z.output<QS>, z.output<PS>>) => Target | null;
+  preview?: (ctx: HandlerCtx<A, z.output<BS>, z.output<QS>, z.output<PS>>) => Preview;
+  agent?: AgentPolicy | ((ctx: HandlerCtx<A, z.output<BS>, z.output<QS>, z.output<PS>>) => AgentPolicy);
+  handler: (ctx: HandlerCtx<A, z.output<BS>, z.output<QS>, z.output<PS>>) => unknown;
+}): Operation {
+  return op as Operation;
+}
+
+const REPLY = Symbol('reply');
+export function reply(status: number, data: unknown, extra: Partial<Pick<Reply, 'code' | 'headers'>> = {}): Reply {
+  return { [REPLY]: true, status, data, ...extra } as Reply;
+}
+export const isReply = (value: unknown): value is Reply =>
+  typeof value === 'object' && value !== null && REPLY in value;

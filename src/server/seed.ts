@@ -1,0 +1,35 @@
+import { eq } from 'drizzle-orm';
+import { STORE_PLATFORM_CLIENT } from '../modules/accounts/clients.js';
+import { users } from '../modules/accounts/schema.js';
+import { openLoginSession, signup } from '../modules/accounts/service.js';
+import { stores } from '../modules/stores/schema.js';
+import { createStore } from '../modules/stores/service.js';
+import type { Services } from './services.js';
+
+export const SEED_EMAIL = 'dev@svc.local';
+export const SEED_PASSWORD = 'svc-dev-password';
+export const SEED_STORE_CODE = 'dev-store';
+
+type SeedHook = (services: Services, storeId: string) => void;
+const seedHooks: SeedHook[] = [];
+/** Domain modules add their sample data to the seeded store (sample products, …) on its first start. */
+export function onSeed(hook: SeedHook) {
+  seedHooks.push(hook);
+}
+
+/** The seeded account and store of `svc dev` (DESIGN.md §3); made once, found on later starts. */
+export async function seedDevStore(services: Services) {
+  let user = services.db.select().from(users).where(eq(users.email, SEED_EMAIL)).get();
+  if (!user) {
+    await signup(services, { email: SEED_EMAIL, password: SEED_PASSWORD, name: '개발자' });
+    user = services.db.select().from(users).where(eq(users.email, SEED_EMAIL)).get()!;
+  }
+  let store = services.db.select().from(stores).where(eq(stores.code, SEED_STORE_CODE)).get();
+  if (!store) {
+    store = createStore(services, user.id, { name: 'Dev Store', code: SEED_STORE_CODE });
+    const storeId = store.id;
+    services.sqlite.transaction(() => seedHooks.forEach((hook) => hook(services, storeId)))();
+  }
+  const login = await openLoginSession(services, { userId: user.id, clientId: STORE_PLATFORM_CLIENT, scope: '*', authTime: services.clock.now() });
+  return { storeId: store.id, ownerToken: login.accessToken, ownerRefreshToken: login.refreshToken };
+}

@@ -1,0 +1,38 @@
+import type { Clock } from '../db/clock.js';
+import type { Db, Sqlite } from '../db/client.js';
+import type { SigningKeys } from '../modules/accounts/keys.js';
+
+export interface ServiceConfig {
+  /** Scheme, host and port the service is reached at, e.g. http://127.0.0.1:8787. */
+  origin: string;
+  dataDir: string;
+  /** `dev` adds the /_dev helpers and the seed; `serve` is a deployment. */
+  mode: 'dev' | 'serve';
+  /** Exact hosts exempt from the https and blocked-address rules of webhook URLs (svc dev only). */
+  unsafeWebhookHosts: string[];
+}
+
+/** Everything a handler may reach, created once per server. */
+export interface Services {
+  config: ServiceConfig;
+  db: Db;
+  sqlite: Sqlite;
+  clock: Clock;
+  keys: SigningKeys;
+  urls: {
+    admin: string;
+    storefront: string;
+    auth: string;
+    /** `iss` of every token; tokens of another issuer are rejected. */
+    issuer: string;
+  };
+}
+
+export function serviceUrls(origin: string): Services['urls'] {
+  return {
+    admin: `${origin}/v1`,
+    storefront: `${origin}/storefront/v1`,
+    auth: `${origin}/auth`,
+    issuer: `${origin}/auth`,
+  };
+}

@@ -1,0 +1,75 @@
+import type { z } from 'zod';
+import { ApiError, validationFailed, type FieldError } from './errors.js';
+
+const TYPE_NAMES: Record<string, string> = {
+  string: '문자열', number: '숫자', int: '정수', boolean: '불리언', object: '객체', array: '배열', null: 'null',
+};
+
+/** zod issues as `fieldErrors` of spec 01 §7: one entry per field, with a stable code and a Korean message. */
+export function toFieldErrors(issues: readonly z.core.$ZodIssue[]): FieldError[] {
+  const out: FieldError[] = [];
+  for (const issue of issues) {
+    const path = issue.path.map(String).join('.');
+    const at = (key?: string) => (key === undefined ? path : path ? `${path}.${key}` : key);
+    switch (issue.code) {
+      case 'unrecognized_keys':
+        for (const key of issue.keys) out.push({ field: at(key), code: 'UNKNOWN_FIELD', message: '알 수 없는 필드입니다. 이 필드는 받지 않습니다.' });
+        break;
+      case 'invalid_type':
+        if (issue.input === undefined) out.push({ field: path, code: 'REQUIRED', message: '필수 항목입니다.' });
+        else out.push({ field: path, code: 'INVALID_TYPE', message: `${TYPE_NAMES[issue.expected] ?? issue.expected} 형식이어야 합니다.` });
+        break;
+      case 'too_small':
+        out.push({
+          field: path,
+          code: issue.origin === 'string' || issue.origin === 'array' ? 'TOO_SHORT' : 'TOO_SMALL',
+          message: issue.origin === 'string' ? `${issue.minimum}자 이상이어야 합니다.` : issue.origin === 'array' ? `${issue.minimum}개 이상이어야 합니다.` : `${issue.minimum} 이상이어야 합니다.`,
+        });
+        break;
+      case 'too_big':
+        out.push({
+          field: path,
+          code: issue.origin === 'string' || issue.origin === 'array' ? 'TOO_LONG' : 'TOO_LARGE',
+          message: issue.origin === 'string' ? `${issue.maximum}자 이하여야 합니다.` : issue.origin === 'array' ? `${issue.maximum}개 이하여야 합니다.` : `${issue.maximum} 이하여야 합니다.`,
+        });
+        break;
+      case 'invalid_value':
+        out.push({ field: path, code: 'INVALID_VALUE', message: `허용되지 않는 값입니다. 허용 값: ${issue.values.map(String).join(', ')}` });
+        break;
+      case 'invalid_format':
+        out.push({ field: path, code: 'INVALID_FORMAT', message: `형식이 올바르지 않습니다 (${issue.format}).` });
+        break;
+      case 'not_multiple_of':
+        out.push({ field: path, code: 'NOT_MULTIPLE_OF', message: `${issue.divisor}의 배수여야 합니다.` });
+        break;
+      case 'custom':
+        out.push({ field: path, code: (issue.params?.code as string) ?? 'INVALID', message: issue.message });
+        break;
+      default:
+        out.push({ field: path, code: 'INVALID', message: '값이 올바르지 않습니다.' });
+    }
+  }
+  return out;
+}
+
+export function parseWith<T>(schema: z.ZodType<T>, value: unknown): T {
+  const result = schema.safeParse(value, { reportInput: true });
+  if (!result.success) throw validationFailed(toFieldErrors(result.error.issues));
+  return result.data;
+}
+
+/** Query strings arrive as strings: one value per key (a repeated key is a form error, not a silent pick). */
+export function queryObject(params: URLSearchParams, ignored: ReadonlySet<string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  const repeated: FieldError[] = [];
+  for (const [key, value] of params) {
+    if (ignored.has(key)) continue;
+    if (key in out) repeated.push({ field: key, code: 'REPEATED', message: '한 번만 보낼 수 있는 파라미터입니다. 여러 값은 쉼표로 구분하세요.' });
+    out[key] = value;
+  }
+  if (repeated.length) throw validationFailed(repeated);
+  return out;
+}
+
+export const malformedJson = () =>
+  new ApiError(400, 'VALIDATION_FAILED', null, [{ field: '', code: 'MALFORMED_JSON', message: '본문이 올바른 JSON이 아닙니다.' }]);
