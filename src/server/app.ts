@@ -1,11 +1,11 @@
-import { H3, html, type H3Event } from 'h3';
-import { mountOAuth } from '../modules/accounts/oauth.js';
+import { H3, type H3Event } from 'h3';
 import { mountDevRoutes } from './dev.js';
 import { errorResponse, newTraceId } from './envelope.js';
 import { ApiError, fail } from './errors.js';
+import { escapeHtml, htmlResponse } from './html.js';
 import { allMessages } from './messages.js';
 import { openApiDocument } from './openapi.js';
-import { operations } from './operations.js';
+import { modules, operations } from './modules.js';
 import { operationHandler } from './pipeline.js';
 import type { Services } from './services.js';
 
@@ -31,7 +31,7 @@ export function createApp(services: Services): H3 {
 
   for (const op of operations) app.on(op.method, routerPath(op.path), operationHandler(services, op));
 
-  mountOAuth(app, services);
+  for (const m of modules) m.mount?.(app, services);
   if (services.config.mode === 'dev') mountDevRoutes(app, services);
 
   const openapi = openApiDocument(services, operations);
@@ -53,7 +53,7 @@ export function createApp(services: Services): H3 {
 function errorCodesPage() {
   const rows = Object.entries(allMessages())
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([code, message]) => `<tr id="${code}"><td><code>${code}</code></td><td>${message}</td></tr>`)
+    .map(([code, message]) => `<tr id="${code}"><td><code>${code}</code></td><td>${escapeHtml(message)}</td></tr>`)
     .join('');
-  return html(`<!doctype html><html lang="ko"><head><meta charset="utf-8"><title>svc 오류 코드</title></head><body><h1>오류 코드</h1><p>코드로 판단하세요. 메시지는 사람을 위한 것입니다.</p><table>${rows}</table></body></html>`);
+  return htmlResponse(`<!doctype html><html lang="ko"><head><meta charset="utf-8"><title>svc 오류 코드</title></head><body><h1>오류 코드</h1><p>코드로 판단하세요. 메시지는 사람을 위한 것입니다.</p><table>${rows}</table></body></html>`);
 }

@@ -1,3 +1,4 @@
+import { modules } from './modules.js';
 import type { Services } from './services.js';
 
 /**
@@ -11,16 +12,10 @@ export interface Job {
   run(services: Services, now: number): number | Promise<number>;
 }
 
-const jobs: Job[] = [];
-
-export function registerJob(job: Job) {
-  jobs.push(job);
-}
-
 export async function runDueJobs(services: Services): Promise<Record<string, number>> {
   const handled: Record<string, number> = {};
   const now = services.clock.now();
-  for (const job of jobs) {
+  for (const job of modules.flatMap((m) => m.jobs ?? [])) {
     try {
       handled[job.name] = await job.run(services, now);
     } catch (error) {

@@ -4,18 +4,12 @@ import { users } from '../modules/accounts/schema.js';
 import { openLoginSession, signup } from '../modules/accounts/service.js';
 import { stores } from '../modules/stores/schema.js';
 import { createStore } from '../modules/stores/service.js';
+import { modules } from './modules.js';
 import type { Services } from './services.js';
 
 export const SEED_EMAIL = 'dev@svc.local';
 export const SEED_PASSWORD = 'svc-dev-password';
 export const SEED_STORE_CODE = 'dev-store';
-
-type SeedHook = (services: Services, storeId: string) => void;
-const seedHooks: SeedHook[] = [];
-/** Domain modules add their sample data to the seeded store (sample products, …) on its first start. */
-export function onSeed(hook: SeedHook) {
-  seedHooks.push(hook);
-}
 
 /** The seeded account and store of `svc dev` (DESIGN.md §3); made once, found on later starts. */
 export async function seedDevStore(services: Services) {
@@ -28,7 +22,7 @@ export async function seedDevStore(services: Services) {
   if (!store) {
     store = createStore(services, user.id, { name: 'Dev Store', code: SEED_STORE_CODE });
     const storeId = store.id;
-    services.sqlite.transaction(() => seedHooks.forEach((hook) => hook(services, storeId)))();
+    services.sqlite.transaction(() => modules.forEach((m) => m.onSeed?.(services, storeId)))();
   }
   const login = await openLoginSession(services, { userId: user.id, clientId: STORE_PLATFORM_CLIENT, scope: '*', authTime: services.clock.now() });
   return { storeId: store.id, ownerToken: login.accessToken, ownerRefreshToken: login.refreshToken };

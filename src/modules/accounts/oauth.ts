@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { html, type H3, type H3Event } from 'h3';
+import type { H3, H3Event } from 'h3';
 import { ApiError } from '../../server/errors.js';
+import { escapeHtml, htmlResponse } from '../../server/html.js';
 import type { Services } from '../../server/services.js';
 import { findClient } from './clients.js';
 import { ALL_SCOPES } from './scopes.js';
@@ -154,8 +155,6 @@ function redirectWith(uri: string, params: Record<string, string | null>) {
   return new Response(null, { status: 302, headers: { location: url.toString() } });
 }
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
 const PAGE_STYLE = `body{font-family:system-ui,-apple-system,"Apple SD Gothic Neo",sans-serif;background:#f5f6f8;margin:0;display:grid;place-items:center;min-height:100vh}
 main{background:#fff;border-radius:12px;box-shadow:0 2px 12px #0001;padding:32px;width:340px}h1{font-size:20px;margin:0 0 4px}p{color:#555;font-size:14px}
 label{display:block;font-size:13px;margin:14px 0 4px}input{width:100%;box-sizing:border-box;padding:10px;border:1px solid #ccd;border-radius:8px;font-size:15px}
@@ -170,7 +169,7 @@ function consentPage(request: AuthorizationRequest, error?: string, email = '') 
     })
     .join('');
   const scopes = request.scope === '*' ? '<li>내 역할이 허용하는 모든 상점 작업</li>' : request.scope.split(' ').map((s) => `<li>${escapeHtml(s)}</li>`).join('');
-  return html(`<!doctype html><html lang="ko"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>svc 로그인</title><style>${PAGE_STYLE}</style></head>
+  return htmlResponse(`<!doctype html><html lang="ko"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>svc 로그인</title><style>${PAGE_STYLE}</style></head>
 <body><main><h1>svc 로그인</h1><p><b>${escapeHtml(request.client.name)}</b>이(가) 내 계정으로 다음 권한을 요청합니다.</p><ul>${scopes}</ul>
 ${error ? `<p class="err">${escapeHtml(error)}</p>` : ''}
 <form method="post" action="/auth/authorize">${hidden}<input type="hidden" name="response_type" value="code"><input type="hidden" name="code_challenge_method" value="S256">
@@ -180,6 +179,5 @@ ${error ? `<p class="err">${escapeHtml(error)}</p>` : ''}
 }
 
 function errorPage(message: string) {
-  return new Response(`<!doctype html><html lang="ko"><head><meta charset="utf-8"><title>svc 로그인 오류</title><style>${PAGE_STYLE}</style></head><body><main><h1>로그인할 수 없습니다</h1><p class="err">${escapeHtml(message)}</p></main></body></html>`,
-    { status: 400, headers: { 'content-type': 'text/html; charset=utf-8' } });
+  return htmlResponse(`<!doctype html><html lang="ko"><head><meta charset="utf-8"><title>svc 로그인 오류</title><style>${PAGE_STYLE}</style></head><body><main><h1>로그인할 수 없습니다</h1><p class="err">${escapeHtml(message)}</p></main></body></html>`, 400);
 }

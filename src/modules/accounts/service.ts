@@ -231,8 +231,7 @@ export async function confirmPasswordReset(services: Services, token: string, ne
 }
 
 /** Housekeeping for the job runner: codes and refresh tokens past their end are deleted. */
-export function pruneExpiredGrants(services: Services) {
-  const now = services.clock.now();
-  services.db.delete(authorizationCodes).where(lt(authorizationCodes.expiresAt, now)).run();
-  services.db.delete(refreshTokens).where(lt(refreshTokens.expiresAt, now)).run();
+export function pruneExpiredGrants(services: Services, now: number): number {
+  return services.db.delete(authorizationCodes).where(lt(authorizationCodes.expiresAt, now)).run().changes
+    + services.db.delete(refreshTokens).where(lt(refreshTokens.expiresAt, now)).run().changes;
 }

@@ -4,6 +4,7 @@ import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
 import { fail } from '../../server/errors.js';
+import { modules } from '../../server/modules.js';
 import type { Services } from '../../server/services.js';
 import { users } from '../accounts/schema.js';
 import { defaultStoreSettings, type StoreSettings } from './settings.js';
@@ -23,7 +24,7 @@ export const findStore = (db: Db, storeId: string) => statements(db).storeById.g
 
 export const STORE_CODE = /^[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){1,28}[a-z0-9]$/;
 
-/** A new store with its creator as OWNER. Later modules seed their per-store defaults through `onStoreCreated`. */
+/** A new store with its creator as OWNER; every module adds its per-store defaults in the same transaction. */
 export function createStore(services: Services, ownerUserId: string, input: { name: string; code: string }) {
   const { db, clock } = services;
   return services.sqlite.transaction(() => {
@@ -32,16 +33,9 @@ export function createStore(services: Services, ownerUserId: string, input: { na
     const store = { id: newId('st', now), code: input.code, name: input.name, settings: defaultStoreSettings(), plan: 'FREE', everPublicAt: null, createdAt: now, updatedAt: now };
     db.insert(stores).values(store).run();
     db.insert(members).values({ id: newId('mem', now), storeId: store.id, userId: ownerUserId, role: 'OWNER', createdAt: now }).run();
-    for (const hook of storeCreatedHooks) hook(services, store.id);
+    for (const m of modules) m.onStoreCreated?.(services, store.id);
     return store;
   })();
-}
-
-type StoreCreatedHook = (services: Services, storeId: string) => void;
-const storeCreatedHooks: StoreCreatedHook[] = [];
-/** Domain modules give each new store its defaults (default order flows, …) in the creating transaction. */
-export function onStoreCreated(hook: StoreCreatedHook) {
-  storeCreatedHooks.push(hook);
 }
 
 /**

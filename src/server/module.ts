@@ -1,0 +1,21 @@
+import type { H3 } from 'h3';
+import type { Job } from './jobs.js';
+import type { Operation } from './registry.js';
+import type { Services } from './services.js';
+
+/**
+ * A domain module as the server sees it. Tables live in the module's schema.ts (picked up by
+ * drizzle-kit), rules in its service, and everything the server must wire up is declared here.
+ */
+export interface Module {
+  name: string;
+  operations?: Operation[];
+  /** Periodic work run by the clock-driven job loop (and at once by /_dev/v1/jobs/run). */
+  jobs?: Job[];
+  /** Defaults a new store needs from this module, inside the store-creating transaction. */
+  onStoreCreated?(services: Services, storeId: string): void;
+  /** Sample data for the seeded dev store, on its first start. */
+  onSeed?(services: Services, storeId: string): void;
+  /** Routes outside the registry (HTML pages, OAuth, file serving); keep these rare. */
+  mount?(app: H3, services: Services): void;
+}

@@ -1,0 +1,15 @@
+import { accountsModule } from '../modules/accounts/index.js';
+import { auditModule } from '../modules/audit/index.js';
+import { storesModule } from '../modules/stores/index.js';
+import type { Module } from './module.js';
+import type { Operation } from './registry.js';
+
+/** Every domain module of the service. A new module is one line here. */
+export const modules: Module[] = [
+  accountsModule,
+  storesModule,
+  auditModule,
+];
+
+/** The operation registry: every HTTP operation of the service. */
+export const operations: Operation[] = modules.flatMap((m) => m.operations ?? []);
