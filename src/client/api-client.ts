@@ -1,0 +1,131 @@
+import { readCredential, writeCredential, type Credential } from './config.js';
+
+export interface Envelope<T = any> {
+  meta: { status: number; code: string; message: string; isSuccess: boolean };
+  data: T;
+  error: ApiErrorBody | null;
+}
+
+export interface ApiErrorBody {
+  code: string;
+  message: string;
+  details: Record<string, unknown>;
+  fieldErrors: { field: string; code: string; message: string }[];
+  docs: string;
+  traceId: string;
+}
+
+/** An answer of the API with `isSuccess: false`. */
+export class ApiCallError extends Error {
+  constructor(readonly status: number, readonly body: ApiErrorBody) {
+    super(`${body.code}: ${body.message}`);
+  }
+}
+
+/** The service could not be reached at all. */
+export class ConnectionError extends Error {}
+
+export interface RequestOptions {
+  body?: unknown;
+  query?: Record<string, string | number | boolean | undefined>;
+  storeId?: string;
+  idempotencyKey?: string;
+  dryRun?: boolean;
+  headers?: Record<string, string>;
+}
+
+export interface ClientOptions {
+  apiUrl: string;
+  profile: string;
+  /** A token from SVC_TOKEN wins over the profile's saved credential. */
+  token?: string;
+}
+
+const REFRESH_MARGIN_MS = 30_000;
+
+/**
+ * The one HTTP client of every command, local or remote. Login credentials are refreshed before they
+ * expire (and once more on a 401); the rotated pair is saved at once, since the old refresh token is dead.
+ */
+export class ApiClient {
+  private credential: Credential | undefined;
+
+  constructor(readonly options: ClientOptions) {
+    this.credential = options.token ? { kind: 'token', token: options.token } : readCredential(options.profile);
+  }
+
+  get apiUrl() {
+    return this.options.apiUrl.replace(/\/$/, '');
+  }
+
+  get hasCredential() {
+    return this.credential !== undefined;
+  }
+
+  async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Envelope<T>> {
+    let response = await this.send(method, path, options, await this.bearer());
+    if (response.status === 401 && this.credential?.kind === 'login') {
+      response = await this.send(method, path, options, await this.bearer(true));
+    }
+    const text = await response.text();
+    let envelope: Envelope<T>;
+    try {
+      envelope = JSON.parse(text) as Envelope<T>;
+    } catch {
+      throw new ApiCallError(response.status, { code: 'INVALID_RESPONSE', message: `not an API response (HTTP ${response.status}): ${text.slice(0, 200)}`, details: {}, fieldErrors: [], docs: '', traceId: '' });
+    }
+    if (!envelope.meta?.isSuccess) throw new ApiCallError(response.status, envelope.error!);
+    return envelope;
+  }
+
+  /** POSTs a form or JSON to an OAuth endpoint (not enveloped). */
+  async oauth(path: string, form: Record<string, string>): Promise<{ status: number; body: any }> {
+    const response = await this.fetch(`${this.apiUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form),
+    });
+    return { status: response.status, body: await response.json().catch(() => ({})) };
+  }
+
+  private async send(method: string, path: string, options: RequestOptions, bearer: string | undefined) {
+    const url = new URL(`${this.apiUrl}${path.startsWith('/') ? path : `/${path}`}`);
+    for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const headers: Record<string, string> = { accept: 'application/json', 'accept-language': 'ko', ...options.headers };
+    if (bearer) headers.authorization = `Bearer ${bearer}`;
+    if (options.storeId) headers['x-store-id'] = options.storeId;
+    if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
+    if (options.dryRun) headers['x-svc-dry-run'] = '1';
+    let body: string | undefined;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] = 'application/json';
+    }
+    return this.fetch(url, { method, headers, body });
+  }
+
+  private async fetch(url: string | URL, init: RequestInit) {
+    try {
+      return await fetch(url, init);
+    } catch (error) {
+      throw new ConnectionError(`cannot reach the svc service at ${this.apiUrl} (${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}). Is \`svc dev\` running, or is the profile's API URL right?`);
+    }
+  }
+
+  private async bearer(forceRefresh = false): Promise<string | undefined> {
+    const credential = this.credential;
+    if (!credential) return undefined;
+    if (credential.kind === 'token') return credential.token;
+    if (!forceRefresh && credential.expiresAt - REFRESH_MARGIN_MS > Date.now()) return credential.accessToken;
+    const { status, body } = await this.oauth('/auth/token', { grant_type: 'refresh_token', refresh_token: credential.refreshToken, client_id: credential.clientId });
+    if (status !== 200) {
+      // The session ended (expired, revoked, password reset): the saved credential is useless now.
+      writeCredential(this.options.profile, undefined);
+      this.credential = undefined;
+      throw new ApiCallError(401, { code: 'UNAUTHORIZED', message: '로그인이 만료되었습니다. svc login으로 다시 로그인하세요.', details: {}, fieldErrors: [], docs: '', traceId: '' });
+    }
+    this.credential = { kind: 'login', accessToken: body.access_token, refreshToken: body.refresh_token, expiresAt: Date.now() + body.expires_in * 1000, clientId: credential.clientId };
+    if (!this.options.token) writeCredential(this.options.profile, this.credential);
+    return this.credential.accessToken;
+  }
+}

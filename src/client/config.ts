@@ -1,0 +1,63 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export const DEFAULT_API_URL = 'http://127.0.0.1:8787';
+export const DEFAULT_PROFILE = 'default';
+
+export interface Profile {
+  /** The service root, e.g. http://127.0.0.1:8787 or https://api.example.com. */
+  apiUrl: string;
+  /** Store used when neither --store nor SVC_STORE_ID is given. */
+  storeId?: string;
+}
+
+export type Credential =
+  | { kind: 'login'; accessToken: string; refreshToken: string; expiresAt: number; clientId: string }
+  | { kind: 'token'; token: string };
+
+interface ConfigFile {
+  currentProfile: string;
+  profiles: Record<string, Profile>;
+}
+
+/** The user config dir (SVC_CONFIG_DIR, else $XDG_CONFIG_HOME/svc, else ~/.config/svc). */
+export function configDir(): string {
+  return process.env.SVC_CONFIG_DIR ?? join(process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'svc');
+}
+
+function readJson<T>(file: string, fallback: T): T {
+  if (!existsSync(file)) return fallback;
+  return JSON.parse(readFileSync(file, 'utf8')) as T;
+}
+
+/** Written with mode 0600 (chmod too, for files that existed with a looser mode). */
+function writePrivateJson(file: string, value: unknown) {
+  mkdirSync(configDir(), { recursive: true, mode: 0o700 });
+  writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+}
+
+const configFile = () => join(configDir(), 'config.json');
+const credentialsFile = () => join(configDir(), 'credentials.json');
+
+export function readConfig(): ConfigFile {
+  const config = readJson<ConfigFile>(configFile(), { currentProfile: DEFAULT_PROFILE, profiles: {} });
+  config.profiles[DEFAULT_PROFILE] ??= { apiUrl: DEFAULT_API_URL };
+  return config;
+}
+
+export function writeConfig(config: ConfigFile) {
+  writePrivateJson(configFile(), config);
+}
+
+export function readCredential(profile: string): Credential | undefined {
+  return readJson<Record<string, Credential>>(credentialsFile(), {})[profile];
+}
+
+export function writeCredential(profile: string, credential: Credential | undefined) {
+  const all = readJson<Record<string, Credential>>(credentialsFile(), {});
+  if (credential) all[profile] = credential;
+  else delete all[profile];
+  writePrivateJson(credentialsFile(), all);
+}

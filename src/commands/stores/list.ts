@@ -1,0 +1,10 @@
+import { ApiCommand } from '../../cli/api-command.js';
+
+export default class StoresList extends ApiCommand<typeof StoresList> {
+  static override summary = "List the stores inside the token's store scope";
+
+  async run() {
+    const data = await this.request('GET', '/v1/me/stores');
+    this.output(data.contents, () => this.table(data.contents, ['storeId', 'code', 'name', 'role']));
+  }
+}

@@ -1,0 +1,37 @@
+import { Flags } from '@oclif/core';
+import { ApiCommand } from '../../cli/api-command.js';
+
+export default class TokensCreate extends ApiCommand<typeof TokensCreate> {
+  static override summary = 'Create an access token (needs a login at most 10 minutes old); the value is shown once';
+  static override examples = [
+    '<%= config.bin %> tokens create --name ci --scopes product:rw,order:r --stores st_123',
+    '<%= config.bin %> tokens create --name reporting --scopes stores:read,analytics:r --stores all --expires-in-days 30 --json',
+  ];
+  static override flags = {
+    name: Flags.string({ description: 'A name to recognise the token by', required: true }),
+    scopes: Flags.string({ description: 'Comma-separated scopes, e.g. product:rw,order:r,stores:read', required: true }),
+    stores: Flags.string({ description: '"all" (every store, including ones joined later) or comma-separated store ids', default: 'all' }),
+    'expires-in-days': Flags.integer({ description: 'Lifetime in days (1–365)', default: 90 }),
+    agent: Flags.boolean({ description: 'Mark as an AI-agent token (cannot be changed later)' }),
+    'buyer-delegation': Flags.boolean({ description: 'Allow buyer delegation' }),
+  };
+
+  async run() {
+    const f = this.flags;
+    const token = await this.request('POST', '/auth/v1/access-tokens', {
+      body: {
+        name: f.name,
+        scopes: f.scopes.split(',').map((s) => s.trim()).filter(Boolean),
+        storeScope: f.stores === 'all' ? { all: true } : { storeIds: f.stores.split(',').map((s) => s.trim()).filter(Boolean) },
+        expiresInDays: f['expires-in-days'],
+        agent: f.agent,
+        buyerDelegation: f['buyer-delegation'],
+      },
+    });
+    this.output(token, () => {
+      this.log(`Created access token ${token.tokenId} (${token.name}), expires ${token.expiresAt}.`);
+      this.log('Copy it now — it is not shown again:');
+      this.log(token.token);
+    });
+  }
+}
