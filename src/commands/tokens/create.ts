@@ -8,8 +8,8 @@ export default class TokensCreate extends ApiCommand<typeof TokensCreate> {
     '<%= config.bin %> tokens create --name reporting --scopes stores:read,analytics:r --stores all --expires-in-days 30 --json',
   ];
   static override flags = {
-    name: Flags.string({ description: 'A name to recognise the token by', required: true }),
-    scopes: Flags.string({ description: 'Comma-separated scopes, e.g. product:rw,order:r,stores:read', required: true }),
+    name: Flags.string({ description: 'A name to recognise the token by (prompted for at a terminal)' }),
+    scopes: Flags.string({ description: 'Comma-separated scopes, e.g. product:rw,order:r,stores:read (prompted for at a terminal)' }),
     stores: Flags.string({ description: '"all" (every store, including ones joined later) or comma-separated store ids', default: 'all' }),
     'expires-in-days': Flags.integer({ description: 'Lifetime in days (1–365)', default: 90 }),
     agent: Flags.boolean({ description: 'Mark as an AI-agent token (cannot be changed later)' }),
@@ -18,10 +18,12 @@ export default class TokensCreate extends ApiCommand<typeof TokensCreate> {
 
   async run() {
     const f = this.flags;
+    const name = f.name ?? (await this.ask('name', 'Token name'));
+    const scopes = f.scopes ?? (await this.ask('scopes', 'Scopes (comma-separated, e.g. product:rw,order:r)'));
     const token = await this.request('POST', '/auth/v1/access-tokens', {
       body: {
-        name: f.name,
-        scopes: f.scopes.split(',').map((s) => s.trim()).filter(Boolean),
+        name,
+        scopes: scopes.split(',').map((s) => s.trim()).filter(Boolean),
         storeScope: f.stores === 'all' ? { all: true } : { storeIds: f.stores.split(',').map((s) => s.trim()).filter(Boolean) },
         expiresInDays: f['expires-in-days'],
         agent: f.agent,
