@@ -52,6 +52,7 @@ export const webhookDeliveries = sqliteTable('webhook_deliveries', {
   updatedAt: integer('updated_at').notNull(),
 }, (t) => [
   index('webhook_deliveries_due').on(t.status, t.nextAttemptAt),
+  index('webhook_deliveries_webhook_due').on(t.webhookId, t.status, t.nextAttemptAt),
   index('webhook_deliveries_webhook').on(t.webhookId, t.id),
   index('webhook_deliveries_event').on(t.eventId),
 ]);
