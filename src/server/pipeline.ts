@@ -66,7 +66,7 @@ export function operationHandler(services: Services, op: Operation) {
       if (op.auth === 'store') store = resolveStore(services, principal!, headers.get('x-store-id'));
       authorize(services, op, principal, store);
 
-      const rawBody = isWrite ? await readBodyText(event) : '';
+      const rawBody = isWrite && !op.multipart ? await readBodyText(event) : '';
       const ctx: Ctx = {
         services,
         db: services.db,
@@ -139,13 +139,15 @@ export function operationHandler(services: Services, op: Operation) {
 function resolveStore(services: Services, principal: Principal, storeId: string | null): StoreContext {
   if (!storeId) throw fail(400, 'STORE_ID_REQUIRED');
   if (principal.storeIds !== null && !principal.storeIds.includes(storeId)) throw fail(403, 'STORE_NOT_GRANTED');
+  // An app is no member: its consented scopes (capped by the installer's role at consent) are its whole permission.
+  if (principal.kind === 'installation') return { id: storeId, role: 'OWNER', memberId: principal.tokenId };
   const membership = findMembership(services.db, storeId, principal.userId);
   if (!membership) throw fail(403, 'NOT_A_MEMBER');
   return { id: storeId, role: membership.role, memberId: membership.memberId };
 }
 
 function callerKinds(p: Principal): string[] {
-  if (p.kind === 'access') return ['access'];
+  if (p.kind !== 'login') return [p.kind];
   return p.storePlatform ? ['login', 'storePlatform'] : ['login'];
 }
 

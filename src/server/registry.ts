@@ -12,9 +12,10 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * Who may call an operation, by the kind of token presented:
  * - `storePlatform`: a login token of the service's own clients (store platform, CLI);
  * - `login`: a login token of any OAuth client (includes storePlatform);
- * - `access`: an account access token.
+ * - `access`: an account access token;
+ * - `installation`: an app's installation token.
  */
-export type CallerKind = 'storePlatform' | 'login' | 'access';
+export type CallerKind = 'storePlatform' | 'login' | 'access' | 'installation';
 
 /** How AI-agent requests are treated (spec 01 §5.6). */
 export type AgentPolicy = 'direct' | 'approval' | 'denied';
@@ -108,6 +109,8 @@ export interface Operation<B = any, Q = any, P = any> {
    */
   handler: (ctx: any) => unknown;
   async?: boolean;
+  /** The body is multipart/form-data: the pipeline leaves it unread for the (async) handler's `ctx.event.req.formData()`. */
+  multipart?: boolean;
 }
 
 type HandlerCtx<A, B, Q, P> = A extends 'store' ? StoreCtx<B, Q, P> : Ctx<B, Q, P>;

@@ -5,13 +5,14 @@ import type { Services } from '../../server/services.js';
 import { findClient } from './clients.js';
 import { accessTokens, loginSessions, users } from './schema.js';
 import { verifyToken } from './tokens.js';
+import { resolveInstallationPrincipal } from '../apps/installation-tokens.js';
 
 export type ActorType = 'USER' | 'AGENT' | 'APP' | 'SYSTEM';
 
 /** The caller of a request, decided from the token's record, never from its claims alone. */
 export interface Principal {
-  kind: 'login' | 'access';
-  /** Login session id (login tokens) or access token id. */
+  kind: 'login' | 'access' | 'installation';
+  /** Login session id (login tokens), access token id, or installation id (installation tokens). */
   tokenId: string;
   userId: string;
   userName: string;
@@ -33,7 +34,7 @@ export interface Principal {
 }
 
 const RETIRED_PREFIXES = ['svc_pat_'];
-const LIVE_KINDS = new Set(['login', 'access']);
+const LIVE_KINDS = new Set(['login', 'access', 'installation']);
 
 const statements = preparedFor((db) => ({
   accessToken: db
@@ -75,6 +76,7 @@ export async function authenticate(services: Services, authorization: string | n
 
   const now = services.clock.now();
   if (claims.exp !== undefined && claims.exp * 1000 <= now) throw fail(401, 'UNAUTHORIZED');
+  if (claims.typ === 'installation') return resolveInstallationPrincipal(services, claims);
   const issuedAt = (claims.iat ?? 0) * 1000;
   const q = statements(services.db);
 

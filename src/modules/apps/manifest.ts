@@ -193,3 +193,17 @@ export function consentWidening(current: Manifest, next: Manifest): Record<strin
   for (const k of Object.keys(out)) if (out[k].length === 0) delete out[k];
   return out;
 }
+
+/**
+ * Functions a build must define (else `HANDLER_MISSING`): one per declared tool, flow notification and
+ * schedule, and one per public route (named by its entry, e.g. `routes/GET /orders/:id`).
+ */
+export function requiredFunctions(manifest: Manifest): string[] {
+  if (manifest.runtime === 'external') return [];
+  return [
+    ...Object.keys(manifest.mcp?.tools ?? {}).map((n) => `tools/${n}`),
+    ...Object.keys(manifest.flow?.notifications ?? {}).map((n) => `notifications/${n}`),
+    ...Object.keys(manifest.schedules ?? {}).map((n) => `schedules/${n}`),
+    ...(manifest.http?.public ?? []).map((r) => `routes/${r}`),
+  ];
+}

@@ -21,9 +21,15 @@ export const apps = sqliteTable('apps', {
   updatedAt: integer('updated_at').notNull(),
 }, (t) => [uniqueIndex('apps_handle').on(t.handle)]);
 
-/** The built functions of a version, as `svc app build` produced them (runtime/README.md, bundle contract). */
+/**
+ * A built version as `svc app build` produced it (runtime/README.md, bundle contract): one script defining
+ * the global `__app` with each function under its group (`__app.tools[name]`, …), its source map, and the
+ * list of functions it holds (`tools/NAME`, `notifications/NAME`, …).
+ */
 export interface AppBundle {
-  functions: Record<string, { code: string; map?: string }>;
+  code: string;
+  map?: string;
+  functions: string[];
   adminPage?: string;
 }
 

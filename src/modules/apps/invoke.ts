@@ -1,0 +1,144 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { SignJWT } from 'jose';
+import { newSecret } from '../../db/ids.js';
+import type { Services } from '../../server/services.js';
+import { loadSigningKeys, type SigningKeys } from '../accounts/keys.js';
+import { checkWebhookUrl } from '../webhooks/address.js';
+import { issueInstallationToken } from './installation-tokens.js';
+import type { ExecutionKind } from './schema.js';
+import { recordExecution, type App, type AppVersion, type Installation } from './service.js';
+
+/** Kinds of app functions, named as the runtime names them (runtime/protocol.ts). */
+export type InvocationKind = 'tool' | 'notification' | 'schedule' | 'route' | 'event';
+
+const EXECUTION_KIND: Record<InvocationKind, ExecutionKind> = { tool: 'TOOL', notification: 'NOTIFICATION', schedule: 'SCHEDULE', route: 'HTTP', event: 'EVENT' };
+
+/** Tool results and every other function result: at most 64 KB of JSON (spec 02 §8). */
+export const RESULT_MAX_BYTES = 64 * 1024;
+const EXTERNAL_DEADLINE_MS = 10_000;
+
+export interface InvokeTarget {
+  app: App;
+  installation: Installation;
+  version: AppVersion;
+}
+
+export type InvokeOutcome =
+  | { ok: true; value: unknown; logs: string[]; durationMs: number }
+  /** `appError`: the app's own code failed (it counts towards suspension); otherwise the platform did. */
+  | { ok: false; code: string; message: string; appError: boolean; logs: string[]; durationMs: number };
+
+/** What every function receives besides its input: which store, its settings, and an API client's credentials. */
+export async function functionContext(services: Services, t: InvokeTarget) {
+  const { token, expiresAt } = await issueInstallationToken(services, t.installation.id);
+  return {
+    storeId: t.installation.storeId,
+    installationId: t.installation.id,
+    app: { appId: t.app.id, handle: t.app.handle, version: t.version.version },
+    settings: t.installation.settings,
+    api: { baseUrl: services.urls.admin, token, tokenExpiresAt: new Date(expiresAt).toISOString() },
+  };
+}
+
+/**
+ * Runs app code in the sandbox runtime. The runtime host (src/runtime-host) plugs in here through
+ * `useSandbox`; until a host is set, sandboxed functions fail cleanly as a platform error.
+ */
+export type SandboxRunner = (services: Services, target: InvokeTarget, kind: InvocationKind, name: string, input: unknown, context: unknown) => Promise<InvokeOutcome>;
+
+let sandbox: SandboxRunner | null = null;
+export function useSandbox(runner: SandboxRunner) {
+  sandbox = runner;
+}
+
+export async function invoke(services: Services, t: InvokeTarget, kind: InvocationKind, name: string, input: unknown): Promise<InvokeOutcome> {
+  const context = await functionContext(services, t);
+  if (t.version.manifest.runtime === 'external') return callExternal(services, t, kind, name, input, context);
+  if (!sandbox) return { ok: false, code: 'RUNTIME_UNAVAILABLE', message: 'the app runtime is not running', appError: false, logs: [], durationMs: 0 };
+  return sandbox(services, t, kind, name, input, context);
+}
+
+/** Runs one function and keeps its execution record (and the app's failure run, for suspension). */
+export async function invokeAndRecord(services: Services, t: InvokeTarget, kind: InvocationKind, name: string, input: unknown): Promise<InvokeOutcome> {
+  const outcome = await invoke(services, t, kind, name, input);
+  recordExecution(services, {
+    app: t.app,
+    installation: t.installation,
+    kind: EXECUTION_KIND[kind],
+    name,
+    status: outcome.ok ? 'SUCCEEDED' : 'FAILED',
+    appError: !outcome.ok && outcome.appError,
+    errorCode: outcome.ok ? null : outcome.code,
+    errorMessage: outcome.ok ? null : outcome.message,
+    logs: outcome.logs,
+    durationMs: outcome.durationMs,
+  }, services.clock.now());
+  return outcome;
+}
+
+// ——— external runtime ———
+
+const appKeys = new WeakMap<Services, Promise<SigningKeys>>();
+/** Calls to external runtimes are signed with their own key (kept apart from the account-token key). */
+export function appSigningKeys(services: Services): Promise<SigningKeys> {
+  let keys = appKeys.get(services);
+  if (!keys) {
+    keys = loadSigningKeys(join(services.config.dataDir, 'apps'));
+    appKeys.set(services, keys);
+  }
+  return keys;
+}
+
+/**
+ * `x-svc-signature`: a compact JWS (EdDSA, keys at /.well-known/svc-apps-jwks.json) whose claims bind the
+ * call to its receiver (`aud`), installation (`sub`), time (5 minutes) and exact body (`bodySha256`).
+ */
+export async function signExternalCall(services: Services, url: string, installationId: string, body: string): Promise<string> {
+  const keys = await appSigningKeys(services);
+  const nowS = Math.floor(services.clock.now() / 1000);
+  return new SignJWT({ bodySha256: createHash('sha256').update(body).digest('base64url') })
+    .setProtectedHeader({ alg: 'EdDSA', kid: keys.kid, typ: 'svc-app-call+jwt' })
+    .setIssuer(services.config.origin)
+    .setAudience(url)
+    .setSubject(installationId)
+    .setJti(newSecret(12))
+    .setIssuedAt(nowS)
+    .setExpirationTime(nowS + 300)
+    .sign(keys.privateKey);
+}
+
+async function callExternal(services: Services, t: InvokeTarget, kind: InvocationKind, name: string, input: unknown, context: unknown): Promise<InvokeOutcome> {
+  const url = t.version.manifest.external!.url;
+  const started = performance.now();
+  const took = () => Math.round(performance.now() - started);
+  const appFailure = (code: string, message: string): InvokeOutcome => ({ ok: false, code, message, appError: true, logs: [], durationMs: took() });
+
+  const problem = await checkWebhookUrl(url, { allowHosts: services.config.unsafeWebhookHosts });
+  if (problem) return appFailure('EXTERNAL_URL_BLOCKED', `external.url refused: ${problem}`);
+  const body = JSON.stringify({ kind, name, input, context });
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-svc-signature': await signExternalCall(services, url, t.installation.id, body) },
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(EXTERNAL_DEADLINE_MS),
+    });
+  } catch (error) {
+    const timeout = (error as Error).name === 'TimeoutError';
+    return appFailure(timeout ? 'TIMEOUT' : 'EXTERNAL_UNREACHABLE', timeout ? `no answer within ${EXTERNAL_DEADLINE_MS} ms` : String((error as Error & { cause?: Error }).cause?.message ?? error));
+  }
+  const text = await response.text();
+  if (Buffer.byteLength(text) > RESULT_MAX_BYTES + 64) return appFailure('RESULT_TOO_LARGE', `result over ${RESULT_MAX_BYTES} bytes`);
+  let parsed: { result?: unknown; error?: { message?: string } };
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return appFailure('APP_ERROR', `answer is not JSON (HTTP ${response.status})`);
+  }
+  if (!response.ok) return appFailure('APP_ERROR', parsed.error?.message ?? `HTTP ${response.status}`);
+  if (Buffer.byteLength(JSON.stringify(parsed.result ?? null)) > RESULT_MAX_BYTES) return appFailure('RESULT_TOO_LARGE', `result over ${RESULT_MAX_BYTES} bytes`);
+  return { ok: true, value: parsed.result ?? null, logs: [], durationMs: took() };
+}

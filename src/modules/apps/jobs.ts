@@ -1,0 +1,74 @@
+import { and, asc, eq, lte } from 'drizzle-orm';
+import { isoAt } from '../../db/clock.js';
+import type { Services } from '../../server/services.js';
+import { invokeAndRecord, type InvokeTarget } from './invoke.js';
+import { appDeliveries, appInstallations, appSchedules } from './schema.js';
+import { findApp, findInstallation, findVersion, missingSettings, recordExecution, type Installation } from './service.js';
+
+const BATCH = 100;
+/** Lifecycle notices are retried after 1 min, 5 min, 30 min and 2 h, then given up. */
+const DELIVERY_BACKOFF_MS = [60_000, 300_000, 1_800_000, 7_200_000];
+
+function target(services: Services, installation: Installation): InvokeTarget {
+  return { app: findApp(services.db, installation.appId)!, installation, version: findVersion(services.db, installation.versionId)! };
+}
+
+/** Each due schedule runs once, however many intervals passed; a required setting left empty stops it (needs-setup). */
+export async function runDueSchedules(services: Services, now: number): Promise<number> {
+  const { db } = services;
+  const due = db.select({ schedule: appSchedules, installation: appInstallations })
+    .from(appSchedules)
+    .innerJoin(appInstallations, eq(appInstallations.id, appSchedules.installationId))
+    .where(and(lte(appSchedules.nextRunAt, now), eq(appInstallations.status, 'ACTIVE')))
+    .orderBy(asc(appSchedules.nextRunAt))
+    .limit(BATCH)
+    .all();
+  for (const { schedule, installation } of due) {
+    // The next run is fixed before this one starts: a crash mid-run does not make it run again at once.
+    db.update(appSchedules).set({ nextRunAt: now + schedule.intervalSeconds * 1000 })
+      .where(and(eq(appSchedules.installationId, schedule.installationId), eq(appSchedules.name, schedule.name)))
+      .run();
+    const t = target(services, installation);
+    const missing = missingSettings(t.version.manifest, installation.settings);
+    if (t.app.suspendedAt || missing.length) {
+      recordExecution(services, {
+        ...t, kind: 'SCHEDULE', name: schedule.name,
+        status: t.app.suspendedAt ? 'NOT_SENT' : 'NEEDS_SETUP',
+        errorCode: t.app.suspendedAt ? 'APP_SUSPENDED' : 'SETTINGS_REQUIRED',
+        errorMessage: t.app.suspendedAt ? null : `required settings empty: ${missing.join(', ')}`,
+      }, now);
+      continue;
+    }
+    await invokeAndRecord(services, t, 'schedule', schedule.name, { scheduledAt: isoAt(schedule.nextRunAt) });
+  }
+  return due.length;
+}
+
+/**
+ * Lifecycle notices (scopes updated, uninstalled, store-data erase) go to the app's `events/<EVENT>`
+ * function when it has one (external runtimes receive them all); failures are retried.
+ */
+export async function runDueDeliveries(services: Services, now: number): Promise<number> {
+  const { db } = services;
+  const due = db.select().from(appDeliveries)
+    .where(and(eq(appDeliveries.status, 'PENDING'), lte(appDeliveries.nextAttemptAt, now)))
+    .orderBy(asc(appDeliveries.nextAttemptAt))
+    .limit(BATCH)
+    .all();
+  for (const d of due) {
+    const t = target(services, findInstallation(db, d.installationId)!);
+    const external = t.version.manifest.runtime === 'external';
+    if (!external && !t.version.bundle.functions.includes(`events/${d.event}`)) {
+      db.update(appDeliveries).set({ status: 'DONE' }).where(eq(appDeliveries.id, d.id)).run();
+      continue;
+    }
+    const outcome = await invokeAndRecord(services, t, 'event', d.event, { event: d.event, installationId: d.installationId, ...d.payload });
+    const attempts = d.attempts + 1;
+    const retryIn = DELIVERY_BACKOFF_MS[attempts - 1];
+    db.update(appDeliveries)
+      .set(outcome.ok || retryIn === undefined ? { status: 'DONE', attempts } : { attempts, nextAttemptAt: now + retryIn })
+      .where(eq(appDeliveries.id, d.id))
+      .run();
+  }
+  return due.length;
+}

@@ -1,0 +1,379 @@
+import { and, desc, eq, lt } from 'drizzle-orm';
+import { z } from 'zod';
+import { ApiError, fail, validationFailed } from '../../server/errors.js';
+import { defineMessages } from '../../server/messages.js';
+import { defineOperation, reply, type StoreCtx } from '../../server/registry.js';
+import { requireOwned } from '../../server/tenancy.js';
+import { toFieldErrors } from '../../server/validation.js';
+import { invokeAndRecord } from './invoke.js';
+import { checkManifest, requiredFunctions, type Manifest } from './manifest.js';
+import { appExecutions, appInstallations, apps } from './schema.js';
+import {
+  activeInstallation, addVersion, applySettingsPatch, assertInstallable, assertRoleCovers, consentTo, createApp, findApp,
+  findAppByHandle, findInstallation, findVersion, install, installationActivity, latestVersion, ownApp, presentApp,
+  presentExecution, presentInstallation, presentVersion, toolList, uninstall, type Installation,
+} from './service.js';
+import { deleteItem, listItems, readItem, storageKey, writeItem } from './storage.js';
+
+defineMessages({
+  APP_NOT_FOUND: '앱을 찾을 수 없습니다.',
+  APP_HANDLE_TAKEN: '이미 다른 앱이 사용 중인 핸들입니다.',
+  APP_NO_VERSION: '배포된 버전이 없는 앱입니다. 먼저 svc app deploy로 버전을 올리세요.',
+  APP_NOT_INSTALLABLE: '이 상점에 설치할 수 없는 앱입니다. 개발 중인 앱은 개발자가 구성원인 상점에만 설치됩니다.',
+  APP_INSTALLATION_NOT_FOUND: '앱 설치를 찾을 수 없습니다.',
+  APP_NO_PENDING_VERSION: '동의를 기다리는 새 버전이 없습니다.',
+  APP_TOOL_NOT_FOUND: '앱 도구를 찾을 수 없습니다. 설치가 없거나 끝났거나 실행 중인 버전에 도구가 없습니다.',
+  APP_TOOL_INPUT_INVALID: '앱 도구 입력이 올바르지 않습니다. 필수 항목이 없거나 형식이 다릅니다.',
+  APP_TOOL_FAILED: '앱 도구 실행에 실패했습니다.',
+  APP_SUSPENDED: '앱이 정지되었습니다. 24시간 동안 모든 호출이 앱 오류로 실패했습니다.',
+  APP_STORAGE_KEY_NOT_FOUND: '저장소에 없는 키입니다.',
+  APP_STORAGE_QUOTA_EXCEEDED: '앱 저장소 한도(키 1,000개, 1MB)를 넘습니다.',
+  HANDLER_MISSING: '선언한 알림 또는 도구에 해당하는 함수가 없습니다.',
+});
+
+const tag = 'Apps';
+const installationParams = z.object({ installationId: z.string() });
+/** Installation management is for people on the store platform (spec 02 §4.1). */
+const manage = { callers: ['storePlatform' as const], roles: ['OWNER' as const, 'ADMIN' as const] };
+
+const manifestBody = z.record(z.string(), z.unknown());
+function validManifest(value: unknown): Manifest {
+  const check = checkManifest(value, 'manifest.');
+  if (!check.ok) throw validationFailed(check.errors);
+  return check.manifest;
+}
+
+/** The built bundle (runtime/README.md): one script, its source map, the functions it defines, the admin page. */
+const bundleBody = z.object({
+  code: z.string().min(1),
+  map: z.string().optional(),
+  functions: z.array(z.string().regex(/^(tools|notifications|schedules|routes|events)\/.+$/)).max(200),
+  adminPage: z.string().optional(),
+}).strict();
+
+function loadInstallation(ctx: StoreCtx<unknown, unknown, { installationId: string }>, notFound = 'APP_INSTALLATION_NOT_FOUND'): Installation {
+  return requireOwned(findInstallation(ctx.db, ctx.params.installationId), ctx.store.id, notFound);
+}
+
+function liveInstallation(ctx: StoreCtx<unknown, unknown, { installationId: string }>): Installation {
+  const inst = loadInstallation(ctx);
+  if (inst.status !== 'ACTIVE') throw fail(409, 'APP_INSTALLATION_ENDED', { installationId: inst.id, uninstalledAt: inst.uninstalledAt });
+  return inst;
+}
+
+const installationTarget = (ctx: { params: { installationId: string } }) => ({ type: 'APP_INSTALLATION', id: ctx.params.installationId });
+
+/** Tool input against the declared shape: required and types checked, undeclared keys dropped (spec 02 §6). */
+function toolInput(declared: NonNullable<NonNullable<Manifest['mcp']>['tools']>[string]['input'], input: Record<string, unknown>) {
+  const shape = Object.fromEntries(Object.entries(declared ?? {}).map(([k, d]) => {
+    const base = d.type === 'string' ? z.string() : d.type === 'number' ? z.number() : z.boolean();
+    return [k, d.required ? base : base.optional()];
+  }));
+  const result = z.object(shape).safeParse(input, { reportInput: true });
+  if (result.success) return result.data;
+  const fieldErrors = toFieldErrors(result.error.issues).map((e) => ({ ...e, field: `input.${e.field}` }));
+  throw new ApiError(400, 'APP_TOOL_INPUT_INVALID', { issues: fieldErrors }, fieldErrors);
+}
+
+export const appOperations = [
+  // ——— developers: apps and versions (account level: an app belongs to its developer, not to a store) ———
+  defineOperation({
+    operationId: 'listApps',
+    method: 'GET',
+    path: '/v1/apps',
+    summary: "The caller's apps; `handle` finds one",
+    tag,
+    auth: 'account',
+    callers: ['login', 'access'],
+    query: z.object({ handle: z.string().optional() }).strict(),
+    handler: (ctx) => {
+      const where = and(eq(apps.ownerUserId, ctx.principal!.userId), ctx.query.handle ? eq(apps.handle, ctx.query.handle) : undefined);
+      return { contents: ctx.db.select().from(apps).where(where).orderBy(desc(apps.id)).all().map(presentApp) };
+    },
+  }),
+  defineOperation({
+    operationId: 'createApp',
+    method: 'POST',
+    path: '/v1/apps',
+    summary: 'Register an app from its manifest (handle and name); versions are uploaded next',
+    tag,
+    auth: 'account',
+    callers: ['login', 'access'],
+    status: 201,
+    body: z.object({ manifest: manifestBody }).strict(),
+    handler: (ctx) => presentApp(createApp(ctx.services, ctx.principal!.userId, validManifest(ctx.body.manifest), ctx.now)),
+  }),
+  defineOperation({
+    operationId: 'getApp',
+    method: 'GET',
+    path: '/v1/apps/{appId}',
+    summary: 'One of the caller\'s apps',
+    tag,
+    auth: 'account',
+    callers: ['login', 'access'],
+    params: z.object({ appId: z.string() }),
+    handler: (ctx) => presentApp(ownApp(ctx.db, ctx.params.appId, ctx.principal!.userId)),
+  }),
+  defineOperation({
+    operationId: 'createAppVersion',
+    method: 'POST',
+    path: '/v1/apps/{appId}/versions',
+    summary: 'Upload a built version; installations move to it unless it widens consent (then it waits as pendingVersion)',
+    tag,
+    auth: 'account',
+    callers: ['login', 'access'],
+    status: 201,
+    params: z.object({ appId: z.string() }),
+    body: z.object({ manifest: manifestBody, bundle: bundleBody }).strict(),
+    handler: (ctx) => {
+      const app = ownApp(ctx.db, ctx.params.appId, ctx.principal!.userId);
+      const manifest = validManifest(ctx.body.manifest);
+      const missing = requiredFunctions(manifest).filter((fn) => !ctx.body.bundle.functions.includes(fn));
+      if (missing.length) throw fail(400, 'HANDLER_MISSING', { functions: missing });
+      return presentVersion(addVersion(ctx.services, app, ctx.principal!.userId, manifest, ctx.body.bundle, ctx.now));
+    },
+  }),
+  defineOperation({
+    operationId: 'listAppLogs',
+    method: 'GET',
+    path: '/v1/apps/{appId}/logs',
+    summary: "Runs of the app's code in every store, newest first (kept 7 days); `cursor` pages back",
+    tag,
+    auth: 'account',
+    callers: ['login', 'access'],
+    params: z.object({ appId: z.string() }),
+    query: z.object({
+      installationId: z.string().optional(),
+      cursor: z.string().optional(),
+      limit: z.coerce.number().int().min(1).max(200).default(50),
+    }).strict(),
+    handler: (ctx) => {
+      const app = ownApp(ctx.db, ctx.params.appId, ctx.principal!.userId);
+      const q = ctx.query;
+      const where = and(
+        eq(appExecutions.appId, app.id),
+        q.installationId ? eq(appExecutions.installationId, q.installationId) : undefined,
+        q.cursor ? lt(appExecutions.id, q.cursor) : undefined,
+      );
+      const rows = ctx.db.select().from(appExecutions).where(where).orderBy(desc(appExecutions.id)).limit(q.limit + 1).all();
+      const page = rows.slice(0, q.limit);
+      return { contents: page.map(presentExecution), nextCursor: rows.length > q.limit ? page[page.length - 1].id : null };
+    },
+  }),
+
+  // ——— stores: installations (spec 02 §4.1) ———
+  defineOperation({
+    operationId: 'listAppInstallations',
+    method: 'GET',
+    path: '/v1/apps/installations',
+    summary: 'Installed apps of the store',
+    tag,
+    auth: 'store',
+    scope: 'store:r',
+    query: z.object({ status: z.enum(['ACTIVE', 'UNINSTALLED']).default('ACTIVE') }).strict(),
+    handler: (ctx) => ({
+      contents: ctx.db.select().from(appInstallations)
+        .where(and(eq(appInstallations.storeId, ctx.store.id), eq(appInstallations.status, ctx.query.status)))
+        .orderBy(desc(appInstallations.id)).all()
+        .map((i) => presentInstallation(ctx.services, i)),
+    }),
+  }),
+  defineOperation({
+    operationId: 'installApp',
+    method: 'POST',
+    path: '/v1/apps/installations',
+    summary: "Install an app's latest version, consenting to its scopes; installing an installed app consents to its pending version",
+    tag,
+    auth: 'store',
+    ...manage,
+    body: z.object({ handle: z.string().min(1) }).strict(),
+    target: (ctx) => ({ type: 'APP', id: ctx.body.handle }),
+    handler: (ctx) => {
+      const app = findAppByHandle(ctx.db, ctx.body.handle);
+      if (!app) throw fail(404, 'APP_NOT_FOUND', { handle: ctx.body.handle });
+      assertInstallable(ctx.db, app, ctx.store.id);
+      const version = latestVersion(ctx.db, app);
+      assertRoleCovers(ctx.store.role, version.manifest);
+      const existing = activeInstallation(ctx.db, ctx.store.id, app.id);
+      if (!existing) return reply(201, presentInstallation(ctx.services, install(ctx.services, app, ctx.store.id, ctx.principal.userId, ctx.now)));
+      if (existing.pendingVersionId) consentTo(ctx.services, existing, findVersion(ctx.db, existing.pendingVersionId)!, ctx.now);
+      return presentInstallation(ctx.services, findInstallation(ctx.db, existing.id)!);
+    },
+  }),
+  defineOperation({
+    operationId: 'getAppInstallation',
+    method: 'GET',
+    path: '/v1/apps/installations/{installationId}',
+    summary: 'Permissions, settings (secrets masked), version and pendingVersion',
+    tag,
+    auth: 'store',
+    scope: 'store:r',
+    params: installationParams,
+    handler: (ctx) => presentInstallation(ctx.services, loadInstallation(ctx)),
+  }),
+  defineOperation({
+    operationId: 'getAppInstallationActivity',
+    method: 'GET',
+    path: '/v1/apps/installations/{installationId}/activity',
+    summary: 'Last 50 delivery results and API calls of the last 7 days',
+    tag,
+    auth: 'store',
+    scope: 'store:r',
+    params: installationParams,
+    handler: (ctx) => installationActivity(ctx.services, loadInstallation(ctx)),
+  }),
+  defineOperation({
+    operationId: 'consentAppInstallation',
+    method: 'POST',
+    path: '/v1/apps/installations/{installationId}/consent',
+    summary: 'Consent to the pending version; the app hears APP.SCOPES_UPDATED',
+    tag,
+    auth: 'store',
+    ...manage,
+    params: installationParams,
+    target: installationTarget,
+    handler: (ctx) => {
+      const inst = liveInstallation(ctx);
+      if (!inst.pendingVersionId) throw fail(409, 'APP_NO_PENDING_VERSION');
+      const pending = findVersion(ctx.db, inst.pendingVersionId)!;
+      assertRoleCovers(ctx.store.role, pending.manifest);
+      consentTo(ctx.services, inst, pending, ctx.now);
+      return presentInstallation(ctx.services, findInstallation(ctx.db, inst.id)!);
+    },
+  }),
+  defineOperation({
+    operationId: 'updateAppInstallationSettings',
+    method: 'PUT',
+    path: '/v1/apps/installations/{installationId}/settings',
+    summary: 'Set settings declared by the running version; null clears one',
+    tag,
+    auth: 'store',
+    ...manage,
+    params: installationParams,
+    body: z.object({ settings: z.record(z.string(), z.union([z.string().max(2000), z.number(), z.boolean(), z.null()])) }).strict(),
+    target: installationTarget,
+    handler: (ctx) => {
+      const inst = liveInstallation(ctx);
+      const manifest = findVersion(ctx.db, inst.versionId)!.manifest;
+      const settings = applySettingsPatch(manifest, inst.settings, ctx.body.settings);
+      ctx.db.update(appInstallations).set({ settings, updatedAt: ctx.now }).where(eq(appInstallations.id, inst.id)).run();
+      return presentInstallation(ctx.services, findInstallation(ctx.db, inst.id)!);
+    },
+  }),
+  defineOperation({
+    operationId: 'uninstallApp',
+    method: 'DELETE',
+    path: '/v1/apps/installations/{installationId}',
+    summary: 'Uninstall: access ends at once; settings and app storage are erased 48 hours later',
+    tag,
+    auth: 'store',
+    ...manage,
+    params: installationParams,
+    target: installationTarget,
+    handler: (ctx) => {
+      const inst = liveInstallation(ctx);
+      uninstall(ctx.services, inst, ctx.now);
+      return presentInstallation(ctx.services, findInstallation(ctx.db, inst.id)!);
+    },
+  }),
+
+  // ——— tools (spec 02 §4.1, spec 01 §5.6) ———
+  defineOperation({
+    operationId: 'listAppTools',
+    method: 'GET',
+    path: '/v1/apps/tools',
+    summary: "Installed apps' tools: installation id, app, name, description, input",
+    tag,
+    auth: 'store',
+    scope: 'store:r',
+    handler: (ctx) => ({
+      contents: ctx.db.select().from(appInstallations)
+        .where(and(eq(appInstallations.storeId, ctx.store.id), eq(appInstallations.status, 'ACTIVE')))
+        .all()
+        .flatMap((inst) => {
+          const app = findApp(ctx.db, inst.appId)!;
+          return toolList(findVersion(ctx.db, inst.versionId)!.manifest).map((t) => ({
+            installationId: inst.id, app: { appId: app.id, handle: app.handle, name: app.name }, ...t,
+          }));
+        }),
+    }),
+  }),
+  defineOperation({
+    operationId: 'callAppTool',
+    method: 'POST',
+    path: '/v1/apps/installations/{installationId}/tools/{name}',
+    summary: "Run an app's tool; returns `{ result }` (at most 64 KB)",
+    tag,
+    auth: 'store',
+    roles: ['OWNER', 'ADMIN'],
+    scope: 'store:rw',
+    async: true,
+    params: z.object({ installationId: z.string(), name: z.string() }),
+    body: z.object({ input: z.record(z.string(), z.unknown()).default({}) }).strict(),
+    target: (ctx) => ({ type: 'APP_INSTALLATION', id: ctx.params.installationId }),
+    handler: async (ctx) => {
+      const inst = loadInstallation(ctx, 'APP_TOOL_NOT_FOUND');
+      if (inst.status !== 'ACTIVE') throw fail(404, 'APP_TOOL_NOT_FOUND');
+      const app = findApp(ctx.db, inst.appId)!;
+      if (app.suspendedAt) throw fail(409, 'APP_SUSPENDED', { appId: app.id });
+      const version = findVersion(ctx.db, inst.versionId)!;
+      const tool = version.manifest.mcp?.tools?.[ctx.params.name];
+      if (!tool) throw fail(404, 'APP_TOOL_NOT_FOUND', { name: ctx.params.name });
+      const input = toolInput(tool.input, ctx.body.input);
+      const outcome = await invokeAndRecord(ctx.services, { app, installation: inst, version }, 'tool', ctx.params.name, input);
+      // Uninstalled while the call ran: its result no longer belongs to the store.
+      if (findInstallation(ctx.db, inst.id)!.status !== 'ACTIVE') throw fail(404, 'APP_TOOL_NOT_FOUND');
+      if (!outcome.ok) {
+        throw new ApiError(502, 'APP_TOOL_FAILED', { reason: outcome.code, appMessage: outcome.message }, [], `앱 도구 실행에 실패했습니다: ${outcome.message}`);
+      }
+      return { result: outcome.value };
+    },
+  }),
+
+  // ——— app storage, for installation tokens only ———
+  defineOperation({
+    operationId: 'listAppStorage',
+    method: 'GET',
+    path: '/v1/app/storage',
+    summary: "Keys of the installation's storage with usage (1,000 keys, 1 MB)",
+    tag,
+    auth: 'store',
+    callers: ['installation'],
+    query: z.object({ prefix: z.string().max(200).optional(), cursor: z.string().optional(), limit: z.coerce.number().int().min(1).max(1000).default(100) }).strict(),
+    handler: (ctx) => listItems(ctx.db, ctx.principal.tokenId, ctx.query),
+  }),
+  defineOperation({
+    operationId: 'getAppStorageItem',
+    method: 'GET',
+    path: '/v1/app/storage/{key}',
+    summary: 'One stored value',
+    tag,
+    auth: 'store',
+    callers: ['installation'],
+    params: z.object({ key: storageKey }),
+    handler: (ctx) => readItem(ctx.db, ctx.principal.tokenId, ctx.params.key),
+  }),
+  defineOperation({
+    operationId: 'putAppStorageItem',
+    method: 'PUT',
+    path: '/v1/app/storage/{key}',
+    summary: 'Store a JSON value under a key',
+    tag,
+    auth: 'store',
+    callers: ['installation'],
+    params: z.object({ key: storageKey }),
+    body: z.object({ value: z.json() }).strict(),
+    handler: (ctx) => writeItem(ctx.db, ctx.principal.tokenId, ctx.params.key, ctx.body.value, ctx.now),
+  }),
+  defineOperation({
+    operationId: 'deleteAppStorageItem',
+    method: 'DELETE',
+    path: '/v1/app/storage/{key}',
+    summary: 'Remove a key',
+    tag,
+    auth: 'store',
+    callers: ['installation'],
+    params: z.object({ key: storageKey }),
+    handler: (ctx) => deleteItem(ctx.db, ctx.principal.tokenId, ctx.params.key),
+  }),
+];

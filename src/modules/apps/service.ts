@@ -1,0 +1,311 @@
+import { and, desc, eq, inArray, lte, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { isoAt } from '../../db/clock.js';
+import { newId } from '../../db/ids.js';
+import { fail, validationFailed } from '../../server/errors.js';
+import type { Services } from '../../server/services.js';
+import { roleAllows } from '../accounts/scopes.js';
+import { emitEvent } from '../events/outbox.js';
+import type { Role } from '../stores/schema.js';
+import { findMembership } from '../stores/service.js';
+import { apiCallCount } from './installation-tokens.js';
+import { consentSurface, consentWidening, intervalSeconds, type Manifest } from './manifest.js';
+import {
+  appDeliveries, appExecutions, appInstallations, apps, appSchedules, appStorage, appVersions,
+  type AppBundle, type ExecutionKind, type ExecutionStatus, type SettingValue,
+} from './schema.js';
+
+export type App = typeof apps.$inferSelect;
+export type AppVersion = typeof appVersions.$inferSelect;
+export type Installation = typeof appInstallations.$inferSelect;
+
+export const ERASE_DELAY_MS = 48 * 3600_000;
+export const SUSPEND_AFTER_MS = 24 * 3600_000;
+export const EXECUTION_RETENTION_MS = 7 * 86_400_000;
+
+export const findApp = (db: Db, appId: string) => db.select().from(apps).where(eq(apps.id, appId)).get();
+export const findAppByHandle = (db: Db, handle: string) => db.select().from(apps).where(eq(apps.handle, handle)).get();
+export const findVersion = (db: Db, versionId: string) => db.select().from(appVersions).where(eq(appVersions.id, versionId)).get();
+export const findInstallation = (db: Db, installationId: string) => db.select().from(appInstallations).where(eq(appInstallations.id, installationId)).get();
+export const activeInstallation = (db: Db, storeId: string, appId: string) =>
+  db.select().from(appInstallations).where(and(eq(appInstallations.storeId, storeId), eq(appInstallations.appId, appId), eq(appInstallations.status, 'ACTIVE'))).get();
+
+/** The app of a developer; another developer's app is 404 (apps are not listed across accounts). */
+export function ownApp(db: Db, appId: string, userId: string): App {
+  const app = findApp(db, appId);
+  if (!app || app.ownerUserId !== userId) throw fail(404, 'APP_NOT_FOUND');
+  return app;
+}
+
+export function createApp(services: Services, userId: string, manifest: Manifest, now: number): App {
+  if (findAppByHandle(services.db, manifest.handle)) throw fail(409, 'APP_HANDLE_TAKEN', { handle: manifest.handle });
+  const app: App = {
+    id: newId('app', now), handle: manifest.handle, name: manifest.name, ownerUserId: userId, visibility: 'DEVELOPMENT',
+    latestVersion: 0, failingSince: null, suspendedAt: null, createdAt: now, updatedAt: now,
+  };
+  services.db.insert(apps).values(app).run();
+  return app;
+}
+
+/**
+ * A new version of an app. Installations move to it at once when it asks for nothing new; otherwise
+ * they keep running the old version with the new one pending consent (spec 02 §3). A new version also
+ * lifts a suspension: the developer shipped a fix.
+ */
+export function addVersion(services: Services, app: App, userId: string, manifest: Manifest, bundle: AppBundle, now: number): AppVersion {
+  const { db } = services;
+  if (manifest.handle !== app.handle) throw validationFailed([{ field: 'manifest.handle', code: 'HANDLE_MISMATCH', message: `이 앱의 핸들은 ${app.handle}입니다. 핸들은 바꿀 수 없습니다.` }]);
+  const version: AppVersion = { id: newId('appv', now), appId: app.id, version: app.latestVersion + 1, manifest, bundle, createdBy: userId, createdAt: now };
+  db.insert(appVersions).values(version).run();
+  db.update(apps).set({ name: manifest.name, latestVersion: version.version, failingSince: null, suspendedAt: null, updatedAt: now }).where(eq(apps.id, app.id)).run();
+
+  const installations = db.select().from(appInstallations).where(and(eq(appInstallations.appId, app.id), eq(appInstallations.status, 'ACTIVE'))).all();
+  for (const inst of installations) {
+    const running = findVersion(db, inst.versionId)!;
+    if (Object.keys(consentWidening(running.manifest, manifest)).length === 0) moveToVersion(services, inst, version, now);
+    else db.update(appInstallations).set({ pendingVersionId: version.id, updatedAt: now }).where(eq(appInstallations.id, inst.id)).run();
+  }
+  return version;
+}
+
+/** Scopes of `manifest` above `role` (an installer cannot grant more than they hold, spec 02 §2.2). */
+export function assertRoleCovers(role: Role, manifest: Manifest) {
+  const above = manifest.scopes.filter((s) => !roleAllows(role, s));
+  if (above.length) throw fail(403, 'INSUFFICIENT_ROLE', { reason: 'SCOPE_ABOVE_ROLE', role, scopes: above });
+}
+
+/** Development and private apps install only in stores their developer belongs to. */
+export function assertInstallable(db: Db, app: App, storeId: string) {
+  if (app.visibility === 'PUBLIC') return;
+  if (!findMembership(db, storeId, app.ownerUserId)) throw fail(403, 'APP_NOT_INSTALLABLE', { visibility: app.visibility });
+}
+
+export function install(services: Services, app: App, storeId: string, userId: string, now: number): Installation {
+  const version = latestVersion(services.db, app);
+  const inst: Installation = {
+    id: newId('inst', now), storeId, appId: app.id, versionId: version.id, pendingVersionId: null, grantedScopes: version.manifest.scopes,
+    installedBy: userId, settings: {}, status: 'ACTIVE', installedAt: now, updatedAt: now, uninstalledAt: null, eraseAt: null, erasedAt: null,
+  };
+  services.db.insert(appInstallations).values(inst).run();
+  syncSchedules(services.db, inst.id, version.manifest, now);
+  return inst;
+}
+
+export function latestVersion(db: Db, app: App): AppVersion {
+  const v = db.select().from(appVersions).where(and(eq(appVersions.appId, app.id), eq(appVersions.version, app.latestVersion))).get();
+  if (!v) throw fail(409, 'APP_NO_VERSION');
+  return v;
+}
+
+/** Consent given to `version`: it runs from now on with its scopes; the app hears APP.SCOPES_UPDATED when scopes changed. */
+export function consentTo(services: Services, inst: Installation, version: AppVersion, now: number) {
+  const before = inst.grantedScopes;
+  moveToVersion(services, inst, version, now);
+  emitEvent(services.db, now, {
+    storeId: inst.storeId,
+    type: 'APP.SCOPES_UPDATED',
+    resource: null,
+    data: { installationId: inst.id, appId: inst.appId, version: version.version, previousScopes: before, scopes: version.manifest.scopes },
+  });
+  enqueueDelivery(services.db, inst.id, 'APP.SCOPES_UPDATED', { version: version.version, previousScopes: before, scopes: version.manifest.scopes }, now);
+}
+
+function moveToVersion(services: Services, inst: Installation, version: AppVersion, now: number) {
+  services.db.update(appInstallations)
+    .set({ versionId: version.id, pendingVersionId: null, grantedScopes: version.manifest.scopes, updatedAt: now })
+    .where(eq(appInstallations.id, inst.id))
+    .run();
+  syncSchedules(services.db, inst.id, version.manifest, now);
+}
+
+/** Schedules follow the running version: new ones start one interval from now, kept ones keep their next run. */
+function syncSchedules(db: Db, installationId: string, manifest: Manifest, now: number) {
+  const declared = Object.entries(manifest.schedules ?? {});
+  const existing = db.select().from(appSchedules).where(eq(appSchedules.installationId, installationId)).all();
+  const names = declared.map(([n]) => n);
+  const gone = existing.filter((s) => !names.includes(s.name)).map((s) => s.name);
+  if (gone.length) db.delete(appSchedules).where(and(eq(appSchedules.installationId, installationId), inArray(appSchedules.name, gone))).run();
+  for (const [name, s] of declared) {
+    const intervalS = intervalSeconds(s.interval);
+    db.insert(appSchedules).values({ installationId, name, intervalSeconds: intervalS, nextRunAt: now + intervalS * 1000 })
+      .onConflictDoUpdate({ target: [appSchedules.installationId, appSchedules.name], set: { intervalSeconds: intervalS } })
+      .run();
+  }
+}
+
+/** Access ends now; settings and storage are erased 48 hours later by the erase job. */
+export function uninstall(services: Services, inst: Installation, now: number) {
+  const { db } = services;
+  db.update(appInstallations)
+    .set({ status: 'UNINSTALLED', pendingVersionId: null, uninstalledAt: now, eraseAt: now + ERASE_DELAY_MS, updatedAt: now })
+    .where(eq(appInstallations.id, inst.id))
+    .run();
+  db.delete(appSchedules).where(eq(appSchedules.installationId, inst.id)).run();
+  enqueueDelivery(db, inst.id, 'APP.UNINSTALLED', { uninstalledAt: isoAt(now), eraseAt: isoAt(now + ERASE_DELAY_MS) }, now);
+}
+
+export function enqueueDelivery(db: Db, installationId: string, event: string, payload: Record<string, unknown>, now: number) {
+  db.insert(appDeliveries).values({ id: newId('appd', now), installationId, event, payload, status: 'PENDING', attempts: 0, nextAttemptAt: now, createdAt: now }).run();
+}
+
+/** Erase job: 48 hours after uninstall, settings and storage go and the app is told to erase store data. */
+export function eraseUninstalled(services: Services, now: number): number {
+  const { db } = services;
+  const due = db.select().from(appInstallations)
+    .where(and(eq(appInstallations.status, 'UNINSTALLED'), lte(appInstallations.eraseAt, now), sql`${appInstallations.erasedAt} is null`))
+    .all();
+  for (const inst of due) {
+    services.sqlite.transaction(() => {
+      db.update(appInstallations).set({ settings: {}, erasedAt: now, updatedAt: now }).where(eq(appInstallations.id, inst.id)).run();
+      db.delete(appStorage).where(eq(appStorage.installationId, inst.id)).run();
+      enqueueDelivery(db, inst.id, 'APP.STORE_DATA_ERASE', { storeId: inst.storeId, uninstalledAt: isoAt(inst.uninstalledAt!) }, now);
+    })();
+  }
+  return due.length;
+}
+
+export function pruneExecutions(services: Services, now: number): number {
+  return services.db.delete(appExecutions).where(lte(appExecutions.createdAt, now - EXECUTION_RETENTION_MS)).run().changes;
+}
+
+// ——— settings ———
+
+export function missingSettings(manifest: Manifest, settings: Record<string, SettingValue>): string[] {
+  return Object.entries(manifest.settings ?? {}).filter(([k, d]) => d.required && (settings[k] === undefined || settings[k] === '')).map(([k]) => k);
+}
+
+/** Secret settings show only their first 4 characters once saved (spec 02 §2.2). */
+export function presentSettings(manifest: Manifest, settings: Record<string, SettingValue>) {
+  return Object.fromEntries(Object.entries(manifest.settings ?? {}).map(([k, d]) => {
+    const v = settings[k];
+    if (v === undefined) return [k, null];
+    return [k, d.secret ? `${String(v).slice(0, 4)}${'*'.repeat(Math.max(String(v).length - 4, 4))}` : v];
+  }));
+}
+
+/** A settings patch against the running version's declarations: null clears, undeclared names and wrong types are refused. */
+export function applySettingsPatch(manifest: Manifest, current: Record<string, SettingValue>, patch: Record<string, unknown>) {
+  const declared = manifest.settings ?? {};
+  const errors = [];
+  const next = { ...current };
+  for (const [k, v] of Object.entries(patch)) {
+    const def = declared[k];
+    if (!def) errors.push({ field: `settings.${k}`, code: 'UNKNOWN_FIELD', message: '앱이 선언하지 않은 설정입니다.' });
+    else if (v === null) delete next[k];
+    else if (typeof v !== def.type) errors.push({ field: `settings.${k}`, code: 'INVALID_TYPE', message: `${def.type} 형식이어야 합니다.` });
+    else next[k] = v as SettingValue;
+  }
+  if (errors.length) throw validationFailed(errors);
+  return next;
+}
+
+// ——— executions ———
+
+export interface ExecutionRecord {
+  app: App;
+  installation: Installation;
+  kind: ExecutionKind;
+  name: string;
+  status: ExecutionStatus;
+  /** Set when the app's own code failed (thrown, limits); decides suspension. */
+  appError?: boolean;
+  errorCode?: string | null;
+  errorMessage?: string | null;
+  logs?: string[];
+  durationMs?: number;
+}
+
+/**
+ * Records one run and keeps the failure record of spec 02 §3: an app whose calls have all failed as app
+ * errors for 24 hours is suspended; any success clears the run of failures.
+ */
+export function recordExecution(services: Services, r: ExecutionRecord, now: number) {
+  const { db } = services;
+  services.sqlite.transaction(() => {
+    db.insert(appExecutions).values({
+      id: newId('appx', now), appId: r.app.id, installationId: r.installation.id, storeId: r.installation.storeId, kind: r.kind, name: r.name,
+      status: r.status, errorCode: r.errorCode ?? null, errorMessage: r.errorMessage ?? null, logs: r.logs ?? [], durationMs: r.durationMs ?? 0, createdAt: now,
+    }).run();
+    if (r.status === 'SUCCEEDED') {
+      db.update(apps).set({ failingSince: null }).where(and(eq(apps.id, r.app.id), sql`${apps.failingSince} is not null`)).run();
+    } else if (r.appError) {
+      const app = findApp(db, r.app.id)!;
+      if (app.failingSince === null) db.update(apps).set({ failingSince: now }).where(eq(apps.id, app.id)).run();
+      else if (app.suspendedAt === null && now - app.failingSince >= SUSPEND_AFTER_MS) db.update(apps).set({ suspendedAt: now, updatedAt: now }).where(eq(apps.id, app.id)).run();
+    }
+  })();
+}
+
+export function presentExecution(x: typeof appExecutions.$inferSelect) {
+  return {
+    executionId: x.id, installationId: x.installationId, kind: x.kind, name: x.name, status: x.status,
+    errorCode: x.errorCode, errorMessage: x.errorMessage, logs: x.logs, durationMs: x.durationMs, createdAt: isoAt(x.createdAt),
+  };
+}
+
+export function recentExecutions(db: Db, installationId: string, limit: number) {
+  return db.select().from(appExecutions).where(eq(appExecutions.installationId, installationId)).orderBy(desc(appExecutions.id)).limit(limit).all();
+}
+
+// ——— presentation ———
+
+export function presentApp(app: App) {
+  return {
+    appId: app.id, handle: app.handle, name: app.name, visibility: app.visibility, latestVersion: app.latestVersion,
+    status: app.suspendedAt ? 'SUSPENDED' : 'ACTIVE', suspendedAt: app.suspendedAt ? isoAt(app.suspendedAt) : null,
+    createdAt: isoAt(app.createdAt), updatedAt: isoAt(app.updatedAt),
+  };
+}
+
+export function presentVersion(v: AppVersion) {
+  return { versionId: v.id, appId: v.appId, version: v.version, manifest: v.manifest, functions: Object.keys(v.bundle.functions).sort(), createdAt: isoAt(v.createdAt) };
+}
+
+export function toolList(manifest: Manifest) {
+  return Object.entries(manifest.mcp?.tools ?? {}).map(([name, t]) => ({ name, description: t.description, input: t.input ?? {} }));
+}
+
+export function presentInstallation(services: Services, inst: Installation) {
+  const { db } = services;
+  const app = findApp(db, inst.appId)!;
+  const version = findVersion(db, inst.versionId)!;
+  const pending = inst.pendingVersionId ? findVersion(db, inst.pendingVersionId)! : null;
+  const m = version.manifest;
+  const surface = consentSurface(m);
+  const missing = missingSettings(m, inst.settings);
+  const schedules = db.select().from(appSchedules).where(eq(appSchedules.installationId, inst.id)).all();
+  const hookBase = `${services.config.origin}/apps/${app.handle}/hooks/${inst.id}`;
+  return {
+    installationId: inst.id,
+    app: { appId: app.id, handle: app.handle, name: app.name, status: app.suspendedAt ? 'SUSPENDED' : 'ACTIVE' },
+    status: inst.status,
+    visibility: app.visibility,
+    version: version.version,
+    pendingVersion: pending ? { version: pending.version, requires: consentWidening(m, pending.manifest) } : null,
+    needsUpdate: pending !== null,
+    permissions: { scopes: inst.grantedScopes, hosts: surface.hosts },
+    settings: presentSettings(m, inst.settings),
+    needsSetup: missing.length > 0,
+    missingSettings: missing,
+    tools: toolList(m),
+    externalHost: surface.externalHost,
+    publicHttp: surface.publicRoutes.map((r) => {
+      const [method, path] = r.split(' ');
+      return { method, path, url: `${hookBase}${path}` };
+    }),
+    schedules: Object.entries(m.schedules ?? {}).map(([name, s]) => ({ name, interval: s.interval, nextRunAt: ((n) => (n ? isoAt(n) : null))(schedules.find((x) => x.name === name)?.nextRunAt) })),
+    flowNotifications: Object.entries(m.flow?.notifications ?? {}).map(([name, n]) => ({ name, label: n.label, description: n.description ?? null, params: n.params ?? {} })),
+    flowEvents: Object.entries(m.flow?.events ?? {}).map(([name, e]) => ({ name: `app.${app.handle}.${name}`, label: e.label, description: e.description ?? null })),
+    installedAt: isoAt(inst.installedAt),
+    uninstalledAt: inst.uninstalledAt ? isoAt(inst.uninstalledAt) : null,
+    eraseAt: inst.eraseAt && !inst.erasedAt ? isoAt(inst.eraseAt) : null,
+  };
+}
+
+export function installationActivity(services: Services, inst: Installation) {
+  return {
+    installationId: inst.id,
+    deliveries: recentExecutions(services.db, inst.id, 50).map(presentExecution),
+    apiCalls: { days: 7, count: apiCallCount(services, inst.id, 7) },
+  };
+}

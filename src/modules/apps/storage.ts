@@ -1,0 +1,86 @@
+import { and, asc, count, eq, gt, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import { isoAt } from '../../db/clock.js';
+import { preparedFor } from '../../db/prepared.js';
+import { fail } from '../../server/errors.js';
+import { appStorage } from './schema.js';
+
+/** Quota of spec 02 §8, per installation. */
+export const STORAGE_MAX_KEYS = 1000;
+export const STORAGE_MAX_BYTES = 1024 * 1024;
+
+export const storageKey = z.string().min(1).max(200).regex(/^[A-Za-z0-9._:\/-]+$/, { message: '키는 영문자, 숫자와 . _ : / - 로 200자 이내입니다.' });
+
+const statements = preparedFor((db) => ({
+  usage: db
+    .select({ keys: count(), bytes: sql<number>`coalesce(sum(${appStorage.bytes}), 0)` })
+    .from(appStorage)
+    .where(eq(appStorage.installationId, sql.placeholder('installationId')))
+    .prepare(),
+  get: db
+    .select()
+    .from(appStorage)
+    .where(and(eq(appStorage.installationId, sql.placeholder('installationId')), eq(appStorage.key, sql.placeholder('key'))))
+    .prepare(),
+}));
+
+const utf8Bytes = (s: string) => Buffer.byteLength(s, 'utf8');
+
+export function storageUsage(db: Db, installationId: string) {
+  const u = statements(db).usage.get({ installationId })!;
+  return { keys: u.keys, bytes: u.bytes, maxKeys: STORAGE_MAX_KEYS, maxBytes: STORAGE_MAX_BYTES };
+}
+
+const present = (row: typeof appStorage.$inferSelect) => ({ key: row.key, value: JSON.parse(row.value) as unknown, bytes: row.bytes, updatedAt: isoAt(row.updatedAt) });
+
+export function readItem(db: Db, installationId: string, key: string) {
+  const row = statements(db).get.get({ installationId, key });
+  if (!row) throw fail(404, 'APP_STORAGE_KEY_NOT_FOUND', { key });
+  return present(row);
+}
+
+/**
+ * Writes one key. The quota counts key plus JSON value in UTF-8 bytes; a replaced value's old size is
+ * freed first, so rewriting a key at the limit with a value of the same size still succeeds.
+ */
+export function writeItem(db: Db, installationId: string, key: string, value: unknown, now: number) {
+  const json = JSON.stringify(value);
+  const bytes = utf8Bytes(key) + utf8Bytes(json);
+  const existing = statements(db).get.get({ installationId, key });
+  const usage = storageUsage(db, installationId);
+  const keysAfter = usage.keys + (existing ? 0 : 1);
+  const bytesAfter = usage.bytes - (existing?.bytes ?? 0) + bytes;
+  if (keysAfter > STORAGE_MAX_KEYS) {
+    throw fail(409, 'APP_STORAGE_QUOTA_EXCEEDED', { limit: 'KEYS', maxKeys: STORAGE_MAX_KEYS, usedKeys: usage.keys, key });
+  }
+  if (bytesAfter > STORAGE_MAX_BYTES) {
+    throw fail(409, 'APP_STORAGE_QUOTA_EXCEEDED', { limit: 'BYTES', maxBytes: STORAGE_MAX_BYTES, usedBytes: usage.bytes, requestedBytes: bytes, availableBytes: STORAGE_MAX_BYTES - usage.bytes + (existing?.bytes ?? 0), key });
+  }
+  db.insert(appStorage).values({ installationId, key, value: json, bytes, updatedAt: now })
+    .onConflictDoUpdate({ target: [appStorage.installationId, appStorage.key], set: { value: json, bytes, updatedAt: now } })
+    .run();
+  return { key, value, bytes, updatedAt: isoAt(now), usage: storageUsage(db, installationId) };
+}
+
+export function deleteItem(db: Db, installationId: string, key: string) {
+  const { changes } = db.delete(appStorage).where(and(eq(appStorage.installationId, installationId), eq(appStorage.key, key))).run();
+  if (!changes) throw fail(404, 'APP_STORAGE_KEY_NOT_FOUND', { key });
+  return { key, deleted: true, usage: storageUsage(db, installationId) };
+}
+
+/** Keys in order, cursor-paged by key. */
+export function listItems(db: Db, installationId: string, options: { prefix?: string; cursor?: string; limit: number }) {
+  const where = and(
+    eq(appStorage.installationId, installationId),
+    options.prefix ? sql`substr(${appStorage.key}, 1, ${options.prefix.length}) = ${options.prefix}` : undefined,
+    options.cursor ? gt(appStorage.key, options.cursor) : undefined,
+  );
+  const rows = db.select().from(appStorage).where(where).orderBy(asc(appStorage.key)).limit(options.limit + 1).all();
+  const page = rows.slice(0, options.limit);
+  return {
+    contents: page.map((r) => ({ key: r.key, bytes: r.bytes, updatedAt: isoAt(r.updatedAt) })),
+    nextCursor: rows.length > options.limit ? page[page.length - 1].key : null,
+    usage: storageUsage(db, installationId),
+  };
+}
