@@ -1,6 +1,7 @@
 import { accountsModule } from '../modules/accounts/index.js';
 import { auditModule } from '../modules/audit/index.js';
 import { storesModule } from '../modules/stores/index.js';
+import { appsModule } from '../modules/apps/index.js';
 import type { Module } from './module.js';
 import type { Operation } from './registry.js';
 
@@ -9,6 +10,7 @@ export const modules: Module[] = [
   accountsModule,
   storesModule,
   auditModule,
+  appsModule,
 ];
 
 /** The operation registry: every HTTP operation of the service. */
