@@ -1,0 +1,94 @@
+/**
+ * Messages between the server (`src/runtime-host`) and the runtime worker, over the `child_process.fork`
+ * IPC channel with `serialization: 'advanced'`. Values that reach the guest travel as JSON strings so the
+ * worker never has to trust an object's shape: it hands the guest strings and primitives only.
+ */
+
+export type InvocationKind = 'tool' | 'notification' | 'schedule' | 'route' | 'event';
+
+/** Where each kind's functions live on the bundle's global (`__app.tools.NAME`, …). */
+export const KIND_GROUP: Record<InvocationKind, string> = {
+  tool: 'tools',
+  notification: 'notifications',
+  schedule: 'schedules',
+  route: 'routes',
+  event: 'events',
+};
+
+export interface RuntimeLimits {
+  /** Isolate CPU time charged to the call. */
+  cpuMs: number;
+  /** Real time from the start of execution, awaited host calls included. */
+  wallMs: number;
+  /** Heap limit of the installation's isolate; applies when the isolate is (re)created. */
+  memoryMb: number;
+  /** UTF-8 bytes of `JSON.stringify(result)`. */
+  resultBytes: number;
+}
+
+export type RuntimeErrorCode =
+  | 'TIMEOUT'
+  | 'CPU_LIMIT'
+  | 'MEMORY_LIMIT'
+  | 'RESULT_TOO_LARGE'
+  | 'APP_ERROR'
+  | 'FETCH_BLOCKED'
+  | 'RUNTIME_CRASHED'
+  | 'HANDLER_MISSING'
+  | 'INSTALLATION_EVICTED';
+
+export interface RuntimeError {
+  code: RuntimeErrorCode;
+  message: string;
+  stack?: string;
+}
+
+export interface LogLine {
+  level: 'log' | 'info' | 'warn' | 'error' | 'debug';
+  message: string;
+  /** Milliseconds since the call started executing. */
+  atMs: number;
+}
+
+export type HostOp = 'fetch' | 'storage' | 'api';
+
+export type ToWorker =
+  | {
+      t: 'invoke';
+      id: number;
+      installationId: string;
+      bundleHash: string;
+      /** Sent the first time this worker sees the bundle, and again when it asks (`BUNDLE_MISSING`). */
+      code?: string;
+      kind: InvocationKind;
+      name: string;
+      /** JSON of the input and of the service context. */
+      input: string;
+      context: string;
+      limits: RuntimeLimits;
+    }
+  | { t: 'reply'; id: number; seq: number; ok: boolean; json: string }
+  | { t: 'evict'; installationId: string };
+
+export type FromWorker =
+  | { t: 'ready' }
+  | { t: 'call'; id: number; seq: number; op: HostOp; json: string }
+  | { t: 'done'; id: number; ok: true; json: string; logs: LogLine[]; durationMs: number }
+  | { t: 'done'; id: number; ok: false; error: WorkerFailure; logs: LogLine[]; durationMs: number };
+
+/**
+ * `BUNDLE_MISSING` asks the host to send the invoke again with the code (the worker's cache dropped it);
+ * `guestCode` is the `code` property of the value the guest threw, a hint the host checks against what it
+ * knows (a fetch it blocked) before trusting it.
+ */
+export interface WorkerFailure {
+  code: RuntimeErrorCode | 'BUNDLE_MISSING';
+  message: string;
+  stack?: string;
+  guestCode?: string;
+}
+
+export interface WorkerConfig {
+  /** Warm isolates kept; the least recently used idle one is disposed beyond this. */
+  maxIsolates: number;
+}

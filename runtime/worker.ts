@@ -1,0 +1,274 @@
+/**
+ * The runtime worker: a child process of the server that runs app functions in isolated-vm. It holds no
+ * secrets and no database handle (the server forks it with an empty environment); everything an app may
+ * do outside its isolate — fetch, storage, API calls — is a message to the server, which decides.
+ *
+ * One isolate per installation stays warm, with each bundle version compiled once per isolate (and V8's
+ * code cache shared across isolates); every call gets a fresh context. A watchdog charges isolate CPU time
+ * to the calls in flight and disposes the isolate when a call overruns its CPU or wall-clock budget,
+ * because `timeout` only bounds synchronous runs, not code resumed after an awaited host call.
+ */
+import ivm from 'isolated-vm';
+import { BUNDLE_ENTRY, BUNDLE_FILENAME, GUEST_BOOTSTRAP } from './guest.js';
+import { KIND_GROUP, type FromWorker, type HostOp, type LogLine, type RuntimeLimits, type ToWorker, type WorkerConfig, type WorkerFailure } from './protocol.js';
+
+const config: WorkerConfig = { maxIsolates: 100, ...JSON.parse(process.argv[2] ?? '{}') };
+const MAX_BUNDLES = 256;
+const MAX_SCRIPTS_PER_ISOLATE = 4;
+const MAX_LOG_LINES = 200;
+const MAX_LOG_CHARS = 2000;
+/** Largest argument a guest may hand to a host call (storage holds 1 MB in all; fetch bodies alike). */
+const MAX_REQUEST_CHARS = 2 * 1024 * 1024;
+const WATCH_EVERY_MS = 5;
+const HOST_OPS = new Set<string>(['fetch', 'storage', 'api'] satisfies HostOp[]);
+const LOG_LEVELS = new Set<string>(['log', 'info', 'warn', 'error', 'debug'] satisfies LogLine['level'][]);
+
+interface Bundle {
+  code: string;
+  /** V8 code cache from the first compile, so other installations' isolates skip most of the parse. */
+  cachedData?: ivm.ExternalCopy<ArrayBuffer>;
+}
+
+interface Slot {
+  installationId: string;
+  isolate: ivm.Isolate;
+  memoryMb: number;
+  scripts: Map<string, Promise<ivm.Script>>;
+  calls: Set<Call>;
+  /** `isolate.cpuTime` when the watchdog last charged it. */
+  cpuMark: bigint;
+}
+
+interface Call {
+  id: number;
+  slot: Slot;
+  limits: RuntimeLimits;
+  startedAt: number;
+  cpuNs: number;
+  logs: LogLine[];
+  context?: ivm.Context;
+  settle?: ivm.Reference;
+  finished: boolean;
+}
+
+const bundles = new Map<string, Bundle>();
+const slots = new Map<string, Slot>();
+const calls = new Map<number, Call>();
+
+const send = (message: FromWorker) => process.send!(message);
+
+/** Map iteration order is insertion order: re-inserting on use keeps the least recently used first. */
+function touch<K, V>(map: Map<K, V>, key: K, value: V) {
+  map.delete(key);
+  map.set(key, value);
+}
+
+function slotFor(installationId: string, memoryMb: number): Slot {
+  const existing = slots.get(installationId);
+  if (existing && !existing.isolate.isDisposed && (existing.memoryMb === memoryMb || existing.calls.size > 0)) {
+    touch(slots, installationId, existing);
+    return existing;
+  }
+  if (existing) dispose(existing);
+  const isolate = new ivm.Isolate({
+    memoryLimit: memoryMb,
+    // isolated-vm's advice: after such an error the process cannot be trusted; the server restarts us.
+    onCatastrophicError: (message) => {
+      process.stderr.write(`runtime worker: catastrophic isolate error: ${message}\n`);
+      process.abort();
+    },
+  });
+  const slot: Slot = { installationId, isolate, memoryMb, scripts: new Map(), calls: new Set(), cpuMark: 0n };
+  slots.set(installationId, slot);
+  return slot;
+}
+
+function compiled(slot: Slot, hash: string, bundle: Bundle): Promise<ivm.Script> {
+  let script = slot.scripts.get(hash);
+  if (!script) {
+    const options = bundle.cachedData ? { cachedData: bundle.cachedData } : { produceCachedData: true };
+    script = slot.isolate.compileScript(bundle.code + BUNDLE_ENTRY, { filename: BUNDLE_FILENAME, ...options }).then((s) => {
+      const produced = (s as ivm.Script & { cachedData?: ivm.ExternalCopy<ArrayBuffer> }).cachedData;
+      if (produced && !bundle.cachedData) bundle.cachedData = produced;
+      return s;
+    });
+    // A failed compile (syntax error) is not cached: the same error is reported on each call.
+    script.catch(() => slot.scripts.delete(hash));
+    slot.scripts.set(hash, script);
+    if (slot.scripts.size > MAX_SCRIPTS_PER_ISOLATE) {
+      const [oldest, old] = slot.scripts.entries().next().value!;
+      slot.scripts.delete(oldest);
+      old.then((s) => s.release(), () => {});
+    }
+  }
+  return script;
+}
+
+function dispose(slot: Slot) {
+  if (slots.get(slot.installationId) === slot) slots.delete(slot.installationId);
+  if (!slot.isolate.isDisposed) slot.isolate.dispose();
+}
+
+function finish(call: Call, outcome: { ok: true; json: string } | { ok: false; error: WorkerFailure }) {
+  if (call.finished) return;
+  call.finished = true;
+  calls.delete(call.id);
+  call.slot.calls.delete(call);
+  if (!call.slot.isolate.isDisposed) {
+    call.settle?.release();
+    call.context?.release();
+  }
+  const durationMs = performance.now() - call.startedAt;
+  send(outcome.ok ? { t: 'done', id: call.id, ok: true, json: outcome.json, logs: call.logs, durationMs } : { t: 'done', id: call.id, ok: false, error: outcome.error, logs: call.logs, durationMs });
+  if (calls.size === 0) stopWatchdog();
+  trimIsolates();
+}
+
+const KILL_MESSAGE: Record<'CPU_LIMIT' | 'TIMEOUT' | 'MEMORY_LIMIT' | 'INSTALLATION_EVICTED', (call: Call) => string> = {
+  CPU_LIMIT: (c) => `The function used more than ${c.limits.cpuMs} ms of CPU time`,
+  TIMEOUT: (c) => `The function did not finish within ${c.limits.wallMs} ms`,
+  MEMORY_LIMIT: (c) => `The function exceeded the ${c.slot.memoryMb} MB memory limit`,
+  INSTALLATION_EVICTED: () => 'The installation was removed while the function ran',
+};
+
+/** Ends every call of the isolate: they share its heap and thread, so none can go on once it is gone. */
+function kill(slot: Slot, code: keyof typeof KILL_MESSAGE, culprit?: Call) {
+  dispose(slot);
+  for (const call of [...slot.calls]) {
+    const message = !culprit || call === culprit ? KILL_MESSAGE[code](call) : `${KILL_MESSAGE[code](culprit)}; this call ran in the same isolate and was stopped with it`;
+    finish(call, { ok: false, error: { code, message } });
+  }
+}
+
+let watchdog: NodeJS.Timeout | undefined;
+function startWatchdog() {
+  watchdog ??= setInterval(watch, WATCH_EVERY_MS);
+}
+function stopWatchdog() {
+  clearInterval(watchdog);
+  watchdog = undefined;
+}
+
+/**
+ * Calls of one installation share an isolate thread, so its CPU time is split evenly among the calls in
+ * flight: a hostile call among n is stopped after at most n times its budget, never a polite one alone.
+ */
+function watch() {
+  const now = performance.now();
+  for (const slot of [...slots.values()]) {
+    if (slot.calls.size === 0 || slot.isolate.isDisposed) continue;
+    const cpu = slot.isolate.cpuTime;
+    const share = Number(cpu - slot.cpuMark) / slot.calls.size;
+    slot.cpuMark = cpu;
+    for (const call of slot.calls) {
+      call.cpuNs += share;
+      if (call.cpuNs > call.limits.cpuMs * 1e6) {
+        kill(slot, 'CPU_LIMIT', call);
+        break;
+      }
+      if (now - call.startedAt > call.limits.wallMs) {
+        kill(slot, 'TIMEOUT', call);
+        break;
+      }
+    }
+  }
+}
+
+function trimIsolates() {
+  for (const slot of slots.values()) {
+    if (slots.size <= config.maxIsolates) return;
+    if (slot.calls.size === 0) dispose(slot);
+  }
+}
+
+function outcomeOf(call: Call, kind: string, name: string, out: unknown): Parameters<typeof finish>[1] {
+  const tag = typeof out === 'string' ? out[0] : undefined;
+  const body = typeof out === 'string' ? out.slice(1) : '';
+  const { resultBytes } = call.limits;
+  if (tag === 'R' && Buffer.byteLength(body) <= resultBytes) return { ok: true, json: body };
+  if (tag === 'R' || tag === 'L') return { ok: false, error: { code: 'RESULT_TOO_LARGE', message: `The result is larger than ${resultBytes} bytes of JSON` } };
+  if (tag === 'M') {
+    const group = KIND_GROUP[kind as keyof typeof KIND_GROUP];
+    return { ok: false, error: { code: 'HANDLER_MISSING', message: `The bundle has no ${kind} function "${name}" (expected __app.${group}["${name}"])` } };
+  }
+  if (tag === 'E') {
+    const thrown = JSON.parse(body) as { name: string; message: string; stack?: string; code?: string };
+    return { ok: false, error: { code: 'APP_ERROR', message: `${thrown.name}: ${thrown.message}`, stack: thrown.stack, guestCode: thrown.code } };
+  }
+  return { ok: false, error: { code: 'APP_ERROR', message: 'The bundle did not run the requested function (was __svc_run shadowed?)' } };
+}
+
+function failed(call: Call, error: unknown) {
+  if (call.finished) return;
+  const message = error instanceof Error ? error.message : String(error);
+  // isolated-vm disposes an isolate that passes its memory limit on its own; we did not dispose it.
+  if (call.slot.isolate.isDisposed) return kill(call.slot, 'MEMORY_LIMIT');
+  if (message === 'Script execution timed out.') return finish(call, { ok: false, error: { code: 'CPU_LIMIT', message: KILL_MESSAGE.CPU_LIMIT(call) } });
+  // Compile errors and the like: the message is V8's, the stack would be ours, so it is left out.
+  finish(call, { ok: false, error: { code: 'APP_ERROR', message } });
+}
+
+async function invoke(msg: Extract<ToWorker, { t: 'invoke' }>) {
+  if (msg.code !== undefined) touch(bundles, msg.bundleHash, bundles.get(msg.bundleHash) ?? { code: msg.code });
+  if (bundles.size > MAX_BUNDLES) bundles.delete(bundles.keys().next().value!);
+  const bundle = bundles.get(msg.bundleHash);
+  if (!bundle) {
+    send({ t: 'done', id: msg.id, ok: false, error: { code: 'BUNDLE_MISSING', message: 'bundle not cached' }, logs: [], durationMs: 0 });
+    return;
+  }
+  touch(bundles, msg.bundleHash, bundle);
+  const slot = slotFor(msg.installationId, msg.limits.memoryMb);
+  if (slot.calls.size === 0) slot.cpuMark = slot.isolate.cpuTime;
+  const call: Call = { id: msg.id, slot, limits: msg.limits, startedAt: performance.now(), cpuNs: 0, logs: [], finished: false };
+  slot.calls.add(call);
+  calls.set(call.id, call);
+  startWatchdog();
+  try {
+    const script = await compiled(slot, msg.bundleHash, bundle);
+    const context = await slot.isolate.createContext();
+    call.context = context;
+    if (call.finished) return context.release();
+    const request = new ivm.Callback((seq: unknown, op: unknown, json: unknown) => onRequest(call, seq, op, json), { ignored: true });
+    const log = new ivm.Callback((level: unknown, text: unknown) => onLog(call, level, text), { ignored: true });
+    const meta = JSON.stringify({ group: KIND_GROUP[msg.kind], name: msg.name, resultBytes: msg.limits.resultBytes, maxLogLines: MAX_LOG_LINES, maxLogChars: MAX_LOG_CHARS });
+    call.settle = await context.evalClosure(GUEST_BOOTSTRAP, [request, log, meta, msg.input, msg.context], { result: { reference: true }, filename: 'svc:///bootstrap.js' });
+    const out = await script.run(context, { promise: true, copy: true, timeout: msg.limits.cpuMs });
+    finish(call, outcomeOf(call, msg.kind, msg.name, out));
+  } catch (error) {
+    failed(call, error);
+  }
+}
+
+function onRequest(call: Call, seq: unknown, op: unknown, json: unknown) {
+  if (call.finished || typeof seq !== 'number' || typeof op !== 'string' || !HOST_OPS.has(op) || typeof json !== 'string') return;
+  if (json.length > MAX_REQUEST_CHARS) {
+    reply(call, seq, false, JSON.stringify({ code: 'REQUEST_TOO_LARGE', message: `A ${op} request may carry at most ${MAX_REQUEST_CHARS} characters` }));
+    return;
+  }
+  send({ t: 'call', id: call.id, seq, op: op as HostOp, json });
+}
+
+function reply(call: Call, seq: number, ok: boolean, json: string) {
+  if (call.finished || !call.settle) return;
+  // A rejection here means the isolate is gone; the call is failed by whoever disposed it.
+  call.settle.apply(undefined, [seq, ok, json]).catch(() => {});
+}
+
+function onLog(call: Call, level: unknown, text: unknown) {
+  if (call.finished || call.logs.length >= MAX_LOG_LINES || typeof level !== 'string' || !LOG_LEVELS.has(level)) return;
+  call.logs.push({ level: level as LogLine['level'], message: String(text).slice(0, MAX_LOG_CHARS + 100), atMs: Math.round(performance.now() - call.startedAt) });
+}
+
+process.on('message', (msg: ToWorker) => {
+  if (msg.t === 'invoke') void invoke(msg);
+  else if (msg.t === 'reply') {
+    const call = calls.get(msg.id);
+    if (call) reply(call, msg.seq, msg.ok, msg.json);
+  } else if (msg.t === 'evict') {
+    const slot = slots.get(msg.installationId);
+    if (slot) kill(slot, 'INSTALLATION_EVICTED');
+  }
+});
+// The server is our only reason to exist: when its channel closes, so do we.
+process.on('disconnect', () => process.exit(0));
+send({ t: 'ready' });

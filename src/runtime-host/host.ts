@@ -1,0 +1,340 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import type { SourceMap } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import type { FromWorker, HostOp, RuntimeLimits, ToWorker, WorkerConfig, WorkerFailure } from '../../runtime/protocol.js';
+import { appStack, parseSourceMap } from './stack.js';
+import { RuntimeCallbackError, type InvokeRequest, type InvokeResult, type RuntimeCallbacks, type RuntimeError } from './types.js';
+
+export const DEFAULT_LIMITS: RuntimeLimits = { cpuMs: 1000, wallMs: 10_000, memoryMb: 64, resultBytes: 64 * 1024 };
+
+export interface RuntimeHostOptions {
+  /** Executions of one app at once; more wait their turn (spec 02 §8: 20). */
+  maxConcurrentPerApp?: number;
+  /** Warm isolates the worker keeps (one per installation). */
+  maxIsolates?: number;
+  /** Defaults of every call; a request's `limits` override them. */
+  limits?: Partial<RuntimeLimits>;
+  /** Errors of callbacks other than RuntimeCallbackError, which the guest sees only as "<op> failed". */
+  onCallbackError?: (error: unknown, where: { op: HostOp; installationId: string }) => void;
+}
+
+/** How long past a call's wall limit the worker may stay silent before we presume it wedged and kill it. */
+const WEDGED_GRACE_MS = 2000;
+const READY_TIMEOUT_MS = 15_000;
+
+/**
+ * Running from TypeScript sources (tests, tsx) the worker is `runtime/worker.ts` loaded through tsx;
+ * compiled, it is `dist/runtime/worker.js` — the same relative place from `dist/src/runtime-host/`.
+ */
+const fromSources = import.meta.url.endsWith('.ts');
+const WORKER_PATH = fileURLToPath(new URL(`../../runtime/worker.${fromSources ? 'ts' : 'js'}`, import.meta.url));
+// isolated-vm needs --no-node-snapshot in any process that creates isolates.
+const WORKER_EXEC_ARGV = ['--no-node-snapshot', ...(fromSources ? ['--import', import.meta.resolve('tsx')] : [])];
+
+/** Arguments the guest bootstrap sends; checked again here because a compromised worker could send anything. */
+const hostCallArgs = {
+  fetch: z.object({
+    url: z.string().max(8192),
+    method: z.string().regex(/^[A-Z]{1,16}$/),
+    headers: z.array(z.tuple([z.string().max(256), z.string().max(8192)])).max(100),
+    body: z.string().nullable(),
+  }),
+  storage: z.discriminatedUnion('op', [
+    z.object({ op: z.literal('get'), key: z.string() }),
+    z.object({ op: z.literal('set'), key: z.string(), value: z.unknown() }),
+    z.object({ op: z.literal('delete'), key: z.string() }),
+    z.object({ op: z.literal('list'), options: z.object({ prefix: z.string().optional(), cursor: z.string().optional(), limit: z.number().int().optional() }) }),
+  ]),
+  api: z.object({ method: z.string().regex(/^[A-Z]{1,16}$/), path: z.string().max(8192), body: z.unknown() }),
+};
+
+interface InFlight {
+  id: number;
+  request: InvokeRequest;
+  callbacks: RuntimeCallbacks;
+  message: Extract<ToWorker, { t: 'invoke' }>;
+  code: string;
+  timer: NodeJS.Timeout;
+  /** The fetch callback refused a URL in this call: a FETCH_BLOCKED the guest rethrows is then believed. */
+  fetchBlocked: boolean;
+  resolve: (result: InvokeResult) => void;
+}
+
+interface Worker {
+  child: ChildProcess;
+  ready: Promise<void>;
+  /** Bundle hashes this worker has been sent; it asks again when its own cache dropped one. */
+  bundles: Set<string>;
+  inFlight: Map<number, InFlight>;
+  exited: boolean;
+}
+
+interface Gate {
+  active: number;
+  waiting: { installationId: string; enter: (admitted: boolean) => void }[];
+}
+
+const failure = (code: RuntimeError['code'], message: string, durationMs = 0): InvokeResult => ({ ok: false, error: { code, message }, logs: [], durationMs });
+
+/**
+ * The server's side of the app runtime: forks the worker on first use, restarts it after it dies (calls
+ * that were in it fail with RUNTIME_CRASHED), queues executions beyond the per-app limit, and performs the
+ * guest's fetch/storage/api calls through the callbacks given with each invocation.
+ */
+export class RuntimeHost {
+  readonly #limits: RuntimeLimits;
+  readonly #maxConcurrent: number;
+  readonly #config: WorkerConfig;
+  readonly #onCallbackError: RuntimeHostOptions['onCallbackError'];
+  readonly #gates = new Map<string, Gate>();
+  readonly #hashes = new Map<string, { code: string; hash: string }>();
+  readonly #sourceMaps = new Map<string, SourceMap | undefined>();
+  #worker: Worker | undefined;
+  #nextId = 0;
+  #closed = false;
+
+  constructor(options: RuntimeHostOptions = {}) {
+    this.#limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.#maxConcurrent = options.maxConcurrentPerApp ?? 20;
+    this.#config = { maxIsolates: options.maxIsolates ?? 100 };
+    this.#onCallbackError = options.onCallbackError;
+  }
+
+  /** Process id of the current worker, if one runs (tests kill it to check recovery). */
+  get workerPid(): number | undefined {
+    return this.#worker && !this.#worker.exited ? this.#worker.child.pid : undefined;
+  }
+
+  async invoke(request: InvokeRequest, callbacks: RuntimeCallbacks = {}): Promise<InvokeResult> {
+    if (this.#closed) return failure('RUNTIME_CRASHED', 'The runtime is shut down');
+    const gate = this.#gate(request.appId);
+    const admitted = await new Promise<boolean>((enter) => {
+      if (gate.active < this.#maxConcurrent) {
+        gate.active += 1;
+        enter(true);
+      } else gate.waiting.push({ installationId: request.installationId, enter });
+    });
+    if (!admitted) return failure('INSTALLATION_EVICTED', 'The installation was removed before the function ran');
+    try {
+      return await this.#run(request, callbacks);
+    } finally {
+      const next = gate.waiting.shift();
+      if (next) next.enter(true);
+      else if (--gate.active === 0) this.#gates.delete(request.appId);
+    }
+  }
+
+  /** Uninstall: queued and running calls of the installation fail at once and its isolate is disposed. */
+  evictInstallation(installationId: string): void {
+    for (const gate of this.#gates.values()) {
+      const leaving = gate.waiting.filter((w) => w.installationId === installationId);
+      gate.waiting = gate.waiting.filter((w) => w.installationId !== installationId);
+      for (const w of leaving) w.enter(false);
+    }
+    const worker = this.#worker;
+    if (!worker || worker.exited) return;
+    for (const call of [...worker.inFlight.values()]) {
+      if (call.request.installationId === installationId) this.#settle(worker, call, failure('INSTALLATION_EVICTED', 'The installation was removed while the function ran'));
+    }
+    this.#send(worker, { t: 'evict', installationId });
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const worker = this.#worker;
+    if (!worker || worker.exited) return;
+    const exited = new Promise((resolve) => worker.child.once('exit', resolve));
+    worker.child.kill('SIGKILL');
+    await exited;
+  }
+
+  #gate(appId: string): Gate {
+    let gate = this.#gates.get(appId);
+    if (!gate) this.#gates.set(appId, (gate = { active: 0, waiting: [] }));
+    return gate;
+  }
+
+  #hash(bundleId: string, code: string): string {
+    const known = this.#hashes.get(bundleId);
+    if (known && known.code === code) return known.hash;
+    const hash = createHash('sha256').update(code).digest('base64url');
+    this.#hashes.delete(bundleId);
+    this.#hashes.set(bundleId, { code, hash });
+    if (this.#hashes.size > 1000) this.#hashes.delete(this.#hashes.keys().next().value!);
+    return hash;
+  }
+
+  async #run(request: InvokeRequest, callbacks: RuntimeCallbacks): Promise<InvokeResult> {
+    const limits = { ...this.#limits, ...request.limits };
+    const bundleHash = this.#hash(request.bundleId, request.bundleCode);
+    let worker: Worker;
+    try {
+      worker = await this.#ensureWorker();
+    } catch (error) {
+      return failure('RUNTIME_CRASHED', `The runtime worker could not start: ${(error as Error).message}`);
+    }
+    const message: Extract<ToWorker, { t: 'invoke' }> = {
+      t: 'invoke',
+      id: ++this.#nextId,
+      installationId: request.installationId,
+      bundleHash,
+      kind: request.kind,
+      name: request.name,
+      input: JSON.stringify(request.input ?? null),
+      context: JSON.stringify(request.context ?? null),
+      limits,
+    };
+    return new Promise<InvokeResult>((resolve) => {
+      const call: InFlight = {
+        id: message.id,
+        request,
+        callbacks,
+        message,
+        code: request.bundleCode,
+        fetchBlocked: false,
+        resolve,
+        timer: setTimeout(() => {
+          if (!worker.exited) worker.child.kill('SIGKILL');
+        }, limits.wallMs + WEDGED_GRACE_MS),
+      };
+      worker.inFlight.set(call.id, call);
+      this.#dispatch(worker, call);
+    });
+  }
+
+  #dispatch(worker: Worker, call: InFlight) {
+    const first = !worker.bundles.has(call.message.bundleHash);
+    if (first) worker.bundles.add(call.message.bundleHash);
+    this.#send(worker, first ? { ...call.message, code: call.code } : call.message);
+  }
+
+  #send(worker: Worker, message: ToWorker) {
+    if (!worker.exited && worker.child.connected) worker.child.send(message);
+  }
+
+  #settle(worker: Worker, call: InFlight, result: InvokeResult) {
+    if (worker.inFlight.get(call.id) !== call) return;
+    worker.inFlight.delete(call.id);
+    clearTimeout(call.timer);
+    call.resolve(result);
+  }
+
+  async #ensureWorker(): Promise<Worker> {
+    if (this.#worker && !this.#worker.exited) {
+      await this.#worker.ready;
+      return this.#worker;
+    }
+    // No environment: whatever the server was given (keys, tokens, database paths) stays with the server.
+    const child = fork(WORKER_PATH, [JSON.stringify(this.#config)], { execArgv: WORKER_EXEC_ARGV, serialization: 'advanced', env: {}, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const worker: Worker = { child, bundles: new Set(), inFlight: new Map(), exited: false, ready: undefined! };
+    worker.ready = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new Error('no ready message'));
+        child.kill('SIGKILL');
+      }, READY_TIMEOUT_MS);
+      child.on('message', (message: FromWorker) => {
+        if (message.t === 'ready') {
+          clearTimeout(timer);
+          resolve();
+        } else this.#onMessage(worker, message);
+      });
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`exited (${signal ?? code})`));
+        this.#onExit(worker, signal ?? String(code));
+      });
+    });
+    // A spawn failure surfaces as 'error' and then 'exit'; the ready promise carries it to the caller.
+    child.on('error', () => {});
+    worker.ready.catch(() => {});
+    this.#worker = worker;
+    await worker.ready;
+    return worker;
+  }
+
+  #onExit(worker: Worker, how: string) {
+    worker.exited = true;
+    if (this.#worker === worker) this.#worker = undefined;
+    for (const call of [...worker.inFlight.values()]) {
+      this.#settle(worker, call, failure('RUNTIME_CRASHED', `The runtime worker stopped (${how}) during the call; it restarts with the next call`));
+    }
+  }
+
+  #onMessage(worker: Worker, message: FromWorker) {
+    if (message.t === 'call') {
+      const call = worker.inFlight.get(message.id);
+      if (call) void this.#hostCall(worker, call, message.seq, message.op, message.json);
+    } else if (message.t === 'done') {
+      const call = worker.inFlight.get(message.id);
+      if (!call) return;
+      if (!message.ok && message.error.code === 'BUNDLE_MISSING') {
+        worker.bundles.delete(call.message.bundleHash);
+        return this.#dispatch(worker, call);
+      }
+      this.#settle(worker, call, message.ok ? { ok: true, result: JSON.parse(message.json), logs: message.logs, durationMs: message.durationMs } : { ok: false, error: this.#error(call, message.error), logs: message.logs, durationMs: message.durationMs });
+    }
+  }
+
+  #error(call: InFlight, error: WorkerFailure): RuntimeError {
+    const code = error.code === 'APP_ERROR' && error.guestCode === 'FETCH_BLOCKED' && call.fetchBlocked ? 'FETCH_BLOCKED' : (error.code as RuntimeError['code']);
+    if (!error.stack) return { code, message: error.message };
+    return { code, message: error.message, stack: appStack(error.stack, this.#sourceMap(call)) };
+  }
+
+  #sourceMap(call: InFlight): SourceMap | undefined {
+    const { sourceMap } = call.request;
+    if (!sourceMap) return undefined;
+    const key = call.message.bundleHash;
+    if (!this.#sourceMaps.has(key)) {
+      if (this.#sourceMaps.size >= 100) this.#sourceMaps.delete(this.#sourceMaps.keys().next().value!);
+      this.#sourceMaps.set(key, parseSourceMap(sourceMap));
+    }
+    return this.#sourceMaps.get(key);
+  }
+
+  async #hostCall(worker: Worker, call: InFlight, seq: number, op: HostOp, json: string) {
+    let reply: { ok: boolean; json: string };
+    try {
+      const value = await this.#perform(call.callbacks, op, json);
+      reply = { ok: true, json: JSON.stringify(value ?? null) };
+    } catch (error) {
+      if (error instanceof RuntimeCallbackError) {
+        if (error.code === 'FETCH_BLOCKED') call.fetchBlocked = true;
+        reply = { ok: false, json: JSON.stringify({ code: error.code, message: error.message }) };
+      } else {
+        this.#onCallbackError?.(error, { op, installationId: call.request.installationId });
+        reply = { ok: false, json: JSON.stringify({ code: 'HOST_ERROR', message: `${op} failed` }) };
+      }
+    }
+    if (worker.inFlight.get(call.id) === call) this.#send(worker, { t: 'reply', id: call.id, seq, ...reply });
+  }
+
+  async #perform(callbacks: RuntimeCallbacks, op: HostOp, json: string): Promise<unknown> {
+    const unavailable = () => new RuntimeCallbackError('UNAVAILABLE', `${op} is not available to this function`);
+    const parsed = hostCallArgs[op]?.safeParse(JSON.parse(json));
+    if (!parsed?.success) throw new RuntimeCallbackError('INVALID_REQUEST', `${op}: malformed request`);
+    if (op === 'fetch') {
+      if (!callbacks.fetch) throw unavailable();
+      return callbacks.fetch(parsed.data as z.infer<typeof hostCallArgs.fetch>);
+    }
+    if (op === 'api') {
+      if (!callbacks.api) throw unavailable();
+      return callbacks.api(parsed.data as z.infer<typeof hostCallArgs.api>);
+    }
+    const storage = callbacks.storage;
+    if (!storage) throw unavailable();
+    const args = parsed.data as z.infer<typeof hostCallArgs.storage>;
+    switch (args.op) {
+      case 'get':
+        return storage.get(args.key);
+      case 'set':
+        return storage.set(args.key, args.value);
+      case 'delete':
+        return storage.delete(args.key);
+      case 'list':
+        return storage.list(args.options);
+    }
+  }
+}
