@@ -1,0 +1,122 @@
+import { and, asc, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import { isoAt } from '../../db/clock.js';
+import { newId } from '../../db/ids.js';
+import { fail, validationFailed } from '../../server/errors.js';
+import { defineOperation, type StoreCtx } from '../../server/registry.js';
+import { categoryCreate, categoryPatch } from './inputs.js';
+import { categories, products } from './schema.js';
+import { hasChildCategory, loadCategory } from './service.js';
+
+const tag = 'Catalog';
+const params = z.object({ categoryId: z.string() }).strict();
+const target = (ctx: { params: { categoryId: string } }) => ({ type: 'CATEGORY', id: ctx.params.categoryId });
+type CategoryRow = typeof categories.$inferSelect;
+
+const hasProducts = (db: Db, storeId: string, categoryId: string) =>
+  db.select({ id: products.id }).from(products).where(and(eq(products.storeId, storeId), eq(products.categoryId, categoryId))).limit(1).get() !== undefined;
+
+function present(db: Db, c: CategoryRow) {
+  return { categoryId: c.id, name: c.name, parentId: c.parentId, flowId: c.flowId, leaf: !hasChildCategory(db, c.id), createdAt: isoAt(c.createdAt), updatedAt: isoAt(c.updatedAt) };
+}
+
+/**
+ * Products and flows sit only on lowest-level categories (spec 01 §2.2, spec 02 §4.4), so a category that
+ * holds either cannot become a parent (409 CATEGORY_IN_USE).
+ */
+function requireParent(ctx: StoreCtx, parentId: string, movingId?: string) {
+  const parent = loadCategory(ctx.db, ctx.store.id, parentId);
+  for (let at: CategoryRow | undefined = parent; at; at = at.parentId ? loadCategory(ctx.db, ctx.store.id, at.parentId) : undefined) {
+    if (at.id === movingId) throw validationFailed([{ field: 'parentId', code: 'CATEGORY_CYCLE', message: '자기 자신이나 하위 카테고리 아래로 옮길 수 없습니다.' }]);
+  }
+  if (parent.flowId || hasProducts(ctx.db, ctx.store.id, parent.id)) throw fail(409, 'CATEGORY_IN_USE', { categoryId: parent.id, reason: parent.flowId ? 'HAS_FLOW' : 'HAS_PRODUCTS' });
+}
+
+export const categoryOperations = [
+  defineOperation({
+    operationId: 'createCategory',
+    method: 'POST',
+    path: '/v1/categories',
+    summary: 'Create a category, optionally under a parent',
+    tag,
+    auth: 'store',
+    scope: 'category:rw',
+    status: 201,
+    body: categoryCreate,
+    target: () => ({ type: 'CATEGORY', id: null }),
+    handler: (ctx) => {
+      if (ctx.body.parentId) requireParent(ctx, ctx.body.parentId);
+      const row: CategoryRow = { id: newId('cat', ctx.now), storeId: ctx.store.id, name: ctx.body.name, parentId: ctx.body.parentId ?? null, flowId: ctx.body.flowId ?? null, createdAt: ctx.now, updatedAt: ctx.now };
+      ctx.db.insert(categories).values(row).run();
+      return present(ctx.db, row);
+    },
+  }),
+  defineOperation({
+    operationId: 'listCategories',
+    method: 'GET',
+    path: '/v1/categories',
+    summary: 'Every category of the store (a flat list; build the tree from parentId)',
+    tag,
+    auth: 'store',
+    scope: 'category:r',
+    handler: (ctx) => ({
+      contents: ctx.db.select().from(categories).where(eq(categories.storeId, ctx.store.id)).orderBy(asc(categories.id)).all().map((c) => present(ctx.db, c)),
+    }),
+  }),
+  defineOperation({
+    operationId: 'getCategory',
+    method: 'GET',
+    path: '/v1/categories/{categoryId}',
+    summary: 'A category',
+    tag,
+    auth: 'store',
+    scope: 'category:r',
+    params,
+    handler: (ctx) => present(ctx.db, loadCategory(ctx.db, ctx.store.id, ctx.params.categoryId)),
+  }),
+  defineOperation({
+    operationId: 'updateCategory',
+    method: 'PATCH',
+    path: '/v1/categories/{categoryId}',
+    summary: 'Rename, move or assign an order flow (lowest-level categories only)',
+    tag,
+    auth: 'store',
+    scope: 'category:rw',
+    params,
+    body: categoryPatch,
+    target,
+    handler: (ctx) => {
+      const row = loadCategory(ctx.db, ctx.store.id, ctx.params.categoryId);
+      if (ctx.body.parentId) requireParent(ctx, ctx.body.parentId, row.id);
+      if (ctx.body.flowId && hasChildCategory(ctx.db, row.id)) throw fail(400, 'CATEGORY_NOT_LEAF', { categoryId: row.id });
+      const next: CategoryRow = {
+        ...row,
+        name: ctx.body.name ?? row.name,
+        parentId: ctx.body.parentId === undefined ? row.parentId : ctx.body.parentId,
+        flowId: ctx.body.flowId === undefined ? row.flowId : ctx.body.flowId,
+        updatedAt: ctx.now,
+      };
+      ctx.db.update(categories).set(next).where(eq(categories.id, row.id)).run();
+      return present(ctx.db, next);
+    },
+  }),
+  defineOperation({
+    operationId: 'deleteCategory',
+    method: 'DELETE',
+    path: '/v1/categories/{categoryId}',
+    summary: 'Delete an empty category (no sub-categories, no products)',
+    tag,
+    auth: 'store',
+    scope: 'category:rw',
+    params,
+    target,
+    handler: (ctx) => {
+      const row = loadCategory(ctx.db, ctx.store.id, ctx.params.categoryId);
+      if (hasChildCategory(ctx.db, row.id)) throw fail(409, 'CATEGORY_IN_USE', { categoryId: row.id, reason: 'HAS_CHILDREN' });
+      if (hasProducts(ctx.db, ctx.store.id, row.id)) throw fail(409, 'CATEGORY_IN_USE', { categoryId: row.id, reason: 'HAS_PRODUCTS' });
+      ctx.db.delete(categories).where(eq(categories.id, row.id)).run();
+      return { categoryId: row.id, deleted: true };
+    },
+  }),
+];

@@ -1,0 +1,40 @@
+import { seoulDateOf } from '../../db/clock.js';
+import { fail } from '../../server/errors.js';
+
+/** Calendar dates (YYYY-MM-DD, Korean dates) as UTC midnights: plain day arithmetic with no zone shifts. */
+const DAY_MS = 86_400_000;
+
+const toMs = (date: string) => Date.parse(`${date}T00:00:00Z`);
+export const fromMs = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+export const addDays = (date: string, days: number) => fromMs(toMs(date) + days * DAY_MS);
+export const dayOfWeek = (date: string) => new Date(toMs(date)).getUTCDay();
+export const daysBetween = (from: string, to: string) => Math.round((toMs(to) - toMs(from)) / DAY_MS);
+export const today = (now: number) => seoulDateOf(now);
+
+/** Whether the string names a real day (2026-02-30 does not). */
+export const isRealDate = (date: string) => {
+  const ms = toMs(date);
+  return Number.isFinite(ms) && fromMs(ms) === date;
+};
+
+/** Every date from `from` to `to`, both inclusive. */
+export function datesIn(from: string, to: string): string[] {
+  const out: string[] = [];
+  for (let d = from; d <= to; d = addDays(d, 1)) out.push(d);
+  return out;
+}
+
+/**
+ * A query or body period: real dates, `to` not before `from` (400 INVALID_PARAMETER), at most `maxDays`
+ * days inclusive (400 RANGE_TOO_WIDE). Omitted ends default to today and `defaultDays` days on.
+ */
+export function period(range: { from?: string; to?: string }, now: number, maxDays: number, defaultDays = 30) {
+  const from = range.from ?? today(now);
+  const to = range.to ?? addDays(from, defaultDays - 1);
+  for (const [field, value] of [['from', from], ['to', to]] as const) {
+    if (!isRealDate(value)) throw fail(400, 'INVALID_PARAMETER', { field, value, reason: 'NONEXISTENT_DATE' });
+  }
+  if (to < from) throw fail(400, 'INVALID_PARAMETER', { field: 'to', reason: 'TO_BEFORE_FROM', from, to });
+  if (daysBetween(from, to) + 1 > maxDays) throw fail(400, 'RANGE_TOO_WIDE', { maxDays, from, to });
+  return { from, to };
+}

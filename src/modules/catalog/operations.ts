@@ -1,0 +1,379 @@
+import { and, eq, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import { isDeepStrictEqual } from 'node:util';
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import { preparedFor } from '../../db/prepared.js';
+import { fail, validationFailed } from '../../server/errors.js';
+import { defineOperation, reply, type AgentPolicy, type Change, type StoreCtx } from '../../server/registry.js';
+import { datesIn, dayOfWeek, isRealDate, period } from './dates.js';
+import {
+  bulkStatus, calendarWrite, dateRange, discountBody, LIMITS, optionsReplace, productCreate, productListQuery,
+  productPatch, productReplace, stockChange, type ProductInput, type ProductPatch,
+} from './inputs.js';
+import { productCalendar, products, productVariants, type Discount } from './schema.js';
+import {
+  assertPriceUnit, deleteProduct, listProducts, loadProduct, loadVariant, paginated,
+  presentDiscount, presentProduct, syncVariants, touchProduct, variantsOf, writeCtx, writeProduct, type ProductRow, type WriteMode,
+} from './service.js';
+import { changeStock } from './stock.js';
+
+const tag = 'Catalog';
+const productParams = z.object({ productId: z.string() }).strict();
+const variantParams = z.object({ productId: z.string(), variantId: z.string() }).strict();
+const productTarget = (ctx: { params: { productId: string } }) => ({ type: 'PRODUCT', id: ctx.params.productId });
+
+type ProductCtx = StoreCtx<any, any, { productId: string }>;
+const load = (ctx: ProductCtx) => loadProduct(ctx.db, ctx.store.id, ctx.params.productId);
+
+/** The product as the seller reads it, with its version as ETag (sent back as `If-Match`). */
+function productReply(ctx: StoreCtx, product: ProductRow, status = 200) {
+  const data = presentProduct(ctx.services.config.origin, product, variantsOf(ctx.db, product.id), ctx.now);
+  return reply(status, data, { headers: { etag: `"${product.version}"` } });
+}
+
+/** Dry-run preview of a product write: each sent field whose value differs from the stored one. */
+function productChanges(ctx: ProductCtx): Change[] {
+  const current = presentProduct(ctx.services.config.origin, load(ctx), variantsOf(ctx.db, ctx.params.productId), ctx.now) as Record<string, unknown>;
+  return Object.entries(ctx.body as Record<string, unknown>)
+    .filter(([field, after]) => !isDeepStrictEqual(current[field], after))
+    .map(([field, after]) => ({ field, before: current[field] ?? null, after }));
+}
+
+const shippingFee = (p: { fulfillment?: ProductRow['fulfillment'] }) =>
+  p.fulfillment?.type === 'SHIPPING' ? [p.fulfillment.shipping.deliveryType, p.fulfillment.shipping.deliveryFee, p.fulfillment.shipping.conditionalFreeAmount] : null;
+
+/**
+ * Agents (spec 01 §5.6): a partial update needs approval only when it changes what buyers pay (sale price,
+ * an add-on, the shipping fee) or replaces the option structure; names, status and the rest run directly.
+ */
+function patchPolicy(ctx: StoreCtx<ProductPatch, unknown, { productId: string }>): AgentPolicy {
+  const product = loadProduct(ctx.db, ctx.store.id, ctx.params.productId);
+  const body = ctx.body;
+  if (body.options !== undefined) return 'approval';
+  if (body.salePrice !== undefined && body.salePrice !== product.salePrice) return 'approval';
+  if (body.fulfillment !== undefined && !isDeepStrictEqual(shippingFee(body), shippingFee(product))) return 'approval';
+  if (body.variants?.some((v) => v.additionalAmount !== undefined)) {
+    const current = new Map(variantsOf(ctx.db, product.id).map((v) => [JSON.stringify(v.optionValues), v.additionalAmount]));
+    if (body.variants.some((v) => v.additionalAmount !== undefined && current.get(JSON.stringify(v.optionValues)) !== v.additionalAmount)) return 'approval';
+  }
+  return 'direct';
+}
+
+const writeHandler = (mode: Exclude<WriteMode, 'create'>) => (ctx: StoreCtx<ProductInput, unknown, { productId: string }>) =>
+  productReply(ctx, writeProduct(writeCtx(ctx), mode, load(ctx), ctx.body));
+
+const calendarStatements = preparedFor((db: Db) => {
+  const upsert = (set: { stock?: SQL; price?: SQL }) => db.insert(productCalendar)
+    .values({ variantId: sql.placeholder('variantId'), date: sql.placeholder('date'), storeId: sql.placeholder('storeId'), productId: sql.placeholder('productId'), stock: sql.placeholder('stock'), price: sql.placeholder('price') })
+    .onConflictDoUpdate({ target: [productCalendar.variantId, productCalendar.date], set })
+    .prepare();
+  return {
+    both: upsert({ stock: sql`excluded.stock`, price: sql`excluded.price` }),
+    stock: upsert({ stock: sql`excluded.stock` }),
+    price: upsert({ price: sql`excluded.price` }),
+  };
+});
+
+/** Variants named by id must be this product's; another store's is TENANT_MISMATCH. */
+function requireVariantsOf(db: Db, product: ProductRow, ids: string[]) {
+  const rows = db.select({ id: productVariants.id, storeId: productVariants.storeId, productId: productVariants.productId }).from(productVariants).where(inArray(productVariants.id, ids)).all();
+  for (const id of ids) {
+    const row = rows.find((r) => r.id === id);
+    if (row && row.storeId !== product.storeId) throw fail(403, 'TENANT_MISMATCH', { variantId: id });
+    if (!row || row.productId !== product.id) throw fail(404, 'VARIANT_NOT_FOUND', { productId: product.id, variantId: id });
+  }
+}
+
+export function requireDated(product: ProductRow) {
+  if (product.inventoryMode !== 'DATED') throw fail(409, 'INVENTORY_MODE_NOT_DATED', { productId: product.id, inventoryMode: product.inventoryMode });
+}
+
+export function calendarRows(db: Db, productId: string, from: string, to: string) {
+  return db.select().from(productCalendar)
+    .where(and(eq(productCalendar.productId, productId), gte(productCalendar.date, from), lte(productCalendar.date, to)))
+    .all();
+}
+
+/** Per variant and day in the period: stock (0 when absent) and the price of that day. */
+export function calendarDays(db: Db, product: ProductRow, from: string, to: string, basePrice: (additionalAmount: number) => number) {
+  const rows = new Map(calendarRows(db, product.id, from, to).map((r) => [`${r.variantId} ${r.date}`, r]));
+  const dates = datesIn(from, to);
+  return variantsOf(db, product.id).map((v) => ({
+    variant: v,
+    days: dates.map((date) => {
+      const row = rows.get(`${v.id} ${date}`);
+      return { date, stock: row?.stock ?? 0, price: row?.price ?? basePrice(v.additionalAmount), priceSet: row?.price != null };
+    }),
+  }));
+}
+
+function checkDiscount(product: ProductRow, d: Discount) {
+  for (const field of ['startDate', 'endDate'] as const) {
+    if (!isRealDate(d[field])) throw fail(400, 'INVALID_PARAMETER', { field, value: d[field], reason: 'NONEXISTENT_DATE' });
+  }
+  if (d.endDate < d.startDate) throw fail(400, 'INVALID_PARAMETER', { field: 'endDate', reason: 'TO_BEFORE_FROM' });
+  if (d.method === 'PERCENT' && d.value > 99) {
+    throw validationFailed([{ field: 'value', code: 'TOO_LARGE', message: '정률 할인은 1~99%입니다.' }]);
+  }
+  if (d.method === 'AMOUNT') {
+    assertPriceUnit('value', d.value);
+    if (d.value >= product.salePrice) throw validationFailed([{ field: 'value', code: 'DISCOUNT_TOO_LARGE', message: '정액 할인은 판매가보다 작아야 합니다.' }]);
+  }
+}
+
+export const productOperations = [
+  defineOperation({
+    operationId: 'createProduct',
+    method: 'POST',
+    path: '/v1/products',
+    summary: 'Create a product; every option combination becomes a variant',
+    tag,
+    auth: 'store',
+    scope: 'product:rw',
+    agent: 'direct',
+    body: productCreate,
+    target: () => ({ type: 'PRODUCT', id: null }),
+    handler: (ctx) => productReply(ctx, writeProduct(writeCtx(ctx), 'create', null, ctx.body), 201),
+  }),
+  defineOperation({
+    operationId: 'listProducts',
+    method: 'GET',
+    path: '/v1/products',
+    summary: 'Products of the store, newest first',
+    tag,
+    auth: 'store',
+    scope: 'product:r',
+    query: productListQuery,
+    handler: (ctx) => {
+      const { rows, variants, page, size, total } = listProducts(ctx.db, ctx.store.id, ctx.query);
+      const origin = ctx.services.config.origin;
+      return paginated(rows.map((p) => presentProduct(origin, p, variants.get(p.id)!, ctx.now)), page, size, total);
+    },
+  }),
+  defineOperation({
+    operationId: 'getProduct',
+    method: 'GET',
+    path: '/v1/products/{productId}',
+    summary: 'A product with its variants, fulfillment, refund policy and discount',
+    tag,
+    auth: 'store',
+    scope: 'product:r',
+    params: productParams,
+    handler: (ctx) => productReply(ctx, load(ctx)),
+  }),
+  defineOperation({
+    operationId: 'replaceProduct',
+    method: 'PUT',
+    path: '/v1/products/{productId}',
+    summary: 'Replace a product; omitted fulfillment stays, omitted refundPolicy erases the override',
+    tag,
+    auth: 'store',
+    scope: 'product:rw',
+    agent: 'approval',
+    params: productParams,
+    body: productReplace,
+    target: productTarget,
+    preview: (ctx) => ({ changes: productChanges(ctx) }),
+    handler: writeHandler('replace'),
+  }),
+  defineOperation({
+    operationId: 'updateProduct',
+    method: 'PATCH',
+    path: '/v1/products/{productId}',
+    summary: 'Change the sent fields of a product; a sent fulfillment or refundPolicy replaces that object',
+    tag,
+    auth: 'store',
+    scope: 'product:rw',
+    agent: patchPolicy,
+    params: productParams,
+    body: productPatch,
+    target: productTarget,
+    preview: (ctx) => ({ changes: productChanges(ctx) }),
+    handler: writeHandler('patch'),
+  }),
+  defineOperation({
+    operationId: 'deleteProduct',
+    method: 'DELETE',
+    path: '/v1/products/{productId}',
+    summary: 'Delete a product; refused when an order holds one of its variants (end the sale instead)',
+    tag,
+    auth: 'store',
+    scope: 'product:rw',
+    agent: 'approval',
+    params: productParams,
+    target: productTarget,
+    handler: (ctx) => {
+      deleteProduct(ctx.db, load(ctx));
+      return { productId: ctx.params.productId, deleted: true };
+    },
+  }),
+  defineOperation({
+    operationId: 'replaceProductOptions',
+    method: 'PUT',
+    path: '/v1/products/{productId}/options',
+    summary: 'Replace the option structure; variants of surviving combinations are kept',
+    tag,
+    auth: 'store',
+    scope: 'product:rw',
+    agent: 'approval',
+    params: productParams,
+    body: optionsReplace,
+    target: productTarget,
+    handler: (ctx) => {
+      const product = load(ctx);
+      ctx.body.variants?.forEach((v, i) => v.additionalAmount !== undefined && assertPriceUnit(`variants.${i}.additionalAmount`, v.additionalAmount, { addOn: true }));
+      const existing = variantsOf(ctx.db, product.id);
+      ctx.db.update(products).set({ options: ctx.body.options, version: product.version + 1, updatedAt: ctx.now }).where(eq(products.id, product.id)).run();
+      syncVariants(ctx, { ...product, options: ctx.body.options }, ctx.body.variants ?? [], existing);
+      return productReply(ctx, loadProduct(ctx.db, ctx.store.id, product.id));
+    },
+  }),
+  defineOperation({
+    operationId: 'changeVariantStock',
+    method: 'PATCH',
+    path: '/v1/products/{productId}/variants/{variantId}/stock',
+    summary: 'Set (stockQuantity) or move (adjustment) the stock of one variant; never below 0',
+    tag,
+    auth: 'store',
+    scope: 'product:rw',
+    agent: 'direct',
+    params: variantParams,
+    body: stockChange,
+    target: productTarget,
+    handler: (ctx) => {
+      const product = load(ctx);
+      loadVariant(ctx.db, product, ctx.params.variantId);
+      const stockQuantity = changeStock(ctx.db, ctx.now, product, ctx.params.variantId, ctx.body as never);
+      const after = loadProduct(ctx.db, ctx.store.id, product.id);
+      return { productId: product.id, variantId: ctx.params.variantId, stockQuantity, productStatus: after.status };
+    },
+  }),
+  defineOperation({
+    operationId: 'bulkChangeProductStatus',
+    method: 'POST',
+    path: '/v1/products/bulk/status',
+    summary: 'Set one sale status on up to 100 products; each succeeds or fails on its own',
+    tag,
+    auth: 'store',
+    scope: 'product:rw',
+    agent: 'direct',
+    body: bulkStatus,
+    target: () => ({ type: 'PRODUCT', id: null }),
+    handler: (ctx) => {
+      const rows = ctx.db.select().from(products).where(inArray(products.id, ctx.body.productIds)).all();
+      const succeeded: string[] = [];
+      const failed: { productId: string; code: string; message: string }[] = [];
+      for (const productId of new Set(ctx.body.productIds)) {
+        const row = rows.find((r) => r.id === productId);
+        if (!row || row.storeId !== ctx.store.id) {
+          const code = row ? 'TENANT_MISMATCH' : 'PRODUCT_NOT_FOUND';
+          failed.push({ productId, code, message: fail(row ? 403 : 404, code).message });
+          continue;
+        }
+        if (row.status !== ctx.body.status) touchProduct(ctx.db, productId, ctx.now, { status: ctx.body.status, autoSoldOut: false });
+        succeeded.push(productId);
+      }
+      return { succeeded, failed };
+    },
+  }),
+  defineOperation({
+    operationId: 'putProductCalendar',
+    method: 'PUT',
+    path: '/v1/products/{productId}/calendar',
+    summary: 'Set dated stock and/or price per variant and day (at most 400 days); only sent fields change',
+    tag,
+    auth: 'store',
+    scope: 'product:rw',
+    agent: 'approval',
+    params: productParams,
+    body: calendarWrite,
+    target: productTarget,
+    handler: (ctx) => {
+      const product = load(ctx);
+      requireDated(product);
+      const { from, to } = period(ctx.body, ctx.now, LIMITS.calendarDays);
+      if (typeof ctx.body.price === 'number') assertPriceUnit('price', ctx.body.price);
+      const variantIds = [...new Set(ctx.body.variantIds)];
+      requireVariantsOf(ctx.db, product, variantIds);
+      const days = ctx.body.daysOfWeek ? new Set(ctx.body.daysOfWeek) : null;
+      const dates = datesIn(from, to).filter((d) => !days || days.has(dayOfWeek(d)));
+      const s = calendarStatements(ctx.db);
+      const statement = ctx.body.stock !== undefined && ctx.body.price !== undefined ? s.both : ctx.body.stock !== undefined ? s.stock : s.price;
+      // A day first written with only a price has no stock yet: absent days have stock 0 (spec 01 §2.6).
+      const values = { storeId: ctx.store.id, productId: product.id, stock: ctx.body.stock ?? 0, price: ctx.body.price ?? null };
+      for (const variantId of variantIds) for (const date of dates) statement.run({ ...values, variantId, date });
+      touchProduct(ctx.db, product.id, ctx.now);
+      return { productId: product.id, variantIds, from, to, updatedDays: dates.length };
+    },
+  }),
+  defineOperation({
+    operationId: 'getProductCalendar',
+    method: 'GET',
+    path: '/v1/products/{productId}/calendar',
+    summary: 'Dated stock and price per variant and day (default: 30 days from today)',
+    tag,
+    auth: 'store',
+    scope: 'product:r',
+    params: productParams,
+    query: dateRange,
+    handler: (ctx) => {
+      const product = load(ctx);
+      requireDated(product);
+      const { from, to } = period(ctx.query, ctx.now, LIMITS.calendarDays);
+      const variants = calendarDays(ctx.db, product, from, to, (add) => product.salePrice + add);
+      return { productId: product.id, from, to, variants: variants.map(({ variant, days }) => ({ variantId: variant.id, optionValues: variant.optionValues, days })) };
+    },
+  }),
+  defineOperation({
+    operationId: 'setProductDiscount',
+    method: 'PUT',
+    path: '/v1/products/{productId}/discount',
+    summary: 'Set the discount (percentage or amount off salePrice, between two dates)',
+    tag,
+    auth: 'store',
+    scope: 'product:rw',
+    agent: 'approval',
+    params: productParams,
+    body: discountBody,
+    target: productTarget,
+    handler: (ctx) => {
+      const product = load(ctx);
+      checkDiscount(product, ctx.body);
+      touchProduct(ctx.db, product.id, ctx.now, { discount: ctx.body });
+      return presentDiscount({ ...product, discount: ctx.body }, ctx.now);
+    },
+  }),
+  defineOperation({
+    operationId: 'getProductDiscount',
+    method: 'GET',
+    path: '/v1/products/{productId}/discount',
+    summary: 'The discount; 404 DISCOUNT_NOT_FOUND when there is none',
+    tag,
+    auth: 'store',
+    scope: 'product:r',
+    params: productParams,
+    handler: (ctx) => {
+      const product = load(ctx);
+      if (!product.discount) throw fail(404, 'DISCOUNT_NOT_FOUND', { productId: product.id });
+      return presentDiscount(product, ctx.now);
+    },
+  }),
+  defineOperation({
+    operationId: 'deleteProductDiscount',
+    method: 'DELETE',
+    path: '/v1/products/{productId}/discount',
+    summary: 'Clear the discount',
+    tag,
+    auth: 'store',
+    scope: 'product:rw',
+    agent: 'approval',
+    params: productParams,
+    target: productTarget,
+    handler: (ctx) => {
+      const product = load(ctx);
+      if (!product.discount) throw fail(404, 'DISCOUNT_NOT_FOUND', { productId: product.id });
+      touchProduct(ctx.db, product.id, ctx.now, { discount: null });
+      return { productId: product.id, discount: null };
+    },
+  }),
+];

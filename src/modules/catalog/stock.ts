@@ -1,0 +1,163 @@
+import { and, eq, gte, lte, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { preparedFor } from '../../db/prepared.js';
+import { fail } from '../../server/errors.js';
+import { emitEvent } from '../events/outbox.js';
+import { addDays, daysBetween, isRealDate, today } from './dates.js';
+import { LIMITS } from './inputs.js';
+import { productCalendar, products, productVariants } from './schema.js';
+import { buyerUnitPrice, findProduct, loadProduct, loadVariant, touchProduct, type ProductRow } from './service.js';
+
+const q = preparedFor((db) => ({
+  // Single statements: the guard and the change are one step, so concurrent adjustments never lose an update.
+  adjust: db.update(productVariants)
+    .set({ stockQuantity: sql`${productVariants.stockQuantity} + ${sql.placeholder('delta')}` })
+    .where(and(eq(productVariants.id, sql.placeholder('id')), sql`${productVariants.stockQuantity} + ${sql.placeholder('delta')} >= 0`))
+    .returning({ stockQuantity: productVariants.stockQuantity })
+    .prepare(),
+  set: db.update(productVariants)
+    .set({ stockQuantity: sql`${sql.placeholder('stock')}` })
+    .where(eq(productVariants.id, sql.placeholder('id')))
+    .returning({ stockQuantity: productVariants.stockQuantity })
+    .prepare(),
+  markNotified: db.update(productVariants).set({ outOfStockNotified: true })
+    .where(and(eq(productVariants.id, sql.placeholder('id')), eq(productVariants.stockQuantity, 0), eq(productVariants.outOfStockNotified, false))).prepare(),
+  clearNotified: db.update(productVariants).set({ outOfStockNotified: false })
+    .where(and(eq(productVariants.id, sql.placeholder('id')), sql`${productVariants.stockQuantity} > 0`)).prepare(),
+  onSaleInStock: db.select({ id: productVariants.id }).from(productVariants)
+    .where(and(eq(productVariants.productId, sql.placeholder('productId')), eq(productVariants.saleOn, true), sql`${productVariants.stockQuantity} > 0`))
+    .limit(1).prepare(),
+  countSale: db.update(productVariants).set({ soldQuantity: sql`${productVariants.soldQuantity} + ${sql.placeholder('quantity')}` })
+    .where(eq(productVariants.id, sql.placeholder('id'))).prepare(),
+  countProductSale: db.update(products).set({ salesCount: sql`${products.salesCount} + ${sql.placeholder('quantity')}` })
+    .where(eq(products.id, sql.placeholder('id'))).prepare(),
+  takeNight: db.update(productCalendar).set({ stock: sql`${productCalendar.stock} - ${sql.placeholder('quantity')}` })
+    .where(and(eq(productCalendar.variantId, sql.placeholder('variantId')), eq(productCalendar.date, sql.placeholder('date')), sql`${productCalendar.stock} >= ${sql.placeholder('quantity')}`))
+    .prepare(),
+  giveNight: db.update(productCalendar).set({ stock: sql`${productCalendar.stock} + ${sql.placeholder('quantity')}` })
+    .where(and(eq(productCalendar.variantId, sql.placeholder('variantId')), eq(productCalendar.date, sql.placeholder('date')))).prepare(),
+  nights: db.select().from(productCalendar)
+    .where(and(eq(productCalendar.variantId, sql.placeholder('variantId')), gte(productCalendar.date, sql.placeholder('from')), lte(productCalendar.date, sql.placeholder('to'))))
+    .prepare(),
+}));
+
+/**
+ * What follows a variant's stock change: at 0, `PRODUCT.OUT_OF_STOCK` once (until a restock) and the
+ * product sold out when no variant on sale has stock left (spec 01 §3.1); above 0, a product the service
+ * had sold out goes back on sale.
+ */
+export function afterStockChange(db: Db, now: number, productId: string, variantId: string, stock: number) {
+  const s = q(db);
+  const product = findProduct(db, productId)!;
+  if (stock === 0) {
+    if (s.markNotified.run({ id: variantId }).changes === 1) {
+      emitEvent(db, now, { storeId: product.storeId, type: 'PRODUCT.OUT_OF_STOCK', resource: { type: 'PRODUCT', id: productId }, data: { productId, variantId } });
+    }
+    if (product.status === 'ON_SALE' && !s.onSaleInStock.get({ productId })) touchProduct(db, productId, now, { status: 'SOLD_OUT', autoSoldOut: true });
+  } else {
+    s.clearNotified.run({ id: variantId });
+    if (product.status === 'SOLD_OUT' && product.autoSoldOut && s.onSaleInStock.get({ productId })) touchProduct(db, productId, now, { status: 'ON_SALE', autoSoldOut: false });
+  }
+}
+
+export type StockChange = { stockQuantity: number; adjustment?: undefined } | { adjustment: number; stockQuantity?: undefined };
+
+/** Sets or moves a variant's stock; never below 0 (409 INSUFFICIENT_STOCK). Returns the new stock. */
+export function changeStock(db: Db, now: number, product: ProductRow, variantId: string, change: StockChange): number {
+  if (product.inventoryMode === 'DATED') throw fail(409, 'INVENTORY_MODE_DATED', { productId: product.id });
+  const s = q(db);
+  const row = change.adjustment !== undefined ? s.adjust.get({ id: variantId, delta: change.adjustment }) : s.set.get({ id: variantId, stock: change.stockQuantity });
+  if (!row) throw fail(409, 'INSUFFICIENT_STOCK', { productId: product.id, variantId, adjustment: change.adjustment });
+  afterStockChange(db, now, product.id, variantId, row.stockQuantity);
+  return row.stockQuantity;
+}
+
+export interface Stay {
+  checkIn: string;
+  checkOut: string;
+}
+
+/** Nights of a stay: check-in day to the day before check-out, 1 to 30, not in the past (400 STAY_INVALID). */
+export function stayNights(stay: Stay, now: number): string[] {
+  const invalid = (reason: string) => fail(400, 'STAY_INVALID', { reason, checkIn: stay.checkIn, checkOut: stay.checkOut });
+  if (typeof stay?.checkIn !== 'string' || typeof stay?.checkOut !== 'string' || !isRealDate(stay.checkIn) || !isRealDate(stay.checkOut)) throw invalid('NONEXISTENT_DATE');
+  const nights = daysBetween(stay.checkIn, stay.checkOut);
+  if (nights < 1) throw invalid('CHECK_OUT_NOT_AFTER_CHECK_IN');
+  if (nights > LIMITS.stayNights) throw invalid('TOO_MANY_NIGHTS');
+  if (stay.checkIn < today(now)) throw invalid('CHECK_IN_IN_PAST');
+  return Array.from({ length: nights }, (_, i) => addDays(stay.checkIn, i));
+}
+
+export interface StayPrice {
+  checkIn: string;
+  checkOut: string;
+  nights: { date: string; price: number }[];
+  /** Unit price of the item: the sum of nightly prices. */
+  unitPrice: number;
+}
+
+/**
+ * Prices a stay for checkout (spec 01 §2.6): null for a normal product without `stay`; 400 STAY_REQUIRED,
+ * STAY_NOT_APPLICABLE or STAY_INVALID; 409 DATES_UNAVAILABLE (details.dates) when a night lacks `quantity`
+ * units. A night without its own price costs what the variant costs today (discounted `salePrice` + add-on).
+ */
+export function priceStay(db: Db, storeId: string, productId: string, variantId: string, stay: Stay | null | undefined, options: { now: number; quantity?: number }): StayPrice | null {
+  const product = loadProduct(db, storeId, productId);
+  const variant = loadVariant(db, product, variantId);
+  if (product.inventoryMode !== 'DATED') {
+    if (stay) throw fail(400, 'STAY_NOT_APPLICABLE', { productId });
+    return null;
+  }
+  if (!stay) throw fail(400, 'STAY_REQUIRED', { productId });
+  const nights = stayNights(stay, options.now);
+  const quantity = options.quantity ?? 1;
+  const rows = new Map(q(db).nights.all({ variantId, from: nights[0], to: nights[nights.length - 1] }).map((r) => [r.date, r]));
+  const unavailable = nights.filter((d) => (rows.get(d)?.stock ?? 0) < quantity);
+  if (unavailable.length) throw fail(409, 'DATES_UNAVAILABLE', { dates: unavailable });
+  const base = buyerUnitPrice(product, variant, options.now);
+  const priced = nights.map((date) => ({ date, price: rows.get(date)!.price ?? base }));
+  return { checkIn: stay.checkIn, checkOut: stay.checkOut, nights: priced, unitPrice: priced.reduce((n, p) => n + p.price, 0) };
+}
+
+export interface Sale {
+  storeId: string;
+  productId: string;
+  variantId: string;
+  quantity: number;
+  /** Required for DATED products: the nights taken from the calendar. */
+  stay?: Stay | null;
+}
+
+function takeOrGive(db: Db, now: number, sale: Sale, direction: -1 | 1) {
+  const product = loadProduct(db, sale.storeId, sale.productId);
+  loadVariant(db, product, sale.variantId);
+  const s = q(db);
+  if (product.inventoryMode === 'DATED') {
+    if (!sale.stay) throw fail(400, 'STAY_REQUIRED', { productId: product.id });
+    const nights = stayNights(sale.stay, direction === -1 ? now : 0);
+    const statement = direction === -1 ? s.takeNight : s.giveNight;
+    const short = nights.filter((date) => statement.run({ variantId: sale.variantId, date, quantity: sale.quantity }).changes !== 1);
+    if (short.length && direction === -1) throw fail(409, 'DATES_UNAVAILABLE', { dates: short });
+    return product;
+  }
+  const row = s.adjust.get({ id: sale.variantId, delta: direction * sale.quantity });
+  if (!row) throw fail(409, 'INSUFFICIENT_STOCK', { productId: product.id, variantId: sale.variantId, quantity: sale.quantity });
+  afterStockChange(db, now, product.id, sale.variantId, row.stockQuantity);
+  return product;
+}
+
+/**
+ * Checkout calls this inside its payment transaction: takes the stock (or the stay's nights) and records
+ * the sale, which locks the fulfillment type and inventory mode and keeps the variant from deletion.
+ * Throws 409 INSUFFICIENT_STOCK / DATES_UNAVAILABLE (the caller's transaction then changes nothing).
+ */
+export function recordSale(db: Db, now: number, sale: Sale) {
+  takeOrGive(db, now, sale, -1);
+  q(db).countSale.run({ id: sale.variantId, quantity: sale.quantity });
+  q(db).countProductSale.run({ id: sale.productId, quantity: sale.quantity });
+}
+
+/** A finished cancellation or return gives the stock back (spec 01 §3.2); the sales history stays. */
+export function restoreStock(db: Db, now: number, sale: Sale) {
+  takeOrGive(db, now, sale, 1);
+}

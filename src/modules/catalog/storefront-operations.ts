@@ -1,0 +1,112 @@
+import { eq, inArray } from 'drizzle-orm';
+import { z } from 'zod';
+import { fail } from '../../server/errors.js';
+import { defineMessages } from '../../server/messages.js';
+import { defineOperation, type Ctx } from '../../server/registry.js';
+import { period } from './dates.js';
+import { collectionQuery, dateRange, LIMITS } from './inputs.js';
+import { calendarDays, requireDated } from './operations.js';
+import { categories, products } from './schema.js';
+import { discountActive, discountedPrice, findProduct, findProductByNo, pageOf, paginated, presentBuyerProduct, variantsOf, type ProductRow } from './service.js';
+import { today } from './dates.js';
+
+defineMessages({ COLLECTION_NOT_FOUND: '컬렉션을 찾을 수 없습니다.' });
+
+const tag = 'Storefront catalog';
+
+/**
+ * Buyer requests name their store with `X-Store-Id` (as admin requests do). A product id finds its store by
+ * itself; a product number or a collection needs the header. Only products on sale exist for buyers.
+ */
+const buyerStoreId = (ctx: Ctx) => ctx.event.req.headers.get('x-store-id');
+
+function buyerProduct(ctx: Ctx<unknown, unknown, { productId: string }>): ProductRow {
+  const storeId = buyerStoreId(ctx);
+  const ref = ctx.params.productId;
+  let product: ProductRow | undefined;
+  if (/^\d{1,15}$/.test(ref)) {
+    if (!storeId) throw fail(400, 'STORE_ID_REQUIRED');
+    product = findProductByNo(ctx.db, storeId, Number(ref));
+  } else {
+    product = findProduct(ctx.db, ref);
+  }
+  if (!product || product.status !== 'ON_SALE' || (storeId !== null && product.storeId !== storeId)) throw fail(404, 'PRODUCT_NOT_FOUND');
+  return product;
+}
+
+/** Category ids of a collection: the category and everything under it. */
+function collectionCategories(all: { id: string; parentId: string | null }[], rootId: string) {
+  const ids = [rootId];
+  for (let i = 0; i < ids.length; i++) for (const c of all) if (c.parentId === ids[i]) ids.push(c.id);
+  return ids;
+}
+
+const productParams = z.object({ productId: z.string() }).strict();
+
+export const storefrontOperations = [
+  defineOperation({
+    operationId: 'storefrontGetProduct',
+    method: 'GET',
+    path: '/storefront/v1/products/{productId}',
+    summary: 'A product on sale, by id or by product number (the number needs X-Store-Id)',
+    tag,
+    auth: 'none',
+    params: productParams,
+    handler: (ctx) => {
+      const product = buyerProduct(ctx);
+      return presentBuyerProduct(ctx.services.config.origin, product, variantsOf(ctx.db, product.id), ctx.now);
+    },
+  }),
+  defineOperation({
+    operationId: 'storefrontGetProductCalendar',
+    method: 'GET',
+    path: '/storefront/v1/products/{productId}/calendar',
+    summary: 'Availability and price per variant and day of a dated product (at most 120 days; no stock counts)',
+    tag,
+    auth: 'none',
+    params: productParams,
+    query: dateRange,
+    handler: (ctx) => {
+      const product = buyerProduct(ctx);
+      requireDated(product);
+      const { from, to } = period(ctx.query, ctx.now, LIMITS.buyerCalendarDays);
+      const day = today(ctx.now);
+      const base = discountActive(product.discount, day) ? discountedPrice(product.salePrice, product.discount) : product.salePrice;
+      const variants = calendarDays(ctx.db, product, from, to, (add) => base + add).filter(({ variant }) => variant.saleOn);
+      return {
+        productId: product.id,
+        from,
+        to,
+        variants: variants.map(({ variant, days }) => ({
+          variantId: variant.id,
+          optionId: variant.id,
+          optionValues: variant.optionValues,
+          days: days.map((d) => ({ date: d.date, available: d.stock > 0 && d.date >= day, price: d.price })),
+        })),
+      };
+    },
+  }),
+  defineOperation({
+    operationId: 'storefrontListCollectionProducts',
+    method: 'GET',
+    path: '/storefront/v1/collections/{slug}/products',
+    summary: 'Products on sale in a collection: `all`, or a category id (its sub-categories included); needs X-Store-Id',
+    tag,
+    auth: 'none',
+    params: z.object({ slug: z.string() }).strict(),
+    query: collectionQuery,
+    handler: (ctx) => {
+      const storeId = buyerStoreId(ctx);
+      if (!storeId) throw fail(400, 'STORE_ID_REQUIRED');
+      const filters = [eq(products.status, 'ON_SALE')];
+      if (ctx.params.slug !== 'all') {
+        const all = ctx.db.select({ id: categories.id, parentId: categories.parentId }).from(categories).where(eq(categories.storeId, storeId)).all();
+        if (!all.some((c) => c.id === ctx.params.slug)) throw fail(404, 'COLLECTION_NOT_FOUND', { slug: ctx.params.slug });
+        filters.push(inArray(products.categoryId, collectionCategories(all, ctx.params.slug)));
+      }
+      const { rows, variants, page, size, total } = pageOf(ctx.db, storeId, filters, ctx.query.page, ctx.query.size);
+      const origin = ctx.services.config.origin;
+      return paginated(rows.map((p) => presentBuyerProduct(origin, p, variants.get(p.id)!, ctx.now)), page, size, total);
+    },
+  }),
+];

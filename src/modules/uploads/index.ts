@@ -1,0 +1,4 @@
+import type { Module } from '../../server/module.js';
+import { mountFiles, uploadOperations } from './operations.js';
+
+export const uploadsModule: Module = { name: 'uploads', operations: uploadOperations, mount: mountFiles };
