@@ -1,6 +1,8 @@
 import { accountsModule } from '../modules/accounts/index.js';
 import { auditModule } from '../modules/audit/index.js';
 import { storesModule } from '../modules/stores/index.js';
+import { catalogModule } from '../modules/catalog/index.js';
+import { uploadsModule } from '../modules/uploads/index.js';
 import { appsModule } from '../modules/apps/index.js';
 import type { Module } from './module.js';
 import type { Operation } from './registry.js';
@@ -10,6 +12,8 @@ export const modules: Module[] = [
   accountsModule,
   storesModule,
   auditModule,
+  catalogModule,
+  uploadsModule,
   appsModule,
 ];
 
