@@ -84,7 +84,15 @@ export abstract class ApiCommand<T extends typeof Command> extends Command {
 
   /** Reads `--data` given as inline JSON or `@file.json`. */
   protected readJsonInput(value: string, flag = 'data'): unknown {
-    const text = value.startsWith('@') ? readFileSync(value.slice(1), 'utf8') : value;
+    let text = value;
+    if (value.startsWith('@')) {
+      try {
+        text = readFileSync(value.slice(1), 'utf8');
+      } catch (error) {
+        // A missing or unreadable file is the caller's input error (exit 2), not a crash.
+        throw new UsageError(`--${flag} cannot read ${value.slice(1)} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      }
+    }
     try {
       return JSON.parse(text);
     } catch {
