@@ -8,6 +8,7 @@ import { openDatabase } from '../db/client.js';
 import { loadSigningKeys } from '../modules/accounts/keys.js';
 import { createApp } from './app.js';
 import { startJobLoop } from './jobs.js';
+import { modules } from './modules.js';
 import { seedDevStore } from './seed.js';
 import { serviceUrls, type ServiceConfig, type Services } from './services.js';
 
@@ -69,7 +70,9 @@ export async function startService(options: StartOptions): Promise<RunningServic
     close() {
       closing ??= new Promise<void>((done) => {
         stopJobs();
-        server.close(() => {
+        server.close(async () => {
+          // After the last request: module resources (the app runtime worker) may be in use until then.
+          await Promise.all(modules.map((m) => m.onClose?.(services)));
           database.close();
           done();
         });

@@ -18,4 +18,6 @@ export interface Module {
   onSeed?(services: Services, storeId: string): void;
   /** Routes outside the registry (HTML pages, OAuth, file serving); keep these rare. */
   mount?(app: H3, services: Services): void;
+  /** Releases what the module holds outside the database (child processes) when the service stops. */
+  onClose?(services: Services): void | Promise<void>;
 }

@@ -7,6 +7,7 @@ import { loadSigningKeys, type SigningKeys } from '../accounts/keys.js';
 import { checkWebhookUrl } from '../webhooks/address.js';
 import { issueInstallationToken } from './installation-tokens.js';
 import type { ExecutionKind } from './schema.js';
+import { runInSandbox } from './sandbox.js';
 import { recordExecution, type App, type AppVersion, type Installation } from './service.js';
 
 /** Kinds of app functions, named as the runtime names them (runtime/protocol.ts). */
@@ -29,6 +30,8 @@ export type InvokeOutcome =
   /** `appError`: the app's own code failed (it counts towards suspension); otherwise the platform did. */
   | { ok: false; code: string; message: string; appError: boolean; logs: string[]; durationMs: number };
 
+export type FunctionContext = Awaited<ReturnType<typeof functionContext>>;
+
 /** What every function receives besides its input: which store, its settings, and an API client's credentials. */
 export async function functionContext(services: Services, t: InvokeTarget) {
   const { token, expiresAt } = await issueInstallationToken(services, t.installation.id);
@@ -41,22 +44,10 @@ export async function functionContext(services: Services, t: InvokeTarget) {
   };
 }
 
-/**
- * Runs app code in the sandbox runtime. The runtime host (src/runtime-host) plugs in here through
- * `useSandbox`; until a host is set, sandboxed functions fail cleanly as a platform error.
- */
-export type SandboxRunner = (services: Services, target: InvokeTarget, kind: InvocationKind, name: string, input: unknown, context: unknown) => Promise<InvokeOutcome>;
-
-let sandbox: SandboxRunner | null = null;
-export function useSandbox(runner: SandboxRunner) {
-  sandbox = runner;
-}
-
 export async function invoke(services: Services, t: InvokeTarget, kind: InvocationKind, name: string, input: unknown): Promise<InvokeOutcome> {
   const context = await functionContext(services, t);
   if (t.version.manifest.runtime === 'external') return callExternal(services, t, kind, name, input, context);
-  if (!sandbox) return { ok: false, code: 'RUNTIME_UNAVAILABLE', message: 'the app runtime is not running', appError: false, logs: [], durationMs: 0 };
-  return sandbox(services, t, kind, name, input, context);
+  return runInSandbox(services, t, kind, name, input, context);
 }
 
 /** Runs one function and keeps its execution record (and the app's failure run, for suspension). */

@@ -6,6 +6,7 @@ import { defineOperation, reply, type StoreCtx } from '../../server/registry.js'
 import { requireOwned } from '../../server/tenancy.js';
 import { toFieldErrors } from '../../server/validation.js';
 import { invokeAndRecord } from './invoke.js';
+import { evictInstallation } from './sandbox.js';
 import { checkManifest, requiredFunctions, type Manifest } from './manifest.js';
 import { appExecutions, appInstallations, apps } from './schema.js';
 import {
@@ -273,6 +274,7 @@ export const appOperations = [
     handler: (ctx) => {
       const inst = liveInstallation(ctx);
       uninstall(ctx.services, inst, ctx.now);
+      evictInstallation(ctx.services, inst.id);
       return presentInstallation(ctx.services, findInstallation(ctx.db, inst.id)!);
     },
   }),
