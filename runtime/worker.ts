@@ -200,10 +200,10 @@ function outcomeOf(call: Call, kind: string, name: string, out: unknown): Parame
 
 function failed(call: Call, error: unknown) {
   if (call.finished) return;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   // isolated-vm disposes an isolate that passes its memory limit on its own; we did not dispose it.
   if (call.slot.isolate.isDisposed) return kill(call.slot, 'MEMORY_LIMIT');
-  if (message === 'Script execution timed out.') return finish(call, { ok: false, error: { code: 'CPU_LIMIT', message: KILL_MESSAGE.CPU_LIMIT(call) } });
+  if (message === 'Error: Script execution timed out.') return finish(call, { ok: false, error: { code: 'CPU_LIMIT', message: KILL_MESSAGE.CPU_LIMIT(call) } });
   // Compile errors and the like: the message is V8's, the stack would be ours, so it is left out.
   finish(call, { ok: false, error: { code: 'APP_ERROR', message } });
 }

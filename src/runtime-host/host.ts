@@ -43,11 +43,11 @@ const hostCallArgs = {
   }),
   storage: z.discriminatedUnion('op', [
     z.object({ op: z.literal('get'), key: z.string() }),
-    z.object({ op: z.literal('set'), key: z.string(), value: z.unknown() }),
+    z.object({ op: z.literal('set'), key: z.string(), value: z.unknown().optional() }),
     z.object({ op: z.literal('delete'), key: z.string() }),
     z.object({ op: z.literal('list'), options: z.object({ prefix: z.string().optional(), cursor: z.string().optional(), limit: z.number().int().optional() }) }),
   ]),
-  api: z.object({ method: z.string().regex(/^[A-Z]{1,16}$/), path: z.string().max(8192), body: z.unknown() }),
+  api: z.object({ method: z.string().regex(/^[A-Z]{1,16}$/), path: z.string().max(8192), body: z.unknown().optional() }),
 };
 
 interface InFlight {
