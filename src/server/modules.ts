@@ -3,6 +3,8 @@ import { auditModule } from '../modules/audit/index.js';
 import { storesModule } from '../modules/stores/index.js';
 import { catalogModule } from '../modules/catalog/index.js';
 import { uploadsModule } from '../modules/uploads/index.js';
+import { eventsModule } from '../modules/events/index.js';
+import { webhooksModule } from '../modules/webhooks/index.js';
 import { appsModule } from '../modules/apps/index.js';
 import type { Module } from './module.js';
 import type { Operation } from './registry.js';
@@ -14,6 +16,8 @@ export const modules: Module[] = [
   auditModule,
   catalogModule,
   uploadsModule,
+  eventsModule,
+  webhooksModule,
   appsModule,
 ];
 

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
+import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
 import { webhookDeliveries, webhooks } from '../webhooks/schema.js';
@@ -103,4 +104,16 @@ export function emitEvent(db: Db, now: number, event: NewEvent): { eventId: stri
   const bus = eventBus(db);
   setImmediate(() => bus.emit('event', event.storeId));
   return { eventId: id, sequence };
+}
+
+/** An event as receivers get it (spec 01 §6.1 body); `sequence` is absent when the event has no resource. */
+export function eventPayload(e: Pick<typeof events.$inferSelect, 'id' | 'type' | 'createdAt' | 'storeId' | 'sequence' | 'data'>): string {
+  return JSON.stringify({
+    id: e.id,
+    type: e.type,
+    createdAt: isoAt(e.createdAt),
+    storeId: e.storeId,
+    ...(e.sequence === null ? {} : { sequence: e.sequence }),
+    data: e.data,
+  });
 }

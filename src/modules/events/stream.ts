@@ -1,0 +1,129 @@
+import { and, eq, gt, sql } from 'drizzle-orm';
+import type { H3, H3Event } from 'h3';
+import { z } from 'zod';
+import { preparedFor } from '../../db/prepared.js';
+import { operationHandler } from '../../server/pipeline.js';
+import { defineOperation } from '../../server/registry.js';
+import type { Services } from '../../server/services.js';
+import { emitEvent, eventBus, eventPayload } from './outbox.js';
+import { events } from './schema.js';
+import { EVENT_TYPES, sampleEvent } from './types.js';
+
+const HEARTBEAT_MS = 15_000;
+const BATCH = 200;
+
+const rowid = sql<number>`${events}.rowid`;
+const statements = preparedFor((db) => ({
+  after: db
+    .select({ rowid, id: events.id, type: events.type, createdAt: events.createdAt, storeId: events.storeId, sequence: events.sequence, data: events.data })
+    .from(events)
+    .where(and(eq(events.storeId, sql.placeholder('storeId')), gt(rowid, sql.placeholder('after'))))
+    .orderBy(rowid)
+    .limit(BATCH)
+    .prepare(),
+  last: db.select({ rowid }).from(events).orderBy(sql`${rowid} desc`).limit(1).prepare(),
+}));
+
+const typeList = z.string().transform((s) => s.split(',').filter(Boolean)).pipe(z.array(z.enum(EVENT_TYPES)));
+
+/**
+ * Authorization of the stream runs through the ordinary pipeline (token, X-Store-Id, `webhook:r`, strict
+ * query): this operation only answers what the stream needs, and the route below turns it into SSE.
+ */
+const openStream = defineOperation({
+  operationId: 'streamEvents',
+  method: 'GET',
+  path: '/v1/events/stream',
+  summary: "Server-sent events of the store's new events (svc webhooks listen)",
+  tag: 'Event',
+  auth: 'store',
+  scope: 'webhook:r',
+  query: z.object({ types: typeList.optional() }).strict(),
+  handler: (ctx) => ({ storeId: ctx.store.id, types: ctx.query.types ?? null }),
+});
+
+/**
+ * `GET /v1/events/stream`: each new event of the store as one SSE message (`id` is a resume cursor,
+ * `event` the type, `data` the body a webhook would carry). `Last-Event-ID` resumes after a drop;
+ * otherwise the stream starts with events created after it opened.
+ */
+function streamResponse(services: Services, event: H3Event, storeId: string, types: string[] | null): Response {
+  const q = statements(services.db);
+  const resumeFrom = Number(event.req.headers.get('last-event-id'));
+  let cursor = Number.isSafeInteger(resumeFrom) && resumeFrom > 0 ? resumeFrom : (q.last.get()?.rowid ?? 0);
+  const encoder = new TextEncoder();
+  const bus = eventBus(services.db);
+  let stop = () => {};
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      const push = () => {
+        if (!services.sqlite.open) return stop();
+        for (let rows = q.after.all({ storeId, after: cursor }); rows.length; rows = q.after.all({ storeId, after: cursor })) {
+          for (const row of rows) {
+            cursor = row.rowid;
+            if (types && !types.includes(row.type)) continue;
+            controller.enqueue(encoder.encode(`id: ${row.rowid}\nevent: ${row.type}\ndata: ${eventPayload(row)}\n\n`));
+          }
+        }
+      };
+      const onEvent = (id: string) => id === storeId && push();
+      const heartbeat = setInterval(() => controller.enqueue(encoder.encode(': keep-alive\n\n')), HEARTBEAT_MS);
+      stop = () => {
+        clearInterval(heartbeat);
+        bus.off('event', onEvent);
+        try {
+          controller.close();
+        } catch {
+          // already closed by the client going away
+        }
+      };
+      bus.on('event', onEvent);
+      event.req.signal?.addEventListener('abort', () => stop());
+      controller.enqueue(encoder.encode(': connected\n\n'));
+      push();
+    },
+    cancel: () => stop(),
+  });
+  return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } });
+}
+
+/**
+ * `svc webhooks trigger` before checkout exists: emits a real event (sample data unless given) through
+ * the outbox, so subscriptions and `listen` see exactly what a purchase would send. Dev mode only.
+ */
+const devEmit = defineOperation({
+  operationId: 'devEmitEvent',
+  method: 'POST',
+  path: '/_dev/v1/events',
+  summary: 'Emit an event in the store (svc dev only)',
+  tag: 'Dev',
+  auth: 'store',
+  scope: 'webhook:rw',
+  body: z.object({
+    type: z.enum(EVENT_TYPES),
+    resource: z.object({ type: z.enum(['ORDER', 'CLAIM', 'PRODUCT', 'REVIEW', 'INQUIRY']), id: z.string().min(1).max(100) }).strict().nullable().optional(),
+    data: z.record(z.string(), z.unknown()).optional(),
+  }).strict(),
+  status: 201,
+  handler: (ctx) => {
+    const sample = sampleEvent(ctx.body.type, ctx.now);
+    const emitted = emitEvent(ctx.db, ctx.now, {
+      storeId: ctx.store.id,
+      type: ctx.body.type,
+      resource: ctx.body.resource === undefined ? sample.resource : ctx.body.resource,
+      data: ctx.body.data ?? sample.data,
+    });
+    return { ...emitted, type: ctx.body.type };
+  },
+});
+
+export function mountEventRoutes(app: H3, services: Services) {
+  const authorize = operationHandler(services, openStream);
+  app.get(openStream.path, async (event) => {
+    const answer = await authorize(event);
+    if (!answer.ok) return answer;
+    const { data } = (await answer.json()) as { data: { storeId: string; types: string[] | null } };
+    return streamResponse(services, event, data.storeId, data.types);
+  });
+  if (services.config.mode === 'dev') app.post(devEmit.path, operationHandler(services, devEmit));
+}

@@ -1,0 +1,63 @@
+import { newId } from '../../db/ids.js';
+import type { ResourceType } from './schema.js';
+
+/** Event types of spec 01 §6.2 and the resource each one is about. */
+export const EVENT_RESOURCE = {
+  'ORDER.PAID': 'ORDER',
+  'ORDER.CONFIRMED': 'ORDER',
+  'ORDER.DISPATCHED': 'ORDER',
+  'ORDER.DELIVERED': 'ORDER',
+  'ORDER.FULFILLED': 'ORDER',
+  'ORDER.PURCHASE_DECIDED': 'ORDER',
+  'ORDER.ADDRESS_CHANGE_REQUESTED': 'ORDER',
+  'ORDER.CANCELED': 'ORDER',
+  'CLAIM.CANCEL_REQUESTED': 'CLAIM',
+  'CLAIM.RETURN_REQUESTED': 'CLAIM',
+  'CLAIM.EXCHANGE_REQUESTED': 'CLAIM',
+  'CLAIM.COMPLETED': 'CLAIM',
+  'INQUIRY.CREATED': 'INQUIRY',
+  'REVIEW.CREATED': 'REVIEW',
+  'PRODUCT.OUT_OF_STOCK': 'PRODUCT',
+  'ORDER.FLOW_NOTIFICATION': 'ORDER',
+  'ORDER.FLOW_STATE_CHANGED': 'ORDER',
+} as const satisfies Record<string, ResourceType>;
+
+export type EventType = keyof typeof EVENT_RESOURCE;
+export const EVENT_TYPES = Object.keys(EVENT_RESOURCE) as [EventType, ...EventType[]];
+
+/**
+ * Plausible `data` of each type for test sends and `svc webhooks trigger` without checkout: the field
+ * names of §6.2 with made-up ids, so receivers can exercise their parsing.
+ */
+export function sampleEvent(type: EventType, now: number): { resource: { type: ResourceType; id: string }; data: Record<string, unknown> } {
+  const orderId = newId('ord', now);
+  const orderItemId = newId('oi', now);
+  const orderNo = 20260101000001;
+  const order = { orderId, orderNo, status: 'PAID', testPayment: true };
+  const item = { orderId, orderNo, orderItemId, status: 'DELIVERED', fulfillmentSnapshot: { type: 'MANUAL' }, fulfilledAt: new Date(now).toISOString(), testPayment: true };
+  const claim = {
+    claimId: newId('clm', now), claimNo: 20260101000001, orderId, orderItemId, claimType: 'CANCEL', status: 'REQUESTED',
+    quantity: 1, refundAmount: 10000, deliveryFeeRefundAmount: 0, deliveryFeeChargeAmount: 0, deductAmount: 0, testPayment: true,
+  };
+  const resource = EVENT_RESOURCE[type];
+  const data: Record<string, unknown> = (() => {
+    switch (type) {
+      case 'ORDER.PAID': case 'ORDER.CONFIRMED': case 'ORDER.DISPATCHED': case 'ORDER.DELIVERED': return order;
+      case 'ORDER.FULFILLED': case 'ORDER.PURCHASE_DECIDED': case 'ORDER.ADDRESS_CHANGE_REQUESTED': return item;
+      case 'ORDER.CANCELED': return {
+        orderId, orderNo, orderItemId, status: 'PAID', itemStatus: 'CANCELED', reason: 'OUT_OF_STOCK', quantity: 1, canceledQuantity: 1,
+        refundAmount: 13000, deliveryFeeRefundAmount: 3000, deliveryFeeChargeAmount: 0, testPayment: true,
+      };
+      case 'CLAIM.CANCEL_REQUESTED': case 'CLAIM.RETURN_REQUESTED': case 'CLAIM.EXCHANGE_REQUESTED': case 'CLAIM.COMPLETED': return claim;
+      case 'INQUIRY.CREATED': return { inquiryId: newId('inq', now), productId: newId('prd', now) };
+      case 'REVIEW.CREATED': return { reviewId: newId('rev', now), productId: newId('prd', now), rating: 5 };
+      case 'PRODUCT.OUT_OF_STOCK': return { productId: newId('prd', now), variantId: newId('var', now) };
+      case 'ORDER.FLOW_NOTIFICATION': return { orderId, orderItemIds: [orderItemId], event: 'sample', flowId: newId('flw', now), flowVersion: 1, state: 'PAID' };
+      case 'ORDER.FLOW_STATE_CHANGED': return {
+        orderId, orderItemIds: [orderItemId], flowId: newId('flw', now), flowVersion: 1, from: 'PAID', to: 'PREPARING', label: '상품 준비중', coreStatus: 'CONFIRMED', changedAt: new Date(now).toISOString(),
+      };
+    }
+  })();
+  const idField = { ORDER: 'orderId', CLAIM: 'claimId', INQUIRY: 'inquiryId', REVIEW: 'reviewId', PRODUCT: 'productId' }[resource];
+  return { resource: { type: resource, id: data[idField] as string }, data };
+}

@@ -1,0 +1,239 @@
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { countRows } from '../../db/client.js';
+import { newId } from '../../db/ids.js';
+import { fail } from '../../server/errors.js';
+import { defineOperation, reply, type StoreCtx } from '../../server/registry.js';
+import { EVENT_TYPES } from '../events/types.js';
+import { webhooks } from './schema.js';
+import { dropConnections } from './send.js';
+import {
+  assertWebhookUrl, listDeliveries, loadDelivery, loadWebhook, newWebhookSecret, presentDelivery, presentDeliveryDetail,
+  presentWebhook, redeliver, redeliverFailed, rotateSecret, testSend, WEBHOOKS_PER_STORE,
+} from './service.js';
+
+const tag = 'Webhook';
+const eventType = z.enum(EVENT_TYPES);
+const subscription = z.object({
+  url: z.string().min(1).max(2048),
+  eventTypes: z.array(eventType).min(1).max(EVENT_TYPES.length).superRefine((types, ctx) => {
+    types.forEach((t, i) => {
+      if (types.indexOf(t) !== i) ctx.addIssue({ code: 'custom', path: [i], message: '같은 이벤트 유형이 두 번 있습니다.', params: { code: 'DUPLICATE' } });
+    });
+  }),
+}).strict();
+type Subscription = z.infer<typeof subscription>;
+
+const webhookParams = z.object({ webhookId: z.string() });
+const deliveryParams = z.object({ webhookId: z.string(), deliveryId: z.string() });
+const webhookTarget = (ctx: { params: { webhookId: string } }) => ({ type: 'WEBHOOK', id: ctx.params.webhookId });
+const deliveryTarget = (ctx: { params: { deliveryId: string } }) => ({ type: 'WEBHOOK_DELIVERY', id: ctx.params.deliveryId });
+const load = (ctx: StoreCtx<unknown, unknown, { webhookId: string }>) => loadWebhook(ctx.db, ctx.store.id, ctx.params.webhookId);
+
+export const webhookOperations = [
+  defineOperation({
+    operationId: 'createWebhook',
+    method: 'POST',
+    path: '/v1/webhooks',
+    summary: 'Subscribe a URL to event types; the secret is shown only in this response',
+    tag,
+    auth: 'store',
+    scope: 'webhook:rw',
+    agent: 'approval',
+    status: 201,
+    body: subscription,
+    preview: (ctx) => ({ changes: [{ field: 'url', before: null, after: ctx.body.url }, { field: 'eventTypes', before: null, after: ctx.body.eventTypes }] }),
+    // The URL check resolves DNS, which a synchronous write transaction cannot wait for.
+    async: true,
+    handler: async (ctx) => {
+      await assertWebhookUrl(ctx.services, ctx.body.url);
+      return ctx.sqlite.transaction(() => {
+        if (countRows(ctx.db, webhooks, eq(webhooks.storeId, ctx.store.id)) >= WEBHOOKS_PER_STORE) throw fail(409, 'WEBHOOK_LIMIT_EXCEEDED', { limit: WEBHOOKS_PER_STORE });
+        const now = ctx.clock.now();
+        const row = {
+          id: newId('wh', now), storeId: ctx.store.id, url: ctx.body.url, eventTypes: ctx.body.eventTypes, secret: newWebhookSecret(),
+          oldSecret: null, oldSecretExpiresAt: null, status: 'ACTIVE' as const, suspendedAt: null, failingSince: null, lastFailureAt: null, createdAt: now, updatedAt: now,
+        };
+        ctx.db.insert(webhooks).values(row).run();
+        return { ...presentWebhook(row, now), secret: row.secret };
+      })();
+    },
+  }),
+  defineOperation({
+    operationId: 'listWebhooks',
+    method: 'GET',
+    path: '/v1/webhooks',
+    summary: 'Subscriptions of the store (secret prefix only)',
+    tag,
+    auth: 'store',
+    scope: 'webhook:r',
+    handler: (ctx) => ({
+      contents: ctx.db.select().from(webhooks).where(eq(webhooks.storeId, ctx.store.id)).orderBy(webhooks.id).all().map((w) => presentWebhook(w, ctx.now)),
+    }),
+  }),
+  defineOperation({
+    operationId: 'getWebhook',
+    method: 'GET',
+    path: '/v1/webhooks/{webhookId}',
+    summary: 'One subscription',
+    tag,
+    auth: 'store',
+    scope: 'webhook:r',
+    params: webhookParams,
+    handler: (ctx) => presentWebhook(load(ctx), ctx.now),
+  }),
+  defineOperation({
+    operationId: 'updateWebhook',
+    method: 'PUT',
+    path: '/v1/webhooks/{webhookId}',
+    summary: 'Replace URL and event types; also reactivates a suspended subscription and resets its failures',
+    tag,
+    auth: 'store',
+    scope: 'webhook:rw',
+    agent: 'approval',
+    params: webhookParams,
+    body: subscription,
+    target: webhookTarget,
+    preview: (ctx) => {
+      const w = load(ctx);
+      return {
+        changes: (['url', 'eventTypes'] as const)
+          .filter((f) => JSON.stringify(w[f]) !== JSON.stringify(ctx.body[f]))
+          .map((field) => ({ field, before: w[field], after: ctx.body[field] })),
+      };
+    },
+    async: true,
+    handler: async (ctx) => {
+      load(ctx);
+      await assertWebhookUrl(ctx.services, ctx.body.url);
+      const updated = ctx.sqlite.transaction(() => {
+        const w = load(ctx);
+        const now = ctx.clock.now();
+        const patch: Partial<typeof webhooks.$inferInsert> & Subscription = {
+          url: ctx.body.url, eventTypes: ctx.body.eventTypes, status: 'ACTIVE', suspendedAt: null, failingSince: null, lastFailureAt: null, updatedAt: now,
+        };
+        ctx.db.update(webhooks).set(patch).where(eq(webhooks.id, w.id)).run();
+        return { ...w, ...patch };
+      })();
+      dropConnections(updated.id);
+      return presentWebhook(updated, ctx.clock.now());
+    },
+  }),
+  defineOperation({
+    operationId: 'deleteWebhook',
+    method: 'DELETE',
+    path: '/v1/webhooks/{webhookId}',
+    summary: 'Delete a subscription, its delivery records and its pending sends',
+    tag,
+    auth: 'store',
+    scope: 'webhook:rw',
+    params: webhookParams,
+    target: webhookTarget,
+    handler: (ctx) => {
+      const w = load(ctx);
+      // Records go with the subscription (foreign key cascade); sends under way find no row to report to.
+      ctx.db.delete(webhooks).where(eq(webhooks.id, w.id)).run();
+      dropConnections(w.id);
+      return { webhookId: w.id, deleted: true };
+    },
+  }),
+  defineOperation({
+    operationId: 'rotateWebhookSecret',
+    method: 'POST',
+    path: '/v1/webhooks/{webhookId}/rotate-secret',
+    summary: 'New secret; the previous one keeps signing for 24 hours',
+    tag,
+    auth: 'store',
+    scope: 'webhook:rw',
+    agent: 'denied',
+    params: webhookParams,
+    target: webhookTarget,
+    handler: (ctx) => {
+      const secret = rotateSecret(ctx.db, load(ctx), ctx.now);
+      return { ...presentWebhook(load(ctx), ctx.now), secret };
+    },
+  }),
+  defineOperation({
+    operationId: 'resumeWebhook',
+    method: 'POST',
+    path: '/v1/webhooks/{webhookId}/resume',
+    summary: 'Reactivate a suspended subscription (already active: no change)',
+    tag,
+    auth: 'store',
+    scope: 'webhook:rw',
+    params: webhookParams,
+    target: webhookTarget,
+    handler: (ctx) => {
+      const w = load(ctx);
+      if (w.status === 'ACTIVE') return presentWebhook(w, ctx.now);
+      ctx.db.update(webhooks).set({ status: 'ACTIVE', suspendedAt: null, failingSince: null, lastFailureAt: null, updatedAt: ctx.now }).where(eq(webhooks.id, w.id)).run();
+      return presentWebhook(load(ctx), ctx.now);
+    },
+  }),
+  defineOperation({
+    operationId: 'listWebhookDeliveries',
+    method: 'GET',
+    path: '/v1/webhooks/{webhookId}/deliveries',
+    summary: 'Delivery records of the last 30 days, newest first',
+    tag,
+    auth: 'store',
+    scope: 'webhook:r',
+    params: webhookParams,
+    query: z.object({
+      status: z.enum(['PENDING', 'PENDING_RETRY', 'SUCCESS', 'FAILED']).optional(),
+      eventType: eventType.optional(),
+      resourceId: z.string().min(1).max(100).optional(),
+      limit: z.coerce.number().int().min(1).max(100).default(50),
+    }).strict(),
+    handler: (ctx) => ({ contents: listDeliveries(ctx.db, load(ctx), ctx.now, ctx.query).map(presentDelivery) }),
+  }),
+  defineOperation({
+    operationId: 'getWebhookDelivery',
+    method: 'GET',
+    path: '/v1/webhooks/{webhookId}/deliveries/{deliveryId}',
+    summary: 'One delivery record with the request of its last attempt',
+    tag,
+    auth: 'store',
+    scope: 'webhook:r',
+    params: deliveryParams,
+    handler: (ctx) => presentDeliveryDetail(loadDelivery(ctx.db, load(ctx), ctx.params.deliveryId)),
+  }),
+  defineOperation({
+    operationId: 'redeliverWebhookDelivery',
+    method: 'POST',
+    path: '/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver',
+    summary: 'Send a FAILED delivery again, once, as a new record with the same event id',
+    tag,
+    auth: 'store',
+    scope: 'webhook:rw',
+    params: deliveryParams,
+    target: deliveryTarget,
+    handler: (ctx) => reply(202, presentDelivery(redeliver(ctx.db, load(ctx), ctx.params.deliveryId, ctx.now))),
+  }),
+  defineOperation({
+    operationId: 'redeliverFailedWebhookDeliveries',
+    method: 'POST',
+    path: '/v1/webhooks/{webhookId}/deliveries/redeliver-failed',
+    summary: 'Queue every unredelivered FAILED record of the last 72 hours (at most 500, oldest first)',
+    tag,
+    auth: 'store',
+    scope: 'webhook:rw',
+    params: webhookParams,
+    target: webhookTarget,
+    handler: (ctx) => reply(202, { queued: redeliverFailed(ctx.db, load(ctx), ctx.now) }),
+  }),
+  defineOperation({
+    operationId: 'testWebhook',
+    method: 'POST',
+    path: '/v1/webhooks/{webhookId}/test',
+    summary: "Send a signed sample event now and return the receiver's answer (not recorded, no retry)",
+    tag,
+    auth: 'store',
+    scope: 'webhook:rw',
+    params: webhookParams,
+    body: z.object({ eventType }).strict(),
+    target: webhookTarget,
+    async: true,
+    handler: (ctx) => testSend(ctx.services, load(ctx), ctx.body.eventType),
+  }),
+];

@@ -1,0 +1,286 @@
+import { and, eq, inArray, lt, lte, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { preparedFor } from '../../db/prepared.js';
+import type { Job } from '../../server/jobs.js';
+import type { Services } from '../../server/services.js';
+import { eventBus, eventPayload } from '../events/outbox.js';
+import { events } from '../events/schema.js';
+import { webhookDeliveries, webhooks } from './schema.js';
+import { ERROR_CODE, PER_RECEIVER_CONCURRENCY, sendOnce, storedPayload, DEADLINE_MS, type AttemptResult } from './send.js';
+import { signatureHeader } from './signature.js';
+
+export const MAX_ATTEMPTS = 5;
+/** Pause after attempt n (1-based) before attempt n+1 (spec 01 §6.4). */
+const RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000];
+const SUSPEND_AFTER_MS = 24 * 3600_000;
+const QUIET_RESET_MS = 3 * 3600_000;
+const RECORDS_KEPT_MS = 30 * 86400_000;
+const USER_AGENT = 'svc-webhooks/1.0 (+https://svc.dev/docs/webhooks)';
+
+type Webhook = typeof webhooks.$inferSelect;
+
+/** Secrets that sign right now, newest first: the old one only during its 24-hour overlap. */
+export function signingSecrets(w: Pick<Webhook, 'secret' | 'oldSecret' | 'oldSecretExpiresAt'>, now: number): string[] {
+  return w.oldSecret && w.oldSecretExpiresAt !== null && w.oldSecretExpiresAt > now ? [w.secret, w.oldSecret] : [w.secret];
+}
+
+/** The webhook request of spec 01 §6.1: wire headers, and the headers as delivery records show them. */
+export function buildRequest(body: string, event: { id: string; type: string }, deliveryId: string, secrets: string[], now: number) {
+  const signature = signatureHeader(secrets, Math.floor(now / 1000), body);
+  const shown: [string, string | null][] = [
+    ['Content-Type', 'application/json'],
+    ['User-Agent', USER_AGENT],
+    ['Svc-Signature', null],
+    ['Svc-Event-Id', event.id],
+    ['Svc-Event-Type', event.type],
+    ['Svc-Delivery-Id', deliveryId],
+    ['Content-Length', String(Buffer.byteLength(body))],
+  ];
+  const headers = Object.fromEntries(shown.map(([name, value]) => [name, value ?? signature]));
+  return { headers, requestHeaders: shown.map(([name, value]) => ({ name, value })) };
+}
+
+const ACTIVE = ['PENDING', 'PENDING_RETRY'] as const;
+/** A bound value in an update's SET (drizzle types SET values as column values, not placeholders). */
+const ph = (name: string) => sql`${sql.placeholder(name)}`;
+
+const statements = preparedFor((db) => ({
+  dueWebhooks: db
+    .selectDistinct({ webhookId: webhookDeliveries.webhookId })
+    .from(webhookDeliveries)
+    .where(and(inArray(webhookDeliveries.status, [...ACTIVE]), lte(webhookDeliveries.nextAttemptAt, sql.placeholder('now'))))
+    .prepare(),
+  dueFor: db
+    .select({
+      id: webhookDeliveries.id,
+      attemptCount: webhookDeliveries.attemptCount,
+      eventId: events.id,
+      type: events.type,
+      createdAt: events.createdAt,
+      storeId: events.storeId,
+      sequence: events.sequence,
+      data: events.data,
+    })
+    .from(webhookDeliveries)
+    .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+    .where(and(
+      eq(webhookDeliveries.webhookId, sql.placeholder('webhookId')),
+      inArray(webhookDeliveries.status, [...ACTIVE]),
+      lte(webhookDeliveries.nextAttemptAt, sql.placeholder('now')),
+    ))
+    .orderBy(webhookDeliveries.nextAttemptAt)
+    .limit(sql.placeholder('limit'))
+    .prepare(),
+  webhook: db.select().from(webhooks).where(eq(webhooks.id, sql.placeholder('id'))).prepare(),
+  storeWebhooks: db.select({ id: webhooks.id }).from(webhooks).where(and(eq(webhooks.storeId, sql.placeholder('storeId')), eq(webhooks.status, 'ACTIVE'))).prepare(),
+  claim: db
+    .update(webhookDeliveries)
+    .set({
+      attemptCount: sql`${webhookDeliveries.attemptCount} + 1`,
+      lastAttemptAt: ph('now'),
+      nextAttemptAt: ph('nextAttemptAt'),
+      updatedAt: ph('now'),
+    })
+    .where(eq(webhookDeliveries.id, sql.placeholder('id')))
+    .prepare(),
+  settle: db
+    .update(webhookDeliveries)
+    .set({
+      status: ph('status'),
+      nextAttemptAt: ph('nextAttemptAt'),
+      responseStatusCode: ph('statusCode'),
+      responseTimeMs: ph('timeMs'),
+      responseBodyExcerpt: ph('bodyExcerpt'),
+      errorCode: ph('errorCode'),
+      failureReason: ph('failureReason'),
+      payload: ph('payload'),
+      payloadTruncated: ph('payloadTruncated'),
+      payloadMasked: ph('payloadMasked'),
+      requestHeaders: ph('requestHeaders'),
+      updatedAt: ph('now'),
+    })
+    // A result only lands on the attempt it belongs to, and never revives a record suspension ended.
+    .where(and(
+      eq(webhookDeliveries.id, sql.placeholder('id')),
+      eq(webhookDeliveries.attemptCount, sql.placeholder('attempt')),
+      inArray(webhookDeliveries.status, [...ACTIVE]),
+    ))
+    .prepare(),
+  failureRecord: db
+    .update(webhooks)
+    .set({ failingSince: ph('failingSince'), lastFailureAt: ph('lastFailureAt') })
+    .where(eq(webhooks.id, sql.placeholder('id')))
+    .prepare(),
+}));
+
+/** Ends the subscription's pending sends as FAILED/WEBHOOK_SUSPENDED and marks it SUSPENDED (spec 01 §3.5). */
+export function suspend(db: Db, webhookId: string, now: number) {
+  db.update(webhooks).set({ status: 'SUSPENDED', suspendedAt: now, updatedAt: now }).where(eq(webhooks.id, webhookId)).run();
+  db.update(webhookDeliveries)
+    .set({ status: 'FAILED', nextAttemptAt: null, failureReason: 'SUSPENDED', errorCode: ERROR_CODE.SUSPENDED, updatedAt: now })
+    .where(and(eq(webhookDeliveries.webhookId, webhookId), inArray(webhookDeliveries.status, [...ACTIVE])))
+    .run();
+}
+
+/** Failure record of spec 01 §3.5: a failure run that lasts over 24 h suspends; 3 quiet hours start a new run. */
+function noteOutcome(db: Db, webhookId: string, ok: boolean, now: number) {
+  const q = statements(db);
+  if (ok) {
+    q.failureRecord.run({ id: webhookId, failingSince: null, lastFailureAt: null });
+    return;
+  }
+  const w = q.webhook.get({ id: webhookId });
+  if (!w || w.status !== 'ACTIVE') return;
+  const fresh = w.failingSince === null || w.lastFailureAt === null || now - w.lastFailureAt > QUIET_RESET_MS;
+  const since = fresh ? now : w.failingSince!;
+  q.failureRecord.run({ id: webhookId, failingSince: since, lastFailureAt: now });
+  if (now - since > SUSPEND_AFTER_MS) suspend(db, webhookId, now);
+}
+
+interface Outcome {
+  deliveryId: string;
+  webhookId: string;
+  attempt: number;
+  result: AttemptResult;
+  request: { payload: string; payloadTruncated: boolean; payloadMasked: boolean; requestHeaders: { name: string; value: string | null }[] } | null;
+}
+
+/**
+ * The delivery worker of one service. Due rows are claimed (attempt counted, next try scheduled) in a
+ * transaction before anything is sent, so a crash loses no event: the claimed row simply comes due again.
+ * Sends run concurrently, at most PER_RECEIVER_CONCURRENCY per subscription; results are written in
+ * batches, and each finished send pulls the next due row of its subscription at once.
+ */
+class DeliveryWorker {
+  private readonly inFlight = new Map<string, number>();
+  private readonly busy = new Set<string>();
+  private outcomes: Outcome[] = [];
+  private wanted = new Set<string>();
+  private wantAll = false;
+  private scheduled = false;
+
+  constructor(private readonly services: Services) {
+    const storeWebhooks = statements(services.db).storeWebhooks;
+    eventBus(services.db).on('event', (storeId: string) => {
+      if (!this.services.sqlite.open) return;
+      this.schedule(storeWebhooks.all({ storeId }).map((w) => w.id));
+    });
+  }
+
+  /** Number of sends under way (the bench and tests wait for zero). */
+  get pending() {
+    return this.busy.size;
+  }
+
+  private schedule(webhookIds: string[] | 'all') {
+    if (webhookIds === 'all') this.wantAll = true;
+    else for (const id of webhookIds) this.wanted.add(id);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.pump(this.services.clock.now()));
+  }
+
+  /** Writes finished attempts, then claims and starts what is due; returns how many sends it started. */
+  pump(now: number): number {
+    this.scheduled = false;
+    const { db, sqlite } = this.services;
+    if (!sqlite.open) return 0;
+    const q = statements(db);
+    const outcomes = this.outcomes;
+    this.outcomes = [];
+    const wanted = this.wantAll ? q.dueWebhooks.all({ now }).map((r) => r.webhookId) : [...this.wanted];
+    this.wantAll = false;
+    this.wanted = new Set();
+
+    const starts = sqlite.transaction(() => {
+      for (const o of outcomes) this.settle(o, now);
+      const out: { webhook: Webhook; row: ReturnType<typeof q.dueFor.all>[number] }[] = [];
+      for (const webhookId of new Set([...wanted, ...outcomes.map((o) => o.webhookId)])) {
+        const free = PER_RECEIVER_CONCURRENCY - (this.inFlight.get(webhookId) ?? 0);
+        if (free <= 0) continue;
+        const webhook = q.webhook.get({ id: webhookId });
+        if (!webhook || webhook.status !== 'ACTIVE') continue;
+        for (const row of q.dueFor.all({ webhookId, now, limit: free + this.busy.size })) {
+          if (this.busy.has(row.id) || out.filter((s) => s.webhook.id === webhookId).length >= free) continue;
+          const attempt = row.attemptCount + 1;
+          if (attempt > MAX_ATTEMPTS) {
+            // The last attempt was started by a process that stopped before recording it.
+            this.settle({ deliveryId: row.id, webhookId, attempt: row.attemptCount, result: interrupted, request: null }, now);
+            continue;
+          }
+          const retryAt = attempt < MAX_ATTEMPTS ? now + RETRY_DELAYS_MS[attempt - 1] : now + DEADLINE_MS + 60_000;
+          q.claim.run({ id: row.id, now, nextAttemptAt: retryAt });
+          out.push({ webhook, row: { ...row, attemptCount: attempt } });
+        }
+      }
+      return out;
+    })();
+
+    for (const { webhook, row } of starts) this.start(webhook, row, now);
+    return starts.length;
+  }
+
+  private start(webhook: Webhook, row: { id: string; attemptCount: number; eventId: string; type: string; createdAt: number; storeId: string; sequence: number | null; data: Record<string, unknown> }, now: number) {
+    this.busy.add(row.id);
+    this.inFlight.set(webhook.id, (this.inFlight.get(webhook.id) ?? 0) + 1);
+    const body = eventPayload({ id: row.eventId, type: row.type, createdAt: row.createdAt, storeId: row.storeId, sequence: row.sequence, data: row.data });
+    const request = buildRequest(body, { id: row.eventId, type: row.type }, row.id, signingSecrets(webhook, now), now);
+    void sendOnce(webhook.url, body, request.headers, { allowHosts: this.services.config.unsafeWebhookHosts, poolKey: webhook.id }).then((result) => {
+      this.busy.delete(row.id);
+      this.inFlight.set(webhook.id, this.inFlight.get(webhook.id)! - 1);
+      this.outcomes.push({ deliveryId: row.id, webhookId: webhook.id, attempt: row.attemptCount, result, request: { ...storedPayload(body), requestHeaders: request.requestHeaders } });
+      this.schedule([webhook.id]);
+    });
+  }
+
+  private settle(o: Outcome, now: number) {
+    const q = statements(this.services.db);
+    const { result } = o;
+    const status = result.ok ? 'SUCCESS' : o.attempt >= MAX_ATTEMPTS ? 'FAILED' : 'PENDING_RETRY';
+    const changed = q.settle.run({
+      id: o.deliveryId,
+      attempt: o.attempt,
+      status,
+      nextAttemptAt: status === 'PENDING_RETRY' ? now + RETRY_DELAYS_MS[o.attempt - 1] : null,
+      statusCode: result.statusCode,
+      timeMs: result.timeMs,
+      bodyExcerpt: result.bodyExcerpt,
+      errorCode: result.errorCode,
+      failureReason: result.failureReason,
+      payload: o.request?.payload ?? null,
+      payloadTruncated: o.request ? Number(o.request.payloadTruncated) : null,
+      payloadMasked: o.request ? Number(o.request.payloadMasked) : null,
+      requestHeaders: o.request ? JSON.stringify(o.request.requestHeaders) : null,
+      now,
+    });
+    if (changed.changes > 0) noteOutcome(this.services.db, o.webhookId, result.ok, now);
+  }
+}
+
+const interrupted: AttemptResult = { ok: false, statusCode: null, timeMs: 0, bodyExcerpt: null, failureReason: 'INTERRUPTED', errorCode: ERROR_CODE.INTERRUPTED };
+
+const workers = new WeakMap<Services, DeliveryWorker>();
+export function deliveryWorker(services: Services): DeliveryWorker {
+  let worker = workers.get(services);
+  if (!worker) {
+    worker = new DeliveryWorker(services);
+    workers.set(services, worker);
+  }
+  return worker;
+}
+
+export const deliveryJob: Job = {
+  name: 'webhooks.deliver',
+  run: (services, now) => deliveryWorker(services).pump(now),
+};
+
+/** Records are kept 30 days (spec 01 §8); events as long, since redelivery and streams read them. */
+export const retentionJob: Job = {
+  name: 'webhooks.retention',
+  run(services, now) {
+    const cutoff = now - RECORDS_KEPT_MS;
+    return services.sqlite.transaction(() =>
+      services.db.delete(webhookDeliveries).where(and(lt(webhookDeliveries.createdAt, cutoff), inArray(webhookDeliveries.status, ['SUCCESS', 'FAILED']))).run().changes
+      + services.db.delete(events).where(lt(events.createdAt, cutoff)).run().changes)();
+  },
+};

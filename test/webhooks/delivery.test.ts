@@ -1,0 +1,118 @@
+import { createHmac } from 'node:crypto';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { apiClient, login, startTestService, type Api, type TestService } from '../helpers/service.js';
+import { eventually, startReceiver } from './receiver.js';
+
+let svc: TestService;
+let api: Api;
+test.before(async () => {
+  svc = await startTestService({ unsafeWebhookHosts: ['127.0.0.1'] });
+  api = svc.api;
+});
+/** Moves the clock; login tokens live 15 minutes, so a fresh login follows. */
+async function advance(seconds: number) {
+  await svc.advance(seconds);
+  api = apiClient(svc.url, { token: await login(svc), storeId: svc.storeId });
+}
+test.after(async () => svc.close());
+
+const emit = (type: string, extra: Record<string, unknown> = {}) => api('POST', '/_dev/v1/events', { body: { type, ...extra } });
+
+test('an emitted ORDER.PAID reaches the receiver within 1 s, signed as spec 01 §6.1/§6.3 say', async () => {
+  const receiver = await startReceiver();
+  const created = await svc.api('POST', '/v1/webhooks', { body: { url: receiver.url, eventTypes: ['ORDER.PAID'] } });
+  assert.is(created.status, 201, JSON.stringify(created.body));
+  const { secret, webhookId } = created.data;
+  assert.match(secret, /^whsec_/);
+  assert.is(created.data.secretPrefix, secret.slice(0, 12));
+
+  const started = Date.now();
+  const emitted = await emit('ORDER.PAID', { resource: { type: 'ORDER', id: 'ord_1' }, data: { orderId: 'ord_1', orderNo: 20260101000001, status: 'PAID', testPayment: true } });
+  assert.is(emitted.status, 201, JSON.stringify(emitted.body));
+  const [hit] = await receiver.waitFor(1, 1000);
+  assert.ok(hit.at - started < 1000);
+
+  const body = JSON.parse(hit.body);
+  assert.equal(Object.keys(body), ['id', 'type', 'createdAt', 'storeId', 'sequence', 'data']);
+  assert.is(body.id, emitted.data.eventId);
+  assert.is(body.type, 'ORDER.PAID');
+  assert.is(body.storeId, svc.storeId);
+  assert.is(body.sequence, 1);
+  assert.match(body.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  assert.is(hit.headers['content-type'], 'application/json');
+  assert.ok(hit.headers['user-agent']);
+  assert.is(hit.headers['svc-event-id'], body.id);
+  assert.is(hit.headers['svc-event-type'], 'ORDER.PAID');
+  assert.match(String(hit.headers['svc-delivery-id']), /^whd_/);
+
+  // Independent check: HMAC-SHA256 of "{t}.{raw body}" with the secret, hex.
+  const m = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(hit.headers['svc-signature']));
+  assert.ok(m, String(hit.headers['svc-signature']));
+  assert.is(m![2], createHmac('sha256', secret).update(`${m![1]}.${hit.body}`).digest('hex'));
+
+  const record = await eventually(async () => {
+    const list = await svc.api('GET', `/v1/webhooks/${webhookId}/deliveries`);
+    return list.data.contents[0]?.status === 'SUCCESS' && list.data.contents[0];
+  });
+  assert.is(record.attemptCount, 1);
+  assert.is(record.responseStatusCode, 200);
+  assert.is(record.eventId, body.id);
+  assert.equal(record.resource, { type: 'ORDER', id: 'ord_1' });
+  const detail = await svc.api('GET', `/v1/webhooks/${webhookId}/deliveries/${record.deliveryId}`);
+  assert.is(detail.data.payload, hit.body);
+  assert.is(detail.data.payloadTruncated, false);
+  const sig = detail.data.requestHeaders.find((h: { name: string }) => h.name === 'Svc-Signature');
+  assert.is(sig.value, null);
+  assert.is(detail.data.requestHeaders.find((h: { name: string }) => h.name === 'Content-Length').value, String(Buffer.byteLength(hit.body)));
+  await api('DELETE', `/v1/webhooks/${webhookId}`);
+  await receiver.close();
+});
+
+test('sequence grows per resource for every event, subscribed or not', async () => {
+  const receiver = await startReceiver();
+  const created = await svc.api('POST', '/v1/webhooks', { body: { url: receiver.url, eventTypes: ['ORDER.DISPATCHED'] } });
+  const resource = { type: 'ORDER', id: 'ord_seq' };
+  await emit('ORDER.PAID', { resource, data: { orderId: 'ord_seq' } });
+  await emit('ORDER.CONFIRMED', { resource, data: { orderId: 'ord_seq' } });
+  await emit('ORDER.DISPATCHED', { resource, data: { orderId: 'ord_seq' } });
+  await emit('ORDER.DISPATCHED', { resource: { type: 'ORDER', id: 'ord_other' }, data: { orderId: 'ord_other' } });
+  const hits = await receiver.waitFor(2);
+  const seq = Object.fromEntries(hits.map((h) => JSON.parse(h.body)).map((b) => [b.data.orderId, b.sequence]));
+  assert.equal(seq, { ord_seq: 3, ord_other: 1 });
+  await api('DELETE', `/v1/webhooks/${created.data.webhookId}`);
+  await receiver.close();
+});
+
+test('rotation: two v1 during the overlap, new first; old one stops after 24 h', async () => {
+  const receiver = await startReceiver();
+  const created = await svc.api('POST', '/v1/webhooks', { body: { url: receiver.url, eventTypes: ['REVIEW.CREATED'] } });
+  const { webhookId, secret: oldSecret } = created.data;
+  const rotated = await svc.api('POST', `/v1/webhooks/${webhookId}/rotate-secret`);
+  assert.is(rotated.status, 200);
+  const newSecret = rotated.data.secret;
+  assert.is.not(newSecret, oldSecret);
+  assert.ok(rotated.data.oldSecretExpiresAt);
+  const listed = await svc.api('GET', '/v1/webhooks');
+  const shown = listed.data.contents.find((w: { webhookId: string }) => w.webhookId === webhookId);
+  assert.is(shown.secret, undefined);
+  assert.is(shown.secretPrefix, newSecret.slice(0, 12));
+
+  await emit('REVIEW.CREATED');
+  const [hit] = await receiver.waitFor(1);
+  const parts = String(hit.headers['svc-signature']).split(',');
+  const t = parts[0].slice(2);
+  const hmac = (s: string) => createHmac('sha256', s).update(`${t}.${hit.body}`).digest('hex');
+  assert.equal(parts.slice(1), [`v1=${hmac(newSecret)}`, `v1=${hmac(oldSecret)}`]);
+
+  await advance(24 * 3600 + 1);
+  await emit('REVIEW.CREATED');
+  const [, later] = await receiver.waitFor(2);
+  const laterParts = String(later.headers['svc-signature']).split(',');
+  assert.is(laterParts.length, 2);
+  assert.is(laterParts[1], `v1=${createHmac('sha256', newSecret).update(`${laterParts[0].slice(2)}.${later.body}`).digest('hex')}`);
+  await api('DELETE', `/v1/webhooks/${webhookId}`);
+  await receiver.close();
+});
+
+test.run();
