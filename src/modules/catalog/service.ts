@@ -7,7 +7,7 @@ import { fail, validationFailed, type FieldError } from '../../server/errors.js'
 import { defineMessages } from '../../server/messages.js';
 import type { StoreCtx } from '../../server/registry.js';
 import { requireOwned } from '../../server/tenancy.js';
-import { findStore } from '../stores/service.js';
+import { stores } from '../stores/schema.js';
 import type { StoreSettings } from '../stores/settings.js';
 import { requireProductImages, uploadUrl } from '../uploads/service.js';
 import { today } from './dates.js';
@@ -246,6 +246,10 @@ export const paginated = <T>(contents: T[], page: number, size: number, totalEle
 // ---------------------------------------------------------------------------------------------------
 // Writes
 
+// Read from the table directly: the stores service imports the module list, which would make a cycle here.
+const storeSettings = (db: Db, storeId: string) =>
+  db.select({ settings: stores.settings }).from(stores).where(eq(stores.id, storeId)).get()!.settings as StoreSettings;
+
 /** Store defaults snapshotted into a new product (spec 01 §2.3 rule 1). */
 function resolveNewFulfillment(settings: StoreSettings, input: FulfillmentInput | undefined): Fulfillment {
   if (input?.type === 'MANUAL') return { type: 'MANUAL' };
@@ -316,7 +320,7 @@ export function writeProduct(ctx: WriteCtx, mode: WriteMode, existing: ProductRo
 
   const history = existing ? existing.salesCount > 0 : false;
   let fulfillment: Fulfillment;
-  if (!existing) fulfillment = resolveNewFulfillment(findStore(db, storeId)!.settings as StoreSettings, input.fulfillment);
+  if (!existing) fulfillment = resolveNewFulfillment(storeSettings(db, storeId), input.fulfillment);
   else fulfillment = (input.fulfillment as Fulfillment | undefined) ?? existing.fulfillment;
   const typeChanged = !!existing && fulfillment.type !== existing.fulfillment.type;
   if (existing && input.fulfillment) {
