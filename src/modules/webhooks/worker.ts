@@ -180,8 +180,14 @@ class DeliveryWorker {
     setImmediate(() => this.pump(this.services.clock.now()));
   }
 
+  /** Everything due at `now`, for the clock-driven job (retries coming due, work left by a stopped process). */
+  runDue(now: number): number {
+    this.wantAll = true;
+    return this.pump(now);
+  }
+
   /** Writes finished attempts, then claims and starts what is due; returns how many sends it started. */
-  pump(now: number): number {
+  private pump(now: number): number {
     this.scheduled = false;
     const { db, sqlite } = this.services;
     if (!sqlite.open) return 0;
@@ -271,7 +277,7 @@ export function deliveryWorker(services: Services): DeliveryWorker {
 
 export const deliveryJob: Job = {
   name: 'webhooks.deliver',
-  run: (services, now) => deliveryWorker(services).pump(now),
+  run: (services, now) => deliveryWorker(services).runDue(now),
 };
 
 /** Records are kept 30 days (spec 01 §8); events as long, since redelivery and streams read them. */
