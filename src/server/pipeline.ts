@@ -6,7 +6,7 @@ import { authenticate, type Principal } from '../modules/accounts/principal.js';
 import { roleAllows, tokenAllows } from '../modules/accounts/scopes.js';
 import { writeAudit, type AuditResult } from '../modules/audit/service.js';
 import { findMembership } from '../modules/stores/service.js';
-import { errorEnvelope, errorResponse, newTraceId, successResponse, toApiError } from './envelope.js';
+import { errorOutgoing, newTraceId, successOutgoing, toApiError, toHttp, type Outgoing } from './envelope.js';
 import { fail, validationFailed } from './errors.js';
 import { isReply, type AgentPolicy, type Ctx, type Operation, type StoreContext, type Target } from './registry.js';
 import { idempotencyKeys } from './schema.js';
@@ -28,7 +28,7 @@ export function operationHandler(services: Services, op: Operation) {
   const runInTransaction = isWrite && !op.async ? services.sqlite.transaction((ctx: Ctx) => op.handler(ctx)) : null;
   const docsBase = `${services.config.origin}/docs/errors`;
 
-  return async (event: H3Event): Promise<Response> => {
+  return async (event: H3Event) => {
     const traceId = newTraceId();
     const requestId = newId('req');
     const headers = event.req.headers;
@@ -55,11 +55,8 @@ export function operationHandler(services: Services, op: Operation) {
         metadata: principal.clientId ? { clientId: principal.clientId, tokenKind: principal.kind } : { tokenKind: principal.kind },
       });
     };
-    const finish = (response: Response) => {
-      response.headers.set('x-request-id', requestId);
-      response.headers.set('x-trace-id', traceId);
-      return response;
-    };
+    const finish = (out: Outgoing, replayed = false) =>
+      toHttp(out, replayed ? { 'x-request-id': requestId, 'x-trace-id': traceId, 'idempotent-replayed': 'true' } : { 'x-request-id': requestId, 'x-trace-id': traceId });
 
     try {
       if (op.auth !== 'none') principal = await authenticate(services, headers.get('authorization'));
@@ -96,7 +93,7 @@ export function operationHandler(services: Services, op: Operation) {
       if (isWrite && headers.get(DRY_RUN_HEADER) === '1') {
         const preview = op.preview?.(ctx) ?? { changes: [] };
         audit(200, 'DRY_RUN', null);
-        return finish(successResponse(200, {
+        return finish(successOutgoing(200, {
           dryRun: true,
           decision: 'ALLOW',
           reason: null,
@@ -109,28 +106,28 @@ export function operationHandler(services: Services, op: Operation) {
         const replay = claimIdempotencyKey(services, principal!.tokenId, idempotencyKey, fingerprint);
         if (replay) {
           audit(replay.status, replay.status < 400 ? 'SUCCEEDED' : 'FAILED', replay.status < 400 ? null : (JSON.parse(replay.body).meta?.code ?? null));
-          return finish(new Response(replay.body, { status: replay.status, headers: { 'content-type': 'application/json; charset=utf-8', 'idempotent-replayed': 'true' } }));
+          return finish({ status: replay.status, body: replay.body }, true);
         }
       }
 
-      let response: Response;
+      let out: Outgoing;
       try {
         const result = runInTransaction ? runInTransaction(ctx) : await op.handler(ctx);
-        response = isReply(result)
-          ? successResponse(result.status, result.data, result.code ?? 'OK', result.headers)
-          : successResponse(op.status ?? 200, result);
+        out = isReply(result)
+          ? successOutgoing(result.status, result.data, result.code ?? 'OK', result.headers)
+          : successOutgoing(op.status ?? 200, result);
       } catch (error) {
         const err = toApiError(error, traceId);
-        if (idempotencyKey) settleIdempotencyKey(services, principal!.tokenId, idempotencyKey, err.status, JSON.stringify(errorEnvelope(err, traceId, docsBase)));
+        if (idempotencyKey) settleIdempotencyKey(services, principal!.tokenId, idempotencyKey, errorOutgoing(err, traceId, docsBase));
         throw err;
       }
-      if (idempotencyKey) settleIdempotencyKey(services, principal!.tokenId, idempotencyKey, response.status, await response.clone().text());
-      audit(response.status, 'SUCCEEDED', null);
-      return finish(response);
+      if (idempotencyKey) settleIdempotencyKey(services, principal!.tokenId, idempotencyKey, out);
+      audit(out.status, 'SUCCEEDED', null);
+      return finish(out);
     } catch (error) {
       const err = toApiError(error, traceId);
       audit(err.status, err.status === 403 ? 'DENIED' : 'FAILED', err.code);
-      return finish(errorResponse(err, traceId, docsBase));
+      return finish(errorOutgoing(err, traceId, docsBase));
     }
   };
 }
@@ -225,9 +222,9 @@ function claimIdempotencyKey(services: Services, tokenId: string, key: string, f
 }
 
 /** Server faults are not remembered: the client may retry them under the same key. */
-function settleIdempotencyKey(services: Services, tokenId: string, key: string, status: number, body: string) {
+function settleIdempotencyKey(services: Services, tokenId: string, key: string, out: Outgoing) {
   const where = and(eq(idempotencyKeys.tokenId, tokenId), eq(idempotencyKeys.key, key));
-  if (status >= 500) services.db.delete(idempotencyKeys).where(where).run();
-  else services.db.update(idempotencyKeys).set({ state: 'DONE', status, body }).where(where).run();
+  if (out.status >= 500) services.db.delete(idempotencyKeys).where(where).run();
+  else services.db.update(idempotencyKeys).set({ state: 'DONE', status: out.status, body: out.body }).where(where).run();
 }
 

@@ -1,4 +1,4 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { fail } from '../../server/errors.js';
 import { defineOperation, reply } from '../../server/registry.js';
@@ -8,7 +8,7 @@ import { accessTokens } from './schema.js';
 import { ALL_SCOPES, isKnownScope } from './scopes.js';
 import {
   ACCESS_TOKEN_DEFAULT_DAYS, ACCESS_TOKEN_MAX_DAYS, confirmPasswordReset, createAccessToken, FRESH_LOGIN_SECONDS,
-  openLoginSession, presentAccessToken, requestPasswordReset, revokeLoginSession, signup, verifyCredentials,
+  openLoginSession, presentAccessToken, requestPasswordReset, revokeAccessToken, revokeLoginSession, signup, verifyCredentials,
 } from './service.js';
 
 const tag = 'Accounts';
@@ -154,13 +154,7 @@ export const accountOperations = [
     auth: 'account',
     callers: ['storePlatform'],
     params: z.object({ tokenId: z.string() }),
-    handler: (ctx) => {
-      const where = and(eq(accessTokens.id, ctx.params.tokenId), eq(accessTokens.userId, ctx.principal!.userId));
-      const row = ctx.db.select().from(accessTokens).where(where).get();
-      if (!row) throw fail(404, 'NOT_FOUND');
-      if (row.revokedAt === null) ctx.db.update(accessTokens).set({ revokedAt: ctx.now }).where(where).run();
-      return presentAccessToken({ ...row, revokedAt: row.revokedAt ?? ctx.now }, ctx.now);
-    },
+    handler: (ctx) => revokeAccessToken(ctx.services, ctx.principal!.userId, ctx.params.tokenId),
   }),
   defineOperation({
     operationId: 'requestPasswordReset',

@@ -59,6 +59,20 @@ const statements = preparedFor((db) => ({
 /** Last-use times are written at most once a minute per token: a write per request would cost the hot path. */
 const lastTouched = new Map<string, number>();
 
+/**
+ * Resolved principals are remembered briefly, keyed by the token string. Every revocation in this process
+ * (token revoked, logout, password reset, refresh reuse) bumps `revocations` and so drops them all at
+ * once; the short lifetime bounds what another process of a deployment could miss ("within seconds").
+ */
+const PRINCIPAL_CACHE_MS = 2000;
+const PRINCIPAL_CACHE_LIMIT = 20_000;
+const principals = new Map<string, { principal: Principal; revocations: number; cachedAt: number; expiresAt: number }>();
+let revocations = 0;
+
+export function invalidatePrincipals() {
+  revocations++;
+}
+
 export function bearerToken(authorization: string | null): string | null {
   if (!authorization) return null;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
@@ -69,14 +83,26 @@ export function bearerToken(authorization: string | null): string | null {
 export async function authenticate(services: Services, authorization: string | null): Promise<Principal> {
   const token = bearerToken(authorization);
   if (!token) throw fail(401, 'UNAUTHORIZED');
+  const now = services.clock.now();
+  const cached = principals.get(token);
+  if (cached && cached.revocations === revocations && cached.cachedAt > now - PRINCIPAL_CACHE_MS && cached.expiresAt > now) return cached.principal;
+  const { principal, expiresAt } = await resolvePrincipal(services, token, now);
+  // Installation tokens are checked on every request: uninstalling must cut an app off at once.
+  if (principal.kind === 'installation') return principal;
+  if (principals.size >= PRINCIPAL_CACHE_LIMIT) principals.clear();
+  principals.set(token, { principal, revocations, cachedAt: now, expiresAt });
+  return principal;
+}
+
+async function resolvePrincipal(services: Services, token: string, now: number): Promise<{ principal: Principal; expiresAt: number }> {
   if (RETIRED_PREFIXES.some((p) => token.startsWith(p))) throw fail(401, 'TOKEN_TYPE_RETIRED');
   const claims = await verifyToken(services, token);
   if (!claims) throw fail(401, 'UNAUTHORIZED');
   if (!LIVE_KINDS.has(claims.typ)) throw fail(401, 'TOKEN_TYPE_RETIRED');
 
-  const now = services.clock.now();
-  if (claims.exp !== undefined && claims.exp * 1000 <= now) throw fail(401, 'UNAUTHORIZED');
-  if (claims.typ === 'installation') return resolveInstallationPrincipal(services, claims);
+  const tokenExpiresAt = claims.exp === undefined ? Infinity : claims.exp * 1000;
+  if (tokenExpiresAt <= now) throw fail(401, 'UNAUTHORIZED');
+  if (claims.typ === 'installation') return { principal: await resolveInstallationPrincipal(services, claims), expiresAt: tokenExpiresAt };
   const issuedAt = (claims.iat ?? 0) * 1000;
   const q = statements(services.db);
 
@@ -90,7 +116,7 @@ export async function authenticate(services: Services, authorization: string | n
       lastTouched.set(t.id, now);
       q.touchAccessToken.run({ id: t.id, now });
     }
-    return {
+    const principal: Principal = {
       kind: 'access',
       tokenId: t.id,
       userId: user.id,
@@ -106,6 +132,7 @@ export async function authenticate(services: Services, authorization: string | n
       actorType: t.agent ? 'AGENT' : 'USER',
       source: 'API',
     };
+    return { principal, expiresAt: Math.min(tokenExpiresAt, t.expiresAt) };
   }
 
   const row = claims.sid ? q.loginSession.get({ id: claims.sid }) : undefined;
@@ -115,7 +142,7 @@ export async function authenticate(services: Services, authorization: string | n
   const client = findClient(session.clientId);
   const firstParty = client?.firstParty ?? false;
   const agent = client?.agent ?? false;
-  return {
+  const principal: Principal = {
     kind: 'login',
     tokenId: session.id,
     userId: user.id,
@@ -131,4 +158,5 @@ export async function authenticate(services: Services, authorization: string | n
     actorType: agent ? 'AGENT' : firstParty ? 'USER' : 'APP',
     source: agent ? 'MCP' : session.clientId === 'svc-cli' ? 'CLI' : firstParty ? 'STORE_PLATFORM' : session.clientId,
   };
+  return { principal, expiresAt: tokenExpiresAt };
 }

@@ -5,6 +5,7 @@ import { fail } from '../../server/errors.js';
 import type { Services } from '../../server/services.js';
 import { sendMail } from '../../server/mail.js';
 import { checkPassword, hashPassword } from './password.js';
+import { invalidatePrincipals } from './principal.js';
 import { accessTokens, authorizationCodes, loginSessions, passwordResets, refreshTokens, users } from './schema.js';
 import { hashSecret, signToken } from './tokens.js';
 
@@ -101,6 +102,7 @@ export async function refreshLogin(services: Services, refreshToken: string, cli
     const user = db.select({ tokensValidFrom: users.tokensValidFrom }).from(users).where(eq(users.id, s.userId)).get()!;
     if (row.usedAt !== null) {
       db.update(loginSessions).set({ revokedAt: now }).where(eq(loginSessions.id, s.id)).run();
+      invalidatePrincipals();
       return null;
     }
     if (row.expiresAt <= now || s.revokedAt !== null || s.maxExpiresAt <= now || s.createdAt < user.tokensValidFrom) return null;
@@ -114,11 +116,22 @@ export async function refreshLogin(services: Services, refreshToken: string, cli
 
 export function revokeRefreshToken(services: Services, refreshToken: string) {
   const row = services.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, hashSecret(refreshToken))).get();
-  if (row) services.db.update(loginSessions).set({ revokedAt: services.clock.now() }).where(eq(loginSessions.id, row.sessionId)).run();
+  if (row) revokeLoginSession(services, row.sessionId);
 }
 
 export function revokeLoginSession(services: Services, sessionId: string) {
   services.db.update(loginSessions).set({ revokedAt: services.clock.now() }).where(eq(loginSessions.id, sessionId)).run();
+  invalidatePrincipals();
+}
+
+export function revokeAccessToken(services: Services, userId: string, tokenId: string) {
+  const where = and(eq(accessTokens.id, tokenId), eq(accessTokens.userId, userId));
+  const row = services.db.select().from(accessTokens).where(where).get();
+  if (!row) throw fail(404, 'NOT_FOUND');
+  const now = services.clock.now();
+  if (row.revokedAt === null) services.db.update(accessTokens).set({ revokedAt: now }).where(where).run();
+  invalidatePrincipals();
+  return presentAccessToken({ ...row, revokedAt: row.revokedAt ?? now }, now);
 }
 
 export function createAuthorizationCode(
@@ -228,6 +241,7 @@ export async function confirmPasswordReset(services: Services, token: string, ne
     db.update(loginSessions).set({ revokedAt: now }).where(and(eq(loginSessions.userId, row.userId), isNull(loginSessions.revokedAt))).run();
     db.update(accessTokens).set({ revokedAt: now }).where(and(eq(accessTokens.userId, row.userId), isNull(accessTokens.revokedAt))).run();
   })();
+  invalidatePrincipals();
 }
 
 /** Housekeeping for the job runner: codes and refresh tokens past their end are deleted. */

@@ -1,0 +1,59 @@
+/**
+ * App runtime figures (issue 6): warm tool-call overhead, calls/s per installation, cold start of a new
+ * installation's isolate. Run alone: `node --no-node-snapshot --import tsx test/bench/runtime.ts`.
+ *
+ * The tool is trivial (returns its input), so a call's round trip is the runtime's overhead: IPC to the
+ * worker and back, a fresh context, the bootstrap, running the cached bundle, JSON in and out.
+ */
+import { RuntimeHost } from '../../src/runtime-host/index.js';
+import { bundle } from '../runtime/fixtures/apps.js';
+import { median } from './lib.js';
+
+const { code } = bundle(`export const tools = { echo: (input: unknown) => input };`);
+const request = (installationId: string) => ({ installationId, appId: 'app_bench', bundleId: 'bench', bundleCode: code, kind: 'tool' as const, name: 'echo', input: { n: 1 }, context: { storeId: 'store_bench' } });
+const host = new RuntimeHost();
+
+async function timed(installationId: string) {
+  const t0 = performance.now();
+  const r = await host.invoke(request(installationId));
+  if (!r.ok) throw new Error(JSON.stringify(r.error));
+  return { roundTrip: performance.now() - t0, inWorker: r.durationMs };
+}
+
+// Worker start and first compile are not part of any figure.
+await timed('inst_warm');
+for (let i = 0; i < 500; i++) await timed('inst_warm');
+
+const warm = [];
+for (let i = 0; i < 3000; i++) warm.push(await timed('inst_warm'));
+const overhead = median(warm.map((w) => w.roundTrip));
+const inWorker = median(warm.map((w) => w.inWorker));
+
+async function callsPerSecond(concurrency: number, seconds: number) {
+  let done = 0;
+  const until = performance.now() + seconds * 1000;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (performance.now() < until) {
+      await timed('inst_warm');
+      done++;
+    }
+  }));
+  return done / seconds;
+}
+const sequential = await callsPerSecond(1, 2);
+const concurrent = await callsPerSecond(20, 2);
+
+// A new installation of an already-deployed version: new isolate, bundle compiled from V8's code cache.
+const cold = [];
+for (let i = 0; i < 40; i++) cold.push((await timed(`inst_cold_${i}`)).roundTrip);
+const coldStart = median(cold);
+
+await host.close();
+
+const row = (label: string, value: string, target: string, ok: boolean) => console.log(`${ok ? '✓' : '✗'} ${label.padEnd(44)} ${value.padStart(12)}   target ${target}`);
+console.log('App runtime (isolated-vm worker; trivial tool, JSON in and out)');
+row('warm tool call overhead, median round trip', `${overhead.toFixed(3)} ms`, '≤ 1 ms', overhead <= 1);
+console.log(`  of which inside the worker (context, bootstrap, run): ${inWorker.toFixed(3)} ms; IPC and host: ${(overhead - inWorker).toFixed(3)} ms`);
+row('calls/s per installation, one at a time', `${Math.round(sequential)}`, '≥ 1,000', sequential >= 1000);
+row('calls/s per installation, 20 in flight', `${Math.round(concurrent)}`, '≥ 1,000', concurrent >= 1000);
+row('cold start of a new installation, median', `${coldStart.toFixed(2)} ms`, '≤ 50 ms', coldStart <= 50);
