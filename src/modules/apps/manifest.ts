@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { FieldError } from '../../server/errors.js';
 import { toFieldErrors } from '../../server/validation.js';
-import { ACCOUNT_SCOPES, isKnownScope } from '../accounts/scopes.js';
+import { ACCOUNT_SCOPES, ALL_SCOPES } from '../accounts/scopes.js';
 
 /**
  * The app manifest of spec 02 §2.1, as one zod schema: the service validates uploads with it, `svc app
@@ -60,11 +60,14 @@ const fieldName = '영문자로 시작하고 영문자, 숫자, 밑줄로 40자 
 const param = z.object({ type: valueType, label: text(60), required: z.boolean().optional() }).strict();
 const toolInput = z.object({ type: valueType, description: text(500).optional(), required: z.boolean().optional() }).strict();
 
+/** Store scopes an app may ask for (account scopes are a person's, never an app's). */
+export const APP_SCOPES = ALL_SCOPES.filter((s) => !(ACCOUNT_SCOPES as readonly string[]).includes(s));
+
 const scope = z.string().superRefine((s, ctx) => {
-  if (!isKnownScope(s) || (ACCOUNT_SCOPES as readonly string[]).includes(s)) {
+  if (!APP_SCOPES.includes(s)) {
     ctx.addIssue({ code: 'custom', message: `알 수 없는 상점 권한입니다: ${s} (형식 {resource}:{r|rw}, 예: order:r)`, params: { code: 'UNKNOWN_SCOPE' } });
   }
-});
+}).meta({ enum: APP_SCOPES });
 
 const externalUrl = z.string().superRefine((value, ctx) => {
   let url: URL;
@@ -154,7 +157,7 @@ export function checkManifest(value: unknown, prefix = ''): ManifestCheck {
   return result.success ? { ok: true, manifest: result.data } : { ok: false, errors: manifestFieldErrors(result.error.issues, prefix) };
 }
 
-/** The JSON Schema editors use (written to the package by `npm run build`'s schema step and the test that guards it). */
+/** The JSON Schema editors use, shipped as templates/app/manifest.schema.json (test/apps/manifest.test.ts keeps it current). */
 export function manifestJsonSchema() {
   return { ...z.toJSONSchema(manifestSchema, { io: 'input' }), title: 'svc app manifest (manifest.json)' };
 }

@@ -43,7 +43,7 @@ function callbacks(services: Services, t: InvokeTarget, token: string): RuntimeC
     if (findInstallation(services.db, installationId)?.status !== 'ACTIVE') throw new RuntimeCallbackError('INSTALLATION_ENDED', 'the app was uninstalled');
   };
   const key = (k: string) => {
-    if (!storageKey.safeParse(k).success) throw new RuntimeCallbackError('VALIDATION_FAILED', 'keys are 1–200 characters of letters, digits and . _ : / -');
+    if (!storageKey.safeParse(k).success) throw new RuntimeCallbackError('VALIDATION_FAILED', 'storage keys are 1–200 characters without control characters');
     return k;
   };
   const { db } = services;

@@ -224,7 +224,7 @@ export function recordExecution(services: Services, r: ExecutionRecord, now: num
   services.sqlite.transaction(() => {
     db.insert(appExecutions).values({
       id: newId('appx', now), appId: r.app.id, installationId: r.installation.id, storeId: r.installation.storeId, kind: r.kind, name: r.name,
-      status: r.status, errorCode: r.errorCode ?? null, errorMessage: r.errorMessage ?? null, logs: r.logs ?? [], durationMs: r.durationMs ?? 0, createdAt: now,
+      status: r.status, errorCode: r.errorCode ?? null, errorMessage: r.errorMessage ?? null, logs: r.logs ?? [], durationMs: Math.round(r.durationMs ?? 0), createdAt: now,
     }).run();
     if (r.status === 'SUCCEEDED') {
       db.update(apps).set({ failingSince: null }).where(and(eq(apps.id, r.app.id), sql`${apps.failingSince} is not null`)).run();

@@ -10,7 +10,8 @@ import { appStorage } from './schema.js';
 export const STORAGE_MAX_KEYS = 1000;
 export const STORAGE_MAX_BYTES = 1024 * 1024;
 
-export const storageKey = z.string().min(1).max(200).regex(/^[A-Za-z0-9._:\/-]+$/, { message: '키는 영문자, 숫자와 . _ : / - 로 200자 이내입니다.' });
+// Any text works as a key (it travels URL-encoded in the path); control characters would only confuse logs.
+export const storageKey = z.string().min(1).max(200).regex(/^[^\p{Cc}]+$/u, { message: '키는 제어 문자 없이 1~200자입니다.' });
 
 const statements = preparedFor((db) => ({
   usage: db

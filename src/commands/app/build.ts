@@ -1,0 +1,17 @@
+import { AppCommand } from '../../modules/apps/author/app-command.js';
+
+export default class AppBuild extends AppCommand<typeof AppBuild> {
+  static override summary = 'Validate manifest.json and bundle the functions into dist/ (esbuild, with a source map)';
+  static override description = 'Fails with HANDLER_MISSING when a declared tool, flow notification, schedule or public route has no function, and with MANIFEST_INVALID naming each key path that breaks a rule.';
+  static override examples = ['<%= config.bin %> app build', '<%= config.bin %> app build --dir apps/demo --json'];
+
+  async run() {
+    const { buildApp } = await import('../../modules/apps/author/build.js');
+    const build = await buildApp(this.dir);
+    for (const w of build.warnings) this.warn(w);
+    this.output({ handle: build.project.manifest.handle, functions: build.functions, bytes: build.bytes, durationMs: build.durationMs }, () => {
+      this.log(`Built ${build.project.manifest.handle}: ${build.functions.length} function(s), ${build.bytes} bytes in ${build.durationMs} ms → dist/app.js`);
+      for (const f of build.functions) this.log(`  ${f}`);
+    });
+  }
+}

@@ -1,0 +1,24 @@
+import type { BuildOutput } from '../../modules/apps/author/build.js';
+import { AppCommand } from '../../modules/apps/author/app-command.js';
+
+export default class AppDeploy extends AppCommand<typeof AppDeploy> {
+  static override summary = 'Build and upload a new version of the app';
+  static override description = 'Installations move to the new version at once unless it asks for more (scopes, hosts, events, public routes, schedules, tools, execution host); then it waits for the seller\'s consent as pendingVersion.';
+  static override examples = ['<%= config.bin %> app deploy', '<%= config.bin %> app deploy --profile prod'];
+
+  async run() {
+    const { buildApp } = await import('../../modules/apps/author/build.js');
+    const ctx = await this.tasks<{ build?: BuildOutput; appId?: string; version?: number }>([
+      { title: 'Build', task: async (c) => void (c.build = await buildApp(this.dir)) },
+      {
+        title: 'Upload version',
+        task: async (c, task) => {
+          Object.assign(c, await this.deployBuild(c.build!));
+          task.title = `Uploaded version ${c.version}`;
+        },
+      },
+    ], {});
+    const result = { appId: ctx.appId, handle: ctx.build!.project.manifest.handle, version: ctx.version, functions: ctx.build!.functions };
+    this.output(result, () => this.log(`Deployed ${result.handle} version ${result.version} (app ${result.appId}). Install it with: svc app install`));
+  }
+}

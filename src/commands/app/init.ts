@@ -1,0 +1,53 @@
+import { Args, Flags } from '@oclif/core';
+import { cpSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { UsageError } from '../../cli/usage-error.js';
+import { AppCommand } from '../../modules/apps/author/app-command.js';
+
+const TEMPLATES = ['tools', 'flow', 'storefront-hook'] as const;
+
+export default class AppInit extends AppCommand<typeof AppInit> {
+  static override summary = 'Create an app folder from a template (tools, flow or storefront-hook)';
+  static override examples = ['<%= config.bin %> app init demo', '<%= config.bin %> app init order-proof --template flow --name "Order proof"'];
+  static override args = { folder: Args.string({ description: 'Folder to create; its name is the app handle', required: true }) };
+  static override flags = {
+    template: Flags.option({ options: TEMPLATES, description: 'What the app starts with', default: 'tools' as const })(),
+    name: Flags.string({ description: 'Name sellers see (default: the folder name)' }),
+  };
+
+  async run() {
+    const { packageRoot } = await import('../../paths.js');
+    const { checkManifest } = await import('../../modules/apps/manifest.js');
+    const target = resolve(this.args.folder);
+    const handle = target.split(/[\\/]/).pop()!;
+    if (existsSync(target)) throw new UsageError(`${this.args.folder} already exists`);
+    const templates = join(packageRoot, 'templates', 'app');
+    const name = this.flags.name ?? handle;
+    const probe = checkManifest({ handle, name });
+    if (!probe.ok) throw new UsageError(`cannot use "${handle}" / "${name}": ${probe.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
+
+    cpSync(join(templates, this.flags.template), target, { recursive: true });
+    cpSync(join(templates, 'svc-app.d.ts'), join(target, 'src', 'svc-app.d.ts'));
+    // npm drops .gitignore files from packages, so templates carry it without the dot.
+    renameSync(join(target, 'gitignore'), join(target, '.gitignore'));
+    for (const file of ['manifest.json', 'package.json']) {
+      const path = join(target, file);
+      writeFileSync(path, readFileSync(path, 'utf8').replaceAll('{{handle}}', handle).replaceAll('{{name}}', JSON.stringify(name).slice(1, -1)));
+    }
+    // Editors validate manifest.json against the schema shipped in this CLI's package.
+    const manifestPath = join(target, 'manifest.json');
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+    manifest.$schema = relative(target, join(templates, 'manifest.schema.json')).split('\\').join('/');
+    writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+
+    this.output({ dir: target, handle, template: this.flags.template }, () => {
+      this.log(`Created ${this.args.folder}/ from the ${this.flags.template} template (handle ${handle}).`);
+      this.log('Next:');
+      this.log(`  cd ${this.args.folder}`);
+      this.log('  svc app build      # bundle the functions');
+      this.log('  svc app deploy     # upload a version');
+      this.log('  svc app install    # install it in your store');
+      this.log('  svc app dev        # or all three on every save');
+    });
+  }
+}
