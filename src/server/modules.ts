@@ -6,6 +6,7 @@ import { uploadsModule } from '../modules/uploads/index.js';
 import { eventsModule } from '../modules/events/index.js';
 import { webhooksModule } from '../modules/webhooks/index.js';
 import { appsModule } from '../modules/apps/index.js';
+import { customersModule } from '../modules/customers/index.js';
 import type { Module } from './module.js';
 import type { Operation } from './registry.js';
 
@@ -19,6 +20,7 @@ export const modules: Module[] = [
   eventsModule,
   webhooksModule,
   appsModule,
+  customersModule,
 ];
 
 /** The operation registry: every HTTP operation of the service. */

@@ -35,6 +35,8 @@ export interface Principal {
 
 const RETIRED_PREFIXES = ['svc_pat_'];
 const LIVE_KINDS = new Set(['login', 'access', 'installation']);
+/** Live kinds that are not for this API: buyer tokens work only in the buyer API of their store. */
+const OTHER_API_KINDS = new Set(['buyer']);
 
 const statements = preparedFor((db) => ({
   accessToken: db
@@ -98,6 +100,7 @@ async function resolvePrincipal(services: Services, token: string, now: number):
   if (RETIRED_PREFIXES.some((p) => token.startsWith(p))) throw fail(401, 'TOKEN_TYPE_RETIRED');
   const claims = await verifyToken(services, token);
   if (!claims) throw fail(401, 'UNAUTHORIZED');
+  if (OTHER_API_KINDS.has(claims.typ)) throw fail(401, 'UNAUTHORIZED');
   if (!LIVE_KINDS.has(claims.typ)) throw fail(401, 'TOKEN_TYPE_RETIRED');
 
   const tokenExpiresAt = claims.exp === undefined ? Infinity : claims.exp * 1000;

@@ -1,0 +1,9 @@
+import type { Module } from '../../server/module.js';
+import { defineMessages } from '../../server/messages.js';
+import { customerOperations } from './operations.js';
+
+defineMessages({
+  CUSTOMER_NOT_FOUND: '구매자를 찾을 수 없습니다.',
+});
+
+export const customersModule: Module = { name: 'customers', operations: customerOperations };

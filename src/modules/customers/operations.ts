@@ -1,0 +1,77 @@
+import { and, desc, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { countRows } from '../../db/client.js';
+import { fail } from '../../server/errors.js';
+import { pageQuery, paginated } from '../../server/paging.js';
+import { defineOperation, reply } from '../../server/registry.js';
+import { requireOwned } from '../../server/tenancy.js';
+import { tokenAllows } from '../accounts/scopes.js';
+import { customers } from './schema.js';
+import { findOrCreateCustomer, issueBuyerToken, presentCustomer } from './service.js';
+
+const tag = 'Customers';
+
+export const customerOperations = [
+  defineOperation({
+    operationId: 'createBuyerDelegation',
+    method: 'POST',
+    path: '/v1/customers/delegations',
+    summary: 'Issue a 30-minute buyer token for a member of your own site (call from a server only)',
+    tag,
+    auth: 'store',
+    scope: 'customer:rw',
+    // Agents are refused with the delegation code of spec 01 §5.3 rather than the generic agent denial.
+    agent: 'direct',
+    status: 201,
+    body: z.object({
+      uid: z.string().min(1).max(128).optional(),
+      email: z.email().max(254).optional(),
+      name: z.string().min(1).max(50).optional(),
+    }).strict().refine((b) => b.uid !== undefined || b.email !== undefined, { message: 'uid 또는 email 중 하나가 필요합니다.', path: ['uid'], params: { code: 'REQUIRED' } }),
+    target: (ctx) => ({ type: 'CUSTOMER', id: ctx.body.uid ?? ctx.body.email ?? null }),
+    async: true,
+    handler: async (ctx) => {
+      const p = ctx.principal;
+      // Only account access tokens and the service's own store-platform/CLI logins may delegate (§5.3).
+      const allowedKind = p.kind === 'access' ? p.buyerDelegation : p.kind === 'login' && p.storePlatform;
+      if (!allowedKind || p.agent) throw fail(403, 'DELEGATION_NOT_ALLOWED');
+      if (!tokenAllows(p.scopes, 'member:delegate')) throw fail(403, 'INSUFFICIENT_SCOPE', { requiredScope: 'member:delegate' });
+      const { customer, created } = ctx.sqlite.transaction(() => findOrCreateCustomer(ctx.db, ctx.store.id, ctx.clock.now(), ctx.body))();
+      return reply(created ? 201 : 200, { ...(await issueBuyerToken(ctx.services, customer)), customer: presentCustomer(customer), created });
+    },
+  }),
+  defineOperation({
+    operationId: 'listCustomers',
+    method: 'GET',
+    path: '/v1/customers',
+    summary: 'Buyers of the store, newest first',
+    tag,
+    auth: 'store',
+    scope: 'customer:r',
+    query: z.object({
+      ...pageQuery(100),
+      uid: z.string().optional(),
+      email: z.string().optional(),
+    }).strict(),
+    handler: (ctx) => {
+      const where = and(
+        eq(customers.storeId, ctx.store.id),
+        ctx.query.uid === undefined ? undefined : eq(customers.uid, ctx.query.uid),
+        ctx.query.email === undefined ? undefined : eq(customers.email, ctx.query.email.toLowerCase()),
+      );
+      const rows = ctx.db.select().from(customers).where(where).orderBy(desc(customers.id)).limit(ctx.query.size).offset((ctx.query.page - 1) * ctx.query.size).all();
+      return paginated(rows.map(presentCustomer), ctx.query.page, ctx.query.size, countRows(ctx.db, customers, where));
+    },
+  }),
+  defineOperation({
+    operationId: 'getCustomer',
+    method: 'GET',
+    path: '/v1/customers/{customerId}',
+    summary: 'One buyer',
+    tag,
+    auth: 'store',
+    scope: 'customer:r',
+    params: z.object({ customerId: z.string() }),
+    handler: (ctx) => presentCustomer(requireOwned(ctx.db.select().from(customers).where(eq(customers.id, ctx.params.customerId)).get(), ctx.store.id, 'CUSTOMER_NOT_FOUND')),
+  }),
+];

@@ -1,0 +1,61 @@
+import { and, eq } from 'drizzle-orm';
+import { isoAt } from '../../db/clock.js';
+import type { Db } from '../../db/client.js';
+import { newId } from '../../db/ids.js';
+import { fail } from '../../server/errors.js';
+import type { Services } from '../../server/services.js';
+import { bearerToken } from '../accounts/principal.js';
+import { signToken, verifyToken } from '../accounts/tokens.js';
+import { customers } from './schema.js';
+
+export const BUYER_TOKEN_TTL_MS = 30 * 60_000;
+
+export type Customer = typeof customers.$inferSelect;
+
+/**
+ * Delegation's mapping (spec 01 §5.3): the same `uid` always maps to the same buyer, an unknown one
+ * creates the buyer (e-mail and name used only then); e-mail alone finds or creates by e-mail.
+ */
+export function findOrCreateCustomer(db: Db, storeId: string, now: number, input: { uid?: string; email?: string; name?: string }) {
+  const email = input.email?.trim().toLowerCase();
+  const existing = input.uid !== undefined
+    ? db.select().from(customers).where(and(eq(customers.storeId, storeId), eq(customers.uid, input.uid))).get()
+    : db.select().from(customers).where(and(eq(customers.storeId, storeId), eq(customers.email, email!))).get();
+  if (existing) return { customer: existing, created: false };
+  // A new uid whose e-mail already belongs to another buyer keeps the e-mail with that buyer.
+  const emailTaken = email !== undefined && db.select({ id: customers.id }).from(customers).where(and(eq(customers.storeId, storeId), eq(customers.email, email))).get();
+  const customer: Customer = { id: newId('cus', now), storeId, uid: input.uid ?? null, email: emailTaken ? null : (email ?? null), name: input.name ?? null, createdAt: now, withdrawnAt: null };
+  db.insert(customers).values(customer).run();
+  return { customer, created: true };
+}
+
+export const presentCustomer = (c: Customer) => ({
+  customerId: c.id,
+  uid: c.uid,
+  email: c.email,
+  name: c.name,
+  createdAt: isoAt(c.createdAt),
+});
+
+/** A buyer token: 30 minutes, no refresh token, valid only in its store's buyer API. */
+export async function issueBuyerToken(services: Services, customer: Customer) {
+  const expiresAt = services.clock.now() + BUYER_TOKEN_TTL_MS;
+  const accessToken = await signToken(services, { sub: customer.id, jti: newId('jti'), typ: 'buyer', store_id: customer.storeId }, expiresAt);
+  return { accessToken, tokenType: 'Bearer' as const, expiresIn: BUYER_TOKEN_TTL_MS / 1000, expiresAt: isoAt(expiresAt) };
+}
+
+/**
+ * The member buyer of a buyer-API request, or null for a guest (no Authorization header). A token that
+ * is not a live buyer token of this store is 401: a buyer must never act in another store.
+ */
+export async function resolveBuyer(services: Services, authorization: string | null, storeId: string): Promise<Customer | null> {
+  if (!authorization) return null;
+  const token = bearerToken(authorization);
+  const claims = token ? await verifyToken(services, token) : null;
+  if (!claims || claims.typ !== 'buyer' || claims.store_id !== storeId) throw fail(401, 'UNAUTHORIZED');
+  if ((claims.exp ?? 0) * 1000 <= services.clock.now()) throw fail(401, 'UNAUTHORIZED');
+  const customer = services.db.select().from(customers).where(eq(customers.id, claims.sub)).get();
+  if (!customer || customer.storeId !== storeId) throw fail(401, 'UNAUTHORIZED');
+  if (customer.withdrawnAt !== null) throw fail(401, 'TOKEN_REVOKED');
+  return customer;
+}
