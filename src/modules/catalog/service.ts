@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
@@ -45,6 +45,8 @@ defineMessages({
 export type ProductRow = typeof products.$inferSelect;
 export type VariantRow = typeof productVariants.$inferSelect;
 
+const VARIANT_COLUMNS = Object.keys(getTableColumns(productVariants));
+
 const q = preparedFor((db) => ({
   productById: db.select().from(products).where(eq(products.id, sql.placeholder('id'))).prepare(),
   productByNo: db.select().from(products).where(and(eq(products.storeId, sql.placeholder('storeId')), eq(products.productNo, sql.placeholder('productNo')))).prepare(),
@@ -56,6 +58,11 @@ const q = preparedFor((db) => ({
   page: db.select().from(products).where(eq(products.storeId, sql.placeholder('storeId')))
     .orderBy(desc(products.productNo)).limit(sql.placeholder('limit')).offset(sql.placeholder('offset')).prepare(),
   countAll: db.select({ n: count() }).from(products).where(eq(products.storeId, sql.placeholder('storeId'))).prepare(),
+  // Structures of up to 500 combinations: one prepared statement per row beats building a 6,000-parameter query.
+  insertVariant: db.insert(productVariants).values(Object.fromEntries(VARIANT_COLUMNS.map((c) => [c, sql.placeholder(c)])) as never).prepare(),
+  updateVariant: db.update(productVariants)
+    .set({ position: sql.placeholder('position'), additionalAmount: sql.placeholder('additionalAmount'), stockQuantity: sql.placeholder('stockQuantity'), saleOn: sql.placeholder('saleOn'), sku: sql.placeholder('sku') } as never)
+    .where(eq(productVariants.id, sql.placeholder('id'))).prepare(),
   categoryById: db.select().from(categories).where(eq(categories.id, sql.placeholder('id'))).prepare(),
   childOf: db.select({ id: categories.id }).from(categories).where(eq(categories.parentId, sql.placeholder('id'))).limit(1).prepare(),
   allocate: db.insert(catalogSequences)
@@ -444,16 +451,17 @@ export function syncVariants(ctx: Pick<WriteCtx, 'db' | 'now'>, product: Product
       continue;
     }
     if (!s && current.position === position) continue;
-    db.update(productVariants).set({
+    q(db).updateVariant.run({
+      id: current.id,
       position,
       additionalAmount: s?.additionalAmount ?? current.additionalAmount,
       stockQuantity: s?.stockQuantity ?? current.stockQuantity,
       saleOn: s?.saleOn ?? current.saleOn,
       sku: s?.sku === undefined ? current.sku : s.sku && { barcode: null, sellerCode: null, cost: null, weight: null, ...s.sku },
-    }).where(eq(productVariants.id, current.id)).run();
+    });
     if (s?.stockQuantity === 0 && current.stockQuantity > 0) emptied.push(current.id);
   }
-  if (inserts.length) db.insert(productVariants).values(inserts).run();
+  for (const row of inserts) q(db).insertVariant.run(row);
   for (const variantId of emptied) afterStockChange(db, now, product.id, variantId, 0);
 }
 
