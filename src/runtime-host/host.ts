@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import type { SourceMap } from 'node:module';
+import { createRequire, type SourceMap } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { FromWorker, HostOp, RuntimeLimits, ToWorker, WorkerConfig, WorkerFailure } from '../../runtime/protocol.js';
@@ -30,8 +31,33 @@ const READY_TIMEOUT_MS = 15_000;
  */
 const fromSources = import.meta.url.endsWith('.ts');
 const WORKER_PATH = fileURLToPath(new URL(`../../runtime/worker.${fromSources ? 'ts' : 'js'}`, import.meta.url));
-// isolated-vm needs --no-node-snapshot in any process that creates isolates.
-const WORKER_EXEC_ARGV = ['--no-node-snapshot', ...(fromSources ? ['--import', import.meta.resolve('tsx')] : [])];
+
+/**
+ * isolated-vm needs --no-node-snapshot in any process that creates isolates. Compiled, the worker also runs
+ * under Node's permission model: it may read only its own code, the package.json that types it and the
+ * node_modules isolated-vm loads from, and may not spawn processes or workers — so code that escaped an
+ * isolate into the worker's JavaScript still cannot read the data directory (database, keys). Node 24's
+ * model does not cover the network; the worker has nothing to authenticate with there. From sources, tsx
+ * needs to read the whole tree and spawn esbuild, so tests run without it.
+ */
+function workerExecArgv(): string[] {
+  if (fromSources) return ['--no-node-snapshot', '--import', import.meta.resolve('tsx')];
+  const require = createRequire(import.meta.url);
+  const packageJson = fileURLToPath(new URL('../../../package.json', import.meta.url));
+  // Both where isolated-vm really is (hoisted, global) and the path the worker resolves it by (links).
+  const nodeModules = [dirname(dirname(require.resolve('isolated-vm/package.json'))), join(dirname(packageJson), 'node_modules')];
+  return [
+    '--no-node-snapshot',
+    '--permission',
+    '--allow-addons',
+    `--allow-fs-read=${dirname(WORKER_PATH)}`,
+    `--allow-fs-read=${packageJson}`,
+    ...nodeModules.map((dir) => `--allow-fs-read=${dir}`),
+    // node-gyp-build probes it to pick the prebuilt binary.
+    '--allow-fs-read=/etc/alpine-release',
+    '--disable-warning=SecurityWarning',
+  ];
+}
 
 /** Arguments the guest bootstrap sends; checked again here because a compromised worker could send anything. */
 const hostCallArgs = {
@@ -227,7 +253,7 @@ export class RuntimeHost {
       return this.#worker;
     }
     // No environment: whatever the server was given (keys, tokens, database paths) stays with the server.
-    const child = fork(WORKER_PATH, [JSON.stringify(this.#config)], { execArgv: WORKER_EXEC_ARGV, serialization: 'advanced', env: {}, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const child = fork(WORKER_PATH, [JSON.stringify(this.#config)], { execArgv: workerExecArgv(), serialization: 'advanced', env: {}, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     const worker: Worker = { child, bundles: new Set(), inFlight: new Map(), exited: false, ready: undefined! };
     worker.ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
