@@ -26,9 +26,12 @@ const statements = preparedFor((db) => ({
 
 const typeList = z.string().transform((s) => s.split(',').filter(Boolean)).pipe(z.array(z.enum(EVENT_TYPES)));
 
+/** Streams the pipeline let through, by request: what the stream route needs from the operation. */
+const granted = new WeakMap<H3Event, { storeId: string; types: string[] | null }>();
+
 /**
  * Authorization of the stream runs through the ordinary pipeline (token, X-Store-Id, `webhook:r`, strict
- * query): this operation only answers what the stream needs, and the route below turns it into SSE.
+ * query); the operation only records the grant, and the route below turns it into SSE.
  */
 const openStream = defineOperation({
   operationId: 'streamEvents',
@@ -39,7 +42,10 @@ const openStream = defineOperation({
   auth: 'store',
   scope: 'webhook:r',
   query: z.object({ types: typeList.optional() }).strict(),
-  handler: (ctx) => ({ storeId: ctx.store.id, types: ctx.query.types ?? null }),
+  handler: (ctx) => {
+    granted.set(ctx.event, { storeId: ctx.store.id, types: ctx.query.types ?? null });
+    return null;
+  },
 });
 
 /**
@@ -121,9 +127,8 @@ export function mountEventRoutes(app: H3, services: Services) {
   const authorize = operationHandler(services, openStream);
   app.get(openStream.path, async (event) => {
     const answer = await authorize(event);
-    if (!answer.ok) return answer;
-    const { data } = (await answer.json()) as { data: { storeId: string; types: string[] | null } };
-    return streamResponse(services, event, data.storeId, data.types);
+    const grant = granted.get(event);
+    return grant ? streamResponse(services, event, grant.storeId, grant.types) : answer;
   });
   if (services.config.mode === 'dev') app.post(devEmit.path, operationHandler(services, devEmit));
 }
