@@ -39,11 +39,17 @@ export interface Sku {
   weight: number | null;
 }
 
-/** Per-store sequences of `productNo` and `variantNo` (both start at 1 and never reuse a number). */
+/**
+ * Per-store catalog counters: the `productNo` and `variantNo` sequences (from 1, never reused), and, kept
+ * by triggers (migration catalog_triggers) so no write path can forget them, the product count and a
+ * version that grows with every change to the store's products or variants (list-page cache key).
+ */
 export const catalogSequences = sqliteTable('catalog_sequences', {
   storeId: text('store_id').primaryKey(),
   productNo: integer('product_no').notNull(),
   variantNo: integer('variant_no').notNull(),
+  productCount: integer('product_count').notNull().default(0),
+  version: integer('version').notNull().default(0),
 });
 
 export const categories = sqliteTable('categories', {
