@@ -19,6 +19,8 @@ const MAX_LOG_LINES = 200;
 const MAX_LOG_CHARS = 2000;
 /** Largest argument a guest may hand to a host call (storage holds 1 MB in all; fetch bodies alike). */
 const MAX_REQUEST_CHARS = 2 * 1024 * 1024;
+/** Host calls one invocation may have waiting at once; a guest looping over un-awaited calls is refused, not queued. */
+const MAX_OUTSTANDING = 32;
 const WATCH_EVERY_MS = 5;
 const HOST_OPS = new Set<string>(['fetch', 'storage', 'api'] satisfies HostOp[]);
 const LOG_LEVELS = new Set<string>(['log', 'info', 'warn', 'error', 'debug'] satisfies LogLine['level'][]);
@@ -50,6 +52,7 @@ interface Call {
   limits: RuntimeLimits;
   startedAt: number;
   cpuNs: number;
+  outstanding: number;
   logs: LogLine[];
   context?: ivm.Context;
   settle?: ivm.Reference;
@@ -224,7 +227,7 @@ async function invoke(msg: Extract<ToWorker, { t: 'invoke' }>) {
   touch(bundles, msg.bundleHash, bundle);
   const slot = slotFor(msg.installationId, msg.limits.memoryMb);
   if (slot.calls.size === 0) slot.cpuMark = slot.isolate.cpuTime;
-  const call: Call = { id: msg.id, slot, limits: msg.limits, startedAt: performance.now(), cpuNs: 0, logs: [], finished: false };
+  const call: Call = { id: msg.id, slot, limits: msg.limits, startedAt: performance.now(), cpuNs: 0, outstanding: 0, logs: [], finished: false };
   slot.calls.add(call);
   calls.set(call.id, call);
   startWatchdog();
@@ -253,14 +256,19 @@ async function invoke(msg: Extract<ToWorker, { t: 'invoke' }>) {
 
 function onRequest(call: Call, seq: unknown, op: unknown, json: unknown) {
   if (call.finished || typeof seq !== 'number' || typeof op !== 'string' || !HOST_OPS.has(op) || typeof json !== 'string') return;
-  if (json.length > MAX_REQUEST_CHARS) {
-    reply(call, seq, false, JSON.stringify({ code: 'REQUEST_TOO_LARGE', message: `A ${op} request may carry at most ${MAX_REQUEST_CHARS} characters` }));
-    return;
-  }
+  const refuse = (code: string, message: string) => settle(call, seq, false, JSON.stringify({ code, message }));
+  if (json.length > MAX_REQUEST_CHARS) return refuse('REQUEST_TOO_LARGE', `A ${op} request may carry at most ${MAX_REQUEST_CHARS} characters`);
+  if (call.outstanding >= MAX_OUTSTANDING) return refuse('TOO_MANY_REQUESTS', `At most ${MAX_OUTSTANDING} fetch/storage/api calls may be pending at once`);
+  call.outstanding += 1;
   send({ t: 'call', id: call.id, seq, op: op as HostOp, json });
 }
 
 function reply(call: Call, seq: number, ok: boolean, json: string) {
+  call.outstanding -= 1;
+  settle(call, seq, ok, json);
+}
+
+function settle(call: Call, seq: number, ok: boolean, json: string) {
   if (call.finished || !call.settle) return;
   // A rejection here means the isolate is gone; the call is failed by whoever disposed it.
   call.settle.apply(undefined, [seq, ok, json]).catch(() => {});

@@ -264,7 +264,14 @@ export class RuntimeHost {
         if (message.t === 'ready') {
           clearTimeout(timer);
           resolve();
-        } else this.#onMessage(worker, message);
+          return;
+        }
+        try {
+          this.#onMessage(worker, message);
+        } catch {
+          // Only a broken or compromised worker sends what we cannot read; it is replaced, not trusted.
+          child.kill('SIGKILL');
+        }
       });
       child.once('exit', (code, signal) => {
         clearTimeout(timer);

@@ -117,6 +117,16 @@ test('storage and api calls go to the callbacks; RuntimeCallbackError codes reac
   assert.match(String(callbackErrors.at(-1)), 'SQLITE_BUSY', 'the server hears about its own failure');
 });
 
+test('at most 32 host calls of one invocation wait at once; more are refused, not queued', async () => {
+  const storage: StorageCallbacks = { get: async (k) => k, set: async () => {}, delete: async () => true, list: async () => null };
+  const source = `export const tools = { t: async () => {
+    const all = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => storage.get('k' + i)));
+    return { ok: all.filter((r) => r.status === 'fulfilled').length, refused: [...new Set(all.flatMap((r) => (r.status === 'rejected' ? [(r.reason as any).code] : [])))] };
+  } };`;
+  const r = await host.invoke(toolCall(source, 't'), { storage });
+  assert.equal(r.ok && r.result, { ok: 32, refused: ['TOO_MANY_REQUESTS'] });
+});
+
 test('the 21st concurrent call of an app is queued, not refused, and runs when one finishes', async () => {
   const held = heldStorage();
   const source = `export const tools = { t: async (i: { n: number }) => { await storage.get('k'); return i.n; } };`;

@@ -15,8 +15,8 @@ test.before(async () => {
   host = new RuntimeHost({ limits: { cpuMs: 300, wallMs: 2000 } });
 });
 test.after(async () => {
-  await host.close();
-  await svc.close();
+  await host?.close();
+  await svc?.close();
 });
 
 const failedWith = (r: InvokeResult, code: string) => {
@@ -83,6 +83,16 @@ test('while(true) after an awaited host call (not covered by `timeout`): CPU_LIM
   const r = await host.invoke(toolCall(`export const tools = { spin: async () => { await storage.get('k'); for (;;) {} } }`, 'spin', {}, { installationId: 'inst_after' }), { storage });
   failedWith(r, 'CPU_LIMIT');
   await stillWorks('inst_after');
+});
+
+test('a flood of un-awaited host calls: refused past 32, stopped at the CPU limit', async () => {
+  let calls = 0;
+  const storage = { get: () => (calls++, new Promise<never>(() => {})), set: async () => {}, delete: async () => true, list: async () => [] };
+  const r = await host.invoke(toolCall(`export const tools = { flood: () => { for (;;) storage.get('k'); } }`, 'flood', {}, { installationId: 'inst_flood' }), { storage });
+  failedWith(r, 'CPU_LIMIT');
+  assert.is(calls, 32, 'no more than 32 reached the server');
+  assert.is((await svc.api('GET', '/v1/store')).status, 200);
+  await stillWorks('inst_flood');
 });
 
 test('a host call that never answers: TIMEOUT at the wall-clock limit', async () => {
