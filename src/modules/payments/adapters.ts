@@ -1,0 +1,70 @@
+import { and, eq } from 'drizzle-orm';
+import { fail } from '../../server/errors.js';
+import type { Services } from '../../server/services.js';
+import { requireOwned } from '../../server/tenancy.js';
+import { openSecrets } from './crypto.js';
+import type { Gateway, Pg } from './gateway.js';
+import { liveApi, type VerifyResult } from './live.js';
+import { recordProviderFailure } from './records.js';
+import { environmentOf, type CredentialRow } from './routing.js';
+import { sandboxGateway, verifySandboxKeys } from './sandbox.js';
+import { paymentCredentials, paymentProviders } from './schema.js';
+
+const unavailable = (details: Record<string, unknown>) => fail(503, 'PAYMENT_PROVIDER_UNAVAILABLE', { optionUnavailable: true, ...details });
+
+export const credentialSecrets = (services: Services, credential: CredentialRow) => openSecrets(services, credential.id, credential.secrets);
+
+/** The gateway of one key set: test keys → sandbox simulator, live keys → the live server API. */
+function gatewayOf(services: Services, storeId: string, pg: Pg, credential: CredentialRow): Gateway {
+  if (credential.environment === 'TEST') return sandboxGateway(services, storeId, pg, credential);
+  const api = liveApi(pg, credential.publicConfig, credentialSecrets(services, credential));
+  return {
+    pg,
+    sandbox: false,
+    credentialId: credential.id,
+    async prepareWindow(input) {
+      const client = api.windowParams(input);
+      if (!client) {
+        recordProviderFailure(services, storeId, { pg, method: input.method, easyPayProvider: input.provider, code: 'NO_CHANNEL_FOR_METHOD' });
+        throw unavailable({ pg, method: input.method, reason: 'NO_CHANNEL_FOR_METHOD' });
+      }
+      return { pgPaymentKey: api.paymentKeyFor(input), sandbox: false, credentialId: credential.id, client };
+    },
+    async confirm(input) {
+      const result = await api.confirm(input);
+      if (result.failure?.optionUnavailable) {
+        recordProviderFailure(services, storeId, { pg, method: input.method, easyPayProvider: input.provider, code: result.failure.code });
+      }
+      return result;
+    },
+    cancel: (input) => api.cancel(input),
+    lookup: (input) => api.lookup(input),
+  };
+}
+
+/**
+ * The gateway for new payments (the key set in use), or — with `credentialId` — the key set a payment
+ * was made with, even archived since, for its confirm, cancels and look-ups (spec 01 §5.5).
+ */
+export function gatewayFor(services: Services, storeId: string, pg: Pg, options: { credentialId?: string } = {}): Gateway {
+  const { db } = services;
+  if (options.credentialId) {
+    const credential = requireOwned(db.select().from(paymentCredentials).where(eq(paymentCredentials.id, options.credentialId)).get(), storeId, 'PAYMENT_CREDENTIAL_NOT_FOUND');
+    if (credential.provider !== pg) throw fail(404, 'PAYMENT_CREDENTIAL_NOT_FOUND');
+    return gatewayOf(services, storeId, pg, credential);
+  }
+  const provider = db.select().from(paymentProviders).where(and(eq(paymentProviders.storeId, storeId), eq(paymentProviders.provider, pg))).get();
+  if (!provider) throw unavailable({ pg, reason: 'NOT_CONNECTED' });
+  const credential = db.select().from(paymentCredentials).where(and(
+    eq(paymentCredentials.storeId, storeId), eq(paymentCredentials.provider, pg),
+    eq(paymentCredentials.environment, environmentOf(provider)), eq(paymentCredentials.status, 'ACTIVE'),
+  )).get();
+  if (!credential) throw unavailable({ pg, reason: 'CREDENTIAL_MISSING' });
+  return gatewayOf(services, storeId, pg, credential);
+}
+
+/** Connection check of one key set: the simulator for test keys, the gateway itself for live keys. */
+export async function verifyKeys(services: Services, pg: Pg, credential: Pick<CredentialRow, 'environment' | 'publicConfig'>, secrets: Record<string, string>): Promise<VerifyResult> {
+  if (credential.environment === 'TEST') return verifySandboxKeys(secrets);
+  return liveApi(pg, credential.publicConfig, secrets).verify();
+}

@@ -1,0 +1,99 @@
+import { and, eq, gt, lt } from 'drizzle-orm';
+import { isoAt } from '../../db/clock.js';
+import { newId } from '../../db/ids.js';
+import { sendMail } from '../../server/mail.js';
+import type { Services } from '../../server/services.js';
+import { users } from '../accounts/schema.js';
+import { members, stores } from '../stores/schema.js';
+import type { Pg, ProviderFailureInput } from './gateway.js';
+import { PG_NAMES, defaultSettings } from './routing.js';
+import { paymentProviderFailures, paymentProviders, paymentSettings } from './schema.js';
+
+const DAY = 86_400_000;
+const WARNING_THRESHOLD = 3;
+
+/** Live-gate conditions SANDBOX_PAYMENT / SANDBOX_REFUND: the first success with test keys is kept. */
+export function recordSandboxSuccess(services: Services, storeId: string, pg: Pg, kind: 'PAYMENT' | 'REFUND') {
+  const column = kind === 'PAYMENT' ? paymentProviders.sandboxPaymentAt : paymentProviders.sandboxRefundAt;
+  const row = services.db.select({ id: paymentProviders.id, at: column }).from(paymentProviders)
+    .where(and(eq(paymentProviders.storeId, storeId), eq(paymentProviders.provider, pg))).get();
+  if (!row || row.at !== null) return;
+  const now = services.clock.now();
+  services.db.update(paymentProviders)
+    .set(kind === 'PAYMENT' ? { sandboxPaymentAt: now } : { sandboxRefundAt: now })
+    .where(eq(paymentProviders.id, row.id)).run();
+}
+
+export interface ProviderWarning {
+  provider: Pg;
+  method: string;
+  easyPayProvider: string | null;
+  code: string;
+  count: number;
+  lastAt: string;
+  message: string;
+}
+
+/**
+ * Repeated configuration failures (spec 01 §5.5): 3 or more of the same provider, method and easy-pay
+ * provider within 24 hours show a warning, which clears 24 hours after the failures stop.
+ */
+export function providerWarnings(services: Pick<Services, 'db'>, storeId: string, now: number): ProviderWarning[] {
+  const rows = services.db.select().from(paymentProviderFailures)
+    .where(and(eq(paymentProviderFailures.storeId, storeId), gt(paymentProviderFailures.at, now - 2 * DAY)))
+    .orderBy(paymentProviderFailures.at).all();
+  const groups = new Map<string, typeof rows>();
+  for (const r of rows) {
+    const key = `${r.provider}:${r.method}:${r.easyPayProvider ?? ''}`;
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  const warnings: ProviderWarning[] = [];
+  for (const group of groups.values()) {
+    const last = group[group.length - 1];
+    if (last.at <= now - DAY) continue;
+    const count = group.filter((r) => r.at > last.at - DAY).length;
+    if (count < WARNING_THRESHOLD) continue;
+    warnings.push({
+      provider: last.provider,
+      method: last.method,
+      easyPayProvider: last.easyPayProvider,
+      code: last.code,
+      count,
+      lastAt: isoAt(last.at),
+      message: `${PG_NAMES[last.provider]} ${last.method}${last.easyPayProvider ? `(${last.easyPayProvider})` : ''} 결제가 결제사 설정 문제로 24시간 동안 ${count}번 실패했습니다. 키와 채널 설정을 확인하세요.`,
+    });
+  }
+  return warnings;
+}
+
+/**
+ * A payment failure caused by the store's gateway configuration. When it starts a warning, the owners
+ * are mailed — at most once a day per store.
+ */
+export function recordProviderFailure(services: Services, storeId: string, failure: ProviderFailureInput) {
+  const { db } = services;
+  const now = services.clock.now();
+  services.sqlite.transaction(() => {
+    db.delete(paymentProviderFailures).where(and(eq(paymentProviderFailures.storeId, storeId), lt(paymentProviderFailures.at, now - 2 * DAY))).run();
+    db.insert(paymentProviderFailures).values({
+      id: newId('pfail', now), storeId, provider: failure.pg, method: failure.method,
+      easyPayProvider: failure.easyPayProvider ?? null, code: failure.code, at: now,
+    }).run();
+    const warnings = providerWarnings(services, storeId, now);
+    if (warnings.length === 0) return;
+    const settings = db.select().from(paymentSettings).where(eq(paymentSettings.storeId, storeId)).get();
+    if (settings?.warningMailedAt && settings.warningMailedAt > now - DAY) return;
+    if (settings) db.update(paymentSettings).set({ warningMailedAt: now }).where(eq(paymentSettings.storeId, storeId)).run();
+    else db.insert(paymentSettings).values({ ...defaultSettings(storeId, now), warningMailedAt: now }).run();
+    const store = db.select({ name: stores.name }).from(stores).where(eq(stores.id, storeId)).get();
+    const owners = db.select({ email: users.email }).from(members).innerJoin(users, eq(users.id, members.userId))
+      .where(and(eq(members.storeId, storeId), eq(members.role, 'OWNER'))).all();
+    for (const owner of owners) {
+      sendMail(services, {
+        to: owner.email,
+        subject: `[${store?.name ?? storeId}] 결제 설정 문제로 결제가 반복해서 실패하고 있습니다`,
+        body: warnings.map((w) => w.message).join('\n'),
+      });
+    }
+  })();
+}

@@ -1,0 +1,148 @@
+import { eq } from 'drizzle-orm';
+import { newId } from '../../db/ids.js';
+import { fail } from '../../server/errors.js';
+import type { Services } from '../../server/services.js';
+import type {
+  ConfirmResult, Gateway, GatewayFailure, LookupResult, PaymentMethod, Pg, SandboxOutcome, SandboxView,
+} from './gateway.js';
+import { recordProviderFailure, recordSandboxSuccess } from './records.js';
+import type { CredentialRow } from './routing.js';
+import { sandboxGatewayPayments, type SecretFields } from './schema.js';
+
+type SandboxRow = typeof sandboxGatewayPayments.$inferSelect;
+
+/**
+ * The sandbox gateways: what pg_one and pg_two do with test keys, simulated over our own ledger table
+ * (no network). The buyer's side of the window is decided by `sandboxDecide`; confirm, cancel and
+ * look-up then answer like the real server APIs would, including "the gateway's amount".
+ */
+const view = (row: SandboxRow): SandboxView => ({
+  pgPaymentKey: row.pgPaymentKey,
+  pg: row.provider,
+  status: row.status,
+  amount: row.amount,
+  gatewayAmount: row.gatewayAmount,
+  canceledAmount: row.canceledAmount,
+  method: row.method,
+  provider: row.easyPayProvider,
+});
+
+const load = (services: Services, pgPaymentKey: string) =>
+  services.db.select().from(sandboxGatewayPayments).where(eq(sandboxGatewayPayments.pgPaymentKey, pgPaymentKey)).get();
+
+function update(services: Services, row: SandboxRow, change: Partial<SandboxRow>) {
+  services.db.update(sandboxGatewayPayments).set({ ...change, updatedAt: services.clock.now() })
+    .where(eq(sandboxGatewayPayments.pgPaymentKey, row.pgPaymentKey)).run();
+}
+
+/** Test keys fail their connection check only when their secret says so (there is no real merchant to ask). */
+export function verifySandboxKeys(secrets: SecretFields): { ok: true } | { ok: false; code: string; message: string } {
+  const secret = secrets.secretKey ?? secrets.apiSecret ?? '';
+  return /invalid/i.test(secret)
+    ? { ok: false, code: 'UNAUTHORIZED_KEY', message: '인증되지 않은 테스트 키입니다.' }
+    : { ok: true };
+}
+
+const refused = (failure: GatewayFailure): ConfirmResult => ({ status: 'REFUSED', approvedAmount: 0, approvedMethod: null, pgTransactionId: null, failure });
+const approved = (row: SandboxRow): ConfirmResult => ({
+  status: 'APPROVED', approvedAmount: row.gatewayAmount, approvedMethod: row.method, pgTransactionId: row.pgPaymentKey,
+});
+
+export function sandboxGateway(services: Services, storeId: string, pg: Pg, credential: CredentialRow): Gateway {
+  const own = (pgPaymentKey: string) => {
+    const row = load(services, pgPaymentKey);
+    return row && row.storeId === storeId && row.provider === pg ? row : undefined;
+  };
+  return {
+    pg,
+    sandbox: true,
+    credentialId: credential.id,
+    async prepareWindow(input) {
+      const now = services.clock.now();
+      const pgPaymentKey = newId(pg === 'pg_one' ? 'sbx1' : 'sbx2', now);
+      services.db.insert(sandboxGatewayPayments).values({
+        pgPaymentKey, storeId, provider: pg, credentialId: credential.id, paymentId: input.paymentId, pgOrderId: input.pgOrderId,
+        orderName: input.orderName, method: input.method, easyPayProvider: input.provider ?? null, amount: input.amount,
+        gatewayAmount: input.amount, canceledAmount: 0, status: 'READY', slowConfirm: false, createdAt: now, updatedAt: now,
+      }).run();
+      return { windowUrl: `${services.config.origin}/pay/${input.paymentId}`, pgPaymentKey, sandbox: true, credentialId: credential.id };
+    },
+    async confirm(input) {
+      const row = own(input.pgPaymentKey);
+      if (!row || row.pgOrderId !== input.pgOrderId) return refused({ code: 'NOT_FOUND_PAYMENT_SESSION', message: '결제 정보를 찾을 수 없습니다.', optionUnavailable: false });
+      switch (row.status) {
+        case 'AUTHORIZED':
+          // Like the real APIs, a confirm that times out still approves: the answer just arrives late.
+          update(services, row, { status: 'APPROVED' });
+          recordSandboxSuccess(services, storeId, pg, 'PAYMENT');
+          if (row.slowConfirm) return { status: 'CONFIRMING', approvedAmount: 0, approvedMethod: null, pgTransactionId: null };
+          return approved(row);
+        case 'APPROVED':
+        case 'PARTIALLY_CANCELED':
+        case 'CANCELED':
+          return approved(row);
+        case 'READY':
+          return refused({ code: 'NOT_AUTHENTICATED', message: '구매자 인증이 끝나지 않은 결제입니다.', optionUnavailable: false });
+        case 'WINDOW_CLOSED':
+          return refused({ code: 'PAY_PROCESS_CANCELED', message: '구매자가 결제를 취소했습니다.', optionUnavailable: false });
+        case 'WINDOW_ERROR':
+          return refused({ code: 'INVALID_CHANNEL', message: '결제창을 열 수 없습니다. 상점의 결제 설정을 확인하세요.', optionUnavailable: true });
+        case 'REFUSED':
+          return refused({ code: 'REJECT_CARD_PAYMENT', message: '카드사에서 결제를 거절했습니다.', optionUnavailable: false });
+      }
+    },
+    async cancel(input) {
+      const row = own(input.pgTransactionId);
+      if (!row || !['APPROVED', 'PARTIALLY_CANCELED'].includes(row.status)) {
+        return { status: 'FAILED', canceledAmount: 0, failure: { code: 'NOT_CANCELABLE_PAYMENT', message: '취소할 수 없는 결제입니다.', optionUnavailable: false } };
+      }
+      const left = row.gatewayAmount - row.canceledAmount;
+      if (!Number.isInteger(input.amount) || input.amount <= 0 || input.amount > left) {
+        return { status: 'FAILED', canceledAmount: 0, failure: { code: 'NOT_CANCELABLE_AMOUNT', message: `취소할 수 있는 금액은 ${left}원입니다.`, optionUnavailable: false } };
+      }
+      const canceledAmount = row.canceledAmount + input.amount;
+      update(services, row, { canceledAmount, status: canceledAmount === row.gatewayAmount ? 'CANCELED' : 'PARTIALLY_CANCELED' });
+      recordSandboxSuccess(services, storeId, pg, 'REFUND');
+      return { status: 'CANCELED', canceledAmount: input.amount };
+    },
+    async lookup(input) {
+      const row = own(input.pgPaymentKey);
+      if (!row || row.pgOrderId !== input.pgOrderId) {
+        return { status: 'NOT_FOUND', amount: 0, approvedAmount: 0, canceledAmount: 0, approvedMethod: null, pgTransactionId: null };
+      }
+      const status: LookupResult['status'] = ({
+        READY: 'READY', AUTHORIZED: 'READY', APPROVED: 'APPROVED', PARTIALLY_CANCELED: 'PARTIALLY_CANCELED', CANCELED: 'CANCELED',
+        REFUSED: 'REFUSED', WINDOW_CLOSED: 'REFUSED', WINDOW_ERROR: 'REFUSED',
+      } as const)[row.status];
+      const paid = ['APPROVED', 'PARTIALLY_CANCELED', 'CANCELED'].includes(row.status);
+      return {
+        status, amount: row.amount, approvedAmount: paid ? row.gatewayAmount : 0, canceledAmount: row.canceledAmount,
+        approvedMethod: paid ? row.method : null, pgTransactionId: paid ? row.pgPaymentKey : null,
+      };
+    },
+  };
+}
+
+/** The buyer's action in the sandbox window (the pay page and /_dev/v1/payments/{paymentId}/simulate). */
+export function sandboxDecide(services: Services, pgPaymentKey: string, outcome: SandboxOutcome, options: { amount?: number } = {}): SandboxView {
+  return services.sqlite.transaction(() => {
+    const row = load(services, pgPaymentKey);
+    if (!row) throw fail(404, 'SANDBOX_PAYMENT_NOT_FOUND');
+    if (row.status !== 'READY') throw fail(409, 'SANDBOX_PAYMENT_DECIDED', { status: row.status });
+    if (options.amount !== undefined && (!Number.isInteger(options.amount) || options.amount < 0)) throw fail(400, 'VALIDATION_FAILED');
+    const change: Partial<SandboxRow> = (() => {
+      switch (outcome) {
+        case 'APPROVE': return { status: 'AUTHORIZED', gatewayAmount: options.amount ?? row.amount };
+        case 'CONFIRMING': return { status: 'AUTHORIZED', gatewayAmount: options.amount ?? row.amount, slowConfirm: true };
+        case 'REFUSE': return { status: 'REFUSED' };
+        case 'CANCEL': return { status: 'WINDOW_CLOSED' };
+        case 'WINDOW_ERROR': return { status: 'WINDOW_ERROR' };
+      }
+    })();
+    update(services, row, change);
+    if (outcome === 'WINDOW_ERROR') {
+      recordProviderFailure(services, row.storeId, { pg: row.provider, method: row.method as PaymentMethod, easyPayProvider: row.easyPayProvider, code: 'INVALID_CHANNEL' });
+    }
+    return view({ ...row, ...change } as SandboxRow);
+  })();
+}
