@@ -1,0 +1,143 @@
+/**
+ * The app author's path with the compiled CLI (`node bin/run.js app …`, as `npm test` builds it) against
+ * an in-process service: init → build → deploy → install → tools call, then dev's rebuild loop.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execa } from 'execa';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+const bin = join(import.meta.dirname, '..', '..', 'bin', 'run.js');
+let svc: TestService;
+let work: string;
+
+test.before(async () => {
+  svc = await startTestService();
+  work = mkdtempSync(join(tmpdir(), 'svc-app-cli-'));
+});
+test.after(async () => {
+  await svc.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+const env = () => ({ SVC_API_URL: svc.url, SVC_TOKEN: svc.ownerToken, SVC_CONFIG_DIR: join(work, '.config'), CI: '1', NO_COLOR: '1' });
+const svcCli = (args: string[], cwd = join(work, 'demo')) => execa('node', [bin, ...args], { cwd, env: env(), reject: false });
+
+test('init, build, deploy, install, then tools call returns the tool result', async () => {
+  const init = await svcCli(['app', 'init', 'demo'], work);
+  assert.is(init.exitCode, 0, init.stderr);
+  const manifest = JSON.parse(readFileSync(join(work, 'demo', 'manifest.json'), 'utf8'));
+  assert.is(manifest.handle, 'demo');
+  assert.ok(existsSync(join(work, 'demo', manifest.$schema)), 'the $schema path reaches the shipped JSON Schema');
+  assert.ok(existsSync(join(work, 'demo', '.gitignore')));
+
+  const build = await svcCli(['app', 'build', '--json']);
+  assert.is(build.exitCode, 0, build.stderr);
+  assert.equal(JSON.parse(build.stdout).functions, ['tools/greet', 'tools/store-name']);
+  assert.ok(existsSync(join(work, 'demo', 'dist', 'app.js.map')));
+
+  const deploy = await svcCli(['app', 'deploy', '--json']);
+  assert.is(deploy.exitCode, 0, deploy.stderr);
+  assert.is(JSON.parse(deploy.stdout).version, 1);
+
+  const install = await svcCli(['app', 'install', '--json']);
+  assert.is(install.exitCode, 0, install.stderr);
+  assert.equal(JSON.parse(install.stdout).permissions.scopes, ['store:r']);
+
+  const call = await svcCli(['app', 'tools', 'call', 'greet', '--input', '{"name":"민지"}', '--json']);
+  assert.is(call.exitCode, 0, call.stderr);
+  assert.equal(JSON.parse(call.stdout), { message: '안녕하세요, 민지!', times: 1 });
+  const viaApi = await svcCli(['app', 'tools', 'call', 'store-name', '--json']);
+  assert.equal(JSON.parse(viaApi.stdout), { name: 'Dev Store', code: 'dev-store' });
+
+  const bad = await svcCli(['app', 'tools', 'call', 'greet', '--input', '{}']);
+  assert.is(bad.exitCode, 1);
+  assert.match(bad.stderr, 'APP_TOOL_INPUT_INVALID');
+  assert.match(bad.stderr, 'input.name');
+
+  const logs = await svcCli(['app', 'logs', '--json']);
+  assert.is(logs.exitCode, 0, logs.stderr);
+  assert.ok(JSON.parse(logs.stdout).some((x: any) => x.name === 'greet' && x.logs.some((l: string) => l.includes('greeted 민지'))));
+});
+
+test('build errors name the key path or the missing function; exit 1', async () => {
+  const file = join(work, 'demo', 'manifest.json');
+  const good = readFileSync(file, 'utf8');
+  const m = JSON.parse(good);
+  m.mcp.tools.greet.description = 'x'.repeat(501);
+  writeFileSync(file, JSON.stringify(m));
+  const invalid = await svcCli(['app', 'build']);
+  assert.is(invalid.exitCode, 1);
+  assert.match(invalid.stderr, 'MANIFEST_INVALID');
+  assert.match(invalid.stderr, 'mcp.tools.greet.description');
+  const json = await svcCli(['app', 'build', '--json']);
+  assert.equal(JSON.parse(json.stdout).issues.map((i: any) => [i.field, i.code]), [['mcp.tools.greet.description', 'TOO_LONG']]);
+
+  m.mcp.tools.greet.description = 'ok';
+  m.mcp.tools.farewell = { description: 'Not written yet' };
+  writeFileSync(file, JSON.stringify(m));
+  const missing = await svcCli(['app', 'build']);
+  assert.is(missing.exitCode, 1);
+  assert.match(missing.stderr, 'HANDLER_MISSING');
+  assert.match(missing.stderr, 'src/tools/farewell.ts');
+  writeFileSync(file, good);
+});
+
+test('the legacy svc.app.json is read with a warning when manifest.json is absent', async () => {
+  const dir = join(work, 'demo');
+  renameSync(join(dir, 'manifest.json'), join(dir, 'svc.app.json'));
+  try {
+    const build = await svcCli(['app', 'build']);
+    assert.is(build.exitCode, 0, build.stderr);
+    assert.match(build.stderr, 'legacy');
+  } finally {
+    renameSync(join(dir, 'svc.app.json'), join(dir, 'manifest.json'));
+  }
+});
+
+test('usage errors exit 2', async () => {
+  assert.is((await svcCli(['app', 'init', 'Bad_Name'], work)).exitCode, 2);
+  assert.is((await svcCli(['app', 'init', 'demo'], work)).exitCode, 2, 'an existing folder is not overwritten');
+  assert.is((await svcCli(['app', 'tools', 'call', 'greet', '--input', '{oops'])).exitCode, 2);
+});
+
+test('app dev: a save is rebuilt, deployed and installed in under a second', async () => {
+  const dir = join(work, 'demo');
+  const dev = execa('node', [bin, 'app', 'dev'], { cwd: dir, env: env(), reject: false });
+  let out = '';
+  const seen = (pattern: RegExp, timeoutMs = 15_000) => new Promise<RegExpExecArray>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}; output:\n${out}`)), timeoutMs);
+    const check = () => {
+      const m = pattern.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        dev.stdout!.off('data', onData);
+        resolve(m);
+      }
+    };
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      check();
+    };
+    dev.stdout!.on('data', onData);
+    check();
+  });
+  try {
+    await seen(/Watching/);
+    const greet = join(dir, 'src', 'tools', 'greet.ts');
+    appendFileSync(greet, '\n// touched\n');
+    const cycle = await seen(/↻ demo v(\d+) installed .* in (\d+) ms/);
+    assert.ok(Number(cycle[2]) < 1000, `rebuild+deploy+install took ${cycle[2]} ms`);
+    const call = await svcCli(['app', 'tools', 'call', 'greet', '--input', '{"name":"dev"}', '--json']);
+    assert.is(call.exitCode, 0, call.stderr);
+    await seen(/tool greet {2}SUCCEEDED/);
+  } finally {
+    dev.kill('SIGINT');
+    await dev;
+  }
+});
+
+test.run();
