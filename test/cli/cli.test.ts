@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execa } from 'execa';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { apiClient, startTestService, type TestService } from '../helpers/service.js';
@@ -27,7 +27,8 @@ let config: string;
 
 test.before(async () => {
   svc = await startTestService();
-  config = tmp('config');
+  // Not created yet: the CLI makes it (private) on the first write.
+  config = join(tmp('config'), 'svc');
 });
 test.after(async () => {
   await svc.close();
@@ -141,7 +142,7 @@ test('profiles add | list | use | remove; config file mode 0600', async () => {
   assert.is(added.exitCode, 0, added.stderr);
   assert.equal(json(added), { name: 'local', apiUrl: svc.url, storeId: svc.storeId, current: true });
   assert.is(modeOf(join(config, 'config.json')), 0o600);
-  assert.is(modeOf(config) & 0o077, 0, 'the config dir is private');
+  assert.is(modeOf(config), 0o700, 'the config dir is private');
 
   assert.is((await svcCli(['profiles', 'add', 'other', '--api-url', 'http://127.0.0.1:1', '--json'])).exitCode, 0);
   let list = json(await svcCli(['profiles', 'list', '--json']));
@@ -456,9 +457,7 @@ test('usage errors: exit 2 (unknown flag, bad --query, invalid --data, missing f
   const cases: [string, string[]][] = [
     ['unknown flag', ['api', 'GET', '/v1/store', '--bogus']],
     ['bad --query', ['api', 'GET', '/v1/store', '--query', 'novalue']],
-    ['bad --query key', ['api', 'GET', '/v1/store', '--query', '=x']],
     ['invalid JSON in --data', ['api', 'PATCH', '/v1/store', '--data', '{"name":']],
-    ['invalid JSON in --data, --json', ['api', 'PATCH', '/v1/store', '--data', 'nope', '--json']],
     ['missing --data file', ['api', 'PATCH', '/v1/store', '--data', `@${join(tmp('nofile'), 'missing.json')}`]],
     ['unknown method', ['api', 'FETCH', '/v1/store']],
     ['missing path', ['api', 'GET']],
@@ -469,6 +468,7 @@ test('usage errors: exit 2 (unknown flag, bad --query, invalid --data, missing f
     assert.is(r.exitCode, 2, `${label}: exit ${r.exitCode}\n${r.stdout}\n${r.stderr}`);
   }
   const bad = await svcCli(['api', 'PATCH', '/v1/store', '--data', 'nope', '--json']);
+  assert.is(bad.exitCode, 2);
   assert.equal(json(bad), { code: 'USAGE', message: '--data is not valid JSON' });
   assert.is(await storeName(), before);
 });
@@ -541,7 +541,8 @@ test('an expired login access token is refreshed automatically and the rotated p
   const pair = await oauthLogin();
   writeFileSync(join(dir, 'credentials.json'), JSON.stringify({
     r: { kind: 'login', accessToken: pair.accessToken, refreshToken: pair.refreshToken, expiresAt: Date.now() - 60_000, clientId: 'svc-cli' },
-  }), { mode: 0o600 });
+  }), { mode: 0o644 });
+  chmodSync(join(dir, 'credentials.json'), 0o644);
 
   const who = await svcCli(['whoami', '--json'], { configDir: dir });
   assert.is(who.exitCode, 0, who.stdout + who.stderr);
@@ -552,7 +553,7 @@ test('an expired login access token is refreshed automatically and the rotated p
   assert.is.not(saved.refreshToken, pair.refreshToken, 'the refresh token rotated');
   assert.is.not(saved.accessToken, pair.accessToken);
   assert.ok(saved.expiresAt > Date.now() + 5 * 60_000);
-  assert.is(modeOf(join(dir, 'credentials.json')), 0o600);
+  assert.is(modeOf(join(dir, 'credentials.json')), 0o600, 'a file that was looser is tightened when rewritten');
 
   // A rejected access token (401) with a future expiry is refreshed once and retried.
   const rotated = saved.refreshToken;
