@@ -13,7 +13,8 @@ import { BUNDLE_ENTRY, BUNDLE_FILENAME, GUEST_BOOTSTRAP } from './guest.js';
 import { KIND_GROUP, type FromWorker, type HostOp, type LogLine, type RuntimeLimits, type ToWorker, type WorkerConfig, type WorkerFailure } from './protocol.js';
 
 const config: WorkerConfig = { maxIsolates: 100, ...JSON.parse(process.argv[2] ?? '{}') };
-const MAX_BUNDLES = 256;
+/** Characters of bundle source kept for isolates still to be created; the host resends what was dropped. */
+const MAX_BUNDLE_CHARS = 64 * 1024 * 1024;
 const MAX_SCRIPTS_PER_ISOLATE = 4;
 const MAX_LOG_LINES = 200;
 const MAX_LOG_CHARS = 2000;
@@ -60,6 +61,7 @@ interface Call {
 }
 
 const bundles = new Map<string, Bundle>();
+let bundleChars = 0;
 const slots = new Map<string, Slot>();
 const calls = new Map<number, Call>();
 
@@ -217,8 +219,15 @@ function failed(call: Call, error: unknown) {
 }
 
 async function invoke(msg: Extract<ToWorker, { t: 'invoke' }>) {
-  if (msg.code !== undefined) touch(bundles, msg.bundleHash, bundles.get(msg.bundleHash) ?? { code: msg.code });
-  if (bundles.size > MAX_BUNDLES) bundles.delete(bundles.keys().next().value!);
+  if (msg.code !== undefined && !bundles.has(msg.bundleHash)) {
+    bundles.set(msg.bundleHash, { code: msg.code });
+    bundleChars += msg.code.length;
+    for (const [hash, old] of bundles) {
+      if (bundleChars <= MAX_BUNDLE_CHARS || hash === msg.bundleHash) break;
+      bundles.delete(hash);
+      bundleChars -= old.code.length;
+    }
+  }
   const bundle = bundles.get(msg.bundleHash);
   if (!bundle) {
     send({ t: 'done', id: msg.id, ok: false, error: { code: 'BUNDLE_MISSING', message: 'bundle not cached' }, logs: [], durationMs: 0 });
@@ -280,7 +289,12 @@ function onLog(call: Call, level: unknown, text: unknown) {
 }
 
 process.on('message', (msg: ToWorker) => {
-  if (msg.t === 'invoke') void invoke(msg);
+  if (msg.t === 'invoke') {
+    invoke(msg).catch((error: Error) => {
+      // Before the call exists (e.g. an isolate that cannot be created): the platform failed, not the app.
+      if (!calls.has(msg.id)) send({ t: 'done', id: msg.id, ok: false, error: { code: 'RUNTIME_CRASHED', message: `The runtime could not run the call: ${error.message}` }, logs: [], durationMs: 0 });
+    });
+  }
   else if (msg.t === 'reply') {
     const call = calls.get(msg.id);
     if (call) reply(call, msg.seq, msg.ok, msg.json);
