@@ -39,8 +39,8 @@ interface Running {
   proc: ResultPromise;
   ready: Ready;
   readyMs: number;
-  /** Sends SIGTERM and waits for the exit; `ms` is the time from the signal to the exit. */
-  stop(): Promise<{ exitCode: number | undefined; signal: string | undefined; stdout: string; stderr: string; ms: number }>;
+  /** Sends SIGTERM (or the given signal) and waits for the exit; `ms` is the time from the signal to the exit. */
+  stop(signal?: 'SIGTERM' | 'SIGINT'): Promise<{ exitCode: number | undefined; signal: string | undefined; stdout: string; stderr: string; ms: number }>;
 }
 
 const running = new Set<ResultPromise>();
@@ -79,9 +79,9 @@ async function start(args: string[], env: Record<string, string> = {}): Promise<
     proc,
     ready,
     readyMs,
-    async stop() {
+    async stop(signal = 'SIGTERM') {
       const s0 = performance.now();
-      proc.kill('SIGTERM');
+      proc.kill(signal);
       const result = await proc;
       running.delete(proc);
       return { exitCode: result.exitCode, signal: result.signal, stdout: String(result.stdout), stderr: String(result.stderr), ms: performance.now() - s0 };
@@ -232,7 +232,10 @@ test('svc serve: configured from the environment, no seed, no /_dev routes', asy
 
   const again = await start(['serve', '--json'], { SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: serveDir });
   assert.is((await apiClient(again.ready.url)('POST', '/auth/v1/login', { body: { email: 'ops@example.com', password: 'password-1234' } })).status, 200, 'the account is in SVC_DATA_DIR');
-  assert.is((await again.stop()).exitCode, 0);
+  // Ctrl-C is a clean stop too.
+  const interrupted = await again.stop('SIGINT');
+  assert.is(interrupted.exitCode, 0, `stderr: ${interrupted.stderr}`);
+  assert.is(interrupted.signal, undefined);
 });
 
 test.run();
