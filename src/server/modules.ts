@@ -7,6 +7,7 @@ import { eventsModule } from '../modules/events/index.js';
 import { webhooksModule } from '../modules/webhooks/index.js';
 import { appsModule } from '../modules/apps/index.js';
 import { customersModule } from '../modules/customers/index.js';
+import { paymentsModule } from '../modules/payments/index.js';
 import type { Module } from './module.js';
 import type { Operation } from './registry.js';
 
@@ -21,6 +22,7 @@ export const modules: Module[] = [
   webhooksModule,
   appsModule,
   customersModule,
+  paymentsModule,
 ];
 
 /** The operation registry: every HTTP operation of the service. */

@@ -7,6 +7,7 @@ import { fail } from '../../server/errors.js';
 import { modules } from '../../server/modules.js';
 import type { Services } from '../../server/services.js';
 import { users } from '../accounts/schema.js';
+import { checkoutAvailability } from '../payments/routing.js';
 import { defaultStoreSettings, type StoreSettings } from './settings.js';
 import { members, stores, type Role } from './schema.js';
 
@@ -38,13 +39,8 @@ export function createStore(services: Services, ownerUserId: string, input: { na
   })();
 }
 
-/**
- * Checkout availability of spec 01 §5.5. Until payment settings exist no provider is in use, so
- * checkout is unavailable with `PAYMENT_NOT_CONFIGURED`; the payments module answers this once it lands.
- */
-export function checkoutAvailability(_services: Services, _storeId: string) {
-  return { checkoutAvailable: false, checkoutMode: null as 'LIVE' | 'TEST' | null, checkoutUnavailableReason: 'PAYMENT_NOT_CONFIGURED' as string | null };
-}
+/** Checkout availability of spec 01 §5.5 is the payments module's answer. */
+export { checkoutAvailability };
 
 export function presentStore(services: Services, store: typeof stores.$inferSelect) {
   return {

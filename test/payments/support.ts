@@ -1,0 +1,31 @@
+import * as assert from 'uvu/assert';
+import type { ApiResponse } from '../helpers/service.js';
+
+export const PG_ONE_TEST = { environment: 'TEST', clientKey: 'test_ck_D5GePWvyJnrK0W0k6q8gLzN97Eoq', secretKey: 'test_sk_zXLkKEypNArWmo50nX3lmeaxYG5R' };
+export const PG_ONE_LIVE = { environment: 'LIVE', clientKey: 'live_ck_D5GePWvyJnrK0W0k6q8gLzN97Eoq', secretKey: 'live_sk_zXLkKEypNArWmo50nX3lmeaxYG5R' };
+export const PG_TWO_TEST = {
+  environment: 'TEST',
+  storeId: 'store-4f7e2c1a-0000-4000-8000-000000000001',
+  channels: [
+    { channelKey: 'channel-key-card-0001', channelName: '카드', methods: ['CARD', 'EASY_PAY'] },
+    { channelKey: 'channel-key-transfer-0002', methods: ['BANK_TRANSFER', 'CARD'] },
+  ],
+  apiSecret: 'portone-api-secret-0123456789abcdef',
+  webhookSecret: 'whsec_abcdefghijklmnop',
+};
+export const PG_TWO_LIVE = { ...PG_TWO_TEST, environment: 'LIVE', apiSecret: 'portone-live-secret-0123456789abcdef' };
+
+/** Every secret the tests ever send; none may appear in any response. */
+export const SECRETS = [PG_ONE_TEST.secretKey, PG_ONE_LIVE.secretKey, PG_TWO_TEST.apiSecret, PG_TWO_LIVE.apiSecret, PG_TWO_TEST.webhookSecret];
+
+export function fails(res: ApiResponse, status: number, code: string) {
+  assert.is(res.body?.error?.code, code, JSON.stringify(res.body));
+  assert.is(res.status, status);
+}
+
+export function ok(res: ApiResponse, status = 200) {
+  assert.is(res.status, status, JSON.stringify(res.body));
+  return res.data;
+}
+
+export const providerOf = (settings: any, pg: string) => settings.providers.find((p: any) => p.provider === pg);
