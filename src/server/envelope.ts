@@ -14,10 +14,16 @@ export interface Outgoing {
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'content-language': 'ko' };
 
+/** `data` a handler serialized already (a cached page): spliced into the envelope without a second stringify. */
+export class RawJson {
+  constructor(readonly json: string) {}
+}
+
 /** The envelope of spec 01 §2.1 around a success. */
 export function successOutgoing(status: number, data: unknown, code = 'OK', headers?: Record<string, string>): Outgoing {
-  const body = { meta: { status, code, message: errorMessage(code, status), isSuccess: true }, data: data ?? null, error: null };
-  return { status, body: JSON.stringify(body), headers };
+  const meta = { status, code, message: errorMessage(code, status), isSuccess: true };
+  if (data instanceof RawJson) return { status, body: `{"meta":${JSON.stringify(meta)},"data":${data.json},"error":null}`, headers };
+  return { status, body: JSON.stringify({ meta, data: data ?? null, error: null }), headers };
 }
 
 export function errorEnvelope(err: ApiError, traceId: string, docsBase: string) {

@@ -5,14 +5,14 @@ import type { Db } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import { fail, validationFailed } from '../../server/errors.js';
 import { defineOperation, reply, type AgentPolicy, type Change, type StoreCtx } from '../../server/registry.js';
-import { datesIn, dayOfWeek, isRealDate, period } from './dates.js';
+import { datesIn, dayOfWeek, isRealDate, period, today } from './dates.js';
 import {
   bulkStatus, calendarWrite, dateRange, discountBody, LIMITS, optionsReplace, productCreate, productListQuery,
   productPatch, productReplace, stockChange, type ProductInput, type ProductPatch,
 } from './inputs.js';
 import { productCalendar, products, productVariants, type Discount } from './schema.js';
 import {
-  assertPriceUnit, deleteProduct, listProducts, loadProduct, loadVariant, paginated,
+  assertPriceUnit, cachedPage, deleteProduct, listProducts, loadProduct, loadVariant, paginated,
   presentDiscount, presentProduct, syncVariants, touchProduct, variantsOf, writeCtx, writeProduct, type ProductRow, type WriteMode,
 } from './service.js';
 import { changeStock } from './stock.js';
@@ -144,11 +144,11 @@ export const productOperations = [
     auth: 'store',
     scope: 'product:r',
     query: productListQuery,
-    handler: (ctx) => {
+    handler: (ctx) => cachedPage(ctx.db, ctx.store.id, `admin ${today(ctx.now)} ${JSON.stringify(ctx.query)}`, () => {
       const { rows, variants, page, size, total } = listProducts(ctx.db, ctx.store.id, ctx.query);
       const origin = ctx.services.config.origin;
       return paginated(rows.map((p) => presentProduct(origin, p, variants.get(p.id)!, ctx.now)), page, size, total);
-    },
+    }),
   }),
   defineOperation({
     operationId: 'getProduct',
@@ -170,6 +170,7 @@ export const productOperations = [
     auth: 'store',
     scope: 'product:rw',
     agent: 'approval',
+    agentApprovalExemptWhilePrivate: true,
     params: productParams,
     body: productReplace,
     target: productTarget,
@@ -185,6 +186,7 @@ export const productOperations = [
     auth: 'store',
     scope: 'product:rw',
     agent: patchPolicy,
+    agentApprovalExemptWhilePrivate: true,
     params: productParams,
     body: productPatch,
     target: productTarget,
@@ -200,6 +202,7 @@ export const productOperations = [
     auth: 'store',
     scope: 'product:rw',
     agent: 'approval',
+    agentApprovalExemptWhilePrivate: true,
     params: productParams,
     target: productTarget,
     handler: (ctx) => {
@@ -216,6 +219,7 @@ export const productOperations = [
     auth: 'store',
     scope: 'product:rw',
     agent: 'approval',
+    agentApprovalExemptWhilePrivate: true,
     params: productParams,
     body: optionsReplace,
     target: productTarget,
@@ -285,6 +289,7 @@ export const productOperations = [
     auth: 'store',
     scope: 'product:rw',
     agent: 'approval',
+    agentApprovalExemptWhilePrivate: true,
     params: productParams,
     body: calendarWrite,
     target: productTarget,
@@ -333,6 +338,7 @@ export const productOperations = [
     auth: 'store',
     scope: 'product:rw',
     agent: 'approval',
+    agentApprovalExemptWhilePrivate: true,
     params: productParams,
     body: discountBody,
     target: productTarget,
@@ -367,6 +373,7 @@ export const productOperations = [
     auth: 'store',
     scope: 'product:rw',
     agent: 'approval',
+    agentApprovalExemptWhilePrivate: true,
     params: productParams,
     target: productTarget,
     handler: (ctx) => {

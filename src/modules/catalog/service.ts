@@ -4,6 +4,7 @@ import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
 import { fail, validationFailed, type FieldError } from '../../server/errors.js';
+import { RawJson } from '../../server/envelope.js';
 import { defineMessages } from '../../server/messages.js';
 import type { StoreCtx } from '../../server/registry.js';
 import { requireOwned } from '../../server/tenancy.js';
@@ -57,7 +58,8 @@ const q = preparedFor((db) => ({
     .orderBy(asc(productVariants.productId), asc(productVariants.position)).prepare(),
   page: db.select().from(products).where(eq(products.storeId, sql.placeholder('storeId')))
     .orderBy(desc(products.productNo)).limit(sql.placeholder('limit')).offset(sql.placeholder('offset')).prepare(),
-  countAll: db.select({ n: count() }).from(products).where(eq(products.storeId, sql.placeholder('storeId'))).prepare(),
+  counters: db.select({ productCount: catalogSequences.productCount, version: catalogSequences.version }).from(catalogSequences)
+    .where(eq(catalogSequences.storeId, sql.placeholder('storeId'))).prepare(),
   // Structures of up to 500 combinations: one prepared statement per row beats building a 6,000-parameter query.
   insertVariant: db.insert(productVariants).values(Object.fromEntries(VARIANT_COLUMNS.map((c) => [c, sql.placeholder(c)])) as never).prepare(),
   updateVariant: db.update(productVariants)
@@ -238,13 +240,36 @@ export function pageOf(db: Db, storeId: string, filters: SQL[], page: number, si
   let total: number;
   if (filters.length === 0) {
     rows = q(db).page.all({ storeId, limit: size, offset });
-    total = q(db).countAll.get({ storeId })!.n;
+    total = q(db).counters.get({ storeId })?.productCount ?? 0;
   } else {
     const where = and(eq(products.storeId, storeId), ...filters);
     rows = db.select().from(products).where(where).orderBy(desc(products.productNo)).limit(size).offset(offset).all();
     total = db.select({ n: count() }).from(products).where(where).get()!.n;
   }
   return { rows, variants: variantsByProduct(db, rows.map((r) => r.id)), page, size, total };
+}
+
+const MAX_CACHED_PAGES = 256;
+const pageCaches = new WeakMap<Db, Map<string, string>>();
+
+/**
+ * List pages, serialized once per catalog version of the store (a counter the database's triggers grow on
+ * every product or variant change, whoever writes): a repeated read costs one primary-key lookup.
+ * `key` must hold everything else the page depends on (query, today's date for discounts). LRU-bounded.
+ */
+export function cachedPage(db: Db, storeId: string, key: string, build: () => unknown): RawJson {
+  let cache = pageCaches.get(db);
+  if (!cache) pageCaches.set(db, (cache = new Map()));
+  const full = `${storeId} ${q(db).counters.get({ storeId })?.version ?? 0} ${key}`;
+  let json = cache.get(full);
+  if (json === undefined) {
+    json = JSON.stringify(build());
+    if (cache.size >= MAX_CACHED_PAGES) cache.delete(cache.keys().next().value!);
+  } else {
+    cache.delete(full);
+  }
+  cache.set(full, json);
+  return new RawJson(json);
 }
 
 export const paginated = <T>(contents: T[], page: number, size: number, totalElements: number) =>

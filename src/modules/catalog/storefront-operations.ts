@@ -3,12 +3,11 @@ import { z } from 'zod';
 import { fail } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
 import { defineOperation, type Ctx } from '../../server/registry.js';
-import { period } from './dates.js';
+import { period, today } from './dates.js';
 import { collectionQuery, dateRange, LIMITS } from './inputs.js';
 import { calendarDays, requireDated } from './operations.js';
 import { categories, products } from './schema.js';
-import { discountActive, discountedPrice, findProduct, findProductByNo, pageOf, paginated, presentBuyerProduct, variantsOf, type ProductRow } from './service.js';
-import { today } from './dates.js';
+import { cachedPage, discountActive, discountedPrice, findProduct, findProductByNo, pageOf, paginated, presentBuyerProduct, variantsOf, type ProductRow } from './service.js';
 
 defineMessages({ COLLECTION_NOT_FOUND: '컬렉션을 찾을 수 없습니다.' });
 
@@ -99,14 +98,19 @@ export const storefrontOperations = [
       const storeId = buyerStoreId(ctx);
       if (!storeId) throw fail(400, 'STORE_ID_REQUIRED');
       const filters = [eq(products.status, 'ON_SALE')];
+      let categoryIds: string[] = [];
       if (ctx.params.slug !== 'all') {
         const all = ctx.db.select({ id: categories.id, parentId: categories.parentId }).from(categories).where(eq(categories.storeId, storeId)).all();
         if (!all.some((c) => c.id === ctx.params.slug)) throw fail(404, 'COLLECTION_NOT_FOUND', { slug: ctx.params.slug });
-        filters.push(inArray(products.categoryId, collectionCategories(all, ctx.params.slug)));
+        categoryIds = collectionCategories(all, ctx.params.slug);
+        filters.push(inArray(products.categoryId, categoryIds));
       }
-      const { rows, variants, page, size, total } = pageOf(ctx.db, storeId, filters, ctx.query.page, ctx.query.size);
-      const origin = ctx.services.config.origin;
-      return paginated(rows.map((p) => presentBuyerProduct(origin, p, variants.get(p.id)!, ctx.now)), page, size, total);
+      // The category tree is part of the key: moving a sub-category changes the collection without touching products.
+      return cachedPage(ctx.db, storeId, `collection ${today(ctx.now)} ${ctx.query.page} ${ctx.query.size} ${categoryIds.join(',')}`, () => {
+        const { rows, variants, page, size, total } = pageOf(ctx.db, storeId, filters, ctx.query.page, ctx.query.size);
+        const origin = ctx.services.config.origin;
+        return paginated(rows.map((p) => presentBuyerProduct(origin, p, variants.get(p.id)!, ctx.now)), page, size, total);
+      });
     },
   }),
 ];

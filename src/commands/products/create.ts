@@ -1,0 +1,69 @@
+import { Flags, type Command } from '@oclif/core';
+import { ApiCommand } from '../../cli/api-command.js';
+import { UsageError } from '../../cli/usage-error.js';
+
+/** Product fields as flags; `--data` (inline JSON or @file.json) carries everything else and is merged under them. */
+export const productFlags = {
+  data: Flags.string({ description: 'Product body as JSON, inline or @file.json (flags override its fields)' }),
+  name: Flags.string({ description: 'Name (at most 100 characters)' }),
+  'sale-price': Flags.integer({ description: 'Sale price in KRW (at least 10, a multiple of 10)' }),
+  'list-price': Flags.integer({ description: 'List price shown to buyers as originalPrice' }),
+  category: Flags.string({ description: 'Category id (a lowest-level category)' }),
+  status: Flags.option({ options: ['ON_SALE', 'SOLD_OUT', 'SUSPENDED', 'ENDED'] as const, description: 'Sale status' })(),
+  stock: Flags.integer({ description: 'Stock of a product without options', min: 0 }),
+  image: Flags.string({ description: 'Upload id of an image (repeatable; the first is the representative)', multiple: true }),
+  option: Flags.string({ description: 'An option axis as NAME=V1,V2 (repeatable, at most 3)', multiple: true }),
+};
+
+type ProductFlagValues = { data?: string; name?: string; 'sale-price'?: number; 'list-price'?: number; category?: string; status?: string; stock?: number; image?: string[]; option?: string[] };
+
+export function parseOptionAxis(spec: string) {
+  const eq = spec.indexOf('=');
+  if (eq <= 0) throw new UsageError(`--option "${spec}" must look like 색상=빨강,파랑`);
+  return { name: spec.slice(0, eq).trim(), values: spec.slice(eq + 1).split(',').map((v) => v.trim()).filter(Boolean) };
+}
+
+/** Commands that send or show a whole product. */
+export abstract class ProductCommand<T extends typeof Command> extends ApiCommand<T> {
+  /** The request body: `--data` first, then every given flag on top. */
+  protected productBody(f: ProductFlagValues): Record<string, unknown> {
+    const body = f.data ? this.readJsonInput(f.data) : {};
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new UsageError('--data must be a JSON object');
+    const fromFlags: Record<string, unknown> = {
+      name: f.name,
+      salePrice: f['sale-price'],
+      listPrice: f['list-price'],
+      categoryId: f.category,
+      status: f.status,
+      stockQuantity: f.stock,
+      images: f.image,
+      options: f.option?.map(parseOptionAxis),
+    };
+    return { ...body, ...Object.fromEntries(Object.entries(fromFlags).filter(([, v]) => v !== undefined)) };
+  }
+
+  protected showProduct(p: any) {
+    const won = (n: number) => `${n.toLocaleString('ko-KR')}원`;
+    this.log(`${p.name}  (${p.productId}, No. ${p.productNo})`);
+    this.log(`  ${p.status} · ${won(p.salePrice)}${p.discount ? ` · 할인 ${won(p.discount.discountedPrice)} (${p.discount.startDate}~${p.discount.endDate})` : ''} · ${p.fulfillment.type} · 재고 ${p.stockQuantity}`);
+    if (p.options.length) this.log(`  옵션: ${p.options.map((o: any) => `${o.name}=${o.values.join(',')}`).join(' / ')}`);
+    this.table(p.variants.map((v: any) => ({ ...v, optionValues: v.optionValues.join(' / ') || '(단일)' })), ['variantId', 'variantNo', 'optionValues', 'additionalAmount', 'stockQuantity', 'saleOn']);
+  }
+}
+
+export default class ProductsCreate extends ProductCommand<typeof ProductsCreate> {
+  static override summary = 'Create a product (every option combination becomes a variant)';
+  static override examples = [
+    '<%= config.bin %> products create --name "머그컵" --sale-price 12000 --stock 50',
+    '<%= config.bin %> products create --name 티셔츠 --sale-price 19900 --option 색상=화이트,블랙 --option 사이즈=S,M,L',
+    '<%= config.bin %> products create --data @product.json --json',
+  ];
+  static override flags = productFlags;
+
+  async run() {
+    const body = this.productBody(this.flags);
+    if (body.name === undefined || body.salePrice === undefined) throw new UsageError('missing --name or --sale-price (or give them in --data)');
+    const product = await this.storeRequest('POST', '/v1/products', { body });
+    this.output(product, () => this.showProduct(product));
+  }
+}

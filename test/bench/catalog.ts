@@ -1,0 +1,66 @@
+/**
+ * Issue 3 benchmark, measured side by side in one run: `GET /v1/products?size=20` on a store holding
+ * 10,000 products of 3 variants each vs a bare H3 hello handler (target ≥ 35%).
+ * Standalone: `node --import tsx test/bench/catalog.ts`. With `--serve` this file is the service child:
+ * it starts the service in its own process (one core serves, the other generates load), fills the store
+ * and prints one JSON ready line.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { median, rps, startBareH3, startJsonReady } from './lib.js';
+
+const PRODUCTS = 10_000;
+
+async function serve() {
+  const { startService } = await import('../../src/server/main.js');
+  const { writeProduct } = await import('../../src/modules/catalog/service.js');
+  const running = await startService({ port: 0, host: '127.0.0.1', mode: 'dev', dataDir: mkdtempSync(join(tmpdir(), 'svc-bench-catalog-')) });
+  const { services, seeded } = running;
+  const t0 = performance.now();
+  services.sqlite.transaction(() => {
+    const w = { db: services.db, now: services.clock.now(), storeId: seeded!.storeId, readVersion: null };
+    for (let i = 0; i < PRODUCTS; i++) {
+      writeProduct(w, 'create', null, {
+        name: `벤치 상품 ${i}`,
+        salePrice: 10_000 + (i % 100) * 100,
+        listPrice: 20_000,
+        options: [{ name: '사이즈', values: ['S', 'M', 'L'] }],
+        variants: [{ optionValues: ['S'], stockQuantity: 5 }, { optionValues: ['M'], stockQuantity: 5 }, { optionValues: ['L'], stockQuantity: 5, additionalAmount: 1000 }],
+      });
+    }
+  })();
+  console.log(JSON.stringify({ url: running.url, storeId: seeded!.storeId, ownerToken: seeded!.ownerToken, fillMs: Math.round(performance.now() - t0) }));
+}
+
+async function bench() {
+  const bare = await startBareH3();
+  const svc = await startJsonReady('node', ['--no-node-snapshot', '--import', 'tsx', join(import.meta.dirname, 'catalog.ts'), '--serve']);
+  const auth = { authorization: `Bearer ${svc.ready.ownerToken}`, 'x-store-id': svc.ready.storeId };
+  const list = `${svc.ready.url}/v1/products?size=20`;
+  try {
+    const check = await fetch(list, { headers: auth }).then((r) => r.json() as Promise<any>);
+    if (check.data.totalElements < PRODUCTS || check.data.contents[0].variants.length !== 3) throw new Error(`unexpected list: ${JSON.stringify(check).slice(0, 300)}`);
+    console.log(`filled ${check.data.totalElements} products × 3 variants in ${svc.ready.fillMs} ms; one page is ${JSON.stringify(check.data).length} bytes`);
+    await rps(`${bare.ready.url}/hello`, {}, 1); // warm-up
+    await rps(list, auth, 1);
+    // Alternated so drift on a shared machine hits both alike.
+    const bareRuns: number[] = [];
+    const listRuns: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      bareRuns.push(await rps(`${bare.ready.url}/hello`));
+      listRuns.push(await rps(list, auth));
+    }
+    const bareRps = median(bareRuns);
+    const listRps = median(listRuns);
+    console.log(`GET /v1/products?size=20 (10,000 × 3) ${Math.round(listRps)} req/s vs bare H3 ${Math.round(bareRps)} req/s → ${((100 * listRps) / bareRps).toFixed(1)}% (target ≥ 35%)`);
+    const deep = `${svc.ready.url}/v1/products?size=20&page=450`;
+    console.log(`GET page 450 (offset 8,980) ${Math.round(await rps(deep, auth, 2))} req/s; keyword filter ${Math.round(await rps(`${svc.ready.url}/v1/products?size=20&keyword=${encodeURIComponent('상품 99')}`, auth, 2))} req/s`);
+  } finally {
+    bare.child.kill();
+    svc.child.kill();
+  }
+}
+
+if (process.argv.includes('--serve')) await serve();
+else await bench();
