@@ -1,0 +1,16 @@
+import type { Module } from '../../server/module.js';
+import { paymentAdminOperations } from './admin-operations.js';
+import { checkoutOperations } from './operations.js';
+import { mountPayPages } from './pay-page.js';
+import { issueCashReceipts, resolveConfirming, retryRefunds } from './payments.js';
+
+export const checkoutModule: Module = {
+  name: 'checkout',
+  operations: [...checkoutOperations, ...paymentAdminOperations],
+  jobs: [
+    { name: 'checkout.confirming', run: resolveConfirming },
+    { name: 'checkout.refunds', run: retryRefunds },
+    { name: 'checkout.cash-receipts', run: issueCashReceipts },
+  ],
+  mount: mountPayPages,
+};

@@ -1,0 +1,235 @@
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { defineOperation, reply } from '../../server/registry.js';
+import { checkoutMode } from '../payments/gateway.js';
+import { findStore } from '../stores/service.js';
+import { cartAdd, cartPatch, checkoutCreate, deliveryQuote, newAttempt as newAttemptBody, paymentStart, pricingRequest } from './inputs.js';
+import { priceSheet } from './pricing.js';
+import { loadPayment, newAttempt, paymentStatusView, startPayment, storefrontResult } from './payments.js';
+import { cartItems, carts } from './schema.js';
+import {
+  addCartItem, assertDiscounts, assertGuestAllowed, assertSheetOpen, setCartQuantity, buyerOf, buyerSheet, buyerStoreId, cartFor, cartLine, cartLines, createSheet,
+  findCart, presentCart, presentSheet, storeSettingsOf,
+} from './service.js';
+
+const tag = 'Storefront checkout';
+const checkoutParams = z.object({ checkoutId: z.string() }).strict();
+const paymentParams = z.object({ paymentId: z.string() }).strict();
+const cartItemParams = z.object({ cartItemId: z.string() }).strict();
+
+/** Buyer API (spec 02 §4.3): public operations; members add their buyer token, guests carry ids. */
+export const checkoutOperations = [
+  defineOperation({
+    operationId: 'storefrontGetStore',
+    method: 'GET',
+    path: '/storefront/v1/store',
+    summary: 'Public store settings: guest checkout and checkout availability (needs X-Store-Id)',
+    tag,
+    auth: 'none',
+    handler: (ctx) => {
+      const storeId = buyerStoreId(ctx);
+      const store = findStore(ctx.db, storeId)!;
+      const { mode, reason } = checkoutMode(ctx.services, storeId);
+      return {
+        storeId,
+        name: store.name,
+        guestCheckout: storeSettingsOf(ctx.db, storeId).guestCheckout,
+        checkoutAvailable: mode !== null,
+        checkoutMode: mode,
+        checkoutUnavailableReason: reason === 'NO_PROVIDER' ? 'PAYMENT_NOT_CONFIGURED' : reason === 'NOT_LIVE' ? 'PAYMENT_NOT_LIVE' : null,
+      };
+    },
+  }),
+  defineOperation({
+    operationId: 'storefrontAddCartItem',
+    method: 'POST',
+    path: '/storefront/v1/cart/items',
+    summary: 'Add a product option to the cart; a guest gets the cart id in the x-svc-cart header',
+    tag,
+    auth: 'none',
+    body: cartAdd,
+    async: true,
+    handler: async (ctx) => {
+      const storeId = buyerStoreId(ctx);
+      const customer = await buyerOf(ctx, storeId);
+      return ctx.sqlite.transaction(() => {
+        const cart = cartFor(ctx, storeId, customer);
+        addCartItem(ctx, cart, ctx.body);
+        return reply(201, presentCart(ctx, cart), { headers: { 'x-svc-cart': cart.id } });
+      })();
+    },
+  }),
+  defineOperation({
+    operationId: 'storefrontGetCart',
+    method: 'GET',
+    path: '/storefront/v1/cart',
+    summary: "The buyer's cart at today's prices (guests send x-svc-cart)",
+    tag,
+    auth: 'none',
+    handler: async (ctx) => {
+      const storeId = buyerStoreId(ctx);
+      return presentCart(ctx, findCart(ctx, storeId, await buyerOf(ctx, storeId)));
+    },
+  }),
+  defineOperation({
+    operationId: 'storefrontUpdateCartItem',
+    method: 'PATCH',
+    path: '/storefront/v1/cart/items/{cartItemId}',
+    summary: 'Change the quantity of a cart line',
+    tag,
+    auth: 'none',
+    params: cartItemParams,
+    body: cartPatch,
+    async: true,
+    handler: async (ctx) => {
+      const storeId = buyerStoreId(ctx);
+      const customer = await buyerOf(ctx, storeId);
+      return ctx.sqlite.transaction(() => {
+        const cart = findCart(ctx, storeId, customer);
+        setCartQuantity(ctx, cartLine(ctx, cart, ctx.params.cartItemId), ctx.body.quantity);
+        return presentCart(ctx, cart);
+      })();
+    },
+  }),
+  defineOperation({
+    operationId: 'storefrontRemoveCartItem',
+    method: 'DELETE',
+    path: '/storefront/v1/cart/items/{cartItemId}',
+    summary: 'Remove a cart line',
+    tag,
+    auth: 'none',
+    params: cartItemParams,
+    async: true,
+    handler: async (ctx) => {
+      const storeId = buyerStoreId(ctx);
+      const customer = await buyerOf(ctx, storeId);
+      return ctx.sqlite.transaction(() => {
+        const cart = findCart(ctx, storeId, customer);
+        const line = cartLine(ctx, cart, ctx.params.cartItemId);
+        ctx.db.delete(cartItems).where(eq(cartItems.id, line.id)).run();
+        ctx.db.update(carts).set({ updatedAt: ctx.now }).where(eq(carts.id, cart!.id)).run();
+        return presentCart(ctx, cart);
+      })();
+    },
+  }),
+  defineOperation({
+    operationId: 'storefrontCreateCheckout',
+    method: 'POST',
+    path: '/storefront/v1/checkout',
+    summary: 'Create a checkout sheet (valid 30 minutes) from cart lines or one direct item; validates price, stock, sale status and stay',
+    tag,
+    auth: 'none',
+    body: checkoutCreate,
+    status: 201,
+    async: true,
+    handler: async (ctx) => {
+      const storeId = buyerStoreId(ctx);
+      const customer = await buyerOf(ctx, storeId);
+      return ctx.sqlite.transaction(() => {
+        assertGuestAllowed(ctx.db, storeId, customer);
+        let sheet;
+        if ('cartItemIds' in ctx.body) {
+          const cart = findCart(ctx, storeId, customer);
+          const lines = cartLines(ctx, cart, ctx.body.cartItemIds);
+          sheet = createSheet(ctx, storeId, customer, lines.map((l) => ({ ...l, cartItemId: l.id })), cart!.id);
+        } else {
+          sheet = createSheet(ctx, storeId, customer, [{ ...ctx.body.directItem, cartItemId: null }], null);
+        }
+        return reply(201, presentSheet(ctx.services, sheet, ctx.now));
+      })();
+    },
+  }),
+  defineOperation({
+    operationId: 'storefrontGetCheckout',
+    method: 'GET',
+    path: '/storefront/v1/checkout/{checkoutId}',
+    summary: 'Read a checkout sheet',
+    tag,
+    auth: 'none',
+    params: checkoutParams,
+    handler: async (ctx) => {
+      const { sheet } = await buyerSheet(ctx, ctx.params.checkoutId, { open: false });
+      if (sheet.status === 'OPEN') assertSheetOpen(sheet, ctx.now);
+      return presentSheet(ctx.services, sheet, ctx.now);
+    },
+  }),
+  defineOperation({
+    operationId: 'storefrontPriceCheckout',
+    method: 'POST',
+    path: '/storefront/v1/checkout/{checkoutId}/pricing',
+    summary: 'Price preview with coupons and points: amounts and whether payment is required; changes nothing',
+    tag,
+    auth: 'none',
+    params: checkoutParams,
+    body: pricingRequest,
+    async: true,
+    handler: async (ctx) => {
+      const { sheet } = await buyerSheet(ctx, ctx.params.checkoutId);
+      assertDiscounts(ctx.body);
+      const { amounts } = priceSheet(sheet.items, storeSettingsOf(ctx.db, sheet.storeId), sheet.requiresShipping ? sheet.zipCode : null, ctx.body.pointAmount);
+      return { amounts, paymentRequired: amounts.totalAmount > 0 };
+    },
+  }),
+  defineOperation({
+    operationId: 'storefrontQuoteDelivery',
+    method: 'POST',
+    path: '/storefront/v1/checkout/{checkoutId}/delivery-quote',
+    summary: 'Delivery quote for a postal code (remote-area surcharge); changes nothing',
+    tag,
+    auth: 'none',
+    params: checkoutParams,
+    body: deliveryQuote,
+    async: true,
+    handler: async (ctx) => {
+      const { sheet } = await buyerSheet(ctx, ctx.params.checkoutId);
+      const view = presentSheet(ctx.services, sheet, ctx.now, ctx.body.zipCode);
+      return { amounts: view.amounts, delivery: view.requiresShipping ? view.delivery : { zipCode: ctx.body.zipCode, remoteSurcharge: 0, remoteAreaLabel: null }, paymentRequired: view.paymentRequired };
+    },
+  }),
+  defineOperation({
+    operationId: 'storefrontStartPayment',
+    method: 'POST',
+    path: '/storefront/v1/checkout/{checkoutId}/payment',
+    summary: 'Start the payment of a sheet (valid 10 minutes): payUrl of the window, or an order at once when nothing is to be paid; honours Idempotency-Key',
+    tag,
+    auth: 'none',
+    params: checkoutParams,
+    body: paymentStart,
+    status: 201,
+    async: true,
+    handler: startPayment,
+  }),
+  defineOperation({
+    operationId: 'storefrontNewPaymentAttempt',
+    method: 'POST',
+    path: '/storefront/v1/payments/{paymentId}/attempts',
+    summary: 'Open a new window on the same payment (another option after a refusal); honours Idempotency-Key',
+    tag,
+    auth: 'none',
+    params: paymentParams,
+    body: newAttemptBody,
+    status: 201,
+    async: true,
+    handler: newAttempt,
+  }),
+  defineOperation({
+    operationId: 'storefrontGetPayment',
+    method: 'GET',
+    path: '/storefront/v1/payments/{paymentId}',
+    summary: 'Payment status for polling after the window (no authentication)',
+    tag,
+    auth: 'none',
+    params: paymentParams,
+    handler: (ctx) => paymentStatusView(ctx.services, loadPayment(ctx.db, ctx.params.paymentId)),
+  }),
+  defineOperation({
+    operationId: 'storefrontGetPaymentResult',
+    method: 'GET',
+    path: '/storefront/v1/payments/{paymentId}/result',
+    summary: 'The payment result a storefront shows on its return page: COMPLETED, CANCELED, FAILED or PROCESSING (no authentication)',
+    tag,
+    auth: 'none',
+    params: paymentParams,
+    handler: (ctx) => storefrontResult(ctx.services, loadPayment(ctx.db, ctx.params.paymentId)),
+  }),
+];

@@ -1,0 +1,92 @@
+import { getRouterParam, type H3, type H3Event } from 'h3';
+import { isoAt } from '../../db/clock.js';
+import { errorResponse, newTraceId, successResponse } from '../../server/envelope.js';
+import { ApiError } from '../../server/errors.js';
+import { escapeHtml, htmlResponse } from '../../server/html.js';
+import type { Services } from '../../server/services.js';
+import { parseWith } from '../../server/validation.js';
+import { simulateOutcome, type Outcome } from './inputs.js';
+import { attemptsOf, decideSandbox, findPayment, storefrontResult } from './payments.js';
+import { loadSheet } from './service.js';
+
+const won = (n: number) => `${n.toLocaleString('ko-KR')}원`;
+
+function page(title: string, body: string, status = 200) {
+  return htmlResponse(`<!doctype html><html lang="ko"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:420px;margin:40px auto;padding:0 16px;color:#222}.box{border:1px solid #ddd;border-radius:12px;padding:20px}.amount{font-size:28px;font-weight:700;margin:8px 0 16px}
+.badge{display:inline-block;background:#fff3cd;color:#7a5b00;border-radius:6px;padding:2px 8px;font-size:12px}button{width:100%;padding:12px;margin-top:8px;border-radius:8px;border:1px solid #ccc;font-size:16px;cursor:pointer}
+button.approve{background:#1f6feb;color:#fff;border-color:#1f6feb}dl{display:grid;grid-template-columns:auto 1fr;gap:4px 12px;font-size:14px}dt{color:#666}</style></head><body>${body}</body></html>`, status);
+}
+
+/** The sandbox payment window: what the gateway's window would show, with the buyer's three choices. */
+function windowPage(services: Services, paymentId: string) {
+  const payment = findPayment(services.db, paymentId);
+  if (!payment) return page('결제를 찾을 수 없습니다', '<div class="box"><h1>결제를 찾을 수 없습니다</h1></div>', 404);
+  const open = attemptsOf(services.db, paymentId).filter((a) => a.status === 'READY' && a.pgPaymentKey).at(-1);
+  const now = services.clock.now();
+  if (!open || now >= payment.expiresAt) {
+    const result = storefrontResult(services, payment);
+    return page('결제창', `<div class="box"><h1>열려 있는 결제창이 없습니다</h1><p>결제 상태: <b>${escapeHtml(result.status)}</b></p></div>`, 409);
+  }
+  const sheet = loadSheet(services.db, payment.checkoutId);
+  const name = sheet.items.length > 1 ? `${sheet.items[0].name} 외 ${sheet.items.length - 1}건` : sheet.items[0].name;
+  const button = (outcome: Outcome, label: string, cls = '') => `<button type="submit" name="outcome" value="${outcome}" class="${cls}">${label}</button>`;
+  return page('결제', `<div class="box">
+<span class="badge">${payment.testPayment ? '테스트 결제 · 실제 돈이 나가지 않습니다' : '결제'}</span>
+<h1>${escapeHtml(open.pg === 'pg_one' ? 'PG One' : 'PG Two')} 결제</h1>
+<dl><dt>주문</dt><dd>${escapeHtml(name)}</dd><dt>주문 번호</dt><dd>${escapeHtml(open.pgOrderId)}</dd><dt>결제 수단</dt><dd>${escapeHtml(open.method)}${open.provider ? ` (${escapeHtml(open.provider)})` : ''}</dd><dt>유효 시간</dt><dd>${escapeHtml(isoAt(payment.expiresAt))}까지</dd></dl>
+<div class="amount">${won(payment.amounts.totalAmount)}</div>
+<form method="post">${button('APPROVE', '결제 승인', 'approve')}${button('REFUSE', '결제 거절 (카드사 거절)')}${button('CANCEL', '창 닫기')}</form>
+</div>`);
+}
+
+/** After the buyer's choice the window sends them back to the storefront's `returnUrl` with the result. */
+function returnRedirect(services: Services, paymentId: string, returnUrl: string) {
+  const result = storefrontResult(services, findPayment(services.db, paymentId)!);
+  const url = new URL(returnUrl);
+  for (const [key, value] of Object.entries(result)) if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
+  return new Response(null, { status: 303, headers: { location: url.toString() } });
+}
+
+/** `/pay/{paymentId}` (both modes) and, under `svc dev`, `POST /_dev/v1/payments/{paymentId}/simulate`. */
+export function mountPayPages(app: H3, services: Services) {
+  const paymentIdOf = (event: H3Event) => getRouterParam(event, 'paymentId', { decode: true }) ?? '';
+  app.get('/pay/:paymentId', (event) => windowPage(services, paymentIdOf(event)));
+  app.post('/pay/:paymentId', async (event) => {
+    const paymentId = paymentIdOf(event);
+    const form = await event.req.formData().catch(() => null);
+    const outcome = form?.get('outcome');
+    if (outcome !== 'APPROVE' && outcome !== 'REFUSE' && outcome !== 'CANCEL') return page('잘못된 요청', '<div class="box"><h1>잘못된 요청입니다</h1></div>', 400);
+    const attempt = attemptsOf(services.db, paymentId).filter((a) => a.status === 'READY').at(-1);
+    try {
+      await decideSandbox(services, paymentId, outcome);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return page('결제창', `<div class="box"><h1>${escapeHtml(error.message)}</h1><p><code>${escapeHtml(error.code)}</code></p></div>`, error.status);
+    }
+    return returnRedirect(services, paymentId, attempt!.returnUrl);
+  });
+  if (services.config.mode !== 'dev') return;
+  const docs = `${services.config.origin}/docs/errors`;
+  app.post('/_dev/v1/payments/:paymentId/simulate', async (event) => {
+    try {
+      let raw: unknown = {};
+      const text = await event.req.text();
+      if (text.trim()) {
+        try {
+          raw = JSON.parse(text);
+        } catch {
+          throw new ApiError(400, 'VALIDATION_FAILED');
+        }
+      }
+      const { outcome } = parseWith(simulateOutcome, raw);
+      const paymentId = paymentIdOf(event);
+      if (!findPayment(services.db, paymentId)) throw new ApiError(404, 'PAYMENT_NOT_FOUND');
+      const view = await decideSandbox(services, paymentId, outcome);
+      return successResponse(200, { ...view, storefrontResult: storefrontResult(services, findPayment(services.db, paymentId)!) });
+    } catch (error) {
+      if (!(error instanceof ApiError)) console.error('[svc] simulate:', error);
+      return errorResponse(error instanceof ApiError ? error : new ApiError(500, 'INTERNAL_ERROR'), newTraceId(), docs);
+    }
+  });
+}

@@ -1,0 +1,596 @@
+import { and, desc, eq, inArray, lte, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { isoAt } from '../../db/clock.js';
+import { newId } from '../../db/ids.js';
+import { preparedFor } from '../../db/prepared.js';
+import { ApiError, fail, validationFailed } from '../../server/errors.js';
+import { defineMessages } from '../../server/messages.js';
+import { reply, type Ctx } from '../../server/registry.js';
+import type { Services } from '../../server/services.js';
+import { hashPassword } from '../accounts/password.js';
+import { findProduct } from '../catalog/service.js';
+import { recordSale } from '../catalog/stock.js';
+import { customers as customersTable } from '../customers/schema.js';
+import type { Customer } from '../customers/service.js';
+import {
+  checkoutMode, findPaymentOption, gatewayFor, paymentDomains, paymentOptions, sandboxDecide,
+  type ConfirmResult, type EasyPayProvider, type PaymentMethod, type PaymentOption, type Pg, type SandboxOutcome,
+} from '../payments/gateway.js';
+import { sealSecrets } from '../payments/crypto.js';
+import { cashReceipts } from '../orders/schema.js';
+import { allocateOrderNo, createOrder } from '../orders/service.js';
+import { idempotent } from './idempotency.js';
+import type { PaymentStartInput } from './inputs.js';
+import { deliveryGroupOf, priceSheet } from './pricing.js';
+import { paymentAttempts, paymentRefunds, payments, checkoutSheets, type AttemptStatus, type Failure, type PaymentOptionRef } from './schema.js';
+import {
+  assertBuyerStore, assertDiscounts, assertGuestAllowed, assertSheetOpen, buyerOf, buyerSheet, loadSheet, presentOptions,
+  removeOrderedCartLines, storeSettingsOf, type SheetRow,
+} from './service.js';
+
+defineMessages({
+  PAYMENT_NOT_FOUND: '결제를 찾을 수 없습니다.',
+  PAYMENT_NOT_CONFIGURED: '이 상점은 아직 결제를 받을 수 없습니다.',
+  PAYMENT_OPTION_UNAVAILABLE: '사용할 수 없는 결제 수단입니다. 다른 결제 수단을 고르세요.',
+  PAYMENT_PROVIDER_UNAVAILABLE: '결제창을 준비하지 못했습니다. 잠시 후 다시 시도하거나 다른 결제 수단을 고르세요.',
+  RETURN_URL_NOT_ALLOWED: '허용되지 않은 결제 복귀 주소입니다. https 주소이고 상점의 결제 도메인이어야 합니다.',
+  SHIPPING_ADDRESS_REQUIRED: '배송지가 필요합니다.',
+  PAYMENT_EXPIRED: '결제 유효 시간(10분)이 지났습니다. 주문서에서 다시 시작하세요.',
+  PAYMENT_IN_PROGRESS: '이미 승인되었거나 결과를 확인 중인 결제입니다.',
+  PAYMENT_ENDED: '이미 끝난 결제입니다. 주문서에서 다시 시작하세요.',
+  PAYMENT_WINDOW_NOT_OPEN: '열려 있는 결제창이 없습니다.',
+  ALREADY_PROCESSED: '이미 처리된 결제입니다.',
+  CASH_RECEIPT_NOT_AVAILABLE: '현금영수증은 계좌이체·가상계좌·간편결제에서만, 결제 금액이 있을 때만 신청할 수 있습니다.',
+});
+
+/** Validity of a payment (spec 02 §8). */
+export const PAYMENT_TTL_MS = 10 * 60_000;
+/** Final methods that issue a cash receipt (spec 01 §3.4 "not applicable" otherwise). */
+const CASH_METHODS = new Set(['BANK_TRANSFER', 'VIRTUAL_ACCOUNT']);
+/** Requested methods a cash receipt may be asked for: easy pay may end up funded by a bank account. */
+const CASH_REQUEST_METHODS = new Set(['BANK_TRANSFER', 'VIRTUAL_ACCOUNT', 'EASY_PAY']);
+const ENDED_ATTEMPTS = new Set<AttemptStatus>(['REFUSED', 'CANCELED', 'WINDOW_ERROR', 'FAILED', 'AUTO_CANCELED']);
+
+export type PaymentRow = typeof payments.$inferSelect;
+export type AttemptRow = typeof paymentAttempts.$inferSelect;
+
+const q = preparedFor((db) => ({
+  payment: db.select().from(payments).where(eq(payments.id, sql.placeholder('id'))).prepare(),
+  attempt: db.select().from(paymentAttempts).where(eq(paymentAttempts.id, sql.placeholder('id'))).prepare(),
+  attemptsOf: db.select().from(paymentAttempts).where(eq(paymentAttempts.paymentId, sql.placeholder('paymentId'))).orderBy(paymentAttempts.seq).prepare(),
+  lastAttempt: db.select().from(paymentAttempts).where(eq(paymentAttempts.paymentId, sql.placeholder('paymentId'))).orderBy(desc(paymentAttempts.seq)).limit(1).prepare(),
+}));
+
+export const findPayment = (db: Db, id: string) => q(db).payment.get({ id });
+export const attemptsOf = (db: Db, paymentId: string) => q(db).attemptsOf.all({ paymentId });
+
+function loadPayment(db: Db, id: string): PaymentRow {
+  const payment = findPayment(db, id);
+  if (!payment) throw fail(404, 'PAYMENT_NOT_FOUND');
+  return payment;
+}
+
+const failure = (code: string, message: string, optionUnavailable: boolean, at: number): Failure => ({ code, message, optionUnavailable, at });
+const orderName = (sheet: SheetRow) => (sheet.items.length > 1 ? `${sheet.items[0].name} 외 ${sheet.items.length - 1}건` : sheet.items[0].name);
+
+/**
+ * `returnUrl` (spec 02 §5): https; within the seller's payment domains when registered; test payments also
+ * accept localhost and 127.0.0.1 (http too, for local storefront development).
+ */
+function assertReturnUrl(services: Services, storeId: string, value: string, testPayment: boolean) {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw fail(400, 'RETURN_URL_NOT_ALLOWED', { reason: 'NOT_ABSOLUTE', returnUrl: value });
+  }
+  if (testPayment && (url.hostname === 'localhost' || url.hostname === '127.0.0.1') && (url.protocol === 'http:' || url.protocol === 'https:')) return;
+  if (url.protocol !== 'https:') throw fail(400, 'RETURN_URL_NOT_ALLOWED', { reason: 'NOT_HTTPS', returnUrl: value });
+  const domains = paymentDomains(services, storeId);
+  if (domains.length && !domains.some((d) => d === url.origin || d === url.hostname)) {
+    throw fail(400, 'RETURN_URL_NOT_ALLOWED', { reason: 'NOT_PAYMENT_DOMAIN', returnUrl: value, paymentDomains: domains });
+  }
+}
+
+/** The requested option among the enabled ones (409 PAYMENT_NOT_CONFIGURED / PAYMENT_OPTION_UNAVAILABLE). */
+function resolveOption(services: Services, storeId: string, input: PaymentOptionRef): PaymentOption {
+  if (paymentOptions(services, storeId).length === 0) throw fail(409, 'PAYMENT_NOT_CONFIGURED', { reason: checkoutMode(services, storeId).reason ?? 'NO_PROVIDER' });
+  const option = findPaymentOption(services, storeId, input);
+  if (!option) throw fail(409, 'PAYMENT_OPTION_UNAVAILABLE', { option: input, paymentOptions: presentOptions(services, storeId) });
+  return option;
+}
+
+function assertCashReceiptAllowed(method: string | null, totalAmount: number) {
+  if (totalAmount === 0 || method === null || !CASH_REQUEST_METHODS.has(method)) throw fail(400, 'CASH_RECEIPT_NOT_AVAILABLE', { method, totalAmount });
+}
+
+function writeCashReceipt(services: Services, paymentId: string, storeId: string, now: number, receipt: { type: 'INCOME_DEDUCTION' | 'EXPENSE_PROOF'; digits: string }) {
+  const row = {
+    paymentId,
+    storeId,
+    type: receipt.type,
+    identitySealed: sealSecrets(services, paymentId, { identityNumber: receipt.digits }),
+    identityMasked: `${receipt.digits.slice(0, 3)}${'*'.repeat(Math.max(receipt.digits.length - 7, 1))}${receipt.digits.slice(-4)}`,
+    status: 'REQUESTED' as const,
+    receiptNo: null,
+    attempts: 0,
+    nextAttemptAt: null,
+    failureCode: null,
+    issuedAt: null,
+    updatedAt: now,
+  };
+  services.db.insert(cashReceipts).values(row).onConflictDoUpdate({ target: cashReceipts.paymentId, set: row }).run();
+}
+
+/** Items that changed type, or left sale, since the sheet was made (409 CHECKOUT_STALE). */
+function assertNotStale(db: Db, sheet: SheetRow) {
+  for (const item of sheet.items) {
+    const product = findProduct(db, item.productId);
+    if (!product || product.status !== 'ON_SALE') throw fail(409, 'CHECKOUT_STALE', { productId: item.productId, reason: 'NOT_ON_SALE' });
+    if (product.typeChangedVersion !== item.typeVersion) throw fail(409, 'CHECKOUT_STALE', { productId: item.productId, reason: 'TYPE_CHANGED', fulfillmentType: product.fulfillment.type });
+  }
+}
+
+const pgOrderId = (orderNo: number, seq: number) => `${orderNo}-${String(seq).padStart(2, '0')}`;
+
+function insertAttempt(db: Db, payment: PaymentRow, seq: number, option: PaymentOption, returnUrl: string, testPayment: boolean, now: number): AttemptRow {
+  const attempt: AttemptRow = {
+    id: newId('att', now), storeId: payment.storeId, paymentId: payment.id, seq, pg: option.pg, method: option.method, provider: option.provider ?? null,
+    pgOrderId: pgOrderId(payment.orderNo, seq), pgPaymentKey: null, credentialId: null, pgTransactionId: null, approvedMethod: null, approvedAmount: null,
+    status: 'READY', returnUrl, failure: null, testPayment, createdAt: now, updatedAt: now, approvedAt: null,
+  };
+  db.insert(paymentAttempts).values(attempt).run();
+  db.update(payments).set({ pg: option.pg, method: option.method }).where(eq(payments.id, payment.id)).run();
+  return attempt;
+}
+
+/**
+ * Prepares the gateway window of a new attempt (outside any transaction: live gateways are remote). A
+ * window that cannot be prepared ends the attempt with `optionUnavailable` and answers 503; the payment
+ * stays open for another option.
+ */
+async function openWindow(services: Services, payment: PaymentRow, attempt: AttemptRow, sheet: SheetRow) {
+  try {
+    const gateway = gatewayFor(services, payment.storeId, attempt.pg as Pg);
+    const prepared = await gateway.prepareWindow({
+      paymentId: payment.id, attemptId: attempt.id, pgOrderId: attempt.pgOrderId, amount: payment.amounts.totalAmount, orderName: orderName(sheet),
+      method: attempt.method as PaymentMethod, provider: (attempt.provider ?? undefined) as EasyPayProvider | undefined, returnUrl: attempt.returnUrl,
+    });
+    services.db.update(paymentAttempts).set({ pgPaymentKey: prepared.pgPaymentKey ?? null, credentialId: prepared.credentialId, updatedAt: services.clock.now() }).where(eq(paymentAttempts.id, attempt.id)).run();
+    return prepared.windowUrl ?? `${services.config.origin}/pay/${payment.id}`;
+  } catch (error) {
+    const err = error instanceof ApiError ? error : new ApiError(503, 'PAYMENT_PROVIDER_UNAVAILABLE', { optionUnavailable: false });
+    const now = services.clock.now();
+    const f = failure(err.code, err.message, Boolean(err.details?.optionUnavailable), now);
+    services.sqlite.transaction(() => {
+      services.db.update(paymentAttempts).set({ status: 'WINDOW_ERROR', failure: f, updatedAt: now }).where(eq(paymentAttempts.id, attempt.id)).run();
+      services.db.update(payments).set({ lastFailure: f, updatedAt: now }).where(eq(payments.id, payment.id)).run();
+    })();
+    throw new ApiError(err.status, err.code, { ...err.details, paymentId: payment.id, attemptId: attempt.id }, err.fieldErrors);
+  }
+}
+
+const presentOption = (a: Pick<AttemptRow, 'pg' | 'method' | 'provider'>, options: PaymentOption[]) => {
+  const key = a.provider ? `${a.pg}:${a.method}:${a.provider}` : `${a.pg}:${a.method}`;
+  const known = options.find((o) => o.key === key);
+  return { pg: a.pg, method: a.method, provider: a.provider, key, label: known?.label ?? a.method, pgName: known?.pgName ?? a.pg };
+};
+
+function startView(services: Services, payment: PaymentRow, attempt: AttemptRow | null, payUrl: string | null) {
+  return {
+    status: payment.status === 'COMPLETED' ? 'completed' : 'ready',
+    paymentId: payment.id,
+    payUrl,
+    attemptId: attempt?.id ?? null,
+    option: attempt ? presentOption(attempt, paymentOptions(services, payment.storeId)) : null,
+    amounts: payment.amounts,
+    orderId: payment.orderId,
+    testPayment: payment.testPayment,
+    expiresAt: isoAt(payment.expiresAt),
+  };
+}
+
+/** `POST /checkout/{checkoutId}/payment` (spec 02 §2.4). */
+export async function startPayment(ctx: Ctx<PaymentStartInput, unknown, { checkoutId: string }>) {
+  const { services } = ctx;
+  const { sheet, customer } = await buyerSheet(ctx, ctx.params.checkoutId);
+  return idempotent(ctx, `checkout:${sheet.id}`, async () => {
+    const body = ctx.body;
+    assertGuestAllowed(ctx.db, sheet.storeId, customer);
+    if (customer && body.guest) throw validationFailed([{ field: 'guest', code: 'NOT_APPLICABLE', message: '회원 주문에는 guest를 보내지 않습니다.' }]);
+    if (!customer && !body.guest) throw validationFailed([{ field: 'guest', code: 'REQUIRED', message: '비회원 주문에는 주문자 정보(guest)가 필요합니다.' }]);
+    if (sheet.requiresShipping && !body.shippingAddress) throw fail(400, 'SHIPPING_ADDRESS_REQUIRED');
+    if (!sheet.requiresShipping && body.shippingAddress) throw validationFailed([{ field: 'shippingAddress', code: 'NOT_APPLICABLE', message: '배송이 필요 없는 주문입니다. shippingAddress를 보내지 마세요.' }]);
+    assertDiscounts(body);
+    assertNotStale(ctx.db, sheet);
+    const zipCode = body.shippingAddress?.zipCode ?? null;
+    const { amounts } = priceSheet(sheet.items, storeSettingsOf(ctx.db, sheet.storeId), zipCode, body.pointAmount);
+    const paid = amounts.totalAmount > 0;
+    let option: PaymentOption | null = null;
+    if (paid) {
+      if (!body.option) throw validationFailed([{ field: 'option', code: 'REQUIRED', message: '결제 수단(option)이 필요합니다.' }]);
+      if (!body.returnUrl) throw validationFailed([{ field: 'returnUrl', code: 'REQUIRED', message: '결제 후 돌아올 주소(returnUrl)가 필요합니다.' }]);
+      option = resolveOption(services, sheet.storeId, body.option);
+      if (body.cashReceipt) assertCashReceiptAllowed(option.method, amounts.totalAmount);
+    } else {
+      if (body.option) throw validationFailed([{ field: 'option', code: 'NOT_APPLICABLE', message: '결제할 금액이 없으면 option을 보내지 않습니다.' }]);
+      if (body.cashReceipt) assertCashReceiptAllowed(null, 0);
+    }
+    const testPayment = paid ? gatewayFor(services, sheet.storeId, option!.pg).sandbox : checkoutMode(services, sheet.storeId).mode === 'TEST';
+    if (paid) assertReturnUrl(services, sheet.storeId, body.returnUrl!, testPayment);
+    const guestPasswordHash = body.guest ? await hashPassword(body.guest.orderPassword) : null;
+
+    const { payment, attempt } = services.sqlite.transaction(() => {
+      const now = services.clock.now();
+      const fresh = loadSheet(ctx.db, sheet.id);
+      assertSheetOpen(fresh, now);
+      const payment: PaymentRow = {
+        id: newId('pay', now),
+        storeId: sheet.storeId,
+        checkoutId: sheet.id,
+        customerId: customer?.id ?? null,
+        orderNo: allocateOrderNo(ctx.db, sheet.storeId, now),
+        status: 'OPEN',
+        pg: null,
+        method: paid ? null : 'POINT',
+        pgTransactionId: null,
+        amounts,
+        shippingAddress: body.shippingAddress ?? null,
+        guest: body.guest ? { name: body.guest.name, phone: body.guest.phone, email: body.guest.email } : null,
+        guestPasswordHash,
+        testPayment,
+        orderId: null,
+        lastFailure: null,
+        buyerName: (body.guest?.name ?? customer?.name ?? null)?.toLowerCase() ?? null,
+        createdAt: now,
+        expiresAt: now + PAYMENT_TTL_MS,
+        updatedAt: now,
+      };
+      ctx.db.insert(payments).values(payment).run();
+      if (zipCode) ctx.db.update(checkoutSheets).set({ zipCode }).where(eq(checkoutSheets.id, sheet.id)).run();
+      if (body.cashReceipt) writeCashReceipt(services, payment.id, sheet.storeId, now, body.cashReceipt);
+      if (!paid) {
+        // Nothing to charge: the order is made now, without a window (spec 02 §2.4 `completed`).
+        const orderId = placeOrder(services, now, payment, fresh, customer, { pg: null, method: 'POINT', approvedMethod: 'POINT', provider: null, amount: 0 });
+        return { payment: { ...payment, status: 'COMPLETED' as const, orderId }, attempt: null };
+      }
+      return { payment, attempt: insertAttempt(ctx.db, payment, 1, option!, body.returnUrl!, testPayment, now) };
+    })();
+    const payUrl = attempt ? await openWindow(services, payment, attempt, sheet) : null;
+    return reply(201, startView(services, payment, attempt, payUrl));
+  });
+}
+
+/** The payment a buyer acts on: same store header, same member (guest payments are reached by their id). */
+async function buyerPayment(ctx: Ctx<unknown, unknown, { paymentId: string }>) {
+  const payment = loadPayment(ctx.db, ctx.params.paymentId);
+  assertBuyerStore(ctx, payment.storeId, 'PAYMENT_NOT_FOUND');
+  const customer = await buyerOf(ctx, payment.storeId);
+  if (payment.customerId !== null && customer?.id !== payment.customerId) throw fail(404, 'PAYMENT_NOT_FOUND');
+  return payment;
+}
+
+/** Whether another window may open on the payment (spec 02 §3, §7). */
+function assertRetryable(db: Db, payment: PaymentRow, now: number) {
+  if (payment.amounts.totalAmount === 0) throw fail(409, 'ALREADY_PROCESSED', { orderId: payment.orderId });
+  if (payment.status === 'COMPLETED' || payment.status === 'CONFIRMING') throw fail(409, 'PAYMENT_IN_PROGRESS', { status: payment.status, orderId: payment.orderId });
+  if (payment.status === 'FAILED') throw fail(409, 'PAYMENT_ENDED', { lastFailure: payment.lastFailure });
+  if (now >= payment.expiresAt) throw fail(409, 'PAYMENT_EXPIRED', { expiresAt: isoAt(payment.expiresAt) });
+  if (attemptsOf(db, payment.id).some((a) => a.status === 'CONFIRMING' || a.status === 'APPROVED')) throw fail(409, 'PAYMENT_IN_PROGRESS', { status: 'CONFIRMING' });
+}
+
+/** `POST /payments/{paymentId}/attempts`: a new window on the same payment; omitted `cashReceipt` keeps the first request. */
+export async function newAttempt(ctx: Ctx<{ option: PaymentOptionRef; returnUrl: string; cashReceipt?: { type: 'INCOME_DEDUCTION' | 'EXPENSE_PROOF'; digits: string } }, unknown, { paymentId: string }>) {
+  const { services } = ctx;
+  const payment = await buyerPayment(ctx);
+  return idempotent(ctx, `payment:${payment.id}`, async () => {
+    assertRetryable(ctx.db, payment, ctx.now);
+    const option = resolveOption(services, payment.storeId, ctx.body.option);
+    if (ctx.body.cashReceipt) assertCashReceiptAllowed(option.method, payment.amounts.totalAmount);
+    const testPayment = gatewayFor(services, payment.storeId, option.pg).sandbox;
+    assertReturnUrl(services, payment.storeId, ctx.body.returnUrl, testPayment);
+    const attempt = services.sqlite.transaction(() => {
+      const now = services.clock.now();
+      const fresh = loadPayment(ctx.db, payment.id);
+      assertRetryable(ctx.db, fresh, now);
+      const seq = (q(ctx.db).lastAttempt.get({ paymentId: payment.id })?.seq ?? 0) + 1;
+      if (seq > 99) throw fail(409, 'PAYMENT_ENDED', { reason: 'TOO_MANY_ATTEMPTS' });
+      if (ctx.body.cashReceipt) writeCashReceipt(services, payment.id, payment.storeId, now, ctx.body.cashReceipt);
+      if (testPayment !== fresh.testPayment) ctx.db.update(payments).set({ testPayment, updatedAt: now }).where(eq(payments.id, payment.id)).run();
+      return insertAttempt(ctx.db, fresh, seq, option, ctx.body.returnUrl, testPayment, now);
+    })();
+    const fresh = loadPayment(ctx.db, payment.id);
+    const payUrl = await openWindow(services, fresh, attempt, loadSheet(ctx.db, payment.checkoutId));
+    return reply(201, startView(services, fresh, attempt, payUrl));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Approval → order
+
+interface Approval {
+  pg: string | null;
+  method: string;
+  approvedMethod: string;
+  provider: string | null;
+  amount: number;
+}
+
+/**
+ * Takes the stock and writes the order (with `ORDER.PAID`), closing payment and sheet — inside the caller's
+ * transaction. Throws 409 INSUFFICIENT_STOCK / DATES_UNAVAILABLE when stock ran out.
+ */
+function placeOrder(services: Services, now: number, payment: PaymentRow, sheet: SheetRow, customer: Pick<Customer, 'name' | 'email'> | null, approval: Approval): string {
+  const { db } = services;
+  for (const item of sheet.items) {
+    recordSale(db, now, { storeId: sheet.storeId, productId: item.productId, variantId: item.optionId, quantity: item.quantity, stay: item.stay && { checkIn: item.stay.checkIn, checkOut: item.stay.checkOut } });
+  }
+  const { itemDeliveryFees } = priceSheet(sheet.items, storeSettingsOf(db, sheet.storeId), payment.shippingAddress?.zipCode ?? null, payment.amounts.pointAmount);
+  const order = createOrder(db, now, {
+    storeId: sheet.storeId,
+    orderNo: payment.orderNo,
+    paymentId: payment.id,
+    checkoutId: sheet.id,
+    customerId: payment.customerId,
+    buyer: payment.guest ?? { name: customer?.name ?? null, phone: null, email: customer?.email ?? null },
+    guestPasswordHash: payment.guestPasswordHash,
+    testPayment: payment.testPayment,
+    payment: {
+      paymentId: payment.id,
+      pg: approval.pg,
+      // Compatibility value (spec 01 §2.8): easy pay reads as CARD.
+      method: approval.approvedMethod === 'EASY_PAY' ? 'CARD' : approval.approvedMethod,
+      approvedMethod: approval.approvedMethod,
+      easyPayProvider: approval.provider,
+      amount: approval.amount,
+      pointAmount: payment.amounts.pointAmount,
+      pointRefundedAmount: 0,
+      approvedAt: now,
+    },
+    amounts: payment.amounts,
+    shippingAddress: payment.shippingAddress,
+    items: sheet.items.map((item, i) => ({
+      productId: item.productId,
+      productNo: item.productNo,
+      optionId: item.optionId,
+      productName: item.name,
+      optionValues: item.optionValues,
+      quantity: item.quantity,
+      unitPrice: item.unitPrice,
+      amount: item.amount,
+      deliveryGroup: deliveryGroupOf(item),
+      deliveryFee: itemDeliveryFees[i],
+      stay: item.stay,
+      fulfillment: item.fulfillment,
+      refundPolicy: item.refundPolicy,
+    })),
+  });
+  db.update(payments).set({ status: 'COMPLETED', orderId: order.id, updatedAt: now }).where(eq(payments.id, payment.id)).run();
+  db.update(checkoutSheets).set({ status: 'COMPLETED', orderId: order.id }).where(eq(checkoutSheets.id, sheet.id)).run();
+  removeOrderedCartLines(db, sheet);
+  const cash = CASH_METHODS.has(approval.approvedMethod);
+  db.update(cashReceipts).set({ status: cash ? 'ISSUE_PENDING' : 'NOT_APPLICABLE', nextAttemptAt: cash ? now : null, updatedAt: now })
+    .where(and(eq(cashReceipts.paymentId, payment.id), eq(cashReceipts.status, 'REQUESTED'))).run();
+  return order.id;
+}
+
+const customerOf = (db: Db, id: string | null) => (id ? db.select().from(customersTable).where(eq(customersTable.id, id)).get() ?? null : null);
+
+const CANCEL_MESSAGES: Record<string, string> = {
+  DUPLICATE_APPROVAL: '같은 주문서가 이미 결제되어 이 결제는 자동 취소되었습니다.',
+  AMOUNT_MISMATCH: '결제 금액이 주문 금액과 달라 자동 취소되었습니다.',
+  OUT_OF_STOCK: '결제 중 재고가 소진되어 자동 취소되었습니다.',
+  PAYMENT_ENDED: '이미 끝난 결제라 자동 취소되었습니다.',
+};
+
+type Settled = { kind: 'ORDER'; orderId: string } | { kind: 'CANCEL'; refundId: string; reason: string } | { kind: 'NOOP' };
+
+/**
+ * An approved attempt becomes the order — or is canceled automatically (spec 02 §3): a second approval for
+ * the sheet, an amount differing from the sheet or the gateway, or stock gone during approval. One
+ * transaction decides, so concurrent approvals can never both take the stock or both make an order.
+ */
+function settleApproval(services: Services, attemptId: string, result: ConfirmResult): Settled {
+  return services.sqlite.transaction((): Settled => {
+    const { db } = services;
+    const now = services.clock.now();
+    const attempt = q(db).attempt.get({ id: attemptId })!;
+    if (attempt.status !== 'READY' && attempt.status !== 'CONFIRMING') return { kind: 'NOOP' };
+    const payment = loadPayment(db, attempt.paymentId);
+    const sheet = loadSheet(db, payment.checkoutId);
+    db.update(paymentAttempts).set({
+      pgTransactionId: result.pgTransactionId, approvedAmount: result.approvedAmount, approvedMethod: result.approvedMethod, approvedAt: now, updatedAt: now,
+    }).where(eq(paymentAttempts.id, attempt.id)).run();
+    if (payment.status !== 'COMPLETED') {
+      db.update(payments).set({ pg: attempt.pg, method: result.approvedMethod ?? attempt.method, pgTransactionId: result.pgTransactionId }).where(eq(payments.id, payment.id)).run();
+    }
+
+    let reason: string | null = null;
+    if (payment.status === 'COMPLETED' || sheet.status === 'COMPLETED') reason = 'DUPLICATE_APPROVAL';
+    else if (payment.status === 'FAILED') reason = 'PAYMENT_ENDED';
+    else if (result.approvedAmount !== payment.amounts.totalAmount) reason = 'AMOUNT_MISMATCH';
+    else if (priceSheet(sheet.items, storeSettingsOf(db, sheet.storeId), payment.shippingAddress?.zipCode ?? null, payment.amounts.pointAmount).amounts.totalAmount !== payment.amounts.totalAmount) reason = 'AMOUNT_MISMATCH';
+    if (reason === null) {
+      try {
+        // A savepoint: stock taken for earlier items is given back when a later one is short.
+        const orderId = services.sqlite.transaction(() => placeOrder(services, now, payment, sheet, customerOf(db, payment.customerId), {
+          pg: attempt.pg, method: attempt.method, approvedMethod: result.approvedMethod ?? attempt.method, provider: attempt.provider, amount: result.approvedAmount,
+        }))();
+        db.update(paymentAttempts).set({ status: 'APPROVED', updatedAt: now }).where(eq(paymentAttempts.id, attempt.id)).run();
+        return { kind: 'ORDER', orderId };
+      } catch (error) {
+        if (!(error instanceof ApiError) || (error.code !== 'INSUFFICIENT_STOCK' && error.code !== 'DATES_UNAVAILABLE')) throw error;
+        reason = 'OUT_OF_STOCK';
+      }
+    }
+    const f = failure(reason, CANCEL_MESSAGES[reason], false, now);
+    db.update(paymentAttempts).set({ status: 'AUTO_CANCELED', failure: f, updatedAt: now }).where(eq(paymentAttempts.id, attempt.id)).run();
+    if (payment.status !== 'COMPLETED') db.update(payments).set({ status: 'FAILED', lastFailure: f, updatedAt: now }).where(eq(payments.id, payment.id)).run();
+    const refundId = newId('rfd', now);
+    db.insert(paymentRefunds).values({
+      id: refundId, storeId: payment.storeId, paymentId: payment.id, attemptId: attempt.id, amount: result.approvedAmount, pointRefundAmount: 0,
+      reason, status: 'PROCESSING', failure: null, createdAt: now, completedAt: null,
+    }).run();
+    return { kind: 'CANCEL', refundId, reason };
+  })();
+}
+
+/** Gives an automatic cancel's money back at the gateway; a refusal or silence is retried by the refunds job. */
+async function runRefund(services: Services, refundId: string) {
+  const { db } = services;
+  const refund = db.select().from(paymentRefunds).where(eq(paymentRefunds.id, refundId)).get()!;
+  const attempt = q(db).attempt.get({ id: refund.attemptId })!;
+  const gateway = gatewayFor(services, refund.storeId, attempt.pg as Pg, { credentialId: attempt.credentialId ?? undefined });
+  const view = await gateway.lookup({ pgPaymentKey: attempt.pgPaymentKey!, pgOrderId: attempt.pgOrderId });
+  const result = view.status === 'CANCELED'
+    ? { status: 'CANCELED' as const, canceledAmount: view.canceledAmount }
+    : await gateway.cancel({ pgTransactionId: attempt.pgTransactionId!, amount: refund.amount, reason: refund.reason });
+  const now = services.clock.now();
+  if (result.status === 'CANCELED') db.update(paymentRefunds).set({ status: 'COMPLETED', completedAt: now, failure: null }).where(eq(paymentRefunds.id, refundId)).run();
+  else if (result.status === 'FAILED') db.update(paymentRefunds).set({ failure: result.failure ? failure(result.failure.code, result.failure.message, result.failure.optionUnavailable, now) : null }).where(eq(paymentRefunds.id, refundId)).run();
+}
+
+/**
+ * Asks the gateway to approve an attempt the buyer authorised, then settles it: an order, an automatic
+ * cancel, a refusal (the payment stays retryable), or CONFIRMING (the confirming job asks again).
+ */
+export async function confirmAttempt(services: Services, attemptId: string, outcome?: SandboxOutcome) {
+  const { db } = services;
+  const attempt = q(db).attempt.get({ id: attemptId })!;
+  const payment = loadPayment(db, attempt.paymentId);
+  const gateway = gatewayFor(services, attempt.storeId, attempt.pg as Pg, { credentialId: attempt.credentialId ?? undefined });
+  const result = await gateway.confirm({
+    pgPaymentKey: attempt.pgPaymentKey!, pgOrderId: attempt.pgOrderId, amount: payment.amounts.totalAmount,
+    method: attempt.method as PaymentMethod, provider: (attempt.provider ?? undefined) as EasyPayProvider | undefined,
+  });
+  await applyGatewayResult(services, attempt, result, outcome);
+}
+
+async function applyGatewayResult(services: Services, attempt: AttemptRow, result: ConfirmResult, outcome?: SandboxOutcome) {
+  const { db } = services;
+  if (result.status === 'APPROVED') {
+    const settled = settleApproval(services, attempt.id, result);
+    if (settled.kind === 'CANCEL') await runRefund(services, settled.refundId);
+    return;
+  }
+  const now = services.clock.now();
+  services.sqlite.transaction(() => {
+    if (result.status === 'CONFIRMING') {
+      db.update(paymentAttempts).set({ status: 'CONFIRMING', updatedAt: now }).where(eq(paymentAttempts.id, attempt.id)).run();
+      db.update(payments).set({ status: 'CONFIRMING', updatedAt: now }).where(and(eq(payments.id, attempt.paymentId), eq(payments.status, 'OPEN'))).run();
+      return;
+    }
+    const f = failure(result.failure?.code ?? 'REFUSED', result.failure?.message ?? '결제가 거절되었습니다.', result.failure?.optionUnavailable ?? false, now);
+    const status: AttemptStatus = outcome === 'CANCEL' || f.code === 'PAY_PROCESS_CANCELED' ? 'CANCELED' : outcome === 'WINDOW_ERROR' ? 'WINDOW_ERROR' : attempt.status === 'CONFIRMING' ? 'FAILED' : 'REFUSED';
+    db.update(paymentAttempts).set({ status, failure: f, updatedAt: now }).where(eq(paymentAttempts.id, attempt.id)).run();
+    // A refusal does not end the payment (spec 02 §3): the buyer may try again until it expires.
+    db.update(payments).set({ status: sql`case when ${payments.status} = 'CONFIRMING' then 'OPEN' else ${payments.status} end`, lastFailure: f, updatedAt: now })
+      .where(and(eq(payments.id, attempt.paymentId), inArray(payments.status, ['OPEN', 'CONFIRMING']))).run();
+  })();
+}
+
+/** The buyer's decision in the sandbox window (pay page buttons and the dev simulate helper). */
+export async function decideSandbox(services: Services, paymentId: string, outcome: SandboxOutcome) {
+  const { db } = services;
+  const payment = loadPayment(db, paymentId);
+  const now = services.clock.now();
+  const open = attemptsOf(db, paymentId).filter((a) => a.status === 'READY' && a.pgPaymentKey).at(-1);
+  if (!open) {
+    if (payment.status === 'COMPLETED' || payment.status === 'CONFIRMING') throw fail(409, 'PAYMENT_IN_PROGRESS', { status: payment.status, orderId: payment.orderId });
+    throw fail(409, 'PAYMENT_WINDOW_NOT_OPEN');
+  }
+  if (payment.status === 'OPEN' && now >= payment.expiresAt) throw fail(409, 'PAYMENT_EXPIRED', { expiresAt: isoAt(payment.expiresAt) });
+  sandboxDecide(services, open.pgPaymentKey!, outcome);
+  await confirmAttempt(services, open.id, outcome);
+  return paymentStatusView(services, loadPayment(db, paymentId));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reads
+
+export function paymentResult(payment: PaymentRow, last: AttemptRow | undefined, now: number): 'COMPLETED' | 'FAILED' | 'EXPIRED' | 'PROCESSING' {
+  if (payment.status === 'COMPLETED') return 'COMPLETED';
+  if (payment.status === 'FAILED') return 'FAILED';
+  if (payment.status === 'CONFIRMING') return 'PROCESSING';
+  if (now >= payment.expiresAt) return 'EXPIRED';
+  return last && ENDED_ATTEMPTS.has(last.status) ? 'FAILED' : 'PROCESSING';
+}
+
+/** `GET /payments/{paymentId}` (no authentication): what a storefront polls after the window. */
+export function paymentStatusView(services: Services, payment: PaymentRow) {
+  const now = services.clock.now();
+  const last = q(services.db).lastAttempt.get({ paymentId: payment.id });
+  const result = paymentResult(payment, last, now);
+  return {
+    paymentId: payment.id,
+    result,
+    status: result === 'EXPIRED' ? 'EXPIRED' : payment.status,
+    orderId: payment.orderId,
+    lastFailure: payment.lastFailure && { code: payment.lastFailure.code, message: payment.lastFailure.message, optionUnavailable: payment.lastFailure.optionUnavailable, at: isoAt(payment.lastFailure.at) },
+    amounts: payment.amounts,
+    testPayment: payment.testPayment,
+    expiresAt: isoAt(payment.expiresAt),
+  };
+}
+
+/** The result a storefront reads on its return address (spec 02 §2.4 "payment result seen by storefronts"). */
+export function storefrontResult(services: Services, payment: PaymentRow) {
+  const view = paymentStatusView(services, payment);
+  const last = q(services.db).lastAttempt.get({ paymentId: payment.id });
+  switch (view.result) {
+    case 'COMPLETED': return { status: 'COMPLETED', paymentId: payment.id, orderId: payment.orderId };
+    case 'PROCESSING': return { status: 'PROCESSING', paymentId: payment.id };
+    case 'EXPIRED': return { status: 'FAILED', paymentId: payment.id, code: 'PAYMENT_EXPIRED', message: '결제 유효 시간이 지났습니다.' };
+    case 'FAILED':
+      if (last?.status === 'CANCELED') return { status: 'CANCELED', paymentId: payment.id };
+      return { status: 'FAILED', paymentId: payment.id, code: view.lastFailure?.code ?? 'FAILED', message: view.lastFailure?.message ?? '', ...(view.lastFailure?.optionUnavailable ? { optionUnavailable: true } : {}) };
+  }
+}
+
+export { loadPayment };
+
+// ---------------------------------------------------------------------------------------------------
+// Jobs: durable follow-ups read from the tables.
+
+/** Approvals whose result the gateway had not given: ask again (spec 01 §3.3 "confirming result"). */
+export async function resolveConfirming(services: Services, _now: number): Promise<number> {
+  const due = services.db.select().from(paymentAttempts).where(eq(paymentAttempts.status, 'CONFIRMING')).limit(100).all();
+  for (const attempt of due) {
+    const gateway = gatewayFor(services, attempt.storeId, attempt.pg as Pg, { credentialId: attempt.credentialId ?? undefined });
+    const view = await gateway.lookup({ pgPaymentKey: attempt.pgPaymentKey!, pgOrderId: attempt.pgOrderId });
+    if (view.status === 'APPROVED') {
+      await applyGatewayResult(services, attempt, { status: 'APPROVED', approvedAmount: view.approvedAmount, approvedMethod: view.approvedMethod, pgTransactionId: view.pgTransactionId });
+    } else if (view.status === 'REFUSED' || view.status === 'NOT_FOUND' || view.status === 'CANCELED') {
+      await applyGatewayResult(services, attempt, { status: 'REFUSED', approvedAmount: 0, approvedMethod: null, pgTransactionId: null, failure: { code: `GATEWAY_${view.status}`, message: '결제가 승인되지 않았습니다.', optionUnavailable: false } });
+    }
+  }
+  return due.length;
+}
+
+/** Automatic cancels the gateway has not finished yet (refused or unanswered): retried every minute. */
+export async function retryRefunds(services: Services, now: number): Promise<number> {
+  const due = services.db.select({ id: paymentRefunds.id }).from(paymentRefunds)
+    .where(and(eq(paymentRefunds.status, 'PROCESSING'), lte(paymentRefunds.createdAt, now - 60_000))).limit(100).all();
+  for (const { id } of due) await runRefund(services, id);
+  return due.length;
+}
+
+/** Sandbox cash receipts are issued at once; live issuance waits for a gateway receipt API (not in the adapters yet). */
+export function issueCashReceipts(services: Services, now: number): number {
+  const due = services.db.select().from(cashReceipts).where(and(eq(cashReceipts.status, 'ISSUE_PENDING'), lte(cashReceipts.nextAttemptAt, now))).limit(100).all();
+  for (const receipt of due) {
+    const payment = findPayment(services.db, receipt.paymentId)!;
+    if (payment.testPayment) {
+      services.db.update(cashReceipts).set({ status: 'ISSUED', receiptNo: `SBX${payment.orderNo}`, issuedAt: now, attempts: receipt.attempts + 1, nextAttemptAt: null, updatedAt: now })
+        .where(eq(cashReceipts.paymentId, receipt.paymentId)).run();
+    } else {
+      const attempts = receipt.attempts + 1;
+      const failed = attempts >= 5;
+      services.db.update(cashReceipts).set({
+        status: failed ? 'ISSUE_FAILED' : 'ISSUE_PENDING', attempts, nextAttemptAt: failed ? null : now + 60_000 * 2 ** attempts,
+        failureCode: 'ISSUER_NOT_AVAILABLE', updatedAt: now,
+      }).where(eq(cashReceipts.paymentId, receipt.paymentId)).run();
+    }
+  }
+  return due.length;
+}

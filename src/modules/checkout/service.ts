@@ -1,0 +1,304 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { isoAt } from '../../db/clock.js';
+import { newId } from '../../db/ids.js';
+import { preparedFor } from '../../db/prepared.js';
+import { ApiError, fail, validationFailed } from '../../server/errors.js';
+import { defineMessages } from '../../server/messages.js';
+import type { Ctx } from '../../server/registry.js';
+import type { Services } from '../../server/services.js';
+import { findProduct, buyerUnitPrice, variantsOf, type ProductRow, type VariantRow } from '../catalog/service.js';
+import { priceStay, type Stay } from '../catalog/stock.js';
+import { resolveBuyer, type Customer } from '../customers/service.js';
+import { checkoutMode, paymentOptions } from '../payments/gateway.js';
+import { findStore } from '../stores/service.js';
+import type { StoreSettings } from '../stores/settings.js';
+import { uploadUrl } from '../uploads/service.js';
+import type { FixedRefundPolicy } from '../orders/schema.js';
+import { priceSheet } from './pricing.js';
+import { cartItems, carts, checkoutSheets, type SheetItem } from './schema.js';
+
+defineMessages({
+  STORE_NOT_FOUND: '상점을 찾을 수 없습니다.',
+  CART_NOT_FOUND: '장바구니를 찾을 수 없습니다.',
+  CART_ITEM_NOT_FOUND: '장바구니 상품을 찾을 수 없습니다.',
+  CART_FULL: '장바구니에는 50개 상품까지 담을 수 있습니다.',
+  CHECKOUT_NOT_FOUND: '주문서를 찾을 수 없습니다.',
+  CHECKOUT_EXPIRED: '주문서 유효 시간(30분)이 지났습니다. 주문서를 다시 만드세요.',
+  CHECKOUT_STALE: '주문서를 만든 뒤 상품이 바뀌었습니다. 주문서를 다시 만드세요.',
+  CHECKOUT_ALREADY_COMPLETED: '이미 결제가 끝난 주문서입니다.',
+  GUEST_CHECKOUT_DISABLED: '회원만 주문할 수 있는 상점입니다.',
+  POINTS_UNAVAILABLE: '적립금을 사용할 수 없습니다.',
+});
+
+/** Validity of a checkout sheet (spec 02 §8). */
+export const SHEET_TTL_MS = 30 * 60_000;
+const MAX_SHEET_LINES = 50;
+
+export type SheetRow = typeof checkoutSheets.$inferSelect;
+export type CartRow = typeof carts.$inferSelect;
+
+const q = preparedFor((db) => ({
+  sheet: db.select().from(checkoutSheets).where(eq(checkoutSheets.id, sql.placeholder('id'))).prepare(),
+  cart: db.select().from(carts).where(eq(carts.id, sql.placeholder('id'))).prepare(),
+  memberCart: db.select().from(carts).where(and(eq(carts.storeId, sql.placeholder('storeId')), eq(carts.customerId, sql.placeholder('customerId')))).prepare(),
+  cartLines: db.select().from(cartItems).where(eq(cartItems.cartId, sql.placeholder('cartId'))).orderBy(cartItems.createdAt).prepare(),
+}));
+
+export const storeSettingsOf = (db: Db, storeId: string) => findStore(db, storeId)!.settings as StoreSettings;
+
+/** Buyer requests name their store with `X-Store-Id`, as the catalog's buyer reads do (400 when missing). */
+export function buyerStoreId(ctx: Ctx): string {
+  const storeId = ctx.event.req.headers.get('x-store-id');
+  if (!storeId) throw fail(400, 'STORE_ID_REQUIRED');
+  if (!findStore(ctx.db, storeId)) throw fail(404, 'STORE_NOT_FOUND');
+  return storeId;
+}
+
+/** The member buyer of the request (buyer token of this store), or null for a guest. */
+export const buyerOf = (ctx: Ctx, storeId: string) => resolveBuyer(ctx.services, ctx.event.req.headers.get('authorization'), storeId);
+
+/** A store-owned row reached by a buyer: the header, when sent, must name its store; others' rows do not exist. */
+export function assertBuyerStore(ctx: Ctx, storeId: string, notFound: string) {
+  const header = ctx.event.req.headers.get('x-store-id');
+  if (header !== null && header !== storeId) throw fail(404, notFound);
+}
+
+export function assertGuestAllowed(db: Db, storeId: string, customer: Customer | null) {
+  if (!customer && !storeSettingsOf(db, storeId).guestCheckout) throw fail(403, 'GUEST_CHECKOUT_DISABLED');
+}
+
+export interface Orderable {
+  product: ProductRow;
+  variant: VariantRow;
+  unitPrice: number;
+  stay: { checkIn: string; checkOut: string; nights: { date: string; price: number }[] } | null;
+}
+
+/**
+ * What a buyer may order now: a product of the store on sale, a variant on sale, enough stock (or nights),
+ * at today's buyer price (discount inside its period; a stay costs the sum of its nights).
+ */
+export function orderable(db: Db, storeId: string, now: number, line: { productId: string; optionId: string; quantity: number; stay?: Stay | null }): Orderable {
+  const product = findProduct(db, line.productId);
+  if (!product || product.storeId !== storeId || product.status !== 'ON_SALE') throw fail(404, 'PRODUCT_NOT_FOUND', { productId: line.productId });
+  const variant = variantsOf(db, product.id).find((v) => v.id === line.optionId);
+  if (!variant || !variant.saleOn) throw fail(404, 'VARIANT_NOT_FOUND', { productId: product.id, optionId: line.optionId });
+  const stay = priceStay(db, storeId, product.id, variant.id, line.stay, { now, quantity: line.quantity });
+  if (!stay && variant.stockQuantity < line.quantity) throw fail(409, 'INSUFFICIENT_STOCK', { productId: product.id, optionId: variant.id, quantity: line.quantity });
+  return {
+    product,
+    variant,
+    unitPrice: stay ? stay.unitPrice : buyerUnitPrice(product, variant, now),
+    stay: stay && { checkIn: stay.checkIn, checkOut: stay.checkOut, nights: stay.nights },
+  };
+}
+
+const thumbnail = (origin: string, product: ProductRow) => (product.images[0] ? uploadUrl(origin, product.images[0]) : null);
+
+/** The product's refund override over the store default, fixed now (spec 01 §2.4 rule 5). */
+function fixRefundPolicy(settings: StoreSettings, product: ProductRow): FixedRefundPolicy {
+  const o = product.refundPolicy ?? {};
+  const shipping = product.fulfillment.type === 'SHIPPING';
+  return {
+    returnDeliveryFee: shipping ? (o.returnDeliveryFee ?? settings.refundPolicy.returnDeliveryFee) : null,
+    exchangeDeliveryFee: shipping ? (o.exchangeDeliveryFee ?? settings.refundPolicy.exchangeDeliveryFee) : null,
+    preShipmentDeliveryFeeRefund: o.preShipmentDeliveryFeeRefund ?? settings.refundPolicy.preShipmentDeliveryFeeRefund,
+    override: product.refundPolicy,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Cart
+
+/** A guest's cart from `x-svc-cart`, or a member's own; null when the buyer has none yet. */
+export function findCart(ctx: Ctx, storeId: string, customer: Customer | null): CartRow | null {
+  if (customer) return q(ctx.db).memberCart.get({ storeId, customerId: customer.id }) ?? null;
+  const header = ctx.event.req.headers.get('x-svc-cart');
+  if (!header) return null;
+  const cart = q(ctx.db).cart.get({ id: header });
+  if (!cart || cart.storeId !== storeId || cart.customerId !== null) throw fail(404, 'CART_NOT_FOUND');
+  return cart;
+}
+
+export function cartFor(ctx: Ctx, storeId: string, customer: Customer | null): CartRow {
+  const existing = findCart(ctx, storeId, customer);
+  if (existing) return existing;
+  const cart = { id: newId('cart', ctx.now), storeId, customerId: customer?.id ?? null, createdAt: ctx.now, updatedAt: ctx.now };
+  ctx.db.insert(carts).values(cart).run();
+  return cart;
+}
+
+const sameStay = (a: Stay | null, b: Stay | null | undefined) => (a?.checkIn ?? null) === (b?.checkIn ?? null) && (a?.checkOut ?? null) === (b?.checkOut ?? null);
+
+export function addCartItem(ctx: Ctx, cart: CartRow, line: { productId: string; optionId: string; quantity: number; stay?: Stay }) {
+  const lines = q(ctx.db).cartLines.all({ cartId: cart.id });
+  const same = lines.find((l) => l.productId === line.productId && l.optionId === line.optionId && sameStay(l.stay, line.stay));
+  const quantity = (same?.quantity ?? 0) + line.quantity;
+  if (quantity > 999) throw validationFailed([{ field: 'quantity', code: 'TOO_LARGE', message: '장바구니의 한 상품은 999개까지 담을 수 있습니다.' }]);
+  orderable(ctx.db, cart.storeId, ctx.now, { ...line, quantity });
+  if (same) ctx.db.update(cartItems).set({ quantity }).where(eq(cartItems.id, same.id)).run();
+  else if (lines.length >= MAX_SHEET_LINES) throw fail(409, 'CART_FULL', { limit: MAX_SHEET_LINES });
+  else ctx.db.insert(cartItems).values({ id: newId('ci', ctx.now), cartId: cart.id, storeId: cart.storeId, productId: line.productId, optionId: line.optionId, quantity, stay: line.stay ?? null, createdAt: ctx.now }).run();
+  ctx.db.update(carts).set({ updatedAt: ctx.now }).where(eq(carts.id, cart.id)).run();
+}
+
+export function setCartQuantity(ctx: Ctx, line: typeof cartItems.$inferSelect, quantity: number) {
+  orderable(ctx.db, line.storeId, ctx.now, { ...line, quantity });
+  ctx.db.update(cartItems).set({ quantity }).where(eq(cartItems.id, line.id)).run();
+  ctx.db.update(carts).set({ updatedAt: ctx.now }).where(eq(carts.id, line.cartId)).run();
+}
+
+export function cartLine(ctx: Ctx, cart: CartRow | null, cartItemId: string) {
+  const line = cart ? ctx.db.select().from(cartItems).where(and(eq(cartItems.id, cartItemId), eq(cartItems.cartId, cart.id))).get() : undefined;
+  if (!line) throw fail(404, 'CART_ITEM_NOT_FOUND', { cartItemId });
+  return line;
+}
+
+/** The cart with today's prices; a line that can no longer be ordered says why instead of failing the read. */
+export function presentCart(ctx: Ctx, cart: CartRow | null) {
+  const origin = ctx.services.config.origin;
+  const items = (cart ? q(ctx.db).cartLines.all({ cartId: cart.id }) : []).map((line) => {
+    const base = { cartItemId: line.id, productId: line.productId, optionId: line.optionId, quantity: line.quantity };
+    try {
+      const o = orderable(ctx.db, line.storeId, ctx.now, line);
+      return { ...base, name: o.product.name, optionValues: o.variant.optionValues, unitPrice: o.unitPrice, amount: o.unitPrice * line.quantity, stay: o.stay, thumbnailUrl: thumbnail(origin, o.product), available: true, unavailableReason: null };
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      const product = findProduct(ctx.db, line.productId);
+      return { ...base, name: product?.name ?? null, optionValues: [], unitPrice: null, amount: null, stay: line.stay, thumbnailUrl: product ? thumbnail(origin, product) : null, available: false, unavailableReason: error.code };
+    }
+  });
+  return {
+    cartId: cart?.id ?? null,
+    items,
+    itemsAmount: items.reduce((n, i) => n + (i.amount ?? 0), 0),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Checkout sheet
+
+export function loadSheet(db: Db, checkoutId: string): SheetRow {
+  const sheet = q(db).sheet.get({ id: checkoutId });
+  if (!sheet) throw fail(404, 'CHECKOUT_NOT_FOUND');
+  return sheet;
+}
+
+/** A sheet its buyer may use: same store header, same member (or a guest sheet for a guest), not expired. */
+export async function buyerSheet(ctx: Ctx, checkoutId: string, { open = true } = {}) {
+  const sheet = loadSheet(ctx.db, checkoutId);
+  assertBuyerStore(ctx, sheet.storeId, 'CHECKOUT_NOT_FOUND');
+  const customer = await buyerOf(ctx, sheet.storeId);
+  if ((customer?.id ?? null) !== sheet.customerId) throw fail(404, 'CHECKOUT_NOT_FOUND');
+  if (open) assertSheetOpen(sheet, ctx.services.clock.now());
+  return { sheet, customer };
+}
+
+export function assertSheetOpen(sheet: SheetRow, now: number) {
+  if (sheet.status === 'COMPLETED') throw fail(409, 'CHECKOUT_ALREADY_COMPLETED', { orderId: sheet.orderId });
+  if (now >= sheet.expiresAt) throw fail(409, 'CHECKOUT_EXPIRED', { expiresAt: isoAt(sheet.expiresAt) });
+}
+
+export function createSheet(ctx: Ctx, storeId: string, customer: Customer | null, lines: { productId: string; optionId: string; quantity: number; stay?: Stay | null; cartItemId: string | null }[], cartId: string | null): SheetRow {
+  const settings = storeSettingsOf(ctx.db, storeId);
+  const origin = ctx.services.config.origin;
+  const items: SheetItem[] = lines.map((line) => {
+    const o = orderable(ctx.db, storeId, ctx.now, line);
+    return {
+      productId: o.product.id,
+      productNo: o.product.productNo,
+      optionId: o.variant.id,
+      name: o.product.name,
+      optionValues: o.variant.optionValues,
+      quantity: line.quantity,
+      unitPrice: o.unitPrice,
+      amount: o.unitPrice * line.quantity,
+      stay: o.stay,
+      thumbnailUrl: thumbnail(origin, o.product),
+      fulfillment: o.product.fulfillment,
+      refundPolicy: fixRefundPolicy(settings, o.product),
+      typeVersion: o.product.typeChangedVersion,
+      cartItemId: line.cartItemId,
+    };
+  });
+  const sheet: SheetRow = {
+    id: newId('chk', ctx.now),
+    storeId,
+    customerId: customer?.id ?? null,
+    cartId,
+    items,
+    requiresShipping: items.some((i) => i.fulfillment.type === 'SHIPPING'),
+    zipCode: null,
+    testPayment: checkoutMode(ctx.services, storeId).mode === 'TEST',
+    status: 'OPEN',
+    orderId: null,
+    createdAt: ctx.now,
+    expiresAt: ctx.now + SHEET_TTL_MS,
+  };
+  ctx.db.insert(checkoutSheets).values(sheet).run();
+  return sheet;
+}
+
+/** Lines of the buyer's cart named by id; any other id is 404 CART_ITEM_NOT_FOUND. */
+export function cartLines(ctx: Ctx, cart: CartRow | null, ids: string[]) {
+  const lines = cart ? ctx.db.select().from(cartItems).where(and(eq(cartItems.cartId, cart.id), inArray(cartItems.id, ids))).all() : [];
+  const missing = ids.filter((id) => !lines.some((l) => l.id === id));
+  if (missing.length) throw fail(404, 'CART_ITEM_NOT_FOUND', { cartItemIds: missing });
+  if (new Set(ids).size !== ids.length) throw validationFailed([{ field: 'cartItemIds', code: 'DUPLICATE', message: '같은 장바구니 상품이 두 번 있습니다.' }]);
+  return ids.map((id) => lines.find((l) => l.id === id)!);
+}
+
+/** A member's cart lines that became an order leave the cart. */
+export function removeOrderedCartLines(db: Db, sheet: SheetRow) {
+  const ids = sheet.items.map((i) => i.cartItemId).filter((id): id is string => id !== null);
+  if (ids.length && sheet.cartId) db.delete(cartItems).where(and(eq(cartItems.cartId, sheet.cartId), inArray(cartItems.id, ids))).run();
+}
+
+export const presentOptions = (services: Services, storeId: string) =>
+  paymentOptions(services, storeId).map((o) => ({ pg: o.pg, method: o.method, provider: o.provider ?? null, key: o.key, label: o.label, pgName: o.pgName }));
+
+export const NO_POINTS = { useAvailable: false, balance: 0, usableAmount: 0 };
+
+/** The buyer's view of a sheet (spec 02 §2.4). */
+export function presentSheet(services: Services, sheet: SheetRow, now: number, zipCode = sheet.zipCode) {
+  const settings = storeSettingsOf(services.db, sheet.storeId);
+  const priced = priceSheet(sheet.items, settings, sheet.requiresShipping ? zipCode : null);
+  return {
+    checkoutId: sheet.id,
+    status: sheet.status === 'OPEN' && now >= sheet.expiresAt ? 'EXPIRED' : sheet.status,
+    items: sheet.items.map((i) => ({
+      productId: i.productId,
+      productNo: i.productNo,
+      optionId: i.optionId,
+      name: i.name,
+      optionValues: i.optionValues,
+      quantity: i.quantity,
+      unitPrice: i.unitPrice,
+      amount: i.amount,
+      stay: i.stay,
+      thumbnailUrl: i.thumbnailUrl,
+      fulfillment: { type: i.fulfillment.type },
+      cartItemId: i.cartItemId,
+    })),
+    paymentOptions: presentOptions(services, sheet.storeId),
+    points: NO_POINTS,
+    requiresShipping: sheet.requiresShipping,
+    delivery: { zipCode, remoteSurcharge: priced.amounts.remoteSurcharge, remoteAreaLabel: priced.remoteArea?.label ?? null },
+    amounts: priced.amounts,
+    paymentRequired: priced.amounts.totalAmount > 0,
+    guestCheckout: settings.guestCheckout,
+    testPayment: sheet.testPayment,
+    orderId: sheet.orderId,
+    createdAt: isoAt(sheet.createdAt),
+    expiresAt: isoAt(sheet.expiresAt),
+  };
+}
+
+/** Coupons: no coupon exists yet, so every code is unknown; points: the feature is not ready (spec 02 §7). */
+export function assertDiscounts(input: { coupons: { code: string }[]; pointAmount: number }) {
+  if (input.coupons.length) {
+    throw new ApiError(400, 'VALIDATION_FAILED', null, input.coupons.map((c, i) => ({ field: `coupons.${i}.code`, code: 'COUPON_NOT_FOUND', message: `쿠폰 ${c.code}을(를) 찾을 수 없습니다.` })));
+  }
+  if (input.pointAmount > 0) throw fail(409, 'POINTS_UNAVAILABLE', { useAvailable: false, pointAmount: input.pointAmount });
+}

@@ -1,0 +1,4 @@
+import type { Module } from '../../server/module.js';
+import { orderOperations } from './operations.js';
+
+export const ordersModule: Module = { name: 'orders', operations: orderOperations };

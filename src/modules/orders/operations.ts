@@ -1,0 +1,158 @@
+import { and, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import { isoAt } from '../../db/clock.js';
+import { fail } from '../../server/errors.js';
+import { defineMessages } from '../../server/messages.js';
+import { defineOperation } from '../../server/registry.js';
+import { checkPassword, hashPassword } from '../accounts/password.js';
+import { buyerStoreId } from '../checkout/service.js';
+import { guestLookup } from '../checkout/inputs.js';
+import { kstDayStart, orderNoString, pageQuery, periodOf, queryBool } from './queries.js';
+import { guestLookupFailures, orderItems, orders } from './schema.js';
+import { findOrderByNo, itemsOfOrder, loadOrder, presentOrder, presentOrderItem, type OrderRow } from './service.js';
+
+defineMessages({ GUEST_LOOKUP_LOCKED: '주문 조회에 여러 번 실패했습니다. 30분 뒤에 다시 시도하세요.' });
+
+const tag = 'Orders';
+const ORDER_LIST_MAX_DAYS = 92;
+/** Guest look-ups (spec 02 §5): this many wrong tries in a row lock the order number for 30 minutes. */
+const GUEST_LOOKUP_TRIES = 5;
+const GUEST_LOOKUP_LOCK_MS = 30 * 60_000;
+// Compared against when the order does not exist, so a missing order costs the same time as a wrong password.
+const dummyHash = hashPassword('svc-no-such-order');
+
+const orderListQuery = z.object({
+  ...pageQuery,
+  orderNo: orderNoString.optional(),
+  keyword: z.string().trim().min(1).max(100).optional(),
+  testPayment: queryBool.optional(),
+  lastChangedFrom: z.iso.datetime({ offset: true }).optional(),
+  orderedFrom: z.string().optional(),
+  orderedTo: z.string().optional(),
+}).strict();
+
+const like = (value: string) => sql`${orders.searchText} like ${`%${value.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`} escape '\\'`;
+
+/** The buyer's view of a guest order: no internal ids beyond the order's own, no payment secrets. */
+function presentBuyerOrder(db: Db, order: OrderRow) {
+  return {
+    orderId: order.id,
+    orderNo: order.orderNo,
+    status: order.status,
+    testPayment: order.testPayment,
+    buyer: order.buyer,
+    shippingAddress: order.shippingAddress,
+    amounts: order.amounts,
+    payment: { method: order.payment.method, approvedMethod: order.payment.approvedMethod, amount: order.payment.amount },
+    items: itemsOfOrder(db, order.id).map((i) => ({
+      orderItemId: i.id, orderItemNo: i.orderItemNo, productId: i.productId, optionId: i.optionId, productName: i.productName, optionValues: i.optionValues,
+      quantity: i.quantity, unitPrice: i.unitPrice, amount: i.amount, stay: i.stay, fulfillment: { type: i.fulfillmentSnapshot.type }, status: i.status,
+    })),
+    orderedAt: isoAt(order.orderedAt),
+  };
+}
+
+export const orderOperations = [
+  defineOperation({
+    operationId: 'listOrders',
+    method: 'GET',
+    path: '/v1/orders',
+    summary: 'Orders, newest first: orderNo (hyphens allowed), keyword, testPayment, lastChangedFrom, orderedFrom/orderedTo (default last 30 days, at most 92)',
+    tag,
+    auth: 'store',
+    scope: 'order:r',
+    query: orderListQuery,
+    handler: (ctx) => {
+      const { orderNo, keyword, testPayment, lastChangedFrom, page, size } = ctx.query;
+      const filters: (SQL | undefined)[] = [eq(orders.storeId, ctx.store.id)];
+      // An order number or a change cursor names what is wanted; only otherwise does the default period apply.
+      let period: { from: string; to: string } | null = null;
+      if ((orderNo === undefined && lastChangedFrom === undefined) || ctx.query.orderedFrom || ctx.query.orderedTo) {
+        period = periodOf(ctx.query.orderedFrom, ctx.query.orderedTo, ctx.now, ORDER_LIST_MAX_DAYS);
+        filters.push(gte(orders.orderedAt, kstDayStart(period.from)), lt(orders.orderedAt, kstDayStart(period.to, 1)));
+      }
+      if (orderNo !== undefined) filters.push(eq(orders.orderNo, orderNo));
+      if (keyword) filters.push(like(keyword.replace(/^(\d{8})-(\d{6})$/, '$1$2')));
+      if (testPayment !== undefined) filters.push(eq(orders.testPayment, testPayment));
+      if (lastChangedFrom) filters.push(gte(orders.lastChangedAt, Date.parse(lastChangedFrom)));
+      const where = and(...filters);
+      const rows = ctx.db.select().from(orders).where(where).orderBy(desc(orders.orderedAt)).limit(size).offset((page - 1) * size).all();
+      const total = ctx.db.select({ n: sql<number>`count(*)` }).from(orders).where(where).get()!.n;
+      const items = rows.length ? ctx.db.select().from(orderItems).where(inArray(orderItems.orderId, rows.map((r) => r.id))).orderBy(orderItems.orderItemNo).all() : [];
+      return {
+        orderedFrom: period?.from ?? null, orderedTo: period?.to ?? null, page, size, totalElements: total, totalPages: Math.ceil(total / size),
+        contents: rows.map((o) => presentOrder(ctx.db, o, items.filter((i) => i.orderId === o.id))),
+      };
+    },
+  }),
+  defineOperation({
+    operationId: 'getOrder',
+    method: 'GET',
+    path: '/v1/orders/{orderId}',
+    summary: 'An order with its items, payment and cash receipt',
+    tag,
+    auth: 'store',
+    scope: 'order:r',
+    params: z.object({ orderId: z.string() }).strict(),
+    handler: (ctx) => presentOrder(ctx.db, loadOrder(ctx.db, ctx.store.id, ctx.params.orderId)),
+  }),
+  defineOperation({
+    operationId: 'listOrderItems',
+    method: 'GET',
+    path: '/v1/order-items',
+    summary: 'Order items, newest first: testPayment, orderId, productId',
+    tag,
+    auth: 'store',
+    scope: 'order:r',
+    query: z.object({ ...pageQuery, testPayment: queryBool.optional(), orderId: z.string().optional(), productId: z.string().optional() }).strict(),
+    handler: (ctx) => {
+      const { page, size, testPayment, orderId, productId } = ctx.query;
+      const where = and(
+        eq(orderItems.storeId, ctx.store.id),
+        testPayment === undefined ? undefined : eq(orderItems.testPayment, testPayment),
+        orderId ? eq(orderItems.orderId, orderId) : undefined,
+        productId ? eq(orderItems.productId, productId) : undefined,
+      );
+      const rows = ctx.db.select({ item: orderItems, orderNo: orders.orderNo }).from(orderItems).innerJoin(orders, eq(orders.id, orderItems.orderId))
+        .where(where).orderBy(desc(orderItems.createdAt), orderItems.orderItemNo).limit(size).offset((page - 1) * size).all();
+      const total = ctx.db.select({ n: sql<number>`count(*)` }).from(orderItems).where(where).get()!.n;
+      return { page, size, totalElements: total, totalPages: Math.ceil(total / size), contents: rows.map((r) => presentOrderItem(r.item, r)) };
+    },
+  }),
+  defineOperation({
+    operationId: 'storefrontGuestOrderLookup',
+    method: 'POST',
+    path: '/storefront/v1/guest/orders/lookup',
+    summary: 'A guest order by order number and order password (needs X-Store-Id); repeated failures lock the number for 30 minutes',
+    tag: 'Storefront orders',
+    auth: 'none',
+    body: guestLookup,
+    async: true,
+    handler: async (ctx) => {
+      const storeId = buyerStoreId(ctx);
+      const orderNo = Number(ctx.body.orderNo.replace('-', ''));
+      const key = and(eq(guestLookupFailures.storeId, storeId), eq(guestLookupFailures.orderNo, orderNo));
+      const record = ctx.db.select().from(guestLookupFailures).where(key).get();
+      const now = ctx.clock.now();
+      if (record?.lockedUntil && record.lockedUntil > now) {
+        throw fail(429, 'GUEST_LOOKUP_LOCKED', { retryAfterSeconds: Math.ceil((record.lockedUntil - now) / 1000) });
+      }
+      const order = findOrderByNo(ctx.db, storeId, orderNo);
+      const ok = await checkPassword(ctx.body.orderPassword, order?.guestPasswordHash ?? (await dummyHash));
+      if (order?.guest && ok) {
+        if (record) ctx.db.delete(guestLookupFailures).where(key).run();
+        return presentBuyerOrder(ctx.db, order);
+      }
+      ctx.sqlite.transaction(() => {
+        const current = ctx.db.select().from(guestLookupFailures).where(key).get();
+        const failures = (current?.lockedUntil && current.lockedUntil <= now ? 0 : (current?.failures ?? 0)) + 1;
+        const lock = failures >= GUEST_LOOKUP_TRIES;
+        const row = { storeId, orderNo, failures: lock ? 0 : failures, lockedUntil: lock ? now + GUEST_LOOKUP_LOCK_MS : null, updatedAt: now };
+        ctx.db.insert(guestLookupFailures).values(row).onConflictDoUpdate({ target: [guestLookupFailures.storeId, guestLookupFailures.orderNo], set: row }).run();
+      })();
+      // A wrong password looks exactly like a missing order (spec 02 §5).
+      throw fail(404, 'ORDER_NOT_FOUND');
+    },
+  }),
+];
