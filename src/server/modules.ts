@@ -8,6 +8,8 @@ import { webhooksModule } from '../modules/webhooks/index.js';
 import { appsModule } from '../modules/apps/index.js';
 import { customersModule } from '../modules/customers/index.js';
 import { paymentsModule } from '../modules/payments/index.js';
+import { checkoutModule } from '../modules/checkout/index.js';
+import { ordersModule } from '../modules/orders/index.js';
 import type { Module } from './module.js';
 import type { Operation } from './registry.js';
 
@@ -23,6 +25,8 @@ export const modules: Module[] = [
   appsModule,
   customersModule,
   paymentsModule,
+  checkoutModule,
+  ordersModule,
 ];
 
 /** The operation registry: every HTTP operation of the service. */
