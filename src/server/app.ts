@@ -5,7 +5,6 @@ import { ApiError, fail } from './errors.js';
 import { escapeHtml, htmlResponse } from './html.js';
 import { allMessages } from './messages.js';
 import { openApiDocument } from './openapi.js';
-import { modules, operations } from './modules.js';
 import { operationHandler } from './pipeline.js';
 import type { Services } from './services.js';
 
@@ -29,6 +28,7 @@ export function createApp(services: Services): H3 {
     },
   });
 
+  const { modules, operations } = services;
   for (const op of operations) app.on(op.method, routerPath(op.path), operationHandler(services, op));
 
   for (const m of modules) m.mount?.(app, services);

@@ -1,4 +1,3 @@
-import { modules } from './modules.js';
 import type { Services } from './services.js';
 
 /**
@@ -15,7 +14,7 @@ export interface Job {
 export async function runDueJobs(services: Services): Promise<Record<string, number>> {
   const handled: Record<string, number> = {};
   const now = services.clock.now();
-  for (const job of modules.flatMap((m) => m.jobs ?? [])) {
+  for (const job of services.modules.flatMap((m) => m.jobs ?? [])) {
     try {
       handled[job.name] = await job.run(services, now);
     } catch (error) {

@@ -8,7 +8,7 @@ import { openDatabase } from '../db/client.js';
 import { loadSigningKeys } from '../modules/accounts/keys.js';
 import { createApp } from './app.js';
 import { startJobLoop } from './jobs.js';
-import { modules } from './modules.js';
+import { modules, operations } from './modules.js';
 import { seedDevStore } from './seed.js';
 import { serviceUrls, type ServiceConfig, type Services } from './services.js';
 
@@ -56,6 +56,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
     sqlite: database.sqlite,
     clock: options.clock === 'manual' ? manualClock() : systemClock(),
     keys,
+    modules,
+    operations,
     urls: serviceUrls(origin),
   };
   handle = toNodeHandler(createApp(services));

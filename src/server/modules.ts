@@ -7,6 +7,7 @@ import { eventsModule } from '../modules/events/index.js';
 import { webhooksModule } from '../modules/webhooks/index.js';
 import { appsModule } from '../modules/apps/index.js';
 import { customersModule } from '../modules/customers/index.js';
+import { approvalsModule } from '../modules/approvals/index.js';
 import { paymentsModule } from '../modules/payments/index.js';
 import { checkoutModule } from '../modules/checkout/index.js';
 import { ordersModule } from '../modules/orders/index.js';
@@ -24,6 +25,7 @@ export const modules: Module[] = [
   webhooksModule,
   appsModule,
   customersModule,
+  approvalsModule,
   paymentsModule,
   checkoutModule,
   ordersModule,

@@ -28,7 +28,7 @@ const envelope = {
 };
 
 /** OpenAPI 3.1 of every operation in the registry: generated, so it cannot drift from the routes. */
-export function openApiDocument(services: Services, operations: Operation[]) {
+export function openApiDocument(services: Services, operations: readonly Operation[]) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
     const parameters: unknown[] = [];

@@ -4,8 +4,10 @@ import { getRouterParams, type H3Event } from 'h3';
 import { newId } from '../db/ids.js';
 import { authenticate, type Principal } from '../modules/accounts/principal.js';
 import { roleAllows, tokenAllows } from '../modules/accounts/scopes.js';
+import { requestApproval } from '../modules/approvals/service.js';
 import { writeAudit, type AuditResult } from '../modules/audit/service.js';
 import { findMembership } from '../modules/stores/service.js';
+import { assertAiActionsLeft, countAiAction, storeStillPrivate } from '../modules/stores/usage.js';
 import { errorOutgoing, newTraceId, successOutgoing, toApiError, toHttp, type Outgoing } from './envelope.js';
 import { fail, validationFailed } from './errors.js';
 import { isReply, type AgentPolicy, type Ctx, type Operation, type StoreContext, type Target } from './registry.js';
@@ -20,12 +22,18 @@ const EMPTY = Object.freeze({});
 
 export const DRY_RUN_HEADER = 'x-svc-dry-run';
 
+/** A request as received, before validation; approval requests keep it to run it later. */
+export interface RawRequest {
+  params: Record<string, string>;
+  query: Record<string, string>;
+  body: string;
+}
+
 /** Builds the one request handler of an operation: everything but the business rules happens here. */
 export function operationHandler(services: Services, op: Operation) {
   const isWrite = op.method !== 'GET';
   const audited = isWrite && op.auth === 'store';
   const honoursIdempotency = isWrite && op.idempotent !== false && op.auth !== 'none';
-  const runInTransaction = isWrite && !op.async ? services.sqlite.transaction((ctx: Ctx) => op.handler(ctx)) : null;
   const docsBase = `${services.config.origin}/docs/errors`;
 
   return async (event: H3Event) => {
@@ -37,7 +45,7 @@ export function operationHandler(services: Services, op: Operation) {
     let target: Target | null = null;
     const idempotencyKey = honoursIdempotency ? headers.get('idempotency-key') : null;
 
-    const audit = (statusCode: number, result: AuditResult, errorCode: string | null) => {
+    const audit = (statusCode: number, result: AuditResult, errorCode: string | null, approvalId: string | null = null) => {
       if (!audited || !principal || !store) return;
       writeAudit(services, {
         storeId: store.id,
@@ -52,6 +60,7 @@ export function operationHandler(services: Services, op: Operation) {
         requestId,
         traceId,
         idempotencyKey,
+        approvalId,
         metadata: principal.clientId ? { clientId: principal.clientId, tokenKind: principal.kind } : { tokenKind: principal.kind },
       });
     };
@@ -61,47 +70,41 @@ export function operationHandler(services: Services, op: Operation) {
     try {
       if (op.auth !== 'none') principal = await authenticate(services, headers.get('authorization'));
       if (op.auth === 'store') store = resolveStore(services, principal!, headers.get('x-store-id'));
+      // An agent is told its operation is denied to agents before any other refusal (spec 01 §5.6, §7).
+      if (principal?.agent && isWrite && op.agent === 'denied') throw fail(403, 'AGENT_OPERATION_DENIED');
       authorize(services, op, principal, store);
 
-      const rawBody = isWrite && !op.multipart ? await readBodyText(event) : '';
-      const ctx: Ctx = {
-        services,
-        db: services.db,
-        sqlite: services.sqlite,
-        clock: services.clock,
-        now: services.clock.now(),
-        params: op.params ? parseWith(op.params, getRouterParams(event, { decode: true })) : getRouterParams(event, { decode: true }),
-        query: readQuery(op, event),
-        body: readBody(op, rawBody),
-        principal,
-        store,
-        requestId,
-        traceId,
-        event,
+      const raw: RawRequest = {
+        params: getRouterParams(event, { decode: true }),
+        query: queryObject(event.url.searchParams, GLOBAL_QUERY),
+        body: isWrite && !op.multipart ? await readBodyText(event) : '',
       };
+      const ctx = buildCtx(services, op, raw, { principal, store, requestId, traceId, event });
       target = op.target?.(ctx) ?? null;
 
-      if (principal?.agent && isWrite) {
-        const policy: AgentPolicy = typeof op.agent === 'function' ? op.agent(ctx) : (op.agent ?? 'direct');
-        if (policy === 'denied') throw fail(403, 'AGENT_OPERATION_DENIED');
-        if (policy === 'approval') {
-          // Approval requests (spec 01 §5.6) are not built yet: refusing is the safe answer, never running unapproved.
-          throw fail(403, 'AGENT_OPERATION_DENIED', { policy: 'approval', reason: 'APPROVALS_NOT_AVAILABLE' });
-        }
-      }
+      const agentWrite = Boolean(principal?.agent && isWrite);
+      const needsApproval = agentWrite && agentNeedsApproval(services, op, ctx);
 
       if (isWrite && headers.get(DRY_RUN_HEADER) === '1') {
         const preview = op.preview?.(ctx) ?? { changes: [] };
         audit(200, 'DRY_RUN', null);
         return finish(successOutgoing(200, {
           dryRun: true,
-          decision: 'ALLOW',
-          reason: null,
+          decision: needsApproval ? 'APPROVAL_REQUIRED' : 'ALLOW',
+          reason: needsApproval ? APPROVAL_REASON : null,
           preview: { operationId: op.operationId, target, changes: preview.changes, facts: preview.facts ?? {}, targetName: preview.targetName ?? null },
         }, 'DRY_RUN'));
       }
 
-      const fingerprint = idempotencyKey ? requestFingerprint(op, event, rawBody) : '';
+      if (agentWrite && store) assertAiActionsLeft(services.db, store.id, ctx.now);
+      const fingerprint = idempotencyKey ? requestFingerprint(op, event, raw.body) : '';
+
+      if (needsApproval) {
+        const out = requestApproval(services, { op, ctx: ctx as never, raw, target, reason: APPROVAL_REASON, idempotencyKey, fingerprint, docsBase });
+        audit(out.status, out.status === 202 ? 'PENDING_APPROVAL' : 'SUCCEEDED', null, out.approvalId);
+        return finish(out);
+      }
+
       if (idempotencyKey) {
         const replay = claimIdempotencyKey(services, principal!.tokenId, idempotencyKey, fingerprint);
         if (replay) {
@@ -112,16 +115,14 @@ export function operationHandler(services: Services, op: Operation) {
 
       let out: Outgoing;
       try {
-        const result = runInTransaction ? runInTransaction(ctx) : await op.handler(ctx);
-        out = isReply(result)
-          ? successOutgoing(result.status, result.data, result.code ?? 'OK', result.headers)
-          : successOutgoing(op.status ?? 200, result);
+        out = await execute(services, op, ctx);
       } catch (error) {
         const err = toApiError(error, traceId);
         if (idempotencyKey) settleIdempotencyKey(services, principal!.tokenId, idempotencyKey, errorOutgoing(err, traceId, docsBase));
         throw err;
       }
       if (idempotencyKey) settleIdempotencyKey(services, principal!.tokenId, idempotencyKey, out);
+      if (agentWrite && store) countAiAction(services.db, store.id, ctx.now);
       audit(out.status, 'SUCCEEDED', null);
       return finish(out);
     } catch (error) {
@@ -132,8 +133,53 @@ export function operationHandler(services: Services, op: Operation) {
   };
 }
 
+const APPROVAL_REASON = 'AI 에이전트의 이 작업은 상점 소유자 또는 관리자의 승인이 필요합니다.';
+
+/** Spec 01 §5.6: denied operations fail here; approval-required ones report it (unless exempt). */
+function agentNeedsApproval(services: Services, op: Operation, ctx: Ctx): boolean {
+  const policy: AgentPolicy = typeof op.agent === 'function' ? op.agent(ctx) : (op.agent ?? 'direct');
+  if (policy === 'denied') throw fail(403, 'AGENT_OPERATION_DENIED');
+  if (policy !== 'approval') return false;
+  return !(op.agentApprovalExemptWhilePrivate && ctx.store && storeStillPrivate(services.db, ctx.store.id));
+}
+
+/** Validates a raw request against the operation's schemas and assembles the handler's context. */
+export function buildCtx(
+  services: Services,
+  op: Operation,
+  raw: RawRequest,
+  who: Pick<Ctx, 'principal' | 'store' | 'requestId' | 'traceId' | 'event'>,
+): Ctx {
+  return {
+    services,
+    db: services.db,
+    sqlite: services.sqlite,
+    clock: services.clock,
+    now: services.clock.now(),
+    params: op.params ? parseWith(op.params, raw.params) : raw.params,
+    query: parseQuery(op, raw.query),
+    body: parseBody(op, raw.body),
+    ...who,
+  };
+}
+
+const transactions = new WeakMap<Operation, (ctx: Ctx) => unknown>();
+
+/** Runs the handler — writes inside one SQLite transaction unless the operation is `async` — and wraps its result. */
+export async function execute(services: Services, op: Operation, ctx: Ctx): Promise<Outgoing> {
+  let result: unknown;
+  if (op.method !== 'GET' && !op.async) {
+    let run = transactions.get(op);
+    if (!run) transactions.set(op, (run = services.sqlite.transaction((c: Ctx) => op.handler(c))));
+    result = run(ctx);
+  } else {
+    result = await op.handler(ctx);
+  }
+  return isReply(result) ? successOutgoing(result.status, result.data, result.code ?? 'OK', result.headers) : successOutgoing(op.status ?? 200, result);
+}
+
 /** `X-Store-Id` against the token's store scope, then membership (spec 01 §7). */
-function resolveStore(services: Services, principal: Principal, storeId: string | null): StoreContext {
+export function resolveStore(services: Services, principal: Principal, storeId: string | null): StoreContext {
   if (!storeId) throw fail(400, 'STORE_ID_REQUIRED');
   if (principal.storeIds !== null && !principal.storeIds.includes(storeId)) throw fail(403, 'STORE_NOT_GRANTED');
   // An app is no member: its consented scopes (capped by the installer's role at consent) are its whole permission.
@@ -152,7 +198,7 @@ function callerKinds(p: Principal): string[] {
  * Effective permission is the narrower of the store role and the token's scopes (spec 01 §5.2);
  * actions reserved to store-platform logins refuse other tokens with INSUFFICIENT_ROLE.
  */
-function authorize(services: Services, op: Operation, principal: Principal | null, store: StoreContext | null) {
+export function authorize(services: Services, op: Operation, principal: Principal | null, store: StoreContext | null) {
   if (!principal) return;
   if (op.callers && !callerKinds(principal).some((k) => op.callers!.includes(k as never))) throw fail(403, 'INSUFFICIENT_ROLE');
   if (store) {
@@ -175,8 +221,7 @@ async function readBodyText(event: H3Event): Promise<string> {
   return text;
 }
 
-function readQuery(op: Operation, event: H3Event) {
-  const query = queryObject(event.url.searchParams, GLOBAL_QUERY);
+function parseQuery(op: Operation, query: Record<string, string>) {
   if (op.query) return parseWith(op.query, query);
   const unknown = Object.keys(query);
   if (unknown.length) throw validationFailed(unknown.map((field) => ({ field, code: 'UNKNOWN_FIELD', message: '이 API는 이 파라미터를 받지 않습니다.' })));
@@ -184,7 +229,7 @@ function readQuery(op: Operation, event: H3Event) {
 }
 
 /** JSON bodies only; an empty body reads as `{}` so missing fields are named one by one. */
-function readBody(op: Operation, raw: string) {
+function parseBody(op: Operation, raw: string) {
   if (op.method === 'GET') return undefined;
   let value: unknown = {};
   if (raw.trim() !== '') {
@@ -227,4 +272,3 @@ function settleIdempotencyKey(services: Services, tokenId: string, key: string, 
   if (out.status >= 500) services.db.delete(idempotencyKeys).where(where).run();
   else services.db.update(idempotencyKeys).set({ state: 'DONE', status: out.status, body: out.body }).where(where).run();
 }
-

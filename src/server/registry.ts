@@ -89,6 +89,13 @@ export interface Operation<B = any, Q = any, P = any> {
   callers?: CallerKind[];
   /** For account operations: the login must be at most this many seconds old. */
   freshLoginSeconds?: number;
+  /**
+   * Approval is skipped for agents while the store never had a public storefront nor a live payment
+   * order (the exemption list of spec 01 §5.6).
+   */
+  agentApprovalExemptWhilePrivate?: boolean;
+  /** Only an OWNER may approve this operation's approval requests (e.g. storefront hosting disable). */
+  ownerApprovalOnly?: boolean;
   /** AI-agent treatment; a function when it depends on the request (e.g. which store fields change). */
   agent?: AgentPolicy | ((ctx: any) => AgentPolicy);
   /** Non-GET operations honour `Idempotency-Key` unless this is false. */

@@ -4,7 +4,6 @@ import { users } from '../modules/accounts/schema.js';
 import { openLoginSession, signup } from '../modules/accounts/service.js';
 import { stores } from '../modules/stores/schema.js';
 import { createStore } from '../modules/stores/service.js';
-import { modules } from './modules.js';
 import type { Services } from './services.js';
 
 export const SEED_EMAIL = 'dev@svc.local';
@@ -22,7 +21,7 @@ export async function seedDevStore(services: Services) {
   if (!store) {
     store = createStore(services, user.id, { name: 'Dev Store', code: SEED_STORE_CODE });
     const storeId = store.id;
-    services.sqlite.transaction(() => modules.forEach((m) => m.onSeed?.(services, storeId)))();
+    services.sqlite.transaction(() => services.modules.forEach((m) => m.onSeed?.(services, storeId)))();
   }
   const login = await openLoginSession(services, { userId: user.id, clientId: STORE_PLATFORM_CLIENT, scope: '*', authTime: services.clock.now() });
   return { storeId: store.id, ownerToken: login.accessToken, ownerRefreshToken: login.refreshToken };

@@ -1,6 +1,8 @@
 import type { Clock } from '../db/clock.js';
 import type { Db, Sqlite } from '../db/client.js';
 import type { SigningKeys } from '../modules/accounts/keys.js';
+import type { Module } from './module.js';
+import type { Operation } from './registry.js';
 
 export interface ServiceConfig {
   /** Scheme, host and port the service is reached at, e.g. http://127.0.0.1:8787. */
@@ -19,6 +21,9 @@ export interface Services {
   sqlite: Sqlite;
   clock: Clock;
   keys: SigningKeys;
+  /** Every domain module, and the operation registry built from them (passed in, so modules never import the list). */
+  modules: readonly Module[];
+  operations: readonly Operation[];
   urls: {
     admin: string;
     storefront: string;

@@ -106,40 +106,56 @@ async function resolvePrincipal(services: Services, token: string, now: number):
   const tokenExpiresAt = claims.exp === undefined ? Infinity : claims.exp * 1000;
   if (tokenExpiresAt <= now) throw fail(401, 'UNAUTHORIZED');
   if (claims.typ === 'installation') return { principal: await resolveInstallationPrincipal(services, claims), expiresAt: tokenExpiresAt };
-  const issuedAt = (claims.iat ?? 0) * 1000;
+  const resolved = claims.typ === 'access'
+    ? accessTokenPrincipal(services, claims.jti, now)
+    : loginSessionPrincipal(services, claims.sid ?? '', (claims.iat ?? 0) * 1000);
+  if (resolved.principal.userId !== claims.sub) throw fail(401, 'UNAUTHORIZED');
+  return { principal: resolved.principal, expiresAt: Math.min(tokenExpiresAt, resolved.expiresAt) };
+}
+
+/**
+ * The principal behind a token record, without the token string: approved requests run later with
+ * the requester's permission as it is then (a revoked token or ended login gives 401).
+ */
+export function principalOfRecord(services: Services, kind: 'login' | 'access', tokenId: string): Principal {
+  const now = services.clock.now();
+  return kind === 'access' ? accessTokenPrincipal(services, tokenId, now).principal : loginSessionPrincipal(services, tokenId, now).principal;
+}
+
+function accessTokenPrincipal(services: Services, tokenId: string, now: number): { principal: Principal; expiresAt: number } {
   const q = statements(services.db);
-
-  if (claims.typ === 'access') {
-    const row = q.accessToken.get({ id: claims.jti });
-    if (!row || row.user.id !== claims.sub) throw fail(401, 'UNAUTHORIZED');
-    const { token: t, user } = row;
-    if (t.revokedAt !== null || t.createdAt < user.tokensValidFrom) throw fail(401, 'TOKEN_REVOKED');
-    if (t.expiresAt <= now) throw fail(401, 'UNAUTHORIZED');
-    if ((lastTouched.get(t.id) ?? 0) < now - 60_000) {
-      lastTouched.set(t.id, now);
-      q.touchAccessToken.run({ id: t.id, now });
-    }
-    const principal: Principal = {
-      kind: 'access',
-      tokenId: t.id,
-      userId: user.id,
-      userName: user.name,
-      email: user.email,
-      clientId: null,
-      storePlatform: false,
-      scopes: new Set(t.scopes),
-      storeIds: t.storeIds,
-      agent: t.agent,
-      buyerDelegation: t.buyerDelegation,
-      authTime: null,
-      actorType: t.agent ? 'AGENT' : 'USER',
-      source: 'API',
-    };
-    return { principal, expiresAt: Math.min(tokenExpiresAt, t.expiresAt) };
+  const row = q.accessToken.get({ id: tokenId });
+  if (!row) throw fail(401, 'UNAUTHORIZED');
+  const { token: t, user } = row;
+  if (t.revokedAt !== null || t.createdAt < user.tokensValidFrom) throw fail(401, 'TOKEN_REVOKED');
+  if (t.expiresAt <= now) throw fail(401, 'UNAUTHORIZED');
+  if ((lastTouched.get(t.id) ?? 0) < now - 60_000) {
+    lastTouched.set(t.id, now);
+    q.touchAccessToken.run({ id: t.id, now });
   }
+  const principal: Principal = {
+    kind: 'access',
+    tokenId: t.id,
+    userId: user.id,
+    userName: user.name,
+    email: user.email,
+    clientId: null,
+    storePlatform: false,
+    scopes: new Set(t.scopes),
+    storeIds: t.storeIds,
+    agent: t.agent,
+    buyerDelegation: t.buyerDelegation,
+    authTime: null,
+    actorType: t.agent ? 'AGENT' : 'USER',
+    source: 'API',
+  };
+  return { principal, expiresAt: t.expiresAt };
+}
 
-  const row = claims.sid ? q.loginSession.get({ id: claims.sid }) : undefined;
-  if (!row || row.user.id !== claims.sub) throw fail(401, 'UNAUTHORIZED');
+/** `issuedAt`: when the presented token was issued; tokens from before a password reset are revoked. */
+function loginSessionPrincipal(services: Services, sessionId: string, issuedAt: number): { principal: Principal; expiresAt: number } {
+  const row = statements(services.db).loginSession.get({ id: sessionId });
+  if (!row) throw fail(401, 'UNAUTHORIZED');
   const { session, user } = row;
   if (session.revokedAt !== null || issuedAt < user.tokensValidFrom) throw fail(401, 'TOKEN_REVOKED');
   const client = findClient(session.clientId);
@@ -161,5 +177,5 @@ async function resolvePrincipal(services: Services, token: string, now: number):
     actorType: agent ? 'AGENT' : firstParty ? 'USER' : 'APP',
     source: agent ? 'MCP' : session.clientId === 'svc-cli' ? 'CLI' : firstParty ? 'STORE_PLATFORM' : session.clientId,
   };
-  return { principal, expiresAt: tokenExpiresAt };
+  return { principal, expiresAt: session.maxExpiresAt };
 }

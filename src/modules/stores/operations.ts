@@ -13,6 +13,7 @@ import { PLANS, planByCode } from './plans.js';
 import { members, stores, type Role } from './schema.js';
 import { findStore, listUserStores, memberRows, presentMember, presentStore } from './service.js';
 import { storePatch, type StorePatch, type StoreSettings } from './settings.js';
+import { aiActionsUsed, usageMonth } from './usage.js';
 
 const tag = 'Store';
 const role = z.enum(['OWNER', 'ADMIN', 'STAFF']);
@@ -78,6 +79,7 @@ export const storeOperations = [
     scope: 'store:rw',
     // Agents: store settings need approval; terms version and address are never theirs to change (spec 01 §5.6).
     agent: (ctx: StoreCtx<StorePatch>) => ('termsVersion' in ctx.body || 'address' in ctx.body ? 'denied' : 'approval'),
+    agentApprovalExemptWhilePrivate: true,
     body: storePatch,
     target: (ctx) => ({ type: 'STORE', id: ctx.store.id }),
     preview: (ctx) => ({ changes: storeChanges(ctx) }),
@@ -101,14 +103,12 @@ export const storeOperations = [
     scope: 'store:r',
     handler: (ctx) => {
       const plan = planByCode(findStore(ctx.db, ctx.store.id)!.plan);
-      const now = new Date(ctx.now);
-      const periodStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
-      const periodEnd = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
-      const used = 0; // agent writes are counted once approvals and the MCP server land
+      const month = usageMonth(ctx.now);
+      const used = aiActionsUsed(ctx.db, ctx.store.id, ctx.now);
       return {
         plan: { code: plan.code, name: plan.name, monthlyPriceKrw: plan.monthlyPriceKrw },
-        period: { start: isoAt(periodStart), end: isoAt(periodEnd) },
-        aiActions: { used, limit: plan.limits.aiActionsPerMonth, remaining: plan.limits.aiActionsPerMonth - used },
+        period: { month, timezone: 'Asia/Seoul' },
+        aiActions: { used, limit: plan.limits.aiActionsPerMonth, remaining: Math.max(0, plan.limits.aiActionsPerMonth - used) },
         limits: plan.limits,
       };
     },

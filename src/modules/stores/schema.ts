@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { users } from '../accounts/schema.js';
 
 export type Role = 'OWNER' | 'ADMIN' | 'STAFF';
@@ -12,6 +12,8 @@ export const stores = sqliteTable('stores', {
   plan: text('plan').notNull(),
   /** Set once the hosted storefront first became public; agent approval exemptions end then. */
   everPublicAt: integer('ever_public_at'),
+  /** Set by the first paid order of a live (non-sandbox) payment; agent approval exemptions end then too. */
+  firstLiveOrderAt: integer('first_live_order_at'),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
 }, (t) => [uniqueIndex('stores_code').on(t.code)]);
@@ -23,3 +25,10 @@ export const members = sqliteTable('members', {
   role: text('role').$type<Role>().notNull(),
   createdAt: integer('created_at').notNull(),
 }, (t) => [uniqueIndex('members_store_user').on(t.storeId, t.userId), index('members_user').on(t.userId)]);
+
+/** Metered plan usage per store and Korean calendar month (YYYY-MM). */
+export const planUsage = sqliteTable('plan_usage', {
+  storeId: text('store_id').notNull().references(() => stores.id),
+  month: text('month').notNull(),
+  aiActions: integer('ai_actions').notNull(),
+}, (t) => [primaryKey({ columns: [t.storeId, t.month] })]);

@@ -4,7 +4,6 @@ import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
 import { fail } from '../../server/errors.js';
-import { modules } from '../../server/modules.js';
 import type { Services } from '../../server/services.js';
 import { users } from '../accounts/schema.js';
 import { checkoutAvailability } from '../payments/routing.js';
@@ -31,10 +30,10 @@ export function createStore(services: Services, ownerUserId: string, input: { na
   return services.sqlite.transaction(() => {
     if (db.select({ id: stores.id }).from(stores).where(eq(stores.code, input.code)).get()) throw fail(409, 'STORE_CODE_TAKEN');
     const now = clock.now();
-    const store = { id: newId('st', now), code: input.code, name: input.name, settings: defaultStoreSettings(), plan: 'FREE', everPublicAt: null, createdAt: now, updatedAt: now };
+    const store = { id: newId('st', now), code: input.code, name: input.name, settings: defaultStoreSettings(), plan: 'FREE', everPublicAt: null, firstLiveOrderAt: null, createdAt: now, updatedAt: now };
     db.insert(stores).values(store).run();
     db.insert(members).values({ id: newId('mem', now), storeId: store.id, userId: ownerUserId, role: 'OWNER', createdAt: now }).run();
-    for (const m of modules) m.onStoreCreated?.(services, store.id);
+    for (const m of services.modules) m.onStoreCreated?.(services, store.id);
     return store;
   })();
 }

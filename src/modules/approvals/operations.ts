@@ -1,0 +1,67 @@
+import { and, desc, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { countRows } from '../../db/client.js';
+import { fail } from '../../server/errors.js';
+import { pageQuery, paginated } from '../../server/paging.js';
+import { defineOperation, type StoreCtx } from '../../server/registry.js';
+import { approvalRequests } from './schema.js';
+import { decideApproval, loadApproval, presentApproval } from './service.js';
+
+const tag = 'Approvals';
+const params = z.object({ approvalId: z.string() });
+const STATUSES = ['PENDING', 'EXECUTING', 'SUCCEEDED', 'FAILED', 'UNKNOWN', 'REJECTED', 'EXPIRED'] as const;
+
+/** Deciding is for people on the store platform, OWNER or ADMIN; agents may never decide (spec 01 §5.6). */
+const decision = (operationId: string, path: string, summary: string, choice: 'APPROVE' | 'REJECT') => defineOperation({
+  operationId,
+  method: 'POST',
+  path,
+  summary,
+  tag,
+  auth: 'store',
+  roles: ['OWNER', 'ADMIN'],
+  callers: ['storePlatform'],
+  agent: 'denied',
+  idempotent: false,
+  params,
+  target: (ctx) => ({ type: 'APPROVAL_REQUEST', id: ctx.params.approvalId }),
+  async: true,
+  handler: (ctx) => decideApproval(ctx, ctx.params.approvalId, choice),
+});
+
+export const approvalOperations = [
+  defineOperation({
+    operationId: 'listApprovalRequests',
+    method: 'GET',
+    path: '/v1/approval-requests',
+    summary: 'Approval requests of AI agents, newest first (default: pending)',
+    tag,
+    auth: 'store',
+    roles: ['OWNER', 'ADMIN'],
+    query: z.object({ status: z.enum(STATUSES).default('PENDING'), ...pageQuery(100) }).strict(),
+    handler: (ctx) => {
+      // Pending ones past 24 hours read as expired even before the expiry job ran.
+      const where = and(eq(approvalRequests.storeId, ctx.store.id), eq(approvalRequests.status, ctx.query.status));
+      const rows = ctx.db.select().from(approvalRequests).where(where).orderBy(desc(approvalRequests.id))
+        .limit(ctx.query.size).offset((ctx.query.page - 1) * ctx.query.size).all();
+      return paginated(rows.map((r) => presentApproval(ctx.services, r)), ctx.query.page, ctx.query.size, countRows(ctx.db, approvalRequests, where));
+    },
+  }),
+  defineOperation({
+    operationId: 'getApprovalRequest',
+    method: 'GET',
+    path: '/v1/approval-requests/{approvalId}',
+    summary: 'One approval request with its status and result; the requesting token can read its own',
+    tag,
+    auth: 'store',
+    params,
+    handler: (ctx: StoreCtx<undefined, unknown, { approvalId: string }>) => {
+      const row = loadApproval(ctx, ctx.params.approvalId);
+      const approver = ctx.store.role === 'OWNER' || ctx.store.role === 'ADMIN';
+      if (!approver && row.requesterTokenId !== ctx.principal.tokenId) throw fail(403, 'INSUFFICIENT_ROLE');
+      return presentApproval(ctx.services, row.status === 'PENDING' && row.expiresAt <= ctx.now ? { ...row, status: 'EXPIRED' } : row);
+    },
+  }),
+  decision('approveApprovalRequest', '/v1/approval-requests/{approvalId}/approve', 'Approve: runs the original request once', 'APPROVE'),
+  decision('rejectApprovalRequest', '/v1/approval-requests/{approvalId}/reject', 'Reject: the request is never run', 'REJECT'),
+];

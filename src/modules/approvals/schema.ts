@@ -1,0 +1,36 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+export type ApprovalStatus = 'PENDING' | 'EXECUTING' | 'SUCCEEDED' | 'FAILED' | 'UNKNOWN' | 'REJECTED' | 'EXPIRED';
+
+/** An AI agent's request held for a person's decision (spec 01 §3.7, §5.6), with what is needed to run it once. */
+export const approvalRequests = sqliteTable('approval_requests', {
+  id: text('id').primaryKey(),
+  storeId: text('store_id').notNull(),
+  status: text('status').$type<ApprovalStatus>().notNull(),
+  operationId: text('operation_id').notNull(),
+  operationName: text('operation_name').notNull(),
+  reason: text('reason').notNull(),
+  method: text('method').notNull(),
+  path: text('path').notNull(),
+  params: text('params', { mode: 'json' }).$type<Record<string, string>>().notNull(),
+  query: text('query', { mode: 'json' }).$type<Record<string, string>>().notNull(),
+  body: text('body').notNull(),
+  targetType: text('target_type'),
+  targetId: text('target_id'),
+  idempotencyKey: text('idempotency_key'),
+  fingerprint: text('fingerprint').notNull(),
+  requesterKind: text('requester_kind').$type<'login' | 'access'>().notNull(),
+  requesterTokenId: text('requester_token_id').notNull(),
+  requesterUserId: text('requester_user_id').notNull(),
+  requesterName: text('requester_name').notNull(),
+  ownerOnly: integer('owner_only', { mode: 'boolean' }).notNull(),
+  createdAt: integer('created_at').notNull(),
+  expiresAt: integer('expires_at').notNull(),
+  decidedAt: integer('decided_at'),
+  decidedBy: text('decided_by'),
+  notifiedAt: integer('notified_at'),
+  result: text('result', { mode: 'json' }).$type<{ statusCode: number; data?: unknown; error?: { code: string; message: string } }>(),
+}, (t) => [
+  index('approval_requests_store_status').on(t.storeId, t.status),
+  uniqueIndex('approval_requests_token_key').on(t.requesterTokenId, t.idempotencyKey),
+]);

@@ -1,0 +1,266 @@
+import { and, asc, eq, inArray, isNull, lt, max } from 'drizzle-orm';
+import { isoAt } from '../../db/clock.js';
+import { newId } from '../../db/ids.js';
+import { successOutgoing, toApiError, type Outgoing } from '../../server/envelope.js';
+import { fail } from '../../server/errors.js';
+import { sendMail } from '../../server/mail.js';
+import type { RawRequest } from '../../server/pipeline.js';
+import type { Operation, StoreCtx, Target } from '../../server/registry.js';
+import type { Services } from '../../server/services.js';
+import { requireOwned } from '../../server/tenancy.js';
+import { users } from '../accounts/schema.js';
+import { principalOfRecord } from '../accounts/principal.js';
+import { auditLogs } from '../audit/schema.js';
+import { writeAudit } from '../audit/service.js';
+import { members } from '../stores/schema.js';
+import { countAiAction } from '../stores/usage.js';
+import { approvalRequests, type ApprovalStatus } from './schema.js';
+
+const HOUR = 3600_000;
+export const APPROVAL_TTL_MS = 24 * HOUR;
+const NOTICE_BATCH_MS = 10 * 60_000;
+/** An execution still marked EXECUTING after this long was cut off (the process died mid-way). */
+const EXECUTION_STALE_MS = 5 * 60_000;
+
+type ApprovalRow = typeof approvalRequests.$inferSelect;
+
+export function presentApproval(services: Services, row: ApprovalRow) {
+  return {
+    approvalId: row.id,
+    status: row.status,
+    operationId: row.operationId,
+    operationName: row.operationName,
+    reason: row.reason,
+    request: { method: row.method, path: row.path },
+    target: row.targetType ? { type: row.targetType, id: row.targetId } : null,
+    requestedBy: { type: 'AGENT', id: row.requesterUserId, name: row.requesterName },
+    createdAt: isoAt(row.createdAt),
+    expiresAt: isoAt(row.expiresAt),
+    decidedAt: row.decidedAt === null ? null : isoAt(row.decidedAt),
+    decidedBy: row.decidedBy,
+    approvalUrl: `${services.urls.admin}/approval-requests/${row.id}`,
+    result: row.result ?? null,
+  };
+}
+
+/** A pending request past its 24 hours is expired, whether or not the expiry job ran yet. */
+const effectiveStatus = (row: ApprovalRow, now: number): ApprovalStatus => (row.status === 'PENDING' && row.expiresAt <= now ? 'EXPIRED' : row.status);
+
+export interface ApprovalInput {
+  op: Operation;
+  ctx: StoreCtx;
+  raw: RawRequest;
+  target: Target | null;
+  reason: string;
+  idempotencyKey: string | null;
+  fingerprint: string;
+  docsBase: string;
+}
+
+/**
+ * Holds an agent's request for approval: 202 APPROVAL_REQUIRED. The same token and Idempotency-Key
+ * return the first request again, or 200 APPROVAL_ALREADY_DECIDED once it was decided.
+ */
+export function requestApproval(services: Services, input: ApprovalInput): Outgoing & { approvalId: string } {
+  const { op, ctx } = input;
+  const principal = ctx.principal;
+  const requesterKind = principal.kind;
+  if (requesterKind !== 'login' && requesterKind !== 'access') throw fail(403, 'AGENT_OPERATION_DENIED');
+  return services.sqlite.transaction(() => {
+    if (input.idempotencyKey) {
+      const first = services.db.select().from(approvalRequests)
+        .where(and(eq(approvalRequests.requesterTokenId, principal.tokenId), eq(approvalRequests.idempotencyKey, input.idempotencyKey))).get();
+      if (first) {
+        if (first.fingerprint !== input.fingerprint) throw fail(409, 'IDEMPOTENCY_KEY_REUSED');
+        const status = effectiveStatus(first, ctx.now);
+        if (status === 'PENDING') return { ...pendingOutgoing(services, first), approvalId: first.id };
+        return { ...successOutgoing(200, presentApproval(services, { ...first, status }), 'APPROVAL_ALREADY_DECIDED'), approvalId: first.id };
+      }
+    }
+    const row: ApprovalRow = {
+      id: newId('apr', ctx.now),
+      storeId: ctx.store.id,
+      status: 'PENDING',
+      operationId: op.operationId,
+      operationName: op.summary,
+      reason: input.reason,
+      method: op.method,
+      path: ctx.event.url.pathname,
+      params: input.raw.params,
+      query: input.raw.query,
+      body: input.raw.body,
+      targetType: input.target?.type ?? null,
+      targetId: input.target?.id ?? null,
+      idempotencyKey: input.idempotencyKey,
+      fingerprint: input.fingerprint,
+      requesterKind,
+      requesterTokenId: principal.tokenId,
+      requesterUserId: principal.userId,
+      requesterName: principal.userName,
+      ownerOnly: op.ownerApprovalOnly ?? false,
+      createdAt: ctx.now,
+      expiresAt: ctx.now + APPROVAL_TTL_MS,
+      decidedAt: null,
+      decidedBy: null,
+      notifiedAt: null,
+      result: null,
+    };
+    services.db.insert(approvalRequests).values(row).run();
+    return { ...pendingOutgoing(services, row), approvalId: row.id };
+  })();
+}
+
+function pendingOutgoing(services: Services, row: ApprovalRow): Outgoing {
+  const { approvalId, status, operationId, reason, expiresAt, approvalUrl } = presentApproval(services, row);
+  return successOutgoing(202, { approvalId, status, operationId, reason, expiresAt, approvalUrl }, 'APPROVAL_REQUIRED');
+}
+
+export function loadApproval(ctx: StoreCtx, approvalId: string) {
+  return requireOwned(ctx.db.select().from(approvalRequests).where(eq(approvalRequests.id, approvalId)).get(), ctx.store.id, 'APPROVAL_NOT_FOUND');
+}
+
+/**
+ * A person's decision. Moving out of PENDING happens in one transaction, so simultaneous decisions
+ * execute once; approving runs the original request with the permission both the requesting token and
+ * the approver have, and records its result.
+ */
+export async function decideApproval(ctx: StoreCtx, approvalId: string, decision: 'APPROVE' | 'REJECT') {
+  const { services } = ctx;
+  const row = ctx.sqlite.transaction(() => {
+    const current = loadApproval(ctx, approvalId);
+    if (effectiveStatus(current, ctx.now) === 'EXPIRED') {
+      ctx.db.update(approvalRequests).set({ status: 'EXPIRED' }).where(eq(approvalRequests.id, current.id)).run();
+      return { expired: true as const, row: current };
+    }
+    if (current.status !== 'PENDING') throw fail(409, 'APPROVAL_NOT_PENDING', { status: current.status });
+    if (current.ownerOnly && ctx.store.role !== 'OWNER') throw fail(403, 'INSUFFICIENT_ROLE');
+    const status: ApprovalStatus = decision === 'APPROVE' ? 'EXECUTING' : 'REJECTED';
+    ctx.db.update(approvalRequests).set({ status, decidedAt: ctx.now, decidedBy: ctx.principal.userId }).where(eq(approvalRequests.id, current.id)).run();
+    writeAudit(services, {
+      storeId: ctx.store.id,
+      kind: 'DOMAIN',
+      actor: { type: ctx.principal.actorType, id: ctx.principal.userId, name: ctx.principal.userName },
+      source: ctx.principal.source,
+      action: 'APPROVAL_DECIDED',
+      target: { type: 'APPROVAL_REQUEST', id: current.id },
+      statusCode: 200,
+      result: 'SUCCEEDED',
+      errorCode: null,
+      requestId: ctx.requestId,
+      traceId: ctx.traceId,
+      idempotencyKey: null,
+      approvalId: current.id,
+      changes: [{ field: 'status', before: 'PENDING', after: status }],
+      metadata: { decision, via: 'API' },
+    });
+    return { expired: false as const, row: { ...current, status, decidedAt: ctx.now, decidedBy: ctx.principal.userId } };
+  })();
+  if (row.expired) throw fail(409, 'APPROVAL_EXPIRED');
+  if (decision === 'REJECT') return presentApproval(services, row.row);
+  const outcome = await runApproved(ctx, row.row);
+  ctx.db.update(approvalRequests).set(outcome).where(eq(approvalRequests.id, row.row.id)).run();
+  return presentApproval(services, { ...row.row, ...outcome });
+}
+
+async function runApproved(approver: StoreCtx, row: ApprovalRow): Promise<Pick<ApprovalRow, 'status' | 'result'>> {
+  const { services } = approver;
+  // Loaded here, not at module load: the pipeline imports this module.
+  const { authorize, buildCtx, execute, resolveStore } = await import('../../server/pipeline.js');
+  const op = services.operations.find((o) => o.operationId === row.operationId);
+  const requestId = newId('req');
+  let requesterActor = { type: 'AGENT', id: row.requesterUserId, name: row.requesterName };
+  let out: Outgoing;
+  try {
+    if (!op) throw fail(410, 'OPERATION_RETIRED');
+    const requester = principalOfRecord(services, row.requesterKind, row.requesterTokenId);
+    requesterActor = { type: requester.actorType, id: requester.userId, name: requester.userName };
+    const requesterStore = resolveStore(services, requester, row.storeId);
+    // Execution permission is the intersection of the requesting token and the approver (spec 01 §5.6).
+    authorize(services, op, requester, requesterStore);
+    authorize(services, op, approver.principal, approver.store);
+    const ctx = buildCtx(services, op, { params: row.params, query: row.query, body: row.body }, {
+      principal: requester, store: requesterStore, requestId, traceId: approver.traceId, event: approver.event,
+    });
+    out = await execute(services, op, ctx);
+    countAiAction(services.db, row.storeId, services.clock.now());
+  } catch (error) {
+    const err = toApiError(error, approver.traceId);
+    out = { status: err.status, body: JSON.stringify({ error: { code: err.code, message: err.message } }) };
+  }
+  const succeeded = out.status < 400;
+  const parsed = JSON.parse(out.body) as { data?: unknown; error?: { code: string; message: string } };
+  writeAudit(services, {
+    storeId: row.storeId,
+    kind: 'REQUEST',
+    actor: requesterActor,
+    source: 'API',
+    action: row.operationId,
+    target: row.targetType ? { type: row.targetType, id: row.targetId } : null,
+    statusCode: out.status,
+    result: succeeded ? 'SUCCEEDED' : 'FAILED',
+    errorCode: parsed.error?.code ?? null,
+    requestId,
+    traceId: approver.traceId,
+    idempotencyKey: row.idempotencyKey,
+    approvalId: row.id,
+    metadata: { approvedBy: approver.principal.userId },
+  });
+  return {
+    status: succeeded ? 'SUCCEEDED' : 'FAILED',
+    result: succeeded ? { statusCode: out.status, data: parsed.data } : { statusCode: out.status, error: parsed.error },
+  };
+}
+
+/** Job: pending requests past 24 hours expire (never executed). */
+export function expireApprovals(services: Services, now: number): number {
+  return services.db.update(approvalRequests).set({ status: 'EXPIRED' })
+    .where(and(eq(approvalRequests.status, 'PENDING'), lt(approvalRequests.expiresAt, now + 1))).run().changes;
+}
+
+/**
+ * Job: an execution the process did not live to record is settled from the audit log when it holds the
+ * execution, else becomes UNKNOWN with result.statusCode 0; it is never run again (spec 01 §3.7).
+ */
+export function settleInterruptedExecutions(services: Services, now: number): number {
+  const stale = services.db.select().from(approvalRequests)
+    .where(and(eq(approvalRequests.status, 'EXECUTING'), lt(approvalRequests.decidedAt, now - EXECUTION_STALE_MS))).all();
+  for (const row of stale) {
+    const executed = services.db.select().from(auditLogs)
+      .where(and(eq(auditLogs.approvalId, row.id), eq(auditLogs.kind, 'REQUEST'), eq(auditLogs.action, row.operationId))).get();
+    const settled: Pick<ApprovalRow, 'status' | 'result'> = executed
+      ? { status: executed.result === 'SUCCEEDED' ? 'SUCCEEDED' : 'FAILED', result: { statusCode: executed.statusCode } }
+      : { status: 'UNKNOWN', result: { statusCode: 0 } };
+    services.db.update(approvalRequests).set(settled).where(eq(approvalRequests.id, row.id)).run();
+  }
+  return stale.length;
+}
+
+/**
+ * Job: approvers are mailed at most once per 10 minutes per store, one digest of the new requests;
+ * owner-only requests go to owners only.
+ */
+export function notifyApprovers(services: Services, now: number): number {
+  const waiting = services.db.select().from(approvalRequests)
+    .where(and(eq(approvalRequests.status, 'PENDING'), isNull(approvalRequests.notifiedAt))).orderBy(asc(approvalRequests.id)).all();
+  let sent = 0;
+  for (const storeId of new Set(waiting.map((r) => r.storeId))) {
+    const last = services.db.select({ at: max(approvalRequests.notifiedAt) }).from(approvalRequests).where(eq(approvalRequests.storeId, storeId)).get()?.at ?? 0;
+    if (last > now - NOTICE_BATCH_MS) continue;
+    const batch = waiting.filter((r) => r.storeId === storeId);
+    const approvers = services.db.select({ email: users.email, role: members.role }).from(members)
+      .innerJoin(users, eq(users.id, members.userId))
+      .where(and(eq(members.storeId, storeId), inArray(members.role, ['OWNER', 'ADMIN']))).all();
+    for (const approver of approvers) {
+      const mine = batch.filter((r) => !r.ownerOnly || approver.role === 'OWNER');
+      if (mine.length === 0) continue;
+      sendMail(services, {
+        to: approver.email,
+        subject: `[svc] 승인 대기 중인 AI 작업 ${mine.length}건`,
+        body: mine.map((r) => `- ${r.operationName} (${r.operationId}) 요청: ${r.requesterName}, 만료 ${isoAt(r.expiresAt)}\n  ${services.urls.admin}/approval-requests/${r.id}`).join('\n'),
+      });
+      sent++;
+    }
+    services.db.update(approvalRequests).set({ notifiedAt: now }).where(inArray(approvalRequests.id, batch.map((r) => r.id))).run();
+  }
+  return sent;
+}
