@@ -58,11 +58,19 @@ const unknownResult = (): ConfirmResult => ({ status: 'CONFIRMING', approvedAmou
 const refused = (failure: GatewayFailure): ConfirmResult => ({ status: 'REFUSED', approvedAmount: 0, approvedMethod: null, pgTransactionId: null, failure });
 const unreachable: GatewayFailure = { code: 'GATEWAY_UNAVAILABLE', message: '결제사 서버가 응답하지 않습니다.', optionUnavailable: false };
 const notFound: LookupResult = { status: 'NOT_FOUND', amount: 0, approvedAmount: 0, canceledAmount: 0, approvedMethod: null, pgTransactionId: null };
-/** A 401/403 from a gateway means the store's keys are wrong or revoked: the buyer cannot fix that. */
-const isConfigurationFault = (status: number) => status === 401 || status === 403;
+/**
+ * Refusals the buyer cannot fix because the store's set-up is at fault (keys wrong or revoked, method
+ * not contracted). A 401 always is; pg_one also answers 403 for card refusals, so beyond 401 it goes by code.
+ */
+const PG_ONE_CONFIGURATION_CODES = new Set(['UNAUTHORIZED_KEY', 'INVALID_API_KEY', 'INVALID_CLIENT_KEY', 'NOT_SUPPORTED_METHOD', 'NOT_REGISTERED_BUSINESS', 'INVALID_UNREGISTERED_SUBMALL']);
+const PG_TWO_CONFIGURATION_CODES = new Set(['UNAUTHORIZED', 'FORBIDDEN', 'CHANNEL_NOT_FOUND', 'PG_PROVIDER_ERROR']);
 
-function failureOf(answer: GatewayAnswer, code: string | undefined, message: string | undefined): GatewayFailure {
-  return { code: code ?? `HTTP_${answer.status}`, message: message ?? '결제사가 요청을 거절했습니다.', optionUnavailable: isConfigurationFault(answer.status) };
+function failureOf(answer: GatewayAnswer, code: string | undefined, message: string | undefined, configurationCodes: Set<string>): GatewayFailure {
+  return {
+    code: code ?? `HTTP_${answer.status}`,
+    message: message ?? '결제사가 요청을 거절했습니다.',
+    optionUnavailable: answer.status === 401 || (code !== undefined && configurationCodes.has(code)),
+  };
 }
 
 // ---- pg_one (Toss Payments) ----
@@ -131,7 +139,7 @@ export function pgOneApi(config: PgOneConfig, secrets: SecretFields): LiveApi {
         const payment = await api.lookup(input);
         if (payment.status === 'APPROVED') return { status: 'APPROVED', approvedAmount: payment.approvedAmount, approvedMethod: payment.approvedMethod, pgTransactionId: payment.pgTransactionId };
       }
-      return refused(failureOf(answer, answer.body?.code, answer.body?.message));
+      return refused(failureOf(answer, answer.body?.code, answer.body?.message, PG_ONE_CONFIGURATION_CODES));
     },
     async cancel(input: CancelInput): Promise<CancelResult> {
       const answer = await call(`${base}/v1/payments/${encodeURIComponent(input.pgTransactionId)}/cancel`, {
@@ -139,7 +147,7 @@ export function pgOneApi(config: PgOneConfig, secrets: SecretFields): LiveApi {
       });
       if (!answer || answer.status >= 500) return { status: 'FAILED', canceledAmount: 0, failure: unreachable };
       if (answer.status === 200) return { status: 'CANCELED', canceledAmount: input.amount };
-      return { status: 'FAILED', canceledAmount: 0, failure: failureOf(answer, answer.body?.code, answer.body?.message) };
+      return { status: 'FAILED', canceledAmount: 0, failure: failureOf(answer, answer.body?.code, answer.body?.message, PG_ONE_CONFIGURATION_CODES) };
     },
     async lookup(input: { pgPaymentKey: string; pgOrderId: string }): Promise<LookupResult> {
       const path = input.pgPaymentKey ? `/v1/payments/${encodeURIComponent(input.pgPaymentKey)}` : `/v1/payments/orders/${encodeURIComponent(input.pgOrderId)}`;
@@ -213,7 +221,7 @@ export function pgTwoApi(config: PgTwoConfig, secrets: SecretFields): LiveApi {
       // PortOne V2 approves in the window; the server's confirmation is reading the payment back.
       const answer = await get(input.pgPaymentKey);
       if (!answer || answer.status >= 500) return unknownResult();
-      if (answer.status !== 200) return refused(failureOf(answer, answer.body?.type, answer.body?.message));
+      if (answer.status !== 200) return refused(failureOf(answer, answer.body?.type, answer.body?.message, PG_TWO_CONFIGURATION_CODES));
       const payment = pgTwoPayment(answer.body);
       if (payment.status === 'REFUSED') {
         return refused({ code: answer.body?.failure?.pgCode ?? 'PAYMENT_FAILED', message: answer.body?.failure?.reason ?? '결제가 실패했습니다.', optionUnavailable: false });
@@ -226,7 +234,7 @@ export function pgTwoApi(config: PgTwoConfig, secrets: SecretFields): LiveApi {
         method: 'POST', authorization, body: { storeId: config.storeId, amount: input.amount, reason: input.reason },
       });
       if (!answer || answer.status >= 500) return { status: 'FAILED', canceledAmount: 0, failure: unreachable };
-      if (answer.status !== 200) return { status: 'FAILED', canceledAmount: 0, failure: failureOf(answer, answer.body?.type, answer.body?.message) };
+      if (answer.status !== 200) return { status: 'FAILED', canceledAmount: 0, failure: failureOf(answer, answer.body?.type, answer.body?.message, PG_TWO_CONFIGURATION_CODES) };
       const cancellation = answer.body?.cancellation;
       if (cancellation?.status === 'SUCCEEDED') return { status: 'CANCELED', canceledAmount: Number(cancellation.totalAmount ?? input.amount) };
       if (cancellation?.status === 'REQUESTED') return { status: 'PENDING', canceledAmount: 0 };
