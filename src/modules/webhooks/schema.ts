@@ -34,6 +34,7 @@ export const webhookDeliveries = sqliteTable('webhook_deliveries', {
   status: text('status').$type<DeliveryStatus>().notNull(),
   /** Attempts started, written before each send so a crash mid-send still counts it. */
   attemptCount: integer('attempt_count').notNull(),
+  /** Set exactly while the record is PENDING or PENDING_RETRY, so "due" is one index range. */
   nextAttemptAt: integer('next_attempt_at'),
   lastAttemptAt: integer('last_attempt_at'),
   responseStatusCode: integer('response_status_code'),
@@ -51,8 +52,8 @@ export const webhookDeliveries = sqliteTable('webhook_deliveries', {
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
 }, (t) => [
-  index('webhook_deliveries_due').on(t.status, t.nextAttemptAt),
-  index('webhook_deliveries_webhook_due').on(t.webhookId, t.status, t.nextAttemptAt),
+  index('webhook_deliveries_due').on(t.nextAttemptAt, t.webhookId),
+  index('webhook_deliveries_webhook_due').on(t.webhookId, t.nextAttemptAt),
   index('webhook_deliveries_webhook').on(t.webhookId, t.id),
   index('webhook_deliveries_event').on(t.eventId),
 ]);
