@@ -16,11 +16,12 @@ const PAYMENT_LIST_MAX_DAYS = 92;
 const ADMIN_STATUSES = ['READY', 'CONFIRMING', 'APPROVED', 'PARTIALLY_REFUNDED', 'CANCELED', 'FAILED'] as const;
 type AdminStatus = (typeof ADMIN_STATUSES)[number];
 
-const refundedAmount = sql<number>`coalesce((select sum(${paymentRefunds.amount}) from ${paymentRefunds} where ${paymentRefunds.paymentId} = ${payments.id} and ${paymentRefunds.status} = 'COMPLETED'), 0)`;
+// Spelled out with table names: inside a select from payments drizzle would leave the columns unqualified.
+const refundedAmount = sql.raw(`coalesce((select sum(r.amount) from payment_refunds r where r.payment_id = payments.id and r.status = 'COMPLETED'), 0)`);
 const adminStatusSql = (now: number) => sql<AdminStatus>`case
   when ${payments.status} = 'COMPLETED' then case when ${refundedAmount} = 0 then 'APPROVED' when ${refundedAmount} >= ${payments.amounts}->>'totalAmount' then 'CANCELED' else 'PARTIALLY_REFUNDED' end
   when ${payments.status} = 'CONFIRMING' then 'CONFIRMING'
-  when ${payments.status} = 'FAILED' then case when exists (select 1 from ${paymentRefunds} where ${paymentRefunds.paymentId} = ${payments.id}) then 'CANCELED' else 'FAILED' end
+  when ${payments.status} = 'FAILED' then case when exists (select 1 from payment_refunds r where r.payment_id = payments.id) then 'CANCELED' else 'FAILED' end
   when ${payments.expiresAt} <= ${now} then 'FAILED'
   else 'READY' end`;
 

@@ -86,7 +86,11 @@ export const newAttempt = z.object({
   cashReceipt: cashReceipt.optional(),
 }).strict();
 
-export const simulateOutcome = z.object({ outcome: z.enum(['APPROVE', 'REFUSE', 'CANCEL', 'WINDOW_ERROR', 'CONFIRMING']) }).strict();
+/** `amount` (dev only) makes the sandbox gateway authorise another amount, to see the mismatch cancel. */
+export const simulateOutcome = z.object({
+  outcome: z.enum(['APPROVE', 'REFUSE', 'CANCEL', 'WINDOW_ERROR', 'CONFIRMING']),
+  amount: z.number().int().min(0).max(1_000_000_000).optional(),
+}).strict();
 export type Outcome = z.infer<typeof simulateOutcome>['outcome'];
 
 export const guestLookup = z.object({

@@ -79,10 +79,10 @@ export function mountPayPages(app: H3, services: Services) {
           throw new ApiError(400, 'VALIDATION_FAILED');
         }
       }
-      const { outcome } = parseWith(simulateOutcome, raw);
+      const { outcome, amount } = parseWith(simulateOutcome, raw);
       const paymentId = paymentIdOf(event);
       if (!findPayment(services.db, paymentId)) throw new ApiError(404, 'PAYMENT_NOT_FOUND');
-      const view = await decideSandbox(services, paymentId, outcome);
+      const view = await decideSandbox(services, paymentId, outcome, { amount });
       return successResponse(200, { ...view, storefrontResult: storefrontResult(services, findPayment(services.db, paymentId)!) });
     } catch (error) {
       if (!(error instanceof ApiError)) console.error('[svc] simulate:', error);

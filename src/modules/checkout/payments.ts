@@ -490,7 +490,7 @@ async function applyGatewayResult(services: Services, attempt: AttemptRow, resul
 }
 
 /** The buyer's decision in the sandbox window (pay page buttons and the dev simulate helper). */
-export async function decideSandbox(services: Services, paymentId: string, outcome: SandboxOutcome) {
+export async function decideSandbox(services: Services, paymentId: string, outcome: SandboxOutcome, options: { amount?: number } = {}) {
   const { db } = services;
   const payment = loadPayment(db, paymentId);
   const now = services.clock.now();
@@ -500,7 +500,7 @@ export async function decideSandbox(services: Services, paymentId: string, outco
     throw fail(409, 'PAYMENT_WINDOW_NOT_OPEN');
   }
   if (payment.status === 'OPEN' && now >= payment.expiresAt) throw fail(409, 'PAYMENT_EXPIRED', { expiresAt: isoAt(payment.expiresAt) });
-  sandboxDecide(services, open.pgPaymentKey!, outcome);
+  sandboxDecide(services, open.pgPaymentKey!, outcome, options);
   await confirmAttempt(services, open.id, outcome);
   return paymentStatusView(services, loadPayment(db, paymentId));
 }
