@@ -118,7 +118,8 @@ test('storage and api calls go to the callbacks; RuntimeCallbackError codes reac
 });
 
 test('at most 32 host calls of one invocation wait at once; more are refused, not queued', async () => {
-  const storage: StorageCallbacks = { get: async (k) => k, set: async () => {}, delete: async () => true, list: async () => null };
+  // Answers come late, so all 40 are asked while the first are still pending.
+  const storage: StorageCallbacks = { get: (k) => new Promise((r) => setTimeout(() => r(k), 100)), set: async () => {}, delete: async () => true, list: async () => null };
   const source = `export const tools = { t: async () => {
     const all = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => storage.get('k' + i)));
     return { ok: all.filter((r) => r.status === 'fulfilled').length, refused: [...new Set(all.flatMap((r) => (r.status === 'rejected' ? [(r.reason as any).code] : [])))] };
