@@ -8,7 +8,7 @@ import type { Services } from '../../server/services.js';
 import { parseWith } from '../../server/validation.js';
 import { stores } from '../stores/schema.js';
 import { paymentOperations } from './operations.js';
-import { setPlatformLive } from './service.js';
+import { seedSandboxProvider, setPlatformLive } from './service.js';
 
 /**
  * The platform's live permission (condition PLATFORM_LIVE_ENABLED) belongs to the operator, not the
@@ -39,6 +39,7 @@ function mountDevPlatformLive(app: H3, services: Services) {
 export const paymentsModule: Module = {
   name: 'payments',
   operations: paymentOperations,
+  onSeed: seedSandboxProvider,
   mount: (app, services) => {
     if (services.config.mode === 'dev') mountDevPlatformLive(app, services);
   },

@@ -100,41 +100,59 @@ export async function saveKeys(ctx: StoreCtx, pg: Pg, draft: KeyDraft, required:
     if (current?.id !== prepared.existing?.id || current?.version !== prepared.existing?.version) {
       throw fail(409, 'PAYMENT_CREDENTIAL_CHANGED', { provider: pg, environment: draft.environment });
     }
-    if (!currentProvider) {
-      // A newly connected provider starts disabled, in sandbox mode (spec 01 §5.5), last in priority.
-      db.insert(paymentProviders).values({
-        id: newId('pgp', now), storeId, provider: pg, enabled: false, sandboxMode: true, easyPayProviders: [],
-        sandboxPaymentAt: null, sandboxRefundAt: null, liveSwitchedAt: null, version: 1, createdAt: now, updatedAt: now,
-      }).run();
-      const settings = readSettings(db, storeId, now);
-      writeSettings(db, storeId, now, { priority: [...settings.priority.filter((p) => p !== pg), pg] });
-    }
+    if (!currentProvider) connectProvider(services, storeId, pg, now);
     if (prepared.merchantChange) {
       db.update(paymentCredentials).set({ status: 'ARCHIVED', archivedAt: now, updatedAt: now }).where(eq(paymentCredentials.id, current!.id)).run();
     }
-    const id = current && !prepared.merchantChange ? current.id : newId('pgc', now);
-    const masked = Object.fromEntries(Object.entries(prepared.secrets).map(([f, v]) => [f, maskSecret(v)]));
-    const merchant = merchantOf(pg, prepared.publicConfig);
-    const values = {
-      publicConfig: prepared.publicConfig,
-      merchant,
-      secrets: sealSecrets(services, id, prepared.secrets),
-      masked,
-      // Editing a key erases its test result; a live key tested just now keeps that result.
-      verification: verified ? ('PASSED' as const) : null,
-      verificationCode: null,
-      verifiedAt: verified?.at ?? null,
-      updatedAt: now,
-    };
-    if (id === current?.id) {
-      db.update(paymentCredentials).set({ ...values, version: current.version + 1 }).where(eq(paymentCredentials.id, id)).run();
-    } else {
-      db.insert(paymentCredentials).values({
-        id, storeId, provider: pg, environment: draft.environment, status: 'ACTIVE', version: 1, archivedAt: null, createdAt: now, ...values,
-      }).run();
-    }
+    storeKeySet(services, storeId, pg, draft.environment, prepared.merchantChange ? undefined : current, prepared.publicConfig, prepared.secrets, verified?.at ?? null);
     return oneProviderView(services, storeId, pg);
   })();
+}
+
+/** A newly connected provider starts disabled, in sandbox mode (spec 01 §5.5), last in priority. */
+function connectProvider(services: Services, storeId: string, pg: Pg, now: number, enabled = false) {
+  services.db.insert(paymentProviders).values({
+    id: newId('pgp', now), storeId, provider: pg, enabled, sandboxMode: true, easyPayProviders: [],
+    sandboxPaymentAt: null, sandboxRefundAt: null, liveSwitchedAt: null, version: 1, createdAt: now, updatedAt: now,
+  }).run();
+  const settings = readSettings(services.db, storeId, now);
+  writeSettings(services.db, storeId, now, { priority: [...settings.priority.filter((p) => p !== pg), pg] });
+}
+
+/**
+ * Writes a key set: over `current` (same merchant) or as a new active set. Editing a key erases its
+ * test result, unless the keys were tested just now (`verifiedAt`, the live pre-check).
+ */
+function storeKeySet(
+  services: Services, storeId: string, pg: Pg, environment: Environment, current: CredentialRow | undefined,
+  publicConfig: PublicConfig, secrets: SecretFields, verifiedAt: number | null,
+) {
+  const now = services.clock.now();
+  const id = current?.id ?? newId('pgc', now);
+  const values = {
+    publicConfig,
+    merchant: merchantOf(pg, publicConfig),
+    secrets: sealSecrets(services, id, secrets),
+    masked: Object.fromEntries(Object.entries(secrets).map(([f, v]) => [f, maskSecret(v)])),
+    verification: verifiedAt === null ? null : ('PASSED' as const),
+    verificationCode: null,
+    verifiedAt,
+    updatedAt: now,
+  };
+  if (current) {
+    services.db.update(paymentCredentials).set({ ...values, version: current.version + 1 }).where(eq(paymentCredentials.id, id)).run();
+  } else {
+    services.db.insert(paymentCredentials).values({ id, storeId, provider: pg, environment, status: 'ACTIVE', version: 1, archivedAt: null, createdAt: now, ...values }).run();
+  }
+}
+
+/**
+ * The seeded dev store takes sandbox payments from its first start (pg_one, test keys, enabled), so
+ * `svc checkout try` works with no set-up; test keys only ever reach the simulator.
+ */
+export function seedSandboxProvider(services: Services, storeId: string) {
+  connectProvider(services, storeId, 'pg_one', services.clock.now(), true);
+  storeKeySet(services, storeId, 'pg_one', 'TEST', undefined, { clientKey: 'test_ck_svcDevStoreSandbox0001' }, { secretKey: 'test_sk_svcDevStoreSandbox0001' }, null);
 }
 
 export const merchantOf = (pg: Pg, config: PublicConfig) =>
