@@ -45,6 +45,11 @@ interface Slot {
    * anyway, and 20 contexts created at once cost the isolate more than 20 created in turn.
    */
   setup: Promise<unknown>;
+  /**
+   * A context made ahead, never entered: the next call takes it instead of waiting ~0.3 ms for one. It is
+   * created after the current call's run is queued, so the isolate builds it while results travel back.
+   */
+  spare?: Promise<ivm.Context>;
 }
 
 interface Call {
@@ -243,15 +248,20 @@ async function invoke(msg: Extract<ToWorker, { t: 'invoke' }>) {
   try {
     const started = slot.setup.then(async () => {
       const script = await compiled(slot, msg.bundleHash, bundle);
-      const context = await slot.isolate.createContext();
+      const context = await (slot.spare ?? slot.isolate.createContext());
+      slot.spare = undefined;
       call.context = context;
       if (call.finished) return context.release();
       const request = new ivm.Callback((seq: unknown, op: unknown, json: unknown) => onRequest(call, seq, op, json), { ignored: true });
       const log = new ivm.Callback((level: unknown, text: unknown) => onLog(call, level, text), { ignored: true });
       const meta = JSON.stringify({ group: KIND_GROUP[msg.kind], name: msg.name, resultBytes: msg.limits.resultBytes, maxLogLines: MAX_LOG_LINES, maxLogChars: MAX_LOG_CHARS });
       call.settle = await context.evalClosure(GUEST_BOOTSTRAP, [request, log, meta, msg.input, msg.context], { result: { reference: true }, filename: 'svc:///bootstrap.js' });
+      const running = script.run(context, { promise: true, copy: true, timeout: msg.limits.cpuMs });
+      slot.spare = slot.isolate.createContext();
+      // Dropped with the isolate when it is disposed; nobody else waits for it.
+      slot.spare.catch(() => {});
       // Handed on in a wrapper so the lane does not wait for the function itself.
-      return { running: script.run(context, { promise: true, copy: true, timeout: msg.limits.cpuMs }) };
+      return { running };
     });
     slot.setup = started.catch(() => {});
     const run = await started;
