@@ -102,7 +102,7 @@ interface Gate {
   waiting: { installationId: string; enter: (admitted: boolean) => void }[];
 }
 
-const failure = (code: RuntimeError['code'], message: string, durationMs = 0): InvokeResult => ({ ok: false, error: { code, message }, logs: [], durationMs });
+const failure = (code: RuntimeError['code'], message: string): InvokeResult => ({ ok: false, error: { code, message }, logs: [], durationMs: 0 });
 
 /**
  * The server's side of the app runtime: forks the worker on first use, restarts it after it dies (calls
@@ -248,6 +248,8 @@ export class RuntimeHost {
   }
 
   async #ensureWorker(): Promise<Worker> {
+    // Calls still queued when the service shut down must not start a new worker.
+    if (this.#closed) throw new Error('the runtime is shut down');
     if (this.#worker && !this.#worker.exited) {
       await this.#worker.ready;
       return this.#worker;
