@@ -97,6 +97,7 @@ export default class ProductsImport extends ApiCommand<typeof ProductsImport> {
 
     results.sort((a, b) => a.row - b.row);
     this.output(results, () => this.table(results.map((r) => ({ ...r, result: r.ok ? 'created' : r.code })), ['row', 'result', 'productId', 'productNo', 'message']));
-    if (results.some((r) => !r.ok)) this.exit(1);
+    // Not this.exit(1): the base class reads an exit thrown from run() as a usage error (2).
+    if (results.some((r) => !r.ok)) process.exitCode = 1;
   }
 }

@@ -17,6 +17,7 @@ export default class ProductsStatus extends ApiCommand<typeof ProductsStatus> {
       this.log(`${data.succeeded.length} set to ${this.flags.set}, ${data.failed.length} failed`);
       for (const f of data.failed) this.logToStderr(`  ✗ ${f.productId}: ${f.code} ${f.message}`);
     });
-    if (data.failed.length) this.exit(1);
+    // Not this.exit(1): the base class reads an exit thrown from run() as a usage error (2).
+    if (data.failed.length) process.exitCode = 1;
   }
 }
