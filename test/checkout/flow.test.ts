@@ -1,16 +1,20 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestService, type Api, type TestService } from '../helpers/service.js';
+import { newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { ADDRESS, GUEST, RETURN_URL, buyerApi, buy, connectSandbox, createProduct, directSheet, fails, ok, simulate, startGuestPayment } from './support.js';
 
 let svc: TestService;
 let api: Api;
 let guest: Api;
+let storeId: string;
 
 test.before(async () => {
   svc = await startTestService();
-  api = svc.api;
-  guest = buyerApi(svc, svc.storeId);
+  // A fresh store: the seeded one comes with a sandbox provider already connected.
+  const seller = await newSellerWithStore(svc, 'flow');
+  api = seller.api;
+  storeId = seller.storeId;
+  guest = buyerApi(svc, storeId);
 });
 test.after(async () => {
   await svc.close();
@@ -159,7 +163,7 @@ test('members-only store: guest sheet and payment start are 403 GUEST_CHECKOUT_D
 test('simulate: unknown payment 404, bad outcome 400', async () => {
   fails(await simulate(guest, 'pay_nope', 'APPROVE'), 404, 'PAYMENT_NOT_FOUND');
   const { productId, optionId } = await createProduct(api, { name: 'sim' });
-  const { start } = await buy(svc, svc.storeId, { productId, optionId });
+  const { start } = await buy(svc, storeId, { productId, optionId });
   fails(await simulate(guest, start.paymentId, 'MAYBE'), 400, 'VALIDATION_FAILED');
   fails(await simulate(guest, start.paymentId, 'APPROVE'), 409, 'PAYMENT_IN_PROGRESS');
 });

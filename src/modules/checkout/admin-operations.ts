@@ -5,7 +5,8 @@ import { isoAt } from '../../db/clock.js';
 import { defineOperation } from '../../server/registry.js';
 import { requireOwned } from '../../server/tenancy.js';
 import { cashReceiptOf, presentCashReceipt } from '../orders/service.js';
-import { kstDayStart, pageQuery, periodOf, queryBool, dateString } from '../orders/queries.js';
+import { pageQuery, paginated } from '../../server/paging.js';
+import { kstDayStart, periodOf, queryBool, dateString } from '../orders/queries.js';
 import { attemptsOf, findPayment, paymentResult, type PaymentRow } from './payments.js';
 import { paymentAttempts, paymentRefunds, payments } from './schema.js';
 
@@ -26,7 +27,7 @@ const adminStatusSql = (now: number) => sql<AdminStatus>`case
   else 'READY' end`;
 
 const listQuery = z.object({
-  ...pageQuery,
+  ...pageQuery(100),
   status: z.string().transform((v) => v.split(',')).pipe(z.array(z.enum(ADMIN_STATUSES))).optional(),
   provider: z.enum(['pg_one', 'pg_two']).optional(),
   method: z.enum(['CARD', 'BANK_TRANSFER', 'VIRTUAL_ACCOUNT', 'MOBILE', 'EASY_PAY', 'POINT']).optional(),
@@ -104,10 +105,7 @@ export const paymentAdminOperations = [
       const { page, size } = ctx.query;
       const rows = ctx.db.select({ p: payments, adminStatus: status }).from(payments).where(where).orderBy(desc(payments.createdAt)).limit(size).offset((page - 1) * size).all();
       const total = ctx.db.select({ n: sql<number>`count(*)` }).from(payments).where(where).get()!.n;
-      return {
-        from, to, page, size, totalElements: total, totalPages: Math.ceil(total / size),
-        contents: rows.map((r) => presentPayment(ctx.db, { ...r.p, adminStatus: r.adminStatus }, ctx.now)),
-      };
+      return { from, to, ...paginated(rows.map((r) => presentPayment(ctx.db, { ...r.p, adminStatus: r.adminStatus }, ctx.now)), page, size, total) };
     },
   }),
   defineOperation({

@@ -8,7 +8,7 @@ import { defineMessages } from '../../server/messages.js';
 import { reply, type Ctx } from '../../server/registry.js';
 import type { Services } from '../../server/services.js';
 import { hashPassword } from '../accounts/password.js';
-import { findProduct } from '../catalog/service.js';
+import { findProduct, variantsOf } from '../catalog/service.js';
 import { recordSale } from '../catalog/stock.js';
 import { customers as customersTable } from '../customers/schema.js';
 import type { Customer } from '../customers/service.js';
@@ -122,12 +122,19 @@ function writeCashReceipt(services: Services, paymentId: string, storeId: string
   services.db.insert(cashReceipts).values(row).onConflictDoUpdate({ target: cashReceipts.paymentId, set: row }).run();
 }
 
-/** Items that changed type, or left sale, since the sheet was made (409 CHECKOUT_STALE). */
-function assertNotStale(db: Db, sheet: SheetRow) {
+/**
+ * The sheet's items as they are now: a type change or a product taken off sale makes the sheet stale
+ * (409 CHECKOUT_STALE); stock already gone is said before the buyer pays (409 INSUFFICIENT_STOCK) —
+ * nothing is reserved, so stock can still run out during approval (then the approval is canceled).
+ */
+function assertStillOrderable(db: Db, sheet: SheetRow) {
   for (const item of sheet.items) {
     const product = findProduct(db, item.productId);
+    if (product?.status === 'SOLD_OUT') throw fail(409, 'INSUFFICIENT_STOCK', { productId: item.productId, optionId: item.optionId, quantity: item.quantity });
     if (!product || product.status !== 'ON_SALE') throw fail(409, 'CHECKOUT_STALE', { productId: item.productId, reason: 'NOT_ON_SALE' });
     if (product.typeChangedVersion !== item.typeVersion) throw fail(409, 'CHECKOUT_STALE', { productId: item.productId, reason: 'TYPE_CHANGED', fulfillmentType: product.fulfillment.type });
+    const variant = product.inventoryMode === 'STANDARD' ? variantsOf(db, product.id).find((v) => v.id === item.optionId) : undefined;
+    if (variant && variant.stockQuantity < item.quantity) throw fail(409, 'INSUFFICIENT_STOCK', { productId: item.productId, optionId: item.optionId, quantity: item.quantity });
   }
 }
 
@@ -202,7 +209,7 @@ export async function startPayment(ctx: Ctx<PaymentStartInput, unknown, { checko
     if (sheet.requiresShipping && !body.shippingAddress) throw fail(400, 'SHIPPING_ADDRESS_REQUIRED');
     if (!sheet.requiresShipping && body.shippingAddress) throw validationFailed([{ field: 'shippingAddress', code: 'NOT_APPLICABLE', message: '배송이 필요 없는 주문입니다. shippingAddress를 보내지 마세요.' }]);
     assertDiscounts(body);
-    assertNotStale(ctx.db, sheet);
+    assertStillOrderable(ctx.db, sheet);
     const zipCode = body.shippingAddress?.zipCode ?? null;
     const { amounts } = priceSheet(sheet.items, storeSettingsOf(ctx.db, sheet.storeId), zipCode, body.pointAmount);
     const paid = amounts.totalAmount > 0;

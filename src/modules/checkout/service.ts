@@ -81,7 +81,10 @@ export interface Orderable {
  */
 export function orderable(db: Db, storeId: string, now: number, line: { productId: string; optionId: string; quantity: number; stay?: Stay | null }): Orderable {
   const product = findProduct(db, line.productId);
-  if (!product || product.storeId !== storeId || product.status !== 'ON_SALE') throw fail(404, 'PRODUCT_NOT_FOUND', { productId: line.productId });
+  if (!product || product.storeId !== storeId) throw fail(404, 'PRODUCT_NOT_FOUND', { productId: line.productId });
+  // Sold out is said as such (a buyer may wait for a restock); suspended and ended products do not exist for buyers.
+  if (product.status === 'SOLD_OUT') throw fail(409, 'INSUFFICIENT_STOCK', { productId: product.id, optionId: line.optionId, quantity: line.quantity });
+  if (product.status !== 'ON_SALE') throw fail(404, 'PRODUCT_NOT_FOUND', { productId: line.productId });
   const variant = variantsOf(db, product.id).find((v) => v.id === line.optionId);
   if (!variant || !variant.saleOn) throw fail(404, 'VARIANT_NOT_FOUND', { productId: product.id, optionId: line.optionId });
   const stay = priceStay(db, storeId, product.id, variant.id, line.stay, { now, quantity: line.quantity });

@@ -8,7 +8,8 @@ import { defineOperation } from '../../server/registry.js';
 import { checkPassword, hashPassword } from '../accounts/password.js';
 import { buyerStoreId } from '../checkout/service.js';
 import { guestLookup } from '../checkout/inputs.js';
-import { kstDayStart, orderNoString, pageQuery, periodOf, queryBool } from './queries.js';
+import { pageQuery, paginated } from '../../server/paging.js';
+import { kstDayStart, orderNoString, periodOf, queryBool } from './queries.js';
 import { guestLookupFailures, orderItems, orders } from './schema.js';
 import { findOrderByNo, itemsOfOrder, loadOrder, presentOrder, presentOrderItem, type OrderRow } from './service.js';
 
@@ -23,7 +24,7 @@ const GUEST_LOOKUP_LOCK_MS = 30 * 60_000;
 const dummyHash = hashPassword('svc-no-such-order');
 
 const orderListQuery = z.object({
-  ...pageQuery,
+  ...pageQuery(100),
   orderNo: orderNoString.optional(),
   keyword: z.string().trim().min(1).max(100).optional(),
   testPayment: queryBool.optional(),
@@ -81,8 +82,9 @@ export const orderOperations = [
       const total = ctx.db.select({ n: sql<number>`count(*)` }).from(orders).where(where).get()!.n;
       const items = rows.length ? ctx.db.select().from(orderItems).where(inArray(orderItems.orderId, rows.map((r) => r.id))).orderBy(orderItems.orderItemNo).all() : [];
       return {
-        orderedFrom: period?.from ?? null, orderedTo: period?.to ?? null, page, size, totalElements: total, totalPages: Math.ceil(total / size),
-        contents: rows.map((o) => presentOrder(ctx.db, o, items.filter((i) => i.orderId === o.id))),
+        orderedFrom: period?.from ?? null,
+        orderedTo: period?.to ?? null,
+        ...paginated(rows.map((o) => presentOrder(ctx.db, o, items.filter((i) => i.orderId === o.id))), page, size, total),
       };
     },
   }),
@@ -105,7 +107,7 @@ export const orderOperations = [
     tag,
     auth: 'store',
     scope: 'order:r',
-    query: z.object({ ...pageQuery, testPayment: queryBool.optional(), orderId: z.string().optional(), productId: z.string().optional() }).strict(),
+    query: z.object({ ...pageQuery(100), testPayment: queryBool.optional(), orderId: z.string().optional(), productId: z.string().optional() }).strict(),
     handler: (ctx) => {
       const { page, size, testPayment, orderId, productId } = ctx.query;
       const where = and(
@@ -117,7 +119,7 @@ export const orderOperations = [
       const rows = ctx.db.select({ item: orderItems, orderNo: orders.orderNo }).from(orderItems).innerJoin(orders, eq(orders.id, orderItems.orderId))
         .where(where).orderBy(desc(orderItems.createdAt), orderItems.orderItemNo).limit(size).offset((page - 1) * size).all();
       const total = ctx.db.select({ n: sql<number>`count(*)` }).from(orderItems).where(where).get()!.n;
-      return { page, size, totalElements: total, totalPages: Math.ceil(total / size), contents: rows.map((r) => presentOrderItem(r.item, r)) };
+      return paginated(rows.map((r) => presentOrderItem(r.item, r)), page, size, total);
     },
   }),
   defineOperation({

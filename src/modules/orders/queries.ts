@@ -2,10 +2,6 @@ import { z } from 'zod';
 import { fail } from '../../server/errors.js';
 import { addDays, daysBetween, isRealDate, today } from '../catalog/dates.js';
 
-export const pageQuery = {
-  page: z.coerce.number().int().min(1).default(1),
-  size: z.coerce.number().int().min(1).max(100).default(20),
-};
 export const queryBool = z.enum(['true', 'false']).transform((v) => v === 'true');
 export const dateString = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'YYYY-MM-DD 형식이어야 합니다.' });
 /** `orderNo` as printed (14 digits, a hyphen allowed after the date part). */
