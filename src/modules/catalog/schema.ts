@@ -92,10 +92,10 @@ export const products = sqliteTable('products', {
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
 }, (t) => [
+  // Lists run newest first by productNo; status and category filters keep that order from their index.
   uniqueIndex('products_store_no').on(t.storeId, t.productNo),
-  index('products_store_id').on(t.storeId, t.id),
-  index('products_store_status_id').on(t.storeId, t.status, t.id),
-  index('products_store_category').on(t.storeId, t.categoryId),
+  index('products_store_status_no').on(t.storeId, t.status, t.productNo),
+  index('products_store_category_no').on(t.storeId, t.categoryId, t.productNo),
 ]);
 
 export const productVariants = sqliteTable('product_variants', {
