@@ -200,6 +200,15 @@ test('concurrent change: a stale expectedVersion is 409 PAYMENT_PROVIDER_CHANGED
   assert.equal(providerOf(ok(await api('GET', '/v1/store/payment-settings')), 'pg_one').easyPayProviders, ['EASYPAY_3']);
 });
 
+test('dry run of a provider patch lists only the fields that would change and changes nothing', async () => {
+  const before = providerOf(ok(await api('GET', '/v1/store/payment-settings')), 'pg_one');
+  const res = await api('PATCH', '/v1/store/payment-providers/pg_one', { body: { enabled: true, easyPayProviders: [] }, headers: { 'x-svc-dry-run': '1' } });
+  assert.is(res.body.meta.code, 'DRY_RUN');
+  assert.equal(res.data.preview.target, { type: 'PAYMENT_PROVIDER', id: 'pg_one' });
+  assert.equal(res.data.preview.changes, [{ field: 'easyPayProviders', before: ['EASYPAY_3'], after: [] }]);
+  assert.equal(providerOf(ok(await api('GET', '/v1/store/payment-settings')), 'pg_one'), before);
+});
+
 test('disconnect archives every key set, leaves the priority, and a second disconnect is 404 PAYMENT_PROVIDER_NOT_FOUND', async () => {
   const p = ok(await api('DELETE', '/v1/store/payment-providers/pg_two'));
   assert.is(p.connected, false);

@@ -17,6 +17,8 @@
  *   409 PAYMENT_OPTION_UNAVAILABLE with `details.paymentOptions`).
  * - `checkoutMode(services, storeId): { mode: 'LIVE' | 'TEST' | null, reason: 'NO_PROVIDER' | 'NOT_LIVE' | null }`
  *   (`reason` is `PAYMENT_NOT_CONFIGURED`'s `details.reason`; `mode === 'TEST'` ⇔ `testPayment: true`).
+ * - `checkoutAvailability(services, storeId)` → `{ checkoutAvailable, checkoutMode, checkoutUnavailableReason }`
+ *   exactly as the store resources show them (spec 01 §5.5 table).
  * - `paymentDomains(services, storeId): string[]` — the seller's `checkoutOrigins` (empty = any https
  *   return URL; RETURN_URL_NOT_ALLOWED is yours to raise).
  *
@@ -184,7 +186,7 @@ export interface ProviderFailureInput {
   code: string;
 }
 
-export { paymentOptions, optionKey, findPaymentOption, checkoutMode, paymentDomains } from './routing.js';
+export { paymentOptions, optionKey, findPaymentOption, checkoutMode, checkoutAvailability, paymentDomains } from './routing.js';
 export { gatewayFor } from './adapters.js';
 export { sandboxDecide } from './sandbox.js';
 export { recordProviderFailure, recordSandboxSuccess } from './records.js';

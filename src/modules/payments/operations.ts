@@ -1,10 +1,11 @@
+import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { fail } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
 import { defineOperation, type StoreCtx } from '../../server/registry.js';
 import { EASY_PAY_PROVIDERS, METHODS, PROVIDERS, type Environment, type Pg } from './gateway.js';
 import {
-  deleteCredentials, disconnectProvider, patchProvider, saveKeys, updateSettings, verifyProvider, type KeyDraft,
+  deleteCredentials, disconnectProvider, findProvider, patchProvider, saveKeys, updateSettings, verifyProvider, type KeyDraft,
 } from './service.js';
 import { settingsView } from './settings.js';
 
@@ -182,6 +183,15 @@ export const paymentOperations = [
       message: 'enabled, sandboxMode, easyPayProviders 중 하나 이상이 필요합니다.', params: { code: 'REQUIRED' },
     }),
     target: (ctx) => storePlatformTarget(ctx, ctx.params.provider, true),
+    preview: (ctx) => {
+      const current = findProvider(ctx.db, ctx.store.id, ctx.params.provider as Pg);
+      const { expectedVersion: _, ...patch } = ctx.body;
+      return {
+        changes: Object.entries(patch)
+          .filter(([field, after]) => !isDeepStrictEqual(current?.[field as keyof typeof patch] ?? null, after))
+          .map(([field, after]) => ({ field, before: current?.[field as keyof typeof patch] ?? null, after })),
+      };
+    },
     handler: (ctx) => patchProvider(ctx, ctx.params.provider as Pg, ctx.body),
   }),
   defineOperation({

@@ -128,14 +128,16 @@ export function findPaymentOption(
 }
 
 /**
- * Whether buyers can pay, and how (spec 01 §5.5 table). The hosted storefront's public state does not
- * exist yet, so a sandbox-only store always checks out in TEST mode (decisions.md).
+ * Whether the hosted storefront is public. Hosting is not built yet, so no store is (decisions.md);
+ * this is the one place to answer from the storefront module once it exists.
  */
+const storefrontIsPublic = (_db: Db, _storeId: string) => false;
+
+/** Whether buyers can pay, and how (spec 01 §5.5 table). */
 export function checkoutMode(services: Pick<Services, 'db'>, storeId: string): CheckoutMode {
   const { environment } = storeRouting(services.db, storeId);
   if (environment === null) return { mode: null, reason: 'NO_PROVIDER' };
-  const storefrontPublic = false;
-  if (environment === 'TEST' && storefrontPublic) return { mode: null, reason: 'NOT_LIVE' };
+  if (environment === 'TEST' && storefrontIsPublic(services.db, storeId)) return { mode: null, reason: 'NOT_LIVE' };
   return { mode: environment, reason: null };
 }
 
