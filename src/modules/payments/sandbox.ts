@@ -3,7 +3,7 @@ import { newId } from '../../db/ids.js';
 import { fail } from '../../server/errors.js';
 import type { Services } from '../../server/services.js';
 import type {
-  ConfirmResult, Gateway, GatewayFailure, LookupResult, PaymentMethod, Pg, SandboxOutcome, SandboxView,
+  ConfirmResult, Gateway, GatewayFailure, LookupResult, Pg, SandboxOutcome, SandboxView,
 } from './gateway.js';
 import { recordProviderFailure, recordSandboxSuccess } from './records.js';
 import type { CredentialRow } from './routing.js';
@@ -73,8 +73,10 @@ export function sandboxGateway(services: Services, storeId: string, pg: Pg, cred
       switch (row.status) {
         case 'AUTHORIZED':
           // Like the real APIs, a confirm that times out still approves: the answer just arrives late.
-          update(services, row, { status: 'APPROVED' });
-          recordSandboxSuccess(services, storeId, pg, 'PAYMENT');
+          services.sqlite.transaction(() => {
+            update(services, row, { status: 'APPROVED' });
+            recordSandboxSuccess(services, storeId, pg, 'PAYMENT');
+          })();
           if (row.slowConfirm) return { status: 'CONFIRMING', approvedAmount: 0, approvedMethod: null, pgTransactionId: null };
           return approved(row);
         case 'APPROVED':
@@ -101,8 +103,10 @@ export function sandboxGateway(services: Services, storeId: string, pg: Pg, cred
         return { status: 'FAILED', canceledAmount: 0, failure: { code: 'NOT_CANCELABLE_AMOUNT', message: `취소할 수 있는 금액은 ${left}원입니다.`, optionUnavailable: false } };
       }
       const canceledAmount = row.canceledAmount + input.amount;
-      update(services, row, { canceledAmount, status: canceledAmount === row.gatewayAmount ? 'CANCELED' : 'PARTIALLY_CANCELED' });
-      recordSandboxSuccess(services, storeId, pg, 'REFUND');
+      services.sqlite.transaction(() => {
+        update(services, row, { canceledAmount, status: canceledAmount === row.gatewayAmount ? 'CANCELED' : 'PARTIALLY_CANCELED' });
+        recordSandboxSuccess(services, storeId, pg, 'REFUND');
+      })();
       return { status: 'CANCELED', canceledAmount: input.amount };
     },
     async lookup(input) {
@@ -141,7 +145,7 @@ export function sandboxDecide(services: Services, pgPaymentKey: string, outcome:
     })();
     update(services, row, change);
     if (outcome === 'WINDOW_ERROR') {
-      recordProviderFailure(services, row.storeId, { pg: row.provider, method: row.method as PaymentMethod, easyPayProvider: row.easyPayProvider, code: 'INVALID_CHANNEL' });
+      recordProviderFailure(services, row.storeId, { pg: row.provider, method: row.method, easyPayProvider: row.easyPayProvider, code: 'INVALID_CHANNEL' });
     }
     return view({ ...row, ...change } as SandboxRow);
   })();

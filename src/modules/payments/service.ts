@@ -46,8 +46,8 @@ export interface KeyDraft {
 }
 
 export interface PreparedKeys {
+  provider: ProviderRow | undefined;
   existing: CredentialRow | undefined;
-  providerVersion: number | null;
   merchantChange: boolean;
   publicConfig: PublicConfig;
   secrets: SecretFields;
@@ -73,7 +73,7 @@ function prepareKeys(services: Services, storeId: string, pg: Pg, draft: KeyDraf
   // First registration (also of another merchant) needs every key; later edits may send only changes.
   const missing = [...required.filter((f) => !(f in publicConfig)), ...(secrets[REQUIRED_SECRET[pg]] ? [] : [REQUIRED_SECRET[pg]])];
   if (missing.length) throw fail(400, 'PAYMENT_PROVIDER_INCOMPLETE', { provider: pg, environment: draft.environment, missing });
-  return { existing, providerVersion: provider?.version ?? null, merchantChange, publicConfig, secrets };
+  return { provider, existing, merchantChange, publicConfig, secrets };
 }
 
 /**
@@ -84,9 +84,8 @@ export async function saveKeys(ctx: StoreCtx, pg: Pg, draft: KeyDraft, required:
   const { services } = ctx;
   const storeId = ctx.store.id;
   const prepared = prepareKeys(services, storeId, pg, draft, required, expectedVersion);
-  const provider = findProvider(services.db, storeId, pg);
   let verified: { at: number } | null = null;
-  if (draft.environment === 'LIVE' && provider && !provider.sandboxMode) {
+  if (draft.environment === 'LIVE' && prepared.provider && !prepared.provider.sandboxMode) {
     const check = await verifyKeys(services, pg, { environment: 'LIVE', publicConfig: prepared.publicConfig }, prepared.secrets);
     if (!check.ok) throw fail(409, 'PAYMENT_PROVIDER_VERIFICATION_FAILED', { provider: pg, environment: 'LIVE', gatewayCode: check.code, gatewayMessage: check.message });
     verified = { at: services.clock.now() };
@@ -95,7 +94,7 @@ export async function saveKeys(ctx: StoreCtx, pg: Pg, draft: KeyDraft, required:
     const { db } = services;
     const now = services.clock.now();
     const currentProvider = findProvider(db, storeId, pg);
-    if ((currentProvider?.version ?? null) !== prepared.providerVersion) throw fail(409, 'PAYMENT_PROVIDER_CHANGED', { provider: pg });
+    if (currentProvider?.id !== prepared.provider?.id || currentProvider?.version !== prepared.provider?.version) throw fail(409, 'PAYMENT_PROVIDER_CHANGED', { provider: pg });
     const current = activeCredential(db, storeId, pg, draft.environment);
     if (current?.id !== prepared.existing?.id || current?.version !== prepared.existing?.version) {
       throw fail(409, 'PAYMENT_CREDENTIAL_CHANGED', { provider: pg, environment: draft.environment });
