@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { apiClient, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { startFakeGateway, type FakeGateway } from './fake-gateway.js';
-import { PG_ONE_LIVE, PG_ONE_TEST, PG_TWO_LIVE, PG_TWO_TEST, fails, ok, providerOf } from './support.js';
+import { PG_ONE_LIVE, PG_ONE_TEST, PG_TWO_LIVE, PG_TWO_TEST, availability, fails, ok, providerOf } from './support.js';
 
 let svc: TestService;
 let fake: FakeGateway;
@@ -77,8 +77,7 @@ test('only the platform permission missing: LIVE_PAYMENTS_DISABLED; granted, the
   // sandboxMode true is always allowed (and back again needs the gate, still open).
   ok(await api('PATCH', '/v1/store/payment-providers/pg_one', { body: { sandboxMode: true } }));
   ok(await api('PATCH', '/v1/store/payment-providers/pg_one', { body: { sandboxMode: false } }));
-  const store = ok(await api('GET', '/v1/store'));
-  assert.equal([store.checkoutAvailable, store.checkoutMode, store.checkoutUnavailableReason], [true, 'LIVE', null]);
+  assert.equal(await availability(api, seller.storeId), [true, 'LIVE', null]);
 });
 
 test('a live store excludes sandbox providers; without the platform permission live ones are PLATFORM_BLOCKED', async () => {

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { statSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { PG_ONE_TEST, PG_TWO_TEST, SECRETS, fails, ok, providerOf } from './support.js';
+import { PG_ONE_TEST, PG_TWO_TEST, SECRETS, availability, fails, ok, providerOf } from './support.js';
 
 let svc: TestService;
 let seller: Awaited<ReturnType<typeof newSellerWithStore>>;
@@ -24,10 +24,7 @@ test('a new store has no provider: empty candidates, checkout PAYMENT_NOT_CONFIG
   assert.is(settings.environment, null);
   assert.equal(settings.priority, []);
   assert.equal(settings.providers.map((p: any) => [p.provider, p.status, p.routingExclusion]), [['pg_one', 'NOT_CONNECTED', 'NOT_CONNECTED'], ['pg_two', 'NOT_CONNECTED', 'NOT_CONNECTED']]);
-  const store = ok(await api('GET', '/v1/store'));
-  assert.is(store.checkoutAvailable, false);
-  assert.is(store.checkoutMode, null);
-  assert.is(store.checkoutUnavailableReason, 'PAYMENT_NOT_CONFIGURED');
+  assert.equal(await availability(api, seller.storeId), [false, null, 'PAYMENT_NOT_CONFIGURED']);
 });
 
 test('pg_one key formats: wrong prefix, widget keys, environment mismatch → INVALID_CREDENTIALS; nothing saved', async () => {
@@ -163,8 +160,7 @@ test('enabled sandbox providers become candidates in priority order; options and
     'pg_two:CARD', 'pg_two:EASY_PAY', 'pg_two:BANK_TRANSFER',
     'pg_one:CARD', 'pg_one:EASY_PAY:EASYPAY_2', 'pg_one:EASY_PAY:EASYPAY_1', 'pg_one:BANK_TRANSFER', 'pg_one:MOBILE',
   ]);
-  const store = ok(await api('GET', '/v1/store'));
-  assert.equal([store.checkoutAvailable, store.checkoutMode, store.checkoutUnavailableReason], [true, 'TEST', null]);
+  assert.equal(await availability(api, seller.storeId), [true, 'TEST', null]);
 });
 
 test('priority must name every connected provider exactly once: INVALID_PRIORITY', async () => {

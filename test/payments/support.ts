@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import type { ApiResponse } from '../helpers/service.js';
+import type { Api, ApiResponse } from '../helpers/service.js';
 
 export const PG_ONE_TEST = { environment: 'TEST', clientKey: 'test_ck_D5GePWvyJnrK0W0k6q8gLzN97Eoq', secretKey: 'test_sk_zXLkKEypNArWmo50nX3lmeaxYG5R' };
 export const PG_ONE_LIVE = { environment: 'LIVE', clientKey: 'live_ck_D5GePWvyJnrK0W0k6q8gLzN97Eoq', secretKey: 'live_sk_zXLkKEypNArWmo50nX3lmeaxYG5R' };
@@ -29,3 +29,12 @@ export function ok(res: ApiResponse, status = 200) {
 }
 
 export const providerOf = (settings: any, pg: string) => settings.providers.find((p: any) => p.provider === pg);
+
+/** The §5.5 availability fields as the admin store and the buyer store both show them (they must agree). */
+export async function availability(api: Api, storeId: string) {
+  const pick = (d: any) => [d.checkoutAvailable, d.checkoutMode, d.checkoutUnavailableReason];
+  const admin = pick(ok(await api('GET', '/v1/store')));
+  const buyer = pick(ok(await api('GET', '/storefront/v1/store', { token: null, storeId })));
+  assert.equal(buyer, admin, 'storefront and admin agree');
+  return admin;
+}
