@@ -46,7 +46,9 @@ defineMessages({
 export type ProductRow = typeof products.$inferSelect;
 export type VariantRow = typeof productVariants.$inferSelect;
 
-const VARIANT_COLUMNS = Object.keys(getTableColumns(productVariants));
+/** A prepared insert of every column, each bound by its own name. */
+const insertAll = (db: Db, table: typeof products | typeof productVariants) =>
+  db.insert(table).values(Object.fromEntries(Object.keys(getTableColumns(table)).map((c) => [c, sql.placeholder(c)])) as never).prepare();
 
 const q = preparedFor((db) => ({
   productById: db.select().from(products).where(eq(products.id, sql.placeholder('id'))).prepare(),
@@ -61,7 +63,9 @@ const q = preparedFor((db) => ({
   counters: db.select({ productCount: catalogSequences.productCount, version: catalogSequences.version }).from(catalogSequences)
     .where(eq(catalogSequences.storeId, sql.placeholder('storeId'))).prepare(),
   // Structures of up to 500 combinations: one prepared statement per row beats building a 6,000-parameter query.
-  insertVariant: db.insert(productVariants).values(Object.fromEntries(VARIANT_COLUMNS.map((c) => [c, sql.placeholder(c)])) as never).prepare(),
+  insertProduct: insertAll(db, products),
+  insertVariant: insertAll(db, productVariants),
+  storeSettings: db.select({ settings: stores.settings }).from(stores).where(eq(stores.id, sql.placeholder('storeId'))).prepare(),
   updateVariant: db.update(productVariants)
     .set({ position: sql.placeholder('position'), additionalAmount: sql.placeholder('additionalAmount'), stockQuantity: sql.placeholder('stockQuantity'), saleOn: sql.placeholder('saleOn'), sku: sql.placeholder('sku') } as never)
     .where(eq(productVariants.id, sql.placeholder('id'))).prepare(),
@@ -279,8 +283,7 @@ export const paginated = <T>(contents: T[], page: number, size: number, totalEle
 // Writes
 
 // Read from the table directly: the stores service imports the module list, which would make a cycle here.
-const storeSettings = (db: Db, storeId: string) =>
-  db.select({ settings: stores.settings }).from(stores).where(eq(stores.id, storeId)).get()!.settings as StoreSettings;
+const storeSettings = (db: Db, storeId: string) => q(db).storeSettings.get({ storeId })!.settings as StoreSettings;
 
 /** Store defaults snapshotted into a new product (spec 01 §2.3 rule 1). */
 function resolveNewFulfillment(settings: StoreSettings, input: FulfillmentInput | undefined): Fulfillment {
@@ -418,7 +421,7 @@ export function writeProduct(ctx: WriteCtx, mode: WriteMode, existing: ProductRo
     const updated = db.update(products).set(changes).where(and(eq(products.id, existing.id), eq(products.version, existing.version))).run();
     if (updated.changes !== 1) throw fail(409, 'PRODUCT_CHANGED', { version: existing.version });
   } else {
-    db.insert(products).values(row).run();
+    q(db).insertProduct.run(row);
   }
   if (!existing || input.options !== undefined || input.variants !== undefined || input.stockQuantity !== undefined || mode === 'replace') {
     syncVariants(ctx, row, settings, existing ? variantsOf(db, row.id) : []);
