@@ -223,6 +223,8 @@ test('pg_two live adapter: PortOne-style read-back confirm, gateway amount, chan
   assert.equal(await archived.cancel({ pgTransactionId: '20261121000020-01', amount: 9000, reason: '환불' }), { status: 'CANCELED', canceledAmount: 9000 });
   assert.equal(fake.requests.at(-1)!.body, { storeId: PG_TWO_LIVE.storeId, amount: 9000, reason: '환불' });
   assert.equal((await archived.lookup({ pgPaymentKey: '20261121000020-01', pgOrderId: '20261121000020-01' })).status, 'PARTIALLY_CANCELED');
+  const noWindow = await archived.prepareWindow({ paymentId: 'pay_p9', attemptId: 'a', pgOrderId: '20261121000029-01', amount: 1000, orderName: 'x', method: 'CARD', returnUrl: 'https://shop.example/r' }).catch((e) => e);
+  assert.equal([noWindow.code, noWindow.details.reason], ['PAYMENT_PROVIDER_UNAVAILABLE', 'CREDENTIAL_ARCHIVED']);
   // New payments cannot use a disconnected provider.
   assert.throws(() => payments.gatewayFor(svc.services, seller.storeId, 'pg_two'), (e: any) => e.code === 'PAYMENT_PROVIDER_UNAVAILABLE');
 });

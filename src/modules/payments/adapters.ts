@@ -51,7 +51,10 @@ export function gatewayFor(services: Services, storeId: string, pg: Pg, options:
   if (options.credentialId) {
     const credential = requireOwned(db.select().from(paymentCredentials).where(eq(paymentCredentials.id, options.credentialId)).get(), storeId, 'PAYMENT_CREDENTIAL_NOT_FOUND');
     if (credential.provider !== pg) throw fail(404, 'PAYMENT_CREDENTIAL_NOT_FOUND');
-    return gatewayOf(services, storeId, pg, credential);
+    const gateway = gatewayOf(services, storeId, pg, credential);
+    if (credential.status === 'ACTIVE') return gateway;
+    // Archived keys serve only the payments already made with them: no new window (spec 01 §5.5).
+    return { ...gateway, prepareWindow: async () => { throw unavailable({ pg, reason: 'CREDENTIAL_ARCHIVED' }); } };
   }
   const provider = db.select().from(paymentProviders).where(and(eq(paymentProviders.storeId, storeId), eq(paymentProviders.provider, pg))).get();
   if (!provider) throw unavailable({ pg, reason: 'NOT_CONNECTED' });
