@@ -68,6 +68,8 @@ test('live keys: a failed connection test is a result, not an error; the gate ne
 test('only the platform permission missing: LIVE_PAYMENTS_DISABLED; granted, the switch goes live', async () => {
   const res = await api('PATCH', '/v1/store/payment-providers/pg_one', { body: { sandboxMode: false } });
   fails(res, 409, 'LIVE_PAYMENTS_DISABLED');
+  fails(await api('POST', '/_dev/v1/payment-settings/platform-live', { body: { storeId: seller.storeId, enabled: 'yes' } }), 400, 'VALIDATION_FAILED');
+  fails(await api('POST', '/_dev/v1/payment-settings/platform-live', { body: { storeId: 'st_missing', enabled: true } }), 404, 'NOT_FOUND');
   assert.equal(res.body.error.details.conditions.filter((c: any) => !c.met).map((c: any) => c.code), ['PLATFORM_LIVE_ENABLED']);
   ok(await platformLive(true));
   const p = ok(await api('PATCH', '/v1/store/payment-providers/pg_one', { body: { sandboxMode: false } }));
