@@ -13,13 +13,14 @@ import { recordSale } from '../catalog/stock.js';
 import { customers as customersTable } from '../customers/schema.js';
 import type { Customer } from '../customers/service.js';
 import {
-  checkoutMode, findPaymentOption, gatewayFor, paymentDomains, paymentOptions, sandboxDecide,
-  type ConfirmResult, type EasyPayProvider, type PaymentMethod, type PaymentOption, type Pg, type SandboxOutcome,
+  checkoutMode, gatewayFor, optionKey, paymentDomains, paymentOptions, sandboxDecide,
+  type ConfirmResult, type EasyPayProvider, type Gateway, type PaymentMethod, type PaymentOption, type Pg, type SandboxOutcome,
 } from '../payments/gateway.js';
 import { sealSecrets } from '../payments/crypto.js';
 import { cashReceipts } from '../orders/schema.js';
-import { allocateOrderNo, createOrder } from '../orders/service.js';
+import { allocateOrderNo, cashReceiptOf, createOrder } from '../orders/service.js';
 import { idempotent } from './idempotency.js';
+import { insertRow, updateById } from './statements.js';
 import type { PaymentStartInput } from './inputs.js';
 import { deliveryGroupOf, priceSheet } from './pricing.js';
 import { paymentAttempts, paymentRefunds, payments, checkoutSheets, type AttemptStatus, type Failure, type PaymentOptionRef } from './schema.js';
@@ -58,6 +59,7 @@ const q = preparedFor((db) => ({
   payment: db.select().from(payments).where(eq(payments.id, sql.placeholder('id'))).prepare(),
   attempt: db.select().from(paymentAttempts).where(eq(paymentAttempts.id, sql.placeholder('id'))).prepare(),
   attemptsOf: db.select().from(paymentAttempts).where(eq(paymentAttempts.paymentId, sql.placeholder('paymentId'))).orderBy(paymentAttempts.seq).prepare(),
+  customer: db.select().from(customersTable).where(eq(customersTable.id, sql.placeholder('id'))).prepare(),
   lastAttempt: db.select().from(paymentAttempts).where(eq(paymentAttempts.paymentId, sql.placeholder('paymentId'))).orderBy(desc(paymentAttempts.seq)).limit(1).prepare(),
 }));
 
@@ -94,8 +96,10 @@ function assertReturnUrl(services: Services, storeId: string, value: string, tes
 
 /** The requested option among the enabled ones (409 PAYMENT_NOT_CONFIGURED / PAYMENT_OPTION_UNAVAILABLE). */
 function resolveOption(services: Services, storeId: string, input: PaymentOptionRef): PaymentOption {
-  if (paymentOptions(services, storeId).length === 0) throw fail(409, 'PAYMENT_NOT_CONFIGURED', { reason: checkoutMode(services, storeId).reason ?? 'NO_PROVIDER' });
-  const option = findPaymentOption(services, storeId, input);
+  const options = paymentOptions(services, storeId);
+  if (options.length === 0) throw fail(409, 'PAYMENT_NOT_CONFIGURED', { reason: checkoutMode(services, storeId).reason ?? 'NO_PROVIDER' });
+  const key = optionKey(input as Parameters<typeof optionKey>[0]);
+  const option = options.find((o) => o.key === key);
   if (!option) throw fail(409, 'PAYMENT_OPTION_UNAVAILABLE', { option: input, paymentOptions: presentOptions(services, storeId) });
   return option;
 }
@@ -146,8 +150,8 @@ function insertAttempt(db: Db, payment: PaymentRow, seq: number, option: Payment
     pgOrderId: pgOrderId(payment.orderNo, seq), pgPaymentKey: null, credentialId: null, pgTransactionId: null, approvedMethod: null, approvedAmount: null,
     status: 'READY', returnUrl, failure: null, testPayment, createdAt: now, updatedAt: now, approvedAt: null,
   };
-  db.insert(paymentAttempts).values(attempt).run();
-  db.update(payments).set({ pg: option.pg, method: option.method }).where(eq(payments.id, payment.id)).run();
+  insertRow(db, paymentAttempts, attempt);
+  updateById(db, payments, payment.id, { pg: option.pg, method: option.method });
   return attempt;
 }
 
@@ -156,40 +160,35 @@ function insertAttempt(db: Db, payment: PaymentRow, seq: number, option: Payment
  * window that cannot be prepared ends the attempt with `optionUnavailable` and answers 503; the payment
  * stays open for another option.
  */
-async function openWindow(services: Services, payment: PaymentRow, attempt: AttemptRow, sheet: SheetRow) {
+async function openWindow(services: Services, gateway: Gateway, payment: PaymentRow, attempt: AttemptRow, sheet: SheetRow) {
   try {
-    const gateway = gatewayFor(services, payment.storeId, attempt.pg as Pg);
     const prepared = await gateway.prepareWindow({
       paymentId: payment.id, attemptId: attempt.id, pgOrderId: attempt.pgOrderId, amount: payment.amounts.totalAmount, orderName: orderName(sheet),
       method: attempt.method as PaymentMethod, provider: (attempt.provider ?? undefined) as EasyPayProvider | undefined, returnUrl: attempt.returnUrl,
     });
-    services.db.update(paymentAttempts).set({ pgPaymentKey: prepared.pgPaymentKey ?? null, credentialId: prepared.credentialId, updatedAt: services.clock.now() }).where(eq(paymentAttempts.id, attempt.id)).run();
+    updateById(services.db, paymentAttempts, attempt.id, { pgPaymentKey: prepared.pgPaymentKey ?? null, credentialId: prepared.credentialId, updatedAt: services.clock.now() });
     return prepared.windowUrl ?? `${services.config.origin}/pay/${payment.id}`;
   } catch (error) {
     const err = error instanceof ApiError ? error : new ApiError(503, 'PAYMENT_PROVIDER_UNAVAILABLE', { optionUnavailable: false });
     const now = services.clock.now();
     const f = failure(err.code, err.message, Boolean(err.details?.optionUnavailable), now);
     services.sqlite.transaction(() => {
-      services.db.update(paymentAttempts).set({ status: 'WINDOW_ERROR', failure: f, updatedAt: now }).where(eq(paymentAttempts.id, attempt.id)).run();
-      services.db.update(payments).set({ lastFailure: f, updatedAt: now }).where(eq(payments.id, payment.id)).run();
+      updateById(services.db, paymentAttempts, attempt.id, { status: 'WINDOW_ERROR', failure: f, updatedAt: now });
+      updateById(services.db, payments, payment.id, { lastFailure: f, updatedAt: now });
     })();
     throw new ApiError(err.status, err.code, { ...err.details, paymentId: payment.id, attemptId: attempt.id }, err.fieldErrors);
   }
 }
 
-const presentOption = (a: Pick<AttemptRow, 'pg' | 'method' | 'provider'>, options: PaymentOption[]) => {
-  const key = a.provider ? `${a.pg}:${a.method}:${a.provider}` : `${a.pg}:${a.method}`;
-  const known = options.find((o) => o.key === key);
-  return { pg: a.pg, method: a.method, provider: a.provider, key, label: known?.label ?? a.method, pgName: known?.pgName ?? a.pg };
-};
+const presentOption = (o: PaymentOption) => ({ pg: o.pg, method: o.method, provider: o.provider ?? null, key: o.key, label: o.label, pgName: o.pgName });
 
-function startView(services: Services, payment: PaymentRow, attempt: AttemptRow | null, payUrl: string | null) {
+function startView(payment: PaymentRow, attempt: AttemptRow | null, option: PaymentOption | null, payUrl: string | null) {
   return {
     status: payment.status === 'COMPLETED' ? 'completed' : 'ready',
     paymentId: payment.id,
     payUrl,
     attemptId: attempt?.id ?? null,
-    option: attempt ? presentOption(attempt, paymentOptions(services, payment.storeId)) : null,
+    option: option && presentOption(option),
     amounts: payment.amounts,
     orderId: payment.orderId,
     testPayment: payment.testPayment,
@@ -223,7 +222,8 @@ export async function startPayment(ctx: Ctx<PaymentStartInput, unknown, { checko
       if (body.option) throw validationFailed([{ field: 'option', code: 'NOT_APPLICABLE', message: '결제할 금액이 없으면 option을 보내지 않습니다.' }]);
       if (body.cashReceipt) assertCashReceiptAllowed(null, 0);
     }
-    const testPayment = paid ? gatewayFor(services, sheet.storeId, option!.pg).sandbox : checkoutMode(services, sheet.storeId).mode === 'TEST';
+    const gateway = paid ? gatewayFor(services, sheet.storeId, option!.pg) : null;
+    const testPayment = gateway ? gateway.sandbox : checkoutMode(services, sheet.storeId).mode === 'TEST';
     if (paid) assertReturnUrl(services, sheet.storeId, body.returnUrl!, testPayment);
     const guestPasswordHash = body.guest ? await hashPassword(body.guest.orderPassword) : null;
 
@@ -253,8 +253,8 @@ export async function startPayment(ctx: Ctx<PaymentStartInput, unknown, { checko
         expiresAt: now + PAYMENT_TTL_MS,
         updatedAt: now,
       };
-      ctx.db.insert(payments).values(payment).run();
-      if (zipCode) ctx.db.update(checkoutSheets).set({ zipCode }).where(eq(checkoutSheets.id, sheet.id)).run();
+      insertRow(ctx.db, payments, payment);
+      if (zipCode) updateById(ctx.db, checkoutSheets, sheet.id, { zipCode });
       if (body.cashReceipt) writeCashReceipt(services, payment.id, sheet.storeId, now, body.cashReceipt);
       if (!paid) {
         // Nothing to charge: the order is made now, without a window (spec 02 §2.4 `completed`).
@@ -263,8 +263,8 @@ export async function startPayment(ctx: Ctx<PaymentStartInput, unknown, { checko
       }
       return { payment, attempt: insertAttempt(ctx.db, payment, 1, option!, body.returnUrl!, testPayment, now) };
     })();
-    const payUrl = attempt ? await openWindow(services, payment, attempt, sheet) : null;
-    return reply(201, startView(services, payment, attempt, payUrl));
+    const payUrl = attempt ? await openWindow(services, gateway!, payment, attempt, sheet) : null;
+    return reply(201, startView(payment, attempt, option, payUrl));
   });
 }
 
@@ -294,7 +294,8 @@ export async function newAttempt(ctx: Ctx<{ option: PaymentOptionRef; returnUrl:
     assertRetryable(ctx.db, payment, ctx.now);
     const option = resolveOption(services, payment.storeId, ctx.body.option);
     if (ctx.body.cashReceipt) assertCashReceiptAllowed(option.method, payment.amounts.totalAmount);
-    const testPayment = gatewayFor(services, payment.storeId, option.pg).sandbox;
+    const gateway = gatewayFor(services, payment.storeId, option.pg);
+    const testPayment = gateway.sandbox;
     assertReturnUrl(services, payment.storeId, ctx.body.returnUrl, testPayment);
     const attempt = services.sqlite.transaction(() => {
       const now = services.clock.now();
@@ -303,12 +304,12 @@ export async function newAttempt(ctx: Ctx<{ option: PaymentOptionRef; returnUrl:
       const seq = (q(ctx.db).lastAttempt.get({ paymentId: payment.id })?.seq ?? 0) + 1;
       if (seq > 99) throw fail(409, 'PAYMENT_ENDED', { reason: 'TOO_MANY_ATTEMPTS' });
       if (ctx.body.cashReceipt) writeCashReceipt(services, payment.id, payment.storeId, now, ctx.body.cashReceipt);
-      if (testPayment !== fresh.testPayment) ctx.db.update(payments).set({ testPayment, updatedAt: now }).where(eq(payments.id, payment.id)).run();
+      if (testPayment !== fresh.testPayment) updateById(ctx.db, payments, payment.id, { testPayment, updatedAt: now });
       return insertAttempt(ctx.db, fresh, seq, option, ctx.body.returnUrl, testPayment, now);
     })();
     const fresh = loadPayment(ctx.db, payment.id);
-    const payUrl = await openWindow(services, fresh, attempt, loadSheet(ctx.db, payment.checkoutId));
-    return reply(201, startView(services, fresh, attempt, payUrl));
+    const payUrl = await openWindow(services, gateway, fresh, attempt, loadSheet(ctx.db, payment.checkoutId));
+    return reply(201, startView(fresh, attempt, option, payUrl));
   });
 }
 
@@ -372,16 +373,17 @@ function placeOrder(services: Services, now: number, payment: PaymentRow, sheet:
       refundPolicy: item.refundPolicy,
     })),
   });
-  db.update(payments).set({ status: 'COMPLETED', orderId: order.id, updatedAt: now }).where(eq(payments.id, payment.id)).run();
-  db.update(checkoutSheets).set({ status: 'COMPLETED', orderId: order.id }).where(eq(checkoutSheets.id, sheet.id)).run();
+  updateById(db, payments, payment.id, { status: 'COMPLETED', orderId: order.id, updatedAt: now });
+  updateById(db, checkoutSheets, sheet.id, { status: 'COMPLETED', orderId: order.id });
   removeOrderedCartLines(db, sheet);
-  const cash = CASH_METHODS.has(approval.approvedMethod);
-  db.update(cashReceipts).set({ status: cash ? 'ISSUE_PENDING' : 'NOT_APPLICABLE', nextAttemptAt: cash ? now : null, updatedAt: now })
-    .where(and(eq(cashReceipts.paymentId, payment.id), eq(cashReceipts.status, 'REQUESTED'))).run();
+  if (cashReceiptOf(db, payment.id)?.status === 'REQUESTED') {
+    const cash = CASH_METHODS.has(approval.approvedMethod);
+    updateById(db, cashReceipts, payment.id, { status: cash ? 'ISSUE_PENDING' : 'NOT_APPLICABLE', nextAttemptAt: cash ? now : null, updatedAt: now }, 'paymentId');
+  }
   return order.id;
 }
 
-const customerOf = (db: Db, id: string | null) => (id ? db.select().from(customersTable).where(eq(customersTable.id, id)).get() ?? null : null);
+const customerOf = (db: Db, id: string | null) => (id ? q(db).customer.get({ id }) ?? null : null);
 
 const CANCEL_MESSAGES: Record<string, string> = {
   DUPLICATE_APPROVAL: '같은 주문서가 이미 결제되어 이 결제는 자동 취소되었습니다.',
@@ -405,11 +407,11 @@ function settleApproval(services: Services, attemptId: string, result: ConfirmRe
     if (attempt.status !== 'READY' && attempt.status !== 'CONFIRMING') return { kind: 'NOOP' };
     const payment = loadPayment(db, attempt.paymentId);
     const sheet = loadSheet(db, payment.checkoutId);
-    db.update(paymentAttempts).set({
+    updateById(db, paymentAttempts, attempt.id, {
       pgTransactionId: result.pgTransactionId, approvedAmount: result.approvedAmount, approvedMethod: result.approvedMethod, approvedAt: now, updatedAt: now,
-    }).where(eq(paymentAttempts.id, attempt.id)).run();
+    });
     if (payment.status !== 'COMPLETED') {
-      db.update(payments).set({ pg: attempt.pg, method: result.approvedMethod ?? attempt.method, pgTransactionId: result.pgTransactionId }).where(eq(payments.id, payment.id)).run();
+      updateById(db, payments, payment.id, { pg: attempt.pg, method: result.approvedMethod ?? attempt.method, pgTransactionId: result.pgTransactionId });
     }
 
     let reason: string | null = null;
@@ -423,7 +425,7 @@ function settleApproval(services: Services, attemptId: string, result: ConfirmRe
         const orderId = services.sqlite.transaction(() => placeOrder(services, now, payment, sheet, customerOf(db, payment.customerId), {
           pg: attempt.pg, method: attempt.method, approvedMethod: result.approvedMethod ?? attempt.method, provider: attempt.provider, amount: result.approvedAmount,
         }))();
-        db.update(paymentAttempts).set({ status: 'APPROVED', updatedAt: now }).where(eq(paymentAttempts.id, attempt.id)).run();
+        updateById(db, paymentAttempts, attempt.id, { status: 'APPROVED', updatedAt: now });
         return { kind: 'ORDER', orderId };
       } catch (error) {
         if (!(error instanceof ApiError) || (error.code !== 'INSUFFICIENT_STOCK' && error.code !== 'DATES_UNAVAILABLE')) throw error;
@@ -431,8 +433,8 @@ function settleApproval(services: Services, attemptId: string, result: ConfirmRe
       }
     }
     const f = failure(reason, CANCEL_MESSAGES[reason], false, now);
-    db.update(paymentAttempts).set({ status: 'AUTO_CANCELED', failure: f, updatedAt: now }).where(eq(paymentAttempts.id, attempt.id)).run();
-    if (payment.status !== 'COMPLETED') db.update(payments).set({ status: 'FAILED', lastFailure: f, updatedAt: now }).where(eq(payments.id, payment.id)).run();
+    updateById(db, paymentAttempts, attempt.id, { status: 'AUTO_CANCELED', failure: f, updatedAt: now });
+    if (payment.status !== 'COMPLETED') updateById(db, payments, payment.id, { status: 'FAILED', lastFailure: f, updatedAt: now });
     const refundId = newId('rfd', now);
     db.insert(paymentRefunds).values({
       id: refundId, storeId: payment.storeId, paymentId: payment.id, attemptId: attempt.id, amount: result.approvedAmount, pointRefundAmount: 0,

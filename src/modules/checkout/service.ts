@@ -16,6 +16,7 @@ import type { StoreSettings } from '../stores/settings.js';
 import { uploadUrl } from '../uploads/service.js';
 import type { FixedRefundPolicy } from '../orders/schema.js';
 import { priceSheet } from './pricing.js';
+import { insertRow } from './statements.js';
 import { cartItems, carts, checkoutSheets, type SheetItem } from './schema.js';
 
 defineMessages({
@@ -239,7 +240,7 @@ export function createSheet(ctx: Ctx, storeId: string, customer: Customer | null
     createdAt: ctx.now,
     expiresAt: ctx.now + SHEET_TTL_MS,
   };
-  ctx.db.insert(checkoutSheets).values(sheet).run();
+  insertRow(ctx.db, checkoutSheets, sheet);
   return sheet;
 }
 

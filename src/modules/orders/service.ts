@@ -7,6 +7,7 @@ import { fail } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
 import { requireOwned } from '../../server/tenancy.js';
 import { emitEvent } from '../events/outbox.js';
+import { insertRow } from '../checkout/statements.js';
 import {
   cashReceipts, orderItems, orders, orderSequences,
   type FixedRefundPolicy, type OrderAmounts, type OrderPayment, type ShippingAddress, type StayNights,
@@ -108,9 +109,9 @@ export function createOrder(db: Db, now: number, input: NewOrder): OrderRow {
     orderedAt: now,
     lastChangedAt: now,
   };
-  db.insert(orders).values(row).run();
+  insertRow(db, orders, row);
   const points = allocatePoints(input.items, input.amounts.pointAmount);
-  db.insert(orderItems).values(input.items.map((item, i) => ({
+  input.items.forEach((item, i) => insertRow(db, orderItems, {
     id: newId('oi', now),
     storeId: input.storeId,
     orderId: id,
@@ -133,7 +134,7 @@ export function createOrder(db: Db, now: number, input: NewOrder): OrderRow {
     testPayment: input.testPayment,
     createdAt: now,
     updatedAt: now,
-  }))).run();
+  }));
   emitEvent(db, now, {
     storeId: input.storeId,
     type: 'ORDER.PAID',
