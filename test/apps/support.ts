@@ -13,7 +13,7 @@ export function bundleFor(manifest: ManifestInput, code = 'var __app = {};', ext
 }
 
 /** Registers the app when new, then uploads a version; returns the app id and the version number. */
-export async function deploy(api: Api, manifest: ManifestInput, bundle = bundleFor(manifest)) {
+export async function deploy(api: Api, manifest: ManifestInput, bundle: ReturnType<typeof bundleFor> & { adminPage?: string } = bundleFor(manifest)) {
   const found = await api('GET', '/v1/apps', { storeId: null, query: { handle: String(manifest.handle) } });
   let appId: string = found.data?.contents?.[0]?.appId;
   if (!appId) {

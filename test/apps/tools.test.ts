@@ -142,6 +142,21 @@ test('public routes answer without login at /apps/{handle}/hooks/{installationId
   assert.is((await fetch(`${svc.url}/apps/other-handle/hooks/${inst.installationId}/status/1`)).status, 404);
 });
 
+test('the admin page is served sandboxed at /apps/{handle}', async () => {
+  const handle = uniqueHandle('ui');
+  const m = { handle, name: 'UI', ui: { adminPage: 'ui/admin.html' } };
+  const created = await svc.api('POST', '/v1/apps', { storeId: null, body: { manifest: m } });
+  const without = await svc.api('POST', `/v1/apps/${created.data.appId}/versions`, { storeId: null, body: { manifest: m, bundle: { code: 'var __app={}', functions: [] } } });
+  assert.is(without.body.error.code, 'HANDLER_MISSING');
+  assert.equal(without.body.error.details.functions, ['ui/adminPage']);
+  await deploy(svc.api, m, { ...bundleFor(m), adminPage: '<h1>Settings</h1>' });
+  const page = await fetch(`${svc.url}/apps/${handle}`);
+  assert.is(page.status, 200);
+  assert.is(await page.text(), '<h1>Settings</h1>');
+  assert.match(page.headers.get('content-security-policy')!, /^sandbox /);
+  assert.is((await fetch(`${svc.url}/apps/no-such-app`)).status, 404);
+});
+
 test('a widened version: consent, then the app hears APP.SCOPES_UPDATED', async () => {
   const { handle, inst, manifest: m } = await setup();
   const wider = { ...m, scopes: ['store:r', 'order:r'] };

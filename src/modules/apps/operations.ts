@@ -49,7 +49,7 @@ const bundleBody = z.object({
   code: z.string().min(1),
   map: z.string().optional(),
   functions: z.array(z.string().regex(/^(tools|notifications|schedules|routes|events)\/.+$/)).max(200),
-  adminPage: z.string().optional(),
+  adminPage: z.string().max(256 * 1024).optional(),
 }).strict();
 
 function loadInstallation(ctx: StoreCtx<unknown, unknown, { installationId: string }>, notFound = 'APP_INSTALLATION_NOT_FOUND'): Installation {
@@ -130,6 +130,7 @@ export const appOperations = [
       const app = ownApp(ctx.db, ctx.params.appId, ctx.principal!.userId);
       const manifest = validManifest(ctx.body.manifest);
       const missing = requiredFunctions(manifest).filter((fn) => !ctx.body.bundle.functions.includes(fn));
+      if (manifest.ui?.adminPage && ctx.body.bundle.adminPage === undefined) missing.push('ui/adminPage');
       if (missing.length) throw fail(400, 'HANDLER_MISSING', { functions: missing });
       return presentVersion(addVersion(ctx.services, app, ctx.principal!.userId, manifest, ctx.body.bundle, ctx.now));
     },

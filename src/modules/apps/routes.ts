@@ -4,7 +4,7 @@ import { ApiError, fail } from '../../server/errors.js';
 import type { Services } from '../../server/services.js';
 import { appSigningKeys, invokeAndRecord } from './invoke.js';
 import type { Manifest } from './manifest.js';
-import { findApp, findInstallation, findVersion } from './service.js';
+import { findApp, findAppByHandle, findInstallation, findVersion, latestVersion } from './service.js';
 
 const FORWARDED_HEADERS = ['content-type', 'user-agent', 'accept', 'x-request-id'];
 const MAX_BODY = 256 * 1024;
@@ -33,10 +33,20 @@ function toResponse(value: unknown): Response {
   return new Response(r.body === undefined ? null : JSON.stringify(r.body), { status, headers });
 }
 
-/** Public app routes (no login) at /apps/{handle}/hooks/{installationId}/…, and the external-runtime JWKS. */
+/** Public app routes (no login) at /apps/{handle}/hooks/{installationId}/…, admin pages at /apps/{handle}, and the external-runtime JWKS. */
 export function mountAppRoutes(app: H3, services: Services) {
   const docs = `${services.config.origin}/docs/errors`;
   app.get('/.well-known/svc-apps-jwks.json', async () => ({ keys: [(await appSigningKeys(services)).publicJwk] }));
+
+  // The admin page is the developer's HTML on the service's own origin: a CSP sandbox gives it an opaque
+  // origin of its own (no access to the service's storage or cookies), as a separate host would.
+  app.get('/apps/:handle', (event: H3Event) => {
+    const { handle } = getRouterParams(event, { decode: true }) as { handle: string };
+    const appRow = findAppByHandle(services.db, handle);
+    const page = appRow && appRow.latestVersion > 0 ? latestVersion(services.db, appRow).bundle.adminPage : undefined;
+    if (page === undefined) return errorResponse(fail(404, 'ROUTE_NOT_FOUND'), newTraceId(), docs);
+    return new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': 'sandbox allow-scripts allow-forms allow-popups', 'x-content-type-options': 'nosniff' } });
+  });
 
   app.all('/apps/:handle/hooks/:installationId/**', async (event: H3Event) => {
     const traceId = newTraceId();

@@ -78,7 +78,7 @@ export abstract class AppCommand<T extends typeof Command> extends ApiCommand<T>
     const { raw, manifest } = build.project;
     const appId = (await this.appIdOf(manifest.handle)) ?? (await this.request<{ appId: string }>('POST', '/v1/apps', { body: { manifest: raw } })).appId;
     const version = await this.request<{ version: number; versionId: string }>('POST', `/v1/apps/${appId}/versions`, {
-      body: { manifest: raw, bundle: { code: build.code, map: build.map, functions: build.functions } },
+      body: { manifest: raw, bundle: { code: build.code, map: build.map, functions: build.functions, adminPage: build.adminPage } },
     });
     return { appId, version: version.version };
   }

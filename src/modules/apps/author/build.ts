@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, parse, relative } from 'node:path';
 import type { Manifest } from '../manifest.js';
 import { ProjectError, readProject, type AppProject } from './project.js';
@@ -28,6 +28,8 @@ export interface BuildOutput {
   map: string;
   /** `tools/NAME`, `routes/GET /x`, …: what the bundle defines (uploaded with it). */
   functions: string[];
+  /** The HTML of `ui.adminPage`, when declared. */
+  adminPage?: string;
   bytes: number;
   durationMs: number;
   warnings: string[];
@@ -70,6 +72,8 @@ export async function buildApp(dir: string): Promise<BuildOutput> {
     ...(['tools', 'notifications', 'schedules'] as const).flatMap((g) => names[g].filter((n) => !found[g].has(n)).map((n) => ({ field: `${g === 'tools' ? 'mcp.tools' : g === 'notifications' ? 'flow.notifications' : 'schedules'}.${n}`, code: 'HANDLER_MISSING', message: `no function: create src/${g}/${n}.ts` }))),
     ...((manifest.http?.public?.length ?? 0) > 0 && !routes ? [{ field: 'http.public', code: 'HANDLER_MISSING', message: 'no function: create src/routes.ts exporting a handler per entry' }] : []),
   ];
+  const adminPage = manifest.ui?.adminPage ? join(dir, manifest.ui.adminPage) : null;
+  if (adminPage && !existsSync(adminPage)) missing.push({ field: 'ui.adminPage', code: 'HANDLER_MISSING', message: `no file: create ${manifest.ui!.adminPage}` });
   if (missing.length) throw new ProjectError('HANDLER_MISSING', `${missing.length} declared function(s) have no source`, missing);
   for (const g of ['tools', 'notifications', 'schedules'] as const) {
     for (const n of found[g].keys()) if (!names[g].includes(n)) warnings.push(`src/${g}/${n} is not declared in the manifest and is left out`);
@@ -130,5 +134,10 @@ export async function buildApp(dir: string): Promise<BuildOutput> {
   writeFileSync(outfile, code);
   writeFileSync(`${outfile}.map`, map);
   writeFileSync(join(dir, OUT_DIR, BUILD_INFO_FILE), `${JSON.stringify({ handle: manifest.handle, functions, builtAt: new Date().toISOString() }, null, 2)}\n`);
-  return { project, code, map, functions, bytes: Buffer.byteLength(code), durationMs: Math.round(performance.now() - started), warnings };
+  return {
+    project, code, map, functions, warnings,
+    adminPage: adminPage ? readFileSync(adminPage, 'utf8') : undefined,
+    bytes: Buffer.byteLength(code),
+    durationMs: Math.round(performance.now() - started),
+  };
 }
