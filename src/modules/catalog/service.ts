@@ -254,7 +254,7 @@ export function pageOf(db: Db, storeId: string, filters: SQL[], page: number, si
 }
 
 const MAX_CACHED_PAGES = 256;
-const pageCaches = new WeakMap<Db, Map<string, string>>();
+const pageCaches = new WeakMap<Db, Map<string, RawJson>>();
 
 /**
  * List pages, serialized once per catalog version of the store (a counter the database's triggers grow on
@@ -265,15 +265,15 @@ export function cachedPage(db: Db, storeId: string, key: string, build: () => un
   let cache = pageCaches.get(db);
   if (!cache) pageCaches.set(db, (cache = new Map()));
   const full = `${storeId} ${q(db).counters.get({ storeId })?.version ?? 0} ${key}`;
-  let json = cache.get(full);
-  if (json === undefined) {
-    json = JSON.stringify(build());
+  let page = cache.get(full);
+  if (page === undefined) {
+    page = new RawJson(JSON.stringify(build()));
     if (cache.size >= MAX_CACHED_PAGES) cache.delete(cache.keys().next().value!);
   } else {
     cache.delete(full);
   }
-  cache.set(full, json);
-  return new RawJson(json);
+  cache.set(full, page);
+  return page;
 }
 
 export const paginated = <T>(contents: T[], page: number, size: number, totalElements: number) =>
