@@ -139,8 +139,12 @@ export abstract class ApiCommand<T extends typeof Command> extends Command {
       else this.logToStderr(`✗ ${error.message}`);
       this.exit(2);
     }
-    // oclif's own parse errors (unknown flag, missing argument) are usage errors too.
-    if (error.oclif?.exit !== undefined && error.oclif.exit !== 0) error.oclif.exit = 2;
+    // oclif's own parse errors (unknown flag, missing argument) are usage errors too. The flags were not
+    // parsed then, so --json is looked for in the raw arguments.
+    if (error.oclif?.exit !== undefined && error.oclif.exit !== 0) {
+      error.oclif.exit = 2;
+      if (this.argv.includes('--json')) this.log(JSON.stringify({ code: 'USAGE', message: error.message }));
+    }
     return super.catch(error);
   }
 }

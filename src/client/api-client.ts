@@ -1,4 +1,4 @@
-import { readCredential, writeCredential, type Credential } from './config.js';
+import { readCredential, withCredentialLock, writeCredential, type Credential } from './config.js';
 
 export interface Envelope<T = any> {
   meta: { status: number; code: string; message: string; isSuccess: boolean };
@@ -64,10 +64,13 @@ export class ApiClient {
 
   async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Envelope<T>> {
     let response = await this.send(method, path, options, await this.bearer());
-    if (response.status === 401 && this.credential?.kind === 'login') {
+    let text = await response.text();
+    // Only an expired or unknown login token is worth one refresh and retry: other 401s (a wrong
+    // password at /auth/v1/login, a revoked token) would fail again, or run a request twice.
+    if (response.status === 401 && this.credential?.kind === 'login' && errorCode(text) === 'UNAUTHORIZED') {
       response = await this.send(method, path, options, await this.bearer(true));
+      text = await response.text();
     }
-    const text = await response.text();
     let envelope: Envelope<T>;
     try {
       envelope = JSON.parse(text) as Envelope<T>;
@@ -117,15 +120,33 @@ export class ApiClient {
     if (!credential) return undefined;
     if (credential.kind === 'token') return credential.token;
     if (!forceRefresh && credential.expiresAt - REFRESH_MARGIN_MS > Date.now()) return credential.accessToken;
-    const { status, body } = await this.oauth('/auth/token', { grant_type: 'refresh_token', refresh_token: credential.refreshToken, client_id: credential.clientId });
-    if (status !== 200) {
-      // The session ended (expired, revoked, password reset): the saved credential is useless now.
-      writeCredential(this.options.profile, undefined);
-      this.credential = undefined;
+    // Parallel commands share one saved login: refresh tokens work once, so only one process refreshes
+    // and the others take the pair it saved (a second use would revoke the whole session).
+    const refreshed = await withCredentialLock(async () => {
+      const saved = readCredential(this.options.profile);
+      if (saved?.kind === 'login' && saved.refreshToken !== credential.refreshToken) return saved;
+      const { status, body } = await this.oauth('/auth/token', { grant_type: 'refresh_token', refresh_token: credential.refreshToken, client_id: credential.clientId });
+      if (status !== 200) {
+        // The session ended (expired, revoked, password reset): the saved credential is useless now.
+        writeCredential(this.options.profile, undefined);
+        return undefined;
+      }
+      const next: Credential = { kind: 'login', accessToken: body.access_token, refreshToken: body.refresh_token, expiresAt: Date.now() + body.expires_in * 1000, clientId: credential.clientId };
+      writeCredential(this.options.profile, next);
+      return next;
+    });
+    this.credential = refreshed;
+    if (refreshed?.kind !== 'login') {
       throw new ApiCallError(401, { code: 'UNAUTHORIZED', message: '로그인이 만료되었습니다. svc login으로 다시 로그인하세요.', details: {}, fieldErrors: [], docs: '', traceId: '' });
     }
-    this.credential = { kind: 'login', accessToken: body.access_token, refreshToken: body.refresh_token, expiresAt: Date.now() + body.expires_in * 1000, clientId: credential.clientId };
-    if (!this.options.token) writeCredential(this.options.profile, this.credential);
-    return this.credential.accessToken;
+    return refreshed.accessToken;
+  }
+}
+
+function errorCode(text: string): string | undefined {
+  try {
+    return (JSON.parse(text) as Envelope).error?.code;
+  } catch {
+    return undefined;
   }
 }

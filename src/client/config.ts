@@ -1,4 +1,5 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -60,4 +61,30 @@ export function writeCredential(profile: string, credential: Credential | undefi
   if (credential) all[profile] = credential;
   else delete all[profile];
   writePrivateJson(credentialsFile(), all);
+}
+
+const LOCK_STALE_MS = 10_000;
+
+/** Runs `fn` holding the credentials lock file (created exclusively; a lock older than 10 s is taken as abandoned). */
+export async function withCredentialLock<T>(fn: () => Promise<T>): Promise<T> {
+  mkdirSync(configDir(), { recursive: true, mode: 0o700 });
+  const lock = join(configDir(), 'credentials.lock');
+  for (;;) {
+    try {
+      closeSync(openSync(lock, 'wx', 0o600));
+      break;
+    } catch {
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > LOCK_STALE_MS) rmSync(lock, { force: true });
+      } catch {
+        // The holder just released it: try again.
+      }
+      await sleep(25);
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { force: true });
+  }
 }
