@@ -32,22 +32,15 @@ const provider = z.enum(PROVIDERS);
 const expectedVersion = z.number().int().min(0).optional();
 const secret = z.string().min(1).max(500);
 
-/**
- * Payment settings are store-platform OWNER only (spec 01 §5.2) and denied to AI agents (§5.6).
- * The pipeline checks `callers` before the agent policy, so an agent would hear INSUFFICIENT_ROLE;
- * the store-platform check is made here instead, letting agents' writes reach the policy and get
- * AGENT_OPERATION_DENIED. It runs in `target`, which the pipeline calls before dry run and idempotency.
- */
+/** Payment settings are store-platform OWNER only (spec 01 §5.2) and denied to AI agents (§5.6). */
 const ownerOnly = {
   auth: 'store' as const,
   roles: ['OWNER' as const],
+  callers: ['storePlatform' as const],
   agent: 'denied' as const,
   tag,
 };
-function storePlatformTarget(ctx: StoreCtx, id: string | null, write: boolean) {
-  if (!ctx.principal.storePlatform && !(write && ctx.principal.agent)) throw fail(403, 'INSUFFICIENT_ROLE');
-  return { type: id ? 'PAYMENT_PROVIDER' : 'PAYMENT_SETTINGS', id };
-}
+const settingsTarget = (id: string | null) => ({ type: id ? 'PAYMENT_PROVIDER' : 'PAYMENT_SETTINGS', id });
 
 const invalid = (field: string, reason: string) => fail(400, 'INVALID_CREDENTIALS', { field, reason });
 
@@ -124,7 +117,7 @@ export const paymentOperations = [
     path: '/v1/store/payment-settings',
     summary: 'Payment providers, key sets (masked), live gates, candidates, priority and warnings',
     scope: 'store:r',
-    target: (ctx) => storePlatformTarget(ctx, null, false),
+    target: () => settingsTarget(null),
     handler: (ctx) => settingsView(ctx.services, ctx.store.id),
   }),
   defineOperation({
@@ -138,7 +131,7 @@ export const paymentOperations = [
       priority: z.array(provider).optional(),
       checkoutOrigins: z.array(z.url({ protocol: /^https$/ }).refine((v) => new URL(v).origin === v, { message: 'https://host[:port] 형식의 출처여야 합니다.' })).max(20).optional(),
     }).strict(),
-    target: (ctx) => storePlatformTarget(ctx, null, true),
+    target: () => settingsTarget(null),
     handler: (ctx) => updateSettings(ctx, ctx.body),
   }),
   defineOperation({
@@ -150,7 +143,7 @@ export const paymentOperations = [
     scope: 'store:rw',
     async: true,
     body: pgOneBody,
-    target: (ctx) => storePlatformTarget(ctx, 'pg_one', true),
+    target: () => settingsTarget('pg_one'),
     handler: (ctx) => saveKeys(ctx, 'pg_one', pgOneDraft(ctx.body), ['clientKey'], ctx.body.expectedVersion),
   }),
   defineOperation({
@@ -162,7 +155,7 @@ export const paymentOperations = [
     scope: 'store:rw',
     async: true,
     body: pgTwoBody,
-    target: (ctx) => storePlatformTarget(ctx, 'pg_two', true),
+    target: () => settingsTarget('pg_two'),
     handler: (ctx) => saveKeys(ctx, 'pg_two', pgTwoDraft(ctx.body), ['storeId', 'channels'], ctx.body.expectedVersion),
   }),
   defineOperation({
@@ -182,7 +175,7 @@ export const paymentOperations = [
     }).strict().refine((b) => b.enabled !== undefined || b.sandboxMode !== undefined || b.easyPayProviders !== undefined, {
       message: 'enabled, sandboxMode, easyPayProviders 중 하나 이상이 필요합니다.', params: { code: 'REQUIRED' },
     }),
-    target: (ctx) => storePlatformTarget(ctx, ctx.params.provider, true),
+    target: (ctx) => settingsTarget(ctx.params.provider),
     preview: (ctx) => {
       const current = findProvider(ctx.db, ctx.store.id, ctx.params.provider as Pg);
       const { expectedVersion: _, ...patch } = ctx.body;
@@ -204,7 +197,7 @@ export const paymentOperations = [
     async: true,
     params: providerParams,
     body: z.object({ environment: environment.optional() }).strict(),
-    target: (ctx) => storePlatformTarget(ctx, ctx.params.provider, true),
+    target: (ctx) => settingsTarget(ctx.params.provider),
     handler: (ctx) => verifyProvider(ctx, ctx.params.provider as Pg, ctx.body.environment),
   }),
   defineOperation({
@@ -215,7 +208,7 @@ export const paymentOperations = [
     summary: 'Archive the key set of an environment that is not in use',
     scope: 'store:rw',
     params: z.object({ provider, environment }).strict(),
-    target: (ctx) => storePlatformTarget(ctx, ctx.params.provider, true),
+    target: (ctx) => settingsTarget(ctx.params.provider),
     handler: (ctx) => deleteCredentials(ctx, ctx.params.provider as Pg, ctx.params.environment),
   }),
   defineOperation({
@@ -226,7 +219,7 @@ export const paymentOperations = [
     summary: 'Disconnect a provider; all its keys are archived (kept for refunds of its payments)',
     scope: 'store:rw',
     params: providerParams,
-    target: (ctx) => storePlatformTarget(ctx, ctx.params.provider, true),
+    target: (ctx) => settingsTarget(ctx.params.provider),
     handler: (ctx) => disconnectProvider(ctx, ctx.params.provider as Pg),
   }),
 ];
