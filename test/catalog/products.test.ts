@@ -227,6 +227,22 @@ test('list: page and size, filters by productNo, keyword, status; unknown query 
   fails(await svc.api('GET', '/v1/products', { query: { sortBy: 'x' } }), 400, 'VALIDATION_FAILED');
 });
 
+test('list pages are cached but never stale: every product or variant change shows at once', async () => {
+  const seller = await newSellerWithStore(svc, 'cache');
+  const first = async () => (await seller.api('GET', '/v1/products', { query: { size: 5 } })).data;
+  const p = await createProduct(seller.api, { stockQuantity: 4 });
+  assert.equal((await first()).contents.map((x: any) => [x.name, x.stockQuantity]), [['테스트 상품', 4]]);
+  await seller.api('PATCH', `/v1/products/${p.productId}`, { body: { name: '바뀐 이름' } });
+  await seller.api('PATCH', `/v1/products/${p.productId}/variants/${p.variants[0].variantId}/stock`, { body: { adjustment: -1 } });
+  assert.equal((await first()).contents.map((x: any) => [x.name, x.stockQuantity]), [['바뀐 이름', 3]]);
+  const q = await createProduct(seller.api);
+  assert.equal((await first()).totalElements, 2);
+  await seller.api('DELETE', `/v1/products/${q.productId}`);
+  const after = await first();
+  assert.is(after.totalElements, 1);
+  assert.equal(after.contents.map((x: any) => x.productId), [p.productId]);
+});
+
 test('tenancy: another store\'s product and category → 403 TENANT_MISMATCH', async () => {
   const other = await newSellerWithStore(svc, 'tenant');
   const theirs = await createProduct(other.api);
