@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { fail } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
-import { defineOperation, type StoreCtx } from '../../server/registry.js';
+import { defineOperation } from '../../server/registry.js';
 import { EASY_PAY_PROVIDERS, METHODS, PROVIDERS, type Environment, type Pg } from './gateway.js';
 import {
   deleteCredentials, disconnectProvider, findProvider, patchProvider, saveKeys, updateSettings, verifyProvider, type KeyDraft,
