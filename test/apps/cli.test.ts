@@ -107,33 +107,39 @@ test('usage errors exit 2', async () => {
 test('app dev: a save is rebuilt, deployed and installed in under a second', async () => {
   const dir = join(work, 'demo');
   const dev = execa('node', [bin, 'app', 'dev'], { cwd: dir, env: env(), reject: false });
+  // One listener for the whole run: output arriving between two waits must not be lost.
   let out = '';
-  const seen = (pattern: RegExp, timeoutMs = 15_000) => new Promise<RegExpExecArray>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}; output:\n${out}`)), timeoutMs);
+  let errors = '';
+  dev.stderr!.on('data', (chunk: Buffer) => void (errors += chunk.toString()));
+  const waiters = new Set<() => void>();
+  dev.stdout!.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+    for (const w of waiters) w();
+  });
+  /** The first match of `pattern` in the output after offset `from`. */
+  const seen = (pattern: RegExp, from = 0, timeoutMs = 15_000) => new Promise<{ match: RegExpExecArray; end: number }>((resolve, reject) => {
     const check = () => {
-      const m = pattern.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        dev.stdout!.off('data', onData);
-        resolve(m);
-      }
+      const m = pattern.exec(out.slice(from));
+      if (!m) return;
+      waiters.delete(check);
+      clearTimeout(timer);
+      resolve({ match: m, end: from + m.index + m[0].length });
     };
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      check();
-    };
-    dev.stdout!.on('data', onData);
+    const timer = setTimeout(() => {
+      waiters.delete(check);
+      reject(new Error(`timed out waiting for ${pattern}; output:\n${out}\nstderr:\n${errors}`));
+    }, timeoutMs);
+    waiters.add(check);
     check();
   });
   try {
-    await seen(/Watching/);
-    const greet = join(dir, 'src', 'tools', 'greet.ts');
-    appendFileSync(greet, '\n// touched\n');
-    const cycle = await seen(/↻ demo v(\d+) installed .* in (\d+) ms/);
-    assert.ok(Number(cycle[2]) < 1000, `rebuild+deploy+install took ${cycle[2]} ms`);
+    const watching = await seen(/Watching/);
+    appendFileSync(join(dir, 'src', 'tools', 'greet.ts'), '\n// touched\n');
+    const cycle = await seen(/↻ demo v(\d+) installed .* in (\d+) ms/, watching.end);
+    assert.ok(Number(cycle.match[2]) < 1000, `rebuild+deploy+install took ${cycle.match[2]} ms`);
     const call = await svcCli(['app', 'tools', 'call', 'greet', '--input', '{"name":"dev"}', '--json']);
     assert.is(call.exitCode, 0, call.stderr);
-    await seen(/tool greet {2}SUCCEEDED/);
+    await seen(/tool greet {2}SUCCEEDED/, cycle.end);
   } finally {
     dev.kill('SIGINT');
     await dev;
