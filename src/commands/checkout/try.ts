@@ -55,6 +55,9 @@ export default class CheckoutTry extends ApiCommand<typeof CheckoutTry> {
     const f = this.flags;
     const storeId = await this.storeId();
 
+    const product = await this.pickProduct(storeId);
+    const variant = f.variant ? product.variants.find((v: any) => v.variantId === f.variant) : product.variants.find((v: any) => !v.soldOut);
+    if (!variant) throw new UsageError(f.variant ? `variant ${f.variant} is not on sale in ${product.productId}` : `no variant of ${product.productId} is on sale with stock`);
     const store = await this.buyer('GET', '/storefront/v1/store', storeId);
     if (!store.checkoutAvailable) {
       if (store.checkoutUnavailableReason !== 'PAYMENT_NOT_CONFIGURED') {
@@ -65,9 +68,6 @@ export default class CheckoutTry extends ApiCommand<typeof CheckoutTry> {
       await this.storeRequest('PATCH', '/v1/store/payment-providers/pg_one', { body: { enabled: true, sandboxMode: true } });
     }
 
-    const product = await this.pickProduct(storeId);
-    const variant = f.variant ? product.variants.find((v: any) => v.variantId === f.variant) : product.variants.find((v: any) => !v.soldOut);
-    if (!variant) throw new UsageError(f.variant ? `variant ${f.variant} is not on sale in ${product.productId}` : `no variant of ${product.productId} is on sale with stock`);
     const directItem: Record<string, unknown> = { productId: product.productId, optionId: variant.variantId, quantity: f.quantity };
     if (product.inventoryMode === 'DATED') {
       const checkIn = f['check-in'] ?? new Date(Date.now() + 9 * 3600_000 + 86_400_000).toISOString().slice(0, 10);
