@@ -84,8 +84,12 @@ function callbacks(services: Services, t: InvokeTarget, token: string): RuntimeC
     },
     // The admin API as the installation: the server's own pipeline applies the consented scopes.
     async api(request) {
-      if (!request.path.startsWith('/v1/')) throw new RuntimeCallbackError('INVALID_REQUEST', 'api paths start with /v1/');
-      const response = await fetch(new URL(request.path, services.config.origin), {
+      // Checked after resolution: `/v1/../_dev/…` must not reach the dev helpers or the auth server.
+      const url = new URL(request.path, services.config.origin);
+      if (!request.path.startsWith('/') || url.origin !== new URL(services.config.origin).origin || !url.pathname.startsWith('/v1/')) {
+        throw new RuntimeCallbackError('INVALID_REQUEST', 'api paths start with /v1/');
+      }
+      const response = await fetch(url, {
         method: request.method,
         headers: { authorization: `Bearer ${token}`, 'x-store-id': t.installation.storeId, ...(request.body === undefined ? {} : { 'content-type': 'application/json' }) },
         body: request.body === undefined ? undefined : JSON.stringify(request.body),
