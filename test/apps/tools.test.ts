@@ -24,6 +24,7 @@ const CODE = `var __app = {
     huge: async () => 'x'.repeat(70 * 1024),
     count: async () => { const n = (await storage.get('n')) ?? 0; await storage.set('n', n + 1); return n + 1; },
     'store-name': async () => (await api('GET', '/v1/store')).data.name,
+    slow: async () => { for (let i = 0; i < 100000; i++) await storage.get('x'); return 'finished'; },
     ctx: async (input, ctx) => ({ storeId: ctx.storeId, installationId: ctx.installationId, version: ctx.app.version, settings: ctx.settings }),
   },
   routes: {
@@ -41,6 +42,7 @@ const tools = {
   count: { description: 'Counts in storage' },
   'store-name': { description: 'Reads the store' },
   ctx: { description: 'Shows its context' },
+  slow: { description: 'Waits on many host calls' },
 };
 const manifest = (handle: string, more: Record<string, unknown> = {}) => ({
   handle,
@@ -117,6 +119,16 @@ test('functions get storage, the admin API as the installation, and their contex
   const activity = await svc.api('GET', `/v1/apps/installations/${inst.installationId}/activity`);
   assert.ok(activity.data.deliveries.length >= 4);
   assert.ok(activity.data.apiCalls.count >= 1, 'the store-name call went through the API');
+});
+
+test('uninstalling rejects a call in flight', async () => {
+  const { call, inst } = await setup();
+  const running = call('slow');
+  await new Promise((r) => setTimeout(r, 150));
+  assert.is((await svc.api('DELETE', `/v1/apps/installations/${inst.installationId}`)).status, 200);
+  const res = await running;
+  assert.is(res.status, 404, JSON.stringify(res.body));
+  assert.is(res.body.error.code, 'APP_TOOL_NOT_FOUND');
 });
 
 test('tool calls need store OWNER or ADMIN', async () => {

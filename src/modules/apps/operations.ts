@@ -22,6 +22,8 @@ defineMessages({
   APP_NO_VERSION: '배포된 버전이 없는 앱입니다. 먼저 svc app deploy로 버전을 올리세요.',
   APP_NOT_INSTALLABLE: '이 상점에 설치할 수 없는 앱입니다. 개발 중인 앱은 개발자가 구성원인 상점에만 설치됩니다.',
   APP_INSTALLATION_NOT_FOUND: '앱 설치를 찾을 수 없습니다.',
+  APP_INSTALLATION_ENDED: '삭제된 앱 설치입니다.',
+  APP_ROUTE_FAILED: '앱의 공개 경로 처리에 실패했습니다.',
   APP_NO_PENDING_VERSION: '동의를 기다리는 새 버전이 없습니다.',
   APP_TOOL_NOT_FOUND: '앱 도구를 찾을 수 없습니다. 설치가 없거나 끝났거나 실행 중인 버전에 도구가 없습니다.',
   APP_TOOL_INPUT_INVALID: '앱 도구 입력이 올바르지 않습니다. 필수 항목이 없거나 형식이 다릅니다.',
