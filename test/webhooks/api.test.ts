@@ -208,7 +208,7 @@ test("tenancy: another store's token cannot read or change this store's webhooks
   await svc.api('DELETE', `/v1/webhooks/${w.webhookId}`);
 });
 
-test('scopes and agent policy: webhook:r reads only; agents need approval to create and may never rotate', async () => {
+test('scopes and agent policy: webhook:r reads only; an agent creating one gets an approval request and may never rotate', async () => {
   const loginToken = await login(svc);
   const reader = apiClient(svc.url, { token: await createAccessToken(svc, loginToken, { scopes: ['webhook:r'] }), storeId: svc.storeId });
   assert.is((await reader('GET', '/v1/webhooks')).status, 200);
@@ -218,8 +218,9 @@ test('scopes and agent policy: webhook:r reads only; agents need approval to cre
 
   const agent = apiClient(svc.url, { token: await createAccessToken(svc, loginToken, { scopes: ['webhook:rw'], agent: true }), storeId: svc.storeId });
   const byAgent = await agent('POST', '/v1/webhooks', { body: { url: receiver.url, eventTypes: ['ORDER.PAID'] } });
-  assert.is(byAgent.status, 403);
-  assert.is(byAgent.body.meta.code, 'AGENT_OPERATION_DENIED');
+  assert.is(byAgent.status, 202);
+  assert.is(byAgent.body.meta.code, 'APPROVAL_REQUIRED');
+  assert.equal((await svc.api('GET', '/v1/webhooks')).data.contents, []);
   const { data: w } = await create({ url: receiver.url, eventTypes: ['ORDER.PAID'] });
   const rotate = await agent('POST', `/v1/webhooks/${w.webhookId}/rotate-secret`);
   assert.is(rotate.body.meta.code, 'AGENT_OPERATION_DENIED');

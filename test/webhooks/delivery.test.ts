@@ -39,6 +39,7 @@ test('an emitted ORDER.PAID reaches the receiver within 1 s, signed as spec 01 Â
   assert.is(body.type, 'ORDER.PAID');
   assert.is(body.storeId, svc.storeId);
   assert.is(body.sequence, 1);
+  assert.equal(body.data, { orderId: 'ord_1', orderNo: 20260101000001, status: 'PAID', testPayment: true });
   assert.match(body.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   assert.is(hit.headers['content-type'], 'application/json');
   assert.ok(hit.headers['user-agent']);

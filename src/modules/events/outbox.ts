@@ -24,6 +24,17 @@ const statements = preparedFor((db) => ({
     .onConflictDoUpdate({ target: [eventSequences.storeId, eventSequences.resourceType, eventSequences.resourceId], set: { last: sql`${eventSequences.last} + 1` } })
     .returning({ last: eventSequences.last })
     .prepare(),
+  // Inserts are prepared too: emitting sits on checkout's hot path.
+  insertEvent: db.insert(events).values({
+    id: sql.placeholder('id'), storeId: sql.placeholder('storeId'), type: sql.placeholder('type'), resourceType: sql.placeholder('resourceType'),
+    resourceId: sql.placeholder('resourceId'), sequence: sql.placeholder('sequence'), data: sql.placeholder('data'), createdAt: sql.placeholder('createdAt'),
+  }).prepare(),
+  insertRef: db.insert(eventRefs).values({ eventId: sql.placeholder('eventId'), refId: sql.placeholder('refId') }).prepare(),
+  insertDelivery: db.insert(webhookDeliveries).values({
+    id: sql.placeholder('id'), storeId: sql.placeholder('storeId'), webhookId: sql.placeholder('webhookId'), eventId: sql.placeholder('eventId'),
+    eventType: sql.placeholder('eventType'), resourceType: sql.placeholder('resourceType'), resourceId: sql.placeholder('resourceId'),
+    status: 'PENDING', attemptCount: 0, nextAttemptAt: sql.placeholder('now'), createdAt: sql.placeholder('now'), updatedAt: sql.placeholder('now'),
+  }).prepare(),
   activeWebhooks: db
     .select({ id: webhooks.id, eventTypes: webhooks.eventTypes })
     .from(webhooks)
@@ -42,20 +53,33 @@ function idsIn(value: unknown, into: Set<string>, key = '') {
   }
 }
 
-const buses = new WeakMap<Db, EventEmitter>();
-/**
- * Told (after the emitting transaction, on the next turn) that a store has new events, so the delivery
- * worker and event streams react at once instead of on the next clock tick. Durable state is the tables;
- * a notice for an event whose transaction rolled back just finds nothing.
- */
-export function eventBus(db: Db): EventEmitter {
-  let bus = buses.get(db);
-  if (!bus) {
-    bus = new EventEmitter();
-    bus.setMaxListeners(0);
-    buses.set(db, bus);
+const buses = new WeakMap<Db, { bus: EventEmitter; stores: Set<string> }>();
+function busOf(db: Db) {
+  let entry = buses.get(db);
+  if (!entry) {
+    entry = { bus: new EventEmitter().setMaxListeners(0), stores: new Set() };
+    buses.set(db, entry);
   }
-  return bus;
+  return entry;
+}
+
+/**
+ * Emits `event` (a store id) after the emitting transaction, on the next turn, once per store however many
+ * events it wrote, so the delivery worker and event streams react at once instead of on the next clock
+ * tick. Durable state is the tables; a notice for an event whose transaction rolled back just finds nothing.
+ */
+export const eventBus = (db: Db): EventEmitter => busOf(db).bus;
+
+function notify(db: Db, storeId: string) {
+  const entry = busOf(db);
+  if (entry.stores.size === 0) {
+    setImmediate(() => {
+      const stores = [...entry.stores];
+      entry.stores.clear();
+      for (const s of stores) entry.bus.emit('event', s);
+    });
+  }
+  entry.stores.add(storeId);
 }
 
 /**
@@ -68,41 +92,20 @@ export function emitEvent(db: Db, now: number, event: NewEvent): { eventId: stri
   const sequence = event.resource
     ? q.nextSequence.get({ storeId: event.storeId, resourceType: event.resource.type, resourceId: event.resource.id })!.last
     : null;
-  db.insert(events).values({
-    id,
-    storeId: event.storeId,
-    type: event.type,
-    resourceType: event.resource?.type ?? null,
-    resourceId: event.resource?.id ?? null,
-    sequence,
-    data: event.data,
-    createdAt: now,
-  }).run();
+  const resourceType = event.resource?.type ?? null;
+  const resourceId = event.resource?.id ?? null;
+  q.insertEvent.run({ id, storeId: event.storeId, type: event.type, resourceType, resourceId, sequence, data: event.data, createdAt: now });
 
   const refs = new Set(event.relatedIds ?? []);
-  if (event.resource) refs.add(event.resource.id);
+  if (resourceId) refs.add(resourceId);
   idsIn(event.data, refs);
-  if (refs.size) db.insert(eventRefs).values([...refs].map((refId) => ({ eventId: id, refId }))).run();
+  for (const refId of refs) q.insertRef.run({ eventId: id, refId });
 
-  const receivers = q.activeWebhooks.all({ storeId: event.storeId }).filter((w) => w.eventTypes.includes(event.type));
-  if (receivers.length) {
-    db.insert(webhookDeliveries).values(receivers.map((w) => ({
-      id: newId('whd', now),
-      storeId: event.storeId,
-      webhookId: w.id,
-      eventId: id,
-      eventType: event.type,
-      resourceType: event.resource?.type ?? null,
-      resourceId: event.resource?.id ?? null,
-      status: 'PENDING' as const,
-      attemptCount: 0,
-      nextAttemptAt: now,
-      createdAt: now,
-      updatedAt: now,
-    }))).run();
+  for (const w of q.activeWebhooks.all({ storeId: event.storeId })) {
+    if (!w.eventTypes.includes(event.type)) continue;
+    q.insertDelivery.run({ id: newId('whd', now), storeId: event.storeId, webhookId: w.id, eventId: id, eventType: event.type, resourceType, resourceId, now });
   }
-  const bus = eventBus(db);
-  setImmediate(() => bus.emit('event', event.storeId));
+  notify(db, event.storeId);
   return { eventId: id, sequence };
 }
 

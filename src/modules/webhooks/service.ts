@@ -63,7 +63,7 @@ export function presentDelivery(d: Delivery) {
     status: d.status,
     attemptCount: d.attemptCount,
     lastAttemptAt: at(d.lastAttemptAt),
-    nextAttemptAt: d.status === 'PENDING' || d.status === 'PENDING_RETRY' ? at(d.nextAttemptAt) : null,
+    nextAttemptAt: at(d.nextAttemptAt),
     responseStatusCode: d.responseStatusCode,
     responseTimeMs: d.responseTimeMs,
     responseBodyExcerpt: d.responseBodyExcerpt,

@@ -1,4 +1,4 @@
-import { and, eq, inArray, lt, lte, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, lt, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import type { Job } from '../../server/jobs.js';
@@ -48,7 +48,7 @@ const statements = preparedFor((db) => ({
   dueWebhooks: db
     .selectDistinct({ webhookId: webhookDeliveries.webhookId })
     .from(webhookDeliveries)
-    .where(and(inArray(webhookDeliveries.status, [...ACTIVE]), lte(webhookDeliveries.nextAttemptAt, sql.placeholder('now'))))
+    .where(lte(webhookDeliveries.nextAttemptAt, sql.placeholder('now')))
     .prepare(),
   dueFor: db
     .select({
@@ -63,11 +63,7 @@ const statements = preparedFor((db) => ({
     })
     .from(webhookDeliveries)
     .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
-    .where(and(
-      eq(webhookDeliveries.webhookId, sql.placeholder('webhookId')),
-      inArray(webhookDeliveries.status, [...ACTIVE]),
-      lte(webhookDeliveries.nextAttemptAt, sql.placeholder('now')),
-    ))
+    .where(and(eq(webhookDeliveries.webhookId, sql.placeholder('webhookId')), lte(webhookDeliveries.nextAttemptAt, sql.placeholder('now'))))
     .orderBy(webhookDeliveries.nextAttemptAt)
     .limit(sql.placeholder('limit'))
     .prepare(),
@@ -106,6 +102,11 @@ const statements = preparedFor((db) => ({
       inArray(webhookDeliveries.status, [...ACTIVE]),
     ))
     .prepare(),
+  clearFailures: db
+    .update(webhooks)
+    .set({ failingSince: null, lastFailureAt: null })
+    .where(and(eq(webhooks.id, sql.placeholder('id')), isNotNull(webhooks.lastFailureAt)))
+    .prepare(),
   failureRecord: db
     .update(webhooks)
     .set({ failingSince: ph('failingSince'), lastFailureAt: ph('lastFailureAt') })
@@ -126,7 +127,7 @@ export function suspend(db: Db, webhookId: string, now: number) {
 function noteOutcome(db: Db, webhookId: string, ok: boolean, now: number) {
   const q = statements(db);
   if (ok) {
-    q.failureRecord.run({ id: webhookId, failingSince: null, lastFailureAt: null });
+    q.clearFailures.run({ id: webhookId });
     return;
   }
   const w = q.webhook.get({ id: webhookId });
