@@ -121,6 +121,8 @@ export const paymentAttempts = sqliteTable('payment_attempts', {
   pgPaymentKey: text('pg_payment_key'),
   /** The gateway key set the window was prepared with; confirm, cancel and look-up use it again. */
   credentialId: text('credential_id'),
+  /** Live windows: the public parameters the gateway's browser SDK opens the window with (never a secret). */
+  windowParams: text('window_params', { mode: 'json' }).$type<Record<string, string> | null>(),
   pgTransactionId: text('pg_transaction_id'),
   approvedMethod: text('approved_method'),
   approvedAmount: integer('approved_amount'),

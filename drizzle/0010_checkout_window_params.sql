@@ -1,0 +1,1 @@
+ALTER TABLE `payment_attempts` ADD `window_params` text;
