@@ -293,6 +293,11 @@ test('agent policy (spec 01 §5.6): direct for create, name/status and stock; ap
   const after = await read(seller.api, id);
   assert.is(after.salePrice, 1100);
   assert.is(after.name, '이름 변경');
+  // The owner approves: the original request runs once, with the catalog's rules.
+  const pending = await as('PATCH', `/v1/products/${id}`, { salePrice: 2500 });
+  const approved = await seller.api('POST', `/v1/approval-requests/${pending.data.approvalId}/approve`);
+  assert.is(approved.status, 200, JSON.stringify(approved.body));
+  assert.is((await read(seller.api, id)).salePrice, 2500);
 });
 
 test('dry run shows the changed fields and changes nothing', async () => {
