@@ -293,7 +293,10 @@ export function presentInstallation(services: Services, inst: Installation) {
       const [method, path] = r.split(' ');
       return { method, path, url: `${hookBase}${path}` };
     }),
-    schedules: Object.entries(m.schedules ?? {}).map(([name, s]) => ({ name, interval: s.interval, nextRunAt: ((n) => (n ? isoAt(n) : null))(schedules.find((x) => x.name === name)?.nextRunAt) })),
+    schedules: Object.entries(m.schedules ?? {}).map(([name, s]) => {
+      const next = schedules.find((x) => x.name === name)?.nextRunAt;
+      return { name, interval: s.interval, nextRunAt: next ? isoAt(next) : null };
+    }),
     flowNotifications: Object.entries(m.flow?.notifications ?? {}).map(([name, n]) => ({ name, label: n.label, description: n.description ?? null, params: n.params ?? {} })),
     flowEvents: Object.entries(m.flow?.events ?? {}).map(([name, e]) => ({ name: `app.${app.handle}.${name}`, label: e.label, description: e.description ?? null })),
     installedAt: isoAt(inst.installedAt),
