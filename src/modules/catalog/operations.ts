@@ -88,7 +88,7 @@ export function requireDated(product: ProductRow) {
   if (product.inventoryMode !== 'DATED') throw fail(409, 'INVENTORY_MODE_NOT_DATED', { productId: product.id, inventoryMode: product.inventoryMode });
 }
 
-export function calendarRows(db: Db, productId: string, from: string, to: string) {
+function calendarRows(db: Db, productId: string, from: string, to: string) {
   return db.select().from(productCalendar)
     .where(and(eq(productCalendar.productId, productId), gte(productCalendar.date, from), lte(productCalendar.date, to)))
     .all();
