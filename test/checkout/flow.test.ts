@@ -160,6 +160,31 @@ test('members-only store: guest sheet and payment start are 403 GUEST_CHECKOUT_D
   }
 });
 
+test('payment domains: other https return addresses are refused; test payments still accept localhost', async () => {
+  const { productId, optionId } = await createProduct(api, { name: '도메인 상품' });
+  ok(await api('PUT', '/v1/store/payment-settings', { body: { checkoutOrigins: ['https://shop.example.com'] } }));
+  try {
+    const sheet = await directSheet(guest, { productId, optionId });
+    const res = await startGuestPayment(guest, sheet, { returnUrl: 'https://other.example.com/done' });
+    fails(res, 400, 'RETURN_URL_NOT_ALLOWED');
+    assert.is(res.body.error.details.reason, 'NOT_PAYMENT_DOMAIN');
+    ok(await startGuestPayment(guest, sheet, { returnUrl: 'https://shop.example.com/checkout/done' }), 201);
+    ok(await startGuestPayment(guest, sheet, { returnUrl: 'http://127.0.0.1:3000/done' }), 201);
+  } finally {
+    ok(await api('PUT', '/v1/store/payment-settings', { body: { checkoutOrigins: [] } }));
+  }
+});
+
+test('buyer price is the discounted price inside the period; the refund policy is fixed at payment time', async () => {
+  const { productId, optionId } = await createProduct(api, { name: '할인 상품', salePrice: 20000, refundPolicy: { returnDeliveryFee: 5000 } });
+  ok(await api('PUT', `/v1/products/${productId}/discount`, { body: { method: 'PERCENT', value: 10, startDate: '2020-01-01', endDate: '2099-12-31' } }));
+  const { sheet, done } = await buy(svc, storeId, { productId, optionId });
+  assert.equal([sheet.items[0].unitPrice, sheet.amounts.itemsAmount], [18000, 18000]);
+  ok(await api('PATCH', `/v1/products/${productId}`, { body: { refundPolicy: { returnDeliveryFee: 9000 } } }));
+  const order = ok(await api('GET', `/v1/orders/${done.orderId}`));
+  assert.equal([order.items[0].unitPrice, order.items[0].refundPolicy.returnDeliveryFee, order.items[0].refundPolicy.exchangeDeliveryFee], [18000, 5000, 6000]);
+});
+
 test('simulate: unknown payment 404, bad outcome 400', async () => {
   fails(await simulate(guest, 'pay_nope', 'APPROVE'), 404, 'PAYMENT_NOT_FOUND');
   const { productId, optionId } = await createProduct(api, { name: 'sim' });

@@ -51,6 +51,24 @@ test('refusal keeps the payment retryable; a new attempt on the other gateway ap
   fails(await attempt(start.paymentId, { option: 'pg_one:CARD' }), 409, 'PAYMENT_IN_PROGRESS');
 });
 
+test('gateway return address: a failure code ends the attempt, a success is confirmed into the order', async () => {
+  const closed = (await newPayment()).start;
+  const back = await fetch(`${svc.url}/pay/${closed.paymentId}/return?attemptId=${closed.attemptId}&code=PAY_PROCESS_CANCELED&message=closed&orderId=x`, { redirect: 'manual' });
+  assert.is(back.status, 303);
+  assert.is(new URL(back.headers.get('location')!).searchParams.get('status'), 'CANCELED');
+  const { start } = await newPayment();
+  const attempt = ok(await api('GET', `/v1/payments/${start.paymentId}`)).attempts[0];
+  // The buyer approves in the gateway's window; the gateway then sends them to our return address.
+  const { sandboxDecide } = await import('../../src/modules/payments/gateway.js');
+  const key = svc.services.sqlite.prepare('select pg_payment_key as k from payment_attempts where id = ?').get(attempt.attemptId) as { k: string };
+  sandboxDecide(svc.services, key.k, 'APPROVE');
+  const done = await fetch(`${svc.url}/pay/${start.paymentId}/return?attemptId=${start.attemptId}`, { redirect: 'manual' });
+  const result = new URL(done.headers.get('location')!);
+  assert.equal([done.status, `${result.origin}${result.pathname}`, result.searchParams.get('status')], [303, RETURN_URL, 'COMPLETED']);
+  assert.ok(result.searchParams.get('orderId'));
+  assert.is((await fetch(`${svc.url}/pay/${start.paymentId}/return?attemptId=att_nope`)).status, 404);
+});
+
 test('window error marks the option unavailable for the storefront', async () => {
   const { start } = await newPayment();
   const res = ok(await simulate(guest, start.paymentId, 'WINDOW_ERROR'));
@@ -152,6 +170,11 @@ test('cash receipts: identity rules, resident numbers refused, methods, issue af
   const order = ok(await api('GET', `/v1/orders/${done.orderId}`));
   assert.equal([order.payment.approvedMethod, order.payment.cashReceipt.status], ['BANK_TRANSFER', 'ISSUED']);
   assert.ok(!JSON.stringify(order).includes('01055556666'));
+  // Asked with easy pay, which ended as easy pay: not applicable.
+  const easySheet = await directSheet(guest, item);
+  const easy = ok(await startGuestPayment(guest, easySheet, { option: 'pg_one:EASY_PAY', cashReceipt: { type: 'EXPENSE_PROOF', identityNumber: '1234567890' } }), 201);
+  const paid = ok(await simulate(guest, easy.paymentId, 'APPROVE'));
+  assert.is(ok(await api('GET', `/v1/orders/${paid.orderId}`)).payment.cashReceipt.status, 'NOT_APPLICABLE');
 });
 
 test('zero amount: completed without a window, POINT method, no retry, no cash receipt', async () => {

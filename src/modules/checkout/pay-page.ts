@@ -6,7 +6,7 @@ import { escapeHtml, htmlResponse } from '../../server/html.js';
 import type { Services } from '../../server/services.js';
 import { parseWith } from '../../server/validation.js';
 import { simulateOutcome, type Outcome } from './inputs.js';
-import { attemptsOf, decideSandbox, findPayment, storefrontResult } from './payments.js';
+import { attemptsOf, decideSandbox, findPayment, returnFromGateway, storefrontResult } from './payments.js';
 import { loadSheet } from './service.js';
 
 const won = (n: number) => `${n.toLocaleString('ko-KR')}원`;
@@ -30,6 +30,7 @@ function windowPage(services: Services, paymentId: string) {
   }
   const sheet = loadSheet(services.db, payment.checkoutId);
   const name = sheet.items.length > 1 ? `${sheet.items[0].name} 외 ${sheet.items.length - 1}건` : sheet.items[0].name;
+  if (!open.testPayment) return liveWindowPage(open.pg, name, payment.amounts.totalAmount, open.windowParams ?? {});
   const button = (outcome: Outcome, label: string, cls = '') => `<button type="submit" name="outcome" value="${outcome}" class="${cls}">${label}</button>`;
   return page('결제', `<div class="box">
 <span class="badge">${payment.testPayment ? '테스트 결제 · 실제 돈이 나가지 않습니다' : '결제'}</span>
@@ -40,13 +41,30 @@ function windowPage(services: Services, paymentId: string) {
 </div>`);
 }
 
+/**
+ * A live window: the gateway's own browser SDK opens it with the public parameters the adapter gave; the
+ * gateway then sends the buyer to `/pay/{paymentId}/return`, where the payment is confirmed.
+ */
+function liveWindowPage(pg: string, name: string, amount: number, params: Record<string, string>) {
+  const sdk = pg === 'pg_one'
+    ? { src: 'https://js.tosspayments.com/v2/standard', open: `const p = TossPayments(c.clientKey).payment({ customerKey: TossPayments.ANONYMOUS });
+p.requestPayment({ method: c.method, amount: { currency: 'KRW', value: Number(c.amount) }, orderId: c.orderId, orderName: c.orderName, successUrl: c.successUrl, failUrl: c.failUrl, ...(c.easyPay ? { card: { flowMode: 'DIRECT', easyPay: c.easyPay } } : {}) });` }
+    : { src: 'https://cdn.portone.io/v2/browser-sdk.js', open: `PortOne.requestPayment({ storeId: c.storeId, channelKey: c.channelKey, paymentId: c.paymentId, orderName: c.orderName, totalAmount: Number(c.totalAmount), currency: 'CURRENCY_' + c.currency, payMethod: c.payMethod, redirectUrl: c.redirectUrl, ...(c.easyPayProvider ? { easyPay: { easyPayProvider: c.easyPayProvider } } : {}) });` };
+  // JSON inside <script>: "<" escaped so a value can never close the tag.
+  const json = JSON.stringify(params).replace(/</g, '\\u003c');
+  return page('결제', `<div class="box"><h1>${escapeHtml(name)}</h1><div class="amount">${won(amount)}</div><p>결제창을 여는 중입니다…</p></div>
+<script type="application/json" id="window">${json}</script><script src="${sdk.src}"></script>
+<script>const c = JSON.parse(document.getElementById('window').textContent);\n${sdk.open}</script>`);
+}
+
 /** After the buyer's choice the window sends them back to the storefront's `returnUrl` with the result. */
 function returnRedirect(services: Services, paymentId: string, returnUrl: string) {
-  const result = storefrontResult(services, findPayment(services.db, paymentId)!);
   const url = new URL(returnUrl);
-  for (const [key, value] of Object.entries(result)) if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
+  for (const [key, value] of Object.entries(storefrontResult(services, findPayment(services.db, paymentId)!))) if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
   return new Response(null, { status: 303, headers: { location: url.toString() } });
 }
+
+const errorPage = (error: ApiError) => page('결제', `<div class="box"><h1>${escapeHtml(error.message)}</h1><p><code>${escapeHtml(error.code)}</code></p></div>`, error.status);
 
 /** `/pay/{paymentId}` (both modes) and, under `svc dev`, `POST /_dev/v1/payments/{paymentId}/simulate`. */
 export function mountPayPages(app: H3, services: Services) {
@@ -62,9 +80,17 @@ export function mountPayPages(app: H3, services: Services) {
       await decideSandbox(services, paymentId, outcome);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      return page('결제창', `<div class="box"><h1>${escapeHtml(error.message)}</h1><p><code>${escapeHtml(error.code)}</code></p></div>`, error.status);
+      return errorPage(error);
     }
     return returnRedirect(services, paymentId, attempt!.returnUrl);
+  });
+  app.get('/pay/:paymentId/return', async (event) => {
+    try {
+      return new Response(null, { status: 303, headers: { location: await returnFromGateway(services, paymentIdOf(event), event.url.searchParams) } });
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return errorPage(error);
+    }
   });
   if (services.config.mode !== 'dev') return;
   const docs = `${services.config.origin}/docs/errors`;

@@ -147,7 +147,7 @@ const pgOrderId = (orderNo: number, seq: number) => `${orderNo}-${String(seq).pa
 function insertAttempt(db: Db, payment: PaymentRow, seq: number, option: PaymentOption, returnUrl: string, testPayment: boolean, now: number): AttemptRow {
   const attempt: AttemptRow = {
     id: newId('att', now), storeId: payment.storeId, paymentId: payment.id, seq, pg: option.pg, method: option.method, provider: option.provider ?? null,
-    pgOrderId: pgOrderId(payment.orderNo, seq), pgPaymentKey: null, credentialId: null, pgTransactionId: null, approvedMethod: null, approvedAmount: null,
+    pgOrderId: pgOrderId(payment.orderNo, seq), pgPaymentKey: null, credentialId: null, windowParams: null, pgTransactionId: null, approvedMethod: null, approvedAmount: null,
     status: 'READY', returnUrl, failure: null, testPayment, createdAt: now, updatedAt: now, approvedAt: null,
   };
   insertRow(db, paymentAttempts, attempt);
@@ -164,9 +164,13 @@ async function openWindow(services: Services, gateway: Gateway, payment: Payment
   try {
     const prepared = await gateway.prepareWindow({
       paymentId: payment.id, attemptId: attempt.id, pgOrderId: attempt.pgOrderId, amount: payment.amounts.totalAmount, orderName: orderName(sheet),
-      method: attempt.method as PaymentMethod, provider: (attempt.provider ?? undefined) as EasyPayProvider | undefined, returnUrl: attempt.returnUrl,
+      method: attempt.method as PaymentMethod, provider: (attempt.provider ?? undefined) as EasyPayProvider | undefined,
+      // The gateway's window comes back to us first: we confirm, then send the buyer on to the storefront.
+      returnUrl: `${services.config.origin}/pay/${payment.id}/return?attemptId=${attempt.id}`,
     });
-    updateById(services.db, paymentAttempts, attempt.id, { pgPaymentKey: prepared.pgPaymentKey ?? null, credentialId: prepared.credentialId, updatedAt: services.clock.now() });
+    updateById(services.db, paymentAttempts, attempt.id, {
+      pgPaymentKey: prepared.pgPaymentKey ?? null, credentialId: prepared.credentialId, windowParams: prepared.client ?? null, updatedAt: services.clock.now(),
+    });
     return prepared.windowUrl ?? `${services.config.origin}/pay/${payment.id}`;
   } catch (error) {
     const err = error instanceof ApiError ? error : new ApiError(503, 'PAYMENT_PROVIDER_UNAVAILABLE', { optionUnavailable: false });
@@ -512,6 +516,31 @@ export async function decideSandbox(services: Services, paymentId: string, outco
   sandboxDecide(services, open.pgPaymentKey!, outcome, options);
   await confirmAttempt(services, open.id, outcome);
   return paymentStatusView(services, loadPayment(db, paymentId));
+}
+
+/**
+ * The buyer back from a live gateway window (`/pay/{paymentId}/return`): a failure (`code`, `message`) ends
+ * the attempt, success carries the gateway's payment key (pg_one gives it only now) and is confirmed.
+ * Returns the storefront address to send the buyer to.
+ */
+export async function returnFromGateway(services: Services, paymentId: string, query: URLSearchParams): Promise<string> {
+  const { db } = services;
+  const attempt = q(db).attempt.get({ id: query.get('attemptId') ?? '' });
+  if (!attempt || attempt.paymentId !== paymentId) throw fail(404, 'PAYMENT_NOT_FOUND');
+  if (attempt.status === 'READY') {
+    const code = query.get('code');
+    if (code) {
+      await applyGatewayResult(services, attempt, { status: 'REFUSED', approvedAmount: 0, approvedMethod: null, pgTransactionId: null, failure: { code, message: query.get('message') ?? '', optionUnavailable: false } });
+    } else {
+      const key = query.get('paymentKey');
+      if (!attempt.pgPaymentKey && key) updateById(db, paymentAttempts, attempt.id, { pgPaymentKey: key, updatedAt: services.clock.now() });
+      if (!attempt.pgPaymentKey && !key) throw validationFailed([{ field: 'paymentKey', code: 'REQUIRED', message: '게이트웨이가 결제 키를 돌려주지 않았습니다.' }]);
+      await confirmAttempt(services, attempt.id);
+    }
+  }
+  const url = new URL(attempt.returnUrl);
+  for (const [k, v] of Object.entries(storefrontResult(services, loadPayment(db, paymentId)))) if (v !== undefined && v !== null) url.searchParams.set(k, String(v));
+  return url.toString();
 }
 
 // ---------------------------------------------------------------------------------------------------
