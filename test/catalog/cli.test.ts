@@ -55,7 +55,8 @@ test('products create / get / update / stock / status / discount / delete with -
   assert.is(discount.discountedPrice, 17910);
   const status = json(await svcCli('products', 'status', '--set', 'SUSPENDED', p.productId, '--json'));
   assert.equal(status.succeeded, [p.productId]);
-  const got = json(await svcCli('products', 'get', p.productId, '--json'));
+  const got = json(await svcCli('products', 'get', String(p.productNo), '--json'));
+  assert.is(got.productId, p.productId, 'a product number works where an id does');
   assert.is(got.status, 'SUSPENDED');
   const human = await svcCli('products', 'get', p.productId);
   assert.ok(human.stdout.includes('새 이름') && human.stdout.includes('블랙 / M'), human.stdout);

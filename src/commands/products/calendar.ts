@@ -1,8 +1,8 @@
 import { Args, Flags } from '@oclif/core';
-import { ApiCommand } from '../../cli/api-command.js';
+import { ProductCommand } from './create.js';
 import { UsageError } from '../../cli/usage-error.js';
 
-export default class ProductsCalendar extends ApiCommand<typeof ProductsCalendar> {
+export default class ProductsCalendar extends ProductCommand<typeof ProductsCalendar> {
   static override summary = 'Read, or with --stock / --price write, the dated stock and prices of a DATED product';
   static override examples = [
     '<%= config.bin %> products calendar prd_123 --from 2026-12-01 --to 2026-12-31',
@@ -10,7 +10,7 @@ export default class ProductsCalendar extends ApiCommand<typeof ProductsCalendar
     '<%= config.bin %> products calendar prd_123 --variant var_1 --from 2026-12-24 --to 2026-12-25 --price 180000',
     '<%= config.bin %> products calendar prd_123 --from 2026-12-24 --to 2026-12-25 --reset-price',
   ];
-  static override args = { productId: Args.string({ description: 'Product id', required: true }) };
+  static override args = { productId: Args.string({ description: 'Product id or product number', required: true }) };
   static override flags = {
     from: Flags.string({ description: 'First day, YYYY-MM-DD (read default: today)' }),
     to: Flags.string({ description: 'Last day, YYYY-MM-DD, inclusive (at most 400 days)' }),
@@ -23,7 +23,8 @@ export default class ProductsCalendar extends ApiCommand<typeof ProductsCalendar
 
   async run() {
     const f = this.flags;
-    const path = `/v1/products/${encodeURIComponent(this.args.productId)}/calendar`;
+    const productPath = await this.productPath(this.args.productId);
+    const path = `${productPath}/calendar`;
     const writing = f.stock !== undefined || f.price !== undefined || f['reset-price'];
     if (!writing) {
       const data = await this.storeRequest('GET', path, { query: { from: f.from, to: f.to } });
@@ -35,7 +36,7 @@ export default class ProductsCalendar extends ApiCommand<typeof ProductsCalendar
       });
     }
     if (!f.from || !f.to) throw new UsageError('writing needs --from and --to');
-    const variantIds = f.variant ?? (await this.storeRequest('GET', `/v1/products/${encodeURIComponent(this.args.productId)}`)).variants.map((v: any) => v.variantId);
+    const variantIds = f.variant ?? (await this.storeRequest('GET', productPath)).variants.map((v: any) => v.variantId);
     const body: Record<string, unknown> = { variantIds, from: f.from, to: f.to };
     if (f.stock !== undefined) body.stock = f.stock;
     if (f.price !== undefined) body.price = f.price;

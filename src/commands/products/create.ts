@@ -42,6 +42,14 @@ export abstract class ProductCommand<T extends typeof Command> extends ApiComman
     return { ...body, ...Object.fromEntries(Object.entries(fromFlags).filter(([, v]) => v !== undefined)) };
   }
 
+  /** A product id, or a product number (digits) looked up in the chosen store. */
+  protected async productPath(ref: string): Promise<string> {
+    if (!/^\d+$/.test(ref)) return `/v1/products/${encodeURIComponent(ref)}`;
+    const page = await this.storeRequest('GET', '/v1/products', { query: { productNo: ref } });
+    if (page.contents.length === 0) throw new UsageError(`no product number ${ref} in this store`);
+    return `/v1/products/${page.contents[0].productId}`;
+  }
+
   protected showProduct(p: any) {
     const won = (n: number) => `${n.toLocaleString('ko-KR')}원`;
     this.log(`${p.name}  (${p.productId}, No. ${p.productNo})`);

@@ -1,16 +1,16 @@
 import { Args, Flags } from '@oclif/core';
-import { ApiCommand } from '../../cli/api-command.js';
+import { ProductCommand } from './create.js';
 
 const setFlags = ['method', 'value', 'start', 'end'];
 
-export default class ProductsDiscount extends ApiCommand<typeof ProductsDiscount> {
+export default class ProductsDiscount extends ProductCommand<typeof ProductsDiscount> {
   static override summary = "Show, set or clear a product's discount (basis: salePrice)";
   static override examples = [
     '<%= config.bin %> products discount prd_123',
     '<%= config.bin %> products discount prd_123 --method PERCENT --value 10 --start 2026-12-01 --end 2026-12-31',
     '<%= config.bin %> products discount prd_123 --clear',
   ];
-  static override args = { productId: Args.string({ description: 'Product id', required: true }) };
+  static override args = { productId: Args.string({ description: 'Product id or product number', required: true }) };
   static override flags = {
     method: Flags.option({ options: ['PERCENT', 'AMOUNT'] as const, description: 'Percentage or amount off', dependsOn: setFlags, exclusive: ['clear'] })(),
     value: Flags.integer({ description: 'Percent (1–99) or KRW', dependsOn: setFlags }),
@@ -21,7 +21,7 @@ export default class ProductsDiscount extends ApiCommand<typeof ProductsDiscount
 
   async run() {
     const f = this.flags;
-    const path = `/v1/products/${encodeURIComponent(this.args.productId)}/discount`;
+    const path = `${await this.productPath(this.args.productId)}/discount`;
     if (f.clear) {
       const data = await this.storeRequest('DELETE', path);
       return this.output(data, () => this.log('Discount cleared.'));

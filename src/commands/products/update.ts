@@ -8,7 +8,7 @@ export default class ProductsUpdate extends ProductCommand<typeof ProductsUpdate
     '<%= config.bin %> products update prd_123 --name "새 이름" --status SUSPENDED',
     '<%= config.bin %> products update prd_123 --replace --data @product.json',
   ];
-  static override args = { productId: Args.string({ description: 'Product id', required: true }) };
+  static override args = { productId: Args.string({ description: 'Product id or product number', required: true }) };
   static override flags = {
     ...productFlags,
     replace: Flags.boolean({ description: 'Full replacement (PUT): omitted fields take their defaults, an omitted refundPolicy is erased' }),
@@ -19,7 +19,7 @@ export default class ProductsUpdate extends ProductCommand<typeof ProductsUpdate
     const body = this.productBody(this.flags);
     if (Object.keys(body).length === 0) throw new UsageError('nothing to change: give flags or --data');
     const headers = this.flags['if-match'] ? { 'if-match': this.flags['if-match'] } : undefined;
-    const product = await this.storeRequest(this.flags.replace ? 'PUT' : 'PATCH', `/v1/products/${encodeURIComponent(this.args.productId)}`, { body, headers });
+    const product = await this.storeRequest(this.flags.replace ? 'PUT' : 'PATCH', await this.productPath(this.args.productId), { body, headers });
     this.output(product, () => this.showProduct(product));
   }
 }
