@@ -53,6 +53,12 @@ test('init, build, deploy, install, then tools call returns the tool result', as
   const viaApi = await svcCli(['app', 'tools', 'call', 'store-name', '--json']);
   assert.equal(JSON.parse(viaApi.stdout), { name: 'Dev Store', code: 'dev-store' });
 
+  const settings = await svcCli(['app', 'settings', '--set', 'greeting=반가워요', '--json']);
+  assert.is(settings.exitCode, 0, settings.stderr);
+  assert.equal(JSON.parse(settings.stdout), { greeting: '반가워요' });
+  const again = await svcCli(['app', 'tools', 'call', 'greet', '--input', '{"name":"민지"}', '--json']);
+  assert.equal(JSON.parse(again.stdout), { message: '반가워요, 민지!', times: 2 });
+
   const bad = await svcCli(['app', 'tools', 'call', 'greet', '--input', '{}']);
   assert.is(bad.exitCode, 1);
   assert.match(bad.stderr, 'APP_TOOL_INPUT_INVALID');

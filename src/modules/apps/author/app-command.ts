@@ -28,6 +28,7 @@ export interface InstallationView {
   pendingVersion: { version: number; requires: Record<string, string[]> } | null;
   permissions: { scopes: string[]; hosts: string[] };
   tools: { name: string; description: string }[];
+  settings: Record<string, unknown>;
   needsSetup: boolean;
   missingSettings: string[];
 }
