@@ -253,26 +253,32 @@ export function pageOf(db: Db, storeId: string, filters: SQL[], page: number, si
   return { rows, variants: variantsByProduct(db, rows.map((r) => r.id)), page, size, total };
 }
 
-const MAX_CACHED_PAGES = 256;
-const pageCaches = new WeakMap<Db, Map<string, RawJson>>();
+/** The cache holds at most this many characters of pages (about twice as many bytes with their encoding). */
+const MAX_CACHED_CHARS = 16 * 1024 * 1024;
+const pageCaches = new WeakMap<Db, { pages: Map<string, RawJson>; chars: number }>();
 
 /**
  * List pages, serialized once per catalog version of the store (a counter the database's triggers grow on
  * every product or variant change, whoever writes): a repeated read costs one primary-key lookup.
- * `key` must hold everything else the page depends on (query, today's date for discounts). LRU-bounded.
+ * `key` must hold everything else the page depends on (query, today's date for discounts). LRU, bounded by size.
  */
 export function cachedPage(db: Db, storeId: string, key: string, build: () => unknown): RawJson {
   let cache = pageCaches.get(db);
-  if (!cache) pageCaches.set(db, (cache = new Map()));
+  if (!cache) pageCaches.set(db, (cache = { pages: new Map(), chars: 0 }));
   const full = `${storeId} ${q(db).counters.get({ storeId })?.version ?? 0} ${key}`;
-  let page = cache.get(full);
+  let page = cache.pages.get(full);
   if (page === undefined) {
     page = new RawJson(JSON.stringify(build()));
-    if (cache.size >= MAX_CACHED_PAGES) cache.delete(cache.keys().next().value!);
+    cache.chars += page.json.length;
+    for (const [oldKey, old] of cache.pages) {
+      if (cache.chars <= MAX_CACHED_CHARS) break;
+      cache.pages.delete(oldKey);
+      cache.chars -= old.json.length;
+    }
   } else {
-    cache.delete(full);
+    cache.pages.delete(full);
   }
-  cache.set(full, page);
+  cache.pages.set(full, page);
   return page;
 }
 
