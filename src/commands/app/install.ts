@@ -13,7 +13,7 @@ export default class AppInstall extends AppCommand<typeof AppInstall> {
       this.log(`  scopes   ${inst.permissions.scopes.join(', ') || '(none)'}`);
       if (inst.permissions.hosts.length) this.log(`  hosts    ${inst.permissions.hosts.join(', ')}`);
       if (inst.tools.length) this.log(`  tools    ${inst.tools.map((t) => t.name).join(', ')}  (svc app tools call NAME --input '{…}')`);
-      if (inst.needsSetup) this.log(`  needs settings: ${inst.missingSettings.join(', ')} (PUT /v1/apps/installations/${inst.installationId}/settings)`);
+      if (inst.needsSetup) this.log(`  needs settings: ${inst.missingSettings.join(', ')} (svc app settings --set KEY=VALUE)`);
     });
   }
 }
