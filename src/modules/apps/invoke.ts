@@ -4,14 +4,11 @@ import { SignJWT } from 'jose';
 import { newSecret } from '../../db/ids.js';
 import type { Services } from '../../server/services.js';
 import { loadSigningKeys, type SigningKeys } from '../accounts/keys.js';
-import { checkWebhookUrl } from '../webhooks/address.js';
+import { createGuardedFetch, RuntimeCallbackError, type InvocationKind } from '../../runtime-host/index.js';
 import { issueInstallationToken } from './installation-tokens.js';
 import type { ExecutionKind } from './schema.js';
 import { runInSandbox } from './sandbox.js';
 import { recordExecution, type App, type AppVersion, type Installation } from './service.js';
-
-/** Kinds of app functions, named as the runtime names them (runtime/protocol.ts). */
-export type InvocationKind = 'tool' | 'notification' | 'schedule' | 'route' | 'event';
 
 const EXECUTION_KIND: Record<InvocationKind, ExecutionKind> = { tool: 'TOOL', notification: 'NOTIFICATION', schedule: 'SCHEDULE', route: 'HTTP', event: 'EVENT' };
 
@@ -99,37 +96,36 @@ export async function signExternalCall(services: Services, url: string, installa
     .sign(keys.privateKey);
 }
 
-async function callExternal(services: Services, t: InvokeTarget, kind: InvocationKind, name: string, input: unknown, context: unknown): Promise<InvokeOutcome> {
+/**
+ * One call to a `runtime: external` app, through the same guarded client as sandbox `fetch`: only the
+ * declared host, https and public addresses checked at connect time (webhook rules), no redirects.
+ */
+async function callExternal(services: Services, t: InvokeTarget, kind: InvocationKind, name: string, input: unknown, context: FunctionContext): Promise<InvokeOutcome> {
   const url = t.version.manifest.external!.url;
   const started = performance.now();
-  const took = () => Math.round(performance.now() - started);
-  const appFailure = (code: string, message: string): InvokeOutcome => ({ ok: false, code, message, appError: true, logs: [], durationMs: took() });
-
-  const problem = await checkWebhookUrl(url, { allowHosts: services.config.unsafeWebhookHosts });
-  if (problem) return appFailure('EXTERNAL_URL_BLOCKED', `external.url refused: ${problem}`);
+  const failure = (code: string, message: string): InvokeOutcome => ({ ok: false, code, message, appError: true, logs: [], durationMs: Math.round(performance.now() - started) });
+  const send = createGuardedFetch({
+    hosts: [new URL(url).hostname],
+    allowHosts: services.config.unsafeWebhookHosts,
+    timeoutMs: EXTERNAL_DEADLINE_MS,
+    // The answer wraps the result; a little room for `{"result":…}`.
+    maxResponseBytes: RESULT_MAX_BYTES + 1024,
+  });
   const body = JSON.stringify({ kind, name, input, context });
-  let response: Response;
+  let response;
   try {
-    response = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-svc-signature': await signExternalCall(services, url, t.installation.id, body) },
-      body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(EXTERNAL_DEADLINE_MS),
-    });
+    response = await send({ url, method: 'POST', headers: [['content-type', 'application/json'], ['x-svc-signature', await signExternalCall(services, url, t.installation.id, body)]], body });
   } catch (error) {
-    const timeout = (error as Error).name === 'TimeoutError';
-    return appFailure(timeout ? 'TIMEOUT' : 'EXTERNAL_UNREACHABLE', timeout ? `no answer within ${EXTERNAL_DEADLINE_MS} ms` : String((error as Error & { cause?: Error }).cause?.message ?? error));
+    if (!(error instanceof RuntimeCallbackError)) throw error;
+    return failure(error.code === 'FETCH_BLOCKED' ? 'EXTERNAL_URL_BLOCKED' : 'EXTERNAL_CALL_FAILED', error.message);
   }
-  const text = await response.text();
-  if (Buffer.byteLength(text) > RESULT_MAX_BYTES + 64) return appFailure('RESULT_TOO_LARGE', `result over ${RESULT_MAX_BYTES} bytes`);
   let parsed: { result?: unknown; error?: { message?: string } };
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(response.body);
   } catch {
-    return appFailure('APP_ERROR', `answer is not JSON (HTTP ${response.status})`);
+    return failure('APP_ERROR', `answer is not JSON (HTTP ${response.status})`);
   }
-  if (!response.ok) return appFailure('APP_ERROR', parsed.error?.message ?? `HTTP ${response.status}`);
-  if (Buffer.byteLength(JSON.stringify(parsed.result ?? null)) > RESULT_MAX_BYTES) return appFailure('RESULT_TOO_LARGE', `result over ${RESULT_MAX_BYTES} bytes`);
-  return { ok: true, value: parsed.result ?? null, logs: [], durationMs: took() };
+  if (response.status < 200 || response.status > 299) return failure('APP_ERROR', parsed.error?.message ?? `HTTP ${response.status}`);
+  if (Buffer.byteLength(JSON.stringify(parsed.result ?? null)) > RESULT_MAX_BYTES) return failure('RESULT_TOO_LARGE', `result over ${RESULT_MAX_BYTES} bytes`);
+  return { ok: true, value: parsed.result ?? null, logs: [], durationMs: Math.round(performance.now() - started) };
 }

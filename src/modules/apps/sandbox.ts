@@ -1,7 +1,7 @@
 import { ApiError } from '../../server/errors.js';
 import type { Services } from '../../server/services.js';
-import { createGuardedFetch, RuntimeCallbackError, RuntimeHost, type RuntimeCallbacks, type RuntimeErrorCode } from '../../runtime-host/index.js';
-import type { FunctionContext, InvocationKind, InvokeOutcome, InvokeTarget } from './invoke.js';
+import { createGuardedFetch, RuntimeCallbackError, RuntimeHost, type InvocationKind, type RuntimeCallbacks, type RuntimeErrorCode } from '../../runtime-host/index.js';
+import type { FunctionContext, InvokeOutcome, InvokeTarget } from './invoke.js';
 import { findInstallation } from './service.js';
 import { deleteItem, listItems, readItem, storageKey, writeItem } from './storage.js';
 
