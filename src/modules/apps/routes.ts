@@ -17,7 +17,13 @@ export function matchPublicRoute(manifest: Manifest, method: string, path: strin
     const names: string[] = [];
     const re = new RegExp(`^${pattern.replace(/[.~-]/g, '\\$&').replace(/:([A-Za-z][A-Za-z0-9_]*)/g, (_s, n: string) => (names.push(n), '([^/]+)'))}/?$`);
     const hit = re.exec(path);
-    if (hit) return { entry, params: Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(hit[i + 1])])) };
+    if (!hit) continue;
+    try {
+      return { entry, params: Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(hit[i + 1])])) };
+    } catch {
+      // A malformed escape (`%E0%A4`) names nothing the app declared.
+      return null;
+    }
   }
   return null;
 }
