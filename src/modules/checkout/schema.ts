@@ -133,7 +133,12 @@ export const paymentAttempts = sqliteTable('payment_attempts', {
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
   approvedAt: integer('approved_at'),
-}, (t) => [uniqueIndex('payment_attempts_payment_seq').on(t.paymentId, t.seq), index('payment_attempts_key').on(t.pgPaymentKey)]);
+}, (t) => [
+  uniqueIndex('payment_attempts_payment_seq').on(t.paymentId, t.seq),
+  index('payment_attempts_key').on(t.pgPaymentKey),
+  // The confirming job looks for CONFIRMING attempts every tick.
+  index('payment_attempts_status').on(t.status, t.updatedAt),
+]);
 
 /** Money given back: automatic cancels of approvals that could not become an order (and later refunds). */
 export const paymentRefunds = sqliteTable('payment_refunds', {
