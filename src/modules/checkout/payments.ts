@@ -590,9 +590,13 @@ export { loadPayment };
 // ---------------------------------------------------------------------------------------------------
 // Jobs: durable follow-ups read from the tables.
 
+/** Between two look-ups of one approval whose result the gateway has not given yet. */
+const CONFIRM_RETRY_MS = 5_000;
+
 /** Approvals whose result the gateway had not given: ask again (spec 01 §3.3 "confirming result"). */
-export async function resolveConfirming(services: Services, _now: number): Promise<number> {
-  const due = services.db.select().from(paymentAttempts).where(eq(paymentAttempts.status, 'CONFIRMING')).limit(100).all();
+export async function resolveConfirming(services: Services, now: number): Promise<number> {
+  const due = services.db.select().from(paymentAttempts)
+    .where(and(eq(paymentAttempts.status, 'CONFIRMING'), lte(paymentAttempts.updatedAt, now - CONFIRM_RETRY_MS))).limit(100).all();
   for (const attempt of due) {
     const gateway = gatewayFor(services, attempt.storeId, attempt.pg as Pg, { credentialId: attempt.credentialId ?? undefined });
     const view = await gateway.lookup({ pgPaymentKey: attempt.pgPaymentKey!, pgOrderId: attempt.pgOrderId });
@@ -600,6 +604,8 @@ export async function resolveConfirming(services: Services, _now: number): Promi
       await applyGatewayResult(services, attempt, { status: 'APPROVED', approvedAmount: view.approvedAmount, approvedMethod: view.approvedMethod, pgTransactionId: view.pgTransactionId });
     } else if (view.status === 'REFUSED' || view.status === 'NOT_FOUND' || view.status === 'CANCELED') {
       await applyGatewayResult(services, attempt, { status: 'REFUSED', approvedAmount: 0, approvedMethod: null, pgTransactionId: null, failure: { code: `GATEWAY_${view.status}`, message: '결제가 승인되지 않았습니다.', optionUnavailable: false } });
+    } else {
+      updateById(services.db, paymentAttempts, attempt.id, { updatedAt: services.clock.now() });
     }
   }
   return due.length;
