@@ -13,7 +13,11 @@ export const events = sqliteTable('events', {
   sequence: integer('sequence'),
   data: text('data', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
   createdAt: integer('created_at').notNull(),
-}, (t) => [index('events_store_created').on(t.storeId, t.createdAt)]);
+}, (t) => [
+  // (store_id, rowid) implicitly: the event stream reads a store's events after a rowid cursor.
+  index('events_store').on(t.storeId),
+  index('events_created').on(t.createdAt),
+]);
 
 /** Last `sequence` handed out per resource; grows for every event, subscribed or not. */
 export const eventSequences = sqliteTable('event_sequences', {
