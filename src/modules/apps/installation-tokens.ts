@@ -8,7 +8,7 @@ import { signToken, type TokenClaims } from '../accounts/tokens.js';
 import { appApiCalls, appInstallations, apps } from './schema.js';
 
 /** Installation tokens live one hour; the runtime asks for a fresh one per call. */
-export const INSTALLATION_TOKEN_TTL_S = 3600;
+const INSTALLATION_TOKEN_TTL_S = 3600;
 
 const statements = preparedFor((db) => ({
   installation: db

@@ -13,7 +13,7 @@ import { recordExecution, type App, type AppVersion, type Installation } from '.
 const EXECUTION_KIND: Record<InvocationKind, ExecutionKind> = { tool: 'TOOL', notification: 'NOTIFICATION', schedule: 'SCHEDULE', route: 'HTTP', event: 'EVENT' };
 
 /** Tool results and every other function result: at most 64 KB of JSON (spec 02 §8). */
-export const RESULT_MAX_BYTES = 64 * 1024;
+const RESULT_MAX_BYTES = 64 * 1024;
 const EXTERNAL_DEADLINE_MS = 10_000;
 
 export interface InvokeTarget {
@@ -30,7 +30,7 @@ export type InvokeOutcome =
 export type FunctionContext = Awaited<ReturnType<typeof functionContext>>;
 
 /** What every function receives besides its input: which store, its settings, and an API client's credentials. */
-export async function functionContext(services: Services, t: InvokeTarget) {
+async function functionContext(services: Services, t: InvokeTarget) {
   const { token, expiresAt } = await issueInstallationToken(services, t.installation.id);
   return {
     storeId: t.installation.storeId,
@@ -82,7 +82,7 @@ export function appSigningKeys(services: Services): Promise<SigningKeys> {
  * `x-svc-signature`: a compact JWS (EdDSA, keys at /.well-known/svc-apps-jwks.json) whose claims bind the
  * call to its receiver (`aud`), installation (`sub`), time (5 minutes) and exact body (`bodySha256`).
  */
-export async function signExternalCall(services: Services, url: string, installationId: string, body: string): Promise<string> {
+async function signExternalCall(services: Services, url: string, installationId: string, body: string): Promise<string> {
   const keys = await appSigningKeys(services);
   const nowS = Math.floor(services.clock.now() / 1000);
   return new SignJWT({ bodySha256: createHash('sha256').update(body).digest('base64url') })

@@ -9,7 +9,7 @@ import { ACCOUNT_SCOPES, ALL_SCOPES } from '../accounts/scopes.js';
  */
 
 /** Per-list limit of spec 02 §8 (notifications, parameters, events, tools, tool inputs); we apply it to every list. */
-export const MANIFEST_LIST_LIMIT = 20;
+const MANIFEST_LIST_LIMIT = 20;
 
 const LOWER_NAME = /^[a-z0-9-]{1,40}$/;
 const UPPER_NAME = /^[A-Z0-9_]{1,40}$/;
@@ -61,7 +61,7 @@ const param = z.object({ type: valueType, label: text(60), required: z.boolean()
 const toolInput = z.object({ type: valueType, description: text(500).optional(), required: z.boolean().optional() }).strict();
 
 /** Store scopes an app may ask for (account scopes are a person's, never an app's). */
-export const APP_SCOPES = ALL_SCOPES.filter((s) => !(ACCOUNT_SCOPES as readonly string[]).includes(s));
+const APP_SCOPES = ALL_SCOPES.filter((s) => !(ACCOUNT_SCOPES as readonly string[]).includes(s));
 
 const scope = z.string().superRefine((s, ctx) => {
   if (!APP_SCOPES.includes(s)) {
@@ -83,7 +83,7 @@ const externalUrl = z.string().superRefine((value, ctx) => {
   }
 });
 
-export const manifestSchema = z
+const manifestSchema = z
   .object({
     $schema: z.string().optional().meta({ description: 'Path or URL of this JSON Schema, for editors.' }),
     handle: z.string().regex(HANDLE, { message: '핸들 규칙: 소문자로 시작, 소문자·숫자·하이픈 3~30자, 하이픈으로 끝나거나 연속되지 않음' })
@@ -141,7 +141,7 @@ export const manifestSchema = z
 export type Manifest = z.output<typeof manifestSchema>;
 
 /** zod issues with key names checked by a record's key schema reported as the rule they broke. */
-export function manifestFieldErrors(issues: readonly z.core.$ZodIssue[], prefix = ''): FieldError[] {
+function manifestFieldErrors(issues: readonly z.core.$ZodIssue[], prefix = ''): FieldError[] {
   return issues.flatMap((issue) => {
     const errors = issue.code === 'invalid_key'
       ? [{ field: issue.path.map(String).join('.'), code: 'INVALID_NAME', message: issue.issues[0]?.message ?? '이름이 올바르지 않습니다.' }]

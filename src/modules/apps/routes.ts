@@ -10,7 +10,7 @@ const FORWARDED_HEADERS = ['content-type', 'user-agent', 'accept', 'x-request-id
 const MAX_BODY = 256 * 1024;
 
 /** The declared public route matching a request, with its `:param` values. */
-export function matchPublicRoute(manifest: Manifest, method: string, path: string) {
+function matchPublicRoute(manifest: Manifest, method: string, path: string) {
   for (const entry of manifest.http?.public ?? []) {
     const [m, pattern] = entry.split(' ');
     if (m !== method) continue;

@@ -11,7 +11,7 @@ const APP_FAULTS = new Set<RuntimeErrorCode>(['APP_ERROR', 'TIMEOUT', 'CPU_LIMIT
 const hosts = new WeakMap<Services, RuntimeHost>();
 
 /** One runtime host (and so one worker process) per running service, started on the first call. */
-export function runtimeHost(services: Services): RuntimeHost {
+function runtimeHost(services: Services): RuntimeHost {
   let host = hosts.get(services);
   if (!host) {
     host = new RuntimeHost({ onCallbackError: (error, where) => console.error(`[svc] app ${where.op} callback failed (installation ${where.installationId}):`, error) });

@@ -19,9 +19,9 @@ export type App = typeof apps.$inferSelect;
 export type AppVersion = typeof appVersions.$inferSelect;
 export type Installation = typeof appInstallations.$inferSelect;
 
-export const ERASE_DELAY_MS = 48 * 3600_000;
-export const SUSPEND_AFTER_MS = 24 * 3600_000;
-export const EXECUTION_RETENTION_MS = 7 * 86_400_000;
+const ERASE_DELAY_MS = 48 * 3600_000;
+const SUSPEND_AFTER_MS = 24 * 3600_000;
+const EXECUTION_RETENTION_MS = 7 * 86_400_000;
 
 export const findApp = (db: Db, appId: string) => db.select().from(apps).where(eq(apps.id, appId)).get();
 export const findAppByHandle = (db: Db, handle: string) => db.select().from(apps).where(eq(apps.handle, handle)).get();
@@ -144,7 +144,7 @@ export function uninstall(services: Services, inst: Installation, now: number) {
   enqueueDelivery(db, inst.id, 'APP.UNINSTALLED', { uninstalledAt: isoAt(now), eraseAt: isoAt(now + ERASE_DELAY_MS) }, now);
 }
 
-export function enqueueDelivery(db: Db, installationId: string, event: string, payload: Record<string, unknown>, now: number) {
+function enqueueDelivery(db: Db, installationId: string, event: string, payload: Record<string, unknown>, now: number) {
   db.insert(appDeliveries).values({ id: newId('appd', now), installationId, event, payload, status: 'PENDING', attempts: 0, nextAttemptAt: now, createdAt: now }).run();
 }
 
@@ -175,7 +175,7 @@ export function missingSettings(manifest: Manifest, settings: Record<string, Set
 }
 
 /** Secret settings show only their first 4 characters once saved (spec 02 §2.2). */
-export function presentSettings(manifest: Manifest, settings: Record<string, SettingValue>) {
+function presentSettings(manifest: Manifest, settings: Record<string, SettingValue>) {
   return Object.fromEntries(Object.entries(manifest.settings ?? {}).map(([k, d]) => {
     const v = settings[k];
     if (v === undefined) return [k, null];
@@ -243,7 +243,7 @@ export function presentExecution(x: typeof appExecutions.$inferSelect) {
   };
 }
 
-export function recentExecutions(db: Db, installationId: string, limit: number) {
+function recentExecutions(db: Db, installationId: string, limit: number) {
   return db.select().from(appExecutions).where(eq(appExecutions.installationId, installationId)).orderBy(desc(appExecutions.id)).limit(limit).all();
 }
 

@@ -28,7 +28,7 @@ const statements = preparedFor((db) => ({
 
 const utf8Bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 
-export function storageUsage(db: Db, installationId: string) {
+function storageUsage(db: Db, installationId: string) {
   const u = statements(db).usage.get({ installationId })!;
   return { keys: u.keys, bytes: u.bytes, maxKeys: STORAGE_MAX_KEYS, maxBytes: STORAGE_MAX_BYTES };
 }

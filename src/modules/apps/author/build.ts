@@ -15,9 +15,9 @@ import { ProjectError, readProject, type AppProject } from './project.js';
  */
 
 const EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
-export const OUT_DIR = 'dist';
-export const BUNDLE_FILE = 'app.js';
-export const BUILD_INFO_FILE = 'build.json';
+const OUT_DIR = 'dist';
+const BUNDLE_FILE = 'app.js';
+const BUILD_INFO_FILE = 'build.json';
 
 type Group = 'tools' | 'notifications' | 'schedules' | 'events';
 const GROUPS: Group[] = ['tools', 'notifications', 'schedules', 'events'];

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import type { FieldError } from '../../../server/errors.js';
 import { checkManifest, type Manifest } from '../manifest.js';
 
-export const MANIFEST_FILE = 'manifest.json';
-export const LEGACY_MANIFEST_FILE = 'svc.app.json';
+const MANIFEST_FILE = 'manifest.json';
+const LEGACY_MANIFEST_FILE = 'svc.app.json';
 
 /** A problem of the app project, shown to its author with the file and key path it concerns. */
 export class ProjectError extends Error {
