@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestService, type Api, type TestService } from '../helpers/service.js';
+import { login, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { GUEST, RETURN_URL, buyerApi, connectSandbox, createProduct, directSheet, fails, ok, simulate, startGuestPayment } from './support.js';
 
 let svc: TestService;
@@ -209,6 +209,13 @@ test('expiries: payment 10 minutes (PAYMENT_EXPIRED), sheet 30 minutes (CHECKOUT
   const open = ok(await startGuestPayment(guest, sheet), 201);
   await svc.advance(10 * 60);
   fails(await simulate(guest, open.paymentId, 'APPROVE'), 409, 'PAYMENT_EXPIRED');
+  // A live-style return after the 10 minutes: the gateway approved, the service cancels it automatically.
+  const { sandboxDecide } = await import('../../src/modules/payments/gateway.js');
+  const key = svc.services.sqlite.prepare('select pg_payment_key as k from payment_attempts where id = ?').get(open.attemptId) as { k: string };
+  sandboxDecide(svc.services, key.k, 'APPROVE');
+  const late = await fetch(`${svc.url}/pay/${open.paymentId}/return?attemptId=${open.attemptId}`, { redirect: 'manual' });
+  assert.is(new URL(late.headers.get('location')!).searchParams.get('code'), 'PAYMENT_EXPIRED');
+  assert.equal(ok(await svc.api('GET', `/v1/payments/${open.paymentId}`, { token: await login(svc) })).refunds.map((r: any) => r.reason), ['PAYMENT_EXPIRED']);
   await svc.advance(10 * 60);
   fails(await guest('GET', `/storefront/v1/checkout/${sheet.checkoutId}`), 409, 'CHECKOUT_EXPIRED');
   fails(await startGuestPayment(guest, sheet), 409, 'CHECKOUT_EXPIRED');

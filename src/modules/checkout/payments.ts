@@ -33,7 +33,6 @@ defineMessages({
   PAYMENT_NOT_FOUND: '결제를 찾을 수 없습니다.',
   PAYMENT_NOT_CONFIGURED: '이 상점은 아직 결제를 받을 수 없습니다.',
   PAYMENT_OPTION_UNAVAILABLE: '사용할 수 없는 결제 수단입니다. 다른 결제 수단을 고르세요.',
-  PAYMENT_PROVIDER_UNAVAILABLE: '결제창을 준비하지 못했습니다. 잠시 후 다시 시도하거나 다른 결제 수단을 고르세요.',
   RETURN_URL_NOT_ALLOWED: '허용되지 않은 결제 복귀 주소입니다. https 주소이고 상점의 결제 도메인이어야 합니다.',
   SHIPPING_ADDRESS_REQUIRED: '배송지가 필요합니다.',
   PAYMENT_EXPIRED: '결제 유효 시간(10분)이 지났습니다. 주문서에서 다시 시작하세요.',
@@ -394,6 +393,7 @@ const CANCEL_MESSAGES: Record<string, string> = {
   AMOUNT_MISMATCH: '결제 금액이 주문 금액과 달라 자동 취소되었습니다.',
   OUT_OF_STOCK: '결제 중 재고가 소진되어 자동 취소되었습니다.',
   PAYMENT_ENDED: '이미 끝난 결제라 자동 취소되었습니다.',
+  PAYMENT_EXPIRED: '결제 유효 시간이 지난 뒤 승인되어 자동 취소되었습니다.',
 };
 
 type Settled = { kind: 'ORDER'; orderId: string } | { kind: 'CANCEL'; refundId: string; reason: string } | { kind: 'NOOP' };
@@ -421,6 +421,8 @@ function settleApproval(services: Services, attemptId: string, result: ConfirmRe
     let reason: string | null = null;
     if (payment.status === 'COMPLETED' || sheet.status === 'COMPLETED') reason = 'DUPLICATE_APPROVAL';
     else if (payment.status === 'FAILED') reason = 'PAYMENT_ENDED';
+    // Approved in time but answered late (CONFIRMING) still counts; a window approved after the 10 minutes does not.
+    else if (attempt.status === 'READY' && now >= payment.expiresAt) reason = 'PAYMENT_EXPIRED';
     else if (result.approvedAmount !== payment.amounts.totalAmount) reason = 'AMOUNT_MISMATCH';
     else if (priceSheet(sheet.items, storeSettingsOf(db, sheet.storeId), payment.shippingAddress?.zipCode ?? null, payment.amounts.pointAmount).amounts.totalAmount !== payment.amounts.totalAmount) reason = 'AMOUNT_MISMATCH';
     if (reason === null) {
