@@ -26,8 +26,9 @@ export default class AppInit extends AppCommand<typeof AppInit> {
     const probe = checkManifest({ handle, name });
     if (!probe.ok) throw new UsageError(`cannot use "${handle}" / "${name}": ${probe.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
 
+    // Every template starts from the shared files (package.json, tsconfig.json, sandbox typings).
+    cpSync(join(templates, '_shared'), target, { recursive: true });
     cpSync(join(templates, this.flags.template), target, { recursive: true });
-    cpSync(join(templates, 'svc-app.d.ts'), join(target, 'src', 'svc-app.d.ts'));
     // npm drops .gitignore files from packages, so templates carry it without the dot.
     renameSync(join(target, 'gitignore'), join(target, '.gitignore'));
     for (const file of ['manifest.json', 'package.json']) {

@@ -1,4 +1,4 @@
-// Globals of the svc app sandbox (copied into each new app as src/svc-app.d.ts, for editors only).
+// Globals of the svc app sandbox, for editors and tsc (svc app build does not need it).
 
 /** What every function receives as its second argument (and as the global `context`). */
 interface SvcContext {
