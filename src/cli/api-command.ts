@@ -1,5 +1,6 @@
 import { Command, Flags, type Interfaces } from '@oclif/core';
 import { readFileSync } from 'node:fs';
+import stringWidth from 'string-width';
 import { ApiCallError, ApiClient, ConnectionError, type RequestOptions } from '../client/api-client.js';
 import { DEFAULT_API_URL, DEFAULT_PROFILE, readConfig } from '../client/config.js';
 import { UsageError } from './usage-error.js';
@@ -113,9 +114,11 @@ export abstract class ApiCommand<T extends typeof Command> extends Command {
       return;
     }
     const cell = (v: unknown) => (v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v));
-    const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
-    this.log(columns.map((c, i) => c.toUpperCase().padEnd(widths[i])).join('  '));
-    for (const r of rows) this.log(columns.map((c, i) => cell(r[c]).padEnd(widths[i])).join('  '));
+    // Korean text takes two columns per character in a terminal: pad by display width, not length.
+    const pad = (text: string, width: number) => text + ' '.repeat(Math.max(0, width - stringWidth(text)));
+    const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => stringWidth(cell(r[c])))));
+    this.log(columns.map((c, i) => pad(c.toUpperCase(), widths[i])).join('  ').trimEnd());
+    for (const r of rows) this.log(columns.map((c, i) => pad(cell(r[c]), widths[i])).join('  ').trimEnd());
   }
 
   protected override async catch(error: Error & { exitCode?: number; oclif?: { exit?: number } }) {
@@ -139,12 +142,9 @@ export abstract class ApiCommand<T extends typeof Command> extends Command {
       else this.logToStderr(`✗ ${error.message}`);
       this.exit(2);
     }
-    // oclif's own parse errors (unknown flag, missing argument) are usage errors too. The flags were not
-    // parsed then, so --json is looked for in the raw arguments.
-    if (error.oclif?.exit !== undefined && error.oclif.exit !== 0) {
-      error.oclif.exit = 2;
-      if (this.argv.includes('--json')) this.log(JSON.stringify({ code: 'USAGE', message: error.message }));
-    }
+    // oclif's own parse errors (unknown flag, missing argument) already exit 2. The flags were not parsed
+    // then, so --json is looked for in the raw arguments.
+    if (error.oclif?.exit === 2 && this.argv.includes('--json')) this.log(JSON.stringify({ code: 'USAGE', message: error.message }));
     return super.catch(error);
   }
 }

@@ -79,7 +79,8 @@ export function operationHandler(services: Services, op: Operation) {
         query: queryObject(event.url.searchParams, GLOBAL_QUERY),
         body: isWrite && !op.multipart ? await readBodyText(event) : '',
       };
-      const ctx = buildCtx(services, op, raw, { principal, store, requestId, traceId, event });
+      const multipart = op.multipart ? await readMultipart(event, op.multipart.maxBytes) : null;
+      const ctx = buildCtx(services, op, raw, { principal, store, requestId, traceId, event, form: multipart?.form });
       target = op.target?.(ctx) ?? null;
 
       const agentWrite = Boolean(principal?.agent && isWrite);
@@ -97,7 +98,7 @@ export function operationHandler(services: Services, op: Operation) {
       }
 
       if (agentWrite && store) assertAiActionsLeft(services.db, store.id, ctx.now);
-      const fingerprint = idempotencyKey ? requestFingerprint(op, event, raw.body) : '';
+      const fingerprint = idempotencyKey ? requestFingerprint(op, event, multipart ? multipart.digest : raw.body) : '';
 
       if (needsApproval) {
         const out = requestApproval(services, { op, ctx: ctx as never, raw, target, reason: APPROVAL_REASON, idempotencyKey, fingerprint, docsBase });
@@ -148,7 +149,7 @@ export function buildCtx(
   services: Services,
   op: Operation,
   raw: RawRequest,
-  who: Pick<Ctx, 'principal' | 'store' | 'requestId' | 'traceId' | 'event'>,
+  who: Pick<Ctx, 'principal' | 'store' | 'requestId' | 'traceId' | 'event' | 'form'>,
 ): Ctx {
   return {
     services,
@@ -219,6 +220,20 @@ async function readBodyText(event: H3Event): Promise<string> {
   const text = await event.req.text();
   if (text.length > MAX_JSON_BODY) throw fail(413, 'PAYLOAD_TOO_LARGE', { maxBytes: MAX_JSON_BODY });
   return text;
+}
+
+/** A multipart body, size-checked, parsed, and digested so an Idempotency-Key covers the file too. */
+async function readMultipart(event: H3Event, maxBytes: number) {
+  if (!(event.req.headers.get('content-type') ?? '').startsWith('multipart/form-data')) throw fail(415, 'UNSUPPORTED_MEDIA_TYPE', { expected: 'multipart/form-data' });
+  if (Number(event.req.headers.get('content-length') ?? 0) > maxBytes) throw fail(413, 'PAYLOAD_TOO_LARGE', { maxBytes });
+  const bytes = new Uint8Array(await event.req.arrayBuffer());
+  if (bytes.byteLength > maxBytes) throw fail(413, 'PAYLOAD_TOO_LARGE', { maxBytes });
+  try {
+    const form = await new Response(bytes, { headers: { 'content-type': event.req.headers.get('content-type')! } }).formData();
+    return { form, digest: createHash('sha256').update(bytes).digest('base64url') };
+  } catch {
+    throw validationFailed([{ field: '', code: 'MALFORMED_MULTIPART', message: 'multipart 본문을 읽을 수 없습니다.' }]);
+  }
 }
 
 function parseQuery(op: Operation, query: Record<string, string>) {

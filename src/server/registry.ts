@@ -58,6 +58,8 @@ export interface Ctx<B = any, Q = any, P = any> {
   requestId: string;
   traceId: string;
   event: H3Event;
+  /** The parsed body of `multipart` operations. */
+  form?: FormData;
 }
 
 /** A store-scoped context: the pipeline guarantees principal and store for `auth: 'store'`. */
@@ -116,8 +118,8 @@ export interface Operation<B = any, Q = any, P = any> {
    */
   handler: (ctx: any) => unknown;
   async?: boolean;
-  /** The body is multipart/form-data: the pipeline leaves it unread for the (async) handler's `ctx.event.req.formData()`. */
-  multipart?: boolean;
+  /** The body is multipart/form-data of at most `maxBytes`: the pipeline reads it into `ctx.form`. */
+  multipart?: { maxBytes: number };
 }
 
 type HandlerCtx<A, B, Q, P> = A extends 'store' ? StoreCtx<B, Q, P> : Ctx<B, Q, P>;

@@ -11,13 +11,17 @@ export function toFieldErrors(issues: readonly z.core.$ZodIssue[]): FieldError[]
   for (const issue of issues) {
     const path = issue.path.map(String).join('.');
     const at = (key?: string) => (key === undefined ? path : path ? `${path}.${key}` : key);
+    // A missing field is REQUIRED whatever its type (an enum, a union, …) would have demanded.
+    if (issue.code !== 'unrecognized_keys' && issue.code !== 'custom' && 'input' in issue && issue.input === undefined) {
+      out.push({ field: path, code: 'REQUIRED', message: '필수 항목입니다.' });
+      continue;
+    }
     switch (issue.code) {
       case 'unrecognized_keys':
         for (const key of issue.keys) out.push({ field: at(key), code: 'UNKNOWN_FIELD', message: '알 수 없는 필드입니다. 이 필드는 받지 않습니다.' });
         break;
       case 'invalid_type':
-        if (issue.input === undefined) out.push({ field: path, code: 'REQUIRED', message: '필수 항목입니다.' });
-        else out.push({ field: path, code: 'INVALID_TYPE', message: `${TYPE_NAMES[issue.expected] ?? issue.expected} 형식이어야 합니다.` });
+        out.push({ field: path, code: 'INVALID_TYPE', message: `${TYPE_NAMES[issue.expected] ?? issue.expected} 형식이어야 합니다.` });
         break;
       case 'too_small':
         out.push({

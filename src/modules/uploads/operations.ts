@@ -29,18 +29,11 @@ export const uploadOperations = [
     agent: 'direct',
     status: 201,
     async: true,
-    multipart: true,
+    // Room for the largest file plus the multipart framing.
+    multipart: { maxBytes: MAX_BYTES + 64 * 1024 },
     target: () => ({ type: 'UPLOAD', id: null }),
     handler: async (ctx) => {
-      const req = ctx.event.req;
-      if (!(req.headers.get('content-type') ?? '').startsWith('multipart/form-data')) throw fail(415, 'UNSUPPORTED_MEDIA_TYPE', { expected: 'multipart/form-data' });
-      if (Number(req.headers.get('content-length') ?? 0) > MAX_BYTES + 64 * 1024) throw fail(413, 'PAYLOAD_TOO_LARGE', { maxBytes: MAX_BYTES });
-      let form: FormData;
-      try {
-        form = await req.formData();
-      } catch {
-        throw validationFailed([{ field: '', code: 'MALFORMED_MULTIPART', message: 'multipart 본문을 읽을 수 없습니다.' }]);
-      }
+      const form = ctx.form!;
       const errors: FieldError[] = [];
       for (const key of new Set(form.keys())) {
         if (!FORM_FIELDS.has(key)) errors.push({ field: key, code: 'UNKNOWN_FIELD', message: '알 수 없는 필드입니다. 이 필드는 받지 않습니다.' });
