@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { Fulfillment } from '../catalog/schema.js';
 import type { Stay } from '../catalog/stock.js';
@@ -99,7 +100,7 @@ export const payments = sqliteTable('payments', {
   createdAt: integer('created_at').notNull(),
   expiresAt: integer('expires_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
-}, (t) => [index('payments_store_created').on(t.storeId, t.createdAt), index('payments_checkout').on(t.checkoutId)]);
+}, (t) => [index('payments_store_created').on(t.storeId, t.createdAt)]);
 
 /**
  * READY: window prepared; CONFIRMING: approved by the buyer, result being confirmed; APPROVED: money taken;
@@ -135,9 +136,8 @@ export const paymentAttempts = sqliteTable('payment_attempts', {
   approvedAt: integer('approved_at'),
 }, (t) => [
   uniqueIndex('payment_attempts_payment_seq').on(t.paymentId, t.seq),
-  index('payment_attempts_key').on(t.pgPaymentKey),
-  // The confirming job looks for CONFIRMING attempts every tick.
-  index('payment_attempts_status').on(t.status, t.updatedAt),
+  // The confirming job looks for CONFIRMING attempts every tick; partial, so ordinary attempts never touch it.
+  index('payment_attempts_confirming').on(t.updatedAt).where(sql`status = 'CONFIRMING'`),
 ]);
 
 /** Money given back: automatic cancels of approvals that could not become an order (and later refunds). */
