@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageQuery } from '../../server/paging.js';
 
 /** Request schemas of the catalog (spec 01 §2.2–2.7 and the field names fixed by issue 3). */
 
@@ -158,10 +159,6 @@ export const calendarWrite = z
 
 export const dateRange = z.object({ from: dateString.optional(), to: dateString.optional() }).strict();
 
-const pageQuery = (maxSize: number) => ({
-  page: z.coerce.number().int().min(1).default(1),
-  size: z.coerce.number().int().min(1).max(maxSize).default(20),
-});
 export const productListQuery = z.object({
   ...pageQuery(100),
   productNo: z.coerce.number().int().min(1).optional(),

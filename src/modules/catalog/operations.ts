@@ -1,4 +1,5 @@
 import { and, eq, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import { paginated } from '../../server/paging.js';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
@@ -12,7 +13,7 @@ import {
 } from './inputs.js';
 import { productCalendar, products, productVariants, type Discount } from './schema.js';
 import {
-  assertPriceUnit, cachedPage, deleteProduct, listProducts, loadProduct, loadVariant, paginated,
+  assertPriceUnit, cachedPage, deleteProduct, listProducts, loadProduct, loadVariant,
   presentDiscount, presentProduct, syncVariants, touchProduct, variantsOf, writeCtx, writeProduct, type ProductRow, type WriteMode,
 } from './service.js';
 import { changeStock } from './stock.js';

@@ -8,7 +8,7 @@ import { defineOperation, type StoreCtx } from '../../server/registry.js';
 import { requireOwned } from '../../server/tenancy.js';
 import { LIMITS, optionSetBody, optionSetListQuery } from './inputs.js';
 import { savedOptionSets } from './schema.js';
-import { paginated } from './service.js';
+import { paginated } from '../../server/paging.js';
 
 const tag = 'Catalog';
 const params = z.object({ optionSetId: z.string() }).strict();

@@ -282,9 +282,6 @@ export function cachedPage(db: Db, storeId: string, key: string, build: () => un
   return page;
 }
 
-export const paginated = <T>(contents: T[], page: number, size: number, totalElements: number) =>
-  ({ page, size, totalElements, totalPages: Math.ceil(totalElements / size), contents });
-
 // ---------------------------------------------------------------------------------------------------
 // Writes
 

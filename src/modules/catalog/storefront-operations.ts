@@ -1,4 +1,5 @@
 import { eq, inArray } from 'drizzle-orm';
+import { paginated } from '../../server/paging.js';
 import { z } from 'zod';
 import { fail } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
@@ -7,7 +8,7 @@ import { period, today } from './dates.js';
 import { collectionQuery, dateRange, LIMITS } from './inputs.js';
 import { calendarDays, requireDated } from './operations.js';
 import { categories, products } from './schema.js';
-import { cachedPage, discountActive, discountedPrice, findProduct, findProductByNo, pageOf, paginated, presentBuyerProduct, variantsOf, type ProductRow } from './service.js';
+import { cachedPage, discountActive, discountedPrice, findProduct, findProductByNo, pageOf, presentBuyerProduct, variantsOf, type ProductRow } from './service.js';
 
 defineMessages({ COLLECTION_NOT_FOUND: '컬렉션을 찾을 수 없습니다.' });
 
