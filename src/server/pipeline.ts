@@ -15,7 +15,7 @@ import { idempotencyKeys } from './schema.js';
 import type { Services } from './services.js';
 import { malformedJson, parseWith, queryObject } from './validation.js';
 
-const MAX_JSON_BODY = 1024 * 1024;
+const DEFAULT_MAX_BODY = 1024 * 1024;
 /** Query parameters every operation accepts: `lang` picks the message language (only Korean is offered). */
 const GLOBAL_QUERY = new Set(['lang']);
 const EMPTY = Object.freeze({});
@@ -77,7 +77,7 @@ export function operationHandler(services: Services, op: Operation) {
       const raw: RawRequest = {
         params: getRouterParams(event, { decode: true }),
         query: queryObject(event.url.searchParams, GLOBAL_QUERY),
-        body: isWrite && !op.multipart ? await readBodyText(event) : '',
+        body: isWrite && !op.multipart ? await readBodyText(event, op.maxBodyBytes ?? DEFAULT_MAX_BODY) : '',
       };
       const multipart = op.multipart ? await readMultipart(event, op.multipart.maxBytes) : null;
       const ctx = buildCtx(services, op, raw, { principal, store, requestId, traceId, event, form: multipart?.form });
@@ -214,11 +214,11 @@ export function authorize(services: Services, op: Operation, principal: Principa
   }
 }
 
-async function readBodyText(event: H3Event): Promise<string> {
+async function readBodyText(event: H3Event, maxBytes: number): Promise<string> {
   const declared = Number(event.req.headers.get('content-length') ?? 0);
-  if (declared > MAX_JSON_BODY) throw fail(413, 'PAYLOAD_TOO_LARGE', { maxBytes: MAX_JSON_BODY });
+  if (declared > maxBytes) throw fail(413, 'PAYLOAD_TOO_LARGE', { maxBytes });
   const text = await event.req.text();
-  if (text.length > MAX_JSON_BODY) throw fail(413, 'PAYLOAD_TOO_LARGE', { maxBytes: MAX_JSON_BODY });
+  if (Buffer.byteLength(text) > maxBytes) throw fail(413, 'PAYLOAD_TOO_LARGE', { maxBytes });
   return text;
 }
 

@@ -118,6 +118,8 @@ export interface Operation<B = any, Q = any, P = any> {
    */
   handler: (ctx: any) => unknown;
   async?: boolean;
+  /** Largest JSON body accepted, in bytes; default 1 MiB. */
+  maxBodyBytes?: number;
   /** The body is multipart/form-data of at most `maxBytes`: the pipeline reads it into `ctx.form`. */
   multipart?: { maxBytes: number };
 }

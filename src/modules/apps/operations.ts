@@ -126,6 +126,8 @@ export const appOperations = [
     auth: 'account',
     callers: ['login', 'access'],
     status: 201,
+    // A bundle and its source map, like a storefront server bundle, may reach 10 MiB (spec 02 §8).
+    maxBodyBytes: 10 * 1024 * 1024,
     params: z.object({ appId: z.string() }),
     body: z.object({ manifest: manifestBody, bundle: bundleBody }).strict(),
     handler: (ctx) => {
