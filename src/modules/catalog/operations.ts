@@ -22,6 +22,15 @@ const tag = 'Catalog';
 const productParams = z.object({ productId: z.string() }).strict();
 const variantParams = z.object({ productId: z.string(), variantId: z.string() }).strict();
 const productTarget = (ctx: { params: { productId: string } }) => ({ type: 'PRODUCT', id: ctx.params.productId });
+/** A write to one product that an AI agent may run only with approval, once the store went public (spec 01 §5.6). */
+const approvedProductWrite = {
+  tag,
+  auth: 'store' as const,
+  scope: 'product:rw',
+  agent: 'approval' as const,
+  agentApprovalExemptWhilePrivate: true,
+  params: productParams,
+};
 
 type ProductCtx = StoreCtx<any, any, { productId: string }>;
 const load = (ctx: ProductCtx) => loadProduct(ctx.db, ctx.store.id, ctx.params.productId);
@@ -167,12 +176,7 @@ export const productOperations = [
     method: 'PUT',
     path: '/v1/products/{productId}',
     summary: 'Replace a product; omitted fulfillment stays, omitted refundPolicy erases the override',
-    tag,
-    auth: 'store',
-    scope: 'product:rw',
-    agent: 'approval',
-    agentApprovalExemptWhilePrivate: true,
-    params: productParams,
+    ...approvedProductWrite,
     body: productReplace,
     target: productTarget,
     preview: (ctx) => ({ changes: productChanges(ctx) }),
@@ -199,12 +203,7 @@ export const productOperations = [
     method: 'DELETE',
     path: '/v1/products/{productId}',
     summary: 'Delete a product; refused when an order holds one of its variants (end the sale instead)',
-    tag,
-    auth: 'store',
-    scope: 'product:rw',
-    agent: 'approval',
-    agentApprovalExemptWhilePrivate: true,
-    params: productParams,
+    ...approvedProductWrite,
     target: productTarget,
     handler: (ctx) => {
       deleteProduct(ctx.db, load(ctx));
@@ -216,12 +215,7 @@ export const productOperations = [
     method: 'PUT',
     path: '/v1/products/{productId}/options',
     summary: 'Replace the option structure; variants of surviving combinations are kept',
-    tag,
-    auth: 'store',
-    scope: 'product:rw',
-    agent: 'approval',
-    agentApprovalExemptWhilePrivate: true,
-    params: productParams,
+    ...approvedProductWrite,
     body: optionsReplace,
     target: productTarget,
     handler: (ctx) => {
@@ -286,12 +280,7 @@ export const productOperations = [
     method: 'PUT',
     path: '/v1/products/{productId}/calendar',
     summary: 'Set dated stock and/or price per variant and day (at most 400 days); only sent fields change',
-    tag,
-    auth: 'store',
-    scope: 'product:rw',
-    agent: 'approval',
-    agentApprovalExemptWhilePrivate: true,
-    params: productParams,
+    ...approvedProductWrite,
     body: calendarWrite,
     target: productTarget,
     handler: (ctx) => {
@@ -335,12 +324,7 @@ export const productOperations = [
     method: 'PUT',
     path: '/v1/products/{productId}/discount',
     summary: 'Set the discount (percentage or amount off salePrice, between two dates)',
-    tag,
-    auth: 'store',
-    scope: 'product:rw',
-    agent: 'approval',
-    agentApprovalExemptWhilePrivate: true,
-    params: productParams,
+    ...approvedProductWrite,
     body: discountBody,
     target: productTarget,
     handler: (ctx) => {
@@ -370,12 +354,7 @@ export const productOperations = [
     method: 'DELETE',
     path: '/v1/products/{productId}/discount',
     summary: 'Clear the discount',
-    tag,
-    auth: 'store',
-    scope: 'product:rw',
-    agent: 'approval',
-    agentApprovalExemptWhilePrivate: true,
-    params: productParams,
+    ...approvedProductWrite,
     target: productTarget,
     handler: (ctx) => {
       const product = load(ctx);
