@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { login, startTestService, type Api, type TestService } from '../helpers/service.js';
+import { createAccessToken, login, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { GUEST, RETURN_URL, buyerApi, connectSandbox, createProduct, directSheet, fails, ok, simulate, startGuestPayment } from './support.js';
 
 let svc: TestService;
@@ -170,11 +170,19 @@ test('cash receipts: identity rules, resident numbers refused, methods, issue af
   const order = ok(await api('GET', `/v1/orders/${done.orderId}`));
   assert.equal([order.payment.approvedMethod, order.payment.cashReceipt.status], ['BANK_TRANSFER', 'ISSUED']);
   assert.ok(!JSON.stringify(order).includes('01055556666'));
+  // Reissue (store platform OWNER/ADMIN) from failed: pending again, then issued by the job.
+  fails(await api('POST', `/v1/orders/${done.orderId}/cash-receipt/reissue`), 409, 'CASH_RECEIPT_NOT_REISSUABLE');
+  svc.services.sqlite.prepare("update cash_receipts set status = 'ISSUE_FAILED' where payment_id = ?").run(res.paymentId);
+  assert.is(ok(await api('POST', `/v1/orders/${done.orderId}/cash-receipt/reissue`)).status, 'ISSUE_PENDING');
+  ok(await api('POST', '/_dev/v1/jobs/run'));
+  assert.is(ok(await api('GET', `/v1/orders/${done.orderId}`)).payment.cashReceipt.status, 'ISSUED');
   // Asked with easy pay, which ended as easy pay: not applicable.
   const easySheet = await directSheet(guest, item);
   const easy = ok(await startGuestPayment(guest, easySheet, { option: 'pg_one:EASY_PAY', cashReceipt: { type: 'EXPENSE_PROOF', identityNumber: '1234567890' } }), 201);
   const paid = ok(await simulate(guest, easy.paymentId, 'APPROVE'));
   assert.is(ok(await api('GET', `/v1/orders/${paid.orderId}`)).payment.cashReceipt.status, 'NOT_APPLICABLE');
+  const access = await createAccessToken(svc, await login(svc), { scopes: ['order:rw'] });
+  fails(await api('POST', `/v1/orders/${paid.orderId}/cash-receipt/reissue`, { token: access }), 403, 'INSUFFICIENT_ROLE');
 });
 
 test('zero amount: completed without a window, POINT method, no retry, no cash receipt', async () => {

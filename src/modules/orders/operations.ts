@@ -10,10 +10,14 @@ import { buyerStoreId } from '../checkout/service.js';
 import { guestLookup } from '../checkout/inputs.js';
 import { pageQuery, paginated } from '../../server/paging.js';
 import { kstDayStart, orderNoString, periodOf, queryBool } from './queries.js';
-import { guestLookupFailures, orderItems, orders } from './schema.js';
-import { findOrderByNo, itemsOfOrder, loadOrder, presentOrder, presentOrderItem, type OrderRow } from './service.js';
+import { cashReceipts, guestLookupFailures, orderItems, orders } from './schema.js';
+import { cashReceiptOf, findOrderByNo, itemsOfOrder, loadOrder, presentCashReceipt, presentOrder, presentOrderItem, type OrderRow } from './service.js';
 
-defineMessages({ GUEST_LOOKUP_LOCKED: '주문 조회에 여러 번 실패했습니다. 30분 뒤에 다시 시도하세요.' });
+defineMessages({
+  GUEST_LOOKUP_LOCKED: '주문 조회에 여러 번 실패했습니다. 30분 뒤에 다시 시도하세요.',
+  CASH_RECEIPT_NOT_FOUND: '이 주문에는 현금영수증 신청이 없습니다.',
+  CASH_RECEIPT_NOT_REISSUABLE: '발급 대기 또는 발급 실패 상태의 현금영수증만 다시 발급할 수 있습니다.',
+});
 
 const tag = 'Orders';
 const ORDER_LIST_MAX_DAYS = 92;
@@ -120,6 +124,30 @@ export const orderOperations = [
         .where(where).orderBy(desc(orderItems.createdAt), orderItems.orderItemNo).limit(size).offset((page - 1) * size).all();
       const total = ctx.db.select({ n: sql<number>`count(*)` }).from(orderItems).where(where).get()!.n;
       return paginated(rows.map((r) => presentOrderItem(r.item, r)), page, size, total);
+    },
+  }),
+  defineOperation({
+    operationId: 'reissueCashReceipt',
+    method: 'POST',
+    path: '/v1/orders/{orderId}/cash-receipt/reissue',
+    summary: 'Issue a failed or pending cash receipt again (store platform OWNER or ADMIN)',
+    tag,
+    auth: 'store',
+    scope: 'order:rw',
+    roles: ['OWNER', 'ADMIN'],
+    callers: ['storePlatform'],
+    agent: 'approval',
+    params: z.object({ orderId: z.string() }).strict(),
+    target: (ctx) => ({ type: 'ORDER', id: ctx.params.orderId }),
+    handler: (ctx) => {
+      const order = loadOrder(ctx.db, ctx.store.id, ctx.params.orderId);
+      const receipt = cashReceiptOf(ctx.db, order.payment.paymentId);
+      if (!receipt) throw fail(404, 'CASH_RECEIPT_NOT_FOUND');
+      if (receipt.status !== 'ISSUE_FAILED' && receipt.status !== 'ISSUE_PENDING') throw fail(409, 'CASH_RECEIPT_NOT_REISSUABLE', { status: receipt.status });
+      // The issuing job picks it up at once (and retries with backoff from a fresh count).
+      ctx.db.update(cashReceipts).set({ status: 'ISSUE_PENDING', attempts: 0, nextAttemptAt: ctx.now, failureCode: null, updatedAt: ctx.now })
+        .where(eq(cashReceipts.paymentId, receipt.paymentId)).run();
+      return presentCashReceipt(cashReceiptOf(ctx.db, receipt.paymentId));
     },
   }),
   defineOperation({
