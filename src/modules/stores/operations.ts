@@ -27,6 +27,17 @@ function storeChanges(ctx: StoreCtx<StorePatch>): Change[] {
     .map(([field, after]) => ({ field, before: current[field] ?? null, after }));
 }
 
+/** Member invitation and role changes: store-platform OWNER or ADMIN, never agents (spec 01 §5.2, §5.6). */
+const memberManagement = {
+  tag,
+  auth: 'store' as const,
+  scope: 'member:rw',
+  roles: ['OWNER' as const, 'ADMIN' as const],
+  callers: ['storePlatform' as const],
+  agent: 'denied' as const,
+};
+const memberParams = z.object({ memberId: z.string() });
+
 const memberTarget = (ctx: { params: { memberId: string } }) => ({ type: 'MEMBER', id: ctx.params.memberId });
 
 /** ADMINs manage ADMINs and STAFF; only an OWNER grants, changes or removes OWNER. */
@@ -137,12 +148,7 @@ export const storeOperations = [
     method: 'POST',
     path: '/v1/members',
     summary: 'Add an existing account to the store (store-platform OWNER or ADMIN)',
-    tag,
-    auth: 'store',
-    scope: 'member:rw',
-    roles: ['OWNER', 'ADMIN'],
-    callers: ['storePlatform'],
-    agent: 'denied',
+    ...memberManagement,
     status: 201,
     body: z.object({ email: z.string().min(1).max(254), role }).strict(),
     handler: (ctx) => {
@@ -162,13 +168,8 @@ export const storeOperations = [
     method: 'PATCH',
     path: '/v1/members/{memberId}',
     summary: "Change a member's role (store-platform OWNER or ADMIN)",
-    tag,
-    auth: 'store',
-    scope: 'member:rw',
-    roles: ['OWNER', 'ADMIN'],
-    callers: ['storePlatform'],
-    agent: 'denied',
-    params: z.object({ memberId: z.string() }),
+    ...memberManagement,
+    params: memberParams,
     body: z.object({ role }).strict(),
     target: memberTarget,
     handler: (ctx) => {
@@ -184,13 +185,8 @@ export const storeOperations = [
     method: 'DELETE',
     path: '/v1/members/{memberId}',
     summary: 'Remove a member from the store; their tokens stop reaching it at once',
-    tag,
-    auth: 'store',
-    scope: 'member:rw',
-    roles: ['OWNER', 'ADMIN'],
-    callers: ['storePlatform'],
-    agent: 'denied',
-    params: z.object({ memberId: z.string() }),
+    ...memberManagement,
+    params: memberParams,
     target: memberTarget,
     handler: (ctx) => {
       const member = loadMember(ctx);
