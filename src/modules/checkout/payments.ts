@@ -150,7 +150,7 @@ function insertAttempt(db: Db, payment: PaymentRow, seq: number, option: Payment
     status: 'READY', returnUrl, failure: null, testPayment, createdAt: now, updatedAt: now, approvedAt: null,
   };
   insertRow(db, paymentAttempts, attempt);
-  updateById(db, payments, payment.id, { pg: option.pg, method: option.method });
+  if (payment.pg !== option.pg || payment.method !== option.method) updateById(db, payments, payment.id, { pg: option.pg, method: option.method });
   return attempt;
 }
 
@@ -241,8 +241,8 @@ export async function startPayment(ctx: Ctx<PaymentStartInput, unknown, { checko
         customerId: customer?.id ?? null,
         orderNo: allocateOrderNo(ctx.db, sheet.storeId, now),
         status: 'OPEN',
-        pg: null,
-        method: paid ? null : 'POINT',
+        pg: option?.pg ?? null,
+        method: option?.method ?? 'POINT',
         pgTransactionId: null,
         amounts,
         shippingAddress: body.shippingAddress ?? null,
@@ -331,7 +331,7 @@ interface Approval {
  * Takes the stock and writes the order (with `ORDER.PAID`), closing payment and sheet — inside the caller's
  * transaction. Throws 409 INSUFFICIENT_STOCK / DATES_UNAVAILABLE when stock ran out.
  */
-function placeOrder(services: Services, now: number, payment: PaymentRow, sheet: SheetRow, customer: Pick<Customer, 'name' | 'email'> | null, approval: Approval): string {
+function placeOrder(services: Services, now: number, payment: PaymentRow, sheet: SheetRow, customer: Pick<Customer, 'name' | 'email'> | null, approval: Approval, paymentFields: Partial<PaymentRow> = {}): string {
   const { db } = services;
   for (const item of sheet.items) {
     recordSale(db, now, { storeId: sheet.storeId, productId: item.productId, variantId: item.optionId, quantity: item.quantity, stay: item.stay && { checkIn: item.stay.checkIn, checkOut: item.stay.checkOut } });
@@ -376,7 +376,7 @@ function placeOrder(services: Services, now: number, payment: PaymentRow, sheet:
       refundPolicy: item.refundPolicy,
     })),
   });
-  updateById(db, payments, payment.id, { status: 'COMPLETED', orderId: order.id, updatedAt: now });
+  updateById(db, payments, payment.id, { ...paymentFields, status: 'COMPLETED', orderId: order.id, updatedAt: now });
   updateById(db, checkoutSheets, sheet.id, { status: 'COMPLETED', orderId: order.id });
   removeOrderedCartLines(db, sheet);
   if (cashReceiptOf(db, payment.id)?.status === 'REQUESTED') {
@@ -411,12 +411,9 @@ function settleApproval(services: Services, attemptId: string, result: ConfirmRe
     if (attempt.status !== 'READY' && attempt.status !== 'CONFIRMING') return { kind: 'NOOP' };
     const payment = loadPayment(db, attempt.paymentId);
     const sheet = loadSheet(db, payment.checkoutId);
-    updateById(db, paymentAttempts, attempt.id, {
-      pgTransactionId: result.pgTransactionId, approvedAmount: result.approvedAmount, approvedMethod: result.approvedMethod, approvedAt: now, updatedAt: now,
-    });
-    if (payment.status !== 'COMPLETED') {
-      updateById(db, payments, payment.id, { pg: attempt.pg, method: result.approvedMethod ?? attempt.method, pgTransactionId: result.pgTransactionId });
-    }
+    const approval = { pgTransactionId: result.pgTransactionId, approvedAmount: result.approvedAmount, approvedMethod: result.approvedMethod, approvedAt: now, updatedAt: now };
+    // The approving attempt names the payment's gateway, method and transaction (spec 01 §4.3 list items).
+    const gatewayFields = { pg: attempt.pg, method: result.approvedMethod ?? attempt.method, pgTransactionId: result.pgTransactionId };
 
     let reason: string | null = null;
     if (payment.status === 'COMPLETED' || sheet.status === 'COMPLETED') reason = 'DUPLICATE_APPROVAL';
@@ -430,8 +427,8 @@ function settleApproval(services: Services, attemptId: string, result: ConfirmRe
         // A savepoint: stock taken for earlier items is given back when a later one is short.
         const orderId = services.sqlite.transaction(() => placeOrder(services, now, payment, sheet, customerOf(db, payment.customerId), {
           pg: attempt.pg, method: attempt.method, approvedMethod: result.approvedMethod ?? attempt.method, provider: attempt.provider, amount: result.approvedAmount,
-        }))();
-        updateById(db, paymentAttempts, attempt.id, { status: 'APPROVED', updatedAt: now });
+        }, gatewayFields))();
+        updateById(db, paymentAttempts, attempt.id, { ...approval, status: 'APPROVED' });
         return { kind: 'ORDER', orderId };
       } catch (error) {
         if (!(error instanceof ApiError) || (error.code !== 'INSUFFICIENT_STOCK' && error.code !== 'DATES_UNAVAILABLE')) throw error;
@@ -439,13 +436,13 @@ function settleApproval(services: Services, attemptId: string, result: ConfirmRe
       }
     }
     const f = failure(reason, CANCEL_MESSAGES[reason], false, now);
-    updateById(db, paymentAttempts, attempt.id, { status: 'AUTO_CANCELED', failure: f, updatedAt: now });
-    if (payment.status !== 'COMPLETED') updateById(db, payments, payment.id, { status: 'FAILED', lastFailure: f, updatedAt: now });
+    updateById(db, paymentAttempts, attempt.id, { ...approval, status: 'AUTO_CANCELED', failure: f });
+    if (payment.status !== 'COMPLETED') updateById(db, payments, payment.id, { ...gatewayFields, status: 'FAILED', lastFailure: f, updatedAt: now });
     const refundId = newId('rfd', now);
-    db.insert(paymentRefunds).values({
+    insertRow(db, paymentRefunds, {
       id: refundId, storeId: payment.storeId, paymentId: payment.id, attemptId: attempt.id, amount: result.approvedAmount, pointRefundAmount: 0,
       reason, status: 'PROCESSING', failure: null, createdAt: now, completedAt: null,
-    }).run();
+    });
     return { kind: 'CANCEL', refundId, reason };
   })();
 }
