@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import type { Ctx, Reply } from '../../server/registry.js';
 import { reply } from '../../server/registry.js';
@@ -17,7 +18,8 @@ export async function idempotent(ctx: Ctx, scope: string, run: () => Promise<Rep
   if (!key) return run();
   const { services } = ctx;
   const where = and(eq(idempotencyKeys.tokenId, scope), eq(idempotencyKeys.key, key));
-  const fingerprint = `${ctx.event.req.method} ${ctx.event.url.pathname}\n${JSON.stringify(ctx.body ?? null)}`;
+  // Hashed: the body holds the guest's order password and cash-receipt numbers, which must not rest in the table.
+  const fingerprint = createHash('sha256').update(`${ctx.event.req.method} ${ctx.event.url.pathname}\n${JSON.stringify(ctx.body ?? null)}`).digest('base64url');
   const replay = services.sqlite.transaction(() => {
     const row = services.db.select().from(idempotencyKeys).where(where).get();
     if (!row) {
