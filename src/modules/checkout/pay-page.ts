@@ -22,7 +22,8 @@ button.approve{background:#1f6feb;color:#fff;border-color:#1f6feb}dl{display:gri
 function windowPage(services: Services, paymentId: string) {
   const payment = findPayment(services.db, paymentId);
   if (!payment) return page('결제를 찾을 수 없습니다', '<div class="box"><h1>결제를 찾을 수 없습니다</h1></div>', 404);
-  const open = attemptsOf(services.db, paymentId).filter((a) => a.status === 'READY' && a.pgPaymentKey).at(-1);
+  // A prepared window: sandbox ones have their key; pg_one live ones get it only on return, but have SDK parameters.
+  const open = attemptsOf(services.db, paymentId).filter((a) => a.status === 'READY' && (a.pgPaymentKey || a.windowParams)).at(-1);
   const now = services.clock.now();
   if (!open || now >= payment.expiresAt) {
     const result = storefrontResult(services, payment);
