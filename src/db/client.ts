@@ -5,8 +5,8 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { migrationsDir } from '../paths.js';
 
-export type Db = BetterSQLite3Database;
 export type Sqlite = Database.Database;
+export type Db = BetterSQLite3Database & { $client: Sqlite };
 
 export interface Database_ {
   db: Db;

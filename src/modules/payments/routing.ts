@@ -2,6 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import type { Services } from '../../server/services.js';
+import { cachedPerStoreSettings } from '../stores/store-cache.js';
 import {
   PROVIDERS, type CheckoutMode, type EasyPayProvider, type Environment, type PaymentMethod, type PaymentOption, type Pg,
 } from './gateway.js';
@@ -49,7 +50,9 @@ export interface StoreRouting {
  * Which providers take payments. Exclusions are decided one provider at a time, then the store-wide
  * rule: once any provider in use is live, all checkout is live and sandbox providers step aside.
  */
-export function storeRouting(db: Db, storeId: string): StoreRouting {
+export const storeRouting = cachedPerStoreSettings((db: Db) => db, buildStoreRouting);
+
+function buildStoreRouting(db: Db, storeId: string): StoreRouting {
   const statements = q(db);
   const settings = readSettings(db, storeId);
   const rows = statements.providers.all({ storeId });

@@ -11,7 +11,7 @@ import { users } from '../accounts/schema.js';
 import { normalizeEmail } from '../accounts/service.js';
 import { PLANS, planByCode } from './plans.js';
 import { members, stores, type Role } from './schema.js';
-import { findStore, listUserStores, memberRows, presentMember, presentStore } from './service.js';
+import { findStore, listUserStores, memberRows, presentMember, presentStore, storeDocument } from './service.js';
 import { storePatch, type StorePatch, type StoreSettings } from './settings.js';
 import { aiActionsUsed, usageMonth } from './usage.js';
 
@@ -78,7 +78,7 @@ export const storeOperations = [
     tag,
     auth: 'store',
     scope: 'store:r',
-    handler: (ctx) => presentStore(ctx.services, findStore(ctx.db, ctx.store.id)!),
+    handler: (ctx) => storeDocument(ctx.services, ctx.store.id),
   }),
   defineOperation({
     operationId: 'updateStore',

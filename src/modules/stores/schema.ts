@@ -32,3 +32,13 @@ export const planUsage = sqliteTable('plan_usage', {
   month: text('month').notNull(),
   aiActions: integer('ai_actions').notNull(),
 }, (t) => [primaryKey({ columns: [t.storeId, t.month] })]);
+
+/**
+ * A counter per store and scope that SQLite triggers grow on every write to the tables a cached read
+ * model is built from (scope `settings`: stores and the payment settings tables), see store-cache.ts.
+ */
+export const storeVersions = sqliteTable('store_versions', {
+  storeId: text('store_id').notNull(),
+  scope: text('scope').notNull(),
+  version: integer('version').notNull(),
+}, (t) => [primaryKey({ columns: [t.storeId, t.scope] })]);

@@ -4,7 +4,9 @@ import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
 import { fail } from '../../server/errors.js';
+import { RawJson } from '../../server/envelope.js';
 import type { Services } from '../../server/services.js';
+import { cachedPerStoreSettings } from './store-cache.js';
 import { users } from '../accounts/schema.js';
 import { checkoutAvailability } from '../payments/routing.js';
 import { defaultStoreSettings, type StoreSettings } from './settings.js';
@@ -40,6 +42,12 @@ export function createStore(services: Services, ownerUserId: string, input: { na
 
 /** Checkout availability of spec 01 §5.5 is the payments module's answer. */
 export { checkoutAvailability };
+
+/** The store document of `GET /v1/store`, serialized once per settings version (see store-cache.ts). */
+export const storeDocument = cachedPerStoreSettings(
+  (services: Services) => services.db,
+  (services, storeId) => new RawJson(JSON.stringify(presentStore(services, findStore(services.db, storeId)!))),
+);
 
 export function presentStore(services: Services, store: typeof stores.$inferSelect) {
   return {

@@ -1,0 +1,51 @@
+-- The `settings` version of a store grows with every write to the tables its cached read models come
+-- from (the store document, payment routing), so no write path can leave a stale cache entry.
+CREATE TRIGGER `stores_settings_version_update` AFTER UPDATE ON `stores` BEGIN
+  INSERT INTO `store_versions` (`store_id`, `scope`, `version`) VALUES (NEW.`id`, 'settings', 1)
+    ON CONFLICT (`store_id`, `scope`) DO UPDATE SET `version` = `version` + 1;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `payment_settings_settings_version_insert` AFTER INSERT ON `payment_settings` BEGIN
+  INSERT INTO `store_versions` (`store_id`, `scope`, `version`) VALUES (NEW.`store_id`, 'settings', 1)
+    ON CONFLICT (`store_id`, `scope`) DO UPDATE SET `version` = `version` + 1;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `payment_settings_settings_version_update` AFTER UPDATE ON `payment_settings` BEGIN
+  INSERT INTO `store_versions` (`store_id`, `scope`, `version`) VALUES (NEW.`store_id`, 'settings', 1)
+    ON CONFLICT (`store_id`, `scope`) DO UPDATE SET `version` = `version` + 1;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `payment_settings_settings_version_delete` AFTER DELETE ON `payment_settings` BEGIN
+  INSERT INTO `store_versions` (`store_id`, `scope`, `version`) VALUES (OLD.`store_id`, 'settings', 1)
+    ON CONFLICT (`store_id`, `scope`) DO UPDATE SET `version` = `version` + 1;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `payment_providers_settings_version_insert` AFTER INSERT ON `payment_providers` BEGIN
+  INSERT INTO `store_versions` (`store_id`, `scope`, `version`) VALUES (NEW.`store_id`, 'settings', 1)
+    ON CONFLICT (`store_id`, `scope`) DO UPDATE SET `version` = `version` + 1;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `payment_providers_settings_version_update` AFTER UPDATE ON `payment_providers` BEGIN
+  INSERT INTO `store_versions` (`store_id`, `scope`, `version`) VALUES (NEW.`store_id`, 'settings', 1)
+    ON CONFLICT (`store_id`, `scope`) DO UPDATE SET `version` = `version` + 1;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `payment_providers_settings_version_delete` AFTER DELETE ON `payment_providers` BEGIN
+  INSERT INTO `store_versions` (`store_id`, `scope`, `version`) VALUES (OLD.`store_id`, 'settings', 1)
+    ON CONFLICT (`store_id`, `scope`) DO UPDATE SET `version` = `version` + 1;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `payment_credentials_settings_version_insert` AFTER INSERT ON `payment_credentials` BEGIN
+  INSERT INTO `store_versions` (`store_id`, `scope`, `version`) VALUES (NEW.`store_id`, 'settings', 1)
+    ON CONFLICT (`store_id`, `scope`) DO UPDATE SET `version` = `version` + 1;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `payment_credentials_settings_version_update` AFTER UPDATE ON `payment_credentials` BEGIN
+  INSERT INTO `store_versions` (`store_id`, `scope`, `version`) VALUES (NEW.`store_id`, 'settings', 1)
+    ON CONFLICT (`store_id`, `scope`) DO UPDATE SET `version` = `version` + 1;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `payment_credentials_settings_version_delete` AFTER DELETE ON `payment_credentials` BEGIN
+  INSERT INTO `store_versions` (`store_id`, `scope`, `version`) VALUES (OLD.`store_id`, 'settings', 1)
+    ON CONFLICT (`store_id`, `scope`) DO UPDATE SET `version` = `version` + 1;
+END;

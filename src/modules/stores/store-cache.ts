@@ -1,0 +1,37 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { preparedFor } from '../../db/prepared.js';
+import { storeVersions } from './schema.js';
+
+const statements = preparedFor((db) => ({
+  version: db.select({ version: storeVersions.version }).from(storeVersions)
+    .where(and(eq(storeVersions.storeId, sql.placeholder('storeId')), eq(storeVersions.scope, 'settings')))
+    .prepare(),
+}));
+
+const MAX_ENTRIES = 10_000;
+
+/**
+ * Read models built from a store's settings (the store document, payment routing) are computed once per
+ * settings version: SQLite triggers grow the version on every write to the tables they come from (see the
+ * store_versions migration; a module whose tables feed such a model adds its triggers there), so a read
+ * costs one primary-key lookup and no write path can leave it stale. Values are shared: never mutate one.
+ */
+export function cachedPerStoreSettings<A, T>(dbOf: (owner: A) => Db, build: (owner: A, storeId: string) => T): (owner: A, storeId: string) => T {
+  const caches = new WeakMap<Db, Map<string, { version: number; value: T }>>();
+  return (owner, storeId) => {
+    const db = dbOf(owner);
+    // Inside a transaction the version may belong to writes that roll back (and the number be used again
+    // later): build from the transaction's own view and remember nothing.
+    if (db.$client.inTransaction) return build(owner, storeId);
+    let cache = caches.get(db);
+    if (!cache) caches.set(db, (cache = new Map()));
+    const version = statements(db).version.get({ storeId })?.version ?? 0;
+    const hit = cache.get(storeId);
+    if (hit && hit.version === version) return hit.value;
+    const value = build(owner, storeId);
+    if (cache.size >= MAX_ENTRIES) cache.clear();
+    cache.set(storeId, { version, value });
+    return value;
+  };
+}
