@@ -1,12 +1,15 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type TestService } from '../helpers/service.js';
+import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { eventually, startReceiver } from './receiver.js';
 
 let svc: TestService;
+/** The seeded owner's client; renewed after clock jumps (login tokens live 15 minutes). */
+let api: Api;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 test.before(async () => {
   svc = await startTestService({ unsafeWebhookHosts: ['127.0.0.1'] });
+  api = svc.api;
   receiver = await startReceiver((r) => (JSON.parse(r.body).type === 'ORDER.CANCELED' ? { status: 500, body: '{"error":"boom","accessToken":"abc123"}' } : { status: 200, body: 'ok' }));
 });
 test.after(async () => {
@@ -14,7 +17,7 @@ test.after(async () => {
   await svc.close();
 });
 
-const create = (body: unknown, api = svc.api) => api('POST', '/v1/webhooks', { body });
+const create = (body: unknown) => api('POST', '/v1/webhooks', { body });
 const fieldCodes = (res: { body: { error: { fieldErrors: { field: string; code: string }[] } } }) => res.body.error.fieldErrors.map((f) => `${f.field}:${f.code}`);
 
 test('URL and body validation answer 400 VALIDATION_FAILED with field codes and create nothing', async () => {
@@ -40,7 +43,7 @@ test('URL and body validation answer 400 VALIDATION_FAILED with field codes and 
     assert.is(res.body.meta.code, 'VALIDATION_FAILED');
     assert.ok(fieldCodes(res).includes(code), `${JSON.stringify(body)} → ${fieldCodes(res)}`);
   }
-  const list = await svc.api('GET', '/v1/webhooks');
+  const list = await api('GET', '/v1/webhooks');
   assert.is(list.data.contents.length, 0);
 });
 
@@ -54,33 +57,33 @@ test('at most 10 subscriptions per store: the 11th is 409 WEBHOOK_LIMIT_EXCEEDED
   const over = await create({ url: receiver.url, eventTypes: ['ORDER.PAID'] });
   assert.is(over.status, 409);
   assert.is(over.body.meta.code, 'WEBHOOK_LIMIT_EXCEEDED');
-  for (const id of ids) assert.is((await svc.api('DELETE', `/v1/webhooks/${id}`)).status, 200);
+  for (const id of ids) assert.is((await api('DELETE', `/v1/webhooks/${id}`)).status, 200);
 });
 
 test('update replaces fields, reactivates and is validated like create; resume on active is 200', async () => {
   const { data: w } = await create({ url: receiver.url, eventTypes: ['ORDER.PAID'] });
-  const bad = await svc.api('PUT', `/v1/webhooks/${w.webhookId}`, { body: { url: 'https://192.168.0.10/', eventTypes: ['ORDER.PAID'] } });
+  const bad = await api('PUT', `/v1/webhooks/${w.webhookId}`, { body: { url: 'https://192.168.0.10/', eventTypes: ['ORDER.PAID'] } });
   assert.is(bad.status, 400);
   assert.equal(fieldCodes(bad), ['url:BLOCKED_ADDRESS']);
-  const partial = await svc.api('PUT', `/v1/webhooks/${w.webhookId}`, { body: { eventTypes: ['ORDER.PAID'] } });
+  const partial = await api('PUT', `/v1/webhooks/${w.webhookId}`, { body: { eventTypes: ['ORDER.PAID'] } });
   assert.is(partial.status, 400);
-  const ok = await svc.api('PUT', `/v1/webhooks/${w.webhookId}`, { body: { url: `${receiver.url}?v=2`, eventTypes: ['ORDER.PAID', 'ORDER.CANCELED'] } });
+  const ok = await api('PUT', `/v1/webhooks/${w.webhookId}`, { body: { url: `${receiver.url}?v=2`, eventTypes: ['ORDER.PAID', 'ORDER.CANCELED'] } });
   assert.is(ok.status, 200);
   assert.equal(ok.data.eventTypes, ['ORDER.PAID', 'ORDER.CANCELED']);
   assert.is(ok.data.status, 'ACTIVE');
   assert.is(ok.data.secret, undefined);
-  const resumed = await svc.api('POST', `/v1/webhooks/${w.webhookId}/resume`);
+  const resumed = await api('POST', `/v1/webhooks/${w.webhookId}/resume`);
   assert.is(resumed.status, 200);
   assert.is(resumed.data.status, 'ACTIVE');
-  const missing = await svc.api('GET', '/v1/webhooks/wh_nope/deliveries');
+  const missing = await api('GET', '/v1/webhooks/wh_nope/deliveries');
   assert.is(missing.status, 404);
   assert.is(missing.body.meta.code, 'WEBHOOK_NOT_FOUND');
-  await svc.api('DELETE', `/v1/webhooks/${w.webhookId}`);
+  await api('DELETE', `/v1/webhooks/${w.webhookId}`);
 });
 
 test('records: filters, detail, redeliver once, redeliver-failed, delete removes records', async () => {
   const { data: w } = await create({ url: receiver.url, eventTypes: ['ORDER.PAID', 'ORDER.CANCELED', 'CLAIM.CANCEL_REQUESTED', 'PRODUCT.OUT_OF_STOCK'] });
-  const emit = (body: unknown) => svc.api('POST', '/_dev/v1/events', { body });
+  const emit = (body: unknown) => api('POST', '/_dev/v1/events', { body });
   await emit({ type: 'ORDER.PAID', resource: { type: 'ORDER', id: 'ord_A' }, data: { orderId: 'ord_A' } });
   await emit({ type: 'ORDER.CANCELED', resource: { type: 'ORDER', id: 'ord_A' }, data: { orderId: 'ord_A', orderItemId: 'oi_A1' } });
   await emit({ type: 'CLAIM.CANCEL_REQUESTED', resource: { type: 'CLAIM', id: 'clm_A' }, data: { claimId: 'clm_A', orderId: 'ord_A' } });
@@ -93,11 +96,11 @@ test('records: filters, detail, redeliver once, redeliver-failed, delete removes
 
   const path = `/v1/webhooks/${w.webhookId}/deliveries`;
   const all = await eventually(async () => {
-    const r = await svc.api('GET', path);
+    const r = await api('GET', path);
     return r.data.contents.length === 5 && r.data.contents.every((d: { status: string }) => d.status !== 'PENDING') && r.data.contents;
   });
   assert.equal(all.map((d: { eventType: string }) => d.eventType), ['PRODUCT.OUT_OF_STOCK', 'ORDER.PAID', 'CLAIM.CANCEL_REQUESTED', 'ORDER.CANCELED', 'ORDER.PAID']);
-  const q = async (query: Record<string, string | number>) => (await svc.api('GET', path, { query })).data.contents.map((d: { eventType: string }) => d.eventType);
+  const q = async (query: Record<string, string | number>) => (await api('GET', path, { query })).data.contents.map((d: { eventType: string }) => d.eventType);
   assert.equal(await q({ resourceId: 'ord_A' }), ['PRODUCT.OUT_OF_STOCK', 'CLAIM.CANCEL_REQUESTED', 'ORDER.CANCELED', 'ORDER.PAID']);
   assert.equal(await q({ resourceId: 'oi_A1' }), ['ORDER.CANCELED']);
   assert.equal(await q({ resourceId: 'var_1' }), ['PRODUCT.OUT_OF_STOCK']);
@@ -106,7 +109,7 @@ test('records: filters, detail, redeliver once, redeliver-failed, delete removes
   assert.equal(await q({ status: 'PENDING_RETRY' }), ['ORDER.CANCELED']);
   assert.equal(await q({ status: 'SUCCESS', limit: 2 }), ['PRODUCT.OUT_OF_STOCK', 'ORDER.PAID']);
   for (const query of [{ limit: 101 }, { limit: 0 }, { status: 'DONE' }, { eventType: 'X' }, { page: 1 }]) {
-    const r = await svc.api('GET', path, { query });
+    const r = await api('GET', path, { query });
     assert.is(r.status, 400, JSON.stringify(query));
   }
 
@@ -115,23 +118,22 @@ test('records: filters, detail, redeliver once, redeliver-failed, delete removes
   assert.is(failing.errorCode, 'NON_2XX');
   assert.is(failing.responseStatusCode, 500);
   assert.is(failing.responseBodyExcerpt, '{"error":"boom","accessToken":"****"}');
-  const notFailed = await svc.api('POST', `${path}/${failing.deliveryId}/redeliver`);
+  const notFailed = await api('POST', `${path}/${failing.deliveryId}/redeliver`);
   assert.is(notFailed.status, 409);
   assert.is(notFailed.body.meta.code, 'DELIVERY_NOT_FAILED');
   const ok = all.find((d: { status: string }) => d.status === 'SUCCESS');
-  assert.is((await svc.api('POST', `${path}/${ok.deliveryId}/redeliver`)).body.meta.code, 'DELIVERY_NOT_FAILED');
-  assert.is((await svc.api('GET', `${path}/whd_nope`)).body.meta.code, 'WEBHOOK_DELIVERY_NOT_FOUND');
+  assert.is((await api('POST', `${path}/${ok.deliveryId}/redeliver`)).body.meta.code, 'DELIVERY_NOT_FAILED');
+  assert.is((await api('GET', `${path}/whd_nope`)).body.meta.code, 'WEBHOOK_DELIVERY_NOT_FOUND');
 
   // Walk the failing record to FAILED: retries at +1m, +5m, +30m, +2h.
   for (const [seconds, attempts] of [[61, 2], [301, 3], [1801, 4], [7201, 5]]) {
     await svc.advance(seconds);
-    const api = apiClient(svc.url, { token: await login(svc), storeId: svc.storeId });
+    api = apiClient(svc.url, { token: await login(svc), storeId: svc.storeId });
     await eventually(async () => {
       const d = (await api('GET', `${path}/${failing.deliveryId}`)).data;
       return d.attemptCount === attempts && d.status !== 'PENDING' && d.lastAttemptAt && (attempts < 5 || d.status === 'FAILED');
     });
   }
-  const api = apiClient(svc.url, { token: await login(svc), storeId: svc.storeId });
   const failed = (await api('GET', `${path}/${failing.deliveryId}`)).data;
   assert.is(failed.status, 'FAILED');
   assert.is(failed.nextAttemptAt, null);
@@ -153,13 +155,12 @@ test('records: filters, detail, redeliver once, redeliver-failed, delete removes
   const del = await api('DELETE', `/v1/webhooks/${w.webhookId}`);
   assert.is(del.status, 200);
   assert.is((await api('GET', path)).body.meta.code, 'WEBHOOK_NOT_FOUND');
-  svc.api = api;
 });
 
 test('test send: evt_test_ id, sample data, real signature, the receiver result, nothing recorded', async () => {
   const { data: w } = await create({ url: receiver.url, eventTypes: ['ORDER.PAID'] });
   const before = receiver.received.length;
-  const res = await svc.api('POST', `/v1/webhooks/${w.webhookId}/test`, { body: { eventType: 'CLAIM.COMPLETED' } });
+  const res = await api('POST', `/v1/webhooks/${w.webhookId}/test`, { body: { eventType: 'CLAIM.COMPLETED' } });
   assert.is(res.status, 200, JSON.stringify(res.body));
   assert.match(res.data.eventId, /^evt_test_/);
   assert.is(res.data.responseStatusCode, 200);
@@ -176,10 +177,10 @@ test('test send: evt_test_ id, sample data, real signature, the receiver result,
   assert.ok(res.data.requestHeaders.some((h: { name: string; value: unknown }) => h.name === 'Svc-Signature' && h.value === null));
   const { verifyWebhook } = await import('../../src/index.js');
   assert.ok(verifyWebhook({ secret: w.secret, header: String(hit.headers['svc-signature']), body: hit.body, now: svc.services.clock.now() }).valid);
-  assert.equal((await svc.api('GET', `/v1/webhooks/${w.webhookId}/deliveries`)).data.contents, []);
-  const bad = await svc.api('POST', `/v1/webhooks/${w.webhookId}/test`, { body: { eventType: 'NOPE' } });
+  assert.equal((await api('GET', `/v1/webhooks/${w.webhookId}/deliveries`)).data.contents, []);
+  const bad = await api('POST', `/v1/webhooks/${w.webhookId}/test`, { body: { eventType: 'NOPE' } });
   assert.is(bad.status, 400);
-  await svc.api('DELETE', `/v1/webhooks/${w.webhookId}`);
+  await api('DELETE', `/v1/webhooks/${w.webhookId}`);
 });
 
 test("tenancy: another store's token cannot read or change this store's webhooks", async () => {
@@ -203,9 +204,9 @@ test("tenancy: another store's token cannot read or change this store's webhooks
   assert.equal((await other.api('GET', '/v1/webhooks')).data.contents, []);
   // The other store's token naming this store is refused before any webhook is looked at.
   assert.is((await other.api('GET', '/v1/webhooks', { storeId: svc.storeId })).body.meta.code, 'NOT_A_MEMBER');
-  const mine = await svc.api('GET', `/v1/webhooks/${w.webhookId}`);
+  const mine = await api('GET', `/v1/webhooks/${w.webhookId}`);
   assert.is(mine.data.secretPrefix, w.secretPrefix);
-  await svc.api('DELETE', `/v1/webhooks/${w.webhookId}`);
+  await api('DELETE', `/v1/webhooks/${w.webhookId}`);
 });
 
 test('scopes and agent policy: webhook:r reads only; an agent creating one gets an approval request and may never rotate', async () => {
@@ -220,12 +221,12 @@ test('scopes and agent policy: webhook:r reads only; an agent creating one gets 
   const byAgent = await agent('POST', '/v1/webhooks', { body: { url: receiver.url, eventTypes: ['ORDER.PAID'] } });
   assert.is(byAgent.status, 202);
   assert.is(byAgent.body.meta.code, 'APPROVAL_REQUIRED');
-  assert.equal((await svc.api('GET', '/v1/webhooks')).data.contents, []);
+  assert.equal((await api('GET', '/v1/webhooks')).data.contents, []);
   const { data: w } = await create({ url: receiver.url, eventTypes: ['ORDER.PAID'] });
   const rotate = await agent('POST', `/v1/webhooks/${w.webhookId}/rotate-secret`);
   assert.is(rotate.body.meta.code, 'AGENT_OPERATION_DENIED');
   assert.is((await agent('POST', `/v1/webhooks/${w.webhookId}/resume`)).status, 200);
-  await svc.api('DELETE', `/v1/webhooks/${w.webhookId}`);
+  await api('DELETE', `/v1/webhooks/${w.webhookId}`);
 });
 
 test.run();

@@ -281,13 +281,13 @@ export const deliveryJob: Job = {
   run: (services, now) => deliveryWorker(services).runDue(now),
 };
 
-/** Records are kept 30 days (spec 01 §8); events as long, since redelivery and streams read them. */
+/** Records are kept 30 days (spec 01 §8); events a day longer, so a redelivery queued on day 30 still finds its event. */
 export const retentionJob: Job = {
   name: 'webhooks.retention',
   run(services, now) {
     const cutoff = now - RECORDS_KEPT_MS;
     return services.sqlite.transaction(() =>
       services.db.delete(webhookDeliveries).where(and(lt(webhookDeliveries.createdAt, cutoff), inArray(webhookDeliveries.status, ['SUCCESS', 'FAILED']))).run().changes
-      + services.db.delete(events).where(lt(events.createdAt, cutoff)).run().changes)();
+      + services.db.delete(events).where(lt(events.createdAt, cutoff - 86400_000)).run().changes)();
   },
 };
