@@ -109,8 +109,7 @@ export function mountPayPages(app: H3, services: Services) {
       const { outcome, amount } = parseWith(simulateOutcome, raw);
       const paymentId = paymentIdOf(event);
       if (!findPayment(services.db, paymentId)) throw new ApiError(404, 'PAYMENT_NOT_FOUND');
-      const view = await decideSandbox(services, paymentId, outcome, { amount });
-      return successResponse(200, { ...view, storefrontResult: storefrontResult(services, findPayment(services.db, paymentId)!) });
+      return successResponse(200, await decideSandbox(services, paymentId, outcome, { amount }));
     } catch (error) {
       if (!(error instanceof ApiError)) console.error('[svc] simulate:', error);
       return errorResponse(error instanceof ApiError ? error : new ApiError(500, 'INTERNAL_ERROR'), newTraceId(), docs);

@@ -514,7 +514,9 @@ export async function decideSandbox(services: Services, paymentId: string, outco
   if (payment.status === 'OPEN' && now >= payment.expiresAt) throw fail(409, 'PAYMENT_EXPIRED', { expiresAt: isoAt(payment.expiresAt) });
   sandboxDecide(services, open.pgPaymentKey!, outcome, options);
   await confirmAttempt(services, open.id, outcome);
-  return paymentStatusView(services, loadPayment(db, paymentId));
+  const settled = loadPayment(db, paymentId);
+  const last = q(db).lastAttempt.get({ paymentId });
+  return { ...paymentStatusView(services, settled, last), storefrontResult: storefrontResult(services, settled, last) };
 }
 
 /**
@@ -554,10 +556,8 @@ export function paymentResult(payment: PaymentRow, last: AttemptRow | undefined,
 }
 
 /** `GET /payments/{paymentId}` (no authentication): what a storefront polls after the window. */
-export function paymentStatusView(services: Services, payment: PaymentRow) {
-  const now = services.clock.now();
-  const last = q(services.db).lastAttempt.get({ paymentId: payment.id });
-  const result = paymentResult(payment, last, now);
+export function paymentStatusView(services: Services, payment: PaymentRow, last = q(services.db).lastAttempt.get({ paymentId: payment.id })) {
+  const result = paymentResult(payment, last, services.clock.now());
   return {
     paymentId: payment.id,
     result,
@@ -571,9 +571,8 @@ export function paymentStatusView(services: Services, payment: PaymentRow) {
 }
 
 /** The result a storefront reads on its return address (spec 02 §2.4 "payment result seen by storefronts"). */
-export function storefrontResult(services: Services, payment: PaymentRow) {
-  const view = paymentStatusView(services, payment);
-  const last = q(services.db).lastAttempt.get({ paymentId: payment.id });
+export function storefrontResult(services: Services, payment: PaymentRow, last = q(services.db).lastAttempt.get({ paymentId: payment.id })) {
+  const view = paymentStatusView(services, payment, last);
   switch (view.result) {
     case 'COMPLETED': return { status: 'COMPLETED', paymentId: payment.id, orderId: payment.orderId };
     case 'PROCESSING': return { status: 'PROCESSING', paymentId: payment.id };

@@ -88,7 +88,8 @@ export function orderable(db: Db, storeId: string, now: number, line: { productI
   if (product.status !== 'ON_SALE') throw fail(404, 'PRODUCT_NOT_FOUND', { productId: line.productId });
   const variant = variantsOf(db, product.id).find((v) => v.id === line.optionId);
   if (!variant || !variant.saleOn) throw fail(404, 'VARIANT_NOT_FOUND', { productId: product.id, optionId: line.optionId });
-  const stay = priceStay(db, storeId, product.id, variant.id, line.stay, { now, quantity: line.quantity });
+  // Only dated products (or a stay given to another, which priceStay refuses) need the calendar.
+  const stay = product.inventoryMode === 'DATED' || line.stay ? priceStay(db, storeId, product.id, variant.id, line.stay, { now, quantity: line.quantity }) : null;
   if (!stay && variant.stockQuantity < line.quantity) throw fail(409, 'INSUFFICIENT_STOCK', { productId: product.id, optionId: variant.id, quantity: line.quantity });
   return {
     product,
