@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { defineOperation, reply } from '../../server/registry.js';
-import { checkoutMode } from '../payments/gateway.js';
+import { checkoutAvailability } from '../payments/gateway.js';
 import { findStore } from '../stores/service.js';
 import { cartAdd, cartPatch, checkoutCreate, deliveryQuote, newAttempt as newAttemptBody, paymentStart, pricingRequest } from './inputs.js';
 import { priceSheet } from './pricing.js';
@@ -29,15 +29,7 @@ export const checkoutOperations = [
     handler: (ctx) => {
       const storeId = buyerStoreId(ctx);
       const store = findStore(ctx.db, storeId)!;
-      const { mode, reason } = checkoutMode(ctx.services, storeId);
-      return {
-        storeId,
-        name: store.name,
-        guestCheckout: storeSettingsOf(ctx.db, storeId).guestCheckout,
-        checkoutAvailable: mode !== null,
-        checkoutMode: mode,
-        checkoutUnavailableReason: reason === 'NO_PROVIDER' ? 'PAYMENT_NOT_CONFIGURED' : reason === 'NOT_LIVE' ? 'PAYMENT_NOT_LIVE' : null,
-      };
+      return { storeId, name: store.name, guestCheckout: storeSettingsOf(ctx.db, storeId).guestCheckout, ...checkoutAvailability(ctx.services, storeId) };
     },
   }),
   defineOperation({
