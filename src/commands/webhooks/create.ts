@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
-import { eventList, eventsFlag } from './shared.js';
+import { eventList, eventsFlag } from '../../cli/webhooks.js';
 
 export default class WebhooksCreate extends ApiCommand<typeof WebhooksCreate> {
   static override summary = 'Subscribe an https URL to event types; prints the signing secret once';

@@ -1,5 +1,5 @@
 import { ApiCommand } from '../../cli/api-command.js';
-import { webhookArg } from './shared.js';
+import { webhookArg } from '../../cli/webhooks.js';
 
 export default class WebhooksDelete extends ApiCommand<typeof WebhooksDelete> {
   static override summary = 'Delete a subscription with its delivery records; pending sends are cancelled';

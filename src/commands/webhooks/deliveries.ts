@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { EVENT_TYPES } from '../../modules/events/types.js';
-import { deliveryColumns, deliveryRow, webhookArg } from './shared.js';
+import { deliveryColumns, deliveryRow, webhookArg } from '../../cli/webhooks.js';
 
 export default class WebhooksDeliveries extends ApiCommand<typeof WebhooksDeliveries> {
   static override summary = 'Delivery records of the last 30 days (newest first), or one record with its request';

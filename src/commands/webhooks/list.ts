@@ -1,5 +1,5 @@
 import { ApiCommand } from '../../cli/api-command.js';
-import { webhookColumns, webhookRow } from './shared.js';
+import { webhookColumns, webhookRow } from '../../cli/webhooks.js';
 
 export default class WebhooksList extends ApiCommand<typeof WebhooksList> {
   static override summary = "List the store's webhook subscriptions";

@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { UsageError } from '../../cli/usage-error.js';
 import { ApiCallError, ConnectionError } from '../../client/api-client.js';
-import { eventList, eventsFlag } from './shared.js';
+import { eventList, eventsFlag } from '../../cli/webhooks.js';
 
 const RECONNECT_MS = 1000;
 

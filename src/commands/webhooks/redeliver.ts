@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { UsageError } from '../../cli/usage-error.js';
-import { webhookArg } from './shared.js';
+import { webhookArg } from '../../cli/webhooks.js';
 
 export default class WebhooksRedeliver extends ApiCommand<typeof WebhooksRedeliver> {
   static override summary = 'Send a FAILED delivery again (once per record), or with --failed every failed one of the last 72 hours';

@@ -1,5 +1,5 @@
 import { ApiCommand } from '../../cli/api-command.js';
-import { webhookArg } from './shared.js';
+import { webhookArg } from '../../cli/webhooks.js';
 
 export default class WebhooksResume extends ApiCommand<typeof WebhooksResume> {
   static override summary = 'Reactivate a suspended subscription (then: svc webhooks redeliver WEBHOOK_ID --failed)';

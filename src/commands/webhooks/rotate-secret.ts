@@ -1,5 +1,5 @@
 import { ApiCommand } from '../../cli/api-command.js';
-import { webhookArg } from './shared.js';
+import { webhookArg } from '../../cli/webhooks.js';
 
 export default class WebhooksRotateSecret extends ApiCommand<typeof WebhooksRotateSecret> {
   static override summary = 'Issue a new signing secret; the previous one keeps signing alongside for 24 hours';

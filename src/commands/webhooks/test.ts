@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { EVENT_TYPES } from '../../modules/events/types.js';
-import { webhookArg } from './shared.js';
+import { webhookArg } from '../../cli/webhooks.js';
 
 export default class WebhooksTest extends ApiCommand<typeof WebhooksTest> {
   static override summary = "Send a signed sample event to the subscription now and show the receiver's answer (not recorded, no retry)";

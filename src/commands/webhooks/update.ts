@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { UsageError } from '../../cli/usage-error.js';
-import { eventList, eventsFlag, webhookArg } from './shared.js';
+import { eventList, eventsFlag, webhookArg } from '../../cli/webhooks.js';
 
 export default class WebhooksUpdate extends ApiCommand<typeof WebhooksUpdate> {
   static override summary = 'Change URL or event types; also reactivates a suspended subscription and resets its failures';

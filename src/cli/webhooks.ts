@@ -1,8 +1,8 @@
 import { Args, Flags } from '@oclif/core';
-import { UsageError } from '../../cli/usage-error.js';
-import { EVENT_TYPES } from '../../modules/events/types.js';
+import { UsageError } from './usage-error.js';
+import { EVENT_TYPES } from '../modules/events/types.js';
 
-/** Pieces every `svc webhooks` command shares: the subscription argument, event-type lists, renderings. */
+/** Pieces every `svc webhooks` command shares (kept out of src/commands, where every file is a command): the subscription argument, event-type lists, renderings. */
 export const webhookArg = Args.string({ name: 'WEBHOOK_ID', description: 'Subscription id (wh_…; svc webhooks list)', required: true });
 
 export const eventsFlag = (required: boolean) => Flags.string({ description: `Event types, comma-separated: ${EVENT_TYPES.join(', ')}`, required });
