@@ -116,4 +116,39 @@ test('rotation: two v1 during the overlap, new first; old one stops after 24 h',
   await receiver.close();
 });
 
+test('records keep the payload masked and cut at 16 KB, flagged', async () => {
+  const receiver = await startReceiver();
+  const { data: w } = await api('POST', '/v1/webhooks', { body: { url: receiver.url, eventTypes: ['ORDER.PAID'] } });
+  await emit('ORDER.PAID', { data: { orderId: 'ord_big', itemOptions: [{ customInputs: ['가'.repeat(8000)] }], note: { apiKey: 'k-123' } } });
+  const [hit] = await receiver.waitFor(1);
+  assert.ok(hit.body.includes('"apiKey":"k-123"'), 'the receiver gets the real body');
+  const [record] = await eventually(async () => {
+    const list = (await api('GET', `/v1/webhooks/${w.webhookId}/deliveries`, { query: { status: 'SUCCESS' } })).data.contents;
+    return list.length === 1 && list;
+  });
+  const detail = (await api('GET', `/v1/webhooks/${w.webhookId}/deliveries/${record.deliveryId}`)).data;
+  assert.is(detail.payloadTruncated, true);
+  assert.is(detail.payloadMasked, true);
+  assert.ok(Buffer.byteLength(detail.payload) <= 16 * 1024);
+  assert.ok(Buffer.byteLength(hit.body) > 16 * 1024);
+  assert.is(detail.requestHeaders.find((h: { name: string }) => h.name === 'Content-Length').value, String(Buffer.byteLength(hit.body)));
+  await api('DELETE', `/v1/webhooks/${w.webhookId}`);
+  await receiver.close();
+});
+
+test('records older than 30 days are neither listed nor kept', async () => {
+  const receiver = await startReceiver();
+  const { data: w } = await api('POST', '/v1/webhooks', { body: { url: receiver.url, eventTypes: ['INQUIRY.CREATED'] } });
+  await emit('INQUIRY.CREATED');
+  await receiver.waitFor(1);
+  await eventually(async () => (await api('GET', `/v1/webhooks/${w.webhookId}/deliveries`, { query: { status: 'SUCCESS' } })).data.contents.length === 1);
+  await advance(30 * 86400 + 60);
+  assert.equal((await api('GET', `/v1/webhooks/${w.webhookId}/deliveries`)).data.contents, []);
+  const { webhookDeliveries } = await import('../../src/modules/webhooks/schema.js');
+  const { eq } = await import('drizzle-orm');
+  assert.is(svc.services.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, w.webhookId)).all().length, 0);
+  await api('DELETE', `/v1/webhooks/${w.webhookId}`);
+  await receiver.close();
+});
+
 test.run();
