@@ -75,6 +75,15 @@ test('update replaces fields, reactivates and is validated like create; resume o
   const resumed = await api('POST', `/v1/webhooks/${w.webhookId}/resume`);
   assert.is(resumed.status, 200);
   assert.is(resumed.data.status, 'ACTIVE');
+  // A suspended subscription comes back with an update as well as with resume (spec 01 §3.5).
+  const { suspend } = await import('../../src/modules/webhooks/worker.js');
+  svc.services.sqlite.transaction(() => suspend(svc.services.db, w.webhookId, svc.services.clock.now()))();
+  const suspended = await api('GET', `/v1/webhooks/${w.webhookId}`);
+  assert.is(suspended.data.status, 'SUSPENDED');
+  assert.ok(suspended.data.suspendedAt);
+  const reactivated = await api('PUT', `/v1/webhooks/${w.webhookId}`, { body: { url: receiver.url, eventTypes: ['ORDER.PAID'] } });
+  assert.is(reactivated.data.status, 'ACTIVE');
+  assert.is(reactivated.data.suspendedAt, null);
   const missing = await api('GET', '/v1/webhooks/wh_nope/deliveries');
   assert.is(missing.status, 404);
   assert.is(missing.body.meta.code, 'WEBHOOK_NOT_FOUND');
