@@ -185,7 +185,7 @@ export function resolveStore(services: Services, principal: Principal, storeId: 
   if (principal.storeIds !== null && !principal.storeIds.includes(storeId)) throw fail(403, 'STORE_NOT_GRANTED');
   // An app is no member: its consented scopes (capped by the installer's role at consent) are its whole permission.
   if (principal.kind === 'installation') return { id: storeId, role: 'OWNER', memberId: principal.tokenId };
-  const membership = findMembership(services.db, storeId, principal.userId);
+  const membership = findMembership(services.db, storeId, principal.userId, services.clock.now());
   if (!membership) throw fail(403, 'NOT_A_MEMBER');
   return { id: storeId, role: membership.role, memberId: membership.memberId };
 }

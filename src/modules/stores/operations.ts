@@ -11,7 +11,7 @@ import { users } from '../accounts/schema.js';
 import { normalizeEmail } from '../accounts/service.js';
 import { PLANS, planByCode } from './plans.js';
 import { members, stores, type Role } from './schema.js';
-import { findStore, listUserStores, memberRows, presentMember, presentStore, storeDocument } from './service.js';
+import { deleteMember, findStore, insertMember, listUserStores, memberRows, presentMember, presentStore, setMemberRole, storeDocument } from './service.js';
 import { storePatch, type StorePatch, type StoreSettings } from './settings.js';
 import { aiActionsUsed, usageMonth } from './usage.js';
 
@@ -159,7 +159,7 @@ export const storeOperations = [
         throw fail(409, 'ALREADY_A_MEMBER');
       }
       const member = { id: newId('mem', ctx.now), storeId: ctx.store.id, userId: user.id, role: ctx.body.role, createdAt: ctx.now };
-      ctx.db.insert(members).values(member).run();
+      insertMember(ctx.db, member);
       return presentMember({ ...member, email: user.email, name: user.name });
     },
   }),
@@ -176,7 +176,7 @@ export const storeOperations = [
       const member = loadMember(ctx);
       assertMayManage(ctx.store.role, member.role, ctx.body.role);
       if (ctx.body.role !== 'OWNER') assertOwnerRemains(ctx, member);
-      ctx.db.update(members).set({ role: ctx.body.role }).where(eq(members.id, member.id)).run();
+      setMemberRole(ctx.db, member.id, ctx.body.role);
       return presentMember(memberRows(ctx.db, ctx.store.id).all().find((m) => m.id === member.id)!);
     },
   }),
@@ -192,7 +192,7 @@ export const storeOperations = [
       const member = loadMember(ctx);
       assertMayManage(ctx.store.role, member.role);
       assertOwnerRemains(ctx, member);
-      ctx.db.delete(members).where(eq(members.id, member.id)).run();
+      deleteMember(ctx.db, member.id);
       return { memberId: member.id, removed: true };
     },
   }),

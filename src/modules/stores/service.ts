@@ -21,7 +21,40 @@ const statements = preparedFor((db) => ({
   storeById: db.select().from(stores).where(eq(stores.id, sql.placeholder('id'))).prepare(),
 }));
 
-export const findMembership = (db: Db, storeId: string, userId: string) => statements(db).membership.get({ storeId, userId });
+/**
+ * Memberships are read on every store request. They are remembered for at most 2 s, and every membership
+ * write of this process (all go through the functions below) drops them at once, so a removal or role
+ * change applies immediately here and within 2 s in another process of a deployment.
+ */
+const MEMBERSHIP_CACHE_MS = 2000;
+const MEMBERSHIP_CACHE_LIMIT = 50_000;
+const memberships = new Map<string, { value: { memberId: string; role: Role } | undefined; changes: number; cachedAt: number }>();
+let membershipChanges = 0;
+
+export function findMembership(db: Db, storeId: string, userId: string, now = Date.now()) {
+  const key = `${storeId} ${userId}`;
+  const hit = memberships.get(key);
+  if (hit && hit.changes === membershipChanges && hit.cachedAt > now - MEMBERSHIP_CACHE_MS) return hit.value;
+  const value = statements(db).membership.get({ storeId, userId });
+  if (memberships.size >= MEMBERSHIP_CACHE_LIMIT) memberships.clear();
+  memberships.set(key, { value, changes: membershipChanges, cachedAt: now });
+  return value;
+}
+
+export function insertMember(db: Db, member: typeof members.$inferInsert) {
+  db.insert(members).values(member).run();
+  membershipChanges++;
+}
+
+export function setMemberRole(db: Db, memberId: string, role: Role) {
+  db.update(members).set({ role }).where(eq(members.id, memberId)).run();
+  membershipChanges++;
+}
+
+export function deleteMember(db: Db, memberId: string) {
+  db.delete(members).where(eq(members.id, memberId)).run();
+  membershipChanges++;
+}
 export const findStore = (db: Db, storeId: string) => statements(db).storeById.get({ id: storeId });
 
 export const STORE_CODE = /^[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){1,28}[a-z0-9]$/;
@@ -34,7 +67,7 @@ export function createStore(services: Services, ownerUserId: string, input: { na
     const now = clock.now();
     const store = { id: newId('st', now), code: input.code, name: input.name, settings: defaultStoreSettings(), plan: 'FREE', everPublicAt: null, firstLiveOrderAt: null, createdAt: now, updatedAt: now };
     db.insert(stores).values(store).run();
-    db.insert(members).values({ id: newId('mem', now), storeId: store.id, userId: ownerUserId, role: 'OWNER', createdAt: now }).run();
+    insertMember(db, { id: newId('mem', now), storeId: store.id, userId: ownerUserId, role: 'OWNER', createdAt: now });
     for (const m of services.modules) m.onStoreCreated?.(services, store.id);
     return store;
   })();
