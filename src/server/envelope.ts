@@ -31,11 +31,20 @@ export class RawJson {
   }
 }
 
+/** `meta` of a success, serialized once per status and code. */
+const successMetas = new Map<string, string>();
+function successMeta(status: number, code: string): string {
+  const key = `${status} ${code}`;
+  let meta = successMetas.get(key);
+  if (meta === undefined) successMetas.set(key, (meta = JSON.stringify({ status, code, message: errorMessage(code, status), isSuccess: true })));
+  return meta;
+}
+
 /** The envelope of spec 01 §2.1 around a success. */
 export function successOutgoing(status: number, data: unknown, code = 'OK', headers?: Record<string, string>): Outgoing {
-  const meta = { status, code, message: errorMessage(code, status), isSuccess: true };
-  if (data instanceof RawJson) return { status, ...data.envelope(JSON.stringify(meta)), headers };
-  return { status, body: JSON.stringify({ meta, data: data ?? null, error: null }), headers };
+  const meta = successMeta(status, code);
+  if (data instanceof RawJson) return { status, ...data.envelope(meta), headers };
+  return { status, body: `{"meta":${meta},"data":${JSON.stringify(data ?? null)},"error":null}`, headers };
 }
 
 export function errorEnvelope(err: ApiError, traceId: string, docsBase: string) {

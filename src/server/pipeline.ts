@@ -76,7 +76,7 @@ export function operationHandler(services: Services, op: Operation) {
 
       const raw: RawRequest = {
         params: getRouterParams(event, { decode: true }),
-        query: queryObject(event.url.searchParams, GLOBAL_QUERY),
+        query: event.url.search === '' ? {} : queryObject(event.url.searchParams, GLOBAL_QUERY),
         body: isWrite && !op.multipart ? await readBodyText(event, op.maxBodyBytes ?? DEFAULT_MAX_BODY) : '',
       };
       const multipart = op.multipart ? await readMultipart(event, op.multipart.maxBytes) : null;

@@ -76,9 +76,9 @@ export function invalidatePrincipals() {
 }
 
 export function bearerToken(authorization: string | null): string | null {
-  if (!authorization) return null;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  return m ? m[1] : null;
+  if (!authorization || authorization.length < 8 || authorization.slice(0, 7).toLowerCase() !== 'bearer ') return null;
+  const token = authorization.slice(7).trim();
+  return token === '' || /\s/.test(token) ? null : token;
 }
 
 /** Resolves `Authorization: Bearer …` to a principal or throws the 401 of spec 01 §7. */

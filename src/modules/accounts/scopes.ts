@@ -31,27 +31,20 @@ export const ALL_SCOPES: string[] = [
   ...ACCOUNT_SCOPES,
 ];
 
-const SCOPE_PATTERN = /^([a-z]+):(r|rw)$/;
-
 export function isKnownScope(scope: string): boolean {
   return ALL_SCOPES.includes(scope);
 }
 
-/** `rw` includes `r`. */
-function levelCovers(granted: 'r' | 'rw' | null | undefined, needed: string): boolean {
-  return granted === 'rw' || (granted === 'r' && needed === 'r');
-}
+/** Every scope each role reaches (`rw` includes `r`), worked out once: checked on every request. */
+const scopesOf = (role: Role): ReadonlySet<string> => new Set(Object.entries(ROLE_LEVELS).flatMap(([resource, levels]) =>
+  levels[role] === 'rw' ? [`${resource}:r`, `${resource}:rw`] : levels[role] === 'r' ? [`${resource}:r`] : []));
+const ROLE_SCOPES: Record<Role, ReadonlySet<string>> = { OWNER: scopesOf('OWNER'), ADMIN: scopesOf('ADMIN'), STAFF: scopesOf('STAFF') };
 
 export function roleAllows(role: Role, scope: string): boolean {
-  const m = SCOPE_PATTERN.exec(scope);
-  if (!m) return false;
-  return levelCovers(ROLE_LEVELS[m[1]]?.[role], m[2]);
+  return ROLE_SCOPES[role].has(scope);
 }
 
-/** `granted` null means every scope (first-party logins). */
+/** `granted` null means every scope (first-party logins); a granted `x:rw` covers `x:r`. */
 export function tokenAllows(granted: ReadonlySet<string> | null, scope: string): boolean {
-  if (granted === null) return true;
-  if (granted.has(scope)) return true;
-  const m = SCOPE_PATTERN.exec(scope);
-  return m !== null && m[2] === 'r' && granted.has(`${m[1]}:rw`);
+  return granted === null || granted.has(scope) || (scope.endsWith(':r') && granted.has(`${scope}w`));
 }
