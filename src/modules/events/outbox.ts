@@ -110,13 +110,17 @@ export function emitEvent(db: Db, now: number, event: NewEvent): { eventId: stri
 }
 
 /** An event as receivers get it (spec 01 §6.1 body); `sequence` is absent when the event has no resource. */
-export function eventPayload(e: Pick<typeof events.$inferSelect, 'id' | 'type' | 'createdAt' | 'storeId' | 'sequence' | 'data'>): string {
-  return JSON.stringify({
+export function eventPayload(e: Pick<typeof events.$inferSelect, 'id' | 'type' | 'createdAt' | 'storeId' | 'sequence'> & { dataJson: string }): string {
+  const head = JSON.stringify({
     id: e.id,
     type: e.type,
     createdAt: isoAt(e.createdAt),
     storeId: e.storeId,
     ...(e.sequence === null ? {} : { sequence: e.sequence }),
-    data: e.data,
   });
+  // `data` is spliced in as stored: every send would otherwise parse and re-serialise it.
+  return `${head.slice(0, -1)},"data":${e.dataJson}}`;
 }
+
+/** The stored `data` column as JSON text, for eventPayload. */
+export const eventDataJson = sql<string>`${events.data}`;

@@ -5,7 +5,7 @@ import { preparedFor } from '../../db/prepared.js';
 import { operationHandler } from '../../server/pipeline.js';
 import { defineOperation } from '../../server/registry.js';
 import type { Services } from '../../server/services.js';
-import { emitEvent, eventBus, eventPayload } from './outbox.js';
+import { emitEvent, eventBus, eventDataJson, eventPayload } from './outbox.js';
 import { events } from './schema.js';
 import { EVENT_TYPES, sampleEvent } from './types.js';
 
@@ -15,7 +15,7 @@ const BATCH = 200;
 const rowid = sql<number>`${events}.rowid`;
 const statements = preparedFor((db) => ({
   after: db
-    .select({ rowid, id: events.id, type: events.type, createdAt: events.createdAt, storeId: events.storeId, sequence: events.sequence, data: events.data })
+    .select({ rowid, id: events.id, type: events.type, createdAt: events.createdAt, storeId: events.storeId, sequence: events.sequence, dataJson: eventDataJson })
     .from(events)
     .where(and(eq(events.storeId, sql.placeholder('storeId')), gt(rowid, sql.placeholder('after'))))
     .orderBy(rowid)

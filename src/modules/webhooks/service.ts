@@ -181,7 +181,7 @@ export function rotateSecret(db: Db, webhook: Webhook, now: number) {
 export async function testSend(services: Services, webhook: Webhook, eventType: EventType) {
   const now = services.clock.now();
   const sample = sampleEvent(eventType, now);
-  const event = { id: newId('evt_test', now), type: eventType, createdAt: now, storeId: webhook.storeId, sequence: null, data: sample.data };
+  const event = { id: newId('evt_test', now), type: eventType, createdAt: now, storeId: webhook.storeId, sequence: null, dataJson: JSON.stringify(sample.data) };
   const body = eventPayload(event);
   const request = buildRequest(body, event, newId('whd_test', now), signingSecrets(webhook, now), now);
   const result = await sendOnce(webhook.url, body, request.headers, { allowHosts: services.config.unsafeWebhookHosts, poolKey: webhook.id });

@@ -3,7 +3,7 @@ import type { Db } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import type { Job } from '../../server/jobs.js';
 import type { Services } from '../../server/services.js';
-import { eventBus, eventPayload } from '../events/outbox.js';
+import { eventBus, eventDataJson, eventPayload } from '../events/outbox.js';
 import { events } from '../events/schema.js';
 import { webhookDeliveries, webhooks } from './schema.js';
 import { ERROR_CODE, PER_RECEIVER_CONCURRENCY, sendOnce, storedPayload, DEADLINE_MS, type AttemptResult } from './send.js';
@@ -59,7 +59,7 @@ const statements = preparedFor((db) => ({
       createdAt: events.createdAt,
       storeId: events.storeId,
       sequence: events.sequence,
-      data: events.data,
+      dataJson: eventDataJson,
     })
     .from(webhookDeliveries)
     .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
@@ -203,8 +203,10 @@ class DeliveryWorker {
         const webhook = q.webhook.get({ id: webhookId });
         if (!webhook || webhook.status !== 'ACTIVE') continue;
         let claimed = 0;
-        // A send still under way can be due already when a manual clock jumped past its retry time: skip it.
-        for (const row of q.dueFor.all({ webhookId, now, limit: free + this.busy.size })) {
+        let due = q.dueFor.all({ webhookId, now, limit: free });
+        // A send still under way can be due already when a manual clock jumped past its retry time: look further.
+        if (due.some((row) => this.busy.has(row.id))) due = q.dueFor.all({ webhookId, now, limit: PER_RECEIVER_CONCURRENCY });
+        for (const row of due) {
           if (claimed === free) break;
           if (this.busy.has(row.id)) continue;
           const attempt = row.attemptCount + 1;
@@ -226,10 +228,10 @@ class DeliveryWorker {
     return starts.length;
   }
 
-  private start(webhook: Webhook, row: { id: string; attemptCount: number; eventId: string; type: string; createdAt: number; storeId: string; sequence: number | null; data: Record<string, unknown> }, now: number) {
+  private start(webhook: Webhook, row: { id: string; attemptCount: number; eventId: string; type: string; createdAt: number; storeId: string; sequence: number | null; dataJson: string }, now: number) {
     this.busy.add(row.id);
     this.inFlight.set(webhook.id, (this.inFlight.get(webhook.id) ?? 0) + 1);
-    const body = eventPayload({ id: row.eventId, type: row.type, createdAt: row.createdAt, storeId: row.storeId, sequence: row.sequence, data: row.data });
+    const body = eventPayload({ id: row.eventId, type: row.type, createdAt: row.createdAt, storeId: row.storeId, sequence: row.sequence, dataJson: row.dataJson });
     const request = buildRequest(body, { id: row.eventId, type: row.type }, row.id, signingSecrets(webhook, now), now);
     void sendOnce(webhook.url, body, request.headers, { allowHosts: this.services.config.unsafeWebhookHosts, poolKey: webhook.id }).then((result) => {
       this.busy.delete(row.id);
