@@ -1,7 +1,8 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { isoAt } from '../../db/clock.js';
 import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
+import { preparedFor } from '../../db/prepared.js';
 import { fail } from '../../server/errors.js';
 import type { Services } from '../../server/services.js';
 import { bearerToken } from '../accounts/principal.js';
@@ -9,6 +10,10 @@ import { signToken, verifyToken } from '../accounts/tokens.js';
 import { customers } from './schema.js';
 
 export const BUYER_TOKEN_TTL_MS = 30 * 60_000;
+
+const statements = preparedFor((db) => ({
+  byId: db.select().from(customers).where(eq(customers.id, sql.placeholder('id'))).prepare(),
+}));
 
 export type Customer = typeof customers.$inferSelect;
 
@@ -54,7 +59,7 @@ export async function resolveBuyer(services: Services, authorization: string | n
   const claims = token ? await verifyToken(services, token) : null;
   if (!claims || claims.typ !== 'buyer' || claims.store_id !== storeId) throw fail(401, 'UNAUTHORIZED');
   if ((claims.exp ?? 0) * 1000 <= services.clock.now()) throw fail(401, 'UNAUTHORIZED');
-  const customer = services.db.select().from(customers).where(eq(customers.id, claims.sub)).get();
+  const customer = statements(services.db).byId.get({ id: claims.sub });
   if (!customer || customer.storeId !== storeId) throw fail(401, 'UNAUTHORIZED');
   if (customer.withdrawnAt !== null) throw fail(401, 'TOKEN_REVOKED');
   return customer;

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { fail } from '../../server/errors.js';
 import type { Services } from '../../server/services.js';
 import { requireOwned } from '../../server/tenancy.js';
@@ -6,9 +6,9 @@ import { openSecrets } from './crypto.js';
 import type { Gateway, Pg } from './gateway.js';
 import { liveApi, type VerifyResult } from './live.js';
 import { recordProviderFailure } from './records.js';
-import { environmentOf, type CredentialRow } from './routing.js';
+import { environmentOf, storeRouting, type CredentialRow } from './routing.js';
 import { sandboxGateway, verifySandboxKeys } from './sandbox.js';
-import { paymentCredentials, paymentProviders } from './schema.js';
+import { paymentCredentials } from './schema.js';
 
 const unavailable = (details: Record<string, unknown>) => fail(503, 'PAYMENT_PROVIDER_UNAVAILABLE', { optionUnavailable: true, ...details });
 
@@ -48,7 +48,11 @@ function gatewayOf(services: Services, storeId: string, pg: Pg, credential: Cred
  */
 export function gatewayFor(services: Services, storeId: string, pg: Pg, options: { credentialId?: string } = {}): Gateway {
   const { db } = services;
+  // The provider row and its active key sets come from the cached routing (no query on the payment path).
+  const state = storeRouting(db, storeId).providers.find((p) => p.provider === pg)!;
   if (options.credentialId) {
+    const active = Object.values(state.credentials).find((c) => c.id === options.credentialId);
+    if (active) return gatewayOf(services, storeId, pg, active);
     const credential = requireOwned(db.select().from(paymentCredentials).where(eq(paymentCredentials.id, options.credentialId)).get(), storeId, 'PAYMENT_CREDENTIAL_NOT_FOUND');
     if (credential.provider !== pg) throw fail(404, 'PAYMENT_CREDENTIAL_NOT_FOUND');
     const gateway = gatewayOf(services, storeId, pg, credential);
@@ -56,12 +60,8 @@ export function gatewayFor(services: Services, storeId: string, pg: Pg, options:
     // Archived keys serve only the payments already made with them: no new window (spec 01 §5.5).
     return { ...gateway, prepareWindow: async () => { throw unavailable({ pg, reason: 'CREDENTIAL_ARCHIVED' }); } };
   }
-  const provider = db.select().from(paymentProviders).where(and(eq(paymentProviders.storeId, storeId), eq(paymentProviders.provider, pg))).get();
-  if (!provider) throw unavailable({ pg, reason: 'NOT_CONNECTED' });
-  const credential = db.select().from(paymentCredentials).where(and(
-    eq(paymentCredentials.storeId, storeId), eq(paymentCredentials.provider, pg),
-    eq(paymentCredentials.environment, environmentOf(provider)), eq(paymentCredentials.status, 'ACTIVE'),
-  )).get();
+  if (!state.row) throw unavailable({ pg, reason: 'NOT_CONNECTED' });
+  const credential = state.credentials[environmentOf(state.row)];
   if (!credential) throw unavailable({ pg, reason: 'CREDENTIAL_MISSING' });
   return gatewayOf(services, storeId, pg, credential);
 }

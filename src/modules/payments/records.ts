@@ -6,7 +6,7 @@ import type { Services } from '../../server/services.js';
 import { users } from '../accounts/schema.js';
 import { members, stores } from '../stores/schema.js';
 import type { Pg, ProviderFailureInput } from './gateway.js';
-import { PG_NAMES, defaultSettings } from './routing.js';
+import { PG_NAMES, defaultSettings, storeRouting } from './routing.js';
 import { paymentProviderFailures, paymentProviders, paymentSettings } from './schema.js';
 
 const DAY = 86_400_000;
@@ -14,10 +14,9 @@ const WARNING_THRESHOLD = 3;
 
 /** Live-gate conditions SANDBOX_PAYMENT / SANDBOX_REFUND: the first success with test keys is kept. */
 export function recordSandboxSuccess(services: Services, storeId: string, pg: Pg, kind: 'PAYMENT' | 'REFUND') {
-  const column = kind === 'PAYMENT' ? paymentProviders.sandboxPaymentAt : paymentProviders.sandboxRefundAt;
-  const row = services.db.select({ id: paymentProviders.id, at: column }).from(paymentProviders)
-    .where(and(eq(paymentProviders.storeId, storeId), eq(paymentProviders.provider, pg))).get();
-  if (!row || row.at !== null) return;
+  // Only the first success is recorded: the cached routing tells without a query whether it happened.
+  const row = storeRouting(services.db, storeId).providers.find((p) => p.provider === pg)?.row;
+  if (!row || (kind === 'PAYMENT' ? row.sandboxPaymentAt : row.sandboxRefundAt) !== null) return;
   const now = services.clock.now();
   services.db.update(paymentProviders)
     .set(kind === 'PAYMENT' ? { sandboxPaymentAt: now } : { sandboxRefundAt: now })

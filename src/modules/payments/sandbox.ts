@@ -1,4 +1,5 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import { preparedFor } from '../../db/prepared.js';
 import { newId } from '../../db/ids.js';
 import { fail } from '../../server/errors.js';
 import type { Services } from '../../server/services.js';
@@ -27,8 +28,11 @@ const view = (row: SandboxRow): SandboxView => ({
   provider: row.easyPayProvider,
 });
 
-const load = (services: Services, pgPaymentKey: string) =>
-  services.db.select().from(sandboxGatewayPayments).where(eq(sandboxGatewayPayments.pgPaymentKey, pgPaymentKey)).get();
+const statements = preparedFor((db) => ({
+  byKey: db.select().from(sandboxGatewayPayments).where(eq(sandboxGatewayPayments.pgPaymentKey, sql.placeholder('pgPaymentKey'))).prepare(),
+}));
+
+const load = (services: Services, pgPaymentKey: string) => statements(services.db).byKey.get({ pgPaymentKey });
 
 function update(services: Services, row: SandboxRow, change: Partial<SandboxRow>) {
   services.db.update(sandboxGatewayPayments).set({ ...change, updatedAt: services.clock.now() })

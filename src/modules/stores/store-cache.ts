@@ -21,15 +21,15 @@ export function cachedPerStoreSettings<A, T>(dbOf: (owner: A) => Db, build: (own
   const caches = new WeakMap<Db, Map<string, { version: number; value: T }>>();
   return (owner, storeId) => {
     const db = dbOf(owner);
-    // Inside a transaction the version may belong to writes that roll back (and the number be used again
-    // later): build from the transaction's own view and remember nothing.
-    if (db.$client.inTransaction) return build(owner, storeId);
     let cache = caches.get(db);
     if (!cache) caches.set(db, (cache = new Map()));
     const version = statements(db).version.get({ storeId })?.version ?? 0;
     const hit = cache.get(storeId);
     if (hit && hit.version === version) return hit.value;
     const value = build(owner, storeId);
+    // Inside a transaction the version may belong to writes that roll back, and the number be used again
+    // later: such a value is used but never remembered.
+    if (db.$client.inTransaction) return value;
     if (cache.size >= MAX_ENTRIES) cache.clear();
     cache.set(storeId, { version, value });
     return value;
