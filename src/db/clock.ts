@@ -38,6 +38,7 @@ export function manualClock(): Clock {
 
 export const isoAt = (ms: number) => new Date(ms).toISOString();
 
-const seoulDate = new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Seoul', year: 'numeric', month: '2-digit', day: '2-digit' });
-/** The Korean calendar date (YYYY-MM-DD) of an instant. */
-export const seoulDateOf = (ms: number) => seoulDate.format(ms);
+/** Korea keeps UTC+9 all year (no daylight saving), so its calendar date is plain arithmetic. */
+const SEOUL_OFFSET_MS = 9 * 3600_000;
+/** The Korean calendar date (YYYY-MM-DD) of an instant; called on hot paths (cache keys), so no Intl. */
+export const seoulDateOf = (ms: number) => new Date(ms + SEOUL_OFFSET_MS).toISOString().slice(0, 10);
