@@ -164,15 +164,22 @@ export function buildCtx(
   };
 }
 
-const transactions = new WeakMap<Operation, (ctx: Ctx) => unknown>();
+/** Each write operation's handler wrapped in a transaction, per database (tests run several services in one process). */
+const transactions = new WeakMap<Services['sqlite'], WeakMap<Operation, (ctx: Ctx) => unknown>>();
+
+function transactional(services: Services, op: Operation) {
+  let perDb = transactions.get(services.sqlite);
+  if (!perDb) transactions.set(services.sqlite, (perDb = new WeakMap()));
+  let run = perDb.get(op);
+  if (!run) perDb.set(op, (run = services.sqlite.transaction((c: Ctx) => op.handler(c))));
+  return run;
+}
 
 /** Runs the handler — writes inside one SQLite transaction unless the operation is `async` — and wraps its result. */
 export async function execute(services: Services, op: Operation, ctx: Ctx): Promise<Outgoing> {
   let result: unknown;
   if (op.method !== 'GET' && !op.async) {
-    let run = transactions.get(op);
-    if (!run) transactions.set(op, (run = services.sqlite.transaction((c: Ctx) => op.handler(c))));
-    result = run(ctx);
+    result = transactional(services, op)(ctx);
   } else {
     result = await op.handler(ctx);
   }

@@ -102,6 +102,18 @@ test('OpenAPI 3.1 document is generated from the registry', async () => {
   assert.is(doc.paths['/v1/store'].patch['x-svc-scope'], 'store:rw');
 });
 
+test('a second service in the same process writes through its own database', async () => {
+  const other = await startTestService();
+  try {
+    assert.is((await other.api('PATCH', '/v1/store', { body: { name: 'Other' } })).status, 200);
+    assert.is((await svc.api('PATCH', '/v1/store', { body: { name: 'First' } })).status, 200);
+    assert.is((await other.api('GET', '/v1/store')).data.name, 'Other');
+    assert.is((await svc.api('GET', '/v1/store')).data.name, 'First');
+  } finally {
+    await other.close();
+  }
+});
+
 test('error docs page lists every code', async () => {
   const text = await (await fetch(`${svc.url}/docs/errors`)).text();
   assert.ok(text.includes('id="TENANT_MISMATCH"'));
