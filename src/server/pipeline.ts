@@ -82,6 +82,7 @@ export function operationHandler(services: Services, op: Operation) {
       const multipart = op.multipart ? await readMultipart(event, op.multipart.maxBytes) : null;
       const ctx = buildCtx(services, op, raw, { principal, store, requestId, traceId, event, form: multipart?.form });
       target = op.target?.(ctx) ?? null;
+      await op.precheck?.(ctx);
 
       const agentWrite = Boolean(principal?.agent && isWrite);
       const needsApproval = agentWrite && agentNeedsApproval(services, op, ctx);
@@ -114,7 +115,7 @@ export function operationHandler(services: Services, op: Operation) {
         }
       }
 
-      let out: Outgoing;
+      let out: Outgoing | Response;
       try {
         out = await execute(services, op, ctx);
       } catch (error) {
@@ -122,6 +123,8 @@ export function operationHandler(services: Services, op: Operation) {
         if (idempotencyKey) settleIdempotencyKey(services, principal!.tokenId, idempotencyKey, errorOutgoing(err, traceId, docsBase));
         throw err;
       }
+      // A stream answers as it is: it is a read, so it has nothing to remember or count.
+      if (out instanceof Response) return out;
       if (idempotencyKey) settleIdempotencyKey(services, principal!.tokenId, idempotencyKey, out);
       if (agentWrite && store) countAiAction(services.db, store.id, ctx.now);
       audit(out.status, 'SUCCEEDED', null);
@@ -176,13 +179,14 @@ function transactional(services: Services, op: Operation) {
 }
 
 /** Runs the handler — writes inside one SQLite transaction unless the operation is `async` — and wraps its result. */
-export async function execute(services: Services, op: Operation, ctx: Ctx): Promise<Outgoing> {
+export async function execute(services: Services, op: Operation, ctx: Ctx): Promise<Outgoing | Response> {
   let result: unknown;
   if (op.method !== 'GET' && !op.async) {
     result = transactional(services, op)(ctx);
   } else {
     result = await op.handler(ctx);
   }
+  if (result instanceof Response) return result;
   return isReply(result) ? successOutgoing(result.status, result.data, result.code ?? 'OK', result.headers) : successOutgoing(op.status ?? 200, result);
 }
 

@@ -112,9 +112,16 @@ export interface Operation<B = any, Q = any, P = any> {
   /** What a dry run shows would change; default no listed changes. */
   preview?: (ctx: Ctx<B, Q, P>) => Preview;
   /**
+   * Checks that need outside work (DNS lookups): run after validation and before the agent policy, dry
+   * run and approval requests, so a request that would fail refuses alike there (spec 01 §5.6), and
+   * again before an approved request runs. The handler can then stay one synchronous transaction.
+   */
+  precheck?: (ctx: Ctx<B, Q, P>) => Promise<void>;
+  /**
    * Business rules only. Writes run inside one transaction unless `async` is set (then the handler
    * awaits outside work and opens its own short transactions with `ctx.sqlite.transaction`).
-   * Returns the `data` of the envelope, or a full `Reply` via `reply()`.
+   * Returns the `data` of the envelope, a full `Reply` via `reply()`, or a web `Response` sent as is
+   * (streams, such as server-sent events).
    */
   handler: (ctx: any) => unknown;
   async?: boolean;
@@ -132,13 +139,14 @@ export function defineOperation<
   BS extends z.ZodType = z.ZodType<undefined>,
   QS extends z.ZodType = z.ZodType<Record<string, never>>,
   PS extends z.ZodType = z.ZodType<Record<string, never>>,
->(op: Omit<Operation, 'auth' | 'body' | 'query' | 'params' | 'handler' | 'target' | 'preview'> & {
+>(op: Omit<Operation, 'auth' | 'body' | 'query' | 'params' | 'handler' | 'target' | 'preview' | 'precheck' | 'agent'> & {
   auth: A;
   body?: BS;
   query?: QS;
   params?: PS;
   target?: (ctx: HandlerCtx<A, z.output<BS>, z.output<QS>, z.output<PS>>) => Target | null;
   preview?: (ctx: HandlerCtx<A, z.output<BS>, z.output<QS>, z.output<PS>>) => Preview;
+  precheck?: (ctx: HandlerCtx<A, z.output<BS>, z.output<QS>, z.output<PS>>) => Promise<void>;
   agent?: AgentPolicy | ((ctx: HandlerCtx<A, z.output<BS>, z.output<QS>, z.output<PS>>) => AgentPolicy);
   handler: (ctx: HandlerCtx<A, z.output<BS>, z.output<QS>, z.output<PS>>) => unknown;
 }): Operation {

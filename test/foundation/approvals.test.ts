@@ -65,6 +65,17 @@ test('after the first public state, an agent write is held: 202 APPROVAL_REQUIRE
   assert.is((await agent('GET', '/v1/approval-requests')).data.totalElements, 1);
 });
 
+test('a request known to fail refuses at dry run and at approval-request creation, with no approval made', async () => {
+  const webhookAgent = apiClient(svc.url, { token: await createAccessToken(svc, owner, { scopes: ['webhook:rw'], agent: true }), storeId: svc.storeId });
+  const before = (await svc.api('GET', '/v1/approval-requests', { token: owner })).data.totalElements;
+  for (const headers of [{ 'x-svc-dry-run': '1' }, {}]) {
+    const res = await webhookAgent('POST', '/v1/webhooks', { headers, body: { url: 'https://127.0.0.1/hook', eventTypes: ['ORDER.PAID'] } });
+    assert.is(res.status, 400);
+    assert.equal(res.body.error.fieldErrors.map((f: any) => [f.field, f.code]), [['url', 'BLOCKED_ADDRESS']]);
+  }
+  assert.is((await svc.api('GET', '/v1/approval-requests', { token: owner })).data.totalElements, before);
+});
+
 test('agents and access tokens cannot decide; the OWNER approves and the original request runs once', async () => {
   const pending = (await svc.api('GET', '/v1/approval-requests', { token: owner })).data.contents[0];
   assert.is((await approve(pending.approvalId, agentToken)).body.error.code, 'AGENT_OPERATION_DENIED');

@@ -181,7 +181,11 @@ async function runApproved(approver: StoreCtx, row: ApprovalRow): Promise<Pick<A
     const ctx = buildCtx(services, op, { params: row.params, query: row.query, body: row.body }, {
       principal: requester, store: requesterStore, requestId, traceId: approver.traceId, event: approver.event,
     });
-    out = await execute(services, op, ctx);
+    await op.precheck?.(ctx);
+    const result = await execute(services, op, ctx);
+    // Only writes are ever held for approval, and writes answer in the envelope.
+    if (result instanceof Response) throw fail(500, 'INTERNAL_ERROR');
+    out = result;
     countAiAction(services.db, row.storeId, services.clock.now());
   } catch (error) {
     const err = toApiError(error, approver.traceId);

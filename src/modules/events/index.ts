@@ -1,5 +1,5 @@
 import type { Module } from '../../server/module.js';
-import { mountEventRoutes } from './stream.js';
+import { mountDevEventRoutes, streamEventsOperation } from './stream.js';
 
 /** The outbox every domain event goes through (emitEvent), and the live stream of them. */
-export const eventsModule: Module = { name: 'events', mount: mountEventRoutes };
+export const eventsModule: Module = { name: 'events', operations: [streamEventsOperation], mount: mountDevEventRoutes };

@@ -26,14 +26,8 @@ const statements = preparedFor((db) => ({
 
 const typeList = z.string().transform((s) => s.split(',').filter(Boolean)).pipe(z.array(z.enum(EVENT_TYPES)));
 
-/** Streams the pipeline let through, by request: what the stream route needs from the operation. */
-const granted = new WeakMap<H3Event, { storeId: string; types: string[] | null }>();
-
-/**
- * Authorization of the stream runs through the ordinary pipeline (token, X-Store-Id, `webhook:r`, strict
- * query); the operation only records the grant, and the route below turns it into SSE.
- */
-const openStream = defineOperation({
+/** The stream is an ordinary operation (token, X-Store-Id, `webhook:r`, strict query) that answers with SSE. */
+export const streamEventsOperation = defineOperation({
   operationId: 'streamEvents',
   method: 'GET',
   path: '/v1/events/stream',
@@ -42,10 +36,7 @@ const openStream = defineOperation({
   auth: 'store',
   scope: 'webhook:r',
   query: z.object({ types: typeList.optional() }).strict(),
-  handler: (ctx) => {
-    granted.set(ctx.event, { storeId: ctx.store.id, types: ctx.query.types ?? null });
-    return null;
-  },
+  handler: (ctx) => streamResponse(ctx.services, ctx.event, ctx.store.id, ctx.query.types ?? null),
 });
 
 /**
@@ -123,12 +114,7 @@ const devEmit = defineOperation({
   },
 });
 
-export function mountEventRoutes(app: H3, services: Services) {
-  const authorize = operationHandler(services, openStream);
-  app.get(openStream.path, async (event) => {
-    const answer = await authorize(event);
-    const grant = granted.get(event);
-    return grant ? streamResponse(services, event, grant.storeId, grant.types) : answer;
-  });
+/** The dev-only emitter is mounted under `svc dev` only, so it never reaches a deployment or its OpenAPI. */
+export function mountDevEventRoutes(app: H3, services: Services) {
   if (services.config.mode === 'dev') app.post(devEmit.path, operationHandler(services, devEmit));
 }

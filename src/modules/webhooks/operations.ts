@@ -43,20 +43,16 @@ export const webhookOperations = [
     status: 201,
     body: subscription,
     preview: (ctx) => ({ changes: [{ field: 'url', before: null, after: ctx.body.url }, { field: 'eventTypes', before: null, after: ctx.body.eventTypes }] }),
-    // The URL check resolves DNS, which a synchronous write transaction cannot wait for.
-    async: true,
-    handler: async (ctx) => {
-      await assertWebhookUrl(ctx.services, ctx.body.url);
-      return ctx.sqlite.transaction(() => {
-        if (countRows(ctx.db, webhooks, eq(webhooks.storeId, ctx.store.id)) >= WEBHOOKS_PER_STORE) throw fail(409, 'WEBHOOK_LIMIT_EXCEEDED', { limit: WEBHOOKS_PER_STORE });
-        const now = ctx.clock.now();
-        const row = {
-          id: newId('wh', now), storeId: ctx.store.id, url: ctx.body.url, eventTypes: ctx.body.eventTypes, secret: newWebhookSecret(),
-          oldSecret: null, oldSecretExpiresAt: null, status: 'ACTIVE' as const, suspendedAt: null, failingSince: null, lastFailureAt: null, createdAt: now, updatedAt: now,
-        };
-        ctx.db.insert(webhooks).values(row).run();
-        return { ...presentWebhook(row, now), secret: row.secret };
-      })();
+    // The URL check resolves DNS: done before the write (and before dry runs and approval requests).
+    precheck: (ctx) => assertWebhookUrl(ctx.services, ctx.body.url),
+    handler: (ctx) => {
+      if (countRows(ctx.db, webhooks, eq(webhooks.storeId, ctx.store.id)) >= WEBHOOKS_PER_STORE) throw fail(409, 'WEBHOOK_LIMIT_EXCEEDED', { limit: WEBHOOKS_PER_STORE });
+      const row = {
+        id: newId('wh', ctx.now), storeId: ctx.store.id, url: ctx.body.url, eventTypes: ctx.body.eventTypes, secret: newWebhookSecret(),
+        oldSecret: null, oldSecretExpiresAt: null, status: 'ACTIVE' as const, suspendedAt: null, failingSince: null, lastFailureAt: null, createdAt: ctx.now, updatedAt: ctx.now,
+      };
+      ctx.db.insert(webhooks).values(row).run();
+      return { ...presentWebhook(row, ctx.now), secret: row.secret };
     },
   }),
   defineOperation({
@@ -102,21 +98,18 @@ export const webhookOperations = [
           .map((field) => ({ field, before: w[field], after: ctx.body[field] })),
       };
     },
-    async: true,
-    handler: async (ctx) => {
+    precheck: async (ctx) => {
       load(ctx);
       await assertWebhookUrl(ctx.services, ctx.body.url);
-      const updated = ctx.sqlite.transaction(() => {
-        const w = load(ctx);
-        const now = ctx.clock.now();
-        const patch: Partial<typeof webhooks.$inferInsert> & Subscription = {
-          url: ctx.body.url, eventTypes: ctx.body.eventTypes, status: 'ACTIVE', suspendedAt: null, failingSince: null, lastFailureAt: null, updatedAt: now,
-        };
-        ctx.db.update(webhooks).set(patch).where(eq(webhooks.id, w.id)).run();
-        return { ...w, ...patch };
-      })();
-      dropConnections(updated.id);
-      return presentWebhook(updated, ctx.clock.now());
+    },
+    handler: (ctx) => {
+      const w = load(ctx);
+      const patch: Partial<typeof webhooks.$inferInsert> & Subscription = {
+        url: ctx.body.url, eventTypes: ctx.body.eventTypes, status: 'ACTIVE', suspendedAt: null, failingSince: null, lastFailureAt: null, updatedAt: ctx.now,
+      };
+      ctx.db.update(webhooks).set(patch).where(eq(webhooks.id, w.id)).run();
+      dropConnections(w.id);
+      return presentWebhook({ ...w, ...patch }, ctx.now);
     },
   }),
   defineOperation({
