@@ -32,6 +32,7 @@ export interface RequestOptions {
   idempotencyKey?: string;
   dryRun?: boolean;
   headers?: Record<string, string>;
+  signal?: AbortSignal;
 }
 
 export interface ClientOptions {
@@ -63,14 +64,33 @@ export class ApiClient {
   }
 
   async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Envelope<T>> {
+    const { response, text } = await this.sendWithRefresh(method, path, options, true);
+    return this.envelopeOf<T>(response, text!);
+  }
+
+  /** A raw response (streams such as server-sent events), with the credentials, refresh and errors of `request`. */
+  async stream(path: string, options: RequestOptions = {}): Promise<Response> {
+    const { response, text } = await this.sendWithRefresh('GET', path, options, false);
+    // An answer other than the stream is an error envelope: envelopeOf throws it as an ApiCallError.
+    if (!response.ok) this.envelopeOf(response, text ?? (await response.text()));
+    return response;
+  }
+
+  /**
+   * Only an expired or unknown login token is worth one refresh and retry: other 401s (a wrong password at
+   * /auth/v1/login, a revoked token) would fail again, or run a request twice.
+   */
+  private async sendWithRefresh(method: string, path: string, options: RequestOptions, readBody: boolean) {
     let response = await this.send(method, path, options, await this.bearer());
-    let text = await response.text();
-    // Only an expired or unknown login token is worth one refresh and retry: other 401s (a wrong
-    // password at /auth/v1/login, a revoked token) would fail again, or run a request twice.
-    if (response.status === 401 && this.credential?.kind === 'login' && errorCode(text) === 'UNAUTHORIZED') {
+    let text = readBody || !response.ok ? await response.text() : undefined;
+    if (response.status === 401 && this.credential?.kind === 'login' && errorCode(text!) === 'UNAUTHORIZED') {
       response = await this.send(method, path, options, await this.bearer(true));
-      text = await response.text();
+      text = readBody || !response.ok ? await response.text() : undefined;
     }
+    return { response, text };
+  }
+
+  private envelopeOf<T>(response: Response, text: string): Envelope<T> {
     let envelope: Envelope<T>;
     try {
       envelope = JSON.parse(text) as Envelope<T>;
@@ -104,7 +124,7 @@ export class ApiClient {
       body = JSON.stringify(options.body);
       headers['content-type'] = 'application/json';
     }
-    return this.fetch(url, { method, headers, body });
+    return this.fetch(url, { method, headers, body, signal: options.signal });
   }
 
   private async fetch(url: string | URL, init: RequestInit) {

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { UsageError } from '../../cli/usage-error.js';
-import { ApiCallError, ConnectionError } from '../../client/api-client.js';
+import { ApiCallError } from '../../client/api-client.js';
 import { eventList, eventsFlag } from '../../cli/webhooks.js';
 
 const RECONNECT_MS = 1000;
@@ -69,24 +69,12 @@ export default class WebhooksListen extends ApiCommand<typeof WebhooksListen> {
 
   /** Opens the stream with the same credentials every API call uses; resumes after `lastEventId`. */
   private async open(storeId: string, types: string | null, lastEventId: string | undefined, signal: AbortSignal): Promise<Response> {
-    // ApiClient answers with whole envelopes only; a stream needs the raw response, so the bearer is taken from it.
-    const bearer: string | undefined = await this.client['bearer']();
-    const url = new URL(`${this.client.apiUrl}/v1/events/stream`);
-    if (types) url.searchParams.set('types', types);
-    let response: Response;
-    try {
-      response = await fetch(url, {
-        headers: { accept: 'text/event-stream', 'x-store-id': storeId, ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
-        signal,
-      });
-    } catch (error) {
-      throw new ConnectionError(`cannot reach the svc service at ${this.client.apiUrl} (${(error as Error).message})`);
-    }
-    if (response.status !== 200) {
-      const envelope = (await response.json().catch(() => null)) as { error?: ApiCallError['body'] } | null;
-      throw new ApiCallError(response.status, envelope?.error ?? { code: 'INVALID_RESPONSE', message: `HTTP ${response.status}`, details: {}, fieldErrors: [], docs: '', traceId: '' });
-    }
-    return response;
+    return this.client.stream('/v1/events/stream', {
+      storeId,
+      query: { types: types ?? undefined },
+      headers: { accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+      signal,
+    });
   }
 }
 
