@@ -1,1 +1,0 @@
-CREATE INDEX `webhook_deliveries_webhook_due` ON `webhook_deliveries` (`webhook_id`,`status`,`next_attempt_at`);

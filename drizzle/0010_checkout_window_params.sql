@@ -1,1 +1,0 @@
-ALTER TABLE `payment_attempts` ADD `window_params` text;

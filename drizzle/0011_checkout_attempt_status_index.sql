@@ -1,1 +1,0 @@
-CREATE INDEX `payment_attempts_status` ON `payment_attempts` (`status`,`updated_at`);
