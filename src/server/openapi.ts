@@ -33,14 +33,14 @@ export function openApiDocument(services: Services, operations: readonly Operati
   for (const op of operations) {
     const parameters: unknown[] = [];
     for (const match of op.path.matchAll(/\{(\w+)\}/g)) parameters.push({ name: match[1], in: 'path', required: true, schema: { type: 'string' } });
-    if (op.auth === 'store') parameters.push({ name: 'X-Store-Id', in: 'header', required: true, schema: { type: 'string' } });
+    if (op.auth === 'store' || op.auth === 'buyer') parameters.push({ name: 'X-Store-Id', in: 'header', required: true, schema: { type: 'string' } });
     if (op.query) {
       const schema = jsonSchema(op.query) as { properties?: Record<string, unknown>; required?: string[] };
       for (const [name, prop] of Object.entries(schema.properties ?? {})) {
         parameters.push({ name, in: 'query', required: schema.required?.includes(name) ?? false, schema: prop });
       }
     }
-    if (op.method !== 'GET' && op.auth !== 'none' && op.idempotent !== false) {
+    if (op.method !== 'GET' && (op.auth === 'account' || op.auth === 'store') && op.idempotent !== false) {
       parameters.push({ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string' } });
     }
     paths[op.path] ??= {};
@@ -48,7 +48,7 @@ export function openApiDocument(services: Services, operations: readonly Operati
       operationId: op.operationId,
       summary: op.summary,
       tags: [op.tag],
-      security: op.auth === 'none' ? [] : [{ bearer: [] }],
+      security: op.auth === 'none' ? [] : op.auth === 'buyer' ? [{}, { bearer: [] }] : [{ bearer: [] }],
       parameters,
       ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(op.body) } } } } : {}),
       responses: {

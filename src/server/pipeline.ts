@@ -3,6 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import { getRouterParams, type H3Event } from 'h3';
 import { newId } from '../db/ids.js';
 import { authenticate, type Principal } from '../modules/accounts/principal.js';
+import { buyerContext } from '../modules/customers/service.js';
 import { roleAllows, tokenAllows } from '../modules/accounts/scopes.js';
 import { requestApproval } from '../modules/approvals/service.js';
 import { writeAudit, type AuditResult } from '../modules/audit/service.js';
@@ -33,7 +34,8 @@ export interface RawRequest {
 export function operationHandler(services: Services, op: Operation) {
   const isWrite = op.method !== 'GET';
   const audited = isWrite && op.auth === 'store';
-  const honoursIdempotency = isWrite && op.idempotent !== false && op.auth !== 'none';
+  // Keys belong to a token; the buyer API keys guest requests on its own records (checkout, payment).
+  const honoursIdempotency = isWrite && op.idempotent !== false && (op.auth === 'account' || op.auth === 'store');
   const docsBase = `${services.config.origin}/docs/errors`;
 
   return async (event: H3Event) => {
@@ -68,8 +70,9 @@ export function operationHandler(services: Services, op: Operation) {
       toHttp(out, replayed ? { 'x-request-id': requestId, 'x-trace-id': traceId, 'idempotent-replayed': 'true' } : { 'x-request-id': requestId, 'x-trace-id': traceId });
 
     try {
-      if (op.auth !== 'none') principal = await authenticate(services, headers.get('authorization'));
+      if (op.auth === 'account' || op.auth === 'store') principal = await authenticate(services, headers.get('authorization'));
       if (op.auth === 'store') store = resolveStore(services, principal!, headers.get('x-store-id'));
+      const buyer = op.auth === 'buyer' ? await buyerContext(services, headers.get('x-store-id'), headers.get('authorization')) : undefined;
       // An agent is told its operation is denied to agents before any other refusal (spec 01 §5.6, §7).
       if (principal?.agent && isWrite && op.agent === 'denied') throw fail(403, 'AGENT_OPERATION_DENIED');
       authorize(services, op, principal, store);
@@ -80,7 +83,7 @@ export function operationHandler(services: Services, op: Operation) {
         body: isWrite && !op.multipart ? await readBodyText(event, op.maxBodyBytes ?? DEFAULT_MAX_BODY) : '',
       };
       const multipart = op.multipart ? await readMultipart(event, op.multipart.maxBytes) : null;
-      const ctx = buildCtx(services, op, raw, { principal, store, requestId, traceId, event, form: multipart?.form });
+      const ctx = buildCtx(services, op, raw, { principal, store, buyer, requestId, traceId, event, form: multipart?.form });
       target = op.target?.(ctx) ?? null;
       await op.precheck?.(ctx);
 
@@ -152,7 +155,7 @@ export function buildCtx(
   services: Services,
   op: Operation,
   raw: RawRequest,
-  who: Pick<Ctx, 'principal' | 'store' | 'requestId' | 'traceId' | 'event' | 'form'>,
+  who: Pick<Ctx, 'principal' | 'store' | 'buyer' | 'requestId' | 'traceId' | 'event' | 'form'>,
 ): Ctx {
   return {
     services,

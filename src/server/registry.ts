@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Clock } from '../db/clock.js';
 import type { Db, Sqlite } from '../db/client.js';
 import type { Principal } from '../modules/accounts/principal.js';
+import type { Customer } from '../modules/customers/service.js';
 import type { Role } from '../modules/stores/schema.js';
 import type { Services } from './services.js';
 
@@ -60,9 +61,21 @@ export interface Ctx<B = any, Q = any, P = any> {
   event: H3Event;
   /** The parsed body of `multipart` operations. */
   form?: FormData;
+  /** Buyer-API operations (`auth: 'buyer'`): the store and the member buyer, or null for a guest. */
+  buyer?: BuyerContext;
+}
+
+export interface BuyerContext {
+  storeId: string;
+  customer: Customer | null;
 }
 
 /** A store-scoped context: the pipeline guarantees principal and store for `auth: 'store'`. */
+/** A buyer-API context: the pipeline guarantees `buyer` for `auth: 'buyer'`. */
+export interface BuyerCtx<B = any, Q = any, P = any> extends Ctx<B, Q, P> {
+  buyer: BuyerContext;
+}
+
 export interface StoreCtx<B = any, Q = any, P = any> extends Ctx<B, Q, P> {
   principal: Principal;
   store: StoreContext;
@@ -82,8 +95,11 @@ export interface Operation<B = any, Q = any, P = any> {
   path: string;
   summary: string;
   tag: string;
-  /** `none`: public; `account`: a token, no store; `store`: a token and `X-Store-Id`. */
-  auth: 'none' | 'account' | 'store';
+  /**
+   * `none`: public; `account`: a token, no store; `store`: a token and `X-Store-Id`; `buyer`: the buyer
+   * API — `X-Store-Id` and, for a member, a buyer token of that store (a guest sends none).
+   */
+  auth: 'none' | 'account' | 'store' | 'buyer';
   /** Store scope (`product:rw`) for store operations; account scope (`stores:read`) for account ones. */
   scope?: string;
   /** Roles allowed beyond what the scope already demands (e.g. OWNER only). */
@@ -131,7 +147,7 @@ export interface Operation<B = any, Q = any, P = any> {
   multipart?: { maxBytes: number };
 }
 
-type HandlerCtx<A, B, Q, P> = A extends 'store' ? StoreCtx<B, Q, P> : Ctx<B, Q, P>;
+type HandlerCtx<A, B, Q, P> = A extends 'store' ? StoreCtx<B, Q, P> : A extends 'buyer' ? BuyerCtx<B, Q, P> : Ctx<B, Q, P>;
 
 /** Declares one operation; the type parameters come from its zod schemas. */
 export function defineOperation<

@@ -8,7 +8,7 @@ import { execa } from 'execa';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newSellerWithStore, startTestService, type TestService } from '../helpers/service.js';
+import { apiClient, newSellerWithStore, startTestService, type TestService } from '../helpers/service.js';
 import { createProduct } from './support.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -81,7 +81,8 @@ test('svc checkout try connects pg_one in sandbox mode when no provider is in us
   assert.is(r.exitCode, 0, r.stderr);
   assert.match(r.stdout, 'connecting pg_one in sandbox mode', r.stdout + r.stderr);
   assert.match(r.stdout, '13,000원');
-  const store = (await seller.api('GET', '/storefront/v1/store')).data;
+  // The buyer API as a storefront calls it: no admin token, only the store.
+  const store = (await apiClient(svc.url, { storeId: seller.storeId })('GET', '/storefront/v1/store')).data;
   assert.equal([store.checkoutAvailable, store.checkoutMode], [true, 'TEST']);
 });
 

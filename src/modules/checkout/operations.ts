@@ -8,7 +8,7 @@ import { priceSheet } from './pricing.js';
 import { loadPayment, newAttempt, paymentStatusView, startPayment, storefrontResult } from './payments.js';
 import { cartItems, carts } from './schema.js';
 import {
-  addCartItem, assertDiscounts, assertGuestAllowed, assertSheetOpen, setCartQuantity, buyerOf, buyerSheet, buyerStoreId, cartFor, cartLine, cartLines, createSheet,
+  addCartItem, assertDiscounts, assertGuestAllowed, assertSheetOpen, setCartQuantity, buyerSheet, cartFor, cartLine, cartLines, createSheet,
   findCart, presentCart, presentSheet, storeSettingsOf,
 } from './service.js';
 
@@ -25,9 +25,9 @@ export const checkoutOperations = [
     path: '/storefront/v1/store',
     summary: 'Public store settings: guest checkout and checkout availability (needs X-Store-Id)',
     tag,
-    auth: 'none',
+    auth: 'buyer',
     handler: (ctx) => {
-      const storeId = buyerStoreId(ctx);
+      const { storeId } = ctx.buyer;
       const store = findStore(ctx.db, storeId)!;
       return { storeId, name: store.name, guestCheckout: storeSettingsOf(ctx.db, storeId).guestCheckout, ...checkoutAvailability(ctx.services, storeId) };
     },
@@ -38,17 +38,12 @@ export const checkoutOperations = [
     path: '/storefront/v1/cart/items',
     summary: 'Add a product option to the cart; a guest gets the cart id in the x-svc-cart header',
     tag,
-    auth: 'none',
+    auth: 'buyer',
     body: cartAdd,
-    async: true,
-    handler: async (ctx) => {
-      const storeId = buyerStoreId(ctx);
-      const customer = await buyerOf(ctx, storeId);
-      return ctx.sqlite.transaction(() => {
-        const cart = cartFor(ctx, storeId, customer);
-        addCartItem(ctx, cart, ctx.body);
-        return reply(201, presentCart(ctx, cart), { headers: { 'x-svc-cart': cart.id } });
-      })();
+    handler: (ctx) => {
+      const cart = cartFor(ctx, ctx.buyer.storeId, ctx.buyer.customer);
+      addCartItem(ctx, cart, ctx.body);
+      return reply(201, presentCart(ctx, cart), { headers: { 'x-svc-cart': cart.id } });
     },
   }),
   defineOperation({
@@ -57,11 +52,8 @@ export const checkoutOperations = [
     path: '/storefront/v1/cart',
     summary: "The buyer's cart at today's prices (guests send x-svc-cart)",
     tag,
-    auth: 'none',
-    handler: async (ctx) => {
-      const storeId = buyerStoreId(ctx);
-      return presentCart(ctx, findCart(ctx, storeId, await buyerOf(ctx, storeId)));
-    },
+    auth: 'buyer',
+    handler: (ctx) => presentCart(ctx, findCart(ctx, ctx.buyer.storeId, ctx.buyer.customer)),
   }),
   defineOperation({
     operationId: 'storefrontUpdateCartItem',
@@ -69,18 +61,13 @@ export const checkoutOperations = [
     path: '/storefront/v1/cart/items/{cartItemId}',
     summary: 'Change the quantity of a cart line',
     tag,
-    auth: 'none',
+    auth: 'buyer',
     params: cartItemParams,
     body: cartPatch,
-    async: true,
-    handler: async (ctx) => {
-      const storeId = buyerStoreId(ctx);
-      const customer = await buyerOf(ctx, storeId);
-      return ctx.sqlite.transaction(() => {
-        const cart = findCart(ctx, storeId, customer);
-        setCartQuantity(ctx, cartLine(ctx, cart, ctx.params.cartItemId), ctx.body.quantity);
-        return presentCart(ctx, cart);
-      })();
+    handler: (ctx) => {
+      const cart = findCart(ctx, ctx.buyer.storeId, ctx.buyer.customer);
+      setCartQuantity(ctx, cartLine(ctx, cart, ctx.params.cartItemId), ctx.body.quantity);
+      return presentCart(ctx, cart);
     },
   }),
   defineOperation({
@@ -89,19 +76,14 @@ export const checkoutOperations = [
     path: '/storefront/v1/cart/items/{cartItemId}',
     summary: 'Remove a cart line',
     tag,
-    auth: 'none',
+    auth: 'buyer',
     params: cartItemParams,
-    async: true,
-    handler: async (ctx) => {
-      const storeId = buyerStoreId(ctx);
-      const customer = await buyerOf(ctx, storeId);
-      return ctx.sqlite.transaction(() => {
-        const cart = findCart(ctx, storeId, customer);
-        const line = cartLine(ctx, cart, ctx.params.cartItemId);
-        ctx.db.delete(cartItems).where(eq(cartItems.id, line.id)).run();
-        ctx.db.update(carts).set({ updatedAt: ctx.now }).where(eq(carts.id, cart!.id)).run();
-        return presentCart(ctx, cart);
-      })();
+    handler: (ctx) => {
+      const cart = findCart(ctx, ctx.buyer.storeId, ctx.buyer.customer);
+      const line = cartLine(ctx, cart, ctx.params.cartItemId);
+      ctx.db.delete(cartItems).where(eq(cartItems.id, line.id)).run();
+      ctx.db.update(carts).set({ updatedAt: ctx.now }).where(eq(carts.id, cart!.id)).run();
+      return presentCart(ctx, cart);
     },
   }),
   defineOperation({
@@ -110,25 +92,21 @@ export const checkoutOperations = [
     path: '/storefront/v1/checkout',
     summary: 'Create a checkout sheet (valid 30 minutes) from cart lines or one direct item; validates price, stock, sale status and stay',
     tag,
-    auth: 'none',
+    auth: 'buyer',
     body: checkoutCreate,
     status: 201,
-    async: true,
-    handler: async (ctx) => {
-      const storeId = buyerStoreId(ctx);
-      const customer = await buyerOf(ctx, storeId);
-      return ctx.sqlite.transaction(() => {
-        assertGuestAllowed(ctx.db, storeId, customer);
-        let sheet;
-        if ('cartItemIds' in ctx.body) {
-          const cart = findCart(ctx, storeId, customer);
-          const lines = cartLines(ctx, cart, ctx.body.cartItemIds);
-          sheet = createSheet(ctx, storeId, customer, lines.map((l) => ({ ...l, cartItemId: l.id })), cart!.id);
-        } else {
-          sheet = createSheet(ctx, storeId, customer, [{ ...ctx.body.directItem, cartItemId: null }], null);
-        }
-        return reply(201, presentSheet(ctx.services, sheet, ctx.now));
-      })();
+    handler: (ctx) => {
+      const { storeId, customer } = ctx.buyer;
+      assertGuestAllowed(ctx.db, storeId, customer);
+      let sheet;
+      if ('cartItemIds' in ctx.body) {
+        const cart = findCart(ctx, storeId, customer);
+        const lines = cartLines(ctx, cart, ctx.body.cartItemIds);
+        sheet = createSheet(ctx, storeId, customer, lines.map((l) => ({ ...l, cartItemId: l.id })), cart!.id);
+      } else {
+        sheet = createSheet(ctx, storeId, customer, [{ ...ctx.body.directItem, cartItemId: null }], null);
+      }
+      return reply(201, presentSheet(ctx.services, sheet, ctx.now));
     },
   }),
   defineOperation({

@@ -4,7 +4,9 @@ import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
 import { fail } from '../../server/errors.js';
+import type { BuyerContext } from '../../server/registry.js';
 import type { Services } from '../../server/services.js';
+import { findStore } from '../stores/service.js';
 import { bearerToken } from '../accounts/principal.js';
 import { signToken, verifyToken } from '../accounts/tokens.js';
 import { customers } from './schema.js';
@@ -47,6 +49,13 @@ export async function issueBuyerToken(services: Services, customer: Customer) {
   const expiresAt = services.clock.now() + BUYER_TOKEN_TTL_MS;
   const accessToken = await signToken(services, { sub: customer.id, jti: newId('jti'), typ: 'buyer', store_id: customer.storeId }, expiresAt);
   return { accessToken, tokenType: 'Bearer' as const, expiresIn: BUYER_TOKEN_TTL_MS / 1000, expiresAt: isoAt(expiresAt) };
+}
+
+/** The buyer API's store (X-Store-Id) and member buyer (null for a guest), resolved by the pipeline for `auth: 'buyer'`. */
+export async function buyerContext(services: Services, storeId: string | null, authorization: string | null): Promise<BuyerContext> {
+  if (!storeId) throw fail(400, 'STORE_ID_REQUIRED');
+  if (!findStore(services.db, storeId)) throw fail(404, 'STORE_NOT_FOUND');
+  return { storeId, customer: await resolveBuyer(services, authorization, storeId) };
 }
 
 /**
