@@ -2,15 +2,14 @@
  * `svc products …` and `svc categories …` (compiled CLI, `npm run build` first) against an in-process
  * service, as a script would run them: no TTY, CI=1, token and store from the environment.
  */
-import { execa } from 'execa';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { jsonOf, runCli } from '../helpers/cli.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
-const root = join(import.meta.dirname, '..', '..');
 let svc: TestService;
 let dir: string;
 test.before(async () => {
@@ -22,20 +21,9 @@ test.after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function svcCli(...args: string[]) {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('SVC_')) env[k] = v;
-  Object.assign(env, { SVC_CONFIG_DIR: join(dir, 'config'), SVC_API_URL: svc.url, SVC_TOKEN: svc.ownerToken, SVC_STORE_ID: svc.storeId, CI: '1', NO_COLOR: '1' });
-  const r = await execa(process.execPath, ['bin/run.js', ...args], { cwd: root, env, extendEnv: false, reject: false, stdin: 'pipe', timeout: 30_000 });
-  return { exitCode: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) };
-}
-const json = (r: { stdout: string; stderr: string; exitCode?: number }) => {
-  try {
-    return JSON.parse(r.stdout);
-  } catch {
-    throw new Error(`not JSON (exit ${r.exitCode}): ${r.stdout}\n${r.stderr}`);
-  }
-};
+const svcCli = (...args: string[]) =>
+  runCli(args, { SVC_CONFIG_DIR: join(dir, 'config'), SVC_API_URL: svc.url, SVC_TOKEN: svc.ownerToken, SVC_STORE_ID: svc.storeId });
+const json = jsonOf;
 
 test('products create / get / update / stock / status / discount / delete with --json', async () => {
   const created = await svcCli('products', 'create', '--name', 'CLI 티셔츠', '--sale-price', '19900', '--option', '색상=화이트,블랙', '--option', '사이즈=S,M', '--json');

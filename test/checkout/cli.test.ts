@@ -4,14 +4,13 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execa } from 'execa';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { jsonOf, runCli } from '../helpers/cli.js';
 import { apiClient, newSellerWithStore, startTestService, type TestService } from '../helpers/service.js';
 import { createProduct } from './support.js';
 
-const root = join(import.meta.dirname, '..', '..');
 let svc: TestService;
 let configDir: string;
 
@@ -24,25 +23,9 @@ test.after(async () => {
   rmSync(configDir, { recursive: true, force: true });
 });
 
-async function svcCli(args: string[], env: Record<string, string> = {}) {
-  const base: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('SVC_') && k !== 'CI') base[k] = v;
-  const r = await execa(process.execPath, ['bin/run.js', ...args], {
-    cwd: root,
-    env: { ...base, SVC_CONFIG_DIR: configDir, CI: '1', NO_COLOR: '1', SVC_API_URL: svc.url, SVC_TOKEN: svc.ownerToken, SVC_STORE_ID: svc.storeId, ...env },
-    extendEnv: false,
-    reject: false,
-    timeout: 20_000,
-  });
-  return { exitCode: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) };
-}
-const json = (r: { stdout: string; stderr: string; exitCode?: number }) => {
-  try {
-    return JSON.parse(r.stdout);
-  } catch {
-    throw new Error(`not JSON (exit ${r.exitCode}): ${r.stdout}\n${r.stderr}`);
-  }
-};
+const svcCli = (args: string[], env: Record<string, string> = {}) =>
+  runCli(args, { SVC_CONFIG_DIR: configDir, SVC_API_URL: svc.url, SVC_TOKEN: svc.ownerToken, SVC_STORE_ID: svc.storeId, ...env });
+const json = jsonOf;
 
 test('svc checkout try on the seeded store, then svc orders list/get and svc payments list/get show it', async () => {
   const human = await svcCli(['checkout', 'try']);

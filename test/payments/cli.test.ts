@@ -1,14 +1,13 @@
 /** `svc payment-settings …` (compiled CLI) against an in-process service, as CI would run it. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execa } from 'execa';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runCli } from '../helpers/cli.js';
 import { newSellerWithStore, startTestService, type TestService } from '../helpers/service.js';
 import { PG_ONE_TEST, PG_TWO_TEST } from './support.js';
 
-const root = join(import.meta.dirname, '..', '..');
 let svc: TestService;
 let seller: Awaited<ReturnType<typeof newSellerWithStore>>;
 let configDir: string;
@@ -23,19 +22,8 @@ test.after(async () => {
   rmSync(configDir, { recursive: true, force: true });
 });
 
-async function svcCli(args: string[], env: Record<string, string> = {}) {
-  const base: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('SVC_')) base[k] = v;
-  const r = await execa(process.execPath, ['bin/run.js', ...args], {
-    cwd: root,
-    env: { ...base, CI: '1', NO_COLOR: '1', SVC_CONFIG_DIR: configDir, SVC_API_URL: svc.url, SVC_TOKEN: seller.token, SVC_STORE_ID: seller.storeId, ...env },
-    extendEnv: false,
-    reject: false,
-    stdin: 'pipe',
-    timeout: 20_000,
-  });
-  return { exitCode: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) };
-}
+const svcCli = (args: string[], env: Record<string, string> = {}) =>
+  runCli(args, { SVC_CONFIG_DIR: configDir, SVC_API_URL: svc.url, SVC_TOKEN: seller.token, SVC_STORE_ID: seller.storeId, ...env });
 
 test('connect, enable, get and sandbox: the provider walk from the CLI; secrets never printed', async () => {
   let r = await svcCli(['payment-settings', 'connect', 'pg_one', '--environment', 'TEST', '--client-key', PG_ONE_TEST.clientKey], { SVC_PG_SECRET: PG_ONE_TEST.secretKey });

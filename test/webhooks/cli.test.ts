@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { cliEnv, packageRoot, runCli } from '../helpers/cli.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { eventually, startReceiver } from './receiver.js';
 
-const root = join(import.meta.dirname, '..', '..');
 let svc: TestService;
 let dir: string;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -24,12 +24,8 @@ test.after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function env() {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('SVC_') && k !== 'CI') out[k] = v;
-  return { ...out, SVC_CONFIG_DIR: join(dir, 'config'), SVC_API_URL: svc.url, SVC_TOKEN: svc.ownerToken, SVC_STORE_ID: svc.storeId, CI: '1', NO_COLOR: '1' };
-}
-const cli = (...args: string[]) => execa(process.execPath, ['bin/run.js', ...args], { cwd: root, env: env(), extendEnv: false, reject: false, timeout: 30_000 });
+const vars = () => ({ SVC_CONFIG_DIR: join(dir, 'config'), SVC_API_URL: svc.url, SVC_TOKEN: svc.ownerToken, SVC_STORE_ID: svc.storeId });
+const cli = (...args: string[]) => runCli(args, vars());
 async function cliJson(...args: string[]) {
   const r = await cli(...args, '--json');
   try {
@@ -100,7 +96,7 @@ test('verify checks a received request on its raw bytes', async () => {
 test('listen forwards a sandbox purchase (trigger ORDER.PAID) signed with the session secret within 1 s; so does a dev-flag subscription', async () => {
   const local = await startReceiver();
   const { data: sub } = await cliJson('webhooks', 'create', '--url', receiver.url, '--events', 'ORDER.PAID');
-  const listen = execa(process.execPath, ['bin/run.js', 'webhooks', 'listen', '--forward-to', local.url, '--events', 'ORDER.PAID'], { cwd: root, env: env(), extendEnv: false, reject: false });
+  const listen = execa(process.execPath, ['bin/run.js', 'webhooks', 'listen', '--forward-to', local.url, '--events', 'ORDER.PAID'], { cwd: packageRoot, env: cliEnv(vars()), extendEnv: false, reject: false });
   let out = '';
   const sessionSecret = await new Promise<string>((resolve, reject) => {
     listen.stdout!.on('data', (chunk: Buffer) => {
