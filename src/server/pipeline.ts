@@ -9,7 +9,7 @@ import { requestApproval } from '../modules/approvals/service.js';
 import { writeAudit, type AuditResult } from '../modules/audit/service.js';
 import { findMembership } from '../modules/stores/service.js';
 import { assertAiActionsLeft, countAiAction, storeStillPrivate } from '../modules/stores/usage.js';
-import { errorOutgoing, newTraceId, successOutgoing, toApiError, toHttp, type Outgoing } from './envelope.js';
+import { acceptsGzip, errorOutgoing, newTraceId, successOutgoing, toApiError, toHttp, type Outgoing } from './envelope.js';
 import { fail, validationFailed } from './errors.js';
 import { isReply, type AgentPolicy, type Ctx, type Operation, type StoreContext, type Target } from './registry.js';
 import { idempotencyKeys } from './schema.js';
@@ -67,7 +67,7 @@ export function operationHandler(services: Services, op: Operation) {
       });
     };
     const finish = (out: Outgoing, replayed = false) =>
-      toHttp(out, replayed ? { 'x-request-id': requestId, 'x-trace-id': traceId, 'idempotent-replayed': 'true' } : { 'x-request-id': requestId, 'x-trace-id': traceId });
+      toHttp(out, replayed ? { 'x-request-id': requestId, 'x-trace-id': traceId, 'idempotent-replayed': 'true' } : { 'x-request-id': requestId, 'x-trace-id': traceId }, out.gzip !== undefined && acceptsGzip(headers.get('accept-encoding')));
 
     try {
       if (op.auth === 'account' || op.auth === 'store') principal = await authenticate(services, headers.get('authorization'));
