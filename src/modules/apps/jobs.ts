@@ -1,11 +1,14 @@
-import { and, asc, eq, lte } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, lte } from 'drizzle-orm';
 import { isoAt } from '../../db/clock.js';
 import type { Services } from '../../server/services.js';
 import { invokeAndRecord, type InvokeTarget } from './invoke.js';
-import { appDeliveries, appInstallations, appSchedules } from './schema.js';
+import { appDeliveries, appExecutions, appInstallations, appSchedules } from './schema.js';
 import { findApp, findInstallation, findVersion, missingSettings, recordExecution, type Installation } from './service.js';
 
 const BATCH = 100;
+/** Events one installation receives per minute (spec 02 §8); the excess waits and waiting is no attempt. */
+export const EVENTS_PER_MINUTE = 300;
+const MINUTE = 60_000;
 /** Lifecycle notices are retried after 1 min, 5 min, 30 min and 2 h, then given up. */
 const DELIVERY_BACKOFF_MS = [60_000, 300_000, 1_800_000, 7_200_000];
 
@@ -44,6 +47,16 @@ export async function runDueSchedules(services: Services, now: number): Promise<
   return due.length;
 }
 
+/** When the installation may receive its next event, or null when it may now (fewer than 300 in the last minute). */
+function eventWindowFreesAt(services: Services, installationId: string, now: number): number | null {
+  const recent = services.db.select({ at: appExecutions.createdAt }).from(appExecutions)
+    .where(and(eq(appExecutions.installationId, installationId), eq(appExecutions.kind, 'EVENT'), gt(appExecutions.createdAt, now - MINUTE)))
+    .orderBy(desc(appExecutions.createdAt))
+    .limit(EVENTS_PER_MINUTE)
+    .all();
+  return recent.length < EVENTS_PER_MINUTE ? null : recent[EVENTS_PER_MINUTE - 1].at + MINUTE + 1;
+}
+
 /**
  * Lifecycle notices (scopes updated, uninstalled, store-data erase) go to the app's `events/<EVENT>`
  * function when it has one (external runtimes receive them all); failures are retried.
@@ -60,6 +73,11 @@ export async function runDueDeliveries(services: Services, now: number): Promise
     const external = t.version.manifest.runtime === 'external';
     if (!external && !t.version.bundle.functions.includes(`events/${d.event}`)) {
       db.update(appDeliveries).set({ status: 'DONE' }).where(eq(appDeliveries.id, d.id)).run();
+      continue;
+    }
+    const freeAt = eventWindowFreesAt(services, d.installationId, now);
+    if (freeAt !== null) {
+      db.update(appDeliveries).set({ nextAttemptAt: freeAt }).where(eq(appDeliveries.id, d.id)).run();
       continue;
     }
     const outcome = await invokeAndRecord(services, t, 'event', d.event, { event: d.event, installationId: d.installationId, ...d.payload });
