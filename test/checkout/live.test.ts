@@ -7,6 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { startFakeGateway, type FakeGateway } from '../payments/fake-gateway.js';
+import { storeStillPrivate } from '../../src/modules/stores/usage.js';
 import { ADDRESS, GUEST, PG_ONE_TEST, buyerApi, createProduct, directSheet, fails, ok, simulate, startGuestPayment } from './support.js';
 
 const PG_ONE_LIVE = { environment: 'LIVE', clientKey: 'live_ck_D5GePWvyJnrK0W0k6q8gLzN97Eoq', secretKey: 'live_sk_zXLkKEypNArWmo50nX3lmeaxYG5R' };
@@ -52,6 +53,7 @@ test('the live gate opens through sandbox checkout: a sandbox payment, then an a
 });
 
 test('a live purchase: https return only, SDK window page, gateway return confirms into a real order', async () => {
+  assert.is(storeStillPrivate(svc.services.db, storeId), true, 'sandbox orders do not end the exemption');
   const sheet = await directSheet(guest, item);
   assert.is(sheet.testPayment, false);
   fails(await startGuestPayment(guest, sheet, { returnUrl: 'http://localhost:5173/done' }), 400, 'RETURN_URL_NOT_ALLOWED');
@@ -78,6 +80,8 @@ test('a live purchase: https return only, SDK window page, gateway return confir
   const order = ok(await api('GET', `/v1/orders/${to.searchParams.get('orderId')}`));
   assert.equal([order.testPayment, order.payment.approvedMethod, order.payment.amount], [false, 'CARD', start.amounts.totalAmount]);
   assert.is(ok(await api('GET', '/v1/payments')).totalElements, 1);
+  // The first live order ends the store's agent-approval exemptions (spec 01 §5.6).
+  assert.is(storeStillPrivate(svc.services.db, storeId), false);
 });
 
 test('a refusal at the live gateway keeps the payment retryable; a second try is approved', async () => {
