@@ -115,7 +115,6 @@ export const productCreate = z.object({ name, salePrice, ...optional(rest), fulf
 export const productReplace = z.object({ name, salePrice, ...optional(rest) }).strict();
 export const productPatch = z.object(optional(productFields)).strict();
 
-export type ProductCreate = z.infer<typeof productCreate>;
 export type ProductPatch = z.infer<typeof productPatch>;
 /** Every product write after parsing: creation and replacement fill omitted fields, a patch does not. */
 export type ProductInput = Omit<ProductPatch, 'fulfillment'> & { fulfillment?: FulfillmentInput };
