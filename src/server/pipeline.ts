@@ -70,7 +70,11 @@ export function operationHandler(services: Services, op: Operation) {
       toHttp(out, replayed ? { 'x-request-id': requestId, 'x-trace-id': traceId, 'idempotent-replayed': 'true' } : { 'x-request-id': requestId, 'x-trace-id': traceId }, out.gzip !== undefined && acceptsGzip(headers.get('accept-encoding')));
 
     try {
-      if (op.auth === 'account' || op.auth === 'store') principal = await authenticate(services, headers.get('authorization'));
+      // Awaiting only real promises: a cached GET then runs without a microtask hop.
+      if (op.auth === 'account' || op.auth === 'store') {
+        const resolved = authenticate(services, headers.get('authorization'));
+        principal = resolved instanceof Promise ? await resolved : resolved;
+      }
       if (op.auth === 'store') store = resolveStore(services, principal!, headers.get('x-store-id'));
       const buyer = op.auth === 'buyer' ? await buyerContext(services, headers.get('x-store-id'), headers.get('authorization')) : undefined;
       // An agent is told its operation is denied to agents before any other refusal (spec 01 §5.6, §7).
@@ -85,7 +89,7 @@ export function operationHandler(services: Services, op: Operation) {
       const multipart = op.multipart ? await readMultipart(event, op.multipart.maxBytes) : null;
       const ctx = buildCtx(services, op, raw, { principal, store, buyer, requestId, traceId, event, form: multipart?.form });
       target = op.target?.(ctx) ?? null;
-      await op.precheck?.(ctx);
+      if (op.precheck) await op.precheck(ctx);
 
       const agentWrite = Boolean(principal?.agent && isWrite);
       const needsApproval = agentWrite && agentNeedsApproval(services, op, ctx);
@@ -120,7 +124,8 @@ export function operationHandler(services: Services, op: Operation) {
 
       let out: Outgoing | Response;
       try {
-        out = await execute(services, op, ctx);
+        const executed = execute(services, op, ctx);
+        out = executed instanceof Promise ? await executed : executed;
       } catch (error) {
         const err = toApiError(error, traceId);
         if (idempotencyKey) settleIdempotencyKey(services, principal!.tokenId, idempotencyKey, errorOutgoing(err, traceId, docsBase));
@@ -182,13 +187,13 @@ function transactional(services: Services, op: Operation) {
 }
 
 /** Runs the handler — writes inside one SQLite transaction unless the operation is `async` — and wraps its result. */
-export async function execute(services: Services, op: Operation, ctx: Ctx): Promise<Outgoing | Response> {
-  let result: unknown;
-  if (op.method !== 'GET' && !op.async) {
-    result = transactional(services, op)(ctx);
-  } else {
-    result = await op.handler(ctx);
-  }
+export function execute(services: Services, op: Operation, ctx: Ctx): Outgoing | Response | Promise<Outgoing | Response> {
+  if (op.method !== 'GET' && !op.async) return wrapResult(op, transactional(services, op)(ctx));
+  const result = op.handler(ctx);
+  return result instanceof Promise ? result.then((r) => wrapResult(op, r)) : wrapResult(op, result);
+}
+
+function wrapResult(op: Operation, result: unknown): Outgoing | Response {
   if (result instanceof Response) return result;
   return isReply(result) ? successOutgoing(result.status, result.data, result.code ?? 'OK', result.headers) : successOutgoing(op.status ?? 200, result);
 }

@@ -82,12 +82,17 @@ export function bearerToken(authorization: string | null): string | null {
 }
 
 /** Resolves `Authorization: Bearer …` to a principal or throws the 401 of spec 01 §7. */
-export async function authenticate(services: Services, authorization: string | null): Promise<Principal> {
+export function authenticate(services: Services, authorization: string | null): Principal | Promise<Principal> {
   const token = bearerToken(authorization);
   if (!token) throw fail(401, 'UNAUTHORIZED');
   const now = services.clock.now();
   const cached = principals.get(token);
+  // A cached principal is answered synchronously: no promise on the hot path.
   if (cached && cached.revocations === revocations && cached.cachedAt > now - PRINCIPAL_CACHE_MS && cached.expiresAt > now) return cached.principal;
+  return resolveAndRemember(services, token, now);
+}
+
+async function resolveAndRemember(services: Services, token: string, now: number): Promise<Principal> {
   const { principal, expiresAt } = await resolvePrincipal(services, token, now);
   // Installation tokens are checked on every request: uninstalling must cut an app off at once.
   if (principal.kind === 'installation') return principal;
