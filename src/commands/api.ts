@@ -17,7 +17,7 @@ export default class Api extends ApiCommand<typeof Api> {
   };
   static override flags = {
     data: Flags.string({ char: 'd', description: 'JSON body, or @file.json' }),
-    query: Flags.string({ char: 'q', description: 'Query parameter k=v (repeatable)', multiple: true }),
+    query: Flags.string({ char: 'q', description: 'Query parameter k=v', multiple: true }),
     'idempotency-key': Flags.string({ description: 'Idempotency-Key header' }),
     'dry-run': Flags.boolean({ description: 'Validate and preview without executing (x-svc-dry-run: 1)' }),
   };
