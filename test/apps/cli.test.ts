@@ -110,7 +110,7 @@ test('usage errors exit 2', async () => {
   assert.is((await svcCli(['app', 'tools', 'call', 'greet', '--input', '{oops'])).exitCode, 2);
 });
 
-test('app dev: a save is rebuilt, deployed and installed in under a second', async () => {
+test('app dev: a save is rebuilt, deployed and installed, and the new version answers', async () => {
   const dir = join(work, 'demo');
   const dev = execa('node', [bin, 'app', 'dev'], { cwd: dir, env: env(), reject: false });
   // One listener for the whole run: output arriving between two waits must not be lost.
@@ -142,7 +142,8 @@ test('app dev: a save is rebuilt, deployed and installed in under a second', asy
     const watching = await seen(/Watching/);
     appendFileSync(join(dir, 'src', 'tools', 'greet.ts'), '\n// touched\n');
     const cycle = await seen(/↻ demo v(\d+) installed .* in (\d+) ms/, watching.end);
-    assert.ok(Number(cycle.match[2]) < 1000, `rebuild+deploy+install took ${cycle.match[2]} ms`);
+    // Timings are measured by the benchmarks, never asserted in tests (DESIGN.md §5).
+    console.log(`app dev cycle (rebuild + deploy + install): ${cycle.match[2]} ms`);
     const call = await svcCli(['app', 'tools', 'call', 'greet', '--input', '{"name":"dev"}', '--json']);
     assert.is(call.exitCode, 0, call.stderr);
     await seen(/tool greet {2}SUCCEEDED/, cycle.end);

@@ -166,10 +166,9 @@ test('evictInstallation: running and queued calls are rejected at once; other in
   const running = Array.from({ length: 20 }, () => host.invoke(mine, { storage: held.storage }));
   await until(() => held.entered() === 20);
   const queued = host.invoke(mine, { storage: held.storage });
-  const t0 = performance.now();
   host.evictInstallation('inst_evict');
+  // The held storage is released only afterwards: every call settling proves they were rejected, not finished.
   const results = await Promise.all([...running, queued]);
-  assert.ok(performance.now() - t0 < 200);
   assert.ok(results.every((r) => !r.ok && r.error.code === 'INSTALLATION_EVICTED'));
   held.release();
   const after = await host.invoke(toolCall(`export const tools = { t: () => 1 }`, 't', {}, { appId: 'app_evict', installationId: 'inst_other' }));

@@ -34,10 +34,10 @@ async function stillWorks(installationId: string) {
 test('infinite loop: CPU_LIMIT while the server keeps serving', async () => {
   const call = host.invoke(toolCall(`export const tools = { spin: () => { for (;;) {} } }`, 'spin', {}, { installationId: 'inst_loop', limits: { cpuMs: 1500 } }));
   await new Promise((r) => setTimeout(r, 200));
-  const t0 = performance.now();
-  const store = await svc.api('GET', '/v1/store');
-  assert.is(store.status, 200);
-  assert.ok(performance.now() - t0 < 1000, 'the server answered promptly');
+  // The server answers while the loop still runs: its answer comes before the call ends at the CPU limit.
+  const store = svc.api('GET', '/v1/store');
+  assert.is(await Promise.race([store.then(() => 'server'), call.then(() => 'loop')]), 'server');
+  assert.is((await store).status, 200);
   const r = await call;
   failedWith(r, 'CPU_LIMIT');
   assert.match(!r.ok ? r.error.message : '', '1500 ms of CPU');
@@ -98,10 +98,9 @@ test('a flood of un-awaited host calls: refused past 32, stopped at the CPU limi
 
 test('a host call that never answers: TIMEOUT at the wall-clock limit', async () => {
   const storage = { get: () => new Promise<never>(() => {}), set: async () => {}, delete: async () => true, list: async () => [] };
-  const t0 = performance.now();
+  // The host call never answers, so only the wall-clock limit can end this call.
   const r = await host.invoke(toolCall(`export const tools = { wait: async () => storage.get('k') }`, 'wait', {}, { installationId: 'inst_wait', limits: { wallMs: 400 } }), { storage });
   failedWith(r, 'TIMEOUT');
-  assert.ok(performance.now() - t0 < 1500);
   await stillWorks('inst_wait');
 });
 
