@@ -11,7 +11,7 @@ import { findMembership } from '../modules/stores/service.js';
 import { assertAiActionsLeft, countAiAction, storeStillPrivate } from '../modules/stores/usage.js';
 import { acceptsGzip, errorOutgoing, newTraceId, successOutgoing, toApiError, toHttp, type Outgoing } from './envelope.js';
 import { fail, validationFailed } from './errors.js';
-import { isReply, type AgentPolicy, type Ctx, type Operation, type StoreContext, type Target } from './registry.js';
+import { isReply, type AgentPolicy, type Ctx, type Operation, type StoreContext, type StoreCtx, type Target } from './registry.js';
 import { idempotencyKeys } from './schema.js';
 import type { Services } from './services.js';
 import { malformedJson, parseWith, queryObject } from './validation.js';
@@ -109,7 +109,9 @@ export function operationHandler(services: Services, op: Operation) {
       const fingerprint = idempotencyKey ? requestFingerprint(op, event, multipart ? multipart.digest : raw.body) : '';
 
       if (needsApproval) {
-        const out = requestApproval(services, { op, ctx: ctx as never, raw, target, reason: APPROVAL_REASON, idempotencyKey, fingerprint, docsBase });
+        // Approval requests belong to a store's approvers: an operation outside a store cannot wait for one.
+        if (!store) throw fail(403, 'AGENT_OPERATION_DENIED');
+        const out = requestApproval(services, { op, ctx: ctx as StoreCtx, raw, target, reason: APPROVAL_REASON, idempotencyKey, fingerprint, docsBase });
         audit(out.status, out.status === 202 ? 'PENDING_APPROVAL' : 'SUCCEEDED', null, out.approvalId);
         return finish(out);
       }
