@@ -111,7 +111,7 @@ export function operationHandler(services: Services, op: Operation) {
       if (needsApproval) {
         // Approval requests belong to a store's approvers: an operation outside a store cannot wait for one.
         if (!store) throw fail(403, 'AGENT_OPERATION_DENIED');
-        const out = requestApproval(services, { op, ctx: ctx as StoreCtx, raw, target, reason: APPROVAL_REASON, idempotencyKey, fingerprint, docsBase });
+        const out = requestApproval(services, { op, ctx: ctx as StoreCtx, raw, target, reason: APPROVAL_REASON, idempotencyKey, fingerprint });
         audit(out.status, out.status === 202 ? 'PENDING_APPROVAL' : 'SUCCEEDED', null, out.approvalId);
         return finish(out);
       }

@@ -54,7 +54,6 @@ export interface ApprovalInput {
   reason: string;
   idempotencyKey: string | null;
   fingerprint: string;
-  docsBase: string;
 }
 
 /**
