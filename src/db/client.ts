@@ -14,6 +14,13 @@ export interface Database_ {
   close(): void;
 }
 
+/** Another service holds the data dir's database (its lock is exclusive, see below). */
+export class DataDirInUseError extends Error {
+  constructor(file: string) {
+    super(`the database ${file} is in use by another svc service (svc dev or svc serve): stop it, or start this one with another --data-dir`);
+  }
+}
+
 /**
  * Opens (creating when absent) the service's one SQLite file and applies every pending migration.
  * better-sqlite3 is synchronous: a transaction runs to completion without yielding to the event loop,
@@ -21,19 +28,26 @@ export interface Database_ {
  */
 export function openDatabase(file: string): Database_ {
   const sqlite = new Database(file);
-  // The service is the only process that opens its file. Holding the lock for good spares every
-  // statement the shared-memory locking of WAL (reads ~3x faster), and a second service on the same
-  // data dir fails at start instead of corrupting timing assumptions.
-  sqlite.pragma('locking_mode = EXCLUSIVE');
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  // Checkpoints are where WAL mode syncs to disk: every 10,000 pages (~40 MB of WAL) instead of SQLite's
-  // 1,000 cut the cost of a purchase transaction by a fifth in the checkout bench.
-  sqlite.pragma('wal_autocheckpoint = 10000');
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
-  const db = drizzle(sqlite);
-  migrate(db, { migrationsFolder: migrationsDir });
+  let db: Db;
+  try {
+    // The service is the only process that opens its file. Holding the lock for good spares every
+    // statement the shared-memory locking of WAL (reads ~3x faster), and a second service on the same
+    // data dir fails at start instead of corrupting timing assumptions.
+    sqlite.pragma('locking_mode = EXCLUSIVE');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    // Checkpoints are where WAL mode syncs to disk: every 10,000 pages (~40 MB of WAL) instead of SQLite's
+    // 1,000 cut the cost of a purchase transaction by a fifth in the checkout bench.
+    sqlite.pragma('wal_autocheckpoint = 10000');
+    sqlite.pragma('foreign_keys = ON');
+    db = drizzle(sqlite);
+    migrate(db, { migrationsFolder: migrationsDir });
+  } catch (error) {
+    sqlite.close();
+    if ((error as { code?: string }).code === 'SQLITE_BUSY') throw new DataDirInUseError(file);
+    throw error;
+  }
   return {
     db,
     sqlite,

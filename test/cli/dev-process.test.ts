@@ -194,6 +194,13 @@ test('second start on the same data dir keeps data, does not seed again; /_dev c
   assert.is(refused.body.error.code, 'CLOCK_NOT_MANUAL');
   assert.is((await apiClient(ready.url)('GET', '/_dev/v1/clock')).data.kind, 'system');
 
+  // While it runs, another service on the same data dir is refused with a clear message, not a lock error.
+  const rival = await execa(process.execPath, ['bin/run.js', 'dev', '--port', '0', '--data-dir', dataDir, '--json'], { cwd: root, env: cleanEnv(), extendEnv: false, reject: false, stdin: 'ignore', timeout: 30_000 });
+  assert.is(rival.exitCode, 1);
+  assert.match(String(rival.stderr), /in\s+use\s+by\s+another\s+svc\s+service/);
+  assert.is(String(rival.stdout), '');
+  assert.is((await api('GET', '/v1/store')).status, 200, 'the running service is unaffected');
+
   const stopped = await dev.stop();
   assert.is(stopped.exitCode, 0, `stderr: ${stopped.stderr}`);
   assert.ok(stopped.ms < 5000, `shutdown took ${Math.round(stopped.ms)} ms`);
