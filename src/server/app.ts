@@ -12,8 +12,13 @@ import type { Services } from './services.js';
 const routerPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 const pathPattern = (path: string) => new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}/?$`);
 
-/** Paths retired with no overlap (spec 01 §5.1): 410 TOKEN_TYPE_RETIRED. */
-const RETIRED_PATHS = [/^\/oauth2(\/|$)/, /^\/v1\/store\/api-tokens(\/|$)/, /^\/v1\/store\/api-clients(\/|$)/];
+/** Paths retired with no overlap (spec 01 §5.1, §9): 410 with the code that says why, and the successor if any. */
+const RETIRED_PATHS: { pattern: RegExp; code: string; successor?: string }[] = [
+  { pattern: /^\/oauth2(\/|$)/, code: 'TOKEN_TYPE_RETIRED' },
+  { pattern: /^\/v1\/store\/api-tokens(\/|$)/, code: 'TOKEN_TYPE_RETIRED' },
+  { pattern: /^\/v1\/store\/api-clients(\/|$)/, code: 'TOKEN_TYPE_RETIRED' },
+  { pattern: /^\/v1\/product-images(\/|$)/, code: 'ENDPOINT_RETIRED', successor: '/v1/uploads' },
+];
 
 /** Assembles the whole service as one H3 app: registry operations, OAuth, well-known, dev helpers. */
 export function createApp(services: Services): H3 {
@@ -42,7 +47,8 @@ export function createApp(services: Services): H3 {
   app.all('/**', (event: H3Event) => {
     const path = event.url.pathname;
     let error: ApiError;
-    if (RETIRED_PATHS.some((re) => re.test(path))) error = fail(410, 'TOKEN_TYPE_RETIRED');
+    const retired = RETIRED_PATHS.find((r) => r.pattern.test(path));
+    if (retired) error = fail(410, retired.code, retired.successor ? { successor: retired.successor } : undefined);
     else if (patterns.some((p) => p.pattern.test(path))) error = fail(405, 'METHOD_NOT_ALLOWED', { allowed: patterns.filter((p) => p.pattern.test(path)).map((p) => p.method) });
     else error = fail(404, 'ROUTE_NOT_FOUND', { method: event.req.method, path });
     return errorResponse(error, newTraceId(), docs);

@@ -17,6 +17,7 @@ const messages: Record<string, string> = {
   STORE_ID_REQUIRED: 'X-Store-Id 헤더가 필요합니다.',
   UNAUTHORIZED: '인증이 필요합니다. 토큰이 없거나 만료되었거나 형식이 올바르지 않습니다.',
   TOKEN_REVOKED: '폐기된 토큰입니다.',
+  ENDPOINT_RETIRED: '더 이상 제공하지 않는 API입니다. details.successor의 API를 사용하세요.',
   TOKEN_TYPE_RETIRED: '더 이상 지원하지 않는 토큰 종류 또는 인증 경로입니다. 다시 로그인하거나 새 액세스 토큰을 만드세요.',
   STORE_NOT_GRANTED: '토큰의 상점 범위에 포함되지 않은 상점입니다.',
   NOT_A_MEMBER: '이 상점의 구성원이 아닙니다.',

@@ -52,6 +52,13 @@ test('retired paths are 410 TOKEN_TYPE_RETIRED, with or without a token', async 
   }
 });
 
+test('the removed product image upload is 410 ENDPOINT_RETIRED pointing at /v1/uploads', async () => {
+  const res = await svc.api('POST', '/v1/product-images');
+  assert.is(res.status, 410);
+  assert.is(res.body.error.code, 'ENDPOINT_RETIRED');
+  assert.is(res.body.error.details.successor, '/v1/uploads');
+});
+
 test('login access tokens last 15 minutes', async () => {
   const token = await login(svc);
   assert.is((await storeGet(token)).status, 200);
