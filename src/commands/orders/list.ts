@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
+import { pageFlags, pageSummary } from '../../cli/paging.js';
 
 export default class OrdersList extends ApiCommand<typeof OrdersList> {
   static override summary = 'List orders, newest first (default: ordered in the last 30 days)';
@@ -10,8 +11,7 @@ export default class OrdersList extends ApiCommand<typeof OrdersList> {
     '<%= config.bin %> orders list --last-changed-from 2026-11-21T00:00:00+09:00',
   ];
   static override flags = {
-    page: Flags.integer({ description: 'Page, from 1', default: 1, min: 1 }),
-    size: Flags.integer({ description: 'Page size (at most 100)', default: 20, min: 1, max: 100 }),
+    ...pageFlags(),
     'order-no': Flags.string({ description: 'Order number (14 digits, hyphen allowed); no period needed' }),
     keyword: Flags.string({ description: 'Order number, buyer, receiver or product name contains' }),
     'test-payment': Flags.option({ options: ['true', 'false'] as const, description: 'Only test (sandbox) or only real orders' })(),
@@ -36,7 +36,7 @@ export default class OrdersList extends ApiCommand<typeof OrdersList> {
         buyer: o.buyer.name,
         test: o.testPayment ? 'test' : '',
       })), ['orderNo', 'orderId', 'status', 'total', 'items', 'buyer', 'test', 'orderedAt']);
-      this.log(`page ${data.page}/${Math.max(data.totalPages, 1)} · ${data.totalElements} orders${data.orderedFrom ? ` ordered ${data.orderedFrom}..${data.orderedTo}` : ''}`);
+      this.log(`${pageSummary(data, 'orders')}${data.orderedFrom ? ` ordered ${data.orderedFrom}..${data.orderedTo}` : ''}`);
     });
   }
 }

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
+import { pageFlags, pageSummary } from '../../cli/paging.js';
 
 export default class PaymentsList extends ApiCommand<typeof PaymentsList> {
   static override summary = 'List payment records, newest first (default: last 30 days, real payments only)';
@@ -9,8 +10,7 @@ export default class PaymentsList extends ApiCommand<typeof PaymentsList> {
     '<%= config.bin %> payments list --include-test --search 20261121-000001',
   ];
   static override flags = {
-    page: Flags.integer({ description: 'Page, from 1', default: 1, min: 1 }),
-    size: Flags.integer({ description: 'Page size (at most 100)', default: 20, min: 1, max: 100 }),
+    ...pageFlags(),
     status: Flags.string({ description: 'Comma-separated: READY, CONFIRMING, APPROVED, PARTIALLY_REFUNDED, CANCELED, FAILED' }),
     provider: Flags.option({ options: ['pg_one', 'pg_two'] as const, description: 'Gateway' })(),
     method: Flags.option({ options: ['CARD', 'BANK_TRANSFER', 'VIRTUAL_ACCOUNT', 'MOBILE', 'EASY_PAY', 'POINT'] as const, description: 'Actual method' })(),
@@ -30,7 +30,7 @@ export default class PaymentsList extends ApiCommand<typeof PaymentsList> {
     });
     this.output(data, () => {
       this.table(data.contents.map((p: any) => ({ ...p, test: p.testPayment ? 'test' : '' })), ['paymentId', 'orderNo', 'status', 'amount', 'provider', 'method', 'test', 'createdAt']);
-      this.log(`page ${data.page}/${Math.max(data.totalPages, 1)} · ${data.totalElements} payments ${data.from}..${data.to}${f['include-test'] ? '' : ' (test payments hidden: add --include-test)'}`);
+      this.log(`${pageSummary(data, 'payments')} ${data.from}..${data.to}${f['include-test'] ? '' : ' (test payments hidden: add --include-test)'}`);
     });
   }
 }

@@ -37,7 +37,6 @@ defineMessages({
 const tag = 'Apps';
 const installationParams = z.object({ installationId: z.string() });
 /** Installation management is for people on the store platform (spec 02 §4.1). */
-const manage = { callers: ['storePlatform' as const], roles: ['OWNER' as const, 'ADMIN' as const] };
 
 const manifestBody = z.record(z.string(), z.unknown());
 function validManifest(value: unknown): Manifest {
@@ -65,6 +64,11 @@ function liveInstallation(ctx: StoreCtx<unknown, unknown, { installationId: stri
 }
 
 const installationTarget = (ctx: { params: { installationId: string } }) => ({ type: 'APP_INSTALLATION', id: ctx.params.installationId });
+/** Installing and managing apps is for store-platform OWNERs and ADMINs (spec 02 §4.1). */
+const manage = { tag, auth: 'store' as const, callers: ['storePlatform' as const], roles: ['OWNER' as const, 'ADMIN' as const] };
+const manageInstallation = { ...manage, params: installationParams, target: installationTarget };
+/** An installation as it is after the change just made. */
+const presentCurrent = (ctx: StoreCtx, installationId: string) => presentInstallation(ctx.services, findInstallation(ctx.db, installationId)!);
 
 /** Tool input against the declared shape: required and types checked, undeclared keys dropped (spec 02 §6). */
 function toolInput(declared: NonNullable<NonNullable<Manifest['mcp']>['tools']>[string]['input'], input: Record<string, unknown>) {
@@ -189,8 +193,6 @@ export const appOperations = [
     method: 'POST',
     path: '/v1/apps/installations',
     summary: "Install an app's latest version, consenting to its scopes; installing an installed app consents to its pending version",
-    tag,
-    auth: 'store',
     ...manage,
     body: z.object({ handle: z.string().min(1) }).strict(),
     target: (ctx) => ({ type: 'APP', id: ctx.body.handle }),
@@ -203,7 +205,7 @@ export const appOperations = [
       const existing = activeInstallation(ctx.db, ctx.store.id, app.id);
       if (!existing) return reply(201, presentInstallation(ctx.services, install(ctx.services, app, ctx.store.id, ctx.principal.userId, ctx.now)));
       if (existing.pendingVersionId) consentTo(ctx.services, existing, findVersion(ctx.db, existing.pendingVersionId)!, ctx.now);
-      return presentInstallation(ctx.services, findInstallation(ctx.db, existing.id)!);
+      return presentCurrent(ctx, existing.id);
     },
   }),
   defineOperation({
@@ -233,18 +235,14 @@ export const appOperations = [
     method: 'POST',
     path: '/v1/apps/installations/{installationId}/consent',
     summary: 'Consent to the pending version; the app hears APP.SCOPES_UPDATED',
-    tag,
-    auth: 'store',
-    ...manage,
-    params: installationParams,
-    target: installationTarget,
+    ...manageInstallation,
     handler: (ctx) => {
       const inst = liveInstallation(ctx);
       if (!inst.pendingVersionId) throw fail(409, 'APP_NO_PENDING_VERSION');
       const pending = findVersion(ctx.db, inst.pendingVersionId)!;
       assertRoleCovers(ctx.store.role, pending.manifest);
       consentTo(ctx.services, inst, pending, ctx.now);
-      return presentInstallation(ctx.services, findInstallation(ctx.db, inst.id)!);
+      return presentCurrent(ctx, inst.id);
     },
   }),
   defineOperation({
@@ -252,18 +250,14 @@ export const appOperations = [
     method: 'PUT',
     path: '/v1/apps/installations/{installationId}/settings',
     summary: 'Set settings declared by the running version; null clears one',
-    tag,
-    auth: 'store',
-    ...manage,
-    params: installationParams,
+    ...manageInstallation,
     body: z.object({ settings: z.record(z.string(), z.union([z.string().max(2000), z.number(), z.boolean(), z.null()])) }).strict(),
-    target: installationTarget,
     handler: (ctx) => {
       const inst = liveInstallation(ctx);
       const manifest = findVersion(ctx.db, inst.versionId)!.manifest;
       const settings = applySettingsPatch(manifest, inst.settings, ctx.body.settings);
       ctx.db.update(appInstallations).set({ settings, updatedAt: ctx.now }).where(eq(appInstallations.id, inst.id)).run();
-      return presentInstallation(ctx.services, findInstallation(ctx.db, inst.id)!);
+      return presentCurrent(ctx, inst.id);
     },
   }),
   defineOperation({
@@ -271,16 +265,12 @@ export const appOperations = [
     method: 'DELETE',
     path: '/v1/apps/installations/{installationId}',
     summary: 'Uninstall: access ends at once; settings and app storage are erased 48 hours later',
-    tag,
-    auth: 'store',
-    ...manage,
-    params: installationParams,
-    target: installationTarget,
+    ...manageInstallation,
     handler: (ctx) => {
       const inst = liveInstallation(ctx);
       uninstall(ctx.services, inst, ctx.now);
       evictInstallation(ctx.services, inst.id);
-      return presentInstallation(ctx.services, findInstallation(ctx.db, inst.id)!);
+      return presentCurrent(ctx, inst.id);
     },
   }),
 
