@@ -20,7 +20,6 @@ import { insertRow } from './statements.js';
 import { cartItems, carts, checkoutSheets, type SheetItem } from './schema.js';
 
 defineMessages({
-  STORE_NOT_FOUND: '상점을 찾을 수 없습니다.',
   CART_NOT_FOUND: '장바구니를 찾을 수 없습니다.',
   CART_ITEM_NOT_FOUND: '장바구니 상품을 찾을 수 없습니다.',
   CART_FULL: '장바구니에는 50개 상품까지 담을 수 있습니다.',
@@ -47,14 +46,6 @@ const q = preparedFor((db) => ({
 }));
 
 export const storeSettingsOf = (db: Db, storeId: string) => findStore(db, storeId)!.settings as StoreSettings;
-
-/** Buyer requests name their store with `X-Store-Id`, as the catalog's buyer reads do (400 when missing). */
-export function buyerStoreId(ctx: Ctx): string {
-  const storeId = ctx.event.req.headers.get('x-store-id');
-  if (!storeId) throw fail(400, 'STORE_ID_REQUIRED');
-  if (!findStore(ctx.db, storeId)) throw fail(404, 'STORE_NOT_FOUND');
-  return storeId;
-}
 
 /** The member buyer of the request (buyer token of this store), or null for a guest. */
 export const buyerOf = (ctx: Ctx, storeId: string) => resolveBuyer(ctx.services, ctx.event.req.headers.get('authorization'), storeId);

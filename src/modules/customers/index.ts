@@ -4,6 +4,7 @@ import { customerOperations } from './operations.js';
 
 defineMessages({
   CUSTOMER_NOT_FOUND: '구매자를 찾을 수 없습니다.',
+  STORE_NOT_FOUND: '상점을 찾을 수 없습니다.',
 });
 
 export const customersModule: Module = { name: 'customers', operations: customerOperations };

@@ -6,7 +6,6 @@ import { fail } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
 import { defineOperation } from '../../server/registry.js';
 import { checkPassword, hashPassword } from '../accounts/password.js';
-import { buyerStoreId } from '../checkout/service.js';
 import { guestLookup } from '../checkout/inputs.js';
 import { pageQuery, paginated } from '../../server/paging.js';
 import { kstDayStart, orderNoString, periodOf, queryBool } from './queries.js';
@@ -156,11 +155,11 @@ export const orderOperations = [
     path: '/storefront/v1/guest/orders/lookup',
     summary: 'A guest order by order number and order password (needs X-Store-Id); repeated failures lock the number for 30 minutes',
     tag: 'Storefront orders',
-    auth: 'none',
+    auth: 'buyer',
     body: guestLookup,
     async: true,
     handler: async (ctx) => {
-      const storeId = buyerStoreId(ctx);
+      const { storeId } = ctx.buyer;
       const orderNo = Number(ctx.body.orderNo.replace('-', ''));
       const key = and(eq(guestLookupFailures.storeId, storeId), eq(guestLookupFailures.orderNo, orderNo));
       const record = ctx.db.select().from(guestLookupFailures).where(key).get();
