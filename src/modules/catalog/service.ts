@@ -8,7 +8,7 @@ import { RawJson } from '../../server/envelope.js';
 import { defineMessages } from '../../server/messages.js';
 import type { StoreCtx } from '../../server/registry.js';
 import { requireOwned } from '../../server/tenancy.js';
-import { stores } from '../stores/schema.js';
+import { storeSettings } from '../stores/service.js';
 import type { StoreSettings } from '../stores/settings.js';
 import { requireProductImages, uploadUrl } from '../uploads/service.js';
 import { today } from './dates.js';
@@ -65,7 +65,6 @@ const q = preparedFor((db) => ({
   // Structures of up to 500 combinations: one prepared statement per row beats building a 6,000-parameter query.
   insertProduct: insertAll(db, products),
   insertVariant: insertAll(db, productVariants),
-  storeSettings: db.select({ settings: stores.settings }).from(stores).where(eq(stores.id, sql.placeholder('storeId'))).prepare(),
   updateVariant: db.update(productVariants)
     .set({ position: sql.placeholder('position'), additionalAmount: sql.placeholder('additionalAmount'), stockQuantity: sql.placeholder('stockQuantity'), saleOn: sql.placeholder('saleOn'), sku: sql.placeholder('sku') } as never)
     .where(eq(productVariants.id, sql.placeholder('id'))).prepare(),
@@ -285,8 +284,6 @@ export function cachedPage(db: Db, storeId: string, key: string, build: () => un
 // ---------------------------------------------------------------------------------------------------
 // Writes
 
-// Read from the table directly: the stores service imports the module list, which would make a cycle here.
-const storeSettings = (db: Db, storeId: string) => q(db).storeSettings.get({ storeId })!.settings as StoreSettings;
 
 /** Store defaults snapshotted into a new product (spec 01 §2.3 rule 1). */
 function resolveNewFulfillment(settings: StoreSettings, input: FulfillmentInput | undefined): Fulfillment {

@@ -2,14 +2,14 @@ import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { defineOperation, reply } from '../../server/registry.js';
 import { checkoutAvailability } from '../payments/gateway.js';
-import { findStore } from '../stores/service.js';
+import { findStore, storeSettings } from '../stores/service.js';
 import { cartAdd, cartPatch, checkoutCreate, deliveryQuote, newAttempt as newAttemptBody, paymentStart, pricingRequest } from './inputs.js';
 import { priceSheet } from './pricing.js';
 import { loadPayment, newAttempt, paymentStatusView, startPayment, storefrontResult } from './payments.js';
 import { cartItems, carts } from './schema.js';
 import {
   addCartItem, assertDiscounts, assertGuestAllowed, assertSheetOpen, setCartQuantity, buyerSheet, cartFor, cartLine, cartLines, createSheet,
-  findCart, presentCart, presentSheet, storeSettingsOf,
+  findCart, presentCart, presentSheet,
 } from './service.js';
 
 const tag = 'Storefront checkout';
@@ -29,7 +29,7 @@ export const checkoutOperations = [
     handler: (ctx) => {
       const { storeId } = ctx.buyer;
       const store = findStore(ctx.db, storeId)!;
-      return { storeId, name: store.name, guestCheckout: storeSettingsOf(ctx.db, storeId).guestCheckout, ...checkoutAvailability(ctx.services, storeId) };
+      return { storeId, name: store.name, guestCheckout: storeSettings(ctx.db, storeId).guestCheckout, ...checkoutAvailability(ctx.services, storeId) };
     },
   }),
   defineOperation({
@@ -136,7 +136,7 @@ export const checkoutOperations = [
     handler: async (ctx) => {
       const { sheet } = await buyerSheet(ctx, ctx.params.checkoutId);
       assertDiscounts(ctx.body);
-      const { amounts } = priceSheet(sheet.items, storeSettingsOf(ctx.db, sheet.storeId), sheet.requiresShipping ? sheet.zipCode : null, ctx.body.pointAmount);
+      const { amounts } = priceSheet(sheet.items, storeSettings(ctx.db, sheet.storeId), sheet.requiresShipping ? sheet.zipCode : null, ctx.body.pointAmount);
       return { amounts, paymentRequired: amounts.totalAmount > 0 };
     },
   }),

@@ -1,4 +1,5 @@
 import { and, desc, eq, inArray, lte, sql } from 'drizzle-orm';
+import { storeSettings } from '../stores/service.js';
 import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
@@ -26,7 +27,7 @@ import { deliveryGroupOf, priceSheet } from './pricing.js';
 import { paymentAttempts, paymentRefunds, payments, checkoutSheets, type AttemptStatus, type Failure, type PaymentOptionRef } from './schema.js';
 import {
   assertBuyerStore, assertDiscounts, assertGuestAllowed, assertSheetOpen, buyerOf, buyerSheet, loadSheet, presentOptions,
-  removeOrderedCartLines, storeSettingsOf, type SheetRow,
+  removeOrderedCartLines, type SheetRow,
 } from './service.js';
 
 defineMessages({
@@ -213,7 +214,7 @@ export async function startPayment(ctx: Ctx<PaymentStartInput, unknown, { checko
     assertDiscounts(body);
     assertStillOrderable(ctx.db, sheet);
     const zipCode = body.shippingAddress?.zipCode ?? null;
-    const { amounts } = priceSheet(sheet.items, storeSettingsOf(ctx.db, sheet.storeId), zipCode, body.pointAmount);
+    const { amounts } = priceSheet(sheet.items, storeSettings(ctx.db, sheet.storeId), zipCode, body.pointAmount);
     const paid = amounts.totalAmount > 0;
     let option: PaymentOption | null = null;
     if (paid) {
@@ -336,7 +337,7 @@ function placeOrder(services: Services, now: number, payment: PaymentRow, sheet:
   for (const item of sheet.items) {
     recordSale(db, now, { storeId: sheet.storeId, productId: item.productId, variantId: item.optionId, quantity: item.quantity, stay: item.stay && { checkIn: item.stay.checkIn, checkOut: item.stay.checkOut } });
   }
-  const { itemDeliveryFees } = priceSheet(sheet.items, storeSettingsOf(db, sheet.storeId), payment.shippingAddress?.zipCode ?? null, payment.amounts.pointAmount);
+  const { itemDeliveryFees } = priceSheet(sheet.items, storeSettings(db, sheet.storeId), payment.shippingAddress?.zipCode ?? null, payment.amounts.pointAmount);
   const order = createOrder(db, now, {
     storeId: sheet.storeId,
     orderNo: payment.orderNo,
@@ -421,7 +422,7 @@ function settleApproval(services: Services, attemptId: string, result: ConfirmRe
     // Approved in time but answered late (CONFIRMING) still counts; a window approved after the 10 minutes does not.
     else if (attempt.status === 'READY' && now >= payment.expiresAt) reason = 'PAYMENT_EXPIRED';
     else if (result.approvedAmount !== payment.amounts.totalAmount) reason = 'AMOUNT_MISMATCH';
-    else if (priceSheet(sheet.items, storeSettingsOf(db, sheet.storeId), payment.shippingAddress?.zipCode ?? null, payment.amounts.pointAmount).amounts.totalAmount !== payment.amounts.totalAmount) reason = 'AMOUNT_MISMATCH';
+    else if (priceSheet(sheet.items, storeSettings(db, sheet.storeId), payment.shippingAddress?.zipCode ?? null, payment.amounts.pointAmount).amounts.totalAmount !== payment.amounts.totalAmount) reason = 'AMOUNT_MISMATCH';
     if (reason === null) {
       try {
         // A savepoint: stock taken for earlier items is given back when a later one is short.

@@ -11,7 +11,7 @@ import { findProduct, buyerUnitPrice, variantsOf, type ProductRow, type VariantR
 import { priceStay, type Stay } from '../catalog/stock.js';
 import { resolveBuyer, type Customer } from '../customers/service.js';
 import { checkoutMode, paymentOptions } from '../payments/gateway.js';
-import { findStore } from '../stores/service.js';
+import { storeSettings } from '../stores/service.js';
 import type { StoreSettings } from '../stores/settings.js';
 import { uploadUrl } from '../uploads/service.js';
 import type { FixedRefundPolicy } from '../orders/schema.js';
@@ -45,8 +45,6 @@ const q = preparedFor((db) => ({
   cartLines: db.select().from(cartItems).where(eq(cartItems.cartId, sql.placeholder('cartId'))).orderBy(cartItems.createdAt).prepare(),
 }));
 
-export const storeSettingsOf = (db: Db, storeId: string) => findStore(db, storeId)!.settings as StoreSettings;
-
 /** The member buyer of the request (buyer token of this store), or null for a guest. */
 export const buyerOf = (ctx: Ctx, storeId: string) => resolveBuyer(ctx.services, ctx.event.req.headers.get('authorization'), storeId);
 
@@ -57,7 +55,7 @@ export function assertBuyerStore(ctx: Ctx, storeId: string, notFound: string) {
 }
 
 export function assertGuestAllowed(db: Db, storeId: string, customer: Customer | null) {
-  if (!customer && !storeSettingsOf(db, storeId).guestCheckout) throw fail(403, 'GUEST_CHECKOUT_DISABLED');
+  if (!customer && !storeSettings(db, storeId).guestCheckout) throw fail(403, 'GUEST_CHECKOUT_DISABLED');
 }
 
 export interface Orderable {
@@ -197,7 +195,7 @@ export function assertSheetOpen(sheet: SheetRow, now: number) {
 }
 
 export function createSheet(ctx: Ctx, storeId: string, customer: Customer | null, lines: { productId: string; optionId: string; quantity: number; stay?: Stay | null; cartItemId: string | null }[], cartId: string | null): SheetRow {
-  const settings = storeSettingsOf(ctx.db, storeId);
+  const settings = storeSettings(ctx.db, storeId);
   const origin = ctx.services.config.origin;
   const items: SheetItem[] = lines.map((line) => {
     const o = orderable(ctx.db, storeId, ctx.now, line);
@@ -258,7 +256,7 @@ export const NO_POINTS = { useAvailable: false, balance: 0, usableAmount: 0 };
 
 /** The buyer's view of a sheet (spec 02 §2.4). */
 export function presentSheet(services: Services, sheet: SheetRow, now: number, zipCode = sheet.zipCode) {
-  const settings = storeSettingsOf(services.db, sheet.storeId);
+  const settings = storeSettings(services.db, sheet.storeId);
   const priced = priceSheet(sheet.items, settings, sheet.requiresShipping ? zipCode : null);
   return {
     checkoutId: sheet.id,

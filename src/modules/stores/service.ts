@@ -56,6 +56,8 @@ export function deleteMember(db: Db, memberId: string) {
   membershipChanges++;
 }
 export const findStore = (db: Db, storeId: string) => statements(db).storeById.get({ id: storeId });
+/** The seller's settings of an existing store (shipping and refund policy, guest checkout, …). */
+export const storeSettings = (db: Db, storeId: string) => findStore(db, storeId)!.settings as StoreSettings;
 
 export const STORE_CODE = /^[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){1,28}[a-z0-9]$/;
 
