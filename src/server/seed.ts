@@ -24,5 +24,5 @@ export async function seedDevStore(services: Services) {
     services.sqlite.transaction(() => services.modules.forEach((m) => m.onSeed?.(services, storeId)))();
   }
   const login = await openLoginSession(services, { userId: user.id, clientId: STORE_PLATFORM_CLIENT, scope: '*', authTime: services.clock.now() });
-  return { storeId: store.id, ownerToken: login.accessToken, ownerRefreshToken: login.refreshToken };
+  return { storeId: store.id, ownerToken: login.accessToken };
 }
