@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { markStorePublicOnce } from '../stores/usage.js';
+import { markStoreMilestone } from '../stores/usage.js';
 import type { Db } from '../../db/client.js';
 import { isoAt, seoulDateOf } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
@@ -143,7 +143,7 @@ export function createOrder(db: Db, now: number, input: NewOrder): OrderRow {
     data: { orderId: id, orderNo: input.orderNo, status: 'PAID', testPayment: input.testPayment },
   });
   // A store's first live paid order ends the agent-approval exemptions for good (spec 01 §5.6).
-  if (!input.testPayment) markStorePublicOnce(db, input.storeId, now, 'firstLiveOrderAt');
+  if (!input.testPayment) markStoreMilestone(db, input.storeId, now, 'firstLiveOrderAt');
   return row;
 }
 

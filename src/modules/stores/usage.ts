@@ -39,7 +39,7 @@ export function storeStillPrivate(db: Db, storeId: string): boolean {
   return store !== undefined && store.everPublicAt === null && store.firstLiveOrderAt === null;
 }
 
-/** Called by the storefront (first public) and orders (first live paid order) modules. */
-export function markStorePublicOnce(db: Db, storeId: string, now: number, what: 'everPublicAt' | 'firstLiveOrderAt') {
+/** Records the first time a store went public or took a live paid order (later calls change nothing). */
+export function markStoreMilestone(db: Db, storeId: string, now: number, what: 'everPublicAt' | 'firstLiveOrderAt') {
   db.update(stores).set({ [what]: now }).where(and(eq(stores.id, storeId), sql`${stores[what]} is null`)).run();
 }
