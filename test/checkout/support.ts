@@ -1,7 +1,8 @@
-import * as assert from 'uvu/assert';
-import { apiClient, type Api, type ApiResponse, type TestService } from '../helpers/service.js';
+import { fails, ok } from '../helpers/assert.js';
+import { apiClient, type Api, type TestService } from '../helpers/service.js';
+import { PG_ONE_TEST } from '../payments/support.js';
 
-export const PG_ONE_TEST = { environment: 'TEST', clientKey: 'test_ck_D5GePWvyJnrK0W0k6q8gLzN97Eoq', secretKey: 'test_sk_zXLkKEypNArWmo50nX3lmeaxYG5R' };
+export { fails, ok, PG_ONE_TEST };
 export const PG_TWO_TEST = {
   environment: 'TEST',
   storeId: 'store-4f7e2c1a-0000-4000-8000-000000000001',
@@ -12,15 +13,6 @@ export const RETURN_URL = 'http://localhost:5173/checkout/done';
 export const GUEST = { name: '김구매', phone: '01012345678', email: 'buyer@example.com', orderPassword: 'guest-pass-1' };
 export const ADDRESS = { receiverName: '김수령', phone: '01098765432', zipCode: '06236', address1: '서울 강남구 테헤란로 1', address2: '101호' };
 
-export function fails(res: ApiResponse, status: number, code: string) {
-  assert.is(res.body?.error?.code, code, JSON.stringify(res.body));
-  assert.is(res.status, status);
-}
-
-export function ok(res: ApiResponse, status = 200) {
-  assert.is(res.status, status, JSON.stringify(res.body));
-  return res.data;
-}
 
 /** Connects a provider with test keys and enables it (a new provider is stored disabled, in sandbox mode). */
 export async function connectSandbox(api: Api, pg: 'pg_one' | 'pg_two' = 'pg_one') {

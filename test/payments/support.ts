@@ -1,5 +1,8 @@
 import * as assert from 'uvu/assert';
-import type { Api, ApiResponse } from '../helpers/service.js';
+import { fails, ok } from '../helpers/assert.js';
+import type { Api } from '../helpers/service.js';
+
+export { fails, ok };
 
 export const PG_ONE_TEST = { environment: 'TEST', clientKey: 'test_ck_D5GePWvyJnrK0W0k6q8gLzN97Eoq', secretKey: 'test_sk_zXLkKEypNArWmo50nX3lmeaxYG5R' };
 export const PG_ONE_LIVE = { environment: 'LIVE', clientKey: 'live_ck_D5GePWvyJnrK0W0k6q8gLzN97Eoq', secretKey: 'live_sk_zXLkKEypNArWmo50nX3lmeaxYG5R' };
@@ -18,15 +21,6 @@ export const PG_TWO_LIVE = { ...PG_TWO_TEST, environment: 'LIVE', apiSecret: 'po
 /** Every secret the tests ever send; none may appear in any response. */
 export const SECRETS = [PG_ONE_TEST.secretKey, PG_ONE_LIVE.secretKey, PG_TWO_TEST.apiSecret, PG_TWO_LIVE.apiSecret, PG_TWO_TEST.webhookSecret];
 
-export function fails(res: ApiResponse, status: number, code: string) {
-  assert.is(res.body?.error?.code, code, JSON.stringify(res.body));
-  assert.is(res.status, status);
-}
-
-export function ok(res: ApiResponse, status = 200) {
-  assert.is(res.status, status, JSON.stringify(res.body));
-  return res.data;
-}
 
 export const providerOf = (settings: any, pg: string) => settings.providers.find((p: any) => p.provider === pg);
 
