@@ -40,5 +40,13 @@ export const isoAt = (ms: number) => new Date(ms).toISOString();
 
 /** Korea keeps UTC+9 all year (no daylight saving), so its calendar date is plain arithmetic. */
 const SEOUL_OFFSET_MS = 9 * 3600_000;
+const DAY_MS = 86_400_000;
+/** The last day asked for: hot paths (cache keys) ask for the same one over and over. */
+let lastDay = { start: 0, end: 0, date: '' };
 /** The Korean calendar date (YYYY-MM-DD) of an instant; called on hot paths (cache keys), so no Intl. */
-export const seoulDateOf = (ms: number) => new Date(ms + SEOUL_OFFSET_MS).toISOString().slice(0, 10);
+export function seoulDateOf(ms: number): string {
+  if (ms >= lastDay.start && ms < lastDay.end) return lastDay.date;
+  const start = Math.floor((ms + SEOUL_OFFSET_MS) / DAY_MS) * DAY_MS - SEOUL_OFFSET_MS;
+  lastDay = { start, end: start + DAY_MS, date: new Date(ms + SEOUL_OFFSET_MS).toISOString().slice(0, 10) };
+  return lastDay.date;
+}

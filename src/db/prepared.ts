@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './client.js';
 
 /**
@@ -15,4 +16,12 @@ export function preparedFor<T>(build: (db: Db) => T): (db: Db) => T {
     }
     return statements;
   };
+}
+
+/**
+ * A one-value read on a hot path (a version counter read per request): the driver's own statement,
+ * plucked, costs about a third of a drizzle prepared query, whose row mapping dominates for one integer.
+ */
+export function pluckStatement<Params extends unknown[], Value>(db: Db, query: string): Statement<Params, Value> {
+  return db.$client.prepare<Params, Value>(query).pluck();
 }

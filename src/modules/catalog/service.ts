@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, getTableColumns, inArray, sql, type SQL } fr
 import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
-import { preparedFor } from '../../db/prepared.js';
+import { pluckStatement, preparedFor } from '../../db/prepared.js';
 import { fail, validationFailed, type FieldError } from '../../server/errors.js';
 import { RawJson } from '../../server/envelope.js';
 import { defineMessages } from '../../server/messages.js';
@@ -60,8 +60,9 @@ const q = preparedFor((db) => ({
     .orderBy(asc(productVariants.productId), asc(productVariants.position)).prepare(),
   page: db.select().from(products).where(eq(products.storeId, sql.placeholder('storeId')))
     .orderBy(desc(products.productNo)).limit(sql.placeholder('limit')).offset(sql.placeholder('offset')).prepare(),
-  counters: db.select({ productCount: catalogSequences.productCount, version: catalogSequences.version }).from(catalogSequences)
+  productCount: db.select({ productCount: catalogSequences.productCount }).from(catalogSequences)
     .where(eq(catalogSequences.storeId, sql.placeholder('storeId'))).prepare(),
+  version: pluckStatement<[string], number>(db, 'SELECT version FROM catalog_sequences WHERE store_id = ?'),
   // Structures of up to 500 combinations: one prepared statement per row beats building a 6,000-parameter query.
   insertProduct: insertAll(db, products),
   insertVariant: insertAll(db, productVariants),
@@ -243,7 +244,7 @@ export function pageOf(db: Db, storeId: string, filters: SQL[], page: number, si
   let total: number;
   if (filters.length === 0) {
     rows = q(db).page.all({ storeId, limit: size, offset });
-    total = q(db).counters.get({ storeId })?.productCount ?? 0;
+    total = q(db).productCount.get({ storeId })?.productCount ?? 0;
   } else {
     const where = and(eq(products.storeId, storeId), ...filters);
     rows = db.select().from(products).where(where).orderBy(desc(products.productNo)).limit(size).offset(offset).all();
@@ -264,7 +265,7 @@ const pageCaches = new WeakMap<Db, { pages: Map<string, RawJson>; chars: number 
 export function cachedPage(db: Db, storeId: string, key: string, build: () => unknown): RawJson {
   let cache = pageCaches.get(db);
   if (!cache) pageCaches.set(db, (cache = { pages: new Map(), chars: 0 }));
-  const full = `${storeId} ${q(db).counters.get({ storeId })?.version ?? 0} ${key}`;
+  const full = `${storeId} ${q(db).version.get(storeId) ?? 0} ${key}`;
   let page = cache.pages.get(full);
   if (page === undefined) {
     page = new RawJson(JSON.stringify(build()));

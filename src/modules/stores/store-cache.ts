@@ -1,10 +1,8 @@
 import type { Db } from '../../db/client.js';
-import { preparedFor } from '../../db/prepared.js';
+import { pluckStatement, preparedFor } from '../../db/prepared.js';
 
 const statements = preparedFor((db) => ({
-  // Read on every store document request: the driver's statement, plucked, costs a third of drizzle's
-  // row mapping for this one integer.
-  version: db.$client.prepare<[string], number>("SELECT version FROM store_versions WHERE store_id = ? AND scope = 'settings'").pluck(),
+  version: pluckStatement<[string], number>(db, "SELECT version FROM store_versions WHERE store_id = ? AND scope = 'settings'"),
 }));
 
 const MAX_ENTRIES = 10_000;
