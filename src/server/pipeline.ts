@@ -38,7 +38,9 @@ export function operationHandler(services: Services, op: Operation) {
   const honoursIdempotency = isWrite && op.idempotent !== false && (op.auth === 'account' || op.auth === 'store');
   const docsBase = `${services.config.origin}/docs/errors`;
 
-  return async (event: H3Event) => {
+  return (event: H3Event) => settle(answer(event));
+
+  function* answer(event: H3Event): Generator<unknown, Response, unknown> {
     const traceId = newTraceId();
     const requestId = newId('req');
     const headers = event.req.headers;
@@ -70,13 +72,9 @@ export function operationHandler(services: Services, op: Operation) {
       toHttp(out, replayed ? { 'x-request-id': requestId, 'x-trace-id': traceId, 'idempotent-replayed': 'true' } : { 'x-request-id': requestId, 'x-trace-id': traceId }, out.gzip !== undefined && acceptsGzip(headers.get('accept-encoding')));
 
     try {
-      // Awaiting only real promises: a cached GET then runs without a microtask hop.
-      if (op.auth === 'account' || op.auth === 'store') {
-        const resolved = authenticate(services, headers.get('authorization'));
-        principal = resolved instanceof Promise ? await resolved : resolved;
-      }
+      if (op.auth === 'account' || op.auth === 'store') principal = (yield authenticate(services, headers.get('authorization'))) as Principal;
       if (op.auth === 'store') store = resolveStore(services, principal!, headers.get('x-store-id'));
-      const buyer = op.auth === 'buyer' ? await buyerContext(services, headers.get('x-store-id'), headers.get('authorization')) : undefined;
+      const buyer = op.auth === 'buyer' ? ((yield buyerContext(services, headers.get('x-store-id'), headers.get('authorization'))) as Ctx['buyer']) : undefined;
       // An agent is told its operation is denied to agents before any other refusal (spec 01 §5.6, §7).
       if (principal?.agent && isWrite && op.agent === 'denied') throw fail(403, 'AGENT_OPERATION_DENIED');
       authorize(services, op, principal, store);
@@ -84,12 +82,12 @@ export function operationHandler(services: Services, op: Operation) {
       const raw: RawRequest = {
         params: getRouterParams(event, { decode: true }),
         query: event.url.search === '' ? {} : queryObject(event.url.searchParams, GLOBAL_QUERY),
-        body: isWrite && !op.multipart ? await readBodyText(event, op.maxBodyBytes ?? DEFAULT_MAX_BODY) : '',
+        body: isWrite && !op.multipart ? ((yield readBodyText(event, op.maxBodyBytes ?? DEFAULT_MAX_BODY)) as string) : '',
       };
-      const multipart = op.multipart ? await readMultipart(event, op.multipart.maxBytes) : null;
+      const multipart = op.multipart ? ((yield readMultipart(event, op.multipart.maxBytes)) as Multipart) : null;
       const ctx = buildCtx(services, op, raw, { principal, store, buyer, requestId, traceId, event, form: multipart?.form });
       target = op.target?.(ctx) ?? null;
-      if (op.precheck) await op.precheck(ctx);
+      if (op.precheck) yield op.precheck(ctx);
 
       const agentWrite = Boolean(principal?.agent && isWrite);
       const needsApproval = agentWrite && agentNeedsApproval(services, op, ctx);
@@ -126,8 +124,7 @@ export function operationHandler(services: Services, op: Operation) {
 
       let out: Outgoing | Response;
       try {
-        const executed = execute(services, op, ctx);
-        out = executed instanceof Promise ? await executed : executed;
+        out = (yield execute(services, op, ctx)) as Outgoing | Response;
       } catch (error) {
         const err = toApiError(error, traceId);
         if (idempotencyKey) settleIdempotencyKey(services, principal!.tokenId, idempotencyKey, errorOutgoing(err, traceId, docsBase));
@@ -144,8 +141,32 @@ export function operationHandler(services: Services, op: Operation) {
       audit(err.status, err.status === 403 ? 'DENIED' : 'FAILED', err.code);
       return finish(errorOutgoing(err, traceId, docsBase));
     }
-  };
+  }
 }
+
+/**
+ * Drives a request pipeline written as a generator that yields what it waits for: a plain value resumes
+ * it at once, a promise is awaited. A request with nothing to wait for (a cached read) is so answered
+ * synchronously, with no promise and no microtask turn between it and the socket.
+ */
+export function settle<T>(steps: Generator<unknown, T, unknown>): T | Promise<T> {
+  let step = steps.next();
+  while (!step.done) {
+    if (step.value instanceof Promise) return settleAsync(steps, step.value);
+    step = steps.next(step.value);
+  }
+  return step.value;
+}
+
+async function settleAsync<T>(steps: Generator<unknown, T, unknown>, pending: Promise<unknown>): Promise<T> {
+  let step = await resume(steps, pending);
+  while (!step.done) step = step.value instanceof Promise ? await resume(steps, step.value) : steps.next(step.value);
+  return step.value;
+}
+
+/** A rejection is thrown into the generator, where its own try/catch answers it. */
+const resume = <T>(steps: Generator<unknown, T, unknown>, pending: Promise<unknown>) =>
+  pending.then((value) => steps.next(value), (error: unknown) => steps.throw(error));
 
 const APPROVAL_REASON = 'AI 에이전트의 이 작업은 상점 소유자 또는 관리자의 승인이 필요합니다.';
 
@@ -242,6 +263,8 @@ async function readBodyText(event: H3Event, maxBytes: number): Promise<string> {
   if (Buffer.byteLength(text) > maxBytes) throw fail(413, 'PAYLOAD_TOO_LARGE', { maxBytes });
   return text;
 }
+
+type Multipart = Awaited<ReturnType<typeof readMultipart>>;
 
 /** A multipart body, size-checked, parsed, and digested so an Idempotency-Key covers the file too. */
 async function readMultipart(event: H3Event, maxBytes: number) {
