@@ -25,3 +25,27 @@ export function preparedFor<T>(build: (db: Db) => T): (db: Db) => T {
 export function pluckStatement<Params extends unknown[], Value>(db: Db, query: string): Statement<Params, Value> {
   return db.$client.prepare<Params, Value>(query).pluck();
 }
+
+const totalChanges = preparedFor((db) => pluckStatement<[], number>(db, 'SELECT total_changes()'));
+
+/**
+ * A per-store read (a version counter) remembered until the next write. SQLite counts every row this
+ * connection changes, triggers included, and the service is the file's only connection (EXCLUSIVE
+ * locking, see client.ts): an unchanged count means an unchanged file, and the count costs a quarter
+ * of the version read it spares. Reads inside a transaction are never remembered: its writes may roll
+ * back, and the count does not go down when they do.
+ */
+export function rememberedUntilWrite<T>(read: (db: Db, storeId: string) => T): (db: Db, storeId: string) => T {
+  const memos = new WeakMap<Db, { changes: number; values: Map<string, T> }>();
+  return (db, storeId) => {
+    if (db.$client.inTransaction) return read(db, storeId);
+    const changes = totalChanges(db).get()!;
+    let memo = memos.get(db);
+    if (memo?.changes !== changes) memos.set(db, (memo = { changes, values: new Map() }));
+    const known = memo.values.get(storeId);
+    if (known !== undefined) return known;
+    const value = read(db, storeId);
+    memo.values.set(storeId, value);
+    return value;
+  };
+}

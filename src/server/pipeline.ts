@@ -149,7 +149,7 @@ export function operationHandler(services: Services, op: Operation) {
  * it at once, a promise is awaited. A request with nothing to wait for (a cached read) is so answered
  * synchronously, with no promise and no microtask turn between it and the socket.
  */
-export function settle<T>(steps: Generator<unknown, T, unknown>): T | Promise<T> {
+function settle<T>(steps: Generator<unknown, T, unknown>): T | Promise<T> {
   let step = steps.next();
   while (!step.done) {
     if (step.value instanceof Promise) return settleAsync(steps, step.value);

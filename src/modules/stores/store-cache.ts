@@ -1,9 +1,10 @@
 import type { Db } from '../../db/client.js';
-import { pluckStatement, preparedFor } from '../../db/prepared.js';
+import { pluckStatement, preparedFor, rememberedUntilWrite } from '../../db/prepared.js';
 
 const statements = preparedFor((db) => ({
   version: pluckStatement<[string], number>(db, "SELECT version FROM store_versions WHERE store_id = ? AND scope = 'settings'"),
 }));
+const settingsVersion = rememberedUntilWrite((db, storeId) => statements(db).version.get(storeId) ?? 0);
 
 const MAX_ENTRIES = 10_000;
 
@@ -11,7 +12,7 @@ const MAX_ENTRIES = 10_000;
  * Read models built from a store's settings (the store document, payment routing) are computed once per
  * settings version: SQLite triggers grow the version on every write to the tables they come from (see the
  * store_versions migration; a module whose tables feed such a model adds its triggers there), so a read
- * costs one primary-key lookup and no write path can leave it stale. Values are shared: never mutate one.
+ * costs one primary-key lookup (none while nothing was written) and no write path can leave it stale. Values are shared: never mutate one.
  */
 export function cachedPerStoreSettings<A, T>(dbOf: (owner: A) => Db, build: (owner: A, storeId: string) => T): (owner: A, storeId: string) => T {
   const caches = new WeakMap<Db, Map<string, { version: number; value: T }>>();
@@ -19,7 +20,7 @@ export function cachedPerStoreSettings<A, T>(dbOf: (owner: A) => Db, build: (own
     const db = dbOf(owner);
     let cache = caches.get(db);
     if (!cache) caches.set(db, (cache = new Map()));
-    const version = statements(db).version.get(storeId) ?? 0;
+    const version = settingsVersion(db, storeId);
     const hit = cache.get(storeId);
     if (hit && hit.version === version) return hit.value;
     const value = build(owner, storeId);
