@@ -111,4 +111,39 @@ test('import: 1,000 CSV rows, a result per row, under 10 s; the same file again 
   assert.is((await svcCli('products', 'import', unknown)).exitCode, 2);
 });
 
+test('option-sets create / list / get / update / delete', async () => {
+  const file = join(dir, 'option-set.json');
+  writeFileSync(file, JSON.stringify({
+    name: '사이즈',
+    groups: [
+      { name: '사이즈', kind: 'COMBINATION', required: true, values: [{ name: 'S', additionalPrice: 0 }, { name: 'L', additionalPrice: 1000 }] },
+      { name: '포장', kind: 'ADDON', required: false, values: [{ name: '선물 포장', additionalPrice: 2000 }] },
+    ],
+    customInputs: [{ label: '각인 문구', placeholder: null, maxLength: 20, required: false, key: 'engraving', type: 'TEXT', options: [] }],
+  }));
+  const created = json(await svcCli('option-sets', 'create', '--data', `@${file}`, '--name', 'CLI 사이즈', '--json'));
+  assert.is(created.name, 'CLI 사이즈', '--name overrides the file');
+  assert.is(created.groups.length, 2);
+  assert.is(created.optionSort, 'REGISTERED');
+
+  const addons = json(await svcCli('option-sets', 'list', '--composition', 'addon', '--keyword', 'cli', '--json'));
+  assert.equal(addons.contents.map((o: any) => o.optionSetId), [created.optionSetId]);
+  const human = await svcCli('option-sets', 'get', created.optionSetId);
+  assert.is(human.exitCode, 0, human.stderr);
+  assert.ok(human.stdout.includes('L(+1,000원)') && human.stdout.includes('각인 문구 [engraving, TEXT]'), human.stdout);
+
+  const replaced = json(await svcCli('option-sets', 'update', created.optionSetId, '--data', JSON.stringify({ name: '색상', groups: [] }), '--json'));
+  assert.equal([replaced.name, replaced.groups, replaced.customInputs], ['색상', [], []], 'a replace drops what it leaves out');
+
+  const invalid = await svcCli('option-sets', 'create', '--data', JSON.stringify({ name: 'x', groups: [], extra: 1 }), '--json');
+  assert.is(invalid.exitCode, 1);
+  assert.is(json(invalid).code, 'VALIDATION_FAILED');
+  assert.is((await svcCli('option-sets', 'create', '--name', 'no data')).exitCode, 2, '--data is required');
+
+  assert.is(json(await svcCli('option-sets', 'delete', created.optionSetId, '--json')).deleted, true);
+  const gone = await svcCli('option-sets', 'get', created.optionSetId, '--json');
+  assert.is(gone.exitCode, 1);
+  assert.is(json(gone).code, 'OPTION_SET_NOT_FOUND');
+});
+
 test.run();
