@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { get as httpGet, type IncomingMessage } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { verifyWebhook } from '../../src/index.js';
@@ -111,6 +112,42 @@ test('verifyWebhook: valid, tampered, stale, rotated, malformed — on raw bytes
     const r = verifyWebhook({ secret, header, body, now });
     assert.equal(r, { valid: false, reason: 'MALFORMED_HEADER', timestamp: null }, header);
   }
+});
+
+test('a client that stops reading costs the server no memory; reading again, it gets every event in order', async () => {
+  const { emitEvent } = await import('../../src/modules/events/outbox.js');
+  const res = await new Promise<IncomingMessage>((ok, fail) =>
+    httpGet(`${svc.url}/v1/events/stream`, { headers: { authorization: `Bearer ${svc.ownerToken}`, 'x-store-id': svc.storeId } }, ok).on('error', fail));
+  assert.is(res.statusCode, 200);
+  res.pause(); // the socket is no longer read: the kernel's buffers fill, then the server's writes wait
+
+  const EVENTS = 1500;
+  const blob = 'x'.repeat(20_000); // 30 MB of events in all, far beyond the socket buffers
+  const before = process.memoryUsage().arrayBuffers;
+  svc.services.sqlite.transaction(() => {
+    for (let n = 0; n < EVENTS; n++) emitEvent(svc.services.db, Date.now(), { storeId: svc.storeId, type: 'ORDER.PAID', resource: null, data: { n, blob } });
+  })();
+  await new Promise((ok) => setTimeout(ok, 300)); // the stream hears of the events and fills its queue
+  const held = process.memoryUsage().arrayBuffers - before;
+  assert.ok(held < 8 * 1024 * 1024, `a stalled stream holds ${(held / 1048576).toFixed(1)} MB`);
+
+  const seen: number[] = [];
+  let buffer = '';
+  res.setEncoding('utf8');
+  res.on('data', (chunk: string) => {
+    buffer += chunk;
+    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+      const data = buffer.slice(0, end).split('\n').find((line) => line.startsWith('data: '));
+      buffer = buffer.slice(end + 2);
+      if (data) seen.push(JSON.parse(data.slice(6)).data.n);
+    }
+  });
+  res.resume();
+  const until = Date.now() + 10_000;
+  while (seen.length < EVENTS && Date.now() < until) await new Promise((ok) => setTimeout(ok, 20));
+  res.destroy();
+  assert.is(seen.length, EVENTS);
+  assert.ok(seen.every((n, i) => n === i), 'in order, none lost, none twice');
 });
 
 test.run();

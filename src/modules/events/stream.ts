@@ -11,6 +11,8 @@ import { EVENT_TYPES, sampleEvent } from './types.js';
 
 const HEARTBEAT_MS = 15_000;
 const BATCH = 200;
+/** What a stream holds in memory at most (plus one message) before it waits for its client to read. */
+const QUEUE_BYTES = 64 * 1024;
 
 const rowid = sql<number>`${events}.rowid`;
 const statements = preparedFor((db) => ({
@@ -43,6 +45,10 @@ export const streamEventsOperation = defineOperation({
  * `GET /v1/events/stream`: each new event of the store as one SSE message (`id` is a resume cursor,
  * `event` the type, `data` the body a webhook would carry). `Last-Event-ID` resumes after a drop;
  * otherwise the stream starts with events created after it opened.
+ *
+ * The events wait in the database, not in memory: the stream reads on from its cursor only while its
+ * queue has room (`QUEUE_BYTES`), and the socket's backpressure keeps the queue from draining. A client
+ * that reads slowly falls behind and catches up as it reads; it never grows the server's memory.
  */
 function streamResponse(services: Services, event: H3Event, storeId: string, types: string[] | null): Response {
   const q = statements(services.db);
@@ -50,21 +56,27 @@ function streamResponse(services: Services, event: H3Event, storeId: string, typ
   let cursor = Number.isSafeInteger(resumeFrom) && resumeFrom > 0 ? resumeFrom : (q.last.get()?.rowid ?? 0);
   const encoder = new TextEncoder();
   const bus = eventBus(services.db);
+  let push = () => {};
   let stop = () => {};
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
-      const push = () => {
+      const hasRoom = () => controller.desiredSize !== null && controller.desiredSize > 0;
+      const send = (text: string) => controller.enqueue(encoder.encode(text));
+      push = () => {
         if (!services.sqlite.open) return stop();
-        for (let rows = q.after.all({ storeId, after: cursor }); rows.length; rows = q.after.all({ storeId, after: cursor })) {
+        while (hasRoom()) {
+          const rows = q.after.all({ storeId, after: cursor });
+          if (rows.length === 0) return;
           for (const row of rows) {
+            if (!hasRoom()) return;
             cursor = row.rowid;
-            if (types && !types.includes(row.type)) continue;
-            controller.enqueue(encoder.encode(`id: ${row.rowid}\nevent: ${row.type}\ndata: ${eventPayload(row)}\n\n`));
+            if (!types || types.includes(row.type)) send(`id: ${row.rowid}\nevent: ${row.type}\ndata: ${eventPayload(row)}\n\n`);
           }
         }
       };
       const onEvent = (id: string) => id === storeId && push();
-      const heartbeat = setInterval(() => controller.enqueue(encoder.encode(': keep-alive\n\n')), HEARTBEAT_MS);
+      // A full queue already tells the client the connection is alive.
+      const heartbeat = setInterval(() => hasRoom() && send(': keep-alive\n\n'), HEARTBEAT_MS);
       stop = () => {
         clearInterval(heartbeat);
         bus.off('event', onEvent);
@@ -76,11 +88,13 @@ function streamResponse(services: Services, event: H3Event, storeId: string, typ
       };
       bus.on('event', onEvent);
       event.req.signal?.addEventListener('abort', () => stop());
-      controller.enqueue(encoder.encode(': connected\n\n'));
+      send(': connected\n\n');
       push();
     },
+    // The client read: catch up from the cursor.
+    pull: () => push(),
     cancel: () => stop(),
-  });
+  }, new ByteLengthQueuingStrategy({ highWaterMark: QUEUE_BYTES }));
   return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } });
 }
 
