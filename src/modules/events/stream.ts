@@ -75,7 +75,7 @@ function streamResponse(services: Services, event: H3Event, storeId: string, typ
         }
       };
       const onEvent = (id: string) => id === storeId && push();
-      // A full queue already tells the client the connection is alive.
+      // A full queue already has data waiting for the client: a heartbeat would only grow it.
       const heartbeat = setInterval(() => hasRoom() && send(': keep-alive\n\n'), HEARTBEAT_MS);
       stop = () => {
         clearInterval(heartbeat);
