@@ -29,23 +29,22 @@ export function pluckStatement<Params extends unknown[], Value>(db: Db, query: s
 const totalChanges = preparedFor((db) => pluckStatement<[], number>(db, 'SELECT total_changes()'));
 
 /**
- * A per-store read (a version counter) remembered until the next write. SQLite counts every row this
- * connection changes, triggers included, and the service is the file's only connection (EXCLUSIVE
- * locking, see client.ts): an unchanged count means an unchanged file, and the count costs a quarter
- * of the version read it spares. Reads inside a transaction are never remembered: its writes may roll
- * back, and the count does not go down when they do.
+ * The version a cached read model of a store is keyed by (a counter that triggers grow), or null inside a
+ * transaction: its writes may roll back and the number then comes again with other writes, so nothing
+ * built there may be remembered. Outside transactions the version is read once per write: SQLite counts
+ * every row this connection changes, triggers included, and the service is the file's only connection
+ * (EXCLUSIVE locking, see client.ts), so an unchanged count means an unchanged file. The count costs a
+ * quarter of the version read it spares.
  */
-export function rememberedUntilWrite<T>(read: (db: Db, storeId: string) => T): (db: Db, storeId: string) => T {
-  const memos = new WeakMap<Db, { changes: number; values: Map<string, T> }>();
+export function cacheVersion(read: (db: Db, storeId: string) => number): (db: Db, storeId: string) => number | null {
+  const memos = new WeakMap<Db, { changes: number; versions: Map<string, number> }>();
   return (db, storeId) => {
-    if (db.$client.inTransaction) return read(db, storeId);
+    if (db.$client.inTransaction) return null;
     const changes = totalChanges(db).get()!;
     let memo = memos.get(db);
-    if (memo?.changes !== changes) memos.set(db, (memo = { changes, values: new Map() }));
-    const known = memo.values.get(storeId);
-    if (known !== undefined) return known;
-    const value = read(db, storeId);
-    memo.values.set(storeId, value);
-    return value;
+    if (memo?.changes !== changes) memos.set(db, (memo = { changes, versions: new Map() }));
+    let version = memo.versions.get(storeId);
+    if (version === undefined) memo.versions.set(storeId, (version = read(db, storeId)));
+    return version;
   };
 }

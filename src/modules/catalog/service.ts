@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, getTableColumns, inArray, sql, type SQL } fr
 import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
-import { pluckStatement, preparedFor, rememberedUntilWrite } from '../../db/prepared.js';
+import { pluckStatement, preparedFor, cacheVersion } from '../../db/prepared.js';
 import { fail, validationFailed, type FieldError } from '../../server/errors.js';
 import { RawJson } from '../../server/envelope.js';
 import { defineMessages } from '../../server/messages.js';
@@ -253,7 +253,7 @@ export function pageOf(db: Db, storeId: string, filters: SQL[], page: number, si
   return { rows, variants: variantsByProduct(db, rows.map((r) => r.id)), page, size, total };
 }
 
-const catalogVersion = rememberedUntilWrite((db, storeId) => q(db).version.get(storeId) ?? 0);
+const catalogVersion = cacheVersion((db, storeId) => q(db).version.get(storeId) ?? 0);
 
 /** The cache holds at most this many characters of pages (about twice as many bytes with their encoding). */
 const MAX_CACHED_CHARS = 16 * 1024 * 1024;
@@ -266,12 +266,11 @@ const pageCaches = new WeakMap<Db, { pages: Map<string, RawJson>; chars: number 
  * `key` must hold everything else the page depends on (query, today's date for discounts). LRU, bounded by size.
  */
 export function cachedPage(db: Db, storeId: string, key: string, build: () => unknown): RawJson {
-  // Inside a transaction the version may belong to writes that roll back, and its number come again with
-  // other writes: such a page is built but never remembered.
-  if (db.$client.inTransaction) return new RawJson(JSON.stringify(build()));
+  const version = catalogVersion(db, storeId);
+  if (version === null) return new RawJson(JSON.stringify(build()));
   let cache = pageCaches.get(db);
   if (!cache) pageCaches.set(db, (cache = { pages: new Map(), chars: 0 }));
-  const full = `${storeId} ${catalogVersion(db, storeId)} ${key}`;
+  const full = `${storeId} ${version} ${key}`;
   let page = cache.pages.get(full);
   if (page === undefined) {
     page = new RawJson(JSON.stringify(build()));

@@ -1,10 +1,10 @@
 import type { Db } from '../../db/client.js';
-import { pluckStatement, preparedFor, rememberedUntilWrite } from '../../db/prepared.js';
+import { pluckStatement, preparedFor, cacheVersion } from '../../db/prepared.js';
 
 const statements = preparedFor((db) => ({
   version: pluckStatement<[string], number>(db, "SELECT version FROM store_versions WHERE store_id = ? AND scope = 'settings'"),
 }));
-const settingsVersion = rememberedUntilWrite((db, storeId) => statements(db).version.get(storeId) ?? 0);
+const settingsVersion = cacheVersion((db, storeId) => statements(db).version.get(storeId) ?? 0);
 
 const MAX_ENTRIES = 10_000;
 
@@ -21,12 +21,10 @@ export function cachedPerStoreSettings<A, T>(dbOf: (owner: A) => Db, build: (own
     let cache = caches.get(db);
     if (!cache) caches.set(db, (cache = new Map()));
     const version = settingsVersion(db, storeId);
+    if (version === null) return build(owner, storeId);
     const hit = cache.get(storeId);
     if (hit && hit.version === version) return hit.value;
     const value = build(owner, storeId);
-    // Inside a transaction the version may belong to writes that roll back, and the number be used again
-    // later: such a value is used but never remembered.
-    if (db.$client.inTransaction) return value;
     if (cache.size >= MAX_ENTRIES) cache.clear();
     cache.set(storeId, { version, value });
     return value;
