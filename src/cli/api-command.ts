@@ -101,6 +101,13 @@ export abstract class ApiCommand<T extends typeof Command> extends Command {
     }
   }
 
+  /** `--data` that must be one JSON object (a request body that flags may add fields to). */
+  protected readJsonObject(value: string, flag = 'data'): Record<string, unknown> {
+    const body = this.readJsonInput(value, flag);
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new UsageError(`--${flag} must be a JSON object`);
+    return body as Record<string, unknown>;
+  }
+
   /** Prompts only for people at a terminal; scripts and CI get a usage error naming the flag. */
   protected async ask(flag: string, message: string, options: { secret?: boolean } = {}): Promise<string> {
     if (!process.stdin.isTTY || process.env.CI) throw new UsageError(`missing --${flag}`);

@@ -1,14 +1,12 @@
 import { Flags, type Command } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
-import { UsageError } from '../../cli/usage-error.js';
 
 /** Commands that send or show a whole option set (its groups and inputs are JSON: `--data`). */
 export abstract class OptionSetCommand<T extends typeof Command> extends ApiCommand<T> {
   /** `--data` (inline JSON or @file.json), with `--name` on top. */
   protected optionSetBody(data: string, name: string | undefined): Record<string, unknown> {
-    const body = this.readJsonInput(data);
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new UsageError('--data must be a JSON object');
-    return name === undefined ? (body as Record<string, unknown>) : { ...body, name };
+    const body = this.readJsonObject(data);
+    return name === undefined ? body : { ...body, name };
   }
 
   protected showOptionSet(o: any) {

@@ -27,8 +27,7 @@ export function parseOptionAxis(spec: string) {
 export abstract class ProductCommand<T extends typeof Command> extends ApiCommand<T> {
   /** The request body: `--data` first, then every given flag on top. */
   protected productBody(f: ProductFlagValues): Record<string, unknown> {
-    const body = f.data ? this.readJsonInput(f.data) : {};
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new UsageError('--data must be a JSON object');
+    const body = f.data ? this.readJsonObject(f.data) : {};
     const fromFlags: Record<string, unknown> = {
       name: f.name,
       salePrice: f['sale-price'],
