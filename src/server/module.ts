@@ -1,4 +1,5 @@
 import type { H3 } from 'h3';
+import type { Db } from '../db/client.js';
 import type { Job } from './jobs.js';
 import type { Operation } from './registry.js';
 import type { Services } from './services.js';
@@ -16,8 +17,26 @@ export interface Module {
   onStoreCreated?(services: Services, storeId: string): void;
   /** Sample data for the seeded dev store, on its first start. */
   onSeed?(services: Services, storeId: string): void;
+  /**
+   * An order item moved to another flow state (the order-flow engine calls every module's hook inside the
+   * transaction that moved it): points earned on purchase decision, review eligibility, analytics facts.
+   */
+  onOrderItemMoved?(services: Services, db: Db, move: OrderItemMove): void;
   /** Routes outside the registry (HTML pages, OAuth, file serving); keep these rare. */
   mount?(app: H3, services: Services): void;
   /** Releases what the module holds outside the database (child processes) when the service stops. */
   onClose?(services: Services): void | Promise<void>;
+}
+
+export interface OrderItemMove {
+  storeId: string;
+  orderId: string;
+  orderItemId: string;
+  /** Flow state keys before and after the move. */
+  from: string;
+  to: string;
+  /** Core statuses (PAID, CONFIRMED, DISPATCHED, DELIVERED, FULFILLED, PURCHASE_DECIDED, CANCELED, …). */
+  previousCoreStatus: string;
+  coreStatus: string;
+  at: number;
 }

@@ -121,6 +121,13 @@ export interface Operation<B = any, Q = any, P = any> {
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;
   params?: z.ZodType<P>;
+  /**
+   * The envelope's `data` on success (zod, documentation only: it is never run on the hot path, but the
+   * OpenAPI document publishes it and the contract test checks live answers against it).
+   */
+  response?: z.ZodType;
+  /** Error codes this operation answers with beyond the ones every operation of its `auth` kind can give. */
+  errors?: string[];
   /** Success status; default 200. */
   status?: number;
   /** The resource the request acts on, for audit and dry run. */

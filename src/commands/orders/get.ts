@@ -1,7 +1,6 @@
 import { Args } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
-
-const won = (n: number) => `${n.toLocaleString('ko-KR')}원`;
+import { won } from '../../cli/format.js';
 
 /** An order for people: the lines `svc orders get` and `svc checkout try` print. */
 export function printOrder(cmd: Pick<ApiCommand<any>, 'log'>, order: any) {

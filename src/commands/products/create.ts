@@ -1,4 +1,5 @@
 import { Flags, type Command } from '@oclif/core';
+import { won } from '../../cli/format.js';
 import { ApiCommand } from '../../cli/api-command.js';
 import { UsageError } from '../../cli/usage-error.js';
 
@@ -50,7 +51,6 @@ export abstract class ProductCommand<T extends typeof Command> extends ApiComman
   }
 
   protected showProduct(p: any) {
-    const won = (n: number) => `${n.toLocaleString('ko-KR')}원`;
     this.log(`${p.name}  (${p.productId}, No. ${p.productNo})`);
     this.log(`  ${p.status} · ${won(p.salePrice)}${p.discount ? ` · 할인 ${won(p.discount.discountedPrice)} (${p.discount.startDate}~${p.discount.endDate})` : ''} · ${p.fulfillment.type} · 재고 ${p.stockQuantity}`);
     if (p.options.length) this.log(`  옵션: ${p.options.map((o: any) => `${o.name}=${o.values.join(',')}`).join(' / ')}`);
