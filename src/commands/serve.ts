@@ -2,7 +2,7 @@ import { Command, Flags } from '@oclif/core';
 
 export default class Serve extends Command {
   static override summary = 'Run the service for a deployment (no /_dev helpers, no seed); configured from the environment.';
-  static override description = 'Environment: SVC_PORT (8787), SVC_HOST (0.0.0.0), SVC_DATA_DIR (./data), SVC_PUBLIC_URL (the address clients use, e.g. https://api.example.com).';
+  static override description = 'Environment: SVC_PORT (8787), SVC_HOST (0.0.0.0), SVC_DATA_DIR (./data), SVC_PUBLIC_URL (the address clients use, e.g. https://api.example.com), SVC_TRUST_PROXY=1 (behind a reverse proxy: client addresses from X-Forwarded-For).';
 
   static override flags = {
     json: Flags.boolean({ description: 'Print one JSON ready line on stdout' }),
@@ -18,6 +18,7 @@ export default class Serve extends Command {
       host: env.SVC_HOST ?? '0.0.0.0',
       dataDir: env.SVC_DATA_DIR ?? './data',
       publicUrl: env.SVC_PUBLIC_URL,
+      trustProxy: env.SVC_TRUST_PROXY === '1' || env.SVC_TRUST_PROXY === 'true',
       json: flags.json,
     }, (line) => this.log(line));
   }

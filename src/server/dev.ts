@@ -1,33 +1,36 @@
 import { desc } from 'drizzle-orm';
 import { z } from 'zod';
-import type { H3 } from 'h3';
-import { successResponse, errorResponse, newTraceId } from './envelope.js';
-import { ApiError, fail } from './errors.js';
+import type { H3, H3Event } from 'h3';
+import { readJsonBody } from './body.js';
+import { successResponse, errorResponse, newTraceId, toApiError } from './envelope.js';
+import { fail } from './errors.js';
 import { runDueJobs } from './jobs.js';
 import { mailOutbox } from './schema.js';
 import type { Services } from './services.js';
 import { parseWith } from './validation.js';
 
-/** Helpers that exist only under `svc dev` (never in `svc serve`): time travel, mail, due jobs. */
-export function mountDevRoutes(app: H3, services: Services) {
+const DEV_BODY_LIMIT = 64 * 1024;
+
+/**
+ * A `/_dev` route answering in the envelope: its JSON body read like the API's (size, UTF-8, type, depth
+ * limits), and any fault answered as an error envelope, never a stack trace.
+ */
+export function devRoute(services: Services, handler: (body: unknown, event: H3Event) => unknown) {
   const docs = `${services.config.origin}/docs/errors`;
-  const route = (handler: (body: unknown) => unknown | Promise<unknown>) => async (event: { req: Request }) => {
+  return async (event: H3Event) => {
     const traceId = newTraceId();
     try {
-      const text = event.req.method === 'GET' ? '' : await event.req.text();
-      let body: unknown = {};
-      if (text.trim()) {
-        try {
-          body = JSON.parse(text);
-        } catch {
-          throw new ApiError(400, 'VALIDATION_FAILED');
-        }
-      }
-      return successResponse(200, await handler(body));
+      const body = event.req.method === 'GET' ? {} : await readJsonBody(event, DEV_BODY_LIMIT);
+      return successResponse(200, await handler(body, event));
     } catch (error) {
-      return errorResponse(error instanceof ApiError ? error : new ApiError(500, 'INTERNAL_ERROR'), traceId, docs);
+      return errorResponse(toApiError(error, traceId), traceId, docs);
     }
   };
+}
+
+/** Helpers that exist only under `svc dev` (never in `svc serve`): time travel, mail, due jobs. */
+export function mountDevRoutes(app: H3, services: Services) {
+  const route = (handler: (body: unknown) => unknown) => devRoute(services, handler);
 
   const clockNow = () => ({ kind: services.clock.kind, now: new Date(services.clock.now()).toISOString() });
   app.get('/_dev/v1/clock', route(clockNow));

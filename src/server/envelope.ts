@@ -70,7 +70,7 @@ export function errorEnvelope(err: ApiError, traceId: string, docsBase: string) 
 export const errorOutgoing = (err: ApiError, traceId: string, docsBase: string): Outgoing => ({
   status: err.status,
   body: JSON.stringify(errorEnvelope(err, traceId, docsBase)),
-  headers: { 'x-trace-id': traceId },
+  headers: { ...err.headers, 'x-trace-id': traceId },
 });
 
 /**

@@ -14,6 +14,8 @@ export class ApiError extends Error {
     readonly details: Record<string, unknown> | null = null,
     readonly fieldErrors: FieldError[] = [],
     message?: string,
+    /** Headers the answer carries (e.g. `Retry-After` of a 429). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message ?? errorMessage(code, status));
   }

@@ -1,14 +1,17 @@
-import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { toNodeHandler } from 'h3/node';
 import { manualClock, systemClock } from '../db/clock.js';
 import { openDatabase } from '../db/client.js';
 import { loadSigningKeys } from '../modules/accounts/keys.js';
 import { createApp } from './app.js';
+import { errorEnvelope, newTraceId } from './envelope.js';
+import { ApiError } from './errors.js';
 import { startJobLoop } from './jobs.js';
 import { modules, operations } from './modules.js';
+import { crossOriginWrite, devHostAllowed } from './request-guard.js';
 import { seedDevStore } from './seed.js';
 import { serviceUrls, type ServiceConfig, type Services } from './services.js';
 
@@ -22,6 +25,8 @@ export interface StartOptions {
   /** The address clients use, when it differs from the listening one (svc serve behind a proxy). */
   publicUrl?: string;
   unsafeWebhookHosts?: string[];
+  /** Take the client address from `X-Forwarded-For` (only behind a proxy that sets it). */
+  trustProxy?: boolean;
 }
 
 export interface RunningService {
@@ -40,7 +45,15 @@ export async function startService(options: StartOptions): Promise<RunningServic
 
   // The handler is bound once the port is known: the origin is part of every token's issuer.
   let handle: ReturnType<typeof toNodeHandler> | null = null;
-  const server = createServer((req, res) => handle!(req, res));
+  let docs = '';
+  const refuse = (res: ServerResponse, error: ApiError) => {
+    res.writeHead(error.status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(errorEnvelope(error, newTraceId(), docs)));
+  };
+  const server = createServer((req, res) => {
+    if (options.mode === 'dev' && !devHostAllowed(req.headers.host, options.host)) return refuse(res, new ApiError(421, 'MISDIRECTED_REQUEST'));
+    if (crossOriginWrite(req, (req.url ?? '/').split('?')[0])) return refuse(res, new ApiError(403, 'CROSS_ORIGIN_FORBIDDEN'));
+    handle!(req, res);
+  });
   await new Promise<void>((ok, ko) => {
     server.once('error', ko);
     server.listen(options.port, options.host, () => ok());
@@ -48,8 +61,9 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const { port } = server.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   const origin = (options.publicUrl ?? `http://${host}:${port}`).replace(/\/$/, '');
+  docs = `${origin}/docs/errors`;
 
-  const config: ServiceConfig = { origin, dataDir, mode: options.mode, unsafeWebhookHosts: options.unsafeWebhookHosts ?? [] };
+  const config: ServiceConfig = { origin, dataDir, mode: options.mode, unsafeWebhookHosts: options.unsafeWebhookHosts ?? [], trustProxy: options.trustProxy ?? false };
   const services: Services = {
     config,
     db: database.db,
@@ -58,7 +72,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     keys,
     modules,
     operations,
-    urls: serviceUrls(origin),
+    urls: serviceUrls(origin, serviceIdentity(dataDir, origin, options.publicUrl !== undefined)),
   };
   handle = toNodeHandler(createApp(services));
   const seeded = options.mode === 'dev' && options.seed !== false ? await seedDevStore(services) : null;
@@ -84,4 +98,16 @@ export async function startService(options: StartOptions): Promise<RunningServic
       return closing;
     },
   };
+}
+
+/**
+ * The origin that names this service in its tokens (their issuer). It is recorded in the data dir on the
+ * first start and kept, so a restart on another port (`--port 0`) does not change who issued a saved
+ * token: a 90-day CI token keeps working. `SVC_PUBLIC_URL` (svc serve) sets it explicitly.
+ */
+function serviceIdentity(dataDir: string, origin: string, configured: boolean): string {
+  const file = join(dataDir, 'identity.json');
+  if (!configured && existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { origin: string }).origin;
+  writeFileSync(file, JSON.stringify({ origin }));
+  return origin;
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
 import { getRouterParams, type H3Event } from 'h3';
 import { newId } from '../db/ids.js';
+import { protectedResourceMetadataUrl } from '../modules/accounts/oauth.js';
 import { authenticate, type Principal } from '../modules/accounts/principal.js';
 import { buyerContext } from '../modules/customers/service.js';
 import { roleAllows, tokenAllows } from '../modules/accounts/scopes.js';
@@ -10,11 +10,12 @@ import { writeAudit, type AuditResult } from '../modules/audit/service.js';
 import { findMembership } from '../modules/stores/service.js';
 import { assertAiActionsLeft, countAiAction, storeStillPrivate } from '../modules/stores/usage.js';
 import { acceptsGzip, errorOutgoing, newTraceId, successOutgoing, toApiError, toHttp, type Outgoing } from './envelope.js';
-import { fail, validationFailed } from './errors.js';
+import { fail, validationFailed, type ApiError } from './errors.js';
 import { isReply, type AgentPolicy, type Ctx, type Operation, type StoreContext, type StoreCtx, type Target } from './registry.js';
-import { idempotencyKeys } from './schema.js';
+import { claimIdempotencyKey, settleIdempotencyKey } from './idempotency.js';
 import type { Services } from './services.js';
-import { malformedJson, parseWith, queryObject } from './validation.js';
+import { parseJsonText, readBodyBytes, readBodyText, requireJsonContentType } from './body.js';
+import { parseWith, queryObject } from './validation.js';
 
 const DEFAULT_MAX_BODY = 1024 * 1024;
 /** Query parameters every operation accepts: `lang` picks the message language (only Korean is offered). */
@@ -37,6 +38,7 @@ export function operationHandler(services: Services, op: Operation) {
   // Keys belong to a token; the buyer API keys guest requests on its own records (checkout, payment).
   const honoursIdempotency = isWrite && op.idempotent !== false && (op.auth === 'account' || op.auth === 'store');
   const docsBase = `${services.config.origin}/docs/errors`;
+  const challenge = bearerChallenge(services, op);
 
   return (event: H3Event) => settle(answer(event));
 
@@ -84,6 +86,7 @@ export function operationHandler(services: Services, op: Operation) {
         query: event.url.search === '' ? {} : queryObject(event.url.searchParams, GLOBAL_QUERY),
         body: isWrite && !op.multipart ? ((yield readBodyText(event, op.maxBodyBytes ?? DEFAULT_MAX_BODY)) as string) : '',
       };
+      requireJsonContentType(event, raw.body);
       const multipart = op.multipart ? ((yield readMultipart(event, op.multipart.maxBytes)) as Multipart) : null;
       const ctx = buildCtx(services, op, raw, { principal, store, buyer, requestId, traceId, event, form: multipart?.form });
       target = op.target?.(ctx) ?? null;
@@ -115,33 +118,55 @@ export function operationHandler(services: Services, op: Operation) {
       }
 
       if (idempotencyKey) {
-        const replay = claimIdempotencyKey(services, principal!.tokenId, idempotencyKey, fingerprint);
+        const replay = claimIdempotencyKey(services.db, principal!.tokenId, idempotencyKey, fingerprint, ctx.now);
         if (replay) {
           audit(replay.status, replay.status < 400 ? 'SUCCEEDED' : 'FAILED', replay.status < 400 ? null : (JSON.parse(replay.body).meta?.code ?? null));
           return finish({ status: replay.status, body: replay.body }, true);
         }
       }
 
+      // The answer is remembered in the handler's own transaction where there is one, so a process killed
+      // in between cannot leave a committed change without its remembered answer.
+      const remember = idempotencyKey ? (answer: Outgoing) => settleIdempotencyKey(services.db, principal!.tokenId, idempotencyKey, answer) : undefined;
       let out: Outgoing | Response;
       try {
-        out = (yield execute(services, op, ctx)) as Outgoing | Response;
+        out = (yield execute(services, op, ctx, remember)) as Outgoing | Response;
       } catch (error) {
         const err = toApiError(error, traceId);
-        if (idempotencyKey) settleIdempotencyKey(services, principal!.tokenId, idempotencyKey, errorOutgoing(err, traceId, docsBase));
+        remember?.(errorOutgoing(err, traceId, docsBase));
         throw err;
       }
       // A stream answers as it is: it is a read, so it has nothing to remember or count.
       if (out instanceof Response) return out;
-      if (idempotencyKey) settleIdempotencyKey(services, principal!.tokenId, idempotencyKey, out);
+      if (remember && op.async) remember(out);
       if (agentWrite && store) countAiAction(services.db, store.id, ctx.now);
       audit(out.status, 'SUCCEEDED', null);
       return finish(out);
     } catch (error) {
       const err = toApiError(error, traceId);
       audit(err.status, err.status === 403 ? 'DENIED' : 'FAILED', err.code);
-      return finish(errorOutgoing(err, traceId, docsBase));
+      const out = errorOutgoing(err, traceId, docsBase);
+      if (err.status === 401) out.headers = { ...out.headers, 'www-authenticate': challenge(err, headers.get('authorization') !== null) };
+      return finish(out);
     }
   }
+}
+
+/**
+ * `WWW-Authenticate` of a 401 (RFC 6750 §3): `error="invalid_token"` when a token was presented and
+ * refused, no error code when none was sent (§3.1), and for account-token APIs the RFC 9728 §5.1
+ * `resource_metadata` address that tells a client where to get a token.
+ */
+function bearerChallenge(services: Services, op: Operation) {
+  const { origin } = services.config;
+  const metadata = op.auth === 'buyer' ? null : protectedResourceMetadataUrl(origin, op.path.startsWith('/v1/') ? '/v1' : '');
+  const realm = op.auth === 'buyer' ? 'svc-storefront' : 'svc';
+  return (err: ApiError, tokenPresented: boolean) => {
+    const parts = [`realm="${realm}"`];
+    if (tokenPresented) parts.push('error="invalid_token"', `error_description="${err.code}"`);
+    if (metadata) parts.push(`resource_metadata="${metadata}"`);
+    return `Bearer ${parts.join(', ')}`;
+  };
 }
 
 /**
@@ -198,20 +223,32 @@ export function buildCtx(
   };
 }
 
-/** Each write operation's handler wrapped in a transaction, per database (tests run several services in one process). */
-const transactions = new WeakMap<Services['sqlite'], WeakMap<Operation, (ctx: Ctx) => unknown>>();
+type AfterCommit = ((out: Outgoing) => void) | undefined;
+type TransactionalRun = (ctx: Ctx, inTransaction: AfterCommit) => Outgoing | Response;
 
-function transactional(services: Services, op: Operation) {
+/** Each write operation's handler wrapped in a transaction, per database (tests run several services in one process). */
+const transactions = new WeakMap<Services['sqlite'], WeakMap<Operation, TransactionalRun>>();
+
+function transactional(services: Services, op: Operation): TransactionalRun {
   let perDb = transactions.get(services.sqlite);
   if (!perDb) transactions.set(services.sqlite, (perDb = new WeakMap()));
   let run = perDb.get(op);
-  if (!run) perDb.set(op, (run = services.sqlite.transaction((c: Ctx) => op.handler(c))));
+  if (!run) {
+    perDb.set(op, (run = services.sqlite.transaction((c: Ctx, inTransaction: AfterCommit) => {
+      const out = wrapResult(op, op.handler(c));
+      if (inTransaction && !(out instanceof Response)) inTransaction(out);
+      return out;
+    })));
+  }
   return run;
 }
 
-/** Runs the handler — writes inside one SQLite transaction unless the operation is `async` — and wraps its result. */
-export function execute(services: Services, op: Operation, ctx: Ctx): Outgoing | Response | Promise<Outgoing | Response> {
-  if (op.method !== 'GET' && !op.async) return wrapResult(op, transactional(services, op)(ctx));
+/**
+ * Runs the handler — writes inside one SQLite transaction unless the operation is `async` — and wraps its
+ * result; `inTransaction` (remembering the answer of an idempotent request) runs inside that transaction.
+ */
+export function execute(services: Services, op: Operation, ctx: Ctx, inTransaction?: AfterCommit): Outgoing | Response | Promise<Outgoing | Response> {
+  if (op.method !== 'GET' && !op.async) return transactional(services, op)(ctx, inTransaction);
   const result = op.handler(ctx);
   return result instanceof Promise ? result.then((r) => wrapResult(op, r)) : wrapResult(op, result);
 }
@@ -256,22 +293,12 @@ export function authorize(services: Services, op: Operation, principal: Principa
   }
 }
 
-async function readBodyText(event: H3Event, maxBytes: number): Promise<string> {
-  const declared = Number(event.req.headers.get('content-length') ?? 0);
-  if (declared > maxBytes) throw fail(413, 'PAYLOAD_TOO_LARGE', { maxBytes });
-  const text = await event.req.text();
-  if (Buffer.byteLength(text) > maxBytes) throw fail(413, 'PAYLOAD_TOO_LARGE', { maxBytes });
-  return text;
-}
-
 type Multipart = Awaited<ReturnType<typeof readMultipart>>;
 
 /** A multipart body, size-checked, parsed, and digested so an Idempotency-Key covers the file too. */
 async function readMultipart(event: H3Event, maxBytes: number) {
   if (!(event.req.headers.get('content-type') ?? '').startsWith('multipart/form-data')) throw fail(415, 'UNSUPPORTED_MEDIA_TYPE', { expected: 'multipart/form-data' });
-  if (Number(event.req.headers.get('content-length') ?? 0) > maxBytes) throw fail(413, 'PAYLOAD_TOO_LARGE', { maxBytes });
-  const bytes = new Uint8Array(await event.req.arrayBuffer());
-  if (bytes.byteLength > maxBytes) throw fail(413, 'PAYLOAD_TOO_LARGE', { maxBytes });
+  const bytes = await readBodyBytes(event, maxBytes);
   try {
     const form = await new Response(bytes, { headers: { 'content-type': event.req.headers.get('content-type')! } }).formData();
     return { form, digest: createHash('sha256').update(bytes).digest('base64url') };
@@ -290,14 +317,7 @@ function parseQuery(op: Operation, query: Record<string, string>) {
 /** JSON bodies only; an empty body reads as `{}` so missing fields are named one by one. */
 function parseBody(op: Operation, raw: string) {
   if (op.method === 'GET') return undefined;
-  let value: unknown = {};
-  if (raw.trim() !== '') {
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      throw malformedJson();
-    }
-  }
+  const value = raw.trim() === '' ? {} : parseJsonText(raw);
   if (op.body) return parseWith(op.body, value);
   if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0) return undefined;
   throw validationFailed([{ field: '', code: 'BODY_NOT_ALLOWED', message: '이 API는 요청 본문을 받지 않습니다.' }]);
@@ -305,29 +325,4 @@ function parseBody(op: Operation, raw: string) {
 
 function requestFingerprint(op: Operation, event: H3Event, rawBody: string) {
   return createHash('sha256').update(`${op.method} ${event.url.pathname}?${event.url.search}\n${event.req.headers.get('x-store-id') ?? ''}\n${rawBody}`).digest('base64url');
-}
-
-/**
- * Same token and key: the first response is returned again. A different request under the key is 409
- * IDEMPOTENCY_KEY_REUSED; one still running is 409 IDEMPOTENCY_KEY_IN_USE.
- */
-function claimIdempotencyKey(services: Services, tokenId: string, key: string, fingerprint: string) {
-  const { db } = services;
-  return services.sqlite.transaction(() => {
-    const row = db.select().from(idempotencyKeys).where(and(eq(idempotencyKeys.tokenId, tokenId), eq(idempotencyKeys.key, key))).get();
-    if (!row) {
-      db.insert(idempotencyKeys).values({ tokenId, key, fingerprint, state: 'IN_PROGRESS', status: null, body: null, createdAt: services.clock.now() }).run();
-      return null;
-    }
-    if (row.fingerprint !== fingerprint) throw fail(409, 'IDEMPOTENCY_KEY_REUSED');
-    if (row.state === 'IN_PROGRESS') throw fail(409, 'IDEMPOTENCY_KEY_IN_USE');
-    return { status: row.status!, body: row.body! };
-  })();
-}
-
-/** Server faults are not remembered: the client may retry them under the same key. */
-function settleIdempotencyKey(services: Services, tokenId: string, key: string, out: Outgoing) {
-  const where = and(eq(idempotencyKeys.tokenId, tokenId), eq(idempotencyKeys.key, key));
-  if (out.status >= 500) services.db.delete(idempotencyKeys).where(where).run();
-  else services.db.update(idempotencyKeys).set({ state: 'DONE', status: out.status, body: out.body }).where(where).run();
 }

@@ -12,6 +12,8 @@ export interface ServiceConfig {
   mode: 'dev' | 'serve';
   /** Exact hosts exempt from the https and blocked-address rules of webhook URLs (svc dev only). */
   unsafeWebhookHosts: string[];
+  /** Behind a reverse proxy: the client address comes from `X-Forwarded-For` (attempt limits). */
+  trustProxy: boolean;
 }
 
 /** Everything a handler may reach, created once per server. */
@@ -33,11 +35,12 @@ export interface Services {
   };
 }
 
-export function serviceUrls(origin: string): Services['urls'] {
+/** Addresses at `origin` (where the service is reached now); `identity` is the recorded origin tokens are issued under. */
+export function serviceUrls(origin: string, identity = origin): Services['urls'] {
   return {
     admin: `${origin}/v1`,
     storefront: `${origin}/storefront/v1`,
     auth: `${origin}/auth`,
-    issuer: `${origin}/auth`,
+    issuer: `${identity}/auth`,
   };
 }

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ApiError, validationFailed, type FieldError } from './errors.js';
+import { validationFailed, type FieldError } from './errors.js';
 
 const TYPE_NAMES: Record<string, string> = {
   string: '문자열', number: '숫자', int: '정수', boolean: '불리언', object: '객체', array: '배열', null: 'null',
@@ -74,6 +74,3 @@ export function queryObject(params: URLSearchParams, ignored: ReadonlySet<string
   if (repeated.length) throw validationFailed(repeated);
   return out;
 }
-
-export const malformedJson = () =>
-  new ApiError(400, 'VALIDATION_FAILED', null, [{ field: '', code: 'MALFORMED_JSON', message: '본문이 올바른 JSON이 아닙니다.' }]);

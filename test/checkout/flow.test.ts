@@ -63,7 +63,13 @@ test('a full guest purchase: sheet → payment → pay page approve → order wi
   assert.match(html, 'value="APPROVE"');
   assert.match(html, 'value="REFUSE"');
   assert.match(html, 'value="CANCEL"');
-  const decided = await fetch(start.payUrl, { method: 'POST', body: new URLSearchParams({ outcome: 'APPROVE' }), redirect: 'manual' });
+  // The window's form carries its token; without it (another site posting the form) nothing is decided.
+  const token = /name="token" value="([^"]+)"/.exec(html)![1];
+  const forged = await fetch(start.payUrl, { method: 'POST', body: new URLSearchParams({ outcome: 'APPROVE' }), redirect: 'manual' });
+  assert.is(forged.status, 403);
+  const crossSite = await fetch(start.payUrl, { method: 'POST', body: new URLSearchParams({ outcome: 'APPROVE', token }), headers: { origin: 'https://evil.example' }, redirect: 'manual' });
+  assert.is(crossSite.status, 403);
+  const decided = await fetch(start.payUrl, { method: 'POST', body: new URLSearchParams({ outcome: 'APPROVE', token }), redirect: 'manual' });
   assert.is(decided.status, 303);
   const back = new URL(decided.headers.get('location')!);
   assert.is(`${back.origin}${back.pathname}`, RETURN_URL);

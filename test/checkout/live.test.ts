@@ -99,4 +99,28 @@ test('a refusal at the live gateway keeps the payment retryable; a second try is
   assert.is(done.searchParams.get('status'), 'COMPLETED');
 });
 
+test('two live windows both approved: the order stands, the second is canceled, and the payment stays APPROVED', async () => {
+  const sheet = await directSheet(guest, item);
+  const first = ok(await startGuestPayment(guest, sheet, { returnUrl: SHOP_RETURN, shippingAddress: ADDRESS, guest: GUEST }), 201);
+  // The buyer opens a second window; pg_one has no API to close the first, so both stay approvable.
+  const second = ok(await guest('POST', `/storefront/v1/payments/${first.paymentId}/attempts`, { body: { option: 'pg_one:CARD', returnUrl: SHOP_RETURN } }), 201);
+  const [a1, a2] = ok(await api('GET', `/v1/payments/${first.paymentId}`)).attempts;
+  assert.equal([a1.status, a2.status], ['READY', 'READY']);
+  fake.payments.set('tpk_two_1', { key: 'tpk_two_1', orderId: a1.pgOrderId, amount: first.amounts.totalAmount, status: 'IN_PROGRESS', method: '카드', canceled: 0 });
+  fake.payments.set('tpk_two_2', { key: 'tpk_two_2', orderId: a2.pgOrderId, amount: first.amounts.totalAmount, status: 'IN_PROGRESS', method: '카드', canceled: 0 });
+  const one = new URL((await fetch(`${svc.url}/pay/${first.paymentId}/return?attemptId=${first.attemptId}&paymentKey=tpk_two_1`, { redirect: 'manual' })).headers.get('location')!);
+  assert.is(one.searchParams.get('status'), 'COMPLETED');
+  await fetch(`${svc.url}/pay/${first.paymentId}/return?attemptId=${second.attemptId}&paymentKey=tpk_two_2`, { redirect: 'manual' });
+
+  const record = ok(await api('GET', `/v1/payments/${first.paymentId}`));
+  assert.is(record.status, 'APPROVED', 'the duplicate approval\'s cancel does not touch the payment');
+  assert.equal(record.attempts.map((a: any) => a.status), ['APPROVED', 'AUTO_CANCELED']);
+  assert.equal(record.refunds.map((r: any) => [r.attemptId, r.reason, r.status, r.amount]), [[second.attemptId, 'DUPLICATE_APPROVAL', 'COMPLETED', first.amounts.totalAmount]]);
+  assert.is(fake.payments.get('tpk_two_2')!.canceled, first.amounts.totalAmount, 'the second approval was given back at the gateway');
+  const listed = ok(await api('GET', '/v1/payments', { query: { keyword: first.paymentId } })).contents[0];
+  assert.is(listed.status, 'APPROVED');
+  const order = ok(await api('GET', `/v1/orders/${one.searchParams.get('orderId')}`));
+  assert.is(order.status, 'PAID');
+});
+
 test.run();

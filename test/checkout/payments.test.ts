@@ -69,6 +69,20 @@ test('gateway return address: a failure code ends the attempt, a success is conf
   assert.is((await fetch(`${svc.url}/pay/${start.paymentId}/return?attemptId=att_nope`)).status, 404);
 });
 
+test('a new window closes the older open one at the gateway (sandbox gateways allow it)', async () => {
+  const { start } = await newPayment();
+  const second = ok(await attempt(start.paymentId, { option: 'pg_two:CARD' }), 201);
+  const record = ok(await api('GET', `/v1/payments/${start.paymentId}`));
+  assert.equal(record.attempts.map((a: any) => [a.status, a.failure?.code ?? null]), [['CANCELED', 'WINDOW_SUPERSEDED'], ['READY', null]]);
+  // The old window is closed at the gateway itself: its return is refused there, the new one approves.
+  const old = await fetch(`${svc.url}/pay/${start.paymentId}/return?attemptId=${start.attemptId}`, { redirect: 'manual' });
+  assert.is.not(new URL(old.headers.get('location') ?? `${RETURN_URL}?status=none`).searchParams.get('status'), 'COMPLETED');
+  const done = ok(await simulate(guest, start.paymentId, 'APPROVE'));
+  assert.equal([done.result, done.storefrontResult.status], ['COMPLETED', 'COMPLETED']);
+  const after = ok(await api('GET', `/v1/payments/${start.paymentId}`));
+  assert.equal([after.status, after.refunds.length, after.attempts[1].attemptId], ['APPROVED', 0, second.attemptId]);
+});
+
 test('window error marks the option unavailable for the storefront', async () => {
   const { start } = await newPayment();
   const res = ok(await simulate(guest, start.paymentId, 'WINDOW_ERROR'));

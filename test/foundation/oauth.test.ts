@@ -55,9 +55,13 @@ test('RFC 8414 metadata and RFC 9728 protected-resource metadata', async () => {
   assert.is(meta.token_endpoint, `${svc.url}/auth/token`);
   const rootAlias = await (await fetch(`${svc.url}/.well-known/oauth-authorization-server/auth`)).json();
   assert.equal(rootAlias, meta);
-  const resource = await (await fetch(`${svc.url}/.well-known/oauth-protected-resource`)).json();
-  assert.is(resource.resource, `${svc.url}/v1`);
-  assert.equal(resource.authorization_servers, [`${svc.url}/auth`]);
+  assert.is(meta.authorization_response_iss_parameter_supported, true);
+  // RFC 9728 §3: each document names the resource whose well-known address served it.
+  const root = await (await fetch(`${svc.url}/.well-known/oauth-protected-resource`)).json();
+  assert.is(root.resource, svc.url);
+  const admin = await (await fetch(`${svc.url}/.well-known/oauth-protected-resource/v1`)).json();
+  assert.is(admin.resource, `${svc.url}/v1`);
+  assert.equal(admin.authorization_servers, [`${svc.url}/auth`]);
 });
 
 test('the authorize page is a real HTML login and consent form', async () => {
@@ -71,18 +75,34 @@ test('the authorize page is a real HTML login and consent form', async () => {
   assert.ok(page.includes('svc CLI'));
 });
 
-test('bad authorization requests are shown on the page, never redirected', async () => {
+test('until client and redirect address are known genuine, errors are shown on the page, never redirected', async () => {
   const { challenge } = pkce();
   for (const [extra, why] of [
     [{ client_id: 'evil' }, 'unknown client'],
     [{ redirect_uri: 'https://evil.example.com/cb' }, 'foreign redirect'],
-    [{ code_challenge_method: 'plain' }, 'plain PKCE'],
-    [{ code_challenge: 'short' }, 'bad challenge'],
-    [{ response_type: 'token' }, 'implicit flow'],
+    [{ redirect_uri: `${REDIRECT}#frag` }, 'fragment (RFC 6749 §3.1.2)'],
+    [{ redirect_uri: 'http://127.0.0.1:53682/elsewhere' }, 'another loopback path'],
+    [{ redirect_uri: `${REDIRECT}?x=1` }, 'a query on the loopback address'],
   ] as const) {
     const res = await fetch(`${svc.url}/auth/authorize?${authorizeParams(challenge, extra)}`, { redirect: 'manual' });
     assert.is(res.status, 400, why);
     assert.is(res.headers.get('location'), null, why);
+  }
+});
+
+test('after that, errors go back to the client as RFC 6749 §4.1.2.1 redirects with iss (RFC 9207)', async () => {
+  const { challenge } = pkce();
+  for (const [extra, error] of [
+    [{ code_challenge_method: 'plain' }, 'invalid_request'],
+    [{ code_challenge: 'short' }, 'invalid_request'],
+    [{ response_type: 'token' }, 'unsupported_response_type'],
+    [{ scope: 'product:rw nonsense:rw' }, 'invalid_scope'],
+  ] as const) {
+    const res = await fetch(`${svc.url}/auth/authorize?${authorizeParams(challenge, extra)}`, { redirect: 'manual' });
+    assert.is(res.status, 302, error);
+    const to = new URL(res.headers.get('location')!);
+    assert.is(`${to.origin}${to.pathname}`, REDIRECT);
+    assert.equal([to.searchParams.get('error'), to.searchParams.get('state'), to.searchParams.get('iss')], [error, 'st-123', `${svc.url}/auth`]);
   }
 });
 

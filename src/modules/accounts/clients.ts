@@ -9,15 +9,23 @@ export interface OAuthClient {
   allowsRedirect(uri: string): boolean;
 }
 
-/** RFC 8252 §7.3: native apps listen on a loopback port chosen at run time; any port is accepted. */
-function isLoopbackRedirect(uri: string): boolean {
-  try {
-    const url = new URL(uri);
-    return url.protocol === 'http:' && (url.hostname === '127.0.0.1' || url.hostname === '[::1]' || url.hostname === 'localhost');
-  } catch {
-    return false;
-  }
+/**
+ * RFC 8252 §7.3: native apps listen on a loopback port chosen at run time, so any port is accepted — but
+ * only the registered path, and no query or fragment.
+ */
+function loopbackRedirect(path: string) {
+  return (uri: string): boolean => {
+    try {
+      const url = new URL(uri);
+      const loopback = url.hostname === '127.0.0.1' || url.hostname === '[::1]' || url.hostname === 'localhost';
+      return url.protocol === 'http:' && loopback && url.pathname === path && url.search === '' && !uri.includes('#') && url.username === '' && url.password === '';
+    } catch {
+      return false;
+    }
+  };
 }
+
+const isLoopbackRedirect = loopbackRedirect('/callback');
 
 export const STORE_PLATFORM_CLIENT = 'svc-store-platform';
 export const CLI_CLIENT = 'svc-cli';

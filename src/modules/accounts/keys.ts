@@ -1,3 +1,4 @@
+import { hkdfSync } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
@@ -9,6 +10,8 @@ export interface SigningKeys {
   publicKey: CryptoKey;
   /** The public half as published at /auth/jwks.json. */
   publicJwk: JWK;
+  /** Key of the service's own form tokens (CSRF), derived from the signing key so it needs no file of its own. */
+  formKey: Buffer;
 }
 
 const ALG = 'EdDSA';
@@ -33,5 +36,6 @@ export async function loadSigningKeys(dataDir: string): Promise<SigningKeys> {
     privateKey: (await importJWK(jwk, ALG)) as CryptoKey,
     publicKey: (await importJWK(publicJwk, ALG)) as CryptoKey,
     publicJwk: { ...publicJwk, use: 'sig' },
+    formKey: Buffer.from(hkdfSync('sha256', Buffer.from(jwk.d!, 'base64url'), Buffer.alloc(0), 'svc page form tokens', 32)),
   };
 }

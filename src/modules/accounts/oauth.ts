@@ -1,11 +1,26 @@
 import { createHash } from 'node:crypto';
-import type { H3, H3Event } from 'h3';
+import { getRequestIP, type H3, type H3Event } from 'h3';
+import { readBodyText } from '../../server/body.js';
 import { ApiError } from '../../server/errors.js';
 import { escapeHtml, htmlResponse } from '../../server/html.js';
 import type { Services } from '../../server/services.js';
 import { findClient } from './clients.js';
 import { ALL_SCOPES } from './scopes.js';
-import { createAuthorizationCode, openLoginSession, refreshLogin, revokeRefreshToken, takeAuthorizationCode, verifyCredentials } from './service.js';
+import {
+  createAuthorizationCode, openLoginSession, refreshLogin, revokeLoginSession, revokePresentedToken, takeAuthorizationCode, verifyCredentials,
+} from './service.js';
+
+/** OAuth requests are small forms; nothing larger is read (RFC 6749 sets no size, so we do). */
+const OAUTH_BODY_LIMIT = 64 * 1024;
+
+/**
+ * RFC 9728 metadata of a protected resource, served at its path-aware well-known address (the root one
+ * for the origin itself): `/v1` → `/.well-known/oauth-protected-resource/v1`.
+ */
+export const protectedResourceMetadataUrl = (origin: string, resourcePath = '') => `${origin}/.well-known/oauth-protected-resource${resourcePath}`;
+
+/** The client's address, for attempt limits (the proxy's `X-Forwarded-For` only when told to trust it). */
+export const clientAddress = (event: H3Event, services: Services) => getRequestIP(event, { xForwardedFor: services.config.trustProxy }) ?? 'unknown';
 
 /**
  * The OAuth 2.1 authorization server: authorization code with PKCE (S256 only), refresh rotation,
@@ -24,59 +39,77 @@ export function mountOAuth(app: H3, services: Services) {
     grant_types_supported: ['authorization_code', 'refresh_token'],
     code_challenge_methods_supported: ['S256'],
     token_endpoint_auth_methods_supported: ['none'],
+    revocation_endpoint_auth_methods_supported: ['none'],
     scopes_supported: ALL_SCOPES,
+    // RFC 9207: every authorization response (success or error) names the issuer in `iss`.
+    authorization_response_iss_parameter_supported: true,
   };
   app.get('/auth/.well-known/oauth-authorization-server', () => metadata);
   // RFC 8414 §3.1: for an issuer with a path, the metadata also sits at the root with the path appended.
   app.get('/.well-known/oauth-authorization-server/auth', () => metadata);
   app.get('/auth/jwks.json', () => ({ keys: [services.keys.publicJwk] }));
-  app.get('/.well-known/oauth-protected-resource', () => ({
-    resource: admin,
+  // RFC 9728 §3: `resource` is exactly the identifier whose well-known address answered.
+  const resourceMetadata = (resource: string) => ({
+    resource,
     authorization_servers: [issuer],
     scopes_supported: ALL_SCOPES,
     bearer_methods_supported: ['header'],
     resource_documentation: `${services.config.origin}/v1/openapi.json`,
-  }));
+  });
+  app.get('/.well-known/oauth-protected-resource', () => resourceMetadata(services.config.origin));
+  app.get('/.well-known/oauth-protected-resource/v1', () => resourceMetadata(admin));
 
   app.get('/auth/authorize', (event) => {
     const request = authorizationRequest(event.url.searchParams);
-    if ('error' in request) return errorPage(request.error);
-    return consentPage(request);
+    return authorizeAnswer(request, issuer) ?? consentPage(request as AuthorizationRequest);
   });
 
   app.post('/auth/authorize', async (event) => {
-    const form = new URLSearchParams(await event.req.text());
-    const request = authorizationRequest(form);
-    if ('error' in request) return errorPage(request.error);
-    if (form.get('decision') !== 'allow') return redirectWith(request.redirectUri, { error: 'access_denied', state: request.state });
+    let form: URLSearchParams;
     try {
-      const user = await verifyCredentials(services, form.get('email') ?? '', form.get('password') ?? '');
+      form = new URLSearchParams(await readBodyText(event, OAUTH_BODY_LIMIT));
+    } catch (error) {
+      if (error instanceof ApiError) return errorPage(error.message, error.status);
+      throw error;
+    }
+    const request = authorizationRequest(form);
+    const refused = authorizeAnswer(request, issuer);
+    if (refused) return refused;
+    const valid = request as AuthorizationRequest;
+    if (form.get('decision') !== 'allow') return redirectWith(valid.redirectUri, { error: 'access_denied', state: valid.state, iss: issuer });
+    try {
+      const user = await verifyCredentials(services, form.get('email') ?? '', form.get('password') ?? '', clientAddress(event, services));
       const code = createAuthorizationCode(services, {
         userId: user.id,
-        clientId: request.client.clientId,
-        redirectUri: request.redirectUri,
-        codeChallenge: request.codeChallenge,
-        scope: request.scope,
+        clientId: valid.client.clientId,
+        redirectUri: valid.redirectUri,
+        codeChallenge: valid.codeChallenge,
+        scope: valid.scope,
         authTime: services.clock.now(),
       });
-      return redirectWith(request.redirectUri, { code, state: request.state, iss: issuer });
+      return redirectWith(valid.redirectUri, { code, state: valid.state, iss: issuer });
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'INVALID_LOGIN') return consentPage(request, '이메일 또는 비밀번호가 올바르지 않습니다.', form.get('email') ?? '');
+      if (error instanceof ApiError && error.code === 'INVALID_LOGIN') return consentPage(valid, '이메일 또는 비밀번호가 올바르지 않습니다.', form.get('email') ?? '');
+      if (error instanceof ApiError && error.status === 429) return consentPage(valid, error.message, form.get('email') ?? '', 429, error.headers);
       throw error;
     }
   });
 
   app.post('/auth/token', async (event) => {
     const params = await readTokenRequest(event);
+    if (params instanceof Response) return params;
     const clientId = params.get('client_id');
     const grant = params.get('grant_type');
     try {
       if (grant === 'authorization_code') {
-        const code = takeAuthorizationCode(services, params.get('code') ?? '');
+        const taken = takeAuthorizationCode(services, params.get('code') ?? '');
+        // RFC 6749 §4.1.2: a code presented twice was stolen; what it already gave out is revoked.
+        if (taken?.replayedSessionId) revokeLoginSession(services, taken.replayedSessionId);
+        const code = taken?.code;
         const verifier = params.get('code_verifier') ?? '';
         if (!code || code.clientId !== clientId || code.redirectUri !== params.get('redirect_uri')) return oauthError(400, 'invalid_grant', 'authorization code is invalid, used or expired');
         if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier) || s256(verifier) !== code.codeChallenge) return oauthError(400, 'invalid_grant', 'PKCE verification failed');
-        return tokenResponse(await openLoginSession(services, { userId: code.userId, clientId: code.clientId, scope: code.scope, authTime: code.authTime }));
+        return tokenResponse(await openLoginSession(services, { sessionId: code.sessionId!, userId: code.userId, clientId: code.clientId, scope: code.scope, authTime: code.authTime }));
       }
       if (grant === 'refresh_token') {
         return tokenResponse(await refreshLogin(services, params.get('refresh_token') ?? '', clientId));
@@ -88,11 +121,16 @@ export function mountOAuth(app: H3, services: Services) {
     }
   });
 
+  // RFC 7009: refresh tokens, login access tokens (their whole session) and account access tokens. An
+  // unknown or already invalid token is answered 200 alike; the hint only says where to look first.
   app.post('/auth/revoke', async (event) => {
     const params = await readTokenRequest(event);
+    if (params instanceof Response) return params;
     const token = params.get('token');
-    if (token) revokeRefreshToken(services, token);
-    return new Response(null, { status: 200 });
+    if (!token) return oauthError(400, 'invalid_request', 'token is required');
+    const outcome = await revokePresentedToken(services, token, params.get('client_id'));
+    if (outcome === 'OTHER_CLIENT') return oauthError(400, 'unauthorized_client', 'the token was not issued to this client');
+    return new Response(null, { status: 200, headers: { 'cache-control': 'no-store' } });
   });
 }
 
@@ -104,28 +142,57 @@ interface AuthorizationRequest {
   scope: string;
 }
 
-function authorizationRequest(params: URLSearchParams): AuthorizationRequest | { error: string } {
+/** Refused before the client and its redirect address are known to be genuine: shown on our page only. */
+interface PageError {
+  pageError: string;
+}
+
+/** Refused after they are: sent back to the client as an RFC 6749 §4.1.2.1 error redirect. */
+interface RedirectError {
+  redirectUri: string;
+  state: string | null;
+  error: 'invalid_request' | 'unsupported_response_type' | 'invalid_scope';
+  description: string;
+}
+
+function authorizationRequest(params: URLSearchParams): AuthorizationRequest | PageError | RedirectError {
   const client = findClient(params.get('client_id') ?? '');
-  if (!client) return { error: '알 수 없는 클라이언트입니다 (client_id).' };
+  if (!client) return { pageError: '알 수 없는 클라이언트입니다 (client_id).' };
   const redirectUri = params.get('redirect_uri') ?? '';
-  // Before the redirect address is trusted, errors are shown here, never sent to it.
-  if (!client.allowsRedirect(redirectUri)) return { error: '허용되지 않은 redirect_uri입니다.' };
-  if (params.get('response_type') !== 'code') return { error: 'response_type은 code여야 합니다.' };
-  if (params.get('code_challenge_method') !== 'S256') return { error: 'PKCE code_challenge_method는 S256만 지원합니다.' };
+  // RFC 6749 §3.1.2: a redirection endpoint has no fragment. Until the address is trusted, errors stay here.
+  if (redirectUri.includes('#') || !client.allowsRedirect(redirectUri)) return { pageError: '허용되지 않은 redirect_uri입니다.' };
+  const state = params.get('state');
+  const refuse = (error: RedirectError['error'], description: string): RedirectError => ({ redirectUri, state, error, description });
+  if (params.get('response_type') !== 'code') return refuse('unsupported_response_type', 'response_type must be code');
+  if (params.get('code_challenge_method') !== 'S256') return refuse('invalid_request', 'PKCE with code_challenge_method S256 is required');
   const codeChallenge = params.get('code_challenge') ?? '';
-  if (!/^[A-Za-z0-9_-]{43}$/.test(codeChallenge)) return { error: 'code_challenge가 올바르지 않습니다.' };
+  if (!/^[A-Za-z0-9_-]{43}$/.test(codeChallenge)) return refuse('invalid_request', 'code_challenge must be a base64url SHA-256 value');
   const requested = (params.get('scope') ?? '').split(' ').filter(Boolean);
   const unknown = requested.filter((s) => !ALL_SCOPES.includes(s));
-  if (unknown.length) return { error: `알 수 없는 범위입니다: ${unknown.join(', ')}` };
+  if (unknown.length) return refuse('invalid_scope', `unknown scopes: ${unknown.join(', ')}`);
   // First-party clients get every scope the user's roles allow; others only what they asked for.
   const scope = client.firstParty ? '*' : requested.join(' ');
-  return { client, redirectUri, codeChallenge, state: params.get('state'), scope };
+  return { client, redirectUri, codeChallenge, state, scope };
+}
+
+/** The answer to a refused authorization request, or null when it is valid. */
+function authorizeAnswer(request: ReturnType<typeof authorizationRequest>, issuer: string): Response | null {
+  if ('pageError' in request) return errorPage(request.pageError);
+  if ('error' in request) return redirectWith(request.redirectUri, { error: request.error, error_description: request.description, state: request.state, iss: issuer });
+  return null;
 }
 
 const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
-async function readTokenRequest(event: H3Event): Promise<URLSearchParams> {
-  const text = await event.req.text();
+/** A token or revocation request (form, or JSON for lenient clients), or the OAuth error answering it. */
+async function readTokenRequest(event: H3Event): Promise<URLSearchParams | Response> {
+  let text: string;
+  try {
+    text = await readBodyText(event, OAUTH_BODY_LIMIT);
+  } catch (error) {
+    if (error instanceof ApiError) return oauthError(error.status, 'invalid_request', error.status === 413 ? `request body over ${OAUTH_BODY_LIMIT} bytes` : 'request body is not UTF-8');
+    throw error;
+  }
   if ((event.req.headers.get('content-type') ?? '').includes('application/json')) {
     try {
       return new URLSearchParams(Object.entries(JSON.parse(text) as Record<string, string>));
@@ -161,7 +228,7 @@ label{display:block;font-size:13px;margin:14px 0 4px}input{width:100%;box-sizing
 .row{display:flex;gap:8px;margin-top:20px}button{flex:1;padding:11px;border:0;border-radius:8px;font-size:15px;cursor:pointer}
 button[value=allow]{background:#1f5eff;color:#fff}button[value=deny]{background:#eef}.err{color:#c00;font-size:13px}ul{font-size:13px;color:#444;padding-left:18px}`;
 
-function consentPage(request: AuthorizationRequest, error?: string, email = '') {
+function consentPage(request: AuthorizationRequest, error?: string, email = '', status = 200, headers?: Record<string, string>) {
   const hidden = ['client_id', 'redirect_uri', 'code_challenge', 'state', 'scope']
     .map((name) => {
       const value = { client_id: request.client.clientId, redirect_uri: request.redirectUri, code_challenge: request.codeChallenge, state: request.state ?? '', scope: request.scope === '*' ? '' : request.scope }[name]!;
@@ -175,9 +242,9 @@ ${error ? `<p class="err">${escapeHtml(error)}</p>` : ''}
 <form method="post" action="/auth/authorize">${hidden}<input type="hidden" name="response_type" value="code"><input type="hidden" name="code_challenge_method" value="S256">
 <label for="email">이메일</label><input id="email" name="email" type="email" autocomplete="username" value="${escapeHtml(email)}" required>
 <label for="password">비밀번호</label><input id="password" name="password" type="password" autocomplete="current-password">
-<div class="row"><button name="decision" value="deny" formnovalidate>거부</button><button name="decision" value="allow">허용하고 로그인</button></div></form></main></body></html>`);
+<div class="row"><button name="decision" value="deny" formnovalidate>거부</button><button name="decision" value="allow">허용하고 로그인</button></div></form></main></body></html>`, status, headers);
 }
 
-function errorPage(message: string) {
-  return htmlResponse(`<!doctype html><html lang="ko"><head><meta charset="utf-8"><title>svc 로그인 오류</title><style>${PAGE_STYLE}</style></head><body><main><h1>로그인할 수 없습니다</h1><p class="err">${escapeHtml(message)}</p></main></body></html>`, 400);
+function errorPage(message: string, status = 400) {
+  return htmlResponse(`<!doctype html><html lang="ko"><head><meta charset="utf-8"><title>svc 로그인 오류</title><style>${PAGE_STYLE}</style></head><body><main><h1>로그인할 수 없습니다</h1><p class="err">${escapeHtml(message)}</p></main></body></html>`, status);
 }

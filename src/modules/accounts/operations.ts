@@ -4,6 +4,7 @@ import { fail } from '../../server/errors.js';
 import { defineOperation, reply } from '../../server/registry.js';
 import { createStore, listUserStores, STORE_CODE } from '../stores/service.js';
 import { STORE_PLATFORM_CLIENT } from './clients.js';
+import { clientAddress } from './oauth.js';
 import { accessTokens } from './schema.js';
 import { ALL_SCOPES, isKnownScope } from './scopes.js';
 import {
@@ -37,7 +38,7 @@ export const accountOperations = [
     body: z.object({ email: z.string().min(1).max(254), password: z.string().min(1).max(128) }).strict(),
     async: true,
     handler: async (ctx) => {
-      const user = await verifyCredentials(ctx.services, ctx.body.email, ctx.body.password);
+      const user = await verifyCredentials(ctx.services, ctx.body.email, ctx.body.password, clientAddress(ctx.event, ctx.services));
       const tokens = await openLoginSession(ctx.services, { userId: user.id, clientId: STORE_PLATFORM_CLIENT, scope: '*', authTime: ctx.clock.now() });
       return { ...tokens, user: { userId: user.id, email: user.email, name: user.name } };
     },

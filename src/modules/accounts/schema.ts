@@ -41,6 +41,8 @@ export const authorizationCodes = sqliteTable('authorization_codes', {
   authTime: integer('auth_time').notNull(),
   expiresAt: integer('expires_at').notNull(),
   usedAt: integer('used_at'),
+  /** The login session the code was exchanged for, so a replayed code can revoke it. */
+  sessionId: text('session_id'),
 });
 
 export const accessTokens = sqliteTable('access_tokens', {
@@ -65,3 +67,4 @@ export const passwordResets = sqliteTable('password_resets', {
   expiresAt: integer('expires_at').notNull(),
   usedAt: integer('used_at'),
 });
+

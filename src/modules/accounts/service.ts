@@ -7,7 +7,9 @@ import { sendMail } from '../../server/mail.js';
 import { checkPassword, hashPassword } from './password.js';
 import { invalidatePrincipals } from './principal.js';
 import { accessTokens, authorizationCodes, loginSessions, passwordResets, refreshTokens, users } from './schema.js';
-import { hashSecret, signToken } from './tokens.js';
+import { clearAttempts, releaseAttempt, reserveAttempt, type ThrottleRule } from '../../server/throttle.js';
+import { defineMessages } from '../../server/messages.js';
+import { hashSecret, signToken, verifyToken } from './tokens.js';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -21,6 +23,18 @@ export const ACCESS_TOKEN_MAX_DAYS = 365;
 export const LIVE_ACCESS_TOKEN_LIMIT = 50;
 export const FRESH_LOGIN_SECONDS = 10 * 60;
 const RESET_TTL_MS = 30 * MINUTE;
+
+defineMessages({
+  LOGIN_THROTTLED: '로그인 시도가 너무 많습니다. Retry-After 이후에 다시 시도하세요.',
+  PASSWORD_RESET_THROTTLED: '비밀번호 재설정 요청이 너무 많습니다. Retry-After 이후에 다시 시도하세요.',
+});
+
+/** At most 10 sign-in attempts per account in 15 minutes (issue 10); the right password too while locked. */
+const ACCOUNT_LOGINS: ThrottleRule = { limit: 10, windowMs: 15 * MINUTE };
+/** A wider net per client address, against guessing across many accounts. */
+const ADDRESS_LOGINS: ThrottleRule = { limit: 100, windowMs: 15 * MINUTE };
+/** Reset mails per e-mail address, so nobody can flood an owner's inbox. */
+const RESET_MAILS: ThrottleRule = { limit: 5, windowMs: 60 * MINUTE };
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
@@ -37,11 +51,28 @@ export async function signup(services: Services, input: { email: string; passwor
   })();
 }
 
-export async function verifyCredentials(services: Services, email: string, password: string) {
-  const user = services.db.select().from(users).where(eq(users.email, normalizeEmail(email))).get();
+/**
+ * A password sign-in from `address`. Attempts are reserved per account and per address before the password
+ * is hashed (so concurrent guesses cannot all be evaluated); over the limit the answer is 429 — for the
+ * right password too — until the window ends. A success clears its account's count and gives its address
+ * attempt back.
+ */
+export async function verifyCredentials(services: Services, email: string, password: string, address: string) {
+  const { db, clock } = services;
+  const accountKey = `login:${normalizeEmail(email)}`;
+  const addressKey = `login-address:${address}`;
+  services.sqlite.transaction(() => {
+    reserveAttempt(db, accountKey, ACCOUNT_LOGINS, clock.now(), 'LOGIN_THROTTLED');
+    reserveAttempt(db, addressKey, ADDRESS_LOGINS, clock.now(), 'LOGIN_THROTTLED');
+  })();
+  const user = db.select().from(users).where(eq(users.email, normalizeEmail(email))).get();
   // Unknown e-mail and wrong password look alike, and take alike long.
   const ok = await checkPassword(password, user?.passwordHash ?? 'scrypt$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
   if (!user || !ok) throw fail(401, 'INVALID_LOGIN');
+  services.sqlite.transaction(() => {
+    clearAttempts(db, accountKey);
+    releaseAttempt(db, addressKey);
+  })();
   return user;
 }
 
@@ -55,10 +86,10 @@ export interface LoginTokens {
 }
 
 /** Opens a login session (one OAuth grant) and issues its first token pair. */
-export async function openLoginSession(services: Services, input: { userId: string; clientId: string; scope: string; authTime: number }) {
+export async function openLoginSession(services: Services, input: { sessionId?: string; userId: string; clientId: string; scope: string; authTime: number }) {
   const now = services.clock.now();
   const session = {
-    id: newId('lgs', now),
+    id: input.sessionId ?? newId('lgs', now),
     userId: input.userId,
     clientId: input.clientId,
     scope: input.scope,
@@ -114,9 +145,29 @@ export async function refreshLogin(services: Services, refreshToken: string, cli
   return issueLoginTokens(services, session);
 }
 
-export function revokeRefreshToken(services: Services, refreshToken: string) {
-  const row = services.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, hashSecret(refreshToken))).get();
-  if (row) revokeLoginSession(services, row.sessionId);
+/**
+ * RFC 7009 revocation of whatever token was presented: a refresh token or a login access token ends its
+ * login session (both halves), an account access token is revoked. `OTHER_CLIENT` when a client names a
+ * login of another client; anything unknown or already invalid is `NONE`, which the endpoint answers 200 too.
+ */
+export async function revokePresentedToken(services: Services, token: string, clientId: string | null): Promise<'REVOKED' | 'NONE' | 'OTHER_CLIENT'> {
+  const { db } = services;
+  const refresh = db.select({ sessionId: refreshTokens.sessionId }).from(refreshTokens).where(eq(refreshTokens.tokenHash, hashSecret(token))).get();
+  const claims = refresh ? null : await verifyToken(services, token);
+  const sessionId = refresh?.sessionId ?? (claims?.typ === 'login' ? claims.sid : undefined);
+  if (sessionId) {
+    const session = db.select({ clientId: loginSessions.clientId }).from(loginSessions).where(eq(loginSessions.id, sessionId)).get();
+    if (!session) return 'NONE';
+    if (clientId !== null && clientId !== session.clientId) return 'OTHER_CLIENT';
+    revokeLoginSession(services, sessionId);
+    return 'REVOKED';
+  }
+  if (claims?.typ === 'access') {
+    db.update(accessTokens).set({ revokedAt: services.clock.now() }).where(and(eq(accessTokens.id, claims.jti), isNull(accessTokens.revokedAt))).run();
+    invalidatePrincipals();
+    return 'REVOKED';
+  }
+  return 'NONE';
 }
 
 export function revokeLoginSession(services: Services, sessionId: string) {
@@ -143,14 +194,22 @@ export function createAuthorizationCode(
   return code;
 }
 
-/** Codes are single use; the PKCE verifier is checked by the caller against `codeChallenge`. */
+/**
+ * Codes are single use: the first exchange gets the code with the id its login session will have; a
+ * replay gets only that session id, to revoke what the code already gave out. The PKCE verifier is checked
+ * by the caller against `codeChallenge`.
+ */
 export function takeAuthorizationCode(services: Services, code: string) {
-  return services.sqlite.transaction(() => {
-    const row = services.db.select().from(authorizationCodes).where(eq(authorizationCodes.codeHash, hashSecret(code))).get();
-    if (!row || row.usedAt !== null || row.expiresAt <= services.clock.now()) return null;
-    services.db.update(authorizationCodes).set({ usedAt: services.clock.now() }).where(eq(authorizationCodes.codeHash, row.codeHash)).run();
-    return row;
-  })();
+  const now = services.clock.now();
+  const codeHash = hashSecret(code);
+  const taken = services.db.update(authorizationCodes)
+    .set({ usedAt: now, sessionId: newId('lgs', now) })
+    .where(and(eq(authorizationCodes.codeHash, codeHash), isNull(authorizationCodes.usedAt), gt(authorizationCodes.expiresAt, now)))
+    .returning()
+    .get();
+  if (taken) return { code: taken, replayedSessionId: null };
+  const replayed = services.db.select({ sessionId: authorizationCodes.sessionId }).from(authorizationCodes).where(eq(authorizationCodes.codeHash, codeHash)).get();
+  return replayed?.sessionId ? { code: null, replayedSessionId: replayed.sessionId } : null;
 }
 
 export interface AccessTokenInput {
@@ -213,6 +272,8 @@ export function presentAccessToken(t: typeof accessTokens.$inferSelect, now: num
 }
 
 export function requestPasswordReset(services: Services, email: string) {
+  // Counted per e-mail whether or not the account exists, so the limit itself probes nothing.
+  reserveAttempt(services.db, `reset:${normalizeEmail(email)}`, RESET_MAILS, services.clock.now(), 'PASSWORD_RESET_THROTTLED');
   const user = services.db.select().from(users).where(eq(users.email, normalizeEmail(email))).get();
   // The answer is the same whether or not the account exists, so the endpoint cannot probe e-mails.
   if (!user) return;

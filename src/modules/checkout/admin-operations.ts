@@ -18,7 +18,10 @@ const ADMIN_STATUSES = ['READY', 'CONFIRMING', 'APPROVED', 'PARTIALLY_REFUNDED',
 type AdminStatus = (typeof ADMIN_STATUSES)[number];
 
 // Spelled out with table names: inside a select from payments drizzle would leave the columns unqualified.
-const refundedAmount = sql.raw(`coalesce((select sum(r.amount) from payment_refunds r where r.payment_id = payments.id and r.status = 'COMPLETED'), 0)`);
+// Only the approving attempt's money decides a completed payment's status: a duplicate approval's automatic
+// cancel is that attempt's own refund and shows in `refunds[]` without touching it.
+const refundedAmount = sql.raw(`coalesce((select sum(r.amount) from payment_refunds r join payment_attempts a on a.id = r.attempt_id
+  where r.payment_id = payments.id and r.status = 'COMPLETED' and a.status = 'APPROVED'), 0)`);
 const adminStatusSql = (now: number) => sql<AdminStatus>`case
   when ${payments.status} = 'COMPLETED' then case when ${refundedAmount} = 0 then 'APPROVED' when ${refundedAmount} >= ${payments.amounts}->>'totalAmount' then 'CANCELED' else 'PARTIALLY_REFUNDED' end
   when ${payments.status} = 'CONFIRMING' then 'CONFIRMING'

@@ -1,6 +1,8 @@
 import { getRouterParam, type H3, type H3Event } from 'h3';
 import { isoAt } from '../../db/clock.js';
-import { errorResponse, newTraceId, successResponse } from '../../server/envelope.js';
+import { readBodyText } from '../../server/body.js';
+import { devRoute } from '../../server/dev.js';
+import { formToken, formTokenValid } from '../../server/form-token.js';
 import { ApiError } from '../../server/errors.js';
 import { escapeHtml, htmlResponse } from '../../server/html.js';
 import type { Services } from '../../server/services.js';
@@ -9,6 +11,8 @@ import { simulateOutcome, type Outcome } from './inputs.js';
 import { attemptsOf, decideSandbox, findPayment, returnFromGateway, storefrontResult } from './payments.js';
 import { loadSheet } from './service.js';
 
+/** The window's form is three fields; nothing larger is read. */
+const PAY_FORM_LIMIT = 4096;
 const won = (n: number) => `${n.toLocaleString('ko-KR')}원`;
 
 function page(title: string, body: string, status = 200) {
@@ -38,7 +42,7 @@ function windowPage(services: Services, paymentId: string) {
 <h1>${escapeHtml(open.pg === 'pg_one' ? 'PG One' : 'PG Two')} 결제</h1>
 <dl><dt>주문</dt><dd>${escapeHtml(name)}</dd><dt>주문 번호</dt><dd>${escapeHtml(open.pgOrderId)}</dd><dt>결제 수단</dt><dd>${escapeHtml(open.method)}${open.provider ? ` (${escapeHtml(open.provider)})` : ''}</dd><dt>유효 시간</dt><dd>${escapeHtml(isoAt(payment.expiresAt))}까지</dd></dl>
 <div class="amount">${won(payment.amounts.totalAmount)}</div>
-<form method="post">${button('APPROVE', '결제 승인', 'approve')}${button('REFUSE', '결제 거절 (카드사 거절)')}${button('CANCEL', '창 닫기')}</form>
+<form method="post"><input type="hidden" name="token" value="${formToken(services, 'pay-window', open.id)}">${button('APPROVE', '결제 승인', 'approve')}${button('REFUSE', '결제 거절 (카드사 거절)')}${button('CANCEL', '창 닫기')}</form>
 </div>`);
 }
 
@@ -73,17 +77,27 @@ export function mountPayPages(app: H3, services: Services) {
   app.get('/pay/:paymentId', (event) => windowPage(services, paymentIdOf(event)));
   app.post('/pay/:paymentId', async (event) => {
     const paymentId = paymentIdOf(event);
-    const form = await event.req.formData().catch(() => null);
-    const outcome = form?.get('outcome');
+    let form: URLSearchParams;
+    try {
+      form = new URLSearchParams(await readBodyText(event, PAY_FORM_LIMIT));
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return errorPage(error);
+    }
+    const outcome = form.get('outcome');
     if (outcome !== 'APPROVE' && outcome !== 'REFUSE' && outcome !== 'CANCEL') return page('잘못된 요청', '<div class="box"><h1>잘못된 요청입니다</h1></div>', 400);
     const attempt = attemptsOf(services.db, paymentId).filter((a) => a.status === 'READY').at(-1);
+    // The window's own form carries a token bound to its attempt: another site cannot approve in the buyer's name.
+    if (!attempt || !formTokenValid(services, 'pay-window', attempt.id, form.get('token'))) {
+      return page('잘못된 요청', '<div class="box"><h1>결제창이 바뀌었거나 만료되었습니다</h1><p>결제창을 다시 열어 주세요.</p></div>', 403);
+    }
     try {
       await decideSandbox(services, paymentId, outcome);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       return errorPage(error);
     }
-    return returnRedirect(services, paymentId, attempt!.returnUrl);
+    return returnRedirect(services, paymentId, attempt.returnUrl);
   });
   app.get('/pay/:paymentId/return', async (event) => {
     try {
@@ -94,25 +108,10 @@ export function mountPayPages(app: H3, services: Services) {
     }
   });
   if (services.config.mode !== 'dev') return;
-  const docs = `${services.config.origin}/docs/errors`;
-  app.post('/_dev/v1/payments/:paymentId/simulate', async (event) => {
-    try {
-      let raw: unknown = {};
-      const text = await event.req.text();
-      if (text.trim()) {
-        try {
-          raw = JSON.parse(text);
-        } catch {
-          throw new ApiError(400, 'VALIDATION_FAILED');
-        }
-      }
-      const { outcome, amount } = parseWith(simulateOutcome, raw);
-      const paymentId = paymentIdOf(event);
-      if (!findPayment(services.db, paymentId)) throw new ApiError(404, 'PAYMENT_NOT_FOUND');
-      return successResponse(200, await decideSandbox(services, paymentId, outcome, { amount }));
-    } catch (error) {
-      if (!(error instanceof ApiError)) console.error('[svc] simulate:', error);
-      return errorResponse(error instanceof ApiError ? error : new ApiError(500, 'INTERNAL_ERROR'), newTraceId(), docs);
-    }
-  });
+  app.post('/_dev/v1/payments/:paymentId/simulate', devRoute(services, async (raw, event) => {
+    const { outcome, amount } = parseWith(simulateOutcome, raw);
+    const paymentId = paymentIdOf(event);
+    if (!findPayment(services.db, paymentId)) throw new ApiError(404, 'PAYMENT_NOT_FOUND');
+    return decideSandbox(services, paymentId, outcome, { amount });
+  }));
 }

@@ -313,8 +313,29 @@ export async function newAttempt(ctx: Ctx<{ option: PaymentOptionRef; returnUrl:
     })();
     const fresh = loadPayment(ctx.db, payment.id);
     const payUrl = await openWindow(services, gateway, fresh, attempt, loadSheet(ctx.db, payment.checkoutId));
+    await closeOlderWindows(services, payment.id, attempt.id);
     return reply(201, startView(fresh, attempt, option, payUrl));
   });
+}
+
+/**
+ * A new window replaces the buyer's older open ones: each is closed at its gateway where the gateway
+ * allows it (and then ends `CANCELED`, `WINDOW_SUPERSEDED`); where it does not, the old window stays open
+ * at the gateway and a late approval of it is settled like any second approval.
+ */
+async function closeOlderWindows(services: Services, paymentId: string, newAttemptId: string) {
+  const older = attemptsOf(services.db, paymentId).filter((a) => a.id !== newAttemptId && a.status === 'READY' && a.pgPaymentKey);
+  for (const attempt of older) {
+    const gateway = gatewayFor(services, attempt.storeId, attempt.pg as Pg, { credentialId: attempt.credentialId ?? undefined });
+    if (!gateway.expireWindow) continue;
+    const outcome = await gateway.expireWindow({ pgPaymentKey: attempt.pgPaymentKey!, pgOrderId: attempt.pgOrderId }).catch(() => 'ALREADY_DECIDED' as const);
+    if (outcome !== 'EXPIRED') continue;
+    const now = services.clock.now();
+    services.db.update(paymentAttempts)
+      .set({ status: 'CANCELED', failure: failure('WINDOW_SUPERSEDED', '새 결제창이 열려 이 결제창을 닫았습니다.', false, now), updatedAt: now })
+      .where(and(eq(paymentAttempts.id, attempt.id), eq(paymentAttempts.status, 'READY')))
+      .run();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------

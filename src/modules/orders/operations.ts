@@ -9,7 +9,8 @@ import { checkPassword, hashPassword } from '../accounts/password.js';
 import { guestLookup } from '../checkout/inputs.js';
 import { pageQuery, paginated } from '../../server/paging.js';
 import { kstDayStart, orderNoString, periodOf, queryBool } from './queries.js';
-import { cashReceipts, guestLookupFailures, orderItems, orders } from './schema.js';
+import { clearAttempts, reserveAttempt, type ThrottleRule } from '../../server/throttle.js';
+import { cashReceipts, orderItems, orders } from './schema.js';
 import { cashReceiptOf, findOrderByNo, itemsOfOrder, loadOrder, presentCashReceipt, presentOrder, presentOrderItem, type OrderRow } from './service.js';
 
 defineMessages({
@@ -20,9 +21,8 @@ defineMessages({
 
 const tag = 'Orders';
 const ORDER_LIST_MAX_DAYS = 92;
-/** Guest look-ups (spec 02 §5): this many wrong tries in a row lock the order number for 30 minutes. */
-const GUEST_LOOKUP_TRIES = 5;
-const GUEST_LOOKUP_LOCK_MS = 30 * 60_000;
+/** Guest look-ups (spec 02 §5): at most 5 tries per order number in 30 minutes, then 429 until the window ends. */
+const GUEST_LOOKUPS: ThrottleRule = { limit: 5, windowMs: 30 * 60_000 };
 // Compared against when the order does not exist, so a missing order costs the same time as a wrong password.
 const dummyHash = hashPassword('svc-no-such-order');
 
@@ -161,25 +161,16 @@ export const orderOperations = [
     handler: async (ctx) => {
       const { storeId } = ctx.buyer;
       const orderNo = Number(ctx.body.orderNo.replace('-', ''));
-      const key = and(eq(guestLookupFailures.storeId, storeId), eq(guestLookupFailures.orderNo, orderNo));
-      const record = ctx.db.select().from(guestLookupFailures).where(key).get();
-      const now = ctx.clock.now();
-      if (record?.lockedUntil && record.lockedUntil > now) {
-        throw fail(429, 'GUEST_LOOKUP_LOCKED', { retryAfterSeconds: Math.ceil((record.lockedUntil - now) / 1000) });
-      }
+      // The attempt is taken before the password is hashed: concurrent guesses beyond the limit are refused
+      // unevaluated, and a success gives the number its attempts back.
+      const attempts = `guest-lookup:${storeId}:${orderNo}`;
+      reserveAttempt(ctx.db, attempts, GUEST_LOOKUPS, ctx.now, 'GUEST_LOOKUP_LOCKED');
       const order = findOrderByNo(ctx.db, storeId, orderNo);
       const ok = await checkPassword(ctx.body.orderPassword, order?.guestPasswordHash ?? (await dummyHash));
       if (order?.guest && ok) {
-        if (record) ctx.db.delete(guestLookupFailures).where(key).run();
+        clearAttempts(ctx.db, attempts);
         return presentBuyerOrder(ctx.db, order);
       }
-      ctx.sqlite.transaction(() => {
-        const current = ctx.db.select().from(guestLookupFailures).where(key).get();
-        const failures = (current?.lockedUntil && current.lockedUntil <= now ? 0 : (current?.failures ?? 0)) + 1;
-        const lock = failures >= GUEST_LOOKUP_TRIES;
-        const row = { storeId, orderNo, failures: lock ? 0 : failures, lockedUntil: lock ? now + GUEST_LOOKUP_LOCK_MS : null, updatedAt: now };
-        ctx.db.insert(guestLookupFailures).values(row).onConflictDoUpdate({ target: [guestLookupFailures.storeId, guestLookupFailures.orderNo], set: row }).run();
-      })();
       // A wrong password looks exactly like a missing order (spec 02 §5).
       throw fail(404, 'ORDER_NOT_FOUND');
     },

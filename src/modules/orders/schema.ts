@@ -111,15 +111,6 @@ export const orderItems = sqliteTable('order_items', {
   updatedAt: integer('updated_at').notNull(),
 }, (t) => [index('order_items_order').on(t.orderId), index('order_items_store').on(t.storeId, t.createdAt)]);
 
-/** Failed guest order look-ups per order number (spec 02 §5): several in a row lock it for 30 minutes. */
-export const guestLookupFailures = sqliteTable('guest_lookup_failures', {
-  storeId: text('store_id').notNull(),
-  orderNo: integer('order_no').notNull(),
-  failures: integer('failures').notNull(),
-  lockedUntil: integer('locked_until'),
-  updatedAt: integer('updated_at').notNull(),
-}, (t) => [primaryKey({ columns: [t.storeId, t.orderNo] })]);
-
 export type CashReceiptStatus = 'REQUESTED' | 'ISSUE_PENDING' | 'ISSUED' | 'ISSUE_CANCELED' | 'ISSUE_FAILED' | 'NOT_APPLICABLE';
 
 /** Cash receipt of a payment (spec 01 §3.4); the identity number is stored sealed, shown only masked. */

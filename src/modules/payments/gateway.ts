@@ -164,6 +164,12 @@ export interface Gateway {
   confirm(input: ConfirmInput): Promise<ConfirmResult>;
   cancel(input: CancelInput): Promise<CancelResult>;
   lookup(input: { pgPaymentKey: string; pgOrderId: string }): Promise<LookupResult>;
+  /**
+   * Closes a prepared window the buyer has not decided, so it can no longer be approved (a newer window of
+   * the same payment replaced it). Absent where the gateway has no such API; then a late approval of the
+   * old window is handled like any duplicate approval.
+   */
+  expireWindow?(input: { pgPaymentKey: string; pgOrderId: string }): Promise<'EXPIRED' | 'ALREADY_DECIDED'>;
 }
 
 export type SandboxOutcome = 'APPROVE' | 'REFUSE' | 'CANCEL' | 'WINDOW_ERROR' | 'CONFIRMING';
@@ -171,7 +177,7 @@ export type SandboxOutcome = 'APPROVE' | 'REFUSE' | 'CANCEL' | 'WINDOW_ERROR' | 
 export interface SandboxView {
   pgPaymentKey: string;
   pg: Pg;
-  status: 'READY' | 'AUTHORIZED' | 'APPROVED' | 'PARTIALLY_CANCELED' | 'CANCELED' | 'REFUSED' | 'WINDOW_CLOSED' | 'WINDOW_ERROR';
+  status: 'READY' | 'AUTHORIZED' | 'APPROVED' | 'PARTIALLY_CANCELED' | 'CANCELED' | 'REFUSED' | 'WINDOW_CLOSED' | 'WINDOW_ERROR' | 'EXPIRED';
   amount: number;
   gatewayAmount: number;
   canceledAmount: number;

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { H3 } from 'h3';
 import { z } from 'zod';
-import { errorResponse, newTraceId, successResponse } from '../../server/envelope.js';
+import { devRoute } from '../../server/dev.js';
 import { ApiError } from '../../server/errors.js';
 import type { Module } from '../../server/module.js';
 import type { Services } from '../../server/services.js';
@@ -15,25 +15,13 @@ import { seedSandboxProvider, setPlatformLive } from './service.js';
  * seller. Locally it is this dev-only route; `svc serve` has no operator console yet (decisions.md).
  */
 function mountDevPlatformLive(app: H3, services: Services) {
-  const docs = `${services.config.origin}/docs/errors`;
   const body = z.object({ storeId: z.string().min(1), enabled: z.boolean() }).strict();
-  app.post('/_dev/v1/payment-settings/platform-live', async (event) => {
-    try {
-      const text = await event.req.text();
-      let raw: unknown;
-      try {
-        raw = JSON.parse(text || '{}');
-      } catch {
-        throw new ApiError(400, 'VALIDATION_FAILED');
-      }
-      const input = parseWith(body, raw);
-      if (!services.db.select({ id: stores.id }).from(stores).where(eq(stores.id, input.storeId)).get()) throw new ApiError(404, 'NOT_FOUND');
-      setPlatformLive(services, input.storeId, input.enabled);
-      return successResponse(200, { storeId: input.storeId, platformLiveEnabled: input.enabled });
-    } catch (error) {
-      return errorResponse(error instanceof ApiError ? error : new ApiError(500, 'INTERNAL_ERROR'), newTraceId(), docs);
-    }
-  });
+  app.post('/_dev/v1/payment-settings/platform-live', devRoute(services, (raw) => {
+    const input = parseWith(body, raw);
+    if (!services.db.select({ id: stores.id }).from(stores).where(eq(stores.id, input.storeId)).get()) throw new ApiError(404, 'NOT_FOUND');
+    setPlatformLive(services, input.storeId, input.enabled);
+    return { storeId: input.storeId, platformLiveEnabled: input.enabled };
+  }));
 }
 
 export const paymentsModule: Module = {

@@ -95,7 +95,15 @@ export function sandboxGateway(services: Services, storeId: string, pg: Pg, cred
           return refused({ code: 'INVALID_CHANNEL', message: '결제창을 열 수 없습니다. 상점의 결제 설정을 확인하세요.', optionUnavailable: true });
         case 'REFUSED':
           return refused({ code: 'REJECT_CARD_PAYMENT', message: '카드사에서 결제를 거절했습니다.', optionUnavailable: false });
+        case 'EXPIRED':
+          return refused({ code: 'EXPIRED_PAYMENT_WINDOW', message: '새 결제창이 열려 이 결제창은 닫혔습니다.', optionUnavailable: false });
       }
+    },
+    async expireWindow(input) {
+      const row = own(input.pgPaymentKey);
+      if (!row || row.pgOrderId !== input.pgOrderId || row.status !== 'READY') return 'ALREADY_DECIDED';
+      update(services, row, { status: 'EXPIRED' });
+      return 'EXPIRED';
     },
     async cancel(input) {
       const row = own(input.pgTransactionId);
@@ -120,7 +128,7 @@ export function sandboxGateway(services: Services, storeId: string, pg: Pg, cred
       }
       const status: LookupResult['status'] = ({
         READY: 'READY', AUTHORIZED: 'READY', APPROVED: 'APPROVED', PARTIALLY_CANCELED: 'PARTIALLY_CANCELED', CANCELED: 'CANCELED',
-        REFUSED: 'REFUSED', WINDOW_CLOSED: 'REFUSED', WINDOW_ERROR: 'REFUSED',
+        REFUSED: 'REFUSED', WINDOW_CLOSED: 'REFUSED', WINDOW_ERROR: 'REFUSED', EXPIRED: 'REFUSED',
       } as const)[row.status];
       const paid = ['APPROVED', 'PARTIALLY_CANCELED', 'CANCELED'].includes(row.status);
       return {
