@@ -38,7 +38,8 @@ async function runFile(file: string) {
     reject: false,
     all: true,
     timeout: 240_000,
-    env: { FORCE_COLOR: '0', NODE_ENV: 'test' },
+    // SVC_CHECK_RESPONSES: every answer is checked against its operation's declared contract (src/server/contract.ts).
+    env: { FORCE_COLOR: '0', NODE_ENV: 'test', SVC_CHECK_RESPONSES: '1' },
   });
   const out = (result.all ?? '').replace(ANSI, '');
   const total = Number(/Total:\s+(\d+)/.exec(out)?.[1] ?? 0);

@@ -9,7 +9,8 @@ import { requestApproval } from '../modules/approvals/service.js';
 import { writeAudit, type AuditResult } from '../modules/audit/service.js';
 import { findMembership } from '../modules/stores/service.js';
 import { assertAiActionsLeft, countAiAction, storeStillPrivate } from '../modules/stores/usage.js';
-import { acceptsGzip, errorOutgoing, newTraceId, successOutgoing, toApiError, toHttp, type Outgoing } from './envelope.js';
+import { checkError, checkingContracts, checkSuccess } from './contract.js';
+import { acceptsGzip, errorOutgoing, newTraceId, RawJson, successOutgoing, toApiError, toHttp, type Outgoing } from './envelope.js';
 import { fail, validationFailed, type ApiError } from './errors.js';
 import { isReply, type AgentPolicy, type Ctx, type Operation, type StoreContext, type StoreCtx, type Target } from './registry.js';
 import { claimIdempotencyKey, settleIdempotencyKey } from './idempotency.js';
@@ -143,7 +144,7 @@ export function operationHandler(services: Services, op: Operation) {
       audit(out.status, 'SUCCEEDED', null);
       return finish(out);
     } catch (error) {
-      const err = toApiError(error, traceId);
+      const err = checkingContracts ? checkError(op, toApiError(error, traceId)) : toApiError(error, traceId);
       audit(err.status, err.status === 403 ? 'DENIED' : 'FAILED', err.code);
       const out = errorOutgoing(err, traceId, docsBase);
       if (err.status === 401) out.headers = { ...out.headers, 'www-authenticate': challenge(err, headers.get('authorization') !== null) };
@@ -255,6 +256,10 @@ export function execute(services: Services, op: Operation, ctx: Ctx, inTransacti
 
 function wrapResult(op: Operation, result: unknown): Outgoing | Response {
   if (result instanceof Response) return result;
+  if (checkingContracts) {
+    const [status, data] = isReply(result) ? [result.status, result.data] : [op.status ?? 200, result];
+    checkSuccess(op, status, data instanceof RawJson ? JSON.parse(data.json) : data);
+  }
   return isReply(result) ? successOutgoing(result.status, result.data, result.code ?? 'OK', result.headers) : successOutgoing(op.status ?? 200, result);
 }
 

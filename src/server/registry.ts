@@ -126,10 +126,15 @@ export interface Operation<B = any, Q = any, P = any> {
    * OpenAPI document publishes it and the contract test checks live answers against it).
    */
   response?: z.ZodType;
-  /** Error codes this operation answers with beyond the ones every operation of its `auth` kind can give. */
-  errors?: string[];
+  /**
+   * Error codes this operation answers with, by status, beyond the ones the pipeline gives every operation
+   * of its kind (`operationErrors` in contract.ts): published in the OpenAPI document and checked in tests.
+   */
+  errors?: Partial<Record<number, readonly string[]>>;
   /** Success status; default 200. */
   status?: number;
+  /** Other success statuses the handler may `reply()` with (e.g. 200 when a create finds the record existing). */
+  alternateStatuses?: number[];
   /** The resource the request acts on, for audit and dry run. */
   target?: (ctx: Ctx<B, Q, P>) => Target | null;
   /** What a dry run shows would change; default no listed changes. */
