@@ -68,6 +68,8 @@ test('a date or instant that names no day is INVALID_PARAMETER in every query an
     assert.is(res.status, 400, name);
     assert.equal(res.body.error.details, { field, value, reason: 'NONEXISTENT_DATE' }, name);
   }
+  // A period whose defaulted start would leave the four-digit calendar (year -1) names no day either.
+  fails(await svc.api('GET', '/v1/orders', { query: { orderedTo: '0000-01-05' } }), 400, 'INVALID_PARAMETER');
   // Not a date at all is a form error, as before; real dates are served.
   for (const query of [{ orderedTo: '9200-1-1' }, { orderedTo: 'yesterday' }, { lastChangedFrom: '2026-01-01' }, { lastChangedFrom: '2026-01-01T24:00:00Z' }]) {
     fails(await svc.api('GET', '/v1/orders', { query }), 400, 'VALIDATION_FAILED');

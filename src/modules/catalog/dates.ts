@@ -11,11 +11,8 @@ export const dayOfWeek = (date: string) => new Date(toMs(date)).getUTCDay();
 export const daysBetween = (from: string, to: string) => Math.round((toMs(to) - toMs(from)) / DAY_MS);
 export const today = (now: number) => seoulDateOf(now);
 
-/** Whether the string names a real day (2026-02-30 does not). */
-export const isRealDate = (date: string) => {
-  const ms = toMs(date);
-  return Number.isFinite(ms) && fromMs(ms) === date;
-};
+/** Whether the string names a real day as `YYYY-MM-DD` (2026-02-30 does not, nor year 10000 or -1). */
+export const isRealDate = (date: string) => /^\d{4}-\d{2}-\d{2}$/.test(date) && Number.isFinite(toMs(date)) && fromMs(toMs(date)) === date;
 
 /** Every date from `from` to `to`, both inclusive. */
 export function datesIn(from: string, to: string): string[] {
