@@ -24,6 +24,9 @@ export function datesIn(from: string, to: string): string[] {
   return out;
 }
 
+/** Errors of `period` (for an operation's `errors`). */
+export const PERIOD_ERRORS = { 400: ['INVALID_PARAMETER', 'RANGE_TOO_WIDE'] } as const;
+
 /**
  * A query or body period: real dates, `to` not before `from` (400 INVALID_PARAMETER), at most `maxDays`
  * days inclusive (400 RANGE_TOO_WIDE). Omitted ends default to today and `defaultDays` days on.
