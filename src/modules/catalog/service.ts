@@ -37,6 +37,7 @@ defineMessages({
   VARIANT_IN_ORDER: '주문에 포함된 옵션 조합은 삭제할 수 없습니다. 대신 판매를 끄세요.',
   DISCOUNT_NOT_FOUND: '할인이 없습니다.',
   INSUFFICIENT_STOCK: '재고가 부족합니다. 재고는 음수가 될 수 없습니다.',
+  STOCK_LIMIT_EXCEEDED: '재고는 최대 1,000,000,000개까지 둘 수 있습니다.',
   STAY_REQUIRED: '날짜별 재고 상품에는 숙박 일정(stay)이 필요합니다.',
   STAY_NOT_APPLICABLE: '날짜별 재고 상품이 아니면 숙박 일정(stay)을 보낼 수 없습니다.',
   STAY_INVALID: '숙박 일정이 올바르지 않습니다. 체크아웃은 체크인 다음 날부터 최대 30박까지입니다.',
