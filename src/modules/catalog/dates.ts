@@ -21,6 +21,9 @@ export function datesIn(from: string, to: string): string[] {
   return out;
 }
 
+/** Errors of `period` (for an operation's `errors`). */
+export const PERIOD_ERRORS = { 400: ['INVALID_PARAMETER', 'RANGE_TOO_WIDE'] } as const;
+
 /**
  * 400 INVALID_PARAMETER unless `value` is a real date. Requests' dates are checked by their schema
  * (`dateInput`); this guards the ends a period computes, before any arithmetic on them (which would throw).

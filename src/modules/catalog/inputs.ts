@@ -9,7 +9,9 @@ const krw = z.number().int().min(0).max(1_000_000_000);
 const price = z.number().int().min(-1_000_000_000).max(1_000_000_000);
 const id = z.string().min(1).max(64);
 
-export const LIMITS = { axes: 3, valuesPerAxis: 100, combinations: 500, images: 10, nameLength: 100, bulk: 100, calendarDays: 400, buyerCalendarDays: 120, stayNights: 30, optionSets: 200 } as const;
+export const LIMITS = { axes: 3, valuesPerAxis: 100, combinations: 500, images: 10, nameLength: 100, bulk: 100, calendarDays: 400, buyerCalendarDays: 120, stayNights: 30, optionSets: 200, stockQuantity: 1_000_000_000 } as const;
+/** A variant's (or a dated day's) stock as a seller sets it; adjustments are held to the same bound (stock.ts). */
+const stock = z.number().int().min(0).max(LIMITS.stockQuantity);
 
 export const productStatus = z.enum(['ON_SALE', 'SOLD_OUT', 'SUSPENDED', 'ENDED']);
 export const inventoryMode = z.enum(['STANDARD', 'DATED']);
@@ -45,7 +47,7 @@ const sku = z.object({
 export const variantSettings = z.object({
   optionValues: z.array(optionValue).max(LIMITS.axes),
   additionalAmount: price.optional(),
-  stockQuantity: krw.optional(),
+  stockQuantity: stock.optional(),
   saleOn: z.boolean().optional(),
   sku: sku.nullable().optional(),
 }).strict();
@@ -96,7 +98,7 @@ const productFields = {
   categoryId: id.nullable(),
   images: z.array(id).max(LIMITS.images),
   status: productStatus,
-  stockQuantity: krw,
+  stockQuantity: stock,
   options: optionAxes,
   variants: z.array(variantSettings).max(LIMITS.combinations),
   fulfillment: fulfillmentReplace,
@@ -123,7 +125,7 @@ export type ProductInput = Omit<ProductPatch, 'fulfillment'> & { fulfillment?: F
 export const optionsReplace = z.object({ options: optionAxes, variants: z.array(variantSettings).max(LIMITS.combinations).optional() }).strict();
 
 export const stockChange = z
-  .object({ stockQuantity: krw.optional(), adjustment: z.number().int().min(-1_000_000_000).max(1_000_000_000).optional() })
+  .object({ stockQuantity: stock.optional(), adjustment: z.number().int().min(-LIMITS.stockQuantity).max(LIMITS.stockQuantity).optional() })
   .strict()
   .superRefine((b, ctx) => {
     if ((b.stockQuantity === undefined) === (b.adjustment === undefined)) {
@@ -143,7 +145,7 @@ export const calendarWrite = z
     variantIds: z.array(id).min(1).max(LIMITS.combinations),
     from: dateInput,
     to: dateInput,
-    stock: krw.optional(),
+    stock: stock.optional(),
     price: price.nullable().optional(),
     daysOfWeek: z.array(z.number().int().min(0).max(6)).min(1).max(7).optional(),
   })
