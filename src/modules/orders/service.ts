@@ -9,6 +9,7 @@ import { defineMessages } from '../../server/messages.js';
 import { requireOwned } from '../../server/tenancy.js';
 import { emitEvent } from '../events/outbox.js';
 import { insertRow } from '../checkout/statements.js';
+import { flowSummary, itemFlowOf, startOrderFlows, type ItemFlowRow } from '../flows/service.js';
 import {
   cashReceipts, orderItems, orders, orderSequences,
   type FixedRefundPolicy, type OrderAmounts, type OrderPayment, type ShippingAddress, type StayNights,
@@ -112,7 +113,7 @@ export function createOrder(db: Db, now: number, input: NewOrder): OrderRow {
   };
   insertRow(db, orders, row);
   const points = allocatePoints(input.items, input.amounts.pointAmount);
-  input.items.forEach((item, i) => insertRow(db, orderItems, {
+  const itemRows = input.items.map((item, i): OrderItemRow => ({
     id: newId('oi', now),
     storeId: input.storeId,
     orderId: id,
@@ -136,12 +137,15 @@ export function createOrder(db: Db, now: number, input: NewOrder): OrderRow {
     createdAt: now,
     updatedAt: now,
   }));
+  for (const item of itemRows) insertRow(db, orderItems, item);
   emitEvent(db, now, {
     storeId: input.storeId,
     type: 'ORDER.PAID',
     resource: { type: 'ORDER', id },
     data: { orderId: id, orderNo: input.orderNo, status: 'PAID', testPayment: input.testPayment },
   });
+  // After ORDER.PAID: entering the initial state may already notify.
+  startOrderFlows(db, now, row, itemRows);
   // A store's first live paid order ends the agent-approval exemptions for good (spec 01 §5.6).
   if (!input.testPayment) markStoreMilestone(db, input.storeId, now, 'firstLiveOrderAt');
   return row;
@@ -159,7 +163,14 @@ export function findOrderByNo(db: Db, storeId: string, orderNo: number) {
 export const presentCashReceipt = (r: CashReceiptRow | undefined) =>
   r ? { type: r.type, identityNumber: r.identityMasked, status: r.status, receiptNo: r.receiptNo, issuedAt: r.issuedAt === null ? null : isoAt(r.issuedAt) } : null;
 
-export function presentOrderItem(item: OrderItemRow, order: Pick<OrderRow, 'orderNo'>) {
+/** The note the seller gave when supplying a no-shipping item (FULFILL input), shown to buyer and seller. */
+const supplyNote = (flow: ItemFlowRow) => {
+  const note = flow?.inputs.FULFILL?.note;
+  return typeof note === 'string' && note !== '' ? note : null;
+};
+
+export function presentOrderItem(db: Db, item: OrderItemRow, order: Pick<OrderRow, 'orderNo'>) {
+  const flow = itemFlowOf(db, item, item.updatedAt);
   return {
     orderItemId: item.id,
     orderItemNo: item.orderItemNo,
@@ -177,9 +188,10 @@ export function presentOrderItem(item: OrderItemRow, order: Pick<OrderRow, 'orde
     deliveryFee: item.deliveryFee,
     pointAllocation: item.pointAllocation,
     status: item.status,
+    flow: flowSummary(flow),
     stay: item.stay,
     fulfillmentSnapshot: item.fulfillmentSnapshot,
-    fulfillment: { type: item.fulfillmentSnapshot.type, note: null },
+    fulfillment: { type: item.fulfillmentSnapshot.type, note: supplyNote(flow) },
     refundPolicy: item.refundPolicy,
     testPayment: item.testPayment,
     createdAt: isoAt(item.createdAt),
@@ -209,7 +221,7 @@ export function presentOrder(db: Db, order: OrderRow, items = itemsOfOrder(db, o
       cashReceipt: presentCashReceipt(cashReceiptOf(db, order.payment.paymentId)),
       approvedAt: isoAt(order.payment.approvedAt),
     },
-    items: items.map((i) => presentOrderItem(i, order)),
+    items: items.map((i) => presentOrderItem(db, i, order)),
     orderedAt: isoAt(order.orderedAt),
     lastChangedAt: isoAt(order.lastChangedAt),
   };
