@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
@@ -79,7 +79,8 @@ export const loadFlow = (db: Db, storeId: string, flowId: string) => requireOwne
 
 export function listFlows(db: Db, storeId: string, now: number) {
   ensureDefaultFlows(db, storeId, now);
-  return db.select().from(flows).where(eq(flows.storeId, storeId)).orderBy(asc(flows.createdAt), asc(flows.id)).all();
+  // The defaults first (SHIPPING, then MANUAL), then the store's own in creation order.
+  return db.select().from(flows).where(eq(flows.storeId, storeId)).orderBy(desc(flows.isDefault), sql`${flows.defaultKey} = 'MANUAL'`, asc(flows.createdAt), asc(flows.id)).all();
 }
 
 /** Published definitions never change: kept per database once read. */
