@@ -286,7 +286,7 @@ export function moveItem(services: Services, now: number, row: ItemFlowRow, requ
   const stepped = members.map((member) => {
     const item = q(db).orderItem.get({ id: member.orderItemId })!;
     return { row: member, item, result: step(def, itemState(member, order, item, groupClaim), request.trigger, now) };
-  });
+  }).sort((a, b) => a.item.orderItemNo - b.item.orderItemNo);
   const lead = stepped.find((s) => s.row.orderItemId === row.orderItemId)!;
   if (!lead.result.ok) throw refusalError(lead.result.refusal, request.trigger.kind === 'action' ? request.trigger.key : request.trigger.kind === 'event' ? request.trigger.name : null);
   const moving = stepped.flatMap((s) => (s.result.ok ? [{ row: s.row, item: s.item, effects: s.result.effects }] : []));
