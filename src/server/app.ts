@@ -12,12 +12,16 @@ import type { Services } from './services.js';
 const routerPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 const pathPattern = (path: string) => new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}/?$`);
 
-/** Paths retired with no overlap (spec 01 §5.1, §9): 410 with the code that says why, and the successor if any. */
-const RETIRED_PATHS: { pattern: RegExp; code: string; successor?: string }[] = [
+/**
+ * Paths retired with no overlap (spec 01 §5.1, §9): 410 with the code that says why, and the successor if any.
+ * `routes` are registered explicitly where a live operation's path parameter would otherwise take the path.
+ */
+const RETIRED_PATHS: { pattern: RegExp; code: string; successor?: string; routes?: string[] }[] = [
   { pattern: /^\/oauth2(\/|$)/, code: 'TOKEN_TYPE_RETIRED' },
   { pattern: /^\/v1\/store\/api-tokens(\/|$)/, code: 'TOKEN_TYPE_RETIRED' },
   { pattern: /^\/v1\/store\/api-clients(\/|$)/, code: 'TOKEN_TYPE_RETIRED' },
   { pattern: /^\/v1\/product-images(\/|$)/, code: 'ENDPOINT_RETIRED', successor: '/v1/uploads' },
+  { pattern: /^\/v1\/(commerce-flows\/assignment-rules|flow-assignment-rules)(\/|$)/, code: 'FLOW_ASSIGNMENT_RULES_RETIRED', routes: ['/v1/commerce-flows/assignment-rules', '/v1/commerce-flows/assignment-rules/**'] },
 ];
 
 /** Assembles the whole service as one H3 app: registry operations, OAuth, well-known, dev helpers. */
@@ -34,6 +38,9 @@ export function createApp(services: Services): H3 {
   });
 
   const { modules, operations } = services;
+  for (const retired of RETIRED_PATHS) {
+    for (const route of retired.routes ?? []) app.all(route, () => errorResponse(fail(410, retired.code, retired.successor ? { successor: retired.successor } : undefined), newTraceId(), docs));
+  }
   for (const op of operations) app.on(op.method, routerPath(op.path), operationHandler(services, op));
 
   for (const m of modules) m.mount?.(app, services);

@@ -114,6 +114,11 @@ export interface Operation<B = any, Q = any, P = any> {
   agentApprovalExemptWhilePrivate?: boolean;
   /** Only an OWNER may approve this operation's approval requests (e.g. storefront hosting disable). */
   ownerApprovalOnly?: boolean;
+  /**
+   * Trade processing (order confirmation, dispatch, delivery, supply): agent writes still count, but the
+   * plan's monthly AI-action limit never blocks them (spec 01 §5.6).
+   */
+  tradeProcessing?: boolean;
   /** AI-agent treatment; a function when it depends on the request (e.g. which store fields change). */
   agent?: AgentPolicy | ((ctx: any) => AgentPolicy);
   /** Non-GET operations honour `Idempotency-Key` unless this is false. */

@@ -9,6 +9,7 @@ import { defineOperation, type StoreCtx } from '../../server/registry.js';
 import { categoryCreate, categoryPatch } from './inputs.js';
 import { categories, products } from './schema.js';
 import { hasChildCategory, loadCategory } from './service.js';
+import { requireFlowId } from '../flows/service.js';
 
 const tag = 'Catalog';
 const params = z.object({ categoryId: z.string() }).strict();
@@ -64,6 +65,7 @@ export const categoryOperations = [
     errors: CATEGORY_WRITE,
     handler: (ctx) => {
       if (ctx.body.parentId) requireParent(ctx, ctx.body.parentId);
+      requireFlowId(ctx.db, ctx.store.id, ctx.body.flowId);
       const row: CategoryRow = { id: newId('cat', ctx.now), storeId: ctx.store.id, name: ctx.body.name, parentId: ctx.body.parentId ?? null, flowId: ctx.body.flowId ?? null, createdAt: ctx.now, updatedAt: ctx.now };
       ctx.db.insert(categories).values(row).run();
       return present(ctx.db, row);
@@ -111,6 +113,7 @@ export const categoryOperations = [
     handler: (ctx) => {
       const row = loadCategory(ctx.db, ctx.store.id, ctx.params.categoryId);
       if (ctx.body.parentId) requireParent(ctx, ctx.body.parentId, row.id);
+      requireFlowId(ctx.db, ctx.store.id, ctx.body.flowId);
       if (ctx.body.flowId && hasChildCategory(ctx.db, row.id)) throw fail(400, 'CATEGORY_NOT_LEAF', { categoryId: row.id });
       const next: CategoryRow = {
         ...row,

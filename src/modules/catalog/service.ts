@@ -20,6 +20,7 @@ import {
   type Discount, type Fulfillment, type OptionAxis, type RefundOverride,
 } from './schema.js';
 import { afterStockChange } from './stock.js';
+import { requireFlowId } from '../flows/service.js';
 
 defineMessages({
   PRODUCT_NOT_FOUND: '상품을 찾을 수 없습니다.',
@@ -446,6 +447,7 @@ export function writeProduct(ctx: WriteCtx, mode: WriteMode, existing: ProductRo
   if (input.salePrice !== undefined) assertPriceUnit('salePrice', input.salePrice);
   input.variants?.forEach((v, i) => v.additionalAmount !== undefined && assertPriceUnit(`variants.${i}.additionalAmount`, v.additionalAmount, { addOn: true }));
   if (input.images) requireProductImages(db, storeId, input.images);
+  requireFlowId(db, storeId, input.flowId);
   if (input.categoryId) {
     loadCategory(db, storeId, input.categoryId);
     if (hasChildCategory(db, input.categoryId)) throw fail(400, 'CATEGORY_NOT_LEAF', { categoryId: input.categoryId });

@@ -62,16 +62,25 @@ function streamResponse(services: Services, event: H3Event, storeId: string, typ
     start(controller) {
       const hasRoom = () => controller.desiredSize !== null && controller.desiredSize > 0;
       const send = (text: string) => controller.enqueue(encoder.encode(text));
+      // Enqueueing can call `pull` (and so `push`) synchronously: a nested run would send the rest of the
+      // batch the outer run is still sending, so it is left to the outer run's next read.
+      let pushing = false;
       push = () => {
         if (!services.sqlite.open) return stop();
-        while (hasRoom()) {
-          const rows = q.after.all({ storeId, after: cursor });
-          if (rows.length === 0) return;
-          for (const row of rows) {
-            if (!hasRoom()) return;
-            cursor = row.rowid;
-            if (!types || types.includes(row.type)) send(`id: ${row.rowid}\nevent: ${row.type}\ndata: ${eventPayload(row)}\n\n`);
+        if (pushing) return;
+        pushing = true;
+        try {
+          while (hasRoom()) {
+            const rows = q.after.all({ storeId, after: cursor });
+            if (rows.length === 0) return;
+            for (const row of rows) {
+              if (!hasRoom()) return;
+              cursor = row.rowid;
+              if (!types || types.includes(row.type)) send(`id: ${row.rowid}\nevent: ${row.type}\ndata: ${eventPayload(row)}\n\n`);
+            }
           }
+        } finally {
+          pushing = false;
         }
       };
       const onEvent = (id: string) => id === storeId && push();

@@ -31,6 +31,20 @@ const GUEST_LOOKUPS: ThrottleRule = { limit: 5, windowMs: 30 * 60_000 };
 // Compared against when the order does not exist, so a missing order costs the same time as a wrong password.
 const dummyHash = hashPassword('svc-no-such-order');
 
+/**
+ * A guest's access to an order by its number and order password (look-up, buyer flow actions). The attempt
+ * is taken before the password is hashed: concurrent guesses beyond the limit are refused unevaluated, and a
+ * success gives the number its attempts back. A wrong password looks exactly like a missing order (spec 02 §5).
+ */
+export async function authenticateGuestOrder(db: Db, storeId: string, orderNo: number | string, order: OrderRow | undefined, password: string, now: number): Promise<OrderRow> {
+  const attempts = `guest-lookup:${storeId}:${orderNo}`;
+  reserveAttempt(db, attempts, GUEST_LOOKUPS, now, 'GUEST_LOOKUP_LOCKED');
+  const ok = await checkPassword(password, order?.guestPasswordHash ?? (await dummyHash));
+  if (!order?.guest || order.storeId !== storeId || !ok) throw fail(404, 'ORDER_NOT_FOUND');
+  clearAttempts(db, attempts);
+  return order;
+}
+
 const orderListQuery = z.object({
   ...pageQuery(100),
   orderNo: orderNoString.optional(),
@@ -153,7 +167,7 @@ export const orderOperations = [
       const rows = ctx.db.select({ item: orderItems, orderNo: orders.orderNo }).from(orderItems).innerJoin(orders, eq(orders.id, orderItems.orderId))
         .where(where).orderBy(desc(orderItems.createdAt), orderItems.orderItemNo).limit(size).offset((page - 1) * size).all();
       const total = ctx.db.select({ n: sql<number>`count(*)` }).from(orderItems).where(where).get()!.n;
-      return paginated(rows.map((r) => presentOrderItem(r.item, r)), page, size, total);
+      return paginated(rows.map((r) => presentOrderItem(ctx.db, r.item, r)), page, size, total);
     },
   }),
   defineOperation({
@@ -194,20 +208,9 @@ export const orderOperations = [
     response: buyerOrderView,
     errors: { 404: ['ORDER_NOT_FOUND'], 429: ['GUEST_LOOKUP_LOCKED'] },
     handler: async (ctx) => {
-      const { storeId } = ctx.buyer;
       const orderNo = Number(ctx.body.orderNo.replace('-', ''));
-      // The attempt is taken before the password is hashed: concurrent guesses beyond the limit are refused
-      // unevaluated, and a success gives the number its attempts back.
-      const attempts = `guest-lookup:${storeId}:${orderNo}`;
-      reserveAttempt(ctx.db, attempts, GUEST_LOOKUPS, ctx.now, 'GUEST_LOOKUP_LOCKED');
-      const order = findOrderByNo(ctx.db, storeId, orderNo);
-      const ok = await checkPassword(ctx.body.orderPassword, order?.guestPasswordHash ?? (await dummyHash));
-      if (order?.guest && ok) {
-        clearAttempts(ctx.db, attempts);
-        return presentBuyerOrder(ctx.db, order);
-      }
-      // A wrong password looks exactly like a missing order (spec 02 §5).
-      throw fail(404, 'ORDER_NOT_FOUND');
+      const order = await authenticateGuestOrder(ctx.db, ctx.buyer.storeId, orderNo, findOrderByNo(ctx.db, ctx.buyer.storeId, orderNo), ctx.body.orderPassword, ctx.now);
+      return presentBuyerOrder(ctx.db, order);
     },
   }),
 ];

@@ -11,6 +11,8 @@ import { defineMessages } from '../../server/messages.js';
 import { requireOwned } from '../../server/tenancy.js';
 import { emitEvent } from '../events/outbox.js';
 import { insertRow } from '../checkout/statements.js';
+import { flowSummary, itemFlowOf, startOrderFlows, type ItemFlowRow } from '../flows/service.js';
+import { CORE_STATUSES } from '../flows/definition.js';
 import {
   cashReceipts, orderItems, orders, orderSequences,
   type FixedRefundPolicy, type OrderAmounts, type OrderPayment, type ShippingAddress, type StayNights,
@@ -116,7 +118,7 @@ export function createOrder(db: Db, now: number, input: NewOrder): OrderRow {
   };
   insertRow(db, orders, row);
   const points = allocatePoints(input.items, input.amounts.pointAmount);
-  input.items.forEach((item, i) => insertRow(db, orderItems, {
+  const itemRows = input.items.map((item, i): OrderItemRow => ({
     id: newId('oi', now),
     storeId: input.storeId,
     orderId: id,
@@ -140,12 +142,15 @@ export function createOrder(db: Db, now: number, input: NewOrder): OrderRow {
     createdAt: now,
     updatedAt: now,
   }));
+  for (const item of itemRows) insertRow(db, orderItems, item);
   emitEvent(db, now, {
     storeId: input.storeId,
     type: 'ORDER.PAID',
     resource: { type: 'ORDER', id },
     data: { orderId: id, orderNo: input.orderNo, status: 'PAID', testPayment: input.testPayment },
   });
+  // After ORDER.PAID: entering the initial state may already notify.
+  startOrderFlows(db, now, row, itemRows);
   // A store's first live paid order ends the agent-approval exemptions for good (spec 01 §5.6).
   if (!input.testPayment) markStoreMilestone(db, input.storeId, now, 'firstLiveOrderAt');
   return row;
@@ -171,8 +176,9 @@ export const cashReceiptView = z.object({
 export const presentCashReceipt = (r: CashReceiptRow | undefined): z.output<typeof cashReceiptView> | null =>
   r ? { type: r.type, identityNumber: r.identityMasked, status: r.status, receiptNo: r.receiptNo, issuedAt: r.issuedAt === null ? null : isoAt(r.issuedAt) } : null;
 
-export const orderStatus = z.enum(['PAID']);
-const orderItemStatus = z.enum(['PAID']);
+/** Core statuses of items and orders (spec 01 §6.2; readers tolerate new ones). */
+const coreStatus = z.string().describe(`One of ${CORE_STATUSES.join(', ')}; readers tolerate new ones`);
+export const orderStatus = coreStatus.describe('The least advanced status among the order\'s non-canceled items');
 /** The nights of a stay with their prices fixed at order time (spec 01 §2.6). */
 const stayView = z.object({
   checkIn: calendarDate,
@@ -196,7 +202,8 @@ export const orderItemView = z.object({
   amount: won,
   deliveryFee: won.describe('Shipping fee charged to the item\'s shipping group (on its first item)'),
   pointAllocation: won.describe('Part of the order\'s points spent on this item'),
-  status: orderItemStatus,
+  status: coreStatus.describe('The core status of the item\'s flow state'),
+  flow: z.object({ flowId: z.string(), version: z.number().int(), state: z.string(), coreStatus }).describe('Where the item is in its order flow (fixed at payment)'),
   stay: stayView.nullable(),
   fulfillmentSnapshot: fulfillmentView.describe('The product\'s fulfillment at payment time'),
   fulfillment: z.object({ type: z.enum(['SHIPPING', 'MANUAL']), note: z.string().nullable().describe('What the seller noted on supplying a non-shipped item') }),
@@ -211,7 +218,15 @@ export const orderItemView = z.object({
   createdAt: instant,
 });
 
-export function presentOrderItem(item: OrderItemRow, order: Pick<OrderRow, 'orderNo'>): z.output<typeof orderItemView> {
+
+/** The note the seller gave when supplying a no-shipping item (FULFILL input), shown to buyer and seller. */
+const supplyNote = (flow: ItemFlowRow) => {
+  const note = flow?.inputs.FULFILL?.note;
+  return typeof note === 'string' && note !== '' ? note : null;
+};
+
+export function presentOrderItem(db: Db, item: OrderItemRow, order: Pick<OrderRow, 'orderNo'>): z.output<typeof orderItemView> {
+  const flow = itemFlowOf(db, item, item.updatedAt);
   return {
     orderItemId: item.id,
     orderItemNo: item.orderItemNo,
@@ -229,9 +244,10 @@ export function presentOrderItem(item: OrderItemRow, order: Pick<OrderRow, 'orde
     deliveryFee: item.deliveryFee,
     pointAllocation: item.pointAllocation,
     status: item.status,
+    flow: flowSummary(flow),
     stay: item.stay,
     fulfillmentSnapshot: item.fulfillmentSnapshot,
-    fulfillment: { type: item.fulfillmentSnapshot.type, note: null },
+    fulfillment: { type: item.fulfillmentSnapshot.type, note: supplyNote(flow) },
     refundPolicy: item.refundPolicy,
     testPayment: item.testPayment,
     createdAt: isoAt(item.createdAt),
@@ -312,7 +328,7 @@ export function presentOrder(db: Db, order: OrderRow, items = itemsOfOrder(db, o
       cashReceipt: presentCashReceipt(cashReceiptOf(db, order.payment.paymentId)),
       approvedAt: isoAt(order.payment.approvedAt),
     },
-    items: items.map((i) => presentOrderItem(i, order)),
+    items: items.map((i) => presentOrderItem(db, i, order)),
     orderedAt: isoAt(order.orderedAt),
     lastChangedAt: isoAt(order.lastChangedAt),
   };
