@@ -31,7 +31,7 @@ const categoryView = z.object({
 /** A category named by id: missing, or another store's. */
 const CATEGORY_LOOKUP = { 403: ['TENANT_MISMATCH'], 404: ['CATEGORY_NOT_FOUND'] } as const;
 /** Writes look up the category or its new parent, and refuse one in use (a parent holding products or a flow, a deleted category holding anything). */
-const CATEGORY_WRITE = { ...CATEGORY_LOOKUP, 409: ['CATEGORY_IN_USE'] } as const;
+const CATEGORY_WRITE = { ...CATEGORY_LOOKUP, 404: ['CATEGORY_NOT_FOUND', 'FLOW_NOT_FOUND'], 409: ['CATEGORY_IN_USE'] } as const;
 
 function present(db: Db, c: CategoryRow): z.output<typeof categoryView> {
   return { categoryId: c.id, name: c.name, parentId: c.parentId, flowId: c.flowId, leaf: !hasChildCategory(db, c.id), createdAt: isoAt(c.createdAt), updatedAt: isoAt(c.updatedAt) };
