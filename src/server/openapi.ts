@@ -33,6 +33,15 @@ const isJsonValue = (part: JsonSchema, selfRef: string) => JSON.stringify(part).
 class SchemaComponents {
   readonly schemas: Record<string, JsonSchema> = {};
 
+  /** A reference to `schema` kept as the component `name` (converted once, shared by every operation). */
+  named(name: string, schema: z.ZodType, io: Io): JsonSchema {
+    if (!(name in this.schemas)) {
+      const converted = this.convert(schema, io, name);
+      if (converted.$ref !== `#/components/schemas/${name}`) this.schemas[name] = converted;
+    }
+    return ref(name);
+  }
+
   /**
    * `schema`'s `io` side as JSON Schema; `name` names the parts that must become components. Answers
    * (`output`) leave out `additionalProperties: false`: clients must accept fields added later (spec 01 §2.1).
@@ -55,7 +64,7 @@ class SchemaComponents {
       const clash = [...names].find(([key, taken]) => taken in this.schemas && JSON.stringify(this.schemas[taken]) !== JSON.stringify(rewritten[key]));
       if (!clash) {
         for (const [key, part] of Object.entries(rewritten)) this.schemas[names.get(key)!] = part;
-        return selfReferenced ? ref(name) : rewrite(root, names, jsonValues, io);
+        return selfReferenced ? ref(names.get('#')!) : rewrite(root, names, jsonValues, io);
       }
       const used = new Set([...Object.keys(this.schemas), ...names.values()]);
       let n = 2;
@@ -76,7 +85,7 @@ function rewrite(node: unknown, names: Map<string, string>, jsonValues: Set<stri
   for (const [key, value] of Object.entries(node)) {
     if (key === '$schema' || (io === 'output' && key === 'additionalProperties' && value === false)) continue;
     if (key === '$ref' && typeof value === 'string') {
-      const local = value === '#' ? '#' : value.startsWith('#/$defs/') ? decodeURIComponent(value.slice('#/$defs/'.length)) : null;
+      const local = value === '#' ? '#' : value.startsWith('#/$defs/') ? value.slice('#/$defs/'.length) : null;
       if (local !== null && jsonValues.has(local)) Object.assign(out, ANY_JSON_VALUE);
       else out.$ref = local !== null && names.has(local) ? `#/components/schemas/${names.get(local)}` : value;
     } else {
@@ -160,11 +169,10 @@ const successEnvelope = (data: JsonSchema) => ({
 
 function successResponses(op: Operation, components: SchemaComponents): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
-  const data = op.response ? components.convert(op.response, 'output', `${pascal(op.operationId)}Data`) : {};
+  const data = op.response && !op.streams ? components.convert(op.response, 'output', `${pascal(op.operationId)}Data`) : {};
   for (const status of successStatuses(op)) {
     if (op.streams) {
-      const message = op.response ? ref(`${pascal(op.operationId)}Message`) : null;
-      if (message) components.schemas[`${pascal(op.operationId)}Message`] = data;
+      const message = op.response ? components.named(`${pascal(op.operationId)}Message`, op.response, 'output') : null;
       responses[status] = {
         description: 'A stream of server-sent events: each message has `id` (the cursor to resume from with `Last-Event-ID`), `event` (its type) and `data` (JSON, the schema in `x-svc-message-data`); comment lines keep the connection alive.',
         content: { [op.streams]: { schema: { type: 'string' }, ...(message ? { 'x-svc-message-data': message } : {}) } },
@@ -176,7 +184,7 @@ function successResponses(op: Operation, components: SchemaComponents): Record<s
   if (mayAwaitApproval(op) && !(202 in responses)) {
     responses[202] = {
       description: 'An AI agent\'s request held for approval (`meta.code` APPROVAL_REQUIRED); a retry with its Idempotency-Key returns it again, or 200 APPROVAL_ALREADY_DECIDED with the approval request once decided.',
-      content: json(successEnvelope(components.convert(pendingApprovalSchema, 'output', 'ApprovalPending'))),
+      content: json(successEnvelope(components.named('ApprovalPending', pendingApprovalSchema, 'output'))),
     };
   }
   return responses;
