@@ -161,26 +161,36 @@ test('request formats say what the service enforces: comma lists, date-times, sc
   }
 });
 
-test('live answers validate against the response schemas the document publishes', async () => {
+test('live answers, writes included, have a documented status and validate against its published schema', async () => {
   const resolved: any = await SwaggerParser.dereference(structuredClone(doc));
   const ajv = new Ajv2020({ strict: false, validateFormats: false });
-  ok(await svc.api('POST', '/v1/customers/delegations', { token: await login(svc), body: { uid: 'openapi-1', email: 'openapi@example.com' } }), 201);
-  const samples: [string, string, string | null][] = [
-    ['/v1/store', '/v1/store', svc.storeId],
-    ['/v1/store/subscription', '/v1/store/subscription', svc.storeId],
-    ['/v1/members', '/v1/members', svc.storeId],
-    ['/v1/customers', '/v1/customers', svc.storeId],
-    ['/v1/audit-logs', '/v1/audit-logs', svc.storeId],
-    ['/v1/public/plans', '/v1/public/plans', null],
-    ['/v1/me/stores', '/v1/me/stores', null],
-    ['/auth/v1/me', '/auth/v1/me', null],
-    ['/auth/v1/access-tokens', '/auth/v1/access-tokens', null],
-  ];
+  const conforms = (method: string, path: string, res: { status: number; body: unknown }) => {
+    const documentedAnswer = resolved.paths[path][method].responses[res.status];
+    assert.ok(documentedAnswer, `${method} ${path} answered ${res.status}, documented: ${Object.keys(resolved.paths[path][method].responses)}`);
+    const validate = ajv.compile(documentedAnswer.content['application/json'].schema);
+    assert.ok(validate(res.body), `${method} ${path}: ${JSON.stringify(validate.errors)} ${JSON.stringify(res.body).slice(0, 300)}`);
+  };
   const token = await login(svc);
-  for (const [path, url, storeId] of samples) {
-    const res = await svc.api('GET', url, { token, storeId });
-    const validate = ajv.compile(resolved.paths[path].get.responses[200].content['application/json'].schema);
-    assert.ok(validate(res.body), `${path}: ${JSON.stringify(validate.errors)} ${JSON.stringify(res.body).slice(0, 300)}`);
+  const delegation = { token, body: { uid: 'openapi-1', email: 'openapi@example.com' } };
+  conforms('post', '/v1/customers/delegations', await svc.api('POST', '/v1/customers/delegations', delegation));
+  conforms('post', '/v1/customers/delegations', await svc.api('POST', '/v1/customers/delegations', delegation));
+  conforms('post', '/auth/v1/signup', await svc.api('POST', '/auth/v1/signup', { token: null, storeId: null, body: { email: 'openapi@example.com', password: 'password-1234', name: 'o' } }));
+  conforms('post', '/auth/v1/password-reset', await svc.api('POST', '/auth/v1/password-reset', { token: null, storeId: null, body: { email: 'openapi@example.com' } }));
+  conforms('post', '/auth/v1/stores', await svc.api('POST', '/auth/v1/stores', { token, storeId: null, body: { name: 'OpenAPI', code: 'openapi-store' } }));
+  const reads: [string, string | null][] = [
+    ['/v1/store', svc.storeId],
+    ['/v1/store/subscription', svc.storeId],
+    ['/v1/members', svc.storeId],
+    ['/v1/customers', svc.storeId],
+    ['/v1/audit-logs', svc.storeId],
+    ['/v1/public/plans', null],
+    ['/v1/me/stores', null],
+    ['/auth/v1/me', null],
+    ['/auth/v1/access-tokens', null],
+  ];
+  for (const [path, storeId] of reads) {
+    const res = await svc.api('GET', path, { token, storeId });
+    conforms('get', path, res);
     assert.ok(res.data.contents === undefined || res.data.contents.length > 0, `${path}: the sample shows at least one item`);
   }
 });

@@ -5,12 +5,12 @@ import { countRows } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { fail } from '../../server/errors.js';
-import { instant, won } from '../../server/responses.js';
+import { instant } from '../../server/responses.js';
 import { defineOperation, type Change, type StoreCtx } from '../../server/registry.js';
 import { requireOwned } from '../../server/tenancy.js';
 import { users } from '../accounts/schema.js';
 import { normalizeEmail } from '../accounts/service.js';
-import { PLANS, planByCode } from './plans.js';
+import { PLANS, planByCode, planSchema } from './plans.js';
 import { members, roleSchema, stores, type Role } from './schema.js';
 import {
   deleteMember, findStore, insertMember, listUserStores, memberRows, memberSchema, presentMember, presentStore, setMemberRole, storeDocument, storeSchema,
@@ -19,13 +19,6 @@ import { storePatch, type StorePatch, type StoreSettings } from './settings.js';
 import { aiActionsUsed, usageMonth } from './usage.js';
 
 const tag = 'Store';
-
-const planSchema = z.object({
-  code: z.string(),
-  name: z.string(),
-  monthlyPriceKrw: won,
-  limits: z.object({ aiActionsPerMonth: z.number().int(), ordersPerMonth: z.number().int().nullable(), customDomains: z.number().int() }),
-});
 
 /** Fields of a store patch whose value differs from the stored one (dry run lists only these). */
 function storeChanges(ctx: StoreCtx<StorePatch>): Change[] {
