@@ -46,8 +46,9 @@ export function createApp(services: Services): H3 {
   for (const m of modules) m.mount?.(app, services);
   if (services.config.mode === 'dev') mountDevRoutes(app, services);
 
-  const openapi = openApiDocument(services, operations);
-  app.get('/v1/openapi.json', () => openapi);
+  // Made on first request, once per service: converting every schema costs more than a service start should.
+  let openapi: string | null = null;
+  app.get('/v1/openapi.json', () => new Response(openapi ??= JSON.stringify(openApiDocument(services, operations)), { headers: { 'content-type': 'application/json; charset=utf-8' } }));
   app.get('/docs/errors', () => errorCodesPage());
 
   const patterns = operations.map((op) => ({ method: op.method, pattern: pathPattern(op.path) }));

@@ -1,10 +1,12 @@
 import { and, desc, eq, gte, inArray, lt, or, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { fail } from '../../server/errors.js';
+import { commaList } from '../../server/formats.js';
+import { cursorPageOf } from '../../server/paging.js';
 import { defineOperation } from '../../server/registry.js';
 import { instantInput } from '../../server/validation.js';
 import { auditLogs } from './schema.js';
-import { presentAudit } from './service.js';
+import { ACTOR_TYPES, auditLogSchema, presentAudit } from './service.js';
 
 export const auditOperations = [
   defineOperation({
@@ -17,7 +19,7 @@ export const auditOperations = [
     scope: 'audit:r',
     roles: ['OWNER', 'ADMIN'],
     query: z.object({
-      actorType: z.string().optional(),
+      actorType: commaList(z.enum(ACTOR_TYPES)).optional(),
       actorId: z.string().optional(),
       action: z.string().optional(),
       targetType: z.string().optional(),
@@ -32,10 +34,12 @@ export const auditOperations = [
       cursor: z.string().optional(),
       limit: z.coerce.number().int().min(1).max(100).default(50),
     }).strict(),
+    response: cursorPageOf(auditLogSchema),
+    errors: { 400: ['INVALID_PARAMETER'] },
     handler: (ctx) => {
       const q = ctx.query;
       const where: (SQL | undefined)[] = [eq(auditLogs.storeId, ctx.store.id)];
-      if (q.actorType) where.push(inArray(auditLogs.actorType, q.actorType.split(',').map((s) => s.trim())));
+      if (q.actorType) where.push(inArray(auditLogs.actorType, q.actorType));
       if (q.actorId) where.push(eq(auditLogs.actorId, q.actorId));
       if (q.action) where.push(eq(auditLogs.action, q.action));
       if (q.targetType) where.push(eq(auditLogs.targetType, q.targetType));

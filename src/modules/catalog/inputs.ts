@@ -5,8 +5,13 @@ import { dateInput } from '../../server/validation.js';
 /** Request schemas of the catalog (spec 01 §2.2–2.7 and the field names fixed by issue 3). */
 
 const krw = z.number().int().min(0).max(1_000_000_000);
-/** Prices are checked for their unit in the handler: a wrong unit is `INVALID_PRICE_UNIT`, not a form error. */
+/**
+ * Prices are checked for their unit in the handler: a wrong unit is `INVALID_PRICE_UNIT`, not a form error.
+ * The OpenAPI document states the unit (and a full price's 10-won minimum) as the handler enforces them.
+ */
 const price = z.number().int().min(-1_000_000_000).max(1_000_000_000);
+const fullPrice = price.meta({ minimum: 10, multipleOf: 10 });
+const addOnAmount = price.meta({ multipleOf: 10 });
 const id = z.string().min(1).max(64);
 
 export const LIMITS = { axes: 3, valuesPerAxis: 100, combinations: 500, images: 10, nameLength: 100, bulk: 100, calendarDays: 400, buyerCalendarDays: 120, stayNights: 30, optionSets: 200, stockQuantity: 1_000_000_000 } as const;
@@ -46,7 +51,7 @@ const sku = z.object({
 
 export const variantSettings = z.object({
   optionValues: z.array(optionValue).max(LIMITS.axes),
-  additionalAmount: price.optional(),
+  additionalAmount: addOnAmount.optional(),
   stockQuantity: stock.optional(),
   saleOn: z.boolean().optional(),
   sku: sku.nullable().optional(),
@@ -93,7 +98,7 @@ export const refundOverride = z.object({
 
 const productFields = {
   name: z.string().trim().min(1).max(LIMITS.nameLength),
-  salePrice: price,
+  salePrice: fullPrice,
   listPrice: krw.nullable(),
   categoryId: id.nullable(),
   images: z.array(id).max(LIMITS.images),
@@ -146,7 +151,7 @@ export const calendarWrite = z
     from: dateInput,
     to: dateInput,
     stock: stock.optional(),
-    price: price.nullable().optional(),
+    price: fullPrice.nullable().optional(),
     daysOfWeek: z.array(z.number().int().min(0).max(6)).min(1).max(7).optional(),
   })
   .strict()

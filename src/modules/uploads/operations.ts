@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm';
+import { z } from 'zod';
 import { mkdirSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,12 +12,20 @@ import { defineOperation, reply } from '../../server/registry.js';
 import type { Services } from '../../server/services.js';
 import { roleAllows, tokenAllows } from '../accounts/scopes.js';
 import { uploads } from './schema.js';
-import { contentDisposition, contentMatchesType, PURPOSES, uploadsDir, uploadUrl } from './service.js';
+import { contentDisposition, contentMatchesType, presentUpload, PURPOSES, uploadSchema, uploadsDir } from './service.js';
 
 defineMessages({ UPLOAD_NOT_FOUND: '파일을 찾을 수 없습니다.' });
 
 const FORM_FIELDS = new Set(['file', 'purpose']);
 const MAX_BYTES = Math.max(...Object.values(PURPOSES).map((p) => p.maxBytes));
+
+/** The form as the OpenAPI document shows it; the handler checks it field by field. */
+const uploadForm = z.object({
+  file: z.file().meta({
+    description: `The file; what each purpose takes: ${Object.entries(PURPOSES).map(([name, p]) => `${name} ${p.types.source} up to ${p.maxBytes} bytes`).join('; ')}.`,
+  }),
+  purpose: z.enum(Object.keys(PURPOSES) as [string, ...string[]]),
+}).strict();
 
 export const uploadOperations = [
   defineOperation({
@@ -30,7 +39,8 @@ export const uploadOperations = [
     status: 201,
     async: true,
     // Room for the largest file plus the multipart framing.
-    multipart: { maxBytes: MAX_BYTES + 64 * 1024 },
+    multipart: { maxBytes: MAX_BYTES + 64 * 1024, fields: uploadForm },
+    response: uploadSchema,
     target: () => ({ type: 'UPLOAD', id: null }),
     handler: async (ctx) => {
       const form = ctx.form!;
@@ -67,7 +77,7 @@ export const uploadOperations = [
         await rm(path, { force: true });
         throw error;
       }
-      return reply(201, { uploadId: row.id, url: uploadUrl(ctx.services.config.origin, row.id), contentType: row.contentType, size: row.size, purpose: row.purpose, filename: row.filename });
+      return reply(201, presentUpload(ctx.services.config.origin, row));
     },
   }),
 ];

@@ -1,4 +1,5 @@
 import { inArray } from 'drizzle-orm';
+import { z } from 'zod';
 import { join } from 'node:path';
 import type { Db } from '../../db/client.js';
 import { fail, validationFailed, type FieldError } from '../../server/errors.js';
@@ -62,6 +63,19 @@ export function contentDisposition(filename: string) {
 
 export const uploadsDir = (services: Services) => join(services.config.dataDir, 'uploads');
 export const uploadUrl = (origin: string, uploadId: string) => `${origin}/files/${uploadId}`;
+
+/** An upload as `POST /v1/uploads` answers it: `url` serves the file to anyone who has it. */
+export const uploadSchema = z.object({
+  uploadId: z.string(),
+  url: z.url(),
+  contentType: z.string(),
+  size: z.number().int(),
+  purpose: z.string(),
+  filename: z.string(),
+});
+
+export const presentUpload = (origin: string, row: typeof uploads.$inferSelect): z.output<typeof uploadSchema> =>
+  ({ uploadId: row.id, url: uploadUrl(origin, row.id), contentType: row.contentType, size: row.size, purpose: row.purpose, filename: row.filename });
 
 /**
  * Product images name uploads of this store with purpose `product-image`: a missing or unfit one is a form
