@@ -119,8 +119,10 @@ test('categories: create, tree, leaf rules, flowId on leaves only, delete only w
   const leaf = (await svc.api('POST', '/v1/categories', { body: { name: '과일', parentId: root.data.categoryId } })).data;
   assert.is(leaf.leaf, true);
   assert.is((await svc.api('GET', `/v1/categories/${root.data.categoryId}`)).data.leaf, false);
-  fails(await svc.api('PATCH', `/v1/categories/${root.data.categoryId}`, { body: { flowId: 'flow_x' } }), 400, 'CATEGORY_NOT_LEAF');
-  assert.is((await svc.api('PATCH', `/v1/categories/${leaf.categoryId}`, { body: { flowId: 'flow_x', name: '제철 과일' } })).data.flowId, 'flow_x');
+  const flowId = (await svc.api('GET', '/v1/commerce-flows')).data.contents.find((f: any) => f.kind === 'SHIPPING').flowId;
+  fails(await svc.api('PATCH', `/v1/categories/${root.data.categoryId}`, { body: { flowId } }), 400, 'CATEGORY_NOT_LEAF');
+  fails(await svc.api('PATCH', `/v1/categories/${leaf.categoryId}`, { body: { flowId: 'flw_nope' } }), 404, 'FLOW_NOT_FOUND');
+  assert.is((await svc.api('PATCH', `/v1/categories/${leaf.categoryId}`, { body: { flowId, name: '제철 과일' } })).data.flowId, flowId);
   fails(await svc.api('POST', '/v1/categories', { body: { name: '사과', parentId: leaf.categoryId } }), 409, 'CATEGORY_IN_USE');
   fails(await svc.api('PATCH', `/v1/categories/${root.data.categoryId}`, { body: { parentId: leaf.categoryId } }), 400, 'VALIDATION_FAILED');
   fails(await svc.api('DELETE', `/v1/categories/${root.data.categoryId}`), 409, 'CATEGORY_IN_USE');
