@@ -29,10 +29,16 @@ export type InvokeOutcome =
 
 export type FunctionContext = Awaited<ReturnType<typeof functionContext>>;
 
+/** Per-call context: `invocationId` stays the same on every retry of one delivery (flow notifications). */
+export interface CallOptions {
+  invocationId?: string;
+}
+
 /** What every function receives besides its input: which store, its settings, and an API client's credentials. */
-async function functionContext(services: Services, t: InvokeTarget) {
+async function functionContext(services: Services, t: InvokeTarget, call: CallOptions = {}) {
   const { token, expiresAt } = await issueInstallationToken(services, t.installation.id);
   return {
+    ...(call.invocationId ? { invocationId: call.invocationId } : {}),
     storeId: t.installation.storeId,
     installationId: t.installation.id,
     app: { appId: t.app.id, handle: t.app.handle, version: t.version.version },
@@ -41,15 +47,15 @@ async function functionContext(services: Services, t: InvokeTarget) {
   };
 }
 
-export async function invoke(services: Services, t: InvokeTarget, kind: InvocationKind, name: string, input: unknown): Promise<InvokeOutcome> {
-  const context = await functionContext(services, t);
+export async function invoke(services: Services, t: InvokeTarget, kind: InvocationKind, name: string, input: unknown, call: CallOptions = {}): Promise<InvokeOutcome> {
+  const context = await functionContext(services, t, call);
   if (t.version.manifest.runtime === 'external') return callExternal(services, t, kind, name, input, context);
   return runInSandbox(services, t, kind, name, input, context);
 }
 
 /** Runs one function and keeps its execution record (and the app's failure run, for suspension). */
-export async function invokeAndRecord(services: Services, t: InvokeTarget, kind: InvocationKind, name: string, input: unknown): Promise<InvokeOutcome> {
-  const outcome = await invoke(services, t, kind, name, input);
+export async function invokeAndRecord(services: Services, t: InvokeTarget, kind: InvocationKind, name: string, input: unknown, call: CallOptions = {}): Promise<InvokeOutcome> {
+  const outcome = await invoke(services, t, kind, name, input, call);
   recordExecution(services, {
     app: t.app,
     installation: t.installation,

@@ -5,6 +5,12 @@ import { z } from 'zod';
  * action, an event or a timer, and the actions sellers and buyers may take. Stored per published version.
  */
 
+/** A store event name (`custom.<name>`) and an app event name (`app.<handle>.<EVENT>`). */
+export const CUSTOM_EVENT = /^custom\.[a-z0-9_-]{1,40}$/;
+export const APP_EVENT = /^app\.([a-z0-9-]{1,40})\.([A-Z0-9_]{1,40})$/;
+/** A notification channel `app.<handle>.<notification>`. */
+export const APP_CHANNEL = /^app\.([a-z0-9-]{1,40})\.([a-z0-9-]{1,40})$/;
+
 /** Core statuses, least advanced first; readers tolerate values beyond these (spec 01 §6.2 rule 2). */
 export const CORE_STATUSES = ['PAID', 'CONFIRMED', 'DISPATCHED', 'DELIVERED', 'FULFILLED', 'PURCHASE_DECIDED', 'CANCELED', 'RETURNED', 'EXCHANGED'] as const;
 export type CoreStatus = (typeof CORE_STATUSES)[number];
@@ -20,8 +26,8 @@ export const isoDuration = z.string().regex(/^P(?!$)(\d+D)?(T(?=\d)(\d+H)?(\d+M)
 
 const claimDecision = z.enum(['IMMEDIATE', 'REQUEST', 'NONE']);
 export const notifySchema = z.object({
-  /** `webhook` (→ ORDER.FLOW_NOTIFICATION), `app.<handle>.<notification>`, or `email`. */
-  channel: z.string().regex(/^(webhook|email|app\.[a-z0-9-]+\.[a-z0-9-]+)$/),
+  /** `webhook` (→ ORDER.FLOW_NOTIFICATION), `app.<handle>.<notification>`, or `email` (names checked by check.ts). */
+  channel: z.string().min(1).max(100),
   params: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,39}$/), expression).optional(),
 }).strict();
 
@@ -35,7 +41,8 @@ export const stateSchema = z.object({
 
 export const triggerSchema = z.union([
   z.object({ action: key }).strict(),
-  z.object({ event: z.string().regex(/^(custom\.[a-z0-9_-]{1,40}|app\.[a-z0-9-]+\.[A-Z0-9_]{1,40})$/) }).strict(),
+  /** `custom.<name>` or `app.<handle>.<EVENT>` (names checked by check.ts, so a draft can hold a wrong one). */
+  z.object({ event: z.string().min(1).max(100) }).strict(),
   z.object({ timer: z.union([z.object({ after: isoDuration }).strict(), z.object({ at: expression }).strict()]) }).strict(),
 ]);
 

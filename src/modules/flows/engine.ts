@@ -97,6 +97,12 @@ function enter(def: Definition, state: string, scope: ExpressionScope): Pick<Eff
   return { timersSet, notifications };
 }
 
+/** What entering `state` sets — its timers and notifications — for an item put there from outside the flow (a version migration). */
+export function entering(def: Definition, item: ItemState, state: string, now: number) {
+  const scope = scopeOf(item, {}, now);
+  return enter(def, state, { ...scope, flow: { ...scope.flow, state } });
+}
+
 const emptyToNull = (value: unknown) => (value === '' || value === undefined ? null : value);
 
 function moveTo(def: Definition, item: ItemState, to: string, scope: ExpressionScope): StepResult {

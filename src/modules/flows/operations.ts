@@ -11,13 +11,13 @@ import { loadProduct } from '../catalog/service.js';
 import { authenticateGuestOrder } from '../orders/operations.js';
 import { orderItems, orders } from '../orders/schema.js';
 import { actionSchema, definitionSchema, inputSchema } from './definition.js';
-import { flowRuns } from './schema.js';
+import { flowRuns, flowVersions } from './schema.js';
 import {
   itemFlowsOfOrder, listFlows, loadFlow, loadItemFlow, loadVersion, moveItem, presentFlow, presentItemFlow, presentRun, resolveFlow, runningItemCount,
   type ItemFlowRow,
 } from './service.js';
 
-const tag = 'Order flows';
+export const tag = 'Order flows';
 const flowIdParams = z.object({ flowId: z.string() }).strict();
 const itemParams = z.object({ orderItemId: z.string() }).strict();
 const itemActionParams = z.object({ orderItemId: z.string(), key: z.string() }).strict();
@@ -28,12 +28,18 @@ const actionBody = z.object({ input: actionInput.optional() }).strict();
 // ---------------------------------------------------------------------------------------------------
 // Response shapes
 
-const flowRecord = z.object({
+/** The flow editor's layout, kept beside a definition untouched. */
+export const graphSchema = z.object({
+  nodes: z.array(z.object({ id: z.string().min(1).max(100), x: z.number(), y: z.number() }).strict()).max(500),
+}).strict();
+export const flowRecord = z.object({
   flowId: z.string(), name: z.string(), kind: z.enum(['SHIPPING', 'MANUAL']), isDefault: z.boolean(), progression: z.enum(['ITEM', 'ORDER']),
-  publishedVersion: z.number().int().nullable(), draft: definitionSchema.nullable(), createdAt: instant, updatedAt: instant,
+  publishedVersion: z.number().int().nullable(), draft: definitionSchema.nullable(), draftGraph: graphSchema.nullable(), createdAt: instant, updatedAt: instant,
 });
-const versionRecord = z.object({ flowId: z.string(), version: z.number().int(), definition: definitionSchema, publishedAt: instant, runningItemCount: z.number().int() });
-const itemFlow = z.object({
+export const versionRecord = z.object({
+  flowId: z.string(), version: z.number().int(), definition: definitionSchema, graph: graphSchema.nullable(), publishedAt: instant, runningItemCount: z.number().int(),
+});
+export const itemFlow = z.object({
   orderItemId: z.string(), orderId: z.string(), flowId: z.string(), version: z.number().int(), state: z.string(), label: z.string(), coreStatus: z.string(),
   actions: z.array(z.object({
     key: z.string(), label: z.string(), actor: actionSchema.shape.actor, scope: actionSchema.shape.scope, enabled: z.boolean(),
@@ -49,10 +55,13 @@ const runRecord = z.object({
   trigger: z.union([
     z.object({ kind: z.literal('start') }), z.object({ kind: z.literal('action'), key: z.string() }), z.object({ kind: z.literal('event'), name: z.string() }),
     z.object({ kind: z.literal('timer'), timerId: z.string() }),
+    z.object({ kind: z.literal('migration'), fromVersion: z.number().int(), toVersion: z.number().int() }),
   ]),
-  actor: z.object({ type: z.enum(['SELLER', 'BUYER', 'TIMER', 'SYSTEM']), id: z.string().nullable() }),
+  actor: z.object({ type: z.enum(['SELLER', 'BUYER', 'APP', 'TIMER', 'SYSTEM']), id: z.string().nullable() }),
   input: z.record(z.string(), z.unknown()), from: z.string().nullable(), to: z.string(), coreStatus: z.string(),
-  notifications: z.array(z.object({ channel: z.string(), params: z.record(z.string(), z.unknown()), sent: z.boolean() })),
+  notifications: z.array(z.object({
+    channel: z.string(), params: z.record(z.string(), z.unknown()), sent: z.boolean(), invocationId: z.string().optional(), reason: z.string().optional(),
+  })),
   timers: z.array(z.object({ transition: z.number().int(), kind: z.string(), dueAt: instant, to: z.string() })),
   eventIds: z.array(z.string()), at: instant,
 });
@@ -68,7 +77,7 @@ const ACTION_ERRORS = {
 
 type Actor = 'SELLER' | 'BUYER';
 
-function itemView(db: Db, row: ItemFlowRow, now: number, actor?: Actor) {
+export function itemView(db: Db, row: ItemFlowRow, now: number, actor?: Actor) {
   const item = db.select().from(orderItems).where(eq(orderItems.id, row.orderItemId)).get()!;
   const order = db.select().from(orders).where(eq(orders.id, row.orderId)).get()!;
   const view = presentItemFlow(db, row, order, item, now);
@@ -161,6 +170,10 @@ async function guestOrder(db: Db, storeId: string, orderId: string, password: st
 
 const buyerTag = 'Storefront order flows';
 
+export const presentVersion = (db: Db, v: typeof flowVersions.$inferSelect) => ({
+  flowId: v.flowId, version: v.version, definition: v.definition, graph: v.graph, publishedAt: isoAt(v.publishedAt), runningItemCount: runningItemCount(db, v.flowId, v.version),
+});
+
 export const flowOperations = [
   defineOperation({
     operationId: 'listCommerceFlows',
@@ -199,7 +212,7 @@ export const flowOperations = [
     errors: { 403: ['TENANT_MISMATCH'], 404: ['FLOW_NOT_FOUND', 'FLOW_VERSION_NOT_FOUND'] },
     handler: (ctx) => {
       const v = loadVersion(ctx.db, ctx.store.id, ctx.params.flowId, ctx.params.version);
-      return { flowId: v.flowId, version: v.version, definition: v.definition, publishedAt: isoAt(v.publishedAt), runningItemCount: runningItemCount(ctx.db, v.flowId, v.version) };
+      return presentVersion(ctx.db, v);
     },
   }),
   defineOperation({

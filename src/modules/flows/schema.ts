@@ -81,7 +81,22 @@ export type RunTrigger =
   | { kind: 'start' }
   | { kind: 'action'; key: string }
   | { kind: 'event'; name: string }
-  | { kind: 'timer'; timerId: string; after?: string; at?: string };
+  | { kind: 'timer'; timerId: string; after?: string; at?: string }
+  /** Moved onto another version of its flow by the seller (`…/versions/{v}/migrate`). */
+  | { kind: 'migration'; fromVersion: number; toVersion: number };
+
+/** Who ran a trigger: a seller, a buyer, an app (by its installation), the timer job, or the service. */
+export type RunActor = { type: Actor | 'APP' | 'TIMER' | 'SYSTEM'; id: string | null };
+
+/** A notification as the run records it: `sent` false with `reason` when it was not (and will not be) delivered. */
+export interface RunNotification {
+  channel: string;
+  params: Record<string, unknown>;
+  sent: boolean;
+  /** App channels: the delivery's stable invocation id (the same on every retry). */
+  invocationId?: string;
+  reason?: string;
+}
 
 /** The history of an item in its flow: one run per trigger that moved it (and its start at payment). */
 export const flowRuns = sqliteTable('flow_runs', {
@@ -92,13 +107,44 @@ export const flowRuns = sqliteTable('flow_runs', {
   flowId: text('flow_id').notNull(),
   version: integer('version').notNull(),
   trigger: text('trigger', { mode: 'json' }).$type<RunTrigger>().notNull(),
-  actor: text('actor', { mode: 'json' }).$type<{ type: Actor | 'TIMER' | 'SYSTEM'; id: string | null }>().notNull(),
+  actor: text('actor', { mode: 'json' }).$type<RunActor>().notNull(),
   input: text('input', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
   from: text('from_state'),
   to: text('to_state').notNull(),
   coreStatus: text('core_status').notNull(),
-  notifications: text('notifications', { mode: 'json' }).$type<{ channel: string; params: Record<string, unknown>; sent: boolean }[]>().notNull(),
+  notifications: text('notifications', { mode: 'json' }).$type<RunNotification[]>().notNull(),
   timers: text('timers', { mode: 'json' }).$type<{ transition: number; kind: string; dueAt: string; to: string }[]>().notNull(),
   eventIds: text('event_ids', { mode: 'json' }).$type<string[]>().notNull(),
   at: integer('at').notNull(),
 }, (t) => [index('flow_runs_item').on(t.orderItemId, t.at)]);
+
+export type AppNotificationStatus = 'PENDING' | 'DELIVERED' | 'NOT_SENT' | 'FAILED';
+
+/**
+ * Durable queue of app notification calls (`app.<handle>.<notification>` channels), written in the move's
+ * transaction. The row id is the invocation id the app sees on every attempt (delivered at least once).
+ */
+export const flowAppNotifications = sqliteTable('flow_app_notifications', {
+  id: text('id').primaryKey(),
+  storeId: text('store_id').notNull(),
+  runId: text('run_id').notNull(),
+  handle: text('handle').notNull(),
+  name: text('name').notNull(),
+  /** The payload of spec 02 §2.4: name, orderId, orderItemIds, flowId, flowVersion, state, params. */
+  payload: text('payload', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+  status: text('status').$type<AppNotificationStatus>().notNull(),
+  attempts: integer('attempts').notNull(),
+  nextAttemptAt: integer('next_attempt_at').notNull(),
+  lastError: text('last_error'),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+}, (t) => [index('flow_app_notifications_due').on(t.status, t.nextAttemptAt), index('flow_app_notifications_run').on(t.runId)]);
+
+/** Flow secrets by name (for channels that need credentials); the value is sealed and never answered. */
+export const flowSecrets = sqliteTable('flow_secrets', {
+  storeId: text('store_id').notNull(),
+  name: text('name').notNull(),
+  sealed: text('sealed').notNull(),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+}, (t) => [primaryKey({ columns: [t.storeId, t.name] })]);

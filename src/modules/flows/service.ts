@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, lte, notInArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
@@ -11,9 +11,10 @@ import { requireOwned } from '../../server/tenancy.js';
 import { categories, products, type Fulfillment } from '../catalog/schema.js';
 import { emitEvent } from '../events/outbox.js';
 import { orderItems, orders } from '../orders/schema.js';
-import { DEFAULT_DEFINITIONS, leastAdvanced, type Definition, type FlowKind } from './definition.js';
-import { availableActions, step, type Actor, type Effects, type ItemState, type Refusal, type Trigger } from './engine.js';
-import { flowRuns, flows, flowTimers, flowVersions, orderItemFlows, type RunTrigger } from './schema.js';
+import { APP_CHANNEL, DEFAULT_DEFINITIONS, leastAdvanced, type Definition, type FlowKind } from './definition.js';
+import { availableActions, entering, step, type Effects, type ItemState, type Refusal, type TimerSet, type Trigger } from './engine.js';
+import { enqueueAppNotification } from './app-channels.js';
+import { flowRuns, flows, flowTimers, flowVersions, orderItemFlows, type RunActor, type RunNotification, type RunTrigger } from './schema.js';
 
 defineMessages({
   FLOW_NOT_FOUND: '주문 흐름을 찾을 수 없습니다.',
@@ -105,13 +106,21 @@ export function loadVersion(db: Db, storeId: string, flowId: string, version: nu
   return row;
 }
 
+/** Core statuses an item's life in its flow ends in: such items no longer run on their version. */
+const ENDED_CORE_STATUSES = ['PURCHASE_DECIDED', 'CANCELED', 'RETURNED', 'EXCHANGED'];
+
 export const runningItemCount = (db: Db, flowId: string, version: number) =>
   db.select({ n: sql<number>`count(*)` }).from(orderItemFlows)
-    .where(and(eq(orderItemFlows.flowId, flowId), eq(orderItemFlows.version, version), sql`${orderItemFlows.coreStatus} not in ('PURCHASE_DECIDED', 'CANCELED', 'RETURNED', 'EXCHANGED')`))
+    .where(and(eq(orderItemFlows.flowId, flowId), eq(orderItemFlows.version, version), notInArray(orderItemFlows.coreStatus, ENDED_CORE_STATUSES)))
     .get()!.n;
 
+/** The distinct states the running items of a version are in. */
+export const runningStates = (db: Db, flowId: string, version: number) =>
+  db.selectDistinct({ state: orderItemFlows.state }).from(orderItemFlows)
+    .where(and(eq(orderItemFlows.flowId, flowId), eq(orderItemFlows.version, version), notInArray(orderItemFlows.coreStatus, ENDED_CORE_STATUSES))).all().map((r) => r.state);
+
 export const presentFlow = (f: FlowRow) => ({
-  flowId: f.id, name: f.name, kind: f.kind, isDefault: f.isDefault, progression: f.progression, publishedVersion: f.publishedVersion, draft: f.draft,
+  flowId: f.id, name: f.name, kind: f.kind, isDefault: f.isDefault, progression: f.progression, publishedVersion: f.publishedVersion, draft: f.draft, draftGraph: f.draftGraph,
   createdAt: isoAt(f.createdAt), updatedAt: isoAt(f.updatedAt),
 });
 
@@ -211,18 +220,18 @@ function groupOf(db: Db, row: ItemFlowRow) {
 
 /** The engine's view of an item: its state, claim holds (its own, its group's) and what expressions read. */
 function itemState(row: ItemFlowRow, order: OrderRow, item: OrderItemRow, groupClaimOpen: boolean): ItemState {
+  return { state: row.state, claimOpen: row.claimHold, groupClaimOpen, facts: itemFacts(row, order, item) };
+}
+
+/** What flow expressions read of a stored item: `order`, `item`, `flow` (simulation and replay read the same shape). */
+export function itemFacts(row: ItemFlowRow, order: OrderRow, item: OrderItemRow): ItemState['facts'] {
   return {
-    state: row.state,
-    claimOpen: row.claimHold,
-    groupClaimOpen,
-    facts: {
-      order: { orderId: order.id, orderNo: order.orderNo, status: order.status, testPayment: order.testPayment, guest: order.guest, orderedAt: isoAt(order.orderedAt), totalAmount: order.amounts.totalAmount },
-      item: {
-        orderItemId: item.id, productId: item.productId, optionId: item.optionId, productName: item.productName, optionValues: item.optionValues, quantity: item.quantity,
-        unitPrice: item.unitPrice, amount: item.amount, fulfillmentType: item.fulfillmentSnapshot.type, stay: item.stay,
-      },
-      flow: { flowId: row.flowId, version: row.version, state: row.state, enteredAt: isoAt(row.enteredAt), inputs: row.inputs },
+    order: { orderId: order.id, orderNo: order.orderNo, status: order.status, testPayment: order.testPayment, guest: order.guest, orderedAt: isoAt(order.orderedAt), totalAmount: order.amounts.totalAmount },
+    item: {
+      orderItemId: item.id, productId: item.productId, optionId: item.optionId, productName: item.productName, optionValues: item.optionValues, quantity: item.quantity,
+      unitPrice: item.unitPrice, amount: item.amount, fulfillmentType: item.fulfillmentSnapshot.type, stay: item.stay,
     },
+    flow: { flowId: row.flowId, version: row.version, state: row.state, enteredAt: isoAt(row.enteredAt), inputs: row.inputs },
   };
 }
 
@@ -258,7 +267,7 @@ export const presentRun = (r: RunRow) => ({
 
 export interface MoveRequest {
   trigger: Trigger;
-  actor: { type: Actor | 'TIMER'; id: string | null };
+  actor: RunActor;
 }
 
 /** A refusal of the engine as the API answers it (spec 02 §4.4). */
@@ -307,7 +316,7 @@ interface Application {
   order: OrderRow;
   members: { row: ItemFlowRow; item: OrderItemRow; effects: Effects }[];
   trigger: RunTrigger;
-  actor: { type: Actor | 'TIMER' | 'SYSTEM'; id: string | null };
+  actor: RunActor;
   input: Record<string, unknown>;
 }
 
@@ -334,18 +343,8 @@ function applyEffects(db: Db, now: number, a: Application, services?: Services):
       db.update(orderItems).set({ status: move.coreStatus as OrderItemRow['status'], updatedAt: now }).where(eq(orderItems.id, row.orderItemId)).run();
     }
     if (m.effects.withdrawClaim) releaseClaimHold(db, now, row.orderItemId);
-    if (m.effects.timersCleared) {
-      db.update(flowTimers).set({ status: 'CLEARED', updatedAt: now })
-        .where(and(eq(flowTimers.orderItemId, row.orderItemId), inArray(flowTimers.status, ['PENDING', 'PAUSED']))).run();
-    }
-    for (const t of m.effects.timersSet) {
-      // A claim already open pauses a new duration timer from the start.
-      const paused = t.kind === 'after' && row.claimHold;
-      db.insert(flowTimers).values({
-        id: newId('ftm', now), storeId: row.storeId, orderItemId: row.orderItemId, state: row.state, transition: t.transition, kind: t.kind, to: t.to,
-        status: paused ? 'PAUSED' : 'PENDING', dueAt: paused ? null : t.dueAt, remainingMs: paused ? t.dueAt - now : null, createdAt: now, updatedAt: now,
-      }).run();
-    }
+    if (m.effects.timersCleared) clearTimers(db, now, row.orderItemId);
+    armTimers(db, now, row, m.effects.timersSet);
     moved.push(row);
   }
 
@@ -367,20 +366,27 @@ function applyEffects(db: Db, now: number, a: Application, services?: Services):
     for (const type of m.effects.events) emit(type, orderEventData(type, freshOrder, m.item, moved[i]), [m.row.orderItemId]);
   }
   const state = moved[0].state;
-  const notifications = lead.effects.notifications.map((n) => {
-    const webhook = n.channel === 'webhook';
-    if (webhook) {
+  const itemIds = a.members.map((m) => m.row.orderItemId);
+  const leadRunId = newId('frn', now);
+  const notifications = lead.effects.notifications.map((n): RunNotification => {
+    if (n.channel === 'webhook') {
       const name = typeof n.params.event === 'string' ? n.params.event : state;
-      emit('ORDER.FLOW_NOTIFICATION', { orderId: order.id, orderItemIds: a.members.map((m) => m.row.orderItemId), event: name, flowId: lead.row.flowId, flowVersion: lead.row.version, state }, a.members.map((m) => m.row.orderItemId));
+      emit('ORDER.FLOW_NOTIFICATION', { orderId: order.id, orderItemIds: itemIds, event: name, flowId: lead.row.flowId, flowVersion: lead.row.version, state }, itemIds);
+      return { ...n, sent: true };
     }
-    // App and e-mail channels are delivered by a later slice; until then the run records them as not sent.
-    return { ...n, sent: webhook };
+    const app = APP_CHANNEL.exec(n.channel);
+    if (app) {
+      const payload = { name: app[2], orderId: order.id, orderItemIds: itemIds, flowId: lead.row.flowId, flowVersion: lead.row.version, state, params: n.params };
+      return { ...n, ...enqueueAppNotification(db, now, order.storeId, leadRunId, app[1], app[2], payload) };
+    }
+    // E-mail is delivered by a later slice; until then the run records it as not sent.
+    return { ...n, sent: false, reason: 'CHANNEL_NOT_AVAILABLE' };
   });
 
   for (const [i, m] of a.members.entries()) {
     const row = moved[i];
     db.insert(flowRuns).values({
-      id: newId('frn', now), storeId: row.storeId, orderId: row.orderId, orderItemId: row.orderItemId, flowId: row.flowId, version: row.version,
+      id: m === lead ? leadRunId : newId('frn', now), storeId: row.storeId, orderId: row.orderId, orderItemId: row.orderItemId, flowId: row.flowId, version: row.version,
       trigger: a.trigger, actor: a.actor, input: a.input, from: m.effects.move ? m.effects.move.from : null, to: row.state, coreStatus: row.coreStatus,
       notifications, timers: m.effects.timersSet.map((t) => ({ transition: t.transition, kind: t.kind, dueAt: isoAt(t.dueAt), to: t.to })),
       eventIds: eventIds.get(row.orderItemId) ?? [], at: now,
@@ -395,6 +401,51 @@ function applyEffects(db: Db, now: number, a: Application, services?: Services):
     }
   }
   return moved;
+}
+
+/** Stores the timers the item's state sets; a claim already open pauses a new duration timer from the start. */
+function armTimers(db: Db, now: number, row: ItemFlowRow, timers: TimerSet[]) {
+  for (const t of timers) {
+    const paused = t.kind === 'after' && row.claimHold;
+    db.insert(flowTimers).values({
+      id: newId('ftm', now), storeId: row.storeId, orderItemId: row.orderItemId, state: row.state, transition: t.transition, kind: t.kind, to: t.to,
+      status: paused ? 'PAUSED' : 'PENDING', dueAt: paused ? null : t.dueAt, remainingMs: paused ? t.dueAt - now : null, createdAt: now, updatedAt: now,
+    }).run();
+  }
+}
+
+const clearTimers = (db: Db, now: number, orderItemId: string) =>
+  db.update(flowTimers).set({ status: 'CLEARED', updatedAt: now }).where(and(eq(flowTimers.orderItemId, orderItemId), inArray(flowTimers.status, ['PENDING', 'PAUSED']))).run();
+
+/**
+ * Moves the running items of `fromVersion` onto `toVersion` (spec 02 §4.4), each into `stateOf(its state)`:
+ * the state's timers are set anew from now, no notification or event is sent (the item did not move in
+ * its flow), and each item's history gains a `migration` run. Returns how many items moved.
+ */
+export function migrateItems(db: Db, now: number, flowId: string, fromVersion: number, toVersion: number, stateOf: (state: string) => string): number {
+  const def = definitionOf(db, flowId, toVersion);
+  const rows = db.select().from(orderItemFlows)
+    .where(and(eq(orderItemFlows.flowId, flowId), eq(orderItemFlows.version, fromVersion), notInArray(orderItemFlows.coreStatus, ENDED_CORE_STATUSES))).all();
+  const touchedOrders = new Map<string, OrderRow>();
+  for (const old of rows) {
+    const state = stateOf(old.state);
+    const row: ItemFlowRow = { ...old, version: toVersion, state, coreStatus: def.states[state].coreStatus, enteredAt: state === old.state ? old.enteredAt : now, updatedAt: now };
+    db.update(orderItemFlows).set({ version: row.version, state: row.state, coreStatus: row.coreStatus, enteredAt: row.enteredAt, updatedAt: now }).where(eq(orderItemFlows.orderItemId, row.orderItemId)).run();
+    const order = touchedOrders.get(row.orderId) ?? q(db).order.get({ id: row.orderId })!;
+    touchedOrders.set(row.orderId, order);
+    const item = q(db).orderItem.get({ id: row.orderItemId })!;
+    if (row.coreStatus !== old.coreStatus) db.update(orderItems).set({ status: row.coreStatus as OrderItemRow['status'], updatedAt: now }).where(eq(orderItems.id, row.orderItemId)).run();
+    clearTimers(db, now, row.orderItemId);
+    const { timersSet } = entering(def, itemState(row, order, item, false), state, now);
+    armTimers(db, now, row, timersSet);
+    db.insert(flowRuns).values({
+      id: newId('frn', now), storeId: row.storeId, orderId: row.orderId, orderItemId: row.orderItemId, flowId, version: toVersion,
+      trigger: { kind: 'migration', fromVersion, toVersion }, actor: { type: 'SELLER', id: null }, input: {}, from: old.state, to: state, coreStatus: row.coreStatus,
+      notifications: [], timers: timersSet.map((t) => ({ transition: t.transition, kind: t.kind, dueAt: isoAt(t.dueAt), to: t.to })), eventIds: [], at: now,
+    }).run();
+  }
+  for (const order of touchedOrders.values()) refreshOrderStatus(db, order, now);
+  return rows.length;
 }
 
 /** The order's status after a move: the least advanced non-canceled item (spec 01 §6.2 rule 2). */

@@ -1,0 +1,128 @@
+import { and, asc, eq, lte } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { newId } from '../../db/ids.js';
+import type { Services } from '../../server/services.js';
+import type { Principal } from '../accounts/principal.js';
+import { invokeAndRecord } from '../apps/invoke.js';
+import { activeInstallation, findApp, findAppByHandle, findInstallation, findVersion, missingSettings, recordExecution } from '../apps/service.js';
+import type { AppLookup, InstalledApp } from './check.js';
+import { appInstallations } from '../apps/schema.js';
+import { flowAppNotifications } from './schema.js';
+
+/**
+ * Flows and apps: app notification channels (`app.<handle>.<notification>`, delivered at least once
+ * through the apps module's invocation machinery with a stable invocation id) and app events
+ * (`app.<handle>.<EVENT>`, accepted only from that app's installation).
+ */
+
+/** The store's live installation of the app `handle` with its running version, or null. */
+function runningApp(db: Db, storeId: string, handle: string) {
+  const app = findAppByHandle(db, handle);
+  const installation = app ? activeInstallation(db, storeId, app.id) : undefined;
+  if (!app || !installation) return null;
+  return { app, installation, version: findVersion(db, installation.versionId)! };
+}
+
+function asInstalled(found: NonNullable<ReturnType<typeof runningApp>>): InstalledApp {
+  const flow = found.version.manifest.flow;
+  return { notifications: flow?.notifications ?? {}, events: Object.keys(flow?.events ?? {}) };
+}
+
+/** What the check may use of the store's apps (looked up once per handle). */
+export function appLookup(db: Db, storeId: string): AppLookup {
+  const seen = new Map<string, InstalledApp | null>();
+  return (handle) => {
+    if (!seen.has(handle)) {
+      const found = runningApp(db, storeId, handle);
+      seen.set(handle, found ? asInstalled(found) : null);
+    }
+    return seen.get(handle)!;
+  };
+}
+
+/** The store's installed apps that offer flow notifications or events, as the flow editor lists them. */
+export function flowAppsOf(db: Db, storeId: string) {
+  const installations = db.select().from(appInstallations).where(and(eq(appInstallations.storeId, storeId), eq(appInstallations.status, 'ACTIVE'))).all();
+  return installations.flatMap((installation) => {
+    const app = findApp(db, installation.appId)!;
+    const flow = findVersion(db, installation.versionId)?.manifest.flow;
+    if (!flow?.notifications && !flow?.events) return [];
+    return [{
+      handle: app.handle,
+      notifications: Object.entries(flow.notifications ?? {}).map(([name, n]) => ({ channel: `app.${app.handle}.${name}`, name, params: Object.keys(n.params ?? {}) })),
+      events: Object.keys(flow.events ?? {}).map((name) => ({ event: `app.${app.handle}.${name}`, name })),
+    }];
+  });
+}
+
+/** Why a notification cannot go to the app now (spec 02 §6: the flow proceeds, the run shows not-sent), or null. */
+function notSentReason(found: ReturnType<typeof runningApp>, name: string): string | null {
+  if (!found) return 'APP_NOT_INSTALLED';
+  return found.version.manifest.flow?.notifications?.[name] ? null : 'NOTIFICATION_NOT_IN_VERSION';
+}
+
+/**
+ * Queues one app notification in the move's transaction; the row id is the invocation id. An app not
+ * installed, or whose running version lacks the notification, is recorded as not sent and not queued.
+ */
+export function enqueueAppNotification(db: Db, now: number, storeId: string, runId: string, handle: string, name: string, payload: Record<string, unknown>) {
+  const reason = notSentReason(runningApp(db, storeId, handle), name);
+  if (reason) return { sent: false, reason };
+  const id = newId('fan', now);
+  db.insert(flowAppNotifications).values({
+    id, storeId, runId, handle, name, payload, status: 'PENDING', attempts: 0, nextAttemptAt: now, lastError: null, createdAt: now, updatedAt: now,
+  }).run();
+  return { sent: true, invocationId: id };
+}
+
+/** Failed calls are retried after 1 min, 5 min, 30 min, 2 h and 6 h, then given up (FAILED). */
+const RETRY_MS = [60_000, 300_000, 1_800_000, 7_200_000, 21_600_000];
+const BATCH = 100;
+
+/** The job: calls each due notification's function; the invocation id stays the same on every attempt. */
+export async function deliverAppNotifications(services: Services, now: number): Promise<number> {
+  const { db } = services;
+  const due = db.select().from(flowAppNotifications)
+    .where(and(eq(flowAppNotifications.status, 'PENDING'), lte(flowAppNotifications.nextAttemptAt, now)))
+    .orderBy(asc(flowAppNotifications.nextAttemptAt)).limit(BATCH).all();
+  for (const n of due) {
+    const settle = (set: Partial<typeof flowAppNotifications.$inferInsert>) =>
+      db.update(flowAppNotifications).set({ ...set, updatedAt: services.clock.now() }).where(eq(flowAppNotifications.id, n.id)).run();
+    // Uninstalled or moved to a version without the notification since the move: not sent.
+    const found = runningApp(db, n.storeId, n.handle);
+    const reason = notSentReason(found, n.name);
+    if (reason || !found) {
+      settle({ status: 'NOT_SENT', lastError: reason });
+      continue;
+    }
+    const missing = missingSettings(found.version.manifest, found.installation.settings);
+    if (found.app.suspendedAt || missing.length) {
+      recordExecution(services, {
+        ...found, kind: 'NOTIFICATION', name: n.name,
+        status: found.app.suspendedAt ? 'NOT_SENT' : 'NEEDS_SETUP',
+        errorCode: found.app.suspendedAt ? 'APP_SUSPENDED' : 'SETTINGS_REQUIRED',
+        errorMessage: found.app.suspendedAt ? null : `required settings empty: ${missing.join(', ')}`,
+      }, now);
+      settle({ status: 'NOT_SENT', lastError: found.app.suspendedAt ? 'APP_SUSPENDED' : 'SETTINGS_REQUIRED' });
+      continue;
+    }
+    const outcome = await invokeAndRecord(services, found, 'notification', n.name, n.payload, { invocationId: n.id });
+    const attempts = n.attempts + 1;
+    const retryIn = RETRY_MS[attempts - 1];
+    if (outcome.ok) settle({ status: 'DELIVERED', attempts, lastError: null });
+    else settle(retryIn === undefined ? { status: 'FAILED', attempts, lastError: outcome.code } : { attempts, nextAttemptAt: services.clock.now() + retryIn, lastError: outcome.code });
+  }
+  return due.length;
+}
+
+/**
+ * An app event `app.<handle>.<EVENT>` is accepted only from that app's own installation token, and only
+ * for an event its running version's manifest declares (spec 02 §4.4); else 403 FLOW_EVENT_APP_FORBIDDEN.
+ */
+export function appMaySend(db: Db, principal: Principal, handle: string, event: string): boolean {
+  if (principal.kind !== 'installation') return false;
+  const installation = findInstallation(db, principal.tokenId);
+  const app = installation ? findApp(db, installation.appId) : undefined;
+  if (!installation || installation.status !== 'ACTIVE' || app?.handle !== handle) return false;
+  return Boolean(findVersion(db, installation.versionId)?.manifest.flow?.events?.[event]);
+}
