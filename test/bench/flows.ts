@@ -1,0 +1,81 @@
+/**
+ * Issue 11 benchmark: seller flow actions through the API (item moves per second, each writing its flow
+ * run and ORDER.FLOW_STATE_CHANGED + ORDER.* events in the move's transaction), and `simulate` of a
+ * 1,000-step trace, against `svc dev` in its own process.
+ */
+import { median, startSvcDev } from './lib.js';
+
+const svc = await startSvcDev();
+const base = svc.ready.url as string;
+const admin = { authorization: `Bearer ${svc.ready.ownerToken}`, 'x-store-id': svc.ready.storeId, 'content-type': 'application/json' };
+
+async function call(method: string, path: string, headers: Record<string, string>, body?: unknown) {
+  const res = await fetch(`${base}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const json = (await res.json()) as any;
+  if (!json.meta?.isSuccess) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json.error)}`);
+  return json.data;
+}
+
+/** Two states the seller moves an item between; each move changes its core status, so ORDER.* events fire too. */
+const TOGGLE = {
+  progression: 'ITEM',
+  initial: 'PAID',
+  states: { PAID: { label: '결제 완료', coreStatus: 'PAID' }, WORKING: { label: '작업중', coreStatus: 'CONFIRMED' }, RESTING: { label: '쉬는 중', coreStatus: 'CONFIRMED' } },
+  transitions: [
+    { from: 'PAID', to: 'WORKING', on: { action: 'TOGGLE' } },
+    { from: 'WORKING', to: 'RESTING', on: { action: 'TOGGLE' }, when: 'item.quantity >= 1' },
+    { from: 'RESTING', to: 'WORKING', on: { action: 'TOGGLE' } },
+  ],
+  actions: { TOGGLE: { label: '전환', actor: 'SELLER', scope: 'ITEM' } },
+};
+
+try {
+  await call('PUT', '/v1/store/payment-providers/pg_one', admin, { environment: 'TEST', clientKey: 'test_ck_svcBenchFlows00000001', secretKey: 'test_sk_svcBenchFlows00000001' });
+  await call('PATCH', '/v1/store/payment-providers/pg_one', admin, { enabled: true });
+  const flow = await call('POST', '/v1/commerce-flows', admin, { name: '벤치 흐름', kind: 'SHIPPING', definition: TOGGLE });
+  await call('POST', `/v1/commerce-flows/${flow.flowId}/publish`, admin);
+  const product = await call('POST', '/v1/products', admin, { name: '벤치 상품', salePrice: 12000, stockQuantity: 1000, flowId: flow.flowId });
+  const guest = { 'x-store-id': svc.ready.storeId };
+  const items: string[] = [];
+  for (let i = 0; i < 32; i++) {
+    const sheet = await call('POST', '/storefront/v1/checkout', guest, { directItem: { productId: product.productId, optionId: product.variants[0].variantId, quantity: 1 } });
+    const start = await call('POST', `/storefront/v1/checkout/${sheet.checkoutId}/payment`, guest, {
+      option: sheet.paymentOptions[0].key, returnUrl: 'http://localhost/done',
+      shippingAddress: { receiverName: '벤치', phone: '01012345678', zipCode: '06236', address1: '서울 강남구 테헤란로 1' },
+      guest: { name: '벤치 손님', phone: '01012345678', email: 'bench@example.com', orderPassword: 'bench-pass' },
+    });
+    const done = await call('POST', `/_dev/v1/payments/${start.paymentId}/simulate`, guest, { outcome: 'APPROVE' });
+    items.push((await call('GET', `/v1/orders/${done.orderId}`, admin)).items[0].orderItemId);
+  }
+
+  /** Moves per second: one request loop per item (moves of one item never race each other), 32 at once. */
+  async function bulkMoves(seconds: number) {
+    const until = performance.now() + seconds * 1000;
+    let count = 0;
+    const t0 = performance.now();
+    await Promise.all(items.map(async (id) => {
+      while (performance.now() < until) {
+        await call('POST', `/v1/order-items/${id}/actions/TOGGLE`, admin, { input: {} });
+        count++;
+      }
+    }));
+    return count / ((performance.now() - t0) / 1000);
+  }
+  await bulkMoves(1); // warm-up
+  const rates = [await bulkMoves(4), await bulkMoves(4)];
+  const runs = await call('GET', `/v1/order-items/${items[0]}/flow/runs`, admin);
+  const eventsPerRun = runs.contents.slice(1).every((r: any) => r.eventIds.length >= 1);
+  console.log(`seller flow actions through the API (32 items, POST /actions/TOGGLE): ${Math.round(median(rates))} item moves/s (target ≥ 1,000/s); every move wrote its run and events: ${eventsPerRun}`);
+
+  const steps = Array.from({ length: 1000 }, () => ({ action: 'TOGGLE' }));
+  const times: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const t0 = performance.now();
+    const sim = await call('POST', `/v1/commerce-flows/${flow.flowId}/draft/simulate`, admin, { steps });
+    times.push(performance.now() - t0);
+    if (sim.trace.length !== 1001) throw new Error(`trace of ${sim.trace.length}`);
+  }
+  console.log(`simulate of a 1,000-step trace, HTTP round trip: median ${median(times).toFixed(1)} ms, best ${Math.min(...times).toFixed(1)} ms (target ≤ 50 ms)`);
+} finally {
+  svc.child.kill();
+}
