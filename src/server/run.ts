@@ -1,3 +1,4 @@
+import { appBaseUrl } from '../modules/apps/service.js';
 import type { StartOptions } from './main.js';
 
 /**
@@ -25,6 +26,7 @@ export async function runForeground(options: StartOptions & { json: boolean }, l
     log(`  buyer API      ${urls.storefront}`);
     log(`  auth server    ${urls.auth}`);
     log(`  OpenAPI        ${urls.admin}/openapi.json`);
+    log(`  apps           ${appBaseUrl(service.services, '{handle}') ?? 'not served (set SVC_APPS_HOST or --apps-host)'}`);
     if (service.seeded) {
       log(`  seeded store   Dev Store (${service.seeded.storeId})  login dev@svc.local / svc-dev-password`);
       log(`  clock          ${service.services.clock.kind}`);
