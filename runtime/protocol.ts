@@ -43,6 +43,11 @@ export interface RuntimeError {
   stack?: string;
 }
 
+/** Console lines one call keeps, and the characters of each (2,000 of text, an ellipsis and the limit note). */
+export const MAX_LOG_LINES = 200;
+export const MAX_LOG_CHARS = 2000;
+export const MAX_LOG_LINE_CHARS = MAX_LOG_CHARS + 100;
+
 export interface LogLine {
   level: 'log' | 'info' | 'warn' | 'error' | 'debug';
   message: string;

@@ -10,14 +10,16 @@
  */
 import ivm from 'isolated-vm';
 import { BUNDLE_ENTRY, BUNDLE_FILENAME, GUEST_BOOTSTRAP } from './guest.js';
-import { KIND_GROUP, type FromWorker, type HostOp, type LogLine, type RuntimeLimits, type ToWorker, type WorkerConfig, type WorkerFailure } from './protocol.js';
+import { KIND_GROUP, MAX_LOG_CHARS, MAX_LOG_LINE_CHARS, MAX_LOG_LINES, type FromWorker, type HostOp, type LogLine, type RuntimeLimits, type ToWorker, type WorkerConfig, type WorkerFailure } from './protocol.js';
 
 const config: WorkerConfig = { maxIsolates: 100, ...JSON.parse(process.argv[2] ?? '{}') };
 /** Characters of bundle source kept for isolates still to be created; the host resends what was dropped. */
 const MAX_BUNDLE_CHARS = 64 * 1024 * 1024;
 const MAX_SCRIPTS_PER_ISOLATE = 4;
-const MAX_LOG_LINES = 200;
-const MAX_LOG_CHARS = 2000;
+/** Stack text of a thrown error that travels back; the bootstrap clips it, the worker refuses more. */
+const MAX_STACK_CHARS = 8000;
+/** JSON of a thrown error's description: its clipped fields, every character escaped at worst. */
+const MAX_ERROR_JSON_CHARS = 6 * (MAX_STACK_CHARS + 2 * MAX_LOG_LINE_CHARS);
 /** Largest argument a guest may hand to a host call (storage holds 1 MB in all; fetch bodies alike). */
 const MAX_REQUEST_CHARS = 2 * 1024 * 1024;
 /** Host calls one invocation may have waiting at once; a guest looping over un-awaited calls is refused, not queued. */
@@ -206,6 +208,7 @@ function outcomeOf(call: Call, kind: string, name: string, out: unknown): Parame
     const group = KIND_GROUP[kind as keyof typeof KIND_GROUP];
     return { ok: false, error: { code: 'HANDLER_MISSING', message: `The bundle has no ${kind} function "${name}" (expected __app.${group}["${name}"])` } };
   }
+  if (tag === 'E' && body.length > MAX_ERROR_JSON_CHARS) return { ok: false, error: { code: 'APP_ERROR', message: 'The function threw an error too large to describe' } };
   if (tag === 'E') {
     const thrown = JSON.parse(body) as { name: string; message: string; stack?: string; code?: string };
     return { ok: false, error: { code: 'APP_ERROR', message: `${thrown.name}: ${thrown.message}`, stack: thrown.stack, guestCode: thrown.code } };
@@ -254,7 +257,7 @@ async function invoke(msg: Extract<ToWorker, { t: 'invoke' }>) {
       if (call.finished) return context.release();
       const request = new ivm.Callback((seq: unknown, op: unknown, json: unknown) => onRequest(call, seq, op, json), { ignored: true });
       const log = new ivm.Callback((level: unknown, text: unknown) => onLog(call, level, text), { ignored: true });
-      const meta = JSON.stringify({ group: KIND_GROUP[msg.kind], name: msg.name, resultBytes: msg.limits.resultBytes, maxLogLines: MAX_LOG_LINES, maxLogChars: MAX_LOG_CHARS });
+      const meta = JSON.stringify({ group: KIND_GROUP[msg.kind], name: msg.name, resultBytes: msg.limits.resultBytes, maxLogLines: MAX_LOG_LINES, maxLogChars: MAX_LOG_CHARS, maxStackChars: MAX_STACK_CHARS, maxRequestChars: MAX_REQUEST_CHARS });
       call.settle = await context.evalClosure(GUEST_BOOTSTRAP, [request, log, meta, msg.input, msg.context], { result: { reference: true }, filename: 'svc:///bootstrap.js' });
       const running = script.run(context, { promise: true, copy: true, timeout: msg.limits.cpuMs });
       slot.spare = slot.isolate.createContext();
@@ -293,10 +296,17 @@ function settle(call: Call, seq: number, ok: boolean, json: string) {
   call.settle.apply(undefined, [seq, ok, json]).catch(() => {});
 }
 
+/**
+ * The worker's side of the console bridge, which holds whatever the guest hands it: at most MAX_LOG_LINES
+ * lines of MAX_LOG_LINE_CHARS per call, strings only, each kept as a copy of its own — a slice would keep
+ * the whole original alive until the call ends.
+ */
 function onLog(call: Call, level: unknown, text: unknown) {
-  if (call.finished || call.logs.length >= MAX_LOG_LINES || typeof level !== 'string' || !LOG_LEVELS.has(level)) return;
-  call.logs.push({ level: level as LogLine['level'], message: String(text).slice(0, MAX_LOG_CHARS + 100), atMs: Math.round(performance.now() - call.startedAt) });
+  if (call.finished || call.logs.length >= MAX_LOG_LINES || typeof level !== 'string' || !LOG_LEVELS.has(level) || typeof text !== 'string') return;
+  call.logs.push({ level: level as LogLine['level'], message: ownCopy(text, MAX_LOG_LINE_CHARS), atMs: Math.round(performance.now() - call.startedAt) });
 }
+
+const ownCopy = (text: string, maxChars: number) => Buffer.from(text.slice(0, maxChars), 'utf16le').toString('utf16le');
 
 process.on('message', (msg: ToWorker) => {
   if (msg.t === 'invoke') {

@@ -4,7 +4,7 @@ import { createRequire, type SourceMap } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import type { FromWorker, HostOp, RuntimeLimits, ToWorker, WorkerConfig, WorkerFailure } from '../../runtime/protocol.js';
+import { MAX_LOG_LINE_CHARS, MAX_LOG_LINES, type FromWorker, type HostOp, type RuntimeLimits, type ToWorker, type WorkerConfig, type WorkerFailure } from '../../runtime/protocol.js';
 import { appStack, parseSourceMap } from './stack.js';
 import { RuntimeCallbackError, type InvokeRequest, type InvokeResult, type RuntimeCallbacks, type RuntimeError } from './types.js';
 
@@ -75,6 +75,9 @@ const hostCallArgs = {
   ]),
   api: z.object({ method: z.string().regex(/^[A-Z]{1,16}$/), path: z.string().max(8192), body: z.unknown().optional() }),
 };
+
+/** Console lines as the worker reports them: more, or longer, comes only from a broken worker, which is replaced. */
+const workerLogs = z.array(z.object({ level: z.enum(['log', 'info', 'warn', 'error', 'debug']), message: z.string().max(MAX_LOG_LINE_CHARS), atMs: z.number() })).max(MAX_LOG_LINES);
 
 interface InFlight {
   id: number;
@@ -308,7 +311,8 @@ export class RuntimeHost {
         worker.bundles.delete(call.message.bundleHash);
         return this.#dispatch(worker, call);
       }
-      this.#settle(worker, call, message.ok ? { ok: true, result: JSON.parse(message.json), logs: message.logs, durationMs: message.durationMs } : { ok: false, error: this.#error(call, message.error), logs: message.logs, durationMs: message.durationMs });
+      const logs = workerLogs.parse(message.logs);
+      this.#settle(worker, call, message.ok ? { ok: true, result: JSON.parse(message.json), logs, durationMs: message.durationMs } : { ok: false, error: this.#error(call, message.error), logs, durationMs: message.durationMs });
     }
   }
 
