@@ -10,9 +10,10 @@
  */
 import ivm from 'isolated-vm';
 import { BUNDLE_ENTRY, BUNDLE_FILENAME, GUEST_BOOTSTRAP } from './guest.js';
-import { KIND_GROUP, MAX_LOG_CHARS, MAX_LOG_LINE_CHARS, MAX_LOG_LINES, type FromWorker, type HostOp, type LogLine, type RuntimeLimits, type ToWorker, type WorkerConfig, type WorkerFailure } from './protocol.js';
+import { DEFAULT_WORKER_CONFIG, KIND_GROUP, MAX_LOG_CHARS, MAX_LOG_LINE_CHARS, MAX_LOG_LINES, type FromWorker, type HostOp, type LogLine, type RuntimeLimits, type ToWorker, type WorkerConfig, type WorkerFailure } from './protocol.js';
 
-const config: WorkerConfig = { maxIsolates: 100, ...JSON.parse(process.argv[2] ?? '{}') };
+const config: WorkerConfig = { ...DEFAULT_WORKER_CONFIG, ...JSON.parse(process.argv[2] ?? '{}') };
+const MB = 1024 * 1024;
 /** Characters of bundle source kept for isolates still to be created; the host resends what was dropped. */
 const MAX_BUNDLE_CHARS = 64 * 1024 * 1024;
 const MAX_SCRIPTS_PER_ISOLATE = 4;
@@ -42,6 +43,9 @@ interface Slot {
   calls: Set<Call>;
   /** `isolate.cpuTime` when the watchdog last charged it. */
   cpuMark: bigint;
+  /** When its last call ended (`performance.now()`), and its heap then: what an idle isolate costs. */
+  idleSince: number;
+  heapBytes: number;
   /**
    * Calls set up (context, bootstrap, start of the run) one after another: the isolate has one thread
    * anyway, and 20 contexts created at once cost the isolate more than 20 created in turn.
@@ -95,7 +99,7 @@ function slotFor(installationId: string, memoryMb: number): Slot {
       process.abort();
     },
   });
-  const slot: Slot = { installationId, isolate, memoryMb, scripts: new Map(), calls: new Set(), cpuMark: 0n, setup: Promise.resolve() };
+  const slot: Slot = { installationId, isolate, memoryMb, scripts: new Map(), calls: new Set(), cpuMark: 0n, idleSince: 0, heapBytes: 0, setup: Promise.resolve() };
   slots.set(installationId, slot);
   return slot;
 }
@@ -136,8 +140,15 @@ function finish(call: Call, outcome: { ok: true; json: string } | { ok: false; e
     call.context?.release();
   }
   const durationMs = performance.now() - call.startedAt;
+  // Before the result: the host then routes no further call here.
+  askForRecycleIfLarge();
   send(outcome.ok ? { t: 'done', id: call.id, ok: true, json: outcome.json, logs: call.logs, durationMs } : { t: 'done', id: call.id, ok: false, error: outcome.error, logs: call.logs, durationMs });
   if (calls.size === 0) stopWatchdog();
+  if (call.slot.calls.size === 0 && !call.slot.isolate.isDisposed) {
+    call.slot.idleSince = performance.now();
+    const heap = call.slot.isolate.getHeapStatisticsSync();
+    call.slot.heapBytes = heap.total_heap_size + heap.externally_allocated_size;
+  }
   trimIsolates();
 }
 
@@ -191,11 +202,38 @@ function watch() {
   }
 }
 
+const idle = (slot: Slot) => slot.calls.size === 0;
+const idleHeapBytes = () => [...slots.values()].reduce((sum, slot) => sum + (idle(slot) ? slot.heapBytes : 0), 0);
+
+/** Beyond the isolate count or the idle-heap budget, the least recently used idle isolates are disposed. */
 function trimIsolates() {
-  for (const slot of slots.values()) {
-    if (slots.size <= config.maxIsolates) return;
-    if (slot.calls.size === 0) dispose(slot);
+  let heap = idleHeapBytes();
+  for (const slot of [...slots.values()]) {
+    if (slots.size <= config.maxIsolates && heap <= config.idleHeapMb * MB) return;
+    if (!idle(slot)) continue;
+    heap -= slot.heapBytes;
+    dispose(slot);
   }
+}
+
+/** Isolates nobody called for `idleIsolateMs` give their memory back. */
+setInterval(() => {
+  const now = performance.now();
+  for (const slot of [...slots.values()]) if (idle(slot) && now - slot.idleSince > config.idleIsolateMs) dispose(slot);
+}, Math.min(Math.max(config.idleIsolateMs / 2, 50), 10_000));
+
+/**
+ * Freed isolate heaps do not always leave the process (allocator arenas, fragmentation), so a worker past
+ * its resident ceiling asks the host, once, to be replaced: it gets no new calls, finishes those it has and
+ * is stopped — nothing in flight is lost or run twice.
+ */
+let recycleAsked = false;
+function askForRecycleIfLarge() {
+  if (recycleAsked) return;
+  const rssBytes = process.memoryUsage.rss();
+  if (rssBytes <= config.recycleRssMb * MB) return;
+  recycleAsked = true;
+  send({ t: 'recycle', rssBytes });
 }
 
 function outcomeOf(call: Call, kind: string, name: string, out: unknown): Parameters<typeof finish>[1] {
@@ -321,6 +359,8 @@ process.on('message', (msg: ToWorker) => {
   } else if (msg.t === 'evict') {
     const slot = slots.get(msg.installationId);
     if (slot) kill(slot, 'INSTALLATION_EVICTED');
+  } else if (msg.t === 'stats') {
+    send({ t: 'stats', id: msg.id, isolates: slots.size, idleHeapBytes: idleHeapBytes(), rssBytes: process.memoryUsage.rss() });
   }
 });
 // The server is our only reason to exist: when its channel closes, so do we.
