@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { DEFAULT_WORKER_CONFIG, MAX_LOG_LINE_CHARS, MAX_LOG_LINES, type FromWorker, type HostOp, type RuntimeLimits, type ToWorker, type WorkerConfig, type WorkerFailure, type WorkerStats } from '../../runtime/protocol.js';
+import { jsonDepth, MAX_JSON_DEPTH } from '../server/body.js';
 import { appStack, parseSourceMap } from './stack.js';
 import { RuntimeCallbackError, type InvokeRequest, type InvokeResult, type RuntimeCallbacks, type RuntimeError } from './types.js';
 
@@ -399,6 +400,9 @@ export class RuntimeHost {
 
   async #perform(callbacks: RuntimeCallbacks, op: HostOp, json: string): Promise<unknown> {
     const unavailable = () => new RuntimeCallbackError('UNAVAILABLE', `${op} is not available to this function`);
+    // The nesting limit of every request body (the request's own object adds one level): storage keeps
+    // what it gets, and the API would refuse it anyway.
+    if (jsonDepth(json) > MAX_JSON_DEPTH + 1) throw new RuntimeCallbackError('TOO_DEEP', `${op}: values may nest at most ${MAX_JSON_DEPTH} levels`);
     const parsed = hostCallArgs[op]?.safeParse(JSON.parse(json));
     if (!parsed?.success) throw new RuntimeCallbackError('INVALID_REQUEST', `${op}: malformed request`);
     if (op === 'fetch') {
