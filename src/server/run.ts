@@ -1,4 +1,3 @@
-import { appBaseUrl } from '../modules/apps/service.js';
 import type { StartOptions } from './main.js';
 
 /**
@@ -8,6 +7,7 @@ import type { StartOptions } from './main.js';
 export async function runForeground(options: StartOptions & { json: boolean }, log: (line: string) => void) {
   const started = performance.now();
   const { startService } = await import('./main.js');
+  const { appBaseUrl } = await import('../modules/apps/service.js');
   const service = await startService(options);
   const { urls } = service.services;
   if (options.json) {
