@@ -95,7 +95,7 @@ const manifestSchema = z
     }).strict().optional().meta({ description: 'External hosts app code may call; nothing leaves to other hosts.' }),
     http: z.object({
       public: uniqueList(z.string().regex(PUBLIC_ROUTE, { message: '`<METHOD> /path/:param` 형식이어야 합니다 (METHOD는 GET, POST, PUT, PATCH, DELETE).' })).default([]),
-    }).strict().optional().meta({ description: 'Public routes served at /apps/<handle>/hooks/<installationId>/... without login.' }),
+    }).strict().optional().meta({ description: 'Public routes served without login at https://<handle>.<apps host>/hooks/<installationId>/... (svc dev: /apps/<handle>/hooks/<installationId>/...).' }),
     schedules: namedMap(LOWER_NAME, lowerName, z.object({
       interval: z.string().superRefine((v, ctx) => {
         const s = intervalSeconds(v);

@@ -265,6 +265,19 @@ export function toolList(manifest: Manifest) {
   return Object.entries(manifest.mcp?.tools ?? {}).map(([name, t]) => ({ name, description: t.description, input: t.input ?? {} }));
 }
 
+/**
+ * Where an app's admin page and public routes are: its own host under the apps host (svc serve), or
+ * `/apps/{handle}` on the service's origin (svc dev); null when svc serve has no apps host to serve them.
+ */
+export function appBaseUrl(services: Services, handle: string): string | null {
+  const { appsHost, origin, mode } = services.config;
+  if (appsHost) {
+    const service = new URL(origin);
+    return `${service.protocol}//${handle}.${appsHost}${service.port ? `:${service.port}` : ''}`;
+  }
+  return mode === 'dev' ? `${origin}/apps/${handle}` : null;
+}
+
 export function presentInstallation(services: Services, inst: Installation) {
   const { db } = services;
   const app = findApp(db, inst.appId)!;
@@ -274,7 +287,7 @@ export function presentInstallation(services: Services, inst: Installation) {
   const surface = consentSurface(m);
   const missing = missingSettings(m, inst.settings);
   const schedules = db.select().from(appSchedules).where(eq(appSchedules.installationId, inst.id)).all();
-  const hookBase = `${services.config.origin}/apps/${app.handle}/hooks/${inst.id}`;
+  const base = appBaseUrl(services, app.handle);
   return {
     installationId: inst.id,
     app: { appId: app.id, handle: app.handle, name: app.name, status: app.suspendedAt ? 'SUSPENDED' : 'ACTIVE' },
@@ -291,7 +304,7 @@ export function presentInstallation(services: Services, inst: Installation) {
     externalHost: surface.externalHost,
     publicHttp: surface.publicRoutes.map((r) => {
       const [method, path] = r.split(' ');
-      return { method, path, url: `${hookBase}${path}` };
+      return { method, path, url: base === null ? null : `${base}/hooks/${inst.id}${path}` };
     }),
     schedules: Object.entries(m.schedules ?? {}).map(([name, s]) => {
       const next = schedules.find((x) => x.name === name)?.nextRunAt;
