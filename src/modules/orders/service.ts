@@ -1,10 +1,12 @@
 import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import { markStoreMilestone } from '../stores/usage.js';
 import type { Db } from '../../db/client.js';
 import { isoAt, seoulDateOf } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
 import { fail } from '../../server/errors.js';
+import { instant } from '../../server/responses.js';
 import { defineMessages } from '../../server/messages.js';
 import { requireOwned } from '../../server/tenancy.js';
 import { emitEvent } from '../events/outbox.js';
@@ -156,7 +158,15 @@ export function findOrderByNo(db: Db, storeId: string, orderNo: number) {
   return db.select().from(orders).where(and(eq(orders.storeId, storeId), eq(orders.orderNo, orderNo))).get();
 }
 
-export const presentCashReceipt = (r: CashReceiptRow | undefined) =>
+export const cashReceiptView = z.object({
+  type: z.enum(['INCOME_DEDUCTION', 'EXPENSE_PROOF']),
+  identityNumber: z.string().describe('Masked'),
+  status: z.enum(['REQUESTED', 'ISSUE_PENDING', 'ISSUED', 'ISSUE_CANCELED', 'ISSUE_FAILED', 'NOT_APPLICABLE']).describe('Spec 01 §3.4'),
+  receiptNo: z.string().nullable(),
+  issuedAt: instant.nullable(),
+});
+
+export const presentCashReceipt = (r: CashReceiptRow | undefined): z.output<typeof cashReceiptView> | null =>
   r ? { type: r.type, identityNumber: r.identityMasked, status: r.status, receiptNo: r.receiptNo, issuedAt: r.issuedAt === null ? null : isoAt(r.issuedAt) } : null;
 
 export function presentOrderItem(item: OrderItemRow, order: Pick<OrderRow, 'orderNo'>) {
