@@ -48,6 +48,8 @@ test("a version's answer names the functions its bundle defines", async () => {
   const res = await svc.api('POST', `/v1/apps/${created.data.appId}/versions`, { storeId: null, body: { manifest, bundle: bundleFor(manifest) } });
   assert.is(res.status, 201, JSON.stringify(res.body));
   assert.equal(res.data.functions, ['schedules/nightly', 'tools/hello']);
+  const app = await svc.api('GET', `/v1/apps/${created.data.appId}`, { storeId: null });
+  assert.equal([app.status, app.data.handle, app.data.latestVersion, app.data.status], [200, handle, 1, 'ACTIVE']);
 });
 
 test('another developer cannot take a handle or upload to an app', async () => {
