@@ -2,10 +2,9 @@ import { and, desc, eq, gte, inArray, lt, or, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { fail } from '../../server/errors.js';
 import { defineOperation } from '../../server/registry.js';
+import { instantInput } from '../../server/validation.js';
 import { auditLogs } from './schema.js';
 import { presentAudit } from './service.js';
-
-const instant = z.string().refine((v) => !Number.isNaN(Date.parse(v)), { message: 'ISO 8601 시각이어야 합니다.', params: { code: 'INVALID_FORMAT' } });
 
 export const auditOperations = [
   defineOperation({
@@ -28,8 +27,8 @@ export const auditOperations = [
       requestId: z.string().optional(),
       approvalId: z.string().optional(),
       kind: z.enum(['REQUEST', 'DOMAIN']).optional(),
-      from: instant.optional(),
-      to: instant.optional(),
+      from: instantInput.optional(),
+      to: instantInput.optional(),
       cursor: z.string().optional(),
       limit: z.coerce.number().int().min(1).max(100).default(50),
     }).strict(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { pageQuery } from '../../server/paging.js';
+import { dateInput } from '../../server/validation.js';
 
 /** Request schemas of the catalog (spec 01 §2.2–2.7 and the field names fixed by issue 3). */
 
@@ -130,21 +131,18 @@ export const stockChange = z
     }
   });
 
-/** Format only; a date that does not exist (2026-02-30) is `INVALID_PARAMETER`, checked in the handler. */
-export const dateString = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD 형식이어야 합니다.');
-
 export const discountBody = z.object({
   method: z.enum(['PERCENT', 'AMOUNT']),
   value: z.number().int().min(1).max(1_000_000_000),
-  startDate: dateString,
-  endDate: dateString,
+  startDate: dateInput,
+  endDate: dateInput,
 }).strict();
 
 export const calendarWrite = z
   .object({
     variantIds: z.array(id).min(1).max(LIMITS.combinations),
-    from: dateString,
-    to: dateString,
+    from: dateInput,
+    to: dateInput,
     stock: krw.optional(),
     price: price.nullable().optional(),
     daysOfWeek: z.array(z.number().int().min(0).max(6)).min(1).max(7).optional(),
@@ -156,7 +154,7 @@ export const calendarWrite = z
     }
   });
 
-export const dateRange = z.object({ from: dateString.optional(), to: dateString.optional() }).strict();
+export const dateRange = z.object({ from: dateInput.optional(), to: dateInput.optional() }).strict();
 
 export const productListQuery = z.object({
   ...pageQuery(100),

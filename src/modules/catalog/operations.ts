@@ -6,7 +6,7 @@ import type { Db } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import { fail, validationFailed } from '../../server/errors.js';
 import { defineOperation, reply, type AgentPolicy, type Change, type StoreCtx } from '../../server/registry.js';
-import { datesIn, dayOfWeek, isRealDate, period, today } from './dates.js';
+import { datesIn, dayOfWeek, period, today } from './dates.js';
 import {
   bulkStatus, calendarWrite, dateRange, discountBody, LIMITS, optionsReplace, productCreate, productListQuery,
   productPatch, productReplace, stockChange, type ProductInput, type ProductPatch,
@@ -118,9 +118,6 @@ export function calendarDays(db: Db, product: ProductRow, from: string, to: stri
 }
 
 function checkDiscount(product: ProductRow, d: Discount) {
-  for (const field of ['startDate', 'endDate'] as const) {
-    if (!isRealDate(d[field])) throw fail(400, 'INVALID_PARAMETER', { field, value: d[field], reason: 'NONEXISTENT_DATE' });
-  }
   if (d.endDate < d.startDate) throw fail(400, 'INVALID_PARAMETER', { field: 'endDate', reason: 'TO_BEFORE_FROM' });
   if (d.method === 'PERCENT' && d.value > 99) {
     throw validationFailed([{ field: 'value', code: 'TOO_LARGE', message: '정률 할인은 1~99%입니다.' }]);

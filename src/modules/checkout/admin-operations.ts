@@ -7,8 +7,9 @@ import { calendarDate, instant, won } from '../../server/responses.js';
 import { requireOwned } from '../../server/tenancy.js';
 import { cashReceiptOf, cashReceiptView, presentCashReceipt } from '../orders/service.js';
 import { pageOf, pageQuery, paginated } from '../../server/paging.js';
+import { dateInput } from '../../server/validation.js';
 import { EASY_PAY_PROVIDERS, METHODS, PROVIDERS } from '../payments/gateway.js';
-import { kstDayStart, periodOf, queryBool, dateString } from '../orders/queries.js';
+import { kstDayStart, periodOf, queryBool } from '../orders/queries.js';
 import { attemptsOf, failureView, findPayment, paymentResult, paymentResultEnum, presentFailure, type PaymentRow } from './payments.js';
 import { amountsView } from './pricing.js';
 import { paymentAttempts, paymentRefunds, payments } from './schema.js';
@@ -38,8 +39,8 @@ const listQuery = z.object({
   provider: z.enum(['pg_one', 'pg_two']).optional(),
   method: z.enum(['CARD', 'BANK_TRANSFER', 'VIRTUAL_ACCOUNT', 'MOBILE', 'EASY_PAY', 'POINT']).optional(),
   includeTest: queryBool.default(false),
-  from: dateString.optional(),
-  to: dateString.optional(),
+  from: dateInput.optional(),
+  to: dateInput.optional(),
   keyword: z.string().trim().min(1).max(100).optional(),
 }).strict();
 

@@ -8,6 +8,7 @@ import { defineOperation } from '../../server/registry.js';
 import { checkPassword, hashPassword } from '../accounts/password.js';
 import { guestLookup } from '../checkout/inputs.js';
 import { pageQuery, paginated } from '../../server/paging.js';
+import { dateInput, instantInput } from '../../server/validation.js';
 import { kstDayStart, orderNoString, periodOf, queryBool } from './queries.js';
 import { clearAttempts, reserveAttempt, type ThrottleRule } from '../../server/throttle.js';
 import { cashReceipts, orderItems, orders } from './schema.js';
@@ -31,9 +32,9 @@ const orderListQuery = z.object({
   orderNo: orderNoString.optional(),
   keyword: z.string().trim().min(1).max(100).optional(),
   testPayment: queryBool.optional(),
-  lastChangedFrom: z.iso.datetime({ offset: true }).optional(),
-  orderedFrom: z.string().optional(),
-  orderedTo: z.string().optional(),
+  lastChangedFrom: instantInput.optional(),
+  orderedFrom: dateInput.optional(),
+  orderedTo: dateInput.optional(),
 }).strict();
 
 const like = (value: string) => sql`${orders.searchText} like ${`%${value.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`} escape '\\'`;
