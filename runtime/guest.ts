@@ -8,13 +8,18 @@
  *
  * `$0` request(seq, op, argsJson) · `$1` log(level, text) · `$2` metaJson · `$3` inputJson · `$4` contextJson
  *
- * JSON is captured before the app runs because the app may replace it (or any prototype) in its own
- * context; that would only break the app itself, but our replies and result encoding should not depend on it.
+ * JSON, String and the one method we call (slice) are captured before the app runs because the app may
+ * replace them (or any prototype) in its own context: replacing `Array.prototype.join` or
+ * `String.prototype.slice` must not let it hand the bridge a 30 MB "line". The worker enforces the same
+ * limits on its side of the bridge; these captures keep the strings that cross small to begin with.
+ * Strict mode keeps `caller` of our functions out of the app's reach.
  */
 export const GUEST_BOOTSTRAP = String.raw`
+'use strict';
 const request = $0, log = $1;
 const { parse, stringify } = JSON;
-const GuestError = Error, GuestMap = Map, GuestPromise = Promise, hasOwn = Object.hasOwn;
+const GuestError = Error, GuestMap = Map, GuestPromise = Promise, GuestString = String, hasOwn = Object.hasOwn;
+const sliceText = Function.prototype.call.bind(String.prototype.slice);
 const meta = parse($2);
 const input = parse($3);
 const context = parse($4);
@@ -23,9 +28,15 @@ const pending = new GuestMap();
 let nextSeq = 0;
 function hostCall(op, args) {
   return new GuestPromise((resolve, reject) => {
+    const json = stringify(args === undefined ? null : args);
+    if (json.length > meta.maxRequestChars) {
+      const error = new GuestError('A ' + op + ' request may carry at most ' + meta.maxRequestChars + ' characters');
+      error.code = 'REQUEST_TOO_LARGE';
+      return reject(error);
+    }
     const seq = ++nextSeq;
     pending.set(seq, { resolve, reject });
-    request(seq, op, stringify(args === undefined ? null : args));
+    request(seq, op, json);
   });
 }
 function settle(seq, ok, json) {
@@ -40,26 +51,27 @@ function settle(seq, ok, json) {
 }
 
 let lines = 0;
+/** One console argument as a primitive string (the app's own toString/toJSON may run, and may return anything). */
 function show(value) {
-  if (typeof value === 'string') return value;
-  if (value instanceof GuestError) return String(value.stack || value);
   try {
-    const json = stringify(value);
-    if (json !== undefined) return json;
-  } catch {}
-  return String(value);
+    if (typeof value === 'string') return value;
+    if (value instanceof GuestError) return GuestString(value.stack || value);
+    try {
+      const json = stringify(value);
+      if (json !== undefined) return json;
+    } catch {}
+    return GuestString(value);
+  } catch {
+    return '[unprintable]';
+  }
 }
 function emitter(level) {
   return (...args) => {
     if (lines >= meta.maxLogLines) return;
     lines += 1;
-    let text;
-    try {
-      text = args.map(show).join(' ');
-    } catch {
-      text = '[unprintable]';
-    }
-    if (text.length > meta.maxLogChars) text = text.slice(0, meta.maxLogChars) + '…';
+    let text = '';
+    for (let i = 0; i < args.length && text.length <= meta.maxLogChars; i++) text += (i === 0 ? '' : ' ') + show(args[i]);
+    if (text.length > meta.maxLogChars) text = sliceText(text, 0, meta.maxLogChars) + '…';
     log(level, lines === meta.maxLogLines ? text + ' (log limit reached; later lines dropped)' : text);
   };
 }
@@ -107,17 +119,20 @@ globalThis.api = async function api(method, path, body) {
 };
 globalThis.context = context;
 
+const clip = (text, max) => (text.length > max ? sliceText(text, 0, max) + '…' : text);
 function describe(error) {
   try {
     if (error !== null && typeof error === 'object') {
+      const stack = error.stack;
+      const code = error.code;
       return stringify({
-        name: String(error.name ?? 'Error'),
-        message: String(error.message ?? ''),
-        stack: typeof error.stack === 'string' ? error.stack : undefined,
-        code: typeof error.code === 'string' ? error.code : undefined,
+        name: clip(GuestString(error.name ?? 'Error'), 200),
+        message: clip(GuestString(error.message ?? ''), meta.maxLogChars),
+        stack: typeof stack === 'string' ? clip(stack, meta.maxStackChars) : undefined,
+        code: typeof code === 'string' ? clip(code, 200) : undefined,
       });
     }
-    return stringify({ name: 'Error', message: String(error) });
+    return stringify({ name: 'Error', message: clip(GuestString(error), meta.maxLogChars) });
   } catch {
     return stringify({ name: 'Error', message: 'the function threw a value that cannot be described' });
   }

@@ -43,6 +43,11 @@ export interface RuntimeError {
   stack?: string;
 }
 
+/** Console lines one call keeps, and the characters of each (2,000 of text, an ellipsis and the limit note). */
+export const MAX_LOG_LINES = 200;
+export const MAX_LOG_CHARS = 2000;
+export const MAX_LOG_LINE_CHARS = MAX_LOG_CHARS + 100;
+
 export interface LogLine {
   level: 'log' | 'info' | 'warn' | 'error' | 'debug';
   message: string;
@@ -68,13 +73,25 @@ export type ToWorker =
       limits: RuntimeLimits;
     }
   | { t: 'reply'; id: number; seq: number; ok: boolean; json: string }
-  | { t: 'evict'; installationId: string };
+  | { t: 'evict'; installationId: string }
+  | { t: 'stats'; id: number };
 
 export type FromWorker =
   | { t: 'ready' }
   | { t: 'call'; id: number; seq: number; op: HostOp; json: string }
   | { t: 'done'; id: number; ok: true; json: string; logs: LogLine[]; durationMs: number }
-  | { t: 'done'; id: number; ok: false; error: WorkerFailure; logs: LogLine[]; durationMs: number };
+  | { t: 'done'; id: number; ok: false; error: WorkerFailure; logs: LogLine[]; durationMs: number }
+  /** The worker's resident memory passed `recycleRssMb`: send it nothing new, let it finish, replace it. */
+  | { t: 'recycle'; rssBytes: number }
+  | ({ t: 'stats'; id: number } & WorkerStats);
+
+export interface WorkerStats {
+  /** Isolates alive (warm or running). */
+  isolates: number;
+  /** Heap of the idle ones, measured when each last went idle. */
+  idleHeapBytes: number;
+  rssBytes: number;
+}
 
 /**
  * `BUNDLE_MISSING` asks the host to send the invoke again with the code (the worker's cache dropped it);
@@ -88,7 +105,19 @@ export interface WorkerFailure {
   guestCode?: string;
 }
 
+/**
+ * A worker's bounds: 100 warm isolates, 256 MB of idle heap, two idle minutes; past 768 MB resident (what
+ * isolates and the allocator keep after a hostile run) it is replaced without losing a call.
+ */
+export const DEFAULT_WORKER_CONFIG: WorkerConfig = { maxIsolates: 100, idleHeapMb: 256, idleIsolateMs: 120_000, recycleRssMb: 768 };
+
 export interface WorkerConfig {
   /** Warm isolates kept; the least recently used idle one is disposed beyond this. */
   maxIsolates: number;
+  /** Heap all idle isolates together may hold; the least recently used go first beyond it. */
+  idleHeapMb: number;
+  /** An isolate unused this long is disposed. */
+  idleIsolateMs: number;
+  /** Resident memory past which the worker asks to be replaced (`recycle`). */
+  recycleRssMb: number;
 }

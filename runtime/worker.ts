@@ -10,14 +10,17 @@
  */
 import ivm from 'isolated-vm';
 import { BUNDLE_ENTRY, BUNDLE_FILENAME, GUEST_BOOTSTRAP } from './guest.js';
-import { KIND_GROUP, type FromWorker, type HostOp, type LogLine, type RuntimeLimits, type ToWorker, type WorkerConfig, type WorkerFailure } from './protocol.js';
+import { DEFAULT_WORKER_CONFIG, KIND_GROUP, MAX_LOG_CHARS, MAX_LOG_LINE_CHARS, MAX_LOG_LINES, type FromWorker, type HostOp, type LogLine, type RuntimeLimits, type ToWorker, type WorkerConfig, type WorkerFailure } from './protocol.js';
 
-const config: WorkerConfig = { maxIsolates: 100, ...JSON.parse(process.argv[2] ?? '{}') };
+const config: WorkerConfig = { ...DEFAULT_WORKER_CONFIG, ...JSON.parse(process.argv[2] ?? '{}') };
+const MB = 1024 * 1024;
 /** Characters of bundle source kept for isolates still to be created; the host resends what was dropped. */
 const MAX_BUNDLE_CHARS = 64 * 1024 * 1024;
 const MAX_SCRIPTS_PER_ISOLATE = 4;
-const MAX_LOG_LINES = 200;
-const MAX_LOG_CHARS = 2000;
+/** Stack text of a thrown error that travels back; the bootstrap clips it, the worker refuses more. */
+const MAX_STACK_CHARS = 8000;
+/** JSON of a thrown error's description: its clipped fields, every character escaped at worst. */
+const MAX_ERROR_JSON_CHARS = 6 * (MAX_STACK_CHARS + 2 * MAX_LOG_LINE_CHARS);
 /** Largest argument a guest may hand to a host call (storage holds 1 MB in all; fetch bodies alike). */
 const MAX_REQUEST_CHARS = 2 * 1024 * 1024;
 /** Host calls one invocation may have waiting at once; a guest looping over un-awaited calls is refused, not queued. */
@@ -40,6 +43,9 @@ interface Slot {
   calls: Set<Call>;
   /** `isolate.cpuTime` when the watchdog last charged it. */
   cpuMark: bigint;
+  /** When its last call ended (`performance.now()`), and its heap then: what an idle isolate costs. */
+  idleSince: number;
+  heapBytes: number;
   /**
    * Calls set up (context, bootstrap, start of the run) one after another: the isolate has one thread
    * anyway, and 20 contexts created at once cost the isolate more than 20 created in turn.
@@ -93,7 +99,7 @@ function slotFor(installationId: string, memoryMb: number): Slot {
       process.abort();
     },
   });
-  const slot: Slot = { installationId, isolate, memoryMb, scripts: new Map(), calls: new Set(), cpuMark: 0n, setup: Promise.resolve() };
+  const slot: Slot = { installationId, isolate, memoryMb, scripts: new Map(), calls: new Set(), cpuMark: 0n, idleSince: 0, heapBytes: 0, setup: Promise.resolve() };
   slots.set(installationId, slot);
   return slot;
 }
@@ -134,8 +140,15 @@ function finish(call: Call, outcome: { ok: true; json: string } | { ok: false; e
     call.context?.release();
   }
   const durationMs = performance.now() - call.startedAt;
+  // Before the result: the host then routes no further call here.
+  askForRecycleIfLarge();
   send(outcome.ok ? { t: 'done', id: call.id, ok: true, json: outcome.json, logs: call.logs, durationMs } : { t: 'done', id: call.id, ok: false, error: outcome.error, logs: call.logs, durationMs });
   if (calls.size === 0) stopWatchdog();
+  if (call.slot.calls.size === 0 && !call.slot.isolate.isDisposed) {
+    call.slot.idleSince = performance.now();
+    const heap = call.slot.isolate.getHeapStatisticsSync();
+    call.slot.heapBytes = heap.total_heap_size + heap.externally_allocated_size;
+  }
   trimIsolates();
 }
 
@@ -189,11 +202,38 @@ function watch() {
   }
 }
 
+const idle = (slot: Slot) => slot.calls.size === 0;
+const idleHeapBytes = () => [...slots.values()].reduce((sum, slot) => sum + (idle(slot) ? slot.heapBytes : 0), 0);
+
+/** Beyond the isolate count or the idle-heap budget, the least recently used idle isolates are disposed. */
 function trimIsolates() {
-  for (const slot of slots.values()) {
-    if (slots.size <= config.maxIsolates) return;
-    if (slot.calls.size === 0) dispose(slot);
+  let heap = idleHeapBytes();
+  for (const slot of [...slots.values()]) {
+    if (slots.size <= config.maxIsolates && heap <= config.idleHeapMb * MB) return;
+    if (!idle(slot)) continue;
+    heap -= slot.heapBytes;
+    dispose(slot);
   }
+}
+
+/** Isolates nobody called for `idleIsolateMs` give their memory back. */
+setInterval(() => {
+  const now = performance.now();
+  for (const slot of [...slots.values()]) if (idle(slot) && now - slot.idleSince > config.idleIsolateMs) dispose(slot);
+}, Math.min(Math.max(config.idleIsolateMs / 2, 50), 10_000));
+
+/**
+ * Freed isolate heaps do not always leave the process (allocator arenas, fragmentation), so a worker past
+ * its resident ceiling asks the host, once, to be replaced: it gets no new calls, finishes those it has and
+ * is stopped — nothing in flight is lost or run twice.
+ */
+let recycleAsked = false;
+function askForRecycleIfLarge() {
+  if (recycleAsked) return;
+  const rssBytes = process.memoryUsage.rss();
+  if (rssBytes <= config.recycleRssMb * MB) return;
+  recycleAsked = true;
+  send({ t: 'recycle', rssBytes });
 }
 
 function outcomeOf(call: Call, kind: string, name: string, out: unknown): Parameters<typeof finish>[1] {
@@ -206,6 +246,7 @@ function outcomeOf(call: Call, kind: string, name: string, out: unknown): Parame
     const group = KIND_GROUP[kind as keyof typeof KIND_GROUP];
     return { ok: false, error: { code: 'HANDLER_MISSING', message: `The bundle has no ${kind} function "${name}" (expected __app.${group}["${name}"])` } };
   }
+  if (tag === 'E' && body.length > MAX_ERROR_JSON_CHARS) return { ok: false, error: { code: 'APP_ERROR', message: 'The function threw an error too large to describe' } };
   if (tag === 'E') {
     const thrown = JSON.parse(body) as { name: string; message: string; stack?: string; code?: string };
     return { ok: false, error: { code: 'APP_ERROR', message: `${thrown.name}: ${thrown.message}`, stack: thrown.stack, guestCode: thrown.code } };
@@ -254,7 +295,7 @@ async function invoke(msg: Extract<ToWorker, { t: 'invoke' }>) {
       if (call.finished) return context.release();
       const request = new ivm.Callback((seq: unknown, op: unknown, json: unknown) => onRequest(call, seq, op, json), { ignored: true });
       const log = new ivm.Callback((level: unknown, text: unknown) => onLog(call, level, text), { ignored: true });
-      const meta = JSON.stringify({ group: KIND_GROUP[msg.kind], name: msg.name, resultBytes: msg.limits.resultBytes, maxLogLines: MAX_LOG_LINES, maxLogChars: MAX_LOG_CHARS });
+      const meta = JSON.stringify({ group: KIND_GROUP[msg.kind], name: msg.name, resultBytes: msg.limits.resultBytes, maxLogLines: MAX_LOG_LINES, maxLogChars: MAX_LOG_CHARS, maxStackChars: MAX_STACK_CHARS, maxRequestChars: MAX_REQUEST_CHARS });
       call.settle = await context.evalClosure(GUEST_BOOTSTRAP, [request, log, meta, msg.input, msg.context], { result: { reference: true }, filename: 'svc:///bootstrap.js' });
       const running = script.run(context, { promise: true, copy: true, timeout: msg.limits.cpuMs });
       slot.spare = slot.isolate.createContext();
@@ -293,10 +334,17 @@ function settle(call: Call, seq: number, ok: boolean, json: string) {
   call.settle.apply(undefined, [seq, ok, json]).catch(() => {});
 }
 
+/**
+ * The worker's side of the console bridge, which holds whatever the guest hands it: at most MAX_LOG_LINES
+ * lines of MAX_LOG_LINE_CHARS per call, strings only, each kept as a copy of its own — a slice would keep
+ * the whole original alive until the call ends.
+ */
 function onLog(call: Call, level: unknown, text: unknown) {
-  if (call.finished || call.logs.length >= MAX_LOG_LINES || typeof level !== 'string' || !LOG_LEVELS.has(level)) return;
-  call.logs.push({ level: level as LogLine['level'], message: String(text).slice(0, MAX_LOG_CHARS + 100), atMs: Math.round(performance.now() - call.startedAt) });
+  if (call.finished || call.logs.length >= MAX_LOG_LINES || typeof level !== 'string' || !LOG_LEVELS.has(level) || typeof text !== 'string') return;
+  call.logs.push({ level: level as LogLine['level'], message: ownCopy(text, MAX_LOG_LINE_CHARS), atMs: Math.round(performance.now() - call.startedAt) });
 }
+
+const ownCopy = (text: string, maxChars: number) => Buffer.from(text.slice(0, maxChars), 'utf16le').toString('utf16le');
 
 process.on('message', (msg: ToWorker) => {
   if (msg.t === 'invoke') {
@@ -311,6 +359,8 @@ process.on('message', (msg: ToWorker) => {
   } else if (msg.t === 'evict') {
     const slot = slots.get(msg.installationId);
     if (slot) kill(slot, 'INSTALLATION_EVICTED');
+  } else if (msg.t === 'stats') {
+    send({ t: 'stats', id: msg.id, isolates: slots.size, idleHeapBytes: idleHeapBytes(), rssBytes: process.memoryUsage.rss() });
   }
 });
 // The server is our only reason to exist: when its channel closes, so do we.

@@ -2,10 +2,11 @@ import { Command, Flags } from '@oclif/core';
 
 export default class Serve extends Command {
   static override summary = 'Run the service for a deployment (no /_dev helpers, no seed); configured from the environment.';
-  static override description = 'Environment: SVC_PORT (8787), SVC_HOST (0.0.0.0), SVC_DATA_DIR (./data), SVC_PUBLIC_URL (the address clients use, e.g. https://api.example.com), SVC_TRUST_PROXY=1 (behind a reverse proxy: client addresses from X-Forwarded-For).';
+  static override description = 'Environment: SVC_PORT (8787), SVC_HOST (0.0.0.0), SVC_DATA_DIR (./data), SVC_PUBLIC_URL (the address clients use, e.g. https://api.example.com), SVC_TRUST_PROXY=1 (behind a reverse proxy: client addresses from X-Forwarded-For), SVC_APPS_HOST (or --apps-host).';
 
   static override flags = {
     json: Flags.boolean({ description: 'Print one JSON ready line on stdout' }),
+    'apps-host': Flags.string({ env: 'SVC_APPS_HOST', description: 'Host under which each app gets its own, {handle}.{apps-host} (e.g. apps.example.com, with wildcard DNS); without it app routes and admin pages are not served' }),
   };
 
   async run() {
@@ -19,6 +20,7 @@ export default class Serve extends Command {
       dataDir: env.SVC_DATA_DIR ?? './data',
       publicUrl: env.SVC_PUBLIC_URL,
       trustProxy: env.SVC_TRUST_PROXY === '1' || env.SVC_TRUST_PROXY === 'true',
+      appsHost: flags['apps-host'],
       json: flags.json,
     }, (line) => this.log(line));
   }

@@ -4,7 +4,8 @@ import { createRequire, type SourceMap } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import type { FromWorker, HostOp, RuntimeLimits, ToWorker, WorkerConfig, WorkerFailure } from '../../runtime/protocol.js';
+import { DEFAULT_WORKER_CONFIG, MAX_LOG_LINE_CHARS, MAX_LOG_LINES, type FromWorker, type HostOp, type RuntimeLimits, type ToWorker, type WorkerConfig, type WorkerFailure, type WorkerStats } from '../../runtime/protocol.js';
+import { jsonDepth, MAX_JSON_DEPTH } from '../server/body.js';
 import { appStack, parseSourceMap } from './stack.js';
 import { RuntimeCallbackError, type InvokeRequest, type InvokeResult, type RuntimeCallbacks, type RuntimeError } from './types.js';
 
@@ -13,8 +14,12 @@ export const DEFAULT_LIMITS: RuntimeLimits = { cpuMs: 1000, wallMs: 10_000, memo
 export interface RuntimeHostOptions {
   /** Executions of one app at once; more wait their turn (spec 02 §8: 20). */
   maxConcurrentPerApp?: number;
-  /** Warm isolates the worker keeps (one per installation). */
+  /** Warm isolates the worker keeps (one per installation): at most this many, holding at most `idleHeapMb`, none idle longer than `idleIsolateMs`. */
   maxIsolates?: number;
+  idleHeapMb?: number;
+  idleIsolateMs?: number;
+  /** Resident memory past which the worker is replaced once its calls are done (new calls go to a new worker). */
+  recycleRssMb?: number;
   /** Defaults of every call; a request's `limits` override them. */
   limits?: Partial<RuntimeLimits>;
   /** Errors of callbacks other than RuntimeCallbackError, which the guest sees only as "<op> failed". */
@@ -76,6 +81,9 @@ const hostCallArgs = {
   api: z.object({ method: z.string().regex(/^[A-Z]{1,16}$/), path: z.string().max(8192), body: z.unknown().optional() }),
 };
 
+/** Console lines as the worker reports them: more, or longer, comes only from a broken worker, which is replaced. */
+const workerLogs = z.array(z.object({ level: z.enum(['log', 'info', 'warn', 'error', 'debug']), message: z.string().max(MAX_LOG_LINE_CHARS), atMs: z.number() })).max(MAX_LOG_LINES);
+
 interface InFlight {
   id: number;
   request: InvokeRequest;
@@ -95,6 +103,8 @@ interface Worker {
   bundles: Set<string>;
   inFlight: Map<number, InFlight>;
   exited: boolean;
+  /** Past its memory ceiling: it gets no new calls and is stopped when its last one ends. */
+  retiring: boolean;
 }
 
 interface Gate {
@@ -117,20 +127,48 @@ export class RuntimeHost {
   readonly #gates = new Map<string, Gate>();
   readonly #hashes = new Map<string, { code: string; hash: string }>();
   readonly #sourceMaps = new Map<string, SourceMap | undefined>();
+  /** The worker new calls go to. */
   #worker: Worker | undefined;
+  /** Every live worker: the current one and retiring ones still finishing their calls. */
+  readonly #workers = new Set<Worker>();
+  readonly #statsWaiters = new Map<number, (stats: WorkerStats) => void>();
   #nextId = 0;
   #closed = false;
 
   constructor(options: RuntimeHostOptions = {}) {
     this.#limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.#maxConcurrent = options.maxConcurrentPerApp ?? 20;
-    this.#config = { maxIsolates: options.maxIsolates ?? 100 };
+    this.#config = {
+      maxIsolates: options.maxIsolates ?? DEFAULT_WORKER_CONFIG.maxIsolates,
+      idleHeapMb: options.idleHeapMb ?? DEFAULT_WORKER_CONFIG.idleHeapMb,
+      idleIsolateMs: options.idleIsolateMs ?? DEFAULT_WORKER_CONFIG.idleIsolateMs,
+      recycleRssMb: options.recycleRssMb ?? DEFAULT_WORKER_CONFIG.recycleRssMb,
+    };
     this.#onCallbackError = options.onCallbackError;
   }
 
   /** Process id of the current worker, if one runs (tests kill it to check recovery). */
   get workerPid(): number | undefined {
     return this.#worker && !this.#worker.exited ? this.#worker.child.pid : undefined;
+  }
+
+  /** What the current worker holds (isolates, idle heap, resident memory); undefined when none runs. */
+  async workerStats(): Promise<(WorkerStats & { pid: number }) | undefined> {
+    const worker = this.#worker;
+    if (!worker || worker.exited) return undefined;
+    await worker.ready;
+    const id = ++this.#nextId;
+    const stats = await new Promise<WorkerStats | undefined>((resolve) => {
+      const gone = () => resolve(undefined);
+      worker.child.once('exit', gone);
+      this.#statsWaiters.set(id, (answer) => {
+        worker.child.off('exit', gone);
+        resolve(answer);
+      });
+      this.#send(worker, { t: 'stats', id });
+    });
+    this.#statsWaiters.delete(id);
+    return stats && { pid: worker.child.pid!, isolates: stats.isolates, idleHeapBytes: stats.idleHeapBytes, rssBytes: stats.rssBytes };
   }
 
   async invoke(request: InvokeRequest, callbacks: RuntimeCallbacks = {}): Promise<InvokeResult> {
@@ -159,21 +197,21 @@ export class RuntimeHost {
       gate.waiting = gate.waiting.filter((w) => w.installationId !== installationId);
       for (const w of leaving) w.enter(false);
     }
-    const worker = this.#worker;
-    if (!worker || worker.exited) return;
-    for (const call of [...worker.inFlight.values()]) {
-      if (call.request.installationId === installationId) this.#settle(worker, call, failure('INSTALLATION_EVICTED', 'The installation was removed while the function ran'));
+    for (const worker of [...this.#workers]) {
+      for (const call of [...worker.inFlight.values()]) {
+        if (call.request.installationId === installationId) this.#settle(worker, call, failure('INSTALLATION_EVICTED', 'The installation was removed while the function ran'));
+      }
+      this.#send(worker, { t: 'evict', installationId });
     }
-    this.#send(worker, { t: 'evict', installationId });
   }
 
   async close(): Promise<void> {
     this.#closed = true;
-    const worker = this.#worker;
-    if (!worker || worker.exited) return;
-    const exited = new Promise((resolve) => worker.child.once('exit', resolve));
-    worker.child.kill('SIGKILL');
-    await exited;
+    await Promise.all([...this.#workers].map((worker) => {
+      const exited = new Promise((resolve) => worker.child.once('exit', resolve));
+      worker.child.kill('SIGKILL');
+      return exited;
+    }));
   }
 
   #gate(appId: string): Gate {
@@ -245,6 +283,15 @@ export class RuntimeHost {
     worker.inFlight.delete(call.id);
     clearTimeout(call.timer);
     call.resolve(result);
+    if (worker.retiring && worker.inFlight.size === 0) worker.child.kill('SIGKILL');
+  }
+
+  /** New calls go to a new worker from now on; this one is stopped once the calls it has are settled. */
+  #retire(worker: Worker) {
+    if (worker.retiring || worker.exited) return;
+    worker.retiring = true;
+    if (this.#worker === worker) this.#worker = undefined;
+    if (worker.inFlight.size === 0) worker.child.kill('SIGKILL');
   }
 
   async #ensureWorker(): Promise<Worker> {
@@ -256,7 +303,7 @@ export class RuntimeHost {
     }
     // No environment: whatever the server was given (keys, tokens, database paths) stays with the server.
     const child = fork(WORKER_PATH, [JSON.stringify(this.#config)], { execArgv: workerExecArgv(), serialization: 'advanced', env: {}, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-    const worker: Worker = { child, bundles: new Set(), inFlight: new Map(), exited: false, ready: undefined! };
+    const worker: Worker = { child, bundles: new Set(), inFlight: new Map(), exited: false, retiring: false, ready: undefined! };
     worker.ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         reject(new Error('no ready message'));
@@ -285,12 +332,14 @@ export class RuntimeHost {
     child.on('error', () => {});
     worker.ready.catch(() => {});
     this.#worker = worker;
+    this.#workers.add(worker);
     await worker.ready;
     return worker;
   }
 
   #onExit(worker: Worker, how: string) {
     worker.exited = true;
+    this.#workers.delete(worker);
     if (this.#worker === worker) this.#worker = undefined;
     for (const call of [...worker.inFlight.values()]) {
       this.#settle(worker, call, failure('RUNTIME_CRASHED', `The runtime worker stopped (${how}) during the call; it restarts with the next call`));
@@ -298,7 +347,9 @@ export class RuntimeHost {
   }
 
   #onMessage(worker: Worker, message: FromWorker) {
-    if (message.t === 'call') {
+    if (message.t === 'recycle') this.#retire(worker);
+    else if (message.t === 'stats') this.#statsWaiters.get(message.id)?.(message);
+    else if (message.t === 'call') {
       const call = worker.inFlight.get(message.id);
       if (call) void this.#hostCall(worker, call, message.seq, message.op, message.json);
     } else if (message.t === 'done') {
@@ -308,7 +359,8 @@ export class RuntimeHost {
         worker.bundles.delete(call.message.bundleHash);
         return this.#dispatch(worker, call);
       }
-      this.#settle(worker, call, message.ok ? { ok: true, result: JSON.parse(message.json), logs: message.logs, durationMs: message.durationMs } : { ok: false, error: this.#error(call, message.error), logs: message.logs, durationMs: message.durationMs });
+      const logs = workerLogs.parse(message.logs);
+      this.#settle(worker, call, message.ok ? { ok: true, result: JSON.parse(message.json), logs, durationMs: message.durationMs } : { ok: false, error: this.#error(call, message.error), logs, durationMs: message.durationMs });
     }
   }
 
@@ -348,6 +400,9 @@ export class RuntimeHost {
 
   async #perform(callbacks: RuntimeCallbacks, op: HostOp, json: string): Promise<unknown> {
     const unavailable = () => new RuntimeCallbackError('UNAVAILABLE', `${op} is not available to this function`);
+    // The nesting limit of every request body (the request's own object adds one level): storage keeps
+    // what it gets, and the API would refuse it anyway.
+    if (jsonDepth(json) > MAX_JSON_DEPTH + 1) throw new RuntimeCallbackError('TOO_DEEP', `${op}: values may nest at most ${MAX_JSON_DEPTH} levels`);
     const parsed = hostCallArgs[op]?.safeParse(JSON.parse(json));
     if (!parsed?.success) throw new RuntimeCallbackError('INVALID_REQUEST', `${op}: malformed request`);
     if (op === 'fetch') {

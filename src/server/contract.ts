@@ -36,7 +36,8 @@ const BUYER: Codes = {
 const IDEMPOTENT_WRITE: Codes = { 409: ['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE'] };
 const FRESH_LOGIN: Codes = { 403: ['LOGIN_TOO_OLD'] };
 
-function merge(...sets: Codes[]): Record<number, string[]> {
+/** Error codes by status of several sets in one (an operation's `errors` from the sets of the rules it runs). */
+export function mergeErrors(...sets: Codes[]): Record<number, string[]> {
   const out: Record<number, string[]> = {};
   for (const set of sets) {
     for (const [status, codes] of Object.entries(set)) out[Number(status)] = [...new Set([...(out[Number(status)] ?? []), ...(codes ?? [])])];
@@ -55,7 +56,7 @@ export function operationErrors(op: Operation): Record<number, string[]> {
   if (!errors) {
     const tokenKinds = op.auth === 'account' || op.auth === 'store';
     const idempotent = op.method !== 'GET' && tokenKinds && op.idempotent !== false;
-    errors = merge(
+    errors = mergeErrors(
       ANY_REQUEST,
       tokenKinds ? TOKEN : {},
       op.auth === 'store' ? STORE : {},

@@ -27,6 +27,8 @@ export interface StartOptions {
   unsafeWebhookHosts?: string[];
   /** Take the client address from `X-Forwarded-For` (only behind a proxy that sets it). */
   trustProxy?: boolean;
+  /** The host under which every app gets its own (`{handle}.{appsHost}`), e.g. apps.example.com. */
+  appsHost?: string;
 }
 
 export interface RunningService {
@@ -38,6 +40,7 @@ export interface RunningService {
 
 /** Starts the whole service: database (migrated), keys, HTTP server, job loop, and the dev seed. */
 export async function startService(options: StartOptions): Promise<RunningService> {
+  const appsHost = options.appsHost ? appsHostFor(options.appsHost, options.publicUrl ? new URL(options.publicUrl).hostname : options.host) : null;
   const dataDir = resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const database = openDatabase(resolve(dataDir, 'svc.db'));
@@ -63,7 +66,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const origin = (options.publicUrl ?? `http://${host}:${port}`).replace(/\/$/, '');
   docs = `${origin}/docs/errors`;
 
-  const config: ServiceConfig = { origin, dataDir, mode: options.mode, unsafeWebhookHosts: options.unsafeWebhookHosts ?? [], trustProxy: options.trustProxy ?? false };
+  const config: ServiceConfig = { origin, dataDir, mode: options.mode, unsafeWebhookHosts: options.unsafeWebhookHosts ?? [], trustProxy: options.trustProxy ?? false, appsHost };
   const services: Services = {
     config,
     db: database.db,
@@ -98,6 +101,20 @@ export async function startService(options: StartOptions): Promise<RunningServic
       return closing;
     },
   };
+}
+
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+/**
+ * The apps host, checked: a bare host name, and not the service's own host or a parent of it — an app
+ * whose handle named the service's host would otherwise share its origin.
+ */
+function appsHostFor(raw: string, ownHost: string): string {
+  const host = raw.trim().toLowerCase().replace(/\.$/, '');
+  if (!HOST_NAME.test(host)) throw new Error(`apps host "${raw}" must be a host name such as apps.example.com (no scheme, port or path)`);
+  const own = ownHost.toLowerCase();
+  if (own === host || own.endsWith(`.${host}`)) throw new Error(`apps host "${host}" must not contain the service's own host ${own}: use a name of its own, e.g. apps.example.com beside api.example.com`);
+  return host;
 }
 
 /**

@@ -21,7 +21,7 @@ export function devHostAllowed(hostHeader: string | undefined, extraHost: string
 }
 
 /** The name part of a `Host` header: `[::1]:8787` → `::1`, `Example.test:80` → `example.test`. */
-function hostName(hostHeader: string): string {
+export function hostName(hostHeader: string): string {
   const h = hostHeader.trim().toLowerCase();
   if (h.startsWith('[')) return h.slice(1, h.indexOf(']') === -1 ? undefined : h.indexOf(']'));
   const colon = h.lastIndexOf(':');

@@ -7,6 +7,7 @@ import type { StartOptions } from './main.js';
 export async function runForeground(options: StartOptions & { json: boolean }, log: (line: string) => void) {
   const started = performance.now();
   const { startService } = await import('./main.js');
+  const { appBaseUrl } = await import('../modules/apps/service.js');
   const service = await startService(options);
   const { urls } = service.services;
   if (options.json) {
@@ -25,6 +26,7 @@ export async function runForeground(options: StartOptions & { json: boolean }, l
     log(`  buyer API      ${urls.storefront}`);
     log(`  auth server    ${urls.auth}`);
     log(`  OpenAPI        ${urls.admin}/openapi.json`);
+    log(`  apps           ${appBaseUrl(service.services, '{handle}') ?? 'not served (set SVC_APPS_HOST or --apps-host)'}`);
     if (service.seeded) {
       log(`  seeded store   Dev Store (${service.seeded.storeId})  login dev@svc.local / svc-dev-password`);
       log(`  clock          ${service.services.clock.kind}`);

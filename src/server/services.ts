@@ -14,6 +14,11 @@ export interface ServiceConfig {
   unsafeWebhookHosts: string[];
   /** Behind a reverse proxy: the client address comes from `X-Forwarded-For` (attempt limits). */
   trustProxy: boolean;
+  /**
+   * `{apps_host}` of spec 02 §2.1 (svc serve): each app's routes and admin page are served at
+   * `{handle}.{apps_host}`, never on the service's origin. Null: svc dev serves them under `/apps/{handle}`.
+   */
+  appsHost: string | null;
 }
 
 /** Everything a handler may reach, created once per server. */

@@ -41,6 +41,17 @@ test('a version missing a declared tool function fails with HANDLER_MISSING', as
   assert.equal(res.body.error.details.functions, ['tools/hello']);
 });
 
+test("a version's answer names the functions its bundle defines", async () => {
+  const handle = uniqueHandle();
+  const manifest = base(handle, { schedules: { nightly: { interval: '1d' } } });
+  const created = await svc.api('POST', '/v1/apps', { storeId: null, body: { manifest } });
+  const res = await svc.api('POST', `/v1/apps/${created.data.appId}/versions`, { storeId: null, body: { manifest, bundle: bundleFor(manifest) } });
+  assert.is(res.status, 201, JSON.stringify(res.body));
+  assert.equal(res.data.functions, ['schedules/nightly', 'tools/hello']);
+  const app = await svc.api('GET', `/v1/apps/${created.data.appId}`, { storeId: null });
+  assert.equal([app.status, app.data.handle, app.data.latestVersion, app.data.status], [200, handle, 1, 'ACTIVE']);
+});
+
 test('another developer cannot take a handle or upload to an app', async () => {
   const handle = uniqueHandle();
   const { appId } = await deploy(svc.api, base(handle));

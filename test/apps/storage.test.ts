@@ -40,6 +40,15 @@ test('put, get, list and delete', async () => {
   assert.is(noValue.body.error.fieldErrors[0].field, 'value');
 });
 
+test('a value nested 5,000 deep is refused with 400 (TOO_DEEP), not a 500, and nothing is stored', async () => {
+  const { app } = await asNewApp();
+  const deep = `{"value":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+  const res = await app('PUT', '/v1/app/storage/deep', { rawBody: deep, headers: { 'content-type': 'application/json' } });
+  assert.is(res.status, 400, JSON.stringify(res.body));
+  assert.is(res.body.error.fieldErrors[0].code, 'TOO_DEEP');
+  assert.is((await app('GET', '/v1/app/storage/deep')).status, 404);
+});
+
 test('storage is for installation tokens only', async () => {
   const owner = await svc.api('GET', '/v1/app/storage');
   assert.is(owner.status, 403);

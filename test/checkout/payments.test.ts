@@ -28,18 +28,24 @@ const newPayment = async (extra: Record<string, unknown> = {}, headers: Record<s
 const attempt = (paymentId: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
   guest('POST', `/storefront/v1/payments/${paymentId}/attempts`, { body: { returnUrl: RETURN_URL, ...body }, headers });
 
+const storefrontResult = async (paymentId: string) => ok(await guest('GET', `/storefront/v1/payments/${paymentId}/result`));
+
 test('refusal keeps the payment retryable; a new attempt on the other gateway approves; pgOrderId per attempt', async () => {
   const { start } = await newPayment();
+  assert.equal(await storefrontResult(start.paymentId), { status: 'PROCESSING', paymentId: start.paymentId });
   const refused = ok(await simulate(guest, start.paymentId, 'REFUSE'));
   assert.equal([refused.result, refused.status, refused.lastFailure.code, refused.storefrontResult.status], ['FAILED', 'OPEN', 'REJECT_CARD_PAYMENT', 'FAILED']);
+  assert.equal(await storefrontResult(start.paymentId), refused.storefrontResult);
   const second = ok(await attempt(start.paymentId, { option: 'pg_two:CARD' }), 201);
   assert.is(second.option.pg, 'pg_two');
   assert.is.not(second.attemptId, start.attemptId);
   const closed = ok(await simulate(guest, start.paymentId, 'CANCEL'));
   assert.is(closed.storefrontResult.status, 'CANCELED');
+  assert.equal(await storefrontResult(start.paymentId), { status: 'CANCELED', paymentId: start.paymentId });
   const third = ok(await attempt(start.paymentId, { option: { pg: 'pg_one', method: 'EASY_PAY' } }), 201);
   const done = ok(await simulate(guest, start.paymentId, 'APPROVE'));
   assert.is(done.result, 'COMPLETED');
+  assert.equal(await storefrontResult(start.paymentId), { status: 'COMPLETED', paymentId: start.paymentId, orderId: done.orderId });
   const order = ok(await api('GET', `/v1/orders/${done.orderId}`));
   assert.equal([order.payment.method, order.payment.approvedMethod, order.payment.pg], ['CARD', 'EASY_PAY', 'pg_one']);
   const record = ok(await api('GET', `/v1/payments/${start.paymentId}`));

@@ -58,6 +58,20 @@ test('a declared IP literal in a private range, plain http, user info: all block
   }
 });
 
+test('IPv6 spellings of internal IPv4 addresses are blocked, as literals and as DNS answers (one check with webhooks)', async () => {
+  const forms = ['::ffff:0:7f00:1', '::ffff:7f00:1', '64:ff9b::a9fe:a9fe', '2002:a00:1::1', '2001:0:4136:e378:8000:63bf:80ff:fffe'];
+  const literal = createGuardedFetch({ hosts: forms });
+  for (const form of forms) {
+    const url = `https://[${form}]:${port}/`;
+    const r = await host.invoke(toolCall(fetchTool, 'get', { url }), { fetch: literal });
+    assert.is(!r.ok && r.error.code, 'FETCH_BLOCKED', url);
+  }
+  const translated = createGuardedFetch({ hosts: ['api.partner.example'], resolve: async () => [{ address: '::ffff:0:7f00:1', family: 6 }] });
+  const r = await host.invoke(toolCall(fetchTool, 'get', { url: `https://api.partner.example:${port}/` }), { fetch: translated });
+  assert.is(!r.ok && r.error.code, 'FETCH_BLOCKED');
+  if (!r.ok) assert.match(r.error.message, 'private or reserved address (::ffff:0:7f00:1)');
+});
+
 test('the guest can catch a blocked fetch: an Error with code FETCH_BLOCKED, and the call succeeds', async () => {
   const fetch = createGuardedFetch({ hosts: [] });
   const source = `export const tools = { t: async () => { try { await fetch('https://nope.example/'); return null; } catch (e: any) { return { code: e.code, message: e.message, isError: e instanceof Error }; } } };`;

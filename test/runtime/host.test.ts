@@ -117,6 +117,19 @@ test('storage and api calls go to the callbacks; RuntimeCallbackError codes reac
   assert.match(String(callbackErrors.at(-1)), 'SQLITE_BUSY', 'the server hears about its own failure');
 });
 
+test('a value nested deeper than 64 levels is refused before any callback runs (TOO_DEEP); 64 pass', async () => {
+  const saved: unknown[] = [];
+  const storage: StorageCallbacks = { get: async () => null, set: async (_key, value) => void saved.push(value), delete: async () => true, list: async () => ({}) };
+  const source = `const nest = (n: number): unknown => (n === 0 ? 1 : [nest(n - 1)]);
+  export const tools = { t: async () => [
+    await storage.set('deep', nest(5000)).catch((e: any) => e.code),
+    await storage.set('ok', nest(64)).then(() => 'stored'),
+  ] };`;
+  const r = await host.invoke(toolCall(source, 't'), { storage });
+  assert.equal(r.ok && r.result, ['TOO_DEEP', 'stored']);
+  assert.is(saved.length, 1);
+});
+
 test('at most 32 host calls of one invocation wait at once; more are refused, not queued', async () => {
   // Answers come late, so all 40 are asked while the first are still pending.
   const storage: StorageCallbacks = { get: (k) => new Promise((r) => setTimeout(() => r(k), 100)), set: async () => {}, delete: async () => true, list: async () => null };

@@ -2,6 +2,7 @@
  * Hostile app functions (issue 6 §6): each is contained with its own error code, the installation's next
  * call runs in a fresh isolate, and the server keeps answering meanwhile.
  */
+import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RuntimeHost, type InvokeResult } from '../../src/runtime-host/index.js';
@@ -64,7 +65,8 @@ test('deep recursion: APP_ERROR with the RangeError, stack mapped to the source'
 });
 
 test('huge result: RESULT_TOO_LARGE at 64 KB of JSON; exactly 64 KB passes', async () => {
-  failedWith(await host.invoke(toolCall(`export const tools = { big: () => 'x'.repeat(10_000_000) }`, 'big')), 'RESULT_TOO_LARGE');
+  // Encoding 10 MB takes CPU time of its own; on a busy machine more than the suite's 300 ms.
+  failedWith(await host.invoke(toolCall(`export const tools = { big: () => 'x'.repeat(10_000_000) }`, 'big', {}, { limits: { cpuMs: 3000 } })), 'RESULT_TOO_LARGE');
   // JSON of a string adds two quotes; multi-byte characters count as UTF-8 bytes.
   failedWith(await host.invoke(toolCall(`export const tools = { big: () => 'é'.repeat(32768) }`, 'big')), 'RESULT_TOO_LARGE');
   const exact = await host.invoke(toolCall(`export const tools = { big: () => 'x'.repeat(65534) }`, 'big'));
@@ -121,6 +123,38 @@ test('prototype tampering stays in its own context; the next call is unaffected'
   const check = await host.invoke(toolCall(source, 'check', {}, { installationId: 'inst_proto', bundleId: 'proto' }));
   assert.equal(check.ok && check.result, { polluted: null, map: [2, 4], leftover: null });
   assert.is(({} as any).polluted, undefined, 'the server realm is untouched');
+});
+
+/** Peak resident memory of a process so far (Linux), in MB. */
+const peakRssMb = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
+test('log amplification: with Array/String prototypes replaced, lines stay 200 of 2,100 characters and the worker does not grow', async () => {
+  // A worker of its own: its peak memory must not include other tests' memory bombs.
+  const own = new RuntimeHost({ limits: { cpuMs: 1000, wallMs: 15_000 } });
+  try {
+    await own.invoke(toolCall(`export const tools = { ping: () => 'pong' }`, 'ping'));
+    const pid = own.workerPid!;
+    const before = peakRssMb(pid);
+    const source = `export const tools = { flood: () => {
+      const big = 'x'.repeat(8 * 1024 * 1024);
+      (Array.prototype as any).map = function () { return { join: () => big }; };
+      (Array.prototype as any).join = () => big;
+      (String.prototype as any).slice = () => big;
+      (globalThis as any).String = () => big;
+      for (let i = 0; i < 300; i++) { console.log('a', 'b'); console.error(big, { big }); }
+      throw Object.assign(new Error(big), { code: big });
+    } };`;
+    const r = await own.invoke(toolCall(source, 'flood'));
+    failedWith(r, 'APP_ERROR');
+    assert.ok(!r.ok && r.error.message.length <= 2100, 'the error message is clipped');
+    assert.is(r.logs.length, 200);
+    assert.ok(r.logs.every((l) => l.message.length <= 2100), `longest line: ${Math.max(...r.logs.map((l) => l.message.length))}`);
+    const grown = peakRssMb(pid) - before;
+    // The isolate's own heap (64 MB at most) lives in the worker; 200 copies of 8 MB would not fit under this.
+    assert.ok(grown < 200, `the worker's peak memory grew by ${Math.round(grown)} MB`);
+  } finally {
+    await own.close();
+  }
 });
 
 test('no Node APIs and no way to host objects from the guest', async () => {

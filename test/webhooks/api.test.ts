@@ -28,6 +28,7 @@ test('URL and body validation answer 400 VALIDATION_FAILED with field codes and 
     [{ url: 'ftp://example.com/', eventTypes: ['ORDER.PAID'] }, 'url:INVALID_URL'],
     [{ url: 'https://10.1.2.3/hook', eventTypes: ['ORDER.PAID'] }, 'url:BLOCKED_ADDRESS'],
     [{ url: 'https://[::1]/hook', eventTypes: ['ORDER.PAID'] }, 'url:BLOCKED_ADDRESS'],
+    [{ url: 'https://[::ffff:0:127.0.0.1]/', eventTypes: ['ORDER.PAID'] }, 'url:BLOCKED_ADDRESS'], // IPv4-translated loopback
     [{ url: 'https://169.254.169.254/latest', eventTypes: ['ORDER.PAID'] }, 'url:BLOCKED_ADDRESS'],
     // localhost is not in the allow list (only the exact host 127.0.0.1 is) and resolves to loopback.
     [{ url: 'https://localhost/hook', eventTypes: ['ORDER.PAID'] }, 'url:BLOCKED_ADDRESS'],

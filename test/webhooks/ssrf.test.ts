@@ -15,18 +15,25 @@ const BLOCKED = [
   '224.0.0.1', '239.255.255.250', // multicast
   '240.0.0.1', '255.255.255.255', // reserved, broadcast
   '::', '::1', // unspecified, loopback
-  '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '::ffff:169.254.169.254', // IPv4-mapped
-  '::127.0.0.1', // IPv4-compatible
-  '64:ff9b::a00:1', '64:ff9b:1::1', // NAT64
+  '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '::ffff:169.254.169.254', '0:0:0:0:0:ffff:7f00:1', // IPv4-mapped
+  '::ffff:0:127.0.0.1', '::ffff:0:7f00:1', '::ffff:0:a9fe:a9fe', '0:0:0:0:ffff:0:a00:1', // IPv4-translated (SIIT)
+  '::127.0.0.1', '::8.8.8.8', // IPv4-compatible (deprecated, all of it)
+  '64:ff9b::a00:1', '64:ff9b::127.0.0.1', '64:ff9b:1::1', '64:ff9b:1::808:808', // NAT64, local-use NAT64
   '100::1', // discard
   '2001::1', '2001:2::1', '2001:db8::1', '3fff::1', // Teredo/benchmarking, documentation
-  '2002:7f00:1::1', // 6to4
+  '2001:0:a00:1:8000:63bf:f7f7:f7f7', // Teredo whose server is 10.0.0.1
+  '2001:0:4136:e378:8000:63bf:80ff:fffe', // Teredo whose (inverted) client is 127.0.0.1
+  '2002:7f00:1::1', '2002:a9fe:a9fe::', '2002:c0a8:101::1', // 6to4 of loopback, metadata, private
   'fc00::1', 'fd00:ec2::254', // unique local, AWS IPv6 metadata
   'fe80::1', 'febf::1', 'fec0::1', // link-local, site-local
   'ff02::1', 'ff05::2', // multicast
   'not-an-ip',
 ];
-const ALLOWED = ['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '169.255.0.1', '11.0.0.1', '2606:4700:4700::1111', '2a00:1450:4001::1', '::ffff:8.8.8.8'];
+const ALLOWED = [
+  '8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '169.255.0.1', '11.0.0.1', '2606:4700:4700::1111', '2a00:1450:4001::1',
+  // IPv6 forms carrying a public IPv4 address are judged by it (NAT64 is how IPv6-only hosts reach IPv4).
+  '::ffff:8.8.8.8', '::ffff:0:8.8.8.8', '64:ff9b::8.8.8.8', '2002:808:808::1', '2001:0:4136:e378:8000:63bf:f7f7:f7f7',
+];
 
 test('every special-purpose range of spec 01 §6.5 is blocked, IPv4 and IPv6; public addresses are not', () => {
   for (const a of BLOCKED) assert.ok(isBlockedAddress(a), `${a} should be blocked`);
@@ -46,6 +53,8 @@ test('registration check: every resolved address counts (mixed A/AAAA), unresolv
     'mixed-aaaa.example': ['93.184.215.14', 'fd12::1'],
     'metadata.example': ['169.254.169.254'],
     'mapped.example': ['::ffff:192.168.0.1'],
+    'translated.example': ['::ffff:0:7f00:1'],
+    'nat64.example': ['64:ff9b::a9fe:a9fe'],
   });
   const check = (url: string, allowHosts: string[] = []) => checkWebhookUrl(url, { allowHosts, resolve });
   assert.is(await check('https://public.example/hook'), null);
@@ -53,6 +62,11 @@ test('registration check: every resolved address counts (mixed A/AAAA), unresolv
   assert.is(await check('https://mixed-aaaa.example/hook'), 'BLOCKED_ADDRESS');
   assert.is(await check('https://metadata.example/hook'), 'BLOCKED_ADDRESS');
   assert.is(await check('https://mapped.example/hook'), 'BLOCKED_ADDRESS');
+  assert.is(await check('https://translated.example/hook'), 'BLOCKED_ADDRESS');
+  assert.is(await check('https://nat64.example/hook'), 'BLOCKED_ADDRESS');
+  assert.is(await check('https://[::ffff:0:127.0.0.1]/hook'), 'BLOCKED_ADDRESS');
+  assert.is(await check('https://[2002:7f00:1::]/hook'), 'BLOCKED_ADDRESS');
+  assert.is(await check('https://[64:ff9b::8.8.8.8]/hook'), null);
   assert.is(await check('https://unresolvable.example/hook'), null);
   assert.is(await check('https://[fe80::1]/hook'), 'BLOCKED_ADDRESS');
   assert.is(await check('https://[::ffff:127.0.0.1]/hook'), 'BLOCKED_ADDRESS');

@@ -22,8 +22,8 @@ export interface InvokeTarget {
   version: AppVersion;
 }
 
-export type InvokeOutcome =
-  | { ok: true; value: unknown; logs: string[]; durationMs: number }
+export type InvokeOutcome<T = unknown> =
+  | { ok: true; value: T; logs: string[]; durationMs: number }
   /** `appError`: the app's own code failed (it counts towards suspension); otherwise the platform did. */
   | { ok: false; code: string; message: string; appError: boolean; logs: string[]; durationMs: number };
 
@@ -53,9 +53,18 @@ export async function invoke(services: Services, t: InvokeTarget, kind: Invocati
   return runInSandbox(services, t, kind, name, input, context);
 }
 
-/** Runs one function and keeps its execution record (and the app's failure run, for suspension). */
-export async function invokeAndRecord(services: Services, t: InvokeTarget, kind: InvocationKind, name: string, input: unknown, call: CallOptions = {}): Promise<InvokeOutcome> {
-  const outcome = await invoke(services, t, kind, name, input, call);
+/** Thrown by an `accept` of invokeAndRecord: the function answered something its caller cannot use. */
+export class UnusableAnswer extends Error {}
+
+/**
+ * Runs one function and keeps its execution record (and the app's failure run, for suspension). `accept`
+ * turns the answer into what the caller needs; an answer it refuses (UnusableAnswer) is the app's error,
+ * recorded as `INVALID_RESPONSE`.
+ */
+export async function invokeAndRecord<T = unknown>(
+  services: Services, t: InvokeTarget, kind: InvocationKind, name: string, input: unknown, accept: (value: unknown) => T = (value) => value as T, call: CallOptions = {},
+): Promise<InvokeOutcome<T>> {
+  const outcome = accepted(await invoke(services, t, kind, name, input, call), accept);
   recordExecution(services, {
     app: t.app,
     installation: t.installation,
@@ -69,6 +78,16 @@ export async function invokeAndRecord(services: Services, t: InvokeTarget, kind:
     durationMs: outcome.durationMs,
   }, services.clock.now());
   return outcome;
+}
+
+function accepted<T>(outcome: InvokeOutcome, accept: (value: unknown) => T): InvokeOutcome<T> {
+  if (!outcome.ok) return outcome;
+  try {
+    return { ...outcome, value: accept(outcome.value) };
+  } catch (error) {
+    if (!(error instanceof UnusableAnswer)) throw error;
+    return { ok: false, code: 'INVALID_RESPONSE', message: error.message, appError: true, logs: outcome.logs, durationMs: outcome.durationMs };
+  }
 }
 
 // ——— external runtime ———

@@ -57,8 +57,9 @@ const valueType = z.enum(['string', 'number', 'boolean']);
 const lowerName = '소문자, 숫자, 하이픈으로 40자 이내';
 const fieldName = '영문자로 시작하고 영문자, 숫자, 밑줄로 40자 이내';
 
-const param = z.object({ type: valueType, label: text(60), required: z.boolean().optional() }).strict();
-const toolInput = z.object({ type: valueType, description: text(500).optional(), required: z.boolean().optional() }).strict();
+/** A parameter of a flow notification, and an input field of a tool (installations and tool lists show them as declared). */
+export const flowParam = z.object({ type: valueType, label: text(60), required: z.boolean().optional() }).strict();
+export const toolInputField = z.object({ type: valueType, description: text(500).optional(), required: z.boolean().optional() }).strict();
 
 /** Store scopes an app may ask for (account scopes are a person's, never an app's). */
 const APP_SCOPES = ALL_SCOPES.filter((s) => !(ACCOUNT_SCOPES as readonly string[]).includes(s));
@@ -83,7 +84,7 @@ const externalUrl = z.string().superRefine((value, ctx) => {
   }
 });
 
-const manifestSchema = z
+export const manifestSchema = z
   .object({
     $schema: z.string().optional().meta({ description: 'Path or URL of this JSON Schema, for editors.' }),
     handle: z.string().regex(HANDLE, { message: '핸들 규칙: 소문자로 시작, 소문자·숫자·하이픈 3~30자, 하이픈으로 끝나거나 연속되지 않음' })
@@ -95,7 +96,7 @@ const manifestSchema = z
     }).strict().optional().meta({ description: 'External hosts app code may call; nothing leaves to other hosts.' }),
     http: z.object({
       public: uniqueList(z.string().regex(PUBLIC_ROUTE, { message: '`<METHOD> /path/:param` 형식이어야 합니다 (METHOD는 GET, POST, PUT, PATCH, DELETE).' })).default([]),
-    }).strict().optional().meta({ description: 'Public routes served at /apps/<handle>/hooks/<installationId>/... without login.' }),
+    }).strict().optional().meta({ description: 'Public routes served without login at https://<handle>.<apps host>/hooks/<installationId>/... (svc dev: /apps/<handle>/hooks/<installationId>/...).' }),
     schedules: namedMap(LOWER_NAME, lowerName, z.object({
       interval: z.string().superRefine((v, ctx) => {
         const s = intervalSeconds(v);
@@ -118,14 +119,14 @@ const manifestSchema = z
       notifications: namedMap(LOWER_NAME, lowerName, z.object({
         label: text(60),
         description: text(500).optional(),
-        params: namedMap(FIELD_NAME, fieldName, param).optional(),
+        params: namedMap(FIELD_NAME, fieldName, flowParam).optional(),
       }).strict()).optional(),
       events: namedMap(UPPER_NAME, '대문자, 숫자, 밑줄로 40자 이내', z.object({ label: text(60), description: text(500).optional() }).strict()).optional(),
     }).strict().optional(),
     mcp: z.object({
       tools: namedMap(LOWER_NAME, lowerName, z.object({
         description: text(500),
-        input: namedMap(FIELD_NAME, fieldName, toolInput).optional(),
+        input: namedMap(FIELD_NAME, fieldName, toolInputField).optional(),
       }).strict()).optional(),
     }).strict().optional(),
   })

@@ -1,6 +1,8 @@
 import { and, desc, eq, lt } from 'drizzle-orm';
 import { z } from 'zod';
+import { mergeErrors } from '../../server/contract.js';
 import { ApiError, fail, validationFailed } from '../../server/errors.js';
+import { cursorPageOf } from '../../server/paging.js';
 import { defineMessages } from '../../server/messages.js';
 import { defineOperation, reply, type StoreCtx } from '../../server/registry.js';
 import { requireOwned } from '../../server/tenancy.js';
@@ -10,11 +12,14 @@ import { evictInstallation } from './sandbox.js';
 import { checkManifest, requiredFunctions, type Manifest } from './manifest.js';
 import { appExecutions, appInstallations, apps } from './schema.js';
 import {
-  activeInstallation, addVersion, applySettingsPatch, assertInstallable, assertRoleCovers, consentTo, createApp, findApp,
-  findAppByHandle, findInstallation, findVersion, install, installationActivity, latestVersion, ownApp, presentApp,
-  presentExecution, presentInstallation, presentVersion, toolList, uninstall, type Installation,
+  activeInstallation, addVersion, appVersionView, appView, applySettingsPatch, assertInstallable, assertRoleCovers, consentTo, createApp,
+  executionView, findApp, findAppByHandle, findInstallation, findVersion, install, installationActivity, installationActivityView,
+  installationView, latestVersion, ownApp, presentApp, presentExecution, presentInstallation, presentVersion, toolList, toolView, uninstall,
+  type Installation,
 } from './service.js';
-import { deleteItem, listItems, readItem, storageKey, writeItem } from './storage.js';
+import {
+  deleteItem, listItems, readItem, storageDeleteView, storageItemView, storageKey, storageListView, storageWriteView, writeItem,
+} from './storage.js';
 
 defineMessages({
   APP_NOT_FOUND: '앱을 찾을 수 없습니다.',
@@ -63,6 +68,11 @@ function liveInstallation(ctx: StoreCtx<unknown, unknown, { installationId: stri
   return inst;
 }
 
+/** Errors of `loadInstallation`, and of `liveInstallation` (an uninstalled one is ended). */
+const installationNotFound = { 403: ['TENANT_MISMATCH'], 404: ['APP_INSTALLATION_NOT_FOUND'] };
+const liveInstallationErrors = mergeErrors(installationNotFound, { 409: ['APP_INSTALLATION_ENDED'] });
+const appNotFound = { 404: ['APP_NOT_FOUND'] };
+
 const installationTarget = (ctx: { params: { installationId: string } }) => ({ type: 'APP_INSTALLATION', id: ctx.params.installationId });
 /** Installing and managing apps is for store-platform OWNERs and ADMINs (spec 02 §4.1). */
 const manage = { tag, auth: 'store' as const, callers: ['storePlatform' as const], roles: ['OWNER' as const, 'ADMIN' as const] };
@@ -93,6 +103,7 @@ export const appOperations = [
     auth: 'account',
     callers: ['login', 'access'],
     query: z.object({ handle: z.string().optional() }).strict(),
+    response: z.object({ contents: z.array(appView) }),
     handler: (ctx) => {
       const where = and(eq(apps.ownerUserId, ctx.principal!.userId), ctx.query.handle ? eq(apps.handle, ctx.query.handle) : undefined);
       return { contents: ctx.db.select().from(apps).where(where).orderBy(desc(apps.id)).all().map(presentApp) };
@@ -108,6 +119,8 @@ export const appOperations = [
     callers: ['login', 'access'],
     status: 201,
     body: z.object({ manifest: manifestBody }).strict(),
+    response: appView,
+    errors: { 409: ['APP_HANDLE_TAKEN'] },
     handler: (ctx) => presentApp(createApp(ctx.services, ctx.principal!.userId, validManifest(ctx.body.manifest), ctx.now)),
   }),
   defineOperation({
@@ -119,6 +132,8 @@ export const appOperations = [
     auth: 'account',
     callers: ['login', 'access'],
     params: z.object({ appId: z.string() }),
+    response: appView,
+    errors: appNotFound,
     handler: (ctx) => presentApp(ownApp(ctx.db, ctx.params.appId, ctx.principal!.userId)),
   }),
   defineOperation({
@@ -134,6 +149,8 @@ export const appOperations = [
     maxBodyBytes: 10 * 1024 * 1024,
     params: z.object({ appId: z.string() }),
     body: z.object({ manifest: manifestBody, bundle: bundleBody }).strict(),
+    response: appVersionView,
+    errors: mergeErrors(appNotFound, { 400: ['HANDLER_MISSING'] }),
     handler: (ctx) => {
       const app = ownApp(ctx.db, ctx.params.appId, ctx.principal!.userId);
       const manifest = validManifest(ctx.body.manifest);
@@ -157,6 +174,8 @@ export const appOperations = [
       cursor: z.string().optional(),
       limit: z.coerce.number().int().min(1).max(200).default(50),
     }).strict(),
+    response: cursorPageOf(executionView),
+    errors: appNotFound,
     handler: (ctx) => {
       const app = ownApp(ctx.db, ctx.params.appId, ctx.principal!.userId);
       const q = ctx.query;
@@ -181,6 +200,7 @@ export const appOperations = [
     auth: 'store',
     scope: 'store:r',
     query: z.object({ status: z.enum(['ACTIVE', 'UNINSTALLED']).default('ACTIVE') }).strict(),
+    response: z.object({ contents: z.array(installationView) }),
     handler: (ctx) => ({
       contents: ctx.db.select().from(appInstallations)
         .where(and(eq(appInstallations.storeId, ctx.store.id), eq(appInstallations.status, ctx.query.status)))
@@ -196,6 +216,10 @@ export const appOperations = [
     ...manage,
     body: z.object({ handle: z.string().min(1) }).strict(),
     target: (ctx) => ({ type: 'APP', id: ctx.body.handle }),
+    status: 201,
+    alternateStatuses: [200],
+    response: installationView.describe('201 for a new installation; 200 when the app was installed already (its pending version, if any, consented to).'),
+    errors: { 403: ['APP_NOT_INSTALLABLE'], 404: ['APP_NOT_FOUND'], 409: ['APP_NO_VERSION'] },
     handler: (ctx) => {
       const app = findAppByHandle(ctx.db, ctx.body.handle);
       if (!app) throw fail(404, 'APP_NOT_FOUND', { handle: ctx.body.handle });
@@ -205,7 +229,7 @@ export const appOperations = [
       const existing = activeInstallation(ctx.db, ctx.store.id, app.id);
       if (!existing) return reply(201, presentInstallation(ctx.services, install(ctx.services, app, ctx.store.id, ctx.principal.userId, ctx.now)));
       if (existing.pendingVersionId) consentTo(ctx.services, existing, findVersion(ctx.db, existing.pendingVersionId)!, ctx.now);
-      return presentCurrent(ctx, existing.id);
+      return reply(200, presentCurrent(ctx, existing.id));
     },
   }),
   defineOperation({
@@ -217,6 +241,8 @@ export const appOperations = [
     auth: 'store',
     scope: 'store:r',
     params: installationParams,
+    response: installationView,
+    errors: installationNotFound,
     handler: (ctx) => presentInstallation(ctx.services, loadInstallation(ctx)),
   }),
   defineOperation({
@@ -228,6 +254,8 @@ export const appOperations = [
     auth: 'store',
     scope: 'store:r',
     params: installationParams,
+    response: installationActivityView,
+    errors: installationNotFound,
     handler: (ctx) => installationActivity(ctx.services, loadInstallation(ctx)),
   }),
   defineOperation({
@@ -236,6 +264,8 @@ export const appOperations = [
     path: '/v1/apps/installations/{installationId}/consent',
     summary: 'Consent to the pending version; the app hears APP.SCOPES_UPDATED',
     ...manageInstallation,
+    response: installationView,
+    errors: mergeErrors(liveInstallationErrors, { 409: ['APP_NO_PENDING_VERSION'] }),
     handler: (ctx) => {
       const inst = liveInstallation(ctx);
       if (!inst.pendingVersionId) throw fail(409, 'APP_NO_PENDING_VERSION');
@@ -252,6 +282,8 @@ export const appOperations = [
     summary: 'Set settings declared by the running version; null clears one',
     ...manageInstallation,
     body: z.object({ settings: z.record(z.string(), z.union([z.string().max(2000), z.number(), z.boolean(), z.null()])) }).strict(),
+    response: installationView,
+    errors: liveInstallationErrors,
     handler: (ctx) => {
       const inst = liveInstallation(ctx);
       const manifest = findVersion(ctx.db, inst.versionId)!.manifest;
@@ -266,6 +298,8 @@ export const appOperations = [
     path: '/v1/apps/installations/{installationId}',
     summary: 'Uninstall: access ends at once; settings and app storage are erased 48 hours later',
     ...manageInstallation,
+    response: installationView,
+    errors: liveInstallationErrors,
     handler: (ctx) => {
       const inst = liveInstallation(ctx);
       uninstall(ctx.services, inst, ctx.now);
@@ -283,6 +317,9 @@ export const appOperations = [
     tag,
     auth: 'store',
     scope: 'store:r',
+    response: z.object({
+      contents: z.array(toolView.extend({ installationId: z.string(), app: z.object({ appId: z.string(), handle: z.string(), name: z.string() }) })),
+    }),
     handler: (ctx) => ({
       contents: ctx.db.select().from(appInstallations)
         .where(and(eq(appInstallations.storeId, ctx.store.id), eq(appInstallations.status, 'ACTIVE')))
@@ -308,6 +345,14 @@ export const appOperations = [
     params: z.object({ installationId: z.string(), name: z.string() }),
     body: z.object({ input: z.record(z.string(), z.unknown()).default({}) }).strict(),
     target: (ctx) => ({ type: 'APP_INSTALLATION', id: ctx.params.installationId }),
+    response: z.object({ result: z.json().describe("The tool's JSON result (at most 64 KB).") }),
+    errors: {
+      400: ['APP_TOOL_INPUT_INVALID'],
+      403: ['TENANT_MISMATCH'],
+      404: ['APP_TOOL_NOT_FOUND'],
+      409: ['APP_SUSPENDED'],
+      502: ['APP_TOOL_FAILED'],
+    },
     handler: async (ctx) => {
       const inst = loadInstallation(ctx, 'APP_TOOL_NOT_FOUND');
       if (inst.status !== 'ACTIVE') throw fail(404, 'APP_TOOL_NOT_FOUND');
@@ -337,6 +382,7 @@ export const appOperations = [
     auth: 'store',
     callers: ['installation'],
     query: z.object({ prefix: z.string().max(200).optional(), cursor: z.string().optional(), limit: z.coerce.number().int().min(1).max(1000).default(100) }).strict(),
+    response: storageListView,
     handler: (ctx) => listItems(ctx.db, ctx.principal.tokenId, ctx.query),
   }),
   defineOperation({
@@ -348,6 +394,8 @@ export const appOperations = [
     auth: 'store',
     callers: ['installation'],
     params: z.object({ key: storageKey }),
+    response: storageItemView,
+    errors: { 404: ['APP_STORAGE_KEY_NOT_FOUND'] },
     handler: (ctx) => readItem(ctx.db, ctx.principal.tokenId, ctx.params.key),
   }),
   defineOperation({
@@ -360,6 +408,8 @@ export const appOperations = [
     callers: ['installation'],
     params: z.object({ key: storageKey }),
     body: z.object({ value: z.json() }).strict(),
+    response: storageWriteView,
+    errors: { 409: ['APP_STORAGE_QUOTA_EXCEEDED'] },
     handler: (ctx) => writeItem(ctx.db, ctx.principal.tokenId, ctx.params.key, ctx.body.value, ctx.now),
   }),
   defineOperation({
@@ -371,6 +421,8 @@ export const appOperations = [
     auth: 'store',
     callers: ['installation'],
     params: z.object({ key: storageKey }),
+    response: storageDeleteView,
+    errors: { 404: ['APP_STORAGE_KEY_NOT_FOUND'] },
     handler: (ctx) => deleteItem(ctx.db, ctx.principal.tokenId, ctx.params.key),
   }),
 ];

@@ -4,6 +4,8 @@ import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { preparedFor } from '../../db/prepared.js';
 import { fail } from '../../server/errors.js';
+import { cursorPageOf } from '../../server/paging.js';
+import { instant } from '../../server/responses.js';
 import { appStorage } from './schema.js';
 
 /** Quota of spec 02 §8, per installation. */
@@ -28,10 +30,23 @@ const statements = preparedFor((db) => ({
 
 const utf8Bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 
+const storageUsageView = z.object({
+  keys: z.number().int(),
+  bytes: z.number().int().describe('UTF-8 bytes of keys plus JSON values.'),
+  maxKeys: z.number().int(),
+  maxBytes: z.number().int(),
+});
+
 function storageUsage(db: Db, installationId: string) {
   const u = statements(db).usage.get({ installationId })!;
   return { keys: u.keys, bytes: u.bytes, maxKeys: STORAGE_MAX_KEYS, maxBytes: STORAGE_MAX_BYTES };
 }
+
+const storedKeyView = z.object({ key: z.string(), bytes: z.number().int().describe('UTF-8 bytes of key plus JSON value.'), updatedAt: instant });
+export const storageItemView = storedKeyView.extend({ value: z.json() });
+export const storageWriteView = storageItemView.extend({ usage: storageUsageView });
+export const storageDeleteView = z.object({ key: z.string(), deleted: z.literal(true), usage: storageUsageView });
+export const storageListView = cursorPageOf(storedKeyView).extend({ usage: storageUsageView });
 
 const present = (row: typeof appStorage.$inferSelect) => ({ key: row.key, value: JSON.parse(row.value) as unknown, bytes: row.bytes, updatedAt: isoAt(row.updatedAt) });
 

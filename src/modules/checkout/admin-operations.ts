@@ -3,12 +3,15 @@ import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { defineOperation } from '../../server/registry.js';
+import { calendarDate, instant, won } from '../../server/responses.js';
 import { requireOwned } from '../../server/tenancy.js';
-import { cashReceiptOf, presentCashReceipt } from '../orders/service.js';
-import { pageQuery, paginated } from '../../server/paging.js';
+import { cashReceiptOf, cashReceiptView, presentCashReceipt } from '../orders/service.js';
+import { pageOf, pageQuery, paginated } from '../../server/paging.js';
 import { dateInput } from '../../server/validation.js';
+import { EASY_PAY_PROVIDERS, METHODS, PROVIDERS } from '../payments/gateway.js';
 import { kstDayStart, periodOf, queryBool } from '../orders/queries.js';
-import { attemptsOf, findPayment, paymentResult, type PaymentRow } from './payments.js';
+import { attemptsOf, failureView, findPayment, paymentResult, paymentResultEnum, presentFailure, type PaymentRow } from './payments.js';
+import { amountsView } from './pricing.js';
 import { paymentAttempts, paymentRefunds, payments } from './schema.js';
 
 const tag = 'Payments';
@@ -55,6 +58,67 @@ function searchFilter(db: Db, keyword: string): SQL {
   )!;
 }
 
+/** Methods of payment records: the gateways' ones, and POINT for an order paid wholly with points. */
+const RECORD_METHODS = [...METHODS, 'POINT'] as const;
+
+/** A payment record as the admin API shows it (`presentPayment`). */
+export const paymentView = z.object({
+  paymentId: z.string(),
+  status: z.enum(ADMIN_STATUSES).describe('Payment record state (spec 01 §3.3): READY while windows may open, then CONFIRMING, APPROVED, PARTIALLY_REFUNDED, CANCELED or FAILED.'),
+  result: paymentResultEnum.describe('The payment status buyers poll (spec 02 §2.4).'),
+  provider: z.enum(PROVIDERS).nullable().describe("The approving attempt's gateway, else the last one's; null for an order paid wholly with points."),
+  method: z.enum(RECORD_METHODS),
+  pgTransactionId: z.string().nullable(),
+  pgOrderId: z.string().nullable().describe('`<orderNo>-<attempt>` of the approving attempt (else the last one).'),
+  orderId: z.string().nullable(),
+  orderNo: z.number().int().describe('The 14-digit order number (YYYYMMDD + 6), given out when the payment started.'),
+  checkoutId: z.string(),
+  testPayment: z.boolean(),
+  environment: z.enum(['TEST', 'LIVE']),
+  amount: won.describe('`amounts.totalAmount`.'),
+  amounts: amountsView,
+  buyerName: z.string().nullable().describe("The guest's name, else the member's name in lower case (what the keyword search matches)."),
+  customerId: z.string().nullable(),
+  lastFailure: failureView.nullable(),
+  createdAt: instant,
+  approvedAt: instant.nullable(),
+  expiresAt: instant,
+});
+
+/** One payment with its attempts, refunds and cash receipt (`GET /v1/payments/{paymentId}`). */
+export const paymentDetailView = paymentView.extend({
+  attempts: z.array(z.object({
+    attemptId: z.string(),
+    seq: z.number().int().describe('Window order, from 1.'),
+    pgOrderId: z.string(),
+    provider: z.enum(PROVIDERS),
+    method: z.enum(METHODS).describe('The method asked for.'),
+    easyPayProvider: z.enum(EASY_PAY_PROVIDERS).nullable(),
+    approvedMethod: z.enum(METHODS).nullable().describe('The method the gateway approved (e.g. a card inside an easy-pay window).'),
+    status: z.enum(['READY', 'CONFIRMING', 'APPROVED', 'REFUSED', 'CANCELED', 'WINDOW_ERROR', 'FAILED', 'AUTO_CANCELED'])
+      .describe('AUTO_CANCELED: approved, then given back because it could not become the order (see `failure.code`).'),
+    pgTransactionId: z.string().nullable(),
+    approvedAmount: won.nullable(),
+    testPayment: z.boolean(),
+    failure: failureView.nullable(),
+    createdAt: instant,
+    approvedAt: instant.nullable(),
+  })),
+  refunds: z.array(z.object({
+    refundId: z.string(),
+    attemptId: z.string(),
+    amount: won,
+    pointRefundAmount: won,
+    reason: z.string().describe('For automatic cancels: DUPLICATE_APPROVAL, AMOUNT_MISMATCH, OUT_OF_STOCK, PAYMENT_ENDED or PAYMENT_EXPIRED.'),
+    status: z.enum(['PROCESSING', 'COMPLETED', 'FAILED', 'HELD']),
+    failure: failureView.nullable(),
+    createdAt: instant,
+    completedAt: instant.nullable(),
+  })),
+  heldRefundAmount: won.describe('Sum of the HELD refunds.'),
+  cashReceipt: cashReceiptView.nullable(),
+});
+
 function presentPayment(db: Db, p: PaymentRow & { adminStatus: AdminStatus }, now: number) {
   const attempts = attemptsOf(db, p.id);
   const approving = attempts.find((a) => a.approvedAt !== null && a.status !== 'AUTO_CANCELED') ?? attempts.find((a) => a.approvedAt !== null) ?? attempts.at(-1);
@@ -75,7 +139,7 @@ function presentPayment(db: Db, p: PaymentRow & { adminStatus: AdminStatus }, no
     amounts: p.amounts,
     buyerName: p.guest?.name ?? p.buyerName,
     customerId: p.customerId,
-    lastFailure: p.lastFailure && { ...p.lastFailure, at: isoAt(p.lastFailure.at) },
+    lastFailure: presentFailure(p.lastFailure),
     createdAt: isoAt(p.createdAt),
     approvedAt: approving?.approvedAt ? isoAt(approving.approvedAt) : null,
     expiresAt: isoAt(p.expiresAt),
@@ -92,6 +156,8 @@ export const paymentAdminOperations = [
     auth: 'store',
     scope: 'settlement:r',
     query: listQuery,
+    response: pageOf(paymentView).extend({ from: calendarDate, to: calendarDate }).describe('`from`/`to`: the period listed (Korean calendar days), defaults filled in.'),
+    errors: { 400: ['INVALID_PARAMETER', 'RANGE_TOO_WIDE'] },
     handler: (ctx) => {
       const { from, to } = periodOf(ctx.query.from, ctx.query.to, ctx.now, PAYMENT_LIST_MAX_DAYS);
       const status = adminStatusSql(ctx.now);
@@ -121,6 +187,8 @@ export const paymentAdminOperations = [
     auth: 'store',
     scope: 'settlement:r',
     params: z.object({ paymentId: z.string() }).strict(),
+    response: paymentDetailView,
+    errors: { 403: ['TENANT_MISMATCH'], 404: ['PAYMENT_NOT_FOUND'] },
     handler: (ctx) => {
       const payment = requireOwned(findPayment(ctx.db, ctx.params.paymentId), ctx.store.id, 'PAYMENT_NOT_FOUND');
       const adminStatus = ctx.db.select({ s: adminStatusSql(ctx.now) }).from(payments).where(eq(payments.id, payment.id)).get()!.s;
@@ -130,11 +198,11 @@ export const paymentAdminOperations = [
         attempts: attemptsOf(ctx.db, payment.id).map((a) => ({
           attemptId: a.id, seq: a.seq, pgOrderId: a.pgOrderId, provider: a.pg, method: a.method, easyPayProvider: a.provider, approvedMethod: a.approvedMethod,
           status: a.status, pgTransactionId: a.pgTransactionId, approvedAmount: a.approvedAmount, testPayment: a.testPayment,
-          failure: a.failure && { ...a.failure, at: isoAt(a.failure.at) }, createdAt: isoAt(a.createdAt), approvedAt: a.approvedAt === null ? null : isoAt(a.approvedAt),
+          failure: presentFailure(a.failure), createdAt: isoAt(a.createdAt), approvedAt: a.approvedAt === null ? null : isoAt(a.approvedAt),
         })),
         refunds: refunds.map((r) => ({
           refundId: r.id, attemptId: r.attemptId, amount: r.amount, pointRefundAmount: r.pointRefundAmount, reason: r.reason, status: r.status,
-          failure: r.failure && { ...r.failure, at: isoAt(r.failure.at) }, createdAt: isoAt(r.createdAt), completedAt: r.completedAt === null ? null : isoAt(r.completedAt),
+          failure: presentFailure(r.failure), createdAt: isoAt(r.createdAt), completedAt: r.completedAt === null ? null : isoAt(r.completedAt),
         })),
         heldRefundAmount: refunds.filter((r) => r.status === 'HELD').reduce((n, r) => n + r.amount, 0),
         cashReceipt: presentCashReceipt(cashReceiptOf(ctx.db, payment.id)),

@@ -6,6 +6,9 @@ import { claimIdempotencyKey, settleIdempotencyKey } from '../../server/idempote
 
 type Remembered = { ok: true; status: number; data: unknown } | { ok: false; status: number; code: string; details: Record<string, unknown> | null; fieldErrors: FieldError[] };
 
+/** Errors of `idempotent`: a key reused for another request, or held by a request still running. */
+export const IDEMPOTENCY_ERRORS = { 409: ['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE'] };
+
 /**
  * `Idempotency-Key` for buyer requests, which carry no account token (guests carry none at all): the
  * pipeline's semantics and table (`src/server/idempotency.ts`, leases included), keyed on the resource the

@@ -1,21 +1,27 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
+import { mergeErrors } from '../../server/contract.js';
 import { defineOperation, reply } from '../../server/registry.js';
-import { checkoutAvailability } from '../payments/gateway.js';
+import { checkoutAvailability, checkoutAvailabilityFields } from '../payments/gateway.js';
 import { findStore, storeSettings } from '../stores/service.js';
 import { cartAdd, cartPatch, checkoutCreate, deliveryQuote, newAttempt as newAttemptBody, paymentStart, pricingRequest } from './inputs.js';
-import { priceSheet } from './pricing.js';
-import { loadPayment, newAttempt, paymentStatusView, startPayment, storefrontResult } from './payments.js';
+import { amountsView, priceSheet } from './pricing.js';
+import {
+  loadPayment, NEW_ATTEMPT_ERRORS, newAttempt, paymentStartView, paymentStatusView, presentPaymentStatus, START_PAYMENT_ERRORS, startPayment,
+  storefrontResult, storefrontResultView,
+} from './payments.js';
 import { cartItems, carts } from './schema.js';
 import {
-  addCartItem, assertDiscounts, assertGuestAllowed, assertSheetOpen, setCartQuantity, buyerSheet, cartFor, cartLine, cartLines, createSheet,
-  findCart, presentCart, presentSheet,
+  addCartItem, assertDiscounts, assertGuestAllowed, assertSheetOpen, BUYER_TOKEN_ERRORS, setCartQuantity, buyerSheet, cartFor, cartLine, cartLines,
+  cartView, checkoutView, createSheet, deliveryView, DISCOUNT_ERRORS, findCart, OPEN_SHEET_ERRORS, ORDERABLE_ERRORS, presentCart, presentSheet,
 } from './service.js';
 
 const tag = 'Storefront checkout';
 const checkoutParams = z.object({ checkoutId: z.string() }).strict();
 const paymentParams = z.object({ paymentId: z.string() }).strict();
 const cartItemParams = z.object({ cartItemId: z.string() }).strict();
+const cartLineErrors = { 404: ['CART_NOT_FOUND', 'CART_ITEM_NOT_FOUND'] };
+const paymentNotFound = { 404: ['PAYMENT_NOT_FOUND'] };
 
 /** Buyer API (spec 02 §4.3): public operations; members add their buyer token, guests carry ids. */
 export const checkoutOperations = [
@@ -26,6 +32,7 @@ export const checkoutOperations = [
     summary: 'Public store settings: guest checkout and checkout availability (needs X-Store-Id)',
     tag,
     auth: 'buyer',
+    response: z.object({ storeId: z.string(), name: z.string(), guestCheckout: z.boolean(), ...checkoutAvailabilityFields }),
     handler: (ctx) => {
       const { storeId } = ctx.buyer;
       const store = findStore(ctx.db, storeId)!;
@@ -40,6 +47,9 @@ export const checkoutOperations = [
     tag,
     auth: 'buyer',
     body: cartAdd,
+    status: 201,
+    response: cartView,
+    errors: mergeErrors(ORDERABLE_ERRORS, { 404: ['CART_NOT_FOUND'], 409: ['CART_FULL'] }),
     handler: (ctx) => {
       const cart = cartFor(ctx, ctx.buyer.storeId, ctx.buyer.customer);
       addCartItem(ctx, cart, ctx.body);
@@ -53,6 +63,8 @@ export const checkoutOperations = [
     summary: "The buyer's cart at today's prices (guests send x-svc-cart)",
     tag,
     auth: 'buyer',
+    response: cartView,
+    errors: { 404: ['CART_NOT_FOUND'] },
     handler: (ctx) => presentCart(ctx, findCart(ctx, ctx.buyer.storeId, ctx.buyer.customer)),
   }),
   defineOperation({
@@ -64,6 +76,8 @@ export const checkoutOperations = [
     auth: 'buyer',
     params: cartItemParams,
     body: cartPatch,
+    response: cartView,
+    errors: mergeErrors(ORDERABLE_ERRORS, cartLineErrors),
     handler: (ctx) => {
       const cart = findCart(ctx, ctx.buyer.storeId, ctx.buyer.customer);
       setCartQuantity(ctx, cartLine(ctx, cart, ctx.params.cartItemId), ctx.body.quantity);
@@ -78,6 +92,8 @@ export const checkoutOperations = [
     tag,
     auth: 'buyer',
     params: cartItemParams,
+    response: cartView,
+    errors: cartLineErrors,
     handler: (ctx) => {
       const cart = findCart(ctx, ctx.buyer.storeId, ctx.buyer.customer);
       const line = cartLine(ctx, cart, ctx.params.cartItemId);
@@ -95,6 +111,8 @@ export const checkoutOperations = [
     auth: 'buyer',
     body: checkoutCreate,
     status: 201,
+    response: checkoutView,
+    errors: mergeErrors(ORDERABLE_ERRORS, cartLineErrors, { 403: ['GUEST_CHECKOUT_DISABLED'] }),
     handler: (ctx) => {
       const { storeId, customer } = ctx.buyer;
       assertGuestAllowed(ctx.db, storeId, customer);
@@ -117,6 +135,9 @@ export const checkoutOperations = [
     tag,
     auth: 'none',
     params: checkoutParams,
+    response: checkoutView,
+    // A completed sheet is shown (with its orderId); only an open one past its 30 minutes is refused.
+    errors: mergeErrors(BUYER_TOKEN_ERRORS, { 404: ['CHECKOUT_NOT_FOUND'], 409: ['CHECKOUT_EXPIRED'] }),
     handler: async (ctx) => {
       const { sheet } = await buyerSheet(ctx, ctx.params.checkoutId, { open: false });
       if (sheet.status === 'OPEN') assertSheetOpen(sheet, ctx.now);
@@ -133,6 +154,8 @@ export const checkoutOperations = [
     params: checkoutParams,
     body: pricingRequest,
     async: true,
+    response: z.object({ amounts: amountsView, paymentRequired: z.boolean() }),
+    errors: mergeErrors(OPEN_SHEET_ERRORS, DISCOUNT_ERRORS),
     handler: async (ctx) => {
       const { sheet } = await buyerSheet(ctx, ctx.params.checkoutId);
       assertDiscounts(ctx.body);
@@ -150,6 +173,8 @@ export const checkoutOperations = [
     params: checkoutParams,
     body: deliveryQuote,
     async: true,
+    response: z.object({ amounts: amountsView, delivery: deliveryView, paymentRequired: z.boolean() }),
+    errors: OPEN_SHEET_ERRORS,
     handler: async (ctx) => {
       const { sheet } = await buyerSheet(ctx, ctx.params.checkoutId);
       const view = presentSheet(ctx.services, sheet, ctx.now, ctx.body.zipCode);
@@ -167,6 +192,8 @@ export const checkoutOperations = [
     body: paymentStart,
     status: 201,
     async: true,
+    response: paymentStartView,
+    errors: START_PAYMENT_ERRORS,
     handler: startPayment,
   }),
   defineOperation({
@@ -180,6 +207,8 @@ export const checkoutOperations = [
     body: newAttemptBody,
     status: 201,
     async: true,
+    response: paymentStartView,
+    errors: NEW_ATTEMPT_ERRORS,
     handler: newAttempt,
   }),
   defineOperation({
@@ -190,7 +219,9 @@ export const checkoutOperations = [
     tag,
     auth: 'none',
     params: paymentParams,
-    handler: (ctx) => paymentStatusView(ctx.services, loadPayment(ctx.db, ctx.params.paymentId)),
+    response: paymentStatusView,
+    errors: paymentNotFound,
+    handler: (ctx) => presentPaymentStatus(ctx.services, loadPayment(ctx.db, ctx.params.paymentId)),
   }),
   defineOperation({
     operationId: 'storefrontGetPaymentResult',
@@ -200,6 +231,8 @@ export const checkoutOperations = [
     tag,
     auth: 'none',
     params: paymentParams,
+    response: storefrontResultView,
+    errors: paymentNotFound,
     handler: (ctx) => storefrontResult(ctx.services, loadPayment(ctx.db, ctx.params.paymentId)),
   }),
 ];

@@ -1,12 +1,15 @@
 import { and, desc, eq, inArray, lte, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import { storeSettings } from '../stores/service.js';
 import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
+import { mergeErrors } from '../../server/contract.js';
 import { ApiError, fail, validationFailed } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
 import { reply, type Ctx } from '../../server/registry.js';
+import { instant } from '../../server/responses.js';
 import type { Services } from '../../server/services.js';
 import { hashPassword } from '../accounts/password.js';
 import { findProduct, variantsOf } from '../catalog/service.js';
@@ -20,14 +23,14 @@ import {
 import { sealSecrets } from '../payments/crypto.js';
 import { cashReceipts } from '../orders/schema.js';
 import { allocateOrderNo, cashReceiptOf, createOrder } from '../orders/service.js';
-import { idempotent } from './idempotency.js';
+import { IDEMPOTENCY_ERRORS, idempotent } from './idempotency.js';
 import { insertRow, updateById } from './statements.js';
 import type { PaymentStartInput } from './inputs.js';
-import { deliveryGroupOf, priceSheet } from './pricing.js';
+import { amountsView, deliveryGroupOf, priceSheet } from './pricing.js';
 import { paymentAttempts, paymentRefunds, payments, checkoutSheets, type AttemptStatus, type Failure, type PaymentOptionRef } from './schema.js';
 import {
-  assertBuyerStore, assertDiscounts, assertGuestAllowed, assertSheetOpen, buyerOf, buyerSheet, loadSheet, presentOptions,
-  removeOrderedCartLines, type SheetRow,
+  assertBuyerStore, assertDiscounts, assertGuestAllowed, assertSheetOpen, BUYER_TOKEN_ERRORS, buyerOf, buyerSheet, DISCOUNT_ERRORS, loadSheet,
+  OPEN_SHEET_ERRORS, paymentOptionView, presentOption, presentOptions, removeOrderedCartLines, type SheetRow,
 } from './service.js';
 
 defineMessages({
@@ -73,6 +76,15 @@ function loadPayment(db: Db, id: string): PaymentRow {
 }
 
 const failure = (code: string, message: string, optionUnavailable: boolean, at: number): Failure => ({ code, message, optionUnavailable, at });
+
+/** Why an attempt, a refund or (its last one) a payment failed. */
+export const failureView = z.object({
+  code: z.string().describe("The gateway's or the service's reason code, e.g. REJECT_CARD_PAYMENT, AMOUNT_MISMATCH, WINDOW_SUPERSEDED."),
+  message: z.string(),
+  optionUnavailable: z.boolean().describe("The store's gateway set-up is at fault; the buyer cannot fix it (another option may work)."),
+  at: instant,
+});
+export const presentFailure = (f: Failure | null) => f && { code: f.code, message: f.message, optionUnavailable: f.optionUnavailable, at: isoAt(f.at) };
 const orderName = (sheet: SheetRow) => (sheet.items.length > 1 ? `${sheet.items[0].name} 외 ${sheet.items.length - 1}건` : sheet.items[0].name);
 
 /**
@@ -184,9 +196,20 @@ async function openWindow(services: Services, gateway: Gateway, payment: Payment
   }
 }
 
-const presentOption = (o: PaymentOption) => ({ pg: o.pg, method: o.method, provider: o.provider ?? null, key: o.key, label: o.label, pgName: o.pgName });
+/** The answer of a payment start or a new attempt (spec 02 §2.4 "start response"). */
+export const paymentStartView = z.object({
+  status: z.enum(['ready', 'completed']).describe('`completed`: nothing was left to pay and the order is made; no window opens.'),
+  paymentId: z.string(),
+  payUrl: z.string().nullable().describe('The window to send the buyer to; null when `completed` or when a live gateway opens its window in the browser SDK.'),
+  attemptId: z.string().nullable(),
+  option: paymentOptionView.nullable(),
+  amounts: amountsView,
+  orderId: z.string().nullable(),
+  testPayment: z.boolean(),
+  expiresAt: instant.describe('The payment may be retried with other options until then (10 minutes).'),
+});
 
-function startView(payment: PaymentRow, attempt: AttemptRow | null, option: PaymentOption | null, payUrl: string | null) {
+function presentPaymentStart(payment: PaymentRow, attempt: AttemptRow | null, option: PaymentOption | null, payUrl: string | null) {
   return {
     status: payment.status === 'COMPLETED' ? 'completed' : 'ready',
     paymentId: payment.id,
@@ -199,6 +222,24 @@ function startView(payment: PaymentRow, attempt: AttemptRow | null, option: Paym
     expiresAt: isoAt(payment.expiresAt),
   };
 }
+
+/**
+ * Errors of opening a window with a chosen option: the option (`resolveOption`), its cash receipt, the
+ * return address, and the gateway preparing the window (`openWindow`).
+ */
+const WINDOW_ERRORS = {
+  400: ['CASH_RECEIPT_NOT_AVAILABLE', 'RETURN_URL_NOT_ALLOWED'],
+  409: ['PAYMENT_NOT_CONFIGURED', 'PAYMENT_OPTION_UNAVAILABLE'],
+  503: ['PAYMENT_PROVIDER_UNAVAILABLE'],
+};
+
+/** Errors of `startPayment`; an order made at once (nothing to pay) takes the stock then (`placeOrder`). */
+export const START_PAYMENT_ERRORS = mergeErrors(OPEN_SHEET_ERRORS, DISCOUNT_ERRORS, IDEMPOTENCY_ERRORS, WINDOW_ERRORS, {
+  400: ['SHIPPING_ADDRESS_REQUIRED', 'STAY_INVALID'],
+  403: ['GUEST_CHECKOUT_DISABLED'],
+  409: ['INSUFFICIENT_STOCK', 'CHECKOUT_STALE', 'DATES_UNAVAILABLE'],
+  503: ['ORDER_NO_EXHAUSTED'],
+});
 
 /** `POST /checkout/{checkoutId}/payment` (spec 02 §2.4). */
 export async function startPayment(ctx: Ctx<PaymentStartInput, unknown, { checkoutId: string }>) {
@@ -268,7 +309,7 @@ export async function startPayment(ctx: Ctx<PaymentStartInput, unknown, { checko
       return { payment, attempt: insertAttempt(ctx.db, payment, 1, option!, body.returnUrl!, testPayment, now) };
     })();
     const payUrl = attempt ? await openWindow(services, gateway!, payment, attempt, sheet) : null;
-    return reply(201, startView(payment, attempt, option, payUrl));
+    return reply(201, presentPaymentStart(payment, attempt, option, payUrl));
   });
 }
 
@@ -289,6 +330,12 @@ function assertRetryable(db: Db, payment: PaymentRow, now: number) {
   if (now >= payment.expiresAt) throw fail(409, 'PAYMENT_EXPIRED', { expiresAt: isoAt(payment.expiresAt) });
   if (attemptsOf(db, payment.id).some((a) => a.status === 'CONFIRMING' || a.status === 'APPROVED')) throw fail(409, 'PAYMENT_IN_PROGRESS', { status: 'CONFIRMING' });
 }
+
+/** Errors of `newAttempt`: the payment the buyer names, whether it may take another window, and the window. */
+export const NEW_ATTEMPT_ERRORS = mergeErrors(BUYER_TOKEN_ERRORS, IDEMPOTENCY_ERRORS, WINDOW_ERRORS, {
+  404: ['PAYMENT_NOT_FOUND'],
+  409: ['ALREADY_PROCESSED', 'PAYMENT_IN_PROGRESS', 'PAYMENT_ENDED', 'PAYMENT_EXPIRED'],
+});
 
 /** `POST /payments/{paymentId}/attempts`: a new window on the same payment; omitted `cashReceipt` keeps the first request. */
 export async function newAttempt(ctx: Ctx<{ option: PaymentOptionRef; returnUrl: string; cashReceipt?: { type: 'INCOME_DEDUCTION' | 'EXPENSE_PROOF'; digits: string } }, unknown, { paymentId: string }>) {
@@ -314,7 +361,7 @@ export async function newAttempt(ctx: Ctx<{ option: PaymentOptionRef; returnUrl:
     const fresh = loadPayment(ctx.db, payment.id);
     const payUrl = await openWindow(services, gateway, fresh, attempt, loadSheet(ctx.db, payment.checkoutId));
     await closeOlderWindows(services, payment.id, attempt.id);
-    return reply(201, startView(fresh, attempt, option, payUrl));
+    return reply(201, presentPaymentStart(fresh, attempt, option, payUrl));
   });
 }
 
@@ -538,7 +585,7 @@ export async function decideSandbox(services: Services, paymentId: string, outco
   await confirmAttempt(services, open.id, outcome);
   const settled = loadPayment(db, paymentId);
   const last = q(db).lastAttempt.get({ paymentId });
-  return { ...paymentStatusView(services, settled, last), storefrontResult: storefrontResult(services, settled, last) };
+  return { ...presentPaymentStatus(services, settled, last), storefrontResult: storefrontResult(services, settled, last) };
 }
 
 /**
@@ -577,24 +624,52 @@ export function paymentResult(payment: PaymentRow, last: AttemptRow | undefined,
   return last && ENDED_ATTEMPTS.has(last.status) ? 'FAILED' : 'PROCESSING';
 }
 
+export const paymentResultEnum = z.enum(['COMPLETED', 'FAILED', 'EXPIRED', 'PROCESSING']);
+
+/** The payment status a storefront polls (spec 02 §2.4). */
+export const paymentStatusView = z.object({
+  paymentId: z.string(),
+  result: paymentResultEnum.describe('Values may grow: treat an unknown one as PROCESSING and keep polling.'),
+  status: z.enum(['OPEN', 'CONFIRMING', 'COMPLETED', 'FAILED', 'EXPIRED']).describe('OPEN: windows may still be opened; CONFIRMING: an approval awaits the gateway.'),
+  orderId: z.string().nullable(),
+  lastFailure: failureView.nullable(),
+  amounts: amountsView,
+  testPayment: z.boolean(),
+  expiresAt: instant,
+});
+
 /** `GET /payments/{paymentId}` (no authentication): what a storefront polls after the window. */
-export function paymentStatusView(services: Services, payment: PaymentRow, last = q(services.db).lastAttempt.get({ paymentId: payment.id })) {
+export function presentPaymentStatus(services: Services, payment: PaymentRow, last = q(services.db).lastAttempt.get({ paymentId: payment.id })) {
   const result = paymentResult(payment, last, services.clock.now());
   return {
     paymentId: payment.id,
     result,
     status: result === 'EXPIRED' ? 'EXPIRED' : payment.status,
     orderId: payment.orderId,
-    lastFailure: payment.lastFailure && { code: payment.lastFailure.code, message: payment.lastFailure.message, optionUnavailable: payment.lastFailure.optionUnavailable, at: isoAt(payment.lastFailure.at) },
+    lastFailure: presentFailure(payment.lastFailure),
     amounts: payment.amounts,
     testPayment: payment.testPayment,
     expiresAt: isoAt(payment.expiresAt),
   };
 }
 
+/** The payment result a storefront shows on its return page (spec 02 §2.4 "payment result seen by storefronts"). */
+export const storefrontResultView = z.discriminatedUnion('status', [
+  z.object({ status: z.literal('COMPLETED'), paymentId: z.string(), orderId: z.string() }),
+  z.object({ status: z.literal('PROCESSING').describe('The result is being confirmed: never treat it as a failure.'), paymentId: z.string() }),
+  z.object({ status: z.literal('CANCELED').describe('The buyer closed the window.'), paymentId: z.string() }),
+  z.object({
+    status: z.literal('FAILED'),
+    paymentId: z.string(),
+    code: z.string(),
+    message: z.string(),
+    optionUnavailable: z.literal(true).optional().describe("Present when the store's gateway set-up is at fault and the buyer cannot fix it."),
+  }),
+]);
+
 /** The result a storefront reads on its return address (spec 02 §2.4 "payment result seen by storefronts"). */
 export function storefrontResult(services: Services, payment: PaymentRow, last = q(services.db).lastAttempt.get({ paymentId: payment.id })) {
-  const view = paymentStatusView(services, payment, last);
+  const view = presentPaymentStatus(services, payment, last);
   switch (view.result) {
     case 'COMPLETED': return { status: 'COMPLETED', paymentId: payment.id, orderId: payment.orderId };
     case 'PROCESSING': return { status: 'PROCESSING', paymentId: payment.id };

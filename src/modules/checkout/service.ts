@@ -1,21 +1,24 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
+import { mergeErrors } from '../../server/contract.js';
 import { ApiError, fail, validationFailed } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
 import type { Ctx } from '../../server/registry.js';
+import { calendarDate, instant, won } from '../../server/responses.js';
 import type { Services } from '../../server/services.js';
 import { findProduct, buyerUnitPrice, variantsOf, type ProductRow, type VariantRow } from '../catalog/service.js';
 import { priceStay, type Stay } from '../catalog/stock.js';
 import { resolveBuyer, type Customer } from '../customers/service.js';
-import { checkoutMode, paymentOptions } from '../payments/gateway.js';
+import { checkoutMode, EASY_PAY_PROVIDERS, METHODS, paymentOptions, PROVIDERS, type PaymentOption } from '../payments/gateway.js';
 import { storeSettings } from '../stores/service.js';
 import type { StoreSettings } from '../stores/settings.js';
 import { uploadUrl } from '../uploads/service.js';
 import type { FixedRefundPolicy } from '../orders/schema.js';
-import { priceSheet } from './pricing.js';
+import { amountsView, priceSheet, stayView } from './pricing.js';
 import { insertRow } from './statements.js';
 import { cartItems, carts, checkoutSheets, type SheetItem } from './schema.js';
 
@@ -45,6 +48,9 @@ const q = preparedFor((db) => ({
   cartLines: db.select().from(cartItems).where(eq(cartItems.cartId, sql.placeholder('cartId'))).orderBy(cartItems.createdAt).prepare(),
 }));
 
+/** Errors of `buyerOf` on operations outside the buyer pipeline: a token that is not a live buyer token of the store. */
+export const BUYER_TOKEN_ERRORS = { 401: ['UNAUTHORIZED', 'TOKEN_REVOKED'] };
+
 /** The member buyer of the request (buyer token of this store), or null for a guest. */
 export const buyerOf = (ctx: Ctx, storeId: string) => resolveBuyer(ctx.services, ctx.event.req.headers.get('authorization'), storeId);
 
@@ -64,6 +70,13 @@ export interface Orderable {
   unitPrice: number;
   stay: { checkIn: string; checkOut: string; nights: { date: string; price: number }[] } | null;
 }
+
+/** Errors of `orderable`, stays included (`priceStay`). */
+export const ORDERABLE_ERRORS = {
+  400: ['STAY_REQUIRED', 'STAY_NOT_APPLICABLE', 'STAY_INVALID'],
+  404: ['PRODUCT_NOT_FOUND', 'VARIANT_NOT_FOUND'],
+  409: ['INSUFFICIENT_STOCK', 'DATES_UNAVAILABLE'],
+};
 
 /**
  * What a buyer may order now: a product of the store on sale, a variant on sale, enough stock (or nights),
@@ -149,6 +162,41 @@ export function cartLine(ctx: Ctx, cart: CartRow | null, cartItemId: string) {
   return line;
 }
 
+const requestedStay = z.object({ checkIn: calendarDate, checkOut: calendarDate });
+
+const cartLineKeys = { cartItemId: z.string(), productId: z.string(), optionId: z.string(), quantity: z.number().int() };
+const cartItemView = z.discriminatedUnion('available', [
+  z.object({
+    ...cartLineKeys,
+    name: z.string(),
+    optionValues: z.array(z.string()),
+    unitPrice: won.describe("Today's buyer price of one unit (a stay: the sum of its nights)."),
+    amount: won,
+    stay: stayView.nullable(),
+    thumbnailUrl: z.string().nullable(),
+    available: z.literal(true),
+    unavailableReason: z.null(),
+  }),
+  z.object({
+    ...cartLineKeys,
+    name: z.string().nullable().describe('Null when the product no longer exists.'),
+    optionValues: z.array(z.string()).max(0),
+    unitPrice: z.null(),
+    amount: z.null(),
+    stay: requestedStay.nullable().describe('The stay as it was put in the cart.'),
+    thumbnailUrl: z.string().nullable(),
+    available: z.literal(false),
+    unavailableReason: z.string().describe('The error code ordering the line would get now, e.g. INSUFFICIENT_STOCK, PRODUCT_NOT_FOUND.'),
+  }),
+]);
+
+/** The buyer's cart (`presentCart`). */
+export const cartView = z.object({
+  cartId: z.string().nullable().describe('Null while the buyer has no cart yet.'),
+  items: z.array(cartItemView),
+  itemsAmount: won.describe('Sum of the available lines.'),
+});
+
 /** The cart with today's prices; a line that can no longer be ordered says why instead of failing the read. */
 export function presentCart(ctx: Ctx, cart: CartRow | null) {
   const origin = ctx.services.config.origin;
@@ -178,6 +226,9 @@ export function loadSheet(db: Db, checkoutId: string): SheetRow {
   if (!sheet) throw fail(404, 'CHECKOUT_NOT_FOUND');
   return sheet;
 }
+
+/** Errors of `buyerSheet` asking for an open sheet (the default). */
+export const OPEN_SHEET_ERRORS = mergeErrors(BUYER_TOKEN_ERRORS, { 404: ['CHECKOUT_NOT_FOUND'], 409: ['CHECKOUT_ALREADY_COMPLETED', 'CHECKOUT_EXPIRED'] });
 
 /** A sheet its buyer may use: same store header, same member (or a guest sheet for a guest), not expired. */
 export async function buyerSheet(ctx: Ctx, checkoutId: string, { open = true } = {}) {
@@ -249,10 +300,59 @@ export function removeOrderedCartLines(db: Db, sheet: SheetRow) {
   if (ids.length && sheet.cartId) db.delete(cartItems).where(and(eq(cartItems.cartId, sheet.cartId), inArray(cartItems.id, ids))).run();
 }
 
-export const presentOptions = (services: Services, storeId: string) =>
-  paymentOptions(services, storeId).map((o) => ({ pg: o.pg, method: o.method, provider: o.provider ?? null, key: o.key, label: o.label, pgName: o.pgName }));
+/** A payment option of spec 02 §2.4. */
+export const paymentOptionView = z.object({
+  pg: z.enum(PROVIDERS),
+  method: z.enum(METHODS),
+  provider: z.enum(EASY_PAY_PROVIDERS).nullable().describe('The easy-pay provider whose window opens directly; only with EASY_PAY.'),
+  key: z.string().describe('`<pg>:<method>:<provider>`, accepted wherever an option is sent.'),
+  label: z.string(),
+  pgName: z.string(),
+});
+
+export const presentOption = (o: PaymentOption) => ({ pg: o.pg, method: o.method, provider: o.provider ?? null, key: o.key, label: o.label, pgName: o.pgName });
+
+export const presentOptions = (services: Services, storeId: string) => paymentOptions(services, storeId).map(presentOption);
 
 export const NO_POINTS = { useAvailable: false, balance: 0, usableAmount: 0 };
+
+/** `delivery` of a sheet or a delivery quote. */
+export const deliveryView = z.object({
+  zipCode: z.string().nullable().describe('Null until an address is known.'),
+  remoteSurcharge: won,
+  remoteAreaLabel: z.string().nullable().describe('제주 or 도서산간 when the address is a remote area.'),
+});
+
+/** The buyer's view of a checkout sheet (`presentSheet`). */
+export const checkoutView = z.object({
+  checkoutId: z.string(),
+  status: z.enum(['OPEN', 'COMPLETED', 'EXPIRED']),
+  items: z.array(z.object({
+    productId: z.string(),
+    productNo: z.number().int(),
+    optionId: z.string(),
+    name: z.string(),
+    optionValues: z.array(z.string()),
+    quantity: z.number().int(),
+    unitPrice: won.describe('Buyer price of one unit when the sheet was made.'),
+    amount: won,
+    stay: stayView.nullable(),
+    thumbnailUrl: z.string().nullable(),
+    fulfillment: z.object({ type: z.enum(['SHIPPING', 'MANUAL']) }),
+    cartItemId: z.string().nullable().describe('The cart line the item came from; null for a direct item.'),
+  })),
+  paymentOptions: z.array(paymentOptionView).describe('In gateway priority order; empty when payment is impossible.'),
+  points: z.object({ useAvailable: z.boolean(), balance: won, usableAmount: won }),
+  requiresShipping: z.boolean().describe('False when every item is MANUAL.'),
+  delivery: deliveryView,
+  amounts: amountsView,
+  paymentRequired: z.boolean().describe('False when nothing is left to pay; then payment starts without an option.'),
+  guestCheckout: z.boolean(),
+  testPayment: z.boolean(),
+  orderId: z.string().nullable(),
+  createdAt: instant,
+  expiresAt: instant,
+});
 
 /** The buyer's view of a sheet (spec 02 §2.4). */
 export function presentSheet(services: Services, sheet: SheetRow, now: number, zipCode = sheet.zipCode) {
@@ -288,6 +388,9 @@ export function presentSheet(services: Services, sheet: SheetRow, now: number, z
     expiresAt: isoAt(sheet.expiresAt),
   };
 }
+
+/** Errors of `assertDiscounts` beyond VALIDATION_FAILED (unknown coupons). */
+export const DISCOUNT_ERRORS = { 409: ['POINTS_UNAVAILABLE'] };
 
 /** Coupons: no coupon exists yet, so every code is unknown; points: the feature is not ready (spec 02 §7). */
 export function assertDiscounts(input: { coupons: { code: string }[]; pointAmount: number }) {

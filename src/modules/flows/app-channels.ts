@@ -106,7 +106,7 @@ export async function deliverAppNotifications(services: Services, now: number): 
       settle({ status: 'NOT_SENT', lastError: found.app.suspendedAt ? 'APP_SUSPENDED' : 'SETTINGS_REQUIRED' });
       continue;
     }
-    const outcome = await invokeAndRecord(services, found, 'notification', n.name, n.payload, { invocationId: n.id });
+    const outcome = await invokeAndRecord(services, found, 'notification', n.name, n.payload, undefined, { invocationId: n.id });
     const attempts = n.attempts + 1;
     const retryIn = RETRY_MS[attempts - 1];
     if (outcome.ok) settle({ status: 'DELIVERED', attempts, lastError: null });

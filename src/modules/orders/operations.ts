@@ -7,6 +7,7 @@ import { defineMessages } from '../../server/messages.js';
 import { defineOperation } from '../../server/registry.js';
 import { checkPassword, hashPassword } from '../accounts/password.js';
 import { guestLookup } from '../checkout/inputs.js';
+import { amountsView } from '../checkout/pricing.js';
 import { pageOf, pageQuery, paginated } from '../../server/paging.js';
 import { calendarDate, instant, won } from '../../server/responses.js';
 import { dateInput, instantInput } from '../../server/validation.js';
@@ -14,7 +15,7 @@ import { kstDayStart, orderNoString, periodOf, queryBool } from './queries.js';
 import { clearAttempts, reserveAttempt, type ThrottleRule } from '../../server/throttle.js';
 import { cashReceipts, orderItems, orders } from './schema.js';
 import {
-  approvedMethod, cashReceiptOf, cashReceiptView, findOrderByNo, itemsOfOrder, loadOrder, orderAmountsView, orderItemView, orderStatus, orderView,
+  approvedMethod, cashReceiptOf, cashReceiptView, findOrderByNo, itemsOfOrder, loadOrder, orderItemView, orderStatus, orderView,
   presentCashReceipt, presentOrder, presentOrderItem, shippingAddressView, type OrderRow,
 } from './service.js';
 
@@ -66,7 +67,7 @@ const buyerOrderView = z.object({
   testPayment: z.boolean(),
   buyer: z.object({ name: z.string().nullable(), phone: z.string().nullable(), email: z.string().nullable() }),
   shippingAddress: shippingAddressView.nullable(),
-  amounts: orderAmountsView,
+  amounts: amountsView,
   payment: z.object({ method: approvedMethod.exclude(['EASY_PAY']), approvedMethod, amount: won }),
   items: z.array(orderItemView.pick({
     orderItemId: true, orderItemNo: true, productId: true, optionId: true, productName: true, optionValues: true,

@@ -6,11 +6,12 @@ import { isoAt, seoulDateOf } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
 import { fail } from '../../server/errors.js';
-import { calendarDate, instant, won } from '../../server/responses.js';
+import { instant, won } from '../../server/responses.js';
 import { defineMessages } from '../../server/messages.js';
 import { requireOwned } from '../../server/tenancy.js';
 import { emitEvent } from '../events/outbox.js';
 import { insertRow } from '../checkout/statements.js';
+import { amountsView, stayView } from '../checkout/pricing.js';
 import { flowSummary, itemFlowOf, startOrderFlows, type ItemFlowRow } from '../flows/service.js';
 import { CORE_STATUSES } from '../flows/definition.js';
 import {
@@ -179,12 +180,6 @@ export const presentCashReceipt = (r: CashReceiptRow | undefined): z.output<type
 /** Core statuses of items and orders (spec 01 §6.2; readers tolerate new ones). */
 const coreStatus = z.string().describe(`One of ${CORE_STATUSES.join(', ')}; readers tolerate new ones`);
 export const orderStatus = coreStatus.describe('The least advanced status among the order\'s non-canceled items');
-/** The nights of a stay with their prices fixed at order time (spec 01 §2.6). */
-const stayView = z.object({
-  checkIn: calendarDate,
-  checkOut: calendarDate,
-  nights: z.array(z.object({ date: calendarDate, price: won })),
-});
 
 export const orderItemView = z.object({
   orderItemId: z.string(),
@@ -262,14 +257,6 @@ export const shippingAddressView = z.object({
   address2: z.string(),
   deliveryMemo: z.string().nullable(),
 });
-export const orderAmountsView = z.object({
-  itemsAmount: won,
-  deliveryAmount: won,
-  remoteSurcharge: won.describe('Jeju and island delivery surcharge'),
-  couponDiscountAmount: won,
-  pointAmount: won,
-  totalAmount: won.describe('What the buyer paid with the payment method'),
-});
 /** Payment methods as orders record them: a gateway's, or `POINT` when points covered the whole amount. */
 export const approvedMethod = z.enum([...METHODS, 'POINT']);
 
@@ -287,7 +274,7 @@ export const orderView = z.object({
     email: z.string().nullable(),
   }),
   shippingAddress: shippingAddressView.nullable(),
-  amounts: orderAmountsView,
+  amounts: amountsView,
   payment: z.object({
     paymentId: z.string(),
     pg: z.enum(PROVIDERS).nullable().describe('null when points paid everything'),

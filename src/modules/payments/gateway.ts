@@ -192,7 +192,7 @@ export interface ProviderFailureInput {
   code: string;
 }
 
-export { paymentOptions, optionKey, findPaymentOption, checkoutMode, checkoutAvailability, paymentDomains } from './routing.js';
+export { paymentOptions, optionKey, findPaymentOption, checkoutMode, checkoutAvailability, checkoutAvailabilityFields, paymentDomains } from './routing.js';
 export { gatewayFor } from './adapters.js';
 export { sandboxDecide } from './sandbox.js';
 export { recordProviderFailure, recordSandboxSuccess } from './records.js';

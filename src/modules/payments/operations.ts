@@ -7,7 +7,7 @@ import { EASY_PAY_PROVIDERS, METHODS, PROVIDERS, type Environment, type Pg } fro
 import {
   deleteCredentials, disconnectProvider, findProvider, patchProvider, saveKeys, updateSettings, verifyProvider, type KeyDraft,
 } from './service.js';
-import { settingsView } from './settings.js';
+import { paymentProviderView, paymentSettingsView, presentPaymentSettings } from './settings.js';
 
 defineMessages({
   INVALID_CREDENTIALS: '결제 키 형식이 올바르지 않거나 선택한 환경(TEST/LIVE)과 맞지 않습니다.',
@@ -109,6 +109,12 @@ function pgTwoDraft(body: z.infer<typeof pgTwoBody>): KeyDraft {
 
 const providerParams = z.object({ provider }).strict();
 
+/** Errors of `saveKeys` with its key drafts (format rules: INVALID_CREDENTIALS). */
+const saveKeysErrors = {
+  400: ['INVALID_CREDENTIALS', 'PAYMENT_PROVIDER_INCOMPLETE'],
+  409: ['PAYMENT_CREDENTIAL_CHANGED', 'PAYMENT_PROVIDER_CHANGED', 'PAYMENT_PROVIDER_VERIFICATION_FAILED'],
+};
+
 export const paymentOperations = [
   defineOperation({
     ...ownerOnly,
@@ -118,7 +124,8 @@ export const paymentOperations = [
     summary: 'Payment providers, key sets (masked), live gates, candidates, priority and warnings',
     scope: 'store:r',
     target: () => settingsTarget(null),
-    handler: (ctx) => settingsView(ctx.services, ctx.store.id),
+    response: paymentSettingsView,
+    handler: (ctx) => presentPaymentSettings(ctx.services, ctx.store.id),
   }),
   defineOperation({
     ...ownerOnly,
@@ -132,6 +139,8 @@ export const paymentOperations = [
       checkoutOrigins: z.array(z.url({ protocol: /^https$/ }).refine((v) => !URL.canParse(v) || new URL(v).origin === v, { message: 'https://host[:port] 형식의 출처여야 합니다.' })).max(20).optional(),
     }).strict(),
     target: () => settingsTarget(null),
+    response: paymentSettingsView,
+    errors: { 400: ['INVALID_PRIORITY'] },
     handler: (ctx) => updateSettings(ctx, ctx.body),
   }),
   defineOperation({
@@ -144,6 +153,8 @@ export const paymentOperations = [
     async: true,
     body: pgOneBody,
     target: () => settingsTarget('pg_one'),
+    response: paymentProviderView,
+    errors: saveKeysErrors,
     handler: (ctx) => saveKeys(ctx, 'pg_one', pgOneDraft(ctx.body), ['clientKey'], ctx.body.expectedVersion),
   }),
   defineOperation({
@@ -156,6 +167,8 @@ export const paymentOperations = [
     async: true,
     body: pgTwoBody,
     target: () => settingsTarget('pg_two'),
+    response: paymentProviderView,
+    errors: saveKeysErrors,
     handler: (ctx) => saveKeys(ctx, 'pg_two', pgTwoDraft(ctx.body), ['storeId', 'channels'], ctx.body.expectedVersion),
   }),
   defineOperation({
@@ -185,6 +198,8 @@ export const paymentOperations = [
           .map(([field, after]) => ({ field, before: current?.[field as keyof typeof patch] ?? null, after })),
       };
     },
+    response: paymentProviderView,
+    errors: { 404: ['PAYMENT_PROVIDER_NOT_FOUND'], 409: ['PAYMENT_PROVIDER_CHANGED', 'LIVE_GATE_NOT_MET', 'LIVE_PAYMENTS_DISABLED', 'PAYMENT_PROVIDER_INCOMPLETE'] },
     handler: (ctx) => patchProvider(ctx, ctx.params.provider as Pg, ctx.body),
   }),
   defineOperation({
@@ -198,6 +213,16 @@ export const paymentOperations = [
     params: providerParams,
     body: z.object({ environment: environment.optional() }).strict(),
     target: (ctx) => settingsTarget(ctx.params.provider),
+    response: z.object({
+      environment,
+      result: z.object({
+        status: z.enum(['PASSED', 'FAILED']),
+        code: z.string().nullable().describe("The gateway's code when the test failed."),
+        message: z.string().nullable(),
+      }),
+      provider: paymentProviderView,
+    }),
+    errors: { 404: ['PAYMENT_PROVIDER_NOT_FOUND', 'PAYMENT_CREDENTIAL_NOT_FOUND'], 409: ['PAYMENT_CREDENTIAL_CHANGED'] },
     handler: (ctx) => verifyProvider(ctx, ctx.params.provider as Pg, ctx.body.environment),
   }),
   defineOperation({
@@ -209,6 +234,8 @@ export const paymentOperations = [
     scope: 'store:rw',
     params: z.object({ provider, environment }).strict(),
     target: (ctx) => settingsTarget(ctx.params.provider),
+    response: paymentProviderView,
+    errors: { 404: ['PAYMENT_PROVIDER_NOT_FOUND', 'PAYMENT_CREDENTIAL_NOT_FOUND'], 409: ['PAYMENT_CREDENTIAL_ACTIVE'] },
     handler: (ctx) => deleteCredentials(ctx, ctx.params.provider as Pg, ctx.params.environment),
   }),
   defineOperation({
@@ -220,6 +247,8 @@ export const paymentOperations = [
     scope: 'store:rw',
     params: providerParams,
     target: (ctx) => settingsTarget(ctx.params.provider),
+    response: paymentProviderView.describe('The provider as it is now: not connected.'),
+    errors: { 404: ['PAYMENT_PROVIDER_NOT_FOUND'] },
     handler: (ctx) => disconnectProvider(ctx, ctx.params.provider as Pg),
   }),
 ];

@@ -1,4 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import type { Services } from '../../server/services.js';
@@ -11,7 +12,8 @@ import { paymentCredentials, paymentProviders, paymentSettings, type PgTwoConfig
 export type ProviderRow = typeof paymentProviders.$inferSelect;
 export type CredentialRow = typeof paymentCredentials.$inferSelect;
 export type SettingsRow = typeof paymentSettings.$inferSelect;
-export type RoutingExclusion = 'NOT_CONNECTED' | 'DISABLED' | 'CREDENTIAL_MISSING' | 'SANDBOX_IN_LIVE_STORE' | 'PLATFORM_BLOCKED' | 'MODE_MISMATCH';
+export const ROUTING_EXCLUSIONS = ['NOT_CONNECTED', 'DISABLED', 'CREDENTIAL_MISSING', 'SANDBOX_IN_LIVE_STORE', 'PLATFORM_BLOCKED'] as const;
+export type RoutingExclusion = (typeof ROUTING_EXCLUSIONS)[number];
 
 const q = preparedFor((db: Db) => ({
   settings: db.select().from(paymentSettings).where(eq(paymentSettings.storeId, sql.placeholder('storeId'))).prepare(),
@@ -143,6 +145,13 @@ export function checkoutMode(services: Pick<Services, 'db'>, storeId: string): C
   if (environment === 'TEST' && storefrontIsPublic(services.db, storeId)) return { mode: null, reason: 'NOT_LIVE' };
   return { mode: environment, reason: null };
 }
+
+/** Fields of `checkoutAvailability` (spec 01 §5.5 table), for the response schemas of resources that show them. */
+export const checkoutAvailabilityFields = {
+  checkoutAvailable: z.boolean(),
+  checkoutMode: z.enum(['LIVE', 'TEST']).nullable().describe('TEST: payments go to the sandbox gateways (`testPayment: true`); null when checkout is unavailable.'),
+  checkoutUnavailableReason: z.enum(['PAYMENT_NOT_CONFIGURED', 'PAYMENT_NOT_LIVE']).nullable(),
+};
 
 /** `checkoutAvailable`, `checkoutMode`, `checkoutUnavailableReason` of the store resources. */
 export function checkoutAvailability(services: Pick<Services, 'db'>, storeId: string) {

@@ -8,7 +8,7 @@ import { maskSecret, sealSecrets } from './crypto.js';
 import type { EasyPayProvider, Environment, Pg } from './gateway.js';
 import { defaultSettings, environmentOf, readSettings, storeRouting, type CredentialRow, type ProviderRow } from './routing.js';
 import { paymentCredentials, paymentProviders, paymentSettings, type PublicConfig, type SecretFields } from './schema.js';
-import { liveGate, oneProviderView, settingsView } from './settings.js';
+import { liveGate, presentOneProvider, presentPaymentSettings } from './settings.js';
 
 type Db = Services['db'];
 
@@ -104,7 +104,7 @@ export async function saveKeys(ctx: StoreCtx, pg: Pg, draft: KeyDraft, required:
       db.update(paymentCredentials).set({ status: 'ARCHIVED', archivedAt: now, updatedAt: now }).where(eq(paymentCredentials.id, current!.id)).run();
     }
     storeKeySet(services, storeId, pg, draft.environment, prepared.merchantChange ? undefined : current, prepared.publicConfig, prepared.secrets, verified?.at ?? null);
-    return oneProviderView(services, storeId, pg);
+    return presentOneProvider(services, storeId, pg);
   })();
 }
 
@@ -192,7 +192,7 @@ export function patchProvider(ctx: StoreCtx, pg: Pg, patch: ProviderPatch) {
   db.update(paymentProviders)
     .set({ ...next, version: row.version + 1, updatedAt: now, ...(goingLive ? { liveSwitchedAt: now } : {}) })
     .where(eq(paymentProviders.id, row.id)).run();
-  return oneProviderView(ctx.services, storeId, pg);
+  return presentOneProvider(ctx.services, storeId, pg);
 }
 
 /** `POST …/verify`: a connection test of one key set; the result is kept on the set until it is edited. */
@@ -216,7 +216,7 @@ export async function verifyProvider(ctx: StoreCtx, pg: Pg, environment: Environ
     return {
       environment: env,
       result: result.ok ? { status: 'PASSED', code: null, message: null } : { status: 'FAILED', code: result.code, message: result.message },
-      provider: oneProviderView(services, storeId, pg),
+      provider: presentOneProvider(services, storeId, pg),
     };
   })();
 }
@@ -229,7 +229,7 @@ export function deleteCredentials(ctx: StoreCtx, pg: Pg, environment: Environmen
   if (!credential) throw fail(404, 'PAYMENT_CREDENTIAL_NOT_FOUND', { provider: pg, environment });
   if (row.enabled && environmentOf(row) === environment) throw fail(409, 'PAYMENT_CREDENTIAL_ACTIVE', { provider: pg, environment });
   ctx.db.update(paymentCredentials).set({ status: 'ARCHIVED', archivedAt: ctx.now, updatedAt: ctx.now }).where(eq(paymentCredentials.id, credential.id)).run();
-  return oneProviderView(ctx.services, storeId, pg);
+  return presentOneProvider(ctx.services, storeId, pg);
 }
 
 /** `DELETE /store/payment-providers/{pg}`: every key set archived, the provider leaves the priority. */
@@ -240,7 +240,7 @@ export function disconnectProvider(ctx: StoreCtx, pg: Pg) {
     .where(and(eq(paymentCredentials.storeId, storeId), eq(paymentCredentials.provider, pg), eq(paymentCredentials.status, 'ACTIVE'))).run();
   ctx.db.delete(paymentProviders).where(eq(paymentProviders.id, row.id)).run();
   writeSettings(ctx.db, storeId, ctx.now, { priority: readSettings(ctx.db, storeId).priority.filter((p) => p !== pg) });
-  return oneProviderView(ctx.services, storeId, pg);
+  return presentOneProvider(ctx.services, storeId, pg);
 }
 
 /** `PUT /store/payment-settings`: only sent items change; `priority` names every connected provider once. */
@@ -256,7 +256,7 @@ export function updateSettings(ctx: StoreCtx, body: { priority?: Pg[]; checkoutO
     ...(body.priority ? { priority: body.priority } : {}),
     ...(body.checkoutOrigins ? { checkoutOrigins: [...new Set(body.checkoutOrigins)] } : {}),
   });
-  return settingsView(ctx.services, storeId);
+  return presentPaymentSettings(ctx.services, storeId);
 }
 
 /** The platform's live permission (condition PLATFORM_LIVE_ENABLED); under `svc dev` a /_dev route sets it. */

@@ -1,10 +1,12 @@
 import { and, eq } from 'drizzle-orm';
+import { z } from 'zod';
 import { isoAt } from '../../db/clock.js';
 import type { Db } from '../../db/client.js';
+import { instant } from '../../server/responses.js';
 import type { Services } from '../../server/services.js';
-import type { Pg } from './gateway.js';
+import { EASY_PAY_PROVIDERS, METHODS, PROVIDERS, type Pg } from './gateway.js';
 import { providerWarnings } from './records.js';
-import { PG_NAMES, environmentOf, storeRouting, type CredentialRow, type ProviderState, type SettingsRow } from './routing.js';
+import { PG_NAMES, ROUTING_EXCLUSIONS, environmentOf, storeRouting, type CredentialRow, type ProviderState, type SettingsRow } from './routing.js';
 import { paymentCredentials, type PgOneConfig, type PgTwoConfig } from './schema.js';
 
 /** Secret fields per provider, in display order; only their first 4 characters are ever shown. */
@@ -25,6 +27,14 @@ export interface GateCondition {
   message: string;
 }
 
+const environment = z.enum(['TEST', 'LIVE']);
+
+export const liveGateView = z.object({
+  status: z.enum(['OPEN', 'LOCKED']).describe('LOCKED until all five conditions are met; switching to live (`sandboxMode: false`) needs OPEN.'),
+  conditions: z.array(z.object({ code: z.enum(GATE_CODES), met: z.boolean(), message: z.string() })),
+  openedAt: instant.nullable().describe('The last switch to live mode.'),
+});
+
 /** The live gate of spec 01 §3.6: five conditions, `OPEN` only when every one is met. */
 export function liveGate(state: ProviderState, settings: SettingsRow) {
   const row = state.row!;
@@ -43,7 +53,34 @@ export function liveGate(state: ProviderState, settings: SettingsRow) {
   };
 }
 
-function credentialView(provider: Pg, c: CredentialRow | undefined) {
+const credentialFields = {
+  credentialId: z.string(),
+  environment,
+  secrets: z.array(z.object({
+    field: z.string().describe('secretKey / apiSecret, webhookSecret'),
+    set: z.boolean(),
+    masked: z.string().nullable().describe('The first 4 characters only.'),
+  })),
+  verification: z.object({
+    status: z.enum(['PASSED', 'FAILED', 'NOT_TESTED']).describe('The last connection test; edits to the keys reset it to NOT_TESTED.'),
+    code: z.string().nullable().describe("The gateway's code of a failed test."),
+    testedAt: instant.nullable(),
+  }),
+  version: z.number().int().describe('Send as `expectedVersion` to save only over this version.'),
+  updatedAt: instant,
+};
+
+/** A key set, secrets masked: pg_one's client key, or pg_two's store id and channels. */
+export const credentialSetView = z.union([
+  z.object({ ...credentialFields, clientKey: z.string() }),
+  z.object({
+    ...credentialFields,
+    storeId: z.string(),
+    channels: z.array(z.object({ channelKey: z.string(), channelName: z.string().nullable(), methods: z.array(z.enum(METHODS)) })),
+  }),
+]);
+
+function presentCredential(provider: Pg, c: CredentialRow | undefined) {
   if (!c) return null;
   const publicFields = provider === 'pg_one'
     ? { clientKey: (c.publicConfig as PgOneConfig).clientKey }
@@ -72,7 +109,25 @@ function displayStatus(state: ProviderState) {
   return state.exclusion ? 'EXCLUDED' : 'IN_USE';
 }
 
-function providerView(db: Db, storeId: string, state: ProviderState, settings: SettingsRow) {
+/** A payment provider of the store, connected or not (spec 01 §5.5). */
+export const paymentProviderView = z.object({
+  provider: z.enum(PROVIDERS),
+  pgName: z.string(),
+  connected: z.boolean(),
+  status: z.enum(['NOT_CONNECTED', 'DISABLED', 'IN_USE', 'EXCLUDED', 'CONNECTION_FAILED']).describe('Display state: EXCLUDED means enabled but not taking payments (see `routingExclusion`).'),
+  enabled: z.boolean(),
+  sandboxMode: z.boolean().describe('True: the TEST key set and the sandbox gateway are used.'),
+  environment: environment.nullable().describe('The key set in use; null when not connected.'),
+  easyPayProviders: z.array(z.enum(EASY_PAY_PROVIDERS)),
+  credentialSets: z.object({ TEST: credentialSetView.nullable(), LIVE: credentialSetView.nullable() }),
+  liveGate: liveGateView.nullable(),
+  retiredCredentialCount: z.number().int().describe('Archived key sets, kept for refunds of the payments made with them.'),
+  routingExclusion: z.enum(ROUTING_EXCLUSIONS).nullable().describe('Why the provider takes no payments; null when it does.'),
+  version: z.number().int().nullable().describe('Send as `expectedVersion` with a PATCH; null when not connected.'),
+  connectedAt: instant.nullable(),
+});
+
+function presentProvider(db: Db, storeId: string, state: ProviderState, settings: SettingsRow) {
   const row = state.row;
   return {
     provider: state.provider,
@@ -83,7 +138,7 @@ function providerView(db: Db, storeId: string, state: ProviderState, settings: S
     sandboxMode: row?.sandboxMode ?? true,
     environment: row ? environmentOf(row) : null,
     easyPayProviders: row?.easyPayProviders ?? [],
-    credentialSets: { TEST: credentialView(state.provider, state.credentials.TEST), LIVE: credentialView(state.provider, state.credentials.LIVE) },
+    credentialSets: { TEST: presentCredential(state.provider, state.credentials.TEST), LIVE: presentCredential(state.provider, state.credentials.LIVE) },
     liveGate: row ? liveGate(state, settings) : null,
     retiredCredentialCount: archivedCount(db, storeId, state.provider),
     routingExclusion: state.exclusion,
@@ -92,10 +147,32 @@ function providerView(db: Db, storeId: string, state: ProviderState, settings: S
   };
 }
 
-export function settingsView(services: Pick<Services, 'db' | 'clock'>, storeId: string) {
+/** A repeated configuration failure (`providerWarnings`). */
+const providerWarningView = z.object({
+  provider: z.enum(PROVIDERS),
+  method: z.enum(METHODS),
+  easyPayProvider: z.enum(EASY_PAY_PROVIDERS).nullable(),
+  code: z.string().describe('The latest failure code, e.g. NO_CHANNEL_FOR_METHOD.'),
+  count: z.number().int().describe('Failures within the 24 hours before the latest one.'),
+  lastAt: instant,
+  message: z.string(),
+});
+
+/** The store's payment settings (`GET /v1/store/payment-settings`). */
+export const paymentSettingsView = z.object({
+  providers: z.array(paymentProviderView).describe('Connected providers in priority order, then the others.'),
+  candidates: z.array(z.enum(PROVIDERS)).describe('Providers taking payments, by priority; empty when payment is impossible.'),
+  environment: environment.nullable().describe('LIVE once any provider in use is live; null when no provider takes payments.'),
+  priority: z.array(z.enum(PROVIDERS)),
+  checkoutOrigins: z.array(z.string()).describe('Allowed payment return origins; empty: any https address.'),
+  warnings: z.array(providerWarningView),
+  version: z.number().int(),
+});
+
+export function presentPaymentSettings(services: Pick<Services, 'db' | 'clock'>, storeId: string) {
   const routing = storeRouting(services.db, storeId);
   return {
-    providers: routing.providers.map((p) => providerView(services.db, storeId, p, routing.settings)),
+    providers: routing.providers.map((p) => presentProvider(services.db, storeId, p, routing.settings)),
     candidates: routing.candidates.map((p) => p.provider),
     environment: routing.environment,
     priority: routing.settings.priority,
@@ -105,8 +182,8 @@ export function settingsView(services: Pick<Services, 'db' | 'clock'>, storeId: 
   };
 }
 
-export function oneProviderView(services: Pick<Services, 'db'>, storeId: string, provider: Pg) {
+export function presentOneProvider(services: Pick<Services, 'db'>, storeId: string, provider: Pg) {
   const routing = storeRouting(services.db, storeId);
-  return providerView(services.db, storeId, routing.providers.find((p) => p.provider === provider)!, routing.settings);
+  return presentProvider(services.db, storeId, routing.providers.find((p) => p.provider === provider)!, routing.settings);
 }
 

@@ -6,8 +6,8 @@ export type Resolver = (host: string) => Promise<{ address: string; family: numb
 export const systemResolver: Resolver = (host) => lookup(host, { all: true, verbatim: true });
 
 /**
- * Where a webhook may never be sent (spec 01 §6.5): IANA special-purpose ranges. IPv4-mapped IPv6
- * (`::ffff:a.b.c.d`) is matched against the IPv4 rules by BlockList itself.
+ * Where a webhook or an app's fetch may never go (spec 01 §6.5): IANA special-purpose ranges. IPv6 forms
+ * that carry an IPv4 address are judged by that address instead (see `embeddedIPv4`).
  */
 const blocked = new BlockList();
 for (const [net, prefix] of [
@@ -30,13 +30,11 @@ for (const [net, prefix] of [
 for (const [net, prefix] of [
   ['::', 128], // unspecified
   ['::1', 128], // loopback
-  ['::', 96], // IPv4-compatible (deprecated)
-  ['64:ff9b::', 96], // NAT64: a translator would carry the request to any IPv4, internal ones included
-  ['64:ff9b:1::', 48], // local-use NAT64
+  ['::', 96], // IPv4-compatible (deprecated by RFC 4291: nothing legitimate uses it)
+  ['64:ff9b:1::', 48], // local-use NAT64 (its embedding varies with the prefix length)
   ['100::', 64], // discard
-  ['2001::', 23], // IETF protocol assignments (Teredo, benchmarking, ORCHID)
+  ['2001::', 23], // IETF protocol assignments (benchmarking, ORCHID; Teredo is judged by its IPv4s)
   ['2001:db8::', 32], // documentation
-  ['2002::', 16], // 6to4 (deprecated), embeds any IPv4
   ['3fff::', 20], // documentation
   ['fc00::', 7], // unique local (private; includes AWS metadata fd00:ec2::254)
   ['fe80::', 10], // link-local
@@ -44,10 +42,56 @@ for (const [net, prefix] of [
   ['ff00::', 8], // multicast
 ] as const) blocked.addSubnet(net, prefix, 'ipv6');
 
+/**
+ * The eight 16-bit groups of an IPv6 address in any spelling (compressed, dotted IPv4 tail, zone id), via
+ * the WHATWG URL parser, whose serialisation is canonical: hexadecimal groups and at most one `::`.
+ */
+function ipv6Groups(address: string): number[] | null {
+  let canonical: string;
+  try {
+    canonical = new URL(`http://[${address.split('%')[0]}]/`).hostname.slice(1, -1);
+  } catch {
+    return null;
+  }
+  const [head, tail] = canonical.split('::');
+  const parse = (part: string | undefined) => (part ? part.split(':').map((g) => parseInt(g, 16)) : []);
+  const left = parse(head);
+  const right = parse(tail);
+  return tail === undefined ? left : [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
+}
+
+const ipv4Of = (high: number, low: number) => `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+
+/**
+ * The IPv4 addresses an IPv6 address stands for, in the forms a host, a translator or a relay carries
+ * to IPv4: mapped `::ffff:0:0/96`, translated `::ffff:0:0:0/96` (SIIT), NAT64 `64:ff9b::/96`, 6to4
+ * `2002::/16` (bits 16–47) and Teredo `2001::/32` (its server, and its client stored bit-inverted).
+ * Empty for every other address.
+ */
+function embeddedIPv4(g: readonly number[]): string[] {
+  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  if (zeros(0, 5) && g[5] === 0xffff) return [ipv4Of(g[6], g[7])];
+  if (zeros(0, 4) && g[4] === 0xffff && g[5] === 0) return [ipv4Of(g[6], g[7])];
+  if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return [ipv4Of(g[6], g[7])];
+  if (g[0] === 0x2002) return [ipv4Of(g[1], g[2])];
+  if (g[0] === 0x2001 && g[1] === 0) return [ipv4Of(g[2], g[3]), ipv4Of(~g[6] & 0xffff, ~g[7] & 0xffff)];
+  return [];
+}
+
+/**
+ * The one address check of webhook URLs (registration and each send) and of apps' `fetch`: an IPv6 form
+ * that carries an IPv4 address is judged by that address, so `::ffff:0:127.0.0.1` is loopback however
+ * it is spelled. Anything that is not an address is blocked.
+ */
 export function isBlockedAddress(address: string): boolean {
   const family = isIP(address);
-  if (family === 0) return true;
-  return blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (family === 4) return blocked.check(address, 'ipv4');
+  if (family !== 6) return true;
+  const groups = ipv6Groups(address);
+  if (!groups) return true;
+  const carried = embeddedIPv4(groups);
+  if (carried.length > 0) return carried.some((ipv4) => blocked.check(ipv4, 'ipv4'));
+  return blocked.check(groups.map((x) => x.toString(16)).join(':'), 'ipv6');
 }
 
 /** `[::1]` → `::1`: URL keeps IPv6 literals bracketed. */

@@ -2,14 +2,15 @@ import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { countRows } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
+import { mergeErrors } from '../../server/contract.js';
 import { fail } from '../../server/errors.js';
-import { defineOperation, reply, type StoreCtx } from '../../server/registry.js';
+import { defineOperation, type StoreCtx } from '../../server/registry.js';
 import { EVENT_TYPES } from '../events/types.js';
 import { webhooks } from './schema.js';
 import { dropConnections } from './send.js';
 import {
-  assertWebhookUrl, listDeliveries, loadDelivery, loadWebhook, newWebhookSecret, presentDelivery, presentDeliveryDetail,
-  presentWebhook, redeliver, redeliverFailed, rotateSecret, testSend, WEBHOOKS_PER_STORE,
+  assertWebhookUrl, deliveryDetailView, deliveryView, listDeliveries, loadDelivery, loadWebhook, newWebhookSecret, presentDelivery, presentDeliveryDetail,
+  presentWebhook, redeliver, redeliverFailed, rotateSecret, testSend, webhookTestView, webhookView, webhookWithSecretView, WEBHOOKS_PER_STORE,
 } from './service.js';
 
 const tag = 'Webhook';
@@ -31,6 +32,9 @@ const webhookRead = { tag, auth: 'store' as const, scope: 'webhook:r' };
 const webhookWrite = { tag, auth: 'store' as const, scope: 'webhook:rw' };
 const deliveryTarget = (ctx: { params: { deliveryId: string } }) => ({ type: 'WEBHOOK_DELIVERY', id: ctx.params.deliveryId });
 const load = (ctx: StoreCtx<unknown, unknown, { webhookId: string }>) => loadWebhook(ctx.db, ctx.store.id, ctx.params.webhookId);
+/** Errors of `load`: no such subscription, or another store's. */
+const webhookNotFound = { 403: ['TENANT_MISMATCH'], 404: ['WEBHOOK_NOT_FOUND'] };
+const deliveryNotFound = { 403: ['TENANT_MISMATCH'], 404: ['WEBHOOK_NOT_FOUND', 'WEBHOOK_DELIVERY_NOT_FOUND'] };
 
 export const webhookOperations = [
   defineOperation({
@@ -45,6 +49,8 @@ export const webhookOperations = [
     preview: (ctx) => ({ changes: [{ field: 'url', before: null, after: ctx.body.url }, { field: 'eventTypes', before: null, after: ctx.body.eventTypes }] }),
     // The URL check resolves DNS: done before the write (and before dry runs and approval requests).
     precheck: (ctx) => assertWebhookUrl(ctx.services, ctx.body.url),
+    response: webhookWithSecretView,
+    errors: { 409: ['WEBHOOK_LIMIT_EXCEEDED'] },
     handler: (ctx) => {
       if (countRows(ctx.db, webhooks, eq(webhooks.storeId, ctx.store.id)) >= WEBHOOKS_PER_STORE) throw fail(409, 'WEBHOOK_LIMIT_EXCEEDED', { limit: WEBHOOKS_PER_STORE });
       const row = {
@@ -61,6 +67,7 @@ export const webhookOperations = [
     path: '/v1/webhooks',
     summary: 'Subscriptions of the store (secret prefix only)',
     ...webhookRead,
+    response: z.object({ contents: z.array(webhookView) }),
     handler: (ctx) => ({
       contents: ctx.db.select().from(webhooks).where(eq(webhooks.storeId, ctx.store.id)).orderBy(webhooks.id).all().map((w) => presentWebhook(w, ctx.now)),
     }),
@@ -72,6 +79,8 @@ export const webhookOperations = [
     summary: 'One subscription',
     ...webhookRead,
     params: webhookParams,
+    response: webhookView,
+    errors: webhookNotFound,
     handler: (ctx) => presentWebhook(load(ctx), ctx.now),
   }),
   defineOperation({
@@ -96,6 +105,8 @@ export const webhookOperations = [
       load(ctx);
       await assertWebhookUrl(ctx.services, ctx.body.url);
     },
+    response: webhookView,
+    errors: webhookNotFound,
     handler: (ctx) => {
       const w = load(ctx);
       const patch: Partial<typeof webhooks.$inferInsert> & Subscription = {
@@ -114,6 +125,8 @@ export const webhookOperations = [
     ...webhookWrite,
     params: webhookParams,
     target: webhookTarget,
+    response: z.object({ webhookId: z.string(), deleted: z.literal(true) }),
+    errors: webhookNotFound,
     handler: (ctx) => {
       const w = load(ctx);
       // Records go with the subscription (foreign key cascade); sends under way find no row to report to.
@@ -131,6 +144,8 @@ export const webhookOperations = [
     agent: 'denied',
     params: webhookParams,
     target: webhookTarget,
+    response: webhookWithSecretView,
+    errors: webhookNotFound,
     handler: (ctx) => {
       const secret = rotateSecret(ctx.db, load(ctx), ctx.now);
       return { ...presentWebhook(load(ctx), ctx.now), secret };
@@ -144,6 +159,8 @@ export const webhookOperations = [
     ...webhookWrite,
     params: webhookParams,
     target: webhookTarget,
+    response: webhookView,
+    errors: webhookNotFound,
     handler: (ctx) => {
       const w = load(ctx);
       if (w.status === 'ACTIVE') return presentWebhook(w, ctx.now);
@@ -164,6 +181,8 @@ export const webhookOperations = [
       resourceId: z.string().min(1).max(100).optional(),
       limit: z.coerce.number().int().min(1).max(100).default(50),
     }).strict(),
+    response: z.object({ contents: z.array(deliveryView) }),
+    errors: webhookNotFound,
     handler: (ctx) => ({ contents: listDeliveries(ctx.db, load(ctx), ctx.now, ctx.query).map(presentDelivery) }),
   }),
   defineOperation({
@@ -173,6 +192,8 @@ export const webhookOperations = [
     summary: 'One delivery record with the request of its last attempt',
     ...webhookRead,
     params: deliveryParams,
+    response: deliveryDetailView,
+    errors: deliveryNotFound,
     handler: (ctx) => presentDeliveryDetail(loadDelivery(ctx.db, load(ctx), ctx.params.deliveryId)),
   }),
   defineOperation({
@@ -183,7 +204,10 @@ export const webhookOperations = [
     ...webhookWrite,
     params: deliveryParams,
     target: deliveryTarget,
-    handler: (ctx) => reply(202, presentDelivery(redeliver(ctx.db, load(ctx), ctx.params.deliveryId, ctx.now))),
+    status: 202,
+    response: deliveryView.describe('The new record, PENDING, with the same eventId.'),
+    errors: mergeErrors(deliveryNotFound, { 409: ['WEBHOOK_SUSPENDED', 'DELIVERY_NOT_FAILED', 'DELIVERY_ALREADY_REDELIVERED'] }),
+    handler: (ctx) => presentDelivery(redeliver(ctx.db, load(ctx), ctx.params.deliveryId, ctx.now)),
   }),
   defineOperation({
     operationId: 'redeliverFailedWebhookDeliveries',
@@ -193,7 +217,10 @@ export const webhookOperations = [
     ...webhookWrite,
     params: webhookParams,
     target: webhookTarget,
-    handler: (ctx) => reply(202, { queued: redeliverFailed(ctx.db, load(ctx), ctx.now) }),
+    status: 202,
+    response: z.object({ queued: z.number().int().describe('Records queued again (at most 500).') }),
+    errors: mergeErrors(webhookNotFound, { 409: ['WEBHOOK_SUSPENDED'] }),
+    handler: (ctx) => ({ queued: redeliverFailed(ctx.db, load(ctx), ctx.now) }),
   }),
   defineOperation({
     operationId: 'testWebhook',
@@ -205,6 +232,8 @@ export const webhookOperations = [
     body: z.object({ eventType }).strict(),
     target: webhookTarget,
     async: true,
+    response: webhookTestView,
+    errors: webhookNotFound,
     handler: (ctx) => testSend(ctx.services, load(ctx), ctx.body.eventType),
   }),
 ];

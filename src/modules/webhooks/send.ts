@@ -10,7 +10,8 @@ export const PER_RECEIVER_CONCURRENCY = 16;
 const EXCERPT_CHARS = 4096;
 const PAYLOAD_BYTES = 16 * 1024;
 
-export type FailureReason = 'DNS' | 'TLS' | 'CONNECTION' | 'TIMEOUT' | 'HTTP_4XX' | 'HTTP_5XX' | 'HTTP_OTHER' | 'SSRF_BLOCKED' | 'SUSPENDED' | 'INTERRUPTED';
+export const FAILURE_REASONS = ['DNS', 'TLS', 'CONNECTION', 'TIMEOUT', 'HTTP_4XX', 'HTTP_5XX', 'HTTP_OTHER', 'SSRF_BLOCKED', 'SUSPENDED', 'INTERRUPTED'] as const;
+export type FailureReason = (typeof FAILURE_REASONS)[number];
 
 /** `errorCode` of each `failureReason` (spec 01 §6.5); `INTERRUPTED` is ours: the service stopped mid-attempt. */
 export const ERROR_CODE: Record<FailureReason, string> = {

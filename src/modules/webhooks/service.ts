@@ -1,17 +1,19 @@
 import { and, desc, eq, gte, inArray, isNull } from 'drizzle-orm';
+import { z } from 'zod';
 import { isoAt } from '../../db/clock.js';
 import type { Db } from '../../db/client.js';
 import { newId, newSecret } from '../../db/ids.js';
 import { fail, fieldError, validationFailed } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
+import { instant } from '../../server/responses.js';
 import type { Services } from '../../server/services.js';
 import { requireOwned } from '../../server/tenancy.js';
 import { eventPayload } from '../events/outbox.js';
 import { eventRefs } from '../events/schema.js';
-import { sampleEvent, type EventType } from '../events/types.js';
+import { EVENT_TYPES, sampleEvent, type EventType } from '../events/types.js';
 import { checkWebhookUrl } from './address.js';
 import { webhookDeliveries, webhooks, type DeliveryStatus } from './schema.js';
-import { sendOnce, storedPayload } from './send.js';
+import { ERROR_CODE, FAILURE_REASONS, sendOnce, storedPayload } from './send.js';
 import { buildRequest, signingSecrets } from './worker.js';
 
 export const WEBHOOKS_PER_STORE = 10;
@@ -37,6 +39,22 @@ defineMessages({
 type Webhook = typeof webhooks.$inferSelect;
 type Delivery = typeof webhookDeliveries.$inferSelect;
 
+/** A subscription (`presentWebhook`); the secret itself only in the answers that create it. */
+export const webhookView = z.object({
+  webhookId: z.string(),
+  url: z.string(),
+  eventTypes: z.array(z.enum(EVENT_TYPES)),
+  secretPrefix: z.string().describe('The first 12 characters of the signing secret (`whsec_` and 6 more).'),
+  status: z.enum(['ACTIVE', 'SUSPENDED']).describe('SUSPENDED after 24 hours of failures without a success; resume or PUT reactivates it.'),
+  suspendedAt: instant.nullable(),
+  oldSecretExpiresAt: instant.nullable().describe('While a rotated-out secret still signs along (24 hours after a rotation).'),
+  createdAt: instant,
+  updatedAt: instant,
+});
+
+/** A subscription with its signing secret: shown only when created and when rotated. */
+export const webhookWithSecretView = webhookView.extend({ secret: z.string().describe('`whsec_…`: verify signatures with it; it is not shown again.') });
+
 export function presentWebhook(w: Webhook, now: number) {
   const overlap = w.oldSecretExpiresAt !== null && w.oldSecretExpiresAt > now;
   return {
@@ -51,6 +69,40 @@ export function presentWebhook(w: Webhook, now: number) {
     updatedAt: isoAt(w.updatedAt),
   };
 }
+
+const errorCodes = [...new Set(Object.values(ERROR_CODE))] as [string, ...string[]];
+
+/** A delivery record (spec 01 §6.5): one event to one subscription, its attempts counted. */
+export const deliveryView = z.object({
+  deliveryId: z.string(),
+  webhookId: z.string(),
+  eventId: z.string().describe('The same for a redelivery of the same event.'),
+  eventType: z.enum(EVENT_TYPES),
+  resource: z.object({ type: z.enum(['ORDER', 'CLAIM', 'PRODUCT', 'REVIEW', 'INQUIRY']), id: z.string() }).nullable()
+    .describe('What the event is about; null when not determinable. Types may grow.'),
+  status: z.enum(['PENDING', 'PENDING_RETRY', 'SUCCESS', 'FAILED']),
+  attemptCount: z.number().int().describe('Attempts started, including ones whose result could not be recorded.'),
+  lastAttemptAt: instant.nullable(),
+  nextAttemptAt: instant.nullable().describe('Set while PENDING or PENDING_RETRY.'),
+  responseStatusCode: z.number().int().nullable(),
+  responseTimeMs: z.number().int().nullable(),
+  responseBodyExcerpt: z.string().nullable().describe('First 4,096 characters of the answer; token-like keys masked.'),
+  errorCode: z.enum(errorCodes).nullable(),
+  failureReason: z.enum(FAILURE_REASONS).nullable(),
+  redeliveryOf: z.string().nullable(),
+  redeliveredAs: z.string().nullable(),
+  createdAt: instant,
+});
+
+const requestHeadersView = z.array(z.object({ name: z.string(), value: z.string().nullable().describe('Null for Svc-Signature, which records never show.') }));
+
+/** A delivery record with the request of its last attempt. */
+export const deliveryDetailView = deliveryView.extend({
+  payload: z.string().nullable().describe('The JSON body sent, at most 16 KB, token-like keys masked; null before the first attempt.'),
+  payloadTruncated: z.boolean(),
+  payloadMasked: z.boolean(),
+  requestHeaders: requestHeadersView,
+});
 
 export function presentDelivery(d: Delivery) {
   const at = (ms: number | null) => (ms === null ? null : isoAt(ms));
@@ -176,6 +228,20 @@ export function rotateSecret(db: Db, webhook: Webhook, now: number) {
     .run();
   return secret;
 }
+
+/** The answer of a test send. */
+export const webhookTestView = z.object({
+  eventId: z.string(),
+  eventType: z.enum(EVENT_TYPES),
+  success: z.boolean().describe('The receiver answered 2xx.'),
+  responseStatusCode: z.number().int().nullable(),
+  responseTimeMs: z.number().int(),
+  errorCode: z.enum(errorCodes).nullable(),
+  failureReason: z.enum(FAILURE_REASONS).nullable(),
+  responseBodyExcerpt: z.string().nullable(),
+  requestHeaders: requestHeadersView,
+  payload: z.string(),
+});
 
 /** A real, signed request with sample data; nothing is recorded and nothing counts toward suspension. */
 export async function testSend(services: Services, webhook: Webhook, eventType: EventType) {

@@ -12,6 +12,12 @@ import { signatureHeader } from './signature.js';
 export const MAX_ATTEMPTS = 5;
 /** Pause after attempt n (1-based) before attempt n+1 (spec 01 §6.4). */
 const RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000];
+/**
+ * How long a claimed attempt holds its record: the send's deadline and a little more. The result sets the
+ * real retry time; only a process that died mid-send leaves the lease to lapse, and the record comes due
+ * again seconds after the attempt would have ended, not after its retry delay.
+ */
+export const ATTEMPT_LEASE_MS = DEADLINE_MS + 5_000;
 const SUSPEND_AFTER_MS = 24 * 3600_000;
 const QUIET_RESET_MS = 3 * 3600_000;
 const RECORDS_KEPT_MS = 30 * 86400_000;
@@ -147,8 +153,8 @@ interface Outcome {
 }
 
 /**
- * The delivery worker of one service. Due rows are claimed (attempt counted, next try scheduled) in a
- * transaction before anything is sent, so a crash loses no event: the claimed row simply comes due again.
+ * The delivery worker of one service. Due rows are claimed (attempt counted, leased for ATTEMPT_LEASE_MS) in
+ * a transaction before anything is sent, so a crash loses no event: the claimed row simply comes due again.
  * Sends run concurrently, at most PER_RECEIVER_CONCURRENCY per subscription; results are written in
  * batches, and each finished send pulls the next due row of its subscription at once.
  */
@@ -215,8 +221,7 @@ class DeliveryWorker {
             this.settle({ deliveryId: row.id, webhookId, attempt: row.attemptCount, result: interrupted, request: null }, now);
             continue;
           }
-          const retryAt = attempt < MAX_ATTEMPTS ? now + RETRY_DELAYS_MS[attempt - 1] : now + DEADLINE_MS + 60_000;
-          q.claim.run({ id: row.id, now, nextAttemptAt: retryAt });
+          q.claim.run({ id: row.id, now, nextAttemptAt: now + ATTEMPT_LEASE_MS });
           claimed++;
           out.push({ webhook, row: { ...row, attemptCount: attempt } });
         }
