@@ -228,22 +228,22 @@ test('publish, use by a product, replay with a divergence, migrate to a new vers
 });
 
 test('secrets: saved sealed, listed by name, never answered; agents may not save or delete them', async () => {
-  const saved = await api('PUT', '/v1/commerce-flows/secrets/SMS_API_KEY', { body: { value: 'sk-very-secret' } });
+  const saved = await api('PUT', '/v1/commerce-flows/secrets', { body: { name: 'SMS_API_KEY', value: 'sk-very-secret' } });
   assert.is(saved.status, 201);
   assert.equal(Object.keys(saved.data).sort(), ['createdAt', 'name', 'updatedAt']);
-  assert.is(ok(await api('PUT', '/v1/commerce-flows/secrets/SMS_API_KEY', { body: { value: 'sk-rotated' } })).name, 'SMS_API_KEY');
+  assert.is(ok(await api('PUT', '/v1/commerce-flows/secrets', { body: { name: 'SMS_API_KEY', value: 'sk-rotated' } })).name, 'SMS_API_KEY');
   const listed = await api('GET', '/v1/commerce-flows/secrets');
   assert.equal(listed.data.contents.map((s: any) => s.name), ['SMS_API_KEY']);
   assert.not.ok(JSON.stringify(listed.body).includes('sk-'));
-  fails(await api('PUT', '/v1/commerce-flows/secrets/lower', { body: { value: 'x' } }), 400, 'VALIDATION_FAILED');
+  fails(await api('PUT', '/v1/commerce-flows/secrets', { body: { name: 'lower', value: 'x' } }), 400, 'VALIDATION_FAILED');
 
   const agent = apiClient(svc.url, { token: await createAccessToken(svc, await login(svc), { scopes: ['flow:rw'], agent: true }), storeId: svc.storeId });
-  fails(await agent('PUT', '/v1/commerce-flows/secrets/OTHER', { body: { value: 'x' } }), 403, 'AGENT_OPERATION_DENIED');
-  fails(await agent('DELETE', '/v1/commerce-flows/secrets/SMS_API_KEY'), 403, 'AGENT_OPERATION_DENIED');
+  fails(await agent('PUT', '/v1/commerce-flows/secrets', { body: { name: 'OTHER', value: 'x' } }), 403, 'AGENT_OPERATION_DENIED');
+  fails(await agent('DELETE', '/v1/commerce-flows/secrets', { query: { name: 'SMS_API_KEY' } }), 403, 'AGENT_OPERATION_DENIED');
   assert.equal(ok(await agent('GET', '/v1/commerce-flows/secrets')).contents.length, 1);
 
-  assert.equal(ok(await api('DELETE', '/v1/commerce-flows/secrets/SMS_API_KEY')), { name: 'SMS_API_KEY', deleted: true });
-  fails(await api('DELETE', '/v1/commerce-flows/secrets/SMS_API_KEY'), 404, 'FLOW_SECRET_NOT_FOUND');
+  assert.equal(ok(await api('DELETE', '/v1/commerce-flows/secrets', { query: { name: 'SMS_API_KEY' } })), { name: 'SMS_API_KEY', deleted: true });
+  fails(await api('DELETE', '/v1/commerce-flows/secrets', { query: { name: 'SMS_API_KEY' } }), 404, 'FLOW_SECRET_NOT_FOUND');
 });
 
 test('agents: drafting, check and simulate run directly; publish, version moves and store events wait for approval', async () => {
