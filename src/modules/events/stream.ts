@@ -7,7 +7,7 @@ import { defineOperation } from '../../server/registry.js';
 import type { Services } from '../../server/services.js';
 import { emitEvent, eventBus, eventDataJson, eventPayload } from './outbox.js';
 import { events } from './schema.js';
-import { EVENT_TYPES, sampleEvent } from './types.js';
+import { EVENT_TYPES, sampleEvent, STREAM_EVENT_TYPES } from './types.js';
 
 const HEARTBEAT_MS = 15_000;
 const BATCH = 200;
@@ -26,7 +26,7 @@ const statements = preparedFor((db) => ({
   last: db.select({ rowid }).from(events).orderBy(sql`${rowid} desc`).limit(1).prepare(),
 }));
 
-const typeList = z.string().transform((s) => s.split(',').filter(Boolean)).pipe(z.array(z.enum(EVENT_TYPES)));
+const typeList = z.string().transform((s) => s.split(',').filter(Boolean)).pipe(z.array(z.enum(STREAM_EVENT_TYPES)));
 
 /** The stream is an ordinary operation (token, X-Store-Id, `webhook:r`, strict query) that answers with SSE. */
 export const streamEventsOperation = defineOperation({
