@@ -17,6 +17,21 @@ export function listOutput<T>(data: { contents: T[]; page?: number; nextCursor?:
   return { contents: data.contents, nextCursor: null };
 }
 
+let pipeWatched = false;
+
+/**
+ * A reader that stopped reading (`svc orders list | head -1`) ends the command quietly with exit 0: what
+ * it had to say was not wanted any more. Without this, the first write to the closed pipe crashes (EPIPE).
+ */
+function endQuietlyOnClosedPipe() {
+  if (pipeWatched) return;
+  pipeWatched = true;
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
+}
+
 /** A table's header for a field: `storeId` → `STORE ID`. */
 export const columnHeader = (field: string) => field.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toUpperCase();
 
@@ -40,12 +55,7 @@ export abstract class ApiCommand<T extends typeof Command> extends Command {
   private resolvedStoreId: string | undefined;
 
   override async init() {
-    // A reader that stopped reading (`svc orders list | head -1`) ends the command quietly: what it had to
-    // say was not wanted any more. Without this, the first write to the closed pipe crashes with EPIPE.
-    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') process.exit(0);
-      throw error;
-    });
+    endQuietlyOnClosedPipe();
     await super.init();
     const { args, flags } = await this.parse({
       flags: this.ctor.flags,
@@ -207,7 +217,10 @@ export abstract class ApiCommand<T extends typeof Command> extends Command {
         for (const f of error.body.fieldErrors ?? []) this.logToStderr(`  - ${f.field || '(body)'}: ${f.code} ${f.message}`);
         if (error.body.details && Object.keys(error.body.details).length) this.logToStderr(`  details: ${JSON.stringify(error.body.details)}`);
         if (error.body.traceId) this.logToStderr(`  traceId: ${error.body.traceId}`);
-        if (error.body.code === 'STORE_NOT_FOUND') this.logToStderr(`  no such store${this.resolvedStoreId ? ` "${this.resolvedStoreId}"` : ''} among the stores this token works in (svc stores list)`);
+        if (error.body.code === 'STORE_NOT_FOUND') {
+          const store = this.resolvedStoreId ?? this.chosenStore;
+          this.logToStderr(`  no such store${store ? ` "${store}"` : ''} among the stores this token works in (svc stores list)`);
+        }
       }
       this.exit(1);
     }

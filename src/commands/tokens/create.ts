@@ -5,7 +5,7 @@ import { UsageError } from '../../cli/usage-error.js';
 export default class TokensCreate extends ApiCommand<typeof TokensCreate> {
   static override summary = 'Create an access token (needs a login at most 10 minutes old); the value is shown once';
   static override examples = [
-    '<%= config.bin %> tokens create --name ci --scopes product:rw,order:r --stores st_123',
+    '<%= config.bin %> tokens create --name ci --scopes product:rw,order:r --stores dev-store',
     '<%= config.bin %> tokens create --name reporting --scopes stores:read,analytics:r --stores all --expires-in-days 30 --json',
   ];
   static override flags = {
