@@ -12,12 +12,16 @@ import type { Services } from './services.js';
 const routerPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 const pathPattern = (path: string) => new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}/?$`);
 
-/** Paths retired with no overlap (spec 01 §5.1, §9): 410 with the code that says why, and the successor if any. */
-const RETIRED_PATHS: { pattern: RegExp; code: string; successor?: string }[] = [
+/**
+ * Paths retired with no overlap (spec 01 §5.1, §9): 410 with the code that says why, and the successor if any.
+ * `routes` are registered explicitly where a live operation's path parameter would otherwise take the path.
+ */
+const RETIRED_PATHS: { pattern: RegExp; code: string; successor?: string; routes?: string[] }[] = [
   { pattern: /^\/oauth2(\/|$)/, code: 'TOKEN_TYPE_RETIRED' },
   { pattern: /^\/v1\/store\/api-tokens(\/|$)/, code: 'TOKEN_TYPE_RETIRED' },
   { pattern: /^\/v1\/store\/api-clients(\/|$)/, code: 'TOKEN_TYPE_RETIRED' },
   { pattern: /^\/v1\/product-images(\/|$)/, code: 'ENDPOINT_RETIRED', successor: '/v1/uploads' },
+  { pattern: /^\/v1\/(commerce-flows\/assignment-rules|flow-assignment-rules)(\/|$)/, code: 'FLOW_ASSIGNMENT_RULES_RETIRED', routes: ['/v1/commerce-flows/assignment-rules', '/v1/commerce-flows/assignment-rules/**'] },
 ];
 
 /** Assembles the whole service as one H3 app: registry operations, OAuth, well-known, dev helpers. */
@@ -34,13 +38,17 @@ export function createApp(services: Services): H3 {
   });
 
   const { modules, operations } = services;
+  for (const retired of RETIRED_PATHS) {
+    for (const route of retired.routes ?? []) app.all(route, () => errorResponse(fail(410, retired.code, retired.successor ? { successor: retired.successor } : undefined), newTraceId(), docs));
+  }
   for (const op of operations) app.on(op.method, routerPath(op.path), operationHandler(services, op));
 
   for (const m of modules) m.mount?.(app, services);
   if (services.config.mode === 'dev') mountDevRoutes(app, services);
 
-  const openapi = openApiDocument(services, operations);
-  app.get('/v1/openapi.json', () => openapi);
+  // Made on first request, once per service: converting every schema costs more than a service start should.
+  let openapi: string | null = null;
+  app.get('/v1/openapi.json', () => new Response(openapi ??= JSON.stringify(openApiDocument(services, operations)), { headers: { 'content-type': 'application/json; charset=utf-8' } }));
   app.get('/docs/errors', () => errorCodesPage());
 
   const patterns = operations.map((op) => ({ method: op.method, pattern: pathPattern(op.path) }));

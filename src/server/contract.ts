@@ -12,7 +12,8 @@ export const checkingContracts = process.env.SVC_CHECK_RESPONSES === '1';
 type Codes = Readonly<Partial<Record<number, readonly string[]>>>;
 
 const ANY_REQUEST: Codes = {
-  400: ['VALIDATION_FAILED'],
+  // INVALID_PARAMETER: a well-formed value the request schemas reject by meaning (a date that does not exist).
+  400: ['VALIDATION_FAILED', 'INVALID_PARAMETER'],
   413: ['PAYLOAD_TOO_LARGE'],
   415: ['UNSUPPORTED_MEDIA_TYPE'],
   500: ['INTERNAL_ERROR'],

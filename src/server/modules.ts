@@ -11,6 +11,7 @@ import { approvalsModule } from '../modules/approvals/index.js';
 import { paymentsModule } from '../modules/payments/index.js';
 import { checkoutModule } from '../modules/checkout/index.js';
 import { ordersModule } from '../modules/orders/index.js';
+import { flowsModule } from '../modules/flows/index.js';
 import type { Module } from './module.js';
 import type { Operation } from './registry.js';
 
@@ -29,6 +30,7 @@ export const modules: Module[] = [
   paymentsModule,
   checkoutModule,
   ordersModule,
+  flowsModule,
 ];
 
 /** The operation registry: every HTTP operation of the service. */

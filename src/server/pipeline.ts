@@ -107,7 +107,7 @@ export function operationHandler(services: Services, op: Operation) {
         }, 'DRY_RUN'));
       }
 
-      if (agentWrite && store) assertAiActionsLeft(services.db, store.id, ctx.now);
+      if (agentWrite && store && !op.tradeProcessing) assertAiActionsLeft(services.db, store.id, ctx.now);
       const fingerprint = idempotencyKey ? requestFingerprint(op, event, multipart ? multipart.digest : raw.body) : '';
 
       if (needsApproval) {

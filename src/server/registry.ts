@@ -114,6 +114,11 @@ export interface Operation<B = any, Q = any, P = any> {
   agentApprovalExemptWhilePrivate?: boolean;
   /** Only an OWNER may approve this operation's approval requests (e.g. storefront hosting disable). */
   ownerApprovalOnly?: boolean;
+  /**
+   * Trade processing (order confirmation, dispatch, delivery, supply): agent writes still count, but the
+   * plan's monthly AI-action limit never blocks them (spec 01 §5.6).
+   */
+  tradeProcessing?: boolean;
   /** AI-agent treatment; a function when it depends on the request (e.g. which store fields change). */
   agent?: AgentPolicy | ((ctx: any) => AgentPolicy);
   /** Non-GET operations honour `Idempotency-Key` unless this is false. */
@@ -155,8 +160,16 @@ export interface Operation<B = any, Q = any, P = any> {
   async?: boolean;
   /** Largest JSON body accepted, in bytes; default 1 MiB. */
   maxBodyBytes?: number;
-  /** The body is multipart/form-data of at most `maxBytes`: the pipeline reads it into `ctx.form`. */
-  multipart?: { maxBytes: number };
+  /**
+   * The body is multipart/form-data of at most `maxBytes`: the pipeline reads it into `ctx.form`; `fields`
+   * describes the form's fields for the OpenAPI document (the handler checks them).
+   */
+  multipart?: { maxBytes: number; fields: z.ZodType };
+  /**
+   * The success answer is a stream of this media type instead of the envelope (the handler returns a web
+   * `Response`); `response` then describes the `data` of each message.
+   */
+  streams?: 'text/event-stream';
 }
 
 type HandlerCtx<A, B, Q, P> = A extends 'store' ? StoreCtx<B, Q, P> : A extends 'buyer' ? BuyerCtx<B, Q, P> : Ctx<B, Q, P>;

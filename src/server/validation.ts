@@ -1,5 +1,6 @@
-import type { z } from 'zod';
-import { validationFailed, type FieldError } from './errors.js';
+import { z } from 'zod';
+import { isRealDate } from '../modules/catalog/dates.js';
+import { fail, validationFailed, type FieldError } from './errors.js';
 
 const TYPE_NAMES: Record<string, string> = {
   string: '문자열', number: '숫자', int: '정수', boolean: '불리언', object: '객체', array: '배열', null: 'null',
@@ -56,11 +57,51 @@ export function toFieldErrors(issues: readonly z.core.$ZodIssue[]): FieldError[]
   return out;
 }
 
+/** Field code of a well-formed date that names no day (2026-02-30, 9200-20-25): spec 01 §7 makes it 400 `INVALID_PARAMETER`. */
+export const NONEXISTENT_DATE = 'NONEXISTENT_DATE';
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const INSTANT = /^(\d{4}-\d{2}-\d{2})T(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
+const nonexistent = { message: '존재하지 않는 날짜입니다.', params: { code: NONEXISTENT_DATE } };
+
+/** Every calendar date a request carries (query or body): `YYYY-MM-DD`, and a day that exists. */
+export const dateInput = z
+  .string()
+  .regex(DATE, 'YYYY-MM-DD 형식이어야 합니다.')
+  .refine((value) => !DATE.test(value) || isRealDate(value), nonexistent)
+  .meta({ format: 'date' });
+
+/** Every instant a request carries: ISO 8601 date-time with `Z` or an offset, on a day that exists. */
+export const instantInput = z
+  .string()
+  .regex(INSTANT, 'ISO 8601 시각(예: 2026-11-24T09:00:00+09:00)이어야 합니다.')
+  .refine((value) => !INSTANT.test(value) || isRealDate(value.slice(0, 10)), nonexistent)
+  .meta({ format: 'date-time' });
+
+/**
+ * Parses a request part. A schema whose refinement or transform throws (a defect of the schema, such as a
+ * `new URL()` on unchecked text) still only ever answers 400: checking bad input must not become a 500.
+ */
 export function parseWith<T>(schema: z.ZodType<T>, value: unknown): T {
-  const result = schema.safeParse(value, { reportInput: true });
-  if (!result.success) throw validationFailed(toFieldErrors(result.error.issues));
-  return result.data;
+  let result: z.ZodSafeParseResult<T>;
+  try {
+    result = schema.safeParse(value, { reportInput: true });
+  } catch (error) {
+    console.error('[svc] a request schema threw while checking its input (answered 400):', error);
+    throw validationFailed([{ field: '', code: 'UNCHECKABLE', message: '값을 검사할 수 없습니다. 형식을 확인하세요.' }]);
+  }
+  if (result.success) return result.data;
+  const { issues } = result.error;
+  // A form that is well formed but for a day that does not exist is INVALID_PARAMETER, as in spec 01 §7.
+  if (issues.every((issue) => issue.code === 'custom' && issue.params?.code === NONEXISTENT_DATE)) {
+    const [first] = issues;
+    throw fail(400, 'INVALID_PARAMETER', { field: first.path.map(String).join('.'), value: valueAt(value, first.path), reason: NONEXISTENT_DATE });
+  }
+  throw validationFailed(toFieldErrors(issues));
 }
+
+const valueAt = (value: unknown, path: readonly PropertyKey[]) =>
+  path.reduce<unknown>((node, key) => (node !== null && typeof node === 'object' ? (node as Record<PropertyKey, unknown>)[key] : undefined), value);
 
 /** Query strings arrive as strings: one value per key (a repeated key is a form error, not a silent pick). */
 export function queryObject(params: URLSearchParams, ignored: ReadonlySet<string>): Record<string, string> {

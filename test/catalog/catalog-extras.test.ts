@@ -55,6 +55,51 @@ test('uploads: bad forms are 400 by field; another store\'s image is TENANT_MISM
   fails(await svc.api('POST', '/v1/products', { body: { name: 'x', salePrice: 1000, images: [theirs.uploadId] } }), 403, 'TENANT_MISMATCH');
 });
 
+test('uploads are what their declared type says: the first bytes must match, or 400 CONTENT_TYPE_MISMATCH', async () => {
+  const file = (bytes: string | Uint8Array, type: string, name = 'f') => new File([bytes], name, { type });
+  const refused: [File, string][] = [
+    [file('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>', 'image/png'), 'product-image'],
+    [file('<html><script>alert(1)</script></html>', 'image/jpeg'), 'product-image'],
+    [file(Buffer.from('GIF89a\x01\x00\x01\x00', 'latin1'), 'image/png'), 'product-image'],
+    [file(PNG, 'image/webp'), 'product-image'],
+    [file('%PDF', 'image/avif'), 'product-image'],
+    [file('<html>', 'application/pdf'), 'flow-attachment'],
+    [file(Buffer.from([0x61, 0x00, 0x62]), 'text/plain'), 'flow-attachment'],
+    [file(Buffer.from([0xff, 0xfe, 0x41]), 'text/plain'), 'flow-attachment'],
+  ];
+  for (const [f, purpose] of refused) {
+    const res = await upload({ file: f, purpose });
+    assert.is(res.status, 400, `${f.type}: ${JSON.stringify(res.body)}`);
+    assert.equal(res.body.error.fieldErrors.map((e: any) => [e.field, e.code]), [['file', 'CONTENT_TYPE_MISMATCH']]);
+  }
+  const avif = Buffer.concat([Buffer.from([0, 0, 0, 0x1c]), Buffer.from('ftypmif1\0\0\0\0mif1avifmiaf', 'latin1')]);
+  const accepted: [File, string][] = [
+    [file(Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10]), 'image/jpeg'), 'product-image'],
+    [file(Buffer.from('GIF87a\x01\x00', 'latin1'), 'image/gif'), 'product-image'],
+    [file(Buffer.from('RIFF\x1a\0\0\0WEBPVP8L', 'latin1'), 'image/webp'), 'product-image'],
+    [file(avif, 'image/avif'), 'product-image'],
+    [file('%PDF-1.7\n', 'application/pdf'), 'flow-attachment'],
+    [file('배송 메모', 'text/plain'), 'flow-attachment'],
+  ];
+  for (const [f, purpose] of accepted) assert.is((await upload({ file: f, purpose })).status, 201, f.type);
+});
+
+test('served uploads: nosniff, and the client\'s file name only escaped in Content-Disposition (RFC 6266, RFC 8187)', async () => {
+  const names = [`it's (1) "draft"; x=y\\.png`, '상품 사진 100%.png', `${'a'.repeat(199)}😀b.png`];
+  for (const name of names) {
+    const res = await upload({ file: png(name), purpose: 'product-image' });
+    assert.is(res.status, 201, JSON.stringify(res.body));
+    const stored = [...name].slice(0, 200).join('');
+    assert.is(res.body.data.filename, stored);
+    const served = await fetch(res.body.data.url);
+    assert.is(served.headers.get('x-content-type-options'), 'nosniff');
+    const disposition = served.headers.get('content-disposition') ?? '';
+    const match = /^inline; filename="([A-Za-z0-9._-]+)"; filename\*=UTF-8''((?:[A-Za-z0-9!#$&+.^_`|~-]|%[0-9A-F]{2})+)$/.exec(disposition);
+    assert.ok(match, disposition);
+    assert.is(decodeURIComponent(match![2]), stored);
+  }
+});
+
 test('product images are uploads: first is representative, URLs come back, unknown ids refused', async () => {
   const a = (await upload({ file: png('a.png'), purpose: 'product-image' })).body.data;
   const b = (await upload({ file: png('b.png'), purpose: 'product-image' })).body.data;
@@ -74,8 +119,10 @@ test('categories: create, tree, leaf rules, flowId on leaves only, delete only w
   const leaf = (await svc.api('POST', '/v1/categories', { body: { name: '과일', parentId: root.data.categoryId } })).data;
   assert.is(leaf.leaf, true);
   assert.is((await svc.api('GET', `/v1/categories/${root.data.categoryId}`)).data.leaf, false);
-  fails(await svc.api('PATCH', `/v1/categories/${root.data.categoryId}`, { body: { flowId: 'flow_x' } }), 400, 'CATEGORY_NOT_LEAF');
-  assert.is((await svc.api('PATCH', `/v1/categories/${leaf.categoryId}`, { body: { flowId: 'flow_x', name: '제철 과일' } })).data.flowId, 'flow_x');
+  const flowId = (await svc.api('GET', '/v1/commerce-flows')).data.contents.find((f: any) => f.kind === 'SHIPPING').flowId;
+  fails(await svc.api('PATCH', `/v1/categories/${root.data.categoryId}`, { body: { flowId } }), 400, 'CATEGORY_NOT_LEAF');
+  fails(await svc.api('PATCH', `/v1/categories/${leaf.categoryId}`, { body: { flowId: 'flw_nope' } }), 404, 'FLOW_NOT_FOUND');
+  assert.is((await svc.api('PATCH', `/v1/categories/${leaf.categoryId}`, { body: { flowId, name: '제철 과일' } })).data.flowId, flowId);
   fails(await svc.api('POST', '/v1/categories', { body: { name: '사과', parentId: leaf.categoryId } }), 409, 'CATEGORY_IN_USE');
   fails(await svc.api('PATCH', `/v1/categories/${root.data.categoryId}`, { body: { parentId: leaf.categoryId } }), 400, 'VALIDATION_FAILED');
   fails(await svc.api('DELETE', `/v1/categories/${root.data.categoryId}`), 409, 'CATEGORY_IN_USE');

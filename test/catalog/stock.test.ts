@@ -40,6 +40,25 @@ test('stock never goes negative: 409 INSUFFICIENT_STOCK, nothing changes', async
   assert.is((await read(svc.api, p.productId)).stockQuantity, 2);
 });
 
+test('an adjustment never raises stock past the largest stockQuantity accepted: 409 STOCK_LIMIT_EXCEEDED, nothing changes', async () => {
+  const max = 1_000_000_000;
+  const p = await createProduct(svc.api, { stockQuantity: max - 5 });
+  assert.is((await svc.api('PATCH', stockPath(p), { body: { adjustment: 5 } })).data.stockQuantity, max, 'up to the bound is fine');
+  fails(await svc.api('PATCH', stockPath(p), { body: { stockQuantity: max + 1 } }), 400, 'VALIDATION_FAILED');
+  for (const adjustment of [1, max]) {
+    const res = await svc.api('PATCH', stockPath(p), { body: { adjustment } });
+    fails(res, 409, 'STOCK_LIMIT_EXCEEDED');
+    assert.is(res.body.error.details.maximum, max);
+  }
+  assert.is((await read(svc.api, p.productId)).stockQuantity, max);
+  // A cut is always allowed, and units given back by a cancellation are never refused.
+  assert.is((await svc.api('PATCH', stockPath(p), { body: { adjustment: -1 } })).data.stockQuantity, max - 1);
+  sell(p, 2);
+  await svc.api('PATCH', stockPath(p), { body: { stockQuantity: max } });
+  svc.services.sqlite.transaction(() => restoreStock(svc.services.db, svc.services.clock.now(), { storeId: svc.storeId, productId: p.productId, variantId: p.variants[0].variantId, quantity: 2 }))();
+  assert.is((await read(svc.api, p.productId)).stockQuantity, max + 2);
+});
+
 test('reaching 0: SOLD_OUT when no variant on sale has stock; PRODUCT.OUT_OF_STOCK once per variant', async () => {
   const p = await createProduct(svc.api, { options: [{ name: 'c', values: ['a', 'b', 'c'] }], variants: [{ optionValues: ['a'], stockQuantity: 2 }, { optionValues: ['b'], stockQuantity: 1 }, { optionValues: ['c'], stockQuantity: 4, saleOn: false }] });
   assert.is((await svc.api('PATCH', stockPath(p, 0), { body: { adjustment: -2 } })).data.productStatus, 'ON_SALE');

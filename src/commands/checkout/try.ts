@@ -95,6 +95,8 @@ export default class CheckoutTry extends ApiCommand<typeof CheckoutTry> {
     this.output(order, () => {
       printOrder(this, order);
       this.log(`See it in: svc orders list   ·   svc payments get ${order.payment.paymentId}`);
+      const first = order.items[0];
+      this.log(`Move it:   svc orders ${first.fulfillmentSnapshot.type === 'SHIPPING' ? 'confirm' : 'fulfill'} ${first.orderItemId}   ·   svc orders flow ${first.orderItemId}`);
     });
   }
 

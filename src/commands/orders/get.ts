@@ -10,7 +10,7 @@ export function printOrder(cmd: Pick<ApiCommand<any>, 'log'>, order: any) {
   for (const item of order.items) {
     const options = item.optionValues.length ? ` [${item.optionValues.join(' / ')}]` : '';
     const stay = item.stay ? ` ${item.stay.checkIn}→${item.stay.checkOut}` : '';
-    cmd.log(`  ${item.orderItemNo}  ${item.productName}${options}${stay} × ${item.quantity}  ${won(item.amount)}  ${item.fulfillmentSnapshot.type}`);
+    cmd.log(`  ${item.orderItemNo}  ${item.productName}${options}${stay} × ${item.quantity}  ${won(item.amount)}  ${item.fulfillmentSnapshot.type}  ${item.status}  ${item.orderItemId}`);
   }
   const a = order.amounts;
   cmd.log(`  items ${won(a.itemsAmount)} + shipping ${won(a.deliveryAmount)}${a.remoteSurcharge ? ` + remote ${won(a.remoteSurcharge)}` : ''} = ${won(a.totalAmount)}`);

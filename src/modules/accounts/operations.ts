@@ -1,19 +1,39 @@
 import { desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { fail } from '../../server/errors.js';
-import { defineOperation, reply } from '../../server/registry.js';
+import { defineOperation } from '../../server/registry.js';
+import { roleSchema } from '../stores/schema.js';
 import { createStore, listUserStores, STORE_CODE } from '../stores/service.js';
 import { STORE_PLATFORM_CLIENT } from './clients.js';
 import { clientAddress } from './oauth.js';
 import { accessTokens } from './schema.js';
 import { ALL_SCOPES, isKnownScope } from './scopes.js';
 import {
-  ACCESS_TOKEN_DEFAULT_DAYS, ACCESS_TOKEN_MAX_DAYS, confirmPasswordReset, createAccessToken, FRESH_LOGIN_SECONDS,
-  openLoginSession, presentAccessToken, requestPasswordReset, revokeAccessToken, revokeLoginSession, signup, verifyCredentials,
+  ACCESS_TOKEN_DEFAULT_DAYS, ACCESS_TOKEN_MAX_DAYS, accessTokenSchema, confirmPasswordReset, createAccessToken, FRESH_LOGIN_SECONDS, loginTokensSchema,
+  newAccessTokenSchema, newAccountSchema, openLoginSession, presentAccessToken, requestPasswordReset, revokeAccessToken, revokeLoginSession, signup,
+  verifyCredentials,
 } from './service.js';
 
 const tag = 'Accounts';
 const password = z.string().min(8).max(128);
+
+/** The account and token behind a request (`GET /auth/v1/me`). */
+const meSchema = z.object({
+  userId: z.string(),
+  email: z.string(),
+  name: z.string(),
+  token: z.object({
+    kind: z.enum(['login', 'access', 'installation']),
+    tokenId: z.string(),
+    clientId: z.string().nullable(),
+    storePlatform: z.boolean(),
+    /** null: every scope the role allows. */
+    scopes: z.array(z.string()).nullable(),
+    storeScope: accessTokenSchema.shape.storeScope,
+    agent: z.boolean(),
+    buyerDelegation: z.boolean(),
+  }),
+});
 
 export const accountOperations = [
   defineOperation({
@@ -25,6 +45,8 @@ export const accountOperations = [
     auth: 'none',
     status: 201,
     body: z.object({ email: z.email().max(254), password, name: z.string().min(1).max(50) }).strict(),
+    response: newAccountSchema,
+    errors: { 409: ['EMAIL_TAKEN'] },
     async: true,
     handler: (ctx) => signup(ctx.services, ctx.body),
   }),
@@ -36,6 +58,8 @@ export const accountOperations = [
     tag,
     auth: 'none',
     body: z.object({ email: z.string().min(1).max(254), password: z.string().min(1).max(128) }).strict(),
+    response: loginTokensSchema.extend({ user: newAccountSchema.pick({ userId: true, email: true, name: true }) }),
+    errors: { 401: ['INVALID_LOGIN'], 429: ['LOGIN_THROTTLED'] },
     async: true,
     handler: async (ctx) => {
       const user = await verifyCredentials(ctx.services, ctx.body.email, ctx.body.password, clientAddress(ctx.event, ctx.services));
@@ -52,6 +76,7 @@ export const accountOperations = [
     auth: 'account',
     callers: ['login'],
     idempotent: false,
+    response: z.object({ loggedOut: z.literal(true) }),
     handler: (ctx) => {
       revokeLoginSession(ctx.services, ctx.principal!.tokenId);
       return { loggedOut: true };
@@ -64,7 +89,8 @@ export const accountOperations = [
     summary: 'The account and token behind the request',
     tag,
     auth: 'account',
-    handler: (ctx) => {
+    response: meSchema,
+    handler: (ctx): z.output<typeof meSchema> => {
       const p = ctx.principal!;
       return {
         userId: p.userId,
@@ -76,7 +102,7 @@ export const accountOperations = [
           clientId: p.clientId,
           storePlatform: p.storePlatform,
           scopes: p.scopes === null ? null : [...p.scopes],
-          storeScope: p.storeIds === null ? { all: true } : { storeIds: p.storeIds },
+          storeScope: p.storeIds === null ? { all: true } : { storeIds: [...p.storeIds] },
           agent: p.agent,
           buyerDelegation: p.buyerDelegation,
         },
@@ -96,6 +122,8 @@ export const accountOperations = [
       name: z.string().min(1).max(50),
       code: z.string().regex(STORE_CODE, { message: '영문 소문자, 숫자, 하이픈 3~30자이며 하이픈으로 시작하거나 끝날 수 없습니다.' }),
     }).strict(),
+    response: z.object({ storeId: z.string(), code: z.string(), name: z.string(), role: roleSchema }),
+    errors: { 409: ['STORE_CODE_TAKEN'] },
     handler: (ctx) => {
       const store = createStore(ctx.services, ctx.principal!.userId, ctx.body);
       return { storeId: store.id, code: store.code, name: store.name, role: 'OWNER' };
@@ -113,7 +141,9 @@ export const accountOperations = [
     status: 201,
     body: z.object({
       name: z.string().min(1).max(50),
-      scopes: z.array(z.string().refine(isKnownScope, { message: `알 수 없는 범위입니다. 사용 가능: ${ALL_SCOPES.join(', ')}`, params: { code: 'UNKNOWN_SCOPE' } })).min(1).max(ALL_SCOPES.length),
+      // The enum is for the document; the refinement keeps the field code UNKNOWN_SCOPE.
+      scopes: z.array(z.string().refine(isKnownScope, { message: `알 수 없는 범위입니다. 사용 가능: ${ALL_SCOPES.join(', ')}`, params: { code: 'UNKNOWN_SCOPE' } }).meta({ enum: ALL_SCOPES }))
+        .min(1).max(ALL_SCOPES.length),
       storeScope: z.union([
         z.object({ all: z.literal(true) }).strict(),
         z.object({ storeIds: z.array(z.string().min(1)).min(1).max(100) }).strict(),
@@ -122,6 +152,8 @@ export const accountOperations = [
       agent: z.boolean().default(false),
       buyerDelegation: z.boolean().default(false),
     }).strict(),
+    response: newAccessTokenSchema,
+    errors: { 403: ['NOT_A_MEMBER'], 409: ['TOKEN_LIMIT_EXCEEDED'] },
     async: true,
     handler: async (ctx) => {
       const { storeScope } = ctx.body;
@@ -141,6 +173,7 @@ export const accountOperations = [
     tag,
     auth: 'account',
     callers: ['storePlatform'],
+    response: z.object({ contents: z.array(accessTokenSchema) }),
     handler: (ctx) => {
       const rows = ctx.db.select().from(accessTokens).where(eq(accessTokens.userId, ctx.principal!.userId)).orderBy(desc(accessTokens.createdAt)).all();
       return { contents: rows.map((r) => presentAccessToken(r, ctx.now)) };
@@ -155,6 +188,8 @@ export const accountOperations = [
     auth: 'account',
     callers: ['storePlatform'],
     params: z.object({ tokenId: z.string() }),
+    response: accessTokenSchema,
+    errors: { 404: ['NOT_FOUND'] },
     handler: (ctx) => revokeAccessToken(ctx.services, ctx.principal!.userId, ctx.params.tokenId),
   }),
   defineOperation({
@@ -164,10 +199,13 @@ export const accountOperations = [
     summary: 'Mail a password-reset token (the answer is the same for unknown e-mails)',
     tag,
     auth: 'none',
+    status: 202,
     body: z.object({ email: z.string().min(1).max(254) }).strict(),
+    response: z.object({ requested: z.literal(true) }),
+    errors: { 429: ['PASSWORD_RESET_THROTTLED'] },
     handler: (ctx) => {
       requestPasswordReset(ctx.services, ctx.body.email);
-      return reply(202, { requested: true });
+      return { requested: true };
     },
   }),
   defineOperation({
@@ -178,6 +216,8 @@ export const accountOperations = [
     tag,
     auth: 'none',
     body: z.object({ token: z.string().min(1), newPassword: password }).strict(),
+    response: z.object({ passwordChanged: z.literal(true) }),
+    errors: { 400: ['RESET_TOKEN_INVALID'] },
     async: true,
     handler: async (ctx) => {
       await confirmPasswordReset(ctx.services, ctx.body.token, ctx.body.newPassword);

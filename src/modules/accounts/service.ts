@@ -1,4 +1,5 @@
 import { and, eq, gt, isNull, lt } from 'drizzle-orm';
+import { z } from 'zod';
 import { countRows } from '../../db/client.js';
 import { newId, newSecret } from '../../db/ids.js';
 import { fail } from '../../server/errors.js';
@@ -9,6 +10,7 @@ import { invalidatePrincipals } from './principal.js';
 import { accessTokens, authorizationCodes, loginSessions, passwordResets, refreshTokens, users } from './schema.js';
 import { clearAttempts, releaseAttempt, reserveAttempt, type ThrottleRule } from '../../server/throttle.js';
 import { defineMessages } from '../../server/messages.js';
+import { instant } from '../../server/responses.js';
 import { hashSecret, signToken, verifyToken } from './tokens.js';
 
 const MINUTE = 60_000;
@@ -38,7 +40,10 @@ const RESET_MAILS: ThrottleRule = { limit: 5, windowMs: 60 * MINUTE };
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
-export async function signup(services: Services, input: { email: string; password: string; name: string }) {
+/** A new account as `POST /auth/v1/signup` answers it. */
+export const newAccountSchema = z.object({ userId: z.string(), email: z.string(), name: z.string(), createdAt: instant });
+
+export async function signup(services: Services, input: { email: string; password: string; name: string }): Promise<z.output<typeof newAccountSchema>> {
   const email = normalizeEmail(input.email);
   const passwordHash = await hashPassword(input.password);
   const { db, clock } = services;
@@ -76,14 +81,17 @@ export async function verifyCredentials(services: Services, email: string, passw
   return user;
 }
 
-export interface LoginTokens {
-  accessToken: string;
-  tokenType: 'Bearer';
-  expiresIn: number;
-  refreshToken: string;
-  refreshTokenExpiresAt: string;
-  scope: string;
-}
+/** A login's token pair (issueLoginTokens). */
+export const loginTokensSchema = z.object({
+  accessToken: z.string(),
+  tokenType: z.literal('Bearer'),
+  /** Seconds the access token lives. */
+  expiresIn: z.number().int(),
+  refreshToken: z.string(),
+  refreshTokenExpiresAt: instant,
+  scope: z.string(),
+});
+export type LoginTokens = z.output<typeof loginTokensSchema>;
 
 /** Opens a login session (one OAuth grant) and issues its first token pair. */
 export async function openLoginSession(services: Services, input: { sessionId?: string; userId: string; clientId: string; scope: string; authTime: number }) {
@@ -253,7 +261,24 @@ export async function createAccessToken(services: Services, userId: string, inpu
   return { ...presentAccessToken(row, now), token: value };
 }
 
-export function presentAccessToken(t: typeof accessTokens.$inferSelect, now: number) {
+/** An account access token as lists show it; its value appears only in the answer that created it. */
+export const accessTokenSchema = z.object({
+  tokenId: z.string(),
+  name: z.string(),
+  scopes: z.array(z.string()),
+  storeScope: z.union([z.object({ all: z.literal(true) }), z.object({ storeIds: z.array(z.string()) })]),
+  agent: z.boolean(),
+  buyerDelegation: z.boolean(),
+  tokenSuffix: z.string(),
+  status: z.enum(['ACTIVE', 'EXPIRED', 'REVOKED']),
+  createdAt: instant,
+  expiresAt: instant,
+  lastUsedAt: instant.nullable(),
+  revokedAt: instant.nullable(),
+});
+export const newAccessTokenSchema = accessTokenSchema.extend({ token: z.string() });
+
+export function presentAccessToken(t: typeof accessTokens.$inferSelect, now: number): z.output<typeof accessTokenSchema> {
   return {
     tokenId: t.id,
     name: t.name,

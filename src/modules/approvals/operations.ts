@@ -2,14 +2,15 @@ import { and, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { countRows } from '../../db/client.js';
 import { fail } from '../../server/errors.js';
-import { pageQuery, paginated } from '../../server/paging.js';
+import { pageOf, pageQuery, paginated } from '../../server/paging.js';
 import { defineOperation, type StoreCtx } from '../../server/registry.js';
-import { approvalRequests } from './schema.js';
-import { decideApproval, loadApproval, presentApproval } from './service.js';
+import { APPROVAL_STATUSES, approvalRequests } from './schema.js';
+import { approvalSchema, decideApproval, loadApproval, presentApproval } from './service.js';
 
 const tag = 'Approvals';
 const params = z.object({ approvalId: z.string() });
-const STATUSES = ['PENDING', 'EXECUTING', 'SUCCEEDED', 'FAILED', 'UNKNOWN', 'REJECTED', 'EXPIRED'] as const;
+/** Naming an approval request of another store is 403, a missing one 404. */
+const approvalLookup = { 403: ['TENANT_MISMATCH'], 404: ['APPROVAL_NOT_FOUND'] };
 
 /** Deciding is for people on the store platform, OWNER or ADMIN; agents may never decide (spec 01 §5.6). */
 const decision = (operationId: string, path: string, summary: string, choice: 'APPROVE' | 'REJECT') => defineOperation({
@@ -25,6 +26,8 @@ const decision = (operationId: string, path: string, summary: string, choice: 'A
   idempotent: false,
   params,
   target: (ctx) => ({ type: 'APPROVAL_REQUEST', id: ctx.params.approvalId }),
+  response: approvalSchema,
+  errors: { ...approvalLookup, 409: ['APPROVAL_NOT_PENDING', 'APPROVAL_EXPIRED'] },
   async: true,
   handler: (ctx) => decideApproval(ctx, ctx.params.approvalId, choice),
 });
@@ -38,7 +41,8 @@ export const approvalOperations = [
     tag,
     auth: 'store',
     roles: ['OWNER', 'ADMIN'],
-    query: z.object({ status: z.enum(STATUSES).default('PENDING'), ...pageQuery(100) }).strict(),
+    query: z.object({ status: z.enum(APPROVAL_STATUSES).default('PENDING'), ...pageQuery(100) }).strict(),
+    response: pageOf(approvalSchema),
     handler: (ctx) => {
       // Pending ones past 24 hours read as expired even before the expiry job ran.
       const where = and(eq(approvalRequests.storeId, ctx.store.id), eq(approvalRequests.status, ctx.query.status));
@@ -55,6 +59,8 @@ export const approvalOperations = [
     tag,
     auth: 'store',
     params,
+    response: approvalSchema,
+    errors: approvalLookup,
     handler: (ctx: StoreCtx<undefined, unknown, { approvalId: string }>) => {
       const row = loadApproval(ctx, ctx.params.approvalId);
       const approver = ctx.store.role === 'OWNER' || ctx.store.role === 'ADMIN';

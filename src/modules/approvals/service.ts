@@ -1,4 +1,5 @@
 import { and, asc, eq, inArray, isNull, lt, max } from 'drizzle-orm';
+import { z } from 'zod';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { successOutgoing, toApiError, type Outgoing } from '../../server/envelope.js';
@@ -7,6 +8,7 @@ import { sendMail } from '../../server/mail.js';
 import type { RawRequest } from '../../server/pipeline.js';
 import type { Operation, StoreCtx, Target } from '../../server/registry.js';
 import type { Services } from '../../server/services.js';
+import { instant } from '../../server/responses.js';
 import { requireOwned } from '../../server/tenancy.js';
 import { users } from '../accounts/schema.js';
 import { principalOfRecord } from '../accounts/principal.js';
@@ -14,7 +16,7 @@ import { auditLogs } from '../audit/schema.js';
 import { writeAudit } from '../audit/service.js';
 import { members } from '../stores/schema.js';
 import { countAiAction } from '../stores/usage.js';
-import { approvalRequests, type ApprovalStatus } from './schema.js';
+import { APPROVAL_STATUSES, approvalRequests, type ApprovalStatus } from './schema.js';
 
 const HOUR = 3600_000;
 export const APPROVAL_TTL_MS = 24 * HOUR;
@@ -24,7 +26,30 @@ const EXECUTION_STALE_MS = 5 * 60_000;
 
 type ApprovalRow = typeof approvalRequests.$inferSelect;
 
-export function presentApproval(services: Services, row: ApprovalRow) {
+/** An approval request as the API shows it (presentApproval). */
+export const approvalSchema = z.object({
+  approvalId: z.string(),
+  status: z.enum(APPROVAL_STATUSES),
+  operationId: z.string(),
+  operationName: z.string(),
+  reason: z.string(),
+  request: z.object({ method: z.string(), path: z.string() }),
+  target: z.object({ type: z.string(), id: z.string().nullable() }).nullable(),
+  requestedBy: z.object({ type: z.literal('AGENT'), id: z.string(), name: z.string() }),
+  createdAt: instant,
+  expiresAt: instant,
+  decidedAt: instant.nullable(),
+  decidedBy: z.string().nullable(),
+  approvalUrl: z.url(),
+  /** The held request's answer once it ran: its status and `data`, or its error. */
+  result: z.object({
+    statusCode: z.number().int(),
+    data: z.unknown().optional(),
+    error: z.object({ code: z.string(), message: z.string() }).optional(),
+  }).nullable(),
+});
+
+export function presentApproval(services: Services, row: ApprovalRow): z.output<typeof approvalSchema> {
   return {
     approvalId: row.id,
     status: row.status,
@@ -108,6 +133,9 @@ export function requestApproval(services: Services, input: ApprovalInput): Outgo
     return { ...pendingOutgoing(services, row), approvalId: row.id };
   })();
 }
+
+/** `data` of the 202 APPROVAL_REQUIRED answer to an agent's held request (pendingOutgoing). */
+export const pendingApprovalSchema = approvalSchema.pick({ approvalId: true, status: true, operationId: true, reason: true, expiresAt: true, approvalUrl: true });
 
 function pendingOutgoing(services: Services, row: ApprovalRow): Outgoing {
   const { approvalId, status, operationId, reason, expiresAt, approvalUrl } = presentApproval(services, row);

@@ -1,11 +1,12 @@
 import { and, desc, eq, gte, inArray, lt, or, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { fail } from '../../server/errors.js';
+import { commaList } from '../../server/formats.js';
+import { cursorPageOf } from '../../server/paging.js';
 import { defineOperation } from '../../server/registry.js';
+import { instantInput } from '../../server/validation.js';
 import { auditLogs } from './schema.js';
-import { presentAudit } from './service.js';
-
-const instant = z.string().refine((v) => !Number.isNaN(Date.parse(v)), { message: 'ISO 8601 시각이어야 합니다.', params: { code: 'INVALID_FORMAT' } });
+import { ACTOR_TYPES, auditLogSchema, presentAudit } from './service.js';
 
 export const auditOperations = [
   defineOperation({
@@ -18,7 +19,7 @@ export const auditOperations = [
     scope: 'audit:r',
     roles: ['OWNER', 'ADMIN'],
     query: z.object({
-      actorType: z.string().optional(),
+      actorType: commaList(z.enum(ACTOR_TYPES)).optional(),
       actorId: z.string().optional(),
       action: z.string().optional(),
       targetType: z.string().optional(),
@@ -28,15 +29,17 @@ export const auditOperations = [
       requestId: z.string().optional(),
       approvalId: z.string().optional(),
       kind: z.enum(['REQUEST', 'DOMAIN']).optional(),
-      from: instant.optional(),
-      to: instant.optional(),
+      from: instantInput.optional(),
+      to: instantInput.optional(),
       cursor: z.string().optional(),
       limit: z.coerce.number().int().min(1).max(100).default(50),
     }).strict(),
+    response: cursorPageOf(auditLogSchema),
+    errors: { 400: ['INVALID_PARAMETER'] },
     handler: (ctx) => {
       const q = ctx.query;
       const where: (SQL | undefined)[] = [eq(auditLogs.storeId, ctx.store.id)];
-      if (q.actorType) where.push(inArray(auditLogs.actorType, q.actorType.split(',').map((s) => s.trim())));
+      if (q.actorType) where.push(inArray(auditLogs.actorType, q.actorType));
       if (q.actorId) where.push(eq(auditLogs.actorId, q.actorId));
       if (q.action) where.push(eq(auditLogs.action, q.action));
       if (q.targetType) where.push(eq(auditLogs.targetType, q.targetType));

@@ -1,11 +1,15 @@
 import { sql } from 'drizzle-orm';
+import { z } from 'zod';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
+import { instant } from '../../server/responses.js';
 import type { Services } from '../../server/services.js';
 import { auditLogs } from './schema.js';
 
 export type AuditResult = 'SUCCEEDED' | 'FAILED' | 'PENDING_APPROVAL' | 'DENIED' | 'DRY_RUN';
+/** Actor types of spec 01 §5.9 (`TOKEN` only in old records). */
+export const ACTOR_TYPES = ['USER', 'AGENT', 'APP', 'SYSTEM', 'TOKEN'] as const;
 
 export interface AuditEntry {
   storeId: string;
@@ -85,7 +89,26 @@ export function writeAudit(services: Services, entry: AuditEntry) {
   });
 }
 
-export function presentAudit(row: typeof auditLogs.$inferSelect) {
+/** An audit record as `GET /v1/audit-logs` lists it (presentAudit). */
+export const auditLogSchema = z.object({
+  auditLogId: z.string(),
+  kind: z.enum(['REQUEST', 'DOMAIN']),
+  actor: z.object({ type: z.string(), id: z.string(), name: z.string() }),
+  source: z.string(),
+  action: z.string(),
+  target: z.object({ type: z.string(), id: z.string().nullable() }).nullable(),
+  outcome: z.object({ statusCode: z.number().int(), result: z.string(), errorCode: z.string().nullable() }),
+  requestId: z.string(),
+  traceId: z.string(),
+  idempotencyKey: z.string().nullable(),
+  approvalId: z.string().nullable(),
+  /** Domain records: the fields that changed. */
+  changes: z.unknown(),
+  metadata: z.record(z.string(), z.unknown()),
+  createdAt: instant,
+});
+
+export function presentAudit(row: typeof auditLogs.$inferSelect): z.output<typeof auditLogSchema> {
   return {
     auditLogId: row.id,
     kind: row.kind,

@@ -2,12 +2,14 @@ import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
+import { instant } from '../../server/responses.js';
 import { newId } from '../../db/ids.js';
 import { fail, validationFailed } from '../../server/errors.js';
 import { defineOperation, type StoreCtx } from '../../server/registry.js';
 import { categoryCreate, categoryPatch } from './inputs.js';
 import { categories, products } from './schema.js';
 import { hasChildCategory, loadCategory } from './service.js';
+import { requireFlowId } from '../flows/service.js';
 
 const tag = 'Catalog';
 const params = z.object({ categoryId: z.string() }).strict();
@@ -17,7 +19,21 @@ type CategoryRow = typeof categories.$inferSelect;
 const hasProducts = (db: Db, storeId: string, categoryId: string) =>
   db.select({ id: products.id }).from(products).where(and(eq(products.storeId, storeId), eq(products.categoryId, categoryId))).limit(1).get() !== undefined;
 
-function present(db: Db, c: CategoryRow) {
+const categoryView = z.object({
+  categoryId: z.string(),
+  name: z.string(),
+  parentId: z.string().nullable().describe('null for a top-level category'),
+  flowId: z.string().nullable().describe('Order flow assigned to the category (lowest-level categories only)'),
+  leaf: z.boolean().describe('True when the category has no sub-category: only such a category takes products and flows'),
+  createdAt: instant,
+  updatedAt: instant,
+});
+/** A category named by id: missing, or another store's. */
+const CATEGORY_LOOKUP = { 403: ['TENANT_MISMATCH'], 404: ['CATEGORY_NOT_FOUND'] } as const;
+/** Writes look up the category or its new parent, and refuse one in use (a parent holding products or a flow, a deleted category holding anything). */
+const CATEGORY_WRITE = { ...CATEGORY_LOOKUP, 404: ['CATEGORY_NOT_FOUND', 'FLOW_NOT_FOUND'], 409: ['CATEGORY_IN_USE'] } as const;
+
+function present(db: Db, c: CategoryRow): z.output<typeof categoryView> {
   return { categoryId: c.id, name: c.name, parentId: c.parentId, flowId: c.flowId, leaf: !hasChildCategory(db, c.id), createdAt: isoAt(c.createdAt), updatedAt: isoAt(c.updatedAt) };
 }
 
@@ -45,8 +61,11 @@ export const categoryOperations = [
     status: 201,
     body: categoryCreate,
     target: () => ({ type: 'CATEGORY', id: null }),
+    response: categoryView,
+    errors: CATEGORY_WRITE,
     handler: (ctx) => {
       if (ctx.body.parentId) requireParent(ctx, ctx.body.parentId);
+      requireFlowId(ctx.db, ctx.store.id, ctx.body.flowId);
       const row: CategoryRow = { id: newId('cat', ctx.now), storeId: ctx.store.id, name: ctx.body.name, parentId: ctx.body.parentId ?? null, flowId: ctx.body.flowId ?? null, createdAt: ctx.now, updatedAt: ctx.now };
       ctx.db.insert(categories).values(row).run();
       return present(ctx.db, row);
@@ -60,6 +79,7 @@ export const categoryOperations = [
     tag,
     auth: 'store',
     scope: 'category:r',
+    response: z.object({ contents: z.array(categoryView) }),
     handler: (ctx) => ({
       contents: ctx.db.select().from(categories).where(eq(categories.storeId, ctx.store.id)).orderBy(asc(categories.id)).all().map((c) => present(ctx.db, c)),
     }),
@@ -73,6 +93,8 @@ export const categoryOperations = [
     auth: 'store',
     scope: 'category:r',
     params,
+    response: categoryView,
+    errors: CATEGORY_LOOKUP,
     handler: (ctx) => present(ctx.db, loadCategory(ctx.db, ctx.store.id, ctx.params.categoryId)),
   }),
   defineOperation({
@@ -86,9 +108,12 @@ export const categoryOperations = [
     params,
     body: categoryPatch,
     target,
+    response: categoryView,
+    errors: { ...CATEGORY_WRITE, 400: ['CATEGORY_NOT_LEAF'] },
     handler: (ctx) => {
       const row = loadCategory(ctx.db, ctx.store.id, ctx.params.categoryId);
       if (ctx.body.parentId) requireParent(ctx, ctx.body.parentId, row.id);
+      requireFlowId(ctx.db, ctx.store.id, ctx.body.flowId);
       if (ctx.body.flowId && hasChildCategory(ctx.db, row.id)) throw fail(400, 'CATEGORY_NOT_LEAF', { categoryId: row.id });
       const next: CategoryRow = {
         ...row,
@@ -111,6 +136,8 @@ export const categoryOperations = [
     scope: 'category:rw',
     params,
     target,
+    response: z.object({ categoryId: z.string(), deleted: z.literal(true) }),
+    errors: CATEGORY_WRITE,
     handler: (ctx) => {
       const row = loadCategory(ctx.db, ctx.store.id, ctx.params.categoryId);
       if (hasChildCategory(ctx.db, row.id)) throw fail(409, 'CATEGORY_IN_USE', { categoryId: row.id, reason: 'HAS_CHILDREN' });

@@ -1,14 +1,22 @@
 import { z } from 'zod';
 import { pageQuery } from '../../server/paging.js';
+import { dateInput } from '../../server/validation.js';
 
 /** Request schemas of the catalog (spec 01 §2.2–2.7 and the field names fixed by issue 3). */
 
 const krw = z.number().int().min(0).max(1_000_000_000);
-/** Prices are checked for their unit in the handler: a wrong unit is `INVALID_PRICE_UNIT`, not a form error. */
+/**
+ * Prices are checked for their unit in the handler: a wrong unit is `INVALID_PRICE_UNIT`, not a form error.
+ * The OpenAPI document states the unit (and a full price's 10-won minimum) as the handler enforces them.
+ */
 const price = z.number().int().min(-1_000_000_000).max(1_000_000_000);
+const fullPrice = price.meta({ minimum: 10, multipleOf: 10 });
+const addOnAmount = price.meta({ multipleOf: 10 });
 const id = z.string().min(1).max(64);
 
-export const LIMITS = { axes: 3, valuesPerAxis: 100, combinations: 500, images: 10, nameLength: 100, bulk: 100, calendarDays: 400, buyerCalendarDays: 120, stayNights: 30, optionSets: 200 } as const;
+export const LIMITS = { axes: 3, valuesPerAxis: 100, combinations: 500, images: 10, nameLength: 100, bulk: 100, calendarDays: 400, buyerCalendarDays: 120, stayNights: 30, optionSets: 200, stockQuantity: 1_000_000_000 } as const;
+/** A variant's (or a dated day's) stock as a seller sets it; adjustments are held to the same bound (stock.ts). */
+const stock = z.number().int().min(0).max(LIMITS.stockQuantity);
 
 export const productStatus = z.enum(['ON_SALE', 'SOLD_OUT', 'SUSPENDED', 'ENDED']);
 export const inventoryMode = z.enum(['STANDARD', 'DATED']);
@@ -43,8 +51,8 @@ const sku = z.object({
 
 export const variantSettings = z.object({
   optionValues: z.array(optionValue).max(LIMITS.axes),
-  additionalAmount: price.optional(),
-  stockQuantity: krw.optional(),
+  additionalAmount: addOnAmount.optional(),
+  stockQuantity: stock.optional(),
   saleOn: z.boolean().optional(),
   sku: sku.nullable().optional(),
 }).strict();
@@ -90,12 +98,12 @@ export const refundOverride = z.object({
 
 const productFields = {
   name: z.string().trim().min(1).max(LIMITS.nameLength),
-  salePrice: price,
+  salePrice: fullPrice,
   listPrice: krw.nullable(),
   categoryId: id.nullable(),
   images: z.array(id).max(LIMITS.images),
   status: productStatus,
-  stockQuantity: krw,
+  stockQuantity: stock,
   options: optionAxes,
   variants: z.array(variantSettings).max(LIMITS.combinations),
   fulfillment: fulfillmentReplace,
@@ -122,7 +130,7 @@ export type ProductInput = Omit<ProductPatch, 'fulfillment'> & { fulfillment?: F
 export const optionsReplace = z.object({ options: optionAxes, variants: z.array(variantSettings).max(LIMITS.combinations).optional() }).strict();
 
 export const stockChange = z
-  .object({ stockQuantity: krw.optional(), adjustment: z.number().int().min(-1_000_000_000).max(1_000_000_000).optional() })
+  .object({ stockQuantity: stock.optional(), adjustment: z.number().int().min(-LIMITS.stockQuantity).max(LIMITS.stockQuantity).optional() })
   .strict()
   .superRefine((b, ctx) => {
     if ((b.stockQuantity === undefined) === (b.adjustment === undefined)) {
@@ -130,23 +138,20 @@ export const stockChange = z
     }
   });
 
-/** Format only; a date that does not exist (2026-02-30) is `INVALID_PARAMETER`, checked in the handler. */
-export const dateString = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD 형식이어야 합니다.');
-
 export const discountBody = z.object({
   method: z.enum(['PERCENT', 'AMOUNT']),
   value: z.number().int().min(1).max(1_000_000_000),
-  startDate: dateString,
-  endDate: dateString,
+  startDate: dateInput,
+  endDate: dateInput,
 }).strict();
 
 export const calendarWrite = z
   .object({
     variantIds: z.array(id).min(1).max(LIMITS.combinations),
-    from: dateString,
-    to: dateString,
-    stock: krw.optional(),
-    price: price.nullable().optional(),
+    from: dateInput,
+    to: dateInput,
+    stock: stock.optional(),
+    price: fullPrice.nullable().optional(),
     daysOfWeek: z.array(z.number().int().min(0).max(6)).min(1).max(7).optional(),
   })
   .strict()
@@ -156,7 +161,7 @@ export const calendarWrite = z
     }
   });
 
-export const dateRange = z.object({ from: dateString.optional(), to: dateString.optional() }).strict();
+export const dateRange = z.object({ from: dateInput.optional(), to: dateInput.optional() }).strict();
 
 export const productListQuery = z.object({
   ...pageQuery(100),

@@ -1,20 +1,21 @@
 import { and, eq, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
-import { paginated } from '../../server/paging.js';
+import { pageOf, paginated } from '../../server/paging.js';
+import { calendarDate, won } from '../../server/responses.js';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import { fail, validationFailed } from '../../server/errors.js';
 import { defineOperation, reply, type AgentPolicy, type Change, type StoreCtx } from '../../server/registry.js';
-import { datesIn, dayOfWeek, isRealDate, period, today } from './dates.js';
+import { datesIn, dayOfWeek, period, PERIOD_ERRORS, today } from './dates.js';
 import {
   bulkStatus, calendarWrite, dateRange, discountBody, LIMITS, optionsReplace, productCreate, productListQuery,
-  productPatch, productReplace, stockChange, type ProductInput, type ProductPatch,
+  productPatch, productReplace, productStatus, stockChange, type ProductInput, type ProductPatch,
 } from './inputs.js';
 import { productCalendar, products, productVariants, type Discount } from './schema.js';
 import {
-  assertPriceUnit, cachedPage, deleteProduct, listProducts, loadProduct, loadVariant,
-  presentDiscount, presentProduct, syncVariants, touchProduct, variantsOf, writeCtx, writeProduct, type ProductRow, type WriteMode,
+  assertPriceUnit, cachedPage, deleteProduct, discountView, listProducts, loadProduct, loadVariant,
+  presentDiscount, presentProduct, productView, syncVariants, touchProduct, variantsOf, writeCtx, writeProduct, type ProductRow, type WriteMode,
 } from './service.js';
 import { changeStock } from './stock.js';
 
@@ -22,6 +23,20 @@ const tag = 'Catalog';
 const productParams = z.object({ productId: z.string() }).strict();
 const variantParams = z.object({ productId: z.string(), variantId: z.string() }).strict();
 const productTarget = (ctx: { params: { productId: string } }) => ({ type: 'PRODUCT', id: ctx.params.productId });
+
+/** Errors of every operation on one product named by its id. */
+const PRODUCT_LOOKUP = { 403: ['TENANT_MISMATCH'], 404: ['PRODUCT_NOT_FOUND'] } as const;
+/** What `writeProduct` refuses, beyond the product lookup: prices, images, category, refund policy, locks. */
+const PRODUCT_WRITE = {
+  400: ['INVALID_PRICE_UNIT', 'CATEGORY_NOT_LEAF', 'REFUND_POLICY_NOT_APPLICABLE'],
+  403: ['TENANT_MISMATCH'],
+  404: ['CATEGORY_NOT_FOUND', 'FLOW_NOT_FOUND'],
+} as const;
+const PRODUCT_REWRITE = {
+  ...PRODUCT_WRITE,
+  404: ['PRODUCT_NOT_FOUND', 'CATEGORY_NOT_FOUND', 'FLOW_NOT_FOUND'],
+  409: ['PRODUCT_CHANGED', 'FULFILLMENT_TYPE_LOCKED', 'INVENTORY_MODE_LOCKED', 'VARIANT_IN_ORDER'],
+} as const;
 /** A write to one product that an AI agent may run only with approval, once the store went public (spec 01 §5.6). */
 const approvedProductWrite = {
   tag,
@@ -104,6 +119,22 @@ function calendarRows(db: Db, productId: string, from: string, to: string) {
     .all();
 }
 
+const productCalendarView = z.object({
+  productId: z.string(),
+  from: calendarDate,
+  to: calendarDate,
+  variants: z.array(z.object({
+    variantId: z.string(),
+    optionValues: z.array(z.string()),
+    days: z.array(z.object({
+      date: calendarDate,
+      stock: z.number().int().describe('0 for a day absent from the calendar (not sold)'),
+      price: won.describe('The day\'s price, else salePrice plus the variant\'s additional amount'),
+      priceSet: z.boolean().describe('Whether the day has a price of its own'),
+    })),
+  })),
+});
+
 /** Per variant and day in the period: stock (0 when absent) and the price of that day. */
 export function calendarDays(db: Db, product: ProductRow, from: string, to: string, basePrice: (additionalAmount: number) => number) {
   const rows = new Map(calendarRows(db, product.id, from, to).map((r) => [`${r.variantId} ${r.date}`, r]));
@@ -118,9 +149,6 @@ export function calendarDays(db: Db, product: ProductRow, from: string, to: stri
 }
 
 function checkDiscount(product: ProductRow, d: Discount) {
-  for (const field of ['startDate', 'endDate'] as const) {
-    if (!isRealDate(d[field])) throw fail(400, 'INVALID_PARAMETER', { field, value: d[field], reason: 'NONEXISTENT_DATE' });
-  }
   if (d.endDate < d.startDate) throw fail(400, 'INVALID_PARAMETER', { field: 'endDate', reason: 'TO_BEFORE_FROM' });
   if (d.method === 'PERCENT' && d.value > 99) {
     throw validationFailed([{ field: 'value', code: 'TOO_LARGE', message: '정률 할인은 1~99%입니다.' }]);
@@ -143,6 +171,9 @@ export const productOperations = [
     agent: 'direct',
     body: productCreate,
     target: () => ({ type: 'PRODUCT', id: null }),
+    response: productView,
+    status: 201,
+    errors: PRODUCT_WRITE,
     handler: (ctx) => productReply(ctx, writeProduct(writeCtx(ctx), 'create', null, ctx.body), 201),
   }),
   defineOperation({
@@ -154,6 +185,7 @@ export const productOperations = [
     auth: 'store',
     scope: 'product:r',
     query: productListQuery,
+    response: pageOf(productView),
     handler: (ctx) => cachedPage(ctx.db, ctx.store.id, `admin ${today(ctx.now)} ${JSON.stringify(ctx.query)}`, () => {
       const { rows, variants, page, size, total } = listProducts(ctx.db, ctx.store.id, ctx.query);
       const origin = ctx.services.config.origin;
@@ -169,6 +201,8 @@ export const productOperations = [
     auth: 'store',
     scope: 'product:r',
     params: productParams,
+    response: productView,
+    errors: PRODUCT_LOOKUP,
     handler: (ctx) => productReply(ctx, load(ctx)),
   }),
   defineOperation({
@@ -180,6 +214,8 @@ export const productOperations = [
     body: productReplace,
     target: productTarget,
     preview: (ctx) => ({ changes: productChanges(ctx) }),
+    response: productView,
+    errors: PRODUCT_REWRITE,
     handler: writeHandler('replace'),
   }),
   defineOperation({
@@ -196,6 +232,8 @@ export const productOperations = [
     body: productPatch,
     target: productTarget,
     preview: (ctx) => ({ changes: productChanges(ctx) }),
+    response: productView,
+    errors: PRODUCT_REWRITE,
     handler: writeHandler('patch'),
   }),
   defineOperation({
@@ -205,6 +243,8 @@ export const productOperations = [
     summary: 'Delete a product; refused when an order holds one of its variants (end the sale instead)',
     ...approvedProductWrite,
     target: productTarget,
+    response: z.object({ productId: z.string(), deleted: z.literal(true) }),
+    errors: { ...PRODUCT_LOOKUP, 409: ['VARIANT_IN_ORDER'] },
     handler: (ctx) => {
       deleteProduct(ctx.db, load(ctx));
       return { productId: ctx.params.productId, deleted: true };
@@ -218,6 +258,8 @@ export const productOperations = [
     ...approvedProductWrite,
     body: optionsReplace,
     target: productTarget,
+    response: productView,
+    errors: { ...PRODUCT_LOOKUP, 400: ['INVALID_PRICE_UNIT'], 409: ['VARIANT_IN_ORDER'] },
     handler: (ctx) => {
       const product = load(ctx);
       ctx.body.variants?.forEach((v, i) => v.additionalAmount !== undefined && assertPriceUnit(`variants.${i}.additionalAmount`, v.additionalAmount, { addOn: true }));
@@ -239,6 +281,8 @@ export const productOperations = [
     params: variantParams,
     body: stockChange,
     target: productTarget,
+    response: z.object({ productId: z.string(), variantId: z.string(), stockQuantity: z.number().int().describe('The variant\'s stock after the change'), productStatus: productStatus.describe('The product\'s sale status after the change (stock at 0 may sell it out)') }),
+    errors: { 403: ['TENANT_MISMATCH'], 404: ['PRODUCT_NOT_FOUND', 'VARIANT_NOT_FOUND'], 409: ['INVENTORY_MODE_DATED', 'INSUFFICIENT_STOCK', 'STOCK_LIMIT_EXCEEDED'] },
     handler: (ctx) => {
       const product = load(ctx);
       loadVariant(ctx.db, product, ctx.params.variantId);
@@ -258,6 +302,10 @@ export const productOperations = [
     agent: 'direct',
     body: bulkStatus,
     target: () => ({ type: 'PRODUCT', id: null }),
+    response: z.object({
+      succeeded: z.array(z.string()).describe('Product ids now in the requested status'),
+      failed: z.array(z.object({ productId: z.string(), code: z.enum(['PRODUCT_NOT_FOUND', 'TENANT_MISMATCH']), message: z.string() })),
+    }),
     handler: (ctx) => {
       const rows = ctx.db.select().from(products).where(inArray(products.id, ctx.body.productIds)).all();
       const succeeded: string[] = [];
@@ -283,6 +331,8 @@ export const productOperations = [
     ...approvedProductWrite,
     body: calendarWrite,
     target: productTarget,
+    response: z.object({ productId: z.string(), variantIds: z.array(z.string()), from: calendarDate, to: calendarDate, updatedDays: z.number().int().describe('Days written per variant (daysOfWeek applied)') }),
+    errors: { 400: ['INVALID_PARAMETER', 'RANGE_TOO_WIDE', 'INVALID_PRICE_UNIT'], 403: ['TENANT_MISMATCH'], 404: ['PRODUCT_NOT_FOUND', 'VARIANT_NOT_FOUND'], 409: ['INVENTORY_MODE_NOT_DATED'] },
     handler: (ctx) => {
       const product = load(ctx);
       requireDated(product);
@@ -311,6 +361,8 @@ export const productOperations = [
     scope: 'product:r',
     params: productParams,
     query: dateRange,
+    response: productCalendarView,
+    errors: { ...PRODUCT_LOOKUP, ...PERIOD_ERRORS, 409: ['INVENTORY_MODE_NOT_DATED'] },
     handler: (ctx) => {
       const product = load(ctx);
       requireDated(product);
@@ -327,6 +379,8 @@ export const productOperations = [
     ...approvedProductWrite,
     body: discountBody,
     target: productTarget,
+    response: discountView,
+    errors: { ...PRODUCT_LOOKUP, 400: ['INVALID_PARAMETER', 'INVALID_PRICE_UNIT'] },
     handler: (ctx) => {
       const product = load(ctx);
       checkDiscount(product, ctx.body);
@@ -343,6 +397,8 @@ export const productOperations = [
     auth: 'store',
     scope: 'product:r',
     params: productParams,
+    response: discountView,
+    errors: { ...PRODUCT_LOOKUP, 404: ['PRODUCT_NOT_FOUND', 'DISCOUNT_NOT_FOUND'] },
     handler: (ctx) => {
       const product = load(ctx);
       if (!product.discount) throw fail(404, 'DISCOUNT_NOT_FOUND', { productId: product.id });
@@ -356,6 +412,8 @@ export const productOperations = [
     summary: 'Clear the discount',
     ...approvedProductWrite,
     target: productTarget,
+    response: z.object({ productId: z.string(), discount: z.null() }),
+    errors: { ...PRODUCT_LOOKUP, 404: ['PRODUCT_NOT_FOUND', 'DISCOUNT_NOT_FOUND'] },
     handler: (ctx) => {
       const product = load(ctx);
       if (!product.discount) throw fail(404, 'DISCOUNT_NOT_FOUND', { productId: product.id });

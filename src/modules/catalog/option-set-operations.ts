@@ -8,14 +8,40 @@ import { defineOperation, type StoreCtx } from '../../server/registry.js';
 import { requireOwned } from '../../server/tenancy.js';
 import { LIMITS, optionSetBody, optionSetListQuery } from './inputs.js';
 import { savedOptionSets } from './schema.js';
-import { paginated } from '../../server/paging.js';
+import { pageOf, paginated } from '../../server/paging.js';
+import { instant, won } from '../../server/responses.js';
 
 const tag = 'Catalog';
 const params = z.object({ optionSetId: z.string() }).strict();
 const target = (ctx: { params: { optionSetId: string } }) => ({ type: 'OPTION_SET', id: ctx.params.optionSetId });
 type OptionSetRow = typeof savedOptionSets.$inferSelect;
 
-const present = (o: OptionSetRow) => ({
+const optionSetView = z.object({
+  optionSetId: z.string(),
+  name: z.string(),
+  optionSort: z.enum(['REGISTERED', 'NAME']).describe('Order of option values: as registered, or by name'),
+  groups: z.array(z.object({
+    name: z.string(),
+    kind: z.enum(['COMBINATION', 'ADDON']).describe('COMBINATION: an axis of variants; ADDON: an extra chosen on top'),
+    required: z.boolean(),
+    values: z.array(z.object({ name: z.string(), additionalPrice: won })),
+  })),
+  customInputs: z.array(z.object({
+    label: z.string(),
+    placeholder: z.string().nullable(),
+    maxLength: z.number().int(),
+    required: z.boolean(),
+    key: z.string(),
+    type: z.enum(['TEXT', 'TEXTAREA', 'SELECT']),
+    options: z.array(z.string()).describe('Choices of a SELECT input'),
+  })).describe('Text the buyer types or picks when ordering'),
+  importedProductCount: z.number().int().describe('Products that imported this set'),
+  createdAt: instant,
+  updatedAt: instant,
+});
+const OPTION_SET_LOOKUP = { 403: ['TENANT_MISMATCH'], 404: ['OPTION_SET_NOT_FOUND'] } as const;
+
+const present = (o: OptionSetRow): z.output<typeof optionSetView> => ({
   optionSetId: o.id,
   name: o.name,
   optionSort: o.optionSort,
@@ -52,6 +78,7 @@ export const optionSetOperations = [
     auth: 'store',
     scope: 'product:r',
     query: optionSetListQuery,
+    response: pageOf(optionSetView),
     handler: (ctx) => {
       const { page, size, keyword, composition, sort } = ctx.query;
       const where = and(
@@ -75,6 +102,8 @@ export const optionSetOperations = [
     status: 201,
     body: optionSetBody,
     target: () => ({ type: 'OPTION_SET', id: null }),
+    response: optionSetView,
+    errors: { 409: ['OPTION_SET_LIMIT_EXCEEDED'] },
     handler: (ctx) => {
       if (countRows(ctx.db, savedOptionSets, eq(savedOptionSets.storeId, ctx.store.id)) >= LIMITS.optionSets) {
         throw fail(409, 'OPTION_SET_LIMIT_EXCEEDED', { limit: LIMITS.optionSets });
@@ -93,6 +122,8 @@ export const optionSetOperations = [
     auth: 'store',
     scope: 'product:r',
     params,
+    response: optionSetView,
+    errors: OPTION_SET_LOOKUP,
     handler: (ctx) => present(load(ctx)),
   }),
   defineOperation({
@@ -106,6 +137,8 @@ export const optionSetOperations = [
     params,
     body: optionSetBody,
     target,
+    response: optionSetView,
+    errors: OPTION_SET_LOOKUP,
     handler: (ctx) => {
       const row = { ...load(ctx), ...ctx.body, updatedAt: ctx.now };
       ctx.db.update(savedOptionSets).set(row).where(eq(savedOptionSets.id, row.id)).run();
@@ -122,6 +155,8 @@ export const optionSetOperations = [
     scope: 'product:rw',
     params,
     target,
+    response: z.object({ optionSetId: z.string(), deleted: z.literal(true) }),
+    errors: OPTION_SET_LOOKUP,
     handler: (ctx) => {
       const row = load(ctx);
       ctx.db.delete(savedOptionSets).where(eq(savedOptionSets.id, row.id)).run();

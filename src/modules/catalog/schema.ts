@@ -148,7 +148,7 @@ export const savedOptionSets = sqliteTable('saved_option_sets', {
   id: text('id').primaryKey(),
   storeId: text('store_id').notNull(),
   name: text('name').notNull(),
-  optionSort: text('option_sort').notNull(),
+  optionSort: text('option_sort').$type<'REGISTERED' | 'NAME'>().notNull(),
   groups: text('groups', { mode: 'json' }).$type<OptionSetGroup[]>().notNull(),
   customInputs: text('custom_inputs', { mode: 'json' }).$type<CustomInput[]>().notNull(),
   importedProductCount: integer('imported_product_count').notNull(),

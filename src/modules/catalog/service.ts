@@ -1,10 +1,12 @@
 import { and, asc, count, desc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { pluckStatement, preparedFor, cacheVersion } from '../../db/prepared.js';
 import { fail, validationFailed, type FieldError } from '../../server/errors.js';
 import { RawJson } from '../../server/envelope.js';
+import { calendarDate, instant, won } from '../../server/responses.js';
 import { defineMessages } from '../../server/messages.js';
 import type { StoreCtx } from '../../server/registry.js';
 import { requireOwned } from '../../server/tenancy.js';
@@ -12,12 +14,13 @@ import { storeSettings } from '../stores/service.js';
 import type { StoreSettings } from '../stores/settings.js';
 import { requireProductImages, uploadUrl } from '../uploads/service.js';
 import { today } from './dates.js';
-import type { FulfillmentInput, ProductInput, ProductListQuery, VariantSettings } from './inputs.js';
+import { inventoryMode, productStatus, type FulfillmentInput, type ProductInput, type ProductListQuery, type VariantSettings } from './inputs.js';
 import {
   catalogSequences, categories, products, productVariants,
   type Discount, type Fulfillment, type OptionAxis, type RefundOverride,
 } from './schema.js';
 import { afterStockChange } from './stock.js';
+import { requireFlowId } from '../flows/service.js';
 
 defineMessages({
   PRODUCT_NOT_FOUND: '상품을 찾을 수 없습니다.',
@@ -35,6 +38,7 @@ defineMessages({
   VARIANT_IN_ORDER: '주문에 포함된 옵션 조합은 삭제할 수 없습니다. 대신 판매를 끄세요.',
   DISCOUNT_NOT_FOUND: '할인이 없습니다.',
   INSUFFICIENT_STOCK: '재고가 부족합니다. 재고는 음수가 될 수 없습니다.',
+  STOCK_LIMIT_EXCEEDED: '재고는 최대 1,000,000,000개까지 둘 수 있습니다.',
   STAY_REQUIRED: '날짜별 재고 상품에는 숙박 일정(stay)이 필요합니다.',
   STAY_NOT_APPLICABLE: '날짜별 재고 상품이 아니면 숙박 일정(stay)을 보낼 수 없습니다.',
   STAY_INVALID: '숙박 일정이 올바르지 않습니다. 체크아웃은 체크인 다음 날부터 최대 30박까지입니다.',
@@ -146,13 +150,73 @@ export function buyerUnitPrice(product: ProductRow, variant: VariantRow, now: nu
   return base + variant.additionalAmount;
 }
 
-export const presentDiscount = (product: ProductRow, now: number) =>
+export const discountView = z.object({
+  method: z.enum(['PERCENT', 'AMOUNT']),
+  value: z.number().int().describe('Percent off (PERCENT, 1–99) or won off (AMOUNT)'),
+  startDate: calendarDate,
+  endDate: calendarDate.describe('Last day of the discount, inclusive'),
+  discountedPrice: won.describe('salePrice after the discount'),
+  active: z.boolean().describe('Whether the discount runs today (Korean date)'),
+});
+
+export const presentDiscount = (product: ProductRow, now: number): z.output<typeof discountView> | null =>
   product.discount
     ? { ...product.discount, discountedPrice: discountedPrice(product.salePrice, product.discount), active: discountActive(product.discount, today(now)) }
     : null;
 
+const optionAxisView = z.object({ name: z.string(), values: z.array(z.string()) });
+const shippingView = z.object({
+  deliveryType: z.enum(['FREE', 'PAID', 'CONDITIONAL_FREE']),
+  deliveryFee: won,
+  conditionalFreeAmount: won.nullable().describe('Order amount from which shipping is free (CONDITIONAL_FREE)'),
+  shippingAddressId: z.string().nullable().describe('null: the store default address'),
+  returnAddressId: z.string().nullable().describe('null: the store default address'),
+});
+/** `fulfillment` as stored (spec 01 §2.3); readers must tolerate types added later. */
+export const fulfillmentView = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('SHIPPING'), shipping: shippingView }),
+  z.object({ type: z.literal('MANUAL') }),
+]);
+const skuView = z.object({ barcode: z.string().nullable(), sellerCode: z.string().nullable(), cost: won.nullable(), weight: z.number().int().nullable() });
+/** Only the items the product overrides; the others follow the store default (spec 01 §2.4 rule 4). */
+const refundOverrideView = z.object({ returnDeliveryFee: won.optional(), exchangeDeliveryFee: won.optional(), preShipmentDeliveryFeeRefund: z.boolean().optional() });
+
+export const productView = z.object({
+  productId: z.string(),
+  productNo: z.number().int().describe('Per-store sequence from 1'),
+  name: z.string(),
+  salePrice: won,
+  listPrice: won.nullable().describe('Display-only comparison price (originalPrice for buyers)'),
+  categoryId: z.string().nullable(),
+  images: z.array(z.string()).describe('Upload ids; the first is the representative image'),
+  imageUrls: z.array(z.url()),
+  status: productStatus,
+  stockQuantity: z.number().int().describe('Sum of the variants\' stock (DATED products keep stock in the calendar)'),
+  options: z.array(optionAxisView),
+  variants: z.array(z.object({
+    variantId: z.string().describe('= optionId in buyer APIs and orders'),
+    variantNo: z.number().int(),
+    optionValues: z.array(z.string()).describe('One value per option axis, in axis order'),
+    additionalAmount: won.describe('Won added to salePrice; may be negative'),
+    stockQuantity: z.number().int(),
+    saleOn: z.boolean(),
+    sku: skuView.nullable(),
+  })),
+  fulfillment: fulfillmentView,
+  fulfillmentTypeLocked: z.boolean().describe('True once the product has sales history: fulfillment.type can no longer change'),
+  refundPolicy: refundOverrideView.nullable().describe('Items overriding the store refund policy; null when none'),
+  inventoryMode,
+  flowId: z.string().nullable(),
+  pointEarnRateBp: z.number().int().nullable().describe('Point earn rate in basis points; null: the store default'),
+  isSample: z.boolean(),
+  discount: discountView.nullable(),
+  version: z.number().int().describe('Grows with every write; the ETag, sent back as If-Match'),
+  createdAt: instant,
+  updatedAt: instant,
+});
+
 /** The seller's view (spec 01 §2.2; names of issue 3). */
-export function presentProduct(origin: string, product: ProductRow, variants: VariantRow[], now: number) {
+export function presentProduct(origin: string, product: ProductRow, variants: VariantRow[], now: number): z.output<typeof productView> {
   return {
     productId: product.id,
     productNo: product.productNo,
@@ -188,8 +252,37 @@ export function presentProduct(origin: string, product: ProductRow, variants: Va
   };
 }
 
+export const buyerProductView = z.object({
+  productId: z.string(),
+  productNo: z.number().int(),
+  name: z.string(),
+  salePrice: won,
+  originalPrice: won.nullable().describe('The list price, for comparison only'),
+  price: won.describe('What one unit costs now: the discounted salePrice during the discount, else salePrice'),
+  discount: discountView.nullable(),
+  categoryId: z.string().nullable(),
+  images: z.array(z.string()),
+  imageUrls: z.array(z.url()),
+  options: z.array(optionAxisView),
+  variants: z.array(z.object({
+    variantId: z.string(),
+    optionId: z.string().describe('= variantId'),
+    variantNo: z.number().int(),
+    optionValues: z.array(z.string()),
+    additionalAmount: won,
+    price: won.describe('price plus the additional amount'),
+    soldOut: z.boolean().describe('Always false for DATED products: see the calendar'),
+  })).describe('Variants on sale only'),
+  fulfillment: z.discriminatedUnion('type', [
+    z.object({ type: z.literal('SHIPPING'), shipping: shippingView.pick({ deliveryType: true, deliveryFee: true, conditionalFreeAmount: true }) }),
+    z.object({ type: z.literal('MANUAL') }),
+  ]),
+  inventoryMode,
+  pointEarnRateBp: z.number().int().nullable(),
+});
+
 /** The buyer's view: no stock counts, list price as `originalPrice`, the price to pay now, only variants on sale. */
-export function presentBuyerProduct(origin: string, product: ProductRow, variants: VariantRow[], now: number) {
+export function presentBuyerProduct(origin: string, product: ProductRow, variants: VariantRow[], now: number): z.output<typeof buyerProductView> {
   const dated = product.inventoryMode === 'DATED';
   return {
     productId: product.id,
@@ -354,6 +447,7 @@ export function writeProduct(ctx: WriteCtx, mode: WriteMode, existing: ProductRo
   if (input.salePrice !== undefined) assertPriceUnit('salePrice', input.salePrice);
   input.variants?.forEach((v, i) => v.additionalAmount !== undefined && assertPriceUnit(`variants.${i}.additionalAmount`, v.additionalAmount, { addOn: true }));
   if (input.images) requireProductImages(db, storeId, input.images);
+  requireFlowId(db, storeId, input.flowId);
   if (input.categoryId) {
     loadCategory(db, storeId, input.categoryId);
     if (hasChildCategory(db, input.categoryId)) throw fail(400, 'CATEGORY_NOT_LEAF', { categoryId: input.categoryId });

@@ -10,9 +10,20 @@ import { buyerUnitPrice, findProduct, loadProduct, loadVariant, touchProduct, ty
 
 const q = preparedFor((db) => ({
   // Single statements: the guard and the change are one step, so concurrent adjustments never lose an update.
+  // Never below 0; a raise never above the largest stock a seller may set (a cut is always allowed).
   adjust: db.update(productVariants)
     .set({ stockQuantity: sql`${productVariants.stockQuantity} + ${sql.placeholder('delta')}` })
-    .where(and(eq(productVariants.id, sql.placeholder('id')), sql`${productVariants.stockQuantity} + ${sql.placeholder('delta')} >= 0`))
+    .where(and(
+      eq(productVariants.id, sql.placeholder('id')),
+      sql`${productVariants.stockQuantity} + ${sql.placeholder('delta')} >= 0`,
+      sql`(${sql.placeholder('delta')} <= 0 or ${productVariants.stockQuantity} + ${sql.placeholder('delta')} <= ${sql.placeholder('max')})`,
+    ))
+    .returning({ stockQuantity: productVariants.stockQuantity })
+    .prepare(),
+  // Units coming back from a cancellation or return are never refused, whatever the stock.
+  giveBack: db.update(productVariants)
+    .set({ stockQuantity: sql`${productVariants.stockQuantity} + ${sql.placeholder('quantity')}` })
+    .where(eq(productVariants.id, sql.placeholder('id')))
     .returning({ stockQuantity: productVariants.stockQuantity })
     .prepare(),
   set: db.update(productVariants)
@@ -62,11 +73,15 @@ export function afterStockChange(db: Db, now: number, productId: string, variant
 
 export type StockChange = { stockQuantity: number; adjustment?: undefined } | { adjustment: number; stockQuantity?: undefined };
 
-/** Sets or moves a variant's stock; never below 0 (409 INSUFFICIENT_STOCK). Returns the new stock. */
+/**
+ * Sets or moves a variant's stock; never below 0 (409 INSUFFICIENT_STOCK), and an adjustment never raises it
+ * past what `stockQuantity` accepts (409 STOCK_LIMIT_EXCEEDED). Returns the new stock.
+ */
 export function changeStock(db: Db, now: number, product: ProductRow, variantId: string, change: StockChange): number {
   if (product.inventoryMode === 'DATED') throw fail(409, 'INVENTORY_MODE_DATED', { productId: product.id });
   const s = q(db);
-  const row = change.adjustment !== undefined ? s.adjust.get({ id: variantId, delta: change.adjustment }) : s.set.get({ id: variantId, stock: change.stockQuantity });
+  const row = change.adjustment !== undefined ? s.adjust.get({ id: variantId, delta: change.adjustment, max: LIMITS.stockQuantity }) : s.set.get({ id: variantId, stock: change.stockQuantity });
+  if (!row && (change.adjustment ?? 0) > 0) throw fail(409, 'STOCK_LIMIT_EXCEEDED', { productId: product.id, variantId, adjustment: change.adjustment, maximum: LIMITS.stockQuantity });
   if (!row) throw fail(409, 'INSUFFICIENT_STOCK', { productId: product.id, variantId, adjustment: change.adjustment });
   afterStockChange(db, now, product.id, variantId, row.stockQuantity);
   return row.stockQuantity;
@@ -140,7 +155,7 @@ function takeOrGive(db: Db, now: number, sale: Sale, direction: -1 | 1) {
     if (short.length && direction === -1) throw fail(409, 'DATES_UNAVAILABLE', { dates: short });
     return product;
   }
-  const row = s.adjust.get({ id: sale.variantId, delta: direction * sale.quantity });
+  const row = direction === -1 ? s.adjust.get({ id: sale.variantId, delta: -sale.quantity, max: LIMITS.stockQuantity }) : s.giveBack.get({ id: sale.variantId, quantity: sale.quantity });
   if (!row) throw fail(409, 'INSUFFICIENT_STOCK', { productId: product.id, variantId: sale.variantId, quantity: sale.quantity });
   afterStockChange(db, now, product.id, sale.variantId, row.stockQuantity);
   return product;

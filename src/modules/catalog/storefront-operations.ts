@@ -1,15 +1,16 @@
 import { eq, inArray } from 'drizzle-orm';
-import { paginated } from '../../server/paging.js';
+import { pageOf, paginated } from '../../server/paging.js';
+import { calendarDate, won } from '../../server/responses.js';
 import { z } from 'zod';
 import { fail } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
 import { defineOperation, type Ctx } from '../../server/registry.js';
-import { period, today } from './dates.js';
+import { period, PERIOD_ERRORS, today } from './dates.js';
 import { collectionQuery, dateRange, LIMITS } from './inputs.js';
 import { calendarDays, requireDated } from './operations.js';
 import { categories, products } from './schema.js';
 import { storeIdNamedBy } from '../stores/service.js';
-import { cachedPage, discountActive, discountedPrice, findProduct, findProductByNo, pageOf, presentBuyerProduct, variantsOf, type ProductRow } from './service.js';
+import { buyerProductView, cachedPage, discountActive, discountedPrice, findProduct, findProductByNo, pageOf as productPage, presentBuyerProduct, variantsOf, type ProductRow } from './service.js';
 
 defineMessages({ COLLECTION_NOT_FOUND: '컬렉션을 찾을 수 없습니다.' });
 
@@ -46,6 +47,24 @@ function collectionCategories(all: { id: string; parentId: string | null }[], ro
 }
 
 const productParams = z.object({ productId: z.string() }).strict();
+/** A buyer's product lookup: a product number needs X-Store-Id; a product not on sale does not exist for buyers. */
+const BUYER_PRODUCT_LOOKUP = { 400: ['STORE_ID_REQUIRED'], 404: ['PRODUCT_NOT_FOUND'] } as const;
+
+const buyerCalendarView = z.object({
+  productId: z.string(),
+  from: calendarDate,
+  to: calendarDate,
+  variants: z.array(z.object({
+    variantId: z.string(),
+    optionId: z.string().describe('= variantId'),
+    optionValues: z.array(z.string()),
+    days: z.array(z.object({
+      date: calendarDate,
+      available: z.boolean().describe('A night can be booked: stock left and not in the past'),
+      price: won.describe('Price of the night'),
+    })),
+  })).describe('Variants on sale only'),
+});
 
 export const storefrontOperations = [
   defineOperation({
@@ -56,6 +75,8 @@ export const storefrontOperations = [
     tag,
     auth: 'none',
     params: productParams,
+    response: buyerProductView,
+    errors: BUYER_PRODUCT_LOOKUP,
     handler: (ctx) => {
       const product = buyerProduct(ctx);
       return presentBuyerProduct(ctx.services.config.origin, product, variantsOf(ctx.db, product.id), ctx.now);
@@ -70,6 +91,8 @@ export const storefrontOperations = [
     auth: 'none',
     params: productParams,
     query: dateRange,
+    response: buyerCalendarView,
+    errors: { ...BUYER_PRODUCT_LOOKUP, 400: [...BUYER_PRODUCT_LOOKUP[400], ...PERIOD_ERRORS[400]], 409: ['INVENTORY_MODE_NOT_DATED'] },
     handler: (ctx) => {
       const product = buyerProduct(ctx);
       requireDated(product);
@@ -99,6 +122,8 @@ export const storefrontOperations = [
     auth: 'none',
     params: z.object({ slug: z.string() }).strict(),
     query: collectionQuery,
+    response: pageOf(buyerProductView),
+    errors: { 400: ['STORE_ID_REQUIRED'], 404: ['COLLECTION_NOT_FOUND'] },
     handler: (ctx) => {
       const storeId = buyerStoreId(ctx);
       if (!storeId) throw fail(400, 'STORE_ID_REQUIRED');
@@ -112,7 +137,7 @@ export const storefrontOperations = [
       }
       // The category tree is part of the key: moving a sub-category changes the collection without touching products.
       return cachedPage(ctx.db, storeId, `collection ${today(ctx.now)} ${ctx.query.page} ${ctx.query.size} ${categoryIds.join(',')}`, () => {
-        const { rows, variants, page, size, total } = pageOf(ctx.db, storeId, filters, ctx.query.page, ctx.query.size);
+        const { rows, variants, page, size, total } = productPage(ctx.db, storeId, filters, ctx.query.page, ctx.query.size);
         const origin = ctx.services.config.origin;
         return paginated(rows.map((p) => presentBuyerProduct(origin, p, variants.get(p.id)!, ctx.now)), page, size, total);
       });

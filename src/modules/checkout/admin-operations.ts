@@ -6,7 +6,8 @@ import { defineOperation } from '../../server/registry.js';
 import { requireOwned } from '../../server/tenancy.js';
 import { cashReceiptOf, presentCashReceipt } from '../orders/service.js';
 import { pageQuery, paginated } from '../../server/paging.js';
-import { kstDayStart, periodOf, queryBool, dateString } from '../orders/queries.js';
+import { dateInput } from '../../server/validation.js';
+import { kstDayStart, periodOf, queryBool } from '../orders/queries.js';
 import { attemptsOf, findPayment, paymentResult, type PaymentRow } from './payments.js';
 import { paymentAttempts, paymentRefunds, payments } from './schema.js';
 
@@ -35,8 +36,8 @@ const listQuery = z.object({
   provider: z.enum(['pg_one', 'pg_two']).optional(),
   method: z.enum(['CARD', 'BANK_TRANSFER', 'VIRTUAL_ACCOUNT', 'MOBILE', 'EASY_PAY', 'POINT']).optional(),
   includeTest: queryBool.default(false),
-  from: dateString.optional(),
-  to: dateString.optional(),
+  from: dateInput.optional(),
+  to: dateInput.optional(),
   keyword: z.string().trim().min(1).max(100).optional(),
 }).strict();
 

@@ -2,12 +2,12 @@ import { and, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { countRows } from '../../db/client.js';
 import { fail } from '../../server/errors.js';
-import { pageQuery, paginated } from '../../server/paging.js';
+import { pageOf, pageQuery, paginated } from '../../server/paging.js';
 import { defineOperation, reply } from '../../server/registry.js';
 import { requireOwned } from '../../server/tenancy.js';
 import { tokenAllows } from '../accounts/scopes.js';
 import { customers } from './schema.js';
-import { findOrCreateCustomer, issueBuyerToken, presentCustomer } from './service.js';
+import { buyerTokenSchema, customerSchema, findOrCreateCustomer, issueBuyerToken, presentCustomer } from './service.js';
 
 const tag = 'Customers';
 
@@ -23,11 +23,15 @@ export const customerOperations = [
     // Agents are refused with the delegation code of spec 01 §5.3 rather than the generic agent denial.
     agent: 'direct',
     status: 201,
+    // 200 when the buyer existed already (`created: false`).
+    alternateStatuses: [200],
     body: z.object({
       uid: z.string().min(1).max(128).optional(),
       email: z.email().max(254).optional(),
       name: z.string().min(1).max(50).optional(),
     }).strict().refine((b) => b.uid !== undefined || b.email !== undefined, { message: 'uid 또는 email 중 하나가 필요합니다.', path: ['uid'], params: { code: 'REQUIRED' } }),
+    response: buyerTokenSchema.extend({ customer: customerSchema, created: z.boolean() }),
+    errors: { 403: ['DELEGATION_NOT_ALLOWED'] },
     target: (ctx) => ({ type: 'CUSTOMER', id: ctx.body.uid ?? ctx.body.email ?? null }),
     async: true,
     handler: async (ctx) => {
@@ -53,6 +57,7 @@ export const customerOperations = [
       uid: z.string().optional(),
       email: z.string().optional(),
     }).strict(),
+    response: pageOf(customerSchema),
     handler: (ctx) => {
       const where = and(
         eq(customers.storeId, ctx.store.id),
@@ -72,6 +77,8 @@ export const customerOperations = [
     auth: 'store',
     scope: 'customer:r',
     params: z.object({ customerId: z.string() }),
+    response: customerSchema,
+    errors: { 403: ['TENANT_MISMATCH'], 404: ['CUSTOMER_NOT_FOUND'] },
     handler: (ctx) => presentCustomer(requireOwned(ctx.db.select().from(customers).where(eq(customers.id, ctx.params.customerId)).get(), ctx.store.id, 'CUSTOMER_NOT_FOUND')),
   }),
 ];

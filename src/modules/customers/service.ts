@@ -1,10 +1,12 @@
 import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import { isoAt } from '../../db/clock.js';
 import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
 import { fail } from '../../server/errors.js';
 import type { BuyerContext } from '../../server/registry.js';
+import { instant } from '../../server/responses.js';
 import type { Services } from '../../server/services.js';
 import { storeNamedBy } from '../stores/service.js';
 import { bearerToken } from '../accounts/principal.js';
@@ -36,7 +38,10 @@ export function findOrCreateCustomer(db: Db, storeId: string, now: number, input
   return { customer, created: true };
 }
 
-export const presentCustomer = (c: Customer) => ({
+/** A buyer of the store as the API shows it (presentCustomer). */
+export const customerSchema = z.object({ customerId: z.string(), uid: z.string().nullable(), email: z.string().nullable(), name: z.string().nullable(), createdAt: instant });
+
+export const presentCustomer = (c: Customer): z.output<typeof customerSchema> => ({
   customerId: c.id,
   uid: c.uid,
   email: c.email,
@@ -44,8 +49,10 @@ export const presentCustomer = (c: Customer) => ({
   createdAt: isoAt(c.createdAt),
 });
 
+export const buyerTokenSchema = z.object({ accessToken: z.string(), tokenType: z.literal('Bearer'), expiresIn: z.number().int(), expiresAt: instant });
+
 /** A buyer token: 30 minutes, no refresh token, valid only in its store's buyer API. */
-export async function issueBuyerToken(services: Services, customer: Customer) {
+export async function issueBuyerToken(services: Services, customer: Customer): Promise<z.output<typeof buyerTokenSchema>> {
   const expiresAt = services.clock.now() + BUYER_TOKEN_TTL_MS;
   const accessToken = await signToken(services, { sub: customer.id, jti: newId('jti'), typ: 'buyer', store_id: customer.storeId }, expiresAt);
   return { accessToken, tokenType: 'Bearer' as const, expiresIn: BUYER_TOKEN_TTL_MS / 1000, expiresAt: isoAt(expiresAt) };

@@ -1,9 +1,11 @@
 import { EventEmitter } from 'node:events';
 import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
+import { instant } from '../../server/responses.js';
 import { webhookDeliveries, webhooks } from '../webhooks/schema.js';
 import { eventRefs, events, eventSequences, type ResourceType } from './schema.js';
 
@@ -108,6 +110,18 @@ export function emitEvent(db: Db, now: number, event: NewEvent): { eventId: stri
   notify(db, event.storeId);
   return { eventId: id, sequence };
 }
+
+/** An event as receivers get it (eventPayload): a webhook's body, a stream message's `data`. */
+export const eventPayloadSchema = z.object({
+  id: z.string(),
+  /** One of spec 01 §6.2 (`ORDER.PAID`, …); receivers must tolerate types added later. */
+  type: z.string(),
+  createdAt: instant,
+  storeId: z.string(),
+  /** Order of the events of one resource; absent when the event has no resource. */
+  sequence: z.number().int().optional(),
+  data: z.record(z.string(), z.unknown()),
+});
 
 /** An event as receivers get it (spec 01 §6.1 body); `sequence` is absent when the event has no resource. */
 export function eventPayload(e: Pick<typeof events.$inferSelect, 'id' | 'type' | 'createdAt' | 'storeId' | 'sequence'> & { dataJson: string }): string {

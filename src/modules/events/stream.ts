@@ -2,10 +2,11 @@ import { and, eq, gt, sql } from 'drizzle-orm';
 import type { H3, H3Event } from 'h3';
 import { z } from 'zod';
 import { preparedFor } from '../../db/prepared.js';
+import { commaList } from '../../server/formats.js';
 import { operationHandler } from '../../server/pipeline.js';
 import { defineOperation } from '../../server/registry.js';
 import type { Services } from '../../server/services.js';
-import { emitEvent, eventBus, eventDataJson, eventPayload } from './outbox.js';
+import { emitEvent, eventBus, eventDataJson, eventPayload, eventPayloadSchema } from './outbox.js';
 import { events } from './schema.js';
 import { EVENT_TYPES, sampleEvent, STREAM_EVENT_TYPES } from './types.js';
 
@@ -26,8 +27,6 @@ const statements = preparedFor((db) => ({
   last: db.select({ rowid }).from(events).orderBy(sql`${rowid} desc`).limit(1).prepare(),
 }));
 
-const typeList = z.string().transform((s) => s.split(',').filter(Boolean)).pipe(z.array(z.enum(STREAM_EVENT_TYPES)));
-
 /** The stream is an ordinary operation (token, X-Store-Id, `webhook:r`, strict query) that answers with SSE. */
 export const streamEventsOperation = defineOperation({
   operationId: 'streamEvents',
@@ -37,7 +36,9 @@ export const streamEventsOperation = defineOperation({
   tag: 'Event',
   auth: 'store',
   scope: 'webhook:r',
-  query: z.object({ types: typeList.optional() }).strict(),
+  query: z.object({ types: commaList(z.enum(STREAM_EVENT_TYPES)).optional() }).strict(),
+  streams: 'text/event-stream',
+  response: eventPayloadSchema,
   handler: (ctx) => streamResponse(ctx.services, ctx.event, ctx.store.id, ctx.query.types ?? null),
 });
 
@@ -62,16 +63,25 @@ function streamResponse(services: Services, event: H3Event, storeId: string, typ
     start(controller) {
       const hasRoom = () => controller.desiredSize !== null && controller.desiredSize > 0;
       const send = (text: string) => controller.enqueue(encoder.encode(text));
+      // Enqueueing can call `pull` (and so `push`) synchronously: a nested run would send the rest of the
+      // batch the outer run is still sending, so it is left to the outer run's next read.
+      let pushing = false;
       push = () => {
         if (!services.sqlite.open) return stop();
-        while (hasRoom()) {
-          const rows = q.after.all({ storeId, after: cursor });
-          if (rows.length === 0) return;
-          for (const row of rows) {
-            if (!hasRoom()) return;
-            cursor = row.rowid;
-            if (!types || types.includes(row.type)) send(`id: ${row.rowid}\nevent: ${row.type}\ndata: ${eventPayload(row)}\n\n`);
+        if (pushing) return;
+        pushing = true;
+        try {
+          while (hasRoom()) {
+            const rows = q.after.all({ storeId, after: cursor });
+            if (rows.length === 0) return;
+            for (const row of rows) {
+              if (!hasRoom()) return;
+              cursor = row.rowid;
+              if (!types || types.includes(row.type)) send(`id: ${row.rowid}\nevent: ${row.type}\ndata: ${eventPayload(row)}\n\n`);
+            }
           }
+        } finally {
+          pushing = false;
         }
       };
       const onEvent = (id: string) => id === storeId && push();
@@ -116,6 +126,7 @@ const devEmit = defineOperation({
     data: z.record(z.string(), z.unknown()).optional(),
   }).strict(),
   status: 201,
+  response: z.object({ eventId: z.string(), sequence: z.number().int().nullable(), type: z.enum(EVENT_TYPES) }),
   handler: (ctx) => {
     const sample = sampleEvent(ctx.body.type, ctx.now);
     const emitted = emitEvent(ctx.db, ctx.now, {

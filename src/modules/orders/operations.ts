@@ -7,11 +7,16 @@ import { defineMessages } from '../../server/messages.js';
 import { defineOperation } from '../../server/registry.js';
 import { checkPassword, hashPassword } from '../accounts/password.js';
 import { guestLookup } from '../checkout/inputs.js';
-import { pageQuery, paginated } from '../../server/paging.js';
+import { pageOf, pageQuery, paginated } from '../../server/paging.js';
+import { calendarDate, instant, won } from '../../server/responses.js';
+import { dateInput, instantInput } from '../../server/validation.js';
 import { kstDayStart, orderNoString, periodOf, queryBool } from './queries.js';
 import { clearAttempts, reserveAttempt, type ThrottleRule } from '../../server/throttle.js';
 import { cashReceipts, orderItems, orders } from './schema.js';
-import { cashReceiptOf, findOrderByNo, itemsOfOrder, loadOrder, presentCashReceipt, presentOrder, presentOrderItem, type OrderRow } from './service.js';
+import {
+  approvedMethod, cashReceiptOf, cashReceiptView, findOrderByNo, itemsOfOrder, loadOrder, orderAmountsView, orderItemView, orderStatus, orderView,
+  presentCashReceipt, presentOrder, presentOrderItem, shippingAddressView, type OrderRow,
+} from './service.js';
 
 defineMessages({
   GUEST_LOOKUP_LOCKED: '주문 조회에 여러 번 실패했습니다. 30분 뒤에 다시 시도하세요.',
@@ -26,17 +31,49 @@ const GUEST_LOOKUPS: ThrottleRule = { limit: 5, windowMs: 30 * 60_000 };
 // Compared against when the order does not exist, so a missing order costs the same time as a wrong password.
 const dummyHash = hashPassword('svc-no-such-order');
 
+/**
+ * A guest's access to an order by its number and order password (look-up, buyer flow actions). The attempt
+ * is taken before the password is hashed: concurrent guesses beyond the limit are refused unevaluated, and a
+ * success gives the number its attempts back. A wrong password looks exactly like a missing order (spec 02 §5).
+ */
+export async function authenticateGuestOrder(db: Db, storeId: string, orderNo: number | string, order: OrderRow | undefined, password: string, now: number): Promise<OrderRow> {
+  const attempts = `guest-lookup:${storeId}:${orderNo}`;
+  reserveAttempt(db, attempts, GUEST_LOOKUPS, now, 'GUEST_LOOKUP_LOCKED');
+  const ok = await checkPassword(password, order?.guestPasswordHash ?? (await dummyHash));
+  if (!order?.guest || order.storeId !== storeId || !ok) throw fail(404, 'ORDER_NOT_FOUND');
+  clearAttempts(db, attempts);
+  return order;
+}
+
 const orderListQuery = z.object({
   ...pageQuery(100),
   orderNo: orderNoString.optional(),
   keyword: z.string().trim().min(1).max(100).optional(),
   testPayment: queryBool.optional(),
-  lastChangedFrom: z.iso.datetime({ offset: true }).optional(),
-  orderedFrom: z.string().optional(),
-  orderedTo: z.string().optional(),
+  lastChangedFrom: instantInput.optional(),
+  orderedFrom: dateInput.optional(),
+  orderedTo: dateInput.optional(),
 }).strict();
 
+const ORDER_LOOKUP = { 403: ['TENANT_MISMATCH'], 404: ['ORDER_NOT_FOUND'] } as const;
+
 const like = (value: string) => sql`${orders.searchText} like ${`%${value.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`} escape '\\'`;
+
+const buyerOrderView = z.object({
+  orderId: z.string(),
+  orderNo: z.number().int(),
+  status: orderStatus,
+  testPayment: z.boolean(),
+  buyer: z.object({ name: z.string().nullable(), phone: z.string().nullable(), email: z.string().nullable() }),
+  shippingAddress: shippingAddressView.nullable(),
+  amounts: orderAmountsView,
+  payment: z.object({ method: approvedMethod.exclude(['EASY_PAY']), approvedMethod, amount: won }),
+  items: z.array(orderItemView.pick({
+    orderItemId: true, orderItemNo: true, productId: true, optionId: true, productName: true, optionValues: true,
+    quantity: true, unitPrice: true, amount: true, stay: true, status: true,
+  }).extend({ fulfillment: z.object({ type: z.enum(['SHIPPING', 'MANUAL']) }) })),
+  orderedAt: instant,
+});
 
 /** The buyer's view of a guest order: no internal ids beyond the order's own, no payment secrets. */
 function presentBuyerOrder(db: Db, order: OrderRow) {
@@ -67,6 +104,11 @@ export const orderOperations = [
     auth: 'store',
     scope: 'order:r',
     query: orderListQuery,
+    response: pageOf(orderView).extend({
+      orderedFrom: calendarDate.nullable().describe('First day of the period searched (Korean date); null when an order number or change cursor alone named the orders'),
+      orderedTo: calendarDate.nullable().describe('Last day of the period searched, inclusive'),
+    }),
+    errors: { 400: ['INVALID_PARAMETER', 'RANGE_TOO_WIDE'] },
     handler: (ctx) => {
       const { orderNo, keyword, testPayment, lastChangedFrom, page, size } = ctx.query;
       const filters: (SQL | undefined)[] = [eq(orders.storeId, ctx.store.id)];
@@ -100,6 +142,8 @@ export const orderOperations = [
     auth: 'store',
     scope: 'order:r',
     params: z.object({ orderId: z.string() }).strict(),
+    response: orderView,
+    errors: ORDER_LOOKUP,
     handler: (ctx) => presentOrder(ctx.db, loadOrder(ctx.db, ctx.store.id, ctx.params.orderId)),
   }),
   defineOperation({
@@ -111,6 +155,7 @@ export const orderOperations = [
     auth: 'store',
     scope: 'order:r',
     query: z.object({ ...pageQuery(100), testPayment: queryBool.optional(), orderId: z.string().optional(), productId: z.string().optional() }).strict(),
+    response: pageOf(orderItemView),
     handler: (ctx) => {
       const { page, size, testPayment, orderId, productId } = ctx.query;
       const where = and(
@@ -122,7 +167,7 @@ export const orderOperations = [
       const rows = ctx.db.select({ item: orderItems, orderNo: orders.orderNo }).from(orderItems).innerJoin(orders, eq(orders.id, orderItems.orderId))
         .where(where).orderBy(desc(orderItems.createdAt), orderItems.orderItemNo).limit(size).offset((page - 1) * size).all();
       const total = ctx.db.select({ n: sql<number>`count(*)` }).from(orderItems).where(where).get()!.n;
-      return paginated(rows.map((r) => presentOrderItem(r.item, r)), page, size, total);
+      return paginated(rows.map((r) => presentOrderItem(ctx.db, r.item, r)), page, size, total);
     },
   }),
   defineOperation({
@@ -138,6 +183,8 @@ export const orderOperations = [
     agent: 'approval',
     params: z.object({ orderId: z.string() }).strict(),
     target: (ctx) => ({ type: 'ORDER', id: ctx.params.orderId }),
+    response: cashReceiptView,
+    errors: { ...ORDER_LOOKUP, 404: ['ORDER_NOT_FOUND', 'CASH_RECEIPT_NOT_FOUND'], 409: ['CASH_RECEIPT_NOT_REISSUABLE'] },
     handler: (ctx) => {
       const order = loadOrder(ctx.db, ctx.store.id, ctx.params.orderId);
       const receipt = cashReceiptOf(ctx.db, order.payment.paymentId);
@@ -158,21 +205,12 @@ export const orderOperations = [
     auth: 'buyer',
     body: guestLookup,
     async: true,
+    response: buyerOrderView,
+    errors: { 404: ['ORDER_NOT_FOUND'], 429: ['GUEST_LOOKUP_LOCKED'] },
     handler: async (ctx) => {
-      const { storeId } = ctx.buyer;
       const orderNo = Number(ctx.body.orderNo.replace('-', ''));
-      // The attempt is taken before the password is hashed: concurrent guesses beyond the limit are refused
-      // unevaluated, and a success gives the number its attempts back.
-      const attempts = `guest-lookup:${storeId}:${orderNo}`;
-      reserveAttempt(ctx.db, attempts, GUEST_LOOKUPS, ctx.now, 'GUEST_LOOKUP_LOCKED');
-      const order = findOrderByNo(ctx.db, storeId, orderNo);
-      const ok = await checkPassword(ctx.body.orderPassword, order?.guestPasswordHash ?? (await dummyHash));
-      if (order?.guest && ok) {
-        clearAttempts(ctx.db, attempts);
-        return presentBuyerOrder(ctx.db, order);
-      }
-      // A wrong password looks exactly like a missing order (spec 02 §5).
-      throw fail(404, 'ORDER_NOT_FOUND');
+      const order = await authenticateGuestOrder(ctx.db, ctx.buyer.storeId, orderNo, findOrderByNo(ctx.db, ctx.buyer.storeId, orderNo), ctx.body.orderPassword, ctx.now);
+      return presentBuyerOrder(ctx.db, order);
     },
   }),
 ];

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { fail } from '../../server/errors.js';
-import { addDays, daysBetween, isRealDate, today } from '../catalog/dates.js';
+import { addDays, assertRealDate, daysBetween, today } from '../catalog/dates.js';
 
 export const queryBool = z.enum(['true', 'false']).transform((v) => v === 'true');
-export const dateString = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'YYYY-MM-DD 형식이어야 합니다.' });
 /** `orderNo` as printed (14 digits, a hyphen allowed after the date part). */
 export const orderNoString = z.string().regex(/^\d{8}-?\d{6}$/, { message: '주문번호는 14자리 숫자입니다(하이픈 허용).' }).transform((v) => Number(v.replace('-', '')));
 
@@ -16,10 +15,9 @@ export const kstDayStart = (date: string, days = 0) => Date.parse(`${addDays(dat
  */
 export function periodOf(from: string | undefined, to: string | undefined, now: number, maxDays: number, defaultDays = 30) {
   const end = to ?? today(now);
+  assertRealDate('to', end);
   const start = from ?? addDays(end, -(defaultDays - 1));
-  for (const [field, value] of [['from', start], ['to', end]] as const) {
-    if (!isRealDate(value)) throw fail(400, 'INVALID_PARAMETER', { field, value, reason: 'NONEXISTENT_DATE' });
-  }
+  assertRealDate('from', start);
   if (end < start) throw fail(400, 'INVALID_PARAMETER', { field: 'to', reason: 'TO_BEFORE_FROM', from: start, to: end });
   if (daysBetween(start, end) + 1 > maxDays) throw fail(400, 'RANGE_TOO_WIDE', { maxDays, from: start, to: end });
   return { from: start, to: end };

@@ -1,8 +1,9 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { Fulfillment, RefundOverride } from '../catalog/schema.js';
 
-export type OrderStatus = 'PAID';
-export type OrderItemStatus = 'PAID';
+/** An item's status is its flow state's core status; an order's is its least advanced live item's (flows module). */
+export type OrderStatus = string;
+export type OrderItemStatus = string;
 
 export interface ShippingAddress {
   receiverName: string;

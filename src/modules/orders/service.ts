@@ -1,19 +1,25 @@
 import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import { markStoreMilestone } from '../stores/usage.js';
 import type { Db } from '../../db/client.js';
 import { isoAt, seoulDateOf } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
 import { fail } from '../../server/errors.js';
+import { calendarDate, instant, won } from '../../server/responses.js';
 import { defineMessages } from '../../server/messages.js';
 import { requireOwned } from '../../server/tenancy.js';
 import { emitEvent } from '../events/outbox.js';
 import { insertRow } from '../checkout/statements.js';
+import { flowSummary, itemFlowOf, startOrderFlows, type ItemFlowRow } from '../flows/service.js';
+import { CORE_STATUSES } from '../flows/definition.js';
 import {
   cashReceipts, orderItems, orders, orderSequences,
   type FixedRefundPolicy, type OrderAmounts, type OrderPayment, type ShippingAddress, type StayNights,
 } from './schema.js';
 import type { Fulfillment } from '../catalog/schema.js';
+import { fulfillmentView } from '../catalog/service.js';
+import { EASY_PAY_PROVIDERS, METHODS, PROVIDERS } from '../payments/gateway.js';
 
 defineMessages({
   ORDER_NOT_FOUND: '주문을 찾을 수 없습니다.',
@@ -112,7 +118,7 @@ export function createOrder(db: Db, now: number, input: NewOrder): OrderRow {
   };
   insertRow(db, orders, row);
   const points = allocatePoints(input.items, input.amounts.pointAmount);
-  input.items.forEach((item, i) => insertRow(db, orderItems, {
+  const itemRows = input.items.map((item, i): OrderItemRow => ({
     id: newId('oi', now),
     storeId: input.storeId,
     orderId: id,
@@ -136,12 +142,15 @@ export function createOrder(db: Db, now: number, input: NewOrder): OrderRow {
     createdAt: now,
     updatedAt: now,
   }));
+  for (const item of itemRows) insertRow(db, orderItems, item);
   emitEvent(db, now, {
     storeId: input.storeId,
     type: 'ORDER.PAID',
     resource: { type: 'ORDER', id },
     data: { orderId: id, orderNo: input.orderNo, status: 'PAID', testPayment: input.testPayment },
   });
+  // After ORDER.PAID: entering the initial state may already notify.
+  startOrderFlows(db, now, row, itemRows);
   // A store's first live paid order ends the agent-approval exemptions for good (spec 01 §5.6).
   if (!input.testPayment) markStoreMilestone(db, input.storeId, now, 'firstLiveOrderAt');
   return row;
@@ -156,10 +165,68 @@ export function findOrderByNo(db: Db, storeId: string, orderNo: number) {
   return db.select().from(orders).where(and(eq(orders.storeId, storeId), eq(orders.orderNo, orderNo))).get();
 }
 
-export const presentCashReceipt = (r: CashReceiptRow | undefined) =>
+export const cashReceiptView = z.object({
+  type: z.enum(['INCOME_DEDUCTION', 'EXPENSE_PROOF']),
+  identityNumber: z.string().describe('Masked'),
+  status: z.enum(['REQUESTED', 'ISSUE_PENDING', 'ISSUED', 'ISSUE_CANCELED', 'ISSUE_FAILED', 'NOT_APPLICABLE']).describe('Spec 01 §3.4'),
+  receiptNo: z.string().nullable(),
+  issuedAt: instant.nullable(),
+});
+
+export const presentCashReceipt = (r: CashReceiptRow | undefined): z.output<typeof cashReceiptView> | null =>
   r ? { type: r.type, identityNumber: r.identityMasked, status: r.status, receiptNo: r.receiptNo, issuedAt: r.issuedAt === null ? null : isoAt(r.issuedAt) } : null;
 
-export function presentOrderItem(item: OrderItemRow, order: Pick<OrderRow, 'orderNo'>) {
+/** Core statuses of items and orders (spec 01 §6.2; readers tolerate new ones). */
+const coreStatus = z.string().describe(`One of ${CORE_STATUSES.join(', ')}; readers tolerate new ones`);
+export const orderStatus = coreStatus.describe('The least advanced status among the order\'s non-canceled items');
+/** The nights of a stay with their prices fixed at order time (spec 01 §2.6). */
+const stayView = z.object({
+  checkIn: calendarDate,
+  checkOut: calendarDate,
+  nights: z.array(z.object({ date: calendarDate, price: won })),
+});
+
+export const orderItemView = z.object({
+  orderItemId: z.string(),
+  orderItemNo: z.number().int().describe('orderNo followed by the 2-digit line number'),
+  orderId: z.string(),
+  orderNo: z.number().int(),
+  productId: z.string(),
+  productNo: z.number().int(),
+  optionId: z.string().describe('The variant ordered (= variantId)'),
+  variantId: z.string(),
+  productName: z.string(),
+  optionValues: z.array(z.string()),
+  quantity: z.number().int(),
+  unitPrice: won,
+  amount: won,
+  deliveryFee: won.describe('Shipping fee charged to the item\'s shipping group (on its first item)'),
+  pointAllocation: won.describe('Part of the order\'s points spent on this item'),
+  status: coreStatus.describe('The core status of the item\'s flow state'),
+  flow: z.object({ flowId: z.string(), version: z.number().int(), state: z.string(), coreStatus }).describe('Where the item is in its order flow (fixed at payment)'),
+  stay: stayView.nullable(),
+  fulfillmentSnapshot: fulfillmentView.describe('The product\'s fulfillment at payment time'),
+  fulfillment: z.object({ type: z.enum(['SHIPPING', 'MANUAL']), note: z.string().nullable().describe('What the seller noted on supplying a non-shipped item') }),
+  refundPolicy: z.object({
+    returnDeliveryFee: won.nullable(),
+    exchangeDeliveryFee: won.nullable(),
+    preShipmentDeliveryFeeRefund: z.boolean(),
+    override: z.object({ returnDeliveryFee: won.optional(), exchangeDeliveryFee: won.optional(), preShipmentDeliveryFeeRefund: z.boolean().optional() }).nullable()
+      .describe('The product\'s own items, if any'),
+  }).describe('Refund policy fixed at payment time (spec 01 §2.4 rule 5)'),
+  testPayment: z.boolean(),
+  createdAt: instant,
+});
+
+
+/** The note the seller gave when supplying a no-shipping item (FULFILL input), shown to buyer and seller. */
+const supplyNote = (flow: ItemFlowRow) => {
+  const note = flow?.inputs.FULFILL?.note;
+  return typeof note === 'string' && note !== '' ? note : null;
+};
+
+export function presentOrderItem(db: Db, item: OrderItemRow, order: Pick<OrderRow, 'orderNo'>): z.output<typeof orderItemView> {
+  const flow = itemFlowOf(db, item, item.updatedAt);
   return {
     orderItemId: item.id,
     orderItemNo: item.orderItemNo,
@@ -177,14 +244,66 @@ export function presentOrderItem(item: OrderItemRow, order: Pick<OrderRow, 'orde
     deliveryFee: item.deliveryFee,
     pointAllocation: item.pointAllocation,
     status: item.status,
+    flow: flowSummary(flow),
     stay: item.stay,
     fulfillmentSnapshot: item.fulfillmentSnapshot,
-    fulfillment: { type: item.fulfillmentSnapshot.type, note: null },
+    fulfillment: { type: item.fulfillmentSnapshot.type, note: supplyNote(flow) },
     refundPolicy: item.refundPolicy,
     testPayment: item.testPayment,
     createdAt: isoAt(item.createdAt),
   };
 }
+
+export const shippingAddressView = z.object({
+  receiverName: z.string(),
+  phone: z.string(),
+  zipCode: z.string(),
+  address1: z.string(),
+  address2: z.string(),
+  deliveryMemo: z.string().nullable(),
+});
+export const orderAmountsView = z.object({
+  itemsAmount: won,
+  deliveryAmount: won,
+  remoteSurcharge: won.describe('Jeju and island delivery surcharge'),
+  couponDiscountAmount: won,
+  pointAmount: won,
+  totalAmount: won.describe('What the buyer paid with the payment method'),
+});
+/** Payment methods as orders record them: a gateway's, or `POINT` when points covered the whole amount. */
+export const approvedMethod = z.enum([...METHODS, 'POINT']);
+
+export const orderView = z.object({
+  orderId: z.string(),
+  orderNo: z.number().int().describe('14 digits: the Korean date (YYYYMMDD) and a per-store daily sequence'),
+  status: orderStatus,
+  progressStatus: orderStatus,
+  testPayment: z.boolean().describe('True for sandbox payments'),
+  buyer: z.object({
+    customerId: z.string().nullable().describe('null for a guest'),
+    guest: z.boolean(),
+    name: z.string().nullable(),
+    phone: z.string().nullable(),
+    email: z.string().nullable(),
+  }),
+  shippingAddress: shippingAddressView.nullable(),
+  amounts: orderAmountsView,
+  payment: z.object({
+    paymentId: z.string(),
+    pg: z.enum(PROVIDERS).nullable().describe('null when points paid everything'),
+    method: approvedMethod.exclude(['EASY_PAY']).describe('Compatibility value: easy pay shows as CARD'),
+    approvedMethod: approvedMethod.describe('The actual method'),
+    easyPayProvider: z.enum(EASY_PAY_PROVIDERS).nullable(),
+    amount: won,
+    pointAmount: won,
+    pointRefundedAmount: won,
+    cashReceipt: cashReceiptView.nullable(),
+    approvedAt: instant,
+  }),
+  items: z.array(orderItemView),
+  orderedAt: instant,
+  lastChangedAt: instant,
+});
 
 /** The seller's view of an order (spec 01 §2.8). */
 export function presentOrder(db: Db, order: OrderRow, items = itemsOfOrder(db, order.id)) {
@@ -209,7 +328,7 @@ export function presentOrder(db: Db, order: OrderRow, items = itemsOfOrder(db, o
       cashReceipt: presentCashReceipt(cashReceiptOf(db, order.payment.paymentId)),
       approvedAt: isoAt(order.payment.approvedAt),
     },
-    items: items.map((i) => presentOrderItem(i, order)),
+    items: items.map((i) => presentOrderItem(db, i, order)),
     orderedAt: isoAt(order.orderedAt),
     lastChangedAt: isoAt(order.lastChangedAt),
   };

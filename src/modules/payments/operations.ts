@@ -129,7 +129,7 @@ export const paymentOperations = [
     scope: 'store:rw',
     body: z.object({
       priority: z.array(provider).optional(),
-      checkoutOrigins: z.array(z.url({ protocol: /^https$/ }).refine((v) => new URL(v).origin === v, { message: 'https://host[:port] 형식의 출처여야 합니다.' })).max(20).optional(),
+      checkoutOrigins: z.array(z.url({ protocol: /^https$/ }).refine((v) => !URL.canParse(v) || new URL(v).origin === v, { message: 'https://host[:port] 형식의 출처여야 합니다.' })).max(20).optional(),
     }).strict(),
     target: () => settingsTarget(null),
     handler: (ctx) => updateSettings(ctx, ctx.body),

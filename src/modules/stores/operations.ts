@@ -5,18 +5,20 @@ import { countRows } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { fail } from '../../server/errors.js';
+import { instant } from '../../server/responses.js';
 import { defineOperation, type Change, type StoreCtx } from '../../server/registry.js';
 import { requireOwned } from '../../server/tenancy.js';
 import { users } from '../accounts/schema.js';
 import { normalizeEmail } from '../accounts/service.js';
-import { PLANS, planByCode } from './plans.js';
-import { members, stores, type Role } from './schema.js';
-import { deleteMember, findStore, insertMember, listUserStores, memberRows, presentMember, presentStore, setMemberRole, storeDocument } from './service.js';
+import { PLANS, planByCode, planSchema } from './plans.js';
+import { members, roleSchema, stores, type Role } from './schema.js';
+import {
+  deleteMember, findStore, insertMember, listUserStores, memberRows, memberSchema, presentMember, presentStore, setMemberRole, storeDocument, storeSchema,
+} from './service.js';
 import { storePatch, type StorePatch, type StoreSettings } from './settings.js';
 import { aiActionsUsed, usageMonth } from './usage.js';
 
 const tag = 'Store';
-const role = z.enum(['OWNER', 'ADMIN', 'STAFF']);
 
 /** Fields of a store patch whose value differs from the stored one (dry run lists only these). */
 function storeChanges(ctx: StoreCtx<StorePatch>): Change[] {
@@ -37,6 +39,8 @@ const memberManagement = {
   agent: 'denied' as const,
 };
 const memberParams = z.object({ memberId: z.string() });
+/** A member of another store is 403, a missing one 404; the store always keeps an OWNER. */
+const memberChangeErrors = { 403: ['TENANT_MISMATCH'], 404: ['MEMBER_NOT_FOUND'], 409: ['LAST_OWNER'] };
 
 const memberTarget = (ctx: { params: { memberId: string } }) => ({ type: 'MEMBER', id: ctx.params.memberId });
 
@@ -64,6 +68,7 @@ export const storeOperations = [
     tag,
     auth: 'account',
     scope: 'stores:read',
+    response: z.object({ contents: z.array(z.object({ storeId: z.string(), code: z.string(), name: z.string(), role: roleSchema, joinedAt: instant })) }),
     handler: (ctx) => {
       const p = ctx.principal!;
       const rows = listUserStores(ctx.db, p.userId).filter((s) => p.storeIds === null || p.storeIds.includes(s.storeId));
@@ -78,6 +83,7 @@ export const storeOperations = [
     tag,
     auth: 'store',
     scope: 'store:r',
+    response: storeSchema,
     handler: (ctx) => storeDocument(ctx.services, ctx.store.id),
   }),
   defineOperation({
@@ -92,6 +98,7 @@ export const storeOperations = [
     agent: (ctx: StoreCtx<StorePatch>) => ('termsVersion' in ctx.body || 'address' in ctx.body ? 'denied' : 'approval'),
     agentApprovalExemptWhilePrivate: true,
     body: storePatch,
+    response: storeSchema,
     target: (ctx) => ({ type: 'STORE', id: ctx.store.id }),
     preview: (ctx) => ({ changes: storeChanges(ctx) }),
     handler: (ctx) => {
@@ -112,6 +119,12 @@ export const storeOperations = [
     tag,
     auth: 'store',
     scope: 'store:r',
+    response: z.object({
+      plan: planSchema.omit({ limits: true }),
+      period: z.object({ month: z.string().regex(/^\d{4}-\d{2}$/), timezone: z.literal('Asia/Seoul') }),
+      aiActions: z.object({ used: z.number().int(), limit: z.number().int(), remaining: z.number().int() }),
+      limits: planSchema.shape.limits,
+    }),
     handler: (ctx) => {
       const plan = planByCode(findStore(ctx.db, ctx.store.id)!.plan);
       const month = usageMonth(ctx.now);
@@ -131,6 +144,7 @@ export const storeOperations = [
     summary: 'Plan comparison',
     tag,
     auth: 'none',
+    response: z.object({ contents: z.array(planSchema) }),
     handler: () => ({ contents: PLANS }),
   }),
   defineOperation({
@@ -141,6 +155,7 @@ export const storeOperations = [
     tag,
     auth: 'store',
     scope: 'member:r',
+    response: z.object({ contents: z.array(memberSchema) }),
     handler: (ctx) => ({ contents: memberRows(ctx.db, ctx.store.id).all().map(presentMember) }),
   }),
   defineOperation({
@@ -150,7 +165,9 @@ export const storeOperations = [
     summary: 'Add an existing account to the store (store-platform OWNER or ADMIN)',
     ...memberManagement,
     status: 201,
-    body: z.object({ email: z.string().min(1).max(254), role }).strict(),
+    body: z.object({ email: z.string().min(1).max(254), role: roleSchema }).strict(),
+    response: memberSchema,
+    errors: { 404: ['ACCOUNT_NOT_FOUND'], 409: ['ALREADY_A_MEMBER'] },
     handler: (ctx) => {
       assertMayManage(ctx.store.role, ctx.body.role);
       const user = ctx.db.select().from(users).where(eq(users.email, normalizeEmail(ctx.body.email))).get();
@@ -170,7 +187,9 @@ export const storeOperations = [
     summary: "Change a member's role (store-platform OWNER or ADMIN)",
     ...memberManagement,
     params: memberParams,
-    body: z.object({ role }).strict(),
+    body: z.object({ role: roleSchema }).strict(),
+    response: memberSchema,
+    errors: memberChangeErrors,
     target: memberTarget,
     handler: (ctx) => {
       const member = loadMember(ctx);
@@ -187,6 +206,8 @@ export const storeOperations = [
     summary: 'Remove a member from the store; their tokens stop reaching it at once',
     ...memberManagement,
     params: memberParams,
+    response: z.object({ memberId: z.string(), removed: z.literal(true) }),
+    errors: memberChangeErrors,
     target: memberTarget,
     handler: (ctx) => {
       const member = loadMember(ctx);

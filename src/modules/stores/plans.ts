@@ -1,10 +1,14 @@
+import { z } from 'zod';
+import { won } from '../../server/responses.js';
+
 /** Plans and their limits. Numeric plan limits are "not shown" in the spec; these are our choices (decisions.md). */
-export interface Plan {
-  code: string;
-  name: string;
-  monthlyPriceKrw: number;
-  limits: { aiActionsPerMonth: number; ordersPerMonth: number | null; customDomains: number };
-}
+export const planSchema = z.object({
+  code: z.string(),
+  name: z.string(),
+  monthlyPriceKrw: won,
+  limits: z.object({ aiActionsPerMonth: z.number().int(), ordersPerMonth: z.number().int().nullable(), customDomains: z.number().int() }),
+});
+export type Plan = z.output<typeof planSchema>;
 
 export const PLANS: Plan[] = [
   { code: 'FREE', name: '무료', monthlyPriceKrw: 0, limits: { aiActionsPerMonth: 100, ordersPerMonth: 100, customDomains: 0 } },

@@ -1,7 +1,9 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { z } from 'zod';
 import { users } from '../accounts/schema.js';
 
-export type Role = 'OWNER' | 'ADMIN' | 'STAFF';
+export const roleSchema = z.enum(['OWNER', 'ADMIN', 'STAFF']);
+export type Role = z.output<typeof roleSchema>;
 
 export const stores = sqliteTable('stores', {
   id: text('id').primaryKey(),

@@ -1,16 +1,18 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
 import { fail } from '../../server/errors.js';
 import { RawJson } from '../../server/envelope.js';
+import { instant } from '../../server/responses.js';
 import type { Services } from '../../server/services.js';
 import { cachedPerStoreSettings } from './store-cache.js';
 import { users } from '../accounts/schema.js';
 import { checkoutAvailability } from '../payments/routing.js';
-import { defaultStoreSettings, type StoreSettings } from './settings.js';
-import { members, stores, type Role } from './schema.js';
+import { defaultStoreSettings, storeSettings as settingsSchema, type StoreSettings } from './settings.js';
+import { members, roleSchema, stores, type Role } from './schema.js';
 
 const statements = preparedFor((db) => ({
   membership: db
@@ -99,6 +101,21 @@ export const storeDocument = cachedPerStoreSettings(
   (services, storeId) => new RawJson(JSON.stringify(presentStore(services, findStore(services.db, storeId)!))),
 );
 
+/** The store document (presentStore): identity, the seller's settings, and what they make available. */
+export const storeSchema = z.object({
+  storeId: z.string(),
+  code: z.string(),
+  name: z.string(),
+  plan: z.string(),
+  ...settingsSchema.shape,
+  storefrontUrl: z.string().nullable(),
+  checkoutAvailable: z.boolean(),
+  checkoutMode: z.enum(['TEST', 'LIVE']).nullable(),
+  checkoutUnavailableReason: z.enum(['PAYMENT_NOT_CONFIGURED', 'PAYMENT_NOT_LIVE']).nullable(),
+  createdAt: instant,
+  updatedAt: instant,
+});
+
 export function presentStore(services: Services, store: typeof stores.$inferSelect) {
   return {
     storeId: store.id,
@@ -123,7 +140,9 @@ export function listUserStores(db: Db, userId: string) {
     .all();
 }
 
-export function presentMember(m: { id: string; userId: string; role: Role; createdAt: number; email: string; name: string }) {
+export const memberSchema = z.object({ memberId: z.string(), userId: z.string(), email: z.string(), name: z.string(), role: roleSchema, createdAt: instant });
+
+export function presentMember(m: { id: string; userId: string; role: Role; createdAt: number; email: string; name: string }): z.output<typeof memberSchema> {
   return { memberId: m.id, userId: m.userId, email: m.email, name: m.name, role: m.role, createdAt: isoAt(m.createdAt) };
 }
 

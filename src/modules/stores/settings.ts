@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { webOrigin } from '../../server/formats.js';
 
 /** Store settings of spec 01 §2.8 that the seller edits. Read-only and computed fields are added on read. */
 const krw = z.number().int().min(0).max(100_000_000);
@@ -36,18 +37,9 @@ export const businessInfo = z.object({
   address: address.nullable(),
 }).strict();
 
-const origin = z.string().refine((value) => {
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value;
-  } catch {
-    return false;
-  }
-}, { message: 'scheme://host[:port] 형식의 출처여야 합니다.' });
-
 export const storeSettings = z.object({
   guestCheckout: z.boolean(),
-  storefrontOrigins: z.array(origin).max(20),
+  storefrontOrigins: z.array(webOrigin).max(20),
   testOrderReviewsAllowed: z.boolean(),
   termsVersion: z.string().max(40).nullable(),
   address: address.nullable(),

@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm';
+import { z } from 'zod';
 import { mkdirSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,12 +12,20 @@ import { defineOperation, reply } from '../../server/registry.js';
 import type { Services } from '../../server/services.js';
 import { roleAllows, tokenAllows } from '../accounts/scopes.js';
 import { uploads } from './schema.js';
-import { PURPOSES, uploadsDir, uploadUrl } from './service.js';
+import { contentDisposition, contentMatchesType, presentUpload, PURPOSES, uploadSchema, uploadsDir } from './service.js';
 
 defineMessages({ UPLOAD_NOT_FOUND: '파일을 찾을 수 없습니다.' });
 
 const FORM_FIELDS = new Set(['file', 'purpose']);
 const MAX_BYTES = Math.max(...Object.values(PURPOSES).map((p) => p.maxBytes));
+
+/** The form as the OpenAPI document shows it; the handler checks it field by field. */
+const uploadForm = z.object({
+  file: z.file().meta({
+    description: `The file; what each purpose takes: ${Object.entries(PURPOSES).map(([name, p]) => `${name} ${p.types.source} up to ${p.maxBytes} bytes`).join('; ')}.`,
+  }),
+  purpose: z.enum(Object.keys(PURPOSES) as [string, ...string[]]),
+}).strict();
 
 export const uploadOperations = [
   defineOperation({
@@ -30,7 +39,8 @@ export const uploadOperations = [
     status: 201,
     async: true,
     // Room for the largest file plus the multipart framing.
-    multipart: { maxBytes: MAX_BYTES + 64 * 1024 },
+    multipart: { maxBytes: MAX_BYTES + 64 * 1024, fields: uploadForm },
+    response: uploadSchema,
     target: () => ({ type: 'UPLOAD', id: null }),
     handler: async (ctx) => {
       const form = ctx.form!;
@@ -48,22 +58,26 @@ export const uploadOperations = [
       else if (purpose && file.size > purpose.maxBytes) errors.push({ field: 'file', code: 'TOO_LARGE', message: `${purpose.maxBytes} 바이트 이하여야 합니다.` });
       else if (file.size === 0) errors.push({ field: 'file', code: 'EMPTY', message: '빈 파일입니다.' });
       if (errors.length) throw validationFailed(errors);
+      const f = file as File;
+      const bytes = new Uint8Array(await f.arrayBuffer());
+      if (!contentMatchesType(f.type, bytes)) throw validationFailed([{ field: 'file', code: 'CONTENT_TYPE_MISMATCH', message: `파일 내용이 ${f.type} 형식이 아닙니다.` }]);
       // The purpose decides the permission: product images need product:rw, flow attachments flow:rw.
       if (!roleAllows(ctx.store.role, purpose!.scope) || !tokenAllows(ctx.principal.scopes, purpose!.scope)) throw fail(403, 'INSUFFICIENT_ROLE', { requiredScope: purpose!.scope });
 
-      const f = file as File;
-      const row = { id: newId('upl', ctx.now), storeId: ctx.store.id, purpose: purposeName as string, filename: f.name.slice(0, 200) || 'file', contentType: f.type, size: f.size, createdAt: ctx.now };
+      // Cut by characters, not UTF-16 units: half a surrogate pair is no name.
+      const filename = [...f.name].slice(0, 200).join('') || 'file';
+      const row = { id: newId('upl', ctx.now), storeId: ctx.store.id, purpose: purposeName as string, filename, contentType: f.type, size: f.size, createdAt: ctx.now };
       const dir = uploadsDir(ctx.services);
       mkdirSync(dir, { recursive: true });
       const path = join(dir, row.id);
-      await writeFile(path, Buffer.from(await f.arrayBuffer()));
+      await writeFile(path, bytes);
       try {
         ctx.db.insert(uploads).values(row).run();
       } catch (error) {
         await rm(path, { force: true });
         throw error;
       }
-      return reply(201, { uploadId: row.id, url: uploadUrl(ctx.services.config.origin, row.id), contentType: row.contentType, size: row.size, purpose: row.purpose, filename: row.filename });
+      return reply(201, presentUpload(ctx.services.config.origin, row));
     },
   }),
 ];
@@ -81,7 +95,7 @@ export function mountFiles(app: H3, services: Services) {
         'content-length': String(bytes.length),
         'cache-control': 'public, max-age=31536000, immutable',
         'x-content-type-options': 'nosniff',
-        'content-disposition': `inline; filename*=UTF-8''${encodeURIComponent(row.filename)}`,
+        'content-disposition': contentDisposition(row.filename),
       },
     });
   });

@@ -1,4 +1,5 @@
 import { inArray } from 'drizzle-orm';
+import { z } from 'zod';
 import { join } from 'node:path';
 import type { Db } from '../../db/client.js';
 import { fail, validationFailed, type FieldError } from '../../server/errors.js';
@@ -11,8 +12,70 @@ export const PURPOSES: Record<string, { scope: string; maxBytes: number; types: 
   'flow-attachment': { scope: 'flow:rw', maxBytes: 20 * 1024 * 1024, types: /^(image\/(jpeg|png|gif|webp|avif)|application\/pdf|text\/plain)$/ },
 };
 
+const ascii = (text: string) => [...text].map((c) => c.charCodeAt(0));
+const startsWith = (bytes: Uint8Array, signature: number[], at = 0) => signature.every((b, i) => bytes[at + i] === b);
+const TEXT = new TextDecoder('utf-8', { fatal: true });
+
+/** An ISO-BMFF (`ftyp`) file whose major or compatible brands include one of `brands` (AVIF: `avif`, `avis`). */
+function hasBrand(bytes: Uint8Array, brands: string[]) {
+  if (!startsWith(bytes, ascii('ftyp'), 4)) return false;
+  const boxEnd = Math.min(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(0), bytes.length);
+  for (let at = 8; at + 4 <= boxEnd; at += at === 8 ? 8 : 4) {
+    if (brands.some((brand) => startsWith(bytes, ascii(brand), at))) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether a file's bytes are what its declared type says (magic numbers): a declared image that is HTML,
+ * SVG or a script is refused, whatever a browser or another consumer would sniff it to be. Plain text has
+ * no signature: it must be UTF-8 without NUL bytes.
+ */
+const CONTENT_CHECKS: Record<string, (bytes: Uint8Array) => boolean> = {
+  'image/jpeg': (b) => startsWith(b, [0xff, 0xd8, 0xff]),
+  'image/png': (b) => startsWith(b, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+  'image/gif': (b) => startsWith(b, ascii('GIF87a')) || startsWith(b, ascii('GIF89a')),
+  'image/webp': (b) => startsWith(b, ascii('RIFF')) && startsWith(b, ascii('WEBP'), 8),
+  'image/avif': (b) => b.length >= 16 && hasBrand(b, ['avif', 'avis']),
+  'application/pdf': (b) => startsWith(b, ascii('%PDF-')),
+  'text/plain': (b) => {
+    if (b.includes(0)) return false;
+    try {
+      TEXT.decode(b);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+};
+
+export const contentMatchesType = (type: string, bytes: Uint8Array) => CONTENT_CHECKS[type]?.(bytes) ?? false;
+
+/**
+ * `Content-Disposition` of a served upload (RFC 6266): an ASCII stand-in in `filename` and the real name
+ * in `filename*` (RFC 8187), percent-encoded down to attr-chars, so no client's name reaches the header raw.
+ */
+export function contentDisposition(filename: string) {
+  const fallback = filename.replace(/[^A-Za-z0-9._-]/g, '_');
+  const encoded = encodeURIComponent(filename.toWellFormed()).replace(/['()*!]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `inline; filename="${fallback}"; filename*=UTF-8''${encoded}`;
+}
+
 export const uploadsDir = (services: Services) => join(services.config.dataDir, 'uploads');
 export const uploadUrl = (origin: string, uploadId: string) => `${origin}/files/${uploadId}`;
+
+/** An upload as `POST /v1/uploads` answers it: `url` serves the file to anyone who has it. */
+export const uploadSchema = z.object({
+  uploadId: z.string(),
+  url: z.url(),
+  contentType: z.string(),
+  size: z.number().int(),
+  purpose: z.string(),
+  filename: z.string(),
+});
+
+export const presentUpload = (origin: string, row: typeof uploads.$inferSelect): z.output<typeof uploadSchema> =>
+  ({ uploadId: row.id, url: uploadUrl(origin, row.id), contentType: row.contentType, size: row.size, purpose: row.purpose, filename: row.filename });
 
 /**
  * Product images name uploads of this store with purpose `product-image`: a missing or unfit one is a form

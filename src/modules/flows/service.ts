@@ -1,0 +1,476 @@
+import { and, asc, desc, eq, inArray, lte, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { isoAt } from '../../db/clock.js';
+import { newId } from '../../db/ids.js';
+import { preparedFor } from '../../db/prepared.js';
+import { fail } from '../../server/errors.js';
+import { defineMessages } from '../../server/messages.js';
+import type { OrderItemMove } from '../../server/module.js';
+import type { Services } from '../../server/services.js';
+import { requireOwned } from '../../server/tenancy.js';
+import { categories, products, type Fulfillment } from '../catalog/schema.js';
+import { emitEvent } from '../events/outbox.js';
+import { orderItems, orders } from '../orders/schema.js';
+import { DEFAULT_DEFINITIONS, leastAdvanced, type Definition, type FlowKind } from './definition.js';
+import { availableActions, step, type Actor, type Effects, type ItemState, type Refusal, type Trigger } from './engine.js';
+import { flowRuns, flows, flowTimers, flowVersions, orderItemFlows, type RunTrigger } from './schema.js';
+
+defineMessages({
+  FLOW_NOT_FOUND: '주문 흐름을 찾을 수 없습니다.',
+  FLOW_VERSION_NOT_FOUND: '주문 흐름의 그 버전을 찾을 수 없습니다.',
+  FLOW_RUN_NOT_FOUND: '흐름 실행 기록을 찾을 수 없습니다.',
+  ORDER_ITEM_NOT_FOUND: '주문 상품을 찾을 수 없습니다.',
+  ACTION_NOT_AVAILABLE: '지금 상태에서 할 수 없는 작업입니다. details.key와 details.reason을 확인하세요.',
+  FLOW_MOVE_NOT_ALLOWED: '조건이 맞지 않아 상태를 옮길 수 없습니다. details.key와 details.reason을 확인하세요.',
+  FLOW_ACTION_INPUT_INVALID: '작업 입력이 올바르지 않습니다. details.issues를 확인하세요.',
+  FLOW_EVENT_NOT_ACCEPTED: '지금 상태는 이 이벤트를 받지 않습니다.',
+  FLOW_ASSIGNMENT_RULES_RETIRED: '흐름 배정 규칙 API는 없어졌습니다. 상품이나 카테고리의 flowId를 쓰세요.',
+});
+
+export type FlowRow = typeof flows.$inferSelect;
+export type ItemFlowRow = typeof orderItemFlows.$inferSelect;
+export type RunRow = typeof flowRuns.$inferSelect;
+type OrderRow = typeof orders.$inferSelect;
+type OrderItemRow = typeof orderItems.$inferSelect;
+
+const q = preparedFor((db) => ({
+  flowById: db.select().from(flows).where(eq(flows.id, sql.placeholder('id'))).prepare(),
+  defaultFlow: db.select().from(flows).where(and(eq(flows.storeId, sql.placeholder('storeId')), eq(flows.defaultKey, sql.placeholder('kind')))).prepare(),
+  version: db.select().from(flowVersions).where(and(eq(flowVersions.flowId, sql.placeholder('flowId')), eq(flowVersions.version, sql.placeholder('version')))).prepare(),
+  itemFlow: db.select().from(orderItemFlows).where(eq(orderItemFlows.orderItemId, sql.placeholder('id'))).prepare(),
+  groupFlows: db.select().from(orderItemFlows).where(eq(orderItemFlows.groupId, sql.placeholder('groupId'))).orderBy(asc(orderItemFlows.orderItemId)).prepare(),
+  orderItem: db.select().from(orderItems).where(eq(orderItems.id, sql.placeholder('id'))).prepare(),
+  order: db.select().from(orders).where(eq(orders.id, sql.placeholder('id'))).prepare(),
+  itemTimers: db.select().from(flowTimers)
+    .where(and(eq(flowTimers.orderItemId, sql.placeholder('id')), inArray(flowTimers.status, ['PENDING', 'PAUSED']))).orderBy(asc(flowTimers.createdAt)).prepare(),
+}));
+
+// ---------------------------------------------------------------------------------------------------
+// Flows and versions
+
+/**
+ * The store's two default flows (SHIPPING, MANUAL), version 1 each. Run when a store is created and, for
+ * stores made before flows existed, on first use: a unique index keeps concurrent first uses to one each.
+ */
+export function ensureDefaultFlows(db: Db, storeId: string, now: number) {
+  for (const kind of ['SHIPPING', 'MANUAL'] as const) {
+    if (q(db).defaultFlow.get({ storeId, kind })) continue;
+    const { name, definition } = DEFAULT_DEFINITIONS[kind];
+    const id = newId('flw', now);
+    const inserted = db.insert(flows).values({
+      id, storeId, name, kind, isDefault: true, progression: definition.progression, publishedVersion: 1, draft: null, draftGraph: null, defaultKey: kind, createdAt: now, updatedAt: now,
+    }).onConflictDoNothing().run();
+    if (inserted.changes === 1) db.insert(flowVersions).values({ flowId: id, version: 1, storeId, definition, graph: null, publishedAt: now }).run();
+  }
+}
+
+/** A flow with its first published version (the custom-flow API of a later slice publishes more). */
+export function insertFlow(db: Db, storeId: string, now: number, input: { name: string; kind: FlowKind; definition: Definition }): FlowRow {
+  const row: FlowRow = {
+    id: newId('flw', now), storeId, name: input.name, kind: input.kind, isDefault: false, progression: input.definition.progression,
+    publishedVersion: 1, draft: null, draftGraph: null, defaultKey: null, createdAt: now, updatedAt: now,
+  };
+  db.insert(flows).values(row).run();
+  db.insert(flowVersions).values({ flowId: row.id, version: 1, storeId, definition: input.definition, graph: null, publishedAt: now }).run();
+  return row;
+}
+
+export const loadFlow = (db: Db, storeId: string, flowId: string) => requireOwned(q(db).flowById.get({ id: flowId }), storeId, 'FLOW_NOT_FOUND');
+
+export function listFlows(db: Db, storeId: string, now: number) {
+  ensureDefaultFlows(db, storeId, now);
+  // The defaults first (SHIPPING, then MANUAL), then the store's own in creation order.
+  return db.select().from(flows).where(eq(flows.storeId, storeId)).orderBy(desc(flows.isDefault), sql`${flows.defaultKey} = 'MANUAL'`, asc(flows.createdAt), asc(flows.id)).all();
+}
+
+/** Published definitions never change: kept per database once read. */
+const definitions = new WeakMap<Db, Map<string, Definition>>();
+export function definitionOf(db: Db, flowId: string, version: number): Definition {
+  let perDb = definitions.get(db);
+  if (!perDb) definitions.set(db, (perDb = new Map()));
+  const key = `${flowId}:${version}`;
+  let def = perDb.get(key);
+  if (!def) {
+    const row = q(db).version.get({ flowId, version });
+    if (!row) throw fail(404, 'FLOW_VERSION_NOT_FOUND', { flowId, version });
+    perDb.set(key, (def = row.definition));
+  }
+  return def;
+}
+
+export function loadVersion(db: Db, storeId: string, flowId: string, version: number) {
+  loadFlow(db, storeId, flowId);
+  const row = q(db).version.get({ flowId, version });
+  if (!row) throw fail(404, 'FLOW_VERSION_NOT_FOUND', { flowId, version });
+  return row;
+}
+
+export const runningItemCount = (db: Db, flowId: string, version: number) =>
+  db.select({ n: sql<number>`count(*)` }).from(orderItemFlows)
+    .where(and(eq(orderItemFlows.flowId, flowId), eq(orderItemFlows.version, version), sql`${orderItemFlows.coreStatus} not in ('PURCHASE_DECIDED', 'CANCELED', 'RETURNED', 'EXCHANGED')`))
+    .get()!.n;
+
+export const presentFlow = (f: FlowRow) => ({
+  flowId: f.id, name: f.name, kind: f.kind, isDefault: f.isDefault, progression: f.progression, publishedVersion: f.publishedVersion, draft: f.draft,
+  createdAt: isoAt(f.createdAt), updatedAt: isoAt(f.updatedAt),
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Assignment
+
+export type FlowSource = 'PRODUCT' | 'CATEGORY' | 'PLATFORM';
+
+const kindOf = (fulfillment: Pick<Fulfillment, 'type'>): FlowKind => (fulfillment.type === 'SHIPPING' ? 'SHIPPING' : 'MANUAL');
+
+/** A flow id a product or category names must be a flow of the store (404 FLOW_NOT_FOUND). */
+export function requireFlowId(db: Db, storeId: string, flowId: string | null | undefined) {
+  if (flowId) loadFlow(db, storeId, flowId);
+}
+
+/**
+ * The flow a product's items follow (spec 02 §4.4): its own `flowId`, else its lowest-level category's,
+ * else the store default of its fulfilment kind; the flow's published version is the one fixed at payment.
+ */
+export function resolveFlow(db: Db, product: { storeId: string; flowId: string | null; categoryId: string | null; fulfillment: Pick<Fulfillment, 'type'> }, now: number) {
+  const published = (flowId: string | null) => {
+    const flow = flowId ? q(db).flowById.get({ id: flowId }) : undefined;
+    return flow && flow.storeId === product.storeId && flow.publishedVersion !== null ? flow : undefined;
+  };
+  const own = published(product.flowId);
+  if (own) return { flow: own, version: own.publishedVersion!, source: 'PRODUCT' as FlowSource };
+  const categoryFlowId = product.categoryId ? db.select({ flowId: categories.flowId }).from(categories).where(eq(categories.id, product.categoryId)).get()?.flowId ?? null : null;
+  const inherited = published(categoryFlowId);
+  if (inherited) return { flow: inherited, version: inherited.publishedVersion!, source: 'CATEGORY' as FlowSource };
+  ensureDefaultFlows(db, product.storeId, now);
+  const fallback = q(db).defaultFlow.get({ storeId: product.storeId, kind: kindOf(product.fulfillment) })!;
+  return { flow: fallback, version: fallback.publishedVersion!, source: 'PLATFORM' as FlowSource };
+}
+
+/**
+ * Fixes each new item's flow and version and enters the initial state (its timers and notifications), in
+ * the transaction that writes the order. Items of an `ORDER`-progression flow form one group per order.
+ */
+export function startOrderFlows(db: Db, now: number, order: OrderRow, items: OrderItemRow[]) {
+  const groups = new Map<string, string>();
+  for (const item of items) {
+    const product = db.select({ storeId: products.storeId, flowId: products.flowId, categoryId: products.categoryId }).from(products).where(eq(products.id, item.productId)).get();
+    const { flow, version } = resolveFlow(db, { storeId: order.storeId, flowId: product?.flowId ?? null, categoryId: product?.categoryId ?? null, fulfillment: item.fulfillmentSnapshot }, now);
+    const def = definitionOf(db, flow.id, version);
+    let groupId: string | null = null;
+    if (def.progression === 'ORDER') {
+      const key = `${flow.id}:${version}`;
+      groupId = groups.get(key) ?? newId('grp', now);
+      groups.set(key, groupId);
+    }
+    const row: ItemFlowRow = {
+      orderItemId: item.id, storeId: order.storeId, orderId: order.id, flowId: flow.id, version, state: def.initial, coreStatus: def.states[def.initial].coreStatus,
+      groupId, claimHold: false, inputs: {}, enteredAt: now, fulfilledAt: null, updatedAt: now,
+    };
+    db.insert(orderItemFlows).values(row).run();
+    const result = step(def, itemState(row, order, item, false), { kind: 'start' }, now);
+    if (!result.ok) continue;
+    applyEffects(db, now, { order, members: [{ row, item, effects: result.effects }], trigger: { kind: 'start' }, actor: { type: 'SYSTEM', id: null }, input: {} });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reads
+
+/**
+ * The item's flow state. Items paid before flows existed have none: they are adopted on first use by the
+ * store default of their kind, in its initial state (they were all PAID), without notifications or timers.
+ */
+export function itemFlowOf(db: Db, item: OrderItemRow, now: number): ItemFlowRow {
+  const found = q(db).itemFlow.get({ id: item.id });
+  if (found) return found;
+  ensureDefaultFlows(db, item.storeId, now);
+  const flow = q(db).defaultFlow.get({ storeId: item.storeId, kind: kindOf(item.fulfillmentSnapshot) })!;
+  const def = definitionOf(db, flow.id, flow.publishedVersion!);
+  db.insert(orderItemFlows).values({
+    orderItemId: item.id, storeId: item.storeId, orderId: item.orderId, flowId: flow.id, version: flow.publishedVersion!, state: def.initial,
+    coreStatus: def.states[def.initial].coreStatus, groupId: null, claimHold: false, inputs: {}, enteredAt: item.createdAt, fulfilledAt: null, updatedAt: now,
+  }).onConflictDoNothing().run();
+  return q(db).itemFlow.get({ id: item.id })!;
+}
+
+export const findItemFlow = (db: Db, orderItemId: string) => q(db).itemFlow.get({ id: orderItemId });
+export const itemFlowsOfOrder = (db: Db, orderId: string, now: number) =>
+  db.select().from(orderItems).where(eq(orderItems.orderId, orderId)).orderBy(asc(orderItems.orderItemNo)).all().map((item) => itemFlowOf(db, item, now));
+
+/** The item's flow as the order item read shows it. */
+export const flowSummary = (row: ItemFlowRow) => ({ flowId: row.flowId, version: row.version, state: row.state, coreStatus: row.coreStatus });
+
+export function loadItemFlow(db: Db, storeId: string, orderItemId: string, now: number) {
+  const item = requireOwned(q(db).orderItem.get({ id: orderItemId }), storeId, 'ORDER_ITEM_NOT_FOUND');
+  return { item, row: itemFlowOf(db, item, now), order: q(db).order.get({ id: item.orderId })! };
+}
+
+function groupOf(db: Db, row: ItemFlowRow) {
+  return row.groupId ? q(db).groupFlows.all({ groupId: row.groupId }) : [row];
+}
+
+/** The engine's view of an item: its state, claim holds (its own, its group's) and what expressions read. */
+function itemState(row: ItemFlowRow, order: OrderRow, item: OrderItemRow, groupClaimOpen: boolean): ItemState {
+  return {
+    state: row.state,
+    claimOpen: row.claimHold,
+    groupClaimOpen,
+    facts: {
+      order: { orderId: order.id, orderNo: order.orderNo, status: order.status, testPayment: order.testPayment, guest: order.guest, orderedAt: isoAt(order.orderedAt), totalAmount: order.amounts.totalAmount },
+      item: {
+        orderItemId: item.id, productId: item.productId, optionId: item.optionId, productName: item.productName, optionValues: item.optionValues, quantity: item.quantity,
+        unitPrice: item.unitPrice, amount: item.amount, fulfillmentType: item.fulfillmentSnapshot.type, stay: item.stay,
+      },
+      flow: { flowId: row.flowId, version: row.version, state: row.state, enteredAt: isoAt(row.enteredAt), inputs: row.inputs },
+    },
+  };
+}
+
+const presentTimer = (t: typeof flowTimers.$inferSelect) => ({
+  timerId: t.id, kind: t.kind, to: t.to, status: t.status, dueAt: t.dueAt === null ? null : isoAt(t.dueAt), remainingSeconds: t.remainingMs === null ? null : Math.ceil(t.remainingMs / 1000),
+});
+
+/** `GET /v1/order-items/{id}/flow`: where the item stands, what can be done, what will happen by itself. */
+export function presentItemFlow(db: Db, row: ItemFlowRow, order: OrderRow, item: OrderItemRow, now: number) {
+  const def = definitionOf(db, row.flowId, row.version);
+  const groupClaim = groupOf(db, row).some((r) => r.claimHold);
+  return {
+    orderItemId: row.orderItemId,
+    orderId: row.orderId,
+    flowId: row.flowId,
+    version: row.version,
+    state: row.state,
+    label: def.states[row.state]?.label ?? row.state,
+    coreStatus: row.coreStatus,
+    actions: availableActions(def, itemState(row, order, item, groupClaim), now),
+    timers: q(db).itemTimers.all({ id: row.orderItemId }).map(presentTimer),
+    groupId: row.groupId,
+  };
+}
+
+export const presentRun = (r: RunRow) => ({
+  runId: r.id, orderId: r.orderId, orderItemId: r.orderItemId, flowId: r.flowId, version: r.version, trigger: r.trigger, actor: r.actor, input: r.input,
+  from: r.from, to: r.to, coreStatus: r.coreStatus, notifications: r.notifications, timers: r.timers, eventIds: r.eventIds, at: isoAt(r.at),
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Moves
+
+export interface MoveRequest {
+  trigger: Trigger;
+  actor: { type: Actor | 'TIMER'; id: string | null };
+}
+
+/** A refusal of the engine as the API answers it (spec 02 §4.4). */
+function refusalError(refusal: Refusal, key: string | null) {
+  switch (refusal.code) {
+    case 'ACTION_NOT_AVAILABLE': case 'FLOW_MOVE_NOT_ALLOWED': return fail(409, refusal.code, { key, reason: refusal.reason });
+    case 'FLOW_ACTION_INPUT_INVALID': return fail(400, refusal.code, { key, issues: refusal.issues });
+    case 'FLOW_EVENT_NOT_ACCEPTED': return fail(409, refusal.code, { key });
+    case 'TIMER_STALE': return fail(409, 'FLOW_MOVE_NOT_ALLOWED', { key, reason: 'TIMER_STALE' });
+  }
+}
+
+/**
+ * Runs a trigger on an item — and, under `progression: ORDER`, on every item of its group in the same
+ * state — inside the caller's transaction. A refusal throws the API error and changes nothing.
+ * Returns the items that moved.
+ */
+export function moveItem(services: Services, now: number, row: ItemFlowRow, request: MoveRequest): ItemFlowRow[] {
+  const { db } = services;
+  const order = q(db).order.get({ id: row.orderId })!;
+  const def = definitionOf(db, row.flowId, row.version);
+  const group = groupOf(db, row);
+  const groupClaim = group.some((r) => r.claimHold);
+  const members = group.filter((r) => r.orderItemId === row.orderItemId || (r.state === row.state && r.version === row.version));
+  const stepped = members.map((member) => {
+    const item = q(db).orderItem.get({ id: member.orderItemId })!;
+    return { row: member, item, result: step(def, itemState(member, order, item, groupClaim), request.trigger, now) };
+  }).sort((a, b) => a.item.orderItemNo - b.item.orderItemNo);
+  const lead = stepped.find((s) => s.row.orderItemId === row.orderItemId)!;
+  if (!lead.result.ok) throw refusalError(lead.result.refusal, request.trigger.kind === 'action' ? request.trigger.key : request.trigger.kind === 'event' ? request.trigger.name : null);
+  const moving = stepped.flatMap((s) => (s.result.ok ? [{ row: s.row, item: s.item, effects: s.result.effects }] : []));
+  const input = request.trigger.kind === 'action' || request.trigger.kind === 'event' ? request.trigger.input : {};
+  return applyEffects(db, now, { order, members: moving, trigger: runTrigger(request.trigger), actor: request.actor, input }, services);
+}
+
+function runTrigger(trigger: Trigger, timerId = ''): RunTrigger {
+  switch (trigger.kind) {
+    case 'start': return { kind: 'start' };
+    case 'action': return { kind: 'action', key: trigger.key };
+    case 'event': return { kind: 'event', name: trigger.name };
+    case 'timer': return { kind: 'timer', timerId };
+  }
+}
+
+interface Application {
+  order: OrderRow;
+  members: { row: ItemFlowRow; item: OrderItemRow; effects: Effects }[];
+  trigger: RunTrigger;
+  actor: { type: Actor | 'TIMER' | 'SYSTEM'; id: string | null };
+  input: Record<string, unknown>;
+}
+
+/**
+ * Applies the engine's effects for the moving items in one go: item state, order status, timers, the
+ * outbox (ORDER.FLOW_STATE_CHANGED once for the group, ORDER.* per item, ORDER.FLOW_NOTIFICATION per
+ * webhook notification), the run history, and every module's `onOrderItemMoved` hook.
+ */
+function applyEffects(db: Db, now: number, a: Application, services?: Services): ItemFlowRow[] {
+  const { order } = a;
+  const moved: ItemFlowRow[] = [];
+  const lead = a.members[0];
+  if (!lead) return moved;
+  const actionKey = a.trigger.kind === 'action' ? a.trigger.key : null;
+
+  for (const m of a.members) {
+    const move = m.effects.move;
+    let row = m.row;
+    if (move) {
+      const fulfilled = row.fulfilledAt ?? (move.coreStatus === 'DELIVERED' || move.coreStatus === 'FULFILLED' ? now : null);
+      row = { ...row, state: move.to, coreStatus: move.coreStatus, enteredAt: now, fulfilledAt: fulfilled, updatedAt: now, inputs: actionKey ? { ...row.inputs, [actionKey]: a.input } : row.inputs };
+      db.update(orderItemFlows).set({ state: row.state, coreStatus: row.coreStatus, enteredAt: now, fulfilledAt: fulfilled, inputs: row.inputs, updatedAt: now })
+        .where(eq(orderItemFlows.orderItemId, row.orderItemId)).run();
+      db.update(orderItems).set({ status: move.coreStatus as OrderItemRow['status'], updatedAt: now }).where(eq(orderItems.id, row.orderItemId)).run();
+    }
+    if (m.effects.withdrawClaim) releaseClaimHold(db, now, row.orderItemId);
+    if (m.effects.timersCleared) {
+      db.update(flowTimers).set({ status: 'CLEARED', updatedAt: now })
+        .where(and(eq(flowTimers.orderItemId, row.orderItemId), inArray(flowTimers.status, ['PENDING', 'PAUSED']))).run();
+    }
+    for (const t of m.effects.timersSet) {
+      // A claim already open pauses a new duration timer from the start.
+      const paused = t.kind === 'after' && row.claimHold;
+      db.insert(flowTimers).values({
+        id: newId('ftm', now), storeId: row.storeId, orderItemId: row.orderItemId, state: row.state, transition: t.transition, kind: t.kind, to: t.to,
+        status: paused ? 'PAUSED' : 'PENDING', dueAt: paused ? null : t.dueAt, remainingMs: paused ? t.dueAt - now : null, createdAt: now, updatedAt: now,
+      }).run();
+    }
+    moved.push(row);
+  }
+
+  const freshOrder = lead.effects.move ? refreshOrderStatus(db, order, now) : order;
+  const eventIds = new Map<string, string[]>(a.members.map((m) => [m.row.orderItemId, []]));
+  const emit = (type: string, data: Record<string, unknown>, itemIds: string[]) => {
+    const { eventId } = emitEvent(db, now, { storeId: order.storeId, type, resource: { type: 'ORDER', id: order.id }, data });
+    for (const id of itemIds) eventIds.get(id)?.push(eventId);
+  };
+  const movedIds = a.members.filter((m) => m.effects.move).map((m) => m.row.orderItemId);
+  const leadMove = lead.effects.move;
+  if (leadMove && movedIds.length) {
+    emit('ORDER.FLOW_STATE_CHANGED', {
+      orderId: order.id, orderItemIds: movedIds, flowId: lead.row.flowId, flowVersion: lead.row.version,
+      from: leadMove.from, to: leadMove.to, label: leadMove.label, coreStatus: leadMove.coreStatus, changedAt: isoAt(now),
+    }, movedIds);
+  }
+  for (const [i, m] of a.members.entries()) {
+    for (const type of m.effects.events) emit(type, orderEventData(type, freshOrder, m.item, moved[i]), [m.row.orderItemId]);
+  }
+  const state = moved[0].state;
+  const notifications = lead.effects.notifications.map((n) => {
+    const webhook = n.channel === 'webhook';
+    if (webhook) {
+      const name = typeof n.params.event === 'string' ? n.params.event : state;
+      emit('ORDER.FLOW_NOTIFICATION', { orderId: order.id, orderItemIds: a.members.map((m) => m.row.orderItemId), event: name, flowId: lead.row.flowId, flowVersion: lead.row.version, state }, a.members.map((m) => m.row.orderItemId));
+    }
+    // App and e-mail channels are delivered by a later slice; until then the run records them as not sent.
+    return { ...n, sent: webhook };
+  });
+
+  for (const [i, m] of a.members.entries()) {
+    const row = moved[i];
+    db.insert(flowRuns).values({
+      id: newId('frn', now), storeId: row.storeId, orderId: row.orderId, orderItemId: row.orderItemId, flowId: row.flowId, version: row.version,
+      trigger: a.trigger, actor: a.actor, input: a.input, from: m.effects.move ? m.effects.move.from : null, to: row.state, coreStatus: row.coreStatus,
+      notifications, timers: m.effects.timersSet.map((t) => ({ transition: t.transition, kind: t.kind, dueAt: isoAt(t.dueAt), to: t.to })),
+      eventIds: eventIds.get(row.orderItemId) ?? [], at: now,
+    }).run();
+    const move = m.effects.move;
+    if (move && services) {
+      const hook: OrderItemMove = {
+        storeId: row.storeId, orderId: row.orderId, orderItemId: row.orderItemId, from: move.from, to: move.to,
+        previousCoreStatus: move.previousCoreStatus, coreStatus: move.coreStatus, at: now,
+      };
+      for (const module of services.modules) module.onOrderItemMoved?.(services, db, hook);
+    }
+  }
+  return moved;
+}
+
+/** The order's status after a move: the least advanced non-canceled item (spec 01 §6.2 rule 2). */
+function refreshOrderStatus(db: Db, order: OrderRow, now: number): OrderRow {
+  const statuses = db.select({ status: orderItems.status }).from(orderItems).where(eq(orderItems.orderId, order.id)).all().map((r) => r.status as string);
+  const status = leastAdvanced(statuses) as OrderRow['status'];
+  db.update(orders).set({ status, lastChangedAt: now }).where(eq(orders.id, order.id)).run();
+  return { ...order, status, lastChangedAt: now };
+}
+
+/** `data` of the ORDER.* events of spec 01 §6.2: order-level ones, and per-item ones for supply and decision. */
+function orderEventData(type: string, order: OrderRow, item: OrderItemRow, row: ItemFlowRow): Record<string, unknown> {
+  const base = { orderId: order.id, orderNo: order.orderNo, status: order.status, testPayment: order.testPayment };
+  const perItem = type === 'ORDER.FULFILLED' || type === 'ORDER.PURCHASE_DECIDED';
+  if (perItem) {
+    return { orderId: order.id, orderNo: order.orderNo, orderItemId: item.id, status: order.status, fulfillmentSnapshot: item.fulfillmentSnapshot, fulfilledAt: row.fulfilledAt === null ? null : isoAt(row.fulfilledAt), testPayment: order.testPayment };
+  }
+  // Non-physical supply also names the item and its fulfilment (rule of ORDER.DELIVERED).
+  if (type === 'ORDER.DELIVERED' && item.fulfillmentSnapshot.type !== 'SHIPPING') return { ...base, orderItemId: item.id, fulfillmentSnapshot: item.fulfillmentSnapshot };
+  return base;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Timers
+
+/** Fires due timers, each in its own transaction; a timer is claimed with a guarded update first. */
+export function fireDueTimers(services: Services, now: number): number {
+  const { db } = services;
+  const due = db.select().from(flowTimers).where(and(eq(flowTimers.status, 'PENDING'), lte(flowTimers.dueAt, now))).orderBy(asc(flowTimers.dueAt)).limit(200).all();
+  let fired = 0;
+  for (const timer of due) {
+    services.sqlite.transaction(() => {
+      const claimed = db.update(flowTimers).set({ status: 'FIRED', updatedAt: now }).where(and(eq(flowTimers.id, timer.id), eq(flowTimers.status, 'PENDING'))).run();
+      if (claimed.changes !== 1) return;
+      const row = findItemFlow(db, timer.orderItemId);
+      if (!row || row.state !== timer.state) return;
+      try {
+        moveItem(services, now, row, { trigger: { kind: 'timer', transition: timer.transition }, actor: { type: 'TIMER', id: timer.id } });
+        fired++;
+      } catch (error) {
+        // A condition that no longer holds leaves the item where it is; the timer is spent.
+        if ((error as { code?: string }).code !== 'FLOW_MOVE_NOT_ALLOWED') throw error;
+      }
+    })();
+  }
+  return fired;
+}
+
+/** Items whose `after` timers a claim on `orderItemId` stops: the item, and its whole group under ORDER progression. */
+function holdScope(db: Db, row: ItemFlowRow) {
+  return groupOf(db, row);
+}
+
+/**
+ * A claim was opened on the item (called by the claims module, in its transaction): its other actions turn
+ * off and its `after` timers — and those of its group — pause with the time they had left; `at` timers run on.
+ */
+export function openClaimHold(db: Db, now: number, orderItemId: string) {
+  const row = findItemFlow(db, orderItemId);
+  if (!row || row.claimHold) return;
+  db.update(orderItemFlows).set({ claimHold: true, updatedAt: now }).where(eq(orderItemFlows.orderItemId, orderItemId)).run();
+  for (const member of holdScope(db, row)) {
+    db.update(flowTimers).set({ status: 'PAUSED', remainingMs: sql`max(${flowTimers.dueAt} - ${now}, 0)`, dueAt: null, updatedAt: now })
+      .where(and(eq(flowTimers.orderItemId, member.orderItemId), eq(flowTimers.status, 'PENDING'), eq(flowTimers.kind, 'after'))).run();
+  }
+}
+
+/** The claim was handled or withdrawn: paused timers resume with the time they had left, unless another hold remains in the group. */
+export function releaseClaimHold(db: Db, now: number, orderItemId: string) {
+  const row = findItemFlow(db, orderItemId);
+  if (!row || !row.claimHold) return;
+  db.update(orderItemFlows).set({ claimHold: false, updatedAt: now }).where(eq(orderItemFlows.orderItemId, orderItemId)).run();
+  const scope = holdScope(db, { ...row, claimHold: false });
+  if (scope.some((r) => r.orderItemId !== orderItemId && r.claimHold)) return;
+  for (const member of scope) {
+    db.update(flowTimers).set({ status: 'PENDING', dueAt: sql`${now} + ${flowTimers.remainingMs}`, remainingMs: null, updatedAt: now })
+      .where(and(eq(flowTimers.orderItemId, member.orderItemId), eq(flowTimers.status, 'PAUSED'))).run();
+  }
+}
