@@ -166,7 +166,7 @@ test('app deploy of a runtime "external" app uploads its manifest and external U
   const result = JSON.parse(deploy.stdout);
   assert.equal([result.handle, result.version, result.runtime, result.externalUrl], ['ext-demo', 1, 'external', 'https://apps.example.com/svc']);
   assert.not.ok(existsSync(join(dir, 'dist')), 'no bundle was built');
-  const apps = await svc.api('GET', '/v1/apps', { query: { handle: 'ext-demo' } });
+  const apps = await svc.api('GET', '/v1/developer/apps', { query: { handle: 'ext-demo' } });
   const app = apps.data.contents[0];
   assert.is(app.appId, result.appId);
   const install = await svcCli(['app', 'install', '--json'], dir);

@@ -63,7 +63,7 @@ export abstract class AppCommand<T extends typeof Command> extends ApiCommand<T>
 
   /** The app's id on the service, by the manifest's handle; null when never deployed. */
   protected async appIdOf(handle: string): Promise<string | null> {
-    const found = await this.request<{ contents: { appId: string }[] }>('GET', '/v1/apps', { query: { handle } });
+    const found = await this.request<{ contents: { appId: string }[] }>('GET', '/v1/developer/apps', { query: { handle } });
     return found.contents[0]?.appId ?? null;
   }
 
@@ -82,8 +82,8 @@ export abstract class AppCommand<T extends typeof Command> extends ApiCommand<T>
 
   private async uploadVersion(project: AppProject, bundle: { code: string; map?: string; functions: string[]; adminPage?: string }) {
     const { raw, manifest } = project;
-    const appId = (await this.appIdOf(manifest.handle)) ?? (await this.request<{ appId: string }>('POST', '/v1/apps', { body: { manifest: raw } })).appId;
-    const version = await this.request<{ version: number; versionId: string }>('POST', `/v1/apps/${appId}/versions`, { body: { manifest: raw, bundle } });
+    const appId = (await this.appIdOf(manifest.handle)) ?? (await this.request<{ appId: string }>('POST', '/v1/developer/apps', { body: { manifest: raw } })).appId;
+    const version = await this.request<{ version: number; versionId: string }>('POST', `/v1/developer/apps/${appId}/versions`, { body: { manifest: raw, bundle } });
     return { appId, version: version.version };
   }
 
@@ -100,7 +100,7 @@ export abstract class AppCommand<T extends typeof Command> extends ApiCommand<T>
 
   /** Runs of the app's code newer than `after` (an execution id), oldest first. */
   protected async logsSince(appId: string, after: string | null, limit = 50): Promise<ExecutionView[]> {
-    const page = await this.request<{ contents: ExecutionView[] }>('GET', `/v1/apps/${appId}/logs`, { query: { limit } });
+    const page = await this.request<{ contents: ExecutionView[] }>('GET', `/v1/developer/apps/${appId}/logs`, { query: { limit } });
     return page.contents.filter((x) => after === null || x.executionId > after).reverse();
   }
 
