@@ -2,11 +2,38 @@ import { Command, Flags, type Interfaces } from '@oclif/core';
 import { readFileSync } from 'node:fs';
 import stringWidth from 'string-width';
 import { ApiCallError, ApiClient, ConnectionError, type RequestOptions } from '../client/api-client.js';
-import { DEFAULT_API_URL, DEFAULT_PROFILE, readConfig } from '../client/config.js';
+import { DEFAULT_API_URL, DEFAULT_PROFILE, readConfig, readCredential, sameService } from '../client/config.js';
+import { won } from './format.js';
 import { UsageError } from './usage-error.js';
 
 export type GlobalFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof ApiCommand)['baseFlags'] & T['flags']>;
 export type CommandArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>;
+
+/** A list's `--json` output: the API's page as it is, or a whole list as a page with no next one. */
+export type ListOutput<T> = { contents: T[]; page: number; size: number; totalElements: number; totalPages: number } | { contents: T[]; nextCursor: string | null };
+
+export function listOutput<T>(data: { contents: T[]; page?: number; nextCursor?: string | null }): ListOutput<T> {
+  if ('page' in data || 'nextCursor' in data) return data as ListOutput<T>;
+  return { contents: data.contents, nextCursor: null };
+}
+
+let pipeWatched = false;
+
+/**
+ * A reader that stopped reading (`svc orders list | head -1`) ends the command quietly with exit 0: what
+ * it had to say was not wanted any more. Without this, the first write to the closed pipe crashes (EPIPE).
+ */
+function endQuietlyOnClosedPipe() {
+  if (pipeWatched) return;
+  pipeWatched = true;
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
+}
+
+/** A table's header for a field: `storeId` → `STORE ID`. */
+export const columnHeader = (field: string) => field.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toUpperCase();
 
 /**
  * Base of every command that talks to the API. Global flags `--profile --store --json`, each with its
@@ -28,6 +55,7 @@ export abstract class ApiCommand<T extends typeof Command> extends Command {
   private resolvedStoreId: string | undefined;
 
   override async init() {
+    endQuietlyOnClosedPipe();
     await super.init();
     const { args, flags } = await this.parse({
       flags: this.ctor.flags,
@@ -43,29 +71,70 @@ export abstract class ApiCommand<T extends typeof Command> extends Command {
     return this.flags.profile ?? process.env.SVC_PROFILE ?? readConfig().currentProfile ?? DEFAULT_PROFILE;
   }
 
+  /** The profile's service address. */
+  private get profileUrl(): string {
+    const profile = readConfig().profiles[this.profileName];
+    if (!profile && this.profileName !== DEFAULT_PROFILE) throw new UsageError(`no profile named "${this.profileName}" (svc profiles list)`);
+    return profile?.apiUrl ?? DEFAULT_API_URL;
+  }
+
+  /**
+   * The service to talk to: SVC_API_URL, else the profile's. A saved login is sent only to the service it
+   * came from, so SVC_API_URL naming another one needs its own SVC_TOKEN.
+   */
+  protected get apiUrl(): string {
+    const profileUrl = this.profileUrl;
+    const envUrl = process.env.SVC_API_URL;
+    if (envUrl === undefined || sameService(envUrl, profileUrl)) return envUrl ?? profileUrl;
+    if (process.env.SVC_TOKEN) return envUrl;
+    throw new UsageError(`SVC_API_URL is ${envUrl}, but profile "${this.profileName}" is for ${profileUrl} and its saved login is never sent elsewhere: set SVC_TOKEN for ${envUrl} too, or use a profile of its own (svc profiles add NAME --api-url ${envUrl})`);
+  }
+
+  /** Whether the token comes from SVC_TOKEN rather than the profile's saved credential. */
+  protected get tokenFromEnvironment(): boolean {
+    return Boolean(process.env.SVC_TOKEN);
+  }
+
   protected get client(): ApiClient {
     if (!this.cachedClient) {
-      const profile = readConfig().profiles[this.profileName];
-      if (!profile && this.profileName !== DEFAULT_PROFILE) throw new UsageError(`no profile named "${this.profileName}" (svc profiles list)`);
-      this.cachedClient = new ApiClient({
-        profile: this.profileName,
-        apiUrl: process.env.SVC_API_URL ?? profile?.apiUrl ?? DEFAULT_API_URL,
-        token: process.env.SVC_TOKEN,
-      });
+      const apiUrl = this.apiUrl;
+      const saved = this.tokenFromEnvironment ? undefined : readCredential(this.profileName);
+      if (saved?.apiUrl && !sameService(saved.apiUrl, apiUrl)) {
+        throw new UsageError(`the saved login of profile "${this.profileName}" is for ${saved.apiUrl}, and the profile now points at ${apiUrl}: log in there with svc login --profile ${this.profileName}`);
+      }
+      this.cachedClient = new ApiClient({ profile: this.profileName, apiUrl, token: process.env.SVC_TOKEN || undefined });
     }
     return this.cachedClient;
   }
 
-  /** The store of the request: --store, SVC_STORE_ID, then the profile; a store code is looked up once. */
+  /** The store named by --store, SVC_STORE_ID or the profile (an id or a code: the service takes both). */
+  protected get chosenStore(): string | undefined {
+    return this.flags.store || process.env.SVC_STORE_ID || readConfig().profiles[this.profileName]?.storeId || undefined;
+  }
+
+  /** The store of the request: the chosen one, else the only store the token reaches. */
   protected async storeId(): Promise<string> {
-    if (this.resolvedStoreId) return this.resolvedStoreId;
-    const given = this.flags.store ?? process.env.SVC_STORE_ID ?? readConfig().profiles[this.profileName]?.storeId;
-    if (!given) throw new UsageError('no store chosen: pass --store, set SVC_STORE_ID, or save one with svc profiles add NAME --api-url URL --default-store ID');
-    if (given.startsWith('st_')) return (this.resolvedStoreId = given);
-    const stores = await this.client.request<{ contents: { storeId: string; code: string }[] }>('GET', '/v1/me/stores');
-    const match = stores.data.contents.find((s) => s.code === given);
-    if (!match) throw new UsageError(`no store with code "${given}" in this token's store scope`);
-    return (this.resolvedStoreId = match.storeId);
+    this.resolvedStoreId ??= this.chosenStore ?? (await this.onlyStore());
+    return this.resolvedStoreId;
+  }
+
+  /**
+   * The one store in the token's reach, for commands run with no store named. The store list needs
+   * `stores:read`; a token without it still knows its store scope.
+   */
+  private async onlyStore(): Promise<string> {
+    const hint = 'pass --store (an id or code), set SVC_STORE_ID, or save one with svc profiles add NAME --api-url URL --default-store CODE';
+    let names: string[];
+    try {
+      names = (await this.request<{ contents: { code: string }[] }>('GET', '/v1/me/stores')).contents.map((s) => s.code);
+    } catch (error) {
+      if (!(error instanceof ApiCallError && error.body.code === 'INSUFFICIENT_SCOPE')) throw error;
+      const me = await this.request<{ token: { storeScope: { all: boolean; storeIds?: string[] } } }>('GET', '/auth/v1/me');
+      if (me.token.storeScope.all) throw new UsageError(`no store chosen, and this token cannot list its stores (no stores:read): ${hint}`);
+      names = me.token.storeScope.storeIds ?? [];
+    }
+    if (names.length === 1) return names[0];
+    throw new UsageError(names.length === 0 ? 'this token reaches no store' : `no store chosen among ${names.join(', ')}: ${hint}`);
   }
 
   /** A request in the chosen store; returns the envelope's data. */
@@ -81,6 +150,11 @@ export abstract class ApiCommand<T extends typeof Command> extends Command {
   protected output(data: unknown, human: () => void) {
     if (this.flags.json) this.log(JSON.stringify(data, null, 2));
     else human();
+  }
+
+  /** A list: `--json` prints one of the two page shapes (see listOutput); otherwise the command's rendering. */
+  protected outputList<T>(data: { contents: T[]; page?: number; nextCursor?: string | null }, human: (contents: T[]) => void) {
+    this.output(listOutput(data), () => human(data.contents));
   }
 
   /** Reads `--data` given as inline JSON or `@file.json`. */
@@ -115,17 +189,24 @@ export abstract class ApiCommand<T extends typeof Command> extends Command {
     return options.secret ? password({ message }) : input({ message });
   }
 
-  protected table(rows: Record<string, unknown>[], columns: string[]) {
+  /**
+   * Rows under spaced, upper-case headers (`storeId` → `STORE ID`); the `money` columns are amounts in won,
+   * written as people read them (`12,900원`) and aligned right.
+   */
+  protected table(rows: Record<string, unknown>[], columns: string[], options: { money?: string[] } = {}) {
     if (rows.length === 0) {
       this.log('(none)');
       return;
     }
-    const cell = (v: unknown) => (v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+    const money = new Set(options.money);
+    const cell = (c: string, v: unknown) => (money.has(c) && (typeof v === 'number' || v === null || v === undefined) ? won(v) : v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v));
     // Korean text takes two columns per character in a terminal: pad by display width, not length.
-    const pad = (text: string, width: number) => text + ' '.repeat(Math.max(0, width - stringWidth(text)));
-    const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => stringWidth(cell(r[c])))));
-    this.log(columns.map((c, i) => pad(c.toUpperCase(), widths[i])).join('  ').trimEnd());
-    for (const r of rows) this.log(columns.map((c, i) => pad(cell(r[c]), widths[i])).join('  ').trimEnd());
+    const gap = (text: string, width: number) => ' '.repeat(Math.max(0, width - stringWidth(text)));
+    const pad = (c: string, text: string, width: number) => (money.has(c) ? gap(text, width) + text : text + gap(text, width));
+    const headers = columns.map(columnHeader);
+    const widths = columns.map((c, i) => Math.max(stringWidth(headers[i]), ...rows.map((r) => stringWidth(cell(c, r[c])))));
+    this.log(columns.map((c, i) => pad(c, headers[i], widths[i])).join('  ').trimEnd());
+    for (const r of rows) this.log(columns.map((c, i) => pad(c, cell(c, r[c]), widths[i])).join('  ').trimEnd());
   }
 
   protected override async catch(error: Error & { exitCode?: number; oclif?: { exit?: number } }) {
@@ -136,6 +217,10 @@ export abstract class ApiCommand<T extends typeof Command> extends Command {
         for (const f of error.body.fieldErrors ?? []) this.logToStderr(`  - ${f.field || '(body)'}: ${f.code} ${f.message}`);
         if (error.body.details && Object.keys(error.body.details).length) this.logToStderr(`  details: ${JSON.stringify(error.body.details)}`);
         if (error.body.traceId) this.logToStderr(`  traceId: ${error.body.traceId}`);
+        if (error.body.code === 'STORE_NOT_FOUND') {
+          const store = this.resolvedStoreId ?? this.chosenStore;
+          this.logToStderr(`  no such store${store ? ` "${store}"` : ''} among the stores this token works in (svc stores list)`);
+        }
       }
       this.exit(1);
     }

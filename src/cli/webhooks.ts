@@ -5,14 +5,24 @@ import { EVENT_TYPES } from '../modules/events/types.js';
 /** Pieces every `svc webhooks` command shares (kept out of src/commands, where every file is a command): the subscription argument, event-type lists, renderings. */
 export const webhookArg = Args.string({ name: 'WEBHOOK_ID', description: 'Subscription id (wh_…; svc webhooks list)', required: true });
 
-export const eventsFlag = (required: boolean) => Flags.string({ description: `Event types, comma-separated: ${EVENT_TYPES.join(', ')}`, required });
+export const eventsFlag = (required: boolean, known: readonly string[] = EVENT_TYPES) =>
+  Flags.string({ description: `Event types, comma-separated, in any case; GROUP.* for a whole group: ${known.join(', ')}`, required });
 
-/** `--events` as a list; an unknown type is a usage error (exit 2) before any request. */
-export function eventList(value: string): string[] {
-  const types = value.split(',').map((t) => t.trim()).filter(Boolean);
-  const unknown = types.filter((t) => !(EVENT_TYPES as string[]).includes(t));
-  if (unknown.length || types.length === 0) throw new UsageError(`unknown event type ${unknown.join(', ') || '(none)'}; known: ${EVENT_TYPES.join(', ')}`);
-  return types;
+/**
+ * `--events` as a list of `known` types: case does not matter (`order.paid`), and `ORDER.*` means every
+ * ORDER type. A type or group that names nothing is a usage error (exit 2) before any request.
+ */
+export function eventList(value: string, known: readonly string[] = EVENT_TYPES): string[] {
+  const asked = value.split(',').map((t) => t.trim().toUpperCase()).filter(Boolean);
+  const types = new Set<string>();
+  const unknown: string[] = [];
+  for (const entry of asked) {
+    const matches = entry.endsWith('.*') ? known.filter((t) => t.startsWith(entry.slice(0, -1))) : known.filter((t) => t === entry);
+    if (matches.length === 0) unknown.push(entry);
+    for (const t of matches) types.add(t);
+  }
+  if (unknown.length || types.size === 0) throw new UsageError(`unknown event type ${unknown.join(', ') || '(none)'}; known: ${known.join(', ')}`);
+  return [...types];
 }
 
 export const webhookColumns = ['webhookId', 'status', 'url', 'events', 'secretPrefix', 'suspendedAt'];

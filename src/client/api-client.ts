@@ -33,6 +33,15 @@ export interface RequestOptions {
   dryRun?: boolean;
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /** Send no credential (the buyer API takes buyer tokens only, given in `headers`). */
+  anonymous?: boolean;
+}
+
+/** An answer as received, enveloped or not (`svc api` prints OpenAPI and well-known documents as they are). */
+export interface RawAnswer {
+  status: number;
+  headers: Headers;
+  text: string;
 }
 
 export interface ClientOptions {
@@ -68,6 +77,12 @@ export class ApiClient {
     return this.envelopeOf<T>(response, text!);
   }
 
+  /** Any answer, with the credentials and refresh of `request`; nothing is thrown for its status. */
+  async raw(method: string, path: string, options: RequestOptions = {}): Promise<RawAnswer> {
+    const { response, text } = await this.sendWithRefresh(method, path, options, true);
+    return { status: response.status, headers: response.headers, text: text! };
+  }
+
   /** A raw response (streams such as server-sent events), with the credentials, refresh and errors of `request`. */
   async stream(path: string, options: RequestOptions = {}): Promise<Response> {
     const { response, text } = await this.sendWithRefresh('GET', path, options, false);
@@ -81,9 +96,9 @@ export class ApiClient {
    * /auth/v1/login, a revoked token) would fail again, or run a request twice.
    */
   private async sendWithRefresh(method: string, path: string, options: RequestOptions, readBody: boolean) {
-    let response = await this.send(method, path, options, await this.bearer());
+    let response = await this.send(method, path, options, options.anonymous ? undefined : await this.bearer());
     let text = readBody || !response.ok ? await response.text() : undefined;
-    if (response.status === 401 && this.credential?.kind === 'login' && errorCode(text!) === 'UNAUTHORIZED') {
+    if (response.status === 401 && !options.anonymous && this.credential?.kind === 'login' && errorCode(text!) === 'UNAUTHORIZED') {
       response = await this.send(method, path, options, await this.bearer(true));
       text = readBody || !response.ok ? await response.text() : undefined;
     }
@@ -115,7 +130,7 @@ export class ApiClient {
     const url = new URL(`${this.apiUrl}${path.startsWith('/') ? path : `/${path}`}`);
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = { accept: 'application/json', 'accept-language': 'ko', ...options.headers };
-    if (bearer) headers.authorization = `Bearer ${bearer}`;
+    if (bearer && !('authorization' in headers)) headers.authorization = `Bearer ${bearer}`;
     if (options.storeId) headers['x-store-id'] = options.storeId;
     if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
     if (options.dryRun) headers['x-svc-dry-run'] = '1';
@@ -146,21 +161,34 @@ export class ApiClient {
       const saved = readCredential(this.options.profile);
       if (saved?.kind === 'login' && saved.refreshToken !== credential.refreshToken) return saved;
       const { status, body } = await this.oauth('/auth/token', { grant_type: 'refresh_token', refresh_token: credential.refreshToken, client_id: credential.clientId });
-      if (status !== 200) {
-        // The session ended (expired, revoked, password reset): the saved credential is useless now.
-        writeCredential(this.options.profile, undefined);
-        return undefined;
-      }
-      const next: Credential = { kind: 'login', accessToken: body.access_token, refreshToken: body.refresh_token, expiresAt: Date.now() + body.expires_in * 1000, clientId: credential.clientId };
+      // A refused refresh leaves the saved login as it is: only `svc login` and `svc logout` replace it.
+      if (status !== 200) return { refused: refreshRefusal(status, body) };
+      const next: Credential = { kind: 'login', accessToken: body.access_token, refreshToken: body.refresh_token, expiresAt: Date.now() + body.expires_in * 1000, clientId: credential.clientId, apiUrl: this.apiUrl };
       writeCredential(this.options.profile, next);
       return next;
     });
-    this.credential = refreshed;
-    if (refreshed?.kind !== 'login') {
-      throw new ApiCallError(401, { code: 'UNAUTHORIZED', message: '로그인이 만료되었습니다. svc login으로 다시 로그인하세요.', details: {}, fieldErrors: [], docs: '', traceId: '' });
+    if ('refused' in refreshed) {
+      throw new ApiCallError(401, {
+        code: 'UNAUTHORIZED',
+        message: `the saved login of profile "${this.options.profile}" could not be refreshed at ${this.apiUrl}: ${refreshed.refused.reason}. Log in again: svc login --profile ${this.options.profile}`,
+        details: { refresh: refreshed.refused.answer },
+        fieldErrors: [],
+        docs: '',
+        traceId: '',
+      });
     }
-    return refreshed.accessToken;
+    this.credential = refreshed;
+    return (refreshed as Extract<Credential, { kind: 'login' }>).accessToken;
   }
+}
+
+/** What the token endpoint's refusal of a refresh means to the person running the command. */
+function refreshRefusal(status: number, body: { error?: string; error_description?: string }) {
+  const said = [body.error, body.error_description].filter(Boolean).join(': ');
+  const reason = body.error === 'invalid_grant'
+    ? `the session has ended (${said}): it expired, was logged out or revoked, or the password changed`
+    : `the service answered HTTP ${status}${said ? ` (${said})` : ''}`;
+  return { reason, answer: { status, error: body.error ?? null, errorDescription: body.error_description ?? null } };
 }
 
 function errorCode(text: string): string | undefined {

@@ -13,9 +13,14 @@ export interface Profile {
   storeId?: string;
 }
 
+/**
+ * A saved credential and the service it belongs to (`apiUrl`): it is sent to that service only, so another
+ * server can neither see it nor cause it to be dropped. Credentials saved before the binding have no
+ * `apiUrl` and belong to their profile's address.
+ */
 export type Credential =
-  | { kind: 'login'; accessToken: string; refreshToken: string; expiresAt: number; clientId: string }
-  | { kind: 'token'; token: string };
+  | { kind: 'login'; accessToken: string; refreshToken: string; expiresAt: number; clientId: string; apiUrl?: string }
+  | { kind: 'token'; token: string; apiUrl?: string };
 
 interface ConfigFile {
   currentProfile: string;
@@ -26,6 +31,18 @@ interface ConfigFile {
 export function configDir(): string {
   return process.env.SVC_CONFIG_DIR ?? join(process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'svc');
 }
+
+/** A service address as compared: origin and path, without a trailing slash (`HTTP://Host:80/` is `http://host`). */
+export function serviceAddress(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return url.replace(/\/+$/, '');
+  }
+}
+
+export const sameService = (a: string, b: string) => serviceAddress(a) === serviceAddress(b);
 
 function readJson<T>(file: string, fallback: T): T {
   if (!existsSync(file)) return fallback;

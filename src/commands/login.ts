@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiCommand } from '../cli/api-command.js';
 import { UsageError } from '../cli/usage-error.js';
-import { ApiClient } from '../client/api-client.js';
+import { ApiClient, ConnectionError } from '../client/api-client.js';
 import { writeCredential } from '../client/config.js';
 
 const CLI_CLIENT = 'svc-cli';
@@ -20,23 +20,40 @@ export default class Login extends ApiCommand<typeof Login> {
   };
 
   async run() {
-    const client = this.client;
+    // The login is saved for this address and sent nowhere else (see ApiCommand.apiUrl).
+    const apiUrl = this.apiUrl;
+    const client = new ApiClient({ apiUrl, profile: this.profileName, token: this.flags.token || undefined });
     if (this.flags.token !== undefined) {
       if (!this.flags.token) throw new UsageError('--token needs a value');
-      const me = (await new ApiClient({ apiUrl: client.apiUrl, profile: this.profileName, token: this.flags.token }).request('GET', '/auth/v1/me')).data;
-      writeCredential(this.profileName, { kind: 'token', token: this.flags.token });
+      const me = (await client.request('GET', '/auth/v1/me')).data;
+      writeCredential(this.profileName, { kind: 'token', token: this.flags.token, apiUrl: client.apiUrl });
       this.output({ profile: this.profileName, userId: me.userId, email: me.email, kind: 'token' }, () => this.log(`Saved the access token of ${me.email} for profile ${this.profileName}.`));
       return;
     }
 
+    await this.checkServer(client);
     const verifier = randomBytes(32).toString('base64url');
     const state = randomBytes(16).toString('base64url');
     const { code, redirectUri } = await this.waitForAuthorization(client.apiUrl, verifier, state);
     const { status, body } = await client.oauth('/auth/token', { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: CLI_CLIENT, code_verifier: verifier });
     if (status !== 200) throw new UsageError(`login failed: ${body.error_description ?? body.error ?? status}`);
-    writeCredential(this.profileName, { kind: 'login', accessToken: body.access_token, refreshToken: body.refresh_token, expiresAt: Date.now() + body.expires_in * 1000, clientId: CLI_CLIENT });
+    writeCredential(this.profileName, { kind: 'login', accessToken: body.access_token, refreshToken: body.refresh_token, expiresAt: Date.now() + body.expires_in * 1000, clientId: CLI_CLIENT, apiUrl: client.apiUrl });
     const me = (await new ApiClient({ apiUrl: client.apiUrl, profile: this.profileName }).request('GET', '/auth/v1/me')).data;
     this.output({ profile: this.profileName, userId: me.userId, email: me.email, kind: 'login' }, () => this.log(`Logged in as ${me.email} (profile ${this.profileName}).`));
+  }
+
+  /** Before a browser is involved: the address answers, and as an svc service (its authorization server metadata, RFC 8414). */
+  private async checkServer(client: ApiClient) {
+    const answer = await client.raw('GET', '/.well-known/oauth-authorization-server/auth', { anonymous: true });
+    let metadata: { authorization_endpoint?: unknown } | null = null;
+    try {
+      metadata = JSON.parse(answer.text);
+    } catch {
+      // Not JSON: said below.
+    }
+    if (answer.status !== 200 || typeof metadata?.authorization_endpoint !== 'string') {
+      throw new ConnectionError(`${client.apiUrl} answered HTTP ${answer.status} but is not an svc service (no authorization server metadata): check the profile's API URL (svc profiles list)`);
+    }
   }
 
   /** RFC 8252: a one-shot HTTP listener on a random loopback port receives the authorization code. */
@@ -70,6 +87,7 @@ export default class Login extends ApiCommand<typeof Login> {
 
     this.logToStderr(`Open this address to log in:\n  ${authorize}`);
     if (!this.flags['no-browser']) await this.openBrowser(authorize.toString());
+    this.logToStderr('waiting for the browser… (Ctrl-C to stop)');
     const timer = setTimeout(() => settle.ko(new UsageError('login timed out after 5 minutes')), LOGIN_TIMEOUT_MS);
     try {
       return { code: await received, redirectUri };

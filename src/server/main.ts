@@ -38,16 +38,23 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
+/** The port asked for is taken by another program. */
+export class PortInUseError extends Error {
+  constructor(readonly host: string, readonly port: number) {
+    super(`port ${port} of ${host} is in use by another program`);
+  }
+}
+
 /** Starts the whole service: database (migrated), keys, HTTP server, job loop, and the dev seed. */
 export async function startService(options: StartOptions): Promise<RunningService> {
   const appsHost = options.appsHost ? appsHostFor(options.appsHost, options.publicUrl ? new URL(options.publicUrl).hostname : options.host) : null;
   const dataDir = resolve(options.dataDir);
-  mkdirSync(dataDir, { recursive: true });
-  const database = openDatabase(resolve(dataDir, 'svc.db'));
-  const keys = await loadSigningKeys(dataDir);
 
-  // The handler is bound once the port is known: the origin is part of every token's issuer.
+  // The handler is bound once the port is known (the origin is part of every token's issuer) and the
+  // database is open; a request arriving before waits for it.
   let handle: ReturnType<typeof toNodeHandler> | null = null;
+  let handlerBound!: () => void;
+  const handlerReady = new Promise<void>((ok) => (handlerBound = ok));
   let docs = '';
   const refuse = (res: ServerResponse, error: ApiError) => {
     res.writeHead(error.status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(errorEnvelope(error, newTraceId(), docs)));
@@ -55,12 +62,24 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const server = createServer((req, res) => {
     if (options.mode === 'dev' && !devHostAllowed(req.headers.host, options.host)) return refuse(res, new ApiError(421, 'MISDIRECTED_REQUEST'));
     if (crossOriginWrite(req, (req.url ?? '/').split('?')[0])) return refuse(res, new ApiError(403, 'CROSS_ORIGIN_FORBIDDEN'));
-    handle!(req, res);
+    if (handle) handle(req, res);
+    else void handlerReady.then(() => handle!(req, res));
   });
+  // The port first: a start that cannot listen leaves nothing behind, not even an empty data dir.
   await new Promise<void>((ok, ko) => {
-    server.once('error', ko);
+    server.once('error', (error: NodeJS.ErrnoException) => ko(error.code === 'EADDRINUSE' ? new PortInUseError(options.host, options.port) : error));
     server.listen(options.port, options.host, () => ok());
   });
+  let database: ReturnType<typeof openDatabase>;
+  let keys: Awaited<ReturnType<typeof loadSigningKeys>>;
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    database = openDatabase(resolve(dataDir, 'svc.db'));
+    keys = await loadSigningKeys(dataDir);
+  } catch (error) {
+    server.close();
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   const origin = (options.publicUrl ?? `http://${host}:${port}`).replace(/\/$/, '');
@@ -78,6 +97,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     urls: serviceUrls(origin, serviceIdentity(dataDir, origin, options.publicUrl !== undefined)),
   };
   handle = toNodeHandler(createApp(services));
+  handlerBound();
   const seeded = options.mode === 'dev' && options.seed !== false ? await seedDevStore(services) : null;
   const stopJobs = startJobLoop(services);
 

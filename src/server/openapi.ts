@@ -142,7 +142,7 @@ const mayAwaitApproval = (op: Operation) => op.auth === 'store' && op.method !==
 function headerParameters(op: Operation): unknown[] {
   const headers: unknown[] = [];
   if (op.auth === 'store' || op.auth === 'buyer') {
-    headers.push({ name: 'X-Store-Id', in: 'header', required: true, description: 'The store the request acts in.', schema: { type: 'string', minLength: 1 } });
+    headers.push({ name: 'X-Store-Id', in: 'header', required: true, description: 'The store the request acts in: its id or its store code.', schema: { type: 'string', minLength: 1 } });
   }
   if (writesByToken(op) && op.idempotent !== false) {
     headers.push({ name: 'Idempotency-Key', in: 'header', required: false, description: 'A retry with the same key and request returns the first answer.', schema: { type: 'string', minLength: 1 } });

@@ -7,7 +7,7 @@ import { buyerContext } from '../modules/customers/service.js';
 import { roleAllows, tokenAllows } from '../modules/accounts/scopes.js';
 import { requestApproval } from '../modules/approvals/service.js';
 import { writeAudit, type AuditResult } from '../modules/audit/service.js';
-import { findMembership } from '../modules/stores/service.js';
+import { findMembership, STORE_CODE, storeNamedBy } from '../modules/stores/service.js';
 import { assertAiActionsLeft, countAiAction, storeStillPrivate } from '../modules/stores/usage.js';
 import { checkError, checkingContracts, checkSuccess } from './contract.js';
 import { acceptsGzip, errorOutgoing, newTraceId, RawJson, successOutgoing, toApiError, toHttp, type Outgoing } from './envelope.js';
@@ -263,15 +263,30 @@ function wrapResult(op: Operation, result: unknown): Outgoing | Response {
   return isReply(result) ? successOutgoing(result.status, result.data, result.code ?? 'OK', result.headers) : successOutgoing(op.status ?? 200, result);
 }
 
-/** `X-Store-Id` against the token's store scope, then membership (spec 01 §7). */
-export function resolveStore(services: Services, principal: Principal, storeId: string | null): StoreContext {
-  if (!storeId) throw fail(400, 'STORE_ID_REQUIRED');
+/** `X-Store-Id` (a store id or code) against the token's store scope, then membership (spec 01 §7). */
+export function resolveStore(services: Services, principal: Principal, header: string | null): StoreContext {
+  if (!header) throw fail(400, 'STORE_ID_REQUIRED');
+  const storeId = STORE_CODE.test(header) ? storeIdOfCode(services, principal, header) : header;
   if (principal.storeIds !== null && !principal.storeIds.includes(storeId)) throw fail(403, 'STORE_NOT_GRANTED');
   // An app is no member: its consented scopes (capped by the installer's role at consent) are its whole permission.
   if (principal.kind === 'installation') return { id: storeId, role: 'OWNER', memberId: principal.tokenId };
   const membership = findMembership(services.db, storeId, principal.userId, services.clock.now());
   if (!membership) throw fail(403, 'NOT_A_MEMBER');
   return { id: storeId, role: membership.role, memberId: membership.memberId };
+}
+
+/**
+ * A store code names only a store the caller could work in: another tenant's code answers exactly as a
+ * code nobody holds (404 `STORE_NOT_FOUND`), so codes reveal nothing. The caller's own store outside the
+ * token's store scope goes on to `STORE_NOT_GRANTED`, as its id would.
+ */
+function storeIdOfCode(services: Services, principal: Principal, code: string): string {
+  const store = storeNamedBy(services.db, code);
+  const reachable = store !== undefined && (principal.kind === 'installation'
+    ? principal.storeIds!.includes(store.id)
+    : findMembership(services.db, store.id, principal.userId, services.clock.now()) !== undefined);
+  if (!reachable) throw fail(404, 'STORE_NOT_FOUND');
+  return store.id;
 }
 
 function callerKinds(p: Principal): string[] {

@@ -1,14 +1,33 @@
-import type { StartOptions } from './main.js';
+import type { RunningService, StartOptions } from './main.js';
+
+/** A start that failed for a reason the person can fix; the command prints it and exits 1. */
+export class StartFailure extends Error {
+  constructor(readonly code: string, message: string) {
+    super(message);
+  }
+}
 
 /**
  * Runs the service in the foreground until Ctrl-C / SIGTERM, then shuts down cleanly (open requests
- * finish, the database is checkpointed and closed). With `json`, stdout gets exactly one ready line.
+ * finish, the database is checkpointed and closed). With `json`, stdout gets exactly one line: the ready
+ * line, or an error line (`{"event":"error","code","message"}`) when the start fails.
  */
 export async function runForeground(options: StartOptions & { json: boolean }, log: (line: string) => void) {
   const started = performance.now();
-  const { startService } = await import('./main.js');
+  const { DataDirInUseError } = await import('../db/client.js');
+  const { PortInUseError, startService } = await import('./main.js');
   const { appBaseUrl } = await import('../modules/apps/service.js');
-  const service = await startService(options);
+  let service: RunningService;
+  try {
+    service = await startService(options);
+  } catch (error) {
+    const failure = error instanceof PortInUseError
+      ? new StartFailure('PORT_IN_USE', `${error.message} (another svc dev?): stop it, or ${options.mode === 'dev' ? 'pass --port 0 to pick a free port' : 'set SVC_PORT to a free port'}`)
+      : error instanceof DataDirInUseError ? new StartFailure('DATA_DIR_IN_USE', error.message) : null;
+    if (!failure) throw error;
+    if (options.json) process.stdout.write(`${JSON.stringify({ event: 'error', code: failure.code, message: failure.message })}\n`);
+    throw failure;
+  }
   const { urls } = service.services;
   if (options.json) {
     process.stdout.write(`${JSON.stringify({

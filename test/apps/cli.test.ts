@@ -66,7 +66,9 @@ test('init, build, deploy, install, then tools call returns the tool result', as
 
   const logs = await svcCli(['app', 'logs', '--json']);
   assert.is(logs.exitCode, 0, logs.stderr);
-  assert.ok(JSON.parse(logs.stdout).some((x: any) => x.name === 'greet' && x.logs.some((l: string) => l.includes('greeted 민지'))));
+  const runs = JSON.parse(logs.stdout);
+  assert.equal(Object.keys(runs).sort(), ['contents', 'nextCursor'], 'a cursor list like every other --json list');
+  assert.ok(runs.contents.some((x: any) => x.name === 'greet' && x.logs.some((l: string) => l.includes('greeted 민지'))));
 });
 
 test('build errors name the key path or the missing function; exit 1', async () => {
@@ -151,6 +153,25 @@ test('app dev: a save is rebuilt, deployed and installed, and the new version an
     dev.kill('SIGINT');
     await dev;
   }
+});
+
+test('app deploy of a runtime "external" app uploads its manifest and external URL; nothing is built', async () => {
+  assert.is((await svcCli(['app', 'init', 'ext-demo'], work)).exitCode, 0);
+  const dir = join(work, 'ext-demo');
+  const file = join(dir, 'manifest.json');
+  const manifest = JSON.parse(readFileSync(file, 'utf8'));
+  writeFileSync(file, JSON.stringify({ ...manifest, runtime: 'external', external: { url: 'https://apps.example.com/svc' } }));
+  const deploy = await svcCli(['app', 'deploy', '--json'], dir);
+  assert.is(deploy.exitCode, 0, deploy.stdout + deploy.stderr);
+  const result = JSON.parse(deploy.stdout);
+  assert.equal([result.handle, result.version, result.runtime, result.externalUrl], ['ext-demo', 1, 'external', 'https://apps.example.com/svc']);
+  assert.not.ok(existsSync(join(dir, 'dist')), 'no bundle was built');
+  const apps = await svc.api('GET', '/v1/developer/apps', { query: { handle: 'ext-demo' } });
+  const app = apps.data.contents[0];
+  assert.is(app.appId, result.appId);
+  const install = await svcCli(['app', 'install', '--json'], dir);
+  assert.is(install.exitCode, 0, install.stdout + install.stderr);
+  assert.is(JSON.parse(install.stdout).externalHost, 'apps.example.com', 'the installation runs at the external host');
 });
 
 test.run();

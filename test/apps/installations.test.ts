@@ -24,7 +24,7 @@ const base = (handle: string, more: Record<string, unknown> = {}) => ({
 });
 
 test('deploy validates the manifest and names the key path', async () => {
-  const res = await svc.api('POST', '/v1/apps', { storeId: null, body: { manifest: { handle: 'x', name: '' } } });
+  const res = await svc.api('POST', '/v1/developer/apps', { storeId: null, body: { manifest: { handle: 'x', name: '' } } });
   assert.is(res.status, 400);
   const fields = res.body.error.fieldErrors.map((f: any) => f.field);
   assert.ok(fields.includes('manifest.handle'), JSON.stringify(fields));
@@ -34,8 +34,8 @@ test('deploy validates the manifest and names the key path', async () => {
 test('a version missing a declared tool function fails with HANDLER_MISSING', async () => {
   const handle = uniqueHandle();
   const manifest = base(handle);
-  const created = await svc.api('POST', '/v1/apps', { storeId: null, body: { manifest } });
-  const res = await svc.api('POST', `/v1/apps/${created.data.appId}/versions`, { storeId: null, body: { manifest, bundle: { code: 'var __app={}', functions: [] } } });
+  const created = await svc.api('POST', '/v1/developer/apps', { storeId: null, body: { manifest } });
+  const res = await svc.api('POST', `/v1/developer/apps/${created.data.appId}/versions`, { storeId: null, body: { manifest, bundle: { code: 'var __app={}', functions: [] } } });
   assert.is(res.status, 400);
   assert.is(res.body.error.code, 'HANDLER_MISSING');
   assert.equal(res.body.error.details.functions, ['tools/hello']);
@@ -44,11 +44,11 @@ test('a version missing a declared tool function fails with HANDLER_MISSING', as
 test("a version's answer names the functions its bundle defines", async () => {
   const handle = uniqueHandle();
   const manifest = base(handle, { schedules: { nightly: { interval: '1d' } } });
-  const created = await svc.api('POST', '/v1/apps', { storeId: null, body: { manifest } });
-  const res = await svc.api('POST', `/v1/apps/${created.data.appId}/versions`, { storeId: null, body: { manifest, bundle: bundleFor(manifest) } });
+  const created = await svc.api('POST', '/v1/developer/apps', { storeId: null, body: { manifest } });
+  const res = await svc.api('POST', `/v1/developer/apps/${created.data.appId}/versions`, { storeId: null, body: { manifest, bundle: bundleFor(manifest) } });
   assert.is(res.status, 201, JSON.stringify(res.body));
   assert.equal(res.data.functions, ['schedules/nightly', 'tools/hello']);
-  const app = await svc.api('GET', `/v1/apps/${created.data.appId}`, { storeId: null });
+  const app = await svc.api('GET', `/v1/developer/apps/${created.data.appId}`, { storeId: null });
   assert.equal([app.status, app.data.handle, app.data.latestVersion, app.data.status], [200, handle, 1, 'ACTIVE']);
 });
 
@@ -56,10 +56,10 @@ test('another developer cannot take a handle or upload to an app', async () => {
   const handle = uniqueHandle();
   const { appId } = await deploy(svc.api, base(handle));
   const other = await newSellerWithStore(svc, 'dev2');
-  const taken = await other.api('POST', '/v1/apps', { storeId: null, body: { manifest: base(handle) } });
+  const taken = await other.api('POST', '/v1/developer/apps', { storeId: null, body: { manifest: base(handle) } });
   assert.is(taken.status, 409);
   assert.is(taken.body.error.code, 'APP_HANDLE_TAKEN');
-  const upload = await other.api('POST', `/v1/apps/${appId}/versions`, { storeId: null, body: { manifest: base(handle), bundle: bundleFor(base(handle)) } });
+  const upload = await other.api('POST', `/v1/developer/apps/${appId}/versions`, { storeId: null, body: { manifest: base(handle), bundle: bundleFor(base(handle)) } });
   assert.is(upload.status, 404);
   assert.is(upload.body.error.code, 'APP_NOT_FOUND');
 });

@@ -128,7 +128,7 @@ test('installation token: consented scopes only, human-only actions refused, its
   const elsewhere = await app('GET', '/v1/store', { storeId: other.storeId });
   assert.is(elsewhere.status, 403);
   assert.is(elsewhere.body.error.code, 'STORE_NOT_GRANTED');
-  const apps = await app('GET', '/v1/apps', { storeId: null });
+  const apps = await app('GET', '/v1/developer/apps', { storeId: null });
   assert.is(apps.status, 403, 'developer operations are not for apps');
 });
 

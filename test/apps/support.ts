@@ -14,14 +14,14 @@ export function bundleFor(manifest: ManifestInput, code = 'var __app = {};', ext
 
 /** Registers the app when new, then uploads a version; returns the app id and the version number. */
 export async function deploy(api: Api, manifest: ManifestInput, bundle: ReturnType<typeof bundleFor> & { adminPage?: string } = bundleFor(manifest)) {
-  const found = await api('GET', '/v1/apps', { storeId: null, query: { handle: String(manifest.handle) } });
+  const found = await api('GET', '/v1/developer/apps', { storeId: null, query: { handle: String(manifest.handle) } });
   let appId: string = found.data?.contents?.[0]?.appId;
   if (!appId) {
-    const created = await api('POST', '/v1/apps', { storeId: null, body: { manifest } });
+    const created = await api('POST', '/v1/developer/apps', { storeId: null, body: { manifest } });
     if (created.status !== 201) throw new Error(`createApp: ${JSON.stringify(created.body)}`);
     appId = created.data.appId;
   }
-  const version = await api('POST', `/v1/apps/${appId}/versions`, { storeId: null, body: { manifest, bundle } });
+  const version = await api('POST', `/v1/developer/apps/${appId}/versions`, { storeId: null, body: { manifest, bundle } });
   if (version.status !== 201) throw new Error(`createAppVersion: ${JSON.stringify(version.body)}`);
   return { appId, version: version.data.version as number };
 }

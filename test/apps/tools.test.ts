@@ -157,8 +157,8 @@ test('public routes answer without login at /apps/{handle}/hooks/{installationId
 test('the admin page is served sandboxed at /apps/{handle}', async () => {
   const handle = uniqueHandle('ui');
   const m = { handle, name: 'UI', ui: { adminPage: 'ui/admin.html' } };
-  const created = await svc.api('POST', '/v1/apps', { storeId: null, body: { manifest: m } });
-  const without = await svc.api('POST', `/v1/apps/${created.data.appId}/versions`, { storeId: null, body: { manifest: m, bundle: { code: 'var __app={}', functions: [] } } });
+  const created = await svc.api('POST', '/v1/developer/apps', { storeId: null, body: { manifest: m } });
+  const without = await svc.api('POST', `/v1/developer/apps/${created.data.appId}/versions`, { storeId: null, body: { manifest: m, bundle: { code: 'var __app={}', functions: [] } } });
   assert.is(without.body.error.code, 'HANDLER_MISSING');
   assert.equal(without.body.error.details.functions, ['ui/adminPage']);
   await deploy(svc.api, m, { ...bundleFor(m), adminPage: '<h1>Settings</h1>' });

@@ -5,15 +5,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execa } from 'execa';
-import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { authorize as authorizeAs, oauthLogin as oauthLoginAt } from '../helpers/oauth.js';
 import { apiClient, startTestService, type TestService } from '../helpers/service.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const SEED_EMAIL = 'dev@svc.local';
-const SEED_PASSWORD = 'svc-dev-password';
 
 let svc: TestService;
 const dirs: string[] = [];
@@ -77,20 +76,7 @@ const readJsonFile = (dir: string, name: string) => JSON.parse(readFileSync(join
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 const anon = () => apiClient(svc.url);
 
-/** Answers the authorization page like a person in the browser; returns the 302's location. */
-async function authorize(authorizeUrl: string, decision: 'allow' | 'deny') {
-  const url = new URL(authorizeUrl);
-  const form = new URLSearchParams();
-  for (const name of ['client_id', 'redirect_uri', 'code_challenge', 'code_challenge_method', 'response_type', 'state', 'scope']) {
-    form.set(name, url.searchParams.get(name) ?? '');
-  }
-  form.set('email', SEED_EMAIL);
-  form.set('password', SEED_PASSWORD);
-  form.set('decision', decision);
-  const res = await fetch(`${svc.url}/auth/authorize`, { method: 'POST', body: form, redirect: 'manual' });
-  assert.is(res.status, 302, `authorize answered ${res.status}: ${await res.clone().text()}`);
-  return res.headers.get('location')!;
-}
+const authorize = (authorizeUrl: string, decision: 'allow' | 'deny') => authorizeAs(svc.url, authorizeUrl, decision);
 
 /** Starts `svc login --no-browser` and resolves the authorization URL it prints on stderr. */
 function startLogin(args: string[]) {
@@ -109,23 +95,7 @@ function startLogin(args: string[]) {
   return { proc, url };
 }
 
-/** An OAuth login of the CLI client done by hand: authorization code + PKCE, then /auth/token. */
-async function oauthLogin() {
-  const verifier = randomBytes(32).toString('base64url');
-  const authorizeUrl = new URL(`${svc.url}/auth/authorize`);
-  authorizeUrl.search = new URLSearchParams({
-    client_id: 'svc-cli', redirect_uri: 'http://127.0.0.1:9/callback', response_type: 'code', state: 'st',
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
-  }).toString();
-  const location = new URL(await authorize(authorizeUrl.toString(), 'allow'));
-  const res = await fetch(`${svc.url}/auth/token`, {
-    method: 'POST',
-    body: new URLSearchParams({ grant_type: 'authorization_code', code: location.searchParams.get('code')!, redirect_uri: 'http://127.0.0.1:9/callback', client_id: 'svc-cli', code_verifier: verifier }),
-  });
-  assert.is(res.status, 200);
-  const body = await res.json();
-  return { accessToken: body.access_token as string, refreshToken: body.refresh_token as string };
-}
+const oauthLogin = () => oauthLoginAt(svc.url);
 
 async function refreshStatus(refreshToken: string) {
   const res = await fetch(`${svc.url}/auth/token`, {
@@ -145,7 +115,7 @@ test('profiles add | list | use | remove; config file mode 0600', async () => {
   assert.is(modeOf(config), 0o700, 'the config dir is private');
 
   assert.is((await svcCli(['profiles', 'add', 'other', '--api-url', 'http://127.0.0.1:1', '--json'])).exitCode, 0);
-  let list = json(await svcCli(['profiles', 'list', '--json']));
+  let list = json(await svcCli(['profiles', 'list', '--json'])).contents;
   assert.equal(list.map((p: any) => [p.name, p.current, p.apiUrl, p.storeId]), [
     ['default', false, 'http://127.0.0.1:8787', null],
     ['local', true, svc.url, svc.storeId],
@@ -159,7 +129,7 @@ test('profiles add | list | use | remove; config file mode 0600', async () => {
   assert.is(use.exitCode, 0);
   assert.equal(json(use), { currentProfile: 'other' });
   assert.is(readJsonFile(config, 'config.json').currentProfile, 'other');
-  list = json(await svcCli(['profiles', 'list', '--json']));
+  list = json(await svcCli(['profiles', 'list', '--json'])).contents;
   assert.equal(list.filter((p: any) => p.current).map((p: any) => p.name), ['other']);
 
   const removed = await svcCli(['profiles', 'remove', 'other', '--json']);
@@ -211,6 +181,7 @@ test('login: PKCE flow with a loopback callback; whoami shows the login; credent
 
   const result = await proc;
   assert.is(result.exitCode, 0, String(result.stderr));
+  assert.match(String(result.stderr), /waiting for the browser… \(Ctrl-C to stop\)/);
   const out = JSON.parse(String(result.stdout));
   assert.equal(out, { profile: 'local', userId: out.userId, email: SEED_EMAIL, kind: 'login' });
   assert.match(out.userId, /^usr_/);
@@ -234,7 +205,8 @@ test('login: PKCE flow with a loopback callback; whoami shows the login; credent
   assert.is(me.token.storePlatform, true);
 
   const list = json(await svcCli(['profiles', 'list', '--json']));
-  assert.is(list.find((p: any) => p.name === 'local').credential, 'login');
+  assert.equal(Object.keys(list).sort(), ['contents', 'nextCursor'], 'a whole list is a page with no next one');
+  assert.is(list.contents.find((p: any) => p.name === 'local').credential, 'login');
 });
 
 test('login: denied consent exits non-zero and keeps the saved credential', async () => {
@@ -259,10 +231,10 @@ test('stores list --json: the stores of the login', async () => {
   const r = await svcCli(['stores', 'list', '--json']);
   assert.is(r.exitCode, 0, r.stderr);
   const stores = json(r);
-  assert.ok(Array.isArray(stores), 'the page contents, not the envelope');
-  assert.equal(stores.map((s: any) => [s.storeId, s.code, s.role]), [[svc.storeId, 'dev-store', 'OWNER']]);
+  assert.equal(stores.nextCursor, null, 'one list shape: { contents, nextCursor }');
+  assert.equal(stores.contents.map((s: any) => [s.storeId, s.code, s.role]), [[svc.storeId, 'dev-store', 'OWNER']]);
   const human = await svcCli(['stores', 'list']);
-  assert.match(human.stdout, /STOREID\s+CODE\s+NAME\s+ROLE/);
+  assert.match(human.stdout, /^STORE ID\s+CODE\s+NAME\s+ROLE$/m, 'spaced, upper-case headers');
   assert.match(human.stdout, new RegExp(`${svc.storeId}\\s+dev-store`));
 });
 
@@ -279,7 +251,7 @@ test('tokens create | list; the value is shown once and works', async () => {
 
   const listed = await svcCli(['tokens', 'list', '--json']);
   assert.is(listed.exitCode, 0);
-  const tokens = json(listed);
+  const tokens = json(listed).contents;
   const row = tokens.find((t: any) => t.tokenId === ciTokenId);
   assert.ok(row, 'the new token is listed');
   assert.is(row.name, 'ci');
@@ -308,7 +280,7 @@ test('tokens create without --name in CI (or without a TTY) is a usage error', a
   const asJson = await svcCli(['tokens', 'create', '--json']);
   assert.is(asJson.exitCode, 2);
   assert.equal(json(asJson), { code: 'USAGE', message: 'missing --name' });
-  assert.not.ok(json(await svcCli(['tokens', 'list', '--json'])).some((t: any) => t.name === 'x'));
+  assert.not.ok(json(await svcCli(['tokens', 'list', '--json'])).contents.some((t: any) => t.name === 'x'));
 });
 
 test('login --token saves an access token for the profile', async () => {
@@ -317,13 +289,13 @@ test('login --token saves an access token for the profile', async () => {
   assert.is(r.exitCode, 0, r.stderr);
   assert.equal(json(r), { profile: 'tok', userId: json(r).userId, email: SEED_EMAIL, kind: 'token' });
   assert.match(json(r).userId, /^usr_/);
-  assert.equal(readJsonFile(config, 'credentials.json').tok, { kind: 'token', token: ciToken });
+  assert.equal(readJsonFile(config, 'credentials.json').tok, { kind: 'token', token: ciToken, apiUrl: svc.url }, 'bound to the service it was checked against');
   assert.is(modeOf(join(config, 'credentials.json')), 0o600);
   const who = json(await svcCli(['whoami', '--profile', 'tok', '--json']));
   assert.is(who.token.kind, 'access');
   assert.is(who.token.tokenId, ciTokenId);
   const stores = json(await svcCli(['stores', 'list', '--profile', 'tok', '--json']));
-  assert.equal(stores.map((s: any) => s.code), ['dev-store']);
+  assert.equal(stores.contents.map((s: any) => s.code), ['dev-store']);
 
   // A bad token is refused before anything is saved.
   const bad = await svcCli(['login', '--token', 'not-a-token', '--profile', 'tok', '--json']);
@@ -342,7 +314,7 @@ test('tokens revoke: the token stops working with 401 TOKEN_REVOKED', async () =
   const who = await svcCli(['whoami', '--profile', 'tok', '--json']);
   assert.is(who.exitCode, 1);
   assert.is(json(who).code, 'TOKEN_REVOKED');
-  assert.is(json(await svcCli(['tokens', 'list', '--json'])).find((t: any) => t.tokenId === ciTokenId).status, 'REVOKED');
+  assert.is(json(await svcCli(['tokens', 'list', '--json'])).contents.find((t: any) => t.tokenId === ciTokenId).status, 'REVOKED');
   const again = await svcCli(['tokens', 'revoke', 'tok_nope', '--json']);
   assert.is(again.exitCode, 1);
   assert.is(json(again).code, 'NOT_FOUND');
@@ -363,9 +335,12 @@ test('api: --store by code or id; --json prints only the data', async () => {
   const lower = await svcCli(['api', 'get', 'v1/store', '--json']);
   assert.is(json(lower).storeId, svc.storeId, 'lower-case method, path without slash, profile store');
 
+  // The service resolves codes: an unknown one is its 404, not NOT_A_MEMBER.
   const unknown = await svcCli(['api', 'GET', '/v1/store', '--store', 'no-such-store', '--json']);
-  assert.is(unknown.exitCode, 2);
-  assert.match(json(unknown).message, /no-such-store/);
+  assert.is(unknown.exitCode, 1);
+  assert.is(json(unknown).code, 'STORE_NOT_FOUND');
+  const unknownHuman = await svcCli(['api', 'GET', '/v1/store', '--store', 'no-such-store']);
+  assert.match(unknownHuman.stderr, /no such store "no-such-store"/);
 });
 
 test('api: --query is sent as query parameters', async () => {
@@ -447,7 +422,7 @@ test('api errors: exit 1; --json prints exactly the error object', async () => {
   assert.is(missing.exitCode, 1);
   assert.is(json(missing).code, 'ROUTE_NOT_FOUND');
 
-  const down = await svcCli(['api', 'GET', '/v1/store', '--json'], { env: { SVC_API_URL: 'http://127.0.0.1:1' } });
+  const down = await svcCli(['api', 'GET', '/v1/store', '--json'], { env: { SVC_API_URL: 'http://127.0.0.1:1', SVC_TOKEN: 'any' } });
   assert.is(down.exitCode, 1);
   assert.is(json(down).code, 'CONNECTION_FAILED');
 });
@@ -499,10 +474,10 @@ test('SVC_API_URL + SVC_TOKEN + SVC_STORE_ID work with no saved profile; --store
   const noUrl = await svcCli(['api', 'GET', '/v1/store', '--json'], { configDir: empty, env: { ...env, SVC_API_URL: undefined } });
   assert.is(noUrl.exitCode, 1);
   assert.match(json(noUrl).message, /127\.0\.0\.1:8787/);
-  // No store anywhere: `svc api` sends no X-Store-Id and shows the service's answer.
+  // No store anywhere and two in reach: `svc api` cannot pick one, and says which there are.
   const noStore = await svcCli(['api', 'GET', '/v1/store', '--json'], { configDir: empty, env: { ...env, SVC_STORE_ID: undefined } });
-  assert.is(noStore.exitCode, 1);
-  assert.is(json(noStore).code, 'STORE_ID_REQUIRED');
+  assert.is(noStore.exitCode, 2);
+  assert.match(json(noStore).message, /no store chosen among dev-store, second-store/);
 });
 
 test('--profile beats SVC_PROFILE; SVC_PROFILE beats the saved current profile', async () => {

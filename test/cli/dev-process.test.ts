@@ -198,7 +198,9 @@ test('second start on the same data dir keeps data, does not seed again; /_dev c
   const rival = await execa(process.execPath, ['bin/run.js', 'dev', '--port', '0', '--data-dir', dataDir, '--json'], { cwd: root, env: cleanEnv(), extendEnv: false, reject: false, stdin: 'ignore', timeout: 30_000 });
   assert.is(rival.exitCode, 1);
   assert.match(String(rival.stderr), /in\s+use\s+by\s+another\s+svc\s+service/);
-  assert.is(String(rival.stdout), '');
+  // --json: the one stdout line a script waits for says why there is no ready line.
+  const failure = JSON.parse(String(rival.stdout));
+  assert.equal([failure.event, failure.code], ['error', 'DATA_DIR_IN_USE']);
   assert.is((await api('GET', '/v1/store')).status, 200, 'the running service is unaffected');
 
   const stopped = await dev.stop();

@@ -68,7 +68,10 @@ async function send(req: FuzzRequest): Promise<{ status: number | null; text: st
       body = sent;
     } else {
       const form = new FormData();
-      for (const [k, v] of Object.entries(req.body.form)) form.append(k, typeof v === 'string' ? v : new Blob([JSON.stringify(v)], { type: 'image/png' }), 'fuzz.png');
+      for (const [k, v] of Object.entries(req.body.form)) {
+        if (typeof v === 'string') form.append(k, v);
+        else form.append(k, new Blob([JSON.stringify(v)], { type: 'image/png' }), 'fuzz.png');
+      }
       sent = `multipart ${JSON.stringify(req.body.form)}`;
       body = form;
     }

@@ -57,7 +57,7 @@ test('create, list, update, test, trigger, deliveries, redeliver, rotate, resume
   assert.is(triggered.data.type, 'CLAIM.COMPLETED');
   const records = await eventually(async () => {
     const r = await cliJson('webhooks', 'deliveries', webhookId, '--status', 'SUCCESS');
-    return r.data.length === 1 && r.data;
+    return r.data.contents.length === 1 && r.data.contents;
   });
   assert.is(records[0].eventId, triggered.data.eventId);
   const detail = await cliJson('webhooks', 'deliveries', webhookId, records[0].deliveryId);

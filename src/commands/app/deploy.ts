@@ -2,11 +2,29 @@ import type { BuildOutput } from '../../modules/apps/author/build.js';
 import { AppCommand } from '../../modules/apps/author/app-command.js';
 
 export default class AppDeploy extends AppCommand<typeof AppDeploy> {
-  static override summary = 'Build and upload a new version of the app';
-  static override description = 'Installations move to the new version at once unless it asks for more (scopes, hosts, events, public routes, schedules, tools, execution host); then it waits for the seller\'s consent as pendingVersion.';
+  static override summary = 'Build and upload a new version of the app (an external-runtime app: upload its manifest)';
+  static override description = [
+    'Installations move to the new version at once unless it asks for more (scopes, hosts, events, public routes, schedules, tools, execution host); then it waits for the seller\'s consent as pendingVersion.',
+    'An app with "runtime": "external" has nothing to build: its manifest, with external.url, is uploaded as the version, and calls go to that URL.',
+  ].join('\n');
   static override examples = ['<%= config.bin %> app deploy', '<%= config.bin %> app deploy --profile prod'];
 
   async run() {
+    const project = this.project();
+    if (project.manifest.runtime === 'external') {
+      const ctx = await this.tasks<{ appId?: string; version?: number }>([
+        {
+          title: `Upload manifest (external runtime at ${project.manifest.external!.url})`,
+          task: async (c, task) => {
+            Object.assign(c, await this.deployExternal(project));
+            task.title = `Uploaded version ${c.version} (external runtime at ${project.manifest.external!.url})`;
+          },
+        },
+      ], {});
+      const result = { appId: ctx.appId, handle: project.manifest.handle, version: ctx.version, runtime: 'external', externalUrl: project.manifest.external!.url, functions: [] as string[] };
+      this.output(result, () => this.log(`Deployed ${result.handle} version ${result.version} (app ${result.appId}); calls go to ${result.externalUrl}. Install it with: svc app install`));
+      return;
+    }
     const { buildApp } = await import('../../modules/apps/author/build.js');
     const ctx = await this.tasks<{ build?: BuildOutput; appId?: string; version?: number }>([
       { title: 'Build', task: async (c) => void (c.build = await buildApp(this.dir)) },
@@ -18,7 +36,7 @@ export default class AppDeploy extends AppCommand<typeof AppDeploy> {
         },
       },
     ], {});
-    const result = { appId: ctx.appId, handle: ctx.build!.project.manifest.handle, version: ctx.version, functions: ctx.build!.functions };
+    const result = { appId: ctx.appId, handle: ctx.build!.project.manifest.handle, version: ctx.version, runtime: 'sandbox', functions: ctx.build!.functions };
     this.output(result, () => this.log(`Deployed ${result.handle} version ${result.version} (app ${result.appId}). Install it with: svc app install`));
   }
 }

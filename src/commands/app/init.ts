@@ -17,9 +17,13 @@ export default class AppInit extends AppCommand<typeof AppInit> {
 
   async run() {
     const { packageRoot } = await import('../../paths.js');
-    const { checkManifest } = await import('../../modules/apps/manifest.js');
+    const { checkManifest, HANDLE, HANDLE_RULE } = await import('../../modules/apps/manifest.js');
     const target = resolve(this.args.folder);
     const handle = target.split(/[\\/]/).pop()!;
+    if (!HANDLE.test(handle)) {
+      const suggestion = handle.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^[^a-z]+|-+$/g, '').slice(0, 30).replace(/-+$/, '');
+      throw new UsageError(`the folder name is the app's handle, and "${handle}" is not one: a handle is ${HANDLE_RULE}${HANDLE.test(suggestion) ? ` (e.g. svc app init ${suggestion})` : ''}`);
+    }
     if (existsSync(target)) throw new UsageError(`${this.args.folder} already exists`);
     const templates = join(packageRoot, 'templates', 'app');
     const name = this.flags.name ?? handle;

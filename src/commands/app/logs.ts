@@ -15,8 +15,9 @@ export default class AppLogs extends AppCommand<typeof AppLogs> {
     const handle = this.project().manifest.handle;
     const appId = await this.appIdOf(handle);
     if (!appId) throw new UsageError(`${handle} was never deployed: run svc app deploy`);
+    // One --json list like every other: the service's page, newest first, with its nextCursor.
+    if (this.flags.json && !this.flags.follow) return this.outputList(await this.request('GET', `/v1/developer/apps/${appId}/logs`, { query: { limit: this.flags.limit } }), () => undefined);
     const recent = await this.logsSince(appId, null, this.flags.limit);
-    if (this.flags.json && !this.flags.follow) return this.log(JSON.stringify(recent, null, 2));
     let last: string | null = null;
     const show = (runs: typeof recent) => {
       for (const x of runs) {

@@ -5,7 +5,7 @@ export default class CategoriesList extends ApiCommand<typeof CategoriesList> {
 
   async run() {
     const data = await this.storeRequest('GET', '/v1/categories');
-    this.output(data.contents, () => {
+    this.outputList(data, () => {
       const children = (parentId: string | null, depth: number): void => {
         for (const c of data.contents.filter((x: any) => x.parentId === parentId)) {
           this.log(`${'  '.repeat(depth)}${c.name}  ${c.categoryId}${c.flowId ? `  flow ${c.flowId}` : ''}`);

@@ -1,8 +1,9 @@
 import { Flags } from '@oclif/core';
 import { randomBytes } from 'node:crypto';
+import { won } from '../../cli/format.js';
 import { ApiCommand } from '../../cli/api-command.js';
 import { UsageError } from '../../cli/usage-error.js';
-import { ApiCallError, ConnectionError } from '../../client/api-client.js';
+import { ApiCallError } from '../../client/api-client.js';
 import { printOrder } from '../orders/get.js';
 
 /** Test keys `checkout try` connects pg_one with when the store has no provider in use (sandbox: no money moves). */
@@ -31,20 +32,17 @@ export default class CheckoutTry extends ApiCommand<typeof CheckoutTry> {
 
   /** A buyer-API call as a guest storefront makes it: no account token, the store in X-Store-Id. */
   private async buyer<D = any>(method: string, path: string, storeId: string, body?: unknown): Promise<D> {
-    let response: Response;
     try {
-      response = await fetch(`${this.client.apiUrl}${path}`, {
-        method,
-        headers: { 'x-store-id': storeId, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(method === 'POST' ? { 'idempotency-key': randomBytes(12).toString('hex') } : {}) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
+      return (await this.client.request<D>(method, path, { storeId, body, anonymous: true, idempotencyKey: method === 'POST' ? randomBytes(12).toString('hex') : undefined })).data;
     } catch (error) {
-      throw new ConnectionError(`cannot reach the svc service at ${this.client.apiUrl} (${(error as Error).message})`);
+      if (error instanceof ApiCallError && error.body.code === 'GUEST_CHECKOUT_DISABLED') {
+        throw new ApiCallError(error.status, {
+          ...error.body,
+          message: `${error.body.message} checkout try buys as a guest, and this store sells to signed-in buyers only: allow guests with svc api PATCH /store --data '{"guestCheckout":true}' --store ${storeId}, or try another store.`,
+        });
+      }
+      throw error;
     }
-    const envelope = await response.json().catch(() => null) as any;
-    if (!envelope?.meta) throw new ApiCallError(response.status, { code: 'INVALID_RESPONSE', message: `not an API response (HTTP ${response.status}) from ${path}`, details: {}, fieldErrors: [], docs: '', traceId: '' });
-    if (!envelope.meta.isSuccess) throw new ApiCallError(response.status, envelope.error);
-    return envelope.data;
   }
 
   private say(line: string) {
@@ -76,7 +74,7 @@ export default class CheckoutTry extends ApiCommand<typeof CheckoutTry> {
     }
 
     const sheet = await this.buyer('POST', '/storefront/v1/checkout', storeId, { directItem });
-    this.say(`Checkout sheet ${sheet.checkoutId}: ${product.name}${variant.optionValues.length ? ` [${variant.optionValues.join(' / ')}]` : ''} × ${f.quantity} = ${sheet.amounts.totalAmount.toLocaleString('ko-KR')}원`);
+    this.say(`Checkout sheet ${sheet.checkoutId}: ${product.name}${variant.optionValues.length ? ` [${variant.optionValues.join(' / ')}]` : ''} × ${f.quantity} = ${won(sheet.amounts.totalAmount)}`);
     const option = f.option ?? sheet.paymentOptions[0]?.key;
     const start = await this.buyer('POST', `/storefront/v1/checkout/${sheet.checkoutId}/payment`, storeId, {
       ...(sheet.paymentRequired ? { option, returnUrl: RETURN_URL } : {}),

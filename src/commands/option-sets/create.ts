@@ -1,4 +1,5 @@
 import { Flags, type Command } from '@oclif/core';
+import { won } from '../../cli/format.js';
 import { ApiCommand } from '../../cli/api-command.js';
 
 /** Commands that send or show a whole option set (its groups and inputs are JSON: `--data`). */
@@ -12,7 +13,7 @@ export abstract class OptionSetCommand<T extends typeof Command> extends ApiComm
   protected showOptionSet(o: any) {
     this.log(`${o.name}  (${o.optionSetId}, ${o.optionSort})`);
     for (const g of o.groups) {
-      const values = g.values.map((v: any) => (v.additionalPrice ? `${v.name}(+${v.additionalPrice.toLocaleString('ko-KR')}원)` : v.name));
+      const values = g.values.map((v: any) => (v.additionalPrice ? `${v.name}(+${won(v.additionalPrice)})` : v.name));
       this.log(`  ${g.kind === 'ADDON' ? '추가' : '조합'} ${g.name}${g.required ? ' *' : ''}: ${values.join(', ')}`);
     }
     for (const c of o.customInputs) this.log(`  입력 ${c.label} [${c.key}, ${c.type}${c.required ? ', 필수' : ''}]`);

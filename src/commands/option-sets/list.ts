@@ -15,7 +15,7 @@ export default class OptionSetsList extends ApiCommand<typeof OptionSetsList> {
   async run() {
     const f = this.flags;
     const data = await this.storeRequest('GET', '/v1/saved-option-sets', { query: { page: f.page, size: f.size, keyword: f.keyword, composition: f.composition, sort: f.sort } });
-    this.output(data, () => {
+    this.outputList(data, () => {
       this.table(data.contents.map((o: any) => ({ ...o, groups: o.groups.map((g: any) => g.name).join(', '), customInputs: o.customInputs.length })), ['optionSetId', 'name', 'groups', 'customInputs', 'updatedAt']);
       this.log(pageSummary(data, 'option sets'));
     });

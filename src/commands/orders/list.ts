@@ -28,14 +28,14 @@ export default class OrdersList extends ApiCommand<typeof OrdersList> {
         orderedFrom: f.from, orderedTo: f.to, lastChangedFrom: f['last-changed-from'],
       },
     });
-    this.output(data, () => {
+    this.outputList(data, () => {
       this.table(data.contents.map((o: any) => ({
         ...o,
         total: o.amounts.totalAmount,
         items: o.items.length,
         buyer: o.buyer.name,
         test: o.testPayment ? 'test' : '',
-      })), ['orderNo', 'orderId', 'status', 'total', 'items', 'buyer', 'test', 'orderedAt']);
+      })), ['orderNo', 'orderId', 'status', 'total', 'items', 'buyer', 'test', 'orderedAt'], { money: ['total'] });
       this.log(`${pageSummary(data, 'orders')}${data.orderedFrom ? ` ordered ${data.orderedFrom}..${data.orderedTo}` : ''}`);
     });
   }

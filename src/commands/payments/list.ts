@@ -28,8 +28,8 @@ export default class PaymentsList extends ApiCommand<typeof PaymentsList> {
         includeTest: f['include-test'] || undefined, from: f.from, to: f.to, keyword: f.search,
       },
     });
-    this.output(data, () => {
-      this.table(data.contents.map((p: any) => ({ ...p, test: p.testPayment ? 'test' : '' })), ['paymentId', 'orderNo', 'status', 'amount', 'provider', 'method', 'test', 'createdAt']);
+    this.outputList(data, () => {
+      this.table(data.contents.map((p: any) => ({ ...p, test: p.testPayment ? 'test' : '' })), ['paymentId', 'orderNo', 'status', 'amount', 'provider', 'method', 'test', 'createdAt'], { money: ['amount'] });
       this.log(`${pageSummary(data, 'payments')} ${data.from}..${data.to}${f['include-test'] ? '' : ' (test payments hidden: add --include-test)'}`);
     });
   }

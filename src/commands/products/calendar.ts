@@ -31,7 +31,7 @@ export default class ProductsCalendar extends ProductCommand<typeof ProductsCale
       return this.output(data, () => {
         for (const v of data.variants) {
           this.log(`${v.variantId} ${v.optionValues.join(' / ')}`);
-          this.table(v.days, ['date', 'stock', 'price', 'priceSet']);
+          this.table(v.days, ['date', 'stock', 'price', 'priceSet'], { money: ['price'] });
         }
       });
     }

@@ -54,7 +54,7 @@ export abstract class ProductCommand<T extends typeof Command> extends ApiComman
     this.log(`${p.name}  (${p.productId}, No. ${p.productNo})`);
     this.log(`  ${p.status} · ${won(p.salePrice)}${p.discount ? ` · 할인 ${won(p.discount.discountedPrice)} (${p.discount.startDate}~${p.discount.endDate})` : ''} · ${p.fulfillment.type} · 재고 ${p.stockQuantity}`);
     if (p.options.length) this.log(`  옵션: ${p.options.map((o: any) => `${o.name}=${o.values.join(',')}`).join(' / ')}`);
-    this.table(p.variants.map((v: any) => ({ ...v, optionValues: v.optionValues.join(' / ') || '(단일)' })), ['variantId', 'variantNo', 'optionValues', 'additionalAmount', 'stockQuantity', 'saleOn']);
+    this.table(p.variants.map((v: any) => ({ ...v, optionValues: v.optionValues.join(' / ') || '(단일)' })), ['variantId', 'variantNo', 'optionValues', 'additionalAmount', 'stockQuantity', 'saleOn'], { money: ['additionalAmount'] });
   }
 }
 

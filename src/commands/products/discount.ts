@@ -1,4 +1,5 @@
 import { Args, Flags } from '@oclif/core';
+import { won } from '../../cli/format.js';
 import { ProductCommand } from './create.js';
 
 const setFlags = ['method', 'value', 'start', 'end'];
@@ -29,6 +30,6 @@ export default class ProductsDiscount extends ProductCommand<typeof ProductsDisc
     const data = f.method
       ? await this.storeRequest('PUT', path, { body: { method: f.method, value: f.value, startDate: f.start, endDate: f.end } })
       : await this.storeRequest('GET', path);
-    this.output(data, () => this.log(`${data.method} ${data.value}${data.method === 'PERCENT' ? '%' : '원'} · ${data.startDate}~${data.endDate} · 할인가 ${data.discountedPrice}원${data.active ? ' (진행 중)' : ''}`));
+    this.output(data, () => this.log(`${data.method} ${data.method === 'PERCENT' ? `${data.value}%` : won(data.value)} · ${data.startDate}~${data.endDate} · 할인가 ${won(data.discountedPrice)}${data.active ? ' (진행 중)' : ''}`));
   }
 }

@@ -18,8 +18,8 @@ export default class ProductsList extends ApiCommand<typeof ProductsList> {
     const data = await this.storeRequest('GET', '/v1/products', {
       query: { page: f.page, size: f.size, keyword: f.keyword, status: f.status, productNo: f['product-no'], categoryId: f.category },
     });
-    this.output(data, () => {
-      this.table(data.contents, ['productId', 'productNo', 'name', 'salePrice', 'status', 'stockQuantity']);
+    this.outputList(data, () => {
+      this.table(data.contents, ['productId', 'productNo', 'name', 'salePrice', 'status', 'stockQuantity'], { money: ['salePrice'] });
       this.log(pageSummary(data, 'products'));
     });
   }

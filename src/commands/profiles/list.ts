@@ -13,6 +13,6 @@ export default class ProfilesList extends ApiCommand<typeof ProfilesList> {
       storeId: p.storeId ?? null,
       credential: readCredential(name)?.kind ?? null,
     }));
-    this.output(rows, () => this.table(rows.map((r) => ({ ...r, current: r.current ? '*' : '' })), ['current', 'name', 'apiUrl', 'storeId', 'credential']));
+    this.outputList({ contents: rows }, () => this.table(rows.map((r) => ({ ...r, current: r.current ? '*' : '' })), ['current', 'name', 'apiUrl', 'storeId', 'credential']));
   }
 }

@@ -5,6 +5,6 @@ export default class StoresList extends ApiCommand<typeof StoresList> {
 
   async run() {
     const data = await this.request('GET', '/v1/me/stores');
-    this.output(data.contents, () => this.table(data.contents, ['storeId', 'code', 'name', 'role']));
+    this.outputList(data, (contents: any[]) => this.table(contents, ['storeId', 'code', 'name', 'role']));
   }
 }

@@ -4,8 +4,8 @@ export default class TokensList extends ApiCommand<typeof TokensList> {
   static override summary = 'List your access tokens (values are never shown again)';
 
   async run() {
-    const { contents } = await this.request('GET', '/auth/v1/access-tokens');
-    this.output(contents, () => this.table(contents.map((t: any) => ({
+    const data = await this.request('GET', '/auth/v1/access-tokens');
+    this.outputList(data, (contents: any[]) => this.table(contents.map((t: any) => ({
       ...t,
       scopes: t.scopes.join(','),
       stores: t.storeScope.all ? 'all' : t.storeScope.storeIds.join(','),

@@ -36,6 +36,6 @@ export default class WebhooksDeliveries extends ApiCommand<typeof WebhooksDelive
     }
     const f = this.flags;
     const data = await this.storeRequest('GET', base, { query: { status: f.status, eventType: f['event-type'], resourceId: f['resource-id'], limit: f.limit } });
-    this.output(data.contents, () => this.table(data.contents.map(deliveryRow), deliveryColumns));
+    this.outputList(data, (contents: any[]) => this.table(contents.map(deliveryRow), deliveryColumns));
   }
 }

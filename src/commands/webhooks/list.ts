@@ -6,6 +6,6 @@ export default class WebhooksList extends ApiCommand<typeof WebhooksList> {
 
   async run() {
     const data = await this.storeRequest('GET', '/v1/webhooks');
-    this.output(data.contents, () => this.table(data.contents.map(webhookRow), webhookColumns));
+    this.outputList(data, (contents: any[]) => this.table(contents.map(webhookRow), webhookColumns));
   }
 }

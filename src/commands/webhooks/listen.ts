@@ -3,6 +3,7 @@ import { ApiCommand } from '../../cli/api-command.js';
 import { UsageError } from '../../cli/usage-error.js';
 import { ApiCallError } from '../../client/api-client.js';
 import { eventList, eventsFlag } from '../../cli/webhooks.js';
+import { STREAM_EVENT_TYPES } from '../../modules/events/types.js';
 
 const RECONNECT_MS = 1000;
 
@@ -15,11 +16,12 @@ export default class WebhooksListen extends ApiCommand<typeof WebhooksListen> {
   static override examples = [
     '<%= config.bin %> webhooks listen --forward-to http://localhost:3000/hook',
     '<%= config.bin %> webhooks listen --forward-to http://localhost:3000/hook --events ORDER.PAID,CLAIM.COMPLETED',
+    '<%= config.bin %> webhooks listen --events "order.*,APP.*"',
     '<%= config.bin %> webhooks listen --json   # print events only, one JSON line each',
   ];
   static override flags = {
     'forward-to': Flags.string({ description: 'Local receiver URL to POST each event to' }),
-    events: eventsFlag(false),
+    events: eventsFlag(false, STREAM_EVENT_TYPES),
   };
 
   async run() {
@@ -27,7 +29,7 @@ export default class WebhooksListen extends ApiCommand<typeof WebhooksListen> {
     const { newSecret } = await import('../../db/ids.js');
     const forwardTo = this.flags['forward-to'];
     if (forwardTo && !/^https?:\/\//.test(forwardTo)) throw new UsageError('--forward-to must be an http(s) URL');
-    const types = this.flags.events === undefined ? null : eventList(this.flags.events).join(',');
+    const types = this.flags.events === undefined ? null : eventList(this.flags.events, STREAM_EVENT_TYPES).join(',');
     const storeId = await this.storeId();
     const secret = newSecret(32, 'whsec_');
     if (!this.flags.json) {

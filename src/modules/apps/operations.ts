@@ -97,7 +97,7 @@ export const appOperations = [
   defineOperation({
     operationId: 'listApps',
     method: 'GET',
-    path: '/v1/apps',
+    path: '/v1/developer/apps',
     summary: "The caller's apps; `handle` finds one",
     tag,
     auth: 'account',
@@ -112,7 +112,7 @@ export const appOperations = [
   defineOperation({
     operationId: 'createApp',
     method: 'POST',
-    path: '/v1/apps',
+    path: '/v1/developer/apps',
     summary: 'Register an app from its manifest (handle and name); versions are uploaded next',
     tag,
     auth: 'account',
@@ -126,7 +126,7 @@ export const appOperations = [
   defineOperation({
     operationId: 'getApp',
     method: 'GET',
-    path: '/v1/apps/{appId}',
+    path: '/v1/developer/apps/{appId}',
     summary: 'One of the caller\'s apps',
     tag,
     auth: 'account',
@@ -139,7 +139,7 @@ export const appOperations = [
   defineOperation({
     operationId: 'createAppVersion',
     method: 'POST',
-    path: '/v1/apps/{appId}/versions',
+    path: '/v1/developer/apps/{appId}/versions',
     summary: 'Upload a built version; installations move to it unless it widens consent (then it waits as pendingVersion)',
     tag,
     auth: 'account',
@@ -163,7 +163,7 @@ export const appOperations = [
   defineOperation({
     operationId: 'listAppLogs',
     method: 'GET',
-    path: '/v1/apps/{appId}/logs',
+    path: '/v1/developer/apps/{appId}/logs',
     summary: "Runs of the app's code in every store, newest first (kept 7 days); `cursor` pages back",
     tag,
     auth: 'account',

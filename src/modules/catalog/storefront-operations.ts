@@ -9,6 +9,7 @@ import { period, PERIOD_ERRORS, today } from './dates.js';
 import { collectionQuery, dateRange, LIMITS } from './inputs.js';
 import { calendarDays, requireDated } from './operations.js';
 import { categories, products } from './schema.js';
+import { storeIdNamedBy } from '../stores/service.js';
 import { buyerProductView, cachedPage, discountActive, discountedPrice, findProduct, findProductByNo, pageOf as productPage, presentBuyerProduct, variantsOf, type ProductRow } from './service.js';
 
 defineMessages({ COLLECTION_NOT_FOUND: '컬렉션을 찾을 수 없습니다.' });
@@ -19,7 +20,10 @@ const tag = 'Storefront catalog';
  * Buyer requests name their store with `X-Store-Id` (as admin requests do). A product id finds its store by
  * itself; a product number or a collection needs the header. Only products on sale exist for buyers.
  */
-const buyerStoreId = (ctx: Ctx) => ctx.event.req.headers.get('x-store-id');
+const buyerStoreId = (ctx: Ctx) => {
+  const header = ctx.event.req.headers.get('x-store-id');
+  return header === null ? null : storeIdNamedBy(ctx.db, header);
+};
 
 function buyerProduct(ctx: Ctx<unknown, unknown, { productId: string }>): ProductRow {
   const storeId = buyerStoreId(ctx);

@@ -14,7 +14,7 @@ import { findProduct, buyerUnitPrice, variantsOf, type ProductRow, type VariantR
 import { priceStay, type Stay } from '../catalog/stock.js';
 import { resolveBuyer, type Customer } from '../customers/service.js';
 import { checkoutMode, EASY_PAY_PROVIDERS, METHODS, paymentOptions, PROVIDERS, type PaymentOption } from '../payments/gateway.js';
-import { storeSettings } from '../stores/service.js';
+import { storeIdNamedBy, storeSettings } from '../stores/service.js';
 import type { StoreSettings } from '../stores/settings.js';
 import { uploadUrl } from '../uploads/service.js';
 import type { FixedRefundPolicy } from '../orders/schema.js';
@@ -57,7 +57,7 @@ export const buyerOf = (ctx: Ctx, storeId: string) => resolveBuyer(ctx.services,
 /** A store-owned row reached by a buyer: the header, when sent, must name its store; others' rows do not exist. */
 export function assertBuyerStore(ctx: Ctx, storeId: string, notFound: string) {
   const header = ctx.event.req.headers.get('x-store-id');
-  if (header !== null && header !== storeId) throw fail(404, notFound);
+  if (header !== null && storeIdNamedBy(ctx.db, header) !== storeId) throw fail(404, notFound);
 }
 
 export function assertGuestAllowed(db: Db, storeId: string, customer: Customer | null) {

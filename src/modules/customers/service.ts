@@ -8,7 +8,7 @@ import { fail } from '../../server/errors.js';
 import type { BuyerContext } from '../../server/registry.js';
 import { instant } from '../../server/responses.js';
 import type { Services } from '../../server/services.js';
-import { findStore } from '../stores/service.js';
+import { storeNamedBy } from '../stores/service.js';
 import { bearerToken } from '../accounts/principal.js';
 import { signToken, verifyToken } from '../accounts/tokens.js';
 import { customers } from './schema.js';
@@ -58,11 +58,12 @@ export async function issueBuyerToken(services: Services, customer: Customer): P
   return { accessToken, tokenType: 'Bearer' as const, expiresIn: BUYER_TOKEN_TTL_MS / 1000, expiresAt: isoAt(expiresAt) };
 }
 
-/** The buyer API's store (X-Store-Id) and member buyer (null for a guest), resolved by the pipeline for `auth: 'buyer'`. */
-export async function buyerContext(services: Services, storeId: string | null, authorization: string | null): Promise<BuyerContext> {
-  if (!storeId) throw fail(400, 'STORE_ID_REQUIRED');
-  if (!findStore(services.db, storeId)) throw fail(404, 'STORE_NOT_FOUND');
-  return { storeId, customer: await resolveBuyer(services, authorization, storeId) };
+/** The buyer API's store (X-Store-Id: its id or code) and member buyer (null for a guest), resolved by the pipeline for `auth: 'buyer'`. */
+export async function buyerContext(services: Services, header: string | null, authorization: string | null): Promise<BuyerContext> {
+  if (!header) throw fail(400, 'STORE_ID_REQUIRED');
+  const store = storeNamedBy(services.db, header);
+  if (!store) throw fail(404, 'STORE_NOT_FOUND');
+  return { storeId: store.id, customer: await resolveBuyer(services, authorization, store.id) };
 }
 
 /**

@@ -8,7 +8,7 @@ import { defineOperation } from '../../server/registry.js';
 import type { Services } from '../../server/services.js';
 import { emitEvent, eventBus, eventDataJson, eventPayload, eventPayloadSchema } from './outbox.js';
 import { events } from './schema.js';
-import { EVENT_TYPES, sampleEvent } from './types.js';
+import { EVENT_TYPES, sampleEvent, STREAM_EVENT_TYPES } from './types.js';
 
 const HEARTBEAT_MS = 15_000;
 const BATCH = 200;
@@ -36,7 +36,7 @@ export const streamEventsOperation = defineOperation({
   tag: 'Event',
   auth: 'store',
   scope: 'webhook:r',
-  query: z.object({ types: commaList(z.enum(EVENT_TYPES)).optional() }).strict(),
+  query: z.object({ types: commaList(z.enum(STREAM_EVENT_TYPES)).optional() }).strict(),
   streams: 'text/event-stream',
   response: eventPayloadSchema,
   handler: (ctx) => streamResponse(ctx.services, ctx.event, ctx.store.id, ctx.query.types ?? null),

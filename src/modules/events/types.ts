@@ -26,6 +26,14 @@ export type EventType = keyof typeof EVENT_RESOURCE;
 export const EVENT_TYPES = Object.keys(EVENT_RESOURCE) as [EventType, ...EventType[]];
 
 /**
+ * Store events about apps (`APP.*`): they reach the store's event stream (`svc webhooks listen`), not
+ * webhook subscriptions. An app hears its own lifecycle notices as deliveries of the apps module.
+ */
+export const APP_EVENT_TYPES = ['APP.SCOPES_UPDATED'] as const;
+/** Every type the event stream can carry. */
+export const STREAM_EVENT_TYPES = [...EVENT_TYPES, ...APP_EVENT_TYPES] as [string, ...string[]];
+
+/**
  * Plausible `data` of each type for test sends and `svc webhooks trigger` without checkout: the field
  * names of §6.2 with made-up ids, so receivers can exercise their parsing.
  */
@@ -33,22 +41,35 @@ export function sampleEvent(type: EventType, now: number): { resource: { type: R
   const orderId = newId('ord', now);
   const orderItemId = newId('oi', now);
   const orderNo = 20260101000001;
-  const order = { orderId, orderNo, status: 'PAID', testPayment: true };
-  const item = { orderId, orderNo, orderItemId, status: 'DELIVERED', fulfillmentSnapshot: { type: 'MANUAL' }, fulfilledAt: new Date(now).toISOString(), testPayment: true };
-  const claim = {
-    claimId: newId('clm', now), claimNo: 20260101000001, orderId, orderItemId, claimType: 'CANCEL', status: 'REQUESTED',
-    quantity: 1, refundAmount: 10000, deliveryFeeRefundAmount: 0, deliveryFeeChargeAmount: 0, deductAmount: 0, testPayment: true,
-  };
+  // Each sample's statuses are the ones its event happens at (the order's status is its items' least
+  // advanced one, spec 01 §6.2 rule 2), so a receiver branching on them sees a coherent story.
+  const order = (status: string) => ({ orderId, orderNo, status, testPayment: true });
+  const item = (status: string) => ({ orderId, orderNo, orderItemId, status, fulfillmentSnapshot: { type: 'MANUAL' }, fulfilledAt: status === 'PAID' ? null : new Date(now).toISOString(), testPayment: true });
+  const claim = (claimType: 'CANCEL' | 'RETURN' | 'EXCHANGE', status: 'REQUESTED' | 'COMPLETED') => ({
+    claimId: newId('clm', now), claimNo: 20260101000001, orderId, orderItemId, claimType, status, quantity: 1,
+    // A refund-free exchange has no refund amount (rule 4); a return withholds its return shipping as a charge.
+    refundAmount: claimType === 'EXCHANGE' ? null : 10000,
+    deliveryFeeRefundAmount: 0, deliveryFeeChargeAmount: claimType === 'RETURN' ? 3000 : 0, deductAmount: 0, testPayment: true,
+  });
   const resource = EVENT_RESOURCE[type];
   const data: Record<string, unknown> = (() => {
     switch (type) {
-      case 'ORDER.PAID': case 'ORDER.CONFIRMED': case 'ORDER.DISPATCHED': case 'ORDER.DELIVERED': return order;
-      case 'ORDER.FULFILLED': case 'ORDER.PURCHASE_DECIDED': case 'ORDER.ADDRESS_CHANGE_REQUESTED': return item;
+      case 'ORDER.PAID': return order('PAID');
+      case 'ORDER.CONFIRMED': return order('CONFIRMED');
+      case 'ORDER.DISPATCHED': return order('DISPATCHED');
+      case 'ORDER.DELIVERED': return order('DELIVERED');
+      case 'ORDER.FULFILLED': return item('DELIVERED');
+      case 'ORDER.PURCHASE_DECIDED': return item('PURCHASE_DECIDED');
+      // Asked before dispatch (spec 01 §6.2): the item is still paid, not yet supplied.
+      case 'ORDER.ADDRESS_CHANGE_REQUESTED': return item('PAID');
       case 'ORDER.CANCELED': return {
         orderId, orderNo, orderItemId, status: 'PAID', itemStatus: 'CANCELED', reason: 'OUT_OF_STOCK', quantity: 1, canceledQuantity: 1,
         refundAmount: 13000, deliveryFeeRefundAmount: 3000, deliveryFeeChargeAmount: 0, testPayment: true,
       };
-      case 'CLAIM.CANCEL_REQUESTED': case 'CLAIM.RETURN_REQUESTED': case 'CLAIM.EXCHANGE_REQUESTED': case 'CLAIM.COMPLETED': return claim;
+      case 'CLAIM.CANCEL_REQUESTED': return claim('CANCEL', 'REQUESTED');
+      case 'CLAIM.RETURN_REQUESTED': return claim('RETURN', 'REQUESTED');
+      case 'CLAIM.EXCHANGE_REQUESTED': return claim('EXCHANGE', 'REQUESTED');
+      case 'CLAIM.COMPLETED': return claim('RETURN', 'COMPLETED');
       case 'INQUIRY.CREATED': return { inquiryId: newId('inq', now), productId: newId('prd', now) };
       case 'REVIEW.CREATED': return { reviewId: newId('rev', now), productId: newId('prd', now), rating: 5 };
       case 'PRODUCT.OUT_OF_STOCK': return { productId: newId('prd', now), variantId: newId('var', now) };

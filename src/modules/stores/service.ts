@@ -21,6 +21,7 @@ const statements = preparedFor((db) => ({
     .where(and(eq(members.storeId, sql.placeholder('storeId')), eq(members.userId, sql.placeholder('userId'))))
     .prepare(),
   storeById: db.select().from(stores).where(eq(stores.id, sql.placeholder('id'))).prepare(),
+  storeByCode: db.select().from(stores).where(eq(stores.code, sql.placeholder('code'))).prepare(),
 }));
 
 /**
@@ -62,6 +63,20 @@ export const findStore = (db: Db, storeId: string) => statements(db).storeById.g
 export const storeSettings = (db: Db, storeId: string) => findStore(db, storeId)!.settings as StoreSettings;
 
 export const STORE_CODE = /^[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){1,28}[a-z0-9]$/;
+
+/**
+ * The store an `X-Store-Id` header names: a store id, or a store code (codes never hold the `_` of ids,
+ * and never change), so scripts may name a store the way people do.
+ */
+export const storeNamedBy = (db: Db, header: string) =>
+  STORE_CODE.test(header) ? statements(db).storeByCode.get({ code: header }) : statements(db).storeById.get({ id: header });
+
+/**
+ * The store id an `X-Store-Id` header means, for code that checks rows against it: a code is looked up, an
+ * id is taken as sent, and a code nobody holds stays as sent — it matches no row, as an unknown id does.
+ */
+export const storeIdNamedBy = (db: Db, header: string) =>
+  (STORE_CODE.test(header) ? statements(db).storeByCode.get({ code: header })?.id : undefined) ?? header;
 
 /** A new store with its creator as OWNER; every module adds its per-store defaults in the same transaction. */
 export function createStore(services: Services, ownerUserId: string, input: { name: string; code: string }) {

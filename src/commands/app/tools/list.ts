@@ -5,7 +5,7 @@ export default class AppToolsList extends AppCommand<typeof AppToolsList> {
   static override examples = ['<%= config.bin %> app tools list --json'];
 
   async run() {
-    const { contents } = await this.storeRequest<{ contents: { installationId: string; app: { handle: string }; name: string; description: string }[] }>('GET', '/v1/apps/tools');
-    this.output(contents, () => this.table(contents.map((t) => ({ app: t.app.handle, tool: t.name, installation: t.installationId, description: t.description })), ['app', 'tool', 'installation', 'description']));
+    const data = await this.storeRequest<{ contents: { installationId: string; app: { handle: string }; name: string; description: string }[] }>('GET', '/v1/apps/tools');
+    this.outputList(data, (contents) => this.table(contents.map((t) => ({ app: t.app.handle, tool: t.name, installation: t.installationId, description: t.description })), ['app', 'tool', 'installation', 'description']));
   }
 }

@@ -2,10 +2,11 @@ import { Command, Flags } from '@oclif/core';
 import { resolve } from 'node:path';
 import type { ListrTask } from 'listr2';
 import { ApiCommand } from '../../../cli/api-command.js';
-import { UsageError } from '../../../cli/usage-error.js';
-import { readConfig } from '../../../client/config.js';
 import type { BuildOutput } from './build.js';
-import { ProjectError, readProject } from './project.js';
+import { ProjectError, readProject, type AppProject } from './project.js';
+
+/** The bundle of an external-runtime version: the service runs nothing of it (calls go to `external.url`). */
+const EXTERNAL_BUNDLE = '/* runtime: external */';
 
 export interface ExecutionView {
   executionId: string;
@@ -60,27 +61,29 @@ export abstract class AppCommand<T extends typeof Command> extends ApiCommand<T>
     return new Listr<C>(list, { renderer, exitOnError: true, rendererOptions: { collapseErrors: false } } as never).run(ctx);
   }
 
-  /** With no store chosen, an account with exactly one store uses it (the usual case on `svc dev`). */
-  protected override async storeId(): Promise<string> {
-    if (this.flags.store ?? process.env.SVC_STORE_ID ?? readConfig().profiles[this.profileName]?.storeId) return super.storeId();
-    const stores = await this.request<{ contents: { storeId: string; code: string }[] }>('GET', '/v1/me/stores');
-    if (stores.contents.length === 1) return stores.contents[0].storeId;
-    throw new UsageError(`choose a store with --store (one of: ${stores.contents.map((s) => s.code).join(', ') || 'none'})`);
-  }
-
   /** The app's id on the service, by the manifest's handle; null when never deployed. */
   protected async appIdOf(handle: string): Promise<string | null> {
-    const found = await this.request<{ contents: { appId: string }[] }>('GET', '/v1/apps', { query: { handle } });
+    const found = await this.request<{ contents: { appId: string }[] }>('GET', '/v1/developer/apps', { query: { handle } });
     return found.contents[0]?.appId ?? null;
   }
 
   /** Uploads a build as the app's next version, registering the app on its first deploy. */
   protected async deployBuild(build: BuildOutput) {
-    const { raw, manifest } = build.project;
-    const appId = (await this.appIdOf(manifest.handle)) ?? (await this.request<{ appId: string }>('POST', '/v1/apps', { body: { manifest: raw } })).appId;
-    const version = await this.request<{ version: number; versionId: string }>('POST', `/v1/apps/${appId}/versions`, {
-      body: { manifest: raw, bundle: { code: build.code, map: build.map, functions: build.functions, adminPage: build.adminPage } },
-    });
+    return this.uploadVersion(build.project, { code: build.code, map: build.map, functions: build.functions, adminPage: build.adminPage });
+  }
+
+  /**
+   * Uploads a `runtime: "external"` app's next version: its manifest, which carries `external.url`. Its code
+   * runs on that server, so the version's bundle defines no function.
+   */
+  protected async deployExternal(project: AppProject) {
+    return this.uploadVersion(project, { code: EXTERNAL_BUNDLE, functions: [] });
+  }
+
+  private async uploadVersion(project: AppProject, bundle: { code: string; map?: string; functions: string[]; adminPage?: string }) {
+    const { raw, manifest } = project;
+    const appId = (await this.appIdOf(manifest.handle)) ?? (await this.request<{ appId: string }>('POST', '/v1/developer/apps', { body: { manifest: raw } })).appId;
+    const version = await this.request<{ version: number; versionId: string }>('POST', `/v1/developer/apps/${appId}/versions`, { body: { manifest: raw, bundle } });
     return { appId, version: version.version };
   }
 
@@ -97,7 +100,7 @@ export abstract class AppCommand<T extends typeof Command> extends ApiCommand<T>
 
   /** Runs of the app's code newer than `after` (an execution id), oldest first. */
   protected async logsSince(appId: string, after: string | null, limit = 50): Promise<ExecutionView[]> {
-    const page = await this.request<{ contents: ExecutionView[] }>('GET', `/v1/apps/${appId}/logs`, { query: { limit } });
+    const page = await this.request<{ contents: ExecutionView[] }>('GET', `/v1/developer/apps/${appId}/logs`, { query: { limit } });
     return page.contents.filter((x) => after === null || x.executionId > after).reverse();
   }
 
