@@ -231,4 +231,33 @@ test('scopes and agents: order:r cannot act, flow:r reads; an agent confirms dir
   assert.is(ok(await agent('POST', `/v1/order-items/${item.orderItemId}/confirm`)).state, 'CONFIRMED');
 });
 
+
+test('a direct move puts the item in any state of its flow with a reason, fires its events and is refused while a claim is open', async () => {
+  const { item, order } = await guestOrder(svc, api);
+  const id = item.orderItemId;
+  const refusedWith = async (body: unknown, reason: string) => {
+    const res = await api('POST', `/v1/order-items/${id}/flow/move`, { body });
+    fails(res, 409, 'FLOW_MOVE_NOT_ALLOWED');
+    assert.is(res.body.error.details.reason, reason);
+  };
+  await refusedWith({ to: 'NOWHERE', reason: '택배사 전산 오류' }, 'UNKNOWN_STATE');
+  await refusedWith({ to: 'PAID', reason: '택배사 전산 오류' }, 'SAME_STATE');
+  fails(await api('POST', `/v1/order-items/${id}/flow/move`, { body: { to: 'DISPATCHED' } }), 400, 'VALIDATION_FAILED');
+  assert.is(ok(await flowOf(id)).state, 'PAID');
+
+  const moved = ok(await api('POST', `/v1/order-items/${id}/flow/move`, { body: { to: 'DISPATCHED', reason: '택배사 전산 오류' } }));
+  assert.equal([moved.state, moved.coreStatus], ['DISPATCHED', 'DISPATCHED']);
+  // Entering DISPATCHED arms its DELIVER timer, as a move through the graph would.
+  assert.equal(moved.timers.map((t: any) => [t.kind, t.to]), [['after', 'DELIVERED']]);
+  const runs = ok(await api('GET', `/v1/order-items/${id}/flow/runs`)).contents;
+  assert.ok(runs.some((r: any) => r.trigger.kind === 'move' && r.trigger.reason === '택배사 전산 오류' && r.from === 'PAID' && r.to === 'DISPATCHED'), JSON.stringify(runs));
+  const events = await hooks.forOrder(order.orderId, 3);
+  assert.equal(events.map((e: any) => e.type), ['ORDER.PAID', 'ORDER.FLOW_STATE_CHANGED', 'ORDER.DISPATCHED']);
+
+  inTransaction((now) => openClaimHold(svc.services.db, now, id));
+  await refusedWith({ to: 'DELIVERED', reason: '배송 완료 확인' }, 'CLAIM_OPEN');
+  inTransaction((now) => releaseClaimHold(svc.services.db, now, id));
+  assert.is(ok(await api('POST', `/v1/order-items/${id}/flow/move`, { body: { to: 'DELIVERED', reason: '배송 완료 확인' } })).state, 'DELIVERED');
+});
+
 test.run();

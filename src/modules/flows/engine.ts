@@ -25,7 +25,9 @@ export type Trigger =
   | { kind: 'action'; key: string; actor: Actor; scope: 'ITEM' | 'ORDER'; input: Record<string, unknown> }
   | { kind: 'event'; name: string; input: Record<string, unknown> }
   /** A timer of transition number `transition` came due. */
-  | { kind: 'timer'; transition: number };
+  | { kind: 'timer'; transition: number }
+  /** The seller puts the item in another state directly, outside the flow's transitions (`…/flow/move`). */
+  | { kind: 'move'; to: string; reason: string };
 
 export interface TimerSet {
   transition: number;
@@ -59,7 +61,7 @@ export interface Effects {
 
 export type Refusal =
   | { code: 'ACTION_NOT_AVAILABLE'; reason: 'UNKNOWN_ACTION' | 'NOT_IN_STATE' | 'ACTOR' | 'SCOPE' | 'NO_OPEN_CLAIM' }
-  | { code: 'FLOW_MOVE_NOT_ALLOWED'; reason: 'CONDITION' | 'CLAIM_OPEN' }
+  | { code: 'FLOW_MOVE_NOT_ALLOWED'; reason: 'CONDITION' | 'CLAIM_OPEN' | 'UNKNOWN_STATE' | 'SAME_STATE' }
   | { code: 'FLOW_ACTION_INPUT_INVALID'; issues: InputIssue[] }
   | { code: 'FLOW_EVENT_NOT_ACCEPTED' }
   | { code: 'TIMER_STALE' };
@@ -147,6 +149,13 @@ export function step(def: Definition, item: ItemState, trigger: Trigger, now: nu
       const transition = def.transitions.find((t) => t.from === item.state && 'event' in t.on && t.on.event === trigger.name && holds(t.when, scope));
       if (!transition) return { ok: false, refusal: { code: 'FLOW_EVENT_NOT_ACCEPTED' } };
       return moveTo(def, item, transition.to, scope);
+    }
+    case 'move': {
+      // A direct move skips the graph but not the claim rule: an open claim holds the item where it is.
+      if (!def.states[trigger.to]) return { ok: false, refusal: { code: 'FLOW_MOVE_NOT_ALLOWED', reason: 'UNKNOWN_STATE' } };
+      if (trigger.to === item.state) return { ok: false, refusal: { code: 'FLOW_MOVE_NOT_ALLOWED', reason: 'SAME_STATE' } };
+      if (item.claimOpen || item.groupClaimOpen) return { ok: false, refusal: { code: 'FLOW_MOVE_NOT_ALLOWED', reason: 'CLAIM_OPEN' } };
+      return moveTo(def, item, trigger.to, scopeOf(item, {}, now));
     }
     case 'timer': {
       const t = def.transitions[trigger.transition];

@@ -55,6 +55,7 @@ const runRecord = z.object({
   trigger: z.union([
     z.object({ kind: z.literal('start') }), z.object({ kind: z.literal('action'), key: z.string() }), z.object({ kind: z.literal('event'), name: z.string() }),
     z.object({ kind: z.literal('timer'), timerId: z.string() }),
+    z.object({ kind: z.literal('move'), to: z.string(), reason: z.string() }),
     z.object({ kind: z.literal('migration'), fromVersion: z.number().int(), toVersion: z.number().int() }),
   ]),
   actor: z.object({ type: z.enum(['SELLER', 'BUYER', 'APP', 'TIMER', 'SYSTEM']), id: z.string().nullable() }),
@@ -289,6 +290,31 @@ export const flowOperations = [
     errors: ACTION_ERRORS,
     target: (ctx) => ({ type: 'ORDER_ITEM', id: ctx.params.orderItemId }),
     handler: (ctx) => runItemAction(ctx.services, ctx.now, loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now).row, ctx.params.key, seller(ctx), ctx.body.input ?? {}),
+  }),
+  defineOperation({
+    operationId: 'moveOrderItemFlow',
+    method: 'POST',
+    path: '/v1/order-items/{orderItemId}/flow/move',
+    summary: 'Put the item (with its group under ORDER progression) in another state of its flow directly, outside the transitions',
+    tag,
+    auth: 'store',
+    scope: 'order:rw',
+    // A direct state move needs approval for agents (spec 01 §5.6).
+    agent: 'approval',
+    params: itemParams,
+    body: z.object({ to: z.string().min(1).max(64), reason: z.string().trim().min(1).max(500) }).strict(),
+    response: itemFlow,
+    errors: { 403: ['TENANT_MISMATCH'], 404: ['ORDER_ITEM_NOT_FOUND'], 409: ['FLOW_MOVE_NOT_ALLOWED'] },
+    target: (ctx) => ({ type: 'ORDER_ITEM', id: ctx.params.orderItemId }),
+    preview: (ctx) => {
+      const { row } = loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now);
+      return { changes: [{ field: 'flow.state', before: row.state, after: ctx.body.to }], facts: { reason: ctx.body.reason } };
+    },
+    handler: (ctx) => {
+      const { row } = loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now);
+      moveItem(ctx.services, ctx.now, row, { trigger: { kind: 'move', to: ctx.body.to, reason: ctx.body.reason }, actor: seller(ctx) });
+      return itemView(ctx.db, loadItemFlow(ctx.db, ctx.store.id, row.orderItemId, ctx.now).row, ctx.now);
+    },
   }),
   defineOperation({
     operationId: 'runOrderAction',

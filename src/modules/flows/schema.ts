@@ -82,6 +82,7 @@ export type RunTrigger =
   | { kind: 'action'; key: string }
   | { kind: 'event'; name: string }
   | { kind: 'timer'; timerId: string; after?: string; at?: string }
+  | { kind: 'move'; to: string; reason: string }
   /** Moved onto another version of its flow by the seller (`…/versions/{v}/migrate`). */
   | { kind: 'migration'; fromVersion: number; toVersion: number };
 

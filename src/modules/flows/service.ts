@@ -297,14 +297,18 @@ export function moveItem(services: Services, now: number, row: ItemFlowRow, requ
     return { row: member, item, result: step(def, itemState(member, order, item, groupClaim), request.trigger, now) };
   }).sort((a, b) => a.item.orderItemNo - b.item.orderItemNo);
   const lead = stepped.find((s) => s.row.orderItemId === row.orderItemId)!;
-  if (!lead.result.ok) throw refusalError(lead.result.refusal, request.trigger.kind === 'action' ? request.trigger.key : request.trigger.kind === 'event' ? request.trigger.name : null);
+  if (!lead.result.ok) throw refusalError(lead.result.refusal, triggerKey(request.trigger));
   const moving = stepped.flatMap((s) => (s.result.ok ? [{ row: s.row, item: s.item, effects: s.result.effects }] : []));
   const input = request.trigger.kind === 'action' || request.trigger.kind === 'event' ? request.trigger.input : {};
   return applyEffects(db, now, { order, members: moving, trigger: runTrigger(request.trigger), actor: request.actor, input }, services);
 }
 
+const triggerKey = (trigger: Trigger) =>
+  trigger.kind === 'action' ? trigger.key : trigger.kind === 'event' ? trigger.name : trigger.kind === 'move' ? trigger.to : null;
+
 function runTrigger(trigger: Trigger, timerId = ''): RunTrigger {
   switch (trigger.kind) {
+    case 'move': return { kind: 'move', to: trigger.to, reason: trigger.reason };
     case 'start': return { kind: 'start' };
     case 'action': return { kind: 'action', key: trigger.key };
     case 'event': return { kind: 'event', name: trigger.name };
