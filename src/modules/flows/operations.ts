@@ -13,7 +13,7 @@ import { orderItems, orders } from '../orders/schema.js';
 import { actionSchema, definitionSchema, inputSchema } from './definition.js';
 import { flowRuns, flowVersions } from './schema.js';
 import {
-  itemFlowsOfOrder, listFlows, loadFlow, loadItemFlow, loadVersion, moveItem, presentFlow, presentItemFlow, presentRun, resolveFlow, runningItemCount,
+  itemAndOrder, itemFlowsOfOrder, listFlows, loadFlow, loadItemFlow, loadVersion, moveItem, presentFlow, presentItemFlow, presentRun, resolveFlow, runningItemCount,
   type ItemFlowRow,
 } from './service.js';
 
@@ -79,8 +79,7 @@ const ACTION_ERRORS = {
 type Actor = 'SELLER' | 'BUYER';
 
 export function itemView(db: Db, row: ItemFlowRow, now: number, actor?: Actor) {
-  const item = db.select().from(orderItems).where(eq(orderItems.id, row.orderItemId)).get()!;
-  const order = db.select().from(orders).where(eq(orders.id, row.orderId)).get()!;
+  const { item, order } = itemAndOrder(db, row);
   const view = presentItemFlow(db, row, order, item, now);
   return actor ? { ...view, actions: view.actions.filter((a) => a.actor === actor) } : view;
 }

@@ -34,6 +34,9 @@ export type RunRow = typeof flowRuns.$inferSelect;
 type OrderRow = typeof orders.$inferSelect;
 type OrderItemRow = typeof orderItems.$inferSelect;
 
+/** A placeholder in an update's `set` (drizzle types those as values; JSON columns take their text). */
+const param = (name: string) => sql`${sql.placeholder(name)}`;
+
 const q = preparedFor((db) => ({
   flowById: db.select().from(flows).where(eq(flows.id, sql.placeholder('id'))).prepare(),
   defaultFlow: db.select().from(flows).where(and(eq(flows.storeId, sql.placeholder('storeId')), eq(flows.defaultKey, sql.placeholder('kind')))).prepare(),
@@ -44,6 +47,21 @@ const q = preparedFor((db) => ({
   order: db.select().from(orders).where(eq(orders.id, sql.placeholder('id'))).prepare(),
   itemTimers: db.select().from(flowTimers)
     .where(and(eq(flowTimers.orderItemId, sql.placeholder('id')), inArray(flowTimers.status, ['PENDING', 'PAUSED']))).orderBy(asc(flowTimers.createdAt)).prepare(),
+  // A move's writes are prepared once: seller actions are a hot path (issue 11 bench: ≥ 1,000 moves/s).
+  moveItemFlow: db.update(orderItemFlows).set({
+    state: param('state'), coreStatus: param('coreStatus'), enteredAt: param('now'), fulfilledAt: param('fulfilledAt'), inputs: param('inputsJson'), updatedAt: param('now'),
+  }).where(eq(orderItemFlows.orderItemId, sql.placeholder('id'))).prepare(),
+  setItemStatus: db.update(orderItems).set({ status: param('status'), updatedAt: param('now') }).where(eq(orderItems.id, sql.placeholder('id'))).prepare(),
+  clearTimers: db.update(flowTimers).set({ status: 'CLEARED', updatedAt: param('now') })
+    .where(and(eq(flowTimers.orderItemId, sql.placeholder('id')), inArray(flowTimers.status, ['PENDING', 'PAUSED']))).prepare(),
+  itemStatuses: db.select({ status: orderItems.status }).from(orderItems).where(eq(orderItems.orderId, sql.placeholder('orderId'))).prepare(),
+  setOrderStatus: db.update(orders).set({ status: param('status'), lastChangedAt: param('now') }).where(eq(orders.id, sql.placeholder('id'))).prepare(),
+  insertRun: db.insert(flowRuns).values({
+    id: sql.placeholder('id'), storeId: sql.placeholder('storeId'), orderId: sql.placeholder('orderId'), orderItemId: sql.placeholder('orderItemId'),
+    flowId: sql.placeholder('flowId'), version: sql.placeholder('version'), trigger: sql.placeholder('trigger'), actor: sql.placeholder('actor'),
+    input: sql.placeholder('input'), from: sql.placeholder('from'), to: sql.placeholder('to'), coreStatus: sql.placeholder('coreStatus'),
+    notifications: sql.placeholder('notifications'), timers: sql.placeholder('timers'), eventIds: sql.placeholder('eventIds'), at: sql.placeholder('at'),
+  }).prepare(),
 }));
 
 // ---------------------------------------------------------------------------------------------------
@@ -207,6 +225,9 @@ export const itemFlowsOfOrder = (db: Db, orderId: string, now: number) =>
   db.select().from(orderItems).where(eq(orderItems.orderId, orderId)).orderBy(asc(orderItems.orderItemNo)).all().map((item) => itemFlowOf(db, item, now));
 
 /** The item's flow as the order item read shows it. */
+/** The order item and order of an item flow, by prepared look-ups. */
+export const itemAndOrder = (db: Db, row: ItemFlowRow) => ({ item: q(db).orderItem.get({ id: row.orderItemId })!, order: q(db).order.get({ id: row.orderId })! });
+
 export const flowSummary = (row: ItemFlowRow) => ({ flowId: row.flowId, version: row.version, state: row.state, coreStatus: row.coreStatus });
 
 export function loadItemFlow(db: Db, storeId: string, orderItemId: string, now: number) {
@@ -342,9 +363,8 @@ function applyEffects(db: Db, now: number, a: Application, services?: Services):
     if (move) {
       const fulfilled = row.fulfilledAt ?? (move.coreStatus === 'DELIVERED' || move.coreStatus === 'FULFILLED' ? now : null);
       row = { ...row, state: move.to, coreStatus: move.coreStatus, enteredAt: now, fulfilledAt: fulfilled, updatedAt: now, inputs: actionKey ? { ...row.inputs, [actionKey]: a.input } : row.inputs };
-      db.update(orderItemFlows).set({ state: row.state, coreStatus: row.coreStatus, enteredAt: now, fulfilledAt: fulfilled, inputs: row.inputs, updatedAt: now })
-        .where(eq(orderItemFlows.orderItemId, row.orderItemId)).run();
-      db.update(orderItems).set({ status: move.coreStatus as OrderItemRow['status'], updatedAt: now }).where(eq(orderItems.id, row.orderItemId)).run();
+      q(db).moveItemFlow.run({ id: row.orderItemId, state: row.state, coreStatus: row.coreStatus, now, fulfilledAt: fulfilled, inputsJson: JSON.stringify(row.inputs) });
+      q(db).setItemStatus.run({ id: row.orderItemId, status: move.coreStatus, now });
     }
     if (m.effects.withdrawClaim) releaseClaimHold(db, now, row.orderItemId);
     if (m.effects.timersCleared) clearTimers(db, now, row.orderItemId);
@@ -389,12 +409,12 @@ function applyEffects(db: Db, now: number, a: Application, services?: Services):
 
   for (const [i, m] of a.members.entries()) {
     const row = moved[i];
-    db.insert(flowRuns).values({
+    q(db).insertRun.run({
       id: m === lead ? leadRunId : newId('frn', now), storeId: row.storeId, orderId: row.orderId, orderItemId: row.orderItemId, flowId: row.flowId, version: row.version,
       trigger: a.trigger, actor: a.actor, input: a.input, from: m.effects.move ? m.effects.move.from : null, to: row.state, coreStatus: row.coreStatus,
       notifications, timers: m.effects.timersSet.map((t) => ({ transition: t.transition, kind: t.kind, dueAt: isoAt(t.dueAt), to: t.to })),
       eventIds: eventIds.get(row.orderItemId) ?? [], at: now,
-    }).run();
+    });
     const move = m.effects.move;
     if (move && services) {
       const hook: OrderItemMove = {
@@ -418,8 +438,7 @@ function armTimers(db: Db, now: number, row: ItemFlowRow, timers: TimerSet[]) {
   }
 }
 
-const clearTimers = (db: Db, now: number, orderItemId: string) =>
-  db.update(flowTimers).set({ status: 'CLEARED', updatedAt: now }).where(and(eq(flowTimers.orderItemId, orderItemId), inArray(flowTimers.status, ['PENDING', 'PAUSED']))).run();
+const clearTimers = (db: Db, now: number, orderItemId: string) => q(db).clearTimers.run({ id: orderItemId, now });
 
 /**
  * Moves the running items of `fromVersion` onto `toVersion` (spec 02 §4.4), each into `stateOf(its state)`:
@@ -454,9 +473,9 @@ export function migrateItems(db: Db, now: number, flowId: string, fromVersion: n
 
 /** The order's status after a move: the least advanced non-canceled item (spec 01 §6.2 rule 2). */
 function refreshOrderStatus(db: Db, order: OrderRow, now: number): OrderRow {
-  const statuses = db.select({ status: orderItems.status }).from(orderItems).where(eq(orderItems.orderId, order.id)).all().map((r) => r.status as string);
+  const statuses = q(db).itemStatuses.all({ orderId: order.id }).map((r) => r.status as string);
   const status = leastAdvanced(statuses) as OrderRow['status'];
-  db.update(orders).set({ status, lastChangedAt: now }).where(eq(orders.id, order.id)).run();
+  q(db).setOrderStatus.run({ id: order.id, status, now });
   return { ...order, status, lastChangedAt: now };
 }
 
