@@ -86,8 +86,9 @@ export function itemView(db: Db, row: ItemFlowRow, now: number, actor?: Actor) {
 
 /** An action on one item (and its group); answers the item's flow as it stands after. */
 function runItemAction(services: Services, now: number, row: ItemFlowRow, key: string, actor: { type: Actor; id: string | null }, input: Record<string, unknown>) {
-  moveItem(services, now, row, { trigger: { kind: 'action', key, actor: actor.type, scope: 'ITEM', input }, actor });
-  return itemView(services.db, loadItemFlow(services.db, row.storeId, row.orderItemId, now).row, now, actor.type === 'BUYER' ? 'BUYER' : undefined);
+  const moved = moveItem(services, now, row, { trigger: { kind: 'action', key, actor: actor.type, scope: 'ITEM', input }, actor });
+  const after = moved.find((m) => m.orderItemId === row.orderItemId) ?? row;
+  return itemView(services.db, after, now, actor.type === 'BUYER' ? 'BUYER' : undefined);
 }
 
 /**

@@ -366,7 +366,10 @@ function applyEffects(db: Db, now: number, a: Application, services?: Services):
       q(db).moveItemFlow.run({ id: row.orderItemId, state: row.state, coreStatus: row.coreStatus, now, fulfilledAt: fulfilled, inputsJson: JSON.stringify(row.inputs) });
       q(db).setItemStatus.run({ id: row.orderItemId, status: move.coreStatus, now });
     }
-    if (m.effects.withdrawClaim) releaseClaimHold(db, now, row.orderItemId);
+    if (m.effects.withdrawClaim) {
+      releaseClaimHold(db, now, row.orderItemId);
+      row = { ...row, claimHold: false };
+    }
     if (m.effects.timersCleared) clearTimers(db, now, row.orderItemId);
     armTimers(db, now, row, m.effects.timersSet);
     moved.push(row);
