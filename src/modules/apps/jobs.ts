@@ -3,7 +3,7 @@ import { isoAt } from '../../db/clock.js';
 import type { Services } from '../../server/services.js';
 import { invokeAndRecord, type InvokeTarget } from './invoke.js';
 import { appDeliveries, appExecutions, appInstallations, appSchedules } from './schema.js';
-import { findApp, findInstallation, findVersion, missingSettings, recordExecution, type Installation } from './service.js';
+import { findApp, findInstallation, findVersion, recordIfNotRunnable, type Installation } from './service.js';
 
 const BATCH = 100;
 /** Events one installation receives per minute (spec 02 §8); the excess waits and waiting is no attempt. */
@@ -32,16 +32,7 @@ export async function runDueSchedules(services: Services, now: number): Promise<
       .where(and(eq(appSchedules.installationId, schedule.installationId), eq(appSchedules.name, schedule.name)))
       .run();
     const t = target(services, installation);
-    const missing = missingSettings(t.version.manifest, installation.settings);
-    if (t.app.suspendedAt || missing.length) {
-      recordExecution(services, {
-        ...t, kind: 'SCHEDULE', name: schedule.name,
-        status: t.app.suspendedAt ? 'NOT_SENT' : 'NEEDS_SETUP',
-        errorCode: t.app.suspendedAt ? 'APP_SUSPENDED' : 'SETTINGS_REQUIRED',
-        errorMessage: t.app.suspendedAt ? null : `required settings empty: ${missing.join(', ')}`,
-      }, now);
-      continue;
-    }
+    if (recordIfNotRunnable(services, t, 'SCHEDULE', schedule.name, now)) continue;
     await invokeAndRecord(services, t, 'schedule', schedule.name, { scheduledAt: isoAt(schedule.nextRunAt) });
   }
   return due.length;

@@ -218,6 +218,29 @@ export interface ExecutionRecord {
 }
 
 /**
+ * Whether an app can be called now: a suspended app, or one whose required settings are empty, is not
+ * called; the run is recorded as such and the reason returned (null when the app can run).
+ */
+export function recordIfNotRunnable(
+  services: Services,
+  t: Pick<ExecutionRecord, 'app' | 'installation'> & { version: { manifest: Manifest } },
+  kind: ExecutionKind,
+  name: string,
+  now: number,
+): 'APP_SUSPENDED' | 'SETTINGS_REQUIRED' | null {
+  const missing = missingSettings(t.version.manifest, t.installation.settings);
+  if (!t.app.suspendedAt && missing.length === 0) return null;
+  const suspended = Boolean(t.app.suspendedAt);
+  recordExecution(services, {
+    app: t.app, installation: t.installation, kind, name,
+    status: suspended ? 'NOT_SENT' : 'NEEDS_SETUP',
+    errorCode: suspended ? 'APP_SUSPENDED' : 'SETTINGS_REQUIRED',
+    errorMessage: suspended ? null : `required settings empty: ${missing.join(', ')}`,
+  }, now);
+  return suspended ? 'APP_SUSPENDED' : 'SETTINGS_REQUIRED';
+}
+
+/**
  * Records one run and keeps the failure record of spec 02 §3: an app whose calls have all failed as app
  * errors for 24 hours is suspended; any success clears the run of failures.
  */

@@ -4,7 +4,7 @@ import { newId } from '../../db/ids.js';
 import type { Services } from '../../server/services.js';
 import type { Principal } from '../accounts/principal.js';
 import { invokeAndRecord } from '../apps/invoke.js';
-import { activeInstallation, findApp, findAppByHandle, findInstallation, findVersion, missingSettings, recordExecution } from '../apps/service.js';
+import { activeInstallation, findApp, findAppByHandle, findInstallation, findVersion, recordIfNotRunnable } from '../apps/service.js';
 import type { AppLookup, InstalledApp } from './check.js';
 import { appInstallations } from '../apps/schema.js';
 import { flowAppNotifications } from './schema.js';
@@ -95,15 +95,9 @@ export async function deliverAppNotifications(services: Services, now: number): 
       settle({ status: 'NOT_SENT', lastError: reason });
       continue;
     }
-    const missing = missingSettings(found.version.manifest, found.installation.settings);
-    if (found.app.suspendedAt || missing.length) {
-      recordExecution(services, {
-        ...found, kind: 'NOTIFICATION', name: n.name,
-        status: found.app.suspendedAt ? 'NOT_SENT' : 'NEEDS_SETUP',
-        errorCode: found.app.suspendedAt ? 'APP_SUSPENDED' : 'SETTINGS_REQUIRED',
-        errorMessage: found.app.suspendedAt ? null : `required settings empty: ${missing.join(', ')}`,
-      }, now);
-      settle({ status: 'NOT_SENT', lastError: found.app.suspendedAt ? 'APP_SUSPENDED' : 'SETTINGS_REQUIRED' });
+    const notRunnable = recordIfNotRunnable(services, found, 'NOTIFICATION', n.name, now);
+    if (notRunnable) {
+      settle({ status: 'NOT_SENT', lastError: notRunnable });
       continue;
     }
     const outcome = await invokeAndRecord(services, found, 'notification', n.name, n.payload, undefined, { invocationId: n.id });
