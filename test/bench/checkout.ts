@@ -3,7 +3,7 @@
  * → order (stock taken, ORDER.PAID emitted) — against `svc dev`, beside the bare-H3 figure of the same run.
  * Member buyers (delegated buyer tokens) and guests (whose order password is hashed) are measured apart.
  */
-import { median, rps, startBareH3, startSvcDev } from './lib.js';
+import { apiCaller, ensureSandboxCheckout, median, ownerHeaders, rps, startBareH3, startSvcDev } from './lib.js';
 
 const CONNECTIONS = 32;
 const SECONDS = 4;
@@ -11,21 +11,11 @@ const SECONDS = 4;
 const bare = await startBareH3();
 const svc = await startSvcDev();
 const base = svc.ready.url as string;
-const admin = { authorization: `Bearer ${svc.ready.ownerToken}`, 'x-store-id': svc.ready.storeId, 'content-type': 'application/json' };
-
-async function call(method: string, path: string, headers: Record<string, string>, body?: unknown) {
-  const res = await fetch(`${base}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const json = (await res.json()) as any;
-  if (!json.meta?.isSuccess) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json.error)}`);
-  return json.data;
-}
+const admin = ownerHeaders(svc.ready);
+const call = apiCaller(base);
 
 try {
-  const store = await call('GET', '/storefront/v1/store', { 'x-store-id': svc.ready.storeId });
-  if (!store.checkoutAvailable) {
-    await call('PUT', '/v1/store/payment-providers/pg_one', admin, { environment: 'TEST', clientKey: 'test_ck_svcBenchCheckout000001', secretKey: 'test_sk_svcBenchCheckout000001' });
-    await call('PATCH', '/v1/store/payment-providers/pg_one', admin, { enabled: true });
-  }
+  await ensureSandboxCheckout(call, svc.ready);
   const product = await call('POST', '/v1/products', admin, { name: '벤치 상품', salePrice: 12000, stockQuantity: 10_000_000 });
   const directItem = { productId: product.productId, optionId: product.variants[0].variantId, quantity: 1 };
   const address = { receiverName: '벤치', phone: '01012345678', zipCode: '06236', address1: '서울 강남구 테헤란로 1' };

@@ -3,18 +3,12 @@
  * run and ORDER.FLOW_STATE_CHANGED + ORDER.* events in the move's transaction), and `simulate` of a
  * 1,000-step trace, against `svc dev` in its own process.
  */
-import { median, startSvcDev } from './lib.js';
+import { apiCaller, ensureSandboxCheckout, median, ownerHeaders, startSvcDev } from './lib.js';
 
 const svc = await startSvcDev();
 const base = svc.ready.url as string;
-const admin = { authorization: `Bearer ${svc.ready.ownerToken}`, 'x-store-id': svc.ready.storeId, 'content-type': 'application/json' };
-
-async function call(method: string, path: string, headers: Record<string, string>, body?: unknown) {
-  const res = await fetch(`${base}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const json = (await res.json()) as any;
-  if (!json.meta?.isSuccess) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json.error)}`);
-  return json.data;
-}
+const admin = ownerHeaders(svc.ready);
+const call = apiCaller(base);
 
 /** Two states the seller moves an item between; each move changes its core status, so ORDER.* events fire too. */
 const TOGGLE = {
@@ -30,8 +24,7 @@ const TOGGLE = {
 };
 
 try {
-  await call('PUT', '/v1/store/payment-providers/pg_one', admin, { environment: 'TEST', clientKey: 'test_ck_svcBenchFlows00000001', secretKey: 'test_sk_svcBenchFlows00000001' });
-  await call('PATCH', '/v1/store/payment-providers/pg_one', admin, { enabled: true });
+  await ensureSandboxCheckout(call, svc.ready);
   const flow = await call('POST', '/v1/commerce-flows', admin, { name: '벤치 흐름', kind: 'SHIPPING', definition: TOGGLE });
   await call('POST', `/v1/commerce-flows/${flow.flowId}/publish`, admin);
   const product = await call('POST', '/v1/products', admin, { name: '벤치 상품', salePrice: 12000, stockQuantity: 1000, flowId: flow.flowId });

@@ -34,3 +34,28 @@ export async function rps(url: string, headers: Record<string, string> = {}, sec
 }
 
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+export type Call = (method: string, path: string, headers: Record<string, string>, body?: unknown) => Promise<any>;
+
+/** A caller of one `svc dev`'s API answering the envelope's `data`; any refusal throws (a bench must not measure errors). */
+export function apiCaller(base: string): Call {
+  return async (method, path, headers, body) => {
+    const res = await fetch(`${base}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const json = (await res.json()) as any;
+    if (!json.meta?.isSuccess) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json.error)}`);
+    return json.data;
+  };
+}
+
+/** The seeded owner's headers for the administration API of a started `svc dev`. */
+export const ownerHeaders = (ready: { ownerToken: string; storeId: string }) =>
+  ({ authorization: `Bearer ${ready.ownerToken}`, 'x-store-id': ready.storeId, 'content-type': 'application/json' });
+
+/** Sandbox pg_one connected and enabled unless the store can take payments already. */
+export async function ensureSandboxCheckout(call: Call, ready: { ownerToken: string; storeId: string }) {
+  const store = await call('GET', '/storefront/v1/store', { 'x-store-id': ready.storeId });
+  if (store.checkoutAvailable) return;
+  const admin = ownerHeaders(ready);
+  await call('PUT', '/v1/store/payment-providers/pg_one', admin, { environment: 'TEST', clientKey: 'test_ck_svcBenchSandbox0000001', secretKey: 'test_sk_svcBenchSandbox0000001' });
+  await call('PATCH', '/v1/store/payment-providers/pg_one', admin, { enabled: true });
+}

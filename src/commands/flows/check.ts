@@ -1,4 +1,4 @@
-import { FlowCommand } from '../../cli/flow-command.js';
+import { FlowCommand } from '../../cli/flows.js';
 
 export default class FlowsCheck extends FlowCommand<typeof FlowsCheck> {
   static override summary = "Check a flow's draft; exits 1 when it has errors that block publishing";

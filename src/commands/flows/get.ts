@@ -1,4 +1,4 @@
-import { FlowCommand } from '../../cli/flow-command.js';
+import { FlowCommand } from '../../cli/flows.js';
 
 export default class FlowsGet extends FlowCommand<typeof FlowsGet> {
   static override summary = 'Show an order flow: kind, progression, published version and draft states';

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { FlowCommand } from '../../cli/flow-command.js';
+import { FlowCommand } from '../../cli/flows.js';
 import { toDot, toMermaid } from '../../cli/flow-graph.js';
 
 export default class FlowsGraph extends FlowCommand<typeof FlowsGraph> {

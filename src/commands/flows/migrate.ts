@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { FlowCommand } from '../../cli/flow-command.js';
+import { FlowCommand } from '../../cli/flows.js';
 import { UsageError } from '../../cli/usage-error.js';
 
 export default class FlowsMigrate extends FlowCommand<typeof FlowsMigrate> {

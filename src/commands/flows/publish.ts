@@ -1,4 +1,4 @@
-import { FlowCommand } from '../../cli/flow-command.js';
+import { FlowCommand } from '../../cli/flows.js';
 
 export default class FlowsPublish extends FlowCommand<typeof FlowsPublish> {
   static override summary = "Publish a flow's draft as its next version (refused with PUBLISH_BLOCKED while the check finds errors)";

@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { FlowCommand } from '../../cli/flow-command.js';
+import { FlowCommand } from '../../cli/flows.js';
 
 export default class FlowsReplay extends FlowCommand<typeof FlowsReplay> {
   static override summary = "Re-run an order item's recorded history under a flow's draft and show where it first differs";

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { FlowCommand } from '../../cli/flow-command.js';
+import { FlowCommand } from '../../cli/flows.js';
 
 export default class FlowsSimulate extends FlowCommand<typeof FlowsSimulate> {
   static override summary = "Run a made-up item through a flow's draft on a virtual clock";
