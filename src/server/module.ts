@@ -22,6 +22,8 @@ export interface Module {
    * transaction that moved it): points earned on purchase decision, review eligibility, analytics facts.
    */
   onOrderItemMoved?(services: Services, db: Db, move: OrderItemMove): void;
+  /** A buyer signed up as a member of a store (inside the sign-up transaction): sign-up coupons, welcome points. */
+  onCustomerSignedUp?(services: Services, db: Db, signUp: { storeId: string; customerId: string; at: number }): void;
   /** Routes outside the registry (HTML pages, OAuth, file serving); keep these rare. */
   mount?(app: H3, services: Services): void;
   /** Releases what the module holds outside the database (child processes) when the service stops. */
