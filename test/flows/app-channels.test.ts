@@ -39,7 +39,7 @@ const manifest = (handle: string) => ({
     notifications: {
       'send-proof': {
         label: '시안 보내기',
-        params: { message: { type: 'string', label: '문구', required: true }, urgent: { type: 'boolean', label: '급함' }, note: { type: 'string', label: '메모' } },
+        params: { message: { type: 'string', label: '문구', required: true }, urgent: { type: 'boolean', label: '급함' }, note: { type: 'string', label: '메모' }, apiKey: { type: 'string', label: 'API 키' } },
       },
     },
     events: { PROOF_APPROVED: { label: '시안 승인' } },
@@ -55,7 +55,8 @@ const definition = (handle: string, channel = `app.${handle}.send-proof`) => ({
       label: '시안 확인',
       coreStatus: 'CONFIRMED',
       // `note` evaluates to the empty string and `urgent` reads a missing input: both reach the app as null.
-      notify: [{ channel, params: { message: '"시안: " + item.productName', urgent: 'input.rush', note: '""' } }],
+      // `apiKey` names a flow secret: opened only for the call, so runs hold its name alone.
+      notify: [{ channel, params: { message: '"시안: " + item.productName', urgent: 'input.rush', note: '""', apiKey: 'secrets.PROOF_KEY' } }],
     },
     APPROVED: { label: '승인됨', coreStatus: 'DELIVERED', final: true },
   },
@@ -89,8 +90,20 @@ test('an app notification reaches the sandboxed function with the spec payload a
   assert.equal(wrongCheck.errors.map((e: any) => [e.code, e.path]), [['APP_NOTIFICATION_UNKNOWN', 'states.PROOF.notify[0].channel']]);
   const types = ok(await api('GET', '/v1/flow-node-types'));
   assert.equal(types.apps.find((a: any) => a.handle === handle), {
-    handle, notifications: [{ channel: `app.${handle}.send-proof`, name: 'send-proof', params: ['message', 'urgent', 'note'] }], events: [{ event: `app.${handle}.PROOF_APPROVED`, name: 'PROOF_APPROVED' }],
+    handle, notifications: [{ channel: `app.${handle}.send-proof`, name: 'send-proof', params: ['message', 'urgent', 'note', 'apiKey'] }], events: [{ event: `app.${handle}.PROOF_APPROVED`, name: 'PROOF_APPROVED' }],
   });
+
+  // Secrets go whole to app functions only: a missing one is a warning, one in a webhook or inside an expression an error.
+  const secretless = ok(await api('POST', '/v1/commerce-flows', { body: { name: '비밀 없음', kind: 'SHIPPING', definition: definition(handle) } }), 201);
+  assert.equal(ok(await api('POST', `/v1/commerce-flows/${secretless.flowId}/draft/check`)).warnings.map((w: any) => [w.code, w.path]), [['SECRET_MISSING', 'states.PROOF.notify[0].params.apiKey']]);
+  const leaky = definition(handle);
+  leaky.states.PROOF.notify.push({ channel: 'webhook', params: { key: 'secrets.PROOF_KEY' } } as any);
+  leaky.states.PROOF.notify[0].params.message = '"키: " + secrets.PROOF_KEY';
+  const leakyFlow = ok(await api('POST', '/v1/commerce-flows', { body: { name: '새는 비밀', kind: 'SHIPPING', definition: leaky } }), 201);
+  assert.equal(ok(await api('POST', `/v1/commerce-flows/${leakyFlow.flowId}/draft/check`)).errors.map((e: any) => [e.code, e.path]), [
+    ['SECRET_NOT_ALLOWED', 'states.PROOF.notify[0].params.message'], ['SECRET_NOT_ALLOWED', 'states.PROOF.notify[1].params.key'],
+  ]);
+  ok(await api('PUT', '/v1/commerce-flows/secrets', { body: { name: 'PROOF_KEY', value: 'sk_proof_123' } }), 201);
 
   const flow = ok(await api('POST', '/v1/commerce-flows', { body: { name: '앱 시안 흐름', kind: 'SHIPPING', definition: definition(handle) } }), 201);
   assert.equal(ok(await api('POST', `/v1/commerce-flows/${flow.flowId}/draft/check`)), { errors: [], warnings: [] });
@@ -112,7 +125,7 @@ test('an app notification reaches the sandboxed function with the spec payload a
   assert.is(sent.state, 'PROOF');
   const runs = ok(await api('GET', `/v1/order-items/${id}/flow/runs`)).contents;
   const [notification] = runs.at(-1).notifications;
-  assert.equal([notification.channel, notification.sent, notification.params], [`app.${handle}.send-proof`, true, { message: '시안: 머그컵', urgent: null, note: null }]);
+  assert.equal([notification.channel, notification.sent, notification.params], [`app.${handle}.send-proof`, true, { message: '시안: 머그컵', urgent: null, note: null, apiKey: { secret: 'PROOF_KEY' } }]);
   assert.match(notification.invocationId, /^fan_/);
 
   const approved = await until(() => api('GET', `/v1/order-items/${id}/flow`).then((r) => r.data), (f) => f.state === 'APPROVED', 'the app event');
@@ -122,7 +135,7 @@ test('an app notification reaches the sandboxed function with the spec payload a
 
   const calls = ok(await asApp('GET', '/v1/app/storage/calls')).value;
   assert.equal(calls, [{
-    payload: { name: 'send-proof', orderId: order.orderId, orderItemIds: [id], flowId: flow.flowId, flowVersion: 1, state: 'PROOF', params: { message: '시안: 머그컵', urgent: null, note: null } },
+    payload: { name: 'send-proof', orderId: order.orderId, orderItemIds: [id], flowId: flow.flowId, flowVersion: 1, state: 'PROOF', params: { message: '시안: 머그컵', urgent: null, note: null, apiKey: 'sk_proof_123' } },
     invocationId: notification.invocationId,
   }]);
   const executions = ok(await api('GET', `/v1/apps/installations/${installation.installationId}/activity`));

@@ -6,12 +6,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { apiClient, createAccessToken, login, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { connectSandbox, createProduct, fails, guestOrder, ok } from './support.js';
+import { connectSandbox, createProduct, dataOf, fails, guestOrder, ok, subscribe } from './support.js';
 
 let svc: TestService;
 let api: Api;
 test.before(async () => {
-  svc = await startTestService();
+  svc = await startTestService({ unsafeWebhookHosts: ['127.0.0.1'] });
   api = svc.api;
   await connectSandbox(api);
 });
@@ -166,7 +166,7 @@ test('publish, use by a product, replay with a divergence, migrate to a new vers
   assert.equal([published.publishedVersion, published.draft], [1, null]);
   fails(await api('POST', `/v1/commerce-flows/${flow.flowId}/publish`), 409, 'PUBLISH_BLOCKED');
 
-  const { item } = await guestOrder(svc, api, { flowId: flow.flowId });
+  const { item, order } = await guestOrder(svc, api, { flowId: flow.flowId });
   assert.equal(ok(await api('GET', `/v1/products/${item.productId}/flow`)), { flowId: flow.flowId, version: 1, source: 'PRODUCT' });
   const id = item.orderItemId;
   assert.equal(item.flow, { flowId: flow.flowId, version: 1, state: 'PAID', coreStatus: 'PAID' });
@@ -197,8 +197,16 @@ test('publish, use by a product, replay with a divergence, migrate to a new vers
   const unmapped = refusal(await api('POST', `/v1/commerce-flows/${flow.flowId}/versions/2/migrate`, { body: { fromVersion: 1 } }), 400, 'VALIDATION_FAILED');
   assert.equal(unmapped.fieldErrors.map((f: any) => [f.field, f.code]), [['stateMap.MAKING', 'STATE_UNMAPPED']]);
   fails(await api('POST', `/v1/commerce-flows/${flow.flowId}/versions/9/migrate`, { body: { fromVersion: 1 } }), 404, 'FLOW_VERSION_NOT_FOUND');
+  const hooks = await subscribe(api);
   const moved = ok(await api('POST', `/v1/commerce-flows/${flow.flowId}/versions/2/migrate`, { body: { fromVersion: 1, stateMap: { MAKING: 'CRAFTING' } } }));
   assert.equal(moved, { flowId: flow.flowId, fromVersion: 1, toVersion: 2, movedItemCount: 1 });
+  // The state key changed, so systems tracking flow states hear of it; no ORDER.* status event (no step was taken).
+  const [migrated] = await hooks.forOrder(order.orderId, 1);
+  const data = dataOf(migrated, 'ORDER.FLOW_STATE_CHANGED', migrated.sequence);
+  assert.equal({ ...data, changedAt: typeof data.changedAt }, {
+    orderId: order.orderId, orderItemIds: [id], flowId: flow.flowId, flowVersion: 2, from: 'MAKING', to: 'CRAFTING', label: v2def.states.CRAFTING.label, coreStatus: 'CONFIRMED', changedAt: 'string',
+  });
+  await hooks.receiver.close();
   const after = ok(await api('GET', `/v1/order-items/${id}/flow`));
   assert.equal([after.version, after.state, after.coreStatus], [2, 'CRAFTING', 'CONFIRMED']);
   const runs = ok(await api('GET', `/v1/order-items/${id}/flow/runs`)).contents;

@@ -111,6 +111,9 @@ export function emitEvent(db: Db, now: number, event: NewEvent): { eventId: stri
   return { eventId: id, sequence };
 }
 
+/** Whether an active subscription of the store takes `type` (features that only make sense with a listener). */
+export const subscribed = (db: Db, storeId: string, type: string) => statements(db).activeWebhooks.all({ storeId }).some((w) => w.eventTypes.includes(type));
+
 /** An event as receivers get it (eventPayload): a webhook's body, a stream message's `data`. */
 export const eventPayloadSchema = z.object({
   id: z.string(),

@@ -7,7 +7,8 @@ import { invokeAndRecord } from '../apps/invoke.js';
 import { activeInstallation, findApp, findAppByHandle, findInstallation, findVersion, recordIfNotRunnable } from '../apps/service.js';
 import type { AppLookup, InstalledApp } from './check.js';
 import { appInstallations } from '../apps/schema.js';
-import { flowAppNotifications } from './schema.js';
+import { openSecrets } from '../payments/crypto.js';
+import { flowAppNotifications, flowSecrets } from './schema.js';
 
 /**
  * Flows and apps: app notification channels (`app.<handle>.<notification>`, delivered at least once
@@ -75,6 +76,20 @@ export function enqueueAppNotification(db: Db, now: number, storeId: string, run
   return { sent: true, invocationId: id };
 }
 
+/** A secret's value for an app function call; null when it was deleted since. */
+function openSecret(services: Services, storeId: string, name: string): string | null {
+  const found = services.db.select().from(flowSecrets).where(and(eq(flowSecrets.storeId, storeId), eq(flowSecrets.name, name))).get();
+  return found ? openSecrets(services, `${storeId}/${name}`, found.sealed).value : null;
+}
+
+/** Opens the flow secrets a payload's params name (`{ secret: NAME }`, see SECRET_PARAM) for this one call. */
+function withSecrets(services: Services, storeId: string, payload: Record<string, unknown>) {
+  const params = payload.params as Record<string, unknown>;
+  const isRef = (v: unknown): v is { secret: string } => typeof v === 'object' && v !== null && typeof (v as { secret?: unknown }).secret === 'string';
+  if (!Object.values(params).some(isRef)) return payload;
+  return { ...payload, params: Object.fromEntries(Object.entries(params).map(([k, v]) => [k, isRef(v) ? openSecret(services, storeId, v.secret) : v])) };
+}
+
 /** Failed calls are retried after 1 min, 5 min, 30 min, 2 h and 6 h, then given up (FAILED). */
 const RETRY_MS = [60_000, 300_000, 1_800_000, 7_200_000, 21_600_000];
 const BATCH = 100;
@@ -100,7 +115,7 @@ export async function deliverAppNotifications(services: Services, now: number): 
       settle({ status: 'NOT_SENT', lastError: notRunnable });
       continue;
     }
-    const outcome = await invokeAndRecord(services, found, 'notification', n.name, n.payload, undefined, { invocationId: n.id });
+    const outcome = await invokeAndRecord(services, found, 'notification', n.name, withSecrets(services, n.storeId, n.payload), undefined, { invocationId: n.id });
     const attempts = n.attempts + 1;
     const retryIn = RETRY_MS[attempts - 1];
     if (outcome.ok) settle({ status: 'DELIVERED', attempts, lastError: null });

@@ -66,7 +66,10 @@ export function workingDefinition(db: Db, flow: FlowRow): Definition {
   return definitionOf(db, flow.id, flow.publishedVersion!);
 }
 
-export const checkFlow = (db: Db, flow: FlowRow): CheckResult => checkDefinition(workingDefinition(db, flow), appLookup(db, flow.storeId));
+/** What a definition may refer to in its store: installed apps and saved flow secrets. */
+const storeCheck = (db: Db, storeId: string, def: Definition) => checkDefinition(def, appLookup(db, storeId), secretNames(db, storeId));
+
+export const checkFlow = (db: Db, flow: FlowRow): CheckResult => storeCheck(db, flow.storeId, workingDefinition(db, flow));
 
 /**
  * Why publishing would fail, thrown as the API error: a default flow, no draft, or blocking check errors
@@ -75,7 +78,7 @@ export const checkFlow = (db: Db, flow: FlowRow): CheckResult => checkDefinition
 export function assertPublishable(db: Db, storeId: string, flowId: string): { flow: FlowRow; check: CheckResult } {
   const flow = editable(loadFlow(db, storeId, flowId));
   if (!flow.draft) throw fail(409, 'PUBLISH_BLOCKED', { errors: [{ code: 'NO_DRAFT', path: 'draft', message: '게시할 초안이 없습니다. 먼저 초안을 저장하세요.' }] });
-  const check = checkDefinition(flow.draft, appLookup(db, storeId));
+  const check = storeCheck(db, storeId, flow.draft);
   if (check.errors.length) throw fail(409, 'PUBLISH_BLOCKED', { errors: check.errors, warnings: check.warnings });
   return { flow, check };
 }
@@ -215,6 +218,9 @@ export function putSecret(services: Services, storeId: string, name: string, val
   else db.insert(flowSecrets).values({ storeId, name, sealed, createdAt: now, updatedAt: now }).run();
   return { created: !found, secret: presentSecret({ storeId, name, sealed, createdAt: found?.createdAt ?? now, updatedAt: now }) };
 }
+
+const secretNames = (db: Db, storeId: string) =>
+  new Set(db.select({ name: flowSecrets.name }).from(flowSecrets).where(eq(flowSecrets.storeId, storeId)).all().map((s) => s.name));
 
 export function deleteSecret(db: Db, storeId: string, name: string) {
   const found = db.select().from(flowSecrets).where(and(eq(flowSecrets.storeId, storeId), eq(flowSecrets.name, name))).get();

@@ -1,10 +1,10 @@
-import { APP_CHANNEL, APP_EVENT, CORE_STATUSES, coreRank, CUSTOM_EVENT, type Definition, type InputDef } from './definition.js';
+import { APP_CHANNEL, APP_EVENT, CORE_STATUSES, coreRank, CUSTOM_EVENT, mentionsSecrets, SECRET_PARAM, type Definition, type InputDef } from './definition.js';
 import { parseError } from './expressions.js';
 
 /**
  * The definition check (issue 11 Build 2): everything that would make a published flow strand an item or
  * misbehave. Errors block publishing (409 PUBLISH_BLOCKED); warnings do not. Pure: what the store has
- * installed comes in as `apps`.
+ * installed comes in as `apps`, the names of its flow secrets as `secrets`.
  */
 
 export interface Finding {
@@ -33,7 +33,7 @@ const CLAIM_OUTCOMES = new Set(['CANCELED', 'RETURNED', 'EXCHANGED']);
 /** Offered only while a claim is open (engine.ts): it needs no transition. */
 const WITHDRAW = 'WITHDRAW_REQUEST';
 
-export function checkDefinition(def: Definition, apps: AppLookup): CheckResult {
+export function checkDefinition(def: Definition, apps: AppLookup, secrets: ReadonlySet<string>): CheckResult {
   const errors: Finding[] = [];
   const warnings: Finding[] = [];
   const error = (code: string, path: string, message: string) => errors.push({ code, path, message });
@@ -68,7 +68,7 @@ export function checkDefinition(def: Definition, apps: AppLookup): CheckResult {
     (state.notify ?? []).forEach((n, i) => {
       const path = `${at}.notify[${i}]`;
       checkChannel(n.channel, n.params ?? {}, `${path}.channel`);
-      for (const [name, source] of Object.entries(n.params ?? {})) checkExpression(source, `${path}.params.${name}`);
+      for (const [name, source] of Object.entries(n.params ?? {})) checkParam(n.channel, source, `${path}.params.${name}`);
     });
   }
 
@@ -91,6 +91,17 @@ export function checkDefinition(def: Definition, apps: AppLookup): CheckResult {
     const app = apps(m[1]);
     if (!app) return error('APP_NOT_INSTALLED', path, `앱 ${m[1]}이(가) 이 상점에 설치되어 있지 않습니다.`);
     if (!app.events.includes(m[2])) error('UNKNOWN_EVENT', path, `앱 ${m[1]}의 manifest flow.events에 ${m[2]}이(가) 없습니다.`);
+  }
+
+  /** Secrets go whole to app functions only: never into webhooks or e-mail, never mixed into a computed value. */
+  function checkParam(channel: string, source: string, path: string) {
+    const secret = SECRET_PARAM.exec(source);
+    if (secret && APP_CHANNEL.test(channel)) {
+      if (!secrets.has(secret[1])) warn('SECRET_MISSING', path, `저장된 flow secret ${secret[1]}이(가) 없어 null로 갑니다.`);
+      return;
+    }
+    if (mentionsSecrets(source)) return error('SECRET_NOT_ALLOWED', path, 'secrets는 앱 알림 파라미터에 secrets.<이름> 그대로만 쓸 수 있습니다.');
+    checkExpression(source, path);
   }
 
   function checkChannel(channel: string, params: Record<string, string>, path: string) {

@@ -9,6 +9,12 @@ import { z } from 'zod';
 export const CUSTOM_EVENT = /^custom\.[a-z0-9_-]{1,40}$/;
 export const APP_EVENT = /^app\.([a-z0-9-]{1,40})\.([A-Z0-9_]{1,40})$/;
 /** A notification channel `app.<handle>.<notification>`. */
+/**
+ * A parameter of an app channel that is exactly `secrets.NAME` passes that flow secret to the app's function.
+ * It is opened only when the function is called, so runs, simulations and queued payloads hold its name only.
+ */
+export const SECRET_PARAM = /^\s*secrets\.([A-Z][A-Z0-9_]{0,39})\s*$/;
+export const mentionsSecrets = (source: string) => /\bsecrets\b/.test(source);
 export const APP_CHANNEL = /^app\.([a-z0-9-]{1,40})\.([a-z0-9-]{1,40})$/;
 
 /** Core statuses, least advanced first; readers tolerate values beyond these (spec 01 §6.2 rule 2). */

@@ -1,5 +1,5 @@
 import type { ActionDef, Definition, InputDef } from './definition.js';
-import { durationMs } from './definition.js';
+import { APP_CHANNEL, durationMs, SECRET_PARAM } from './definition.js';
 import { evaluate, holds, instantOf, type ExpressionScope } from './expressions.js';
 
 /**
@@ -70,7 +70,7 @@ export type StepResult = { ok: true; next: string; effects: Effects } | { ok: fa
 
 export interface InputIssue {
   key: string;
-  code: 'REQUIRED' | 'INVALID_TYPE' | 'NOT_AN_OPTION' | 'UNKNOWN_INPUT' | 'TOO_LONG';
+  code: 'REQUIRED' | 'INVALID_TYPE' | 'NOT_AN_OPTION' | 'UNKNOWN_INPUT' | 'TOO_LONG' | 'UPLOAD_NOT_FOUND';
   message: string;
 }
 
@@ -94,7 +94,7 @@ function enter(def: Definition, state: string, scope: ExpressionScope): Pick<Eff
   });
   const notifications = (def.states[state]?.notify ?? []).map((n) => ({
     channel: n.channel,
-    params: Object.fromEntries(Object.entries(n.params ?? {}).map(([name, source]) => [name, emptyToNull(evaluate(source, scope))])),
+    params: Object.fromEntries(Object.entries(n.params ?? {}).map(([name, source]) => [name, paramValue(n.channel, source, scope)])),
   }));
   return { timersSet, notifications };
 }
@@ -123,6 +123,12 @@ function moveTo(def: Definition, item: ItemState, to: string, scope: ExpressionS
       withdrawClaim: false,
     },
   };
+}
+
+/** A notification parameter: the expression's value, or for an app channel a flow secret by reference. */
+function paramValue(channel: string, source: string, scope: ExpressionScope): unknown {
+  const secret = APP_CHANNEL.test(channel) ? SECRET_PARAM.exec(source) : null;
+  return secret ? { secret: secret[1] } : emptyToNull(evaluate(source, scope));
 }
 
 /** One trigger applied to one item. */
@@ -257,7 +263,7 @@ function kindProblem(d: InputDef, value: unknown): Pick<InputIssue, 'code' | 'me
     case 'datetime':
       return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) && !Number.isNaN(Date.parse(value)) ? null : wrongType;
     case 'image':
-      // Order-input upload ids (POST /storefront/v1/uploads/order-inputs, a later slice).
+      // An upload id; that it is one of this store's pictures is the service's check (it needs the database).
       return typeof value === 'string' && /^upl_\w+$/.test(value) ? null : wrongType;
   }
 }

@@ -8,7 +8,7 @@ import { instant } from '../../server/responses.js';
 import type { Services } from '../../server/services.js';
 import { requireOwned } from '../../server/tenancy.js';
 import { loadProduct } from '../catalog/service.js';
-import { authenticateGuestOrder } from '../orders/operations.js';
+import { guestOrder, memberOrder } from '../orders/buyer-access.js';
 import { orderItems, orders } from '../orders/schema.js';
 import { actionSchema, definitionSchema, inputSchema } from './definition.js';
 import { flowRuns, flowVersions } from './schema.js';
@@ -142,14 +142,6 @@ function sellerShortcut(operationId: string, path: string, key: string, summary:
 // ---------------------------------------------------------------------------------------------------
 // Buyer access
 
-/** A member's own order (404 for any other: another buyer's order is not theirs to see). */
-function memberOrder(db: Db, storeId: string, customerId: string | undefined, orderId: string | undefined, notFound = 'ORDER_NOT_FOUND') {
-  if (!customerId) throw fail(401, 'UNAUTHORIZED');
-  const order = orderId ? db.select().from(orders).where(eq(orders.id, orderId)).get() : undefined;
-  if (!order || order.storeId !== storeId || order.customerId !== customerId) throw fail(404, notFound);
-  return order;
-}
-
 function orderItemOf(db: Db, orderId: string, orderItemId: string, now: number) {
   const row = db.select({ id: orderItems.id, storeId: orderItems.storeId }).from(orderItems).where(and(eq(orderItems.id, orderItemId), eq(orderItems.orderId, orderId))).get();
   if (!row) throw fail(404, 'ORDER_ITEM_NOT_FOUND');
@@ -163,11 +155,6 @@ const BUYER_ERRORS = {
   400: ['FLOW_ACTION_INPUT_INVALID'], 404: ['ORDER_NOT_FOUND', 'ORDER_ITEM_NOT_FOUND'], 409: ['ACTION_NOT_AVAILABLE', 'FLOW_MOVE_NOT_ALLOWED'],
 } as const;
 const GUEST_ERRORS = { ...BUYER_ERRORS, 429: ['GUEST_LOOKUP_LOCKED'] } as const;
-
-async function guestOrder(db: Db, storeId: string, orderId: string, password: string, now: number) {
-  const order = db.select().from(orders).where(eq(orders.id, orderId)).get();
-  return authenticateGuestOrder(db, storeId, order?.orderNo ?? orderId, order, password, now);
-}
 
 const buyerTag = 'Storefront order flows';
 

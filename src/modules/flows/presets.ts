@@ -156,8 +156,8 @@ export const NODE_TYPES = [
   { type: 'timer.at', category: 'TRIGGER', label: '시각 타이머', description: 'CEL 식이 가리키는 시각에; 클레임 중에도 흐름.' },
   { type: 'condition', category: 'CONDITION', label: '조건', description: '전이의 when: { order, item, input, flow, now } 위의 CEL 식이 true일 때만.' },
   { type: 'notify.webhook', category: 'NOTIFY', label: '웹훅 알림', description: '상태에 들어오면 ORDER.FLOW_NOTIFICATION (params.event가 이벤트 이름).' },
-  { type: 'notify.app', category: 'NOTIFY', label: '앱 알림', description: 'app.<handle>.<알림>: 앱 함수가 { name, orderId, orderItemIds, flowId, flowVersion, state, params }를 받음.' },
-  { type: 'notify.email', category: 'NOTIFY', label: '이메일 알림', description: '구매자에게 이메일 (준비중: 기록만 남음).' },
+  { type: 'notify.app', category: 'NOTIFY', label: '앱 알림', description: 'app.<handle>.<알림>: 앱 함수가 { name, orderId, orderItemIds, flowId, flowVersion, state, params }를 받음; 파라미터 식이 secrets.<이름> 그대로면 호출할 때 그 flow secret 값이 들어감.' },
+  { type: 'notify.email', category: 'NOTIFY', label: '이메일 알림', description: '구매자에게 이메일 (params.subject, params.body로 제목과 본문을 바꿀 수 있음; 주소가 없는 주문은 보내지 않음으로 기록).' },
 ] as const;
 
 export const EDITOR_VOCABULARY = { coreStatuses: [...CORE_STATUSES], inputKinds: [...INPUT_KINDS] };

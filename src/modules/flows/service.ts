@@ -7,10 +7,13 @@ import { fail } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
 import type { OrderItemMove } from '../../server/module.js';
 import type { Services } from '../../server/services.js';
+import { queueMail } from '../../server/mail.js';
 import { requireOwned } from '../../server/tenancy.js';
 import { categories, products, type Fulfillment } from '../catalog/schema.js';
+import { customers } from '../customers/schema.js';
 import { emitEvent } from '../events/outbox.js';
 import { orderItems, orders } from '../orders/schema.js';
+import { foreignUploads, ORDER_INPUT } from '../uploads/service.js';
 import { APP_CHANNEL, DEFAULT_DEFINITIONS, leastAdvanced, type Definition, type FlowKind } from './definition.js';
 import { availableActions, entering, step, type Effects, type ItemState, type Refusal, type TimerSet, type Trigger } from './engine.js';
 import { enqueueAppNotification } from './app-channels.js';
@@ -45,6 +48,7 @@ const q = preparedFor((db) => ({
   groupFlows: db.select().from(orderItemFlows).where(eq(orderItemFlows.groupId, sql.placeholder('groupId'))).orderBy(asc(orderItemFlows.orderItemId)).prepare(),
   orderItem: db.select().from(orderItems).where(eq(orderItems.id, sql.placeholder('id'))).prepare(),
   order: db.select().from(orders).where(eq(orders.id, sql.placeholder('id'))).prepare(),
+  customerEmail: db.select({ email: customers.email }).from(customers).where(eq(customers.id, sql.placeholder('id'))).prepare(),
   itemTimers: db.select().from(flowTimers)
     .where(and(eq(flowTimers.orderItemId, sql.placeholder('id')), inArray(flowTimers.status, ['PENDING', 'PAUSED']))).orderBy(asc(flowTimers.createdAt)).prepare(),
   // A move's writes are prepared once: seller actions are a hot path (issue 11 bench: ≥ 1,000 moves/s).
@@ -319,9 +323,23 @@ export function moveItem(services: Services, now: number, row: ItemFlowRow, requ
   }).sort((a, b) => a.item.orderItemNo - b.item.orderItemNo);
   const lead = stepped.find((s) => s.row.orderItemId === row.orderItemId)!;
   if (!lead.result.ok) throw refusalError(lead.result.refusal, triggerKey(request.trigger));
+  if (request.trigger.kind === 'action') requireInputUploads(db, order.storeId, def, request.trigger.key, request.trigger.input, request.actor);
   const moving = stepped.flatMap((s) => (s.result.ok ? [{ row: s.row, item: s.item, effects: s.result.effects }] : []));
   const input = request.trigger.kind === 'action' || request.trigger.kind === 'event' ? request.trigger.input : {};
   return applyEffects(db, now, { order, members: moving, trigger: runTrigger(request.trigger), actor: request.actor, input }, services);
+}
+
+/**
+ * Image inputs must name pictures of this store: a buyer's order-input uploads, or for a seller also its
+ * flow attachments. Another store's upload reads as missing, so ids cannot be probed across stores.
+ */
+function requireInputUploads(db: Db, storeId: string, def: Definition, key: string, input: Record<string, unknown>, actor: RunActor) {
+  const images = (def.actions[key]?.inputs ?? []).filter((d) => d.kind === 'image' && typeof input[d.key] === 'string');
+  const purposes = actor.type === 'BUYER' ? [ORDER_INPUT] : [ORDER_INPUT, 'flow-attachment'];
+  const missing = foreignUploads(db, storeId, images.map((d) => input[d.key] as string), purposes);
+  const issues = images.filter((d) => missing.has(input[d.key] as string))
+    .map((d) => ({ key: d.key, code: 'UPLOAD_NOT_FOUND' as const, message: '이 상점에 올린 사진의 uploadId가 아닙니다. 먼저 사진을 올리세요.' }));
+  if (issues.length) throw refusalError({ code: 'FLOW_ACTION_INPUT_INVALID', issues }, key);
 }
 
 const triggerKey = (trigger: Trigger) =>
@@ -406,8 +424,7 @@ function applyEffects(db: Db, now: number, a: Application, services?: Services):
       const payload = { name: app[2], orderId: order.id, orderItemIds: itemIds, flowId: lead.row.flowId, flowVersion: lead.row.version, state, params: n.params };
       return { ...n, ...enqueueAppNotification(db, now, order.storeId, leadRunId, app[1], app[2], payload) };
     }
-    // E-mail is delivered by a later slice; until then the run records it as not sent.
-    return { ...n, sent: false, reason: 'CHANNEL_NOT_AVAILABLE' };
+    return { ...n, ...mailBuyer(db, now, order, leadMove?.label ?? state, n.params) };
   });
 
   for (const [i, m] of a.members.entries()) {
@@ -430,6 +447,22 @@ function applyEffects(db: Db, now: number, a: Application, services?: Services):
   return moved;
 }
 
+/**
+ * The `email` channel: a mail to the buyer through the service's mail outbox (a deployment's mailer sends
+ * it; `svc dev` shows it at /_dev/v1/mail). Params `subject` and `body` override the plain notice.
+ */
+function mailBuyer(db: Db, now: number, order: OrderRow, label: string, params: Record<string, unknown>): { sent: boolean; reason?: string } {
+  const to = order.buyer.email ?? (order.customerId ? q(db).customerEmail.get({ id: order.customerId })?.email : null);
+  if (!to) return { sent: false, reason: 'NO_RECIPIENT' };
+  const text = (value: unknown) => (value === null || value === undefined ? null : String(value));
+  queueMail(db, now, {
+    to,
+    subject: text(params.subject) ?? `[주문 ${order.orderNo}] ${label}`,
+    body: text(params.body) ?? `주문번호 ${order.orderNo}의 상태가 '${label}'(으)로 바뀌었습니다.`,
+  });
+  return { sent: true };
+}
+
 /** Stores the timers the item's state sets; a claim already open pauses a new duration timer from the start. */
 function armTimers(db: Db, now: number, row: ItemFlowRow, timers: TimerSet[]) {
   for (const t of timers) {
@@ -445,8 +478,9 @@ const clearTimers = (db: Db, now: number, orderItemId: string) => q(db).clearTim
 
 /**
  * Moves the running items of `fromVersion` onto `toVersion` (spec 02 §4.4), each into `stateOf(its state)`:
- * the state's timers are set anew from now, no notification or event is sent (the item did not move in
- * its flow), and each item's history gains a `migration` run. Returns how many items moved.
+ * the state's timers are set anew from now, and each item's history gains a `migration` run. An item whose
+ * state key changed fires ORDER.FLOW_STATE_CHANGED, so systems that track flow states stay in step; no
+ * notification or ORDER.* status event runs (the item took no step of its flow). Returns how many items moved.
  */
 export function migrateItems(db: Db, now: number, flowId: string, fromVersion: number, toVersion: number, stateOf: (state: string) => string): number {
   const def = definitionOf(db, flowId, toVersion);
@@ -464,10 +498,14 @@ export function migrateItems(db: Db, now: number, flowId: string, fromVersion: n
     clearTimers(db, now, row.orderItemId);
     const { timersSet } = entering(def, itemState(row, order, item, false), state, now);
     armTimers(db, now, row, timersSet);
+    const eventIds = state === old.state ? [] : [emitEvent(db, now, {
+      storeId: row.storeId, type: 'ORDER.FLOW_STATE_CHANGED', resource: { type: 'ORDER', id: row.orderId },
+      data: { orderId: row.orderId, orderItemIds: [row.orderItemId], flowId, flowVersion: toVersion, from: old.state, to: state, label: def.states[state].label, coreStatus: row.coreStatus, changedAt: isoAt(now) },
+    }).eventId];
     db.insert(flowRuns).values({
       id: newId('frn', now), storeId: row.storeId, orderId: row.orderId, orderItemId: row.orderItemId, flowId, version: toVersion,
       trigger: { kind: 'migration', fromVersion, toVersion }, actor: { type: 'SELLER', id: null }, input: {}, from: old.state, to: state, coreStatus: row.coreStatus,
-      notifications: [], timers: timersSet.map((t) => ({ transition: t.transition, kind: t.kind, dueAt: isoAt(t.dueAt), to: t.to })), eventIds: [], at: now,
+      notifications: [], timers: timersSet.map((t) => ({ transition: t.transition, kind: t.kind, dueAt: isoAt(t.dueAt), to: t.to })), eventIds, at: now,
     }).run();
   }
   for (const order of touchedOrders.values()) refreshOrderStatus(db, order, now);

@@ -5,17 +5,16 @@ import { isoAt } from '../../db/clock.js';
 import { fail } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
 import { defineOperation } from '../../server/registry.js';
-import { checkPassword, hashPassword } from '../accounts/password.js';
 import { guestLookup } from '../checkout/inputs.js';
 import { amountsView } from '../checkout/pricing.js';
 import { pageOf, pageQuery, paginated } from '../../server/paging.js';
 import { calendarDate, instant, won } from '../../server/responses.js';
 import { dateInput, instantInput } from '../../server/validation.js';
 import { kstDayStart, orderNoString, periodOf, queryBool } from './queries.js';
-import { clearAttempts, reserveAttempt, type ThrottleRule } from '../../server/throttle.js';
+import { authenticateGuestOrder } from './buyer-access.js';
 import { cashReceipts, orderItems, orders } from './schema.js';
 import {
-  approvedMethod, cashReceiptOf, cashReceiptView, findOrderByNo, itemsOfOrder, loadOrder, orderItemView, orderStatus, orderView,
+  addressChangeRequestView, approvedMethod, cashReceiptOf, presentAddressChangeRequest, cashReceiptView, findOrderByNo, itemsOfOrder, loadOrder, orderItemView, orderStatus, orderView,
   presentCashReceipt, presentOrder, presentOrderItem, shippingAddressView, type OrderRow,
 } from './service.js';
 
@@ -27,25 +26,6 @@ defineMessages({
 
 const tag = 'Orders';
 const ORDER_LIST_MAX_DAYS = 92;
-/** Guest look-ups (spec 02 §5): at most 5 tries per order number in 30 minutes, then 429 until the window ends. */
-const GUEST_LOOKUPS: ThrottleRule = { limit: 5, windowMs: 30 * 60_000 };
-// Compared against when the order does not exist, so a missing order costs the same time as a wrong password.
-const dummyHash = hashPassword('svc-no-such-order');
-
-/**
- * A guest's access to an order by its number and order password (look-up, buyer flow actions). The attempt
- * is taken before the password is hashed: concurrent guesses beyond the limit are refused unevaluated, and a
- * success gives the number its attempts back. A wrong password looks exactly like a missing order (spec 02 §5).
- */
-export async function authenticateGuestOrder(db: Db, storeId: string, orderNo: number | string, order: OrderRow | undefined, password: string, now: number): Promise<OrderRow> {
-  const attempts = `guest-lookup:${storeId}:${orderNo}`;
-  reserveAttempt(db, attempts, GUEST_LOOKUPS, now, 'GUEST_LOOKUP_LOCKED');
-  const ok = await checkPassword(password, order?.guestPasswordHash ?? (await dummyHash));
-  if (!order?.guest || order.storeId !== storeId || !ok) throw fail(404, 'ORDER_NOT_FOUND');
-  clearAttempts(db, attempts);
-  return order;
-}
-
 const orderListQuery = z.object({
   ...pageQuery(100),
   orderNo: orderNoString.optional(),
@@ -67,6 +47,7 @@ const buyerOrderView = z.object({
   testPayment: z.boolean(),
   buyer: z.object({ name: z.string().nullable(), phone: z.string().nullable(), email: z.string().nullable() }),
   shippingAddress: shippingAddressView.nullable(),
+  addressChangeRequest: addressChangeRequestView,
   amounts: amountsView,
   payment: z.object({ method: approvedMethod.exclude(['EASY_PAY']), approvedMethod, amount: won }),
   items: z.array(orderItemView.pick({
@@ -85,6 +66,7 @@ function presentBuyerOrder(db: Db, order: OrderRow) {
     testPayment: order.testPayment,
     buyer: order.buyer,
     shippingAddress: order.shippingAddress,
+    addressChangeRequest: presentAddressChangeRequest(order),
     amounts: order.amounts,
     payment: { method: order.payment.method, approvedMethod: order.payment.approvedMethod, amount: order.payment.amount },
     items: itemsOfOrder(db, order.id).map((i) => ({

@@ -73,6 +73,8 @@ export const orders = sqliteTable('orders', {
   payment: text('payment', { mode: 'json' }).$type<OrderPayment>().notNull(),
   amounts: text('amounts', { mode: 'json' }).$type<OrderAmounts>().notNull(),
   shippingAddress: text('shipping_address', { mode: 'json' }).$type<ShippingAddress | null>(),
+  /** The buyer's pending request for another shipping address (ORDER.ADDRESS_CHANGE_REQUESTED); the seller applies or dismisses it. */
+  addressChangeRequest: text('address_change_request', { mode: 'json' }).$type<{ shippingAddress: ShippingAddress; requestedAt: number } | null>(),
   /** Lower-cased order number, buyer, receiver and product names: what `keyword` searches. */
   searchText: text('search_text').notNull(),
   orderedAt: integer('ordered_at').notNull(),

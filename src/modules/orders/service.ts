@@ -113,6 +113,7 @@ export function createOrder(db: Db, now: number, input: NewOrder): OrderRow {
     payment: input.payment,
     amounts: input.amounts,
     shippingAddress: input.shippingAddress,
+    addressChangeRequest: null,
     searchText: search,
     orderedAt: now,
     lastChangedAt: now,
@@ -257,6 +258,11 @@ export const shippingAddressView = z.object({
   address2: z.string(),
   deliveryMemo: z.string().nullable(),
 });
+/** A buyer's pending request for another address: sellers apply it with PUT /v1/orders/{orderId}/shipping-address. */
+export const addressChangeRequestView = z.object({ shippingAddress: shippingAddressView, requestedAt: instant }).nullable();
+export const presentAddressChangeRequest = (order: Pick<OrderRow, 'addressChangeRequest'>) =>
+  order.addressChangeRequest && { shippingAddress: order.addressChangeRequest.shippingAddress, requestedAt: isoAt(order.addressChangeRequest.requestedAt) };
+
 /** Payment methods as orders record them: a gateway's, or `POINT` when points covered the whole amount. */
 export const approvedMethod = z.enum([...METHODS, 'POINT']);
 
@@ -274,6 +280,7 @@ export const orderView = z.object({
     email: z.string().nullable(),
   }),
   shippingAddress: shippingAddressView.nullable(),
+  addressChangeRequest: addressChangeRequestView,
   amounts: amountsView,
   payment: z.object({
     paymentId: z.string(),
@@ -302,6 +309,7 @@ export function presentOrder(db: Db, order: OrderRow, items = itemsOfOrder(db, o
     testPayment: order.testPayment,
     buyer: { customerId: order.customerId, guest: order.guest, ...order.buyer },
     shippingAddress: order.shippingAddress,
+    addressChangeRequest: presentAddressChangeRequest(order),
     amounts: order.amounts,
     payment: {
       paymentId: order.payment.paymentId,

@@ -8,16 +8,21 @@ import { newId } from '../../db/ids.js';
 import { errorResponse, newTraceId } from '../../server/envelope.js';
 import { fail, validationFailed, type FieldError } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
-import { defineOperation, reply } from '../../server/registry.js';
+import { defineOperation, reply, type Ctx } from '../../server/registry.js';
+import { reserveAttempt } from '../../server/throttle.js';
+import { clientAddress } from '../accounts/oauth.js';
 import type { Services } from '../../server/services.js';
 import { roleAllows, tokenAllows } from '../accounts/scopes.js';
 import { uploads } from './schema.js';
-import { contentDisposition, contentMatchesType, presentUpload, PURPOSES, uploadSchema, uploadsDir } from './service.js';
+import { contentDisposition, contentMatchesType, ORDER_INPUT, ORDER_INPUT_PURPOSE, presentUpload, PURPOSES, uploadSchema, uploadsDir, type UploadPurpose } from './service.js';
 
-defineMessages({ UPLOAD_NOT_FOUND: '파일을 찾을 수 없습니다.' });
+defineMessages({ UPLOAD_NOT_FOUND: '파일을 찾을 수 없습니다.', UPLOAD_THROTTLED: '업로드가 너무 많습니다. details.retryAfterSeconds 후에 다시 시도하세요.' });
 
-const FORM_FIELDS = new Set(['file', 'purpose']);
+const SELLER_FIELDS = new Set(['file', 'purpose']);
+const BUYER_FIELDS = new Set(['file']);
 const MAX_BYTES = Math.max(...Object.values(PURPOSES).map((p) => p.maxBytes));
+/** Buyer uploads are anonymous for guests, so each client address gets a budget per store. */
+const ORDER_INPUT_UPLOADS = { limit: 60, windowMs: 60 * 60 * 1000 };
 
 /** The form as the OpenAPI document shows it; the handler checks it field by field. */
 const uploadForm = z.object({
@@ -26,6 +31,47 @@ const uploadForm = z.object({
   }),
   purpose: z.enum(Object.keys(PURPOSES) as [string, ...string[]]),
 }).strict();
+const orderInputForm = z.object({
+  file: z.file().meta({ description: `A picture (${ORDER_INPUT_PURPOSE.types.source}) up to ${ORDER_INPUT_PURPOSE.maxBytes} bytes.` }),
+}).strict();
+
+/** Fields the form may not carry: unknown ones and repeated ones. */
+function formProblems(form: FormData, fields: Set<string>): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const key of new Set(form.keys())) {
+    if (!fields.has(key)) errors.push({ field: key, code: 'UNKNOWN_FIELD', message: '알 수 없는 필드입니다. 이 필드는 받지 않습니다.' });
+    else if (form.getAll(key).length > 1) errors.push({ field: key, code: 'REPEATED', message: '한 번만 보낼 수 있습니다.' });
+  }
+  return errors;
+}
+
+function fileProblems(file: FormDataEntryValue | null, purpose: UploadPurpose | undefined): FieldError[] {
+  if (!(file instanceof File)) return [{ field: 'file', code: 'REQUIRED', message: '파일이 필요합니다.' }];
+  if (purpose && !purpose.types.test(file.type)) return [{ field: 'file', code: 'UNSUPPORTED_TYPE', message: `이 용도에 받지 않는 형식입니다 (${file.type || '알 수 없음'}).` }];
+  if (purpose && file.size > purpose.maxBytes) return [{ field: 'file', code: 'TOO_LARGE', message: `${purpose.maxBytes} 바이트 이하여야 합니다.` }];
+  if (file.size === 0) return [{ field: 'file', code: 'EMPTY', message: '빈 파일입니다.' }];
+  return [];
+}
+
+/** Checks the bytes against the declared type, then stores the file and its row. */
+async function saveUpload(ctx: Ctx, storeId: string, purpose: string, file: File) {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  if (!contentMatchesType(file.type, bytes)) throw validationFailed([{ field: 'file', code: 'CONTENT_TYPE_MISMATCH', message: `파일 내용이 ${file.type} 형식이 아닙니다.` }]);
+  // Cut by characters, not UTF-16 units: half a surrogate pair is no name.
+  const filename = [...file.name].slice(0, 200).join('') || 'file';
+  const row = { id: newId('upl', ctx.now), storeId, purpose, filename, contentType: file.type, size: file.size, createdAt: ctx.now };
+  const dir = uploadsDir(ctx.services);
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, row.id);
+  await writeFile(path, bytes);
+  try {
+    ctx.db.insert(uploads).values(row).run();
+  } catch (error) {
+    await rm(path, { force: true });
+    throw error;
+  }
+  return reply(201, presentUpload(ctx.services.config.origin, row));
+}
 
 export const uploadOperations = [
   defineOperation({
@@ -44,40 +90,38 @@ export const uploadOperations = [
     target: () => ({ type: 'UPLOAD', id: null }),
     handler: async (ctx) => {
       const form = ctx.form!;
-      const errors: FieldError[] = [];
-      for (const key of new Set(form.keys())) {
-        if (!FORM_FIELDS.has(key)) errors.push({ field: key, code: 'UNKNOWN_FIELD', message: '알 수 없는 필드입니다. 이 필드는 받지 않습니다.' });
-        else if (form.getAll(key).length > 1) errors.push({ field: key, code: 'REPEATED', message: '한 번만 보낼 수 있습니다.' });
-      }
       const purposeName = form.get('purpose');
       const file = form.get('file');
       const purpose = typeof purposeName === 'string' ? PURPOSES[purposeName] : undefined;
+      const errors = formProblems(form, SELLER_FIELDS);
       if (!purpose) errors.push({ field: 'purpose', code: purposeName === null ? 'REQUIRED' : 'INVALID_VALUE', message: `허용 값: ${Object.keys(PURPOSES).join(', ')}` });
-      if (!(file instanceof File)) errors.push({ field: 'file', code: 'REQUIRED', message: '파일이 필요합니다.' });
-      else if (purpose && !purpose.types.test(file.type)) errors.push({ field: 'file', code: 'UNSUPPORTED_TYPE', message: `이 용도에 받지 않는 형식입니다 (${file.type || '알 수 없음'}).` });
-      else if (purpose && file.size > purpose.maxBytes) errors.push({ field: 'file', code: 'TOO_LARGE', message: `${purpose.maxBytes} 바이트 이하여야 합니다.` });
-      else if (file.size === 0) errors.push({ field: 'file', code: 'EMPTY', message: '빈 파일입니다.' });
+      errors.push(...fileProblems(file, purpose));
       if (errors.length) throw validationFailed(errors);
-      const f = file as File;
-      const bytes = new Uint8Array(await f.arrayBuffer());
-      if (!contentMatchesType(f.type, bytes)) throw validationFailed([{ field: 'file', code: 'CONTENT_TYPE_MISMATCH', message: `파일 내용이 ${f.type} 형식이 아닙니다.` }]);
       // The purpose decides the permission: product images need product:rw, flow attachments flow:rw.
       if (!roleAllows(ctx.store.role, purpose!.scope) || !tokenAllows(ctx.principal.scopes, purpose!.scope)) throw fail(403, 'INSUFFICIENT_ROLE', { requiredScope: purpose!.scope });
-
-      // Cut by characters, not UTF-16 units: half a surrogate pair is no name.
-      const filename = [...f.name].slice(0, 200).join('') || 'file';
-      const row = { id: newId('upl', ctx.now), storeId: ctx.store.id, purpose: purposeName as string, filename, contentType: f.type, size: f.size, createdAt: ctx.now };
-      const dir = uploadsDir(ctx.services);
-      mkdirSync(dir, { recursive: true });
-      const path = join(dir, row.id);
-      await writeFile(path, bytes);
-      try {
-        ctx.db.insert(uploads).values(row).run();
-      } catch (error) {
-        await rm(path, { force: true });
-        throw error;
-      }
-      return reply(201, presentUpload(ctx.services.config.origin, row));
+      return saveUpload(ctx, ctx.store.id, purposeName as string, file as File);
+    },
+  }),
+  defineOperation({
+    operationId: 'storefrontUploadOrderInput',
+    method: 'POST',
+    path: '/storefront/v1/uploads/order-inputs',
+    summary: 'Upload a picture for an image input of a flow action (multipart: file); pass its uploadId as the input value',
+    tag: 'Storefront orders',
+    auth: 'buyer',
+    status: 201,
+    async: true,
+    multipart: { maxBytes: ORDER_INPUT_PURPOSE.maxBytes + 64 * 1024, fields: orderInputForm },
+    response: uploadSchema,
+    errors: { 429: ['UPLOAD_THROTTLED'] },
+    handler: async (ctx) => {
+      const form = ctx.form!;
+      const file = form.get('file');
+      const errors = [...formProblems(form, BUYER_FIELDS), ...fileProblems(file, ORDER_INPUT_PURPOSE)];
+      if (errors.length) throw validationFailed(errors);
+      const uploader = ctx.buyer.customer ? `customer:${ctx.buyer.customer.id}` : `address:${clientAddress(ctx.event, ctx.services)}`;
+      ctx.sqlite.transaction(() => reserveAttempt(ctx.db, `order-input:${ctx.buyer.storeId}:${uploader}`, ORDER_INPUT_UPLOADS, ctx.now, 'UPLOAD_THROTTLED'))();
+      return saveUpload(ctx, ctx.buyer.storeId, ORDER_INPUT, file as File);
     },
   }),
 ];

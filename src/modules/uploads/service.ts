@@ -6,11 +6,22 @@ import { fail, validationFailed, type FieldError } from '../../server/errors.js'
 import type { Services } from '../../server/services.js';
 import { uploads } from './schema.js';
 
-/** What each `purpose` accepts: product images are pictures buyers see; attachments may be any document. */
-export const PURPOSES: Record<string, { scope: string; maxBytes: number; types: RegExp }> = {
-  'product-image': { scope: 'product:rw', maxBytes: 10 * 1024 * 1024, types: /^image\/(jpeg|png|gif|webp|avif)$/ },
+export interface UploadPurpose {
+  maxBytes: number;
+  types: RegExp;
+}
+
+const IMAGES = /^image\/(jpeg|png|gif|webp|avif)$/;
+
+/** What each seller `purpose` accepts and needs: product images are pictures buyers see; attachments may be any document. */
+export const PURPOSES: Record<string, UploadPurpose & { scope: string }> = {
+  'product-image': { scope: 'product:rw', maxBytes: 10 * 1024 * 1024, types: IMAGES },
   'flow-attachment': { scope: 'flow:rw', maxBytes: 20 * 1024 * 1024, types: /^(image\/(jpeg|png|gif|webp|avif)|application\/pdf|text\/plain)$/ },
 };
+
+/** Pictures buyers attach to flow actions (a photo of a custom order's design, a pickup receipt). */
+export const ORDER_INPUT = 'order-input';
+export const ORDER_INPUT_PURPOSE: UploadPurpose = { maxBytes: 10 * 1024 * 1024, types: IMAGES };
 
 const ascii = (text: string) => [...text].map((c) => c.charCodeAt(0));
 const startsWith = (bytes: Uint8Array, signature: number[], at = 0) => signature.every((b, i) => bytes[at + i] === b);
@@ -76,6 +87,17 @@ export const uploadSchema = z.object({
 
 export const presentUpload = (origin: string, row: typeof uploads.$inferSelect): z.output<typeof uploadSchema> =>
   ({ uploadId: row.id, url: uploadUrl(origin, row.id), contentType: row.contentType, size: row.size, purpose: row.purpose, filename: row.filename });
+
+/**
+ * Image inputs of a flow action name uploads of this store: buyers' order-input pictures, or a seller's
+ * flow attachments. Answers the input keys whose upload is missing, another store's or of another purpose.
+ */
+export function foreignUploads(db: Db, storeId: string, ids: string[], purposes: string[]): Set<string> {
+  if (ids.length === 0) return new Set();
+  const fit = new Set(db.select().from(uploads).where(inArray(uploads.id, ids)).all()
+    .filter((row) => row.storeId === storeId && purposes.includes(row.purpose)).map((row) => row.id));
+  return new Set(ids.filter((id) => !fit.has(id)));
+}
 
 /**
  * Product images name uploads of this store with purpose `product-image`: a missing or unfit one is a form

@@ -1,0 +1,1 @@
+ALTER TABLE `orders` ADD `address_change_request` text;
