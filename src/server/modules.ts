@@ -12,6 +12,8 @@ import { paymentsModule } from '../modules/payments/index.js';
 import { checkoutModule } from '../modules/checkout/index.js';
 import { ordersModule } from '../modules/orders/index.js';
 import { flowsModule } from '../modules/flows/index.js';
+import { couponsModule } from '../modules/coupons/index.js';
+import { pointsModule } from '../modules/points/index.js';
 import type { Module } from './module.js';
 import type { Operation } from './registry.js';
 
@@ -31,6 +33,8 @@ export const modules: Module[] = [
   checkoutModule,
   ordersModule,
   flowsModule,
+  couponsModule,
+  pointsModule,
 ];
 
 /** The operation registry: every HTTP operation of the service. */

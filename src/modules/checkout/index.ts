@@ -1,5 +1,6 @@
 import type { Module } from '../../server/module.js';
 import { paymentAdminOperations } from './admin-operations.js';
+import { releaseExpiredHolds } from './discounts.js';
 import { checkoutOperations } from './operations.js';
 import { mountPayPages } from './pay-page.js';
 import { issueCashReceipts, resolveConfirming, retryRefunds } from './payments.js';
@@ -11,6 +12,7 @@ export const checkoutModule: Module = {
     { name: 'checkout.confirming', run: resolveConfirming },
     { name: 'checkout.refunds', run: retryRefunds },
     { name: 'checkout.cash-receipts', run: issueCashReceipts },
+    { name: 'checkout.discount-holds', run: releaseExpiredHolds },
   ],
   mount: mountPayPages,
 };

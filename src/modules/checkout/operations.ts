@@ -5,15 +5,16 @@ import { defineOperation, reply } from '../../server/registry.js';
 import { checkoutAvailability, checkoutAvailabilityFields } from '../payments/gateway.js';
 import { findStore, storeSettings } from '../stores/service.js';
 import { cartAdd, cartPatch, checkoutCreate, deliveryQuote, newAttempt as newAttemptBody, paymentStart, pricingRequest } from './inputs.js';
-import { amountsView, priceSheet } from './pricing.js';
+import { DISCOUNT_ERRORS, priceWithDiscounts } from './discounts.js';
+import { amountsView } from './pricing.js';
 import {
   loadPayment, NEW_ATTEMPT_ERRORS, newAttempt, paymentStartView, paymentStatusView, presentPaymentStatus, START_PAYMENT_ERRORS, startPayment,
   storefrontResult, storefrontResultView,
 } from './payments.js';
 import { cartItems, carts } from './schema.js';
 import {
-  addCartItem, assertDiscounts, assertGuestAllowed, assertSheetOpen, BUYER_TOKEN_ERRORS, setCartQuantity, buyerSheet, cartFor, cartLine, cartLines,
-  cartView, checkoutView, createSheet, deliveryView, DISCOUNT_ERRORS, findCart, OPEN_SHEET_ERRORS, ORDERABLE_ERRORS, presentCart, presentSheet,
+  addCartItem, assertGuestAllowed, assertSheetOpen, BUYER_TOKEN_ERRORS, setCartQuantity, buyerSheet, cartFor, cartLine, cartLines,
+  cartView, checkoutView, createSheet, deliveryView, findCart, OPEN_SHEET_ERRORS, ORDERABLE_ERRORS, presentCart, presentSheet,
 } from './service.js';
 
 const tag = 'Storefront checkout';
@@ -157,9 +158,8 @@ export const checkoutOperations = [
     response: z.object({ amounts: amountsView, paymentRequired: z.boolean() }),
     errors: mergeErrors(OPEN_SHEET_ERRORS, DISCOUNT_ERRORS),
     handler: async (ctx) => {
-      const { sheet } = await buyerSheet(ctx, ctx.params.checkoutId);
-      assertDiscounts(ctx.body);
-      const { amounts } = priceSheet(sheet.items, storeSettings(ctx.db, sheet.storeId), sheet.requiresShipping ? sheet.zipCode : null, ctx.body.pointAmount);
+      const { sheet, customer } = await buyerSheet(ctx, ctx.params.checkoutId);
+      const { amounts } = priceWithDiscounts(ctx.db, sheet, customer?.id ?? null, ctx.body, sheet.requiresShipping ? sheet.zipCode : null, ctx.now).priced;
       return { amounts, paymentRequired: amounts.totalAmount > 0 };
     },
   }),

@@ -26,10 +26,11 @@ import { allocateOrderNo, cashReceiptOf, createOrder } from '../orders/service.j
 import { IDEMPOTENCY_ERRORS, idempotent } from './idempotency.js';
 import { insertRow, updateById } from './statements.js';
 import type { PaymentStartInput } from './inputs.js';
+import { DISCOUNT_ERRORS, holdDiscounts, linkDiscountsToOrder, priceWithDiscounts, releaseDiscounts } from './discounts.js';
 import { amountsView, deliveryGroupOf, priceSheet } from './pricing.js';
 import { paymentAttempts, paymentRefunds, payments, checkoutSheets, type AttemptStatus, type Failure, type PaymentOptionRef } from './schema.js';
 import {
-  assertBuyerStore, assertDiscounts, assertGuestAllowed, assertSheetOpen, BUYER_TOKEN_ERRORS, buyerOf, buyerSheet, DISCOUNT_ERRORS, loadSheet,
+  assertBuyerStore, assertGuestAllowed, assertSheetOpen, BUYER_TOKEN_ERRORS, buyerOf, buyerSheet, loadSheet,
   OPEN_SHEET_ERRORS, paymentOptionView, presentOption, presentOptions, removeOrderedCartLines, type SheetRow,
 } from './service.js';
 
@@ -252,17 +253,17 @@ export async function startPayment(ctx: Ctx<PaymentStartInput, unknown, { checko
     if (!customer && !body.guest) throw validationFailed([{ field: 'guest', code: 'REQUIRED', message: '비회원 주문에는 주문자 정보(guest)가 필요합니다.' }]);
     if (sheet.requiresShipping && !body.shippingAddress) throw fail(400, 'SHIPPING_ADDRESS_REQUIRED');
     if (!sheet.requiresShipping && body.shippingAddress) throw validationFailed([{ field: 'shippingAddress', code: 'NOT_APPLICABLE', message: '배송이 필요 없는 주문입니다. shippingAddress를 보내지 마세요.' }]);
-    assertDiscounts(body);
     assertStillOrderable(ctx.db, sheet);
     const zipCode = body.shippingAddress?.zipCode ?? null;
-    const { amounts } = priceSheet(sheet.items, storeSettings(ctx.db, sheet.storeId), zipCode, body.pointAmount);
-    const paid = amounts.totalAmount > 0;
+    const customerId = customer?.id ?? null;
+    const toPay = priceWithDiscounts(ctx.db, sheet, customerId, body, zipCode, ctx.now).priced.amounts.totalAmount;
+    const paid = toPay > 0;
     let option: PaymentOption | null = null;
     if (paid) {
       if (!body.option) throw validationFailed([{ field: 'option', code: 'REQUIRED', message: '결제 수단(option)이 필요합니다.' }]);
       if (!body.returnUrl) throw validationFailed([{ field: 'returnUrl', code: 'REQUIRED', message: '결제 후 돌아올 주소(returnUrl)가 필요합니다.' }]);
       option = resolveOption(services, sheet.storeId, body.option);
-      if (body.cashReceipt) assertCashReceiptAllowed(option.method, amounts.totalAmount);
+      if (body.cashReceipt) assertCashReceiptAllowed(option.method, toPay);
     } else {
       if (body.option) throw validationFailed([{ field: 'option', code: 'NOT_APPLICABLE', message: '결제할 금액이 없으면 option을 보내지 않습니다.' }]);
       if (body.cashReceipt) assertCashReceiptAllowed(null, 0);
@@ -276,6 +277,9 @@ export async function startPayment(ctx: Ctx<PaymentStartInput, unknown, { checko
       const now = services.clock.now();
       const fresh = loadSheet(ctx.db, sheet.id);
       assertSheetOpen(fresh, now);
+      // Checked again where they are taken: a coupon or points spent meanwhile refuse here.
+      const { coupons, priced: { amounts } } = priceWithDiscounts(ctx.db, fresh, customerId, body, zipCode, now);
+      if (amounts.totalAmount > 0 !== paid) throw fail(409, 'CHECKOUT_STALE', { reason: 'AMOUNT_CHANGED' });
       const payment: PaymentRow = {
         id: newId('pay', now),
         storeId: sheet.storeId,
@@ -292,6 +296,8 @@ export async function startPayment(ctx: Ctx<PaymentStartInput, unknown, { checko
         guestPasswordHash,
         testPayment,
         orderId: null,
+        coupons: [],
+        holdsSettledAt: coupons.lines.length === 0 && amounts.pointAmount === 0 ? now : null,
         lastFailure: null,
         buyerName: (body.guest?.name ?? customer?.name ?? null)?.toLowerCase() ?? null,
         createdAt: now,
@@ -299,6 +305,8 @@ export async function startPayment(ctx: Ctx<PaymentStartInput, unknown, { checko
         updatedAt: now,
       };
       insertRow(ctx.db, payments, payment);
+      payment.coupons = holdDiscounts(ctx.db, now, payment, coupons);
+      if (payment.coupons.length) updateById(ctx.db, payments, payment.id, { coupons: payment.coupons });
       if (zipCode) updateById(ctx.db, checkoutSheets, sheet.id, { zipCode });
       if (body.cashReceipt) writeCashReceipt(services, payment.id, sheet.storeId, now, body.cashReceipt);
       if (!paid) {
@@ -405,7 +413,8 @@ function placeOrder(services: Services, now: number, payment: PaymentRow, sheet:
   for (const item of sheet.items) {
     recordSale(db, now, { storeId: sheet.storeId, productId: item.productId, variantId: item.optionId, quantity: item.quantity, stay: item.stay && { checkIn: item.stay.checkIn, checkOut: item.stay.checkOut } });
   }
-  const { itemDeliveryFees } = priceSheet(sheet.items, storeSettings(db, sheet.storeId), payment.shippingAddress?.zipCode ?? null, payment.amounts.pointAmount);
+  const { itemDeliveryFees } = priceSheet(sheet.items, storeSettings(db, sheet.storeId), payment.shippingAddress?.zipCode ?? null, payment.amounts);
+  const couponDiscounts = sheet.items.map((_, i) => payment.coupons.reduce((n, line) => n + line.itemDiscounts[i], 0));
   const order = createOrder(db, now, {
     storeId: sheet.storeId,
     orderNo: payment.orderNo,
@@ -440,12 +449,15 @@ function placeOrder(services: Services, now: number, payment: PaymentRow, sheet:
       amount: item.amount,
       deliveryGroup: deliveryGroupOf(item),
       deliveryFee: itemDeliveryFees[i],
+      couponDiscountAmount: couponDiscounts[i],
+      pointEarnRateBp: findProduct(db, item.productId)?.pointEarnRateBp ?? null,
       stay: item.stay,
       fulfillment: item.fulfillment,
       refundPolicy: item.refundPolicy,
     })),
   });
   updateById(db, payments, payment.id, { ...paymentFields, status: 'COMPLETED', orderId: order.id, updatedAt: now });
+  linkDiscountsToOrder(db, now, payment.id, order.id);
   updateById(db, checkoutSheets, sheet.id, { status: 'COMPLETED', orderId: order.id });
   removeOrderedCartLines(db, sheet);
   if (cashReceiptOf(db, payment.id)?.status === 'REQUESTED') {
@@ -490,7 +502,7 @@ function settleApproval(services: Services, attemptId: string, result: ConfirmRe
     // Approved in time but answered late (CONFIRMING) still counts; a window approved after the 10 minutes does not.
     else if (attempt.status === 'READY' && now >= payment.expiresAt) reason = 'PAYMENT_EXPIRED';
     else if (result.approvedAmount !== payment.amounts.totalAmount) reason = 'AMOUNT_MISMATCH';
-    else if (priceSheet(sheet.items, storeSettings(db, sheet.storeId), payment.shippingAddress?.zipCode ?? null, payment.amounts.pointAmount).amounts.totalAmount !== payment.amounts.totalAmount) reason = 'AMOUNT_MISMATCH';
+    else if (priceSheet(sheet.items, storeSettings(db, sheet.storeId), payment.shippingAddress?.zipCode ?? null, payment.amounts).amounts.totalAmount !== payment.amounts.totalAmount) reason = 'AMOUNT_MISMATCH';
     if (reason === null) {
       try {
         // A savepoint: stock taken for earlier items is given back when a later one is short.
@@ -506,7 +518,10 @@ function settleApproval(services: Services, attemptId: string, result: ConfirmRe
     }
     const f = failure(reason, CANCEL_MESSAGES[reason], false, now);
     updateById(db, paymentAttempts, attempt.id, { ...approval, status: 'AUTO_CANCELED', failure: f });
-    if (payment.status !== 'COMPLETED') updateById(db, payments, payment.id, { ...gatewayFields, status: 'FAILED', lastFailure: f, updatedAt: now });
+    if (payment.status !== 'COMPLETED') {
+      updateById(db, payments, payment.id, { ...gatewayFields, status: 'FAILED', lastFailure: f, updatedAt: now });
+      releaseDiscounts(db, now, payment.id);
+    }
     const refundId = newId('rfd', now);
     insertRow(db, paymentRefunds, {
       id: refundId, storeId: payment.storeId, paymentId: payment.id, attemptId: attempt.id, amount: result.approvedAmount, pointRefundAmount: 0,

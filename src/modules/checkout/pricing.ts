@@ -49,6 +49,13 @@ export const amountsView = z.object({
   totalAmount: won.describe('What the buyer pays: items + delivery + surcharge − coupons − points.'),
 });
 
+/** What coupons and points take off a sheet (checked by checkout/discounts.ts). */
+export interface SheetDiscounts {
+  couponDiscountAmount: number;
+  pointAmount: number;
+}
+export const NO_DISCOUNTS: SheetDiscounts = { couponDiscountAmount: 0, pointAmount: 0 };
+
 export interface Priced {
   amounts: OrderAmounts;
   /** Fee charged per item index (the group's fee sits on its first item). */
@@ -60,7 +67,7 @@ export interface Priced {
  * The money of a sheet: items, one shipping fee per group (free over the group's conditional amount),
  * the remote-area surcharge once per shipping group when the address is remote, then coupons and points.
  */
-export function priceSheet(items: SheetItem[], settings: StoreSettings, zipCode: string | null, pointAmount = 0): Priced {
+export function priceSheet(items: SheetItem[], settings: StoreSettings, zipCode: string | null, discounts: SheetDiscounts = NO_DISCOUNTS): Priced {
   const itemsAmount = items.reduce((n, i) => n + i.amount, 0);
   const groups = new Map<string, { first: number; amount: number }>();
   items.forEach((item, index) => {
@@ -82,9 +89,10 @@ export function priceSheet(items: SheetItem[], settings: StoreSettings, zipCode:
   const perGroup = remoteArea === null ? 0 : remoteArea.kind === 'JEJU' ? settings.shippingPolicy.jejuSurcharge : settings.shippingPolicy.islandSurcharge;
   const deliveryAmount = itemDeliveryFees.reduce((n, f) => n + f, 0);
   const remoteSurcharge = perGroup * groups.size;
-  const totalAmount = itemsAmount + deliveryAmount + remoteSurcharge - pointAmount;
+  const { couponDiscountAmount, pointAmount } = discounts;
+  const totalAmount = itemsAmount + deliveryAmount + remoteSurcharge - couponDiscountAmount - pointAmount;
   return {
-    amounts: { itemsAmount, deliveryAmount, remoteSurcharge, couponDiscountAmount: 0, pointAmount, totalAmount },
+    amounts: { itemsAmount, deliveryAmount, remoteSurcharge, couponDiscountAmount, pointAmount, totalAmount },
     itemDeliveryFees,
     remoteArea,
   };

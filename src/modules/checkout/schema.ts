@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import type { CouponLine } from '../coupons/service.js';
 import type { Fulfillment } from '../catalog/schema.js';
 import type { Stay } from '../catalog/stock.js';
 import type { FixedRefundPolicy, OrderAmounts, ShippingAddress, StayNights } from '../orders/schema.js';
@@ -94,6 +95,13 @@ export const payments = sqliteTable('payments', {
   guestPasswordHash: text('guest_password_hash'),
   testPayment: integer('test_payment', { mode: 'boolean' }).notNull(),
   orderId: text('order_id'),
+  /** The coupons held from the start: each line's item, discount and share per sheet item. */
+  coupons: text('coupons', { mode: 'json' }).$type<CouponLine[]>().notNull().default([]),
+  /**
+   * When the coupons and points the payment holds were settled: at once when it holds none, when the order
+   * took them, or when they were given back because the payment ended unpaid. Null while they are held.
+   */
+  holdsSettledAt: integer('holds_settled_at'),
   lastFailure: text('last_failure', { mode: 'json' }).$type<Failure | null>(),
   /** Lower-cased buyer name, for the admin search. */
   buyerName: text('buyer_name'),

@@ -17,6 +17,7 @@ import { checkoutMode, EASY_PAY_PROVIDERS, METHODS, paymentOptions, PROVIDERS, t
 import { storeIdNamedBy, storeSettings } from '../stores/service.js';
 import type { StoreSettings } from '../stores/settings.js';
 import { uploadUrl } from '../uploads/service.js';
+import { pointsOfSheet } from '../points/service.js';
 import type { FixedRefundPolicy } from '../orders/schema.js';
 import { amountsView, priceSheet, stayView } from './pricing.js';
 import { insertRow } from './statements.js';
@@ -314,8 +315,6 @@ export const presentOption = (o: PaymentOption) => ({ pg: o.pg, method: o.method
 
 export const presentOptions = (services: Services, storeId: string) => paymentOptions(services, storeId).map(presentOption);
 
-export const NO_POINTS = { useAvailable: false, balance: 0, usableAmount: 0 };
-
 /** `delivery` of a sheet or a delivery quote. */
 export const deliveryView = z.object({
   zipCode: z.string().nullable().describe('Null until an address is known.'),
@@ -358,6 +357,7 @@ export const checkoutView = z.object({
 export function presentSheet(services: Services, sheet: SheetRow, now: number, zipCode = sheet.zipCode) {
   const settings = storeSettings(services.db, sheet.storeId);
   const priced = priceSheet(sheet.items, settings, sheet.requiresShipping ? zipCode : null);
+  const points = pointsOfSheet(services.db, sheet.storeId, sheet.customerId, priced.amounts.totalAmount, now);
   return {
     checkoutId: sheet.id,
     status: sheet.status === 'OPEN' && now >= sheet.expiresAt ? 'EXPIRED' : sheet.status,
@@ -376,7 +376,7 @@ export function presentSheet(services: Services, sheet: SheetRow, now: number, z
       cartItemId: i.cartItemId,
     })),
     paymentOptions: presentOptions(services, sheet.storeId),
-    points: NO_POINTS,
+    points,
     requiresShipping: sheet.requiresShipping,
     delivery: { zipCode, remoteSurcharge: priced.amounts.remoteSurcharge, remoteAreaLabel: priced.remoteArea?.label ?? null },
     amounts: priced.amounts,
@@ -387,15 +387,4 @@ export function presentSheet(services: Services, sheet: SheetRow, now: number, z
     createdAt: isoAt(sheet.createdAt),
     expiresAt: isoAt(sheet.expiresAt),
   };
-}
-
-/** Errors of `assertDiscounts` beyond VALIDATION_FAILED (unknown coupons). */
-export const DISCOUNT_ERRORS = { 409: ['POINTS_UNAVAILABLE'] };
-
-/** Coupons: no coupon exists yet, so every code is unknown; points: the feature is not ready (spec 02 §7). */
-export function assertDiscounts(input: { coupons: { code: string }[]; pointAmount: number }) {
-  if (input.coupons.length) {
-    throw new ApiError(400, 'VALIDATION_FAILED', null, input.coupons.map((c, i) => ({ field: `coupons.${i}.code`, code: 'COUPON_NOT_FOUND', message: `쿠폰 ${c.code}을(를) 찾을 수 없습니다.` })));
-  }
-  if (input.pointAmount > 0) throw fail(409, 'POINTS_UNAVAILABLE', { useAvailable: false, pointAmount: input.pointAmount });
 }

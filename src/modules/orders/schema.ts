@@ -105,6 +105,10 @@ export const orderItems = sqliteTable('order_items', {
   deliveryGroup: text('delivery_group'),
   deliveryFee: integer('delivery_fee').notNull(),
   pointAllocation: integer('point_allocation').notNull(),
+  /** The order's coupon discounts on this item; a claim returns it with the item. */
+  couponDiscountAmount: integer('coupon_discount_amount').notNull().default(0),
+  /** The product's own earn rate at payment (basis points); null: the point policy's default applies. */
+  pointEarnRateBp: integer('point_earn_rate_bp'),
   stay: text('stay', { mode: 'json' }).$type<StayNights | null>(),
   fulfillmentSnapshot: text('fulfillment_snapshot', { mode: 'json' }).$type<Fulfillment>().notNull(),
   refundPolicy: text('refund_policy', { mode: 'json' }).$type<FixedRefundPolicy>().notNull(),

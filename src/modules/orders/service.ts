@@ -61,6 +61,8 @@ export interface NewOrderItem {
   amount: number;
   deliveryGroup: string | null;
   deliveryFee: number;
+  couponDiscountAmount: number;
+  pointEarnRateBp: number | null;
   stay: StayNights | null;
   fulfillment: Fulfillment;
   refundPolicy: FixedRefundPolicy;
@@ -136,6 +138,8 @@ export function createOrder(db: Db, now: number, input: NewOrder): OrderRow {
     deliveryGroup: item.deliveryGroup,
     deliveryFee: item.deliveryFee,
     pointAllocation: points[i],
+    couponDiscountAmount: item.couponDiscountAmount,
+    pointEarnRateBp: item.pointEarnRateBp,
     stay: item.stay,
     fulfillmentSnapshot: item.fulfillment,
     refundPolicy: item.refundPolicy,
@@ -198,6 +202,7 @@ export const orderItemView = z.object({
   amount: won,
   deliveryFee: won.describe('Shipping fee charged to the item\'s shipping group (on its first item)'),
   pointAllocation: won.describe('Part of the order\'s points spent on this item'),
+  couponDiscountAmount: won.describe('Part of the order\'s coupon discounts taken off this item'),
   status: coreStatus.describe('The core status of the item\'s flow state'),
   flow: z.object({ flowId: z.string(), version: z.number().int(), state: z.string(), coreStatus }).describe('Where the item is in its order flow (fixed at payment)'),
   stay: stayView.nullable(),
@@ -239,6 +244,7 @@ export function presentOrderItem(db: Db, item: OrderItemRow, order: Pick<OrderRo
     amount: item.amount,
     deliveryFee: item.deliveryFee,
     pointAllocation: item.pointAllocation,
+    couponDiscountAmount: item.couponDiscountAmount,
     status: item.status,
     flow: flowSummary(flow),
     stay: item.stay,

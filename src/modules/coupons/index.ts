@@ -1,0 +1,11 @@
+import type { Module } from '../../server/module.js';
+import { couponOperations } from './operations.js';
+import { endExpiredCoupons, issueSignupCoupons } from './service.js';
+
+/** Coupons: rules, the items buyers hold, and (through checkout/discounts.ts) their use in payments. */
+export const couponsModule: Module = {
+  name: 'coupons',
+  operations: couponOperations,
+  jobs: [{ name: 'coupons.end', run: (services, now) => endExpiredCoupons(services.db, now) }],
+  onCustomerSignedUp: (_services, db, signUp) => issueSignupCoupons(db, signUp.storeId, signUp.customerId, signUp.at),
+};

@@ -1,0 +1,18 @@
+import { eq } from 'drizzle-orm';
+import type { Module } from '../../server/module.js';
+import { orderItems, orders } from '../orders/schema.js';
+import { pointOperations } from './operations.js';
+import { earnOnPurchaseDecision, expireLots } from './service.js';
+
+/** Points: the policy, the ledger, earning on purchase decision and expiry; their use at checkout is in checkout/discounts.ts. */
+export const pointsModule: Module = {
+  name: 'points',
+  operations: pointOperations,
+  jobs: [{ name: 'points.expiry', run: (services, now) => services.sqlite.transaction(() => expireLots(services.db, now))() }],
+  onOrderItemMoved: (_services, db, move) => {
+    if (move.coreStatus !== 'PURCHASE_DECIDED' || move.previousCoreStatus === 'PURCHASE_DECIDED') return;
+    const item = db.select().from(orderItems).where(eq(orderItems.id, move.orderItemId)).get()!;
+    const order = db.select({ customerId: orders.customerId }).from(orders).where(eq(orders.id, move.orderId)).get()!;
+    earnOnPurchaseDecision(db, move.at, { storeId: move.storeId, orderId: move.orderId, orderItemId: move.orderItemId }, order, item);
+  },
+};

@@ -1,0 +1,147 @@
+import { and, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { countRows } from '../../db/client.js';
+import { fail, validationFailed } from '../../server/errors.js';
+import { pageOf, pageQuery, paginated } from '../../server/paging.js';
+import { defineOperation, reply, type StoreCtx } from '../../server/registry.js';
+import { won } from '../../server/responses.js';
+import { requireOwned } from '../../server/tenancy.js';
+import { instantInput } from '../../server/validation.js';
+import { customers } from '../customers/schema.js';
+import { pointEntries, pointPolicies } from './schema.js';
+import { balanceOf, credit, entrySchema, expiryFor, ledgerOf, policyOf, policySchema, presentEntry, spend } from './service.js';
+
+const tag = 'Points';
+
+const policyBody = z.object({
+  earnEnabled: z.boolean(),
+  defaultEarnRateBp: z.number().int().min(0).max(10_000),
+  validityDays: z.number().int().min(1).max(3650).nullable(),
+  useEnabled: z.boolean(),
+  minUseAmount: z.number().int().min(0).max(100_000_000),
+  maxUseRateBp: z.number().int().min(1).max(10_000),
+}).strict();
+
+/** Earning needs a validity: points without an end are a liability the seller cannot see (spec 01 §5.6). */
+const assertPolicy = (policy: z.output<typeof policyBody>) => {
+  if (policy.earnEnabled && policy.validityDays === null) throw fail(400, 'POINT_EXPIRY_REQUIRED', { field: 'validityDays' });
+};
+
+const grantBody = z.object({
+  amount: z.number().int().min(-100_000_000).max(100_000_000).refine((n) => n !== 0, { message: '0이 아닌 금액이어야 합니다.' }),
+  reason: z.string().trim().min(1).max(200),
+  expiresAt: instantInput.optional(),
+}).strict();
+
+const customerParams = z.object({ customerId: z.string() }).strict();
+const loadCustomer = (ctx: StoreCtx<any, any, { customerId: string }>) =>
+  requireOwned(ctx.db.select().from(customers).where(eq(customers.id, ctx.params.customerId)).get(), ctx.store.id, 'CUSTOMER_NOT_FOUND');
+
+/** Why a grant or deduction would fail, checked the same way at execution, dry run and approval creation. */
+function assertGrant(ctx: StoreCtx<z.output<typeof grantBody>, any, { customerId: string }>) {
+  const customer = loadCustomer(ctx);
+  const { amount, expiresAt } = ctx.body;
+  if (amount > 0) {
+    const expiry = expiryFor(policyOf(ctx.db, ctx.store.id), ctx.now, expiresAt === undefined ? undefined : Date.parse(expiresAt));
+    if (expiry <= ctx.now) throw validationFailed([{ field: 'expiresAt', code: 'IN_PAST', message: '지난 시각입니다.' }]);
+    return { customer, expiry };
+  }
+  if (expiresAt !== undefined) throw validationFailed([{ field: 'expiresAt', code: 'NOT_APPLICABLE', message: '차감에는 유효기간이 없습니다.' }]);
+  const balance = balanceOf(ctx.db, ctx.store.id, customer.id, ctx.now);
+  if (-amount > balance) throw fail(409, 'POINT_BALANCE_INSUFFICIENT', { balance, amount });
+  return { customer, expiry: null };
+}
+
+export const pointOperations = [
+  defineOperation({
+    operationId: 'getPointPolicy',
+    method: 'GET',
+    path: '/v1/point-policy',
+    summary: "The store's point rules (off until turned on)",
+    tag,
+    auth: 'store',
+    scope: 'promotion:r',
+    response: policySchema,
+    handler: (ctx) => policyOf(ctx.db, ctx.store.id),
+  }),
+  defineOperation({
+    operationId: 'putPointPolicy',
+    method: 'PUT',
+    path: '/v1/point-policy',
+    summary: 'Set the point rules: earning (rate, validity) and use (minimum, share of the payment)',
+    tag,
+    auth: 'store',
+    scope: 'promotion:rw',
+    agent: 'approval',
+    agentApprovalExemptWhilePrivate: true,
+    body: policyBody,
+    response: policySchema,
+    errors: { 400: ['POINT_EXPIRY_REQUIRED'] },
+    target: (ctx) => ({ type: 'POINT_POLICY', id: ctx.store.id }),
+    precheck: async (ctx) => assertPolicy(ctx.body),
+    preview: (ctx) => {
+      const before = policyOf(ctx.db, ctx.store.id) as Record<string, unknown>;
+      return { changes: Object.entries(ctx.body).filter(([k, v]) => before[k] !== v).map(([field, after]) => ({ field, before: before[field], after })) };
+    },
+    handler: (ctx) => {
+      assertPolicy(ctx.body);
+      const row = { storeId: ctx.store.id, ...ctx.body, updatedAt: ctx.now };
+      ctx.db.insert(pointPolicies).values(row).onConflictDoUpdate({ target: pointPolicies.storeId, set: row }).run();
+      return ctx.body;
+    },
+  }),
+  defineOperation({
+    operationId: 'storefrontPointPolicy',
+    method: 'GET',
+    path: '/storefront/v1/point-policy',
+    summary: "The store's point rules as buyers see them",
+    tag: 'Storefront coupons',
+    auth: 'buyer',
+    response: policySchema,
+    handler: (ctx) => policyOf(ctx.db, ctx.buyer.storeId),
+  }),
+  defineOperation({
+    operationId: 'getCustomerPoints',
+    method: 'GET',
+    path: '/v1/customers/{customerId}/points',
+    summary: "A buyer's point balance and ledger, newest first",
+    tag,
+    auth: 'store',
+    scope: 'promotion:r',
+    params: customerParams,
+    query: z.object(pageQuery(100)).strict(),
+    response: pageOf(entrySchema).extend({ customerId: z.string(), balance: won }),
+    errors: { 403: ['TENANT_MISMATCH'], 404: ['CUSTOMER_NOT_FOUND'] },
+    handler: (ctx) => {
+      const customer = loadCustomer(ctx);
+      const where = and(eq(pointEntries.storeId, ctx.store.id), eq(pointEntries.customerId, customer.id));
+      const rows = ledgerOf(ctx.db, ctx.store.id, customer.id, ctx.query.page, ctx.query.size);
+      return { customerId: customer.id, balance: balanceOf(ctx.db, ctx.store.id, customer.id, ctx.now), ...paginated(rows.map(presentEntry), ctx.query.page, ctx.query.size, countRows(ctx.db, pointEntries, where)) };
+    },
+  }),
+  defineOperation({
+    operationId: 'grantCustomerPoints',
+    method: 'POST',
+    path: '/v1/customers/{customerId}/points',
+    summary: 'Give (amount > 0, with an expiry or the policy validity) or take back (amount < 0, up to the balance) points',
+    tag,
+    auth: 'store',
+    scope: 'promotion:rw',
+    agent: 'approval',
+    agentApprovalExemptWhilePrivate: true,
+    status: 201,
+    params: customerParams,
+    body: grantBody,
+    response: z.object({ entry: entrySchema, balance: won }),
+    errors: { 400: ['POINT_EXPIRY_REQUIRED'], 403: ['TENANT_MISMATCH'], 404: ['CUSTOMER_NOT_FOUND'], 409: ['POINT_BALANCE_INSUFFICIENT'] },
+    target: (ctx) => ({ type: 'CUSTOMER', id: ctx.params.customerId }),
+    precheck: async (ctx) => void assertGrant(ctx),
+    preview: (ctx) => ({ changes: [{ field: 'points', before: null, after: ctx.body.amount }] }),
+    handler: (ctx) => {
+      const { customer, expiry } = assertGrant(ctx);
+      const change = { storeId: ctx.store.id, customerId: customer.id, reason: ctx.body.reason };
+      const entry = expiry === null ? spend(ctx.db, ctx.now, change, 'DEDUCT', -ctx.body.amount) : credit(ctx.db, ctx.now, change, 'GRANT', ctx.body.amount, expiry);
+      return reply(201, { entry: presentEntry(entry), balance: entry.balanceAfter });
+    },
+  }),
+];

@@ -1,0 +1,201 @@
+import { and, asc, desc, eq, gt, lte, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import { isoAt } from '../../db/clock.js';
+import { newId } from '../../db/ids.js';
+import { preparedFor } from '../../db/prepared.js';
+import { fail, validationFailed } from '../../server/errors.js';
+import { defineMessages } from '../../server/messages.js';
+import { instant, won } from '../../server/responses.js';
+import { pointEntries, pointLots, pointLotUses, pointPolicies, type PointEntryKind } from './schema.js';
+
+defineMessages({
+  POINT_EXPIRY_REQUIRED: '적립금의 유효기간이 필요합니다. expiresAt을 보내거나 적립금 정책에 validityDays를 정하세요.',
+  POINT_BALANCE_INSUFFICIENT: '적립금 잔액보다 많이 차감할 수 없습니다.',
+});
+
+const DAY_MS = 86_400_000;
+export type PointPolicy = Omit<typeof pointPolicies.$inferSelect, 'storeId' | 'updatedAt'>;
+export type PointEntry = typeof pointEntries.$inferSelect;
+
+/** Points are off until the seller turns them on; earning then needs a validity. */
+export const DEFAULT_POLICY: PointPolicy = { earnEnabled: false, defaultEarnRateBp: 100, validityDays: null, useEnabled: false, minUseAmount: 0, maxUseRateBp: 10_000 };
+
+const q = preparedFor((db) => ({
+  policy: db.select().from(pointPolicies).where(eq(pointPolicies.storeId, sql.placeholder('storeId'))).prepare(),
+  balance: db.select({ n: sql<number>`coalesce(sum(${pointLots.remaining}), 0)` }).from(pointLots)
+    .where(and(eq(pointLots.storeId, sql.placeholder('storeId')), eq(pointLots.customerId, sql.placeholder('customerId')), gt(pointLots.expiresAt, sql.placeholder('now')))).prepare(),
+  liveLots: db.select().from(pointLots)
+    .where(and(eq(pointLots.storeId, sql.placeholder('storeId')), eq(pointLots.customerId, sql.placeholder('customerId')), gt(pointLots.expiresAt, sql.placeholder('now')), gt(pointLots.remaining, 0)))
+    .orderBy(asc(pointLots.expiresAt), asc(pointLots.id)).prepare(),
+  // Guarded: a lot is never taken below zero, whatever ran before.
+  take: db.update(pointLots).set({ remaining: sql`${pointLots.remaining} - ${sql.placeholder('amount')}` })
+    .where(and(eq(pointLots.id, sql.placeholder('id')), sql`${pointLots.remaining} >= ${sql.placeholder('amount')}`)).prepare(),
+}));
+
+export const policyOf = (db: Db, storeId: string): PointPolicy => q(db).policy.get({ storeId }) ?? DEFAULT_POLICY;
+export const balanceOf = (db: Db, storeId: string, customerId: string, now: number) => q(db).balance.get({ storeId, customerId, now })!.n;
+
+// ---------------------------------------------------------------------------------------------------
+// Views
+
+export const policySchema = z.object({
+  earnEnabled: z.boolean(),
+  defaultEarnRateBp: z.number().int().describe('Earn rate in basis points (100 = 1%) for items without their own'),
+  validityDays: z.number().int().nullable().describe('Days earned or granted points stay valid; null = none set'),
+  useEnabled: z.boolean(),
+  minUseAmount: won,
+  maxUseRateBp: z.number().int().describe('The most of the payable amount points may cover, in basis points'),
+});
+
+export const entrySchema = z.object({
+  entryId: z.string(),
+  kind: z.enum(['GRANT', 'DEDUCT', 'EARN', 'USE', 'RETURN', 'EXPIRE']),
+  amount: z.number().int().describe('Signed: + received, − spent or lapsed'),
+  balanceAfter: won,
+  reason: z.string().nullable(),
+  expiresAt: instant.nullable(),
+  orderId: z.string().nullable(),
+  orderItemId: z.string().nullable(),
+  createdAt: instant,
+});
+
+export const presentEntry = (e: PointEntry): z.output<typeof entrySchema> => ({
+  entryId: e.id, kind: e.kind, amount: e.amount, balanceAfter: e.balanceAfter, reason: e.reason,
+  expiresAt: e.expiresAt === null ? null : isoAt(e.expiresAt), orderId: e.orderId, orderItemId: e.orderItemId, createdAt: isoAt(e.createdAt),
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Ledger
+
+interface Change {
+  storeId: string;
+  customerId: string;
+  reason: string | null;
+  paymentId?: string | null;
+  orderId?: string | null;
+  orderItemId?: string | null;
+}
+
+function writeEntry(db: Db, now: number, change: Change, kind: PointEntryKind, amount: number, expiresAt: number | null): PointEntry {
+  const entry: PointEntry = {
+    id: newId('pte', now), storeId: change.storeId, customerId: change.customerId, kind, amount,
+    balanceAfter: balanceOf(db, change.storeId, change.customerId, now), reason: change.reason, expiresAt,
+    paymentId: change.paymentId ?? null, orderId: change.orderId ?? null, orderItemId: change.orderItemId ?? null, createdAt: now,
+  };
+  db.insert(pointEntries).values(entry).run();
+  return entry;
+}
+
+/** The expiry of new points: the one given, else the policy's validity from now; neither is 400 POINT_EXPIRY_REQUIRED. */
+export function expiryFor(policy: PointPolicy, now: number, expiresAt?: number): number {
+  if (expiresAt !== undefined) return expiresAt;
+  if (policy.validityDays === null) throw fail(400, 'POINT_EXPIRY_REQUIRED');
+  return now + policy.validityDays * DAY_MS;
+}
+
+/** Adds points as a new lot (grant, earning), inside the caller's transaction. */
+export function credit(db: Db, now: number, change: Change, kind: 'GRANT' | 'EARN', amount: number, expiresAt: number): PointEntry {
+  db.insert(pointLots).values({ id: newId('ptl', now), storeId: change.storeId, customerId: change.customerId, amount, remaining: amount, expiresAt, createdAt: now }).run();
+  return writeEntry(db, now, change, kind, amount, expiresAt);
+}
+
+/**
+ * Spends points, oldest-expiring lots first, inside the caller's transaction; more than the balance is
+ * 409 POINT_BALANCE_INSUFFICIENT and nothing is taken. Each lot is taken by a guarded update, so the
+ * balance can never go below zero.
+ */
+export function spend(db: Db, now: number, change: Change, kind: 'USE' | 'DEDUCT', amount: number): PointEntry {
+  const balance = balanceOf(db, change.storeId, change.customerId, now);
+  if (amount > balance) throw fail(409, 'POINT_BALANCE_INSUFFICIENT', { balance, amount });
+  const entryId = newId('pte', now);
+  let due = amount;
+  for (const lot of q(db).liveLots.all({ storeId: change.storeId, customerId: change.customerId, now })) {
+    if (due === 0) break;
+    const take = Math.min(due, lot.remaining);
+    if (q(db).take.run({ id: lot.id, amount: take }).changes === 0) throw fail(409, 'POINT_BALANCE_INSUFFICIENT', { balance, amount });
+    db.insert(pointLotUses).values({ entryId, lotId: lot.id, amount: take }).run();
+    due -= take;
+  }
+  const entry: PointEntry = {
+    id: entryId, storeId: change.storeId, customerId: change.customerId, kind, amount: -amount,
+    balanceAfter: balance - amount, reason: change.reason, expiresAt: null,
+    paymentId: change.paymentId ?? null, orderId: change.orderId ?? null, orderItemId: change.orderItemId ?? null, createdAt: now,
+  };
+  db.insert(pointEntries).values(entry).run();
+  return entry;
+}
+
+/** Gives back what a payment held (it ended unpaid): the same lots regain what was taken from them. Once only. */
+export function returnPaymentPoints(db: Db, now: number, paymentId: string) {
+  const entries = db.select().from(pointEntries).where(eq(pointEntries.paymentId, paymentId)).all();
+  const used = entries.find((e) => e.kind === 'USE');
+  if (!used || entries.some((e) => e.kind === 'RETURN')) return;
+  for (const use of db.select().from(pointLotUses).where(eq(pointLotUses.entryId, used.id)).all()) {
+    db.update(pointLots).set({ remaining: sql`${pointLots.remaining} + ${use.amount}` }).where(eq(pointLots.id, use.lotId)).run();
+  }
+  writeEntry(db, now, { storeId: used.storeId, customerId: used.customerId, reason: '결제 취소로 돌려받음', paymentId }, 'RETURN', -used.amount, null);
+}
+
+/** The order made from a payment: its point use names the order too. */
+export function linkPointsToOrder(db: Db, paymentId: string, orderId: string) {
+  db.update(pointEntries).set({ orderId }).where(and(eq(pointEntries.paymentId, paymentId), eq(pointEntries.kind, 'USE'))).run();
+}
+
+/** Lots past their expiry lose what is left (one EXPIRE entry each); run by the job loop. */
+export function expireLots(db: Db, now: number): number {
+  const due = db.select().from(pointLots).where(and(lte(pointLots.expiresAt, now), gt(pointLots.remaining, 0))).limit(500).all();
+  for (const lot of due) {
+    db.update(pointLots).set({ remaining: 0 }).where(eq(pointLots.id, lot.id)).run();
+    writeEntry(db, now, { storeId: lot.storeId, customerId: lot.customerId, reason: '유효기간 만료' }, 'EXPIRE', -lot.remaining, lot.expiresAt);
+  }
+  return due.length;
+}
+
+export const ledgerOf = (db: Db, storeId: string, customerId: string, page: number, size: number) =>
+  db.select().from(pointEntries).where(and(eq(pointEntries.storeId, storeId), eq(pointEntries.customerId, customerId)))
+    .orderBy(desc(pointEntries.createdAt), desc(pointEntries.id)).limit(size).offset((page - 1) * size).all();
+
+// ---------------------------------------------------------------------------------------------------
+// At checkout
+
+/** The sheet's `points` (spec 02 §2.4): usable only by members of a store using points, within the policy. */
+export function pointsOfSheet(db: Db, storeId: string, customerId: string | null, payable: number, now: number) {
+  const policy = policyOf(db, storeId);
+  if (!customerId || !policy.useEnabled) return { useAvailable: false, balance: customerId ? balanceOf(db, storeId, customerId, now) : 0, usableAmount: 0 };
+  const balance = balanceOf(db, storeId, customerId, now);
+  const cap = Math.min(balance, Math.floor((payable * policy.maxUseRateBp) / 10_000));
+  return { useAvailable: true, balance, usableAmount: cap >= policy.minUseAmount ? cap : 0 };
+}
+
+/**
+ * Checks `pointAmount` against the sheet: 409 POINTS_UNAVAILABLE when the buyer cannot use points at all
+ * (a guest, or points off), else 400 VALIDATION_FAILED on `pointAmount` naming the rule it breaks.
+ */
+export function assertPointUse(db: Db, storeId: string, customerId: string | null, pointAmount: number, payable: number, now: number) {
+  if (pointAmount === 0) return;
+  const points = pointsOfSheet(db, storeId, customerId, payable, now);
+  if (!points.useAvailable) throw fail(409, 'POINTS_UNAVAILABLE', { useAvailable: false, pointAmount });
+  const policy = policyOf(db, storeId);
+  const refuse = (code: string, message: string) => validationFailed([{ field: 'pointAmount', code, message }]);
+  if (pointAmount < policy.minUseAmount) throw refuse('POINT_BELOW_MINIMUM', `${policy.minUseAmount}원 이상부터 쓸 수 있습니다.`);
+  if (pointAmount > points.balance) throw refuse('POINT_BALANCE_INSUFFICIENT', `잔액(${points.balance}원)보다 많이 쓸 수 없습니다.`);
+  if (pointAmount > points.usableAmount) throw refuse('POINT_OVER_LIMIT', `이 주문에는 ${points.usableAmount}원까지 쓸 수 있습니다.`);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Earning
+
+/**
+ * A member's item reaching PURCHASE_DECIDED earns points (inside the move's transaction): the item's own
+ * rate fixed at payment, else the policy default, of what was paid for it (after coupons and points),
+ * valid for the policy's days. Guests, and stores not earning, earn nothing.
+ */
+export function earnOnPurchaseDecision(db: Db, now: number, item: { storeId: string; orderId: string; orderItemId: string }, order: { customerId: string | null }, paid: { amount: number; couponDiscountAmount: number; pointAllocation: number; pointEarnRateBp: number | null }) {
+  const policy = policyOf(db, item.storeId);
+  if (!order.customerId || !policy.earnEnabled || policy.validityDays === null) return;
+  const base = Math.max(0, paid.amount - paid.couponDiscountAmount - paid.pointAllocation);
+  const amount = Math.floor((base * (paid.pointEarnRateBp ?? policy.defaultEarnRateBp)) / 10_000);
+  if (amount <= 0) return;
+  credit(db, now, { storeId: item.storeId, customerId: order.customerId, reason: '구매 확정 적립', orderId: item.orderId, orderItemId: item.orderItemId }, 'EARN', amount, now + policy.validityDays * DAY_MS);
+}
