@@ -205,24 +205,6 @@ test('cash receipts: identity rules, resident numbers refused, methods, issue af
   fails(await api('POST', `/v1/orders/${paid.orderId}/cash-receipt/reissue`, { token: access }), 403, 'INSUFFICIENT_ROLE');
 });
 
-test('zero amount: completed without a window, POINT method, no retry, no cash receipt', async () => {
-  const p = await createProduct(api, { name: '무료 쿠폰북', salePrice: 1000, stockQuantity: 10, fulfillment: { type: 'MANUAL' } });
-  // Points (the spec's way to zero) are not available yet and the catalog never prices at 0: set it underneath.
-  svc.services.sqlite.prepare('update products set sale_price = 0 where id = ?').run(p.productId);
-  const sheet = await directSheet(guest, { productId: p.productId, optionId: p.optionId });
-  assert.equal([sheet.amounts.totalAmount, sheet.paymentRequired, sheet.requiresShipping], [0, false, false]);
-  const pricing = ok(await guest('POST', `/storefront/v1/checkout/${sheet.checkoutId}/pricing`, { body: { coupons: [], pointAmount: 0 } }));
-  assert.is(pricing.paymentRequired, false);
-  fails(await guest('POST', `/storefront/v1/checkout/${sheet.checkoutId}/payment`, { body: { guest: GUEST, cashReceipt: { type: 'INCOME_DEDUCTION', identityNumber: '01012345678' } } }), 400, 'CASH_RECEIPT_NOT_AVAILABLE');
-  fails(await guest('POST', `/storefront/v1/checkout/${sheet.checkoutId}/payment`, { body: { guest: GUEST, shippingAddress: { receiverName: 'a', phone: '01012345678', zipCode: '12345', address1: 'x' } } }), 400, 'VALIDATION_FAILED');
-  const res = ok(await guest('POST', `/storefront/v1/checkout/${sheet.checkoutId}/payment`, { body: { guest: GUEST } }), 201);
-  assert.equal([res.status, res.payUrl, res.attemptId, res.option], ['completed', null, null, null]);
-  const order = ok(await api('GET', `/v1/orders/${res.orderId}`));
-  assert.equal([order.payment.method, order.payment.approvedMethod, order.amounts.totalAmount], ['POINT', 'POINT', 0]);
-  assert.is(order.items[0].fulfillmentSnapshot.type, 'MANUAL');
-  fails(await attempt(res.paymentId, { option: 'pg_one:CARD' }), 409, 'ALREADY_PROCESSED');
-});
-
 test('expiries: payment 10 minutes (PAYMENT_EXPIRED), sheet 30 minutes (CHECKOUT_EXPIRED)', async () => {
   const { sheet, start } = await newPayment();
   await svc.advance(9 * 60);

@@ -33,7 +33,12 @@ const q = preparedFor((db) => ({
     .where(and(eq(pointLots.id, sql.placeholder('id')), sql`${pointLots.remaining} >= ${sql.placeholder('amount')}`)).prepare(),
 }));
 
-export const policyOf = (db: Db, storeId: string): PointPolicy => q(db).policy.get({ storeId }) ?? DEFAULT_POLICY;
+export function policyOf(db: Db, storeId: string): PointPolicy {
+  const row = q(db).policy.get({ storeId });
+  if (!row) return DEFAULT_POLICY;
+  const { earnEnabled, defaultEarnRateBp, validityDays, useEnabled, minUseAmount, maxUseRateBp } = row;
+  return { earnEnabled, defaultEarnRateBp, validityDays, useEnabled, minUseAmount, maxUseRateBp };
+}
 export const balanceOf = (db: Db, storeId: string, customerId: string, now: number) => q(db).balance.get({ storeId, customerId, now })!.n;
 
 // ---------------------------------------------------------------------------------------------------
