@@ -1,7 +1,7 @@
 import { Command, Flags, type Interfaces } from '@oclif/core';
 import { readFileSync } from 'node:fs';
 import stringWidth from 'string-width';
-import { ApiCallError, ApiClient, ConnectionError, type RequestOptions } from '../client/api-client.js';
+import { ApiCallError, ApiClient, ConnectionError, type Envelope, type RequestOptions } from '../client/api-client.js';
 import { DEFAULT_API_URL, DEFAULT_PROFILE, readConfig, readCredential, sameService } from '../client/config.js';
 import { won } from './format.js';
 import { UsageError } from './usage-error.js';
@@ -139,11 +139,22 @@ export abstract class ApiCommand<T extends typeof Command> extends Command {
 
   /** A request in the chosen store; returns the envelope's data. */
   protected async storeRequest<D = any>(method: string, path: string, options: RequestOptions = {}): Promise<D> {
-    return (await this.client.request<D>(method, path, { ...options, storeId: await this.storeId() })).data;
+    return this.settled(await this.client.request<D>(method, path, { ...options, storeId: await this.storeId() }));
   }
 
   protected async request<D = any>(method: string, path: string, options: RequestOptions = {}): Promise<D> {
-    return (await this.client.request<D>(method, path, options)).data;
+    return this.settled(await this.client.request<D>(method, path, options));
+  }
+
+  /**
+   * An agent token's write that needs a person's approval (202 APPROVAL_REQUIRED) ends the command here,
+   * for every command alike: the approval request is printed (or its data with --json) and the exit is 0.
+   */
+  private settled<D>(envelope: Envelope<D>): D {
+    if (envelope.meta.code !== 'APPROVAL_REQUIRED') return envelope.data;
+    const approval = envelope.data as { approvalId: string; reason: string; expiresAt: string; approvalUrl: string };
+    this.output(approval, () => this.log(`Waiting for approval ${approval.approvalId} (${approval.reason}), until ${approval.expiresAt}: ${approval.approvalUrl}`));
+    return this.exit(0);
   }
 
   /** `--json`: the data alone; otherwise the command's own rendering. */
