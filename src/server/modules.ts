@@ -14,6 +14,8 @@ import { ordersModule } from '../modules/orders/index.js';
 import { flowsModule } from '../modules/flows/index.js';
 import { couponsModule } from '../modules/coupons/index.js';
 import { pointsModule } from '../modules/points/index.js';
+import { reviewsModule } from '../modules/reviews/index.js';
+import { inquiriesModule } from '../modules/inquiries/index.js';
 import type { Module } from './module.js';
 import type { Operation } from './registry.js';
 
@@ -35,6 +37,8 @@ export const modules: Module[] = [
   flowsModule,
   couponsModule,
   pointsModule,
+  reviewsModule,
+  inquiriesModule,
 ];
 
 /** The operation registry: every HTTP operation of the service. */

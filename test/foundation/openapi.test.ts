@@ -69,7 +69,7 @@ export function summary(page: Customers, audit: AuditLogs, missing: CustomerMiss
     // Each line must fail to compile: the types are real, not \`any\`.
     writeFileSync(join(dir, 'wrong.ts'), `${header}
 export const createdAtIsNoNumber = (page: Customers): number => page.data.contents[0].createdAt;
-export const noSuchField = (page: Customers) => page.data.contents[0].phone;
+export const noSuchField = (page: Customers) => page.data.contents[0].nickname;
 export const codesAreListed = (missing: CustomerMissing): 'APPROVAL_NOT_FOUND' => missing.error.code;
 `);
     const tsc = join(root, 'node_modules', '.bin', 'tsc');

@@ -146,6 +146,15 @@ export function uninstall(services: Services, inst: Installation, now: number) {
   enqueueDelivery(db, inst.id, 'APP.UNINSTALLED', { uninstalledAt: isoAt(now), eraseAt: isoAt(now + ERASE_DELAY_MS) }, now);
 }
 
+/**
+ * A store-wide notice (APP.CUSTOMER_REDACT) to every running installation of the store that holds one of
+ * `scopes`, queued in the caller's transaction and delivered to the app's `events/<EVENT>` function.
+ */
+export function notifyStoreApps(db: Db, storeId: string, event: string, payload: Record<string, unknown>, scopes: string[], now: number) {
+  const running = db.select().from(appInstallations).where(and(eq(appInstallations.storeId, storeId), eq(appInstallations.status, 'ACTIVE'))).all();
+  for (const inst of running) if (inst.grantedScopes.some((s) => scopes.includes(s))) enqueueDelivery(db, inst.id, event, payload, now);
+}
+
 function enqueueDelivery(db: Db, installationId: string, event: string, payload: Record<string, unknown>, now: number) {
   db.insert(appDeliveries).values({ id: newId('appd', now), installationId, event, payload, status: 'PENDING', attempts: 0, nextAttemptAt: now, createdAt: now }).run();
 }

@@ -1,6 +1,7 @@
 import type { Module } from '../../server/module.js';
 import type { Services } from '../../server/services.js';
 import { categoryOperations } from './category-operations.js';
+import { collectionOperations } from './collection-operations.js';
 import { addDays, datesIn, today } from './dates.js';
 import { optionSetOperations } from './option-set-operations.js';
 import { productOperations } from './operations.js';
@@ -31,6 +32,6 @@ function seedSamples(services: Services, storeId: string) {
 
 export const catalogModule: Module = {
   name: 'catalog',
-  operations: [...productOperations, ...categoryOperations, ...optionSetOperations, ...storefrontOperations],
+  operations: [...productOperations, ...categoryOperations, ...collectionOperations, ...optionSetOperations, ...storefrontOperations],
   onSeed: seedSamples,
 };

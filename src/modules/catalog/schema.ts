@@ -155,3 +155,18 @@ export const savedOptionSets = sqliteTable('saved_option_sets', {
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
 }, (t) => [index('saved_option_sets_store').on(t.storeId, t.updatedAt)]);
+
+/**
+ * A seller's collection: a hand-picked product list or every product of a category (and below), shown to
+ * buyers at `/storefront/v1/collections/{slug}/products`.
+ */
+export const collections = sqliteTable('collections', {
+  id: text('id').primaryKey(),
+  storeId: text('store_id').notNull(),
+  slug: text('slug').notNull(),
+  title: text('title').notNull(),
+  productIds: text('product_ids', { mode: 'json' }).$type<string[] | null>(),
+  rule: text('rule', { mode: 'json' }).$type<{ categoryId: string } | null>(),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+}, (t) => [uniqueIndex('collections_store_slug').on(t.storeId, t.slug)]);

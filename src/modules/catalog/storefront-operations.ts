@@ -1,4 +1,4 @@
-import { eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { pageOf, paginated } from '../../server/paging.js';
 import { calendarDate, won } from '../../server/responses.js';
 import { z } from 'zod';
@@ -8,7 +8,7 @@ import { defineOperation, type Ctx } from '../../server/registry.js';
 import { period, PERIOD_ERRORS, today } from './dates.js';
 import { collectionQuery, dateRange, LIMITS } from './inputs.js';
 import { calendarDays, requireDated } from './operations.js';
-import { categories, products } from './schema.js';
+import { categories, collections, products } from './schema.js';
 import { storeIdNamedBy } from '../stores/service.js';
 import { buyerProductView, cachedPage, discountActive, discountedPrice, findProduct, findProductByNo, pageOf as productPage, presentBuyerProduct, variantsOf, type ProductRow } from './service.js';
 
@@ -117,7 +117,7 @@ export const storefrontOperations = [
     operationId: 'storefrontListCollectionProducts',
     method: 'GET',
     path: '/storefront/v1/collections/{slug}/products',
-    summary: 'Products on sale in a collection: `all`, or a category id (its sub-categories included); needs X-Store-Id',
+    summary: "Products on sale in a collection: the seller's collection by slug, `all`, or a category id (sub-categories included); needs X-Store-Id",
     tag,
     auth: 'none',
     params: z.object({ slug: z.string() }).strict(),
@@ -128,15 +128,18 @@ export const storefrontOperations = [
       const storeId = buyerStoreId(ctx);
       if (!storeId) throw fail(400, 'STORE_ID_REQUIRED');
       const filters = [eq(products.status, 'ON_SALE')];
+      const own = ctx.db.select().from(collections).where(and(eq(collections.storeId, storeId), eq(collections.slug, ctx.params.slug))).get();
+      const categoryId = own ? own.rule?.categoryId : ctx.params.slug === 'all' ? undefined : ctx.params.slug;
       let categoryIds: string[] = [];
-      if (ctx.params.slug !== 'all') {
+      if (own?.productIds) filters.push(inArray(products.id, own.productIds));
+      if (categoryId !== undefined) {
         const all = ctx.db.select({ id: categories.id, parentId: categories.parentId }).from(categories).where(eq(categories.storeId, storeId)).all();
-        if (!all.some((c) => c.id === ctx.params.slug)) throw fail(404, 'COLLECTION_NOT_FOUND', { slug: ctx.params.slug });
-        categoryIds = collectionCategories(all, ctx.params.slug);
+        if (!all.some((c) => c.id === categoryId)) throw fail(404, 'COLLECTION_NOT_FOUND', { slug: ctx.params.slug });
+        categoryIds = collectionCategories(all, categoryId);
         filters.push(inArray(products.categoryId, categoryIds));
       }
-      // The category tree is part of the key: moving a sub-category changes the collection without touching products.
-      return cachedPage(ctx.db, storeId, `collection ${today(ctx.now)} ${ctx.query.page} ${ctx.query.size} ${categoryIds.join(',')}`, () => {
+      // The category tree and the collection's own version are part of the key: changing either changes the page without touching products.
+      return cachedPage(ctx.db, storeId, `collection ${today(ctx.now)} ${ctx.query.page} ${ctx.query.size} ${own ? `${own.id}@${own.updatedAt}` : ''} ${categoryIds.join(',')}`, () => {
         const { rows, variants, page, size, total } = productPage(ctx.db, storeId, filters, ctx.query.page, ctx.query.size);
         const origin = ctx.services.config.origin;
         return paginated(rows.map((p) => presentBuyerProduct(origin, p, variants.get(p.id)!, ctx.now)), page, size, total);

@@ -1,5 +1,6 @@
 import type { Module } from '../../server/module.js';
 import { defineMessages } from '../../server/messages.js';
+import { memberOperations } from './members.js';
 import { customerOperations } from './operations.js';
 
 defineMessages({
@@ -7,4 +8,4 @@ defineMessages({
   STORE_NOT_FOUND: '상점을 찾을 수 없습니다.',
 });
 
-export const customersModule: Module = { name: 'customers', operations: customerOperations };
+export const customersModule: Module = { name: 'customers', operations: [...customerOperations, ...memberOperations] };

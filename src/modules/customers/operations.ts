@@ -1,4 +1,5 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, or } from 'drizzle-orm';
+import { contains } from '../../db/search.js';
 import { z } from 'zod';
 import { countRows } from '../../db/client.js';
 import { fail } from '../../server/errors.js';
@@ -48,21 +49,25 @@ export const customerOperations = [
     operationId: 'listCustomers',
     method: 'GET',
     path: '/v1/customers',
-    summary: 'Buyers of the store, newest first',
+    summary: 'Buyers of the store, newest first; keyword matches name, e-mail or phone',
     tag,
     auth: 'store',
     scope: 'customer:r',
     query: z.object({
       ...pageQuery(100),
+      keyword: z.string().trim().min(1).max(100).optional(),
       uid: z.string().optional(),
       email: z.string().optional(),
     }).strict(),
     response: pageOf(customerSchema),
     handler: (ctx) => {
+      const keyword = ctx.query.keyword?.toLowerCase();
+      const digits = keyword?.replace(/-/g, '');
       const where = and(
         eq(customers.storeId, ctx.store.id),
         ctx.query.uid === undefined ? undefined : eq(customers.uid, ctx.query.uid),
         ctx.query.email === undefined ? undefined : eq(customers.email, ctx.query.email.toLowerCase()),
+        keyword === undefined ? undefined : or(contains(customers.name, keyword), contains(customers.email, keyword), /^\d{3,}$/.test(digits!) ? contains(customers.phone, digits!) : undefined),
       );
       const rows = ctx.db.select().from(customers).where(where).orderBy(desc(customers.id)).limit(ctx.query.size).offset((ctx.query.page - 1) * ctx.query.size).all();
       return paginated(rows.map(presentCustomer), ctx.query.page, ctx.query.size, countRows(ctx.db, customers, where));

@@ -33,20 +33,32 @@ export function findOrCreateCustomer(db: Db, storeId: string, now: number, input
   if (existing) return { customer: existing, created: false };
   // A new uid whose e-mail already belongs to another buyer keeps the e-mail with that buyer.
   const emailTaken = email !== undefined && db.select({ id: customers.id }).from(customers).where(and(eq(customers.storeId, storeId), eq(customers.email, email))).get();
-  const customer: Customer = { id: newId('cus', now), storeId, uid: input.uid ?? null, email: emailTaken ? null : (email ?? null), name: input.name ?? null, createdAt: now, withdrawnAt: null };
+  const customer: Customer = { id: newId('cus', now), storeId, uid: input.uid ?? null, email: emailTaken ? null : (email ?? null), name: input.name ?? null, phone: null, passwordHash: null, createdAt: now, withdrawnAt: null };
   db.insert(customers).values(customer).run();
   return { customer, created: true };
 }
 
 /** A buyer of the store as the API shows it (presentCustomer). */
-export const customerSchema = z.object({ customerId: z.string(), uid: z.string().nullable(), email: z.string().nullable(), name: z.string().nullable(), createdAt: instant });
+export const customerSchema = z.object({
+  customerId: z.string(),
+  uid: z.string().nullable().describe("The seller's own member id (buyer delegation)"),
+  email: z.string().nullable(),
+  name: z.string().nullable(),
+  phone: z.string().nullable(),
+  member: z.boolean().describe('Signed up on the storefront (has a password)'),
+  createdAt: instant,
+  withdrawnAt: instant.nullable().describe('Withdrawn buyers keep their id and orders; personal fields are erased'),
+});
 
 export const presentCustomer = (c: Customer): z.output<typeof customerSchema> => ({
   customerId: c.id,
   uid: c.uid,
   email: c.email,
   name: c.name,
+  phone: c.phone,
+  member: c.passwordHash !== null,
   createdAt: isoAt(c.createdAt),
+  withdrawnAt: c.withdrawnAt === null ? null : isoAt(c.withdrawnAt),
 });
 
 export const buyerTokenSchema = z.object({ accessToken: z.string(), tokenType: z.literal('Bearer'), expiresIn: z.number().int(), expiresAt: instant });

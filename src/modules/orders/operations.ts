@@ -2,6 +2,7 @@ import { and, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
+import { contains } from '../../db/search.js';
 import { fail } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
 import { defineOperation } from '../../server/registry.js';
@@ -38,7 +39,7 @@ const orderListQuery = z.object({
 
 const ORDER_LOOKUP = { 403: ['TENANT_MISMATCH'], 404: ['ORDER_NOT_FOUND'] } as const;
 
-const like = (value: string) => sql`${orders.searchText} like ${`%${value.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`} escape '\\'`;
+const like = (value: string) => contains(orders.searchText, value.toLowerCase());
 
 const buyerOrderView = z.object({
   orderId: z.string(),
