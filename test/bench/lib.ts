@@ -26,9 +26,10 @@ export const startBareH3 = () => startJsonReady('node', ['--import', 'tsx', 'tes
 export const startSvcDev = (extra: string[] = []) =>
   startJsonReady('node', ['--no-node-snapshot', 'bin/run.js', 'dev', '--port', '0', '--json', '--data-dir', mkdtempSync(join(tmpdir(), 'svc-bench-')), ...extra]);
 
-/** Requests per second of one GET target: 50 connections, the load generator in this process. */
-export async function rps(url: string, headers: Record<string, string> = {}, seconds = 4): Promise<number> {
-  const result = await autocannon({ url, headers, connections: 50, duration: seconds });
+/** Requests per second of one target (GET unless a method and JSON body are given): 50 connections, the load generator in this process. */
+export async function rps(url: string, headers: Record<string, string> = {}, seconds = 4, request: { method?: 'POST'; body?: unknown } = {}): Promise<number> {
+  const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+  const result = await autocannon({ url, headers: body ? { ...headers, 'content-type': 'application/json' } : headers, method: request.method ?? 'GET', body, connections: 50, duration: seconds });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return result.requests.average;
 }
