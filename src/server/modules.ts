@@ -16,6 +16,7 @@ import { couponsModule } from '../modules/coupons/index.js';
 import { pointsModule } from '../modules/points/index.js';
 import { reviewsModule } from '../modules/reviews/index.js';
 import { inquiriesModule } from '../modules/inquiries/index.js';
+import { claimsModule } from '../modules/claims/index.js';
 import type { Module } from './module.js';
 import type { Operation } from './registry.js';
 
@@ -39,6 +40,7 @@ export const modules: Module[] = [
   pointsModule,
   reviewsModule,
   inquiriesModule,
+  claimsModule,
 ];
 
 /** The operation registry: every HTTP operation of the service. */

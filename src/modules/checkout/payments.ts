@@ -531,15 +531,23 @@ function settleApproval(services: Services, attemptId: string, result: ConfirmRe
   })();
 }
 
-/** Gives an automatic cancel's money back at the gateway; a refusal or silence is retried by the refunds job. */
-async function runRefund(services: Services, refundId: string) {
+/**
+ * Gives a refund's money back at the gateway (automatic cancels, seller cancels, claims); a refusal or
+ * silence is retried by the refunds job. The gateway is asked first what it already canceled on the
+ * attempt: beyond the refunds completed so far, that is this refund's money (an answer lost earlier), so
+ * a cancel is never sent twice.
+ */
+export async function runRefund(services: Services, refundId: string) {
   const { db } = services;
   const refund = db.select().from(paymentRefunds).where(eq(paymentRefunds.id, refundId)).get()!;
+  if (refund.status !== 'PROCESSING') return;
   const attempt = q(db).attempt.get({ id: refund.attemptId })!;
   const gateway = gatewayFor(services, refund.storeId, attempt.pg as Pg, { credentialId: attempt.credentialId ?? undefined });
   const view = await gateway.lookup({ pgPaymentKey: attempt.pgPaymentKey!, pgOrderId: attempt.pgOrderId });
-  const result = view.status === 'CANCELED'
-    ? { status: 'CANCELED' as const, canceledAmount: view.canceledAmount }
+  const completed = db.select({ amount: paymentRefunds.amount }).from(paymentRefunds)
+    .where(and(eq(paymentRefunds.attemptId, attempt.id), eq(paymentRefunds.status, 'COMPLETED'))).all().reduce((n, r) => n + r.amount, 0);
+  const result = view.canceledAmount >= completed + refund.amount
+    ? { status: 'CANCELED' as const, canceledAmount: refund.amount }
     : await gateway.cancel({ pgTransactionId: attempt.pgTransactionId!, amount: refund.amount, reason: refund.reason });
   const now = services.clock.now();
   if (result.status === 'CANCELED') db.update(paymentRefunds).set({ status: 'COMPLETED', completedAt: now, failure: null }).where(eq(paymentRefunds.id, refundId)).run();

@@ -148,16 +148,22 @@ export const paymentAttempts = sqliteTable('payment_attempts', {
   index('payment_attempts_confirming').on(t.updatedAt).where(sql`status = 'CONFIRMING'`),
 ]);
 
-/** Money given back: automatic cancels of approvals that could not become an order (and later refunds). */
+/** Money given back: automatic cancels of approvals that could not become an order, seller cancels and claims. */
 export const paymentRefunds = sqliteTable('payment_refunds', {
   id: text('id').primaryKey(),
   storeId: text('store_id').notNull(),
   paymentId: text('payment_id').notNull().references(() => payments.id),
+  /** The approving attempt whose money goes back (empty for a refund wholly in points). */
   attemptId: text('attempt_id').notNull(),
+  /** The claim the refund settles; null for automatic and seller cancels. */
+  claimId: text('claim_id'),
+  orderItemIds: text('order_item_ids', { mode: 'json' }).$type<string[]>().notNull().default([]),
   amount: integer('amount').notNull(),
   pointRefundAmount: integer('point_refund_amount').notNull(),
   reason: text('reason').notNull(),
-  status: text('status').$type<'PROCESSING' | 'COMPLETED' | 'FAILED' | 'HELD'>().notNull(),
+  status: text('status').$type<'REQUESTED' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'HELD'>().notNull(),
+  /** Why a HELD refund waits (the gateway's answer); `POST /v1/payments/refunds/{refundId}/process` retries it. */
+  heldReason: text('held_reason'),
   failure: text('failure', { mode: 'json' }).$type<Failure | null>(),
   createdAt: integer('created_at').notNull(),
   completedAt: integer('completed_at'),

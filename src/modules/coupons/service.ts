@@ -284,18 +284,18 @@ export function linkCouponsToOrder(db: Db, paymentId: string, orderId: string) {
 }
 
 /**
- * A payment that ended unpaid gives its coupons back: typed items are free again, a CODE coupon's item
- * made for the payment is removed and its quantity returned.
+ * A payment that ended unpaid, or an order canceled whole before dispatch, gives its coupons back: typed
+ * items are free again, a CODE coupon's item made for the payment is removed and its quantity returned.
  */
 export function releaseCoupons(db: Db, paymentId: string) {
-  const held = db.select().from(couponItems).where(and(eq(couponItems.paymentId, paymentId), isNull(couponItems.orderId))).all();
+  const held = db.select().from(couponItems).where(eq(couponItems.paymentId, paymentId)).all();
   for (const item of held) {
     db.update(coupons).set({ usedCount: sql`${coupons.usedCount} - 1` }).where(eq(coupons.id, item.couponId)).run();
     if (item.source === 'CODE') {
       db.delete(couponItems).where(eq(couponItems.id, item.id)).run();
       db.update(coupons).set({ issuedCount: sql`${coupons.issuedCount} - 1` }).where(eq(coupons.id, item.couponId)).run();
     } else {
-      db.update(couponItems).set({ usedAt: null, paymentId: null }).where(eq(couponItems.id, item.id)).run();
+      db.update(couponItems).set({ usedAt: null, paymentId: null, orderId: null }).where(eq(couponItems.id, item.id)).run();
     }
   }
 }

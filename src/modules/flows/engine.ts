@@ -15,6 +15,8 @@ export interface ItemState {
   /** A claim is open on this item / on some item of its progression group. */
   claimOpen: boolean;
   groupClaimOpen: boolean;
+  /** Canceled, returned or exchanged in full by a cancel or claim: the flow has nothing more to do with it. */
+  closed?: boolean;
   /** What expressions read besides `input` and `now`. */
   facts: Pick<ExpressionScope, 'order' | 'item' | 'flow'>;
 }
@@ -60,8 +62,8 @@ export interface Effects {
 }
 
 export type Refusal =
-  | { code: 'ACTION_NOT_AVAILABLE'; reason: 'UNKNOWN_ACTION' | 'NOT_IN_STATE' | 'ACTOR' | 'SCOPE' | 'NO_OPEN_CLAIM' }
-  | { code: 'FLOW_MOVE_NOT_ALLOWED'; reason: 'CONDITION' | 'CLAIM_OPEN' | 'UNKNOWN_STATE' | 'SAME_STATE' }
+  | { code: 'ACTION_NOT_AVAILABLE'; reason: 'UNKNOWN_ACTION' | 'NOT_IN_STATE' | 'ACTOR' | 'SCOPE' | 'NO_OPEN_CLAIM' | 'CLOSED' }
+  | { code: 'FLOW_MOVE_NOT_ALLOWED'; reason: 'CONDITION' | 'CLAIM_OPEN' | 'UNKNOWN_STATE' | 'SAME_STATE' | 'CLOSED' }
   | { code: 'FLOW_ACTION_INPUT_INVALID'; issues: InputIssue[] }
   | { code: 'FLOW_EVENT_NOT_ACCEPTED' }
   | { code: 'TIMER_STALE' };
@@ -131,8 +133,19 @@ function paramValue(channel: string, source: string, scope: ExpressionScope): un
   return secret ? { secret: secret[1] } : emptyToNull(evaluate(source, scope));
 }
 
+/** What a closed item (canceled, returned, exchanged in full) answers to anything but its start. */
+function closedRefusal(trigger: Trigger): Refusal {
+  switch (trigger.kind) {
+    case 'action': return { code: 'ACTION_NOT_AVAILABLE', reason: 'CLOSED' };
+    case 'event': return { code: 'FLOW_EVENT_NOT_ACCEPTED' };
+    case 'timer': return { code: 'TIMER_STALE' };
+    default: return { code: 'FLOW_MOVE_NOT_ALLOWED', reason: 'CLOSED' };
+  }
+}
+
 /** One trigger applied to one item. */
 export function step(def: Definition, item: ItemState, trigger: Trigger, now: number): StepResult {
+  if (item.closed && trigger.kind !== 'start') return { ok: false, refusal: closedRefusal(trigger) };
   switch (trigger.kind) {
     case 'start': {
       const scope = scopeOf(item, {}, now);
@@ -207,6 +220,7 @@ export interface ActionView {
  * without input disables the action; one that cannot be judged without input leaves it enabled.
  */
 export function availableActions(def: Definition, item: ItemState, now: number): ActionView[] {
+  if (item.closed) return [];
   const keys = new Set(def.transitions.filter((t) => t.from === item.state && 'action' in t.on).map((t) => (t.on as { action: string }).action));
   if (item.claimOpen && def.actions[WITHDRAW]) keys.add(WITHDRAW);
   const scope = scopeOf(item, {}, now);

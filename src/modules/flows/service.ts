@@ -244,8 +244,11 @@ function groupOf(db: Db, row: ItemFlowRow) {
 }
 
 /** The engine's view of an item: its state, claim holds (its own, its group's) and what expressions read. */
+/** Core statuses a cancel or claim ends an item in: no action, event, timer or move applies any more. */
+export const CLOSED_CORE_STATUSES = new Set(['CANCELED', 'RETURNED', 'EXCHANGED']);
+
 function itemState(row: ItemFlowRow, order: OrderRow, item: OrderItemRow, groupClaimOpen: boolean): ItemState {
-  return { state: row.state, claimOpen: row.claimHold, groupClaimOpen, facts: itemFacts(row, order, item) };
+  return { state: row.state, claimOpen: row.claimHold, groupClaimOpen, closed: CLOSED_CORE_STATUSES.has(row.coreStatus), facts: itemFacts(row, order, item) };
 }
 
 /** What flow expressions read of a stored item: `order`, `item`, `flow` (simulation and replay read the same shape). */
@@ -578,6 +581,23 @@ export function openClaimHold(db: Db, now: number, orderItemId: string) {
 }
 
 /** The claim was handled or withdrawn: paused timers resume with the time they had left, unless another hold remains in the group. */
+/**
+ * A cancel or claim ended the item (all of its quantity): its flow closes in `coreStatus` — timers cleared,
+ * claim hold released, the order's status recomputed — inside the caller's transaction. The state key
+ * stays where the item was, so its history reads where it left the flow.
+ */
+export function closeItemFlow(db: Db, now: number, orderItemId: string, coreStatus: 'CANCELED' | 'RETURNED' | 'EXCHANGED') {
+  const row = findItemFlow(db, orderItemId);
+  if (row) {
+    if (row.claimHold) releaseClaimHold(db, now, orderItemId);
+    db.update(orderItemFlows).set({ coreStatus, updatedAt: now }).where(eq(orderItemFlows.orderItemId, orderItemId)).run();
+    clearTimers(db, now, orderItemId);
+  }
+  q(db).setItemStatus.run({ id: orderItemId, status: coreStatus, now });
+  const item = q(db).orderItem.get({ id: orderItemId })!;
+  return refreshOrderStatus(db, q(db).order.get({ id: item.orderId })!, now);
+}
+
 export function releaseClaimHold(db: Db, now: number, orderItemId: string) {
   const row = findItemFlow(db, orderItemId);
   if (!row || !row.claimHold) return;

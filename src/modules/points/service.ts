@@ -131,15 +131,34 @@ export function spend(db: Db, now: number, change: Change, kind: 'USE' | 'DEDUCT
   return entry;
 }
 
-/** Gives back what a payment held (it ended unpaid): the same lots regain what was taken from them. Once only. */
-export function returnPaymentPoints(db: Db, now: number, paymentId: string) {
+/**
+ * Gives `amount` of a payment's points back (a cancel, a refund): the lots it took from regain it, the
+ * latest-expiring first, never more than the payment used in all.
+ */
+export function returnPoints(db: Db, now: number, paymentId: string, amount: number, change: Change) {
   const entries = db.select().from(pointEntries).where(eq(pointEntries.paymentId, paymentId)).all();
   const used = entries.find((e) => e.kind === 'USE');
-  if (!used || entries.some((e) => e.kind === 'RETURN')) return;
-  for (const use of db.select().from(pointLotUses).where(eq(pointLotUses.entryId, used.id)).all()) {
-    db.update(pointLots).set({ remaining: sql`${pointLots.remaining} + ${use.amount}` }).where(eq(pointLots.id, use.lotId)).run();
+  if (!used || amount <= 0) return;
+  let skip = entries.filter((e) => e.kind === 'RETURN').reduce((n, e) => n + e.amount, 0);
+  let due = Math.min(amount, -used.amount - skip);
+  if (due <= 0) return;
+  const given = due;
+  const uses = db.select({ lotId: pointLotUses.lotId, amount: pointLotUses.amount, expiresAt: pointLots.expiresAt }).from(pointLotUses)
+    .innerJoin(pointLots, eq(pointLots.id, pointLotUses.lotId)).where(eq(pointLotUses.entryId, used.id)).orderBy(desc(pointLots.expiresAt)).all();
+  for (const use of uses) {
+    const skipped = Math.min(skip, use.amount);
+    skip -= skipped;
+    const give = Math.min(due, use.amount - skipped);
+    if (give > 0) db.update(pointLots).set({ remaining: sql`${pointLots.remaining} + ${give}` }).where(eq(pointLots.id, use.lotId)).run();
+    due -= give;
   }
-  writeEntry(db, now, { storeId: used.storeId, customerId: used.customerId, reason: '결제 취소로 돌려받음', paymentId }, 'RETURN', -used.amount, null);
+  writeEntry(db, now, { ...change, paymentId }, 'RETURN', given, null);
+}
+
+/** Gives back everything a payment held (it ended unpaid). */
+export function returnPaymentPoints(db: Db, now: number, paymentId: string) {
+  const used = db.select().from(pointEntries).where(and(eq(pointEntries.paymentId, paymentId), eq(pointEntries.kind, 'USE'))).get();
+  if (used) returnPoints(db, now, paymentId, -used.amount, { storeId: used.storeId, customerId: used.customerId, reason: '결제 취소로 돌려받음' });
 }
 
 /** The order made from a payment: its point use names the order too. */
