@@ -22,6 +22,8 @@ export interface Module {
    * transaction that moved it): points earned on purchase decision, review eligibility, analytics facts.
    */
   onOrderItemMoved?(services: Services, db: Db, move: OrderItemMove): void;
+  /** The buyer withdrew an open claim with the flow action WITHDRAW_REQUEST (inside the move's transaction). */
+  onClaimWithdrawn?(services: Services, db: Db, withdrawal: { storeId: string; orderItemId: string; at: number }): void;
   /** A buyer signed up as a member of a store (inside the sign-up transaction): sign-up coupons, welcome points. */
   onCustomerSignedUp?(services: Services, db: Db, signUp: { storeId: string; customerId: string; at: number }): void;
   /** Routes outside the registry (HTML pages, OAuth, file serving); keep these rare. */

@@ -1,5 +1,10 @@
 import type { Module } from '../../server/module.js';
 import { claimOperations } from './operations.js';
+import { withdrawOpenClaim } from './service.js';
 
-/** After the sale: seller cancels (claims, refunds and the sales report build on the same amounts). */
-export const claimsModule: Module = { name: 'claims', operations: claimOperations };
+/** After the sale: seller cancels and buyers' claims (cancel, return, exchange) on one amounts module, refunds through the gateway. */
+export const claimsModule: Module = {
+  name: 'claims',
+  operations: claimOperations,
+  onClaimWithdrawn: (_services, db, w) => withdrawOpenClaim(db, w.at, w.orderItemId),
+};

@@ -390,6 +390,7 @@ function applyEffects(db: Db, now: number, a: Application, services?: Services):
     if (m.effects.withdrawClaim) {
       releaseClaimHold(db, now, row.orderItemId);
       row = { ...row, claimHold: false };
+      for (const module of services?.modules ?? []) module.onClaimWithdrawn?.(services!, db, { storeId: row.storeId, orderItemId: row.orderItemId, at: now });
     }
     if (m.effects.timersCleared) clearTimers(db, now, row.orderItemId);
     armTimers(db, now, row, m.effects.timersSet);

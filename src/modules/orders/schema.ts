@@ -107,6 +107,8 @@ export const orderItems = sqliteTable('order_items', {
   pointAllocation: integer('point_allocation').notNull(),
   /** Units a seller cancel took out of the item (all of them: the item is CANCELED). */
   canceledQuantity: integer('canceled_quantity').notNull().default(0),
+  /** Units returned by completed return claims. */
+  returnedQuantity: integer('returned_quantity').notNull().default(0),
   /** The order's coupon discounts on this item; a claim returns it with the item. */
   couponDiscountAmount: integer('coupon_discount_amount').notNull().default(0),
   /** The product's own earn rate at payment (basis points); null: the point policy's default applies. */
