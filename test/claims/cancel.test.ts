@@ -136,4 +136,21 @@ test('refusals after dispatch; agents wait for approval with the amounts in the 
   fails(await reader('POST', `/v1/order-items/${o.mugItem.orderItemId}/cancel`, { body: { quantity: 1, reason: 'ETC' } }), 403, 'INSUFFICIENT_ROLE');
 });
 
+test('a refund the gateway holds (REFUND_HELD) waits with its reason and heldRefundAmount; process retries it once', async () => {
+  const o = await placeOrder();
+  const held = await fetch(`${svc.url}/_dev/v1/payments/${o.paymentId}/simulate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outcome: 'REFUND_HELD' }) });
+  assert.is(held.status, 200);
+  const canceled = ok(await api('POST', `/v1/order-items/${o.plateItem.orderItemId}/cancel`, { body: { quantity: 1, reason: 'OUT_OF_STOCK' } }));
+  assert.equal([canceled.refundStatus, canceled.amounts.cashRefundAmount], ['HELD', 14000]);
+  const payment = ok(await api('GET', `/v1/payments/${o.paymentId}`));
+  const refund = payment.refunds.find((r: any) => r.refundId === canceled.refundId);
+  assert.equal([refund.status, typeof refund.heldReason, payment.heldRefundAmount, payment.status], ['HELD', 'string', 14000, 'APPROVED']);
+  const processed = ok(await api('POST', `/v1/payments/refunds/${canceled.refundId}/process`));
+  assert.equal([processed.status, processed.heldReason, processed.amount], ['COMPLETED', null, 14000]);
+  fails(await api('POST', `/v1/payments/refunds/${canceled.refundId}/process`), 409, 'INVALID_STATUS');
+  fails(await api('POST', '/v1/payments/refunds/rfd_nope/process'), 404, 'REFUND_NOT_FOUND');
+  const after = ok(await api('GET', `/v1/payments/${o.paymentId}`));
+  assert.equal([after.heldRefundAmount, after.status], [0, 'PARTIALLY_REFUNDED']);
+});
+
 test.run();

@@ -33,6 +33,30 @@ const adminStatusSql = (now: number) => sql<AdminStatus>`case
   when ${payments.expiresAt} <= ${now} then 'FAILED'
   else 'READY' end`;
 
+/** A refund as payments show it (issue 13 Shapes); automatic cancels, seller cancels and claims alike. */
+export const refundView = z.object({
+  refundId: z.string(),
+  paymentId: z.string(),
+  attemptId: z.string().nullable().describe('The approving attempt refunded; null when everything went back as points'),
+  claimId: z.string().nullable(),
+  orderItemIds: z.array(z.string()),
+  amount: won.describe('Cash given back through the gateway'),
+  pointRefundAmount: won,
+  reason: z.string().describe('Automatic cancels: DUPLICATE_APPROVAL, AMOUNT_MISMATCH, OUT_OF_STOCK, PAYMENT_ENDED, PAYMENT_EXPIRED; seller cancels: SELLER_CANCEL:<reason>.'),
+  status: z.enum(['REQUESTED', 'PROCESSING', 'COMPLETED', 'FAILED', 'HELD']),
+  heldReason: z.string().nullable(),
+  failure: failureView.nullable(),
+  requestedAt: instant,
+  createdAt: instant,
+  completedAt: instant.nullable(),
+});
+
+export const presentRefund = (r: typeof paymentRefunds.$inferSelect): z.output<typeof refundView> => ({
+  refundId: r.id, paymentId: r.paymentId, attemptId: r.attemptId || null, claimId: r.claimId, orderItemIds: r.orderItemIds, amount: r.amount,
+  pointRefundAmount: r.pointRefundAmount, reason: r.reason, status: r.status, heldReason: r.heldReason, failure: presentFailure(r.failure),
+  requestedAt: isoAt(r.createdAt), createdAt: isoAt(r.createdAt), completedAt: r.completedAt === null ? null : isoAt(r.completedAt),
+});
+
 const listQuery = z.object({
   ...pageQuery(100),
   status: z.string().transform((v) => v.split(',')).pipe(z.array(z.enum(ADMIN_STATUSES))).optional(),
@@ -104,22 +128,7 @@ export const paymentDetailView = paymentView.extend({
     createdAt: instant,
     approvedAt: instant.nullable(),
   })),
-  refunds: z.array(z.object({
-    refundId: z.string(),
-    paymentId: z.string(),
-    attemptId: z.string().nullable().describe('The approving attempt refunded; null when everything went back as points'),
-    claimId: z.string().nullable(),
-    orderItemIds: z.array(z.string()),
-    amount: won.describe('Cash given back through the gateway'),
-    pointRefundAmount: won,
-    reason: z.string().describe('Automatic cancels: DUPLICATE_APPROVAL, AMOUNT_MISMATCH, OUT_OF_STOCK, PAYMENT_ENDED, PAYMENT_EXPIRED; seller cancels: SELLER_CANCEL:<reason>.'),
-    status: z.enum(['REQUESTED', 'PROCESSING', 'COMPLETED', 'FAILED', 'HELD']),
-    heldReason: z.string().nullable(),
-    failure: failureView.nullable(),
-    requestedAt: instant,
-    createdAt: instant,
-    completedAt: instant.nullable(),
-  })),
+  refunds: z.array(refundView),
   heldRefundAmount: won.describe('Sum of the HELD refunds.'),
   cashReceipt: cashReceiptView.nullable(),
 });
@@ -205,11 +214,7 @@ export const paymentAdminOperations = [
           status: a.status, pgTransactionId: a.pgTransactionId, approvedAmount: a.approvedAmount, testPayment: a.testPayment,
           failure: presentFailure(a.failure), createdAt: isoAt(a.createdAt), approvedAt: a.approvedAt === null ? null : isoAt(a.approvedAt),
         })),
-        refunds: refunds.map((r) => ({
-          refundId: r.id, paymentId: r.paymentId, attemptId: r.attemptId || null, claimId: r.claimId, orderItemIds: r.orderItemIds, amount: r.amount,
-          pointRefundAmount: r.pointRefundAmount, reason: r.reason, status: r.status, heldReason: r.heldReason, failure: presentFailure(r.failure),
-          requestedAt: isoAt(r.createdAt), createdAt: isoAt(r.createdAt), completedAt: r.completedAt === null ? null : isoAt(r.completedAt),
-        })),
+        refunds: refunds.map(presentRefund),
         heldRefundAmount: refunds.filter((r) => r.status === 'HELD').reduce((n, r) => n + r.amount, 0),
         cashReceipt: presentCashReceipt(cashReceiptOf(ctx.db, payment.id)),
       };

@@ -88,7 +88,8 @@ export const newAttempt = z.object({
 
 /** `amount` (dev only) makes the sandbox gateway authorise another amount, to see the mismatch cancel. */
 export const simulateOutcome = z.object({
-  outcome: z.enum(['APPROVE', 'REFUSE', 'CANCEL', 'WINDOW_ERROR', 'CONFIRMING']),
+  /** REFUND_HELD: not a window outcome — the payment's next refund is held by the sandbox gateway. */
+  outcome: z.enum(['APPROVE', 'REFUSE', 'CANCEL', 'WINDOW_ERROR', 'CONFIRMING', 'REFUND_HELD']),
   amount: z.number().int().min(0).max(1_000_000_000).optional(),
 }).strict();
 export type Outcome = z.infer<typeof simulateOutcome>['outcome'];

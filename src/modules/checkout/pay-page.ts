@@ -8,7 +8,8 @@ import { escapeHtml, htmlResponse } from '../../server/html.js';
 import type { Services } from '../../server/services.js';
 import { parseWith } from '../../server/validation.js';
 import { simulateOutcome, type Outcome } from './inputs.js';
-import { attemptsOf, decideSandbox, findPayment, returnFromGateway, storefrontResult } from './payments.js';
+import { holdSandboxRefunds } from '../payments/sandbox.js';
+import { attemptsOf, decideSandbox, findPayment, presentPaymentStatus, returnFromGateway, storefrontResult } from './payments.js';
 import { loadSheet } from './service.js';
 
 /** The window's form is three fields; nothing larger is read. */
@@ -111,7 +112,12 @@ export function mountPayPages(app: H3, services: Services) {
   app.post('/_dev/v1/payments/:paymentId/simulate', devRoute(services, async (raw, event) => {
     const { outcome, amount } = parseWith(simulateOutcome, raw);
     const paymentId = paymentIdOf(event);
-    if (!findPayment(services.db, paymentId)) throw new ApiError(404, 'PAYMENT_NOT_FOUND');
+    const payment = findPayment(services.db, paymentId);
+    if (!payment) throw new ApiError(404, 'PAYMENT_NOT_FOUND');
+    if (outcome === 'REFUND_HELD') {
+      holdSandboxRefunds(services, paymentId);
+      return presentPaymentStatus(services, payment);
+    }
     return decideSandbox(services, paymentId, outcome, { amount });
   }));
 }

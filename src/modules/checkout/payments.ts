@@ -550,7 +550,8 @@ export async function runRefund(services: Services, refundId: string) {
     ? { status: 'CANCELED' as const, canceledAmount: refund.amount }
     : await gateway.cancel({ pgTransactionId: attempt.pgTransactionId!, amount: refund.amount, reason: refund.reason });
   const now = services.clock.now();
-  if (result.status === 'CANCELED') db.update(paymentRefunds).set({ status: 'COMPLETED', completedAt: now, failure: null }).where(eq(paymentRefunds.id, refundId)).run();
+  if (result.status === 'CANCELED') db.update(paymentRefunds).set({ status: 'COMPLETED', completedAt: now, failure: null, heldReason: null }).where(eq(paymentRefunds.id, refundId)).run();
+  else if (result.status === 'HELD') db.update(paymentRefunds).set({ status: 'HELD', heldReason: result.failure?.message ?? 'REFUND_HELD' }).where(eq(paymentRefunds.id, refundId)).run();
   else if (result.status === 'FAILED') db.update(paymentRefunds).set({ failure: result.failure ? failure(result.failure.code, result.failure.message, result.failure.optionUnavailable, now) : null }).where(eq(paymentRefunds.id, refundId)).run();
 }
 

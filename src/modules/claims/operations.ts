@@ -14,6 +14,7 @@ import {
   type ClaimRequest, type ClaimRow,
 } from './service.js';
 import { defineOperation, reply, type BuyerCtx, type Ctx, type StoreCtx } from '../../server/registry.js';
+import { presentRefund, refundView } from '../checkout/admin-operations.js';
 import { paymentRefunds } from '../checkout/schema.js';
 import { runRefund } from '../checkout/payments.js';
 import { cancelable, cancelAmountsView, cancelItem, CANCEL_REASONS, presentCancelAmounts } from './cancel.js';
@@ -246,7 +247,32 @@ function sellerClaimOperations() {
   ];
 }
 
+const processRefund = defineOperation({
+  operationId: 'processRefund',
+  method: 'POST',
+  path: '/v1/payments/refunds/{refundId}/process',
+  summary: 'Retry a HELD refund (the gateway could not refund then: balance, pending settlement)',
+  tag: 'Payments',
+  auth: 'store',
+  scope: 'order:rw',
+  roles: ['OWNER', 'ADMIN'],
+  agent: 'approval',
+  async: true,
+  params: z.object({ refundId: z.string() }).strict(),
+  response: refundView,
+  errors: { 403: ['TENANT_MISMATCH'], 404: ['REFUND_NOT_FOUND'], 409: ['INVALID_STATUS'] },
+  target: (ctx) => ({ type: 'REFUND', id: ctx.params.refundId }),
+  handler: async (ctx) => {
+    const refund = requireOwned(ctx.db.select().from(paymentRefunds).where(eq(paymentRefunds.id, ctx.params.refundId)).get(), ctx.store.id, 'REFUND_NOT_FOUND');
+    if (refund.status !== 'HELD') throw fail(409, 'INVALID_STATUS', { status: refund.status });
+    ctx.db.update(paymentRefunds).set({ status: 'PROCESSING' }).where(and(eq(paymentRefunds.id, refund.id), eq(paymentRefunds.status, 'HELD'))).run();
+    await runRefund(ctx.services, refund.id);
+    return presentRefund(ctx.db.select().from(paymentRefunds).where(eq(paymentRefunds.id, refund.id)).get()!);
+  },
+});
+
 export const claimOperations = [
+  processRefund,
   defineOperation({
     operationId: 'previewOrderItemCancel',
     method: 'GET',

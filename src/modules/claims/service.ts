@@ -20,6 +20,7 @@ import { claims, type ClaimStatus, type ClaimType } from './schema.js';
 
 defineMessages({
   CLAIM_NOT_FOUND: '클레임을 찾을 수 없습니다.',
+  REFUND_NOT_FOUND: '환불을 찾을 수 없습니다.',
   PERIOD_EXPIRED: '신청할 수 있는 기간이 지났습니다.',
 });
 

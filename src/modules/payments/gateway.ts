@@ -141,8 +141,11 @@ export interface CancelInput {
 }
 
 export interface CancelResult {
-  /** PENDING: the gateway accepted the request but has not finished it (pg_two `REQUESTED`). */
-  status: 'CANCELED' | 'PENDING' | 'FAILED';
+  /**
+   * PENDING: the gateway accepted the request but has not finished it (pg_two `REQUESTED`); HELD: it cannot
+   * refund now (the merchant's balance or a pending settlement) — retried when the seller asks.
+   */
+  status: 'CANCELED' | 'PENDING' | 'HELD' | 'FAILED';
   canceledAmount: number;
   failure?: GatewayFailure;
 }

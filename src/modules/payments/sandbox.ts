@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { preparedFor } from '../../db/prepared.js';
 import { newId } from '../../db/ids.js';
 import { fail } from '../../server/errors.js';
@@ -110,6 +110,10 @@ export function sandboxGateway(services: Services, storeId: string, pg: Pg, cred
       if (!row || !['APPROVED', 'PARTIALLY_CANCELED'].includes(row.status)) {
         return { status: 'FAILED', canceledAmount: 0, failure: { code: 'NOT_CANCELABLE_PAYMENT', message: '취소할 수 없는 결제입니다.', optionUnavailable: false } };
       }
+      if (row.refundHeld) {
+        update(services, row, { refundHeld: false });
+        return { status: 'HELD', canceledAmount: 0, failure: { code: 'REFUND_HELD', message: '가맹점 잔액이 부족해 지금은 환불할 수 없습니다. 정산 뒤 다시 처리하세요.', optionUnavailable: false } };
+      }
       const left = row.gatewayAmount - row.canceledAmount;
       if (!Number.isInteger(input.amount) || input.amount <= 0 || input.amount > left) {
         return { status: 'FAILED', canceledAmount: 0, failure: { code: 'NOT_CANCELABLE_AMOUNT', message: `취소할 수 있는 금액은 ${left}원입니다.`, optionUnavailable: false } };
@@ -161,4 +165,11 @@ export function sandboxDecide(services: Services, pgPaymentKey: string, outcome:
     }
     return view({ ...row, ...change } as SandboxRow);
   })();
+}
+
+/** `/_dev` outcome REFUND_HELD: the next refund of a paid sandbox payment is answered HELD (a merchant short of balance). */
+export function holdSandboxRefunds(services: Services, paymentId: string) {
+  const changed = services.db.update(sandboxGatewayPayments).set({ refundHeld: true, updatedAt: services.clock.now() })
+    .where(and(eq(sandboxGatewayPayments.paymentId, paymentId), inArray(sandboxGatewayPayments.status, ['APPROVED', 'PARTIALLY_CANCELED']))).run().changes;
+  if (changed === 0) throw fail(409, 'PAYMENT_WINDOW_NOT_OPEN', { reason: 'NOT_PAID' });
 }

@@ -105,6 +105,8 @@ export const sandboxGatewayPayments = sqliteTable('sandbox_gateway_payments', {
   status: text('status').$type<SandboxView['status']>().notNull(),
   /** Outcome CONFIRMING: the first confirm answers late (CONFIRMING) although the gateway approved. */
   slowConfirm: integer('slow_confirm', { mode: 'boolean' }).notNull(),
+  /** Outcome REFUND_HELD: the next cancel answers that the merchant cannot refund now (insufficient balance). */
+  refundHeld: integer('refund_held', { mode: 'boolean' }).notNull().default(false),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
 }, (t) => [index('sandbox_gateway_payments_payment').on(t.paymentId)]);

@@ -1,0 +1,1 @@
+ALTER TABLE `sandbox_gateway_payments` ADD `refund_held` integer DEFAULT false NOT NULL;
