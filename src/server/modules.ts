@@ -17,6 +17,7 @@ import { pointsModule } from '../modules/points/index.js';
 import { reviewsModule } from '../modules/reviews/index.js';
 import { inquiriesModule } from '../modules/inquiries/index.js';
 import { claimsModule } from '../modules/claims/index.js';
+import { reportsModule } from '../modules/reports/index.js';
 import type { Module } from './module.js';
 import type { Operation } from './registry.js';
 
@@ -41,6 +42,7 @@ export const modules: Module[] = [
   reviewsModule,
   inquiriesModule,
   claimsModule,
+  reportsModule,
 ];
 
 /** The operation registry: every HTTP operation of the service. */

@@ -59,6 +59,16 @@ test('a buyer files a return; svc claims approve, pickup-complete and complete; 
   const payment = jsonOf(await svcCli(['payments', 'get', start.paymentId, '--json']));
   assert.equal(payment.refunds.map((r: any) => [r.claimId, r.amount, r.status]), [[filed.claimId, 17000, 'COMPLETED']]);
   assert.is((await svcCli(['claims', 'reject', filed.claimId])).exitCode, 2);
+
+  const report = await svcCli(['reports', 'sales', '--include-test']);
+  assert.is(report.exitCode, 0, report.stderr);
+  assert.match(report.stdout, /test payments included/);
+  assert.match(report.stdout, /refunds\s+refunded\s+net/i);
+  assert.match(report.stdout, /█/);
+  const csv = await svcCli(['reports', 'sales', '--include-test', '--csv', '--group-by', 'METHOD']);
+  assert.match(csv.stdout, /^group,paymentCount,paymentAmount,refundCount,refundAmount,netAmount\nCARD,\d+,\d+,\d+,\d+,\d+/);
+  const json = jsonOf(await svcCli(['reports', 'sales', '--include-test', '--json']));
+  assert.ok(json.summary.refundAmount >= 17000 && json.summary.paymentCount >= 2, JSON.stringify(json.summary));
 });
 
 test.run();
