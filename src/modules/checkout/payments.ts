@@ -26,6 +26,7 @@ import { allocateOrderNo, cashReceiptOf, createOrder } from '../orders/service.j
 import { IDEMPOTENCY_ERRORS, idempotent } from './idempotency.js';
 import { insertRow, updateById } from './statements.js';
 import type { PaymentStartInput } from './inputs.js';
+import { countPayment, countRefund } from '../reports/ledger.js';
 import { DISCOUNT_ERRORS, holdDiscounts, linkDiscountsToOrder, priceWithDiscounts, releaseDiscounts } from './discounts.js';
 import { amountsView, deliveryGroupOf, priceSheet } from './pricing.js';
 import { paymentAttempts, paymentRefunds, payments, checkoutSheets, type AttemptStatus, type Failure, type PaymentOptionRef } from './schema.js';
@@ -493,6 +494,8 @@ function settleApproval(services: Services, attemptId: string, result: ConfirmRe
     const payment = loadPayment(db, attempt.paymentId);
     const sheet = loadSheet(db, payment.checkoutId);
     const approval = { pgTransactionId: result.pgTransactionId, approvedAmount: result.approvedAmount, approvedMethod: result.approvedMethod, approvedAt: now, updatedAt: now };
+    // The money was taken whatever happens next: an automatic cancel counts on both sides of the sales report.
+    countPayment(db, { storeId: attempt.storeId, at: now, pg: attempt.pg, method: result.approvedMethod ?? attempt.method, testPayment: attempt.testPayment, amount: result.approvedAmount });
     // The approving attempt names the payment's gateway, method and transaction (spec 01 §4.3 list items).
     const gatewayFields = { pg: attempt.pg, method: result.approvedMethod ?? attempt.method, pgTransactionId: result.pgTransactionId };
 
@@ -550,7 +553,12 @@ export async function runRefund(services: Services, refundId: string) {
     ? { status: 'CANCELED' as const, canceledAmount: refund.amount }
     : await gateway.cancel({ pgTransactionId: attempt.pgTransactionId!, amount: refund.amount, reason: refund.reason });
   const now = services.clock.now();
-  if (result.status === 'CANCELED') db.update(paymentRefunds).set({ status: 'COMPLETED', completedAt: now, failure: null, heldReason: null }).where(eq(paymentRefunds.id, refundId)).run();
+  if (result.status === 'CANCELED') {
+    services.sqlite.transaction(() => {
+      db.update(paymentRefunds).set({ status: 'COMPLETED', completedAt: now, failure: null, heldReason: null }).where(eq(paymentRefunds.id, refundId)).run();
+      countRefund(db, { storeId: refund.storeId, at: now, pg: attempt.pg, method: attempt.approvedMethod ?? attempt.method, testPayment: attempt.testPayment, amount: refund.amount });
+    })();
+  }
   else if (result.status === 'HELD') db.update(paymentRefunds).set({ status: 'HELD', heldReason: result.failure?.message ?? 'REFUND_HELD' }).where(eq(paymentRefunds.id, refundId)).run();
   else if (result.status === 'FAILED') db.update(paymentRefunds).set({ failure: result.failure ? failure(result.failure.code, result.failure.message, result.failure.optionUnavailable, now) : null }).where(eq(paymentRefunds.id, refundId)).run();
 }

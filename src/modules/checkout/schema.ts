@@ -146,8 +146,6 @@ export const paymentAttempts = sqliteTable('payment_attempts', {
   uniqueIndex('payment_attempts_payment_seq').on(t.paymentId, t.seq),
   // The confirming job looks for CONFIRMING attempts every tick; partial, so ordinary attempts never touch it.
   index('payment_attempts_confirming').on(t.updatedAt).where(sql`status = 'CONFIRMING'`),
-  // The sales report reads approvals by store and Korean date.
-  index('payment_attempts_store_approved').on(t.storeId, t.approvedAt),
 ]);
 
 /** Money given back: automatic cancels of approvals that could not become an order, seller cancels and claims. */
@@ -169,4 +167,4 @@ export const paymentRefunds = sqliteTable('payment_refunds', {
   failure: text('failure', { mode: 'json' }).$type<Failure | null>(),
   createdAt: integer('created_at').notNull(),
   completedAt: integer('completed_at'),
-}, (t) => [index('payment_refunds_payment').on(t.paymentId), index('payment_refunds_status').on(t.status), index('payment_refunds_store_completed').on(t.storeId, t.completedAt)]);
+}, (t) => [index('payment_refunds_payment').on(t.paymentId), index('payment_refunds_status').on(t.status)]);

@@ -1,15 +1,14 @@
-import { and, eq, gte, inArray, lt, sql, type Column } from 'drizzle-orm';
+import { and, eq, gte, lte } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { won } from '../../server/responses.js';
-import { paymentAttempts, paymentRefunds } from '../checkout/schema.js';
-import { kstDayStart } from '../orders/queries.js';
+import { salesDays } from './schema.js';
 
 /**
  * The sales report of spec 01 §5.7: gateway approvals on the Korean date they were approved, completed
  * cash refunds on the date the gateway finished them (a partial cancel is one refund, failed ones never
- * count), automatic cancels on both sides. Two grouped queries over the store's approval and refund
- * indexes; the rows merge in memory.
+ * count), automatic cancels on both sides. It reads the daily totals written with each approval and
+ * refund (ledger.ts), at most a few hundred rows for 92 days, and groups them as asked.
  */
 
 export const GROUP_BY = ['DAY', 'PROVIDER', 'METHOD', 'PROVIDER_METHOD'] as const;
@@ -46,55 +45,32 @@ export interface ReportQuery {
   includeTest: boolean;
 }
 
-const DAY_MS = 86_400_000;
-const KST_MS = 9 * 3_600_000;
-/** The Korean date of an instant column, as YYYY-MM-DD. */
-const kstDate = (column: Column) => sql<string>`date((${column} + ${KST_MS}) / 1000, 'unixepoch')`;
-const actualMethod = sql<string>`coalesce(${paymentAttempts.approvedMethod}, ${paymentAttempts.method})`;
+type Row = z.output<typeof salesReportView>['rows'][number];
 
 export function salesReport(db: Db, storeId: string, q: ReportQuery): z.output<typeof salesReportView> {
-  const start = kstDayStart(q.from);
-  const end = kstDayStart(q.to) + DAY_MS;
-  // The attempt decides test, gateway and method, for its approval and for its refunds alike.
-  const filters = [
-    eq(paymentAttempts.storeId, storeId),
-    q.includeTest ? undefined : eq(paymentAttempts.testPayment, false),
-    q.provider ? eq(paymentAttempts.pg, q.provider) : undefined,
-    q.method ? sql`${actualMethod} = ${q.method}` : undefined,
-  ];
-  const payments = db.select({ date: kstDate(paymentAttempts.approvedAt), provider: paymentAttempts.pg, method: actualMethod, count: sql<number>`count(*)`, amount: sql<number>`sum(${paymentAttempts.approvedAmount})` })
-    .from(paymentAttempts)
-    .where(and(...filters, inArray(paymentAttempts.status, ['APPROVED', 'AUTO_CANCELED']), gte(paymentAttempts.approvedAt, start), lt(paymentAttempts.approvedAt, end)))
-    .groupBy(sql`1, 2, 3`).all();
-  const refunds = db.select({ date: kstDate(paymentRefunds.completedAt), provider: paymentAttempts.pg, method: actualMethod, count: sql<number>`count(*)`, amount: sql<number>`sum(${paymentRefunds.amount})` })
-    .from(paymentRefunds).innerJoin(paymentAttempts, eq(paymentAttempts.id, paymentRefunds.attemptId))
-    .where(and(eq(paymentRefunds.storeId, storeId), ...filters, eq(paymentRefunds.status, 'COMPLETED'), gte(paymentRefunds.completedAt, start), lt(paymentRefunds.completedAt, end), sql`${paymentRefunds.amount} > 0`))
-    .groupBy(sql`1, 2, 3`).all();
-
-  const keyOf = (r: { date: string; provider: string; method: string }) => ({
-    date: q.groupBy === 'DAY' ? r.date : null,
-    provider: q.groupBy === 'PROVIDER' || q.groupBy === 'PROVIDER_METHOD' ? r.provider : null,
-    method: q.groupBy === 'METHOD' || q.groupBy === 'PROVIDER_METHOD' ? r.method : null,
-  });
-  const rows = new Map<string, z.output<typeof salesReportView>['rows'][number]>();
-  const rowFor = (r: { date: string; provider: string; method: string }) => {
-    const key = keyOf(r);
+  const days = db.select().from(salesDays).where(and(
+    eq(salesDays.storeId, storeId), gte(salesDays.date, q.from), lte(salesDays.date, q.to),
+    q.includeTest ? undefined : eq(salesDays.testPayment, false),
+    q.provider ? eq(salesDays.pg, q.provider) : undefined,
+    q.method ? eq(salesDays.method, q.method) : undefined,
+  )).all();
+  const rows = new Map<string, Row>();
+  for (const d of days) {
+    const key = {
+      date: q.groupBy === 'DAY' ? d.date : null,
+      provider: q.groupBy === 'PROVIDER' || q.groupBy === 'PROVIDER_METHOD' ? d.pg : null,
+      method: q.groupBy === 'METHOD' || q.groupBy === 'PROVIDER_METHOD' ? d.method : null,
+    };
     const id = JSON.stringify(key);
-    let row = rows.get(id);
-    if (!row) rows.set(id, (row = { ...key, paymentCount: 0, paymentAmount: 0, refundCount: 0, refundAmount: 0, netAmount: 0, pgFeeAmount: null }));
-    return row;
-  };
-  for (const p of payments) {
-    const row = rowFor(p);
-    row.paymentCount += p.count;
-    row.paymentAmount += p.amount;
+    const row = rows.get(id) ?? { ...key, paymentCount: 0, paymentAmount: 0, refundCount: 0, refundAmount: 0, netAmount: 0, pgFeeAmount: null };
+    row.paymentCount += d.paymentCount;
+    row.paymentAmount += d.paymentAmount;
+    row.refundCount += d.refundCount;
+    row.refundAmount += d.refundAmount;
+    row.netAmount = row.paymentAmount - row.refundAmount;
+    rows.set(id, row);
   }
-  for (const r of refunds) {
-    const row = rowFor(r);
-    row.refundCount += r.count;
-    row.refundAmount += r.amount;
-  }
-  const sorted = [...rows.values()].map((r) => ({ ...r, netAmount: r.paymentAmount - r.refundAmount }))
+  const sorted = [...rows.values()]
     .sort((a, b) => (a.date ?? '').localeCompare(b.date ?? '') || (a.provider ?? '').localeCompare(b.provider ?? '') || (a.method ?? '').localeCompare(b.method ?? ''));
   const total = (field: 'paymentCount' | 'paymentAmount' | 'refundCount' | 'refundAmount') => sorted.reduce((n, r) => n + r[field], 0);
   const summary = { paymentCount: total('paymentCount'), paymentAmount: total('paymentAmount'), refundCount: total('refundCount'), refundAmount: total('refundAmount'), netAmount: 0, pgFeeAmount: null };

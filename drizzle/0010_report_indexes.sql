@@ -1,2 +1,0 @@
-CREATE INDEX `payment_attempts_store_approved` ON `payment_attempts` (`store_id`,`approved_at`);--> statement-breakpoint
-CREATE INDEX `payment_refunds_store_completed` ON `payment_refunds` (`store_id`,`completed_at`);
