@@ -220,4 +220,19 @@ test('a member deciding the purchase earns at once, on what was paid beyond poin
   assert.is(after.balance, 750);
 });
 
+test('units the seller canceled before the decision earn nothing; the kept ones earn on their share', async () => {
+  const p = await createProduct(api, { name: '일부 취소 적립', salePrice: 10000 });
+  const m = await member(svc, api, 'partial');
+  const sheet = ok(await m.buyer('POST', '/storefront/v1/checkout', { body: { directItem: { quantity: 2, productId: p.productId, optionId: p.optionId } } }), 201);
+  const done = ok(await simulate(m.buyer, ok(await pay(m.buyer, sheet, {}), 201).paymentId, 'APPROVE'));
+  const item = ok(await api('GET', `/v1/orders/${done.orderId}`)).items[0];
+  ok(await api('POST', `/v1/order-items/${item.orderItemId}/cancel`, { body: { quantity: 1, reason: 'OUT_OF_STOCK' } }));
+  ok(await api('POST', `/v1/order-items/${item.orderItemId}/confirm`));
+  ok(await api('POST', `/v1/order-items/${item.orderItemId}/dispatch`, { body: { carrier: 'CJ대한통운', trackingNo: 'P1' } }));
+  ok(await api('POST', `/v1/order-items/${item.orderItemId}/delivered`));
+  ok(await m.buyer('POST', `/storefront/v1/me/order-items/${item.orderItemId}/actions/DECIDE_PURCHASE`, { body: {} }));
+  // The policy's 5% of the one 10,000 unit kept.
+  assert.equal((await ledger(m.customerId)).contents.map((e: any) => [e.kind, e.amount]), [['EARN', 500]]);
+});
+
 test.run();

@@ -213,12 +213,13 @@ export function assertPointUse(db: Db, storeId: string, customerId: string | nul
 /**
  * A member's item reaching PURCHASE_DECIDED earns points (inside the move's transaction): the item's own
  * rate fixed at payment, else the policy default, of what was paid for it (after coupons and points),
- * valid for the policy's days. Guests, and stores not earning, earn nothing.
+ * valid for the policy's days, for the units not canceled. Guests, and stores not earning, earn nothing.
  */
-export function earnOnPurchaseDecision(db: Db, now: number, item: { storeId: string; orderId: string; orderItemId: string }, order: { customerId: string | null }, paid: { amount: number; couponDiscountAmount: number; pointAllocation: number; pointEarnRateBp: number | null }) {
+export function earnOnPurchaseDecision(db: Db, now: number, item: { storeId: string; orderId: string; orderItemId: string }, order: { customerId: string | null }, paid: { amount: number; couponDiscountAmount: number; pointAllocation: number; pointEarnRateBp: number | null; quantity: number; canceledQuantity: number }) {
   const policy = policyOf(db, item.storeId);
   if (!order.customerId || !policy.earnEnabled || policy.validityDays === null) return;
-  const base = Math.max(0, paid.amount - paid.couponDiscountAmount - paid.pointAllocation);
+  const kept = paid.quantity - paid.canceledQuantity;
+  const base = Math.floor((Math.max(0, paid.amount - paid.couponDiscountAmount - paid.pointAllocation) * kept) / paid.quantity);
   const amount = Math.floor((base * (paid.pointEarnRateBp ?? policy.defaultEarnRateBp)) / 10_000);
   if (amount <= 0) return;
   credit(db, now, { storeId: item.storeId, customerId: order.customerId, reason: '구매 확정 적립', orderId: item.orderId, orderItemId: item.orderItemId }, 'EARN', amount, now + policy.validityDays * DAY_MS);
