@@ -7,6 +7,7 @@ import { preparedFor } from '../../db/prepared.js';
 import { fail, validationFailed } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
 import { instant, won } from '../../server/responses.js';
+import { payments } from '../checkout/schema.js';
 import { pointEntries, pointLots, pointLotUses, pointPolicies, type PointEntryKind } from './schema.js';
 
 defineMessages({
@@ -161,11 +162,6 @@ export function returnPaymentPoints(db: Db, now: number, paymentId: string) {
   if (used) returnPoints(db, now, paymentId, -used.amount, { storeId: used.storeId, customerId: used.customerId, reason: '결제 취소로 돌려받음' });
 }
 
-/** The order made from a payment: its point use names the order too. */
-export function linkPointsToOrder(db: Db, paymentId: string, orderId: string) {
-  db.update(pointEntries).set({ orderId }).where(and(eq(pointEntries.paymentId, paymentId), eq(pointEntries.kind, 'USE'))).run();
-}
-
 /** Lots past their expiry lose what is left (one EXPIRE entry each); run by the job loop. */
 export function expireLots(db: Db, now: number): number {
   const due = db.select().from(pointLots).where(and(lte(pointLots.expiresAt, now), gt(pointLots.remaining, 0))).limit(500).all();
@@ -176,9 +172,15 @@ export function expireLots(db: Db, now: number): number {
   return due.length;
 }
 
-export const ledgerOf = (db: Db, storeId: string, customerId: string, page: number, size: number) =>
-  db.select().from(pointEntries).where(and(eq(pointEntries.storeId, storeId), eq(pointEntries.customerId, customerId)))
-    .orderBy(desc(pointEntries.createdAt), desc(pointEntries.id)).limit(size).offset((page - 1) * size).all();
+/**
+ * A page of the ledger. Entries are never updated (append-only): a payment's entries, written before its
+ * order existed, name the order through the payment.
+ */
+export const ledgerOf = (db: Db, storeId: string, customerId: string, page: number, size: number): PointEntry[] =>
+  db.select({ entry: pointEntries, paymentOrderId: payments.orderId }).from(pointEntries).leftJoin(payments, eq(payments.id, pointEntries.paymentId))
+    .where(and(eq(pointEntries.storeId, storeId), eq(pointEntries.customerId, customerId)))
+    .orderBy(desc(pointEntries.createdAt), desc(pointEntries.id)).limit(size).offset((page - 1) * size).all()
+    .map(({ entry, paymentOrderId }) => ({ ...entry, orderId: entry.orderId ?? paymentOrderId }));
 
 // ---------------------------------------------------------------------------------------------------
 // At checkout
