@@ -238,4 +238,18 @@ test('units the seller canceled before the decision earn nothing; the kept ones 
   assert.equal((await ledger(m.customerId)).contents.map((e: any) => [e.kind, e.amount]), [['EARN', 500]]);
 });
 
+test('a withdrawn buyer gets no new points: grants are refused and a later purchase decision earns nothing', async () => {
+  const p = await createProduct(api, { name: '탈퇴 후 확정', salePrice: 10000 });
+  const m = await member(svc, api, 'leaver');
+  await grant(m.customerId, 3000);
+  const done = ok(await simulate(m.buyer, ok(await pay(m.buyer, await sheetOf(m.buyer, [p]), {}), 201).paymentId, 'APPROVE'));
+  const item = ok(await api('GET', `/v1/orders/${done.orderId}`)).items[0];
+  ok(await api('POST', `/v1/customers/${m.customerId}/withdraw`));
+  fails(await api('POST', `/v1/customers/${m.customerId}/points`, { body: { amount: 100, reason: '보상' } }), 409, 'CUSTOMER_ALREADY_WITHDRAWN');
+  fails(await api('POST', `/v1/customers/${m.customerId}/points`, { body: { amount: 100, reason: '보상' }, headers: { 'x-svc-dry-run': '1' } }), 409, 'CUSTOMER_ALREADY_WITHDRAWN');
+  assert.is(ok(await api('POST', `/v1/customers/${m.customerId}/points`, { body: { amount: -3000, reason: '탈퇴 정리' } }), 201).balance, 0);
+  assert.is(ok(await api('POST', `/v1/order-items/${item.orderItemId}/flow/move`, { body: { to: 'PURCHASE_DECIDED', reason: '탈퇴 회원 정리' } })).coreStatus, 'PURCHASE_DECIDED');
+  assert.equal((await ledger(m.customerId)).contents.map((e: any) => e.kind), ['DEDUCT', 'GRANT']);
+});
+
 test.run();

@@ -215,11 +215,12 @@ export function assertPointUse(db: Db, storeId: string, customerId: string | nul
 /**
  * A member's item reaching PURCHASE_DECIDED earns points (inside the move's transaction): the item's own
  * rate fixed at payment, else the policy default, of what was paid for it (after coupons and points),
- * valid for the policy's days, for the units not canceled. Guests, and stores not earning, earn nothing.
+ * valid for the policy's days, for the units not canceled. Guests, withdrawn buyers and stores not earning
+ * earn nothing.
  */
-export function earnOnPurchaseDecision(db: Db, now: number, item: { storeId: string; orderId: string; orderItemId: string }, order: { customerId: string | null }, paid: { amount: number; couponDiscountAmount: number; pointAllocation: number; pointEarnRateBp: number | null; quantity: number; canceledQuantity: number }) {
+export function earnOnPurchaseDecision(db: Db, now: number, item: { storeId: string; orderId: string; orderItemId: string }, order: { customerId: string | null; withdrawnAt: number | null }, paid: { amount: number; couponDiscountAmount: number; pointAllocation: number; pointEarnRateBp: number | null; quantity: number; canceledQuantity: number }) {
   const policy = policyOf(db, item.storeId);
-  if (!order.customerId || !policy.earnEnabled || policy.validityDays === null) return;
+  if (!order.customerId || order.withdrawnAt !== null || !policy.earnEnabled || policy.validityDays === null) return;
   const kept = paid.quantity - paid.canceledQuantity;
   const base = Math.floor((Math.max(0, paid.amount - paid.couponDiscountAmount - paid.pointAllocation) * kept) / paid.quantity);
   const amount = Math.floor((base * (paid.pointEarnRateBp ?? policy.defaultEarnRateBp)) / 10_000);
