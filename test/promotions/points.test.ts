@@ -7,6 +7,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { markStoreMilestone } from '../../src/modules/stores/usage.js';
 import { fails, ok } from '../helpers/assert.js';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { buyerApi, connectSandbox, createProduct, directSheet, startGuestPayment } from '../checkout/support.js';
@@ -65,6 +66,9 @@ test('ledger: grants need an expiry, deductions a balance (also at dry run); ent
   const poke = await api('POST', `/v1/customers/${buyer}/points`, { body: { amount: 100, reason: 'x', expiresAt } });
   assert.ok([403, 404].includes(poke.status));
   assert.is(ok(await fresh.api('GET', `/v1/customers/${buyer}/points`)).balance, 1800);
+  // Append-only down to the database: no write path can rewrite an entry.
+  assert.throws(() => svc.services.sqlite.prepare('update point_entries set amount = 0 where customer_id = ?').run(buyer), /append-only/);
+  assert.throws(() => svc.services.sqlite.prepare('delete from point_entries where customer_id = ?').run(buyer), /append-only/);
 });
 
 test('checkout: the sheet shows what points can do; pointAmount is checked against the policy and balance; guests cannot use points', async () => {
@@ -174,6 +178,78 @@ test('scopes: promotion:r reads the ledger but cannot grant; an agent grants dir
   assert.is(ok(await reader('GET', `/v1/customers/${m.customerId}/points`)).balance, 0);
   fails(await reader('POST', `/v1/customers/${m.customerId}/points`, { body: { amount: 100, reason: 'x' } }), 403, 'INSUFFICIENT_ROLE');
   assert.is(ok(await agent('POST', `/v1/customers/${m.customerId}/points`, { body: { amount: 100, reason: '에이전트 지급' } }), 201).balance, 100);
+});
+
+test('once the store went public: an agent\'s point writes need approval, and the expiry and balance rules refuse before any request is made', async () => {
+  const fresh = await newSellerWithStore(svc, 'ptspub');
+  const buyer = ok(await fresh.api('POST', '/v1/customers/delegations', { body: { uid: 'p1', email: 'p1@example.com' } }), 201).customer.customerId;
+  markStoreMilestone(svc.services.db, fresh.storeId, svc.services.clock.now(), 'everPublicAt');
+  const agent = apiClient(svc.url, { token: await createAccessToken(svc, fresh.token, { scopes: ['promotion:rw'], agent: true }), storeId: fresh.storeId });
+  const points = (body: unknown, headers?: Record<string, string>) => agent('POST', `/v1/customers/${buyer}/points`, { body, headers });
+  const dry = { 'x-svc-dry-run': '1' };
+  fails(await agent('PUT', '/v1/point-policy', { body: { ...POLICY, validityDays: null } }), 400, 'POINT_EXPIRY_REQUIRED');
+  fails(await points({ amount: 1000, reason: '가입' }), 400, 'POINT_EXPIRY_REQUIRED');
+  fails(await points({ amount: 1000, reason: '가입' }, dry), 400, 'POINT_EXPIRY_REQUIRED');
+  fails(await points({ amount: -1000, reason: '회수' }), 409, 'POINT_BALANCE_INSUFFICIENT');
+  fails(await points({ amount: -1000, reason: '회수' }, dry), 409, 'POINT_BALANCE_INSUFFICIENT');
+  assert.equal(ok(await fresh.api('GET', '/v1/approval-requests')).contents, []);
+
+  const expiresAt = new Date(svc.services.clock.now() + 30 * DAY * 1000).toISOString();
+  assert.is(ok(await points({ amount: 700, reason: '보상', expiresAt }, dry)).decision, 'APPROVAL_REQUIRED');
+  const pending = await points({ amount: 700, reason: '보상', expiresAt });
+  assert.equal([pending.status, pending.body.meta.code], [202, 'APPROVAL_REQUIRED']);
+  assert.is(ok(await fresh.api('GET', `/v1/customers/${buyer}/points`)).balance, 0);
+  ok(await fresh.api('POST', `/v1/approval-requests/${pending.data.approvalId}/approve`));
+  assert.is(ok(await fresh.api('GET', `/v1/customers/${buyer}/points`)).balance, 700);
+  assert.is((await agent('PUT', '/v1/point-policy', { body: POLICY })).status, 202);
+});
+
+test('a member deciding the purchase earns at once, on what was paid beyond points, and only once', async () => {
+  const p = await createProduct(api, { name: '구매 확정 적립', salePrice: 20000 });
+  const m = await member(svc, api, 'decider');
+  await grant(m.customerId, 5000);
+  const start = ok(await pay(m.buyer, await sheetOf(m.buyer, [p]), { pointAmount: 5000 }), 201);
+  const done = ok(await simulate(m.buyer, start.paymentId, 'APPROVE'));
+  const item = ok(await api('GET', `/v1/orders/${done.orderId}`)).items[0];
+  ok(await api('POST', `/v1/order-items/${item.orderItemId}/confirm`));
+  ok(await api('POST', `/v1/order-items/${item.orderItemId}/dispatch`, { body: { carrier: 'CJ대한통운', trackingNo: 'D1' } }));
+  ok(await api('POST', `/v1/order-items/${item.orderItemId}/delivered`));
+  const decide = () => m.buyer('POST', `/storefront/v1/me/order-items/${item.orderItemId}/actions/DECIDE_PURCHASE`, { body: {} });
+  assert.is(ok(await decide()).coreStatus, 'PURCHASE_DECIDED');
+  fails(await decide(), 409, 'ACTION_NOT_AVAILABLE');
+  // The policy's 5% of the 15,000 paid beyond the 5,000 in points.
+  const after = await ledger(m.customerId);
+  assert.equal(after.contents.filter((e: any) => e.kind === 'EARN').map((e: any) => [e.amount, e.orderId, e.orderItemId]), [[750, done.orderId, item.orderItemId]]);
+  assert.is(after.balance, 750);
+});
+
+test('units the seller canceled before the decision earn nothing; the kept ones earn on their share', async () => {
+  const p = await createProduct(api, { name: '일부 취소 적립', salePrice: 10000 });
+  const m = await member(svc, api, 'partial');
+  const sheet = ok(await m.buyer('POST', '/storefront/v1/checkout', { body: { directItem: { quantity: 2, productId: p.productId, optionId: p.optionId } } }), 201);
+  const done = ok(await simulate(m.buyer, ok(await pay(m.buyer, sheet, {}), 201).paymentId, 'APPROVE'));
+  const item = ok(await api('GET', `/v1/orders/${done.orderId}`)).items[0];
+  ok(await api('POST', `/v1/order-items/${item.orderItemId}/cancel`, { body: { quantity: 1, reason: 'OUT_OF_STOCK' } }));
+  ok(await api('POST', `/v1/order-items/${item.orderItemId}/confirm`));
+  ok(await api('POST', `/v1/order-items/${item.orderItemId}/dispatch`, { body: { carrier: 'CJ대한통운', trackingNo: 'P1' } }));
+  ok(await api('POST', `/v1/order-items/${item.orderItemId}/delivered`));
+  ok(await m.buyer('POST', `/storefront/v1/me/order-items/${item.orderItemId}/actions/DECIDE_PURCHASE`, { body: {} }));
+  // The policy's 5% of the one 10,000 unit kept.
+  assert.equal((await ledger(m.customerId)).contents.map((e: any) => [e.kind, e.amount]), [['EARN', 500]]);
+});
+
+test('a withdrawn buyer gets no new points: grants are refused and a later purchase decision earns nothing', async () => {
+  const p = await createProduct(api, { name: '탈퇴 후 확정', salePrice: 10000 });
+  const m = await member(svc, api, 'leaver');
+  await grant(m.customerId, 3000);
+  const done = ok(await simulate(m.buyer, ok(await pay(m.buyer, await sheetOf(m.buyer, [p]), {}), 201).paymentId, 'APPROVE'));
+  const item = ok(await api('GET', `/v1/orders/${done.orderId}`)).items[0];
+  ok(await api('POST', `/v1/customers/${m.customerId}/withdraw`));
+  fails(await api('POST', `/v1/customers/${m.customerId}/points`, { body: { amount: 100, reason: '보상' } }), 409, 'CUSTOMER_ALREADY_WITHDRAWN');
+  fails(await api('POST', `/v1/customers/${m.customerId}/points`, { body: { amount: 100, reason: '보상' }, headers: { 'x-svc-dry-run': '1' } }), 409, 'CUSTOMER_ALREADY_WITHDRAWN');
+  assert.is(ok(await api('POST', `/v1/customers/${m.customerId}/points`, { body: { amount: -3000, reason: '탈퇴 정리' } }), 201).balance, 0);
+  assert.is(ok(await api('POST', `/v1/order-items/${item.orderItemId}/flow/move`, { body: { to: 'PURCHASE_DECIDED', reason: '탈퇴 회원 정리' } })).coreStatus, 'PURCHASE_DECIDED');
+  assert.equal((await ledger(m.customerId)).contents.map((e: any) => e.kind), ['DEDUCT', 'GRANT']);
 });
 
 test.run();

@@ -2,7 +2,7 @@ import { and, eq, isNull, lte, notExists, or } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import type { Services } from '../../server/services.js';
 import { applyCoupons, holdCoupons, linkCouponsToOrder, releaseCoupons, type AppliedCoupons, type CouponLine } from '../coupons/service.js';
-import { assertPointUse, linkPointsToOrder, returnPaymentPoints, spend } from '../points/service.js';
+import { assertPointUse, returnPaymentPoints, spend } from '../points/service.js';
 import { storeSettings } from '../stores/service.js';
 import { priceSheet } from './pricing.js';
 import { paymentAttempts, payments, type SheetItem } from './schema.js';
@@ -48,7 +48,6 @@ const settle = (db: Db, now: number, paymentId: string) =>
 export function linkDiscountsToOrder(db: Db, now: number, paymentId: string, orderId: string) {
   if (!settle(db, now, paymentId)) return;
   linkCouponsToOrder(db, paymentId, orderId);
-  linkPointsToOrder(db, paymentId, orderId);
 }
 
 /** A payment that ended unpaid gives its coupons and points back, once. */

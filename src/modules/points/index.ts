@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Module } from '../../server/module.js';
+import { customers } from '../customers/schema.js';
 import { orderItems, orders } from '../orders/schema.js';
 import { pointOperations } from './operations.js';
 import { earnOnPurchaseDecision, expireLots } from './service.js';
@@ -12,7 +13,8 @@ export const pointsModule: Module = {
   onOrderItemMoved: (_services, db, move) => {
     if (move.coreStatus !== 'PURCHASE_DECIDED' || move.previousCoreStatus === 'PURCHASE_DECIDED') return;
     const item = db.select().from(orderItems).where(eq(orderItems.id, move.orderItemId)).get()!;
-    const order = db.select({ customerId: orders.customerId }).from(orders).where(eq(orders.id, move.orderId)).get()!;
+    const order = db.select({ customerId: orders.customerId, withdrawnAt: customers.withdrawnAt }).from(orders)
+      .leftJoin(customers, eq(customers.id, orders.customerId)).where(eq(orders.id, move.orderId)).get()!;
     earnOnPurchaseDecision(db, move.at, { storeId: move.storeId, orderId: move.orderId, orderItemId: move.orderItemId }, order, item);
   },
 };

@@ -42,6 +42,8 @@ function assertGrant(ctx: StoreCtx<z.output<typeof grantBody>, any, { customerId
   const customer = loadCustomer(ctx);
   const { amount, expiresAt } = ctx.body;
   if (amount > 0) {
+    // A withdrawn buyer can never spend them: new points would be a liability nobody can use.
+    if (customer.withdrawnAt !== null) throw fail(409, 'CUSTOMER_ALREADY_WITHDRAWN');
     const expiry = expiryFor(policyOf(ctx.db, ctx.store.id), ctx.now, expiresAt === undefined ? undefined : Date.parse(expiresAt));
     if (expiry <= ctx.now) throw validationFailed([{ field: 'expiresAt', code: 'IN_PAST', message: '지난 시각입니다.' }]);
     return { customer, expiry };
@@ -133,7 +135,7 @@ export const pointOperations = [
     params: customerParams,
     body: grantBody,
     response: z.object({ entry: entrySchema, balance: won }),
-    errors: { 400: ['POINT_EXPIRY_REQUIRED'], 403: ['TENANT_MISMATCH'], 404: ['CUSTOMER_NOT_FOUND'], 409: ['POINT_BALANCE_INSUFFICIENT'] },
+    errors: { 400: ['POINT_EXPIRY_REQUIRED'], 403: ['TENANT_MISMATCH'], 404: ['CUSTOMER_NOT_FOUND'], 409: ['POINT_BALANCE_INSUFFICIENT', 'CUSTOMER_ALREADY_WITHDRAWN'] },
     target: (ctx) => ({ type: 'CUSTOMER', id: ctx.params.customerId }),
     precheck: async (ctx) => void assertGrant(ctx),
     preview: (ctx) => ({ changes: [{ field: 'points', before: null, after: ctx.body.amount }] }),

@@ -7,6 +7,7 @@ import { preparedFor } from '../../db/prepared.js';
 import { fail, validationFailed } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
 import { instant, won } from '../../server/responses.js';
+import { payments } from '../checkout/schema.js';
 import { pointEntries, pointLots, pointLotUses, pointPolicies, type PointEntryKind } from './schema.js';
 
 defineMessages({
@@ -161,11 +162,6 @@ export function returnPaymentPoints(db: Db, now: number, paymentId: string) {
   if (used) returnPoints(db, now, paymentId, -used.amount, { storeId: used.storeId, customerId: used.customerId, reason: '결제 취소로 돌려받음' });
 }
 
-/** The order made from a payment: its point use names the order too. */
-export function linkPointsToOrder(db: Db, paymentId: string, orderId: string) {
-  db.update(pointEntries).set({ orderId }).where(and(eq(pointEntries.paymentId, paymentId), eq(pointEntries.kind, 'USE'))).run();
-}
-
 /** Lots past their expiry lose what is left (one EXPIRE entry each); run by the job loop. */
 export function expireLots(db: Db, now: number): number {
   const due = db.select().from(pointLots).where(and(lte(pointLots.expiresAt, now), gt(pointLots.remaining, 0))).limit(500).all();
@@ -176,9 +172,15 @@ export function expireLots(db: Db, now: number): number {
   return due.length;
 }
 
-export const ledgerOf = (db: Db, storeId: string, customerId: string, page: number, size: number) =>
-  db.select().from(pointEntries).where(and(eq(pointEntries.storeId, storeId), eq(pointEntries.customerId, customerId)))
-    .orderBy(desc(pointEntries.createdAt), desc(pointEntries.id)).limit(size).offset((page - 1) * size).all();
+/**
+ * A page of the ledger. Entries are never updated (append-only): a payment's entries, written before its
+ * order existed, name the order through the payment.
+ */
+export const ledgerOf = (db: Db, storeId: string, customerId: string, page: number, size: number): PointEntry[] =>
+  db.select({ entry: pointEntries, paymentOrderId: payments.orderId }).from(pointEntries).leftJoin(payments, eq(payments.id, pointEntries.paymentId))
+    .where(and(eq(pointEntries.storeId, storeId), eq(pointEntries.customerId, customerId)))
+    .orderBy(desc(pointEntries.createdAt), desc(pointEntries.id)).limit(size).offset((page - 1) * size).all()
+    .map(({ entry, paymentOrderId }) => ({ ...entry, orderId: entry.orderId ?? paymentOrderId }));
 
 // ---------------------------------------------------------------------------------------------------
 // At checkout
@@ -213,12 +215,14 @@ export function assertPointUse(db: Db, storeId: string, customerId: string | nul
 /**
  * A member's item reaching PURCHASE_DECIDED earns points (inside the move's transaction): the item's own
  * rate fixed at payment, else the policy default, of what was paid for it (after coupons and points),
- * valid for the policy's days. Guests, and stores not earning, earn nothing.
+ * valid for the policy's days, for the units kept (not canceled or returned). Guests, withdrawn buyers and stores not earning
+ * earn nothing.
  */
-export function earnOnPurchaseDecision(db: Db, now: number, item: { storeId: string; orderId: string; orderItemId: string }, order: { customerId: string | null }, paid: { amount: number; couponDiscountAmount: number; pointAllocation: number; pointEarnRateBp: number | null }) {
+export function earnOnPurchaseDecision(db: Db, now: number, item: { storeId: string; orderId: string; orderItemId: string }, order: { customerId: string | null; withdrawnAt: number | null }, paid: { amount: number; couponDiscountAmount: number; pointAllocation: number; pointEarnRateBp: number | null; quantity: number; canceledQuantity: number; returnedQuantity: number }) {
   const policy = policyOf(db, item.storeId);
-  if (!order.customerId || !policy.earnEnabled || policy.validityDays === null) return;
-  const base = Math.max(0, paid.amount - paid.couponDiscountAmount - paid.pointAllocation);
+  if (!order.customerId || order.withdrawnAt !== null || !policy.earnEnabled || policy.validityDays === null) return;
+  const kept = paid.quantity - paid.canceledQuantity - paid.returnedQuantity;
+  const base = Math.floor((Math.max(0, paid.amount - paid.couponDiscountAmount - paid.pointAllocation) * kept) / paid.quantity);
   const amount = Math.floor((base * (paid.pointEarnRateBp ?? policy.defaultEarnRateBp)) / 10_000);
   if (amount <= 0) return;
   credit(db, now, { storeId: item.storeId, customerId: order.customerId, reason: '구매 확정 적립', orderId: item.orderId, orderItemId: item.orderItemId }, 'EARN', amount, now + policy.validityDays * DAY_MS);
