@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { gatewayFor } from '../../src/modules/payments/gateway.js';
 import { fails, ok } from '../helpers/assert.js';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { connectSandbox, createProduct } from '../checkout/support.js';
+import { buyerApi, connectSandbox, createProduct, startGuestPayment } from '../checkout/support.js';
 import { ADDRESS, member, RETURN_URL, simulate } from '../promotions/support.js';
 import { startReceiver } from '../webhooks/receiver.js';
 
@@ -151,6 +151,27 @@ test('a refund the gateway holds (REFUND_HELD) waits with its reason and heldRef
   fails(await api('POST', '/v1/payments/refunds/rfd_nope/process'), 404, 'REFUND_NOT_FOUND');
   const after = ok(await api('GET', `/v1/payments/${o.paymentId}`));
   assert.equal([after.heldRefundAmount, after.status], [0, 'PARTIALLY_REFUNDED']);
+});
+
+test('cash receipts follow refunds: issued for the payment, reissued for the remainder after a partial cancel, canceled with the last', async () => {
+  const guest = buyerApi(svc, svc.storeId);
+  const p = await createProduct(api, { name: '현금영수증 상품', salePrice: 10000, stockQuantity: 10 });
+  const sheet = ok(await guest('POST', '/storefront/v1/checkout', { body: { directItem: { productId: p.productId, optionId: p.optionId, quantity: 2 } } }), 201);
+  const start = ok(await startGuestPayment(guest, sheet, { option: 'pg_one:BANK_TRANSFER', cashReceipt: { type: 'INCOME_DEDUCTION', identityNumber: '010-5555-6666' } }), 201);
+  const done = ok(await simulate(guest, start.paymentId, 'APPROVE'));
+  const receipt = async () => ok(await api('GET', `/v1/orders/${done.orderId}`)).payment.cashReceipt;
+  ok(await api('POST', '/_dev/v1/jobs/run'));
+  const issued = await receipt();
+  assert.equal([issued.status, issued.amount], ['ISSUED', 23000]);
+  const item = ok(await api('GET', `/v1/orders/${done.orderId}`)).items[0];
+  ok(await api('POST', `/v1/order-items/${item.orderItemId}/cancel`, { body: { quantity: 1, reason: 'OUT_OF_STOCK' } }));
+  assert.is((await receipt()).status, 'ISSUE_PENDING');
+  ok(await api('POST', '/_dev/v1/jobs/run'));
+  const reissued = await receipt();
+  assert.equal([reissued.status, reissued.amount], ['ISSUED', 13000]);
+  assert.is.not(reissued.receiptNo, issued.receiptNo);
+  ok(await api('POST', `/v1/order-items/${item.orderItemId}/cancel`, { body: { quantity: 1, reason: 'OUT_OF_STOCK' } }));
+  assert.is((await receipt()).status, 'ISSUE_CANCELED');
 });
 
 test.run();

@@ -557,6 +557,7 @@ export async function runRefund(services: Services, refundId: string) {
     services.sqlite.transaction(() => {
       db.update(paymentRefunds).set({ status: 'COMPLETED', completedAt: now, failure: null, heldReason: null }).where(eq(paymentRefunds.id, refundId)).run();
       countRefund(db, { storeId: refund.storeId, at: now, pg: attempt.pg, method: attempt.approvedMethod ?? attempt.method, testPayment: attempt.testPayment, amount: refund.amount });
+      if (attempt.status === 'APPROVED') followCashReceipt(db, now, refund.paymentId);
     })();
   }
   else if (result.status === 'HELD') db.update(paymentRefunds).set({ status: 'HELD', heldReason: result.failure?.message ?? 'REFUND_HELD' }).where(eq(paymentRefunds.id, refundId)).run();
@@ -746,13 +747,34 @@ export async function retryRefunds(services: Services, now: number): Promise<num
   return due.length;
 }
 
+/** The cash a payment kept: its approved amount less the cash refunds the gateway completed. */
+function cashLeft(db: Db, payment: PaymentRow) {
+  const refunded = db.select({ amount: paymentRefunds.amount }).from(paymentRefunds).innerJoin(paymentAttempts, eq(paymentAttempts.id, paymentRefunds.attemptId))
+    .where(and(eq(paymentRefunds.paymentId, payment.id), eq(paymentRefunds.status, 'COMPLETED'), eq(paymentAttempts.status, 'APPROVED'))).all().reduce((n, r) => n + r.amount, 0);
+  return payment.amounts.totalAmount - refunded;
+}
+
+/**
+ * A cash refund completed (spec 01 §3.4): an issued receipt is reissued for what is left, or canceled when
+ * nothing is; one not issued yet is canceled when nothing is left.
+ */
+function followCashReceipt(db: Db, now: number, paymentId: string) {
+  const receipt = cashReceiptOf(db, paymentId);
+  if (!receipt || !['ISSUED', 'ISSUE_PENDING', 'REQUESTED'].includes(receipt.status)) return;
+  const left = cashLeft(db, findPayment(db, paymentId)!);
+  if (left === 0) db.update(cashReceipts).set({ status: 'ISSUE_CANCELED', nextAttemptAt: null, updatedAt: now }).where(eq(cashReceipts.paymentId, paymentId)).run();
+  else if (receipt.status === 'ISSUED') db.update(cashReceipts).set({ status: 'ISSUE_PENDING', nextAttemptAt: now, failureCode: null, updatedAt: now }).where(eq(cashReceipts.paymentId, paymentId)).run();
+}
+
 /** Sandbox cash receipts are issued at once; live issuance waits for a gateway receipt API (not in the adapters yet). */
 export function issueCashReceipts(services: Services, now: number): number {
   const due = services.db.select().from(cashReceipts).where(and(eq(cashReceipts.status, 'ISSUE_PENDING'), lte(cashReceipts.nextAttemptAt, now))).limit(100).all();
   for (const receipt of due) {
     const payment = findPayment(services.db, receipt.paymentId)!;
     if (payment.testPayment) {
-      services.db.update(cashReceipts).set({ status: 'ISSUED', receiptNo: `SBX${payment.orderNo}`, issuedAt: now, attempts: receipt.attempts + 1, nextAttemptAt: null, updatedAt: now })
+      // A reissue after a partial refund gets a number of its own.
+      const receiptNo = receipt.receiptNo === null ? `SBX${payment.orderNo}` : `SBX${payment.orderNo}-${receipt.attempts + 1}`;
+      services.db.update(cashReceipts).set({ status: 'ISSUED', receiptNo, amount: cashLeft(services.db, payment), issuedAt: now, attempts: receipt.attempts + 1, nextAttemptAt: null, updatedAt: now })
         .where(eq(cashReceipts.paymentId, receipt.paymentId)).run();
     } else {
       const attempts = receipt.attempts + 1;

@@ -137,5 +137,7 @@ export const cashReceipts = sqliteTable('cash_receipts', {
   nextAttemptAt: integer('next_attempt_at'),
   failureCode: text('failure_code'),
   issuedAt: integer('issued_at'),
+  /** The cash the issued receipt covers: the payment, less what was refunded when it was (re)issued. */
+  amount: integer('amount'),
   updatedAt: integer('updated_at').notNull(),
 }, (t) => [index('cash_receipts_due').on(t.status, t.nextAttemptAt)]);

@@ -179,10 +179,11 @@ export const cashReceiptView = z.object({
   status: z.enum(['REQUESTED', 'ISSUE_PENDING', 'ISSUED', 'ISSUE_CANCELED', 'ISSUE_FAILED', 'NOT_APPLICABLE']).describe('Spec 01 §3.4'),
   receiptNo: z.string().nullable(),
   issuedAt: instant.nullable(),
+  amount: won.nullable().describe('Cash the issued receipt covers; after a partial refund it is reissued for the remainder'),
 });
 
 export const presentCashReceipt = (r: CashReceiptRow | undefined): z.output<typeof cashReceiptView> | null =>
-  r ? { type: r.type, identityNumber: r.identityMasked, status: r.status, receiptNo: r.receiptNo, issuedAt: r.issuedAt === null ? null : isoAt(r.issuedAt) } : null;
+  r ? { type: r.type, identityNumber: r.identityMasked, status: r.status, receiptNo: r.receiptNo, issuedAt: r.issuedAt === null ? null : isoAt(r.issuedAt), amount: r.amount } : null;
 
 /** Core statuses of items and orders (spec 01 §6.2; readers tolerate new ones). */
 const coreStatus = z.string().describe(`One of ${CORE_STATUSES.join(', ')}; readers tolerate new ones`);

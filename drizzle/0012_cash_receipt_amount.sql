@@ -1,0 +1,1 @@
+ALTER TABLE `cash_receipts` ADD `amount` integer;
