@@ -177,6 +177,7 @@ test('withdrawal by WITHDRAW_REQUEST, rejection, PERIOD_EXPIRED, guests; agents 
   const pending = await agent('POST', `/v1/claims/${open.claimId}/approve`, { body: {} });
   assert.equal([pending.status, pending.body.meta.code], [202, 'APPROVAL_REQUIRED']);
   assert.equal(ok(await agent('GET', '/v1/claims', { query: { orderId: r.order.orderId } })).contents.map((c: any) => c.claimId), [open.claimId]);
+  fails(await api('GET', '/v1/claims/clm_nope'), 404, 'CLAIM_NOT_FOUND');
   const stranger = await newSellerWithStore(svc, 'claims');
   const peek = await stranger.api('GET', `/v1/claims/${open.claimId}`);
   assert.ok([403, 404].includes(peek.status));

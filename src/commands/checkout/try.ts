@@ -76,9 +76,11 @@ export default class CheckoutTry extends ApiCommand<typeof CheckoutTry> {
     const sheet = await this.buyer('POST', '/storefront/v1/checkout', storeId, { directItem });
     this.say(`Checkout sheet ${sheet.checkoutId}: ${product.name}${variant.optionValues.length ? ` [${variant.optionValues.join(' / ')}]` : ''} × ${f.quantity} = ${won(sheet.amounts.totalAmount)}`);
     const option = f.option ?? sheet.paymentOptions[0]?.key;
+    // The guest's order password: printed, so the buyer's side (claims, flow actions) can be tried too.
+    const orderPassword = randomBytes(9).toString('base64url');
     const start = await this.buyer('POST', `/storefront/v1/checkout/${sheet.checkoutId}/payment`, storeId, {
       ...(sheet.paymentRequired ? { option, returnUrl: RETURN_URL } : {}),
-      guest: { name: '테스트 구매자', phone: '01000000000', email: 'buyer@example.com', orderPassword: randomBytes(9).toString('base64url') },
+      guest: { name: '테스트 구매자', phone: '01000000000', email: 'buyer@example.com', orderPassword },
       ...(sheet.requiresShipping ? { shippingAddress: { receiverName: '테스트 수령인', phone: '01000000000', zipCode: '06236', address1: '서울특별시 강남구 테헤란로 1', address2: '' } } : {}),
     });
     let orderId: string | null = start.orderId;
@@ -97,6 +99,7 @@ export default class CheckoutTry extends ApiCommand<typeof CheckoutTry> {
       this.log(`See it in: svc orders list   ·   svc payments get ${order.payment.paymentId}`);
       const first = order.items[0];
       this.log(`Move it:   svc orders ${first.fulfillmentSnapshot.type === 'SHIPPING' ? 'confirm' : 'fulfill'} ${first.orderItemId}   ·   svc orders flow ${first.orderItemId}`);
+      this.log(`Buyer:     guest order password ${orderPassword} (claims and buyer actions under /storefront/v1/guest/orders/${order.orderId}/…)`);
     });
   }
 
