@@ -123,4 +123,23 @@ test('two live windows both approved: the order stands, the second is canceled, 
   assert.is(order.status, 'PAID');
 });
 
+test('a seller cancel of a live order refunds through the gateway: a partial cancel, then the rest, each sent once', async () => {
+  const sheet = await directSheet(guest, { ...item, quantity: 2 });
+  const start = ok(await startGuestPayment(guest, sheet, { returnUrl: SHOP_RETURN, shippingAddress: ADDRESS, guest: GUEST }), 201);
+  const pgOrderId = ok(await api('GET', `/v1/payments/${start.paymentId}`)).attempts[0].pgOrderId;
+  fake.payments.set('tpk_cancel_1', { key: 'tpk_cancel_1', orderId: pgOrderId, amount: start.amounts.totalAmount, status: 'IN_PROGRESS', method: '카드', canceled: 0 });
+  const done = new URL((await fetch(`${svc.url}/pay/${start.paymentId}/return?attemptId=${start.attemptId}&paymentKey=tpk_cancel_1`, { redirect: 'manual' })).headers.get('location')!);
+  const order = ok(await api('GET', `/v1/orders/${done.searchParams.get('orderId')}`));
+  const id = order.items[0].orderItemId;
+  const first = ok(await api('POST', `/v1/order-items/${id}/cancel`, { body: { quantity: 1, reason: 'OUT_OF_STOCK' } }));
+  assert.equal([first.refundStatus, first.amounts.cashRefundAmount], ['COMPLETED', 15000]);
+  assert.equal([fake.payments.get('tpk_cancel_1')!.canceled, fake.payments.get('tpk_cancel_1')!.status], [15000, 'PARTIAL_CANCELED']);
+  const rest = ok(await api('POST', `/v1/order-items/${id}/cancel`, { body: { quantity: 1, reason: 'OUT_OF_STOCK' } }));
+  assert.is(rest.amounts.cashRefundAmount, start.amounts.totalAmount - 15000);
+  assert.equal([fake.payments.get('tpk_cancel_1')!.canceled, fake.payments.get('tpk_cancel_1')!.status], [start.amounts.totalAmount, 'CANCELED']);
+  const cancels = fake.requests.filter((r) => r.path === '/v1/payments/tpk_cancel_1/cancel');
+  assert.equal(cancels.map((r) => r.body.cancelAmount), [15000, start.amounts.totalAmount - 15000]);
+  assert.is(ok(await api('GET', `/v1/payments/${start.paymentId}`)).status, 'CANCELED');
+});
+
 test.run();
