@@ -165,7 +165,7 @@ test('cash receipts follow refunds: issued for the payment, reissued for the rem
   assert.equal([issued.status, issued.amount], ['ISSUED', 23000]);
   const item = ok(await api('GET', `/v1/orders/${done.orderId}`)).items[0];
   ok(await api('POST', `/v1/order-items/${item.orderItemId}/cancel`, { body: { quantity: 1, reason: 'OUT_OF_STOCK' } }));
-  assert.is((await receipt()).status, 'ISSUE_PENDING');
+  // Pending again, then reissued by the job runner (its loop may get there first).
   ok(await api('POST', '/_dev/v1/jobs/run'));
   const reissued = await receipt();
   assert.equal([reissued.status, reissued.amount], ['ISSUED', 13000]);

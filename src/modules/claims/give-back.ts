@@ -92,3 +92,7 @@ export function giveBack(services: Services, now: number, giver: Giver, g: GiveB
   });
   return { after, itemStatus: full ? closedAs : item.status, counts, refundId, cashRefundId: cash ? refundId : null };
 }
+
+/** Where a refund stands after its gateway call (the answers of cancels and claims show it). */
+export const refundStatus = (db: Db, refundId: string) =>
+  db.select({ status: paymentRefunds.status }).from(paymentRefunds).where(eq(paymentRefunds.id, refundId)).get()!.status as 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'HELD';

@@ -1,10 +1,11 @@
 import type { Module } from '../../server/module.js';
-import { claimOperations } from './operations.js';
+import { cancelOperations } from './cancel-operations.js';
+import { claimOperations } from './claim-operations.js';
 import { withdrawOpenClaim } from './service.js';
 
 /** After the sale: seller cancels and buyers' claims (cancel, return, exchange) on one amounts module, refunds through the gateway. */
 export const claimsModule: Module = {
   name: 'claims',
-  operations: claimOperations,
+  operations: [...cancelOperations, ...claimOperations],
   onClaimWithdrawn: (_services, db, w) => withdrawOpenClaim(db, w.at, w.orderItemId),
 };

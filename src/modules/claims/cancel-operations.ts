@@ -1,0 +1,97 @@
+import { and, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { fail } from '../../server/errors.js';
+import { defineOperation } from '../../server/registry.js';
+import { requireOwned } from '../../server/tenancy.js';
+import { presentRefund, refundView } from '../checkout/admin-operations.js';
+import { runRefund } from '../checkout/payments.js';
+import { paymentRefunds } from '../checkout/schema.js';
+import { cancelable, cancelAmountsView, cancelItem, CANCEL_REASONS, presentCancelAmounts } from './cancel.js';
+import { refundStatus } from './give-back.js';
+
+/** Seller cancels before dispatch and the retry of held refunds. */
+
+const itemParams = z.object({ orderItemId: z.string() }).strict();
+const CANCEL_ERRORS = { 403: ['TENANT_MISMATCH'], 404: ['ORDER_ITEM_NOT_FOUND'], 409: ['INVALID_STATUS'] } as const;
+const tag = 'Orders';
+
+const canceledView = z.object({
+  orderId: z.string(),
+  orderItemId: z.string(),
+  orderStatus: z.string().describe("The order's status after the cancel (its least advanced live item)"),
+  itemStatus: z.string().describe('CANCELED when the whole quantity is canceled, else the status it had'),
+  canceledQuantity: z.number().int().describe('Units canceled on the item in all'),
+  reason: z.enum(CANCEL_REASONS),
+  amounts: cancelAmountsView,
+  refundId: z.string(),
+  refundStatus: z.enum(['PROCESSING', 'COMPLETED', 'FAILED', 'HELD']).describe('COMPLETED once the gateway gave the cash back (at once when it was all points)'),
+  canceledAt: z.string(),
+});
+
+const processRefund = defineOperation({
+  operationId: 'processRefund',
+  method: 'POST',
+  path: '/v1/payments/refunds/{refundId}/process',
+  summary: 'Retry a HELD refund (the gateway could not refund then: balance, pending settlement)',
+  tag: 'Payments',
+  auth: 'store',
+  scope: 'order:rw',
+  roles: ['OWNER', 'ADMIN'],
+  agent: 'approval',
+  async: true,
+  params: z.object({ refundId: z.string() }).strict(),
+  response: refundView,
+  errors: { 403: ['TENANT_MISMATCH'], 404: ['REFUND_NOT_FOUND'], 409: ['INVALID_STATUS'] },
+  target: (ctx) => ({ type: 'REFUND', id: ctx.params.refundId }),
+  handler: async (ctx) => {
+    const refund = requireOwned(ctx.db.select().from(paymentRefunds).where(eq(paymentRefunds.id, ctx.params.refundId)).get(), ctx.store.id, 'REFUND_NOT_FOUND');
+    if (refund.status !== 'HELD') throw fail(409, 'INVALID_STATUS', { status: refund.status });
+    ctx.db.update(paymentRefunds).set({ status: 'PROCESSING' }).where(and(eq(paymentRefunds.id, refund.id), eq(paymentRefunds.status, 'HELD'))).run();
+    await runRefund(ctx.services, refund.id);
+    return presentRefund(ctx.db.select().from(paymentRefunds).where(eq(paymentRefunds.id, refund.id)).get()!);
+  },
+});
+
+export const cancelOperations = [
+  defineOperation({
+    operationId: 'previewOrderItemCancel',
+    method: 'GET',
+    path: '/v1/order-items/{orderItemId}/cancel-preview',
+    summary: 'What a seller cancel of N units would give back: cash, points and shipping, before anything changes',
+    tag,
+    auth: 'store',
+    scope: 'order:r',
+    params: itemParams,
+    query: z.object({ quantity: z.coerce.number().int().min(1).max(10_000) }).strict(),
+    response: cancelAmountsView,
+    errors: CANCEL_ERRORS,
+    handler: (ctx) => presentCancelAmounts(cancelable(ctx, ctx.query.quantity).amounts),
+  }),
+  defineOperation({
+    operationId: 'cancelOrderItem',
+    method: 'POST',
+    path: '/v1/order-items/{orderItemId}/cancel',
+    summary: 'Cancel units of an item before dispatch: stock back, points then cash refunded through the gateway, ORDER.CANCELED',
+    tag,
+    auth: 'store',
+    scope: 'order:rw',
+    agent: 'approval',
+    async: true,
+    params: itemParams,
+    body: z.object({ quantity: z.number().int().min(1).max(10_000), reason: z.enum(CANCEL_REASONS), detail: z.string().trim().max(500).optional() }).strict(),
+    response: canceledView,
+    errors: CANCEL_ERRORS,
+    target: (ctx) => ({ type: 'ORDER_ITEM', id: ctx.params.orderItemId }),
+    // The dry run and the approval request show the money the cancel would move.
+    preview: (ctx) => {
+      const { item, amounts } = cancelable(ctx, ctx.body.quantity);
+      return { changes: [{ field: 'canceledQuantity', before: item.canceledQuantity, after: item.canceledQuantity + amounts.quantity }], facts: { amounts: presentCancelAmounts(amounts) } };
+    },
+    handler: async (ctx) => {
+      const { refundId, answer } = ctx.sqlite.transaction(() => cancelItem(ctx))();
+      if (refundId) await runRefund(ctx.services, refundId);
+      return { ...answer, refundStatus: refundStatus(ctx.db, answer.refundId) };
+    },
+  }),
+  processRefund,
+];
