@@ -4,6 +4,8 @@ import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { migrationsDir } from '../paths.js';
+import { PgClient } from './pg/facade.js';
+import { allTables, migratePostgres } from './pg/schema.js';
 
 export type Sqlite = Database.Database;
 export type Db = BetterSQLite3Database & { $client: Sqlite };
@@ -57,6 +59,28 @@ export function openDatabase(file: string): Database_ {
       sqlite.close();
     },
   };
+}
+
+/**
+ * Opens a PostgreSQL database (`svc serve --database-url`) and brings its schema up to date. The connection
+ * answers synchronously behind better-sqlite3's API (src/db/pg/facade.ts), so drizzle's better-sqlite3
+ * driver and every module run on it unchanged; the decision is in docs/decisions.md.
+ */
+export async function openPostgresDatabase(url: string): Promise<Database_> {
+  const client = new PgClient(url);
+  try {
+    migratePostgres(client, await allTables());
+  } catch (error) {
+    client.close();
+    throw error;
+  }
+  const sqlite = client as unknown as Sqlite;
+  return { db: drizzle(sqlite), sqlite, close: () => client.close() };
+}
+
+/** True when the service runs on PostgreSQL, where SQLite's single-connection shortcuts do not hold. */
+export function onPostgres(db: Db): boolean {
+  return (db.$client as unknown) instanceof PgClient;
 }
 
 /** Row count, synchronously (drizzle's `$count` is a promise, which a write transaction cannot await). */

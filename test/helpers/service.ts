@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startService, type StartOptions } from '../../src/server/main.js';
 import { SEED_EMAIL, SEED_PASSWORD } from '../../src/server/seed.js';
+import { createTestDatabase, onPostgres } from './postgres.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -63,10 +64,18 @@ export interface TestService {
   close(): Promise<void>;
 }
 
+const testDatabases = new Map<string, string>();
+
 /** A real service (HTTP on 127.0.0.1, random port, fresh data dir, manual clock by default). */
 export async function startTestService(options: Partial<StartOptions> = {}): Promise<TestService> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-test-'));
-  const running = await startService({ port: 0, host: '127.0.0.1', mode: 'dev', clock: 'manual', dataDir, ...options });
+  // On PostgreSQL (npm run test:pg) each data dir gets its own database, kept across a restart on that dir.
+  let databaseUrl = options.databaseUrl;
+  if (onPostgres && !databaseUrl) {
+    databaseUrl = testDatabases.get(dataDir) ?? (await createTestDatabase());
+    testDatabases.set(dataDir, databaseUrl);
+  }
+  const running = await startService({ port: 0, host: '127.0.0.1', mode: 'dev', clock: 'manual', dataDir, databaseUrl, ...options });
   const storeId = running.seeded?.storeId ?? '';
   const ownerToken = running.seeded?.ownerToken ?? '';
   const api = apiClient(running.url, { token: ownerToken, storeId });
