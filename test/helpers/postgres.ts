@@ -38,7 +38,15 @@ function startServer() {
       await instance.stop().catch(() => {});
       rmSync(dir, { recursive: true, force: true });
     };
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    // The server must not keep a finished test process alive: it is stopped (immediate shutdown) as the process exits.
+    const child = (instance as unknown as { process?: import('node:child_process').ChildProcess }).process;
+    child?.unref();
+    (child?.stdout as { unref?: () => void } | null)?.unref?.();
+    (child?.stderr as { unref?: () => void } | null)?.unref?.();
+    process.once('exit', () => {
+      child?.kill('SIGQUIT');
+      rmSync(dir, { recursive: true, force: true });
+    });
     return { port, stop };
   })();
   return server;
