@@ -96,8 +96,8 @@ export async function allTables(): Promise<SQLiteTable[]> {
 
 /**
  * PostgreSQL's migrations, additive: a table whose generated DDL changed since the hash stored for it gets its
- * missing columns and indexes; new tables are created whole. Then the PostgreSQL-only SQL (the triggers that
- * drizzle/0001_triggers.sql declares for SQLite) is applied; it is written to be re-run.
+ * missing columns and indexes; new tables are created whole. Then the PostgreSQL-only SQL (SQLite's JSON
+ * functions the queries use, the triggers of drizzle/0001_triggers.sql) is applied; it is written to be re-run.
  */
 export function migratePostgres(client: PgClient, tables: SQLiteTable[]): void {
   client.transaction(() => {
@@ -119,6 +119,6 @@ export function migratePostgres(client: PgClient, tables: SQLiteTable[]): void {
       client.query('INSERT INTO svc_schema (table_name, hash) VALUES ($1, $2) ON CONFLICT (table_name) DO UPDATE SET hash = excluded.hash', [ddl.name, ddl.hash]);
     }
     for (const ddl of created) for (const fk of ddl.foreignKeys) client.query(fk);
-    client.query(readFileSync(join(migrationsDir, 'postgres', 'triggers.sql'), 'utf8'));
+    client.query(readFileSync(join(migrationsDir, 'postgres', 'setup.sql'), 'utf8'));
   })();
 }

@@ -1,5 +1,21 @@
--- PostgreSQL's version of drizzle/0001_triggers.sql (the catalog counters and the store `settings` version),
--- re-applied at every start: each function and trigger is replaced, never duplicated.
+-- The PostgreSQL-only SQL, re-applied at every start (each function and trigger is replaced, never duplicated):
+-- SQLite's three JSON functions the queries use on JSON kept in text columns, and PostgreSQL's version of
+-- drizzle/0001_triggers.sql (the catalog counters and the store `settings` version).
+
+-- A row per array element; `value` as SQLite gives it: a string's text, other values as JSON text.
+CREATE OR REPLACE FUNCTION json_each(doc text) RETURNS TABLE (value text) LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN jsonb_typeof(e) = 'string' THEN e #>> '{}' ELSE e::text END FROM jsonb_array_elements(doc::jsonb) e
+$$;
+
+-- Paths of the form '$.a.b' (all the code uses).
+CREATE OR REPLACE FUNCTION json_extract(doc text, path text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+  SELECT doc::jsonb #>> string_to_array(substr(path, 3), '.')
+$$;
+
+CREATE OR REPLACE FUNCTION json_array_length(doc text) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$
+  SELECT jsonb_array_length(doc::jsonb)::bigint
+$$;
+
 CREATE OR REPLACE FUNCTION svc_products_counters() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN
