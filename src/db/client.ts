@@ -4,8 +4,6 @@ import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { migrationsDir } from '../paths.js';
-import { PgClient } from './pg/facade.js';
-import { allTables, migratePostgres } from './pg/schema.js';
 
 export type Sqlite = Database.Database;
 export type Db = BetterSQLite3Database & { $client: Sqlite };
@@ -67,6 +65,8 @@ export function openDatabase(file: string): Database_ {
  * driver and every module run on it unchanged; the decision is in docs/decisions.md.
  */
 export async function openPostgresDatabase(url: string): Promise<Database_> {
+  // Loaded only here: SQLite's start (svc dev) never pays for the PostgreSQL path.
+  const [{ PgClient }, { allTables, migratePostgres }] = await Promise.all([import('./pg/facade.js'), import('./pg/schema.js')]);
   const client = new PgClient(url);
   try {
     migratePostgres(client, await allTables());
@@ -80,7 +80,7 @@ export async function openPostgresDatabase(url: string): Promise<Database_> {
 
 /** True when the service runs on PostgreSQL, where SQLite's single-connection shortcuts do not hold. */
 export function onPostgres(db: Db): boolean {
-  return (db.$client as unknown) instanceof PgClient;
+  return (db.$client as { dialect?: string }).dialect === 'postgres';
 }
 
 /** Row count, synchronously (drizzle's `$count` is a promise, which a write transaction cannot await). */
