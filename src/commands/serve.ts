@@ -6,6 +6,7 @@ export default class Serve extends Command {
 
   static override flags = {
     json: Flags.boolean({ description: 'Print one JSON ready line on stdout' }),
+    'database-url': Flags.string({ env: 'SVC_DATABASE_URL', description: 'PostgreSQL (16 or newer) to run on, e.g. postgres://user:pass@db.example.com:5432/svc?sslmode=require (a managed PostgreSQL works); without it the SQLite file in the data dir' }),
     'apps-host': Flags.string({ env: 'SVC_APPS_HOST', description: 'Host under which each app gets its own, {handle}.{apps-host} (e.g. apps.example.com, with wildcard DNS); without it app routes and admin pages are not served' }),
   };
 
@@ -21,6 +22,7 @@ export default class Serve extends Command {
       publicUrl: env.SVC_PUBLIC_URL,
       trustProxy: env.SVC_TRUST_PROXY === '1' || env.SVC_TRUST_PROXY === 'true',
       appsHost: flags['apps-host'],
+      databaseUrl: flags['database-url'],
       json: flags.json,
     }, (line) => this.log(line));
   }

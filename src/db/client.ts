@@ -59,6 +59,30 @@ export function openDatabase(file: string): Database_ {
   };
 }
 
+/**
+ * Opens a PostgreSQL database (`svc serve --database-url`) and brings its schema up to date. The connection
+ * answers synchronously behind better-sqlite3's API (src/db/pg/facade.ts), so drizzle's better-sqlite3
+ * driver and every module run on it unchanged; the decision is in docs/decisions.md.
+ */
+export async function openPostgresDatabase(url: string): Promise<Database_> {
+  // Loaded only here: SQLite's start (svc dev) never pays for the PostgreSQL path.
+  const [{ PgClient }, { allTables, migratePostgres }] = await Promise.all([import('./pg/facade.js'), import('./pg/schema.js')]);
+  const client = new PgClient(url);
+  try {
+    migratePostgres(client, await allTables());
+  } catch (error) {
+    client.close();
+    throw error;
+  }
+  const sqlite = client as unknown as Sqlite;
+  return { db: drizzle(sqlite), sqlite, close: () => client.close() };
+}
+
+/** True when the service runs on PostgreSQL, where SQLite's single-connection shortcuts do not hold. */
+export function onPostgres(db: Db): boolean {
+  return (db.$client as { dialect?: string }).dialect === 'postgres';
+}
+
 /** Row count, synchronously (drizzle's `$count` is a promise, which a write transaction cannot await). */
 export function countRows(db: Db, table: SQLiteTable, where?: SQL): number {
   return db.select({ n: count() }).from(table).where(where).get()!.n;

@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import type { Db } from './client.js';
+import { onPostgres, type Db } from './client.js';
 
 /**
  * Hot queries are prepared once per database and reused: a drizzle query rebuilt per call costs about
@@ -34,12 +34,13 @@ const totalChanges = preparedFor((db) => pluckStatement<[], number>(db, 'SELECT 
  * built there may be remembered. Outside transactions the version is read once per write: SQLite counts
  * every row this connection changes, triggers included, and the service is the file's only connection
  * (EXCLUSIVE locking, see client.ts), so an unchanged count means an unchanged file. The count costs a
- * quarter of the version read it spares.
+ * quarter of the version read it spares. On PostgreSQL other processes write too: the version is read each time.
  */
 export function cacheVersion(read: (db: Db, storeId: string) => number): (db: Db, storeId: string) => number | null {
   const memos = new WeakMap<Db, { changes: number; versions: Map<string, number> }>();
   return (db, storeId) => {
     if (db.$client.inTransaction) return null;
+    if (onPostgres(db)) return read(db, storeId);
     const changes = totalChanges(db).get()!;
     let memo = memos.get(db);
     if (memo?.changes !== changes) memos.set(db, (memo = { changes, versions: new Map() }));

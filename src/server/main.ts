@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { toNodeHandler } from 'h3/node';
 import { manualClock, systemClock } from '../db/clock.js';
-import { openDatabase } from '../db/client.js';
+import { openDatabase, openPostgresDatabase } from '../db/client.js';
 import { loadSigningKeys } from '../modules/accounts/keys.js';
 import { createApp } from './app.js';
 import { errorEnvelope, newTraceId } from './envelope.js';
@@ -19,6 +19,8 @@ export interface StartOptions {
   port: number;
   host: string;
   dataDir: string;
+  /** postgres://… selects PostgreSQL; without it the data dir's SQLite file. The data dir still holds keys and identity. */
+  databaseUrl?: string;
   mode: 'dev' | 'serve';
   clock?: 'system' | 'manual';
   seed?: boolean;
@@ -74,7 +76,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   let keys: Awaited<ReturnType<typeof loadSigningKeys>>;
   try {
     mkdirSync(dataDir, { recursive: true });
-    database = openDatabase(resolve(dataDir, 'svc.db'));
+    database = options.databaseUrl ? await openPostgresDatabase(options.databaseUrl) : openDatabase(resolve(dataDir, 'svc.db'));
     keys = await loadSigningKeys(dataDir);
   } catch (error) {
     server.close();

@@ -1,8 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openDatabase, openPostgresDatabase } from '../../src/db/client.js';
 import { startService, type StartOptions } from '../../src/server/main.js';
 import { SEED_EMAIL, SEED_PASSWORD } from '../../src/server/seed.js';
+import { createTestDatabase, onPostgres } from './postgres.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -63,10 +65,37 @@ export interface TestService {
   close(): Promise<void>;
 }
 
+const testDatabases = new Map<string, string>();
+
+/** The database of a (stopped) test service's data dir, opened directly, on either engine. */
+export async function openServiceDatabase(dataDir: string) {
+  const url = testDatabases.get(dataDir);
+  return url ? openPostgresDatabase(url) : openDatabase(join(dataDir, 'svc.db'));
+}
+
+/** Everything the service's database holds at rest, as bytes: its files on SQLite, every row as text on PostgreSQL. */
+export async function databaseAtRest(dataDir: string): Promise<Buffer> {
+  const url = testDatabases.get(dataDir);
+  if (!url) return Buffer.concat(['svc.db', 'svc.db-wal'].map((f) => join(dataDir, f)).filter(existsSync).map((f) => readFileSync(f)));
+  const database = await openPostgresDatabase(url);
+  try {
+    const tables = database.sqlite.prepare("SELECT tablename FROM pg_tables WHERE schemaname = 'public'").pluck().all() as string[];
+    return Buffer.from(tables.map((t) => (database.sqlite.prepare(`SELECT t::text FROM "${t}" t`).pluck().all() as string[]).join('\n')).join('\n'));
+  } finally {
+    database.close();
+  }
+}
+
 /** A real service (HTTP on 127.0.0.1, random port, fresh data dir, manual clock by default). */
 export async function startTestService(options: Partial<StartOptions> = {}): Promise<TestService> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-test-'));
-  const running = await startService({ port: 0, host: '127.0.0.1', mode: 'dev', clock: 'manual', dataDir, ...options });
+  // On PostgreSQL (npm run test:pg) each data dir gets its own database, kept across a restart on that dir.
+  let databaseUrl = options.databaseUrl;
+  if (onPostgres && !databaseUrl) {
+    databaseUrl = testDatabases.get(dataDir) ?? (await createTestDatabase());
+    testDatabases.set(dataDir, databaseUrl);
+  }
+  const running = await startService({ port: 0, host: '127.0.0.1', mode: 'dev', clock: 'manual', dataDir, databaseUrl, ...options });
   const storeId = running.seeded?.storeId ?? '';
   const ownerToken = running.seeded?.ownerToken ?? '';
   const api = apiClient(running.url, { token: ownerToken, storeId });

@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { statSync, readFileSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
+import { apiClient, createAccessToken, login, newSellerWithStore, databaseAtRest, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { PG_ONE_TEST, PG_TWO_TEST, SECRETS, availability, fails, ok, providerOf } from './support.js';
 
 let svc: TestService;
@@ -103,9 +103,8 @@ test('connecting stores the provider disabled, in sandbox mode, masked; secrets 
   const raw = await fetch(`${svc.url}/v1/store/payment-settings`, { headers: { authorization: `Bearer ${seller.token}`, 'x-store-id': seller.storeId } }).then((r) => r.text());
   for (const s of [...SECRETS, 'pg-one-webhook-secret']) assert.not.ok(raw.includes(s.slice(0, 8)), `secret ${s.slice(0, 4)}… leaked`);
   // At rest: the database file holds ciphertext only; the key file is private.
-  const db = readFileSync(join(svc.dataDir, 'svc.db'));
-  const wal = readFileSync(join(svc.dataDir, 'svc.db-wal'));
-  for (const s of SECRETS) assert.not.ok(db.includes(s) || wal.includes(s), 'secret stored in clear');
+  const atRest = await databaseAtRest(svc.dataDir);
+  for (const s of SECRETS) assert.not.ok(atRest.includes(s), 'secret stored in clear');
   assert.is(statSync(join(svc.dataDir, 'payment-secrets.key')).mode & 0o777, 0o600);
 });
 

@@ -9,10 +9,9 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { openDatabase } from '../../src/db/client.js';
 import { emitEvent } from '../../src/modules/events/outbox.js';
 import { cliEnv, packageRoot } from '../helpers/cli.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { openServiceDatabase, startTestService, type TestService } from '../helpers/service.js';
 import { eventually } from './receiver.js';
 
 let dataDir: string;
@@ -56,7 +55,7 @@ test('listen reconnects after the service restarts and resumes where it stopped'
 
     await svc.close(); // the stream drops with the service
     // An event written while the service is down, so the CLI cannot have been connected when it came.
-    const database = openDatabase(join(dataDir, 'svc.db'));
+    const database = await openServiceDatabase(dataDir);
     const whileAway = emitEvent(database.db, Date.now(), { storeId: svc.storeId, type: 'REVIEW.CREATED', resource: null, data: {} }).eventId;
     database.close();
     svc = await startTestService({ dataDir, port });

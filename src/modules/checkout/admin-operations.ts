@@ -27,7 +27,7 @@ type AdminStatus = (typeof ADMIN_STATUSES)[number];
 const refundedAmount = sql.raw(`coalesce((select sum(r.amount) from payment_refunds r join payment_attempts a on a.id = r.attempt_id
   where r.payment_id = payments.id and r.status = 'COMPLETED' and a.status = 'APPROVED'), 0)`);
 const adminStatusSql = (now: number) => sql<AdminStatus>`case
-  when ${payments.status} = 'COMPLETED' then case when ${refundedAmount} = 0 then 'APPROVED' when ${refundedAmount} >= ${payments.amounts}->>'totalAmount' then 'CANCELED' else 'PARTIALLY_REFUNDED' end
+  when ${payments.status} = 'COMPLETED' then case when ${refundedAmount} = 0 then 'APPROVED' when ${refundedAmount} >= cast(json_extract(${payments.amounts}, '$.totalAmount') as integer) then 'CANCELED' else 'PARTIALLY_REFUNDED' end
   when ${payments.status} = 'CONFIRMING' then 'CONFIRMING'
   when ${payments.status} = 'FAILED' then case when exists (select 1 from payment_refunds r where r.payment_id = payments.id) then 'CANCELED' else 'FAILED' end
   when ${payments.expiresAt} <= ${now} then 'FAILED'

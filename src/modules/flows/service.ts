@@ -576,7 +576,7 @@ export function openClaimHold(db: Db, now: number, orderItemId: string) {
   if (!row || row.claimHold) return;
   db.update(orderItemFlows).set({ claimHold: true, updatedAt: now }).where(eq(orderItemFlows.orderItemId, orderItemId)).run();
   for (const member of holdScope(db, row)) {
-    db.update(flowTimers).set({ status: 'PAUSED', remainingMs: sql`max(${flowTimers.dueAt} - ${now}, 0)`, dueAt: null, updatedAt: now })
+    db.update(flowTimers).set({ status: 'PAUSED', remainingMs: sql`case when ${flowTimers.dueAt} > ${now} then ${flowTimers.dueAt} - ${now} else 0 end`, dueAt: null, updatedAt: now })
       .where(and(eq(flowTimers.orderItemId, member.orderItemId), eq(flowTimers.status, 'PENDING'), eq(flowTimers.kind, 'after'))).run();
   }
 }

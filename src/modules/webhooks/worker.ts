@@ -1,5 +1,5 @@
 import { and, eq, inArray, isNotNull, lt, lte, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { onPostgres, type Db } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import type { Job } from '../../server/jobs.js';
 import type { Services } from '../../server/services.js';
@@ -53,8 +53,9 @@ const ph = (name: string) => sql`${sql.placeholder(name)}`;
 const statements = preparedFor((db) => ({
   // Written out to name the index: left to itself SQLite serves DISTINCT from the (webhook_id, …) index by
   // scanning every record ever kept, where the due range of (next_attempt_at, webhook_id) is all it needs.
+  // PostgreSQL has no index hints (its planner picks the due index by itself).
   dueWebhooks: db.$client.prepare<[number], { webhookId: string }>(
-    'SELECT DISTINCT webhook_id AS webhookId FROM webhook_deliveries INDEXED BY webhook_deliveries_due WHERE next_attempt_at <= ?',
+    `SELECT DISTINCT webhook_id AS "webhookId" FROM webhook_deliveries ${onPostgres(db) ? '' : 'INDEXED BY webhook_deliveries_due '}WHERE next_attempt_at <= ?`,
   ),
   dueFor: db
     .select({

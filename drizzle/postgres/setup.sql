@@ -1,0 +1,58 @@
+-- The PostgreSQL-only SQL, re-applied at every start (each function and trigger is replaced, never duplicated):
+-- SQLite's three JSON functions the queries use on JSON kept in text columns, and PostgreSQL's version of
+-- drizzle/0001_triggers.sql (the catalog counters and the store `settings` version).
+
+-- A row per array element; `value` as SQLite gives it: a string's text, other values as JSON text.
+CREATE OR REPLACE FUNCTION json_each(doc text) RETURNS TABLE (value text) LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN jsonb_typeof(e) = 'string' THEN e #>> '{}' ELSE e::text END FROM jsonb_array_elements(doc::jsonb) e
+$$;
+
+-- Paths of the form '$.a.b' (all the code uses).
+CREATE OR REPLACE FUNCTION json_extract(doc text, path text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+  SELECT doc::jsonb #>> string_to_array(substr(path, 3), '.')
+$$;
+
+CREATE OR REPLACE FUNCTION json_array_length(doc text) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$
+  SELECT jsonb_array_length(doc::jsonb)::bigint
+$$;
+
+CREATE OR REPLACE FUNCTION svc_products_counters() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    UPDATE catalog_sequences SET product_count = product_count + 1, version = version + 1 WHERE store_id = NEW.store_id;
+  ELSIF TG_OP = 'DELETE' THEN
+    UPDATE catalog_sequences SET product_count = product_count - 1, version = version + 1 WHERE store_id = OLD.store_id;
+  ELSE
+    UPDATE catalog_sequences SET version = version + 1 WHERE store_id = NEW.store_id;
+  END IF;
+  RETURN NULL;
+END $$;
+
+CREATE OR REPLACE FUNCTION svc_catalog_version() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE catalog_sequences SET version = version + 1 WHERE store_id = CASE WHEN TG_OP = 'DELETE' THEN OLD.store_id ELSE NEW.store_id END;
+  RETURN NULL;
+END $$;
+
+-- TG_ARGV[0] names the column holding the store id (`id` on stores, `store_id` elsewhere).
+CREATE OR REPLACE FUNCTION svc_settings_version() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  store text := CASE WHEN TG_OP = 'DELETE' THEN to_jsonb(OLD) ->> TG_ARGV[0] ELSE to_jsonb(NEW) ->> TG_ARGV[0] END;
+BEGIN
+  INSERT INTO store_versions (store_id, scope, version) VALUES (store, 'settings', 1)
+    ON CONFLICT (store_id, scope) DO UPDATE SET version = store_versions.version + 1;
+  RETURN NULL;
+END $$;
+
+CREATE OR REPLACE TRIGGER products_counters AFTER INSERT OR UPDATE OR DELETE ON products
+  FOR EACH ROW EXECUTE FUNCTION svc_products_counters();
+CREATE OR REPLACE TRIGGER product_variants_version AFTER INSERT OR UPDATE OR DELETE ON product_variants
+  FOR EACH ROW EXECUTE FUNCTION svc_catalog_version();
+CREATE OR REPLACE TRIGGER stores_settings_version AFTER UPDATE ON stores
+  FOR EACH ROW EXECUTE FUNCTION svc_settings_version('id');
+CREATE OR REPLACE TRIGGER payment_settings_settings_version AFTER INSERT OR UPDATE OR DELETE ON payment_settings
+  FOR EACH ROW EXECUTE FUNCTION svc_settings_version('store_id');
+CREATE OR REPLACE TRIGGER payment_providers_settings_version AFTER INSERT OR UPDATE OR DELETE ON payment_providers
+  FOR EACH ROW EXECUTE FUNCTION svc_settings_version('store_id');
+CREATE OR REPLACE TRIGGER payment_credentials_settings_version AFTER INSERT OR UPDATE OR DELETE ON payment_credentials
+  FOR EACH ROW EXECUTE FUNCTION svc_settings_version('store_id');

@@ -1,0 +1,179 @@
+import { PgError, SyncPgConnection, type PgResult } from './sync.js';
+
+/** SQLSTATEs after which a SERIALIZABLE transaction is re-run from the start: serialization failure, deadlock. */
+const RETRYABLE = new Set(['40001', '40P01']);
+const MAX_ATTEMPTS = 20;
+
+/**
+ * SQLite's SQL, as drizzle's SQLite dialect and the code's raw statements write it, for PostgreSQL:
+ * `?` placeholders become `$1…` (outside string literals and quoted identifiers), backquoted names double-quoted. The few SQLite-only
+ * functions are kept out of the code through dialect-aware helpers instead (src/db/dialect.ts).
+ */
+export function toPostgresSql(sql: string): string {
+  let out = '';
+  let n = 0;
+  let quote: string | null = null;
+  for (let i = 0; i < sql.length; i++) {
+    const c = sql[i];
+    if (quote) {
+      if (c === quote) quote = null;
+      out += c;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+      out += c;
+    } else if (c === '`') {
+      const end = sql.indexOf('`', i + 1);
+      out += `"${sql.slice(i + 1, end)}"`;
+      i = end;
+    } else if (c === '?') {
+      out += `$${++n}`;
+    } else {
+      out += c;
+    }
+  }
+  // drizzle's SQLite dialect qualifies an upsert's conflict target (`on conflict ("t"."c")`), which PostgreSQL refuses.
+  return out.replace(/on conflict \(([^)]*)\)/gi, (_, target: string) => `on conflict (${target.replace(/"[^"]+"\./g, '')})`);
+}
+
+function flatParams(params: unknown[]): unknown[] {
+  return params.length === 1 && Array.isArray(params[0]) ? params[0] : params;
+}
+
+class PgStatement {
+  private plucked = false;
+  private rawRows = false;
+  readonly reader: boolean;
+
+  constructor(private readonly client: PgClient, readonly source: string, private readonly text: string) {
+    this.reader = /^\s*(select|with|values)\b/i.test(text) || /\breturning\b/i.test(text);
+  }
+
+  pluck(toggle = true): this {
+    this.plucked = toggle;
+    return this;
+  }
+
+  raw(toggle = true): this {
+    this.rawRows = toggle;
+    return this;
+  }
+
+  private shape(result: PgResult): unknown[] {
+    if (this.plucked) return result.rows.map((row) => row[0]);
+    if (this.rawRows) return result.rows;
+    return result.rows.map((row) => {
+      const object: Record<string, unknown> = {};
+      result.fields.forEach((name, i) => (object[name] = row[i]));
+      return object;
+    });
+  }
+
+  all(...params: unknown[]): unknown[] {
+    return this.shape(this.client.query(this.text, flatParams(params)));
+  }
+
+  get(...params: unknown[]): unknown {
+    return this.all(...params)[0];
+  }
+
+  iterate(...params: unknown[]): IterableIterator<unknown> {
+    return this.all(...params)[Symbol.iterator]();
+  }
+
+  run(...params: unknown[]): { changes: number; lastInsertRowid: number } {
+    const result = this.client.query(this.text, flatParams(params));
+    return { changes: result.rowCount, lastInsertRowid: 0 };
+  }
+}
+
+type TransactionFn<A extends unknown[], R> = ((...args: A) => R) & { deferred: (...args: A) => R; immediate: (...args: A) => R; exclusive: (...args: A) => R };
+
+/**
+ * better-sqlite3's API over one synchronous PostgreSQL connection, so drizzle's better-sqlite3 driver and the
+ * code's `ctx.sqlite.transaction(…)()` run unchanged. Transactions are SERIALIZABLE and re-run whole on a
+ * serialization failure or deadlock, so a rule that held with SQLite's single writer holds here too; nested
+ * ones are savepoints. Statements outside a transaction autocommit.
+ */
+export class PgClient {
+  readonly connection: SyncPgConnection;
+  readonly dialect = 'postgres' as const;
+  private depth = 0;
+
+  constructor(url: string) {
+    this.connection = new SyncPgConnection(url);
+  }
+
+  get open(): boolean {
+    return this.connection.open;
+  }
+
+  get inTransaction(): boolean {
+    return this.depth > 0;
+  }
+
+  query(text: string, params: unknown[] = []): PgResult {
+    return this.connection.query(text, params);
+  }
+
+  prepare(sql: string): PgStatement {
+    // Statements are cheap objects here, but their pluck/raw mode is per caller: a fresh one each time.
+    return new PgStatement(this, sql, toPostgresSql(sql));
+  }
+
+  exec(sql: string): this {
+    this.connection.query(toPostgresSql(sql));
+    return this;
+  }
+
+  /** SQLite's pragmas mean nothing to PostgreSQL. */
+  pragma(): unknown[] {
+    return [];
+  }
+
+  transaction<A extends unknown[], R>(fn: (...args: A) => R): TransactionFn<A, R> {
+    const run = (...args: A): R => (this.depth > 0 ? this.savepoint(fn, args) : this.serializable(fn, args));
+    return Object.assign(run, { deferred: run, immediate: run, exclusive: run });
+  }
+
+  private serializable<A extends unknown[], R>(fn: (...args: A) => R, args: A): R {
+    for (let attempt = 1; ; attempt++) {
+      this.connection.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+      this.depth = 1;
+      try {
+        const result = fn(...args);
+        this.connection.query('COMMIT');
+        this.depth = 0;
+        return result;
+      } catch (error) {
+        this.depth = 0;
+        try {
+          this.connection.query('ROLLBACK');
+        } catch {
+          // The connection answered the failed COMMIT by ending the transaction already.
+        }
+        if (!(error instanceof PgError && error.code && RETRYABLE.has(error.code)) || attempt >= MAX_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  private savepoint<A extends unknown[], R>(fn: (...args: A) => R, args: A): R {
+    const name = `sp${this.depth}`;
+    this.connection.query(`SAVEPOINT ${name}`);
+    this.depth++;
+    try {
+      const result = fn(...args);
+      this.connection.query(`RELEASE SAVEPOINT ${name}`);
+      return result;
+    } catch (error) {
+      // A retryable failure dooms the whole transaction: let the outermost level re-run it.
+      if (!(error instanceof PgError && error.code && RETRYABLE.has(error.code))) this.connection.query(`ROLLBACK TO SAVEPOINT ${name}`);
+      throw error;
+    } finally {
+      this.depth--;
+    }
+  }
+
+  close(): void {
+    this.connection.close();
+  }
+}

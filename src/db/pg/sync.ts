@@ -1,0 +1,95 @@
+import { createRequire } from 'node:module';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+
+/** A PostgreSQL error as the server sent it: `code` is the SQLSTATE (40001 serialization failure, 23505 unique…). */
+export class PgError extends Error {
+  constructor(message: string, readonly code: string | undefined, readonly detail?: string, readonly sql?: string) {
+    super(message);
+  }
+}
+
+export interface PgResult {
+  fields: string[];
+  rows: unknown[][];
+  rowCount: number;
+}
+
+/*
+ * The worker owns one `pg` Client and answers each query on the port, then wakes the main thread, which
+ * sleeps on the shared word (the synckit technique). Kept as source text so the same file serves tsx and
+ * the compiled build without a second entry point; `pg` is resolved by the main thread and passed in.
+ */
+const workerSource = `
+const { workerData } = require('node:worker_threads');
+const pg = require(workerData.pgPath);
+// int8 (counts, sums of integers, bigint columns) and numeric as JS numbers, as better-sqlite3 answers them.
+pg.types.setTypeParser(20, (v) => Number(v));
+pg.types.setTypeParser(1700, (v) => Number(v));
+const { port, signal, url } = workerData;
+const flag = new Int32Array(signal);
+const client = new pg.Client({ connectionString: url });
+const answer = (message) => {
+  port.postMessage(message);
+  Atomics.store(flag, 0, 1);
+  Atomics.notify(flag, 0);
+};
+let connected = client.connect();
+client.on('error', () => {});
+port.on('message', async ({ sql, params }) => {
+  try {
+    await connected;
+    const result = await client.query({ text: sql, values: params, rowMode: 'array' });
+    answer({ ok: true, fields: (result.fields ?? []).map((f) => f.name), rows: result.rows ?? [], rowCount: result.rowCount ?? 0 });
+  } catch (error) {
+    answer({ ok: false, message: error.message, code: error.code, detail: error.detail });
+  }
+});
+`;
+
+/**
+ * A synchronous PostgreSQL connection for code written against better-sqlite3's blocking API: `query` blocks
+ * the calling thread until the server answered. One connection, one statement at a time, as with SQLite.
+ */
+export class SyncPgConnection {
+  private readonly worker: Worker;
+  private readonly port: MessagePort;
+  private readonly flag = new Int32Array(new SharedArrayBuffer(4));
+  open = true;
+
+  constructor(url: string) {
+    const { port1, port2 } = new MessageChannel();
+    this.port = port1;
+    const pgPath = createRequire(import.meta.url).resolve('pg');
+    this.worker = new Worker(workerSource, { eval: true, workerData: { port: port2, signal: this.flag.buffer, url, pgPath }, transferList: [port2] });
+    this.worker.unref();
+    this.query('SELECT 1');
+  }
+
+  query(sql: string, params: unknown[] = []): PgResult {
+    if (!this.open) throw new Error('the PostgreSQL connection is closed');
+    Atomics.store(this.flag, 0, 0);
+    this.port.postMessage({ sql, params: params.map(toPg) });
+    // A statement longer than a minute means a dead server or a lock cycle the server did not break.
+    if (Atomics.wait(this.flag, 0, 0, 60_000) === 'timed-out') throw new PgError(`PostgreSQL did not answer within 60 s: ${sql.slice(0, 200)}`, undefined);
+    const message = receiveMessageOnPort(this.port)?.message as
+      | { ok: true; fields: string[]; rows: unknown[][]; rowCount: number }
+      | { ok: false; message: string; code?: string; detail?: string };
+    if (!message.ok) throw new PgError(message.message, message.code, message.detail, sql);
+    for (const row of message.rows) for (let i = 0; i < row.length; i++) if (row[i] instanceof Uint8Array) row[i] = Buffer.from(row[i] as Uint8Array);
+    return message;
+  }
+
+  close(): void {
+    if (!this.open) return;
+    this.open = false;
+    this.port.close();
+    void this.worker.terminate();
+  }
+}
+
+function toPg(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (typeof value === 'bigint') return value.toString();
+  return value;
+}

@@ -1,0 +1,75 @@
+/**
+ * The synchronous PostgreSQL connection under the better-sqlite3 facade (src/db/pg): it outlives server
+ * errors, and a SERIALIZABLE transaction that loses a conflict is re-run whole. Runs on a real PostgreSQL in
+ * both test modes, since it tests the PostgreSQL path itself.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { PgClient } from '../../src/db/pg/facade.js';
+import { PgError } from '../../src/db/pg/sync.js';
+import { createTestDatabase } from '../helpers/postgres.js';
+
+let url = '';
+let a: PgClient;
+let b: PgClient;
+
+test.before(async () => {
+  url = await createTestDatabase();
+  a = new PgClient(url);
+  b = new PgClient(url);
+  a.exec('CREATE TABLE counters (id text PRIMARY KEY, n bigint NOT NULL)');
+  a.prepare('INSERT INTO counters (id, n) VALUES (?, ?)').run('c', 0);
+});
+
+test.after(() => {
+  a.close();
+  b.close();
+});
+
+test('a failing statement throws with its SQLSTATE and the connection keeps answering, inside a transaction too', () => {
+  const error = (() => {
+    try {
+      a.prepare('SELECT no_such_column FROM counters').get();
+    } catch (e) {
+      return e;
+    }
+  })();
+  assert.instance(error, PgError);
+  assert.is((error as PgError).code, '42703');
+  assert.is(a.prepare('SELECT n FROM counters WHERE id = ?').pluck().get('c'), 0);
+
+  const duplicate = (() => {
+    try {
+      a.transaction(() => a.prepare('INSERT INTO counters (id, n) VALUES (?, ?)').run('c', 1))();
+    } catch (e) {
+      return e as PgError;
+    }
+  })();
+  assert.is(duplicate?.code, '23505');
+  assert.is(a.inTransaction, false);
+  // A nested failure rolls back to its savepoint only: the outer transaction goes on and commits.
+  a.transaction(() => {
+    a.prepare('UPDATE counters SET n = n + 1 WHERE id = ?').run('c');
+    assert.throws(() => a.transaction(() => a.prepare('INSERT INTO counters (id, n) VALUES (?, ?)').run('c', 1))());
+    a.prepare('UPDATE counters SET n = n + 1 WHERE id = ?').run('c');
+  })();
+  assert.is(a.prepare('SELECT n FROM counters WHERE id = ?').pluck().get('c'), 2);
+  assert.equal(a.prepare('UPDATE counters SET n = 2 WHERE id = ?').run('c').changes, 1);
+});
+
+test('a serialization failure re-runs the transaction, which then sees the other writer and commits once', () => {
+  let attempts = 0;
+  const result = a.transaction(() => {
+    attempts++;
+    const n = a.prepare('SELECT n FROM counters WHERE id = ?').pluck().get('c') as number;
+    // Another connection commits a write to the row this transaction read, before it writes it: 40001.
+    if (attempts === 1) b.prepare('UPDATE counters SET n = n + 10 WHERE id = ?').run('c');
+    a.prepare('UPDATE counters SET n = ? WHERE id = ?').run(n + 1, 'c');
+    return n + 1;
+  })();
+  assert.is(attempts, 2);
+  assert.is(result, 13);
+  assert.is(b.prepare('SELECT n FROM counters WHERE id = ?').pluck().get('c'), 13);
+});
+
+test.run();

