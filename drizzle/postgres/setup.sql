@@ -1,6 +1,7 @@
 -- The PostgreSQL-only SQL, re-applied at every start (each function and trigger is replaced, never duplicated):
 -- SQLite's three JSON functions the queries use on JSON kept in text columns, and PostgreSQL's version of
--- drizzle/0001_triggers.sql (the catalog counters and the store `settings` version).
+-- drizzle/0001_triggers.sql (the catalog counters and the store `settings` version) and of the point ledger's
+-- append-only triggers (drizzle/0011).
 
 -- A row per array element; `value` as SQLite gives it: a string's text, other values as JSON text.
 CREATE OR REPLACE FUNCTION json_each(doc text) RETURNS TABLE (value text) LANGUAGE sql IMMUTABLE AS $$
@@ -56,3 +57,12 @@ CREATE OR REPLACE TRIGGER payment_providers_settings_version AFTER INSERT OR UPD
   FOR EACH ROW EXECUTE FUNCTION svc_settings_version('store_id');
 CREATE OR REPLACE TRIGGER payment_credentials_settings_version AFTER INSERT OR UPDATE OR DELETE ON payment_credentials
   FOR EACH ROW EXECUTE FUNCTION svc_settings_version('store_id');
+
+-- drizzle/0011_point_ledger_append_only.sql: the point ledger refuses to change or lose an entry.
+CREATE OR REPLACE FUNCTION svc_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION '% is append-only', TG_TABLE_NAME;
+END $$;
+
+CREATE OR REPLACE TRIGGER point_entries_append_only BEFORE UPDATE OR DELETE ON point_entries
+  FOR EACH ROW EXECUTE FUNCTION svc_append_only();
