@@ -2,12 +2,12 @@
  * Sign-up coupons over HTTP: a new member (POST /storefront/v1/members) holds every active SIGNUP coupon of
  * the store, with its use window, and sees them again after logging in; suspended and sold-out ones are
  * skipped without failing the sign-up, other issue types are never handed out, and SIGNUP coupons cannot be
- * downloaded.
+ * downloaded; another store's SIGNUP coupons never reach this store's members.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fails, ok } from '../helpers/assert.js';
-import { startTestService, type Api, type TestService } from '../helpers/service.js';
+import { newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { buyerApi } from '../checkout/support.js';
 import { createCoupon } from './support.js';
 
@@ -72,6 +72,17 @@ test('SIGNUP coupons are not downloadable, even by members who lack them', async
   fails(await member('POST', `/storefront/v1/coupons/${welcome.couponId}/download`), 409, 'COUPON_NOT_DOWNLOADABLE');
   const listed = ok(await member('GET', '/storefront/v1/coupons')).contents as any[];
   assert.not.ok(listed.some((c) => c.couponId === welcome.couponId && c.downloadable));
+});
+
+test('another store\'s SIGNUP coupons never reach this store\'s new members', async () => {
+  const other = await newSellerWithStore(svc, 'signup');
+  const theirs = await createCoupon(other.api, { name: '남의 가입 쿠폰', issueType: 'SIGNUP', useDays: 7 });
+  const ours = await createCoupon(api, { name: '우리 가입 쿠폰', issueType: 'SIGNUP', useDays: 7 });
+  const { member } = await signUp();
+  const ids = (await held(member)).map((i) => i.couponId);
+  assert.ok(ids.includes(ours.couponId));
+  assert.not.ok(ids.includes(theirs.couponId));
+  assert.is(ok(await other.api('GET', `/v1/coupons/${theirs.couponId}`)).issuedCount, 0);
 });
 
 test.run();
