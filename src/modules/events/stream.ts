@@ -22,7 +22,7 @@ const statements = preparedFor((db) => ({
     .from(events)
     .where(and(eq(events.storeId, sql.placeholder('storeId')), gt(rowid, sql.placeholder('after'))))
     .orderBy(rowid)
-    .limit(BATCH)
+    .limit(sql.placeholder('limit'))
     .prepare(),
   last: db.select({ rowid }).from(events).orderBy(sql`${rowid} desc`).limit(1).prepare(),
 }));
@@ -66,18 +66,24 @@ function streamResponse(services: Services, event: H3Event, storeId: string, typ
       // Enqueueing can call `pull` (and so `push`) synchronously: a nested run would send the rest of the
       // batch the outer run is still sending, so it is left to the outer run's next read.
       let pushing = false;
+      let averageBytes = 1024;
       push = () => {
         if (!services.sqlite.open) return stop();
         if (pushing) return;
         pushing = true;
         try {
           while (hasRoom()) {
-            const rows = q.after.all({ storeId, after: cursor });
+            // Only about what fits the queue is read: rows read and not sent would be read again later.
+            const limit = Math.max(1, Math.min(BATCH, Math.ceil(controller.desiredSize! / averageBytes)));
+            const rows = q.after.all({ storeId, after: cursor, limit });
             if (rows.length === 0) return;
             for (const row of rows) {
               if (!hasRoom()) return;
               cursor = row.rowid;
-              if (!types || types.includes(row.type)) send(`id: ${row.rowid}\nevent: ${row.type}\ndata: ${eventPayload(row)}\n\n`);
+              if (types && !types.includes(row.type)) continue;
+              const message = `id: ${row.rowid}\nevent: ${row.type}\ndata: ${eventPayload(row)}\n\n`;
+              averageBytes = Math.max(64, Math.round(averageBytes * 0.8 + message.length * 0.2));
+              send(message);
             }
           }
         } finally {
