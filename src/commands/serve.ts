@@ -7,6 +7,7 @@ export default class Serve extends Command {
   static override flags = {
     json: Flags.boolean({ description: 'Print one JSON ready line on stdout' }),
     'database-url': Flags.string({ env: 'SVC_DATABASE_URL', description: 'PostgreSQL (16 or newer) to run on, e.g. postgres://user:pass@db.example.com:5432/svc?sslmode=require (a managed PostgreSQL works); without it the SQLite file in the data dir' }),
+    'unsafe-allow-webhook-hosts': Flags.string({ env: 'SVC_UNSAFE_ALLOW_WEBHOOK_HOSTS', default: '', description: 'Comma-separated exact hosts exempt from the https and blocked-address webhook rules (test rigs only)' }),
     'apps-host': Flags.string({ env: 'SVC_APPS_HOST', description: 'Host under which each app gets its own, {handle}.{apps-host} (e.g. apps.example.com, with wildcard DNS); without it app routes and admin pages are not served' }),
   };
 
@@ -23,6 +24,7 @@ export default class Serve extends Command {
       trustProxy: env.SVC_TRUST_PROXY === '1' || env.SVC_TRUST_PROXY === 'true',
       appsHost: flags['apps-host'],
       databaseUrl: flags['database-url'],
+      unsafeWebhookHosts: flags['unsafe-allow-webhook-hosts'].split(',').map((h) => h.trim()).filter(Boolean),
       json: flags.json,
     }, (line) => this.log(line));
   }

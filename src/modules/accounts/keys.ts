@@ -27,7 +27,12 @@ export async function loadSigningKeys(dataDir: string): Promise<SigningKeys> {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const { privateKey } = await generateKeyPair(ALG, { crv: 'Ed25519', extractable: true });
     const jwk = { ...(await exportJWK(privateKey)), kid: newSecret(8), alg: ALG };
-    writeFileSync(file, JSON.stringify(jwk), { mode: 0o600 });
+    // Several processes may share the data dir (svc serve on PostgreSQL): the first key written is everyone's.
+    try {
+      writeFileSync(file, JSON.stringify(jwk), { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
   }
   const jwk = JSON.parse(readFileSync(file, 'utf8')) as JWK & { kid: string };
   const { d: _private, ...publicJwk } = jwk;
