@@ -2,6 +2,15 @@ import { PgError, SyncPgConnection, type PgResult } from './sync.js';
 
 /** SQLSTATEs after which a SERIALIZABLE transaction is re-run from the start: serialization failure, deadlock. */
 const RETRYABLE = new Set(['40001', '40P01']);
+const nap = new Int32Array(new SharedArrayBuffer(4));
+/**
+ * Before re-running a transaction that lost a conflict: a random wait that grows with the attempts (up to
+ * 64 ms), so processes contending for the same hot rows (a product's stock, the day's order counter) stop
+ * colliding in lockstep. The process is synchronous on PostgreSQL, so the wait blocks it like a query would.
+ */
+function pause(attempt: number) {
+  Atomics.wait(nap, 0, 0, Math.random() * Math.min(64, 2 ** attempt));
+}
 const MAX_ATTEMPTS = 20;
 
 /**
@@ -152,6 +161,7 @@ export class PgClient {
           // The connection answered the failed COMMIT by ending the transaction already.
         }
         if (!(error instanceof PgError && error.code && RETRYABLE.has(error.code)) || attempt >= MAX_ATTEMPTS) throw error;
+        pause(attempt);
       }
     }
   }
