@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, gt, lte } from 'drizzle-orm';
+import { claimDue } from '../../db/claim.js';
 import { isoAt } from '../../db/clock.js';
 import type { Services } from '../../server/services.js';
 import { invokeAndRecord, type InvokeTarget } from './invoke.js';
@@ -27,10 +28,12 @@ export async function runDueSchedules(services: Services, now: number): Promise<
     .limit(BATCH)
     .all();
   for (const { schedule, installation } of due) {
-    // The next run is fixed before this one starts: a crash mid-run does not make it run again at once.
-    db.update(appSchedules).set({ nextRunAt: now + schedule.intervalSeconds * 1000 })
-      .where(and(eq(appSchedules.installationId, schedule.installationId), eq(appSchedules.name, schedule.name)))
-      .run();
+    // The next run is fixed before this one starts: a crash mid-run does not make it run again at once, and
+    // of several processes only the one whose update still finds the old time runs it.
+    const claimed = db.update(appSchedules).set({ nextRunAt: now + schedule.intervalSeconds * 1000 })
+      .where(and(eq(appSchedules.installationId, schedule.installationId), eq(appSchedules.name, schedule.name), eq(appSchedules.nextRunAt, schedule.nextRunAt)))
+      .run().changes;
+    if (claimed === 0) continue;
     const t = target(services, installation);
     if (recordIfNotRunnable(services, t, 'SCHEDULE', schedule.name, now)) continue;
     await invokeAndRecord(services, t, 'schedule', schedule.name, { scheduledAt: isoAt(schedule.nextRunAt) });
@@ -71,6 +74,7 @@ export async function runDueDeliveries(services: Services, now: number): Promise
       db.update(appDeliveries).set({ nextAttemptAt: freeAt }).where(eq(appDeliveries.id, d.id)).run();
       continue;
     }
+    if (!claimDue(db, appDeliveries, d.id, d.nextAttemptAt, now)) continue;
     const outcome = await invokeAndRecord(services, t, 'event', d.event, { event: d.event, installationId: d.installationId, ...d.payload });
     const attempts = d.attempts + 1;
     const retryIn = DELIVERY_BACKOFF_MS[attempts - 1];

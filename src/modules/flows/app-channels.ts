@@ -1,4 +1,5 @@
 import { and, asc, eq, lte } from 'drizzle-orm';
+import { claimDue } from '../../db/claim.js';
 import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
 import type { Services } from '../../server/services.js';
@@ -115,6 +116,7 @@ export async function deliverAppNotifications(services: Services, now: number): 
       settle({ status: 'NOT_SENT', lastError: notRunnable });
       continue;
     }
+    if (!claimDue(db, flowAppNotifications, n.id, n.nextAttemptAt, now)) continue;
     const outcome = await invokeAndRecord(services, found, 'notification', n.name, withSecrets(services, n.storeId, n.payload), undefined, { invocationId: n.id });
     const attempts = n.attempts + 1;
     const retryIn = RETRY_MS[attempts - 1];
