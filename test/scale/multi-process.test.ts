@@ -2,7 +2,8 @@
  * Three `svc serve` processes on one PostgreSQL behind the test's own round-robin client (issue 18): 50
  * buyers racing for 10 units across the processes make exactly 10 orders, each ORDER.PAID reaches the
  * webhook receiver once although every process runs a delivery worker, one process killed with SIGKILL
- * leaves the others serving, and a restart of all three resumes on the same data.
+ * leaves the others serving, a restart of all three resumes on the same data, and a process killed in the
+ * middle of a webhook send leaves the event to another process once its lease lapses.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -54,16 +55,17 @@ test.after(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function owner() {
+async function owner(label = 'owner') {
   const anon = apiClient(urlOf(0));
-  ok(await anon('POST', '/auth/v1/signup', { body: { email: 'owner@scale.example', password: 'password-1234', name: '사장' } }), 201);
-  const token = ok(await anon('POST', '/auth/v1/login', { body: { email: 'owner@scale.example', password: 'password-1234' } })).accessToken;
-  const store = ok(await anon('POST', '/auth/v1/stores', { token, body: { name: '확장 상점', code: 'scale-store' } }), 201);
+  ok(await anon('POST', '/auth/v1/signup', { body: { email: `${label}@scale.example`, password: 'password-1234', name: '사장' } }), 201);
+  const token = ok(await anon('POST', '/auth/v1/login', { body: { email: `${label}@scale.example`, password: 'password-1234' } })).accessToken;
+  const store = ok(await anon('POST', '/auth/v1/stores', { token, body: { name: '확장 상점', code: `${label}-store` } }), 201);
   return { token, storeId: store.storeId as string, on: (i: number) => apiClient(urlOf(i), { token, storeId: store.storeId }) };
 }
+const owner2 = () => owner('second');
 
 /** A guest's whole purchase on process `i`: sheet, payment start, and the approve button of the sandbox window. */
-async function purchase(i: number, storeId: string, item: { productId: string; optionId: string }) {
+async function purchase(i: number, storeId: string, item: { productId: string; optionId: string }, windowOn = i + 1) {
   const buyer = apiClient(urlOf(i), { storeId });
   const sheet = await buyer('POST', '/storefront/v1/checkout', { body: { directItem: { ...item, quantity: 1 } } });
   if (sheet.status !== 201) return sheet.body.error.code as string;
@@ -71,7 +73,7 @@ async function purchase(i: number, storeId: string, item: { productId: string; o
     body: { option: 'pg_one:CARD', returnUrl: RETURN_URL, guest: GUEST, shippingAddress: ADDRESS },
   });
   if (start.status !== 201) return start.body.error.code as string;
-  const window = `${urlOf(i + 1)}/pay/${start.data.paymentId}`;
+  const window = `${urlOf(windowOn)}/pay/${start.data.paymentId}`;
   const token = /name="token" value="([^"]+)"/.exec(await (await fetch(window)).text())?.[1];
   const approved = await fetch(window, { method: 'POST', body: new URLSearchParams({ token: token ?? '', outcome: 'APPROVE' }), redirect: 'manual' });
   return new URL(approved.headers.get('location') ?? 'http://x/?status=NONE').searchParams.get('status') ?? 'NONE';
@@ -95,7 +97,7 @@ test('50 buyers race for 10 units across three processes: exactly 10 orders, eac
   const delivered = receiver.received.map((r) => JSON.parse(r.body));
   assert.is(delivered.length, 10);
   assert.equal(new Set(delivered.map((e) => e.data.orderId)).size, 10);
-  assert.equal(new Set(delivered.map((e) => e.eventId ?? e.id)).size, 10);
+  assert.equal(new Set(delivered.map((e) => e.id)).size, 10);
 
   // A machine dies: the others keep serving the same store; then all three restart on the same data.
   await processes[2].kill();
@@ -104,6 +106,43 @@ test('50 buyers race for 10 units across three processes: exactly 10 orders, eac
   processes = [await serve(ports[0])];
   processes.push(...(await Promise.all([serve(ports[1]), serve(ports[2])])));
   for (let i = 0; i < 3; i++) assert.is(ok(await o.on(i)('GET', '/v1/orders', { query: { size: 1 } })).totalElements, 10);
+});
+
+test('a process killed in the middle of a webhook send: its lease lapses and another process delivers the event; nothing is lost', async () => {
+  const o = await owner2();
+  await connectSandbox(o.on(0));
+  const product = await createProduct(o.on(0), { name: '중단 상품', salePrice: 10000, stockQuantity: 5 });
+  // The first send of each event hangs (the process dies mid-send); later sends are answered.
+  const seen = new Set<string>();
+  const hanging = await startReceiver((r) => {
+    const id = JSON.parse(r.body).id;
+    if (seen.has(id)) return { status: 200, body: 'ok' };
+    seen.add(id);
+    return null;
+  });
+  try {
+    const hook = ok(await o.on(0)('POST', '/v1/webhooks', { body: { url: hanging.url, eventTypes: ['ORDER.PAID'] } }), 201);
+    // Only process 0 runs while the event is made and its first send starts.
+    await Promise.all(processes.slice(1).map((p) => p.stop()));
+    assert.is(await purchase(0, o.storeId, { productId: product.productId, optionId: product.optionId }, 0), 'COMPLETED');
+    for (let tries = 0; hanging.received.length < 1 && tries < 200; tries++) await new Promise((r) => setTimeout(r, 50));
+    assert.is(hanging.received.length, 1);
+    await processes[0].kill();
+    processes = [await serve(ports[1])];
+    // The claim's lease (the send deadline and 5 s) lapses; the surviving process sends again.
+    for (let tries = 0; hanging.received.length < 2 && tries < 600; tries++) await new Promise((r) => setTimeout(r, 50));
+    assert.is(hanging.received.length, 2);
+    const [first, second] = hanging.received.map((r) => JSON.parse(r.body));
+    assert.is(second.id, first.id);
+    let record: any = null;
+    for (let tries = 0; record?.status !== 'SUCCESS' && tries < 100; tries++) {
+      record = ok(await o.on(1)('GET', `/v1/webhooks/${hook.webhookId}/deliveries`)).contents[0];
+      if (record?.status !== 'SUCCESS') await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal([record.status, record.attemptCount], ['SUCCESS', 2]);
+  } finally {
+    await hanging.close();
+  }
 });
 
 test.run();
