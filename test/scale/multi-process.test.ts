@@ -108,6 +108,30 @@ test('50 buyers race for 10 units across three processes: exactly 10 orders, eac
   for (let i = 0; i < 3; i++) assert.is(ok(await o.on(i)('GET', '/v1/orders', { query: { size: 1 } })).totalElements, 10);
 });
 
+test('a flow timer of an item fires once although three processes run the job loop', async () => {
+  const o = await owner('timers');
+  await connectSandbox(o.on(0));
+  const definition = {
+    progression: 'ITEM', initial: 'PAID',
+    states: { PAID: { label: '결제 완료', coreStatus: 'PAID' }, READY: { label: '준비 완료', coreStatus: 'CONFIRMED', final: true } },
+    transitions: [{ from: 'PAID', to: 'READY', on: { timer: { after: 'PT2S' } } }],
+    actions: {},
+  };
+  const flow = ok(await o.on(1)('POST', '/v1/commerce-flows', { body: { name: '2초 흐름', kind: 'SHIPPING', definition } }), 201);
+  ok(await o.on(2)('POST', `/v1/commerce-flows/${flow.flowId}/publish`), 201);
+  const product = await createProduct(o.on(0), { name: '타이머 상품', salePrice: 10000, stockQuantity: 5, flowId: flow.flowId });
+  assert.is(await purchase(0, o.storeId, { productId: product.productId, optionId: product.optionId }), 'COMPLETED');
+  const item = ok(await o.on(0)('GET', '/v1/orders', { query: { size: 1 } })).contents[0].items[0];
+  let runs: any[] = [];
+  for (let tries = 0; tries < 200 && !runs.some((r) => r.trigger.kind === 'timer'); tries++) {
+    await new Promise((r) => setTimeout(r, 50));
+    runs = ok(await o.on(tries % 3)('GET', `/v1/order-items/${item.orderItemId}/flow/runs`)).contents;
+  }
+  await new Promise((r) => setTimeout(r, 2500));
+  runs = ok(await o.on(1)('GET', `/v1/order-items/${item.orderItemId}/flow/runs`)).contents;
+  assert.equal(runs.map((r: any) => [r.trigger.kind, r.to]), [['start', 'PAID'], ['timer', 'READY']]);
+});
+
 test('a process killed in the middle of a webhook send: its lease lapses and another process delivers the event; nothing is lost', async () => {
   const o = await owner2();
   await connectSandbox(o.on(0));
