@@ -17,6 +17,7 @@ import { startServiceProcess, type ServiceProcess } from '../helpers/process.js'
 import { apiClient, type Api } from '../helpers/service.js';
 import { connectSandbox, createProduct, GUEST, RETURN_URL, ADDRESS } from '../checkout/support.js';
 import { startReceiver } from '../webhooks/receiver.js';
+import { bundleFor, deploy, installApp, uniqueHandle } from '../apps/support.js';
 
 const freePort = () => new Promise<number>((resolve, reject) => {
   const probe = createServer();
@@ -130,6 +131,48 @@ test('a flow timer of an item fires once although three processes run the job lo
   await new Promise((r) => setTimeout(r, 2500));
   runs = ok(await o.on(1)('GET', `/v1/order-items/${item.orderItemId}/flow/runs`)).contents;
   assert.equal(runs.map((r: any) => [r.trigger.kind, r.to]), [['start', 'PAID'], ['timer', 'READY']]);
+});
+
+test('an app notification of a flow state is called once although three processes run the delivery job', async () => {
+  const o = await owner('apps');
+  await connectSandbox(o.on(0));
+  const handle = uniqueHandle('once');
+  const manifest = { handle, name: 'Once', scopes: ['order:r'], flow: { notifications: { ping: { label: '알림' } } } };
+  const code = `var __app = { notifications: { ping: async (n, ctx) => {
+    const calls = (await storage.get('calls')) ?? [];
+    calls.push(ctx.invocationId);
+    await storage.set('calls', calls);
+    return true;
+  } } };`;
+  await deploy(o.on(1), manifest, bundleFor(manifest, code));
+  const installation = await installApp(o.on(2), handle);
+  const definition = {
+    progression: 'ITEM', initial: 'PAID',
+    states: { PAID: { label: '결제 완료', coreStatus: 'PAID' }, PINGED: { label: '알림', coreStatus: 'CONFIRMED', final: true, notify: [{ channel: `app.${handle}.ping` }] } },
+    transitions: [{ from: 'PAID', to: 'PINGED', on: { action: 'PING' } }],
+    actions: { PING: { label: '알림', actor: 'SELLER', scope: 'ITEM' } },
+  };
+  const flow = ok(await o.on(0)('POST', '/v1/commerce-flows', { body: { name: '알림 흐름', kind: 'SHIPPING', definition } }), 201);
+  ok(await o.on(1)('POST', `/v1/commerce-flows/${flow.flowId}/publish`), 201);
+  const product = await createProduct(o.on(2), { name: '알림 상품', salePrice: 10000, stockQuantity: 5, flowId: flow.flowId });
+  assert.is(await purchase(1, o.storeId, { productId: product.productId, optionId: product.optionId }), 'COMPLETED');
+  const item = ok(await o.on(0)('GET', '/v1/orders', { query: { size: 1 } })).contents[0].items[0];
+  ok(await o.on(0)('POST', `/v1/order-items/${item.orderItemId}/actions/PING`, { body: {} }));
+  // The installation's activity lists each call of the function once.
+  const pingCalls = async (i: number) => {
+    const activity = ok(await o.on(i)('GET', `/v1/apps/installations/${installation.installationId}/activity`));
+    return JSON.stringify(activity).split('"ping"').length - 1;
+  };
+  let seen = 0;
+  for (let tries = 0; tries < 200 && seen === 0; tries++) {
+    await new Promise((r) => setTimeout(r, 50));
+    seen = await pingCalls(tries % 3);
+  }
+  await new Promise((r) => setTimeout(r, 3000));
+  const runs = ok(await o.on(2)('GET', `/v1/order-items/${item.orderItemId}/flow/runs`)).contents;
+  const notification = runs.at(-1).notifications[0];
+  assert.equal([notification.sent, typeof notification.invocationId], [true, 'string']);
+  assert.is(await pingCalls(1), 1);
 });
 
 test('a process killed in the middle of a webhook send: its lease lapses and another process delivers the event; nothing is lost', async () => {
