@@ -71,7 +71,14 @@ export class SyncPgConnection {
     this.port.postMessage({ sql, params: params.map(toPg) });
     // A statement longer than a minute means a dead server or a lock cycle the server did not break.
     if (Atomics.wait(this.flag, 0, 0, 60_000) === 'timed-out') throw new PgError(`PostgreSQL did not answer within 60 s: ${sql.slice(0, 200)}`, undefined);
-    const message = receiveMessageOnPort(this.port)?.message as
+    // The wake-up can overtake the message itself (the port delivers it a moment later): wait for it briefly.
+    let received = receiveMessageOnPort(this.port);
+    for (let waited = 0; !received && waited < 60_000; waited++) {
+      Atomics.wait(this.flag, 0, 1, 1);
+      received = receiveMessageOnPort(this.port);
+    }
+    if (!received) throw new PgError(`PostgreSQL's answer never arrived: ${sql.slice(0, 200)}`, undefined);
+    const message = received.message as
       | { ok: true; fields: string[]; rows: unknown[][]; rowCount: number }
       | { ok: false; message: string; code?: string; detail?: string };
     if (!message.ok) throw new PgError(message.message, message.code, message.detail, sql);
