@@ -137,6 +137,123 @@ function describe(error) {
     return stringify({ name: 'Error', message: 'the function threw a value that cannot be described' });
   }
 }
+// A storefront's server bundle speaks the web's Request and Response: the smallest faithful subset of
+// Headers, URL, URLSearchParams, Request and Response, defined only for site calls.
+class Headers {
+  #map = new GuestMap();
+  constructor(init) { for (const [name, value] of headerPairs(init)) this.append(name, value); }
+  get(name) { return this.#map.get(GuestString(name).toLowerCase()) ?? null; }
+  has(name) { return this.#map.has(GuestString(name).toLowerCase()); }
+  set(name, value) { this.#map.set(GuestString(name).toLowerCase(), GuestString(value)); }
+  append(name, value) { const key = GuestString(name).toLowerCase(); const old = this.#map.get(key); this.#map.set(key, old === undefined ? GuestString(value) : old + ', ' + value); }
+  delete(name) { this.#map.delete(GuestString(name).toLowerCase()); }
+  entries() { return this.#map.entries(); }
+  keys() { return this.#map.keys(); }
+  values() { return this.#map.values(); }
+  forEach(fn) { this.#map.forEach((value, name) => fn(value, name, this)); }
+  [Symbol.iterator]() { return this.#map.entries(); }
+}
+const decode = (text) => { try { return decodeURIComponent(text.replace(/\+/g, ' ')); } catch { return text; } };
+const encode = (text) => encodeURIComponent(text).replace(/%20/g, '+');
+class URLSearchParams {
+  #pairs = [];
+  constructor(init = '') {
+    if (typeof init === 'string') {
+      for (const part of (init.startsWith('?') ? init.slice(1) : init).split('&')) {
+        if (part === '') continue;
+        const at = part.indexOf('=');
+        this.#pairs.push(at < 0 ? [decode(part), ''] : [decode(part.slice(0, at)), decode(part.slice(at + 1))]);
+      }
+    } else for (const [name, value] of headerPairs(init)) this.#pairs.push([name, value]);
+  }
+  get(name) { return this.#pairs.find((p) => p[0] === name)?.[1] ?? null; }
+  getAll(name) { return this.#pairs.filter((p) => p[0] === name).map((p) => p[1]); }
+  has(name) { return this.#pairs.some((p) => p[0] === name); }
+  append(name, value) { this.#pairs.push([GuestString(name), GuestString(value)]); }
+  set(name, value) { this.delete(name); this.append(name, value); }
+  delete(name) { this.#pairs = this.#pairs.filter((p) => p[0] !== name); }
+  entries() { return this.#pairs.map((p) => [p[0], p[1]])[Symbol.iterator](); }
+  keys() { return this.#pairs.map((p) => p[0])[Symbol.iterator](); }
+  forEach(fn) { for (const [name, value] of this.#pairs) fn(value, name, this); }
+  [Symbol.iterator]() { return this.entries(); }
+  get size() { return this.#pairs.length; }
+  toString() { return this.#pairs.map(([n, v]) => encode(n) + '=' + encode(v)).join('&'); }
+}
+const URL_PARTS = /^([a-zA-Z][a-zA-Z0-9+.-]*:)\/\/([^/?#]*)([^?#]*)(\?[^#]*)?(#.*)?$/;
+function normalizePath(path) {
+  const out = [];
+  for (const segment of path.split('/').slice(1)) {
+    if (segment === '..') out.pop();
+    else if (segment !== '.') out.push(segment);
+  }
+  return '/' + out.join('/');
+}
+class URL {
+  constructor(input, base) {
+    let text = GuestString(input);
+    if (!URL_PARTS.test(text)) {
+      if (base === undefined) throw new TypeError('Invalid URL: ' + text);
+      const b = new URL(base);
+      if (text.startsWith('//')) text = b.protocol + text;
+      else if (text.startsWith('/')) text = b.origin + text;
+      else if (text.startsWith('?')) text = b.origin + b.pathname + text;
+      else if (text.startsWith('#')) text = b.origin + b.pathname + b.search + text;
+      else text = b.origin + b.pathname.replace(/[^/]*$/, '') + text;
+    }
+    const m = URL_PARTS.exec(text);
+    if (!m) throw new TypeError('Invalid URL: ' + text);
+    this.protocol = m[1].toLowerCase();
+    this.host = m[2].toLowerCase();
+    const colon = this.host.lastIndexOf(':');
+    this.hostname = colon > 0 && !this.host.endsWith(']') ? this.host.slice(0, colon) : this.host;
+    this.port = colon > 0 && !this.host.endsWith(']') ? this.host.slice(colon + 1) : '';
+    this.pathname = normalizePath(m[3] || '/');
+    this.searchParams = new URLSearchParams(m[4] ?? '');
+    this.hash = m[5] && m[5] !== '#' ? m[5] : '';
+  }
+  get search() { const q = this.searchParams.toString(); return q ? '?' + q : ''; }
+  get origin() { return this.protocol + '//' + this.host; }
+  get href() { return this.origin + this.pathname + this.search + this.hash; }
+  toString() { return this.href; }
+  toJSON() { return this.href; }
+}
+class Request {
+  #body;
+  constructor(url, init = {}) {
+    this.url = GuestString(url);
+    this.method = GuestString(init.method ?? 'GET').toUpperCase();
+    this.headers = new Headers(init.headers);
+    this.#body = init.body ?? null;
+  }
+  async text() { return this.#body ?? ''; }
+  async json() { return parse(this.#body ?? ''); }
+  async formData() { return new URLSearchParams(this.#body ?? ''); }
+}
+class Response {
+  #body;
+  constructor(body = null, init = {}) {
+    this.status = init.status ?? 200;
+    this.statusText = init.statusText ?? '';
+    this.headers = new Headers(init.headers);
+    this.#body = body == null ? '' : GuestString(body);
+    if (typeof body === 'string' && !this.headers.has('content-type')) this.headers.set('content-type', 'text/plain; charset=utf-8');
+  }
+  get ok() { return this.status >= 200 && this.status < 300; }
+  async text() { return this.#body; }
+  async json() { return parse(this.#body); }
+  static json(value, init = {}) { const r = new Response(stringify(value), init); r.headers.set('content-type', 'application/json; charset=utf-8'); return r; }
+  static redirect(url, status = 302) { return new Response(null, { status, headers: { location: GuestString(url) } }); }
+}
+// One web request of a site: input is { method, url, headers, body }, the result { status, headers, body }.
+async function serveSite(handlers, fn) {
+  globalThis.__SVC_ASSETS__ = context.assets;
+  const env = { storeId: context.storeId, storefrontApiUrl: context.storefrontApiUrl, siteUrl: context.siteUrl, version: context.version };
+  const res = await fn.call(handlers, new Request(input.url, input), env);
+  if (!(res instanceof Response)) throw new TypeError('fetch(request, env) must return a Response');
+  return { status: res.status, headers: [...res.headers], body: await res.text() };
+}
+if (meta.group === 'default') Object.assign(globalThis, { Headers, URL, URLSearchParams, Request, Response });
+
 let started = false;
 Object.defineProperty(globalThis, '__svc_run', {
   value: (app) => {
@@ -144,10 +261,10 @@ Object.defineProperty(globalThis, '__svc_run', {
     started = true;
     return (async () => {
       const handlers = app != null ? app[meta.group] : undefined;
-      const fn = handlers != null && hasOwn(handlers, meta.name) ? handlers[meta.name] : undefined;
+      const fn = handlers != null && (hasOwn(handlers, meta.name) || meta.group === 'default') ? handlers[meta.name] : undefined;
       if (typeof fn !== 'function') return 'M';
       try {
-        const value = await fn(input, context);
+        const value = meta.group === 'default' ? await serveSite(handlers, fn) : await fn(input, context);
         const json = value === undefined ? 'null' : stringify(value) ?? 'null';
         return json.length > meta.resultBytes ? 'L' + json.length : 'R' + json;
       } catch (error) {

@@ -4,7 +4,8 @@
  * worker never has to trust an object's shape: it hands the guest strings and primitives only.
  */
 
-export type InvocationKind = 'tool' | 'notification' | 'schedule' | 'route' | 'event';
+/** `site`: a hosted storefront's server bundle (`export default { fetch(request, env) }`), one web request. */
+export type InvocationKind = 'tool' | 'notification' | 'schedule' | 'route' | 'event' | 'site';
 
 /** Where each kind's functions live on the bundle's global (`__app.tools.NAME`, …). */
 export const KIND_GROUP: Record<InvocationKind, string> = {
@@ -13,6 +14,7 @@ export const KIND_GROUP: Record<InvocationKind, string> = {
   schedule: 'schedules',
   route: 'routes',
   event: 'events',
+  site: 'default',
 };
 
 export interface RuntimeLimits {

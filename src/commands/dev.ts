@@ -2,7 +2,7 @@ import { Command, Flags } from '@oclif/core';
 
 export default class Dev extends Command {
   static override summary = 'Run the whole commerce service locally: admin and buyer APIs, auth server, payments sandbox, webhooks, apps, storefront.';
-  static override description = 'One process, one port, one SQLite file in --data-dir. The first start seeds dev@svc.local / svc-dev-password, OWNER of "Dev Store".';
+  static override description = 'One process, one port, one SQLite file in --data-dir. Builds of hosted sites install from SVC_NPM_REGISTRY (default: your npm configuration) and check SVC_ADVISORY_SOURCE (default: the snapshot shipped with svc). The first start seeds dev@svc.local / svc-dev-password, OWNER of "Dev Store".';
   static override examples = ['<%= config.bin %> dev', '<%= config.bin %> dev --port 0 --data-dir /tmp/svc --clock manual --json'];
 
   static override flags = {
@@ -18,6 +18,7 @@ export default class Dev extends Command {
   async run() {
     const { flags } = await this.parse(Dev);
     const { runForeground } = await import('../server/run.js');
+    const { storefrontFromEnv } = await import('../server/services.js');
     await runForeground({
       mode: 'dev',
       port: flags.port,
@@ -25,6 +26,7 @@ export default class Dev extends Command {
       dataDir: flags['data-dir'],
       clock: flags.clock,
       seed: flags.seed,
+      storefront: storefrontFromEnv(process.env, 'dev'),
       json: flags.json,
       unsafeWebhookHosts: flags['unsafe-allow-webhook-hosts'].split(',').map((h) => h.trim()).filter(Boolean),
     }, (line) => this.log(line));

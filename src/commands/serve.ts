@@ -2,7 +2,7 @@ import { Command, Flags } from '@oclif/core';
 
 export default class Serve extends Command {
   static override summary = 'Run the service for a deployment (no /_dev helpers, no seed); configured from the environment.';
-  static override description = 'Environment: SVC_PORT (8787), SVC_HOST (0.0.0.0), SVC_DATA_DIR (./data), SVC_PUBLIC_URL (the address clients use, e.g. https://api.example.com), SVC_TRUST_PROXY=1 (behind a reverse proxy: client addresses from X-Forwarded-For), SVC_APPS_HOST (or --apps-host).';
+  static override description = 'Environment: SVC_PORT (8787), SVC_HOST (0.0.0.0), SVC_DATA_DIR (./data), SVC_PUBLIC_URL (the address clients use, e.g. https://api.example.com), SVC_TRUST_PROXY=1 (behind a reverse proxy: client addresses from X-Forwarded-For), SVC_APPS_HOST (or --apps-host). Hosted storefront: SVC_STOREFRONT_HOSTING=1 (site creation open), SVC_SITES_DOMAIN (sites at {slug}.{domain}), SVC_NPM_REGISTRY, SVC_ADVISORY_SOURCE (OSV directory, zip or URL), SVC_DEPENDENCY_DENYLIST.';
 
   static override flags = {
     json: Flags.boolean({ description: 'Print one JSON ready line on stdout' }),
@@ -15,6 +15,7 @@ export default class Serve extends Command {
     const { flags } = await this.parse(Serve);
     const env = process.env;
     const { runForeground } = await import('../server/run.js');
+    const { storefrontFromEnv } = await import('../server/services.js');
     await runForeground({
       mode: 'serve',
       port: Number(env.SVC_PORT ?? 8787),
@@ -25,6 +26,7 @@ export default class Serve extends Command {
       appsHost: flags['apps-host'],
       databaseUrl: flags['database-url'],
       unsafeWebhookHosts: flags['unsafe-allow-webhook-hosts'].split(',').map((h) => h.trim()).filter(Boolean),
+      storefront: storefrontFromEnv(env, 'serve'),
       json: flags.json,
     }, (line) => this.log(line));
   }

@@ -13,7 +13,7 @@ import { startJobLoop } from './jobs.js';
 import { modules, operations } from './modules.js';
 import { crossOriginWrite, devHostAllowed } from './request-guard.js';
 import { seedDevStore } from './seed.js';
-import { serviceUrls, type ServiceConfig, type Services } from './services.js';
+import { serviceUrls, type ServiceConfig, type Services, type StorefrontConfig } from './services.js';
 
 export interface StartOptions {
   port: number;
@@ -31,6 +31,7 @@ export interface StartOptions {
   trustProxy?: boolean;
   /** The host under which every app gets its own (`{handle}.{appsHost}`), e.g. apps.example.com. */
   appsHost?: string;
+  storefront?: Partial<StorefrontConfig>;
 }
 
 export interface RunningService {
@@ -87,7 +88,9 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const origin = (options.publicUrl ?? `http://${host}:${port}`).replace(/\/$/, '');
   docs = `${origin}/docs/errors`;
 
-  const config: ServiceConfig = { origin, dataDir, mode: options.mode, unsafeWebhookHosts: options.unsafeWebhookHosts ?? [], trustProxy: options.trustProxy ?? false, appsHost };
+  const config: ServiceConfig = { origin, dataDir, mode: options.mode, unsafeWebhookHosts: options.unsafeWebhookHosts ?? [], trustProxy: options.trustProxy ?? false, appsHost,
+    storefront: { hostingOpen: options.mode === 'dev', sitesDomain: null, npmRegistry: null, advisorySource: null, denylist: [], buildTimeoutMs: 10 * 60_000, ...options.storefront },
+  };
   const services: Services = {
     config,
     db: database.db,

@@ -18,6 +18,7 @@ import { reviewsModule } from '../modules/reviews/index.js';
 import { inquiriesModule } from '../modules/inquiries/index.js';
 import { claimsModule } from '../modules/claims/index.js';
 import { reportsModule } from '../modules/reports/index.js';
+import { storefrontModule } from '../modules/storefront/index.js';
 import type { Module } from './module.js';
 import type { Operation } from './registry.js';
 
@@ -43,6 +44,7 @@ export const modules: Module[] = [
   inquiriesModule,
   claimsModule,
   reportsModule,
+  storefrontModule,
 ];
 
 /** The operation registry: every HTTP operation of the service. */

@@ -92,6 +92,8 @@ export function operationHandler(services: Services, op: Operation) {
       const ctx = buildCtx(services, op, raw, { principal, store, buyer, requestId, traceId, event, form: multipart?.form });
       target = op.target?.(ctx) ?? null;
       if (op.precheck) yield op.precheck(ctx);
+      // A multipart upload's precheck stores what it read and names it in the body: an approval replays that.
+      if (op.multipart) raw.body = JSON.stringify(ctx.body ?? {});
 
       const agentWrite = Boolean(principal?.agent && isWrite);
       const needsApproval = agentWrite && agentNeedsApproval(services, op, ctx);

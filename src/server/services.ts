@@ -19,6 +19,23 @@ export interface ServiceConfig {
    * `{handle}.{apps_host}`, never on the service's origin. Null: svc dev serves them under `/apps/{handle}`.
    */
   appsHost: string | null;
+  storefront: StorefrontConfig;
+}
+
+/** The hosted storefront's deployment settings (spec 02 §4.2, §7, §8). */
+export interface StorefrontConfig {
+  /** Site creation is open (`STOREFRONT_HOSTING_DISABLED` otherwise): always in svc dev, a setting in svc serve. */
+  hostingOpen: boolean;
+  /** svc serve: each site is also served at `{slug}.{sitesDomain}` (wildcard DNS). */
+  sitesDomain: string | null;
+  /** Registry builds install from (`SVC_NPM_REGISTRY`); null: pnpm's own configuration. */
+  npmRegistry: string | null;
+  /** OSV advisories: a directory, a zip (OSV's `npm/all.zip`) or a URL; null: the snapshot shipped with svc. */
+  advisorySource: string | null;
+  /** Packages no build may use (`DENYLISTED`). */
+  denylist: string[];
+  /** Build time limit (10 minutes; tests shorten it). */
+  buildTimeoutMs: number;
 }
 
 /** Everything a handler may reach, created once per server. */
@@ -48,4 +65,20 @@ export function serviceUrls(origin: string, identity = origin): Services['urls']
     auth: `${origin}/auth`,
     issuer: `${identity}/auth`,
   };
+}
+
+/**
+ * The storefront settings a deployment takes from its environment: SVC_SITES_DOMAIN, SVC_NPM_REGISTRY,
+ * SVC_ADVISORY_SOURCE, SVC_DEPENDENCY_DENYLIST (comma-separated) and, for svc serve, SVC_STOREFRONT_HOSTING=1
+ * (site creation open; svc dev always is).
+ */
+export function storefrontFromEnv(env: NodeJS.ProcessEnv, mode: ServiceConfig['mode']): Partial<StorefrontConfig> {
+  const set = (value: string | undefined) => (value && value.trim() ? value.trim() : undefined);
+  const config: Partial<StorefrontConfig> = {};
+  if (mode === 'serve') config.hostingOpen = env.SVC_STOREFRONT_HOSTING === '1' || env.SVC_STOREFRONT_HOSTING === 'true';
+  if (set(env.SVC_SITES_DOMAIN)) config.sitesDomain = set(env.SVC_SITES_DOMAIN)!.toLowerCase();
+  if (set(env.SVC_NPM_REGISTRY)) config.npmRegistry = set(env.SVC_NPM_REGISTRY)!;
+  if (set(env.SVC_ADVISORY_SOURCE)) config.advisorySource = set(env.SVC_ADVISORY_SOURCE)!;
+  if (set(env.SVC_DEPENDENCY_DENYLIST)) config.denylist = env.SVC_DEPENDENCY_DENYLIST!.split(',').map((p) => p.trim()).filter(Boolean);
+  return config;
 }

@@ -4,7 +4,10 @@ import { SignJWT } from 'jose';
 import { newSecret } from '../../db/ids.js';
 import type { Services } from '../../server/services.js';
 import { loadSigningKeys, type SigningKeys } from '../accounts/keys.js';
-import { createGuardedFetch, RuntimeCallbackError, type InvocationKind } from '../../runtime-host/index.js';
+import { createGuardedFetch, RuntimeCallbackError, type InvocationKind as RuntimeKind } from '../../runtime-host/index.js';
+
+/** What an app's functions are called for (the runtime also runs storefront sites, which are not apps). */
+type InvocationKind = Exclude<RuntimeKind, 'site'>;
 import { issueInstallationToken } from './installation-tokens.js';
 import type { ExecutionKind } from './schema.js';
 import { runInSandbox } from './sandbox.js';

@@ -1,3 +1,5 @@
+import { findSite } from '../storefront/service.js';
+import { isPreviewAddress } from '../storefront/serving.js';
 import { and, desc, eq, inArray, lte, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { storeSettings } from '../stores/service.js';
@@ -100,6 +102,8 @@ function assertReturnUrl(services: Services, storeId: string, value: string, tes
   } catch {
     throw fail(400, 'RETURN_URL_NOT_ALLOWED', { reason: 'NOT_ABSOLUTE', returnUrl: value });
   }
+  const site = findSite(services.db, storeId);
+  if (!testPayment && site && isPreviewAddress(services, site.slug, url)) throw fail(400, 'RETURN_URL_NOT_ALLOWED', { reason: 'PREVIEW', returnUrl: value });
   if (testPayment && (url.hostname === 'localhost' || url.hostname === '127.0.0.1') && (url.protocol === 'http:' || url.protocol === 'https:')) return;
   if (url.protocol !== 'https:') throw fail(400, 'RETURN_URL_NOT_ALLOWED', { reason: 'NOT_HTTPS', returnUrl: value });
   const domains = paymentDomains(services, storeId);

@@ -4,6 +4,7 @@ import type { Db } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import type { Services } from '../../server/services.js';
 import { cachedPerStoreSettings } from '../stores/store-cache.js';
+import { storefrontIsPublic } from '../storefront/service.js';
 import {
   PROVIDERS, type CheckoutMode, type EasyPayProvider, type Environment, type PaymentMethod, type PaymentOption, type Pg,
 } from './gateway.js';
@@ -46,6 +47,8 @@ export interface StoreRouting {
   /** Providers in use, by priority; empty means no payment possible. */
   candidates: ProviderState[];
   environment: Environment | null;
+  /** The hosted storefront is public: sandbox-only checkout then stops (PAYMENT_NOT_LIVE). */
+  storefrontPublic: boolean;
 }
 
 /**
@@ -76,7 +79,7 @@ function buildStoreRouting(db: Db, storeId: string): StoreRouting {
   }
   const candidates = providers.filter((p) => p.exclusion === null);
   const environment = candidates.length === 0 ? null : candidates.some((p) => !p.row!.sandboxMode) ? 'LIVE' : 'TEST';
-  return { settings, providers, candidates, environment };
+  return { settings, providers, candidates, environment, storefrontPublic: storefrontIsPublic(db, storeId) };
 }
 
 export const PG_NAMES: Record<Pg, string> = { pg_one: 'PG One', pg_two: 'PG Two' };
@@ -132,17 +135,11 @@ export function findPaymentOption(
   return paymentOptions(services, storeId).find((o) => o.key === key);
 }
 
-/**
- * Whether the hosted storefront is public. Hosting is not built yet, so no store is (decisions.md);
- * this is the one place to answer from the storefront module once it exists.
- */
-const storefrontIsPublic = (_db: Db, _storeId: string) => false;
-
 /** Whether buyers can pay, and how (spec 01 §5.5 table). */
 export function checkoutMode(services: Pick<Services, 'db'>, storeId: string): CheckoutMode {
   const { environment } = storeRouting(services.db, storeId);
   if (environment === null) return { mode: null, reason: 'NO_PROVIDER' };
-  if (environment === 'TEST' && storefrontIsPublic(services.db, storeId)) return { mode: null, reason: 'NOT_LIVE' };
+  if (environment === 'TEST' && storeRouting(services.db, storeId).storefrontPublic) return { mode: null, reason: 'NOT_LIVE' };
   return { mode: environment, reason: null };
 }
 

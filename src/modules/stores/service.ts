@@ -11,6 +11,7 @@ import type { Services } from '../../server/services.js';
 import { cachedPerStoreSettings } from './store-cache.js';
 import { users } from '../accounts/schema.js';
 import { checkoutAvailability } from '../payments/routing.js';
+import { findSite, siteUrl } from '../storefront/service.js';
 import { defaultStoreSettings, storeSettings as settingsSchema, type StoreSettings } from './settings.js';
 import { members, roleSchema, stores, type Role } from './schema.js';
 
@@ -92,6 +93,12 @@ export function createStore(services: Services, ownerUserId: string, input: { na
   })();
 }
 
+/** The hosted storefront's address once the store has a site. */
+function storefrontUrlOf(services: Services, storeId: string): string | null {
+  const site = findSite(services.db, storeId);
+  return site ? siteUrl(services, site.slug) : null;
+}
+
 /** Checkout availability of spec 01 §5.5 is the payments module's answer. */
 export { checkoutAvailability };
 
@@ -123,7 +130,7 @@ export function presentStore(services: Services, store: typeof stores.$inferSele
     name: store.name,
     plan: store.plan,
     ...(store.settings as StoreSettings),
-    storefrontUrl: null as string | null,
+    storefrontUrl: storefrontUrlOf(services, store.id),
     ...checkoutAvailability(services, store.id),
     createdAt: isoAt(store.createdAt),
     updatedAt: isoAt(store.updatedAt),

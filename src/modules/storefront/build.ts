@@ -1,0 +1,315 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, extname, join, relative } from 'node:path';
+import { and, eq, isNotNull, lte } from 'drizzle-orm';
+import * as esbuild from 'esbuild';
+import { execa } from 'execa';
+import { z } from 'zod';
+import { claimDue, CLAIM_LEASE_MS } from '../../db/claim.js';
+import { isoAt } from '../../db/clock.js';
+import { newId } from '../../db/ids.js';
+import type { Job } from '../../server/jobs.js';
+import type { Services } from '../../server/services.js';
+import { packageRoot } from '../../paths.js';
+import { AdvisorySourceUnavailable, loadAdvisories, type AdvisoryIndex } from './advisories.js';
+import { putBlob, readBlob, sha256 } from './blobs.js';
+import { checkDependencies } from './dependency-policy.js';
+import { builds, deployments, versions, type DependencyFinding, type StoredFile, type VersionAsset } from './schema.js';
+import { currentFiles, findSite, inheritedTemplateVersion, nextVersionNumber, projectFiles, publishVersion, queueBuild, replaceSourceFiles, stepsWith, templates } from './service.js';
+
+type Build = typeof builds.$inferSelect;
+type Stage = NonNullable<Build['failureStage']>;
+
+/** Spec 02 §8 build output limits. */
+export const LIMITS = { serverBundle: 10 * 1024 * 1024, staticFile: 25 * 1024 * 1024, staticTotal: 100 * 1024 * 1024, installed: 512 * 1024 * 1024 };
+/** The advisory source may be unreachable this long before builds fail with DEPENDENCY_CHECK_UNAVAILABLE. */
+const ADVISORY_GRACE_MS = 30 * 60_000;
+const ADVISORY_RETRY_MS = 60_000;
+/** Builds one process runs at once (each is a pnpm install and two esbuild runs). */
+const MAX_RUNNING = 2;
+const LOG_TAIL_CHARS = 8_000;
+
+/** `svc.storefront.json`: the project's entries (Shapes of issue 14). */
+const projectConfig = z.object({
+  server: z.string().min(1),
+  client: z.array(z.string().min(1)).max(20).default([]),
+  public: z.string().min(1).optional(),
+}).strict();
+
+/** A stage's failure: the build ends FAILED with this stage and code. */
+class BuildFailure extends Error {
+  constructor(readonly stage: Stage, readonly code: string, message: string, readonly dependencies?: { rejected: DependencyFinding[]; warnings: DependencyFinding[] }) {
+    super(message);
+  }
+}
+/** The advisory source is down but still within its grace period: the build goes back to the queue. */
+class TryLater extends Error {}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8', '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
+  '.json': 'application/json; charset=utf-8', '.map': 'application/json; charset=utf-8', '.svg': 'image/svg+xml', '.png': 'image/png', '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp', '.avif': 'image/avif', '.ico': 'image/x-icon', '.txt': 'text/plain; charset=utf-8',
+  '.woff': 'font/woff', '.woff2': 'font/woff2', '.webmanifest': 'application/manifest+json', '.xml': 'application/xml',
+};
+export const contentTypeOf = (path: string) => CONTENT_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream';
+
+const pnpmBinary = join(dirname(createRequire(import.meta.url).resolve('pnpm/package.json')), 'pnpm');
+/** Used when SVC_ADVISORY_SOURCE is not set: a small OSV snapshot shipped with svc, so svc dev works offline. */
+export const ADVISORY_SNAPSHOT = join(packageRoot, 'advisories');
+
+const advisoryCache = new Map<string, { at: number; index: AdvisoryIndex }>();
+async function advisories(services: Services): Promise<AdvisoryIndex> {
+  const source = services.config.storefront.advisorySource ?? ADVISORY_SNAPSHOT;
+  const hit = advisoryCache.get(source);
+  if (hit && Date.now() - hit.at < 10 * 60_000) return hit.index;
+  const index = await loadAdvisories(source);
+  advisoryCache.set(source, { at: Date.now(), index });
+  return index;
+}
+
+const workDir = (services: Services, buildId: string) => join(services.config.dataDir, 'storefront', 'work', buildId);
+/** pnpm's content-addressed store: packages downloaded once serve every later build. */
+const pnpmStore = (services: Services) => join(services.config.dataDir, 'storefront', 'pnpm-store');
+
+function dirBytes(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) total += dirBytes(path);
+    else if (entry.isFile()) total += statSync(path).size;
+  }
+  return total;
+}
+
+/** The build's stages, in order; each throws BuildFailure. Answers the new version's id. */
+async function runStages(services: Services, build: Build, log: (line: string) => void): Promise<string> {
+  const deadline = Date.now() + services.config.storefront.buildTimeoutMs;
+  const remaining = () => Math.max(1, deadline - Date.now());
+  const dir = workDir(services, build.id);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  try {
+    // VERIFY: the project names its entries and they exist.
+    for (const [path, file] of Object.entries(build.files)) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), readBlob(services, file.hash));
+    }
+    log(`파일 ${Object.keys(build.files).length}개`);
+    if (!build.files['svc.storefront.json']) throw new BuildFailure('VERIFY', 'PROJECT_INVALID', 'svc.storefront.json이 없습니다');
+    let config: z.output<typeof projectConfig>;
+    try {
+      config = projectConfig.parse(JSON.parse(readFileSync(join(dir, 'svc.storefront.json'), 'utf8')));
+    } catch (error) {
+      throw new BuildFailure('VERIFY', 'PROJECT_INVALID', `svc.storefront.json: ${error instanceof z.ZodError ? z.prettifyError(error) : (error as Error).message}`);
+    }
+    for (const entry of [config.server, ...config.client]) if (!build.files[entry]) throw new BuildFailure('VERIFY', 'PROJECT_INVALID', `svc.storefront.json이 가리키는 ${entry}가 없습니다`);
+
+    // DEPENDENCIES: the policy runs before anything is installed.
+    let index: AdvisoryIndex;
+    try {
+      index = await advisories(services);
+    } catch (error) {
+      if (!(error instanceof AdvisorySourceUnavailable)) throw error;
+      const since = build.advisoriesUnavailableSince ?? services.clock.now();
+      if (services.clock.now() - since >= ADVISORY_GRACE_MS) throw new BuildFailure('DEPENDENCIES', 'DEPENDENCY_CHECK_UNAVAILABLE', `보안 권고 출처를 30분 동안 읽지 못했습니다: ${error.message}`);
+      services.db.update(builds).set({ advisoriesUnavailableSince: since }).where(eq(builds.id, build.id)).run();
+      log(`보안 권고 출처를 읽지 못해 잠시 뒤 다시 시도합니다: ${error.message}`);
+      throw new TryLater();
+    }
+    const report = await checkDependencies(dir, { advisories: index, denylist: services.config.storefront.denylist });
+    for (const w of report.warnings) log(`경고 ${w.reason} ${w.package}${w.version ? `@${w.version}` : ''}: ${w.detail}`);
+    if (report.rejected.length > 0) {
+      for (const r of report.rejected) log(`거부 ${r.reason} ${r.package}${r.version ? `@${r.version}` : ''}: ${r.detail}`);
+      throw new BuildFailure('DEPENDENCIES', 'DEPENDENCY_REJECTED', `의존성 ${report.rejected.length}개가 정책에 맞지 않습니다`, report);
+    }
+    services.db.update(builds).set({ dependencies: report }).where(eq(builds.id, build.id)).run();
+
+    // INSTALL: from the lockfile only, scripts off; project-level package-manager settings are not honoured.
+    rmSync(join(dir, '.npmrc'), { force: true });
+    const lockBefore = sha256(readFileSync(join(dir, 'pnpm-lock.yaml')));
+    const { npmRegistry } = services.config.storefront;
+    const install = await execa(pnpmBinary, [
+      'install', '--frozen-lockfile', '--ignore-scripts', '--prod', '--config.update-notifier=false', '--reporter=append-only',
+      `--store-dir=${pnpmStore(services)}`, ...(npmRegistry ? [`--registry=${npmRegistry}`] : []),
+    ], { cwd: dir, all: true, reject: false, timeout: remaining(), env: { CI: 'true', npm_config_update_notifier: 'false' }, stdin: 'ignore' });
+    for (const line of (install.all ?? '').split('\n').filter(Boolean).slice(-40)) log(line);
+    if (install.timedOut) throw new BuildFailure('INSTALL', 'BUILD_TIMEOUT', '빌드 시간 10분을 넘었습니다');
+    if (install.exitCode !== 0) throw new BuildFailure('INSTALL', 'INSTALL_FAILED', `pnpm install이 실패했습니다 (종료 코드 ${install.exitCode})`);
+    if (sha256(readFileSync(join(dir, 'pnpm-lock.yaml'))) !== lockBefore) throw new BuildFailure('INSTALL', 'DEPENDENCIES_CHANGED', '설치 중 pnpm-lock.yaml이 바뀌었습니다');
+    if (existsSync(join(dir, 'node_modules')) && dirBytes(join(dir, 'node_modules')) > LIMITS.installed) throw new BuildFailure('INSTALL', 'INSTALL_TOO_LARGE', `설치된 패키지가 ${LIMITS.installed / 1024 / 1024} MiB를 넘습니다`);
+
+    // BUILD: the server entry for the sandbox (no Node built-ins), client entries with hashed names.
+    const bundled = await withDeadline(remaining(), Promise.all([
+      esbuild.build({
+        absWorkingDir: dir, entryPoints: [config.server], bundle: true, format: 'iife', globalName: '__app', platform: 'neutral', target: 'es2023',
+        mainFields: ['module', 'main'], conditions: ['worker', 'browser'], sourcemap: 'external', outfile: 'out/server.js', write: false, logLevel: 'silent', minify: true,
+      }),
+      config.client.length === 0 ? null : esbuild.build({
+        absWorkingDir: dir, entryPoints: config.client, bundle: true, format: 'esm', platform: 'browser', target: 'es2022', splitting: true,
+        entryNames: 'assets/[name]-[hash]', chunkNames: 'assets/chunk-[hash]', assetNames: 'assets/[name]-[hash]', outdir: 'out', sourcemap: 'linked',
+        write: false, metafile: true, minify: true, logLevel: 'silent',
+      }),
+    ]).catch((error: unknown) => {
+      const failure = error as { errors?: esbuild.Message[] };
+      if (!failure.errors) throw error;
+      for (const m of failure.errors.slice(0, 20)) log(`${m.location ? `${m.location.file}:${m.location.line}:${m.location.column} ` : ''}${m.text}`);
+      throw new BuildFailure('BUILD', 'BUILD_FAILED', `esbuild 오류 ${failure.errors.length}개`);
+    }));
+    if (bundled === null) throw new BuildFailure('BUILD', 'BUILD_TIMEOUT', '빌드 시간 10분을 넘었습니다');
+    const [server, client] = bundled;
+    const serverCode = server.outputFiles.find((f) => f.path.endsWith('server.js'))!;
+    const serverMap = server.outputFiles.find((f) => f.path.endsWith('server.js.map'));
+    if (serverCode.contents.byteLength > LIMITS.serverBundle) throw new BuildFailure('BUILD', 'ARTIFACT_TOO_LARGE', `서버 번들이 10 MiB를 넘습니다 (${serverCode.contents.byteLength} bytes)`);
+
+    const staticFiles = new Map<string, { bytes: Uint8Array; immutable: boolean }>();
+    for (const out of client?.outputFiles ?? []) staticFiles.set(relative(join(dir, 'out'), out.path).split('\\').join('/'), { bytes: out.contents, immutable: true });
+    if (config.public && existsSync(join(dir, config.public))) {
+      for (const [path, bytes] of projectFiles(join(dir, config.public))) if (!staticFiles.has(path)) staticFiles.set(path, { bytes, immutable: false });
+    }
+    let staticBytes = 0;
+    for (const [path, file] of staticFiles) {
+      if (file.bytes.byteLength > LIMITS.staticFile) throw new BuildFailure('BUILD', 'ARTIFACT_TOO_LARGE', `${path}가 25 MiB를 넘습니다`);
+      staticBytes += file.bytes.byteLength;
+    }
+    if (staticBytes > LIMITS.staticTotal) throw new BuildFailure('BUILD', 'ARTIFACT_TOO_LARGE', `정적 파일이 모두 ${staticBytes} bytes로 100 MiB를 넘습니다`);
+    const clientEntries: Record<string, string> = {};
+    for (const [outPath, meta] of Object.entries(client?.metafile?.outputs ?? {})) {
+      if (meta.entryPoint) clientEntries[`${meta.entryPoint.split('/').pop()!.replace(/\.[cm]?[jt]sx?$/, '')}.js`] = outPath.replace(/^out\//, '');
+    }
+    log(`서버 번들 ${serverCode.contents.byteLength} bytes, 정적 파일 ${staticFiles.size}개 ${staticBytes} bytes`);
+
+    // UPLOAD: artifacts into the blob store, then the version row.
+    const assets: Record<string, VersionAsset> = {};
+    try {
+      for (const [path, file] of staticFiles) assets[path] = { ...putBlob(services, file.bytes), contentType: contentTypeOf(path), immutable: file.immutable };
+      const bundle = putBlob(services, serverCode.contents);
+      const map = serverMap ? putBlob(services, serverMap.contents) : null;
+      return storeVersion(services, build, dir, { bundle, map }, assets, clientEntries, staticBytes);
+    } catch (error) {
+      throw new BuildFailure('UPLOAD', 'UPLOAD_FAILED', (error as Error).message);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function withDeadline<T>(ms: number, work: Promise<T>): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((ok) => (timer = setTimeout(() => ok(null), ms)));
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function storeVersion(services: Services, build: Build, dir: string, server: { bundle: StoredFile; map: StoredFile | null }, assets: Record<string, VersionAsset>, clientEntries: Record<string, string>, staticBytes: number): string {
+  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { sayren?: { templateVersion?: unknown } };
+  return services.sqlite.transaction(() => {
+    const site = findSite(services.db, build.storeId)!;
+    const now = services.clock.now();
+    const own = manifest.sayren?.templateVersion;
+    const version = {
+      id: newId('ver', now), storeId: build.storeId, siteId: build.siteId, number: nextVersionNumber(services.db, build.siteId),
+      templateVersion: own == null ? inheritedTemplateVersion(services.db, site) : String(own), server, assets, clientEntries, staticBytes, buildId: build.id, createdAt: now,
+    };
+    services.db.insert(versions).values(version).run();
+    if (build.publish) publishVersion(services.db, site, version, 'DEPLOYMENT', now);
+    return version.id;
+  })();
+}
+
+const running = new WeakMap<Services, Set<string>>();
+
+/** Runs one claimed build to its end and records the outcome (and the deployment's, for its PUBLISH step). */
+async function runBuild(services: Services, build: Build) {
+  const lines: string[] = [];
+  const log = (line: string) => lines.push(`${isoAt(Date.now()).slice(11, 19)} ${line}`);
+  const tail = () => lines.join('\n').slice(-LOG_TAIL_CHARS);
+  // The lease is renewed while the build runs: another process takes it over only if this one died.
+  const heartbeat = setInterval(() => {
+    services.db.update(builds).set({ nextAttemptAt: services.clock.now() + CLAIM_LEASE_MS, logTail: tail() }).where(and(eq(builds.id, build.id), eq(builds.status, 'RUNNING'))).run();
+  }, CLAIM_LEASE_MS / 3);
+  heartbeat.unref();
+  try {
+    const versionId = await runStages(services, build, log);
+    log(`버전 준비됨`);
+    finishBuild(services, build, { status: 'SUCCEEDED', failureStage: null, errorCode: null, versionId }, tail());
+  } catch (error) {
+    if (error instanceof TryLater) {
+      services.db.update(builds).set({ status: 'QUEUED', logTail: tail(), nextAttemptAt: services.clock.now() + ADVISORY_RETRY_MS }).where(eq(builds.id, build.id)).run();
+      return;
+    }
+    const failure = error instanceof BuildFailure ? error : new BuildFailure('BUILD', 'BUILD_FAILED', `예상하지 못한 오류: ${(error as Error).message}`);
+    if (!(error instanceof BuildFailure)) console.error(`[svc] storefront build ${build.id} failed:`, error);
+    log(`실패 ${failure.stage} ${failure.code}: ${failure.message}`);
+    finishBuild(services, build, { status: 'FAILED', failureStage: failure.stage, errorCode: failure.code, versionId: null, ...(failure.dependencies ? { dependencies: failure.dependencies } : {}) }, tail());
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+function finishBuild(services: Services, build: Build, outcome: Pick<Build, 'status' | 'failureStage' | 'errorCode' | 'versionId'> & { dependencies?: Build['dependencies'] }, logTail: string) {
+  services.sqlite.transaction(() => {
+    const now = services.clock.now();
+    services.db.update(builds).set({ ...outcome, logTail, nextAttemptAt: null, finishedAt: now }).where(eq(builds.id, build.id)).run();
+    const deployment = services.db.select().from(deployments).where(eq(deployments.buildId, build.id)).get();
+    if (!deployment) return;
+    const ok = outcome.status === 'SUCCEEDED';
+    services.db.update(deployments).set({
+      status: ok ? 'SUCCEEDED' : 'FAILED', steps: stepsWith(deployment.steps, 'PUBLISH', ok ? 'SUCCEEDED' : 'FAILED'), errorCode: outcome.errorCode,
+      log: [...deployment.log, `${isoAt(now)} ${ok ? '첫 버전을 게시했습니다' : `빌드 실패 ${outcome.errorCode}`}`], updatedAt: now,
+    }).where(eq(deployments.siteId, deployment.siteId)).run();
+  })();
+}
+
+/** Claims due builds (up to MAX_RUNNING in this process) and starts them; they finish in the background. */
+export function startDueBuilds(services: Services): number {
+  let mine = running.get(services);
+  if (!mine) running.set(services, (mine = new Set()));
+  const now = services.clock.now();
+  const due = services.db.select().from(builds).where(and(isNotNull(builds.nextAttemptAt), lte(builds.nextAttemptAt, now))).orderBy(builds.nextAttemptAt).limit(MAX_RUNNING).all();
+  let started = 0;
+  for (const build of due) {
+    if (mine.size >= MAX_RUNNING) break;
+    if (!claimDue(services.db, builds, build.id, build.nextAttemptAt, now)) continue;
+    services.db.update(builds).set({ status: 'RUNNING', startedAt: build.startedAt ?? now }).where(eq(builds.id, build.id)).run();
+    mine.add(build.id);
+    started++;
+    void runBuild(services, { ...build, status: 'RUNNING' }).finally(() => mine.delete(build.id));
+  }
+  return started;
+}
+
+/** Waits for this process's running builds (service shutdown). */
+export async function settleBuilds(services: Services) {
+  while ((running.get(services)?.size ?? 0) > 0) await new Promise((ok) => setTimeout(ok, 50));
+}
+
+/** The deployment's UPLOAD step: the template's files become the site's source, and its first build is queued. */
+function advanceDeployments(services: Services, now: number): number {
+  const due = services.db.select().from(deployments).where(and(isNotNull(deployments.nextAttemptAt), lte(deployments.nextAttemptAt, now))).all();
+  let handled = 0;
+  for (const deployment of due) {
+    if (!claimDue(services.db, deployments, deployment.id, deployment.nextAttemptAt, now)) continue;
+    services.sqlite.transaction(() => {
+      const site = findSite(services.db, deployment.storeId);
+      const template = templates.find((t) => t.templateId === site?.templateId);
+      if (!site || !template) return;
+      replaceSourceFiles(services, services.db, site.storeId, projectFiles(template.dir));
+      const build = queueBuild(services.db, site, currentFiles(services.db, site.storeId), true, now);
+      services.db.update(deployments).set({
+        steps: stepsWith(stepsWith(deployment.steps, 'UPLOAD', 'SUCCEEDED'), 'PUBLISH', 'RUNNING'), buildId: build.id, nextAttemptAt: null,
+        log: [...deployment.log, `${isoAt(now)} 템플릿 파일을 올렸습니다`, `${isoAt(now)} 빌드 ${build.id}`], updatedAt: now,
+      }).where(eq(deployments.siteId, deployment.siteId)).run();
+    })();
+    handled++;
+  }
+  return handled;
+}
+
+/** Deployments, builds: durable work of the job runner (builds then run in the background). */
+export const buildJobs: Job[] = [
+  { name: 'storefront-deployments', run: (services, now) => advanceDeployments(services, now) },
+  { name: 'storefront-builds', run: (services) => startDueBuilds(services) },
+];

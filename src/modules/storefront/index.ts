@@ -1,0 +1,17 @@
+import type { Module } from '../../server/module.js';
+import { buildJobs, settleBuilds } from './build.js';
+import { storefrontOperations } from './operations.js';
+import { provisioningJob } from './provisioning.js';
+import { closeSiteRuntime, mountSites } from './serving.js';
+
+/** The hosted storefront: sites from templates, source upload, builds under the dependency policy, versions, publish and rollback, serving and preview. */
+export const storefrontModule: Module = {
+  name: 'storefront',
+  operations: storefrontOperations,
+  jobs: [...buildJobs, provisioningJob],
+  mount: mountSites,
+  async onClose(services) {
+    await settleBuilds(services);
+    await closeSiteRuntime(services);
+  },
+};

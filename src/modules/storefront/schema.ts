@@ -1,0 +1,144 @@
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+/** One file of a site's source or build output: its content lives in the blob store under `hash`. */
+export interface StoredFile {
+  hash: string;
+  size: number;
+}
+
+/** A served file of a version: `immutable` for hashed names (client bundles), revalidated by ETag otherwise. */
+export interface VersionAsset extends StoredFile {
+  contentType: string;
+  immutable: boolean;
+}
+
+export type DeploymentStepName = 'SITE' | 'UPLOAD' | 'PUBLISH';
+export interface DeploymentStep {
+  name: DeploymentStepName;
+  status: 'PENDING' | 'RUNNING' | 'SUCCEEDED' | 'FAILED';
+}
+
+export interface DependencyFinding {
+  package: string;
+  version: string | null;
+  reason: string;
+  detail: string;
+  advisory: string | null;
+}
+
+/**
+ * The hosted storefront of a store (one per store). `publishedVersionId` is what the seller chose;
+ * `servedVersionId` what visitors get, set by provisioning once the version's artifacts are in place.
+ * `revision` grows with every change, so serving caches revalidate with one primary-key read.
+ */
+export const sites = sqliteTable('storefront_sites', {
+  id: text('id').primaryKey(),
+  storeId: text('store_id').notNull(),
+  slug: text('slug').notNull(),
+  templateId: text('template_id').notNull(),
+  visibility: text('visibility', { enum: ['COMING_SOON', 'PUBLIC'] }).notNull(),
+  status: text('status', { enum: ['ACTIVE', 'SUSPENDED'] }).notNull(),
+  suspensionReason: text('suspension_reason'),
+  publishedVersionId: text('published_version_id'),
+  servedVersionId: text('served_version_id'),
+  provisioningStatus: text('provisioning_status', { enum: ['PENDING', 'SYNCED', 'FAILED'] }).notNull(),
+  provisioningFailures: integer('provisioning_failures').notNull(),
+  /** When the provisioning job next applies the published version; null when nothing is pending. */
+  nextAttemptAt: integer('next_attempt_at'),
+  revision: integer('revision').notNull(),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+}, (t) => [uniqueIndex('storefront_sites_store').on(t.storeId), uniqueIndex('storefront_sites_slug').on(t.slug), index('storefront_sites_due').on(t.nextAttemptAt)]);
+
+/** Every site creation, for the limit of 3 per 30 days (kept when a site is closed). */
+export const siteCreations = sqliteTable('storefront_site_creations', {
+  id: text('id').primaryKey(),
+  storeId: text('store_id').notNull(),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [index('storefront_site_creations_store').on(t.storeId, t.createdAt)]);
+
+/** The deployment that sets a new site up (SITE → UPLOAD → PUBLISH); one per site, retried in place. */
+export const deployments = sqliteTable('storefront_deployments', {
+  id: text('id').primaryKey(),
+  siteId: text('site_id').notNull(),
+  storeId: text('store_id').notNull(),
+  status: text('status', { enum: ['RUNNING', 'SUCCEEDED', 'FAILED'] }).notNull(),
+  steps: text('steps', { mode: 'json' }).$type<DeploymentStep[]>().notNull(),
+  log: text('log', { mode: 'json' }).$type<string[]>().notNull(),
+  errorCode: text('error_code'),
+  buildId: text('build_id'),
+  /** Due for the deployment job (the UPLOAD step); null while the build runs or once ended. */
+  nextAttemptAt: integer('next_attempt_at'),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+}, (t) => [uniqueIndex('storefront_deployments_site').on(t.siteId), index('storefront_deployments_due').on(t.nextAttemptAt)]);
+
+/** The site's current source files (what the next build uses). */
+export const siteFiles = sqliteTable('storefront_files', {
+  storeId: text('store_id').notNull(),
+  path: text('path').notNull(),
+  hash: text('hash').notNull(),
+  size: integer('size').notNull(),
+}, (t) => [primaryKey({ columns: [t.storeId, t.path] })]);
+
+/** A build of the source files as they were when it was asked for; a durable job claimed with a lease. */
+export const builds = sqliteTable('storefront_builds', {
+  id: text('id').primaryKey(),
+  storeId: text('store_id').notNull(),
+  siteId: text('site_id').notNull(),
+  status: text('status', { enum: ['QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED'] }).notNull(),
+  failureStage: text('failure_stage', { enum: ['VERIFY', 'DEPENDENCIES', 'INSTALL', 'BUILD', 'UPLOAD'] }),
+  errorCode: text('error_code'),
+  logTail: text('log_tail').notNull(),
+  dependencies: text('dependencies', { mode: 'json' }).$type<{ rejected: DependencyFinding[]; warnings: DependencyFinding[] }>().notNull(),
+  files: text('files', { mode: 'json' }).$type<Record<string, StoredFile>>().notNull(),
+  versionId: text('version_id'),
+  /** Publish the version once built (the deployment's PUBLISH step). */
+  publish: integer('publish', { mode: 'boolean' }).notNull(),
+  /** First time the advisory source could not be read for this build (30 minutes → DEPENDENCY_CHECK_UNAVAILABLE). */
+  advisoriesUnavailableSince: integer('advisories_unavailable_since'),
+  /** Due for a build process to claim; a running build's lease; null once ended. */
+  nextAttemptAt: integer('next_attempt_at'),
+  createdAt: integer('created_at').notNull(),
+  startedAt: integer('started_at'),
+  finishedAt: integer('finished_at'),
+}, (t) => [index('storefront_builds_store').on(t.storeId, t.createdAt), index('storefront_builds_due').on(t.nextAttemptAt)]);
+
+/** A built version: content-addressed artifacts (server bundle, static files) and what it was built from. */
+export const versions = sqliteTable('storefront_versions', {
+  id: text('id').primaryKey(),
+  storeId: text('store_id').notNull(),
+  siteId: text('site_id').notNull(),
+  number: integer('number').notNull(),
+  templateVersion: text('template_version'),
+  server: text('server', { mode: 'json' }).$type<{ bundle: StoredFile; map: StoredFile | null }>().notNull(),
+  /** Served paths relative to the site root (`assets/client-3FJ2.js`, `style.css`). */
+  assets: text('assets', { mode: 'json' }).$type<Record<string, VersionAsset>>().notNull(),
+  /** Client entry → its hashed path, handed to the server bundle as `__SVC_ASSETS__`. */
+  clientEntries: text('client_entries', { mode: 'json' }).$type<Record<string, string>>().notNull(),
+  staticBytes: integer('static_bytes').notNull(),
+  buildId: text('build_id').notNull(),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [uniqueIndex('storefront_versions_number').on(t.siteId, t.number), index('storefront_versions_store').on(t.storeId)]);
+
+/** Every publish and rollback, newest last: rollback's default target is the one before the current. */
+export const publications = sqliteTable('storefront_publications', {
+  id: text('id').primaryKey(),
+  storeId: text('store_id').notNull(),
+  siteId: text('site_id').notNull(),
+  versionId: text('version_id').notNull(),
+  via: text('via', { enum: ['PUBLISH', 'ROLLBACK', 'DEPLOYMENT'] }).notNull(),
+  publishedAt: integer('published_at').notNull(),
+}, (t) => [index('storefront_publications_site').on(t.siteId, t.publishedAt)]);
+
+/** One-time preview links (stored by the hash of their secret). */
+export const previewLinks = sqliteTable('storefront_preview_links', {
+  id: text('id').primaryKey(),
+  tokenHash: text('token_hash').notNull(),
+  storeId: text('store_id').notNull(),
+  versionId: text('version_id').notNull(),
+  createdBy: text('created_by').notNull(),
+  expiresAt: integer('expires_at').notNull(),
+  usedAt: integer('used_at'),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [uniqueIndex('storefront_preview_links_token').on(t.tokenHash)]);

@@ -1,0 +1,308 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { and, asc, count, desc, eq, gte, max } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import { isoAt } from '../../db/clock.js';
+import { newId } from '../../db/ids.js';
+import { fail } from '../../server/errors.js';
+import { defineMessages } from '../../server/messages.js';
+import { instant } from '../../server/responses.js';
+import type { Services } from '../../server/services.js';
+import { packageRoot } from '../../paths.js';
+import { stores } from '../stores/schema.js';
+import { markStoreMilestone } from '../stores/usage.js';
+import { putBlob } from './blobs.js';
+import { builds, deployments, publications, siteCreations, siteFiles, sites, versions, type DeploymentStep, type StoredFile } from './schema.js';
+
+defineMessages({
+  STOREFRONT_HOSTING_DISABLED: '아직 스토어프런트 호스팅을 만들 수 없습니다.',
+  STOREFRONT_SITE_NOT_FOUND: '스토어프런트 사이트가 없습니다.',
+  STOREFRONT_SITE_EXISTS: '스토어마다 사이트는 하나입니다.',
+  STOREFRONT_SLUG_TAKEN: '다른 스토어가 쓰고 있거나 보류 중인 주소입니다.',
+  STOREFRONT_SITE_CREATE_LIMIT: '사이트는 30일에 3번까지 만들 수 있습니다.',
+  STOREFRONT_SITE_CHANGED: '사이트가 그사이 바뀌었습니다. 다시 읽고 시도하세요.',
+  STOREFRONT_NO_ROLLBACK_TARGET: '되돌릴 이전 게시 버전이 없습니다.',
+  STOREFRONT_NOT_READY: '판매 중인 상품(샘플 제외)이 하나 이상 있어야 공개할 수 있습니다.',
+  TEMPLATE_CHANGE_NOT_SUPPORTED: '템플릿 변경은 더 이상 지원하지 않습니다.',
+  STOREFRONT_SITE_NOT_ACTIVE: '정지된 사이트는 바꿀 수 없습니다.',
+  STOREFRONT_VERSION_NOT_FOUND: '사이트 버전을 찾을 수 없습니다.',
+  STOREFRONT_BUILD_NOT_FOUND: '빌드를 찾을 수 없습니다.',
+  STOREFRONT_FILE_NOT_FOUND: '사이트 파일을 찾을 수 없습니다.',
+  STOREFRONT_SOURCE_INVALID: '올릴 수 없는 소스 묶음입니다.',
+  STOREFRONT_DEPLOYMENT_NOT_RETRYABLE: '실패한 배포만 다시 시도할 수 있습니다.',
+  TEMPLATE_NOT_FOUND: '템플릿을 찾을 수 없습니다.',
+});
+
+export const SITE_CREATE_LIMIT = 3;
+export const SITE_CREATE_WINDOW_MS = 30 * 86_400_000;
+
+/** Spec 02 §2.3: lowercase letters and digits, single inner hyphens, 3 to 30 characters. */
+export const SLUG = /^(?=.{3,30}$)[a-z0-9]+(?:-[a-z0-9]+)*$/;
+export const slugInput = z.string().regex(SLUG, '영문 소문자·숫자·하이픈 3~30자, 하이픈으로 시작·끝나거나 연달아 쓸 수 없습니다');
+
+export type Site = typeof sites.$inferSelect;
+export type Version = typeof versions.$inferSelect;
+
+// ── templates ────────────────────────────────────────────────────────────────
+
+export interface Template {
+  templateId: string;
+  name: string;
+  description: string;
+  templateVersion: string | null;
+  dir: string;
+}
+
+export const templatesDir = join(packageRoot, 'templates', 'storefront');
+
+/** Template projects shipped with svc (`templates/storefront/<id>/`), read once. */
+export const templates: Template[] = existsSync(templatesDir)
+  ? readdirSync(templatesDir, { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync(join(templatesDir, d.name, 'package.json'))).map((d) => {
+      const manifest = JSON.parse(readFileSync(join(templatesDir, d.name, 'package.json'), 'utf8')) as { description?: string; displayName?: string; sayren?: { templateVersion?: unknown } };
+      return {
+        templateId: d.name,
+        name: manifest.displayName ?? d.name,
+        description: manifest.description ?? '',
+        templateVersion: manifest.sayren?.templateVersion == null ? null : String(manifest.sayren.templateVersion),
+        dir: join(templatesDir, d.name),
+      };
+    })
+  : [];
+
+/** A project folder's files (no installed packages or build output), as path → bytes. */
+export function projectFiles(dir: string): Map<string, Buffer> {
+  const files = new Map<string, Buffer>();
+  const walk = (at: string) => {
+    for (const entry of readdirSync(at, { withFileTypes: true })) {
+      if (entry.name === 'node_modules' || entry.name === '.git' || entry.name === 'dist') continue;
+      const path = join(at, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.isFile() && statSync(path).size > 0) files.set(relative(dir, path).split('\\').join('/'), readFileSync(path));
+    }
+  };
+  walk(dir);
+  return files;
+}
+
+export const templateSchema = z.object({ templateId: z.string(), name: z.string(), description: z.string(), templateVersion: z.string().nullable() });
+export const presentTemplate = (t: Template): z.output<typeof templateSchema> => ({ templateId: t.templateId, name: t.name, description: t.description, templateVersion: t.templateVersion });
+
+// ── sites ────────────────────────────────────────────────────────────────────
+
+export const findSite = (db: Db, storeId: string): Site | undefined => db.select().from(sites).where(eq(sites.storeId, storeId)).get();
+
+export function requireSite(db: Db, storeId: string): Site {
+  const site = findSite(db, storeId);
+  if (!site) throw fail(404, 'STOREFRONT_SITE_NOT_FOUND');
+  return site;
+}
+
+/** A site the seller may change: suspended sites refuse every change (spec 02 §3). */
+export function requireActiveSite(db: Db, storeId: string): Site {
+  const site = requireSite(db, storeId);
+  if (site.status === 'SUSPENDED') throw fail(409, 'STOREFRONT_SITE_NOT_ACTIVE', { reason: site.suspensionReason });
+  return site;
+}
+
+/** The site's visitor address: `/sites/{slug}/` on the service (svc dev), `{slug}.{sitesDomain}` when configured. */
+export function siteUrl(services: Services, slug: string): string {
+  const { sitesDomain } = services.config.storefront;
+  if (sitesDomain) {
+    const origin = new URL(services.config.origin);
+    return `${origin.protocol}//${slug}.${sitesDomain}${origin.port ? `:${origin.port}` : ''}/`;
+  }
+  return `${services.config.origin}/sites/${slug}/`;
+}
+
+/** Every change of a site grows its revision (serving caches compare it) and touches the store, whose document shows the site. */
+export function changeSite(db: Db, site: Site, change: Partial<Site>, now: number): Site {
+  const changed = { ...site, ...change, revision: site.revision + 1, updatedAt: now };
+  db.update(sites).set({ ...change, revision: changed.revision, updatedAt: now }).where(eq(sites.id, site.id)).run();
+  db.update(stores).set({ updatedAt: now }).where(eq(stores.id, site.storeId)).run();
+  return changed;
+}
+
+export function slugAvailability(db: Db, storeId: string, slug: string): { available: boolean; reason: 'INVALID' | 'TAKEN' | null } {
+  if (!SLUG.test(slug)) return { available: false, reason: 'INVALID' };
+  const holder = db.select({ storeId: sites.storeId }).from(sites).where(eq(sites.slug, slug)).get();
+  return holder && holder.storeId !== storeId ? { available: false, reason: 'TAKEN' } : { available: true, reason: null };
+}
+
+/** Creates the site and its deployment (SITE done; UPLOAD and PUBLISH continue in the job runner). */
+export function createSite(services: Services, db: Db, storeId: string, template: Template, slug: string, now: number): Site {
+  if (!services.config.storefront.hostingOpen) throw fail(403, 'STOREFRONT_HOSTING_DISABLED');
+  if (findSite(db, storeId)) throw fail(409, 'STOREFRONT_SITE_EXISTS');
+  if (!slugAvailability(db, storeId, slug).available) throw fail(409, 'STOREFRONT_SLUG_TAKEN', { slug });
+  const recent = db.select({ n: count() }).from(siteCreations).where(and(eq(siteCreations.storeId, storeId), gte(siteCreations.createdAt, now - SITE_CREATE_WINDOW_MS))).get()!.n;
+  if (recent >= SITE_CREATE_LIMIT) throw fail(409, 'STOREFRONT_SITE_CREATE_LIMIT', { limit: SITE_CREATE_LIMIT, windowDays: 30 });
+  const site: Site = {
+    id: newId('site', now), storeId, slug, templateId: template.templateId, visibility: 'COMING_SOON', status: 'ACTIVE', suspensionReason: null,
+    publishedVersionId: null, servedVersionId: null, provisioningStatus: 'SYNCED', provisioningFailures: 0, nextAttemptAt: null, revision: 1, createdAt: now, updatedAt: now,
+  };
+  db.insert(sites).values(site).run();
+  db.insert(siteCreations).values({ id: newId('sitec', now), storeId, createdAt: now }).run();
+  db.update(stores).set({ updatedAt: now }).where(eq(stores.id, storeId)).run();
+  db.insert(deployments).values({
+    id: newId('dep', now), siteId: site.id, storeId, status: 'RUNNING', steps: [{ name: 'SITE', status: 'SUCCEEDED' }, { name: 'UPLOAD', status: 'PENDING' }, { name: 'PUBLISH', status: 'PENDING' }],
+    log: [`${isoAt(now)} 사이트 ${slug} 생성 (템플릿 ${template.templateId})`], errorCode: null, buildId: null, nextAttemptAt: now, createdAt: now, updatedAt: now,
+  }).run();
+  return site;
+}
+
+// ── source files ─────────────────────────────────────────────────────────────
+
+/** Replaces the site's source files with `files` (written to the blob store first); answers what changed. */
+export function replaceSourceFiles(services: Services, db: Db, storeId: string, files: Map<string, Buffer>) {
+  const stored = storeFiles(services, files);
+  const before = currentFiles(db, storeId);
+  db.delete(siteFiles).where(eq(siteFiles.storeId, storeId)).run();
+  for (const [path, file] of Object.entries(stored)) db.insert(siteFiles).values({ storeId, path, ...file }).run();
+  return changedPaths(before, stored);
+}
+
+export function storeFiles(services: Services, files: Map<string, Buffer>): Record<string, StoredFile> {
+  return Object.fromEntries([...files].map(([path, bytes]) => [path, putBlob(services, bytes)]));
+}
+
+export function currentFiles(db: Db, storeId: string): Record<string, StoredFile> {
+  return Object.fromEntries(db.select().from(siteFiles).where(eq(siteFiles.storeId, storeId)).orderBy(asc(siteFiles.path)).all().map((f) => [f.path, { hash: f.hash, size: f.size }]));
+}
+
+export function changedPaths(before: Record<string, StoredFile>, after: Record<string, StoredFile>): { added: string[]; changed: string[]; removed: string[] } {
+  const added: string[] = [], changed: string[] = [], removed: string[] = [];
+  for (const [path, file] of Object.entries(after)) {
+    if (!before[path]) added.push(path);
+    else if (before[path].hash !== file.hash) changed.push(path);
+  }
+  for (const path of Object.keys(before)) if (!after[path]) removed.push(path);
+  return { added, changed, removed };
+}
+
+// ── builds and versions ──────────────────────────────────────────────────────
+
+export function queueBuild(db: Db, site: Site, files: Record<string, StoredFile>, publish: boolean, now: number) {
+  const build = {
+    id: newId('bld', now), storeId: site.storeId, siteId: site.id, status: 'QUEUED' as const, failureStage: null, errorCode: null, logTail: '',
+    dependencies: { rejected: [], warnings: [] }, files, versionId: null, publish, advisoriesUnavailableSince: null, nextAttemptAt: now, createdAt: now, startedAt: null, finishedAt: null,
+  };
+  db.insert(builds).values(build).run();
+  return build;
+}
+
+export const nextVersionNumber = (db: Db, siteId: string) => (db.select({ n: max(versions.number) }).from(versions).where(eq(versions.siteId, siteId)).get()?.n ?? 0) + 1;
+
+export const versionSchema = z.object({
+  versionId: z.string(),
+  number: z.string().describe('v1, v2, …'),
+  templateVersion: z.string().nullable(),
+  previewable: z.boolean(),
+  published: z.boolean(),
+  createdAt: instant,
+  sizes: z.object({ serverBundle: z.number().int(), static: z.number().int() }),
+});
+
+export function presentVersion(v: Version, site: Site): z.output<typeof versionSchema> {
+  return {
+    versionId: v.id, number: `v${v.number}`, templateVersion: v.templateVersion, previewable: true, published: site.publishedVersionId === v.id,
+    createdAt: isoAt(v.createdAt), sizes: { serverBundle: v.server.bundle.size, static: v.staticBytes },
+  };
+}
+
+export function requireVersion(db: Db, storeId: string, versionId: string): Version {
+  const version = db.select().from(versions).where(eq(versions.id, versionId)).get();
+  if (!version || version.storeId !== storeId) throw fail(404, 'STOREFRONT_VERSION_NOT_FOUND', { versionId });
+  return version;
+}
+
+/**
+ * Makes `version` the published one and queues provisioning (visitors get it once SYNCED). The first
+ * published version fixes the site's template version when the project did not name one.
+ */
+export function publishVersion(db: Db, site: Site, version: Version, via: 'PUBLISH' | 'ROLLBACK' | 'DEPLOYMENT', now: number): Site {
+  if (site.publishedVersionId === version.id) return site;
+  db.insert(publications).values({ id: newId('pub', now), storeId: site.storeId, siteId: site.id, versionId: version.id, via, publishedAt: now }).run();
+  return changeSite(db, site, { publishedVersionId: version.id, provisioningStatus: 'PENDING', provisioningFailures: 0, nextAttemptAt: now }, now);
+}
+
+/** Rollback's default target: the version published just before the current one (spec 02 §4.2). */
+export function previousPublished(db: Db, site: Site): string | null {
+  const history = db.select({ versionId: publications.versionId }).from(publications).where(eq(publications.siteId, site.id)).orderBy(desc(publications.publishedAt), desc(publications.id)).all();
+  return history.find((h) => h.versionId !== site.publishedVersionId)?.versionId ?? null;
+}
+
+/** The template version a new version records: its own `sayren.templateVersion`, else the published version's. */
+export function inheritedTemplateVersion(db: Db, site: Site): string | null {
+  if (!site.publishedVersionId) return templates.find((t) => t.templateId === site.templateId)?.templateVersion ?? null;
+  return db.select({ v: versions.templateVersion }).from(versions).where(eq(versions.id, site.publishedVersionId)).get()?.v ?? null;
+}
+
+// ── visibility ───────────────────────────────────────────────────────────────
+
+/** Going public needs an on-sale product that is not a sample; it records the store's first public state for good. */
+export function setVisibility(db: Db, site: Site, visibility: Site['visibility'], hasSellableProduct: boolean, now: number): Site {
+  if (site.visibility === visibility) return site;
+  if (visibility === 'PUBLIC' && !hasSellableProduct) throw fail(409, 'STOREFRONT_NOT_READY');
+  const changed = changeSite(db, site, { visibility }, now);
+  if (visibility === 'PUBLIC') markStoreMilestone(db, site.storeId, now, 'everPublicAt');
+  return changed;
+}
+
+/** The storefront is public right now: sandbox-only checkout then stops (PAYMENT_NOT_LIVE, spec 01 §5.5). */
+export function storefrontIsPublic(db: Db, storeId: string): boolean {
+  return db.select({ visibility: sites.visibility }).from(sites).where(eq(sites.storeId, storeId)).get()?.visibility === 'PUBLIC';
+}
+
+// ── presentation ─────────────────────────────────────────────────────────────
+
+export const siteSchema = z.object({
+  enabled: z.literal(true),
+  siteId: z.string(),
+  status: z.enum(['ACTIVE', 'SUSPENDED']),
+  suspension: z.object({ reason: z.string().nullable() }).nullable(),
+  url: z.string(),
+  visibility: z.enum(['COMING_SOON', 'PUBLIC']),
+  slug: z.string(),
+  templateId: z.string(),
+  templateVersion: z.string().nullable(),
+  publishedVersionId: z.string().nullable(),
+  provisioning: z.object({ status: z.enum(['PENDING', 'SYNCED', 'FAILED']), servedVersionId: z.string().nullable() }),
+  createdAt: instant,
+  updatedAt: instant,
+});
+/** Before creation: `enabled` says whether a site can be created now (spec 02 §4.2). */
+export const noSiteSchema = z.object({ enabled: z.boolean(), siteId: z.null() });
+
+export function presentSite(services: Services, db: Db, site: Site): z.output<typeof siteSchema> {
+  const published = site.publishedVersionId ? db.select({ v: versions.templateVersion }).from(versions).where(eq(versions.id, site.publishedVersionId)).get() : undefined;
+  return {
+    enabled: true,
+    siteId: site.id,
+    status: site.status,
+    suspension: site.status === 'SUSPENDED' ? { reason: site.suspensionReason } : null,
+    url: siteUrl(services, site.slug),
+    visibility: site.visibility,
+    slug: site.slug,
+    templateId: site.templateId,
+    templateVersion: published?.v ?? null,
+    publishedVersionId: site.publishedVersionId,
+    provisioning: { status: site.provisioningStatus, servedVersionId: site.servedVersionId },
+    createdAt: isoAt(site.createdAt),
+    updatedAt: isoAt(site.updatedAt),
+  };
+}
+
+export const deploymentSchema = z.object({
+  status: z.enum(['RUNNING', 'SUCCEEDED', 'FAILED']),
+  steps: z.array(z.object({ name: z.enum(['SITE', 'UPLOAD', 'PUBLISH']), status: z.enum(['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED']) })),
+  log: z.array(z.string()),
+  errorCode: z.string().nullable(),
+  buildId: z.string().nullable(),
+  updatedAt: instant,
+});
+
+export function presentDeployment(d: typeof deployments.$inferSelect): z.output<typeof deploymentSchema> {
+  return { status: d.status, steps: d.steps, log: d.log, errorCode: d.errorCode, buildId: d.buildId, updatedAt: isoAt(d.updatedAt) };
+}
+
+export const stepsWith = (steps: DeploymentStep[], name: DeploymentStep['name'], status: DeploymentStep['status']) => steps.map((s) => (s.name === name ? { ...s, status } : s));

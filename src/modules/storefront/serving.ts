@@ -1,0 +1,261 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { and, eq, gt, isNull } from 'drizzle-orm';
+import type { H3, H3Event } from 'h3';
+import { preparedFor, pluckStatement } from '../../db/prepared.js';
+import { escapeHtml } from '../../server/html.js';
+import { hostName } from '../../server/request-guard.js';
+import type { Services } from '../../server/services.js';
+import { RuntimeCallbackError, RuntimeHost, type FetchRequest, type FetchResponse } from '../../runtime-host/index.js';
+import { BlobCache, readBlob, sha256 } from './blobs.js';
+import { previewLinks, sites, versions } from './schema.js';
+import { siteUrl, type Site, type Version } from './service.js';
+
+/** Limits of one page render (spec 02 §8 leaves them to us; decisions.md). */
+const RENDER_LIMITS = { cpuMs: 500, wallMs: 10_000, memoryMb: 128, resultBytes: 5 * 1024 * 1024 };
+const MAX_REQUEST_BODY = 1024 * 1024;
+export const PREVIEW_TRUST_MS = 12 * 3_600_000;
+/** Request headers a site's server code sees; cookies and credentials of the service's own origin never. */
+const FORWARDED = ['accept', 'accept-language', 'content-type', 'user-agent', 'referer', 'x-svc-visitor', 'x-svc-session'];
+/** Headers a site's answer cannot set (svc dev serves sites on the service's origin). */
+const DROPPED = new Set(['set-cookie', 'set-cookie2', 'clear-site-data', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'content-length']);
+const NULL_BODY = new Set([204, 205, 304]);
+
+interface Served {
+  site: Site;
+  version: Version | null;
+}
+
+interface SiteRuntime {
+  host: RuntimeHost;
+  app: H3;
+  blobs: BlobCache;
+  /** slug → the site and its served version, revalidated by the site's revision. */
+  sites: Map<string, { revision: number; served: Served }>;
+  versions: Map<string, { version: Version; code: string; map: string | undefined }>;
+}
+
+const runtimes = new WeakMap<Services, SiteRuntime>();
+const statements = preparedFor((db) => ({ revision: pluckStatement<[string], number>(db, 'SELECT revision FROM storefront_sites WHERE slug = ?') }));
+
+function runtimeOf(services: Services): SiteRuntime {
+  const runtime = runtimes.get(services);
+  if (!runtime) throw new Error('storefront serving is not mounted');
+  return runtime;
+}
+
+export async function closeSiteRuntime(services: Services) {
+  await runtimes.get(services)?.host.close();
+  runtimes.delete(services);
+}
+
+function loadVersion(services: Services, runtime: SiteRuntime, versionId: string) {
+  let hit = runtime.versions.get(versionId);
+  if (!hit) {
+    const version = services.db.select().from(versions).where(eq(versions.id, versionId)).get();
+    if (!version) return null;
+    hit = { version, code: readBlob(services, version.server.bundle.hash).toString('utf8'), map: version.server.map ? readBlob(services, version.server.map.hash).toString('utf8') : undefined };
+    if (runtime.versions.size > 200) runtime.versions.clear();
+    runtime.versions.set(versionId, hit);
+  }
+  return hit;
+}
+
+/** The site at `slug` as visitors get it; one indexed read per request while nothing changed. */
+function servedSite(services: Services, runtime: SiteRuntime, slug: string): Served | null {
+  const revision = statements(services.db).revision.get(slug);
+  if (revision === undefined) return null;
+  const hit = runtime.sites.get(slug);
+  if (hit && hit.revision === revision) return hit.served;
+  const site = services.db.select().from(sites).where(eq(sites.slug, slug)).get();
+  if (!site) return null;
+  const served = { site, version: site.servedVersionId ? loadVersion(services, runtime, site.servedVersionId)?.version ?? null : null };
+  if (runtime.sites.size > 10_000) runtime.sites.clear();
+  runtime.sites.set(slug, { revision: site.revision, served });
+  return served;
+}
+
+// ── pages of the platform ────────────────────────────────────────────────────
+
+function page(status: number, title: string, text: string, extra: Record<string, string> = {}): Response {
+  const html = `<!doctype html><html lang="ko"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>
+<style>body{font-family:system-ui,-apple-system,"Apple SD Gothic Neo","Noto Sans KR",sans-serif;display:grid;place-items:center;min-height:100vh;margin:0;background:#f7f7f8;color:#222}main{text-align:center;padding:2rem}h1{font-size:1.6rem}p{color:#666}</style></head>
+<body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></main></body></html>`;
+  return new Response(html, { status, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...extra } });
+}
+const comingSoon = () => page(200, '곧 문을 엽니다', '상점을 준비하고 있습니다. 조금만 기다려 주세요.', { 'x-robots-tag': 'noindex' });
+const suspended = () => page(503, '이용할 수 없는 상점', '이 상점은 운영 정책에 따라 잠시 정지되었습니다.');
+const notFoundPage = () => page(404, '페이지를 찾을 수 없습니다', '주소를 다시 확인해 주세요.');
+const renderFailed = (slow: boolean) => page(slow ? 504 : 500, '페이지를 보여 줄 수 없습니다', slow ? '페이지를 만드는 데 너무 오래 걸렸습니다. 잠시 뒤 다시 시도해 주세요.' : '일시적인 오류입니다. 잠시 뒤 다시 시도해 주세요.');
+
+// ── preview ──────────────────────────────────────────────────────────────────
+
+const PREVIEW_COOKIE = 'svc_preview';
+const previewSignature = (services: Services, value: string) => createHmac('sha256', services.keys.formKey).update(`storefront-preview\n${value}`).digest('base64url');
+
+/** The preview trust of this browser for `site`: the version it may see, or null. */
+function previewVersion(services: Services, event: H3Event, site: Site): string | null {
+  const cookie = event.req.headers.get('cookie') ?? '';
+  const raw = /(?:^|;\s*)svc_preview=([^;]+)/.exec(cookie)?.[1];
+  if (!raw) return null;
+  const [siteId, versionId, expires, signature] = decodeURIComponent(raw).split('.');
+  if (siteId !== site.id || !versionId || !signature) return null;
+  const expected = Buffer.from(previewSignature(services, `${siteId}.${versionId}.${expires}`));
+  const given = Buffer.from(signature);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected) || Number(expires) < services.clock.now()) return null;
+  return versionId;
+}
+
+/** Opens a one-time preview link: marks it used and trusts this browser for 12 hours. */
+function openPreview(services: Services, site: Site, token: string, base: string, cookiePath: string): Response {
+  const now = services.clock.now();
+  const link = services.sqlite.transaction(() => {
+    const row = services.db.select().from(previewLinks).where(and(eq(previewLinks.tokenHash, sha256(token)), eq(previewLinks.storeId, site.storeId), isNull(previewLinks.usedAt), gt(previewLinks.expiresAt, now))).get();
+    if (!row) return null;
+    services.db.update(previewLinks).set({ usedAt: now }).where(eq(previewLinks.id, row.id)).run();
+    return row;
+  })();
+  if (!link) return page(410, '미리보기 링크가 만료되었습니다', '미리보기 링크는 한 번, 만든 뒤 5분 안에만 열 수 있습니다. 새 링크를 만들어 주세요.');
+  const expires = now + PREVIEW_TRUST_MS;
+  const value = `${site.id}.${link.versionId}.${expires}`;
+  const secure = base.startsWith('https:') ? '; Secure' : '';
+  return new Response(null, {
+    status: 303,
+    headers: { location: base, 'set-cookie': `${PREVIEW_COOKIE}=${encodeURIComponent(`${value}.${previewSignature(services, value)}`)}; Path=${cookiePath}; Max-Age=${PREVIEW_TRUST_MS / 1000}; HttpOnly; SameSite=Lax${secure}`, 'cache-control': 'no-store' },
+  });
+}
+
+/** Preview pages live under `{site}/_preview/`: checkout return addresses there are refused with live payment. */
+export const PREVIEW_SEGMENT = '_preview/';
+
+// ── serving ──────────────────────────────────────────────────────────────────
+
+async function serveFromVersion(services: Services, runtime: SiteRuntime, event: H3Event, site: Site, versionId: string, base: string, path: string): Promise<Response> {
+  const loaded = loadVersion(services, runtime, versionId);
+  if (!loaded) return notFoundPage();
+  const { version } = loaded;
+  const asset = event.req.method === 'GET' || event.req.method === 'HEAD' ? version.assets[path] : undefined;
+  if (asset) {
+    const etag = `"${asset.hash}"`;
+    const headers = { 'content-type': asset.contentType, etag, 'cache-control': asset.immutable ? 'public, max-age=31536000, immutable' : 'public, max-age=0, must-revalidate', 'x-content-type-options': 'nosniff' };
+    if (event.req.headers.get('if-none-match') === etag) return new Response(null, { status: 304, headers });
+    if (event.req.method === 'HEAD') return new Response(null, { headers });
+    const bytes = runtime.blobs.get(asset.hash);
+    return new Response(bytes as Uint8Array<ArrayBuffer>, { headers });
+  }
+  return render(services, runtime, event, site, loaded, base);
+}
+
+async function render(services: Services, runtime: SiteRuntime, event: H3Event, site: Site, loaded: { version: Version; code: string; map: string | undefined }, base: string): Promise<Response> {
+  const { version } = loaded;
+  const method = event.req.method;
+  const body = method === 'GET' || method === 'HEAD' ? null : await event.req.text();
+  if (body !== null && body.length > MAX_REQUEST_BODY) return page(413, '요청이 너무 큽니다', '1 MiB보다 작게 보내 주세요.');
+  const headers: [string, string][] = [];
+  for (const name of FORWARDED) {
+    const value = event.req.headers.get(name);
+    if (value !== null) headers.push([name, value]);
+  }
+  const requestUrl = new URL(base);
+  const result = await runtime.host.invoke({
+    installationId: `site:${version.id}`,
+    appId: `site:${site.id}`,
+    bundleId: version.id,
+    bundleCode: loaded.code,
+    sourceMap: loaded.map,
+    kind: 'site',
+    name: 'fetch',
+    input: { method, url: `${requestUrl.origin}${event.url.pathname}${event.url.search}`, headers, body },
+    context: { storeId: site.storeId, storefrontApiUrl: services.urls.storefront, siteUrl: base, version: `v${version.number}`, assets: version.clientEntries },
+    limits: RENDER_LIMITS,
+  }, { fetch: (request) => buyerApiFetch(services, runtime, site.storeId, request) });
+  if (!result.ok) {
+    console.error(`[svc] site ${site.slug} v${version.number} ${method} ${event.url.pathname}: ${result.error.code} ${result.error.message}${result.error.stack ? `\n${result.error.stack}` : ''}`);
+    return renderFailed(result.error.code === 'TIMEOUT' || result.error.code === 'CPU_LIMIT');
+  }
+  const answer = result.result as { status: number; headers: [string, string][]; body: string };
+  const status = Number.isInteger(answer.status) && answer.status >= 200 && answer.status <= 599 ? answer.status : 200;
+  const out = new Headers({ 'x-content-type-options': 'nosniff' });
+  for (const [name, value] of answer.headers) {
+    if (DROPPED.has(name.toLowerCase())) continue;
+    try {
+      out.append(name, value);
+    } catch {
+      console.error(`[svc] site ${site.slug}: dropped an invalid response header ${JSON.stringify(name)}`);
+    }
+  }
+  if (!out.has('cache-control')) out.set('cache-control', 'no-store');
+  return new Response(NULL_BODY.has(status) || method === 'HEAD' ? null : answer.body, { status, headers: out });
+}
+
+/**
+ * `fetch` of a site's server code: only the service's own buyer API, as the site's store, answered
+ * in-process (no socket, no second trip through the network stack).
+ */
+async function buyerApiFetch(services: Services, runtime: SiteRuntime, storeId: string, request: FetchRequest): Promise<FetchResponse> {
+  const url = new URL(request.url, services.urls.storefront);
+  const allowed = new URL(services.urls.storefront);
+  if (url.origin !== allowed.origin || !url.pathname.startsWith(`${allowed.pathname}/`)) {
+    throw new RuntimeCallbackError('FETCH_BLOCKED', `a site's server code may fetch only the buyer API (${services.urls.storefront}/…)`);
+  }
+  const headers = new Headers(request.headers.filter(([name]) => !['cookie', 'authorization-override', 'host'].includes(name.toLowerCase())));
+  headers.set('x-store-id', storeId);
+  const response = await runtime.app.fetch(new Request(url, { method: request.method, headers, body: request.body }));
+  return { status: response.status, statusText: response.statusText, url: url.href, headers: [...response.headers], body: await response.text() };
+}
+
+/** One visitor request of a site, whatever address it came by (`base` is the site's root URL). */
+async function serveSite(services: Services, event: H3Event, slug: string, base: string, path: string, cookiePath: string): Promise<Response> {
+  const runtime = runtimeOf(services);
+  const served = servedSite(services, runtime, slug);
+  if (!served) return notFoundPage();
+  const { site } = served;
+  if (site.status === 'SUSPENDED') return suspended();
+  if (path.startsWith(PREVIEW_SEGMENT)) {
+    const open = /^_preview\/open\/([A-Za-z0-9_-]{20,100})$/.exec(path);
+    if (open) return openPreview(services, site, open[1], `${base}${PREVIEW_SEGMENT}`, `${cookiePath}${PREVIEW_SEGMENT}`);
+    const versionId = previewVersion(services, event, site);
+    if (!versionId) return page(403, '미리보기 권한이 없습니다', '관리자가 만든 미리보기 링크로 열어 주세요. 한 번 연 브라우저는 12시간 동안 볼 수 있습니다.');
+    return serveFromVersion(services, runtime, event, site, versionId, `${base}${PREVIEW_SEGMENT}`, path.slice(PREVIEW_SEGMENT.length));
+  }
+  if (site.visibility === 'COMING_SOON' || !served.version) return comingSoon();
+  return serveFromVersion(services, runtime, event, site, served.version.id, base, path);
+}
+
+function sitesDomainSlug(hostHeader: string | null, sitesDomain: string): string | null {
+  const host = hostName(hostHeader ?? '').replace(/\.$/, '');
+  if (!host.endsWith(`.${sitesDomain}`)) return null;
+  const label = host.slice(0, -sitesDomain.length - 1);
+  return label.includes('.') ? null : label;
+}
+
+/** `/sites/{slug}/…` on the service (svc dev and serve), and `{slug}.{sitesDomain}` in svc serve. */
+export function mountSites(app: H3, services: Services) {
+  runtimes.set(services, {
+    host: new RuntimeHost({ onCallbackError: (error, where) => console.error(`[svc] site ${where.op} callback failed (${where.installationId}):`, error) }),
+    app,
+    blobs: new BlobCache(services),
+    sites: new Map(),
+    versions: new Map(),
+  });
+  const { sitesDomain } = services.config.storefront;
+  if (sitesDomain) {
+    app.use((event: H3Event) => {
+      const slug = sitesDomainSlug(event.req.headers.get('host'), sitesDomain);
+      if (slug === null) return undefined;
+      return serveSite(services, event, slug, siteUrl(services, slug), event.url.pathname.slice(1), '/');
+    });
+  }
+  app.all('/sites/**', (event: H3Event) => {
+    const match = /^\/sites\/([a-z0-9-]{1,40})(\/.*)?$/.exec(event.url.pathname);
+    if (!match) return notFoundPage();
+    const [, slug, rest] = match;
+    if (rest === undefined) return new Response(null, { status: 308, headers: { location: `/sites/${slug}/${event.url.search}` } });
+    return serveSite(services, event, slug, `${services.config.origin}/sites/${slug}/`, rest.slice(1), `/sites/${slug}/`);
+  });
+}
+
+/** The preview address of a store's site, for the checkout's return-address rule. */
+export function isPreviewAddress(services: Services, slug: string, url: URL): boolean {
+  const base = new URL(siteUrl(services, slug));
+  return url.origin === base.origin && url.pathname.startsWith(`${base.pathname}${PREVIEW_SEGMENT}`);
+}

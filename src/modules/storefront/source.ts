@@ -1,0 +1,75 @@
+import { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import { extract } from 'tar-stream';
+import { fail } from '../../server/errors.js';
+
+/** What one source upload may hold (spec 02 leaves it open; decisions.md). */
+export const SOURCE_LIMITS = { files: 2_000, bytes: 50 * 1024 * 1024, pathChars: 300 };
+/** Installed packages and build output never belong to the source; they are rebuilt from it. */
+const SKIPPED_ROOTS = new Set(['node_modules', '.git', 'dist']);
+
+const invalid = (reason: string, detail: Record<string, unknown> = {}) => fail(400, 'STOREFRONT_SOURCE_INVALID', { reason, ...detail });
+
+/** A project path as stored: relative, `/`-separated, no `.`/`..` segments, no control characters. */
+export function cleanPath(raw: string): string | null {
+  const path = raw.replace(/^\.\//, '').replace(/\/+$/, '');
+  if (!path || path.length > SOURCE_LIMITS.pathChars || path.startsWith('/') || /[\u0000-\u001f\\]/.test(path)) return null;
+  const segments = path.split('/');
+  return segments.some((s) => s === '' || s === '.' || s === '..') ? null : path;
+}
+
+/**
+ * The files of a `.tar.gz` project archive. Links, devices and unsafe paths are refused rather than
+ * skipped (a project that needs them would build differently here); `node_modules`, `.git` and `dist`
+ * are left out and counted.
+ */
+export async function readSourceArchive(archive: Uint8Array): Promise<{ files: Map<string, Buffer>; skipped: number }> {
+  const files = new Map<string, Buffer>();
+  let bytes = 0;
+  let skipped = 0;
+  const tar = extract();
+  const done = new Promise<void>((ok, ko) => {
+    tar.on('entry', (header, stream, next) => {
+      const chunks: Buffer[] = [];
+      const path = cleanPath(header.name);
+      const keep = header.type === 'file' && path !== null && !SKIPPED_ROOTS.has(path.split('/')[0]);
+      if (header.type !== 'file' && header.type !== 'directory') {
+        tar.destroy(invalid('UNSUPPORTED_ENTRY', { path: header.name, type: header.type }));
+        return;
+      }
+      if (header.type === 'file' && path === null) {
+        tar.destroy(invalid('UNSAFE_PATH', { path: header.name }));
+        return;
+      }
+      if (header.type === 'file' && !keep) skipped++;
+      stream.on('data', (data: unknown) => {
+        const chunk = data as Buffer;
+        if (!keep) return;
+        bytes += chunk.length;
+        if (bytes > SOURCE_LIMITS.bytes) return tar.destroy(invalid('TOO_LARGE', { limitBytes: SOURCE_LIMITS.bytes }));
+        chunks.push(chunk);
+      });
+      stream.on('end', () => {
+        if (keep) {
+          files.set(path!, Buffer.concat(chunks));
+          if (files.size > SOURCE_LIMITS.files) return tar.destroy(invalid('TOO_MANY_FILES', { limit: SOURCE_LIMITS.files }));
+        }
+        next();
+      });
+      stream.resume();
+    });
+    tar.on('finish', ok);
+    tar.on('error', ko);
+  });
+  const gunzip = createGunzip();
+  gunzip.on('error', (error) => tar.destroy(invalid('NOT_TAR_GZ', { message: error.message })));
+  Readable.from([archive]).pipe(gunzip).pipe(tar);
+  try {
+    await done;
+  } catch (error) {
+    if (error instanceof Error && 'status' in error) throw error;
+    throw invalid('NOT_TAR_GZ', { message: (error as Error).message });
+  }
+  if (!files.has('package.json')) throw invalid('NO_PACKAGE_JSON');
+  return { files, skipped };
+}
