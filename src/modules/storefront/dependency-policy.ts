@@ -125,7 +125,9 @@ async function readLockfile(projectDir: string): Promise<LockfileObject | { unus
     const lockfile = await readWantedLockfile(projectDir, { ignoreIncompatible: false, wantedVersions: [LOCKFILE_VERSION] });
     return lockfile ?? { unusable: 'pnpm-lock.yaml is missing; run pnpm install and upload the project with its lockfile' };
   } catch (err) {
-    return { unusable: `pnpm-lock.yaml cannot be read: ${(err as Error).message}` };
+    // pnpm names the file by its absolute path, which is the service's business, not the seller's.
+    const reason = (err as Error).message.replaceAll(`${join(projectDir, 'pnpm-lock.yaml')}`, 'pnpm-lock.yaml');
+    return { unusable: `pnpm-lock.yaml cannot be read (a lockfile v${LOCKFILE_VERSION} from pnpm is needed): ${reason}` };
   }
 }
 
