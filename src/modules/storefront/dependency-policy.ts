@@ -86,7 +86,7 @@ export async function checkDependencies(projectDir: string, options: DependencyP
   }
   const match = satisfiesPackageManifest(lockfile.settings ?? {}, lockfile.importers['.' as keyof LockfileObject['importers']], manifest as PnpmManifest);
   if (!match.satisfies) {
-    report.reject({ ...project, reason: 'UNSUPPORTED_SOURCE', detail: `pnpm-lock.yaml does not match package.json: ${match.detailedReason?.trim() ?? 'unknown difference'}; run pnpm install and upload the updated lockfile` });
+    report.reject({ ...project, reason: 'UNSUPPORTED_SOURCE', detail: `pnpm-lock.yaml does not match package.json: ${match.detailedReason?.trim().replace(/\s*\n\s*/g, ' ') ?? 'unknown difference'}; run pnpm install and upload the updated lockfile` });
   }
 
   for (const [name, specifier] of lockfileSpecifiers(lockfile)) {
