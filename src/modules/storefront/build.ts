@@ -10,8 +10,7 @@ import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import type { Job } from '../../server/jobs.js';
 import type { Services } from '../../server/services.js';
-import { packageRoot } from '../../paths.js';
-import { AdvisorySourceUnavailable, loadAdvisories, type AdvisoryIndex } from './advisories.js';
+import { advisorySnapshotDir, AdvisorySourceUnavailable, loadAdvisories, type AdvisoryIndex } from './advisories.js';
 import { putBlob, readBlob, sha256 } from './blobs.js';
 import { checkDependencies } from './dependency-policy.js';
 import { builds, deployments, versions, type DependencyFinding, type StoredFile, type VersionAsset } from './schema.js';
@@ -54,12 +53,10 @@ const CONTENT_TYPES: Record<string, string> = {
 export const contentTypeOf = (path: string) => CONTENT_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream';
 
 const pnpmBinary = join(dirname(createRequire(import.meta.url).resolve('pnpm/package.json')), 'pnpm');
-/** Used when SVC_ADVISORY_SOURCE is not set: a small OSV snapshot shipped with svc, so svc dev works offline. */
-export const ADVISORY_SNAPSHOT = join(packageRoot, 'advisories');
 
 const advisoryCache = new Map<string, { at: number; index: AdvisoryIndex }>();
 async function advisories(services: Services): Promise<AdvisoryIndex> {
-  const source = services.config.storefront.advisorySource ?? ADVISORY_SNAPSHOT;
+  const source = services.config.storefront.advisorySource ?? advisorySnapshotDir;
   const hit = advisoryCache.get(source);
   if (hit && Date.now() - hit.at < 10 * 60_000) return hit.index;
   const index = await loadAdvisories(source);
@@ -125,11 +122,11 @@ async function runStages(services: Services, build: Build, log: (line: string) =
     services.db.update(builds).set({ dependencies: report }).where(eq(builds.id, build.id)).run();
 
     // INSTALL: from the lockfile only, scripts off; project-level package-manager settings are not honoured.
-    rmSync(join(dir, '.npmrc'), { force: true });
+    for (const config of ['.npmrc', 'pnpm-workspace.yaml', '.pnpmfile.cjs', '.pnpmfile.mjs']) rmSync(join(dir, config), { force: true });
     const lockBefore = sha256(readFileSync(join(dir, 'pnpm-lock.yaml')));
     const { npmRegistry } = services.config.storefront;
     const install = await execa(pnpmBinary, [
-      'install', '--frozen-lockfile', '--ignore-scripts', '--prod', '--config.update-notifier=false', '--reporter=append-only',
+      'install', '--frozen-lockfile', '--ignore-scripts', '--ignore-pnpmfile', '--prod', '--config.update-notifier=false', '--reporter=append-only',
       `--store-dir=${pnpmStore(services)}`, ...(npmRegistry ? [`--registry=${npmRegistry}`] : []),
     ], { cwd: dir, all: true, reject: false, timeout: remaining(), env: { CI: 'true', npm_config_update_notifier: 'false' }, stdin: 'ignore' });
     for (const line of (install.all ?? '').split('\n').filter(Boolean).slice(-40)) log(line);
