@@ -181,6 +181,7 @@ function sourceOfResolution(resolution: PackageSnapshot['resolution']): string |
 /** `name@version(peer@x)` → name and version; names start with at most one `@` (their scope). */
 function parseDepPath(depPath: string): { name: string; version: string } {
   const at = depPath.indexOf('@', 1);
+  if (at < 0) return { name: depPath, version: '' };
   const version = depPath.slice(at + 1);
   const peers = version.indexOf('(');
   return { name: depPath.slice(0, at), version: peers >= 0 ? version.slice(0, peers) : version };
