@@ -52,7 +52,7 @@ export async function createCoupon(api: Api, body: Record<string, unknown>) {
  * 15 minutes. It may delegate buyers; payment settings (owner logins only) are set up before.
  */
 export async function longLivedApi(svc: TestService): Promise<Api> {
-  const scopes = ['product:rw', 'category:rw', 'order:rw', 'claim:rw', 'customer:rw', 'promotion:rw', 'flow:rw', 'store:rw', 'settlement:r', 'member:delegate'];
+  const scopes = ['product:rw', 'category:rw', 'order:rw', 'claim:rw', 'customer:rw', 'promotion:rw', 'flow:rw', 'store:rw', 'storefront:rw', 'settlement:r', 'member:delegate'];
   const token = await createAccessToken(svc, svc.ownerToken, { scopes, buyerDelegation: true, expiresInDays: 30 });
   return apiClient(svc.url, { token, storeId: svc.storeId });
 }

@@ -8,7 +8,11 @@ import type { Services } from '../../server/services.js';
 import { RuntimeCallbackError, RuntimeHost, type FetchRequest, type FetchResponse } from '../../runtime-host/index.js';
 import { BlobCache, readBlob, sha256 } from './blobs.js';
 import { previewLinks, sites, versions } from './schema.js';
-import { siteUrl, type Site, type Version } from './service.js';
+import { changeSite, siteUrl, type Site, type Version } from './service.js';
+import { devRoute } from '../../server/dev.js';
+import { fail } from '../../server/errors.js';
+import { parseWith } from '../../server/validation.js';
+import { z } from 'zod';
 
 /** Limits of one page render (spec 02 §8 leaves them to us; decisions.md). */
 const RENDER_LIMITS = { cpuMs: 500, wallMs: 10_000, memoryMb: 128, resultBytes: 5 * 1024 * 1024 };
@@ -245,6 +249,7 @@ export function mountSites(app: H3, services: Services) {
       return serveSite(services, event, slug, siteUrl(services, slug), event.url.pathname.slice(1), '/');
     });
   }
+  if (services.config.mode === 'dev') mountOperatorHelpers(app, services);
   app.all('/sites/**', (event: H3Event) => {
     const match = /^\/sites\/([a-z0-9-]{1,40})(\/.*)?$/.exec(event.url.pathname);
     if (!match) return notFoundPage();
@@ -258,4 +263,23 @@ export function mountSites(app: H3, services: Services) {
 export function isPreviewAddress(services: Services, slug: string, url: URL): boolean {
   const base = new URL(siteUrl(services, slug));
   return url.origin === base.origin && url.pathname.startsWith(`${base.pathname}${PREVIEW_SEGMENT}`);
+}
+
+/**
+ * The operator's suspension of a site (spec 02 §3), under svc dev as `/_dev` helpers: deployments have no
+ * operator console yet, so this is how a suspension is tried out and tested.
+ */
+function mountOperatorHelpers(app: H3, services: Services) {
+  const target = z.object({ slug: z.string(), reason: z.string().min(1).max(200).optional() }).strict();
+  const suspend = (suspended: boolean) => devRoute(services, (raw) => {
+    const { slug, reason } = parseWith(target, raw);
+    return services.sqlite.transaction(() => {
+      const site = services.db.select().from(sites).where(eq(sites.slug, slug)).get();
+      if (!site) throw fail(404, 'STOREFRONT_SITE_NOT_FOUND', { slug });
+      const changed = changeSite(services.db, site, suspended ? { status: 'SUSPENDED', suspensionReason: reason ?? 'OPERATOR' } : { status: 'ACTIVE', suspensionReason: null }, services.clock.now());
+      return { slug, status: changed.status, reason: changed.suspensionReason };
+    })();
+  });
+  app.post('/_dev/v1/storefront/suspension', suspend(true));
+  app.delete('/_dev/v1/storefront/suspension', suspend(false));
 }

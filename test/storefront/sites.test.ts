@@ -1,0 +1,170 @@
+/**
+ * Hosted storefront sites over HTTP: templates and slugs, creation and its refusals, the deployment that
+ * publishes the template's first version, serving (coming soon, SSR, static files with caching,
+ * suspension), visibility and what going public changes (checkout availability, the agent exemption),
+ * and tenancy.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { fails, ok } from '../helpers/assert.js';
+import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
+import { connectSandbox, createProduct } from '../checkout/support.js';
+import { longLivedApi } from '../promotions/support.js';
+import { createSite, eventually, synced } from './support.js';
+
+let svc: TestService;
+let api: Api;
+let site: any;
+test.before(async () => {
+  svc = await startTestService();
+  await connectSandbox(svc.api);
+  api = await longLivedApi(svc);
+});
+test.after(async () => {
+  await svc.close();
+});
+
+const visit = (path: string, init: RequestInit = {}) => fetch(`${svc.url}/sites/${path}`, { redirect: 'manual', ...init });
+
+test('templates and slug rules; creation opens a deployment that publishes the template', async () => {
+  const templates = ok(await api('GET', '/v1/storefront/templates')).contents;
+  assert.ok(templates.some((t: any) => t.templateId === 'basic' && t.templateVersion === '1'), JSON.stringify(templates));
+  const before = ok(await api('GET', '/v1/storefront/site'));
+  assert.equal(before, { enabled: true, siteId: null });
+  fails(await api('GET', '/v1/storefront/site/deployment'), 404, 'STOREFRONT_SITE_NOT_FOUND');
+
+  for (const [slug, available] of [['dev-store', true], ['ab', false], ['-shop', false], ['shop-', false], ['sh--op', false], ['Shop', false], ['a'.repeat(31), false], ['my-shop-2', true]] as const) {
+    const answer = ok(await api('GET', '/v1/storefront/slug-availability', { query: { slug } }));
+    assert.is(answer.available, available, slug);
+    if (!available) assert.is(answer.reason, 'INVALID');
+  }
+  fails(await api('POST', '/v1/storefront/site', { body: { templateId: 'nope' } }), 404, 'TEMPLATE_NOT_FOUND');
+  const bad = fails(await api('POST', '/v1/storefront/site', { body: { templateId: 'basic', slug: 'Bad--Slug' } }), 400, 'VALIDATION_FAILED');
+  assert.is(bad.error.fieldErrors[0].field, 'slug');
+
+  const created = await createSite(api);
+  site = created.site;
+  assert.is(site.slug, 'dev-store', 'the slug defaults to the store code');
+  assert.is(site.url, `${svc.url}/sites/dev-store/`);
+  assert.is(site.visibility, 'COMING_SOON');
+  assert.is(created.deployment.status, 'SUCCEEDED', JSON.stringify(created.deployment));
+  assert.equal(created.deployment.steps.map((s: any) => `${s.name}:${s.status}`), ['SITE:SUCCEEDED', 'UPLOAD:SUCCEEDED', 'PUBLISH:SUCCEEDED']);
+  const synced1 = await synced(api);
+  assert.is(synced1.templateVersion, '1');
+  const versions = ok(await api('GET', '/v1/storefront/site/versions')).contents;
+  assert.is(versions.length, 1);
+  assert.is(versions[0].number, 'v1');
+  assert.is(versions[0].published, true);
+  assert.ok(versions[0].sizes.serverBundle > 1000);
+
+  fails(await api('POST', '/v1/storefront/site', { body: { templateId: 'basic', slug: 'other-slug' } }), 409, 'STOREFRONT_SITE_EXISTS');
+  fails(await api('POST', '/v1/storefront/site/template', { body: {} }), 409, 'TEMPLATE_CHANGE_NOT_SUPPORTED');
+  fails(await api('POST', '/v1/storefront/site/deployment/retry'), 409, 'STOREFRONT_DEPLOYMENT_NOT_RETRYABLE');
+  const store = ok(await api('GET', '/v1/store'));
+  assert.is(store.storefrontUrl, `${svc.url}/sites/dev-store/`);
+});
+
+test('another store: slug taken, no access to this site; STAFF and tokens without the scope are refused', async () => {
+  const other = await newSellerWithStore(svc, 'sf-other');
+  const otherApi = apiClient(svc.url, { token: other.token, storeId: other.storeId });
+  const taken = ok(await otherApi('GET', '/v1/storefront/slug-availability', { query: { slug: 'dev-store' } }));
+  assert.equal([taken.available, taken.reason], [false, 'TAKEN']);
+  fails(await otherApi('POST', '/v1/storefront/site', { body: { templateId: 'basic', slug: 'dev-store' } }), 409, 'STOREFRONT_SLUG_TAKEN');
+  assert.equal(ok(await otherApi('GET', '/v1/storefront/site')), { enabled: true, siteId: null });
+  fails(await otherApi('GET', '/v1/storefront/site/versions'), 404, 'STOREFRONT_SITE_NOT_FOUND');
+  fails(await api('GET', '/v1/storefront/site', { storeId: other.storeId }), 403, 'NOT_A_MEMBER');
+  fails(await otherApi('PUT', '/v1/storefront/site/visibility', { storeId: svc.storeId, body: { visibility: 'PUBLIC', expectedVisibility: 'COMING_SOON' } }), 403, 'NOT_A_MEMBER');
+  const scoped = await createAccessToken(svc, await login(svc), { name: 'products only', scopes: ['product:rw'], storeScope: { all: true } });
+  fails(await api('GET', '/v1/storefront/site', { token: scoped }), 403, 'INSUFFICIENT_SCOPE');
+});
+
+test('creation limit: 3 sites in 30 days per store', async () => {
+  const seller = await newSellerWithStore(svc, 'sf-limit');
+  const sellerApi = apiClient(svc.url, { token: seller.token, storeId: seller.storeId });
+  // Disabling a site (which frees the store to create another) comes with the storefront operations issue;
+  // until then earlier creations are recorded as that flow would leave them.
+  const { siteCreations } = await import('../../src/modules/storefront/schema.js');
+  const now = svc.services.clock.now();
+  for (let i = 0; i < 3; i++) svc.services.db.insert(siteCreations).values({ id: `sitec_test_${i}`, storeId: seller.storeId, createdAt: now - i * 86_400_000 }).run();
+  const refused = fails(await sellerApi('POST', '/v1/storefront/site', { body: { templateId: 'basic', slug: 'limit-shop' } }), 409, 'STOREFRONT_SITE_CREATE_LIMIT');
+  assert.is(refused.error.details.limit, 3);
+  await svc.advance(31 * 86_400 - 2 * 86_400);
+  const fresh = apiClient(svc.url, { token: await login(svc, seller.email, seller.password), storeId: seller.storeId });
+  ok(await fresh('POST', '/v1/storefront/site', { body: { templateId: 'basic', slug: 'limit-shop' } }), 201);
+});
+
+test('hosting closed in svc serve until the setting opens it', async () => {
+  const closed = await startTestService({ storefront: { hostingOpen: false } });
+  try {
+    assert.equal(ok(await closed.api('GET', '/v1/storefront/site')), { enabled: false, siteId: null });
+    fails(await closed.api('POST', '/v1/storefront/site', { body: { templateId: 'basic' } }), 403, 'STOREFRONT_HOSTING_DISABLED');
+  } finally {
+    await closed.close();
+  }
+});
+
+test('serving: coming soon until public; going public needs an on-sale product and the expected visibility', async () => {
+  const soon = await visit('dev-store/');
+  assert.is(soon.status, 200);
+  assert.match(await soon.text(), '곧 문을 엽니다');
+  assert.is((await visit('dev-store')).headers.get('location'), '/sites/dev-store/');
+  assert.is((await visit('no-such-site/')).status, 404);
+
+  fails(await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'PUBLIC', expectedVisibility: 'PUBLIC' } }), 409, 'STOREFRONT_SITE_CHANGED');
+  const sampleOnly = fails(await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'PUBLIC', expectedVisibility: 'COMING_SOON' } }), 409, 'STOREFRONT_NOT_READY');
+  assert.ok(sampleOnly);
+  const storeBefore = ok(await api('GET', '/v1/store'));
+  assert.equal([storeBefore.checkoutAvailable, storeBefore.checkoutMode], [true, 'TEST']);
+
+  await createProduct(api, { name: '공개용 머그컵', salePrice: 12000 });
+  const open = ok(await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'PUBLIC', expectedVisibility: 'COMING_SOON' } }));
+  assert.is(open.visibility, 'PUBLIC');
+  const home = await visit('dev-store/');
+  assert.is(home.status, 200);
+  const html = await home.text();
+  assert.match(html, '공개용 머그컵', 'the SSR page lists the store\'s products through the buyer API');
+
+  const store = ok(await api('GET', '/v1/store'));
+  assert.equal([store.checkoutAvailable, store.checkoutMode, store.checkoutUnavailableReason], [false, null, 'PAYMENT_NOT_LIVE']);
+  const buyerStore = ok(await apiClient(svc.url, { storeId: svc.storeId })('GET', '/storefront/v1/store'));
+  assert.is(buyerStore.checkoutUnavailableReason, 'PAYMENT_NOT_LIVE');
+
+  ok(await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'COMING_SOON', expectedVisibility: 'PUBLIC' } }));
+  assert.match(await (await visit('dev-store/')).text(), '곧 문을 엽니다');
+  const back = ok(await api('GET', '/v1/store'));
+  assert.is(back.checkoutMode, 'TEST', 'private again: sandbox checkout works again');
+});
+
+test('static files: hashed client bundles are immutable, public files revalidate by ETag', async () => {
+  ok(await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'PUBLIC', expectedVisibility: 'COMING_SOON' } }));
+  const html = await (await visit('dev-store/')).text();
+  const script = /src="[^"]*?(assets\/client-[A-Z0-9]+\.js)"/.exec(html)?.[1];
+  assert.ok(script, `the page references its hashed client bundle: ${html.slice(0, 400)}`);
+  const js = await visit(`dev-store/${script}`);
+  assert.is(js.status, 200);
+  assert.is(js.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+  assert.match(js.headers.get('content-type')!, 'text/javascript');
+  const files = ok(await api('GET', '/v1/storefront/site/files')).contents.map((f: any) => f.path);
+  const css = files.find((p: string) => p.startsWith('public/') && p.endsWith('.css')).slice('public/'.length);
+  const first = await visit(`dev-store/${css}`);
+  assert.is(first.status, 200);
+  const etag = first.headers.get('etag')!;
+  assert.match(first.headers.get('cache-control')!, 'must-revalidate');
+  const again = await visit(`dev-store/${css}`, { headers: { 'if-none-match': etag } });
+  assert.is(again.status, 304);
+});
+
+test('suspension by the operator: a suspension page for visitors, every change refused', async () => {
+  ok(await api('POST', '/_dev/v1/storefront/suspension', { body: { slug: 'dev-store', reason: 'POLICY_VIOLATION' } }));
+  const page = await visit('dev-store/');
+  assert.is(page.status, 503);
+  assert.match(await page.text(), '정지');
+  const shown = ok(await api('GET', '/v1/storefront/site'));
+  assert.equal([shown.status, shown.suspension], ['SUSPENDED', { reason: 'POLICY_VIOLATION' }]);
+  fails(await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'COMING_SOON', expectedVisibility: 'PUBLIC' } }), 409, 'STOREFRONT_SITE_NOT_ACTIVE');
+  fails(await api('POST', '/v1/storefront/site/versions'), 409, 'STOREFRONT_SITE_NOT_ACTIVE');
+  ok(await api('DELETE', '/_dev/v1/storefront/suspension', { body: { slug: 'dev-store' } }));
+  assert.is((await visit('dev-store/')).status, 200);
+});
+
+test.run();
