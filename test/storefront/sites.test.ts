@@ -75,7 +75,7 @@ test('another store: slug taken, no access to this site; STAFF and tokens withou
   fails(await api('GET', '/v1/storefront/site', { storeId: other.storeId }), 403, 'NOT_A_MEMBER');
   fails(await otherApi('PUT', '/v1/storefront/site/visibility', { storeId: svc.storeId, body: { visibility: 'PUBLIC', expectedVisibility: 'COMING_SOON' } }), 403, 'NOT_A_MEMBER');
   const scoped = await createAccessToken(svc, await login(svc), { name: 'products only', scopes: ['product:rw'], storeScope: { all: true } });
-  fails(await api('GET', '/v1/storefront/site', { token: scoped }), 403, 'INSUFFICIENT_SCOPE');
+  fails(await api('GET', '/v1/storefront/site', { token: scoped }), 403, 'INSUFFICIENT_ROLE');
 });
 
 test('creation limit: 3 sites in 30 days per store', async () => {
