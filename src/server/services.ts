@@ -36,6 +36,8 @@ export interface StorefrontConfig {
   denylist: string[];
   /** Build time limit (10 minutes; tests shorten it). */
   buildTimeoutMs: number;
+  /** Installed packages of one build (512 MiB; INSTALL_TOO_LARGE beyond). */
+  installLimitBytes: number;
 }
 
 /** Everything a handler may reach, created once per server. */

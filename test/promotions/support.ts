@@ -51,8 +51,11 @@ export async function createCoupon(api: Api, body: Record<string, unknown>) {
  * The seeded owner's API through a 30-day access token: tests here move the clock by days, past a login's
  * 15 minutes. It may delegate buyers; payment settings (owner logins only) are set up before.
  */
-export async function longLivedApi(svc: TestService): Promise<Api> {
+export async function longLivedToken(svc: TestService): Promise<string> {
   const scopes = ['product:rw', 'category:rw', 'order:rw', 'claim:rw', 'customer:rw', 'promotion:rw', 'flow:rw', 'store:rw', 'storefront:rw', 'settlement:r', 'member:delegate'];
-  const token = await createAccessToken(svc, svc.ownerToken, { scopes, buyerDelegation: true, expiresInDays: 30 });
-  return apiClient(svc.url, { token, storeId: svc.storeId });
+  return createAccessToken(svc, svc.ownerToken, { scopes, buyerDelegation: true, expiresInDays: 30 });
+}
+
+export async function longLivedApi(svc: TestService): Promise<Api> {
+  return apiClient(svc.url, { token: await longLivedToken(svc), storeId: svc.storeId });
 }

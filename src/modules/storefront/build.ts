@@ -20,7 +20,7 @@ type Build = typeof builds.$inferSelect;
 type Stage = NonNullable<Build['failureStage']>;
 
 /** Spec 02 §8 build output limits. */
-export const LIMITS = { serverBundle: 10 * 1024 * 1024, staticFile: 25 * 1024 * 1024, staticTotal: 100 * 1024 * 1024, installed: 512 * 1024 * 1024 };
+export const LIMITS = { serverBundle: 10 * 1024 * 1024, staticFile: 25 * 1024 * 1024, staticTotal: 100 * 1024 * 1024 };
 /** The advisory source may be unreachable this long before builds fail with DEPENDENCY_CHECK_UNAVAILABLE. */
 const ADVISORY_GRACE_MS = 30 * 60_000;
 const ADVISORY_RETRY_MS = 60_000;
@@ -131,9 +131,12 @@ async function runStages(services: Services, build: Build, log: (line: string) =
     ], { cwd: dir, all: true, reject: false, timeout: remaining(), env: { CI: 'true', npm_config_update_notifier: 'false' }, stdin: 'ignore' });
     for (const line of (install.all ?? '').split('\n').filter(Boolean).slice(-40)) log(line);
     if (install.timedOut) throw new BuildFailure('INSTALL', 'BUILD_TIMEOUT', '빌드 시간 10분을 넘었습니다');
+    // A package whose content no longer matches the lockfile's integrity was changed since it was locked.
+    if (install.exitCode !== 0 && /INTEGRITY/i.test(install.all ?? '')) throw new BuildFailure('INSTALL', 'DEPENDENCIES_CHANGED', '받은 패키지가 pnpm-lock.yaml의 무결성 값과 다릅니다 (잠근 뒤 바뀌었습니다)');
     if (install.exitCode !== 0) throw new BuildFailure('INSTALL', 'INSTALL_FAILED', `pnpm install이 실패했습니다 (종료 코드 ${install.exitCode})`);
     if (sha256(readFileSync(join(dir, 'pnpm-lock.yaml'))) !== lockBefore) throw new BuildFailure('INSTALL', 'DEPENDENCIES_CHANGED', '설치 중 pnpm-lock.yaml이 바뀌었습니다');
-    if (existsSync(join(dir, 'node_modules')) && dirBytes(join(dir, 'node_modules')) > LIMITS.installed) throw new BuildFailure('INSTALL', 'INSTALL_TOO_LARGE', `설치된 패키지가 ${LIMITS.installed / 1024 / 1024} MiB를 넘습니다`);
+    const installLimit = services.config.storefront.installLimitBytes;
+    if (existsSync(join(dir, 'node_modules')) && dirBytes(join(dir, 'node_modules')) > installLimit) throw new BuildFailure('INSTALL', 'INSTALL_TOO_LARGE', `설치된 패키지가 ${installLimit} bytes를 넘습니다`);
 
     // BUILD: the server entry for the sandbox (no Node built-ins), client entries with hashed names.
     const bundled = await withDeadline(remaining(), Promise.all([

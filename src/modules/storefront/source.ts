@@ -28,41 +28,42 @@ export async function readSourceArchive(archive: Uint8Array): Promise<{ files: M
   let bytes = 0;
   let skipped = 0;
   const tar = extract();
+  let problem: Error | null = null;
   const done = new Promise<void>((ok, ko) => {
     tar.on('entry', (header, stream, next) => {
-      const chunks: Buffer[] = [];
+      // Stopping destroys the archive, and with it this entry's stream: its error is ours, already recorded.
+      stream.on('error', () => {});
+      const stop = (error: Error) => {
+        problem ??= error;
+        tar.destroy(problem);
+      };
       const path = cleanPath(header.name);
-      const keep = header.type === 'file' && path !== null && !SKIPPED_ROOTS.has(path.split('/')[0]);
-      if (header.type !== 'file' && header.type !== 'directory') {
-        tar.destroy(invalid('UNSUPPORTED_ENTRY', { path: header.name, type: header.type }));
-        return;
-      }
-      if (header.type === 'file' && path === null) {
-        tar.destroy(invalid('UNSAFE_PATH', { path: header.name }));
-        return;
-      }
+      if (header.type !== 'file' && header.type !== 'directory') return stop(invalid('UNSUPPORTED_ENTRY', { path: header.name, type: header.type }));
+      if (header.type === 'file' && path === null) return stop(invalid('UNSAFE_PATH', { path: header.name }));
+      const keep = header.type === 'file' && !SKIPPED_ROOTS.has(path!.split('/')[0]);
       if (header.type === 'file' && !keep) skipped++;
+      const chunks: Buffer[] = [];
       stream.on('data', (data: unknown) => {
         const chunk = data as Buffer;
-        if (!keep) return;
         bytes += chunk.length;
-        if (bytes > SOURCE_LIMITS.bytes) return tar.destroy(invalid('TOO_LARGE', { limitBytes: SOURCE_LIMITS.bytes }));
-        chunks.push(chunk);
+        if (bytes > SOURCE_LIMITS.bytes) return stop(invalid('TOO_LARGE', { limitBytes: SOURCE_LIMITS.bytes }));
+        if (keep) chunks.push(chunk);
       });
       stream.on('end', () => {
-        if (keep) {
-          files.set(path!, Buffer.concat(chunks));
-          if (files.size > SOURCE_LIMITS.files) return tar.destroy(invalid('TOO_MANY_FILES', { limit: SOURCE_LIMITS.files }));
-        }
+        if (keep) files.set(path!, Buffer.concat(chunks));
+        if (files.size > SOURCE_LIMITS.files) return stop(invalid('TOO_MANY_FILES', { limit: SOURCE_LIMITS.files }));
         next();
       });
-      stream.resume();
     });
     tar.on('finish', ok);
-    tar.on('error', ko);
+    tar.on('close', () => (problem ? ko(problem) : ok()));
+    tar.on('error', (error: Error) => ko(problem ?? error));
   });
   const gunzip = createGunzip();
-  gunzip.on('error', (error) => tar.destroy(invalid('NOT_TAR_GZ', { message: error.message })));
+  gunzip.on('error', (error) => {
+    problem ??= invalid('NOT_TAR_GZ', { message: error.message });
+    tar.destroy(problem);
+  });
   Readable.from([archive]).pipe(gunzip).pipe(tar);
   try {
     await done;
