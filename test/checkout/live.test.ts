@@ -142,4 +142,12 @@ test('a seller cancel of a live order refunds through the gateway: a partial can
   assert.is(ok(await api('GET', `/v1/payments/${start.paymentId}`)).status, 'CANCELED');
 });
 
+test('a hosted-site preview cannot be a live payment\'s return address (RETURN_URL_NOT_ALLOWED)', async () => {
+  ok(await api('POST', '/v1/storefront/site', { body: { templateId: 'basic', slug: 'live-shop' } }), 201);
+  const sheet = await directSheet(guest, item);
+  const refused = await startGuestPayment(guest, sheet, { returnUrl: `${svc.url}/sites/live-shop/_preview/checkout/done` });
+  fails(refused, 400, 'RETURN_URL_NOT_ALLOWED');
+  assert.is(refused.body.error.details.reason, 'PREVIEW');
+});
+
 test.run();
