@@ -40,7 +40,7 @@ export async function completePage(ctx: PageContext) {
       body: html`<section class="result done" data-order-complete="${orderId}">
 <h1>주문이 완료되었습니다</h1>
 <p>주문 번호 <b class="order-id" data-order-id>${orderId}</b></p>
-<p class="muted">주문 내역은 입력하신 이메일과 휴대폰으로도 안내해 드립니다. 주문 조회에는 주문 번호와 주문 비밀번호가 필요합니다.</p>
+<p class="muted">주문해 주셔서 감사합니다. 주문 번호를 적어 두시면 문의할 때 편합니다.</p>
 ${sheet ? html`${sheetItems(ctx, sheet)}${amountsTable(sheet.amounts)}` : ''}
 <a class="button" href="${ctx.paths.home}">쇼핑 계속하기</a>
 </section>`,
