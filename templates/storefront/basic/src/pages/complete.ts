@@ -49,13 +49,12 @@ ${sheet ? html`${sheetItems(ctx, sheet)}${amountsTable(sheet.amounts)}` : ''}
   if (!result) return notFound(ctx, store);
   if (result.status === 'PROCESSING') {
     const tries = Number.parseInt(q.get('tries') ?? '0', 10) || 0;
-    const again = new URL(ctx.url.href);
-    again.searchParams.set('tries', String(tries + 1));
+    const again = ctx.paths.complete(q.get('checkoutId') ?? '', { paymentId: result.paymentId, tries: String(tries + 1) });
     return page(ctx, {
       title: '결제 확인 중',
       store,
       noindex: true,
-      head: tries < POLL_LIMIT ? html`<meta http-equiv="refresh" content="${POLL_SECONDS};url=${again.href}">` : undefined,
+      head: tries < POLL_LIMIT ? html`<meta http-equiv="refresh" content="${POLL_SECONDS};url=${again}">` : undefined,
       body: html`<section class="result pending"><h1>결제를 확인하고 있습니다</h1>
 <p>${tries < POLL_LIMIT ? '잠시만 기다려 주세요. 확인되면 자동으로 바뀝니다.' : '확인이 늦어지고 있습니다. 잠시 후 이 페이지를 새로 고쳐 주세요. 결제가 두 번 되지는 않습니다.'}</p>
 </section>`,
