@@ -28,8 +28,9 @@ export async function completePage(ctx: PageContext) {
   const q = ctx.url.searchParams;
   const [store, result, loaded] = await Promise.all([loadStore(ctx), loadResult(ctx, q.get('paymentId')), loadSheet(ctx, q.get('checkoutId'))]);
   const sheet: Sheet | null = loaded === 'EXPIRED' ? null : loaded;
-  // Nothing to pay: the order was made when the payment started, and the sheet names it.
-  const orderId = result?.status === 'COMPLETED' ? result.orderId : !result && sheet?.status === 'COMPLETED' ? sheet.orderId : null;
+  // The sheet is read as this store's (X-Store-Id), so only it may say an order was made here: a payment
+  // id from elsewhere cannot show another store's order. It also covers orders with nothing to pay.
+  const orderId = sheet?.status === 'COMPLETED' ? sheet.orderId : null;
   const retry = sheet?.status === 'OPEN' ? html`<a class="button" href="${ctx.paths.checkout(sheet.checkoutId)}">다시 결제하기</a>` : html`<a class="button" href="${ctx.paths.cart}">장바구니로</a>`;
 
   if (orderId) {
@@ -46,7 +47,7 @@ ${sheet ? html`${sheetItems(ctx, sheet)}${amountsTable(sheet.amounts)}` : ''}
 </section>`,
     });
   }
-  if (!result) return notFound(ctx, store);
+  if (!result || result.status === 'COMPLETED') return notFound(ctx, store);
   if (result.status === 'PROCESSING') {
     const tries = Number.parseInt(q.get('tries') ?? '0', 10) || 0;
     const again = ctx.paths.complete(q.get('checkoutId') ?? '', { paymentId: result.paymentId, tries: String(tries + 1) });

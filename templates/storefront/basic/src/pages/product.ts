@@ -46,7 +46,7 @@ async function render(ctx: PageContext, product: Product, store: Store | null, o
   <p class="prices" data-price>${chosen ? priceTag({ price: chosen.price, originalPrice: product.originalPrice }) : priceTag(product)}</p>
   <p class="muted">${shippingLine(product)}</p>
   ${options.error ? html`<p class="error" role="alert">${options.error}</p>` : ''}
-  <form class="buy" method="post" action="${ctx.paths.product(product.productId)}" data-product-form>
+  <form class="buy" method="post" action="${ctx.paths.product(product.productId)}" data-product-form data-checkout-available="${String(canBuy)}">
     <input type="hidden" name="productId" value="${product.productId}">
     ${selects}
     ${await stayFields(ctx, product, chosen?.variantId ?? null, options.form)}
