@@ -49,7 +49,7 @@ export function initProduct() {
     else stockLine.textContent = stayState.message ?? '구매 가능';
     if (variant && product.options.length) stockLine.append(` (${optionLabel(variant.optionValues)})`);
     priceLine.innerHTML = priceHtml(stayState.price ?? variant?.price ?? product.price, stayState.price === undefined ? product.originalPrice : null);
-    const buyable = Boolean(variant && !variant.soldOut && stayState.ready);
+    const buyable = Boolean(form.dataset.checkoutAvailable !== 'false' && variant && !variant.soldOut && stayState.ready);
     for (const b of buttons) b.disabled = !buyable;
     return buyable;
   };

@@ -38,7 +38,9 @@ export function buyerApi({ baseUrl, storeId }: BuyerApiOptions): BuyerApi {
     const headers: Record<string, string> = { accept: 'application/json', 'x-store-id': storeId, ...options.headers };
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
-    const response = await fetch(`${base}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+    const init: { method: string; headers: Record<string, string>; body?: string } = { method, headers };
+    if (options.body !== undefined) init.body = JSON.stringify(options.body);
+    const response = await fetch(`${base}${path}`, init);
     const text = await response.text();
     let envelope: { data?: T; error?: { code: string; message: string; fieldErrors?: FieldError[]; details?: Record<string, unknown> } | null } = {};
     try {

@@ -58,8 +58,5 @@ export function stayFromForm(form: URLSearchParams): Stay | undefined {
 
 /** Where the buyer goes once the payment started: the pay page, or straight to the result when nothing was to be paid. */
 export function afterPaymentStart(site: ReturnType<typeof paths>, checkoutId: string, start: PaymentStart) {
-  if (start.payUrl) return start.payUrl;
-  const done = new URL(site.complete(checkoutId));
-  done.searchParams.set('paymentId', start.paymentId);
-  return done.href;
+  return start.payUrl ?? site.complete(checkoutId, { paymentId: start.paymentId });
 }

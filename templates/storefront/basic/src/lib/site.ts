@@ -15,7 +15,8 @@ export function paths(siteUrl: string) {
     cart: `${siteUrl}cart`,
     checkout: (checkoutId?: string) => (checkoutId ? `${siteUrl}checkout?id=${encodeURIComponent(checkoutId)}` : `${siteUrl}checkout`),
     /** The return address given to the pay page: it appends `status`, `paymentId`, `orderId` or `code`/`message`. */
-    complete: (checkoutId: string) => `${siteUrl}orders/complete?checkoutId=${encodeURIComponent(checkoutId)}`,
+    complete: (checkoutId: string, more: Record<string, string> = {}) =>
+      `${siteUrl}orders/complete?${Object.entries({ checkoutId, ...more }).map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&')}`,
   };
 }
 

@@ -56,7 +56,7 @@ function render(ctx: PageContext, sheet: Sheet, store: Store | null, state: Form
     body: html`<h1 class="title">주문서</h1>
 ${sheet.testPayment ? html`<p class="notice">테스트 결제입니다. 실제로 돈이 나가지 않습니다.</p>` : ''}
 <div class="checkout">
-<section class="summary">${sheetItems(ctx, sheet)}${amountsTable(sheet.amounts)}</section>
+<section class="summary">${sheetItems(ctx, sheet)}${amountsTable(sheet.amounts, { live: sheet.requiresShipping })}</section>
 <form class="checkout-form" method="post" action="${ctx.paths.checkout()}" data-checkout-form data-requires-shipping="${String(sheet.requiresShipping)}" data-payment-required="${String(sheet.paymentRequired)}" novalidate>
   <input type="hidden" name="checkoutId" value="${sheet.checkoutId}">
   <input type="hidden" name="idempotencyKey" value="${newKey()}">

@@ -28,8 +28,9 @@ export async function completePage(ctx: PageContext) {
   const q = ctx.url.searchParams;
   const [store, result, loaded] = await Promise.all([loadStore(ctx), loadResult(ctx, q.get('paymentId')), loadSheet(ctx, q.get('checkoutId'))]);
   const sheet: Sheet | null = loaded === 'EXPIRED' ? null : loaded;
-  // Nothing to pay: the order was made when the payment started, and the sheet names it.
-  const orderId = result?.status === 'COMPLETED' ? result.orderId : !result && sheet?.status === 'COMPLETED' ? sheet.orderId : null;
+  // The sheet is read as this store's (X-Store-Id), so only it may say an order was made here: a payment
+  // id from elsewhere cannot show another store's order. It also covers orders with nothing to pay.
+  const orderId = sheet?.status === 'COMPLETED' ? sheet.orderId : null;
   const retry = sheet?.status === 'OPEN' ? html`<a class="button" href="${ctx.paths.checkout(sheet.checkoutId)}">다시 결제하기</a>` : html`<a class="button" href="${ctx.paths.cart}">장바구니로</a>`;
 
   if (orderId) {
@@ -40,22 +41,21 @@ export async function completePage(ctx: PageContext) {
       body: html`<section class="result done" data-order-complete="${orderId}">
 <h1>주문이 완료되었습니다</h1>
 <p>주문 번호 <b class="order-id" data-order-id>${orderId}</b></p>
-<p class="muted">주문 내역은 입력하신 이메일과 휴대폰으로도 안내해 드립니다. 주문 조회에는 주문 번호와 주문 비밀번호가 필요합니다.</p>
+<p class="muted">주문해 주셔서 감사합니다. 주문 번호를 적어 두시면 문의할 때 편합니다.</p>
 ${sheet ? html`${sheetItems(ctx, sheet)}${amountsTable(sheet.amounts)}` : ''}
 <a class="button" href="${ctx.paths.home}">쇼핑 계속하기</a>
 </section>`,
     });
   }
-  if (!result) return notFound(ctx, store);
+  if (!result || result.status === 'COMPLETED') return notFound(ctx, store);
   if (result.status === 'PROCESSING') {
     const tries = Number.parseInt(q.get('tries') ?? '0', 10) || 0;
-    const again = new URL(ctx.url.href);
-    again.searchParams.set('tries', String(tries + 1));
+    const again = ctx.paths.complete(q.get('checkoutId') ?? '', { paymentId: result.paymentId, tries: String(tries + 1) });
     return page(ctx, {
       title: '결제 확인 중',
       store,
       noindex: true,
-      head: tries < POLL_LIMIT ? html`<meta http-equiv="refresh" content="${POLL_SECONDS};url=${again.href}">` : undefined,
+      head: tries < POLL_LIMIT ? html`<meta http-equiv="refresh" content="${POLL_SECONDS};url=${again}">` : undefined,
       body: html`<section class="result pending"><h1>결제를 확인하고 있습니다</h1>
 <p>${tries < POLL_LIMIT ? '잠시만 기다려 주세요. 확인되면 자동으로 바뀝니다.' : '확인이 늦어지고 있습니다. 잠시 후 이 페이지를 새로 고쳐 주세요. 결제가 두 번 되지는 않습니다.'}</p>
 </section>`,

@@ -41,7 +41,8 @@ ${store && !store.checkoutAvailable ? html`<p class="notice">지금은 주문을
 </body>
 </html>
 `;
-  return new Response(doc.value, { status, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' } });
+  // Pages about one buyer's order must not stay in any cache; the others are revalidated on each view.
+  return new Response(doc.value, { status, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': noindex ? 'no-store' : 'no-cache' } });
 }
 
 /** Product pictures: the first image, or the template's placeholder. */

@@ -46,10 +46,10 @@ async function render(ctx: PageContext, product: Product, store: Store | null, o
   <p class="prices" data-price>${chosen ? priceTag({ price: chosen.price, originalPrice: product.originalPrice }) : priceTag(product)}</p>
   <p class="muted">${shippingLine(product)}</p>
   ${options.error ? html`<p class="error" role="alert">${options.error}</p>` : ''}
-  <form class="buy" method="post" action="${ctx.paths.product(product.productId)}" data-product-form>
+  <form class="buy" method="post" action="${ctx.paths.product(product.productId)}" data-product-form data-checkout-available="${String(canBuy)}">
     <input type="hidden" name="productId" value="${product.productId}">
     ${selects}
-    ${await stayFields(ctx, product, chosen?.variantId ?? null)}
+    ${await stayFields(ctx, product, chosen?.variantId ?? null, options.form)}
     <p class="stock" data-stock>${!chosen ? '판매 중인 옵션이 없습니다' : chosen.soldOut ? '품절' : product.inventoryMode === 'DATED' ? '날짜를 선택하세요' : '구매 가능'}${chosen && product.options.length ? html` <span class="muted">(${optionLabel(chosen.optionValues)})</span>` : ''}</p>
     <label class="field quantity"><span>수량</span><input type="number" name="quantity" value="${options.form?.get('quantity') ?? '1'}" min="1" max="999" inputmode="numeric" required></label>
     <div class="actions">

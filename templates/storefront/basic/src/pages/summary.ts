@@ -12,10 +12,11 @@ ${item.stay ? html`<span class="muted">${dateLabel(item.stay.checkIn)} ~ ${dateL
 <span class="muted">${won(item.unitPrice)} × ${item.quantity}</span></div>
 <span class="amount">${won(item.amount)}</span></li>`)}</ul>`;
 
-export const amountsTable = (amounts: Amounts) => html`<dl class="amounts" data-amounts>
+/** `live`: the checkout page, where a postal code can still add the remote-area surcharge (its row stays). */
+export const amountsTable = (amounts: Amounts, { live = false } = {}) => html`<dl class="amounts" data-amounts>
 <dt>상품 금액</dt><dd data-amount="itemsAmount">${won(amounts.itemsAmount)}</dd>
 <dt>배송비</dt><dd data-amount="deliveryAmount">${won(amounts.deliveryAmount)}</dd>
-<dt>도서산간 추가 배송비</dt><dd data-amount="remoteSurcharge">${won(amounts.remoteSurcharge)}</dd>
+${live || amounts.remoteSurcharge ? html`<dt>도서산간 추가 배송비</dt><dd data-amount="remoteSurcharge">${won(amounts.remoteSurcharge)}</dd>` : ''}
 ${amounts.couponDiscountAmount ? html`<dt>쿠폰 할인</dt><dd>-${won(amounts.couponDiscountAmount)}</dd>` : ''}
 ${amounts.pointAmount ? html`<dt>포인트 사용</dt><dd>-${won(amounts.pointAmount)}</dd>` : ''}
 <dt class="total">결제 금액</dt><dd class="total" data-amount="totalAmount">${won(amounts.totalAmount)}</dd>

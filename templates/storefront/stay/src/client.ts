@@ -1,0 +1,11 @@
+/**
+ * The site's browser entry (built with a hashed name; pages find it through `asset('client.js')`).
+ * Module scripts run after the document is parsed, so the page's elements are there.
+ */
+import { initCart } from './client/cart.js';
+import { initCheckout } from './client/checkout.js';
+import { initProduct } from './client/product.js';
+
+initProduct();
+initCheckout();
+void initCart();

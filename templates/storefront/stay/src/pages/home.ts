@@ -1,0 +1,42 @@
+import { won } from '../lib/format.js';
+import { html } from '../lib/html.js';
+import type { Page, Product } from '../lib/types.js';
+import { isSoldOut } from '../lib/variants.js';
+import type { PageContext } from './context.js';
+import { imageOf, loadStore, page } from './layout.js';
+
+const PAGE_SIZE = 24;
+
+export function priceTag(product: Pick<Product, 'price' | 'originalPrice'>) {
+  const before = product.originalPrice !== null && product.originalPrice > product.price ? product.originalPrice : null;
+  return html`<span class="price">${won(product.price)}</span>${before !== null ? html` <s class="was">${won(before)}</s>` : ''}`;
+}
+
+function card(ctx: PageContext, product: Product) {
+  const soldOut = isSoldOut(product);
+  return html`<li class="card${soldOut ? ' sold-out' : ''}">
+<a href="${ctx.paths.product(product.productId)}">
+<img src="${imageOf(ctx, product.imageUrls)}" alt="${product.name}" loading="lazy" width="400" height="400">
+<span class="name">${product.name}</span>
+<span class="prices">${priceTag(product)}</span>
+${soldOut ? html`<span class="tag">품절</span>` : product.inventoryMode === 'DATED' ? html`<span class="tag">날짜 선택</span>` : ''}
+</a></li>`;
+}
+
+export async function homePage(ctx: PageContext) {
+  const pageNo = Math.max(1, Number.parseInt(ctx.url.searchParams.get('page') ?? '1', 10) || 1);
+  const [store, { data: list }] = await Promise.all([
+    loadStore(ctx),
+    ctx.api<Page<Product>>('GET', `/collections/all/products?page=${pageNo}&size=${PAGE_SIZE}`),
+  ]);
+  const pager = list.totalPages > 1
+    ? html`<nav class="pager">${pageNo > 1 ? html`<a href="${ctx.paths.home}?page=${pageNo - 1}">이전</a>` : ''}<span>${pageNo} / ${list.totalPages}</span>${pageNo < list.totalPages ? html`<a href="${ctx.paths.home}?page=${pageNo + 1}">다음</a>` : ''}</nav>`
+    : '';
+  return page(ctx, {
+    title: '숙소',
+    store,
+    body: list.contents.length
+      ? html`<h1 class="title">예약 가능한 숙소</h1><ul class="grid">${list.contents.map((p) => card(ctx, p))}</ul>${pager}`
+      : html`<section class="empty"><h1>준비 중인 상품이 없습니다</h1><p>곧 새로운 상품으로 찾아올게요.</p></section>`,
+  });
+}

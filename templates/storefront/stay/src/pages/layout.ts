@@ -1,0 +1,63 @@
+import { asset, publicFile } from '../lib/assets.js';
+import { html, jsonScript, type Html } from '../lib/html.js';
+import type { Store } from '../lib/types.js';
+import type { PageContext } from './context.js';
+
+export interface PageOptions {
+  title: string;
+  body: Html;
+  status?: number;
+  /** The store's public settings, when the page read them (the header shows its name). */
+  store?: Store | null;
+  /** `<meta name="robots" content="noindex">` for pages about one buyer (checkout, order result). */
+  noindex?: boolean;
+  head?: Html;
+}
+
+export function page(ctx: PageContext, { title, body, status = 200, store, noindex, head }: PageOptions): Response {
+  const { siteUrl } = ctx.config;
+  const storeName = store?.name ?? '';
+  const doc = html`<!doctype html>
+<html lang="ko">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${storeName ? `${title} · ${storeName}` : title}</title>
+${noindex ? html`<meta name="robots" content="noindex">` : ''}
+<link rel="icon" href="${publicFile(siteUrl, 'favicon.svg')}" type="image/svg+xml">
+<link rel="stylesheet" href="${publicFile(siteUrl, 'style.css')}">
+${head ?? ''}
+${jsonScript('svc-site', ctx.config)}
+<script type="module" src="${asset(siteUrl, 'client.js')}"></script>
+</head>
+<body>
+<header class="top">
+  <a class="brand" href="${ctx.paths.home}">${storeName || '스토어'}</a>
+  <nav><a class="cart-link" href="${ctx.paths.cart}">장바구니 <span class="badge" data-cart-count hidden>0</span></a></nav>
+</header>
+${store && !store.checkoutAvailable ? html`<p class="notice">지금은 주문을 받지 않고 있습니다.</p>` : ''}
+<main>${body}</main>
+<footer class="bottom"><span>${storeName}</span><span class="version">${ctx.env.version}</span></footer>
+</body>
+</html>
+`;
+  // Pages about one buyer's order must not stay in any cache; the others are revalidated on each view.
+  return new Response(doc.value, { status, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': noindex ? 'no-store' : 'no-cache' } });
+}
+
+/** Product pictures: the first image, or the template's placeholder. */
+export const imageOf = (ctx: PageContext, urls: (string | null | undefined)[]) => urls.find((u): u is string => Boolean(u)) ?? ctx.config.placeholderImage;
+
+export const notFound = (ctx: PageContext, store?: Store | null) =>
+  page(ctx, {
+    title: '페이지를 찾을 수 없습니다',
+    status: 404,
+    store,
+    body: html`<section class="empty"><h1>페이지를 찾을 수 없습니다</h1><p>주소가 바뀌었거나 판매가 끝난 상품일 수 있습니다.</p><a class="button" href="${ctx.paths.home}">상품 보러 가기</a></section>`,
+  });
+
+export const redirect = (location: string) => Response.redirect(location, 303);
+
+/** The store's public settings for the header; a page still renders when they cannot be read. */
+export const loadStore = (ctx: PageContext): Promise<Store | null> =>
+  ctx.api<Store>('GET', '/store').then((r) => r.data, () => null);
