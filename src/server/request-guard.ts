@@ -40,6 +40,9 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function crossOriginWrite(req: IncomingMessage, path: string): boolean {
   if (SAFE_METHODS.has(req.method ?? 'GET') || !PAGE_ROUTES.some((r) => r.test(path))) return false;
   if (req.headers['sec-fetch-site'] === 'cross-site') return true;
+  // Our pages send no referrer, so a browser posts their forms with `Origin: null`; its fetch metadata,
+  // which no page can set, still says the form was the service's own.
+  if (req.headers['sec-fetch-site'] === 'same-origin') return false;
   const origin = req.headers.origin;
   if (origin === undefined) return false;
   try {

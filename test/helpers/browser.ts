@@ -1,0 +1,23 @@
+import type { Browser, Page } from 'playwright-core';
+
+export interface BrowserSession {
+  page: Page;
+  close(): Promise<void>;
+}
+
+/**
+ * Headless Chromium from the npm package @sparticuz/chromium (the browser ships inside the package, so
+ * `npm ci` alone brings it), driven by playwright-core. A missing part fails the test with what to do.
+ */
+export async function launchBrowser(): Promise<BrowserSession> {
+  let browser: Browser;
+  try {
+    const [{ chromium }, sparticuz] = await Promise.all([import('playwright-core'), import('@sparticuz/chromium')]);
+    browser = await chromium.launch({ executablePath: await sparticuz.default.executablePath(), args: sparticuz.default.args, headless: true });
+  } catch (error) {
+    throw new Error(`headless Chromium could not start (packages @sparticuz/chromium and playwright-core; run npm ci): ${(error as Error).message}`);
+  }
+  const context = await browser.newContext({ locale: 'ko-KR' });
+  const page = await context.newPage();
+  return { page, close: () => browser.close() };
+}

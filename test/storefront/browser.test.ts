@@ -1,0 +1,66 @@
+/**
+ * A real browser on the published `basic` site: headless Chromium from the npm package
+ * @sparticuz/chromium (no browser download), driven by playwright-core. A buyer opens the shop, picks a
+ * product option, buys as a guest, approves in the sandbox pay page and lands on the order-complete page;
+ * the seller then finds the order in GET /v1/orders.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ok } from '../helpers/assert.js';
+import { launchBrowser, type BrowserSession } from '../helpers/browser.js';
+import { apiClient, login, startTestService, type Api, type TestService } from '../helpers/service.js';
+import { connectSandbox, createProduct } from '../checkout/support.js';
+import { longLivedToken } from '../promotions/support.js';
+import { createSite, synced } from './support.js';
+
+let svc: TestService;
+let api: Api;
+let browser: BrowserSession;
+
+test.before(async () => {
+  [svc, browser] = await Promise.all([startTestService(), launchBrowser()]);
+  await connectSandbox(svc.api);
+  api = apiClient(svc.url, { token: await longLivedToken(svc), storeId: svc.storeId });
+  await createProduct(api, {
+    name: '브라우저 머그컵', salePrice: 15000, stockQuantity: undefined, options: [{ name: '색상', values: ['화이트', '네이비'] }],
+    variants: [{ optionValues: ['화이트'], stockQuantity: 5 }, { optionValues: ['네이비'], stockQuantity: 7 }],
+  });
+  await createSite(api);
+  await synced(api);
+});
+test.after(async () => {
+  await browser?.close();
+  await svc?.close();
+});
+
+test('a buyer picks an option, pays in the sandbox pay page and lands on the order-complete page', async () => {
+  // The seller tries the published version through a preview link: sandbox payments work while the shop is private.
+  const owner = apiClient(svc.url, { token: await login(svc), storeId: svc.storeId });
+  const link = ok(await owner('POST', '/v1/storefront/site/preview-link', {}));
+  const { page } = browser;
+  page.setDefaultTimeout(15_000);
+  await page.goto(link.url);
+  assert.is(page.url(), `${svc.url}/sites/dev-store/_preview/`);
+  await page.getByText('브라우저 머그컵').first().click();
+  await page.waitForSelector('[data-product-form]');
+  await page.selectOption('select[data-axis="0"]', '네이비');
+  await page.waitForFunction(() => document.querySelector('[data-stock]')?.textContent?.includes('네이비'));
+  await page.getByRole('button', { name: '바로 구매' }).click();
+  await page.waitForSelector('[data-checkout-form]');
+  const fields: Record<string, string> = {
+    'guest.name': '김구매', 'guest.phone': '01012345678', 'guest.email': 'buyer@example.com', 'guest.orderPassword': 'pass-1234',
+    'shippingAddress.receiverName': '김수령', 'shippingAddress.phone': '01098765432', 'shippingAddress.zipCode': '06236', 'shippingAddress.address1': '서울 강남구 테헤란로 1',
+  };
+  for (const [name, value] of Object.entries(fields)) await page.fill(`[data-checkout-form] [name="${name}"]`, value);
+  await Promise.all([page.waitForURL(/\/pay\//), page.locator('[data-checkout-form] button[type=submit]').click()]);
+  await Promise.all([page.waitForURL(/\/sites\/dev-store\/_preview\//), page.getByRole('button', { name: '결제 승인' }).click()]);
+  const orderId = (await page.locator('[data-order-id]').textContent({ timeout: 15_000 }))?.trim();
+  assert.ok(orderId, 'the order-complete page shows the order number');
+
+  const orders = ok(await api('GET', '/v1/orders'));
+  const order = orders.contents.find((o: any) => o.orderId === orderId);
+  assert.ok(order, `order ${orderId} in ${JSON.stringify(orders.contents.map((o: any) => o.orderId))}`);
+  assert.equal([order.testPayment, order.buyer.name, order.items[0].productName, order.items[0].optionValues], [true, '김구매', '브라우저 머그컵', ['네이비']]);
+});
+
+test.run();
