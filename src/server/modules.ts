@@ -18,6 +18,7 @@ import { reviewsModule } from '../modules/reviews/index.js';
 import { inquiriesModule } from '../modules/inquiries/index.js';
 import { claimsModule } from '../modules/claims/index.js';
 import { reportsModule } from '../modules/reports/index.js';
+import { mcpModule } from '../modules/mcp/index.js';
 import type { Module } from './module.js';
 import type { Operation } from './registry.js';
 
@@ -43,6 +44,7 @@ export const modules: Module[] = [
   inquiriesModule,
   claimsModule,
   reportsModule,
+  mcpModule,
 ];
 
 /** The operation registry: every HTTP operation of the service. */

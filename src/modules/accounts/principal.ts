@@ -162,13 +162,26 @@ function accessTokenPrincipal(services: Services, tokenId: string, now: number):
   return { principal, expiresAt: t.expiresAt };
 }
 
+/**
+ * The header an MCP server sends on every call it makes for an AI agent (spec 01 §5.6: the local MCP client
+ * is an agent whatever its token). Trusted from anyone: it only ever narrows what the token may do (agent
+ * policy, approvals, no store-platform-only actions, no delegation), so no caller gains by sending it.
+ */
+export const AGENT_HEADER = 'x-svc-agent';
+
+/** The caller as an MCP agent when the request says so (`X-Svc-Agent: mcp`); the cached principal is never changed. */
+export function markedAsAgent(principal: Principal, header: string | null): Principal {
+  if (header !== 'mcp' || principal.kind === 'installation') return principal;
+  return { ...principal, agent: true, storePlatform: false, buyerDelegation: false, actorType: 'AGENT', source: 'MCP' };
+}
+
 /** `issuedAt`: when the presented token was issued; tokens from before a password reset are revoked. */
 function loginSessionPrincipal(services: Services, sessionId: string, issuedAt: number): { principal: Principal; expiresAt: number } {
   const row = statements(services.db).loginSession.get({ id: sessionId });
   if (!row) throw fail(401, 'UNAUTHORIZED');
   const { session, user } = row;
   if (session.revokedAt !== null || issuedAt < user.tokensValidFrom) throw fail(401, 'TOKEN_REVOKED');
-  const client = findClient(session.clientId);
+  const client = findClient(services.db, session.clientId);
   const firstParty = client?.firstParty ?? false;
   const agent = client?.agent ?? false;
   const principal: Principal = {

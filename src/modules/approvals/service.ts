@@ -6,7 +6,7 @@ import { successOutgoing, toApiError, type Outgoing } from '../../server/envelop
 import { fail } from '../../server/errors.js';
 import { sendMail } from '../../server/mail.js';
 import type { RawRequest } from '../../server/pipeline.js';
-import type { Operation, StoreCtx, Target } from '../../server/registry.js';
+import type { Operation, Preview, StoreCtx, Target } from '../../server/registry.js';
 import type { Services } from '../../server/services.js';
 import { instant } from '../../server/responses.js';
 import { requireOwned } from '../../server/tenancy.js';
@@ -146,12 +146,15 @@ export function loadApproval(ctx: StoreCtx, approvalId: string) {
   return requireOwned(ctx.db.select().from(approvalRequests).where(eq(approvalRequests.id, approvalId)).get(), ctx.store.id, 'APPROVAL_NOT_FOUND');
 }
 
+/** Where a person decided: the approval API, or a confirmation form in an MCP conversation (with its reason, if any). */
+export type DecisionChannel = { via: 'API' } | { via: 'MCP_ELICITATION'; reason?: string };
+
 /**
  * A person's decision. Moving out of PENDING happens in one transaction, so simultaneous decisions
  * execute once; approving runs the original request with the permission both the requesting token and
  * the approver have, and records its result.
  */
-export async function decideApproval(ctx: StoreCtx, approvalId: string, decision: 'APPROVE' | 'REJECT') {
+export async function decideApproval(ctx: StoreCtx, approvalId: string, decision: 'APPROVE' | 'REJECT', via: DecisionChannel = { via: 'API' }) {
   const { services } = ctx;
   const row = ctx.sqlite.transaction(() => {
     const current = loadApproval(ctx, approvalId);
@@ -178,7 +181,7 @@ export async function decideApproval(ctx: StoreCtx, approvalId: string, decision
       idempotencyKey: null,
       approvalId: current.id,
       changes: [{ field: 'status', before: 'PENDING', after: status }],
-      metadata: { decision, via: 'API' },
+      metadata: { decision, ...via },
     });
     return { expired: false as const, row: { ...current, status, decidedAt: ctx.now, decidedBy: ctx.principal.userId } };
   })();
@@ -187,6 +190,22 @@ export async function decideApproval(ctx: StoreCtx, approvalId: string, decision
   const outcome = await runApproved(ctx, row.row);
   ctx.db.update(approvalRequests).set(outcome).where(eq(approvalRequests.id, row.row.id)).run();
   return presentApproval(services, { ...row.row, ...outcome });
+}
+
+/**
+ * What the held request would change, shown to the person deciding (the MCP confirmation form): its
+ * operation's dry-run preview, computed now with the decider's view. A request that no longer validates shows none.
+ */
+export async function heldRequestPreview(decider: StoreCtx, approvalId: string): Promise<Preview> {
+  const row = loadApproval(decider, approvalId);
+  const op = decider.services.operations.find((o) => o.operationId === row.operationId);
+  if (!op?.preview) return { changes: [] };
+  const { buildCtx } = await import('../../server/pipeline.js');
+  try {
+    return op.preview(buildCtx(decider.services, op, { params: row.params, query: row.query, body: row.body }, decider));
+  } catch {
+    return { changes: [] };
+  }
 }
 
 async function runApproved(approver: StoreCtx, row: ApprovalRow): Promise<Pick<ApprovalRow, 'status' | 'result'>> {
