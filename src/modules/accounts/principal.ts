@@ -6,6 +6,7 @@ import { findClient } from './clients.js';
 import { accessTokens, loginSessions, users } from './schema.js';
 import { verifyToken } from './tokens.js';
 import { resolveInstallationPrincipal } from '../apps/installation-tokens.js';
+import { AGENT_HEADER } from '../../mcp/headers.js';
 
 export type ActorType = 'USER' | 'AGENT' | 'APP' | 'SYSTEM';
 
@@ -162,14 +163,13 @@ function accessTokenPrincipal(services: Services, tokenId: string, now: number):
   return { principal, expiresAt: t.expiresAt };
 }
 
-/**
- * The header an MCP server sends on every call it makes for an AI agent (spec 01 §5.6: the local MCP client
- * is an agent whatever its token). Trusted from anyone: it only ever narrows what the token may do (agent
- * policy, approvals, no store-platform-only actions, no delegation), so no caller gains by sending it.
- */
-export const AGENT_HEADER = 'x-svc-agent';
+export { AGENT_HEADER };
 
-/** The caller as an MCP agent when the request says so (`X-Svc-Agent: mcp`); the cached principal is never changed. */
+/**
+ * The caller as an MCP agent when the request says so (`X-Svc-Agent: mcp`); the cached principal is never
+ * changed. Trusted from anyone: it only ever narrows what the token may do (agent policy, approvals, no
+ * store-platform-only actions, no delegation), so no caller gains by sending it.
+ */
 export function markedAsAgent(principal: Principal, header: string | null): Principal {
   if (header !== 'mcp' || principal.kind === 'installation') return principal;
   return { ...principal, agent: true, storePlatform: false, buyerDelegation: false, actorType: 'AGENT', source: 'MCP' };

@@ -9,7 +9,8 @@ import type { Module } from '../../server/module.js';
 import type { Services } from '../../server/services.js';
 import { createMcpServer, type Gateway } from '../../mcp/server.js';
 import { protectedResourceMetadataUrl } from '../accounts/oauth.js';
-import { AGENT_HEADER, authenticate, type Principal } from '../accounts/principal.js';
+import { authenticate, type Principal } from '../accounts/principal.js';
+import { AGENT_HEADER } from '../../mcp/headers.js';
 import { confirmByElicitation } from './elicitation.js';
 
 export const MCP_PATH = '/mcp';

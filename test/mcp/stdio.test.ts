@@ -1,0 +1,138 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { planUsage } from '../../src/modules/stores/schema.js';
+import { markStoreMilestone, usageMonth } from '../../src/modules/stores/usage.js';
+import { callTool, stdioClient } from '../helpers/mcp.js';
+import { createAccessToken, login, startTestService, type TestService } from '../helpers/service.js';
+
+let svc: TestService;
+let owner: string;
+let client: Client;
+
+const used = async () => (await svc.api('GET', '/v1/store/subscription', { token: owner })).data.aiActions.used as number;
+const storeName = async () => (await svc.api('GET', '/v1/store', { token: owner })).data.name as string;
+
+test.before(async () => {
+  svc = await startTestService();
+  owner = await login(svc);
+  // The local MCP client is an agent whatever its token (spec 01 §5.6): here an ordinary, non-agent access token.
+  const token = await createAccessToken(svc, owner, { scopes: ['store:rw', 'product:rw', 'audit:r'], agent: false });
+  client = await stdioClient({ SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-mcp-cfg-')), SVC_API_URL: svc.url, SVC_TOKEN: token, SVC_STORE_ID: svc.storeId });
+});
+test.after(async () => {
+  await client?.close();
+  await svc.close();
+});
+
+test('the server offers exactly the six tools', async () => {
+  const { tools } = await client.listTools();
+  assert.equal(tools.map((t) => t.name).sort(), ['call_api_read', 'call_api_write', 'decide_approval', 'get_approval_request', 'list_approvals', 'list_operations']);
+  assert.is(client.getServerVersion()?.name, 'svc');
+});
+
+test('list_operations comes from the registry with each operation\'s agent decision and input schema', async () => {
+  const all = await callTool(client, 'list_operations');
+  assert.is(all.isError, false);
+  const byId = new Map(all.value.map((e: any) => [e.operationId, e]));
+  const openapi = await (await fetch(`${svc.url}/v1/openapi.json`)).json();
+  const documented = Object.entries(openapi.paths).filter(([p]) => (p as string).startsWith('/v1/')).flatMap(([, ms]: any) => Object.values(ms).filter((o: any) => o.security.length > 0).map((o: any) => o.operationId));
+  assert.equal([...byId.keys()].sort(), documented.sort());
+  const get = byId.get('getStore') as any;
+  assert.equal([get.method, get.path, get.agentDecision], ['GET', '/v1/store', 'ALLOW']);
+  assert.is((byId.get('approveApprovalRequest') as any).agentDecision, 'DENIED');
+  assert.is((byId.get('updateStore') as any).agentDecision, 'APPROVAL_REQUIRED');
+  const product = byId.get('getProduct') as any;
+  assert.equal(product.inputSchema.required, ['params']);
+  assert.ok(product.inputSchema.properties.params.properties.productId);
+  const create = byId.get('createProduct') as any;
+  assert.is(create.inputSchema.properties.body.type, 'object');
+  assert.not.ok(JSON.stringify(create.inputSchema).includes('$ref'));
+
+  const found = await callTool(client, 'list_operations', { tag: 'Approvals', search: 'approve' });
+  assert.equal(found.value.map((e: any) => e.operationId), ['approveApprovalRequest']);
+});
+
+test('call_api_read answers the envelope\'s data; writes and reads are kept to their own tool', async () => {
+  const store = await callTool(client, 'call_api_read', { method: 'GET', path: '/v1/store' });
+  assert.is(store.isError, false);
+  assert.is(store.value.name, await storeName());
+  const byId = await callTool(client, 'call_api_read', { operationId: 'getStore' });
+  assert.is(byId.value.storeId, svc.storeId);
+  const wrong = await callTool(client, 'call_api_read', { method: 'PATCH', path: '/v1/store' });
+  assert.equal([wrong.isError, wrong.value.code], [true, 'WRONG_TOOL']);
+  const missing = await callTool(client, 'call_api_read', { operationId: 'getProduct' });
+  assert.equal([missing.isError, missing.value.code], [true, 'VALIDATION_FAILED']);
+  const notFound = await callTool(client, 'call_api_read', { operationId: 'getProduct', params: { productId: 'prd_nope' } });
+  assert.equal([notFound.isError, notFound.status, notFound.value.code], [true, 404, 'PRODUCT_NOT_FOUND']);
+  const bad = await callTool(client, 'call_api_read', { method: 'GET', path: '/v1/products', query: { size: 'many' } });
+  assert.equal([bad.isError, bad.value.code], [true, 'VALIDATION_FAILED']);
+  assert.ok(bad.value.fieldErrors.length > 0);
+});
+
+test('a direct agent write runs and counts once; a dry run runs nothing and counts nothing; the audit says MCP', async () => {
+  const before = await used();
+  const dry = await callTool(client, 'call_api_write', { method: 'PATCH', path: '/v1/store', body: { name: 'Dry Name' }, dryRun: true });
+  assert.equal([dry.isError, dry.code, dry.value.dryRun, dry.value.decision], [false, 'DRY_RUN', true, 'ALLOW']);
+  assert.equal(dry.value.preview.changes, [{ field: 'name', before: await storeName(), after: 'Dry Name' }]);
+  assert.is(await used(), before);
+
+  const write = await callTool(client, 'call_api_write', { operationId: 'updateStore', body: { name: 'MCP Renamed' } });
+  assert.equal([write.isError, write.status, write.value.name], [false, 200, 'MCP Renamed']);
+  assert.is(await storeName(), 'MCP Renamed');
+  assert.is(await used(), before + 1);
+  const record = (await svc.api('GET', '/v1/audit-logs', { token: owner, query: { action: 'updateStore', limit: 1 } })).data.contents[0];
+  assert.equal([record.actor.type, record.source, record.outcome.result], ['AGENT', 'MCP', 'SUCCEEDED']);
+});
+
+test('after the store went public a price-like change waits for approval: approvalUrl, list and get; the local MCP cannot decide', async () => {
+  markStoreMilestone(svc.services.db, svc.storeId, svc.services.clock.now(), 'everPublicAt');
+  const before = await used();
+  const held = await callTool(client, 'call_api_write', { method: 'PATCH', path: '/v1/store', body: { name: 'Held Name' }, idempotencyKey: 'held-1' });
+  assert.equal([held.isError, held.status, held.code, held.value.status], [false, 202, 'APPROVAL_REQUIRED', 'PENDING']);
+  assert.ok(held.value.approvalUrl.endsWith(`/v1/approval-requests/${held.value.approvalId}`));
+  assert.is(await storeName(), 'MCP Renamed');
+  assert.is(await used(), before, 'an approval request is not an AI action');
+
+  const list = await callTool(client, 'list_approvals');
+  assert.equal(list.value.contents.map((a: any) => a.approvalId), [held.value.approvalId]);
+  const one = await callTool(client, 'get_approval_request', { approvalId: held.value.approvalId });
+  assert.equal([one.value.status, one.value.operationId], ['PENDING', 'updateStore']);
+
+  const local = await callTool(client, 'decide_approval', { approvalId: held.value.approvalId, decision: 'APPROVE' });
+  assert.equal([local.isError, local.value.decided, local.value.outcome, local.value.approvalUrl], [false, false, 'LOCAL_MCP', held.value.approvalUrl]);
+  // Deciding through the plain approval API is refused to an agent.
+  const denied = await callTool(client, 'call_api_write', { operationId: 'approveApprovalRequest', params: { approvalId: held.value.approvalId } });
+  assert.equal([denied.isError, denied.status, denied.value.code], [true, 403, 'AGENT_OPERATION_DENIED']);
+  assert.is((await callTool(client, 'get_approval_request', { approvalId: held.value.approvalId })).value.status, 'PENDING');
+
+  // A person approves; the same Idempotency-Key then answers APPROVAL_ALREADY_DECIDED, and the execution counted once.
+  assert.is((await svc.api('POST', `/v1/approval-requests/${held.value.approvalId}/approve`, { token: owner })).status, 200);
+  assert.is(await storeName(), 'Held Name');
+  assert.is(await used(), before + 1);
+  const again = await callTool(client, 'call_api_write', { method: 'PATCH', path: '/v1/store', body: { name: 'Held Name' }, idempotencyKey: 'held-1' });
+  assert.equal([again.isError, again.code, again.value.status], [false, 'APPROVAL_ALREADY_DECIDED', 'SUCCEEDED']);
+  const gone = await callTool(client, 'get_approval_request', { approvalId: 'apr_nope' });
+  assert.equal([gone.isError, gone.value.code], [true, 'APPROVAL_NOT_FOUND']);
+});
+
+test('denied operations answer AGENT_OPERATION_DENIED through MCP and change nothing', async () => {
+  const res = await callTool(client, 'call_api_write', { method: 'PATCH', path: '/v1/store', body: { termsVersion: 'v9' } });
+  assert.equal([res.isError, res.status, res.value.code], [true, 403, 'AGENT_OPERATION_DENIED']);
+});
+
+test('the monthly AI-action limit: PLAN_AI_ACTIONS_EXCEEDED through MCP; reads go on', async () => {
+  const { db, clock } = svc.services;
+  db.insert(planUsage).values({ storeId: svc.storeId, month: usageMonth(clock.now()), aiActions: 100 })
+    .onConflictDoUpdate({ target: [planUsage.storeId, planUsage.month], set: { aiActions: 100 } }).run();
+  // New approval requests are refused as new writes are.
+  const res = await callTool(client, 'call_api_write', { method: 'PATCH', path: '/v1/store', body: { name: 'Over the limit' } });
+  assert.equal([res.isError, res.status, res.value.code], [true, 429, 'PLAN_AI_ACTIONS_EXCEEDED']);
+  assert.is((await callTool(client, 'call_api_read', { method: 'GET', path: '/v1/store' })).isError, false);
+  db.update(planUsage).set({ aiActions: 0 }).run();
+});
+
+test.run();
