@@ -83,7 +83,11 @@ export function createMcpServer(options: McpServerOptions): McpServer {
 
   let store: Promise<string | ToolFailure> | undefined;
   /** The connection's store: named, or the only one the token reaches (asked once). */
-  const storeOf = () => (store ??= options.store ? Promise.resolve(options.store) : onlyStore(gateway));
+  const storeOf = () => (store ??= options.store ? Promise.resolve(options.store) : onlyStore(gateway).then((found) => {
+    // A refusal (no store yet, a token being refreshed) is asked again next time.
+    if (typeof found !== 'string') store = undefined;
+    return found;
+  }));
   let catalog: Promise<CatalogEntry[] | ToolFailure> | undefined;
   /** Registry operations change only with a new service version: read once per connection; app tools every time. */
   const registry = () => (catalog ??= operationCatalog(gateway).catch((error: unknown) => {
@@ -204,7 +208,7 @@ interface ToolFailure {
 }
 
 async function onlyStore(gateway: Gateway): Promise<string | ToolFailure> {
-  const answer = await gateway({ method: 'GET', path: '/v1/me/stores', query: { size: '2' } });
+  const answer = await gateway({ method: 'GET', path: '/v1/me/stores' });
   if (answer.status !== 200) return { failure: toolResult(answer) };
   const codes = (answer.body.data.contents as { code: string }[]).map((s) => s.code);
   if (codes.length === 1) return codes[0];

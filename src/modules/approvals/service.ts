@@ -202,7 +202,8 @@ export async function heldRequestPreview(decider: StoreCtx, approvalId: string):
   if (!op?.preview) return { changes: [] };
   const { buildCtx } = await import('../../server/pipeline.js');
   try {
-    return op.preview(buildCtx(decider.services, op, { params: row.params, query: row.query, body: row.body }, decider));
+    const { principal, store, requestId, traceId, event } = decider;
+    return op.preview(buildCtx(decider.services, op, { params: row.params, query: row.query, body: row.body }, { principal, store, requestId, traceId, event }));
   } catch {
     return { changes: [] };
   }
