@@ -215,14 +215,25 @@ async function onlyStore(gateway: Gateway): Promise<string | ToolFailure> {
   return { failure: toolError('STORE_ID_REQUIRED', codes.length === 0 ? 'this token reaches no store' : 'the token reaches several stores: name one (svc mcp --store CODE, or ?store=CODE on the MCP URL)') };
 }
 
-function appToolEntries(tools: { installationId: string; name: string; description?: string; input?: Record<string, unknown>; app: { handle: string } }[]): CatalogEntry[] {
+type ToolField = { type: string; description?: string; required?: boolean };
+
+/** An app tool's declared input fields (manifest `mcp.tools.*.input`) as the JSON Schema of `{ input }`. */
+function toolInputSchema(fields: Record<string, ToolField>) {
+  return {
+    type: 'object',
+    properties: Object.fromEntries(Object.entries(fields).map(([name, f]) => [name, { type: f.type, ...(f.description ? { description: f.description } : {}) }])),
+    required: Object.entries(fields).filter(([, f]) => f.required).map(([name]) => name),
+  };
+}
+
+function appToolEntries(tools: { installationId: string; name: string; description?: string; input?: Record<string, ToolField>; app: { handle: string } }[]): CatalogEntry[] {
   return tools.map((t) => ({
     operationId: `app.${t.app.handle}.${t.name}`,
     method: 'POST',
     path: `/v1/apps/installations/${t.installationId}/tools/${t.name}`,
     summary: t.description ?? `${t.app.handle} app tool ${t.name}`,
     agentDecision: 'ALLOW',
-    inputSchema: { type: 'object', properties: { body: { type: 'object', properties: { input: { type: 'object', properties: t.input ?? {} } }, required: ['input'] } }, required: ['body'] },
+    inputSchema: { type: 'object', properties: { body: { type: 'object', properties: { input: toolInputSchema(t.input ?? {}) }, required: ['input'] } }, required: ['body'] },
     tag: 'Apps',
     auth: 'store',
   }));

@@ -6,6 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { planUsage } from '../../src/modules/stores/schema.js';
 import { markStoreMilestone, usageMonth } from '../../src/modules/stores/usage.js';
+import { bundleFor, deploy, installApp, uniqueHandle } from '../apps/support.js';
 import { callTool, stdioClient } from '../helpers/mcp.js';
 import { createAccessToken, login, startTestService, type TestService } from '../helpers/service.js';
 
@@ -122,6 +123,26 @@ test('after the store went public a price-like change waits for approval: approv
 test('denied operations answer AGENT_OPERATION_DENIED through MCP and change nothing', async () => {
   const res = await callTool(client, 'call_api_write', { method: 'PATCH', path: '/v1/store', body: { termsVersion: 'v9' } });
   assert.equal([res.isError, res.status, res.value.code], [true, 403, 'AGENT_OPERATION_DENIED']);
+});
+
+test('an installed app\'s tool is found by list_operations and called by call_api_write', async () => {
+  const handle = uniqueHandle('mcp');
+  const manifest = { handle, name: 'Greeter', scopes: ['store:r'], mcp: { tools: { greet: { description: 'Greets a person', input: { name: { type: 'string', required: true } } } } } };
+  await deploy(svc.api, manifest, bundleFor(manifest, 'var __app = { tools: { greet: async (input) => ({ greeting: "안녕하세요, " + input.name }) } };'));
+  const inst = await installApp(svc.api, handle);
+  const found = await callTool(client, 'list_operations', { search: `app.${handle}` });
+  assert.equal(found.value, [{
+    operationId: `app.${handle}.greet`,
+    method: 'POST',
+    path: `/v1/apps/installations/${inst.installationId}/tools/greet`,
+    summary: 'Greets a person',
+    agentDecision: 'ALLOW',
+    inputSchema: { type: 'object', properties: { body: { type: 'object', properties: { input: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }, required: ['input'] } }, required: ['body'] },
+  }]);
+  const before = await used();
+  const res = await callTool(client, 'call_api_write', { operationId: `app.${handle}.greet`, body: { input: { name: '민지' } } });
+  assert.equal([res.isError, res.value], [false, { result: { greeting: '안녕하세요, 민지' } }]);
+  assert.is(await used(), before + 1);
 });
 
 test('the monthly AI-action limit: PLAN_AI_ACTIONS_EXCEEDED through MCP; reads go on', async () => {
