@@ -120,6 +120,25 @@ test('after the store went public a price-like change waits for approval: approv
   assert.equal([gone.isError, gone.value.code], [true, 'APPROVAL_NOT_FOUND']);
 });
 
+test('the walk of docs/agents.md: list, read products, and a price change waits for approval', async () => {
+  const created = await callTool(client, 'call_api_write', { operationId: 'createProduct', body: { name: '머그컵', salePrice: 12000 } });
+  assert.equal([created.isError, created.status], [false, 201]);
+  const productId = created.value.productId;
+  const page = await callTool(client, 'call_api_read', { operationId: 'listProducts', query: { size: 5 } });
+  assert.ok(page.value.contents.some((p: any) => p.productId === productId));
+  const update = (await callTool(client, 'list_operations', { search: 'updateProduct' })).value[0];
+  assert.equal([update.method, update.path, update.agentDecision], ['PATCH', '/v1/products/{productId}', 'APPROVAL_REQUIRED']);
+  const dry = await callTool(client, 'call_api_write', { operationId: 'updateProduct', params: { productId }, body: { salePrice: 15000 }, dryRun: true });
+  assert.equal([dry.code, dry.value.decision], ['DRY_RUN', 'APPROVAL_REQUIRED']);
+  assert.equal(dry.value.preview.changes.find((c: any) => c.field === 'salePrice'), { field: 'salePrice', before: 12000, after: 15000 });
+  const held = await callTool(client, 'call_api_write', { operationId: 'updateProduct', params: { productId }, body: { salePrice: 15000 } });
+  assert.equal([held.status, held.code, held.value.operationId], [202, 'APPROVAL_REQUIRED', 'updateProduct']);
+  assert.is((await callTool(client, 'call_api_read', { operationId: 'getProduct', params: { productId } })).value.salePrice, 12000);
+  // A name edit of the same product is direct.
+  const renamed = await callTool(client, 'call_api_write', { operationId: 'updateProduct', params: { productId }, body: { name: '큰 머그컵' } });
+  assert.equal([renamed.status, renamed.value.name], [200, '큰 머그컵']);
+});
+
 test('denied operations answer AGENT_OPERATION_DENIED through MCP and change nothing', async () => {
   const res = await callTool(client, 'call_api_write', { method: 'PATCH', path: '/v1/store', body: { termsVersion: 'v9' } });
   assert.equal([res.isError, res.status, res.value.code], [true, 403, 'AGENT_OPERATION_DENIED']);
