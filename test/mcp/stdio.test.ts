@@ -94,7 +94,7 @@ test('after the store went public a price-like change waits for approval: approv
   const before = await used();
   const held = await callTool(client, 'call_api_write', { method: 'PATCH', path: '/v1/store', body: { name: 'Held Name' }, idempotencyKey: 'held-1' });
   assert.equal([held.isError, held.status, held.code, held.value.status], [false, 202, 'APPROVAL_REQUIRED', 'PENDING']);
-  assert.ok(held.value.approvalUrl.endsWith(`/v1/approval-requests/${held.value.approvalId}`));
+  assert.is(held.value.approvalUrl, `${svc.url}/approvals/${held.value.approvalId}`);
   assert.is(await storeName(), 'MCP Renamed');
   assert.is(await used(), before, 'an approval request is not an AI action');
 

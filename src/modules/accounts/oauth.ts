@@ -272,7 +272,7 @@ function redirectWith(uri: string, params: Record<string, string | null>) {
   return new Response(null, { status: 302, headers: { location: url.toString() } });
 }
 
-const PAGE_STYLE = `body{font-family:system-ui,-apple-system,"Apple SD Gothic Neo",sans-serif;background:#f5f6f8;margin:0;display:grid;place-items:center;min-height:100vh}
+export const PAGE_STYLE = `body{font-family:system-ui,-apple-system,"Apple SD Gothic Neo",sans-serif;background:#f5f6f8;margin:0;display:grid;place-items:center;min-height:100vh}
 main{background:#fff;border-radius:12px;box-shadow:0 2px 12px #0001;padding:32px;width:340px}h1{font-size:20px;margin:0 0 4px}p{color:#555;font-size:14px}
 label{display:block;font-size:13px;margin:14px 0 4px}input{width:100%;box-sizing:border-box;padding:10px;border:1px solid #ccd;border-radius:8px;font-size:15px}
 .row{display:flex;gap:8px;margin-top:20px}button{flex:1;padding:11px;border:0;border-radius:8px;font-size:15px;cursor:pointer}

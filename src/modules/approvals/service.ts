@@ -49,6 +49,9 @@ export const approvalSchema = z.object({
   }).nullable(),
 });
 
+/** The approval page (page.ts): where a person logs in and approves or rejects. */
+export const approvalPageUrl = (services: Services, approvalId: string) => `${services.config.origin}/approvals/${approvalId}`;
+
 export function presentApproval(services: Services, row: ApprovalRow): z.output<typeof approvalSchema> {
   return {
     approvalId: row.id,
@@ -63,13 +66,13 @@ export function presentApproval(services: Services, row: ApprovalRow): z.output<
     expiresAt: isoAt(row.expiresAt),
     decidedAt: row.decidedAt === null ? null : isoAt(row.decidedAt),
     decidedBy: row.decidedBy,
-    approvalUrl: `${services.urls.admin}/approval-requests/${row.id}`,
+    approvalUrl: approvalPageUrl(services, row.id),
     result: row.result ?? null,
   };
 }
 
 /** A pending request past its 24 hours is expired, whether or not the expiry job ran yet. */
-const effectiveStatus = (row: ApprovalRow, now: number): ApprovalStatus => (row.status === 'PENDING' && row.expiresAt <= now ? 'EXPIRED' : row.status);
+export const effectiveStatus = (row: ApprovalRow, now: number): ApprovalStatus => (row.status === 'PENDING' && row.expiresAt <= now ? 'EXPIRED' : row.status);
 
 export interface ApprovalInput {
   op: Operation;
@@ -147,7 +150,7 @@ export function loadApproval(ctx: StoreCtx, approvalId: string) {
 }
 
 /** Where a person decided: the approval API, or a confirmation form in an MCP conversation (with its reason, if any). */
-export type DecisionChannel = { via: 'API' } | { via: 'MCP_ELICITATION'; reason?: string };
+export type DecisionChannel = { via: 'API' | 'APPROVAL_PAGE' } | { via: 'MCP_ELICITATION'; reason?: string };
 
 /**
  * A person's decision. Moving out of PENDING happens in one transaction, so simultaneous decisions
@@ -307,7 +310,7 @@ export function notifyApprovers(services: Services, now: number): number {
       sendMail(services, {
         to: approver.email,
         subject: `[svc] 승인 대기 중인 AI 작업 ${mine.length}건`,
-        body: mine.map((r) => `- ${r.operationName} (${r.operationId}) 요청: ${r.requesterName}, 만료 ${isoAt(r.expiresAt)}\n  ${services.urls.admin}/approval-requests/${r.id}`).join('\n'),
+        body: mine.map((r) => `- ${r.operationName} (${r.operationId}) 요청: ${r.requesterName}, 만료 ${isoAt(r.expiresAt)}\n  ${approvalPageUrl(services, r.id)}`).join('\n'),
       });
       sent++;
     }

@@ -1,14 +1,11 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { H3Event } from 'h3';
-import { newId } from '../../db/ids.js';
 import { errorOutgoing, newTraceId, toApiError } from '../../server/envelope.js';
-import { fail } from '../../server/errors.js';
-import { buildCtx, resolveStore } from '../../server/pipeline.js';
-import type { StoreCtx } from '../../server/registry.js';
 import type { Services } from '../../server/services.js';
 import { toolResult, undecided, type Gateway, type ToolExtra } from '../../mcp/server.js';
 import type { Principal } from '../accounts/principal.js';
+import { deciderCtx } from '../approvals/decider.js';
 import { decideApproval, heldRequestPreview } from '../approvals/service.js';
 
 /** Spec 01 §8: a person confirms an approval in an MCP conversation within 2 minutes, or nothing changes. */
@@ -42,7 +39,7 @@ export async function confirmByElicitation(
   const approval = read.body.data as { approvalId: string; status: string; approvalUrl: string; operationId: string; operationName: string; request: { method: string; path: string }; requestedBy: { name: string }; expiresAt: string; target: { type: string; id: string | null } | null };
 
   try {
-    const decider = async () => deciderCtx(services, await connection.principalOf(), input.storeId, input.approvalId, connection.event(), traceId);
+    const decider = async () => deciderCtx(services, { ...(await connection.principalOf()), source: 'MCP' }, input.storeId, input.approvalId, connection.event(), traceId);
     // Nothing left to decide (decided or expired): the decision answers why at once, with no form to fill in.
     if (approval.status !== 'PENDING') return decided(await decideApproval(await decider(), input.approvalId, input.decision, { via: 'MCP_ELICITATION' }));
     const before = await decider();
@@ -87,18 +84,6 @@ export async function confirmByElicitation(
 function decided(approval: { approvalUrl: string; status: string }): CallToolResult {
   const data = { decided: true, outcome: approval.status, approvalUrl: approval.approvalUrl, approval };
   return { content: [{ type: 'text', text: JSON.stringify(data) }], _meta: { status: 200, code: 'OK' } };
-}
-
-/**
- * The person's context for deciding: their store role (OWNER or ADMIN, as the approval API demands), as a
- * person — not as the agent whose connection carried the form.
- */
-function deciderCtx(services: Services, principal: Principal, storeId: string, approvalId: string, event: H3Event, traceId: string): StoreCtx {
-  const person: Principal = { ...principal, agent: false, actorType: 'USER', source: 'MCP' };
-  const store = resolveStore(services, person, storeId);
-  if (store.role !== 'OWNER' && store.role !== 'ADMIN') throw fail(403, 'INSUFFICIENT_ROLE');
-  const op = services.operations.find((o) => o.operationId === 'approveApprovalRequest')!;
-  return buildCtx(services, op, { params: { approvalId }, query: {}, body: '' }, { principal: person, store, requestId: newId('req'), traceId, event }) as StoreCtx;
 }
 
 function confirmationMessage(
