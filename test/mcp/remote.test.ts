@@ -135,6 +135,8 @@ test('dynamic client registration (RFC 7591): public PKCE clients with safe redi
 test('the OAuth flow by URL alone: the consent page names the client and its scopes; tools run as the agent, source MCP', async () => {
   assert.match(provider.consentPages[0], 'Test Agent Desktop');
   assert.match(provider.consentPages[0], 'product:rw');
+  assert.match(provider.consentPages[0], '상점 범위');
+  assert.match(provider.consentPages[0], 'AI 에이전트 연결');
   assert.ok(provider.saved?.refresh_token);
   const store = await callTool(client, 'call_api_read', { method: 'GET', path: '/v1/store' });
   assert.is(store.value.storeId, svc.storeId);
