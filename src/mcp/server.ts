@@ -209,10 +209,12 @@ interface ToolFailure {
 
 async function onlyStore(gateway: Gateway): Promise<string | ToolFailure> {
   const answer = await gateway({ method: 'GET', path: '/v1/me/stores' });
-  if (answer.status !== 200) return { failure: toolResult(answer) };
+  const hint = 'name the store: svc mcp --store CODE (or SVC_STORE_ID), or ?store=CODE on the MCP URL';
+  // A token without stores:read cannot list its stores: it must be told which one.
+  if (answer.status !== 200) return { failure: toolError('STORE_ID_REQUIRED', `the token's stores cannot be listed (${answer.body?.error?.code ?? answer.status}): ${hint}`, { cause: answer.body?.error ?? null }) };
   const codes = (answer.body.data.contents as { code: string }[]).map((s) => s.code);
   if (codes.length === 1) return codes[0];
-  return { failure: toolError('STORE_ID_REQUIRED', codes.length === 0 ? 'this token reaches no store' : 'the token reaches several stores: name one (svc mcp --store CODE, or ?store=CODE on the MCP URL)') };
+  return { failure: toolError('STORE_ID_REQUIRED', codes.length === 0 ? 'this token reaches no store' : `the token reaches several stores (${codes.join(', ')}): ${hint}`) };
 }
 
 type ToolField = { type: string; description?: string; required?: boolean };

@@ -164,6 +164,20 @@ test('an installed app\'s tool is found by list_operations and called by call_ap
   assert.is(await used(), before + 1);
 });
 
+test('with no store named, the only store in reach is used; a token that cannot list its stores is told to name one', async () => {
+  const env = (token: string) => ({ SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-mcp-cfg-')), SVC_API_URL: svc.url, SVC_TOKEN: token });
+  const listing = await stdioClient(env(await createAccessToken(svc, owner, { scopes: ['store:r', 'stores:read'] })));
+  const blind = await stdioClient(env(await createAccessToken(svc, owner, { scopes: ['store:r'] })));
+  try {
+    assert.is((await callTool(listing, 'call_api_read', { operationId: 'getStore' })).value.storeId, svc.storeId);
+    const refused = await callTool(blind, 'call_api_read', { operationId: 'getStore' });
+    assert.equal([refused.isError, refused.value.code, refused.value.details.cause.code], [true, 'STORE_ID_REQUIRED', 'INSUFFICIENT_SCOPE']);
+  } finally {
+    await listing.close();
+    await blind.close();
+  }
+});
+
 test('the monthly AI-action limit: PLAN_AI_ACTIONS_EXCEEDED through MCP; reads go on', async () => {
   const { db, clock } = svc.services;
   db.insert(planUsage).values({ storeId: svc.storeId, month: usageMonth(clock.now()), aiActions: 100 })
