@@ -19,6 +19,7 @@ import { inquiriesModule } from '../modules/inquiries/index.js';
 import { claimsModule } from '../modules/claims/index.js';
 import { reportsModule } from '../modules/reports/index.js';
 import { storefrontModule } from '../modules/storefront/index.js';
+import { mcpModule } from '../modules/mcp/index.js';
 import type { Module } from './module.js';
 import type { Operation } from './registry.js';
 
@@ -45,6 +46,7 @@ export const modules: Module[] = [
   claimsModule,
   reportsModule,
   storefrontModule,
+  mcpModule,
 ];
 
 /** The operation registry: every HTTP operation of the service. */

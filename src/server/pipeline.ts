@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { getRouterParams, type H3Event } from 'h3';
 import { newId } from '../db/ids.js';
 import { protectedResourceMetadataUrl } from '../modules/accounts/oauth.js';
-import { authenticate, type Principal } from '../modules/accounts/principal.js';
+import { AGENT_HEADER, authenticate, markedAsAgent, type Principal } from '../modules/accounts/principal.js';
 import { buyerContext } from '../modules/customers/service.js';
 import { roleAllows, tokenAllows } from '../modules/accounts/scopes.js';
 import { requestApproval } from '../modules/approvals/service.js';
@@ -75,7 +75,7 @@ export function operationHandler(services: Services, op: Operation) {
       toHttp(out, replayed ? { 'x-request-id': requestId, 'x-trace-id': traceId, 'idempotent-replayed': 'true' } : { 'x-request-id': requestId, 'x-trace-id': traceId }, out.gzip !== undefined && acceptsGzip(headers.get('accept-encoding')));
 
     try {
-      if (op.auth === 'account' || op.auth === 'store') principal = (yield authenticate(services, headers.get('authorization'))) as Principal;
+      if (op.auth === 'account' || op.auth === 'store') principal = markedAsAgent((yield authenticate(services, headers.get('authorization'))) as Principal, headers.get(AGENT_HEADER));
       if (op.auth === 'store') store = resolveStore(services, principal!, headers.get('x-store-id'));
       const buyer = op.auth === 'buyer' ? ((yield buyerContext(services, headers.get('x-store-id'), headers.get('authorization'))) as Ctx['buyer']) : undefined;
       // An agent is told its operation is denied to agents before any other refusal (spec 01 §5.6, §7).

@@ -45,7 +45,7 @@ test('after the first public state, an agent write is held: 202 APPROVAL_REQUIRE
   assert.is(res.body.meta.code, 'APPROVAL_REQUIRED');
   assert.is(res.data.status, 'PENDING');
   assert.is(res.data.operationId, 'updateStore');
-  assert.ok(res.data.approvalUrl.endsWith(`/v1/approval-requests/${res.data.approvalId}`));
+  assert.is(res.data.approvalUrl, `${svc.url}/approvals/${res.data.approvalId}`);
   assert.is(Date.parse(res.data.expiresAt) - svc.services.clock.now() > 23.9 * 3600_000, true);
   assert.is(await storeName(), 'Owner Renamed');
   const record = (await svc.api('GET', '/v1/audit-logs', { token: owner, query: { limit: 1 } })).data.contents[0];

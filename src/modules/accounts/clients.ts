@@ -1,3 +1,7 @@
+import { eq } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { oauthClients } from './schema.js';
+
 /** OAuth clients the authorization server knows. Public clients only: PKCE (S256) replaces a secret. */
 export interface OAuthClient {
   clientId: string;
@@ -17,7 +21,7 @@ function loopbackRedirect(path: string) {
   return (uri: string): boolean => {
     try {
       const url = new URL(uri);
-      const loopback = url.hostname === '127.0.0.1' || url.hostname === '[::1]' || url.hostname === 'localhost';
+      const loopback = isLoopbackHost(url.hostname);
       return url.protocol === 'http:' && loopback && url.pathname === path && url.search === '' && !uri.includes('#') && url.username === '' && url.password === '';
     } catch {
       return false;
@@ -36,6 +40,47 @@ const clients: OAuthClient[] = [
   { clientId: 'svc-mcp', name: 'svc 원격 MCP', firstParty: false, agent: true, allowsRedirect: isLoopbackRedirect },
 ];
 
-export function findClient(clientId: string): OAuthClient | undefined {
-  return clients.find((c) => c.clientId === clientId);
+/** Registered clients start with this prefix, so the built-in ones are found without a database read. */
+export const REGISTERED_CLIENT_PREFIX = 'mcpc_';
+
+export function findClient(db: Db, clientId: string): OAuthClient | undefined {
+  if (!clientId.startsWith(REGISTERED_CLIENT_PREFIX)) return clients.find((c) => c.clientId === clientId);
+  const row = db.select().from(oauthClients).where(eq(oauthClients.id, clientId)).get();
+  if (!row) return undefined;
+  return { clientId: row.id, name: row.name, firstParty: false, agent: true, allowsRedirect: registeredRedirect(row.redirectUris) };
+}
+
+/**
+ * A registered client's redirect address must be one it registered, exactly — except a loopback one's port,
+ * which native apps pick at run time (RFC 8252 §7.3).
+ */
+function registeredRedirect(registered: string[]) {
+  return (uri: string): boolean => registered.some((r) => {
+    if (r === uri) return true;
+    try {
+      const [a, b] = [new URL(r), new URL(uri)];
+      return a.protocol === 'http:' && isLoopbackHost(a.hostname) && b.protocol === 'http:' && a.hostname === b.hostname && a.pathname === b.pathname && a.search === b.search && !uri.includes('#');
+    } catch {
+      return false;
+    }
+  });
+}
+
+export const isLoopbackHost = (host: string) => host === '127.0.0.1' || host === '[::1]' || host === 'localhost';
+
+/**
+ * Redirect addresses a client may register: https, loopback http (RFC 8252 §7.3) or a private-use scheme
+ * of a native app (RFC 8252 §7.1, e.g. `cursor://…`); never a fragment, and never schemes that run code.
+ */
+export function registrableRedirect(uri: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return false;
+  }
+  if (uri.includes('#') || url.username || url.password) return false;
+  if (url.protocol === 'https:') return true;
+  if (url.protocol === 'http:') return isLoopbackHost(url.hostname);
+  return !['javascript:', 'data:', 'file:', 'blob:', 'vbscript:', 'about:', 'ftp:', 'ws:', 'wss:'].includes(url.protocol);
 }

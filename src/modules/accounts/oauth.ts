@@ -4,7 +4,9 @@ import { readBodyText } from '../../server/body.js';
 import { ApiError } from '../../server/errors.js';
 import { escapeHtml, htmlResponse } from '../../server/html.js';
 import type { Services } from '../../server/services.js';
-import { findClient } from './clients.js';
+import { findClient, registrableRedirect, REGISTERED_CLIENT_PREFIX } from './clients.js';
+import { oauthClients } from './schema.js';
+import { newId } from '../../db/ids.js';
 import { ALL_SCOPES } from './scopes.js';
 import {
   createAuthorizationCode, openLoginSession, refreshLogin, revokeLoginSession, revokePresentedToken, takeAuthorizationCode, verifyCredentials,
@@ -34,6 +36,7 @@ export function mountOAuth(app: H3, services: Services) {
     authorization_endpoint: `${auth}/authorize`,
     token_endpoint: `${auth}/token`,
     revocation_endpoint: `${auth}/revoke`,
+    registration_endpoint: `${auth}/register`,
     jwks_uri: `${auth}/jwks.json`,
     response_types_supported: ['code'],
     grant_types_supported: ['authorization_code', 'refresh_token'],
@@ -58,9 +61,13 @@ export function mountOAuth(app: H3, services: Services) {
   });
   app.get('/.well-known/oauth-protected-resource', () => resourceMetadata(services.config.origin));
   app.get('/.well-known/oauth-protected-resource/v1', () => resourceMetadata(admin));
+  // Remote MCP (src/modules/mcp) is a resource of its own: MCP clients look for its metadata here.
+  app.get('/.well-known/oauth-protected-resource/mcp', () => resourceMetadata(`${services.config.origin}/mcp`));
+
+  app.post('/auth/register', async (event) => registerClient(services, await readJsonObject(event)));
 
   app.get('/auth/authorize', (event) => {
-    const request = authorizationRequest(event.url.searchParams);
+    const request = authorizationRequest(services, event.url.searchParams);
     return authorizeAnswer(request, issuer) ?? consentPage(request as AuthorizationRequest);
   });
 
@@ -72,7 +79,7 @@ export function mountOAuth(app: H3, services: Services) {
       if (error instanceof ApiError) return errorPage(error.message, error.status);
       throw error;
     }
-    const request = authorizationRequest(form);
+    const request = authorizationRequest(services, form);
     const refused = authorizeAnswer(request, issuer);
     if (refused) return refused;
     const valid = request as AuthorizationRequest;
@@ -155,8 +162,8 @@ interface RedirectError {
   description: string;
 }
 
-function authorizationRequest(params: URLSearchParams): AuthorizationRequest | PageError | RedirectError {
-  const client = findClient(params.get('client_id') ?? '');
+function authorizationRequest(services: Services, params: URLSearchParams): AuthorizationRequest | PageError | RedirectError {
+  const client = findClient(services.db, params.get('client_id') ?? '');
   if (!client) return { pageError: '알 수 없는 클라이언트입니다 (client_id).' };
   const redirectUri = params.get('redirect_uri') ?? '';
   // RFC 6749 §3.1.2: a redirection endpoint has no fragment. Until the address is trusted, errors stay here.
@@ -183,6 +190,49 @@ function authorizeAnswer(request: ReturnType<typeof authorizationRequest>, issue
 }
 
 const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
+
+/** The JSON object of a registration request, or null when the body is not one (answered invalid_client_metadata). */
+async function readJsonObject(event: H3Event): Promise<Record<string, unknown> | null> {
+  try {
+    const value = JSON.parse(await readBodyText(event, OAUTH_BODY_LIMIT)) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * RFC 7591 dynamic client registration, open to anyone (as MCP clients need to connect by URL alone): a
+ * public client using the authorization code with PKCE, whose logins are AI-agent connections and get only
+ * the scopes the person consents to. Nothing but the name and redirect addresses is kept.
+ */
+function registerClient(services: Services, metadata: Record<string, unknown> | null) {
+  if (!metadata) return oauthError(400, 'invalid_client_metadata', 'the body must be a JSON object of client metadata');
+  const uris = metadata.redirect_uris;
+  if (!Array.isArray(uris) || uris.length === 0 || uris.length > 10 || !uris.every((u) => typeof u === 'string' && u.length <= 2000)) {
+    return oauthError(400, 'invalid_redirect_uri', 'redirect_uris must list 1 to 10 addresses');
+  }
+  const refused = (uris as string[]).find((u) => !registrableRedirect(u));
+  if (refused) return oauthError(400, 'invalid_redirect_uri', `not an allowed redirect address (https, loopback http, or an app's own scheme): ${refused}`);
+  const grants = metadata.grant_types ?? ['authorization_code', 'refresh_token'];
+  if (!Array.isArray(grants) || grants.some((g) => g !== 'authorization_code' && g !== 'refresh_token')) {
+    return oauthError(400, 'invalid_client_metadata', 'grant_types may be authorization_code and refresh_token only');
+  }
+  const name = typeof metadata.client_name === 'string' && metadata.client_name.trim() !== '' ? metadata.client_name.trim().slice(0, 100) : 'MCP 클라이언트';
+  const now = services.clock.now();
+  const id = newId(REGISTERED_CLIENT_PREFIX.slice(0, -1), now);
+  services.db.insert(oauthClients).values({ id, name, redirectUris: uris as string[], createdAt: now }).run();
+  return new Response(JSON.stringify({
+    client_id: id,
+    client_id_issued_at: Math.floor(now / 1000),
+    client_name: name,
+    redirect_uris: uris,
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    // Public clients only: whatever method was asked for, PKCE stands in for a secret.
+    token_endpoint_auth_method: 'none',
+  }), { status: 201, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
+}
 
 /** A token or revocation request (form, or JSON for lenient clients), or the OAuth error answering it. */
 async function readTokenRequest(event: H3Event): Promise<URLSearchParams | Response> {
@@ -222,7 +272,7 @@ function redirectWith(uri: string, params: Record<string, string | null>) {
   return new Response(null, { status: 302, headers: { location: url.toString() } });
 }
 
-const PAGE_STYLE = `body{font-family:system-ui,-apple-system,"Apple SD Gothic Neo",sans-serif;background:#f5f6f8;margin:0;display:grid;place-items:center;min-height:100vh}
+export const PAGE_STYLE = `body{font-family:system-ui,-apple-system,"Apple SD Gothic Neo",sans-serif;background:#f5f6f8;margin:0;display:grid;place-items:center;min-height:100vh}
 main{background:#fff;border-radius:12px;box-shadow:0 2px 12px #0001;padding:32px;width:340px}h1{font-size:20px;margin:0 0 4px}p{color:#555;font-size:14px}
 label{display:block;font-size:13px;margin:14px 0 4px}input{width:100%;box-sizing:border-box;padding:10px;border:1px solid #ccd;border-radius:8px;font-size:15px}
 .row{display:flex;gap:8px;margin-top:20px}button{flex:1;padding:11px;border:0;border-radius:8px;font-size:15px;cursor:pointer}
@@ -235,9 +285,12 @@ function consentPage(request: AuthorizationRequest, error?: string, email = '', 
       return `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
     })
     .join('');
-  const scopes = request.scope === '*' ? '<li>내 역할이 허용하는 모든 상점 작업</li>' : request.scope.split(' ').map((s) => `<li>${escapeHtml(s)}</li>`).join('');
+  // Logins reach every store of the person (store scope), each within the role there and the scopes below.
+  const scopes = '<li>상점 범위: 내가 속한 모든 상점 (각 상점의 내 역할 안에서)</li>'
+    + (request.scope === '*' ? '<li>내 역할이 허용하는 모든 상점 작업</li>' : request.scope.split(' ').map((s) => `<li>${escapeHtml(s)}</li>`).join(''));
+  const agentNotice = request.client.agent ? '<p class="err">AI 에이전트 연결입니다: 일부 작업은 승인을 기다리고, 일부는 허용되지 않습니다.</p>' : '';
   return htmlResponse(`<!doctype html><html lang="ko"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>svc 로그인</title><style>${PAGE_STYLE}</style></head>
-<body><main><h1>svc 로그인</h1><p><b>${escapeHtml(request.client.name)}</b>이(가) 내 계정으로 다음 권한을 요청합니다.</p><ul>${scopes}</ul>
+<body><main><h1>svc 로그인</h1><p><b>${escapeHtml(request.client.name)}</b>이(가) 내 계정으로 다음 권한을 요청합니다.</p>${agentNotice}<ul>${scopes}</ul>
 ${error ? `<p class="err">${escapeHtml(error)}</p>` : ''}
 <form method="post" action="/auth/authorize">${hidden}<input type="hidden" name="response_type" value="code"><input type="hidden" name="code_challenge_method" value="S256">
 <label for="email">이메일</label><input id="email" name="email" type="email" autocomplete="username" value="${escapeHtml(email)}" required>

@@ -6,6 +6,7 @@ import { findClient } from './clients.js';
 import { accessTokens, loginSessions, users } from './schema.js';
 import { verifyToken } from './tokens.js';
 import { resolveInstallationPrincipal } from '../apps/installation-tokens.js';
+import { AGENT_HEADER } from '../../mcp/headers.js';
 
 export type ActorType = 'USER' | 'AGENT' | 'APP' | 'SYSTEM';
 
@@ -162,13 +163,25 @@ function accessTokenPrincipal(services: Services, tokenId: string, now: number):
   return { principal, expiresAt: t.expiresAt };
 }
 
+export { AGENT_HEADER };
+
+/**
+ * The caller as an MCP agent when the request says so (`X-Svc-Agent: mcp`); the cached principal is never
+ * changed. Trusted from anyone: it only ever narrows what the token may do (agent policy, approvals, no
+ * store-platform-only actions, no delegation), so no caller gains by sending it.
+ */
+export function markedAsAgent(principal: Principal, header: string | null): Principal {
+  if (header !== 'mcp' || principal.kind === 'installation') return principal;
+  return { ...principal, agent: true, storePlatform: false, buyerDelegation: false, actorType: 'AGENT', source: 'MCP' };
+}
+
 /** `issuedAt`: when the presented token was issued; tokens from before a password reset are revoked. */
 function loginSessionPrincipal(services: Services, sessionId: string, issuedAt: number): { principal: Principal; expiresAt: number } {
   const row = statements(services.db).loginSession.get({ id: sessionId });
   if (!row) throw fail(401, 'UNAUTHORIZED');
   const { session, user } = row;
   if (session.revokedAt !== null || issuedAt < user.tokensValidFrom) throw fail(401, 'TOKEN_REVOKED');
-  const client = findClient(session.clientId);
+  const client = findClient(services.db, session.clientId);
   const firstParty = client?.firstParty ?? false;
   const agent = client?.agent ?? false;
   const principal: Principal = {

@@ -68,3 +68,14 @@ export const passwordResets = sqliteTable('password_resets', {
   usedAt: integer('used_at'),
 });
 
+
+/**
+ * OAuth clients registered by RFC 7591 dynamic client registration (MCP clients connecting by URL alone).
+ * Public clients (PKCE, no secret); their logins are AI-agent connections.
+ */
+export const oauthClients = sqliteTable('oauth_clients', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  redirectUris: text('redirect_uris', { mode: 'json' }).$type<string[]>().notNull(),
+  createdAt: integer('created_at').notNull(),
+});

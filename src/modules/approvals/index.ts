@@ -1,6 +1,7 @@
 import type { Module } from '../../server/module.js';
 import { defineMessages } from '../../server/messages.js';
 import { approvalOperations } from './operations.js';
+import { mountApprovalPage } from './page.js';
 import { expireApprovals, notifyApprovers, settleInterruptedExecutions } from './service.js';
 
 defineMessages({
@@ -14,6 +15,7 @@ defineMessages({
 export const approvalsModule: Module = {
   name: 'approvals',
   operations: approvalOperations,
+  mount: mountApprovalPage,
   jobs: [
     { name: 'approvals.expire', run: expireApprovals },
     { name: 'approvals.settle-interrupted', run: settleInterruptedExecutions },

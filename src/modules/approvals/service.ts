@@ -6,7 +6,7 @@ import { successOutgoing, toApiError, type Outgoing } from '../../server/envelop
 import { fail } from '../../server/errors.js';
 import { sendMail } from '../../server/mail.js';
 import type { RawRequest } from '../../server/pipeline.js';
-import type { Operation, StoreCtx, Target } from '../../server/registry.js';
+import type { Operation, Preview, StoreCtx, Target } from '../../server/registry.js';
 import type { Services } from '../../server/services.js';
 import { instant } from '../../server/responses.js';
 import { requireOwned } from '../../server/tenancy.js';
@@ -49,6 +49,9 @@ export const approvalSchema = z.object({
   }).nullable(),
 });
 
+/** The approval page (page.ts): where a person logs in and approves or rejects. */
+export const approvalPageUrl = (services: Services, approvalId: string) => `${services.config.origin}/approvals/${approvalId}`;
+
 export function presentApproval(services: Services, row: ApprovalRow): z.output<typeof approvalSchema> {
   return {
     approvalId: row.id,
@@ -63,13 +66,13 @@ export function presentApproval(services: Services, row: ApprovalRow): z.output<
     expiresAt: isoAt(row.expiresAt),
     decidedAt: row.decidedAt === null ? null : isoAt(row.decidedAt),
     decidedBy: row.decidedBy,
-    approvalUrl: `${services.urls.admin}/approval-requests/${row.id}`,
+    approvalUrl: approvalPageUrl(services, row.id),
     result: row.result ?? null,
   };
 }
 
 /** A pending request past its 24 hours is expired, whether or not the expiry job ran yet. */
-const effectiveStatus = (row: ApprovalRow, now: number): ApprovalStatus => (row.status === 'PENDING' && row.expiresAt <= now ? 'EXPIRED' : row.status);
+export const effectiveStatus = (row: ApprovalRow, now: number): ApprovalStatus => (row.status === 'PENDING' && row.expiresAt <= now ? 'EXPIRED' : row.status);
 
 export interface ApprovalInput {
   op: Operation;
@@ -146,12 +149,15 @@ export function loadApproval(ctx: StoreCtx, approvalId: string) {
   return requireOwned(ctx.db.select().from(approvalRequests).where(eq(approvalRequests.id, approvalId)).get(), ctx.store.id, 'APPROVAL_NOT_FOUND');
 }
 
+/** Where a person decided: the approval API, or a confirmation form in an MCP conversation (with its reason, if any). */
+export type DecisionChannel = { via: 'API' | 'APPROVAL_PAGE' } | { via: 'MCP_ELICITATION'; reason?: string };
+
 /**
  * A person's decision. Moving out of PENDING happens in one transaction, so simultaneous decisions
  * execute once; approving runs the original request with the permission both the requesting token and
  * the approver have, and records its result.
  */
-export async function decideApproval(ctx: StoreCtx, approvalId: string, decision: 'APPROVE' | 'REJECT') {
+export async function decideApproval(ctx: StoreCtx, approvalId: string, decision: 'APPROVE' | 'REJECT', via: DecisionChannel = { via: 'API' }) {
   const { services } = ctx;
   const row = ctx.sqlite.transaction(() => {
     const current = loadApproval(ctx, approvalId);
@@ -178,7 +184,7 @@ export async function decideApproval(ctx: StoreCtx, approvalId: string, decision
       idempotencyKey: null,
       approvalId: current.id,
       changes: [{ field: 'status', before: 'PENDING', after: status }],
-      metadata: { decision, via: 'API' },
+      metadata: { decision, ...via },
     });
     return { expired: false as const, row: { ...current, status, decidedAt: ctx.now, decidedBy: ctx.principal.userId } };
   })();
@@ -187,6 +193,23 @@ export async function decideApproval(ctx: StoreCtx, approvalId: string, decision
   const outcome = await runApproved(ctx, row.row);
   ctx.db.update(approvalRequests).set(outcome).where(eq(approvalRequests.id, row.row.id)).run();
   return presentApproval(services, { ...row.row, ...outcome });
+}
+
+/**
+ * What the held request would change, shown to the person deciding (the MCP confirmation form): its
+ * operation's dry-run preview, computed now with the decider's view. A request that no longer validates shows none.
+ */
+export async function heldRequestPreview(decider: StoreCtx, approvalId: string): Promise<Preview> {
+  const row = loadApproval(decider, approvalId);
+  const op = decider.services.operations.find((o) => o.operationId === row.operationId);
+  if (!op?.preview) return { changes: [] };
+  const { buildCtx } = await import('../../server/pipeline.js');
+  try {
+    const { principal, store, requestId, traceId, event } = decider;
+    return op.preview(buildCtx(decider.services, op, { params: row.params, query: row.query, body: row.body }, { principal, store, requestId, traceId, event }));
+  } catch {
+    return { changes: [] };
+  }
 }
 
 async function runApproved(approver: StoreCtx, row: ApprovalRow): Promise<Pick<ApprovalRow, 'status' | 'result'>> {
@@ -287,7 +310,7 @@ export function notifyApprovers(services: Services, now: number): number {
       sendMail(services, {
         to: approver.email,
         subject: `[svc] 승인 대기 중인 AI 작업 ${mine.length}건`,
-        body: mine.map((r) => `- ${r.operationName} (${r.operationId}) 요청: ${r.requesterName}, 만료 ${isoAt(r.expiresAt)}\n  ${services.urls.admin}/approval-requests/${r.id}`).join('\n'),
+        body: mine.map((r) => `- ${r.operationName} (${r.operationId}) 요청: ${r.requesterName}, 만료 ${isoAt(r.expiresAt)}\n  ${approvalPageUrl(services, r.id)}`).join('\n'),
       });
       sent++;
     }

@@ -1,0 +1,33 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { ApiCommand } from '../../cli/api-command.js';
+import { AGENT_HEADER } from '../../mcp/headers.js';
+import { createMcpServer, type Gateway } from '../../mcp/server.js';
+
+export default class Mcp extends ApiCommand<typeof Mcp> {
+  static override summary = 'Serve the svc MCP server over stdio for a desktop AI client, with this profile\'s login or SVC_TOKEN';
+  static override description = 'Every tool call is an AI agent\'s request (approval policy, AI-action count, audit source MCP). '
+    + 'Approvals are decided by a person at the approvalUrl the tools return. Set up a client with: svc mcp config --client claude';
+  static override examples = ['<%= config.bin %> mcp --store dev-store', 'SVC_TOKEN=… SVC_API_URL=https://api.example.com <%= config.bin %> mcp'];
+
+  async run() {
+    const client = this.client;
+    // Calls go to the service like any command's, marked as the agent's: the service's pipeline decides.
+    const gateway: Gateway = async (call) => {
+      const answer = await client.raw(call.method, call.path, {
+        query: call.query, body: call.body, storeId: call.storeId, idempotencyKey: call.idempotencyKey, dryRun: call.dryRun, headers: { [AGENT_HEADER]: 'mcp' },
+      });
+      try {
+        return { status: answer.status, body: JSON.parse(answer.text) };
+      } catch {
+        return { status: answer.status, body: null };
+      }
+    };
+    const server = createMcpServer({ gateway, store: this.chosenStore, version: this.config.version });
+    const transport = new StdioServerTransport();
+    const closed = new Promise<void>((done) => (transport.onclose = done));
+    await server.connect(transport);
+    // stdout belongs to the protocol from here on; the server runs until the client closes stdin.
+    process.stdin.on('end', () => void server.close());
+    await closed;
+  }
+}

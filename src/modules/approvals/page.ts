@@ -1,0 +1,161 @@
+import { eq } from 'drizzle-orm';
+import { getCookie, getRouterParam, type H3, type H3Event } from 'h3';
+import { readBodyText } from '../../server/body.js';
+import { newTraceId, toApiError } from '../../server/envelope.js';
+import { ApiError, fail } from '../../server/errors.js';
+import { formToken, formTokenValid } from '../../server/form-token.js';
+import { escapeHtml, htmlResponse } from '../../server/html.js';
+import type { Services } from '../../server/services.js';
+import { STORE_PLATFORM_CLIENT } from '../accounts/clients.js';
+import { clientAddress, PAGE_STYLE } from '../accounts/oauth.js';
+import { authenticate, type Principal } from '../accounts/principal.js';
+import { openLoginSession, verifyCredentials } from '../accounts/service.js';
+import { deciderCtx } from './decider.js';
+import { approvalRequests } from './schema.js';
+import { decideApproval, effectiveStatus, heldRequestPreview, presentApproval } from './service.js';
+
+const FORM_LIMIT = 4096;
+/** The page's own login: an HttpOnly cookie scoped to the approval pages, as long as the login token lives. */
+const COOKIE = 'svc_approver';
+const COOKIE_SECONDS = 15 * 60;
+
+const STYLE = `${PAGE_STYLE}
+main.wide{width:560px;max-width:92vw}dl{display:grid;grid-template-columns:auto 1fr;gap:6px 12px;font-size:14px}dt{color:#666}dd{margin:0;word-break:break-all}
+table{border-collapse:collapse;width:100%;font-size:13px;margin-top:8px}td,th{border-bottom:1px solid #eee;padding:6px;text-align:left;vertical-align:top}
+.status{display:inline-block;border-radius:6px;padding:2px 8px;font-size:12px;background:#eef}.ok{color:#176d2c;font-size:14px}button[value=approve]{background:#1f5eff;color:#fff}button[value=reject]{background:#fee}`;
+
+/**
+ * The page at `approvalUrl` (issue 16): a person logs in to the store platform, sees what the agent's held
+ * request would change, and approves or rejects it — the same decision as the approval API's, by OWNER or
+ * ADMIN (owner-only requests by an OWNER), recorded with `metadata.via` APPROVAL_PAGE.
+ */
+export function mountApprovalPage(app: H3, services: Services) {
+  const secure = services.config.origin.startsWith('https:');
+  const cookieHeader = (token: string) => `${COOKIE}=${token}; Path=/approvals; HttpOnly; SameSite=Strict; Max-Age=${COOKIE_SECONDS}${secure ? '; Secure' : ''}`;
+
+  /** The person logged in on this page, if the cookie still holds a live store-platform login. */
+  async function viewer(event: H3Event): Promise<Principal | null> {
+    const token = getCookie(event, COOKIE);
+    if (!token) return null;
+    try {
+      const principal = await authenticate(services, `Bearer ${token}`);
+      return principal.storePlatform ? principal : null;
+    } catch {
+      return null;
+    }
+  }
+
+  app.get('/approvals/:approvalId', async (event) => {
+    const approvalId = getRouterParam(event, 'approvalId', { decode: true })!;
+    const principal = await viewer(event);
+    return principal ? detailPage(services, event, approvalId, principal) : loginPage(approvalId);
+  });
+
+  app.post('/approvals/:approvalId', async (event) => {
+    const approvalId = getRouterParam(event, 'approvalId', { decode: true })!;
+    let form: URLSearchParams;
+    try {
+      form = new URLSearchParams(await readBodyText(event, FORM_LIMIT));
+    } catch (error) {
+      if (error instanceof ApiError) return errorPage(error.code, error.message, error.status);
+      throw error;
+    }
+    const action = form.get('action');
+    if (action === 'login') {
+      let principal: Principal;
+      try {
+        const user = await verifyCredentials(services, form.get('email') ?? '', form.get('password') ?? '', clientAddress(event, services));
+        const tokens = await openLoginSession(services, { userId: user.id, clientId: STORE_PLATFORM_CLIENT, scope: '*', authTime: services.clock.now() });
+        principal = await authenticate(services, `Bearer ${tokens.accessToken}`);
+        return detailPage(services, event, approvalId, principal, { headers: { 'set-cookie': cookieHeader(tokens.accessToken) } });
+      } catch (error) {
+        if (error instanceof ApiError && (error.code === 'INVALID_LOGIN' || error.status === 429)) return loginPage(approvalId, error, error.headers);
+        throw error;
+      }
+    }
+    if (action !== 'approve' && action !== 'reject') return errorPage('VALIDATION_FAILED', '알 수 없는 요청입니다.', 400);
+    const principal = await viewer(event);
+    if (!principal) return loginPage(approvalId, fail(401, 'UNAUTHORIZED'));
+    // The form token binds the buttons to this approval and this login: another site cannot press them.
+    if (!formTokenValid(services, 'approval-decision', `${approvalId}\n${principal.tokenId}`, form.get('formToken'))) {
+      return errorPage('CROSS_ORIGIN_FORBIDDEN', '이 페이지에서 보낸 결정이 아닙니다. 페이지를 새로 열어 다시 시도하세요.', 403);
+    }
+    const traceId = newTraceId();
+    try {
+      const row = findRow(services, approvalId);
+      const ctx = deciderCtx(services, principal, row.storeId, approvalId, event, traceId);
+      await decideApproval(ctx, approvalId, action === 'approve' ? 'APPROVE' : 'REJECT', { via: 'APPROVAL_PAGE' });
+      return detailPage(services, event, approvalId, principal, { notice: action === 'approve' ? '승인했습니다. 요청이 실행되었습니다.' : '거절했습니다. 요청은 실행되지 않습니다.' });
+    } catch (error) {
+      return detailPage(services, event, approvalId, principal, { error: toApiError(error, traceId) });
+    }
+  });
+}
+
+function findRow(services: Services, approvalId: string) {
+  const row = services.db.select().from(approvalRequests).where(eq(approvalRequests.id, approvalId)).get();
+  if (!row) throw fail(404, 'APPROVAL_NOT_FOUND');
+  return row;
+}
+
+async function detailPage(services: Services, event: H3Event, approvalId: string, principal: Principal, extra: { notice?: string; error?: ApiError; headers?: Record<string, string> } = {}) {
+  let view;
+  try {
+    const row = findRow(services, approvalId);
+    // Another store's request reads as missing: its id reveals nothing to outsiders.
+    const ctx = (() => {
+      try {
+        return deciderCtx(services, principal, row.storeId, approvalId, event, newTraceId());
+      } catch (error) {
+        if (error instanceof ApiError && error.code !== 'INSUFFICIENT_ROLE') throw fail(404, 'APPROVAL_NOT_FOUND');
+        throw error;
+      }
+    })();
+    const status = effectiveStatus(row, services.clock.now());
+    const approval = presentApproval(services, { ...row, status });
+    view = { approval, changes: status === 'PENDING' ? (await heldRequestPreview(ctx, approvalId)).changes : [], role: ctx.store.role, ownerOnly: row.ownerOnly };
+  } catch (error) {
+    const err = toApiError(error, newTraceId());
+    return errorPage(err.code, err.message, err.status, extra.headers);
+  }
+  const { approval, changes } = view;
+  const rows: [string, string][] = [
+    ['작업', `${approval.operationName} (${approval.operationId})`],
+    ['요청', `${approval.request.method} ${approval.request.path}`],
+    ...(approval.target ? [['대상', `${approval.target.type} ${approval.target.id ?? ''}`] as [string, string]] : []),
+    ['요청한 에이전트', approval.requestedBy.name],
+    ['사유', approval.reason],
+    ['요청 시각', approval.createdAt],
+    ['만료', approval.expiresAt],
+    ...(approval.decidedAt ? [['결정', `${approval.decidedAt} · ${approval.decidedBy}`] as [string, string]] : []),
+    ...(approval.result ? [['결과', `HTTP ${approval.result.statusCode}${approval.result.error ? ` ${approval.result.error.code}` : ''}`] as [string, string]] : []),
+  ];
+  const changeTable = changes.length
+    ? `<table><tr><th>항목</th><th>현재</th><th>변경 후</th></tr>${changes.map((c) => `<tr class="change"><td>${escapeHtml(c.field)}</td><td>${escapeHtml(JSON.stringify(c.before) ?? '')}</td><td>${escapeHtml(JSON.stringify(c.after) ?? '')}</td></tr>`).join('')}</table>`
+    : '';
+  const buttons = approval.status === 'PENDING'
+    ? `<form method="post"><input type="hidden" name="formToken" value="${formToken(services, 'approval-decision', `${approvalId}\n${principal.tokenId}`)}">
+<div class="row"><button name="action" value="reject">거절</button><button name="action" value="approve">승인하고 실행</button></div></form>${view.ownerOnly && view.role !== 'OWNER' ? '<p class="err">이 요청은 소유자(OWNER)만 승인할 수 있습니다.</p>' : ''}`
+    : '';
+  const message = extra.error
+    ? `<p class="err" data-code="${escapeHtml(extra.error.code)}">${escapeHtml(extra.error.code)}: ${escapeHtml(extra.error.message)}</p>`
+    : extra.notice ? `<p class="ok">${escapeHtml(extra.notice)}</p>` : '';
+  const markup = `<!doctype html><html lang="ko"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>승인 요청 ${escapeHtml(approval.approvalId)}</title><style>${STYLE}</style></head>
+<body><main class="wide"><h1>AI 작업 승인 요청</h1><p><span class="status" data-status="${approval.status}">${approval.status}</span> ${escapeHtml(principal.userName)} (${view.role})</p>${message}
+<dl>${rows.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>${changeTable}${buttons}</main></body></html>`;
+  return htmlResponse(markup, extra.error?.status ?? 200, extra.headers);
+}
+
+function loginPage(approvalId: string, error?: ApiError, headers?: Record<string, string>) {
+  return htmlResponse(`<!doctype html><html lang="ko"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>svc 승인 요청</title><style>${STYLE}</style></head>
+<body><main><h1>AI 작업 승인 요청</h1><p>상점 플랫폼 계정(소유자 또는 관리자)으로 로그인하면 요청 내용을 보고 승인하거나 거절할 수 있습니다.</p>
+${error ? `<p class="err" data-code="${escapeHtml(error.code)}">${escapeHtml(error.message)}</p>` : ''}
+<form method="post" action="/approvals/${encodeURIComponent(approvalId)}"><input type="hidden" name="action" value="login">
+<label for="email">이메일</label><input id="email" name="email" type="email" autocomplete="username" required>
+<label for="password">비밀번호</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<div class="row"><button name="decision" value="allow">로그인</button></div></form></main></body></html>`, error?.status ?? 200, headers);
+}
+
+function errorPage(code: string, message: string, status: number, headers?: Record<string, string>) {
+  return htmlResponse(`<!doctype html><html lang="ko"><head><meta charset="utf-8"><title>svc 승인 요청</title><style>${STYLE}</style></head><body><main><h1>승인 요청</h1><p class="err" data-code="${escapeHtml(code)}">${escapeHtml(code)}: ${escapeHtml(message)}</p></main></body></html>`, status, headers);
+}
