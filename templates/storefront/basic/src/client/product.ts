@@ -2,15 +2,12 @@ import { BuyerApiError } from '../lib/api.js';
 import { stayFromForm } from '../lib/checkout.js';
 import { optionLabel, won } from '../lib/format.js';
 import { html } from '../lib/html.js';
+import { priceTag } from '../lib/price.js';
 import type { Product, Sheet, Variant } from '../lib/types.js';
 import { findVariant, variantFromForm } from '../lib/variants.js';
 import { addToCart } from './cart.js';
 import { formParams, qs, readJson, site } from './site.js';
 import { initStay, type StayPicker } from './stay.js';
-
-function priceHtml(price: number, originalPrice: number | null) {
-  return html`<span class="price">${won(price)}</span>${originalPrice !== null && originalPrice > price ? html` <s class="was">${won(originalPrice)}</s>` : ''}`.value;
-}
 
 /**
  * The option picker: each option group is a select; the chosen values name one variant, whose price and
@@ -48,7 +45,7 @@ export function initProduct() {
     else if (variant.soldOut) stockLine.textContent = '품절';
     else stockLine.textContent = stayState.message ?? '구매 가능';
     if (variant && product.options.length) stockLine.append(` (${optionLabel(variant.optionValues)})`);
-    priceLine.innerHTML = priceHtml(stayState.price ?? variant?.price ?? product.price, stayState.price === undefined ? product.originalPrice : null);
+    priceLine.innerHTML = priceTag({ price: stayState.price ?? variant?.price ?? product.price, originalPrice: stayState.price === undefined ? product.originalPrice : null }).value;
     const buyable = Boolean(form.dataset.checkoutAvailable !== 'false' && variant && !variant.soldOut && stayState.ready);
     for (const b of buttons) b.disabled = !buyable;
     return buyable;

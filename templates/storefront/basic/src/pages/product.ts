@@ -2,10 +2,10 @@ import { BuyerApiError } from '../lib/api.js';
 import { stayFromForm } from '../lib/checkout.js';
 import { optionLabel, won } from '../lib/format.js';
 import { html, jsonScript } from '../lib/html.js';
+import { priceTag } from '../lib/price.js';
 import type { Product, Sheet, Store } from '../lib/types.js';
 import { initialVariant, optionField, variantFromForm } from '../lib/variants.js';
 import type { PageContext } from './context.js';
-import { priceTag } from './home.js';
 import { imageOf, loadStore, notFound, page, redirect } from './layout.js';
 import { stayFields } from './stay.js';
 

@@ -28,12 +28,12 @@ export async function completePage(ctx: PageContext) {
   const q = ctx.url.searchParams;
   const [store, result, loaded] = await Promise.all([loadStore(ctx), loadResult(ctx, q.get('paymentId')), loadSheet(ctx, q.get('checkoutId'))]);
   const sheet: Sheet | null = loaded === 'EXPIRED' ? null : loaded;
-  // The sheet is read as this store's (X-Store-Id), so only it may say an order was made here: a payment
-  // id from elsewhere cannot show another store's order. It also covers orders with nothing to pay.
-  const orderId = sheet?.status === 'COMPLETED' ? sheet.orderId : null;
   const retry = sheet?.status === 'OPEN' ? html`<a class="button" href="${ctx.paths.checkout(sheet.checkoutId)}">다시 결제하기</a>` : html`<a class="button" href="${ctx.paths.cart}">장바구니로</a>`;
 
-  if (orderId) {
+  // The sheet is read as this store's (X-Store-Id), so only it may say an order was made here: a payment
+  // id from elsewhere cannot show another store's order. It also covers orders with nothing to pay.
+  if (sheet?.status === 'COMPLETED' && sheet.orderId) {
+    const { orderId } = sheet;
     return page(ctx, {
       title: '주문 완료',
       store,
@@ -42,7 +42,7 @@ export async function completePage(ctx: PageContext) {
 <h1>주문이 완료되었습니다</h1>
 <p>주문 번호 <b class="order-id" data-order-id>${orderId}</b></p>
 <p class="muted">주문해 주셔서 감사합니다. 주문 번호를 적어 두시면 문의할 때 편합니다.</p>
-${sheet ? html`${sheetItems(ctx, sheet)}${amountsTable(sheet.amounts)}` : ''}
+${sheetItems(ctx, sheet)}${amountsTable(sheet.amounts)}
 <a class="button" href="${ctx.paths.home}">쇼핑 계속하기</a>
 </section>`,
     });

@@ -1,16 +1,11 @@
-import { won } from '../lib/format.js';
 import { html } from '../lib/html.js';
+import { priceTag } from '../lib/price.js';
 import type { Page, Product } from '../lib/types.js';
 import { isSoldOut } from '../lib/variants.js';
 import type { PageContext } from './context.js';
 import { imageOf, loadStore, page } from './layout.js';
 
 const PAGE_SIZE = 24;
-
-export function priceTag(product: Pick<Product, 'price' | 'originalPrice'>) {
-  const before = product.originalPrice !== null && product.originalPrice > product.price ? product.originalPrice : null;
-  return html`<span class="price">${won(product.price)}</span>${before !== null ? html` <s class="was">${won(before)}</s>` : ''}`;
-}
 
 function card(ctx: PageContext, product: Product) {
   const soldOut = isSoldOut(product);
