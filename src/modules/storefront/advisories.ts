@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { packageRoot } from '../../paths.js';
 
 /** The offline snapshot `svc dev` checks against when no `SVC_ADVISORY_SOURCE` is set. */
-export const advisorySnapshotDir = join(packageRoot, 'src', 'modules', 'storefront', 'advisory-snapshot');
+export const advisorySnapshotDir = join(packageRoot, 'advisories');
 
 // semver ships no types and only the two functions below are needed.
 const semver = createRequire(import.meta.url)('semver') as {
