@@ -89,7 +89,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   docs = `${origin}/docs/errors`;
 
   const config: ServiceConfig = { origin, dataDir, mode: options.mode, unsafeWebhookHosts: options.unsafeWebhookHosts ?? [], trustProxy: options.trustProxy ?? false, appsHost,
-    storefront: { hostingOpen: options.mode === 'dev', sitesDomain: null, npmRegistry: null, advisorySource: null, denylist: [], buildTimeoutMs: 10 * 60_000, installLimitBytes: 512 * 1024 * 1024, ...options.storefront },
+    storefront: { hostingOpen: options.mode === 'dev', sitesDomain: null, npmRegistry: null, advisorySource: null, denylist: [], buildTimeoutMs: 10 * 60_000, installLimitBytes: 512 * 1024 * 1024, minimumReleaseAgeMinutes: 1440, ...options.storefront },
   };
   const services: Services = {
     config,

@@ -38,6 +38,8 @@ export interface StorefrontConfig {
   buildTimeoutMs: number;
   /** Installed packages of one build (512 MiB; INSTALL_TOO_LARGE beyond). */
   installLimitBytes: number;
+  /** pnpm's supply-chain delay: package versions younger than this are not installed (1 day; `SVC_MIN_RELEASE_AGE_MINUTES`). */
+  minimumReleaseAgeMinutes: number;
 }
 
 /** Everything a handler may reach, created once per server. */
@@ -71,7 +73,7 @@ export function serviceUrls(origin: string, identity = origin): Services['urls']
 
 /**
  * The storefront settings a deployment takes from its environment: SVC_SITES_DOMAIN, SVC_NPM_REGISTRY,
- * SVC_ADVISORY_SOURCE, SVC_DEPENDENCY_DENYLIST (comma-separated) and, for svc serve, SVC_STOREFRONT_HOSTING=1
+ * SVC_ADVISORY_SOURCE, SVC_DEPENDENCY_DENYLIST (comma-separated), SVC_MIN_RELEASE_AGE_MINUTES and, for svc serve, SVC_STOREFRONT_HOSTING=1
  * (site creation open; svc dev always is).
  */
 export function storefrontFromEnv(env: NodeJS.ProcessEnv, mode: ServiceConfig['mode']): Partial<StorefrontConfig> {
@@ -81,6 +83,7 @@ export function storefrontFromEnv(env: NodeJS.ProcessEnv, mode: ServiceConfig['m
   if (set(env.SVC_SITES_DOMAIN)) config.sitesDomain = set(env.SVC_SITES_DOMAIN)!.toLowerCase();
   if (set(env.SVC_NPM_REGISTRY)) config.npmRegistry = set(env.SVC_NPM_REGISTRY)!;
   if (set(env.SVC_ADVISORY_SOURCE)) config.advisorySource = set(env.SVC_ADVISORY_SOURCE)!;
+  if (set(env.SVC_MIN_RELEASE_AGE_MINUTES) && Number.isInteger(Number(env.SVC_MIN_RELEASE_AGE_MINUTES))) config.minimumReleaseAgeMinutes = Number(env.SVC_MIN_RELEASE_AGE_MINUTES);
   if (set(env.SVC_DEPENDENCY_DENYLIST)) config.denylist = env.SVC_DEPENDENCY_DENYLIST!.split(',').map((p) => p.trim()).filter(Boolean);
   return config;
 }

@@ -24,6 +24,8 @@ let svc: TestService;
 let api: Api;
 const tokens = new WeakMap<Api, string>();
 let hanging: Server;
+/** The fixtures are published a moment before: pnpm's one-day release-age delay would refuse them. */
+const FRESH_PACKAGES = { minimumReleaseAgeMinutes: 0 };
 
 test.before(async () => {
   registry = await startLocalRegistry();
@@ -31,7 +33,7 @@ test.before(async () => {
   await registry.publish('@fixture/heavy', '1.0.0', { 'index.js': `export const data = '${'x'.repeat(20_000)}';\n` }, { type: 'module' });
   await registry.publish('minimist', '1.2.5', { 'index.js': 'module.exports = () => ({});\n' });
   await registry.publish('npm-cli-docs', '1.0.0', { 'index.js': 'module.exports = 1;\n' });
-  svc = await startTestService({ storefront: { npmRegistry: registry.url, denylist: ['@fixture/heavy'], installLimitBytes: 10_000_000 } });
+  svc = await startTestService({ storefront: { ...FRESH_PACKAGES, npmRegistry: registry.url, denylist: ['@fixture/heavy'], installLimitBytes: 10_000_000 } });
   api = await tokenApi(svc);
   await createSite(api);
   hanging = createServer(() => {});
@@ -143,7 +145,7 @@ test('INSTALL: a version missing from the registry, a package changed since it w
   const changed = await deploy(miniProject({ lock: tampered, packageJson: { dependencies: { '@fixture/greet': '1.0.0' } } }));
   assert.equal([changed.status, changed.failureStage, changed.errorCode], ['FAILED', 'INSTALL', 'DEPENDENCIES_CHANGED'], changed.logTail);
 
-  const small = await startTestService({ storefront: { npmRegistry: registry.url, installLimitBytes: 5_000 } });
+  const small = await startTestService({ storefront: { ...FRESH_PACKAGES, npmRegistry: registry.url, installLimitBytes: 5_000 } });
   try {
     const smallApi = await tokenApi(small);
     await createSite(smallApi);
@@ -165,7 +167,7 @@ test('BUILD: a Node built-in in the server entry, an artifact too large', async 
 });
 
 test('BUILD_TIMEOUT: an install that hangs past the time limit', async () => {
-  const slow = await startTestService({ storefront: { npmRegistry: `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/`, buildTimeoutMs: 2_000 } });
+  const slow = await startTestService({ storefront: { ...FRESH_PACKAGES, npmRegistry: `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/`, buildTimeoutMs: 2_000 } });
   try {
     const slowApi = await tokenApi(slow);
     // The deployment of the template has no dependencies to fetch, so it builds despite the registry.

@@ -52,6 +52,8 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 export const contentTypeOf = (path: string) => CONTENT_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream';
 
+/** A failed download is retried once, soon: an integrity mismatch or a missing version does not heal in a minute. */
+const FETCH_RETRIES = { PNPM_CONFIG_FETCH_RETRIES: '1', PNPM_CONFIG_FETCH_RETRY_MINTIMEOUT: '1000', PNPM_CONFIG_FETCH_RETRY_MAXTIMEOUT: '5000' };
 const pnpmBinary = join(dirname(createRequire(import.meta.url).resolve('pnpm/package.json')), 'pnpm');
 
 const advisoryCache = new Map<string, { at: number; index: AdvisoryIndex }>();
@@ -128,7 +130,7 @@ async function runStages(services: Services, build: Build, log: (line: string) =
     const install = await execa(pnpmBinary, [
       'install', '--frozen-lockfile', '--ignore-scripts', '--ignore-pnpmfile', '--prod', '--config.update-notifier=false', '--reporter=append-only',
       `--store-dir=${pnpmStore(services)}`, ...(npmRegistry ? [`--registry=${npmRegistry}`] : []),
-    ], { cwd: dir, all: true, reject: false, timeout: remaining(), env: { CI: 'true', npm_config_update_notifier: 'false' }, stdin: 'ignore' });
+    ], { cwd: dir, all: true, reject: false, timeout: remaining(), env: { CI: 'true', npm_config_update_notifier: 'false', PNPM_CONFIG_MINIMUM_RELEASE_AGE: String(services.config.storefront.minimumReleaseAgeMinutes), ...FETCH_RETRIES }, stdin: 'ignore' });
     for (const line of (install.all ?? '').split('\n').filter(Boolean).slice(-40)) log(line);
     if (install.timedOut) throw new BuildFailure('INSTALL', 'BUILD_TIMEOUT', '빌드 시간 10분을 넘었습니다');
     // A package whose content no longer matches the lockfile's integrity was changed since it was locked.
