@@ -40,6 +40,14 @@ export interface StorefrontConfig {
   installLimitBytes: number;
   /** pnpm's supply-chain delay: package versions younger than this are not installed (1 day; `SVC_MIN_RELEASE_AGE_MINUTES`). */
   minimumReleaseAgeMinutes: number;
+  /** Custom domains can be added (`STOREFRONT_CUSTOM_DOMAINS_DISABLED` otherwise): always in svc dev, `SVC_CUSTOM_DOMAINS=1` in svc serve. */
+  customDomainsOpen: boolean;
+  /** Custom domains per store (spec 01 leaves the number to the plan; `SVC_CUSTOM_DOMAIN_LIMIT`). */
+  customDomainLimit: number;
+  /** DNS servers domain checks ask (`SVC_DNS_SERVERS`, `host[:port]` comma-separated); empty: the system's. */
+  dnsServers: string[];
+  /** The host custom domains point their CNAME at (`SVC_DOMAIN_TARGET`); default `domains.{sitesDomain}`. */
+  domainTarget: string;
 }
 
 /** Everything a handler may reach, created once per server. */
@@ -72,9 +80,9 @@ export function serviceUrls(origin: string, identity = origin): Services['urls']
 }
 
 /**
- * The storefront settings a deployment takes from its environment: SVC_SITES_DOMAIN, SVC_NPM_REGISTRY,
+ * The storefront settings a deployment takes from its environment: SVC_SITES_DOMAIN, SVC_NPM_REGISTRY, SVC_DNS_SERVERS, SVC_DOMAIN_TARGET, SVC_CUSTOM_DOMAIN_LIMIT,
  * SVC_ADVISORY_SOURCE, SVC_DEPENDENCY_DENYLIST (comma-separated), SVC_MIN_RELEASE_AGE_MINUTES and, for svc serve, SVC_STOREFRONT_HOSTING=1
- * (site creation open; svc dev always is).
+ * (site creation open; svc dev always is) and SVC_CUSTOM_DOMAINS=1 (custom domains open).
  */
 export function storefrontFromEnv(env: NodeJS.ProcessEnv, mode: ServiceConfig['mode']): Partial<StorefrontConfig> {
   const set = (value: string | undefined) => (value && value.trim() ? value.trim() : undefined);
@@ -84,6 +92,11 @@ export function storefrontFromEnv(env: NodeJS.ProcessEnv, mode: ServiceConfig['m
   if (set(env.SVC_NPM_REGISTRY)) config.npmRegistry = set(env.SVC_NPM_REGISTRY)!;
   if (set(env.SVC_ADVISORY_SOURCE)) config.advisorySource = set(env.SVC_ADVISORY_SOURCE)!;
   if (set(env.SVC_MIN_RELEASE_AGE_MINUTES) && Number.isInteger(Number(env.SVC_MIN_RELEASE_AGE_MINUTES))) config.minimumReleaseAgeMinutes = Number(env.SVC_MIN_RELEASE_AGE_MINUTES);
+  if (mode === 'serve') config.customDomainsOpen = env.SVC_CUSTOM_DOMAINS === '1' || env.SVC_CUSTOM_DOMAINS === 'true';
+  if (set(env.SVC_CUSTOM_DOMAIN_LIMIT) && Number.isInteger(Number(env.SVC_CUSTOM_DOMAIN_LIMIT))) config.customDomainLimit = Number(env.SVC_CUSTOM_DOMAIN_LIMIT);
+  if (set(env.SVC_DNS_SERVERS)) config.dnsServers = env.SVC_DNS_SERVERS!.split(',').map((s) => s.trim()).filter(Boolean);
+  if (set(env.SVC_DOMAIN_TARGET)) config.domainTarget = set(env.SVC_DOMAIN_TARGET)!.toLowerCase();
+  else if (config.sitesDomain) config.domainTarget = `domains.${config.sitesDomain}`;
   if (set(env.SVC_DEPENDENCY_DENYLIST)) config.denylist = env.SVC_DEPENDENCY_DENYLIST!.split(',').map((p) => p.trim()).filter(Boolean);
   return config;
 }

@@ -1,5 +1,6 @@
 import { findSite } from '../storefront/service.js';
 import { isPreviewAddress } from '../storefront/serving.js';
+import { connectedOrigins } from '../storefront/domains.js';
 import { and, desc, eq, inArray, lte, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { storeSettings } from '../stores/service.js';
@@ -106,7 +107,9 @@ function assertReturnUrl(services: Services, storeId: string, value: string, tes
   if (!testPayment && site && isPreviewAddress(services, site.slug, url)) throw fail(400, 'RETURN_URL_NOT_ALLOWED', { reason: 'PREVIEW', returnUrl: value });
   if (testPayment && (url.hostname === 'localhost' || url.hostname === '127.0.0.1') && (url.protocol === 'http:' || url.protocol === 'https:')) return;
   if (url.protocol !== 'https:') throw fail(400, 'RETURN_URL_NOT_ALLOWED', { reason: 'NOT_HTTPS', returnUrl: value });
-  const domains = paymentDomains(services, storeId);
+  // Registered payment domains are joined by the store's connected custom domains (spec 02 §4.2); none registered: any https.
+  const registered = paymentDomains(services, storeId);
+  const domains = registered.length ? [...registered, ...connectedOrigins(services.db, storeId)] : registered;
   if (domains.length && !domains.some((d) => d === url.origin || d === url.hostname)) {
     throw fail(400, 'RETURN_URL_NOT_ALLOWED', { reason: 'NOT_PAYMENT_DOMAIN', returnUrl: value, paymentDomains: domains });
   }

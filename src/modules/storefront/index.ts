@@ -1,5 +1,7 @@
 import type { Module } from '../../server/module.js';
 import { buildJobs, settleBuilds } from './build.js';
+import { domainJob } from './domains.js';
+import { domainOperations } from './domain-operations.js';
 import { storefrontOperations } from './operations.js';
 import { provisioningJob } from './provisioning.js';
 import { closeSiteRuntime, mountSites } from './serving.js';
@@ -7,8 +9,8 @@ import { closeSiteRuntime, mountSites } from './serving.js';
 /** The hosted storefront: sites from templates, source upload, builds under the dependency policy, versions, publish and rollback, serving and preview. */
 export const storefrontModule: Module = {
   name: 'storefront',
-  operations: storefrontOperations,
-  jobs: [...buildJobs, provisioningJob],
+  operations: [...storefrontOperations, ...domainOperations],
+  jobs: [...buildJobs, provisioningJob, domainJob],
   mount: mountSites,
   async onClose(services) {
     await settleBuilds(services);

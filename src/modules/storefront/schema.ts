@@ -37,8 +37,10 @@ export const sites = sqliteTable('storefront_sites', {
   slug: text('slug').notNull(),
   templateId: text('template_id').notNull(),
   visibility: text('visibility', { enum: ['COMING_SOON', 'PUBLIC'] }).notNull(),
-  status: text('status', { enum: ['ACTIVE', 'SUSPENDED'] }).notNull(),
+  status: text('status', { enum: ['ACTIVE', 'SUSPENDED', 'CLOSED'] }).notNull(),
   suspensionReason: text('suspension_reason'),
+  /** Disabled (CLOSED): the closing notice shows until then, when the job runner deletes the site. */
+  deleteAt: integer('delete_at'),
   publishedVersionId: text('published_version_id'),
   servedVersionId: text('served_version_id'),
   provisioningStatus: text('provisioning_status', { enum: ['PENDING', 'SYNCED', 'FAILED'] }).notNull(),
@@ -142,3 +144,41 @@ export const previewLinks = sqliteTable('storefront_preview_links', {
   usedAt: integer('used_at'),
   createdAt: integer('created_at').notNull(),
 }, (t) => [uniqueIndex('storefront_preview_links_token').on(t.tokenHash)]);
+
+export type DomainStatus = 'PENDING_DNS' | 'PENDING_VALIDATION' | 'ACTIVE' | 'FAILED';
+
+/**
+ * A custom domain of a store's site (spec 02 §3). `held` while this store proved the TXT record (no other
+ * store can add it then); `waitSince` starts the current wait (TXT 7 days, validation, DNS_NOT_POINTING release).
+ */
+export const domains = sqliteTable('storefront_domains', {
+  id: text('id').primaryKey(),
+  storeId: text('store_id').notNull(),
+  siteId: text('site_id').notNull(),
+  hostname: text('hostname').notNull(),
+  status: text('status', { enum: ['PENDING_DNS', 'PENDING_VALIDATION', 'ACTIVE', 'FAILED'] }).$type<DomainStatus>().notNull(),
+  failureCode: text('failure_code'),
+  verifyValue: text('verify_value').notNull(),
+  primary: integer('is_primary', { mode: 'boolean' }).notNull(),
+  held: integer('held', { mode: 'boolean' }).notNull(),
+  certificate: text('certificate', { mode: 'json' }).$type<{ issuer: string; issuedAt: number; expiresAt: number } | null>(),
+  waitSince: integer('wait_since').notNull(),
+  addedAt: integer('added_at').notNull(),
+  activatedAt: integer('activated_at'),
+  /** Due for the domain job's next DNS look-up; null once FAILED. */
+  nextAttemptAt: integer('next_attempt_at'),
+  updatedAt: integer('updated_at').notNull(),
+}, (t) => [uniqueIndex('storefront_domains_store_host').on(t.storeId, t.hostname), index('storefront_domains_host').on(t.hostname), index('storefront_domains_due').on(t.nextAttemptAt)]);
+
+/**
+ * Addresses (slugs) held for a store: an old slug for 90 days after a change (redirecting to the site's
+ * current address), a disabled site's slug for 30 days. Changes are counted from these rows (3 per 30 days).
+ */
+export const slugHolds = sqliteTable('storefront_slug_holds', {
+  id: text('id').primaryKey(),
+  slug: text('slug').notNull(),
+  storeId: text('store_id').notNull(),
+  reason: text('reason', { enum: ['SLUG_CHANGE', 'DISABLED'] }).notNull(),
+  createdAt: integer('created_at').notNull(),
+  heldUntil: integer('held_until').notNull(),
+}, (t) => [index('storefront_slug_holds_slug').on(t.slug, t.heldUntil), index('storefront_slug_holds_store').on(t.storeId, t.createdAt)]);

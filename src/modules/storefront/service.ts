@@ -13,6 +13,7 @@ import { packageRoot } from '../../paths.js';
 import { stores } from '../stores/schema.js';
 import { markStoreMilestone } from '../stores/usage.js';
 import { putBlob } from './blobs.js';
+import { primaryUrl } from './domains.js';
 import { builds, deployments, publications, siteCreations, siteFiles, sites, versions, type DeploymentStep, type StoredFile } from './schema.js';
 
 defineMessages({
@@ -98,10 +99,10 @@ export function requireSite(db: Db, storeId: string): Site {
   return site;
 }
 
-/** A site the seller may change: suspended sites refuse every change (spec 02 §3). */
+/** A site the seller may change: suspended and closed sites refuse every change (spec 02 §3). */
 export function requireActiveSite(db: Db, storeId: string): Site {
   const site = requireSite(db, storeId);
-  if (site.status === 'SUSPENDED') throw fail(409, 'STOREFRONT_SITE_NOT_ACTIVE', { reason: site.suspensionReason });
+  if (site.status !== 'ACTIVE') throw fail(409, 'STOREFRONT_SITE_NOT_ACTIVE', { status: site.status, reason: site.suspensionReason });
   return site;
 }
 
@@ -137,7 +138,7 @@ export function createSite(services: Services, db: Db, storeId: string, template
   const recent = db.select({ n: count() }).from(siteCreations).where(and(eq(siteCreations.storeId, storeId), gte(siteCreations.createdAt, now - SITE_CREATE_WINDOW_MS))).get()!.n;
   if (recent >= SITE_CREATE_LIMIT) throw fail(409, 'STOREFRONT_SITE_CREATE_LIMIT', { limit: SITE_CREATE_LIMIT, windowDays: 30 });
   const site: Site = {
-    id: newId('site', now), storeId, slug, templateId: template.templateId, visibility: 'COMING_SOON', status: 'ACTIVE', suspensionReason: null,
+    id: newId('site', now), storeId, slug, templateId: template.templateId, visibility: 'COMING_SOON', status: 'ACTIVE', suspensionReason: null, deleteAt: null,
     publishedVersionId: null, servedVersionId: null, provisioningStatus: 'SYNCED', provisioningFailures: 0, nextAttemptAt: null, revision: 1, createdAt: now, updatedAt: now,
   };
   db.insert(sites).values(site).run();
@@ -258,8 +259,10 @@ export function storefrontIsPublic(db: Db, storeId: string): boolean {
 export const siteSchema = z.object({
   enabled: z.literal(true),
   siteId: z.string(),
-  status: z.enum(['ACTIVE', 'SUSPENDED']),
+  status: z.enum(['ACTIVE', 'SUSPENDED', 'CLOSED']),
   suspension: z.object({ reason: z.string().nullable() }).nullable(),
+  /** Disabled: the closing notice shows until `deleteAt`, when the site, its versions and files are deleted. */
+  closing: z.object({ deleteAt: instant }).nullable(),
   url: z.string(),
   visibility: z.enum(['COMING_SOON', 'PUBLIC']),
   slug: z.string(),
@@ -280,7 +283,8 @@ export function presentSite(services: Services, db: Db, site: Site): z.output<ty
     siteId: site.id,
     status: site.status,
     suspension: site.status === 'SUSPENDED' ? { reason: site.suspensionReason } : null,
-    url: siteUrl(services, site.slug),
+    closing: site.status === 'CLOSED' && site.deleteAt !== null ? { deleteAt: isoAt(site.deleteAt) } : null,
+    url: primaryUrl(services, db, site),
     visibility: site.visibility,
     slug: site.slug,
     templateId: site.templateId,

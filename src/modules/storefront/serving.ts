@@ -7,6 +7,7 @@ import { hostName } from '../../server/request-guard.js';
 import type { Services } from '../../server/services.js';
 import { RuntimeCallbackError, RuntimeHost, type FetchRequest, type FetchResponse } from '../../runtime-host/index.js';
 import { BlobCache, readBlob, sha256 } from './blobs.js';
+import { customDomainSlug } from './domains.js';
 import { previewLinks, sites, versions } from './schema.js';
 import { changeSite, siteUrl, type Site, type Version } from './service.js';
 import { devRoute } from '../../server/dev.js';
@@ -232,7 +233,7 @@ function sitesDomainSlug(hostHeader: string | null, sitesDomain: string): string
   return label.includes('.') ? null : label;
 }
 
-/** `/sites/{slug}/…` on the service (svc dev and serve), and `{slug}.{sitesDomain}` in svc serve. */
+/** `/sites/{slug}/…` on the service (svc dev and serve), `{slug}.{sitesDomain}` in svc serve, and connected custom domains by `Host`. */
 export function mountSites(app: H3, services: Services) {
   runtimes.set(services, {
     host: new RuntimeHost({ onCallbackError: (error, where) => console.error(`[svc] site ${where.op} callback failed (${where.installationId}):`, error) }),
@@ -249,6 +250,12 @@ export function mountSites(app: H3, services: Services) {
       return serveSite(services, event, slug, siteUrl(services, slug), event.url.pathname.slice(1), '/');
     });
   }
+  app.use((event: H3Event) => {
+    const host = event.req.headers.get('host');
+    const slug = customDomainSlug(services, host);
+    if (slug === null) return undefined;
+    return serveSite(services, event, slug, `${new URL(services.config.origin).protocol}//${host}/`, event.url.pathname.slice(1), '/');
+  });
   if (services.config.mode === 'dev') mountOperatorHelpers(app, services);
   app.all('/sites/**', (event: H3Event) => {
     const match = /^\/sites\/([a-z0-9-]{1,40})(\/.*)?$/.exec(event.url.pathname);

@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { defineOperation, type StoreCtx } from '../../server/registry.js';
+import {
+  addDomain, domainListSchema, domainSchema, listDomains, PLATFORM_DOMAIN_ID, presentDomain, presentDomainList, removeDomain, requireDomain, restartDomain, setPrimary,
+} from './domains.js';
+import { findSite, requireActiveSite, requireSite } from './service.js';
+
+const tag = 'Hosted storefront';
+const read = { auth: 'store' as const, scope: 'storefront:r', tag };
+const write = { auth: 'store' as const, scope: 'storefront:rw', tag };
+const domainParams = z.object({ domainId: z.string().min(1).max(64) }).strict();
+const domainTarget = (ctx: StoreCtx) => ({ type: 'STOREFRONT_DOMAIN', id: (ctx.params as { domainId?: string }).domainId ?? null });
+const currentPrimary = (ctx: StoreCtx) => listDomains(ctx.db, ctx.store!.id).find((d) => d.primary && !d.failureCode)?.id ?? PLATFORM_DOMAIN_ID;
+
+/** Custom domains of the hosted storefront (spec 02 §4.2): add, DNS guidance, re-check, primary, removal. */
+export const domainOperations = [
+  defineOperation({
+    ...read,
+    operationId: 'listStorefrontDomains',
+    method: 'GET',
+    path: '/v1/storefront/site/domains',
+    summary: 'The site\'s addresses: the default one (PLATFORM) and custom domains with their DNS records',
+    response: domainListSchema,
+    errors: { 404: ['STOREFRONT_SITE_NOT_FOUND'] },
+    handler: (ctx) => presentDomainList(ctx.services, ctx.db, requireSite(ctx.db, ctx.store.id)),
+  }),
+  defineOperation({
+    ...write,
+    operationId: 'addStorefrontDomain',
+    method: 'POST',
+    path: '/v1/storefront/site/domains',
+    summary: 'Add a custom domain: set the two DNS records it answers, then it goes PENDING_DNS → PENDING_VALIDATION → ACTIVE',
+    status: 201,
+    agent: 'approval',
+    body: z.object({ hostname: z.string().min(1).max(253) }).strict(),
+    response: domainSchema,
+    errors: {
+      400: ['STOREFRONT_DOMAIN_INVALID'], 403: ['STOREFRONT_CUSTOM_DOMAINS_DISABLED'], 404: ['STOREFRONT_SITE_NOT_FOUND'],
+      409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STOREFRONT_DOMAIN_EXISTS', 'STOREFRONT_DOMAIN_TAKEN', 'STOREFRONT_DOMAIN_LIMIT'],
+    },
+    target: () => ({ type: 'STOREFRONT_DOMAIN', id: null }),
+    preview: (ctx) => ({ changes: [{ field: 'domains', before: null, after: ctx.body.hostname }] }),
+    handler: (ctx) => presentDomain(ctx.services, addDomain(ctx.services, ctx.db, ctx.store.id, ctx.body.hostname, ctx.now)),
+  }),
+  defineOperation({
+    ...write,
+    operationId: 'verifyStorefrontDomain',
+    method: 'POST',
+    path: '/v1/storefront/site/domains/{domainId}/verify',
+    summary: 'Look at the domain\'s DNS again now (a FAILED domain starts over): due at once, the job runner looks within a second',
+    status: 202,
+    agent: 'direct',
+    params: domainParams,
+    response: domainSchema,
+    errors: { 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_DOMAIN_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE'] },
+    target: domainTarget,
+    handler: (ctx) => {
+      requireActiveSite(ctx.db, ctx.store.id);
+      const domain = restartDomain(ctx.db, requireDomain(ctx.db, ctx.store.id, ctx.params.domainId), ctx.now);
+      return presentDomain(ctx.services, domain);
+    },
+  }),
+  defineOperation({
+    ...write,
+    operationId: 'setStorefrontPrimaryDomain',
+    method: 'POST',
+    path: '/v1/storefront/site/domains/{domainId}/primary',
+    summary: 'Make a connected domain the site\'s address (the PLATFORM entry\'s id selects the default address)',
+    agent: 'approval',
+    params: domainParams,
+    response: domainListSchema,
+    errors: { 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_DOMAIN_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STOREFRONT_DOMAIN_NOT_ACTIVE'] },
+    target: domainTarget,
+    preview: (ctx) => ({ changes: [{ field: 'primary', before: findSite(ctx.db, ctx.store!.id) ? currentPrimary(ctx as StoreCtx) : null, after: ctx.params.domainId }] }),
+    handler: (ctx) => {
+      const site = requireActiveSite(ctx.db, ctx.store.id);
+      setPrimary(ctx.db, site, ctx.params.domainId, ctx.now);
+      return presentDomainList(ctx.services, ctx.db, site);
+    },
+  }),
+  defineOperation({
+    ...write,
+    operationId: 'removeStorefrontDomain',
+    method: 'DELETE',
+    path: '/v1/storefront/site/domains/{domainId}',
+    summary: 'Remove a custom domain (the default address cannot be removed)',
+    agent: 'approval',
+    params: domainParams,
+    response: domainListSchema,
+    errors: { 400: ['STOREFRONT_DOMAIN_NOT_REMOVABLE'], 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_DOMAIN_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE'] },
+    target: domainTarget,
+    preview: (ctx) => ({ changes: [{ field: 'domains', before: ctx.params.domainId, after: null }] }),
+    handler: (ctx) => {
+      const site = requireActiveSite(ctx.db, ctx.store.id);
+      removeDomain(ctx.db, site, ctx.params.domainId, ctx.now);
+      return presentDomainList(ctx.services, ctx.db, site);
+    },
+  }),
+];

@@ -1,0 +1,353 @@
+import { isIP } from 'node:net';
+import { Resolver } from 'node:dns/promises';
+import { domainToASCII } from 'node:url';
+import { and, count, eq, inArray, isNotNull, lte, ne } from 'drizzle-orm';
+import { parse as parseDomain } from 'tldts';
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import { claimDue } from '../../db/claim.js';
+import { isoAt } from '../../db/clock.js';
+import { newId, newSecret } from '../../db/ids.js';
+import { fail } from '../../server/errors.js';
+import type { Job } from '../../server/jobs.js';
+import { defineMessages } from '../../server/messages.js';
+import { instant } from '../../server/responses.js';
+import type { Services } from '../../server/services.js';
+import { hostName } from '../../server/request-guard.js';
+import { domains, sites } from './schema.js';
+import { changeSite, requireActiveSite, siteUrl, type Site } from './service.js';
+
+defineMessages({
+  STOREFRONT_CUSTOM_DOMAINS_DISABLED: '아직 커스텀 도메인을 연결할 수 없습니다.',
+  STOREFRONT_DOMAIN_INVALID: '연결할 수 없는 도메인입니다.',
+  STOREFRONT_DOMAIN_NOT_FOUND: '도메인을 찾을 수 없습니다.',
+  STOREFRONT_DOMAIN_EXISTS: '이미 추가한 도메인입니다.',
+  STOREFRONT_DOMAIN_TAKEN: '다른 스토어가 연결했거나 확인한 도메인입니다.',
+  STOREFRONT_DOMAIN_LIMIT: '더 이상 도메인을 추가할 수 없습니다.',
+  STOREFRONT_DOMAIN_NOT_ACTIVE: '연결이 끝난 도메인만 기본 주소로 정할 수 있습니다.',
+  STOREFRONT_DOMAIN_NOT_REMOVABLE: '기본 주소(서비스 주소)는 지울 수 없습니다.',
+});
+
+export type Domain = typeof domains.$inferSelect;
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+/** No TXT record within 7 days → FAILED DNS_NOT_CONFIGURED (spec 02 §8). */
+export const TXT_WAIT_MS = 7 * DAY;
+/** TXT proven but no CNAME or certificate within 72 hours (DNS propagation takes up to 48) → VALIDATION_TIMEOUT. */
+export const VALIDATION_WAIT_MS = 72 * 3_600_000;
+/** An active domain whose DNS moved away is released after over 7 days. */
+export const NOT_POINTING_RELEASE_MS = 7 * DAY;
+/** How often pending domains are looked up, and active ones re-checked. */
+export const PENDING_POLL_MS = 5 * MINUTE;
+export const ACTIVE_POLL_MS = 60 * MINUTE;
+/** The id of the default address's entry (the site's `{slug}` address): selecting it as primary drops the custom one. */
+export const PLATFORM_DOMAIN_ID = 'dom_platform';
+export const TXT_PREFIX = '_svc-verify.';
+
+// ── hostnames ────────────────────────────────────────────────────────────────
+
+type InvalidReason = 'SYNTAX' | 'IP_ADDRESS' | 'WILDCARD' | 'PUBLIC_SUFFIX' | 'SERVICE_DOMAIN';
+const invalid = (reason: InvalidReason, hostname: string) => fail(400, 'STOREFRONT_DOMAIN_INVALID', { reason, hostname });
+const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+
+const under = (host: string, domain: string | null | undefined) => !!domain && (host === domain || host.endsWith(`.${domain}`));
+
+/** The service's own hosts: its origin, the sites and apps domains and the CNAME target. */
+function serviceHosts(services: Services): string[] {
+  const { sitesDomain, domainTarget } = services.config.storefront;
+  return [new URL(services.config.origin).hostname, sitesDomain, services.config.appsHost, domainTarget].filter((h): h is string => !!h).map((h) => h.toLowerCase());
+}
+
+/** A hostname a store may connect, in punycode (spec 02 §4.2), or 400 STOREFRONT_DOMAIN_INVALID with the reason. */
+export function normalizeHostname(services: Services, input: string): string {
+  const raw = input.trim().replace(/\.$/, '');
+  if (raw.includes('*')) throw invalid('WILDCARD', input);
+  const bare = raw.replace(/^\[(.*)\]$/, '$1');
+  if (isIP(bare)) throw invalid('IP_ADDRESS', input);
+  const host = domainToASCII(raw).toLowerCase();
+  const labels = host.split('.');
+  if (!host || host.length > 253 || labels.length < 2 || !labels.every((l) => LABEL.test(l))) throw invalid('SYNTAX', input);
+  // All-numeric names read as IPv4 addresses by resolvers and browsers.
+  if (/^[0-9.]+$/.test(host)) throw invalid('IP_ADDRESS', input);
+  const parsed = parseDomain(host, { allowPrivateDomains: true });
+  if (parsed.isIp) throw invalid('IP_ADDRESS', input);
+  if (!parsed.domain || parsed.publicSuffix === host) throw invalid('PUBLIC_SUFFIX', input);
+  if (serviceHosts(services).some((own) => under(host, own) || under(own, host))) throw invalid('SERVICE_DOMAIN', input);
+  return host;
+}
+
+// ── DNS ──────────────────────────────────────────────────────────────────────
+
+/** What a look-up found: `absent` is a definite answer (no such name or record); `error` says nothing. */
+type Lookup<T> = { found: T } | { absent: true } | { error: string };
+const ABSENT = new Set(['ENOTFOUND', 'ENODATA', 'NXDOMAIN', 'NOTFOUND']);
+
+async function lookup<T>(work: () => Promise<T>): Promise<Lookup<T>> {
+  try {
+    return { found: await work() };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    return ABSENT.has(code) ? { absent: true } : { error: code || (error as Error).message };
+  }
+}
+
+/** DNS through the configured servers (`SVC_DNS_SERVERS`), never cached here: each check asks again. */
+export class DnsChecker {
+  private readonly resolver = new Resolver({ timeout: 3000, tries: 2 });
+
+  constructor(servers: string[]) {
+    if (servers.length) this.resolver.setServers(servers);
+  }
+
+  txt(name: string) {
+    return lookup(async () => (await this.resolver.resolveTxt(name)).map((chunks) => chunks.join('')));
+  }
+
+  caa(name: string) {
+    return lookup(() => this.resolver.resolveCaa(name));
+  }
+
+  /**
+   * Whether `host` points at `target`: its CNAME names it, or (root domains with CNAME flattening) its
+   * addresses are the target's.
+   */
+  async pointsAt(host: string, target: string): Promise<Lookup<boolean>> {
+    const cname = await lookup(() => this.resolver.resolveCname(host));
+    if ('found' in cname && cname.found.length) return { found: cname.found.some((c) => c.toLowerCase().replace(/\.$/, '') === target) };
+    if ('error' in cname) return cname;
+    const [own, theirs] = await Promise.all([lookup(() => this.resolver.resolve4(host)), lookup(() => this.resolver.resolve4(target))]);
+    if ('error' in own) return own;
+    if ('absent' in own) return { absent: true };
+    if (!('found' in theirs)) return { found: false };
+    return { found: own.found.some((a) => theirs.found.includes(a)) };
+  }
+}
+
+const checkers = new WeakMap<Services, DnsChecker>();
+const dnsOf = (services: Services) => {
+  let checker = checkers.get(services);
+  if (!checker) checkers.set(services, (checker = new DnsChecker(services.config.storefront.dnsServers)));
+  return checker;
+};
+
+// ── certificates ─────────────────────────────────────────────────────────────
+
+export type Issuance = { ok: true; issuer: string; expiresAt: number } | { ok: false; detail: string };
+
+/**
+ * Who issues a connected domain's certificate. Deployments plug an ACME client in here (see
+ * docs/storefront.md); svc dev uses the local issuer.
+ */
+export interface CertificateIssuer {
+  issue(hostname: string, dns: DnsChecker, now: number): Promise<Issuance>;
+}
+
+/**
+ * svc dev's issuer: "issues" at once unless the domain's CAA records name other authorities only — the
+ * one refusal a real authority is bound to make that the domain's owner controls.
+ */
+export const localIssuer: CertificateIssuer = {
+  async issue(hostname, dns, now) {
+    const caa = await dns.caa(hostname);
+    if ('error' in caa) return { ok: false, detail: `CAA look-up failed: ${caa.error}` };
+    const issuers = 'found' in caa ? caa.found.filter((r) => r.issue !== undefined).map((r) => String(r.issue).split(';')[0].trim()) : [];
+    if (issuers.length && !issuers.includes(LOCAL_ISSUER)) return { ok: false, detail: `CAA allows ${issuers.join(', ')} only` };
+    return { ok: true, issuer: LOCAL_ISSUER, expiresAt: now + 90 * DAY };
+  },
+};
+export const LOCAL_ISSUER = 'svc.local';
+
+// ── rows ─────────────────────────────────────────────────────────────────────
+
+/** Domains that hold their hostname: another store may not add them (spec 02 §3, the take-over rule). */
+const holding = (db: Db, hostname: string, exceptStore: string) => db.select({ id: domains.id }).from(domains)
+  .where(and(eq(domains.hostname, hostname), eq(domains.held, true), ne(domains.storeId, exceptStore))).get();
+
+export const listDomains = (db: Db, storeId: string) => db.select().from(domains).where(eq(domains.storeId, storeId)).orderBy(domains.addedAt, domains.id).all();
+
+export function requireDomain(db: Db, storeId: string, domainId: string): Domain {
+  const domain = db.select().from(domains).where(eq(domains.id, domainId)).get();
+  if (!domain || domain.storeId !== storeId) throw fail(404, 'STOREFRONT_DOMAIN_NOT_FOUND', { domainId });
+  return domain;
+}
+
+export function addDomain(services: Services, db: Db, storeId: string, input: string, now: number): Domain {
+  const { customDomainsOpen, customDomainLimit } = services.config.storefront;
+  if (!customDomainsOpen) throw fail(403, 'STOREFRONT_CUSTOM_DOMAINS_DISABLED');
+  const site = requireActiveSite(db, storeId);
+  const hostname = normalizeHostname(services, input);
+  const existing = listDomains(db, site.storeId);
+  if (existing.some((d) => d.hostname === hostname)) throw fail(409, 'STOREFRONT_DOMAIN_EXISTS', { hostname });
+  if (holding(db, hostname, site.storeId)) throw fail(409, 'STOREFRONT_DOMAIN_TAKEN', { hostname });
+  if (existing.length >= customDomainLimit) throw fail(409, 'STOREFRONT_DOMAIN_LIMIT', { limit: customDomainLimit });
+  const domain: Domain = {
+    id: newId('dom', now), storeId: site.storeId, siteId: site.id, hostname, status: 'PENDING_DNS', failureCode: null, verifyValue: `svc-verify=${newSecret(18)}`,
+    primary: false, held: false, certificate: null, waitSince: now, addedAt: now, activatedAt: null, nextAttemptAt: now, updatedAt: now,
+  };
+  db.insert(domains).values(domain).run();
+  return domain;
+}
+
+/** `…/verify`: look again now; a failed domain starts over (a new 7-day wait for its TXT record). */
+export function restartDomain(db: Db, domain: Domain, now: number): Domain {
+  const restarted = domain.status === 'FAILED'
+    ? { ...domain, status: 'PENDING_DNS' as const, failureCode: null, held: false, waitSince: now, nextAttemptAt: now, updatedAt: now }
+    : { ...domain, nextAttemptAt: now, updatedAt: now };
+  db.update(domains).set(restarted).where(eq(domains.id, domain.id)).run();
+  return restarted;
+}
+
+/** Makes `domainId` the site's primary address (the PLATFORM entry: the default address). */
+export function setPrimary(db: Db, site: Site, domainId: string, now: number) {
+  if (domainId !== PLATFORM_DOMAIN_ID) {
+    const domain = requireDomain(db, site.storeId, domainId);
+    if (domain.status !== 'ACTIVE' || domain.failureCode) throw fail(409, 'STOREFRONT_DOMAIN_NOT_ACTIVE', { domainId, status: domain.status, failureCode: domain.failureCode });
+  }
+  db.update(domains).set({ primary: false, updatedAt: now }).where(and(eq(domains.storeId, site.storeId), eq(domains.primary, true))).run();
+  if (domainId !== PLATFORM_DOMAIN_ID) db.update(domains).set({ primary: true, updatedAt: now }).where(eq(domains.id, domainId)).run();
+  changeSite(db, site, {}, now);
+}
+
+export function removeDomain(db: Db, site: Site, domainId: string, now: number) {
+  if (domainId === PLATFORM_DOMAIN_ID) throw fail(400, 'STOREFRONT_DOMAIN_NOT_REMOVABLE', { domainId });
+  requireDomain(db, site.storeId, domainId);
+  db.delete(domains).where(eq(domains.id, domainId)).run();
+  changeSite(db, site, {}, now);
+}
+
+/** The site's connected domains (serving, return and analytics origins): ACTIVE and still pointing at the service. */
+export const connectedDomains = (db: Db, storeId: string) => db.select().from(domains)
+  .where(and(eq(domains.storeId, storeId), eq(domains.status, 'ACTIVE'))).all().filter((d) => !d.failureCode);
+
+/** Origins of the store's connected domains, allowed as payment-return and analytics origins. */
+export const connectedOrigins = (db: Db, storeId: string) => connectedDomains(db, storeId).map((d) => `https://${d.hostname}`);
+
+/** The slug of the site a connected custom domain serves, or null (one indexed read). */
+export function customDomainSlug(services: Services, hostHeader: string | null): string | null {
+  const host = hostName(hostHeader ?? '').replace(/\.$/, '').toLowerCase();
+  if (!host || host === new URL(services.config.origin).hostname) return null;
+  const row = services.db.select({ slug: sites.slug, failureCode: domains.failureCode }).from(domains).innerJoin(sites, eq(sites.id, domains.siteId))
+    .where(and(eq(domains.hostname, host), eq(domains.status, 'ACTIVE'))).all().find((r) => !r.failureCode);
+  return row?.slug ?? null;
+}
+
+/** The address visitors are sent to: the primary custom domain when connected, else `{slug}`'s. */
+export function primaryUrl(services: Services, db: Db, site: Site): string {
+  const primary = db.select({ hostname: domains.hostname, failureCode: domains.failureCode }).from(domains).where(and(eq(domains.siteId, site.id), eq(domains.primary, true))).get();
+  return primary && !primary.failureCode ? `https://${primary.hostname}/` : siteUrl(services, site.slug);
+}
+
+// ── the domain job ───────────────────────────────────────────────────────────
+
+type Step = Partial<Domain>;
+
+/** One look at a domain's DNS (and certificate), as the change to apply; null: nothing definite learned. */
+async function examine(services: Services, domain: Domain, now: number): Promise<Step> {
+  const dns = dnsOf(services);
+  const { domainTarget } = services.config.storefront;
+  if (domain.status === 'PENDING_DNS') {
+    const txt = await dns.txt(`${TXT_PREFIX}${domain.hostname}`);
+    if ('found' in txt && txt.found.includes(domain.verifyValue)) {
+      // Proven: the CNAME and certificate are looked at in the same pass (both records are usually set together).
+      const proven = { status: 'PENDING_VALIDATION' as const, held: true, waitSince: now };
+      return { ...proven, ...(await examine(services, { ...domain, ...proven }, now)) };
+    }
+    if (now - domain.waitSince > TXT_WAIT_MS) return { status: 'FAILED', failureCode: 'DNS_NOT_CONFIGURED', nextAttemptAt: null };
+    return { nextAttemptAt: now + PENDING_POLL_MS };
+  }
+  if (domain.status === 'PENDING_VALIDATION') {
+    const points = await dns.pointsAt(domain.hostname, domainTarget);
+    if ('found' in points && points.found) {
+      const issued = await issuer.issue(domain.hostname, dns, now);
+      if (!issued.ok) {
+        console.error(`[svc] certificate for ${domain.hostname} not issued: ${issued.detail}`);
+        return { status: 'FAILED', failureCode: 'CERTIFICATE_FAILED', held: false, nextAttemptAt: null };
+      }
+      return { status: 'ACTIVE', failureCode: null, activatedAt: now, certificate: { issuer: issued.issuer, issuedAt: now, expiresAt: issued.expiresAt }, nextAttemptAt: now + ACTIVE_POLL_MS };
+    }
+    if (now - domain.waitSince > VALIDATION_WAIT_MS) return { status: 'FAILED', failureCode: 'VALIDATION_TIMEOUT', held: false, nextAttemptAt: null };
+    return { nextAttemptAt: now + PENDING_POLL_MS };
+  }
+  // ACTIVE: still pointing here? A domain that moved away leaves the allowed origins and is released after 7 days.
+  const points = await dns.pointsAt(domain.hostname, domainTarget);
+  if ('error' in points) return { nextAttemptAt: now + PENDING_POLL_MS };
+  const pointing = 'found' in points && points.found;
+  if (pointing) return { failureCode: null, waitSince: now, nextAttemptAt: now + ACTIVE_POLL_MS };
+  if (domain.failureCode !== 'DNS_NOT_POINTING') return { failureCode: 'DNS_NOT_POINTING', primary: false, waitSince: now, nextAttemptAt: now + PENDING_POLL_MS };
+  if (now - domain.waitSince > NOT_POINTING_RELEASE_MS) return { status: 'FAILED', held: false, primary: false, nextAttemptAt: null };
+  return { nextAttemptAt: now + PENDING_POLL_MS };
+}
+
+/** The issuer in use: ACME would be chosen here for deployments once a client is installed (decisions.md). */
+const issuer: CertificateIssuer = localIssuer;
+
+async function advanceDomains(services: Services, now: number): Promise<number> {
+  const due = services.db.select().from(domains).where(and(isNotNull(domains.nextAttemptAt), lte(domains.nextAttemptAt, now))).all();
+  let handled = 0;
+  for (const domain of due) {
+    if (!claimDue(services.db, domains, domain.id, domain.nextAttemptAt, now)) continue;
+    handled++;
+    const step = await examine(services, domain, now);
+    services.sqlite.transaction(() => {
+      const current = services.db.select().from(domains).where(eq(domains.id, domain.id)).get();
+      // Removed or restarted while DNS was asked: the newer state has its own attempt.
+      if (!current || current.status !== domain.status || current.waitSince !== domain.waitSince) return;
+      // Another store proved the TXT first: this one waits (its add was refused TAKEN had it come later).
+      if (step.held && holding(services.db, current.hostname, current.storeId)) {
+        services.db.update(domains).set({ nextAttemptAt: now + PENDING_POLL_MS, updatedAt: now }).where(eq(domains.id, current.id)).run();
+        return;
+      }
+      const becameActive = step.status === 'ACTIVE' && current.status !== 'ACTIVE';
+      const primaryBefore = services.db.select({ n: count() }).from(domains).where(and(eq(domains.storeId, current.storeId), eq(domains.primary, true))).get()!.n;
+      const primary = becameActive && primaryBefore === 0 ? { primary: true } : {};
+      services.db.update(domains).set({ ...step, ...primary, updatedAt: now }).where(eq(domains.id, current.id)).run();
+      const servingChanged = becameActive || step.failureCode !== undefined || step.primary !== undefined || step.status === 'FAILED';
+      const site = servingChanged ? services.db.select().from(sites).where(eq(sites.id, current.siteId)).get() : undefined;
+      if (site) changeSite(services.db, site, {}, now);
+    })();
+  }
+  return handled;
+}
+
+export const domainJob: Job = { name: 'storefront-domains', run: (services, now) => advanceDomains(services, now) };
+
+/** Removes the domains of a deleted site (its hostnames are free again). */
+export const deleteSiteDomains = (db: Db, siteIds: string[]) => db.delete(domains).where(inArray(domains.siteId, siteIds)).run();
+
+// ── presentation ─────────────────────────────────────────────────────────────
+
+export const domainSchema = z.object({
+  domainId: z.string(),
+  hostname: z.string().describe('punycode'),
+  kind: z.enum(['PLATFORM', 'CUSTOM']),
+  status: z.enum(['PENDING_DNS', 'PENDING_VALIDATION', 'ACTIVE', 'FAILED']),
+  failureCode: z.enum(['DNS_NOT_CONFIGURED', 'CERTIFICATE_FAILED', 'VALIDATION_TIMEOUT', 'DNS_NOT_POINTING']).nullable(),
+  dnsRecords: z.array(z.object({ type: z.enum(['TXT', 'CNAME']), name: z.string(), value: z.string() })),
+  target: z.string().nullable(),
+  primary: z.boolean(),
+  addedAt: instant,
+  activatedAt: instant.nullable(),
+});
+export const domainListSchema = z.object({ enabled: z.boolean(), limit: z.number().int(), contents: z.array(domainSchema) });
+
+export function presentDomain(services: Services, d: Domain): z.output<typeof domainSchema> {
+  const target = services.config.storefront.domainTarget;
+  return {
+    domainId: d.id, hostname: d.hostname, kind: 'CUSTOM', status: d.status, failureCode: d.failureCode as z.output<typeof domainSchema>['failureCode'],
+    dnsRecords: [{ type: 'TXT', name: `${TXT_PREFIX}${d.hostname}`, value: d.verifyValue }, { type: 'CNAME', name: d.hostname, value: target }],
+    target, primary: d.primary && !d.failureCode, addedAt: isoAt(d.addedAt), activatedAt: d.activatedAt === null ? null : isoAt(d.activatedAt),
+  };
+}
+
+/** The list: the default address first (PLATFORM, always active), then the custom domains. */
+export function presentDomainList(services: Services, db: Db, site: Site): z.output<typeof domainListSchema> {
+  const custom = listDomains(db, site.storeId);
+  const platformPrimary = !custom.some((d) => d.primary && !d.failureCode);
+  const platform: z.output<typeof domainSchema> = {
+    domainId: PLATFORM_DOMAIN_ID, hostname: new URL(siteUrl(services, site.slug)).host, kind: 'PLATFORM', status: 'ACTIVE', failureCode: null, dnsRecords: [], target: null,
+    primary: platformPrimary, addedAt: isoAt(site.createdAt), activatedAt: isoAt(site.createdAt),
+  };
+  const { customDomainsOpen, customDomainLimit } = services.config.storefront;
+  return { enabled: customDomainsOpen, limit: customDomainLimit, contents: [platform, ...custom.map((d) => presentDomain(services, d))] };
+}

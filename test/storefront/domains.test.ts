@@ -1,0 +1,185 @@
+/**
+ * Custom domains over HTTP with a real DNS server on loopback: hostname rules (punycode, public suffixes,
+ * the service's own hosts), the states PENDING_DNS → PENDING_VALIDATION → ACTIVE by clock advance, every
+ * failure code, the take-over rule, primary and removal, serving by Host, and the closed setting.
+ */
+import { request } from 'node:http';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { fails, ok } from '../helpers/assert.js';
+import { newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
+import { longLivedApi } from '../promotions/support.js';
+import { startDnsServer } from './dns.js';
+import { createSite } from './support.js';
+
+let svc: TestService;
+let api: Api;
+let dns: Awaited<ReturnType<typeof startDnsServer>>;
+const TARGET = 'domains.svc.localhost';
+const MINUTE = 60;
+const HOUR = 3600;
+const DAY = 86_400;
+
+test.before(async () => {
+  dns = await startDnsServer();
+  svc = await startTestService({ storefront: { dnsServers: dns.servers } as never });
+  api = await longLivedApi(svc);
+  await createSite(api);
+});
+test.after(async () => {
+  await svc.close();
+  await dns.close();
+});
+
+const list = async () => ok(await api('GET', '/v1/storefront/site/domains'));
+const domainOf = async (hostname: string) => (await list()).contents.find((d: any) => d.hostname === hostname);
+/** Sets the records the domain's answer asks for, as the seller would at their DNS provider. */
+const configure = (domain: any, which: ('TXT' | 'CNAME')[] = ['TXT', 'CNAME']) => {
+  for (const record of domain.dnsRecords) {
+    if (!which.includes(record.type)) continue;
+    dns.set(record.name, record.type === 'TXT' ? { TXT: [record.value] } : { CNAME: record.value });
+  }
+};
+/** A GET to the service with another Host header (fetch cannot set it). */
+const visitHost = (host: string, path = '/') => new Promise<{ status: number; body: string }>((resolve, reject) => {
+  const url = new URL(svc.url);
+  const req = request({ host: url.hostname, port: url.port, path, headers: { host } }, (res) => {
+    let body = '';
+    res.on('data', (c) => (body += c));
+    res.on('end', () => resolve({ status: res.statusCode!, body }));
+  });
+  req.on('error', reject);
+  req.end();
+});
+
+test('hostname rules: syntax, IP addresses, wildcards, public suffixes, the service\'s own hosts; punycode', async () => {
+  for (const [hostname, reason] of [
+    ['bad_host!.example.test', 'SYNTAX'], ['localhost', 'SYNTAX'], ['-shop.example.localhost', 'SYNTAX'], [`${'a'.repeat(64)}.example.test`, 'SYNTAX'],
+    ['192.168.0.10', 'IP_ADDRESS'], ['[::1]', 'IP_ADDRESS'], ['*.example.test', 'WILDCARD'],
+    ['co.kr', 'PUBLIC_SUFFIX'], ['github.io', 'PUBLIC_SUFFIX'], ['com', 'SYNTAX'],
+    [TARGET, 'SERVICE_DOMAIN'], [`shop.${TARGET}`, 'SERVICE_DOMAIN'],
+  ] as const) {
+    const refused = fails(await api('POST', '/v1/storefront/site/domains', { body: { hostname } }), 400, 'STOREFRONT_DOMAIN_INVALID');
+    assert.is(refused.error.details.reason, reason, hostname);
+  }
+  const korean = ok(await api('POST', '/v1/storefront/site/domains', { body: { hostname: '상점.Example.test.' } }), 201);
+  assert.is(korean.hostname, 'xn--hg4bs7k.example.test');
+  fails(await api('POST', '/v1/storefront/site/domains', { body: { hostname: 'XN--HG4BS7K.example.test' } }), 409, 'STOREFRONT_DOMAIN_EXISTS');
+  assert.equal(korean.dnsRecords.map((r: any) => [r.type, r.name]), [['TXT', '_svc-verify.xn--hg4bs7k.example.test'], ['CNAME', 'xn--hg4bs7k.example.test']]);
+  ok(await api('DELETE', `/v1/storefront/site/domains/${korean.domainId}`));
+});
+
+test('PENDING_DNS → PENDING_VALIDATION → ACTIVE: held by the store, primary, served by Host, allowed as a payment domain', async () => {
+  const listed = await list();
+  assert.equal([listed.enabled, listed.limit, listed.contents.length], [true, 5, 1]);
+  const platform = listed.contents[0];
+  assert.equal([platform.kind, platform.status, platform.primary], ['PLATFORM', 'ACTIVE', true]);
+
+  // svc dev answers loopback names only (its DNS-rebinding guard), so the domain served by Host here is a .localhost one.
+  const added = ok(await api('POST', '/v1/storefront/site/domains', { body: { hostname: 'shop.example.localhost' } }), 201);
+  assert.equal([added.kind, added.status, added.failureCode, added.primary, added.target], ['CUSTOM', 'PENDING_DNS', null, false, TARGET]);
+  assert.match(added.dnsRecords[0].value, /^svc-verify=/);
+  assert.equal(added.dnsRecords[1], { type: 'CNAME', name: 'shop.example.localhost', value: TARGET });
+
+  await svc.advance(10 * MINUTE);
+  assert.is((await domainOf('shop.example.localhost')).status, 'PENDING_DNS', 'no TXT record yet');
+  // Another store may add a domain nobody proved yet.
+  const other = await newSellerWithStore(svc, 'sf-dom');
+  await createSite(other.api, { templateId: 'basic', slug: 'dom-other' });
+  const rival = ok(await other.api('POST', '/v1/storefront/site/domains', { body: { hostname: 'shop.example.localhost' } }), 201);
+
+  configure(added, ['TXT']);
+  await svc.advance(6 * MINUTE);
+  assert.is((await domainOf('shop.example.localhost')).status, 'PENDING_VALIDATION');
+  const rivalNow = ok(await other.api('GET', '/v1/storefront/site/domains')).contents.find((d: any) => d.domainId === rival.domainId);
+  assert.is(rivalNow.status, 'PENDING_DNS', 'the other store\'s TXT value differs: it stays pending');
+  ok(await other.api('DELETE', `/v1/storefront/site/domains/${rival.domainId}`));
+  fails(await other.api('POST', '/v1/storefront/site/domains', { body: { hostname: 'shop.example.localhost' } }), 409, 'STOREFRONT_DOMAIN_TAKEN');
+  fails(await api('POST', `/v1/storefront/site/domains/${added.domainId}/primary`), 409, 'STOREFRONT_DOMAIN_NOT_ACTIVE');
+
+  configure(added, ['CNAME']);
+  await svc.advance(6 * MINUTE);
+  const active = await domainOf('shop.example.localhost');
+  assert.equal([active.status, active.failureCode, active.primary], ['ACTIVE', null, true]);
+  assert.ok(active.activatedAt);
+  assert.is((await list()).contents[0].primary, false, 'the default address is no longer primary');
+  assert.is(ok(await api('GET', '/v1/storefront/site')).url, 'https://shop.example.localhost/');
+  const page = await visitHost('shop.example.localhost');
+  assert.is(page.status, 200);
+  assert.match(page.body, '곧 문을 엽니다');
+  assert.is((await visitHost('unknown.example.localhost')).status, 404);
+
+  // Primary back to the default address, then to the domain again.
+  const back = ok(await api('POST', '/v1/storefront/site/domains/dom_platform/primary'));
+  assert.equal(back.contents.map((d: any) => d.primary), [true, false]);
+  assert.match(ok(await api('GET', '/v1/storefront/site')).url, '/sites/dev-store/');
+  ok(await api('POST', `/v1/storefront/site/domains/${active.domainId}/primary`));
+  fails(await api('DELETE', '/v1/storefront/site/domains/dom_platform'), 400, 'STOREFRONT_DOMAIN_NOT_REMOVABLE');
+  fails(await api('DELETE', '/v1/storefront/site/domains/dom_nope'), 404, 'STOREFRONT_DOMAIN_NOT_FOUND');
+  fails(await other.api('POST', `/v1/storefront/site/domains/${active.domainId}/verify`), 404, 'STOREFRONT_DOMAIN_NOT_FOUND');
+});
+
+test('DNS moved away: DNS_NOT_POINTING (not primary, not served), back when fixed, released after over 7 days', async () => {
+  dns.set('shop.example.localhost', { CNAME: 'elsewhere.example.net' });
+  await svc.advance(HOUR + MINUTE);
+  let domain = await domainOf('shop.example.localhost');
+  assert.equal([domain.status, domain.failureCode, domain.primary], ['ACTIVE', 'DNS_NOT_POINTING', false]);
+  assert.is((await list()).contents[0].primary, true, 'the default address is primary again');
+  assert.is((await visitHost('shop.example.localhost')).status, 404);
+  fails(await api('POST', `/v1/storefront/site/domains/${domain.domainId}/primary`), 409, 'STOREFRONT_DOMAIN_NOT_ACTIVE');
+
+  dns.set('shop.example.localhost', { CNAME: TARGET });
+  await svc.advance(6 * MINUTE);
+  domain = await domainOf('shop.example.localhost');
+  assert.equal([domain.status, domain.failureCode], ['ACTIVE', null]);
+  assert.is((await visitHost('shop.example.localhost')).status, 200);
+
+  dns.set('shop.example.localhost', { CNAME: 'elsewhere.example.net' });
+  await svc.advance(HOUR + MINUTE);
+  for (let day = 0; day < 8; day++) await svc.advance(DAY);
+  domain = await domainOf('shop.example.localhost');
+  assert.equal([domain.status, domain.failureCode], ['FAILED', 'DNS_NOT_POINTING']);
+  const another = await newSellerWithStore(svc, 'sf-dom2');
+  await createSite(another.api, { templateId: 'basic', slug: 'dom-another' });
+  ok(await another.api('POST', '/v1/storefront/site/domains', { body: { hostname: 'shop.example.localhost' } }), 201);
+  ok(await api('DELETE', `/v1/storefront/site/domains/${domain.domainId}`));
+});
+
+test('failures: DNS_NOT_CONFIGURED after 7 days (verify restarts), CERTIFICATE_FAILED by CAA, VALIDATION_TIMEOUT; the limit', async () => {
+  const never = ok(await api('POST', '/v1/storefront/site/domains', { body: { hostname: 'never.example.test' } }), 201);
+  const caa = ok(await api('POST', '/v1/storefront/site/domains', { body: { hostname: 'caa.example.test' } }), 201);
+  const slow = ok(await api('POST', '/v1/storefront/site/domains', { body: { hostname: 'slow.example.test' } }), 201);
+  configure(caa);
+  dns.set('caa.example.test', { CAA: [{ tag: 'issue', value: 'letsencrypt.org' }] });
+  configure(slow, ['TXT']);
+  await svc.advance(6 * MINUTE);
+  assert.is((await domainOf('caa.example.test')).failureCode, 'CERTIFICATE_FAILED');
+  assert.is((await domainOf('caa.example.test')).status, 'FAILED');
+  assert.is((await domainOf('slow.example.test')).status, 'PENDING_VALIDATION');
+  for (let day = 0; day < 8; day++) await svc.advance(DAY);
+  assert.equal([(await domainOf('never.example.test')).status, (await domainOf('never.example.test')).failureCode], ['FAILED', 'DNS_NOT_CONFIGURED']);
+  assert.equal([(await domainOf('slow.example.test')).status, (await domainOf('slow.example.test')).failureCode], ['FAILED', 'VALIDATION_TIMEOUT']);
+
+  // verify restarts a failed domain: this time the records are there, and the next job tick (every second) looks.
+  configure(never);
+  const restarted = ok(await api('POST', `/v1/storefront/site/domains/${never.domainId}/verify`), 202);
+  assert.equal([restarted.status, restarted.failureCode], ['PENDING_DNS', null]);
+  await svc.advance(1);
+  assert.is((await domainOf('never.example.test')).status, 'ACTIVE');
+
+  ok(await api('POST', '/v1/storefront/site/domains', { body: { hostname: 'four.example.test' } }), 201);
+  ok(await api('POST', '/v1/storefront/site/domains', { body: { hostname: 'five.example.test' } }), 201);
+  const limit = fails(await api('POST', '/v1/storefront/site/domains', { body: { hostname: 'six.example.test' } }), 409, 'STOREFRONT_DOMAIN_LIMIT');
+  assert.is(limit.error.details.limit, 5);
+});
+
+test('custom domains closed by the setting', async () => {
+  const closed = await startTestService({ storefront: { customDomainsOpen: false } as never });
+  try {
+    fails(await closed.api('POST', '/v1/storefront/site/domains', { body: { hostname: 'shop.example.test' } }), 403, 'STOREFRONT_CUSTOM_DOMAINS_DISABLED');
+  } finally {
+    await closed.close();
+  }
+});
+
+test.run();
