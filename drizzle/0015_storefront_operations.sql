@@ -30,4 +30,6 @@ CREATE TABLE `storefront_slug_holds` (
 --> statement-breakpoint
 CREATE INDEX `storefront_slug_holds_slug` ON `storefront_slug_holds` (`slug`,`held_until`);--> statement-breakpoint
 CREATE INDEX `storefront_slug_holds_store` ON `storefront_slug_holds` (`store_id`,`created_at`);--> statement-breakpoint
-ALTER TABLE `storefront_sites` ADD `delete_at` integer;
+DROP INDEX `storefront_sites_store`;--> statement-breakpoint
+ALTER TABLE `storefront_sites` ADD `delete_at` integer;--> statement-breakpoint
+CREATE UNIQUE INDEX `storefront_sites_store` ON `storefront_sites` (`store_id`) WHERE status <> 'CLOSED';

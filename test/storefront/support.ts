@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { pack } from 'tar-stream';
 import { ok } from '../helpers/assert.js';
-import type { Api, TestService } from '../helpers/service.js';
+import { apiClient, createAccessToken, type Api, type TestService } from '../helpers/service.js';
 
 /** Runs the job loop once now (deployment steps, builds, provisioning) instead of waiting for its tick. */
 export const runJobs = async (api: Api) => ok(await api('POST', '/_dev/v1/jobs/run'));
@@ -79,3 +79,9 @@ export const synced = (api: Api) => eventually(api, async () => {
   const site = ok(await api('GET', '/v1/storefront/site'));
   return site.provisioning.status === 'SYNCED' && site.provisioning.servedVersionId === site.publishedVersionId ? site : undefined;
 }, 'provisioning');
+
+/** A person's storefront API (the seeded owner's by default) through a year-long access token: these tests move the clock by months. */
+export async function storefrontApi(svc: TestService, person: { token: string; storeId: string } = { token: svc.ownerToken, storeId: svc.storeId }): Promise<Api> {
+  const token = await createAccessToken(svc, person.token, { scopes: ['storefront:rw'], expiresInDays: 365 });
+  return apiClient(svc.url, { token, storeId: person.storeId });
+}

@@ -312,7 +312,7 @@ async function advanceDomains(services: Services, now: number): Promise<number> 
 
 export const domainJob: Job = { name: 'storefront-domains', run: (services, now) => advanceDomains(services, now) };
 
-/** Removes the domains of a deleted site (its hostnames are free again). */
+/** Removes the domains of a disabled site (its hostnames are free again). */
 export const deleteSiteDomains = (db: Db, siteIds: string[]) => db.delete(domains).where(inArray(domains.siteId, siteIds)).run();
 
 // ── presentation ─────────────────────────────────────────────────────────────

@@ -2,6 +2,8 @@ import type { Module } from '../../server/module.js';
 import { buildJobs, settleBuilds } from './build.js';
 import { domainJob } from './domains.js';
 import { domainOperations } from './domain-operations.js';
+import { closingJob } from './lifecycle.js';
+import { lifecycleOperations } from './lifecycle-operations.js';
 import { storefrontOperations } from './operations.js';
 import { provisioningJob } from './provisioning.js';
 import { closeSiteRuntime, mountSites } from './serving.js';
@@ -9,8 +11,8 @@ import { closeSiteRuntime, mountSites } from './serving.js';
 /** The hosted storefront: sites from templates, source upload, builds under the dependency policy, versions, publish and rollback, serving and preview. */
 export const storefrontModule: Module = {
   name: 'storefront',
-  operations: [...storefrontOperations, ...domainOperations],
-  jobs: [...buildJobs, provisioningJob, domainJob],
+  operations: [...storefrontOperations, ...domainOperations, ...lifecycleOperations],
+  jobs: [...buildJobs, provisioningJob, domainJob, closingJob],
   mount: mountSites,
   async onClose(services) {
     await settleBuilds(services);

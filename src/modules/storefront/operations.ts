@@ -83,7 +83,7 @@ export const storefrontOperations = [
     summary: 'Whether a site address (slug) can be used by this store',
     query: z.object({ slug: z.string().min(1).max(100) }).strict(),
     response: z.object({ slug: z.string(), available: z.boolean(), reason: z.enum(['INVALID', 'TAKEN']).nullable() }),
-    handler: (ctx) => ({ slug: ctx.query.slug, ...slugAvailability(ctx.db, ctx.store.id, ctx.query.slug) }),
+    handler: (ctx) => ({ slug: ctx.query.slug, ...slugAvailability(ctx.db, ctx.store.id, ctx.query.slug, ctx.now) }),
   }),
   defineOperation({
     ...read,

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /** One file of a site's source or build output: its content lives in the blob store under `hash`. */
@@ -29,7 +30,8 @@ export interface DependencyFinding {
 /**
  * The hosted storefront of a store (one per store). `publishedVersionId` is what the seller chose;
  * `servedVersionId` what visitors get, set by provisioning once the version's artifacts are in place.
- * `revision` grows with every change, so serving caches revalidate with one primary-key read.
+ * `revision` grows with every change, so serving caches revalidate with one primary-key read. One live site
+ * per store; a disabled (CLOSED) one stays beside it until the job runner deletes it.
  */
 export const sites = sqliteTable('storefront_sites', {
   id: text('id').primaryKey(),
@@ -50,7 +52,7 @@ export const sites = sqliteTable('storefront_sites', {
   revision: integer('revision').notNull(),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
-}, (t) => [uniqueIndex('storefront_sites_store').on(t.storeId), uniqueIndex('storefront_sites_slug').on(t.slug), index('storefront_sites_due').on(t.nextAttemptAt)]);
+}, (t) => [uniqueIndex('storefront_sites_store').on(t.storeId).where(sql`status <> 'CLOSED'`), uniqueIndex('storefront_sites_slug').on(t.slug), index('storefront_sites_due').on(t.nextAttemptAt)]);
 
 /** Every site creation, for the limit of 3 per 30 days (kept when a site is closed). */
 export const siteCreations = sqliteTable('storefront_site_creations', {

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { and, asc, count, desc, eq, gte, max } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, gte, max } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
@@ -14,7 +14,8 @@ import { stores } from '../stores/schema.js';
 import { markStoreMilestone } from '../stores/usage.js';
 import { putBlob } from './blobs.js';
 import { primaryUrl } from './domains.js';
-import { builds, deployments, publications, siteCreations, siteFiles, sites, versions, type DeploymentStep, type StoredFile } from './schema.js';
+import { slugChangesRemaining } from './lifecycle.js';
+import { builds, deployments, publications, siteCreations, siteFiles, sites, slugHolds, versions, type DeploymentStep, type StoredFile } from './schema.js';
 
 defineMessages({
   STOREFRONT_HOSTING_DISABLED: '아직 스토어프런트 호스팅을 만들 수 없습니다.',
@@ -91,7 +92,11 @@ export const presentTemplate = (t: Template): z.output<typeof templateSchema> =>
 
 // ── sites ────────────────────────────────────────────────────────────────────
 
-export const findSite = (db: Db, storeId: string): Site | undefined => db.select().from(sites).where(eq(sites.storeId, storeId)).get();
+/** The store's site: the live one, else a disabled one still in its closing period. */
+export function findSite(db: Db, storeId: string): Site | undefined {
+  const rows = db.select().from(sites).where(eq(sites.storeId, storeId)).all();
+  return rows.find((s) => s.status !== 'CLOSED') ?? rows[0];
+}
 
 export function requireSite(db: Db, storeId: string): Site {
   const site = findSite(db, storeId);
@@ -124,17 +129,21 @@ export function changeSite(db: Db, site: Site, change: Partial<Site>, now: numbe
   return changed;
 }
 
-export function slugAvailability(db: Db, storeId: string, slug: string): { available: boolean; reason: 'INVALID' | 'TAKEN' | null } {
+/** A slug is taken while another store's site uses it or another store holds it (old or disabled address). */
+export function slugAvailability(db: Db, storeId: string, slug: string, now: number): { available: boolean; reason: 'INVALID' | 'TAKEN' | null } {
   if (!SLUG.test(slug)) return { available: false, reason: 'INVALID' };
-  const holder = db.select({ storeId: sites.storeId }).from(sites).where(eq(sites.slug, slug)).get();
-  return holder && holder.storeId !== storeId ? { available: false, reason: 'TAKEN' } : { available: true, reason: null };
+  const holder = db.select({ storeId: sites.storeId, status: sites.status }).from(sites).where(eq(sites.slug, slug)).get();
+  const held = db.select({ storeId: slugHolds.storeId }).from(slugHolds).where(and(eq(slugHolds.slug, slug), gt(slugHolds.heldUntil, now))).all();
+  // A closing site keeps its address until deleted, from its own store's next site too.
+  return (holder && (holder.storeId !== storeId || holder.status === 'CLOSED')) || held.some((h) => h.storeId !== storeId) ? { available: false, reason: 'TAKEN' } : { available: true, reason: null };
 }
 
 /** Creates the site and its deployment (SITE done; UPLOAD and PUBLISH continue in the job runner). */
 export function createSite(services: Services, db: Db, storeId: string, template: Template, slug: string, now: number): Site {
   if (!services.config.storefront.hostingOpen) throw fail(403, 'STOREFRONT_HOSTING_DISABLED');
-  if (findSite(db, storeId)) throw fail(409, 'STOREFRONT_SITE_EXISTS');
-  if (!slugAvailability(db, storeId, slug).available) throw fail(409, 'STOREFRONT_SLUG_TAKEN', { slug });
+  const existing = findSite(db, storeId);
+  if (existing && existing.status !== 'CLOSED') throw fail(409, 'STOREFRONT_SITE_EXISTS');
+  if (!slugAvailability(db, storeId, slug, now).available) throw fail(409, 'STOREFRONT_SLUG_TAKEN', { slug });
   const recent = db.select({ n: count() }).from(siteCreations).where(and(eq(siteCreations.storeId, storeId), gte(siteCreations.createdAt, now - SITE_CREATE_WINDOW_MS))).get()!.n;
   if (recent >= SITE_CREATE_LIMIT) throw fail(409, 'STOREFRONT_SITE_CREATE_LIMIT', { limit: SITE_CREATE_LIMIT, windowDays: 30 });
   const site: Site = {
@@ -251,7 +260,8 @@ export function setVisibility(db: Db, site: Site, visibility: Site['visibility']
 
 /** The storefront is public right now: sandbox-only checkout then stops (PAYMENT_NOT_LIVE, spec 01 §5.5). */
 export function storefrontIsPublic(db: Db, storeId: string): boolean {
-  return db.select({ visibility: sites.visibility }).from(sites).where(eq(sites.storeId, storeId)).get()?.visibility === 'PUBLIC';
+  const site = findSite(db, storeId);
+  return site?.status !== 'CLOSED' && site?.visibility === 'PUBLIC';
 }
 
 // ── presentation ─────────────────────────────────────────────────────────────
@@ -266,6 +276,7 @@ export const siteSchema = z.object({
   url: z.string(),
   visibility: z.enum(['COMING_SOON', 'PUBLIC']),
   slug: z.string(),
+  slugChangesRemaining: z.number().int(),
   templateId: z.string(),
   templateVersion: z.string().nullable(),
   publishedVersionId: z.string().nullable(),
@@ -287,6 +298,7 @@ export function presentSite(services: Services, db: Db, site: Site): z.output<ty
     url: primaryUrl(services, db, site),
     visibility: site.visibility,
     slug: site.slug,
+    slugChangesRemaining: slugChangesRemaining(db, site.storeId, services.clock.now()),
     templateId: site.templateId,
     templateVersion: published?.v ?? null,
     publishedVersionId: site.publishedVersionId,

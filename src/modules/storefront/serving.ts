@@ -8,6 +8,7 @@ import type { Services } from '../../server/services.js';
 import { RuntimeCallbackError, RuntimeHost, type FetchRequest, type FetchResponse } from '../../runtime-host/index.js';
 import { BlobCache, readBlob, sha256 } from './blobs.js';
 import { customDomainSlug } from './domains.js';
+import { heldRedirect } from './lifecycle.js';
 import { previewLinks, sites, versions } from './schema.js';
 import { changeSite, siteUrl, type Site, type Version } from './service.js';
 import { devRoute } from '../../server/dev.js';
@@ -89,6 +90,7 @@ function page(status: number, title: string, text: string, extra: Record<string,
 }
 const comingSoon = () => page(200, '곧 문을 엽니다', '상점을 준비하고 있습니다. 조금만 기다려 주세요.', { 'x-robots-tag': 'noindex' });
 const suspended = () => page(503, '이용할 수 없는 상점', '이 상점은 운영 정책에 따라 잠시 정지되었습니다.');
+const closing = () => page(410, '문을 닫은 상점', '이 상점은 운영을 마쳤습니다. 그동안 이용해 주셔서 감사합니다.', { 'x-robots-tag': 'noindex' });
 const notFoundPage = () => page(404, '페이지를 찾을 수 없습니다', '주소를 다시 확인해 주세요.');
 const renderFailed = (slow: boolean) => page(slow ? 504 : 500, '페이지를 보여 줄 수 없습니다', slow ? '페이지를 만드는 데 너무 오래 걸렸습니다. 잠시 뒤 다시 시도해 주세요.' : '일시적인 오류입니다. 잠시 뒤 다시 시도해 주세요.');
 
@@ -212,9 +214,10 @@ async function buyerApiFetch(services: Services, runtime: SiteRuntime, storeId: 
 async function serveSite(services: Services, event: H3Event, slug: string, base: string, path: string, cookiePath: string): Promise<Response> {
   const runtime = runtimeOf(services);
   const served = servedSite(services, runtime, slug);
-  if (!served) return notFoundPage();
+  if (!served) return heldRedirect(services, slug, `${path}${event.url.search}`) ?? notFoundPage();
   const { site } = served;
   if (site.status === 'SUSPENDED') return suspended();
+  if (site.status === 'CLOSED') return closing();
   if (path.startsWith(PREVIEW_SEGMENT)) {
     const open = /^_preview\/open\/([A-Za-z0-9_-]{20,100})$/.exec(path);
     if (open) return openPreview(services, site, open[1], `${base}${PREVIEW_SEGMENT}`, `${cookiePath}${PREVIEW_SEGMENT}`);

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { defineOperation, type StoreCtx } from '../../server/registry.js';
+import { changeSlug, disableSite } from './lifecycle.js';
+import { findSite, presentSite, requireActiveSite, siteSchema, slugInput } from './service.js';
+
+const write = { auth: 'store' as const, scope: 'storefront:rw', tag: 'Hosted storefront' };
+const siteTarget = (ctx: StoreCtx) => ({ type: 'STOREFRONT_SITE', id: findSite(ctx.db, ctx.store.id)?.id ?? null });
+
+/** The site's address and its end (spec 02 §4.2): slug change with a 90-day hold, disable with a closing period. */
+export const lifecycleOperations = [
+  defineOperation({
+    ...write,
+    operationId: 'changeStorefrontSlug',
+    method: 'PUT',
+    path: '/v1/storefront/site/slug',
+    summary: 'Change the site\'s address (3 per 30 days); the old address is held 90 days and redirects to the new one',
+    agent: 'approval',
+    body: z.object({ slug: slugInput }).strict(),
+    response: siteSchema,
+    errors: { 404: ['STOREFRONT_SITE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STOREFRONT_SLUG_TAKEN', 'STOREFRONT_SLUG_CHANGE_LIMIT'] },
+    target: siteTarget,
+    preview: (ctx) => ({ changes: [{ field: 'slug', before: findSite(ctx.db, ctx.store!.id)?.slug ?? null, after: ctx.body.slug }] }),
+    handler: (ctx) => presentSite(ctx.services, ctx.db, changeSlug(ctx.db, requireActiveSite(ctx.db, ctx.store.id), ctx.body.slug, ctx.now)),
+  }),
+  defineOperation({
+    ...write,
+    operationId: 'disableStorefrontSite',
+    method: 'POST',
+    path: '/v1/storefront/site/disable',
+    summary: 'Close the site: visitors see a closing notice for 30 days, then the site, its versions and files are deleted (the address stays held 30 days)',
+    agent: 'approval',
+    ownerApprovalOnly: true,
+    idempotent: false,
+    body: z.object({ confirmSlug: z.string().min(1).max(100) }).strict(),
+    response: siteSchema,
+    errors: { 400: ['STOREFRONT_SLUG_CONFIRM_MISMATCH'], 404: ['STOREFRONT_SITE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE'] },
+    target: siteTarget,
+    preview: (ctx) => ({ changes: [{ field: 'status', before: findSite(ctx.db, ctx.store!.id)?.status ?? null, after: 'CLOSED' }] }),
+    handler: (ctx) => presentSite(ctx.services, ctx.db, disableSite(ctx.db, requireActiveSite(ctx.db, ctx.store.id), ctx.body.confirmSlug, ctx.now)),
+  }),
+];
