@@ -1,3 +1,18 @@
+CREATE TABLE `storefront_checks` (
+	`id` text PRIMARY KEY NOT NULL,
+	`store_id` text NOT NULL,
+	`site_id` text NOT NULL,
+	`status` text NOT NULL,
+	`steps` text NOT NULL,
+	`files` text NOT NULL,
+	`next_attempt_at` integer,
+	`created_at` integer NOT NULL,
+	`started_at` integer,
+	`finished_at` integer
+);
+--> statement-breakpoint
+CREATE INDEX `storefront_checks_site` ON `storefront_checks` (`site_id`,`status`);--> statement-breakpoint
+CREATE INDEX `storefront_checks_due` ON `storefront_checks` (`next_attempt_at`);--> statement-breakpoint
 CREATE TABLE `storefront_domains` (
 	`id` text PRIMARY KEY NOT NULL,
 	`store_id` text NOT NULL,

@@ -13,6 +13,7 @@ import type { Services } from '../../server/services.js';
 import { advisorySnapshotDir, AdvisorySourceUnavailable, loadAdvisories, type AdvisoryIndex } from './advisories.js';
 import { putBlob, readBlob, sha256 } from './blobs.js';
 import { checkDependencies } from './dependency-policy.js';
+import { projectConfig } from './project-checks.js';
 import { builds, deployments, versions, type DependencyFinding, type StoredFile, type VersionAsset } from './schema.js';
 import { currentFiles, findSite, inheritedTemplateVersion, nextVersionNumber, projectFiles, publishVersion, queueBuild, replaceSourceFiles, stepsWith, templates } from './service.js';
 
@@ -28,12 +29,6 @@ const ADVISORY_RETRY_MS = 60_000;
 const MAX_RUNNING = 2;
 const LOG_TAIL_CHARS = 8_000;
 
-/** `svc.storefront.json`: the project's entries (Shapes of issue 14). */
-const projectConfig = z.object({
-  server: z.string().min(1),
-  client: z.array(z.string().min(1)).max(20).default([]),
-  public: z.string().min(1).optional(),
-}).strict();
 
 /** A stage's failure: the build ends FAILED with this stage and code. */
 class BuildFailure extends Error {

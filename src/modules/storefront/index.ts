@@ -1,5 +1,7 @@
 import type { Module } from '../../server/module.js';
 import { buildJobs, settleBuilds } from './build.js';
+import { checkJob, stopChecks } from './checks.js';
+import { checkOperations } from './check-operations.js';
 import { domainJob } from './domains.js';
 import { domainOperations } from './domain-operations.js';
 import { closingJob } from './lifecycle.js';
@@ -11,11 +13,12 @@ import { closeSiteRuntime, mountSites } from './serving.js';
 /** The hosted storefront: sites from templates, source upload, builds under the dependency policy, versions, publish and rollback, serving and preview. */
 export const storefrontModule: Module = {
   name: 'storefront',
-  operations: [...storefrontOperations, ...domainOperations, ...lifecycleOperations],
-  jobs: [...buildJobs, provisioningJob, domainJob, closingJob],
+  operations: [...storefrontOperations, ...domainOperations, ...lifecycleOperations, ...checkOperations],
+  jobs: [...buildJobs, provisioningJob, domainJob, closingJob, checkJob],
   mount: mountSites,
   async onClose(services) {
     await settleBuilds(services);
+    await stopChecks(services);
     await closeSiteRuntime(services);
   },
 };

@@ -184,3 +184,18 @@ export const slugHolds = sqliteTable('storefront_slug_holds', {
   createdAt: integer('created_at').notNull(),
   heldUntil: integer('held_until').notNull(),
 }, (t) => [index('storefront_slug_holds_slug').on(t.slug, t.heldUntil), index('storefront_slug_holds_store').on(t.storeId, t.createdAt)]);
+
+/** A check (type check, lint, tests) of the site's files as they were when asked for; one per site at a time. */
+export const checks = sqliteTable('storefront_checks', {
+  id: text('id').primaryKey(),
+  storeId: text('store_id').notNull(),
+  siteId: text('site_id').notNull(),
+  status: text('status', { enum: ['QUEUED', 'RUNNING', 'PASSED', 'FAILED', 'TIMED_OUT', 'UNKNOWN'] }).notNull(),
+  steps: text('steps', { mode: 'json' }).$type<{ name: 'typecheck' | 'lint' | 'test'; status: 'PENDING' | 'RUNNING' | 'PASSED' | 'FAILED' | 'SKIPPED' | 'TIMED_OUT'; durationMs: number | null; output: string }[]>().notNull(),
+  files: text('files', { mode: 'json' }).$type<Record<string, StoredFile>>().notNull(),
+  /** Due to start (QUEUED); once RUNNING, when the process running it is presumed dead (UNKNOWN); null once ended. */
+  nextAttemptAt: integer('next_attempt_at'),
+  createdAt: integer('created_at').notNull(),
+  startedAt: integer('started_at'),
+  finishedAt: integer('finished_at'),
+}, (t) => [index('storefront_checks_site').on(t.siteId, t.status), index('storefront_checks_due').on(t.nextAttemptAt)]);

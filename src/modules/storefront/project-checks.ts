@@ -1,0 +1,222 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import * as esbuild from 'esbuild';
+import { execa } from 'execa';
+import { z } from 'zod';
+import { AdvisoryIndex } from './advisories.js';
+import { checkDependencies } from './dependency-policy.js';
+import { cleanPath, SOURCE_LIMITS } from './source.js';
+
+/**
+ * Verify and checks of a storefront project (spec 02 §4.2), shared by the service (`…/verify`,
+ * `…/checks`) and `svc check`, which runs them on a local folder without the service.
+ */
+
+export interface Finding {
+  code: string;
+  path: string | null;
+  message: string;
+}
+export interface VerifyResult {
+  ok: boolean;
+  errors: Finding[];
+  warnings: Finding[];
+}
+
+/** `svc.storefront.json`: the project's entries (Shapes of issue 14). */
+export const projectConfig = z.object({
+  server: z.string().min(1),
+  client: z.array(z.string().min(1)).max(20).default([]),
+  public: z.string().min(1).optional(),
+}).strict();
+
+/**
+ * The immediate rules: manifest, project config and its entry files, lockfile, source limits and the
+ * static part of the dependency policy (everything but the advisory look-up, which needs the network).
+ */
+export async function verifyProject(files: Map<string, Buffer>, options: { denylist: string[] }): Promise<VerifyResult> {
+  const errors: Finding[] = [];
+  const warnings: Finding[] = [];
+  const error = (code: string, path: string | null, message: string) => errors.push({ code, path, message });
+
+  let bytes = 0;
+  for (const [path, content] of files) {
+    bytes += content.byteLength;
+    if (cleanPath(path) !== path) error('PATH_INVALID', path, '쓸 수 없는 파일 경로입니다');
+  }
+  if (files.size > SOURCE_LIMITS.files) error('TOO_MANY_FILES', null, `파일이 ${files.size}개로 ${SOURCE_LIMITS.files}개를 넘습니다`);
+  if (bytes > SOURCE_LIMITS.bytes) error('SOURCE_TOO_LARGE', null, `소스가 ${bytes} bytes로 ${SOURCE_LIMITS.bytes} bytes를 넘습니다`);
+
+  const config = files.get('svc.storefront.json');
+  if (!config) error('PROJECT_CONFIG_MISSING', 'svc.storefront.json', 'svc.storefront.json이 없습니다');
+  else {
+    let parsed: z.output<typeof projectConfig> | null = null;
+    try {
+      parsed = projectConfig.parse(JSON.parse(config.toString('utf8')));
+    } catch (e) {
+      error('PROJECT_CONFIG_INVALID', 'svc.storefront.json', e instanceof z.ZodError ? z.prettifyError(e) : (e as Error).message);
+    }
+    for (const entry of parsed ? [parsed.server, ...parsed.client] : []) if (!files.has(entry)) error('ENTRY_MISSING', entry, `svc.storefront.json이 가리키는 ${entry}가 없습니다`);
+  }
+  if (!files.has('pnpm-lock.yaml')) error('LOCKFILE_MISSING', 'pnpm-lock.yaml', 'pnpm-lock.yaml이 없습니다 (pnpm install로 만드세요)');
+
+  const dir = mkdtempSync(join(tmpdir(), 'svc-verify-'));
+  try {
+    for (const name of ['package.json', 'pnpm-lock.yaml', '.npmrc', 'pnpm-workspace.yaml', '.pnpmfile.cjs', '.pnpmfile.mjs']) {
+      const content = files.get(name);
+      if (content) writeFileSync(join(dir, name), content);
+    }
+    const report = await checkDependencies(dir, { advisories: new AdvisoryIndex(), denylist: options.denylist });
+    const where = (f: { package: string; version: string | null }) => `${f.package}${f.version ? `@${f.version}` : ''}`;
+    for (const r of report.rejected) {
+      // A missing lockfile is reported once, above.
+      if (r.reason === 'UNSUPPORTED_SOURCE' && !files.has('pnpm-lock.yaml')) continue;
+      error(`DEPENDENCY_${r.reason}`, r.reason === 'INVALID_MANIFEST' ? 'package.json' : 'pnpm-lock.yaml', `${where(r)}: ${r.detail}`);
+    }
+    for (const w of report.warnings) warnings.push({ code: `DEPENDENCY_${w.reason}`, path: 'package.json', message: `${where(w)}: ${w.detail}` });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return { ok: errors.length === 0, errors, warnings };
+}
+
+// ── checks ───────────────────────────────────────────────────────────────────
+
+export type StepName = 'typecheck' | 'lint' | 'test';
+export type StepStatus = 'PENDING' | 'RUNNING' | 'PASSED' | 'FAILED' | 'SKIPPED' | 'TIMED_OUT';
+export interface CheckStep {
+  name: StepName;
+  status: StepStatus;
+  durationMs: number | null;
+  output: string;
+}
+export const STEP_NAMES: StepName[] = ['typecheck', 'lint', 'test'];
+export const pendingSteps = (): CheckStep[] => STEP_NAMES.map((name) => ({ name, status: 'PENDING', durationMs: null, output: '' }));
+
+const OUTPUT_CHARS = 8_000;
+/** Spec 02 §8: checks end TIMED_OUT after 150 s. */
+export const WALL_CLOCK_CAP_MS = 150_000;
+const tail = (text: string) => (text.length > OUTPUT_CHARS ? `…${text.slice(-OUTPUT_CHARS)}` : text).trim();
+const requireHere = createRequire(import.meta.url);
+const tscBinary = join(dirname(requireHere.resolve('typescript/package.json')), 'bin', 'tsc');
+const SOURCE_EXT = /\.(?:[cm]?[jt]s|[jt]sx)$/;
+const TEST_FILE = /(?:^|\/)[^/]+\.test\.(?:[cm]?[jt]s)$/;
+
+/** oxlint when the deployment has it installed; else esbuild's own correctness warnings (decisions.md). */
+function oxlintBinary(): string | null {
+  try {
+    return join(dirname(requireHere.resolve('oxlint/package.json')), 'bin', 'oxlint');
+  } catch {
+    return null;
+  }
+}
+
+/** Runs without network where the system allows a private network namespace (`unshare -rn`); probed once. */
+let isolation: string[] | null | undefined;
+function networkless(): string[] | null {
+  if (isolation === undefined) {
+    try {
+      execFileSync('unshare', ['-rn', 'true'], { stdio: 'ignore', timeout: 5_000 });
+      isolation = ['unshare', '-rn'];
+    } catch {
+      isolation = null;
+    }
+  }
+  return isolation;
+}
+/** Whether checks here run without network (the CLI says so when they cannot). */
+export const checksIsolated = () => networkless() !== null;
+
+function projectPaths(dir: string, at = dir, out: string[] = []): string[] {
+  for (const entry of readdirSync(at, { withFileTypes: true })) {
+    if (entry.name === 'node_modules' || entry.name === '.git' || entry.name === 'dist') continue;
+    const path = join(at, entry.name);
+    if (entry.isDirectory()) projectPaths(dir, path, out);
+    else if (entry.isFile()) out.push(relative(dir, path).split('\\').join('/'));
+  }
+  return out.sort();
+}
+
+async function run(dir: string, command: string[], signal: AbortSignal): Promise<{ ok: boolean; output: string; aborted: boolean }> {
+  const wrap = networkless();
+  const [file, ...args] = wrap ? [...wrap, ...command] : command;
+  const result = await execa(file, args, {
+    // The wall-clock cap backs up the service clock's 150 s (which a manual clock may never reach).
+    cwd: dir, all: true, reject: false, cancelSignal: signal, timeout: WALL_CLOCK_CAP_MS, stdin: 'ignore', extendEnv: false,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, CI: 'true', NO_COLOR: '1', FORCE_COLOR: '0' },
+  });
+  return { ok: result.exitCode === 0, output: tail(result.all ?? ''), aborted: result.isCanceled || result.timedOut };
+}
+
+type StepResult = Pick<CheckStep, 'status' | 'output'>;
+
+async function typecheck(dir: string, signal: AbortSignal): Promise<StepResult> {
+  if (!existsSync(join(dir, 'tsconfig.json'))) return { status: 'SKIPPED', output: 'tsconfig.json이 없어 타입 검사를 건너뜁니다' };
+  const result = await run(dir, [process.execPath, tscBinary, '-p', 'tsconfig.json', '--noEmit', '--pretty', 'false'], signal);
+  return { status: result.aborted ? 'TIMED_OUT' : result.ok ? 'PASSED' : 'FAILED', output: result.output };
+}
+
+async function lint(dir: string, signal: AbortSignal): Promise<StepResult> {
+  const oxlint = oxlintBinary();
+  if (oxlint) {
+    const result = await run(dir, [process.execPath, oxlint, '--deny-warnings', '.'], signal);
+    return { status: result.aborted ? 'TIMED_OUT' : result.ok ? 'PASSED' : 'FAILED', output: result.output };
+  }
+  const files = projectPaths(dir).filter((p) => SOURCE_EXT.test(p));
+  const problems: string[] = [];
+  for (const file of files) {
+    if (signal.aborted) return { status: 'TIMED_OUT', output: problems.join('\n') };
+    try {
+      const result = await esbuild.build({ absWorkingDir: dir, entryPoints: [file], bundle: false, write: false, logLevel: 'silent', format: 'esm', platform: 'neutral' });
+      for (const w of result.warnings) problems.push(`${file}:${w.location?.line ?? 0}:${w.location?.column ?? 0} ${w.id} ${w.text}`);
+    } catch (error) {
+      for (const e of (error as { errors?: esbuild.Message[] }).errors ?? [{ text: (error as Error).message, location: null, id: 'parse' }]) {
+        problems.push(`${file}:${e.location?.line ?? 0}:${e.location?.column ?? 0} ${e.id || 'syntax'} ${e.text}`);
+      }
+    }
+  }
+  return { status: problems.length ? 'FAILED' : 'PASSED', output: tail(problems.length ? problems.join('\n') : `esbuild 검사: 파일 ${files.length}개 문제 없음`) };
+}
+
+async function test(dir: string, signal: AbortSignal): Promise<StepResult> {
+  const files = projectPaths(dir).filter((p) => TEST_FILE.test(p));
+  if (!files.length) return { status: 'SKIPPED', output: '*.test.ts 파일이 없어 테스트를 건너뜁니다' };
+  // One process for all test files: stopping it on timeout leaves no test process behind.
+  const result = await run(dir, [process.execPath, '--test', '--test-isolation=none', '--test-reporter=spec', ...files], signal);
+  return { status: result.aborted ? 'TIMED_OUT' : result.ok ? 'PASSED' : 'FAILED', output: result.output };
+}
+
+const STEPS: Record<StepName, (dir: string, signal: AbortSignal) => Promise<StepResult>> = { typecheck, lint, test };
+
+/**
+ * Type check, lint and tests of the project in `dir`, one after another (each runs even when an earlier
+ * one failed, as CI wants every answer). `onStep` sees each step start and end.
+ */
+export async function runProjectChecks(dir: string, options: { signal: AbortSignal; onStep?: (steps: CheckStep[]) => void }): Promise<{ status: 'PASSED' | 'FAILED' | 'TIMED_OUT'; steps: CheckStep[] }> {
+  const steps = pendingSteps();
+  for (const step of steps) {
+    if (options.signal.aborted) break;
+    step.status = 'RUNNING';
+    options.onStep?.(steps);
+    const started = performance.now();
+    const result = await STEPS[step.name](dir, options.signal);
+    Object.assign(step, result, { durationMs: Math.round(performance.now() - started) });
+    options.onStep?.(steps);
+  }
+  for (const step of steps) if (step.status === 'PENDING' || step.status === 'RUNNING') step.status = 'TIMED_OUT';
+  const status = steps.some((s) => s.status === 'TIMED_OUT') ? 'TIMED_OUT' : steps.some((s) => s.status === 'FAILED') ? 'FAILED' : 'PASSED';
+  return { status, steps };
+}
+
+/** Writes `files` into a fresh directory for the checks. */
+export function materialize(files: Map<string, Buffer>, prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  for (const [path, content] of files) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+  return dir;
+}

@@ -1,0 +1,105 @@
+/**
+ * Verify and checks over HTTP: the immediate rules on good and broken projects; a check that passes, one
+ * that fails each step (type check, lint, tests), one that times out after 150 s of service clock, one
+ * whose process died unreported; one check per site at a time; tenancy.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { checks } from '../../src/modules/storefront/schema.js';
+import { fails, ok } from '../helpers/assert.js';
+import { apiClient, createAccessToken, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
+import { createSite, eventually, miniProject, tarGz, uploadSource } from './support.js';
+
+let svc: TestService;
+let api: Api;
+let token: string;
+test.before(async () => {
+  svc = await startTestService();
+  token = await createAccessToken(svc, svc.ownerToken, { scopes: ['storefront:rw'], expiresInDays: 365 });
+  api = apiClient(svc.url, { token, storeId: svc.storeId });
+  await createSite(api);
+});
+test.after(async () => {
+  await svc.close();
+});
+
+const TSCONFIG = JSON.stringify({ compilerOptions: { target: 'ES2023', lib: ['ES2023', 'DOM'], module: 'ESNext', moduleResolution: 'Bundler', types: [], strict: true, noEmit: true, skipLibCheck: true }, include: ['src'] });
+const upload = async (files: Record<string, string | Uint8Array>) => {
+  const res = await uploadSource(svc, { token, storeId: svc.storeId }, await tarGz(files));
+  assert.is(res.status, 200, JSON.stringify(res.body));
+};
+const finished = (checkId: string) => eventually(api, async () => {
+  const check = ok(await api('GET', `/v1/storefront/site/checks/${checkId}`));
+  return ['QUEUED', 'RUNNING'].includes(check.status) ? undefined : check;
+}, `check ${checkId}`, 120_000);
+const stepsOf = (check: any) => Object.fromEntries(check.steps.map((s: any) => [s.name, s.status]));
+
+test('verify: the template passes; a broken project answers every problem at once, fast', async () => {
+  const good = ok(await api('POST', '/v1/storefront/site/verify'));
+  assert.equal([good.ok, good.errors], [true, []]);
+  await upload({ ...miniProject({ lock: null }), 'svc.storefront.json': JSON.stringify({ server: 'src/missing.ts', client: ['src/client.ts'], extra: 1 }) });
+  const invalidConfig = ok(await api('POST', '/v1/storefront/site/verify'));
+  assert.is(invalidConfig.ok, false);
+  assert.equal(invalidConfig.errors.map((e: any) => e.code).sort(), ['LOCKFILE_MISSING', 'PROJECT_CONFIG_INVALID']);
+  await upload({ ...miniProject({ lock: null, packageJson: { scripts: { postinstall: 'node x.js' } } }), 'svc.storefront.json': JSON.stringify({ server: 'src/missing.ts' }) });
+  const started = performance.now();
+  const broken = ok(await api('POST', '/v1/storefront/site/verify'));
+  const elapsed = performance.now() - started;
+  assert.equal(broken.errors.map((e: any) => [e.code, e.path]), [['ENTRY_MISSING', 'src/missing.ts'], ['LOCKFILE_MISSING', 'pnpm-lock.yaml']]);
+  assert.ok(broken.warnings.some((w: any) => w.code === 'DEPENDENCY_INSTALL_SCRIPT'), JSON.stringify(broken.warnings));
+  console.log(`  verify answered in ${elapsed.toFixed(0)} ms`);
+  assert.ok(elapsed < 1000, `verify took ${elapsed} ms`);
+});
+
+test('a check that passes: type check, lint and tests of the site\'s files; one at a time per site', async () => {
+  await upload({ ...miniProject(), 'tsconfig.json': TSCONFIG, 'test/math.test.ts': "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\ntest('adds', () => { const n: number = 1 + 1; assert.equal(n, 2); });\n" });
+  const queued = ok(await api('POST', '/v1/storefront/site/checks'), 202);
+  assert.is(queued.status, 'QUEUED');
+  assert.equal(stepsOf(queued), { typecheck: 'PENDING', lint: 'PENDING', test: 'PENDING' });
+  const busy = fails(await api('POST', '/v1/storefront/site/checks'), 409, 'CHECK_RUNNING');
+  assert.is(busy.error.details.checkId, queued.checkId);
+  const done = await finished(queued.checkId);
+  assert.is(done.status, 'PASSED', JSON.stringify(done.steps));
+  assert.equal(stepsOf(done), { typecheck: 'PASSED', lint: 'PASSED', test: 'PASSED' });
+  assert.match(done.steps[2].output, 'adds');
+  assert.ok(done.steps.every((s: any) => s.durationMs >= 0));
+  const other = await newSellerWithStore(svc, 'sf-chk');
+  fails(await other.api('GET', `/v1/storefront/site/checks/${queued.checkId}`), 404, 'STOREFRONT_CHECK_NOT_FOUND');
+});
+
+test('a check that fails each step: a type error, a lint finding, a failing test', async () => {
+  await upload({
+    ...miniProject(), 'tsconfig.json': TSCONFIG,
+    'src/wrong.ts': "export const count: number = 'three';\nexport function kind(x: number) { switch (x) { case 1: return 'one'; case 1: return 'uno'; } return 'many'; }\n",
+    'test/math.test.ts': "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\ntest('adds wrongly', () => { assert.equal(1 + 1, 3); });\n",
+  });
+  const check = await finished(ok(await api('POST', '/v1/storefront/site/checks'), 202).checkId);
+  assert.is(check.status, 'FAILED');
+  assert.equal(stepsOf(check), { typecheck: 'FAILED', lint: 'FAILED', test: 'FAILED' });
+  assert.match(check.steps[0].output, 'TS2322');
+  assert.match(check.steps[1].output, 'duplicate-case');
+  assert.match(check.steps[2].output, 'adds wrongly');
+});
+
+test('a check still running after 150 s is TIMED_OUT (its process stopped); one whose process died unreported is UNKNOWN', async () => {
+  await upload({ ...miniProject(), 'test/loop.test.ts': "import { test } from 'node:test';\ntest('never ends', () => { for (;;) {} });\n" });
+  const { checkId } = ok(await api('POST', '/v1/storefront/site/checks'), 202);
+  await eventually(api, async () => {
+    const check = ok(await api('GET', `/v1/storefront/site/checks/${checkId}`));
+    return check.steps[2].status === 'RUNNING' ? check : undefined;
+  }, 'the test step to run');
+  await svc.advance(151);
+  const timedOut = ok(await api('GET', `/v1/storefront/site/checks/${checkId}`));
+  assert.is(timedOut.status, 'TIMED_OUT');
+  assert.is(stepsOf(timedOut).test, 'TIMED_OUT');
+  assert.equal([stepsOf(timedOut).typecheck, stepsOf(timedOut).lint], ['SKIPPED', 'PASSED']);
+
+  const now = svc.services.clock.now();
+  const site = ok(await api('GET', '/v1/storefront/site'));
+  svc.services.db.insert(checks).values({ id: 'chk_dead', storeId: svc.storeId, siteId: site.siteId, status: 'RUNNING', steps: [], files: {}, nextAttemptAt: now + 180_000, createdAt: now, startedAt: now, finishedAt: null }).run();
+  fails(await api('POST', '/v1/storefront/site/checks'), 409, 'CHECK_RUNNING');
+  await svc.advance(181);
+  assert.is(ok(await api('GET', '/v1/storefront/site/checks/chk_dead')).status, 'UNKNOWN');
+});
+
+test.run();
