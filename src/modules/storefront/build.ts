@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, extname, join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { and, eq, isNotNull, lte } from 'drizzle-orm';
 import * as esbuild from 'esbuild';
 import { execa } from 'execa';
@@ -12,9 +12,11 @@ import type { Job } from '../../server/jobs.js';
 import type { Services } from '../../server/services.js';
 import { advisorySnapshotDir, AdvisorySourceUnavailable, loadAdvisories, type AdvisoryIndex } from './advisories.js';
 import { putBlob, readBlob, sha256 } from './blobs.js';
+import { contentTypeOf } from './content-types.js';
+import { projectFiles } from './source.js';
 import { checkDependencies } from './dependency-policy.js';
 import { builds, deployments, versions, type DependencyFinding, type StoredFile, type VersionAsset } from './schema.js';
-import { currentFiles, findSite, inheritedTemplateVersion, nextVersionNumber, projectFiles, publishVersion, queueBuild, replaceSourceFiles, stepsWith, templates } from './service.js';
+import { currentFiles, findSite, inheritedTemplateVersion, nextVersionNumber, publishVersion, queueBuild, replaceSourceFiles, stepsWith, templates } from './service.js';
 
 type Build = typeof builds.$inferSelect;
 type Stage = NonNullable<Build['failureStage']>;
@@ -44,13 +46,6 @@ class BuildFailure extends Error {
 /** The advisory source is down but still within its grace period: the build goes back to the queue. */
 class TryLater extends Error {}
 
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8', '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
-  '.json': 'application/json; charset=utf-8', '.map': 'application/json; charset=utf-8', '.svg': 'image/svg+xml', '.png': 'image/png', '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp', '.avif': 'image/avif', '.ico': 'image/x-icon', '.txt': 'text/plain; charset=utf-8',
-  '.woff': 'font/woff', '.woff2': 'font/woff2', '.webmanifest': 'application/manifest+json', '.xml': 'application/xml',
-};
-export const contentTypeOf = (path: string) => CONTENT_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream';
 
 /** A failed download is retried once, soon: an integrity mismatch or a missing version does not heal in a minute. */
 const FETCH_RETRIES = { PNPM_CONFIG_FETCH_RETRIES: '1', PNPM_CONFIG_FETCH_RETRY_MINTIMEOUT: '1000', PNPM_CONFIG_FETCH_RETRY_MAXTIMEOUT: '5000' };

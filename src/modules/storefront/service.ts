@@ -1,5 +1,5 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { and, asc, count, desc, eq, gte, max } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
@@ -69,21 +69,6 @@ export const templates: Template[] = existsSync(templatesDir)
       };
     })
   : [];
-
-/** A project folder's files (no installed packages or build output), as path → bytes. */
-export function projectFiles(dir: string): Map<string, Buffer> {
-  const files = new Map<string, Buffer>();
-  const walk = (at: string) => {
-    for (const entry of readdirSync(at, { withFileTypes: true })) {
-      if (entry.name === 'node_modules' || entry.name === '.git' || entry.name === 'dist') continue;
-      const path = join(at, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (entry.isFile() && statSync(path).size > 0) files.set(relative(dir, path).split('\\').join('/'), readFileSync(path));
-    }
-  };
-  walk(dir);
-  return files;
-}
 
 export const templateSchema = z.object({ templateId: z.string(), name: z.string(), description: z.string(), templateVersion: z.string().nullable() });
 export const presentTemplate = (t: Template): z.output<typeof templateSchema> => ({ templateId: t.templateId, name: t.name, description: t.description, templateVersion: t.templateVersion });
