@@ -32,6 +32,7 @@ defineMessages({
   STOREFRONT_SOURCE_INVALID: '올릴 수 없는 소스 묶음입니다.',
   STOREFRONT_DEPLOYMENT_NOT_RETRYABLE: '실패한 배포만 다시 시도할 수 있습니다.',
   TEMPLATE_NOT_FOUND: '템플릿을 찾을 수 없습니다.',
+  STORE_SUSPENDED: '운영 정책에 따라 정지된 상점입니다.',
 });
 
 export const SITE_CREATE_LIMIT = 3;
@@ -83,8 +84,15 @@ export function requireSite(db: Db, storeId: string): Site {
   return site;
 }
 
+/** A store whose hosting the operator suspended refuses every storefront change. */
+export function assertStoreNotSuspended(db: Db, storeId: string) {
+  const store = db.select({ suspendedAt: stores.suspendedAt, reason: stores.suspensionReason }).from(stores).where(eq(stores.id, storeId)).get();
+  if (store?.suspendedAt != null) throw fail(409, 'STORE_SUSPENDED', { reason: store.reason });
+}
+
 /** A site the seller may change: suspended sites refuse every change (spec 02 §3). */
 export function requireActiveSite(db: Db, storeId: string): Site {
+  assertStoreNotSuspended(db, storeId);
   const site = requireSite(db, storeId);
   if (site.status === 'SUSPENDED') throw fail(409, 'STOREFRONT_SITE_NOT_ACTIVE', { reason: site.suspensionReason });
   return site;
@@ -117,6 +125,7 @@ export function slugAvailability(db: Db, storeId: string, slug: string): { avail
 /** Creates the site and its deployment (SITE done; UPLOAD and PUBLISH continue in the job runner). */
 export function createSite(services: Services, db: Db, storeId: string, template: Template, slug: string, now: number): Site {
   if (!services.config.storefront.hostingOpen) throw fail(403, 'STOREFRONT_HOSTING_DISABLED');
+  assertStoreNotSuspended(db, storeId);
   if (findSite(db, storeId)) throw fail(409, 'STOREFRONT_SITE_EXISTS');
   if (!slugAvailability(db, storeId, slug).available) throw fail(409, 'STOREFRONT_SLUG_TAKEN', { slug });
   const recent = db.select({ n: count() }).from(siteCreations).where(and(eq(siteCreations.storeId, storeId), gte(siteCreations.createdAt, now - SITE_CREATE_WINDOW_MS))).get()!.n;

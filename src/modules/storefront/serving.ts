@@ -8,6 +8,7 @@ import { hostName } from '../../server/request-guard.js';
 import type { Services } from '../../server/services.js';
 import { RuntimeCallbackError, RuntimeHost, type FetchRequest, type FetchResponse } from '../../runtime-host/index.js';
 import { BlobCache, readBlob, sha256 } from './blobs.js';
+import { stores } from '../stores/schema.js';
 import { previewLinks, sites, versions } from './schema.js';
 import { changeSite, siteUrl, type Site, type Version } from './service.js';
 import { devRoute } from '../../server/dev.js';
@@ -36,6 +37,7 @@ const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 interface Served {
   site: Site;
   version: Version | null;
+  storeSuspended: boolean;
 }
 
 interface SiteRuntime {
@@ -83,7 +85,8 @@ function servedSite(services: Services, runtime: SiteRuntime, slug: string): Ser
   if (hit && hit.revision === revision) return hit.served;
   const site = services.db.select().from(sites).where(eq(sites.slug, slug)).get();
   if (!site) return null;
-  const served = { site, version: site.servedVersionId ? loadVersion(services, runtime, site.servedVersionId)?.version ?? null : null };
+  const store = services.db.select({ suspendedAt: stores.suspendedAt }).from(stores).where(eq(stores.id, site.storeId)).get();
+  const served = { site, version: site.servedVersionId ? loadVersion(services, runtime, site.servedVersionId)?.version ?? null : null, storeSuspended: store?.suspendedAt != null };
   if (runtime.sites.size > 10_000) runtime.sites.clear();
   runtime.sites.set(slug, { revision: site.revision, served });
   return served;
@@ -223,7 +226,7 @@ async function serveSite(services: Services, event: H3Event, slug: string, base:
   const served = servedSite(services, runtime, slug);
   if (!served) return notFoundPage();
   const { site } = served;
-  if (site.status === 'SUSPENDED') return suspended();
+  if (site.status === 'SUSPENDED' || served.storeSuspended) return suspended();
   if (path.startsWith(PREVIEW_SEGMENT)) {
     const open = /^_preview\/open\/([A-Za-z0-9_-]{20,100})$/.exec(path);
     if (open) return openPreview(services, site, open[1], `${base}${PREVIEW_SEGMENT}`, `${cookiePath}${PREVIEW_SEGMENT}`);
@@ -293,4 +296,19 @@ function mountOperatorHelpers(app: H3, services: Services) {
   });
   app.post('/_dev/v1/storefront/suspension', suspend(true));
   app.delete('/_dev/v1/storefront/suspension', suspend(false));
+  // The whole store's hosting: its site (if any) shows the suspension page and every storefront change is refused.
+  const storeTarget = z.object({ storeId: z.string(), reason: z.string().min(1).max(200).optional() }).strict();
+  const suspendStore = (suspended: boolean) => devRoute(services, (raw) => {
+    const { storeId, reason } = parseWith(storeTarget, raw);
+    return services.sqlite.transaction(() => {
+      const now = services.clock.now();
+      const changed = services.db.update(stores).set(suspended ? { suspendedAt: now, suspensionReason: reason ?? 'OPERATOR', updatedAt: now } : { suspendedAt: null, suspensionReason: null, updatedAt: now }).where(eq(stores.id, storeId)).run().changes;
+      if (changed === 0) throw fail(404, 'STORE_NOT_FOUND', { storeId });
+      const site = services.db.select().from(sites).where(eq(sites.storeId, storeId)).get();
+      if (site) changeSite(services.db, site, {}, now);
+      return { storeId, suspended, reason: suspended ? reason ?? 'OPERATOR' : null };
+    })();
+  });
+  app.post('/_dev/v1/storefront/store-suspension', suspendStore(true));
+  app.delete('/_dev/v1/storefront/store-suspension', suspendStore(false));
 }
