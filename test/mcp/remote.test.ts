@@ -1,3 +1,4 @@
+import { makeStoreWentPublic } from '../helpers/storefront.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -5,7 +6,6 @@ import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@mod
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { markStoreMilestone } from '../../src/modules/stores/usage.js';
 import { callTool } from '../helpers/mcp.js';
 import { authorize } from '../helpers/oauth.js';
 import { login, startTestService, type TestService } from '../helpers/service.js';
@@ -149,7 +149,7 @@ test('the OAuth flow by URL alone: the consent page names the client and its sco
 });
 
 test('decide_approval: an accepted form within 2 minutes decides as the person, via MCP_ELICITATION, not an AI action', async () => {
-  markStoreMilestone(svc.services.db, svc.storeId, svc.services.clock.now(), 'everPublicAt');
+  await makeStoreWentPublic(svc, { token: await login(svc), storeId: svc.storeId });
   const approvalId = await hold('Approved In Chat');
   const before = await used();
   let asked: ElicitRequest | undefined;
