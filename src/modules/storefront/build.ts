@@ -14,7 +14,7 @@ import { advisorySnapshotDir, AdvisorySourceUnavailable, loadAdvisories, type Ad
 import { putBlob, readBlob, sha256 } from './blobs.js';
 import { contentTypeOf } from './content-types.js';
 import { projectFiles } from './source.js';
-import { checkDependencies } from './dependency-policy.js';
+import { checkDependencies, installedScriptWarnings } from './dependency-policy.js';
 import { builds, deployments, versions, type DependencyFinding, type StoredFile, type VersionAsset } from './schema.js';
 import { currentFiles, findSite, inheritedTemplateVersion, nextVersionNumber, publishVersion, queueBuild, replaceSourceFiles, stepsWith, templates } from './service.js';
 
@@ -132,6 +132,12 @@ async function runStages(services: Services, build: Build, log: (line: string) =
     if (install.exitCode !== 0 && /INTEGRITY/i.test(install.all ?? '')) throw new BuildFailure('INSTALL', 'DEPENDENCIES_CHANGED', '받은 패키지가 pnpm-lock.yaml의 무결성 값과 다릅니다 (잠근 뒤 바뀌었습니다)');
     if (install.exitCode !== 0) throw new BuildFailure('INSTALL', 'INSTALL_FAILED', `pnpm install이 실패했습니다 (종료 코드 ${install.exitCode})`);
     if (sha256(readFileSync(join(dir, 'pnpm-lock.yaml'))) !== lockBefore) throw new BuildFailure('INSTALL', 'DEPENDENCIES_CHANGED', '설치 중 pnpm-lock.yaml이 바뀌었습니다');
+    const scripted = (await installedScriptWarnings(dir)).filter((w) => !report.warnings.some((known) => known.reason === w.reason && known.package === w.package));
+    for (const w of scripted) log(`경고 ${w.reason} ${w.package}@${w.version}: ${w.detail}`);
+    if (scripted.length) {
+      report.warnings.push(...scripted);
+      services.db.update(builds).set({ dependencies: report }).where(eq(builds.id, build.id)).run();
+    }
     const installLimit = services.config.storefront.installLimitBytes;
     if (existsSync(join(dir, 'node_modules')) && dirBytes(join(dir, 'node_modules')) > installLimit) throw new BuildFailure('INSTALL', 'INSTALL_TOO_LARGE', `설치된 패키지가 ${installLimit} bytes를 넘습니다`);
 
