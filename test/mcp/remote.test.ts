@@ -205,6 +205,23 @@ test('an answer after the 2 minutes (manual clock) decides nothing', async () =>
   assert.is((await callTool(client, 'get_approval_request', { approvalId })).value.status, 'PENDING');
 });
 
+test('no answer within the 2 minutes (manual clock): the tool says so and nothing changes', async () => {
+  const approvalId = await hold('Never Answered');
+  let asked!: () => void;
+  const shown = new Promise<void>((ok) => (asked = ok));
+  elicit = () => {
+    asked();
+    return new Promise(() => {});
+  };
+  const pending = callTool(client, 'decide_approval', { approvalId, decision: 'APPROVE' });
+  await shown;
+  await svc.advance(121);
+  const res = await pending;
+  assert.equal([res.value.decided, res.value.outcome], [false, 'NO_ANSWER']);
+  assert.ok(res.value.approvalUrl);
+  assert.is((await callTool(client, 'get_approval_request', { approvalId })).value.status, 'PENDING');
+});
+
 test('simultaneous decisions execute once', async () => {
   const approvalId = await hold('Once Only');
   const before = await used();
