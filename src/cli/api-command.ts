@@ -1,5 +1,6 @@
 import { Command, Flags, type Interfaces } from '@oclif/core';
 import { readFileSync } from 'node:fs';
+import type { ListrTask } from 'listr2';
 import stringWidth from 'string-width';
 import { ApiCallError, ApiClient, ConnectionError, type Envelope, type RequestOptions } from '../client/api-client.js';
 import { DEFAULT_API_URL, DEFAULT_PROFILE, readConfig, readCredential, sameService } from '../client/config.js';
@@ -155,6 +156,13 @@ export abstract class ApiCommand<T extends typeof Command> extends Command {
     const approval = envelope.data as { approvalId: string; reason: string; expiresAt: string; approvalUrl: string };
     this.output(approval, () => this.log(`Waiting for approval ${approval.approvalId} (${approval.reason}), until ${approval.expiresAt}: ${approval.approvalUrl}`));
     return this.exit(0);
+  }
+
+  /** Steps shown with listr2 at a terminal, as plain lines in CI, and not at all with --json. */
+  protected async tasks<C extends object>(list: ListrTask<C>[], ctx: C): Promise<C> {
+    const { Listr } = await import('listr2');
+    const renderer = this.flags.json ? 'silent' : process.stdout.isTTY && !process.env.CI ? 'default' : 'simple';
+    return new Listr<C>(list, { renderer, exitOnError: true, rendererOptions: { collapseErrors: false } } as never).run(ctx);
   }
 
   /** `--json`: the data alone; otherwise the command's own rendering. */

@@ -35,6 +35,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Send no credential (the buyer API takes buyer tokens only, given in `headers`). */
   anonymous?: boolean;
+  /** A multipart body (file uploads) instead of JSON. */
+  form?: FormData;
 }
 
 /** An answer as received, enveloped or not (`svc api` prints OpenAPI and well-known documents as they are). */
@@ -134,7 +136,7 @@ export class ApiClient {
     if (options.storeId) headers['x-store-id'] = options.storeId;
     if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
     if (options.dryRun) headers['x-svc-dry-run'] = '1';
-    let body: string | undefined;
+    let body: string | FormData | undefined = options.form;
     if (options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers['content-type'] = 'application/json';

@@ -1,7 +1,7 @@
+import { makeStoreWentPublic } from '../helpers/storefront.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAccessToken, newSellerWithStore, startTestService, type TestService } from '../helpers/service.js';
-import { markStoreMilestone } from '../../src/modules/stores/usage.js';
 import { createProduct, fails, read } from './fixtures.js';
 
 let svc: TestService;
@@ -272,7 +272,7 @@ test('agent policy (spec 01 §5.6): direct for create, name/status and stock; ap
   const id = created.data.productId;
   // A store that was never public skips approval for product updates (the exemption of §5.6).
   assert.is((await as('PATCH', `/v1/products/${id}`, { salePrice: 1100 })).status, 200);
-  markStoreMilestone(svc.services.db, seller.storeId, Date.now(), 'everPublicAt');
+  await makeStoreWentPublic(svc, seller);
   assert.is((await as('PATCH', `/v1/products/${id}`, { name: '이름 변경', status: 'SUSPENDED' })).status, 200);
   assert.is((await as('PATCH', `/v1/products/${id}`, { salePrice: 1100 })).status, 200, 'the same price is not a change');
   assert.is((await as('PATCH', `/v1/products/${id}/variants/${created.data.variants[0].variantId}/stock`, { adjustment: 1 })).status, 200);

@@ -1,7 +1,8 @@
+import { makeStoreWentPublic } from '../helpers/storefront.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { planUsage } from '../../src/modules/stores/schema.js';
-import { markStoreMilestone, usageMonth } from '../../src/modules/stores/usage.js';
+import { usageMonth } from '../../src/modules/stores/usage.js';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 
 let svc: TestService;
@@ -34,7 +35,7 @@ test('while the store never went public, store settings changes by agents run di
 });
 
 test('after the first public state, an agent write is held: 202 APPROVAL_REQUIRED, nothing changes', async () => {
-  markStoreMilestone(svc.services.db, svc.storeId, svc.services.clock.now(), 'everPublicAt');
+  await makeStoreWentPublic(svc, { token: await login(svc), storeId: svc.storeId });
   const dry = await agent('PATCH', '/v1/store', { body: { name: 'Dry' }, headers: { 'x-svc-dry-run': '1' } });
   assert.is(dry.body.meta.code, 'DRY_RUN');
   assert.is(dry.data.decision, 'APPROVAL_REQUIRED');
@@ -144,7 +145,7 @@ test('a token revoked before approval makes the execution fail with 401', async 
 
 test('approvers are mailed one digest per 10 minutes', async () => {
   const seller = await newSellerWithStore(svc, 'digest');
-  markStoreMilestone(svc.services.db, seller.storeId, svc.services.clock.now(), 'everPublicAt');
+  await makeStoreWentPublic(svc, seller);
   const sellerAgent = await createAccessToken(svc, seller.token, { scopes: ['store:rw'], agent: true });
   const ask = (name: string) => apiClient(svc.url)('PATCH', '/v1/store', { token: sellerAgent, storeId: seller.storeId, body: { name } });
   const mails = async () => (await svc.api('GET', '/_dev/v1/mail')).data.contents.filter((m: any) => m.to === seller.email && m.subject.includes('승인'));

@@ -1,8 +1,8 @@
+import { makeStoreWentPublic } from '../helpers/storefront.js';
 import { eq } from 'drizzle-orm';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { approvalRequests } from '../../src/modules/approvals/schema.js';
-import { markStoreMilestone } from '../../src/modules/stores/usage.js';
 import { SEED_EMAIL, SEED_PASSWORD } from '../../src/server/seed.js';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 
@@ -15,7 +15,7 @@ test.before(async () => {
   svc = await startTestService();
   owner = await login(svc);
   agent = apiClient(svc.url, { token: await createAccessToken(svc, owner, { scopes: ['store:rw'], agent: true }), storeId: svc.storeId });
-  markStoreMilestone(svc.services.db, svc.storeId, svc.services.clock.now(), 'everPublicAt');
+  await makeStoreWentPublic(svc, { token: owner, storeId: svc.storeId });
   assert.is((await apiClient(svc.url)('POST', '/auth/v1/signup', { body: { ...admin, name: 'Admin' } })).status, 201);
   assert.is((await svc.api('POST', '/v1/members', { token: owner, body: { email: admin.email, role: 'ADMIN' } })).status, 201);
 });

@@ -1,9 +1,9 @@
+import { makeStoreWentPublic } from '../helpers/storefront.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { markStoreMilestone } from '../../src/modules/stores/usage.js';
 import { jsonOf, packageRoot, runCli } from '../helpers/cli.js';
 import { apiClient, createAccessToken, login, startTestService, type TestService } from '../helpers/service.js';
 
@@ -38,7 +38,7 @@ test('svc mcp config prints each client\'s snippet, local (svc mcp over stdio) o
 });
 
 test('svc approvals list, get, approve and reject', async () => {
-  markStoreMilestone(svc.services.db, svc.storeId, svc.services.clock.now(), 'everPublicAt');
+  await makeStoreWentPublic(svc, { token: await login(svc), storeId: svc.storeId });
   const agentToken = await createAccessToken(svc, owner, { scopes: ['store:rw'], agent: true });
   const agent = apiClient(svc.url, { token: agentToken, storeId: svc.storeId });
   const first = (await agent('PATCH', '/v1/store', { body: { name: 'Approved By CLI' } })).data.approvalId;

@@ -1,3 +1,4 @@
+import { makeStoreWentPublic } from '../helpers/storefront.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -5,7 +6,6 @@ import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@mod
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { markStoreMilestone } from '../../src/modules/stores/usage.js';
 import { callTool } from '../helpers/mcp.js';
 import { authorize } from '../helpers/oauth.js';
 import { login, startTestService, type TestService } from '../helpers/service.js';
@@ -149,7 +149,7 @@ test('the OAuth flow by URL alone: the consent page names the client and its sco
 });
 
 test('decide_approval: an accepted form within 2 minutes decides as the person, via MCP_ELICITATION, not an AI action', async () => {
-  markStoreMilestone(svc.services.db, svc.storeId, svc.services.clock.now(), 'everPublicAt');
+  await makeStoreWentPublic(svc, { token: await login(svc), storeId: svc.storeId });
   const approvalId = await hold('Approved In Chat');
   const before = await used();
   let asked: ElicitRequest | undefined;
@@ -202,6 +202,23 @@ test('an answer after the 2 minutes (manual clock) decides nothing', async () =>
   };
   const res = await callTool(client, 'decide_approval', { approvalId, decision: 'APPROVE' });
   assert.equal([res.value.decided, res.value.outcome], [false, 'CONFIRMATION_EXPIRED']);
+  assert.is((await callTool(client, 'get_approval_request', { approvalId })).value.status, 'PENDING');
+});
+
+test('no answer within the 2 minutes (manual clock): the tool says so and nothing changes', async () => {
+  const approvalId = await hold('Never Answered');
+  let asked!: () => void;
+  const shown = new Promise<void>((ok) => (asked = ok));
+  elicit = () => {
+    asked();
+    return new Promise(() => {});
+  };
+  const pending = callTool(client, 'decide_approval', { approvalId, decision: 'APPROVE' });
+  await shown;
+  await svc.advance(121);
+  const res = await pending;
+  assert.equal([res.value.decided, res.value.outcome], [false, 'NO_ANSWER']);
+  assert.ok(res.value.approvalUrl);
   assert.is((await callTool(client, 'get_approval_request', { approvalId })).value.status, 'PENDING');
 });
 

@@ -1,3 +1,4 @@
+import { makeStoreWentPublic } from '../helpers/storefront.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,7 +6,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { planUsage } from '../../src/modules/stores/schema.js';
-import { markStoreMilestone, usageMonth } from '../../src/modules/stores/usage.js';
+import { usageMonth } from '../../src/modules/stores/usage.js';
 import { bundleFor, deploy, installApp, uniqueHandle } from '../apps/support.js';
 import { callTool, stdioClient } from '../helpers/mcp.js';
 import { createAccessToken, login, startTestService, type TestService } from '../helpers/service.js';
@@ -90,7 +91,7 @@ test('a direct agent write runs and counts once; a dry run runs nothing and coun
 });
 
 test('after the store went public a price-like change waits for approval: approvalUrl, list and get; the local MCP cannot decide', async () => {
-  markStoreMilestone(svc.services.db, svc.storeId, svc.services.clock.now(), 'everPublicAt');
+  await makeStoreWentPublic(svc, { token: await login(svc), storeId: svc.storeId });
   const before = await used();
   const held = await callTool(client, 'call_api_write', { method: 'PATCH', path: '/v1/store', body: { name: 'Held Name' }, idempotencyKey: 'held-1' });
   assert.equal([held.isError, held.status, held.code, held.value.status], [false, 202, 'APPROVAL_REQUIRED', 'PENDING']);

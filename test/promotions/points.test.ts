@@ -5,9 +5,9 @@
  * payments (never negative), points given back when a payment ends unpaid, earning on purchase decision
  * by clock advance, and expiry by the job runner.
  */
+import { makeStoreWentPublic } from '../helpers/storefront.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { markStoreMilestone } from '../../src/modules/stores/usage.js';
 import { fails, ok } from '../helpers/assert.js';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { buyerApi, connectSandbox, createProduct, directSheet, startGuestPayment } from '../checkout/support.js';
@@ -183,7 +183,7 @@ test('scopes: promotion:r reads the ledger but cannot grant; an agent grants dir
 test('once the store went public: an agent\'s point writes need approval, and the expiry and balance rules refuse before any request is made', async () => {
   const fresh = await newSellerWithStore(svc, 'ptspub');
   const buyer = ok(await fresh.api('POST', '/v1/customers/delegations', { body: { uid: 'p1', email: 'p1@example.com' } }), 201).customer.customerId;
-  markStoreMilestone(svc.services.db, fresh.storeId, svc.services.clock.now(), 'everPublicAt');
+  await makeStoreWentPublic(svc, fresh);
   const agent = apiClient(svc.url, { token: await createAccessToken(svc, fresh.token, { scopes: ['promotion:rw'], agent: true }), storeId: fresh.storeId });
   const points = (body: unknown, headers?: Record<string, string>) => agent('POST', `/v1/customers/${buyer}/points`, { body, headers });
   const dry = { 'x-svc-dry-run': '1' };

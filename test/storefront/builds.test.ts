@@ -7,7 +7,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -33,6 +33,7 @@ test.before(async () => {
   await registry.publish('@fixture/heavy', '1.0.0', { 'index.js': `export const data = '${'x'.repeat(20_000)}';\n` }, { type: 'module' });
   await registry.publish('minimist', '1.2.5', { 'index.js': 'module.exports = () => ({});\n' });
   await registry.publish('npm-cli-docs', '1.0.0', { 'index.js': 'module.exports = 1;\n' });
+  await registry.publish('@fixture/scripted', '1.0.0', { 'index.js': 'export const x = 1;\n', 'install.js': "require('fs').writeFileSync('/tmp/svc-install-script-ran', 'yes');\n" }, { type: 'module', scripts: { postinstall: 'node install.js' } });
   svc = await startTestService({ storefront: { ...FRESH_PACKAGES, npmRegistry: registry.url, denylist: ['@fixture/heavy'], installLimitBytes: 10_000_000 } });
   api = await tokenApi(svc);
   await createSite(api);
@@ -114,6 +115,15 @@ test('a version built with a dependency from the registry; templateVersion from 
   const v3 = ok(await api('GET', '/v1/storefront/site/versions')).contents.find((v: any) => v.versionId === inherited.versionId);
   assert.is(v3.templateVersion, '1', 'no sayren.templateVersion: the published version\'s (the basic template\'s 1)');
   fails(await api('GET', '/v1/storefront/site/builds/bld_nope'), 404, 'STOREFRONT_BUILD_NOT_FOUND');
+});
+
+test('install scripts are reported as warnings and never run', async () => {
+  rmSync('/tmp/svc-install-script-ran', { force: true });
+  const scripted = { '@fixture/scripted': '1.0.0' };
+  const built = await deploy(miniProject({ lock: await lockFor(scripted), packageJson: { dependencies: scripted } }));
+  assert.is(built.status, 'SUCCEEDED', built.logTail);
+  assert.ok(built.dependencies.warnings.some((w: any) => w.reason === 'INSTALL_SCRIPT' && w.package === '@fixture/scripted'), JSON.stringify(built.dependencies));
+  assert.not.ok(existsSync('/tmp/svc-install-script-ran'), 'the postinstall script did not run');
 });
 
 test('VERIFY and DEPENDENCIES: a project without svc.storefront.json; lockfile, advisories, malware and the denylist', async () => {

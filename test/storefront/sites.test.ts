@@ -167,4 +167,17 @@ test('suspension by the operator: a suspension page for visitors, every change r
   assert.is((await visit('dev-store/')).status, 200);
 });
 
+test('a suspended store: its site shows the suspension page, storefront changes and site creation are refused', async () => {
+  ok(await api('POST', '/_dev/v1/storefront/store-suspension', { body: { storeId: svc.storeId, reason: 'FRAUD_REVIEW' } }));
+  assert.is((await visit('dev-store/')).status, 503);
+  const refused = fails(await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'COMING_SOON', expectedVisibility: 'PUBLIC' } }), 409, 'STORE_SUSPENDED');
+  assert.is(refused.error.details.reason, 'FRAUD_REVIEW');
+  fails(await api('POST', '/v1/storefront/site/versions'), 409, 'STORE_SUSPENDED');
+  const other = await newSellerWithStore(svc, 'sf-suspended');
+  ok(await api('POST', '/_dev/v1/storefront/store-suspension', { body: { storeId: other.storeId } }));
+  fails(await other.api('POST', '/v1/storefront/site', { body: { templateId: 'basic', slug: 'suspended-shop' } }), 409, 'STORE_SUSPENDED');
+  ok(await api('DELETE', '/_dev/v1/storefront/store-suspension', { body: { storeId: svc.storeId } }));
+  assert.is((await visit('dev-store/')).status, 200);
+});
+
 test.run();

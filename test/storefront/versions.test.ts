@@ -4,13 +4,15 @@
  * one-time preview links with their 12-hour browser trust, and the agent policy of spec 01 §5.6 for
  * publish, rollback, visibility and source uploads (exempt while the store never went public).
  */
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fails, ok } from '../helpers/assert.js';
 import { apiClient, createAccessToken, login, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { connectSandbox, createProduct } from '../checkout/support.js';
 import { longLivedToken } from '../promotions/support.js';
-import { build, createSite, miniProject, synced, tarGz, uploadSource } from './support.js';
+import { build, createSite, miniProject, runJobs, synced, tarGz, uploadSource } from './support.js';
 
 let svc: TestService;
 let api: Api;
@@ -20,6 +22,8 @@ const versions: Record<string, string> = {};
 const server = `  const url = new URL(request.url);
   if (url.pathname.endsWith('/boom')) throw new Error('page crashed');
   if (url.pathname.endsWith('/slow')) { while (true) {} }
+  if (url.pathname.endsWith('/admin')) return new Response(await (await fetch(url.origin + '/v1/store')).text());
+  if (url.pathname.endsWith('/outside')) return new Response(await (await fetch('https://example.com/')).text());
   return new Response('<h1>mini ' + env.version + ' ' + url.pathname + '</h1>', { headers: { 'content-type': 'text/html; charset=utf-8' } });`;
 
 test.before(async () => {
@@ -103,9 +107,37 @@ test('rendering: a page that throws or never ends fails alone with a 5xx page; t
   assert.match(await boom.text(), '일시적인 오류');
   const slow = await visit('slow');
   assert.is(slow.status, 504);
+  assert.is((await visit('admin')).status, 500, "the site's fetch reaches only the buyer API, not the admin API");
+  assert.is((await visit('outside')).status, 500, 'nor any other host');
   const fine = await visit('after');
   assert.is(fine.status, 200);
   assert.match(await fine.text(), '/sites/dev-store/after');
+});
+
+test('provisioning: a version whose artifacts are missing stays PENDING, shows FAILED after 3 tries and is retried until it syncs', async () => {
+  const { versions: table } = await import('../../src/modules/storefront/schema.js');
+  const { eq } = await import('drizzle-orm');
+  const row = svc.services.db.select().from(table).where(eq(table.id, versions.v2)).get()!;
+  const blob = join(svc.dataDir, 'storefront', 'blobs', row.server.bundle.hash.slice(0, 2), row.server.bundle.hash.slice(2));
+  const saved = readFileSync(blob);
+  rmSync(blob);
+  try {
+    const before = ok(await api('GET', '/v1/storefront/site')).publishedVersionId;
+    ok(await publish(versions.v2));
+    await runJobs(api);
+    let site = ok(await api('GET', '/v1/storefront/site'));
+    assert.equal([site.provisioning.status, site.provisioning.servedVersionId], ['PENDING', before], 'visitors keep the version they had');
+    for (let i = 0; i < 3; i++) await svc.advance(31 * 60);
+    site = ok(await api('GET', '/v1/storefront/site'));
+    assert.is(site.provisioning.status, 'FAILED');
+  } finally {
+    writeFileSync(blob, saved);
+  }
+  await svc.advance(31 * 60);
+  const site = await synced(api);
+  assert.equal([site.provisioning.status, site.provisioning.servedVersionId], ['SYNCED', versions.v2]);
+  ok(await publish(versions.v3));
+  await synced(api);
 });
 
 test('preview: a one-time link for an unpublished version, trusted for 12 hours in that browser only', async () => {

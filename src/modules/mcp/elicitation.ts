@@ -48,6 +48,11 @@ export async function confirmByElicitation(
     }
     const preview = await heldRequestPreview(before, input.approvalId);
     const askedAt = services.clock.now();
+    // The window is the service's 2 minutes (a manual clock in tests and demos moves it too).
+    const windowEnded = new AbortController();
+    const watch = setInterval(() => {
+      if (services.clock.now() - askedAt > CONFIRMATION_WINDOW_MS) windowEnded.abort();
+    }, 200);
     let answer;
     try {
       answer = await server.elicitInput({
@@ -61,9 +66,11 @@ export async function confirmByElicitation(
           },
           required: ['decision'],
         },
-      }, { timeout: CONFIRMATION_WINDOW_MS, signal: extra.signal, relatedRequestId: extra.requestId });
+      }, { timeout: CONFIRMATION_WINDOW_MS, signal: AbortSignal.any([extra.signal, windowEnded.signal]), relatedRequestId: extra.requestId });
     } catch {
       return undecided(approval, 'NO_ANSWER', 'No answer within 2 minutes: nothing changed. A person may still decide at approvalUrl.');
+    } finally {
+      clearInterval(watch);
     }
     if (services.clock.now() - askedAt > CONFIRMATION_WINDOW_MS) {
       return undecided(approval, 'CONFIRMATION_EXPIRED', 'The form was answered after its 2 minutes: nothing changed. Ask again, or decide at approvalUrl.');

@@ -9,7 +9,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { inflateRawSync } from 'node:zlib';
+import * as yauzl from 'yauzl';
 import { z } from 'zod';
 import { packageRoot } from '../../paths.js';
 
@@ -187,15 +187,15 @@ export async function loadAdvisories(source: string): Promise<AdvisoryIndex> {
       // One unreadable record must not hide the others; it simply adds nothing.
     }
   };
-  const addZip = (zip: Buffer) => {
+  const addZip = async (zip: Buffer) => {
     try {
-      for (const text of readZip(zip)) addJson(text);
+      for (const text of await readZip(zip)) addJson(text);
     } catch (err) {
       throw new AdvisorySourceUnavailable(source, `not a readable zip archive (${(err as Error).message})`, { cause: err });
     }
   };
   if (/^https?:\/\//i.test(source)) {
-    addZip(await download(source));
+    await addZip(await download(source));
     return index;
   }
   const info = await stat(source).catch((err: unknown) => {
@@ -206,7 +206,7 @@ export async function loadAdvisories(source: string): Promise<AdvisoryIndex> {
     for (const name of names) addJson(await readFile(join(source, name), 'utf8'));
     return index;
   }
-  addZip(await readFile(source));
+  await addZip(await readFile(source));
   return index;
 }
 
@@ -225,51 +225,23 @@ async function download(url: string): Promise<Buffer> {
   }
 }
 
-/**
- * The `.json` members of a zip archive, as text. A minimal reader (stored and deflated members, ZIP64
- * for archives of more than 65,535 members such as OSV's npm export) kept here because no zip library
- * is a dependency yet. A damaged archive throws (the source is then unavailable) rather than yielding less.
- */
-function* readZip(zip: Buffer): Generator<string> {
-  const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]), Math.max(0, zip.length - 22));
-  if (eocd < 0 || zip.length < 22) throw new Error('no end of central directory');
-  let count = zip.readUInt16LE(eocd + 10);
-  let offset = zip.readUInt32LE(eocd + 16);
-  if (count === 0xffff || offset === 0xffffffff) {
-    const locator = eocd - 20;
-    if (locator < 0 || zip.readUInt32LE(locator) !== 0x07064b50) throw new Error('no ZIP64 locator');
-    const zip64 = Number(zip.readBigUInt64LE(locator + 8));
-    if (zip.readUInt32LE(zip64) !== 0x06064b50) throw new Error('no ZIP64 end of central directory');
-    count = Number(zip.readBigUInt64LE(zip64 + 32));
-    offset = Number(zip.readBigUInt64LE(zip64 + 48));
-  }
-  for (let i = 0; i < count; i++) {
-    if (offset + 46 > zip.length || zip.readUInt32LE(offset) !== 0x02014b50) throw new Error('bad central directory');
-    const method = zip.readUInt16LE(offset + 10);
-    let compressedSize = zip.readUInt32LE(offset + 20);
-    const nameLength = zip.readUInt16LE(offset + 28);
-    const extraLength = zip.readUInt16LE(offset + 30);
-    const commentLength = zip.readUInt16LE(offset + 32);
-    let localOffset = zip.readUInt32LE(offset + 42);
-    const name = zip.toString('utf8', offset + 46, offset + 46 + nameLength);
-    if (compressedSize === 0xffffffff || localOffset === 0xffffffff) {
-      // ZIP64 extra field: the 64-bit values replace, in this order, those set to 0xffffffff.
-      const extra = zip.subarray(offset + 46 + nameLength, offset + 46 + nameLength + extraLength);
-      for (let at = 0; at + 4 <= extra.length; at += 4 + extra.readUInt16LE(at + 2)) {
-        if (extra.readUInt16LE(at) !== 0x0001) continue;
-        let field = at + 4;
-        if (zip.readUInt32LE(offset + 24) === 0xffffffff) field += 8;
-        if (compressedSize === 0xffffffff) { compressedSize = Number(extra.readBigUInt64LE(field)); field += 8; }
-        if (localOffset === 0xffffffff) localOffset = Number(extra.readBigUInt64LE(field));
-      }
-    }
-    offset += 46 + nameLength + extraLength + commentLength;
-    if (!name.endsWith('.json')) continue;
-    if (zip.readUInt32LE(localOffset) !== 0x04034b50) throw new Error(`bad local header for ${name}`);
-    const start = localOffset + 30 + zip.readUInt16LE(localOffset + 26) + zip.readUInt16LE(localOffset + 28);
-    const data = zip.subarray(start, start + compressedSize);
-    if (method === 0) yield data.toString('utf8');
-    else if (method === 8) yield inflateRawSync(data).toString('utf8');
-    else throw new Error(`unsupported compression method ${method} for ${name}`);
-  }
+/** The `.json` members of a zip archive (yauzl reads one member at a time), as text. A damaged archive rejects. */
+async function readZip(zip: Buffer): Promise<string[]> {
+  const archive = await yauzl.fromBufferPromise(zip, { lazyEntries: true });
+  const texts: string[] = [];
+  await new Promise<void>((done, fail) => {
+    archive.on('error', fail);
+    archive.on('end', () => done());
+    archive.on('entry', (entry: yauzl.Entry) => {
+      if (!entry.fileName.endsWith('.json')) return archive.readEntry();
+      archive.openReadStreamPromise(entry).then(async (stream) => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of stream) chunks.push(chunk as Buffer);
+        texts.push(Buffer.concat(chunks).toString('utf8'));
+        archive.readEntry();
+      }, fail);
+    });
+    archive.readEntry();
+  });
+  return texts;
 }

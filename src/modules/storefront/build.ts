@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, extname, join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { and, eq, isNotNull, lte } from 'drizzle-orm';
 import * as esbuild from 'esbuild';
 import { execa } from 'execa';
@@ -12,10 +12,12 @@ import type { Job } from '../../server/jobs.js';
 import type { Services } from '../../server/services.js';
 import { advisorySnapshotDir, AdvisorySourceUnavailable, loadAdvisories, type AdvisoryIndex } from './advisories.js';
 import { putBlob, readBlob, sha256 } from './blobs.js';
-import { checkDependencies } from './dependency-policy.js';
+import { contentTypeOf } from './content-types.js';
+import { projectFiles } from './source.js';
+import { checkDependencies, installedScriptWarnings } from './dependency-policy.js';
 import { projectConfig } from './project-checks.js';
 import { builds, deployments, versions, type DependencyFinding, type StoredFile, type VersionAsset } from './schema.js';
-import { currentFiles, findSite, inheritedTemplateVersion, nextVersionNumber, projectFiles, publishVersion, queueBuild, replaceSourceFiles, stepsWith, templates } from './service.js';
+import { currentFiles, findSite, inheritedTemplateVersion, nextVersionNumber, publishVersion, queueBuild, replaceSourceFiles, stepsWith, templates } from './service.js';
 
 type Build = typeof builds.$inferSelect;
 type Stage = NonNullable<Build['failureStage']>;
@@ -39,13 +41,6 @@ class BuildFailure extends Error {
 /** The advisory source is down but still within its grace period: the build goes back to the queue. */
 class TryLater extends Error {}
 
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8', '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
-  '.json': 'application/json; charset=utf-8', '.map': 'application/json; charset=utf-8', '.svg': 'image/svg+xml', '.png': 'image/png', '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp', '.avif': 'image/avif', '.ico': 'image/x-icon', '.txt': 'text/plain; charset=utf-8',
-  '.woff': 'font/woff', '.woff2': 'font/woff2', '.webmanifest': 'application/manifest+json', '.xml': 'application/xml',
-};
-export const contentTypeOf = (path: string) => CONTENT_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream';
 
 /** A failed download is retried once, soon: an integrity mismatch or a missing version does not heal in a minute. */
 const FETCH_RETRIES = { PNPM_CONFIG_FETCH_RETRIES: '1', PNPM_CONFIG_FETCH_RETRY_MINTIMEOUT: '1000', PNPM_CONFIG_FETCH_RETRY_MAXTIMEOUT: '5000' };
@@ -132,6 +127,12 @@ async function runStages(services: Services, build: Build, log: (line: string) =
     if (install.exitCode !== 0 && /INTEGRITY/i.test(install.all ?? '')) throw new BuildFailure('INSTALL', 'DEPENDENCIES_CHANGED', '받은 패키지가 pnpm-lock.yaml의 무결성 값과 다릅니다 (잠근 뒤 바뀌었습니다)');
     if (install.exitCode !== 0) throw new BuildFailure('INSTALL', 'INSTALL_FAILED', `pnpm install이 실패했습니다 (종료 코드 ${install.exitCode})`);
     if (sha256(readFileSync(join(dir, 'pnpm-lock.yaml'))) !== lockBefore) throw new BuildFailure('INSTALL', 'DEPENDENCIES_CHANGED', '설치 중 pnpm-lock.yaml이 바뀌었습니다');
+    const scripted = (await installedScriptWarnings(dir)).filter((w) => !report.warnings.some((known) => known.reason === w.reason && known.package === w.package));
+    for (const w of scripted) log(`경고 ${w.reason} ${w.package}@${w.version}: ${w.detail}`);
+    if (scripted.length) {
+      report.warnings.push(...scripted);
+      services.db.update(builds).set({ dependencies: report }).where(eq(builds.id, build.id)).run();
+    }
     const installLimit = services.config.storefront.installLimitBytes;
     if (existsSync(join(dir, 'node_modules')) && dirBytes(join(dir, 'node_modules')) > installLimit) throw new BuildFailure('INSTALL', 'INSTALL_TOO_LARGE', `설치된 패키지가 ${installLimit} bytes를 넘습니다`);
 

@@ -10,7 +10,7 @@
  */
 import { readWantedLockfile, type LockfileObject, type PackageSnapshot } from '@pnpm/lockfile.fs';
 import { satisfiesPackageManifest } from '@pnpm/lockfile.verification';
-import { access, readFile } from 'node:fs/promises';
+import { access, readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { z } from 'zod';
 import type { Advisory, AdvisoryIndex } from './advisories.js';
@@ -253,4 +253,38 @@ class Report {
   result(): DependencyReport {
     return { rejected: [...this.rejected.values()], warnings: [...this.warnings.values()] };
   }
+}
+
+/** Lifecycle scripts npm packages run when installed (a `binding.gyp` implies `install: node-gyp rebuild`). */
+const PACKAGE_INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall'];
+
+/**
+ * Installed packages that have install scripts, read from what pnpm put in `node_modules/.pnpm` (its v9
+ * lockfiles no longer record them, and an install with scripts off does not list them): each is a
+ * warning `INSTALL_SCRIPT`, since the script never runs and whatever it would build is missing.
+ */
+export async function installedScriptWarnings(projectDir: string): Promise<Warning[]> {
+  const store = join(projectDir, 'node_modules', '.pnpm');
+  const entries = await readdir(store, { withFileTypes: true }).catch(() => []);
+  const warnings = new Map<string, Warning>();
+  for (const entry of entries) {
+    if (!entry.isDirectory() || entry.name === 'node_modules') continue;
+    const modules = join(store, entry.name, 'node_modules');
+    for (const scopeOrName of await readdir(modules).catch(() => [] as string[])) {
+      const names = scopeOrName.startsWith('@') ? (await readdir(join(modules, scopeOrName)).catch(() => [] as string[])).map((n) => `${scopeOrName}/${n}`) : [scopeOrName];
+      for (const name of names) {
+        const dir = join(modules, name);
+        const manifest = await readFile(join(dir, 'package.json'), 'utf8').then((t) => JSON.parse(t) as { name?: string; version?: string; scripts?: Record<string, string> }, () => null);
+        if (!manifest?.name || manifest.name !== name || warnings.has(`${name}@${manifest.version}`)) continue;
+        const scripts = PACKAGE_INSTALL_SCRIPTS.filter((s) => manifest.scripts?.[s]);
+        const gyp = await access(join(dir, 'binding.gyp')).then(() => true, () => false);
+        if (scripts.length === 0 && !gyp) continue;
+        warnings.set(`${name}@${manifest.version}`, {
+          package: name, version: manifest.version ?? null, reason: 'INSTALL_SCRIPT', advisory: null,
+          detail: `${name} has install scripts (${[...scripts, ...(gyp ? ['node-gyp rebuild'] : [])].join(', ')}); they are never run, so anything they would build is missing`,
+        });
+      }
+    }
+  }
+  return [...warnings.values()];
 }

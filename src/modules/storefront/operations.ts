@@ -22,7 +22,7 @@ const tag = 'Hosted storefront';
 const read = { auth: 'store' as const, scope: 'storefront:r', tag };
 const write = { auth: 'store' as const, scope: 'storefront:rw', tag };
 const SITE_ERRORS = { 404: ['STOREFRONT_SITE_NOT_FOUND'] } as const;
-const ACTIVE_SITE_ERRORS = { 404: ['STOREFRONT_SITE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE'] } as const;
+const ACTIVE_SITE_ERRORS = { 404: ['STOREFRONT_SITE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED'] } as const;
 const siteTarget = (ctx: StoreCtx) => ({ type: 'STOREFRONT_SITE', id: findSite(ctx.db, ctx.store.id)?.id ?? null });
 
 /** Preview links open within 5 minutes (spec 02 §8). */
@@ -107,7 +107,7 @@ export const storefrontOperations = [
     agent: 'direct',
     body: z.object({ templateId: z.string().min(1), slug: slugInput.optional() }).strict(),
     response: siteSchema.extend({ deployment: deploymentSchema }),
-    errors: { 403: ['STOREFRONT_HOSTING_DISABLED'], 404: ['TEMPLATE_NOT_FOUND'], 409: ['STOREFRONT_SITE_EXISTS', 'STOREFRONT_SLUG_TAKEN', 'STOREFRONT_SITE_CREATE_LIMIT'] },
+    errors: { 403: ['STOREFRONT_HOSTING_DISABLED'], 404: ['TEMPLATE_NOT_FOUND'], 409: ['STOREFRONT_SITE_EXISTS', 'STOREFRONT_SLUG_TAKEN', 'STOREFRONT_SITE_CREATE_LIMIT', 'STORE_SUSPENDED'] },
     target: () => ({ type: 'STOREFRONT_SITE', id: null }),
     handler: (ctx) => {
       const template = templates.find((t) => t.templateId === ctx.body.templateId);
@@ -140,7 +140,7 @@ export const storefrontOperations = [
     status: 202,
     agent: 'direct',
     response: deploymentSchema,
-    errors: { ...ACTIVE_SITE_ERRORS, 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STOREFRONT_DEPLOYMENT_NOT_RETRYABLE'] },
+    errors: { ...ACTIVE_SITE_ERRORS, 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_DEPLOYMENT_NOT_RETRYABLE'] },
     target: siteTarget,
     handler: (ctx) => {
       const site = requireActiveSite(ctx.db, ctx.store.id);
@@ -163,7 +163,7 @@ export const storefrontOperations = [
     agent: 'approval',
     body: z.object({ visibility: z.enum(['COMING_SOON', 'PUBLIC']), expectedVisibility: z.enum(['COMING_SOON', 'PUBLIC']) }).strict(),
     response: siteSchema,
-    errors: { ...ACTIVE_SITE_ERRORS, 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STOREFRONT_SITE_CHANGED', 'STOREFRONT_NOT_READY'] },
+    errors: { ...ACTIVE_SITE_ERRORS, 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_SITE_CHANGED', 'STOREFRONT_NOT_READY'] },
     target: siteTarget,
     preview: (ctx) => ({ changes: [{ field: 'visibility', before: findSite(ctx.db, ctx.store!.id)?.visibility ?? null, after: ctx.body.visibility }] }),
     handler: (ctx) => {
@@ -183,7 +183,7 @@ export const storefrontOperations = [
     params: z.object({ versionId: z.string() }).strict(),
     body: z.object({ expectedPublishedVersionId: z.string().nullable().optional() }).strict(),
     response: siteSchema,
-    errors: { 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_VERSION_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STOREFRONT_SITE_CHANGED'] },
+    errors: { 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_VERSION_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_SITE_CHANGED'] },
     target: siteTarget,
     preview: (ctx) => ({ changes: [{ field: 'publishedVersionId', before: findSite(ctx.db, ctx.store!.id)?.publishedVersionId ?? null, after: ctx.params.versionId }] }),
     handler: (ctx) => publishTo(ctx, requireActiveSite(ctx.db, ctx.store.id), ctx.params.versionId, ctx.body.expectedPublishedVersionId, 'PUBLISH'),
@@ -198,7 +198,7 @@ export const storefrontOperations = [
     agentApprovalExemptWhilePrivate: true,
     body: z.object({ versionId: z.string().optional(), expectedPublishedVersionId: z.string().nullable().optional() }).strict(),
     response: siteSchema,
-    errors: { 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_VERSION_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STOREFRONT_SITE_CHANGED', 'STOREFRONT_NO_ROLLBACK_TARGET'] },
+    errors: { 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_VERSION_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_SITE_CHANGED', 'STOREFRONT_NO_ROLLBACK_TARGET'] },
     target: siteTarget,
     preview: (ctx) => {
       const site = findSite(ctx.db, ctx.store!.id);
@@ -236,7 +236,7 @@ export const storefrontOperations = [
     agent: 'denied',
     body: z.object({ versionId: z.string().optional() }).strict(),
     response: z.object({ url: z.string(), versionId: z.string(), expiresAt: instant }),
-    errors: { 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_VERSION_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE'] },
+    errors: { 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_VERSION_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED'] },
     target: siteTarget,
     handler: (ctx) => {
       const site = requireActiveSite(ctx.db, ctx.store.id);

@@ -1,5 +1,5 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { and, asc, count, desc, eq, gt, gte, max } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
@@ -34,6 +34,7 @@ defineMessages({
   STOREFRONT_SOURCE_INVALID: '올릴 수 없는 소스 묶음입니다.',
   STOREFRONT_DEPLOYMENT_NOT_RETRYABLE: '실패한 배포만 다시 시도할 수 있습니다.',
   TEMPLATE_NOT_FOUND: '템플릿을 찾을 수 없습니다.',
+  STORE_SUSPENDED: '운영 정책에 따라 정지된 상점입니다.',
 });
 
 export const SITE_CREATE_LIMIT = 3;
@@ -72,21 +73,6 @@ export const templates: Template[] = existsSync(templatesDir)
     })
   : [];
 
-/** A project folder's files (no installed packages or build output), as path → bytes. */
-export function projectFiles(dir: string): Map<string, Buffer> {
-  const files = new Map<string, Buffer>();
-  const walk = (at: string) => {
-    for (const entry of readdirSync(at, { withFileTypes: true })) {
-      if (entry.name === 'node_modules' || entry.name === '.git' || entry.name === 'dist') continue;
-      const path = join(at, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (entry.isFile() && statSync(path).size > 0) files.set(relative(dir, path).split('\\').join('/'), readFileSync(path));
-    }
-  };
-  walk(dir);
-  return files;
-}
-
 export const templateSchema = z.object({ templateId: z.string(), name: z.string(), description: z.string(), templateVersion: z.string().nullable() });
 export const presentTemplate = (t: Template): z.output<typeof templateSchema> => ({ templateId: t.templateId, name: t.name, description: t.description, templateVersion: t.templateVersion });
 
@@ -104,8 +90,15 @@ export function requireSite(db: Db, storeId: string): Site {
   return site;
 }
 
+/** A store whose hosting the operator suspended refuses every storefront change. */
+export function assertStoreNotSuspended(db: Db, storeId: string) {
+  const store = db.select({ suspendedAt: stores.suspendedAt, reason: stores.suspensionReason }).from(stores).where(eq(stores.id, storeId)).get();
+  if (store?.suspendedAt != null) throw fail(409, 'STORE_SUSPENDED', { reason: store.reason });
+}
+
 /** A site the seller may change: suspended and closed sites refuse every change (spec 02 §3). */
 export function requireActiveSite(db: Db, storeId: string): Site {
+  assertStoreNotSuspended(db, storeId);
   const site = requireSite(db, storeId);
   if (site.status !== 'ACTIVE') throw fail(409, 'STOREFRONT_SITE_NOT_ACTIVE', { status: site.status, reason: site.suspensionReason });
   return site;
@@ -141,6 +134,7 @@ export function slugAvailability(db: Db, storeId: string, slug: string, now: num
 /** Creates the site and its deployment (SITE done; UPLOAD and PUBLISH continue in the job runner). */
 export function createSite(services: Services, db: Db, storeId: string, template: Template, slug: string, now: number): Site {
   if (!services.config.storefront.hostingOpen) throw fail(403, 'STOREFRONT_HOSTING_DISABLED');
+  assertStoreNotSuspended(db, storeId);
   const existing = findSite(db, storeId);
   if (existing && existing.status !== 'CLOSED') throw fail(409, 'STOREFRONT_SITE_EXISTS');
   if (!slugAvailability(db, storeId, slug, now).available) throw fail(409, 'STOREFRONT_SLUG_TAKEN', { slug });

@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { H3, H3Event } from 'h3';
+import { FastResponse } from 'srvx/node';
 import { preparedFor, pluckStatement } from '../../db/prepared.js';
 import { escapeHtml } from '../../server/html.js';
 import { hostName } from '../../server/request-guard.js';
@@ -9,6 +10,7 @@ import { RuntimeCallbackError, RuntimeHost, type FetchRequest, type FetchRespons
 import { BlobCache, readBlob, sha256 } from './blobs.js';
 import { customDomainSlug } from './domains.js';
 import { heldRedirect } from './lifecycle.js';
+import { stores } from '../stores/schema.js';
 import { previewLinks, sites, versions } from './schema.js';
 import { changeSite, siteUrl, type Site, type Version } from './service.js';
 import { devRoute } from '../../server/dev.js';
@@ -19,16 +21,25 @@ import { z } from 'zod';
 /** Limits of one page render (spec 02 §8 leaves them to us; decisions.md). */
 const RENDER_LIMITS = { cpuMs: 500, wallMs: 10_000, memoryMb: 128, resultBytes: 5 * 1024 * 1024 };
 const MAX_REQUEST_BODY = 1024 * 1024;
+/**
+ * An isolate runs one call at a time on its own thread: a busy site gets a few, so its pages render on
+ * several cores (each is a warm isolate of the same version, compiled from V8's code cache).
+ */
+const ISOLATES_PER_VERSION = 4;
 export const PREVIEW_TRUST_MS = 12 * 3_600_000;
 /** Request headers a site's server code sees; cookies and credentials of the service's own origin never. */
 const FORWARDED = ['accept', 'accept-language', 'content-type', 'user-agent', 'referer', 'x-svc-visitor', 'x-svc-session'];
 /** Headers a site's answer cannot set (svc dev serves sites on the service's origin). */
 const DROPPED = new Set(['set-cookie', 'set-cookie2', 'clear-site-data', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'content-length']);
 const NULL_BODY = new Set([204, 205, 304]);
+/** RFC 9110 field names and values (no control characters): anything else would break the response. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 interface Served {
   site: Site;
   version: Version | null;
+  storeSuspended: boolean;
 }
 
 interface SiteRuntime {
@@ -38,6 +49,8 @@ interface SiteRuntime {
   /** slug → the site and its served version, revalidated by the site's revision. */
   sites: Map<string, { revision: number; served: Served }>;
   versions: Map<string, { version: Version; code: string; map: string | undefined }>;
+  /** Round-robin over a version's isolates. */
+  lane: number;
 }
 
 const runtimes = new WeakMap<Services, SiteRuntime>();
@@ -74,7 +87,8 @@ function servedSite(services: Services, runtime: SiteRuntime, slug: string): Ser
   if (hit && hit.revision === revision) return hit.served;
   const site = services.db.select().from(sites).where(eq(sites.slug, slug)).get();
   if (!site) return null;
-  const served = { site, version: site.servedVersionId ? loadVersion(services, runtime, site.servedVersionId)?.version ?? null : null };
+  const store = services.db.select({ suspendedAt: stores.suspendedAt }).from(stores).where(eq(stores.id, site.storeId)).get();
+  const served = { site, version: site.servedVersionId ? loadVersion(services, runtime, site.servedVersionId)?.version ?? null : null, storeSuspended: store?.suspendedAt != null };
   if (runtime.sites.size > 10_000) runtime.sites.clear();
   runtime.sites.set(slug, { revision: site.revision, served });
   return served;
@@ -86,7 +100,7 @@ function page(status: number, title: string, text: string, extra: Record<string,
   const html = `<!doctype html><html lang="ko"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>
 <style>body{font-family:system-ui,-apple-system,"Apple SD Gothic Neo","Noto Sans KR",sans-serif;display:grid;place-items:center;min-height:100vh;margin:0;background:#f7f7f8;color:#222}main{text-align:center;padding:2rem}h1{font-size:1.6rem}p{color:#666}</style></head>
 <body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></main></body></html>`;
-  return new Response(html, { status, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...extra } });
+  return new FastResponse(html, { status, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...extra } }) as unknown as Response;
 }
 const comingSoon = () => page(200, '곧 문을 엽니다', '상점을 준비하고 있습니다. 조금만 기다려 주세요.', { 'x-robots-tag': 'noindex' });
 const suspended = () => page(503, '이용할 수 없는 상점', '이 상점은 운영 정책에 따라 잠시 정지되었습니다.');
@@ -144,10 +158,9 @@ async function serveFromVersion(services: Services, runtime: SiteRuntime, event:
   if (asset) {
     const etag = `"${asset.hash}"`;
     const headers = { 'content-type': asset.contentType, etag, 'cache-control': asset.immutable ? 'public, max-age=31536000, immutable' : 'public, max-age=0, must-revalidate', 'x-content-type-options': 'nosniff' };
-    if (event.req.headers.get('if-none-match') === etag) return new Response(null, { status: 304, headers });
-    if (event.req.method === 'HEAD') return new Response(null, { headers });
-    const bytes = runtime.blobs.get(asset.hash);
-    return new Response(bytes as Uint8Array<ArrayBuffer>, { headers });
+    // srvx's response goes straight to the socket: a web Response would copy the bytes into a stream first.
+    if (event.req.headers.get('if-none-match') === etag) return new FastResponse(null, { status: 304, headers }) as unknown as Response;
+    return new FastResponse(event.req.method === 'HEAD' ? null : (runtime.blobs.get(asset.hash) as Uint8Array<ArrayBuffer>), { headers }) as unknown as Response;
   }
   return render(services, runtime, event, site, loaded, base);
 }
@@ -164,7 +177,7 @@ async function render(services: Services, runtime: SiteRuntime, event: H3Event, 
   }
   const requestUrl = new URL(base);
   const result = await runtime.host.invoke({
-    installationId: `site:${version.id}`,
+    installationId: `site:${version.id}:${(runtime.lane = (runtime.lane + 1) % ISOLATES_PER_VERSION)}`,
     appId: `site:${site.id}`,
     bundleId: version.id,
     bundleCode: loaded.code,
@@ -181,17 +194,17 @@ async function render(services: Services, runtime: SiteRuntime, event: H3Event, 
   }
   const answer = result.result as { status: number; headers: [string, string][]; body: string };
   const status = Number.isInteger(answer.status) && answer.status >= 200 && answer.status <= 599 ? answer.status : 200;
-  const out = new Headers({ 'x-content-type-options': 'nosniff' });
-  for (const [name, value] of answer.headers) {
-    if (DROPPED.has(name.toLowerCase())) continue;
-    try {
-      out.append(name, value);
-    } catch {
-      console.error(`[svc] site ${site.slug}: dropped an invalid response header ${JSON.stringify(name)}`);
+  const out: Record<string, string> = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
+  for (const [raw, value] of answer.headers) {
+    const name = raw.toLowerCase();
+    if (DROPPED.has(name)) continue;
+    if (!HEADER_NAME.test(name) || !HEADER_VALUE.test(value)) {
+      console.error(`[svc] site ${site.slug}: dropped an invalid response header ${JSON.stringify(raw)}`);
+      continue;
     }
+    out[name] = name in out && name !== 'cache-control' && name !== 'x-content-type-options' ? `${out[name]}, ${value}` : value;
   }
-  if (!out.has('cache-control')) out.set('cache-control', 'no-store');
-  return new Response(NULL_BODY.has(status) || method === 'HEAD' ? null : answer.body, { status, headers: out });
+  return new FastResponse(NULL_BODY.has(status) || method === 'HEAD' ? null : answer.body, { status, headers: out }) as unknown as Response;
 }
 
 /**
@@ -216,7 +229,7 @@ async function serveSite(services: Services, event: H3Event, slug: string, base:
   const served = servedSite(services, runtime, slug);
   if (!served) return heldRedirect(services, slug, `${path}${event.url.search}`) ?? notFoundPage();
   const { site } = served;
-  if (site.status === 'SUSPENDED') return suspended();
+  if (site.status === 'SUSPENDED' || served.storeSuspended) return suspended();
   if (site.status === 'CLOSED') return closing();
   if (path.startsWith(PREVIEW_SEGMENT)) {
     const open = /^_preview\/open\/([A-Za-z0-9_-]{20,100})$/.exec(path);
@@ -244,6 +257,7 @@ export function mountSites(app: H3, services: Services) {
     blobs: new BlobCache(services),
     sites: new Map(),
     versions: new Map(),
+    lane: 0,
   });
   const { sitesDomain } = services.config.storefront;
   if (sitesDomain) {
@@ -292,4 +306,19 @@ function mountOperatorHelpers(app: H3, services: Services) {
   });
   app.post('/_dev/v1/storefront/suspension', suspend(true));
   app.delete('/_dev/v1/storefront/suspension', suspend(false));
+  // The whole store's hosting: its site (if any) shows the suspension page and every storefront change is refused.
+  const storeTarget = z.object({ storeId: z.string(), reason: z.string().min(1).max(200).optional() }).strict();
+  const suspendStore = (suspended: boolean) => devRoute(services, (raw) => {
+    const { storeId, reason } = parseWith(storeTarget, raw);
+    return services.sqlite.transaction(() => {
+      const now = services.clock.now();
+      const changed = services.db.update(stores).set(suspended ? { suspendedAt: now, suspensionReason: reason ?? 'OPERATOR', updatedAt: now } : { suspendedAt: null, suspensionReason: null, updatedAt: now }).where(eq(stores.id, storeId)).run().changes;
+      if (changed === 0) throw fail(404, 'STORE_NOT_FOUND', { storeId });
+      const site = services.db.select().from(sites).where(eq(sites.storeId, storeId)).get();
+      if (site) changeSite(services.db, site, {}, now);
+      return { storeId, suspended, reason: suspended ? reason ?? 'OPERATOR' : null };
+    })();
+  });
+  app.post('/_dev/v1/storefront/store-suspension', suspendStore(true));
+  app.delete('/_dev/v1/storefront/store-suspension', suspendStore(false));
 }

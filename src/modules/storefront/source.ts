@@ -1,6 +1,8 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
-import { extract } from 'tar-stream';
+import { createGunzip, gzipSync } from 'node:zlib';
+import { extract, pack } from 'tar-stream';
 import { fail } from '../../server/errors.js';
 
 /** What one source upload may hold (spec 02 leaves it open; decisions.md). */
@@ -73,4 +75,31 @@ export async function readSourceArchive(archive: Uint8Array): Promise<{ files: M
   }
   if (!files.has('package.json')) throw invalid('NO_PACKAGE_JSON');
   return { files, skipped };
+}
+
+/** A project folder's files (no installed packages, build output or git data), as path → bytes. */
+export function projectFiles(dir: string): Map<string, Buffer> {
+  const files = new Map<string, Buffer>();
+  const walk = (at: string) => {
+    for (const entry of readdirSync(at, { withFileTypes: true })) {
+      if (SKIPPED_ROOTS.has(entry.name) || entry.name === '.svc') continue;
+      const path = join(at, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.isFile()) files.set(relative(dir, path).split('\\').join('/'), readFileSync(path));
+    }
+  };
+  walk(dir);
+  return files;
+}
+
+/** The `.tar.gz` a source upload takes (what `svc storefront deploy` sends). */
+export async function packProject(files: Map<string, Uint8Array>): Promise<Buffer> {
+  const tar = pack();
+  const chunks: Buffer[] = [];
+  tar.on('data', (c: unknown) => void chunks.push(c as Buffer));
+  const done = new Promise<void>((ok) => tar.on('end', () => ok()));
+  for (const [name, content] of files) tar.entry({ name, type: 'file', mode: 0o644 }, Buffer.from(content));
+  tar.finalize();
+  await done;
+  return gzipSync(Buffer.concat(chunks));
 }

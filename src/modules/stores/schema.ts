@@ -16,6 +16,9 @@ export const stores = sqliteTable('stores', {
   everPublicAt: integer('ever_public_at'),
   /** Set by the first paid order of a live (non-sandbox) payment; agent approval exemptions end then too. */
   firstLiveOrderAt: integer('first_live_order_at'),
+  /** The operator suspended the store's hosting (its site shows the suspension page; storefront changes give STORE_SUSPENDED). */
+  suspendedAt: integer('suspended_at'),
+  suspensionReason: text('suspension_reason'),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
 }, (t) => [uniqueIndex('stores_code').on(t.code)]);

@@ -85,7 +85,7 @@ export function createStore(services: Services, ownerUserId: string, input: { na
   return services.sqlite.transaction(() => {
     if (db.select({ id: stores.id }).from(stores).where(eq(stores.code, input.code)).get()) throw fail(409, 'STORE_CODE_TAKEN');
     const now = clock.now();
-    const store = { id: newId('st', now), code: input.code, name: input.name, settings: defaultStoreSettings(), plan: 'FREE', everPublicAt: null, firstLiveOrderAt: null, createdAt: now, updatedAt: now };
+    const store = { id: newId('st', now), code: input.code, name: input.name, settings: defaultStoreSettings(), plan: 'FREE', everPublicAt: null, firstLiveOrderAt: null, suspendedAt: null, suspensionReason: null, createdAt: now, updatedAt: now };
     db.insert(stores).values(store).run();
     insertMember(db, { id: newId('mem', now), storeId: store.id, userId: ownerUserId, role: 'OWNER', createdAt: now });
     for (const m of services.modules) m.onStoreCreated?.(services, store.id);

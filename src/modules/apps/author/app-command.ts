@@ -1,6 +1,5 @@
 import { Command, Flags } from '@oclif/core';
 import { resolve } from 'node:path';
-import type { ListrTask } from 'listr2';
 import { ApiCommand } from '../../../cli/api-command.js';
 import type { BuildOutput } from './build.js';
 import { ProjectError, readProject, type AppProject } from './project.js';
@@ -52,13 +51,6 @@ export abstract class AppCommand<T extends typeof Command> extends ApiCommand<T>
     const project = readProject(this.dir);
     for (const w of project.warnings) this.warn(w);
     return project;
-  }
-
-  /** Steps shown with listr2 at a terminal, as plain lines in CI, and not at all with --json. */
-  protected async tasks<C extends object>(list: ListrTask<C>[], ctx: C): Promise<C> {
-    const { Listr } = await import('listr2');
-    const renderer = this.flags.json ? 'silent' : process.stdout.isTTY && !process.env.CI ? 'default' : 'simple';
-    return new Listr<C>(list, { renderer, exitOnError: true, rendererOptions: { collapseErrors: false } } as never).run(ctx);
   }
 
   /** The app's id on the service, by the manifest's handle; null when never deployed. */

@@ -1,8 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { cpSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { UsageError } from '../../cli/usage-error.js';
-import { AppCommand } from '../../modules/apps/author/app-command.js';
+import { UsageError } from '../../../../src/cli/usage-error.js';
+import { AppCommand } from '../../../../src/modules/apps/author/app-command.js';
 
 const TEMPLATES = ['tools', 'flow', 'storefront-hook'] as const;
 
@@ -16,8 +16,8 @@ export default class AppInit extends AppCommand<typeof AppInit> {
   };
 
   async run() {
-    const { packageRoot } = await import('../../paths.js');
-    const { checkManifest, HANDLE, HANDLE_RULE } = await import('../../modules/apps/manifest.js');
+    const { packageRoot } = await import('../../../../src/paths.js');
+    const { checkManifest, HANDLE, HANDLE_RULE } = await import('../../../../src/modules/apps/manifest.js');
     const target = resolve(this.args.folder);
     const handle = target.split(/[\\/]/).pop()!;
     if (!HANDLE.test(handle)) {

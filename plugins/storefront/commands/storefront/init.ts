@@ -1,0 +1,28 @@
+import { Args, Flags } from '@oclif/core';
+import { cpSync, existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { UsageError } from '../../../../src/cli/usage-error.js';
+import { StorefrontCommand } from '../../../../src/modules/storefront/author/storefront-command.js';
+
+const TEMPLATES = ['basic', 'stay'] as const;
+
+export default class StorefrontInit extends StorefrontCommand<typeof StorefrontInit> {
+  static override summary = 'Create a storefront project folder from a template (basic or stay)';
+  static override examples = ['<%= config.bin %> storefront init shop', '<%= config.bin %> storefront init hotel --template stay'];
+  static override args = { folder: Args.string({ description: 'Folder to create', required: true }) };
+  static override flags = { template: Flags.option({ options: TEMPLATES, description: 'What the shop starts from', default: 'basic' as const })() };
+
+  async run() {
+    const { templatesDir } = await import('../../../../src/modules/storefront/service.js');
+    const target = resolve(this.args.folder);
+    if (existsSync(target)) throw new UsageError(`${this.args.folder} already exists`);
+    cpSync(join(templatesDir, this.flags.template), target, { recursive: true, filter: (path) => !/[\\/](node_modules|dist)([\\/]|$)/.test(path) });
+    this.output({ dir: target, template: this.flags.template }, () => {
+      this.log(`Created ${this.args.folder}/ from the ${this.flags.template} template.`);
+      this.log('Next:');
+      this.log(`  cd ${this.args.folder}`);
+      this.log('  svc storefront dev              # serve it locally with live reload against svc dev');
+      this.log('  svc storefront deploy --publish # build it on the service and publish');
+    });
+  }
+}
