@@ -34,6 +34,24 @@ CREATE TABLE `storefront_domains` (
 CREATE UNIQUE INDEX `storefront_domains_store_host` ON `storefront_domains` (`store_id`,`hostname`);--> statement-breakpoint
 CREATE INDEX `storefront_domains_host` ON `storefront_domains` (`hostname`);--> statement-breakpoint
 CREATE INDEX `storefront_domains_due` ON `storefront_domains` (`next_attempt_at`);--> statement-breakpoint
+CREATE TABLE `storefront_editing` (
+	`id` text PRIMARY KEY NOT NULL,
+	`store_id` text NOT NULL,
+	`site_id` text NOT NULL,
+	`status` text NOT NULL,
+	`started_by` text NOT NULL,
+	`url` text,
+	`last_active_at` integer NOT NULL,
+	`last_work_at` integer NOT NULL,
+	`notice_sent_at` integer,
+	`next_attempt_at` integer,
+	`created_at` integer NOT NULL,
+	`closed_at` integer
+);
+--> statement-breakpoint
+CREATE INDEX `storefront_editing_site` ON `storefront_editing` (`site_id`,`status`);--> statement-breakpoint
+CREATE INDEX `storefront_editing_status` ON `storefront_editing` (`status`);--> statement-breakpoint
+CREATE INDEX `storefront_editing_due` ON `storefront_editing` (`next_attempt_at`);--> statement-breakpoint
 CREATE TABLE `storefront_slug_holds` (
 	`id` text PRIMARY KEY NOT NULL,
 	`slug` text NOT NULL,

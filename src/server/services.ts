@@ -46,6 +46,8 @@ export interface StorefrontConfig {
   customDomainLimit: number;
   /** DNS servers domain checks ask (`SVC_DNS_SERVERS`, `host[:port]` comma-separated); empty: the system's. */
   dnsServers: string[];
+  /** Editing environments running at once in this service (`SVC_EDIT_CAPACITY`); more get EDIT_CAPACITY_FULL. */
+  editCapacity: number;
   /** The host custom domains point their CNAME at (`SVC_DOMAIN_TARGET`); default `domains.{sitesDomain}`. */
   domainTarget: string;
 }
@@ -80,7 +82,7 @@ export function serviceUrls(origin: string, identity = origin): Services['urls']
 }
 
 /**
- * The storefront settings a deployment takes from its environment: SVC_SITES_DOMAIN, SVC_NPM_REGISTRY, SVC_DNS_SERVERS, SVC_DOMAIN_TARGET, SVC_CUSTOM_DOMAIN_LIMIT,
+ * The storefront settings a deployment takes from its environment: SVC_SITES_DOMAIN, SVC_NPM_REGISTRY, SVC_DNS_SERVERS, SVC_DOMAIN_TARGET, SVC_CUSTOM_DOMAIN_LIMIT, SVC_EDIT_CAPACITY,
  * SVC_ADVISORY_SOURCE, SVC_DEPENDENCY_DENYLIST (comma-separated), SVC_MIN_RELEASE_AGE_MINUTES and, for svc serve, SVC_STOREFRONT_HOSTING=1
  * (site creation open; svc dev always is) and SVC_CUSTOM_DOMAINS=1 (custom domains open).
  */
@@ -94,6 +96,7 @@ export function storefrontFromEnv(env: NodeJS.ProcessEnv, mode: ServiceConfig['m
   if (set(env.SVC_MIN_RELEASE_AGE_MINUTES) && Number.isInteger(Number(env.SVC_MIN_RELEASE_AGE_MINUTES))) config.minimumReleaseAgeMinutes = Number(env.SVC_MIN_RELEASE_AGE_MINUTES);
   if (mode === 'serve') config.customDomainsOpen = env.SVC_CUSTOM_DOMAINS === '1' || env.SVC_CUSTOM_DOMAINS === 'true';
   if (set(env.SVC_CUSTOM_DOMAIN_LIMIT) && Number.isInteger(Number(env.SVC_CUSTOM_DOMAIN_LIMIT))) config.customDomainLimit = Number(env.SVC_CUSTOM_DOMAIN_LIMIT);
+  if (set(env.SVC_EDIT_CAPACITY) && Number.isInteger(Number(env.SVC_EDIT_CAPACITY))) config.editCapacity = Number(env.SVC_EDIT_CAPACITY);
   if (set(env.SVC_DNS_SERVERS)) config.dnsServers = env.SVC_DNS_SERVERS!.split(',').map((s) => s.trim()).filter(Boolean);
   if (set(env.SVC_DOMAIN_TARGET)) config.domainTarget = set(env.SVC_DOMAIN_TARGET)!.toLowerCase();
   else if (config.sitesDomain) config.domainTarget = `domains.${config.sitesDomain}`;

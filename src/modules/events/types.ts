@@ -30,8 +30,10 @@ export const EVENT_TYPES = Object.keys(EVENT_RESOURCE) as [EventType, ...EventTy
  * webhook subscriptions. An app hears its own lifecycle notices as deliveries of the apps module.
  */
 export const APP_EVENT_TYPES = ['APP.SCOPES_UPDATED'] as const;
+/** Store events of the hosted storefront's editing environment: the event stream only, like `APP.*`. */
+export const STOREFRONT_EVENT_TYPES = ['STOREFRONT.EDITING_CLOSING'] as const;
 /** Every type the event stream can carry. */
-export const STREAM_EVENT_TYPES = [...EVENT_TYPES, ...APP_EVENT_TYPES] as [string, ...string[]];
+export const STREAM_EVENT_TYPES = [...EVENT_TYPES, ...APP_EVENT_TYPES, ...STOREFRONT_EVENT_TYPES] as [string, ...string[]];
 
 /**
  * Plausible `data` of each type for test sends and `svc webhooks trigger` without checkout: the field

@@ -39,7 +39,7 @@ export const checkOperations = [
     response: checkSchema,
     errors: { 404: ['STOREFRONT_SITE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'CHECK_RUNNING'] },
     target: siteTarget,
-    handler: (ctx) => presentCheck(queueCheck(ctx.db, requireActiveSite(ctx.db, ctx.store.id), ctx.now)),
+    handler: (ctx) => presentCheck(queueCheck(ctx.services, ctx.db, requireActiveSite(ctx.db, ctx.store.id), ctx.now)),
   }),
   defineOperation({
     auth: 'store',

@@ -11,6 +11,7 @@ import { defineMessages } from '../../server/messages.js';
 import { instant } from '../../server/responses.js';
 import type { Services } from '../../server/services.js';
 import { readBlob } from './blobs.js';
+import { touchEditing } from './editing.js';
 import { materialize, pendingSteps, runProjectChecks, verifyProject, WALL_CLOCK_CAP_MS, type CheckStep } from './project-checks.js';
 import { checks, type StoredFile } from './schema.js';
 import { currentFiles, type Site } from './service.js';
@@ -32,11 +33,12 @@ const filesOf = (services: Services, files: Record<string, StoredFile>) => new M
 /** `…/verify`: the immediate rules on the site's current files. */
 export const verifySite = (services: Services, storeId: string) => verifyProject(filesOf(services, currentFiles(services.db, storeId)), { denylist: services.config.storefront.denylist });
 
-export function queueCheck(db: Db, site: Site, now: number): Check {
+export function queueCheck(services: Services, db: Db, site: Site, now: number): Check {
   const busy = db.select({ id: checks.id }).from(checks).where(and(eq(checks.siteId, site.id), inArray(checks.status, ['QUEUED', 'RUNNING']))).get();
   if (busy) throw fail(409, 'CHECK_RUNNING', { checkId: busy.id });
   const check: Check = { id: newId('chk', now), storeId: site.storeId, siteId: site.id, status: 'QUEUED', steps: pendingSteps(), files: currentFiles(db, site.storeId), nextAttemptAt: now, createdAt: now, startedAt: null, finishedAt: null };
   db.insert(checks).values(check).run();
+  touchEditing(services, db, site.storeId, now);
   return check;
 }
 

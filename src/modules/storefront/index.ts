@@ -3,6 +3,8 @@ import { buildJobs, settleBuilds } from './build.js';
 import { checkJob, stopChecks } from './checks.js';
 import { checkOperations } from './check-operations.js';
 import { domainJob } from './domains.js';
+import { editingJob, stopEditingServers } from './editing.js';
+import { editingOperations } from './editing-operations.js';
 import { domainOperations } from './domain-operations.js';
 import { closingJob } from './lifecycle.js';
 import { lifecycleOperations } from './lifecycle-operations.js';
@@ -10,15 +12,19 @@ import { storefrontOperations } from './operations.js';
 import { provisioningJob } from './provisioning.js';
 import { closeSiteRuntime, mountSites } from './serving.js';
 
-/** The hosted storefront: sites from templates, source upload, builds under the dependency policy, versions, publish and rollback, serving and preview. */
+/**
+ * The hosted storefront: sites from templates, source upload, builds under the dependency policy, versions,
+ * publish and rollback, serving and preview; custom domains, slug changes, disable, verify and checks, editing.
+ */
 export const storefrontModule: Module = {
   name: 'storefront',
-  operations: [...storefrontOperations, ...domainOperations, ...lifecycleOperations, ...checkOperations],
-  jobs: [...buildJobs, provisioningJob, domainJob, closingJob, checkJob],
+  operations: [...storefrontOperations, ...domainOperations, ...lifecycleOperations, ...checkOperations, ...editingOperations],
+  jobs: [...buildJobs, provisioningJob, domainJob, closingJob, checkJob, editingJob],
   mount: mountSites,
   async onClose(services) {
     await settleBuilds(services);
     await stopChecks(services);
+    await stopEditingServers(services);
     await closeSiteRuntime(services);
   },
 };

@@ -6,7 +6,7 @@ import type { Job } from '../../server/jobs.js';
 import { defineMessages } from '../../server/messages.js';
 import type { Services } from '../../server/services.js';
 import { deleteSiteDomains } from './domains.js';
-import { builds, checks, deployments, previewLinks, publications, siteFiles, sites, slugHolds, versions } from './schema.js';
+import { builds, checks, deployments, editing, previewLinks, publications, siteFiles, sites, slugHolds, versions } from './schema.js';
 import { changeSite, findSite, siteUrl, slugAvailability, type Site } from './service.js';
 
 defineMessages({
@@ -74,7 +74,7 @@ function deleteClosedSites(services: Services, now: number): number {
       const { db } = services;
       // Another process deleted it first: nothing left to do.
       if (db.delete(sites).where(and(eq(sites.id, site.id), eq(sites.status, 'CLOSED'))).run().changes !== 1) return;
-      for (const table of [versions, builds, deployments, publications, checks]) db.delete(table).where(eq(table.siteId, site.id)).run();
+      for (const table of [versions, builds, deployments, publications, checks, editing]) db.delete(table).where(eq(table.siteId, site.id)).run();
       db.insert(slugHolds).values({ id: newId('slh', now), slug: site.slug, storeId: site.storeId, reason: 'DISABLED', createdAt: now, heldUntil: now + DISABLED_SLUG_HOLD_MS }).run();
     })();
   }

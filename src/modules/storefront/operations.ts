@@ -9,6 +9,7 @@ import { products } from '../catalog/schema.js';
 import { stores } from '../stores/schema.js';
 import { readBlob, sha256 } from './blobs.js';
 import { startDueBuilds } from './build.js';
+import { touchEditing } from './editing.js';
 import { builds, deployments, previewLinks, siteFiles, versions } from './schema.js';
 import {
   changedPaths, createSite, currentFiles, deploymentSchema, findSite, noSiteSchema, presentDeployment, presentSite, presentTemplate, presentVersion, previousPublished,
@@ -28,7 +29,7 @@ const siteTarget = (ctx: StoreCtx) => ({ type: 'STOREFRONT_SITE', id: findSite(c
 /** Preview links open within 5 minutes (spec 02 §8). */
 const PREVIEW_LINK_MS = 5 * 60_000;
 /** Files whose change alters how the site is built: replacing them needs approval for agents (spec 01 §5.6). */
-const BUILD_CONFIG_FILES = ['package.json', 'vite.config.ts', 'svc.storefront.json'];
+export const BUILD_CONFIG_FILES = ['package.json', 'vite.config.ts', 'svc.storefront.json'];
 
 const buildSchema = z.object({
   buildId: z.string(),
@@ -321,6 +322,7 @@ export const storefrontOperations = [
     handler: (ctx) => {
       const site = requireActiveSite(ctx.db, ctx.store.id);
       const build = queueBuild(ctx.db, site, currentFiles(ctx.db, ctx.store.id), false, ctx.now);
+      touchEditing(ctx.services, ctx.db, ctx.store.id, ctx.now);
       // Started at once rather than on the next job tick (after this transaction commits).
       setImmediate(() => startDueBuilds(ctx.services));
       return { buildId: build.id };

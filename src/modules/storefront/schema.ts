@@ -199,3 +199,24 @@ export const checks = sqliteTable('storefront_checks', {
   startedAt: integer('started_at'),
   finishedAt: integer('finished_at'),
 }, (t) => [index('storefront_checks_site').on(t.siteId, t.status), index('storefront_checks_due').on(t.nextAttemptAt)]);
+
+/**
+ * An editing environment of a site (spec 02 §4.2, §8): the working files served live by the storefront dev
+ * server while READY. Sleeps 15 minutes after its last activity, closes 30 minutes after its last file
+ * write, check or build (with a notice 5 minutes before).
+ */
+export const editing = sqliteTable('storefront_editing', {
+  id: text('id').primaryKey(),
+  storeId: text('store_id').notNull(),
+  siteId: text('site_id').notNull(),
+  status: text('status', { enum: ['STARTING', 'READY', 'SLEEPING', 'CLOSED'] }).notNull(),
+  startedBy: text('started_by').notNull(),
+  url: text('url'),
+  lastActiveAt: integer('last_active_at').notNull(),
+  lastWorkAt: integer('last_work_at').notNull(),
+  noticeSentAt: integer('notice_sent_at'),
+  /** When the job next looks at it (sleep, notice or close); null once CLOSED. */
+  nextAttemptAt: integer('next_attempt_at'),
+  createdAt: integer('created_at').notNull(),
+  closedAt: integer('closed_at'),
+}, (t) => [index('storefront_editing_site').on(t.siteId, t.status), index('storefront_editing_status').on(t.status), index('storefront_editing_due').on(t.nextAttemptAt)]);

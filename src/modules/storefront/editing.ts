@@ -1,0 +1,190 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { and, eq, inArray, isNotNull, lte, ne } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import { claimDue } from '../../db/claim.js';
+import { isoAt } from '../../db/clock.js';
+import { newId } from '../../db/ids.js';
+import { fail } from '../../server/errors.js';
+import type { Job } from '../../server/jobs.js';
+import { queueMail } from '../../server/mail.js';
+import { defineMessages } from '../../server/messages.js';
+import { instant } from '../../server/responses.js';
+import type { Services } from '../../server/services.js';
+import { users } from '../accounts/schema.js';
+import { emitEvent } from '../events/outbox.js';
+import { startDevServer } from './author/dev-server.js';
+import { readBlob } from './blobs.js';
+import { editing } from './schema.js';
+import { currentFiles, requireActiveSite } from './service.js';
+
+defineMessages({
+  EDIT_CAPACITY_FULL: '지금은 편집 환경을 더 열 수 없습니다. retryAfterSeconds 뒤에 다시 시도하세요.',
+});
+
+type Editing = typeof editing.$inferSelect;
+
+/** Spec 02 §8: sleeps after 15 minutes idle; closes after 30 minutes without file write, check or build; notice 5 minutes before. */
+export const SLEEP_AFTER_MS = 15 * 60_000;
+export const CLOSE_AFTER_MS = 30 * 60_000;
+export const NOTICE_BEFORE_MS = 5 * 60_000;
+const RUNNING = ['STARTING', 'READY'] as const;
+
+const sleepAt = (e: Editing) => e.lastActiveAt + SLEEP_AFTER_MS;
+const closeAt = (e: Editing) => e.lastWorkAt + CLOSE_AFTER_MS;
+const noticeAt = (e: Editing) => closeAt(e) - NOTICE_BEFORE_MS;
+/** The job's next look: whichever of sleep, notice and close comes first. */
+const nextLook = (e: Editing) => Math.min(...[
+  (RUNNING as readonly string[]).includes(e.status) ? sleepAt(e) : Infinity,
+  e.noticeSentAt === null ? noticeAt(e) : Infinity,
+  closeAt(e),
+]);
+
+/** The dev servers this process runs, by environment. */
+const servers = new WeakMap<Services, Map<string, { close(): Promise<void> }>>();
+const serversOf = (services: Services) => {
+  let map = servers.get(services);
+  if (!map) servers.set(services, (map = new Map()));
+  return map;
+};
+const dirOf = (services: Services, id: string) => join(services.config.dataDir, 'editing', id);
+
+export const openEditing = (db: Db, storeId: string): Editing | undefined =>
+  db.select().from(editing).where(and(eq(editing.storeId, storeId), ne(editing.status, 'CLOSED'))).get();
+
+function save(db: Db, e: Editing): Editing {
+  const saved = { ...e, nextAttemptAt: e.status === 'CLOSED' ? null : nextLook(e) };
+  db.update(editing).set(saved).where(eq(editing.id, e.id)).run();
+  return saved;
+}
+
+/**
+ * Starts (or wakes) the store's editing environment: the site's current files in a working folder,
+ * served live by the storefront dev server. Capacity counts running environments of this service.
+ */
+export async function startEditing(services: Services, storeId: string, userId: string): Promise<Editing> {
+  const now = services.clock.now();
+  const starting = services.sqlite.transaction(() => {
+    const site = requireActiveSite(services.db, storeId);
+    const current = openEditing(services.db, storeId);
+    if (current && current.status !== 'SLEEPING' && serversOf(services).has(current.id)) return { env: save(services.db, { ...current, lastActiveAt: now }), start: false };
+    const others = services.db.select({ id: editing.id, lastActiveAt: editing.lastActiveAt }).from(editing).where(inArray(editing.status, [...RUNNING])).all().filter((r) => r.id !== current?.id);
+    if (others.length >= services.config.storefront.editCapacity) {
+      const freeAt = Math.min(...others.map((r) => r.lastActiveAt + SLEEP_AFTER_MS));
+      throw fail(409, 'EDIT_CAPACITY_FULL', { capacity: services.config.storefront.editCapacity, retryAfterSeconds: Math.max(1, Math.ceil((freeAt - now) / 1000)) });
+    }
+    if (current) return { env: save(services.db, { ...current, status: 'STARTING', url: null, lastActiveAt: now }), start: true };
+    const created: Editing = {
+      id: newId('edit', now), storeId, siteId: site.id, status: 'STARTING', startedBy: userId, url: null, lastActiveAt: now, lastWorkAt: now, noticeSentAt: null,
+      nextAttemptAt: null, createdAt: now, closedAt: null,
+    };
+    services.db.insert(editing).values(created).run();
+    return { env: save(services.db, created), start: true };
+  })();
+  if (!starting.start) return starting.env;
+  const env = starting.env;
+  const dir = dirOf(services, env.id);
+  rmSync(dir, { recursive: true, force: true });
+  for (const [path, file] of Object.entries(currentFiles(services.db, storeId))) writeWorkingFile(dir, path, readBlob(services, file.hash));
+  let server: { url: string; close(): Promise<void> };
+  try {
+    server = await startDevServer({ dir, host: '127.0.0.1', port: 0, apiUrl: services.config.origin, storeId, log: (line) => {
+      // Rebuild notices are for a developer's terminal; the service log keeps the failures.
+      if (line.startsWith('✗')) console.error(`[svc] editing ${env.id}: ${line}`);
+    } });
+  } catch (error) {
+    services.sqlite.transaction(() => save(services.db, { ...env, status: 'SLEEPING' }))();
+    throw fail(400, 'STOREFRONT_SOURCE_INVALID', { reason: 'DEV_SERVER_FAILED', detail: (error as Error).message });
+  }
+  serversOf(services).set(env.id, server);
+  return services.sqlite.transaction(() => {
+    const current = services.db.select().from(editing).where(eq(editing.id, env.id)).get()!;
+    return save(services.db, { ...current, status: 'READY', url: server.url });
+  })();
+}
+
+function writeWorkingFile(dir: string, path: string, bytes: Buffer) {
+  mkdirSync(dirname(join(dir, path)), { recursive: true });
+  writeFileSync(join(dir, path), bytes);
+}
+
+/**
+ * A file write, check or build: keeps the store's environment open (and awake). A written file reaches
+ * the running dev server's folder, whose watch rebuilds.
+ */
+export function touchEditing(services: Services, db: Db, storeId: string, now: number, write?: { path: string; bytes: Buffer | null }) {
+  const env = openEditing(db, storeId);
+  if (!env) return;
+  save(db, { ...env, lastWorkAt: now, lastActiveAt: now, noticeSentAt: null });
+  if (!write || !serversOf(services).has(env.id)) return;
+  const target = join(dirOf(services, env.id), write.path);
+  if (write.bytes) writeWorkingFile(dirOf(services, env.id), write.path, write.bytes);
+  else rmSync(target, { force: true });
+}
+
+async function stopServer(services: Services, id: string) {
+  const server = serversOf(services).get(id);
+  serversOf(services).delete(id);
+  await server?.close();
+}
+
+/** Sleeps idle environments, sends the closing notice, closes the ones without work for 30 minutes. */
+async function advanceEditing(services: Services, now: number): Promise<number> {
+  const due = services.db.select().from(editing).where(and(isNotNull(editing.nextAttemptAt), lte(editing.nextAttemptAt, now))).all();
+  let handled = 0;
+  for (const env of due) {
+    if (!claimDue(services.db, editing, env.id, env.nextAttemptAt, now)) continue;
+    handled++;
+    if (now >= closeAt(env)) {
+      await stopServer(services, env.id);
+      rmSync(dirOf(services, env.id), { recursive: true, force: true });
+      services.sqlite.transaction(() => save(services.db, { ...env, status: 'CLOSED', url: null, closedAt: now }))();
+      continue;
+    }
+    const sleeping = (RUNNING as readonly string[]).includes(env.status) && now >= sleepAt(env);
+    if (sleeping) await stopServer(services, env.id);
+    services.sqlite.transaction(() => {
+      const next = { ...env, ...(sleeping ? { status: 'SLEEPING' as const, url: null } : {}) };
+      if (env.noticeSentAt === null && now >= noticeAt(env)) {
+        next.noticeSentAt = now;
+        notifyClosing(services, env, now);
+      }
+      save(services.db, next);
+    })();
+  }
+  return handled;
+}
+
+function notifyClosing(services: Services, env: Editing, now: number) {
+  const at = isoAt(closeAt(env));
+  emitEvent(services.db, now, { storeId: env.storeId, type: 'STOREFRONT.EDITING_CLOSING', resource: null, data: { editingId: env.id, closeAt: at } });
+  const user = services.db.select({ email: users.email }).from(users).where(eq(users.id, env.startedBy)).get();
+  if (user) {
+    queueMail(services.db, now, {
+      to: user.email,
+      subject: '[svc] 편집 환경이 5분 뒤 닫힙니다',
+      body: `스토어프런트 편집 환경(${env.id})이 ${at}에 닫힙니다. 계속하려면 파일을 저장하거나 검사·빌드를 실행하세요.`,
+    });
+  }
+}
+
+export const editingJob: Job = { name: 'storefront-editing', run: (services, now) => advanceEditing(services, now) };
+
+export async function stopEditingServers(services: Services) {
+  await Promise.all([...serversOf(services).keys()].map((id) => stopServer(services, id)));
+}
+
+export const editingSchema = z.object({
+  editingId: z.string(),
+  status: z.enum(['STARTING', 'READY', 'SLEEPING', 'CLOSED']),
+  url: z.string().nullable(),
+  idleSleepAt: instant.nullable(),
+  closeAt: instant.nullable(),
+});
+
+export const presentEditing = (e: Editing): z.output<typeof editingSchema> => ({
+  editingId: e.id, status: e.status, url: e.url,
+  idleSleepAt: (RUNNING as readonly string[]).includes(e.status) ? isoAt(sleepAt(e)) : null,
+  closeAt: e.status === 'CLOSED' ? null : isoAt(closeAt(e)),
+});
