@@ -3,6 +3,10 @@
  * that fails each step (type check, lint, tests), one that times out after 150 s of service clock, one
  * whose process died unreported; one check per site at a time; tenancy.
  */
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { checks } from '../../src/modules/storefront/schema.js';
@@ -100,6 +104,37 @@ test('a check still running after 150 s is TIMED_OUT (its process stopped); one 
   fails(await api('POST', '/v1/storefront/site/checks'), 409, 'CHECK_RUNNING');
   await svc.advance(181);
   assert.is(ok(await api('GET', '/v1/storefront/site/checks/chk_dead')).status, 'UNKNOWN');
+});
+
+test('svc check in a folder, no service: the basic template passes; a broken copy fails with exit 1, --json and --junit', async () => {
+  const bin = join(import.meta.dirname, '..', '..', 'bin', 'run.js');
+  const template = join(import.meta.dirname, '..', '..', 'templates', 'storefront', 'basic');
+  const started = performance.now();
+  const passing = await execa('node', [bin, 'check', '--dir', template], { reject: false, env: { CI: '1', NO_COLOR: '1' } });
+  console.log(`  svc check on the basic template: ${(performance.now() - started).toFixed(0)} ms`);
+  assert.is(passing.exitCode, 0, `${passing.stdout}\n${passing.stderr}`);
+  assert.match(passing.stdout, 'svc check PASSED');
+
+  const work = mkdtempSync(join(tmpdir(), 'svc-check-'));
+  try {
+    cpSync(template, work, { recursive: true });
+    writeFileSync(join(work, 'src', 'broken.ts'), "export const total: number = 'many';\n");
+    mkdirSync(join(work, 'test'));
+    writeFileSync(join(work, 'test', 'price.test.ts'), "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\ntest('price', () => assert.equal(1, 2));\n");
+    rmSync(join(work, 'pnpm-lock.yaml'));
+    const junitFile = join(work, 'svc-check.xml');
+    const failing = await execa('node', [bin, 'check', '--dir', work, '--json', '--junit', junitFile], { reject: false, env: { CI: '1', NO_COLOR: '1' } });
+    assert.is(failing.exitCode, 1, failing.stderr);
+    const report = JSON.parse(failing.stdout);
+    assert.equal([report.kind, report.status, report.verify.ok], ['storefront', 'FAILED', false]);
+    assert.equal(report.verify.errors.map((e: any) => e.code), ['LOCKFILE_MISSING']);
+    assert.equal(stepsOf(report), { typecheck: 'FAILED', lint: 'PASSED', test: 'FAILED' });
+    const xml = readFileSync(junitFile, 'utf8');
+    assert.match(xml, '<testsuite name="svc check" tests="4" failures="3" skipped="0">');
+    assert.match(xml, /<testcase classname="svc.check.storefront" name="typecheck" time="[\d.]+"><failure message="FAILED">[^<]*TS2322/);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 });
 
 test.run();

@@ -9,7 +9,7 @@ import { fails, ok } from '../helpers/assert.js';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { eq } from 'drizzle-orm';
 import { sites, versions } from '../../src/modules/storefront/schema.js';
-import { createSite, storefrontApi } from './support.js';
+import { createSite, ownerCli, storefrontApi } from './support.js';
 
 let svc: TestService;
 let api: Api;
@@ -42,6 +42,10 @@ test('an agent\'s disable waits for an OWNER: an ADMIN\'s approval is refused', 
 
 test('disable: the slug must be confirmed; then a closing notice for 30 days and every change refused', async () => {
   ok(await api('PUT', '/v1/storefront/site/slug', { body: { slug: 'closing-shop' } }));
+  const cli = await ownerCli(svc);
+  const mismatch = await cli(['storefront', 'disable', '--confirm', 'dev-store']);
+  assert.is(mismatch.exitCode, 1);
+  assert.match(mismatch.stderr, 'STOREFRONT_SLUG_CONFIRM_MISMATCH');
   fails(await api('POST', '/v1/storefront/site/disable', { body: { confirmSlug: 'dev-store' } }), 400, 'STOREFRONT_SLUG_CONFIRM_MISMATCH');
   const closed = ok(await api('POST', '/v1/storefront/site/disable', { body: { confirmSlug: 'closing-shop' } }));
   assert.is(closed.status, 'CLOSED');

@@ -10,11 +10,12 @@ import { fails, ok } from '../helpers/assert.js';
 import { newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { longLivedApi } from '../promotions/support.js';
 import { startDnsServer } from './dns.js';
-import { createSite } from './support.js';
+import { createSite, ownerCli } from './support.js';
 
 let svc: TestService;
 let api: Api;
 let dns: Awaited<ReturnType<typeof startDnsServer>>;
+let ownerCliRun: Awaited<ReturnType<typeof ownerCli>>;
 const TARGET = 'domains.svc.localhost';
 const MINUTE = 60;
 const HOUR = 3600;
@@ -23,6 +24,7 @@ const DAY = 86_400;
 test.before(async () => {
   dns = await startDnsServer();
   svc = await startTestService({ storefront: { dnsServers: dns.servers } as never });
+  ownerCliRun = await ownerCli(svc);
   api = await longLivedApi(svc);
   await createSite(api);
 });
@@ -143,6 +145,32 @@ test('DNS moved away: DNS_NOT_POINTING (not primary, not served), back when fixe
   await createSite(another.api, { templateId: 'basic', slug: 'dom-another' });
   ok(await another.api('POST', '/v1/storefront/site/domains', { body: { hostname: 'shop.example.localhost' } }), 201);
   ok(await api('DELETE', `/v1/storefront/site/domains/${domain.domainId}`));
+});
+
+test('svc storefront domains: add prints the records; list follows PENDING_DNS → PENDING_VALIDATION → ACTIVE; primary; remove', async () => {
+  const cli = (args: string[]) => ownerCliRun(['storefront', ...args]);
+  const added = await cli(['domains', 'add', 'cli.example.test']);
+  assert.is(added.exitCode, 0, added.stderr);
+  assert.match(added.stdout, 'Added cli.example.test');
+  assert.match(added.stdout, '_svc-verify.cli.example.test');
+  assert.match(added.stdout, TARGET);
+  const listed = async () => JSON.parse((await cli(['domains', 'list', '--json'])).stdout).contents.find((d: any) => d.hostname === 'cli.example.test');
+  const domain = await listed();
+  assert.is(domain.status, 'PENDING_DNS');
+  configure(domain, ['TXT']);
+  ok(await api('POST', `/v1/storefront/site/domains/${domain.domainId}/verify`), 202);
+  await svc.advance(1);
+  assert.is((await listed()).status, 'PENDING_VALIDATION');
+  configure(domain, ['CNAME']);
+  assert.is((await cli(['domains', 'verify', 'cli.example.test'])).exitCode, 0);
+  await svc.advance(1);
+  const human = await cli(['domains', 'list']);
+  assert.match(human.stdout, /cli\.example\.test\s+CUSTOM\s+ACTIVE/);
+  assert.is((await cli(['domains', 'primary', 'platform'])).exitCode, 0);
+  const removed = await cli(['domains', 'remove', 'cli.example.test', '--json']);
+  assert.not.ok(JSON.parse(removed.stdout).contents.some((d: any) => d.hostname === 'cli.example.test'));
+  const missing = await cli(['domains', 'remove', 'cli.example.test']);
+  assert.is(missing.exitCode, 1);
 });
 
 test('failures: DNS_NOT_CONFIGURED after 7 days (verify restarts), CERTIFICATE_FAILED by CAA, VALIDATION_TIMEOUT; the limit', async () => {

@@ -6,15 +6,17 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fails, ok } from '../helpers/assert.js';
 import { newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { createSite, storefrontApi } from './support.js';
+import { createSite, ownerCli, storefrontApi } from './support.js';
 
 let svc: TestService;
 let api: Api;
 let other: { api: Api };
+let cli: Awaited<ReturnType<typeof ownerCli>>;
 const DAY = 86_400;
 test.before(async () => {
   svc = await startTestService();
   api = await storefrontApi(svc);
+  cli = await ownerCli(svc);
   await createSite(api);
   other = { api: await storefrontApi(svc, await newSellerWithStore(svc, 'sf-slug')) };
   await createSite(other.api, { templateId: 'basic', slug: 'other-shop' });
@@ -60,6 +62,15 @@ test('held 90 days: then the old address is released (no redirect, free for anot
   await svc.advance(91 * DAY);
   assert.is((await visit('third-shop/')).status, 404);
   assert.is(ok(await setSlug('third-shop', other.api)).slug, 'third-shop');
+});
+
+test('svc storefront slug', async () => {
+  const moved = await cli(['storefront', 'slug', 'cli-shop']);
+  assert.is(moved.exitCode, 0, moved.stderr);
+  assert.match(moved.stdout, `Address ${svc.url}/sites/cli-shop/ (2 change(s) left in 30 days)`);
+  const taken = await cli(['storefront', 'slug', 'third-shop', '--json']);
+  assert.is(taken.exitCode, 1);
+  assert.is(JSON.parse(taken.stdout).code, 'STOREFRONT_SLUG_TAKEN');
 });
 
 test.run();

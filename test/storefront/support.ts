@@ -85,3 +85,15 @@ export async function storefrontApi(svc: TestService, person: { token: string; s
   const token = await createAccessToken(svc, person.token, { scopes: ['storefront:rw'], expiresInDays: 365 });
   return apiClient(svc.url, { token, storeId: person.storeId });
 }
+
+/** The compiled CLI (`node bin/run.js …`) as the seeded owner through a year-long token, JSON or human output. */
+export async function ownerCli(svc: TestService) {
+  const { execa } = await import('execa');
+  const { mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const token = await createAccessToken(svc, svc.ownerToken, { scopes: ['storefront:rw'], expiresInDays: 365 });
+  const configDir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
+  const bin = join(import.meta.dirname, '..', '..', 'bin', 'run.js');
+  return (args: string[]) => execa('node', [bin, ...args], { reject: false, env: { SVC_API_URL: svc.url, SVC_TOKEN: token, SVC_STORE_ID: svc.storeId, SVC_CONFIG_DIR: configDir, CI: '1', NO_COLOR: '1' } });
+}

@@ -1,0 +1,16 @@
+import { Args } from '@oclif/core';
+import { DomainCommand, type DomainView } from '../../../../../src/modules/storefront/author/domain-command.js';
+
+export default class StorefrontDomainsVerify extends DomainCommand<typeof StorefrontDomainsVerify> {
+  static override summary = 'Look at a domain\'s DNS again now (a FAILED domain starts over)';
+  static override examples = ['<%= config.bin %> storefront domains verify shop.example.com'];
+  static override args = { domain: Args.string({ description: 'hostname or domain id', required: true }) };
+
+  async run() {
+    const domain = await this.storeRequest<DomainView>('POST', `/v1/storefront/site/domains/${await this.domainId(this.args.domain)}/verify`);
+    this.output(domain, () => {
+      this.log(`${domain.hostname}: ${domain.status}; checked again within a second (svc storefront domains list)`);
+      this.printRecords(domain);
+    });
+  }
+}
