@@ -33,7 +33,11 @@ async function knownValues(): Promise<KnownValues> {
   const category = ok(await svc.api('POST', '/v1/categories', { body: { name: '퍼징' } }), 201);
   const { sheet, start } = await buy(svc, svc.storeId, { productId, optionId });
   const order = ok(await svc.api('GET', '/v1/orders')).contents[0];
+  // A storefront site and a custom domain, so the storefront operations reach past STOREFRONT_SITE_NOT_FOUND.
+  ok(await svc.api('POST', '/v1/storefront/site', { body: { templateId: 'basic' } }), 201);
+  const domain = ok(await svc.api('POST', '/v1/storefront/site/domains', { body: { hostname: 'fuzz.example.test' } }), 201);
   return {
+    domainId: [domain.domainId, 'dom_platform'],
     productId: [productId],
     variantId: [optionId],
     categoryId: [category.categoryId],

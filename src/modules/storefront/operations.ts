@@ -300,7 +300,8 @@ export const storefrontOperations = [
       requireSite(ctx.db, ctx.store.id);
       const files = currentFiles(ctx.db, ctx.store.id);
       if (ctx.query.path === undefined) return { contents: Object.entries(files).map(([path, f]) => ({ path, ...f })) };
-      const file = files[ctx.query.path];
+      // Own keys only: a path such as `valueOf` names no file.
+      const file = Object.hasOwn(files, ctx.query.path) ? files[ctx.query.path] : undefined;
       if (!file) throw fail(404, 'STOREFRONT_FILE_NOT_FOUND', { path: ctx.query.path });
       const bytes = readBlob(ctx.services, file.hash);
       const text = bytes.toString('utf8');
