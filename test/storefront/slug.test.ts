@@ -64,6 +64,14 @@ test('held 90 days: then the old address is released (no redirect, free for anot
   assert.is(ok(await setSlug('third-shop', other.api)).slug, 'third-shop');
 });
 
+test('a store whose hosting the operator suspended changes nothing: STORE_SUSPENDED', async () => {
+  ok(await svc.api('POST', '/_dev/v1/storefront/store-suspension', { body: { storeId: svc.storeId, reason: 'POLICY' } }));
+  const refused = fails(await setSlug('suspended-shop'), 409, 'STORE_SUSPENDED');
+  assert.is(refused.error.details.reason, 'POLICY');
+  fails(await api('POST', '/v1/storefront/site/domains', { body: { hostname: 'shop.example.test' } }), 409, 'STORE_SUSPENDED');
+  ok(await svc.api('DELETE', '/_dev/v1/storefront/store-suspension', { body: { storeId: svc.storeId } }));
+});
+
 test('svc storefront slug', async () => {
   const moved = await cli(['storefront', 'slug', 'cli-shop']);
   assert.is(moved.exitCode, 0, moved.stderr);

@@ -37,7 +37,7 @@ export const checkOperations = [
     status: 202,
     agent: 'direct',
     response: checkSchema,
-    errors: { 404: ['STOREFRONT_SITE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'CHECK_RUNNING'] },
+    errors: { 404: ['STOREFRONT_SITE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'CHECK_RUNNING'] },
     target: siteTarget,
     handler: (ctx) => presentCheck(queueCheck(ctx.services, ctx.db, requireActiveSite(ctx.db, ctx.store.id), ctx.now)),
   }),

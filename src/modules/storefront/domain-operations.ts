@@ -36,7 +36,7 @@ export const domainOperations = [
     response: domainSchema,
     errors: {
       400: ['STOREFRONT_DOMAIN_INVALID'], 403: ['STOREFRONT_CUSTOM_DOMAINS_DISABLED'], 404: ['STOREFRONT_SITE_NOT_FOUND'],
-      409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STOREFRONT_DOMAIN_EXISTS', 'STOREFRONT_DOMAIN_TAKEN', 'STOREFRONT_DOMAIN_LIMIT'],
+      409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_DOMAIN_EXISTS', 'STOREFRONT_DOMAIN_TAKEN', 'STOREFRONT_DOMAIN_LIMIT'],
     },
     target: () => ({ type: 'STOREFRONT_DOMAIN', id: null }),
     preview: (ctx) => ({ changes: [{ field: 'domains', before: null, after: ctx.body.hostname }] }),
@@ -52,7 +52,7 @@ export const domainOperations = [
     agent: 'direct',
     params: domainParams,
     response: domainSchema,
-    errors: { 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_DOMAIN_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE'] },
+    errors: { 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_DOMAIN_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED'] },
     target: domainTarget,
     handler: (ctx) => {
       requireActiveSite(ctx.db, ctx.store.id);
@@ -69,7 +69,7 @@ export const domainOperations = [
     agent: 'approval',
     params: domainParams,
     response: domainListSchema,
-    errors: { 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_DOMAIN_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STOREFRONT_DOMAIN_NOT_ACTIVE'] },
+    errors: { 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_DOMAIN_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_DOMAIN_NOT_ACTIVE'] },
     target: domainTarget,
     preview: (ctx) => ({ changes: [{ field: 'primary', before: findSite(ctx.db, ctx.store!.id) ? currentPrimary(ctx as StoreCtx) : null, after: ctx.params.domainId }] }),
     handler: (ctx) => {
@@ -87,7 +87,7 @@ export const domainOperations = [
     agent: 'approval',
     params: domainParams,
     response: domainListSchema,
-    errors: { 400: ['STOREFRONT_DOMAIN_NOT_REMOVABLE'], 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_DOMAIN_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE'] },
+    errors: { 400: ['STOREFRONT_DOMAIN_NOT_REMOVABLE'], 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_DOMAIN_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED'] },
     target: domainTarget,
     preview: (ctx) => ({ changes: [{ field: 'domains', before: ctx.params.domainId, after: null }] }),
     handler: (ctx) => {

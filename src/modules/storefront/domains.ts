@@ -158,6 +158,9 @@ export const localIssuer: CertificateIssuer = {
 };
 export const LOCAL_ISSUER = 'svc.local';
 
+/** The issuer in use: ACME would be chosen here for deployments once a client is installed (decisions.md). */
+const issuer: CertificateIssuer = localIssuer;
+
 // ── rows ─────────────────────────────────────────────────────────────────────
 
 /** Domains that hold their hostname: another store may not add them (spec 02 §3, the take-over rule). */
@@ -278,9 +281,6 @@ async function examine(services: Services, domain: Domain, now: number): Promise
   if (now - domain.waitSince > NOT_POINTING_RELEASE_MS) return { status: 'FAILED', held: false, primary: false, nextAttemptAt: null };
   return { nextAttemptAt: now + PENDING_POLL_MS };
 }
-
-/** The issuer in use: ACME would be chosen here for deployments once a client is installed (decisions.md). */
-const issuer: CertificateIssuer = localIssuer;
 
 async function advanceDomains(services: Services, now: number): Promise<number> {
   const due = services.db.select().from(domains).where(and(isNotNull(domains.nextAttemptAt), lte(domains.nextAttemptAt, now))).all();

@@ -63,7 +63,7 @@ export const editingOperations = [
     agent: 'direct',
     async: true,
     response: editingSchema,
-    errors: { 400: ['STOREFRONT_SOURCE_INVALID'], 404: ['STOREFRONT_SITE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'EDIT_CAPACITY_FULL'] },
+    errors: { 400: ['STOREFRONT_SOURCE_INVALID'], 404: ['STOREFRONT_SITE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'EDIT_CAPACITY_FULL'] },
     target: siteTarget,
     handler: async (ctx) => presentEditing(await startEditing(ctx.services, ctx.store.id, ctx.principal.userId)),
   }),
@@ -78,7 +78,7 @@ export const editingOperations = [
     params: pathParams,
     body: z.object({ content: z.string().max(FILE_BYTES * 2), encoding: z.enum(['utf8', 'base64']).default('utf8') }).strict(),
     response: z.object({ path: z.string(), size: z.number().int(), hash: z.string(), created: z.boolean() }),
-    errors: { 400: ['STOREFRONT_SOURCE_INVALID'], 404: ['STOREFRONT_SITE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE'] },
+    errors: { 400: ['STOREFRONT_SOURCE_INVALID'], 404: ['STOREFRONT_SITE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED'] },
     target: siteTarget,
     handler: (ctx) => {
       requireActiveSite(ctx.db, ctx.store.id);
@@ -104,7 +104,7 @@ export const editingOperations = [
     agentApprovalExemptWhilePrivate: true,
     params: pathParams,
     response: z.object({ path: z.string(), deleted: z.literal(true) }),
-    errors: { 400: ['STOREFRONT_SOURCE_INVALID'], 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_FILE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE'] },
+    errors: { 400: ['STOREFRONT_SOURCE_INVALID'], 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_FILE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED'] },
     target: siteTarget,
     handler: (ctx) => {
       requireActiveSite(ctx.db, ctx.store.id);
