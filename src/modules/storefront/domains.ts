@@ -143,6 +143,8 @@ export interface CertificateIssuer {
   issue(hostname: string, dns: DnsChecker, now: number): Promise<Issuance>;
 }
 
+export const LOCAL_ISSUER = 'svc.local';
+
 /**
  * svc dev's issuer: "issues" at once unless the domain's CAA records name other authorities only — the
  * one refusal a real authority is bound to make that the domain's owner controls.
@@ -156,8 +158,6 @@ export const localIssuer: CertificateIssuer = {
     return { ok: true, issuer: LOCAL_ISSUER, expiresAt: now + 90 * DAY };
   },
 };
-export const LOCAL_ISSUER = 'svc.local';
-
 /** The issuer in use: ACME would be chosen here for deployments once a client is installed (decisions.md). */
 const issuer: CertificateIssuer = localIssuer;
 
