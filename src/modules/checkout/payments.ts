@@ -1,3 +1,4 @@
+import { recordPurchase } from '../analytics/ingest.js';
 import { findSite } from '../storefront/service.js';
 import { isPreviewAddress } from '../storefront/serving.js';
 import { and, desc, eq, inArray, lte, sql } from 'drizzle-orm';
@@ -463,6 +464,7 @@ function placeOrder(services: Services, now: number, payment: PaymentRow, sheet:
   });
   updateById(db, payments, payment.id, { ...paymentFields, status: 'COMPLETED', orderId: order.id, updatedAt: now });
   linkDiscountsToOrder(db, now, payment.id, order.id);
+  recordPurchase(db, order, sheet.items, now);
   updateById(db, checkoutSheets, sheet.id, { status: 'COMPLETED', orderId: order.id });
   removeOrderedCartLines(db, sheet);
   if (cashReceiptOf(db, payment.id)?.status === 'REQUESTED') {
