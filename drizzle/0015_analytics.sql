@@ -30,7 +30,7 @@ CREATE TABLE `analytics_day_rows` (
 	`searches` integer NOT NULL,
 	`zero_result_searches` integer NOT NULL,
 	`excluded_bot_sessions` integer NOT NULL,
-	PRIMARY KEY(`store_id`, `date`, `dimension`, `key`)
+	PRIMARY KEY(`store_id`, `dimension`, `date`, `key`)
 );
 --> statement-breakpoint
 CREATE TABLE `analytics_events` (

@@ -1,4 +1,4 @@
-import { and, eq, gte, inArray, lte } from 'drizzle-orm';
+import { and, eq, gte, inArray, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { seoulDateOf } from '../../db/clock.js';
 import { addDays, today } from '../catalog/dates.js';
@@ -294,6 +294,15 @@ export function recomputeIfDue(db: Db, sqlite: { transaction<T>(fn: () => T): ()
   const last = lastComputedAt(db);
   if (last !== null && now - last < RECOMPUTE_EVERY_MS && now >= last) return 0;
   return recompute(db, sqlite, now);
+}
+
+/** The rows of a period summed per key in SQL (a product report over 92 days reads one row per product). */
+export function totalsByKey(db: Db, storeId: string, dimension: Dimension, from: string, to: string): (Figures & { key: string })[] {
+  const sums = Object.fromEntries(FIGURES.map((f) => [f, sql<number>`sum(${analyticsDayRows[f]})`.mapWith(Number)]));
+  return db.select({ key: analyticsDayRows.key, ...sums }).from(analyticsDayRows)
+    .where(and(eq(analyticsDayRows.storeId, storeId), eq(analyticsDayRows.dimension, dimension), gte(analyticsDayRows.date, from), lte(analyticsDayRows.date, to)))
+    .groupBy(analyticsDayRows.key)
+    .all() as (Figures & { key: string })[];
 }
 
 /** The stored rows of a period. */

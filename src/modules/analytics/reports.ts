@@ -6,7 +6,7 @@ import { calendarDate, instant, won } from '../../server/responses.js';
 import { datesIn } from '../catalog/dates.js';
 import { paymentAttempts, payments } from '../checkout/schema.js';
 import { kstDayStart } from '../orders/queries.js';
-import { dayRows, type Dimension, type Figures, lastComputedAt, STEPS, zeroFigures } from './metrics.js';
+import { dayRows, type Dimension, type Figures, lastComputedAt, STEPS, totalsByKey, zeroFigures } from './metrics.js';
 
 /** The eight reports of spec 01 §4.4 over the per-date rows; `realtime` over raw events. */
 
@@ -63,7 +63,6 @@ export const reportViews = {
   }),
 };
 
-type Row = Figures & { date: string; key: string };
 
 /** Adds the test-payment purchases in when asked. */
 const withTest = (f: Figures, includeTest: boolean) => includeTest
@@ -85,17 +84,14 @@ const PRODUCT_KEYS = ['sessions', 'productViews', 'cartAdds', 'purchases', 'purc
 const PAGE_KEYS = ['sessions', 'visitors', 'pageViews', 'dwellSeconds'] as const;
 const SEARCH_KEYS = ['searches', 'sessions', 'zeroResultSearches', 'purchases', 'purchaseAmount'] as const;
 
-/** Rows of one dimension summed over the period per key, largest first by `order`. */
-function byKey(rows: Row[], includeTest: boolean, order: keyof Figures): { key: string; figures: Figures }[] {
-  const grouped = new Map<string, Figures[]>();
-  for (const r of rows) grouped.set(r.key, [...(grouped.get(r.key) ?? []), r]);
-  return [...grouped].map(([key, list]) => ({ key, figures: withTest(sum(list), includeTest) }))
-    .sort((a, b) => b.figures[order] - a.figures[order] || a.key.localeCompare(b.key));
+/** One dimension summed over the period per key, largest first by `order`. */
+function byKey(db: Db, storeId: string, dimension: Dimension, p: Period, order: keyof Figures, includeTest = p.includeTest) {
+  return totalsByKey(db, storeId, dimension, p.from, p.to).map(({ key, ...figures }) => ({ key, figures: withTest(figures, includeTest) }))
+    .sort((a, b) => b.figures[order] - a.figures[order] || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
 export function analyticsReport(db: Db, storeId: string, name: Exclude<ReportName, 'realtime'>, p: Period, now: number) {
-  const rowsOf = (dimension: Dimension) => dayRows(db, storeId, dimension, p.from, p.to) as Row[];
-  const days = rowsOf('day');
+  const days = dayRows(db, storeId, 'day', p.from, p.to);
   const computed = lastComputedAt(db);
   const total = withTest(sum(days), p.includeTest);
   const base = {
@@ -112,23 +108,23 @@ export function analyticsReport(db: Db, storeId: string, name: Exclude<ReportNam
       return { ...base, summary: { ...pick(total, VISIT_KEYS), clickThroughRate: ctr(total) }, rows };
     }
     case 'products': {
-      const rows = byKey(rowsOf('product'), p.includeTest, 'productViews').map(({ key, figures }) => ({ productId: key, ...pick(figures, PRODUCT_KEYS), clickThroughRate: ctr(figures) }));
-      const products = sum(rowsOf('product'));
-      const all = withTest(products, p.includeTest);
+      const products = byKey(db, storeId, 'product', p, 'productViews');
+      const rows = products.map(({ key, figures }) => ({ productId: key, ...pick(figures, PRODUCT_KEYS), clickThroughRate: ctr(figures) }));
+      const all = sum(products.map((r) => r.figures));
       return { ...base, summary: { ...pick(all, PRODUCT_KEYS), sessions: total.sessions, clickThroughRate: ctr(all) }, rows };
     }
     case 'sources':
     case 'devices': {
-      const rows = byKey(rowsOf(name === 'sources' ? 'source' : 'device'), p.includeTest, 'sessions')
+      const rows = byKey(db, storeId, name === 'sources' ? 'source' : 'device', p, 'sessions')
         .map(({ key, figures }) => ({ [name === 'sources' ? 'source' : 'device']: key, ...pick(figures, TRAFFIC_KEYS) }));
       return { ...base, summary: pick(total, TRAFFIC_KEYS), rows };
     }
     case 'pages': {
-      const rows = byKey(rowsOf('path'), p.includeTest, 'pageViews').map(({ key, figures }) => ({ path: key, ...pick(figures, PAGE_KEYS) }));
+      const rows = byKey(db, storeId, 'path', p, 'pageViews').map(({ key, figures }) => ({ path: key, ...pick(figures, PAGE_KEYS) }));
       return { ...base, summary: pick(total, PAGE_KEYS), rows };
     }
     case 'search': {
-      const terms = byKey(rowsOf('term'), p.includeTest, 'searches');
+      const terms = byKey(db, storeId, 'term', p, 'searches');
       const rows = terms.map(({ key, figures }) => ({ term: key, ...pick(figures, SEARCH_KEYS) }));
       return {
         ...base,
@@ -140,7 +136,7 @@ export function analyticsReport(db: Db, storeId: string, name: Exclude<ReportNam
       };
     }
     case 'checkout': {
-      const steps = new Map(byKey(rowsOf('step'), false, 'sessions').map(({ key, figures }) => [key, figures]));
+      const steps = new Map(byKey(db, storeId, 'step', p, 'sessions', false).map(({ key, figures }) => [key, figures]));
       const sessionsOf = (step: string) => {
         const f = steps.get(step);
         return f ? f.sessions + (p.includeTest ? f.testPurchases : 0) : 0;

@@ -82,7 +82,7 @@ export const analyticsDayRows = sqliteTable('analytics_day_rows', {
   searches: integer('searches').notNull(),
   zeroResultSearches: integer('zero_result_searches').notNull(),
   excludedBotSessions: integer('excluded_bot_sessions').notNull(),
-}, (t) => [primaryKey({ columns: [t.storeId, t.date, t.dimension, t.key] })]);
+}, (t) => [primaryKey({ columns: [t.storeId, t.dimension, t.date, t.key] })]);
 
 /** When the aggregation job last finished (one row), the `lastComputedAt` of every report. */
 export const analyticsRuns = sqliteTable('analytics_runs', {
