@@ -1,4 +1,4 @@
-import { Flags, type Interfaces } from '@oclif/core';
+import { type Command, Flags, type Interfaces } from '@oclif/core';
 import { ApiCommand } from './api-command.js';
 
 /** Shared by `svc analytics <report>`: flags, CSV, and the terminal pictures (sparklines, bars). */
@@ -27,8 +27,7 @@ export const periodFlags = {
 /** The row's label column per report. */
 const LABEL: Record<string, string> = { overview: 'date', products: 'productId', sources: 'source', devices: 'device', pages: 'path', search: 'term', checkout: 'step', realtime: 'path' };
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export abstract class AnalyticsCommand extends ApiCommand<any> {
+export abstract class AnalyticsCommand<T extends typeof Command> extends ApiCommand<T> {
   static override flags: Interfaces.FlagInput = periodFlags;
   protected abstract readonly report: string;
 

@@ -1,6 +1,6 @@
 import { AnalyticsCommand, bar, sparkline } from '../../cli/analytics.js';
 
-export default class AnalyticsOverview extends AnalyticsCommand {
+export default class AnalyticsOverview extends AnalyticsCommand<typeof AnalyticsOverview> {
   static override summary = 'Sessions, visitors, page views, dwell and purchases by Korean date, with sparklines';
   static override examples = ['<%= config.bin %> analytics overview --from 2026-11-01 --to 2026-11-30', '<%= config.bin %> analytics overview --csv > overview.csv'];
   protected readonly report = 'overview';

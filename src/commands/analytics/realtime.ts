@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { AnalyticsCommand, bar, periodFlags } from '../../cli/analytics.js';
 
-export default class AnalyticsRealtime extends AnalyticsCommand {
+export default class AnalyticsRealtime extends AnalyticsCommand<typeof AnalyticsRealtime> {
   static override summary = 'The last 5 minutes from raw events; --watch refreshes in place';
   static override examples = ['<%= config.bin %> analytics realtime', '<%= config.bin %> analytics realtime --watch'];
   static override flags = {

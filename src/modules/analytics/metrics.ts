@@ -140,41 +140,40 @@ export class Accumulator {
     return out;
   }
 
+  /** What the session's events of one date add up to (the session-level figures come separately). */
   private eventFigures(events: RawEvent[], dwell: Map<RawEvent, number>): Partial<Figures> {
-    const f = zeroFigures();
+    const f: Partial<Figures> = { pageViews: 0, productViews: 0, listViews: 0, cartAdds: 0, checkoutStarts: 0, searches: 0, zeroResultSearches: 0, purchases: 0, purchaseAmount: 0, testPurchases: 0, testPurchaseAmount: 0 };
     let dwellMs = 0;
     for (const e of events) {
       if (e.name === 'page') {
-        f.pageViews++;
+        f.pageViews!++;
         dwellMs += dwell.get(e) ?? 0;
-      } else if (e.name === 'product_view') f.productViews++;
-      else if (e.name === 'product_list_view') f.listViews++;
-      else if (e.name === 'cart_add') f.cartAdds++;
-      else if (e.name === 'checkout_start') f.checkoutStarts++;
+      } else if (e.name === 'product_view') f.productViews!++;
+      else if (e.name === 'product_list_view') f.listViews!++;
+      else if (e.name === 'cart_add') f.cartAdds!++;
+      else if (e.name === 'checkout_start') f.checkoutStarts!++;
       else if (e.name === 'search') {
-        f.searches++;
-        if (e.resultCount === 0) f.zeroResultSearches++;
+        f.searches!++;
+        if (e.resultCount === 0) f.zeroResultSearches!++;
       } else if (e.name === 'purchase') {
         if (e.test) {
-          f.testPurchases++;
-          f.testPurchaseAmount += e.amount ?? 0;
+          f.testPurchases!++;
+          f.testPurchaseAmount! += e.amount ?? 0;
         } else {
-          f.purchases++;
-          f.purchaseAmount += e.amount ?? 0;
+          f.purchases!++;
+          f.purchaseAmount! += e.amount ?? 0;
         }
       }
     }
     f.dwellSeconds = Math.floor(dwellMs / 1000);
-    const { sessions: _s, engagedSessions: _e, visitors: _v, excludedBotSessions: _b, ...rest } = f;
-    return rest;
+    return f;
   }
 
   private pages(date: string, events: RawEvent[], dwell: Map<RawEvent, number>, visitorId: string) {
     const seen = new Set<string>();
     for (const e of events) {
       if (e.name !== 'page' || e.path === null) continue;
-      this.add(date, 'path', e.path, { pageViews: 1, dwellSeconds: 0, sessions: seen.has(e.path) ? 0 : 1 }, visitorId);
-      this.cell(date, 'path', e.path).dwellSeconds += Math.floor((dwell.get(e) ?? 0) / 1000);
+      this.add(date, 'path', e.path, { pageViews: 1, dwellSeconds: Math.floor((dwell.get(e) ?? 0) / 1000), sessions: seen.has(e.path) ? 0 : 1 }, visitorId);
       seen.add(e.path);
     }
   }
