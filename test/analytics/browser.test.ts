@@ -61,8 +61,16 @@ test('page views on load and History API moves (not hash moves), search, cart-le
   await Promise.all([page.waitForURL(/\/_preview\//), page.getByRole('button', { name: '결제 승인' }).click()]);
   const orderId = (await page.locator('[data-order-id]').textContent())?.trim();
   assert.ok(orderId);
-  await page.evaluate(() => (window as any).svc.flush());
+  // The browser's own caps: 30 per name per minute, 100 per page in all.
+  await page.evaluate(() => {
+    for (let i = 0; i < 40; i++) (window as any).svc.track('tap', {});
+    for (let i = 0; i < 120; i++) (window as any).svc.track(`name_${i % 60}`, {});
+    (window as any).svc.flush();
+  });
   await page.waitForTimeout(500);
+  const named = (like: string) => Number(svc.services.sqlite.prepare('SELECT count(*) FROM analytics_events WHERE store_id = ? AND name LIKE ?').pluck().get(svc.storeId, like));
+  assert.is(named('tap'), 30);
+  assert.is(named('tap') + named('name_%'), 100 - 1, 'the complete page had sent its page view');
 
   const visitors = Number(svc.services.sqlite.prepare("SELECT count(DISTINCT visitor_id) FROM analytics_events WHERE store_id = ? AND name = 'page'").pluck().get(svc.storeId));
   assert.is(visitors, 1, 'one visitor across full page loads (the svc_vid cookie)');

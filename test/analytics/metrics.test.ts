@@ -182,6 +182,15 @@ test('origins: with storefrontOrigins set, other origins get 403 ORIGIN_NOT_ALLO
   assert.is(count, 1);
 });
 
+test('origins: a change of storefrontOrigins applies within a minute', async () => {
+  const { api, storeId } = await store();
+  const now = () => svc.services.clock.now();
+  assert.is((await send(storeId, 'p1', [ev('page', now())], { origin: 'https://elsewhere.example.com' })).status, 204);
+  ok(await api('PATCH', '/v1/store', { body: { storefrontOrigins: ['https://shop.example.com'] } }));
+  await svc.advance(61);
+  fails(await send(storeId, 'p2', [ev('page', now())], { origin: 'https://elsewhere.example.com' }), 403, 'ORIGIN_NOT_ALLOWED');
+});
+
 test('retention: raw events older than 90 days are deleted by the job', async () => {
   const { storeId } = await store();
   await send(storeId, 'old', [ev('page', svc.services.clock.now())]);
