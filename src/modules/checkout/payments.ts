@@ -1,9 +1,9 @@
-import { recordPurchase } from '../analytics/ingest.js';
 import { findSite } from '../storefront/service.js';
 import { isPreviewAddress } from '../storefront/serving.js';
 import { and, desc, eq, inArray, lte, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { storeSettings } from '../stores/service.js';
+import { recordPurchase } from '../analytics/ingest.js';
 import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
