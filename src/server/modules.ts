@@ -20,6 +20,7 @@ import { claimsModule } from '../modules/claims/index.js';
 import { reportsModule } from '../modules/reports/index.js';
 import { storefrontModule } from '../modules/storefront/index.js';
 import { mcpModule } from '../modules/mcp/index.js';
+import { analyticsModule } from '../modules/analytics/index.js';
 import type { Module } from './module.js';
 import type { Operation } from './registry.js';
 
@@ -47,6 +48,7 @@ export const modules: Module[] = [
   reportsModule,
   storefrontModule,
   mcpModule,
+  analyticsModule,
 ];
 
 /** The operation registry: every HTTP operation of the service. */

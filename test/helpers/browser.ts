@@ -9,15 +9,17 @@ export interface BrowserSession {
  * Headless Chromium from the npm package @sparticuz/chromium (the browser ships inside the package, so
  * `npm ci` alone brings it), driven by playwright-core. A missing part fails the test with what to do.
  */
-export async function launchBrowser(): Promise<BrowserSession> {
+export async function launchBrowser(options: { userAgent?: string } = {}): Promise<BrowserSession> {
   let browser: Browser;
   try {
     const [{ chromium }, sparticuz] = await Promise.all([import('playwright-core'), import('@sparticuz/chromium')]);
-    browser = await chromium.launch({ executablePath: await sparticuz.default.executablePath(), args: sparticuz.default.args, headless: true });
+    // A user agent is also set on the command line: requests outliving their page (keepalive) ignore the context's.
+    const args = options.userAgent ? [...sparticuz.default.args, `--user-agent=${options.userAgent}`] : sparticuz.default.args;
+    browser = await chromium.launch({ executablePath: await sparticuz.default.executablePath(), args, headless: true });
   } catch (error) {
     throw new Error(`headless Chromium could not start (packages @sparticuz/chromium and playwright-core; run npm ci): ${(error as Error).message}`);
   }
-  const context = await browser.newContext({ locale: 'ko-KR' });
+  const context = await browser.newContext({ locale: 'ko-KR', ...options });
   const page = await context.newPage();
   return { page, close: () => browser.close() };
 }

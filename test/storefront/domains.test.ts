@@ -7,7 +7,7 @@ import { request } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fails, ok } from '../helpers/assert.js';
-import { newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
+import { apiClient, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { longLivedApi } from '../promotions/support.js';
 import { startDnsServer } from './dns.js';
 import { createSite, ownerCli } from './support.js';
@@ -110,6 +110,14 @@ test('PENDING_DNS → PENDING_VALIDATION → ACTIVE: held by the store, primary,
   assert.is(page.status, 200);
   assert.match(page.body, '곧 문을 엽니다');
   assert.is((await visitHost('unknown.example.localhost')).status, 404);
+  // A connected domain is an allowed analytics origin (and payment-return origin) without being listed.
+  ok(await api('PATCH', '/v1/store', { body: { storefrontOrigins: ['https://www.example.com'] } }));
+  const sendFrom = (origin: string) => apiClient(svc.url, { storeId: svc.storeId })('POST', '/storefront/v1/events', {
+    body: { events: [{ name: 'page', at: new Date(svc.services.clock.now()).toISOString(), path: '/' }] },
+    headers: { origin, 'x-svc-visitor': 'visitor-dom', 'x-svc-session': 'session-dom', 'user-agent': 'Mozilla/5.0 Chrome/120' },
+  });
+  assert.is((await sendFrom('https://shop.example.localhost')).status, 204);
+  fails(await sendFrom('https://evil.example.test'), 403, 'ORIGIN_NOT_ALLOWED');
 
   // Primary back to the default address, then to the domain again.
   const back = ok(await api('POST', '/v1/storefront/site/domains/dom_platform/primary'));

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { mergeErrors } from '../../server/contract.js';
+import { recordCartAdd, recordCheckoutStart } from '../analytics/ingest.js';
 import { defineOperation, reply } from '../../server/registry.js';
 import { checkoutAvailability, checkoutAvailabilityFields } from '../payments/gateway.js';
 import { findStore, storeSettings } from '../stores/service.js';
@@ -54,6 +55,7 @@ export const checkoutOperations = [
     handler: (ctx) => {
       const cart = cartFor(ctx, ctx.buyer.storeId, ctx.buyer.customer);
       addCartItem(ctx, cart, ctx.body);
+      recordCartAdd(ctx.db, ctx.event.req.headers, ctx.buyer.storeId, ctx.body.productId, ctx.now);
       return reply(201, presentCart(ctx, cart), { headers: { 'x-svc-cart': cart.id } });
     },
   }),
@@ -125,6 +127,7 @@ export const checkoutOperations = [
       } else {
         sheet = createSheet(ctx, storeId, customer, [{ ...ctx.body.directItem, cartItemId: null }], null);
       }
+      recordCheckoutStart(ctx.db, ctx.event.req.headers, storeId, sheet.id, ctx.now);
       return reply(201, presentSheet(ctx.services, sheet, ctx.now));
     },
   }),

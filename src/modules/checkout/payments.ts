@@ -4,6 +4,7 @@ import { connectedOrigins } from '../storefront/domains.js';
 import { and, desc, eq, inArray, lte, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { storeSettings } from '../stores/service.js';
+import { recordPurchase } from '../analytics/ingest.js';
 import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
@@ -466,6 +467,7 @@ function placeOrder(services: Services, now: number, payment: PaymentRow, sheet:
   });
   updateById(db, payments, payment.id, { ...paymentFields, status: 'COMPLETED', orderId: order.id, updatedAt: now });
   linkDiscountsToOrder(db, now, payment.id, order.id);
+  recordPurchase(db, order, sheet.items, now);
   updateById(db, checkoutSheets, sheet.id, { status: 'COMPLETED', orderId: order.id });
   removeOrderedCartLines(db, sheet);
   if (cashReceiptOf(db, payment.id)?.status === 'REQUESTED') {

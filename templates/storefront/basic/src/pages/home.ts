@@ -30,6 +30,7 @@ export async function homePage(ctx: PageContext) {
   return page(ctx, {
     title: '전체 상품',
     store,
+    track: { name: 'product_list_view', props: { listId: 'all', productIds: list.contents.map((p) => p.productId) } },
     body: list.contents.length
       ? html`<h1 class="title">전체 상품</h1><ul class="grid">${list.contents.map((p) => card(ctx, p))}</ul>${pager}`
       : html`<section class="empty"><h1>준비 중인 상품이 없습니다</h1><p>곧 새로운 상품으로 찾아올게요.</p></section>`,

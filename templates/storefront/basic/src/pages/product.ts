@@ -36,6 +36,7 @@ async function render(ctx: PageContext, product: Product, store: Store | null, o
     title: product.name,
     store,
     status: options.status,
+    track: { name: 'product_view', props: { productId: product.productId } },
     body: html`<article class="product">
 <div class="gallery">
   <img class="main-image" src="${imageOf(ctx, [main])}" alt="${product.name}" width="600" height="600">

@@ -35,7 +35,9 @@ export type BuyerApi = <T>(method: string, path: string, options?: CallOptions) 
 export function buyerApi({ baseUrl, storeId }: BuyerApiOptions): BuyerApi {
   const base = baseUrl.replace(/\/+$/, '');
   return async <T>(method: string, path: string, options: CallOptions = {}) => {
-    const headers: Record<string, string> = { accept: 'application/json', 'x-store-id': storeId, ...options.headers };
+    // In the browser, the collector's visit headers let the service record cart adds and checkouts (spec 02 §5).
+    const visit = (globalThis as { svc?: { visitHeaders?(): Record<string, string> } }).svc?.visitHeaders?.() ?? {};
+    const headers: Record<string, string> = { accept: 'application/json', 'x-store-id': storeId, ...visit, ...options.headers };
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
     const init: { method: string; headers: Record<string, string>; body?: string } = { method, headers };

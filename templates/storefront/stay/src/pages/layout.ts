@@ -12,9 +12,18 @@ export interface PageOptions {
   /** `<meta name="robots" content="noindex">` for pages about one buyer (checkout, order result). */
   noindex?: boolean;
   head?: Html;
+  /** A visit event for the page beyond the page view (`product_view`, `product_list_view`), sent by the service's collector. */
+  track?: { name: string; props: Record<string, unknown> };
 }
 
-export function page(ctx: PageContext, { title, body, status = 200, store, noindex, head }: PageOptions): Response {
+/** The service's visit collector (spec 02 §6): page views, cookies, batching; `svc.track` for the rest. */
+function collector(ctx: PageContext, track: PageOptions['track']): Html {
+  const api = ctx.config.storefrontApiUrl;
+  return html`<script src="${new URL('/_svc/analytics.js', api).href}" data-api="${api}" data-store="${ctx.config.storeId}" defer></script>
+${track ? html`${jsonScript('svc-track', track)}<script>addEventListener('DOMContentLoaded', () => { const t = JSON.parse(document.getElementById('svc-track').textContent); window.svc?.track(t.name, t.props); });</script>` : ''}`;
+}
+
+export function page(ctx: PageContext, { title, body, status = 200, store, noindex, head, track }: PageOptions): Response {
   const { siteUrl } = ctx.config;
   const storeName = store?.name ?? '';
   const doc = html`<!doctype html>
@@ -29,6 +38,7 @@ ${noindex ? html`<meta name="robots" content="noindex">` : ''}
 ${head ?? ''}
 ${jsonScript('svc-site', ctx.config)}
 <script type="module" src="${asset(siteUrl, 'client.js')}"></script>
+${collector(ctx, track)}
 </head>
 <body>
 <header class="top">

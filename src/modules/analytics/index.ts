@@ -1,0 +1,20 @@
+import type { Module } from '../../server/module.js';
+import { collectorScript, COLLECTOR_PATH } from './collector.js';
+import { purgeOldEvents } from './ingest.js';
+import { recomputeIfDue } from './metrics.js';
+import { analyticsOperations } from './operations.js';
+
+/** Visit analytics: the collector and its ingest, per-date metrics computed by a job, the eight reports. */
+export const analyticsModule: Module = {
+  name: 'analytics',
+  operations: analyticsOperations,
+  jobs: [
+    { name: 'analytics.aggregate', run: (services, now) => recomputeIfDue(services.db, services.sqlite, now) },
+    { name: 'analytics.retention', run: (services, now) => services.sqlite.transaction(() => purgeOldEvents(services.db, now))() },
+  ],
+  mount(app) {
+    app.get(COLLECTOR_PATH, () => new Response(collectorScript, {
+      headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=300' },
+    }));
+  },
+};
