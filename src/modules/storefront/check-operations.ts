@@ -1,17 +1,14 @@
 import { z } from 'zod';
-import { defineOperation, type StoreCtx } from '../../server/registry.js';
+import { defineOperation } from '../../server/registry.js';
 import { checkSchema, presentCheck, queueCheck, requireCheck, verifySchema, verifySite } from './checks.js';
-import { findSite, requireActiveSite, requireSite } from './service.js';
+import { read, siteTarget, write } from './operations.js';
+import { requireActiveSite, requireSite } from './service.js';
 
-const tag = 'Hosted storefront';
-const siteTarget = (ctx: StoreCtx) => ({ type: 'STOREFRONT_SITE', id: findSite(ctx.db, ctx.store.id)?.id ?? null });
 
 /** Verify (immediate rules) and checks (type check, lint, tests in a child process) of the site's files (spec 02 §4.2). */
 export const checkOperations = [
   defineOperation({
-    auth: 'store',
-    scope: 'storefront:r',
-    tag,
+    ...read,
     operationId: 'verifyStorefrontSite',
     method: 'POST',
     path: '/v1/storefront/site/verify',
@@ -27,9 +24,7 @@ export const checkOperations = [
     },
   }),
   defineOperation({
-    auth: 'store',
-    scope: 'storefront:rw',
-    tag,
+    ...write,
     operationId: 'createStorefrontCheck',
     method: 'POST',
     path: '/v1/storefront/site/checks',
@@ -42,9 +37,7 @@ export const checkOperations = [
     handler: (ctx) => presentCheck(queueCheck(ctx.services, ctx.db, requireActiveSite(ctx.db, ctx.store.id), ctx.now)),
   }),
   defineOperation({
-    auth: 'store',
-    scope: 'storefront:r',
-    tag,
+    ...read,
     operationId: 'getStorefrontCheck',
     method: 'GET',
     path: '/v1/storefront/site/checks/{checkId}',

@@ -3,11 +3,9 @@ import { defineOperation, type StoreCtx } from '../../server/registry.js';
 import {
   addDomain, domainListSchema, domainSchema, listDomains, PLATFORM_DOMAIN_ID, presentDomain, presentDomainList, removeDomain, requireDomain, restartDomain, setPrimary,
 } from './domains.js';
+import { read, write } from './operations.js';
 import { findSite, requireActiveSite, requireSite } from './service.js';
 
-const tag = 'Hosted storefront';
-const read = { auth: 'store' as const, scope: 'storefront:r', tag };
-const write = { auth: 'store' as const, scope: 'storefront:rw', tag };
 const domainParams = z.object({ domainId: z.string().min(1).max(64) }).strict();
 const domainTarget = (ctx: StoreCtx) => ({ type: 'STOREFRONT_DOMAIN', id: (ctx.params as { domainId?: string }).domainId ?? null });
 const currentPrimary = (ctx: StoreCtx) => listDomains(ctx.db, ctx.store!.id).find((d) => d.primary && !d.failureCode)?.id ?? PLATFORM_DOMAIN_ID;

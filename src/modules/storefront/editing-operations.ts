@@ -4,13 +4,11 @@ import { fail } from '../../server/errors.js';
 import { defineOperation, type StoreCtx } from '../../server/registry.js';
 import { putBlob } from './blobs.js';
 import { editingSchema, openEditing, presentEditing, startEditing, touchEditing } from './editing.js';
-import { BUILD_CONFIG_FILES } from './operations.js';
+import { BUILD_CONFIG_FILES, read, siteTarget, write } from './operations.js';
 import { siteFiles } from './schema.js';
-import { currentFiles, findSite, requireActiveSite, requireSite } from './service.js';
+import { currentFiles, requireActiveSite, requireSite } from './service.js';
 import { cleanPath, SOURCE_LIMITS } from './source.js';
 
-const write = { auth: 'store' as const, scope: 'storefront:rw', tag: 'Hosted storefront' };
-const siteTarget = (ctx: StoreCtx) => ({ type: 'STOREFRONT_SITE', id: findSite(ctx.db, ctx.store.id)?.id ?? null });
 /** One project file per request (a whole project still goes through the .tar.gz upload). */
 const FILE_BYTES = 5 * 1024 * 1024;
 
@@ -39,9 +37,7 @@ const fileAgentRule = (ctx: StoreCtx) => {
 /** The editing environment and single-file edits of the site's working files (spec 02 §4.2). */
 export const editingOperations = [
   defineOperation({
-    auth: 'store',
-    scope: 'storefront:r',
-    tag: 'Hosted storefront',
+    ...read,
     operationId: 'getStorefrontEditing',
     method: 'GET',
     path: '/v1/storefront/site/editing',

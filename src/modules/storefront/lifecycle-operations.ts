@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { defineOperation, type StoreCtx } from '../../server/registry.js';
+import { defineOperation } from '../../server/registry.js';
 import { changeSlug, disableSite } from './lifecycle.js';
+import { siteTarget, write } from './operations.js';
 import { findSite, presentSite, requireActiveSite, siteSchema, slugInput } from './service.js';
 
-const write = { auth: 'store' as const, scope: 'storefront:rw', tag: 'Hosted storefront' };
-const siteTarget = (ctx: StoreCtx) => ({ type: 'STOREFRONT_SITE', id: findSite(ctx.db, ctx.store.id)?.id ?? null });
 
 /** The site's address and its end (spec 02 §4.2): slug change with a 90-day hold, disable with a closing period. */
 export const lifecycleOperations = [

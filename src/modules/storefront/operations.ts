@@ -20,11 +20,12 @@ import { PREVIEW_SEGMENT } from './serving.js';
 import { readSourceArchive, SOURCE_LIMITS } from './source.js';
 
 const tag = 'Hosted storefront';
-const read = { auth: 'store' as const, scope: 'storefront:r', tag };
-const write = { auth: 'store' as const, scope: 'storefront:rw', tag };
+/** Shared by every storefront operation file. */
+export const read = { auth: 'store' as const, scope: 'storefront:r', tag };
+export const write = { auth: 'store' as const, scope: 'storefront:rw', tag };
 const SITE_ERRORS = { 404: ['STOREFRONT_SITE_NOT_FOUND'] } as const;
 const ACTIVE_SITE_ERRORS = { 404: ['STOREFRONT_SITE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED'] } as const;
-const siteTarget = (ctx: StoreCtx) => ({ type: 'STOREFRONT_SITE', id: findSite(ctx.db, ctx.store.id)?.id ?? null });
+export const siteTarget = (ctx: StoreCtx) => ({ type: 'STOREFRONT_SITE', id: findSite(ctx.db, ctx.store.id)?.id ?? null });
 
 /** Preview links open within 5 minutes (spec 02 §8). */
 const PREVIEW_LINK_MS = 5 * 60_000;
