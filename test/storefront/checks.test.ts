@@ -137,4 +137,23 @@ test('svc check in a folder, no service: the basic template passes; a broken cop
   }
 });
 
+test('svc check in an app folder verifies its manifest', async () => {
+  const bin = join(import.meta.dirname, '..', '..', 'bin', 'run.js');
+  const work = mkdtempSync(join(tmpdir(), 'svc-check-app-'));
+  try {
+    cpSync(join(import.meta.dirname, '..', '..', 'templates', 'app', 'tools'), work, { recursive: true });
+    const manifest = join(work, 'manifest.json');
+    writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('{{handle}}', 'greeter').replace('{{name}}', 'Greeter'));
+    const passing = await execa('node', [bin, 'check', '--dir', work, '--json'], { reject: false, env: { CI: '1' } });
+    assert.is(passing.exitCode, 0, passing.stdout);
+    assert.equal([JSON.parse(passing.stdout).kind, JSON.parse(passing.stdout).status], ['app', 'PASSED']);
+    writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('"handle": "greeter"', '"handle": "Greeter!"'));
+    const failing = await execa('node', [bin, 'check', '--dir', work, '--json'], { reject: false, env: { CI: '1' } });
+    assert.is(failing.exitCode, 1);
+    assert.equal(JSON.parse(failing.stdout).verify.errors.map((e: any) => e.path), ['manifest.json#handle']);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
 test.run();

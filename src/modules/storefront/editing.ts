@@ -131,6 +131,11 @@ async function stopServer(services: Services, id: string) {
 
 /** Sleeps idle environments, sends the closing notice, closes the ones without work for 30 minutes. */
 async function advanceEditing(services: Services, now: number): Promise<number> {
+  // Servers whose environment was closed elsewhere (a disable, another process) stop here.
+  for (const id of [...serversOf(services).keys()]) {
+    const status = services.db.select({ status: editing.status }).from(editing).where(eq(editing.id, id)).get()?.status;
+    if (status !== 'STARTING' && status !== 'READY') await stopServer(services, id);
+  }
   const due = services.db.select().from(editing).where(and(isNotNull(editing.nextAttemptAt), lte(editing.nextAttemptAt, now))).all();
   let handled = 0;
   for (const env of due) {
@@ -167,6 +172,12 @@ function notifyClosing(services: Services, env: Editing, now: number) {
       body: `스토어프런트 편집 환경(${env.id})이 ${at}에 닫힙니다. 계속하려면 파일을 저장하거나 검사·빌드를 실행하세요.`,
     });
   }
+}
+
+/** Closes the store's environment at once (the site was disabled); its server stops on the next job tick. */
+export function closeEditing(db: Db, storeId: string, now: number) {
+  const env = openEditing(db, storeId);
+  if (env) save(db, { ...env, status: 'CLOSED', url: null, closedAt: now });
 }
 
 export const editingJob: Job = { name: 'storefront-editing', run: (services, now) => advanceEditing(services, now) };

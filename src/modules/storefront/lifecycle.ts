@@ -6,6 +6,7 @@ import type { Job } from '../../server/jobs.js';
 import { defineMessages } from '../../server/messages.js';
 import type { Services } from '../../server/services.js';
 import { deleteSiteDomains } from './domains.js';
+import { closeEditing } from './editing.js';
 import { builds, checks, deployments, editing, previewLinks, publications, siteFiles, sites, slugHolds, versions } from './schema.js';
 import { changeSite, findSite, siteUrl, slugAvailability, type Site } from './service.js';
 
@@ -56,13 +57,14 @@ export function heldRedirect(services: Services, slug: string, rest: string): Re
 /**
  * Disable (spec 02 §3): the address shows a closing notice for 30 days, then the job runner deletes the
  * site. The store may create its next site meanwhile, so what is kept per store (source files, preview
- * links, custom domains) goes now; the versions stay until the deletion.
+ * links, custom domains, the editing environment) goes now; the versions stay until the deletion.
  */
 export function disableSite(db: Db, site: Site, confirmSlug: string, now: number): Site {
   if (confirmSlug !== site.slug) throw fail(400, 'STOREFRONT_SLUG_CONFIRM_MISMATCH', { slug: site.slug });
   db.delete(siteFiles).where(eq(siteFiles.storeId, site.storeId)).run();
   db.delete(previewLinks).where(eq(previewLinks.storeId, site.storeId)).run();
   deleteSiteDomains(db, [site.id]);
+  closeEditing(db, site.storeId, now);
   return changeSite(db, site, { status: 'CLOSED', deleteAt: now + CLOSING_MS, nextAttemptAt: null }, now);
 }
 
