@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineOperation, type StoreCtx } from '../../server/registry.js';
 import {
-  addDomain, domainListSchema, domainSchema, listDomains, PLATFORM_DOMAIN_ID, presentDomain, presentDomainList, removeDomain, requireDomain, restartDomain, setPrimary,
+  addDomain, domainListSchema, domainSchema, listDomains, PLATFORM_DOMAIN_ID, presentDomain, presentDomainList, removeDomain, setPrimary, verifyDomainNow,
 } from './domains.js';
 import { read, write } from './operations.js';
 import { findSite, requireActiveSite, requireSite } from './service.js';
@@ -45,18 +45,14 @@ export const domainOperations = [
     operationId: 'verifyStorefrontDomain',
     method: 'POST',
     path: '/v1/storefront/site/domains/{domainId}/verify',
-    summary: 'Look at the domain\'s DNS again now (a FAILED domain starts over): due at once, the job runner looks within a second',
-    status: 202,
+    summary: 'Look at the domain\'s DNS again now (a FAILED domain starts over); answers the domain as it is afterwards',
     agent: 'direct',
+    async: true,
     params: domainParams,
     response: domainSchema,
     errors: { 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_DOMAIN_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED'] },
     target: domainTarget,
-    handler: (ctx) => {
-      requireActiveSite(ctx.db, ctx.store.id);
-      const domain = restartDomain(ctx.db, requireDomain(ctx.db, ctx.store.id, ctx.params.domainId), ctx.now);
-      return presentDomain(ctx.services, domain);
-    },
+    handler: async (ctx) => presentDomain(ctx.services, await verifyDomainNow(ctx.services, ctx.store.id, ctx.params.domainId)),
   }),
   defineOperation({
     ...write,

@@ -192,7 +192,7 @@ export function addDomain(services: Services, db: Db, storeId: string, input: st
   return domain;
 }
 
-/** `…/verify`: look again now; a failed domain starts over (a new 7-day wait for its TXT record). */
+/** Due now; a failed domain starts over (a new 7-day wait for its TXT record). */
 export function restartDomain(db: Db, domain: Domain, now: number): Domain {
   const restarted = domain.status === 'FAILED'
     ? { ...domain, status: 'PENDING_DNS' as const, failureCode: null, held: false, waitSince: now, nextAttemptAt: now, updatedAt: now }
@@ -282,32 +282,49 @@ async function examine(services: Services, domain: Domain, now: number): Promise
   return { nextAttemptAt: now + PENDING_POLL_MS };
 }
 
+/** Claims a due domain, looks at its DNS and applies what was learned; false when another process has it. */
+async function checkDomain(services: Services, domain: Domain, now: number): Promise<boolean> {
+  if (!claimDue(services.db, domains, domain.id, domain.nextAttemptAt, now)) return false;
+  const step = await examine(services, domain, now);
+  services.sqlite.transaction(() => {
+    const current = services.db.select().from(domains).where(eq(domains.id, domain.id)).get();
+    // Removed or restarted while DNS was asked: the newer state has its own attempt.
+    if (!current || current.status !== domain.status || current.waitSince !== domain.waitSince) return;
+    // Another store proved the TXT first: this one waits (its add was refused TAKEN had it come later).
+    if (step.held && holding(services.db, current.hostname, current.storeId)) {
+      services.db.update(domains).set({ nextAttemptAt: now + PENDING_POLL_MS, updatedAt: now }).where(eq(domains.id, current.id)).run();
+      return;
+    }
+    const becameActive = step.status === 'ACTIVE' && current.status !== 'ACTIVE';
+    const primaryBefore = services.db.select({ n: count() }).from(domains).where(and(eq(domains.storeId, current.storeId), eq(domains.primary, true))).get()!.n;
+    const primary = becameActive && primaryBefore === 0 ? { primary: true } : {};
+    services.db.update(domains).set({ ...step, ...primary, updatedAt: now }).where(eq(domains.id, current.id)).run();
+    const servingChanged = becameActive || step.failureCode !== undefined || step.primary !== undefined || step.status === 'FAILED';
+    const site = servingChanged ? services.db.select().from(sites).where(eq(sites.id, current.siteId)).get() : undefined;
+    if (site) changeSite(services.db, site, {}, now);
+  })();
+  return true;
+}
+
 async function advanceDomains(services: Services, now: number): Promise<number> {
   const due = services.db.select().from(domains).where(and(isNotNull(domains.nextAttemptAt), lte(domains.nextAttemptAt, now))).all();
   let handled = 0;
-  for (const domain of due) {
-    if (!claimDue(services.db, domains, domain.id, domain.nextAttemptAt, now)) continue;
-    handled++;
-    const step = await examine(services, domain, now);
-    services.sqlite.transaction(() => {
-      const current = services.db.select().from(domains).where(eq(domains.id, domain.id)).get();
-      // Removed or restarted while DNS was asked: the newer state has its own attempt.
-      if (!current || current.status !== domain.status || current.waitSince !== domain.waitSince) return;
-      // Another store proved the TXT first: this one waits (its add was refused TAKEN had it come later).
-      if (step.held && holding(services.db, current.hostname, current.storeId)) {
-        services.db.update(domains).set({ nextAttemptAt: now + PENDING_POLL_MS, updatedAt: now }).where(eq(domains.id, current.id)).run();
-        return;
-      }
-      const becameActive = step.status === 'ACTIVE' && current.status !== 'ACTIVE';
-      const primaryBefore = services.db.select({ n: count() }).from(domains).where(and(eq(domains.storeId, current.storeId), eq(domains.primary, true))).get()!.n;
-      const primary = becameActive && primaryBefore === 0 ? { primary: true } : {};
-      services.db.update(domains).set({ ...step, ...primary, updatedAt: now }).where(eq(domains.id, current.id)).run();
-      const servingChanged = becameActive || step.failureCode !== undefined || step.primary !== undefined || step.status === 'FAILED';
-      const site = servingChanged ? services.db.select().from(sites).where(eq(sites.id, current.siteId)).get() : undefined;
-      if (site) changeSite(services.db, site, {}, now);
-    })();
-  }
+  for (const domain of due) if (await checkDomain(services, domain, now)) handled++;
   return handled;
+}
+
+/**
+ * `…/verify`: looks again now, in the request (a FAILED domain starts over with a new 7-day wait); the
+ * domain as it is afterwards. Should the job runner have it at this moment, its answer is the one shown.
+ */
+export async function verifyDomainNow(services: Services, storeId: string, domainId: string): Promise<Domain> {
+  const now = services.clock.now();
+  const restarted = services.sqlite.transaction(() => {
+    requireActiveSite(services.db, storeId);
+    return restartDomain(services.db, requireDomain(services.db, storeId, domainId), now);
+  })();
+  await checkDomain(services, restarted, now);
+  return services.db.select().from(domains).where(eq(domains.id, domainId)).get() ?? restarted;
 }
 
 export const domainJob: Job = { name: 'storefront-domains', run: (services, now) => advanceDomains(services, now) };

@@ -9,7 +9,7 @@ export default class StorefrontDomainsVerify extends DomainCommand<typeof Storef
   async run() {
     const domain = await this.storeRequest<DomainView>('POST', `/v1/storefront/site/domains/${await this.domainId(this.args.domain)}/verify`);
     this.output(domain, () => {
-      this.log(`${domain.hostname}: ${domain.status}; checked again within a second (svc storefront domains list)`);
+      this.log(`${domain.hostname}: ${domain.status}${domain.failureCode ? ` (${domain.failureCode})` : ''}`);
       this.printRecords(domain);
     });
   }
