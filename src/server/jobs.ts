@@ -11,7 +11,20 @@ export interface Job {
   run(services: Services, now: number): number | Promise<number>;
 }
 
-export async function runDueJobs(services: Services): Promise<Record<string, number>> {
+const lastRun = new WeakMap<Services, Promise<unknown>>();
+
+/**
+ * Runs every job once, after any run already under way in this process (the clock loop's or another
+ * caller's): /_dev/v1/jobs/run and a clock advance answer only when the work due by then is done, even if
+ * the loop had started on it a moment before.
+ */
+export function runDueJobs(services: Services): Promise<Record<string, number>> {
+  const run = (lastRun.get(services) ?? Promise.resolve()).catch(() => {}).then(() => runEachJob(services));
+  lastRun.set(services, run);
+  return run;
+}
+
+async function runEachJob(services: Services): Promise<Record<string, number>> {
   const handled: Record<string, number> = {};
   const now = services.clock.now();
   for (const job of services.modules.flatMap((m) => m.jobs ?? [])) {
