@@ -4,12 +4,13 @@
  * suspension), visibility and what going public changes (checkout availability, the agent exemption),
  * and tenancy.
  */
+import { request as httpRequest } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fails, ok } from '../helpers/assert.js';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { connectSandbox, createProduct } from '../checkout/support.js';
-import { longLivedApi } from '../promotions/support.js';
+import { longLivedApi, longLivedToken } from '../promotions/support.js';
 import { createSite, eventually, synced } from './support.js';
 
 let svc: TestService;
@@ -97,6 +98,39 @@ test('creation limit: 3 sites in 30 days per store, counted across disables', as
     ok(await (await fresh())('POST', '/v1/storefront/site', { body: { templateId: 'basic', slug: 'limit-four' } }), 201);
   } finally {
     await own.close();
+  }
+});
+
+test('sites at {slug}.{SVC_SITES_DOMAIN}: pages, and the buyer API on the site\'s own host', async () => {
+  const hosted = await startTestService({ storefront: { sitesDomain: 'shops.localhost' } });
+  try {
+    const hostedApi = apiClient(hosted.url, { token: await longLivedToken(hosted), storeId: hosted.storeId });
+    await connectSandbox(hosted.api);
+    await createProduct(hostedApi, { name: '호스트 머그컵', salePrice: 8000 });
+    const { site: created } = await createSite(hostedApi);
+    const port = new URL(hosted.url).port;
+    assert.is(created.url, `http://dev-store.shops.localhost:${port}/`);
+    await synced(hostedApi);
+    ok(await hostedApi('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'PUBLIC', expectedVisibility: 'COMING_SOON' } }));
+    const get = (path: string, headers: Record<string, string> = {}) => new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port, path, headers: { host: `dev-store.shops.localhost:${port}`, ...headers } }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    const home = await get('/');
+    assert.is(home.status, 200);
+    assert.match(home.body, '호스트 머그컵');
+    assert.match(home.body, `http://dev-store.shops.localhost:${port}/storefront/v1`, 'the page calls the buyer API on its own origin');
+    const store = await get('/storefront/v1/store', { 'x-store-id': hosted.storeId });
+    assert.is(store.status, 200, store.body);
+    assert.is(JSON.parse(store.body).data.storeId, hosted.storeId);
+    assert.is((await fetch(`${hosted.url}/sites/dev-store/`)).status, 200, 'the path address on the service keeps working');
+  } finally {
+    await hosted.close();
   }
 });
 

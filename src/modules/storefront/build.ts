@@ -266,15 +266,19 @@ export function startDueBuilds(services: Services): number {
   let mine = running.get(services);
   if (!mine) running.set(services, (mine = new Set()));
   const now = services.clock.now();
-  const due = services.db.select().from(builds).where(and(isNotNull(builds.nextAttemptAt), lte(builds.nextAttemptAt, now))).orderBy(builds.nextAttemptAt).limit(MAX_RUNNING).all();
+  const due = services.db.select().from(builds).where(and(isNotNull(builds.nextAttemptAt), lte(builds.nextAttemptAt, now))).orderBy(builds.nextAttemptAt).limit(MAX_RUNNING + mine.size).all();
   let started = 0;
   for (const build of due) {
     if (mine.size >= MAX_RUNNING) break;
+    // Already running here: its lease only looks lapsed (a manual clock moved past it).
+    if (mine.has(build.id)) continue;
     if (!claimDue(services.db, builds, build.id, build.nextAttemptAt, now)) continue;
     services.db.update(builds).set({ status: 'RUNNING', startedAt: build.startedAt ?? now }).where(eq(builds.id, build.id)).run();
     mine.add(build.id);
     started++;
-    void runBuild(services, { ...build, status: 'RUNNING' }).finally(() => mine.delete(build.id));
+    void runBuild(services, { ...build, status: 'RUNNING' })
+      .catch((error) => console.error(`[svc] storefront build ${build.id} could not be recorded:`, error))
+      .finally(() => mine.delete(build.id));
   }
   return started;
 }

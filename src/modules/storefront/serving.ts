@@ -185,9 +185,9 @@ async function render(services: Services, runtime: SiteRuntime, event: H3Event, 
     kind: 'site',
     name: 'fetch',
     input: { method, url: `${requestUrl.origin}${event.url.pathname}${event.url.search}`, headers, body },
-    context: { storeId: site.storeId, storefrontApiUrl: services.urls.storefront, siteUrl: base, version: `v${version.number}`, assets: version.clientEntries },
+    context: { storeId: site.storeId, storefrontApiUrl: `${requestUrl.origin}/storefront/v1`, siteUrl: base, version: `v${version.number}`, assets: version.clientEntries },
     limits: RENDER_LIMITS,
-  }, { fetch: (request) => buyerApiFetch(services, runtime, site.storeId, request) });
+  }, { fetch: (request) => buyerApiFetch(runtime, site.storeId, requestUrl.origin, request) });
   if (!result.ok) {
     console.error(`[svc] site ${site.slug} v${version.number} ${method} ${event.url.pathname}: ${result.error.code} ${result.error.message}${result.error.stack ? `\n${result.error.stack}` : ''}`);
     return renderFailed(result.error.code === 'TIMEOUT' || result.error.code === 'CPU_LIMIT');
@@ -211,11 +211,11 @@ async function render(services: Services, runtime: SiteRuntime, event: H3Event, 
  * `fetch` of a site's server code: only the service's own buyer API, as the site's store, answered
  * in-process (no socket, no second trip through the network stack).
  */
-async function buyerApiFetch(services: Services, runtime: SiteRuntime, storeId: string, request: FetchRequest): Promise<FetchResponse> {
-  const url = new URL(request.url, services.urls.storefront);
-  const allowed = new URL(services.urls.storefront);
-  if (url.origin !== allowed.origin || !url.pathname.startsWith(`${allowed.pathname}/`)) {
-    throw new RuntimeCallbackError('FETCH_BLOCKED', `a site's server code may fetch only the buyer API (${services.urls.storefront}/…)`);
+async function buyerApiFetch(runtime: SiteRuntime, storeId: string, siteOrigin: string, request: FetchRequest): Promise<FetchResponse> {
+  const api = `${siteOrigin}/storefront/v1`;
+  const url = new URL(request.url, api);
+  if (url.origin !== siteOrigin || !url.pathname.startsWith('/storefront/v1/')) {
+    throw new RuntimeCallbackError('FETCH_BLOCKED', `a site's server code may fetch only the buyer API (${api}/…)`);
   }
   const headers = new Headers(request.headers.filter(([name]) => !['cookie', 'authorization-override', 'host'].includes(name.toLowerCase())));
   headers.set('x-store-id', storeId);
@@ -250,6 +250,12 @@ function sitesDomainSlug(hostHeader: string | null, sitesDomain: string): string
 }
 
 /** `/sites/{slug}/…` on the service (svc dev and serve), `{slug}.{sitesDomain}` in svc serve, and connected custom domains by `Host`. */
+/**
+ * On a site's own host (`{slug}.{SVC_SITES_DOMAIN}`, a custom domain) the buyer API and the analytics
+ * collector answer too, so the site's pages call them on their own origin — no cross-origin requests.
+ */
+const servedBesideSites = (path: string) => path.startsWith('/storefront/v1/') || path === '/_svc/analytics.js';
+
 export function mountSites(app: H3, services: Services) {
   runtimes.set(services, {
     host: new RuntimeHost({ onCallbackError: (error, where) => console.error(`[svc] site ${where.op} callback failed (${where.installationId}):`, error) }),
@@ -263,14 +269,14 @@ export function mountSites(app: H3, services: Services) {
   if (sitesDomain) {
     app.use((event: H3Event) => {
       const slug = sitesDomainSlug(event.req.headers.get('host'), sitesDomain);
-      if (slug === null) return undefined;
+      if (slug === null || servedBesideSites(event.url.pathname)) return undefined;
       return serveSite(services, event, slug, siteUrl(services, slug), event.url.pathname.slice(1), '/');
     });
   }
   app.use((event: H3Event) => {
     const host = event.req.headers.get('host');
     const slug = customDomainSlug(services, host);
-    if (slug === null) return undefined;
+    if (slug === null || servedBesideSites(event.url.pathname)) return undefined;
     return serveSite(services, event, slug, `${new URL(services.config.origin).protocol}//${host}/`, event.url.pathname.slice(1), '/');
   });
   if (services.config.mode === 'dev') mountOperatorHelpers(app, services);
