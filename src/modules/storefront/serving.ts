@@ -2,21 +2,21 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { H3, H3Event } from 'h3';
 import { FastResponse } from 'srvx/node';
+import { z } from 'zod';
 import { preparedFor, pluckStatement } from '../../db/prepared.js';
+import { RuntimeCallbackError, RuntimeHost, type FetchRequest, type FetchResponse } from '../../runtime-host/index.js';
+import { devRoute } from '../../server/dev.js';
+import { fail } from '../../server/errors.js';
 import { escapeHtml } from '../../server/html.js';
 import { hostName } from '../../server/request-guard.js';
 import type { Services } from '../../server/services.js';
-import { RuntimeCallbackError, RuntimeHost, type FetchRequest, type FetchResponse } from '../../runtime-host/index.js';
+import { parseWith } from '../../server/validation.js';
+import { stores } from '../stores/schema.js';
 import { BlobCache, readBlob, sha256 } from './blobs.js';
 import { customDomainSlug } from './domains.js';
 import { heldRedirect } from './lifecycle.js';
-import { stores } from '../stores/schema.js';
 import { previewLinks, sites, versions } from './schema.js';
 import { changeSite, siteUrl, type Site, type Version } from './service.js';
-import { devRoute } from '../../server/dev.js';
-import { fail } from '../../server/errors.js';
-import { parseWith } from '../../server/validation.js';
-import { z } from 'zod';
 
 /** Limits of one page render (spec 02 §8 leaves them to us; decisions.md). */
 const RENDER_LIMITS = { cpuMs: 500, wallMs: 10_000, memoryMb: 128, resultBytes: 5 * 1024 * 1024 };
