@@ -3,7 +3,6 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import * as esbuild from 'esbuild';
 import { execa } from 'execa';
 import { z } from 'zod';
 import { AdvisoryIndex } from './advisories.js';
@@ -102,17 +101,9 @@ export const WALL_CLOCK_CAP_MS = 150_000;
 const tail = (text: string) => (text.length > OUTPUT_CHARS ? `…${text.slice(-OUTPUT_CHARS)}` : text).trim();
 const requireHere = createRequire(import.meta.url);
 const tscBinary = join(dirname(requireHere.resolve('typescript/package.json')), 'bin', 'tsc');
-const SOURCE_EXT = /\.(?:[cm]?[jt]s|[jt]sx)$/;
 const TEST_FILE = /(?:^|\/)[^/]+\.test\.(?:[cm]?[jt]s)$/;
 
-/** oxlint when the deployment has it installed; else esbuild's own correctness warnings (decisions.md). */
-function oxlintBinary(): string | null {
-  try {
-    return join(dirname(requireHere.resolve('oxlint/package.json')), 'bin', 'oxlint');
-  } catch {
-    return null;
-  }
-}
+const oxlintBinary = join(dirname(requireHere.resolve('oxlint/package.json')), 'bin', 'oxlint');
 
 /** Runs without network where the system allows a private network namespace (`unshare -rn`); probed once. */
 let isolation: string[] | null | undefined;
@@ -152,41 +143,24 @@ async function run(dir: string, command: string[], signal: AbortSignal): Promise
 }
 
 type StepResult = Pick<CheckStep, 'status' | 'output'>;
+const stepOf = (result: { ok: boolean; output: string; aborted: boolean }): StepResult =>
+  ({ status: result.aborted ? 'TIMED_OUT' : result.ok ? 'PASSED' : 'FAILED', output: result.output });
 
 async function typecheck(dir: string, signal: AbortSignal): Promise<StepResult> {
   if (!existsSync(join(dir, 'tsconfig.json'))) return { status: 'SKIPPED', output: 'tsconfig.json이 없어 타입 검사를 건너뜁니다' };
-  const result = await run(dir, [process.execPath, tscBinary, '-p', 'tsconfig.json', '--noEmit', '--pretty', 'false'], signal);
-  return { status: result.aborted ? 'TIMED_OUT' : result.ok ? 'PASSED' : 'FAILED', output: result.output };
+  return stepOf(await run(dir, [process.execPath, tscBinary, '-p', 'tsconfig.json', '--noEmit', '--pretty', 'false'], signal));
 }
 
 async function lint(dir: string, signal: AbortSignal): Promise<StepResult> {
-  const oxlint = oxlintBinary();
-  if (oxlint) {
-    const result = await run(dir, [process.execPath, oxlint, '--deny-warnings', '.'], signal);
-    return { status: result.aborted ? 'TIMED_OUT' : result.ok ? 'PASSED' : 'FAILED', output: result.output };
-  }
-  const files = projectPaths(dir).filter((p) => SOURCE_EXT.test(p));
-  const problems: string[] = [];
-  for (const file of files) {
-    if (signal.aborted) return { status: 'TIMED_OUT', output: problems.join('\n') };
-    try {
-      const result = await esbuild.build({ absWorkingDir: dir, entryPoints: [file], bundle: false, write: false, logLevel: 'silent', format: 'esm', platform: 'neutral' });
-      for (const w of result.warnings) problems.push(`${file}:${w.location?.line ?? 0}:${w.location?.column ?? 0} ${w.id} ${w.text}`);
-    } catch (error) {
-      for (const e of (error as { errors?: esbuild.Message[] }).errors ?? [{ text: (error as Error).message, location: null, id: 'parse' }]) {
-        problems.push(`${file}:${e.location?.line ?? 0}:${e.location?.column ?? 0} ${e.id || 'syntax'} ${e.text}`);
-      }
-    }
-  }
-  return { status: problems.length ? 'FAILED' : 'PASSED', output: tail(problems.length ? problems.join('\n') : `esbuild 검사: 파일 ${files.length}개 문제 없음`) };
+  // oxlint's default set is its correctness rules; a warning fails the step, as CI linters do.
+  return stepOf(await run(dir, [process.execPath, oxlintBinary, '--deny-warnings', '--format', 'unix', '.'], signal));
 }
 
 async function test(dir: string, signal: AbortSignal): Promise<StepResult> {
   const files = projectPaths(dir).filter((p) => TEST_FILE.test(p));
   if (!files.length) return { status: 'SKIPPED', output: '*.test.ts 파일이 없어 테스트를 건너뜁니다' };
   // One process for all test files: stopping it on timeout leaves no test process behind.
-  const result = await run(dir, [process.execPath, '--test', '--test-isolation=none', '--test-reporter=spec', ...files], signal);
-  return { status: result.aborted ? 'TIMED_OUT' : result.ok ? 'PASSED' : 'FAILED', output: result.output };
+  return stepOf(await run(dir, [process.execPath, '--test', '--test-isolation=none', '--test-reporter=spec', ...files], signal));
 }
 
 const STEPS: Record<StepName, (dir: string, signal: AbortSignal) => Promise<StepResult>> = { typecheck, lint, test };
