@@ -1,17 +1,19 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { toNodeHandler } from 'h3/node';
 import { manualClock, systemClock } from '../db/clock.js';
 import { openDatabase, openPostgresDatabase } from '../db/client.js';
 import { loadSigningKeys } from '../modules/accounts/keys.js';
+import { certificateFor } from '../modules/storefront/certificates.js';
 import { createApp } from './app.js';
 import { errorEnvelope, newTraceId } from './envelope.js';
 import { ApiError } from './errors.js';
 import { startJobLoop } from './jobs.js';
 import { modules, operations } from './modules.js';
 import { crossOriginWrite, devHostAllowed } from './request-guard.js';
+import { createTlsServer, type TlsOptions } from './tls.js';
 import { seedDevStore } from './seed.js';
 import { serviceUrls, type ServiceConfig, type Services, type StorefrontConfig } from './services.js';
 
@@ -32,10 +34,14 @@ export interface StartOptions {
   /** The host under which every app gets its own (`{handle}.{appsHost}`), e.g. apps.example.com. */
   appsHost?: string;
   storefront?: Partial<StorefrontConfig>;
+  /** An HTTPS listener too (svc serve: SVC_TLS_PORT, SVC_TLS_CERT, SVC_TLS_KEY); custom domains get their issued certificates. */
+  tls?: TlsOptions;
 }
 
 export interface RunningService {
   url: string;
+  /** The HTTPS listener's port, when there is one. */
+  tlsPort: number | null;
   services: Services;
   seeded: { storeId: string; ownerToken: string } | null;
   close(): Promise<void>;
@@ -62,17 +68,29 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const refuse = (res: ServerResponse, error: ApiError) => {
     res.writeHead(error.status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(errorEnvelope(error, newTraceId(), docs)));
   };
-  const server = createServer((req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     if (options.mode === 'dev' && !devHostAllowed(req.headers.host, options.host)) return refuse(res, new ApiError(421, 'MISDIRECTED_REQUEST'));
     if (crossOriginWrite(req, (req.url ?? '/').split('?')[0])) return refuse(res, new ApiError(403, 'CROSS_ORIGIN_FORBIDDEN'));
     if (handle) handle(req, res);
     else void handlerReady.then(() => handle!(req, res));
-  });
-  // The port first: a start that cannot listen leaves nothing behind, not even an empty data dir.
-  await new Promise<void>((ok, ko) => {
-    server.once('error', (error: NodeJS.ErrnoException) => ko(error.code === 'EADDRINUSE' ? new PortInUseError(options.host, options.port) : error));
-    server.listen(options.port, options.host, () => ok());
-  });
+  };
+  let servicesReady: Services | null = null;
+  const servers = [createServer(onRequest)];
+  if (options.tls) servers.push(createTlsServer(options.tls, onRequest, () => servicesReady && ((hostname) => certificateFor(servicesReady!, hostname))));
+  const [server] = servers;
+  const ports = [options.port, options.tls?.port ?? 0];
+  // The ports first: a start that cannot listen leaves nothing behind, not even an empty data dir.
+  try {
+    for (const [i, listener] of servers.entries()) {
+      await new Promise<void>((ok, ko) => {
+        listener.once('error', (error: NodeJS.ErrnoException) => ko(error.code === 'EADDRINUSE' ? new PortInUseError(options.host, ports[i]) : error));
+        listener.listen(ports[i], options.host, () => ok());
+      });
+    }
+  } catch (error) {
+    for (const listener of servers) listener.close();
+    throw error;
+  }
   let database: ReturnType<typeof openDatabase>;
   let keys: Awaited<ReturnType<typeof loadSigningKeys>>;
   try {
@@ -80,7 +98,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     database = options.databaseUrl ? await openPostgresDatabase(options.databaseUrl) : openDatabase(resolve(dataDir, 'svc.db'));
     keys = await loadSigningKeys(dataDir);
   } catch (error) {
-    server.close();
+    for (const listener of servers) listener.close();
     throw error;
   }
   const { port } = server.address() as AddressInfo;
@@ -89,7 +107,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   docs = `${origin}/docs/errors`;
 
   const config: ServiceConfig = { origin, dataDir, mode: options.mode, unsafeWebhookHosts: options.unsafeWebhookHosts ?? [], trustProxy: options.trustProxy ?? false, appsHost,
-    storefront: { hostingOpen: options.mode === 'dev', sitesDomain: null, npmRegistry: null, advisorySource: null, denylist: [], buildTimeoutMs: 10 * 60_000, installLimitBytes: 512 * 1024 * 1024, minimumReleaseAgeMinutes: 1440, customDomainsOpen: options.mode === 'dev', customDomainLimit: 5, editCapacity: 10, dnsServers: [], domainTarget: 'domains.svc.localhost', ...options.storefront },
+    storefront: { hostingOpen: options.mode === 'dev', sitesDomain: null, npmRegistry: null, advisorySource: null, denylist: [], buildTimeoutMs: 10 * 60_000, installLimitBytes: 512 * 1024 * 1024, minimumReleaseAgeMinutes: 1440, customDomainsOpen: options.mode === 'dev', customDomainLimit: 5, editCapacity: 10, dnsServers: [], domainTarget: 'domains.svc.localhost', acmeDirectory: null, acmeEmail: null, ...options.storefront },
   };
   const services: Services = {
     config,
@@ -102,6 +120,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     urls: serviceUrls(origin, serviceIdentity(dataDir, origin, options.publicUrl !== undefined)),
   };
   handle = toNodeHandler(createApp(services));
+  servicesReady = services;
   handlerBound();
   const seeded = options.mode === 'dev' && options.seed !== false ? await seedDevStore(services) : null;
   const stopJobs = startJobLoop(services);
@@ -109,19 +128,21 @@ export async function startService(options: StartOptions): Promise<RunningServic
   let closing: Promise<void> | null = null;
   return {
     url: origin,
+    tlsPort: options.tls ? (servers[1].address() as AddressInfo).port : null,
     services,
     seeded,
     close() {
       closing ??= new Promise<void>((done) => {
         stopJobs();
-        server.close(async () => {
+        const closed = servers.map((listener) => new Promise((ok) => listener.close(ok)));
+        void Promise.all(closed).then(async () => {
           // After the last request: module resources (the app runtime worker) may be in use until then.
           await Promise.all(modules.map((m) => m.onClose?.(services)));
           database.close();
           done();
         });
-        server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 2000).unref();
+        for (const listener of servers) listener.closeIdleConnections();
+        setTimeout(() => servers.forEach((listener) => listener.closeAllConnections()), 2000).unref();
       });
       return closing;
     },

@@ -46,6 +46,7 @@ export async function runForeground(options: StartOptions & { json: boolean }, l
     log(`  auth server    ${urls.auth}`);
     log(`  OpenAPI        ${urls.admin}/openapi.json`);
     log(`  apps           ${appBaseUrl(service.services, '{handle}') ?? 'not served (set SVC_APPS_HOST or --apps-host)'}`);
+    if (service.tlsPort !== null) log(`  https          port ${service.tlsPort} (custom domains: their issued certificates by SNI)`);
     if (service.seeded) {
       log(`  seeded store   Dev Store (${service.seeded.storeId})  login dev@svc.local / svc-dev-password`);
       log(`  clock          ${service.services.clock.kind}`);

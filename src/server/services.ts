@@ -50,6 +50,10 @@ export interface StorefrontConfig {
   editCapacity: number;
   /** The host custom domains point their CNAME at (`SVC_DOMAIN_TARGET`); default `domains.{sitesDomain}`. */
   domainTarget: string;
+  /** The ACME directory custom domains' certificates are ordered from (`SVC_ACME_DIRECTORY`); null: svc's local issuer (svc dev). */
+  acmeDirectory: string | null;
+  /** The contact given to the ACME authority (`SVC_ACME_EMAIL`). */
+  acmeEmail: string | null;
 }
 
 /** Everything a handler may reach, created once per server. */
@@ -83,7 +87,7 @@ export function serviceUrls(origin: string, identity = origin): Services['urls']
 
 /**
  * The storefront settings a deployment takes from its environment: SVC_SITES_DOMAIN, SVC_NPM_REGISTRY, SVC_DNS_SERVERS, SVC_DOMAIN_TARGET, SVC_CUSTOM_DOMAIN_LIMIT, SVC_EDIT_CAPACITY,
- * SVC_ADVISORY_SOURCE, SVC_DEPENDENCY_DENYLIST (comma-separated), SVC_MIN_RELEASE_AGE_MINUTES and, for svc serve, SVC_STOREFRONT_HOSTING=1
+ * SVC_ADVISORY_SOURCE, SVC_DEPENDENCY_DENYLIST (comma-separated), SVC_MIN_RELEASE_AGE_MINUTES, SVC_ACME_DIRECTORY, SVC_ACME_EMAIL and, for svc serve, SVC_STOREFRONT_HOSTING=1
  * (site creation open; svc dev always is) and SVC_CUSTOM_DOMAINS=1 (custom domains open).
  */
 export function storefrontFromEnv(env: NodeJS.ProcessEnv, mode: ServiceConfig['mode']): Partial<StorefrontConfig> {
@@ -100,6 +104,8 @@ export function storefrontFromEnv(env: NodeJS.ProcessEnv, mode: ServiceConfig['m
   if (set(env.SVC_DNS_SERVERS)) config.dnsServers = env.SVC_DNS_SERVERS!.split(',').map((s) => s.trim()).filter(Boolean);
   if (set(env.SVC_DOMAIN_TARGET)) config.domainTarget = set(env.SVC_DOMAIN_TARGET)!.toLowerCase();
   else if (config.sitesDomain) config.domainTarget = `domains.${config.sitesDomain}`;
+  if (set(env.SVC_ACME_DIRECTORY)) config.acmeDirectory = set(env.SVC_ACME_DIRECTORY)!;
+  if (set(env.SVC_ACME_EMAIL)) config.acmeEmail = set(env.SVC_ACME_EMAIL)!;
   if (set(env.SVC_DEPENDENCY_DENYLIST)) config.denylist = env.SVC_DEPENDENCY_DENYLIST!.split(',').map((p) => p.trim()).filter(Boolean);
   return config;
 }

@@ -54,6 +54,8 @@ export function apiClient(baseUrl: string, defaults: { token?: string; storeId?:
 
 export interface TestService {
   url: string;
+  /** The HTTPS listener's port (started with `tls`), else null. */
+  tlsPort: number | null;
   storeId: string;
   ownerToken: string;
   dataDir: string;
@@ -101,6 +103,7 @@ export async function startTestService(options: Partial<StartOptions> = {}): Pro
   const api = apiClient(running.url, { token: ownerToken, storeId });
   return {
     url: running.url,
+    tlsPort: running.tlsPort,
     storeId,
     ownerToken,
     dataDir,

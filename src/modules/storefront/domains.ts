@@ -14,6 +14,7 @@ import { defineMessages } from '../../server/messages.js';
 import { instant } from '../../server/responses.js';
 import type { Services } from '../../server/services.js';
 import { hostName } from '../../server/request-guard.js';
+import { deleteCertificates, issuerOf, RENEW_BEFORE_MS, storeCertificate } from './certificates.js';
 import { domains, sites } from './schema.js';
 import { changeSite, requireActiveSite, siteUrl, type Site } from './service.js';
 
@@ -131,36 +132,6 @@ const dnsOf = (services: Services) => {
   return checker;
 };
 
-// ── certificates ─────────────────────────────────────────────────────────────
-
-export type Issuance = { ok: true; issuer: string; expiresAt: number } | { ok: false; detail: string };
-
-/**
- * Who issues a connected domain's certificate. Deployments plug an ACME client in here (see
- * docs/storefront.md); svc dev uses the local issuer.
- */
-export interface CertificateIssuer {
-  issue(hostname: string, dns: DnsChecker, now: number): Promise<Issuance>;
-}
-
-export const LOCAL_ISSUER = 'svc.local';
-
-/**
- * svc dev's issuer: "issues" at once unless the domain's CAA records name other authorities only — the
- * one refusal a real authority is bound to make that the domain's owner controls.
- */
-export const localIssuer: CertificateIssuer = {
-  async issue(hostname, dns, now) {
-    const caa = await dns.caa(hostname);
-    if ('error' in caa) return { ok: false, detail: `CAA look-up failed: ${caa.error}` };
-    const issuers = 'found' in caa ? caa.found.filter((r) => r.issue !== undefined).map((r) => String(r.issue).split(';')[0].trim()) : [];
-    if (issuers.length && !issuers.includes(LOCAL_ISSUER)) return { ok: false, detail: `CAA allows ${issuers.join(', ')} only` };
-    return { ok: true, issuer: LOCAL_ISSUER, expiresAt: now + 90 * DAY };
-  },
-};
-/** The issuer in use: ACME would be chosen here for deployments once a client is installed (decisions.md). */
-const issuer: CertificateIssuer = localIssuer;
-
 // ── rows ─────────────────────────────────────────────────────────────────────
 
 /** Domains that hold their hostname: another store may not add them (spec 02 §3, the take-over rule). */
@@ -216,6 +187,7 @@ export function removeDomain(db: Db, site: Site, domainId: string, now: number) 
   if (domainId === PLATFORM_DOMAIN_ID) throw fail(400, 'STOREFRONT_DOMAIN_NOT_REMOVABLE', { domainId });
   requireDomain(db, site.storeId, domainId);
   db.delete(domains).where(eq(domains.id, domainId)).run();
+  deleteCertificates(db, [domainId]);
   changeSite(db, site, {}, now);
 }
 
@@ -243,7 +215,8 @@ export function primaryUrl(services: Services, db: Db, site: Site): string {
 
 // ── the domain job ───────────────────────────────────────────────────────────
 
-type Step = Partial<Domain>;
+/** What a look learned: the domain's changes, and the chain and key of a certificate just issued. */
+type Step = Partial<Domain> & { issuedPem?: { chain: string; key: string } | null };
 
 /** One look at a domain's DNS (and certificate), as the change to apply; null: nothing definite learned. */
 async function examine(services: Services, domain: Domain, now: number): Promise<Step> {
@@ -262,12 +235,12 @@ async function examine(services: Services, domain: Domain, now: number): Promise
   if (domain.status === 'PENDING_VALIDATION') {
     const points = await dns.pointsAt(domain.hostname, domainTarget);
     if ('found' in points && points.found) {
-      const issued = await issuer.issue(domain.hostname, dns, now);
+      const issued = await issuerOf(services).issue(services, domain.hostname, dns, now);
       if (!issued.ok) {
         console.error(`[svc] certificate for ${domain.hostname} not issued: ${issued.detail}`);
         return { status: 'FAILED', failureCode: 'CERTIFICATE_FAILED', held: false, nextAttemptAt: null };
       }
-      return { status: 'ACTIVE', failureCode: null, activatedAt: now, certificate: { issuer: issued.issuer, issuedAt: now, expiresAt: issued.expiresAt }, nextAttemptAt: now + ACTIVE_POLL_MS };
+      return { status: 'ACTIVE', failureCode: null, activatedAt: now, certificate: { issuer: issued.issuer, issuedAt: now, expiresAt: issued.expiresAt }, issuedPem: issued.pem, nextAttemptAt: now + ACTIVE_POLL_MS };
     }
     if (now - domain.waitSince > VALIDATION_WAIT_MS) return { status: 'FAILED', failureCode: 'VALIDATION_TIMEOUT', held: false, nextAttemptAt: null };
     return { nextAttemptAt: now + PENDING_POLL_MS };
@@ -276,16 +249,27 @@ async function examine(services: Services, domain: Domain, now: number): Promise
   const points = await dns.pointsAt(domain.hostname, domainTarget);
   if ('error' in points) return { nextAttemptAt: now + PENDING_POLL_MS };
   const pointing = 'found' in points && points.found;
-  if (pointing) return { failureCode: null, waitSince: now, nextAttemptAt: now + ACTIVE_POLL_MS };
+  if (pointing) return { failureCode: null, waitSince: now, nextAttemptAt: now + ACTIVE_POLL_MS, ...(await renewed(services, domain, dns, now)) };
   if (domain.failureCode !== 'DNS_NOT_POINTING') return { failureCode: 'DNS_NOT_POINTING', primary: false, waitSince: now, nextAttemptAt: now + PENDING_POLL_MS };
   if (now - domain.waitSince > NOT_POINTING_RELEASE_MS) return { status: 'FAILED', held: false, primary: false, nextAttemptAt: null };
   return { nextAttemptAt: now + PENDING_POLL_MS };
 }
 
+/** A new certificate when the current one expires within 30 days; a failed renewal is tried again at the next look. */
+async function renewed(services: Services, domain: Domain, dns: DnsChecker, now: number): Promise<Step> {
+  if (domain.certificate && domain.certificate.expiresAt - now > RENEW_BEFORE_MS) return {};
+  const issued = await issuerOf(services).issue(services, domain.hostname, dns, now);
+  if (!issued.ok) {
+    console.error(`[svc] certificate for ${domain.hostname} not renewed: ${issued.detail}`);
+    return {};
+  }
+  return { certificate: { issuer: issued.issuer, issuedAt: now, expiresAt: issued.expiresAt }, issuedPem: issued.pem };
+}
+
 /** Claims a due domain, looks at its DNS and applies what was learned; false when another process has it. */
 async function checkDomain(services: Services, domain: Domain, now: number): Promise<boolean> {
   if (!claimDue(services.db, domains, domain.id, domain.nextAttemptAt, now)) return false;
-  const step = await examine(services, domain, now);
+  const { issuedPem, ...step } = await examine(services, domain, now);
   services.sqlite.transaction(() => {
     const current = services.db.select().from(domains).where(eq(domains.id, domain.id)).get();
     // Removed or restarted while DNS was asked: the newer state has its own attempt.
@@ -299,6 +283,7 @@ async function checkDomain(services: Services, domain: Domain, now: number): Pro
     const primaryBefore = services.db.select({ n: count() }).from(domains).where(and(eq(domains.storeId, current.storeId), eq(domains.primary, true))).get()!.n;
     const primary = becameActive && primaryBefore === 0 ? { primary: true } : {};
     services.db.update(domains).set({ ...step, ...primary, updatedAt: now }).where(eq(domains.id, current.id)).run();
+    if (issuedPem) storeCertificate(services, current.id, current.hostname, issuedPem, now);
     const servingChanged = becameActive || step.failureCode !== undefined || step.primary !== undefined || step.status === 'FAILED';
     const site = servingChanged ? services.db.select().from(sites).where(eq(sites.id, current.siteId)).get() : undefined;
     if (site) changeSite(services.db, site, {}, now);
@@ -330,7 +315,10 @@ export async function verifyDomainNow(services: Services, storeId: string, domai
 export const domainJob: Job = { name: 'storefront-domains', run: (services, now) => advanceDomains(services, now) };
 
 /** Removes the domains of a disabled site (its hostnames are free again). */
-export const deleteSiteDomains = (db: Db, siteIds: string[]) => db.delete(domains).where(inArray(domains.siteId, siteIds)).run();
+export function deleteSiteDomains(db: Db, siteIds: string[]) {
+  const removed = db.delete(domains).where(inArray(domains.siteId, siteIds)).returning({ id: domains.id }).all();
+  deleteCertificates(db, removed.map((d) => d.id));
+}
 
 // ── presentation ─────────────────────────────────────────────────────────────
 

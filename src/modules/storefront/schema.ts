@@ -172,6 +172,34 @@ export const domains = sqliteTable('storefront_domains', {
   updatedAt: integer('updated_at').notNull(),
 }, (t) => [uniqueIndex('storefront_domains_store_host').on(t.storeId, t.hostname), index('storefront_domains_host').on(t.hostname), index('storefront_domains_due').on(t.nextAttemptAt)]);
 
+/** A connected domain's certificate chain and private key (PEM), for TLS in svc serve; replaced on renewal. */
+export const domainCertificates = sqliteTable('storefront_domain_certificates', {
+  hostname: text('hostname').primaryKey(),
+  domainId: text('domain_id').notNull(),
+  chainPem: text('chain_pem').notNull(),
+  keyPem: text('key_pem').notNull(),
+  issuedAt: integer('issued_at').notNull(),
+}, (t) => [index('storefront_domain_certificates_domain').on(t.domainId)]);
+
+/** The ACME account svc serve orders certificates with, one per directory (its key made on first use). */
+export const acmeAccounts = sqliteTable('storefront_acme_accounts', {
+  directoryUrl: text('directory_url').primaryKey(),
+  accountKey: text('account_key').notNull(),
+  accountUrl: text('account_url'),
+  createdAt: integer('created_at').notNull(),
+});
+
+/**
+ * ACME http-01 challenges in progress: the authority fetches `/.well-known/acme-challenge/{token}` from the
+ * domain, whichever process of the service it reaches, so they live in the database.
+ */
+export const acmeChallenges = sqliteTable('storefront_acme_challenges', {
+  token: text('token').primaryKey(),
+  hostname: text('hostname').notNull(),
+  keyAuthorization: text('key_authorization').notNull(),
+  createdAt: integer('created_at').notNull(),
+});
+
 /**
  * Addresses (slugs) held for a store: an old slug for 90 days after a change (redirecting to the site's
  * current address), a disabled site's slug for 30 days. Changes are counted from these rows (3 per 30 days).

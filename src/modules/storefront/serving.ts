@@ -13,6 +13,7 @@ import type { Services } from '../../server/services.js';
 import { parseWith } from '../../server/validation.js';
 import { stores } from '../stores/schema.js';
 import { BlobCache, readBlob, sha256 } from './blobs.js';
+import { ACME_CHALLENGE_PATH, mountAcmeChallenges } from './certificates.js';
 import { customDomainSlug } from './domains.js';
 import { heldRedirect } from './lifecycle.js';
 import { previewLinks, sites, versions } from './schema.js';
@@ -254,7 +255,7 @@ function sitesDomainSlug(hostHeader: string | null, sitesDomain: string): string
  * On a site's own host (`{slug}.{SVC_SITES_DOMAIN}`, a custom domain) the buyer API and the analytics
  * collector answer too, so the site's pages call them on their own origin — no cross-origin requests.
  */
-const servedBesideSites = (path: string) => path.startsWith('/storefront/v1/') || path === '/_svc/analytics.js';
+const servedBesideSites = (path: string) => path.startsWith('/storefront/v1/') || path === '/_svc/analytics.js' || path.startsWith(ACME_CHALLENGE_PATH);
 
 export function mountSites(app: H3, services: Services) {
   runtimes.set(services, {
@@ -265,6 +266,7 @@ export function mountSites(app: H3, services: Services) {
     versions: new Map(),
     lane: 0,
   });
+  mountAcmeChallenges(app, services);
   const { sitesDomain } = services.config.storefront;
   if (sitesDomain) {
     app.use((event: H3Event) => {

@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import { createSecureContext, type SecureContext } from 'node:tls';
+
+/** svc serve's own TLS: the service's certificate (its hosts, a wildcard for the sites domain) as PEM files. */
+export interface TlsOptions {
+  port: number;
+  certFile: string;
+  keyFile: string;
+}
+
+export type DomainCertificate = { chain: string; key: string; issuedAt: number };
+
+/**
+ * An HTTPS listener beside the HTTP one: connected custom domains get their own certificate by SNI (looked
+ * up per handshake, so a certificate issued or renewed by any process is served at once), every other name
+ * the service's certificate.
+ */
+export function createTlsServer(options: TlsOptions, onRequest: (req: IncomingMessage, res: ServerResponse) => void, lookup: () => ((hostname: string) => DomainCertificate | undefined) | null): Server {
+  const contexts = new Map<string, { issuedAt: number; context: SecureContext }>();
+  return createServer({
+    cert: readFileSync(options.certFile),
+    key: readFileSync(options.keyFile),
+    SNICallback(servername, done) {
+      try {
+        const hostname = servername.toLowerCase();
+        const certificate = lookup()?.(hostname);
+        if (!certificate) {
+          contexts.delete(hostname);
+          return done(null, undefined);
+        }
+        let cached = contexts.get(hostname);
+        if (cached?.issuedAt !== certificate.issuedAt) {
+          cached = { issuedAt: certificate.issuedAt, context: createSecureContext({ cert: certificate.chain, key: certificate.key }) };
+          contexts.set(hostname, cached);
+        }
+        done(null, cached.context);
+      } catch (error) {
+        done(error as Error);
+      }
+    },
+  }, onRequest);
+}
