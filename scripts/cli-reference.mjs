@@ -1,10 +1,12 @@
-// Writes docs/cli.md from oclif.manifest.json (made by `npm run build`): the CLI reference cannot drift
-// from the commands. Run with `npm run docs`.
-import { readFileSync, writeFileSync } from 'node:fs';
+// Writes docs/cli.md from the oclif manifests of the CLI and its bundled plugins (made by `npm run build`):
+// the CLI reference cannot drift from the commands. Run with `npm run docs`.
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 const root = new URL('..', import.meta.url);
-const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
-const manifest = JSON.parse(readFileSync(new URL('oclif.manifest.json', root), 'utf8'));
+const read = (path) => JSON.parse(readFileSync(new URL(path, root), 'utf8'));
+const packages = ['', ...readdirSync(new URL('plugins/', root)).map((name) => `plugins/${name}/`)];
+const pkg = { oclif: { topics: Object.fromEntries(packages.flatMap((dir) => Object.entries(read(`${dir}package.json`).oclif.topics ?? {})).sort(([a], [b]) => a.localeCompare(b))) } };
+const manifest = { commands: Object.assign({}, ...packages.map((dir) => read(`${dir}oclif.manifest.json`).commands)) };
 const GLOBAL = new Set(['profile', 'store', 'json']);
 
 const flagLine = (name, f) => {

@@ -2,7 +2,7 @@ import { Command, Flags } from '@oclif/core';
 
 export default class Serve extends Command {
   static override summary = 'Run the service for a deployment (no /_dev helpers, no seed); configured from the environment.';
-  static override description = 'Environment: SVC_PORT (8787), SVC_HOST (0.0.0.0), SVC_DATA_DIR (./data), SVC_PUBLIC_URL (the address clients use, e.g. https://api.example.com), SVC_TRUST_PROXY=1 (behind a reverse proxy: client addresses from X-Forwarded-For), SVC_APPS_HOST (or --apps-host). Hosted storefront: SVC_STOREFRONT_HOSTING=1 (site creation open), SVC_SITES_DOMAIN (sites at {slug}.{domain}), SVC_NPM_REGISTRY, SVC_ADVISORY_SOURCE (OSV directory, zip or URL), SVC_DEPENDENCY_DENYLIST. Custom domains: SVC_CUSTOM_DOMAINS=1, SVC_DNS_SERVERS, SVC_DOMAIN_TARGET, SVC_ACME_DIRECTORY (certificates from this ACME directory, e.g. https://acme-v02.api.letsencrypt.org/directory) and SVC_ACME_EMAIL. HTTPS: SVC_TLS_PORT with SVC_TLS_CERT and SVC_TLS_KEY (the service\'s own certificate and key, PEM files); connected custom domains are served their issued certificates.';
+  static override description = 'Environment: SVC_PORT (8787), SVC_HOST (0.0.0.0), SVC_DATA_DIR (./data), SVC_PUBLIC_URL (the address clients use, e.g. https://api.example.com), SVC_TRUST_PROXY=1 (behind a reverse proxy: client addresses from X-Forwarded-For), SVC_APPS_HOST (or --apps-host). Hosted storefront: SVC_STOREFRONT_HOSTING=1 (site creation open), SVC_SITES_DOMAIN (sites at {slug}.{domain}), SVC_NPM_REGISTRY, SVC_ADVISORY_SOURCE (OSV directory, zip or URL), SVC_DEPENDENCY_DENYLIST. Custom domains: SVC_CUSTOM_DOMAINS=1, SVC_DNS_SERVERS, SVC_DOMAIN_TARGET, SVC_ACME_DIRECTORY (certificates from this ACME directory, e.g. https://acme-v02.api.letsencrypt.org/directory) and SVC_ACME_EMAIL. HTTPS: SVC_TLS_PORT with SVC_TLS_CERT and SVC_TLS_KEY (the service\'s own certificate and key, PEM files); connected custom domains are served their issued certificates. Operator API (svc operator …): SVC_OPERATOR_TOKEN, a secret of at least 32 characters.';
 
   static override flags = {
     json: Flags.boolean({ description: 'Print one JSON ready line on stdout' }),
@@ -16,6 +16,7 @@ export default class Serve extends Command {
     const env = process.env;
     const { runForeground } = await import('../server/run.js');
     const { storefrontFromEnv } = await import('../server/services.js');
+    if (env.SVC_OPERATOR_TOKEN !== undefined && env.SVC_OPERATOR_TOKEN.length < 32) this.error('SVC_OPERATOR_TOKEN must be at least 32 characters (e.g. openssl rand -hex 32).', { exit: 2 });
     if (env.SVC_TLS_PORT && !(env.SVC_TLS_CERT && env.SVC_TLS_KEY)) this.error('SVC_TLS_PORT needs SVC_TLS_CERT and SVC_TLS_KEY: the service\'s own certificate and private key as PEM files.', { exit: 2 });
     await runForeground({
       mode: 'serve',
@@ -29,6 +30,7 @@ export default class Serve extends Command {
       unsafeWebhookHosts: flags['unsafe-allow-webhook-hosts'].split(',').map((h) => h.trim()).filter(Boolean),
       storefront: storefrontFromEnv(env, 'serve'),
       tls: env.SVC_TLS_PORT ? { port: Number(env.SVC_TLS_PORT), certFile: env.SVC_TLS_CERT!, keyFile: env.SVC_TLS_KEY! } : undefined,
+      operatorToken: env.SVC_OPERATOR_TOKEN,
       json: flags.json,
     }, (line) => this.log(line));
   }

@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import { desc } from 'drizzle-orm';
 import { z } from 'zod';
 import type { H3, H3Event } from 'h3';
@@ -26,6 +27,19 @@ export function devRoute(services: Services, handler: (body: unknown, event: H3E
       return errorResponse(toApiError(error, traceId), traceId, docs);
     }
   };
+}
+
+/**
+ * An operator route (`/_operator/v1`, for whoever runs the deployment, not a store): a devRoute that first
+ * checks the bearer secret the service was started with (`SVC_OPERATOR_TOKEN`).
+ */
+export function operatorRoute(services: Services, handler: (body: unknown, event: H3Event) => unknown) {
+  const secret = Buffer.from(services.config.operatorToken ?? '');
+  return devRoute(services, (body, event) => {
+    const given = Buffer.from(/^Bearer (.+)$/.exec(event.req.headers.get('authorization') ?? '')?.[1] ?? '');
+    if (!secret.length || given.length !== secret.length || !timingSafeEqual(given, secret)) throw fail(401, 'UNAUTHORIZED');
+    return handler(body, event);
+  });
 }
 
 /** Helpers that exist only under `svc dev` (never in `svc serve`): time travel, mail, due jobs. */

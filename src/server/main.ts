@@ -36,6 +36,8 @@ export interface StartOptions {
   storefront?: Partial<StorefrontConfig>;
   /** An HTTPS listener too (svc serve: SVC_TLS_PORT, SVC_TLS_CERT, SVC_TLS_KEY); custom domains get their issued certificates. */
   tls?: TlsOptions;
+  /** Opens the operator API (`/_operator/v1`) to this bearer secret. */
+  operatorToken?: string;
 }
 
 export interface RunningService {
@@ -106,7 +108,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const origin = (options.publicUrl ?? `http://${host}:${port}`).replace(/\/$/, '');
   docs = `${origin}/docs/errors`;
 
-  const config: ServiceConfig = { origin, dataDir, mode: options.mode, unsafeWebhookHosts: options.unsafeWebhookHosts ?? [], trustProxy: options.trustProxy ?? false, appsHost,
+  const config: ServiceConfig = { origin, dataDir, mode: options.mode, unsafeWebhookHosts: options.unsafeWebhookHosts ?? [], trustProxy: options.trustProxy ?? false, appsHost, operatorToken: options.operatorToken ?? null,
     storefront: { hostingOpen: options.mode === 'dev', sitesDomain: null, npmRegistry: null, advisorySource: null, denylist: [], buildTimeoutMs: 10 * 60_000, installLimitBytes: 512 * 1024 * 1024, minimumReleaseAgeMinutes: 1440, customDomainsOpen: options.mode === 'dev', customDomainLimit: 5, editCapacity: 10, dnsServers: [], domainTarget: 'domains.svc.localhost', acmeDirectory: null, acmeEmail: null, ...options.storefront },
   };
   const services: Services = {

@@ -19,6 +19,8 @@ export interface ServiceConfig {
    * `{handle}.{apps_host}`, never on the service's origin. Null: svc dev serves them under `/apps/{handle}`.
    */
   appsHost: string | null;
+  /** The operator's bearer secret for `/_operator/v1` (svc serve: `SVC_OPERATOR_TOKEN`); null: no operator API. */
+  operatorToken: string | null;
   storefront: StorefrontConfig;
 }
 

@@ -10,14 +10,16 @@ import * as assert from 'uvu/assert';
 import { fails, ok } from '../helpers/assert.js';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { connectSandbox, createProduct } from '../checkout/support.js';
+import { jsonOf, runCli } from '../helpers/cli.js';
 import { longLivedApi, longLivedToken } from '../promotions/support.js';
 import { createSite, eventually, synced } from './support.js';
 
 let svc: TestService;
 let api: Api;
 let site: any;
+const OPERATOR_TOKEN = 'op-secret-for-tests-0123456789abcdef';
 test.before(async () => {
-  svc = await startTestService();
+  svc = await startTestService({ operatorToken: OPERATOR_TOKEN });
   await connectSandbox(svc.api);
   api = await longLivedApi(svc);
 });
@@ -195,8 +197,20 @@ test('static files: hashed client bundles are immutable, public files revalidate
   assert.is(again.status, 304);
 });
 
-test('suspension by the operator: a suspension page for visitors, every change refused', async () => {
-  ok(await api('POST', '/_dev/v1/storefront/suspension', { body: { slug: 'dev-store', reason: 'POLICY_VIOLATION' } }));
+test('suspension by the operator (svc operator, the operator API): a suspension page for visitors, every change refused', async () => {
+  const operator = (args: string[], token = OPERATOR_TOKEN) => runCli(['operator', ...args, '--json'], { SVC_API_URL: svc.url, SVC_OPERATOR_TOKEN: token });
+  const wrong = await operator(['sites', 'suspend', 'dev-store'], 'not-the-operator-secret-0123456789abcdef');
+  assert.is(wrong.exitCode, 1, wrong.stderr);
+  assert.is(jsonOf(wrong).code, 'UNAUTHORIZED');
+  // A store's own token is no operator secret.
+  fails(await apiClient(svc.url, { token: svc.ownerToken })('POST', '/_operator/v1/storefront/suspension', { body: { slug: 'dev-store' } }), 401, 'UNAUTHORIZED');
+  assert.is((await visit('dev-store/')).status, 200, 'refused attempts changed nothing');
+  const unknown = await operator(['sites', 'suspend', 'no-such-site']);
+  assert.equal([unknown.exitCode, jsonOf(unknown).code], [1, 'STOREFRONT_SITE_NOT_FOUND']);
+
+  const suspended = await operator(['sites', 'suspend', 'dev-store', '--reason', 'POLICY_VIOLATION']);
+  assert.is(suspended.exitCode, 0, suspended.stderr);
+  assert.equal(jsonOf(suspended), { slug: 'dev-store', status: 'SUSPENDED', reason: 'POLICY_VIOLATION' });
   const page = await visit('dev-store/');
   assert.is(page.status, 503);
   assert.match(await page.text(), '정지');
@@ -204,8 +218,12 @@ test('suspension by the operator: a suspension page for visitors, every change r
   assert.equal([shown.status, shown.suspension], ['SUSPENDED', { reason: 'POLICY_VIOLATION' }]);
   fails(await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'COMING_SOON', expectedVisibility: 'PUBLIC' } }), 409, 'STOREFRONT_SITE_NOT_ACTIVE');
   fails(await api('POST', '/v1/storefront/site/versions'), 409, 'STOREFRONT_SITE_NOT_ACTIVE');
-  ok(await api('DELETE', '/_dev/v1/storefront/suspension', { body: { slug: 'dev-store' } }));
+  assert.is(jsonOf(await operator(['sites', 'resume', 'dev-store'])).status, 'ACTIVE');
   assert.is((await visit('dev-store/')).status, 200);
+  // svc dev's helper does the same.
+  ok(await api('POST', '/_dev/v1/storefront/suspension', { body: { slug: 'dev-store' } }));
+  assert.is((await visit('dev-store/')).status, 503);
+  ok(await api('DELETE', '/_dev/v1/storefront/suspension', { body: { slug: 'dev-store' } }));
 });
 
 test('a suspended store: its site shows the suspension page, storefront changes and site creation are refused', async () => {
@@ -215,7 +233,8 @@ test('a suspended store: its site shows the suspension page, storefront changes 
   assert.is(refused.error.details.reason, 'FRAUD_REVIEW');
   fails(await api('POST', '/v1/storefront/site/versions'), 409, 'STORE_SUSPENDED');
   const other = await newSellerWithStore(svc, 'sf-suspended');
-  ok(await api('POST', '/_dev/v1/storefront/store-suspension', { body: { storeId: other.storeId } }));
+  const byOperator = await runCli(['operator', 'stores', 'suspend', other.storeId, '--json'], { SVC_API_URL: svc.url, SVC_OPERATOR_TOKEN: OPERATOR_TOKEN });
+  assert.equal(jsonOf(byOperator), { storeId: other.storeId, suspended: true, reason: 'OPERATOR' });
   fails(await other.api('POST', '/v1/storefront/site', { body: { templateId: 'basic', slug: 'suspended-shop' } }), 409, 'STORE_SUSPENDED');
   ok(await api('DELETE', '/_dev/v1/storefront/store-suspension', { body: { storeId: svc.storeId } }));
   assert.is((await visit('dev-store/')).status, 200);

@@ -5,7 +5,7 @@ import { FastResponse } from 'srvx/node';
 import { z } from 'zod';
 import { preparedFor, pluckStatement } from '../../db/prepared.js';
 import { RuntimeCallbackError, RuntimeHost, type FetchRequest, type FetchResponse } from '../../runtime-host/index.js';
-import { devRoute } from '../../server/dev.js';
+import { devRoute, operatorRoute } from '../../server/dev.js';
 import { fail } from '../../server/errors.js';
 import { escapeHtml } from '../../server/html.js';
 import { hostName } from '../../server/request-guard.js';
@@ -281,7 +281,7 @@ export function mountSites(app: H3, services: Services) {
     if (slug === null || servedBesideSites(event.url.pathname)) return undefined;
     return serveSite(services, event, slug, `${new URL(services.config.origin).protocol}//${host}/`, event.url.pathname.slice(1), '/');
   });
-  if (services.config.mode === 'dev') mountOperatorHelpers(app, services);
+  mountSuspension(app, services);
   app.all('/sites/**', (event: H3Event) => {
     const match = /^\/sites\/([a-z0-9-]{1,40})(\/.*)?$/.exec(event.url.pathname);
     if (!match) return notFoundPage();
@@ -298,12 +298,15 @@ export function isPreviewAddress(services: Services, slug: string, url: URL): bo
 }
 
 /**
- * The operator's suspension of a site (spec 02 §3), under svc dev as `/_dev` helpers: deployments have no
- * operator console yet, so this is how a suspension is tried out and tested.
+ * The operator's suspension of a site or a store's hosting (spec 02 §3): the operator API of a deployment
+ * (`/_operator/v1/storefront/…`, `svc operator sites|stores suspend|resume`) and svc dev's `/_dev` helpers.
  */
-function mountOperatorHelpers(app: H3, services: Services) {
+function mountSuspension(app: H3, services: Services) {
+  const routes: [string, typeof devRoute][] = [];
+  if (services.config.mode === 'dev') routes.push(['/_dev/v1', devRoute]);
+  if (services.config.operatorToken) routes.push(['/_operator/v1', operatorRoute]);
   const target = z.object({ slug: z.string(), reason: z.string().min(1).max(200).optional() }).strict();
-  const suspend = (suspended: boolean) => devRoute(services, (raw) => {
+  const suspend = (suspended: boolean) => (raw: unknown) => {
     const { slug, reason } = parseWith(target, raw);
     return services.sqlite.transaction(() => {
       const site = services.db.select().from(sites).where(eq(sites.slug, slug)).get();
@@ -311,12 +314,10 @@ function mountOperatorHelpers(app: H3, services: Services) {
       const changed = changeSite(services.db, site, suspended ? { status: 'SUSPENDED', suspensionReason: reason ?? 'OPERATOR' } : { status: 'ACTIVE', suspensionReason: null }, services.clock.now());
       return { slug, status: changed.status, reason: changed.suspensionReason };
     })();
-  });
-  app.post('/_dev/v1/storefront/suspension', suspend(true));
-  app.delete('/_dev/v1/storefront/suspension', suspend(false));
+  };
   // The whole store's hosting: its site (if any) shows the suspension page and every storefront change is refused.
   const storeTarget = z.object({ storeId: z.string(), reason: z.string().min(1).max(200).optional() }).strict();
-  const suspendStore = (suspended: boolean) => devRoute(services, (raw) => {
+  const suspendStore = (suspended: boolean) => (raw: unknown) => {
     const { storeId, reason } = parseWith(storeTarget, raw);
     return services.sqlite.transaction(() => {
       const now = services.clock.now();
@@ -326,7 +327,11 @@ function mountOperatorHelpers(app: H3, services: Services) {
       if (site) changeSite(services.db, site, {}, now);
       return { storeId, suspended, reason: suspended ? reason ?? 'OPERATOR' : null };
     })();
-  });
-  app.post('/_dev/v1/storefront/store-suspension', suspendStore(true));
-  app.delete('/_dev/v1/storefront/store-suspension', suspendStore(false));
+  };
+  for (const [prefix, route] of routes) {
+    app.post(`${prefix}/storefront/suspension`, route(services, suspend(true)));
+    app.delete(`${prefix}/storefront/suspension`, route(services, suspend(false)));
+    app.post(`${prefix}/storefront/store-suspension`, route(services, suspendStore(true)));
+    app.delete(`${prefix}/storefront/store-suspension`, route(services, suspendStore(false)));
+  }
 }
