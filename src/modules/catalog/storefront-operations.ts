@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { pageOf, paginated } from '../../server/paging.js';
 import { calendarDate, won } from '../../server/responses.js';
 import { z } from 'zod';
@@ -9,6 +9,7 @@ import { period, PERIOD_ERRORS, today } from './dates.js';
 import { collectionQuery, dateRange, LIMITS } from './inputs.js';
 import { calendarDays, requireDated } from './operations.js';
 import { categories, collections, products } from './schema.js';
+import { preparedFor } from '../../db/prepared.js';
 import { storeIdNamedBy } from '../stores/service.js';
 import { buyerProductView, cachedPage, discountActive, discountedPrice, findProduct, findProductByNo, pageOf as productPage, presentBuyerProduct, variantsOf, type ProductRow } from './service.js';
 
@@ -65,6 +66,11 @@ const buyerCalendarView = z.object({
     })),
   })).describe('Variants on sale only'),
 });
+
+/** Read on every storefront page that lists products (the page itself is cached): prepared once. */
+const q = preparedFor((db) => ({
+  collection: db.select().from(collections).where(and(eq(collections.storeId, sql.placeholder('storeId')), eq(collections.slug, sql.placeholder('slug')))).prepare(),
+}));
 
 export const storefrontOperations = [
   defineOperation({
@@ -128,7 +134,7 @@ export const storefrontOperations = [
       const storeId = buyerStoreId(ctx);
       if (!storeId) throw fail(400, 'STORE_ID_REQUIRED');
       const filters = [eq(products.status, 'ON_SALE')];
-      const own = ctx.db.select().from(collections).where(and(eq(collections.storeId, storeId), eq(collections.slug, ctx.params.slug))).get();
+      const own = q(ctx.db).collection.get({ storeId, slug: ctx.params.slug });
       const categoryId = own ? own.rule?.categoryId : ctx.params.slug === 'all' ? undefined : ctx.params.slug;
       let categoryIds: string[] = [];
       if (own?.productIds) filters.push(inArray(products.id, own.productIds));
