@@ -6,7 +6,7 @@ import { calendarDate, instant, won } from '../../server/responses.js';
 import { datesIn } from '../catalog/dates.js';
 import { paymentAttempts, payments } from '../checkout/schema.js';
 import { kstDayStart } from '../orders/queries.js';
-import { dayRows, type Dimension, type Figures, lastComputedAt, STEPS, totalsByKey, zeroFigures } from './metrics.js';
+import { dayRows, type Dimension, type Figure, type Figures, lastComputedAt, STEPS, totalsByKey, zeroFigures } from './metrics.js';
 
 /** The eight reports of spec 01 §4.4 over the per-date rows; `realtime` over raw events. */
 
@@ -84,9 +84,10 @@ const PRODUCT_KEYS = ['sessions', 'productViews', 'cartAdds', 'purchases', 'purc
 const PAGE_KEYS = ['sessions', 'visitors', 'pageViews', 'dwellSeconds'] as const;
 const SEARCH_KEYS = ['searches', 'sessions', 'zeroResultSearches', 'purchases', 'purchaseAmount'] as const;
 
-/** One dimension summed over the period per key, largest first by `order`. */
-function byKey(db: Db, storeId: string, dimension: Dimension, p: Period, order: keyof Figures, includeTest = p.includeTest) {
-  return totalsByKey(db, storeId, dimension, p.from, p.to).map(({ key, ...figures }) => ({ key, figures: withTest(figures, includeTest) }))
+/** One dimension summed over the period per key (the `shown` figures, and what includeTest adds), largest first by `order`. */
+function byKey(db: Db, storeId: string, dimension: Dimension, p: Period, order: Figure, shown: readonly Figure[], includeTest = p.includeTest) {
+  const figures = [...new Set<Figure>([...shown, order, 'testPurchases', 'testPurchaseAmount'])];
+  return totalsByKey(db, storeId, dimension, p.from, p.to, figures).map(({ key, ...f }) => ({ key, figures: withTest(f, includeTest) }))
     .sort((a, b) => b.figures[order] - a.figures[order] || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
@@ -108,23 +109,23 @@ export function analyticsReport(db: Db, storeId: string, name: Exclude<ReportNam
       return { ...base, summary: { ...pick(total, VISIT_KEYS), clickThroughRate: ctr(total) }, rows };
     }
     case 'products': {
-      const products = byKey(db, storeId, 'product', p, 'productViews');
+      const products = byKey(db, storeId, 'product', p, 'productViews', [...PRODUCT_KEYS, 'listViews']);
       const rows = products.map(({ key, figures }) => ({ productId: key, ...pick(figures, PRODUCT_KEYS), clickThroughRate: ctr(figures) }));
       const all = sum(products.map((r) => r.figures));
       return { ...base, summary: { ...pick(all, PRODUCT_KEYS), sessions: total.sessions, clickThroughRate: ctr(all) }, rows };
     }
     case 'sources':
     case 'devices': {
-      const rows = byKey(db, storeId, name === 'sources' ? 'source' : 'device', p, 'sessions')
+      const rows = byKey(db, storeId, name === 'sources' ? 'source' : 'device', p, 'sessions', TRAFFIC_KEYS)
         .map(({ key, figures }) => ({ [name === 'sources' ? 'source' : 'device']: key, ...pick(figures, TRAFFIC_KEYS) }));
       return { ...base, summary: pick(total, TRAFFIC_KEYS), rows };
     }
     case 'pages': {
-      const rows = byKey(db, storeId, 'path', p, 'pageViews').map(({ key, figures }) => ({ path: key, ...pick(figures, PAGE_KEYS) }));
+      const rows = byKey(db, storeId, 'path', p, 'pageViews', PAGE_KEYS).map(({ key, figures }) => ({ path: key, ...pick(figures, PAGE_KEYS) }));
       return { ...base, summary: pick(total, PAGE_KEYS), rows };
     }
     case 'search': {
-      const terms = byKey(db, storeId, 'term', p, 'searches');
+      const terms = byKey(db, storeId, 'term', p, 'searches', SEARCH_KEYS);
       const rows = terms.map(({ key, figures }) => ({ term: key, ...pick(figures, SEARCH_KEYS) }));
       return {
         ...base,
@@ -136,7 +137,7 @@ export function analyticsReport(db: Db, storeId: string, name: Exclude<ReportNam
       };
     }
     case 'checkout': {
-      const steps = new Map(byKey(db, storeId, 'step', p, 'sessions', false).map(({ key, figures }) => [key, figures]));
+      const steps = new Map(byKey(db, storeId, 'step', p, 'sessions', ['sessions'], false).map(({ key, figures }) => [key, figures]));
       const sessionsOf = (step: string) => {
         const f = steps.get(step);
         return f ? f.sessions + (p.includeTest ? f.testPurchases : 0) : 0;
