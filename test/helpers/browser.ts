@@ -13,8 +13,10 @@ export async function launchBrowser(options: { userAgent?: string } = {}): Promi
   let browser: Browser;
   try {
     const [{ chromium }, sparticuz] = await Promise.all([import('playwright-core'), import('@sparticuz/chromium')]);
-    // A user agent is also set on the command line: requests outliving their page (keepalive) ignore the context's.
-    const args = options.userAgent ? [...sparticuz.default.args, `--user-agent=${options.userAgent}`] : sparticuz.default.args;
+    // The package's arguments are for serverless scrapers and turn the same-origin policy off: tests need a
+    // browser that enforces it as visitors' do. A user agent is also set on the command line: requests
+    // outliving their page (keepalive) ignore the context's.
+    const args = [...sparticuz.default.args.filter((arg) => arg !== '--disable-web-security'), ...(options.userAgent ? [`--user-agent=${options.userAgent}`] : [])];
     browser = await chromium.launch({ executablePath: await sparticuz.default.executablePath(), args, headless: true });
   } catch (error) {
     throw new Error(`headless Chromium could not start (packages @sparticuz/chromium and playwright-core; run npm ci): ${(error as Error).message}`);

@@ -9,15 +9,11 @@ import { instantInput } from '../../server/validation.js';
 import type { Services } from '../../server/services.js';
 import { addDays, today } from '../catalog/dates.js';
 import { kstDayStart } from '../orders/queries.js';
-import { connectedOrigins } from '../storefront/domains.js';
-import { findSite, siteUrl } from '../storefront/service.js';
-import { storeSettings } from '../stores/service.js';
+import { allowedOrigins } from '../storefront/origins.js';
 import { analyticsCheckouts, analyticsEvents, analyticsVisitorWindows, type EventData } from './schema.js';
 
 /** Spec 02 §8 (analytics row). */
 export const LIMITS = { eventsPerRequest: 50, requestBytes: 32 * 1024, perVisitorPerMinute: 120, retentionDays: 90 } as const;
-/** Origin settings are re-read at most this often: spec 02 §6 wants changes applied within a minute. */
-const ORIGIN_TTL_MS = 60_000;
 const DAYS_ACCEPTED = 3;
 const FUTURE_SLACK_MS = 5 * 60_000;
 
@@ -62,27 +58,6 @@ export function visitOf(headers: Headers): { visitorId: string; sessionId: strin
 
 // ---------------------------------------------------------------------------------------------------
 // Origins
-
-const originCache = new WeakMap<Db, Map<string, { at: number; origins: Set<string> | null }>>();
-
-/** The origins allowed to send a store's events: `storefrontOrigins`, the hosted site's own and its connected domains; null allows all. */
-function allowedOrigins(services: Services, storeId: string, now: number): Set<string> | null {
-  let byStore = originCache.get(services.db);
-  if (!byStore) originCache.set(services.db, (byStore = new Map()));
-  const cached = byStore.get(storeId);
-  if (cached && now - cached.at < ORIGIN_TTL_MS && now >= cached.at) return cached.origins;
-  const listed = storeSettings(services.db, storeId).storefrontOrigins;
-  let origins: Set<string> | null = null;
-  if (listed.length > 0) {
-    origins = new Set(listed.map((o) => o.toLowerCase()));
-    const site = findSite(services.db, storeId);
-    if (site) origins.add(new URL(siteUrl(services, site.slug)).origin);
-    // Connected custom domains are allowed analytics origins too (spec 02 §4.2).
-    for (const origin of connectedOrigins(services.db, storeId)) origins.add(origin);
-  }
-  byStore.set(storeId, { at: now, origins });
-  return origins;
-}
 
 const originOf = (url: string | null) => {
   if (!url) return null;

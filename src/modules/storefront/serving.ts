@@ -16,6 +16,7 @@ import { BlobCache, readBlob, sha256 } from './blobs.js';
 import { ACME_CHALLENGE_PATH, mountAcmeChallenges } from './certificates.js';
 import { customDomainSlug } from './domains.js';
 import { heldRedirect } from './lifecycle.js';
+import { mountBuyerApiCors } from './origins.js';
 import { previewLinks, sites, versions } from './schema.js';
 import { changeSite, siteUrl, type Site, type Version } from './service.js';
 
@@ -267,6 +268,7 @@ export function mountSites(app: H3, services: Services) {
     lane: 0,
   });
   mountAcmeChallenges(app, services);
+  mountBuyerApiCors(app, services);
   const { sitesDomain } = services.config.storefront;
   if (sitesDomain) {
     app.use((event: H3Event) => {
