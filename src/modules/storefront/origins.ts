@@ -47,9 +47,9 @@ const EXPOSED = 'x-request-id, x-trace-id, idempotent-replayed, retry-after';
  * is empty, as for the collector. No credentials: the buyer API takes tokens, never cookies.
  */
 export function mountBuyerApiCors(app: H3, services: Services) {
-  app.use(async (event: H3Event, next) => {
+  app.use(`${BUYER_API}**`, async (event: H3Event, next) => {
     const origin = event.req.headers.get('origin');
-    if (!origin || !event.url.pathname.startsWith(BUYER_API)) return next();
+    if (!origin) return next();
     if (isPreflightRequest(event)) {
       return new Response(null, { status: 204, headers: { ...PREFLIGHT_HEADERS, 'access-control-allow-origin': origin, vary: 'origin' } });
     }
