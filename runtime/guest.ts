@@ -1,5 +1,6 @@
 /**
- * Code run in every fresh context before the app's bundle. It is the only code of ours inside the
+ * Code run in every fresh context before the app's bundle (for a site's warm context, once: `meta.warm`
+ * then keeps the bundle's app and answers each request through `__svc_dispatch`). It is the only code of ours inside the
  * isolate: it turns the three host functions it is handed (all `ivm.Callback`s taking strings) into the
  * guest globals `console`, `fetch`, `storage`, `api` and `context`, and defines `__svc_run`, which the
  * compiled bundle calls on its last line. It returns `settle`, through which the worker answers host
@@ -21,8 +22,9 @@ const { parse, stringify } = JSON;
 const GuestError = Error, GuestMap = Map, GuestPromise = Promise, GuestString = String, hasOwn = Object.hasOwn;
 const sliceText = Function.prototype.call.bind(String.prototype.slice);
 const meta = parse($2);
-const input = parse($3);
-const context = parse($4);
+// A site's warm context serves one request after another: these are the current request's.
+let input = parse($3);
+let context = parse($4);
 
 const pending = new GuestMap();
 let nextSeq = 0;
@@ -254,25 +256,44 @@ async function serveSite(handlers, fn) {
 }
 if (meta.group === 'default') Object.assign(globalThis, { Headers, URL, URLSearchParams, Request, Response });
 
+async function runHandler(app) {
+  const handlers = app != null ? app[meta.group] : undefined;
+  const fn = handlers != null && (hasOwn(handlers, meta.name) || meta.group === 'default') ? handlers[meta.name] : undefined;
+  if (typeof fn !== 'function') return 'M';
+  try {
+    const value = meta.group === 'default' ? await serveSite(handlers, fn) : await fn(input, context);
+    const json = value === undefined ? 'null' : stringify(value) ?? 'null';
+    return json.length > meta.resultBytes ? 'L' + json.length : 'R' + json;
+  } catch (error) {
+    return 'E' + describe(error);
+  }
+}
+
 let started = false;
+let warmApp;
 Object.defineProperty(globalThis, '__svc_run', {
   value: (app) => {
     if (started) throw new TypeError('__svc_run is called once, by the runtime');
     started = true;
-    return (async () => {
-      const handlers = app != null ? app[meta.group] : undefined;
-      const fn = handlers != null && (hasOwn(handlers, meta.name) || meta.group === 'default') ? handlers[meta.name] : undefined;
-      if (typeof fn !== 'function') return 'M';
-      try {
-        const value = meta.group === 'default' ? await serveSite(handlers, fn) : await fn(input, context);
-        const json = value === undefined ? 'null' : stringify(value) ?? 'null';
-        return json.length > meta.resultBytes ? 'L' + json.length : 'R' + json;
-      } catch (error) {
-        return 'E' + describe(error);
-      }
-    })();
+    // A warm site context keeps the bundle's app for the requests to come (each through __svc_dispatch).
+    if (meta.warm) {
+      warmApp = app;
+      return 'W';
+    }
+    return runHandler(app);
   },
 });
+if (meta.warm) {
+  Object.defineProperty(globalThis, '__svc_dispatch', {
+    value: (inputJson, contextJson) => {
+      input = parse(inputJson);
+      context = parse(contextJson);
+      lines = 0;
+      globalThis.context = context;
+      return runHandler(warmApp);
+    },
+  });
+}
 return settle;
 `;
 

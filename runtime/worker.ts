@@ -4,7 +4,10 @@
  * do outside its isolate — fetch, storage, API calls — is a message to the server, which decides.
  *
  * One isolate per installation stays warm, with each bundle version compiled once per isolate (and V8's
- * code cache shared across isolates); every call gets a fresh context. A watchdog charges isolate CPU time
+ * code cache shared across isolates); every call gets a fresh context, except a site's requests: they are
+ * dispatched into warm contexts where the site's bundle already ran (one request at a time in each), as
+ * edge runtimes serve a web `fetch` handler — without it, every page started the bundle over and its code
+ * never warmed up in V8. A watchdog charges isolate CPU time
  * to the calls in flight and disposes the isolate when a call overruns its CPU or wall-clock budget,
  * because `timeout` only bounds synchronous runs, not code resumed after an awaited host call.
  */
@@ -17,6 +20,8 @@ const MB = 1024 * 1024;
 /** Characters of bundle source kept for isolates still to be created; the host resends what was dropped. */
 const MAX_BUNDLE_CHARS = 64 * 1024 * 1024;
 const MAX_SCRIPTS_PER_ISOLATE = 4;
+/** Warm contexts of one site version in one isolate; a request finding all busy gets a fresh context. */
+const WARM_CONTEXTS_PER_SITE = 8;
 /** Stack text of a thrown error that travels back; the bootstrap clips it, the worker refuses more. */
 const MAX_STACK_CHARS = 8000;
 /** JSON of a thrown error's description: its clipped fields, every character escaped at worst. */
@@ -56,6 +61,18 @@ interface Slot {
    * created after the current call's run is queued, so the isolate builds it while results travel back.
    */
   spare?: Promise<ivm.Context>;
+  /** Warm site contexts by bundle and call settings. */
+  warm: Map<string, WarmContext[]>;
+}
+
+/** A site context where the bundle ran once; requests are dispatched into it one after another. */
+interface WarmContext {
+  context: ivm.Context;
+  settle: ivm.Reference;
+  dispatch: ivm.Reference;
+  /** The request it serves now (its host calls and logs go there); null when free. */
+  call: Call | null;
+  pool: WarmContext[];
 }
 
 interface Call {
@@ -68,6 +85,7 @@ interface Call {
   logs: LogLine[];
   context?: ivm.Context;
   settle?: ivm.Reference;
+  warm?: WarmContext;
   finished: boolean;
 }
 
@@ -99,7 +117,7 @@ function slotFor(installationId: string, memoryMb: number): Slot {
       process.abort();
     },
   });
-  const slot: Slot = { installationId, isolate, memoryMb, scripts: new Map(), calls: new Set(), cpuMark: 0n, idleSince: 0, heapBytes: 0, setup: Promise.resolve() };
+  const slot: Slot = { installationId, isolate, memoryMb, scripts: new Map(), calls: new Set(), cpuMark: 0n, idleSince: 0, heapBytes: 0, setup: Promise.resolve(), warm: new Map() };
   slots.set(installationId, slot);
   return slot;
 }
@@ -120,9 +138,49 @@ function compiled(slot: Slot, hash: string, bundle: Bundle): Promise<ivm.Script>
       const [oldest, old] = slot.scripts.entries().next().value!;
       slot.scripts.delete(oldest);
       old.then((s) => s.release(), () => {});
+      for (const [key, pool] of slot.warm) if (key.startsWith(`${oldest} `)) retireWarm(slot, key, pool);
     }
   }
   return script;
+}
+
+/** Drops a bundle's warm contexts: free ones now, busy ones when their request ends. */
+function retireWarm(slot: Slot, key: string, pool: WarmContext[]) {
+  slot.warm.delete(key);
+  for (const warm of pool.splice(0)) if (!warm.call) warm.context.release();
+}
+
+/**
+ * A free warm context of this site version (made, and the bundle run in it, when there is none and the
+ * pool has room), or null: then the request gets a fresh context.
+ */
+async function warmContext(slot: Slot, key: string, script: ivm.Script, meta: string, cpuMs: number): Promise<WarmContext | null> {
+  let pool = slot.warm.get(key);
+  if (!pool) slot.warm.set(key, (pool = []));
+  const free = pool.find((warm) => warm.call === null);
+  if (free || pool.length >= WARM_CONTEXTS_PER_SITE) return free ?? null;
+  const context = await slot.isolate.createContext();
+  const warm = { context, call: null, pool } as unknown as WarmContext;
+  const request = new ivm.Callback((seq: unknown, op: unknown, json: unknown) => warm.call && onRequest(warm.call, seq, op, json), { ignored: true });
+  const log = new ivm.Callback((level: unknown, text: unknown) => warm.call && onLog(warm.call, level, text), { ignored: true });
+  warm.settle = await context.evalClosure(GUEST_BOOTSTRAP, [request, log, meta, 'null', 'null'], { result: { reference: true }, filename: 'svc:///bootstrap.js' });
+  const ready = await script.run(context, { promise: true, copy: true, timeout: cpuMs });
+  if (ready !== 'W') {
+    context.release();
+    return null;
+  }
+  warm.dispatch = await context.global.get('__svc_dispatch', { reference: true });
+  pool.push(warm);
+  return warm;
+}
+
+/** After its request: a warm context that answered is free again; one that failed (or was retired) is dropped. */
+function releaseWarm(warm: WarmContext, reusable: boolean) {
+  warm.call = null;
+  if (reusable && warm.pool.includes(warm)) return;
+  const at = warm.pool.indexOf(warm);
+  if (at >= 0) warm.pool.splice(at, 1);
+  warm.context.release();
 }
 
 function dispose(slot: Slot) {
@@ -136,8 +194,11 @@ function finish(call: Call, outcome: { ok: true; json: string } | { ok: false; e
   calls.delete(call.id);
   call.slot.calls.delete(call);
   if (!call.slot.isolate.isDisposed) {
-    call.settle?.release();
-    call.context?.release();
+    if (call.warm) releaseWarm(call.warm, outcome.ok);
+    else {
+      call.settle?.release();
+      call.context?.release();
+    }
   }
   const durationMs = performance.now() - call.startedAt;
   // Before the result: the host then routes no further call here.
@@ -264,6 +325,11 @@ function failed(call: Call, error: unknown) {
   finish(call, { ok: false, error: { code: 'APP_ERROR', message } });
 }
 
+/** What the bootstrap needs to know of a call (the same for every request of a site version). */
+const callMeta = (msg: Extract<ToWorker, { t: 'invoke' }>) => ({
+  group: KIND_GROUP[msg.kind], name: msg.name, resultBytes: msg.limits.resultBytes, maxLogLines: MAX_LOG_LINES, maxLogChars: MAX_LOG_CHARS, maxStackChars: MAX_STACK_CHARS, maxRequestChars: MAX_REQUEST_CHARS,
+});
+
 async function invoke(msg: Extract<ToWorker, { t: 'invoke' }>) {
   if (msg.code !== undefined && !bundles.has(msg.bundleHash)) {
     bundles.set(msg.bundleHash, { code: msg.code });
@@ -289,13 +355,23 @@ async function invoke(msg: Extract<ToWorker, { t: 'invoke' }>) {
   try {
     const started = slot.setup.then(async () => {
       const script = await compiled(slot, msg.bundleHash, bundle);
+      if (KIND_GROUP[msg.kind] === 'default') {
+        const meta = JSON.stringify({ ...callMeta(msg), warm: true });
+        const warm = await warmContext(slot, `${msg.bundleHash} ${meta}`, script, meta, msg.limits.cpuMs);
+        if (warm && !call.finished) {
+          warm.call = call;
+          call.warm = warm;
+          call.settle = warm.settle;
+          return { running: warm.dispatch.apply(undefined, [msg.input, msg.context], { result: { promise: true, copy: true }, timeout: msg.limits.cpuMs }) };
+        }
+      }
       const context = await (slot.spare ?? slot.isolate.createContext());
       slot.spare = undefined;
       call.context = context;
       if (call.finished) return context.release();
       const request = new ivm.Callback((seq: unknown, op: unknown, json: unknown) => onRequest(call, seq, op, json), { ignored: true });
       const log = new ivm.Callback((level: unknown, text: unknown) => onLog(call, level, text), { ignored: true });
-      const meta = JSON.stringify({ group: KIND_GROUP[msg.kind], name: msg.name, resultBytes: msg.limits.resultBytes, maxLogLines: MAX_LOG_LINES, maxLogChars: MAX_LOG_CHARS, maxStackChars: MAX_STACK_CHARS, maxRequestChars: MAX_REQUEST_CHARS });
+      const meta = JSON.stringify(callMeta(msg));
       call.settle = await context.evalClosure(GUEST_BOOTSTRAP, [request, log, meta, msg.input, msg.context], { result: { reference: true }, filename: 'svc:///bootstrap.js' });
       const running = script.run(context, { promise: true, copy: true, timeout: msg.limits.cpuMs });
       slot.spare = slot.isolate.createContext();

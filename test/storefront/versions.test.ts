@@ -1,6 +1,7 @@
 /**
  * Versions over HTTP: publish and rollback with their guards and races, provisioning before visitors see
  * a version, server rendering that fails for one request only (a throwing page, a page that never ends),
+ * warm contexts per version,
  * one-time preview links with their 12-hour browser trust, and the agent policy of spec 01 §5.6 for
  * publish, rollback, visibility and source uploads (exempt while the store never went public).
  */
@@ -24,6 +25,7 @@ const server = `  const url = new URL(request.url);
   if (url.pathname.endsWith('/slow')) { while (true) {} }
   if (url.pathname.endsWith('/admin')) return new Response(await (await fetch(url.origin + '/v1/store')).text());
   if (url.pathname.endsWith('/outside')) return new Response(await (await fetch('https://example.com/')).text());
+  if (url.pathname.endsWith('/served')) { const state = globalThis as any; state.served = (state.served ?? 0) + 1; return new Response(String(state.served)); }
   return new Response('<h1>mini ' + env.version + ' ' + url.pathname + '</h1>', { headers: { 'content-type': 'text/html; charset=utf-8' } });`;
 
 test.before(async () => {
@@ -112,6 +114,19 @@ test('rendering: a page that throws or never ends fails alone with a 5xx page; t
   const fine = await visit('after');
   assert.is(fine.status, 200);
   assert.match(await fine.text(), '/sites/dev-store/after');
+});
+
+test('warm contexts: a version\'s requests run where its bundle already ran (module state lives on, as in edge runtimes); a new version starts afresh', async () => {
+  const counts: number[] = [];
+  for (let i = 0; i < 24; i++) counts.push(Number(await (await visit('served')).text()));
+  assert.ok(Math.max(...counts) > 1, `the bundle started over for every request: ${counts}`);
+  assert.ok(counts.every((n) => n >= 1 && n <= 24), String(counts));
+  // Rolled back to v2 and forward again: v3's isolates kept their contexts, v2 has its own from 1.
+  ok(await publish(versions.v2));
+  await synced(api);
+  assert.is(await (await visit('served')).text(), '1');
+  ok(await publish(versions.v3));
+  await synced(api);
 });
 
 test('provisioning: a version whose artifacts are missing stays PENDING, shows FAILED after 3 tries and is retried until it syncs', async () => {

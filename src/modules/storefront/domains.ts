@@ -1,13 +1,14 @@
 import { isIP } from 'node:net';
 import { Resolver } from 'node:dns/promises';
 import { domainToASCII } from 'node:url';
-import { and, count, eq, inArray, isNotNull, lte, ne } from 'drizzle-orm';
+import { and, count, eq, inArray, isNotNull, lte, ne, sql } from 'drizzle-orm';
 import { parse as parseDomain } from 'tldts';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { claimDue } from '../../db/claim.js';
 import { isoAt } from '../../db/clock.js';
 import { newId, newSecret } from '../../db/ids.js';
+import { preparedFor } from '../../db/prepared.js';
 import { fail } from '../../server/errors.js';
 import type { Job } from '../../server/jobs.js';
 import { defineMessages } from '../../server/messages.js';
@@ -198,13 +199,19 @@ export const connectedDomains = (db: Db, storeId: string) => db.select().from(do
 /** Origins of the store's connected domains, allowed as payment-return and analytics origins. */
 export const connectedOrigins = (db: Db, storeId: string) => connectedDomains(db, storeId).map((d) => `https://${d.hostname}`);
 
-/** The slug of the site a connected custom domain serves, or null (one indexed read). */
-export function customDomainSlug(services: Services, hostHeader: string | null): string | null {
+const q = preparedFor((db) => ({
+  connectedSite: db.select({ slug: sites.slug, failureCode: domains.failureCode }).from(domains).innerJoin(sites, eq(sites.id, domains.siteId))
+    .where(and(eq(domains.hostname, sql.placeholder('host')), eq(domains.status, 'ACTIVE'))).prepare(),
+}));
+
+/**
+ * The slug of the site a connected custom domain serves, or null (one prepared read per request on a host
+ * other than the service's own, `ownHost`).
+ */
+export function customDomainSlug(services: Services, hostHeader: string | null, ownHost: string): string | null {
   const host = hostName(hostHeader ?? '').replace(/\.$/, '').toLowerCase();
-  if (!host || host === new URL(services.config.origin).hostname) return null;
-  const row = services.db.select({ slug: sites.slug, failureCode: domains.failureCode }).from(domains).innerJoin(sites, eq(sites.id, domains.siteId))
-    .where(and(eq(domains.hostname, host), eq(domains.status, 'ACTIVE'))).all().find((r) => !r.failureCode);
-  return row?.slug ?? null;
+  if (!host || host === ownHost) return null;
+  return q(services.db).connectedSite.all({ host }).find((r) => !r.failureCode)?.slug ?? null;
 }
 
 /** The address visitors are sent to: the primary custom domain when connected, else `{slug}`'s. */

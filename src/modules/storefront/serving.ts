@@ -277,11 +277,12 @@ export function mountSites(app: H3, services: Services) {
       return serveSite(services, event, slug, siteUrl(services, slug), event.url.pathname.slice(1), '/');
     });
   }
+  const { protocol, hostname: ownHost } = new URL(services.config.origin);
   app.use((event: H3Event) => {
     const host = event.req.headers.get('host');
-    const slug = customDomainSlug(services, host);
+    const slug = customDomainSlug(services, host, ownHost);
     if (slug === null || servedBesideSites(event.url.pathname)) return undefined;
-    return serveSite(services, event, slug, `${new URL(services.config.origin).protocol}//${host}/`, event.url.pathname.slice(1), '/');
+    return serveSite(services, event, slug, `${protocol}//${host}/`, event.url.pathname.slice(1), '/');
   });
   mountSuspension(app, services);
   app.all('/sites/**', (event: H3Event) => {
