@@ -154,17 +154,18 @@ function retireWarm(slot: Slot, key: string, pool: WarmContext[]) {
  * A free warm context of this site version (made, and the bundle run in it, when there is none and the
  * pool has room), or null: then the request gets a fresh context.
  */
-async function warmContext(slot: Slot, key: string, script: ivm.Script, meta: string, cpuMs: number): Promise<WarmContext | null> {
+async function warmContext(slot: Slot, key: string, script: ivm.Script, meta: string, call: Call): Promise<WarmContext | null> {
   let pool = slot.warm.get(key);
   if (!pool) slot.warm.set(key, (pool = []));
   const free = pool.find((warm) => warm.call === null);
   if (free || pool.length >= WARM_CONTEXTS_PER_SITE) return free ?? null;
   const context = await slot.isolate.createContext();
-  const warm = { context, call: null, pool } as unknown as WarmContext;
+  // The request that made it owns it from the start: what the bundle logs or asks for as it starts is that request's.
+  const warm = { context, call, pool } as unknown as WarmContext;
   const request = new ivm.Callback((seq: unknown, op: unknown, json: unknown) => warm.call && onRequest(warm.call, seq, op, json), { ignored: true });
   const log = new ivm.Callback((level: unknown, text: unknown) => warm.call && onLog(warm.call, level, text), { ignored: true });
   warm.settle = await context.evalClosure(GUEST_BOOTSTRAP, [request, log, meta, 'null', 'null'], { result: { reference: true }, filename: 'svc:///bootstrap.js' });
-  const ready = await script.run(context, { promise: true, copy: true, timeout: cpuMs });
+  const ready = await script.run(context, { promise: true, copy: true, timeout: call.limits.cpuMs });
   if (ready !== 'W') {
     context.release();
     return null;
@@ -357,8 +358,10 @@ async function invoke(msg: Extract<ToWorker, { t: 'invoke' }>) {
       const script = await compiled(slot, msg.bundleHash, bundle);
       if (KIND_GROUP[msg.kind] === 'default') {
         const meta = JSON.stringify({ ...callMeta(msg), warm: true });
-        const warm = await warmContext(slot, `${msg.bundleHash} ${meta}`, script, meta, msg.limits.cpuMs);
-        if (warm && !call.finished) {
+        const warm = await warmContext(slot, `${msg.bundleHash} ${meta}`, script, meta, call);
+        // A request stopped while its context was being made leaves the context free for the next one.
+        if (warm && call.finished) releaseWarm(warm, true);
+        else if (warm) {
           warm.call = call;
           call.warm = warm;
           call.settle = warm.settle;
