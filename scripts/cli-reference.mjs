@@ -5,8 +5,8 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 const root = new URL('..', import.meta.url);
 const read = (path) => JSON.parse(readFileSync(new URL(path, root), 'utf8'));
 const packages = ['', ...readdirSync(new URL('plugins/', root)).map((name) => `plugins/${name}/`)];
-const pkg = { oclif: { topics: Object.fromEntries(packages.flatMap((dir) => Object.entries(read(`${dir}package.json`).oclif.topics ?? {})).sort(([a], [b]) => a.localeCompare(b))) } };
-const manifest = { commands: Object.assign({}, ...packages.map((dir) => read(`${dir}oclif.manifest.json`).commands)) };
+const topics = packages.flatMap((dir) => Object.entries(read(`${dir}package.json`).oclif.topics ?? {})).sort(([a], [b]) => a.localeCompare(b));
+const commands = Object.assign({}, ...packages.map((dir) => read(`${dir}oclif.manifest.json`).commands));
 const GLOBAL = new Set(['profile', 'store', 'json']);
 
 const flagLine = (name, f) => {
@@ -16,13 +16,12 @@ const flagLine = (name, f) => {
   return `- \`${short}--${name}${value}\`${f.description ? ` — ${f.description}` : ''}${extra.length ? ` (${extra.join(', ')})` : ''}`;
 };
 
-const ids = Object.keys(manifest.commands).sort();
-const topics = Object.entries(pkg.oclif.topics ?? {});
+const ids = Object.keys(commands).sort();
 let out = `# svc CLI reference\n\nGenerated from the commands by \`npm run docs\`; do not edit by hand.\n\n`;
 out += 'Every API command also takes the global flags `--profile`, `--store` (id or code) and `--json`, with the environment variables `SVC_PROFILE`, `SVC_STORE_ID`, `SVC_API_URL`, `SVC_TOKEN`. Exit codes: 0 success, 1 API error, 2 usage error.\n\n';
 out += '## Topics\n\n' + topics.map(([t, v]) => `- \`svc ${t.replaceAll(':', ' ')}\` — ${v.description}`).join('\n') + '\n\n';
 for (const id of ids) {
-  const c = manifest.commands[id];
+  const c = commands[id];
   const usage = [`svc ${id.replaceAll(':', ' ')}`, ...Object.values(c.args ?? {}).map((a) => (a.required ? `${a.name.toUpperCase()}` : `[${a.name.toUpperCase()}]`))].join(' ');
   out += `## \`${usage}\`\n\n${c.summary ?? ''}\n\n`;
   if (c.description) out += `${c.description}\n\n`;

@@ -16,7 +16,6 @@ export default class Serve extends Command {
     const env = process.env;
     const { runForeground } = await import('../server/run.js');
     const { storefrontFromEnv } = await import('../server/services.js');
-    if (env.SVC_OPERATOR_TOKEN !== undefined && env.SVC_OPERATOR_TOKEN.length < 32) this.error('SVC_OPERATOR_TOKEN must be at least 32 characters (e.g. openssl rand -hex 32).', { exit: 2 });
     if (env.SVC_TLS_PORT && !(env.SVC_TLS_CERT && env.SVC_TLS_KEY)) this.error('SVC_TLS_PORT needs SVC_TLS_CERT and SVC_TLS_KEY: the service\'s own certificate and private key as PEM files.', { exit: 2 });
     await runForeground({
       mode: 'serve',

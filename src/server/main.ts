@@ -59,6 +59,7 @@ export class PortInUseError extends Error {
 /** Starts the whole service: database (migrated), keys, HTTP server, job loop, and the dev seed. */
 export async function startService(options: StartOptions): Promise<RunningService> {
   const appsHost = options.appsHost ? appsHostFor(options.appsHost, options.publicUrl ? new URL(options.publicUrl).hostname : options.host) : null;
+  const operatorToken = operatorTokenOf(options.operatorToken);
   const dataDir = resolve(options.dataDir);
 
   // The handler is bound once the port is known (the origin is part of every token's issuer) and the
@@ -108,7 +109,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const origin = (options.publicUrl ?? `http://${host}:${port}`).replace(/\/$/, '');
   docs = `${origin}/docs/errors`;
 
-  const config: ServiceConfig = { origin, dataDir, mode: options.mode, unsafeWebhookHosts: options.unsafeWebhookHosts ?? [], trustProxy: options.trustProxy ?? false, appsHost, operatorToken: options.operatorToken ?? null,
+  const config: ServiceConfig = { origin, dataDir, mode: options.mode, unsafeWebhookHosts: options.unsafeWebhookHosts ?? [], trustProxy: options.trustProxy ?? false, appsHost, operatorToken,
     storefront: { hostingOpen: options.mode === 'dev', sitesDomain: null, npmRegistry: null, advisorySource: null, denylist: [], buildTimeoutMs: 10 * 60_000, installLimitBytes: 512 * 1024 * 1024, minimumReleaseAgeMinutes: 1440, customDomainsOpen: options.mode === 'dev', customDomainLimit: 5, editCapacity: 10, dnsServers: [], domainTarget: 'domains.svc.localhost', acmeDirectory: null, acmeEmail: null, ...options.storefront },
   };
   const services: Services = {
@@ -149,6 +150,13 @@ export async function startService(options: StartOptions): Promise<RunningServic
       return closing;
     },
   };
+}
+
+/** The operator API's bearer secret: long enough that guessing it is out of reach. */
+function operatorTokenOf(token: string | undefined): string | null {
+  if (token === undefined) return null;
+  if (token.length < 32) throw new Error('SVC_OPERATOR_TOKEN must be at least 32 characters (e.g. openssl rand -hex 32)');
+  return token;
 }
 
 const HOST_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;

@@ -1,7 +1,8 @@
 import * as acme from 'acme-client';
-import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { H3, H3Event } from 'h3';
 import type { Db } from '../../db/client.js';
+import { preparedFor } from '../../db/prepared.js';
 import type { Services } from '../../server/services.js';
 import type { DnsChecker } from './domains.js';
 import { acmeAccounts, acmeChallenges, domainCertificates, domains } from './schema.js';
@@ -99,11 +100,15 @@ export function storeCertificate(services: Services, domainId: string, hostname:
 /** Drops the certificates of removed domains. */
 export const deleteCertificates = (db: Db, domainIds: string[]) => db.delete(domainCertificates).where(inArray(domainCertificates.domainId, domainIds)).run();
 
-/** The chain and key to serve for `hostname` while its domain is connected, or undefined (the service's own certificate then). */
-export const certificateFor = (services: Services, hostname: string) =>
-  services.db.select({ chain: domainCertificates.chainPem, key: domainCertificates.keyPem, issuedAt: domainCertificates.issuedAt })
+const q = preparedFor((db) => ({
+  /** Read on every TLS handshake. */
+  certificate: db.select({ chain: domainCertificates.chainPem, key: domainCertificates.keyPem, issuedAt: domainCertificates.issuedAt })
     .from(domainCertificates).innerJoin(domains, eq(domains.id, domainCertificates.domainId))
-    .where(and(eq(domainCertificates.hostname, hostname), eq(domains.status, 'ACTIVE'), isNull(domains.failureCode))).get();
+    .where(and(eq(domainCertificates.hostname, sql.placeholder('hostname')), eq(domains.status, 'ACTIVE'), isNull(domains.failureCode))).prepare(),
+}));
+
+/** The chain and key to serve for `hostname` while its domain is connected, or undefined (the service's own certificate then). */
+export const certificateFor = (services: Services, hostname: string) => q(services.db).certificate.get({ hostname });
 
 /** The http-01 answers, on every host: the authority asks the domain being validated, which is not serving a site yet. */
 export function mountAcmeChallenges(app: H3, services: Services) {

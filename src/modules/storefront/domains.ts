@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { Resolver } from 'node:dns/promises';
 import { domainToASCII } from 'node:url';
-import { and, count, eq, inArray, isNotNull, lte, ne, sql } from 'drizzle-orm';
+import { and, count, eq, inArray, isNotNull, isNull, lte, ne, sql } from 'drizzle-orm';
 import { parse as parseDomain } from 'tldts';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
@@ -15,7 +15,7 @@ import { defineMessages } from '../../server/messages.js';
 import { instant } from '../../server/responses.js';
 import type { Services } from '../../server/services.js';
 import { hostName } from '../../server/request-guard.js';
-import { deleteCertificates, issuerOf, RENEW_BEFORE_MS, storeCertificate } from './certificates.js';
+import { deleteCertificates, issuerOf, RENEW_BEFORE_MS, storeCertificate, type Issuance } from './certificates.js';
 import { domains, sites } from './schema.js';
 import { changeSite, requireActiveSite, siteUrl, type Site } from './service.js';
 
@@ -200,8 +200,8 @@ export const connectedDomains = (db: Db, storeId: string) => db.select().from(do
 export const connectedOrigins = (db: Db, storeId: string) => connectedDomains(db, storeId).map((d) => `https://${d.hostname}`);
 
 const q = preparedFor((db) => ({
-  connectedSite: db.select({ slug: sites.slug, failureCode: domains.failureCode }).from(domains).innerJoin(sites, eq(sites.id, domains.siteId))
-    .where(and(eq(domains.hostname, sql.placeholder('host')), eq(domains.status, 'ACTIVE'))).prepare(),
+  connectedSite: db.select({ slug: sites.slug }).from(domains).innerJoin(sites, eq(sites.id, domains.siteId))
+    .where(and(eq(domains.hostname, sql.placeholder('host')), eq(domains.status, 'ACTIVE'), isNull(domains.failureCode))).prepare(),
 }));
 
 /**
@@ -211,7 +211,7 @@ const q = preparedFor((db) => ({
 export function customDomainSlug(services: Services, hostHeader: string | null, ownHost: string): string | null {
   const host = hostName(hostHeader ?? '').replace(/\.$/, '').toLowerCase();
   if (!host || host === ownHost) return null;
-  return q(services.db).connectedSite.all({ host }).find((r) => !r.failureCode)?.slug ?? null;
+  return q(services.db).connectedSite.get({ host })?.slug ?? null;
 }
 
 /** The address visitors are sent to: the primary custom domain when connected, else `{slug}`'s. */
@@ -247,7 +247,7 @@ async function examine(services: Services, domain: Domain, now: number): Promise
         console.error(`[svc] certificate for ${domain.hostname} not issued: ${issued.detail}`);
         return { status: 'FAILED', failureCode: 'CERTIFICATE_FAILED', held: false, nextAttemptAt: null };
       }
-      return { status: 'ACTIVE', failureCode: null, activatedAt: now, certificate: { issuer: issued.issuer, issuedAt: now, expiresAt: issued.expiresAt }, issuedPem: issued.pem, nextAttemptAt: now + ACTIVE_POLL_MS };
+      return { status: 'ACTIVE', failureCode: null, activatedAt: now, ...certified(issued, now), nextAttemptAt: now + ACTIVE_POLL_MS };
     }
     if (now - domain.waitSince > VALIDATION_WAIT_MS) return { status: 'FAILED', failureCode: 'VALIDATION_TIMEOUT', held: false, nextAttemptAt: null };
     return { nextAttemptAt: now + PENDING_POLL_MS };
@@ -270,8 +270,12 @@ async function renewed(services: Services, domain: Domain, dns: DnsChecker, now:
     console.error(`[svc] certificate for ${domain.hostname} not renewed: ${issued.detail}`);
     return {};
   }
-  return { certificate: { issuer: issued.issuer, issuedAt: now, expiresAt: issued.expiresAt }, issuedPem: issued.pem };
+  return certified(issued, now);
 }
+
+/** The domain's record of an issued certificate, and its chain and key to keep. */
+const certified = (issued: Extract<Issuance, { ok: true }>, now: number): Step =>
+  ({ certificate: { issuer: issued.issuer, issuedAt: now, expiresAt: issued.expiresAt }, issuedPem: issued.pem });
 
 /** Claims a due domain, looks at its DNS and applies what was learned; false when another process has it. */
 async function checkDomain(services: Services, domain: Domain, now: number): Promise<boolean> {
