@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { H3 } from 'h3';
 import type { Db } from '../db/client.js';
 import type { Job } from './jobs.js';
@@ -28,6 +29,11 @@ export interface Module {
   onCustomerSignedUp?(services: Services, db: Db, signUp: { storeId: string; customerId: string; at: number }): void;
   /** Routes outside the registry (HTML pages, OAuth, file serving); keep these rare. */
   mount?(app: H3, services: Services): void;
+  /**
+   * Answers a request before the API's framework sees it; true when answered. Only for what needs nothing
+   * but look-ups in memory and one write (a site's static files), after the service's own request guards.
+   */
+  serveEarly?(services: Services, req: IncomingMessage, res: ServerResponse): boolean;
   /** Releases what the module holds outside the database (child processes) when the service stops. */
   onClose?(services: Services): void | Promise<void>;
 }

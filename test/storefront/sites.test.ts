@@ -17,6 +17,8 @@ import { createSite, eventually, synced } from './support.js';
 let svc: TestService;
 let api: Api;
 let site: any;
+/** The published version's hashed client bundle (`assets/client-….js`), found by the static-files test. */
+let clientScript: string;
 const OPERATOR_TOKEN = 'op-secret-for-tests-0123456789abcdef';
 test.before(async () => {
   svc = await startTestService({ operatorToken: OPERATOR_TOKEN });
@@ -126,6 +128,10 @@ test('sites at {slug}.{SVC_SITES_DOMAIN}: pages, and the buyer API on the site\'
     const home = await get('/');
     assert.is(home.status, 200);
     assert.match(home.body, '호스트 머그컵');
+    const script = /src="[^"]*?(assets\/client-[A-Z0-9]+\.js)"/.exec(home.body)![1];
+    const file = await get(`/${script}`);
+    assert.is(file.status, 200, 'static files on the site\'s own host');
+    assert.match(file.body, 'localStorage');
     assert.match(home.body, `http://dev-store.shops.localhost:${port}/storefront/v1`, 'the page calls the buyer API on its own origin');
     const store = await get('/storefront/v1/store', { 'x-store-id': hosted.storeId });
     assert.is(store.status, 200, store.body);
@@ -178,15 +184,26 @@ test('serving: coming soon until public; going public needs an on-sale product a
   assert.is(back.checkoutMode, 'TEST', 'private again: sandbox checkout works again');
 });
 
-test('static files: hashed client bundles are immutable, public files revalidate by ETag', async () => {
+test('static files: hashed client bundles are immutable, public files revalidate by ETag; only while visitors may see the site', async () => {
   ok(await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'PUBLIC', expectedVisibility: 'COMING_SOON' } }));
   const html = await (await visit('dev-store/')).text();
   const script = /src="[^"]*?(assets\/client-[A-Z0-9]+\.js)"/.exec(html)?.[1];
   assert.ok(script, `the page references its hashed client bundle: ${html.slice(0, 400)}`);
+  clientScript = script;
   const js = await visit(`dev-store/${script}`);
   assert.is(js.status, 200);
   assert.is(js.headers.get('cache-control'), 'public, max-age=31536000, immutable');
   assert.match(js.headers.get('content-type')!, 'text/javascript');
+  assert.is(js.headers.get('x-content-type-options'), 'nosniff');
+  const bytes = (await js.arrayBuffer()).byteLength;
+  assert.is(Number(js.headers.get('content-length')), bytes);
+  const head = await visit(`dev-store/${script}`, { method: 'HEAD' });
+  assert.equal([head.status, head.headers.get('content-length'), (await head.arrayBuffer()).byteLength], [200, String(bytes), 0]);
+  assert.is((await visit(`dev-store/${script}?v=2`)).status, 200, 'a query string is no part of the file name');
+  const posted = await visit(`dev-store/${script}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' });
+  assert.not.match(posted.headers.get('cache-control') ?? '', 'immutable', 'other methods go to the server code');
+  assert.is((await visit(`dev-store/_preview/${script}`)).status, 403, 'preview paths need the preview trust');
+
   const files = ok(await api('GET', '/v1/storefront/site/files')).contents.map((f: any) => f.path);
   const css = files.find((p: string) => p.startsWith('public/') && p.endsWith('.css')).slice('public/'.length);
   const first = await visit(`dev-store/${css}`);
@@ -195,6 +212,14 @@ test('static files: hashed client bundles are immutable, public files revalidate
   assert.match(first.headers.get('cache-control')!, 'must-revalidate');
   const again = await visit(`dev-store/${css}`, { headers: { 'if-none-match': etag } });
   assert.is(again.status, 304);
+
+  // Files are the site's too: a site visitors may not see gives none.
+  ok(await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'COMING_SOON', expectedVisibility: 'PUBLIC' } }));
+  const hidden = await visit(`dev-store/${script}`);
+  assert.equal([hidden.status, hidden.headers.get('cache-control')], [200, 'no-store']);
+  assert.match(await hidden.text(), '곧 문을 엽니다');
+  ok(await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'PUBLIC', expectedVisibility: 'COMING_SOON' } }));
+  assert.is((await visit(`dev-store/${script}`)).headers.get('cache-control'), 'public, max-age=31536000, immutable');
 });
 
 test('suspension by the operator (svc operator, the operator API): a suspension page for visitors, every change refused', async () => {
@@ -214,6 +239,7 @@ test('suspension by the operator (svc operator, the operator API): a suspension 
   const page = await visit('dev-store/');
   assert.is(page.status, 503);
   assert.match(await page.text(), '정지');
+  assert.is((await visit(`dev-store/${clientScript}`)).status, 503, 'no files of a suspended site either');
   const shown = ok(await api('GET', '/v1/storefront/site'));
   assert.equal([shown.status, shown.suspension], ['SUSPENDED', { reason: 'POLICY_VIOLATION' }]);
   fails(await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'COMING_SOON', expectedVisibility: 'PUBLIC' } }), 409, 'STOREFRONT_SITE_NOT_ACTIVE');
@@ -229,6 +255,7 @@ test('suspension by the operator (svc operator, the operator API): a suspension 
 test('a suspended store: its site shows the suspension page, storefront changes and site creation are refused', async () => {
   ok(await api('POST', '/_dev/v1/storefront/store-suspension', { body: { storeId: svc.storeId, reason: 'FRAUD_REVIEW' } }));
   assert.is((await visit('dev-store/')).status, 503);
+  assert.is((await visit(`dev-store/${clientScript}`)).status, 503);
   const refused = fails(await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'COMING_SOON', expectedVisibility: 'PUBLIC' } }), 409, 'STORE_SUSPENDED');
   assert.is(refused.error.details.reason, 'FRAUD_REVIEW');
   fails(await api('POST', '/v1/storefront/site/versions'), 409, 'STORE_SUSPENDED');

@@ -10,7 +10,7 @@ import { closingJob } from './lifecycle.js';
 import { lifecycleOperations } from './lifecycle-operations.js';
 import { storefrontOperations } from './operations.js';
 import { provisioningJob } from './provisioning.js';
-import { closeSiteRuntime, mountSites } from './serving.js';
+import { closeSiteRuntime, mountSites, serveStaticFile } from './serving.js';
 
 /**
  * The hosted storefront: sites from templates, source upload, builds under the dependency policy, versions,
@@ -21,6 +21,7 @@ export const storefrontModule: Module = {
   operations: [...storefrontOperations, ...domainOperations, ...lifecycleOperations, ...checkOperations, ...editingOperations],
   jobs: [...buildJobs, provisioningJob, domainJob, closingJob, checkJob, editingJob],
   mount: mountSites,
+  serveEarly: serveStaticFile,
   async onClose(services) {
     await settleBuilds(services);
     await stopChecks(services);

@@ -8,7 +8,7 @@ import type { Services } from '../../server/services.js';
 import { deleteSiteDomains } from './domains.js';
 import { closeEditing } from './editing.js';
 import { builds, checks, deployments, editing, previewLinks, publications, siteFiles, sites, slugHolds, versions } from './schema.js';
-import { changeSite, findSite, siteUrl, slugAvailability, type Site } from './service.js';
+import { changeSite, countSiteWrite, findSite, siteUrl, slugAvailability, type Site } from './service.js';
 
 defineMessages({
   STOREFRONT_SLUG_CHANGE_LIMIT: '사이트 주소는 30일에 3번까지 바꿀 수 있습니다.',
@@ -74,6 +74,7 @@ function deleteClosedSites(services: Services, now: number): number {
   for (const site of due) {
     services.sqlite.transaction(() => {
       const { db } = services;
+      countSiteWrite();
       // Another process deleted it first: nothing left to do.
       if (db.delete(sites).where(and(eq(sites.id, site.id), eq(sites.status, 'CLOSED'))).run().changes !== 1) return;
       for (const table of [versions, builds, deployments, publications, checks, editing]) db.delete(table).where(eq(table.siteId, site.id)).run();

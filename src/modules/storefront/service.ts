@@ -114,8 +114,18 @@ export function siteUrl(services: Services, slug: string): string {
   return `${services.config.origin}/sites/${slug}/`;
 }
 
+let siteWrites = 0;
+/**
+ * Site rows are written only by changeSite, createSite and the closing job, and each counts its write:
+ * serving on SQLite — where this process is the file's only writer — trusts what it cached while the
+ * count stands still, with no read per request. A write rolled back costs only a re-read.
+ */
+export const siteWriteCount = () => siteWrites;
+export const countSiteWrite = () => void siteWrites++;
+
 /** Every change of a site grows its revision (serving caches compare it) and touches the store, whose document shows the site. */
 export function changeSite(db: Db, site: Site, change: Partial<Site>, now: number): Site {
+  countSiteWrite();
   const changed = { ...site, ...change, revision: site.revision + 1, updatedAt: now };
   db.update(sites).set({ ...change, revision: changed.revision, updatedAt: now }).where(eq(sites.id, site.id)).run();
   db.update(stores).set({ updatedAt: now }).where(eq(stores.id, site.storeId)).run();
@@ -144,6 +154,7 @@ export function createSite(services: Services, db: Db, storeId: string, template
     id: newId('site', now), storeId, slug, templateId: template.templateId, visibility: 'COMING_SOON', status: 'ACTIVE', suspensionReason: null, deleteAt: null,
     publishedVersionId: null, servedVersionId: null, provisioningStatus: 'SYNCED', provisioningFailures: 0, nextAttemptAt: null, revision: 1, createdAt: now, updatedAt: now,
   };
+  countSiteWrite();
   db.insert(sites).values(site).run();
   db.insert(siteCreations).values({ id: newId('sitec', now), storeId, createdAt: now }).run();
   db.update(stores).set({ updatedAt: now }).where(eq(stores.id, storeId)).run();

@@ -1,8 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { H3, H3Event } from 'h3';
 import { FastResponse } from 'srvx/node';
 import { z } from 'zod';
+import { onPostgres } from '../../db/client.js';
 import { preparedFor, pluckStatement } from '../../db/prepared.js';
 import { RuntimeCallbackError, RuntimeHost, type FetchRequest, type FetchResponse } from '../../runtime-host/index.js';
 import { devRoute, operatorRoute } from '../../server/dev.js';
@@ -17,8 +19,8 @@ import { ACME_CHALLENGE_PATH, mountAcmeChallenges } from './certificates.js';
 import { customDomainSlug } from './domains.js';
 import { heldRedirect } from './lifecycle.js';
 import { mountBuyerApiCors } from './origins.js';
-import { previewLinks, sites, versions } from './schema.js';
-import { changeSite, siteUrl, type Site, type Version } from './service.js';
+import { previewLinks, sites, versions, type VersionAsset } from './schema.js';
+import { changeSite, siteUrl, siteWriteCount, type Site, type Version } from './service.js';
 
 /** Limits of one page render (spec 02 §8 leaves them to us; decisions.md). */
 const RENDER_LIMITS = { cpuMs: 500, wallMs: 10_000, memoryMb: 128, resultBytes: 5 * 1024 * 1024 };
@@ -48,11 +50,14 @@ interface SiteRuntime {
   host: RuntimeHost;
   app: H3;
   blobs: BlobCache;
-  /** slug → the site and its served version, revalidated by the site's revision. */
-  sites: Map<string, { revision: number; served: Served }>;
+  /** slug → the site and its served version, revalidated by the site's revision; `writes` = the site write count it is current for (-1: none). */
+  sites: Map<string, { revision: number; writes: number; served: Served }>;
   versions: Map<string, { version: Version; code: string; map: string | undefined }>;
   /** Round-robin over a version's isolates. */
   lane: number;
+  /** The service's own scheme and host: its own host is never a custom domain. */
+  protocol: string;
+  ownHost: string;
 }
 
 const runtimes = new WeakMap<Services, SiteRuntime>();
@@ -81,18 +86,28 @@ function loadVersion(services: Services, runtime: SiteRuntime, versionId: string
   return hit;
 }
 
-/** The site at `slug` as visitors get it; one indexed read per request while nothing changed. */
+/**
+ * The site at `slug` as visitors get it. On SQLite nothing is read while no site was written since the
+ * entry was made; on PostgreSQL, where other processes write, one indexed read of the revision.
+ */
 function servedSite(services: Services, runtime: SiteRuntime, slug: string): Served | null {
-  const revision = statements(services.db).revision.get(slug);
-  if (revision === undefined) return null;
+  const { db } = services;
   const hit = runtime.sites.get(slug);
-  if (hit && hit.revision === revision) return hit.served;
-  const site = services.db.select().from(sites).where(eq(sites.slug, slug)).get();
+  const writes = siteWriteCount();
+  if (hit?.writes === writes) return hit.served;
+  const revision = statements(db).revision.get(slug);
+  if (revision === undefined) return null;
+  const trusted = onPostgres(db) || db.$client.inTransaction ? -1 : writes;
+  if (hit && hit.revision === revision) {
+    hit.writes = trusted;
+    return hit.served;
+  }
+  const site = db.select().from(sites).where(eq(sites.slug, slug)).get();
   if (!site) return null;
-  const store = services.db.select({ suspendedAt: stores.suspendedAt }).from(stores).where(eq(stores.id, site.storeId)).get();
+  const store = db.select({ suspendedAt: stores.suspendedAt }).from(stores).where(eq(stores.id, site.storeId)).get();
   const served = { site, version: site.servedVersionId ? loadVersion(services, runtime, site.servedVersionId)?.version ?? null : null, storeSuspended: store?.suspendedAt != null };
   if (runtime.sites.size > 10_000) runtime.sites.clear();
-  runtime.sites.set(slug, { revision: site.revision, served });
+  runtime.sites.set(slug, { revision: site.revision, writes: trusted, served });
   return served;
 }
 
@@ -152,19 +167,24 @@ export const PREVIEW_SEGMENT = '_preview/';
 
 // ── serving ──────────────────────────────────────────────────────────────────
 
-async function serveFromVersion(services: Services, runtime: SiteRuntime, event: H3Event, site: Site, versionId: string, base: string, path: string): Promise<Response> {
+function serveFromVersion(services: Services, runtime: SiteRuntime, event: H3Event, site: Site, versionId: string, base: string, path: string): Response | Promise<Response> {
   const loaded = loadVersion(services, runtime, versionId);
   if (!loaded) return notFoundPage();
-  const { version } = loaded;
-  const asset = event.req.method === 'GET' || event.req.method === 'HEAD' ? version.assets[path] : undefined;
+  const asset = event.req.method === 'GET' || event.req.method === 'HEAD' ? loaded.version.assets[path] : undefined;
   if (asset) {
-    const etag = `"${asset.hash}"`;
-    const headers = { 'content-type': asset.contentType, etag, 'cache-control': asset.immutable ? 'public, max-age=31536000, immutable' : 'public, max-age=0, must-revalidate', 'x-content-type-options': 'nosniff' };
+    const { status, headers, body } = assetAnswer(runtime, asset, event.req.method, event.req.headers.get('if-none-match'));
     // srvx's response goes straight to the socket: a web Response would copy the bytes into a stream first.
-    if (event.req.headers.get('if-none-match') === etag) return new FastResponse(null, { status: 304, headers }) as unknown as Response;
-    return new FastResponse(event.req.method === 'HEAD' ? null : (runtime.blobs.get(asset.hash) as Uint8Array<ArrayBuffer>), { headers }) as unknown as Response;
+    return new FastResponse(body as Uint8Array<ArrayBuffer> | null, { status, headers }) as unknown as Response;
   }
   return render(services, runtime, event, site, loaded, base);
+}
+
+/** A static file of a version: immutable caching for hashed names, revalidation by ETag for the rest. */
+function assetAnswer(runtime: SiteRuntime, asset: VersionAsset, method: string, ifNoneMatch: string | null | undefined) {
+  const etag = `"${asset.hash}"`;
+  const headers = { 'content-type': asset.contentType, etag, 'cache-control': asset.immutable ? 'public, max-age=31536000, immutable' : 'public, max-age=0, must-revalidate', 'x-content-type-options': 'nosniff' };
+  if (ifNoneMatch === etag) return { status: 304, headers, body: null };
+  return { status: 200, headers: { ...headers, 'content-length': String(asset.size) }, body: method === 'HEAD' ? null : runtime.blobs.get(asset.hash) };
 }
 
 async function render(services: Services, runtime: SiteRuntime, event: H3Event, site: Site, loaded: { version: Version; code: string; map: string | undefined }, base: string): Promise<Response> {
@@ -225,8 +245,20 @@ async function buyerApiFetch(runtime: SiteRuntime, storeId: string, siteOrigin: 
   return { status: response.status, statusText: response.statusText, url: url.href, headers: [...response.headers], body: await response.text() };
 }
 
-/** One visitor request of a site, whatever address it came by (`base` is the site's root URL). */
-async function serveSite(services: Services, event: H3Event, slug: string, base: string, path: string, cookiePath: string): Promise<Response> {
+/** Where a visitor request of a site goes: the site's slug, its root URL, the path below it and its cookie path. */
+interface SiteAddress {
+  slug: string;
+  base: string;
+  path: string;
+  cookiePath: string;
+}
+
+/** The version the public sees, or null while a page of the platform shows instead (suspended, closing, coming soon). */
+const publicVersion = ({ site, version, storeSuspended }: Served) =>
+  site.status === 'ACTIVE' && !storeSuspended && site.visibility === 'PUBLIC' ? version : null;
+
+/** One visitor request of a site, whatever address it came by. */
+function serveSite(services: Services, event: H3Event, { slug, base, path, cookiePath }: SiteAddress): Response | Promise<Response> {
   const runtime = runtimeOf(services);
   const served = servedSite(services, runtime, slug);
   if (!served) return heldRedirect(services, slug, `${path}${event.url.search}`) ?? notFoundPage();
@@ -240,9 +272,16 @@ async function serveSite(services: Services, event: H3Event, slug: string, base:
     if (!versionId) return page(403, '미리보기 권한이 없습니다', '관리자가 만든 미리보기 링크로 열어 주세요. 한 번 연 브라우저는 12시간 동안 볼 수 있습니다.');
     return serveFromVersion(services, runtime, event, site, versionId, `${base}${PREVIEW_SEGMENT}`, path.slice(PREVIEW_SEGMENT.length));
   }
-  if (site.visibility === 'COMING_SOON' || !served.version) return comingSoon();
-  return serveFromVersion(services, runtime, event, site, served.version.id, base, path);
+  const version = publicVersion(served);
+  if (!version) return comingSoon();
+  return serveFromVersion(services, runtime, event, site, version.id, base, path);
 }
+
+/**
+ * On a site's own host (`{slug}.{SVC_SITES_DOMAIN}`, a custom domain) the buyer API and the analytics
+ * collector answer too, so the site's pages call them on their own origin — no cross-origin requests.
+ */
+const servedBesideSites = (path: string) => path.startsWith('/storefront/v1/') || path === '/_svc/analytics.js' || path.startsWith(ACME_CHALLENGE_PATH);
 
 function sitesDomainSlug(hostHeader: string | null, sitesDomain: string): string | null {
   const host = hostName(hostHeader ?? '').replace(/\.$/, '');
@@ -251,14 +290,55 @@ function sitesDomainSlug(hostHeader: string | null, sitesDomain: string): string
   return label.includes('.') ? null : label;
 }
 
-/** `/sites/{slug}/…` on the service (svc dev and serve), `{slug}.{sitesDomain}` in svc serve, and connected custom domains by `Host`. */
+/** The site a request's host names: `{slug}.{sitesDomain}` (svc serve) or a connected custom domain. */
+function hostAddress(services: Services, host: string | null, pathname: string): SiteAddress | null {
+  if (servedBesideSites(pathname)) return null;
+  const { sitesDomain } = services.config.storefront;
+  const slug = sitesDomain ? sitesDomainSlug(host, sitesDomain) : null;
+  if (slug !== null) return { slug, base: siteUrl(services, slug), path: pathname.slice(1), cookiePath: '/' };
+  const { ownHost, protocol } = runtimeOf(services);
+  const connected = customDomainSlug(services, host, ownHost);
+  if (connected === null) return null;
+  return { slug: connected, base: `${protocol}//${host}/`, path: pathname.slice(1), cookiePath: '/' };
+}
+
+const SITE_PATH = /^\/sites\/([a-z0-9-]{1,40})(\/.*)?$/;
+
+/** The site a path on the service names: `/sites/{slug}/…`. */
+function pathAddress(services: Services, pathname: string): SiteAddress | null {
+  const match = SITE_PATH.exec(pathname);
+  if (!match || match[2] === undefined) return null;
+  const slug = match[1];
+  return { slug, base: `${services.config.origin}/sites/${slug}/`, path: match[2].slice(1), cookiePath: `/sites/${slug}/` };
+}
+
 /**
- * On a site's own host (`{slug}.{SVC_SITES_DOMAIN}`, a custom domain) the buyer API and the analytics
- * collector answer too, so the site's pages call them on their own origin — no cross-origin requests.
+ * A public site's static file, answered before the API's framework sees the request: the commonest request
+ * of a storefront (scripts, styles, images) costs map look-ups and one write, as from a CDN's edge. The
+ * answer is the one serveSite gives; anything else — pages, previews, a site that is not public, a file the
+ * version lacks, a path that is not in normal form — goes on to it. True when answered.
  */
-const servedBesideSites = (path: string) => path.startsWith('/storefront/v1/') || path === '/_svc/analytics.js' || path.startsWith(ACME_CHALLENGE_PATH);
+export function serveStaticFile(services: Services, req: IncomingMessage, res: ServerResponse): boolean {
+  const { method } = req;
+  if ((method !== 'GET' && method !== 'HEAD') || !runtimes.has(services)) return false;
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  const pathname = query < 0 ? url : url.slice(0, query);
+  const address = hostAddress(services, req.headers.host ?? null, pathname) ?? pathAddress(services, pathname);
+  if (!address || address.path.startsWith(PREVIEW_SEGMENT)) return false;
+  const runtime = runtimeOf(services);
+  const served = servedSite(services, runtime, address.slug);
+  const version = served && publicVersion(served);
+  // Asset paths are stored in normal form, so a path with dot segments or escapes finds none here.
+  const asset = version?.assets[address.path];
+  if (!asset) return false;
+  const { status, headers, body } = assetAnswer(runtime, asset, method, req.headers['if-none-match']);
+  res.writeHead(status, headers).end(body);
+  return true;
+}
 
 export function mountSites(app: H3, services: Services) {
+  const { protocol, hostname: ownHost } = new URL(services.config.origin);
   runtimes.set(services, {
     host: new RuntimeHost({ onCallbackError: (error, where) => console.error(`[svc] site ${where.op} callback failed (${where.installationId}):`, error) }),
     app,
@@ -266,31 +346,21 @@ export function mountSites(app: H3, services: Services) {
     sites: new Map(),
     versions: new Map(),
     lane: 0,
+    protocol,
+    ownHost,
   });
   mountAcmeChallenges(app, services);
   mountBuyerApiCors(app, services);
-  const { sitesDomain } = services.config.storefront;
-  if (sitesDomain) {
-    app.use((event: H3Event) => {
-      const slug = sitesDomainSlug(event.req.headers.get('host'), sitesDomain);
-      if (slug === null || servedBesideSites(event.url.pathname)) return undefined;
-      return serveSite(services, event, slug, siteUrl(services, slug), event.url.pathname.slice(1), '/');
-    });
-  }
-  const { protocol, hostname: ownHost } = new URL(services.config.origin);
   app.use((event: H3Event) => {
-    const host = event.req.headers.get('host');
-    const slug = customDomainSlug(services, host, ownHost);
-    if (slug === null || servedBesideSites(event.url.pathname)) return undefined;
-    return serveSite(services, event, slug, `${protocol}//${host}/`, event.url.pathname.slice(1), '/');
+    const address = hostAddress(services, event.req.headers.get('host'), event.url.pathname);
+    return address ? serveSite(services, event, address) : undefined;
   });
   mountSuspension(app, services);
   app.all('/sites/**', (event: H3Event) => {
-    const match = /^\/sites\/([a-z0-9-]{1,40})(\/.*)?$/.exec(event.url.pathname);
-    if (!match) return notFoundPage();
-    const [, slug, rest] = match;
-    if (rest === undefined) return new Response(null, { status: 308, headers: { location: `/sites/${slug}/${event.url.search}` } });
-    return serveSite(services, event, slug, `${services.config.origin}/sites/${slug}/`, rest.slice(1), `/sites/${slug}/`);
+    const address = pathAddress(services, event.url.pathname);
+    if (address) return serveSite(services, event, address);
+    const slug = /^\/sites\/([a-z0-9-]{1,40})$/.exec(event.url.pathname)?.[1];
+    return slug ? new Response(null, { status: 308, headers: { location: `/sites/${slug}/${event.url.search}` } }) : notFoundPage();
   });
 }
 
