@@ -74,12 +74,23 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     if (options.mode === 'dev' && !devHostAllowed(req.headers.host, options.host)) return refuse(res, new ApiError(421, 'MISDIRECTED_REQUEST'));
     if (crossOriginWrite(req, (req.url ?? '/').split('?')[0])) return refuse(res, new ApiError(403, 'CROSS_ORIGIN_FORBIDDEN'));
-    if (servicesReady && earlyServers.some((serve) => serve(servicesReady!, req, res))) return;
+    if (servicesReady && serveEarly(servicesReady, req, res)) return;
     if (handle) handle(req, res);
     else void handlerReady.then(() => handle!(req, res));
   };
   let servicesReady: Services | null = null;
   const earlyServers = modules.flatMap((m) => (m.serveEarly ? [m.serveEarly] : []));
+  const serveEarly = (services: Services, req: IncomingMessage, res: ServerResponse) => {
+    try {
+      return earlyServers.some((serve) => serve(services, req, res));
+    } catch (error) {
+      // Before anything was sent, the full path answers (and reports) it in the envelope; after, the connection goes.
+      if (!res.headersSent) return false;
+      console.error(`[svc] ${req.method} ${req.url}:`, error);
+      res.destroy();
+      return true;
+    }
+  };
   const servers = [createServer(onRequest)];
   if (options.tls) servers.push(createTlsServer(options.tls, onRequest, () => servicesReady && ((hostname) => certificateFor(servicesReady!, hostname))));
   const [server] = servers;

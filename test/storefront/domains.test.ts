@@ -10,7 +10,8 @@ import { fails, ok } from '../helpers/assert.js';
 import { apiClient, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { longLivedApi } from '../promotions/support.js';
 import { startDnsServer } from './dns.js';
-import { createSite, ownerCli } from './support.js';
+import { createProduct } from '../checkout/support.js';
+import { createSite, ownerCli, synced } from './support.js';
 
 let svc: TestService;
 let api: Api;
@@ -20,6 +21,8 @@ const TARGET = 'domains.svc.localhost';
 const MINUTE = 60;
 const HOUR = 3600;
 const DAY = 86_400;
+/** The published version's client bundle, as a path on the connected domain. */
+let clientScript: string;
 
 test.before(async () => {
   dns = await startDnsServer();
@@ -110,6 +113,15 @@ test('PENDING_DNS → PENDING_VALIDATION → ACTIVE: held by the store, primary,
   assert.is(page.status, 200);
   assert.match(page.body, '곧 문을 엽니다');
   assert.is((await visitHost('unknown.example.localhost')).status, 404);
+  // Public, the domain serves the site's files as well as its pages.
+  await createProduct(api, { name: '도메인 머그컵' });
+  await synced(api);
+  ok(await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'PUBLIC', expectedVisibility: 'COMING_SOON' } }));
+  const home = await visitHost('shop.example.localhost');
+  clientScript = `/${/src="[^"]*?(assets\/client-[A-Z0-9]+\.js)"/.exec(home.body)?.[1]}`;
+  const file = await visitHost('shop.example.localhost', clientScript);
+  assert.is(file.status, 200, `${clientScript} on the domain`);
+  assert.match(file.body, 'localStorage');
   // A connected domain is an allowed analytics origin (and payment-return origin) without being listed.
   ok(await api('PATCH', '/v1/store', { body: { storefrontOrigins: ['https://www.example.com'] } }));
   const sendFrom = (origin: string) => apiClient(svc.url, { storeId: svc.storeId })('POST', '/storefront/v1/events', {
@@ -136,6 +148,7 @@ test('DNS moved away: DNS_NOT_POINTING (not primary, not served), back when fixe
   assert.equal([domain.status, domain.failureCode, domain.primary], ['ACTIVE', 'DNS_NOT_POINTING', false]);
   assert.is((await list()).contents[0].primary, true, 'the default address is primary again');
   assert.is((await visitHost('shop.example.localhost')).status, 404);
+  assert.is((await visitHost('shop.example.localhost', clientScript)).status, 404, 'nor its files');
   fails(await api('POST', `/v1/storefront/site/domains/${domain.domainId}/primary`), 409, 'STOREFRONT_DOMAIN_NOT_ACTIVE');
 
   dns.set('shop.example.localhost', { CNAME: TARGET });
@@ -143,6 +156,7 @@ test('DNS moved away: DNS_NOT_POINTING (not primary, not served), back when fixe
   domain = await domainOf('shop.example.localhost');
   assert.equal([domain.status, domain.failureCode], ['ACTIVE', null]);
   assert.is((await visitHost('shop.example.localhost')).status, 200);
+  assert.is((await visitHost('shop.example.localhost', clientScript)).status, 200);
 
   dns.set('shop.example.localhost', { CNAME: 'elsewhere.example.net' });
   await svc.advance(HOUR + MINUTE);

@@ -290,15 +290,26 @@ function sitesDomainSlug(hostHeader: string | null, sitesDomain: string): string
   return label.includes('.') ? null : label;
 }
 
+/** A request's custom-domain look-up, made once whichever path (early or full) asks first. */
+const connectedSlugs = new WeakMap<object, string | null>();
+
+function connectedSlug(services: Services, host: string | null, req: object | undefined): string | null {
+  const known = req && connectedSlugs.get(req);
+  if (known !== undefined) return known;
+  const slug = customDomainSlug(services, host, runtimeOf(services).ownHost);
+  if (req) connectedSlugs.set(req, slug);
+  return slug;
+}
+
 /** The site a request's host names: `{slug}.{sitesDomain}` (svc serve) or a connected custom domain. */
-function hostAddress(services: Services, host: string | null, pathname: string): SiteAddress | null {
+function hostAddress(services: Services, host: string | null, pathname: string, req: object | undefined): SiteAddress | null {
   if (servedBesideSites(pathname)) return null;
   const { sitesDomain } = services.config.storefront;
   const slug = sitesDomain ? sitesDomainSlug(host, sitesDomain) : null;
   if (slug !== null) return { slug, base: siteUrl(services, slug), path: pathname.slice(1), cookiePath: '/' };
-  const { ownHost, protocol } = runtimeOf(services);
-  const connected = customDomainSlug(services, host, ownHost);
+  const connected = connectedSlug(services, host, req);
   if (connected === null) return null;
+  const { protocol } = runtimeOf(services);
   return { slug: connected, base: `${protocol}//${host}/`, path: pathname.slice(1), cookiePath: '/' };
 }
 
@@ -324,7 +335,7 @@ export function serveStaticFile(services: Services, req: IncomingMessage, res: S
   const url = req.url ?? '/';
   const query = url.indexOf('?');
   const pathname = query < 0 ? url : url.slice(0, query);
-  const address = hostAddress(services, req.headers.host ?? null, pathname) ?? pathAddress(services, pathname);
+  const address = hostAddress(services, req.headers.host ?? null, pathname, req) ?? pathAddress(services, pathname);
   if (!address || address.path.startsWith(PREVIEW_SEGMENT)) return false;
   const runtime = runtimeOf(services);
   const served = servedSite(services, runtime, address.slug);
@@ -352,7 +363,7 @@ export function mountSites(app: H3, services: Services) {
   mountAcmeChallenges(app, services);
   mountBuyerApiCors(app, services);
   app.use((event: H3Event) => {
-    const address = hostAddress(services, event.req.headers.get('host'), event.url.pathname);
+    const address = hostAddress(services, event.req.headers.get('host'), event.url.pathname, event.runtime?.node?.req);
     return address ? serveSite(services, event, address) : undefined;
   });
   mountSuspension(app, services);
