@@ -204,14 +204,21 @@ const q = preparedFor((db) => ({
     .where(and(eq(domains.hostname, sql.placeholder('host')), eq(domains.status, 'ACTIVE'), isNull(domains.failureCode))).prepare(),
 }));
 
+/** Custom-domain look-ups of requests, so a request asked twice (early serving, then the full path) reads once. */
+const lookedUp = new WeakMap<object, string | null>();
+
 /**
- * The slug of the site a connected custom domain serves, or null (one prepared read per request on a host
- * other than the service's own, `ownHost`).
+ * The slug of the site a connected custom domain serves, or null: one prepared read per request (`request`,
+ * when given, remembers it) on a host other than the service's own, `ownHost`.
  */
-export function customDomainSlug(services: Services, hostHeader: string | null, ownHost: string): string | null {
+export function customDomainSlug(services: Services, hostHeader: string | null, ownHost: string, request?: object): string | null {
   const host = hostName(hostHeader ?? '').replace(/\.$/, '').toLowerCase();
   if (!host || host === ownHost) return null;
-  return q(services.db).connectedSite.get({ host })?.slug ?? null;
+  const known = request && lookedUp.get(request);
+  if (known !== undefined) return known;
+  const slug = q(services.db).connectedSite.get({ host })?.slug ?? null;
+  if (request) lookedUp.set(request, slug);
+  return slug;
 }
 
 /** The address visitors are sent to: the primary custom domain when connected, else `{slug}`'s. */

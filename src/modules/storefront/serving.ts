@@ -290,26 +290,15 @@ function sitesDomainSlug(hostHeader: string | null, sitesDomain: string): string
   return label.includes('.') ? null : label;
 }
 
-/** A request's custom-domain look-up, made once whichever path (early or full) asks first. */
-const connectedSlugs = new WeakMap<object, string | null>();
-
-function connectedSlug(services: Services, host: string | null, req: object | undefined): string | null {
-  const known = req && connectedSlugs.get(req);
-  if (known !== undefined) return known;
-  const slug = customDomainSlug(services, host, runtimeOf(services).ownHost);
-  if (req) connectedSlugs.set(req, slug);
-  return slug;
-}
-
 /** The site a request's host names: `{slug}.{sitesDomain}` (svc serve) or a connected custom domain. */
 function hostAddress(services: Services, host: string | null, pathname: string, req: object | undefined): SiteAddress | null {
   if (servedBesideSites(pathname)) return null;
   const { sitesDomain } = services.config.storefront;
   const slug = sitesDomain ? sitesDomainSlug(host, sitesDomain) : null;
   if (slug !== null) return { slug, base: siteUrl(services, slug), path: pathname.slice(1), cookiePath: '/' };
-  const connected = connectedSlug(services, host, req);
+  const { ownHost, protocol } = runtimeOf(services);
+  const connected = customDomainSlug(services, host, ownHost, req);
   if (connected === null) return null;
-  const { protocol } = runtimeOf(services);
   return { slug: connected, base: `${protocol}//${host}/`, path: pathname.slice(1), cookiePath: '/' };
 }
 
