@@ -3,7 +3,6 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { and, eq, isNotNull, lte } from 'drizzle-orm';
 import * as esbuild from 'esbuild';
-import { execa } from 'execa';
 import { z } from 'zod';
 import { claimDue, CLAIM_LEASE_MS } from '../../db/claim.js';
 import { isoAt } from '../../db/clock.js';
@@ -117,6 +116,8 @@ async function runStages(services: Services, build: Build, log: (line: string) =
     for (const config of ['.npmrc', 'pnpm-workspace.yaml', '.pnpmfile.cjs', '.pnpmfile.mjs']) rmSync(join(dir, config), { force: true });
     const lockBefore = sha256(readFileSync(join(dir, 'pnpm-lock.yaml')));
     const { npmRegistry } = services.config.storefront;
+    // Loaded here, not at the top: builds and checks are rare, and execa adds ~50 ms to every service start.
+    const { execa } = await import('execa');
     const install = await execa(pnpmBinary, [
       'install', '--frozen-lockfile', '--ignore-scripts', '--ignore-pnpmfile', '--prod', '--config.update-notifier=false', '--reporter=append-only',
       `--store-dir=${pnpmStore(services)}`, ...(npmRegistry ? [`--registry=${npmRegistry}`] : []),

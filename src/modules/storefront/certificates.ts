@@ -1,4 +1,3 @@
-import * as acme from 'acme-client';
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { H3, H3Event } from 'h3';
 import type { Db } from '../../db/client.js';
@@ -38,10 +37,14 @@ export const localIssuer: CertificateIssuer = {
   },
 };
 
+/** acme-client, loaded by the first issuance: svc dev never needs it, and it adds ~130 ms to a start. */
+const acmeClient = () => import('acme-client');
+
 /** The ACME account of `directoryUrl`, made (and its key stored) on first use; concurrent processes end up with one. */
 async function acmeAccount(services: Services, directoryUrl: string) {
   const existing = services.db.select().from(acmeAccounts).where(eq(acmeAccounts.directoryUrl, directoryUrl)).get();
   if (existing) return existing;
+  const acme = await acmeClient();
   const accountKey = (await acme.crypto.createPrivateEcdsaKey()).toString();
   services.db.insert(acmeAccounts).values({ directoryUrl, accountKey, accountUrl: null, createdAt: services.clock.now() }).onConflictDoNothing().run();
   return services.db.select().from(acmeAccounts).where(eq(acmeAccounts.directoryUrl, directoryUrl)).get()!;
@@ -56,6 +59,7 @@ export function acmeIssuer(directoryUrl: string, email: string | null): Certific
   return {
     async issue(services, hostname) {
       try {
+        const acme = await acmeClient();
         const account = await acmeAccount(services, directoryUrl);
         const client = new acme.Client({ directoryUrl, accountKey: account.accountKey, accountUrl: account.accountUrl ?? undefined });
         const [key, csr] = await acme.crypto.createCsr({ altNames: [hostname] }, await acme.crypto.createPrivateEcdsaKey());

@@ -8,8 +8,9 @@
  * of the package (MALWARE); the service's denylist (DENYLISTED). Only warned: moderate advisories,
  * install scripts (never run), install configuration in the project, bundled dependencies.
  */
-import { readWantedLockfile, type LockfileObject, type PackageSnapshot } from '@pnpm/lockfile.fs';
-import { satisfiesPackageManifest } from '@pnpm/lockfile.verification';
+// pnpm's lockfile packages are loaded by the first check (below): every service start would pay ~70 ms for them.
+import type { LockfileObject, PackageSnapshot } from '@pnpm/lockfile.fs';
+import type { satisfiesPackageManifest } from '@pnpm/lockfile.verification';
 import { access, readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { z } from 'zod';
@@ -84,6 +85,7 @@ export async function checkDependencies(projectDir: string, options: DependencyP
     report.reject({ ...project, reason: 'UNSUPPORTED_SOURCE', detail: lockfile.unusable });
     return report.result();
   }
+  const { satisfiesPackageManifest } = await import('@pnpm/lockfile.verification');
   const match = satisfiesPackageManifest(lockfile.settings ?? {}, lockfile.importers['.' as keyof LockfileObject['importers']], manifest as PnpmManifest);
   if (!match.satisfies) {
     report.reject({ ...project, reason: 'UNSUPPORTED_SOURCE', detail: `pnpm-lock.yaml does not match package.json: ${match.detailedReason?.trim().replace(/\s*\n\s*/g, ' ') ?? 'unknown difference'}; run pnpm install and upload the updated lockfile` });
@@ -122,6 +124,7 @@ async function readManifest(projectDir: string): Promise<{ manifest: Manifest } 
 
 async function readLockfile(projectDir: string): Promise<LockfileObject | { unusable: string }> {
   try {
+    const { readWantedLockfile } = await import('@pnpm/lockfile.fs');
     const lockfile = await readWantedLockfile(projectDir, { ignoreIncompatible: false, wantedVersions: [LOCKFILE_VERSION] });
     return lockfile ?? { unusable: 'pnpm-lock.yaml is missing; run pnpm install and upload the project with its lockfile' };
   } catch (err) {

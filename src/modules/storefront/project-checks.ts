@@ -3,7 +3,6 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { execa } from 'execa';
 import { z } from 'zod';
 import { AdvisoryIndex } from './advisories.js';
 import { checkDependencies } from './dependency-policy.js';
@@ -134,6 +133,8 @@ function projectPaths(dir: string, at = dir, out: string[] = []): string[] {
 async function run(dir: string, command: string[], signal: AbortSignal): Promise<{ ok: boolean; output: string; aborted: boolean }> {
   const wrap = networkless();
   const [file, ...args] = wrap ? [...wrap, ...command] : command;
+  // Loaded here, not at the top: builds and checks are rare, and execa adds ~50 ms to every service start.
+  const { execa } = await import('execa');
   const result = await execa(file, args, {
     // The wall-clock cap backs up the service clock's 150 s (which a manual clock may never reach).
     cwd: dir, all: true, reject: false, cancelSignal: signal, timeout: WALL_CLOCK_CAP_MS, stdin: 'ignore', extendEnv: false,
