@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { H3, H3Event } from 'h3';
 import { packageRoot } from '../../paths.js';
 import { errorOutgoing, newTraceId, toApiError } from '../../server/envelope.js';
 import type { Module } from '../../server/module.js';
 import type { Services } from '../../server/services.js';
-import { createMcpServer, type Gateway } from '../../mcp/server.js';
+import type { Gateway } from '../../mcp/server.js';
 import { protectedResourceMetadataUrl } from '../accounts/oauth.js';
 import { authenticate, type Principal } from '../accounts/principal.js';
 import { AGENT_HEADER } from '../../mcp/headers.js';
-import { confirmByElicitation } from './elicitation.js';
 
 export const MCP_PATH = '/mcp';
 const version = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
@@ -75,6 +74,10 @@ function mountMcp(app: H3, services: Services) {
 }
 
 async function openSession(app: H3, services: Services, sessions: Map<string, Session>, principal: Principal, event: H3Event): Promise<Session> {
+  // The MCP SDK loads with the first session, not with every service start (~75 ms).
+  const [{ WebStandardStreamableHTTPServerTransport }, { createMcpServer }, { confirmByElicitation }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), import('../../mcp/server.js'), import('./elicitation.js'),
+  ]);
   // Every call uses the token of the request being served: a refreshed login keeps its session going.
   const gateway: Gateway = async (call) => {
     const url = new URL(call.path, services.config.origin);
