@@ -1,11 +1,11 @@
 /**
  * The synchronous PostgreSQL connection under the better-sqlite3 facade (src/db/pg): it outlives server
- * errors, and a SERIALIZABLE transaction that loses a conflict is re-run whole. Runs on a real PostgreSQL in
+ * errors, a SERIALIZABLE transaction that loses a conflict is re-run whole, and one that keeps losing runs alone. Runs on a real PostgreSQL in
  * both test modes, since it tests the PostgreSQL path itself.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { PgClient } from '../../src/db/pg/facade.js';
+import { GATE_KEY, PgClient, RUN_ALONE_AFTER } from '../../src/db/pg/facade.js';
 import { PgError } from '../../src/db/pg/sync.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 
@@ -70,6 +70,28 @@ test('a serialization failure re-runs the transaction, which then sees the other
   assert.is(attempts, 2);
   assert.is(result, 13);
   assert.is(b.prepare('SELECT n FROM counters WHERE id = ?').pluck().get('c'), 13);
+});
+
+test('a transaction that keeps losing runs alone: it waits for the gate, the other writer waits for it, and it commits', () => {
+  let attempts = 0;
+  let writerWaited = 0;
+  const start = b.prepare('SELECT n FROM counters WHERE id = ?').pluck().get('c') as number;
+  a.transaction(() => {
+    attempts++;
+    const n = a.prepare('SELECT n FROM counters WHERE id = ?').pluck().get('c') as number;
+    // The other writer commits within every attempt — unless this one holds the gate, which it would wait for.
+    if (b.prepare('SELECT pg_try_advisory_lock_shared(?)').pluck().get(GATE_KEY)) {
+      b.prepare('UPDATE counters SET n = n + 10 WHERE id = ?').run('c');
+      b.prepare('SELECT pg_advisory_unlock_shared(?)').get(GATE_KEY);
+    } else {
+      writerWaited++;
+    }
+    a.prepare('UPDATE counters SET n = ? WHERE id = ?').run(n + 1, 'c');
+  })();
+  assert.is(attempts, RUN_ALONE_AFTER + 1);
+  assert.is(writerWaited, 1);
+  assert.is(b.prepare('SELECT n FROM counters WHERE id = ?').pluck().get('c'), start + 10 * RUN_ALONE_AFTER + 1);
+  assert.is(b.prepare("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'").pluck().get(), 0, 'the gate is free again');
 });
 
 test.run();

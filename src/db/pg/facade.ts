@@ -12,6 +12,15 @@ function pause(attempt: number) {
   Atomics.wait(nap, 0, 0, Math.random() * Math.min(64, 2 ** attempt));
 }
 const MAX_ATTEMPTS = 20;
+/**
+ * Every transaction passes a gate, an advisory lock that all processes share: each transaction holds it
+ * shared (taken with BEGIN, in the same round trip; nobody waits); a transaction that lost this many
+ * conflicts in a row waits for it exclusively before it begins, so it runs alone and cannot lose again.
+ * Without it a transaction touching a hot row (a day's sales counter, a product's stock in a rush) could
+ * lose to the other processes' commits twenty times running and fail.
+ */
+export const RUN_ALONE_AFTER = 4;
+export const GATE_KEY = 0x737663;
 
 /**
  * SQLite's SQL, as drizzle's SQLite dialect and the code's raw statements write it, for PostgreSQL:
@@ -146,9 +155,12 @@ export class PgClient {
 
   private serializable<A extends unknown[], R>(fn: (...args: A) => R, args: A): R {
     for (let attempt = 1; ; attempt++) {
-      this.connection.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
-      this.depth = 1;
+      const alone = attempt > RUN_ALONE_AFTER;
+      // Taken before BEGIN, so the transaction's snapshot comes after the others are out.
+      if (alone) this.connection.query(`SELECT pg_advisory_lock(${GATE_KEY})`);
       try {
+        this.connection.query(`BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT pg_advisory_xact_lock_shared(${GATE_KEY})`);
+        this.depth = 1;
         const result = fn(...args);
         this.connection.query('COMMIT');
         this.depth = 0;
@@ -161,7 +173,9 @@ export class PgClient {
           // The connection answered the failed COMMIT by ending the transaction already.
         }
         if (!(error instanceof PgError && error.code && RETRYABLE.has(error.code)) || attempt >= MAX_ATTEMPTS) throw error;
-        pause(attempt);
+        if (!alone) pause(attempt);
+      } finally {
+        if (alone) this.connection.query(`SELECT pg_advisory_unlock(${GATE_KEY})`);
       }
     }
   }
