@@ -30,8 +30,9 @@ export interface Module {
   /** Routes outside the registry (HTML pages, OAuth, file serving); keep these rare. */
   mount?(app: H3, services: Services): void;
   /**
-   * Answers a request before the API's framework sees it; true when answered. Only for what needs nothing
-   * but look-ups in memory and one write (a site's static files), after the service's own request guards.
+   * Answers a request before the API's framework sees it (after the service's own request guards); true
+   * when answered. Only for answers that need no routing — a few look-ups and one write, such as a site's
+   * static files; anything it cannot answer whole goes on to the framework untouched.
    */
   serveEarly?(services: Services, req: IncomingMessage, res: ServerResponse): boolean;
   /** Releases what the module holds outside the database (child processes) when the service stops. */
