@@ -7,6 +7,7 @@ import { execa } from 'execa';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { cpus } from 'node:os';
+import { onPostgres, SHARED_POSTGRES_PORT, startSharedPostgres } from './helpers/postgres.js';
 
 const root = join(import.meta.dirname, '..');
 const filters = process.argv.slice(2);
@@ -24,6 +25,10 @@ const files = findTests(join(root, 'test'))
   .filter((f) => filters.length === 0 || filters.some((p) => relative(root, f).includes(p)))
   .sort();
 
+// On PostgreSQL every file's databases live on one server started here (and stopped as the runner exits),
+// instead of an initdb per file.
+const sharedPostgresPort = onPostgres ? await startSharedPostgres() : null;
+
 const ANSI = /\u001b\[[0-9;]*m/g;
 let passed = 0;
 let failed = 0;
@@ -39,7 +44,7 @@ async function runFile(file: string) {
     all: true,
     timeout: 240_000,
     // SVC_CHECK_RESPONSES: every answer is checked against its operation's declared contract (src/server/contract.ts).
-    env: { FORCE_COLOR: '0', NODE_ENV: 'test', SVC_CHECK_RESPONSES: '1' },
+    env: { FORCE_COLOR: '0', NODE_ENV: 'test', SVC_CHECK_RESPONSES: '1', ...(sharedPostgresPort ? { [SHARED_POSTGRES_PORT]: String(sharedPostgresPort) } : {}) },
   });
   const out = (result.all ?? '').replace(ANSI, '');
   const total = Number(/Total:\s+(\d+)/.exec(out)?.[1] ?? 0);

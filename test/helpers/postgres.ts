@@ -54,9 +54,19 @@ function startServer() {
   return server;
 }
 
-/** A fresh, empty database on the run's PostgreSQL: its connection URL. */
+/**
+ * The whole run's PostgreSQL, started by the test runner (test/run.ts) for `npm run test:pg` and shared by
+ * every test process, which then skips its own initdb (~2 s a file); it stops as the runner exits. Its port.
+ */
+export async function startSharedPostgres(): Promise<number> {
+  return (await startServer()).port;
+}
+export const SHARED_POSTGRES_PORT = 'SVC_TEST_POSTGRES_PORT';
+
+/** A fresh, empty database on the run's PostgreSQL (the runner's shared one, else this process's own): its connection URL. */
 export async function createTestDatabase(): Promise<string> {
-  const { port } = await startServer();
+  const shared = process.env[SHARED_POSTGRES_PORT];
+  const { port } = shared ? { port: Number(shared) } : await startServer();
   const name = `svc_${process.pid}_${++databases}`;
   const admin = new pg.Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${port}/postgres` });
   await admin.connect();
