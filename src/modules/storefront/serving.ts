@@ -359,7 +359,8 @@ export function mountSites(app: H3, services: Services) {
   app.all('/sites/**', (event: H3Event) => {
     const address = pathAddress(services, event.url.pathname);
     if (address) return serveSite(services, event, address);
-    const slug = /^\/sites\/([a-z0-9-]{1,40})$/.exec(event.url.pathname)?.[1];
+    // Only `/sites/{slug}` itself matches without being an address: it gets its trailing slash.
+    const slug = SITE_PATH.exec(event.url.pathname)?.[1];
     return slug ? new Response(null, { status: 308, headers: { location: `/sites/${slug}/${event.url.search}` } }) : notFoundPage();
   });
 }
