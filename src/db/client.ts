@@ -83,6 +83,12 @@ export function onPostgres(db: Db): boolean {
   return (db.$client as { dialect?: string }).dialect === 'postgres';
 }
 
+/** Where the data lives, for the start banner: the SQLite file, or the PostgreSQL server and the client used. */
+export function describeDatabase(db: Db): string {
+  const client = db.$client as Sqlite | { dialect: 'postgres'; describe(): string };
+  return 'dialect' in client && client.dialect === 'postgres' ? client.describe() : `SQLite ${(client as Sqlite).name}`;
+}
+
 /** Row count, synchronously (drizzle's `$count` is a promise, which a write transaction cannot await). */
 export function countRows(db: Db, table: SQLiteTable, where?: SQL): number {
   return db.select({ n: count() }).from(table).where(where).get()!.n;

@@ -14,7 +14,7 @@ export class StartFailure extends Error {
  */
 export async function runForeground(options: StartOptions & { json: boolean }, log: (line: string) => void) {
   const started = performance.now();
-  const { DataDirInUseError } = await import('../db/client.js');
+  const { DataDirInUseError, describeDatabase } = await import('../db/client.js');
   const { PortInUseError, startService } = await import('./main.js');
   const { appBaseUrl } = await import('../modules/apps/service.js');
   let service: RunningService;
@@ -23,11 +23,25 @@ export async function runForeground(options: StartOptions & { json: boolean }, l
   } catch (error) {
     const failure = error instanceof PortInUseError
       ? new StartFailure('PORT_IN_USE', `${error.message} (another svc dev?): stop it, or ${options.mode === 'dev' ? 'pass --port 0 to pick a free port' : 'set SVC_PORT to a free port'}`)
-      : error instanceof DataDirInUseError ? new StartFailure('DATA_DIR_IN_USE', error.message) : null;
+      : error instanceof DataDirInUseError ? new StartFailure('DATA_DIR_IN_USE', error.message)
+      : options.databaseUrl && error instanceof (await import('../db/pg/sync.js')).PgConnectError
+        ? new StartFailure('DATABASE_UNAVAILABLE', `PostgreSQL refused the connection: ${error.message}: check --database-url (SVC_DATABASE_URL) and that the server is up`)
+        : null;
     if (!failure) throw error;
     if (options.json) process.stdout.write(`${JSON.stringify({ event: 'error', code: failure.code, message: failure.message })}\n`);
     throw failure;
   }
+  // Listening before the ready line: a script that signals as soon as it reads the line gets a clean stop.
+  const stopped = new Promise<void>((resolve) => {
+    const stop = async () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      await service.close();
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
   const { urls } = service.services;
   if (options.json) {
     process.stdout.write(`${JSON.stringify({
@@ -46,6 +60,7 @@ export async function runForeground(options: StartOptions & { json: boolean }, l
     log(`  auth server    ${urls.auth}`);
     log(`  OpenAPI        ${urls.admin}/openapi.json`);
     log(`  apps           ${appBaseUrl(service.services, '{handle}') ?? 'not served (set SVC_APPS_HOST or --apps-host)'}`);
+    log(`  database       ${describeDatabase(service.services.db)}`);
     if (service.tlsPort !== null) log(`  https          port ${service.tlsPort} (custom domains: their issued certificates by SNI)`);
     if (service.seeded) {
       log(`  seeded store   Dev Store (${service.seeded.storeId})  login dev@svc.local / svc-dev-password`);
@@ -53,14 +68,5 @@ export async function runForeground(options: StartOptions & { json: boolean }, l
     }
     log('Press Ctrl-C to stop.');
   }
-  await new Promise<void>((resolve) => {
-    const stop = async () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      await service.close();
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await stopped;
 }

@@ -1,7 +1,8 @@
 /**
  * Issue 18 benchmark: member purchases per second (sheet → payment start → the sandbox window's approve
  * button → order) and `GET /v1/store` req/s for `svc serve` on SQLite (one process) and on PostgreSQL with
- * 1, 2 and 3 processes sharing one database, printed as ratios of the SQLite figures in one run.
+ * 1, 2 and 3 processes sharing one database — through each of its two clients, libpq and pg in a worker
+ * thread — printed as ratios of the SQLite figures in one run.
  */
 import autocannon from 'autocannon';
 import { mkdtempSync } from 'node:fs';
@@ -107,21 +108,27 @@ try {
   await sqlite.stop();
 }
 
-const postgres = await deployment({ SVC_DATABASE_URL: await createTestDatabase() });
+// Both PostgreSQL clients (src/db/pg): libpq on the calling thread, the default, and pg in a worker thread.
 try {
-  const s = await setUp(postgres.urls(1)[0]);
-  for (let n = 1; n <= 3; n++) {
-    if (n > 1) await postgres.start(n - 1);
-    await purchasesPerSecond(postgres.urls(n), s);
-    const buy = await purchasesPerSecond(postgres.urls(n), s);
-    const store = await storeRps(postgres.urls(n), s);
-    console.log(`PostgreSQL, ${n} process${n > 1 ? 'es' : ''}: ${buy.toFixed(0)} purchases/s (${((buy / baseline.buy) * 100).toFixed(0)}% of SQLite) · GET /v1/store ${store.toFixed(0)} req/s (${((store / baseline.store) * 100).toFixed(0)}%)`);
+  for (const client of ['libpq', 'pg'] as const) {
+    const postgres = await deployment({ SVC_DATABASE_URL: await createTestDatabase(), SVC_POSTGRES_CLIENT: client });
+    try {
+      const s = await setUp(postgres.urls(1)[0]);
+      for (let n = 1; n <= 3; n++) {
+        if (n > 1) await postgres.start(n - 1);
+        await purchasesPerSecond(postgres.urls(n), s);
+        const buy = await purchasesPerSecond(postgres.urls(n), s);
+        const store = await storeRps(postgres.urls(n), s);
+        console.log(`PostgreSQL (${client}), ${n} process${n > 1 ? 'es' : ''}: ${buy.toFixed(0)} purchases/s (${((buy / baseline.buy) * 100).toFixed(0)}% of SQLite) · GET /v1/store ${store.toFixed(0)} req/s (${((store / baseline.store) * 100).toFixed(0)}%)`);
+      }
+    } catch (error) {
+      console.error(postgres.stderr().split('\n').filter((l) => l.trim()).slice(-15).join('\n'));
+      throw error;
+    } finally {
+      await postgres.stop();
+    }
   }
-} catch (error) {
-  console.error(postgres.stderr().split('\n').filter((l) => l.trim()).slice(-15).join('\n'));
-  throw error;
 } finally {
-  await postgres.stop();
   await stopTestPostgres();
   clearInterval(keepAlive);
 }

@@ -8,6 +8,7 @@ import { execa, type ResultPromise } from 'execa';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createTestDatabase } from '../helpers/postgres.js';
 import { apiClient } from '../helpers/service.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -245,6 +246,39 @@ test('svc serve: configured from the environment, no seed, no /_dev routes', asy
   const interrupted = await again.stop('SIGINT');
   assert.is(interrupted.exitCode, 0, `stderr: ${interrupted.stderr}`);
   assert.is(interrupted.signal, undefined);
+});
+
+test('svc serve on PostgreSQL: the banner names the server and the client, never the password; an unreachable server is DATABASE_UNAVAILABLE', async () => {
+  const url = await createTestDatabase();
+  const { password, hostname, port, pathname } = new URL(url);
+  const serve = async () => {
+    const proc = execa(process.execPath, ['bin/run.js', 'serve'], { cwd: root, env: cleanEnv({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: tmp('serve-pg'), SVC_DATABASE_URL: url }), extendEnv: false, reject: false, stdin: 'ignore' });
+    running.add(proc);
+    let banner = '';
+    await new Promise<void>((resolve, reject) => {
+      proc.stdout!.on('data', (chunk: Buffer) => {
+        banner += chunk.toString();
+        if (banner.includes('Press Ctrl-C')) resolve();
+      });
+      proc.then((r) => reject(new Error(`exited (${r.exitCode}) before ready: ${r.stderr}`)));
+    });
+    proc.kill('SIGTERM');
+    const stopped = await proc;
+    assert.is(stopped.exitCode, 0, `signal ${stopped.signal}, stderr: ${stopped.stderr}`);
+    return { banner, stderr: String(stopped.stderr) };
+  };
+  const first = await serve();
+  assert.match(first.banner, `  database       PostgreSQL ${hostname}:${port}${pathname} (libpq)\n`);
+  assert.not.match(first.banner, password);
+  // A second start finds the tables there: the server's notices about it stay off the output.
+  assert.is((await serve()).stderr, '');
+
+  const unreachable = await execa(process.execPath, ['bin/run.js', 'serve', '--json'], { cwd: root, env: cleanEnv({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: tmp('serve-pg-down'), SVC_DATABASE_URL: 'postgres://svc:s3cret-pass@127.0.0.1:1/shop' }), extendEnv: false, reject: false, stdin: 'ignore', timeout: 30_000 });
+  assert.is(unreachable.exitCode, 1);
+  const failure = JSON.parse(String(unreachable.stdout));
+  assert.equal([failure.event, failure.code], ['error', 'DATABASE_UNAVAILABLE']);
+  assert.match(failure.message, /check --database-url \(SVC_DATABASE_URL\)/);
+  assert.not.match(String(unreachable.stderr), /s3cret-pass|\n\s+at /, 'no password, no stack trace');
 });
 
 test.run();

@@ -1,4 +1,16 @@
-import { PgError, SyncPgConnection, type PgResult } from './sync.js';
+import { LibpqConnection, loadNative } from './native.js';
+import { PgError, PgWorkerConnection, type PgResult, type SyncConnection } from './sync.js';
+
+export type PostgresClient = SyncConnection['client'];
+
+/**
+ * libpq when its addon is installed, else `pg` in a worker thread; `SVC_POSTGRES_CLIENT` (`libpq` or `pg`)
+ * picks one, and naming libpq where it is missing fails instead of falling back.
+ */
+export function openConnection(url: string, client = process.env.SVC_POSTGRES_CLIENT as PostgresClient | undefined): SyncConnection {
+  if (client !== undefined && client !== 'libpq' && client !== 'pg') throw new Error(`SVC_POSTGRES_CLIENT is ${client}: it takes libpq or pg`);
+  return client === 'libpq' || (client === undefined && loadNative()) ? new LibpqConnection(url) : new PgWorkerConnection(url);
+}
 
 /** SQLSTATEs after which a SERIALIZABLE transaction is re-run from the start: serialization failure, deadlock. */
 const RETRYABLE = new Set(['40001', '40P01']);
@@ -113,12 +125,19 @@ type TransactionFn<A extends unknown[], R> = ((...args: A) => R) & { deferred: (
  * ones are savepoints. Statements outside a transaction autocommit.
  */
 export class PgClient {
-  readonly connection: SyncPgConnection;
+  readonly connection: SyncConnection;
   readonly dialect = 'postgres' as const;
   private depth = 0;
 
-  constructor(url: string) {
-    this.connection = new SyncPgConnection(url);
+  constructor(private readonly url: string, client?: PostgresClient) {
+    this.connection = openConnection(url, client);
+  }
+
+  /** The server and database (never the credentials) and the client, with a hint when it is the slower one. */
+  describe(): string {
+    const { hostname, port, pathname } = new URL(this.url);
+    const where = `PostgreSQL ${hostname}:${port || 5432}${pathname}`;
+    return this.connection.client === 'libpq' ? `${where} (libpq)` : `${where} (pg in a worker thread; libpq is faster: install libpq's headers, then npm rebuild libpq)`;
   }
 
   get open(): boolean {

@@ -8,10 +8,25 @@ export class PgError extends Error {
   }
 }
 
+/** The server could not be reached or refused the connection (wrong address, credentials or database). */
+export class PgConnectError extends PgError {}
+
 export interface PgResult {
   fields: string[];
   rows: unknown[][];
   rowCount: number;
+}
+
+/**
+ * A blocking PostgreSQL connection, as code written against better-sqlite3's API needs: `query` returns once
+ * the server answered. One connection, one statement at a time, as with SQLite. Two clients implement it:
+ * libpq on the calling thread (src/db/pg/native.ts) and `pg` in a worker thread (below).
+ */
+export interface SyncConnection {
+  readonly client: 'libpq' | 'pg';
+  readonly open: boolean;
+  query(sql: string, params?: unknown[]): PgResult;
+  close(): void;
 }
 
 /*
@@ -47,10 +62,11 @@ port.on('message', async ({ sql, params }) => {
 `;
 
 /**
- * A synchronous PostgreSQL connection for code written against better-sqlite3's blocking API: `query` blocks
- * the calling thread until the server answered. One connection, one statement at a time, as with SQLite.
+ * The pure-JavaScript client: `pg` answers in a worker thread while the calling thread sleeps on a shared
+ * word. Needs no native build, and costs a thread hop per statement; the fallback when libpq is missing.
  */
-export class SyncPgConnection {
+export class PgWorkerConnection implements SyncConnection {
+  readonly client = 'pg' as const;
   private readonly worker: Worker;
   private readonly port: MessagePort;
   private readonly flag = new Int32Array(new SharedArrayBuffer(4));
@@ -62,7 +78,12 @@ export class SyncPgConnection {
     const pgPath = createRequire(import.meta.url).resolve('pg');
     this.worker = new Worker(workerSource, { eval: true, workerData: { port: port2, signal: this.flag.buffer, url, pgPath }, transferList: [port2] });
     this.worker.unref();
-    this.query('SELECT 1');
+    try {
+      this.query('SELECT 1');
+    } catch (error) {
+      this.close();
+      throw new PgConnectError((error as PgError).message, (error as PgError).code);
+    }
   }
 
   query(sql: string, params: unknown[] = []): PgResult {
