@@ -251,8 +251,8 @@ test('svc serve: configured from the environment, no seed, no /_dev routes', asy
 test('svc serve on PostgreSQL: the banner names the server and the client, never the password; an unreachable server is DATABASE_UNAVAILABLE', async () => {
   const url = await createTestDatabase();
   const { password, hostname, port, pathname } = new URL(url);
-  const serve = async () => {
-    const proc = execa(process.execPath, ['bin/run.js', 'serve'], { cwd: root, env: cleanEnv({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: tmp('serve-pg'), SVC_DATABASE_URL: url }), extendEnv: false, reject: false, stdin: 'ignore' });
+  const serve = async (env: Record<string, string> = {}, whileUp = async (_url: string) => {}) => {
+    const proc = execa(process.execPath, ['bin/run.js', 'serve'], { cwd: root, env: cleanEnv({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: tmp('serve-pg'), SVC_DATABASE_URL: url, ...env }), extendEnv: false, reject: false, stdin: 'ignore' });
     running.add(proc);
     let banner = '';
     await new Promise<void>((resolve, reject) => {
@@ -262,6 +262,7 @@ test('svc serve on PostgreSQL: the banner names the server and the client, never
       });
       proc.then((r) => reject(new Error(`exited (${r.exitCode}) before ready: ${r.stderr}`)));
     });
+    await whileUp(/ready in \d+ ms at (\S+)/.exec(banner)![1]);
     proc.kill('SIGTERM');
     const stopped = await proc;
     assert.is(stopped.exitCode, 0, `signal ${stopped.signal}, stderr: ${stopped.stderr}`);
@@ -272,6 +273,13 @@ test('svc serve on PostgreSQL: the banner names the server and the client, never
   assert.not.match(first.banner, password);
   // A second start finds the tables there: the server's notices about it stay off the output.
   assert.is((await serve()).stderr, '');
+  // The fallback client, where the libpq addon did not build, runs the same service: a write and a read.
+  const fallback = await serve({ SVC_POSTGRES_CLIENT: 'pg' }, async (serviceUrl) => {
+    const anon = apiClient(serviceUrl);
+    assert.is((await anon('POST', '/auth/v1/signup', { body: { email: 'pg@example.com', password: 'password-1234', name: 'pg' } })).status, 201);
+    assert.is((await anon('POST', '/auth/v1/login', { body: { email: 'pg@example.com', password: 'password-1234' } })).status, 200);
+  });
+  assert.match(fallback.banner, `  database       PostgreSQL ${hostname}:${port}${pathname} (pg in a worker thread; libpq is faster: install libpq's headers, then npm rebuild libpq)\n`);
 
   const unreachable = await execa(process.execPath, ['bin/run.js', 'serve', '--json'], { cwd: root, env: cleanEnv({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: tmp('serve-pg-down'), SVC_DATABASE_URL: 'postgres://svc:s3cret-pass@127.0.0.1:1/shop' }), extendEnv: false, reject: false, stdin: 'ignore', timeout: 30_000 });
   assert.is(unreachable.exitCode, 1);
