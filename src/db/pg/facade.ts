@@ -135,8 +135,9 @@ export class PgClient {
 
   /** The server and database (never the credentials) and the client, with a hint when it is the slower one. */
   describe(): string {
-    const { hostname, port, pathname } = new URL(this.url);
-    const where = `PostgreSQL ${hostname}:${port || 5432}${pathname}`;
+    // libpq also takes `host=… dbname=…` strings, which are no URL: then the server goes unnamed.
+    const url = URL.parse(this.url);
+    const where = url ? `PostgreSQL ${url.hostname ? `${url.hostname}:${url.port || 5432}` : 'local socket '}${url.pathname}` : 'PostgreSQL';
     return this.connection.client === 'libpq' ? `${where} (libpq)` : `${where} (pg in a worker thread; libpq is faster: install libpq's headers, then npm rebuild libpq)`;
   }
 
