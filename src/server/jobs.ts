@@ -1,3 +1,4 @@
+import { PgConnectError } from '../db/pg/sync.js';
 import type { Services } from './services.js';
 
 /**
@@ -24,6 +25,9 @@ export function runDueJobs(services: Services): Promise<Record<string, number>> 
   return run;
 }
 
+/** Services whose PostgreSQL was unreachable at their last run: said once, not by every job every second. */
+const databaseAway = new WeakSet<Services>();
+
 async function runEachJob(services: Services): Promise<Record<string, number>> {
   const handled: Record<string, number> = {};
   const now = services.clock.now();
@@ -31,10 +35,16 @@ async function runEachJob(services: Services): Promise<Record<string, number>> {
     try {
       handled[job.name] = await job.run(services, now);
     } catch (error) {
-      console.error(`[svc] job ${job.name} failed:`, error);
       handled[job.name] = -1;
+      if (error instanceof PgConnectError) {
+        if (!databaseAway.has(services)) console.error(`[svc] PostgreSQL is unreachable (${error.message.split('\n')[0]}): jobs wait for it`);
+        databaseAway.add(services);
+        return handled;
+      }
+      console.error(`[svc] job ${job.name} failed:`, error);
     }
   }
+  if (databaseAway.delete(services)) console.error('[svc] PostgreSQL is back: jobs resume');
   return handled;
 }
 

@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { GATE_KEY, PgClient, RUN_ALONE_AFTER, type PostgresClient } from '../../src/db/pg/facade.js';
 import { loadNative } from '../../src/db/pg/native.js';
-import { PgConnectError, PgError } from '../../src/db/pg/sync.js';
+import { LOST_IN_TRANSACTION, PgConnectError, PgError } from '../../src/db/pg/sync.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 
 const defaults = suite('the default client');
@@ -130,6 +130,45 @@ for (const client of ['libpq', 'pg'] as const) {
     assert.is(writerWaited, 1);
     assert.is(b.prepare('SELECT n FROM counters WHERE id = ?').pluck().get('c'), start + 10 * RUN_ALONE_AFTER + 1);
     assert.is(b.prepare("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'").pluck().get(), 0, 'the gate is free again');
+  });
+
+  test('a connection the server dropped costs at most the statement that found it: the next one connects again', () => {
+    const dropA = () => {
+      const pid = a.prepare('SELECT pg_backend_pid()').pluck().get() as number;
+      // Waits until the backend is gone (PostgreSQL 14+), as a restart or a failover would leave it.
+      assert.is(b.prepare('SELECT pg_terminate_backend(?, 5000)').pluck().get(pid), true);
+      return pid;
+    };
+    const first = dropA();
+    // libpq learns of it from the next statement, which fails; pg in its worker hears it at once.
+    try {
+      a.prepare('SELECT 1').get();
+    } catch (error) {
+      assert.instance(error, PgError);
+    }
+    assert.is.not(a.prepare('SELECT pg_backend_pid()').pluck().get(), first);
+    const before = a.prepare('SELECT n FROM counters WHERE id = ?').pluck().get('c') as number;
+
+    // Lost inside a transaction: that transaction fails whole, and the next one runs on a new connection.
+    assert.throws(() => a.transaction(() => {
+      a.prepare('UPDATE counters SET n = n + 100 WHERE id = ?').run('c');
+      dropA();
+      a.prepare('UPDATE counters SET n = n + 100 WHERE id = ?').run('c');
+    })(), (error: Error) => error instanceof PgError);
+    assert.is(a.inTransaction, false);
+    // Code that catches the failure inside the transaction and goes on gets no new connection either.
+    assert.throws(() => a.transaction(() => {
+      a.prepare('UPDATE counters SET n = n + 100 WHERE id = ?').run('c');
+      dropA();
+      try {
+        a.prepare('UPDATE counters SET n = n + 100 WHERE id = ?').run('c');
+      } catch {
+        // what a caller that tolerates a failed step would do
+      }
+      a.prepare('UPDATE counters SET n = n + 100 WHERE id = ?').run('c');
+    })(), (error: Error) => error instanceof PgError && error.message === LOST_IN_TRANSACTION);
+    a.transaction(() => a.prepare('UPDATE counters SET n = n + 1 WHERE id = ?').run('c'))();
+    assert.is(b.prepare('SELECT n FROM counters WHERE id = ?').pluck().get('c'), before + 1, 'the lost transaction wrote nothing');
   });
 
   test.run();

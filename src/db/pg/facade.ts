@@ -149,8 +149,12 @@ export class PgClient {
     return this.depth > 0;
   }
 
+  /**
+   * Every statement goes through here. A connection the server dropped is replaced only between
+   * transactions: inside one, the rest of it would otherwise commit alone on the new connection.
+   */
   query(text: string, params: unknown[] = []): PgResult {
-    return this.connection.query(text, params);
+    return this.connection.query(text, params, this.depth === 0);
   }
 
   prepare(sql: string): PgStatement {
@@ -159,7 +163,7 @@ export class PgClient {
   }
 
   exec(sql: string): this {
-    this.connection.query(toPostgresSql(sql));
+    this.query(toPostgresSql(sql));
     return this;
   }
 
@@ -177,40 +181,40 @@ export class PgClient {
     for (let attempt = 1; ; attempt++) {
       const alone = attempt > RUN_ALONE_AFTER;
       // Taken before BEGIN, so the transaction's snapshot comes after the others are out.
-      if (alone) this.connection.query(`SELECT pg_advisory_lock(${GATE_KEY})`);
+      if (alone) this.query(`SELECT pg_advisory_lock(${GATE_KEY})`);
       try {
-        this.connection.query(`BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT pg_advisory_xact_lock_shared(${GATE_KEY})`);
+        this.query(`BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT pg_advisory_xact_lock_shared(${GATE_KEY})`);
         this.depth = 1;
         const result = fn(...args);
-        this.connection.query('COMMIT');
+        this.query('COMMIT');
         this.depth = 0;
         return result;
       } catch (error) {
         this.depth = 0;
         try {
-          this.connection.query('ROLLBACK');
+          this.query('ROLLBACK');
         } catch {
           // The connection answered the failed COMMIT by ending the transaction already.
         }
         if (!(error instanceof PgError && error.code && RETRYABLE.has(error.code)) || attempt >= MAX_ATTEMPTS) throw error;
         if (!alone) pause(attempt);
       } finally {
-        if (alone) this.connection.query(`SELECT pg_advisory_unlock(${GATE_KEY})`);
+        if (alone) this.query(`SELECT pg_advisory_unlock(${GATE_KEY})`);
       }
     }
   }
 
   private savepoint<A extends unknown[], R>(fn: (...args: A) => R, args: A): R {
     const name = `sp${this.depth}`;
-    this.connection.query(`SAVEPOINT ${name}`);
+    this.query(`SAVEPOINT ${name}`);
     this.depth++;
     try {
       const result = fn(...args);
-      this.connection.query(`RELEASE SAVEPOINT ${name}`);
+      this.query(`RELEASE SAVEPOINT ${name}`);
       return result;
     } catch (error) {
       // A retryable failure dooms the whole transaction: let the outermost level re-run it.
-      if (!(error instanceof PgError && error.code && RETRYABLE.has(error.code))) this.connection.query(`ROLLBACK TO SAVEPOINT ${name}`);
+      if (!(error instanceof PgError && error.code && RETRYABLE.has(error.code))) this.query(`ROLLBACK TO SAVEPOINT ${name}`);
       throw error;
     } finally {
       this.depth--;

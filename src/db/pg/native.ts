@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { PgConnectError, PgError, type PgResult, type SyncConnection } from './sync.js';
+import { LOST_IN_TRANSACTION, PgConnectError, PgError, type PgResult, type SyncConnection } from './sync.js';
 
 /** The part of the `libpq` addon's API used here (https://github.com/brianc/node-libpq). */
 interface Libpq {
@@ -17,8 +17,12 @@ interface Libpq {
   getvalue(row: number, column: number): string;
   getisnull(row: number, column: number): boolean;
   cmdTuples(): string;
+  /** 0 idle, 1 active, 2 in a transaction, 3 in a failed transaction, 4 unknown: the connection is gone. */
+  transactionStatus(): number;
   finish(): void;
 }
+
+const CONNECTION_LOST = 4;
 
 type TypeParser = (text: string) => unknown;
 interface Native {
@@ -59,28 +63,41 @@ export function loadNative(): Native | null {
  */
 export class LibpqConnection implements SyncConnection {
   readonly client = 'libpq' as const;
-  private readonly pq: Libpq;
-  private readonly parserOf: Native['parserOf'];
+  private readonly native: Native;
+  /** Null once the server dropped the connection, until a statement connects again. */
+  private pq: Libpq | null;
   open = true;
 
-  constructor(url: string) {
+  constructor(private readonly url: string) {
     const loaded = loadNative();
     if (!loaded) throw new Error('the libpq addon is not installed: install libpq\'s headers (Debian: apt-get install libpq-dev) and run npm rebuild libpq');
-    this.parserOf = loaded.parserOf;
-    this.pq = new loaded.Libpq();
+    this.native = loaded;
     try {
-      this.pq.connectSync(url);
+      this.pq = this.connect();
     } catch (error) {
       this.open = false;
+      throw error;
+    }
+  }
+
+  private connect(): Libpq {
+    const pq = new this.native.Libpq();
+    try {
+      pq.connectSync(this.url);
+    } catch (error) {
       throw new PgConnectError((error as Error).message.trim(), undefined);
     }
     // libpq prints the server's notices on stderr ("relation … already exists, skipping"); pg drops them.
-    this.query('SET client_min_messages = warning');
+    pq.exec('SET client_min_messages = warning');
+    return pq;
   }
 
-  query(sql: string, params: unknown[] = []): PgResult {
+  query(sql: string, params: unknown[] = [], reconnect = true): PgResult {
     if (!this.open) throw new Error('the PostgreSQL connection is closed');
-    const { pq } = this;
+    // A server that restarted (failover, maintenance) cost the statement that found it gone: the next one
+    // outside a transaction connects again, or fails as the start would (PgConnectError) while it is away.
+    if (!this.pq && !reconnect) throw new PgError(LOST_IN_TRANSACTION, '08006', undefined, sql);
+    const pq = (this.pq ??= this.connect());
     // Without parameters the simple protocol, which also runs several statements in one round trip.
     if (params.length === 0) pq.exec(sql);
     else pq.execParams(sql, params.map(toText));
@@ -88,6 +105,10 @@ export class LibpqConnection implements SyncConnection {
     if (status !== 'PGRES_TUPLES_OK' && status !== 'PGRES_COMMAND_OK') {
       const fields = pq.resultErrorFields();
       const message = fields?.messagePrimary ?? (pq.resultErrorMessage() || pq.errorMessage()).trim();
+      if (pq.transactionStatus() === CONNECTION_LOST) {
+        pq.finish();
+        this.pq = null;
+      }
       throw new PgError(message, fields?.sqlState, fields?.messageDetail, sql);
     }
     const columns = pq.nfields();
@@ -95,7 +116,7 @@ export class LibpqConnection implements SyncConnection {
     const parsers: TypeParser[] = [];
     for (let c = 0; c < columns; c++) {
       fields.push(pq.fname(c));
-      parsers.push(this.parserOf(pq.ftype(c)));
+      parsers.push(this.native.parserOf(pq.ftype(c)));
     }
     const count = pq.ntuples();
     const rows: unknown[][] = new Array(count);
@@ -114,7 +135,8 @@ export class LibpqConnection implements SyncConnection {
   close(): void {
     if (!this.open) return;
     this.open = false;
-    this.pq.finish();
+    this.pq?.finish();
+    this.pq = null;
   }
 }
 

@@ -25,9 +25,15 @@ export interface PgResult {
 export interface SyncConnection {
   readonly client: 'libpq' | 'pg';
   readonly open: boolean;
-  query(sql: string, params?: unknown[]): PgResult;
+  /**
+   * With `reconnect`, a connection the server dropped (a restart, a failover) is replaced first; without,
+   * a lost connection fails the statement (08006).
+   */
+  query(sql: string, params?: unknown[], reconnect?: boolean): PgResult;
   close(): void;
 }
+
+export const LOST_IN_TRANSACTION = 'the connection to PostgreSQL was lost in the middle of a transaction';
 
 /*
  * The worker owns one `pg` Client and answers each query on the port, then wakes the main thread, which
@@ -42,21 +48,35 @@ pg.types.setTypeParser(20, (v) => Number(v));
 pg.types.setTypeParser(1700, (v) => Number(v));
 const { port, signal, url } = workerData;
 const flag = new Int32Array(signal);
-const client = new pg.Client({ connectionString: url });
 const answer = (message) => {
   port.postMessage(message);
   Atomics.store(flag, 0, 1);
   Atomics.notify(flag, 0);
 };
-let connected = client.connect();
-client.on('error', () => {});
-port.on('message', async ({ sql, params }) => {
+// A connection the server dropped (a restart, a failover) is replaced on the next statement.
+let client, connected, lost;
+const open = () => {
+  lost = false;
+  client = new pg.Client({ connectionString: url });
+  client.on('error', () => (lost = true));
+  client.on('end', () => (lost = true));
+  connected = client.connect().catch((error) => {
+    lost = true;
+    throw Object.assign(error, { connecting: true });
+  });
+};
+open();
+port.on('message', async ({ sql, params, reconnect }) => {
   try {
+    if (lost) {
+      if (!reconnect) throw Object.assign(new Error(workerData.lostInTransaction), { code: '08006' });
+      open();
+    }
     await connected;
     const result = await client.query({ text: sql, values: params, rowMode: 'array' });
     answer({ ok: true, fields: (result.fields ?? []).map((f) => f.name), rows: result.rows ?? [], rowCount: result.rowCount ?? 0 });
   } catch (error) {
-    answer({ ok: false, message: error.message, code: error.code, detail: error.detail });
+    answer({ ok: false, message: error.message, code: error.code, detail: error.detail, connecting: error.connecting === true });
   }
 });
 `;
@@ -76,20 +96,20 @@ export class PgWorkerConnection implements SyncConnection {
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
     const pgPath = createRequire(import.meta.url).resolve('pg');
-    this.worker = new Worker(workerSource, { eval: true, workerData: { port: port2, signal: this.flag.buffer, url, pgPath }, transferList: [port2] });
+    this.worker = new Worker(workerSource, { eval: true, workerData: { port: port2, signal: this.flag.buffer, url, pgPath, lostInTransaction: LOST_IN_TRANSACTION }, transferList: [port2] });
     this.worker.unref();
     try {
       this.query('SELECT 1');
     } catch (error) {
       this.close();
-      throw new PgConnectError((error as PgError).message, (error as PgError).code);
+      throw error;
     }
   }
 
-  query(sql: string, params: unknown[] = []): PgResult {
+  query(sql: string, params: unknown[] = [], reconnect = true): PgResult {
     if (!this.open) throw new Error('the PostgreSQL connection is closed');
     Atomics.store(this.flag, 0, 0);
-    this.port.postMessage({ sql, params: params.map(toPg) });
+    this.port.postMessage({ sql, params: params.map(toPg), reconnect });
     // A statement longer than a minute means a dead server or a lock cycle the server did not break.
     if (Atomics.wait(this.flag, 0, 0, 60_000) === 'timed-out') throw new PgError(`PostgreSQL did not answer within 60 s: ${sql.slice(0, 200)}`, undefined);
     // The wake-up can overtake the message itself (the port delivers it a moment later): wait for it briefly.
@@ -101,8 +121,8 @@ export class PgWorkerConnection implements SyncConnection {
     if (!received) throw new PgError(`PostgreSQL's answer never arrived: ${sql.slice(0, 200)}`, undefined);
     const message = received.message as
       | { ok: true; fields: string[]; rows: unknown[][]; rowCount: number }
-      | { ok: false; message: string; code?: string; detail?: string };
-    if (!message.ok) throw new PgError(message.message, message.code, message.detail, sql);
+      | { ok: false; message: string; code?: string; detail?: string; connecting: boolean };
+    if (!message.ok) throw message.connecting ? new PgConnectError(message.message, message.code) : new PgError(message.message, message.code, message.detail, sql);
     for (const row of message.rows) for (let i = 0; i < row.length; i++) if (row[i] instanceof Uint8Array) row[i] = Buffer.from(row[i] as Uint8Array);
     return message;
   }
