@@ -6,23 +6,13 @@
  */
 import autocannon from 'autocannon';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, stopTestPostgres } from '../helpers/postgres.js';
-import { startServiceProcess, type ServiceProcess } from '../helpers/process.js';
+import { freePort, serveOnPort, type ServiceProcess } from '../helpers/process.js';
 
 const SECONDS = 4;
 const BUYERS = 24;
-
-const freePort = () => new Promise<number>((resolve, reject) => {
-  const probe = createServer();
-  probe.once('error', reject);
-  probe.listen(0, '127.0.0.1', () => {
-    const { port } = probe.address() as { port: number };
-    probe.close(() => resolve(port));
-  });
-});
 
 async function call(base: string, method: string, path: string, headers: Record<string, string>, body?: unknown) {
   const res = await fetch(`${base}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -34,11 +24,15 @@ async function call(base: string, method: string, path: string, headers: Record<
 /** A deployment: processes sharing one database and data dir, behind one public address. */
 async function deployment(env: Record<string, string>) {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-scale-'));
-  const ports = [await freePort(), await freePort(), await freePort()];
+  // The public address is the first process's port; a process whose port another took moves to a free one.
+  const ports = [await freePort()];
+  const publicUrl = `http://127.0.0.1:${ports[0]}`;
   const processes: ServiceProcess[] = [];
-  const start = async (i: number) => processes.push(await startServiceProcess(['serve'], {
-    ...env, SVC_DATA_DIR: dataDir, SVC_PORT: String(ports[i]), SVC_HOST: '127.0.0.1', SVC_PUBLIC_URL: `http://127.0.0.1:${ports[0]}`,
-  }));
+  const start = async (i: number) => {
+    const started = await serveOnPort((port) => ({ ...env, SVC_DATA_DIR: dataDir, SVC_PORT: String(port), SVC_HOST: '127.0.0.1', SVC_PUBLIC_URL: publicUrl }), ports[i]);
+    ports[i] = started.port;
+    processes.push(started);
+  };
   await start(0);
   const urls = (n: number) => ports.slice(0, n).map((p) => `http://127.0.0.1:${p}`);
   return { start, urls, stderr: () => processes.map((p) => p.stderr()).join('\n'), stop: () => Promise.all(processes.map((p) => p.stop())) };

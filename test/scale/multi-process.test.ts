@@ -8,46 +8,45 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ok } from '../helpers/assert.js';
 import { createTestDatabase } from '../helpers/postgres.js';
-import { startServiceProcess, type ServiceProcess } from '../helpers/process.js';
+import { freePort, serveOnPort, type ServiceProcess } from '../helpers/process.js';
 import { apiClient, type Api } from '../helpers/service.js';
 import { connectSandbox, createProduct, GUEST, RETURN_URL, ADDRESS } from '../checkout/support.js';
 import { startReceiver } from '../webhooks/receiver.js';
 import { bundleFor, deploy, installApp, uniqueHandle } from '../apps/support.js';
 
-const freePort = () => new Promise<number>((resolve, reject) => {
-  const probe = createServer();
-  probe.once('error', reject);
-  probe.listen(0, '127.0.0.1', () => {
-    const { port } = probe.address() as { port: number };
-    probe.close(() => resolve(port));
-  });
-});
-
 let databaseUrl: string;
 let dataDir: string;
+let publicUrl: string;
 let ports: number[];
 let processes: ServiceProcess[] = [];
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
-/** One process of the deployment: the shared database, data dir (keys) and public address, its own port. */
-const serve = (port: number) => startServiceProcess(['serve'], {
-  SVC_DATABASE_URL: databaseUrl, SVC_DATA_DIR: dataDir, SVC_PORT: String(port), SVC_HOST: '127.0.0.1',
-  SVC_PUBLIC_URL: `http://127.0.0.1:${ports[0]}`, SVC_UNSAFE_ALLOW_WEBHOOK_HOSTS: '127.0.0.1',
-});
+/**
+ * Process `i` of the deployment: the shared database, data dir (keys) and public address, its own port
+ * (its last one again on a restart, unless another test's service took it meanwhile).
+ */
+async function serve(i: number) {
+  const started = await serveOnPort((port) => ({
+    SVC_DATABASE_URL: databaseUrl, SVC_DATA_DIR: dataDir, SVC_PORT: String(port), SVC_HOST: '127.0.0.1',
+    SVC_PUBLIC_URL: publicUrl, SVC_UNSAFE_ALLOW_WEBHOOK_HOSTS: '127.0.0.1',
+  }), ports[i]);
+  ports[i] = started.port;
+  return started;
+}
 const urlOf = (i: number) => `http://127.0.0.1:${ports[i % 3]}`;
 
 test.before(async () => {
   databaseUrl = await createTestDatabase();
   dataDir = mkdtempSync(join(tmpdir(), 'svc-scale-'));
   ports = [await freePort(), await freePort(), await freePort()];
+  publicUrl = `http://127.0.0.1:${ports[0]}`;
   // The first start creates the schema and the keys; the others join it.
-  processes = [await serve(ports[0])];
-  processes.push(...(await Promise.all([serve(ports[1]), serve(ports[2])])));
+  processes = [await serve(0)];
+  processes.push(...(await Promise.all([serve(1), serve(2)])));
   receiver = await startReceiver();
 });
 test.after(async () => {
@@ -104,8 +103,8 @@ test('50 buyers race for 10 units across three processes: exactly 10 orders, eac
   await processes[2].kill();
   assert.is(ok(await o.on(0)('GET', '/v1/orders', { query: { size: 1 } })).totalElements, 10);
   await Promise.all(processes.slice(0, 2).map((p) => p.stop()));
-  processes = [await serve(ports[0])];
-  processes.push(...(await Promise.all([serve(ports[1]), serve(ports[2])])));
+  processes = [await serve(0)];
+  processes.push(...(await Promise.all([serve(1), serve(2)])));
   for (let i = 0; i < 3; i++) assert.is(ok(await o.on(i)('GET', '/v1/orders', { query: { size: 1 } })).totalElements, 10);
 });
 
@@ -195,7 +194,7 @@ test('a process killed in the middle of a webhook send: its lease lapses and ano
     for (let tries = 0; hanging.received.length < 1 && tries < 200; tries++) await new Promise((r) => setTimeout(r, 50));
     assert.is(hanging.received.length, 1);
     await processes[0].kill();
-    processes = [await serve(ports[1])];
+    processes = [await serve(1)];
     // The claim's lease (the send deadline and 5 s) lapses; the surviving process sends again.
     for (let tries = 0; hanging.received.length < 2 && tries < 600; tries++) await new Promise((r) => setTimeout(r, 50));
     assert.is(hanging.received.length, 2);
