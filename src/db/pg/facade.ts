@@ -192,15 +192,24 @@ export class PgClient {
       } catch (error) {
         this.depth = 0;
         try {
-          this.query('ROLLBACK');
+          // Never on a new connection: a lost one took its transaction with it.
+          this.connection.query('ROLLBACK', [], false);
         } catch {
-          // The connection answered the failed COMMIT by ending the transaction already.
+          // The connection answered the failed COMMIT by ending the transaction already, or is gone.
         }
         if (!(error instanceof PgError && error.code && RETRYABLE.has(error.code)) || attempt >= MAX_ATTEMPTS) throw error;
         if (!alone) pause(attempt);
       } finally {
-        if (alone) this.query(`SELECT pg_advisory_unlock(${GATE_KEY})`);
+        if (alone) this.releaseGate();
       }
+    }
+  }
+
+  private releaseGate() {
+    try {
+      this.connection.query(`SELECT pg_advisory_unlock(${GATE_KEY})`, [], false);
+    } catch {
+      // A lost connection took its session's lock with it.
     }
   }
 
