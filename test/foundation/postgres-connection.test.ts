@@ -1,8 +1,9 @@
 /**
  * The synchronous PostgreSQL connection under the better-sqlite3 facade (src/db/pg), on both of its clients
  * (libpq on the calling thread, `pg` in a worker thread): the same values both ways, it outlives server
- * errors, a SERIALIZABLE transaction that loses a conflict is re-run whole, and one that keeps losing runs
- * alone. Runs on a real PostgreSQL in both test modes, since it tests the PostgreSQL path itself.
+ * errors and dropped connections (never reconnecting inside a transaction), a SERIALIZABLE transaction that
+ * loses a conflict is re-run whole, and one that keeps losing runs alone. Runs on a real PostgreSQL in both
+ * test modes, since it tests the PostgreSQL path itself.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
