@@ -17,6 +17,7 @@ export async function runForeground(options: StartOptions & { json: boolean }, l
   const { DataDirInUseError, describeDatabase } = await import('../db/client.js');
   const { PortInUseError, startService } = await import('./main.js');
   const { appBaseUrl } = await import('../modules/apps/service.js');
+  const { PgConnectError } = await import('../db/pg/sync.js');
   let service: RunningService;
   try {
     service = await startService(options);
@@ -24,7 +25,7 @@ export async function runForeground(options: StartOptions & { json: boolean }, l
     const failure = error instanceof PortInUseError
       ? new StartFailure('PORT_IN_USE', `${error.message} (another svc dev?): stop it, or ${options.mode === 'dev' ? 'pass --port 0 to pick a free port' : 'set SVC_PORT to a free port'}`)
       : error instanceof DataDirInUseError ? new StartFailure('DATA_DIR_IN_USE', error.message)
-      : options.databaseUrl && error instanceof (await import('../db/pg/sync.js')).PgConnectError
+      : error instanceof PgConnectError
         ? new StartFailure('DATABASE_UNAVAILABLE', `PostgreSQL refused the connection: ${error.message}: check --database-url (SVC_DATABASE_URL) and that the server is up`)
         : null;
     if (!failure) throw error;

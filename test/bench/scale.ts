@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, stopTestPostgres } from '../helpers/postgres.js';
-import { freePort, serveOnPort, type ServiceProcess } from '../helpers/process.js';
+import { localDeployment, type ServiceProcess } from '../helpers/process.js';
 
 const SECONDS = 4;
 const BUYERS = 24;
@@ -24,17 +24,11 @@ async function call(base: string, method: string, path: string, headers: Record<
 /** A deployment: processes sharing one database and data dir, behind one public address. */
 async function deployment(env: Record<string, string>) {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-scale-'));
-  // The public address is the first process's port; a process whose port another took moves to a free one.
-  const ports = [await freePort()];
-  const publicUrl = `http://127.0.0.1:${ports[0]}`;
+  const local = await localDeployment({ ...env, SVC_DATA_DIR: dataDir });
   const processes: ServiceProcess[] = [];
-  const start = async (i: number) => {
-    const started = await serveOnPort((port) => ({ ...env, SVC_DATA_DIR: dataDir, SVC_PORT: String(port), SVC_HOST: '127.0.0.1', SVC_PUBLIC_URL: publicUrl }), ports[i]);
-    ports[i] = started.port;
-    processes.push(started);
-  };
+  const start = async (i: number) => processes.push(await local.serve(i));
   await start(0);
-  const urls = (n: number) => ports.slice(0, n).map((p) => `http://127.0.0.1:${p}`);
+  const urls = (n: number) => Array.from({ length: n }, (_, i) => local.url(i));
   return { start, urls, stderr: () => processes.map((p) => p.stderr()).join('\n'), stop: () => Promise.all(processes.map((p) => p.stop())) };
 }
 

@@ -38,19 +38,27 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * `svc serve` on a port chosen before it starts (a deployment's processes need each other's addresses):
- * `port`, or a free one. Another test file's service can take a probed port first: then it tries another.
+ * A deployment of `svc serve` processes on this machine behind one public address (the first process's
+ * port), each started with `env`. Process `i` starts on its last port again, or on a free one the first
+ * time — and whenever another test file's service took that port meanwhile.
  */
-export async function serveOnPort(env: (port: number) => Record<string, string>, port?: number): Promise<ServiceProcess & { port: number }> {
-  for (let attempt = 1; ; attempt++) {
-    const chosen = port ?? (await freePort());
-    try {
-      return { ...(await startServiceProcess(['serve'], env(chosen))), port: chosen };
-    } catch (error) {
-      if (!(error instanceof ServiceStartError && error.code === 'PORT_IN_USE') || attempt === 5) throw error;
-      port = undefined;
-    }
-  }
+export async function localDeployment(env: Record<string, string>) {
+  const ports = [await freePort()];
+  const publicUrl = `http://127.0.0.1:${ports[0]}`;
+  return {
+    url: (i: number) => `http://127.0.0.1:${ports[i]}`,
+    async serve(i: number): Promise<ServiceProcess> {
+      for (let attempt = 1; ; attempt++) {
+        ports[i] ??= await freePort();
+        try {
+          return await startServiceProcess(['serve'], { ...env, SVC_PORT: String(ports[i]), SVC_HOST: '127.0.0.1', SVC_PUBLIC_URL: publicUrl });
+        } catch (error) {
+          if (!(error instanceof ServiceStartError && error.code === 'PORT_IN_USE') || attempt === 5) throw error;
+          delete ports[i];
+        }
+      }
+    },
+  };
 }
 
 /**

@@ -12,38 +12,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ok } from '../helpers/assert.js';
 import { createTestDatabase } from '../helpers/postgres.js';
-import { freePort, serveOnPort, type ServiceProcess } from '../helpers/process.js';
+import { localDeployment, type ServiceProcess } from '../helpers/process.js';
 import { apiClient, type Api } from '../helpers/service.js';
 import { connectSandbox, createProduct, GUEST, RETURN_URL, ADDRESS } from '../checkout/support.js';
 import { startReceiver } from '../webhooks/receiver.js';
 import { bundleFor, deploy, installApp, uniqueHandle } from '../apps/support.js';
 
-let databaseUrl: string;
 let dataDir: string;
-let publicUrl: string;
-let ports: number[];
+let deployment: Awaited<ReturnType<typeof localDeployment>>;
 let processes: ServiceProcess[] = [];
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
-/**
- * Process `i` of the deployment: the shared database, data dir (keys) and public address, its own port
- * (its last one again on a restart, unless another test's service took it meanwhile).
- */
-async function serve(i: number) {
-  const started = await serveOnPort((port) => ({
-    SVC_DATABASE_URL: databaseUrl, SVC_DATA_DIR: dataDir, SVC_PORT: String(port), SVC_HOST: '127.0.0.1',
-    SVC_PUBLIC_URL: publicUrl, SVC_UNSAFE_ALLOW_WEBHOOK_HOSTS: '127.0.0.1',
-  }), ports[i]);
-  ports[i] = started.port;
-  return started;
-}
-const urlOf = (i: number) => `http://127.0.0.1:${ports[i % 3]}`;
+/** Process `i` of the deployment: the shared database, data dir (keys) and public address, its own port. */
+const serve = (i: number) => deployment.serve(i);
+const urlOf = (i: number) => deployment.url(i % 3);
 
 test.before(async () => {
-  databaseUrl = await createTestDatabase();
   dataDir = mkdtempSync(join(tmpdir(), 'svc-scale-'));
-  ports = [await freePort(), await freePort(), await freePort()];
-  publicUrl = `http://127.0.0.1:${ports[0]}`;
+  deployment = await localDeployment({ SVC_DATABASE_URL: await createTestDatabase(), SVC_DATA_DIR: dataDir, SVC_UNSAFE_ALLOW_WEBHOOK_HOSTS: '127.0.0.1' });
   // The first start creates the schema and the keys; the others join it.
   processes = [await serve(0)];
   processes.push(...(await Promise.all([serve(1), serve(2)])));

@@ -7,7 +7,7 @@ export type PostgresClient = SyncConnection['client'];
  * libpq when its addon is installed, else `pg` in a worker thread; `SVC_POSTGRES_CLIENT` (`libpq` or `pg`)
  * picks one, and naming libpq where it is missing fails instead of falling back.
  */
-export function openConnection(url: string, client = process.env.SVC_POSTGRES_CLIENT as PostgresClient | undefined): SyncConnection {
+function openConnection(url: string, client = process.env.SVC_POSTGRES_CLIENT as PostgresClient | undefined): SyncConnection {
   if (client !== undefined && client !== 'libpq' && client !== 'pg') throw new Error(`SVC_POSTGRES_CLIENT is ${client}: it takes libpq or pg`);
   return client === 'libpq' || (client === undefined && loadNative()) ? new LibpqConnection(url) : new PgWorkerConnection(url);
 }

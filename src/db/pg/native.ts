@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { LOST_IN_TRANSACTION, PgConnectError, PgError, type PgResult, type SyncConnection } from './sync.js';
+import { LOST_IN_TRANSACTION, NUMBER_TYPES, PgConnectError, PgError, type PgResult, type SyncConnection } from './sync.js';
 
 /** The part of the `libpq` addon's API used here (https://github.com/brianc/node-libpq). */
 interface Libpq {
@@ -43,11 +43,9 @@ export function loadNative(): Native | null {
     const Libpq = require('libpq') as Native['Libpq'];
     const { types } = require('pg') as typeof import('pg');
     const parsers = new Map<number, TypeParser>();
-    // int8 (counts, sums, bigint columns) and numeric as JS numbers, as better-sqlite3 answers them; the
-    // rest as pg parses them, so both clients give the same values.
     const parserOf = (oid: number) => {
       let parser = parsers.get(oid);
-      if (!parser) parsers.set(oid, (parser = oid === 20 || oid === 1700 ? Number : (types.getTypeParser(oid, 'text') as TypeParser)));
+      if (!parser) parsers.set(oid, (parser = NUMBER_TYPES.includes(oid) ? Number : (types.getTypeParser(oid, 'text') as TypeParser)));
       return parser;
     };
     native = { Libpq, parserOf };

@@ -33,6 +33,12 @@ export interface SyncConnection {
   close(): void;
 }
 
+/**
+ * The PostgreSQL types both clients answer as JS numbers, as better-sqlite3 answers them: int8 (counts,
+ * sums of integers, bigint columns) and numeric. The rest as pg parses them.
+ */
+export const NUMBER_TYPES = [20, 1700];
+
 export const LOST_IN_TRANSACTION = 'the connection to PostgreSQL was lost in the middle of a transaction';
 
 /*
@@ -43,10 +49,8 @@ export const LOST_IN_TRANSACTION = 'the connection to PostgreSQL was lost in the
 const workerSource = `
 const { workerData } = require('node:worker_threads');
 const pg = require(workerData.pgPath);
-// int8 (counts, sums of integers, bigint columns) and numeric as JS numbers, as better-sqlite3 answers them.
-pg.types.setTypeParser(20, (v) => Number(v));
-pg.types.setTypeParser(1700, (v) => Number(v));
-const { port, signal, url } = workerData;
+const { port, signal, url, numberTypes } = workerData;
+for (const oid of numberTypes) pg.types.setTypeParser(oid, Number);
 const flag = new Int32Array(signal);
 const answer = (message) => {
   port.postMessage(message);
@@ -96,7 +100,7 @@ export class PgWorkerConnection implements SyncConnection {
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
     const pgPath = createRequire(import.meta.url).resolve('pg');
-    this.worker = new Worker(workerSource, { eval: true, workerData: { port: port2, signal: this.flag.buffer, url, pgPath, lostInTransaction: LOST_IN_TRANSACTION }, transferList: [port2] });
+    this.worker = new Worker(workerSource, { eval: true, workerData: { port: port2, signal: this.flag.buffer, url, pgPath, numberTypes: NUMBER_TYPES, lostInTransaction: LOST_IN_TRANSACTION }, transferList: [port2] });
     this.worker.unref();
     try {
       this.query('SELECT 1');
