@@ -1,19 +1,73 @@
-import { and, eq } from 'drizzle-orm';
+import { and, asc, eq, getTableName, lte, notInArray, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import type { Db } from './client.js';
+import { onPostgres, type Db } from './client.js';
 
 /** A queue table of durable work: each row has an id and the time it is due. */
 type DueTable = SQLiteTable & { id: SQLiteColumn; nextAttemptAt: SQLiteColumn };
+/** A table of due work whose due time or key may go by other names (`Pick.due`, `Pick.key`). */
+type QueueTable = SQLiteTable & { id?: SQLiteColumn; nextAttemptAt?: SQLiteColumn };
 
 /** How long a claimed row stays with the process that claimed it: longer than any one call it makes. */
 export const CLAIM_LEASE_MS = 60_000;
 
 /**
- * Claims a due row for this process before its work starts (of several processes on one database, the one
- * whose update still finds the due time it read wins): the due time moves a lease ahead, so the others
- * skip it, and a process that dies mid-call leaves it due again once the lease lapses.
+ * Claims one row for this process before its work starts, by its id and the due time it was read with (of
+ * several processes, the one whose update still finds that time wins): for work asked for by a request
+ * (a domain's "verify now"), where the row is already known. The due time moves a lease ahead, so the
+ * others leave it alone, and a process that dies mid-call leaves it due again once the lease lapses.
  */
 export function claimDue(db: Db, table: DueTable, id: string, dueAt: number | null, now: number): boolean {
   if (dueAt === null) return false;
   return db.update(table).set({ nextAttemptAt: now + CLAIM_LEASE_MS } as never).where(and(eq(table.id, id), eq(table.nextAttemptAt, dueAt))).run().changes === 1;
+}
+
+interface Pick {
+  /** What else a row must be to be taken (its status, say). */
+  where?: SQL;
+  /** The time the row is due, when the table calls it something else than `nextAttemptAt`. */
+  due?: SQLiteColumn;
+  /** The row's key, when it is not `id`. */
+  key?: SQLiteColumn[];
+  /** What the claim writes, when it is more or other than the lease (a timer turns FIRED, a schedule takes its next run). */
+  set?: Record<string, unknown>;
+  /** Rows this process is already working on: their lease only looks lapsed (a manual clock moved past it). */
+  skip?: string[];
+}
+
+/**
+ * Claims the earliest due row of a queue table in one statement that picks it and writes the claim (by
+ * default, its due time moves a lease ahead), and returns the row as it now is; undefined when none is due.
+ * On PostgreSQL the pick is `FOR UPDATE SKIP LOCKED`: processes claiming at the same moment take different
+ * rows instead of reading the same one and losing it to each other, and none waits for another's claim. A
+ * process that dies mid-call leaves its row due again once the lease lapses. Inside a transaction, the claim
+ * commits or rolls back with the work it guards.
+ */
+export function claimNextDue<T extends QueueTable>(db: Db, table: T, now: number, pick: Pick = {}): T['$inferSelect'] | undefined {
+  const due = pick.due ?? table.nextAttemptAt;
+  const key = pick.key ?? (table.id && [table.id]);
+  if (!due || !key) throw new Error(`${getTableName(table)}: name its due time and key (Pick.due, Pick.key)`);
+  const next = db.select(Object.fromEntries(key.map((column, i) => [`k${i}`, column]))).from(table)
+    .where(and(lte(due, now), pick.where, pick.skip?.length ? notInArray(key[0], pick.skip) : undefined))
+    .orderBy(asc(due), ...key.map((column) => asc(column)))
+    .limit(1);
+  const skipLocked = onPostgres(db) ? sql` for update skip locked` : sql``;
+  return db.update(table).set((pick.set ?? { nextAttemptAt: now + CLAIM_LEASE_MS }) as never)
+    .where(sql`(${sql.join(key, sql`, `)}) = (${next}${skipLocked})`)
+    .returning()
+    .get() as T['$inferSelect'] | undefined;
+}
+
+/** Rows one job takes in one run unless it says otherwise, so one backlog cannot hold the job loop. */
+const CLAIMS_PER_RUN = 100;
+
+/**
+ * A job's due rows, earliest first, each claimed (`claimNextDue`) only when the caller moves on to it, so a
+ * long call never outlives the lease of rows still waiting behind it; at most `limit` in one run.
+ */
+export function* claimEachDue<T extends QueueTable>(db: Db, table: T, now: number, pick: Pick & { limit?: number } = {}): Generator<T['$inferSelect']> {
+  for (let claimed = 0; claimed < (pick.limit ?? CLAIMS_PER_RUN); claimed++) {
+    const row = claimNextDue(db, table, now, pick);
+    if (!row) return;
+    yield row;
+  }
 }

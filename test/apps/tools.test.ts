@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { apiClient, login, newSellerWithStore, startTestService, type TestService } from '../helpers/service.js';
 import { appStorage } from '../../src/modules/apps/schema.js';
@@ -220,13 +220,20 @@ test('external runtime: signed call (x-svc-signature, keys at /.well-known/svc-a
   }
 });
 
-test('schedules run per installation on the clock', async () => {
+test('schedules run per installation on the clock, once for the latest of the intervals that passed, and keep to their grid', async () => {
   const { inst } = await setup();
-  await svc.advance(3600);
-  const ticked = svc.services.db.select().from(appStorage).where(eq(appStorage.installationId, inst.installationId)).all();
-  assert.ok(ticked.some((s) => s.key === 'ticked'), 'the hourly schedule ran');
-  const activity = await apiClient(svc.url, { token: await login(svc), storeId: svc.storeId })('GET', `/v1/apps/installations/${inst.installationId}/activity`);
-  assert.ok(activity.data.deliveries.some((d: any) => d.kind === 'SCHEDULE' && d.name === 'tick' && d.status === 'SUCCEEDED'));
+  // Logins last 15 minutes; the clock moves by hours here.
+  const owner = async () => apiClient(svc.url, { token: await login(svc), storeId: svc.storeId });
+  const installation = async () => (await (await owner())('GET', `/v1/apps/installations/${inst.installationId}`)).data;
+  const first = Date.parse((await installation()).schedules[0].nextRunAt);
+  // Three and a half intervals in one move: the runs at +1 h, +2 h and +3 h come due together, and run once.
+  await svc.advance(3.5 * 3600);
+  const ticked = svc.services.db.select().from(appStorage).where(and(eq(appStorage.installationId, inst.installationId), eq(appStorage.key, 'ticked'))).get();
+  assert.ok(ticked, 'the hourly schedule ran');
+  assert.is(JSON.parse(ticked.value), new Date(first + 2 * 3600_000).toISOString(), 'the run is for the latest interval that came due');
+  assert.is((await installation()).schedules[0].nextRunAt, new Date(first + 3 * 3600_000).toISOString(), 'the next run stays on the hour grid');
+  const activity = await (await owner())('GET', `/v1/apps/installations/${inst.installationId}/activity`);
+  assert.is(activity.data.deliveries.filter((d: any) => d.kind === 'SCHEDULE' && d.name === 'tick' && d.status === 'SUCCEEDED').length, 1);
 });
 
 test('24 hours of nothing but app errors suspend the app until a new version', async () => {

@@ -1,12 +1,11 @@
-import { and, asc, desc, eq, gt, lte } from 'drizzle-orm';
-import { claimDue } from '../../db/claim.js';
+import { and, desc, eq, gt, inArray, sql } from 'drizzle-orm';
+import { claimEachDue } from '../../db/claim.js';
 import { isoAt } from '../../db/clock.js';
 import type { Services } from '../../server/services.js';
 import { invokeAndRecord, type InvokeTarget } from './invoke.js';
 import { appDeliveries, appExecutions, appInstallations, appSchedules } from './schema.js';
 import { findApp, findInstallation, findVersion, recordIfNotRunnable, type Installation } from './service.js';
 
-const BATCH = 100;
 /** Events one installation receives per minute (spec 02 §8); the excess waits and waiting is no attempt. */
 export const EVENTS_PER_MINUTE = 300;
 const MINUTE = 60_000;
@@ -17,28 +16,29 @@ function target(services: Services, installation: Installation): InvokeTarget {
   return { app: findApp(services.db, installation.appId)!, installation, version: findVersion(services.db, installation.versionId)! };
 }
 
-/** Each due schedule runs once, however many intervals passed; a required setting left empty stops it (needs-setup). */
+/**
+ * Each due schedule runs once, however many intervals passed, for the latest of them; a required setting left
+ * empty stops it (needs-setup). Runs stay on the schedule's grid (every interval from its installation), so a
+ * late tick does not push the ones after it.
+ */
 export async function runDueSchedules(services: Services, now: number): Promise<number> {
   const { db } = services;
-  const due = db.select({ schedule: appSchedules, installation: appInstallations })
-    .from(appSchedules)
-    .innerJoin(appInstallations, eq(appInstallations.id, appSchedules.installationId))
-    .where(and(lte(appSchedules.nextRunAt, now), eq(appInstallations.status, 'ACTIVE')))
-    .orderBy(asc(appSchedules.nextRunAt))
-    .limit(BATCH)
-    .all();
-  for (const { schedule, installation } of due) {
-    // The next run is fixed before this one starts: a crash mid-run does not make it run again at once, and
-    // of several processes only the one whose update still finds the old time runs it.
-    const claimed = db.update(appSchedules).set({ nextRunAt: now + schedule.intervalSeconds * 1000 })
-      .where(and(eq(appSchedules.installationId, schedule.installationId), eq(appSchedules.name, schedule.name), eq(appSchedules.nextRunAt, schedule.nextRunAt)))
-      .run().changes;
-    if (claimed === 0) continue;
-    const t = target(services, installation);
+  const active = db.select({ id: appInstallations.id }).from(appInstallations).where(eq(appInstallations.status, 'ACTIVE'));
+  const intervalMs = sql`${appSchedules.intervalSeconds} * 1000`;
+  let handled = 0;
+  // The claim fixes the next run before this one starts: a crash mid-run does not make it run again at once.
+  for (const schedule of claimEachDue(db, appSchedules, now, {
+    due: appSchedules.nextRunAt,
+    key: [appSchedules.installationId, appSchedules.name],
+    where: inArray(appSchedules.installationId, active),
+    set: { nextRunAt: sql`${now} + ${intervalMs} - (${now} - ${appSchedules.nextRunAt}) % (${intervalMs})` },
+  })) {
+    handled++;
+    const t = target(services, findInstallation(db, schedule.installationId)!);
     if (recordIfNotRunnable(services, t, 'SCHEDULE', schedule.name, now)) continue;
-    await invokeAndRecord(services, t, 'schedule', schedule.name, { scheduledAt: isoAt(schedule.nextRunAt) });
+    await invokeAndRecord(services, t, 'schedule', schedule.name, { scheduledAt: isoAt(schedule.nextRunAt - schedule.intervalSeconds * 1000) });
   }
-  return due.length;
+  return handled;
 }
 
 /** When the installation may receive its next event, or null when it may now (fewer than 300 in the last minute). */
@@ -57,12 +57,9 @@ function eventWindowFreesAt(services: Services, installationId: string, now: num
  */
 export async function runDueDeliveries(services: Services, now: number): Promise<number> {
   const { db } = services;
-  const due = db.select().from(appDeliveries)
-    .where(and(eq(appDeliveries.status, 'PENDING'), lte(appDeliveries.nextAttemptAt, now)))
-    .orderBy(asc(appDeliveries.nextAttemptAt))
-    .limit(BATCH)
-    .all();
-  for (const d of due) {
+  let handled = 0;
+  for (const d of claimEachDue(db, appDeliveries, now, { where: eq(appDeliveries.status, 'PENDING') })) {
+    handled++;
     const t = target(services, findInstallation(db, d.installationId)!);
     const external = t.version.manifest.runtime === 'external';
     if (!external && !t.version.bundle.functions.includes(`events/${d.event}`)) {
@@ -74,7 +71,6 @@ export async function runDueDeliveries(services: Services, now: number): Promise
       db.update(appDeliveries).set({ nextAttemptAt: freeAt }).where(eq(appDeliveries.id, d.id)).run();
       continue;
     }
-    if (!claimDue(db, appDeliveries, d.id, d.nextAttemptAt, now)) continue;
     const outcome = await invokeAndRecord(services, t, 'event', d.event, { event: d.event, installationId: d.installationId, ...d.payload });
     const attempts = d.attempts + 1;
     const retryIn = DELIVERY_BACKOFF_MS[attempts - 1];
@@ -83,5 +79,5 @@ export async function runDueDeliveries(services: Services, now: number): Promise
       .where(eq(appDeliveries.id, d.id))
       .run();
   }
-  return due.length;
+  return handled;
 }

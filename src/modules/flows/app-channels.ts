@@ -1,5 +1,5 @@
-import { and, asc, eq, lte } from 'drizzle-orm';
-import { claimDue } from '../../db/claim.js';
+import { and, eq } from 'drizzle-orm';
+import { claimEachDue } from '../../db/claim.js';
 import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
 import type { Services } from '../../server/services.js';
@@ -93,15 +93,13 @@ function withSecrets(services: Services, storeId: string, payload: Record<string
 
 /** Failed calls are retried after 1 min, 5 min, 30 min, 2 h and 6 h, then given up (FAILED). */
 const RETRY_MS = [60_000, 300_000, 1_800_000, 7_200_000, 21_600_000];
-const BATCH = 100;
 
 /** The job: calls each due notification's function; the invocation id stays the same on every attempt. */
 export async function deliverAppNotifications(services: Services, now: number): Promise<number> {
   const { db } = services;
-  const due = db.select().from(flowAppNotifications)
-    .where(and(eq(flowAppNotifications.status, 'PENDING'), lte(flowAppNotifications.nextAttemptAt, now)))
-    .orderBy(asc(flowAppNotifications.nextAttemptAt)).limit(BATCH).all();
-  for (const n of due) {
+  let handled = 0;
+  for (const n of claimEachDue(db, flowAppNotifications, now, { where: eq(flowAppNotifications.status, 'PENDING') })) {
+    handled++;
     const settle = (set: Partial<typeof flowAppNotifications.$inferInsert>) =>
       db.update(flowAppNotifications).set({ ...set, updatedAt: services.clock.now() }).where(eq(flowAppNotifications.id, n.id)).run();
     // Uninstalled or moved to a version without the notification since the move: not sent.
@@ -116,14 +114,13 @@ export async function deliverAppNotifications(services: Services, now: number): 
       settle({ status: 'NOT_SENT', lastError: notRunnable });
       continue;
     }
-    if (!claimDue(db, flowAppNotifications, n.id, n.nextAttemptAt, now)) continue;
     const outcome = await invokeAndRecord(services, found, 'notification', n.name, withSecrets(services, n.storeId, n.payload), undefined, { invocationId: n.id });
     const attempts = n.attempts + 1;
     const retryIn = RETRY_MS[attempts - 1];
     if (outcome.ok) settle({ status: 'DELIVERED', attempts, lastError: null });
     else settle(retryIn === undefined ? { status: 'FAILED', attempts, lastError: outcome.code } : { attempts, nextAttemptAt: services.clock.now() + retryIn, lastError: outcome.code });
   }
-  return due.length;
+  return handled;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { and, asc, desc, eq, inArray, lte, notInArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, notInArray, sql } from 'drizzle-orm';
+import { claimNextDue } from '../../db/claim.js';
 import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
@@ -539,25 +540,30 @@ function orderEventData(type: string, order: OrderRow, item: OrderItemRow, row: 
 // ---------------------------------------------------------------------------------------------------
 // Timers
 
-/** Fires due timers, each in its own transaction; a timer is claimed with a guarded update first. */
+/** Timers fired in one run of the job, so one backlog cannot hold the loop. */
+const TIMERS_PER_RUN = 200;
+
+/** Fires due timers, earliest first, each claimed and fired in its own transaction. */
 export function fireDueTimers(services: Services, now: number): number {
   const { db } = services;
-  const due = db.select().from(flowTimers).where(and(eq(flowTimers.status, 'PENDING'), lte(flowTimers.dueAt, now))).orderBy(asc(flowTimers.dueAt)).limit(200).all();
   let fired = 0;
-  for (const timer of due) {
-    services.sqlite.transaction(() => {
-      const claimed = db.update(flowTimers).set({ status: 'FIRED', updatedAt: now }).where(and(eq(flowTimers.id, timer.id), eq(flowTimers.status, 'PENDING'))).run();
-      if (claimed.changes !== 1) return;
-      const row = findItemFlow(db, timer.orderItemId);
-      if (!row || row.state !== timer.state) return;
+  for (let looked = 0; looked < TIMERS_PER_RUN; looked++) {
+    // Claimed (FIRED) in the transaction that moves the item: the timer is spent exactly when the move commits.
+    const timer = services.sqlite.transaction(() => {
+      const claimed = claimNextDue(db, flowTimers, now, { due: flowTimers.dueAt, where: eq(flowTimers.status, 'PENDING'), set: { status: 'FIRED', updatedAt: now } });
+      if (!claimed) return undefined;
+      const row = findItemFlow(db, claimed.orderItemId);
+      if (!row || row.state !== claimed.state) return claimed;
       try {
-        moveItem(services, now, row, { trigger: { kind: 'timer', transition: timer.transition }, actor: { type: 'TIMER', id: timer.id } });
+        moveItem(services, now, row, { trigger: { kind: 'timer', transition: claimed.transition }, actor: { type: 'TIMER', id: claimed.id } });
         fired++;
       } catch (error) {
         // A condition that no longer holds leaves the item where it is; the timer is spent.
         if ((error as { code?: string }).code !== 'FLOW_MOVE_NOT_ALLOWED') throw error;
       }
+      return claimed;
     })();
+    if (!timer) break;
   }
   return fired;
 }

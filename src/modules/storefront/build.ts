@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
-import { and, eq, isNotNull, lte } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import * as esbuild from 'esbuild';
 import { z } from 'zod';
-import { claimDue, CLAIM_LEASE_MS } from '../../db/claim.js';
+import { claimEachDue, CLAIM_LEASE_MS } from '../../db/claim.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import type { Job } from '../../server/jobs.js';
@@ -267,13 +267,9 @@ export function startDueBuilds(services: Services): number {
   let mine = running.get(services);
   if (!mine) running.set(services, (mine = new Set()));
   const now = services.clock.now();
-  const due = services.db.select().from(builds).where(and(isNotNull(builds.nextAttemptAt), lte(builds.nextAttemptAt, now))).orderBy(builds.nextAttemptAt).limit(MAX_RUNNING + mine.size).all();
+  if (mine.size >= MAX_RUNNING) return 0;
   let started = 0;
-  for (const build of due) {
-    if (mine.size >= MAX_RUNNING) break;
-    // Already running here: its lease only looks lapsed (a manual clock moved past it).
-    if (mine.has(build.id)) continue;
-    if (!claimDue(services.db, builds, build.id, build.nextAttemptAt, now)) continue;
+  for (const build of claimEachDue(services.db, builds, now, { skip: [...mine], limit: MAX_RUNNING - mine.size })) {
     services.db.update(builds).set({ status: 'RUNNING', startedAt: build.startedAt ?? now }).where(eq(builds.id, build.id)).run();
     mine.add(build.id);
     started++;
@@ -291,10 +287,8 @@ export async function settleBuilds(services: Services) {
 
 /** The deployment's UPLOAD step: the template's files become the site's source, and its first build is queued. */
 function advanceDeployments(services: Services, now: number): number {
-  const due = services.db.select().from(deployments).where(and(isNotNull(deployments.nextAttemptAt), lte(deployments.nextAttemptAt, now))).all();
   let handled = 0;
-  for (const deployment of due) {
-    if (!claimDue(services.db, deployments, deployment.id, deployment.nextAttemptAt, now)) continue;
+  for (const deployment of claimEachDue(services.db, deployments, now)) {
     services.sqlite.transaction(() => {
       const site = findSite(services.db, deployment.storeId);
       const template = templates.find((t) => t.templateId === site?.templateId);

@@ -1,8 +1,8 @@
 import { rmSync } from 'node:fs';
-import { and, eq, inArray, isNotNull, lte } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
-import { claimDue } from '../../db/claim.js';
+import { claimEachDue } from '../../db/claim.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { fail } from '../../server/errors.js';
@@ -89,9 +89,7 @@ export function advanceChecks(services: Services, now: number): number {
       handled++;
     }
   }
-  const due = services.db.select().from(checks).where(and(eq(checks.status, 'QUEUED'), isNotNull(checks.nextAttemptAt), lte(checks.nextAttemptAt, now))).all();
-  for (const check of due) {
-    if (!claimDue(services.db, checks, check.id, check.nextAttemptAt, now)) continue;
+  for (const check of claimEachDue(services.db, checks, now, { where: eq(checks.status, 'QUEUED') })) {
     services.db.update(checks).set({ status: 'RUNNING', startedAt: now, nextAttemptAt: now + CHECK_TIMEOUT_MS + UNREPORTED_GRACE_MS }).where(eq(checks.id, check.id)).run();
     const abort = new AbortController();
     const done = runCheck(services, check, abort.signal).finally(() => mine.delete(check.id));

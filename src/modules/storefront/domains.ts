@@ -1,11 +1,11 @@
 import { isIP } from 'node:net';
 import { Resolver } from 'node:dns/promises';
 import { domainToASCII } from 'node:url';
-import { and, count, eq, inArray, isNotNull, isNull, lte, ne, sql } from 'drizzle-orm';
+import { and, count, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import { parse as parseDomain } from 'tldts';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
-import { claimDue } from '../../db/claim.js';
+import { claimDue, claimEachDue } from '../../db/claim.js';
 import { isoAt } from '../../db/clock.js';
 import { newId, newSecret } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
@@ -284,9 +284,8 @@ async function renewed(services: Services, domain: Domain, dns: DnsChecker, now:
 const certified = (issued: Extract<Issuance, { ok: true }>, now: number): Step =>
   ({ certificate: { issuer: issued.issuer, issuedAt: now, expiresAt: issued.expiresAt }, issuedPem: issued.pem });
 
-/** Claims a due domain, looks at its DNS and applies what was learned; false when another process has it. */
-async function checkDomain(services: Services, domain: Domain, now: number): Promise<boolean> {
-  if (!claimDue(services.db, domains, domain.id, domain.nextAttemptAt, now)) return false;
+/** Looks at a claimed domain's DNS and applies what was learned. */
+async function checkDomain(services: Services, domain: Domain, now: number) {
   const { issuedPem, ...step } = await examine(services, domain, now);
   services.sqlite.transaction(() => {
     const current = services.db.select().from(domains).where(eq(domains.id, domain.id)).get();
@@ -306,13 +305,14 @@ async function checkDomain(services: Services, domain: Domain, now: number): Pro
     const site = servingChanged ? services.db.select().from(sites).where(eq(sites.id, current.siteId)).get() : undefined;
     if (site) changeSite(services.db, site, {}, now);
   })();
-  return true;
 }
 
 async function advanceDomains(services: Services, now: number): Promise<number> {
-  const due = services.db.select().from(domains).where(and(isNotNull(domains.nextAttemptAt), lte(domains.nextAttemptAt, now))).all();
   let handled = 0;
-  for (const domain of due) if (await checkDomain(services, domain, now)) handled++;
+  for (const domain of claimEachDue(services.db, domains, now)) {
+    await checkDomain(services, domain, now);
+    handled++;
+  }
   return handled;
 }
 
@@ -326,7 +326,8 @@ export async function verifyDomainNow(services: Services, storeId: string, domai
     requireActiveSite(services.db, storeId);
     return restartDomain(services.db, requireDomain(services.db, storeId, domainId), now);
   })();
-  await checkDomain(services, restarted, now);
+  // Should the job runner have it at this moment, this request leaves it be.
+  if (claimDue(services.db, domains, restarted.id, restarted.nextAttemptAt, now)) await checkDomain(services, restarted, now);
   return services.db.select().from(domains).where(eq(domains.id, domainId)).get() ?? restarted;
 }
 

@@ -1,9 +1,9 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { and, eq, inArray, isNotNull, lte, ne } from 'drizzle-orm';
+import { and, eq, inArray, ne } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
-import { claimDue } from '../../db/claim.js';
+import { claimEachDue } from '../../db/claim.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { fail } from '../../server/errors.js';
@@ -136,10 +136,8 @@ async function advanceEditing(services: Services, now: number): Promise<number> 
     const status = services.db.select({ status: editing.status }).from(editing).where(eq(editing.id, id)).get()?.status;
     if (status !== 'STARTING' && status !== 'READY') await stopServer(services, id);
   }
-  const due = services.db.select().from(editing).where(and(isNotNull(editing.nextAttemptAt), lte(editing.nextAttemptAt, now))).all();
   let handled = 0;
-  for (const env of due) {
-    if (!claimDue(services.db, editing, env.id, env.nextAttemptAt, now)) continue;
+  for (const env of claimEachDue(services.db, editing, now)) {
     handled++;
     if (now >= closeAt(env)) {
       await stopServer(services, env.id);

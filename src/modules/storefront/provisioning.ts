@@ -1,5 +1,5 @@
-import { and, eq, isNotNull, lte } from 'drizzle-orm';
-import { claimDue } from '../../db/claim.js';
+import { eq } from 'drizzle-orm';
+import { claimEachDue } from '../../db/claim.js';
 import type { Job } from '../../server/jobs.js';
 import type { Services } from '../../server/services.js';
 import { readBlob } from './blobs.js';
@@ -15,10 +15,8 @@ const retryDelay = (failures: number) => Math.min(60_000 * 2 ** failures, 30 * 6
  * this deployment's blob store — then `servedVersionId` moves to it and the status is SYNCED.
  */
 function applyPublished(services: Services, now: number): number {
-  const due = services.db.select().from(sites).where(and(isNotNull(sites.nextAttemptAt), lte(sites.nextAttemptAt, now))).all();
   let handled = 0;
-  for (const site of due) {
-    if (!claimDue(services.db, sites, site.id, site.nextAttemptAt, now)) continue;
+  for (const site of claimEachDue(services.db, sites, now)) {
     handled++;
     const version = site.publishedVersionId ? services.db.select().from(versions).where(eq(versions.id, site.publishedVersionId)).get() : undefined;
     let failure: string | null = null;
