@@ -1,6 +1,6 @@
-import { and, asc, eq, getTableName, lte, notInArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, getTableName, lte, notInArray, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { onPostgres, type Db } from './client.js';
+import { onPostgres, type Db, type Sqlite } from './client.js';
 
 /** A queue table of durable work: each row has an id and the time it is due. */
 type DueTable = SQLiteTable & { id: SQLiteColumn; nextAttemptAt: SQLiteColumn };
@@ -19,6 +19,24 @@ export const CLAIM_LEASE_MS = 60_000;
 export function claimDue(db: Db, table: DueTable, id: string, dueAt: number | null, now: number): boolean {
   if (dueAt === null) return false;
   return db.update(table).set({ nextAttemptAt: now + CLAIM_LEASE_MS } as never).where(and(eq(table.id, id), eq(table.nextAttemptAt, dueAt))).run().changes === 1;
+}
+
+/**
+ * The pick of rows to claim, as a subquery: on PostgreSQL it locks them, and passes over rows another process
+ * is claiming at that moment instead of waiting for them (`FOR UPDATE SKIP LOCKED`). SQLite has one writer.
+ */
+export const claimPick = (db: Db, pick: SQLWrapper): SQLWrapper => (onPostgres(db) ? sql`(${pick} for update skip locked)` : pick);
+
+/**
+ * Runs a batch of claims, and the writes around them, at the cost each database does best: on SQLite as one
+ * transaction (one commit for the batch); on PostgreSQL each claim commits on its own, at READ COMMITTED,
+ * where SKIP LOCKED passes over the rows other processes are claiming. In a SERIALIZABLE transaction a row
+ * another process claimed and committed meanwhile would fail the whole batch (40001) instead. Writes that
+ * must hold together go through `together`: their own transaction on PostgreSQL, the batch's on SQLite.
+ */
+export function claimingBatch<T>(db: Db, sqlite: Sqlite, work: (together: (writes: () => void) => void) => T): T {
+  if (onPostgres(db)) return work((writes) => sqlite.transaction(writes)());
+  return sqlite.transaction(() => work((writes) => writes()))();
 }
 
 interface Pick {
@@ -48,11 +66,11 @@ export function claimNextDue<T extends QueueTable>(db: Db, table: T, now: number
   if (!due || !key) throw new Error(`${getTableName(table)}: name its due time and key (Pick.due, Pick.key)`);
   const next = db.select(Object.fromEntries(key.map((column, i) => [`k${i}`, column]))).from(table)
     .where(and(lte(due, now), pick.where, pick.skip?.length ? notInArray(key[0], pick.skip) : undefined))
-    .orderBy(asc(due), ...key.map((column) => asc(column)))
+    // By the due time alone, which its index gives in order: a tie-break would sort every row due at once.
+    .orderBy(asc(due))
     .limit(1);
-  const skipLocked = onPostgres(db) ? sql` for update skip locked` : sql``;
   return db.update(table).set((pick.set ?? { nextAttemptAt: now + CLAIM_LEASE_MS }) as never)
-    .where(sql`(${sql.join(key, sql`, `)}) = (${next}${skipLocked})`)
+    .where(sql`(${sql.join(key, sql`, `)}) = ${claimPick(db, next)}`)
     .returning()
     .get() as T['$inferSelect'] | undefined;
 }

@@ -40,9 +40,9 @@ for (const engine of ['SQLite', 'PostgreSQL'] as const) {
   });
   test.after(() => database.close());
 
-  test('due rows come earliest first (ties by id); rows not yet due or not matching stay', () => {
-    enqueue(database, [{ id: 'c', dueIn: -10 }, { id: 'b', dueIn: -50 }, { id: 'a', dueIn: -10 }, { id: 'later', dueIn: 5 }, { id: 'done', dueIn: -99, status: 'DONE' }]);
-    assert.equal(idsOf(claimEachDue(database.db, appDeliveries, NOW, { where: pending })), ['b', 'a', 'c']);
+  test('due rows come earliest first; rows not yet due or not matching stay', () => {
+    enqueue(database, [{ id: 'c', dueIn: -10 }, { id: 'b', dueIn: -50 }, { id: 'a', dueIn: 0 }, { id: 'later', dueIn: 5 }, { id: 'done', dueIn: -99, status: 'DONE' }]);
+    assert.equal(idsOf(claimEachDue(database.db, appDeliveries, NOW, { where: pending })), ['b', 'c', 'a']);
   });
 
   test('a claimed row is leased: nobody takes it again until the lease lapses, then it is due again', () => {

@@ -1,4 +1,6 @@
 import { createHmac } from 'node:crypto';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { apiClient, login, startTestService, type Api, type TestService } from '../helpers/service.js';
@@ -70,6 +72,46 @@ test('an emitted ORDER.PAID reaches the receiver at once, signed as spec 01 §6.
   assert.is(detail.data.requestHeaders.find((h: { name: string }) => h.name === 'Content-Length').value, String(Buffer.byteLength(hit.body)));
   await api('DELETE', `/v1/webhooks/${webhookId}`);
   await receiver.close();
+});
+
+test('a receiver gets at most 16 sends at once, all 16 claimed together; the rest follow as answers come, each once', async () => {
+  let mode: 'fail' | 'hold' | 'ok' = 'fail';
+  const held: ServerResponse[] = [];
+  const seen: string[] = [];
+  const server = createServer((req, res) => {
+    seen.push(String(req.headers['svc-event-id']));
+    req.resume().on('end', () => {
+      if (mode === 'hold') held.push(res);
+      else res.writeHead(mode === 'ok' ? 200 : 500).end();
+    });
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  const created = await svc.api('POST', '/v1/webhooks', { body: { url, eventTypes: ['ORDER.CONFIRMED'] } });
+  const records = async () => (await api('GET', `/v1/webhooks/${created.data.webhookId}/deliveries`, { query: { limit: '50' } })).data.contents as { status: string; attemptCount: number }[];
+  try {
+    for (let i = 0; i < 20; i++) await emit('ORDER.CONFIRMED', { resource: { type: 'ORDER', id: `ord_par_${i}` }, data: { orderId: `ord_par_${i}` } });
+    // Every first attempt fails, so all 20 retries come due at the same moment, found by one look of the worker.
+    await eventually(async () => (await records()).filter((d) => d.status === 'PENDING_RETRY').length === 20);
+    mode = 'hold';
+    await advance(60);
+    await eventually(() => held.length === 16);
+    await new Promise((ok) => setTimeout(ok, 300));
+    assert.is(held.length, 16, 'no 17th send while 16 are open');
+    mode = 'ok';
+    for (const res of held.splice(0)) res.writeHead(200).end();
+    const done = await eventually(async () => {
+      const list = await records();
+      return list.length === 20 && list.every((d) => d.status === 'SUCCESS') && list;
+    });
+    assert.ok(done.every((d) => d.attemptCount === 2));
+    assert.is(seen.length, 40, 'each event sent twice: the failed attempt and the retry');
+    assert.is(new Set(seen).size, 20);
+  } finally {
+    await api('DELETE', `/v1/webhooks/${created.data.webhookId}`);
+    server.closeAllConnections();
+    server.close();
+  }
 });
 
 test('sequence grows per resource for every event, subscribed or not', async () => {
