@@ -1,4 +1,4 @@
-import { and, asc, eq, getTableName, lte, notInArray, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, asc, eq, getTableName, notInArray, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { onPostgres, type Db, type Sqlite } from './client.js';
 
@@ -42,8 +42,8 @@ export function claimingBatch<T>(db: Db, sqlite: Sqlite, work: (together: (write
 interface Pick {
   /** What else a row must be to be taken (its status, say). */
   where?: SQL;
-  /** The time the row is due, when the table calls it something else than `nextAttemptAt`. */
-  due?: SQLiteColumn;
+  /** The time the row is due, when the table calls it something else than `nextAttemptAt` (or it is worked out). */
+  due?: SQLiteColumn | SQL;
   /** The row's key, when it is not `id`. */
   key?: SQLiteColumn[];
   /** What the claim writes, when it is more or other than the lease (a timer turns FIRED, a schedule takes its next run). */
@@ -65,7 +65,7 @@ export function claimNextDue<T extends QueueTable>(db: Db, table: T, now: number
   const key = pick.key ?? (table.id && [table.id]);
   if (!due || !key) throw new Error(`${getTableName(table)}: name its due time and key (Pick.due, Pick.key)`);
   const next = db.select(Object.fromEntries(key.map((column, i) => [`k${i}`, column]))).from(table)
-    .where(and(lte(due, now), pick.where, pick.skip?.length ? notInArray(key[0], pick.skip) : undefined))
+    .where(and(sql`${due} <= ${now}`, pick.where, pick.skip?.length ? notInArray(key[0], pick.skip) : undefined))
     // By the due time alone, which its index gives in order: a tie-break would sort every row due at once.
     .orderBy(asc(due))
     .limit(1);

@@ -6,6 +6,9 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { eq } from 'drizzle-orm';
+import { retryRefunds } from '../../src/modules/checkout/payments.js';
+import { paymentRefunds } from '../../src/modules/checkout/schema.js';
 import { gatewayFor } from '../../src/modules/payments/gateway.js';
 import { fails, ok } from '../helpers/assert.js';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
@@ -151,6 +154,25 @@ test('a refund the gateway holds (REFUND_HELD) waits with its reason and heldRef
   fails(await api('POST', '/v1/payments/refunds/rfd_nope/process'), 404, 'REFUND_NOT_FOUND');
   const after = ok(await api('GET', `/v1/payments/${o.paymentId}`));
   assert.equal([after.heldRefundAmount, after.status], [0, 'PARTIALLY_REFUNDED']);
+});
+
+test('a refund left PROCESSING goes to the gateway once, however many refunds jobs take it up at the same moment', async () => {
+  const o = await placeOrder();
+  await fetch(`${svc.url}/_dev/v1/payments/${o.paymentId}/simulate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outcome: 'REFUND_HELD' }) });
+  const canceled = ok(await api('POST', `/v1/order-items/${o.plateItem.orderItemId}/cancel`, { body: { quantity: 1, reason: 'OUT_OF_STOCK' } }));
+  // A `process` whose service stopped between taking the refund out of HELD and calling the gateway.
+  svc.services.db.update(paymentRefunds).set({ status: 'PROCESSING' }).where(eq(paymentRefunds.id, canceled.refundId)).run();
+  // A minute later the refunds jobs of two processes look at once (each awaits the gateway before the other is done).
+  const later = svc.services.clock.now() + 61_000;
+  const handled = await Promise.all([retryRefunds(svc.services, later), retryRefunds(svc.services, later)]);
+  assert.equal(handled.sort(), [0, 1]);
+  const payment = ok(await api('GET', `/v1/payments/${o.paymentId}`));
+  assert.equal(payment.refunds.map((r: any) => [r.status, r.amount]), [['COMPLETED', 14000]]);
+  const attempt = payment.attempts.find((a: any) => a.status === 'APPROVED');
+  const view = await gatewayFor(svc.services, svc.storeId, 'pg_one').lookup({
+    pgPaymentKey: svc.services.db.$client.prepare('select pg_payment_key from payment_attempts where id = ?').pluck().get(attempt.attemptId) as string, pgOrderId: attempt.pgOrderId,
+  });
+  assert.is(view.canceledAmount, 14000, 'the gateway canceled the money once');
 });
 
 test('cash receipts follow refunds: issued for the payment, reissued for the remainder after a partial cancel, canceled with the last', async () => {

@@ -288,10 +288,22 @@ export function recompute(db: Db, sqlite: { transaction<T>(fn: () => T): () => T
 export const lastComputedAt = (db: Db): number | null =>
   db.select({ computedAt: analyticsRuns.computedAt }).from(analyticsRuns).where(eq(analyticsRuns.id, 'aggregate')).get()?.computedAt ?? null;
 
-/** The job's tick: a recompute when the last one is 10 minutes old (or none ran yet). */
+/**
+ * Takes the run at `now` for this process: of several processes on one database, only the one whose write
+ * still finds the time it read (`last`) wins. The figures are as of `now`, so that is also the time reports show.
+ */
+function claimRun(db: Db, last: number | null, now: number): boolean {
+  const claim = last === null
+    ? db.insert(analyticsRuns).values({ id: 'aggregate', computedAt: now }).onConflictDoNothing()
+    : db.update(analyticsRuns).set({ computedAt: now }).where(and(eq(analyticsRuns.id, 'aggregate'), eq(analyticsRuns.computedAt, last)));
+  return claim.run().changes === 1;
+}
+
+/** The job's tick: a recompute when the last one is 10 minutes old (or none ran yet), by one process. */
 export function recomputeIfDue(db: Db, sqlite: { transaction<T>(fn: () => T): () => T }, now: number): number {
   const last = lastComputedAt(db);
   if (last !== null && now - last < RECOMPUTE_EVERY_MS && now >= last) return 0;
+  if (!claimRun(db, last, now)) return 0;
   return recompute(db, sqlite, now);
 }
 

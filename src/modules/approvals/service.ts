@@ -4,7 +4,7 @@ import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { successOutgoing, toApiError, type Outgoing } from '../../server/envelope.js';
 import { fail } from '../../server/errors.js';
-import { sendMail } from '../../server/mail.js';
+import { queueMail } from '../../server/mail.js';
 import type { RawRequest } from '../../server/pipeline.js';
 import type { Operation, Preview, StoreCtx, Target } from '../../server/registry.js';
 import type { Services } from '../../server/services.js';
@@ -300,21 +300,25 @@ export function notifyApprovers(services: Services, now: number): number {
   for (const storeId of new Set(waiting.map((r) => r.storeId))) {
     const last = services.db.select({ at: max(approvalRequests.notifiedAt) }).from(approvalRequests).where(eq(approvalRequests.storeId, storeId)).get()?.at ?? 0;
     if (last > now - NOTICE_BATCH_MS) continue;
-    const batch = waiting.filter((r) => r.storeId === storeId);
-    const approvers = services.db.select({ email: users.email, role: members.role }).from(members)
-      .innerJoin(users, eq(users.id, members.userId))
-      .where(and(eq(members.storeId, storeId), inArray(members.role, ['OWNER', 'ADMIN']))).all();
-    for (const approver of approvers) {
-      const mine = batch.filter((r) => !r.ownerOnly || approver.role === 'OWNER');
-      if (mine.length === 0) continue;
-      sendMail(services, {
-        to: approver.email,
-        subject: `[svc] 승인 대기 중인 AI 작업 ${mine.length}건`,
-        body: mine.map((r) => `- ${r.operationName} (${r.operationId}) 요청: ${r.requesterName}, 만료 ${isoAt(r.expiresAt)}\n  ${approvalPageUrl(services, r.id)}`).join('\n'),
-      });
-      sent++;
-    }
-    services.db.update(approvalRequests).set({ notifiedAt: now }).where(inArray(approvalRequests.id, batch.map((r) => r.id))).run();
+    services.sqlite.transaction(() => {
+      // Claimed with the mails that announce them: of several processes, one mails each request.
+      const batch = services.db.update(approvalRequests).set({ notifiedAt: now })
+        .where(and(inArray(approvalRequests.id, waiting.filter((r) => r.storeId === storeId).map((r) => r.id)), isNull(approvalRequests.notifiedAt)))
+        .returning().all().sort((a, b) => (a.id < b.id ? -1 : 1));
+      const approvers = services.db.select({ email: users.email, role: members.role }).from(members)
+        .innerJoin(users, eq(users.id, members.userId))
+        .where(and(eq(members.storeId, storeId), inArray(members.role, ['OWNER', 'ADMIN']))).all();
+      for (const approver of approvers) {
+        const mine = batch.filter((r) => !r.ownerOnly || approver.role === 'OWNER');
+        if (mine.length === 0) continue;
+        queueMail(services.db, now, {
+          to: approver.email,
+          subject: `[svc] 승인 대기 중인 AI 작업 ${mine.length}건`,
+          body: mine.map((r) => `- ${r.operationName} (${r.operationId}) 요청: ${r.requesterName}, 만료 ${isoAt(r.expiresAt)}\n  ${approvalPageUrl(services, r.id)}`).join('\n'),
+        });
+        sent++;
+      }
+    })();
   }
   return sent;
 }

@@ -1,10 +1,11 @@
 import { findSite } from '../storefront/service.js';
 import { isPreviewAddress } from '../storefront/serving.js';
 import { connectedOrigins } from '../storefront/domains.js';
-import { and, desc, eq, inArray, lte, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { storeSettings } from '../stores/service.js';
 import { recordPurchase } from '../analytics/ingest.js';
+import { claimEachDue } from '../../db/claim.js';
 import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
@@ -543,16 +544,27 @@ function settleApproval(services: Services, attemptId: string, result: ConfirmRe
   })();
 }
 
+/** How long a refund's gateway call holds it; a refusal or silence is tried again when that ends. */
+const REFUND_RETRY_MS = 60_000;
+
 /**
  * Gives a refund's money back at the gateway (automatic cancels, seller cancels, claims); a refusal or
- * silence is retried by the refunds job. The gateway is asked first what it already canceled on the
- * attempt: beyond the refunds completed so far, that is this refund's money (an answer lost earlier), so
- * a cancel is never sent twice.
+ * silence is retried by the refunds job. The refund is first taken for this call (of the request and the
+ * refunds jobs of every process, one at a time), and the gateway is asked what it already canceled on the
+ * attempt: beyond the refunds completed so far, that is this refund's money (an answer lost earlier), so a
+ * cancel is never sent twice.
  */
 export async function runRefund(services: Services, refundId: string) {
+  const now = services.clock.now();
+  const refund = services.db.update(paymentRefunds).set({ nextAttemptAt: now + REFUND_RETRY_MS })
+    .where(and(eq(paymentRefunds.id, refundId), eq(paymentRefunds.status, 'PROCESSING'), or(isNull(paymentRefunds.nextAttemptAt), lte(paymentRefunds.nextAttemptAt, now))))
+    .returning().get();
+  if (refund) await refundAtGateway(services, refund);
+}
+
+async function refundAtGateway(services: Services, refund: typeof paymentRefunds.$inferSelect) {
   const { db } = services;
-  const refund = db.select().from(paymentRefunds).where(eq(paymentRefunds.id, refundId)).get()!;
-  if (refund.status !== 'PROCESSING') return;
+  const refundId = refund.id;
   const attempt = q(db).attempt.get({ id: refund.attemptId })!;
   const gateway = gatewayFor(services, refund.storeId, attempt.pg as Pg, { credentialId: attempt.credentialId ?? undefined });
   const view = await gateway.lookup({ pgPaymentKey: attempt.pgPaymentKey!, pgOrderId: attempt.pgOrderId });
@@ -564,12 +576,13 @@ export async function runRefund(services: Services, refundId: string) {
   const now = services.clock.now();
   if (result.status === 'CANCELED') {
     services.sqlite.transaction(() => {
-      db.update(paymentRefunds).set({ status: 'COMPLETED', completedAt: now, failure: null, heldReason: null }).where(eq(paymentRefunds.id, refundId)).run();
+      db.update(paymentRefunds).set({ status: 'COMPLETED', completedAt: now, failure: null, heldReason: null, nextAttemptAt: null }).where(eq(paymentRefunds.id, refundId)).run();
       countRefund(db, { storeId: refund.storeId, at: now, pg: attempt.pg, method: attempt.approvedMethod ?? attempt.method, testPayment: attempt.testPayment, amount: refund.amount });
       if (attempt.status === 'APPROVED') followCashReceipt(db, now, refund.paymentId);
     })();
   }
-  else if (result.status === 'HELD') db.update(paymentRefunds).set({ status: 'HELD', heldReason: result.failure?.message ?? 'REFUND_HELD' }).where(eq(paymentRefunds.id, refundId)).run();
+  // Held until someone processes it again, which then takes it at once.
+  else if (result.status === 'HELD') db.update(paymentRefunds).set({ status: 'HELD', heldReason: result.failure?.message ?? 'REFUND_HELD', nextAttemptAt: null }).where(eq(paymentRefunds.id, refundId)).run();
   else if (result.status === 'FAILED') db.update(paymentRefunds).set({ failure: result.failure ? failure(result.failure.code, result.failure.message, result.failure.optionUnavailable, now) : null }).where(eq(paymentRefunds.id, refundId)).run();
 }
 
@@ -732,28 +745,37 @@ const CONFIRM_RETRY_MS = 5_000;
 
 /** Approvals whose result the gateway had not given: ask again (spec 01 §3.3 "confirming result"). */
 export async function resolveConfirming(services: Services, now: number): Promise<number> {
-  const due = services.db.select().from(paymentAttempts)
-    .where(and(eq(paymentAttempts.status, 'CONFIRMING'), lte(paymentAttempts.updatedAt, now - CONFIRM_RETRY_MS))).limit(100).all();
-  for (const attempt of due) {
+  let handled = 0;
+  // Each look is claimed by moving `updatedAt` to now: the next one, by whichever process, comes a retry period later.
+  for (const attempt of claimEachDue(services.db, paymentAttempts, now, {
+    due: sql`${paymentAttempts.updatedAt} + ${CONFIRM_RETRY_MS}`,
+    where: eq(paymentAttempts.status, 'CONFIRMING'),
+    set: { updatedAt: now },
+  })) {
+    handled++;
     const gateway = gatewayFor(services, attempt.storeId, attempt.pg as Pg, { credentialId: attempt.credentialId ?? undefined });
     const view = await gateway.lookup({ pgPaymentKey: attempt.pgPaymentKey!, pgOrderId: attempt.pgOrderId });
     if (view.status === 'APPROVED') {
       await applyGatewayResult(services, attempt, { status: 'APPROVED', approvedAmount: view.approvedAmount, approvedMethod: view.approvedMethod, pgTransactionId: view.pgTransactionId });
     } else if (view.status === 'REFUSED' || view.status === 'NOT_FOUND' || view.status === 'CANCELED') {
       await applyGatewayResult(services, attempt, { status: 'REFUSED', approvedAmount: 0, approvedMethod: null, pgTransactionId: null, failure: { code: `GATEWAY_${view.status}`, message: '결제가 승인되지 않았습니다.', optionUnavailable: false } });
-    } else {
-      updateById(services.db, paymentAttempts, attempt.id, { updatedAt: services.clock.now() });
     }
   }
-  return due.length;
+  return handled;
 }
 
-/** Automatic cancels the gateway has not finished yet (refused or unanswered): retried every minute. */
+/** Refunds the gateway has not finished yet (refused or unanswered): retried every minute, each by one process. */
 export async function retryRefunds(services: Services, now: number): Promise<number> {
-  const due = services.db.select({ id: paymentRefunds.id }).from(paymentRefunds)
-    .where(and(eq(paymentRefunds.status, 'PROCESSING'), lte(paymentRefunds.createdAt, now - 60_000))).limit(100).all();
-  for (const { id } of due) await runRefund(services, id);
-  return due.length;
+  let handled = 0;
+  for (const refund of claimEachDue(services.db, paymentRefunds, now, {
+    due: sql`coalesce(${paymentRefunds.nextAttemptAt}, ${paymentRefunds.createdAt} + ${REFUND_RETRY_MS})`,
+    where: eq(paymentRefunds.status, 'PROCESSING'),
+    set: { nextAttemptAt: now + REFUND_RETRY_MS },
+  })) {
+    await refundAtGateway(services, refund);
+    handled++;
+  }
+  return handled;
 }
 
 /** The cash a payment kept: its approved amount less the cash refunds the gateway completed. */

@@ -167,4 +167,9 @@ export const paymentRefunds = sqliteTable('payment_refunds', {
   failure: text('failure', { mode: 'json' }).$type<Failure | null>(),
   createdAt: integer('created_at').notNull(),
   completedAt: integer('completed_at'),
+  /**
+   * While PROCESSING: until when the gateway call under way holds it, which is also when the refunds job
+   * tries it again; null before its first call (the job takes it a minute after creation).
+   */
+  nextAttemptAt: integer('next_attempt_at'),
 }, (t) => [index('payment_refunds_payment').on(t.paymentId), index('payment_refunds_status').on(t.status)]);

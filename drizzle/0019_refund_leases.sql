@@ -1,0 +1,1 @@
+ALTER TABLE `payment_refunds` ADD `next_attempt_at` integer;
