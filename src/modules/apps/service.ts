@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, lte, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
@@ -167,7 +167,10 @@ export function eraseUninstalled(services: Services, now: number): number {
     .all();
   for (const inst of due) {
     services.sqlite.transaction(() => {
-      db.update(appInstallations).set({ settings: {}, erasedAt: now, updatedAt: now }).where(eq(appInstallations.id, inst.id)).run();
+      // Of several processes (or a re-run of this transaction after a conflict), the one that marks it erased erases it.
+      const claimed = db.update(appInstallations).set({ settings: {}, erasedAt: now, updatedAt: now })
+        .where(and(eq(appInstallations.id, inst.id), isNull(appInstallations.erasedAt))).run().changes === 1;
+      if (!claimed) return;
       db.delete(appStorage).where(eq(appStorage.installationId, inst.id)).run();
       enqueueDelivery(db, inst.id, 'APP.STORE_DATA_ERASE', { storeId: inst.storeId, uninstalledAt: isoAt(inst.uninstalledAt!) }, now);
     })();

@@ -799,8 +799,9 @@ function followCashReceipt(db: Db, now: number, paymentId: string) {
 
 /** Sandbox cash receipts are issued at once; live issuance waits for a gateway receipt API (not in the adapters yet). */
 export function issueCashReceipts(services: Services, now: number): number {
-  const due = services.db.select().from(cashReceipts).where(and(eq(cashReceipts.status, 'ISSUE_PENDING'), lte(cashReceipts.nextAttemptAt, now))).limit(100).all();
-  for (const receipt of due) {
+  let handled = 0;
+  for (const receipt of claimEachDue(services.db, cashReceipts, now, { key: [cashReceipts.paymentId], where: eq(cashReceipts.status, 'ISSUE_PENDING') })) {
+    handled++;
     const payment = findPayment(services.db, receipt.paymentId)!;
     if (payment.testPayment) {
       // A reissue after a partial refund gets a number of its own.
@@ -816,5 +817,5 @@ export function issueCashReceipts(services: Services, now: number): number {
       }).where(eq(cashReceipts.paymentId, receipt.paymentId)).run();
     }
   }
-  return due.length;
+  return handled;
 }
