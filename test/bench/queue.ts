@@ -1,7 +1,8 @@
 /**
- * Issue 18 benchmark, durable jobs on PostgreSQL: the project's own job table (claimed the way src/db/claim.ts
- * `claimDue` claims — a guarded single-statement update that moves the due time a lease ahead — and the
- * `FOR UPDATE SKIP LOCKED` variant) against pg-boss 12 with its `key_strict_fifo` policy (one lane per order),
+ * Issue 18 benchmark, durable jobs on PostgreSQL: the project's own job table (claimed as before stop 26 — a
+ * read of the due rows, then a guarded update of each one's due time — and with `FOR UPDATE SKIP LOCKED`, one
+ * job per statement as src/db/claim.ts now claims, or a batch with one lane per order) against pg-boss 12 with
+ * its `key_strict_fifo` policy (one lane per order),
  * on one embedded PostgreSQL in one run. Each enqueue is its own transaction with one business-row insert, as an
  * order write would; each job is one business-row update committed together with the job's completion. Three
  * workers, each on its own connection, drain the backlog; every approach is checked for exactly-once and per-key
@@ -81,9 +82,9 @@ const ownComplete = (id: string) => async (tx: Tx) => {
   await tx.query(`UPDATE bench_jobs SET status = 'DONE', attempts = attempts + 1 WHERE id = $1`, [id]);
 };
 
-/** src/db/claim.ts as it is: read a batch of due rows, then claim each by a guarded update of its due time. */
-const claimDue = (lanes: boolean): Approach => ({
-  name: lanes ? 'own table, claimDue + lanes' : 'own table, claimDue (as today)',
+/** The claim before stop 26: read a batch of due rows, then claim each by a guarded update of its due time. */
+const readThenClaim = (lanes: boolean): Approach => ({
+  name: lanes ? 'own table, read then guarded update + lanes' : 'own table, read then guarded update (before)',
   reset: resetBusiness,
   enqueue: ownEnqueue,
   async worker(client, _index, done, process) {
@@ -101,6 +102,24 @@ const claimDue = (lanes: boolean): Approach => ({
     }
   },
 });
+
+/** src/db/claim.ts `claimEachDue` as the service runs it: one statement picks and leases the next job, skipping locked rows. */
+const skipLockedOneByOne: Approach = {
+  name: 'own table, SKIP LOCKED one by one (as the service)',
+  reset: resetBusiness,
+  enqueue: ownEnqueue,
+  async worker(client, _index, done, process) {
+    while (!done()) {
+      const now = Date.now();
+      const [row] = (await client.query(
+        `UPDATE bench_jobs SET next_attempt_at = $2 WHERE id = (
+           SELECT id FROM bench_jobs WHERE status = 'PENDING' AND next_attempt_at <= $1 ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+         RETURNING id, payload`, [now, now + LEASE_MS])).rows;
+      if (row) await process(row.payload, ownComplete(row.id));
+      else await sleep(2);
+    }
+  },
+};
 
 /** One statement picks and leases a batch, skipping rows another worker is leasing at that moment. */
 const skipLocked: Approach = {
@@ -223,7 +242,7 @@ try {
   // Untimed: a fresh server's first writes (connections, buffers, WAL segments) would otherwise be charged to whichever approach runs first.
   await measure(skipLocked, 1_000);
   const results = [];
-  for (const approach of [claimDue(false), claimDue(true), skipLocked, pgBoss()]) results.push(await measure(approach));
+  for (const approach of [readThenClaim(false), readThenClaim(true), skipLockedOneByOne, skipLocked, pgBoss()]) results.push(await measure(approach));
   const boss = results.at(-1)!;
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
   console.log(`\n${JOBS} jobs over ${KEYS} orders, ${PRODUCERS} producers, ${WORKERS} workers (own connections), batch ${BATCH}; ratio = ÷ pg-boss`);
