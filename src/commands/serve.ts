@@ -8,12 +8,19 @@ export default class Serve extends Command {
     json: Flags.boolean({ description: 'Print one JSON ready line on stdout' }),
     'database-url': Flags.string({ env: 'SVC_DATABASE_URL', description: 'PostgreSQL (16 or newer) to run on, e.g. postgres://user:pass@db.example.com:5432/svc?sslmode=require (a managed PostgreSQL works); without it the SQLite file in the data dir' }),
     'unsafe-allow-webhook-hosts': Flags.string({ env: 'SVC_UNSAFE_ALLOW_WEBHOOK_HOSTS', default: '', description: 'Comma-separated exact hosts exempt from the https and blocked-address webhook rules (test rigs only)' }),
+    workers: Flags.integer({ env: 'SVC_WORKERS', min: 1, max: 64, default: 1, description: 'Processes that share the port, the database and the work, supervised by this one (a dead one is started again); PostgreSQL only, as the SQLite file takes one process. One per core is a good start.' }),
     'apps-host': Flags.string({ env: 'SVC_APPS_HOST', description: 'Host under which each app gets its own, {handle}.{apps-host} (e.g. apps.example.com, with wildcard DNS); without it app routes and admin pages are not served' }),
   };
 
   async run() {
     const { flags } = await this.parse(Serve);
     const env = process.env;
+    if (flags.workers > 1 && !flags['database-url']) this.error('--workers needs PostgreSQL (--database-url): the SQLite file in the data dir takes one process.', { exit: 2 });
+    const { default: cluster } = await import('node:cluster');
+    if (flags.workers > 1 && cluster.isPrimary) {
+      const { superviseWorkers } = await import('../server/cluster.js');
+      return superviseWorkers(flags.workers, { json: flags.json }, (line) => this.log(line));
+    }
     const { runForeground } = await import('../server/run.js');
     const { storefrontFromEnv } = await import('../server/services.js');
     if (env.SVC_TLS_PORT && !(env.SVC_TLS_CERT && env.SVC_TLS_KEY)) this.error('SVC_TLS_PORT needs SVC_TLS_CERT and SVC_TLS_KEY: the service\'s own certificate and private key as PEM files.', { exit: 2 });

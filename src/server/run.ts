@@ -1,3 +1,5 @@
+import cluster from 'node:cluster';
+import type { WorkerReport } from './cluster.js';
 import type { RunningService, StartOptions } from './main.js';
 
 /** A start that failed for a reason the person can fix; the command prints it and exits 1. */
@@ -10,7 +12,8 @@ export class StartFailure extends Error {
 /**
  * Runs the service in the foreground until Ctrl-C / SIGTERM, then shuts down cleanly (open requests
  * finish, the database is checkpointed and closed). With `json`, stdout gets exactly one line: the ready
- * line, or an error line (`{"event":"error","code","message"}`) when the start fails.
+ * line, or an error line (`{"event":"error","code","message"}`) when the start fails. A worker of
+ * `svc serve --workers` reports both to its supervisor (src/server/cluster.ts) instead, which prints them.
  */
 export async function runForeground(options: StartOptions & { json: boolean }, log: (line: string) => void) {
   const started = performance.now();
@@ -29,7 +32,8 @@ export async function runForeground(options: StartOptions & { json: boolean }, l
         ? new StartFailure('DATABASE_UNAVAILABLE', `PostgreSQL refused the connection: ${error.message}: check --database-url (SVC_DATABASE_URL) and that the server is up`)
         : null;
     if (!failure) throw error;
-    if (options.json) process.stdout.write(`${JSON.stringify({ event: 'error', code: failure.code, message: failure.message })}\n`);
+    if (cluster.isWorker) report({ event: 'error', code: failure.code, message: failure.message });
+    else if (options.json) process.stdout.write(`${JSON.stringify({ event: 'error', code: failure.code, message: failure.message })}\n`);
     throw failure;
   }
   // Listening before the ready line: a script that signals as soon as it reads the line gets a clean stop.
@@ -44,30 +48,40 @@ export async function runForeground(options: StartOptions & { json: boolean }, l
     process.on('SIGTERM', stop);
   });
   const { urls } = service.services;
-  if (options.json) {
-    process.stdout.write(`${JSON.stringify({
-      event: 'ready',
-      url: service.url,
-      adminBaseUrl: urls.admin,
-      storefrontBaseUrl: urls.storefront,
-      authUrl: urls.auth,
-      storeId: service.seeded?.storeId ?? null,
-      ownerToken: service.seeded?.ownerToken ?? null,
-    })}\n`);
-  } else {
-    log(`svc ${options.mode === 'dev' ? 'dev' : 'serve'} ready in ${Math.round(performance.now() - started)} ms at ${service.url}`);
-    log(`  admin API      ${urls.admin}`);
-    log(`  buyer API      ${urls.storefront}`);
-    log(`  auth server    ${urls.auth}`);
-    log(`  OpenAPI        ${urls.admin}/openapi.json`);
-    log(`  apps           ${appBaseUrl(service.services, '{handle}') ?? 'not served (set SVC_APPS_HOST or --apps-host)'}`);
-    log(`  database       ${describeDatabase(service.services.db)}`);
-    if (service.tlsPort !== null) log(`  https          port ${service.tlsPort} (custom domains: their issued certificates by SNI)`);
-    if (service.seeded) {
-      log(`  seeded store   Dev Store (${service.seeded.storeId})  login dev@svc.local / svc-dev-password`);
-      log(`  clock          ${service.services.clock.kind}`);
-    }
-    log('Press Ctrl-C to stop.');
-  }
+  const readyLine = {
+    event: 'ready',
+    url: service.url,
+    adminBaseUrl: urls.admin,
+    storefrontBaseUrl: urls.storefront,
+    authUrl: urls.auth,
+    storeId: service.seeded?.storeId ?? null,
+    ownerToken: service.seeded?.ownerToken ?? null,
+  };
+  const details = [
+    `  admin API      ${urls.admin}`,
+    `  buyer API      ${urls.storefront}`,
+    `  auth server    ${urls.auth}`,
+    `  OpenAPI        ${urls.admin}/openapi.json`,
+    `  apps           ${appBaseUrl(service.services, '{handle}') ?? 'not served (set SVC_APPS_HOST or --apps-host)'}`,
+    `  database       ${describeDatabase(service.services.db)}`,
+    ...(service.tlsPort !== null ? [`  https          port ${service.tlsPort} (custom domains: their issued certificates by SNI)`] : []),
+    ...(service.seeded ? [`  seeded store   Dev Store (${service.seeded.storeId})  login dev@svc.local / svc-dev-password`, `  clock          ${service.services.clock.kind}`] : []),
+  ];
+  if (cluster.isWorker) report({ event: 'ready', readyLine, details });
+  else if (options.json) process.stdout.write(`${JSON.stringify(readyLine)}\n`);
+  else printBanner(log, `svc ${options.mode === 'dev' ? 'dev' : 'serve'} ready in ${Math.round(performance.now() - started)} ms at ${service.url}`, details);
   await stopped;
+  // The channel to the supervisor would keep a worker alive after its service closed.
+  if (cluster.isWorker) cluster.worker!.disconnect();
+}
+
+/** The human start banner: the ready line, what is where, how to stop. */
+export function printBanner(log: (line: string) => void, ready: string, details: string[]) {
+  log(ready);
+  for (const line of details) log(line);
+  log('Press Ctrl-C to stop.');
+}
+
+function report(message: WorkerReport) {
+  process.send!(message);
 }

@@ -289,4 +289,49 @@ test('svc serve on PostgreSQL: the banner names the server and the client, never
   assert.not.match(String(unreachable.stderr), /s3cret-pass|\n\s+at /, 'no password, no stack trace');
 });
 
+test('svc serve --workers 3 on PostgreSQL: one ready line for three processes sharing the port; a killed worker is replaced; SIGTERM stops them all', async () => {
+  const url = await createTestDatabase();
+  const proc = execa(process.execPath, ['bin/run.js', 'serve', '--workers', '3', '--json'], { cwd: root, env: cleanEnv({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: tmp('serve-workers'), SVC_DATABASE_URL: url }), extendEnv: false, reject: false, stdin: 'ignore' });
+  running.add(proc);
+  let stderr = '';
+  proc.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const ready = await new Promise<Ready & { workers: number }>((resolve, reject) => {
+    let out = '';
+    proc.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('\n')) resolve(JSON.parse(out.slice(0, out.indexOf('\n'))));
+    });
+    proc.then((r) => reject(new Error(`exited (${r.exitCode}) before ready: ${r.stderr}`)));
+  });
+  assert.equal([ready.event, ready.workers, ready.storeId], ['ready', 3, null]);
+  const workers = async () => String((await execa('ps', ['--ppid', String(proc.pid), '-o', 'pid='])).stdout).split('\n').map(Number).filter(Boolean);
+  const before = await workers();
+  assert.is(before.length, 3);
+
+  const anon = apiClient(ready.url);
+  assert.is((await anon('POST', '/auth/v1/signup', { body: { email: 'workers@example.com', password: 'password-1234', name: 'w' } })).status, 201);
+  const { accessToken } = (await anon('POST', '/auth/v1/login', { body: { email: 'workers@example.com', password: 'password-1234' } })).data;
+  const { storeId } = (await apiClient(ready.url, { token: accessToken })('POST', '/auth/v1/stores', { body: { name: '워커 상점', code: 'workers' } })).data;
+  const owner = apiClient(ready.url, { token: accessToken, storeId });
+  const reads = await Promise.all(Array.from({ length: 12 }, () => owner('GET', '/v1/store')));
+  assert.equal(reads.map((r) => r.status), Array(12).fill(200));
+
+  process.kill(before[0], 'SIGKILL');
+  for (let i = 0; i < 100 && !((await workers()).length === 3 && !(await workers()).includes(before[0])); i++) await new Promise((r) => setTimeout(r, 100));
+  const after = await workers();
+  assert.is(after.length, 3, 'a replacement worker was started');
+  assert.not.ok(after.includes(before[0]));
+  assert.match(stderr, `[svc] worker ${before[0]} exited (SIGKILL): starting another`);
+  assert.is((await owner('GET', '/v1/store')).status, 200);
+
+  proc.kill('SIGTERM');
+  const stopped = await proc;
+  assert.is(stopped.exitCode, 0, `signal ${stopped.signal}, stderr: ${stderr}`);
+  for (const pid of after) assert.throws(() => process.kill(pid, 0), /ESRCH/, `worker ${pid} stopped with the supervisor`);
+
+  const sqlite = await execa(process.execPath, ['bin/run.js', 'serve', '--workers', '2'], { cwd: root, env: cleanEnv({ SVC_DATA_DIR: tmp('serve-workers-sqlite') }), extendEnv: false, reject: false, stdin: 'ignore' });
+  assert.is(sqlite.exitCode, 2);
+  assert.match(String(sqlite.stderr), '--workers needs PostgreSQL (--database-url)');
+});
+
 test.run();
