@@ -300,7 +300,7 @@ export function notifyApprovers(services: Services, now: number): number {
   for (const storeId of new Set(waiting.map((r) => r.storeId))) {
     const last = services.db.select({ at: max(approvalRequests.notifiedAt) }).from(approvalRequests).where(eq(approvalRequests.storeId, storeId)).get()?.at ?? 0;
     if (last > now - NOTICE_BATCH_MS) continue;
-    services.sqlite.transaction(() => {
+    sent += services.sqlite.transaction(() => {
       // Claimed with the mails that announce them: of several processes, one mails each request.
       const batch = services.db.update(approvalRequests).set({ notifiedAt: now })
         .where(and(inArray(approvalRequests.id, waiting.filter((r) => r.storeId === storeId).map((r) => r.id)), isNull(approvalRequests.notifiedAt)))
@@ -308,16 +308,18 @@ export function notifyApprovers(services: Services, now: number): number {
       const approvers = services.db.select({ email: users.email, role: members.role }).from(members)
         .innerJoin(users, eq(users.id, members.userId))
         .where(and(eq(members.storeId, storeId), inArray(members.role, ['OWNER', 'ADMIN']))).all();
+      let mailed = 0;
       for (const approver of approvers) {
         const mine = batch.filter((r) => !r.ownerOnly || approver.role === 'OWNER');
         if (mine.length === 0) continue;
+        mailed++;
         queueMail(services.db, now, {
           to: approver.email,
           subject: `[svc] 승인 대기 중인 AI 작업 ${mine.length}건`,
           body: mine.map((r) => `- ${r.operationName} (${r.operationId}) 요청: ${r.requesterName}, 만료 ${isoAt(r.expiresAt)}\n  ${approvalPageUrl(services, r.id)}`).join('\n'),
         });
-        sent++;
       }
+      return mailed;
     })();
   }
   return sent;

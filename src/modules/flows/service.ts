@@ -549,21 +549,22 @@ export function fireDueTimers(services: Services, now: number): number {
   let fired = 0;
   for (let looked = 0; looked < TIMERS_PER_RUN; looked++) {
     // Claimed (FIRED) in the transaction that moves the item: the timer is spent exactly when the move commits.
-    const timer = services.sqlite.transaction(() => {
-      const claimed = claimNextDue(db, flowTimers, now, { due: flowTimers.dueAt, where: eq(flowTimers.status, 'PENDING'), set: { status: 'FIRED', updatedAt: now } });
-      if (!claimed) return undefined;
-      const row = findItemFlow(db, claimed.orderItemId);
-      if (!row || row.state !== claimed.state) return claimed;
+    const outcome = services.sqlite.transaction((): 'none' | 'spent' | 'fired' => {
+      const timer = claimNextDue(db, flowTimers, now, { due: flowTimers.dueAt, where: eq(flowTimers.status, 'PENDING'), set: { status: 'FIRED', updatedAt: now } });
+      if (!timer) return 'none';
+      const row = findItemFlow(db, timer.orderItemId);
+      if (!row || row.state !== timer.state) return 'spent';
       try {
-        moveItem(services, now, row, { trigger: { kind: 'timer', transition: claimed.transition }, actor: { type: 'TIMER', id: claimed.id } });
-        fired++;
+        moveItem(services, now, row, { trigger: { kind: 'timer', transition: timer.transition }, actor: { type: 'TIMER', id: timer.id } });
+        return 'fired';
       } catch (error) {
         // A condition that no longer holds leaves the item where it is; the timer is spent.
         if ((error as { code?: string }).code !== 'FLOW_MOVE_NOT_ALLOWED') throw error;
+        return 'spent';
       }
-      return claimed;
     })();
-    if (!timer) break;
+    if (outcome === 'none') break;
+    if (outcome === 'fired') fired++;
   }
   return fired;
 }
