@@ -2,14 +2,15 @@
  * Issue 18 benchmark: member purchases per second (sheet → payment start → the sandbox window's approve
  * button → order) and `GET /v1/store` req/s for `svc serve` on SQLite (one process) and on PostgreSQL with
  * 1, 2 and 3 processes sharing one database — through each of its two clients, libpq and pg in a worker
- * thread — printed as ratios of the SQLite figures in one run.
+ * thread — and `svc serve --workers 3` (the three processes as one command on one port), printed as ratios of
+ * the SQLite figures in one run.
  */
 import autocannon from 'autocannon';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, stopTestPostgres } from '../helpers/postgres.js';
-import { localDeployment, type ServiceProcess } from '../helpers/process.js';
+import { freePort, localDeployment, startServiceProcess, type ServiceProcess } from '../helpers/process.js';
 
 const SECONDS = 4;
 const BUYERS = 24;
@@ -115,6 +116,21 @@ try {
     } finally {
       await postgres.stop();
     }
+  }
+  // The same three processes as one command: `svc serve --workers 3`, one port, node:cluster spreading the connections.
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-scale-'));
+  const port = await freePort();
+  const workers = await startServiceProcess(['serve', '--workers', '3'], {
+    SVC_DATABASE_URL: await createTestDatabase(), SVC_DATA_DIR: dataDir, SVC_PORT: String(port), SVC_HOST: '127.0.0.1', SVC_PUBLIC_URL: `http://127.0.0.1:${port}`,
+  });
+  try {
+    const s = await setUp(workers.url);
+    await purchasesPerSecond([workers.url], s);
+    const buy = await purchasesPerSecond([workers.url], s);
+    const store = await storeRps([workers.url], s);
+    console.log(`PostgreSQL (libpq), svc serve --workers 3: ${buy.toFixed(0)} purchases/s (${((buy / baseline.buy) * 100).toFixed(0)}% of SQLite) · GET /v1/store ${store.toFixed(0)} req/s (${((store / baseline.store) * 100).toFixed(0)}%)`);
+  } finally {
+    await workers.stop();
   }
 } finally {
   await stopTestPostgres();
