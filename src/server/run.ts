@@ -38,9 +38,16 @@ export async function runForeground(options: StartOptions & { json: boolean }, l
   }
   // Listening before the ready line: a script that signals as soon as it reads the line gets a clean stop.
   const stopped = new Promise<void>((resolve) => {
+    let stopping = false;
     const stop = async () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+      // A second Ctrl-C ends a lone service at once. A worker hears Ctrl-C together with its supervisor,
+      // which then asks it to stop as well: that is the same stop.
+      if (!cluster.isWorker) {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+      }
+      if (stopping) return;
+      stopping = true;
       await service.close();
       resolve();
     };
