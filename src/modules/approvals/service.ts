@@ -284,7 +284,7 @@ export function settleInterruptedExecutions(services: Services, now: number): nu
     const settled: Pick<ApprovalRow, 'status' | 'result'> = executed
       ? { status: executed.result === 'SUCCEEDED' ? 'SUCCEEDED' : 'FAILED', result: { statusCode: executed.statusCode } }
       : { status: 'UNKNOWN', result: { statusCode: 0 } };
-    services.db.update(approvalRequests).set(settled).where(eq(approvalRequests.id, row.id)).run();
+    services.db.update(approvalRequests).set(settled).where(and(eq(approvalRequests.id, row.id), eq(approvalRequests.status, 'EXECUTING'))).run();
   }
   return stale.length;
 }
