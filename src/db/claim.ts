@@ -1,25 +1,12 @@
-import { and, asc, eq, getTableName, notInArray, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, asc, getTableName, notInArray, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { onPostgres, type Db, type Sqlite } from './client.js';
 
-/** A queue table of durable work: each row has an id and the time it is due. */
-type DueTable = SQLiteTable & { id: SQLiteColumn; nextAttemptAt: SQLiteColumn };
 /** A table of due work whose due time or key may go by other names (`Pick.due`, `Pick.key`). */
 type QueueTable = SQLiteTable & { id?: SQLiteColumn; nextAttemptAt?: SQLiteColumn };
 
 /** How long a claimed row stays with the process that claimed it: longer than any one call it makes. */
 export const CLAIM_LEASE_MS = 60_000;
-
-/**
- * Claims one row for this process before its work starts, by its id and the due time it was read with (of
- * several processes, the one whose update still finds that time wins): for work asked for by a request
- * (a domain's "verify now"), where the row is already known. The due time moves a lease ahead, so the
- * others leave it alone, and a process that dies mid-call leaves it due again once the lease lapses.
- */
-export function claimDue(db: Db, table: DueTable, id: string, dueAt: number | null, now: number): boolean {
-  if (dueAt === null) return false;
-  return db.update(table).set({ nextAttemptAt: now + CLAIM_LEASE_MS } as never).where(and(eq(table.id, id), eq(table.nextAttemptAt, dueAt))).run().changes === 1;
-}
 
 /**
  * The pick of rows to claim, as a subquery: on PostgreSQL it locks them, and passes over rows another process
@@ -40,7 +27,7 @@ export function claimingBatch<T>(db: Db, sqlite: Sqlite, work: (together: (write
 }
 
 interface Pick {
-  /** What else a row must be to be taken (its status, say). */
+  /** What else a row must be to be taken (its status, say; or its id, for work a request starts on a known row). */
   where?: SQL;
   /** The time the row is due, when the table calls it something else than `nextAttemptAt` (or it is worked out). */
   due?: SQLiteColumn | SQL;

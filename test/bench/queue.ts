@@ -103,27 +103,12 @@ const readThenClaim = (lanes: boolean): Approach => ({
   },
 });
 
-/** src/db/claim.ts `claimEachDue` as the service runs it: one statement picks and leases the next job, skipping locked rows. */
-const skipLockedOneByOne: Approach = {
-  name: 'own table, SKIP LOCKED one by one (as the service)',
-  reset: resetBusiness,
-  enqueue: ownEnqueue,
-  async worker(client, _index, done, process) {
-    while (!done()) {
-      const now = Date.now();
-      const [row] = (await client.query(
-        `UPDATE bench_jobs SET next_attempt_at = $2 WHERE id = (
-           SELECT id FROM bench_jobs WHERE status = 'PENDING' AND next_attempt_at <= $1 ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-         RETURNING id, payload`, [now, now + LEASE_MS])).rows;
-      if (row) await process(row.payload, ownComplete(row.id));
-      else await sleep(2);
-    }
-  },
-};
-
-/** One statement picks and leases a batch, skipping rows another worker is leasing at that moment. */
-const skipLocked: Approach = {
-  name: 'own table, SKIP LOCKED + lanes',
+/**
+ * One statement picks and leases jobs, skipping rows another worker is leasing at that moment: one at a time
+ * in due order, as src/db/claim.ts `claimEachDue` claims for the service, or a batch with one lane per order.
+ */
+const skipLocked = (lanes: boolean): Approach => ({
+  name: lanes ? 'own table, SKIP LOCKED + lanes' : 'own table, SKIP LOCKED one by one (as the service)',
   reset: resetBusiness,
   enqueue: ownEnqueue,
   async worker(client, _index, done, process) {
@@ -131,14 +116,14 @@ const skipLocked: Approach = {
       const now = Date.now();
       const claimed = (await client.query(
         `UPDATE bench_jobs SET next_attempt_at = $2 WHERE id IN (
-           SELECT id FROM bench_jobs j WHERE status = 'PENDING' AND next_attempt_at <= $1 AND ${LANE_HEAD}
-           ORDER BY next_attempt_at, seq LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
+           SELECT id FROM bench_jobs j WHERE status = 'PENDING' AND next_attempt_at <= $1 ${lanes ? `AND ${LANE_HEAD}` : ''}
+           ORDER BY next_attempt_at${lanes ? `, seq LIMIT ${BATCH}` : ' LIMIT 1'} FOR UPDATE SKIP LOCKED)
          RETURNING id, payload`, [now, now + LEASE_MS])).rows;
       if (claimed.length === 0) await sleep(2);
       for (const row of claimed) await process(row.payload, ownComplete(row.id));
     }
   },
-};
+});
 
 /** pg-boss 12: `send` and `complete` take the caller's transaction through their `db` option. */
 function pgBoss(): Approach {
@@ -240,9 +225,9 @@ async function measure(approach: Approach, jobs = JOBS) {
 
 try {
   // Untimed: a fresh server's first writes (connections, buffers, WAL segments) would otherwise be charged to whichever approach runs first.
-  await measure(skipLocked, 1_000);
+  await measure(skipLocked(true), 1_000);
   const results = [];
-  for (const approach of [readThenClaim(false), readThenClaim(true), skipLockedOneByOne, skipLocked, pgBoss()]) results.push(await measure(approach));
+  for (const approach of [readThenClaim(false), readThenClaim(true), skipLocked(false), skipLocked(true), pgBoss()]) results.push(await measure(approach));
   const boss = results.at(-1)!;
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
   console.log(`\n${JOBS} jobs over ${KEYS} orders, ${PRODUCERS} producers, ${WORKERS} workers (own connections), batch ${BATCH}; ratio = ÷ pg-boss`);

@@ -1,11 +1,11 @@
 import { findSite } from '../storefront/service.js';
 import { isPreviewAddress } from '../storefront/serving.js';
 import { connectedOrigins } from '../storefront/domains.js';
-import { and, desc, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { storeSettings } from '../stores/service.js';
 import { recordPurchase } from '../analytics/ingest.js';
-import { claimEachDue } from '../../db/claim.js';
+import { claimEachDue, claimNextDue } from '../../db/claim.js';
 import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
@@ -548,6 +548,16 @@ function settleApproval(services: Services, attemptId: string, result: ConfirmRe
 const REFUND_RETRY_MS = 60_000;
 
 /**
+ * The claim of a PROCESSING refund for one gateway call, due from `firstTry` until its first call took a
+ * lease (which is also when it is tried again).
+ */
+const refundClaim = (now: number, firstTry: SQL, where?: SQL) => ({
+  due: sql`coalesce(${paymentRefunds.nextAttemptAt}, ${firstTry})`,
+  where: and(eq(paymentRefunds.status, 'PROCESSING'), where),
+  set: { nextAttemptAt: now + REFUND_RETRY_MS },
+});
+
+/**
  * Gives a refund's money back at the gateway (automatic cancels, seller cancels, claims); a refusal or
  * silence is retried by the refunds job. The refund is first taken for this call (of the request and the
  * refunds jobs of every process, one at a time), and the gateway is asked what it already canceled on the
@@ -556,15 +566,13 @@ const REFUND_RETRY_MS = 60_000;
  */
 export async function runRefund(services: Services, refundId: string) {
   const now = services.clock.now();
-  const refund = services.db.update(paymentRefunds).set({ nextAttemptAt: now + REFUND_RETRY_MS })
-    .where(and(eq(paymentRefunds.id, refundId), eq(paymentRefunds.status, 'PROCESSING'), or(isNull(paymentRefunds.nextAttemptAt), lte(paymentRefunds.nextAttemptAt, now))))
-    .returning().get();
+  // The request's own refund is due at once.
+  const refund = claimNextDue(services.db, paymentRefunds, now, refundClaim(now, sql`0`, eq(paymentRefunds.id, refundId)));
   if (refund) await refundAtGateway(services, refund);
 }
 
 async function refundAtGateway(services: Services, refund: typeof paymentRefunds.$inferSelect) {
   const { db } = services;
-  const refundId = refund.id;
   const attempt = q(db).attempt.get({ id: refund.attemptId })!;
   const gateway = gatewayFor(services, refund.storeId, attempt.pg as Pg, { credentialId: attempt.credentialId ?? undefined });
   const view = await gateway.lookup({ pgPaymentKey: attempt.pgPaymentKey!, pgOrderId: attempt.pgOrderId });
@@ -576,14 +584,14 @@ async function refundAtGateway(services: Services, refund: typeof paymentRefunds
   const now = services.clock.now();
   if (result.status === 'CANCELED') {
     services.sqlite.transaction(() => {
-      db.update(paymentRefunds).set({ status: 'COMPLETED', completedAt: now, failure: null, heldReason: null, nextAttemptAt: null }).where(eq(paymentRefunds.id, refundId)).run();
+      db.update(paymentRefunds).set({ status: 'COMPLETED', completedAt: now, failure: null, heldReason: null, nextAttemptAt: null }).where(eq(paymentRefunds.id, refund.id)).run();
       countRefund(db, { storeId: refund.storeId, at: now, pg: attempt.pg, method: attempt.approvedMethod ?? attempt.method, testPayment: attempt.testPayment, amount: refund.amount });
       if (attempt.status === 'APPROVED') followCashReceipt(db, now, refund.paymentId);
     })();
   }
   // Held until someone processes it again, which then takes it at once.
-  else if (result.status === 'HELD') db.update(paymentRefunds).set({ status: 'HELD', heldReason: result.failure?.message ?? 'REFUND_HELD', nextAttemptAt: null }).where(eq(paymentRefunds.id, refundId)).run();
-  else if (result.status === 'FAILED') db.update(paymentRefunds).set({ failure: result.failure ? failure(result.failure.code, result.failure.message, result.failure.optionUnavailable, now) : null }).where(eq(paymentRefunds.id, refundId)).run();
+  else if (result.status === 'HELD') db.update(paymentRefunds).set({ status: 'HELD', heldReason: result.failure?.message ?? 'REFUND_HELD', nextAttemptAt: null }).where(eq(paymentRefunds.id, refund.id)).run();
+  else if (result.status === 'FAILED') db.update(paymentRefunds).set({ failure: result.failure ? failure(result.failure.code, result.failure.message, result.failure.optionUnavailable, now) : null }).where(eq(paymentRefunds.id, refund.id)).run();
 }
 
 /**
@@ -767,11 +775,8 @@ export async function resolveConfirming(services: Services, now: number): Promis
 /** Refunds the gateway has not finished yet (refused or unanswered): retried every minute, each by one process. */
 export async function retryRefunds(services: Services, now: number): Promise<number> {
   let handled = 0;
-  for (const refund of claimEachDue(services.db, paymentRefunds, now, {
-    due: sql`coalesce(${paymentRefunds.nextAttemptAt}, ${paymentRefunds.createdAt} + ${REFUND_RETRY_MS})`,
-    where: eq(paymentRefunds.status, 'PROCESSING'),
-    set: { nextAttemptAt: now + REFUND_RETRY_MS },
-  })) {
+  // A refund no call took yet is left to its request for a minute.
+  for (const refund of claimEachDue(services.db, paymentRefunds, now, refundClaim(now, sql`${paymentRefunds.createdAt} + ${REFUND_RETRY_MS}`))) {
     await refundAtGateway(services, refund);
     handled++;
   }

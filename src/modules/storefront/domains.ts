@@ -5,7 +5,7 @@ import { and, count, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import { parse as parseDomain } from 'tldts';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
-import { claimDue, claimEachDue } from '../../db/claim.js';
+import { claimEachDue, claimNextDue } from '../../db/claim.js';
 import { isoAt } from '../../db/clock.js';
 import { newId, newSecret } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
@@ -327,7 +327,8 @@ export async function verifyDomainNow(services: Services, storeId: string, domai
     return restartDomain(services.db, requireDomain(services.db, storeId, domainId), now);
   })();
   // Should the job runner have it at this moment, this request leaves it be.
-  if (claimDue(services.db, domains, restarted.id, restarted.nextAttemptAt, now)) await checkDomain(services, restarted, now);
+  const claimed = claimNextDue(services.db, domains, now, { where: eq(domains.id, restarted.id) });
+  if (claimed) await checkDomain(services, claimed, now);
   return services.db.select().from(domains).where(eq(domains.id, domainId)).get() ?? restarted;
 }
 
