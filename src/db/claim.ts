@@ -1,6 +1,6 @@
 import { and, asc, getTableName, notInArray, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { onPostgres, type Db, type Sqlite } from './client.js';
+import { onPostgres, transaction, type Db } from './client.js';
 
 /** A table of due work whose due time or key may go by other names (`Pick.due`, `Pick.key`). */
 type QueueTable = SQLiteTable & { id?: SQLiteColumn; nextAttemptAt?: SQLiteColumn };
@@ -21,9 +21,9 @@ export const claimPick = (db: Db, pick: SQLWrapper): SQLWrapper => (onPostgres(d
  * another process claimed and committed meanwhile would fail the whole batch (40001) instead. Writes that
  * must hold together go through `together`: their own transaction on PostgreSQL, the batch's on SQLite.
  */
-export function claimingBatch<T>(db: Db, sqlite: Sqlite, work: (together: (writes: () => void) => void) => T): T {
-  if (onPostgres(db)) return work((writes) => sqlite.transaction(writes)());
-  return sqlite.transaction(() => work((writes) => writes()))();
+export function claimingBatch<T>(db: Db, work: (together: (writes: () => Promise<void>) => Promise<void>) => Promise<T>): Promise<T> {
+  if (onPostgres(db)) return work((writes) => transaction(db, writes));
+  return transaction(db, () => work((writes) => writes()));
 }
 
 interface Pick {
@@ -47,7 +47,7 @@ interface Pick {
  * process that dies mid-call leaves its row due again once the lease lapses. Inside a transaction, the claim
  * commits or rolls back with the work it guards.
  */
-export function claimNextDue<T extends QueueTable>(db: Db, table: T, now: number, pick: Pick = {}): T['$inferSelect'] | undefined {
+export async function claimNextDue<T extends QueueTable>(db: Db, table: T, now: number, pick: Pick = {}): Promise<T['$inferSelect'] | undefined> {
   const due = pick.due ?? table.nextAttemptAt;
   const key = pick.key ?? (table.id && [table.id]);
   if (!due || !key) throw new Error(`${getTableName(table)}: name its due time and key (Pick.due, Pick.key)`);
@@ -56,7 +56,7 @@ export function claimNextDue<T extends QueueTable>(db: Db, table: T, now: number
     // By the due time alone, which its index gives in order: a tie-break would sort every row due at once.
     .orderBy(asc(due))
     .limit(1);
-  return db.update(table).set((pick.set ?? { nextAttemptAt: now + CLAIM_LEASE_MS }) as never)
+  return await db.update(table).set((pick.set ?? { nextAttemptAt: now + CLAIM_LEASE_MS }) as never)
     .where(sql`(${sql.join(key, sql`, `)}) = ${claimPick(db, next)}`)
     .returning()
     .get() as T['$inferSelect'] | undefined;
@@ -69,9 +69,9 @@ const CLAIMS_PER_RUN = 100;
  * A job's due rows, earliest first, each claimed (`claimNextDue`) only when the caller moves on to it, so a
  * long call never outlives the lease of rows still waiting behind it; at most `limit` in one run.
  */
-export function* claimEachDue<T extends QueueTable>(db: Db, table: T, now: number, pick: Pick & { limit?: number } = {}): Generator<T['$inferSelect']> {
+export async function* claimEachDue<T extends QueueTable>(db: Db, table: T, now: number, pick: Pick & { limit?: number } = {}): AsyncGenerator<T['$inferSelect']> {
   for (let claimed = 0; claimed < (pick.limit ?? CLAIMS_PER_RUN); claimed++) {
-    const row = claimNextDue(db, table, now, pick);
+    const row = await claimNextDue(db, table, now, pick);
     if (!row) return;
     yield row;
   }

@@ -1,17 +1,40 @@
-import Database from 'better-sqlite3';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import Database, { type RunResult } from 'better-sqlite3';
 import { count, type SQL } from 'drizzle-orm';
-import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import type { BaseSQLiteDatabase, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { migrationsDir } from '../paths.js';
+import type { PgPool } from './pg/pool.js';
 
 export type Sqlite = Database.Database;
-export type Db = BetterSQLite3Database & { $client: Sqlite };
+
+/** better-sqlite3's statement API as the code uses it for its few raw statements; PostgreSQL's answers later. */
+export interface RawStatement<Params extends unknown[] = unknown[], Row = unknown> {
+  get(...params: Params): Promise<Row | undefined>;
+  all(...params: Params): Promise<Row[]>;
+  run(...params: Params): Promise<RunResult>;
+  pluck(toggle?: boolean): RawStatement<Params, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  raw(toggle?: boolean): RawStatement<Params, unknown[]>;
+}
+
+/** The connection under the drizzle database: SQLite's one, or PostgreSQL's pool. */
+export interface DbClient {
+  readonly open: boolean;
+  readonly inTransaction: boolean;
+  prepare<Params extends unknown[] = unknown[], Row = unknown>(sql: string): RawStatement<Params, Row>;
+}
+
+/**
+ * The database the modules query: drizzle's SQLite query builders, whose results are awaited. On SQLite they
+ * answer at once (better-sqlite3 is synchronous, and awaiting a value costs one microtask); on PostgreSQL
+ * they answer when the server does, while the process serves other requests.
+ */
+export type Db = BaseSQLiteDatabase<'async', RunResult> & { $client: DbClient };
 
 export interface Database_ {
   db: Db;
-  sqlite: Sqlite;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** Another service holds the data dir's database (its lock is exclusive, see below). */
@@ -23,8 +46,6 @@ export class DataDirInUseError extends Error {
 
 /**
  * Opens (creating when absent) the service's one SQLite file and applies every pending migration.
- * better-sqlite3 is synchronous: a transaction runs to completion without yielding to the event loop,
- * so no other request can interleave with it.
  */
 export function openDatabase(file: string): Database_ {
   const sqlite = new Database(file);
@@ -41,8 +62,9 @@ export function openDatabase(file: string): Database_ {
     // 1,000 cut the cost of a purchase transaction by a fifth in the checkout bench.
     sqlite.pragma('wal_autocheckpoint = 10000');
     sqlite.pragma('foreign_keys = ON');
-    db = drizzle(sqlite);
-    migrate(db, { migrationsFolder: migrationsDir });
+    const synchronous = drizzle(sqlite);
+    migrate(synchronous, { migrationsFolder: migrationsDir });
+    db = synchronous as unknown as Db;
   } catch (error) {
     sqlite.close();
     if ((error as { code?: string }).code === 'SQLITE_BUSY') throw new DataDirInUseError(file);
@@ -50,8 +72,7 @@ export function openDatabase(file: string): Database_ {
   }
   return {
     db,
-    sqlite,
-    close() {
+    async close() {
       if (!sqlite.open) return;
       sqlite.pragma('wal_checkpoint(TRUNCATE)');
       sqlite.close();
@@ -60,22 +81,21 @@ export function openDatabase(file: string): Database_ {
 }
 
 /**
- * Opens a PostgreSQL database (`svc serve --database-url`) and brings its schema up to date. The connection
- * answers synchronously behind better-sqlite3's API (src/db/pg/facade.ts), so drizzle's better-sqlite3
- * driver and every module run on it unchanged; the decision is in docs/decisions.md.
+ * Opens a PostgreSQL database (`svc serve --database-url`) and brings its schema up to date. The modules'
+ * queries run on it through a drizzle session that turns their SQLite SQL into PostgreSQL's (src/db/pg).
  */
 export async function openPostgresDatabase(url: string): Promise<Database_> {
   // Loaded only here: SQLite's start (svc dev) never pays for the PostgreSQL path.
-  const [{ PgClient }, { allTables, migratePostgres }] = await Promise.all([import('./pg/facade.js'), import('./pg/schema.js')]);
-  const client = new PgClient(url);
+  const [{ PgPool }, { drizzlePostgres }, { allTables, migratePostgres }] = await Promise.all([import('./pg/pool.js'), import('./pg/session.js'), import('./pg/schema.js')]);
+  const pool = new PgPool(url);
   try {
-    migratePostgres(client, await allTables());
+    await pool.connect();
+    await migratePostgres(pool, await allTables());
   } catch (error) {
-    client.close();
+    await pool.close();
     throw error;
   }
-  const sqlite = client as unknown as Sqlite;
-  return { db: drizzle(sqlite), sqlite, close: () => client.close() };
+  return { db: drizzlePostgres(pool) as unknown as Db, close: () => pool.close() };
 }
 
 /** True when the service runs on PostgreSQL, where SQLite's single-connection shortcuts do not hold. */
@@ -83,13 +103,91 @@ export function onPostgres(db: Db): boolean {
   return (db.$client as { dialect?: string }).dialect === 'postgres';
 }
 
-/** Where the data lives, for the start banner: the SQLite file, or the PostgreSQL server and the client used. */
-export function describeDatabase(db: Db): string {
-  const client = db.$client as Sqlite | { dialect: 'postgres'; describe(): string };
-  return 'dialect' in client && client.dialect === 'postgres' ? client.describe() : `SQLite ${(client as Sqlite).name}`;
+/** SQLite's connection, for what only SQLite has (synchronous reads on hot paths, pragmas), or null on PostgreSQL. */
+export function sqliteOf(db: Db): Sqlite | null {
+  return onPostgres(db) ? null : (db.$client as unknown as Sqlite);
 }
 
-/** Row count, synchronously (drizzle's `$count` is a promise, which a write transaction cannot await). */
-export function countRows(db: Db, table: SQLiteTable, where?: SQL): number {
-  return db.select({ n: count() }).from(table).where(where).get()!.n;
+/** Where the data lives, for the start banner: the SQLite file, or the PostgreSQL server. */
+export function describeDatabase(db: Db): string {
+  const sqlite = sqliteOf(db);
+  return sqlite ? `SQLite ${sqlite.name}` : (db.$client as unknown as PgPool).describe();
+}
+
+/** Row count. */
+export async function countRows(db: Db, table: SQLiteTable, where?: SQL): Promise<number> {
+  return (await db.select({ n: count() }).from(table).where(where).get())!.n;
+}
+
+/** The depth of the transaction the current asynchronous work runs in on SQLite (0 outermost), if any. */
+const sqliteFrames = new AsyncLocalStorage<number>();
+
+interface WriterQueue {
+  busy: boolean;
+  waiting: (() => void)[];
+}
+const writerQueues = new WeakMap<Sqlite, WriterQueue>();
+
+/** Thrown when a SQLite transaction's body waited for real I/O: other requests' statements could have joined it. */
+export class TransactionAwaitedIoError extends Error {
+  constructor() {
+    super('a SQLite transaction waited for I/O (a timer, the network, a file) before it ended: do that work before or after the transaction');
+  }
+}
+
+/**
+ * Runs `body` as one transaction, committed when it settles and rolled back when it throws; nested, as a
+ * savepoint. Statements inside go through the service's one `db` as everywhere else.
+ *
+ * On PostgreSQL the transaction holds one pooled connection, SERIALIZABLE, re-run whole after a
+ * serialization failure (src/db/pg/pool.ts). On SQLite there is one connection, so transactions take turns:
+ * one at a time per process, and a body must not wait for I/O — SQLite's statements answer at once, so a
+ * body that only queries ends within the same turn of the event loop, and no other request's statements
+ * can slip into it. A body that did wait is rolled back (`TransactionAwaitedIoError`).
+ */
+export function transaction<R>(db: Db, body: () => R | Promise<R>): Promise<R> {
+  const sqlite = sqliteOf(db);
+  if (!sqlite) return (db.$client as unknown as PgPool).transaction(body);
+  const depth = sqliteFrames.getStore();
+  return depth === undefined ? sqliteTransaction(sqlite, body) : sqliteSavepoint(sqlite, depth + 1, body);
+}
+
+async function sqliteTransaction<R>(sqlite: Sqlite, body: () => R | Promise<R>): Promise<R> {
+  let queue = writerQueues.get(sqlite);
+  if (!queue) writerQueues.set(sqlite, (queue = { busy: false, waiting: [] }));
+  if (queue.busy) await new Promise<void>((turn) => queue.waiting.push(turn));
+  queue.busy = true;
+  let waitedForIo = false;
+  const turnEnds = setImmediate(() => (waitedForIo = true));
+  try {
+    sqlite.exec('BEGIN');
+    try {
+      const result = await sqliteFrames.run(0, body);
+      if (waitedForIo) throw new TransactionAwaitedIoError();
+      sqlite.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+      throw error;
+    }
+  } finally {
+    clearImmediate(turnEnds);
+    const next = queue.waiting.shift();
+    if (next) next();
+    else queue.busy = false;
+  }
+}
+
+async function sqliteSavepoint<R>(sqlite: Sqlite, depth: number, body: () => R | Promise<R>): Promise<R> {
+  const name = `sp${depth}`;
+  sqlite.exec(`SAVEPOINT ${name}`);
+  try {
+    const result = await sqliteFrames.run(depth, body);
+    sqlite.exec(`RELEASE ${name}`);
+    return result;
+  } catch (error) {
+    sqlite.exec(`ROLLBACK TO ${name}`);
+    sqlite.exec(`RELEASE ${name}`);
+    throw error;
+  }
 }

@@ -1,4 +1,4 @@
-import { PgConnectError } from '../db/pg/sync.js';
+import { PgConnectError } from '../db/pg/pool.js';
 import type { Services } from './services.js';
 
 /**

@@ -128,7 +128,6 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const services: Services = {
     config,
     db: database.db,
-    sqlite: database.sqlite,
     clock: options.clock === 'manual' ? manualClock() : systemClock(),
     keys,
     modules,
@@ -154,7 +153,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
         void Promise.all(closed).then(async () => {
           // After the last request: module resources (the app runtime worker) may be in use until then.
           await Promise.all(modules.map((m) => m.onClose?.(services)));
-          database.close();
+          await database.close();
           done();
         });
         for (const listener of servers) listener.closeIdleConnections();

@@ -216,7 +216,6 @@ export function buildCtx(
   return {
     services,
     db: services.db,
-    sqlite: services.sqlite,
     clock: services.clock,
     now: services.clock.now(),
     params: op.params ? parseWith(op.params, raw.params) : raw.params,

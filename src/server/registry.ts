@@ -1,7 +1,7 @@
 import type { H3Event } from 'h3';
 import type { z } from 'zod';
 import type { Clock } from '../db/clock.js';
-import type { Db, Sqlite } from '../db/client.js';
+import type { Db } from '../db/client.js';
 import type { Principal } from '../modules/accounts/principal.js';
 import type { Customer } from '../modules/customers/service.js';
 import type { Role } from '../modules/stores/schema.js';
@@ -47,7 +47,6 @@ export interface Preview {
 export interface Ctx<B = any, Q = any, P = any> {
   services: Services;
   db: Db;
-  sqlite: Sqlite;
   clock: Clock;
   /** The request's instant, read once from the clock. */
   now: number;
@@ -152,7 +151,7 @@ export interface Operation<B = any, Q = any, P = any> {
   precheck?: (ctx: Ctx<B, Q, P>) => Promise<void>;
   /**
    * Business rules only. Writes run inside one transaction unless `async` is set (then the handler
-   * awaits outside work and opens its own short transactions with `ctx.sqlite.transaction`).
+   * awaits outside work and opens its own short transactions with `transaction(ctx.db, …)`).
    * Returns the `data` of the envelope, a full `Reply` via `reply()`, or a web `Response` sent as is
    * (streams, such as server-sent events).
    */

@@ -20,7 +20,7 @@ export async function runForeground(options: StartOptions & { json: boolean }, l
   const { DataDirInUseError, describeDatabase } = await import('../db/client.js');
   const { PortInUseError, startService } = await import('./main.js');
   const { appBaseUrl } = await import('../modules/apps/service.js');
-  const { PgConnectError } = await import('../db/pg/sync.js');
+  const { PgConnectError } = await import('../db/pg/pool.js');
   let service: RunningService;
   try {
     service = await startService(options);

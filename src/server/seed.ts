@@ -1,3 +1,4 @@
+import { transaction } from '../db/client.js';
 import { eq } from 'drizzle-orm';
 import { STORE_PLATFORM_CLIENT } from '../modules/accounts/clients.js';
 import { users } from '../modules/accounts/schema.js';
@@ -21,7 +22,7 @@ export async function seedDevStore(services: Services) {
   if (!store) {
     store = createStore(services, user.id, { name: 'Dev Store', code: SEED_STORE_CODE });
     const storeId = store.id;
-    services.sqlite.transaction(() => services.modules.forEach((m) => m.onSeed?.(services, storeId)))();
+    transaction(services.db, () => services.modules.forEach((m) => m.onSeed?.(services, storeId)));
   }
   const login = await openLoginSession(services, { userId: user.id, clientId: STORE_PLATFORM_CLIENT, scope: '*', authTime: services.clock.now() });
   return { storeId: store.id, ownerToken: login.accessToken };

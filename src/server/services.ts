@@ -1,5 +1,5 @@
 import type { Clock } from '../db/clock.js';
-import type { Db, Sqlite } from '../db/client.js';
+import type { Db } from '../db/client.js';
 import type { SigningKeys } from '../modules/accounts/keys.js';
 import type { Module } from './module.js';
 import type { Operation } from './registry.js';
@@ -62,7 +62,6 @@ export interface StorefrontConfig {
 export interface Services {
   config: ServiceConfig;
   db: Db;
-  sqlite: Sqlite;
   clock: Clock;
   keys: SigningKeys;
   /** Every domain module, and the operation registry built from them (passed in, so modules never import the list). */

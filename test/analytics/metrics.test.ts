@@ -150,7 +150,7 @@ test('server-recorded steps: cart add, checkout start and purchase with the visi
 test('limits: 50 events per request, 120 per visitor per minute recorded, 32 KB; over them still 204', async () => {
   const { storeId } = await store();
   const now = svc.services.clock.now();
-  const count = (visitor: string) => Number(svc.services.sqlite.prepare('SELECT count(*) FROM analytics_events WHERE store_id = ? AND visitor_id = ?').pluck().get(storeId, `visitor-${visitor}`));
+  const count = (visitor: string) => Number(svc.services.db.$client.prepare('SELECT count(*) FROM analytics_events WHERE store_id = ? AND visitor_id = ?').pluck().get(storeId, `visitor-${visitor}`));
   const many = (n: number) => Array.from({ length: n }, () => ev('product_view', now, { productId: 'prd_x' }));
   assert.is((await send(storeId, 'cap', many(60))).status, 204);
   assert.is(count('cap'), 50);
@@ -178,7 +178,7 @@ test('origins: with storefrontOrigins set, other origins get 403 ORIGIN_NOT_ALLO
   assert.is((await send(storeId, 'o2', [ev('page', now)], { origin: 'https://shop.example.com' })).status, 204);
   // A page outside the list without an Origin header: dropped, still 204.
   assert.is((await send(storeId, 'o3', [ev('page', now)], { referer: 'https://evil.example.com/x' })).status, 204);
-  const count = Number(svc.services.sqlite.prepare('SELECT count(*) FROM analytics_events WHERE store_id = ?').pluck().get(storeId));
+  const count = Number(svc.services.db.$client.prepare('SELECT count(*) FROM analytics_events WHERE store_id = ?').pluck().get(storeId));
   assert.is(count, 1);
 });
 
@@ -194,7 +194,7 @@ test('origins: a change of storefrontOrigins applies within a minute', async () 
 test('retention: raw events older than 90 days are deleted by the job', async () => {
   const { storeId } = await store();
   await send(storeId, 'old', [ev('page', svc.services.clock.now())]);
-  const count = () => Number(svc.services.sqlite.prepare('SELECT count(*) FROM analytics_events WHERE store_id = ?').pluck().get(storeId));
+  const count = () => Number(svc.services.db.$client.prepare('SELECT count(*) FROM analytics_events WHERE store_id = ?').pluck().get(storeId));
   assert.is(count(), 1);
   await svc.advance(89 * 86400);
   assert.is(count(), 1);

@@ -1,3 +1,4 @@
+import { transaction } from '../../src/db/client.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
@@ -62,9 +63,9 @@ test('exactly 1,000 keys fit; the 1,001st is refused with the limit named; rewri
   const { app, installationId } = await asNewApp();
   // The quota rules are the API's; filling through the service function keeps the test fast, the edges go over HTTP.
   const { writeItem } = await import('../../src/modules/apps/storage.js');
-  svc.services.sqlite.transaction(() => {
+  transaction(svc.services.db, () => {
     for (let i = 0; i < STORAGE_MAX_KEYS - 1; i++) writeItem(svc.services.db, installationId, `k${i}`, i, Date.now());
-  })();
+  });
   const last = await app('PUT', '/v1/app/storage/k999', { body: { value: 999 } });
   assert.is(last.status, 200, JSON.stringify(last.body));
   assert.is(last.data.usage.keys, 1000);

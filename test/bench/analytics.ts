@@ -1,3 +1,4 @@
+import { transaction } from '../../src/db/client.js';
 /**
  * Issue 17 benchmark, side by side in one run: event ingest (`POST /storefront/v1/events`, batches of 50,
  * a new visitor per request so the per-visitor limit never short-cuts) in events/s and as a ratio to a bare
@@ -34,12 +35,12 @@ async function recomputeBench() {
   const now = services.clock.now();
   const from = kstDayStart(addDays(today(now), -2));
   const span = now - from;
-  const insert = services.sqlite.prepare(`INSERT INTO analytics_events (id, store_id, visitor_id, client_session_id, name, at, path, referrer_host, utm_source, utm_medium, utm_campaign, device, bot, test, product_id, query, result_count, amount, data)
+  const insert = services.db.$client.prepare(`INSERT INTO analytics_events (id, store_id, visitor_id, client_session_id, name, at, path, referrer_host, utm_source, utm_medium, utm_campaign, device, bot, test, product_id, query, result_count, amount, data)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, 0, ?, ?, ?, ?, ?)`);
   const names = ['page', 'page', 'page', 'product_view', 'product_list_view', 'search', 'page_hide', 'cart_add', 'checkout_start', 'purchase'];
   const t0 = performance.now();
   const perVisitor = 20;
-  services.sqlite.transaction(() => {
+  transaction(services.db, () => {
     for (let v = 0; v < RAW_EVENTS / perVisitor; v++) {
       let at = from + Math.floor((v / (RAW_EVENTS / perVisitor)) * (span - 3_600_000));
       for (let i = 0; i < perVisitor; i++) {
@@ -52,23 +53,23 @@ async function recomputeBench() {
           name === 'product_list_view' ? JSON.stringify({ productIds: [`prd_${v % 500}`, `prd_${(v + 1) % 500}`] }) : name === 'purchase' ? JSON.stringify({ items: [{ productId: `prd_${v % 500}`, amount: 27000 }] }) : null);
       }
     }
-  })();
+  });
   console.log(`filled ${RAW_EVENTS.toLocaleString('en')} raw events (${(RAW_EVENTS / perVisitor).toLocaleString('en')} visitors) over 3 days in ${Math.round(performance.now() - t0)} ms`);
   const runs: number[] = [];
   for (let i = 0; i < 3; i++) {
     const t = performance.now();
-    recompute(services.db, services.sqlite, now);
+    recompute(services.db, now);
     runs.push(performance.now() - t);
   }
-  const rows = Number(services.sqlite.prepare('SELECT count(*) FROM analytics_day_rows').pluck().get());
+  const rows = Number(services.db.$client.prepare('SELECT count(*) FROM analytics_day_rows').pluck().get());
   console.log(`recompute of the latest 3 days (1,000,000 events): median ${Math.round(median(runs))} ms of [${runs.map(Math.round).join(', ')}] (target ≤ 10,000 ms); ${rows} per-date rows`);
   // 92 days of rows: the 3 computed days copied back over the earlier 89.
-  services.sqlite.transaction(() => {
-    const days = services.sqlite.prepare('SELECT * FROM analytics_day_rows').all() as Record<string, unknown>[];
+  transaction(services.db, () => {
+    const days = services.db.$client.prepare('SELECT * FROM analytics_day_rows').all() as Record<string, unknown>[];
     const columns = Object.keys(days[0]);
-    const copy = services.sqlite.prepare(`INSERT OR IGNORE INTO analytics_day_rows (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
+    const copy = services.db.$client.prepare(`INSERT OR IGNORE INTO analytics_day_rows (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
     for (let back = 3; back < 92; back += 3) for (const d of days) copy.run(...columns.map((c) => (c === 'date' ? addDays(d.date as string, -back) : d[c])));
-  })();
+  });
   const period = { from: addDays(today(now), -91), to: today(now), includeTest: false };
   for (const name of REPORTS) {
     const times: number[] = [];

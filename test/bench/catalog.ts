@@ -1,3 +1,4 @@
+import { transaction } from '../../src/db/client.js';
 /**
  * Issue 3 benchmark, measured side by side in one run: `GET /v1/products?size=20` on a store holding
  * 10,000 products of 3 variants each vs a bare H3 hello handler (target ≥ 35%).
@@ -19,7 +20,7 @@ async function serve() {
   const running = await startService({ port: 0, host: '127.0.0.1', mode: 'dev', dataDir: mkdtempSync(join(tmpdir(), 'svc-bench-catalog-')) });
   const { services, seeded } = running;
   const t0 = performance.now();
-  services.sqlite.transaction(() => {
+  transaction(services.db, () => {
     const w = { db: services.db, now: services.clock.now(), storeId: seeded!.storeId, readVersion: null };
     for (let i = 0; i < PRODUCTS; i++) {
       writeProduct(w, 'create', null, {
@@ -30,7 +31,7 @@ async function serve() {
         variants: [{ optionValues: ['S'], stockQuantity: 5 }, { optionValues: ['M'], stockQuantity: 5 }, { optionValues: ['L'], stockQuantity: 5, additionalAmount: 1000 }],
       });
     }
-  })();
+  });
   console.log(JSON.stringify({ url: running.url, storeId: seeded!.storeId, ownerToken: seeded!.ownerToken, fillMs: Math.round(performance.now() - t0) }));
 }
 

@@ -1,3 +1,4 @@
+import { transaction } from '../../src/db/client.js';
 /**
  * Issue 5 benchmark: webhook deliveries per second to a local receiver (signed, signatures verified by
  * the receiver), and how much one receiver that never answers slows the others — both in one run.
@@ -78,14 +79,14 @@ async function bench() {
     const before = succeeded();
     const target = (await received()) + n;
     const e0 = performance.now();
-    services.sqlite.transaction(() => {
+    transaction(services.db, () => {
       for (let i = 0; i < n; i++) {
         const orderId = `ord_bench_${before + i}`;
         emitEvent(services.db, services.clock.now(), { storeId: seeded!.storeId, type: 'ORDER.PAID', resource: { type: 'ORDER', id: orderId }, data: { orderId, orderNo: 20260101000000 + i, status: 'PAID', testPayment: true } });
       }
-    })();
+    });
     // The emitting transaction's WAL pages are checkpointed on its account, not during the timed sends.
-    services.sqlite.pragma('wal_checkpoint(PASSIVE)');
+    (services.db.$client as unknown as import('better-sqlite3').Database).pragma('wal_checkpoint(PASSIVE)');
     const t0 = performance.now();
     const c0 = process.cpuUsage();
     emitMs.push(t0 - e0);

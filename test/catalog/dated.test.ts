@@ -1,3 +1,4 @@
+import { transaction } from '../../src/db/client.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { login, startTestService, type TestService } from '../helpers/service.js';
@@ -107,9 +108,9 @@ test('a sold stay takes its nights from the calendar and locks the inventory mod
   const p = await dated();
   await calendar(p, { from: d(1), to: d(5), stock: 1 });
   const sale = { storeId: svc.storeId, productId: p.productId, variantId: p.variants[0].variantId, quantity: 1, stay: { checkIn: d(2), checkOut: d(4) } };
-  svc.services.sqlite.transaction(() => recordSale(svc.services.db, svc.services.clock.now(), sale))();
+  transaction(svc.services.db, () => recordSale(svc.services.db, svc.services.clock.now(), sale));
   throwsCode(() => stay(p, { checkIn: d(1), checkOut: d(3) }), 'DATES_UNAVAILABLE');
-  throwsCode(() => svc.services.sqlite.transaction(() => recordSale(svc.services.db, svc.services.clock.now(), { ...sale, stay: { checkIn: d(3), checkOut: d(5) } }))(), 'DATES_UNAVAILABLE');
+  throwsCode(() => transaction(svc.services.db, () => recordSale(svc.services.db, svc.services.clock.now(), { ...sale, stay: { checkIn: d(3), checkOut: d(5) } })), 'DATES_UNAVAILABLE');
   const days = (await svc.api('GET', `/v1/products/${p.productId}/calendar`, { query: { from: d(1), to: d(5) } })).data.variants[0].days;
   assert.equal(days.map((x: any) => x.stock), [1, 0, 0, 1, 1], 'the refused sale took nothing');
   fails(await svc.api('PATCH', `/v1/products/${p.productId}`, { body: { inventoryMode: 'STANDARD' } }), 409, 'INVENTORY_MODE_LOCKED');

@@ -1,3 +1,4 @@
+import { transaction } from '../../src/db/client.js';
 import { and, eq } from 'drizzle-orm';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -21,7 +22,7 @@ const outOfStockEvents = (productId: string) =>
   svc.services.db.select().from(events).where(and(eq(events.type, 'PRODUCT.OUT_OF_STOCK'), eq(events.resourceId, productId))).all();
 /** What checkout does at payment: the test plays checkout through the in-process services. */
 const sell = (p: any, quantity = 1, i = 0) =>
-  svc.services.sqlite.transaction(() => recordSale(svc.services.db, svc.services.clock.now(), { storeId: svc.storeId, productId: p.productId, variantId: p.variants[i].variantId, quantity }))();
+  transaction(svc.services.db, () => recordSale(svc.services.db, svc.services.clock.now(), { storeId: svc.storeId, productId: p.productId, variantId: p.variants[i].variantId, quantity }));
 
 test('stock: absolute or signed delta, exactly one of them', async () => {
   const p = await createProduct(svc.api, { stockQuantity: 5 });
@@ -55,7 +56,7 @@ test('an adjustment never raises stock past the largest stockQuantity accepted: 
   assert.is((await svc.api('PATCH', stockPath(p), { body: { adjustment: -1 } })).data.stockQuantity, max - 1);
   sell(p, 2);
   await svc.api('PATCH', stockPath(p), { body: { stockQuantity: max } });
-  svc.services.sqlite.transaction(() => restoreStock(svc.services.db, svc.services.clock.now(), { storeId: svc.storeId, productId: p.productId, variantId: p.variants[0].variantId, quantity: 2 }))();
+  transaction(svc.services.db, () => restoreStock(svc.services.db, svc.services.clock.now(), { storeId: svc.storeId, productId: p.productId, variantId: p.variants[0].variantId, quantity: 2 }));
   assert.is((await read(svc.api, p.productId)).stockQuantity, max + 2);
 });
 

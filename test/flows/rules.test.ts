@@ -1,3 +1,4 @@
+import { transaction } from '../../src/db/client.js';
 /**
  * Flow rules over HTTP: durable timers with the claim pause (through the hooks the claims issue calls),
  * every action error, assignment by product and category, progression ORDER with a webhook notification,
@@ -26,7 +27,7 @@ test.after(async () => {
 
 const DAY = 86_400;
 const flowOf = (id: string) => api('GET', `/v1/order-items/${id}/flow`);
-const inTransaction = (fn: (now: number) => void) => svc.services.sqlite.transaction(() => fn(svc.services.clock.now()))();
+const inTransaction = (fn: (now: number) => void) => transaction(svc.services.db, () => fn(svc.services.clock.now()));
 
 test('timers: DELIVER after 7 days pauses while a claim is open and resumes with the time it had left; then DECIDE after 8 days', async () => {
   const { item, order } = await guestOrder(svc, api);
@@ -156,7 +157,7 @@ const GROUPED: Definition = {
 };
 
 test('progression ORDER: the group moves as one, FLOW_STATE_CHANGED names every item, a webhook notification fires; a false condition is FLOW_MOVE_NOT_ALLOWED', async () => {
-  const flow = svc.services.sqlite.transaction(() => insertFlow(svc.services.db, svc.storeId, svc.services.clock.now(), { name: '주문 제작', kind: 'SHIPPING', definition: GROUPED }))();
+  const flow = transaction(svc.services.db, () => insertFlow(svc.services.db, svc.storeId, svc.services.clock.now(), { name: '주문 제작', kind: 'SHIPPING', definition: GROUPED }));
   const a = await createProduct(api, { flowId: flow.id });
   const b = await createProduct(api, { flowId: flow.id });
   const { order } = await memberOrder(svc, api, 'grouper', [a, b]);
@@ -190,7 +191,7 @@ test('progression ORDER: the group moves as one, FLOW_STATE_CHANGED names every 
 });
 
 test('a claim hold on one grouped item pauses the group (groupClaim PAUSE by default)', async () => {
-  const flow = svc.services.sqlite.transaction(() => insertFlow(svc.services.db, svc.storeId, svc.services.clock.now(), { name: '주문 제작 2', kind: 'SHIPPING', definition: GROUPED }))();
+  const flow = transaction(svc.services.db, () => insertFlow(svc.services.db, svc.storeId, svc.services.clock.now(), { name: '주문 제작 2', kind: 'SHIPPING', definition: GROUPED }));
   const a = await createProduct(api, { flowId: flow.id });
   const b = await createProduct(api, { flowId: flow.id });
   const { order } = await memberOrder(svc, api, 'grouper2', [a, b]);

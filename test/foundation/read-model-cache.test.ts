@@ -1,3 +1,4 @@
+import { transaction } from '../../src/db/client.js';
 /**
  * Cached read models (the store document, product list pages) are keyed by versions that triggers grow,
  * and those version reads are skipped while the connection wrote nothing. A rolled-back write grows the
@@ -22,11 +23,11 @@ test.after(async () => {
 function rolledBack(write: () => void, readInside: () => void) {
   const rollback = new Error('rollback');
   try {
-    svc.services.sqlite.transaction(() => {
+    transaction(svc.services.db, () => {
       write();
       readInside();
       throw rollback;
-    })();
+    });
   } catch (error) {
     if (error !== rollback) throw error;
   }
@@ -36,7 +37,7 @@ test('store document: a rolled-back rename is never served, and the next real ch
   const before = (await svc.api('GET', '/v1/store')).data.name;
   let seenInside = '';
   rolledBack(
-    () => svc.services.sqlite.prepare('UPDATE stores SET name = ? WHERE id = ?').run('되돌려질 이름', svc.storeId),
+    () => svc.services.db.$client.prepare('UPDATE stores SET name = ? WHERE id = ?').run('되돌려질 이름', svc.storeId),
     () => (seenInside = JSON.parse((storeDocument(svc.services, svc.storeId) as { json: string }).json).name),
   );
   assert.is(seenInside, '되돌려질 이름', 'inside its transaction the write is visible');

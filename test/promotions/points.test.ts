@@ -67,8 +67,8 @@ test('ledger: grants need an expiry, deductions a balance (also at dry run); ent
   assert.ok([403, 404].includes(poke.status));
   assert.is(ok(await fresh.api('GET', `/v1/customers/${buyer}/points`)).balance, 1800);
   // Append-only down to the database: no write path can rewrite an entry.
-  assert.throws(() => svc.services.sqlite.prepare('update point_entries set amount = 0 where customer_id = ?').run(buyer), /append-only/);
-  assert.throws(() => svc.services.sqlite.prepare('delete from point_entries where customer_id = ?').run(buyer), /append-only/);
+  assert.throws(() => svc.services.db.$client.prepare('update point_entries set amount = 0 where customer_id = ?').run(buyer), /append-only/);
+  assert.throws(() => svc.services.db.$client.prepare('delete from point_entries where customer_id = ?').run(buyer), /append-only/);
 });
 
 test('checkout: the sheet shows what points can do; pointAmount is checked against the policy and balance; guests cannot use points', async () => {

@@ -13,7 +13,7 @@ import { eq } from 'drizzle-orm';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CLAIM_LEASE_MS, claimEachDue, claimNextDue } from '../../src/db/claim.js';
-import { openDatabase, openPostgresDatabase, type Database_ } from '../../src/db/client.js';
+import { openDatabase, openPostgresDatabase, type Database_, transaction } from '../../src/db/client.js';
 import { appDeliveries } from '../../src/modules/apps/schema.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 
@@ -84,14 +84,14 @@ skipping.after(() => {
 
 skipping('a row another process is claiming is skipped, not waited for, and each row goes to one of them', () => {
   enqueue(first, [{ id: 'a', dueIn: -2 }, { id: 'b', dueIn: -1 }, { id: 'c', dueIn: 0 }]);
-  const taken = first.sqlite.transaction(() => {
+  const taken = transaction(first.db, () => {
     const mine = claimNextDue(first.db, appDeliveries, NOW, { where: pending });
     // The first process's claim of `a` is not committed yet: its row lock is held while the second claims.
     const started = performance.now();
     const theirs = claimNextDue(second.db, appDeliveries, NOW, { where: pending });
     assert.ok(performance.now() - started < 1000, 'the second process did not wait for the first one\'s lock');
     return [mine?.id, theirs?.id];
-  })();
+  });
   assert.equal(taken, ['a', 'b']);
   assert.equal(idsOf(claimEachDue(second.db, appDeliveries, NOW, { where: pending })), ['c'], 'after the commit, the first one\'s row stays leased');
 });

@@ -1,3 +1,4 @@
+import { transaction } from '../../src/db/client.js';
 import { createHmac } from 'node:crypto';
 import { get as httpGet, type IncomingMessage } from 'node:http';
 import { test } from 'uvu';
@@ -124,9 +125,9 @@ test('a client that stops reading costs the server no memory; reading again, it 
   const EVENTS = 1500;
   const blob = 'x'.repeat(20_000); // 30 MB of events in all, far beyond the socket buffers
   const before = process.memoryUsage().arrayBuffers;
-  svc.services.sqlite.transaction(() => {
+  transaction(svc.services.db, () => {
     for (let n = 0; n < EVENTS; n++) emitEvent(svc.services.db, Date.now(), { storeId: svc.storeId, type: 'ORDER.PAID', resource: null, data: { n, blob } });
-  })();
+  });
   await new Promise((ok) => setTimeout(ok, 300)); // the stream hears of the events and fills its queue
   const held = process.memoryUsage().arrayBuffers - before;
   assert.ok(held < 8 * 1024 * 1024, `a stalled stream holds ${(held / 1048576).toFixed(1)} MB`);

@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { is, SQL } from 'drizzle-orm';
 import { getTableConfig, SQLiteSyncDialect, SQLiteTable, type SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { migrationsDir } from '../../paths.js';
-import { toPostgresSql, type PgClient } from './facade.js';
+import { toPostgresSql, type PgPool } from './pool.js';
 
 /*
  * One schema, two dialects: the tables are declared once as drizzle `sqliteTable`s and PostgreSQL's DDL is
@@ -99,26 +99,26 @@ export async function allTables(): Promise<SQLiteTable[]> {
  * missing columns and indexes; new tables are created whole. Then the PostgreSQL-only SQL (SQLite's JSON
  * functions the queries use, the triggers of drizzle/0001_triggers.sql) is applied; it is written to be re-run.
  */
-export function migratePostgres(client: PgClient, tables: SQLiteTable[]): void {
-  client.transaction(() => {
+export async function migratePostgres(client: PgPool, tables: SQLiteTable[]): Promise<void> {
+  await client.transaction(async () => {
     // One starting process migrates at a time; the others wait here and then find nothing to do.
-    client.query('SELECT pg_advisory_xact_lock(5155)');
-    client.query('CREATE TABLE IF NOT EXISTS svc_schema (table_name text PRIMARY KEY, hash text NOT NULL)');
-    const stored = new Map(client.query('SELECT table_name, hash FROM svc_schema').rows.map(([name, hash]) => [name as string, hash as string]));
+    await client.query('SELECT pg_advisory_xact_lock(5155)');
+    await client.query('CREATE TABLE IF NOT EXISTS svc_schema (table_name text PRIMARY KEY, hash text NOT NULL)');
+    const stored = new Map((await client.query('SELECT table_name, hash FROM svc_schema')).rows.map(([name, hash]) => [name as string, hash as string]));
     const ddls = tables.map(tableDdl);
     const created: TableDdl[] = [];
     for (const ddl of ddls) {
       if (stored.get(ddl.name) === ddl.hash) continue;
       if (!stored.has(ddl.name)) {
-        client.query(ddl.create);
+        await client.query(ddl.create);
         created.push(ddl);
       } else {
-        for (const column of ddl.columns) client.query(`ALTER TABLE ${q(ddl.name)} ADD COLUMN IF NOT EXISTS ${column.ddl}`);
+        for (const column of ddl.columns) await client.query(`ALTER TABLE ${q(ddl.name)} ADD COLUMN IF NOT EXISTS ${column.ddl}`);
       }
-      for (const index of ddl.indexes) client.query(index);
-      client.query('INSERT INTO svc_schema (table_name, hash) VALUES ($1, $2) ON CONFLICT (table_name) DO UPDATE SET hash = excluded.hash', [ddl.name, ddl.hash]);
+      for (const index of ddl.indexes) await client.query(index);
+      await client.query('INSERT INTO svc_schema (table_name, hash) VALUES ($1, $2) ON CONFLICT (table_name) DO UPDATE SET hash = excluded.hash', [ddl.name, ddl.hash]);
     }
-    for (const ddl of created) for (const fk of ddl.foreignKeys) client.query(fk);
-    client.query(readFileSync(join(migrationsDir, 'postgres', 'setup.sql'), 'utf8'));
-  })();
+    for (const ddl of created) for (const fk of ddl.foreignKeys) await client.query(fk);
+    await client.query(readFileSync(join(migrationsDir, 'postgres', 'setup.sql'), 'utf8'));
+  });
 }

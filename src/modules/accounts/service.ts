@@ -1,6 +1,6 @@
 import { and, eq, gt, isNull, lt } from 'drizzle-orm';
 import { z } from 'zod';
-import { countRows } from '../../db/client.js';
+import { countRows, transaction } from '../../db/client.js';
 import { newId, newSecret } from '../../db/ids.js';
 import { fail } from '../../server/errors.js';
 import type { Services } from '../../server/services.js';
@@ -47,13 +47,13 @@ export async function signup(services: Services, input: { email: string; passwor
   const email = normalizeEmail(input.email);
   const passwordHash = await hashPassword(input.password);
   const { db, clock } = services;
-  return services.sqlite.transaction(() => {
+  return transaction(services.db, () => {
     if (db.select({ id: users.id }).from(users).where(eq(users.email, email)).get()) throw fail(409, 'EMAIL_TAKEN');
     const now = clock.now();
     const user = { id: newId('usr', now), email, name: input.name, passwordHash, tokensValidFrom: 0, createdAt: now };
     db.insert(users).values(user).run();
     return { userId: user.id, email: user.email, name: user.name, createdAt: new Date(now).toISOString() };
-  })();
+  });
 }
 
 /**
@@ -66,18 +66,18 @@ export async function verifyCredentials(services: Services, email: string, passw
   const { db, clock } = services;
   const accountKey = `login:${normalizeEmail(email)}`;
   const addressKey = `login-address:${address}`;
-  services.sqlite.transaction(() => {
+  transaction(services.db, () => {
     reserveAttempt(db, accountKey, ACCOUNT_LOGINS, clock.now(), 'LOGIN_THROTTLED');
     reserveAttempt(db, addressKey, ADDRESS_LOGINS, clock.now(), 'LOGIN_THROTTLED');
-  })();
+  });
   const user = db.select().from(users).where(eq(users.email, normalizeEmail(email))).get();
   // Unknown e-mail and wrong password look alike, and take alike long.
   const ok = await checkPassword(password, user?.passwordHash ?? 'scrypt$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
   if (!user || !ok) throw fail(401, 'INVALID_LOGIN');
-  services.sqlite.transaction(() => {
+  transaction(services.db, () => {
     clearAttempts(db, accountKey);
     releaseAttempt(db, addressKey);
-  })();
+  });
   return user;
 }
 
@@ -134,7 +134,7 @@ async function issueLoginTokens(services: Services, session: typeof loginSession
 export async function refreshLogin(services: Services, refreshToken: string, clientId: string | null): Promise<LoginTokens> {
   const { db, clock } = services;
   const now = clock.now();
-  const session = services.sqlite.transaction(() => {
+  const session = transaction(services.db, () => {
     const row = db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, hashSecret(refreshToken))).get();
     if (!row) return null;
     const s = db.select().from(loginSessions).where(eq(loginSessions.id, row.sessionId)).get()!;
@@ -148,7 +148,7 @@ export async function refreshLogin(services: Services, refreshToken: string, cli
     if (clientId !== null && clientId !== s.clientId) return null;
     db.update(refreshTokens).set({ usedAt: now }).where(eq(refreshTokens.tokenHash, row.tokenHash)).run();
     return s;
-  })();
+  });
   if (!session) throw fail(400, 'invalid_grant');
   return issueLoginTokens(services, session);
 }
@@ -252,12 +252,12 @@ export async function createAccessToken(services: Services, userId: string, inpu
     revokedAt: null,
     lastUsedAt: null,
   };
-  services.sqlite.transaction(() => {
+  transaction(services.db, () => {
     if (liveAccessTokenCount(services, userId, now) >= LIVE_ACCESS_TOKEN_LIMIT) {
       throw fail(409, 'TOKEN_LIMIT_EXCEEDED', { limit: LIVE_ACCESS_TOKEN_LIMIT });
     }
     services.db.insert(accessTokens).values(row).run();
-  })();
+  });
   return { ...presentAccessToken(row, now), token: value };
 }
 
@@ -316,7 +316,7 @@ export function requestPasswordReset(services: Services, email: string) {
 export async function confirmPasswordReset(services: Services, token: string, newPassword: string) {
   const passwordHash = await hashPassword(newPassword);
   const { db, clock } = services;
-  services.sqlite.transaction(() => {
+  transaction(services.db, () => {
     const now = clock.now();
     const row = db.select().from(passwordResets).where(eq(passwordResets.tokenHash, hashSecret(token))).get();
     if (!row || row.usedAt !== null || row.expiresAt <= now) throw fail(400, 'RESET_TOKEN_INVALID');
@@ -326,7 +326,7 @@ export async function confirmPasswordReset(services: Services, token: string, ne
     db.update(users).set({ passwordHash, tokensValidFrom: validFrom }).where(eq(users.id, row.userId)).run();
     db.update(loginSessions).set({ revokedAt: now }).where(and(eq(loginSessions.userId, row.userId), isNull(loginSessions.revokedAt))).run();
     db.update(accessTokens).set({ revokedAt: now }).where(and(eq(accessTokens.userId, row.userId), isNull(accessTokens.revokedAt))).run();
-  })();
+  });
   invalidatePrincipals();
 }
 

@@ -1,3 +1,4 @@
+import { transaction } from '../../db/client.js';
 import type { Module } from '../../server/module.js';
 import { collectorScript, COLLECTOR_PATH } from './collector.js';
 import { purgeOldEvents } from './ingest.js';
@@ -9,8 +10,8 @@ export const analyticsModule: Module = {
   name: 'analytics',
   operations: analyticsOperations,
   jobs: [
-    { name: 'analytics.aggregate', run: (services, now) => recomputeIfDue(services.db, services.sqlite, now) },
-    { name: 'analytics.retention', run: (services, now) => services.sqlite.transaction(() => purgeOldEvents(services.db, now))() },
+    { name: 'analytics.aggregate', run: (services, now) => recomputeIfDue(services.db, now) },
+    { name: 'analytics.retention', run: (services, now) => transaction(services.db, () => purgeOldEvents(services.db, now)) },
   ],
   mount(app) {
     app.get(COLLECTOR_PATH, () => new Response(collectorScript, {

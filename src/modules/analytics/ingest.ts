@@ -1,3 +1,4 @@
+import { transaction } from '../../db/client.js';
 import { eq, sql } from 'drizzle-orm';
 import { isbot } from 'isbot';
 import { z } from 'zod';
@@ -170,7 +171,7 @@ export function ingestEvents(services: Services, storeId: string, headers: Heade
   if (events.length === 0) return;
   const userAgent = headers.get('user-agent') ?? '';
   const device = deviceOf(userAgent);
-  services.sqlite.transaction(() => {
+  transaction(services.db, () => {
     const allowance = reserve(services.db, storeId, visit.visitorId, events.length, now);
     // A visitor past the per-minute limit behaves like a script: what it still records is flagged.
     const bot = isbot(userAgent) || allowance < events.length;
@@ -202,7 +203,7 @@ export function ingestEvents(services: Services, storeId: string, headers: Heade
         data: Object.keys(data).length ? data : null,
       };
     }));
-  })();
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------

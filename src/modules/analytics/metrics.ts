@@ -1,5 +1,5 @@
 import { and, eq, gte, inArray, lte, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { transaction, type Db } from '../../db/client.js';
 import { seoulDateOf } from '../../db/clock.js';
 import { addDays, today } from '../catalog/dates.js';
 import { kstDayStart } from '../orders/queries.js';
@@ -263,7 +263,7 @@ export function accumulateStore(db: Db, storeId: string, from: number, to: numbe
 }
 
 /** Rebuilds the rows of the latest 3 Korean dates for every store with events then; returns the stores done. */
-export function recompute(db: Db, sqlite: { transaction<T>(fn: () => T): () => T }, now: number): number {
+export function recompute(db: Db, now: number): number {
   const last = today(now);
   const dates = Array.from({ length: RECOMPUTE_DAYS }, (_, i) => addDays(last, -i)).reverse();
   const from = kstDayStart(dates[0]);
@@ -275,10 +275,10 @@ export function recompute(db: Db, sqlite: { transaction<T>(fn: () => T): () => T
     const acc = new Accumulator(new Set(dates));
     accumulateStore(db, storeId, from - LOOKBACK_MS, to, acc);
     const rows = acc.rows(storeId);
-    sqlite.transaction(() => {
+    transaction(db, () => {
       db.delete(analyticsDayRows).where(and(eq(analyticsDayRows.storeId, storeId), inArray(analyticsDayRows.date, dates))).run();
       for (let i = 0; i < rows.length; i += 200) db.insert(analyticsDayRows).values(rows.slice(i, i + 200)).run();
-    })();
+    });
   }
   db.insert(analyticsRuns).values({ id: 'aggregate', computedAt: now })
     .onConflictDoUpdate({ target: analyticsRuns.id, set: { computedAt: now } }).run();
@@ -300,11 +300,11 @@ function claimRun(db: Db, last: number | null, now: number): boolean {
 }
 
 /** The job's tick: a recompute when the last one is 10 minutes old (or none ran yet), by one process. */
-export function recomputeIfDue(db: Db, sqlite: { transaction<T>(fn: () => T): () => T }, now: number): number {
+export function recomputeIfDue(db: Db, now: number): number {
   const last = lastComputedAt(db);
   if (last !== null && now - last < RECOMPUTE_EVERY_MS && now >= last) return 0;
   if (!claimRun(db, last, now)) return 0;
-  return recompute(db, sqlite, now);
+  return recompute(db, now);
 }
 
 /** The rows of a period summed per key in SQL (a product report over 92 days reads one row per product). */

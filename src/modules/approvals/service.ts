@@ -1,3 +1,4 @@
+import { transaction } from '../../db/client.js';
 import { and, asc, eq, inArray, isNull, lt, max } from 'drizzle-orm';
 import { z } from 'zod';
 import { isoAt } from '../../db/clock.js';
@@ -93,7 +94,7 @@ export function requestApproval(services: Services, input: ApprovalInput): Outgo
   const principal = ctx.principal;
   const requesterKind = principal.kind;
   if (requesterKind !== 'login' && requesterKind !== 'access') throw fail(403, 'AGENT_OPERATION_DENIED');
-  return services.sqlite.transaction(() => {
+  return transaction(services.db, () => {
     if (input.idempotencyKey) {
       const first = services.db.select().from(approvalRequests)
         .where(and(eq(approvalRequests.requesterTokenId, principal.tokenId), eq(approvalRequests.idempotencyKey, input.idempotencyKey))).get();
@@ -134,7 +135,7 @@ export function requestApproval(services: Services, input: ApprovalInput): Outgo
     };
     services.db.insert(approvalRequests).values(row).run();
     return { ...pendingOutgoing(services, row), approvalId: row.id };
-  })();
+  });
 }
 
 /** `data` of the 202 APPROVAL_REQUIRED answer to an agent's held request (pendingOutgoing). */
@@ -159,7 +160,7 @@ export type DecisionChannel = { via: 'API' | 'APPROVAL_PAGE' } | { via: 'MCP_ELI
  */
 export async function decideApproval(ctx: StoreCtx, approvalId: string, decision: 'APPROVE' | 'REJECT', via: DecisionChannel = { via: 'API' }) {
   const { services } = ctx;
-  const row = ctx.sqlite.transaction(() => {
+  const row = transaction(ctx.db, () => {
     const current = loadApproval(ctx, approvalId);
     if (effectiveStatus(current, ctx.now) === 'EXPIRED') {
       ctx.db.update(approvalRequests).set({ status: 'EXPIRED' }).where(eq(approvalRequests.id, current.id)).run();
@@ -187,7 +188,7 @@ export async function decideApproval(ctx: StoreCtx, approvalId: string, decision
       metadata: { decision, ...via },
     });
     return { expired: false as const, row: { ...current, status, decidedAt: ctx.now, decidedBy: ctx.principal.userId } };
-  })();
+  });
   if (row.expired) throw fail(409, 'APPROVAL_EXPIRED');
   if (decision === 'REJECT') return presentApproval(services, row.row);
   const outcome = await runApproved(ctx, row.row);
@@ -300,7 +301,7 @@ export function notifyApprovers(services: Services, now: number): number {
   for (const storeId of new Set(waiting.map((r) => r.storeId))) {
     const last = services.db.select({ at: max(approvalRequests.notifiedAt) }).from(approvalRequests).where(eq(approvalRequests.storeId, storeId)).get()?.at ?? 0;
     if (last > now - NOTICE_BATCH_MS) continue;
-    sent += services.sqlite.transaction(() => {
+    sent += transaction(services.db, () => {
       // Claimed with the mails that announce them: of several processes, one mails each request.
       const batch = services.db.update(approvalRequests).set({ notifiedAt: now })
         .where(and(inArray(approvalRequests.id, waiting.filter((r) => r.storeId === storeId).map((r) => r.id)), isNull(approvalRequests.notifiedAt)))
@@ -320,7 +321,7 @@ export function notifyApprovers(services: Services, now: number): number {
         });
       }
       return mailed;
-    })();
+    });
   }
   return sent;
 }

@@ -1,3 +1,4 @@
+import { transaction } from '../../db/client.js';
 import { ApiError } from '../../server/errors.js';
 import type { Services } from '../../server/services.js';
 import { createGuardedFetch, RuntimeCallbackError, RuntimeHost, type InvocationKind, type RuntimeCallbacks, type RuntimeErrorCode } from '../../runtime-host/index.js';
@@ -62,7 +63,7 @@ function callbacks(services: Services, t: InvokeTarget, token: string): RuntimeC
       async set(k, value) {
         live();
         try {
-          services.sqlite.transaction(() => writeItem(db, installationId, key(k), value, services.clock.now()))();
+          transaction(services.db, () => writeItem(db, installationId, key(k), value, services.clock.now()));
         } catch (error) {
           asGuestError(error);
         }

@@ -1,3 +1,4 @@
+import { transaction } from '../../db/client.js';
 import { and, desc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
@@ -166,14 +167,14 @@ export function eraseUninstalled(services: Services, now: number): number {
     .where(and(eq(appInstallations.status, 'UNINSTALLED'), lte(appInstallations.eraseAt, now), sql`${appInstallations.erasedAt} is null`))
     .all();
   for (const inst of due) {
-    services.sqlite.transaction(() => {
+    transaction(services.db, () => {
       // Of several processes (or a re-run of this transaction after a conflict), the one that marks it erased erases it.
       const claimed = db.update(appInstallations).set({ settings: {}, erasedAt: now, updatedAt: now })
         .where(and(eq(appInstallations.id, inst.id), isNull(appInstallations.erasedAt))).run().changes === 1;
       if (!claimed) return;
       db.delete(appStorage).where(eq(appStorage.installationId, inst.id)).run();
       enqueueDelivery(db, inst.id, 'APP.STORE_DATA_ERASE', { storeId: inst.storeId, uninstalledAt: isoAt(inst.uninstalledAt!) }, now);
-    })();
+    });
   }
   return due.length;
 }
@@ -258,7 +259,7 @@ export function recordIfNotRunnable(
  */
 export function recordExecution(services: Services, r: ExecutionRecord, now: number) {
   const { db } = services;
-  services.sqlite.transaction(() => {
+  transaction(services.db, () => {
     db.insert(appExecutions).values({
       id: newId('appx', now), appId: r.app.id, installationId: r.installation.id, storeId: r.installation.storeId, kind: r.kind, name: r.name,
       status: r.status, errorCode: r.errorCode ?? null, errorMessage: r.errorMessage ?? null, logs: r.logs ?? [], durationMs: Math.round(r.durationMs ?? 0), createdAt: now,
@@ -270,7 +271,7 @@ export function recordExecution(services: Services, r: ExecutionRecord, now: num
       if (app.failingSince === null) db.update(apps).set({ failingSince: now }).where(eq(apps.id, app.id)).run();
       else if (app.suspendedAt === null && now - app.failingSince >= SUSPEND_AFTER_MS) db.update(apps).set({ suspendedAt: now, updatedAt: now }).where(eq(apps.id, app.id)).run();
     }
-  })();
+  });
 }
 
 /** One run of app code, or a delivery that did not run (kept 7 days). */

@@ -1,3 +1,4 @@
+import { transaction } from '../../db/client.js';
 import { and, eq, isNull, lte, notExists, or } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import type { Services } from '../../server/services.js';
@@ -68,6 +69,6 @@ export function releaseExpiredHolds(services: Services, now: number): number {
   const due = db.select({ id: payments.id }).from(payments)
     .where(and(isNull(payments.holdsSettledAt), isNull(payments.orderId), lte(payments.expiresAt, now), notExists(confirming)))
     .limit(200).all();
-  for (const { id } of due) services.sqlite.transaction(() => releaseDiscounts(db, now, id))();
+  for (const { id } of due) transaction(services.db, () => releaseDiscounts(db, now, id));
   return due.length;
 }

@@ -1,3 +1,4 @@
+import { transaction } from '../../db/client.js';
 import { findSite } from '../storefront/service.js';
 import { isPreviewAddress } from '../storefront/serving.js';
 import { connectedOrigins } from '../storefront/domains.js';
@@ -199,10 +200,10 @@ async function openWindow(services: Services, gateway: Gateway, payment: Payment
     const err = error instanceof ApiError ? error : new ApiError(503, 'PAYMENT_PROVIDER_UNAVAILABLE', { optionUnavailable: false });
     const now = services.clock.now();
     const f = failure(err.code, err.message, Boolean(err.details?.optionUnavailable), now);
-    services.sqlite.transaction(() => {
+    transaction(services.db, () => {
       updateById(services.db, paymentAttempts, attempt.id, { status: 'WINDOW_ERROR', failure: f, updatedAt: now });
       updateById(services.db, payments, payment.id, { lastFailure: f, updatedAt: now });
-    })();
+    });
     throw new ApiError(err.status, err.code, { ...err.details, paymentId: payment.id, attemptId: attempt.id }, err.fieldErrors);
   }
 }
@@ -283,7 +284,7 @@ export async function startPayment(ctx: Ctx<PaymentStartInput, unknown, { checko
     if (paid) assertReturnUrl(services, sheet.storeId, body.returnUrl!, testPayment);
     const guestPasswordHash = body.guest ? await hashPassword(body.guest.orderPassword) : null;
 
-    const { payment, attempt } = services.sqlite.transaction(() => {
+    const { payment, attempt } = transaction(services.db, () => {
       const now = services.clock.now();
       const fresh = loadSheet(ctx.db, sheet.id);
       assertSheetOpen(fresh, now);
@@ -325,7 +326,7 @@ export async function startPayment(ctx: Ctx<PaymentStartInput, unknown, { checko
         return { payment: { ...payment, status: 'COMPLETED' as const, orderId }, attempt: null };
       }
       return { payment, attempt: insertAttempt(ctx.db, payment, 1, option!, body.returnUrl!, testPayment, now) };
-    })();
+    });
     const payUrl = attempt ? await openWindow(services, gateway!, payment, attempt, sheet) : null;
     return reply(201, presentPaymentStart(payment, attempt, option, payUrl));
   });
@@ -366,7 +367,7 @@ export async function newAttempt(ctx: Ctx<{ option: PaymentOptionRef; returnUrl:
     const gateway = gatewayFor(services, payment.storeId, option.pg);
     const testPayment = gateway.sandbox;
     assertReturnUrl(services, payment.storeId, ctx.body.returnUrl, testPayment);
-    const attempt = services.sqlite.transaction(() => {
+    const attempt = transaction(services.db, () => {
       const now = services.clock.now();
       const fresh = loadPayment(ctx.db, payment.id);
       assertRetryable(ctx.db, fresh, now);
@@ -375,7 +376,7 @@ export async function newAttempt(ctx: Ctx<{ option: PaymentOptionRef; returnUrl:
       if (ctx.body.cashReceipt) writeCashReceipt(services, payment.id, payment.storeId, now, ctx.body.cashReceipt);
       if (testPayment !== fresh.testPayment) updateById(ctx.db, payments, payment.id, { testPayment, updatedAt: now });
       return insertAttempt(ctx.db, fresh, seq, option, ctx.body.returnUrl, testPayment, now);
-    })();
+    });
     const fresh = loadPayment(ctx.db, payment.id);
     const payUrl = await openWindow(services, gateway, fresh, attempt, loadSheet(ctx.db, payment.checkoutId));
     await closeOlderWindows(services, payment.id, attempt.id);
@@ -496,7 +497,7 @@ type Settled = { kind: 'ORDER'; orderId: string } | { kind: 'CANCEL'; refundId: 
  * transaction decides, so concurrent approvals can never both take the stock or both make an order.
  */
 function settleApproval(services: Services, attemptId: string, result: ConfirmResult): Settled {
-  return services.sqlite.transaction((): Settled => {
+  return transaction(services.db, (): Settled => {
     const { db } = services;
     const now = services.clock.now();
     const attempt = q(db).attempt.get({ id: attemptId })!;
@@ -519,9 +520,9 @@ function settleApproval(services: Services, attemptId: string, result: ConfirmRe
     if (reason === null) {
       try {
         // A savepoint: stock taken for earlier items is given back when a later one is short.
-        const orderId = services.sqlite.transaction(() => placeOrder(services, now, payment, sheet, customerOf(db, payment.customerId), {
+        const orderId = transaction(services.db, () => placeOrder(services, now, payment, sheet, customerOf(db, payment.customerId), {
           pg: attempt.pg, method: attempt.method, approvedMethod: result.approvedMethod ?? attempt.method, provider: attempt.provider, amount: result.approvedAmount,
-        }, gatewayFields))();
+        }, gatewayFields));
         updateById(db, paymentAttempts, attempt.id, { ...approval, status: 'APPROVED' });
         return { kind: 'ORDER', orderId };
       } catch (error) {
@@ -541,7 +542,7 @@ function settleApproval(services: Services, attemptId: string, result: ConfirmRe
       reason, status: 'PROCESSING', failure: null, createdAt: now, completedAt: null,
     });
     return { kind: 'CANCEL', refundId, reason };
-  })();
+  });
 }
 
 /** How long a refund's gateway call holds it; a refusal or silence is tried again when that ends. */
@@ -583,11 +584,11 @@ async function refundAtGateway(services: Services, refund: typeof paymentRefunds
     : await gateway.cancel({ pgTransactionId: attempt.pgTransactionId!, amount: refund.amount, reason: refund.reason });
   const now = services.clock.now();
   if (result.status === 'CANCELED') {
-    services.sqlite.transaction(() => {
+    transaction(services.db, () => {
       db.update(paymentRefunds).set({ status: 'COMPLETED', completedAt: now, failure: null, heldReason: null, nextAttemptAt: null }).where(eq(paymentRefunds.id, refund.id)).run();
       countRefund(db, { storeId: refund.storeId, at: now, pg: attempt.pg, method: attempt.approvedMethod ?? attempt.method, testPayment: attempt.testPayment, amount: refund.amount });
       if (attempt.status === 'APPROVED') followCashReceipt(db, now, refund.paymentId);
-    })();
+    });
   }
   // Held until someone processes it again, which then takes it at once.
   else if (result.status === 'HELD') db.update(paymentRefunds).set({ status: 'HELD', heldReason: result.failure?.message ?? 'REFUND_HELD', nextAttemptAt: null }).where(eq(paymentRefunds.id, refund.id)).run();
@@ -618,7 +619,7 @@ async function applyGatewayResult(services: Services, attempt: AttemptRow, resul
     return;
   }
   const now = services.clock.now();
-  services.sqlite.transaction(() => {
+  transaction(services.db, () => {
     if (result.status === 'CONFIRMING') {
       db.update(paymentAttempts).set({ status: 'CONFIRMING', updatedAt: now }).where(eq(paymentAttempts.id, attempt.id)).run();
       db.update(payments).set({ status: 'CONFIRMING', updatedAt: now }).where(and(eq(payments.id, attempt.paymentId), eq(payments.status, 'OPEN'))).run();
@@ -630,7 +631,7 @@ async function applyGatewayResult(services: Services, attempt: AttemptRow, resul
     // A refusal does not end the payment (spec 02 §3): the buyer may try again until it expires.
     db.update(payments).set({ status: sql`case when ${payments.status} = 'CONFIRMING' then 'OPEN' else ${payments.status} end`, lastFailure: f, updatedAt: now })
       .where(and(eq(payments.id, attempt.paymentId), inArray(payments.status, ['OPEN', 'CONFIRMING']))).run();
-  })();
+  });
 }
 
 /** The buyer's decision in the sandbox window (pay page buttons and the dev simulate helper). */

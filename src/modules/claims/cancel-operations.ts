@@ -1,3 +1,4 @@
+import { transaction } from '../../db/client.js';
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { fail } from '../../server/errors.js';
@@ -88,7 +89,7 @@ export const cancelOperations = [
       return { changes: [{ field: 'canceledQuantity', before: item.canceledQuantity, after: item.canceledQuantity + amounts.quantity }], facts: { amounts: presentCancelAmounts(amounts) } };
     },
     handler: async (ctx) => {
-      const { refundId, answer } = ctx.sqlite.transaction(() => cancelItem(ctx))();
+      const { refundId, answer } = transaction(ctx.db, () => cancelItem(ctx));
       if (refundId) await runRefund(ctx.services, refundId);
       return { ...answer, refundStatus: refundStatus(ctx.db, answer.refundId) };
     },

@@ -1,6 +1,6 @@
 import { and, desc, eq, gte, lt } from 'drizzle-orm';
 import { z } from 'zod';
-import { countRows } from '../../db/client.js';
+import { countRows, transaction } from '../../db/client.js';
 import { fail } from '../../server/errors.js';
 import { pageOf, pageQuery, paginated } from '../../server/paging.js';
 import { defineOperation, reply, type BuyerCtx, type Ctx, type StoreCtx } from '../../server/registry.js';
@@ -47,7 +47,7 @@ const claimRequest = (body: z.output<typeof guestClaimBody> | z.output<typeof cl
 };
 
 async function fileAndRefund(ctx: BuyerCtx, order: Parameters<typeof fileClaim>[2], item: Parameters<typeof fileClaim>[3], body: ClaimRequest) {
-  const { claim, refundId } = ctx.sqlite.transaction(() => fileClaim(ctx.services, ctx.now, order, item, body))();
+  const { claim, refundId } = transaction(ctx.db, () => fileClaim(ctx.services, ctx.now, order, item, body));
   if (refundId) await runRefund(ctx.services, refundId);
   return reply(201, { ...presentClaim(claim), refundStatus: claim.refundId ? refundStatus(ctx.db, claim.refundId) : null });
 }
@@ -161,7 +161,7 @@ function sellerClaimOperations() {
     target: (ctx) => ({ type: 'CLAIM', id: ctx.params.claimId }),
     preview: (ctx) => ({ changes: [{ field: 'status', before: ctx.db.select({ s: claims.status }).from(claims).where(eq(claims.id, ctx.params.claimId)).get()?.s ?? null, after: path }] }),
     handler: async (ctx) => {
-      const { claim, refundId } = ctx.sqlite.transaction(() => run(ctx, load(ctx)))();
+      const { claim, refundId } = transaction(ctx.db, () => run(ctx, load(ctx)));
       if (refundId) await runRefund(ctx.services, refundId);
       return { ...presentClaim(claim), refundStatus: claim.refundId ? refundStatus(ctx.db, claim.refundId) : null };
     },

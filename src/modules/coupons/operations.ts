@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
-import { countRows } from '../../db/client.js';
+import { countRows, transaction } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
 import { ApiError, fail, validationFailed, type FieldError } from '../../server/errors.js';
 import { pageOf, pageQuery, paginated } from '../../server/paging.js';
@@ -250,7 +250,7 @@ export const couponOperations = [
         if (heldCount(ctx.db, coupon.id, customerId) >= coupon.perCustomerLimit) { refuse('COUPON_LIMIT_REACHED', `한 사람에게 ${coupon.perCustomerLimit}장까지 줄 수 있습니다.`); continue; }
         try {
           // A savepoint per buyer: one sold-out grant leaves the others in place.
-          const item = ctx.sqlite.transaction(() => issueItem(ctx.db, findCoupon(ctx.db, coupon.id)!, customerId, 'MANUAL', ctx.now))();
+          const item = transaction(ctx.db, () => issueItem(ctx.db, findCoupon(ctx.db, coupon.id)!, customerId, 'MANUAL', ctx.now));
           result.granted.push({ customerId, couponItem: presentCouponItem(item) });
         } catch (error) {
           if (!(error instanceof ApiError)) throw error;

@@ -1,3 +1,4 @@
+import { transaction } from '../../db/client.js';
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
@@ -58,7 +59,7 @@ export const memberOperations = [
       const { storeId } = ctx.buyer;
       if (!settingsOf(ctx.db, storeId).emailPassword) throw fail(403, 'MEMBER_LOGIN_DISABLED');
       const passwordHash = await hashPassword(ctx.body.password);
-      const customer = ctx.sqlite.transaction(() => {
+      const customer = transaction(ctx.db, () => {
         const now = ctx.services.clock.now();
         const taken = ctx.db.select().from(customers).where(and(eq(customers.storeId, storeId), eq(customers.email, ctx.body.email))).get();
         if (taken) throw fail(409, 'MEMBER_EMAIL_TAKEN');
@@ -67,7 +68,7 @@ export const memberOperations = [
         // Sign-up coupons and the like, in the same transaction.
         for (const module of ctx.services.modules) module.onCustomerSignedUp?.(ctx.services, ctx.db, { storeId, customerId: row.id, at: now });
         return row;
-      })();
+      });
       return reply(201, { ...(await issueBuyerToken(ctx.services, customer)), customer: presentCustomer(customer) });
     },
   }),
@@ -86,11 +87,11 @@ export const memberOperations = [
       const { storeId } = ctx.buyer;
       if (!settingsOf(ctx.db, storeId).emailPassword) throw fail(403, 'MEMBER_LOGIN_DISABLED');
       const attempts = `member-login:${storeId}:${ctx.body.email}`;
-      ctx.sqlite.transaction(() => reserveAttempt(ctx.db, attempts, MEMBER_LOGINS, ctx.now, 'LOGIN_THROTTLED'))();
+      transaction(ctx.db, () => reserveAttempt(ctx.db, attempts, MEMBER_LOGINS, ctx.now, 'LOGIN_THROTTLED'));
       const customer = ctx.db.select().from(customers).where(and(eq(customers.storeId, storeId), eq(customers.email, ctx.body.email))).get();
       const ok = await checkPassword(ctx.body.password, customer?.passwordHash ?? (await dummyHash));
       if (!customer || !ok || customer.withdrawnAt !== null) throw fail(401, 'INVALID_LOGIN');
-      ctx.sqlite.transaction(() => clearAttempts(ctx.db, attempts))();
+      transaction(ctx.db, () => clearAttempts(ctx.db, attempts));
       return { ...(await issueBuyerToken(ctx.services, customer)), customer: presentCustomer(customer) };
     },
   }),

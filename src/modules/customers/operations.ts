@@ -1,7 +1,7 @@
 import { and, desc, eq, or } from 'drizzle-orm';
 import { contains } from '../../db/search.js';
 import { z } from 'zod';
-import { countRows } from '../../db/client.js';
+import { countRows, transaction } from '../../db/client.js';
 import { fail } from '../../server/errors.js';
 import { pageOf, pageQuery, paginated } from '../../server/paging.js';
 import { defineOperation, reply } from '../../server/registry.js';
@@ -41,7 +41,7 @@ export const customerOperations = [
       const allowedKind = p.kind === 'access' ? p.buyerDelegation : p.kind === 'login' && p.storePlatform;
       if (!allowedKind || p.agent) throw fail(403, 'DELEGATION_NOT_ALLOWED');
       if (!tokenAllows(p.scopes, 'member:delegate')) throw fail(403, 'INSUFFICIENT_SCOPE', { requiredScope: 'member:delegate' });
-      const { customer, created } = ctx.sqlite.transaction(() => findOrCreateCustomer(ctx.db, ctx.store.id, ctx.clock.now(), ctx.body))();
+      const { customer, created } = transaction(ctx.db, () => findOrCreateCustomer(ctx.db, ctx.store.id, ctx.clock.now(), ctx.body));
       return reply(created ? 201 : 200, { ...(await issueBuyerToken(ctx.services, customer)), customer: presentCustomer(customer), created });
     },
   }),

@@ -68,7 +68,7 @@ function streamResponse(services: Services, event: H3Event, storeId: string, typ
       let pushing = false;
       let averageBytes = 1024;
       push = () => {
-        if (!services.sqlite.open) return stop();
+        if (!services.db.$client.open) return stop();
         if (pushing) return;
         pushing = true;
         try {

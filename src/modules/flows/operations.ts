@@ -1,3 +1,4 @@
+import { transaction } from '../../db/client.js';
 import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
@@ -375,10 +376,10 @@ export const flowOperations = [
     async: true,
     handler: async (ctx) => {
       const order = await guestOrder(ctx.db, ctx.buyer.storeId, ctx.params.orderId, ctx.body.orderPassword, ctx.now);
-      return ctx.sqlite.transaction(() => {
+      return transaction(ctx.db, () => {
         const row = orderItemOf(ctx.db, order.id, ctx.params.orderItemId, ctx.now);
         return runItemAction(ctx.services, ctx.now, row, ctx.params.key, { type: 'BUYER', id: null }, ctx.body.input ?? {});
-      })();
+      });
     },
   }),
   defineOperation({
@@ -395,7 +396,7 @@ export const flowOperations = [
     async: true,
     handler: async (ctx) => {
       const order = await guestOrder(ctx.db, ctx.buyer.storeId, ctx.params.orderId, ctx.body.orderPassword, ctx.now);
-      return ctx.sqlite.transaction(() => runOrderAction(ctx.services, ctx.now, order.id, ctx.params.key, { type: 'BUYER', id: null }, ctx.body.input ?? {}))();
+      return transaction(ctx.db, () => runOrderAction(ctx.services, ctx.now, order.id, ctx.params.key, { type: 'BUYER', id: null }, ctx.body.input ?? {}));
     },
   }),
 ];

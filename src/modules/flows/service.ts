@@ -1,3 +1,4 @@
+import { transaction } from '../../db/client.js';
 import { and, asc, desc, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import { claimNextDue } from '../../db/claim.js';
 import type { Db } from '../../db/client.js';
@@ -549,7 +550,7 @@ export function fireDueTimers(services: Services, now: number): number {
   let fired = 0;
   for (let looked = 0; looked < TIMERS_PER_RUN; looked++) {
     // Claimed (FIRED) in the transaction that moves the item: the timer is spent exactly when the move commits.
-    const outcome = services.sqlite.transaction((): 'none' | 'spent' | 'fired' => {
+    const outcome = transaction(services.db, (): 'none' | 'spent' | 'fired' => {
       const timer = claimNextDue(db, flowTimers, now, { due: flowTimers.dueAt, where: eq(flowTimers.status, 'PENDING'), set: { status: 'FIRED', updatedAt: now } });
       if (!timer) return 'none';
       const row = findItemFlow(db, timer.orderItemId);
@@ -562,7 +563,7 @@ export function fireDueTimers(services: Services, now: number): number {
         if ((error as { code?: string }).code !== 'FLOW_MOVE_NOT_ALLOWED') throw error;
         return 'spent';
       }
-    })();
+    });
     if (outcome === 'none') break;
     if (outcome === 'fired') fired++;
   }

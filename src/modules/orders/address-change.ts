@@ -1,3 +1,4 @@
+import { transaction } from '../../db/client.js';
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
@@ -70,7 +71,7 @@ export const addressChangeOperations = [
     errors: BUYER_ERRORS,
     handler: (ctx) => {
       const order = memberOrder(ctx.db, ctx.buyer.storeId, ctx.buyer.customer?.id, ctx.params.orderId);
-      return ctx.sqlite.transaction(() => requestAddressChange(ctx.services, ctx.now, order, ctx.body.shippingAddress))();
+      return transaction(ctx.db, () => requestAddressChange(ctx.services, ctx.now, order, ctx.body.shippingAddress));
     },
   }),
   defineOperation({
@@ -88,7 +89,7 @@ export const addressChangeOperations = [
     async: true,
     handler: async (ctx) => {
       const order = await guestOrder(ctx.db, ctx.buyer.storeId, ctx.params.orderId, ctx.body.orderPassword, ctx.now);
-      return ctx.sqlite.transaction(() => requestAddressChange(ctx.services, ctx.now, order, ctx.body.shippingAddress))();
+      return transaction(ctx.db, () => requestAddressChange(ctx.services, ctx.now, order, ctx.body.shippingAddress));
     },
   }),
   defineOperation({

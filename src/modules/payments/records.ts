@@ -1,3 +1,4 @@
+import { transaction } from '../../db/client.js';
 import { and, eq, gt, lt } from 'drizzle-orm';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
@@ -72,7 +73,7 @@ export function providerWarnings(services: Pick<Services, 'db'>, storeId: string
 export function recordProviderFailure(services: Services, storeId: string, failure: ProviderFailureInput) {
   const { db } = services;
   const now = services.clock.now();
-  services.sqlite.transaction(() => {
+  transaction(services.db, () => {
     db.delete(paymentProviderFailures).where(and(eq(paymentProviderFailures.storeId, storeId), lt(paymentProviderFailures.at, now - 2 * DAY))).run();
     db.insert(paymentProviderFailures).values({
       id: newId('pfail', now), storeId, provider: failure.pg, method: failure.method,
@@ -94,5 +95,5 @@ export function recordProviderFailure(services: Services, storeId: string, failu
         body: warnings.map((w) => w.message).join('\n'),
       });
     }
-  })();
+  });
 }

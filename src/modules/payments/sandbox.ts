@@ -1,3 +1,4 @@
+import { transaction } from '../../db/client.js';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { preparedFor } from '../../db/prepared.js';
 import { newId } from '../../db/ids.js';
@@ -77,10 +78,10 @@ export function sandboxGateway(services: Services, storeId: string, pg: Pg, cred
       switch (row.status) {
         case 'AUTHORIZED':
           // Like the real APIs, a confirm that times out still approves: the answer just arrives late.
-          services.sqlite.transaction(() => {
+          transaction(services.db, () => {
             update(services, row, { status: 'APPROVED' });
             recordSandboxSuccess(services, storeId, pg, 'PAYMENT');
-          })();
+          });
           if (row.slowConfirm) return { status: 'CONFIRMING', approvedAmount: 0, approvedMethod: null, pgTransactionId: null };
           return approved(row);
         case 'APPROVED':
@@ -119,10 +120,10 @@ export function sandboxGateway(services: Services, storeId: string, pg: Pg, cred
         return { status: 'FAILED', canceledAmount: 0, failure: { code: 'NOT_CANCELABLE_AMOUNT', message: `취소할 수 있는 금액은 ${left}원입니다.`, optionUnavailable: false } };
       }
       const canceledAmount = row.canceledAmount + input.amount;
-      services.sqlite.transaction(() => {
+      transaction(services.db, () => {
         update(services, row, { canceledAmount, status: canceledAmount === row.gatewayAmount ? 'CANCELED' : 'PARTIALLY_CANCELED' });
         recordSandboxSuccess(services, storeId, pg, 'REFUND');
-      })();
+      });
       return { status: 'CANCELED', canceledAmount: input.amount };
     },
     async lookup(input) {
@@ -145,7 +146,7 @@ export function sandboxGateway(services: Services, storeId: string, pg: Pg, cred
 
 /** The buyer's action in the sandbox window (the pay page and /_dev/v1/payments/{paymentId}/simulate). */
 export function sandboxDecide(services: Services, pgPaymentKey: string, outcome: SandboxOutcome, options: { amount?: number } = {}): SandboxView {
-  return services.sqlite.transaction(() => {
+  return transaction(services.db, () => {
     const row = load(services, pgPaymentKey);
     if (!row) throw fail(404, 'SANDBOX_PAYMENT_NOT_FOUND');
     if (row.status !== 'READY') throw fail(409, 'SANDBOX_PAYMENT_DECIDED', { status: row.status });
@@ -164,7 +165,7 @@ export function sandboxDecide(services: Services, pgPaymentKey: string, outcome:
       recordProviderFailure(services, row.storeId, { pg: row.provider, method: row.method, easyPayProvider: row.easyPayProvider, code: 'INVALID_CHANNEL' });
     }
     return view({ ...row, ...change } as SandboxRow);
-  })();
+  });
 }
 
 /** `/_dev` outcome REFUND_HELD: the next refund of a paid sandbox payment is answered HELD (a merchant short of balance). */

@@ -1,3 +1,4 @@
+import { transaction } from '../../db/client.js';
 import { and, eq } from 'drizzle-orm';
 import { newId } from '../../db/ids.js';
 import { fail } from '../../server/errors.js';
@@ -90,7 +91,7 @@ export async function saveKeys(ctx: StoreCtx, pg: Pg, draft: KeyDraft, required:
     if (!check.ok) throw fail(409, 'PAYMENT_PROVIDER_VERIFICATION_FAILED', { provider: pg, environment: 'LIVE', gatewayCode: check.code, gatewayMessage: check.message });
     verified = { at: services.clock.now() };
   }
-  return services.sqlite.transaction(() => {
+  return transaction(services.db, () => {
     const { db } = services;
     const now = services.clock.now();
     const currentProvider = findProvider(db, storeId, pg);
@@ -105,7 +106,7 @@ export async function saveKeys(ctx: StoreCtx, pg: Pg, draft: KeyDraft, required:
     }
     storeKeySet(services, storeId, pg, draft.environment, prepared.merchantChange ? undefined : current, prepared.publicConfig, prepared.secrets, verified?.at ?? null);
     return presentOneProvider(services, storeId, pg);
-  })();
+  });
 }
 
 /** A newly connected provider starts disabled, in sandbox mode (spec 01 §5.5), last in priority. */
@@ -204,7 +205,7 @@ export async function verifyProvider(ctx: StoreCtx, pg: Pg, environment: Environ
   const credential = activeCredential(services.db, storeId, pg, env);
   if (!credential) throw fail(404, 'PAYMENT_CREDENTIAL_NOT_FOUND', { provider: pg, environment: env });
   const result = await verifyKeys(services, pg, credential, credentialSecrets(services, credential));
-  return services.sqlite.transaction(() => {
+  return transaction(services.db, () => {
     const now = services.clock.now();
     const current = activeCredential(services.db, storeId, pg, env);
     if (current?.id !== credential.id || current.version !== credential.version) {
@@ -218,7 +219,7 @@ export async function verifyProvider(ctx: StoreCtx, pg: Pg, environment: Environ
       result: result.ok ? { status: 'PASSED', code: null, message: null } : { status: 'FAILED', code: result.code, message: result.message },
       provider: presentOneProvider(services, storeId, pg),
     };
-  })();
+  });
 }
 
 /** `DELETE …/credentials/{environment}`: archives a key set that is not in use. */
@@ -262,9 +263,9 @@ export function updateSettings(ctx: StoreCtx, body: { priority?: Pg[]; checkoutO
 /** The platform's live permission (condition PLATFORM_LIVE_ENABLED); under `svc dev` a /_dev route sets it. */
 export function setPlatformLive(services: Services, storeId: string, enabled: boolean) {
   const now = services.clock.now();
-  services.sqlite.transaction(() => {
+  transaction(services.db, () => {
     const current = services.db.select().from(paymentSettings).where(eq(paymentSettings.storeId, storeId)).get() ?? defaultSettings(storeId, now);
     const next = { ...current, platformLiveEnabled: enabled, updatedAt: now };
     services.db.insert(paymentSettings).values(next).onConflictDoUpdate({ target: paymentSettings.storeId, set: next }).run();
-  })();
+  });
 }

@@ -1,3 +1,4 @@
+import { transaction } from '../../db/client.js';
 import { eq } from 'drizzle-orm';
 import type { Module } from '../../server/module.js';
 import { customers } from '../customers/schema.js';
@@ -9,7 +10,7 @@ import { earnOnPurchaseDecision, expireLots } from './service.js';
 export const pointsModule: Module = {
   name: 'points',
   operations: pointOperations,
-  jobs: [{ name: 'points.expiry', run: (services, now) => services.sqlite.transaction(() => expireLots(services.db, now))() }],
+  jobs: [{ name: 'points.expiry', run: (services, now) => transaction(services.db, () => expireLots(services.db, now)) }],
   onOrderItemMoved: (_services, db, move) => {
     if (move.coreStatus !== 'PURCHASE_DECIDED' || move.previousCoreStatus === 'PURCHASE_DECIDED') return;
     const item = db.select().from(orderItems).where(eq(orderItems.id, move.orderItemId)).get()!;

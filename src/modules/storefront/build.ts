@@ -1,3 +1,4 @@
+import { transaction } from '../../db/client.js';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
@@ -204,7 +205,7 @@ async function withDeadline<T>(ms: number, work: Promise<T>): Promise<T | null> 
 
 function storeVersion(services: Services, build: Build, dir: string, server: { bundle: StoredFile; map: StoredFile | null }, assets: Record<string, VersionAsset>, clientEntries: Record<string, string>, staticBytes: number): string {
   const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { sayren?: { templateVersion?: unknown } };
-  return services.sqlite.transaction(() => {
+  return transaction(services.db, () => {
     const site = findSite(services.db, build.storeId)!;
     const now = services.clock.now();
     const own = manifest.sayren?.templateVersion;
@@ -215,7 +216,7 @@ function storeVersion(services: Services, build: Build, dir: string, server: { b
     services.db.insert(versions).values(version).run();
     if (build.publish) publishVersion(services.db, site, version, 'DEPLOYMENT', now);
     return version.id;
-  })();
+  });
 }
 
 const running = new WeakMap<Services, Set<string>>();
@@ -249,7 +250,7 @@ async function runBuild(services: Services, build: Build) {
 }
 
 function finishBuild(services: Services, build: Build, outcome: Pick<Build, 'status' | 'failureStage' | 'errorCode' | 'versionId'> & { dependencies?: Build['dependencies'] }, logTail: string) {
-  services.sqlite.transaction(() => {
+  transaction(services.db, () => {
     const now = services.clock.now();
     services.db.update(builds).set({ ...outcome, logTail, nextAttemptAt: null, finishedAt: now }).where(eq(builds.id, build.id)).run();
     const deployment = services.db.select().from(deployments).where(eq(deployments.buildId, build.id)).get();
@@ -259,7 +260,7 @@ function finishBuild(services: Services, build: Build, outcome: Pick<Build, 'sta
       status: ok ? 'SUCCEEDED' : 'FAILED', steps: stepsWith(deployment.steps, 'PUBLISH', ok ? 'SUCCEEDED' : 'FAILED'), errorCode: outcome.errorCode,
       log: [...deployment.log, `${isoAt(now)} ${ok ? '첫 버전을 게시했습니다' : `빌드 실패 ${outcome.errorCode}`}`], updatedAt: now,
     }).where(eq(deployments.siteId, deployment.siteId)).run();
-  })();
+  });
 }
 
 /** Claims due builds (up to MAX_RUNNING in this process) and starts them; they finish in the background. */
@@ -289,7 +290,7 @@ export async function settleBuilds(services: Services) {
 function advanceDeployments(services: Services, now: number): number {
   let handled = 0;
   for (const deployment of claimEachDue(services.db, deployments, now)) {
-    services.sqlite.transaction(() => {
+    transaction(services.db, () => {
       const site = findSite(services.db, deployment.storeId);
       const template = templates.find((t) => t.templateId === site?.templateId);
       if (!site || !template) return;
@@ -299,7 +300,7 @@ function advanceDeployments(services: Services, now: number): number {
         steps: stepsWith(stepsWith(deployment.steps, 'UPLOAD', 'SUCCEEDED'), 'PUBLISH', 'RUNNING'), buildId: build.id, nextAttemptAt: null,
         log: [...deployment.log, `${isoAt(now)} 템플릿 파일을 올렸습니다`, `${isoAt(now)} 빌드 ${build.id}`], updatedAt: now,
       }).where(eq(deployments.siteId, deployment.siteId)).run();
-    })();
+    });
     handled++;
   }
   return handled;

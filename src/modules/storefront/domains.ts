@@ -1,3 +1,4 @@
+import { transaction } from '../../db/client.js';
 import { isIP } from 'node:net';
 import { Resolver } from 'node:dns/promises';
 import { domainToASCII } from 'node:url';
@@ -287,7 +288,7 @@ const certified = (issued: Extract<Issuance, { ok: true }>, now: number): Step =
 /** Looks at a claimed domain's DNS and applies what was learned. */
 async function checkDomain(services: Services, domain: Domain, now: number) {
   const { issuedPem, ...step } = await examine(services, domain, now);
-  services.sqlite.transaction(() => {
+  transaction(services.db, () => {
     const current = services.db.select().from(domains).where(eq(domains.id, domain.id)).get();
     // Removed or restarted while DNS was asked: the newer state has its own attempt.
     if (!current || current.status !== domain.status || current.waitSince !== domain.waitSince) return;
@@ -304,7 +305,7 @@ async function checkDomain(services: Services, domain: Domain, now: number) {
     const servingChanged = becameActive || step.failureCode !== undefined || step.primary !== undefined || step.status === 'FAILED';
     const site = servingChanged ? services.db.select().from(sites).where(eq(sites.id, current.siteId)).get() : undefined;
     if (site) changeSite(services.db, site, {}, now);
-  })();
+  });
 }
 
 async function advanceDomains(services: Services, now: number): Promise<number> {
@@ -322,10 +323,10 @@ async function advanceDomains(services: Services, now: number): Promise<number> 
  */
 export async function verifyDomainNow(services: Services, storeId: string, domainId: string): Promise<Domain> {
   const now = services.clock.now();
-  const restarted = services.sqlite.transaction(() => {
+  const restarted = transaction(services.db, () => {
     requireActiveSite(services.db, storeId);
     return restartDomain(services.db, requireDomain(services.db, storeId, domainId), now);
-  })();
+  });
   // Should the job runner have it at this moment, this request leaves it be.
   const claimed = claimNextDue(services.db, domains, now, { where: eq(domains.id, restarted.id) });
   if (claimed) await checkDomain(services, claimed, now);

@@ -1,3 +1,4 @@
+import { transaction } from '../../db/client.js';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { and, eq, inArray, ne } from 'drizzle-orm';
@@ -65,7 +66,7 @@ function save(db: Db, e: Editing): Editing {
  */
 export async function startEditing(services: Services, storeId: string, userId: string): Promise<Editing> {
   const now = services.clock.now();
-  const starting = services.sqlite.transaction(() => {
+  const starting = transaction(services.db, () => {
     const site = requireActiveSite(services.db, storeId);
     const current = openEditing(services.db, storeId);
     if (current && current.status !== 'SLEEPING' && serversOf(services).has(current.id)) return { env: save(services.db, { ...current, lastActiveAt: now }), start: false };
@@ -81,7 +82,7 @@ export async function startEditing(services: Services, storeId: string, userId: 
     };
     services.db.insert(editing).values(created).run();
     return { env: save(services.db, created), start: true };
-  })();
+  });
   if (!starting.start) return starting.env;
   const env = starting.env;
   const dir = dirOf(services, env.id);
@@ -94,14 +95,14 @@ export async function startEditing(services: Services, storeId: string, userId: 
       if (line.startsWith('✗')) console.error(`[svc] editing ${env.id}: ${line}`);
     } });
   } catch (error) {
-    services.sqlite.transaction(() => save(services.db, { ...env, status: 'SLEEPING' }))();
+    transaction(services.db, () => save(services.db, { ...env, status: 'SLEEPING' }));
     throw fail(400, 'STOREFRONT_SOURCE_INVALID', { reason: 'DEV_SERVER_FAILED', detail: (error as Error).message });
   }
   serversOf(services).set(env.id, server);
-  return services.sqlite.transaction(() => {
+  return transaction(services.db, () => {
     const current = services.db.select().from(editing).where(eq(editing.id, env.id)).get()!;
     return save(services.db, { ...current, status: 'READY', url: server.url });
-  })();
+  });
 }
 
 function writeWorkingFile(dir: string, path: string, bytes: Buffer) {
@@ -142,19 +143,19 @@ async function advanceEditing(services: Services, now: number): Promise<number> 
     if (now >= closeAt(env)) {
       await stopServer(services, env.id);
       rmSync(dirOf(services, env.id), { recursive: true, force: true });
-      services.sqlite.transaction(() => save(services.db, { ...env, status: 'CLOSED', url: null, closedAt: now }))();
+      transaction(services.db, () => save(services.db, { ...env, status: 'CLOSED', url: null, closedAt: now }));
       continue;
     }
     const sleeping = (RUNNING as readonly string[]).includes(env.status) && now >= sleepAt(env);
     if (sleeping) await stopServer(services, env.id);
-    services.sqlite.transaction(() => {
+    transaction(services.db, () => {
       const next = { ...env, ...(sleeping ? { status: 'SLEEPING' as const, url: null } : {}) };
       if (env.noticeSentAt === null && now >= noticeAt(env)) {
         next.noticeSentAt = now;
         notifyClosing(services, env, now);
       }
       save(services.db, next);
-    })();
+    });
   }
   return handled;
 }

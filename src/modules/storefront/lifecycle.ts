@@ -1,3 +1,4 @@
+import { transaction } from '../../db/client.js';
 import { and, count, eq, gt, gte, isNotNull, lte } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
@@ -72,14 +73,14 @@ export function disableSite(db: Db, site: Site, confirmSlug: string, now: number
 function deleteClosedSites(services: Services, now: number): number {
   const due = services.db.select().from(sites).where(and(eq(sites.status, 'CLOSED'), isNotNull(sites.deleteAt), lte(sites.deleteAt, now))).all();
   for (const site of due) {
-    services.sqlite.transaction(() => {
+    transaction(services.db, () => {
       const { db } = services;
       countSiteWrite();
       // Another process deleted it first: nothing left to do.
       if (db.delete(sites).where(and(eq(sites.id, site.id), eq(sites.status, 'CLOSED'))).run().changes !== 1) return;
       for (const table of [versions, builds, deployments, publications, checks, editing]) db.delete(table).where(eq(table.siteId, site.id)).run();
       db.insert(slugHolds).values({ id: newId('slh', now), slug: site.slug, storeId: site.storeId, reason: 'DISABLED', createdAt: now, heldUntil: now + DISABLED_SLUG_HOLD_MS }).run();
-    })();
+    });
   }
   return due.length;
 }

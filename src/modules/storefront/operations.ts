@@ -1,3 +1,4 @@
+import { transaction } from '../../db/client.js';
 import { and, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { isoAt } from '../../db/clock.js';
@@ -279,14 +280,14 @@ export const storefrontOperations = [
       const diff = changedPaths(currentFiles(ctx.db, ctx.store!.id), ctx.body.files ?? {});
       return { changes: [...diff.added.map((p) => ({ field: p, before: null, after: 'added' })), ...diff.changed.map((p) => ({ field: p, before: 'old', after: 'changed' })), ...diff.removed.map((p) => ({ field: p, before: 'old', after: null }))] };
     },
-    handler: (ctx) => ctx.sqlite.transaction(() => {
+    handler: (ctx) => transaction(ctx.db, () => {
       requireActiveSite(ctx.db, ctx.store.id);
       const files = ctx.body.files ?? {};
       const diff = changedPaths(currentFiles(ctx.db, ctx.store.id), files);
       ctx.db.delete(siteFiles).where(eq(siteFiles.storeId, ctx.store.id)).run();
       for (const [path, file] of Object.entries(files)) ctx.db.insert(siteFiles).values({ storeId: ctx.store.id, path, hash: file.hash, size: file.size }).run();
       return { files: Object.keys(files).length, ...diff, skipped: (ctx.body as { skipped?: number }).skipped ?? 0 };
-    })(),
+    }),
   }),
   defineOperation({
     ...read,

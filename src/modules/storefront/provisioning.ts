@@ -1,3 +1,4 @@
+import { transaction } from '../../db/client.js';
 import { eq } from 'drizzle-orm';
 import { claimEachDue } from '../../db/claim.js';
 import type { Job } from '../../server/jobs.js';
@@ -26,7 +27,7 @@ function applyPublished(services: Services, now: number): number {
     } catch (error) {
       failure = (error as Error).message;
     }
-    services.sqlite.transaction(() => {
+    transaction(services.db, () => {
       const current = services.db.select().from(sites).where(eq(sites.id, site.id)).get();
       // Published again while this ran: the newer publish has its own attempt queued.
       if (!current || current.publishedVersionId !== site.publishedVersionId) return;
@@ -37,7 +38,7 @@ function applyPublished(services: Services, now: number): number {
         console.error(`[svc] provisioning of site ${current.slug} failed (${failures}): ${failure}`);
         changeSite(services.db, current, { provisioningFailures: failures, provisioningStatus: failures >= FAILURES_BEFORE_FAILED ? 'FAILED' : 'PENDING', nextAttemptAt: now + retryDelay(failures) }, now);
       }
-    })();
+    });
   }
   return handled;
 }

@@ -4,7 +4,7 @@ import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { H3, H3Event } from 'h3';
 import { FastResponse } from 'srvx/node';
 import { z } from 'zod';
-import { onPostgres } from '../../db/client.js';
+import { onPostgres, transaction } from '../../db/client.js';
 import { preparedFor, pluckStatement } from '../../db/prepared.js';
 import { RuntimeCallbackError, RuntimeHost, type FetchRequest, type FetchResponse } from '../../runtime-host/index.js';
 import { devRoute, operatorRoute } from '../../server/dev.js';
@@ -146,12 +146,12 @@ function previewVersion(services: Services, event: H3Event, site: Site): string 
 /** Opens a one-time preview link: marks it used and trusts this browser for 12 hours. */
 function openPreview(services: Services, site: Site, token: string, base: string, cookiePath: string): Response {
   const now = services.clock.now();
-  const link = services.sqlite.transaction(() => {
+  const link = transaction(services.db, () => {
     const row = services.db.select().from(previewLinks).where(and(eq(previewLinks.tokenHash, sha256(token)), eq(previewLinks.storeId, site.storeId), isNull(previewLinks.usedAt), gt(previewLinks.expiresAt, now))).get();
     if (!row) return null;
     services.db.update(previewLinks).set({ usedAt: now }).where(eq(previewLinks.id, row.id)).run();
     return row;
-  })();
+  });
   if (!link) return page(410, '미리보기 링크가 만료되었습니다', '미리보기 링크는 한 번, 만든 뒤 5분 안에만 열 수 있습니다. 새 링크를 만들어 주세요.');
   const expires = now + PREVIEW_TRUST_MS;
   const value = `${site.id}.${link.versionId}.${expires}`;
@@ -382,25 +382,25 @@ function mountSuspension(app: H3, services: Services) {
   const target = z.object({ slug: z.string(), reason: z.string().min(1).max(200).optional() }).strict();
   const suspend = (suspended: boolean) => (raw: unknown) => {
     const { slug, reason } = parseWith(target, raw);
-    return services.sqlite.transaction(() => {
+    return transaction(services.db, () => {
       const site = services.db.select().from(sites).where(eq(sites.slug, slug)).get();
       if (!site) throw fail(404, 'STOREFRONT_SITE_NOT_FOUND', { slug });
       const changed = changeSite(services.db, site, suspended ? { status: 'SUSPENDED', suspensionReason: reason ?? 'OPERATOR' } : { status: 'ACTIVE', suspensionReason: null }, services.clock.now());
       return { slug, status: changed.status, reason: changed.suspensionReason };
-    })();
+    });
   };
   // The whole store's hosting: its site (if any) shows the suspension page and every storefront change is refused.
   const storeTarget = z.object({ storeId: z.string(), reason: z.string().min(1).max(200).optional() }).strict();
   const suspendStore = (suspended: boolean) => (raw: unknown) => {
     const { storeId, reason } = parseWith(storeTarget, raw);
-    return services.sqlite.transaction(() => {
+    return transaction(services.db, () => {
       const now = services.clock.now();
       const changed = services.db.update(stores).set(suspended ? { suspendedAt: now, suspensionReason: reason ?? 'OPERATOR', updatedAt: now } : { suspendedAt: null, suspensionReason: null, updatedAt: now }).where(eq(stores.id, storeId)).run().changes;
       if (changed === 0) throw fail(404, 'STORE_NOT_FOUND', { storeId });
       const site = services.db.select().from(sites).where(eq(sites.storeId, storeId)).get();
       if (site) changeSite(services.db, site, {}, now);
       return { storeId, suspended, reason: suspended ? reason ?? 'OPERATOR' : null };
-    })();
+    });
   };
   for (const [prefix, route] of routes) {
     app.post(`${prefix}/storefront/suspension`, route(services, suspend(true)));

@@ -1,3 +1,4 @@
+import { transaction } from '../../db/client.js';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
@@ -82,7 +83,7 @@ export const storeIdNamedBy = (db: Db, header: string) =>
 /** A new store with its creator as OWNER; every module adds its per-store defaults in the same transaction. */
 export function createStore(services: Services, ownerUserId: string, input: { name: string; code: string }) {
   const { db, clock } = services;
-  return services.sqlite.transaction(() => {
+  return transaction(services.db, () => {
     if (db.select({ id: stores.id }).from(stores).where(eq(stores.code, input.code)).get()) throw fail(409, 'STORE_CODE_TAKEN');
     const now = clock.now();
     const store = { id: newId('st', now), code: input.code, name: input.name, settings: defaultStoreSettings(), plan: 'FREE', everPublicAt: null, firstLiveOrderAt: null, suspendedAt: null, suspensionReason: null, createdAt: now, updatedAt: now };
@@ -90,7 +91,7 @@ export function createStore(services: Services, ownerUserId: string, input: { na
     insertMember(db, { id: newId('mem', now), storeId: store.id, userId: ownerUserId, role: 'OWNER', createdAt: now });
     for (const m of services.modules) m.onStoreCreated?.(services, store.id);
     return store;
-  })();
+  });
 }
 
 /** The hosted storefront's address once the store has a site. */

@@ -1,3 +1,4 @@
+import { transaction } from '../../db/client.js';
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { mkdirSync } from 'node:fs';
@@ -120,7 +121,7 @@ export const uploadOperations = [
       const errors = [...formProblems(form, BUYER_FIELDS), ...fileProblems(file, ORDER_INPUT_PURPOSE)];
       if (errors.length) throw validationFailed(errors);
       const uploader = ctx.buyer.customer ? `customer:${ctx.buyer.customer.id}` : `address:${clientAddress(ctx.event, ctx.services)}`;
-      ctx.sqlite.transaction(() => reserveAttempt(ctx.db, `order-input:${ctx.buyer.storeId}:${uploader}`, ORDER_INPUT_UPLOADS, ctx.now, 'UPLOAD_THROTTLED'))();
+      transaction(ctx.db, () => reserveAttempt(ctx.db, `order-input:${ctx.buyer.storeId}:${uploader}`, ORDER_INPUT_UPLOADS, ctx.now, 'UPLOAD_THROTTLED'));
       return saveUpload(ctx, ctx.buyer.storeId, ORDER_INPUT, file as File);
     },
   }),

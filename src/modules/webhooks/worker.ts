@@ -1,6 +1,6 @@
 import { and, eq, gte, inArray, isNotNull, lt, lte, notInArray, sql } from 'drizzle-orm';
 import { claimingBatch, claimPick } from '../../db/claim.js';
-import { onPostgres, type Db } from '../../db/client.js';
+import { onPostgres, type Db, transaction } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import type { Job } from '../../server/jobs.js';
 import type { Services } from '../../server/services.js';
@@ -216,7 +216,7 @@ class DeliveryWorker {
   constructor(private readonly services: Services) {
     const storeWebhooks = statements(services.db).storeWebhooks;
     eventBus(services.db).on('event', (storeId: string) => {
-      if (!this.services.sqlite.open) return;
+      if (!this.services.db.$client.open) return;
       this.schedule(storeWebhooks.all({ storeId }).map((w) => w.id));
     });
   }
@@ -242,8 +242,8 @@ class DeliveryWorker {
    */
   private pump(now: number): number {
     this.scheduled = false;
-    const { db, sqlite } = this.services;
-    if (!sqlite.open) return 0;
+    const { db } = this.services;
+    if (!db.$client.open) return 0;
     const q = statements(db);
     const outcomes = this.outcomes;
     this.outcomes = [];
@@ -252,7 +252,7 @@ class DeliveryWorker {
     this.wantAll = false;
     this.wanted = new Set();
 
-    const starts = claimingBatch(db, sqlite, (together) => {
+    const starts = claimingBatch(db, async (together) => {
       if (outcomes.length > 0) together(() => outcomes.forEach((o) => this.settle(o, now)));
       const out: { webhook: Webhook; row: Parameters<DeliveryWorker['start']>[1] }[] = [];
       for (const webhookId of new Set([...wanted, ...outcomes.map((o) => o.webhookId)])) {
@@ -336,8 +336,8 @@ export const retentionJob: Job = {
   name: 'webhooks.retention',
   run(services, now) {
     const cutoff = now - RECORDS_KEPT_MS;
-    return services.sqlite.transaction(() =>
+    return transaction(services.db, () =>
       services.db.delete(webhookDeliveries).where(and(lt(webhookDeliveries.createdAt, cutoff), inArray(webhookDeliveries.status, ['SUCCESS', 'FAILED']))).run().changes
-      + services.db.delete(events).where(lt(events.createdAt, cutoff - 86400_000)).run().changes)();
+      + services.db.delete(events).where(lt(events.createdAt, cutoff - 86400_000)).run().changes);
   },
 };

@@ -1,0 +1,280 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+
+/** A PostgreSQL error as the server sent it: `code` is the SQLSTATE (40001 serialization failure, 23505 unique…). */
+export class PgError extends Error {
+  constructor(message: string, readonly code: string | undefined, readonly detail?: string, readonly sql?: string) {
+    super(message);
+  }
+}
+
+/** The server could not be reached or refused the connection (wrong address, credentials or database). */
+export class PgConnectError extends PgError {}
+
+export interface PgResult {
+  fields: string[];
+  rows: unknown[][];
+  rowCount: number;
+}
+
+/**
+ * The PostgreSQL types answered as JS numbers, as better-sqlite3 answers them: int8 (counts, sums of
+ * integers, bigint columns) and numeric. The rest as pg parses them.
+ */
+const NUMBER_TYPES = [20, 1700];
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    return NUMBER_TYPES.includes(oid) ? Number : pg.types.getTypeParser(oid, format);
+  },
+};
+
+/** SQLSTATEs after which a SERIALIZABLE transaction is re-run from the start: serialization failure, deadlock. */
+const RETRYABLE = new Set(['40001', '40P01']);
+const MAX_ATTEMPTS = 20;
+/**
+ * Every transaction passes a gate, an advisory lock that all processes share: each transaction holds it
+ * shared (taken with BEGIN, in the same round trip; nobody waits); a transaction that lost this many
+ * conflicts in a row waits for it exclusively before it begins, so it runs alone and cannot lose again.
+ * Without it a transaction touching a hot row (a day's sales counter, a product's stock in a rush) could
+ * lose to the others' commits twenty times running and fail.
+ */
+export const RUN_ALONE_AFTER = 4;
+export const GATE_KEY = 0x737663;
+
+export const LOST_IN_TRANSACTION = 'the connection to PostgreSQL was lost in the middle of a transaction';
+
+/**
+ * SQLite's SQL, as drizzle's SQLite dialect and the code's raw statements write it, for PostgreSQL:
+ * `?` placeholders become `$1…` (outside string literals and quoted identifiers), backquoted names double-quoted. The few SQLite-only
+ * functions are kept out of the code through dialect-aware helpers instead (src/db/dialect.ts).
+ */
+export function toPostgresSql(sql: string): string {
+  let out = '';
+  let n = 0;
+  let quote: string | null = null;
+  for (let i = 0; i < sql.length; i++) {
+    const c = sql[i];
+    if (quote) {
+      if (c === quote) quote = null;
+      out += c;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+      out += c;
+    } else if (c === '`') {
+      const end = sql.indexOf('`', i + 1);
+      out += `"${sql.slice(i + 1, end)}"`;
+      i = end;
+    } else if (c === '?') {
+      out += `$${++n}`;
+    } else {
+      out += c;
+    }
+  }
+  // drizzle's SQLite dialect qualifies an upsert's conflict target (`on conflict ("t"."c")`), which PostgreSQL refuses.
+  return out.replace(/on conflict \(([^)]*)\)/gi, (_, target: string) => `on conflict (${target.replace(/"[^"]+"\./g, '')})`);
+}
+
+/** A parameter as PostgreSQL's integer-typed columns take SQLite's values: booleans as 1 and 0. */
+function toParam(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (typeof value === 'bigint') return value.toString();
+  return value;
+}
+
+interface Frame {
+  connection: pg.PoolClient;
+  depth: number;
+}
+
+/**
+ * The transaction a piece of asynchronous work runs in: the code keeps using the service's one `db`, and its
+ * statements find their transaction's connection here, as SQLite's one connection found it implicitly.
+ */
+const frames = new AsyncLocalStorage<Frame>();
+
+const CONNECTION_CLASS = '08';
+
+/**
+ * PostgreSQL through a pool of `pg` connections, answered asynchronously. A statement outside a transaction
+ * takes any free connection and autocommits; a transaction keeps one connection from BEGIN to COMMIT, is
+ * SERIALIZABLE and re-runs whole on a serialization failure or deadlock, so a rule that held with SQLite's
+ * single writer holds here too; nested ones are savepoints.
+ */
+export class PgPool {
+  readonly dialect = 'postgres' as const;
+  private readonly pool: pg.Pool;
+  open = true;
+
+  constructor(private readonly url: string, size = Number(process.env.SVC_PG_POOL_SIZE) || 10) {
+    this.pool = new pg.Pool({ connectionString: url, max: size, types });
+    // An idle connection the server dropped (a restart, a failover) is an error event here; the pool
+    // replaces it on the next checkout.
+    this.pool.on('error', () => {});
+  }
+
+  /** Connects once, so a wrong address or credentials fail the start instead of the first request. */
+  async connect(): Promise<void> {
+    try {
+      await this.pool.query('SELECT 1');
+    } catch (error) {
+      throw new PgConnectError((error as Error).message, (error as { code?: string }).code);
+    }
+  }
+
+  /** The server and database (never the credentials). */
+  describe(): string {
+    // libpq-style `host=… dbname=…` strings are no URL: then the server goes unnamed.
+    const url = URL.parse(this.url);
+    return url ? `PostgreSQL ${url.hostname ? `${url.hostname}:${url.port || 5432}` : 'local socket '}${url.pathname}` : 'PostgreSQL';
+  }
+
+  get inTransaction(): boolean {
+    return frames.getStore() !== undefined;
+  }
+
+  /** Every statement goes through here: on the current transaction's connection, else on any free one. */
+  async query(text: string, params: unknown[] = []): Promise<PgResult> {
+    if (!this.open) throw new Error('the PostgreSQL connection is closed');
+    const frame = frames.getStore();
+    try {
+      const result = await (frame?.connection ?? this.pool).query({ text, values: params.map(toParam), rowMode: 'array' });
+      // A multi-statement text answers a result per statement: the last one is the answer.
+      const last = Array.isArray(result) ? (result.at(-1) as pg.QueryResult) : result;
+      return { fields: (last.fields ?? []).map((f) => f.name), rows: last.rows ?? [], rowCount: last.rowCount ?? 0 };
+    } catch (error) {
+      throw asPgError(error, text, frame !== undefined);
+    }
+  }
+
+  prepare(sql: string): PgStatement {
+    return new PgStatement(this, toPostgresSql(sql));
+  }
+
+  async exec(sql: string): Promise<void> {
+    await this.query(toPostgresSql(sql));
+  }
+
+  transaction<R>(body: () => R | Promise<R>): Promise<R> {
+    const frame = frames.getStore();
+    return frame ? this.savepoint(frame, body) : this.serializable(body);
+  }
+
+  private async serializable<R>(body: () => R | Promise<R>): Promise<R> {
+    let connection: pg.PoolClient;
+    try {
+      connection = await this.pool.connect();
+    } catch (error) {
+      throw asPgError(error, 'BEGIN', false);
+    }
+    let broken = false;
+    try {
+      for (let attempt = 1; ; attempt++) {
+        const alone = attempt > RUN_ALONE_AFTER;
+        const frame: Frame = { connection, depth: 1 };
+        try {
+          // Taken before BEGIN, so the transaction's snapshot comes after the others are out.
+          if (alone) await connection.query(`SELECT pg_advisory_lock(${GATE_KEY})`);
+          try {
+            await connection.query(`BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT pg_advisory_xact_lock_shared(${GATE_KEY})`);
+            const result = await frames.run(frame, body);
+            await connection.query('COMMIT');
+            return result;
+          } catch (error) {
+            await connection.query('ROLLBACK').catch(() => (broken = true));
+            throw asPgError(error, 'COMMIT', true);
+          } finally {
+            if (alone) await connection.query(`SELECT pg_advisory_unlock(${GATE_KEY})`).catch(() => (broken = true));
+          }
+        } catch (error) {
+          if (!(error instanceof PgError && error.code && RETRYABLE.has(error.code)) || attempt >= MAX_ATTEMPTS || broken) throw error;
+          // A random wait that grows with the attempts (up to 64 ms), so processes contending for the same
+          // hot rows (a product's stock, the day's order counter) stop colliding in lockstep.
+          if (!alone) await sleep(Math.random() * Math.min(64, 2 ** attempt));
+        }
+      }
+    } finally {
+      // A connection that failed mid-transaction is not given back to others.
+      connection.release(broken);
+    }
+  }
+
+  private async savepoint<R>(frame: Frame, body: () => R | Promise<R>): Promise<R> {
+    const name = `sp${frame.depth}`;
+    await frame.connection.query(`SAVEPOINT ${name}`);
+    try {
+      const result = await frames.run({ connection: frame.connection, depth: frame.depth + 1 }, body);
+      await frame.connection.query(`RELEASE SAVEPOINT ${name}`);
+      return result;
+    } catch (error) {
+      // A retryable failure dooms the whole transaction: let the outermost level re-run it.
+      if (!(error instanceof PgError && error.code && RETRYABLE.has(error.code))) await frame.connection.query(`ROLLBACK TO SAVEPOINT ${name}`);
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (!this.open) return;
+    this.open = false;
+    await this.pool.end();
+  }
+}
+
+function asPgError(error: unknown, sql: string, inTransaction: boolean): unknown {
+  if (error instanceof PgError) return error;
+  const { code, detail, message } = error as { code?: string; detail?: string; message: string };
+  // Before the server answered: refused, unreachable, or a connection it dropped.
+  if (!code || code.startsWith(CONNECTION_CLASS) || code === '57P01' || code === 'ECONNREFUSED' || code === 'ECONNRESET') {
+    if (inTransaction) return new PgError(LOST_IN_TRANSACTION, '08006', undefined, sql);
+    return new PgConnectError(message, code);
+  }
+  return new PgError(message, code, detail, sql);
+}
+
+/** better-sqlite3's statement API, asynchronous, for the code's few raw statements. */
+export class PgStatement {
+  private plucked = false;
+  private rawRows = false;
+
+  constructor(private readonly pool: PgPool, private readonly text: string) {}
+
+  pluck(toggle = true): this {
+    this.plucked = toggle;
+    return this;
+  }
+
+  raw(toggle = true): this {
+    this.rawRows = toggle;
+    return this;
+  }
+
+  private shape(result: PgResult): unknown[] {
+    if (this.plucked) return result.rows.map((row) => row[0]);
+    if (this.rawRows) return result.rows;
+    return result.rows.map((row) => rowObject(result.fields, row));
+  }
+
+  async all(...params: unknown[]): Promise<unknown[]> {
+    return this.shape(await this.pool.query(this.text, flatParams(params)));
+  }
+
+  async get(...params: unknown[]): Promise<unknown> {
+    return (await this.all(...params))[0];
+  }
+
+  async run(...params: unknown[]): Promise<{ changes: number; lastInsertRowid: number }> {
+    const result = await this.pool.query(this.text, flatParams(params));
+    return { changes: result.rowCount, lastInsertRowid: 0 };
+  }
+}
+
+export function rowObject(fields: string[], row: unknown[]): Record<string, unknown> {
+  const object: Record<string, unknown> = {};
+  for (let i = 0; i < fields.length; i++) object[fields[i]] = row[i];
+  return object;
+}
+
+function flatParams(params: unknown[]): unknown[] {
+  return params.length === 1 && Array.isArray(params[0]) ? params[0] : params;
+}
