@@ -57,8 +57,8 @@ export function mountDevRoutes(app: H3, services: Services) {
     return { ...clockNow(), jobs };
   }));
   app.post('/_dev/v1/jobs/run', route(async () => ({ jobs: await runDueJobs(services) })));
-  app.get('/_dev/v1/mail', route(() => ({
-    contents: services.db.select().from(mailOutbox).orderBy(desc(mailOutbox.id)).limit(50).all()
+  app.get('/_dev/v1/mail', route(async () => ({
+    contents: (await services.db.select().from(mailOutbox).orderBy(desc(mailOutbox.id)).limit(50).all())
       .map((m) => ({ mailId: m.id, to: m.to, subject: m.subject, body: m.body, createdAt: new Date(m.createdAt).toISOString() })),
   })));
 }

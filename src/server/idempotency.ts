@@ -38,17 +38,17 @@ const q = preparedFor((db) => ({
  * this request is to run, the first answer when one is remembered; 409 IDEMPOTENCY_KEY_REUSED for another
  * request under the key, 409 IDEMPOTENCY_KEY_IN_USE while the first still holds it.
  */
-export function claimIdempotencyKey(db: Db, scope: string, key: string, fingerprint: string, now: number): Remembered | null {
-  if (q(db).claim.get({ scope, key, fingerprint, now, leaseExpiresAt: now + IDEMPOTENCY_LEASE_MS })) return null;
-  const row = q(db).row.get({ scope, key })!;
+export async function claimIdempotencyKey(db: Db, scope: string, key: string, fingerprint: string, now: number): Promise<Remembered | null> {
+  if (await q(db).claim.get({ scope, key, fingerprint, now, leaseExpiresAt: now + IDEMPOTENCY_LEASE_MS })) return null;
+  const row = (await q(db).row.get({ scope, key }))!;
   if (row.fingerprint !== fingerprint) throw fail(409, 'IDEMPOTENCY_KEY_REUSED');
   if (row.state === 'IN_PROGRESS') throw fail(409, 'IDEMPOTENCY_KEY_IN_USE');
   return { status: row.status!, body: row.body! };
 }
 
 /** The request's answer, remembered for replays; server faults (5xx) are forgotten so they can be retried. */
-export function settleIdempotencyKey(db: Db, scope: string, key: string, answer: Remembered) {
+export async function settleIdempotencyKey(db: Db, scope: string, key: string, answer: Remembered) {
   const where = and(eq(idempotencyKeys.tokenId, scope), eq(idempotencyKeys.key, key));
-  if (answer.status >= 500) db.delete(idempotencyKeys).where(where).run();
-  else db.update(idempotencyKeys).set({ state: 'DONE', status: answer.status, body: answer.body }).where(where).run();
+  if (answer.status >= 500) await db.delete(idempotencyKeys).where(where).run();
+  else await db.update(idempotencyKeys).set({ state: 'DONE', status: answer.status, body: answer.body }).where(where).run();
 }

@@ -7,8 +7,8 @@ import { mailOutbox } from './schema.js';
  * Mail is written to an outbox table. A deployment's mailer drains it; `svc dev` shows it at
  * GET /_dev/v1/mail so password resets and notices can be followed locally.
  */
-export function sendMail(services: Services, mail: Mail) {
-  queueMail(services.db, services.clock.now(), mail);
+export async function sendMail(services: Services, mail: Mail) {
+  await queueMail(services.db, services.clock.now(), mail);
 }
 
 export interface Mail {
@@ -18,6 +18,6 @@ export interface Mail {
 }
 
 /** The same inside a caller's transaction (a flow notification is mailed with the move that caused it, or not at all). */
-export function queueMail(db: Db, now: number, mail: Mail) {
-  db.insert(mailOutbox).values({ id: newId('mail', now), ...mail, createdAt: now }).run();
+export async function queueMail(db: Db, now: number, mail: Mail) {
+  await db.insert(mailOutbox).values({ id: newId('mail', now), ...mail, createdAt: now }).run();
 }

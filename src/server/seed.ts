@@ -13,16 +13,16 @@ export const SEED_STORE_CODE = 'dev-store';
 
 /** The seeded account and store of `svc dev` (DESIGN.md §3); made once, found on later starts. */
 export async function seedDevStore(services: Services) {
-  let user = services.db.select().from(users).where(eq(users.email, SEED_EMAIL)).get();
+  let user = await services.db.select().from(users).where(eq(users.email, SEED_EMAIL)).get();
   if (!user) {
     await signup(services, { email: SEED_EMAIL, password: SEED_PASSWORD, name: '개발자' });
-    user = services.db.select().from(users).where(eq(users.email, SEED_EMAIL)).get()!;
+    user = (await services.db.select().from(users).where(eq(users.email, SEED_EMAIL)).get())!;
   }
-  let store = services.db.select().from(stores).where(eq(stores.code, SEED_STORE_CODE)).get();
+  let store = await services.db.select().from(stores).where(eq(stores.code, SEED_STORE_CODE)).get();
   if (!store) {
-    store = createStore(services, user.id, { name: 'Dev Store', code: SEED_STORE_CODE });
+    store = await createStore(services, user.id, { name: 'Dev Store', code: SEED_STORE_CODE });
     const storeId = store.id;
-    transaction(services.db, () => services.modules.forEach((m) => m.onSeed?.(services, storeId)));
+    await transaction(services.db, () => services.modules.forEach((m) => m.onSeed?.(services, storeId)));
   }
   const login = await openLoginSession(services, { userId: user.id, clientId: STORE_PLATFORM_CLIENT, scope: '*', authTime: services.clock.now() });
   return { storeId: store.id, ownerToken: login.accessToken };

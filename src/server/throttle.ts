@@ -38,20 +38,20 @@ const q = preparedFor((db) => ({
  * Takes one attempt of `key` under `rule`, or throws 429 `code` with `Retry-After` (seconds until the
  * window ends) when the window's attempts are used up.
  */
-export function reserveAttempt(db: Db, key: string, rule: ThrottleRule, now: number, code: string) {
-  const reserved = q(db).reserve.get({ key, now, windowOpenedBefore: now - rule.windowMs, limit: rule.limit });
+export async function reserveAttempt(db: Db, key: string, rule: ThrottleRule, now: number, code: string) {
+  const reserved = await q(db).reserve.get({ key, now, windowOpenedBefore: now - rule.windowMs, limit: rule.limit });
   if (reserved) return;
-  const windowStart = q(db).windowOf.get({ key })?.windowStart ?? now;
+  const windowStart = (await q(db).windowOf.get({ key }))?.windowStart ?? now;
   const retryAfterSeconds = Math.max(1, Math.ceil((windowStart + rule.windowMs - now) / 1000));
   throw new ApiError(429, code, { retryAfterSeconds }, [], undefined, { 'retry-after': String(retryAfterSeconds) });
 }
 
 /** Gives an attempt back (a sign-in that succeeded does not count against its address). */
-export function releaseAttempt(db: Db, key: string) {
-  q(db).release.run({ key });
+export async function releaseAttempt(db: Db, key: string) {
+  await q(db).release.run({ key });
 }
 
 /** Forgets every attempt of `key` (a successful sign-in clears its account's failures). */
-export function clearAttempts(db: Db, key: string) {
-  db.delete(attemptThrottles).where(eq(attemptThrottles.key, key)).run();
+export async function clearAttempts(db: Db, key: string) {
+  await db.delete(attemptThrottles).where(eq(attemptThrottles.key, key)).run();
 }

@@ -24,22 +24,22 @@ test('an installation receives at most 300 events a minute; the excess waits and
   const { db, clock } = svc.services;
   const now = clock.now();
   // The last minute already holds the allowance: 300 event runs, the oldest 30 s ago.
-  db.insert(appExecutions).values(Array.from({ length: EVENTS_PER_MINUTE }, (_, i) => ({
+  await db.insert(appExecutions).values(Array.from({ length: EVENTS_PER_MINUTE }, (_, i) => ({
     id: newId('appx', now - 30_000 + i), appId, installationId: installation.installationId, storeId: svc.storeId,
     kind: 'EVENT' as const, name: 'APP.SCOPES_UPDATED', status: 'SUCCEEDED' as const, logs: [], durationMs: 1, createdAt: now - 30_000 + i,
   }))).run();
   const deliveryId = newId('appd', now);
-  db.insert(appDeliveries).values({ id: deliveryId, installationId: installation.installationId, event: 'APP.SCOPES_UPDATED', payload: {}, status: 'PENDING', attempts: 0, nextAttemptAt: now, createdAt: now }).run();
+  await db.insert(appDeliveries).values({ id: deliveryId, installationId: installation.installationId, event: 'APP.SCOPES_UPDATED', payload: {}, status: 'PENDING', attempts: 0, nextAttemptAt: now, createdAt: now }).run();
   const delivery = () => db.select().from(appDeliveries).where(eq(appDeliveries.id, deliveryId)).get()!;
 
   await svc.api('POST', '/_dev/v1/jobs/run');
-  assert.is(delivery().status, 'PENDING');
-  assert.is(delivery().attempts, 0);
-  assert.ok(delivery().nextAttemptAt > now + 29_000, 'deferred until the oldest run leaves the minute');
+  assert.is((await delivery()).status, 'PENDING');
+  assert.is((await delivery()).attempts, 0);
+  assert.ok((await delivery()).nextAttemptAt > now + 29_000, 'deferred until the oldest run leaves the minute');
 
   await svc.advance(31);
-  assert.is(delivery().status, 'DONE');
-  assert.is(delivery().attempts, 1);
+  assert.is((await delivery()).status, 'DONE');
+  assert.is((await delivery()).attempts, 1);
 });
 
 test.run();

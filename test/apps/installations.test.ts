@@ -150,9 +150,9 @@ test('a version that adds no consent moves installations at once; a wider one wa
   assert.equal(consent.data.permissions, { scopes: ['order:r', 'store:r'], hosts: ['api.example.com'] });
   assert.is((await asApp('GET', '/v1/store')).status, 200, 'the same token now has the consented scope');
 
-  const emitted = svc.services.db.select().from(events).where(and(eq(events.storeId, svc.storeId), eq(events.type, 'APP.SCOPES_UPDATED'))).all();
+  const emitted = await svc.services.db.select().from(events).where(and(eq(events.storeId, svc.storeId), eq(events.type, 'APP.SCOPES_UPDATED'))).all();
   assert.ok(emitted.some((e) => e.data.installationId === inst.installationId && (e.data.scopes as string[]).includes('store:r')));
-  const notice = svc.services.db.select().from(appDeliveries).where(eq(appDeliveries.installationId, inst.installationId)).all();
+  const notice = await svc.services.db.select().from(appDeliveries).where(eq(appDeliveries.installationId, inst.installationId)).all();
   assert.ok(notice.some((d) => d.event === 'APP.SCOPES_UPDATED'));
 
   const twice = await svc.api('POST', `/v1/apps/installations/${inst.installationId}/consent`);
@@ -231,12 +231,12 @@ test('uninstall cuts access at once; 48 hours later settings and storage are era
 
   const installation = () => svc.services.db.select().from(appInstallations).where(eq(appInstallations.id, inst.installationId)).get()!;
   await svc.advance(47 * 3600);
-  assert.equal(installation().settings, { note: 'hi' }, 'kept for 48 hours');
+  assert.equal((await installation()).settings, { note: 'hi' }, 'kept for 48 hours');
   await svc.advance(3600 + 1);
-  assert.equal(installation().settings, {});
-  assert.ok(installation().erasedAt);
-  assert.is(svc.services.db.select().from(appStorage).where(eq(appStorage.installationId, inst.installationId)).all().length, 0);
-  const notices = svc.services.db.select().from(appDeliveries).where(eq(appDeliveries.installationId, inst.installationId)).all().map((d) => d.event);
+  assert.equal((await installation()).settings, {});
+  assert.ok((await installation()).erasedAt);
+  assert.is((await svc.services.db.select().from(appStorage).where(eq(appStorage.installationId, inst.installationId)).all()).length, 0);
+  const notices = (await svc.services.db.select().from(appDeliveries).where(eq(appDeliveries.installationId, inst.installationId)).all()).map((d) => d.event);
   assert.ok(notices.includes('APP.UNINSTALLED') && notices.includes('APP.STORE_DATA_ERASE'), notices.join());
 
   // The owner's login expired while the clock jumped two days.

@@ -63,8 +63,8 @@ test('exactly 1,000 keys fit; the 1,001st is refused with the limit named; rewri
   const { app, installationId } = await asNewApp();
   // The quota rules are the API's; filling through the service function keeps the test fast, the edges go over HTTP.
   const { writeItem } = await import('../../src/modules/apps/storage.js');
-  transaction(svc.services.db, () => {
-    for (let i = 0; i < STORAGE_MAX_KEYS - 1; i++) writeItem(svc.services.db, installationId, `k${i}`, i, Date.now());
+  await transaction(svc.services.db, async () => {
+    for (let i = 0; i < STORAGE_MAX_KEYS - 1; i++) await writeItem(svc.services.db, installationId, `k${i}`, i, Date.now());
   });
   const last = await app('PUT', '/v1/app/storage/k999', { body: { value: 999 } });
   assert.is(last.status, 200, JSON.stringify(last.body));

@@ -177,7 +177,7 @@ test('a widened version: consent, then the app hears APP.SCOPES_UPDATED', async 
   assert.equal(pending.data.pendingVersion, { version: 2, requires: { scopes: ['order:r'] } });
   assert.is((await svc.api('POST', '/v1/apps/installations', { body: { handle } })).data.version, 2, 'installing again consents');
   await svc.api('POST', '/_dev/v1/jobs/run');
-  const stored = svc.services.db.select().from(appStorage).where(eq(appStorage.installationId, inst.installationId)).all();
+  const stored = await svc.services.db.select().from(appStorage).where(eq(appStorage.installationId, inst.installationId)).all();
   assert.equal(JSON.parse(stored.find((s) => s.key === 'scopes')!.value), ['store:r', 'order:r']);
 });
 
@@ -228,7 +228,7 @@ test('schedules run per installation on the clock, once for the latest of the in
   const first = Date.parse((await installation()).schedules[0].nextRunAt);
   // Three and a half intervals in one move: the runs at +1 h, +2 h and +3 h come due together, and run once.
   await svc.advance(3.5 * 3600);
-  const ticked = svc.services.db.select().from(appStorage).where(and(eq(appStorage.installationId, inst.installationId), eq(appStorage.key, 'ticked'))).get();
+  const ticked = await svc.services.db.select().from(appStorage).where(and(eq(appStorage.installationId, inst.installationId), eq(appStorage.key, 'ticked'))).get();
   assert.ok(ticked, 'the hourly schedule ran');
   assert.is(JSON.parse(ticked.value), new Date(first + 2 * 3600_000).toISOString(), 'the run is for the latest interval that came due');
   assert.is((await installation()).schedules[0].nextRunAt, new Date(first + 3 * 3600_000).toISOString(), 'the next run stays on the hour grid');

@@ -40,7 +40,7 @@ async function recomputeBench() {
   const names = ['page', 'page', 'page', 'product_view', 'product_list_view', 'search', 'page_hide', 'cart_add', 'checkout_start', 'purchase'];
   const t0 = performance.now();
   const perVisitor = 20;
-  transaction(services.db, () => {
+  await transaction(services.db, () => {
     for (let v = 0; v < RAW_EVENTS / perVisitor; v++) {
       let at = from + Math.floor((v / (RAW_EVENTS / perVisitor)) * (span - 3_600_000));
       for (let i = 0; i < perVisitor; i++) {
@@ -64,7 +64,7 @@ async function recomputeBench() {
   const rows = Number(services.db.$client.prepare('SELECT count(*) FROM analytics_day_rows').pluck().get());
   console.log(`recompute of the latest 3 days (1,000,000 events): median ${Math.round(median(runs))} ms of [${runs.map(Math.round).join(', ')}] (target ≤ 10,000 ms); ${rows} per-date rows`);
   // 92 days of rows: the 3 computed days copied back over the earlier 89.
-  transaction(services.db, () => {
+  await transaction(services.db, () => {
     const days = services.db.$client.prepare('SELECT * FROM analytics_day_rows').all() as Record<string, unknown>[];
     const columns = Object.keys(days[0]);
     const copy = services.db.$client.prepare(`INSERT OR IGNORE INTO analytics_day_rows (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);

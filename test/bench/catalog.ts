@@ -20,7 +20,7 @@ async function serve() {
   const running = await startService({ port: 0, host: '127.0.0.1', mode: 'dev', dataDir: mkdtempSync(join(tmpdir(), 'svc-bench-catalog-')) });
   const { services, seeded } = running;
   const t0 = performance.now();
-  transaction(services.db, () => {
+  await transaction(services.db, () => {
     const w = { db: services.db, now: services.clock.now(), storeId: seeded!.storeId, readVersion: null };
     for (let i = 0; i < PRODUCTS; i++) {
       writeProduct(w, 'create', null, {

@@ -34,7 +34,7 @@ const insertAttempt = db.prepare(`insert into payment_attempts (id, store_id, pa
 const insertRefund = db.prepare(`insert into payment_refunds (id, store_id, payment_id, attempt_id, amount, point_refund_amount, reason, status, created_at, completed_at, order_item_ids)
   values (?, ?, ?, ?, ?, 0, 'BENCH', 'COMPLETED', ?, ?, '[]')`);
 const methods = ['CARD', 'CARD', 'CARD', 'EASY_PAY', 'BANK_TRANSFER', 'MOBILE'];
-db.transaction(() => {
+await db.transaction(async () => {
   for (let i = 0; i < PAYMENTS; i++) {
     // Within the report's 92 Korean days, refunds an hour later still before the end of today.
     const at = now - 7_200_000 - Math.floor((i / PAYMENTS) * (DAYS - 2) * 86_400_000);
@@ -42,10 +42,10 @@ db.transaction(() => {
     const pg = i % 3 ? 'pg_one' : 'pg_two';
     const amount = 10_000 + (i % 50) * 1000;
     insertAttempt.run(`att_bench${i}`, storeId, `pay_bench${i}`, pg, method, `bench-${i}`, method, amount, at, at, at);
-    countPayment(ledger, { storeId, at, pg, method, testPayment: false, amount });
+    await countPayment(ledger, { storeId, at, pg, method, testPayment: false, amount });
     if (i % (PAYMENTS / REFUNDS) === 0) {
       insertRefund.run(`rfd_bench${i}`, storeId, `pay_bench${i}`, `att_bench${i}`, 5000, at + 3_600_000, at + 3_600_000);
-      countRefund(ledger, { storeId, at: at + 3_600_000, pg, method, testPayment: false, amount: 5000 });
+      await countRefund(ledger, { storeId, at: at + 3_600_000, pg, method, testPayment: false, amount: 5000 });
     }
   }
 })();

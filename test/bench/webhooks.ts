@@ -67,8 +67,8 @@ async function bench() {
   await fetch(`${base}/secret`, { method: 'POST', body: ok.secret });
 
   const received = async () => ((await fetch(`${base}/stats`).then((r) => r.json())) as { ok: number }).ok;
-  const succeeded = () => services.db.select({ n: count() }).from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.webhookId, ok.webhookId), eq(webhookDeliveries.status, 'SUCCESS'))).get()!.n;
+  const succeeded = async () => ((await services.db.select({ n: count() }).from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.webhookId, ok.webhookId), eq(webhookDeliveries.status, 'SUCCESS'))).get())!).n;
   const emitMs: number[] = [];
 
   /**
@@ -76,13 +76,13 @@ async function bench() {
    * request), then times until the healthy receiver got all n and every record of it reads SUCCESS.
    */
   async function run(n: number, cpu: number[] = []): Promise<number> {
-    const before = succeeded();
+    const before = await succeeded();
     const target = (await received()) + n;
     const e0 = performance.now();
-    transaction(services.db, () => {
+    await transaction(services.db, async () => {
       for (let i = 0; i < n; i++) {
         const orderId = `ord_bench_${before + i}`;
-        emitEvent(services.db, services.clock.now(), { storeId: seeded!.storeId, type: 'ORDER.PAID', resource: { type: 'ORDER', id: orderId }, data: { orderId, orderNo: 20260101000000 + i, status: 'PAID', testPayment: true } });
+        await emitEvent(services.db, services.clock.now(), { storeId: seeded!.storeId, type: 'ORDER.PAID', resource: { type: 'ORDER', id: orderId }, data: { orderId, orderNo: 20260101000000 + i, status: 'PAID', testPayment: true } });
       }
     });
     // The emitting transaction's WAL pages are checkpointed on its account, not during the timed sends.
@@ -91,7 +91,7 @@ async function bench() {
     const c0 = process.cpuUsage();
     emitMs.push(t0 - e0);
     while ((await received()) < target) await new Promise((r) => setTimeout(r, 20));
-    while (succeeded() < before + n) await new Promise((r) => setTimeout(r, 5));
+    while (await succeeded() < before + n) await new Promise((r) => setTimeout(r, 5));
     const used = process.cpuUsage(c0);
     cpu.push((used.user + used.system) / n);
     return n / ((performance.now() - t0) / 1000);

@@ -171,7 +171,7 @@ test('saved option sets: at most 200 per store', async () => {
   const { db } = svc.services;
   const { savedOptionSets } = await import('../../src/modules/catalog/schema.js');
   const now = Date.now();
-  db.insert(savedOptionSets).values(Array.from({ length: 200 }, (_, i) => ({ id: `opts_fill_${i}`, storeId: other.storeId, name: `s${i}`, optionSort: 'REGISTERED', groups: [], customInputs: [], importedProductCount: 0, createdAt: now, updatedAt: now }))).run();
+  await db.insert(savedOptionSets).values(Array.from({ length: 200 }, (_, i) => ({ id: `opts_fill_${i}`, storeId: other.storeId, name: `s${i}`, optionSort: 'REGISTERED', groups: [], customInputs: [], importedProductCount: 0, createdAt: now, updatedAt: now }))).run();
   fails(await other.api('POST', '/v1/saved-option-sets', { body: optionSet('201st') }), 409, 'OPTION_SET_LIMIT_EXCEEDED');
 });
 

@@ -82,11 +82,11 @@ test('stay pricing: sum of nightly prices from check-in to the night before chec
   const p = await dated();
   await calendar(p, { from: d(1), to: d(40), stock: 2 });
   await calendar(p, { variantIds: [p.variants[0].variantId], from: d(2), to: d(2), price: 80000 });
-  const priced = stay(p, { checkIn: d(1), checkOut: d(4) })!;
+  const priced = (await stay(p, { checkIn: d(1), checkOut: d(4) }))!;
   assert.equal(priced.nights, [{ date: d(1), price: 50000 }, { date: d(2), price: 80000 }, { date: d(3), price: 50000 }]);
   assert.is(priced.unitPrice, 180000);
-  assert.is(stay(p, { checkIn: d(1), checkOut: d(2) }, 1)!.unitPrice, 60000);
-  assert.is(stay(p, { checkIn: d(1), checkOut: d(31) })!.nights.length, 30);
+  assert.is(((await stay(p, { checkIn: d(1), checkOut: d(2) }, 1))!).unitPrice, 60000);
+  assert.is(((await stay(p, { checkIn: d(1), checkOut: d(31) }))!).nights.length, 30);
 });
 
 test('stay errors: STAY_REQUIRED, STAY_NOT_APPLICABLE, STAY_INVALID, DATES_UNAVAILABLE', async () => {
@@ -108,7 +108,7 @@ test('a sold stay takes its nights from the calendar and locks the inventory mod
   const p = await dated();
   await calendar(p, { from: d(1), to: d(5), stock: 1 });
   const sale = { storeId: svc.storeId, productId: p.productId, variantId: p.variants[0].variantId, quantity: 1, stay: { checkIn: d(2), checkOut: d(4) } };
-  transaction(svc.services.db, () => recordSale(svc.services.db, svc.services.clock.now(), sale));
+  await transaction(svc.services.db, () => recordSale(svc.services.db, svc.services.clock.now(), sale));
   throwsCode(() => stay(p, { checkIn: d(1), checkOut: d(3) }), 'DATES_UNAVAILABLE');
   throwsCode(() => transaction(svc.services.db, () => recordSale(svc.services.db, svc.services.clock.now(), { ...sale, stay: { checkIn: d(3), checkOut: d(5) } })), 'DATES_UNAVAILABLE');
   const days = (await svc.api('GET', `/v1/products/${p.productId}/calendar`, { query: { from: d(1), to: d(5) } })).data.variants[0].days;

@@ -54,27 +54,27 @@ test('an adjustment never raises stock past the largest stockQuantity accepted: 
   assert.is((await read(svc.api, p.productId)).stockQuantity, max);
   // A cut is always allowed, and units given back by a cancellation are never refused.
   assert.is((await svc.api('PATCH', stockPath(p), { body: { adjustment: -1 } })).data.stockQuantity, max - 1);
-  sell(p, 2);
+  await sell(p, 2);
   await svc.api('PATCH', stockPath(p), { body: { stockQuantity: max } });
-  transaction(svc.services.db, () => restoreStock(svc.services.db, svc.services.clock.now(), { storeId: svc.storeId, productId: p.productId, variantId: p.variants[0].variantId, quantity: 2 }));
+  await transaction(svc.services.db, () => restoreStock(svc.services.db, svc.services.clock.now(), { storeId: svc.storeId, productId: p.productId, variantId: p.variants[0].variantId, quantity: 2 }));
   assert.is((await read(svc.api, p.productId)).stockQuantity, max + 2);
 });
 
 test('reaching 0: SOLD_OUT when no variant on sale has stock; PRODUCT.OUT_OF_STOCK once per variant', async () => {
   const p = await createProduct(svc.api, { options: [{ name: 'c', values: ['a', 'b', 'c'] }], variants: [{ optionValues: ['a'], stockQuantity: 2 }, { optionValues: ['b'], stockQuantity: 1 }, { optionValues: ['c'], stockQuantity: 4, saleOn: false }] });
   assert.is((await svc.api('PATCH', stockPath(p, 0), { body: { adjustment: -2 } })).data.productStatus, 'ON_SALE');
-  assert.equal(outOfStockEvents(p.productId).map((e) => e.data), [{ productId: p.productId, variantId: p.variants[0].variantId }]);
+  assert.equal((await outOfStockEvents(p.productId)).map((e) => e.data), [{ productId: p.productId, variantId: p.variants[0].variantId }]);
   await svc.api('PATCH', stockPath(p, 0), { body: { stockQuantity: 0 } });
-  assert.is(outOfStockEvents(p.productId).length, 1, 'setting 0 again is not a new event');
+  assert.is((await outOfStockEvents(p.productId)).length, 1, 'setting 0 again is not a new event');
   // Variant c has stock but is not on sale, so b reaching 0 sells the product out.
   assert.is((await svc.api('PATCH', stockPath(p, 1), { body: { adjustment: -1 } })).data.productStatus, 'SOLD_OUT');
-  const evts = outOfStockEvents(p.productId);
+  const evts = await outOfStockEvents(p.productId);
   assert.equal(evts.map((e) => e.data.variantId), [p.variants[0].variantId, p.variants[1].variantId]);
   assert.ok(evts.every((e) => e.resourceType === 'PRODUCT' && e.storeId === svc.storeId));
   // A restock puts a product the service sold out back on sale; a new run at 0 is a new event.
   assert.is((await svc.api('PATCH', stockPath(p, 1), { body: { adjustment: 3 } })).data.productStatus, 'ON_SALE');
   await svc.api('PATCH', stockPath(p, 1), { body: { stockQuantity: 0 } });
-  assert.is(outOfStockEvents(p.productId).length, 3);
+  assert.is((await outOfStockEvents(p.productId)).length, 3);
 });
 
 test('a seller-set SOLD_OUT stays when stock comes back', async () => {
@@ -89,13 +89,13 @@ test('concurrent adjustments never lose an update', async () => {
   assert.ok(results.filter((r) => r.status !== 200).every((r) => r.body.error.code === 'INSUFFICIENT_STOCK'));
   await Promise.all(Array.from({ length: 25 }, () => svc.api('PATCH', stockPath(p), { body: { adjustment: 2 } })));
   assert.is((await read(svc.api, p.productId)).stockQuantity, 50);
-  assert.is(outOfStockEvents(p.productId).length, 1);
+  assert.is((await outOfStockEvents(p.productId)).length, 1);
 });
 
 test('sales history locks fulfillment type (FULFILLMENT_TYPE_LOCKED) but not its attributes', async () => {
   const p = await createProduct(svc.api, { stockQuantity: 10 });
   assert.is(hasSalesHistory(svc.services.db, svc.storeId, p.productId), false);
-  sell(p, 2);
+  await sell(p, 2);
   assert.is(hasSalesHistory(svc.services.db, svc.storeId, p.productId), true);
   assert.equal(variantsInOrders(svc.services.db, svc.storeId, [p.variants[0].variantId, 'var_other']), [p.variants[0].variantId]);
   const after = await read(svc.api, p.productId);
@@ -111,14 +111,14 @@ test('sales history locks inventoryMode: INVENTORY_MODE_LOCKED', async () => {
   const p = await createProduct(svc.api, { stockQuantity: 10 });
   const fresh = await createProduct(svc.api);
   assert.is((await svc.api('PATCH', `/v1/products/${fresh.productId}`, { body: { inventoryMode: 'DATED' } })).data.inventoryMode, 'DATED');
-  sell(p);
+  await sell(p);
   fails(await svc.api('PATCH', `/v1/products/${p.productId}`, { body: { inventoryMode: 'DATED' } }), 409, 'INVENTORY_MODE_LOCKED');
   assert.is((await read(svc.api, p.productId)).inventoryMode, 'STANDARD');
 });
 
 test('a variant in an order cannot be deleted (VARIANT_IN_ORDER); switching its sale off works', async () => {
   const p = await createProduct(svc.api, { options: [{ name: 'c', values: ['a', 'b'] }], variants: [{ optionValues: ['a'], stockQuantity: 3 }] });
-  sell(p, 1, 0);
+  await sell(p, 1, 0);
   const res = await svc.api('PUT', `/v1/products/${p.productId}/options`, { body: { options: [{ name: 'c', values: ['b'] }] } });
   fails(res, 409, 'VARIANT_IN_ORDER');
   assert.equal(res.body.error.details.variantIds, [p.variants[0].variantId]);
@@ -133,16 +133,16 @@ test('a variant in an order cannot be deleted (VARIANT_IN_ORDER); switching its 
 test('recordSale refuses more than the stock, restoreStock gives it back', async () => {
   const p = await createProduct(svc.api, { stockQuantity: 1 });
   try {
-    sell(p, 2);
+    await sell(p, 2);
     assert.unreachable();
   } catch (error) {
     assert.instance(error, ApiError);
     assert.is((error as ApiError).code, 'INSUFFICIENT_STOCK');
   }
   assert.is((await read(svc.api, p.productId)).fulfillmentTypeLocked, false, 'a refused sale records nothing');
-  sell(p, 1);
+  await sell(p, 1);
   assert.is((await read(svc.api, p.productId)).status, 'SOLD_OUT');
-  restoreStock(svc.services.db, svc.services.clock.now(), { storeId: svc.storeId, productId: p.productId, variantId: p.variants[0].variantId, quantity: 1 });
+  await restoreStock(svc.services.db, svc.services.clock.now(), { storeId: svc.storeId, productId: p.productId, variantId: p.variants[0].variantId, quantity: 1 });
   const back = await read(svc.api, p.productId);
   assert.is(back.stockQuantity, 1);
   assert.is(back.status, 'ON_SALE');

@@ -67,7 +67,7 @@ test('gateway return address: a failure code ends the attempt, a success is conf
   // The buyer approves in the gateway's window; the gateway then sends them to our return address.
   const { sandboxDecide } = await import('../../src/modules/payments/gateway.js');
   const key = svc.services.db.$client.prepare('select pg_payment_key as k from payment_attempts where id = ?').get(attempt.attemptId) as { k: string };
-  sandboxDecide(svc.services, key.k, 'APPROVE');
+  await sandboxDecide(svc.services, key.k, 'APPROVE');
   const done = await fetch(`${svc.url}/pay/${start.paymentId}/return?attemptId=${start.attemptId}`, { redirect: 'manual' });
   const result = new URL(done.headers.get('location')!);
   assert.equal([done.status, `${result.origin}${result.pathname}`, result.searchParams.get('status')], [303, RETURN_URL, 'COMPLETED']);
@@ -192,7 +192,7 @@ test('cash receipts: identity rules, resident numbers refused, methods, issue af
   assert.ok(!JSON.stringify(order).includes('01055556666'));
   // Reissue (store platform OWNER/ADMIN) from failed: pending again, then issued by the job.
   fails(await api('POST', `/v1/orders/${done.orderId}/cash-receipt/reissue`), 409, 'CASH_RECEIPT_NOT_REISSUABLE');
-  svc.services.db.$client.prepare("update cash_receipts set status = 'ISSUE_FAILED' where payment_id = ?").run(res.paymentId);
+  await svc.services.db.$client.prepare("update cash_receipts set status = 'ISSUE_FAILED' where payment_id = ?").run(res.paymentId);
   assert.is(ok(await api('POST', `/v1/orders/${done.orderId}/cash-receipt/reissue`)).status, 'ISSUE_PENDING');
   ok(await api('POST', '/_dev/v1/jobs/run'));
   assert.is(ok(await api('GET', `/v1/orders/${done.orderId}`)).payment.cashReceipt.status, 'ISSUED');
@@ -222,7 +222,7 @@ test('expiries: payment 10 minutes (PAYMENT_EXPIRED), sheet 30 minutes (CHECKOUT
   // A live-style return after the 10 minutes: the gateway approved, the service cancels it automatically.
   const { sandboxDecide } = await import('../../src/modules/payments/gateway.js');
   const key = svc.services.db.$client.prepare('select pg_payment_key as k from payment_attempts where id = ?').get(open.attemptId) as { k: string };
-  sandboxDecide(svc.services, key.k, 'APPROVE');
+  await sandboxDecide(svc.services, key.k, 'APPROVE');
   const late = await fetch(`${svc.url}/pay/${open.paymentId}/return?attemptId=${open.attemptId}`, { redirect: 'manual' });
   assert.is(new URL(late.headers.get('location')!).searchParams.get('code'), 'PAYMENT_EXPIRED');
   assert.equal(ok(await svc.api('GET', `/v1/payments/${open.paymentId}`, { token: await login(svc) })).refunds.map((r: any) => r.reason), ['PAYMENT_EXPIRED']);

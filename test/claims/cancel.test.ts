@@ -101,7 +101,7 @@ test('partial then full cancel: preview = answer = event = refund = gateway; sto
   assert.is(payment.status, 'CANCELED');
   assert.is(payment.refunds.reduce((n: number, r: any) => n + r.amount, 0), 44000);
   const attempt = payment.attempts.find((a: any) => a.status === 'APPROVED');
-  const gateway = gatewayFor(svc.services, svc.storeId, 'pg_one');
+  const gateway = await gatewayFor(svc.services, svc.storeId, 'pg_one');
   const view = await gateway.lookup({ pgPaymentKey: svc.services.db.$client.prepare('select pg_payment_key from payment_attempts where id = ?').pluck().get(attempt.attemptId) as string, pgOrderId: attempt.pgOrderId });
   assert.equal([view.status, view.canceledAmount], ['CANCELED', 44000]);
   assert.equal([await stockOf(o.mug.productId), await stockOf(o.plate.productId)], [10, 10]);
@@ -161,7 +161,7 @@ test('a refund left PROCESSING goes to the gateway once, however many refunds jo
   await fetch(`${svc.url}/_dev/v1/payments/${o.paymentId}/simulate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outcome: 'REFUND_HELD' }) });
   const canceled = ok(await api('POST', `/v1/order-items/${o.plateItem.orderItemId}/cancel`, { body: { quantity: 1, reason: 'OUT_OF_STOCK' } }));
   // A `process` whose service stopped between taking the refund out of HELD and calling the gateway.
-  svc.services.db.update(paymentRefunds).set({ status: 'PROCESSING' }).where(eq(paymentRefunds.id, canceled.refundId)).run();
+  await svc.services.db.update(paymentRefunds).set({ status: 'PROCESSING' }).where(eq(paymentRefunds.id, canceled.refundId)).run();
   // A minute later the refunds jobs of two processes look at once (each awaits the gateway before the other is done).
   const later = svc.services.clock.now() + 61_000;
   const handled = await Promise.all([retryRefunds(svc.services, later), retryRefunds(svc.services, later)]);
@@ -169,7 +169,7 @@ test('a refund left PROCESSING goes to the gateway once, however many refunds jo
   const payment = ok(await api('GET', `/v1/payments/${o.paymentId}`));
   assert.equal(payment.refunds.map((r: any) => [r.status, r.amount]), [['COMPLETED', 14000]]);
   const attempt = payment.attempts.find((a: any) => a.status === 'APPROVED');
-  const view = await gatewayFor(svc.services, svc.storeId, 'pg_one').lookup({
+  const view = await (await gatewayFor(svc.services, svc.storeId, 'pg_one')).lookup({
     pgPaymentKey: svc.services.db.$client.prepare('select pg_payment_key from payment_attempts where id = ?').pluck().get(attempt.attemptId) as string, pgOrderId: attempt.pgOrderId,
   });
   assert.is(view.canceledAmount, 14000, 'the gateway canceled the money once');

@@ -37,7 +37,7 @@ test('timers: DELIVER after 7 days pauses while a claim is open and resumes with
   await svc.advance(3 * DAY);
   api = await freshApi(svc);
 
-  inTransaction((now) => openClaimHold(svc.services.db, now, id));
+  await inTransaction((now) => openClaimHold(svc.services.db, now, id));
   const held = ok(await flowOf(id));
   assert.equal(held.timers.map((t: any) => [t.status, t.dueAt]), [['PAUSED', null]]);
   assert.ok(Math.abs(held.timers[0].remainingSeconds - 4 * DAY) < 120, String(held.timers[0].remainingSeconds));
@@ -51,7 +51,7 @@ test('timers: DELIVER after 7 days pauses while a claim is open and resumes with
   api = await freshApi(svc);
   assert.is(ok(await flowOf(id)).state, 'DISPATCHED');
 
-  inTransaction((now) => releaseClaimHold(svc.services.db, now, id));
+  await inTransaction((now) => releaseClaimHold(svc.services.db, now, id));
   const resumed = ok(await flowOf(id));
   assert.equal(resumed.timers.map((t: any) => [t.status, t.remainingSeconds]), [['PENDING', null]]);
   assert.equal(resumed.actions.map((a: any) => [a.key, a.enabled]), [['DELIVER', true]]);
@@ -76,7 +76,7 @@ test('a buyer withdrawing the claim request (WITHDRAW_REQUEST) ends the hold; wi
   const { order, buyer } = await memberOrder(svc, api, 'withdrawer', [p]);
   const id = order.items[0].orderItemId;
   fails(await buyer('POST', `/storefront/v1/me/order-items/${id}/actions/WITHDRAW_REQUEST`), 409, 'ACTION_NOT_AVAILABLE');
-  inTransaction((now) => openClaimHold(svc.services.db, now, id));
+  await inTransaction((now) => openClaimHold(svc.services.db, now, id));
   fails(await api('POST', `/v1/order-items/${id}/confirm`), 409, 'FLOW_MOVE_NOT_ALLOWED');
   const withdrawn = ok(await buyer('POST', `/storefront/v1/me/order-items/${id}/actions/WITHDRAW_REQUEST`));
   assert.equal([withdrawn.state, withdrawn.actions], ['PAID', []]);
@@ -157,7 +157,7 @@ const GROUPED: Definition = {
 };
 
 test('progression ORDER: the group moves as one, FLOW_STATE_CHANGED names every item, a webhook notification fires; a false condition is FLOW_MOVE_NOT_ALLOWED', async () => {
-  const flow = transaction(svc.services.db, () => insertFlow(svc.services.db, svc.storeId, svc.services.clock.now(), { name: '주문 제작', kind: 'SHIPPING', definition: GROUPED }));
+  const flow = await transaction(svc.services.db, () => insertFlow(svc.services.db, svc.storeId, svc.services.clock.now(), { name: '주문 제작', kind: 'SHIPPING', definition: GROUPED }));
   const a = await createProduct(api, { flowId: flow.id });
   const b = await createProduct(api, { flowId: flow.id });
   const { order } = await memberOrder(svc, api, 'grouper', [a, b]);
@@ -191,11 +191,11 @@ test('progression ORDER: the group moves as one, FLOW_STATE_CHANGED names every 
 });
 
 test('a claim hold on one grouped item pauses the group (groupClaim PAUSE by default)', async () => {
-  const flow = transaction(svc.services.db, () => insertFlow(svc.services.db, svc.storeId, svc.services.clock.now(), { name: '주문 제작 2', kind: 'SHIPPING', definition: GROUPED }));
+  const flow = await transaction(svc.services.db, () => insertFlow(svc.services.db, svc.storeId, svc.services.clock.now(), { name: '주문 제작 2', kind: 'SHIPPING', definition: GROUPED }));
   const a = await createProduct(api, { flowId: flow.id });
   const b = await createProduct(api, { flowId: flow.id });
   const { order } = await memberOrder(svc, api, 'grouper2', [a, b]);
-  inTransaction((now) => openClaimHold(svc.services.db, now, order.items[0].orderItemId));
+  await inTransaction((now) => openClaimHold(svc.services.db, now, order.items[0].orderItemId));
   const other = ok(await flowOf(order.items[1].orderItemId));
   assert.equal(other.actions.map((x: any) => [x.key, x.enabled]), [['START', false]]);
   const refused = await api('POST', `/v1/orders/${order.orderId}/actions/START`, { body: {} });
@@ -255,9 +255,9 @@ test('a direct move puts the item in any state of its flow with a reason, fires 
   const events = await hooks.forOrder(order.orderId, 3);
   assert.equal(events.map((e: any) => e.type), ['ORDER.PAID', 'ORDER.FLOW_STATE_CHANGED', 'ORDER.DISPATCHED']);
 
-  inTransaction((now) => openClaimHold(svc.services.db, now, id));
+  await inTransaction((now) => openClaimHold(svc.services.db, now, id));
   await refusedWith({ to: 'DELIVERED', reason: '배송 완료 확인' }, 'CLAIM_OPEN');
-  inTransaction((now) => releaseClaimHold(svc.services.db, now, id));
+  await inTransaction((now) => releaseClaimHold(svc.services.db, now, id));
   assert.is(ok(await api('POST', `/v1/order-items/${id}/flow/move`, { body: { to: 'DELIVERED', reason: '배송 완료 확인' } })).state, 'DELIVERED');
 });
 

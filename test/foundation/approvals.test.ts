@@ -163,7 +163,7 @@ test('approvers are mailed one digest per 10 minutes', async () => {
 
 test('the monthly AI action limit: new agent writes and approval requests get 429; people are not limited', async () => {
   const { db, clock } = svc.services;
-  db.insert(planUsage).values({ storeId: svc.storeId, month: usageMonth(clock.now()), aiActions: 100 })
+  await db.insert(planUsage).values({ storeId: svc.storeId, month: usageMonth(clock.now()), aiActions: 100 })
     .onConflictDoUpdate({ target: [planUsage.storeId, planUsage.month], set: { aiActions: 100 } }).run();
   const res = await agent('PATCH', '/v1/store', { body: { name: 'Over Limit' } });
   assert.is(res.status, 429);

@@ -20,10 +20,10 @@ test.after(async () => {
 });
 
 /** Runs `write` in a transaction that is then rolled back; `readInside` sees the write before it goes. */
-function rolledBack(write: () => void, readInside: () => void) {
+async function rolledBack(write: () => void, readInside: () => void) {
   const rollback = new Error('rollback');
   try {
-    transaction(svc.services.db, () => {
+    await transaction(svc.services.db, () => {
       write();
       readInside();
       throw rollback;
@@ -36,7 +36,7 @@ function rolledBack(write: () => void, readInside: () => void) {
 test('store document: a rolled-back rename is never served, and the next real change is', async () => {
   const before = (await svc.api('GET', '/v1/store')).data.name;
   let seenInside = '';
-  rolledBack(
+  await rolledBack(
     () => svc.services.db.$client.prepare('UPDATE stores SET name = ? WHERE id = ?').run('되돌려질 이름', svc.storeId),
     () => (seenInside = JSON.parse((storeDocument(svc.services, svc.storeId) as { json: string }).json).name),
   );
@@ -56,7 +56,7 @@ test('product pages: a page built inside a rolled-back write is never served aft
   const page = (content: string) => cachedPage(db, svc.storeId, 'read-model-cache test', () => content).json;
 
   assert.is(page('before'), '"before"');
-  rolledBack(() => rename('되돌려질 상품'), () => assert.is(page('inside'), '"inside"', 'inside, the write shows'));
+  await rolledBack(() => rename('되돌려질 상품'), () => assert.is(page('inside'), '"inside"', 'inside, the write shows'));
   assert.is(page('unused'), '"before"', 'the version went back, and with it the page');
   // The committed rename takes the version number the rolled-back one had.
   rename('진짜 상품');

@@ -84,7 +84,7 @@ export async function databaseAtRest(dataDir: string): Promise<Buffer> {
     const tables = database.sqlite.prepare("SELECT tablename FROM pg_tables WHERE schemaname = 'public'").pluck().all() as string[];
     return Buffer.from(tables.map((t) => (database.sqlite.prepare(`SELECT t::text FROM "${t}" t`).pluck().all() as string[]).join('\n')).join('\n'));
   } finally {
-    database.close();
+    await database.close();
   }
 }
 

@@ -79,7 +79,7 @@ test('approvalUrl is a page: log in to the store platform, see the changes, appr
 
 test('an ADMIN may reject, but an owner-only request is refused to an ADMIN with INSUFFICIENT_ROLE', async () => {
   const { approvalId, approvalUrl } = await hold('Owner Only');
-  svc.services.db.update(approvalRequests).set({ ownerOnly: true }).where(eq(approvalRequests.id, approvalId)).run();
+  await svc.services.db.update(approvalRequests).set({ ownerOnly: true }).where(eq(approvalRequests.id, approvalId)).run();
   const adminPage = await person(approvalUrl, admin);
   assert.match(adminPage.html, '소유자(OWNER)만');
   const refused = await adminPage.press('approve');

@@ -181,13 +181,13 @@ test('with no store named, the only store in reach is used; a token that cannot 
 
 test('the monthly AI-action limit: PLAN_AI_ACTIONS_EXCEEDED through MCP; reads go on', async () => {
   const { db, clock } = svc.services;
-  db.insert(planUsage).values({ storeId: svc.storeId, month: usageMonth(clock.now()), aiActions: 100 })
+  await db.insert(planUsage).values({ storeId: svc.storeId, month: usageMonth(clock.now()), aiActions: 100 })
     .onConflictDoUpdate({ target: [planUsage.storeId, planUsage.month], set: { aiActions: 100 } }).run();
   // New approval requests are refused as new writes are.
   const res = await callTool(client, 'call_api_write', { method: 'PATCH', path: '/v1/store', body: { name: 'Over the limit' } });
   assert.equal([res.isError, res.status, res.value.code], [true, 429, 'PLAN_AI_ACTIONS_EXCEEDED']);
   assert.is((await callTool(client, 'call_api_read', { method: 'GET', path: '/v1/store' })).isError, false);
-  db.update(planUsage).set({ aiActions: 0 }).run();
+  await db.update(planUsage).set({ aiActions: 0 }).run();
 });
 
 test.run();

@@ -39,10 +39,10 @@ test('the live gate opens condition by condition; sandbox work never reaches the
 
   assert.is(ok(await api('POST', '/v1/store/payment-providers/pg_one/verify', { body: {} })).result.status, 'PASSED');
   // A sandbox payment and a partial refund, through the gateway interface checkout uses.
-  const gw = payments.gatewayFor(svc.services, seller.storeId, 'pg_one');
+  const gw = await payments.gatewayFor(svc.services, seller.storeId, 'pg_one');
   assert.is(gw.sandbox, true);
   const window = await gw.prepareWindow({ paymentId: 'pay_gate', attemptId: 'att_1', pgOrderId: '20261121000001-01', amount: 12000, orderName: '테스트 상품', method: 'CARD', returnUrl: 'https://localhost/return' });
-  payments.sandboxDecide(svc.services, window.pgPaymentKey!, 'APPROVE');
+  await payments.sandboxDecide(svc.services, window.pgPaymentKey!, 'APPROVE');
   const confirmed = await gw.confirm({ pgPaymentKey: window.pgPaymentKey!, pgOrderId: '20261121000001-01', amount: 12000, method: 'CARD' });
   assert.is(confirmed.status, 'APPROVED');
   assert.equal(await gate(), { TEST_CONNECTION: true, SANDBOX_PAYMENT: true, SANDBOX_REFUND: false, LIVE_CONNECTION: false, PLATFORM_LIVE_ENABLED: false });
@@ -90,7 +90,7 @@ test('a live store excludes sandbox providers; without the platform permission l
   assert.is(s.environment, 'LIVE');
   assert.is(providerOf(s, 'pg_two').routingExclusion, 'SANDBOX_IN_LIVE_STORE');
   assert.is(providerOf(s, 'pg_two').status, 'EXCLUDED');
-  assert.equal(payments.paymentOptions(svc.services, seller.storeId).map((o) => o.pg), ['pg_one', 'pg_one', 'pg_one', 'pg_one']);
+  assert.equal((await payments.paymentOptions(svc.services, seller.storeId)).map((o) => o.pg), ['pg_one', 'pg_one', 'pg_one', 'pg_one']);
   ok(await platformLive(false));
   s = await settings();
   assert.is(providerOf(s, 'pg_one').routingExclusion, 'PLATFORM_BLOCKED');
@@ -136,7 +136,7 @@ test('concurrent change during a gateway call: PAYMENT_PROVIDER_CHANGED and PAYM
 });
 
 test('pg_one live adapter: Toss-style confirm, retried confirm, partial and over-cancel, look-up, unknown results', async () => {
-  const gw = payments.gatewayFor(svc.services, seller.storeId, 'pg_one');
+  const gw = await payments.gatewayFor(svc.services, seller.storeId, 'pg_one');
   assert.is(gw.sandbox, false);
   const window = await gw.prepareWindow({ paymentId: 'pay_l1', attemptId: 'att_l1', pgOrderId: '20261121000002-01', amount: 15000, orderName: '라이브 상품', method: 'EASY_PAY', provider: 'EASYPAY_1', returnUrl: 'https://shop.example/return' });
   assert.is(window.windowUrl, undefined);
@@ -179,7 +179,7 @@ test('pg_one live adapter: Toss-style confirm, retried confirm, partial and over
 test('configuration faults count toward warnings[]: 3 in 24 hours, owner mailed once, cleared 24 hours later', async () => {
   // pg_two live keys whose channels take no MOBILE: every MOBILE window is a configuration failure.
   const credentialId = providerOf(await settings(), 'pg_two').credentialSets.LIVE.credentialId;
-  const gw = payments.gatewayFor(svc.services, seller.storeId, 'pg_two', { credentialId });
+  const gw = await payments.gatewayFor(svc.services, seller.storeId, 'pg_two', { credentialId });
   for (let i = 1; i <= 3; i++) {
     const error = await gw.prepareWindow({ paymentId: `pay_m${i}`, attemptId: 'a', pgOrderId: `2026112100001${i}-01`, amount: 1000, orderName: 'x', method: 'MOBILE', returnUrl: 'https://shop.example/r' }).catch((e) => e);
     assert.is(error.code, 'PAYMENT_PROVIDER_UNAVAILABLE');
@@ -202,7 +202,7 @@ test('configuration faults count toward warnings[]: 3 in 24 hours, owner mailed 
 
 test('pg_two live adapter: PortOne-style read-back confirm, gateway amount, channel choice, cancel; archived keys still refund', async () => {
   const credentialId = providerOf(await settings(), 'pg_two').credentialSets.LIVE.credentialId;
-  const gw = payments.gatewayFor(svc.services, seller.storeId, 'pg_two', { credentialId });
+  const gw = await payments.gatewayFor(svc.services, seller.storeId, 'pg_two', { credentialId });
   const window = await gw.prepareWindow({ paymentId: 'pay_p1', attemptId: 'a', pgOrderId: '20261121000020-01', amount: 20000, orderName: '상품', method: 'BANK_TRANSFER', returnUrl: 'https://shop.example/r' });
   assert.is(window.pgPaymentKey, '20261121000020-01');
   assert.is(window.client!.channelKey, 'channel-key-transfer-0002');
@@ -221,7 +221,7 @@ test('pg_two live adapter: PortOne-style read-back confirm, gateway amount, chan
 
   // Disconnecting archives the keys; the payment made with them can still be refunded.
   ok(await api('DELETE', '/v1/store/payment-providers/pg_two'));
-  const archived = payments.gatewayFor(svc.services, seller.storeId, 'pg_two', { credentialId });
+  const archived = await payments.gatewayFor(svc.services, seller.storeId, 'pg_two', { credentialId });
   assert.equal(await archived.cancel({ pgTransactionId: '20261121000020-01', amount: 9000, reason: '환불' }), { status: 'CANCELED', canceledAmount: 9000 });
   assert.equal(fake.requests.at(-1)!.body, { storeId: PG_TWO_LIVE.storeId, amount: 9000, reason: '환불' });
   assert.equal((await archived.lookup({ pgPaymentKey: '20261121000020-01', pgOrderId: '20261121000020-01' })).status, 'PARTIALLY_CANCELED');

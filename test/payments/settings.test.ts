@@ -155,7 +155,7 @@ test('enabled sandbox providers become candidates in priority order; options and
   settings = ok(await api('PUT', '/v1/store/payment-settings', { body: { priority: ['pg_two', 'pg_one'] } }));
   assert.equal(settings.candidates, ['pg_two', 'pg_one']);
   const { paymentOptions } = await import('../../src/modules/payments/gateway.js');
-  assert.equal(paymentOptions(svc.services, seller.storeId).map((o) => o.key), [
+  assert.equal((await paymentOptions(svc.services, seller.storeId)).map((o) => o.key), [
     'pg_two:CARD', 'pg_two:EASY_PAY', 'pg_two:BANK_TRANSFER',
     'pg_one:CARD', 'pg_one:EASY_PAY:EASYPAY_2', 'pg_one:EASY_PAY:EASYPAY_1', 'pg_one:BANK_TRANSFER', 'pg_one:MOBILE',
   ]);

@@ -19,10 +19,10 @@ import { createTestDatabase } from '../helpers/postgres.js';
 
 const NOW = 1_800_000_000_000;
 
-function enqueue({ db }: Database_, rows: { id: string; dueIn: number; status?: 'PENDING' | 'DONE' }[]) {
-  db.delete(appDeliveries).run();
+async function enqueue({ db }: Database_, rows: { id: string; dueIn: number; status?: 'PENDING' | 'DONE' }[]) {
+  await db.delete(appDeliveries).run();
   for (const row of rows) {
-    db.insert(appDeliveries).values({
+    await db.insert(appDeliveries).values({
       id: row.id, installationId: 'inst', event: 'APP.UNINSTALLED', payload: {}, status: row.status ?? 'PENDING', attempts: 0, nextAttemptAt: NOW + row.dueIn, createdAt: NOW,
     }).run();
   }
@@ -40,24 +40,24 @@ for (const engine of ['SQLite', 'PostgreSQL'] as const) {
   });
   test.after(() => database.close());
 
-  test('due rows come earliest first; rows not yet due or not matching stay', () => {
-    enqueue(database, [{ id: 'c', dueIn: -10 }, { id: 'b', dueIn: -50 }, { id: 'a', dueIn: 0 }, { id: 'later', dueIn: 5 }, { id: 'done', dueIn: -99, status: 'DONE' }]);
+  test('due rows come earliest first; rows not yet due or not matching stay', async () => {
+    await enqueue(database, [{ id: 'c', dueIn: -10 }, { id: 'b', dueIn: -50 }, { id: 'a', dueIn: 0 }, { id: 'later', dueIn: 5 }, { id: 'done', dueIn: -99, status: 'DONE' }]);
     assert.equal(idsOf(claimEachDue(database.db, appDeliveries, NOW, { where: pending })), ['b', 'c', 'a']);
   });
 
-  test('a claimed row is leased: nobody takes it again until the lease lapses, then it is due again', () => {
-    enqueue(database, [{ id: 'a', dueIn: 0 }]);
-    const claimed = claimNextDue(database.db, appDeliveries, NOW, { where: pending });
+  test('a claimed row is leased: nobody takes it again until the lease lapses, then it is due again', async () => {
+    await enqueue(database, [{ id: 'a', dueIn: 0 }]);
+    const claimed = await claimNextDue(database.db, appDeliveries, NOW, { where: pending });
     assert.is(claimed?.nextAttemptAt, NOW + CLAIM_LEASE_MS, 'the claimed row comes back as it now is');
     assert.is(claimNextDue(database.db, appDeliveries, NOW + CLAIM_LEASE_MS - 1, { where: pending }), undefined);
-    assert.is(claimNextDue(database.db, appDeliveries, NOW + CLAIM_LEASE_MS, { where: pending })?.id, 'a', 'the work of a process that died comes due again');
+    assert.is((await claimNextDue(database.db, appDeliveries, NOW + CLAIM_LEASE_MS, { where: pending }))?.id, 'a', 'the work of a process that died comes due again');
   });
 
-  test('each row is claimed only when the caller moves on to it, at most `limit` in a run, never one it skips', () => {
-    enqueue(database, [{ id: 'a', dueIn: -3 }, { id: 'b', dueIn: -2 }, { id: 'c', dueIn: -1 }, { id: 'd', dueIn: 0 }]);
+  test('each row is claimed only when the caller moves on to it, at most `limit` in a run, never one it skips', async () => {
+    await enqueue(database, [{ id: 'a', dueIn: -3 }, { id: 'b', dueIn: -2 }, { id: 'c', dueIn: -1 }, { id: 'd', dueIn: 0 }]);
     const run = claimEachDue(database.db, appDeliveries, NOW, { where: pending, skip: ['b'], limit: 2 });
-    assert.is(run.next().value?.id, 'a');
-    const leased = database.db.select({ id: appDeliveries.id }).from(appDeliveries).where(eq(appDeliveries.nextAttemptAt, NOW + CLAIM_LEASE_MS)).all();
+    assert.is((await run.next()).value?.id, 'a');
+    const leased = await database.db.select({ id: appDeliveries.id }).from(appDeliveries).where(eq(appDeliveries.nextAttemptAt, NOW + CLAIM_LEASE_MS)).all();
     assert.equal(idsOf(leased), ['a'], 'the rows behind the first wait unclaimed, so a long call cannot outlive their lease');
     assert.equal(idsOf({ [Symbol.iterator]: () => run }), ['c']);
     assert.equal(idsOf(claimEachDue(database.db, appDeliveries, NOW, { where: pending })), ['b', 'd']);
@@ -77,18 +77,18 @@ skipping.before(async () => {
   // A claim that waited for the other process's lock would fail here rather than hang the test.
   second.sqlite.exec("SET lock_timeout = '2s'");
 });
-skipping.after(() => {
-  first.close();
-  second.close();
+skipping.after(async () => {
+  await first.close();
+  await second.close();
 });
 
-skipping('a row another process is claiming is skipped, not waited for, and each row goes to one of them', () => {
-  enqueue(first, [{ id: 'a', dueIn: -2 }, { id: 'b', dueIn: -1 }, { id: 'c', dueIn: 0 }]);
-  const taken = transaction(first.db, () => {
-    const mine = claimNextDue(first.db, appDeliveries, NOW, { where: pending });
+skipping('a row another process is claiming is skipped, not waited for, and each row goes to one of them', async () => {
+  await enqueue(first, [{ id: 'a', dueIn: -2 }, { id: 'b', dueIn: -1 }, { id: 'c', dueIn: 0 }]);
+  const taken = transaction(first.db, async () => {
+    const mine = await claimNextDue(first.db, appDeliveries, NOW, { where: pending });
     // The first process's claim of `a` is not committed yet: its row lock is held while the second claims.
     const started = performance.now();
-    const theirs = claimNextDue(second.db, appDeliveries, NOW, { where: pending });
+    const theirs = await claimNextDue(second.db, appDeliveries, NOW, { where: pending });
     assert.ok(performance.now() - started < 1000, 'the second process did not wait for the first one\'s lock');
     return [mine?.id, theirs?.id];
   });

@@ -100,7 +100,7 @@ test('a check still running after 150 s is TIMED_OUT (its process stopped); one 
 
   const now = svc.services.clock.now();
   const site = ok(await api('GET', '/v1/storefront/site'));
-  svc.services.db.insert(checks).values({ id: 'chk_dead', storeId: svc.storeId, siteId: site.siteId, status: 'RUNNING', steps: [], files: {}, nextAttemptAt: now + 180_000, createdAt: now, startedAt: now, finishedAt: null }).run();
+  await svc.services.db.insert(checks).values({ id: 'chk_dead', storeId: svc.storeId, siteId: site.siteId, status: 'RUNNING', steps: [], files: {}, nextAttemptAt: now + 180_000, createdAt: now, startedAt: now, finishedAt: null }).run();
   fails(await api('POST', '/v1/storefront/site/checks'), 409, 'CHECK_RUNNING');
   await svc.advance(181);
   assert.is(ok(await api('GET', '/v1/storefront/site/checks/chk_dead')).status, 'UNKNOWN');

@@ -70,8 +70,8 @@ test('a new site may be created while the old one closes (slug changes keep coun
   assert.is(again.site.slugChangesRemaining, 2, 'the change before the disable still counts');
   assert.is(ok(await api('GET', '/v1/storefront/site')).slug, 'reborn-shop');
   fails(await api('POST', '/v1/storefront/site', { body: { templateId: 'basic', slug: 'third-shop' } }), 409, 'STOREFRONT_SITE_EXISTS');
-  const closedId = svc.services.db.select().from(sites).where(eq(sites.slug, 'closing-shop')).get()!.id;
-  assert.ok(svc.services.db.select().from(versions).where(eq(versions.siteId, closedId)).all().length > 0);
+  const closedId = ((await svc.services.db.select().from(sites).where(eq(sites.slug, 'closing-shop')).get())!).id;
+  assert.ok((await svc.services.db.select().from(versions).where(eq(versions.siteId, closedId)).all()).length > 0);
   await svc.advance(29 * DAY);
   assert.is((await visit('closing-shop/')).status, 410);
   await svc.advance(2 * DAY);

@@ -132,7 +132,7 @@ test('warm contexts: a version\'s requests run where its bundle already ran (mod
 test('provisioning: a version whose artifacts are missing stays PENDING, shows FAILED after 3 tries and is retried until it syncs', async () => {
   const { versions: table } = await import('../../src/modules/storefront/schema.js');
   const { eq } = await import('drizzle-orm');
-  const row = svc.services.db.select().from(table).where(eq(table.id, versions.v2)).get()!;
+  const row = (await svc.services.db.select().from(table).where(eq(table.id, versions.v2)).get())!;
   const blob = join(svc.dataDir, 'storefront', 'blobs', row.server.bundle.hash.slice(0, 2), row.server.bundle.hash.slice(2));
   const saved = readFileSync(blob);
   rmSync(blob);

@@ -79,7 +79,7 @@ test('update replaces fields, reactivates and is validated like create; resume o
   assert.is(resumed.data.status, 'ACTIVE');
   // A suspended subscription comes back with an update as well as with resume (spec 01 §3.5).
   const { suspend } = await import('../../src/modules/webhooks/worker.js');
-  transaction(svc.services.db, () => suspend(svc.services.db, w.webhookId, svc.services.clock.now()));
+  await transaction(svc.services.db, () => suspend(svc.services.db, w.webhookId, svc.services.clock.now()));
   const suspended = await api('GET', `/v1/webhooks/${w.webhookId}`);
   assert.is(suspended.data.status, 'SUSPENDED');
   assert.ok(suspended.data.suspendedAt);
@@ -101,7 +101,7 @@ test('records: filters, detail, redeliver once, redeliver-failed, delete removes
   await emit({ type: 'ORDER.PAID', resource: { type: 'ORDER', id: 'ord_B' }, data: { orderId: 'ord_B' } });
   // A stock event caused by order A's payment names the order among its related ids.
   const { emitEvent } = await import('../../src/modules/events/outbox.js');
-  transaction(svc.services.db, () => emitEvent(svc.services.db, svc.services.clock.now(), {
+  await transaction(svc.services.db, () => emitEvent(svc.services.db, svc.services.clock.now(), {
     storeId: svc.storeId, type: 'PRODUCT.OUT_OF_STOCK', resource: { type: 'PRODUCT', id: 'prd_1' }, data: { productId: 'prd_1', variantId: 'var_1' }, relatedIds: ['ord_A'],
   }));
 

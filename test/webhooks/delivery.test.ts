@@ -190,7 +190,7 @@ test('records older than 30 days are neither listed nor kept', async () => {
   assert.equal((await api('GET', `/v1/webhooks/${w.webhookId}/deliveries`)).data.contents, []);
   const { webhookDeliveries } = await import('../../src/modules/webhooks/schema.js');
   const { eq } = await import('drizzle-orm');
-  assert.is(svc.services.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, w.webhookId)).all().length, 0);
+  assert.is((await svc.services.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, w.webhookId)).all()).length, 0);
   await api('DELETE', `/v1/webhooks/${w.webhookId}`);
   await receiver.close();
 });

@@ -56,8 +56,8 @@ test('listen reconnects after the service restarts and resumes where it stopped'
     await svc.close(); // the stream drops with the service
     // An event written while the service is down, so the CLI cannot have been connected when it came.
     const database = await openServiceDatabase(dataDir);
-    const whileAway = emitEvent(database.db, Date.now(), { storeId: svc.storeId, type: 'REVIEW.CREATED', resource: null, data: {} }).eventId;
-    database.close();
+    const whileAway = (await emitEvent(database.db, Date.now(), { storeId: svc.storeId, type: 'REVIEW.CREATED', resource: null, data: {} })).eventId;
+    await database.close();
     svc = await startTestService({ dataDir, port });
     await eventually(() => received.includes(whileAway), 10_000);
     const afterwards = await emit(svc, 'CLAIM.COMPLETED');

@@ -125,8 +125,8 @@ test('a client that stops reading costs the server no memory; reading again, it 
   const EVENTS = 1500;
   const blob = 'x'.repeat(20_000); // 30 MB of events in all, far beyond the socket buffers
   const before = process.memoryUsage().arrayBuffers;
-  transaction(svc.services.db, () => {
-    for (let n = 0; n < EVENTS; n++) emitEvent(svc.services.db, Date.now(), { storeId: svc.storeId, type: 'ORDER.PAID', resource: null, data: { n, blob } });
+  await transaction(svc.services.db, async () => {
+    for (let n = 0; n < EVENTS; n++) await emitEvent(svc.services.db, Date.now(), { storeId: svc.storeId, type: 'ORDER.PAID', resource: null, data: { n, blob } });
   });
   await new Promise((ok) => setTimeout(ok, 300)); // the stream hears of the events and fills its queue
   const held = process.memoryUsage().arrayBuffers - before;

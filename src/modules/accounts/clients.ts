@@ -43,9 +43,9 @@ const clients: OAuthClient[] = [
 /** Registered clients start with this prefix, so the built-in ones are found without a database read. */
 export const REGISTERED_CLIENT_PREFIX = 'mcpc_';
 
-export function findClient(db: Db, clientId: string): OAuthClient | undefined {
+export async function findClient(db: Db, clientId: string): Promise<OAuthClient | undefined> {
   if (!clientId.startsWith(REGISTERED_CLIENT_PREFIX)) return clients.find((c) => c.clientId === clientId);
-  const row = db.select().from(oauthClients).where(eq(oauthClients.id, clientId)).get();
+  const row = await db.select().from(oauthClients).where(eq(oauthClients.id, clientId)).get();
   if (!row) return undefined;
   return { clientId: row.id, name: row.name, firstParty: false, agent: true, allowsRedirect: registeredRedirect(row.redirectUris) };
 }

@@ -86,9 +86,9 @@ export function mountOAuth(app: H3, services: Services) {
     if (form.get('decision') !== 'allow') return redirectWith(valid.redirectUri, { error: 'access_denied', state: valid.state, iss: issuer });
     try {
       const user = await verifyCredentials(services, form.get('email') ?? '', form.get('password') ?? '', clientAddress(event, services));
-      const code = createAuthorizationCode(services, {
+      const code = await createAuthorizationCode(services, {
         userId: user.id,
-        clientId: valid.client.clientId,
+        clientId: (await valid.client).clientId,
         redirectUri: valid.redirectUri,
         codeChallenge: valid.codeChallenge,
         scope: valid.scope,
@@ -109,14 +109,14 @@ export function mountOAuth(app: H3, services: Services) {
     const grant = params.get('grant_type');
     try {
       if (grant === 'authorization_code') {
-        const taken = takeAuthorizationCode(services, params.get('code') ?? '');
+        const taken = await takeAuthorizationCode(services, params.get('code') ?? '');
         // RFC 6749 §4.1.2: a code presented twice was stolen; what it already gave out is revoked.
-        if (taken?.replayedSessionId) revokeLoginSession(services, taken.replayedSessionId);
+        if (taken?.replayedSessionId) await revokeLoginSession(services, taken.replayedSessionId);
         const code = taken?.code;
         const verifier = params.get('code_verifier') ?? '';
-        if (!code || code.clientId !== clientId || code.redirectUri !== params.get('redirect_uri')) return oauthError(400, 'invalid_grant', 'authorization code is invalid, used or expired');
-        if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier) || s256(verifier) !== code.codeChallenge) return oauthError(400, 'invalid_grant', 'PKCE verification failed');
-        return tokenResponse(await openLoginSession(services, { sessionId: code.sessionId!, userId: code.userId, clientId: code.clientId, scope: code.scope, authTime: code.authTime }));
+        if (!code || (await code).clientId !== clientId || (await code).redirectUri !== params.get('redirect_uri')) return oauthError(400, 'invalid_grant', 'authorization code is invalid, used or expired');
+        if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier) || s256(verifier) !== (await code).codeChallenge) return oauthError(400, 'invalid_grant', 'PKCE verification failed');
+        return tokenResponse(await openLoginSession(services, { sessionId: (await code).sessionId!, userId: (await code).userId, clientId: (await code).clientId, scope: (await code).scope, authTime: (await code).authTime }));
       }
       if (grant === 'refresh_token') {
         return tokenResponse(await refreshLogin(services, params.get('refresh_token') ?? '', clientId));
@@ -162,8 +162,8 @@ interface RedirectError {
   description: string;
 }
 
-function authorizationRequest(services: Services, params: URLSearchParams): AuthorizationRequest | PageError | RedirectError {
-  const client = findClient(services.db, params.get('client_id') ?? '');
+async function authorizationRequest(services: Services, params: URLSearchParams): Promise<AuthorizationRequest | PageError | RedirectError> {
+  const client = await findClient(services.db, params.get('client_id') ?? '');
   if (!client) return { pageError: '알 수 없는 클라이언트입니다 (client_id).' };
   const redirectUri = params.get('redirect_uri') ?? '';
   // RFC 6749 §3.1.2: a redirection endpoint has no fragment. Until the address is trusted, errors stay here.
@@ -179,7 +179,7 @@ function authorizationRequest(services: Services, params: URLSearchParams): Auth
   if (unknown.length) return refuse('invalid_scope', `unknown scopes: ${unknown.join(', ')}`);
   // First-party clients get every scope the user's roles allow; others only what they asked for.
   const scope = client.firstParty ? '*' : requested.join(' ');
-  return { client, redirectUri, codeChallenge, state, scope };
+  return { client: await client, redirectUri, codeChallenge, state, scope };
 }
 
 /** The answer to a refused authorization request, or null when it is valid. */
@@ -206,7 +206,7 @@ async function readJsonObject(event: H3Event): Promise<Record<string, unknown> |
  * public client using the authorization code with PKCE, whose logins are AI-agent connections and get only
  * the scopes the person consents to. Nothing but the name and redirect addresses is kept.
  */
-function registerClient(services: Services, metadata: Record<string, unknown> | null) {
+async function registerClient(services: Services, metadata: Record<string, unknown> | null) {
   if (!metadata) return oauthError(400, 'invalid_client_metadata', 'the body must be a JSON object of client metadata');
   const uris = metadata.redirect_uris;
   if (!Array.isArray(uris) || uris.length === 0 || uris.length > 10 || !uris.every((u) => typeof u === 'string' && u.length <= 2000)) {
@@ -221,7 +221,7 @@ function registerClient(services: Services, metadata: Record<string, unknown> | 
   const name = typeof metadata.client_name === 'string' && metadata.client_name.trim() !== '' ? metadata.client_name.trim().slice(0, 100) : 'MCP 클라이언트';
   const now = services.clock.now();
   const id = newId(REGISTERED_CLIENT_PREFIX.slice(0, -1), now);
-  services.db.insert(oauthClients).values({ id, name, redirectUris: uris as string[], createdAt: now }).run();
+  await services.db.insert(oauthClients).values({ id, name, redirectUris: uris as string[], createdAt: now }).run();
   return new Response(JSON.stringify({
     client_id: id,
     client_id_issued_at: Math.floor(now / 1000),
@@ -278,19 +278,19 @@ label{display:block;font-size:13px;margin:14px 0 4px}input{width:100%;box-sizing
 .row{display:flex;gap:8px;margin-top:20px}button{flex:1;padding:11px;border:0;border-radius:8px;font-size:15px;cursor:pointer}
 button[value=allow]{background:#1f5eff;color:#fff}button[value=deny]{background:#eef}.err{color:#c00;font-size:13px}ul{font-size:13px;color:#444;padding-left:18px}`;
 
-function consentPage(request: AuthorizationRequest, error?: string, email = '', status = 200, headers?: Record<string, string>) {
+async function consentPage(request: AuthorizationRequest, error?: string, email = '', status = 200, headers?: Record<string, string>) {
   const hidden = ['client_id', 'redirect_uri', 'code_challenge', 'state', 'scope']
-    .map((name) => {
-      const value = { client_id: request.client.clientId, redirect_uri: request.redirectUri, code_challenge: request.codeChallenge, state: request.state ?? '', scope: request.scope === '*' ? '' : request.scope }[name]!;
+    .map(async (name) => {
+      const value = { client_id: (await request.client).clientId, redirect_uri: request.redirectUri, code_challenge: request.codeChallenge, state: request.state ?? '', scope: request.scope === '*' ? '' : request.scope }[name]!;
       return `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
     })
     .join('');
   // Logins reach every store of the person (store scope), each within the role there and the scopes below.
   const scopes = '<li>상점 범위: 내가 속한 모든 상점 (각 상점의 내 역할 안에서)</li>'
     + (request.scope === '*' ? '<li>내 역할이 허용하는 모든 상점 작업</li>' : request.scope.split(' ').map((s) => `<li>${escapeHtml(s)}</li>`).join(''));
-  const agentNotice = request.client.agent ? '<p class="err">AI 에이전트 연결입니다: 일부 작업은 승인을 기다리고, 일부는 허용되지 않습니다.</p>' : '';
+  const agentNotice = (await request.client).agent ? '<p class="err">AI 에이전트 연결입니다: 일부 작업은 승인을 기다리고, 일부는 허용되지 않습니다.</p>' : '';
   return htmlResponse(`<!doctype html><html lang="ko"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>svc 로그인</title><style>${PAGE_STYLE}</style></head>
-<body><main><h1>svc 로그인</h1><p><b>${escapeHtml(request.client.name)}</b>이(가) 내 계정으로 다음 권한을 요청합니다.</p>${agentNotice}<ul>${scopes}</ul>
+<body><main><h1>svc 로그인</h1><p><b>${escapeHtml((await request.client).name)}</b>이(가) 내 계정으로 다음 권한을 요청합니다.</p>${agentNotice}<ul>${scopes}</ul>
 ${error ? `<p class="err">${escapeHtml(error)}</p>` : ''}
 <form method="post" action="/auth/authorize">${hidden}<input type="hidden" name="response_type" value="code"><input type="hidden" name="code_challenge_method" value="S256">
 <label for="email">이메일</label><input id="email" name="email" type="email" autocomplete="username" value="${escapeHtml(email)}" required>

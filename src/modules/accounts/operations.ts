@@ -77,8 +77,8 @@ export const accountOperations = [
     callers: ['login'],
     idempotent: false,
     response: z.object({ loggedOut: z.literal(true) }),
-    handler: (ctx) => {
-      revokeLoginSession(ctx.services, ctx.principal!.tokenId);
+    handler: async (ctx) => {
+      await revokeLoginSession(ctx.services, ctx.principal!.tokenId);
       return { loggedOut: true };
     },
   }),
@@ -124,8 +124,8 @@ export const accountOperations = [
     }).strict(),
     response: z.object({ storeId: z.string(), code: z.string(), name: z.string(), role: roleSchema }),
     errors: { 409: ['STORE_CODE_TAKEN'] },
-    handler: (ctx) => {
-      const store = createStore(ctx.services, ctx.principal!.userId, ctx.body);
+    handler: async (ctx) => {
+      const store = await createStore(ctx.services, ctx.principal!.userId, ctx.body);
       return { storeId: store.id, code: store.code, name: store.name, role: 'OWNER' };
     },
   }),
@@ -158,7 +158,7 @@ export const accountOperations = [
     handler: async (ctx) => {
       const { storeScope } = ctx.body;
       if ('storeIds' in storeScope) {
-        const mine = new Set(listUserStores(ctx.db, ctx.principal!.userId).map((s) => s.storeId));
+        const mine = new Set((await listUserStores(ctx.db, ctx.principal!.userId)).map((s) => s.storeId));
         const foreign = storeScope.storeIds.filter((id) => !mine.has(id));
         if (foreign.length) throw fail(403, 'NOT_A_MEMBER', { storeIds: foreign });
       }
@@ -174,8 +174,8 @@ export const accountOperations = [
     auth: 'account',
     callers: ['storePlatform'],
     response: z.object({ contents: z.array(accessTokenSchema) }),
-    handler: (ctx) => {
-      const rows = ctx.db.select().from(accessTokens).where(eq(accessTokens.userId, ctx.principal!.userId)).orderBy(desc(accessTokens.createdAt)).all();
+    handler: async (ctx) => {
+      const rows = await ctx.db.select().from(accessTokens).where(eq(accessTokens.userId, ctx.principal!.userId)).orderBy(desc(accessTokens.createdAt)).all();
       return { contents: rows.map((r) => presentAccessToken(r, ctx.now)) };
     },
   }),
@@ -203,8 +203,8 @@ export const accountOperations = [
     body: z.object({ email: z.string().min(1).max(254) }).strict(),
     response: z.object({ requested: z.literal(true) }),
     errors: { 429: ['PASSWORD_RESET_THROTTLED'] },
-    handler: (ctx) => {
-      requestPasswordReset(ctx.services, ctx.body.email);
+    handler: async (ctx) => {
+      await requestPasswordReset(ctx.services, ctx.body.email);
       return { requested: true };
     },
   }),

@@ -117,9 +117,9 @@ async function resolvePrincipal(services: Services, token: string, now: number):
   const tokenExpiresAt = claims.exp === undefined ? Infinity : claims.exp * 1000;
   if (tokenExpiresAt <= now) throw fail(401, 'UNAUTHORIZED');
   if (claims.typ === 'installation') return { principal: await resolveInstallationPrincipal(services, claims), expiresAt: tokenExpiresAt };
-  const resolved = claims.typ === 'access'
-    ? accessTokenPrincipal(services, claims.jti, now)
-    : loginSessionPrincipal(services, claims.sid ?? '', (claims.iat ?? 0) * 1000);
+  const resolved = await (claims.typ === 'access'
+      ? accessTokenPrincipal(services, claims.jti, now)
+      : loginSessionPrincipal(services, claims.sid ?? '', (claims.iat ?? 0) * 1000));
   if (resolved.principal.userId !== claims.sub) throw fail(401, 'UNAUTHORIZED');
   return { principal: resolved.principal, expiresAt: Math.min(tokenExpiresAt, resolved.expiresAt) };
 }
@@ -128,21 +128,21 @@ async function resolvePrincipal(services: Services, token: string, now: number):
  * The principal behind a token record, without the token string: approved requests run later with
  * the requester's permission as it is then (a revoked token or ended login gives 401).
  */
-export function principalOfRecord(services: Services, kind: 'login' | 'access', tokenId: string): Principal {
+export async function principalOfRecord(services: Services, kind: 'login' | 'access', tokenId: string): Promise<Principal> {
   const now = services.clock.now();
-  return kind === 'access' ? accessTokenPrincipal(services, tokenId, now).principal : loginSessionPrincipal(services, tokenId, now).principal;
+  return kind === 'access' ? (await accessTokenPrincipal(services, tokenId, now)).principal : (await loginSessionPrincipal(services, tokenId, now)).principal;
 }
 
-function accessTokenPrincipal(services: Services, tokenId: string, now: number): { principal: Principal; expiresAt: number } {
+async function accessTokenPrincipal(services: Services, tokenId: string, now: number): Promise<{ principal: Principal; expiresAt: number; }> {
   const q = statements(services.db);
-  const row = q.accessToken.get({ id: tokenId });
+  const row = await q.accessToken.get({ id: tokenId });
   if (!row) throw fail(401, 'UNAUTHORIZED');
   const { token: t, user } = row;
   if (t.revokedAt !== null || t.createdAt < user.tokensValidFrom) throw fail(401, 'TOKEN_REVOKED');
   if (t.expiresAt <= now) throw fail(401, 'UNAUTHORIZED');
   if ((lastTouched.get(t.id) ?? 0) < now - 60_000) {
     lastTouched.set(t.id, now);
-    q.touchAccessToken.run({ id: t.id, now });
+    await q.touchAccessToken.run({ id: t.id, now });
   }
   const principal: Principal = {
     kind: 'access',
@@ -176,12 +176,12 @@ export function markedAsAgent(principal: Principal, header: string | null): Prin
 }
 
 /** `issuedAt`: when the presented token was issued; tokens from before a password reset are revoked. */
-function loginSessionPrincipal(services: Services, sessionId: string, issuedAt: number): { principal: Principal; expiresAt: number } {
-  const row = statements(services.db).loginSession.get({ id: sessionId });
+async function loginSessionPrincipal(services: Services, sessionId: string, issuedAt: number): Promise<{ principal: Principal; expiresAt: number; }> {
+  const row = await statements(services.db).loginSession.get({ id: sessionId });
   if (!row) throw fail(401, 'UNAUTHORIZED');
   const { session, user } = row;
   if (session.revokedAt !== null || issuedAt < user.tokensValidFrom) throw fail(401, 'TOKEN_REVOKED');
-  const client = findClient(services.db, session.clientId);
+  const client = await findClient(services.db, session.clientId);
   const firstParty = client?.firstParty ?? false;
   const agent = client?.agent ?? false;
   const principal: Principal = {

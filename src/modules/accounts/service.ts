@@ -47,11 +47,11 @@ export async function signup(services: Services, input: { email: string; passwor
   const email = normalizeEmail(input.email);
   const passwordHash = await hashPassword(input.password);
   const { db, clock } = services;
-  return transaction(services.db, () => {
-    if (db.select({ id: users.id }).from(users).where(eq(users.email, email)).get()) throw fail(409, 'EMAIL_TAKEN');
+  return transaction(services.db, async () => {
+    if (await db.select({ id: users.id }).from(users).where(eq(users.email, email)).get()) throw fail(409, 'EMAIL_TAKEN');
     const now = clock.now();
     const user = { id: newId('usr', now), email, name: input.name, passwordHash, tokensValidFrom: 0, createdAt: now };
-    db.insert(users).values(user).run();
+    await db.insert(users).values(user).run();
     return { userId: user.id, email: user.email, name: user.name, createdAt: new Date(now).toISOString() };
   });
 }
@@ -66,17 +66,17 @@ export async function verifyCredentials(services: Services, email: string, passw
   const { db, clock } = services;
   const accountKey = `login:${normalizeEmail(email)}`;
   const addressKey = `login-address:${address}`;
-  transaction(services.db, () => {
-    reserveAttempt(db, accountKey, ACCOUNT_LOGINS, clock.now(), 'LOGIN_THROTTLED');
-    reserveAttempt(db, addressKey, ADDRESS_LOGINS, clock.now(), 'LOGIN_THROTTLED');
+  await transaction(services.db, async () => {
+    await reserveAttempt(db, accountKey, ACCOUNT_LOGINS, clock.now(), 'LOGIN_THROTTLED');
+    await reserveAttempt(db, addressKey, ADDRESS_LOGINS, clock.now(), 'LOGIN_THROTTLED');
   });
-  const user = db.select().from(users).where(eq(users.email, normalizeEmail(email))).get();
+  const user = await db.select().from(users).where(eq(users.email, normalizeEmail(email))).get();
   // Unknown e-mail and wrong password look alike, and take alike long.
   const ok = await checkPassword(password, user?.passwordHash ?? 'scrypt$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
   if (!user || !ok) throw fail(401, 'INVALID_LOGIN');
-  transaction(services.db, () => {
-    clearAttempts(db, accountKey);
-    releaseAttempt(db, addressKey);
+  await transaction(services.db, async () => {
+    await clearAttempts(db, accountKey);
+    await releaseAttempt(db, addressKey);
   });
   return user;
 }
@@ -106,7 +106,7 @@ export async function openLoginSession(services: Services, input: { sessionId?: 
     maxExpiresAt: now + SESSION_MAX_MS,
     revokedAt: null,
   };
-  services.db.insert(loginSessions).values(session).run();
+  await services.db.insert(loginSessions).values(session).run();
   return issueLoginTokens(services, session);
 }
 
@@ -115,7 +115,7 @@ async function issueLoginTokens(services: Services, session: typeof loginSession
   const accessExpires = Math.min(now + LOGIN_ACCESS_TTL_MS, session.maxExpiresAt);
   const refreshExpires = Math.min(now + REFRESH_TTL_MS, session.maxExpiresAt);
   const refreshToken = newSecret(32, 'svc_rt_');
-  services.db.insert(refreshTokens).values({ tokenHash: hashSecret(refreshToken), sessionId: session.id, expiresAt: refreshExpires, usedAt: null }).run();
+  await services.db.insert(refreshTokens).values({ tokenHash: hashSecret(refreshToken), sessionId: session.id, expiresAt: refreshExpires, usedAt: null }).run();
   const accessToken = await signToken(services, { sub: session.userId, jti: newId('jti', now), typ: 'login', sid: session.id, client_id: session.clientId }, accessExpires);
   return {
     accessToken,
@@ -134,19 +134,19 @@ async function issueLoginTokens(services: Services, session: typeof loginSession
 export async function refreshLogin(services: Services, refreshToken: string, clientId: string | null): Promise<LoginTokens> {
   const { db, clock } = services;
   const now = clock.now();
-  const session = transaction(services.db, () => {
-    const row = db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, hashSecret(refreshToken))).get();
+  const session = await transaction(services.db, async () => {
+    const row = await db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, hashSecret(refreshToken))).get();
     if (!row) return null;
-    const s = db.select().from(loginSessions).where(eq(loginSessions.id, row.sessionId)).get()!;
-    const user = db.select({ tokensValidFrom: users.tokensValidFrom }).from(users).where(eq(users.id, s.userId)).get()!;
+    const s = (await db.select().from(loginSessions).where(eq(loginSessions.id, row.sessionId)).get())!;
+    const user = (await db.select({ tokensValidFrom: users.tokensValidFrom }).from(users).where(eq(users.id, s.userId)).get())!;
     if (row.usedAt !== null) {
-      db.update(loginSessions).set({ revokedAt: now }).where(eq(loginSessions.id, s.id)).run();
+      await db.update(loginSessions).set({ revokedAt: now }).where(eq(loginSessions.id, s.id)).run();
       invalidatePrincipals();
       return null;
     }
     if (row.expiresAt <= now || s.revokedAt !== null || s.maxExpiresAt <= now || s.createdAt < user.tokensValidFrom) return null;
     if (clientId !== null && clientId !== s.clientId) return null;
-    db.update(refreshTokens).set({ usedAt: now }).where(eq(refreshTokens.tokenHash, row.tokenHash)).run();
+    await db.update(refreshTokens).set({ usedAt: now }).where(eq(refreshTokens.tokenHash, row.tokenHash)).run();
     return s;
   });
   if (!session) throw fail(400, 'invalid_grant');
@@ -160,45 +160,45 @@ export async function refreshLogin(services: Services, refreshToken: string, cli
  */
 export async function revokePresentedToken(services: Services, token: string, clientId: string | null): Promise<'REVOKED' | 'NONE' | 'OTHER_CLIENT'> {
   const { db } = services;
-  const refresh = db.select({ sessionId: refreshTokens.sessionId }).from(refreshTokens).where(eq(refreshTokens.tokenHash, hashSecret(token))).get();
+  const refresh = await db.select({ sessionId: refreshTokens.sessionId }).from(refreshTokens).where(eq(refreshTokens.tokenHash, hashSecret(token))).get();
   const claims = refresh ? null : await verifyToken(services, token);
   const sessionId = refresh?.sessionId ?? (claims?.typ === 'login' ? claims.sid : undefined);
   if (sessionId) {
-    const session = db.select({ clientId: loginSessions.clientId }).from(loginSessions).where(eq(loginSessions.id, sessionId)).get();
+    const session = await db.select({ clientId: loginSessions.clientId }).from(loginSessions).where(eq(loginSessions.id, sessionId)).get();
     if (!session) return 'NONE';
     if (clientId !== null && clientId !== session.clientId) return 'OTHER_CLIENT';
-    revokeLoginSession(services, sessionId);
+    await revokeLoginSession(services, sessionId);
     return 'REVOKED';
   }
   if (claims?.typ === 'access') {
-    db.update(accessTokens).set({ revokedAt: services.clock.now() }).where(and(eq(accessTokens.id, claims.jti), isNull(accessTokens.revokedAt))).run();
+    await db.update(accessTokens).set({ revokedAt: services.clock.now() }).where(and(eq(accessTokens.id, claims.jti), isNull(accessTokens.revokedAt))).run();
     invalidatePrincipals();
     return 'REVOKED';
   }
   return 'NONE';
 }
 
-export function revokeLoginSession(services: Services, sessionId: string) {
-  services.db.update(loginSessions).set({ revokedAt: services.clock.now() }).where(eq(loginSessions.id, sessionId)).run();
+export async function revokeLoginSession(services: Services, sessionId: string) {
+  await services.db.update(loginSessions).set({ revokedAt: services.clock.now() }).where(eq(loginSessions.id, sessionId)).run();
   invalidatePrincipals();
 }
 
-export function revokeAccessToken(services: Services, userId: string, tokenId: string) {
+export async function revokeAccessToken(services: Services, userId: string, tokenId: string) {
   const where = and(eq(accessTokens.id, tokenId), eq(accessTokens.userId, userId));
-  const row = services.db.select().from(accessTokens).where(where).get();
+  const row = await services.db.select().from(accessTokens).where(where).get();
   if (!row) throw fail(404, 'NOT_FOUND');
   const now = services.clock.now();
-  if (row.revokedAt === null) services.db.update(accessTokens).set({ revokedAt: now }).where(where).run();
+  if (row.revokedAt === null) await services.db.update(accessTokens).set({ revokedAt: now }).where(where).run();
   invalidatePrincipals();
   return presentAccessToken({ ...row, revokedAt: row.revokedAt ?? now }, now);
 }
 
-export function createAuthorizationCode(
+export async function createAuthorizationCode(
   services: Services,
   input: { userId: string; clientId: string; redirectUri: string; codeChallenge: string; scope: string; authTime: number },
-): string {
+): Promise<string> {
   const code = newSecret(32);
-  services.db.insert(authorizationCodes).values({ ...input, codeHash: hashSecret(code), expiresAt: services.clock.now() + AUTH_CODE_TTL_MS, usedAt: null }).run();
+  await services.db.insert(authorizationCodes).values({ ...input, codeHash: hashSecret(code), expiresAt: services.clock.now() + AUTH_CODE_TTL_MS, usedAt: null }).run();
   return code;
 }
 
@@ -207,7 +207,7 @@ export function createAuthorizationCode(
  * replay gets only that session id, to revoke what the code already gave out. The PKCE verifier is checked
  * by the caller against `codeChallenge`.
  */
-export function takeAuthorizationCode(services: Services, code: string) {
+export async function takeAuthorizationCode(services: Services, code: string) {
   const now = services.clock.now();
   const codeHash = hashSecret(code);
   const taken = services.db.update(authorizationCodes)
@@ -216,7 +216,7 @@ export function takeAuthorizationCode(services: Services, code: string) {
     .returning()
     .get();
   if (taken) return { code: taken, replayedSessionId: null };
-  const replayed = services.db.select({ sessionId: authorizationCodes.sessionId }).from(authorizationCodes).where(eq(authorizationCodes.codeHash, codeHash)).get();
+  const replayed = await services.db.select({ sessionId: authorizationCodes.sessionId }).from(authorizationCodes).where(eq(authorizationCodes.codeHash, codeHash)).get();
   return replayed?.sessionId ? { code: null, replayedSessionId: replayed.sessionId } : null;
 }
 
@@ -252,11 +252,11 @@ export async function createAccessToken(services: Services, userId: string, inpu
     revokedAt: null,
     lastUsedAt: null,
   };
-  transaction(services.db, () => {
-    if (liveAccessTokenCount(services, userId, now) >= LIVE_ACCESS_TOKEN_LIMIT) {
+  await transaction(services.db, async () => {
+    if (await liveAccessTokenCount(services, userId, now) >= LIVE_ACCESS_TOKEN_LIMIT) {
       throw fail(409, 'TOKEN_LIMIT_EXCEEDED', { limit: LIVE_ACCESS_TOKEN_LIMIT });
     }
-    services.db.insert(accessTokens).values(row).run();
+    await services.db.insert(accessTokens).values(row).run();
   });
   return { ...presentAccessToken(row, now), token: value };
 }
@@ -296,16 +296,16 @@ export function presentAccessToken(t: typeof accessTokens.$inferSelect, now: num
   };
 }
 
-export function requestPasswordReset(services: Services, email: string) {
+export async function requestPasswordReset(services: Services, email: string) {
   // Counted per e-mail whether or not the account exists, so the limit itself probes nothing.
-  reserveAttempt(services.db, `reset:${normalizeEmail(email)}`, RESET_MAILS, services.clock.now(), 'PASSWORD_RESET_THROTTLED');
-  const user = services.db.select().from(users).where(eq(users.email, normalizeEmail(email))).get();
+  await reserveAttempt(services.db, `reset:${normalizeEmail(email)}`, RESET_MAILS, services.clock.now(), 'PASSWORD_RESET_THROTTLED');
+  const user = await services.db.select().from(users).where(eq(users.email, normalizeEmail(email))).get();
   // The answer is the same whether or not the account exists, so the endpoint cannot probe e-mails.
   if (!user) return;
   const token = newSecret(32);
   const now = services.clock.now();
-  services.db.insert(passwordResets).values({ tokenHash: hashSecret(token), userId: user.id, expiresAt: now + RESET_TTL_MS, usedAt: null }).run();
-  sendMail(services, {
+  await services.db.insert(passwordResets).values({ tokenHash: hashSecret(token), userId: user.id, expiresAt: now + RESET_TTL_MS, usedAt: null }).run();
+  await sendMail(services, {
     to: user.email,
     subject: '[svc] 비밀번호 재설정',
     body: `비밀번호를 재설정하려면 30분 안에 다음 토큰을 사용하세요.\n\nPOST ${services.urls.auth}/v1/password-reset/confirm\n{"token":"${token}","newPassword":"…"}\n\ntoken: ${token}`,
@@ -316,22 +316,22 @@ export function requestPasswordReset(services: Services, email: string) {
 export async function confirmPasswordReset(services: Services, token: string, newPassword: string) {
   const passwordHash = await hashPassword(newPassword);
   const { db, clock } = services;
-  transaction(services.db, () => {
+  await transaction(services.db, async () => {
     const now = clock.now();
-    const row = db.select().from(passwordResets).where(eq(passwordResets.tokenHash, hashSecret(token))).get();
+    const row = await db.select().from(passwordResets).where(eq(passwordResets.tokenHash, hashSecret(token))).get();
     if (!row || row.usedAt !== null || row.expiresAt <= now) throw fail(400, 'RESET_TOKEN_INVALID');
-    db.update(passwordResets).set({ usedAt: now }).where(eq(passwordResets.tokenHash, row.tokenHash)).run();
+    await db.update(passwordResets).set({ usedAt: now }).where(eq(passwordResets.tokenHash, row.tokenHash)).run();
     // Tokens carry second-resolution `iat`: the cut-off is the next whole second so none issued before survive.
     const validFrom = (Math.floor(now / 1000) + 1) * 1000;
-    db.update(users).set({ passwordHash, tokensValidFrom: validFrom }).where(eq(users.id, row.userId)).run();
-    db.update(loginSessions).set({ revokedAt: now }).where(and(eq(loginSessions.userId, row.userId), isNull(loginSessions.revokedAt))).run();
-    db.update(accessTokens).set({ revokedAt: now }).where(and(eq(accessTokens.userId, row.userId), isNull(accessTokens.revokedAt))).run();
+    await db.update(users).set({ passwordHash, tokensValidFrom: validFrom }).where(eq(users.id, row.userId)).run();
+    await db.update(loginSessions).set({ revokedAt: now }).where(and(eq(loginSessions.userId, row.userId), isNull(loginSessions.revokedAt))).run();
+    await db.update(accessTokens).set({ revokedAt: now }).where(and(eq(accessTokens.userId, row.userId), isNull(accessTokens.revokedAt))).run();
   });
   invalidatePrincipals();
 }
 
 /** Housekeeping for the job runner: codes and refresh tokens past their end are deleted. */
-export function pruneExpiredGrants(services: Services, now: number): number {
-  return services.db.delete(authorizationCodes).where(lt(authorizationCodes.expiresAt, now)).run().changes
-    + services.db.delete(refreshTokens).where(lt(refreshTokens.expiresAt, now)).run().changes;
+export async function pruneExpiredGrants(services: Services, now: number): Promise<number> {
+  return (await services.db.delete(authorizationCodes).where(lt(authorizationCodes.expiresAt, now)).run()).changes
+    + (await services.db.delete(refreshTokens).where(lt(refreshTokens.expiresAt, now)).run()).changes;
 }

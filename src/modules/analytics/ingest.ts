@@ -73,8 +73,8 @@ const originOf = (url: string | null) => {
  * Spec 02 §6: a browser sending from another origin gets 403 ORIGIN_NOT_ALLOWED; a request without an
  * `Origin` whose page (`Referer`) lies outside the list is answered 204 with its events dropped (false).
  */
-function originAccepted(services: Services, storeId: string, headers: Headers, now: number): boolean {
-  const allowed = allowedOrigins(services, storeId, now);
+async function originAccepted(services: Services, storeId: string, headers: Headers, now: number): Promise<boolean> {
+  const allowed = await allowedOrigins(services, storeId, now);
   if (!allowed) return true;
   const origin = originOf(headers.get('origin'));
   if (origin) {
@@ -159,7 +159,7 @@ const pathOf = (path: string) => {
  * `POST /storefront/v1/events`: validated events of an allowed origin, at most 50 per request and 120 per
  * visitor per minute, are stored in one insert; everything beyond is dropped and the answer stays 204.
  */
-export function ingestEvents(services: Services, storeId: string, headers: Headers, body: { events: CollectedEvent[] }, now: number) {
+export async function ingestEvents(services: Services, storeId: string, headers: Headers, body: { events: CollectedEvent[] }, now: number) {
   const accepted = originAccepted(services, storeId, headers, now);
   const visit = visitOf(headers);
   if (!accepted || !visit) return;
@@ -171,7 +171,7 @@ export function ingestEvents(services: Services, storeId: string, headers: Heade
   if (events.length === 0) return;
   const userAgent = headers.get('user-agent') ?? '';
   const device = deviceOf(userAgent);
-  transaction(services.db, () => {
+  await transaction(services.db, () => {
     const allowance = reserve(services.db, storeId, visit.visitorId, events.length, now);
     // A visitor past the per-minute limit behaves like a script: what it still records is flagged.
     const bot = isbot(userAgent) || allowance < events.length;
@@ -245,11 +245,11 @@ export function recordCartAdd(db: Db, headers: Headers, storeId: string, product
 }
 
 /** A checkout sheet made by a visit: recorded, and remembered so the purchase paid later joins the visit. */
-export function recordCheckoutStart(db: Db, headers: Headers, storeId: string, checkoutId: string, now: number) {
+export async function recordCheckoutStart(db: Db, headers: Headers, storeId: string, checkoutId: string, now: number) {
   const visit = requestVisit(headers);
   if (!visit) return;
   insertEvents(db, [serverEventRow({ storeId, name: 'checkout_start', data: { checkoutId }, ...visit }, now)]);
-  q(db).link.run({ checkoutId, storeId, ...visit, at: now });
+  await q(db).link.run({ checkoutId, storeId, ...visit, at: now });
 }
 
 /**
@@ -266,10 +266,10 @@ export function recordPurchase(db: Db, order: { storeId: string; checkoutId: str
 }
 
 /** Raw events, visitor windows and checkout links older than 90 days go (spec 02 §8). */
-export function purgeOldEvents(db: Db, now: number): number {
+export async function purgeOldEvents(db: Db, now: number): Promise<number> {
   const before = now - LIMITS.retentionDays * 86_400_000;
   const events = db.delete(analyticsEvents).where(sql`${analyticsEvents.at} < ${before}`).run();
-  db.delete(analyticsCheckouts).where(sql`${analyticsCheckouts.at} < ${before}`).run();
-  db.delete(analyticsVisitorWindows).where(sql`${analyticsVisitorWindows.windowStart} < ${now - 3_600_000}`).run();
+  await db.delete(analyticsCheckouts).where(sql`${analyticsCheckouts.at} < ${before}`).run();
+  await db.delete(analyticsVisitorWindows).where(sql`${analyticsVisitorWindows.windowStart} < ${now - 3_600_000}`).run();
   return Number((events as { changes?: number }).changes ?? 0);
 }

@@ -263,7 +263,7 @@ export function accumulateStore(db: Db, storeId: string, from: number, to: numbe
 }
 
 /** Rebuilds the rows of the latest 3 Korean dates for every store with events then; returns the stores done. */
-export function recompute(db: Db, now: number): number {
+export async function recompute(db: Db, now: number): Promise<number> {
   const last = today(now);
   const dates = Array.from({ length: RECOMPUTE_DAYS }, (_, i) => addDays(last, -i)).reverse();
   const from = kstDayStart(dates[0]);
@@ -275,35 +275,35 @@ export function recompute(db: Db, now: number): number {
     const acc = new Accumulator(new Set(dates));
     accumulateStore(db, storeId, from - LOOKBACK_MS, to, acc);
     const rows = acc.rows(storeId);
-    transaction(db, () => {
-      db.delete(analyticsDayRows).where(and(eq(analyticsDayRows.storeId, storeId), inArray(analyticsDayRows.date, dates))).run();
-      for (let i = 0; i < rows.length; i += 200) db.insert(analyticsDayRows).values(rows.slice(i, i + 200)).run();
+    await transaction(db, async () => {
+      await db.delete(analyticsDayRows).where(and(eq(analyticsDayRows.storeId, storeId), inArray(analyticsDayRows.date, dates))).run();
+      for (let i = 0; i < rows.length; i += 200) await db.insert(analyticsDayRows).values(rows.slice(i, i + 200)).run();
     });
   }
-  db.insert(analyticsRuns).values({ id: 'aggregate', computedAt: now })
+  await db.insert(analyticsRuns).values({ id: 'aggregate', computedAt: now })
     .onConflictDoUpdate({ target: analyticsRuns.id, set: { computedAt: now } }).run();
   return all.length;
 }
 
-export const lastComputedAt = (db: Db): number | null =>
-  db.select({ computedAt: analyticsRuns.computedAt }).from(analyticsRuns).where(eq(analyticsRuns.id, 'aggregate')).get()?.computedAt ?? null;
+export const lastComputedAt = async (db: Db): Promise<number | null> =>
+  (await db.select({ computedAt: analyticsRuns.computedAt }).from(analyticsRuns).where(eq(analyticsRuns.id, 'aggregate')).get())?.computedAt ?? null;
 
 /**
  * Takes the run at `now` for this process: of several processes on one database, only the one whose write
  * still finds the time it read (`last`) wins. The figures are as of `now`, so that is also the time reports show.
  */
-function claimRun(db: Db, last: number | null, now: number): boolean {
+async function claimRun(db: Db, last: number | null, now: number): Promise<boolean> {
   const claim = last === null
     ? db.insert(analyticsRuns).values({ id: 'aggregate', computedAt: now }).onConflictDoNothing()
     : db.update(analyticsRuns).set({ computedAt: now }).where(and(eq(analyticsRuns.id, 'aggregate'), eq(analyticsRuns.computedAt, last)));
-  return claim.run().changes === 1;
+  return (await claim.run()).changes === 1;
 }
 
 /** The job's tick: a recompute when the last one is 10 minutes old (or none ran yet), by one process. */
-export function recomputeIfDue(db: Db, now: number): number {
+export async function recomputeIfDue(db: Db, now: number): Promise<number> {
   const last = lastComputedAt(db);
   if (last !== null && now - last < RECOMPUTE_EVERY_MS && now >= last) return 0;
-  if (!claimRun(db, last, now)) return 0;
+  if (!claimRun(db, await last, now)) return 0;
   return recompute(db, now);
 }
 

@@ -21,8 +21,8 @@ const ingest = defineOperation({
   status: 204,
   response: z.null(),
   errors: { 403: ['ORIGIN_NOT_ALLOWED'] },
-  handler: (ctx) => {
-    ingestEvents(ctx.services, ctx.buyer.storeId, ctx.event.req.headers, ctx.body, ctx.now);
+  handler: async (ctx) => {
+    await ingestEvents(ctx.services, ctx.buyer.storeId, ctx.event.req.headers, ctx.body, ctx.now);
     return new Response(null, { status: 204 });
   },
 });

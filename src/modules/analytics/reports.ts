@@ -91,9 +91,9 @@ function byKey(db: Db, storeId: string, dimension: Dimension, p: Period, order: 
     .sort((a, b) => b.figures[order] - a.figures[order] || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
-export function analyticsReport(db: Db, storeId: string, name: Exclude<ReportName, 'realtime'>, p: Period, now: number) {
-  const days = dayRows(db, storeId, 'day', p.from, p.to);
-  const computed = lastComputedAt(db);
+export async function analyticsReport(db: Db, storeId: string, name: Exclude<ReportName, 'realtime'>, p: Period, now: number) {
+  const days = await dayRows(db, storeId, 'day', p.from, p.to);
+  const computed = await lastComputedAt(db);
   const total = withTest(sum(days), p.includeTest);
   const base = {
     from: p.from, to: p.to, timezone: 'Asia/Seoul' as const, includeTest: p.includeTest,
@@ -158,16 +158,16 @@ export function analyticsReport(db: Db, storeId: string, name: Exclude<ReportNam
  * Spec 01 §5.8 payment result, per payment request made in the period: its outcome, read from the
  * payment and its last window (attempt).
  */
-function paymentResults(db: Db, storeId: string, p: Period, now: number) {
+async function paymentResults(db: Db, storeId: string, p: Period, now: number) {
   const lastAttempt = sql`(SELECT MAX(a2.seq) FROM payment_attempts a2 WHERE a2.payment_id = ${payments.id})`;
-  const list = db.select({ status: payments.status, expiresAt: payments.expiresAt, attempt: paymentAttempts.status, failure: paymentAttempts.failure })
-    .from(payments)
-    .leftJoin(paymentAttempts, and(eq(paymentAttempts.paymentId, payments.id), eq(paymentAttempts.seq, lastAttempt)))
-    .where(and(
-      eq(payments.storeId, storeId), gte(payments.createdAt, kstDayStart(p.from)), lt(payments.createdAt, kstDayStart(p.to, 1)),
-      p.includeTest ? undefined : eq(payments.testPayment, false),
-    ))
-    .all();
+  const list = await db.select({ status: payments.status, expiresAt: payments.expiresAt, attempt: paymentAttempts.status, failure: paymentAttempts.failure })
+      .from(payments)
+      .leftJoin(paymentAttempts, and(eq(paymentAttempts.paymentId, payments.id), eq(paymentAttempts.seq, lastAttempt)))
+      .where(and(
+          eq(payments.storeId, storeId), gte(payments.createdAt, kstDayStart(p.from)), lt(payments.createdAt, kstDayStart(p.to, 1)),
+          p.includeTest ? undefined : eq(payments.testPayment, false)
+      ))
+      .all();
   const counts = new Map<(typeof PAYMENT_RESULTS)[number], number>(PAYMENT_RESULTS.map((r) => [r, 0]));
   for (const pay of list) {
     const result = pay.status === 'COMPLETED' ? 'COMPLETED'
@@ -183,7 +183,7 @@ function paymentResults(db: Db, storeId: string, p: Period, now: number) {
 }
 
 /** The last 5 minutes straight from raw events (no aggregation wait); bots are left out and counted. */
-export function realtimeReport(db: Db, storeId: string, includeTest: boolean, now: number) {
+export async function realtimeReport(db: Db, storeId: string, includeTest: boolean, now: number) {
   const from = now - REALTIME_WINDOW_MS;
   const rows = db.$client.prepare('SELECT visitor_id, name, path, bot, test, amount FROM analytics_events WHERE store_id = ? AND at >= ? AND at <= ?').raw()
     .all(storeId, from, now) as [string, string, string | null, unknown, unknown, number | null][];
@@ -210,7 +210,7 @@ export function realtimeReport(db: Db, storeId: string, includeTest: boolean, no
     }
   }
   summary.visitors = visitors.size;
-  const computed = lastComputedAt(db);
+  const computed = await lastComputedAt(db);
   return {
     from: isoAt(from), to: isoAt(now), timezone: 'Asia/Seoul' as const, includeTest, lastComputedAt: computed === null ? null : isoAt(computed),
     excludedBotSessions: bots.size, summary,

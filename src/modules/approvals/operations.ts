@@ -43,12 +43,12 @@ export const approvalOperations = [
     roles: ['OWNER', 'ADMIN'],
     query: z.object({ status: z.enum(APPROVAL_STATUSES).default('PENDING'), ...pageQuery(100) }).strict(),
     response: pageOf(approvalSchema),
-    handler: (ctx) => {
+    handler: async (ctx) => {
       // Pending ones past 24 hours read as expired even before the expiry job ran.
       const where = and(eq(approvalRequests.storeId, ctx.store.id), eq(approvalRequests.status, ctx.query.status));
-      const rows = ctx.db.select().from(approvalRequests).where(where).orderBy(desc(approvalRequests.id))
-        .limit(ctx.query.size).offset((ctx.query.page - 1) * ctx.query.size).all();
-      return paginated(rows.map((r) => presentApproval(ctx.services, r)), ctx.query.page, ctx.query.size, countRows(ctx.db, approvalRequests, where));
+      const rows = await ctx.db.select().from(approvalRequests).where(where).orderBy(desc(approvalRequests.id))
+          .limit(ctx.query.size).offset((ctx.query.page - 1) * ctx.query.size).all();
+      return paginated(rows.map((r) => presentApproval(ctx.services, r)), ctx.query.page, ctx.query.size, await countRows(ctx.db, approvalRequests, where));
     },
   }),
   defineOperation({
@@ -61,11 +61,11 @@ export const approvalOperations = [
     params,
     response: approvalSchema,
     errors: approvalLookup,
-    handler: (ctx: StoreCtx<undefined, unknown, { approvalId: string }>) => {
+    handler: async (ctx: StoreCtx<undefined, unknown, { approvalId: string }>) => {
       const row = loadApproval(ctx, ctx.params.approvalId);
       const approver = ctx.store.role === 'OWNER' || ctx.store.role === 'ADMIN';
-      if (!approver && row.requesterTokenId !== ctx.principal.tokenId) throw fail(403, 'INSUFFICIENT_ROLE');
-      return presentApproval(ctx.services, row.status === 'PENDING' && row.expiresAt <= ctx.now ? { ...row, status: 'EXPIRED' } : row);
+      if (!approver && (await row).requesterTokenId !== ctx.principal.tokenId) throw fail(403, 'INSUFFICIENT_ROLE');
+      return presentApproval(ctx.services, await ((await row).status === 'PENDING' && (await row).expiresAt <= ctx.now ? { ...row, status: 'EXPIRED' } : row));
     },
   }),
   decision('approveApprovalRequest', '/v1/approval-requests/{approvalId}/approve', 'Approve: runs the original request once', 'APPROVE'),

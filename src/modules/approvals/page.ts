@@ -82,7 +82,7 @@ export function mountApprovalPage(app: H3, services: Services) {
     }
     const traceId = newTraceId();
     try {
-      const row = findRow(services, approvalId);
+      const row = await findRow(services, approvalId);
       const ctx = deciderCtx(services, principal, row.storeId, approvalId, event, traceId);
       await decideApproval(ctx, approvalId, action === 'approve' ? 'APPROVE' : 'REJECT', { via: 'APPROVAL_PAGE' });
       return detailPage(services, event, approvalId, principal, { notice: action === 'approve' ? '승인했습니다. 요청이 실행되었습니다.' : '거절했습니다. 요청은 실행되지 않습니다.' });
@@ -101,7 +101,7 @@ function findRow(services: Services, approvalId: string) {
 async function detailPage(services: Services, event: H3Event, approvalId: string, principal: Principal, extra: { notice?: string; error?: ApiError; headers?: Record<string, string> } = {}) {
   let view;
   try {
-    const row = findRow(services, approvalId);
+    const row = await findRow(services, approvalId);
     // Another store's request reads as missing: its id reveals nothing to outsiders.
     const ctx = (() => {
       try {

@@ -89,14 +89,14 @@ export interface ApprovalInput {
  * Holds an agent's request for approval: 202 APPROVAL_REQUIRED. The same token and Idempotency-Key
  * return the first request again, or 200 APPROVAL_ALREADY_DECIDED once it was decided.
  */
-export function requestApproval(services: Services, input: ApprovalInput): Outgoing & { approvalId: string } {
+export async function requestApproval(services: Services, input: ApprovalInput): Promise<Outgoing & { approvalId: string; }> {
   const { op, ctx } = input;
   const principal = ctx.principal;
   const requesterKind = principal.kind;
   if (requesterKind !== 'login' && requesterKind !== 'access') throw fail(403, 'AGENT_OPERATION_DENIED');
-  return transaction(services.db, () => {
+  return await transaction(services.db, async () => {
     if (input.idempotencyKey) {
-      const first = services.db.select().from(approvalRequests)
+      const first = await services.db.select().from(approvalRequests)
         .where(and(eq(approvalRequests.requesterTokenId, principal.tokenId), eq(approvalRequests.idempotencyKey, input.idempotencyKey))).get();
       if (first) {
         if (first.fingerprint !== input.fingerprint) throw fail(409, 'IDEMPOTENCY_KEY_REUSED');
@@ -133,7 +133,7 @@ export function requestApproval(services: Services, input: ApprovalInput): Outgo
       notifiedAt: null,
       result: null,
     };
-    services.db.insert(approvalRequests).values(row).run();
+    await services.db.insert(approvalRequests).values(row).run();
     return { ...pendingOutgoing(services, row), approvalId: row.id };
   });
 }
@@ -146,8 +146,8 @@ function pendingOutgoing(services: Services, row: ApprovalRow): Outgoing {
   return successOutgoing(202, { approvalId, status, operationId, reason, expiresAt, approvalUrl }, 'APPROVAL_REQUIRED');
 }
 
-export function loadApproval(ctx: StoreCtx, approvalId: string) {
-  return requireOwned(ctx.db.select().from(approvalRequests).where(eq(approvalRequests.id, approvalId)).get(), ctx.store.id, 'APPROVAL_NOT_FOUND');
+export async function loadApproval(ctx: StoreCtx, approvalId: string) {
+  return requireOwned(await ctx.db.select().from(approvalRequests).where(eq(approvalRequests.id, approvalId)).get(), ctx.store.id, 'APPROVAL_NOT_FOUND');
 }
 
 /** Where a person decided: the approval API, or a confirmation form in an MCP conversation (with its reason, if any). */
@@ -160,40 +160,40 @@ export type DecisionChannel = { via: 'API' | 'APPROVAL_PAGE' } | { via: 'MCP_ELI
  */
 export async function decideApproval(ctx: StoreCtx, approvalId: string, decision: 'APPROVE' | 'REJECT', via: DecisionChannel = { via: 'API' }) {
   const { services } = ctx;
-  const row = transaction(ctx.db, () => {
-    const current = loadApproval(ctx, approvalId);
-    if (effectiveStatus(current, ctx.now) === 'EXPIRED') {
-      ctx.db.update(approvalRequests).set({ status: 'EXPIRED' }).where(eq(approvalRequests.id, current.id)).run();
-      return { expired: true as const, row: current };
-    }
-    if (current.status !== 'PENDING') throw fail(409, 'APPROVAL_NOT_PENDING', { status: current.status });
-    if (current.ownerOnly && ctx.store.role !== 'OWNER') throw fail(403, 'INSUFFICIENT_ROLE');
-    const status: ApprovalStatus = decision === 'APPROVE' ? 'EXECUTING' : 'REJECTED';
-    ctx.db.update(approvalRequests).set({ status, decidedAt: ctx.now, decidedBy: ctx.principal.userId }).where(eq(approvalRequests.id, current.id)).run();
-    writeAudit(services, {
-      storeId: ctx.store.id,
-      kind: 'DOMAIN',
-      actor: { type: ctx.principal.actorType, id: ctx.principal.userId, name: ctx.principal.userName },
-      source: ctx.principal.source,
-      action: 'APPROVAL_DECIDED',
-      target: { type: 'APPROVAL_REQUEST', id: current.id },
-      statusCode: 200,
-      result: 'SUCCEEDED',
-      errorCode: null,
-      requestId: ctx.requestId,
-      traceId: ctx.traceId,
-      idempotencyKey: null,
-      approvalId: current.id,
-      changes: [{ field: 'status', before: 'PENDING', after: status }],
-      metadata: { decision, ...via },
-    });
-    return { expired: false as const, row: { ...current, status, decidedAt: ctx.now, decidedBy: ctx.principal.userId } };
+  const row = await transaction(ctx.db, async () => {
+      const current = loadApproval(ctx, approvalId);
+      if (effectiveStatus(await current, ctx.now) === 'EXPIRED') {
+          await ctx.db.update(approvalRequests).set({ status: 'EXPIRED' }).where(eq(approvalRequests.id, (await current).id)).run();
+          return { expired: true as const, row: current };
+      }
+      if ((await current).status !== 'PENDING') throw fail(409, 'APPROVAL_NOT_PENDING', { status: (await current).status });
+      if ((await current).ownerOnly && ctx.store.role !== 'OWNER') throw fail(403, 'INSUFFICIENT_ROLE');
+      const status: ApprovalStatus = decision === 'APPROVE' ? 'EXECUTING' : 'REJECTED';
+      await ctx.db.update(approvalRequests).set({ status, decidedAt: ctx.now, decidedBy: ctx.principal.userId }).where(eq(approvalRequests.id, (await current).id)).run();
+      await writeAudit(services, {
+          storeId: ctx.store.id,
+          kind: 'DOMAIN',
+          actor: { type: ctx.principal.actorType, id: ctx.principal.userId, name: ctx.principal.userName },
+          source: ctx.principal.source,
+          action: 'APPROVAL_DECIDED',
+          target: { type: 'APPROVAL_REQUEST', id: (await current).id },
+          statusCode: 200,
+          result: 'SUCCEEDED',
+          errorCode: null,
+          requestId: ctx.requestId,
+          traceId: ctx.traceId,
+          idempotencyKey: null,
+          approvalId: (await current).id,
+          changes: [{ field: 'status', before: 'PENDING', after: status }],
+          metadata: { decision, ...via },
+      });
+      return { expired: false as const, row: { ...current, status, decidedAt: ctx.now, decidedBy: ctx.principal.userId } };
   });
   if (row.expired) throw fail(409, 'APPROVAL_EXPIRED');
-  if (decision === 'REJECT') return presentApproval(services, row.row);
-  const outcome = await runApproved(ctx, row.row);
-  ctx.db.update(approvalRequests).set(outcome).where(eq(approvalRequests.id, row.row.id)).run();
-  return presentApproval(services, { ...row.row, ...outcome });
+  if (decision === 'REJECT') return presentApproval(services, await row.row);
+  const outcome = await runApproved(ctx, await row.row);
+  await ctx.db.update(approvalRequests).set(outcome).where(eq(approvalRequests.id, (await row.row).id)).run();
+  return presentApproval(services, await { ...row.row, ...outcome });
 }
 
 /**
@@ -201,7 +201,7 @@ export async function decideApproval(ctx: StoreCtx, approvalId: string, decision
  * operation's dry-run preview, computed now with the decider's view. A request that no longer validates shows none.
  */
 export async function heldRequestPreview(decider: StoreCtx, approvalId: string): Promise<Preview> {
-  const row = loadApproval(decider, approvalId);
+  const row = await loadApproval(decider, approvalId);
   const op = decider.services.operations.find((o) => o.operationId === row.operationId);
   if (!op?.preview) return { changes: [] };
   const { buildCtx } = await import('../../server/pipeline.js');
@@ -223,11 +223,11 @@ async function runApproved(approver: StoreCtx, row: ApprovalRow): Promise<Pick<A
   let out: Outgoing;
   try {
     if (!op) throw fail(410, 'OPERATION_RETIRED');
-    const requester = principalOfRecord(services, row.requesterKind, row.requesterTokenId);
-    requesterActor = { type: requester.actorType, id: requester.userId, name: requester.userName };
-    const requesterStore = resolveStore(services, requester, row.storeId);
+    const requester = await principalOfRecord(services, row.requesterKind, row.requesterTokenId);
+    requesterActor = { type: (await requester).actorType, id: (await requester).userId, name: (await requester).userName };
+    const requesterStore = resolveStore(services, await requester, row.storeId);
     // Execution permission is the intersection of the requesting token and the approver (spec 01 §5.6).
-    authorize(services, op, requester, requesterStore);
+    authorize(services, op, await requester, requesterStore);
     authorize(services, op, approver.principal, approver.store);
     const ctx = buildCtx(services, op, { params: row.params, query: row.query, body: row.body }, {
       principal: requester, store: requesterStore, requestId, traceId: approver.traceId, event: approver.event,
@@ -237,14 +237,14 @@ async function runApproved(approver: StoreCtx, row: ApprovalRow): Promise<Pick<A
     // Only writes are ever held for approval, and writes answer in the envelope.
     if (result instanceof Response) throw fail(500, 'INTERNAL_ERROR');
     out = result;
-    countAiAction(services.db, row.storeId, services.clock.now());
+    await countAiAction(services.db, row.storeId, services.clock.now());
   } catch (error) {
     const err = toApiError(error, approver.traceId);
     out = { status: err.status, body: JSON.stringify({ error: { code: err.code, message: err.message } }) };
   }
   const succeeded = out.status < 400;
   const parsed = JSON.parse(out.body) as { data?: unknown; error?: { code: string; message: string } };
-  writeAudit(services, {
+  await writeAudit(services, {
     storeId: row.storeId,
     kind: 'REQUEST',
     actor: requesterActor,
@@ -267,25 +267,25 @@ async function runApproved(approver: StoreCtx, row: ApprovalRow): Promise<Pick<A
 }
 
 /** Job: pending requests past 24 hours expire (never executed). */
-export function expireApprovals(services: Services, now: number): number {
-  return services.db.update(approvalRequests).set({ status: 'EXPIRED' })
-    .where(and(eq(approvalRequests.status, 'PENDING'), lt(approvalRequests.expiresAt, now + 1))).run().changes;
+export async function expireApprovals(services: Services, now: number): Promise<number> {
+  return (await services.db.update(approvalRequests).set({ status: 'EXPIRED' })
+      .where(and(eq(approvalRequests.status, 'PENDING'), lt(approvalRequests.expiresAt, now + 1))).run()).changes;
 }
 
 /**
  * Job: an execution the process did not live to record is settled from the audit log when it holds the
  * execution, else becomes UNKNOWN with result.statusCode 0; it is never run again (spec 01 §3.7).
  */
-export function settleInterruptedExecutions(services: Services, now: number): number {
-  const stale = services.db.select().from(approvalRequests)
-    .where(and(eq(approvalRequests.status, 'EXECUTING'), lt(approvalRequests.decidedAt, now - EXECUTION_STALE_MS))).all();
+export async function settleInterruptedExecutions(services: Services, now: number): Promise<number> {
+  const stale = await services.db.select().from(approvalRequests)
+      .where(and(eq(approvalRequests.status, 'EXECUTING'), lt(approvalRequests.decidedAt, now - EXECUTION_STALE_MS))).all();
   for (const row of stale) {
-    const executed = services.db.select().from(auditLogs)
+    const executed = await services.db.select().from(auditLogs)
       .where(and(eq(auditLogs.approvalId, row.id), eq(auditLogs.kind, 'REQUEST'), eq(auditLogs.action, row.operationId))).get();
     const settled: Pick<ApprovalRow, 'status' | 'result'> = executed
       ? { status: executed.result === 'SUCCEEDED' ? 'SUCCEEDED' : 'FAILED', result: { statusCode: executed.statusCode } }
       : { status: 'UNKNOWN', result: { statusCode: 0 } };
-    services.db.update(approvalRequests).set(settled).where(and(eq(approvalRequests.id, row.id), eq(approvalRequests.status, 'EXECUTING'))).run();
+    await services.db.update(approvalRequests).set(settled).where(and(eq(approvalRequests.id, row.id), eq(approvalRequests.status, 'EXECUTING'))).run();
   }
   return stale.length;
 }
@@ -294,33 +294,33 @@ export function settleInterruptedExecutions(services: Services, now: number): nu
  * Job: approvers are mailed at most once per 10 minutes per store, one digest of the new requests;
  * owner-only requests go to owners only.
  */
-export function notifyApprovers(services: Services, now: number): number {
-  const waiting = services.db.select().from(approvalRequests)
-    .where(and(eq(approvalRequests.status, 'PENDING'), isNull(approvalRequests.notifiedAt))).orderBy(asc(approvalRequests.id)).all();
+export async function notifyApprovers(services: Services, now: number): Promise<number> {
+  const waiting = await services.db.select().from(approvalRequests)
+      .where(and(eq(approvalRequests.status, 'PENDING'), isNull(approvalRequests.notifiedAt))).orderBy(asc(approvalRequests.id)).all();
   let sent = 0;
   for (const storeId of new Set(waiting.map((r) => r.storeId))) {
-    const last = services.db.select({ at: max(approvalRequests.notifiedAt) }).from(approvalRequests).where(eq(approvalRequests.storeId, storeId)).get()?.at ?? 0;
+    const last = (await services.db.select({ at: max(approvalRequests.notifiedAt) }).from(approvalRequests).where(eq(approvalRequests.storeId, storeId)).get())?.at ?? 0;
     if (last > now - NOTICE_BATCH_MS) continue;
-    sent += transaction(services.db, () => {
-      // Claimed with the mails that announce them: of several processes, one mails each request.
-      const batch = services.db.update(approvalRequests).set({ notifiedAt: now })
-        .where(and(inArray(approvalRequests.id, waiting.filter((r) => r.storeId === storeId).map((r) => r.id)), isNull(approvalRequests.notifiedAt)))
-        .returning().all().sort((a, b) => (a.id < b.id ? -1 : 1));
-      const approvers = services.db.select({ email: users.email, role: members.role }).from(members)
-        .innerJoin(users, eq(users.id, members.userId))
-        .where(and(eq(members.storeId, storeId), inArray(members.role, ['OWNER', 'ADMIN']))).all();
-      let mailed = 0;
-      for (const approver of approvers) {
-        const mine = batch.filter((r) => !r.ownerOnly || approver.role === 'OWNER');
-        if (mine.length === 0) continue;
-        mailed++;
-        queueMail(services.db, now, {
-          to: approver.email,
-          subject: `[svc] 승인 대기 중인 AI 작업 ${mine.length}건`,
-          body: mine.map((r) => `- ${r.operationName} (${r.operationId}) 요청: ${r.requesterName}, 만료 ${isoAt(r.expiresAt)}\n  ${approvalPageUrl(services, r.id)}`).join('\n'),
-        });
-      }
-      return mailed;
+    sent += await transaction(services.db, async () => {
+        // Claimed with the mails that announce them: of several processes, one mails each request.
+        const batch = (await services.db.update(approvalRequests).set({ notifiedAt: now })
+            .where(and(inArray(approvalRequests.id, waiting.filter((r) => r.storeId === storeId).map((r) => r.id)), isNull(approvalRequests.notifiedAt)))
+            .returning().all()).sort((a, b) => (a.id < b.id ? -1 : 1));
+        const approvers = await services.db.select({ email: users.email, role: members.role }).from(members)
+            .innerJoin(users, eq(users.id, members.userId))
+            .where(and(eq(members.storeId, storeId), inArray(members.role, ['OWNER', 'ADMIN']))).all();
+        let mailed = 0;
+        for (const approver of approvers) {
+            const mine = batch.filter((r) => !r.ownerOnly || approver.role === 'OWNER');
+            if (mine.length === 0) continue;
+            mailed++;
+            await queueMail(services.db, now, {
+                to: approver.email,
+                subject: `[svc] 승인 대기 중인 AI 작업 ${mine.length}건`,
+                body: mine.map((r) => `- ${r.operationName} (${r.operationId}) 요청: ${r.requesterName}, 만료 ${isoAt(r.expiresAt)}\n  ${approvalPageUrl(services, r.id)}`).join('\n'),
+            });
+        }
+        return mailed;
     });
   }
   return sent;

@@ -35,12 +35,12 @@ export async function issueInstallationToken(services: Services, installationId:
  * The principal of an installation token, decided from the installation's record on every request:
  * uninstalling cuts access at once, and a consent to a wider version widens it at once.
  */
-export function resolveInstallationPrincipal(services: Services, claims: TokenClaims): Principal {
+export async function resolveInstallationPrincipal(services: Services, claims: TokenClaims): Promise<Principal> {
   const q = statements(services.db);
-  const row = q.installation.get({ id: claims.sub });
+  const row = await q.installation.get({ id: claims.sub });
   if (!row) throw fail(401, 'UNAUTHORIZED');
   if (row.status !== 'ACTIVE') throw fail(401, 'TOKEN_REVOKED');
-  q.countCall.run({ installationId: row.id, day: new Date(services.clock.now()).toISOString().slice(0, 10) });
+  await q.countCall.run({ installationId: row.id, day: new Date(services.clock.now()).toISOString().slice(0, 10) });
   return {
     kind: 'installation',
     // The installation is the grant, as the login session is for login tokens (idempotency keys, audit).
@@ -62,11 +62,11 @@ export function resolveInstallationPrincipal(services: Services, claims: TokenCl
 }
 
 /** API calls of the last `days` UTC days, today included. */
-export function apiCallCount(services: Services, installationId: string, days: number): number {
+export async function apiCallCount(services: Services, installationId: string, days: number): Promise<number> {
   const since = new Date(services.clock.now() - (days - 1) * 86_400_000).toISOString().slice(0, 10);
-  return services.db
+  return (await services.db
     .select({ n: sql<number>`coalesce(sum(${appApiCalls.count}), 0)` })
     .from(appApiCalls)
     .where(and(eq(appApiCalls.installationId, installationId), sql`${appApiCalls.day} >= ${since}`))
-    .get()!.n;
+    .get()!).n;
 }

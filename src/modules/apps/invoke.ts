@@ -68,7 +68,7 @@ export async function invokeAndRecord<T = unknown>(
   services: Services, t: InvokeTarget, kind: InvocationKind, name: string, input: unknown, accept: (value: unknown) => T = (value) => value as T, call: CallOptions = {},
 ): Promise<InvokeOutcome<T>> {
   const outcome = accepted(await invoke(services, t, kind, name, input, call), accept);
-  recordExecution(services, {
+  await recordExecution(services, {
     app: t.app,
     installation: t.installation,
     kind: EXECUTION_KIND[kind],

@@ -58,13 +58,13 @@ const bundleBody = z.object({
   adminPage: z.string().max(256 * 1024).optional(),
 }).strict();
 
-function loadInstallation(ctx: StoreCtx<unknown, unknown, { installationId: string }>, notFound = 'APP_INSTALLATION_NOT_FOUND'): Installation {
-  return requireOwned(findInstallation(ctx.db, ctx.params.installationId), ctx.store.id, notFound);
+async function loadInstallation(ctx: StoreCtx<unknown, unknown, { installationId: string }>, notFound = 'APP_INSTALLATION_NOT_FOUND'): Promise<Installation> {
+  return requireOwned(await findInstallation(ctx.db, ctx.params.installationId), ctx.store.id, notFound);
 }
 
-function liveInstallation(ctx: StoreCtx<unknown, unknown, { installationId: string }>): Installation {
+async function liveInstallation(ctx: StoreCtx<unknown, unknown, { installationId: string }>): Promise<Installation> {
   const inst = loadInstallation(ctx);
-  if (inst.status !== 'ACTIVE') throw fail(409, 'APP_INSTALLATION_ENDED', { installationId: inst.id, uninstalledAt: inst.uninstalledAt });
+  if ((await inst).status !== 'ACTIVE') throw fail(409, 'APP_INSTALLATION_ENDED', { installationId: (await inst).id, uninstalledAt: (await inst).uninstalledAt });
   return inst;
 }
 
@@ -78,7 +78,7 @@ const installationTarget = (ctx: { params: { installationId: string } }) => ({ t
 const manage = { tag, auth: 'store' as const, callers: ['storePlatform' as const], roles: ['OWNER' as const, 'ADMIN' as const] };
 const manageInstallation = { ...manage, params: installationParams, target: installationTarget };
 /** An installation as it is after the change just made. */
-const presentCurrent = (ctx: StoreCtx, installationId: string) => presentInstallation(ctx.services, findInstallation(ctx.db, installationId)!);
+const presentCurrent = async (ctx: StoreCtx, installationId: string) => presentInstallation(ctx.services, (await findInstallation(ctx.db, installationId))!);
 
 /** Tool input against the declared shape: required and types checked, undeclared keys dropped (spec 02 §6). */
 function toolInput(declared: NonNullable<NonNullable<Manifest['mcp']>['tools']>[string]['input'], input: Record<string, unknown>) {
@@ -104,9 +104,9 @@ export const appOperations = [
     callers: ['login', 'access'],
     query: z.object({ handle: z.string().optional() }).strict(),
     response: z.object({ contents: z.array(appView) }),
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const where = and(eq(apps.ownerUserId, ctx.principal!.userId), ctx.query.handle ? eq(apps.handle, ctx.query.handle) : undefined);
-      return { contents: ctx.db.select().from(apps).where(where).orderBy(desc(apps.id)).all().map(presentApp) };
+      return { contents: (await ctx.db.select().from(apps).where(where).orderBy(desc(apps.id)).all()).map(presentApp) };
     },
   }),
   defineOperation({
@@ -121,7 +121,7 @@ export const appOperations = [
     body: z.object({ manifest: manifestBody }).strict(),
     response: appView,
     errors: { 409: ['APP_HANDLE_TAKEN'] },
-    handler: (ctx) => presentApp(createApp(ctx.services, ctx.principal!.userId, validManifest(ctx.body.manifest), ctx.now)),
+    handler: async (ctx) => presentApp(await createApp(ctx.services, ctx.principal!.userId, validManifest(ctx.body.manifest), ctx.now)),
   }),
   defineOperation({
     operationId: 'getApp',
@@ -134,7 +134,7 @@ export const appOperations = [
     params: z.object({ appId: z.string() }),
     response: appView,
     errors: appNotFound,
-    handler: (ctx) => presentApp(ownApp(ctx.db, ctx.params.appId, ctx.principal!.userId)),
+    handler: async (ctx) => presentApp(await ownApp(ctx.db, ctx.params.appId, ctx.principal!.userId)),
   }),
   defineOperation({
     operationId: 'createAppVersion',
@@ -151,13 +151,13 @@ export const appOperations = [
     body: z.object({ manifest: manifestBody, bundle: bundleBody }).strict(),
     response: appVersionView,
     errors: mergeErrors(appNotFound, { 400: ['HANDLER_MISSING'] }),
-    handler: (ctx) => {
-      const app = ownApp(ctx.db, ctx.params.appId, ctx.principal!.userId);
+    handler: async (ctx) => {
+      const app = await ownApp(ctx.db, ctx.params.appId, ctx.principal!.userId);
       const manifest = validManifest(ctx.body.manifest);
       const missing = requiredFunctions(manifest).filter((fn) => !ctx.body.bundle.functions.includes(fn));
       if (manifest.ui?.adminPage && ctx.body.bundle.adminPage === undefined) missing.push('ui/adminPage');
       if (missing.length) throw fail(400, 'HANDLER_MISSING', { functions: missing });
-      return presentVersion(addVersion(ctx.services, app, ctx.principal!.userId, manifest, ctx.body.bundle, ctx.now));
+      return presentVersion(await addVersion(ctx.services, app, ctx.principal!.userId, manifest, ctx.body.bundle, ctx.now));
     },
   }),
   defineOperation({
@@ -176,15 +176,15 @@ export const appOperations = [
     }).strict(),
     response: cursorPageOf(executionView),
     errors: appNotFound,
-    handler: (ctx) => {
-      const app = ownApp(ctx.db, ctx.params.appId, ctx.principal!.userId);
+    handler: async (ctx) => {
+      const app = await ownApp(ctx.db, ctx.params.appId, ctx.principal!.userId);
       const q = ctx.query;
       const where = and(
         eq(appExecutions.appId, app.id),
         q.installationId ? eq(appExecutions.installationId, q.installationId) : undefined,
         q.cursor ? lt(appExecutions.id, q.cursor) : undefined,
       );
-      const rows = ctx.db.select().from(appExecutions).where(where).orderBy(desc(appExecutions.id)).limit(q.limit + 1).all();
+      const rows = await ctx.db.select().from(appExecutions).where(where).orderBy(desc(appExecutions.id)).limit(q.limit + 1).all();
       const page = rows.slice(0, q.limit);
       return { contents: page.map(presentExecution), nextCursor: rows.length > q.limit ? page[page.length - 1].id : null };
     },
@@ -201,10 +201,10 @@ export const appOperations = [
     scope: 'store:r',
     query: z.object({ status: z.enum(['ACTIVE', 'UNINSTALLED']).default('ACTIVE') }).strict(),
     response: z.object({ contents: z.array(installationView) }),
-    handler: (ctx) => ({
-      contents: ctx.db.select().from(appInstallations)
-        .where(and(eq(appInstallations.storeId, ctx.store.id), eq(appInstallations.status, ctx.query.status)))
-        .orderBy(desc(appInstallations.id)).all()
+    handler: async (ctx) => ({
+      contents: (await ctx.db.select().from(appInstallations)
+            .where(and(eq(appInstallations.storeId, ctx.store.id), eq(appInstallations.status, ctx.query.status)))
+            .orderBy(desc(appInstallations.id)).all())
         .map((i) => presentInstallation(ctx.services, i)),
     }),
   }),
@@ -220,15 +220,15 @@ export const appOperations = [
     alternateStatuses: [200],
     response: installationView.describe('201 for a new installation; 200 when the app was installed already (its pending version, if any, consented to).'),
     errors: { 403: ['APP_NOT_INSTALLABLE'], 404: ['APP_NOT_FOUND'], 409: ['APP_NO_VERSION'] },
-    handler: (ctx) => {
-      const app = findAppByHandle(ctx.db, ctx.body.handle);
+    handler: async (ctx) => {
+      const app = await findAppByHandle(ctx.db, ctx.body.handle);
       if (!app) throw fail(404, 'APP_NOT_FOUND', { handle: ctx.body.handle });
       assertInstallable(ctx.db, app, ctx.store.id);
-      const version = latestVersion(ctx.db, app);
+      const version = await latestVersion(ctx.db, app);
       assertRoleCovers(ctx.store.role, version.manifest);
-      const existing = activeInstallation(ctx.db, ctx.store.id, app.id);
-      if (!existing) return reply(201, presentInstallation(ctx.services, install(ctx.services, app, ctx.store.id, ctx.principal.userId, ctx.now)));
-      if (existing.pendingVersionId) consentTo(ctx.services, existing, findVersion(ctx.db, existing.pendingVersionId)!, ctx.now);
+      const existing = await activeInstallation(ctx.db, ctx.store.id, app.id);
+      if (!existing) return reply(201, presentInstallation(ctx.services, await install(ctx.services, app, ctx.store.id, ctx.principal.userId, ctx.now)));
+      if (existing.pendingVersionId) await consentTo(ctx.services, existing, (await findVersion(ctx.db, existing.pendingVersionId))!, ctx.now);
       return reply(200, presentCurrent(ctx, existing.id));
     },
   }),
@@ -243,7 +243,7 @@ export const appOperations = [
     params: installationParams,
     response: installationView,
     errors: installationNotFound,
-    handler: (ctx) => presentInstallation(ctx.services, loadInstallation(ctx)),
+    handler: async (ctx) => presentInstallation(ctx.services, await loadInstallation(ctx)),
   }),
   defineOperation({
     operationId: 'getAppInstallationActivity',
@@ -256,7 +256,7 @@ export const appOperations = [
     params: installationParams,
     response: installationActivityView,
     errors: installationNotFound,
-    handler: (ctx) => installationActivity(ctx.services, loadInstallation(ctx)),
+    handler: async (ctx) => installationActivity(ctx.services, await loadInstallation(ctx)),
   }),
   defineOperation({
     operationId: 'consentAppInstallation',
@@ -266,12 +266,12 @@ export const appOperations = [
     ...manageInstallation,
     response: installationView,
     errors: mergeErrors(liveInstallationErrors, { 409: ['APP_NO_PENDING_VERSION'] }),
-    handler: (ctx) => {
-      const inst = liveInstallation(ctx);
+    handler: async (ctx) => {
+      const inst = await liveInstallation(ctx);
       if (!inst.pendingVersionId) throw fail(409, 'APP_NO_PENDING_VERSION');
-      const pending = findVersion(ctx.db, inst.pendingVersionId)!;
+      const pending = (await findVersion(ctx.db, inst.pendingVersionId))!;
       assertRoleCovers(ctx.store.role, pending.manifest);
-      consentTo(ctx.services, inst, pending, ctx.now);
+      await consentTo(ctx.services, inst, pending, ctx.now);
       return presentCurrent(ctx, inst.id);
     },
   }),
@@ -284,11 +284,11 @@ export const appOperations = [
     body: z.object({ settings: z.record(z.string(), z.union([z.string().max(2000), z.number(), z.boolean(), z.null()])) }).strict(),
     response: installationView,
     errors: liveInstallationErrors,
-    handler: (ctx) => {
-      const inst = liveInstallation(ctx);
-      const manifest = findVersion(ctx.db, inst.versionId)!.manifest;
+    handler: async (ctx) => {
+      const inst = await liveInstallation(ctx);
+      const manifest = ((await findVersion(ctx.db, inst.versionId))!).manifest;
       const settings = applySettingsPatch(manifest, inst.settings, ctx.body.settings);
-      ctx.db.update(appInstallations).set({ settings, updatedAt: ctx.now }).where(eq(appInstallations.id, inst.id)).run();
+      await ctx.db.update(appInstallations).set({ settings, updatedAt: ctx.now }).where(eq(appInstallations.id, inst.id)).run();
       return presentCurrent(ctx, inst.id);
     },
   }),
@@ -300,9 +300,9 @@ export const appOperations = [
     ...manageInstallation,
     response: installationView,
     errors: liveInstallationErrors,
-    handler: (ctx) => {
-      const inst = liveInstallation(ctx);
-      uninstall(ctx.services, inst, ctx.now);
+    handler: async (ctx) => {
+      const inst = await liveInstallation(ctx);
+      await uninstall(ctx.services, inst, ctx.now);
       evictInstallation(ctx.services, inst.id);
       return presentCurrent(ctx, inst.id);
     },
@@ -320,13 +320,13 @@ export const appOperations = [
     response: z.object({
       contents: z.array(toolView.extend({ installationId: z.string(), app: z.object({ appId: z.string(), handle: z.string(), name: z.string() }) })),
     }),
-    handler: (ctx) => ({
-      contents: ctx.db.select().from(appInstallations)
-        .where(and(eq(appInstallations.storeId, ctx.store.id), eq(appInstallations.status, 'ACTIVE')))
-        .all()
-        .flatMap((inst) => {
-          const app = findApp(ctx.db, inst.appId)!;
-          return toolList(findVersion(ctx.db, inst.versionId)!.manifest).map((t) => ({
+    handler: async (ctx) => ({
+      contents: (await ctx.db.select().from(appInstallations)
+            .where(and(eq(appInstallations.storeId, ctx.store.id), eq(appInstallations.status, 'ACTIVE')))
+            .all())
+        .flatMap(async (inst) => {
+          const app = (await findApp(ctx.db, inst.appId))!;
+          return toolList(((await findVersion(ctx.db, inst.versionId))!).manifest).map((t) => ({
             installationId: inst.id, app: { appId: app.id, handle: app.handle, name: app.name }, ...t,
           }));
         }),
@@ -354,17 +354,17 @@ export const appOperations = [
       502: ['APP_TOOL_FAILED'],
     },
     handler: async (ctx) => {
-      const inst = loadInstallation(ctx, 'APP_TOOL_NOT_FOUND');
-      if (inst.status !== 'ACTIVE') throw fail(404, 'APP_TOOL_NOT_FOUND');
-      const app = findApp(ctx.db, inst.appId)!;
+      const inst = await loadInstallation(ctx, 'APP_TOOL_NOT_FOUND');
+      if ((await inst).status !== 'ACTIVE') throw fail(404, 'APP_TOOL_NOT_FOUND');
+      const app = (await findApp(ctx.db, (await inst).appId))!;
       if (app.suspendedAt) throw fail(409, 'APP_SUSPENDED', { appId: app.id });
-      const version = findVersion(ctx.db, inst.versionId)!;
+      const version = (await findVersion(ctx.db, (await inst).versionId))!;
       const tool = version.manifest.mcp?.tools?.[ctx.params.name];
       if (!tool) throw fail(404, 'APP_TOOL_NOT_FOUND', { name: ctx.params.name });
       const input = toolInput(tool.input, ctx.body.input);
       const outcome = await invokeAndRecord(ctx.services, { app, installation: inst, version }, 'tool', ctx.params.name, input);
       // Uninstalled while the call ran: its result no longer belongs to the store.
-      if (findInstallation(ctx.db, inst.id)!.status !== 'ACTIVE') throw fail(404, 'APP_TOOL_NOT_FOUND');
+      if (((await findInstallation(ctx.db, (await inst).id))!).status !== 'ACTIVE') throw fail(404, 'APP_TOOL_NOT_FOUND');
       if (!outcome.ok) {
         throw new ApiError(502, 'APP_TOOL_FAILED', { reason: outcome.code, appMessage: outcome.message }, [], `앱 도구 실행에 실패했습니다: ${outcome.message}`);
       }

@@ -71,20 +71,20 @@ function routeResponse(value: unknown, sandboxed: boolean): Response {
 }
 
 /** `ui.adminPage` of the app's latest version: the developer's HTML. */
-function adminPage(services: Services, handle: string, sandboxed: boolean): Response {
-  const appRow = findAppByHandle(services.db, handle);
-  const page = appRow && appRow.latestVersion > 0 ? latestVersion(services.db, appRow).bundle.adminPage : undefined;
+async function adminPage(services: Services, handle: string, sandboxed: boolean): Promise<Response> {
+  const appRow = await findAppByHandle(services.db, handle);
+  const page = appRow && appRow.latestVersion > 0 ? (await latestVersion(services.db, appRow)).bundle.adminPage : undefined;
   if (page === undefined) throw fail(404, 'ROUTE_NOT_FOUND');
   return new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8', 'x-content-type-options': 'nosniff', ...(sandboxed ? { 'content-security-policy': SANDBOX_CSP } : {}) } });
 }
 
 /** One call of a declared public route: `path` is what follows `/hooks/{installationId}`. */
 async function publicRoute(services: Services, event: H3Event, target: { handle: string; installationId: string; path: string }, sandboxed: boolean): Promise<Response> {
-  const inst = findInstallation(services.db, target.installationId);
-  const appRow = inst ? findApp(services.db, inst.appId) : undefined;
+  const inst = await findInstallation(services.db, target.installationId);
+  const appRow = await (await inst ? findApp(services.db, inst.appId) : undefined);
   if (!inst || !appRow || appRow.handle !== target.handle || inst.status !== 'ACTIVE') throw fail(404, 'ROUTE_NOT_FOUND');
   if (appRow.suspendedAt) throw fail(409, 'APP_SUSPENDED');
-  const version = findVersion(services.db, inst.versionId)!;
+  const version = (await findVersion(services.db, inst.versionId))!;
   const { method } = event.req;
   const route = matchPublicRoute(version.manifest, method, target.path);
   if (!route) throw fail(404, 'ROUTE_NOT_FOUND', { method, path: target.path });

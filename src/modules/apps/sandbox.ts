@@ -40,8 +40,8 @@ function asGuestError(error: unknown): never {
 /** What the guest's `fetch`, `storage` and `api` do for one installation. */
 function callbacks(services: Services, t: InvokeTarget, token: string): RuntimeCallbacks {
   const installationId = t.installation.id;
-  const live = () => {
-    if (findInstallation(services.db, installationId)?.status !== 'ACTIVE') throw new RuntimeCallbackError('INSTALLATION_ENDED', 'the app was uninstalled');
+  const live = async () => {
+    if ((await findInstallation(services.db, installationId))?.status !== 'ACTIVE') throw new RuntimeCallbackError('INSTALLATION_ENDED', 'the app was uninstalled');
   };
   const key = (k: string) => {
     if (!storageKey.safeParse(k).success) throw new RuntimeCallbackError('VALIDATION_FAILED', 'storage keys are 1–200 characters without control characters');
@@ -52,26 +52,26 @@ function callbacks(services: Services, t: InvokeTarget, token: string): RuntimeC
     fetch: createGuardedFetch({ hosts: t.version.manifest.network?.hosts ?? [], allowHosts: services.config.unsafeWebhookHosts }),
     storage: {
       async get(k) {
-        live();
+        await live();
         try {
-          return readItem(db, installationId, key(k)).value;
+          return (await readItem(db, installationId, key(k))).value;
         } catch (error) {
           if (error instanceof ApiError && error.code === 'APP_STORAGE_KEY_NOT_FOUND') return null;
           return asGuestError(error);
         }
       },
       async set(k, value) {
-        live();
+        await live();
         try {
-          transaction(services.db, () => writeItem(db, installationId, key(k), value, services.clock.now()));
+          await transaction(services.db, () => writeItem(db, installationId, key(k), value, services.clock.now()));
         } catch (error) {
           asGuestError(error);
         }
       },
       async delete(k) {
-        live();
+        await live();
         try {
-          deleteItem(db, installationId, key(k));
+          await deleteItem(db, installationId, key(k));
           return true;
         } catch (error) {
           if (error instanceof ApiError && error.code === 'APP_STORAGE_KEY_NOT_FOUND') return false;
@@ -79,7 +79,7 @@ function callbacks(services: Services, t: InvokeTarget, token: string): RuntimeC
         }
       },
       async list(options) {
-        live();
+        await live();
         return listItems(db, installationId, { prefix: options.prefix, cursor: options.cursor, limit: Math.min(Math.max(options.limit ?? 100, 1), 1000) });
       },
     },

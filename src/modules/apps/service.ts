@@ -34,19 +34,19 @@ export const activeInstallation = (db: Db, storeId: string, appId: string) =>
   db.select().from(appInstallations).where(and(eq(appInstallations.storeId, storeId), eq(appInstallations.appId, appId), eq(appInstallations.status, 'ACTIVE'))).get();
 
 /** The app of a developer; another developer's app is 404 (apps are not listed across accounts). */
-export function ownApp(db: Db, appId: string, userId: string): App {
-  const app = findApp(db, appId);
+export async function ownApp(db: Db, appId: string, userId: string): Promise<App> {
+  const app = await findApp(db, appId);
   if (!app || app.ownerUserId !== userId) throw fail(404, 'APP_NOT_FOUND');
   return app;
 }
 
-export function createApp(services: Services, userId: string, manifest: Manifest, now: number): App {
-  if (findAppByHandle(services.db, manifest.handle)) throw fail(409, 'APP_HANDLE_TAKEN', { handle: manifest.handle });
+export async function createApp(services: Services, userId: string, manifest: Manifest, now: number): Promise<App> {
+  if (await findAppByHandle(services.db, manifest.handle)) throw fail(409, 'APP_HANDLE_TAKEN', { handle: manifest.handle });
   const app: App = {
     id: newId('app', now), handle: manifest.handle, name: manifest.name, ownerUserId: userId, visibility: 'DEVELOPMENT',
     latestVersion: 0, failingSince: null, suspendedAt: null, createdAt: now, updatedAt: now,
   };
-  services.db.insert(apps).values(app).run();
+  await services.db.insert(apps).values(app).run();
   return app;
 }
 
@@ -55,18 +55,18 @@ export function createApp(services: Services, userId: string, manifest: Manifest
  * they keep running the old version with the new one pending consent (spec 02 §3). A new version also
  * lifts a suspension: the developer shipped a fix.
  */
-export function addVersion(services: Services, app: App, userId: string, manifest: Manifest, bundle: AppBundle, now: number): AppVersion {
+export async function addVersion(services: Services, app: App, userId: string, manifest: Manifest, bundle: AppBundle, now: number): Promise<AppVersion> {
   const { db } = services;
   if (manifest.handle !== app.handle) throw validationFailed([{ field: 'manifest.handle', code: 'HANDLE_MISMATCH', message: `이 앱의 핸들은 ${app.handle}입니다. 핸들은 바꿀 수 없습니다.` }]);
   const version: AppVersion = { id: newId('appv', now), appId: app.id, version: app.latestVersion + 1, manifest, bundle, createdBy: userId, createdAt: now };
-  db.insert(appVersions).values(version).run();
-  db.update(apps).set({ name: manifest.name, latestVersion: version.version, failingSince: null, suspendedAt: null, updatedAt: now }).where(eq(apps.id, app.id)).run();
+  await db.insert(appVersions).values(version).run();
+  await db.update(apps).set({ name: manifest.name, latestVersion: version.version, failingSince: null, suspendedAt: null, updatedAt: now }).where(eq(apps.id, app.id)).run();
 
-  const installations = db.select().from(appInstallations).where(and(eq(appInstallations.appId, app.id), eq(appInstallations.status, 'ACTIVE'))).all();
+  const installations = await db.select().from(appInstallations).where(and(eq(appInstallations.appId, app.id), eq(appInstallations.status, 'ACTIVE'))).all();
   for (const inst of installations) {
-    const running = findVersion(db, inst.versionId)!;
-    if (Object.keys(consentWidening(running.manifest, manifest)).length === 0) moveToVersion(services, inst, version, now);
-    else db.update(appInstallations).set({ pendingVersionId: version.id, updatedAt: now }).where(eq(appInstallations.id, inst.id)).run();
+    const running = (await findVersion(db, inst.versionId))!;
+    if (Object.keys(consentWidening(running.manifest, manifest)).length === 0) await moveToVersion(services, inst, version, now);
+    else await db.update(appInstallations).set({ pendingVersionId: version.id, updatedAt: now }).where(eq(appInstallations.id, inst.id)).run();
   }
   return version;
 }
@@ -83,104 +83,104 @@ export function assertInstallable(db: Db, app: App, storeId: string) {
   if (!findMembership(db, storeId, app.ownerUserId)) throw fail(403, 'APP_NOT_INSTALLABLE', { visibility: app.visibility });
 }
 
-export function install(services: Services, app: App, storeId: string, userId: string, now: number): Installation {
-  const version = latestVersion(services.db, app);
+export async function install(services: Services, app: App, storeId: string, userId: string, now: number): Promise<Installation> {
+  const version = await latestVersion(services.db, app);
   const inst: Installation = {
     id: newId('inst', now), storeId, appId: app.id, versionId: version.id, pendingVersionId: null, grantedScopes: version.manifest.scopes,
     installedBy: userId, settings: {}, status: 'ACTIVE', installedAt: now, updatedAt: now, uninstalledAt: null, eraseAt: null, erasedAt: null,
   };
-  services.db.insert(appInstallations).values(inst).run();
-  syncSchedules(services.db, inst.id, version.manifest, now);
+  await services.db.insert(appInstallations).values(inst).run();
+  await syncSchedules(services.db, inst.id, version.manifest, now);
   return inst;
 }
 
-export function latestVersion(db: Db, app: App): AppVersion {
-  const v = db.select().from(appVersions).where(and(eq(appVersions.appId, app.id), eq(appVersions.version, app.latestVersion))).get();
+export async function latestVersion(db: Db, app: App): Promise<AppVersion> {
+  const v = await db.select().from(appVersions).where(and(eq(appVersions.appId, app.id), eq(appVersions.version, app.latestVersion))).get();
   if (!v) throw fail(409, 'APP_NO_VERSION');
   return v;
 }
 
 /** Consent given to `version`: it runs from now on with its scopes; the app hears APP.SCOPES_UPDATED when scopes changed. */
-export function consentTo(services: Services, inst: Installation, version: AppVersion, now: number) {
+export async function consentTo(services: Services, inst: Installation, version: AppVersion, now: number) {
   const before = inst.grantedScopes;
-  moveToVersion(services, inst, version, now);
-  emitEvent(services.db, now, {
+  await moveToVersion(services, inst, version, now);
+  await emitEvent(services.db, now, {
     storeId: inst.storeId,
     type: 'APP.SCOPES_UPDATED',
     resource: null,
     data: { installationId: inst.id, appId: inst.appId, version: version.version, previousScopes: before, scopes: version.manifest.scopes },
   });
-  enqueueDelivery(services.db, inst.id, 'APP.SCOPES_UPDATED', { version: version.version, previousScopes: before, scopes: version.manifest.scopes }, now);
+  await enqueueDelivery(services.db, inst.id, 'APP.SCOPES_UPDATED', { version: version.version, previousScopes: before, scopes: version.manifest.scopes }, now);
 }
 
-function moveToVersion(services: Services, inst: Installation, version: AppVersion, now: number) {
-  services.db.update(appInstallations)
+async function moveToVersion(services: Services, inst: Installation, version: AppVersion, now: number) {
+  await services.db.update(appInstallations)
     .set({ versionId: version.id, pendingVersionId: null, grantedScopes: version.manifest.scopes, updatedAt: now })
     .where(eq(appInstallations.id, inst.id))
     .run();
-  syncSchedules(services.db, inst.id, version.manifest, now);
+  await syncSchedules(services.db, inst.id, version.manifest, now);
 }
 
 /** Schedules follow the running version: new ones start one interval from now, kept ones keep their next run. */
-function syncSchedules(db: Db, installationId: string, manifest: Manifest, now: number) {
+async function syncSchedules(db: Db, installationId: string, manifest: Manifest, now: number) {
   const declared = Object.entries(manifest.schedules ?? {});
-  const existing = db.select().from(appSchedules).where(eq(appSchedules.installationId, installationId)).all();
+  const existing = await db.select().from(appSchedules).where(eq(appSchedules.installationId, installationId)).all();
   const names = declared.map(([n]) => n);
   const gone = existing.filter((s) => !names.includes(s.name)).map((s) => s.name);
-  if (gone.length) db.delete(appSchedules).where(and(eq(appSchedules.installationId, installationId), inArray(appSchedules.name, gone))).run();
+  if (gone.length) await db.delete(appSchedules).where(and(eq(appSchedules.installationId, installationId), inArray(appSchedules.name, gone))).run();
   for (const [name, s] of declared) {
     const intervalS = intervalSeconds(s.interval);
-    db.insert(appSchedules).values({ installationId, name, intervalSeconds: intervalS, nextRunAt: now + intervalS * 1000 })
+    await db.insert(appSchedules).values({ installationId, name, intervalSeconds: intervalS, nextRunAt: now + intervalS * 1000 })
       .onConflictDoUpdate({ target: [appSchedules.installationId, appSchedules.name], set: { intervalSeconds: intervalS } })
       .run();
   }
 }
 
 /** Access ends now; settings and storage are erased 48 hours later by the erase job. */
-export function uninstall(services: Services, inst: Installation, now: number) {
+export async function uninstall(services: Services, inst: Installation, now: number) {
   const { db } = services;
-  db.update(appInstallations)
+  await db.update(appInstallations)
     .set({ status: 'UNINSTALLED', pendingVersionId: null, uninstalledAt: now, eraseAt: now + ERASE_DELAY_MS, updatedAt: now })
     .where(eq(appInstallations.id, inst.id))
     .run();
-  db.delete(appSchedules).where(eq(appSchedules.installationId, inst.id)).run();
-  enqueueDelivery(db, inst.id, 'APP.UNINSTALLED', { uninstalledAt: isoAt(now), eraseAt: isoAt(now + ERASE_DELAY_MS) }, now);
+  await db.delete(appSchedules).where(eq(appSchedules.installationId, inst.id)).run();
+  await enqueueDelivery(db, inst.id, 'APP.UNINSTALLED', { uninstalledAt: isoAt(now), eraseAt: isoAt(now + ERASE_DELAY_MS) }, now);
 }
 
 /**
  * A store-wide notice (APP.CUSTOMER_REDACT) to every running installation of the store that holds one of
  * `scopes`, queued in the caller's transaction and delivered to the app's `events/<EVENT>` function.
  */
-export function notifyStoreApps(db: Db, storeId: string, event: string, payload: Record<string, unknown>, scopes: string[], now: number) {
-  const running = db.select().from(appInstallations).where(and(eq(appInstallations.storeId, storeId), eq(appInstallations.status, 'ACTIVE'))).all();
-  for (const inst of running) if (inst.grantedScopes.some((s) => scopes.includes(s))) enqueueDelivery(db, inst.id, event, payload, now);
+export async function notifyStoreApps(db: Db, storeId: string, event: string, payload: Record<string, unknown>, scopes: string[], now: number) {
+  const running = await db.select().from(appInstallations).where(and(eq(appInstallations.storeId, storeId), eq(appInstallations.status, 'ACTIVE'))).all();
+  for (const inst of running) if (inst.grantedScopes.some((s) => scopes.includes(s))) await enqueueDelivery(db, inst.id, event, payload, now);
 }
 
-function enqueueDelivery(db: Db, installationId: string, event: string, payload: Record<string, unknown>, now: number) {
-  db.insert(appDeliveries).values({ id: newId('appd', now), installationId, event, payload, status: 'PENDING', attempts: 0, nextAttemptAt: now, createdAt: now }).run();
+async function enqueueDelivery(db: Db, installationId: string, event: string, payload: Record<string, unknown>, now: number) {
+  await db.insert(appDeliveries).values({ id: newId('appd', now), installationId, event, payload, status: 'PENDING', attempts: 0, nextAttemptAt: now, createdAt: now }).run();
 }
 
 /** Erase job: 48 hours after uninstall, settings and storage go and the app is told to erase store data. */
-export function eraseUninstalled(services: Services, now: number): number {
+export async function eraseUninstalled(services: Services, now: number): Promise<number> {
   const { db } = services;
-  const due = db.select().from(appInstallations)
-    .where(and(eq(appInstallations.status, 'UNINSTALLED'), lte(appInstallations.eraseAt, now), sql`${appInstallations.erasedAt} is null`))
-    .all();
+  const due = await db.select().from(appInstallations)
+      .where(and(eq(appInstallations.status, 'UNINSTALLED'), lte(appInstallations.eraseAt, now), sql`${appInstallations.erasedAt} is null`))
+      .all();
   for (const inst of due) {
-    transaction(services.db, () => {
+    await transaction(services.db, async () => {
       // Of several processes (or a re-run of this transaction after a conflict), the one that marks it erased erases it.
-      const claimed = db.update(appInstallations).set({ settings: {}, erasedAt: now, updatedAt: now })
-        .where(and(eq(appInstallations.id, inst.id), isNull(appInstallations.erasedAt))).run().changes === 1;
+      const claimed = (await db.update(appInstallations).set({ settings: {}, erasedAt: now, updatedAt: now })
+          .where(and(eq(appInstallations.id, inst.id), isNull(appInstallations.erasedAt))).run()).changes === 1;
       if (!claimed) return;
-      db.delete(appStorage).where(eq(appStorage.installationId, inst.id)).run();
-      enqueueDelivery(db, inst.id, 'APP.STORE_DATA_ERASE', { storeId: inst.storeId, uninstalledAt: isoAt(inst.uninstalledAt!) }, now);
+      await db.delete(appStorage).where(eq(appStorage.installationId, inst.id)).run();
+      await enqueueDelivery(db, inst.id, 'APP.STORE_DATA_ERASE', { storeId: inst.storeId, uninstalledAt: isoAt(inst.uninstalledAt!) }, now);
     });
   }
   return due.length;
 }
 
-export function pruneExecutions(services: Services, now: number): number {
-  return services.db.delete(appExecutions).where(lte(appExecutions.createdAt, now - EXECUTION_RETENTION_MS)).run().changes;
+export async function pruneExecutions(services: Services, now: number): Promise<number> {
+  return (await services.db.delete(appExecutions).where(lte(appExecutions.createdAt, now - EXECUTION_RETENTION_MS)).run()).changes;
 }
 
 // ——— settings ———
@@ -234,17 +234,17 @@ export interface ExecutionRecord {
  * Whether an app can be called now: a suspended app, or one whose required settings are empty, is not
  * called; the run is recorded as such and the reason returned (null when the app can run).
  */
-export function recordIfNotRunnable(
+export async function recordIfNotRunnable(
   services: Services,
   t: Pick<ExecutionRecord, 'app' | 'installation'> & { version: { manifest: Manifest } },
   kind: ExecutionKind,
   name: string,
   now: number,
-): 'APP_SUSPENDED' | 'SETTINGS_REQUIRED' | null {
+): Promise<'APP_SUSPENDED' | 'SETTINGS_REQUIRED' | null> {
   const missing = missingSettings(t.version.manifest, t.installation.settings);
   if (!t.app.suspendedAt && missing.length === 0) return null;
   const suspended = Boolean(t.app.suspendedAt);
-  recordExecution(services, {
+  await recordExecution(services, {
     app: t.app, installation: t.installation, kind, name,
     status: suspended ? 'NOT_SENT' : 'NEEDS_SETUP',
     errorCode: suspended ? 'APP_SUSPENDED' : 'SETTINGS_REQUIRED',
@@ -257,19 +257,19 @@ export function recordIfNotRunnable(
  * Records one run and keeps the failure record of spec 02 §3: an app whose calls have all failed as app
  * errors for 24 hours is suspended; any success clears the run of failures.
  */
-export function recordExecution(services: Services, r: ExecutionRecord, now: number) {
+export async function recordExecution(services: Services, r: ExecutionRecord, now: number) {
   const { db } = services;
-  transaction(services.db, () => {
-    db.insert(appExecutions).values({
+  await transaction(services.db, async () => {
+    await db.insert(appExecutions).values({
       id: newId('appx', now), appId: r.app.id, installationId: r.installation.id, storeId: r.installation.storeId, kind: r.kind, name: r.name,
       status: r.status, errorCode: r.errorCode ?? null, errorMessage: r.errorMessage ?? null, logs: r.logs ?? [], durationMs: Math.round(r.durationMs ?? 0), createdAt: now,
     }).run();
     if (r.status === 'SUCCEEDED') {
-      db.update(apps).set({ failingSince: null }).where(and(eq(apps.id, r.app.id), sql`${apps.failingSince} is not null`)).run();
+      await db.update(apps).set({ failingSince: null }).where(and(eq(apps.id, r.app.id), sql`${apps.failingSince} is not null`)).run();
     } else if (r.appError) {
-      const app = findApp(db, r.app.id)!;
-      if (app.failingSince === null) db.update(apps).set({ failingSince: now }).where(eq(apps.id, app.id)).run();
-      else if (app.suspendedAt === null && now - app.failingSince >= SUSPEND_AFTER_MS) db.update(apps).set({ suspendedAt: now, updatedAt: now }).where(eq(apps.id, app.id)).run();
+      const app = (await findApp(db, r.app.id))!;
+      if (app.failingSince === null) await db.update(apps).set({ failingSince: now }).where(eq(apps.id, app.id)).run();
+      else if (app.suspendedAt === null && now - app.failingSince >= SUSPEND_AFTER_MS) await db.update(apps).set({ suspendedAt: now, updatedAt: now }).where(eq(apps.id, app.id)).run();
     }
   });
 }
@@ -386,15 +386,15 @@ export const installationView = z.object({
   eraseAt: instant.nullable().describe('When settings and app storage are erased (48 hours after uninstalling); null once done.'),
 });
 
-export function presentInstallation(services: Services, inst: Installation) {
+export async function presentInstallation(services: Services, inst: Installation) {
   const { db } = services;
-  const app = findApp(db, inst.appId)!;
-  const version = findVersion(db, inst.versionId)!;
-  const pending = inst.pendingVersionId ? findVersion(db, inst.pendingVersionId)! : null;
+  const app = (await findApp(db, inst.appId))!;
+  const version = (await findVersion(db, inst.versionId))!;
+  const pending = await (await inst.pendingVersionId ? findVersion(db, inst.pendingVersionId)! : null);
   const m = version.manifest;
   const surface = consentSurface(m);
   const missing = missingSettings(m, inst.settings);
-  const schedules = db.select().from(appSchedules).where(eq(appSchedules.installationId, inst.id)).all();
+  const schedules = await db.select().from(appSchedules).where(eq(appSchedules.installationId, inst.id)).all();
   const base = appBaseUrl(services, app.handle);
   return {
     installationId: inst.id,
@@ -432,10 +432,10 @@ export const installationActivityView = z.object({
   apiCalls: z.object({ days: z.number().int(), count: z.number().int().describe('Admin API calls made with installation tokens.') }),
 });
 
-export function installationActivity(services: Services, inst: Installation) {
+export async function installationActivity(services: Services, inst: Installation) {
   return {
     installationId: inst.id,
-    deliveries: recentExecutions(services.db, inst.id, 50).map(presentExecution),
+    deliveries: (await recentExecutions(services.db, inst.id, 50)).map(presentExecution),
     apiCalls: { days: 7, count: apiCallCount(services, inst.id, 7) },
   };
 }

@@ -37,8 +37,8 @@ const storageUsageView = z.object({
   maxBytes: z.number().int(),
 });
 
-function storageUsage(db: Db, installationId: string) {
-  const u = statements(db).usage.get({ installationId })!;
+async function storageUsage(db: Db, installationId: string) {
+  const u = (await statements(db).usage.get({ installationId }))!;
   return { keys: u.keys, bytes: u.bytes, maxKeys: STORAGE_MAX_KEYS, maxBytes: STORAGE_MAX_BYTES };
 }
 
@@ -50,8 +50,8 @@ export const storageListView = cursorPageOf(storedKeyView).extend({ usage: stora
 
 const present = (row: typeof appStorage.$inferSelect) => ({ key: row.key, value: JSON.parse(row.value) as unknown, bytes: row.bytes, updatedAt: isoAt(row.updatedAt) });
 
-export function readItem(db: Db, installationId: string, key: string) {
-  const row = statements(db).get.get({ installationId, key });
+export async function readItem(db: Db, installationId: string, key: string) {
+  const row = await statements(db).get.get({ installationId, key });
   if (!row) throw fail(404, 'APP_STORAGE_KEY_NOT_FOUND', { key });
   return present(row);
 }
@@ -60,11 +60,11 @@ export function readItem(db: Db, installationId: string, key: string) {
  * Writes one key. The quota counts key plus JSON value in UTF-8 bytes; a replaced value's old size is
  * freed first, so rewriting a key at the limit with a value of the same size still succeeds.
  */
-export function writeItem(db: Db, installationId: string, key: string, value: unknown, now: number) {
+export async function writeItem(db: Db, installationId: string, key: string, value: unknown, now: number) {
   const json = JSON.stringify(value);
   const bytes = utf8Bytes(key) + utf8Bytes(json);
-  const existing = statements(db).get.get({ installationId, key });
-  const usage = storageUsage(db, installationId);
+  const existing = await statements(db).get.get({ installationId, key });
+  const usage = await storageUsage(db, installationId);
   const keysAfter = usage.keys + (existing ? 0 : 1);
   const bytesAfter = usage.bytes - (existing?.bytes ?? 0) + bytes;
   if (keysAfter > STORAGE_MAX_KEYS) {
@@ -73,26 +73,26 @@ export function writeItem(db: Db, installationId: string, key: string, value: un
   if (bytesAfter > STORAGE_MAX_BYTES) {
     throw fail(409, 'APP_STORAGE_QUOTA_EXCEEDED', { limit: 'BYTES', maxBytes: STORAGE_MAX_BYTES, usedBytes: usage.bytes, requestedBytes: bytes, availableBytes: STORAGE_MAX_BYTES - usage.bytes + (existing?.bytes ?? 0), key });
   }
-  db.insert(appStorage).values({ installationId, key, value: json, bytes, updatedAt: now })
+  await db.insert(appStorage).values({ installationId, key, value: json, bytes, updatedAt: now })
     .onConflictDoUpdate({ target: [appStorage.installationId, appStorage.key], set: { value: json, bytes, updatedAt: now } })
     .run();
   return { key, value, bytes, updatedAt: isoAt(now), usage: storageUsage(db, installationId) };
 }
 
-export function deleteItem(db: Db, installationId: string, key: string) {
-  const { changes } = db.delete(appStorage).where(and(eq(appStorage.installationId, installationId), eq(appStorage.key, key))).run();
+export async function deleteItem(db: Db, installationId: string, key: string) {
+  const { changes } = await db.delete(appStorage).where(and(eq(appStorage.installationId, installationId), eq(appStorage.key, key))).run();
   if (!changes) throw fail(404, 'APP_STORAGE_KEY_NOT_FOUND', { key });
   return { key, deleted: true, usage: storageUsage(db, installationId) };
 }
 
 /** Keys in order, cursor-paged by key. */
-export function listItems(db: Db, installationId: string, options: { prefix?: string; cursor?: string; limit: number }) {
+export async function listItems(db: Db, installationId: string, options: { prefix?: string; cursor?: string; limit: number }) {
   const where = and(
     eq(appStorage.installationId, installationId),
     options.prefix ? sql`substr(${appStorage.key}, 1, ${options.prefix.length}) = ${options.prefix}` : undefined,
     options.cursor ? gt(appStorage.key, options.cursor) : undefined,
   );
-  const rows = db.select().from(appStorage).where(where).orderBy(asc(appStorage.key)).limit(options.limit + 1).all();
+  const rows = await db.select().from(appStorage).where(where).orderBy(asc(appStorage.key)).limit(options.limit + 1).all();
   const page = rows.slice(0, options.limit);
   return {
     contents: page.map((r) => ({ key: r.key, bytes: r.bytes, updatedAt: isoAt(r.updatedAt) })),

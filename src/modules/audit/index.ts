@@ -11,6 +11,6 @@ export const auditModule: Module = {
   jobs: [{
     // Request records are kept one year (spec 01 §5.9); domain records of refunds and cancels are kept for good.
     name: 'audit.expire-requests',
-    run: (services, now) => services.db.delete(auditLogs).where(and(eq(auditLogs.kind, 'REQUEST'), lt(auditLogs.createdAt, now - YEAR_MS))).run().changes,
+    run: async (services, now) => (await services.db.delete(auditLogs).where(and(eq(auditLogs.kind, 'REQUEST'), lt(auditLogs.createdAt, now - YEAR_MS))).run()).changes,
   }],
 };

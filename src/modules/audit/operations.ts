@@ -36,7 +36,7 @@ export const auditOperations = [
     }).strict(),
     response: cursorPageOf(auditLogSchema),
     errors: { 400: ['INVALID_PARAMETER'] },
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const q = ctx.query;
       const where: (SQL | undefined)[] = [eq(auditLogs.storeId, ctx.store.id)];
       if (q.actorType) where.push(inArray(auditLogs.actorType, q.actorType));
@@ -58,7 +58,7 @@ export const auditOperations = [
       if (q.from && q.to && Date.parse(q.to) < Date.parse(q.from)) throw fail(400, 'INVALID_PARAMETER', { from: q.from, to: q.to });
       // The cursor is the id of the last record seen: ids sort by creation time.
       if (q.cursor) where.push(lt(auditLogs.id, q.cursor));
-      const rows = ctx.db.select().from(auditLogs).where(and(...where)).orderBy(desc(auditLogs.id)).limit(q.limit + 1).all();
+      const rows = await ctx.db.select().from(auditLogs).where(and(...where)).orderBy(desc(auditLogs.id)).limit(q.limit + 1).all();
       const page = rows.slice(0, q.limit);
       return { contents: page.map(presentAudit), nextCursor: rows.length > q.limit ? page[page.length - 1].id : null };
     },

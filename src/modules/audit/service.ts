@@ -63,9 +63,9 @@ function sqlPlaceholder(name: string) {
 }
 
 /** Appends one audit record. Request bodies are never stored (spec 01 §5.9). */
-export function writeAudit(services: Services, entry: AuditEntry) {
+export async function writeAudit(services: Services, entry: AuditEntry) {
   const now = services.clock.now();
-  statements(services.db).insert.run({
+  await statements(services.db).insert.run({
     id: newId('aud', now),
     storeId: entry.storeId,
     kind: entry.kind,

@@ -41,12 +41,12 @@ function present(db: Db, c: CategoryRow): z.output<typeof categoryView> {
  * Products and flows sit only on lowest-level categories (spec 01 §2.2, spec 02 §4.4), so a category that
  * holds either cannot become a parent (409 CATEGORY_IN_USE).
  */
-function requireParent(ctx: StoreCtx, parentId: string, movingId?: string) {
-  const parent = loadCategory(ctx.db, ctx.store.id, parentId);
-  for (let at: CategoryRow | undefined = parent; at; at = at.parentId ? loadCategory(ctx.db, ctx.store.id, at.parentId) : undefined) {
+async function requireParent(ctx: StoreCtx, parentId: string, movingId?: string) {
+  const parent = await loadCategory(ctx.db, ctx.store.id, parentId);
+  for (let at: CategoryRow | undefined = parent; at; at = await (await at.parentId ? loadCategory(ctx.db, ctx.store.id, at.parentId) : undefined)) {
     if (at.id === movingId) throw validationFailed([{ field: 'parentId', code: 'CATEGORY_CYCLE', message: '자기 자신이나 하위 카테고리 아래로 옮길 수 없습니다.' }]);
   }
-  if (parent.flowId || hasProducts(ctx.db, ctx.store.id, parent.id)) throw fail(409, 'CATEGORY_IN_USE', { categoryId: parent.id, reason: parent.flowId ? 'HAS_FLOW' : 'HAS_PRODUCTS' });
+  if ((await parent).flowId || hasProducts(ctx.db, ctx.store.id, (await parent).id)) throw fail(409, 'CATEGORY_IN_USE', { categoryId: (await parent).id, reason: (await parent).flowId ? 'HAS_FLOW' : 'HAS_PRODUCTS' });
 }
 
 export const categoryOperations = [
@@ -63,11 +63,11 @@ export const categoryOperations = [
     target: () => ({ type: 'CATEGORY', id: null }),
     response: categoryView,
     errors: CATEGORY_WRITE,
-    handler: (ctx) => {
-      if (ctx.body.parentId) requireParent(ctx, ctx.body.parentId);
-      requireFlowId(ctx.db, ctx.store.id, ctx.body.flowId);
+    handler: async (ctx) => {
+      if (ctx.body.parentId) await requireParent(ctx, ctx.body.parentId);
+      await requireFlowId(ctx.db, ctx.store.id, ctx.body.flowId);
       const row: CategoryRow = { id: newId('cat', ctx.now), storeId: ctx.store.id, name: ctx.body.name, parentId: ctx.body.parentId ?? null, flowId: ctx.body.flowId ?? null, createdAt: ctx.now, updatedAt: ctx.now };
-      ctx.db.insert(categories).values(row).run();
+      await ctx.db.insert(categories).values(row).run();
       return present(ctx.db, row);
     },
   }),
@@ -80,8 +80,8 @@ export const categoryOperations = [
     auth: 'store',
     scope: 'category:r',
     response: z.object({ contents: z.array(categoryView) }),
-    handler: (ctx) => ({
-      contents: ctx.db.select().from(categories).where(eq(categories.storeId, ctx.store.id)).orderBy(asc(categories.id)).all().map((c) => present(ctx.db, c)),
+    handler: async (ctx) => ({
+      contents: (await ctx.db.select().from(categories).where(eq(categories.storeId, ctx.store.id)).orderBy(asc(categories.id)).all()).map((c) => present(ctx.db, c)),
     }),
   }),
   defineOperation({
@@ -95,7 +95,7 @@ export const categoryOperations = [
     params,
     response: categoryView,
     errors: CATEGORY_LOOKUP,
-    handler: (ctx) => present(ctx.db, loadCategory(ctx.db, ctx.store.id, ctx.params.categoryId)),
+    handler: async (ctx) => present(ctx.db, await loadCategory(ctx.db, ctx.store.id, ctx.params.categoryId)),
   }),
   defineOperation({
     operationId: 'updateCategory',
@@ -110,19 +110,19 @@ export const categoryOperations = [
     target,
     response: categoryView,
     errors: { ...CATEGORY_WRITE, 400: ['CATEGORY_NOT_LEAF'] },
-    handler: (ctx) => {
-      const row = loadCategory(ctx.db, ctx.store.id, ctx.params.categoryId);
-      if (ctx.body.parentId) requireParent(ctx, ctx.body.parentId, row.id);
-      requireFlowId(ctx.db, ctx.store.id, ctx.body.flowId);
-      if (ctx.body.flowId && hasChildCategory(ctx.db, row.id)) throw fail(400, 'CATEGORY_NOT_LEAF', { categoryId: row.id });
+    handler: async (ctx) => {
+      const row = await loadCategory(ctx.db, ctx.store.id, ctx.params.categoryId);
+      if (ctx.body.parentId) await requireParent(ctx, ctx.body.parentId, (await row).id);
+      await requireFlowId(ctx.db, ctx.store.id, ctx.body.flowId);
+      if (ctx.body.flowId && hasChildCategory(ctx.db, (await row).id)) throw fail(400, 'CATEGORY_NOT_LEAF', { categoryId: (await row).id });
       const next: CategoryRow = {
         ...row,
-        name: ctx.body.name ?? row.name,
-        parentId: ctx.body.parentId === undefined ? row.parentId : ctx.body.parentId,
-        flowId: ctx.body.flowId === undefined ? row.flowId : ctx.body.flowId,
+        name: ctx.body.name ?? (await row).name,
+        parentId: ctx.body.parentId === undefined ? (await row).parentId : ctx.body.parentId,
+        flowId: ctx.body.flowId === undefined ? (await row).flowId : ctx.body.flowId,
         updatedAt: ctx.now,
       };
-      ctx.db.update(categories).set(next).where(eq(categories.id, row.id)).run();
+      await ctx.db.update(categories).set(next).where(eq(categories.id, (await row).id)).run();
       return present(ctx.db, next);
     },
   }),
@@ -138,11 +138,11 @@ export const categoryOperations = [
     target,
     response: z.object({ categoryId: z.string(), deleted: z.literal(true) }),
     errors: CATEGORY_WRITE,
-    handler: (ctx) => {
-      const row = loadCategory(ctx.db, ctx.store.id, ctx.params.categoryId);
+    handler: async (ctx) => {
+      const row = await loadCategory(ctx.db, ctx.store.id, ctx.params.categoryId);
       if (hasChildCategory(ctx.db, row.id)) throw fail(409, 'CATEGORY_IN_USE', { categoryId: row.id, reason: 'HAS_CHILDREN' });
       if (hasProducts(ctx.db, ctx.store.id, row.id)) throw fail(409, 'CATEGORY_IN_USE', { categoryId: row.id, reason: 'HAS_PRODUCTS' });
-      ctx.db.delete(categories).where(eq(categories.id, row.id)).run();
+      await ctx.db.delete(categories).where(eq(categories.id, row.id)).run();
       return { categoryId: row.id, deleted: true };
     },
   }),

@@ -35,13 +35,13 @@ const present = (c: CollectionRow): z.output<typeof collectionView> =>
   ({ collectionId: c.id, slug: c.slug, title: c.title, productIds: c.productIds, rule: c.rule, createdAt: isoAt(c.createdAt), updatedAt: isoAt(c.updatedAt) });
 
 /** Products and the category must be this store's; the slug its own. */
-function problems(ctx: StoreCtx<z.output<typeof collectionBody>>, selfId: string | null): FieldError[] {
+async function problems(ctx: StoreCtx<z.output<typeof collectionBody>>, selfId: string | null): Promise<FieldError[]> {
   const errors: FieldError[] = [];
   const { productIds, rule } = ctx.body;
-  const taken = ctx.db.select({ id: collections.id }).from(collections).where(and(eq(collections.storeId, ctx.store.id), eq(collections.slug, ctx.body.slug))).get();
+  const taken = await ctx.db.select({ id: collections.id }).from(collections).where(and(eq(collections.storeId, ctx.store.id), eq(collections.slug, ctx.body.slug))).get();
   if (taken && taken.id !== selfId) errors.push({ field: 'slug', code: 'TAKEN', message: '이미 쓰는 slug입니다.' });
   if (productIds?.length) {
-    const found = new Set(ctx.db.select({ id: products.id }).from(products).where(and(eq(products.storeId, ctx.store.id), inArray(products.id, productIds))).all().map((p) => p.id));
+    const found = new Set((await ctx.db.select({ id: products.id }).from(products).where(and(eq(products.storeId, ctx.store.id), inArray(products.id, productIds))).all()).map((p) => p.id));
     productIds.forEach((id, i) => found.has(id) || errors.push({ field: `productIds.${i}`, code: 'NOT_FOUND', message: '이 상점에 없는 상품입니다.' }));
     if (new Set(productIds).size !== productIds.length) errors.push({ field: 'productIds', code: 'DUPLICATE', message: '같은 상품이 두 번 들어 있습니다.' });
   }
@@ -61,7 +61,7 @@ export const collectionOperations = [
     auth: 'store',
     scope: 'product:r',
     response: z.object({ contents: z.array(collectionView) }),
-    handler: (ctx) => ({ contents: ctx.db.select().from(collections).where(eq(collections.storeId, ctx.store.id)).orderBy(asc(collections.slug)).all().map(present) }),
+    handler: async (ctx) => ({ contents: (await ctx.db.select().from(collections).where(eq(collections.storeId, ctx.store.id)).orderBy(asc(collections.slug)).all()).map(present) }),
   }),
   defineOperation({
     operationId: 'createCollection',
@@ -75,11 +75,11 @@ export const collectionOperations = [
     body: collectionBody,
     response: collectionView,
     target: () => ({ type: 'COLLECTION', id: null }),
-    handler: (ctx) => {
-      const errors = problems(ctx, null);
+    handler: async (ctx) => {
+      const errors = await problems(ctx, null);
       if (errors.length) throw validationFailed(errors);
       const row: CollectionRow = { id: newId('col', ctx.now), storeId: ctx.store.id, slug: ctx.body.slug, title: ctx.body.title, productIds: ctx.body.productIds ?? null, rule: ctx.body.rule ?? null, createdAt: ctx.now, updatedAt: ctx.now };
-      ctx.db.insert(collections).values(row).run();
+      await ctx.db.insert(collections).values(row).run();
       return reply(201, present(row));
     },
   }),
@@ -96,12 +96,12 @@ export const collectionOperations = [
     response: collectionView,
     errors: { 403: ['TENANT_MISMATCH'], 404: ['COLLECTION_NOT_FOUND'] },
     target: (ctx) => ({ type: 'COLLECTION', id: ctx.params.collectionId }),
-    handler: (ctx) => {
-      const found = requireOwned(ctx.db.select().from(collections).where(eq(collections.id, ctx.params.collectionId)).get(), ctx.store.id, 'COLLECTION_NOT_FOUND');
-      const errors = problems(ctx, found.id);
+    handler: async (ctx) => {
+      const found = requireOwned(await ctx.db.select().from(collections).where(eq(collections.id, ctx.params.collectionId)).get(), ctx.store.id, 'COLLECTION_NOT_FOUND');
+      const errors = await problems(ctx, found.id);
       if (errors.length) throw validationFailed(errors);
       const row: CollectionRow = { ...found, slug: ctx.body.slug, title: ctx.body.title, productIds: ctx.body.productIds ?? null, rule: ctx.body.rule ?? null, updatedAt: ctx.now };
-      ctx.db.update(collections).set(row).where(eq(collections.id, found.id)).run();
+      await ctx.db.update(collections).set(row).where(eq(collections.id, found.id)).run();
       return present(row);
     },
   }),

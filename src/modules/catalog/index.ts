@@ -10,24 +10,24 @@ import { variantsOf, writeProduct } from './service.js';
 import { storefrontOperations } from './storefront-operations.js';
 
 /** Sample products of the dev store, one of each kind a seller meets: options, single, no-shipping, dated stay. */
-function seedSamples(services: Services, storeId: string) {
+async function seedSamples(services: Services, storeId: string) {
   const now = services.clock.now();
   const w = { db: services.db, now, storeId, readVersion: null };
   const create = (input: Parameters<typeof writeProduct>[3]) => writeProduct(w, 'create', null, { isSample: true, ...input });
-  create({
+  await create({
     name: '베이직 코튼 티셔츠',
     salePrice: 19900,
     listPrice: 25000,
     options: [{ name: '색상', values: ['화이트', '블랙', '네이비'] }, { name: '사이즈', values: ['S', 'M', 'L'] }],
     variants: ['화이트', '블랙', '네이비'].flatMap((c) => ['S', 'M', 'L'].map((s) => ({ optionValues: [c, s], stockQuantity: 20, additionalAmount: s === 'L' ? 1000 : 0 }))),
   });
-  create({ name: '세라믹 머그컵 350ml', salePrice: 12000, stockQuantity: 50 });
-  create({ name: '모바일 상품권 1만원', salePrice: 10000, stockQuantity: 100, fulfillment: { type: 'MANUAL' } });
-  const stay = create({ name: '한옥 스테이 (1박)', salePrice: 120000, inventoryMode: 'DATED', fulfillment: { type: 'MANUAL' }, options: [{ name: '객실', values: ['온돌방', '침대방'] }] });
+  await create({ name: '세라믹 머그컵 350ml', salePrice: 12000, stockQuantity: 50 });
+  await create({ name: '모바일 상품권 1만원', salePrice: 10000, stockQuantity: 100, fulfillment: { type: 'MANUAL' } });
+  const stay = await create({ name: '한옥 스테이 (1박)', salePrice: 120000, inventoryMode: 'DATED', fulfillment: { type: 'MANUAL' }, options: [{ name: '객실', values: ['온돌방', '침대방'] }] });
   const first = today(now);
-  const rows = variantsOf(services.db, stay.id).flatMap((v) =>
+  const rows = (await variantsOf(services.db, stay.id)).flatMap((v) =>
     datesIn(first, addDays(first, 59)).map((date) => ({ variantId: v.id, date, storeId, productId: stay.id, stock: 2, price: null })));
-  services.db.insert(productCalendar).values(rows).run();
+  await services.db.insert(productCalendar).values(rows).run();
 }
 
 export const catalogModule: Module = {

@@ -51,14 +51,14 @@ type ProductCtx = StoreCtx<any, any, { productId: string }>;
 const load = (ctx: ProductCtx) => loadProduct(ctx.db, ctx.store.id, ctx.params.productId);
 
 /** The product as the seller reads it, with its version as ETag (sent back as `If-Match`). */
-function productReply(ctx: StoreCtx, product: ProductRow, status = 200) {
-  const data = presentProduct(ctx.services.config.origin, product, variantsOf(ctx.db, product.id), ctx.now);
+async function productReply(ctx: StoreCtx, product: ProductRow, status = 200) {
+  const data = presentProduct(ctx.services.config.origin, product, await variantsOf(ctx.db, product.id), ctx.now);
   return reply(status, data, { headers: { etag: `"${product.version}"` } });
 }
 
 /** Dry-run preview of a product write: each sent field whose value differs from the stored one. */
-function productChanges(ctx: ProductCtx): Change[] {
-  const current = presentProduct(ctx.services.config.origin, load(ctx), variantsOf(ctx.db, ctx.params.productId), ctx.now) as Record<string, unknown>;
+async function productChanges(ctx: ProductCtx): Promise<Change[]> {
+  const current = presentProduct(ctx.services.config.origin, await load(ctx), await variantsOf(ctx.db, ctx.params.productId), ctx.now) as Record<string, unknown>;
   return Object.entries(ctx.body as Record<string, unknown>)
     .filter(([field, after]) => !isDeepStrictEqual(current[field], after))
     .map(([field, after]) => ({ field, before: current[field] ?? null, after }));
@@ -71,21 +71,21 @@ const shippingFee = (p: { fulfillment?: ProductRow['fulfillment'] }) =>
  * Agents (spec 01 §5.6): a partial update needs approval only when it changes what buyers pay (sale price,
  * an add-on, the shipping fee) or replaces the option structure; names, status and the rest run directly.
  */
-function patchPolicy(ctx: StoreCtx<ProductPatch, unknown, { productId: string }>): AgentPolicy {
-  const product = loadProduct(ctx.db, ctx.store.id, ctx.params.productId);
+async function patchPolicy(ctx: StoreCtx<ProductPatch, unknown, { productId: string }>): Promise<AgentPolicy> {
+  const product = await loadProduct(ctx.db, ctx.store.id, ctx.params.productId);
   const body = ctx.body;
   if (body.options !== undefined) return 'approval';
-  if (body.salePrice !== undefined && body.salePrice !== product.salePrice) return 'approval';
+  if (body.salePrice !== undefined && body.salePrice !== (await product).salePrice) return 'approval';
   if (body.fulfillment !== undefined && !isDeepStrictEqual(shippingFee(body), shippingFee(product))) return 'approval';
   if (body.variants?.some((v) => v.additionalAmount !== undefined)) {
-    const current = new Map(variantsOf(ctx.db, product.id).map((v) => [JSON.stringify(v.optionValues), v.additionalAmount]));
+    const current = new Map((await variantsOf(ctx.db, (await product).id)).map((v) => [JSON.stringify(v.optionValues), v.additionalAmount]));
     if (body.variants.some((v) => v.additionalAmount !== undefined && current.get(JSON.stringify(v.optionValues)) !== v.additionalAmount)) return 'approval';
   }
   return 'direct';
 }
 
-const writeHandler = (mode: Exclude<WriteMode, 'create'>) => (ctx: StoreCtx<ProductInput, unknown, { productId: string }>) =>
-  productReply(ctx, writeProduct(writeCtx(ctx), mode, load(ctx), ctx.body));
+const writeHandler = (mode: Exclude<WriteMode, 'create'>) => async (ctx: StoreCtx<ProductInput, unknown, { productId: string }>) =>
+  productReply(ctx, await writeProduct(writeCtx(ctx), mode, await load(ctx), ctx.body));
 
 const calendarStatements = preparedFor((db: Db) => {
   const upsert = (set: { stock?: SQL; price?: SQL }) => db.insert(productCalendar)
@@ -100,8 +100,8 @@ const calendarStatements = preparedFor((db: Db) => {
 });
 
 /** Variants named by id must be this product's; another store's is TENANT_MISMATCH. */
-function requireVariantsOf(db: Db, product: ProductRow, ids: string[]) {
-  const rows = db.select({ id: productVariants.id, storeId: productVariants.storeId, productId: productVariants.productId }).from(productVariants).where(inArray(productVariants.id, ids)).all();
+async function requireVariantsOf(db: Db, product: ProductRow, ids: string[]) {
+  const rows = await db.select({ id: productVariants.id, storeId: productVariants.storeId, productId: productVariants.productId }).from(productVariants).where(inArray(productVariants.id, ids)).all();
   for (const id of ids) {
     const row = rows.find((r) => r.id === id);
     if (row && row.storeId !== product.storeId) throw fail(403, 'TENANT_MISMATCH', { variantId: id });
@@ -136,10 +136,10 @@ const productCalendarView = z.object({
 });
 
 /** Per variant and day in the period: stock (0 when absent) and the price of that day. */
-export function calendarDays(db: Db, product: ProductRow, from: string, to: string, basePrice: (additionalAmount: number) => number) {
-  const rows = new Map(calendarRows(db, product.id, from, to).map((r) => [`${r.variantId} ${r.date}`, r]));
+export async function calendarDays(db: Db, product: ProductRow, from: string, to: string, basePrice: (additionalAmount: number) => number) {
+  const rows = new Map((await calendarRows(db, product.id, from, to)).map((r) => [`${r.variantId} ${r.date}`, r]));
   const dates = datesIn(from, to);
-  return variantsOf(db, product.id).map((v) => ({
+  return (await variantsOf(db, product.id)).map((v) => ({
     variant: v,
     days: dates.map((date) => {
       const row = rows.get(`${v.id} ${date}`);
@@ -174,7 +174,7 @@ export const productOperations = [
     response: productView,
     status: 201,
     errors: PRODUCT_WRITE,
-    handler: (ctx) => productReply(ctx, writeProduct(writeCtx(ctx), 'create', null, ctx.body), 201),
+    handler: async (ctx) => productReply(ctx, await writeProduct(writeCtx(ctx), 'create', null, ctx.body), 201),
   }),
   defineOperation({
     operationId: 'listProducts',
@@ -186,10 +186,10 @@ export const productOperations = [
     scope: 'product:r',
     query: productListQuery,
     response: pageOf(productView),
-    handler: (ctx) => cachedPage(ctx.db, ctx.store.id, `admin ${today(ctx.now)} ${JSON.stringify(ctx.query)}`, () => {
-      const { rows, variants, page, size, total } = listProducts(ctx.db, ctx.store.id, ctx.query);
+    handler: (ctx) => cachedPage(ctx.db, ctx.store.id, `admin ${today(ctx.now)} ${JSON.stringify(ctx.query)}`, async () => {
+      const { rows, variants, page, size, total } = await listProducts(ctx.db, ctx.store.id, ctx.query);
       const origin = ctx.services.config.origin;
-      return paginated(rows.map((p) => presentProduct(origin, p, variants.get(p.id)!, ctx.now)), page, size, total);
+      return paginated(rows.map(async (p) => presentProduct(origin, p, (await variants).get(p.id)!, ctx.now)), page, size, total);
     }),
   }),
   defineOperation({
@@ -203,7 +203,7 @@ export const productOperations = [
     params: productParams,
     response: productView,
     errors: PRODUCT_LOOKUP,
-    handler: (ctx) => productReply(ctx, load(ctx)),
+    handler: async (ctx) => productReply(ctx, await load(ctx)),
   }),
   defineOperation({
     operationId: 'replaceProduct',
@@ -245,8 +245,8 @@ export const productOperations = [
     target: productTarget,
     response: z.object({ productId: z.string(), deleted: z.literal(true) }),
     errors: { ...PRODUCT_LOOKUP, 409: ['VARIANT_IN_ORDER'] },
-    handler: (ctx) => {
-      deleteProduct(ctx.db, load(ctx));
+    handler: async (ctx) => {
+      await deleteProduct(ctx.db, await load(ctx));
       return { productId: ctx.params.productId, deleted: true };
     },
   }),
@@ -260,13 +260,13 @@ export const productOperations = [
     target: productTarget,
     response: productView,
     errors: { ...PRODUCT_LOOKUP, 400: ['INVALID_PRICE_UNIT'], 409: ['VARIANT_IN_ORDER'] },
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const product = load(ctx);
       ctx.body.variants?.forEach((v, i) => v.additionalAmount !== undefined && assertPriceUnit(`variants.${i}.additionalAmount`, v.additionalAmount, { addOn: true }));
-      const existing = variantsOf(ctx.db, product.id);
-      ctx.db.update(products).set({ options: ctx.body.options, version: product.version + 1, updatedAt: ctx.now }).where(eq(products.id, product.id)).run();
-      syncVariants(ctx, { ...product, options: ctx.body.options }, ctx.body.variants ?? [], existing);
-      return productReply(ctx, loadProduct(ctx.db, ctx.store.id, product.id));
+      const existing = await variantsOf(ctx.db, (await product).id);
+      await ctx.db.update(products).set({ options: ctx.body.options, version: (await product).version + 1, updatedAt: ctx.now }).where(eq(products.id, (await product).id)).run();
+      await syncVariants(ctx, await { ...product, options: ctx.body.options }, ctx.body.variants ?? [], existing);
+      return productReply(ctx, await loadProduct(ctx.db, ctx.store.id, (await product).id));
     },
   }),
   defineOperation({
@@ -283,11 +283,11 @@ export const productOperations = [
     target: productTarget,
     response: z.object({ productId: z.string(), variantId: z.string(), stockQuantity: z.number().int().describe('The variant\'s stock after the change'), productStatus: productStatus.describe('The product\'s sale status after the change (stock at 0 may sell it out)') }),
     errors: { 403: ['TENANT_MISMATCH'], 404: ['PRODUCT_NOT_FOUND', 'VARIANT_NOT_FOUND'], 409: ['INVENTORY_MODE_DATED', 'INSUFFICIENT_STOCK', 'STOCK_LIMIT_EXCEEDED'] },
-    handler: (ctx) => {
-      const product = load(ctx);
-      loadVariant(ctx.db, product, ctx.params.variantId);
+    handler: async (ctx) => {
+      const product = await load(ctx);
+      await loadVariant(ctx.db, product, ctx.params.variantId);
       const stockQuantity = changeStock(ctx.db, ctx.now, product, ctx.params.variantId, ctx.body as never);
-      const after = loadProduct(ctx.db, ctx.store.id, product.id);
+      const after = await loadProduct(ctx.db, ctx.store.id, product.id);
       return { productId: product.id, variantId: ctx.params.variantId, stockQuantity, productStatus: after.status };
     },
   }),
@@ -306,8 +306,8 @@ export const productOperations = [
       succeeded: z.array(z.string()).describe('Product ids now in the requested status'),
       failed: z.array(z.object({ productId: z.string(), code: z.enum(['PRODUCT_NOT_FOUND', 'TENANT_MISMATCH']), message: z.string() })),
     }),
-    handler: (ctx) => {
-      const rows = ctx.db.select().from(products).where(inArray(products.id, ctx.body.productIds)).all();
+    handler: async (ctx) => {
+      const rows = await ctx.db.select().from(products).where(inArray(products.id, ctx.body.productIds)).all();
       const succeeded: string[] = [];
       const failed: { productId: string; code: string; message: string }[] = [];
       for (const productId of new Set(ctx.body.productIds)) {
@@ -317,7 +317,7 @@ export const productOperations = [
           failed.push({ productId, code, message: fail(row ? 403 : 404, code).message });
           continue;
         }
-        if (row.status !== ctx.body.status) touchProduct(ctx.db, productId, ctx.now, { status: ctx.body.status, autoSoldOut: false });
+        if (row.status !== ctx.body.status) await touchProduct(ctx.db, productId, ctx.now, { status: ctx.body.status, autoSoldOut: false });
         succeeded.push(productId);
       }
       return { succeeded, failed };
@@ -333,21 +333,21 @@ export const productOperations = [
     target: productTarget,
     response: z.object({ productId: z.string(), variantIds: z.array(z.string()), from: calendarDate, to: calendarDate, updatedDays: z.number().int().describe('Days written per variant (daysOfWeek applied)') }),
     errors: { 400: ['INVALID_PARAMETER', 'RANGE_TOO_WIDE', 'INVALID_PRICE_UNIT'], 403: ['TENANT_MISMATCH'], 404: ['PRODUCT_NOT_FOUND', 'VARIANT_NOT_FOUND'], 409: ['INVENTORY_MODE_NOT_DATED'] },
-    handler: (ctx) => {
-      const product = load(ctx);
+    handler: async (ctx) => {
+      const product = await load(ctx);
       requireDated(product);
       const { from, to } = period(ctx.body, ctx.now, LIMITS.calendarDays);
       if (typeof ctx.body.price === 'number') assertPriceUnit('price', ctx.body.price);
       const variantIds = [...new Set(ctx.body.variantIds)];
-      requireVariantsOf(ctx.db, product, variantIds);
+      await requireVariantsOf(ctx.db, product, variantIds);
       const days = ctx.body.daysOfWeek ? new Set(ctx.body.daysOfWeek) : null;
       const dates = datesIn(from, to).filter((d) => !days || days.has(dayOfWeek(d)));
       const s = calendarStatements(ctx.db);
       const statement = ctx.body.stock !== undefined && ctx.body.price !== undefined ? s.both : ctx.body.stock !== undefined ? s.stock : s.price;
       // A day first written with only a price has no stock yet: absent days have stock 0 (spec 01 §2.6).
       const values = { storeId: ctx.store.id, productId: product.id, stock: ctx.body.stock ?? 0, price: ctx.body.price ?? null };
-      for (const variantId of variantIds) for (const date of dates) statement.run({ ...values, variantId, date });
-      touchProduct(ctx.db, product.id, ctx.now);
+      for (const variantId of variantIds) for (const date of dates) await statement.run({ ...values, variantId, date });
+      await touchProduct(ctx.db, product.id, ctx.now);
       return { productId: product.id, variantIds, from, to, updatedDays: dates.length };
     },
   }),
@@ -363,11 +363,11 @@ export const productOperations = [
     query: dateRange,
     response: productCalendarView,
     errors: { ...PRODUCT_LOOKUP, ...PERIOD_ERRORS, 409: ['INVENTORY_MODE_NOT_DATED'] },
-    handler: (ctx) => {
-      const product = load(ctx);
+    handler: async (ctx) => {
+      const product = await load(ctx);
       requireDated(product);
       const { from, to } = period(ctx.query, ctx.now, LIMITS.calendarDays);
-      const variants = calendarDays(ctx.db, product, from, to, (add) => product.salePrice + add);
+      const variants = await calendarDays(ctx.db, product, from, to, (add) => product.salePrice + add);
       return { productId: product.id, from, to, variants: variants.map(({ variant, days }) => ({ variantId: variant.id, optionValues: variant.optionValues, days })) };
     },
   }),
@@ -381,11 +381,11 @@ export const productOperations = [
     target: productTarget,
     response: discountView,
     errors: { ...PRODUCT_LOOKUP, 400: ['INVALID_PARAMETER', 'INVALID_PRICE_UNIT'] },
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const product = load(ctx);
-      checkDiscount(product, ctx.body);
-      touchProduct(ctx.db, product.id, ctx.now, { discount: ctx.body });
-      return presentDiscount({ ...product, discount: ctx.body }, ctx.now);
+      checkDiscount(await product, ctx.body);
+      await touchProduct(ctx.db, (await product).id, ctx.now, { discount: ctx.body });
+      return presentDiscount(await { ...product, discount: ctx.body }, ctx.now);
     },
   }),
   defineOperation({
@@ -399,8 +399,8 @@ export const productOperations = [
     params: productParams,
     response: discountView,
     errors: { ...PRODUCT_LOOKUP, 404: ['PRODUCT_NOT_FOUND', 'DISCOUNT_NOT_FOUND'] },
-    handler: (ctx) => {
-      const product = load(ctx);
+    handler: async (ctx) => {
+      const product = await load(ctx);
       if (!product.discount) throw fail(404, 'DISCOUNT_NOT_FOUND', { productId: product.id });
       return presentDiscount(product, ctx.now);
     },
@@ -414,10 +414,10 @@ export const productOperations = [
     target: productTarget,
     response: z.object({ productId: z.string(), discount: z.null() }),
     errors: { ...PRODUCT_LOOKUP, 404: ['PRODUCT_NOT_FOUND', 'DISCOUNT_NOT_FOUND'] },
-    handler: (ctx) => {
-      const product = load(ctx);
+    handler: async (ctx) => {
+      const product = await load(ctx);
       if (!product.discount) throw fail(404, 'DISCOUNT_NOT_FOUND', { productId: product.id });
-      touchProduct(ctx.db, product.id, ctx.now, { discount: null });
+      await touchProduct(ctx.db, product.id, ctx.now, { discount: null });
       return { productId: product.id, discount: null };
     },
   }),

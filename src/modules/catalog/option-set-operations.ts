@@ -52,8 +52,8 @@ const present = (o: OptionSetRow): z.output<typeof optionSetView> => ({
   updatedAt: isoAt(o.updatedAt),
 });
 
-const load = (ctx: StoreCtx<unknown, unknown, { optionSetId: string }>) =>
-  requireOwned(ctx.db.select().from(savedOptionSets).where(eq(savedOptionSets.id, ctx.params.optionSetId)).get(), ctx.store.id, 'OPTION_SET_NOT_FOUND');
+const load = async (ctx: StoreCtx<unknown, unknown, { optionSetId: string }>) =>
+  requireOwned(await ctx.db.select().from(savedOptionSets).where(eq(savedOptionSets.id, ctx.params.optionSetId)).get(), ctx.store.id, 'OPTION_SET_NOT_FOUND');
 
 /** `composition` (spec 01 §4.2): sets holding combination groups, add-on groups, or custom inputs. */
 const COMPOSITION: Record<string, SQL> = {
@@ -79,15 +79,15 @@ export const optionSetOperations = [
     scope: 'product:r',
     query: optionSetListQuery,
     response: pageOf(optionSetView),
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const { page, size, keyword, composition, sort } = ctx.query;
       const where = and(
         eq(savedOptionSets.storeId, ctx.store.id),
         keyword ? sql`lower(${savedOptionSets.name}) like ${`%${keyword.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`} escape '\\'` : undefined,
         composition ? COMPOSITION[composition] : undefined,
       );
-      const rows = ctx.db.select().from(savedOptionSets).where(where).orderBy(...SORT[sort]).limit(size).offset((page - 1) * size).all();
-      const total = ctx.db.select({ n: count() }).from(savedOptionSets).where(where).get()!.n;
+      const rows = await ctx.db.select().from(savedOptionSets).where(where).orderBy(...SORT[sort]).limit(size).offset((page - 1) * size).all();
+      const total = ((await ctx.db.select({ n: count() }).from(savedOptionSets).where(where).get())!).n;
       return paginated(rows.map(present), page, size, total);
     },
   }),
@@ -104,12 +104,12 @@ export const optionSetOperations = [
     target: () => ({ type: 'OPTION_SET', id: null }),
     response: optionSetView,
     errors: { 409: ['OPTION_SET_LIMIT_EXCEEDED'] },
-    handler: (ctx) => {
-      if (countRows(ctx.db, savedOptionSets, eq(savedOptionSets.storeId, ctx.store.id)) >= LIMITS.optionSets) {
+    handler: async (ctx) => {
+      if (await countRows(ctx.db, savedOptionSets, eq(savedOptionSets.storeId, ctx.store.id)) >= LIMITS.optionSets) {
         throw fail(409, 'OPTION_SET_LIMIT_EXCEEDED', { limit: LIMITS.optionSets });
       }
       const row: OptionSetRow = { id: newId('opts', ctx.now), storeId: ctx.store.id, ...ctx.body, importedProductCount: 0, createdAt: ctx.now, updatedAt: ctx.now };
-      ctx.db.insert(savedOptionSets).values(row).run();
+      await ctx.db.insert(savedOptionSets).values(row).run();
       return present(row);
     },
   }),
@@ -124,7 +124,7 @@ export const optionSetOperations = [
     params,
     response: optionSetView,
     errors: OPTION_SET_LOOKUP,
-    handler: (ctx) => present(load(ctx)),
+    handler: async (ctx) => present(await load(ctx)),
   }),
   defineOperation({
     operationId: 'replaceSavedOptionSet',
@@ -139,10 +139,10 @@ export const optionSetOperations = [
     target,
     response: optionSetView,
     errors: OPTION_SET_LOOKUP,
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const row = { ...load(ctx), ...ctx.body, updatedAt: ctx.now };
-      ctx.db.update(savedOptionSets).set(row).where(eq(savedOptionSets.id, row.id)).run();
-      return present(row);
+      await ctx.db.update(savedOptionSets).set(row).where(eq(savedOptionSets.id, (await row).id)).run();
+      return present(await row);
     },
   }),
   defineOperation({
@@ -157,9 +157,9 @@ export const optionSetOperations = [
     target,
     response: z.object({ optionSetId: z.string(), deleted: z.literal(true) }),
     errors: OPTION_SET_LOOKUP,
-    handler: (ctx) => {
-      const row = load(ctx);
-      ctx.db.delete(savedOptionSets).where(eq(savedOptionSets.id, row.id)).run();
+    handler: async (ctx) => {
+      const row = await load(ctx);
+      await ctx.db.delete(savedOptionSets).where(eq(savedOptionSets.id, row.id)).run();
       return { optionSetId: row.id, deleted: true };
     },
   }),

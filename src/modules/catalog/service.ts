@@ -93,34 +93,34 @@ export const variantsOf = (db: Db, productId: string) => q(db).variantsOf.all({ 
 export const findProductByNo = (db: Db, storeId: string, productNo: number) => q(db).productByNo.get({ storeId, productNo });
 
 /** A product of the request's store: 404 PRODUCT_NOT_FOUND, or 403 TENANT_MISMATCH for another store's. */
-export const loadProduct = (db: Db, storeId: string, productId: string) => requireOwned(findProduct(db, productId), storeId, 'PRODUCT_NOT_FOUND');
+export const loadProduct = async (db: Db, storeId: string, productId: string) => requireOwned(await findProduct(db, productId), storeId, 'PRODUCT_NOT_FOUND');
 
-export function loadVariant(db: Db, product: ProductRow, variantId: string): VariantRow {
-  const variant = variantsOf(db, product.id).find((v) => v.id === variantId);
+export async function loadVariant(db: Db, product: ProductRow, variantId: string): Promise<VariantRow> {
+  const variant = (await variantsOf(db, product.id)).find((v) => v.id === variantId);
   if (!variant) throw fail(404, 'VARIANT_NOT_FOUND', { productId: product.id, variantId });
   return variant;
 }
 
-export const loadCategory = (db: Db, storeId: string, categoryId: string) => requireOwned(q(db).categoryById.get({ id: categoryId }), storeId, 'CATEGORY_NOT_FOUND');
+export const loadCategory = async (db: Db, storeId: string, categoryId: string) => requireOwned(await q(db).categoryById.get({ id: categoryId }), storeId, 'CATEGORY_NOT_FOUND');
 export const hasChildCategory = (db: Db, categoryId: string) => q(db).childOf.get({ id: categoryId }) !== undefined;
 
 /** Sales history (spec 01 §2.2 `fulfillmentTypeLocked`, §2.6 `INVENTORY_MODE_LOCKED`): checkout records sales with `recordSale`. */
-export function hasSalesHistory(db: Db, storeId: string, productId: string): boolean {
-  const product = findProduct(db, productId);
+export async function hasSalesHistory(db: Db, storeId: string, productId: string): Promise<boolean> {
+  const product = await findProduct(db, productId);
   return !!product && product.storeId === storeId && product.salesCount > 0;
 }
 
 /** The variants among `variantIds` that some order holds; those cannot be deleted (spec 01 §2.2). */
-export function variantsInOrders(db: Db, storeId: string, variantIds: string[]): string[] {
+export async function variantsInOrders(db: Db, storeId: string, variantIds: string[]): Promise<string[]> {
   if (variantIds.length === 0) return [];
-  return db.select({ id: productVariants.id }).from(productVariants)
-    .where(and(eq(productVariants.storeId, storeId), inArray(productVariants.id, variantIds), sql`${productVariants.soldQuantity} > 0`))
-    .all().map((v) => v.id);
+  return (await db.select({ id: productVariants.id }).from(productVariants)
+      .where(and(eq(productVariants.storeId, storeId), inArray(productVariants.id, variantIds), sql`${productVariants.soldQuantity} > 0`))
+      .all()).map((v) => v.id);
 }
 
 /** Reserves `products` product numbers and `variants` variant numbers of the store; returns the first of each. */
-function allocateNumbers(db: Db, storeId: string, products: number, variants: number) {
-  const last = q(db).allocate.get({ storeId, products, variants })!;
+async function allocateNumbers(db: Db, storeId: string, products: number, variants: number) {
+  const last = (await q(db).allocate.get({ storeId, products, variants }))!;
   return { productNo: last.productNo - products + 1, variantNo: last.variantNo - variants + 1 };
 }
 
@@ -314,9 +314,9 @@ export function presentBuyerProduct(origin: string, product: ProductRow, variant
 }
 
 /** Variants of many products in one query, grouped by product. */
-export function variantsByProduct(db: Db, productIds: string[]) {
+export async function variantsByProduct(db: Db, productIds: string[]) {
   const grouped = new Map<string, VariantRow[]>(productIds.map((id) => [id, []]));
-  if (productIds.length) for (const v of q(db).variantsOfMany.all({ ids: JSON.stringify(productIds) })) grouped.get(v.productId)!.push(v);
+  if (productIds.length) for (const v of await q(db).variantsOfMany.all({ ids: JSON.stringify(productIds) })) grouped.get(v.productId)!.push(v);
   return grouped;
 }
 
@@ -332,16 +332,16 @@ export function listProducts(db: Db, storeId: string, query: ProductListQuery) {
   return pageOf(db, storeId, filters, query.page, query.size, offset);
 }
 
-export function pageOf(db: Db, storeId: string, filters: SQL[], page: number, size: number, offset = (page - 1) * size) {
+export async function pageOf(db: Db, storeId: string, filters: SQL[], page: number, size: number, offset = (page - 1) * size) {
   let rows: ProductRow[];
   let total: number;
   if (filters.length === 0) {
-    rows = q(db).page.all({ storeId, limit: size, offset });
-    total = q(db).productCount.get({ storeId })?.productCount ?? 0;
+    rows = await q(db).page.all({ storeId, limit: size, offset });
+    total = (await q(db).productCount.get({ storeId }))?.productCount ?? 0;
   } else {
     const where = and(eq(products.storeId, storeId), ...filters);
-    rows = db.select().from(products).where(where).orderBy(desc(products.productNo)).limit(size).offset(offset).all();
-    total = db.select({ n: count() }).from(products).where(where).get()!.n;
+    rows = await db.select().from(products).where(where).orderBy(desc(products.productNo)).limit(size).offset(offset).all();
+    total = ((await db.select({ n: count() }).from(products).where(where).get())!).n;
   }
   return { rows, variants: variantsByProduct(db, rows.map((r) => r.id)), page, size, total };
 }
@@ -440,22 +440,22 @@ export const writeCtx = (ctx: StoreCtx): WriteCtx => ({ db: ctx.db, now: ctx.now
  * Creation, full replacement and partial update of a product share these rules (spec 01 §2.2–2.4, 2.6);
  * they differ only in what an omitted field means.
  */
-export function writeProduct(ctx: WriteCtx, mode: WriteMode, existing: ProductRow | null, input: ProductInput): ProductRow {
+export async function writeProduct(ctx: WriteCtx, mode: WriteMode, existing: ProductRow | null, input: ProductInput): Promise<ProductRow> {
   const { db, now, storeId } = ctx;
   const fresh = mode !== 'patch';
 
   if (input.salePrice !== undefined) assertPriceUnit('salePrice', input.salePrice);
   input.variants?.forEach((v, i) => v.additionalAmount !== undefined && assertPriceUnit(`variants.${i}.additionalAmount`, v.additionalAmount, { addOn: true }));
-  if (input.images) requireProductImages(db, storeId, input.images);
-  requireFlowId(db, storeId, input.flowId);
+  if (input.images) await requireProductImages(db, storeId, input.images);
+  await requireFlowId(db, storeId, input.flowId);
   if (input.categoryId) {
-    loadCategory(db, storeId, input.categoryId);
+    await loadCategory(db, storeId, input.categoryId);
     if (hasChildCategory(db, input.categoryId)) throw fail(400, 'CATEGORY_NOT_LEAF', { categoryId: input.categoryId });
   }
 
   const history = existing ? existing.salesCount > 0 : false;
   let fulfillment: Fulfillment;
-  if (!existing) fulfillment = resolveNewFulfillment(storeSettings(db, storeId), input.fulfillment);
+  if (!existing) fulfillment = resolveNewFulfillment(await storeSettings(db, storeId), input.fulfillment);
   else fulfillment = (input.fulfillment as Fulfillment | undefined) ?? existing.fulfillment;
   const typeChanged = !!existing && fulfillment.type !== existing.fulfillment.type;
   if (existing && input.fulfillment) {
@@ -493,7 +493,7 @@ export function writeProduct(ctx: WriteCtx, mode: WriteMode, existing: ProductRo
   const row: ProductRow = {
     id: existing?.id ?? newId('prd', now),
     storeId,
-    productNo: existing?.productNo ?? allocateNumbers(db, storeId, 1, 0).productNo,
+    productNo: existing?.productNo ?? (await allocateNumbers(db, storeId, 1, 0)).productNo,
     name: input.name ?? existing!.name,
     salePrice: input.salePrice ?? existing!.salePrice,
     listPrice: pick('listPrice', null),
@@ -518,13 +518,13 @@ export function writeProduct(ctx: WriteCtx, mode: WriteMode, existing: ProductRo
 
   if (existing) {
     const { id: _id, storeId: _s, productNo: _n, createdAt: _c, ...changes } = row;
-    const updated = db.update(products).set(changes).where(and(eq(products.id, existing.id), eq(products.version, existing.version))).run();
+    const updated = await db.update(products).set(changes).where(and(eq(products.id, existing.id), eq(products.version, existing.version))).run();
     if (updated.changes !== 1) throw fail(409, 'PRODUCT_CHANGED', { version: existing.version });
   } else {
-    q(db).insertProduct.run(row);
+    await q(db).insertProduct.run(row);
   }
   if (!existing || input.options !== undefined || input.variants !== undefined || input.stockQuantity !== undefined || mode === 'replace') {
-    syncVariants(ctx, row, settings, existing ? variantsOf(db, row.id) : []);
+    await syncVariants(ctx, row, settings, ((((((((((((((((((((((((((((((((await await await await await await await await await await await await await await await await await await await await await await await await await await await await await await await await existing ? variantsOf(db, row.id) : [])))))))))))))))))))))))))))))))));
   }
   return row;
 }
@@ -534,7 +534,7 @@ export function writeProduct(ctx: WriteCtx, mode: WriteMode, existing: ProductRo
  * survives a structure change keeps its variant (id, number, stock); settings given for it apply on top.
  * Removing a variant some order holds is refused (409 VARIANT_IN_ORDER).
  */
-export function syncVariants(ctx: Pick<WriteCtx, 'db' | 'now'>, product: ProductRow, settings: VariantSettings[], existing: VariantRow[]) {
+export async function syncVariants(ctx: Pick<WriteCtx, 'db' | 'now'>, product: ProductRow, settings: VariantSettings[], existing: VariantRow[]) {
   const { db, now } = ctx;
   const combos = combinations(product.options);
   const wanted = new Map(combos.map((values, position) => [comboKey(values), { values, position }]));
@@ -552,10 +552,10 @@ export function syncVariants(ctx: Pick<WriteCtx, 'db' | 'now'>, product: Product
   const removed = existing.filter((v) => !kept.has(comboKey(v.optionValues)));
   const held = removed.filter((v) => v.soldQuantity > 0).map((v) => v.id);
   if (held.length) throw fail(409, 'VARIANT_IN_ORDER', { variantIds: held });
-  if (removed.length) db.delete(productVariants).where(inArray(productVariants.id, removed.map((v) => v.id))).run();
+  if (removed.length) await db.delete(productVariants).where(inArray(productVariants.id, removed.map((v) => v.id))).run();
 
   const fresh = combos.filter((values) => !kept.has(comboKey(values)));
-  let nextNo = fresh.length ? allocateNumbers(db, product.storeId, 0, fresh.length).variantNo : 0;
+  let nextNo = fresh.length ? (await allocateNumbers(db, product.storeId, 0, fresh.length)).variantNo : 0;
   const inserts: VariantRow[] = [];
   const emptied: string[] = [];
   for (const [key, { values, position }] of wanted) {
@@ -579,7 +579,7 @@ export function syncVariants(ctx: Pick<WriteCtx, 'db' | 'now'>, product: Product
       continue;
     }
     if (!s && current.position === position) continue;
-    q(db).updateVariant.run({
+    await q(db).updateVariant.run({
       id: current.id,
       position,
       additionalAmount: s?.additionalAmount ?? current.additionalAmount,
@@ -589,17 +589,17 @@ export function syncVariants(ctx: Pick<WriteCtx, 'db' | 'now'>, product: Product
     });
     if (s?.stockQuantity === 0 && current.stockQuantity > 0) emptied.push(current.id);
   }
-  for (const row of inserts) q(db).insertVariant.run(row);
-  for (const variantId of emptied) afterStockChange(db, now, product.id, variantId, 0);
+  for (const row of inserts) await q(db).insertVariant.run(row);
+  for (const variantId of emptied) await afterStockChange(db, now, product.id, variantId, 0);
 }
 
-export function deleteProduct(db: Db, product: ProductRow) {
-  const held = variantsInOrders(db, product.storeId, variantsOf(db, product.id).map((v) => v.id));
-  if (held.length) throw fail(409, 'VARIANT_IN_ORDER', { variantIds: held });
-  db.delete(products).where(eq(products.id, product.id)).run();
+export async function deleteProduct(db: Db, product: ProductRow) {
+  const held = variantsInOrders(db, product.storeId, (await variantsOf(db, product.id)).map((v) => v.id));
+  if ((await held).length) throw fail(409, 'VARIANT_IN_ORDER', { variantIds: held });
+  await db.delete(products).where(eq(products.id, product.id)).run();
 }
 
 /** Bumps the version of a product changed outside `writeProduct` (discount, status, stock-driven status). */
-export function touchProduct(db: Db, productId: string, now: number, set: Partial<ProductRow> = {}) {
-  db.update(products).set({ ...set, version: sql`${products.version} + 1`, updatedAt: now }).where(eq(products.id, productId)).run();
+export async function touchProduct(db: Db, productId: string, now: number, set: Partial<ProductRow> = {}) {
+  await db.update(products).set({ ...set, version: sql`${products.version} + 1`, updatedAt: now }).where(eq(products.id, productId)).run();
 }

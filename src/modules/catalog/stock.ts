@@ -57,17 +57,17 @@ const q = preparedFor((db) => ({
  * product sold out when no variant on sale has stock left (spec 01 §3.1); above 0, a product the service
  * had sold out goes back on sale.
  */
-export function afterStockChange(db: Db, now: number, productId: string, variantId: string, stock: number) {
+export async function afterStockChange(db: Db, now: number, productId: string, variantId: string, stock: number) {
   const s = q(db);
-  const product = findProduct(db, productId)!;
+  const product = (await findProduct(db, productId))!;
   if (stock === 0) {
-    if (s.markNotified.run({ id: variantId }).changes === 1) {
-      emitEvent(db, now, { storeId: product.storeId, type: 'PRODUCT.OUT_OF_STOCK', resource: { type: 'PRODUCT', id: productId }, data: { productId, variantId } });
+    if ((await s.markNotified.run({ id: variantId })).changes === 1) {
+      await emitEvent(db, now, { storeId: product.storeId, type: 'PRODUCT.OUT_OF_STOCK', resource: { type: 'PRODUCT', id: productId }, data: { productId, variantId } });
     }
-    if (product.status === 'ON_SALE' && !s.onSaleInStock.get({ productId })) touchProduct(db, productId, now, { status: 'SOLD_OUT', autoSoldOut: true });
+    if (product.status === 'ON_SALE' && !s.onSaleInStock.get({ productId })) await touchProduct(db, productId, now, { status: 'SOLD_OUT', autoSoldOut: true });
   } else {
-    s.clearNotified.run({ id: variantId });
-    if (product.status === 'SOLD_OUT' && product.autoSoldOut && s.onSaleInStock.get({ productId })) touchProduct(db, productId, now, { status: 'ON_SALE', autoSoldOut: false });
+    await s.clearNotified.run({ id: variantId });
+    if (product.status === 'SOLD_OUT' && product.autoSoldOut && await s.onSaleInStock.get({ productId })) await touchProduct(db, productId, now, { status: 'ON_SALE', autoSoldOut: false });
   }
 }
 
@@ -77,14 +77,14 @@ export type StockChange = { stockQuantity: number; adjustment?: undefined } | { 
  * Sets or moves a variant's stock; never below 0 (409 INSUFFICIENT_STOCK), and an adjustment never raises it
  * past what `stockQuantity` accepts (409 STOCK_LIMIT_EXCEEDED). Returns the new stock.
  */
-export function changeStock(db: Db, now: number, product: ProductRow, variantId: string, change: StockChange): number {
+export async function changeStock(db: Db, now: number, product: ProductRow, variantId: string, change: StockChange): Promise<number> {
   if (product.inventoryMode === 'DATED') throw fail(409, 'INVENTORY_MODE_DATED', { productId: product.id });
   const s = q(db);
   const row = change.adjustment !== undefined ? s.adjust.get({ id: variantId, delta: change.adjustment, max: LIMITS.stockQuantity }) : s.set.get({ id: variantId, stock: change.stockQuantity });
   if (!row && (change.adjustment ?? 0) > 0) throw fail(409, 'STOCK_LIMIT_EXCEEDED', { productId: product.id, variantId, adjustment: change.adjustment, maximum: LIMITS.stockQuantity });
   if (!row) throw fail(409, 'INSUFFICIENT_STOCK', { productId: product.id, variantId, adjustment: change.adjustment });
-  afterStockChange(db, now, product.id, variantId, row.stockQuantity);
-  return row.stockQuantity;
+  await afterStockChange(db, now, product.id, variantId, (await row).stockQuantity);
+  return (await row).stockQuantity;
 }
 
 export interface Stay {
@@ -116,9 +116,9 @@ export interface StayPrice {
  * STAY_NOT_APPLICABLE or STAY_INVALID; 409 DATES_UNAVAILABLE (details.dates) when a night lacks `quantity`
  * units. A night without its own price costs what the variant costs today (discounted `salePrice` + add-on).
  */
-export function priceStay(db: Db, storeId: string, productId: string, variantId: string, stay: Stay | null | undefined, options: { now: number; quantity?: number }): StayPrice | null {
-  const product = loadProduct(db, storeId, productId);
-  const variant = loadVariant(db, product, variantId);
+export async function priceStay(db: Db, storeId: string, productId: string, variantId: string, stay: Stay | null | undefined, options: { now: number; quantity?: number }): Promise<StayPrice | null> {
+  const product = await loadProduct(db, storeId, productId);
+  const variant = await loadVariant(db, product, variantId);
   if (product.inventoryMode !== 'DATED') {
     if (stay) throw fail(400, 'STAY_NOT_APPLICABLE', { productId });
     return null;
@@ -126,7 +126,7 @@ export function priceStay(db: Db, storeId: string, productId: string, variantId:
   if (!stay) throw fail(400, 'STAY_REQUIRED', { productId });
   const nights = stayNights(stay, options.now);
   const quantity = options.quantity ?? 1;
-  const rows = new Map(q(db).nights.all({ variantId, from: nights[0], to: nights[nights.length - 1] }).map((r) => [r.date, r]));
+  const rows = new Map((await q(db).nights.all({ variantId, from: nights[0], to: nights[nights.length - 1] })).map((r) => [r.date, r]));
   const unavailable = nights.filter((d) => (rows.get(d)?.stock ?? 0) < quantity);
   if (unavailable.length) throw fail(409, 'DATES_UNAVAILABLE', { dates: unavailable });
   const base = buyerUnitPrice(product, variant, options.now);
@@ -143,21 +143,21 @@ export interface Sale {
   stay?: Stay | null;
 }
 
-function takeOrGive(db: Db, now: number, sale: Sale, direction: -1 | 1) {
+async function takeOrGive(db: Db, now: number, sale: Sale, direction: -1 | 1) {
   const product = loadProduct(db, sale.storeId, sale.productId);
-  loadVariant(db, product, sale.variantId);
+  await loadVariant(db, await product, sale.variantId);
   const s = q(db);
-  if (product.inventoryMode === 'DATED') {
-    if (!sale.stay) throw fail(400, 'STAY_REQUIRED', { productId: product.id });
+  if ((await product).inventoryMode === 'DATED') {
+    if (!sale.stay) throw fail(400, 'STAY_REQUIRED', { productId: (await product).id });
     const nights = stayNights(sale.stay, direction === -1 ? now : 0);
     const statement = direction === -1 ? s.takeNight : s.giveNight;
-    const short = nights.filter((date) => statement.run({ variantId: sale.variantId, date, quantity: sale.quantity }).changes !== 1);
+    const short = nights.filter(async (date) => (await statement.run({ variantId: sale.variantId, date, quantity: sale.quantity })).changes !== 1);
     if (short.length && direction === -1) throw fail(409, 'DATES_UNAVAILABLE', { dates: short });
     return product;
   }
   const row = direction === -1 ? s.adjust.get({ id: sale.variantId, delta: -sale.quantity, max: LIMITS.stockQuantity }) : s.giveBack.get({ id: sale.variantId, quantity: sale.quantity });
-  if (!row) throw fail(409, 'INSUFFICIENT_STOCK', { productId: product.id, variantId: sale.variantId, quantity: sale.quantity });
-  afterStockChange(db, now, product.id, sale.variantId, row.stockQuantity);
+  if (!row) throw fail(409, 'INSUFFICIENT_STOCK', { productId: (await product).id, variantId: sale.variantId, quantity: sale.quantity });
+  await afterStockChange(db, now, (await product).id, sale.variantId, (await row).stockQuantity);
   return product;
 }
 
@@ -166,13 +166,13 @@ function takeOrGive(db: Db, now: number, sale: Sale, direction: -1 | 1) {
  * the sale, which locks the fulfillment type and inventory mode and keeps the variant from deletion.
  * Throws 409 INSUFFICIENT_STOCK / DATES_UNAVAILABLE (the caller's transaction then changes nothing).
  */
-export function recordSale(db: Db, now: number, sale: Sale) {
-  takeOrGive(db, now, sale, -1);
-  q(db).countSale.run({ id: sale.variantId, quantity: sale.quantity });
-  q(db).countProductSale.run({ id: sale.productId, quantity: sale.quantity });
+export async function recordSale(db: Db, now: number, sale: Sale) {
+  await takeOrGive(db, now, sale, -1);
+  await q(db).countSale.run({ id: sale.variantId, quantity: sale.quantity });
+  await q(db).countProductSale.run({ id: sale.productId, quantity: sale.quantity });
 }
 
 /** A finished cancellation or return gives the stock back (spec 01 §3.2); the sales history stays. */
-export function restoreStock(db: Db, now: number, sale: Sale) {
-  takeOrGive(db, now, sale, 1);
+export async function restoreStock(db: Db, now: number, sale: Sale) {
+  await takeOrGive(db, now, sale, 1);
 }

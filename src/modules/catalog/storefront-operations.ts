@@ -26,17 +26,17 @@ const buyerStoreId = (ctx: Ctx) => {
   return header === null ? null : storeIdNamedBy(ctx.db, header);
 };
 
-function buyerProduct(ctx: Ctx<unknown, unknown, { productId: string }>): ProductRow {
+async function buyerProduct(ctx: Ctx<unknown, unknown, { productId: string }>): Promise<ProductRow> {
   const storeId = buyerStoreId(ctx);
   const ref = ctx.params.productId;
   let product: ProductRow | undefined;
   if (/^\d{1,15}$/.test(ref)) {
     if (!storeId) throw fail(400, 'STORE_ID_REQUIRED');
-    product = findProductByNo(ctx.db, storeId, Number(ref));
+    product = await findProductByNo(ctx.db, await storeId, Number(ref));
   } else {
-    product = findProduct(ctx.db, ref);
+    product = await findProduct(ctx.db, ref);
   }
-  if (!product || product.status !== 'ON_SALE' || (storeId !== null && product.storeId !== storeId)) throw fail(404, 'PRODUCT_NOT_FOUND');
+  if (!product || product.status !== 'ON_SALE' || (storeId !== null && product.storeId !== await storeId)) throw fail(404, 'PRODUCT_NOT_FOUND');
   return product;
 }
 
@@ -83,9 +83,9 @@ export const storefrontOperations = [
     params: productParams,
     response: buyerProductView,
     errors: BUYER_PRODUCT_LOOKUP,
-    handler: (ctx) => {
-      const product = buyerProduct(ctx);
-      return presentBuyerProduct(ctx.services.config.origin, product, variantsOf(ctx.db, product.id), ctx.now);
+    handler: async (ctx) => {
+      const product = await buyerProduct(ctx);
+      return presentBuyerProduct(ctx.services.config.origin, product, await variantsOf(ctx.db, product.id), ctx.now);
     },
   }),
   defineOperation({
@@ -99,13 +99,13 @@ export const storefrontOperations = [
     query: dateRange,
     response: buyerCalendarView,
     errors: { ...BUYER_PRODUCT_LOOKUP, 400: [...BUYER_PRODUCT_LOOKUP[400], ...PERIOD_ERRORS[400]], 409: ['INVENTORY_MODE_NOT_DATED'] },
-    handler: (ctx) => {
-      const product = buyerProduct(ctx);
+    handler: async (ctx) => {
+      const product = await buyerProduct(ctx);
       requireDated(product);
       const { from, to } = period(ctx.query, ctx.now, LIMITS.buyerCalendarDays);
       const day = today(ctx.now);
       const base = discountActive(product.discount, day) ? discountedPrice(product.salePrice, product.discount) : product.salePrice;
-      const variants = calendarDays(ctx.db, product, from, to, (add) => base + add).filter(({ variant }) => variant.saleOn);
+      const variants = (await calendarDays(ctx.db, product, from, to, (add) => base + add)).filter(({ variant }) => variant.saleOn);
       return {
         productId: product.id,
         from,
@@ -130,25 +130,25 @@ export const storefrontOperations = [
     query: collectionQuery,
     response: pageOf(buyerProductView),
     errors: { 400: ['STORE_ID_REQUIRED'], 404: ['COLLECTION_NOT_FOUND'] },
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const storeId = buyerStoreId(ctx);
       if (!storeId) throw fail(400, 'STORE_ID_REQUIRED');
       const filters = [eq(products.status, 'ON_SALE')];
-      const own = q(ctx.db).collection.get({ storeId, slug: ctx.params.slug });
+      const own = await q(ctx.db).collection.get({ storeId, slug: ctx.params.slug });
       const categoryId = own ? own.rule?.categoryId : ctx.params.slug === 'all' ? undefined : ctx.params.slug;
       let categoryIds: string[] = [];
       if (own?.productIds) filters.push(inArray(products.id, own.productIds));
       if (categoryId !== undefined) {
-        const all = ctx.db.select({ id: categories.id, parentId: categories.parentId }).from(categories).where(eq(categories.storeId, storeId)).all();
+        const all = await ctx.db.select({ id: categories.id, parentId: categories.parentId }).from(categories).where(eq(categories.storeId, storeId)).all();
         if (!all.some((c) => c.id === categoryId)) throw fail(404, 'COLLECTION_NOT_FOUND', { slug: ctx.params.slug });
         categoryIds = collectionCategories(all, categoryId);
         filters.push(inArray(products.categoryId, categoryIds));
       }
       // The category tree and the collection's own version are part of the key: changing either changes the page without touching products.
-      return cachedPage(ctx.db, storeId, `collection ${today(ctx.now)} ${ctx.query.page} ${ctx.query.size} ${own ? `${own.id}@${own.updatedAt}` : ''} ${categoryIds.join(',')}`, () => {
-        const { rows, variants, page, size, total } = productPage(ctx.db, storeId, filters, ctx.query.page, ctx.query.size);
+      return cachedPage(ctx.db, await storeId, `collection ${today(ctx.now)} ${ctx.query.page} ${ctx.query.size} ${own ? `${own.id}@${own.updatedAt}` : ''} ${categoryIds.join(',')}`, async () => {
+        const { rows, variants, page, size, total } = await productPage(ctx.db, await storeId, filters, ctx.query.page, ctx.query.size);
         const origin = ctx.services.config.origin;
-        return paginated(rows.map((p) => presentBuyerProduct(origin, p, variants.get(p.id)!, ctx.now)), page, size, total);
+        return paginated(rows.map(async (p) => presentBuyerProduct(origin, p, (await variants).get(p.id)!, ctx.now)), page, size, total);
       });
     },
   }),

@@ -133,8 +133,8 @@ export const paymentDetailView = paymentView.extend({
   cashReceipt: cashReceiptView.nullable(),
 });
 
-function presentPayment(db: Db, p: PaymentRow & { adminStatus: AdminStatus }, now: number) {
-  const attempts = attemptsOf(db, p.id);
+async function presentPayment(db: Db, p: PaymentRow & { adminStatus: AdminStatus }, now: number) {
+  const attempts = await attemptsOf(db, p.id);
   const approving = attempts.find((a) => a.approvedAt !== null && a.status !== 'AUTO_CANCELED') ?? attempts.find((a) => a.approvedAt !== null) ?? attempts.at(-1);
   return {
     paymentId: p.id,
@@ -172,7 +172,7 @@ export const paymentAdminOperations = [
     query: listQuery,
     response: pageOf(paymentView).extend({ from: calendarDate, to: calendarDate }).describe('`from`/`to`: the period listed (Korean calendar days), defaults filled in.'),
     errors: { 400: ['INVALID_PARAMETER', 'RANGE_TOO_WIDE'] },
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const { from, to } = periodOf(ctx.query.from, ctx.query.to, ctx.now, PAYMENT_LIST_MAX_DAYS);
       const status = adminStatusSql(ctx.now);
       const filters: (SQL | undefined)[] = [
@@ -187,8 +187,8 @@ export const paymentAdminOperations = [
       ];
       const where = and(...filters);
       const { page, size } = ctx.query;
-      const rows = ctx.db.select({ p: payments, adminStatus: status }).from(payments).where(where).orderBy(desc(payments.createdAt)).limit(size).offset((page - 1) * size).all();
-      const total = ctx.db.select({ n: sql<number>`count(*)` }).from(payments).where(where).get()!.n;
+      const rows = await ctx.db.select({ p: payments, adminStatus: status }).from(payments).where(where).orderBy(desc(payments.createdAt)).limit(size).offset((page - 1) * size).all();
+      const total = ((await ctx.db.select({ n: sql<number>`count(*)` }).from(payments).where(where).get())!).n;
       return { from, to, ...paginated(rows.map((r) => presentPayment(ctx.db, { ...r.p, adminStatus: r.adminStatus }, ctx.now)), page, size, total) };
     },
   }),
@@ -203,20 +203,20 @@ export const paymentAdminOperations = [
     params: z.object({ paymentId: z.string() }).strict(),
     response: paymentDetailView,
     errors: { 403: ['TENANT_MISMATCH'], 404: ['PAYMENT_NOT_FOUND'] },
-    handler: (ctx) => {
-      const payment = requireOwned(findPayment(ctx.db, ctx.params.paymentId), ctx.store.id, 'PAYMENT_NOT_FOUND');
-      const adminStatus = ctx.db.select({ s: adminStatusSql(ctx.now) }).from(payments).where(eq(payments.id, payment.id)).get()!.s;
-      const refunds = ctx.db.select().from(paymentRefunds).where(eq(paymentRefunds.paymentId, payment.id)).orderBy(paymentRefunds.createdAt).all();
+    handler: async (ctx) => {
+      const payment = requireOwned(await findPayment(ctx.db, ctx.params.paymentId), ctx.store.id, 'PAYMENT_NOT_FOUND');
+      const adminStatus = ((await ctx.db.select({ s: adminStatusSql(ctx.now) }).from(payments).where(eq(payments.id, payment.id)).get())!).s;
+      const refunds = await ctx.db.select().from(paymentRefunds).where(eq(paymentRefunds.paymentId, payment.id)).orderBy(paymentRefunds.createdAt).all();
       return {
         ...presentPayment(ctx.db, { ...payment, adminStatus }, ctx.now),
-        attempts: attemptsOf(ctx.db, payment.id).map((a) => ({
+        attempts: (await attemptsOf(ctx.db, payment.id)).map((a) => ({
           attemptId: a.id, seq: a.seq, pgOrderId: a.pgOrderId, provider: a.pg, method: a.method, easyPayProvider: a.provider, approvedMethod: a.approvedMethod,
           status: a.status, pgTransactionId: a.pgTransactionId, approvedAmount: a.approvedAmount, testPayment: a.testPayment,
           failure: presentFailure(a.failure), createdAt: isoAt(a.createdAt), approvedAt: a.approvedAt === null ? null : isoAt(a.approvedAt),
         })),
         refunds: refunds.map(presentRefund),
         heldRefundAmount: refunds.filter((r) => r.status === 'HELD').reduce((n, r) => n + r.amount, 0),
-        cashReceipt: presentCashReceipt(cashReceiptOf(ctx.db, payment.id)),
+        cashReceipt: presentCashReceipt(await cashReceiptOf(ctx.db, payment.id)),
       };
     },
   }),

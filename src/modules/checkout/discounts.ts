@@ -22,11 +22,11 @@ export interface DiscountRequest {
 }
 
 /** Checks the buyer's coupons and points against the sheet and prices it with them. */
-export function priceWithDiscounts(db: Db, sheet: { storeId: string; items: SheetItem[] }, customerId: string | null, request: DiscountRequest, zipCode: string | null, now: number) {
-  const settings = storeSettings(db, sheet.storeId);
+export async function priceWithDiscounts(db: Db, sheet: { storeId: string; items: SheetItem[] }, customerId: string | null, request: DiscountRequest, zipCode: string | null, now: number) {
+  const settings = await storeSettings(db, sheet.storeId);
   const coupons = applyCoupons(db, sheet.storeId, customerId, sheet.items, request.coupons, now);
   const payable = priceSheet(sheet.items, settings, zipCode, { couponDiscountAmount: coupons.discountAmount, pointAmount: 0 }).amounts.totalAmount;
-  assertPointUse(db, sheet.storeId, customerId, request.pointAmount, payable, now);
+  await assertPointUse(db, sheet.storeId, customerId, request.pointAmount, payable, now);
   return { coupons, priced: priceSheet(sheet.items, settings, zipCode, { couponDiscountAmount: coupons.discountAmount, pointAmount: request.pointAmount }) };
 }
 
@@ -34,41 +34,41 @@ export function priceWithDiscounts(db: Db, sheet: { storeId: string; items: Shee
  * Takes what a starting payment uses, inside its transaction: the coupon items (guarded, so one of two
  * concurrent payments with the same coupon wins) and the points (never below zero).
  */
-export function holdDiscounts(db: Db, now: number, payment: { id: string; storeId: string; customerId: string | null; amounts: { pointAmount: number } }, coupons: AppliedCoupons): CouponLine[] {
+export async function holdDiscounts(db: Db, now: number, payment: { id: string; storeId: string; customerId: string | null; amounts: { pointAmount: number } }, coupons: AppliedCoupons): Promise<CouponLine[]> {
   const lines = holdCoupons(db, payment.id, payment.customerId, coupons, now);
   if (payment.amounts.pointAmount > 0) {
-    spend(db, now, { storeId: payment.storeId, customerId: payment.customerId!, reason: '주문 결제에 사용', paymentId: payment.id }, 'USE', payment.amounts.pointAmount);
+    await spend(db, now, { storeId: payment.storeId, customerId: payment.customerId!, reason: '주문 결제에 사용', paymentId: payment.id }, 'USE', payment.amounts.pointAmount);
   }
   return lines;
 }
 
-const settle = (db: Db, now: number, paymentId: string) =>
-  db.update(payments).set({ holdsSettledAt: now }).where(and(eq(payments.id, paymentId), isNull(payments.holdsSettledAt))).run().changes === 1;
+const settle = async (db: Db, now: number, paymentId: string) =>
+  (await db.update(payments).set({ holdsSettledAt: now }).where(and(eq(payments.id, paymentId), isNull(payments.holdsSettledAt))).run()).changes === 1;
 
 /** The order made from the payment owns what it held. */
-export function linkDiscountsToOrder(db: Db, now: number, paymentId: string, orderId: string) {
+export async function linkDiscountsToOrder(db: Db, now: number, paymentId: string, orderId: string) {
   if (!settle(db, now, paymentId)) return;
-  linkCouponsToOrder(db, paymentId, orderId);
+  await linkCouponsToOrder(db, paymentId, orderId);
 }
 
 /** A payment that ended unpaid gives its coupons and points back, once. */
-export function releaseDiscounts(db: Db, now: number, paymentId: string) {
+export async function releaseDiscounts(db: Db, now: number, paymentId: string) {
   if (!settle(db, now, paymentId)) return;
-  releaseCoupons(db, paymentId);
-  returnPaymentPoints(db, now, paymentId);
+  await releaseCoupons(db, paymentId);
+  await returnPaymentPoints(db, now, paymentId);
 }
 
 /**
  * The job: payments past their 10 minutes with no order and no approval being confirmed end unpaid, so
  * their holds go back (an approval arriving later is canceled automatically, spec 02 §3).
  */
-export function releaseExpiredHolds(services: Services, now: number): number {
+export async function releaseExpiredHolds(services: Services, now: number): Promise<number> {
   const { db } = services;
   const confirming = db.select({ id: paymentAttempts.id }).from(paymentAttempts)
     .where(and(eq(paymentAttempts.paymentId, payments.id), or(eq(paymentAttempts.status, 'CONFIRMING'), eq(paymentAttempts.status, 'APPROVED'))));
-  const due = db.select({ id: payments.id }).from(payments)
-    .where(and(isNull(payments.holdsSettledAt), isNull(payments.orderId), lte(payments.expiresAt, now), notExists(confirming)))
-    .limit(200).all();
-  for (const { id } of due) transaction(services.db, () => releaseDiscounts(db, now, id));
+  const due = await db.select({ id: payments.id }).from(payments)
+      .where(and(isNull(payments.holdsSettledAt), isNull(payments.orderId), lte(payments.expiresAt, now), notExists(confirming)))
+      .limit(200).all();
+  for (const { id } of due) await transaction(services.db, () => releaseDiscounts(db, now, id));
   return due.length;
 }

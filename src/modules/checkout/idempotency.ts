@@ -20,7 +20,7 @@ export async function idempotent(ctx: Ctx, scope: string, run: () => Promise<Rep
   const { db } = ctx.services;
   // Hashed: the body holds the guest's order password and cash-receipt numbers, which must not rest in the table.
   const fingerprint = createHash('sha256').update(`${ctx.event.req.method} ${ctx.event.url.pathname}\n${JSON.stringify(ctx.body ?? null)}`).digest('base64url');
-  const replay = claimIdempotencyKey(db, scope, key, fingerprint, ctx.now);
+  const replay = await claimIdempotencyKey(db, scope, key, fingerprint, ctx.now);
   if (replay) {
     const remembered = JSON.parse(replay.body) as Remembered;
     if (remembered.ok) return reply(remembered.status, remembered.data, { headers: { 'idempotent-replayed': 'true' } });
@@ -29,11 +29,11 @@ export async function idempotent(ctx: Ctx, scope: string, run: () => Promise<Rep
   const settle = (remembered: Remembered) => settleIdempotencyKey(db, scope, key, { status: remembered.status, body: JSON.stringify(remembered) });
   try {
     const out = await run();
-    settle({ ok: true, status: out.status, data: out.data });
+    await settle({ ok: true, status: out.status, data: out.data });
     return out;
   } catch (error) {
-    if (error instanceof ApiError && error.status < 500) settle({ ok: false, status: error.status, code: error.code, details: error.details, fieldErrors: error.fieldErrors });
-    else settle({ ok: false, status: 500, code: 'INTERNAL_ERROR', details: null, fieldErrors: [] });
+    if (error instanceof ApiError && error.status < 500) await settle({ ok: false, status: error.status, code: error.code, details: error.details, fieldErrors: error.fieldErrors });
+    else await settle({ ok: false, status: 500, code: 'INTERNAL_ERROR', details: null, fieldErrors: [] });
     throw error;
   }
 }

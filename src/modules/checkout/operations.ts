@@ -35,10 +35,10 @@ export const checkoutOperations = [
     tag,
     auth: 'buyer',
     response: z.object({ storeId: z.string(), name: z.string(), guestCheckout: z.boolean(), ...checkoutAvailabilityFields }),
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const { storeId } = ctx.buyer;
-      const store = findStore(ctx.db, storeId)!;
-      return { storeId, name: store.name, guestCheckout: storeSettings(ctx.db, storeId).guestCheckout, ...checkoutAvailability(ctx.services, storeId) };
+      const store = (await findStore(ctx.db, storeId))!;
+      return { storeId, name: store.name, guestCheckout: (await storeSettings(ctx.db, storeId)).guestCheckout, ...checkoutAvailability(ctx.services, storeId) };
     },
   }),
   defineOperation({
@@ -52,9 +52,9 @@ export const checkoutOperations = [
     status: 201,
     response: cartView,
     errors: mergeErrors(ORDERABLE_ERRORS, { 404: ['CART_NOT_FOUND'], 409: ['CART_FULL'] }),
-    handler: (ctx) => {
-      const cart = cartFor(ctx, ctx.buyer.storeId, ctx.buyer.customer);
-      addCartItem(ctx, cart, ctx.body);
+    handler: async (ctx) => {
+      const cart = await cartFor(ctx, ctx.buyer.storeId, ctx.buyer.customer);
+      await addCartItem(ctx, cart, ctx.body);
       recordCartAdd(ctx.db, ctx.event.req.headers, ctx.buyer.storeId, ctx.body.productId, ctx.now);
       return reply(201, presentCart(ctx, cart), { headers: { 'x-svc-cart': cart.id } });
     },
@@ -68,7 +68,7 @@ export const checkoutOperations = [
     auth: 'buyer',
     response: cartView,
     errors: { 404: ['CART_NOT_FOUND'] },
-    handler: (ctx) => presentCart(ctx, findCart(ctx, ctx.buyer.storeId, ctx.buyer.customer)),
+    handler: async (ctx) => presentCart(ctx, await findCart(ctx, ctx.buyer.storeId, ctx.buyer.customer)),
   }),
   defineOperation({
     operationId: 'storefrontUpdateCartItem',
@@ -81,9 +81,9 @@ export const checkoutOperations = [
     body: cartPatch,
     response: cartView,
     errors: mergeErrors(ORDERABLE_ERRORS, cartLineErrors),
-    handler: (ctx) => {
-      const cart = findCart(ctx, ctx.buyer.storeId, ctx.buyer.customer);
-      setCartQuantity(ctx, cartLine(ctx, cart, ctx.params.cartItemId), ctx.body.quantity);
+    handler: async (ctx) => {
+      const cart = await findCart(ctx, ctx.buyer.storeId, ctx.buyer.customer);
+      await setCartQuantity(ctx, await cartLine(ctx, cart, ctx.params.cartItemId), ctx.body.quantity);
       return presentCart(ctx, cart);
     },
   }),
@@ -97,12 +97,12 @@ export const checkoutOperations = [
     params: cartItemParams,
     response: cartView,
     errors: cartLineErrors,
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const cart = findCart(ctx, ctx.buyer.storeId, ctx.buyer.customer);
-      const line = cartLine(ctx, cart, ctx.params.cartItemId);
-      ctx.db.delete(cartItems).where(eq(cartItems.id, line.id)).run();
-      ctx.db.update(carts).set({ updatedAt: ctx.now }).where(eq(carts.id, cart!.id)).run();
-      return presentCart(ctx, cart);
+      const line = await cartLine(ctx, await cart, ctx.params.cartItemId);
+      await ctx.db.delete(cartItems).where(eq(cartItems.id, line.id)).run();
+      await ctx.db.update(carts).set({ updatedAt: ctx.now }).where(eq(carts.id, ((await cart)!).id)).run();
+      return presentCart(ctx, await cart);
     },
   }),
   defineOperation({
@@ -116,19 +116,19 @@ export const checkoutOperations = [
     status: 201,
     response: checkoutView,
     errors: mergeErrors(ORDERABLE_ERRORS, cartLineErrors, { 403: ['GUEST_CHECKOUT_DISABLED'] }),
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const { storeId, customer } = ctx.buyer;
-      assertGuestAllowed(ctx.db, storeId, customer);
+      await assertGuestAllowed(ctx.db, storeId, customer);
       let sheet;
       if ('cartItemIds' in ctx.body) {
         const cart = findCart(ctx, storeId, customer);
-        const lines = cartLines(ctx, cart, ctx.body.cartItemIds);
-        sheet = createSheet(ctx, storeId, customer, lines.map((l) => ({ ...l, cartItemId: l.id })), cart!.id);
+        const lines = await cartLines(ctx, await cart, ctx.body.cartItemIds);
+        sheet = createSheet(ctx, storeId, customer, lines.map((l) => ({ ...l, cartItemId: l.id })), ((await cart)!).id);
       } else {
         sheet = createSheet(ctx, storeId, customer, [{ ...ctx.body.directItem, cartItemId: null }], null);
       }
-      recordCheckoutStart(ctx.db, ctx.event.req.headers, storeId, sheet.id, ctx.now);
-      return reply(201, presentSheet(ctx.services, sheet, ctx.now));
+      await recordCheckoutStart(ctx.db, ctx.event.req.headers, storeId, (await sheet).id, ctx.now);
+      return reply(201, presentSheet(ctx.services, await sheet, ctx.now));
     },
   }),
   defineOperation({
@@ -144,8 +144,8 @@ export const checkoutOperations = [
     errors: mergeErrors(BUYER_TOKEN_ERRORS, { 404: ['CHECKOUT_NOT_FOUND'], 409: ['CHECKOUT_EXPIRED'] }),
     handler: async (ctx) => {
       const { sheet } = await buyerSheet(ctx, ctx.params.checkoutId, { open: false });
-      if (sheet.status === 'OPEN') assertSheetOpen(sheet, ctx.now);
-      return presentSheet(ctx.services, sheet, ctx.now);
+      if ((await sheet).status === 'OPEN') assertSheetOpen(await sheet, ctx.now);
+      return presentSheet(ctx.services, await sheet, ctx.now);
     },
   }),
   defineOperation({
@@ -162,7 +162,7 @@ export const checkoutOperations = [
     errors: mergeErrors(OPEN_SHEET_ERRORS, DISCOUNT_ERRORS),
     handler: async (ctx) => {
       const { sheet, customer } = await buyerSheet(ctx, ctx.params.checkoutId);
-      const { amounts } = priceWithDiscounts(ctx.db, sheet, customer?.id ?? null, ctx.body, sheet.requiresShipping ? sheet.zipCode : null, ctx.now).priced;
+      const { amounts } = (await priceWithDiscounts(ctx.db, await sheet, customer?.id ?? null, ctx.body, (await sheet).requiresShipping ? (await sheet).zipCode : null, ctx.now)).priced;
       return { amounts, paymentRequired: amounts.totalAmount > 0 };
     },
   }),
@@ -180,7 +180,7 @@ export const checkoutOperations = [
     errors: OPEN_SHEET_ERRORS,
     handler: async (ctx) => {
       const { sheet } = await buyerSheet(ctx, ctx.params.checkoutId);
-      const view = presentSheet(ctx.services, sheet, ctx.now, ctx.body.zipCode);
+      const view = await presentSheet(ctx.services, await sheet, ctx.now, ctx.body.zipCode);
       return { amounts: view.amounts, delivery: view.requiresShipping ? view.delivery : { zipCode: ctx.body.zipCode, remoteSurcharge: 0, remoteAreaLabel: null }, paymentRequired: view.paymentRequired };
     },
   }),
@@ -224,7 +224,7 @@ export const checkoutOperations = [
     params: paymentParams,
     response: paymentStatusView,
     errors: paymentNotFound,
-    handler: (ctx) => presentPaymentStatus(ctx.services, loadPayment(ctx.db, ctx.params.paymentId)),
+    handler: async (ctx) => presentPaymentStatus(ctx.services, await loadPayment(ctx.db, ctx.params.paymentId)),
   }),
   defineOperation({
     operationId: 'storefrontGetPaymentResult',
@@ -236,6 +236,6 @@ export const checkoutOperations = [
     params: paymentParams,
     response: storefrontResultView,
     errors: paymentNotFound,
-    handler: (ctx) => storefrontResult(ctx.services, loadPayment(ctx.db, ctx.params.paymentId)),
+    handler: async (ctx) => storefrontResult(ctx.services, await loadPayment(ctx.db, ctx.params.paymentId)),
   }),
 ];

@@ -24,17 +24,17 @@ button.approve{background:#1f6feb;color:#fff;border-color:#1f6feb}dl{display:gri
 }
 
 /** The sandbox payment window: what the gateway's window would show, with the buyer's three choices. */
-function windowPage(services: Services, paymentId: string) {
-  const payment = findPayment(services.db, paymentId);
+async function windowPage(services: Services, paymentId: string) {
+  const payment = await findPayment(services.db, paymentId);
   if (!payment) return page('결제를 찾을 수 없습니다', '<div class="box"><h1>결제를 찾을 수 없습니다</h1></div>', 404);
   // A prepared window: sandbox ones have their key; pg_one live ones get it only on return, but have SDK parameters.
-  const open = attemptsOf(services.db, paymentId).filter((a) => a.status === 'READY' && (a.pgPaymentKey || a.windowParams)).at(-1);
+  const open = (await attemptsOf(services.db, paymentId)).filter((a) => a.status === 'READY' && (a.pgPaymentKey || a.windowParams)).at(-1);
   const now = services.clock.now();
   if (!open || now >= payment.expiresAt) {
-    const result = storefrontResult(services, payment);
+    const result = await storefrontResult(services, payment);
     return page('결제창', `<div class="box"><h1>열려 있는 결제창이 없습니다</h1><p>결제 상태: <b>${escapeHtml(result.status)}</b></p></div>`, 409);
   }
-  const sheet = loadSheet(services.db, payment.checkoutId);
+  const sheet = await loadSheet(services.db, payment.checkoutId);
   const name = sheet.items.length > 1 ? `${sheet.items[0].name} 외 ${sheet.items.length - 1}건` : sheet.items[0].name;
   if (!open.testPayment) return liveWindowPage(open.pg, name, payment.amounts.totalAmount, open.windowParams ?? {});
   const button = (outcome: Outcome, label: string, cls = '') => `<button type="submit" name="outcome" value="${outcome}" class="${cls}">${label}</button>`;
@@ -64,9 +64,9 @@ p.requestPayment({ method: c.method, amount: { currency: 'KRW', value: Number(c.
 }
 
 /** After the buyer's choice the window sends them back to the storefront's `returnUrl` with the result. */
-function returnRedirect(services: Services, paymentId: string, returnUrl: string) {
+async function returnRedirect(services: Services, paymentId: string, returnUrl: string) {
   const url = new URL(returnUrl);
-  for (const [key, value] of Object.entries(storefrontResult(services, findPayment(services.db, paymentId)!))) if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
+  for (const [key, value] of Object.entries(storefrontResult(services, (await findPayment(services.db, paymentId))!))) if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
   return new Response(null, { status: 303, headers: { location: url.toString() } });
 }
 
@@ -87,7 +87,7 @@ export function mountPayPages(app: H3, services: Services) {
     }
     const outcome = form.get('outcome');
     if (outcome !== 'APPROVE' && outcome !== 'REFUSE' && outcome !== 'CANCEL') return page('잘못된 요청', '<div class="box"><h1>잘못된 요청입니다</h1></div>', 400);
-    const attempt = attemptsOf(services.db, paymentId).filter((a) => a.status === 'READY').at(-1);
+    const attempt = (await attemptsOf(services.db, paymentId)).filter((a) => a.status === 'READY').at(-1);
     // The window's own form carries a token bound to its attempt: another site cannot approve in the buyer's name.
     if (!attempt || !formTokenValid(services, 'pay-window', attempt.id, form.get('token'))) {
       return page('잘못된 요청', '<div class="box"><h1>결제창이 바뀌었거나 만료되었습니다</h1><p>결제창을 다시 열어 주세요.</p></div>', 403);
@@ -112,10 +112,10 @@ export function mountPayPages(app: H3, services: Services) {
   app.post('/_dev/v1/payments/:paymentId/simulate', devRoute(services, async (raw, event) => {
     const { outcome, amount } = parseWith(simulateOutcome, raw);
     const paymentId = paymentIdOf(event);
-    const payment = findPayment(services.db, paymentId);
+    const payment = await findPayment(services.db, paymentId);
     if (!payment) throw new ApiError(404, 'PAYMENT_NOT_FOUND');
     if (outcome === 'REFUND_HELD') {
-      holdSandboxRefunds(services, paymentId);
+      await holdSandboxRefunds(services, paymentId);
       return presentPaymentStatus(services, payment);
     }
     return decideSandbox(services, paymentId, outcome, { amount });

@@ -77,8 +77,8 @@ const q = preparedFor((db) => ({
 export const findPayment = (db: Db, id: string) => q(db).payment.get({ id });
 export const attemptsOf = (db: Db, paymentId: string) => q(db).attemptsOf.all({ paymentId });
 
-function loadPayment(db: Db, id: string): PaymentRow {
-  const payment = findPayment(db, id);
+async function loadPayment(db: Db, id: string): Promise<PaymentRow> {
+  const payment = await findPayment(db, id);
   if (!payment) throw fail(404, 'PAYMENT_NOT_FOUND');
   return payment;
 }
@@ -99,29 +99,29 @@ const orderName = (sheet: SheetRow) => (sheet.items.length > 1 ? `${sheet.items[
  * `returnUrl` (spec 02 §5): https; within the seller's payment domains when registered; test payments also
  * accept localhost and 127.0.0.1 (http too, for local storefront development).
  */
-function assertReturnUrl(services: Services, storeId: string, value: string, testPayment: boolean) {
+async function assertReturnUrl(services: Services, storeId: string, value: string, testPayment: boolean) {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
     throw fail(400, 'RETURN_URL_NOT_ALLOWED', { reason: 'NOT_ABSOLUTE', returnUrl: value });
   }
-  const site = findSite(services.db, storeId);
+  const site = await findSite(services.db, storeId);
   if (!testPayment && site && isPreviewAddress(services, site.slug, url)) throw fail(400, 'RETURN_URL_NOT_ALLOWED', { reason: 'PREVIEW', returnUrl: value });
   if (testPayment && (url.hostname === 'localhost' || url.hostname === '127.0.0.1') && (url.protocol === 'http:' || url.protocol === 'https:')) return;
   if (url.protocol !== 'https:') throw fail(400, 'RETURN_URL_NOT_ALLOWED', { reason: 'NOT_HTTPS', returnUrl: value });
   // Registered payment domains are joined by the store's connected custom domains (spec 02 §4.2); none registered: any https.
   const registered = paymentDomains(services, storeId);
-  const domains = registered.length ? [...registered, ...connectedOrigins(services.db, storeId)] : registered;
+  const domains = await (await (await registered).length ? [...await registered, ...await connectedOrigins(services.db, storeId)] : registered);
   if (domains.length && !domains.some((d) => d === url.origin || d === url.hostname)) {
     throw fail(400, 'RETURN_URL_NOT_ALLOWED', { reason: 'NOT_PAYMENT_DOMAIN', returnUrl: value, paymentDomains: domains });
   }
 }
 
 /** The requested option among the enabled ones (409 PAYMENT_NOT_CONFIGURED / PAYMENT_OPTION_UNAVAILABLE). */
-function resolveOption(services: Services, storeId: string, input: PaymentOptionRef): PaymentOption {
-  const options = paymentOptions(services, storeId);
-  if (options.length === 0) throw fail(409, 'PAYMENT_NOT_CONFIGURED', { reason: checkoutMode(services, storeId).reason ?? 'NO_PROVIDER' });
+async function resolveOption(services: Services, storeId: string, input: PaymentOptionRef): Promise<PaymentOption> {
+  const options = await paymentOptions(services, storeId);
+  if (options.length === 0) throw fail(409, 'PAYMENT_NOT_CONFIGURED', { reason: (await checkoutMode(services, storeId)).reason ?? 'NO_PROVIDER' });
   const key = optionKey(input as Parameters<typeof optionKey>[0]);
   const option = options.find((o) => o.key === key);
   if (!option) throw fail(409, 'PAYMENT_OPTION_UNAVAILABLE', { option: input, paymentOptions: presentOptions(services, storeId) });
@@ -132,7 +132,7 @@ function assertCashReceiptAllowed(method: string | null, totalAmount: number) {
   if (totalAmount === 0 || method === null || !CASH_REQUEST_METHODS.has(method)) throw fail(400, 'CASH_RECEIPT_NOT_AVAILABLE', { method, totalAmount });
 }
 
-function writeCashReceipt(services: Services, paymentId: string, storeId: string, now: number, receipt: { type: 'INCOME_DEDUCTION' | 'EXPENSE_PROOF'; digits: string }) {
+async function writeCashReceipt(services: Services, paymentId: string, storeId: string, now: number, receipt: { type: 'INCOME_DEDUCTION' | 'EXPENSE_PROOF'; digits: string }) {
   const row = {
     paymentId,
     storeId,
@@ -147,7 +147,7 @@ function writeCashReceipt(services: Services, paymentId: string, storeId: string
     issuedAt: null,
     updatedAt: now,
   };
-  services.db.insert(cashReceipts).values(row).onConflictDoUpdate({ target: cashReceipts.paymentId, set: row }).run();
+  await services.db.insert(cashReceipts).values(row).onConflictDoUpdate({ target: cashReceipts.paymentId, set: row }).run();
 }
 
 /**
@@ -155,13 +155,13 @@ function writeCashReceipt(services: Services, paymentId: string, storeId: string
  * (409 CHECKOUT_STALE); stock already gone is said before the buyer pays (409 INSUFFICIENT_STOCK) —
  * nothing is reserved, so stock can still run out during approval (then the approval is canceled).
  */
-function assertStillOrderable(db: Db, sheet: SheetRow) {
+async function assertStillOrderable(db: Db, sheet: SheetRow) {
   for (const item of sheet.items) {
-    const product = findProduct(db, item.productId);
+    const product = await findProduct(db, item.productId);
     if (product?.status === 'SOLD_OUT') throw fail(409, 'INSUFFICIENT_STOCK', { productId: item.productId, optionId: item.optionId, quantity: item.quantity });
     if (!product || product.status !== 'ON_SALE') throw fail(409, 'CHECKOUT_STALE', { productId: item.productId, reason: 'NOT_ON_SALE' });
     if (product.typeChangedVersion !== item.typeVersion) throw fail(409, 'CHECKOUT_STALE', { productId: item.productId, reason: 'TYPE_CHANGED', fulfillmentType: product.fulfillment.type });
-    const variant = product.inventoryMode === 'STANDARD' ? variantsOf(db, product.id).find((v) => v.id === item.optionId) : undefined;
+    const variant = product.inventoryMode === 'STANDARD' ? (await variantsOf(db, product.id)).find((v) => v.id === item.optionId) : undefined;
     if (variant && variant.stockQuantity < item.quantity) throw fail(409, 'INSUFFICIENT_STOCK', { productId: item.productId, optionId: item.optionId, quantity: item.quantity });
   }
 }
@@ -200,7 +200,7 @@ async function openWindow(services: Services, gateway: Gateway, payment: Payment
     const err = error instanceof ApiError ? error : new ApiError(503, 'PAYMENT_PROVIDER_UNAVAILABLE', { optionUnavailable: false });
     const now = services.clock.now();
     const f = failure(err.code, err.message, Boolean(err.details?.optionUnavailable), now);
-    transaction(services.db, () => {
+    await transaction(services.db, () => {
       updateById(services.db, paymentAttempts, attempt.id, { status: 'WINDOW_ERROR', failure: f, updatedAt: now });
       updateById(services.db, payments, payment.id, { lastFailure: f, updatedAt: now });
     });
@@ -257,46 +257,46 @@ export const START_PAYMENT_ERRORS = mergeErrors(OPEN_SHEET_ERRORS, DISCOUNT_ERRO
 export async function startPayment(ctx: Ctx<PaymentStartInput, unknown, { checkoutId: string }>) {
   const { services } = ctx;
   const { sheet, customer } = await buyerSheet(ctx, ctx.params.checkoutId);
-  return idempotent(ctx, `checkout:${sheet.id}`, async () => {
+  return idempotent(ctx, `checkout:${(await sheet).id}`, async () => {
     const body = ctx.body;
-    assertGuestAllowed(ctx.db, sheet.storeId, customer);
+    await assertGuestAllowed(ctx.db, (await sheet).storeId, customer);
     if (customer && body.guest) throw validationFailed([{ field: 'guest', code: 'NOT_APPLICABLE', message: '회원 주문에는 guest를 보내지 않습니다.' }]);
     if (!customer && !body.guest) throw validationFailed([{ field: 'guest', code: 'REQUIRED', message: '비회원 주문에는 주문자 정보(guest)가 필요합니다.' }]);
-    if (sheet.requiresShipping && !body.shippingAddress) throw fail(400, 'SHIPPING_ADDRESS_REQUIRED');
-    if (!sheet.requiresShipping && body.shippingAddress) throw validationFailed([{ field: 'shippingAddress', code: 'NOT_APPLICABLE', message: '배송이 필요 없는 주문입니다. shippingAddress를 보내지 마세요.' }]);
-    assertStillOrderable(ctx.db, sheet);
+    if ((await sheet).requiresShipping && !body.shippingAddress) throw fail(400, 'SHIPPING_ADDRESS_REQUIRED');
+    if (!(await sheet).requiresShipping && body.shippingAddress) throw validationFailed([{ field: 'shippingAddress', code: 'NOT_APPLICABLE', message: '배송이 필요 없는 주문입니다. shippingAddress를 보내지 마세요.' }]);
+    await assertStillOrderable(ctx.db, await sheet);
     const zipCode = body.shippingAddress?.zipCode ?? null;
     const customerId = customer?.id ?? null;
-    const toPay = priceWithDiscounts(ctx.db, sheet, customerId, body, zipCode, ctx.now).priced.amounts.totalAmount;
+    const toPay = (await priceWithDiscounts(ctx.db, await sheet, customerId, body, zipCode, ctx.now)).priced.amounts.totalAmount;
     const paid = toPay > 0;
     let option: PaymentOption | null = null;
     if (paid) {
       if (!body.option) throw validationFailed([{ field: 'option', code: 'REQUIRED', message: '결제 수단(option)이 필요합니다.' }]);
       if (!body.returnUrl) throw validationFailed([{ field: 'returnUrl', code: 'REQUIRED', message: '결제 후 돌아올 주소(returnUrl)가 필요합니다.' }]);
-      option = resolveOption(services, sheet.storeId, body.option);
+      option = await resolveOption(services, (await sheet).storeId, body.option);
       if (body.cashReceipt) assertCashReceiptAllowed(option.method, toPay);
     } else {
       if (body.option) throw validationFailed([{ field: 'option', code: 'NOT_APPLICABLE', message: '결제할 금액이 없으면 option을 보내지 않습니다.' }]);
       if (body.cashReceipt) assertCashReceiptAllowed(null, 0);
     }
-    const gateway = paid ? gatewayFor(services, sheet.storeId, option!.pg) : null;
-    const testPayment = gateway ? gateway.sandbox : checkoutMode(services, sheet.storeId).mode === 'TEST';
-    if (paid) assertReturnUrl(services, sheet.storeId, body.returnUrl!, testPayment);
+    const gateway = paid ? gatewayFor(services, (await sheet).storeId, option!.pg) : null;
+    const testPayment = gateway ? (await gateway).sandbox : (await checkoutMode(services, (await sheet).storeId)).mode === 'TEST';
+    if (paid) await assertReturnUrl(services, (await sheet).storeId, body.returnUrl!, testPayment);
     const guestPasswordHash = body.guest ? await hashPassword(body.guest.orderPassword) : null;
 
-    const { payment, attempt } = transaction(services.db, () => {
+    const { payment, attempt } = await transaction(services.db, async () => {
       const now = services.clock.now();
-      const fresh = loadSheet(ctx.db, sheet.id);
+      const fresh = await loadSheet(ctx.db, (await sheet).id);
       assertSheetOpen(fresh, now);
       // Checked again where they are taken: a coupon or points spent meanwhile refuse here.
-      const { coupons, priced: { amounts } } = priceWithDiscounts(ctx.db, fresh, customerId, body, zipCode, now);
+      const { coupons, priced: { amounts } } = await priceWithDiscounts(ctx.db, fresh, customerId, body, zipCode, now);
       if (amounts.totalAmount > 0 !== paid) throw fail(409, 'CHECKOUT_STALE', { reason: 'AMOUNT_CHANGED' });
       const payment: PaymentRow = {
         id: newId('pay', now),
-        storeId: sheet.storeId,
-        checkoutId: sheet.id,
+        storeId: (await sheet).storeId,
+        checkoutId: (await sheet).id,
         customerId: customer?.id ?? null,
-        orderNo: allocateOrderNo(ctx.db, sheet.storeId, now),
+        orderNo: await allocateOrderNo(ctx.db, (await sheet).storeId, now),
         status: 'OPEN',
         pg: option?.pg ?? null,
         method: option?.method ?? 'POINT',
@@ -318,8 +318,8 @@ export async function startPayment(ctx: Ctx<PaymentStartInput, unknown, { checko
       insertRow(ctx.db, payments, payment);
       payment.coupons = holdDiscounts(ctx.db, now, payment, coupons);
       if (payment.coupons.length) updateById(ctx.db, payments, payment.id, { coupons: payment.coupons });
-      if (zipCode) updateById(ctx.db, checkoutSheets, sheet.id, { zipCode });
-      if (body.cashReceipt) writeCashReceipt(services, payment.id, sheet.storeId, now, body.cashReceipt);
+      if (zipCode) updateById(ctx.db, checkoutSheets, (await sheet).id, { zipCode });
+      if (body.cashReceipt) await writeCashReceipt(services, payment.id, (await sheet).storeId, now, body.cashReceipt);
       if (!paid) {
         // Nothing to charge: the order is made now, without a window (spec 02 §2.4 `completed`).
         const orderId = placeOrder(services, now, payment, fresh, customer, { pg: null, method: 'POINT', approvedMethod: 'POINT', provider: null, amount: 0 });
@@ -327,7 +327,7 @@ export async function startPayment(ctx: Ctx<PaymentStartInput, unknown, { checko
       }
       return { payment, attempt: insertAttempt(ctx.db, payment, 1, option!, body.returnUrl!, testPayment, now) };
     });
-    const payUrl = attempt ? await openWindow(services, gateway!, payment, attempt, sheet) : null;
+    const payUrl = attempt ? await openWindow(services, (await gateway)!, payment, attempt, await sheet) : null;
     return reply(201, presentPaymentStart(payment, attempt, option, payUrl));
   });
 }
@@ -335,19 +335,19 @@ export async function startPayment(ctx: Ctx<PaymentStartInput, unknown, { checko
 /** The payment a buyer acts on: same store header, same member (guest payments are reached by their id). */
 async function buyerPayment(ctx: Ctx<unknown, unknown, { paymentId: string }>) {
   const payment = loadPayment(ctx.db, ctx.params.paymentId);
-  assertBuyerStore(ctx, payment.storeId, 'PAYMENT_NOT_FOUND');
-  const customer = await buyerOf(ctx, payment.storeId);
-  if (payment.customerId !== null && customer?.id !== payment.customerId) throw fail(404, 'PAYMENT_NOT_FOUND');
+  await assertBuyerStore(ctx, (await payment).storeId, 'PAYMENT_NOT_FOUND');
+  const customer = await buyerOf(ctx, (await payment).storeId);
+  if ((await payment).customerId !== null && customer?.id !== (await payment).customerId) throw fail(404, 'PAYMENT_NOT_FOUND');
   return payment;
 }
 
 /** Whether another window may open on the payment (spec 02 §3, §7). */
-function assertRetryable(db: Db, payment: PaymentRow, now: number) {
+async function assertRetryable(db: Db, payment: PaymentRow, now: number) {
   if (payment.amounts.totalAmount === 0) throw fail(409, 'ALREADY_PROCESSED', { orderId: payment.orderId });
   if (payment.status === 'COMPLETED' || payment.status === 'CONFIRMING') throw fail(409, 'PAYMENT_IN_PROGRESS', { status: payment.status, orderId: payment.orderId });
   if (payment.status === 'FAILED') throw fail(409, 'PAYMENT_ENDED', { lastFailure: payment.lastFailure });
   if (now >= payment.expiresAt) throw fail(409, 'PAYMENT_EXPIRED', { expiresAt: isoAt(payment.expiresAt) });
-  if (attemptsOf(db, payment.id).some((a) => a.status === 'CONFIRMING' || a.status === 'APPROVED')) throw fail(409, 'PAYMENT_IN_PROGRESS', { status: 'CONFIRMING' });
+  if ((await attemptsOf(db, payment.id)).some((a) => a.status === 'CONFIRMING' || a.status === 'APPROVED')) throw fail(409, 'PAYMENT_IN_PROGRESS', { status: 'CONFIRMING' });
 }
 
 /** Errors of `newAttempt`: the payment the buyer names, whether it may take another window, and the window. */
@@ -361,26 +361,26 @@ export async function newAttempt(ctx: Ctx<{ option: PaymentOptionRef; returnUrl:
   const { services } = ctx;
   const payment = await buyerPayment(ctx);
   return idempotent(ctx, `payment:${payment.id}`, async () => {
-    assertRetryable(ctx.db, payment, ctx.now);
-    const option = resolveOption(services, payment.storeId, ctx.body.option);
+    await assertRetryable(ctx.db, payment, ctx.now);
+    const option = await resolveOption(services, payment.storeId, ctx.body.option);
     if (ctx.body.cashReceipt) assertCashReceiptAllowed(option.method, payment.amounts.totalAmount);
-    const gateway = gatewayFor(services, payment.storeId, option.pg);
+    const gateway = await gatewayFor(services, payment.storeId, option.pg);
     const testPayment = gateway.sandbox;
-    assertReturnUrl(services, payment.storeId, ctx.body.returnUrl, testPayment);
-    const attempt = transaction(services.db, () => {
+    await assertReturnUrl(services, payment.storeId, ctx.body.returnUrl, testPayment);
+    const attempt = transaction(services.db, async () => {
       const now = services.clock.now();
-      const fresh = loadPayment(ctx.db, payment.id);
-      assertRetryable(ctx.db, fresh, now);
-      const seq = (q(ctx.db).lastAttempt.get({ paymentId: payment.id })?.seq ?? 0) + 1;
+      const fresh = await loadPayment(ctx.db, payment.id);
+      await assertRetryable(ctx.db, fresh, now);
+      const seq = ((await q(ctx.db).lastAttempt.get({ paymentId: payment.id }))?.seq ?? 0) + 1;
       if (seq > 99) throw fail(409, 'PAYMENT_ENDED', { reason: 'TOO_MANY_ATTEMPTS' });
-      if (ctx.body.cashReceipt) writeCashReceipt(services, payment.id, payment.storeId, now, ctx.body.cashReceipt);
+      if (ctx.body.cashReceipt) await writeCashReceipt(services, payment.id, payment.storeId, now, ctx.body.cashReceipt);
       if (testPayment !== fresh.testPayment) updateById(ctx.db, payments, payment.id, { testPayment, updatedAt: now });
       return insertAttempt(ctx.db, fresh, seq, option, ctx.body.returnUrl, testPayment, now);
     });
-    const fresh = loadPayment(ctx.db, payment.id);
-    const payUrl = await openWindow(services, gateway, fresh, attempt, loadSheet(ctx.db, payment.checkoutId));
-    await closeOlderWindows(services, payment.id, attempt.id);
-    return reply(201, presentPaymentStart(fresh, attempt, option, payUrl));
+    const fresh = await loadPayment(ctx.db, payment.id);
+    const payUrl = await openWindow(services, gateway, fresh, await attempt, await loadSheet(ctx.db, payment.checkoutId));
+    await closeOlderWindows(services, payment.id, (await attempt).id);
+    return reply(201, presentPaymentStart(fresh, await attempt, option, payUrl));
   });
 }
 
@@ -390,14 +390,14 @@ export async function newAttempt(ctx: Ctx<{ option: PaymentOptionRef; returnUrl:
  * at the gateway and a late approval of it is settled like any second approval.
  */
 async function closeOlderWindows(services: Services, paymentId: string, newAttemptId: string) {
-  const older = attemptsOf(services.db, paymentId).filter((a) => a.id !== newAttemptId && a.status === 'READY' && a.pgPaymentKey);
+  const older = (await attemptsOf(services.db, paymentId)).filter((a) => a.id !== newAttemptId && a.status === 'READY' && a.pgPaymentKey);
   for (const attempt of older) {
-    const gateway = gatewayFor(services, attempt.storeId, attempt.pg as Pg, { credentialId: attempt.credentialId ?? undefined });
+    const gateway = await gatewayFor(services, attempt.storeId, attempt.pg as Pg, { credentialId: attempt.credentialId ?? undefined });
     if (!gateway.expireWindow) continue;
     const outcome = await gateway.expireWindow({ pgPaymentKey: attempt.pgPaymentKey!, pgOrderId: attempt.pgOrderId }).catch(() => 'ALREADY_DECIDED' as const);
     if (outcome !== 'EXPIRED') continue;
     const now = services.clock.now();
-    services.db.update(paymentAttempts)
+    await services.db.update(paymentAttempts)
       .set({ status: 'CANCELED', failure: failure('WINDOW_SUPERSEDED', '새 결제창이 열려 이 결제창을 닫았습니다.', false, now), updatedAt: now })
       .where(and(eq(paymentAttempts.id, attempt.id), eq(paymentAttempts.status, 'READY')))
       .run();
@@ -419,60 +419,60 @@ interface Approval {
  * Takes the stock and writes the order (with `ORDER.PAID`), closing payment and sheet — inside the caller's
  * transaction. Throws 409 INSUFFICIENT_STOCK / DATES_UNAVAILABLE when stock ran out.
  */
-function placeOrder(services: Services, now: number, payment: PaymentRow, sheet: SheetRow, customer: Pick<Customer, 'name' | 'email'> | null, approval: Approval, paymentFields: Partial<PaymentRow> = {}): string {
+async function placeOrder(services: Services, now: number, payment: PaymentRow, sheet: SheetRow, customer: Pick<Customer, 'name' | 'email'> | null, approval: Approval, paymentFields: Partial<PaymentRow> = {}): Promise<string> {
   const { db } = services;
   for (const item of sheet.items) {
-    recordSale(db, now, { storeId: sheet.storeId, productId: item.productId, variantId: item.optionId, quantity: item.quantity, stay: item.stay && { checkIn: item.stay.checkIn, checkOut: item.stay.checkOut } });
+    await recordSale(db, now, { storeId: sheet.storeId, productId: item.productId, variantId: item.optionId, quantity: item.quantity, stay: item.stay && { checkIn: item.stay.checkIn, checkOut: item.stay.checkOut } });
   }
-  const { itemDeliveryFees } = priceSheet(sheet.items, storeSettings(db, sheet.storeId), payment.shippingAddress?.zipCode ?? null, payment.amounts);
+  const { itemDeliveryFees } = priceSheet(sheet.items, await storeSettings(db, sheet.storeId), payment.shippingAddress?.zipCode ?? null, payment.amounts);
   const couponDiscounts = sheet.items.map((_, i) => payment.coupons.reduce((n, line) => n + line.itemDiscounts[i], 0));
-  const order = createOrder(db, now, {
-    storeId: sheet.storeId,
-    orderNo: payment.orderNo,
-    paymentId: payment.id,
-    checkoutId: sheet.id,
-    customerId: payment.customerId,
-    buyer: payment.guest ?? { name: customer?.name ?? null, phone: null, email: customer?.email ?? null },
-    guestPasswordHash: payment.guestPasswordHash,
-    testPayment: payment.testPayment,
-    payment: {
+  const order = await createOrder(db, now, {
+      storeId: sheet.storeId,
+      orderNo: payment.orderNo,
       paymentId: payment.id,
-      pg: approval.pg,
-      // Compatibility value (spec 01 §2.8): easy pay reads as CARD.
-      method: approval.approvedMethod === 'EASY_PAY' ? 'CARD' : approval.approvedMethod,
-      approvedMethod: approval.approvedMethod,
-      easyPayProvider: approval.provider,
-      amount: approval.amount,
-      pointAmount: payment.amounts.pointAmount,
-      pointRefundedAmount: 0,
-      approvedAt: now,
-    },
-    amounts: payment.amounts,
-    shippingAddress: payment.shippingAddress,
-    items: sheet.items.map((item, i) => ({
-      productId: item.productId,
-      productNo: item.productNo,
-      optionId: item.optionId,
-      productName: item.name,
-      optionValues: item.optionValues,
-      quantity: item.quantity,
-      unitPrice: item.unitPrice,
-      amount: item.amount,
-      deliveryGroup: deliveryGroupOf(item),
-      deliveryFee: itemDeliveryFees[i],
-      couponDiscountAmount: couponDiscounts[i],
-      pointEarnRateBp: findProduct(db, item.productId)?.pointEarnRateBp ?? null,
-      stay: item.stay,
-      fulfillment: item.fulfillment,
-      refundPolicy: item.refundPolicy,
-    })),
+      checkoutId: sheet.id,
+      customerId: payment.customerId,
+      buyer: payment.guest ?? { name: customer?.name ?? null, phone: null, email: customer?.email ?? null },
+      guestPasswordHash: payment.guestPasswordHash,
+      testPayment: payment.testPayment,
+      payment: {
+          paymentId: payment.id,
+          pg: approval.pg,
+          // Compatibility value (spec 01 §2.8): easy pay reads as CARD.
+          method: approval.approvedMethod === 'EASY_PAY' ? 'CARD' : approval.approvedMethod,
+          approvedMethod: approval.approvedMethod,
+          easyPayProvider: approval.provider,
+          amount: approval.amount,
+          pointAmount: payment.amounts.pointAmount,
+          pointRefundedAmount: 0,
+          approvedAt: now,
+      },
+      amounts: payment.amounts,
+      shippingAddress: payment.shippingAddress,
+      items: sheet.items.map(async (item, i) => ({
+          productId: item.productId,
+          productNo: item.productNo,
+          optionId: item.optionId,
+          productName: item.name,
+          optionValues: item.optionValues,
+          quantity: item.quantity,
+          unitPrice: item.unitPrice,
+          amount: item.amount,
+          deliveryGroup: deliveryGroupOf(item),
+          deliveryFee: itemDeliveryFees[i],
+          couponDiscountAmount: couponDiscounts[i],
+          pointEarnRateBp: (await findProduct(db, item.productId))?.pointEarnRateBp ?? null,
+          stay: item.stay,
+          fulfillment: item.fulfillment,
+          refundPolicy: item.refundPolicy,
+      })),
   });
   updateById(db, payments, payment.id, { ...paymentFields, status: 'COMPLETED', orderId: order.id, updatedAt: now });
-  linkDiscountsToOrder(db, now, payment.id, order.id);
+  await linkDiscountsToOrder(db, now, payment.id, order.id);
   recordPurchase(db, order, sheet.items, now);
   updateById(db, checkoutSheets, sheet.id, { status: 'COMPLETED', orderId: order.id });
-  removeOrderedCartLines(db, sheet);
-  if (cashReceiptOf(db, payment.id)?.status === 'REQUESTED') {
+  await removeOrderedCartLines(db, sheet);
+  if ((await cashReceiptOf(db, payment.id))?.status === 'REQUESTED') {
     const cash = CASH_METHODS.has(approval.approvedMethod);
     updateById(db, cashReceipts, payment.id, { status: cash ? 'ISSUE_PENDING' : 'NOT_APPLICABLE', nextAttemptAt: cash ? now : null, updatedAt: now }, 'paymentId');
   }
@@ -496,31 +496,31 @@ type Settled = { kind: 'ORDER'; orderId: string } | { kind: 'CANCEL'; refundId: 
  * the sheet, an amount differing from the sheet or the gateway, or stock gone during approval. One
  * transaction decides, so concurrent approvals can never both take the stock or both make an order.
  */
-function settleApproval(services: Services, attemptId: string, result: ConfirmResult): Settled {
-  return transaction(services.db, (): Settled => {
+async function settleApproval(services: Services, attemptId: string, result: ConfirmResult): Promise<Settled> {
+  return await transaction(services.db, async (): Promise<Settled> => {
     const { db } = services;
     const now = services.clock.now();
-    const attempt = q(db).attempt.get({ id: attemptId })!;
+    const attempt = (await q(db).attempt.get({ id: attemptId }))!;
     if (attempt.status !== 'READY' && attempt.status !== 'CONFIRMING') return { kind: 'NOOP' };
-    const payment = loadPayment(db, attempt.paymentId);
+    const payment = await loadPayment(db, attempt.paymentId);
     const sheet = loadSheet(db, payment.checkoutId);
     const approval = { pgTransactionId: result.pgTransactionId, approvedAmount: result.approvedAmount, approvedMethod: result.approvedMethod, approvedAt: now, updatedAt: now };
     // The money was taken whatever happens next: an automatic cancel counts on both sides of the sales report.
-    countPayment(db, { storeId: attempt.storeId, at: now, pg: attempt.pg, method: result.approvedMethod ?? attempt.method, testPayment: attempt.testPayment, amount: result.approvedAmount });
+    await countPayment(db, { storeId: attempt.storeId, at: now, pg: attempt.pg, method: result.approvedMethod ?? attempt.method, testPayment: attempt.testPayment, amount: result.approvedAmount });
     // The approving attempt names the payment's gateway, method and transaction (spec 01 §4.3 list items).
     const gatewayFields = { pg: attempt.pg, method: result.approvedMethod ?? attempt.method, pgTransactionId: result.pgTransactionId };
 
     let reason: string | null = null;
-    if (payment.status === 'COMPLETED' || sheet.status === 'COMPLETED') reason = 'DUPLICATE_APPROVAL';
+    if (payment.status === 'COMPLETED' || (await sheet).status === 'COMPLETED') reason = 'DUPLICATE_APPROVAL';
     else if (payment.status === 'FAILED') reason = 'PAYMENT_ENDED';
     // Approved in time but answered late (CONFIRMING) still counts; a window approved after the 10 minutes does not.
     else if (attempt.status === 'READY' && now >= payment.expiresAt) reason = 'PAYMENT_EXPIRED';
     else if (result.approvedAmount !== payment.amounts.totalAmount) reason = 'AMOUNT_MISMATCH';
-    else if (priceSheet(sheet.items, storeSettings(db, sheet.storeId), payment.shippingAddress?.zipCode ?? null, payment.amounts).amounts.totalAmount !== payment.amounts.totalAmount) reason = 'AMOUNT_MISMATCH';
+    else if (priceSheet((await sheet).items, await storeSettings(db, (await sheet).storeId), payment.shippingAddress?.zipCode ?? null, payment.amounts).amounts.totalAmount !== payment.amounts.totalAmount) reason = 'AMOUNT_MISMATCH';
     if (reason === null) {
       try {
         // A savepoint: stock taken for earlier items is given back when a later one is short.
-        const orderId = transaction(services.db, () => placeOrder(services, now, payment, sheet, customerOf(db, payment.customerId), {
+        const orderId = await transaction(services.db, async () => placeOrder(services, now, payment, await sheet, await customerOf(db, payment.customerId), {
           pg: attempt.pg, method: attempt.method, approvedMethod: result.approvedMethod ?? attempt.method, provider: attempt.provider, amount: result.approvedAmount,
         }, gatewayFields));
         updateById(db, paymentAttempts, attempt.id, { ...approval, status: 'APPROVED' });
@@ -534,7 +534,7 @@ function settleApproval(services: Services, attemptId: string, result: ConfirmRe
     updateById(db, paymentAttempts, attempt.id, { ...approval, status: 'AUTO_CANCELED', failure: f });
     if (payment.status !== 'COMPLETED') {
       updateById(db, payments, payment.id, { ...gatewayFields, status: 'FAILED', lastFailure: f, updatedAt: now });
-      releaseDiscounts(db, now, payment.id);
+      await releaseDiscounts(db, now, payment.id);
     }
     const refundId = newId('rfd', now);
     insertRow(db, paymentRefunds, {
@@ -568,31 +568,31 @@ const refundClaim = (now: number, firstTry: SQL, where?: SQL) => ({
 export async function runRefund(services: Services, refundId: string) {
   const now = services.clock.now();
   // The request's own refund is due at once.
-  const refund = claimNextDue(services.db, paymentRefunds, now, refundClaim(now, sql`0`, eq(paymentRefunds.id, refundId)));
+  const refund = await claimNextDue(services.db, paymentRefunds, now, refundClaim(now, sql`0`, eq(paymentRefunds.id, refundId)));
   if (refund) await refundAtGateway(services, refund);
 }
 
 async function refundAtGateway(services: Services, refund: typeof paymentRefunds.$inferSelect) {
   const { db } = services;
-  const attempt = q(db).attempt.get({ id: refund.attemptId })!;
-  const gateway = gatewayFor(services, refund.storeId, attempt.pg as Pg, { credentialId: attempt.credentialId ?? undefined });
+  const attempt = (await q(db).attempt.get({ id: refund.attemptId }))!;
+  const gateway = await gatewayFor(services, refund.storeId, attempt.pg as Pg, { credentialId: attempt.credentialId ?? undefined });
   const view = await gateway.lookup({ pgPaymentKey: attempt.pgPaymentKey!, pgOrderId: attempt.pgOrderId });
-  const completed = db.select({ amount: paymentRefunds.amount }).from(paymentRefunds)
-    .where(and(eq(paymentRefunds.attemptId, attempt.id), eq(paymentRefunds.status, 'COMPLETED'))).all().reduce((n, r) => n + r.amount, 0);
+  const completed = (await db.select({ amount: paymentRefunds.amount }).from(paymentRefunds)
+      .where(and(eq(paymentRefunds.attemptId, attempt.id), eq(paymentRefunds.status, 'COMPLETED'))).all()).reduce((n, r) => n + r.amount, 0);
   const result = view.canceledAmount >= completed + refund.amount
     ? { status: 'CANCELED' as const, canceledAmount: refund.amount }
     : await gateway.cancel({ pgTransactionId: attempt.pgTransactionId!, amount: refund.amount, reason: refund.reason });
   const now = services.clock.now();
   if (result.status === 'CANCELED') {
-    transaction(services.db, () => {
-      db.update(paymentRefunds).set({ status: 'COMPLETED', completedAt: now, failure: null, heldReason: null, nextAttemptAt: null }).where(eq(paymentRefunds.id, refund.id)).run();
-      countRefund(db, { storeId: refund.storeId, at: now, pg: attempt.pg, method: attempt.approvedMethod ?? attempt.method, testPayment: attempt.testPayment, amount: refund.amount });
-      if (attempt.status === 'APPROVED') followCashReceipt(db, now, refund.paymentId);
+    await transaction(services.db, async () => {
+      await db.update(paymentRefunds).set({ status: 'COMPLETED', completedAt: now, failure: null, heldReason: null, nextAttemptAt: null }).where(eq(paymentRefunds.id, refund.id)).run();
+      await countRefund(db, { storeId: refund.storeId, at: now, pg: attempt.pg, method: attempt.approvedMethod ?? attempt.method, testPayment: attempt.testPayment, amount: refund.amount });
+      if (attempt.status === 'APPROVED') await followCashReceipt(db, now, refund.paymentId);
     });
   }
   // Held until someone processes it again, which then takes it at once.
-  else if (result.status === 'HELD') db.update(paymentRefunds).set({ status: 'HELD', heldReason: result.failure?.message ?? 'REFUND_HELD', nextAttemptAt: null }).where(eq(paymentRefunds.id, refund.id)).run();
-  else if (result.status === 'FAILED') db.update(paymentRefunds).set({ failure: result.failure ? failure(result.failure.code, result.failure.message, result.failure.optionUnavailable, now) : null }).where(eq(paymentRefunds.id, refund.id)).run();
+  else if (result.status === 'HELD') await db.update(paymentRefunds).set({ status: 'HELD', heldReason: result.failure?.message ?? 'REFUND_HELD', nextAttemptAt: null }).where(eq(paymentRefunds.id, refund.id)).run();
+  else if (result.status === 'FAILED') await db.update(paymentRefunds).set({ failure: result.failure ? failure(result.failure.code, result.failure.message, result.failure.optionUnavailable, now) : null }).where(eq(paymentRefunds.id, refund.id)).run();
 }
 
 /**
@@ -601,9 +601,9 @@ async function refundAtGateway(services: Services, refund: typeof paymentRefunds
  */
 export async function confirmAttempt(services: Services, attemptId: string, outcome?: SandboxOutcome) {
   const { db } = services;
-  const attempt = q(db).attempt.get({ id: attemptId })!;
-  const payment = loadPayment(db, attempt.paymentId);
-  const gateway = gatewayFor(services, attempt.storeId, attempt.pg as Pg, { credentialId: attempt.credentialId ?? undefined });
+  const attempt = (await q(db).attempt.get({ id: attemptId }))!;
+  const payment = await loadPayment(db, attempt.paymentId);
+  const gateway = await gatewayFor(services, attempt.storeId, attempt.pg as Pg, { credentialId: attempt.credentialId ?? undefined });
   const result = await gateway.confirm({
     pgPaymentKey: attempt.pgPaymentKey!, pgOrderId: attempt.pgOrderId, amount: payment.amounts.totalAmount,
     method: attempt.method as PaymentMethod, provider: (attempt.provider ?? undefined) as EasyPayProvider | undefined,
@@ -614,22 +614,22 @@ export async function confirmAttempt(services: Services, attemptId: string, outc
 async function applyGatewayResult(services: Services, attempt: AttemptRow, result: ConfirmResult, outcome?: SandboxOutcome) {
   const { db } = services;
   if (result.status === 'APPROVED') {
-    const settled = settleApproval(services, attempt.id, result);
+    const settled = await settleApproval(services, attempt.id, result);
     if (settled.kind === 'CANCEL') await runRefund(services, settled.refundId);
     return;
   }
   const now = services.clock.now();
-  transaction(services.db, () => {
+  await transaction(services.db, async () => {
     if (result.status === 'CONFIRMING') {
-      db.update(paymentAttempts).set({ status: 'CONFIRMING', updatedAt: now }).where(eq(paymentAttempts.id, attempt.id)).run();
-      db.update(payments).set({ status: 'CONFIRMING', updatedAt: now }).where(and(eq(payments.id, attempt.paymentId), eq(payments.status, 'OPEN'))).run();
+      await db.update(paymentAttempts).set({ status: 'CONFIRMING', updatedAt: now }).where(eq(paymentAttempts.id, attempt.id)).run();
+      await db.update(payments).set({ status: 'CONFIRMING', updatedAt: now }).where(and(eq(payments.id, attempt.paymentId), eq(payments.status, 'OPEN'))).run();
       return;
     }
     const f = failure(result.failure?.code ?? 'REFUSED', result.failure?.message ?? '결제가 거절되었습니다.', result.failure?.optionUnavailable ?? false, now);
     const status: AttemptStatus = outcome === 'CANCEL' || f.code === 'PAY_PROCESS_CANCELED' ? 'CANCELED' : outcome === 'WINDOW_ERROR' ? 'WINDOW_ERROR' : attempt.status === 'CONFIRMING' ? 'FAILED' : 'REFUSED';
-    db.update(paymentAttempts).set({ status, failure: f, updatedAt: now }).where(eq(paymentAttempts.id, attempt.id)).run();
+    await db.update(paymentAttempts).set({ status, failure: f, updatedAt: now }).where(eq(paymentAttempts.id, attempt.id)).run();
     // A refusal does not end the payment (spec 02 §3): the buyer may try again until it expires.
-    db.update(payments).set({ status: sql`case when ${payments.status} = 'CONFIRMING' then 'OPEN' else ${payments.status} end`, lastFailure: f, updatedAt: now })
+    await db.update(payments).set({ status: sql`case when ${payments.status} = 'CONFIRMING' then 'OPEN' else ${payments.status} end`, lastFailure: f, updatedAt: now })
       .where(and(eq(payments.id, attempt.paymentId), inArray(payments.status, ['OPEN', 'CONFIRMING']))).run();
   });
 }
@@ -637,17 +637,17 @@ async function applyGatewayResult(services: Services, attempt: AttemptRow, resul
 /** The buyer's decision in the sandbox window (pay page buttons and the dev simulate helper). */
 export async function decideSandbox(services: Services, paymentId: string, outcome: SandboxOutcome, options: { amount?: number } = {}) {
   const { db } = services;
-  const payment = loadPayment(db, paymentId);
+  const payment = await loadPayment(db, paymentId);
   const now = services.clock.now();
-  const open = attemptsOf(db, paymentId).filter((a) => a.status === 'READY' && a.pgPaymentKey).at(-1);
+  const open = (await attemptsOf(db, paymentId)).filter((a) => a.status === 'READY' && a.pgPaymentKey).at(-1);
   if (!open) {
     if (payment.status === 'COMPLETED' || payment.status === 'CONFIRMING') throw fail(409, 'PAYMENT_IN_PROGRESS', { status: payment.status, orderId: payment.orderId });
     throw fail(409, 'PAYMENT_WINDOW_NOT_OPEN');
   }
   if (payment.status === 'OPEN' && now >= payment.expiresAt) throw fail(409, 'PAYMENT_EXPIRED', { expiresAt: isoAt(payment.expiresAt) });
-  sandboxDecide(services, open.pgPaymentKey!, outcome, options);
+  await sandboxDecide(services, open.pgPaymentKey!, outcome, options);
   await confirmAttempt(services, open.id, outcome);
-  const settled = loadPayment(db, paymentId);
+  const settled = await loadPayment(db, paymentId);
   const last = q(db).lastAttempt.get({ paymentId });
   return { ...presentPaymentStatus(services, settled, last), storefrontResult: storefrontResult(services, settled, last) };
 }
@@ -659,7 +659,7 @@ export async function decideSandbox(services: Services, paymentId: string, outco
  */
 export async function returnFromGateway(services: Services, paymentId: string, query: URLSearchParams): Promise<string> {
   const { db } = services;
-  const attempt = q(db).attempt.get({ id: query.get('attemptId') ?? '' });
+  const attempt = await q(db).attempt.get({ id: query.get('attemptId') ?? '' });
   if (!attempt || attempt.paymentId !== paymentId) throw fail(404, 'PAYMENT_NOT_FOUND');
   if (attempt.status === 'READY') {
     const code = query.get('code');
@@ -673,7 +673,7 @@ export async function returnFromGateway(services: Services, paymentId: string, q
     }
   }
   const url = new URL(attempt.returnUrl);
-  for (const [k, v] of Object.entries(storefrontResult(services, loadPayment(db, paymentId)))) if (v !== undefined && v !== null) url.searchParams.set(k, String(v));
+  for (const [k, v] of Object.entries(storefrontResult(services, await loadPayment(db, paymentId)))) if (v !== undefined && v !== null) url.searchParams.set(k, String(v));
   return url.toString();
 }
 
@@ -703,8 +703,8 @@ export const paymentStatusView = z.object({
 });
 
 /** `GET /payments/{paymentId}` (no authentication): what a storefront polls after the window. */
-export function presentPaymentStatus(services: Services, payment: PaymentRow, last = q(services.db).lastAttempt.get({ paymentId: payment.id })) {
-  const result = paymentResult(payment, last, services.clock.now());
+export async function presentPaymentStatus(services: Services, payment: PaymentRow, last = q(services.db).lastAttempt.get({ paymentId: payment.id })) {
+  const result = paymentResult(payment, await last, services.clock.now());
   return {
     paymentId: payment.id,
     result,
@@ -732,8 +732,8 @@ export const storefrontResultView = z.discriminatedUnion('status', [
 ]);
 
 /** The result a storefront reads on its return address (spec 02 §2.4 "payment result seen by storefronts"). */
-export function storefrontResult(services: Services, payment: PaymentRow, last = q(services.db).lastAttempt.get({ paymentId: payment.id })) {
-  const view = presentPaymentStatus(services, payment, last);
+export async function storefrontResult(services: Services, payment: PaymentRow, last = q(services.db).lastAttempt.get({ paymentId: payment.id })) {
+  const view = await presentPaymentStatus(services, payment, last);
   switch (view.result) {
     case 'COMPLETED': return { status: 'COMPLETED', paymentId: payment.id, orderId: payment.orderId };
     case 'PROCESSING': return { status: 'PROCESSING', paymentId: payment.id };
@@ -756,20 +756,21 @@ const CONFIRM_RETRY_MS = 5_000;
 export async function resolveConfirming(services: Services, now: number): Promise<number> {
   let handled = 0;
   // Each look is claimed by moving `updatedAt` to now: the next one, by whichever process, comes a retry period later.
-  for (const attempt of claimEachDue(services.db, paymentAttempts, now, {
-    due: sql`${paymentAttempts.updatedAt} + ${CONFIRM_RETRY_MS}`,
-    where: eq(paymentAttempts.status, 'CONFIRMING'),
-    set: { updatedAt: now },
-  })) {
-    handled++;
-    const gateway = gatewayFor(services, attempt.storeId, attempt.pg as Pg, { credentialId: attempt.credentialId ?? undefined });
-    const view = await gateway.lookup({ pgPaymentKey: attempt.pgPaymentKey!, pgOrderId: attempt.pgOrderId });
-    if (view.status === 'APPROVED') {
-      await applyGatewayResult(services, attempt, { status: 'APPROVED', approvedAmount: view.approvedAmount, approvedMethod: view.approvedMethod, pgTransactionId: view.pgTransactionId });
-    } else if (view.status === 'REFUSED' || view.status === 'NOT_FOUND' || view.status === 'CANCELED') {
-      await applyGatewayResult(services, attempt, { status: 'REFUSED', approvedAmount: 0, approvedMethod: null, pgTransactionId: null, failure: { code: `GATEWAY_${view.status}`, message: '결제가 승인되지 않았습니다.', optionUnavailable: false } });
+  // Each look is claimed by moving `updatedAt` to now: the next one, by whichever process, comes a retry period later.
+    for await (const attempt of claimEachDue(services.db, paymentAttempts, now, {
+        due: sql`${paymentAttempts.updatedAt} + ${CONFIRM_RETRY_MS}`,
+        where: eq(paymentAttempts.status, 'CONFIRMING'),
+        set: { updatedAt: now },
+    })) {
+        handled++;
+        const gateway = await gatewayFor(services, attempt.storeId, attempt.pg as Pg, { credentialId: attempt.credentialId ?? undefined });
+        const view = await gateway.lookup({ pgPaymentKey: attempt.pgPaymentKey!, pgOrderId: attempt.pgOrderId });
+        if (view.status === 'APPROVED') {
+            await applyGatewayResult(services, attempt, { status: 'APPROVED', approvedAmount: view.approvedAmount, approvedMethod: view.approvedMethod, pgTransactionId: view.pgTransactionId });
+        } else if (view.status === 'REFUSED' || view.status === 'NOT_FOUND' || view.status === 'CANCELED') {
+            await applyGatewayResult(services, attempt, { status: 'REFUSED', approvedAmount: 0, approvedMethod: null, pgTransactionId: null, failure: { code: `GATEWAY_${view.status}`, message: '결제가 승인되지 않았습니다.', optionUnavailable: false } });
+        }
     }
-  }
   return handled;
 }
 
@@ -777,17 +778,18 @@ export async function resolveConfirming(services: Services, now: number): Promis
 export async function retryRefunds(services: Services, now: number): Promise<number> {
   let handled = 0;
   // A refund no call took yet is left to its request for a minute.
-  for (const refund of claimEachDue(services.db, paymentRefunds, now, refundClaim(now, sql`${paymentRefunds.createdAt} + ${REFUND_RETRY_MS}`))) {
-    await refundAtGateway(services, refund);
-    handled++;
-  }
+  // A refund no call took yet is left to its request for a minute.
+    for await (const refund of claimEachDue(services.db, paymentRefunds, now, refundClaim(now, sql`${paymentRefunds.createdAt} + ${REFUND_RETRY_MS}`))) {
+        await refundAtGateway(services, refund);
+        handled++;
+    }
   return handled;
 }
 
 /** The cash a payment kept: its approved amount less the cash refunds the gateway completed. */
-function cashLeft(db: Db, payment: PaymentRow) {
-  const refunded = db.select({ amount: paymentRefunds.amount }).from(paymentRefunds).innerJoin(paymentAttempts, eq(paymentAttempts.id, paymentRefunds.attemptId))
-    .where(and(eq(paymentRefunds.paymentId, payment.id), eq(paymentRefunds.status, 'COMPLETED'), eq(paymentAttempts.status, 'APPROVED'))).all().reduce((n, r) => n + r.amount, 0);
+async function cashLeft(db: Db, payment: PaymentRow) {
+  const refunded = (await db.select({ amount: paymentRefunds.amount }).from(paymentRefunds).innerJoin(paymentAttempts, eq(paymentAttempts.id, paymentRefunds.attemptId))
+      .where(and(eq(paymentRefunds.paymentId, payment.id), eq(paymentRefunds.status, 'COMPLETED'), eq(paymentAttempts.status, 'APPROVED'))).all()).reduce((n, r) => n + r.amount, 0);
   return payment.amounts.totalAmount - refunded;
 }
 
@@ -795,33 +797,33 @@ function cashLeft(db: Db, payment: PaymentRow) {
  * A cash refund completed (spec 01 §3.4): an issued receipt is reissued for what is left, or canceled when
  * nothing is; one not issued yet is canceled when nothing is left.
  */
-function followCashReceipt(db: Db, now: number, paymentId: string) {
-  const receipt = cashReceiptOf(db, paymentId);
+async function followCashReceipt(db: Db, now: number, paymentId: string) {
+  const receipt = await cashReceiptOf(db, paymentId);
   if (!receipt || !['ISSUED', 'ISSUE_PENDING', 'REQUESTED'].includes(receipt.status)) return;
-  const left = cashLeft(db, findPayment(db, paymentId)!);
-  if (left === 0) db.update(cashReceipts).set({ status: 'ISSUE_CANCELED', nextAttemptAt: null, updatedAt: now }).where(eq(cashReceipts.paymentId, paymentId)).run();
-  else if (receipt.status === 'ISSUED') db.update(cashReceipts).set({ status: 'ISSUE_PENDING', nextAttemptAt: now, failureCode: null, updatedAt: now }).where(eq(cashReceipts.paymentId, paymentId)).run();
+  const left = await cashLeft(db, (await findPayment(db, paymentId))!);
+  if (left === 0) await db.update(cashReceipts).set({ status: 'ISSUE_CANCELED', nextAttemptAt: null, updatedAt: now }).where(eq(cashReceipts.paymentId, paymentId)).run();
+  else if (receipt.status === 'ISSUED') await db.update(cashReceipts).set({ status: 'ISSUE_PENDING', nextAttemptAt: now, failureCode: null, updatedAt: now }).where(eq(cashReceipts.paymentId, paymentId)).run();
 }
 
 /** Sandbox cash receipts are issued at once; live issuance waits for a gateway receipt API (not in the adapters yet). */
-export function issueCashReceipts(services: Services, now: number): number {
+export async function issueCashReceipts(services: Services, now: number): Promise<number> {
   let handled = 0;
-  for (const receipt of claimEachDue(services.db, cashReceipts, now, { key: [cashReceipts.paymentId], where: eq(cashReceipts.status, 'ISSUE_PENDING') })) {
-    handled++;
-    const payment = findPayment(services.db, receipt.paymentId)!;
-    if (payment.testPayment) {
-      // A reissue after a partial refund gets a number of its own.
-      const receiptNo = receipt.receiptNo === null ? `SBX${payment.orderNo}` : `SBX${payment.orderNo}-${receipt.attempts + 1}`;
-      services.db.update(cashReceipts).set({ status: 'ISSUED', receiptNo, amount: cashLeft(services.db, payment), issuedAt: now, attempts: receipt.attempts + 1, nextAttemptAt: null, updatedAt: now })
-        .where(eq(cashReceipts.paymentId, receipt.paymentId)).run();
-    } else {
-      const attempts = receipt.attempts + 1;
-      const failed = attempts >= 5;
-      services.db.update(cashReceipts).set({
-        status: failed ? 'ISSUE_FAILED' : 'ISSUE_PENDING', attempts, nextAttemptAt: failed ? null : now + 60_000 * 2 ** attempts,
-        failureCode: 'ISSUER_NOT_AVAILABLE', updatedAt: now,
-      }).where(eq(cashReceipts.paymentId, receipt.paymentId)).run();
+  for await (const receipt of claimEachDue(services.db, cashReceipts, now, { key: [cashReceipts.paymentId], where: eq(cashReceipts.status, 'ISSUE_PENDING') })) {
+        handled++;
+        const payment = (await findPayment(services.db, receipt.paymentId))!;
+        if (payment.testPayment) {
+            // A reissue after a partial refund gets a number of its own.
+            const receiptNo = receipt.receiptNo === null ? `SBX${payment.orderNo}` : `SBX${payment.orderNo}-${receipt.attempts + 1}`;
+            await services.db.update(cashReceipts).set({ status: 'ISSUED', receiptNo, amount: await cashLeft(services.db, payment), issuedAt: now, attempts: receipt.attempts + 1, nextAttemptAt: null, updatedAt: now })
+                .where(eq(cashReceipts.paymentId, receipt.paymentId)).run();
+        } else {
+            const attempts = receipt.attempts + 1;
+            const failed = attempts >= 5;
+            await services.db.update(cashReceipts).set({
+                status: failed ? 'ISSUE_FAILED' : 'ISSUE_PENDING', attempts, nextAttemptAt: failed ? null : now + 60000 * 2 ** attempts,
+                failureCode: 'ISSUER_NOT_AVAILABLE', updatedAt: now,
+            }).where(eq(cashReceipts.paymentId, receipt.paymentId)).run();
+        }
     }
-  }
   return handled;
 }

@@ -56,13 +56,13 @@ export const BUYER_TOKEN_ERRORS = { 401: ['UNAUTHORIZED', 'TOKEN_REVOKED'] };
 export const buyerOf = (ctx: Ctx, storeId: string) => resolveBuyer(ctx.services, ctx.event.req.headers.get('authorization'), storeId);
 
 /** A store-owned row reached by a buyer: the header, when sent, must name its store; others' rows do not exist. */
-export function assertBuyerStore(ctx: Ctx, storeId: string, notFound: string) {
+export async function assertBuyerStore(ctx: Ctx, storeId: string, notFound: string) {
   const header = ctx.event.req.headers.get('x-store-id');
-  if (header !== null && storeIdNamedBy(ctx.db, header) !== storeId) throw fail(404, notFound);
+  if (header !== null && await storeIdNamedBy(ctx.db, header) !== storeId) throw fail(404, notFound);
 }
 
-export function assertGuestAllowed(db: Db, storeId: string, customer: Customer | null) {
-  if (!customer && !storeSettings(db, storeId).guestCheckout) throw fail(403, 'GUEST_CHECKOUT_DISABLED');
+export async function assertGuestAllowed(db: Db, storeId: string, customer: Customer | null) {
+  if (!customer && !(await storeSettings(db, storeId)).guestCheckout) throw fail(403, 'GUEST_CHECKOUT_DISABLED');
 }
 
 export interface Orderable {
@@ -83,16 +83,16 @@ export const ORDERABLE_ERRORS = {
  * What a buyer may order now: a product of the store on sale, a variant on sale, enough stock (or nights),
  * at today's buyer price (discount inside its period; a stay costs the sum of its nights).
  */
-export function orderable(db: Db, storeId: string, now: number, line: { productId: string; optionId: string; quantity: number; stay?: Stay | null }): Orderable {
-  const product = findProduct(db, line.productId);
+export async function orderable(db: Db, storeId: string, now: number, line: { productId: string; optionId: string; quantity: number; stay?: Stay | null }): Promise<Orderable> {
+  const product = await findProduct(db, line.productId);
   if (!product || product.storeId !== storeId) throw fail(404, 'PRODUCT_NOT_FOUND', { productId: line.productId });
   // Sold out is said as such (a buyer may wait for a restock); suspended and ended products do not exist for buyers.
   if (product.status === 'SOLD_OUT') throw fail(409, 'INSUFFICIENT_STOCK', { productId: product.id, optionId: line.optionId, quantity: line.quantity });
   if (product.status !== 'ON_SALE') throw fail(404, 'PRODUCT_NOT_FOUND', { productId: line.productId });
-  const variant = variantsOf(db, product.id).find((v) => v.id === line.optionId);
+  const variant = (await variantsOf(db, product.id)).find((v) => v.id === line.optionId);
   if (!variant || !variant.saleOn) throw fail(404, 'VARIANT_NOT_FOUND', { productId: product.id, optionId: line.optionId });
   // Only dated products (or a stay given to another, which priceStay refuses) need the calendar.
-  const stay = product.inventoryMode === 'DATED' || line.stay ? priceStay(db, storeId, product.id, variant.id, line.stay, { now, quantity: line.quantity }) : null;
+  const stay = await (await product.inventoryMode === 'DATED' || line.stay ? priceStay(db, storeId, product.id, variant.id, line.stay, { now, quantity: line.quantity }) : null);
   if (!stay && variant.stockQuantity < line.quantity) throw fail(409, 'INSUFFICIENT_STOCK', { productId: product.id, optionId: variant.id, quantity: line.quantity });
   return {
     product,
@@ -120,41 +120,41 @@ function fixRefundPolicy(settings: StoreSettings, product: ProductRow): FixedRef
 // Cart
 
 /** A guest's cart from `x-svc-cart`, or a member's own; null when the buyer has none yet. */
-export function findCart(ctx: Ctx, storeId: string, customer: Customer | null): CartRow | null {
+export async function findCart(ctx: Ctx, storeId: string, customer: Customer | null): Promise<CartRow | null> {
   if (customer) return q(ctx.db).memberCart.get({ storeId, customerId: customer.id }) ?? null;
   const header = ctx.event.req.headers.get('x-svc-cart');
   if (!header) return null;
-  const cart = q(ctx.db).cart.get({ id: header });
+  const cart = await q(ctx.db).cart.get({ id: header });
   if (!cart || cart.storeId !== storeId || cart.customerId !== null) throw fail(404, 'CART_NOT_FOUND');
   return cart;
 }
 
-export function cartFor(ctx: Ctx, storeId: string, customer: Customer | null): CartRow {
+export async function cartFor(ctx: Ctx, storeId: string, customer: Customer | null): Promise<CartRow> {
   const existing = findCart(ctx, storeId, customer);
   if (existing) return existing;
   const cart = { id: newId('cart', ctx.now), storeId, customerId: customer?.id ?? null, createdAt: ctx.now, updatedAt: ctx.now };
-  ctx.db.insert(carts).values(cart).run();
+  await ctx.db.insert(carts).values(cart).run();
   return cart;
 }
 
 const sameStay = (a: Stay | null, b: Stay | null | undefined) => (a?.checkIn ?? null) === (b?.checkIn ?? null) && (a?.checkOut ?? null) === (b?.checkOut ?? null);
 
-export function addCartItem(ctx: Ctx, cart: CartRow, line: { productId: string; optionId: string; quantity: number; stay?: Stay }) {
-  const lines = q(ctx.db).cartLines.all({ cartId: cart.id });
+export async function addCartItem(ctx: Ctx, cart: CartRow, line: { productId: string; optionId: string; quantity: number; stay?: Stay }) {
+  const lines = await q(ctx.db).cartLines.all({ cartId: cart.id });
   const same = lines.find((l) => l.productId === line.productId && l.optionId === line.optionId && sameStay(l.stay, line.stay));
   const quantity = (same?.quantity ?? 0) + line.quantity;
   if (quantity > 999) throw validationFailed([{ field: 'quantity', code: 'TOO_LARGE', message: '장바구니의 한 상품은 999개까지 담을 수 있습니다.' }]);
-  orderable(ctx.db, cart.storeId, ctx.now, { ...line, quantity });
-  if (same) ctx.db.update(cartItems).set({ quantity }).where(eq(cartItems.id, same.id)).run();
+  await orderable(ctx.db, cart.storeId, ctx.now, { ...line, quantity });
+  if (same) await ctx.db.update(cartItems).set({ quantity }).where(eq(cartItems.id, same.id)).run();
   else if (lines.length >= MAX_SHEET_LINES) throw fail(409, 'CART_FULL', { limit: MAX_SHEET_LINES });
-  else ctx.db.insert(cartItems).values({ id: newId('ci', ctx.now), cartId: cart.id, storeId: cart.storeId, productId: line.productId, optionId: line.optionId, quantity, stay: line.stay ?? null, createdAt: ctx.now }).run();
-  ctx.db.update(carts).set({ updatedAt: ctx.now }).where(eq(carts.id, cart.id)).run();
+  else await ctx.db.insert(cartItems).values({ id: newId('ci', ctx.now), cartId: cart.id, storeId: cart.storeId, productId: line.productId, optionId: line.optionId, quantity, stay: line.stay ?? null, createdAt: ctx.now }).run();
+  await ctx.db.update(carts).set({ updatedAt: ctx.now }).where(eq(carts.id, cart.id)).run();
 }
 
-export function setCartQuantity(ctx: Ctx, line: typeof cartItems.$inferSelect, quantity: number) {
-  orderable(ctx.db, line.storeId, ctx.now, { ...line, quantity });
-  ctx.db.update(cartItems).set({ quantity }).where(eq(cartItems.id, line.id)).run();
-  ctx.db.update(carts).set({ updatedAt: ctx.now }).where(eq(carts.id, line.cartId)).run();
+export async function setCartQuantity(ctx: Ctx, line: typeof cartItems.$inferSelect, quantity: number) {
+  await orderable(ctx.db, line.storeId, ctx.now, { ...line, quantity });
+  await ctx.db.update(cartItems).set({ quantity }).where(eq(cartItems.id, line.id)).run();
+  await ctx.db.update(carts).set({ updatedAt: ctx.now }).where(eq(carts.id, line.cartId)).run();
 }
 
 export function cartLine(ctx: Ctx, cart: CartRow | null, cartItemId: string) {
@@ -199,31 +199,31 @@ export const cartView = z.object({
 });
 
 /** The cart with today's prices; a line that can no longer be ordered says why instead of failing the read. */
-export function presentCart(ctx: Ctx, cart: CartRow | null) {
+export async function presentCart(ctx: Ctx, cart: CartRow | null) {
   const origin = ctx.services.config.origin;
-  const items = (cart ? q(ctx.db).cartLines.all({ cartId: cart.id }) : []).map((line) => {
+  const items = (await (cart ? q(ctx.db).cartLines.all({ cartId: cart.id }) : [])).map(async (line) => {
     const base = { cartItemId: line.id, productId: line.productId, optionId: line.optionId, quantity: line.quantity };
     try {
-      const o = orderable(ctx.db, line.storeId, ctx.now, line);
+      const o = await orderable(ctx.db, line.storeId, ctx.now, line);
       return { ...base, name: o.product.name, optionValues: o.variant.optionValues, unitPrice: o.unitPrice, amount: o.unitPrice * line.quantity, stay: o.stay, thumbnailUrl: thumbnail(origin, o.product), available: true, unavailableReason: null };
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      const product = findProduct(ctx.db, line.productId);
+      const product = await findProduct(ctx.db, line.productId);
       return { ...base, name: product?.name ?? null, optionValues: [], unitPrice: null, amount: null, stay: line.stay, thumbnailUrl: product ? thumbnail(origin, product) : null, available: false, unavailableReason: error.code };
     }
   });
   return {
     cartId: cart?.id ?? null,
     items,
-    itemsAmount: items.reduce((n, i) => n + (i.amount ?? 0), 0),
+    itemsAmount: items.reduce(async (n, i) => n + ((await i).amount ?? 0), 0),
   };
 }
 
 // ---------------------------------------------------------------------------------------------------
 // Checkout sheet
 
-export function loadSheet(db: Db, checkoutId: string): SheetRow {
-  const sheet = q(db).sheet.get({ id: checkoutId });
+export async function loadSheet(db: Db, checkoutId: string): Promise<SheetRow> {
+  const sheet = await q(db).sheet.get({ id: checkoutId });
   if (!sheet) throw fail(404, 'CHECKOUT_NOT_FOUND');
   return sheet;
 }
@@ -234,10 +234,10 @@ export const OPEN_SHEET_ERRORS = mergeErrors(BUYER_TOKEN_ERRORS, { 404: ['CHECKO
 /** A sheet its buyer may use: same store header, same member (or a guest sheet for a guest), not expired. */
 export async function buyerSheet(ctx: Ctx, checkoutId: string, { open = true } = {}) {
   const sheet = loadSheet(ctx.db, checkoutId);
-  assertBuyerStore(ctx, sheet.storeId, 'CHECKOUT_NOT_FOUND');
-  const customer = await buyerOf(ctx, sheet.storeId);
-  if ((customer?.id ?? null) !== sheet.customerId) throw fail(404, 'CHECKOUT_NOT_FOUND');
-  if (open) assertSheetOpen(sheet, ctx.services.clock.now());
+  await assertBuyerStore(ctx, (await sheet).storeId, 'CHECKOUT_NOT_FOUND');
+  const customer = await buyerOf(ctx, (await sheet).storeId);
+  if ((customer?.id ?? null) !== (await sheet).customerId) throw fail(404, 'CHECKOUT_NOT_FOUND');
+  if (open) assertSheetOpen(await sheet, ctx.services.clock.now());
   return { sheet, customer };
 }
 
@@ -246,11 +246,11 @@ export function assertSheetOpen(sheet: SheetRow, now: number) {
   if (now >= sheet.expiresAt) throw fail(409, 'CHECKOUT_EXPIRED', { expiresAt: isoAt(sheet.expiresAt) });
 }
 
-export function createSheet(ctx: Ctx, storeId: string, customer: Customer | null, lines: { productId: string; optionId: string; quantity: number; stay?: Stay | null; cartItemId: string | null }[], cartId: string | null): SheetRow {
-  const settings = storeSettings(ctx.db, storeId);
+export async function createSheet(ctx: Ctx, storeId: string, customer: Customer | null, lines: { productId: string; optionId: string; quantity: number; stay?: Stay | null; cartItemId: string | null }[], cartId: string | null): Promise<SheetRow> {
+  const settings = await storeSettings(ctx.db, storeId);
   const origin = ctx.services.config.origin;
-  const items: SheetItem[] = lines.map((line) => {
-    const o = orderable(ctx.db, storeId, ctx.now, line);
+  const items: SheetItem[] = lines.map(async (line) => {
+    const o = await orderable(ctx.db, storeId, ctx.now, line);
     return {
       productId: o.product.id,
       productNo: o.product.productNo,
@@ -276,7 +276,7 @@ export function createSheet(ctx: Ctx, storeId: string, customer: Customer | null
     items,
     requiresShipping: items.some((i) => i.fulfillment.type === 'SHIPPING'),
     zipCode: null,
-    testPayment: checkoutMode(ctx.services, storeId).mode === 'TEST',
+    testPayment: (await checkoutMode(ctx.services, storeId)).mode === 'TEST',
     status: 'OPEN',
     orderId: null,
     createdAt: ctx.now,
@@ -287,8 +287,8 @@ export function createSheet(ctx: Ctx, storeId: string, customer: Customer | null
 }
 
 /** Lines of the buyer's cart named by id; any other id is 404 CART_ITEM_NOT_FOUND. */
-export function cartLines(ctx: Ctx, cart: CartRow | null, ids: string[]) {
-  const lines = cart ? ctx.db.select().from(cartItems).where(and(eq(cartItems.cartId, cart.id), inArray(cartItems.id, ids))).all() : [];
+export async function cartLines(ctx: Ctx, cart: CartRow | null, ids: string[]) {
+  const lines = await (await cart ? ctx.db.select().from(cartItems).where(and(eq(cartItems.cartId, cart.id), inArray(cartItems.id, ids))).all() : []);
   const missing = ids.filter((id) => !lines.some((l) => l.id === id));
   if (missing.length) throw fail(404, 'CART_ITEM_NOT_FOUND', { cartItemIds: missing });
   if (new Set(ids).size !== ids.length) throw validationFailed([{ field: 'cartItemIds', code: 'DUPLICATE', message: '같은 장바구니 상품이 두 번 있습니다.' }]);
@@ -296,9 +296,9 @@ export function cartLines(ctx: Ctx, cart: CartRow | null, ids: string[]) {
 }
 
 /** A member's cart lines that became an order leave the cart. */
-export function removeOrderedCartLines(db: Db, sheet: SheetRow) {
+export async function removeOrderedCartLines(db: Db, sheet: SheetRow) {
   const ids = sheet.items.map((i) => i.cartItemId).filter((id): id is string => id !== null);
-  if (ids.length && sheet.cartId) db.delete(cartItems).where(and(eq(cartItems.cartId, sheet.cartId), inArray(cartItems.id, ids))).run();
+  if (ids.length && sheet.cartId) await db.delete(cartItems).where(and(eq(cartItems.cartId, sheet.cartId), inArray(cartItems.id, ids))).run();
 }
 
 /** A payment option of spec 02 §2.4. */
@@ -313,7 +313,7 @@ export const paymentOptionView = z.object({
 
 export const presentOption = (o: PaymentOption) => ({ pg: o.pg, method: o.method, provider: o.provider ?? null, key: o.key, label: o.label, pgName: o.pgName });
 
-export const presentOptions = (services: Services, storeId: string) => paymentOptions(services, storeId).map(presentOption);
+export const presentOptions = async (services: Services, storeId: string) => (await paymentOptions(services, storeId)).map(presentOption);
 
 /** `delivery` of a sheet or a delivery quote. */
 export const deliveryView = z.object({
@@ -354,8 +354,8 @@ export const checkoutView = z.object({
 });
 
 /** The buyer's view of a sheet (spec 02 §2.4). */
-export function presentSheet(services: Services, sheet: SheetRow, now: number, zipCode = sheet.zipCode) {
-  const settings = storeSettings(services.db, sheet.storeId);
+export async function presentSheet(services: Services, sheet: SheetRow, now: number, zipCode = sheet.zipCode) {
+  const settings = await storeSettings(services.db, sheet.storeId);
   const priced = priceSheet(sheet.items, settings, sheet.requiresShipping ? zipCode : null);
   const points = pointsOfSheet(services.db, sheet.storeId, sheet.customerId, priced.amounts.totalAmount, now);
   return {

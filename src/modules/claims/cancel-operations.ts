@@ -45,11 +45,11 @@ const processRefund = defineOperation({
   errors: { 403: ['TENANT_MISMATCH'], 404: ['REFUND_NOT_FOUND'], 409: ['INVALID_STATUS'] },
   target: (ctx) => ({ type: 'REFUND', id: ctx.params.refundId }),
   handler: async (ctx) => {
-    const refund = requireOwned(ctx.db.select().from(paymentRefunds).where(eq(paymentRefunds.id, ctx.params.refundId)).get(), ctx.store.id, 'REFUND_NOT_FOUND');
+    const refund = requireOwned(await ctx.db.select().from(paymentRefunds).where(eq(paymentRefunds.id, ctx.params.refundId)).get(), ctx.store.id, 'REFUND_NOT_FOUND');
     if (refund.status !== 'HELD') throw fail(409, 'INVALID_STATUS', { status: refund.status });
-    ctx.db.update(paymentRefunds).set({ status: 'PROCESSING' }).where(and(eq(paymentRefunds.id, refund.id), eq(paymentRefunds.status, 'HELD'))).run();
+    await ctx.db.update(paymentRefunds).set({ status: 'PROCESSING' }).where(and(eq(paymentRefunds.id, refund.id), eq(paymentRefunds.status, 'HELD'))).run();
     await runRefund(ctx.services, refund.id);
-    return presentRefund(ctx.db.select().from(paymentRefunds).where(eq(paymentRefunds.id, refund.id)).get()!);
+    return presentRefund((await ctx.db.select().from(paymentRefunds).where(eq(paymentRefunds.id, refund.id)).get())!);
   },
 });
 
@@ -66,7 +66,7 @@ export const cancelOperations = [
     query: z.object({ quantity: z.coerce.number().int().min(1).max(10_000) }).strict(),
     response: cancelAmountsView,
     errors: CANCEL_ERRORS,
-    handler: (ctx) => presentCancelAmounts(cancelable(ctx, ctx.query.quantity).amounts),
+    handler: async (ctx) => presentCancelAmounts((await cancelable(ctx, ctx.query.quantity)).amounts),
   }),
   defineOperation({
     operationId: 'cancelOrderItem',
@@ -84,12 +84,12 @@ export const cancelOperations = [
     errors: CANCEL_ERRORS,
     target: (ctx) => ({ type: 'ORDER_ITEM', id: ctx.params.orderItemId }),
     // The dry run and the approval request show the money the cancel would move.
-    preview: (ctx) => {
-      const { item, amounts } = cancelable(ctx, ctx.body.quantity);
+    preview: async (ctx) => {
+      const { item, amounts } = await cancelable(ctx, ctx.body.quantity);
       return { changes: [{ field: 'canceledQuantity', before: item.canceledQuantity, after: item.canceledQuantity + amounts.quantity }], facts: { amounts: presentCancelAmounts(amounts) } };
     },
     handler: async (ctx) => {
-      const { refundId, answer } = transaction(ctx.db, () => cancelItem(ctx));
+      const { refundId, answer } = await transaction(ctx.db, () => cancelItem(ctx));
       if (refundId) await runRefund(ctx.services, refundId);
       return { ...answer, refundStatus: refundStatus(ctx.db, answer.refundId) };
     },

@@ -33,10 +33,10 @@ export const presentCancelAmounts = (a: Amounts): z.output<typeof cancelAmountsV
 });
 
 /** The item of this store and its order, checked to be cancelable by its seller now. */
-export function cancelable(ctx: StoreCtx<any, any, { orderItemId: string }>, quantity: number) {
-  const item = requireOwned(ctx.db.select().from(orderItems).where(eq(orderItems.id, ctx.params.orderItemId)).get(), ctx.store.id, 'ORDER_ITEM_NOT_FOUND');
-  const order = ctx.db.select().from(orders).where(eq(orders.id, item.orderId)).get()!;
-  const { lines, points } = orderLines(ctx.db, order);
+export async function cancelable(ctx: StoreCtx<any, any, { orderItemId: string }>, quantity: number) {
+  const item = requireOwned(await ctx.db.select().from(orderItems).where(eq(orderItems.id, ctx.params.orderItemId)).get(), ctx.store.id, 'ORDER_ITEM_NOT_FOUND');
+  const order = (await ctx.db.select().from(orders).where(eq(orders.id, item.orderId)).get())!;
+  const { lines, points } = await orderLines(ctx.db, order);
   try {
     return { item, order, lines, amounts: claimAmounts(lines, { kind: 'CANCEL', orderItemId: item.id, quantity }, points) };
   } catch (error) {
@@ -58,21 +58,21 @@ export interface CancelRequest {
  * A seller cancel before dispatch, inside the caller's transaction: the units leave the order (giveBack)
  * and ORDER.CANCELED says so. Answers the refund to send to the gateway (null when nothing is cash).
  */
-export function cancelItem(ctx: StoreCtx<CancelRequest, any, { orderItemId: string }>) {
-  const { item, order, amounts } = cancelable(ctx, ctx.body.quantity);
-  const given = giveBack(ctx.services, ctx.now, ctx, { order, item, amounts, kind: 'CANCEL', claimId: null, reason: `SELLER_CANCEL:${ctx.body.reason}`, detail: ctx.body.detail });
-  emitEvent(ctx.db, ctx.now, {
-    storeId: order.storeId, type: 'ORDER.CANCELED', resource: { type: 'ORDER', id: order.id },
+export async function cancelItem(ctx: StoreCtx<CancelRequest, any, { orderItemId: string }>) {
+  const { item, order, amounts } = await cancelable(ctx, ctx.body.quantity);
+  const given = await giveBack(ctx.services, ctx.now, ctx, { order: await order, item, amounts, kind: 'CANCEL', claimId: null, reason: `SELLER_CANCEL:${ctx.body.reason}`, detail: ctx.body.detail });
+  await emitEvent(ctx.db, ctx.now, {
+    storeId: (await order).storeId, type: 'ORDER.CANCELED', resource: { type: 'ORDER', id: (await order).id },
     data: {
-      orderId: order.id, orderNo: order.orderNo, orderItemId: item.id, status: given.after.status, itemStatus: given.itemStatus, reason: ctx.body.reason,
+      orderId: (await order).id, orderNo: (await order).orderNo, orderItemId: item.id, status: given.after.status, itemStatus: given.itemStatus, reason: ctx.body.reason,
       quantity: amounts.quantity, canceledQuantity: given.counts.canceledQuantity, refundAmount: amounts.refundAmount, deliveryFeeRefundAmount: amounts.deliveryFeeRefundAmount,
-      deliveryFeeChargeAmount: amounts.deliveryFeeChargeAmount, testPayment: order.testPayment,
+      deliveryFeeChargeAmount: amounts.deliveryFeeChargeAmount, testPayment: (await order).testPayment,
     },
   });
   return {
     refundId: given.cashRefundId,
     answer: {
-      orderId: order.id, orderItemId: item.id, orderStatus: given.after.status, itemStatus: given.itemStatus, canceledQuantity: given.counts.canceledQuantity, reason: ctx.body.reason,
+      orderId: (await order).id, orderItemId: item.id, orderStatus: given.after.status, itemStatus: given.itemStatus, canceledQuantity: given.counts.canceledQuantity, reason: ctx.body.reason,
       amounts: presentCancelAmounts(amounts), refundId: given.refundId, canceledAt: isoAt(ctx.now),
     },
   };

@@ -33,31 +33,31 @@ const claimResult = claimView.extend({ refundStatus: z.enum(['PROCESSING', 'COMP
 
 /** A buyer's item: a member's own, or a guest's with the order password (looked up like the guest order look-up). */
 async function buyerItem(ctx: BuyerCtx, orderId: string | undefined, orderItemId: string, password?: string) {
-  const order = password === undefined
+  const order = await (await password === undefined
     ? memberOrder(ctx.db, ctx.buyer.storeId, ctx.buyer.customer?.id, orderId, 'ORDER_ITEM_NOT_FOUND')
-    : await guestOrder(ctx.db, ctx.buyer.storeId, orderId!, password, ctx.now);
+    : await guestOrder(ctx.db, ctx.buyer.storeId, orderId!, password, ctx.now));
   const item = ctx.db.select().from(orderItems).where(and(eq(orderItems.id, orderItemId), eq(orderItems.orderId, order.id))).get();
   if (!item) throw fail(404, 'ORDER_ITEM_NOT_FOUND');
   return { order, item };
 }
-const orderIdOfItem = (ctx: Ctx, orderItemId: string) => ctx.db.select({ orderId: orderItems.orderId }).from(orderItems).where(eq(orderItems.id, orderItemId)).get()?.orderId;
+const orderIdOfItem = async (ctx: Ctx, orderItemId: string) => (await ctx.db.select({ orderId: orderItems.orderId }).from(orderItems).where(eq(orderItems.id, orderItemId)).get())?.orderId;
 const claimRequest = (body: z.output<typeof guestClaimBody> | z.output<typeof claimBody>): ClaimRequest => {
   const { orderPassword: _password, ...request } = body as z.output<typeof guestClaimBody>;
   return request;
 };
 
 async function fileAndRefund(ctx: BuyerCtx, order: Parameters<typeof fileClaim>[2], item: Parameters<typeof fileClaim>[3], body: ClaimRequest) {
-  const { claim, refundId } = transaction(ctx.db, () => fileClaim(ctx.services, ctx.now, order, item, body));
+  const { claim, refundId } = await transaction(ctx.db, () => fileClaim(ctx.services, ctx.now, order, item, body));
   if (refundId) await runRefund(ctx.services, refundId);
   return reply(201, { ...presentClaim(claim), refundStatus: claim.refundId ? refundStatus(ctx.db, claim.refundId) : null });
 }
 
 function buyerClaimOperations() {
   const tag = 'Storefront claims';
-  const preview = (assessed: ReturnType<typeof assessClaim>, body: ClaimRequest) => ({
-    claimType: body.claimType, quantity: body.quantity, decision: assessed.decision, refundAmount: assessed.amounts.refundAmount,
-    deliveryFeeRefundAmount: assessed.amounts.deliveryFeeRefundAmount, deliveryFeeChargeAmount: assessed.amounts.deliveryFeeChargeAmount,
-    deductAmount: assessed.amounts.deductAmount, pointRefundAmount: assessed.amounts.pointRefundAmount, cashRefundAmount: assessed.amounts.cashRefundAmount,
+  const preview = async (assessed: ReturnType<typeof assessClaim>, body: ClaimRequest) => ({
+    claimType: body.claimType, quantity: body.quantity, decision: (await assessed).decision, refundAmount: (await (await assessed).amounts).refundAmount,
+    deliveryFeeRefundAmount: (await (await assessed).amounts).deliveryFeeRefundAmount, deliveryFeeChargeAmount: (await (await assessed).amounts).deliveryFeeChargeAmount,
+    deductAmount: (await (await assessed).amounts).deductAmount, pointRefundAmount: (await (await assessed).amounts).pointRefundAmount, cashRefundAmount: (await (await assessed).amounts).cashRefundAmount,
   });
   const memberParams = z.object({ orderItemId: z.string() }).strict();
   const guestParams = z.object({ orderId: z.string(), orderItemId: z.string() }).strict();
@@ -76,8 +76,8 @@ function buyerClaimOperations() {
       response: claimResult,
       errors: CLAIM_ERRORS,
       handler: async (ctx) => {
-        const { order, item } = await buyerItem(ctx, orderIdOfItem(ctx, ctx.params.orderItemId), ctx.params.orderItemId);
-        return fileAndRefund(ctx, order, item, claimRequest(ctx.body));
+        const { order, item } = await buyerItem(ctx, await orderIdOfItem(ctx, ctx.params.orderItemId), ctx.params.orderItemId);
+        return fileAndRefund(ctx, await order, await item, claimRequest(ctx.body));
       },
     }),
     defineOperation({
@@ -94,8 +94,8 @@ function buyerClaimOperations() {
       response: claimPreviewView,
       errors: CLAIM_ERRORS,
       handler: async (ctx) => {
-        const { order, item } = await buyerItem(ctx, orderIdOfItem(ctx, ctx.params.orderItemId), ctx.params.orderItemId);
-        return preview(assessClaim(ctx.db, ctx.now, order, item, claimRequest(ctx.body)), claimRequest(ctx.body));
+        const { order, item } = await buyerItem(ctx, await orderIdOfItem(ctx, ctx.params.orderItemId), ctx.params.orderItemId);
+        return preview(assessClaim(ctx.db, ctx.now, await order, await item, claimRequest(ctx.body)), claimRequest(ctx.body));
       },
     }),
     defineOperation({
@@ -113,7 +113,7 @@ function buyerClaimOperations() {
       errors: { ...CLAIM_ERRORS, 429: ['GUEST_LOOKUP_LOCKED'] },
       handler: async (ctx) => {
         const { order, item } = await buyerItem(ctx, ctx.params.orderId, ctx.params.orderItemId, ctx.body.orderPassword);
-        return fileAndRefund(ctx, order, item, claimRequest(ctx.body));
+        return fileAndRefund(ctx, await order, await item, claimRequest(ctx.body));
       },
     }),
     defineOperation({
@@ -131,7 +131,7 @@ function buyerClaimOperations() {
       errors: { ...CLAIM_ERRORS, 429: ['GUEST_LOOKUP_LOCKED'] },
       handler: async (ctx) => {
         const { order, item } = await buyerItem(ctx, ctx.params.orderId, ctx.params.orderItemId, ctx.body.orderPassword);
-        return preview(assessClaim(ctx.db, ctx.now, order, item, claimRequest(ctx.body)), claimRequest(ctx.body));
+        return preview(assessClaim(ctx.db, ctx.now, await order, await item, claimRequest(ctx.body)), claimRequest(ctx.body));
       },
     }),
   ];
@@ -141,7 +141,7 @@ function sellerClaimOperations() {
   const tag = 'Claims';
   const claimParams = z.object({ claimId: z.string() }).strict();
   const LOOKUP = { 403: ['TENANT_MISMATCH'], 404: ['CLAIM_NOT_FOUND'], 409: ['INVALID_STATUS'] } as const;
-  const load = (ctx: StoreCtx<any, any, { claimId: string }>) => requireOwned(ctx.db.select().from(claims).where(eq(claims.id, ctx.params.claimId)).get(), ctx.store.id, 'CLAIM_NOT_FOUND');
+  const load = async (ctx: StoreCtx<any, any, { claimId: string }>) => requireOwned(await ctx.db.select().from(claims).where(eq(claims.id, ctx.params.claimId)).get(), ctx.store.id, 'CLAIM_NOT_FOUND');
   /** A seller's step on one claim; steps that give money back run the refund after their transaction. */
   const step = (operationId: string, path: string, summary: string, agent: 'direct' | 'approval', body: z.ZodObject<any> | undefined,
     run: (ctx: StoreCtx<any, any, { claimId: string }>, claim: ClaimRow) => { claim: ClaimRow; refundId: string | null }) => defineOperation({
@@ -159,9 +159,9 @@ function sellerClaimOperations() {
     response: claimResult,
     errors: LOOKUP,
     target: (ctx) => ({ type: 'CLAIM', id: ctx.params.claimId }),
-    preview: (ctx) => ({ changes: [{ field: 'status', before: ctx.db.select({ s: claims.status }).from(claims).where(eq(claims.id, ctx.params.claimId)).get()?.s ?? null, after: path }] }),
+    preview: async (ctx) => ({ changes: [{ field: 'status', before: (await ctx.db.select({ s: claims.status }).from(claims).where(eq(claims.id, ctx.params.claimId)).get())?.s ?? null, after: path }] }),
     handler: async (ctx) => {
-      const { claim, refundId } = transaction(ctx.db, () => run(ctx, load(ctx)));
+      const { claim, refundId } = await transaction(ctx.db, async () => run(ctx, await load(ctx)));
       if (refundId) await runRefund(ctx.services, refundId);
       return { ...presentClaim(claim), refundStatus: claim.refundId ? refundStatus(ctx.db, claim.refundId) : null };
     },
@@ -185,14 +185,14 @@ function sellerClaimOperations() {
       scope: 'claim:r',
       query: listQuery,
       response: pageOf(claimView),
-      handler: (ctx) => {
+      handler: async (ctx) => {
         const q = ctx.query;
         const where = and(
           eq(claims.storeId, ctx.store.id), q.status && eq(claims.status, q.status), q.claimType && eq(claims.claimType, q.claimType), q.orderId === undefined ? undefined : eq(claims.orderId, q.orderId),
           q.from ? gte(claims.createdAt, kstDayStart(q.from)) : undefined, q.to ? lt(claims.createdAt, kstDayStart(q.to) + 86_400_000) : undefined,
         );
-        const rows = ctx.db.select().from(claims).where(where).orderBy(desc(claims.createdAt), desc(claims.id)).limit(q.size).offset((q.page - 1) * q.size).all();
-        return paginated(rows.map(presentClaim), q.page, q.size, countRows(ctx.db, claims, where));
+        const rows = await ctx.db.select().from(claims).where(where).orderBy(desc(claims.createdAt), desc(claims.id)).limit(q.size).offset((q.page - 1) * q.size).all();
+        return paginated(rows.map(presentClaim), q.page, q.size, await countRows(ctx.db, claims, where));
       },
     }),
     defineOperation({
@@ -206,20 +206,20 @@ function sellerClaimOperations() {
       params: claimParams,
       response: claimView,
       errors: { 403: ['TENANT_MISMATCH'], 404: ['CLAIM_NOT_FOUND'] },
-      handler: (ctx) => presentClaim(load(ctx)),
+      handler: async (ctx) => presentClaim(await load(ctx)),
     }),
     step('approveClaim', 'approve', 'Approve a requested claim: a cancel refunds now; a return or exchange waits for the pickup. The seller may set a deduction and the shipping charge', 'approval',
       z.object({ deductAmount: z.number().int().min(0).max(100_000_000).optional(), deliveryFeeChargeAmount: z.number().int().min(0).max(100_000_000).optional() }).strict(),
-      (ctx, claim) => approveClaim(ctx.services, ctx.now, ctx, claim, ctx.body ?? {})),
+      async (ctx, claim) => await approveClaim(ctx.services, ctx.now, ctx, claim, ctx.body ?? {})),
     step('rejectClaim', 'reject', 'Reject a claim (the item goes on in its flow)', 'direct', z.object({ reason: z.string().trim().min(1).max(500) }).strict(),
-      (ctx, claim) => ({ claim: rejectClaim(ctx.db, ctx.now, claim, ctx.body.reason), refundId: null })),
+      async (ctx, claim) => ({ claim: await rejectClaim(ctx.db, ctx.now, claim, ctx.body.reason), refundId: null })),
     step('completeClaimPickup', 'pickup-complete', 'The returned or exchanged goods arrived (an exchange puts the original stock back now)', 'direct', undefined,
-      (ctx, claim) => ({ claim: pickupComplete(ctx.db, ctx.now, claim), refundId: null })),
+      async (ctx, claim) => ({ claim: await pickupComplete(ctx.db, ctx.now, claim), refundId: null })),
     step('reshipClaim', 'reship', 'Ship the exchange: the new option leaves with its carrier and tracking number', 'direct',
       z.object({ carrier: z.string().trim().min(1).max(50), trackingNo: z.string().trim().min(1).max(50) }).strict(),
-      (ctx, claim) => ({ claim: reshipClaim(ctx.db, ctx.now, claim, ctx.body), refundId: null })),
+      async (ctx, claim) => ({ claim: await reshipClaim(ctx.db, ctx.now, claim, ctx.body), refundId: null })),
     step('completeClaim', 'complete', 'Finish a claim: a return refunds (stock back), an exchange closes', 'approval', undefined,
-      (ctx, claim) => completeClaim(ctx.services, ctx.now, ctx, claim)),
+      async (ctx, claim) => await completeClaim(ctx.services, ctx.now, ctx, claim)),
   ];
 }
 

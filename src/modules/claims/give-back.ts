@@ -17,11 +17,11 @@ import type { Amounts, OrderLine, PaymentPoints } from './amounts.js';
 export type OrderItemRow = typeof orderItems.$inferSelect;
 
 /** The order's items as the amounts module reads them, and the payment's points. */
-export function orderLines(db: Db, order: OrderRow): { items: OrderItemRow[]; lines: OrderLine[]; points: PaymentPoints } {
-  const items = db.select().from(orderItems).where(eq(orderItems.orderId, order.id)).orderBy(orderItems.orderItemNo).all();
+export async function orderLines(db: Db, order: OrderRow): Promise<{ items: OrderItemRow[]; lines: OrderLine[]; points: PaymentPoints; }> {
+  const items = await db.select().from(orderItems).where(eq(orderItems.orderId, order.id)).orderBy(orderItems.orderItemNo).all();
   return {
     items,
-    lines: items.map((i) => ({
+    lines: (await items).map((i) => ({
       orderItemId: i.id, quantity: i.quantity, closedQuantity: i.canceledQuantity + i.returnedQuantity, amount: i.amount, couponDiscountAmount: i.couponDiscountAmount,
       deliveryGroup: i.deliveryGroup, deliveryFee: i.deliveryFee, refundPolicy: i.refundPolicy,
       dispatched: coreRank(i.status) >= coreRank('DISPATCHED') && i.status !== 'CANCELED',
@@ -51,38 +51,38 @@ export interface GiveBack {
  * when everything was canceled, points first and then a cash refund of the approving attempt, and a DOMAIN
  * audit record. Answers the order after, the item's status, the refund id, and whether cash is to go out.
  */
-export function giveBack(services: Services, now: number, giver: Giver, g: GiveBack) {
+export async function giveBack(services: Services, now: number, giver: Giver, g: GiveBack) {
   const { db } = services;
   const { order, item, amounts } = g;
   const counts = g.kind === 'CANCEL'
     ? { canceledQuantity: item.canceledQuantity + amounts.quantity, returnedQuantity: item.returnedQuantity }
     : { canceledQuantity: item.canceledQuantity, returnedQuantity: item.returnedQuantity + amounts.quantity };
   const full = counts.canceledQuantity + counts.returnedQuantity === item.quantity;
-  db.update(orderItems).set({ ...counts, updatedAt: now }).where(eq(orderItems.id, item.id)).run();
-  restoreStock(db, now, { storeId: item.storeId, productId: item.productId, variantId: item.optionId, quantity: amounts.quantity, stay: item.stay && { checkIn: item.stay.checkIn, checkOut: item.stay.checkOut } });
+  await db.update(orderItems).set({ ...counts, updatedAt: now }).where(eq(orderItems.id, item.id)).run();
+  await restoreStock(db, now, { storeId: item.storeId, productId: item.productId, variantId: item.optionId, quantity: amounts.quantity, stay: item.stay && { checkIn: item.stay.checkIn, checkOut: item.stay.checkOut } });
   const closedAs = counts.returnedQuantity > 0 ? 'RETURNED' : 'CANCELED';
   const after: OrderRow = full ? { ...order, ...closeItemFlow(db, now, item.id, closedAs) } : order;
-  const everythingCanceled = db.select({ status: orderItems.status }).from(orderItems).where(eq(orderItems.orderId, order.id)).all().every((i) => i.status === 'CANCELED');
-  if (everythingCanceled) releaseCoupons(db, order.payment.paymentId);
+  const everythingCanceled = (await db.select({ status: orderItems.status }).from(orderItems).where(eq(orderItems.orderId, order.id)).all()).every((i) => i.status === 'CANCELED');
+  if (everythingCanceled) await releaseCoupons(db, order.payment.paymentId);
 
   if (amounts.pointRefundAmount > 0 && order.customerId) {
-    returnPoints(db, now, order.payment.paymentId, amounts.pointRefundAmount, { storeId: order.storeId, customerId: order.customerId, reason: g.kind === 'CANCEL' ? '취소로 돌려받음' : '반품으로 돌려받음', orderId: order.id, orderItemId: item.id });
+    await returnPoints(db, now, order.payment.paymentId, amounts.pointRefundAmount, { storeId: order.storeId, customerId: order.customerId, reason: g.kind === 'CANCEL' ? '취소로 돌려받음' : '반품으로 돌려받음', orderId: order.id, orderItemId: item.id });
   }
   const payment = { ...order.payment, pointRefundedAmount: order.payment.pointRefundedAmount + amounts.pointRefundAmount };
-  db.update(orders).set({ payment, lastChangedAt: now }).where(eq(orders.id, order.id)).run();
+  await db.update(orders).set({ payment, lastChangedAt: now }).where(eq(orders.id, order.id)).run();
 
-  const attempt = db.select({ id: paymentAttempts.id }).from(paymentAttempts)
+  const attempt = await db.select({ id: paymentAttempts.id }).from(paymentAttempts)
     .where(and(eq(paymentAttempts.paymentId, order.payment.paymentId), eq(paymentAttempts.status, 'APPROVED'))).get();
   const refundId = newId('rfd', now);
   const cash = amounts.cashRefundAmount > 0 && attempt !== undefined;
-  db.insert(paymentRefunds).values({
+  await db.insert(paymentRefunds).values({
     id: refundId, storeId: order.storeId, paymentId: order.payment.paymentId, attemptId: attempt?.id ?? '', claimId: g.claimId, orderItemIds: [item.id],
     amount: amounts.cashRefundAmount, pointRefundAmount: amounts.pointRefundAmount, reason: g.reason,
     status: cash ? 'PROCESSING' : 'COMPLETED', heldReason: null, failure: null, createdAt: now, completedAt: cash ? null : now,
   }).run();
 
   const actor = 'system' in giver ? { type: 'SYSTEM', id: 'system', name: 'svc' } : { type: giver.principal.actorType, id: giver.principal.userId, name: giver.principal.userName };
-  writeAudit(services, {
+  await writeAudit(services, {
     storeId: order.storeId, kind: 'DOMAIN', actor, source: 'system' in giver ? 'SYSTEM' : giver.principal.source,
     action: g.kind === 'CANCEL' ? 'ORDER_ITEM_CANCELED' : 'ORDER_ITEM_RETURNED', target: { type: 'ORDER_ITEM', id: item.id }, statusCode: 200, result: 'SUCCEEDED', errorCode: null,
     requestId: 'system' in giver ? '' : giver.requestId, traceId: 'system' in giver ? '' : giver.traceId, idempotencyKey: null,
@@ -94,5 +94,5 @@ export function giveBack(services: Services, now: number, giver: Giver, g: GiveB
 }
 
 /** Where a refund stands after its gateway call (the answers of cancels and claims show it). */
-export const refundStatus = (db: Db, refundId: string) =>
-  db.select({ status: paymentRefunds.status }).from(paymentRefunds).where(eq(paymentRefunds.id, refundId)).get()!.status as 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'HELD';
+export const refundStatus = async (db: Db, refundId: string) =>
+  ((await db.select({ status: paymentRefunds.status }).from(paymentRefunds).where(eq(paymentRefunds.id, refundId)).get())!).status as 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'HELD';

@@ -85,22 +85,22 @@ export interface ClaimRequest {
 }
 
 /** The flow's say over a claim type in the item's current state (spec 02 §4.4): IMMEDIATE, REQUEST or NONE. */
-function authorityOf(db: Db, orderItemId: string, claimType: ClaimType) {
-  const row = findItemFlow(db, orderItemId);
+async function authorityOf(db: Db, orderItemId: string, claimType: ClaimType) {
+  const row = await findItemFlow(db, orderItemId);
   if (!row) return 'NONE';
-  const state = definitionOf(db, row.flowId, row.version).states[row.state];
+  const state = (await definitionOf(db, row.flowId, row.version)).states[row.state];
   const key = claimType.toLowerCase() as 'cancel' | 'return' | 'exchange';
   return state?.claims?.[key] ?? 'NONE';
 }
 
 /** A deadline of the item's state that passed before the job runner got to it (e.g. the purchase-decision timer). */
-const deadlinePassed = (db: Db, orderItemId: string, now: number) =>
-  db.select({ n: count() }).from(flowTimers).where(and(eq(flowTimers.orderItemId, orderItemId), eq(flowTimers.status, 'PENDING'), lte(flowTimers.dueAt, now))).get()!.n > 0;
+const deadlinePassed = async (db: Db, orderItemId: string, now: number) =>
+  ((await db.select({ n: count() }).from(flowTimers).where(and(eq(flowTimers.orderItemId, orderItemId), eq(flowTimers.status, 'PENDING'), lte(flowTimers.dueAt, now))).get())!).n > 0;
 
 const openClaimOf = (db: Db, orderItemId: string) => db.select().from(claims).where(and(eq(claims.orderItemId, orderItemId), inArray(claims.status, OPEN))).get();
 
-function amountsFor(db: Db, order: OrderRow, item: OrderItemRow, ask: { claimType: ClaimType; quantity: number; reason: string; deductAmount?: number; deliveryFeeChargeAmount?: number }): Amounts {
-  const { lines, points } = orderLines(db, order);
+async function amountsFor(db: Db, order: OrderRow, item: OrderItemRow, ask: { claimType: ClaimType; quantity: number; reason: string; deductAmount?: number; deliveryFeeChargeAmount?: number }): Promise<Amounts> {
+  const { lines, points } = await orderLines(db, order);
   const waived = ask.claimType !== 'CANCEL' && SELLER_FAULT.has(ask.reason) ? { deliveryFeeChargeAmount: 0 } : {};
   try {
     return claimAmounts(lines, { kind: ask.claimType, orderItemId: item.id, quantity: ask.quantity, ...waived, ...(ask.deductAmount !== undefined && { deductAmount: ask.deductAmount }), ...(ask.deliveryFeeChargeAmount !== undefined && { deliveryFeeChargeAmount: ask.deliveryFeeChargeAmount }) }, points);
@@ -116,16 +116,16 @@ function amountsFor(db: Db, order: OrderRow, item: OrderItemRow, ask: { claimTyp
  * a passed deadline 409 PERIOD_EXPIRED, one open claim per item at a time, an exchange needs another
  * option of the product with stock. Changes nothing.
  */
-export function assessClaim(db: Db, now: number, order: OrderRow, item: OrderItemRow, body: ClaimRequest) {
+export async function assessClaim(db: Db, now: number, order: OrderRow, item: OrderItemRow, body: ClaimRequest) {
   if (['CANCELED', 'RETURNED', 'EXCHANGED'].includes(item.status)) throw fail(409, 'INVALID_STATUS', { status: item.status, claimType: body.claimType });
-  if (openClaimOf(db, item.id)) throw fail(409, 'INVALID_STATUS', { status: item.status, claimType: body.claimType, reason: 'CLAIM_OPEN' });
+  if (await openClaimOf(db, item.id)) throw fail(409, 'INVALID_STATUS', { status: item.status, claimType: body.claimType, reason: 'CLAIM_OPEN' });
   const decision = authorityOf(db, item.id, body.claimType);
-  if (decision === 'NONE') throw fail(409, 'INVALID_STATUS', { status: item.status, claimType: body.claimType });
-  if (deadlinePassed(db, item.id, now)) throw fail(409, 'PERIOD_EXPIRED', { status: item.status });
+  if (await decision === 'NONE') throw fail(409, 'INVALID_STATUS', { status: item.status, claimType: body.claimType });
+  if (await deadlinePassed(db, item.id, now)) throw fail(409, 'PERIOD_EXPIRED', { status: item.status });
   if (body.claimType === 'EXCHANGE') {
-    const variant = body.exchangeOptionId ? variantsOf(db, item.productId).find((v) => v.id === body.exchangeOptionId) : undefined;
+    const variant = body.exchangeOptionId ? (await variantsOf(db, item.productId)).find((v) => v.id === body.exchangeOptionId) : undefined;
     if (!body.exchangeOptionId) throw validationFailed([{ field: 'exchangeOptionId', code: 'REQUIRED', message: '바꿀 옵션이 필요합니다.' }]);
-    const product = findProduct(db, item.productId);
+    const product = await findProduct(db, item.productId);
     if (!variant || !variant.saleOn || product?.status !== 'ON_SALE') throw validationFailed([{ field: 'exchangeOptionId', code: 'NOT_AVAILABLE', message: '이 상품에서 고를 수 있는 옵션이 아닙니다.' }]);
     if (product.inventoryMode === 'STANDARD' && variant.stockQuantity < body.quantity) throw validationFailed([{ field: 'exchangeOptionId', code: 'OUT_OF_STOCK', message: '바꿀 옵션의 재고가 부족합니다.' }]);
   } else if (body.exchangeOptionId) {
@@ -134,8 +134,8 @@ export function assessClaim(db: Db, now: number, order: OrderRow, item: OrderIte
   return { decision: decision as 'IMMEDIATE' | 'REQUEST', amounts: amountsFor(db, order, item, body) };
 }
 
-function emitClaim(db: Db, now: number, claim: ClaimRow, type: string) {
-  emitEvent(db, now, {
+async function emitClaim(db: Db, now: number, claim: ClaimRow, type: string) {
+  await emitEvent(db, now, {
     storeId: claim.storeId, type, resource: { type: 'CLAIM', id: claim.id },
     data: {
       claimId: claim.id, claimNo: claim.claimNo, orderId: claim.orderId, orderItemId: claim.orderItemId, claimType: claim.claimType, status: claim.status,
@@ -149,8 +149,8 @@ const withAmounts = (a: Amounts) => ({
   refundAmount: a.refundAmount, deliveryFeeRefundAmount: a.deliveryFeeRefundAmount, deliveryFeeChargeAmount: a.deliveryFeeChargeAmount, deductAmount: a.deductAmount, pointRefundAmount: a.pointRefundAmount,
 });
 
-function save(db: Db, claim: ClaimRow) {
-  db.update(claims).set(claim).where(eq(claims.id, claim.id)).run();
+async function save(db: Db, claim: ClaimRow) {
+  await db.update(claims).set(claim).where(eq(claims.id, claim.id)).run();
   return claim;
 }
 
@@ -160,41 +160,41 @@ function save(db: Db, claim: ClaimRow) {
  * completes at once (refund included), a return or exchange is approved at once. Answers the claim and
  * the refund to send to the gateway.
  */
-export function fileClaim(services: Services, now: number, order: OrderRow, item: OrderItemRow, body: ClaimRequest) {
+export async function fileClaim(services: Services, now: number, order: OrderRow, item: OrderItemRow, body: ClaimRequest) {
   const { db } = services;
-  const { decision, amounts } = assessClaim(db, now, order, item, body);
-  const sequence = db.select({ n: count() }).from(claims).where(eq(claims.orderId, order.id)).get()!.n + 1;
-  let claim: ClaimRow = {
+  const { decision, amounts } = await assessClaim(db, now, order, item, body);
+  const sequence = ((await db.select({ n: count() }).from(claims).where(eq(claims.orderId, order.id)).get())!).n + 1;
+  let claim: ClaimRow = await (await {
     id: newId('clm', now), storeId: order.storeId, claimNo: order.orderNo * 100 + sequence, claimType: body.claimType, status: 'REQUESTED',
     orderId: order.id, orderItemId: item.id, quantity: body.quantity, reason: body.reason, detail: body.detail ?? null, exchangeOptionId: body.exchangeOptionId ?? null,
-    images: body.images ?? [], ...withAmounts(amounts), refundId: null, approved: decision === 'IMMEDIATE', rejectReason: null, reship: null,
+    images: body.images ?? [], ...withAmounts(await amounts), refundId: null, approved: decision === 'IMMEDIATE', rejectReason: null, reship: null,
     testPayment: order.testPayment, createdAt: now, updatedAt: now,
-  };
-  db.insert(claims).values(claim).run();
-  emitClaim(db, now, claim, EVENT_OF[body.claimType]);
+  });
+  await db.insert(claims).values(claim).run();
+  await emitClaim(db, now, claim, EVENT_OF[body.claimType]);
   let refundId: string | null = null;
   if (decision === 'IMMEDIATE' && body.claimType === 'CANCEL') {
-    ({ claim, refundId } = completeWithRefund(services, now, { system: true }, order, item, claim, amounts));
+    ({ claim, refundId } = completeWithRefund(services, now, { system: true }, order, item, claim, await amounts));
   } else {
-    openClaimHold(db, now, item.id);
-    if (decision === 'IMMEDIATE') claim = save(db, { ...claim, status: 'APPROVED' });
+    await openClaimHold(db, now, item.id);
+    if (decision === 'IMMEDIATE') claim = await save(db, { ...claim, status: 'APPROVED' });
   }
   return { claim, refundId };
 }
 
 /** A cancel or return comes to its end: the units leave the order with their money (giveBack), CLAIM.COMPLETED. */
-function completeWithRefund(services: Services, now: number, giver: Giver, order: OrderRow, item: OrderItemRow, claim: ClaimRow, amounts: Amounts) {
+async function completeWithRefund(services: Services, now: number, giver: Giver, order: OrderRow, item: OrderItemRow, claim: ClaimRow, amounts: Amounts) {
   const { db } = services;
-  const given = giveBack(services, now, giver, { order, item, amounts, kind: claim.claimType as 'CANCEL' | 'RETURN', claimId: claim.id, reason: `CLAIM:${claim.claimType}`, detail: claim.detail });
-  if (given.itemStatus !== 'CANCELED' && given.itemStatus !== 'RETURNED') releaseClaimHold(db, now, item.id);
+  const given = await giveBack(services, now, giver, { order, item, amounts, kind: claim.claimType as 'CANCEL' | 'RETURN', claimId: claim.id, reason: `CLAIM:${claim.claimType}`, detail: claim.detail });
+  if (given.itemStatus !== 'CANCELED' && given.itemStatus !== 'RETURNED') await releaseClaimHold(db, now, item.id);
   const done = save(db, { ...claim, ...withAmounts(amounts), status: 'COMPLETED', approved: true, refundId: given.refundId, updatedAt: now });
-  emitClaim(db, now, done, 'CLAIM.COMPLETED');
+  await emitClaim(db, now, await done, 'CLAIM.COMPLETED');
   return { claim: done, refundId: given.cashRefundId };
 }
 
-const context = (db: Db, claim: ClaimRow) => {
-  const order = db.select().from(orders).where(eq(orders.id, claim.orderId)).get()!;
-  const item = orderLines(db, order).items.find((i) => i.id === claim.orderItemId)!;
+const context = async (db: Db, claim: ClaimRow) => {
+  const order = (await db.select().from(orders).where(eq(orders.id, claim.orderId)).get())!;
+  const item = (await orderLines(db, order)).items.find((i) => i.id === claim.orderItemId)!;
   return { order, item };
 };
 
@@ -203,56 +203,56 @@ const expect = (claim: ClaimRow, ...statuses: ClaimStatus[]) => {
 };
 
 /** The seller approves: a cancel completes (refund); a return or exchange waits for the pickup. */
-export function approveClaim(services: Services, now: number, giver: Giver, claim: ClaimRow, body: { deductAmount?: number; deliveryFeeChargeAmount?: number }) {
+export async function approveClaim(services: Services, now: number, giver: Giver, claim: ClaimRow, body: { deductAmount?: number; deliveryFeeChargeAmount?: number }) {
   const { db } = services;
   expect(claim, 'REQUESTED');
-  const { order, item } = context(db, claim);
-  const amounts = amountsFor(db, order, item, { ...claim, ...body });
-  if (claim.claimType === 'CANCEL') return completeWithRefund(services, now, giver, order, item, claim, amounts);
-  return { claim: save(db, { ...claim, ...withAmounts(amounts), status: 'APPROVED', approved: true, updatedAt: now }), refundId: null };
+  const { order, item } = await context(db, claim);
+  const amounts = amountsFor(db, await order, item, { ...claim, ...body });
+  if (claim.claimType === 'CANCEL') return completeWithRefund(services, now, giver, await order, item, claim, await amounts);
+  return { claim: save(db, { ...claim, ...withAmounts(await amounts), status: 'APPROVED', approved: true, updatedAt: now }), refundId: null };
 }
 
-export function rejectClaim(db: Db, now: number, claim: ClaimRow, reason: string) {
+export async function rejectClaim(db: Db, now: number, claim: ClaimRow, reason: string) {
   expect(claim, 'REQUESTED', 'APPROVED');
-  releaseClaimHold(db, now, claim.orderItemId);
+  await releaseClaimHold(db, now, claim.orderItemId);
   return save(db, { ...claim, status: 'REJECTED', rejectReason: reason, updatedAt: now });
 }
 
 /** The returned units arrived at the seller; an exchange's original units go back to stock now (spec 01 §3.2). */
-export function pickupComplete(db: Db, now: number, claim: ClaimRow) {
+export async function pickupComplete(db: Db, now: number, claim: ClaimRow) {
   if (claim.claimType === 'CANCEL') throw fail(409, 'INVALID_STATUS', { status: claim.status, claimType: claim.claimType });
   expect(claim, 'APPROVED');
   if (claim.claimType === 'EXCHANGE') {
-    const { item } = context(db, claim);
-    restoreStock(db, now, { storeId: item.storeId, productId: item.productId, variantId: item.optionId, quantity: claim.quantity });
+    const { item } = await context(db, claim);
+    await restoreStock(db, now, { storeId: item.storeId, productId: item.productId, variantId: item.optionId, quantity: claim.quantity });
   }
   return save(db, { ...claim, status: 'PICKUP_COMPLETED', updatedAt: now });
 }
 
 /** The exchange's new units leave: their stock is taken now. */
-export function reshipClaim(db: Db, now: number, claim: ClaimRow, shipment: { carrier: string; trackingNo: string }) {
+export async function reshipClaim(db: Db, now: number, claim: ClaimRow, shipment: { carrier: string; trackingNo: string }) {
   if (claim.claimType !== 'EXCHANGE') throw fail(409, 'INVALID_STATUS', { status: claim.status, claimType: claim.claimType });
   expect(claim, 'PICKUP_COMPLETED');
-  const { item } = context(db, claim);
-  recordSale(db, now, { storeId: item.storeId, productId: item.productId, variantId: claim.exchangeOptionId!, quantity: claim.quantity });
+  const { item } = await context(db, claim);
+  await recordSale(db, now, { storeId: item.storeId, productId: item.productId, variantId: claim.exchangeOptionId!, quantity: claim.quantity });
   return save(db, { ...claim, status: 'RESHIPPED', reship: shipment, updatedAt: now });
 }
 
 /** The seller finishes: a return refunds (stock back now), an exchange closes without refund. */
-export function completeClaim(services: Services, now: number, giver: Giver, claim: ClaimRow) {
+export async function completeClaim(services: Services, now: number, giver: Giver, claim: ClaimRow) {
   const { db } = services;
-  const { order, item } = context(db, claim);
+  const { order, item } = await context(db, claim);
   if (claim.claimType === 'RETURN') {
     expect(claim, 'PICKUP_COMPLETED');
-    const amounts = amountsFor(db, order, item, claim);
-    return completeWithRefund(services, now, giver, order, item, claim, amounts);
+    const amounts = await amountsFor(db, await order, item, claim);
+    return completeWithRefund(services, now, giver, await order, item, claim, amounts);
   }
   if (claim.claimType === 'EXCHANGE') {
     expect(claim, 'RESHIPPED');
-    if (claim.quantity === item.quantity - item.canceledQuantity - item.returnedQuantity) closeItemFlow(db, now, item.id, 'EXCHANGED');
-    else releaseClaimHold(db, now, item.id);
+    if (claim.quantity === item.quantity - item.canceledQuantity - item.returnedQuantity) await closeItemFlow(db, now, item.id, 'EXCHANGED');
+    else await releaseClaimHold(db, now, item.id);
     const done = save(db, { ...claim, status: 'COMPLETED', updatedAt: now });
-    emitClaim(db, now, done, 'CLAIM.COMPLETED');
+    await emitClaim(db, now, await done, 'CLAIM.COMPLETED');
     return { claim: done, refundId: null };
   }
   throw fail(409, 'INVALID_STATUS', { status: claim.status, claimType: claim.claimType });
@@ -262,9 +262,9 @@ export function completeClaim(services: Services, now: number, giver: Giver, cla
  * WITHDRAW_REQUEST ran on the item (the flow released its hold): a claim not yet picked up ends WITHDRAWN;
  * one whose goods are already back with the seller cannot be withdrawn, so its hold is put back.
  */
-export function withdrawOpenClaim(db: Db, now: number, orderItemId: string) {
-  const open = openClaimOf(db, orderItemId);
+export async function withdrawOpenClaim(db: Db, now: number, orderItemId: string) {
+  const open = await openClaimOf(db, orderItemId);
   if (!open) return;
-  if (open.status === 'REQUESTED' || open.status === 'APPROVED') save(db, { ...open, status: 'WITHDRAWN', updatedAt: now });
-  else openClaimHold(db, now, orderItemId);
+  if (open.status === 'REQUESTED' || open.status === 'APPROVED') await save(db, { ...open, status: 'WITHDRAWN', updatedAt: now });
+  else await openClaimHold(db, now, orderItemId);
 }

@@ -57,7 +57,7 @@ const patchBody = z.object(ruleFields).partial().strict().refine((b) => Object.k
 type Rule = Omit<CouponRow, 'id' | 'storeId' | 'status' | 'issuedCount' | 'usedCount' | 'createdAt' | 'updatedAt'>;
 
 /** Rules that span fields: which fields go with which issue type, one validity, targets of this store. */
-function ruleProblems(ctx: StoreCtx, rule: Rule, issuedCount: number, { newCode }: { newCode: boolean }): FieldError[] {
+async function ruleProblems(ctx: StoreCtx, rule: Rule, issuedCount: number, { newCode }: { newCode: boolean }): Promise<FieldError[]> {
   const errors: FieldError[] = [];
   const bad = (field: string, code: string, message: string) => errors.push({ field, code, message });
   if (rule.benefit.method === 'PERCENT' && rule.benefit.value > 100) bad('benefit.value', 'OUT_OF_RANGE', '할인율은 1~100이어야 합니다.');
@@ -72,15 +72,15 @@ function ruleProblems(ctx: StoreCtx, rule: Rule, issuedCount: number, { newCode 
   if (rule.target.kind !== 'ALL') {
     if (rule.target.ids.length === 0) bad('target.ids', 'REQUIRED', '대상 상품 또는 카테고리가 필요합니다.');
     const table = rule.target.kind === 'PRODUCTS' ? products : categories;
-    const found = new Set(ctx.db.select({ id: table.id }).from(table).where(and(eq(table.storeId, ctx.store.id), inArray(table.id, rule.target.ids))).all().map((r) => r.id));
+    const found = new Set((await ctx.db.select({ id: table.id }).from(table).where(and(eq(table.storeId, ctx.store.id), inArray(table.id, rule.target.ids))).all()).map((r) => r.id));
     rule.target.ids.forEach((id, i) => found.has(id) || bad(`target.ids.${i}`, 'NOT_FOUND', `이 상점에 없는 ${rule.target.kind === 'PRODUCTS' ? '상품' : '카테고리'}입니다.`));
   }
-  if (newCode && rule.code && ctx.db.select({ id: coupons.id }).from(coupons).where(and(eq(coupons.storeId, ctx.store.id), eq(coupons.code, rule.code))).get()) bad('code', 'TAKEN', '이 상점에 이미 있는 코드입니다.');
+  if (newCode && rule.code && await ctx.db.select({ id: coupons.id }).from(coupons).where(and(eq(coupons.storeId, ctx.store.id), eq(coupons.code, rule.code))).get()) bad('code', 'TAKEN', '이 상점에 이미 있는 코드입니다.');
   return errors;
 }
 
 const ms = (value: string | null | undefined) => (value === null || value === undefined ? null : Date.parse(value));
-const loadCoupon = (ctx: StoreCtx<any, any, { couponId: string }>) => requireOwned(findCoupon(ctx.db, ctx.params.couponId), ctx.store.id, 'COUPON_NOT_FOUND');
+const loadCoupon = async (ctx: StoreCtx<any, any, { couponId: string }>) => requireOwned(await findCoupon(ctx.db, ctx.params.couponId), ctx.store.id, 'COUPON_NOT_FOUND');
 const couponParams = z.object({ couponId: z.string() }).strict();
 const COUPON_LOOKUP = { 403: ['TENANT_MISMATCH'], 404: ['COUPON_NOT_FOUND'] } as const;
 
@@ -99,12 +99,12 @@ function statusMove(operationId: string, path: string, from: 'ACTIVE' | 'SUSPEND
     response: couponSchema,
     errors: { ...COUPON_LOOKUP, 409: ['COUPON_STATUS_CONFLICT'] },
     target: (ctx) => ({ type: 'COUPON', id: ctx.params.couponId }),
-    preview: (ctx) => ({ changes: [{ field: 'status', before: findCoupon(ctx.db, ctx.params.couponId)?.status ?? null, after: to }] }),
-    handler: (ctx) => {
+    preview: async (ctx) => ({ changes: [{ field: 'status', before: (await findCoupon(ctx.db, ctx.params.couponId))?.status ?? null, after: to }] }),
+    handler: async (ctx) => {
       const coupon = loadCoupon(ctx);
-      if (coupon.status !== from) throw fail(409, 'COUPON_STATUS_CONFLICT', { status: coupon.status, expected: from });
-      ctx.db.update(coupons).set({ status: to, updatedAt: ctx.now }).where(eq(coupons.id, coupon.id)).run();
-      return presentCoupon({ ...coupon, status: to, updatedAt: ctx.now });
+      if ((await coupon).status !== from) throw fail(409, 'COUPON_STATUS_CONFLICT', { status: (await coupon).status, expected: from });
+      await ctx.db.update(coupons).set({ status: to, updatedAt: ctx.now }).where(eq(coupons.id, (await coupon).id)).run();
+      return presentCoupon(await { ...coupon, status: to, updatedAt: ctx.now });
     },
   });
 }
@@ -131,10 +131,10 @@ export const couponOperations = [
     scope: 'promotion:r',
     query: z.object({ ...pageQuery(100), status: z.enum(['ACTIVE', 'SUSPENDED', 'ENDED']).optional(), issueType: z.enum(['MANUAL', 'DOWNLOAD', 'SIGNUP', 'CODE']).optional() }).strict(),
     response: pageOf(couponSchema),
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const where = and(eq(coupons.storeId, ctx.store.id), ctx.query.status && eq(coupons.status, ctx.query.status), ctx.query.issueType && eq(coupons.issueType, ctx.query.issueType));
-      const rows = ctx.db.select().from(coupons).where(where).orderBy(desc(coupons.id)).limit(ctx.query.size).offset((ctx.query.page - 1) * ctx.query.size).all();
-      return paginated(rows.map(presentCoupon), ctx.query.page, ctx.query.size, countRows(ctx.db, coupons, where));
+      const rows = await ctx.db.select().from(coupons).where(where).orderBy(desc(coupons.id)).limit(ctx.query.size).offset((ctx.query.page - 1) * ctx.query.size).all();
+      return paginated(rows.map(presentCoupon), ctx.query.page, ctx.query.size, await countRows(ctx.db, coupons, where));
     },
   }),
   defineOperation({
@@ -151,17 +151,17 @@ export const couponOperations = [
     response: couponSchema,
     target: () => ({ type: 'COUPON', id: null }),
     preview: (ctx) => ({ changes: [{ field: 'coupon', before: null, after: ctx.body }] }),
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const b = ctx.body;
       const rule: Rule = {
         name: b.name, code: b.code ?? null, issueType: b.issueType, benefit: { method: b.benefit.method, value: b.benefit.value, maxDiscountAmount: b.benefit.maxDiscountAmount ?? null },
         minOrderAmount: b.minOrderAmount, target: b.target, downloadStart: ms(b.downloadStart), downloadEnd: ms(b.downloadEnd), useDays: b.useDays ?? null, useEnd: ms(b.useEnd),
         totalQuantity: b.totalQuantity ?? null, perCustomerLimit: b.perCustomerLimit, stackable: b.stackable,
       };
-      const errors = ruleProblems(ctx, rule, 0, { newCode: true });
+      const errors = await ruleProblems(ctx, rule, 0, { newCode: true });
       if (errors.length) throw validationFailed(errors);
       const coupon: CouponRow = { id: newId('cpn', ctx.now), storeId: ctx.store.id, ...rule, status: 'ACTIVE', issuedCount: 0, usedCount: 0, createdAt: ctx.now, updatedAt: ctx.now };
-      ctx.db.insert(coupons).values(coupon).run();
+      await ctx.db.insert(coupons).values(coupon).run();
       return reply(201, presentCoupon(coupon));
     },
   }),
@@ -176,7 +176,7 @@ export const couponOperations = [
     params: couponParams,
     response: couponSchema,
     errors: COUPON_LOOKUP,
-    handler: (ctx) => presentCoupon(loadCoupon(ctx)),
+    handler: async (ctx) => presentCoupon(await loadCoupon(ctx)),
   }),
   defineOperation({
     operationId: 'updateCoupon',
@@ -192,13 +192,13 @@ export const couponOperations = [
     response: couponSchema,
     errors: { ...COUPON_LOOKUP, 409: ['COUPON_STATUS_CONFLICT'] },
     target: (ctx) => ({ type: 'COUPON', id: ctx.params.couponId }),
-    preview: (ctx) => {
-      const before = findCoupon(ctx.db, ctx.params.couponId);
+    preview: async (ctx) => {
+      const before = await findCoupon(ctx.db, ctx.params.couponId);
       return { changes: Object.entries(ctx.body).map(([field, after]) => ({ field, before: before ? (presentCoupon(before) as Record<string, unknown>)[field] ?? null : null, after })) };
     },
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const coupon = loadCoupon(ctx);
-      if (coupon.status === 'ENDED') throw fail(409, 'COUPON_STATUS_CONFLICT', { status: coupon.status });
+      if ((await coupon).status === 'ENDED') throw fail(409, 'COUPON_STATUS_CONFLICT', { status: (await coupon).status });
       const b = ctx.body;
       const rule: Rule = {
         ...coupon,
@@ -214,11 +214,11 @@ export const couponOperations = [
         ...(b.perCustomerLimit !== undefined && { perCustomerLimit: b.perCustomerLimit }),
         ...(b.stackable !== undefined && { stackable: b.stackable }),
       };
-      const errors = ruleProblems(ctx, rule, coupon.issuedCount, { newCode: false });
+      const errors = await ruleProblems(ctx, rule, (await coupon).issuedCount, { newCode: false });
       if (errors.length) throw validationFailed(errors);
       const changed = { ...coupon, ...rule, updatedAt: ctx.now };
-      ctx.db.update(coupons).set(changed).where(eq(coupons.id, coupon.id)).run();
-      return presentCoupon(changed);
+      await ctx.db.update(coupons).set(changed).where(eq(coupons.id, (await coupon).id)).run();
+      return presentCoupon(await changed);
     },
   }),
   defineOperation({
@@ -236,21 +236,21 @@ export const couponOperations = [
     errors: { ...COUPON_LOOKUP, 409: ['COUPON_NOT_GRANTABLE', 'COUPON_STATUS_CONFLICT'] },
     target: (ctx) => ({ type: 'COUPON', id: ctx.params.couponId }),
     preview: (ctx) => ({ changes: [{ field: 'grants', before: null, after: ctx.body.customerIds }] }),
-    handler: (ctx) => {
-      const coupon = loadCoupon(ctx);
+    handler: async (ctx) => {
+      const coupon = await loadCoupon(ctx);
       if (coupon.issueType !== 'MANUAL') throw fail(409, 'COUPON_NOT_GRANTABLE', { issueType: coupon.issueType });
       if (coupon.status !== 'ACTIVE') throw fail(409, 'COUPON_STATUS_CONFLICT', { status: coupon.status });
       const result: z.output<typeof grantResult> = { granted: [], failed: [] };
-      const buyers = new Map(ctx.db.select().from(customers).where(and(eq(customers.storeId, ctx.store.id), inArray(customers.id, ctx.body.customerIds))).all().map((c) => [c.id, c]));
+      const buyers = new Map((await ctx.db.select().from(customers).where(and(eq(customers.storeId, ctx.store.id), inArray(customers.id, ctx.body.customerIds))).all()).map((c) => [c.id, c]));
       for (const customerId of new Set(ctx.body.customerIds)) {
         const refuse = (code: string, message: string) => result.failed.push({ customerId, code, message });
         const buyer = buyers.get(customerId);
         if (!buyer) { refuse('CUSTOMER_NOT_FOUND', '이 상점의 구매자가 아닙니다.'); continue; }
         if (buyer.withdrawnAt !== null) { refuse('CUSTOMER_WITHDRAWN', '탈퇴한 구매자입니다.'); continue; }
-        if (heldCount(ctx.db, coupon.id, customerId) >= coupon.perCustomerLimit) { refuse('COUPON_LIMIT_REACHED', `한 사람에게 ${coupon.perCustomerLimit}장까지 줄 수 있습니다.`); continue; }
+        if (await heldCount(ctx.db, coupon.id, customerId) >= coupon.perCustomerLimit) { refuse('COUPON_LIMIT_REACHED', `한 사람에게 ${coupon.perCustomerLimit}장까지 줄 수 있습니다.`); continue; }
         try {
           // A savepoint per buyer: one sold-out grant leaves the others in place.
-          const item = transaction(ctx.db, () => issueItem(ctx.db, findCoupon(ctx.db, coupon.id)!, customerId, 'MANUAL', ctx.now));
+          const item = await transaction(ctx.db, async () => issueItem(ctx.db, (await findCoupon(ctx.db, coupon.id))!, customerId, 'MANUAL', ctx.now));
           result.granted.push({ customerId, couponItem: presentCouponItem(item) });
         } catch (error) {
           if (!(error instanceof ApiError)) throw error;
@@ -272,18 +272,18 @@ export const couponOperations = [
     auth: 'buyer',
     query: z.object({ productId: z.string().optional() }).strict(),
     response: z.object({ contents: z.array(storefrontCoupon) }),
-    handler: (ctx) => {
-      const product = ctx.query.productId ? ctx.db.select().from(products).where(and(eq(products.id, ctx.query.productId), eq(products.storeId, ctx.buyer.storeId))).get() : null;
+    handler: async (ctx) => {
+      const product = await (await ctx.query.productId ? ctx.db.select().from(products).where(and(eq(products.id, ctx.query.productId), eq(products.storeId, ctx.buyer.storeId))).get() : null);
       if (ctx.query.productId && !product) throw fail(404, 'PRODUCT_NOT_FOUND');
-      const rows = ctx.db.select().from(coupons).where(and(eq(coupons.storeId, ctx.buyer.storeId), eq(coupons.issueType, 'DOWNLOAD'), eq(coupons.status, 'ACTIVE'))).orderBy(desc(coupons.id)).all()
+      const rows = (await ctx.db.select().from(coupons).where(and(eq(coupons.storeId, ctx.buyer.storeId), eq(coupons.issueType, 'DOWNLOAD'), eq(coupons.status, 'ACTIVE'))).orderBy(desc(coupons.id)).all())
         .filter((c) => c.downloadEnd === null || ctx.now < c.downloadEnd)
         .filter((c) => !product || c.target.kind === 'ALL' || (c.target.kind === 'PRODUCTS' ? c.target.ids.includes(product.id) : product.categoryId !== null && c.target.ids.includes(product.categoryId)));
       const member = ctx.buyer.customer;
       return {
-        contents: rows.map((c) => {
+        contents: rows.map(async (c) => {
           const { couponId, name, benefit, minOrderAmount, target, downloadStart, downloadEnd, useDays, useEnd, stackable } = presentCoupon(c);
           const view = { couponId, name, benefit, minOrderAmount, target, downloadStart, downloadEnd, useDays, useEnd, stackable };
-          return member ? { ...view, downloaded: heldCount(ctx.db, c.id, member.id) > 0, downloadable: downloadRefusal(ctx.db, c, member.id, ctx.now) === null } : view;
+          return member ? { ...view, downloaded: await heldCount(ctx.db, c.id, member.id) > 0, downloadable: downloadRefusal(ctx.db, c, member.id, ctx.now) === null } : view;
         }),
       };
     },
@@ -300,12 +300,12 @@ export const couponOperations = [
     params: couponParams,
     response: couponItemSchema,
     errors: { 401: ['COUPON_MEMBERS_ONLY'], 404: ['COUPON_NOT_FOUND'], 409: ['COUPON_ALREADY_DOWNLOADED', 'COUPON_SOLD_OUT', 'COUPON_NOT_STARTED', 'COUPON_DOWNLOAD_ENDED', 'COUPON_NOT_DOWNLOADABLE', 'COUPON_NOT_ACTIVE'] },
-    handler: (ctx) => {
-      const coupon = findCoupon(ctx.db, ctx.params.couponId);
+    handler: async (ctx) => {
+      const coupon = await findCoupon(ctx.db, ctx.params.couponId);
       if (!coupon || coupon.storeId !== ctx.buyer.storeId) throw fail(404, 'COUPON_NOT_FOUND');
-      const refusal = downloadRefusal(ctx.db, coupon, ctx.buyer.customer?.id ?? null, ctx.now);
+      const refusal = await downloadRefusal(ctx.db, coupon, ctx.buyer.customer?.id ?? null, ctx.now);
       if (refusal) throw fail(refusal.status, refusal.code, { couponId: coupon.id });
-      return reply(201, presentCouponItem(issueItem(ctx.db, coupon, ctx.buyer.customer!.id, 'DOWNLOAD', ctx.now)));
+      return reply(201, presentCouponItem(await issueItem(ctx.db, coupon, ctx.buyer.customer!.id, 'DOWNLOAD', ctx.now)));
     },
   }),
   defineOperation({
@@ -317,11 +317,11 @@ export const couponOperations = [
     auth: 'buyer',
     response: z.object({ contents: z.array(heldCoupon) }),
     errors: { 401: ['UNAUTHORIZED'] },
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const member = ctx.buyer.customer;
       if (!member) throw fail(401, 'UNAUTHORIZED');
-      const items = memberItems(ctx.db, ctx.buyer.storeId, member.id);
-      const rules = new Map(items.length ? ctx.db.select().from(coupons).where(inArray(coupons.id, [...new Set(items.map((i) => i.couponId))])).all().map((c) => [c.id, c]) : []);
+      const items = await memberItems(ctx.db, ctx.buyer.storeId, member.id);
+      const rules = new Map(items.length ? (await ctx.db.select().from(coupons).where(inArray(coupons.id, [...new Set(items.map((i) => i.couponId))])).all()).map((c) => [c.id, c]) : []);
       return {
         contents: items.map((i) => {
           const c = rules.get(i.couponId)!;

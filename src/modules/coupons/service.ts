@@ -113,36 +113,36 @@ const expiryOf = (coupon: CouponRow, now: number) => coupon.useEnd ?? (coupon.us
  * Issues one item of `coupon` to a buyer: the total quantity is taken by one guarded statement, so
  * concurrent issues never pass it (409 COUPON_SOLD_OUT). The caller's transaction holds both writes.
  */
-export function issueItem(db: Db, coupon: CouponRow, customerId: string | null, source: CouponSource, now: number, code = itemCode()): CouponItemRow {
-  if (q(db).takeOne.run({ id: coupon.id }).changes === 0) throw fail(409, 'COUPON_SOLD_OUT', { couponId: coupon.id, totalQuantity: coupon.totalQuantity });
+export async function issueItem(db: Db, coupon: CouponRow, customerId: string | null, source: CouponSource, now: number, code = itemCode()): Promise<CouponItemRow> {
+  if ((await q(db).takeOne.run({ id: coupon.id })).changes === 0) throw fail(409, 'COUPON_SOLD_OUT', { couponId: coupon.id, totalQuantity: coupon.totalQuantity });
   const item: CouponItemRow = {
     id: newId('cpi', now), storeId: coupon.storeId, couponId: coupon.id, customerId, source, code,
     expiresAt: expiryOf(coupon, now), usedAt: null, paymentId: null, orderId: null, createdAt: now,
   };
-  db.insert(couponItems).values(item).run();
+  await db.insert(couponItems).values(item).run();
   return item;
 }
 
-export const heldCount = (db: Db, couponId: string, customerId: string) => q(db).held.get({ couponId, customerId })!.n;
+export const heldCount = async (db: Db, couponId: string, customerId: string) => ((await q(db).held.get({ couponId, customerId }))!).n;
 
 /** Why a member cannot download `coupon` now, or null (the order of checks is what the buyer can fix last). */
-export function downloadRefusal(db: Db, coupon: CouponRow, customerId: string | null, now: number): { status: number; code: string } | null {
+export async function downloadRefusal(db: Db, coupon: CouponRow, customerId: string | null, now: number): Promise<{ status: number; code: string; } | null> {
   if (coupon.issueType !== 'DOWNLOAD') return { status: 409, code: 'COUPON_NOT_DOWNLOADABLE' };
   if (coupon.status !== 'ACTIVE') return { status: 409, code: 'COUPON_NOT_ACTIVE' };
   if (coupon.downloadStart !== null && now < coupon.downloadStart) return { status: 409, code: 'COUPON_NOT_STARTED' };
   if (coupon.downloadEnd !== null && now >= coupon.downloadEnd) return { status: 409, code: 'COUPON_DOWNLOAD_ENDED' };
   if (customerId === null) return { status: 401, code: 'COUPON_MEMBERS_ONLY' };
-  if (heldCount(db, coupon.id, customerId) >= coupon.perCustomerLimit) return { status: 409, code: 'COUPON_ALREADY_DOWNLOADED' };
+  if (await heldCount(db, coupon.id, customerId) >= coupon.perCustomerLimit) return { status: 409, code: 'COUPON_ALREADY_DOWNLOADED' };
   if (coupon.totalQuantity !== null && coupon.issuedCount >= coupon.totalQuantity) return { status: 409, code: 'COUPON_SOLD_OUT' };
   return null;
 }
 
 /** Sign-up coupons: every active SIGNUP coupon of the store, once per new member (inside the sign-up transaction). */
-export function issueSignupCoupons(db: Db, storeId: string, customerId: string, now: number) {
-  const active = db.select().from(coupons).where(and(eq(coupons.storeId, storeId), eq(coupons.issueType, 'SIGNUP'), eq(coupons.status, 'ACTIVE'))).all();
+export async function issueSignupCoupons(db: Db, storeId: string, customerId: string, now: number) {
+  const active = await db.select().from(coupons).where(and(eq(coupons.storeId, storeId), eq(coupons.issueType, 'SIGNUP'), eq(coupons.status, 'ACTIVE'))).all();
   for (const coupon of active) {
     if (coupon.totalQuantity !== null && coupon.issuedCount >= coupon.totalQuantity) continue;
-    issueItem(db, coupon, customerId, 'SIGNUP', now);
+    await issueItem(db, coupon, customerId, 'SIGNUP', now);
   }
 }
 
@@ -174,19 +174,19 @@ export interface AppliedCoupons {
 export const NO_COUPONS: AppliedCoupons = { lines: [], discountAmount: 0, itemDiscounts: [] };
 
 /** Whether a category or one of its ancestors is among `ids`. */
-function inCategories(db: Db, categoryId: string | null, ids: Set<string>) {
-  for (let id = categoryId, depth = 0; id && depth < 10; id = q(db).parentOf.get({ id })?.parentId ?? null, depth++) {
+async function inCategories(db: Db, categoryId: string | null, ids: Set<string>) {
+  for (let id = categoryId, depth = 0; id && depth < 10; id = (await q(db).parentOf.get({ id }))?.parentId ?? null, depth++) {
     if (ids.has(id)) return true;
   }
   return false;
 }
 
-function targets(db: Db, coupon: CouponRow, item: PricedItem) {
+async function targets(db: Db, coupon: CouponRow, item: PricedItem) {
   const ids = new Set(coupon.target.ids);
   switch (coupon.target.kind) {
     case 'ALL': return true;
     case 'PRODUCTS': return ids.has(item.productId);
-    case 'CATEGORIES': return inCategories(db, findProduct(db, item.productId)?.categoryId ?? null, ids);
+    case 'CATEGORIES': return inCategories(db, (await findProduct(db, item.productId))?.categoryId ?? null, ids);
   }
 }
 
@@ -221,9 +221,9 @@ export function applyCoupons(db: Db, storeId: string, customerId: string | null,
   const seen = new Set<string>();
   const picked: { coupon: CouponRow; index: number }[] = [];
 
-  codes.forEach(({ code }, i) => {
-    const held = q(db).itemByCode.get({ storeId, code });
-    const coupon = held ? findCoupon(db, held.couponId) : q(db).couponByCode.get({ storeId, code });
+  codes.forEach(async ({ code }, i) => {
+    const held = await q(db).itemByCode.get({ storeId, code });
+    const coupon = await (await held ? findCoupon(db, held.couponId) : q(db).couponByCode.get({ storeId, code }));
     if (!coupon || (!held && coupon.issueType !== 'CODE')) return refuse(i, 'COUPON_NOT_FOUND', `쿠폰 ${code}을(를) 찾을 수 없습니다.`);
     if (seen.has(held?.id ?? coupon.id)) return refuse(i, 'COUPON_DUPLICATE', '같은 쿠폰을 두 번 쓸 수 없습니다.');
     seen.add(held?.id ?? coupon.id);
@@ -234,12 +234,12 @@ export function applyCoupons(db: Db, storeId: string, customerId: string | null,
     } else {
       if (coupon.useEnd !== null && now >= coupon.useEnd) return refuse(i, 'COUPON_EXPIRED', '사용 기간이 지난 쿠폰입니다.');
       if (coupon.totalQuantity !== null && coupon.issuedCount >= coupon.totalQuantity) return refuse(i, 'COUPON_SOLD_OUT', '쿠폰이 모두 소진되었습니다.');
-      if (customerId !== null && heldCount(db, coupon.id, customerId) >= coupon.perCustomerLimit) return refuse(i, 'COUPON_LIMIT_REACHED', `한 사람이 ${coupon.perCustomerLimit}번까지 쓸 수 있는 쿠폰입니다.`);
+      if (customerId !== null && await heldCount(db, coupon.id, customerId) >= coupon.perCustomerLimit) return refuse(i, 'COUPON_LIMIT_REACHED', `한 사람이 ${coupon.perCustomerLimit}번까지 쓸 수 있는 쿠폰입니다.`);
     }
     if (coupon.status !== 'ACTIVE') return refuse(i, 'COUPON_NOT_ACTIVE', '중지되었거나 끝난 쿠폰입니다.');
     if (itemsAmount < coupon.minOrderAmount) return refuse(i, 'COUPON_MIN_ORDER_AMOUNT', `상품 금액이 ${coupon.minOrderAmount}원 이상이어야 합니다.`);
-    const eligible = items.map((item, k) => (targets(db, coupon, item) ? left[k] : 0));
-    const base = eligible.reduce((n, b) => n + b, 0);
+    const eligible = items.map(async (item, k) => (await targets(db, coupon, item) ? left[k] : 0));
+    const base = await eligible.reduce(async (n, b) => n + await b, 0);
     if (base === 0) return refuse(i, 'COUPON_NOT_APPLICABLE', '이 주문에는 쿠폰을 쓸 수 있는 상품이 없습니다.');
     picked.push({ coupon, index: i });
     const discountAmount = discountOf(coupon, base);
@@ -261,41 +261,41 @@ export function applyCoupons(db: Db, storeId: string, customerId: string | null,
  * coupon gets its item now. Answers the lines with their item ids.
  */
 export function holdCoupons(db: Db, paymentId: string, customerId: string | null, applied: AppliedCoupons, now: number): CouponLine[] {
-  return applied.lines.map((line, i) => {
+  return applied.lines.map(async (line, i) => {
     let itemId = line.couponItemId;
     if (itemId === null) {
-      const coupon = findCoupon(db, line.couponId)!;
+      const coupon = (await findCoupon(db, line.couponId))!;
       try {
-        itemId = issueItem(db, coupon, customerId, 'CODE', now).id;
+        itemId = (await issueItem(db, coupon, customerId, 'CODE', now)).id;
       } catch {
         throw validationFailed([{ field: `coupons.${i}.code`, code: 'COUPON_SOLD_OUT', message: '쿠폰이 모두 소진되었습니다.' }]);
       }
     }
-    const taken = db.update(couponItems).set({ usedAt: now, paymentId }).where(and(eq(couponItems.id, itemId), isNull(couponItems.usedAt))).run().changes;
+    const taken = (await db.update(couponItems).set({ usedAt: now, paymentId }).where(and(eq(couponItems.id, itemId), isNull(couponItems.usedAt))).run()).changes;
     if (taken === 0) throw validationFailed([{ field: `coupons.${i}.code`, code: 'COUPON_ALREADY_USED', message: '이미 쓴 쿠폰입니다.' }]);
-    db.update(coupons).set({ usedCount: sql`${coupons.usedCount} + 1` }).where(eq(coupons.id, line.couponId)).run();
+    await db.update(coupons).set({ usedCount: sql`${coupons.usedCount} + 1` }).where(eq(coupons.id, line.couponId)).run();
     return { ...line, couponItemId: itemId };
   });
 }
 
 /** The order made from the payment owns its coupon items. */
-export function linkCouponsToOrder(db: Db, paymentId: string, orderId: string) {
-  db.update(couponItems).set({ orderId }).where(eq(couponItems.paymentId, paymentId)).run();
+export async function linkCouponsToOrder(db: Db, paymentId: string, orderId: string) {
+  await db.update(couponItems).set({ orderId }).where(eq(couponItems.paymentId, paymentId)).run();
 }
 
 /**
  * A payment that ended unpaid, or an order canceled whole before dispatch, gives its coupons back: typed
  * items are free again, a CODE coupon's item made for the payment is removed and its quantity returned.
  */
-export function releaseCoupons(db: Db, paymentId: string) {
-  const held = db.select().from(couponItems).where(eq(couponItems.paymentId, paymentId)).all();
+export async function releaseCoupons(db: Db, paymentId: string) {
+  const held = await db.select().from(couponItems).where(eq(couponItems.paymentId, paymentId)).all();
   for (const item of held) {
-    db.update(coupons).set({ usedCount: sql`${coupons.usedCount} - 1` }).where(eq(coupons.id, item.couponId)).run();
+    await db.update(coupons).set({ usedCount: sql`${coupons.usedCount} - 1` }).where(eq(coupons.id, item.couponId)).run();
     if (item.source === 'CODE') {
-      db.delete(couponItems).where(eq(couponItems.id, item.id)).run();
-      db.update(coupons).set({ issuedCount: sql`${coupons.issuedCount} - 1` }).where(eq(coupons.id, item.couponId)).run();
+      await db.delete(couponItems).where(eq(couponItems.id, item.id)).run();
+      await db.update(coupons).set({ issuedCount: sql`${coupons.issuedCount} - 1` }).where(eq(coupons.id, item.couponId)).run();
     } else {
-      db.update(couponItems).set({ usedAt: null, paymentId: null, orderId: null }).where(eq(couponItems.id, item.id)).run();
+      await db.update(couponItems).set({ usedAt: null, paymentId: null, orderId: null }).where(eq(couponItems.id, item.id)).run();
     }
   }
 }
@@ -305,6 +305,6 @@ export const memberItems = (db: Db, storeId: string, customerId: string) =>
   db.select().from(couponItems).where(and(eq(couponItems.storeId, storeId), eq(couponItems.customerId, customerId))).orderBy(asc(couponItems.createdAt)).all();
 
 /** Coupons whose use ended (`useEnd` passed) are ENDED; run by the job loop. */
-export function endExpiredCoupons(db: Db, now: number) {
-  return db.update(coupons).set({ status: 'ENDED', updatedAt: now }).where(and(inArray(coupons.status, ['ACTIVE', 'SUSPENDED']), lte(coupons.useEnd, now))).run().changes;
+export async function endExpiredCoupons(db: Db, now: number) {
+  return (await db.update(coupons).set({ status: 'ENDED', updatedAt: now }).where(and(inArray(coupons.status, ['ACTIVE', 'SUSPENDED']), lte(coupons.useEnd, now))).run()).changes;
 }

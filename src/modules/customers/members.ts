@@ -57,17 +57,17 @@ export const memberOperations = [
     errors: { 403: ['MEMBER_LOGIN_DISABLED'], 409: ['MEMBER_EMAIL_TAKEN'] },
     handler: async (ctx) => {
       const { storeId } = ctx.buyer;
-      if (!settingsOf(ctx.db, storeId).emailPassword) throw fail(403, 'MEMBER_LOGIN_DISABLED');
+      if (!(await settingsOf(ctx.db, storeId)).emailPassword) throw fail(403, 'MEMBER_LOGIN_DISABLED');
       const passwordHash = await hashPassword(ctx.body.password);
-      const customer = transaction(ctx.db, () => {
-        const now = ctx.services.clock.now();
-        const taken = ctx.db.select().from(customers).where(and(eq(customers.storeId, storeId), eq(customers.email, ctx.body.email))).get();
-        if (taken) throw fail(409, 'MEMBER_EMAIL_TAKEN');
-        const row: Customer = { id: newId('cus', now), storeId, uid: null, email: ctx.body.email, name: ctx.body.name, phone: ctx.body.phone, passwordHash, createdAt: now, withdrawnAt: null };
-        ctx.db.insert(customers).values(row).run();
-        // Sign-up coupons and the like, in the same transaction.
-        for (const module of ctx.services.modules) module.onCustomerSignedUp?.(ctx.services, ctx.db, { storeId, customerId: row.id, at: now });
-        return row;
+      const customer = await transaction(ctx.db, async () => {
+          const now = ctx.services.clock.now();
+          const taken = await ctx.db.select().from(customers).where(and(eq(customers.storeId, storeId), eq(customers.email, ctx.body.email))).get();
+          if (taken) throw fail(409, 'MEMBER_EMAIL_TAKEN');
+          const row: Customer = { id: newId('cus', now), storeId, uid: null, email: ctx.body.email, name: ctx.body.name, phone: ctx.body.phone, passwordHash, createdAt: now, withdrawnAt: null };
+          await ctx.db.insert(customers).values(row).run();
+          // Sign-up coupons and the like, in the same transaction.
+          for (const module of ctx.services.modules) module.onCustomerSignedUp?.(ctx.services, ctx.db, { storeId, customerId: row.id, at: now });
+          return row;
       });
       return reply(201, { ...(await issueBuyerToken(ctx.services, customer)), customer: presentCustomer(customer) });
     },
@@ -85,13 +85,13 @@ export const memberOperations = [
     errors: { 401: ['INVALID_LOGIN'], 403: ['MEMBER_LOGIN_DISABLED'], 429: ['LOGIN_THROTTLED'] },
     handler: async (ctx) => {
       const { storeId } = ctx.buyer;
-      if (!settingsOf(ctx.db, storeId).emailPassword) throw fail(403, 'MEMBER_LOGIN_DISABLED');
+      if (!(await settingsOf(ctx.db, storeId)).emailPassword) throw fail(403, 'MEMBER_LOGIN_DISABLED');
       const attempts = `member-login:${storeId}:${ctx.body.email}`;
-      transaction(ctx.db, () => reserveAttempt(ctx.db, attempts, MEMBER_LOGINS, ctx.now, 'LOGIN_THROTTLED'));
-      const customer = ctx.db.select().from(customers).where(and(eq(customers.storeId, storeId), eq(customers.email, ctx.body.email))).get();
+      await transaction(ctx.db, () => reserveAttempt(ctx.db, attempts, MEMBER_LOGINS, ctx.now, 'LOGIN_THROTTLED'));
+      const customer = await ctx.db.select().from(customers).where(and(eq(customers.storeId, storeId), eq(customers.email, ctx.body.email))).get();
       const ok = await checkPassword(ctx.body.password, customer?.passwordHash ?? (await dummyHash));
       if (!customer || !ok || customer.withdrawnAt !== null) throw fail(401, 'INVALID_LOGIN');
-      transaction(ctx.db, () => clearAttempts(ctx.db, attempts));
+      await transaction(ctx.db, () => clearAttempts(ctx.db, attempts));
       return { ...(await issueBuyerToken(ctx.services, customer)), customer: presentCustomer(customer) };
     },
   }),
@@ -109,12 +109,12 @@ export const memberOperations = [
     errors: { 403: ['TENANT_MISMATCH'], 404: ['CUSTOMER_NOT_FOUND'], 409: ['CUSTOMER_ALREADY_WITHDRAWN'] },
     target: (ctx) => ({ type: 'CUSTOMER', id: ctx.params.customerId }),
     preview: (ctx) => ({ changes: [{ field: 'withdrawnAt', before: null, after: isoAt(ctx.now) }] }),
-    handler: (ctx) => {
-      const customer = requireOwned(ctx.db.select().from(customers).where(eq(customers.id, ctx.params.customerId)).get(), ctx.store.id, 'CUSTOMER_NOT_FOUND');
+    handler: async (ctx) => {
+      const customer = requireOwned(await ctx.db.select().from(customers).where(eq(customers.id, ctx.params.customerId)).get(), ctx.store.id, 'CUSTOMER_NOT_FOUND');
       if (customer.withdrawnAt !== null) throw fail(409, 'CUSTOMER_ALREADY_WITHDRAWN');
       const erased = { uid: null, email: null, name: null, phone: null, passwordHash: null, withdrawnAt: ctx.now };
-      ctx.db.update(customers).set(erased).where(eq(customers.id, customer.id)).run();
-      notifyStoreApps(ctx.db, ctx.store.id, 'APP.CUSTOMER_REDACT', { customerId: customer.id, withdrawnAt: isoAt(ctx.now) }, ['customer:r', 'customer:rw'], ctx.now);
+      await ctx.db.update(customers).set(erased).where(eq(customers.id, customer.id)).run();
+      await notifyStoreApps(ctx.db, ctx.store.id, 'APP.CUSTOMER_REDACT', { customerId: customer.id, withdrawnAt: isoAt(ctx.now) }, ['customer:r', 'customer:rw'], ctx.now);
       return presentCustomer({ ...customer, ...erased });
     },
   }),
@@ -129,7 +129,7 @@ export const memberOperations = [
     roles: ['OWNER', 'ADMIN'],
     callers: ['storePlatform'],
     response: loginSettings,
-    handler: (ctx) => ({ emailPassword: settingsOf(ctx.db, ctx.store.id).emailPassword }),
+    handler: async (ctx) => ({ emailPassword: (await settingsOf(ctx.db, ctx.store.id)).emailPassword }),
   }),
   defineOperation({
     operationId: 'putBuyerLoginSettings',
@@ -145,9 +145,9 @@ export const memberOperations = [
     body: loginSettings.strict(),
     response: loginSettings,
     target: (ctx) => ({ type: 'STORE', id: ctx.store.id }),
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const row = { storeId: ctx.store.id, emailPassword: ctx.body.emailPassword, updatedAt: ctx.now };
-      ctx.db.insert(buyerLoginSettings).values(row).onConflictDoUpdate({ target: buyerLoginSettings.storeId, set: row }).run();
+      await ctx.db.insert(buyerLoginSettings).values(row).onConflictDoUpdate({ target: buyerLoginSettings.storeId, set: row }).run();
       return ctx.body;
     },
   }),

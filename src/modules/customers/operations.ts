@@ -41,8 +41,8 @@ export const customerOperations = [
       const allowedKind = p.kind === 'access' ? p.buyerDelegation : p.kind === 'login' && p.storePlatform;
       if (!allowedKind || p.agent) throw fail(403, 'DELEGATION_NOT_ALLOWED');
       if (!tokenAllows(p.scopes, 'member:delegate')) throw fail(403, 'INSUFFICIENT_SCOPE', { requiredScope: 'member:delegate' });
-      const { customer, created } = transaction(ctx.db, () => findOrCreateCustomer(ctx.db, ctx.store.id, ctx.clock.now(), ctx.body));
-      return reply(created ? 201 : 200, { ...(await issueBuyerToken(ctx.services, customer)), customer: presentCustomer(customer), created });
+      const { customer, created } = await transaction(ctx.db, () => findOrCreateCustomer(ctx.db, ctx.store.id, ctx.clock.now(), ctx.body));
+      return reply(created ? 201 : 200, { ...(await issueBuyerToken(ctx.services, await customer)), customer: presentCustomer(await customer), created });
     },
   }),
   defineOperation({
@@ -60,7 +60,7 @@ export const customerOperations = [
       email: z.string().optional(),
     }).strict(),
     response: pageOf(customerSchema),
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const keyword = ctx.query.keyword?.toLowerCase();
       const digits = keyword?.replace(/-/g, '');
       const where = and(
@@ -69,8 +69,8 @@ export const customerOperations = [
         ctx.query.email === undefined ? undefined : eq(customers.email, ctx.query.email.toLowerCase()),
         keyword === undefined ? undefined : or(contains(customers.name, keyword), contains(customers.email, keyword), /^\d{3,}$/.test(digits!) ? contains(customers.phone, digits!) : undefined),
       );
-      const rows = ctx.db.select().from(customers).where(where).orderBy(desc(customers.id)).limit(ctx.query.size).offset((ctx.query.page - 1) * ctx.query.size).all();
-      return paginated(rows.map(presentCustomer), ctx.query.page, ctx.query.size, countRows(ctx.db, customers, where));
+      const rows = await ctx.db.select().from(customers).where(where).orderBy(desc(customers.id)).limit(ctx.query.size).offset((ctx.query.page - 1) * ctx.query.size).all();
+      return paginated(rows.map(presentCustomer), ctx.query.page, ctx.query.size, await countRows(ctx.db, customers, where));
     },
   }),
   defineOperation({
@@ -84,6 +84,6 @@ export const customerOperations = [
     params: z.object({ customerId: z.string() }),
     response: customerSchema,
     errors: { 403: ['TENANT_MISMATCH'], 404: ['CUSTOMER_NOT_FOUND'] },
-    handler: (ctx) => presentCustomer(requireOwned(ctx.db.select().from(customers).where(eq(customers.id, ctx.params.customerId)).get(), ctx.store.id, 'CUSTOMER_NOT_FOUND')),
+    handler: async (ctx) => presentCustomer(requireOwned(await ctx.db.select().from(customers).where(eq(customers.id, ctx.params.customerId)).get(), ctx.store.id, 'CUSTOMER_NOT_FOUND')),
   }),
 ];

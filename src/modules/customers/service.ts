@@ -25,7 +25,7 @@ export type Customer = typeof customers.$inferSelect;
  * Delegation's mapping (spec 01 §5.3): the same `uid` always maps to the same buyer, an unknown one
  * creates the buyer (e-mail and name used only then); e-mail alone finds or creates by e-mail.
  */
-export function findOrCreateCustomer(db: Db, storeId: string, now: number, input: { uid?: string; email?: string; name?: string }) {
+export async function findOrCreateCustomer(db: Db, storeId: string, now: number, input: { uid?: string; email?: string; name?: string }) {
   const email = input.email?.trim().toLowerCase();
   const existing = input.uid !== undefined
     ? db.select().from(customers).where(and(eq(customers.storeId, storeId), eq(customers.uid, input.uid))).get()
@@ -34,7 +34,7 @@ export function findOrCreateCustomer(db: Db, storeId: string, now: number, input
   // A new uid whose e-mail already belongs to another buyer keeps the e-mail with that buyer.
   const emailTaken = email !== undefined && db.select({ id: customers.id }).from(customers).where(and(eq(customers.storeId, storeId), eq(customers.email, email))).get();
   const customer: Customer = { id: newId('cus', now), storeId, uid: input.uid ?? null, email: emailTaken ? null : (email ?? null), name: input.name ?? null, phone: null, passwordHash: null, createdAt: now, withdrawnAt: null };
-  db.insert(customers).values(customer).run();
+  await db.insert(customers).values(customer).run();
   return { customer, created: true };
 }
 
@@ -73,7 +73,7 @@ export async function issueBuyerToken(services: Services, customer: Customer): P
 /** The buyer API's store (X-Store-Id: its id or code) and member buyer (null for a guest), resolved by the pipeline for `auth: 'buyer'`. */
 export async function buyerContext(services: Services, header: string | null, authorization: string | null): Promise<BuyerContext> {
   if (!header) throw fail(400, 'STORE_ID_REQUIRED');
-  const store = storeNamedBy(services.db, header);
+  const store = await storeNamedBy(services.db, header);
   if (!store) throw fail(404, 'STORE_NOT_FOUND');
   return { storeId: store.id, customer: await resolveBuyer(services, authorization, store.id) };
 }
@@ -88,7 +88,7 @@ export async function resolveBuyer(services: Services, authorization: string | n
   const claims = token ? await verifyToken(services, token) : null;
   if (!claims || claims.typ !== 'buyer' || claims.store_id !== storeId) throw fail(401, 'UNAUTHORIZED');
   if ((claims.exp ?? 0) * 1000 <= services.clock.now()) throw fail(401, 'UNAUTHORIZED');
-  const customer = statements(services.db).byId.get({ id: claims.sub });
+  const customer = await statements(services.db).byId.get({ id: claims.sub });
   if (!customer || customer.storeId !== storeId) throw fail(401, 'UNAUTHORIZED');
   if (customer.withdrawnAt !== null) throw fail(401, 'TOKEN_REVOKED');
   return customer;

@@ -88,31 +88,31 @@ function notify(db: Db, storeId: string) {
  * Records a domain event in the caller's transaction and fixes its receivers: one PENDING delivery per
  * ACTIVE subscription of the store listening to the type (spec 01 §6.1: the set is fixed when prepared).
  */
-export function emitEvent(db: Db, now: number, event: NewEvent): { eventId: string; sequence: number | null } {
+export async function emitEvent(db: Db, now: number, event: NewEvent): Promise<{ eventId: string; sequence: number | null; }> {
   const q = statements(db);
   const id = newId('evt', now);
   const sequence = event.resource
-    ? q.nextSequence.get({ storeId: event.storeId, resourceType: event.resource.type, resourceId: event.resource.id })!.last
+    ? ((await q.nextSequence.get({ storeId: event.storeId, resourceType: event.resource.type, resourceId: event.resource.id }))!).last
     : null;
   const resourceType = event.resource?.type ?? null;
   const resourceId = event.resource?.id ?? null;
-  q.insertEvent.run({ id, storeId: event.storeId, type: event.type, resourceType, resourceId, sequence, data: event.data, createdAt: now });
+  await q.insertEvent.run({ id, storeId: event.storeId, type: event.type, resourceType, resourceId, sequence, data: event.data, createdAt: now });
 
   const refs = new Set(event.relatedIds ?? []);
   if (resourceId) refs.add(resourceId);
   idsIn(event.data, refs);
-  for (const refId of refs) q.insertRef.run({ eventId: id, refId });
+  for (const refId of refs) await q.insertRef.run({ eventId: id, refId });
 
-  for (const w of q.activeWebhooks.all({ storeId: event.storeId })) {
+  for (const w of await q.activeWebhooks.all({ storeId: event.storeId })) {
     if (!w.eventTypes.includes(event.type)) continue;
-    q.insertDelivery.run({ id: newId('whd', now), storeId: event.storeId, webhookId: w.id, eventId: id, eventType: event.type, resourceType, resourceId, now });
+    await q.insertDelivery.run({ id: newId('whd', now), storeId: event.storeId, webhookId: w.id, eventId: id, eventType: event.type, resourceType, resourceId, now });
   }
   notify(db, event.storeId);
   return { eventId: id, sequence };
 }
 
 /** Whether an active subscription of the store takes `type` (features that only make sense with a listener). */
-export const subscribed = (db: Db, storeId: string, type: string) => statements(db).activeWebhooks.all({ storeId }).some((w) => w.eventTypes.includes(type));
+export const subscribed = async (db: Db, storeId: string, type: string) => (await statements(db).activeWebhooks.all({ storeId })).some((w) => w.eventTypes.includes(type));
 
 /** An event as receivers get it (eventPayload): a webhook's body, a stream message's `data`. */
 export const eventPayloadSchema = z.object({

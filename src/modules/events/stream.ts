@@ -51,10 +51,10 @@ export const streamEventsOperation = defineOperation({
  * queue has room (`QUEUE_BYTES`), and the socket's backpressure keeps the queue from draining. A client
  * that reads slowly falls behind and catches up as it reads; it never grows the server's memory.
  */
-function streamResponse(services: Services, event: H3Event, storeId: string, types: string[] | null): Response {
+async function streamResponse(services: Services, event: H3Event, storeId: string, types: string[] | null): Promise<Response> {
   const q = statements(services.db);
   const resumeFrom = Number(event.req.headers.get('last-event-id'));
-  let cursor = Number.isSafeInteger(resumeFrom) && resumeFrom > 0 ? resumeFrom : (q.last.get()?.rowid ?? 0);
+  let cursor = Number.isSafeInteger(resumeFrom) && resumeFrom > 0 ? resumeFrom : ((await q.last.get())?.rowid ?? 0);
   const encoder = new TextEncoder();
   const bus = eventBus(services.db);
   let push = () => {};
@@ -67,7 +67,7 @@ function streamResponse(services: Services, event: H3Event, storeId: string, typ
       // batch the outer run is still sending, so it is left to the outer run's next read.
       let pushing = false;
       let averageBytes = 1024;
-      push = () => {
+      push = async () => {
         if (!services.db.$client.open) return stop();
         if (pushing) return;
         pushing = true;
@@ -75,7 +75,7 @@ function streamResponse(services: Services, event: H3Event, storeId: string, typ
           while (hasRoom()) {
             // Only about what fits the queue is read: rows read and not sent would be read again later.
             const limit = Math.max(1, Math.min(BATCH, Math.ceil(controller.desiredSize! / averageBytes)));
-            const rows = q.after.all({ storeId, after: cursor, limit });
+            const rows = await q.after.all({ storeId, after: cursor, limit });
             if (rows.length === 0) return;
             for (const row of rows) {
               if (!hasRoom()) return;

@@ -18,36 +18,36 @@ import { flowAppNotifications, flowSecrets } from './schema.js';
  */
 
 /** The store's live installation of the app `handle` with its running version, or null. */
-function runningApp(db: Db, storeId: string, handle: string) {
-  const app = findAppByHandle(db, handle);
-  const installation = app ? activeInstallation(db, storeId, app.id) : undefined;
+async function runningApp(db: Db, storeId: string, handle: string) {
+  const app = await findAppByHandle(db, handle);
+  const installation = await (await app ? activeInstallation(db, storeId, app.id) : undefined);
   if (!app || !installation) return null;
   return { app, installation, version: findVersion(db, installation.versionId)! };
 }
 
-function asInstalled(found: NonNullable<ReturnType<typeof runningApp>>): InstalledApp {
-  const flow = found.version.manifest.flow;
+async function asInstalled(found: NonNullable<ReturnType<typeof runningApp>>): Promise<InstalledApp> {
+  const flow = (await found.version).manifest.flow;
   return { notifications: flow?.notifications ?? {}, events: Object.keys(flow?.events ?? {}) };
 }
 
 /** What the check may use of the store's apps (looked up once per handle). */
 export function appLookup(db: Db, storeId: string): AppLookup {
   const seen = new Map<string, InstalledApp | null>();
-  return (handle) => {
+  return async (handle) => {
     if (!seen.has(handle)) {
       const found = runningApp(db, storeId, handle);
-      seen.set(handle, found ? asInstalled(found) : null);
+      seen.set(handle, ((((((((((((((((((((((((((((((await await await await await await await await await await await await await await await await await await await await await await await await await await await await await await found ? asInstalled(found) : null)))))))))))))))))))))))))))))));
     }
     return seen.get(handle)!;
   };
 }
 
 /** The store's installed apps that offer flow notifications or events, as the flow editor lists them. */
-export function flowAppsOf(db: Db, storeId: string) {
-  const installations = db.select().from(appInstallations).where(and(eq(appInstallations.storeId, storeId), eq(appInstallations.status, 'ACTIVE'))).all();
-  return installations.flatMap((installation) => {
-    const app = findApp(db, installation.appId)!;
-    const flow = findVersion(db, installation.versionId)?.manifest.flow;
+export async function flowAppsOf(db: Db, storeId: string) {
+  const installations = await db.select().from(appInstallations).where(and(eq(appInstallations.storeId, storeId), eq(appInstallations.status, 'ACTIVE'))).all();
+  return installations.flatMap(async (installation) => {
+    const app = (await findApp(db, installation.appId))!;
+    const flow = (await findVersion(db, installation.versionId))?.manifest.flow;
     if (!flow?.notifications && !flow?.events) return [];
     return [{
       handle: app.handle,
@@ -58,28 +58,28 @@ export function flowAppsOf(db: Db, storeId: string) {
 }
 
 /** Why a notification cannot go to the app now (spec 02 §6: the flow proceeds, the run shows not-sent), or null. */
-function notSentReason(found: ReturnType<typeof runningApp>, name: string): string | null {
+async function notSentReason(found: ReturnType<typeof runningApp>, name: string): Promise<string | null> {
   if (!found) return 'APP_NOT_INSTALLED';
-  return found.version.manifest.flow?.notifications?.[name] ? null : 'NOTIFICATION_NOT_IN_VERSION';
+  return (await found.version).manifest.flow?.notifications?.[name] ? null : 'NOTIFICATION_NOT_IN_VERSION';
 }
 
 /**
  * Queues one app notification in the move's transaction; the row id is the invocation id. An app not
  * installed, or whose running version lacks the notification, is recorded as not sent and not queued.
  */
-export function enqueueAppNotification(db: Db, now: number, storeId: string, runId: string, handle: string, name: string, payload: Record<string, unknown>) {
+export async function enqueueAppNotification(db: Db, now: number, storeId: string, runId: string, handle: string, name: string, payload: Record<string, unknown>) {
   const reason = notSentReason(runningApp(db, storeId, handle), name);
-  if (reason) return { sent: false, reason };
+  if (await reason) return { sent: false, reason };
   const id = newId('fan', now);
-  db.insert(flowAppNotifications).values({
+  await db.insert(flowAppNotifications).values({
     id, storeId, runId, handle, name, payload, status: 'PENDING', attempts: 0, nextAttemptAt: now, lastError: null, createdAt: now, updatedAt: now,
   }).run();
   return { sent: true, invocationId: id };
 }
 
 /** A secret's value for an app function call; null when it was deleted since. */
-function openSecret(services: Services, storeId: string, name: string): string | null {
-  const found = services.db.select().from(flowSecrets).where(and(eq(flowSecrets.storeId, storeId), eq(flowSecrets.name, name))).get();
+async function openSecret(services: Services, storeId: string, name: string): Promise<string | null> {
+  const found = await services.db.select().from(flowSecrets).where(and(eq(flowSecrets.storeId, storeId), eq(flowSecrets.name, name))).get();
   return found ? openSecrets(services, `${storeId}/${name}`, found.sealed).value : null;
 }
 
@@ -98,28 +98,27 @@ const RETRY_MS = [60_000, 300_000, 1_800_000, 7_200_000, 21_600_000];
 export async function deliverAppNotifications(services: Services, now: number): Promise<number> {
   const { db } = services;
   let handled = 0;
-  for (const n of claimEachDue(db, flowAppNotifications, now, { where: eq(flowAppNotifications.status, 'PENDING') })) {
-    handled++;
-    const settle = (set: Partial<typeof flowAppNotifications.$inferInsert>) =>
-      db.update(flowAppNotifications).set({ ...set, updatedAt: services.clock.now() }).where(eq(flowAppNotifications.id, n.id)).run();
-    // Uninstalled or moved to a version without the notification since the move: not sent.
-    const found = runningApp(db, n.storeId, n.handle);
-    const reason = notSentReason(found, n.name);
-    if (reason || !found) {
-      settle({ status: 'NOT_SENT', lastError: reason });
-      continue;
+  for await (const n of claimEachDue(db, flowAppNotifications, now, { where: eq(flowAppNotifications.status, 'PENDING') })) {
+        handled++;
+        const settle = (set: Partial<typeof flowAppNotifications.$inferInsert>) => db.update(flowAppNotifications).set({ ...set, updatedAt: services.clock.now() }).where(eq(flowAppNotifications.id, n.id)).run();
+        // Uninstalled or moved to a version without the notification since the move: not sent.
+        const found = await runningApp(db, n.storeId, n.handle);
+        const reason = await notSentReason(found, n.name);
+        if (reason || !found) {
+            await settle({ status: 'NOT_SENT', lastError: reason });
+            continue;
+        }
+        const notRunnable = await recordIfNotRunnable(services, found, 'NOTIFICATION', n.name, now);
+        if (notRunnable) {
+            await settle({ status: 'NOT_SENT', lastError: notRunnable });
+            continue;
+        }
+        const outcome = await invokeAndRecord(services, found, 'notification', n.name, withSecrets(services, n.storeId, n.payload), undefined, { invocationId: n.id });
+        const attempts = n.attempts + 1;
+        const retryIn = RETRY_MS[attempts - 1];
+        if (outcome.ok) await settle({ status: 'DELIVERED', attempts, lastError: null });
+        else await settle(retryIn === undefined ? { status: 'FAILED', attempts, lastError: outcome.code } : { attempts, nextAttemptAt: services.clock.now() + retryIn, lastError: outcome.code });
     }
-    const notRunnable = recordIfNotRunnable(services, found, 'NOTIFICATION', n.name, now);
-    if (notRunnable) {
-      settle({ status: 'NOT_SENT', lastError: notRunnable });
-      continue;
-    }
-    const outcome = await invokeAndRecord(services, found, 'notification', n.name, withSecrets(services, n.storeId, n.payload), undefined, { invocationId: n.id });
-    const attempts = n.attempts + 1;
-    const retryIn = RETRY_MS[attempts - 1];
-    if (outcome.ok) settle({ status: 'DELIVERED', attempts, lastError: null });
-    else settle(retryIn === undefined ? { status: 'FAILED', attempts, lastError: outcome.code } : { attempts, nextAttemptAt: services.clock.now() + retryIn, lastError: outcome.code });
-  }
   return handled;
 }
 
@@ -127,10 +126,10 @@ export async function deliverAppNotifications(services: Services, now: number): 
  * An app event `app.<handle>.<EVENT>` is accepted only from that app's own installation token, and only
  * for an event its running version's manifest declares (spec 02 §4.4); else 403 FLOW_EVENT_APP_FORBIDDEN.
  */
-export function appMaySend(db: Db, principal: Principal, handle: string, event: string): boolean {
+export async function appMaySend(db: Db, principal: Principal, handle: string, event: string): Promise<boolean> {
   if (principal.kind !== 'installation') return false;
-  const installation = findInstallation(db, principal.tokenId);
-  const app = installation ? findApp(db, installation.appId) : undefined;
+  const installation = await findInstallation(db, principal.tokenId);
+  const app = await (await installation ? findApp(db, installation.appId) : undefined);
   if (!installation || installation.status !== 'ACTIVE' || app?.handle !== handle) return false;
-  return Boolean(findVersion(db, installation.versionId)?.manifest.flow?.events?.[event]);
+  return Boolean((await findVersion(db, installation.versionId))?.manifest.flow?.events?.[event]);
 }

@@ -71,7 +71,7 @@ export const authoringOperations = [
     response: flowRecord,
     errors: { 404: ['FLOW_PRESET_NOT_FOUND'] },
     target: () => ({ type: 'FLOW', id: null }),
-    handler: (ctx) => presentFlow(createFlow(ctx.db, ctx.store.id, ctx.now, ctx.body)),
+    handler: async (ctx) => presentFlow(await createFlow(ctx.db, ctx.store.id, ctx.now, ctx.body)),
   }),
   defineOperation({
     operationId: 'saveCommerceFlowDraft',
@@ -86,7 +86,7 @@ export const authoringOperations = [
     response: flowRecord,
     errors: { ...FLOW_ERRORS, 409: ['FLOW_DEFAULT_LOCKED'] },
     target: (ctx) => ({ type: 'FLOW', id: ctx.params.flowId }),
-    handler: (ctx) => presentFlow(saveDraft(ctx.db, ctx.store.id, ctx.params.flowId, ctx.now, ctx.body)),
+    handler: async (ctx) => presentFlow(await saveDraft(ctx.db, ctx.store.id, ctx.params.flowId, ctx.now, ctx.body)),
   }),
   defineOperation({
     operationId: 'checkCommerceFlowDraft',
@@ -100,7 +100,7 @@ export const authoringOperations = [
     response: checkResult,
     errors: FLOW_ERRORS,
     target: (ctx) => ({ type: 'FLOW', id: ctx.params.flowId }),
-    handler: (ctx) => checkFlow(ctx.db, loadFlow(ctx.db, ctx.store.id, ctx.params.flowId)),
+    handler: async (ctx) => checkFlow(ctx.db, await loadFlow(ctx.db, ctx.store.id, ctx.params.flowId)),
   }),
   defineOperation({
     operationId: 'simulateCommerceFlowDraft',
@@ -115,7 +115,7 @@ export const authoringOperations = [
     response: z.object({ trace: z.array(traceEntry), finalState, truncated: z.boolean() }),
     errors: FLOW_ERRORS,
     target: (ctx) => ({ type: 'FLOW', id: ctx.params.flowId }),
-    handler: (ctx) => simulateFlow(ctx.db, loadFlow(ctx.db, ctx.store.id, ctx.params.flowId), ctx.now, ctx.body),
+    handler: async (ctx) => simulateFlow(ctx.db, await loadFlow(ctx.db, ctx.store.id, ctx.params.flowId), ctx.now, ctx.body),
   }),
   defineOperation({
     operationId: 'replayCommerceFlowDraft',
@@ -141,7 +141,7 @@ export const authoringOperations = [
     }),
     errors: { 403: ['TENANT_MISMATCH'], 404: ['FLOW_NOT_FOUND', 'ORDER_ITEM_NOT_FOUND'] },
     target: (ctx) => ({ type: 'FLOW', id: ctx.params.flowId }),
-    handler: (ctx) => replayItem(ctx.db, loadFlow(ctx.db, ctx.store.id, ctx.params.flowId), ctx.body.orderItemId, ctx.now),
+    handler: async (ctx) => replayItem(ctx.db, await loadFlow(ctx.db, ctx.store.id, ctx.params.flowId), ctx.body.orderItemId, ctx.now),
   }),
   defineOperation({
     operationId: 'publishCommerceFlow',
@@ -159,10 +159,10 @@ export const authoringOperations = [
     target: (ctx) => ({ type: 'FLOW', id: ctx.params.flowId }),
     // Blocking errors refuse alike at dry run and approval request (spec 01 §5.6).
     precheck: async (ctx) => {
-      assertPublishable(ctx.db, ctx.store.id, ctx.params.flowId);
+      await assertPublishable(ctx.db, ctx.store.id, ctx.params.flowId);
     },
-    preview: (ctx) => {
-      const { flow, check } = assertPublishable(ctx.db, ctx.store.id, ctx.params.flowId);
+    preview: async (ctx) => {
+      const { flow, check } = await assertPublishable(ctx.db, ctx.store.id, ctx.params.flowId);
       const next = (flow.publishedVersion ?? 0) + 1;
       return {
         changes: [{ field: 'publishedVersion', before: flow.publishedVersion, after: next }],
@@ -170,7 +170,7 @@ export const authoringOperations = [
         targetName: flow.name,
       };
     },
-    handler: (ctx) => presentVersion(ctx.db, publish(ctx.db, ctx.store.id, ctx.params.flowId, ctx.now)),
+    handler: async (ctx) => presentVersion(ctx.db, await publish(ctx.db, ctx.store.id, ctx.params.flowId, ctx.now)),
   }),
   defineOperation({
     operationId: 'migrateCommerceFlowVersion',
@@ -187,7 +187,7 @@ export const authoringOperations = [
     errors: { 403: ['TENANT_MISMATCH'], 404: ['FLOW_NOT_FOUND', 'FLOW_VERSION_NOT_FOUND'], 409: ['FLOW_DEFAULT_LOCKED', 'FLOW_PROGRESSION_MISMATCH'] },
     target: (ctx) => ({ type: 'FLOW', id: ctx.params.flowId }),
     precheck: async (ctx) => {
-      planMigration(ctx.db, ctx.store.id, ctx.params.flowId, { ...ctx.body, version: ctx.params.version });
+      await planMigration(ctx.db, ctx.store.id, ctx.params.flowId, { ...ctx.body, version: ctx.params.version });
     },
     preview: (ctx) => ({
       changes: [],
@@ -219,8 +219,8 @@ export const authoringOperations = [
     response: secretRecord,
     alternateStatuses: [201],
     target: (ctx) => ({ type: 'FLOW_SECRET', id: ctx.body.name }),
-    handler: (ctx) => {
-      const { created, secret } = putSecret(ctx.services, ctx.store.id, ctx.body.name, ctx.body.value, ctx.now);
+    handler: async (ctx) => {
+      const { created, secret } = await putSecret(ctx.services, ctx.store.id, ctx.body.name, ctx.body.value, ctx.now);
       return created ? reply(201, secret) : secret;
     },
   }),
@@ -301,14 +301,14 @@ export const authoringOperations = [
     response: itemFlow,
     errors: { 403: ['TENANT_MISMATCH', 'FLOW_EVENT_APP_FORBIDDEN'], 404: ['ORDER_ITEM_NOT_FOUND'], 409: ['FLOW_EVENT_NOT_ACCEPTED'] },
     target: (ctx) => ({ type: 'ORDER_ITEM', id: ctx.params.orderItemId }),
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const { name } = ctx.params;
       const app = APP_EVENT.exec(name);
       if (app && !appMaySend(ctx.db, ctx.principal, app[1], app[2])) throw fail(403, 'FLOW_EVENT_APP_FORBIDDEN', { event: name });
-      const { row } = loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now);
+      const { row } = await loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now);
       const actor = ctx.principal.kind === 'installation' ? { type: 'APP' as const, id: ctx.principal.tokenId } : { type: 'SELLER' as const, id: ctx.principal.userId };
-      moveItem(ctx.services, ctx.now, row, { trigger: { kind: 'event', name, input: ctx.body.input ?? {} }, actor });
-      return itemView(ctx.db, loadItemFlow(ctx.db, ctx.store.id, row.orderItemId, ctx.now).row, ctx.now);
+      await moveItem(ctx.services, ctx.now, await row, { trigger: { kind: 'event', name, input: ctx.body.input ?? {} }, actor });
+      return itemView(ctx.db, await (await loadItemFlow(ctx.db, ctx.store.id, (await row).orderItemId, ctx.now)).row, ctx.now);
     },
   }),
 ];

@@ -36,7 +36,7 @@ function editable(flow: FlowRow): FlowRow {
   return flow;
 }
 
-export function createFlow(db: Db, storeId: string, now: number, input: { name: string; kind: FlowKind; presetKey?: string; definition?: Definition; graph?: Graph }): FlowRow {
+export async function createFlow(db: Db, storeId: string, now: number, input: { name: string; kind: FlowKind; presetKey?: string; definition?: Definition; graph?: Graph }): Promise<FlowRow> {
   let draft = input.definition;
   if (input.presetKey !== undefined) {
     const preset = findPreset(input.presetKey);
@@ -49,47 +49,47 @@ export function createFlow(db: Db, storeId: string, now: number, input: { name: 
     id: newId('flw', now), storeId, name: input.name, kind: input.kind, isDefault: false, progression: draft.progression, publishedVersion: null,
     draft, draftGraph: input.graph ?? null, defaultKey: null, createdAt: now, updatedAt: now,
   };
-  db.insert(flows).values(row).run();
+  await db.insert(flows).values(row).run();
   return row;
 }
 
-export function saveDraft(db: Db, storeId: string, flowId: string, now: number, input: { definition: Definition; graph?: Graph }): FlowRow {
-  const flow = editable(loadFlow(db, storeId, flowId));
+export async function saveDraft(db: Db, storeId: string, flowId: string, now: number, input: { definition: Definition; graph?: Graph }): Promise<FlowRow> {
+  const flow = editable(await loadFlow(db, storeId, flowId));
   const graph = input.graph === undefined ? flow.draftGraph : input.graph;
-  db.update(flows).set({ draft: input.definition, draftGraph: graph, updatedAt: now }).where(eq(flows.id, flow.id)).run();
+  await db.update(flows).set({ draft: input.definition, draftGraph: graph, updatedAt: now }).where(eq(flows.id, flow.id)).run();
   return { ...flow, draft: input.definition, draftGraph: graph, updatedAt: now };
 }
 
 /** What check, simulate and replay work on: the draft, or the published definition when there is none (default flows). */
-export function workingDefinition(db: Db, flow: FlowRow): Definition {
+export async function workingDefinition(db: Db, flow: FlowRow): Promise<Definition> {
   if (flow.draft) return flow.draft;
-  return definitionOf(db, flow.id, flow.publishedVersion!);
+  return await definitionOf(db, flow.id, flow.publishedVersion!);
 }
 
 /** What a definition may refer to in its store: installed apps and saved flow secrets. */
-const storeCheck = (db: Db, storeId: string, def: Definition) => checkDefinition(def, appLookup(db, storeId), secretNames(db, storeId));
+const storeCheck = async (db: Db, storeId: string, def: Definition) => checkDefinition(def, appLookup(db, storeId), await secretNames(db, storeId));
 
-export const checkFlow = (db: Db, flow: FlowRow): CheckResult => storeCheck(db, flow.storeId, workingDefinition(db, flow));
+export const checkFlow = async (db: Db, flow: FlowRow): Promise<CheckResult> => await storeCheck(db, flow.storeId, await workingDefinition(db, flow));
 
 /**
  * Why publishing would fail, thrown as the API error: a default flow, no draft, or blocking check errors
  * (409 PUBLISH_BLOCKED with `details.errors`). Run before dry run and approval requests too (spec 01 §5.6).
  */
-export function assertPublishable(db: Db, storeId: string, flowId: string): { flow: FlowRow; check: CheckResult } {
-  const flow = editable(loadFlow(db, storeId, flowId));
+export async function assertPublishable(db: Db, storeId: string, flowId: string): Promise<{ flow: FlowRow; check: CheckResult; }> {
+  const flow = editable(await loadFlow(db, storeId, flowId));
   if (!flow.draft) throw fail(409, 'PUBLISH_BLOCKED', { errors: [{ code: 'NO_DRAFT', path: 'draft', message: '게시할 초안이 없습니다. 먼저 초안을 저장하세요.' }] });
-  const check = storeCheck(db, storeId, flow.draft);
-  if (check.errors.length) throw fail(409, 'PUBLISH_BLOCKED', { errors: check.errors, warnings: check.warnings });
+  const check = await storeCheck(db, storeId, flow.draft);
+  if ((await check).errors.length) throw fail(409, 'PUBLISH_BLOCKED', { errors: (await check).errors, warnings: (await check).warnings });
   return { flow, check };
 }
 
 /** The draft becomes the next version; new items follow it from their payment on, running ones stay on theirs. */
-export function publish(db: Db, storeId: string, flowId: string, now: number) {
-  const { flow } = assertPublishable(db, storeId, flowId);
+export async function publish(db: Db, storeId: string, flowId: string, now: number) {
+  const { flow } = await assertPublishable(db, storeId, flowId);
   const version = (flow.publishedVersion ?? 0) + 1;
   const definition = flow.draft!;
-  db.insert(flowVersions).values({ flowId: flow.id, version, storeId, definition, graph: flow.draftGraph, publishedAt: now }).run();
-  db.update(flows).set({ publishedVersion: version, progression: definition.progression, draft: null, updatedAt: now }).where(eq(flows.id, flow.id)).run();
+  await db.insert(flowVersions).values({ flowId: flow.id, version, storeId, definition, graph: flow.draftGraph, publishedAt: now }).run();
+  await db.update(flows).set({ publishedVersion: version, progression: definition.progression, draft: null, updatedAt: now }).where(eq(flows.id, flow.id)).run();
   return loadVersion(db, storeId, flow.id, version);
 }
 
@@ -104,17 +104,17 @@ export interface MigrationInput {
   stateMap: Record<string, string>;
 }
 
-export function migrate(db: Db, storeId: string, flowId: string, now: number, input: MigrationInput) {
-  const { flow, stateOf } = planMigration(db, storeId, flowId, input);
+export async function migrate(db: Db, storeId: string, flowId: string, now: number, input: MigrationInput) {
+  const { flow, stateOf } = await planMigration(db, storeId, flowId, input);
   const movedItemCount = migrateItems(db, now, flow.id, input.fromVersion, input.version, stateOf);
   return { flowId: flow.id, fromVersion: input.fromVersion, toVersion: input.version, movedItemCount };
 }
 
 /** Where each running item of the old version goes, or the API error the migration would fail with (also run before dry run and approval). */
-export function planMigration(db: Db, storeId: string, flowId: string, input: MigrationInput) {
-  const flow = editable(loadFlow(db, storeId, flowId));
-  const to = loadVersion(db, storeId, flow.id, input.version).definition;
-  const from = loadVersion(db, storeId, flow.id, input.fromVersion).definition;
+export async function planMigration(db: Db, storeId: string, flowId: string, input: MigrationInput) {
+  const flow = editable(await loadFlow(db, storeId, flowId));
+  const to = (await loadVersion(db, storeId, flow.id, input.version)).definition;
+  const from = (await loadVersion(db, storeId, flow.id, input.fromVersion)).definition;
   if (input.fromVersion === input.version) throw validationFailed([{ field: 'fromVersion', code: 'SAME_VERSION', message: '옮길 버전과 같은 버전입니다.' }]);
   if (from.progression !== to.progression) throw fail(409, 'FLOW_PROGRESSION_MISMATCH', { from: from.progression, to: to.progression });
   const problems = Object.entries(input.stateMap).flatMap(([old, next]) => [
@@ -122,7 +122,7 @@ export function planMigration(db: Db, storeId: string, flowId: string, input: Mi
     ...(to.states[next] ? [] : [{ field: `stateMap.${old}`, code: 'UNKNOWN_STATE', message: `버전 ${input.version}에 없는 상태 ${next}입니다.` }]),
   ]);
   const stateOf = (state: string) => input.stateMap[state] ?? state;
-  for (const state of runningStates(db, flow.id, input.fromVersion)) {
+  for (const state of await runningStates(db, flow.id, input.fromVersion)) {
     if (!to.states[stateOf(state)]) problems.push({ field: `stateMap.${state}`, code: 'STATE_UNMAPPED', message: `${state}에 있는 항목이 버전 ${input.version}에서 갈 상태를 정하세요.` });
   }
   if (problems.length) throw validationFailed(problems);
@@ -147,8 +147,8 @@ function sampleFacts(flow: FlowRow, now: number, orderItem: Record<string, unkno
   };
 }
 
-export function simulateFlow(db: Db, flow: FlowRow, now: number, input: { orderItem?: Record<string, unknown>; steps: SimulationStep[] }) {
-  const item = new VirtualItem(workingDefinition(db, flow), sampleFacts(flow, now, input.orderItem ?? {}), now);
+export async function simulateFlow(db: Db, flow: FlowRow, now: number, input: { orderItem?: Record<string, unknown>; steps: SimulationStep[] }) {
+  const item = new VirtualItem(await workingDefinition(db, flow), sampleFacts(flow, now, input.orderItem ?? {}), now);
   item.start();
   for (const s of input.steps) {
     if (item.full) break;
@@ -164,12 +164,12 @@ export function simulateFlow(db: Db, flow: FlowRow, now: number, input: { orderI
  * time: timers of the draft fire when they come due, actions and events run with their recorded input.
  * Each recorded run is compared with where the draft is after it; the first difference is the divergence.
  */
-export function replayItem(db: Db, flow: FlowRow, orderItemId: string, now: number) {
-  const { row, item, order } = loadItemFlow(db, flow.storeId, orderItemId, now);
-  if (row.flowId !== flow.id) throw validationFailed([{ field: 'orderItemId', code: 'OTHER_FLOW', message: `이 항목은 다른 흐름(${row.flowId})을 따릅니다.` }]);
-  const runs = db.select().from(flowRuns).where(eq(flowRuns.orderItemId, row.orderItemId)).orderBy(asc(flowRuns.at), asc(flowRuns.id)).all();
-  const startAt = runs[0]?.at ?? row.enteredAt;
-  const virtual = new VirtualItem(workingDefinition(db, flow), itemFacts(row, order, item), startAt);
+export async function replayItem(db: Db, flow: FlowRow, orderItemId: string, now: number) {
+  const { row, item, order } = await loadItemFlow(db, flow.storeId, orderItemId, now);
+  if ((await row).flowId !== flow.id) throw validationFailed([{ field: 'orderItemId', code: 'OTHER_FLOW', message: `이 항목은 다른 흐름(${(await row).flowId})을 따릅니다.` }]);
+  const runs = db.select().from(flowRuns).where(eq(flowRuns.orderItemId, (await row).orderItemId)).orderBy(asc(flowRuns.at), asc(flowRuns.id)).all();
+  const startAt = runs[0]?.at ?? (await row).enteredAt;
+  const virtual = new VirtualItem(await workingDefinition(db, flow), itemFacts(await row, await order, item), startAt);
   const steps: { runId: string | null; at: string; trigger: Record<string, unknown>; recorded: { to: string; coreStatus: string }; draft: { to: string; coreStatus: string; refusal: TraceEntry['refusal'] }; same: boolean }[] = [];
   const compare = (runId: string | null, at: number, trigger: Record<string, unknown>, recorded: { to: string; coreStatus: string }, refusal: TraceEntry['refusal'] = null) => {
     const draft = { to: virtual.state, coreStatus: virtual.coreStatus, refusal };
@@ -180,13 +180,13 @@ export function replayItem(db: Db, flow: FlowRow, orderItemId: string, now: numb
   const first = virtual.start();
   const startRun = runs[0]?.trigger.kind === 'start' ? runs[0] : null;
   compare(startRun?.id ?? null, startAt, { kind: 'start' }, startRun ? { to: startRun.to, coreStatus: startRun.coreStatus } : { to: first.to, coreStatus: first.coreStatus });
-  for (const run of startRun ? runs.slice(1) : runs) {
+  for (const run of await (await startRun ? (await runs).slice(1) : runs)) {
     const recorded = { to: run.to, coreStatus: run.coreStatus };
     const t = run.trigger;
     const fired = virtual.advanceTo(run.at);
     if (t.kind === 'migration') {
       // A move between versions is no step of the flow: the draft follows it when it has the state.
-      if (workingDefinition(db, flow).states[run.to]) virtual.jump(run.to);
+      if ((await workingDefinition(db, flow)).states[run.to]) virtual.jump(run.to);
       compare(run.id, run.at, t, recorded);
     } else if (t.kind === 'timer') {
       compare(run.id, run.at, t, recorded, fired.length ? null : { code: 'NO_TIMER_DUE' });
@@ -198,7 +198,7 @@ export function replayItem(db: Db, flow: FlowRow, orderItemId: string, now: numb
     }
   }
   const divergence = steps.find((s) => !s.same) ?? null;
-  return { orderItemId: row.orderItemId, flowId: flow.id, recordedVersion: row.version, steps, divergence, trace: virtual.trace, finalState: virtual.finalState() };
+  return { orderItemId: (await row).orderItemId, flowId: flow.id, recordedVersion: (await row).version, steps, divergence, trace: virtual.trace, finalState: virtual.finalState() };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -206,25 +206,25 @@ export function replayItem(db: Db, flow: FlowRow, orderItemId: string, now: numb
 
 const presentSecret = (s: typeof flowSecrets.$inferSelect) => ({ name: s.name, createdAt: isoAt(s.createdAt), updatedAt: isoAt(s.updatedAt) });
 
-export const listSecrets = (db: Db, storeId: string) =>
-  db.select().from(flowSecrets).where(eq(flowSecrets.storeId, storeId)).orderBy(asc(flowSecrets.name)).all().map(presentSecret);
+export const listSecrets = async (db: Db, storeId: string) =>
+  (await db.select().from(flowSecrets).where(eq(flowSecrets.storeId, storeId)).orderBy(asc(flowSecrets.name)).all()).map(presentSecret);
 
 /** Saves a secret sealed (AES-256-GCM, key beside the database, bound to store and name); answers without the value. */
-export function putSecret(services: Services, storeId: string, name: string, value: string, now: number) {
+export async function putSecret(services: Services, storeId: string, name: string, value: string, now: number) {
   const { db } = services;
   const sealed = sealSecrets(services, `${storeId}/${name}`, { value });
-  const found = db.select().from(flowSecrets).where(and(eq(flowSecrets.storeId, storeId), eq(flowSecrets.name, name))).get();
-  if (found) db.update(flowSecrets).set({ sealed, updatedAt: now }).where(and(eq(flowSecrets.storeId, storeId), eq(flowSecrets.name, name))).run();
-  else db.insert(flowSecrets).values({ storeId, name, sealed, createdAt: now, updatedAt: now }).run();
+  const found = await db.select().from(flowSecrets).where(and(eq(flowSecrets.storeId, storeId), eq(flowSecrets.name, name))).get();
+  if (await found) await db.update(flowSecrets).set({ sealed, updatedAt: now }).where(and(eq(flowSecrets.storeId, storeId), eq(flowSecrets.name, name))).run();
+  else await db.insert(flowSecrets).values({ storeId, name, sealed, createdAt: now, updatedAt: now }).run();
   return { created: !found, secret: presentSecret({ storeId, name, sealed, createdAt: found?.createdAt ?? now, updatedAt: now }) };
 }
 
-const secretNames = (db: Db, storeId: string) =>
-  new Set(db.select({ name: flowSecrets.name }).from(flowSecrets).where(eq(flowSecrets.storeId, storeId)).all().map((s) => s.name));
+const secretNames = async (db: Db, storeId: string) =>
+  new Set((await db.select({ name: flowSecrets.name }).from(flowSecrets).where(eq(flowSecrets.storeId, storeId)).all()).map((s) => s.name));
 
-export function deleteSecret(db: Db, storeId: string, name: string) {
+export async function deleteSecret(db: Db, storeId: string, name: string) {
   const found = db.select().from(flowSecrets).where(and(eq(flowSecrets.storeId, storeId), eq(flowSecrets.name, name))).get();
   if (!found) throw fail(404, 'FLOW_SECRET_NOT_FOUND', { name });
-  db.delete(flowSecrets).where(and(eq(flowSecrets.storeId, storeId), eq(flowSecrets.name, name))).run();
+  await db.delete(flowSecrets).where(and(eq(flowSecrets.storeId, storeId), eq(flowSecrets.name, name))).run();
   return { name, deleted: true };
 }

@@ -79,15 +79,15 @@ const ACTION_ERRORS = {
 
 type Actor = 'SELLER' | 'BUYER';
 
-export function itemView(db: Db, row: ItemFlowRow, now: number, actor?: Actor) {
+export async function itemView(db: Db, row: ItemFlowRow, now: number, actor?: Actor) {
   const { item, order } = itemAndOrder(db, row);
-  const view = presentItemFlow(db, row, order, item, now);
-  return actor ? { ...view, actions: view.actions.filter((a) => a.actor === actor) } : view;
+  const view = presentItemFlow(db, row, await order, item, now);
+  return actor ? { ...view, actions: (await view).actions.filter((a) => a.actor === actor) } : view;
 }
 
 /** An action on one item (and its group); answers the item's flow as it stands after. */
-function runItemAction(services: Services, now: number, row: ItemFlowRow, key: string, actor: { type: Actor; id: string | null }, input: Record<string, unknown>) {
-  const moved = moveItem(services, now, row, { trigger: { kind: 'action', key, actor: actor.type, scope: 'ITEM', input }, actor });
+async function runItemAction(services: Services, now: number, row: ItemFlowRow, key: string, actor: { type: Actor; id: string | null }, input: Record<string, unknown>) {
+  const moved = await moveItem(services, now, row, { trigger: { kind: 'action', key, actor: actor.type, scope: 'ITEM', input }, actor });
   const after = moved.find((m) => m.orderItemId === row.orderItemId) ?? row;
   return itemView(services.db, after, now, actor.type === 'BUYER' ? 'BUYER' : undefined);
 }
@@ -96,24 +96,24 @@ function runItemAction(services: Services, now: number, row: ItemFlowRow, key: s
  * A whole-order action: run on each item (once per progression group) whose state offers it; items that
  * do not are left alone. None offering it is ACTION_NOT_AVAILABLE; any other refusal changes nothing.
  */
-function runOrderAction(services: Services, now: number, orderId: string, key: string, actor: { type: Actor; id: string | null }, input: Record<string, unknown>) {
+async function runOrderAction(services: Services, now: number, orderId: string, key: string, actor: { type: Actor; id: string | null }, input: Record<string, unknown>) {
   const { db } = services;
   const touched = new Set<string>();
   let firstRefusal: unknown = null;
-  for (const candidate of itemFlowsOfOrder(db, orderId, now)) {
-    if (touched.has(candidate.orderItemId)) continue;
-    const row = loadItemFlow(db, candidate.storeId, candidate.orderItemId, now).row;
+  for (const candidate of await itemFlowsOfOrder(db, orderId, now)) {
+    if (touched.has((await candidate).orderItemId)) continue;
+    const row = await (await loadItemFlow(db, (await candidate).storeId, (await candidate).orderItemId, now)).row;
     try {
-      for (const moved of moveItem(services, now, row, { trigger: { kind: 'action', key, actor: actor.type, scope: 'ORDER', input }, actor })) touched.add(moved.orderItemId);
+      for (const moved of await moveItem(services, now, row, { trigger: { kind: 'action', key, actor: actor.type, scope: 'ORDER', input }, actor })) touched.add(moved.orderItemId);
     } catch (error) {
       if ((error as { code?: string }).code !== 'ACTION_NOT_AVAILABLE') throw error;
       firstRefusal ??= error;
     }
   }
   if (touched.size === 0) throw firstRefusal ?? fail(409, 'ACTION_NOT_AVAILABLE', { key, reason: 'NOT_IN_STATE' });
-  const order = db.select().from(orders).where(eq(orders.id, orderId)).get()!;
+  const order = (await db.select().from(orders).where(eq(orders.id, orderId)).get())!;
   const buyer = actor.type === 'BUYER' ? 'BUYER' : undefined;
-  return { orderId, status: order.status, items: itemFlowsOfOrder(db, orderId, now).filter((r) => touched.has(r.orderItemId)).map((r) => itemView(db, r, now, buyer)) };
+  return { orderId, status: order.status, items: (await itemFlowsOfOrder(db, orderId, now)).filter(async (r) => touched.has((await r).orderItemId)).map(async (r) => itemView(db, await r, now, buyer)) };
 }
 
 const seller = (ctx: StoreCtx) => ({ type: 'SELLER' as const, id: ctx.principal.userId });
@@ -136,20 +136,20 @@ function sellerShortcut(operationId: string, path: string, key: string, summary:
     response: itemFlow,
     errors: ACTION_ERRORS,
     target: (ctx) => ({ type: 'ORDER_ITEM', id: ctx.params.orderItemId }),
-    handler: (ctx) => runItemAction(ctx.services, ctx.now, loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now).row, key, seller(ctx), inputOf(ctx.body ?? {})),
+    handler: async (ctx) => runItemAction(ctx.services, ctx.now, await (await loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now)).row, key, seller(ctx), inputOf(ctx.body ?? {})),
   });
 }
 
 // ---------------------------------------------------------------------------------------------------
 // Buyer access
 
-function orderItemOf(db: Db, orderId: string, orderItemId: string, now: number) {
-  const row = db.select({ id: orderItems.id, storeId: orderItems.storeId }).from(orderItems).where(and(eq(orderItems.id, orderItemId), eq(orderItems.orderId, orderId))).get();
+async function orderItemOf(db: Db, orderId: string, orderItemId: string, now: number) {
+  const row = await db.select({ id: orderItems.id, storeId: orderItems.storeId }).from(orderItems).where(and(eq(orderItems.id, orderItemId), eq(orderItems.orderId, orderId))).get();
   if (!row) throw fail(404, 'ORDER_ITEM_NOT_FOUND');
-  return loadItemFlow(db, row.storeId, row.id, now).row;
+  return (await loadItemFlow(db, row.storeId, row.id, now)).row;
 }
 
-const orderIdOfItem = (db: Db, orderItemId: string) => db.select({ orderId: orderItems.orderId }).from(orderItems).where(eq(orderItems.id, orderItemId)).get()?.orderId;
+const orderIdOfItem = async (db: Db, orderItemId: string) => (await db.select({ orderId: orderItems.orderId }).from(orderItems).where(eq(orderItems.id, orderItemId)).get())?.orderId;
 
 const guestBody = z.object({ orderPassword: z.string().min(1).max(128), input: actionInput.optional() }).strict();
 const BUYER_ERRORS = {
@@ -173,7 +173,7 @@ export const flowOperations = [
     auth: 'store',
     scope: 'flow:r',
     response: z.object({ contents: z.array(flowRecord) }),
-    handler: (ctx) => ({ contents: listFlows(ctx.db, ctx.store.id, ctx.now).map(presentFlow) }),
+    handler: async (ctx) => ({ contents: (await listFlows(ctx.db, ctx.store.id, ctx.now)).map(presentFlow) }),
   }),
   defineOperation({
     operationId: 'getCommerceFlow',
@@ -186,7 +186,7 @@ export const flowOperations = [
     params: flowIdParams,
     response: flowRecord,
     errors: { 403: ['TENANT_MISMATCH'], 404: ['FLOW_NOT_FOUND'] },
-    handler: (ctx) => presentFlow(loadFlow(ctx.db, ctx.store.id, ctx.params.flowId)),
+    handler: async (ctx) => presentFlow(await loadFlow(ctx.db, ctx.store.id, ctx.params.flowId)),
   }),
   defineOperation({
     operationId: 'getCommerceFlowVersion',
@@ -199,8 +199,8 @@ export const flowOperations = [
     params: z.object({ flowId: z.string(), version: z.coerce.number().int().min(1) }).strict(),
     response: versionRecord,
     errors: { 403: ['TENANT_MISMATCH'], 404: ['FLOW_NOT_FOUND', 'FLOW_VERSION_NOT_FOUND'] },
-    handler: (ctx) => {
-      const v = loadVersion(ctx.db, ctx.store.id, ctx.params.flowId, ctx.params.version);
+    handler: async (ctx) => {
+      const v = await loadVersion(ctx.db, ctx.store.id, ctx.params.flowId, ctx.params.version);
       return presentVersion(ctx.db, v);
     },
   }),
@@ -215,9 +215,9 @@ export const flowOperations = [
     params: z.object({ productId: z.string() }).strict(),
     response: z.object({ flowId: z.string(), version: z.number().int(), source: z.enum(['PRODUCT', 'CATEGORY', 'PLATFORM']) }),
     errors: { 403: ['TENANT_MISMATCH'], 404: ['PRODUCT_NOT_FOUND'] },
-    handler: (ctx) => {
-      const { flow, version, source } = resolveFlow(ctx.db, loadProduct(ctx.db, ctx.store.id, ctx.params.productId), ctx.now);
-      return { flowId: flow.id, version, source };
+    handler: async (ctx) => {
+      const { flow, version, source } = await resolveFlow(ctx.db, await loadProduct(ctx.db, ctx.store.id, ctx.params.productId), ctx.now);
+      return { flowId: (await flow).id, version, source };
     },
   }),
   defineOperation({
@@ -231,7 +231,7 @@ export const flowOperations = [
     params: itemParams,
     response: itemFlow,
     errors: ITEM_ERRORS,
-    handler: (ctx) => itemView(ctx.db, loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now).row, ctx.now),
+    handler: async (ctx) => itemView(ctx.db, await (await loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now)).row, ctx.now),
   }),
   defineOperation({
     operationId: 'listOrderItemFlowRuns',
@@ -244,9 +244,9 @@ export const flowOperations = [
     params: itemParams,
     response: z.object({ contents: z.array(runRecord) }),
     errors: ITEM_ERRORS,
-    handler: (ctx) => {
-      const { row } = loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now);
-      const runs = ctx.db.select().from(flowRuns).where(eq(flowRuns.orderItemId, row.orderItemId)).orderBy(asc(flowRuns.at), asc(flowRuns.id)).all();
+    handler: async (ctx) => {
+      const { row } = await loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now);
+      const runs = await ctx.db.select().from(flowRuns).where(eq(flowRuns.orderItemId, (await row).orderItemId)).orderBy(asc(flowRuns.at), asc(flowRuns.id)).all();
       return { contents: runs.map(presentRun) };
     },
   }),
@@ -261,7 +261,7 @@ export const flowOperations = [
     params: z.object({ runId: z.string() }).strict(),
     response: runRecord,
     errors: { 403: ['TENANT_MISMATCH'], 404: ['FLOW_RUN_NOT_FOUND'] },
-    handler: (ctx) => presentRun(requireOwned(ctx.db.select().from(flowRuns).where(eq(flowRuns.id, ctx.params.runId)).get(), ctx.store.id, 'FLOW_RUN_NOT_FOUND')),
+    handler: async (ctx) => presentRun(requireOwned(await ctx.db.select().from(flowRuns).where(eq(flowRuns.id, ctx.params.runId)).get(), ctx.store.id, 'FLOW_RUN_NOT_FOUND')),
   }),
   defineOperation({
     operationId: 'runOrderItemAction',
@@ -277,7 +277,7 @@ export const flowOperations = [
     response: itemFlow,
     errors: ACTION_ERRORS,
     target: (ctx) => ({ type: 'ORDER_ITEM', id: ctx.params.orderItemId }),
-    handler: (ctx) => runItemAction(ctx.services, ctx.now, loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now).row, ctx.params.key, seller(ctx), ctx.body.input ?? {}),
+    handler: async (ctx) => runItemAction(ctx.services, ctx.now, await (await loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now)).row, ctx.params.key, seller(ctx), ctx.body.input ?? {}),
   }),
   defineOperation({
     operationId: 'moveOrderItemFlow',
@@ -294,14 +294,14 @@ export const flowOperations = [
     response: itemFlow,
     errors: { 403: ['TENANT_MISMATCH'], 404: ['ORDER_ITEM_NOT_FOUND'], 409: ['FLOW_MOVE_NOT_ALLOWED'] },
     target: (ctx) => ({ type: 'ORDER_ITEM', id: ctx.params.orderItemId }),
-    preview: (ctx) => {
-      const { row } = loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now);
-      return { changes: [{ field: 'flow.state', before: row.state, after: ctx.body.to }], facts: { reason: ctx.body.reason } };
+    preview: async (ctx) => {
+      const { row } = await loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now);
+      return { changes: [{ field: 'flow.state', before: (await row).state, after: ctx.body.to }], facts: { reason: ctx.body.reason } };
     },
-    handler: (ctx) => {
-      const { row } = loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now);
-      moveItem(ctx.services, ctx.now, row, { trigger: { kind: 'move', to: ctx.body.to, reason: ctx.body.reason }, actor: seller(ctx) });
-      return itemView(ctx.db, loadItemFlow(ctx.db, ctx.store.id, row.orderItemId, ctx.now).row, ctx.now);
+    handler: async (ctx) => {
+      const { row } = await loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now);
+      await moveItem(ctx.services, ctx.now, await row, { trigger: { kind: 'move', to: ctx.body.to, reason: ctx.body.reason }, actor: seller(ctx) });
+      return itemView(ctx.db, await (await loadItemFlow(ctx.db, ctx.store.id, (await row).orderItemId, ctx.now)).row, ctx.now);
     },
   }),
   defineOperation({
@@ -318,8 +318,8 @@ export const flowOperations = [
     response: orderActionResult,
     errors: { ...ACTION_ERRORS, 404: ['ORDER_NOT_FOUND'] },
     target: (ctx) => ({ type: 'ORDER', id: ctx.params.orderId }),
-    handler: (ctx) => {
-      requireOwned(ctx.db.select({ storeId: orders.storeId }).from(orders).where(eq(orders.id, ctx.params.orderId)).get(), ctx.store.id, 'ORDER_NOT_FOUND');
+    handler: async (ctx) => {
+      requireOwned(await ctx.db.select({ storeId: orders.storeId }).from(orders).where(eq(orders.id, ctx.params.orderId)).get(), ctx.store.id, 'ORDER_NOT_FOUND');
       return runOrderAction(ctx.services, ctx.now, ctx.params.orderId, ctx.params.key, seller(ctx), ctx.body.input ?? {});
     },
   }),
@@ -340,9 +340,9 @@ export const flowOperations = [
     body: actionBody,
     response: itemFlow,
     errors: BUYER_ERRORS,
-    handler: (ctx) => {
-      const order = memberOrder(ctx.db, ctx.buyer.storeId, ctx.buyer.customer?.id, orderIdOfItem(ctx.db, ctx.params.orderItemId), 'ORDER_ITEM_NOT_FOUND');
-      const row = orderItemOf(ctx.db, order.id, ctx.params.orderItemId, ctx.now);
+    handler: async (ctx) => {
+      const order = await memberOrder(ctx.db, ctx.buyer.storeId, ctx.buyer.customer?.id, await orderIdOfItem(ctx.db, ctx.params.orderItemId), 'ORDER_ITEM_NOT_FOUND');
+      const row = await orderItemOf(ctx.db, order.id, ctx.params.orderItemId, ctx.now);
       return runItemAction(ctx.services, ctx.now, row, ctx.params.key, { type: 'BUYER', id: ctx.buyer.customer!.id }, ctx.body.input ?? {});
     },
   }),
@@ -357,8 +357,8 @@ export const flowOperations = [
     body: actionBody,
     response: orderActionResult,
     errors: BUYER_ERRORS,
-    handler: (ctx) => {
-      const order = memberOrder(ctx.db, ctx.buyer.storeId, ctx.buyer.customer?.id, ctx.params.orderId);
+    handler: async (ctx) => {
+      const order = await memberOrder(ctx.db, ctx.buyer.storeId, ctx.buyer.customer?.id, ctx.params.orderId);
       return runOrderAction(ctx.services, ctx.now, order.id, ctx.params.key, { type: 'BUYER', id: ctx.buyer.customer!.id }, ctx.body.input ?? {});
     },
   }),
@@ -376,8 +376,8 @@ export const flowOperations = [
     async: true,
     handler: async (ctx) => {
       const order = await guestOrder(ctx.db, ctx.buyer.storeId, ctx.params.orderId, ctx.body.orderPassword, ctx.now);
-      return transaction(ctx.db, () => {
-        const row = orderItemOf(ctx.db, order.id, ctx.params.orderItemId, ctx.now);
+      return transaction(ctx.db, async () => {
+        const row = await orderItemOf(ctx.db, order.id, ctx.params.orderItemId, ctx.now);
         return runItemAction(ctx.services, ctx.now, row, ctx.params.key, { type: 'BUYER', id: null }, ctx.body.input ?? {});
       });
     },

@@ -77,54 +77,54 @@ const q = preparedFor((db) => ({
  * The store's two default flows (SHIPPING, MANUAL), version 1 each. Run when a store is created and, for
  * stores made before flows existed, on first use: a unique index keeps concurrent first uses to one each.
  */
-export function ensureDefaultFlows(db: Db, storeId: string, now: number) {
+export async function ensureDefaultFlows(db: Db, storeId: string, now: number) {
   for (const kind of ['SHIPPING', 'MANUAL'] as const) {
-    if (q(db).defaultFlow.get({ storeId, kind })) continue;
+    if (await q(db).defaultFlow.get({ storeId, kind })) continue;
     const { name, definition } = DEFAULT_DEFINITIONS[kind];
     const id = newId('flw', now);
-    const inserted = db.insert(flows).values({
-      id, storeId, name, kind, isDefault: true, progression: definition.progression, publishedVersion: 1, draft: null, draftGraph: null, defaultKey: kind, createdAt: now, updatedAt: now,
+    const inserted = await db.insert(flows).values({
+        id, storeId, name, kind, isDefault: true, progression: definition.progression, publishedVersion: 1, draft: null, draftGraph: null, defaultKey: kind, createdAt: now, updatedAt: now,
     }).onConflictDoNothing().run();
-    if (inserted.changes === 1) db.insert(flowVersions).values({ flowId: id, version: 1, storeId, definition, graph: null, publishedAt: now }).run();
+    if (inserted.changes === 1) await db.insert(flowVersions).values({ flowId: id, version: 1, storeId, definition, graph: null, publishedAt: now }).run();
   }
 }
 
 /** A flow with its first published version (the custom-flow API of a later slice publishes more). */
-export function insertFlow(db: Db, storeId: string, now: number, input: { name: string; kind: FlowKind; definition: Definition }): FlowRow {
+export async function insertFlow(db: Db, storeId: string, now: number, input: { name: string; kind: FlowKind; definition: Definition }): Promise<FlowRow> {
   const row: FlowRow = {
     id: newId('flw', now), storeId, name: input.name, kind: input.kind, isDefault: false, progression: input.definition.progression,
     publishedVersion: 1, draft: null, draftGraph: null, defaultKey: null, createdAt: now, updatedAt: now,
   };
-  db.insert(flows).values(row).run();
-  db.insert(flowVersions).values({ flowId: row.id, version: 1, storeId, definition: input.definition, graph: null, publishedAt: now }).run();
+  await db.insert(flows).values(row).run();
+  await db.insert(flowVersions).values({ flowId: row.id, version: 1, storeId, definition: input.definition, graph: null, publishedAt: now }).run();
   return row;
 }
 
-export const loadFlow = (db: Db, storeId: string, flowId: string) => requireOwned(q(db).flowById.get({ id: flowId }), storeId, 'FLOW_NOT_FOUND');
+export const loadFlow = async (db: Db, storeId: string, flowId: string) => requireOwned(await q(db).flowById.get({ id: flowId }), storeId, 'FLOW_NOT_FOUND');
 
-export function listFlows(db: Db, storeId: string, now: number) {
-  ensureDefaultFlows(db, storeId, now);
+export async function listFlows(db: Db, storeId: string, now: number) {
+  await ensureDefaultFlows(db, storeId, now);
   // The defaults first (SHIPPING, then MANUAL), then the store's own in creation order.
   return db.select().from(flows).where(eq(flows.storeId, storeId)).orderBy(desc(flows.isDefault), sql`${flows.defaultKey} = 'MANUAL'`, asc(flows.createdAt), asc(flows.id)).all();
 }
 
 /** Published definitions never change: kept per database once read. */
 const definitions = new WeakMap<Db, Map<string, Definition>>();
-export function definitionOf(db: Db, flowId: string, version: number): Definition {
+export async function definitionOf(db: Db, flowId: string, version: number): Promise<Definition> {
   let perDb = definitions.get(db);
   if (!perDb) definitions.set(db, (perDb = new Map()));
   const key = `${flowId}:${version}`;
   let def = perDb.get(key);
   if (!def) {
-    const row = q(db).version.get({ flowId, version });
+    const row = await q(db).version.get({ flowId, version });
     if (!row) throw fail(404, 'FLOW_VERSION_NOT_FOUND', { flowId, version });
     perDb.set(key, (def = row.definition));
   }
   return def;
 }
 
-export function loadVersion(db: Db, storeId: string, flowId: string, version: number) {
-  loadFlow(db, storeId, flowId);
+export async function loadVersion(db: Db, storeId: string, flowId: string, version: number) {
+  await loadFlow(db, storeId, flowId);
   const row = q(db).version.get({ flowId, version });
   if (!row) throw fail(404, 'FLOW_VERSION_NOT_FOUND', { flowId, version });
   return row;
@@ -133,15 +133,15 @@ export function loadVersion(db: Db, storeId: string, flowId: string, version: nu
 /** Core statuses an item's life in its flow ends in: such items no longer run on their version. */
 const ENDED_CORE_STATUSES = ['PURCHASE_DECIDED', 'CANCELED', 'RETURNED', 'EXCHANGED'];
 
-export const runningItemCount = (db: Db, flowId: string, version: number) =>
-  db.select({ n: sql<number>`count(*)` }).from(orderItemFlows)
+export const runningItemCount = async (db: Db, flowId: string, version: number) =>
+  ((await db.select({ n: sql<number>`count(*)` }).from(orderItemFlows)
     .where(and(eq(orderItemFlows.flowId, flowId), eq(orderItemFlows.version, version), notInArray(orderItemFlows.coreStatus, ENDED_CORE_STATUSES)))
-    .get()!.n;
+    .get())!).n;
 
 /** The distinct states the running items of a version are in. */
-export const runningStates = (db: Db, flowId: string, version: number) =>
-  db.selectDistinct({ state: orderItemFlows.state }).from(orderItemFlows)
-    .where(and(eq(orderItemFlows.flowId, flowId), eq(orderItemFlows.version, version), notInArray(orderItemFlows.coreStatus, ENDED_CORE_STATUSES))).all().map((r) => r.state);
+export const runningStates = async (db: Db, flowId: string, version: number) =>
+  (await db.selectDistinct({ state: orderItemFlows.state }).from(orderItemFlows)
+        .where(and(eq(orderItemFlows.flowId, flowId), eq(orderItemFlows.version, version), notInArray(orderItemFlows.coreStatus, ENDED_CORE_STATUSES))).all()).map((r) => r.state);
 
 export const presentFlow = (f: FlowRow) => ({
   flowId: f.id, name: f.name, kind: f.kind, isDefault: f.isDefault, progression: f.progression, publishedVersion: f.publishedVersion, draft: f.draft, draftGraph: f.draftGraph,
@@ -156,26 +156,26 @@ export type FlowSource = 'PRODUCT' | 'CATEGORY' | 'PLATFORM';
 const kindOf = (fulfillment: Pick<Fulfillment, 'type'>): FlowKind => (fulfillment.type === 'SHIPPING' ? 'SHIPPING' : 'MANUAL');
 
 /** A flow id a product or category names must be a flow of the store (404 FLOW_NOT_FOUND). */
-export function requireFlowId(db: Db, storeId: string, flowId: string | null | undefined) {
-  if (flowId) loadFlow(db, storeId, flowId);
+export async function requireFlowId(db: Db, storeId: string, flowId: string | null | undefined) {
+  if (flowId) await loadFlow(db, storeId, flowId);
 }
 
 /**
  * The flow a product's items follow (spec 02 §4.4): its own `flowId`, else its lowest-level category's,
  * else the store default of its fulfilment kind; the flow's published version is the one fixed at payment.
  */
-export function resolveFlow(db: Db, product: { storeId: string; flowId: string | null; categoryId: string | null; fulfillment: Pick<Fulfillment, 'type'> }, now: number) {
-  const published = (flowId: string | null) => {
-    const flow = flowId ? q(db).flowById.get({ id: flowId }) : undefined;
+export async function resolveFlow(db: Db, product: { storeId: string; flowId: string | null; categoryId: string | null; fulfillment: Pick<Fulfillment, 'type'> }, now: number) {
+  const published = async (flowId: string | null) => {
+    const flow = await (await flowId ? q(db).flowById.get({ id: flowId }) : undefined);
     return flow && flow.storeId === product.storeId && flow.publishedVersion !== null ? flow : undefined;
   };
-  const own = published(product.flowId);
+  const own = await published(product.flowId);
   if (own) return { flow: own, version: own.publishedVersion!, source: 'PRODUCT' as FlowSource };
-  const categoryFlowId = product.categoryId ? db.select({ flowId: categories.flowId }).from(categories).where(eq(categories.id, product.categoryId)).get()?.flowId ?? null : null;
-  const inherited = published(categoryFlowId);
+  const categoryFlowId = product.categoryId ? (await db.select({ flowId: categories.flowId }).from(categories).where(eq(categories.id, product.categoryId)).get())?.flowId ?? null : null;
+  const inherited = await published(categoryFlowId);
   if (inherited) return { flow: inherited, version: inherited.publishedVersion!, source: 'CATEGORY' as FlowSource };
-  ensureDefaultFlows(db, product.storeId, now);
-  const fallback = q(db).defaultFlow.get({ storeId: product.storeId, kind: kindOf(product.fulfillment) })!;
+  await ensureDefaultFlows(db, product.storeId, now);
+  const fallback = (await q(db).defaultFlow.get({ storeId: product.storeId, kind: kindOf(product.fulfillment) }))!;
   return { flow: fallback, version: fallback.publishedVersion!, source: 'PLATFORM' as FlowSource };
 }
 
@@ -183,26 +183,26 @@ export function resolveFlow(db: Db, product: { storeId: string; flowId: string |
  * Fixes each new item's flow and version and enters the initial state (its timers and notifications), in
  * the transaction that writes the order. Items of an `ORDER`-progression flow form one group per order.
  */
-export function startOrderFlows(db: Db, now: number, order: OrderRow, items: OrderItemRow[]) {
+export async function startOrderFlows(db: Db, now: number, order: OrderRow, items: OrderItemRow[]) {
   const groups = new Map<string, string>();
   for (const item of items) {
-    const product = db.select({ storeId: products.storeId, flowId: products.flowId, categoryId: products.categoryId }).from(products).where(eq(products.id, item.productId)).get();
-    const { flow, version } = resolveFlow(db, { storeId: order.storeId, flowId: product?.flowId ?? null, categoryId: product?.categoryId ?? null, fulfillment: item.fulfillmentSnapshot }, now);
-    const def = definitionOf(db, flow.id, version);
+    const product = await db.select({ storeId: products.storeId, flowId: products.flowId, categoryId: products.categoryId }).from(products).where(eq(products.id, item.productId)).get();
+    const { flow, version } = await resolveFlow(db, { storeId: order.storeId, flowId: product?.flowId ?? null, categoryId: product?.categoryId ?? null, fulfillment: item.fulfillmentSnapshot }, now);
+    const def = await definitionOf(db, (await flow).id, version);
     let groupId: string | null = null;
     if (def.progression === 'ORDER') {
-      const key = `${flow.id}:${version}`;
+      const key = `${(await flow).id}:${version}`;
       groupId = groups.get(key) ?? newId('grp', now);
       groups.set(key, groupId);
     }
     const row: ItemFlowRow = {
-      orderItemId: item.id, storeId: order.storeId, orderId: order.id, flowId: flow.id, version, state: def.initial, coreStatus: def.states[def.initial].coreStatus,
+      orderItemId: item.id, storeId: order.storeId, orderId: order.id, flowId: (await flow).id, version, state: def.initial, coreStatus: def.states[def.initial].coreStatus,
       groupId, claimHold: false, inputs: {}, enteredAt: now, fulfilledAt: null, updatedAt: now,
     };
-    db.insert(orderItemFlows).values(row).run();
+    await db.insert(orderItemFlows).values(row).run();
     const result = step(def, itemState(row, order, item, false), { kind: 'start' }, now);
     if (!result.ok) continue;
-    applyEffects(db, now, { order, members: [{ row, item, effects: result.effects }], trigger: { kind: 'start' }, actor: { type: 'SYSTEM', id: null }, input: {} });
+    await applyEffects(db, now, { order, members: [{ row, item, effects: result.effects }], trigger: { kind: 'start' }, actor: { type: 'SYSTEM', id: null }, input: {} });
   }
 }
 
@@ -213,13 +213,13 @@ export function startOrderFlows(db: Db, now: number, order: OrderRow, items: Ord
  * The item's flow state. Items paid before flows existed have none: they are adopted on first use by the
  * store default of their kind, in its initial state (they were all PAID), without notifications or timers.
  */
-export function itemFlowOf(db: Db, item: OrderItemRow, now: number): ItemFlowRow {
+export async function itemFlowOf(db: Db, item: OrderItemRow, now: number): Promise<ItemFlowRow> {
   const found = q(db).itemFlow.get({ id: item.id });
   if (found) return found;
-  ensureDefaultFlows(db, item.storeId, now);
-  const flow = q(db).defaultFlow.get({ storeId: item.storeId, kind: kindOf(item.fulfillmentSnapshot) })!;
-  const def = definitionOf(db, flow.id, flow.publishedVersion!);
-  db.insert(orderItemFlows).values({
+  await ensureDefaultFlows(db, item.storeId, now);
+  const flow = (await q(db).defaultFlow.get({ storeId: item.storeId, kind: kindOf(item.fulfillmentSnapshot) }))!;
+  const def = await definitionOf(db, flow.id, flow.publishedVersion!);
+  await db.insert(orderItemFlows).values({
     orderItemId: item.id, storeId: item.storeId, orderId: item.orderId, flowId: flow.id, version: flow.publishedVersion!, state: def.initial,
     coreStatus: def.states[def.initial].coreStatus, groupId: null, claimHold: false, inputs: {}, enteredAt: item.createdAt, fulfilledAt: null, updatedAt: now,
   }).onConflictDoNothing().run();
@@ -227,8 +227,8 @@ export function itemFlowOf(db: Db, item: OrderItemRow, now: number): ItemFlowRow
 }
 
 export const findItemFlow = (db: Db, orderItemId: string) => q(db).itemFlow.get({ id: orderItemId });
-export const itemFlowsOfOrder = (db: Db, orderId: string, now: number) =>
-  db.select().from(orderItems).where(eq(orderItems.orderId, orderId)).orderBy(asc(orderItems.orderItemNo)).all().map((item) => itemFlowOf(db, item, now));
+export const itemFlowsOfOrder = async (db: Db, orderId: string, now: number) =>
+  (await db.select().from(orderItems).where(eq(orderItems.orderId, orderId)).orderBy(asc(orderItems.orderItemNo)).all()).map((item) => itemFlowOf(db, item, now));
 
 /** The item's flow as the order item read shows it. */
 /** The order item and order of an item flow, by prepared look-ups. */
@@ -236,8 +236,8 @@ export const itemAndOrder = (db: Db, row: ItemFlowRow) => ({ item: q(db).orderIt
 
 export const flowSummary = (row: ItemFlowRow) => ({ flowId: row.flowId, version: row.version, state: row.state, coreStatus: row.coreStatus });
 
-export function loadItemFlow(db: Db, storeId: string, orderItemId: string, now: number) {
-  const item = requireOwned(q(db).orderItem.get({ id: orderItemId }), storeId, 'ORDER_ITEM_NOT_FOUND');
+export async function loadItemFlow(db: Db, storeId: string, orderItemId: string, now: number) {
+  const item = requireOwned(await q(db).orderItem.get({ id: orderItemId }), storeId, 'ORDER_ITEM_NOT_FOUND');
   return { item, row: itemFlowOf(db, item, now), order: q(db).order.get({ id: item.orderId })! };
 }
 
@@ -270,9 +270,9 @@ const presentTimer = (t: typeof flowTimers.$inferSelect) => ({
 });
 
 /** `GET /v1/order-items/{id}/flow`: where the item stands, what can be done, what will happen by itself. */
-export function presentItemFlow(db: Db, row: ItemFlowRow, order: OrderRow, item: OrderItemRow, now: number) {
-  const def = definitionOf(db, row.flowId, row.version);
-  const groupClaim = groupOf(db, row).some((r) => r.claimHold);
+export async function presentItemFlow(db: Db, row: ItemFlowRow, order: OrderRow, item: OrderItemRow, now: number) {
+  const def = await definitionOf(db, row.flowId, row.version);
+  const groupClaim = (await groupOf(db, row)).some((r) => r.claimHold);
   return {
     orderItemId: row.orderItemId,
     orderId: row.orderId,
@@ -282,7 +282,7 @@ export function presentItemFlow(db: Db, row: ItemFlowRow, order: OrderRow, item:
     label: def.states[row.state]?.label ?? row.state,
     coreStatus: row.coreStatus,
     actions: availableActions(def, itemState(row, order, item, groupClaim), now),
-    timers: q(db).itemTimers.all({ id: row.orderItemId }).map(presentTimer),
+    timers: (await q(db).itemTimers.all({ id: row.orderItemId })).map(presentTimer),
     groupId: row.groupId,
   };
 }
@@ -315,21 +315,21 @@ function refusalError(refusal: Refusal, key: string | null) {
  * state — inside the caller's transaction. A refusal throws the API error and changes nothing.
  * Returns the items that moved.
  */
-export function moveItem(services: Services, now: number, row: ItemFlowRow, request: MoveRequest): ItemFlowRow[] {
+export async function moveItem(services: Services, now: number, row: ItemFlowRow, request: MoveRequest): Promise<ItemFlowRow[]> {
   const { db } = services;
-  const order = q(db).order.get({ id: row.orderId })!;
-  const def = definitionOf(db, row.flowId, row.version);
-  const group = groupOf(db, row);
+  const order = (await q(db).order.get({ id: row.orderId }))!;
+  const def = await definitionOf(db, row.flowId, row.version);
+  const group = await groupOf(db, row);
   const groupClaim = group.some((r) => r.claimHold);
   const members = group.filter((r) => r.orderItemId === row.orderItemId || (r.state === row.state && r.version === row.version));
-  const stepped = members.map((member) => {
-    const item = q(db).orderItem.get({ id: member.orderItemId })!;
+  const stepped = members.map(async (member) => {
+    const item = (await q(db).orderItem.get({ id: member.orderItemId }))!;
     return { row: member, item, result: step(def, itemState(member, order, item, groupClaim), request.trigger, now) };
-  }).sort((a, b) => a.item.orderItemNo - b.item.orderItemNo);
-  const lead = stepped.find((s) => s.row.orderItemId === row.orderItemId)!;
+  }).sort(async (a, b) => (await (await a).item).orderItemNo - (await (await b).item).orderItemNo);
+  const lead = (await stepped.find(async (s) => (await s).row.orderItemId === row.orderItemId))!;
   if (!lead.result.ok) throw refusalError(lead.result.refusal, triggerKey(request.trigger));
-  if (request.trigger.kind === 'action') requireInputUploads(db, order.storeId, def, request.trigger.key, request.trigger.input, request.actor);
-  const moving = stepped.flatMap((s) => (s.result.ok ? [{ row: s.row, item: s.item, effects: s.result.effects }] : []));
+  if (request.trigger.kind === 'action') await requireInputUploads(db, order.storeId, def, request.trigger.key, request.trigger.input, request.actor);
+  const moving = stepped.flatMap(async (s) => ((await s).result.ok ? [{ row: (await s).row, item: (await s).item, effects: (await s).result.effects }] : []));
   const input = request.trigger.kind === 'action' || request.trigger.kind === 'event' ? request.trigger.input : {};
   return applyEffects(db, now, { order, members: moving, trigger: runTrigger(request.trigger), actor: request.actor, input }, services);
 }
@@ -338,10 +338,10 @@ export function moveItem(services: Services, now: number, row: ItemFlowRow, requ
  * Image inputs must name pictures of this store: a buyer's order-input uploads, or for a seller also its
  * flow attachments. Another store's upload reads as missing, so ids cannot be probed across stores.
  */
-function requireInputUploads(db: Db, storeId: string, def: Definition, key: string, input: Record<string, unknown>, actor: RunActor) {
+async function requireInputUploads(db: Db, storeId: string, def: Definition, key: string, input: Record<string, unknown>, actor: RunActor) {
   const images = (def.actions[key]?.inputs ?? []).filter((d) => d.kind === 'image' && typeof input[d.key] === 'string');
   const purposes = actor.type === 'BUYER' ? [ORDER_INPUT] : [ORDER_INPUT, 'flow-attachment'];
-  const missing = foreignUploads(db, storeId, images.map((d) => input[d.key] as string), purposes);
+  const missing = await foreignUploads(db, storeId, images.map((d) => input[d.key] as string), purposes);
   const issues = images.filter((d) => missing.has(input[d.key] as string))
     .map((d) => ({ key: d.key, code: 'UPLOAD_NOT_FOUND' as const, message: '이 상점에 올린 사진의 uploadId가 아닙니다. 먼저 사진을 올리세요.' }));
   if (issues.length) throw refusalError({ code: 'FLOW_ACTION_INPUT_INVALID', issues }, key);
@@ -373,7 +373,7 @@ interface Application {
  * outbox (ORDER.FLOW_STATE_CHANGED once for the group, ORDER.* per item, ORDER.FLOW_NOTIFICATION per
  * webhook notification), the run history, and every module's `onOrderItemMoved` hook.
  */
-function applyEffects(db: Db, now: number, a: Application, services?: Services): ItemFlowRow[] {
+async function applyEffects(db: Db, now: number, a: Application, services?: Services): Promise<ItemFlowRow[]> {
   const { order } = a;
   const moved: ItemFlowRow[] = [];
   const lead = a.members[0];
@@ -386,56 +386,56 @@ function applyEffects(db: Db, now: number, a: Application, services?: Services):
     if (move) {
       const fulfilled = row.fulfilledAt ?? (move.coreStatus === 'DELIVERED' || move.coreStatus === 'FULFILLED' ? now : null);
       row = { ...row, state: move.to, coreStatus: move.coreStatus, enteredAt: now, fulfilledAt: fulfilled, updatedAt: now, inputs: actionKey ? { ...row.inputs, [actionKey]: a.input } : row.inputs };
-      q(db).moveItemFlow.run({ id: row.orderItemId, state: row.state, coreStatus: row.coreStatus, now, fulfilledAt: fulfilled, inputsJson: JSON.stringify(row.inputs) });
-      q(db).setItemStatus.run({ id: row.orderItemId, status: move.coreStatus, now });
+      await q(db).moveItemFlow.run({ id: row.orderItemId, state: row.state, coreStatus: row.coreStatus, now, fulfilledAt: fulfilled, inputsJson: JSON.stringify(row.inputs) });
+      await q(db).setItemStatus.run({ id: row.orderItemId, status: move.coreStatus, now });
     }
     if (m.effects.withdrawClaim) {
-      releaseClaimHold(db, now, row.orderItemId);
+      await releaseClaimHold(db, now, row.orderItemId);
       row = { ...row, claimHold: false };
       for (const module of services?.modules ?? []) module.onClaimWithdrawn?.(services!, db, { storeId: row.storeId, orderItemId: row.orderItemId, at: now });
     }
-    if (m.effects.timersCleared) clearTimers(db, now, row.orderItemId);
-    armTimers(db, now, row, m.effects.timersSet);
+    if (m.effects.timersCleared) await clearTimers(db, now, row.orderItemId);
+    await armTimers(db, now, row, m.effects.timersSet);
     moved.push(row);
   }
 
-  const freshOrder = lead.effects.move ? refreshOrderStatus(db, order, now) : order;
+  const freshOrder = await (await lead.effects.move ? refreshOrderStatus(db, order, now) : order);
   const eventIds = new Map<string, string[]>(a.members.map((m) => [m.row.orderItemId, []]));
-  const emit = (type: string, data: Record<string, unknown>, itemIds: string[]) => {
-    const { eventId } = emitEvent(db, now, { storeId: order.storeId, type, resource: { type: 'ORDER', id: order.id }, data });
+  const emit = async (type: string, data: Record<string, unknown>, itemIds: string[]) => {
+    const { eventId } = await emitEvent(db, now, { storeId: order.storeId, type, resource: { type: 'ORDER', id: order.id }, data });
     for (const id of itemIds) eventIds.get(id)?.push(eventId);
   };
   const movedIds = a.members.filter((m) => m.effects.move).map((m) => m.row.orderItemId);
   const leadMove = lead.effects.move;
   if (leadMove && movedIds.length) {
-    emit('ORDER.FLOW_STATE_CHANGED', {
+    await emit('ORDER.FLOW_STATE_CHANGED', {
       orderId: order.id, orderItemIds: movedIds, flowId: lead.row.flowId, flowVersion: lead.row.version,
       from: leadMove.from, to: leadMove.to, label: leadMove.label, coreStatus: leadMove.coreStatus, changedAt: isoAt(now),
     }, movedIds);
   }
   for (const [i, m] of a.members.entries()) {
-    for (const type of m.effects.events) emit(type, orderEventData(type, freshOrder, m.item, moved[i]), [m.row.orderItemId]);
+    for (const type of m.effects.events) await emit(type, orderEventData(type, freshOrder, m.item, moved[i]), [m.row.orderItemId]);
   }
   const state = moved[0].state;
   const itemIds = a.members.map((m) => m.row.orderItemId);
   const leadRunId = newId('frn', now);
-  const notifications = lead.effects.notifications.map((n): RunNotification => {
+  const notifications = lead.effects.notifications.map(async (n): Promise<RunNotification> => {
     if (n.channel === 'webhook') {
       const name = typeof n.params.event === 'string' ? n.params.event : state;
-      emit('ORDER.FLOW_NOTIFICATION', { orderId: order.id, orderItemIds: itemIds, event: name, flowId: lead.row.flowId, flowVersion: lead.row.version, state }, itemIds);
+      await emit('ORDER.FLOW_NOTIFICATION', { orderId: order.id, orderItemIds: itemIds, event: name, flowId: lead.row.flowId, flowVersion: lead.row.version, state }, itemIds);
       return { ...n, sent: true };
     }
     const app = APP_CHANNEL.exec(n.channel);
     if (app) {
       const payload = { name: app[2], orderId: order.id, orderItemIds: itemIds, flowId: lead.row.flowId, flowVersion: lead.row.version, state, params: n.params };
-      return { ...n, ...enqueueAppNotification(db, now, order.storeId, leadRunId, app[1], app[2], payload) };
+      return { ...n, ...await enqueueAppNotification(db, now, order.storeId, leadRunId, app[1], app[2], payload) };
     }
-    return { ...n, ...mailBuyer(db, now, order, leadMove?.label ?? state, n.params) };
+    return { ...n, ...await mailBuyer(db, now, order, leadMove?.label ?? state, n.params) };
   });
 
   for (const [i, m] of a.members.entries()) {
     const row = moved[i];
-    q(db).insertRun.run({
+    await q(db).insertRun.run({
       id: m === lead ? leadRunId : newId('frn', now), storeId: row.storeId, orderId: row.orderId, orderItemId: row.orderItemId, flowId: row.flowId, version: row.version,
       trigger: a.trigger, actor: a.actor, input: a.input, from: m.effects.move ? m.effects.move.from : null, to: row.state, coreStatus: row.coreStatus,
       notifications, timers: m.effects.timersSet.map((t) => ({ transition: t.transition, kind: t.kind, dueAt: isoAt(t.dueAt), to: t.to })),
@@ -457,11 +457,11 @@ function applyEffects(db: Db, now: number, a: Application, services?: Services):
  * The `email` channel: a mail to the buyer through the service's mail outbox (a deployment's mailer sends
  * it; `svc dev` shows it at /_dev/v1/mail). Params `subject` and `body` override the plain notice.
  */
-function mailBuyer(db: Db, now: number, order: OrderRow, label: string, params: Record<string, unknown>): { sent: boolean; reason?: string } {
-  const to = order.buyer.email ?? (order.customerId ? q(db).customerEmail.get({ id: order.customerId })?.email : null);
+async function mailBuyer(db: Db, now: number, order: OrderRow, label: string, params: Record<string, unknown>): Promise<{ sent: boolean; reason?: string; }> {
+  const to = order.buyer.email ?? (order.customerId ? (await q(db).customerEmail.get({ id: order.customerId }))?.email : null);
   if (!to) return { sent: false, reason: 'NO_RECIPIENT' };
   const text = (value: unknown) => (value === null || value === undefined ? null : String(value));
-  queueMail(db, now, {
+  await queueMail(db, now, {
     to,
     subject: text(params.subject) ?? `[주문 ${order.orderNo}] ${label}`,
     body: text(params.body) ?? `주문번호 ${order.orderNo}의 상태가 '${label}'(으)로 바뀌었습니다.`,
@@ -470,10 +470,10 @@ function mailBuyer(db: Db, now: number, order: OrderRow, label: string, params: 
 }
 
 /** Stores the timers the item's state sets; a claim already open pauses a new duration timer from the start. */
-function armTimers(db: Db, now: number, row: ItemFlowRow, timers: TimerSet[]) {
+async function armTimers(db: Db, now: number, row: ItemFlowRow, timers: TimerSet[]) {
   for (const t of timers) {
     const paused = t.kind === 'after' && row.claimHold;
-    db.insert(flowTimers).values({
+    await db.insert(flowTimers).values({
       id: newId('ftm', now), storeId: row.storeId, orderItemId: row.orderItemId, state: row.state, transition: t.transition, kind: t.kind, to: t.to,
       status: paused ? 'PAUSED' : 'PENDING', dueAt: paused ? null : t.dueAt, remainingMs: paused ? t.dueAt - now : null, createdAt: now, updatedAt: now,
     }).run();
@@ -488,41 +488,41 @@ const clearTimers = (db: Db, now: number, orderItemId: string) => q(db).clearTim
  * state key changed fires ORDER.FLOW_STATE_CHANGED, so systems that track flow states stay in step; no
  * notification or ORDER.* status event runs (the item took no step of its flow). Returns how many items moved.
  */
-export function migrateItems(db: Db, now: number, flowId: string, fromVersion: number, toVersion: number, stateOf: (state: string) => string): number {
-  const def = definitionOf(db, flowId, toVersion);
-  const rows = db.select().from(orderItemFlows)
-    .where(and(eq(orderItemFlows.flowId, flowId), eq(orderItemFlows.version, fromVersion), notInArray(orderItemFlows.coreStatus, ENDED_CORE_STATUSES))).all();
+export async function migrateItems(db: Db, now: number, flowId: string, fromVersion: number, toVersion: number, stateOf: (state: string) => string): Promise<number> {
+  const def = await definitionOf(db, flowId, toVersion);
+  const rows = await db.select().from(orderItemFlows)
+      .where(and(eq(orderItemFlows.flowId, flowId), eq(orderItemFlows.version, fromVersion), notInArray(orderItemFlows.coreStatus, ENDED_CORE_STATUSES))).all();
   const touchedOrders = new Map<string, OrderRow>();
   for (const old of rows) {
     const state = stateOf(old.state);
     const row: ItemFlowRow = { ...old, version: toVersion, state, coreStatus: def.states[state].coreStatus, enteredAt: state === old.state ? old.enteredAt : now, updatedAt: now };
-    db.update(orderItemFlows).set({ version: row.version, state: row.state, coreStatus: row.coreStatus, enteredAt: row.enteredAt, updatedAt: now }).where(eq(orderItemFlows.orderItemId, row.orderItemId)).run();
-    const order = touchedOrders.get(row.orderId) ?? q(db).order.get({ id: row.orderId })!;
+    await db.update(orderItemFlows).set({ version: row.version, state: row.state, coreStatus: row.coreStatus, enteredAt: row.enteredAt, updatedAt: now }).where(eq(orderItemFlows.orderItemId, row.orderItemId)).run();
+    const order = await (await touchedOrders.get(row.orderId) ?? q(db).order.get({ id: row.orderId })!);
     touchedOrders.set(row.orderId, order);
     const item = q(db).orderItem.get({ id: row.orderItemId })!;
-    if (row.coreStatus !== old.coreStatus) db.update(orderItems).set({ status: row.coreStatus as OrderItemRow['status'], updatedAt: now }).where(eq(orderItems.id, row.orderItemId)).run();
-    clearTimers(db, now, row.orderItemId);
+    if (row.coreStatus !== old.coreStatus) await db.update(orderItems).set({ status: row.coreStatus as OrderItemRow['status'], updatedAt: now }).where(eq(orderItems.id, row.orderItemId)).run();
+    await clearTimers(db, now, row.orderItemId);
     const { timersSet } = entering(def, itemState(row, order, item, false), state, now);
-    armTimers(db, now, row, timersSet);
-    const eventIds = state === old.state ? [] : [emitEvent(db, now, {
-      storeId: row.storeId, type: 'ORDER.FLOW_STATE_CHANGED', resource: { type: 'ORDER', id: row.orderId },
-      data: { orderId: row.orderId, orderItemIds: [row.orderItemId], flowId, flowVersion: toVersion, from: old.state, to: state, label: def.states[state].label, coreStatus: row.coreStatus, changedAt: isoAt(now) },
-    }).eventId];
-    db.insert(flowRuns).values({
+    await armTimers(db, now, row, timersSet);
+    const eventIds = state === old.state ? [] : [(await emitEvent(db, now, {
+            storeId: row.storeId, type: 'ORDER.FLOW_STATE_CHANGED', resource: { type: 'ORDER', id: row.orderId },
+            data: { orderId: row.orderId, orderItemIds: [row.orderItemId], flowId, flowVersion: toVersion, from: old.state, to: state, label: def.states[state].label, coreStatus: row.coreStatus, changedAt: isoAt(now) },
+        })).eventId];
+    await db.insert(flowRuns).values({
       id: newId('frn', now), storeId: row.storeId, orderId: row.orderId, orderItemId: row.orderItemId, flowId, version: toVersion,
       trigger: { kind: 'migration', fromVersion, toVersion }, actor: { type: 'SELLER', id: null }, input: {}, from: old.state, to: state, coreStatus: row.coreStatus,
       notifications: [], timers: timersSet.map((t) => ({ transition: t.transition, kind: t.kind, dueAt: isoAt(t.dueAt), to: t.to })), eventIds, at: now,
     }).run();
   }
-  for (const order of touchedOrders.values()) refreshOrderStatus(db, order, now);
+  for (const order of touchedOrders.values()) await refreshOrderStatus(db, order, now);
   return rows.length;
 }
 
 /** The order's status after a move: the least advanced non-canceled item (spec 01 §6.2 rule 2). */
-function refreshOrderStatus(db: Db, order: OrderRow, now: number): OrderRow {
-  const statuses = q(db).itemStatuses.all({ orderId: order.id }).map((r) => r.status as string);
+async function refreshOrderStatus(db: Db, order: OrderRow, now: number): Promise<OrderRow> {
+  const statuses = (await q(db).itemStatuses.all({ orderId: order.id })).map((r) => r.status as string);
   const status = leastAdvanced(statuses) as OrderRow['status'];
-  q(db).setOrderStatus.run({ id: order.id, status, now });
+  await q(db).setOrderStatus.run({ id: order.id, status, now });
   return { ...order, status, lastChangedAt: now };
 }
 
@@ -545,24 +545,24 @@ function orderEventData(type: string, order: OrderRow, item: OrderItemRow, row: 
 const TIMERS_PER_RUN = 200;
 
 /** Fires due timers, earliest first, each claimed and fired in its own transaction. */
-export function fireDueTimers(services: Services, now: number): number {
+export async function fireDueTimers(services: Services, now: number): Promise<number> {
   const { db } = services;
   let fired = 0;
   for (let looked = 0; looked < TIMERS_PER_RUN; looked++) {
     // Claimed (FIRED) in the transaction that moves the item: the timer is spent exactly when the move commits.
-    const outcome = transaction(services.db, (): 'none' | 'spent' | 'fired' => {
-      const timer = claimNextDue(db, flowTimers, now, { due: flowTimers.dueAt, where: eq(flowTimers.status, 'PENDING'), set: { status: 'FIRED', updatedAt: now } });
-      if (!timer) return 'none';
-      const row = findItemFlow(db, timer.orderItemId);
-      if (!row || row.state !== timer.state) return 'spent';
-      try {
-        moveItem(services, now, row, { trigger: { kind: 'timer', transition: timer.transition }, actor: { type: 'TIMER', id: timer.id } });
-        return 'fired';
-      } catch (error) {
-        // A condition that no longer holds leaves the item where it is; the timer is spent.
-        if ((error as { code?: string }).code !== 'FLOW_MOVE_NOT_ALLOWED') throw error;
-        return 'spent';
-      }
+    const outcome = await transaction(services.db, async (): Promise<'none' | 'spent' | 'fired'> => {
+        const timer = await claimNextDue(db, flowTimers, now, { due: flowTimers.dueAt, where: eq(flowTimers.status, 'PENDING'), set: { status: 'FIRED', updatedAt: now } });
+        if (!timer) return 'none';
+        const row = await findItemFlow(db, timer.orderItemId);
+        if (!row || row.state !== timer.state) return 'spent';
+        try {
+            await moveItem(services, now, row, { trigger: { kind: 'timer', transition: timer.transition }, actor: { type: 'TIMER', id: timer.id } });
+            return 'fired';
+        } catch (error) {
+            // A condition that no longer holds leaves the item where it is; the timer is spent.
+            if ((error as { code?: string; }).code !== 'FLOW_MOVE_NOT_ALLOWED') throw error;
+            return 'spent';
+        }
     });
     if (outcome === 'none') break;
     if (outcome === 'fired') fired++;
@@ -579,12 +579,12 @@ function holdScope(db: Db, row: ItemFlowRow) {
  * A claim was opened on the item (called by the claims module, in its transaction): its other actions turn
  * off and its `after` timers — and those of its group — pause with the time they had left; `at` timers run on.
  */
-export function openClaimHold(db: Db, now: number, orderItemId: string) {
-  const row = findItemFlow(db, orderItemId);
+export async function openClaimHold(db: Db, now: number, orderItemId: string) {
+  const row = await findItemFlow(db, orderItemId);
   if (!row || row.claimHold) return;
-  db.update(orderItemFlows).set({ claimHold: true, updatedAt: now }).where(eq(orderItemFlows.orderItemId, orderItemId)).run();
-  for (const member of holdScope(db, row)) {
-    db.update(flowTimers).set({ status: 'PAUSED', remainingMs: sql`case when ${flowTimers.dueAt} > ${now} then ${flowTimers.dueAt} - ${now} else 0 end`, dueAt: null, updatedAt: now })
+  await db.update(orderItemFlows).set({ claimHold: true, updatedAt: now }).where(eq(orderItemFlows.orderItemId, orderItemId)).run();
+  for (const member of await holdScope(db, row)) {
+    await db.update(flowTimers).set({ status: 'PAUSED', remainingMs: sql`case when ${flowTimers.dueAt} > ${now} then ${flowTimers.dueAt} - ${now} else 0 end`, dueAt: null, updatedAt: now })
       .where(and(eq(flowTimers.orderItemId, member.orderItemId), eq(flowTimers.status, 'PENDING'), eq(flowTimers.kind, 'after'))).run();
   }
 }
@@ -595,26 +595,26 @@ export function openClaimHold(db: Db, now: number, orderItemId: string) {
  * claim hold released, the order's status recomputed — inside the caller's transaction. The state key
  * stays where the item was, so its history reads where it left the flow.
  */
-export function closeItemFlow(db: Db, now: number, orderItemId: string, coreStatus: 'CANCELED' | 'RETURNED' | 'EXCHANGED') {
-  const row = findItemFlow(db, orderItemId);
+export async function closeItemFlow(db: Db, now: number, orderItemId: string, coreStatus: 'CANCELED' | 'RETURNED' | 'EXCHANGED') {
+  const row = await findItemFlow(db, orderItemId);
   if (row) {
-    if (row.claimHold) releaseClaimHold(db, now, orderItemId);
-    db.update(orderItemFlows).set({ coreStatus, updatedAt: now }).where(eq(orderItemFlows.orderItemId, orderItemId)).run();
-    clearTimers(db, now, orderItemId);
+    if (row.claimHold) await releaseClaimHold(db, now, orderItemId);
+    await db.update(orderItemFlows).set({ coreStatus, updatedAt: now }).where(eq(orderItemFlows.orderItemId, orderItemId)).run();
+    await clearTimers(db, now, orderItemId);
   }
-  q(db).setItemStatus.run({ id: orderItemId, status: coreStatus, now });
-  const item = q(db).orderItem.get({ id: orderItemId })!;
-  return refreshOrderStatus(db, q(db).order.get({ id: item.orderId })!, now);
+  await q(db).setItemStatus.run({ id: orderItemId, status: coreStatus, now });
+  const item = (await q(db).orderItem.get({ id: orderItemId }))!;
+  return refreshOrderStatus(db, (await q(db).order.get({ id: item.orderId }))!, now);
 }
 
-export function releaseClaimHold(db: Db, now: number, orderItemId: string) {
-  const row = findItemFlow(db, orderItemId);
+export async function releaseClaimHold(db: Db, now: number, orderItemId: string) {
+  const row = await findItemFlow(db, orderItemId);
   if (!row || !row.claimHold) return;
-  db.update(orderItemFlows).set({ claimHold: false, updatedAt: now }).where(eq(orderItemFlows.orderItemId, orderItemId)).run();
-  const scope = holdScope(db, { ...row, claimHold: false });
+  await db.update(orderItemFlows).set({ claimHold: false, updatedAt: now }).where(eq(orderItemFlows.orderItemId, orderItemId)).run();
+  const scope = await holdScope(db, { ...row, claimHold: false });
   if (scope.some((r) => r.orderItemId !== orderItemId && r.claimHold)) return;
   for (const member of scope) {
-    db.update(flowTimers).set({ status: 'PENDING', dueAt: sql`${now} + ${flowTimers.remainingMs}`, remainingMs: null, updatedAt: now })
+    await db.update(flowTimers).set({ status: 'PENDING', dueAt: sql`${now} + ${flowTimers.remainingMs}`, remainingMs: null, updatedAt: now })
       .where(and(eq(flowTimers.orderItemId, member.orderItemId), eq(flowTimers.status, 'PAUSED'))).run();
   }
 }

@@ -37,15 +37,15 @@ const question = { title: z.string().trim().min(1).max(100), text: z.string().tr
 const tag = 'Storefront inquiries';
 
 /** A member's question, stored; a product inquiry also tells the seller's systems (INQUIRY.CREATED). */
-function ask(ctx: BuyerCtx, kind: InquiryRow['kind'], productId: string | null, body: { title: string; text: string; secret?: boolean }) {
+async function ask(ctx: BuyerCtx, kind: InquiryRow['kind'], productId: string | null, body: { title: string; text: string; secret?: boolean }) {
   const member = ctx.buyer.customer;
   if (!member) throw fail(401, 'UNAUTHORIZED');
   const row: InquiryRow = {
     id: newId('inq', ctx.now), storeId: ctx.buyer.storeId, kind, productId, customerId: member.id, title: body.title, text: body.text,
     secret: body.secret ?? true, answer: null, createdAt: ctx.now, updatedAt: ctx.now,
   };
-  ctx.db.insert(inquiries).values(row).run();
-  if (productId) emitEvent(ctx.db, ctx.now, { storeId: row.storeId, type: 'INQUIRY.CREATED', resource: { type: 'INQUIRY', id: row.id }, data: { inquiryId: row.id, productId } });
+  await ctx.db.insert(inquiries).values(row).run();
+  if (productId) await emitEvent(ctx.db, ctx.now, { storeId: row.storeId, type: 'INQUIRY.CREATED', resource: { type: 'INQUIRY', id: row.id }, data: { inquiryId: row.id, productId } });
   return reply(201, present(row));
 }
 
@@ -62,8 +62,8 @@ export const inquiryOperations = [
     body: z.object({ ...question, secret: z.boolean().default(false) }).strict(),
     response: inquiryView,
     errors: { 401: ['UNAUTHORIZED'], 404: ['PRODUCT_NOT_FOUND'] },
-    handler: (ctx) => {
-      const product = ctx.db.select({ id: products.id }).from(products).where(and(eq(products.id, ctx.params.productId), eq(products.storeId, ctx.buyer.storeId))).get();
+    handler: async (ctx) => {
+      const product = await ctx.db.select({ id: products.id }).from(products).where(and(eq(products.id, ctx.params.productId), eq(products.storeId, ctx.buyer.storeId))).get();
       if (!product) throw fail(404, 'PRODUCT_NOT_FOUND');
       return ask(ctx, 'PRODUCT', product.id, ctx.body);
     },
@@ -91,11 +91,11 @@ export const inquiryOperations = [
     scope: 'inquiry:r',
     query: z.object({ ...pageQuery(100), kind: z.enum(['PRODUCT', 'PERSONAL']).optional(), answered: z.enum(['true', 'false']).optional() }).strict(),
     response: pageOf(inquiryView),
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const { kind, answered } = ctx.query;
       const where = and(eq(inquiries.storeId, ctx.store.id), kind && eq(inquiries.kind, kind), answered === undefined ? undefined : answered === 'true' ? isNotNull(inquiries.answer) : isNull(inquiries.answer));
-      const rows = ctx.db.select().from(inquiries).where(where).orderBy(desc(inquiries.createdAt), desc(inquiries.id)).limit(ctx.query.size).offset((ctx.query.page - 1) * ctx.query.size).all();
-      return paginated(rows.map(present), ctx.query.page, ctx.query.size, countRows(ctx.db, inquiries, where));
+      const rows = await ctx.db.select().from(inquiries).where(where).orderBy(desc(inquiries.createdAt), desc(inquiries.id)).limit(ctx.query.size).offset((ctx.query.page - 1) * ctx.query.size).all();
+      return paginated(rows.map(present), ctx.query.page, ctx.query.size, await countRows(ctx.db, inquiries, where));
     },
   }),
   defineOperation({
@@ -111,10 +111,10 @@ export const inquiryOperations = [
     response: inquiryView,
     errors: { 403: ['TENANT_MISMATCH'], 404: ['INQUIRY_NOT_FOUND'] },
     target: (ctx) => ({ type: 'INQUIRY', id: ctx.params.inquiryId }),
-    handler: (ctx) => {
-      const found = requireOwned(ctx.db.select().from(inquiries).where(eq(inquiries.id, ctx.params.inquiryId)).get(), ctx.store.id, 'INQUIRY_NOT_FOUND');
+    handler: async (ctx) => {
+      const found = requireOwned(await ctx.db.select().from(inquiries).where(eq(inquiries.id, ctx.params.inquiryId)).get(), ctx.store.id, 'INQUIRY_NOT_FOUND');
       const changed = { ...found, answer: { text: ctx.body.text, answeredAt: ctx.now }, updatedAt: ctx.now };
-      ctx.db.update(inquiries).set(changed).where(eq(inquiries.id, found.id)).run();
+      await ctx.db.update(inquiries).set(changed).where(eq(inquiries.id, found.id)).run();
       return present(changed);
     },
   }),

@@ -27,23 +27,23 @@ defineMessages({
 const REQUESTED = 'ORDER.ADDRESS_CHANGE_REQUESTED';
 
 /** The order's shipping items that have not left yet (neither dispatched nor canceled); refuses when there are none. */
-function itemsBeforeDispatch(db: Db, order: OrderRow) {
+async function itemsBeforeDispatch(db: Db, order: OrderRow) {
   if (!order.shippingAddress) throw fail(409, 'ADDRESS_CHANGE_NOT_AVAILABLE', { reason: 'NO_SHIPPING' });
-  const shipping = itemsOfOrder(db, order.id).filter((i) => i.fulfillmentSnapshot.type === 'SHIPPING' && i.status !== 'CANCELED');
+  const shipping = (await itemsOfOrder(db, order.id)).filter((i) => i.fulfillmentSnapshot.type === 'SHIPPING' && i.status !== 'CANCELED');
   if (shipping.length === 0) throw fail(409, 'ADDRESS_CHANGE_NOT_AVAILABLE', { reason: 'NO_SHIPPING' });
   if (shipping.some((i) => coreRank(i.status) >= coreRank('DISPATCHED'))) throw fail(409, 'ADDRESS_CHANGE_NOT_AVAILABLE', { reason: 'DISPATCHED' });
   return shipping;
 }
 
 /** Records the buyer's request and tells the seller's system, one event per item still to ship ("as ORDER.FULFILLED"). */
-function requestAddressChange(services: Services, now: number, order: OrderRow, address: z.output<typeof shippingAddress>) {
+async function requestAddressChange(services: Services, now: number, order: OrderRow, address: z.output<typeof shippingAddress>) {
   const { db } = services;
   if (!subscribed(db, order.storeId, REQUESTED)) throw fail(409, 'ADDRESS_CHANGE_NOT_AVAILABLE', { reason: 'NOT_SUBSCRIBED' });
-  const items = itemsBeforeDispatch(db, order);
+  const items = await itemsBeforeDispatch(db, order);
   const request = { shippingAddress: address, requestedAt: now };
-  db.update(orders).set({ addressChangeRequest: request, lastChangedAt: now }).where(eq(orders.id, order.id)).run();
+  await db.update(orders).set({ addressChangeRequest: request, lastChangedAt: now }).where(eq(orders.id, order.id)).run();
   for (const item of items) {
-    emitEvent(db, now, {
+    await emitEvent(db, now, {
       storeId: order.storeId, type: REQUESTED, resource: { type: 'ORDER', id: order.id },
       data: { orderId: order.id, orderNo: order.orderNo, orderItemId: item.id, status: order.status, fulfillmentSnapshot: item.fulfillmentSnapshot, fulfilledAt: null, testPayment: order.testPayment },
     });
@@ -69,8 +69,8 @@ export const addressChangeOperations = [
     body: z.object({ shippingAddress }).strict(),
     response: requested,
     errors: BUYER_ERRORS,
-    handler: (ctx) => {
-      const order = memberOrder(ctx.db, ctx.buyer.storeId, ctx.buyer.customer?.id, ctx.params.orderId);
+    handler: async (ctx) => {
+      const order = await memberOrder(ctx.db, ctx.buyer.storeId, ctx.buyer.customer?.id, ctx.params.orderId);
       return transaction(ctx.db, () => requestAddressChange(ctx.services, ctx.now, order, ctx.body.shippingAddress));
     },
   }),
@@ -107,12 +107,12 @@ export const addressChangeOperations = [
     response: orderView,
     errors: { 403: ['TENANT_MISMATCH'], 404: ['ORDER_NOT_FOUND'], 409: ['ADDRESS_CHANGE_NOT_AVAILABLE'] },
     target: (ctx) => ({ type: 'ORDER', id: ctx.params.orderId }),
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const order = loadOrder(ctx.db, ctx.store.id, ctx.params.orderId);
-      itemsBeforeDispatch(ctx.db, order);
+      await itemsBeforeDispatch(ctx.db, await order);
       const changed = { ...order, shippingAddress: ctx.body.shippingAddress, addressChangeRequest: null, lastChangedAt: ctx.now };
-      ctx.db.update(orders).set({ shippingAddress: changed.shippingAddress, addressChangeRequest: null, lastChangedAt: ctx.now }).where(eq(orders.id, order.id)).run();
-      return presentOrder(ctx.db, changed);
+      await ctx.db.update(orders).set({ shippingAddress: changed.shippingAddress, addressChangeRequest: null, lastChangedAt: ctx.now }).where(eq(orders.id, (await order).id)).run();
+      return presentOrder(ctx.db, await changed);
     },
   }),
   defineOperation({
@@ -128,11 +128,11 @@ export const addressChangeOperations = [
     response: orderView,
     errors: { 403: ['TENANT_MISMATCH'], 404: ['ORDER_NOT_FOUND', 'ADDRESS_CHANGE_REQUEST_NOT_FOUND'] },
     target: (ctx) => ({ type: 'ORDER', id: ctx.params.orderId }),
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const order = loadOrder(ctx.db, ctx.store.id, ctx.params.orderId);
-      if (!order.addressChangeRequest) throw fail(404, 'ADDRESS_CHANGE_REQUEST_NOT_FOUND');
-      ctx.db.update(orders).set({ addressChangeRequest: null, lastChangedAt: ctx.now }).where(eq(orders.id, order.id)).run();
-      return presentOrder(ctx.db, { ...order, addressChangeRequest: null, lastChangedAt: ctx.now });
+      if (!(await order).addressChangeRequest) throw fail(404, 'ADDRESS_CHANGE_REQUEST_NOT_FOUND');
+      await ctx.db.update(orders).set({ addressChangeRequest: null, lastChangedAt: ctx.now }).where(eq(orders.id, (await order).id)).run();
+      return presentOrder(ctx.db, await { ...order, addressChangeRequest: null, lastChangedAt: ctx.now });
     },
   }),
 ];

@@ -18,23 +18,23 @@ const dummyHash = hashPassword('svc-no-such-order');
  */
 export async function authenticateGuestOrder(db: Db, storeId: string, orderNo: number | string, order: OrderRow | undefined, password: string, now: number): Promise<OrderRow> {
   const attempts = `guest-lookup:${storeId}:${orderNo}`;
-  reserveAttempt(db, attempts, GUEST_LOOKUPS, now, 'GUEST_LOOKUP_LOCKED');
+  await reserveAttempt(db, attempts, GUEST_LOOKUPS, now, 'GUEST_LOOKUP_LOCKED');
   const ok = await checkPassword(password, order?.guestPasswordHash ?? (await dummyHash));
   if (!order?.guest || order.storeId !== storeId || !ok) throw fail(404, 'ORDER_NOT_FOUND');
-  clearAttempts(db, attempts);
+  await clearAttempts(db, attempts);
   return order;
 }
 
 /** A guest's order by its id and order password (buyer actions and requests on an order already looked up). */
 export async function guestOrder(db: Db, storeId: string, orderId: string, password: string, now: number) {
-  const order = db.select().from(orders).where(eq(orders.id, orderId)).get();
+  const order = await db.select().from(orders).where(eq(orders.id, orderId)).get();
   return authenticateGuestOrder(db, storeId, order?.orderNo ?? orderId, order, password, now);
 }
 
 /** A member's own order (404 for any other: another buyer's order is not theirs to see). */
-export function memberOrder(db: Db, storeId: string, customerId: string | undefined, orderId: string | undefined, notFound = 'ORDER_NOT_FOUND') {
+export async function memberOrder(db: Db, storeId: string, customerId: string | undefined, orderId: string | undefined, notFound = 'ORDER_NOT_FOUND') {
   if (!customerId) throw fail(401, 'UNAUTHORIZED');
-  const order = orderId ? db.select().from(orders).where(eq(orders.id, orderId)).get() : undefined;
+  const order = await (await orderId ? db.select().from(orders).where(eq(orders.id, orderId)).get() : undefined);
   if (!order || order.storeId !== storeId || order.customerId !== customerId) throw fail(404, notFound);
   return order;
 }

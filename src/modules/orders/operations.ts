@@ -59,7 +59,7 @@ const buyerOrderView = z.object({
 });
 
 /** The buyer's view of a guest order: no internal ids beyond the order's own, no payment secrets. */
-function presentBuyerOrder(db: Db, order: OrderRow) {
+async function presentBuyerOrder(db: Db, order: OrderRow) {
   return {
     orderId: order.id,
     orderNo: order.orderNo,
@@ -70,7 +70,7 @@ function presentBuyerOrder(db: Db, order: OrderRow) {
     addressChangeRequest: presentAddressChangeRequest(order),
     amounts: order.amounts,
     payment: { method: order.payment.method, approvedMethod: order.payment.approvedMethod, amount: order.payment.amount },
-    items: itemsOfOrder(db, order.id).map((i) => ({
+    items: (await itemsOfOrder(db, order.id)).map((i) => ({
       orderItemId: i.id, orderItemNo: i.orderItemNo, productId: i.productId, optionId: i.optionId, productName: i.productName, optionValues: i.optionValues,
       quantity: i.quantity, unitPrice: i.unitPrice, amount: i.amount, stay: i.stay, fulfillment: { type: i.fulfillmentSnapshot.type }, status: i.status,
     })),
@@ -93,7 +93,7 @@ export const orderOperations = [
       orderedTo: calendarDate.nullable().describe('Last day of the period searched, inclusive'),
     }),
     errors: { 400: ['INVALID_PARAMETER', 'RANGE_TOO_WIDE'] },
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const { orderNo, keyword, testPayment, lastChangedFrom, page, size } = ctx.query;
       const filters: (SQL | undefined)[] = [eq(orders.storeId, ctx.store.id)];
       // An order number or a change cursor names what is wanted; only otherwise does the default period apply.
@@ -107,9 +107,9 @@ export const orderOperations = [
       if (testPayment !== undefined) filters.push(eq(orders.testPayment, testPayment));
       if (lastChangedFrom) filters.push(gte(orders.lastChangedAt, Date.parse(lastChangedFrom)));
       const where = and(...filters);
-      const rows = ctx.db.select().from(orders).where(where).orderBy(desc(orders.orderedAt)).limit(size).offset((page - 1) * size).all();
-      const total = ctx.db.select({ n: sql<number>`count(*)` }).from(orders).where(where).get()!.n;
-      const items = rows.length ? ctx.db.select().from(orderItems).where(inArray(orderItems.orderId, rows.map((r) => r.id))).orderBy(orderItems.orderItemNo).all() : [];
+      const rows = await ctx.db.select().from(orders).where(where).orderBy(desc(orders.orderedAt)).limit(size).offset((page - 1) * size).all();
+      const total = ((await ctx.db.select({ n: sql<number>`count(*)` }).from(orders).where(where).get())!).n;
+      const items = await (await rows.length ? ctx.db.select().from(orderItems).where(inArray(orderItems.orderId, rows.map((r) => r.id))).orderBy(orderItems.orderItemNo).all() : []);
       return {
         orderedFrom: period?.from ?? null,
         orderedTo: period?.to ?? null,
@@ -128,7 +128,7 @@ export const orderOperations = [
     params: z.object({ orderId: z.string() }).strict(),
     response: orderView,
     errors: ORDER_LOOKUP,
-    handler: (ctx) => presentOrder(ctx.db, loadOrder(ctx.db, ctx.store.id, ctx.params.orderId)),
+    handler: async (ctx) => presentOrder(ctx.db, await loadOrder(ctx.db, ctx.store.id, ctx.params.orderId)),
   }),
   defineOperation({
     operationId: 'listOrderItems',
@@ -140,7 +140,7 @@ export const orderOperations = [
     scope: 'order:r',
     query: z.object({ ...pageQuery(100), testPayment: queryBool.optional(), orderId: z.string().optional(), productId: z.string().optional() }).strict(),
     response: pageOf(orderItemView),
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const { page, size, testPayment, orderId, productId } = ctx.query;
       const where = and(
         eq(orderItems.storeId, ctx.store.id),
@@ -148,9 +148,9 @@ export const orderOperations = [
         orderId ? eq(orderItems.orderId, orderId) : undefined,
         productId ? eq(orderItems.productId, productId) : undefined,
       );
-      const rows = ctx.db.select({ item: orderItems, orderNo: orders.orderNo }).from(orderItems).innerJoin(orders, eq(orders.id, orderItems.orderId))
-        .where(where).orderBy(desc(orderItems.createdAt), orderItems.orderItemNo).limit(size).offset((page - 1) * size).all();
-      const total = ctx.db.select({ n: sql<number>`count(*)` }).from(orderItems).where(where).get()!.n;
+      const rows = await ctx.db.select({ item: orderItems, orderNo: orders.orderNo }).from(orderItems).innerJoin(orders, eq(orders.id, orderItems.orderId))
+          .where(where).orderBy(desc(orderItems.createdAt), orderItems.orderItemNo).limit(size).offset((page - 1) * size).all();
+      const total = ((await ctx.db.select({ n: sql<number>`count(*)` }).from(orderItems).where(where).get())!).n;
       return paginated(rows.map((r) => presentOrderItem(ctx.db, r.item, r)), page, size, total);
     },
   }),
@@ -169,15 +169,15 @@ export const orderOperations = [
     target: (ctx) => ({ type: 'ORDER', id: ctx.params.orderId }),
     response: cashReceiptView,
     errors: { ...ORDER_LOOKUP, 404: ['ORDER_NOT_FOUND', 'CASH_RECEIPT_NOT_FOUND'], 409: ['CASH_RECEIPT_NOT_REISSUABLE'] },
-    handler: (ctx) => {
-      const order = loadOrder(ctx.db, ctx.store.id, ctx.params.orderId);
-      const receipt = cashReceiptOf(ctx.db, order.payment.paymentId);
+    handler: async (ctx) => {
+      const order = await loadOrder(ctx.db, ctx.store.id, ctx.params.orderId);
+      const receipt = await cashReceiptOf(ctx.db, order.payment.paymentId);
       if (!receipt) throw fail(404, 'CASH_RECEIPT_NOT_FOUND');
       if (receipt.status !== 'ISSUE_FAILED' && receipt.status !== 'ISSUE_PENDING') throw fail(409, 'CASH_RECEIPT_NOT_REISSUABLE', { status: receipt.status });
       // The issuing job picks it up at once (and retries with backoff from a fresh count).
-      ctx.db.update(cashReceipts).set({ status: 'ISSUE_PENDING', attempts: 0, nextAttemptAt: ctx.now, failureCode: null, updatedAt: ctx.now })
+      await ctx.db.update(cashReceipts).set({ status: 'ISSUE_PENDING', attempts: 0, nextAttemptAt: ctx.now, failureCode: null, updatedAt: ctx.now })
         .where(eq(cashReceipts.paymentId, receipt.paymentId)).run();
-      return presentCashReceipt(cashReceiptOf(ctx.db, receipt.paymentId));
+      return presentCashReceipt(await cashReceiptOf(ctx.db, receipt.paymentId));
     },
   }),
   defineOperation({
@@ -193,7 +193,7 @@ export const orderOperations = [
     errors: { 404: ['ORDER_NOT_FOUND'], 429: ['GUEST_LOOKUP_LOCKED'] },
     handler: async (ctx) => {
       const orderNo = Number(ctx.body.orderNo.replace('-', ''));
-      const order = await authenticateGuestOrder(ctx.db, ctx.buyer.storeId, orderNo, findOrderByNo(ctx.db, ctx.buyer.storeId, orderNo), ctx.body.orderPassword, ctx.now);
+      const order = await authenticateGuestOrder(ctx.db, ctx.buyer.storeId, orderNo, await findOrderByNo(ctx.db, ctx.buyer.storeId, orderNo), ctx.body.orderPassword, ctx.now);
       return presentBuyerOrder(ctx.db, order);
     },
   }),

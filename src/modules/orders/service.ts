@@ -43,9 +43,9 @@ const q = preparedFor((db) => ({
 }));
 
 /** `orderNo`: the Korean date and a per-store, per-day sequence, 14 digits (YYYYMMDD + 6). */
-export function allocateOrderNo(db: Db, storeId: string, now: number): number {
+export async function allocateOrderNo(db: Db, storeId: string, now: number): Promise<number> {
   const date = seoulDateOf(now).replaceAll('-', '');
-  const last = q(db).nextNo.get({ storeId, date })!.last;
+  const last = ((await q(db).nextNo.get({ storeId, date }))!).last;
   if (last > 999_999) throw fail(503, 'ORDER_NO_EXHAUSTED');
   return Number(date) * 1_000_000 + last;
 }
@@ -96,7 +96,7 @@ function allocatePoints(items: NewOrderItem[], points: number): number[] {
  * Writes a paid order and its items and emits `ORDER.PAID`, all in the caller's transaction (the one that
  * also took the stock and closed the payment), so an order never exists without its event or its stock.
  */
-export function createOrder(db: Db, now: number, input: NewOrder): OrderRow {
+export async function createOrder(db: Db, now: number, input: NewOrder): Promise<OrderRow> {
   const id = newId('ord', now);
   const search = [String(input.orderNo), input.buyer.name, input.shippingAddress?.receiverName, ...input.items.map((i) => i.productName)]
     .filter(Boolean).join('\n').toLowerCase();
@@ -151,23 +151,23 @@ export function createOrder(db: Db, now: number, input: NewOrder): OrderRow {
     updatedAt: now,
   }));
   for (const item of itemRows) insertRow(db, orderItems, item);
-  emitEvent(db, now, {
+  await emitEvent(db, now, {
     storeId: input.storeId,
     type: 'ORDER.PAID',
     resource: { type: 'ORDER', id },
     data: { orderId: id, orderNo: input.orderNo, status: 'PAID', testPayment: input.testPayment },
   });
   // After ORDER.PAID: entering the initial state may already notify.
-  startOrderFlows(db, now, row, itemRows);
+  await startOrderFlows(db, now, row, itemRows);
   // A store's first live paid order ends the agent-approval exemptions for good (spec 01 §5.6).
-  if (!input.testPayment) markStoreMilestone(db, input.storeId, now, 'firstLiveOrderAt');
+  if (!input.testPayment) await markStoreMilestone(db, input.storeId, now, 'firstLiveOrderAt');
   return row;
 }
 
 export const findOrder = (db: Db, orderId: string) => q(db).orderById.get({ id: orderId });
 export const itemsOfOrder = (db: Db, orderId: string) => q(db).itemsOf.all({ orderId });
 export const cashReceiptOf = (db: Db, paymentId: string) => q(db).receipt.get({ paymentId });
-export const loadOrder = (db: Db, storeId: string, orderId: string) => requireOwned(findOrder(db, orderId), storeId, 'ORDER_NOT_FOUND');
+export const loadOrder = async (db: Db, storeId: string, orderId: string) => requireOwned(await findOrder(db, orderId), storeId, 'ORDER_NOT_FOUND');
 
 export function findOrderByNo(db: Db, storeId: string, orderNo: number) {
   return db.select().from(orders).where(and(eq(orders.storeId, storeId), eq(orders.orderNo, orderNo))).get();
@@ -231,8 +231,8 @@ const supplyNote = (flow: ItemFlowRow) => {
   return typeof note === 'string' && note !== '' ? note : null;
 };
 
-export function presentOrderItem(db: Db, item: OrderItemRow, order: Pick<OrderRow, 'orderNo'>): z.output<typeof orderItemView> {
-  const flow = itemFlowOf(db, item, item.updatedAt);
+export async function presentOrderItem(db: Db, item: OrderItemRow, order: Pick<OrderRow, 'orderNo'>): Promise<z.output<typeof orderItemView>> {
+  const flow = await itemFlowOf(db, item, item.updatedAt);
   return {
     orderItemId: item.id,
     orderItemNo: item.orderItemNo,
@@ -313,7 +313,7 @@ export const orderView = z.object({
 });
 
 /** The seller's view of an order (spec 01 §2.8). */
-export function presentOrder(db: Db, order: OrderRow, items = itemsOfOrder(db, order.id)) {
+export async function presentOrder(db: Db, order: OrderRow, items = itemsOfOrder(db, order.id)) {
   return {
     orderId: order.id,
     orderNo: order.orderNo,
@@ -333,10 +333,10 @@ export function presentOrder(db: Db, order: OrderRow, items = itemsOfOrder(db, o
       amount: order.payment.amount,
       pointAmount: order.payment.pointAmount,
       pointRefundedAmount: order.payment.pointRefundedAmount,
-      cashReceipt: presentCashReceipt(cashReceiptOf(db, order.payment.paymentId)),
+      cashReceipt: presentCashReceipt(await cashReceiptOf(db, order.payment.paymentId)),
       approvedAt: isoAt(order.payment.approvedAt),
     },
-    items: items.map((i) => presentOrderItem(db, i, order)),
+    items: (await items).map((i) => presentOrderItem(db, i, order)),
     orderedAt: isoAt(order.orderedAt),
     lastChangedAt: isoAt(order.lastChangedAt),
   };

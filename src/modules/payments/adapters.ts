@@ -25,7 +25,7 @@ function gatewayOf(services: Services, storeId: string, pg: Pg, credential: Cred
     async prepareWindow(input) {
       const client = api.windowParams(input);
       if (!client) {
-        recordProviderFailure(services, storeId, { pg, method: input.method, easyPayProvider: input.provider, code: 'NO_CHANNEL_FOR_METHOD' });
+        await recordProviderFailure(services, storeId, { pg, method: input.method, easyPayProvider: input.provider, code: 'NO_CHANNEL_FOR_METHOD' });
         throw unavailable({ pg, method: input.method, reason: 'NO_CHANNEL_FOR_METHOD' });
       }
       return { pgPaymentKey: api.paymentKeyFor(input), sandbox: false, credentialId: credential.id, client };
@@ -33,7 +33,7 @@ function gatewayOf(services: Services, storeId: string, pg: Pg, credential: Cred
     async confirm(input) {
       const result = await api.confirm(input);
       if (result.failure?.optionUnavailable) {
-        recordProviderFailure(services, storeId, { pg, method: input.method, easyPayProvider: input.provider, code: result.failure.code });
+        await recordProviderFailure(services, storeId, { pg, method: input.method, easyPayProvider: input.provider, code: result.failure.code });
       }
       return result;
     },
@@ -46,14 +46,14 @@ function gatewayOf(services: Services, storeId: string, pg: Pg, credential: Cred
  * The gateway for new payments (the key set in use), or — with `credentialId` — the key set a payment
  * was made with, even archived since, for its confirm, cancels and look-ups (spec 01 §5.5).
  */
-export function gatewayFor(services: Services, storeId: string, pg: Pg, options: { credentialId?: string } = {}): Gateway {
+export async function gatewayFor(services: Services, storeId: string, pg: Pg, options: { credentialId?: string } = {}): Promise<Gateway> {
   const { db } = services;
   // The provider row and its active key sets come from the cached routing (no query on the payment path).
-  const state = storeRouting(db, storeId).providers.find((p) => p.provider === pg)!;
+  const state = (await storeRouting(db, storeId)).providers.find((p) => p.provider === pg)!;
   if (options.credentialId) {
     const active = Object.values(state.credentials).find((c) => c.id === options.credentialId);
     if (active) return gatewayOf(services, storeId, pg, active);
-    const credential = requireOwned(db.select().from(paymentCredentials).where(eq(paymentCredentials.id, options.credentialId)).get(), storeId, 'PAYMENT_CREDENTIAL_NOT_FOUND');
+    const credential = requireOwned(await db.select().from(paymentCredentials).where(eq(paymentCredentials.id, options.credentialId)).get(), storeId, 'PAYMENT_CREDENTIAL_NOT_FOUND');
     if (credential.provider !== pg) throw fail(404, 'PAYMENT_CREDENTIAL_NOT_FOUND');
     const gateway = gatewayOf(services, storeId, pg, credential);
     if (credential.status === 'ACTIVE') return gateway;

@@ -14,12 +14,12 @@ const DAY = 86_400_000;
 const WARNING_THRESHOLD = 3;
 
 /** Live-gate conditions SANDBOX_PAYMENT / SANDBOX_REFUND: the first success with test keys is kept. */
-export function recordSandboxSuccess(services: Services, storeId: string, pg: Pg, kind: 'PAYMENT' | 'REFUND') {
+export async function recordSandboxSuccess(services: Services, storeId: string, pg: Pg, kind: 'PAYMENT' | 'REFUND') {
   // Only the first success is recorded: the cached routing tells without a query whether it happened.
-  const row = storeRouting(services.db, storeId).providers.find((p) => p.provider === pg)?.row;
+  const row = (await storeRouting(services.db, storeId)).providers.find((p) => p.provider === pg)?.row;
   if (!row || (kind === 'PAYMENT' ? row.sandboxPaymentAt : row.sandboxRefundAt) !== null) return;
   const now = services.clock.now();
-  services.db.update(paymentProviders)
+  await services.db.update(paymentProviders)
     .set(kind === 'PAYMENT' ? { sandboxPaymentAt: now } : { sandboxRefundAt: now })
     .where(eq(paymentProviders.id, row.id)).run();
 }
@@ -38,20 +38,20 @@ export interface ProviderWarning {
  * Repeated configuration failures (spec 01 §5.5): 3 or more of the same provider, method and easy-pay
  * provider within 24 hours show a warning, which clears 24 hours after the failures stop.
  */
-export function providerWarnings(services: Pick<Services, 'db'>, storeId: string, now: number): ProviderWarning[] {
+export async function providerWarnings(services: Pick<Services, 'db'>, storeId: string, now: number): Promise<ProviderWarning[]> {
   const rows = services.db.select().from(paymentProviderFailures)
     .where(and(eq(paymentProviderFailures.storeId, storeId), gt(paymentProviderFailures.at, now - 2 * DAY)))
     .orderBy(paymentProviderFailures.at).all();
   const groups = new Map<string, typeof rows>();
-  for (const r of rows) {
+  for (const r of await rows) {
     const key = `${r.provider}:${r.method}:${r.easyPayProvider ?? ''}`;
-    groups.set(key, [...(groups.get(key) ?? []), r]);
+    groups.set(key, [...await (groups.get(key) ?? []), r]);
   }
   const warnings: ProviderWarning[] = [];
   for (const group of groups.values()) {
-    const last = group[group.length - 1];
+    const last = group[(await group).length - 1];
     if (last.at <= now - DAY) continue;
-    const count = group.filter((r) => r.at > last.at - DAY).length;
+    const count = (await group).filter((r) => r.at > last.at - DAY).length;
     if (count < WARNING_THRESHOLD) continue;
     warnings.push({
       provider: last.provider,
@@ -70,26 +70,26 @@ export function providerWarnings(services: Pick<Services, 'db'>, storeId: string
  * A payment failure caused by the store's gateway configuration. When it starts a warning, the owners
  * are mailed — at most once a day per store.
  */
-export function recordProviderFailure(services: Services, storeId: string, failure: ProviderFailureInput) {
+export async function recordProviderFailure(services: Services, storeId: string, failure: ProviderFailureInput) {
   const { db } = services;
   const now = services.clock.now();
-  transaction(services.db, () => {
-    db.delete(paymentProviderFailures).where(and(eq(paymentProviderFailures.storeId, storeId), lt(paymentProviderFailures.at, now - 2 * DAY))).run();
-    db.insert(paymentProviderFailures).values({
+  await transaction(services.db, async () => {
+    await db.delete(paymentProviderFailures).where(and(eq(paymentProviderFailures.storeId, storeId), lt(paymentProviderFailures.at, now - 2 * DAY))).run();
+    await db.insert(paymentProviderFailures).values({
       id: newId('pfail', now), storeId, provider: failure.pg, method: failure.method,
       easyPayProvider: failure.easyPayProvider ?? null, code: failure.code, at: now,
     }).run();
-    const warnings = providerWarnings(services, storeId, now);
+    const warnings = await providerWarnings(services, storeId, now);
     if (warnings.length === 0) return;
-    const settings = db.select().from(paymentSettings).where(eq(paymentSettings.storeId, storeId)).get();
+    const settings = await db.select().from(paymentSettings).where(eq(paymentSettings.storeId, storeId)).get();
     if (settings?.warningMailedAt && settings.warningMailedAt > now - DAY) return;
-    if (settings) db.update(paymentSettings).set({ warningMailedAt: now }).where(eq(paymentSettings.storeId, storeId)).run();
-    else db.insert(paymentSettings).values({ ...defaultSettings(storeId, now), warningMailedAt: now }).run();
-    const store = db.select({ name: stores.name }).from(stores).where(eq(stores.id, storeId)).get();
-    const owners = db.select({ email: users.email }).from(members).innerJoin(users, eq(users.id, members.userId))
-      .where(and(eq(members.storeId, storeId), eq(members.role, 'OWNER'))).all();
+    if (settings) await db.update(paymentSettings).set({ warningMailedAt: now }).where(eq(paymentSettings.storeId, storeId)).run();
+    else await db.insert(paymentSettings).values({ ...defaultSettings(storeId, now), warningMailedAt: now }).run();
+    const store = await db.select({ name: stores.name }).from(stores).where(eq(stores.id, storeId)).get();
+    const owners = await db.select({ email: users.email }).from(members).innerJoin(users, eq(users.id, members.userId))
+        .where(and(eq(members.storeId, storeId), eq(members.role, 'OWNER'))).all();
     for (const owner of owners) {
-      sendMail(services, {
+      await sendMail(services, {
         to: owner.email,
         subject: `[${store?.name ?? storeId}] 결제 설정 문제로 결제가 반복해서 실패하고 있습니다`,
         body: warnings.map((w) => w.message).join('\n'),

@@ -28,7 +28,7 @@ export const defaultSettings = (storeId: string, now: number): SettingsRow => ({
   storeId, priority: [], checkoutOrigins: [], platformLiveEnabled: false, warningMailedAt: null, version: 0, updatedAt: now,
 });
 
-export const readSettings = (db: Db, storeId: string, now = 0): SettingsRow => q(db).settings.get({ storeId }) ?? defaultSettings(storeId, now);
+export const readSettings = async (db: Db, storeId: string, now = 0): Promise<SettingsRow> => (await q(db).settings.get({ storeId }) ?? defaultSettings(storeId, now));
 
 /** The key set a provider uses: test keys in sandbox mode, live keys otherwise (spec 01 §5.5). */
 export const environmentOf = (row: Pick<ProviderRow, 'sandboxMode'>): Environment => (row.sandboxMode ? 'TEST' : 'LIVE');
@@ -57,13 +57,13 @@ export interface StoreRouting {
  */
 export const storeRouting = cachedPerStoreSettings((db: Db) => db, buildStoreRouting);
 
-function buildStoreRouting(db: Db, storeId: string): StoreRouting {
+async function buildStoreRouting(db: Db, storeId: string): Promise<StoreRouting> {
   const statements = q(db);
-  const settings = readSettings(db, storeId);
-  const rows = statements.providers.all({ storeId });
-  const credentials = statements.activeCredentials.all({ storeId });
-  const order = [...settings.priority, ...PROVIDERS.filter((p) => !settings.priority.includes(p))];
-  const providers: ProviderState[] = order.map((provider) => {
+  const settings = await readSettings(db, storeId);
+  const rows = await statements.providers.all({ storeId });
+  const credentials = await statements.activeCredentials.all({ storeId });
+  const order = [...(await settings).priority, ...PROVIDERS.filter(async (p) => !(await settings).priority.includes(p))];
+  const providers: ProviderState[] = order.map(async (provider) => {
     const row = rows.find((r) => r.provider === provider) ?? null;
     const sets: ProviderState['credentials'] = {};
     for (const c of credentials) if (c.provider === provider) sets[c.environment] = c;
@@ -71,7 +71,7 @@ function buildStoreRouting(db: Db, storeId: string): StoreRouting {
     if (!row) exclusion = 'NOT_CONNECTED';
     else if (!row.enabled) exclusion = 'DISABLED';
     else if (!sets[environmentOf(row)]) exclusion = 'CREDENTIAL_MISSING';
-    else if (!row.sandboxMode && !settings.platformLiveEnabled) exclusion = 'PLATFORM_BLOCKED';
+    else if (!row.sandboxMode && !(await settings).platformLiveEnabled) exclusion = 'PLATFORM_BLOCKED';
     return { provider, row, credentials: sets, exclusion };
   });
   if (providers.some((p) => p.exclusion === null && !p.row!.sandboxMode)) {
@@ -79,7 +79,7 @@ function buildStoreRouting(db: Db, storeId: string): StoreRouting {
   }
   const candidates = providers.filter((p) => p.exclusion === null);
   const environment = candidates.length === 0 ? null : candidates.some((p) => !p.row!.sandboxMode) ? 'LIVE' : 'TEST';
-  return { settings, providers, candidates, environment, storefrontPublic: storefrontIsPublic(db, storeId) };
+  return { settings, providers, candidates, environment, storefrontPublic: await storefrontIsPublic(db, storeId) };
 }
 
 export const PG_NAMES: Record<Pg, string> = { pg_one: 'PG One', pg_two: 'PG Two' };
@@ -103,9 +103,9 @@ export function methodsOf(state: ProviderState): PaymentMethod[] {
 export const optionKey = (o: { pg: Pg; method: PaymentMethod; provider?: EasyPayProvider | null }) =>
   o.provider ? `${o.pg}:${o.method}:${o.provider}` : `${o.pg}:${o.method}`;
 
-export function paymentOptions(services: Pick<Services, 'db'>, storeId: string): PaymentOption[] {
+export async function paymentOptions(services: Pick<Services, 'db'>, storeId: string): Promise<PaymentOption[]> {
   const options: PaymentOption[] = [];
-  for (const state of storeRouting(services.db, storeId).candidates) {
+  for (const state of (await storeRouting(services.db, storeId)).candidates) {
     const pgName = PG_NAMES[state.provider];
     for (const method of methodsOf(state)) {
       const providers = method === 'EASY_PAY' && state.row!.easyPayProviders.length ? state.row!.easyPayProviders : [undefined];
@@ -126,20 +126,20 @@ export function paymentOptions(services: Pick<Services, 'db'>, storeId: string):
 }
 
 /** A request's option (`{ pg, method, provider? }` or its key string) among the enabled ones. */
-export function findPaymentOption(
+export async function findPaymentOption(
   services: Pick<Services, 'db'>,
   storeId: string,
   input: string | { pg: string; method: string; provider?: string | null },
-): PaymentOption | undefined {
+): Promise<PaymentOption | undefined> {
   const key = typeof input === 'string' ? input.replace(/:$/, '') : optionKey(input as Parameters<typeof optionKey>[0]);
-  return paymentOptions(services, storeId).find((o) => o.key === key);
+  return (await paymentOptions(services, storeId)).find((o) => o.key === key);
 }
 
 /** Whether buyers can pay, and how (spec 01 §5.5 table). */
-export function checkoutMode(services: Pick<Services, 'db'>, storeId: string): CheckoutMode {
-  const { environment } = storeRouting(services.db, storeId);
+export async function checkoutMode(services: Pick<Services, 'db'>, storeId: string): Promise<CheckoutMode> {
+  const { environment } = await storeRouting(services.db, storeId);
   if (environment === null) return { mode: null, reason: 'NO_PROVIDER' };
-  if (environment === 'TEST' && storeRouting(services.db, storeId).storefrontPublic) return { mode: null, reason: 'NOT_LIVE' };
+  if (environment === 'TEST' && (await storeRouting(services.db, storeId)).storefrontPublic) return { mode: null, reason: 'NOT_LIVE' };
   return { mode: environment, reason: null };
 }
 
@@ -151,8 +151,8 @@ export const checkoutAvailabilityFields = {
 };
 
 /** `checkoutAvailable`, `checkoutMode`, `checkoutUnavailableReason` of the store resources. */
-export function checkoutAvailability(services: Pick<Services, 'db'>, storeId: string) {
-  const { mode, reason } = checkoutMode(services, storeId);
+export async function checkoutAvailability(services: Pick<Services, 'db'>, storeId: string) {
+  const { mode, reason } = await checkoutMode(services, storeId);
   return {
     checkoutAvailable: mode !== null,
     checkoutMode: mode,
@@ -160,4 +160,4 @@ export function checkoutAvailability(services: Pick<Services, 'db'>, storeId: st
   };
 }
 
-export const paymentDomains = (services: Pick<Services, 'db'>, storeId: string): string[] => readSettings(services.db, storeId).checkoutOrigins;
+export const paymentDomains = async (services: Pick<Services, 'db'>, storeId: string): Promise<string[]> => (await readSettings(services.db, storeId)).checkoutOrigins;

@@ -35,8 +35,8 @@ const statements = preparedFor((db) => ({
 
 const load = (services: Services, pgPaymentKey: string) => statements(services.db).byKey.get({ pgPaymentKey });
 
-function update(services: Services, row: SandboxRow, change: Partial<SandboxRow>) {
-  services.db.update(sandboxGatewayPayments).set({ ...change, updatedAt: services.clock.now() })
+async function update(services: Services, row: SandboxRow, change: Partial<SandboxRow>) {
+  await services.db.update(sandboxGatewayPayments).set({ ...change, updatedAt: services.clock.now() })
     .where(eq(sandboxGatewayPayments.pgPaymentKey, row.pgPaymentKey)).run();
 }
 
@@ -54,8 +54,8 @@ const approved = (row: SandboxRow): ConfirmResult => ({
 });
 
 export function sandboxGateway(services: Services, storeId: string, pg: Pg, credential: CredentialRow): Gateway {
-  const own = (pgPaymentKey: string) => {
-    const row = load(services, pgPaymentKey);
+  const own = async (pgPaymentKey: string) => {
+    const row = await load(services, pgPaymentKey);
     return row && row.storeId === storeId && row.provider === pg ? row : undefined;
   };
   return {
@@ -65,7 +65,7 @@ export function sandboxGateway(services: Services, storeId: string, pg: Pg, cred
     async prepareWindow(input) {
       const now = services.clock.now();
       const pgPaymentKey = newId(pg === 'pg_one' ? 'sbx1' : 'sbx2', now);
-      services.db.insert(sandboxGatewayPayments).values({
+      await services.db.insert(sandboxGatewayPayments).values({
         pgPaymentKey, storeId, provider: pg, credentialId: credential.id, paymentId: input.paymentId, pgOrderId: input.pgOrderId,
         orderName: input.orderName, method: input.method, easyPayProvider: input.provider ?? null, amount: input.amount,
         gatewayAmount: input.amount, canceledAmount: 0, status: 'READY', slowConfirm: false, createdAt: now, updatedAt: now,
@@ -73,14 +73,14 @@ export function sandboxGateway(services: Services, storeId: string, pg: Pg, cred
       return { windowUrl: `${services.config.origin}/pay/${input.paymentId}`, pgPaymentKey, sandbox: true, credentialId: credential.id };
     },
     async confirm(input) {
-      const row = own(input.pgPaymentKey);
+      const row = await own(input.pgPaymentKey);
       if (!row || row.pgOrderId !== input.pgOrderId) return refused({ code: 'NOT_FOUND_PAYMENT_SESSION', message: '결제 정보를 찾을 수 없습니다.', optionUnavailable: false });
       switch (row.status) {
         case 'AUTHORIZED':
           // Like the real APIs, a confirm that times out still approves: the answer just arrives late.
-          transaction(services.db, () => {
-            update(services, row, { status: 'APPROVED' });
-            recordSandboxSuccess(services, storeId, pg, 'PAYMENT');
+          await transaction(services.db, async () => {
+            await update(services, row, { status: 'APPROVED' });
+            await recordSandboxSuccess(services, storeId, pg, 'PAYMENT');
           });
           if (row.slowConfirm) return { status: 'CONFIRMING', approvedAmount: 0, approvedMethod: null, pgTransactionId: null };
           return approved(row);
@@ -101,18 +101,18 @@ export function sandboxGateway(services: Services, storeId: string, pg: Pg, cred
       }
     },
     async expireWindow(input) {
-      const row = own(input.pgPaymentKey);
+      const row = await own(input.pgPaymentKey);
       if (!row || row.pgOrderId !== input.pgOrderId || row.status !== 'READY') return 'ALREADY_DECIDED';
-      update(services, row, { status: 'EXPIRED' });
+      await update(services, row, { status: 'EXPIRED' });
       return 'EXPIRED';
     },
     async cancel(input) {
-      const row = own(input.pgTransactionId);
+      const row = await own(input.pgTransactionId);
       if (!row || !['APPROVED', 'PARTIALLY_CANCELED'].includes(row.status)) {
         return { status: 'FAILED', canceledAmount: 0, failure: { code: 'NOT_CANCELABLE_PAYMENT', message: '취소할 수 없는 결제입니다.', optionUnavailable: false } };
       }
       if (row.refundHeld) {
-        update(services, row, { refundHeld: false });
+        await update(services, row, { refundHeld: false });
         return { status: 'HELD', canceledAmount: 0, failure: { code: 'REFUND_HELD', message: '가맹점 잔액이 부족해 지금은 환불할 수 없습니다. 정산 뒤 다시 처리하세요.', optionUnavailable: false } };
       }
       const left = row.gatewayAmount - row.canceledAmount;
@@ -120,14 +120,14 @@ export function sandboxGateway(services: Services, storeId: string, pg: Pg, cred
         return { status: 'FAILED', canceledAmount: 0, failure: { code: 'NOT_CANCELABLE_AMOUNT', message: `취소할 수 있는 금액은 ${left}원입니다.`, optionUnavailable: false } };
       }
       const canceledAmount = row.canceledAmount + input.amount;
-      transaction(services.db, () => {
-        update(services, row, { canceledAmount, status: canceledAmount === row.gatewayAmount ? 'CANCELED' : 'PARTIALLY_CANCELED' });
-        recordSandboxSuccess(services, storeId, pg, 'REFUND');
+      await transaction(services.db, async () => {
+        await update(services, row, { canceledAmount, status: canceledAmount === row.gatewayAmount ? 'CANCELED' : 'PARTIALLY_CANCELED' });
+        await recordSandboxSuccess(services, storeId, pg, 'REFUND');
       });
       return { status: 'CANCELED', canceledAmount: input.amount };
     },
     async lookup(input) {
-      const row = own(input.pgPaymentKey);
+      const row = await own(input.pgPaymentKey);
       if (!row || row.pgOrderId !== input.pgOrderId) {
         return { status: 'NOT_FOUND', amount: 0, approvedAmount: 0, canceledAmount: 0, approvedMethod: null, pgTransactionId: null };
       }
@@ -145,9 +145,9 @@ export function sandboxGateway(services: Services, storeId: string, pg: Pg, cred
 }
 
 /** The buyer's action in the sandbox window (the pay page and /_dev/v1/payments/{paymentId}/simulate). */
-export function sandboxDecide(services: Services, pgPaymentKey: string, outcome: SandboxOutcome, options: { amount?: number } = {}): SandboxView {
-  return transaction(services.db, () => {
-    const row = load(services, pgPaymentKey);
+export async function sandboxDecide(services: Services, pgPaymentKey: string, outcome: SandboxOutcome, options: { amount?: number } = {}): Promise<SandboxView> {
+  return await transaction(services.db, async () => {
+    const row = await load(services, pgPaymentKey);
     if (!row) throw fail(404, 'SANDBOX_PAYMENT_NOT_FOUND');
     if (row.status !== 'READY') throw fail(409, 'SANDBOX_PAYMENT_DECIDED', { status: row.status });
     if (options.amount !== undefined && (!Number.isInteger(options.amount) || options.amount < 0)) throw fail(400, 'VALIDATION_FAILED');
@@ -160,17 +160,17 @@ export function sandboxDecide(services: Services, pgPaymentKey: string, outcome:
         case 'WINDOW_ERROR': return { status: 'WINDOW_ERROR' };
       }
     })();
-    update(services, row, change);
+    await update(services, row, change);
     if (outcome === 'WINDOW_ERROR') {
-      recordProviderFailure(services, row.storeId, { pg: row.provider, method: row.method, easyPayProvider: row.easyPayProvider, code: 'INVALID_CHANNEL' });
+      await recordProviderFailure(services, row.storeId, { pg: row.provider, method: row.method, easyPayProvider: row.easyPayProvider, code: 'INVALID_CHANNEL' });
     }
     return view({ ...row, ...change } as SandboxRow);
   });
 }
 
 /** `/_dev` outcome REFUND_HELD: the next refund of a paid sandbox payment is answered HELD (a merchant short of balance). */
-export function holdSandboxRefunds(services: Services, paymentId: string) {
-  const changed = services.db.update(sandboxGatewayPayments).set({ refundHeld: true, updatedAt: services.clock.now() })
-    .where(and(eq(sandboxGatewayPayments.paymentId, paymentId), inArray(sandboxGatewayPayments.status, ['APPROVED', 'PARTIALLY_CANCELED']))).run().changes;
+export async function holdSandboxRefunds(services: Services, paymentId: string) {
+  const changed = (await services.db.update(sandboxGatewayPayments).set({ refundHeld: true, updatedAt: services.clock.now() })
+      .where(and(eq(sandboxGatewayPayments.paymentId, paymentId), inArray(sandboxGatewayPayments.status, ['APPROVED', 'PARTIALLY_CANCELED']))).run()).changes;
   if (changed === 0) throw fail(409, 'PAYMENT_WINDOW_NOT_OPEN', { reason: 'NOT_PAID' });
 }

@@ -13,25 +13,25 @@ import { liveGate, presentOneProvider, presentPaymentSettings } from './settings
 
 type Db = Services['db'];
 
-export const findProvider = (db: Db, storeId: string, provider: Pg): ProviderRow | undefined =>
-  db.select().from(paymentProviders).where(and(eq(paymentProviders.storeId, storeId), eq(paymentProviders.provider, provider))).get();
+export const findProvider = async (db: Db, storeId: string, provider: Pg): Promise<ProviderRow | undefined> =>
+  await db.select().from(paymentProviders).where(and(eq(paymentProviders.storeId, storeId), eq(paymentProviders.provider, provider))).get();
 
-export const activeCredential = (db: Db, storeId: string, provider: Pg, environment: Environment): CredentialRow | undefined =>
-  db.select().from(paymentCredentials).where(and(
+export const activeCredential = async (db: Db, storeId: string, provider: Pg, environment: Environment): Promise<CredentialRow | undefined> =>
+  await db.select().from(paymentCredentials).where(and(
     eq(paymentCredentials.storeId, storeId), eq(paymentCredentials.provider, provider),
     eq(paymentCredentials.environment, environment), eq(paymentCredentials.status, 'ACTIVE'),
   )).get();
 
-function requireProvider(db: Db, storeId: string, provider: Pg): ProviderRow {
-  const row = findProvider(db, storeId, provider);
+async function requireProvider(db: Db, storeId: string, provider: Pg): Promise<ProviderRow> {
+  const row = await findProvider(db, storeId, provider);
   if (!row) throw fail(404, 'PAYMENT_PROVIDER_NOT_FOUND', { provider });
   return row;
 }
 
-function writeSettings(db: Db, storeId: string, now: number, change: Partial<typeof paymentSettings.$inferInsert>) {
+async function writeSettings(db: Db, storeId: string, now: number, change: Partial<typeof paymentSettings.$inferInsert>) {
   const current = readSettings(db, storeId, now);
-  const next = { ...current, ...change, version: current.version + 1, updatedAt: now };
-  db.insert(paymentSettings).values(next).onConflictDoUpdate({ target: paymentSettings.storeId, set: next }).run();
+  const next = { ...current, ...change, version: (await current).version + 1, updatedAt: now };
+  await db.insert(paymentSettings).values(next).onConflictDoUpdate({ target: paymentSettings.storeId, set: next }).run();
 }
 
 /**
@@ -56,15 +56,15 @@ export interface PreparedKeys {
 
 const REQUIRED_SECRET: Record<Pg, string> = { pg_one: 'secretKey', pg_two: 'apiSecret' };
 
-function prepareKeys(services: Services, storeId: string, pg: Pg, draft: KeyDraft, required: string[], expectedVersion: number | undefined): PreparedKeys {
+async function prepareKeys(services: Services, storeId: string, pg: Pg, draft: KeyDraft, required: string[], expectedVersion: number | undefined): Promise<PreparedKeys> {
   const { db } = services;
-  const provider = findProvider(db, storeId, pg);
-  const existing = activeCredential(db, storeId, pg, draft.environment);
+  const provider = await findProvider(db, storeId, pg);
+  const existing = await activeCredential(db, storeId, pg, draft.environment);
   if (expectedVersion !== undefined && expectedVersion !== (existing?.version ?? 0)) {
     throw fail(409, 'PAYMENT_CREDENTIAL_CHANGED', { provider: pg, environment: draft.environment, version: existing?.version ?? 0 });
   }
   const merchantChange = !!existing && draft.merchant !== null && draft.merchant !== existing.merchant;
-  const base = existing && !merchantChange ? existing : undefined;
+  const base = await existing && !merchantChange ? existing : undefined;
   const publicConfig = { ...(base?.publicConfig ?? {}), ...draft.publicConfig } as PublicConfig;
   const secrets: SecretFields = base ? { ...credentialSecrets(services, base) } : {};
   for (const [field, value] of Object.entries(draft.secrets)) {
@@ -84,46 +84,46 @@ function prepareKeys(services: Services, storeId: string, pg: Pg, draft: KeyDraf
 export async function saveKeys(ctx: StoreCtx, pg: Pg, draft: KeyDraft, required: string[], expectedVersion: number | undefined) {
   const { services } = ctx;
   const storeId = ctx.store.id;
-  const prepared = prepareKeys(services, storeId, pg, draft, required, expectedVersion);
+  const prepared = await prepareKeys(services, storeId, pg, draft, required, expectedVersion);
   let verified: { at: number } | null = null;
   if (draft.environment === 'LIVE' && prepared.provider && !prepared.provider.sandboxMode) {
     const check = await verifyKeys(services, pg, { environment: 'LIVE', publicConfig: prepared.publicConfig }, prepared.secrets);
     if (!check.ok) throw fail(409, 'PAYMENT_PROVIDER_VERIFICATION_FAILED', { provider: pg, environment: 'LIVE', gatewayCode: check.code, gatewayMessage: check.message });
     verified = { at: services.clock.now() };
   }
-  return transaction(services.db, () => {
+  return transaction(services.db, async () => {
     const { db } = services;
     const now = services.clock.now();
-    const currentProvider = findProvider(db, storeId, pg);
+    const currentProvider = await findProvider(db, storeId, pg);
     if (currentProvider?.id !== prepared.provider?.id || currentProvider?.version !== prepared.provider?.version) throw fail(409, 'PAYMENT_PROVIDER_CHANGED', { provider: pg });
-    const current = activeCredential(db, storeId, pg, draft.environment);
+    const current = await activeCredential(db, storeId, pg, draft.environment);
     if (current?.id !== prepared.existing?.id || current?.version !== prepared.existing?.version) {
       throw fail(409, 'PAYMENT_CREDENTIAL_CHANGED', { provider: pg, environment: draft.environment });
     }
-    if (!currentProvider) connectProvider(services, storeId, pg, now);
+    if (!currentProvider) await connectProvider(services, storeId, pg, now);
     if (prepared.merchantChange) {
-      db.update(paymentCredentials).set({ status: 'ARCHIVED', archivedAt: now, updatedAt: now }).where(eq(paymentCredentials.id, current!.id)).run();
+      await db.update(paymentCredentials).set({ status: 'ARCHIVED', archivedAt: now, updatedAt: now }).where(eq(paymentCredentials.id, ((await current)!).id)).run();
     }
-    storeKeySet(services, storeId, pg, draft.environment, prepared.merchantChange ? undefined : current, prepared.publicConfig, prepared.secrets, verified?.at ?? null);
+    await storeKeySet(services, storeId, pg, draft.environment, (await prepared.merchantChange ? undefined : current), prepared.publicConfig, prepared.secrets, verified?.at ?? null);
     return presentOneProvider(services, storeId, pg);
   });
 }
 
 /** A newly connected provider starts disabled, in sandbox mode (spec 01 §5.5), last in priority. */
-function connectProvider(services: Services, storeId: string, pg: Pg, now: number, enabled = false) {
-  services.db.insert(paymentProviders).values({
+async function connectProvider(services: Services, storeId: string, pg: Pg, now: number, enabled = false) {
+  await services.db.insert(paymentProviders).values({
     id: newId('pgp', now), storeId, provider: pg, enabled, sandboxMode: true, easyPayProviders: [],
     sandboxPaymentAt: null, sandboxRefundAt: null, liveSwitchedAt: null, version: 1, createdAt: now, updatedAt: now,
   }).run();
-  const settings = readSettings(services.db, storeId, now);
-  writeSettings(services.db, storeId, now, { priority: [...settings.priority.filter((p) => p !== pg), pg] });
+  const settings = await readSettings(services.db, storeId, now);
+  await writeSettings(services.db, storeId, now, { priority: [...settings.priority.filter((p) => p !== pg), pg] });
 }
 
 /**
  * Writes a key set: over `current` (same merchant) or as a new active set. Editing a key erases its
  * test result, unless the keys were tested just now (`verifiedAt`, the live pre-check).
  */
-function storeKeySet(
+async function storeKeySet(
   services: Services, storeId: string, pg: Pg, environment: Environment, current: CredentialRow | undefined,
   publicConfig: PublicConfig, secrets: SecretFields, verifiedAt: number | null,
 ) {
@@ -140,9 +140,9 @@ function storeKeySet(
     updatedAt: now,
   };
   if (current) {
-    services.db.update(paymentCredentials).set({ ...values, version: current.version + 1 }).where(eq(paymentCredentials.id, id)).run();
+    await services.db.update(paymentCredentials).set({ ...values, version: current.version + 1 }).where(eq(paymentCredentials.id, id)).run();
   } else {
-    services.db.insert(paymentCredentials).values({ id, storeId, provider: pg, environment, status: 'ACTIVE', version: 1, archivedAt: null, createdAt: now, ...values }).run();
+    await services.db.insert(paymentCredentials).values({ id, storeId, provider: pg, environment, status: 'ACTIVE', version: 1, archivedAt: null, createdAt: now, ...values }).run();
   }
 }
 
@@ -150,9 +150,9 @@ function storeKeySet(
  * The seeded dev store takes sandbox payments from its first start (pg_one, test keys, enabled), so
  * `svc checkout try` works with no set-up; test keys only ever reach the simulator.
  */
-export function seedSandboxProvider(services: Services, storeId: string) {
-  connectProvider(services, storeId, 'pg_one', services.clock.now(), true);
-  storeKeySet(services, storeId, 'pg_one', 'TEST', undefined, { clientKey: 'test_ck_svcDevStoreSandbox0001' }, { secretKey: 'test_sk_svcDevStoreSandbox0001' }, null);
+export async function seedSandboxProvider(services: Services, storeId: string) {
+  await connectProvider(services, storeId, 'pg_one', services.clock.now(), true);
+  await storeKeySet(services, storeId, 'pg_one', 'TEST', undefined, { clientKey: 'test_ck_svcDevStoreSandbox0001' }, { secretKey: 'test_sk_svcDevStoreSandbox0001' }, null);
 }
 
 export const merchantOf = (pg: Pg, config: PublicConfig) =>
@@ -166,16 +166,16 @@ export interface ProviderPatch {
 }
 
 /** `PATCH /store/payment-providers/{pg}`: switching to live needs the gate open; enabling needs a usable key. */
-export function patchProvider(ctx: StoreCtx, pg: Pg, patch: ProviderPatch) {
+export async function patchProvider(ctx: StoreCtx, pg: Pg, patch: ProviderPatch) {
   const { db, now } = ctx;
   const storeId = ctx.store.id;
-  const row = requireProvider(db, storeId, pg);
+  const row = await requireProvider(db, storeId, pg);
   if (patch.expectedVersion !== undefined && patch.expectedVersion !== row.version) {
     throw fail(409, 'PAYMENT_PROVIDER_CHANGED', { provider: pg, version: row.version });
   }
   const goingLive = patch.sandboxMode === false && row.sandboxMode;
   if (goingLive) {
-    const routing = storeRouting(db, storeId);
+    const routing = await storeRouting(db, storeId);
     const gate = liveGate(routing.providers.find((p) => p.provider === pg)!, routing.settings);
     if (gate.status !== 'OPEN') {
       const onlyPlatform = gate.conditions.every((c) => c.met || c.code === 'PLATFORM_LIVE_ENABLED');
@@ -190,7 +190,7 @@ export function patchProvider(ctx: StoreCtx, pg: Pg, patch: ProviderPatch) {
   if (patch.enabled === true && !activeCredential(db, storeId, pg, environmentOf(next))) {
     throw fail(409, 'PAYMENT_PROVIDER_INCOMPLETE', { provider: pg, environment: environmentOf(next) });
   }
-  db.update(paymentProviders)
+  await db.update(paymentProviders)
     .set({ ...next, version: row.version + 1, updatedAt: now, ...(goingLive ? { liveSwitchedAt: now } : {}) })
     .where(eq(paymentProviders.id, row.id)).run();
   return presentOneProvider(ctx.services, storeId, pg);
@@ -200,18 +200,18 @@ export function patchProvider(ctx: StoreCtx, pg: Pg, patch: ProviderPatch) {
 export async function verifyProvider(ctx: StoreCtx, pg: Pg, environment: Environment | undefined) {
   const { services } = ctx;
   const storeId = ctx.store.id;
-  const row = requireProvider(services.db, storeId, pg);
+  const row = await requireProvider(services.db, storeId, pg);
   const env = environment ?? environmentOf(row);
-  const credential = activeCredential(services.db, storeId, pg, env);
+  const credential = await activeCredential(services.db, storeId, pg, env);
   if (!credential) throw fail(404, 'PAYMENT_CREDENTIAL_NOT_FOUND', { provider: pg, environment: env });
   const result = await verifyKeys(services, pg, credential, credentialSecrets(services, credential));
-  return transaction(services.db, () => {
+  return transaction(services.db, async () => {
     const now = services.clock.now();
-    const current = activeCredential(services.db, storeId, pg, env);
+    const current = await activeCredential(services.db, storeId, pg, env);
     if (current?.id !== credential.id || current.version !== credential.version) {
       throw fail(409, 'PAYMENT_CREDENTIAL_CHANGED', { provider: pg, environment: env });
     }
-    services.db.update(paymentCredentials)
+    await services.db.update(paymentCredentials)
       .set({ verification: result.ok ? 'PASSED' : 'FAILED', verificationCode: result.ok ? null : result.code, verifiedAt: now })
       .where(eq(paymentCredentials.id, credential.id)).run();
     return {
@@ -223,37 +223,37 @@ export async function verifyProvider(ctx: StoreCtx, pg: Pg, environment: Environ
 }
 
 /** `DELETE …/credentials/{environment}`: archives a key set that is not in use. */
-export function deleteCredentials(ctx: StoreCtx, pg: Pg, environment: Environment) {
+export async function deleteCredentials(ctx: StoreCtx, pg: Pg, environment: Environment) {
   const storeId = ctx.store.id;
-  const row = requireProvider(ctx.db, storeId, pg);
-  const credential = activeCredential(ctx.db, storeId, pg, environment);
+  const row = await requireProvider(ctx.db, storeId, pg);
+  const credential = await activeCredential(ctx.db, storeId, pg, environment);
   if (!credential) throw fail(404, 'PAYMENT_CREDENTIAL_NOT_FOUND', { provider: pg, environment });
   if (row.enabled && environmentOf(row) === environment) throw fail(409, 'PAYMENT_CREDENTIAL_ACTIVE', { provider: pg, environment });
-  ctx.db.update(paymentCredentials).set({ status: 'ARCHIVED', archivedAt: ctx.now, updatedAt: ctx.now }).where(eq(paymentCredentials.id, credential.id)).run();
+  await ctx.db.update(paymentCredentials).set({ status: 'ARCHIVED', archivedAt: ctx.now, updatedAt: ctx.now }).where(eq(paymentCredentials.id, credential.id)).run();
   return presentOneProvider(ctx.services, storeId, pg);
 }
 
 /** `DELETE /store/payment-providers/{pg}`: every key set archived, the provider leaves the priority. */
-export function disconnectProvider(ctx: StoreCtx, pg: Pg) {
+export async function disconnectProvider(ctx: StoreCtx, pg: Pg) {
   const storeId = ctx.store.id;
-  const row = requireProvider(ctx.db, storeId, pg);
-  ctx.db.update(paymentCredentials).set({ status: 'ARCHIVED', archivedAt: ctx.now, updatedAt: ctx.now })
+  const row = await requireProvider(ctx.db, storeId, pg);
+  await ctx.db.update(paymentCredentials).set({ status: 'ARCHIVED', archivedAt: ctx.now, updatedAt: ctx.now })
     .where(and(eq(paymentCredentials.storeId, storeId), eq(paymentCredentials.provider, pg), eq(paymentCredentials.status, 'ACTIVE'))).run();
-  ctx.db.delete(paymentProviders).where(eq(paymentProviders.id, row.id)).run();
-  writeSettings(ctx.db, storeId, ctx.now, { priority: readSettings(ctx.db, storeId).priority.filter((p) => p !== pg) });
+  await ctx.db.delete(paymentProviders).where(eq(paymentProviders.id, row.id)).run();
+  await writeSettings(ctx.db, storeId, ctx.now, { priority: (await readSettings(ctx.db, storeId)).priority.filter((p) => p !== pg) });
   return presentOneProvider(ctx.services, storeId, pg);
 }
 
 /** `PUT /store/payment-settings`: only sent items change; `priority` names every connected provider once. */
-export function updateSettings(ctx: StoreCtx, body: { priority?: Pg[]; checkoutOrigins?: string[] }) {
+export async function updateSettings(ctx: StoreCtx, body: { priority?: Pg[]; checkoutOrigins?: string[] }) {
   const storeId = ctx.store.id;
   if (body.priority) {
-    const connected = storeRouting(ctx.db, storeId).providers.filter((p) => p.row).map((p) => p.provider);
+    const connected = (await storeRouting(ctx.db, storeId)).providers.filter((p) => p.row).map((p) => p.provider);
     const exact = body.priority.length === connected.length && new Set(body.priority).size === body.priority.length
       && connected.every((p) => body.priority!.includes(p));
     if (!exact) throw fail(400, 'INVALID_PRIORITY', { connected });
   }
-  writeSettings(ctx.db, storeId, ctx.now, {
+  await writeSettings(ctx.db, storeId, ctx.now, {
     ...(body.priority ? { priority: body.priority } : {}),
     ...(body.checkoutOrigins ? { checkoutOrigins: [...new Set(body.checkoutOrigins)] } : {}),
   });
@@ -261,11 +261,11 @@ export function updateSettings(ctx: StoreCtx, body: { priority?: Pg[]; checkoutO
 }
 
 /** The platform's live permission (condition PLATFORM_LIVE_ENABLED); under `svc dev` a /_dev route sets it. */
-export function setPlatformLive(services: Services, storeId: string, enabled: boolean) {
+export async function setPlatformLive(services: Services, storeId: string, enabled: boolean) {
   const now = services.clock.now();
-  transaction(services.db, () => {
+  await transaction(services.db, async () => {
     const current = services.db.select().from(paymentSettings).where(eq(paymentSettings.storeId, storeId)).get() ?? defaultSettings(storeId, now);
     const next = { ...current, platformLiveEnabled: enabled, updatedAt: now };
-    services.db.insert(paymentSettings).values(next).onConflictDoUpdate({ target: paymentSettings.storeId, set: next }).run();
+    await services.db.insert(paymentSettings).values(next).onConflictDoUpdate({ target: paymentSettings.storeId, set: next }).run();
   });
 }

@@ -96,10 +96,10 @@ function presentCredential(provider: Pg, c: CredentialRow | undefined) {
   };
 }
 
-const archivedCount = (db: Db, storeId: string, provider: Pg) =>
-  db.select({ id: paymentCredentials.id }).from(paymentCredentials)
-    .where(and(eq(paymentCredentials.storeId, storeId), eq(paymentCredentials.provider, provider), eq(paymentCredentials.status, 'ARCHIVED')))
-    .all().length;
+const archivedCount = async (db: Db, storeId: string, provider: Pg) =>
+  (await db.select({ id: paymentCredentials.id }).from(paymentCredentials)
+        .where(and(eq(paymentCredentials.storeId, storeId), eq(paymentCredentials.provider, provider), eq(paymentCredentials.status, 'ARCHIVED')))
+        .all()).length;
 
 /** Display state of spec 01 §3.6: not connected, disabled, in use, excluded from payment, connection check failed. */
 function displayStatus(state: ProviderState) {
@@ -169,8 +169,8 @@ export const paymentSettingsView = z.object({
   version: z.number().int(),
 });
 
-export function presentPaymentSettings(services: Pick<Services, 'db' | 'clock'>, storeId: string) {
-  const routing = storeRouting(services.db, storeId);
+export async function presentPaymentSettings(services: Pick<Services, 'db' | 'clock'>, storeId: string) {
+  const routing = await storeRouting(services.db, storeId);
   return {
     providers: routing.providers.map((p) => presentProvider(services.db, storeId, p, routing.settings)),
     candidates: routing.candidates.map((p) => p.provider),
@@ -182,8 +182,8 @@ export function presentPaymentSettings(services: Pick<Services, 'db' | 'clock'>,
   };
 }
 
-export function presentOneProvider(services: Pick<Services, 'db'>, storeId: string, provider: Pg) {
-  const routing = storeRouting(services.db, storeId);
+export async function presentOneProvider(services: Pick<Services, 'db'>, storeId: string, provider: Pg) {
+  const routing = await storeRouting(services.db, storeId);
   return presentProvider(services.db, storeId, routing.providers.find((p) => p.provider === provider)!, routing.settings);
 }
 

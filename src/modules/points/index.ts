@@ -11,11 +11,11 @@ export const pointsModule: Module = {
   name: 'points',
   operations: pointOperations,
   jobs: [{ name: 'points.expiry', run: (services, now) => transaction(services.db, () => expireLots(services.db, now)) }],
-  onOrderItemMoved: (_services, db, move) => {
+  onOrderItemMoved: async (_services, db, move) => {
     if (move.coreStatus !== 'PURCHASE_DECIDED' || move.previousCoreStatus === 'PURCHASE_DECIDED') return;
     const item = db.select().from(orderItems).where(eq(orderItems.id, move.orderItemId)).get()!;
-    const order = db.select({ customerId: orders.customerId, withdrawnAt: customers.withdrawnAt }).from(orders)
+    const order = await db.select({ customerId: orders.customerId, withdrawnAt: customers.withdrawnAt }).from(orders)
       .leftJoin(customers, eq(customers.id, orders.customerId)).where(eq(orders.id, move.orderId)).get()!;
-    earnOnPurchaseDecision(db, move.at, { storeId: move.storeId, orderId: move.orderId, orderItemId: move.orderItemId }, order, item);
+    await earnOnPurchaseDecision(db, move.at, { storeId: move.storeId, orderId: move.orderId, orderItemId: move.orderItemId }, order, item);
   },
 };

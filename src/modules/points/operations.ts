@@ -34,23 +34,23 @@ const grantBody = z.object({
 }).strict();
 
 const customerParams = z.object({ customerId: z.string() }).strict();
-const loadCustomer = (ctx: StoreCtx<any, any, { customerId: string }>) =>
-  requireOwned(ctx.db.select().from(customers).where(eq(customers.id, ctx.params.customerId)).get(), ctx.store.id, 'CUSTOMER_NOT_FOUND');
+const loadCustomer = async (ctx: StoreCtx<any, any, { customerId: string }>) =>
+  requireOwned(await ctx.db.select().from(customers).where(eq(customers.id, ctx.params.customerId)).get(), ctx.store.id, 'CUSTOMER_NOT_FOUND');
 
 /** Why a grant or deduction would fail, checked the same way at execution, dry run and approval creation. */
-function assertGrant(ctx: StoreCtx<z.output<typeof grantBody>, any, { customerId: string }>) {
+async function assertGrant(ctx: StoreCtx<z.output<typeof grantBody>, any, { customerId: string }>) {
   const customer = loadCustomer(ctx);
   const { amount, expiresAt } = ctx.body;
   if (amount > 0) {
     // A withdrawn buyer can never spend them: new points would be a liability nobody can use.
-    if (customer.withdrawnAt !== null) throw fail(409, 'CUSTOMER_ALREADY_WITHDRAWN');
-    const expiry = expiryFor(policyOf(ctx.db, ctx.store.id), ctx.now, expiresAt === undefined ? undefined : Date.parse(expiresAt));
+    if ((await customer).withdrawnAt !== null) throw fail(409, 'CUSTOMER_ALREADY_WITHDRAWN');
+    const expiry = expiryFor(await policyOf(ctx.db, ctx.store.id), ctx.now, expiresAt === undefined ? undefined : Date.parse(expiresAt));
     if (expiry <= ctx.now) throw validationFailed([{ field: 'expiresAt', code: 'IN_PAST', message: '지난 시각입니다.' }]);
     return { customer, expiry };
   }
   if (expiresAt !== undefined) throw validationFailed([{ field: 'expiresAt', code: 'NOT_APPLICABLE', message: '차감에는 유효기간이 없습니다.' }]);
-  const balance = balanceOf(ctx.db, ctx.store.id, customer.id, ctx.now);
-  if (-amount > balance) throw fail(409, 'POINT_BALANCE_INSUFFICIENT', { balance, amount });
+  const balance = balanceOf(ctx.db, ctx.store.id, (await customer).id, ctx.now);
+  if (-amount > await balance) throw fail(409, 'POINT_BALANCE_INSUFFICIENT', { balance, amount });
   return { customer, expiry: null };
 }
 
@@ -85,10 +85,10 @@ export const pointOperations = [
       const before = policyOf(ctx.db, ctx.store.id) as Record<string, unknown>;
       return { changes: Object.entries(ctx.body).filter(([k, v]) => before[k] !== v).map(([field, after]) => ({ field, before: before[field], after })) };
     },
-    handler: (ctx) => {
+    handler: async (ctx) => {
       assertPolicy(ctx.body);
       const row = { storeId: ctx.store.id, ...ctx.body, updatedAt: ctx.now };
-      ctx.db.insert(pointPolicies).values(row).onConflictDoUpdate({ target: pointPolicies.storeId, set: row }).run();
+      await ctx.db.insert(pointPolicies).values(row).onConflictDoUpdate({ target: pointPolicies.storeId, set: row }).run();
       return ctx.body;
     },
   }),
@@ -114,11 +114,11 @@ export const pointOperations = [
     query: z.object(pageQuery(100)).strict(),
     response: pageOf(entrySchema).extend({ customerId: z.string(), balance: won }),
     errors: { 403: ['TENANT_MISMATCH'], 404: ['CUSTOMER_NOT_FOUND'] },
-    handler: (ctx) => {
-      const customer = loadCustomer(ctx);
+    handler: async (ctx) => {
+      const customer = await loadCustomer(ctx);
       const where = and(eq(pointEntries.storeId, ctx.store.id), eq(pointEntries.customerId, customer.id));
-      const rows = ledgerOf(ctx.db, ctx.store.id, customer.id, ctx.query.page, ctx.query.size);
-      return { customerId: customer.id, balance: balanceOf(ctx.db, ctx.store.id, customer.id, ctx.now), ...paginated(rows.map(presentEntry), ctx.query.page, ctx.query.size, countRows(ctx.db, pointEntries, where)) };
+      const rows = await ledgerOf(ctx.db, ctx.store.id, customer.id, ctx.query.page, ctx.query.size);
+      return { customerId: customer.id, balance: balanceOf(ctx.db, ctx.store.id, customer.id, ctx.now), ...paginated(rows.map(presentEntry), ctx.query.page, ctx.query.size, await countRows(ctx.db, pointEntries, where)) };
     },
   }),
   defineOperation({
@@ -139,10 +139,10 @@ export const pointOperations = [
     target: (ctx) => ({ type: 'CUSTOMER', id: ctx.params.customerId }),
     precheck: async (ctx) => void assertGrant(ctx),
     preview: (ctx) => ({ changes: [{ field: 'points', before: null, after: ctx.body.amount }] }),
-    handler: (ctx) => {
-      const { customer, expiry } = assertGrant(ctx);
-      const change = { storeId: ctx.store.id, customerId: customer.id, reason: ctx.body.reason };
-      const entry = expiry === null ? spend(ctx.db, ctx.now, change, 'DEDUCT', -ctx.body.amount) : credit(ctx.db, ctx.now, change, 'GRANT', ctx.body.amount, expiry);
+    handler: async (ctx) => {
+      const { customer, expiry } = await assertGrant(ctx);
+      const change = { storeId: ctx.store.id, customerId: (await customer).id, reason: ctx.body.reason };
+      const entry = await (expiry === null ? spend(ctx.db, ctx.now, change, 'DEDUCT', -ctx.body.amount) : credit(ctx.db, ctx.now, change, 'GRANT', ctx.body.amount, expiry));
       return reply(201, { entry: presentEntry(entry), balance: entry.balanceAfter });
     },
   }),

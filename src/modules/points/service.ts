@@ -34,13 +34,13 @@ const q = preparedFor((db) => ({
     .where(and(eq(pointLots.id, sql.placeholder('id')), sql`${pointLots.remaining} >= ${sql.placeholder('amount')}`)).prepare(),
 }));
 
-export function policyOf(db: Db, storeId: string): PointPolicy {
-  const row = q(db).policy.get({ storeId });
+export async function policyOf(db: Db, storeId: string): Promise<PointPolicy> {
+  const row = await q(db).policy.get({ storeId });
   if (!row) return DEFAULT_POLICY;
   const { earnEnabled, defaultEarnRateBp, validityDays, useEnabled, minUseAmount, maxUseRateBp } = row;
   return { earnEnabled, defaultEarnRateBp, validityDays, useEnabled, minUseAmount, maxUseRateBp };
 }
-export const balanceOf = (db: Db, storeId: string, customerId: string, now: number) => q(db).balance.get({ storeId, customerId, now })!.n;
+export const balanceOf = async (db: Db, storeId: string, customerId: string, now: number) => ((await q(db).balance.get({ storeId, customerId, now }))!).n;
 
 // ---------------------------------------------------------------------------------------------------
 // Views
@@ -83,13 +83,13 @@ interface Change {
   orderItemId?: string | null;
 }
 
-function writeEntry(db: Db, now: number, change: Change, kind: PointEntryKind, amount: number, expiresAt: number | null): PointEntry {
+async function writeEntry(db: Db, now: number, change: Change, kind: PointEntryKind, amount: number, expiresAt: number | null): Promise<PointEntry> {
   const entry: PointEntry = {
     id: newId('pte', now), storeId: change.storeId, customerId: change.customerId, kind, amount,
-    balanceAfter: balanceOf(db, change.storeId, change.customerId, now), reason: change.reason, expiresAt,
+    balanceAfter: await balanceOf(db, change.storeId, change.customerId, now), reason: change.reason, expiresAt,
     paymentId: change.paymentId ?? null, orderId: change.orderId ?? null, orderItemId: change.orderItemId ?? null, createdAt: now,
   };
-  db.insert(pointEntries).values(entry).run();
+  await db.insert(pointEntries).values(entry).run();
   return entry;
 }
 
@@ -101,8 +101,8 @@ export function expiryFor(policy: PointPolicy, now: number, expiresAt?: number):
 }
 
 /** Adds points as a new lot (grant, earning), inside the caller's transaction. */
-export function credit(db: Db, now: number, change: Change, kind: 'GRANT' | 'EARN', amount: number, expiresAt: number): PointEntry {
-  db.insert(pointLots).values({ id: newId('ptl', now), storeId: change.storeId, customerId: change.customerId, amount, remaining: amount, expiresAt, createdAt: now }).run();
+export async function credit(db: Db, now: number, change: Change, kind: 'GRANT' | 'EARN', amount: number, expiresAt: number): Promise<PointEntry> {
+  await db.insert(pointLots).values({ id: newId('ptl', now), storeId: change.storeId, customerId: change.customerId, amount, remaining: amount, expiresAt, createdAt: now }).run();
   return writeEntry(db, now, change, kind, amount, expiresAt);
 }
 
@@ -111,24 +111,24 @@ export function credit(db: Db, now: number, change: Change, kind: 'GRANT' | 'EAR
  * 409 POINT_BALANCE_INSUFFICIENT and nothing is taken. Each lot is taken by a guarded update, so the
  * balance can never go below zero.
  */
-export function spend(db: Db, now: number, change: Change, kind: 'USE' | 'DEDUCT', amount: number): PointEntry {
+export async function spend(db: Db, now: number, change: Change, kind: 'USE' | 'DEDUCT', amount: number): Promise<PointEntry> {
   const balance = balanceOf(db, change.storeId, change.customerId, now);
-  if (amount > balance) throw fail(409, 'POINT_BALANCE_INSUFFICIENT', { balance, amount });
+  if (amount > await balance) throw fail(409, 'POINT_BALANCE_INSUFFICIENT', { balance, amount });
   const entryId = newId('pte', now);
   let due = amount;
-  for (const lot of q(db).liveLots.all({ storeId: change.storeId, customerId: change.customerId, now })) {
+  for (const lot of await q(db).liveLots.all({ storeId: change.storeId, customerId: change.customerId, now })) {
     if (due === 0) break;
     const take = Math.min(due, lot.remaining);
-    if (q(db).take.run({ id: lot.id, amount: take }).changes === 0) throw fail(409, 'POINT_BALANCE_INSUFFICIENT', { balance, amount });
-    db.insert(pointLotUses).values({ entryId, lotId: lot.id, amount: take }).run();
+    if ((await q(db).take.run({ id: lot.id, amount: take })).changes === 0) throw fail(409, 'POINT_BALANCE_INSUFFICIENT', { balance, amount });
+    await db.insert(pointLotUses).values({ entryId, lotId: lot.id, amount: take }).run();
     due -= take;
   }
   const entry: PointEntry = {
     id: entryId, storeId: change.storeId, customerId: change.customerId, kind, amount: -amount,
-    balanceAfter: balance - amount, reason: change.reason, expiresAt: null,
+    balanceAfter: await balance - amount, reason: change.reason, expiresAt: null,
     paymentId: change.paymentId ?? null, orderId: change.orderId ?? null, orderItemId: change.orderItemId ?? null, createdAt: now,
   };
-  db.insert(pointEntries).values(entry).run();
+  await db.insert(pointEntries).values(entry).run();
   return entry;
 }
 
@@ -136,38 +136,38 @@ export function spend(db: Db, now: number, change: Change, kind: 'USE' | 'DEDUCT
  * Gives `amount` of a payment's points back (a cancel, a refund): the lots it took from regain it, the
  * latest-expiring first, never more than the payment used in all.
  */
-export function returnPoints(db: Db, now: number, paymentId: string, amount: number, change: Change) {
-  const entries = db.select().from(pointEntries).where(eq(pointEntries.paymentId, paymentId)).all();
+export async function returnPoints(db: Db, now: number, paymentId: string, amount: number, change: Change) {
+  const entries = await db.select().from(pointEntries).where(eq(pointEntries.paymentId, paymentId)).all();
   const used = entries.find((e) => e.kind === 'USE');
   if (!used || amount <= 0) return;
   let skip = entries.filter((e) => e.kind === 'RETURN').reduce((n, e) => n + e.amount, 0);
   let due = Math.min(amount, -used.amount - skip);
   if (due <= 0) return;
   const given = due;
-  const uses = db.select({ lotId: pointLotUses.lotId, amount: pointLotUses.amount, expiresAt: pointLots.expiresAt }).from(pointLotUses)
-    .innerJoin(pointLots, eq(pointLots.id, pointLotUses.lotId)).where(eq(pointLotUses.entryId, used.id)).orderBy(desc(pointLots.expiresAt)).all();
+  const uses = await db.select({ lotId: pointLotUses.lotId, amount: pointLotUses.amount, expiresAt: pointLots.expiresAt }).from(pointLotUses)
+      .innerJoin(pointLots, eq(pointLots.id, pointLotUses.lotId)).where(eq(pointLotUses.entryId, used.id)).orderBy(desc(pointLots.expiresAt)).all();
   for (const use of uses) {
     const skipped = Math.min(skip, use.amount);
     skip -= skipped;
     const give = Math.min(due, use.amount - skipped);
-    if (give > 0) db.update(pointLots).set({ remaining: sql`${pointLots.remaining} + ${give}` }).where(eq(pointLots.id, use.lotId)).run();
+    if (give > 0) await db.update(pointLots).set({ remaining: sql`${pointLots.remaining} + ${give}` }).where(eq(pointLots.id, use.lotId)).run();
     due -= give;
   }
-  writeEntry(db, now, { ...change, paymentId }, 'RETURN', given, null);
+  await writeEntry(db, now, { ...change, paymentId }, 'RETURN', given, null);
 }
 
 /** Gives back everything a payment held (it ended unpaid). */
-export function returnPaymentPoints(db: Db, now: number, paymentId: string) {
-  const used = db.select().from(pointEntries).where(and(eq(pointEntries.paymentId, paymentId), eq(pointEntries.kind, 'USE'))).get();
-  if (used) returnPoints(db, now, paymentId, -used.amount, { storeId: used.storeId, customerId: used.customerId, reason: '결제 취소로 돌려받음' });
+export async function returnPaymentPoints(db: Db, now: number, paymentId: string) {
+  const used = await db.select().from(pointEntries).where(and(eq(pointEntries.paymentId, paymentId), eq(pointEntries.kind, 'USE'))).get();
+  if (used) await returnPoints(db, now, paymentId, -used.amount, { storeId: used.storeId, customerId: used.customerId, reason: '결제 취소로 돌려받음' });
 }
 
 /** Lots past their expiry lose what is left (one EXPIRE entry each); run by the job loop. */
-export function expireLots(db: Db, now: number): number {
-  const due = db.select().from(pointLots).where(and(lte(pointLots.expiresAt, now), gt(pointLots.remaining, 0))).limit(500).all();
+export async function expireLots(db: Db, now: number): Promise<number> {
+  const due = await db.select().from(pointLots).where(and(lte(pointLots.expiresAt, now), gt(pointLots.remaining, 0))).limit(500).all();
   for (const lot of due) {
-    db.update(pointLots).set({ remaining: 0 }).where(eq(pointLots.id, lot.id)).run();
-    writeEntry(db, now, { storeId: lot.storeId, customerId: lot.customerId, reason: '유효기간 만료' }, 'EXPIRE', -lot.remaining, lot.expiresAt);
+    await db.update(pointLots).set({ remaining: 0 }).where(eq(pointLots.id, lot.id)).run();
+    await writeEntry(db, now, { storeId: lot.storeId, customerId: lot.customerId, reason: '유효기간 만료' }, 'EXPIRE', -lot.remaining, lot.expiresAt);
   }
   return due.length;
 }
@@ -176,21 +176,21 @@ export function expireLots(db: Db, now: number): number {
  * A page of the ledger. Entries are never updated (append-only): a payment's entries, written before its
  * order existed, name the order through the payment.
  */
-export const ledgerOf = (db: Db, storeId: string, customerId: string, page: number, size: number): PointEntry[] =>
-  db.select({ entry: pointEntries, paymentOrderId: payments.orderId }).from(pointEntries).leftJoin(payments, eq(payments.id, pointEntries.paymentId))
-    .where(and(eq(pointEntries.storeId, storeId), eq(pointEntries.customerId, customerId)))
-    .orderBy(desc(pointEntries.createdAt), desc(pointEntries.id)).limit(size).offset((page - 1) * size).all()
+export const ledgerOf = async (db: Db, storeId: string, customerId: string, page: number, size: number): Promise<PointEntry[]> =>
+  (await db.select({ entry: pointEntries, paymentOrderId: payments.orderId }).from(pointEntries).leftJoin(payments, eq(payments.id, pointEntries.paymentId))
+        .where(and(eq(pointEntries.storeId, storeId), eq(pointEntries.customerId, customerId)))
+        .orderBy(desc(pointEntries.createdAt), desc(pointEntries.id)).limit(size).offset((page - 1) * size).all())
     .map(({ entry, paymentOrderId }) => ({ ...entry, orderId: entry.orderId ?? paymentOrderId }));
 
 // ---------------------------------------------------------------------------------------------------
 // At checkout
 
 /** The sheet's `points` (spec 02 §2.4): usable only by members of a store using points, within the policy. */
-export function pointsOfSheet(db: Db, storeId: string, customerId: string | null, payable: number, now: number) {
-  const policy = policyOf(db, storeId);
+export async function pointsOfSheet(db: Db, storeId: string, customerId: string | null, payable: number, now: number) {
+  const policy = await policyOf(db, storeId);
   if (!customerId || !policy.useEnabled) return { useAvailable: false, balance: customerId ? balanceOf(db, storeId, customerId, now) : 0, usableAmount: 0 };
   const balance = balanceOf(db, storeId, customerId, now);
-  const cap = Math.min(balance, Math.floor((payable * policy.maxUseRateBp) / 10_000));
+  const cap = Math.min(await balance, Math.floor((payable * policy.maxUseRateBp) / 10_000));
   return { useAvailable: true, balance, usableAmount: cap >= policy.minUseAmount ? cap : 0 };
 }
 
@@ -198,11 +198,11 @@ export function pointsOfSheet(db: Db, storeId: string, customerId: string | null
  * Checks `pointAmount` against the sheet: 409 POINTS_UNAVAILABLE when the buyer cannot use points at all
  * (a guest, or points off), else 400 VALIDATION_FAILED on `pointAmount` naming the rule it breaks.
  */
-export function assertPointUse(db: Db, storeId: string, customerId: string | null, pointAmount: number, payable: number, now: number) {
+export async function assertPointUse(db: Db, storeId: string, customerId: string | null, pointAmount: number, payable: number, now: number) {
   if (pointAmount === 0) return;
-  const points = pointsOfSheet(db, storeId, customerId, payable, now);
+  const points = await pointsOfSheet(db, storeId, customerId, payable, now);
   if (!points.useAvailable) throw fail(409, 'POINTS_UNAVAILABLE', { useAvailable: false, pointAmount });
-  const policy = policyOf(db, storeId);
+  const policy = await policyOf(db, storeId);
   const refuse = (code: string, message: string) => validationFailed([{ field: 'pointAmount', code, message }]);
   if (pointAmount < policy.minUseAmount) throw refuse('POINT_BELOW_MINIMUM', `${policy.minUseAmount}원 이상부터 쓸 수 있습니다.`);
   if (pointAmount > points.balance) throw refuse('POINT_BALANCE_INSUFFICIENT', `잔액(${points.balance}원)보다 많이 쓸 수 없습니다.`);
@@ -218,12 +218,12 @@ export function assertPointUse(db: Db, storeId: string, customerId: string | nul
  * valid for the policy's days, for the units kept (not canceled or returned). Guests, withdrawn buyers and stores not earning
  * earn nothing.
  */
-export function earnOnPurchaseDecision(db: Db, now: number, item: { storeId: string; orderId: string; orderItemId: string }, order: { customerId: string | null; withdrawnAt: number | null }, paid: { amount: number; couponDiscountAmount: number; pointAllocation: number; pointEarnRateBp: number | null; quantity: number; canceledQuantity: number; returnedQuantity: number }) {
-  const policy = policyOf(db, item.storeId);
+export async function earnOnPurchaseDecision(db: Db, now: number, item: { storeId: string; orderId: string; orderItemId: string }, order: { customerId: string | null; withdrawnAt: number | null }, paid: { amount: number; couponDiscountAmount: number; pointAllocation: number; pointEarnRateBp: number | null; quantity: number; canceledQuantity: number; returnedQuantity: number }) {
+  const policy = await policyOf(db, item.storeId);
   if (!order.customerId || order.withdrawnAt !== null || !policy.earnEnabled || policy.validityDays === null) return;
   const kept = paid.quantity - paid.canceledQuantity - paid.returnedQuantity;
   const base = Math.floor((Math.max(0, paid.amount - paid.couponDiscountAmount - paid.pointAllocation) * kept) / paid.quantity);
   const amount = Math.floor((base * (paid.pointEarnRateBp ?? policy.defaultEarnRateBp)) / 10_000);
   if (amount <= 0) return;
-  credit(db, now, { storeId: item.storeId, customerId: order.customerId, reason: '구매 확정 적립', orderId: item.orderId, orderItemId: item.orderItemId }, 'EARN', amount, now + policy.validityDays * DAY_MS);
+  await credit(db, now, { storeId: item.storeId, customerId: order.customerId, reason: '구매 확정 적립', orderId: item.orderId, orderItemId: item.orderItemId }, 'EARN', amount, now + policy.validityDays * DAY_MS);
 }

@@ -50,7 +50,7 @@ const present = (origin: string, r: ReviewRow): z.output<typeof reviewView> => (
 });
 
 const reviewParams = z.object({ reviewId: z.string() }).strict();
-const loadReview = (ctx: StoreCtx<any, any, { reviewId: string }>) => requireOwned(ctx.db.select().from(reviews).where(eq(reviews.id, ctx.params.reviewId)).get(), ctx.store.id, 'REVIEW_NOT_FOUND');
+const loadReview = async (ctx: StoreCtx<any, any, { reviewId: string }>) => requireOwned(await ctx.db.select().from(reviews).where(eq(reviews.id, ctx.params.reviewId)).get(), ctx.store.id, 'REVIEW_NOT_FOUND');
 const REVIEW_LOOKUP = { 403: ['TENANT_MISMATCH'], 404: ['REVIEW_NOT_FOUND'] } as const;
 
 /** Reply and hide: the seller's writes on one review, answering it as it is after. */
@@ -68,11 +68,11 @@ function sellerWrite(operationId: string, path: string, summary: string, body: z
     response: reviewView,
     errors: REVIEW_LOOKUP,
     target: (ctx) => ({ type: 'REVIEW', id: ctx.params.reviewId }),
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const found = loadReview(ctx);
-      const changed = { ...found, ...change(found, ctx.body, ctx.now), updatedAt: ctx.now };
-      ctx.db.update(reviews).set(changed).where(eq(reviews.id, found.id)).run();
-      return present(ctx.services.config.origin, changed);
+      const changed = { ...found, ...change(await found, ctx.body, ctx.now), updatedAt: ctx.now };
+      await ctx.db.update(reviews).set(changed).where(eq(reviews.id, (await found).id)).run();
+      return present(ctx.services.config.origin, await changed);
     },
   });
 }
@@ -90,21 +90,21 @@ export const reviewOperations = [
     body: z.object({ rating: z.number().int().min(1).max(5), text: z.string().trim().min(1).max(2000), images: z.array(z.string()).max(5).default([]) }).strict(),
     response: reviewView,
     errors: { 401: ['UNAUTHORIZED'], 404: ['ORDER_ITEM_NOT_FOUND'], 409: ['REVIEW_NOT_AVAILABLE', 'REVIEW_ALREADY_WRITTEN', 'REVIEW_NOT_ALLOWED_FOR_TEST_ORDER'] },
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const { storeId, customer } = ctx.buyer;
-      const item = ctx.db.select().from(orderItems).where(eq(orderItems.id, ctx.params.orderItemId)).get();
-      memberOrder(ctx.db, storeId, customer?.id, item?.orderId, 'ORDER_ITEM_NOT_FOUND');
-      if (!REVIEWABLE.has(item!.status)) throw fail(409, 'REVIEW_NOT_AVAILABLE', { status: item!.status });
-      if (item!.testPayment && !storeSettings(ctx.db, storeId).testOrderReviewsAllowed) throw fail(409, 'REVIEW_NOT_ALLOWED_FOR_TEST_ORDER');
-      if (ctx.db.select({ id: reviews.id }).from(reviews).where(eq(reviews.orderItemId, item!.id)).get()) throw fail(409, 'REVIEW_ALREADY_WRITTEN');
-      const missing = foreignUploads(ctx.db, storeId, ctx.body.images, [ORDER_INPUT]);
+      const item = await ctx.db.select().from(orderItems).where(eq(orderItems.id, ctx.params.orderItemId)).get();
+      await memberOrder(ctx.db, storeId, customer?.id, item?.orderId, 'ORDER_ITEM_NOT_FOUND');
+      if (!REVIEWABLE.has(((await item)!).status)) throw fail(409, 'REVIEW_NOT_AVAILABLE', { status: ((await item)!).status });
+      if (((await item)!).testPayment && !(await storeSettings(ctx.db, storeId)).testOrderReviewsAllowed) throw fail(409, 'REVIEW_NOT_ALLOWED_FOR_TEST_ORDER');
+      if (await ctx.db.select({ id: reviews.id }).from(reviews).where(eq(reviews.orderItemId, ((await item)!).id)).get()) throw fail(409, 'REVIEW_ALREADY_WRITTEN');
+      const missing = await foreignUploads(ctx.db, storeId, ctx.body.images, [ORDER_INPUT]);
       if (missing.size) throw validationFailed(ctx.body.images.flatMap((id, i) => (missing.has(id) ? [{ field: `images.${i}`, code: 'UPLOAD_NOT_FOUND', message: '이 상점에 올린 사진이 아닙니다.' }] : [])));
       const row: ReviewRow = {
-        id: newId('rev', ctx.now), storeId, productId: item!.productId, orderItemId: item!.id, customerId: customer!.id, rating: ctx.body.rating, text: ctx.body.text,
-        images: ctx.body.images, reply: null, hidden: false, testOrder: item!.testPayment, createdAt: ctx.now, updatedAt: ctx.now,
+        id: newId('rev', ctx.now), storeId, productId: ((await item)!).productId, orderItemId: ((await item)!).id, customerId: customer!.id, rating: ctx.body.rating, text: ctx.body.text,
+        images: ctx.body.images, reply: null, hidden: false, testOrder: ((await item)!).testPayment, createdAt: ctx.now, updatedAt: ctx.now,
       };
-      ctx.db.insert(reviews).values(row).run();
-      emitEvent(ctx.db, ctx.now, { storeId, type: 'REVIEW.CREATED', resource: { type: 'REVIEW', id: row.id }, data: { reviewId: row.id, productId: row.productId, rating: row.rating } });
+      await ctx.db.insert(reviews).values(row).run();
+      await emitEvent(ctx.db, ctx.now, { storeId, type: 'REVIEW.CREATED', resource: { type: 'REVIEW', id: row.id }, data: { reviewId: row.id, productId: row.productId, rating: row.rating } });
       return reply(201, present(ctx.services.config.origin, row));
     },
   }),
@@ -118,14 +118,14 @@ export const reviewOperations = [
     params: z.object({ productId: z.string() }).strict(),
     query: z.object(pageQuery(50)).strict(),
     response: pageOf(buyerReviewView),
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const where = and(eq(reviews.storeId, ctx.buyer.storeId), eq(reviews.productId, ctx.params.productId), eq(reviews.hidden, false));
-      const rows = ctx.db.select().from(reviews).where(where).orderBy(desc(reviews.createdAt), desc(reviews.id)).limit(ctx.query.size).offset((ctx.query.page - 1) * ctx.query.size).all();
+      const rows = await ctx.db.select().from(reviews).where(where).orderBy(desc(reviews.createdAt), desc(reviews.id)).limit(ctx.query.size).offset((ctx.query.page - 1) * ctx.query.size).all();
       const origin = ctx.services.config.origin;
       return paginated(rows.map((r) => {
         const { reviewId, rating, text, imageUrls, reply: answer, createdAt } = present(origin, r);
         return { reviewId, rating, text, imageUrls, reply: answer, createdAt };
-      }), ctx.query.page, ctx.query.size, countRows(ctx.db, reviews, where));
+      }), ctx.query.page, ctx.query.size, await countRows(ctx.db, reviews, where));
     },
   }),
   defineOperation({
@@ -138,10 +138,10 @@ export const reviewOperations = [
     scope: 'review:r',
     query: z.object({ ...pageQuery(100), productId: z.string().optional(), rating: z.coerce.number().int().min(1).max(5).optional() }).strict(),
     response: pageOf(reviewView),
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const where = and(eq(reviews.storeId, ctx.store.id), ctx.query.productId === undefined ? undefined : eq(reviews.productId, ctx.query.productId), ctx.query.rating === undefined ? undefined : eq(reviews.rating, ctx.query.rating));
-      const rows = ctx.db.select().from(reviews).where(where).orderBy(desc(reviews.createdAt), desc(reviews.id)).limit(ctx.query.size).offset((ctx.query.page - 1) * ctx.query.size).all();
-      return paginated(rows.map((r) => present(ctx.services.config.origin, r)), ctx.query.page, ctx.query.size, countRows(ctx.db, reviews, where));
+      const rows = await ctx.db.select().from(reviews).where(where).orderBy(desc(reviews.createdAt), desc(reviews.id)).limit(ctx.query.size).offset((ctx.query.page - 1) * ctx.query.size).all();
+      return paginated(rows.map((r) => present(ctx.services.config.origin, r)), ctx.query.page, ctx.query.size, await countRows(ctx.db, reviews, where));
     },
   }),
   sellerWrite('replyToReview', 'reply', "Reply to a review (a new reply replaces the last)", z.object({ text: z.string().trim().min(1).max(2000) }).strict(),

@@ -101,7 +101,7 @@ async function runStages(services: Services, build: Build, log: (line: string) =
       if (!(error instanceof AdvisorySourceUnavailable)) throw error;
       const since = build.advisoriesUnavailableSince ?? services.clock.now();
       if (services.clock.now() - since >= ADVISORY_GRACE_MS) throw new BuildFailure('DEPENDENCIES', 'DEPENDENCY_CHECK_UNAVAILABLE', `보안 권고 출처를 30분 동안 읽지 못했습니다: ${error.message}`);
-      services.db.update(builds).set({ advisoriesUnavailableSince: since }).where(eq(builds.id, build.id)).run();
+      await services.db.update(builds).set({ advisoriesUnavailableSince: since }).where(eq(builds.id, build.id)).run();
       log(`보안 권고 출처를 읽지 못해 잠시 뒤 다시 시도합니다: ${error.message}`);
       throw new TryLater();
     }
@@ -111,7 +111,7 @@ async function runStages(services: Services, build: Build, log: (line: string) =
       for (const r of report.rejected) log(`거부 ${r.reason} ${r.package}${r.version ? `@${r.version}` : ''}: ${r.detail}`);
       throw new BuildFailure('DEPENDENCIES', 'DEPENDENCY_REJECTED', `의존성 ${report.rejected.length}개가 정책에 맞지 않습니다`, report);
     }
-    services.db.update(builds).set({ dependencies: report }).where(eq(builds.id, build.id)).run();
+    await services.db.update(builds).set({ dependencies: report }).where(eq(builds.id, build.id)).run();
 
     // INSTALL: from the lockfile only, scripts off; project-level package-manager settings are not honoured.
     for (const config of ['.npmrc', 'pnpm-workspace.yaml', '.pnpmfile.cjs', '.pnpmfile.mjs']) rmSync(join(dir, config), { force: true });
@@ -133,7 +133,7 @@ async function runStages(services: Services, build: Build, log: (line: string) =
     for (const w of scripted) log(`경고 ${w.reason} ${w.package}@${w.version}: ${w.detail}`);
     if (scripted.length) {
       report.warnings.push(...scripted);
-      services.db.update(builds).set({ dependencies: report }).where(eq(builds.id, build.id)).run();
+      await services.db.update(builds).set({ dependencies: report }).where(eq(builds.id, build.id)).run();
     }
     const installLimit = services.config.storefront.installLimitBytes;
     if (existsSync(join(dir, 'node_modules')) && dirBytes(join(dir, 'node_modules')) > installLimit) throw new BuildFailure('INSTALL', 'INSTALL_TOO_LARGE', `설치된 패키지가 ${installLimit} bytes를 넘습니다`);
@@ -184,7 +184,7 @@ async function runStages(services: Services, build: Build, log: (line: string) =
       for (const [path, file] of staticFiles) assets[path] = { ...putBlob(services, file.bytes), contentType: contentTypeOf(path), immutable: file.immutable };
       const bundle = putBlob(services, serverCode.contents);
       const map = serverMap ? putBlob(services, serverMap.contents) : null;
-      return storeVersion(services, build, dir, { bundle, map }, assets, clientEntries, staticBytes);
+      return await storeVersion(services, build, dir, { bundle, map }, assets, clientEntries, staticBytes);
     } catch (error) {
       throw new BuildFailure('UPLOAD', 'UPLOAD_FAILED', (error as Error).message);
     }
@@ -203,18 +203,18 @@ async function withDeadline<T>(ms: number, work: Promise<T>): Promise<T | null> 
   }
 }
 
-function storeVersion(services: Services, build: Build, dir: string, server: { bundle: StoredFile; map: StoredFile | null }, assets: Record<string, VersionAsset>, clientEntries: Record<string, string>, staticBytes: number): string {
+async function storeVersion(services: Services, build: Build, dir: string, server: { bundle: StoredFile; map: StoredFile | null }, assets: Record<string, VersionAsset>, clientEntries: Record<string, string>, staticBytes: number): Promise<string> {
   const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { sayren?: { templateVersion?: unknown } };
-  return transaction(services.db, () => {
-    const site = findSite(services.db, build.storeId)!;
+  return await transaction(services.db, async () => {
+    const site = (await findSite(services.db, build.storeId))!;
     const now = services.clock.now();
     const own = manifest.sayren?.templateVersion;
     const version = {
       id: newId('ver', now), storeId: build.storeId, siteId: build.siteId, number: nextVersionNumber(services.db, build.siteId),
       templateVersion: own == null ? inheritedTemplateVersion(services.db, site) : String(own), server, assets, clientEntries, staticBytes, buildId: build.id, createdAt: now,
     };
-    services.db.insert(versions).values(version).run();
-    if (build.publish) publishVersion(services.db, site, version, 'DEPLOYMENT', now);
+    await services.db.insert(versions).values(version).run();
+    if (build.publish) await publishVersion(services.db, site, version, 'DEPLOYMENT', now);
     return version.id;
   });
 }
@@ -227,36 +227,36 @@ async function runBuild(services: Services, build: Build) {
   const log = (line: string) => lines.push(`${isoAt(Date.now()).slice(11, 19)} ${line}`);
   const tail = () => lines.join('\n').slice(-LOG_TAIL_CHARS);
   // The lease is renewed while the build runs: another process takes it over only if this one died.
-  const heartbeat = setInterval(() => {
-    services.db.update(builds).set({ nextAttemptAt: services.clock.now() + CLAIM_LEASE_MS, logTail: tail() }).where(and(eq(builds.id, build.id), eq(builds.status, 'RUNNING'))).run();
+  const heartbeat = setInterval(async () => {
+    await services.db.update(builds).set({ nextAttemptAt: services.clock.now() + CLAIM_LEASE_MS, logTail: tail() }).where(and(eq(builds.id, build.id), eq(builds.status, 'RUNNING'))).run();
   }, CLAIM_LEASE_MS / 3);
   heartbeat.unref();
   try {
     const versionId = await runStages(services, build, log);
     log(`버전 준비됨`);
-    finishBuild(services, build, { status: 'SUCCEEDED', failureStage: null, errorCode: null, versionId }, tail());
+    await finishBuild(services, build, { status: 'SUCCEEDED', failureStage: null, errorCode: null, versionId }, tail());
   } catch (error) {
     if (error instanceof TryLater) {
-      services.db.update(builds).set({ status: 'QUEUED', logTail: tail(), nextAttemptAt: services.clock.now() + ADVISORY_RETRY_MS }).where(eq(builds.id, build.id)).run();
+      await services.db.update(builds).set({ status: 'QUEUED', logTail: tail(), nextAttemptAt: services.clock.now() + ADVISORY_RETRY_MS }).where(eq(builds.id, build.id)).run();
       return;
     }
     const failure = error instanceof BuildFailure ? error : new BuildFailure('BUILD', 'BUILD_FAILED', `예상하지 못한 오류: ${(error as Error).message}`);
     if (!(error instanceof BuildFailure)) console.error(`[svc] storefront build ${build.id} failed:`, error);
     log(`실패 ${failure.stage} ${failure.code}: ${failure.message}`);
-    finishBuild(services, build, { status: 'FAILED', failureStage: failure.stage, errorCode: failure.code, versionId: null, ...(failure.dependencies ? { dependencies: failure.dependencies } : {}) }, tail());
+    await finishBuild(services, build, { status: 'FAILED', failureStage: failure.stage, errorCode: failure.code, versionId: null, ...(failure.dependencies ? { dependencies: failure.dependencies } : {}) }, tail());
   } finally {
     clearInterval(heartbeat);
   }
 }
 
-function finishBuild(services: Services, build: Build, outcome: Pick<Build, 'status' | 'failureStage' | 'errorCode' | 'versionId'> & { dependencies?: Build['dependencies'] }, logTail: string) {
-  transaction(services.db, () => {
+async function finishBuild(services: Services, build: Build, outcome: Pick<Build, 'status' | 'failureStage' | 'errorCode' | 'versionId'> & { dependencies?: Build['dependencies'] }, logTail: string) {
+  await transaction(services.db, async () => {
     const now = services.clock.now();
-    services.db.update(builds).set({ ...outcome, logTail, nextAttemptAt: null, finishedAt: now }).where(eq(builds.id, build.id)).run();
-    const deployment = services.db.select().from(deployments).where(eq(deployments.buildId, build.id)).get();
+    await services.db.update(builds).set({ ...outcome, logTail, nextAttemptAt: null, finishedAt: now }).where(eq(builds.id, build.id)).run();
+    const deployment = await services.db.select().from(deployments).where(eq(deployments.buildId, build.id)).get();
     if (!deployment) return;
     const ok = outcome.status === 'SUCCEEDED';
-    services.db.update(deployments).set({
+    await services.db.update(deployments).set({
       status: ok ? 'SUCCEEDED' : 'FAILED', steps: stepsWith(deployment.steps, 'PUBLISH', ok ? 'SUCCEEDED' : 'FAILED'), errorCode: outcome.errorCode,
       log: [...deployment.log, `${isoAt(now)} ${ok ? '첫 버전을 게시했습니다' : `빌드 실패 ${outcome.errorCode}`}`], updatedAt: now,
     }).where(eq(deployments.siteId, deployment.siteId)).run();
@@ -264,20 +264,20 @@ function finishBuild(services: Services, build: Build, outcome: Pick<Build, 'sta
 }
 
 /** Claims due builds (up to MAX_RUNNING in this process) and starts them; they finish in the background. */
-export function startDueBuilds(services: Services): number {
+export async function startDueBuilds(services: Services): Promise<number> {
   let mine = running.get(services);
   if (!mine) running.set(services, (mine = new Set()));
   const now = services.clock.now();
   if (mine.size >= MAX_RUNNING) return 0;
   let started = 0;
-  for (const build of claimEachDue(services.db, builds, now, { skip: [...mine], limit: MAX_RUNNING - mine.size })) {
-    services.db.update(builds).set({ status: 'RUNNING', startedAt: build.startedAt ?? now }).where(eq(builds.id, build.id)).run();
-    mine.add(build.id);
-    started++;
-    void runBuild(services, { ...build, status: 'RUNNING' })
-      .catch((error) => console.error(`[svc] storefront build ${build.id} could not be recorded:`, error))
-      .finally(() => mine.delete(build.id));
-  }
+  for await (const build of claimEachDue(services.db, builds, now, { skip: [...mine], limit: MAX_RUNNING - mine.size })) {
+        await services.db.update(builds).set({ status: 'RUNNING', startedAt: build.startedAt ?? now }).where(eq(builds.id, build.id)).run();
+        mine.add(build.id);
+        started++;
+        void runBuild(services, { ...build, status: 'RUNNING' })
+            .catch((error) => console.error(`[svc] storefront build ${build.id} could not be recorded:`, error))
+            .finally(() => mine.delete(build.id));
+    }
   return started;
 }
 
@@ -287,22 +287,22 @@ export async function settleBuilds(services: Services) {
 }
 
 /** The deployment's UPLOAD step: the template's files become the site's source, and its first build is queued. */
-function advanceDeployments(services: Services, now: number): number {
+async function advanceDeployments(services: Services, now: number): Promise<number> {
   let handled = 0;
-  for (const deployment of claimEachDue(services.db, deployments, now)) {
-    transaction(services.db, () => {
-      const site = findSite(services.db, deployment.storeId);
-      const template = templates.find((t) => t.templateId === site?.templateId);
-      if (!site || !template) return;
-      replaceSourceFiles(services, services.db, site.storeId, projectFiles(template.dir));
-      const build = queueBuild(services.db, site, currentFiles(services.db, site.storeId), true, now);
-      services.db.update(deployments).set({
-        steps: stepsWith(stepsWith(deployment.steps, 'UPLOAD', 'SUCCEEDED'), 'PUBLISH', 'RUNNING'), buildId: build.id, nextAttemptAt: null,
-        log: [...deployment.log, `${isoAt(now)} 템플릿 파일을 올렸습니다`, `${isoAt(now)} 빌드 ${build.id}`], updatedAt: now,
-      }).where(eq(deployments.siteId, deployment.siteId)).run();
-    });
-    handled++;
-  }
+  for await (const deployment of claimEachDue(services.db, deployments, now)) {
+        await transaction(services.db, async () => {
+            const site = await findSite(services.db, deployment.storeId);
+            const template = templates.find((t) => t.templateId === site?.templateId);
+            if (!site || !template) return;
+            await replaceSourceFiles(services, services.db, site.storeId, projectFiles(template.dir));
+            const build = await queueBuild(services.db, site, await currentFiles(services.db, site.storeId), true, now);
+            await services.db.update(deployments).set({
+                steps: stepsWith(stepsWith(deployment.steps, 'UPLOAD', 'SUCCEEDED'), 'PUBLISH', 'RUNNING'), buildId: build.id, nextAttemptAt: null,
+                log: [...deployment.log, `${isoAt(now)} 템플릿 파일을 올렸습니다`, `${isoAt(now)} 빌드 ${build.id}`], updatedAt: now,
+            }).where(eq(deployments.siteId, deployment.siteId)).run();
+        });
+        handled++;
+    }
   return handled;
 }
 

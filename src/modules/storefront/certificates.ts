@@ -46,7 +46,7 @@ async function acmeAccount(services: Services, directoryUrl: string) {
   if (existing) return existing;
   const acme = await acmeClient();
   const accountKey = (await acme.crypto.createPrivateEcdsaKey()).toString();
-  services.db.insert(acmeAccounts).values({ directoryUrl, accountKey, accountUrl: null, createdAt: services.clock.now() }).onConflictDoNothing().run();
+  await services.db.insert(acmeAccounts).values({ directoryUrl, accountKey, accountUrl: null, createdAt: services.clock.now() }).onConflictDoNothing().run();
   return services.db.select().from(acmeAccounts).where(eq(acmeAccounts.directoryUrl, directoryUrl)).get()!;
 }
 
@@ -68,14 +68,14 @@ export function acmeIssuer(directoryUrl: string, email: string | null): Certific
           // The authority's own look is the one that counts; the domain's CNAME was checked before ordering.
           skipChallengeVerification: true,
           challengeCreateFn: async (_authz, challenge, keyAuthorization) => {
-            services.db.insert(acmeChallenges).values({ token: challenge.token, hostname, keyAuthorization, createdAt: services.clock.now() })
+            await services.db.insert(acmeChallenges).values({ token: challenge.token, hostname, keyAuthorization, createdAt: services.clock.now() })
               .onConflictDoUpdate({ target: acmeChallenges.token, set: { keyAuthorization } }).run();
           },
           challengeRemoveFn: async (_authz, challenge) => {
-            services.db.delete(acmeChallenges).where(eq(acmeChallenges.token, challenge.token)).run();
+            await services.db.delete(acmeChallenges).where(eq(acmeChallenges.token, challenge.token)).run();
           },
         });
-        if (!account.accountUrl) services.db.update(acmeAccounts).set({ accountUrl: client.getAccountUrl() }).where(eq(acmeAccounts.directoryUrl, directoryUrl)).run();
+        if (!account.accountUrl) await services.db.update(acmeAccounts).set({ accountUrl: client.getAccountUrl() }).where(eq(acmeAccounts.directoryUrl, directoryUrl)).run();
         const info = acme.crypto.readCertificateInfo(chain);
         return { ok: true, issuer: info.issuer.commonName ?? new URL(directoryUrl).host, expiresAt: info.notAfter.getTime(), pem: { chain, key: key.toString() } };
       } catch (error) {
@@ -96,9 +96,9 @@ export function issuerOf(services: Services): CertificateIssuer {
 }
 
 /** Keeps an issued certificate's chain and key for TLS (a renewal replaces them). */
-export function storeCertificate(services: Services, domainId: string, hostname: string, pem: { chain: string; key: string }, now: number) {
+export async function storeCertificate(services: Services, domainId: string, hostname: string, pem: { chain: string; key: string }, now: number) {
   const row = { hostname, domainId, chainPem: pem.chain, keyPem: pem.key, issuedAt: now };
-  services.db.insert(domainCertificates).values(row).onConflictDoUpdate({ target: domainCertificates.hostname, set: row }).run();
+  await services.db.insert(domainCertificates).values(row).onConflictDoUpdate({ target: domainCertificates.hostname, set: row }).run();
 }
 
 /** Drops the certificates of removed domains. */
@@ -116,9 +116,9 @@ export const certificateFor = (services: Services, hostname: string) => q(servic
 
 /** The http-01 answers, on every host: the authority asks the domain being validated, which is not serving a site yet. */
 export function mountAcmeChallenges(app: H3, services: Services) {
-  app.get(`${ACME_CHALLENGE_PATH}:token`, (event: H3Event) => {
+  app.get(`${ACME_CHALLENGE_PATH}:token`, async (event: H3Event) => {
     const token = event.context.params?.token ?? '';
-    const row = services.db.select({ keyAuthorization: acmeChallenges.keyAuthorization }).from(acmeChallenges).where(eq(acmeChallenges.token, token)).get();
+    const row = await services.db.select({ keyAuthorization: acmeChallenges.keyAuthorization }).from(acmeChallenges).where(eq(acmeChallenges.token, token)).get();
     return row ? new Response(row.keyAuthorization, { headers: { 'content-type': 'text/plain' } }) : new Response('not found', { status: 404 });
   });
 }

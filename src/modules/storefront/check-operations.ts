@@ -19,7 +19,7 @@ export const checkOperations = [
     errors: { 404: ['STOREFRONT_SITE_NOT_FOUND'] },
     target: siteTarget,
     handler: async (ctx) => {
-      requireSite(ctx.db, ctx.store.id);
+      await requireSite(ctx.db, ctx.store.id);
       return verifySite(ctx.services, ctx.store.id);
     },
   }),
@@ -34,7 +34,7 @@ export const checkOperations = [
     response: checkSchema,
     errors: { 404: ['STOREFRONT_SITE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'CHECK_RUNNING'] },
     target: siteTarget,
-    handler: (ctx) => presentCheck(queueCheck(ctx.services, ctx.db, requireActiveSite(ctx.db, ctx.store.id), ctx.now)),
+    handler: async (ctx) => presentCheck(await queueCheck(ctx.services, ctx.db, await requireActiveSite(ctx.db, ctx.store.id), ctx.now)),
   }),
   defineOperation({
     ...read,
@@ -45,6 +45,6 @@ export const checkOperations = [
     params: z.object({ checkId: z.string().min(1).max(64) }).strict(),
     response: checkSchema,
     errors: { 404: ['STOREFRONT_CHECK_NOT_FOUND'] },
-    handler: (ctx) => presentCheck(requireCheck(ctx.db, ctx.store.id, ctx.params.checkId)),
+    handler: async (ctx) => presentCheck(await requireCheck(ctx.db, ctx.store.id, ctx.params.checkId)),
   }),
 ];

@@ -31,19 +31,19 @@ const UNREPORTED_GRACE_MS = 30_000;
 const filesOf = (services: Services, files: Record<string, StoredFile>) => new Map(Object.entries(files).map(([path, f]) => [path, readBlob(services, f.hash)]));
 
 /** `…/verify`: the immediate rules on the site's current files. */
-export const verifySite = (services: Services, storeId: string) => verifyProject(filesOf(services, currentFiles(services.db, storeId)), { denylist: services.config.storefront.denylist });
+export const verifySite = async (services: Services, storeId: string) => verifyProject(filesOf(services, await currentFiles(services.db, storeId)), { denylist: services.config.storefront.denylist });
 
-export function queueCheck(services: Services, db: Db, site: Site, now: number): Check {
-  const busy = db.select({ id: checks.id }).from(checks).where(and(eq(checks.siteId, site.id), inArray(checks.status, ['QUEUED', 'RUNNING']))).get();
+export async function queueCheck(services: Services, db: Db, site: Site, now: number): Promise<Check> {
+  const busy = await db.select({ id: checks.id }).from(checks).where(and(eq(checks.siteId, site.id), inArray(checks.status, ['QUEUED', 'RUNNING']))).get();
   if (busy) throw fail(409, 'CHECK_RUNNING', { checkId: busy.id });
-  const check: Check = { id: newId('chk', now), storeId: site.storeId, siteId: site.id, status: 'QUEUED', steps: pendingSteps(), files: currentFiles(db, site.storeId), nextAttemptAt: now, createdAt: now, startedAt: null, finishedAt: null };
-  db.insert(checks).values(check).run();
-  touchEditing(services, db, site.storeId, now);
+  const check: Check = { id: newId('chk', now), storeId: site.storeId, siteId: site.id, status: 'QUEUED', steps: pendingSteps(), files: await currentFiles(db, site.storeId), nextAttemptAt: now, createdAt: now, startedAt: null, finishedAt: null };
+  await db.insert(checks).values(check).run();
+  await touchEditing(services, db, site.storeId, now);
   return check;
 }
 
-export function requireCheck(db: Db, storeId: string, checkId: string): Check {
-  const check = db.select().from(checks).where(eq(checks.id, checkId)).get();
+export async function requireCheck(db: Db, storeId: string, checkId: string): Promise<Check> {
+  const check = await db.select().from(checks).where(eq(checks.id, checkId)).get();
   if (!check || check.storeId !== storeId) throw fail(404, 'STOREFRONT_CHECK_NOT_FOUND', { checkId });
   return check;
 }
@@ -64,38 +64,38 @@ async function runCheck(services: Services, check: Check, signal: AbortSignal) {
   const dir = materialize(filesOf(services, check.files), 'svc-check-');
   try {
     const result = await runProjectChecks(dir, { signal, onStep: (steps) => updateRunning(services, check.id, { steps: steps.map((s) => ({ ...s })) }) });
-    updateRunning(services, check.id, { status: result.status, steps: result.steps, nextAttemptAt: null, finishedAt: services.clock.now() });
+    await updateRunning(services, check.id, { status: result.status, steps: result.steps, nextAttemptAt: null, finishedAt: services.clock.now() });
   } catch (error) {
     console.error(`[svc] check ${check.id} failed to run:`, error);
-    updateRunning(services, check.id, { status: 'UNKNOWN', nextAttemptAt: null, finishedAt: services.clock.now() });
+    await updateRunning(services, check.id, { status: 'UNKNOWN', nextAttemptAt: null, finishedAt: services.clock.now() });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 /** Starts due checks in this process; runs past 150 s (service clock) end TIMED_OUT, unreported ones UNKNOWN. */
-export function advanceChecks(services: Services, now: number): number {
+export async function advanceChecks(services: Services, now: number): Promise<number> {
   const mine = runningOf(services);
   let handled = 0;
-  for (const check of services.db.select().from(checks).where(and(eq(checks.status, 'RUNNING'), isNotNull(checks.startedAt))).all()) {
+  for (const check of await services.db.select().from(checks).where(and(eq(checks.status, 'RUNNING'), isNotNull(checks.startedAt))).all()) {
     const own = mine.get(check.id);
     if (own && now - check.startedAt! >= CHECK_TIMEOUT_MS) {
       const steps: CheckStep[] = check.steps.map((s) => (s.status === 'PENDING' || s.status === 'RUNNING' ? { ...s, status: 'TIMED_OUT' } : s));
-      updateRunning(services, check.id, { status: 'TIMED_OUT', steps, nextAttemptAt: null, finishedAt: now });
+      await updateRunning(services, check.id, { status: 'TIMED_OUT', steps, nextAttemptAt: null, finishedAt: now });
       own.abort.abort();
       handled++;
     } else if (!own && check.nextAttemptAt !== null && check.nextAttemptAt <= now) {
-      updateRunning(services, check.id, { status: 'UNKNOWN', nextAttemptAt: null, finishedAt: now });
+      await updateRunning(services, check.id, { status: 'UNKNOWN', nextAttemptAt: null, finishedAt: now });
       handled++;
     }
   }
-  for (const check of claimEachDue(services.db, checks, now, { where: eq(checks.status, 'QUEUED') })) {
-    services.db.update(checks).set({ status: 'RUNNING', startedAt: now, nextAttemptAt: now + CHECK_TIMEOUT_MS + UNREPORTED_GRACE_MS }).where(eq(checks.id, check.id)).run();
-    const abort = new AbortController();
-    const done = runCheck(services, check, abort.signal).finally(() => mine.delete(check.id));
-    mine.set(check.id, { abort, done });
-    handled++;
-  }
+  for await (const check of claimEachDue(services.db, checks, now, { where: eq(checks.status, 'QUEUED') })) {
+        await services.db.update(checks).set({ status: 'RUNNING', startedAt: now, nextAttemptAt: now + CHECK_TIMEOUT_MS + UNREPORTED_GRACE_MS }).where(eq(checks.id, check.id)).run();
+        const abort = new AbortController();
+        const done = runCheck(services, check, abort.signal).finally(() => mine.delete(check.id));
+        mine.set(check.id, { abort, done });
+        handled++;
+    }
   return handled;
 }
 

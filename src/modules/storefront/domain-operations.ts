@@ -8,7 +8,7 @@ import { findSite, requireActiveSite, requireSite } from './service.js';
 
 const domainParams = z.object({ domainId: z.string().min(1).max(64) }).strict();
 const domainTarget = (ctx: StoreCtx) => ({ type: 'STOREFRONT_DOMAIN', id: (ctx.params as { domainId?: string }).domainId ?? null });
-const currentPrimary = (ctx: StoreCtx) => listDomains(ctx.db, ctx.store!.id).find((d) => d.primary && !d.failureCode)?.id ?? PLATFORM_DOMAIN_ID;
+const currentPrimary = async (ctx: StoreCtx) => (await listDomains(ctx.db, ctx.store!.id)).find((d) => d.primary && !d.failureCode)?.id ?? PLATFORM_DOMAIN_ID;
 
 /** Custom domains of the hosted storefront (spec 02 §4.2): add, DNS guidance, re-check, primary, removal. */
 export const domainOperations = [
@@ -20,7 +20,7 @@ export const domainOperations = [
     summary: 'The site\'s addresses: the default one (PLATFORM) and custom domains with their DNS records',
     response: domainListSchema,
     errors: { 404: ['STOREFRONT_SITE_NOT_FOUND'] },
-    handler: (ctx) => presentDomainList(ctx.services, ctx.db, requireSite(ctx.db, ctx.store.id)),
+    handler: async (ctx) => presentDomainList(ctx.services, ctx.db, await requireSite(ctx.db, ctx.store.id)),
   }),
   defineOperation({
     ...write,
@@ -38,7 +38,7 @@ export const domainOperations = [
     },
     target: () => ({ type: 'STOREFRONT_DOMAIN', id: null }),
     preview: (ctx) => ({ changes: [{ field: 'domains', before: null, after: ctx.body.hostname }] }),
-    handler: (ctx) => presentDomain(ctx.services, addDomain(ctx.services, ctx.db, ctx.store.id, ctx.body.hostname, ctx.now)),
+    handler: async (ctx) => presentDomain(ctx.services, await addDomain(ctx.services, ctx.db, ctx.store.id, ctx.body.hostname, ctx.now)),
   }),
   defineOperation({
     ...write,
@@ -65,10 +65,10 @@ export const domainOperations = [
     response: domainListSchema,
     errors: { 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_DOMAIN_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_DOMAIN_NOT_ACTIVE'] },
     target: domainTarget,
-    preview: (ctx) => ({ changes: [{ field: 'primary', before: findSite(ctx.db, ctx.store!.id) ? currentPrimary(ctx as StoreCtx) : null, after: ctx.params.domainId }] }),
-    handler: (ctx) => {
-      const site = requireActiveSite(ctx.db, ctx.store.id);
-      setPrimary(ctx.db, site, ctx.params.domainId, ctx.now);
+    preview: async (ctx) => ({ changes: [{ field: 'primary', before: await findSite(ctx.db, ctx.store!.id) ? currentPrimary(ctx as StoreCtx) : null, after: ctx.params.domainId }] }),
+    handler: async (ctx) => {
+      const site = await requireActiveSite(ctx.db, ctx.store.id);
+      await setPrimary(ctx.db, site, ctx.params.domainId, ctx.now);
       return presentDomainList(ctx.services, ctx.db, site);
     },
   }),
@@ -84,9 +84,9 @@ export const domainOperations = [
     errors: { 400: ['STOREFRONT_DOMAIN_NOT_REMOVABLE'], 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_DOMAIN_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED'] },
     target: domainTarget,
     preview: (ctx) => ({ changes: [{ field: 'domains', before: ctx.params.domainId, after: null }] }),
-    handler: (ctx) => {
-      const site = requireActiveSite(ctx.db, ctx.store.id);
-      removeDomain(ctx.db, site, ctx.params.domainId, ctx.now);
+    handler: async (ctx) => {
+      const site = await requireActiveSite(ctx.db, ctx.store.id);
+      await removeDomain(ctx.db, site, ctx.params.domainId, ctx.now);
       return presentDomainList(ctx.services, ctx.db, site);
     },
   }),

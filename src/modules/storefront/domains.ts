@@ -142,63 +142,63 @@ const holding = (db: Db, hostname: string, exceptStore: string) => db.select({ i
 
 export const listDomains = (db: Db, storeId: string) => db.select().from(domains).where(eq(domains.storeId, storeId)).orderBy(domains.addedAt, domains.id).all();
 
-export function requireDomain(db: Db, storeId: string, domainId: string): Domain {
-  const domain = db.select().from(domains).where(eq(domains.id, domainId)).get();
+export async function requireDomain(db: Db, storeId: string, domainId: string): Promise<Domain> {
+  const domain = await db.select().from(domains).where(eq(domains.id, domainId)).get();
   if (!domain || domain.storeId !== storeId) throw fail(404, 'STOREFRONT_DOMAIN_NOT_FOUND', { domainId });
   return domain;
 }
 
-export function addDomain(services: Services, db: Db, storeId: string, input: string, now: number): Domain {
+export async function addDomain(services: Services, db: Db, storeId: string, input: string, now: number): Promise<Domain> {
   const { customDomainsOpen, customDomainLimit } = services.config.storefront;
   if (!customDomainsOpen) throw fail(403, 'STOREFRONT_CUSTOM_DOMAINS_DISABLED');
-  const site = requireActiveSite(db, storeId);
+  const site = await requireActiveSite(db, storeId);
   const hostname = normalizeHostname(services, input);
-  const existing = listDomains(db, site.storeId);
+  const existing = await listDomains(db, site.storeId);
   if (existing.some((d) => d.hostname === hostname)) throw fail(409, 'STOREFRONT_DOMAIN_EXISTS', { hostname });
-  if (holding(db, hostname, site.storeId)) throw fail(409, 'STOREFRONT_DOMAIN_TAKEN', { hostname });
+  if (await holding(db, hostname, site.storeId)) throw fail(409, 'STOREFRONT_DOMAIN_TAKEN', { hostname });
   if (existing.length >= customDomainLimit) throw fail(409, 'STOREFRONT_DOMAIN_LIMIT', { limit: customDomainLimit });
   const domain: Domain = {
     id: newId('dom', now), storeId: site.storeId, siteId: site.id, hostname, status: 'PENDING_DNS', failureCode: null, verifyValue: `svc-verify=${newSecret(18)}`,
     primary: false, held: false, certificate: null, waitSince: now, addedAt: now, activatedAt: null, nextAttemptAt: now, updatedAt: now,
   };
-  db.insert(domains).values(domain).run();
+  await db.insert(domains).values(domain).run();
   return domain;
 }
 
 /** Due now; a failed domain starts over (a new 7-day wait for its TXT record). */
-export function restartDomain(db: Db, domain: Domain, now: number): Domain {
+export async function restartDomain(db: Db, domain: Domain, now: number): Promise<Domain> {
   const restarted = domain.status === 'FAILED'
     ? { ...domain, status: 'PENDING_DNS' as const, failureCode: null, held: false, waitSince: now, nextAttemptAt: now, updatedAt: now }
     : { ...domain, nextAttemptAt: now, updatedAt: now };
-  db.update(domains).set(restarted).where(eq(domains.id, domain.id)).run();
+  await db.update(domains).set(restarted).where(eq(domains.id, domain.id)).run();
   return restarted;
 }
 
 /** Makes `domainId` the site's primary address (the PLATFORM entry: the default address). */
-export function setPrimary(db: Db, site: Site, domainId: string, now: number) {
+export async function setPrimary(db: Db, site: Site, domainId: string, now: number) {
   if (domainId !== PLATFORM_DOMAIN_ID) {
-    const domain = requireDomain(db, site.storeId, domainId);
+    const domain = await requireDomain(db, site.storeId, domainId);
     if (domain.status !== 'ACTIVE' || domain.failureCode) throw fail(409, 'STOREFRONT_DOMAIN_NOT_ACTIVE', { domainId, status: domain.status, failureCode: domain.failureCode });
   }
-  db.update(domains).set({ primary: false, updatedAt: now }).where(and(eq(domains.storeId, site.storeId), eq(domains.primary, true))).run();
-  if (domainId !== PLATFORM_DOMAIN_ID) db.update(domains).set({ primary: true, updatedAt: now }).where(eq(domains.id, domainId)).run();
-  changeSite(db, site, {}, now);
+  await db.update(domains).set({ primary: false, updatedAt: now }).where(and(eq(domains.storeId, site.storeId), eq(domains.primary, true))).run();
+  if (domainId !== PLATFORM_DOMAIN_ID) await db.update(domains).set({ primary: true, updatedAt: now }).where(eq(domains.id, domainId)).run();
+  await changeSite(db, site, {}, now);
 }
 
-export function removeDomain(db: Db, site: Site, domainId: string, now: number) {
+export async function removeDomain(db: Db, site: Site, domainId: string, now: number) {
   if (domainId === PLATFORM_DOMAIN_ID) throw fail(400, 'STOREFRONT_DOMAIN_NOT_REMOVABLE', { domainId });
-  requireDomain(db, site.storeId, domainId);
-  db.delete(domains).where(eq(domains.id, domainId)).run();
-  deleteCertificates(db, [domainId]);
-  changeSite(db, site, {}, now);
+  await requireDomain(db, site.storeId, domainId);
+  await db.delete(domains).where(eq(domains.id, domainId)).run();
+  await deleteCertificates(db, [domainId]);
+  await changeSite(db, site, {}, now);
 }
 
 /** The site's connected domains (serving, return and analytics origins): ACTIVE and still pointing at the service. */
-export const connectedDomains = (db: Db, storeId: string) => db.select().from(domains)
-  .where(and(eq(domains.storeId, storeId), eq(domains.status, 'ACTIVE'))).all().filter((d) => !d.failureCode);
+export const connectedDomains = async (db: Db, storeId: string) => (await db.select().from(domains)
+    .where(and(eq(domains.storeId, storeId), eq(domains.status, 'ACTIVE'))).all()).filter((d) => !d.failureCode);
 
 /** Origins of the store's connected domains, allowed as payment-return and analytics origins. */
-export const connectedOrigins = (db: Db, storeId: string) => connectedDomains(db, storeId).map((d) => `https://${d.hostname}`);
+export const connectedOrigins = async (db: Db, storeId: string) => (await connectedDomains(db, storeId)).map((d) => `https://${d.hostname}`);
 
 const q = preparedFor((db) => ({
   connectedSite: db.select({ slug: sites.slug }).from(domains).innerJoin(sites, eq(sites.id, domains.siteId))
@@ -212,19 +212,19 @@ const lookedUp = new WeakMap<object, string | null>();
  * The slug of the site a connected custom domain serves, or null: one prepared read per request (`request`,
  * when given, remembers it) on a host other than the service's own, `ownHost`.
  */
-export function customDomainSlug(services: Services, hostHeader: string | null, ownHost: string, request?: object): string | null {
+export async function customDomainSlug(services: Services, hostHeader: string | null, ownHost: string, request?: object): Promise<string | null> {
   const host = hostName(hostHeader ?? '').replace(/\.$/, '').toLowerCase();
   if (!host || host === ownHost) return null;
   const known = request && lookedUp.get(request);
   if (known !== undefined) return known;
-  const slug = q(services.db).connectedSite.get({ host })?.slug ?? null;
+  const slug = (await q(services.db).connectedSite.get({ host }))?.slug ?? null;
   if (request) lookedUp.set(request, slug);
   return slug;
 }
 
 /** The address visitors are sent to: the primary custom domain when connected, else `{slug}`'s. */
-export function primaryUrl(services: Services, db: Db, site: Site): string {
-  const primary = db.select({ hostname: domains.hostname, failureCode: domains.failureCode }).from(domains).where(and(eq(domains.siteId, site.id), eq(domains.primary, true))).get();
+export async function primaryUrl(services: Services, db: Db, site: Site): Promise<string> {
+  const primary = await db.select({ hostname: domains.hostname, failureCode: domains.failureCode }).from(domains).where(and(eq(domains.siteId, site.id), eq(domains.primary, true))).get();
   return primary && !primary.failureCode ? `https://${primary.hostname}/` : siteUrl(services, site.slug);
 }
 
@@ -288,32 +288,32 @@ const certified = (issued: Extract<Issuance, { ok: true }>, now: number): Step =
 /** Looks at a claimed domain's DNS and applies what was learned. */
 async function checkDomain(services: Services, domain: Domain, now: number) {
   const { issuedPem, ...step } = await examine(services, domain, now);
-  transaction(services.db, () => {
-    const current = services.db.select().from(domains).where(eq(domains.id, domain.id)).get();
+  await transaction(services.db, async () => {
+    const current = await services.db.select().from(domains).where(eq(domains.id, domain.id)).get();
     // Removed or restarted while DNS was asked: the newer state has its own attempt.
     if (!current || current.status !== domain.status || current.waitSince !== domain.waitSince) return;
     // Another store proved the TXT first: this one waits (its add was refused TAKEN had it come later).
-    if (step.held && holding(services.db, current.hostname, current.storeId)) {
-      services.db.update(domains).set({ nextAttemptAt: now + PENDING_POLL_MS, updatedAt: now }).where(eq(domains.id, current.id)).run();
+    if (step.held && await holding(services.db, current.hostname, current.storeId)) {
+      await services.db.update(domains).set({ nextAttemptAt: now + PENDING_POLL_MS, updatedAt: now }).where(eq(domains.id, current.id)).run();
       return;
     }
     const becameActive = step.status === 'ACTIVE' && current.status !== 'ACTIVE';
-    const primaryBefore = services.db.select({ n: count() }).from(domains).where(and(eq(domains.storeId, current.storeId), eq(domains.primary, true))).get()!.n;
+    const primaryBefore = ((await services.db.select({ n: count() }).from(domains).where(and(eq(domains.storeId, current.storeId), eq(domains.primary, true))).get())!).n;
     const primary = becameActive && primaryBefore === 0 ? { primary: true } : {};
-    services.db.update(domains).set({ ...step, ...primary, updatedAt: now }).where(eq(domains.id, current.id)).run();
-    if (issuedPem) storeCertificate(services, current.id, current.hostname, issuedPem, now);
+    await services.db.update(domains).set({ ...step, ...primary, updatedAt: now }).where(eq(domains.id, current.id)).run();
+    if (issuedPem) await storeCertificate(services, current.id, current.hostname, issuedPem, now);
     const servingChanged = becameActive || step.failureCode !== undefined || step.primary !== undefined || step.status === 'FAILED';
-    const site = servingChanged ? services.db.select().from(sites).where(eq(sites.id, current.siteId)).get() : undefined;
-    if (site) changeSite(services.db, site, {}, now);
+    const site = await (await servingChanged ? services.db.select().from(sites).where(eq(sites.id, current.siteId)).get() : undefined);
+    if (site) await changeSite(services.db, site, {}, now);
   });
 }
 
 async function advanceDomains(services: Services, now: number): Promise<number> {
   let handled = 0;
-  for (const domain of claimEachDue(services.db, domains, now)) {
-    await checkDomain(services, domain, now);
-    handled++;
-  }
+  for await (const domain of claimEachDue(services.db, domains, now)) {
+        await checkDomain(services, domain, now);
+        handled++;
+    }
   return handled;
 }
 
@@ -323,12 +323,12 @@ async function advanceDomains(services: Services, now: number): Promise<number> 
  */
 export async function verifyDomainNow(services: Services, storeId: string, domainId: string): Promise<Domain> {
   const now = services.clock.now();
-  const restarted = transaction(services.db, () => {
-    requireActiveSite(services.db, storeId);
-    return restartDomain(services.db, requireDomain(services.db, storeId, domainId), now);
+  const restarted = transaction(services.db, async () => {
+    await requireActiveSite(services.db, storeId);
+    return restartDomain(services.db, await requireDomain(services.db, storeId, domainId), now);
   });
   // Should the job runner have it at this moment, this request leaves it be.
-  const claimed = claimNextDue(services.db, domains, now, { where: eq(domains.id, restarted.id) });
+  const claimed = await claimNextDue(services.db, domains, now, { where: eq(domains.id, (await restarted).id) });
   if (claimed) await checkDomain(services, claimed, now);
   return services.db.select().from(domains).where(eq(domains.id, domainId)).get() ?? restarted;
 }
@@ -336,9 +336,9 @@ export async function verifyDomainNow(services: Services, storeId: string, domai
 export const domainJob: Job = { name: 'storefront-domains', run: (services, now) => advanceDomains(services, now) };
 
 /** Removes the domains of a disabled site (its hostnames are free again). */
-export function deleteSiteDomains(db: Db, siteIds: string[]) {
-  const removed = db.delete(domains).where(inArray(domains.siteId, siteIds)).returning({ id: domains.id }).all();
-  deleteCertificates(db, removed.map((d) => d.id));
+export async function deleteSiteDomains(db: Db, siteIds: string[]) {
+  const removed = await db.delete(domains).where(inArray(domains.siteId, siteIds)).returning({ id: domains.id }).all();
+  await deleteCertificates(db, removed.map((d) => d.id));
 }
 
 // ── presentation ─────────────────────────────────────────────────────────────
@@ -367,8 +367,8 @@ export function presentDomain(services: Services, d: Domain): z.output<typeof do
 }
 
 /** The list: the default address first (PLATFORM, always active), then the custom domains. */
-export function presentDomainList(services: Services, db: Db, site: Site): z.output<typeof domainListSchema> {
-  const custom = listDomains(db, site.storeId);
+export async function presentDomainList(services: Services, db: Db, site: Site): Promise<z.output<typeof domainListSchema>> {
+  const custom = await listDomains(db, site.storeId);
   const platformPrimary = !custom.some((d) => d.primary && !d.failureCode);
   const platform: z.output<typeof domainSchema> = {
     domainId: PLATFORM_DOMAIN_ID, hostname: new URL(siteUrl(services, site.slug)).host, kind: 'PLATFORM', status: 'ACTIVE', failureCode: null, dnsRecords: [], target: null,

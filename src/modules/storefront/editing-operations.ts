@@ -44,9 +44,9 @@ export const editingOperations = [
     summary: 'The editing environment as it is now (null when none is open); looking does not wake it',
     response: editingSchema.nullable(),
     errors: { 404: ['STOREFRONT_SITE_NOT_FOUND'] },
-    handler: (ctx) => {
-      requireSite(ctx.db, ctx.store.id);
-      const env = openEditing(ctx.db, ctx.store.id);
+    handler: async (ctx) => {
+      await requireSite(ctx.db, ctx.store.id);
+      const env = await openEditing(ctx.db, ctx.store.id);
       return env ? presentEditing(env) : null;
     },
   }),
@@ -76,8 +76,8 @@ export const editingOperations = [
     response: z.object({ path: z.string(), size: z.number().int(), hash: z.string(), created: z.boolean() }),
     errors: { 400: ['STOREFRONT_SOURCE_INVALID'], 404: ['STOREFRONT_SITE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED'] },
     target: siteTarget,
-    handler: (ctx) => {
-      requireActiveSite(ctx.db, ctx.store.id);
+    handler: async (ctx) => {
+      await requireActiveSite(ctx.db, ctx.store.id);
       const path = filePath(ctx.params.path);
       const bytes = Buffer.from(ctx.body.content, ctx.body.encoding);
       if (bytes.byteLength > FILE_BYTES) throw fail(400, 'STOREFRONT_SOURCE_INVALID', { reason: 'FILE_TOO_LARGE', path, limit: FILE_BYTES });
@@ -85,8 +85,8 @@ export const editingOperations = [
       const created = !Object.hasOwn(files, path);
       if (created && Object.keys(files).length >= SOURCE_LIMITS.files) throw fail(400, 'STOREFRONT_SOURCE_INVALID', { reason: 'TOO_MANY_FILES', limit: SOURCE_LIMITS.files });
       const stored = putBlob(ctx.services, bytes);
-      ctx.db.insert(siteFiles).values({ storeId: ctx.store.id, path, ...stored }).onConflictDoUpdate({ target: [siteFiles.storeId, siteFiles.path], set: stored }).run();
-      touchEditing(ctx.services, ctx.db, ctx.store.id, ctx.now, { path, bytes });
+      await ctx.db.insert(siteFiles).values({ storeId: ctx.store.id, path, ...stored }).onConflictDoUpdate({ target: [siteFiles.storeId, siteFiles.path], set: stored }).run();
+      await touchEditing(ctx.services, ctx.db, ctx.store.id, ctx.now, { path, bytes });
       return { path, ...stored, created };
     },
   }),
@@ -102,11 +102,11 @@ export const editingOperations = [
     response: z.object({ path: z.string(), deleted: z.literal(true) }),
     errors: { 400: ['STOREFRONT_SOURCE_INVALID'], 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_FILE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED'] },
     target: siteTarget,
-    handler: (ctx) => {
-      requireActiveSite(ctx.db, ctx.store.id);
+    handler: async (ctx) => {
+      await requireActiveSite(ctx.db, ctx.store.id);
       const path = filePath(ctx.params.path);
-      if (ctx.db.delete(siteFiles).where(and(eq(siteFiles.storeId, ctx.store.id), eq(siteFiles.path, path))).run().changes === 0) throw fail(404, 'STOREFRONT_FILE_NOT_FOUND', { path });
-      touchEditing(ctx.services, ctx.db, ctx.store.id, ctx.now, { path, bytes: null });
+      if ((await ctx.db.delete(siteFiles).where(and(eq(siteFiles.storeId, ctx.store.id), eq(siteFiles.path, path))).run()).changes === 0) throw fail(404, 'STOREFRONT_FILE_NOT_FOUND', { path });
+      await touchEditing(ctx.services, ctx.db, ctx.store.id, ctx.now, { path, bytes: null });
       return { path, deleted: true as const };
     },
   }),

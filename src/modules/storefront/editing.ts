@@ -51,12 +51,12 @@ const serversOf = (services: Services) => {
 };
 const dirOf = (services: Services, id: string) => join(services.config.dataDir, 'editing', id);
 
-export const openEditing = (db: Db, storeId: string): Editing | undefined =>
-  db.select().from(editing).where(and(eq(editing.storeId, storeId), ne(editing.status, 'CLOSED'))).get();
+export const openEditing = async (db: Db, storeId: string): Promise<Editing | undefined> =>
+  await db.select().from(editing).where(and(eq(editing.storeId, storeId), ne(editing.status, 'CLOSED'))).get();
 
-function save(db: Db, e: Editing): Editing {
+async function save(db: Db, e: Editing): Promise<Editing> {
   const saved = { ...e, nextAttemptAt: e.status === 'CLOSED' ? null : nextLook(e) };
-  db.update(editing).set(saved).where(eq(editing.id, e.id)).run();
+  await db.update(editing).set(saved).where(eq(editing.id, e.id)).run();
   return saved;
 }
 
@@ -66,41 +66,41 @@ function save(db: Db, e: Editing): Editing {
  */
 export async function startEditing(services: Services, storeId: string, userId: string): Promise<Editing> {
   const now = services.clock.now();
-  const starting = transaction(services.db, () => {
-    const site = requireActiveSite(services.db, storeId);
-    const current = openEditing(services.db, storeId);
-    if (current && current.status !== 'SLEEPING' && serversOf(services).has(current.id)) return { env: save(services.db, { ...current, lastActiveAt: now }), start: false };
-    const others = services.db.select({ id: editing.id, lastActiveAt: editing.lastActiveAt }).from(editing).where(inArray(editing.status, [...RUNNING])).all().filter((r) => r.id !== current?.id);
-    if (others.length >= services.config.storefront.editCapacity) {
-      const freeAt = Math.min(...others.map((r) => r.lastActiveAt + SLEEP_AFTER_MS));
-      throw fail(409, 'EDIT_CAPACITY_FULL', { capacity: services.config.storefront.editCapacity, retryAfterSeconds: Math.max(1, Math.ceil((freeAt - now) / 1000)) });
-    }
-    if (current) return { env: save(services.db, { ...current, status: 'STARTING', url: null, lastActiveAt: now }), start: true };
-    const created: Editing = {
-      id: newId('edit', now), storeId, siteId: site.id, status: 'STARTING', startedBy: userId, url: null, lastActiveAt: now, lastWorkAt: now, noticeSentAt: null,
-      nextAttemptAt: null, createdAt: now, closedAt: null,
-    };
-    services.db.insert(editing).values(created).run();
-    return { env: save(services.db, created), start: true };
+  const starting = await transaction(services.db, async () => {
+      const site = await requireActiveSite(services.db, storeId);
+      const current = await openEditing(services.db, storeId);
+      if (current && current.status !== 'SLEEPING' && serversOf(services).has(current.id)) return { env: save(services.db, { ...current, lastActiveAt: now }), start: false };
+      const others = (await services.db.select({ id: editing.id, lastActiveAt: editing.lastActiveAt }).from(editing).where(inArray(editing.status, [...RUNNING])).all()).filter((r) => r.id !== current?.id);
+      if (others.length >= services.config.storefront.editCapacity) {
+          const freeAt = Math.min(...others.map((r) => r.lastActiveAt + SLEEP_AFTER_MS));
+          throw fail(409, 'EDIT_CAPACITY_FULL', { capacity: services.config.storefront.editCapacity, retryAfterSeconds: Math.max(1, Math.ceil((freeAt - now) / 1000)) });
+      }
+      if (current) return { env: save(services.db, { ...current, status: 'STARTING', url: null, lastActiveAt: now }), start: true };
+      const created: Editing = {
+          id: newId('edit', now), storeId, siteId: site.id, status: 'STARTING', startedBy: userId, url: null, lastActiveAt: now, lastWorkAt: now, noticeSentAt: null,
+          nextAttemptAt: null, createdAt: now, closedAt: null,
+      };
+      await services.db.insert(editing).values(created).run();
+      return { env: save(services.db, created), start: true };
   });
   if (!starting.start) return starting.env;
   const env = starting.env;
-  const dir = dirOf(services, env.id);
+  const dir = dirOf(services, (await env).id);
   rmSync(dir, { recursive: true, force: true });
   for (const [path, file] of Object.entries(currentFiles(services.db, storeId))) writeWorkingFile(dir, path, readBlob(services, file.hash));
   let server: { url: string; close(): Promise<void> };
   try {
-    server = await startDevServer({ dir, host: '127.0.0.1', port: 0, apiUrl: services.config.origin, storeId, log: (line) => {
+    server = await startDevServer({ dir, host: '127.0.0.1', port: 0, apiUrl: services.config.origin, storeId, log: async (line) => {
       // Rebuild notices are for a developer's terminal; the service log keeps the failures.
-      if (line.startsWith('✗')) console.error(`[svc] editing ${env.id}: ${line}`);
+      if (line.startsWith('✗')) console.error(`[svc] editing ${(await env).id}: ${line}`);
     } });
   } catch (error) {
-    transaction(services.db, () => save(services.db, { ...env, status: 'SLEEPING' }));
+    await transaction(services.db, async () => save(services.db, await { ...env, status: 'SLEEPING' }));
     throw fail(400, 'STOREFRONT_SOURCE_INVALID', { reason: 'DEV_SERVER_FAILED', detail: (error as Error).message });
   }
-  serversOf(services).set(env.id, server);
-  return transaction(services.db, () => {
-    const current = services.db.select().from(editing).where(eq(editing.id, env.id)).get()!;
+  serversOf(services).set((await env).id, server);
+  return transaction(services.db, async () => {
+    const current = (await services.db.select().from(editing).where(eq(editing.id, (await env).id)).get())!;
     return save(services.db, { ...current, status: 'READY', url: server.url });
   });
 }
@@ -114,10 +114,10 @@ function writeWorkingFile(dir: string, path: string, bytes: Buffer) {
  * A file write, check or build: keeps the store's environment open (and awake). A written file reaches
  * the running dev server's folder, whose watch rebuilds.
  */
-export function touchEditing(services: Services, db: Db, storeId: string, now: number, write?: { path: string; bytes: Buffer | null }) {
-  const env = openEditing(db, storeId);
+export async function touchEditing(services: Services, db: Db, storeId: string, now: number, write?: { path: string; bytes: Buffer | null }) {
+  const env = await openEditing(db, storeId);
   if (!env) return;
-  save(db, { ...env, lastWorkAt: now, lastActiveAt: now, noticeSentAt: null });
+  await save(db, { ...env, lastWorkAt: now, lastActiveAt: now, noticeSentAt: null });
   if (!write || !serversOf(services).has(env.id)) return;
   const target = join(dirOf(services, env.id), write.path);
   if (write.bytes) writeWorkingFile(dirOf(services, env.id), write.path, write.bytes);
@@ -134,38 +134,38 @@ async function stopServer(services: Services, id: string) {
 async function advanceEditing(services: Services, now: number): Promise<number> {
   // Servers whose environment was closed elsewhere (a disable, another process) stop here.
   for (const id of [...serversOf(services).keys()]) {
-    const status = services.db.select({ status: editing.status }).from(editing).where(eq(editing.id, id)).get()?.status;
+    const status = (await services.db.select({ status: editing.status }).from(editing).where(eq(editing.id, id)).get())?.status;
     if (status !== 'STARTING' && status !== 'READY') await stopServer(services, id);
   }
   let handled = 0;
-  for (const env of claimEachDue(services.db, editing, now)) {
-    handled++;
-    if (now >= closeAt(env)) {
-      await stopServer(services, env.id);
-      rmSync(dirOf(services, env.id), { recursive: true, force: true });
-      transaction(services.db, () => save(services.db, { ...env, status: 'CLOSED', url: null, closedAt: now }));
-      continue;
+  for await (const env of claimEachDue(services.db, editing, now)) {
+        handled++;
+        if (now >= closeAt(env)) {
+            await stopServer(services, env.id);
+            rmSync(dirOf(services, env.id), { recursive: true, force: true });
+            await transaction(services.db, () => save(services.db, { ...env, status: 'CLOSED', url: null, closedAt: now }));
+            continue;
+        }
+        const sleeping = (RUNNING as readonly string[]).includes(env.status) && now >= sleepAt(env);
+        if (sleeping) await stopServer(services, env.id);
+        await transaction(services.db, async () => {
+            const next = { ...env, ...(sleeping ? { status: 'SLEEPING' as const, url: null } : {}) };
+            if (env.noticeSentAt === null && now >= noticeAt(env)) {
+                next.noticeSentAt = now;
+                await notifyClosing(services, env, now);
+            }
+            await save(services.db, next);
+        });
     }
-    const sleeping = (RUNNING as readonly string[]).includes(env.status) && now >= sleepAt(env);
-    if (sleeping) await stopServer(services, env.id);
-    transaction(services.db, () => {
-      const next = { ...env, ...(sleeping ? { status: 'SLEEPING' as const, url: null } : {}) };
-      if (env.noticeSentAt === null && now >= noticeAt(env)) {
-        next.noticeSentAt = now;
-        notifyClosing(services, env, now);
-      }
-      save(services.db, next);
-    });
-  }
   return handled;
 }
 
-function notifyClosing(services: Services, env: Editing, now: number) {
+async function notifyClosing(services: Services, env: Editing, now: number) {
   const at = isoAt(closeAt(env));
-  emitEvent(services.db, now, { storeId: env.storeId, type: 'STOREFRONT.EDITING_CLOSING', resource: null, data: { editingId: env.id, closeAt: at } });
-  const user = services.db.select({ email: users.email }).from(users).where(eq(users.id, env.startedBy)).get();
+  await emitEvent(services.db, now, { storeId: env.storeId, type: 'STOREFRONT.EDITING_CLOSING', resource: null, data: { editingId: env.id, closeAt: at } });
+  const user = await services.db.select({ email: users.email }).from(users).where(eq(users.id, env.startedBy)).get();
   if (user) {
-    queueMail(services.db, now, {
+    await queueMail(services.db, now, {
       to: user.email,
       subject: '[svc] 편집 환경이 5분 뒤 닫힙니다',
       body: `스토어프런트 편집 환경(${env.id})이 ${at}에 닫힙니다. 계속하려면 파일을 저장하거나 검사·빌드를 실행하세요.`,
@@ -174,9 +174,9 @@ function notifyClosing(services: Services, env: Editing, now: number) {
 }
 
 /** Closes the store's environment at once (the site was disabled); its server stops on the next job tick. */
-export function closeEditing(db: Db, storeId: string, now: number) {
-  const env = openEditing(db, storeId);
-  if (env) save(db, { ...env, status: 'CLOSED', url: null, closedAt: now });
+export async function closeEditing(db: Db, storeId: string, now: number) {
+  const env = await openEditing(db, storeId);
+  if (env) await save(db, { ...env, status: 'CLOSED', url: null, closedAt: now });
 }
 
 export const editingJob: Job = { name: 'storefront-editing', run: (services, now) => advanceEditing(services, now) };

@@ -18,8 +18,8 @@ export const lifecycleOperations = [
     response: siteSchema,
     errors: { 404: ['STOREFRONT_SITE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_SLUG_TAKEN', 'STOREFRONT_SLUG_CHANGE_LIMIT'] },
     target: siteTarget,
-    preview: (ctx) => ({ changes: [{ field: 'slug', before: findSite(ctx.db, ctx.store!.id)?.slug ?? null, after: ctx.body.slug }] }),
-    handler: (ctx) => presentSite(ctx.services, ctx.db, changeSlug(ctx.db, requireActiveSite(ctx.db, ctx.store.id), ctx.body.slug, ctx.now)),
+    preview: async (ctx) => ({ changes: [{ field: 'slug', before: (await findSite(ctx.db, ctx.store!.id))?.slug ?? null, after: ctx.body.slug }] }),
+    handler: async (ctx) => presentSite(ctx.services, ctx.db, await changeSlug(ctx.db, await requireActiveSite(ctx.db, ctx.store.id), ctx.body.slug, ctx.now)),
   }),
   defineOperation({
     ...write,
@@ -34,7 +34,7 @@ export const lifecycleOperations = [
     response: siteSchema,
     errors: { 400: ['STOREFRONT_SLUG_CONFIRM_MISMATCH'], 404: ['STOREFRONT_SITE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED'] },
     target: siteTarget,
-    preview: (ctx) => ({ changes: [{ field: 'status', before: findSite(ctx.db, ctx.store!.id)?.status ?? null, after: 'CLOSED' }] }),
-    handler: (ctx) => presentSite(ctx.services, ctx.db, disableSite(ctx.db, requireActiveSite(ctx.db, ctx.store.id), ctx.body.confirmSlug, ctx.now)),
+    preview: async (ctx) => ({ changes: [{ field: 'status', before: (await findSite(ctx.db, ctx.store!.id))?.status ?? null, after: 'CLOSED' }] }),
+    handler: async (ctx) => presentSite(ctx.services, ctx.db, await disableSite(ctx.db, await requireActiveSite(ctx.db, ctx.store.id), ctx.body.confirmSlug, ctx.now)),
   }),
 ];

@@ -25,19 +25,19 @@ export const OLD_SLUG_HOLD_MS = 90 * DAY;
 export const CLOSING_MS = 30 * DAY;
 export const DISABLED_SLUG_HOLD_MS = 30 * DAY;
 
-const changesInWindow = (db: Db, storeId: string, now: number) => db.select({ n: count() }).from(slugHolds)
-  .where(and(eq(slugHolds.storeId, storeId), eq(slugHolds.reason, 'SLUG_CHANGE'), gte(slugHolds.createdAt, now - SLUG_CHANGE_WINDOW_MS))).get()!.n;
+const changesInWindow = async (db: Db, storeId: string, now: number) => ((await db.select({ n: count() }).from(slugHolds)
+  .where(and(eq(slugHolds.storeId, storeId), eq(slugHolds.reason, 'SLUG_CHANGE'), gte(slugHolds.createdAt, now - SLUG_CHANGE_WINDOW_MS))).get())!).n;
 
-export const slugChangesRemaining = (db: Db, storeId: string, now: number) => Math.max(0, SLUG_CHANGE_LIMIT - changesInWindow(db, storeId, now));
+export const slugChangesRemaining = async (db: Db, storeId: string, now: number) => Math.max(0, SLUG_CHANGE_LIMIT - await changesInWindow(db, storeId, now));
 
 /** Moves the site to `slug`: the old one is held 90 days for this store and redirects to the new address. */
-export function changeSlug(db: Db, site: Site, slug: string, now: number): Site {
+export async function changeSlug(db: Db, site: Site, slug: string, now: number): Promise<Site> {
   if (slug === site.slug) return site;
-  if (!slugAvailability(db, site.storeId, slug, now).available) throw fail(409, 'STOREFRONT_SLUG_TAKEN', { slug });
-  if (changesInWindow(db, site.storeId, now) >= SLUG_CHANGE_LIMIT) throw fail(409, 'STOREFRONT_SLUG_CHANGE_LIMIT', { limit: SLUG_CHANGE_LIMIT, windowDays: 30 });
+  if (!(await slugAvailability(db, site.storeId, slug, now)).available) throw fail(409, 'STOREFRONT_SLUG_TAKEN', { slug });
+  if (await changesInWindow(db, site.storeId, now) >= SLUG_CHANGE_LIMIT) throw fail(409, 'STOREFRONT_SLUG_CHANGE_LIMIT', { limit: SLUG_CHANGE_LIMIT, windowDays: 30 });
   // Taking back an address this store holds ends that hold (the change still counts).
-  db.update(slugHolds).set({ heldUntil: now }).where(and(eq(slugHolds.slug, slug), eq(slugHolds.storeId, site.storeId), gt(slugHolds.heldUntil, now))).run();
-  db.insert(slugHolds).values({ id: newId('slh', now), slug: site.slug, storeId: site.storeId, reason: 'SLUG_CHANGE', createdAt: now, heldUntil: now + OLD_SLUG_HOLD_MS }).run();
+  await db.update(slugHolds).set({ heldUntil: now }).where(and(eq(slugHolds.slug, slug), eq(slugHolds.storeId, site.storeId), gt(slugHolds.heldUntil, now))).run();
+  await db.insert(slugHolds).values({ id: newId('slh', now), slug: site.slug, storeId: site.storeId, reason: 'SLUG_CHANGE', createdAt: now, heldUntil: now + OLD_SLUG_HOLD_MS }).run();
   return changeSite(db, site, { slug }, now);
 }
 
@@ -45,11 +45,11 @@ export function changeSlug(db: Db, site: Site, slug: string, now: number): Site 
  * A visitor at a held old address goes to the site's current one (same path and query); null when the
  * slug is not an old address of a live site.
  */
-export function heldRedirect(services: Services, slug: string, rest: string): Response | null {
+export async function heldRedirect(services: Services, slug: string, rest: string): Promise<Response | null> {
   const now = services.clock.now();
-  const hold = services.db.select({ storeId: slugHolds.storeId }).from(slugHolds)
+  const hold = await services.db.select({ storeId: slugHolds.storeId }).from(slugHolds)
     .where(and(eq(slugHolds.slug, slug), eq(slugHolds.reason, 'SLUG_CHANGE'), gt(slugHolds.heldUntil, now))).get();
-  const site = hold && findSite(services.db, hold.storeId);
+  const site = await (await hold && findSite(services.db, hold.storeId));
   if (!site || site.status === 'CLOSED') return null;
   // 302, not 301: the old address is released after 90 days and browsers keep a 301 for good.
   return new Response(null, { status: 302, headers: { location: `${siteUrl(services, site.slug)}${rest}`, 'cache-control': 'no-store' } });
@@ -60,26 +60,26 @@ export function heldRedirect(services: Services, slug: string, rest: string): Re
  * site. The store may create its next site meanwhile, so what is kept per store (source files, preview
  * links, custom domains, the editing environment) goes now; the versions stay until the deletion.
  */
-export function disableSite(db: Db, site: Site, confirmSlug: string, now: number): Site {
+export async function disableSite(db: Db, site: Site, confirmSlug: string, now: number): Promise<Site> {
   if (confirmSlug !== site.slug) throw fail(400, 'STOREFRONT_SLUG_CONFIRM_MISMATCH', { slug: site.slug });
-  db.delete(siteFiles).where(eq(siteFiles.storeId, site.storeId)).run();
-  db.delete(previewLinks).where(eq(previewLinks.storeId, site.storeId)).run();
-  deleteSiteDomains(db, [site.id]);
-  closeEditing(db, site.storeId, now);
+  await db.delete(siteFiles).where(eq(siteFiles.storeId, site.storeId)).run();
+  await db.delete(previewLinks).where(eq(previewLinks.storeId, site.storeId)).run();
+  await deleteSiteDomains(db, [site.id]);
+  await closeEditing(db, site.storeId, now);
   return changeSite(db, site, { status: 'CLOSED', deleteAt: now + CLOSING_MS, nextAttemptAt: null }, now);
 }
 
 /** Deletes sites whose closing period ended, with their versions and builds; their address stays held 30 days. */
-function deleteClosedSites(services: Services, now: number): number {
-  const due = services.db.select().from(sites).where(and(eq(sites.status, 'CLOSED'), isNotNull(sites.deleteAt), lte(sites.deleteAt, now))).all();
+async function deleteClosedSites(services: Services, now: number): Promise<number> {
+  const due = await services.db.select().from(sites).where(and(eq(sites.status, 'CLOSED'), isNotNull(sites.deleteAt), lte(sites.deleteAt, now))).all();
   for (const site of due) {
-    transaction(services.db, () => {
+    await transaction(services.db, async () => {
       const { db } = services;
       countSiteWrite();
       // Another process deleted it first: nothing left to do.
-      if (db.delete(sites).where(and(eq(sites.id, site.id), eq(sites.status, 'CLOSED'))).run().changes !== 1) return;
-      for (const table of [versions, builds, deployments, publications, checks, editing]) db.delete(table).where(eq(table.siteId, site.id)).run();
-      db.insert(slugHolds).values({ id: newId('slh', now), slug: site.slug, storeId: site.storeId, reason: 'DISABLED', createdAt: now, heldUntil: now + DISABLED_SLUG_HOLD_MS }).run();
+      if ((await db.delete(sites).where(and(eq(sites.id, site.id), eq(sites.status, 'CLOSED'))).run()).changes !== 1) return;
+      for (const table of [versions, builds, deployments, publications, checks, editing]) await db.delete(table).where(eq(table.siteId, site.id)).run();
+      await db.insert(slugHolds).values({ id: newId('slh', now), slug: site.slug, storeId: site.storeId, reason: 'DISABLED', createdAt: now, heldUntil: now + DISABLED_SLUG_HOLD_MS }).run();
     });
   }
   return due.length;

@@ -26,7 +26,7 @@ export const read = { auth: 'store' as const, scope: 'storefront:r', tag };
 export const write = { auth: 'store' as const, scope: 'storefront:rw', tag };
 const SITE_ERRORS = { 404: ['STOREFRONT_SITE_NOT_FOUND'] } as const;
 const ACTIVE_SITE_ERRORS = { 404: ['STOREFRONT_SITE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED'] } as const;
-export const siteTarget = (ctx: StoreCtx) => ({ type: 'STOREFRONT_SITE', id: findSite(ctx.db, ctx.store.id)?.id ?? null });
+export const siteTarget = async (ctx: StoreCtx) => ({ type: 'STOREFRONT_SITE', id: (await findSite(ctx.db, ctx.store.id))?.id ?? null });
 
 /** Preview links open within 5 minutes (spec 02 §8). */
 const PREVIEW_LINK_MS = 5 * 60_000;
@@ -60,12 +60,12 @@ const hasSellableProduct = (ctx: StoreCtx) => ctx.db.select({ id: products.id })
   .where(and(eq(products.storeId, ctx.store.id), eq(products.status, 'ON_SALE'), eq(products.isSample, false))).limit(1).get() !== undefined;
 
 /** Publish and rollback: guarded by `expectedPublishedVersionId`, approved for agents unless the store never went public. */
-function publishTo(ctx: StoreCtx, site: Site, versionId: string, expected: string | null | undefined, via: 'PUBLISH' | 'ROLLBACK') {
+async function publishTo(ctx: StoreCtx, site: Site, versionId: string, expected: string | null | undefined, via: 'PUBLISH' | 'ROLLBACK') {
   if (expected !== undefined && expected !== site.publishedVersionId && versionId !== site.publishedVersionId) {
     throw fail(409, 'STOREFRONT_SITE_CHANGED', { expectedPublishedVersionId: expected, publishedVersionId: site.publishedVersionId });
   }
-  const version = requireVersion(ctx.db, ctx.store.id, versionId);
-  return presentSite(ctx.services, ctx.db, publishVersion(ctx.db, site, version, via, ctx.now));
+  const version = await requireVersion(ctx.db, ctx.store.id, versionId);
+  return presentSite(ctx.services, ctx.db, await publishVersion(ctx.db, site, version, via, ctx.now));
 }
 
 export const storefrontOperations = [
@@ -95,8 +95,8 @@ export const storefrontOperations = [
     path: '/v1/storefront/site',
     summary: 'The hosted storefront site (before creation: `enabled` says whether one can be created)',
     response: z.union([siteSchema, noSiteSchema]),
-    handler: (ctx) => {
-      const site = findSite(ctx.db, ctx.store.id);
+    handler: async (ctx) => {
+      const site = await findSite(ctx.db, ctx.store.id);
       return site ? presentSite(ctx.services, ctx.db, site) : { enabled: ctx.services.config.storefront.hostingOpen, siteId: null };
     },
   }),
@@ -112,12 +112,12 @@ export const storefrontOperations = [
     response: siteSchema.extend({ deployment: deploymentSchema }),
     errors: { 403: ['STOREFRONT_HOSTING_DISABLED'], 404: ['TEMPLATE_NOT_FOUND'], 409: ['STOREFRONT_SITE_EXISTS', 'STOREFRONT_SLUG_TAKEN', 'STOREFRONT_SITE_CREATE_LIMIT', 'STORE_SUSPENDED'] },
     target: () => ({ type: 'STOREFRONT_SITE', id: null }),
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const template = templates.find((t) => t.templateId === ctx.body.templateId);
       if (!template) throw fail(404, 'TEMPLATE_NOT_FOUND', { templateId: ctx.body.templateId, templates: templates.map((t) => t.templateId) });
-      const { code } = ctx.db.select({ code: stores.code }).from(stores).where(eq(stores.id, ctx.store.id)).get()!;
-      const site = createSite(ctx.services, ctx.db, ctx.store.id, template, ctx.body.slug ?? code, ctx.now);
-      const deployment = ctx.db.select().from(deployments).where(eq(deployments.siteId, site.id)).get()!;
+      const { code } = (await ctx.db.select({ code: stores.code }).from(stores).where(eq(stores.id, ctx.store.id)).get())!;
+      const site = await createSite(ctx.services, ctx.db, ctx.store.id, template, ctx.body.slug ?? code, ctx.now);
+      const deployment = (await ctx.db.select().from(deployments).where(eq(deployments.siteId, site.id)).get())!;
       return { ...presentSite(ctx.services, ctx.db, site), deployment: presentDeployment(deployment) };
     },
   }),
@@ -129,9 +129,9 @@ export const storefrontOperations = [
     summary: 'The site\'s deployment: poll until SUCCEEDED (steps SITE, UPLOAD, PUBLISH)',
     response: deploymentSchema,
     errors: SITE_ERRORS,
-    handler: (ctx) => {
-      const site = requireSite(ctx.db, ctx.store.id);
-      return presentDeployment(ctx.db.select().from(deployments).where(eq(deployments.siteId, site.id)).get()!);
+    handler: async (ctx) => {
+      const site = await requireSite(ctx.db, ctx.store.id);
+      return presentDeployment((await ctx.db.select().from(deployments).where(eq(deployments.siteId, site.id)).get())!);
     },
   }),
   defineOperation({
@@ -145,15 +145,15 @@ export const storefrontOperations = [
     response: deploymentSchema,
     errors: { ...ACTIVE_SITE_ERRORS, 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_DEPLOYMENT_NOT_RETRYABLE'] },
     target: siteTarget,
-    handler: (ctx) => {
-      const site = requireActiveSite(ctx.db, ctx.store.id);
-      const deployment = ctx.db.select().from(deployments).where(eq(deployments.siteId, site.id)).get()!;
+    handler: async (ctx) => {
+      const site = await requireActiveSite(ctx.db, ctx.store.id);
+      const deployment = (await ctx.db.select().from(deployments).where(eq(deployments.siteId, site.id)).get())!;
       if (deployment.status !== 'FAILED') throw fail(409, 'STOREFRONT_DEPLOYMENT_NOT_RETRYABLE', { status: deployment.status });
       const retried = {
         ...deployment, status: 'RUNNING' as const, errorCode: null, buildId: null, nextAttemptAt: ctx.now, updatedAt: ctx.now,
         steps: stepsWith(stepsWith(deployment.steps, 'UPLOAD', 'PENDING'), 'PUBLISH', 'PENDING'), log: [...deployment.log, `${isoAt(ctx.now)} 다시 시도`],
       };
-      ctx.db.update(deployments).set(retried).where(eq(deployments.siteId, site.id)).run();
+      await ctx.db.update(deployments).set(retried).where(eq(deployments.siteId, site.id)).run();
       return presentDeployment(retried);
     },
   }),
@@ -168,11 +168,11 @@ export const storefrontOperations = [
     response: siteSchema,
     errors: { ...ACTIVE_SITE_ERRORS, 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_SITE_CHANGED', 'STOREFRONT_NOT_READY'] },
     target: siteTarget,
-    preview: (ctx) => ({ changes: [{ field: 'visibility', before: findSite(ctx.db, ctx.store!.id)?.visibility ?? null, after: ctx.body.visibility }] }),
-    handler: (ctx) => {
-      const site = requireActiveSite(ctx.db, ctx.store.id);
+    preview: async (ctx) => ({ changes: [{ field: 'visibility', before: (await findSite(ctx.db, ctx.store!.id))?.visibility ?? null, after: ctx.body.visibility }] }),
+    handler: async (ctx) => {
+      const site = await requireActiveSite(ctx.db, ctx.store.id);
       if (site.visibility !== ctx.body.expectedVisibility) throw fail(409, 'STOREFRONT_SITE_CHANGED', { expectedVisibility: ctx.body.expectedVisibility, visibility: site.visibility });
-      return presentSite(ctx.services, ctx.db, setVisibility(ctx.db, site, ctx.body.visibility, ctx.body.visibility === 'PUBLIC' && hasSellableProduct(ctx), ctx.now));
+      return presentSite(ctx.services, ctx.db, await setVisibility(ctx.db, site, ctx.body.visibility, ctx.body.visibility === 'PUBLIC' && hasSellableProduct(ctx), ctx.now));
     },
   }),
   defineOperation({
@@ -188,8 +188,8 @@ export const storefrontOperations = [
     response: siteSchema,
     errors: { 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_VERSION_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_SITE_CHANGED'] },
     target: siteTarget,
-    preview: (ctx) => ({ changes: [{ field: 'publishedVersionId', before: findSite(ctx.db, ctx.store!.id)?.publishedVersionId ?? null, after: ctx.params.versionId }] }),
-    handler: (ctx) => publishTo(ctx, requireActiveSite(ctx.db, ctx.store.id), ctx.params.versionId, ctx.body.expectedPublishedVersionId, 'PUBLISH'),
+    preview: async (ctx) => ({ changes: [{ field: 'publishedVersionId', before: (await findSite(ctx.db, ctx.store!.id))?.publishedVersionId ?? null, after: ctx.params.versionId }] }),
+    handler: async (ctx) => publishTo(ctx, await requireActiveSite(ctx.db, ctx.store.id), ctx.params.versionId, ctx.body.expectedPublishedVersionId, 'PUBLISH'),
   }),
   defineOperation({
     ...write,
@@ -203,13 +203,13 @@ export const storefrontOperations = [
     response: siteSchema,
     errors: { 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_VERSION_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_SITE_CHANGED', 'STOREFRONT_NO_ROLLBACK_TARGET'] },
     target: siteTarget,
-    preview: (ctx) => {
-      const site = findSite(ctx.db, ctx.store!.id);
+    preview: async (ctx) => {
+      const site = await findSite(ctx.db, ctx.store!.id);
       return { changes: [{ field: 'publishedVersionId', before: site?.publishedVersionId ?? null, after: ctx.body.versionId ?? (site ? previousPublished(ctx.db, site) : null) }] };
     },
-    handler: (ctx) => {
-      const site = requireActiveSite(ctx.db, ctx.store.id);
-      const target = ctx.body.versionId ?? previousPublished(ctx.db, site);
+    handler: async (ctx) => {
+      const site = await requireActiveSite(ctx.db, ctx.store.id);
+      const target = await (await ctx.body.versionId ?? previousPublished(ctx.db, site));
       if (!target) throw fail(409, 'STOREFRONT_NO_ROLLBACK_TARGET');
       return publishTo(ctx, site, target, ctx.body.expectedPublishedVersionId, 'ROLLBACK');
     },
@@ -241,14 +241,14 @@ export const storefrontOperations = [
     response: z.object({ url: z.string(), versionId: z.string(), expiresAt: instant }),
     errors: { 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_VERSION_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED'] },
     target: siteTarget,
-    handler: (ctx) => {
-      const site = requireActiveSite(ctx.db, ctx.store.id);
+    handler: async (ctx) => {
+      const site = await requireActiveSite(ctx.db, ctx.store.id);
       const versionId = ctx.body.versionId ?? site.publishedVersionId;
       if (!versionId) throw fail(404, 'STOREFRONT_VERSION_NOT_FOUND', { versionId: null });
-      requireVersion(ctx.db, ctx.store.id, versionId);
+      await requireVersion(ctx.db, ctx.store.id, versionId);
       const token = newSecret(24);
       const expiresAt = ctx.now + PREVIEW_LINK_MS;
-      ctx.db.insert(previewLinks).values({ id: newId('prv', ctx.now), tokenHash: sha256(token), storeId: ctx.store.id, versionId, createdBy: ctx.principal.userId, expiresAt, usedAt: null, createdAt: ctx.now }).run();
+      await ctx.db.insert(previewLinks).values({ id: newId('prv', ctx.now), tokenHash: sha256(token), storeId: ctx.store.id, versionId, createdBy: ctx.principal.userId, expiresAt, usedAt: null, createdAt: ctx.now }).run();
       return { url: `${siteUrl(ctx.services, site.slug)}${PREVIEW_SEGMENT}open/${token}`, versionId, expiresAt: isoAt(expiresAt) };
     },
   }),
@@ -262,30 +262,30 @@ export const storefrontOperations = [
     multipart: { maxBytes: SOURCE_LIMITS.bytes + 64 * 1024, fields: z.object({ file: z.any().describe('the project as .tar.gz (node_modules, .git and dist are left out)') }) },
     body: z.object({ files: storedFiles.optional(), skipped: z.number().int().optional() }).strict(),
     // Changing how the site is built needs approval; other source replacement is exempt while the store never went public.
-    agent: (ctx: StoreCtx) => (touchesBuildConfig(ctx) ? 'approval' : 'direct'),
+    agent: async (ctx: StoreCtx) => (await touchesBuildConfig(ctx) ? 'approval' : 'direct'),
     agentApprovalExemptWhilePrivate: true,
     response: z.object({ files: z.number().int(), added: z.array(z.string()), changed: z.array(z.string()), removed: z.array(z.string()), skipped: z.number().int() }),
     errors: { ...ACTIVE_SITE_ERRORS, 400: ['STOREFRONT_SOURCE_INVALID'] },
     target: siteTarget,
     precheck: async (ctx) => {
       const c = ctx as StoreCtx;
-      requireActiveSite(c.db, c.store.id);
+      await requireActiveSite(c.db, c.store.id);
       if (!c.form) return;
       const file = c.form.get('file');
       if (!(file instanceof File)) throw validationFailed([{ field: 'file', code: 'REQUIRED', message: '프로젝트 .tar.gz 파일을 file로 보내 주세요.' }]);
       const { files, skipped } = await readSourceArchive(new Uint8Array(await file.arrayBuffer()));
       c.body = { files: storeFiles(c.services, files), skipped };
     },
-    preview: (ctx) => {
-      const diff = changedPaths(currentFiles(ctx.db, ctx.store!.id), ctx.body.files ?? {});
+    preview: async (ctx) => {
+      const diff = changedPaths(await currentFiles(ctx.db, ctx.store!.id), ctx.body.files ?? {});
       return { changes: [...diff.added.map((p) => ({ field: p, before: null, after: 'added' })), ...diff.changed.map((p) => ({ field: p, before: 'old', after: 'changed' })), ...diff.removed.map((p) => ({ field: p, before: 'old', after: null }))] };
     },
-    handler: (ctx) => transaction(ctx.db, () => {
-      requireActiveSite(ctx.db, ctx.store.id);
+    handler: (ctx) => transaction(ctx.db, async () => {
+      await requireActiveSite(ctx.db, ctx.store.id);
       const files = ctx.body.files ?? {};
-      const diff = changedPaths(currentFiles(ctx.db, ctx.store.id), files);
-      ctx.db.delete(siteFiles).where(eq(siteFiles.storeId, ctx.store.id)).run();
-      for (const [path, file] of Object.entries(files)) ctx.db.insert(siteFiles).values({ storeId: ctx.store.id, path, hash: file.hash, size: file.size }).run();
+      const diff = changedPaths(await currentFiles(ctx.db, ctx.store.id), files);
+      await ctx.db.delete(siteFiles).where(eq(siteFiles.storeId, ctx.store.id)).run();
+      for (const [path, file] of Object.entries(files)) await ctx.db.insert(siteFiles).values({ storeId: ctx.store.id, path, hash: file.hash, size: file.size }).run();
       return { files: Object.keys(files).length, ...diff, skipped: (ctx.body as { skipped?: number }).skipped ?? 0 };
     }),
   }),
@@ -298,8 +298,8 @@ export const storefrontOperations = [
     query: z.object({ path: z.string().min(1).max(SOURCE_LIMITS.pathChars).optional() }).strict(),
     response: z.union([z.object({ contents: z.array(fileEntry) }), fileContent]),
     errors: { 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_FILE_NOT_FOUND'] },
-    handler: (ctx) => {
-      requireSite(ctx.db, ctx.store.id);
+    handler: async (ctx) => {
+      await requireSite(ctx.db, ctx.store.id);
       const files = currentFiles(ctx.db, ctx.store.id);
       if (ctx.query.path === undefined) return { contents: Object.entries(files).map(([path, f]) => ({ path, ...f })) };
       // Own keys only: a path such as `valueOf` names no file.
@@ -322,10 +322,10 @@ export const storefrontOperations = [
     response: z.object({ buildId: z.string() }),
     errors: ACTIVE_SITE_ERRORS,
     target: siteTarget,
-    handler: (ctx) => {
-      const site = requireActiveSite(ctx.db, ctx.store.id);
-      const build = queueBuild(ctx.db, site, currentFiles(ctx.db, ctx.store.id), false, ctx.now);
-      touchEditing(ctx.services, ctx.db, ctx.store.id, ctx.now);
+    handler: async (ctx) => {
+      const site = await requireActiveSite(ctx.db, ctx.store.id);
+      const build = await queueBuild(ctx.db, site, await currentFiles(ctx.db, ctx.store.id), false, ctx.now);
+      await touchEditing(ctx.services, ctx.db, ctx.store.id, ctx.now);
       // Started at once rather than on the next job tick (after this transaction commits).
       setImmediate(() => startDueBuilds(ctx.services));
       return { buildId: build.id };
@@ -340,8 +340,8 @@ export const storefrontOperations = [
     params: z.object({ buildId: z.string() }).strict(),
     response: buildSchema,
     errors: { 403: ['TENANT_MISMATCH'], 404: ['STOREFRONT_BUILD_NOT_FOUND'] },
-    handler: (ctx) => {
-      const build = ctx.db.select().from(builds).where(eq(builds.id, ctx.params.buildId)).get();
+    handler: async (ctx) => {
+      const build = await ctx.db.select().from(builds).where(eq(builds.id, ctx.params.buildId)).get();
       if (!build || build.storeId !== ctx.store.id) throw fail(404, 'STOREFRONT_BUILD_NOT_FOUND', { buildId: ctx.params.buildId });
       return presentBuild(build);
     },
@@ -354,14 +354,14 @@ export const storefrontOperations = [
     summary: 'The site\'s versions, newest first',
     response: z.object({ contents: z.array(versionSchema) }),
     errors: SITE_ERRORS,
-    handler: (ctx) => {
-      const site = requireSite(ctx.db, ctx.store.id);
-      return { contents: ctx.db.select().from(versions).where(eq(versions.siteId, site.id)).orderBy(desc(versions.number)).all().map((v) => presentVersion(v, site)) };
+    handler: async (ctx) => {
+      const site = await requireSite(ctx.db, ctx.store.id);
+      return { contents: (await ctx.db.select().from(versions).where(eq(versions.siteId, site.id)).orderBy(desc(versions.number)).all()).map((v) => presentVersion(v, site)) };
     },
   }),
 ];
 
-function touchesBuildConfig(ctx: StoreCtx): boolean {
-  const diff = changedPaths(currentFiles(ctx.db, ctx.store.id), (ctx.body as { files?: Record<string, { hash: string; size: number }> }).files ?? {});
+async function touchesBuildConfig(ctx: StoreCtx): Promise<boolean> {
+  const diff = changedPaths(await currentFiles(ctx.db, ctx.store.id), (ctx.body as { files?: Record<string, { hash: string; size: number }> }).files ?? {});
   return [...diff.added, ...diff.changed, ...diff.removed].some((p) => BUILD_CONFIG_FILES.includes(p));
 }

@@ -13,19 +13,19 @@ const originCache = new WeakMap<Db, Map<string, { at: number; origins: Set<strin
  * The origins a store's storefronts run on: `storefrontOrigins`, the hosted site's own and its connected
  * domains; null (the list is empty) allows every origin (spec 02 §6).
  */
-export function allowedOrigins(services: Services, storeId: string, now: number): Set<string> | null {
+export async function allowedOrigins(services: Services, storeId: string, now: number): Promise<Set<string> | null> {
   let byStore = originCache.get(services.db);
   if (!byStore) originCache.set(services.db, (byStore = new Map()));
   const cached = byStore.get(storeId);
   if (cached && now - cached.at < ORIGIN_TTL_MS && now >= cached.at) return cached.origins;
-  const listed = storeSettings(services.db, storeId).storefrontOrigins;
+  const listed = (await storeSettings(services.db, storeId)).storefrontOrigins;
   let origins: Set<string> | null = null;
   if (listed.length > 0) {
     origins = new Set(listed.map((o) => o.toLowerCase()));
-    const site = findSite(services.db, storeId);
+    const site = await findSite(services.db, storeId);
     if (site) origins.add(new URL(siteUrl(services, site.slug)).origin);
     // Connected custom domains are allowed analytics origins too (spec 02 §4.2).
-    for (const origin of connectedOrigins(services.db, storeId)) origins.add(origin);
+    for (const origin of await connectedOrigins(services.db, storeId)) origins.add(origin);
   }
   byStore.set(storeId, { at: now, origins });
   return origins;
@@ -57,8 +57,8 @@ export function mountBuyerApiCors(app: H3, services: Services) {
     if (!(response instanceof Response)) return response;
     // No store or an unknown one: the answer is an error that concerns no store, readable anywhere.
     const named = event.req.headers.get('x-store-id');
-    const store = named ? storeNamedBy(services.db, named) : undefined;
-    const allowed = store ? allowedOrigins(services, store.id, services.clock.now()) : null;
+    const store = await (await named ? storeNamedBy(services.db, named) : undefined);
+    const allowed = await (await store ? allowedOrigins(services, store.id, services.clock.now()) : null);
     response.headers.append('vary', 'origin');
     if (allowed === null || allowed.has(origin.toLowerCase())) {
       response.headers.set('access-control-allow-origin', origin);

@@ -79,28 +79,28 @@ export const presentTemplate = (t: Template): z.output<typeof templateSchema> =>
 // ── sites ────────────────────────────────────────────────────────────────────
 
 /** The store's site: the live one, else a disabled one still in its closing period. */
-export function findSite(db: Db, storeId: string): Site | undefined {
+export async function findSite(db: Db, storeId: string): Promise<Site | undefined> {
   const rows = db.select().from(sites).where(eq(sites.storeId, storeId)).all();
-  return rows.find((s) => s.status !== 'CLOSED') ?? rows[0];
+  return (await rows).find((s) => s.status !== 'CLOSED') ?? rows[0];
 }
 
-export function requireSite(db: Db, storeId: string): Site {
-  const site = findSite(db, storeId);
+export async function requireSite(db: Db, storeId: string): Promise<Site> {
+  const site = await findSite(db, storeId);
   if (!site) throw fail(404, 'STOREFRONT_SITE_NOT_FOUND');
   return site;
 }
 
 /** A store whose hosting the operator suspended refuses every storefront change. */
-export function assertStoreNotSuspended(db: Db, storeId: string) {
-  const store = db.select({ suspendedAt: stores.suspendedAt, reason: stores.suspensionReason }).from(stores).where(eq(stores.id, storeId)).get();
+export async function assertStoreNotSuspended(db: Db, storeId: string) {
+  const store = await db.select({ suspendedAt: stores.suspendedAt, reason: stores.suspensionReason }).from(stores).where(eq(stores.id, storeId)).get();
   if (store?.suspendedAt != null) throw fail(409, 'STORE_SUSPENDED', { reason: store.reason });
 }
 
 /** A site the seller may change: suspended and closed sites refuse every change (spec 02 §3). */
-export function requireActiveSite(db: Db, storeId: string): Site {
-  assertStoreNotSuspended(db, storeId);
+export async function requireActiveSite(db: Db, storeId: string): Promise<Site> {
+  await assertStoreNotSuspended(db, storeId);
   const site = requireSite(db, storeId);
-  if (site.status !== 'ACTIVE') throw fail(409, 'STOREFRONT_SITE_NOT_ACTIVE', { status: site.status, reason: site.suspensionReason });
+  if ((await site).status !== 'ACTIVE') throw fail(409, 'STOREFRONT_SITE_NOT_ACTIVE', { status: (await site).status, reason: (await site).suspensionReason });
   return site;
 }
 
@@ -124,41 +124,41 @@ export const siteWriteCount = () => siteWrites;
 export const countSiteWrite = () => void siteWrites++;
 
 /** Every change of a site grows its revision (serving caches compare it) and touches the store, whose document shows the site. */
-export function changeSite(db: Db, site: Site, change: Partial<Site>, now: number): Site {
+export async function changeSite(db: Db, site: Site, change: Partial<Site>, now: number): Promise<Site> {
   countSiteWrite();
   const changed = { ...site, ...change, revision: site.revision + 1, updatedAt: now };
-  db.update(sites).set({ ...change, revision: changed.revision, updatedAt: now }).where(eq(sites.id, site.id)).run();
-  db.update(stores).set({ updatedAt: now }).where(eq(stores.id, site.storeId)).run();
+  await db.update(sites).set({ ...change, revision: changed.revision, updatedAt: now }).where(eq(sites.id, site.id)).run();
+  await db.update(stores).set({ updatedAt: now }).where(eq(stores.id, site.storeId)).run();
   return changed;
 }
 
 /** A slug is taken while another store's site uses it or another store holds it (old or disabled address). */
-export function slugAvailability(db: Db, storeId: string, slug: string, now: number): { available: boolean; reason: 'INVALID' | 'TAKEN' | null } {
+export async function slugAvailability(db: Db, storeId: string, slug: string, now: number): Promise<{ available: boolean; reason: 'INVALID' | 'TAKEN' | null; }> {
   if (!SLUG.test(slug)) return { available: false, reason: 'INVALID' };
-  const holder = db.select({ storeId: sites.storeId, status: sites.status }).from(sites).where(eq(sites.slug, slug)).get();
-  const held = db.select({ storeId: slugHolds.storeId }).from(slugHolds).where(and(eq(slugHolds.slug, slug), gt(slugHolds.heldUntil, now))).all();
+  const holder = await db.select({ storeId: sites.storeId, status: sites.status }).from(sites).where(eq(sites.slug, slug)).get();
+  const held = await db.select({ storeId: slugHolds.storeId }).from(slugHolds).where(and(eq(slugHolds.slug, slug), gt(slugHolds.heldUntil, now))).all();
   // A closing site keeps its address until deleted, from its own store's next site too.
   return (holder && (holder.storeId !== storeId || holder.status === 'CLOSED')) || held.some((h) => h.storeId !== storeId) ? { available: false, reason: 'TAKEN' } : { available: true, reason: null };
 }
 
 /** Creates the site and its deployment (SITE done; UPLOAD and PUBLISH continue in the job runner). */
-export function createSite(services: Services, db: Db, storeId: string, template: Template, slug: string, now: number): Site {
+export async function createSite(services: Services, db: Db, storeId: string, template: Template, slug: string, now: number): Promise<Site> {
   if (!services.config.storefront.hostingOpen) throw fail(403, 'STOREFRONT_HOSTING_DISABLED');
-  assertStoreNotSuspended(db, storeId);
-  const existing = findSite(db, storeId);
+  await assertStoreNotSuspended(db, storeId);
+  const existing = await findSite(db, storeId);
   if (existing && existing.status !== 'CLOSED') throw fail(409, 'STOREFRONT_SITE_EXISTS');
-  if (!slugAvailability(db, storeId, slug, now).available) throw fail(409, 'STOREFRONT_SLUG_TAKEN', { slug });
-  const recent = db.select({ n: count() }).from(siteCreations).where(and(eq(siteCreations.storeId, storeId), gte(siteCreations.createdAt, now - SITE_CREATE_WINDOW_MS))).get()!.n;
+  if (!(await slugAvailability(db, storeId, slug, now)).available) throw fail(409, 'STOREFRONT_SLUG_TAKEN', { slug });
+  const recent = ((await db.select({ n: count() }).from(siteCreations).where(and(eq(siteCreations.storeId, storeId), gte(siteCreations.createdAt, now - SITE_CREATE_WINDOW_MS))).get())!).n;
   if (recent >= SITE_CREATE_LIMIT) throw fail(409, 'STOREFRONT_SITE_CREATE_LIMIT', { limit: SITE_CREATE_LIMIT, windowDays: 30 });
   const site: Site = {
     id: newId('site', now), storeId, slug, templateId: template.templateId, visibility: 'COMING_SOON', status: 'ACTIVE', suspensionReason: null, deleteAt: null,
     publishedVersionId: null, servedVersionId: null, provisioningStatus: 'SYNCED', provisioningFailures: 0, nextAttemptAt: null, revision: 1, createdAt: now, updatedAt: now,
   };
   countSiteWrite();
-  db.insert(sites).values(site).run();
-  db.insert(siteCreations).values({ id: newId('sitec', now), storeId, createdAt: now }).run();
-  db.update(stores).set({ updatedAt: now }).where(eq(stores.id, storeId)).run();
-  db.insert(deployments).values({
+  await db.insert(sites).values(site).run();
+  await db.insert(siteCreations).values({ id: newId('sitec', now), storeId, createdAt: now }).run();
+  await db.update(stores).set({ updatedAt: now }).where(eq(stores.id, storeId)).run();
+  await db.insert(deployments).values({
     id: newId('dep', now), siteId: site.id, storeId, status: 'RUNNING', steps: [{ name: 'SITE', status: 'SUCCEEDED' }, { name: 'UPLOAD', status: 'PENDING' }, { name: 'PUBLISH', status: 'PENDING' }],
     log: [`${isoAt(now)} 사이트 ${slug} 생성 (템플릿 ${template.templateId})`], errorCode: null, buildId: null, nextAttemptAt: now, createdAt: now, updatedAt: now,
   }).run();
@@ -168,11 +168,11 @@ export function createSite(services: Services, db: Db, storeId: string, template
 // ── source files ─────────────────────────────────────────────────────────────
 
 /** Replaces the site's source files with `files` (written to the blob store first); answers what changed. */
-export function replaceSourceFiles(services: Services, db: Db, storeId: string, files: Map<string, Buffer>) {
+export async function replaceSourceFiles(services: Services, db: Db, storeId: string, files: Map<string, Buffer>) {
   const stored = storeFiles(services, files);
-  const before = currentFiles(db, storeId);
-  db.delete(siteFiles).where(eq(siteFiles.storeId, storeId)).run();
-  for (const [path, file] of Object.entries(stored)) db.insert(siteFiles).values({ storeId, path, ...file }).run();
+  const before = await currentFiles(db, storeId);
+  await db.delete(siteFiles).where(eq(siteFiles.storeId, storeId)).run();
+  for (const [path, file] of Object.entries(stored)) await db.insert(siteFiles).values({ storeId, path, ...file }).run();
   return changedPaths(before, stored);
 }
 
@@ -180,8 +180,8 @@ export function storeFiles(services: Services, files: Map<string, Buffer>): Reco
   return Object.fromEntries([...files].map(([path, bytes]) => [path, putBlob(services, bytes)]));
 }
 
-export function currentFiles(db: Db, storeId: string): Record<string, StoredFile> {
-  return Object.fromEntries(db.select().from(siteFiles).where(eq(siteFiles.storeId, storeId)).orderBy(asc(siteFiles.path)).all().map((f) => [f.path, { hash: f.hash, size: f.size }]));
+export async function currentFiles(db: Db, storeId: string): Promise<Record<string, StoredFile>> {
+  return Object.fromEntries((await db.select().from(siteFiles).where(eq(siteFiles.storeId, storeId)).orderBy(asc(siteFiles.path)).all()).map((f) => [f.path, { hash: f.hash, size: f.size }]));
 }
 
 export function changedPaths(before: Record<string, StoredFile>, after: Record<string, StoredFile>): { added: string[]; changed: string[]; removed: string[] } {
@@ -196,16 +196,16 @@ export function changedPaths(before: Record<string, StoredFile>, after: Record<s
 
 // ── builds and versions ──────────────────────────────────────────────────────
 
-export function queueBuild(db: Db, site: Site, files: Record<string, StoredFile>, publish: boolean, now: number) {
+export async function queueBuild(db: Db, site: Site, files: Record<string, StoredFile>, publish: boolean, now: number) {
   const build = {
     id: newId('bld', now), storeId: site.storeId, siteId: site.id, status: 'QUEUED' as const, failureStage: null, errorCode: null, logTail: '',
     dependencies: { rejected: [], warnings: [] }, files, versionId: null, publish, advisoriesUnavailableSince: null, nextAttemptAt: now, createdAt: now, startedAt: null, finishedAt: null,
   };
-  db.insert(builds).values(build).run();
+  await db.insert(builds).values(build).run();
   return build;
 }
 
-export const nextVersionNumber = (db: Db, siteId: string) => (db.select({ n: max(versions.number) }).from(versions).where(eq(versions.siteId, siteId)).get()?.n ?? 0) + 1;
+export const nextVersionNumber = async (db: Db, siteId: string) => ((await db.select({ n: max(versions.number) }).from(versions).where(eq(versions.siteId, siteId)).get())?.n ?? 0) + 1;
 
 export const versionSchema = z.object({
   versionId: z.string(),
@@ -224,8 +224,8 @@ export function presentVersion(v: Version, site: Site): z.output<typeof versionS
   };
 }
 
-export function requireVersion(db: Db, storeId: string, versionId: string): Version {
-  const version = db.select().from(versions).where(eq(versions.id, versionId)).get();
+export async function requireVersion(db: Db, storeId: string, versionId: string): Promise<Version> {
+  const version = await db.select().from(versions).where(eq(versions.id, versionId)).get();
   if (!version || version.storeId !== storeId) throw fail(404, 'STOREFRONT_VERSION_NOT_FOUND', { versionId });
   return version;
 }
@@ -234,38 +234,38 @@ export function requireVersion(db: Db, storeId: string, versionId: string): Vers
  * Makes `version` the published one and queues provisioning (visitors get it once SYNCED). The first
  * published version fixes the site's template version when the project did not name one.
  */
-export function publishVersion(db: Db, site: Site, version: Version, via: 'PUBLISH' | 'ROLLBACK' | 'DEPLOYMENT', now: number): Site {
+export async function publishVersion(db: Db, site: Site, version: Version, via: 'PUBLISH' | 'ROLLBACK' | 'DEPLOYMENT', now: number): Promise<Site> {
   if (site.publishedVersionId === version.id) return site;
-  db.insert(publications).values({ id: newId('pub', now), storeId: site.storeId, siteId: site.id, versionId: version.id, via, publishedAt: now }).run();
+  await db.insert(publications).values({ id: newId('pub', now), storeId: site.storeId, siteId: site.id, versionId: version.id, via, publishedAt: now }).run();
   return changeSite(db, site, { publishedVersionId: version.id, provisioningStatus: 'PENDING', provisioningFailures: 0, nextAttemptAt: now }, now);
 }
 
 /** Rollback's default target: the version published just before the current one (spec 02 §4.2). */
-export function previousPublished(db: Db, site: Site): string | null {
-  const history = db.select({ versionId: publications.versionId }).from(publications).where(eq(publications.siteId, site.id)).orderBy(desc(publications.publishedAt), desc(publications.id)).all();
+export async function previousPublished(db: Db, site: Site): Promise<string | null> {
+  const history = await db.select({ versionId: publications.versionId }).from(publications).where(eq(publications.siteId, site.id)).orderBy(desc(publications.publishedAt), desc(publications.id)).all();
   return history.find((h) => h.versionId !== site.publishedVersionId)?.versionId ?? null;
 }
 
 /** The template version a new version records: its own `sayren.templateVersion`, else the published version's. */
-export function inheritedTemplateVersion(db: Db, site: Site): string | null {
+export async function inheritedTemplateVersion(db: Db, site: Site): Promise<string | null> {
   if (!site.publishedVersionId) return templates.find((t) => t.templateId === site.templateId)?.templateVersion ?? null;
-  return db.select({ v: versions.templateVersion }).from(versions).where(eq(versions.id, site.publishedVersionId)).get()?.v ?? null;
+  return (await db.select({ v: versions.templateVersion }).from(versions).where(eq(versions.id, site.publishedVersionId)).get())?.v ?? null;
 }
 
 // ── visibility ───────────────────────────────────────────────────────────────
 
 /** Going public needs an on-sale product that is not a sample; it records the store's first public state for good. */
-export function setVisibility(db: Db, site: Site, visibility: Site['visibility'], hasSellableProduct: boolean, now: number): Site {
+export async function setVisibility(db: Db, site: Site, visibility: Site['visibility'], hasSellableProduct: boolean, now: number): Promise<Site> {
   if (site.visibility === visibility) return site;
   if (visibility === 'PUBLIC' && !hasSellableProduct) throw fail(409, 'STOREFRONT_NOT_READY');
   const changed = changeSite(db, site, { visibility }, now);
-  if (visibility === 'PUBLIC') markStoreMilestone(db, site.storeId, now, 'everPublicAt');
+  if (visibility === 'PUBLIC') await markStoreMilestone(db, site.storeId, now, 'everPublicAt');
   return changed;
 }
 
 /** The storefront is public right now: sandbox-only checkout then stops (PAYMENT_NOT_LIVE, spec 01 §5.5). */
-export function storefrontIsPublic(db: Db, storeId: string): boolean {
-  const site = findSite(db, storeId);
+export async function storefrontIsPublic(db: Db, storeId: string): Promise<boolean> {
+  const site = await findSite(db, storeId);
   return site?.status !== 'CLOSED' && site?.visibility === 'PUBLIC';
 }
 
@@ -292,18 +292,18 @@ export const siteSchema = z.object({
 /** Before creation: `enabled` says whether a site can be created now (spec 02 §4.2). */
 export const noSiteSchema = z.object({ enabled: z.boolean(), siteId: z.null() });
 
-export function presentSite(services: Services, db: Db, site: Site): z.output<typeof siteSchema> {
-  const published = site.publishedVersionId ? db.select({ v: versions.templateVersion }).from(versions).where(eq(versions.id, site.publishedVersionId)).get() : undefined;
+export async function presentSite(services: Services, db: Db, site: Site): Promise<z.output<typeof siteSchema>> {
+  const published = await (await site.publishedVersionId ? db.select({ v: versions.templateVersion }).from(versions).where(eq(versions.id, site.publishedVersionId)).get() : undefined);
   return {
     enabled: true,
     siteId: site.id,
     status: site.status,
     suspension: site.status === 'SUSPENDED' ? { reason: site.suspensionReason } : null,
     closing: site.status === 'CLOSED' && site.deleteAt !== null ? { deleteAt: isoAt(site.deleteAt) } : null,
-    url: primaryUrl(services, db, site),
+    url: await primaryUrl(services, db, site),
     visibility: site.visibility,
     slug: site.slug,
-    slugChangesRemaining: slugChangesRemaining(db, site.storeId, services.clock.now()),
+    slugChangesRemaining: await slugChangesRemaining(db, site.storeId, services.clock.now()),
     templateId: site.templateId,
     templateVersion: published?.v ?? null,
     publishedVersionId: site.publishedVersionId,

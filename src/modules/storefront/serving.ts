@@ -74,10 +74,10 @@ export async function closeSiteRuntime(services: Services) {
   runtimes.delete(services);
 }
 
-function loadVersion(services: Services, runtime: SiteRuntime, versionId: string) {
+async function loadVersion(services: Services, runtime: SiteRuntime, versionId: string) {
   let hit = runtime.versions.get(versionId);
   if (!hit) {
-    const version = services.db.select().from(versions).where(eq(versions.id, versionId)).get();
+    const version = await services.db.select().from(versions).where(eq(versions.id, versionId)).get();
     if (!version) return null;
     hit = { version, code: readBlob(services, version.server.bundle.hash).toString('utf8'), map: version.server.map ? readBlob(services, version.server.map.hash).toString('utf8') : undefined };
     if (runtime.versions.size > 200) runtime.versions.clear();
@@ -90,7 +90,7 @@ function loadVersion(services: Services, runtime: SiteRuntime, versionId: string
  * The site at `slug` as visitors get it. On SQLite nothing is read while no site was written since the
  * entry was made; on PostgreSQL, where other processes write, one indexed read of the revision.
  */
-function servedSite(services: Services, runtime: SiteRuntime, slug: string): Served | null {
+async function servedSite(services: Services, runtime: SiteRuntime, slug: string): Promise<Served | null> {
   const { db } = services;
   const hit = runtime.sites.get(slug);
   const writes = siteWriteCount();
@@ -102,10 +102,10 @@ function servedSite(services: Services, runtime: SiteRuntime, slug: string): Ser
     hit.writes = trusted;
     return hit.served;
   }
-  const site = db.select().from(sites).where(eq(sites.slug, slug)).get();
+  const site = await db.select().from(sites).where(eq(sites.slug, slug)).get();
   if (!site) return null;
-  const store = db.select({ suspendedAt: stores.suspendedAt }).from(stores).where(eq(stores.id, site.storeId)).get();
-  const served = { site, version: site.servedVersionId ? loadVersion(services, runtime, site.servedVersionId)?.version ?? null : null, storeSuspended: store?.suspendedAt != null };
+  const store = await db.select({ suspendedAt: stores.suspendedAt }).from(stores).where(eq(stores.id, site.storeId)).get();
+  const served = { site, version: site.servedVersionId ? (await loadVersion(services, runtime, site.servedVersionId))?.version ?? null : null, storeSuspended: store?.suspendedAt != null };
   if (runtime.sites.size > 10_000) runtime.sites.clear();
   runtime.sites.set(slug, { revision: site.revision, writes: trusted, served });
   return served;
@@ -144,12 +144,12 @@ function previewVersion(services: Services, event: H3Event, site: Site): string 
 }
 
 /** Opens a one-time preview link: marks it used and trusts this browser for 12 hours. */
-function openPreview(services: Services, site: Site, token: string, base: string, cookiePath: string): Response {
+async function openPreview(services: Services, site: Site, token: string, base: string, cookiePath: string): Promise<Response> {
   const now = services.clock.now();
-  const link = transaction(services.db, () => {
-    const row = services.db.select().from(previewLinks).where(and(eq(previewLinks.tokenHash, sha256(token)), eq(previewLinks.storeId, site.storeId), isNull(previewLinks.usedAt), gt(previewLinks.expiresAt, now))).get();
+  const link = await transaction(services.db, async () => {
+    const row = await services.db.select().from(previewLinks).where(and(eq(previewLinks.tokenHash, sha256(token)), eq(previewLinks.storeId, site.storeId), isNull(previewLinks.usedAt), gt(previewLinks.expiresAt, now))).get();
     if (!row) return null;
-    services.db.update(previewLinks).set({ usedAt: now }).where(eq(previewLinks.id, row.id)).run();
+    await services.db.update(previewLinks).set({ usedAt: now }).where(eq(previewLinks.id, row.id)).run();
     return row;
   });
   if (!link) return page(410, '미리보기 링크가 만료되었습니다', '미리보기 링크는 한 번, 만든 뒤 5분 안에만 열 수 있습니다. 새 링크를 만들어 주세요.');
@@ -167,8 +167,8 @@ export const PREVIEW_SEGMENT = '_preview/';
 
 // ── serving ──────────────────────────────────────────────────────────────────
 
-function serveFromVersion(services: Services, runtime: SiteRuntime, event: H3Event, site: Site, versionId: string, base: string, path: string): Response | Promise<Response> {
-  const loaded = loadVersion(services, runtime, versionId);
+async function serveFromVersion(services: Services, runtime: SiteRuntime, event: H3Event, site: Site, versionId: string, base: string, path: string): Promise<Response | Promise<Response>> {
+  const loaded = await loadVersion(services, runtime, versionId);
   if (!loaded) return notFoundPage();
   const asset = event.req.method === 'GET' || event.req.method === 'HEAD' ? loaded.version.assets[path] : undefined;
   if (asset) {
@@ -258,9 +258,9 @@ const publicVersion = ({ site, version, storeSuspended }: Served) =>
   site.status === 'ACTIVE' && !storeSuspended && site.visibility === 'PUBLIC' ? version : null;
 
 /** One visitor request of a site, whatever address it came by. */
-function serveSite(services: Services, event: H3Event, { slug, base, path, cookiePath }: SiteAddress): Response | Promise<Response> {
+async function serveSite(services: Services, event: H3Event, { slug, base, path, cookiePath }: SiteAddress): Promise<Response | Promise<Response>> {
   const runtime = runtimeOf(services);
-  const served = servedSite(services, runtime, slug);
+  const served = await servedSite(services, runtime, slug);
   if (!served) return heldRedirect(services, slug, `${path}${event.url.search}`) ?? notFoundPage();
   const { site } = served;
   if (site.status === 'SUSPENDED' || served.storeSuspended) return suspended();
@@ -291,13 +291,13 @@ function sitesDomainSlug(hostHeader: string | null, sitesDomain: string): string
 }
 
 /** The site a request's host names: `{slug}.{sitesDomain}` (svc serve) or a connected custom domain. */
-function hostAddress(services: Services, host: string | null, pathname: string, req: object | undefined): SiteAddress | null {
+async function hostAddress(services: Services, host: string | null, pathname: string, req: object | undefined): Promise<SiteAddress | null> {
   if (servedBesideSites(pathname)) return null;
   const { sitesDomain } = services.config.storefront;
   const slug = sitesDomain ? sitesDomainSlug(host, sitesDomain) : null;
   if (slug !== null) return { slug, base: siteUrl(services, slug), path: pathname.slice(1), cookiePath: '/' };
   const { ownHost, protocol } = runtimeOf(services);
-  const connected = customDomainSlug(services, host, ownHost, req);
+  const connected = await customDomainSlug(services, host, ownHost, req);
   if (connected === null) return null;
   return { slug: connected, base: `${protocol}//${host}/`, path: pathname.slice(1), cookiePath: '/' };
 }
@@ -318,16 +318,16 @@ function pathAddress(services: Services, pathname: string): SiteAddress | null {
  * answer is the one serveSite gives; anything else — pages, previews, a site that is not public, a file the
  * version lacks, a path that is not in normal form — goes on to it. True when answered.
  */
-export function serveStaticFile(services: Services, req: IncomingMessage, res: ServerResponse): boolean {
+export async function serveStaticFile(services: Services, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
   const { method } = req;
   if ((method !== 'GET' && method !== 'HEAD') || !runtimes.has(services)) return false;
   const url = req.url ?? '/';
   const query = url.indexOf('?');
   const pathname = query < 0 ? url : url.slice(0, query);
-  const address = hostAddress(services, req.headers.host ?? null, pathname, req) ?? pathAddress(services, pathname);
+  const address = (await hostAddress(services, req.headers.host ?? null, pathname, req) ?? pathAddress(services, pathname));
   if (!address || address.path.startsWith(PREVIEW_SEGMENT)) return false;
   const runtime = runtimeOf(services);
-  const served = servedSite(services, runtime, address.slug);
+  const served = await servedSite(services, runtime, address.slug);
   const version = served && publicVersion(served);
   // Asset paths are stored in normal form, so a path with dot segments or escapes finds none here.
   const asset = version?.assets[address.path];
@@ -351,8 +351,8 @@ export function mountSites(app: H3, services: Services) {
   });
   mountAcmeChallenges(app, services);
   mountBuyerApiCors(app, services);
-  app.use((event: H3Event) => {
-    const address = hostAddress(services, event.req.headers.get('host'), event.url.pathname, event.runtime?.node?.req);
+  app.use(async (event: H3Event) => {
+    const address = await hostAddress(services, event.req.headers.get('host'), event.url.pathname, event.runtime?.node?.req);
     return address ? serveSite(services, event, address) : undefined;
   });
   mountSuspension(app, services);
@@ -382,10 +382,10 @@ function mountSuspension(app: H3, services: Services) {
   const target = z.object({ slug: z.string(), reason: z.string().min(1).max(200).optional() }).strict();
   const suspend = (suspended: boolean) => (raw: unknown) => {
     const { slug, reason } = parseWith(target, raw);
-    return transaction(services.db, () => {
-      const site = services.db.select().from(sites).where(eq(sites.slug, slug)).get();
+    return transaction(services.db, async () => {
+      const site = await services.db.select().from(sites).where(eq(sites.slug, slug)).get();
       if (!site) throw fail(404, 'STOREFRONT_SITE_NOT_FOUND', { slug });
-      const changed = changeSite(services.db, site, suspended ? { status: 'SUSPENDED', suspensionReason: reason ?? 'OPERATOR' } : { status: 'ACTIVE', suspensionReason: null }, services.clock.now());
+      const changed = await changeSite(services.db, site, suspended ? { status: 'SUSPENDED', suspensionReason: reason ?? 'OPERATOR' } : { status: 'ACTIVE', suspensionReason: null }, services.clock.now());
       return { slug, status: changed.status, reason: changed.suspensionReason };
     });
   };
@@ -393,12 +393,12 @@ function mountSuspension(app: H3, services: Services) {
   const storeTarget = z.object({ storeId: z.string(), reason: z.string().min(1).max(200).optional() }).strict();
   const suspendStore = (suspended: boolean) => (raw: unknown) => {
     const { storeId, reason } = parseWith(storeTarget, raw);
-    return transaction(services.db, () => {
+    return transaction(services.db, async () => {
       const now = services.clock.now();
-      const changed = services.db.update(stores).set(suspended ? { suspendedAt: now, suspensionReason: reason ?? 'OPERATOR', updatedAt: now } : { suspendedAt: null, suspensionReason: null, updatedAt: now }).where(eq(stores.id, storeId)).run().changes;
+      const changed = (await services.db.update(stores).set(suspended ? { suspendedAt: now, suspensionReason: reason ?? 'OPERATOR', updatedAt: now } : { suspendedAt: null, suspensionReason: null, updatedAt: now }).where(eq(stores.id, storeId)).run()).changes;
       if (changed === 0) throw fail(404, 'STORE_NOT_FOUND', { storeId });
-      const site = services.db.select().from(sites).where(eq(sites.storeId, storeId)).get();
-      if (site) changeSite(services.db, site, {}, now);
+      const site = await services.db.select().from(sites).where(eq(sites.storeId, storeId)).get();
+      if (site) await changeSite(services.db, site, {}, now);
       return { storeId, suspended, reason: suspended ? reason ?? 'OPERATOR' : null };
     });
   };

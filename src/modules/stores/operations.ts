@@ -21,8 +21,8 @@ import { aiActionsUsed, usageMonth } from './usage.js';
 const tag = 'Store';
 
 /** Fields of a store patch whose value differs from the stored one (dry run lists only these). */
-function storeChanges(ctx: StoreCtx<StorePatch>): Change[] {
-  const row = findStore(ctx.db, ctx.store.id)!;
+async function storeChanges(ctx: StoreCtx<StorePatch>): Promise<Change[]> {
+  const row = (await findStore(ctx.db, ctx.store.id))!;
   const current: Record<string, unknown> = { ...(row.settings as StoreSettings), name: row.name };
   return Object.entries(ctx.body)
     .filter(([field, after]) => !isDeepStrictEqual(current[field], after))
@@ -49,13 +49,13 @@ function assertMayManage(actor: Role, ...roles: Role[]) {
   if (actor !== 'OWNER' && roles.includes('OWNER')) throw fail(403, 'INSUFFICIENT_ROLE');
 }
 
-function loadMember(ctx: StoreCtx<unknown, unknown, { memberId: string }>) {
-  return requireOwned(ctx.db.select().from(members).where(eq(members.id, ctx.params.memberId)).get(), ctx.store.id, 'MEMBER_NOT_FOUND');
+async function loadMember(ctx: StoreCtx<unknown, unknown, { memberId: string }>) {
+  return requireOwned(await ctx.db.select().from(members).where(eq(members.id, ctx.params.memberId)).get(), ctx.store.id, 'MEMBER_NOT_FOUND');
 }
 
-function assertOwnerRemains(ctx: StoreCtx, leaving: { role: Role }) {
+async function assertOwnerRemains(ctx: StoreCtx, leaving: { role: Role }) {
   if (leaving.role !== 'OWNER') return;
-  const owners = countRows(ctx.db, members, and(eq(members.storeId, ctx.store.id), eq(members.role, 'OWNER')));
+  const owners = await countRows(ctx.db, members, and(eq(members.storeId, ctx.store.id), eq(members.role, 'OWNER')));
   if (owners <= 1) throw fail(409, 'LAST_OWNER');
 }
 
@@ -69,9 +69,9 @@ export const storeOperations = [
     auth: 'account',
     scope: 'stores:read',
     response: z.object({ contents: z.array(z.object({ storeId: z.string(), code: z.string(), name: z.string(), role: roleSchema, joinedAt: instant })) }),
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const p = ctx.principal!;
-      const rows = listUserStores(ctx.db, p.userId).filter((s) => p.storeIds === null || p.storeIds.includes(s.storeId));
+      const rows = (await listUserStores(ctx.db, p.userId)).filter((s) => p.storeIds === null || p.storeIds.includes(s.storeId));
       return { contents: rows.map((s) => ({ storeId: s.storeId, code: s.code, name: s.name, role: s.role, joinedAt: isoAt(s.joinedAt) })) };
     },
   }),
@@ -101,14 +101,14 @@ export const storeOperations = [
     response: storeSchema,
     target: (ctx) => ({ type: 'STORE', id: ctx.store.id }),
     preview: (ctx) => ({ changes: storeChanges(ctx) }),
-    handler: (ctx) => {
-      const row = findStore(ctx.db, ctx.store.id)!;
+    handler: async (ctx) => {
+      const row = (await findStore(ctx.db, ctx.store.id))!;
       const { name, ...settings } = ctx.body;
-      ctx.db.update(stores)
+      await ctx.db.update(stores)
         .set({ name: name ?? row.name, settings: { ...(row.settings as StoreSettings), ...settings }, updatedAt: ctx.now })
         .where(eq(stores.id, row.id))
         .run();
-      return presentStore(ctx.services, findStore(ctx.db, row.id)!);
+      return presentStore(ctx.services, (await findStore(ctx.db, row.id))!);
     },
   }),
   defineOperation({
@@ -125,14 +125,14 @@ export const storeOperations = [
       aiActions: z.object({ used: z.number().int(), limit: z.number().int(), remaining: z.number().int() }),
       limits: planSchema.shape.limits,
     }),
-    handler: (ctx) => {
-      const plan = planByCode(findStore(ctx.db, ctx.store.id)!.plan);
+    handler: async (ctx) => {
+      const plan = planByCode(((await findStore(ctx.db, ctx.store.id))!).plan);
       const month = usageMonth(ctx.now);
       const used = aiActionsUsed(ctx.db, ctx.store.id, ctx.now);
       return {
         plan: { code: plan.code, name: plan.name, monthlyPriceKrw: plan.monthlyPriceKrw },
         period: { month, timezone: 'Asia/Seoul' },
-        aiActions: { used, limit: plan.limits.aiActionsPerMonth, remaining: Math.max(0, plan.limits.aiActionsPerMonth - used) },
+        aiActions: { used, limit: plan.limits.aiActionsPerMonth, remaining: Math.max(0, plan.limits.aiActionsPerMonth - await used) },
         limits: plan.limits,
       };
     },
@@ -156,7 +156,7 @@ export const storeOperations = [
     auth: 'store',
     scope: 'member:r',
     response: z.object({ contents: z.array(memberSchema) }),
-    handler: (ctx) => ({ contents: memberRows(ctx.db, ctx.store.id).all().map(presentMember) }),
+    handler: async (ctx) => ({ contents: (await memberRows(ctx.db, ctx.store.id).all()).map(presentMember) }),
   }),
   defineOperation({
     operationId: 'addMember',
@@ -168,15 +168,15 @@ export const storeOperations = [
     body: z.object({ email: z.string().min(1).max(254), role: roleSchema }).strict(),
     response: memberSchema,
     errors: { 404: ['ACCOUNT_NOT_FOUND'], 409: ['ALREADY_A_MEMBER'] },
-    handler: (ctx) => {
+    handler: async (ctx) => {
       assertMayManage(ctx.store.role, ctx.body.role);
-      const user = ctx.db.select().from(users).where(eq(users.email, normalizeEmail(ctx.body.email))).get();
+      const user = await ctx.db.select().from(users).where(eq(users.email, normalizeEmail(ctx.body.email))).get();
       if (!user) throw fail(404, 'ACCOUNT_NOT_FOUND');
-      if (ctx.db.select({ id: members.id }).from(members).where(and(eq(members.storeId, ctx.store.id), eq(members.userId, user.id))).get()) {
+      if (await ctx.db.select({ id: members.id }).from(members).where(and(eq(members.storeId, ctx.store.id), eq(members.userId, user.id))).get()) {
         throw fail(409, 'ALREADY_A_MEMBER');
       }
       const member = { id: newId('mem', ctx.now), storeId: ctx.store.id, userId: user.id, role: ctx.body.role, createdAt: ctx.now };
-      insertMember(ctx.db, member);
+      await insertMember(ctx.db, member);
       return presentMember({ ...member, email: user.email, name: user.name });
     },
   }),
@@ -191,12 +191,12 @@ export const storeOperations = [
     response: memberSchema,
     errors: memberChangeErrors,
     target: memberTarget,
-    handler: (ctx) => {
-      const member = loadMember(ctx);
+    handler: async (ctx) => {
+      const member = await loadMember(ctx);
       assertMayManage(ctx.store.role, member.role, ctx.body.role);
-      if (ctx.body.role !== 'OWNER') assertOwnerRemains(ctx, member);
-      setMemberRole(ctx.db, member.id, ctx.body.role);
-      return presentMember(memberRows(ctx.db, ctx.store.id).all().find((m) => m.id === member.id)!);
+      if (ctx.body.role !== 'OWNER') await assertOwnerRemains(ctx, member);
+      await setMemberRole(ctx.db, member.id, ctx.body.role);
+      return presentMember((await memberRows(ctx.db, ctx.store.id).all()).find((m) => m.id === member.id)!);
     },
   }),
   defineOperation({
@@ -209,11 +209,11 @@ export const storeOperations = [
     response: z.object({ memberId: z.string(), removed: z.literal(true) }),
     errors: memberChangeErrors,
     target: memberTarget,
-    handler: (ctx) => {
-      const member = loadMember(ctx);
+    handler: async (ctx) => {
+      const member = await loadMember(ctx);
       assertMayManage(ctx.store.role, member.role);
-      assertOwnerRemains(ctx, member);
-      deleteMember(ctx.db, member.id);
+      await assertOwnerRemains(ctx, member);
+      await deleteMember(ctx.db, member.id);
       return { memberId: member.id, removed: true };
     },
   }),

@@ -36,33 +36,33 @@ const MEMBERSHIP_CACHE_LIMIT = 50_000;
 const memberships = new Map<string, { value: { memberId: string; role: Role } | undefined; changes: number; cachedAt: number }>();
 let membershipChanges = 0;
 
-export function findMembership(db: Db, storeId: string, userId: string, now = Date.now()) {
+export async function findMembership(db: Db, storeId: string, userId: string, now = Date.now()) {
   const key = `${storeId} ${userId}`;
   const hit = memberships.get(key);
   if (hit && hit.changes === membershipChanges && hit.cachedAt > now - MEMBERSHIP_CACHE_MS) return hit.value;
-  const value = statements(db).membership.get({ storeId, userId });
+  const value = await statements(db).membership.get({ storeId, userId });
   if (memberships.size >= MEMBERSHIP_CACHE_LIMIT) memberships.clear();
   memberships.set(key, { value, changes: membershipChanges, cachedAt: now });
   return value;
 }
 
-export function insertMember(db: Db, member: typeof members.$inferInsert) {
-  db.insert(members).values(member).run();
+export async function insertMember(db: Db, member: typeof members.$inferInsert) {
+  await db.insert(members).values(member).run();
   membershipChanges++;
 }
 
-export function setMemberRole(db: Db, memberId: string, role: Role) {
-  db.update(members).set({ role }).where(eq(members.id, memberId)).run();
+export async function setMemberRole(db: Db, memberId: string, role: Role) {
+  await db.update(members).set({ role }).where(eq(members.id, memberId)).run();
   membershipChanges++;
 }
 
-export function deleteMember(db: Db, memberId: string) {
-  db.delete(members).where(eq(members.id, memberId)).run();
+export async function deleteMember(db: Db, memberId: string) {
+  await db.delete(members).where(eq(members.id, memberId)).run();
   membershipChanges++;
 }
 export const findStore = (db: Db, storeId: string) => statements(db).storeById.get({ id: storeId });
 /** The seller's settings of an existing store (shipping and refund policy, guest checkout, …). */
-export const storeSettings = (db: Db, storeId: string) => findStore(db, storeId)!.settings as StoreSettings;
+export const storeSettings = async (db: Db, storeId: string) => ((await findStore(db, storeId))!).settings as StoreSettings;
 
 export const STORE_CODE = /^[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){1,28}[a-z0-9]$/;
 
@@ -77,26 +77,26 @@ export const storeNamedBy = (db: Db, header: string) =>
  * The store id an `X-Store-Id` header means, for code that checks rows against it: a code is looked up, an
  * id is taken as sent, and a code nobody holds stays as sent — it matches no row, as an unknown id does.
  */
-export const storeIdNamedBy = (db: Db, header: string) =>
-  (STORE_CODE.test(header) ? statements(db).storeByCode.get({ code: header })?.id : undefined) ?? header;
+export const storeIdNamedBy = async (db: Db, header: string) =>
+  (STORE_CODE.test(header) ? (await statements(db).storeByCode.get({ code: header }))?.id : undefined) ?? header;
 
 /** A new store with its creator as OWNER; every module adds its per-store defaults in the same transaction. */
 export function createStore(services: Services, ownerUserId: string, input: { name: string; code: string }) {
   const { db, clock } = services;
-  return transaction(services.db, () => {
-    if (db.select({ id: stores.id }).from(stores).where(eq(stores.code, input.code)).get()) throw fail(409, 'STORE_CODE_TAKEN');
+  return transaction(services.db, async () => {
+    if (await db.select({ id: stores.id }).from(stores).where(eq(stores.code, input.code)).get()) throw fail(409, 'STORE_CODE_TAKEN');
     const now = clock.now();
     const store = { id: newId('st', now), code: input.code, name: input.name, settings: defaultStoreSettings(), plan: 'FREE', everPublicAt: null, firstLiveOrderAt: null, suspendedAt: null, suspensionReason: null, createdAt: now, updatedAt: now };
-    db.insert(stores).values(store).run();
-    insertMember(db, { id: newId('mem', now), storeId: store.id, userId: ownerUserId, role: 'OWNER', createdAt: now });
+    await db.insert(stores).values(store).run();
+    await insertMember(db, { id: newId('mem', now), storeId: store.id, userId: ownerUserId, role: 'OWNER', createdAt: now });
     for (const m of services.modules) m.onStoreCreated?.(services, store.id);
     return store;
   });
 }
 
 /** The hosted storefront's address once the store has a site. */
-function storefrontUrlOf(services: Services, storeId: string): string | null {
-  const site = findSite(services.db, storeId);
+async function storefrontUrlOf(services: Services, storeId: string): Promise<string | null> {
+  const site = await findSite(services.db, storeId);
   return site ? siteUrl(services, site.slug) : null;
 }
 
@@ -106,7 +106,7 @@ export { checkoutAvailability };
 /** The store document of `GET /v1/store`, serialized once per settings version (see store-cache.ts). */
 export const storeDocument = cachedPerStoreSettings(
   (services: Services) => services.db,
-  (services, storeId) => new RawJson(JSON.stringify(presentStore(services, findStore(services.db, storeId)!))),
+  async (services, storeId) => new RawJson(JSON.stringify(presentStore(services, (await findStore(services.db, storeId))!))),
 );
 
 /** The store document (presentStore): identity, the seller's settings, and what they make available. */

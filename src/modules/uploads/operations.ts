@@ -66,7 +66,7 @@ async function saveUpload(ctx: Ctx, storeId: string, purpose: string, file: File
   const path = join(dir, row.id);
   await writeFile(path, bytes);
   try {
-    ctx.db.insert(uploads).values(row).run();
+    await ctx.db.insert(uploads).values(row).run();
   } catch (error) {
     await rm(path, { force: true });
     throw error;
@@ -121,7 +121,7 @@ export const uploadOperations = [
       const errors = [...formProblems(form, BUYER_FIELDS), ...fileProblems(file, ORDER_INPUT_PURPOSE)];
       if (errors.length) throw validationFailed(errors);
       const uploader = ctx.buyer.customer ? `customer:${ctx.buyer.customer.id}` : `address:${clientAddress(ctx.event, ctx.services)}`;
-      transaction(ctx.db, () => reserveAttempt(ctx.db, `order-input:${ctx.buyer.storeId}:${uploader}`, ORDER_INPUT_UPLOADS, ctx.now, 'UPLOAD_THROTTLED'));
+      await transaction(ctx.db, () => reserveAttempt(ctx.db, `order-input:${ctx.buyer.storeId}:${uploader}`, ORDER_INPUT_UPLOADS, ctx.now, 'UPLOAD_THROTTLED'));
       return saveUpload(ctx, ctx.buyer.storeId, ORDER_INPUT, file as File);
     },
   }),
@@ -131,7 +131,7 @@ export const uploadOperations = [
 export function mountFiles(app: H3, services: Services) {
   app.get('/files/:uploadId', async (event) => {
     const uploadId = event.context.params?.uploadId ?? '';
-    const row = services.db.select().from(uploads).where(eq(uploads.id, uploadId)).get();
+    const row = await services.db.select().from(uploads).where(eq(uploads.id, uploadId)).get();
     const bytes = row ? await readFile(join(uploadsDir(services), row.id)).catch(() => null) : null;
     if (!row || !bytes) return errorResponse(fail(404, 'UPLOAD_NOT_FOUND'), newTraceId(), `${services.config.origin}/docs/errors`);
     return new Response(bytes, {

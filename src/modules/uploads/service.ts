@@ -92,9 +92,9 @@ export const presentUpload = (origin: string, row: typeof uploads.$inferSelect):
  * Image inputs of a flow action name uploads of this store: buyers' order-input pictures, or a seller's
  * flow attachments. Answers the input keys whose upload is missing, another store's or of another purpose.
  */
-export function foreignUploads(db: Db, storeId: string, ids: string[], purposes: string[]): Set<string> {
+export async function foreignUploads(db: Db, storeId: string, ids: string[], purposes: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const fit = new Set(db.select().from(uploads).where(inArray(uploads.id, ids)).all()
+  const fit = new Set((await db.select().from(uploads).where(inArray(uploads.id, ids)).all())
     .filter((row) => row.storeId === storeId && purposes.includes(row.purpose)).map((row) => row.id));
   return new Set(ids.filter((id) => !fit.has(id)));
 }
@@ -103,9 +103,9 @@ export function foreignUploads(db: Db, storeId: string, ids: string[], purposes:
  * Product images name uploads of this store with purpose `product-image`: a missing or unfit one is a form
  * error on its position, another store's is 403 TENANT_MISMATCH.
  */
-export function requireProductImages(db: Db, storeId: string, ids: string[]) {
+export async function requireProductImages(db: Db, storeId: string, ids: string[]) {
   if (ids.length === 0) return;
-  const rows = db.select().from(uploads).where(inArray(uploads.id, ids)).all();
+  const rows = await db.select().from(uploads).where(inArray(uploads.id, ids)).all();
   const errors: FieldError[] = [];
   ids.forEach((id, i) => {
     const row = rows.find((r) => r.id === id);

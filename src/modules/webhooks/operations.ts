@@ -51,13 +51,13 @@ export const webhookOperations = [
     precheck: (ctx) => assertWebhookUrl(ctx.services, ctx.body.url),
     response: webhookWithSecretView,
     errors: { 409: ['WEBHOOK_LIMIT_EXCEEDED'] },
-    handler: (ctx) => {
-      if (countRows(ctx.db, webhooks, eq(webhooks.storeId, ctx.store.id)) >= WEBHOOKS_PER_STORE) throw fail(409, 'WEBHOOK_LIMIT_EXCEEDED', { limit: WEBHOOKS_PER_STORE });
+    handler: async (ctx) => {
+      if (await countRows(ctx.db, webhooks, eq(webhooks.storeId, ctx.store.id)) >= WEBHOOKS_PER_STORE) throw fail(409, 'WEBHOOK_LIMIT_EXCEEDED', { limit: WEBHOOKS_PER_STORE });
       const row = {
         id: newId('wh', ctx.now), storeId: ctx.store.id, url: ctx.body.url, eventTypes: ctx.body.eventTypes, secret: newWebhookSecret(),
         oldSecret: null, oldSecretExpiresAt: null, status: 'ACTIVE' as const, suspendedAt: null, failingSince: null, lastFailureAt: null, createdAt: ctx.now, updatedAt: ctx.now,
       };
-      ctx.db.insert(webhooks).values(row).run();
+      await ctx.db.insert(webhooks).values(row).run();
       return { ...presentWebhook(row, ctx.now), secret: row.secret };
     },
   }),
@@ -68,8 +68,8 @@ export const webhookOperations = [
     summary: 'Subscriptions of the store (secret prefix only)',
     ...webhookRead,
     response: z.object({ contents: z.array(webhookView) }),
-    handler: (ctx) => ({
-      contents: ctx.db.select().from(webhooks).where(eq(webhooks.storeId, ctx.store.id)).orderBy(webhooks.id).all().map((w) => presentWebhook(w, ctx.now)),
+    handler: async (ctx) => ({
+      contents: (await ctx.db.select().from(webhooks).where(eq(webhooks.storeId, ctx.store.id)).orderBy(webhooks.id).all()).map((w) => presentWebhook(w, ctx.now)),
     }),
   }),
   defineOperation({
@@ -81,7 +81,7 @@ export const webhookOperations = [
     params: webhookParams,
     response: webhookView,
     errors: webhookNotFound,
-    handler: (ctx) => presentWebhook(load(ctx), ctx.now),
+    handler: async (ctx) => presentWebhook(await load(ctx), ctx.now),
   }),
   defineOperation({
     operationId: 'updateWebhook',
@@ -102,19 +102,19 @@ export const webhookOperations = [
       };
     },
     precheck: async (ctx) => {
-      load(ctx);
+      await load(ctx);
       await assertWebhookUrl(ctx.services, ctx.body.url);
     },
     response: webhookView,
     errors: webhookNotFound,
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const w = load(ctx);
       const patch: Partial<typeof webhooks.$inferInsert> & Subscription = {
         url: ctx.body.url, eventTypes: ctx.body.eventTypes, status: 'ACTIVE', suspendedAt: null, failingSince: null, lastFailureAt: null, updatedAt: ctx.now,
       };
-      ctx.db.update(webhooks).set(patch).where(eq(webhooks.id, w.id)).run();
-      dropConnections(w.id);
-      return presentWebhook({ ...w, ...patch }, ctx.now);
+      await ctx.db.update(webhooks).set(patch).where(eq(webhooks.id, (await w).id)).run();
+      dropConnections((await w).id);
+      return presentWebhook(await { ...w, ...patch }, ctx.now);
     },
   }),
   defineOperation({
@@ -127,10 +127,10 @@ export const webhookOperations = [
     target: webhookTarget,
     response: z.object({ webhookId: z.string(), deleted: z.literal(true) }),
     errors: webhookNotFound,
-    handler: (ctx) => {
-      const w = load(ctx);
+    handler: async (ctx) => {
+      const w = await load(ctx);
       // Records go with the subscription (foreign key cascade); sends under way find no row to report to.
-      ctx.db.delete(webhooks).where(eq(webhooks.id, w.id)).run();
+      await ctx.db.delete(webhooks).where(eq(webhooks.id, w.id)).run();
       dropConnections(w.id);
       return { webhookId: w.id, deleted: true };
     },
@@ -146,9 +146,9 @@ export const webhookOperations = [
     target: webhookTarget,
     response: webhookWithSecretView,
     errors: webhookNotFound,
-    handler: (ctx) => {
-      const secret = rotateSecret(ctx.db, load(ctx), ctx.now);
-      return { ...presentWebhook(load(ctx), ctx.now), secret };
+    handler: async (ctx) => {
+      const secret = rotateSecret(ctx.db, await load(ctx), ctx.now);
+      return { ...presentWebhook(await load(ctx), ctx.now), secret };
     },
   }),
   defineOperation({
@@ -161,11 +161,11 @@ export const webhookOperations = [
     target: webhookTarget,
     response: webhookView,
     errors: webhookNotFound,
-    handler: (ctx) => {
-      const w = load(ctx);
+    handler: async (ctx) => {
+      const w = await load(ctx);
       if (w.status === 'ACTIVE') return presentWebhook(w, ctx.now);
-      ctx.db.update(webhooks).set({ status: 'ACTIVE', suspendedAt: null, failingSince: null, lastFailureAt: null, updatedAt: ctx.now }).where(eq(webhooks.id, w.id)).run();
-      return presentWebhook(load(ctx), ctx.now);
+      await ctx.db.update(webhooks).set({ status: 'ACTIVE', suspendedAt: null, failingSince: null, lastFailureAt: null, updatedAt: ctx.now }).where(eq(webhooks.id, w.id)).run();
+      return presentWebhook(await load(ctx), ctx.now);
     },
   }),
   defineOperation({
@@ -183,7 +183,7 @@ export const webhookOperations = [
     }).strict(),
     response: z.object({ contents: z.array(deliveryView) }),
     errors: webhookNotFound,
-    handler: (ctx) => ({ contents: listDeliveries(ctx.db, load(ctx), ctx.now, ctx.query).map(presentDelivery) }),
+    handler: async (ctx) => ({ contents: (await listDeliveries(ctx.db, await load(ctx), ctx.now, ctx.query)).map(presentDelivery) }),
   }),
   defineOperation({
     operationId: 'getWebhookDelivery',
@@ -194,7 +194,7 @@ export const webhookOperations = [
     params: deliveryParams,
     response: deliveryDetailView,
     errors: deliveryNotFound,
-    handler: (ctx) => presentDeliveryDetail(loadDelivery(ctx.db, load(ctx), ctx.params.deliveryId)),
+    handler: async (ctx) => presentDeliveryDetail(await loadDelivery(ctx.db, await load(ctx), ctx.params.deliveryId)),
   }),
   defineOperation({
     operationId: 'redeliverWebhookDelivery',
@@ -207,7 +207,7 @@ export const webhookOperations = [
     status: 202,
     response: deliveryView.describe('The new record, PENDING, with the same eventId.'),
     errors: mergeErrors(deliveryNotFound, { 409: ['WEBHOOK_SUSPENDED', 'DELIVERY_NOT_FAILED', 'DELIVERY_ALREADY_REDELIVERED'] }),
-    handler: (ctx) => presentDelivery(redeliver(ctx.db, load(ctx), ctx.params.deliveryId, ctx.now)),
+    handler: async (ctx) => presentDelivery(await redeliver(ctx.db, await load(ctx), ctx.params.deliveryId, ctx.now)),
   }),
   defineOperation({
     operationId: 'redeliverFailedWebhookDeliveries',
@@ -220,7 +220,7 @@ export const webhookOperations = [
     status: 202,
     response: z.object({ queued: z.number().int().describe('Records queued again (at most 500).') }),
     errors: mergeErrors(webhookNotFound, { 409: ['WEBHOOK_SUSPENDED'] }),
-    handler: (ctx) => ({ queued: redeliverFailed(ctx.db, load(ctx), ctx.now) }),
+    handler: async (ctx) => ({ queued: redeliverFailed(ctx.db, await load(ctx), ctx.now) }),
   }),
   defineOperation({
     operationId: 'testWebhook',
@@ -234,6 +234,6 @@ export const webhookOperations = [
     async: true,
     response: webhookTestView,
     errors: webhookNotFound,
-    handler: (ctx) => testSend(ctx.services, load(ctx), ctx.body.eventType),
+    handler: async (ctx) => testSend(ctx.services, await load(ctx), ctx.body.eventType),
   }),
 ];

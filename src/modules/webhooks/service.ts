@@ -139,12 +139,12 @@ export function presentDeliveryDetail(d: Delivery) {
 
 export const newWebhookSecret = () => newSecret(32, 'whsec_');
 
-export function loadWebhook(db: Db, storeId: string, webhookId: string): Webhook {
-  return requireOwned(db.select().from(webhooks).where(eq(webhooks.id, webhookId)).get(), storeId, 'WEBHOOK_NOT_FOUND');
+export async function loadWebhook(db: Db, storeId: string, webhookId: string): Promise<Webhook> {
+  return requireOwned(await db.select().from(webhooks).where(eq(webhooks.id, webhookId)).get(), storeId, 'WEBHOOK_NOT_FOUND');
 }
 
-export function loadDelivery(db: Db, webhook: Webhook, deliveryId: string): Delivery {
-  const d = requireOwned(db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get(), webhook.storeId, 'WEBHOOK_DELIVERY_NOT_FOUND');
+export async function loadDelivery(db: Db, webhook: Webhook, deliveryId: string): Promise<Delivery> {
+  const d = requireOwned(await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get(), webhook.storeId, 'WEBHOOK_DELIVERY_NOT_FOUND');
   if (d.webhookId !== webhook.id) throw fail(404, 'WEBHOOK_DELIVERY_NOT_FOUND');
   return d;
 }
@@ -168,7 +168,7 @@ export function listDeliveries(db: Db, webhook: Webhook, now: number, filter: { 
   return db.select().from(webhookDeliveries).where(where).orderBy(desc(webhookDeliveries.id)).limit(filter.limit).all();
 }
 
-function queueRedelivery(db: Db, original: Delivery, now: number): Delivery {
+async function queueRedelivery(db: Db, original: Delivery, now: number): Promise<Delivery> {
   const copy: Delivery = {
     ...original,
     id: newId('whd', now),
@@ -190,39 +190,39 @@ function queueRedelivery(db: Db, original: Delivery, now: number): Delivery {
     createdAt: now,
     updatedAt: now,
   };
-  db.insert(webhookDeliveries).values(copy).run();
-  db.update(webhookDeliveries).set({ redeliveredAs: copy.id, updatedAt: now }).where(eq(webhookDeliveries.id, original.id)).run();
+  await db.insert(webhookDeliveries).values(copy).run();
+  await db.update(webhookDeliveries).set({ redeliveredAs: copy.id, updatedAt: now }).where(eq(webhookDeliveries.id, original.id)).run();
   return copy;
 }
 
-export function redeliver(db: Db, webhook: Webhook, deliveryId: string, now: number): Delivery {
-  const original = loadDelivery(db, webhook, deliveryId);
+export async function redeliver(db: Db, webhook: Webhook, deliveryId: string, now: number): Promise<Delivery> {
+  const original = await loadDelivery(db, webhook, deliveryId);
   if (webhook.status === 'SUSPENDED') throw fail(409, 'WEBHOOK_SUSPENDED');
   if (original.status !== 'FAILED') throw fail(409, 'DELIVERY_NOT_FAILED', { status: original.status });
   if (original.redeliveredAs) throw fail(409, 'DELIVERY_ALREADY_REDELIVERED', { redeliveredAs: original.redeliveredAs });
   return queueRedelivery(db, original, now);
 }
 
-export function redeliverFailed(db: Db, webhook: Webhook, now: number): number {
+export async function redeliverFailed(db: Db, webhook: Webhook, now: number): Promise<number> {
   if (webhook.status === 'SUSPENDED') throw fail(409, 'WEBHOOK_SUSPENDED');
-  const failed = db.select().from(webhookDeliveries)
-    .where(and(
-      eq(webhookDeliveries.webhookId, webhook.id),
-      eq(webhookDeliveries.status, 'FAILED'),
-      isNull(webhookDeliveries.redeliveredAs),
-      gte(webhookDeliveries.createdAt, now - BULK_REDELIVERY_MS),
-    ))
-    .orderBy(webhookDeliveries.id)
-    .limit(BULK_REDELIVERY_MAX)
-    .all();
-  for (const d of failed) queueRedelivery(db, d, now);
+  const failed = await db.select().from(webhookDeliveries)
+      .where(and(
+          eq(webhookDeliveries.webhookId, webhook.id),
+          eq(webhookDeliveries.status, 'FAILED'),
+          isNull(webhookDeliveries.redeliveredAs),
+          gte(webhookDeliveries.createdAt, now - BULK_REDELIVERY_MS)
+      ))
+      .orderBy(webhookDeliveries.id)
+      .limit(BULK_REDELIVERY_MAX)
+      .all();
+  for (const d of failed) await queueRedelivery(db, d, now);
   return failed.length;
 }
 
 /** Rotation keeps at most two valid secrets: the previous one signs along for 24 h, an older one stops at once. */
-export function rotateSecret(db: Db, webhook: Webhook, now: number) {
+export async function rotateSecret(db: Db, webhook: Webhook, now: number) {
   const secret = newWebhookSecret();
-  db.update(webhooks)
+  await db.update(webhooks)
     .set({ secret, oldSecret: webhook.secret, oldSecretExpiresAt: now + ROTATION_OVERLAP_MS, updatedAt: now })
     .where(eq(webhooks.id, webhook.id))
     .run();

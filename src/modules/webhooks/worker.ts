@@ -152,43 +152,43 @@ const statements = preparedFor((db) => ({
  * record's claim by id — about two thirds of the CPU of the one-statement form there, which builds its
  * `IN (…)` list on every run.
  */
-function claimDueFor(db: Db, webhookId: string, busy: Set<string>, now: number) {
+async function claimDueFor(db: Db, webhookId: string, busy: Set<string>, now: number) {
   const q = statements(db);
   const busyIds = [...busy];
   const pick = { webhookId, now, limit: PER_RECEIVER_CONCURRENCY - busy.size, ...Object.fromEntries(BUSY_SLOTS.map((name, i) => [name, busyIds[i] ?? ''])) };
   const nextAttemptAt = now + ATTEMPT_LEASE_MS;
   if (onPostgres(db)) {
     // Returned in no set order.
-    return q.claimFor.all({ ...pick, nextAttemptAt }).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+    return (await q.claimFor.all({ ...pick, nextAttemptAt })).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
   }
-  return q.dueFor.all(pick).map((row) => {
-    q.claim.run({ id: row.id, now, nextAttemptAt });
+  return (await q.dueFor.all(pick)).map(async (row) => {
+    await q.claim.run({ id: row.id, now, nextAttemptAt });
     return { ...row, attemptCount: row.attemptCount + 1 };
   });
 }
 
 /** Ends the subscription's pending sends as FAILED/WEBHOOK_SUSPENDED and marks it SUSPENDED (spec 01 §3.5). */
-export function suspend(db: Db, webhookId: string, now: number) {
-  db.update(webhooks).set({ status: 'SUSPENDED', suspendedAt: now, updatedAt: now }).where(eq(webhooks.id, webhookId)).run();
-  db.update(webhookDeliveries)
+export async function suspend(db: Db, webhookId: string, now: number) {
+  await db.update(webhooks).set({ status: 'SUSPENDED', suspendedAt: now, updatedAt: now }).where(eq(webhooks.id, webhookId)).run();
+  await db.update(webhookDeliveries)
     .set({ status: 'FAILED', nextAttemptAt: null, failureReason: 'SUSPENDED', errorCode: ERROR_CODE.SUSPENDED, updatedAt: now })
     .where(and(eq(webhookDeliveries.webhookId, webhookId), inArray(webhookDeliveries.status, [...ACTIVE])))
     .run();
 }
 
 /** Failure record of spec 01 §3.5: a failure run that lasts over 24 h suspends; 3 quiet hours start a new run. */
-function noteOutcome(db: Db, webhookId: string, ok: boolean, now: number) {
+async function noteOutcome(db: Db, webhookId: string, ok: boolean, now: number) {
   const q = statements(db);
   if (ok) {
-    q.clearFailures.run({ id: webhookId });
+    await q.clearFailures.run({ id: webhookId });
     return;
   }
-  const w = q.webhook.get({ id: webhookId });
+  const w = await q.webhook.get({ id: webhookId });
   if (!w || w.status !== 'ACTIVE') return;
   const fresh = w.failingSince === null || w.lastFailureAt === null || now - w.lastFailureAt > QUIET_RESET_MS;
   const since = fresh ? now : w.failingSince!;
-  q.failureRecord.run({ id: webhookId, failingSince: since, lastFailureAt: now });
-  if (now - since > SUSPEND_AFTER_MS) suspend(db, webhookId, now);
+  await q.failureRecord.run({ id: webhookId, failingSince: since, lastFailureAt: now });
+  if (now - since > SUSPEND_AFTER_MS) await suspend(db, webhookId, now);
 }
 
 interface Outcome {
@@ -215,9 +215,9 @@ class DeliveryWorker {
 
   constructor(private readonly services: Services) {
     const storeWebhooks = statements(services.db).storeWebhooks;
-    eventBus(services.db).on('event', (storeId: string) => {
+    eventBus(services.db).on('event', async (storeId: string) => {
       if (!this.services.db.$client.open) return;
-      this.schedule(storeWebhooks.all({ storeId }).map((w) => w.id));
+      this.schedule((await storeWebhooks.all({ storeId })).map((w) => w.id));
     });
   }
 
@@ -230,9 +230,9 @@ class DeliveryWorker {
   }
 
   /** Everything due at `now`, for the clock-driven job (retries coming due, work left by a stopped process). */
-  runDue(now: number): number {
+  async runDue(now: number): Promise<number> {
     this.wantAll = true;
-    return this.pump(now);
+    return await this.pump(now);
   }
 
   /**
@@ -240,7 +240,7 @@ class DeliveryWorker {
    * clock-driven pass (`everything`) also ends records whose last attempt a stopped process never recorded:
    * looking for them reads every due record of a subscription, too much for each finished send.
    */
-  private pump(now: number): number {
+  private async pump(now: number): Promise<number> {
     this.scheduled = false;
     const { db } = this.services;
     if (!db.$client.open) return 0;
@@ -248,29 +248,29 @@ class DeliveryWorker {
     const outcomes = this.outcomes;
     this.outcomes = [];
     const everything = this.wantAll;
-    const wanted = everything ? q.dueWebhooks.all(now).map((r) => r.webhookId) : [...this.wanted];
+    const wanted = everything ? (await q.dueWebhooks.all(now)).map((r) => r.webhookId) : [...this.wanted];
     this.wantAll = false;
     this.wanted = new Set();
 
-    const starts = claimingBatch(db, async (together) => {
-      if (outcomes.length > 0) together(() => outcomes.forEach((o) => this.settle(o, now)));
-      const out: { webhook: Webhook; row: Parameters<DeliveryWorker['start']>[1] }[] = [];
-      for (const webhookId of new Set([...wanted, ...outcomes.map((o) => o.webhookId)])) {
-        const busy = this.inFlight.get(webhookId) ?? new Set<string>();
-        if (busy.size >= PER_RECEIVER_CONCURRENCY) continue;
-        const webhook = q.webhook.get({ id: webhookId });
-        if (!webhook || webhook.status !== 'ACTIVE') continue;
-        const exhausted = everything ? q.exhaustedFor.all({ webhookId, now }) : [];
-        if (exhausted.length > 0) {
-          together(() => exhausted.forEach((row) => this.settle({ deliveryId: row.id, webhookId, attempt: row.attemptCount, result: interrupted, request: null }, now)));
+    const starts = await claimingBatch(db, async (together) => {
+        if (outcomes.length > 0) await together(() => outcomes.forEach((o) => this.settle(o, now)));
+        const out: { webhook: Webhook; row: Parameters<DeliveryWorker['start']>[1]; }[] = [];
+        for (const webhookId of new Set([...wanted, ...outcomes.map((o) => o.webhookId)])) {
+            const busy = this.inFlight.get(webhookId) ?? new Set<string>();
+            if (busy.size >= PER_RECEIVER_CONCURRENCY) continue;
+            const webhook = await q.webhook.get({ id: webhookId });
+            if (!webhook || webhook.status !== 'ACTIVE') continue;
+            const exhausted = await (await everything ? q.exhaustedFor.all({ webhookId, now }) : []);
+            if (exhausted.length > 0) {
+                await together(() => exhausted.forEach((row) => this.settle({ deliveryId: row.id, webhookId, attempt: row.attemptCount, result: interrupted, request: null }, now)));
+            }
+            for (const row of await claimDueFor(db, webhookId, busy, now)) {
+                const event = await q.event.get({ id: (await row).eventId });
+                // The event's own creation time, not the record's, goes into the payload.
+                if (event) out.push({ webhook, row: { ...await row, ...event } });
+            }
         }
-        for (const row of claimDueFor(db, webhookId, busy, now)) {
-          const event = q.event.get({ id: row.eventId });
-          // The event's own creation time, not the record's, goes into the payload.
-          if (event) out.push({ webhook, row: { ...row, ...event } });
-        }
-      }
-      return out;
+        return out;
     });
 
     for (const { webhook, row } of starts) this.start(webhook, row, now);
@@ -290,27 +290,27 @@ class DeliveryWorker {
     });
   }
 
-  private settle(o: Outcome, now: number) {
+  private async settle(o: Outcome, now: number) {
     const q = statements(this.services.db);
     const { result } = o;
     const status = result.ok ? 'SUCCESS' : o.attempt >= MAX_ATTEMPTS ? 'FAILED' : 'PENDING_RETRY';
-    const changed = q.settle.run({
-      id: o.deliveryId,
-      attempt: o.attempt,
-      status,
-      nextAttemptAt: status === 'PENDING_RETRY' ? now + RETRY_DELAYS_MS[o.attempt - 1] : null,
-      statusCode: result.statusCode,
-      timeMs: result.timeMs,
-      bodyExcerpt: result.bodyExcerpt,
-      errorCode: result.errorCode,
-      failureReason: result.failureReason,
-      payload: o.request?.payload ?? null,
-      payloadTruncated: o.request ? Number(o.request.payloadTruncated) : null,
-      payloadMasked: o.request ? Number(o.request.payloadMasked) : null,
-      requestHeaders: o.request ? JSON.stringify(o.request.requestHeaders) : null,
-      now,
+    const changed = await q.settle.run({
+        id: o.deliveryId,
+        attempt: o.attempt,
+        status,
+        nextAttemptAt: status === 'PENDING_RETRY' ? now + RETRY_DELAYS_MS[o.attempt - 1] : null,
+        statusCode: result.statusCode,
+        timeMs: result.timeMs,
+        bodyExcerpt: result.bodyExcerpt,
+        errorCode: result.errorCode,
+        failureReason: result.failureReason,
+        payload: o.request?.payload ?? null,
+        payloadTruncated: o.request ? Number(o.request.payloadTruncated) : null,
+        payloadMasked: o.request ? Number(o.request.payloadMasked) : null,
+        requestHeaders: o.request ? JSON.stringify(o.request.requestHeaders) : null,
+        now,
     });
-    if (changed.changes > 0) noteOutcome(this.services.db, o.webhookId, result.ok, now);
+    if (changed.changes > 0) await noteOutcome(this.services.db, o.webhookId, result.ok, now);
   }
 }
 
@@ -336,8 +336,8 @@ export const retentionJob: Job = {
   name: 'webhooks.retention',
   run(services, now) {
     const cutoff = now - RECORDS_KEPT_MS;
-    return transaction(services.db, () =>
-      services.db.delete(webhookDeliveries).where(and(lt(webhookDeliveries.createdAt, cutoff), inArray(webhookDeliveries.status, ['SUCCESS', 'FAILED']))).run().changes
-      + services.db.delete(events).where(lt(events.createdAt, cutoff - 86400_000)).run().changes);
+    return transaction(services.db, async () =>
+      (await services.db.delete(webhookDeliveries).where(and(lt(webhookDeliveries.createdAt, cutoff), inArray(webhookDeliveries.status, ['SUCCESS', 'FAILED']))).run()).changes
+      + (await services.db.delete(events).where(lt(events.createdAt, cutoff - 86400000)).run()).changes);
   },
 };
