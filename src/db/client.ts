@@ -114,6 +114,14 @@ export function describeDatabase(db: Db): string {
   return sqlite ? `SQLite ${sqlite.name}` : (db.$client as unknown as PgPool).describe();
 }
 
+/**
+ * Goes on with a query's answer: at once when it came at once (SQLite answers synchronously, though the
+ * types say Promise), else when it comes. For the few hot paths that must not pay a promise on SQLite.
+ */
+export function whenAnswered<T, R>(answer: T | Promise<T>, next: (value: T) => R | Promise<R>): R | Promise<R> {
+  return answer instanceof Promise ? answer.then(next) : next(answer);
+}
+
 /** Row count. */
 export async function countRows(db: Db, table: SQLiteTable, where?: SQL): Promise<number> {
   return (await db.select({ n: count() }).from(table).where(where).get())!.n;

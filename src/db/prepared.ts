@@ -1,10 +1,10 @@
 import type { Statement } from 'better-sqlite3';
-import { onPostgres, type Db } from './client.js';
+import { sqliteOf, type Db, type RawStatement } from './client.js';
 
 /**
  * Hot queries are prepared once per database and reused: a drizzle query rebuilt per call costs about
  * ten times a prepared one (TOOLCHAIN.md). Usage: `const q = preparedFor(db => ({ byId: db.select()…prepare() }))`
- * then `q(ctx.db).byId.get({ id })`.
+ * then `await q(ctx.db).byId.get({ id })`.
  */
 export function preparedFor<T>(build: (db: Db) => T): (db: Db) => T {
   const cache = new WeakMap<Db, T>();
@@ -22,30 +22,46 @@ export function preparedFor<T>(build: (db: Db) => T): (db: Db) => T {
  * A one-value read on a hot path (a version counter read per request): the driver's own statement,
  * plucked, costs about a third of a drizzle prepared query, whose row mapping dominates for one integer.
  */
-export function pluckStatement<Params extends unknown[], Value>(db: Db, query: string): Statement<Params, Value> {
+export function pluckStatement<Params extends unknown[], Value>(db: Db, query: string): RawStatement<Params, Value> {
   return db.$client.prepare<Params, Value>(query).pluck();
 }
 
-const totalChanges = preparedFor((db) => pluckStatement<[], number>(db, 'SELECT total_changes()'));
+interface SqliteVersions {
+  totalChanges: Statement<[], number>;
+  version: Statement<[string], number | undefined>;
+  changes: number;
+  versions: Map<string, number>;
+}
 
 /**
- * The version a cached read model of a store is keyed by (a counter that triggers grow), or null inside a
- * transaction: its writes may roll back and the number then comes again with other writes, so nothing
- * built there may be remembered. Outside transactions the version is read once per write: SQLite counts
- * every row this connection changes, triggers included, and the service is the file's only connection
- * (EXCLUSIVE locking, see client.ts), so an unchanged count means an unchanged file. The count costs a
- * quarter of the version read it spares. On PostgreSQL other processes write too: the version is read each time.
+ * The version a cached read model of a store is keyed by (a counter that triggers grow, read by `query`
+ * with the store's id), or null inside a transaction: its writes may roll back and the number then comes
+ * again with other writes, so nothing built there may be remembered.
+ *
+ * On SQLite the answer is synchronous, so a cache hit costs no promise: the version is read once per write.
+ * SQLite counts every row this connection changes, triggers included, and the service is the file's only
+ * connection (EXCLUSIVE locking, see client.ts), so an unchanged count means an unchanged file. The count
+ * costs a quarter of the version read it spares. On PostgreSQL other processes write too: the version is
+ * read each time, asynchronously.
  */
-export function cacheVersion(read: (db: Db, storeId: string) => number): (db: Db, storeId: string) => number | null {
-  const memos = new WeakMap<Db, { changes: number; versions: Map<string, number> }>();
+export function cacheVersion(query: string): (db: Db, storeId: string) => number | null | Promise<number | null> {
+  const perDb = new WeakMap<Db, SqliteVersions>();
+  const readPostgres = async (db: Db, storeId: string) => ((await db.$client.prepare<[string], number>(query).pluck().get(storeId)) ?? 0);
   return (db, storeId) => {
     if (db.$client.inTransaction) return null;
-    if (onPostgres(db)) return read(db, storeId);
-    const changes = totalChanges(db).get()!;
-    let memo = memos.get(db);
-    if (memo?.changes !== changes) memos.set(db, (memo = { changes, versions: new Map() }));
+    let memo = perDb.get(db);
+    if (!memo) {
+      const sqlite = sqliteOf(db);
+      if (!sqlite) return readPostgres(db, storeId);
+      perDb.set(db, (memo = { totalChanges: sqlite.prepare<[], number>('SELECT total_changes()').pluck(), version: sqlite.prepare<[string], number | undefined>(query).pluck(), changes: -1, versions: new Map() }));
+    }
+    const changes = memo.totalChanges.get()!;
+    if (memo.changes !== changes) {
+      memo.changes = changes;
+      memo.versions = new Map();
+    }
     let version = memo.versions.get(storeId);
-    if (version === undefined) memo.versions.set(storeId, (version = read(db, storeId)));
+    if (version === undefined) memo.versions.set(storeId, (version = memo.version.get(storeId) ?? 0));
     return version;
   };
 }

@@ -74,22 +74,35 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     if (options.mode === 'dev' && !devHostAllowed(req.headers.host, options.host)) return refuse(res, new ApiError(421, 'MISDIRECTED_REQUEST'));
     if (crossOriginWrite(req, (req.url ?? '/').split('?')[0])) return refuse(res, new ApiError(403, 'CROSS_ORIGIN_FORBIDDEN'));
-    if (servicesReady && serveEarly(servicesReady, req, res)) return;
-    if (handle) handle(req, res);
-    else void handlerReady.then(() => handle!(req, res));
+    const route = () => (handle ? handle(req, res) : void handlerReady.then(() => handle!(req, res)));
+    if (!servicesReady) return route();
+    // Decided at once for most requests (not a hosted site's host); a hosted site's file takes a look-up.
+    const early = serveEarly(servicesReady, req, res);
+    if (early === false) route();
+    else if (early !== true) void early.then((served) => served || route());
   };
   let servicesReady: Services | null = null;
   const earlyServers = modules.flatMap((m) => (m.serveEarly ? [m.serveEarly] : []));
-  const serveEarly = (services: Services, req: IncomingMessage, res: ServerResponse) => {
-    try {
-      return earlyServers.some((serve) => serve(services, req, res));
-    } catch (error) {
-      // Before anything was sent, the full path answers (and reports) it in the envelope; after, the connection goes.
-      if (!res.headersSent) return false;
-      console.error(`[svc] ${req.method} ${req.url}:`, error);
-      res.destroy();
-      return true;
+  const failedEarly = (req: IncomingMessage, res: ServerResponse, error: unknown) => {
+    // Before anything was sent, the full path answers (and reports) it in the envelope; after, the connection goes.
+    if (!res.headersSent) return false;
+    console.error(`[svc] ${req.method} ${req.url}:`, error);
+    res.destroy();
+    return true;
+  };
+  /** Whether a module answered the request before routing: false or true at once when no server had to wait. */
+  const serveEarly = (services: Services, req: IncomingMessage, res: ServerResponse, from = 0): boolean | Promise<boolean> => {
+    for (let i = from; i < earlyServers.length; i++) {
+      let served: boolean | Promise<boolean>;
+      try {
+        served = earlyServers[i](services, req, res);
+      } catch (error) {
+        return failedEarly(req, res, error);
+      }
+      if (served === true) return true;
+      if (served !== false) return served.then((done) => done || serveEarly(services, req, res, i + 1), (error: unknown) => failedEarly(req, res, error));
     }
+    return false;
   };
   const servers = [createServer(onRequest)];
   if (options.tls) servers.push(createTlsServer(options.tls, onRequest, () => servicesReady && ((hostname) => certificateFor(servicesReady!, hostname))));

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { getRouterParams, type H3Event } from 'h3';
+import { transaction, whenAnswered } from '../db/client.js';
 import { newId } from '../db/ids.js';
 import { protectedResourceMetadataUrl } from '../modules/accounts/oauth.js';
 import { AGENT_HEADER, authenticate, markedAsAgent, type Principal } from '../modules/accounts/principal.js';
@@ -12,8 +13,8 @@ import { assertAiActionsLeft, countAiAction, storeStillPrivate } from '../module
 import { checkError, checkingContracts, checkSuccess } from './contract.js';
 import { acceptsGzip, errorOutgoing, newTraceId, RawJson, successOutgoing, toApiError, toHttp, type Outgoing } from './envelope.js';
 import { fail, validationFailed, type ApiError } from './errors.js';
-import { isReply, type AgentPolicy, type Ctx, type Operation, type StoreContext, type StoreCtx, type Target } from './registry.js';
-import { claimIdempotencyKey, settleIdempotencyKey } from './idempotency.js';
+import { isReply, type AgentPolicy, type Ctx, type Operation, type Preview, type StoreContext, type StoreCtx, type Target } from './registry.js';
+import { claimIdempotencyKey, settleIdempotencyKey, type Remembered } from './idempotency.js';
 import type { Services } from './services.js';
 import { parseJsonText, readBodyBytes, readBodyText, requireJsonContentType } from './body.js';
 import { parseWith, queryObject } from './validation.js';
@@ -54,7 +55,7 @@ export function operationHandler(services: Services, op: Operation) {
 
     const audit = (statusCode: number, result: AuditResult, errorCode: string | null, approvalId: string | null = null) => {
       if (!audited || !principal || !store) return;
-      writeAudit(services, {
+      return writeAudit(services, {
         storeId: store.id,
         kind: 'REQUEST',
         actor: { type: principal.actorType, id: principal.userId, name: principal.userName },
@@ -76,7 +77,7 @@ export function operationHandler(services: Services, op: Operation) {
 
     try {
       if (op.auth === 'account' || op.auth === 'store') principal = markedAsAgent((yield authenticate(services, headers.get('authorization'))) as Principal, headers.get(AGENT_HEADER));
-      if (op.auth === 'store') store = resolveStore(services, principal!, headers.get('x-store-id'));
+      if (op.auth === 'store') store = (yield resolveStore(services, principal!, headers.get('x-store-id'))) as StoreContext;
       const buyer = op.auth === 'buyer' ? ((yield buyerContext(services, headers.get('x-store-id'), headers.get('authorization'))) as Ctx['buyer']) : undefined;
       // An agent is told its operation is denied to agents before any other refusal (spec 01 §5.6, §7).
       if (principal?.agent && isWrite && op.agent === 'denied') throw fail(403, 'AGENT_OPERATION_DENIED');
@@ -90,17 +91,17 @@ export function operationHandler(services: Services, op: Operation) {
       requireJsonContentType(event, raw.body);
       const multipart = op.multipart ? ((yield readMultipart(event, op.multipart.maxBytes)) as Multipart) : null;
       const ctx = buildCtx(services, op, raw, { principal, store, buyer, requestId, traceId, event, form: multipart?.form });
-      target = op.target?.(ctx) ?? null;
+      target = ((yield op.target?.(ctx)) as Target | null | undefined) ?? null;
       if (op.precheck) yield op.precheck(ctx);
       // A multipart upload's precheck stores what it read and names it in the body: an approval replays that.
       if (op.multipart) raw.body = JSON.stringify(ctx.body ?? {});
 
       const agentWrite = Boolean(principal?.agent && isWrite);
-      const needsApproval = agentWrite && agentNeedsApproval(services, op, ctx);
+      const needsApproval = agentWrite && ((yield agentNeedsApproval(services, op, ctx)) as boolean);
 
       if (isWrite && headers.get(DRY_RUN_HEADER) === '1') {
-        const preview = op.preview?.(ctx) ?? { changes: [] };
-        audit(200, 'DRY_RUN', null);
+        const preview = ((yield op.preview?.(ctx)) as Preview | undefined) ?? { changes: [] };
+        yield audit(200, 'DRY_RUN', null);
         return finish(successOutgoing(200, {
           dryRun: true,
           decision: needsApproval ? 'APPROVAL_REQUIRED' : 'ALLOW',
@@ -109,21 +110,21 @@ export function operationHandler(services: Services, op: Operation) {
         }, 'DRY_RUN'));
       }
 
-      if (agentWrite && store && !op.tradeProcessing) assertAiActionsLeft(services.db, store.id, ctx.now);
+      if (agentWrite && store && !op.tradeProcessing) yield assertAiActionsLeft(services.db, store.id, ctx.now);
       const fingerprint = idempotencyKey ? requestFingerprint(op, event, multipart ? multipart.digest : raw.body) : '';
 
       if (needsApproval) {
         // Approval requests belong to a store's approvers: an operation outside a store cannot wait for one.
         if (!store) throw fail(403, 'AGENT_OPERATION_DENIED');
-        const out = requestApproval(services, { op, ctx: ctx as StoreCtx, raw, target, reason: APPROVAL_REASON, idempotencyKey, fingerprint });
-        audit(out.status, out.status === 202 ? 'PENDING_APPROVAL' : 'SUCCEEDED', null, out.approvalId);
+        const out = (yield requestApproval(services, { op, ctx: ctx as StoreCtx, raw, target, reason: APPROVAL_REASON, idempotencyKey, fingerprint })) as Outgoing & { approvalId: string };
+        yield audit(out.status, out.status === 202 ? 'PENDING_APPROVAL' : 'SUCCEEDED', null, out.approvalId);
         return finish(out);
       }
 
       if (idempotencyKey) {
-        const replay = claimIdempotencyKey(services.db, principal!.tokenId, idempotencyKey, fingerprint, ctx.now);
+        const replay = (yield claimIdempotencyKey(services.db, principal!.tokenId, idempotencyKey, fingerprint, ctx.now)) as Remembered | null;
         if (replay) {
-          audit(replay.status, replay.status < 400 ? 'SUCCEEDED' : 'FAILED', replay.status < 400 ? null : (JSON.parse(replay.body).meta?.code ?? null));
+          yield audit(replay.status, replay.status < 400 ? 'SUCCEEDED' : 'FAILED', replay.status < 400 ? null : (JSON.parse(replay.body).meta?.code ?? null));
           return finish({ status: replay.status, body: replay.body }, true);
         }
       }
@@ -136,18 +137,18 @@ export function operationHandler(services: Services, op: Operation) {
         out = (yield execute(services, op, ctx, remember)) as Outgoing | Response;
       } catch (error) {
         const err = toApiError(error, traceId);
-        remember?.(errorOutgoing(err, traceId, docsBase));
+        yield remember?.(errorOutgoing(err, traceId, docsBase));
         throw err;
       }
       // A stream answers as it is: it is a read, so it has nothing to remember or count.
       if (out instanceof Response) return out;
-      if (remember && op.async) remember(out);
-      if (agentWrite && store) countAiAction(services.db, store.id, ctx.now);
-      audit(out.status, 'SUCCEEDED', null);
+      if (remember && op.async) yield remember(out);
+      if (agentWrite && store) yield countAiAction(services.db, store.id, ctx.now);
+      yield audit(out.status, 'SUCCEEDED', null);
       return finish(out);
     } catch (error) {
       const err = checkingContracts ? checkError(op, toApiError(error, traceId)) : toApiError(error, traceId);
-      audit(err.status, err.status === 403 ? 'DENIED' : 'FAILED', err.code);
+      yield audit(err.status, err.status === 403 ? 'DENIED' : 'FAILED', err.code);
       const out = errorOutgoing(err, traceId, docsBase);
       if (err.status === 401) out.headers = { ...out.headers, 'www-authenticate': challenge(err, headers.get('authorization') !== null) };
       return finish(out);
@@ -199,11 +200,11 @@ const resume = <T>(steps: Generator<unknown, T, unknown>, pending: Promise<unkno
 const APPROVAL_REASON = 'AI 에이전트의 이 작업은 상점 소유자 또는 관리자의 승인이 필요합니다.';
 
 /** Spec 01 §5.6: denied operations fail here; approval-required ones report it (unless exempt). */
-function agentNeedsApproval(services: Services, op: Operation, ctx: Ctx): boolean {
-  const policy: AgentPolicy = typeof op.agent === 'function' ? op.agent(ctx) : (op.agent ?? 'direct');
+async function agentNeedsApproval(services: Services, op: Operation, ctx: Ctx): Promise<boolean> {
+  const policy: AgentPolicy = typeof op.agent === 'function' ? await op.agent(ctx) : (op.agent ?? 'direct');
   if (policy === 'denied') throw fail(403, 'AGENT_OPERATION_DENIED');
   if (policy !== 'approval') return false;
-  return !(op.agentApprovalExemptWhilePrivate && ctx.store && storeStillPrivate(services.db, ctx.store.id));
+  return !(op.agentApprovalExemptWhilePrivate && ctx.store && (await storeStillPrivate(services.db, ctx.store.id)));
 }
 
 /** Validates a raw request against the operation's schemas and assembles the handler's context. */
@@ -225,32 +226,21 @@ export function buildCtx(
   };
 }
 
-type AfterCommit = ((out: Outgoing) => void) | undefined;
-type TransactionalRun = (ctx: Ctx, inTransaction: AfterCommit) => Outgoing | Response;
-
-/** Each write operation's handler wrapped in a transaction, per database (tests run several services in one process). */
-const transactions = new WeakMap<Services['sqlite'], WeakMap<Operation, TransactionalRun>>();
-
-function transactional(services: Services, op: Operation): TransactionalRun {
-  let perDb = transactions.get(services.sqlite);
-  if (!perDb) transactions.set(services.sqlite, (perDb = new WeakMap()));
-  let run = perDb.get(op);
-  if (!run) {
-    perDb.set(op, (run = services.sqlite.transaction((c: Ctx, inTransaction: AfterCommit) => {
-      const out = wrapResult(op, op.handler(c));
-      if (inTransaction && !(out instanceof Response)) inTransaction(out);
-      return out;
-    })));
-  }
-  return run;
-}
+type AfterCommit = ((out: Outgoing) => Promise<void>) | undefined;
 
 /**
- * Runs the handler — writes inside one SQLite transaction unless the operation is `async` — and wraps its
+ * Runs the handler — writes inside one transaction unless the operation is `async` — and wraps its
  * result; `inTransaction` (remembering the answer of an idempotent request) runs inside that transaction.
+ * A read whose handler answers at once (a cached read model on SQLite) is answered at once.
  */
 export function execute(services: Services, op: Operation, ctx: Ctx, inTransaction?: AfterCommit): Outgoing | Response | Promise<Outgoing | Response> {
-  if (op.method !== 'GET' && !op.async) return transactional(services, op)(ctx, inTransaction);
+  if (op.method !== 'GET' && !op.async) {
+    return transaction(services.db, async () => {
+      const out = wrapResult(op, await op.handler(ctx));
+      if (inTransaction && !(out instanceof Response)) await inTransaction(out);
+      return out;
+    });
+  }
   const result = op.handler(ctx);
   return result instanceof Promise ? result.then((r) => wrapResult(op, r)) : wrapResult(op, result);
 }
@@ -265,15 +255,17 @@ function wrapResult(op: Operation, result: unknown): Outgoing | Response {
 }
 
 /** `X-Store-Id` (a store id or code) against the token's store scope, then membership (spec 01 §7). */
-export function resolveStore(services: Services, principal: Principal, header: string | null): StoreContext {
+export function resolveStore(services: Services, principal: Principal, header: string | null): StoreContext | Promise<StoreContext> {
   if (!header) throw fail(400, 'STORE_ID_REQUIRED');
-  const storeId = STORE_CODE.test(header) ? storeIdOfCode(services, principal, header) : header;
-  if (principal.storeIds !== null && !principal.storeIds.includes(storeId)) throw fail(403, 'STORE_NOT_GRANTED');
-  // An app is no member: its consented scopes (capped by the installer's role at consent) are its whole permission.
-  if (principal.kind === 'installation') return { id: storeId, role: 'OWNER', memberId: principal.tokenId };
-  const membership = findMembership(services.db, storeId, principal.userId, services.clock.now());
-  if (!membership) throw fail(403, 'NOT_A_MEMBER');
-  return { id: storeId, role: membership.role, memberId: membership.memberId };
+  return whenAnswered(STORE_CODE.test(header) ? storeIdOfCode(services, principal, header) : header, (storeId) => {
+    if (principal.storeIds !== null && !principal.storeIds.includes(storeId)) throw fail(403, 'STORE_NOT_GRANTED');
+    // An app is no member: its consented scopes (capped by the installer's role at consent) are its whole permission.
+    if (principal.kind === 'installation') return { id: storeId, role: 'OWNER', memberId: principal.tokenId };
+    return whenAnswered(findMembership(services.db, storeId, principal.userId, services.clock.now()), (membership): StoreContext => {
+      if (!membership) throw fail(403, 'NOT_A_MEMBER');
+      return { id: storeId, role: membership.role, memberId: membership.memberId };
+    });
+  });
 }
 
 /**
@@ -281,11 +273,11 @@ export function resolveStore(services: Services, principal: Principal, header: s
  * code nobody holds (404 `STORE_NOT_FOUND`), so codes reveal nothing. The caller's own store outside the
  * token's store scope goes on to `STORE_NOT_GRANTED`, as its id would.
  */
-function storeIdOfCode(services: Services, principal: Principal, code: string): string {
-  const store = storeNamedBy(services.db, code);
+async function storeIdOfCode(services: Services, principal: Principal, code: string): Promise<string> {
+  const store = await storeNamedBy(services.db, code);
   const reachable = store !== undefined && (principal.kind === 'installation'
     ? principal.storeIds!.includes(store.id)
-    : findMembership(services.db, store.id, principal.userId, services.clock.now()) !== undefined);
+    : (await findMembership(services.db, store.id, principal.userId, services.clock.now())) !== undefined);
   if (!reachable) throw fail(404, 'STORE_NOT_FOUND');
   return store.id;
 }

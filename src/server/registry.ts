@@ -119,7 +119,7 @@ export interface Operation<B = any, Q = any, P = any> {
    */
   tradeProcessing?: boolean;
   /** AI-agent treatment; a function when it depends on the request (e.g. which store fields change). */
-  agent?: AgentPolicy | ((ctx: any) => AgentPolicy);
+  agent?: AgentPolicy | ((ctx: any) => AgentPolicy | Promise<AgentPolicy>);
   /** Non-GET operations honour `Idempotency-Key` unless this is false. */
   idempotent?: boolean;
   body?: z.ZodType<B>;
@@ -140,9 +140,9 @@ export interface Operation<B = any, Q = any, P = any> {
   /** Other success statuses the handler may `reply()` with (e.g. 200 when a create finds the record existing). */
   alternateStatuses?: number[];
   /** The resource the request acts on, for audit and dry run. */
-  target?: (ctx: Ctx<B, Q, P>) => Target | null;
+  target?: (ctx: Ctx<B, Q, P>) => Target | null | Promise<Target | null>;
   /** What a dry run shows would change; default no listed changes. */
-  preview?: (ctx: Ctx<B, Q, P>) => Preview;
+  preview?: (ctx: Ctx<B, Q, P>) => Preview | Promise<Preview>;
   /**
    * Checks that need outside work (DNS lookups): run after validation and before the agent policy, dry
    * run and approval requests, so a request that would fail refuses alike there (spec 01 §5.6), and
@@ -184,10 +184,10 @@ export function defineOperation<
   body?: BS;
   query?: QS;
   params?: PS;
-  target?: (ctx: HandlerCtx<A, z.output<BS>, z.output<QS>, z.output<PS>>) => Target | null;
-  preview?: (ctx: HandlerCtx<A, z.output<BS>, z.output<QS>, z.output<PS>>) => Preview;
+  target?: (ctx: HandlerCtx<A, z.output<BS>, z.output<QS>, z.output<PS>>) => Target | null | Promise<Target | null>;
+  preview?: (ctx: HandlerCtx<A, z.output<BS>, z.output<QS>, z.output<PS>>) => Preview | Promise<Preview>;
   precheck?: (ctx: HandlerCtx<A, z.output<BS>, z.output<QS>, z.output<PS>>) => Promise<void>;
-  agent?: AgentPolicy | ((ctx: HandlerCtx<A, z.output<BS>, z.output<QS>, z.output<PS>>) => AgentPolicy);
+  agent?: AgentPolicy | ((ctx: HandlerCtx<A, z.output<BS>, z.output<QS>, z.output<PS>>) => AgentPolicy | Promise<AgentPolicy>);
   handler: (ctx: HandlerCtx<A, z.output<BS>, z.output<QS>, z.output<PS>>) => unknown;
 }): Operation {
   return op as Operation;

@@ -22,7 +22,9 @@ export async function seedDevStore(services: Services) {
   if (!store) {
     store = await createStore(services, user.id, { name: 'Dev Store', code: SEED_STORE_CODE });
     const storeId = store.id;
-    await transaction(services.db, () => services.modules.forEach((m) => m.onSeed?.(services, storeId)));
+    await transaction(services.db, async () => {
+      for (const m of services.modules) await m.onSeed?.(services, storeId);
+    });
   }
   const login = await openLoginSession(services, { userId: user.id, clientId: STORE_PLATFORM_CLIENT, scope: '*', authTime: services.clock.now() });
   return { storeId: store.id, ownerToken: login.accessToken };

@@ -17,15 +17,14 @@ export type DomainCertificate = { chain: string; key: string; issuedAt: number }
  * up per handshake, so a certificate issued or renewed by any process is served at once), every other name
  * the service's certificate.
  */
-export function createTlsServer(options: TlsOptions, onRequest: (req: IncomingMessage, res: ServerResponse) => void, lookup: () => ((hostname: string) => DomainCertificate | undefined) | null): Server {
+export function createTlsServer(options: TlsOptions, onRequest: (req: IncomingMessage, res: ServerResponse) => void, lookup: () => ((hostname: string) => Promise<DomainCertificate | undefined>) | null): Server {
   const contexts = new Map<string, { issuedAt: number; context: SecureContext }>();
   return createServer({
     cert: readFileSync(options.certFile),
     key: readFileSync(options.keyFile),
     SNICallback(servername, done) {
-      try {
-        const hostname = servername.toLowerCase();
-        const certificate = lookup()?.(hostname);
+      const hostname = servername.toLowerCase();
+      void (async () => lookup()?.(hostname))().then((certificate) => {
         if (!certificate) {
           contexts.delete(hostname);
           return done(null, undefined);
@@ -36,9 +35,7 @@ export function createTlsServer(options: TlsOptions, onRequest: (req: IncomingMe
           contexts.set(hostname, cached);
         }
         done(null, cached.context);
-      } catch (error) {
-        done(error as Error);
-      }
+      }).catch((error: Error) => done(error));
     },
   }, onRequest);
 }

@@ -68,11 +68,11 @@ test('page views on load and History API moves (not hash moves), search, cart-le
     (window as any).svc.flush();
   });
   await page.waitForTimeout(500);
-  const named = (like: string) => Number(svc.services.db.$client.prepare('SELECT count(*) FROM analytics_events WHERE store_id = ? AND name LIKE ?').pluck().get(svc.storeId, like));
-  assert.is(named('tap'), 30);
-  assert.is(named('tap') + named('name_%'), 100 - 1, 'the complete page had sent its page view');
+  const named = async (like: string) => Number(await svc.services.db.$client.prepare('SELECT count(*) FROM analytics_events WHERE store_id = ? AND name LIKE ?').pluck().get(svc.storeId, like));
+  assert.is(await named('tap'), 30);
+  assert.is((await named('tap')) + (await named('name_%')), 100 - 1, 'the complete page had sent its page view');
 
-  const visitors = Number(svc.services.db.$client.prepare("SELECT count(DISTINCT visitor_id) FROM analytics_events WHERE store_id = ? AND name = 'page'").pluck().get(svc.storeId));
+  const visitors = Number(await svc.services.db.$client.prepare("SELECT count(DISTINCT visitor_id) FROM analytics_events WHERE store_id = ? AND name = 'page'").pluck().get(svc.storeId));
   assert.is(visitors, 1, 'one visitor across full page loads (the svc_vid cookie)');
   const order = ok(await api('GET', `/v1/orders/${orderId}`));
   await svc.advance(600);

@@ -150,23 +150,23 @@ test('server-recorded steps: cart add, checkout start and purchase with the visi
 test('limits: 50 events per request, 120 per visitor per minute recorded, 32 KB; over them still 204', async () => {
   const { storeId } = await store();
   const now = svc.services.clock.now();
-  const count = (visitor: string) => Number(svc.services.db.$client.prepare('SELECT count(*) FROM analytics_events WHERE store_id = ? AND visitor_id = ?').pluck().get(storeId, `visitor-${visitor}`));
+  const count = async (visitor: string) => Number(await svc.services.db.$client.prepare('SELECT count(*) FROM analytics_events WHERE store_id = ? AND visitor_id = ?').pluck().get(storeId, `visitor-${visitor}`));
   const many = (n: number) => Array.from({ length: n }, () => ev('product_view', now, { productId: 'prd_x' }));
   assert.is((await send(storeId, 'cap', many(60))).status, 204);
-  assert.is(count('cap'), 50);
+  assert.is(await count('cap'), 50);
   assert.is((await send(storeId, 'cap', many(50))).status, 204);
   const third = await send(storeId, 'cap', many(50));
   assert.is(third.status, 204);
-  assert.is(count('cap'), 120);
+  assert.is(await count('cap'), 120);
   assert.is((await send(storeId, 'cap', many(1))).status, 204);
-  assert.is(count('cap'), 120);
+  assert.is(await count('cap'), 120);
   const big = [ev('page', now, { path: `/${'a'.repeat(2000)}` })];
   for (let i = 0; i < 20; i++) big.push(ev('page', now, { path: `/${'b'.repeat(2000)}` }));
   assert.is((await send(storeId, 'big', big)).status, 204);
-  assert.is(count('big'), 0);
+  assert.is(await count('big'), 0);
   // Denied consent is discarded; events the server records itself cannot be sent.
   await send(storeId, 'deny', [ev('page', now, { consent: 'denied' }), ev('purchase', now)]);
-  assert.is(count('deny'), 0);
+  assert.is(await count('deny'), 0);
   fails(await send(storeId, 'bad', [{ name: 'page' }]), 400, 'VALIDATION_FAILED');
 });
 
@@ -178,7 +178,7 @@ test('origins: with storefrontOrigins set, other origins get 403 ORIGIN_NOT_ALLO
   assert.is((await send(storeId, 'o2', [ev('page', now)], { origin: 'https://shop.example.com' })).status, 204);
   // A page outside the list without an Origin header: dropped, still 204.
   assert.is((await send(storeId, 'o3', [ev('page', now)], { referer: 'https://evil.example.com/x' })).status, 204);
-  const count = Number(svc.services.db.$client.prepare('SELECT count(*) FROM analytics_events WHERE store_id = ?').pluck().get(storeId));
+  const count = Number(await svc.services.db.$client.prepare('SELECT count(*) FROM analytics_events WHERE store_id = ?').pluck().get(storeId));
   assert.is(count, 1);
 });
 
@@ -194,12 +194,12 @@ test('origins: a change of storefrontOrigins applies within a minute', async () 
 test('retention: raw events older than 90 days are deleted by the job', async () => {
   const { storeId } = await store();
   await send(storeId, 'old', [ev('page', svc.services.clock.now())]);
-  const count = () => Number(svc.services.db.$client.prepare('SELECT count(*) FROM analytics_events WHERE store_id = ?').pluck().get(storeId));
-  assert.is(count(), 1);
+  const count = async () => Number(await svc.services.db.$client.prepare('SELECT count(*) FROM analytics_events WHERE store_id = ?').pluck().get(storeId));
+  assert.is(await count(), 1);
   await svc.advance(89 * 86400);
-  assert.is(count(), 1);
+  assert.is(await count(), 1);
   await svc.advance(2 * 86400);
-  assert.is(count(), 0);
+  assert.is(await count(), 0);
 });
 
 test('periods: inclusive, at most 92 days (RANGE_TOO_WIDE), INVALID_PARAMETER, default last 30 days; scope and tenancy', async () => {

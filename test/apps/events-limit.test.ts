@@ -30,7 +30,7 @@ test('an installation receives at most 300 events a minute; the excess waits and
   }))).run();
   const deliveryId = newId('appd', now);
   await db.insert(appDeliveries).values({ id: deliveryId, installationId: installation.installationId, event: 'APP.SCOPES_UPDATED', payload: {}, status: 'PENDING', attempts: 0, nextAttemptAt: now, createdAt: now }).run();
-  const delivery = () => db.select().from(appDeliveries).where(eq(appDeliveries.id, deliveryId)).get()!;
+  const delivery = async () => (await db.select().from(appDeliveries).where(eq(appDeliveries.id, deliveryId)).get())!;
 
   await svc.api('POST', '/_dev/v1/jobs/run');
   assert.is((await delivery()).status, 'PENDING');

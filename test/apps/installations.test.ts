@@ -229,7 +229,7 @@ test('uninstall cuts access at once; 48 hours later settings and storage are era
   const again = await svc.api('DELETE', `/v1/apps/installations/${inst.installationId}`);
   assert.is(again.status, 409);
 
-  const installation = () => svc.services.db.select().from(appInstallations).where(eq(appInstallations.id, inst.installationId)).get()!;
+  const installation = async () => (await svc.services.db.select().from(appInstallations).where(eq(appInstallations.id, inst.installationId)).get())!;
   await svc.advance(47 * 3600);
   assert.equal((await installation()).settings, { note: 'hi' }, 'kept for 48 hours');
   await svc.advance(3600 + 1);

@@ -1,7 +1,7 @@
-import { transaction } from '../../src/db/client.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
+import { transaction } from '../../src/db/client.js';
 import { issueInstallationToken } from '../../src/modules/apps/installation-tokens.js';
 import { STORAGE_MAX_BYTES, STORAGE_MAX_KEYS } from '../../src/modules/apps/storage.js';
 import { deploy, installApp, uniqueHandle } from './support.js';

@@ -1,4 +1,3 @@
-import { transaction } from '../../src/db/client.js';
 /**
  * Issue 17 benchmark, side by side in one run: event ingest (`POST /storefront/v1/events`, batches of 50,
  * a new visitor per request so the per-visitor limit never short-cuts) in events/s and as a ratio to a bare
@@ -25,6 +24,7 @@ async function serve() {
 /** 1,000,000 raw events over the 3 recomputed days in a second service (in this process), then the recompute timed. */
 async function recomputeBench() {
   const { startService } = await import('../../dist/src/server/main.js');
+  const { transaction } = await import('../../dist/src/db/client.js');
   const { recompute } = await import('../../dist/src/modules/analytics/metrics.js');
   const { analyticsReport, realtimeReport } = await import('../../dist/src/modules/analytics/reports.js');
   const { kstDayStart } = await import('../../dist/src/modules/orders/queries.js');
@@ -40,13 +40,13 @@ async function recomputeBench() {
   const names = ['page', 'page', 'page', 'product_view', 'product_list_view', 'search', 'page_hide', 'cart_add', 'checkout_start', 'purchase'];
   const t0 = performance.now();
   const perVisitor = 20;
-  await transaction(services.db, () => {
+  await transaction(services.db, async () => {
     for (let v = 0; v < RAW_EVENTS / perVisitor; v++) {
       let at = from + Math.floor((v / (RAW_EVENTS / perVisitor)) * (span - 3_600_000));
       for (let i = 0; i < perVisitor; i++) {
         at += 20_000 + ((v * 7 + i * 13) % 50) * 60_000 / 10;
         const name = names[(v + i) % names.length];
-        insert.run(`aev_${v}_${i}`, storeId, `visitor-${v}`, `s-${v}`, name, at, `/p/${(v + i) % 300}`, i === 0 && v % 3 === 0 ? 'search.naver.com' : null,
+        await insert.run(`aev_${v}_${i}`, storeId, `visitor-${v}`, `s-${v}`, name, at, `/p/${(v + i) % 300}`, i === 0 && v % 3 === 0 ? 'search.naver.com' : null,
           i === 0 && v % 5 === 0 ? 'kakao' : null, i === 0 && v % 5 === 0 ? 'c1' : null, v % 4 === 0 ? 'MOBILE' : 'DESKTOP', v % 97 === 0 ? 1 : 0,
           name === 'product_view' || name === 'cart_add' ? `prd_${(v + i) % 500}` : null, name === 'search' ? `term ${(v % 200)}` : null,
           name === 'search' ? v % 9 : null, name === 'purchase' ? 30000 : null,
@@ -58,25 +58,25 @@ async function recomputeBench() {
   const runs: number[] = [];
   for (let i = 0; i < 3; i++) {
     const t = performance.now();
-    recompute(services.db, now);
+    await recompute(services.db, now);
     runs.push(performance.now() - t);
   }
-  const rows = Number(services.db.$client.prepare('SELECT count(*) FROM analytics_day_rows').pluck().get());
+  const rows = Number(await services.db.$client.prepare('SELECT count(*) FROM analytics_day_rows').pluck().get());
   console.log(`recompute of the latest 3 days (1,000,000 events): median ${Math.round(median(runs))} ms of [${runs.map(Math.round).join(', ')}] (target ≤ 10,000 ms); ${rows} per-date rows`);
   // 92 days of rows: the 3 computed days copied back over the earlier 89.
-  await transaction(services.db, () => {
-    const days = services.db.$client.prepare('SELECT * FROM analytics_day_rows').all() as Record<string, unknown>[];
+  await transaction(services.db, async () => {
+    const days = (await services.db.$client.prepare('SELECT * FROM analytics_day_rows').all()) as Record<string, unknown>[];
     const columns = Object.keys(days[0]);
     const copy = services.db.$client.prepare(`INSERT OR IGNORE INTO analytics_day_rows (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
-    for (let back = 3; back < 92; back += 3) for (const d of days) copy.run(...columns.map((c) => (c === 'date' ? addDays(d.date as string, -back) : d[c])));
+    for (let back = 3; back < 92; back += 3) for (const d of days) await copy.run(...columns.map((c) => (c === 'date' ? addDays(d.date as string, -back) : d[c])));
   });
   const period = { from: addDays(today(now), -91), to: today(now), includeTest: false };
   for (const name of REPORTS) {
     const times: number[] = [];
     for (let i = 0; i < 21; i++) {
       const t = performance.now();
-      if (name === 'realtime') realtimeReport(services.db, storeId, false, now);
-      else analyticsReport(services.db, storeId, name as never, period, now);
+      if (name === 'realtime') await realtimeReport(services.db, storeId, false, now);
+      else await analyticsReport(services.db, storeId, name as never, period, now);
       times.push(performance.now() - t);
     }
     console.log(`report ${name} over 92 days: median ${median(times).toFixed(1)} ms (target ≤ 50 ms)`);

@@ -1,4 +1,3 @@
-import { transaction } from '../../src/db/client.js';
 /**
  * Issue 3 benchmark, measured side by side in one run: `GET /v1/products?size=20` on a store holding
  * 10,000 products of 3 variants each vs a bare H3 hello handler (target ≥ 35%).
@@ -16,14 +15,15 @@ const PRODUCTS = 10_000;
 async function serve() {
   // The compiled build (`npm run bench` builds it), as `svc dev` runs: tsx-transpiled sources are slower.
   const { startService } = await import('../../dist/src/server/main.js');
+  const { transaction } = await import('../../dist/src/db/client.js');
   const { writeProduct } = await import('../../dist/src/modules/catalog/service.js');
   const running = await startService({ port: 0, host: '127.0.0.1', mode: 'dev', dataDir: mkdtempSync(join(tmpdir(), 'svc-bench-catalog-')) });
   const { services, seeded } = running;
   const t0 = performance.now();
-  await transaction(services.db, () => {
+  await transaction(services.db, async () => {
     const w = { db: services.db, now: services.clock.now(), storeId: seeded!.storeId, readVersion: null };
     for (let i = 0; i < PRODUCTS; i++) {
-      writeProduct(w, 'create', null, {
+      await writeProduct(w, 'create', null, {
         name: `벤치 상품 ${i}`,
         salePrice: 10_000 + (i % 100) * 100,
         listPrice: 20_000,

@@ -10,7 +10,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { countPayment, countRefund } from '../../src/modules/reports/ledger.js';
-import type { Db } from '../../src/db/client.js';
+import { transaction, type Db } from '../../src/db/client.js';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { median, ownerHeaders, startJsonReady } from './lib.js';
 
@@ -34,7 +34,7 @@ const insertAttempt = db.prepare(`insert into payment_attempts (id, store_id, pa
 const insertRefund = db.prepare(`insert into payment_refunds (id, store_id, payment_id, attempt_id, amount, point_refund_amount, reason, status, created_at, completed_at, order_item_ids)
   values (?, ?, ?, ?, ?, 0, 'BENCH', 'COMPLETED', ?, ?, '[]')`);
 const methods = ['CARD', 'CARD', 'CARD', 'EASY_PAY', 'BANK_TRANSFER', 'MOBILE'];
-await db.transaction(async () => {
+await transaction(ledger, async () => {
   for (let i = 0; i < PAYMENTS; i++) {
     // Within the report's 92 Korean days, refunds an hour later still before the end of today.
     const at = now - 7_200_000 - Math.floor((i / PAYMENTS) * (DAYS - 2) * 86_400_000);
@@ -48,7 +48,7 @@ await db.transaction(async () => {
       await countRefund(ledger, { storeId, at: at + 3_600_000, pg, method, testPayment: false, amount: 5000 });
     }
   }
-})();
+});
 db.close();
 
 const svc = await start();

@@ -1,4 +1,3 @@
-import { transaction } from '../../src/db/client.js';
 /**
  * Issue 5 benchmark: webhook deliveries per second to a local receiver (signed, signatures verified by
  * the receiver), and how much one receiver that never answers slows the others — both in one run.
@@ -48,6 +47,7 @@ async function receiver() {
 
 async function bench() {
   const { startService } = await import('../../src/server/main.js');
+  const { sqliteOf, transaction } = await import('../../src/db/client.js');
   const { emitEvent } = await import('../../src/modules/events/outbox.js');
   const { webhookDeliveries } = await import('../../src/modules/webhooks/schema.js');
   const { and, eq, count } = await import('drizzle-orm');
@@ -67,8 +67,8 @@ async function bench() {
   await fetch(`${base}/secret`, { method: 'POST', body: ok.secret });
 
   const received = async () => ((await fetch(`${base}/stats`).then((r) => r.json())) as { ok: number }).ok;
-  const succeeded = async () => ((await services.db.select({ n: count() }).from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.webhookId, ok.webhookId), eq(webhookDeliveries.status, 'SUCCESS'))).get())!).n;
+  const succeeded = async () => (await services.db.select({ n: count() }).from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.webhookId, ok.webhookId), eq(webhookDeliveries.status, 'SUCCESS'))).get())!.n;
   const emitMs: number[] = [];
 
   /**
@@ -86,12 +86,12 @@ async function bench() {
       }
     });
     // The emitting transaction's WAL pages are checkpointed on its account, not during the timed sends.
-    (services.db.$client as unknown as import('better-sqlite3').Database).pragma('wal_checkpoint(PASSIVE)');
+    sqliteOf(services.db)!.pragma('wal_checkpoint(PASSIVE)');
     const t0 = performance.now();
     const c0 = process.cpuUsage();
     emitMs.push(t0 - e0);
     while ((await received()) < target) await new Promise((r) => setTimeout(r, 20));
-    while (await succeeded() < before + n) await new Promise((r) => setTimeout(r, 5));
+    while ((await succeeded()) < before + n) await new Promise((r) => setTimeout(r, 5));
     const used = process.cpuUsage(c0);
     cpu.push((used.user + used.system) / n);
     return n / ((performance.now() - t0) / 1000);

@@ -1,7 +1,7 @@
-import { transaction } from '../../src/db/client.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { login, startTestService, type TestService } from '../helpers/service.js';
+import { transaction } from '../../src/db/client.js';
 import { seoulDateOf } from '../../src/db/clock.js';
 import { addDays } from '../../src/modules/catalog/dates.js';
 import { priceStay, recordSale } from '../../src/modules/catalog/stock.js';
@@ -21,9 +21,9 @@ test.after(async () => {
 const d = (n: number) => addDays(day0, n);
 const calendar = (p: any, body: Record<string, unknown>) => svc.api('PUT', `/v1/products/${p.productId}/calendar`, { body: { variantIds: p.variants.map((v: any) => v.variantId), ...body } });
 const stay = (p: any, s: unknown, i = 0, quantity = 1) => priceStay(svc.services.db, svc.storeId, p.productId, p.variants[i].variantId, s as never, { now: svc.services.clock.now(), quantity });
-function throwsCode(fn: () => unknown, code: string) {
+async function throwsCode(fn: () => Promise<unknown>, code: string) {
   try {
-    fn();
+    await fn();
   } catch (error) {
     assert.instance(error, ApiError);
     assert.is((error as ApiError).code, code);
@@ -85,23 +85,23 @@ test('stay pricing: sum of nightly prices from check-in to the night before chec
   const priced = (await stay(p, { checkIn: d(1), checkOut: d(4) }))!;
   assert.equal(priced.nights, [{ date: d(1), price: 50000 }, { date: d(2), price: 80000 }, { date: d(3), price: 50000 }]);
   assert.is(priced.unitPrice, 180000);
-  assert.is(((await stay(p, { checkIn: d(1), checkOut: d(2) }, 1))!).unitPrice, 60000);
-  assert.is(((await stay(p, { checkIn: d(1), checkOut: d(31) }))!).nights.length, 30);
+  assert.is((await stay(p, { checkIn: d(1), checkOut: d(2) }, 1))!.unitPrice, 60000);
+  assert.is((await stay(p, { checkIn: d(1), checkOut: d(31) }))!.nights.length, 30);
 });
 
 test('stay errors: STAY_REQUIRED, STAY_NOT_APPLICABLE, STAY_INVALID, DATES_UNAVAILABLE', async () => {
   const p = await dated();
   const std = await createProduct(svc.api, { stockQuantity: 1 });
   await calendar(p, { from: d(1), to: d(5), stock: 1 });
-  throwsCode(() => stay(p, undefined), 'STAY_REQUIRED');
-  throwsCode(() => stay(std, { checkIn: d(1), checkOut: d(2) }), 'STAY_NOT_APPLICABLE');
-  assert.is(stay(std, undefined), null);
-  throwsCode(() => stay(p, { checkIn: d(2), checkOut: d(2) }), 'STAY_INVALID');
-  throwsCode(() => stay(p, { checkIn: d(1), checkOut: d(32) }), 'STAY_INVALID');
-  throwsCode(() => stay(p, { checkIn: d(-1), checkOut: d(1) }), 'STAY_INVALID');
-  throwsCode(() => stay(p, { checkIn: '2027-02-29', checkOut: '2027-03-02' }), 'STAY_INVALID');
-  assert.equal(throwsCode(() => stay(p, { checkIn: d(4), checkOut: d(7) }), 'DATES_UNAVAILABLE'), { dates: [d(6)] });
-  assert.equal(throwsCode(() => stay(p, { checkIn: d(1), checkOut: d(2) }, 0, 2), 'DATES_UNAVAILABLE'), { dates: [d(1)] });
+  await throwsCode(() => stay(p, undefined), 'STAY_REQUIRED');
+  await throwsCode(() => stay(std, { checkIn: d(1), checkOut: d(2) }), 'STAY_NOT_APPLICABLE');
+  assert.is(await stay(std, undefined), null);
+  await throwsCode(() => stay(p, { checkIn: d(2), checkOut: d(2) }), 'STAY_INVALID');
+  await throwsCode(() => stay(p, { checkIn: d(1), checkOut: d(32) }), 'STAY_INVALID');
+  await throwsCode(() => stay(p, { checkIn: d(-1), checkOut: d(1) }), 'STAY_INVALID');
+  await throwsCode(() => stay(p, { checkIn: '2027-02-29', checkOut: '2027-03-02' }), 'STAY_INVALID');
+  assert.equal(await throwsCode(() => stay(p, { checkIn: d(4), checkOut: d(7) }), 'DATES_UNAVAILABLE'), { dates: [d(6)] });
+  assert.equal(await throwsCode(() => stay(p, { checkIn: d(1), checkOut: d(2) }, 0, 2), 'DATES_UNAVAILABLE'), { dates: [d(1)] });
 });
 
 test('a sold stay takes its nights from the calendar and locks the inventory mode', async () => {
@@ -109,8 +109,8 @@ test('a sold stay takes its nights from the calendar and locks the inventory mod
   await calendar(p, { from: d(1), to: d(5), stock: 1 });
   const sale = { storeId: svc.storeId, productId: p.productId, variantId: p.variants[0].variantId, quantity: 1, stay: { checkIn: d(2), checkOut: d(4) } };
   await transaction(svc.services.db, () => recordSale(svc.services.db, svc.services.clock.now(), sale));
-  throwsCode(() => stay(p, { checkIn: d(1), checkOut: d(3) }), 'DATES_UNAVAILABLE');
-  throwsCode(() => transaction(svc.services.db, () => recordSale(svc.services.db, svc.services.clock.now(), { ...sale, stay: { checkIn: d(3), checkOut: d(5) } })), 'DATES_UNAVAILABLE');
+  await throwsCode(() => stay(p, { checkIn: d(1), checkOut: d(3) }), 'DATES_UNAVAILABLE');
+  await throwsCode(() => transaction(svc.services.db, () => recordSale(svc.services.db, svc.services.clock.now(), { ...sale, stay: { checkIn: d(3), checkOut: d(5) } })), 'DATES_UNAVAILABLE');
   const days = (await svc.api('GET', `/v1/products/${p.productId}/calendar`, { query: { from: d(1), to: d(5) } })).data.variants[0].days;
   assert.equal(days.map((x: any) => x.stock), [1, 0, 0, 1, 1], 'the refused sale took nothing');
   fails(await svc.api('PATCH', `/v1/products/${p.productId}`, { body: { inventoryMode: 'STANDARD' } }), 409, 'INVENTORY_MODE_LOCKED');

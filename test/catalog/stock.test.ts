@@ -1,7 +1,7 @@
-import { transaction } from '../../src/db/client.js';
 import { and, eq } from 'drizzle-orm';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transaction } from '../../src/db/client.js';
 import { hasSalesHistory, variantsInOrders } from '../../src/modules/catalog/service.js';
 import { recordSale, restoreStock } from '../../src/modules/catalog/stock.js';
 import { events } from '../../src/modules/events/schema.js';
@@ -94,10 +94,10 @@ test('concurrent adjustments never lose an update', async () => {
 
 test('sales history locks fulfillment type (FULFILLMENT_TYPE_LOCKED) but not its attributes', async () => {
   const p = await createProduct(svc.api, { stockQuantity: 10 });
-  assert.is(hasSalesHistory(svc.services.db, svc.storeId, p.productId), false);
+  assert.is(await hasSalesHistory(svc.services.db, svc.storeId, p.productId), false);
   await sell(p, 2);
-  assert.is(hasSalesHistory(svc.services.db, svc.storeId, p.productId), true);
-  assert.equal(variantsInOrders(svc.services.db, svc.storeId, [p.variants[0].variantId, 'var_other']), [p.variants[0].variantId]);
+  assert.is(await hasSalesHistory(svc.services.db, svc.storeId, p.productId), true);
+  assert.equal(await variantsInOrders(svc.services.db, svc.storeId, [p.variants[0].variantId, 'var_other']), [p.variants[0].variantId]);
   const after = await read(svc.api, p.productId);
   assert.is(after.fulfillmentTypeLocked, true);
   assert.is(after.stockQuantity, 8);

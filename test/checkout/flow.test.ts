@@ -94,7 +94,7 @@ test('a full guest purchase: sheet → payment → pay page approve → order wi
   assert.is(product.stockQuantity, 3);
   assert.is(product.fulfillmentTypeLocked, true);
 
-  const events = svc.services.db.$client.prepare("select type, data from events where resource_id = ?").all(orderId) as { type: string; data: string }[];
+  const events = (await svc.services.db.$client.prepare("select type, data from events where resource_id = ?").all(orderId)) as { type: string; data: string }[];
   assert.equal(events.map((e) => e.type), ['ORDER.PAID']);
   assert.equal(JSON.parse(events[0].data), { orderId, orderNo: order.orderNo, status: 'PAID', testPayment: true });
 

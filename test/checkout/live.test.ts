@@ -53,7 +53,7 @@ test('the live gate opens through sandbox checkout: a sandbox payment, then an a
 });
 
 test('a live purchase: https return only, SDK window page, gateway return confirms into a real order', async () => {
-  assert.is(storeStillPrivate(svc.services.db, storeId), true, 'sandbox orders do not end the exemption');
+  assert.is(await storeStillPrivate(svc.services.db, storeId), true, 'sandbox orders do not end the exemption');
   const sheet = await directSheet(guest, item);
   assert.is(sheet.testPayment, false);
   fails(await startGuestPayment(guest, sheet, { returnUrl: 'http://localhost:5173/done' }), 400, 'RETURN_URL_NOT_ALLOWED');
@@ -81,7 +81,7 @@ test('a live purchase: https return only, SDK window page, gateway return confir
   assert.equal([order.testPayment, order.payment.approvedMethod, order.payment.amount], [false, 'CARD', start.amounts.totalAmount]);
   assert.is(ok(await api('GET', '/v1/payments')).totalElements, 1);
   // The first live order ends the store's agent-approval exemptions (spec 01 §5.6).
-  assert.is(storeStillPrivate(svc.services.db, storeId), false);
+  assert.is(await storeStillPrivate(svc.services.db, storeId), false);
 });
 
 test('a refusal at the live gateway keeps the payment retryable; a second try is approved', async () => {

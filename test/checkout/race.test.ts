@@ -40,7 +40,7 @@ test('50 buyers race for the last 10 units: 10 orders, 40 clean failures or auto
   assert.is(ok(await svc.api('GET', '/v1/orders', { query: { keyword: '한정 수량', size: 100 } })).totalElements, 10);
 
   // Money: every approval that did not become an order was given back in full at the gateway.
-  const ledger = svc.services.db.$client.prepare('select payment_id as "paymentId", gateway_amount as amount, canceled_amount as canceled, status from sandbox_gateway_payments').all() as { paymentId: string; amount: number; canceled: number; status: string }[];
+  const ledger = (await svc.services.db.$client.prepare('select payment_id as "paymentId", gateway_amount as amount, canceled_amount as canceled, status from sandbox_gateway_payments').all()) as { paymentId: string; amount: number; canceled: number; status: string }[];
   const charged = ledger.filter((l) => l.status === 'APPROVED' || l.status === 'CANCELED' || l.status === 'PARTIALLY_CANCELED');
   assert.is(charged.reduce((n, l) => n + l.amount - l.canceled, 0), 10 * price);
   for (const o of completed) assert.is(ledger.filter((l) => l.paymentId === o.paymentId && l.status === 'APPROVED').length, 1);

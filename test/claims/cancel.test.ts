@@ -102,7 +102,7 @@ test('partial then full cancel: preview = answer = event = refund = gateway; sto
   assert.is(payment.refunds.reduce((n: number, r: any) => n + r.amount, 0), 44000);
   const attempt = payment.attempts.find((a: any) => a.status === 'APPROVED');
   const gateway = await gatewayFor(svc.services, svc.storeId, 'pg_one');
-  const view = await gateway.lookup({ pgPaymentKey: svc.services.db.$client.prepare('select pg_payment_key from payment_attempts where id = ?').pluck().get(attempt.attemptId) as string, pgOrderId: attempt.pgOrderId });
+  const view = await gateway.lookup({ pgPaymentKey: (await svc.services.db.$client.prepare('select pg_payment_key from payment_attempts where id = ?').pluck().get(attempt.attemptId)) as string, pgOrderId: attempt.pgOrderId });
   assert.equal([view.status, view.canceledAmount], ['CANCELED', 44000]);
   assert.equal([await stockOf(o.mug.productId), await stockOf(o.plate.productId)], [10, 10]);
   const order = ok(await api('GET', `/v1/orders/${o.order.orderId}`));
@@ -170,7 +170,7 @@ test('a refund left PROCESSING goes to the gateway once, however many refunds jo
   assert.equal(payment.refunds.map((r: any) => [r.status, r.amount]), [['COMPLETED', 14000]]);
   const attempt = payment.attempts.find((a: any) => a.status === 'APPROVED');
   const view = await (await gatewayFor(svc.services, svc.storeId, 'pg_one')).lookup({
-    pgPaymentKey: svc.services.db.$client.prepare('select pg_payment_key from payment_attempts where id = ?').pluck().get(attempt.attemptId) as string, pgOrderId: attempt.pgOrderId,
+    pgPaymentKey: (await svc.services.db.$client.prepare('select pg_payment_key from payment_attempts where id = ?').pluck().get(attempt.attemptId)) as string, pgOrderId: attempt.pgOrderId,
   });
   assert.is(view.canceledAmount, 14000, 'the gateway canceled the money once');
 });

@@ -1,4 +1,3 @@
-import { transaction } from '../../src/db/client.js';
 /**
  * Flow rules over HTTP: durable timers with the claim pause (through the hooks the claims issue calls),
  * every action error, assignment by product and category, progression ORDER with a webhook notification,
@@ -6,6 +5,7 @@ import { transaction } from '../../src/db/client.js';
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transaction } from '../../src/db/client.js';
 import { openClaimHold, releaseClaimHold, insertFlow } from '../../src/modules/flows/service.js';
 import type { Definition } from '../../src/modules/flows/definition.js';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
@@ -27,7 +27,7 @@ test.after(async () => {
 
 const DAY = 86_400;
 const flowOf = (id: string) => api('GET', `/v1/order-items/${id}/flow`);
-const inTransaction = (fn: (now: number) => void) => transaction(svc.services.db, () => fn(svc.services.clock.now()));
+const inTransaction = (fn: (now: number) => Promise<unknown>) => transaction(svc.services.db, () => fn(svc.services.clock.now()));
 
 test('timers: DELIVER after 7 days pauses while a claim is open and resumes with the time it had left; then DECIDE after 8 days', async () => {
   const { item, order } = await guestOrder(svc, api);

@@ -1,4 +1,3 @@
-import { transaction } from '../../src/db/client.js';
 /**
  * Cached read models (the store document, product list pages) are keyed by versions that triggers grow,
  * and those version reads are skipped while the connection wrote nothing. A rolled-back write grows the
@@ -7,6 +6,7 @@ import { transaction } from '../../src/db/client.js';
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transaction } from '../../src/db/client.js';
 import { cachedPage } from '../../src/modules/catalog/service.js';
 import { storeDocument } from '../../src/modules/stores/service.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -20,12 +20,12 @@ test.after(async () => {
 });
 
 /** Runs `write` in a transaction that is then rolled back; `readInside` sees the write before it goes. */
-async function rolledBack(write: () => void, readInside: () => void) {
+async function rolledBack(write: () => Promise<unknown>, readInside: () => Promise<void>) {
   const rollback = new Error('rollback');
   try {
-    await transaction(svc.services.db, () => {
-      write();
-      readInside();
+    await transaction(svc.services.db, async () => {
+      await write();
+      await readInside();
       throw rollback;
     });
   } catch (error) {
@@ -38,7 +38,9 @@ test('store document: a rolled-back rename is never served, and the next real ch
   let seenInside = '';
   await rolledBack(
     () => svc.services.db.$client.prepare('UPDATE stores SET name = ? WHERE id = ?').run('되돌려질 이름', svc.storeId),
-    () => (seenInside = JSON.parse((storeDocument(svc.services, svc.storeId) as { json: string }).json).name),
+    async () => {
+      seenInside = JSON.parse((await storeDocument(svc.services, svc.storeId)).json).name;
+    },
   );
   assert.is(seenInside, '되돌려질 이름', 'inside its transaction the write is visible');
   assert.is((await svc.api('GET', '/v1/store')).data.name, before);
@@ -50,17 +52,17 @@ test('store document: a rolled-back rename is never served, and the next real ch
 });
 
 test('product pages: a page built inside a rolled-back write is never served after it', async () => {
-  const { db, sqlite } = svc.services;
+  const { db } = svc.services;
   const productId = (await svc.api('GET', '/v1/products', { query: { size: 1 } })).data.contents[0].productId;
-  const rename = (name: string) => sqlite.prepare('UPDATE products SET name = ? WHERE id = ?').run(name, productId);
-  const page = (content: string) => cachedPage(db, svc.storeId, 'read-model-cache test', () => content).json;
+  const rename = (name: string) => db.$client.prepare('UPDATE products SET name = ? WHERE id = ?').run(name, productId);
+  const page = async (content: string) => (await cachedPage(db, svc.storeId, 'read-model-cache test', async () => content)).json;
 
-  assert.is(page('before'), '"before"');
-  await rolledBack(() => rename('되돌려질 상품'), () => assert.is(page('inside'), '"inside"', 'inside, the write shows'));
-  assert.is(page('unused'), '"before"', 'the version went back, and with it the page');
+  assert.is(await page('before'), '"before"');
+  await rolledBack(() => rename('되돌려질 상품'), async () => assert.is(await page('inside'), '"inside"', 'inside, the write shows'));
+  assert.is(await page('unused'), '"before"', 'the version went back, and with it the page');
   // The committed rename takes the version number the rolled-back one had.
-  rename('진짜 상품');
-  assert.is(page('after'), '"after"');
+  await rename('진짜 상품');
+  assert.is(await page('after'), '"after"');
   const listed = (await svc.api('GET', '/v1/products', { query: { size: 1 } })).data.contents[0];
   assert.is(listed.productId, productId);
   assert.is(listed.name, '진짜 상품');

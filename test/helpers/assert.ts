@@ -13,3 +13,18 @@ export function ok(res: ApiResponse, status = 200) {
   assert.is(res.status, status, JSON.stringify(res.body));
   return res.data;
 }
+
+/**
+ * `fn` fails, whether it throws or its promise rejects (SQLite's statements throw at once, PostgreSQL's
+ * reject), with an error whose message matches `expects` or that passes it; uvu/assert's `throws` for async work.
+ */
+export async function rejects(fn: () => Promise<unknown>, expects: RegExp | ((error: any) => boolean)) {
+  try {
+    await fn();
+  } catch (error) {
+    if (expects instanceof RegExp) assert.match((error as Error).message, expects);
+    else assert.ok(expects(error), `unexpected error: ${(error as Error).message}`);
+    return;
+  }
+  assert.unreachable('expected an error');
+}

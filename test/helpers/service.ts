@@ -81,8 +81,10 @@ export async function databaseAtRest(dataDir: string): Promise<Buffer> {
   if (!url) return Buffer.concat(['svc.db', 'svc.db-wal'].map((f) => join(dataDir, f)).filter(existsSync).map((f) => readFileSync(f)));
   const database = await openPostgresDatabase(url);
   try {
-    const tables = database.sqlite.prepare("SELECT tablename FROM pg_tables WHERE schemaname = 'public'").pluck().all() as string[];
-    return Buffer.from(tables.map((t) => (database.sqlite.prepare(`SELECT t::text FROM "${t}" t`).pluck().all() as string[]).join('\n')).join('\n'));
+    const client = database.db.$client;
+    const tables = (await client.prepare("SELECT tablename FROM pg_tables WHERE schemaname = 'public'").pluck().all()) as string[];
+    const rows = await Promise.all(tables.map(async (t) => ((await client.prepare(`SELECT t::text FROM "${t}" t`).pluck().all()) as string[]).join('\n')));
+    return Buffer.from(rows.join('\n'));
   } finally {
     await database.close();
   }

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { apiClient, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { startFakeGateway, type FakeGateway } from './fake-gateway.js';
-import { PG_ONE_LIVE, PG_ONE_TEST, PG_TWO_LIVE, PG_TWO_TEST, availability, fails, ok, providerOf } from './support.js';
+import { PG_ONE_LIVE, PG_ONE_TEST, PG_TWO_LIVE, PG_TWO_TEST, availability, fails, ok, providerOf, rejects } from './support.js';
 
 let svc: TestService;
 let fake: FakeGateway;
@@ -95,7 +95,7 @@ test('a live store excludes sandbox providers; without the platform permission l
   s = await settings();
   assert.is(providerOf(s, 'pg_one').routingExclusion, 'PLATFORM_BLOCKED');
   assert.equal(s.candidates, ['pg_two']);
-  assert.equal(payments.checkoutMode(svc.services, seller.storeId), { mode: 'TEST', reason: null });
+  assert.equal(await payments.checkoutMode(svc.services, seller.storeId), { mode: 'TEST', reason: null });
   ok(await platformLive(true));
   // The key set in use cannot be deleted; the sandbox provider's test keys disabled… are CREDENTIAL_MISSING once gone.
   fails(await api('DELETE', '/v1/store/payment-providers/pg_one/credentials/LIVE'), 409, 'PAYMENT_CREDENTIAL_ACTIVE');
@@ -228,7 +228,7 @@ test('pg_two live adapter: PortOne-style read-back confirm, gateway amount, chan
   const noWindow = await archived.prepareWindow({ paymentId: 'pay_p9', attemptId: 'a', pgOrderId: '20261121000029-01', amount: 1000, orderName: 'x', method: 'CARD', returnUrl: 'https://shop.example/r' }).catch((e) => e);
   assert.equal([noWindow.code, noWindow.details.reason], ['PAYMENT_PROVIDER_UNAVAILABLE', 'CREDENTIAL_ARCHIVED']);
   // New payments cannot use a disconnected provider.
-  assert.throws(() => payments.gatewayFor(svc.services, seller.storeId, 'pg_two'), (e: any) => e.code === 'PAYMENT_PROVIDER_UNAVAILABLE');
+  await rejects(() => payments.gatewayFor(svc.services, seller.storeId, 'pg_two'), (e: any) => e.code === 'PAYMENT_PROVIDER_UNAVAILABLE');
 });
 
 test.run();

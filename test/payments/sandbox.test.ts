@@ -21,15 +21,15 @@ test.after(async () => {
 });
 
 async function open(pg: 'pg_one' | 'pg_two', amount = 10000, method: 'CARD' | 'EASY_PAY' = 'CARD') {
-  const gw = payments.gatewayFor(svc.services, seller.storeId, pg);
+  const gw = await payments.gatewayFor(svc.services, seller.storeId, pg);
   const pgOrderId = `2026112100${String(++seq).padStart(4, '0')}-01`;
-  const window = await (await gw).prepareWindow({ paymentId: `pay_s${seq}`, attemptId: `att_s${seq}`, pgOrderId, amount, orderName: '샘플', method, returnUrl: 'https://localhost/r' });
-  return { gw, window, key: window.pgPaymentKey!, confirm: async (extra: Partial<{ amount: number }> = {}) => (await gw).confirm({ pgPaymentKey: window.pgPaymentKey!, pgOrderId, amount, method, ...extra }), pgOrderId };
+  const window = await gw.prepareWindow({ paymentId: `pay_s${seq}`, attemptId: `att_s${seq}`, pgOrderId, amount, orderName: '샘플', method, returnUrl: 'https://localhost/r' });
+  return { gw, window, key: window.pgPaymentKey!, confirm: (extra: Partial<{ amount: number }> = {}) => gw.confirm({ pgPaymentKey: window.pgPaymentKey!, pgOrderId, amount, method, ...extra }), pgOrderId };
 }
 
-const thrown = (fn: () => unknown) => {
+const thrown = async (fn: () => Promise<unknown>) => {
   try {
-    fn();
+    await fn();
   } catch (error) {
     return error as any;
   }
@@ -70,17 +70,17 @@ test('REFUSE, CANCEL and WINDOW_ERROR end the window; deciding twice is 409, an 
     await payments.sandboxDecide(svc.services, w.key, outcome);
     const result = await w.confirm();
     assert.equal([result.status, result.failure!.code, result.failure!.optionUnavailable], ['REFUSED', code, optionUnavailable], outcome);
-    assert.is(thrown(() => payments.sandboxDecide(svc.services, w.key, 'APPROVE')).code, 'SANDBOX_PAYMENT_DECIDED');
-    assert.is((await (await w.gw).lookup({ pgPaymentKey: w.key, pgOrderId: w.pgOrderId })).status, 'REFUSED');
+    assert.is((await thrown(() => payments.sandboxDecide(svc.services, w.key, 'APPROVE'))).code, 'SANDBOX_PAYMENT_DECIDED');
+    assert.is((await w.gw.lookup({ pgPaymentKey: w.key, pgOrderId: w.pgOrderId })).status, 'REFUSED');
   }
-  assert.is(thrown(() => payments.sandboxDecide(svc.services, 'sbx1_missing', 'APPROVE')).code, 'SANDBOX_PAYMENT_NOT_FOUND');
+  assert.is((await thrown(() => payments.sandboxDecide(svc.services, 'sbx1_missing', 'APPROVE'))).code, 'SANDBOX_PAYMENT_NOT_FOUND');
 });
 
 test('CONFIRMING: the confirm answers late, the look-up then shows the approval', async () => {
   const w = await open('pg_two', 7000);
   await payments.sandboxDecide(svc.services, w.key, 'CONFIRMING');
   assert.is((await w.confirm()).status, 'CONFIRMING');
-  const looked = await (await w.gw).lookup({ pgPaymentKey: w.key, pgOrderId: w.pgOrderId });
+  const looked = await w.gw.lookup({ pgPaymentKey: w.key, pgOrderId: w.pgOrderId });
   assert.equal([looked.status, looked.approvedAmount, looked.pgTransactionId], ['APPROVED', 7000, w.key]);
 });
 
@@ -88,16 +88,16 @@ test('cancel: partial, then the rest; over-cancel and unpaid cancel fail; the li
   const w = await open('pg_one', 30000);
   await payments.sandboxDecide(svc.services, w.key, 'APPROVE');
   const tx = (await w.confirm()).pgTransactionId!;
-  assert.equal(await (await w.gw).cancel({ pgTransactionId: tx, amount: 10000, reason: '부분' }), { status: 'CANCELED', canceledAmount: 10000 });
-  assert.is((await (await w.gw).lookup({ pgPaymentKey: w.key, pgOrderId: w.pgOrderId })).status, 'PARTIALLY_CANCELED');
-  const over = await (await w.gw).cancel({ pgTransactionId: tx, amount: 20001, reason: '초과' });
+  assert.equal(await w.gw.cancel({ pgTransactionId: tx, amount: 10000, reason: '부분' }), { status: 'CANCELED', canceledAmount: 10000 });
+  assert.is((await w.gw.lookup({ pgPaymentKey: w.key, pgOrderId: w.pgOrderId })).status, 'PARTIALLY_CANCELED');
+  const over = await w.gw.cancel({ pgTransactionId: tx, amount: 20001, reason: '초과' });
   assert.equal([over.status, over.failure!.code], ['FAILED', 'NOT_CANCELABLE_AMOUNT']);
-  assert.equal(await (await w.gw).cancel({ pgTransactionId: tx, amount: 20000, reason: '나머지' }), { status: 'CANCELED', canceledAmount: 20000 });
-  const looked = await (await w.gw).lookup({ pgPaymentKey: w.key, pgOrderId: w.pgOrderId });
+  assert.equal(await w.gw.cancel({ pgTransactionId: tx, amount: 20000, reason: '나머지' }), { status: 'CANCELED', canceledAmount: 20000 });
+  const looked = await w.gw.lookup({ pgPaymentKey: w.key, pgOrderId: w.pgOrderId });
   assert.equal([looked.status, looked.canceledAmount], ['CANCELED', 30000]);
-  assert.is((await (await w.gw).cancel({ pgTransactionId: tx, amount: 1, reason: '더' })).status, 'FAILED');
+  assert.is((await w.gw.cancel({ pgTransactionId: tx, amount: 1, reason: '더' })).status, 'FAILED');
   const unpaid = await open('pg_one');
-  assert.is((await (await unpaid.gw).cancel({ pgTransactionId: unpaid.key, amount: 1, reason: 'x' })).status, 'FAILED');
+  assert.is((await unpaid.gw.cancel({ pgTransactionId: unpaid.key, amount: 1, reason: 'x' })).status, 'FAILED');
   const settings = ok(await seller.api('GET', '/v1/store/payment-settings'));
   const met = Object.fromEntries(settings.providers[0].liveGate.conditions.map((c: any) => [c.code, c.met]));
   assert.equal([met.SANDBOX_PAYMENT, met.SANDBOX_REFUND], [true, true]);
@@ -118,9 +118,9 @@ test('tenancy: another store\'s gateway cannot confirm, cancel or read this stor
 test('findPaymentOption resolves objects and key strings against enabled options only', async () => {
   assert.is((await payments.findPaymentOption(svc.services, seller.storeId, { pg: 'pg_two', method: 'BANK_TRANSFER' }))?.key, 'pg_two:BANK_TRANSFER');
   assert.is((await payments.findPaymentOption(svc.services, seller.storeId, 'pg_one:MOBILE'))?.label, '휴대폰');
-  assert.is(payments.findPaymentOption(svc.services, seller.storeId, 'pg_two:MOBILE'), undefined);
-  assert.is(payments.findPaymentOption(svc.services, seller.storeId, { pg: 'pg_one', method: 'EASY_PAY', provider: 'EASYPAY_1' }), undefined, 'no easy-pay providers configured');
-  assert.equal(payments.paymentDomains(svc.services, seller.storeId), []);
+  assert.is(await payments.findPaymentOption(svc.services, seller.storeId, 'pg_two:MOBILE'), undefined);
+  assert.is(await payments.findPaymentOption(svc.services, seller.storeId, { pg: 'pg_one', method: 'EASY_PAY', provider: 'EASYPAY_1' }), undefined, 'no easy-pay providers configured');
+  assert.equal(await payments.paymentDomains(svc.services, seller.storeId), []);
 });
 
 test.run();

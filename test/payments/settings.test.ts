@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { apiClient, createAccessToken, login, newSellerWithStore, databaseAtRest, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { PG_ONE_TEST, PG_TWO_TEST, SECRETS, availability, fails, ok, providerOf } from './support.js';
+import { PG_ONE_TEST, PG_TWO_TEST, SECRETS, availability, fails, ok, providerOf, rejects } from './support.js';
 
 let svc: TestService;
 let seller: Awaited<ReturnType<typeof newSellerWithStore>>;
@@ -255,7 +255,7 @@ test('tenancy: another store sees only its own providers and cannot reach these 
   // A key set of this store handed to the other store's gateway lookup is a tenant mismatch.
   const { gatewayFor } = await import('../../src/modules/payments/gateway.js');
   const credentialId = providerOf(ok(await api('GET', '/v1/store/payment-settings')), 'pg_one').credentialSets.TEST.credentialId;
-  assert.throws(() => gatewayFor(svc.services, other.storeId, 'pg_one', { credentialId }), (e: any) => e.code === 'TENANT_MISMATCH');
+  await rejects(() => gatewayFor(svc.services, other.storeId, 'pg_one', { credentialId }), (e: any) => e.code === 'TENANT_MISMATCH');
 });
 
 test.run();

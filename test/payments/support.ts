@@ -1,8 +1,8 @@
 import * as assert from 'uvu/assert';
-import { fails, ok } from '../helpers/assert.js';
+import { fails, ok, rejects } from '../helpers/assert.js';
 import type { Api } from '../helpers/service.js';
 
-export { fails, ok };
+export { fails, ok, rejects };
 
 export const PG_ONE_TEST = { environment: 'TEST', clientKey: 'test_ck_D5GePWvyJnrK0W0k6q8gLzN97Eoq', secretKey: 'test_sk_zXLkKEypNArWmo50nX3lmeaxYG5R' };
 export const PG_ONE_LIVE = { environment: 'LIVE', clientKey: 'live_ck_D5GePWvyJnrK0W0k6q8gLzN97Eoq', secretKey: 'live_sk_zXLkKEypNArWmo50nX3lmeaxYG5R' };

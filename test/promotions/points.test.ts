@@ -8,7 +8,7 @@
 import { makeStoreWentPublic } from '../helpers/storefront.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { fails, ok } from '../helpers/assert.js';
+import { fails, ok, rejects } from '../helpers/assert.js';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { buyerApi, connectSandbox, createProduct, directSheet, startGuestPayment } from '../checkout/support.js';
 import { fieldCodes, longLivedApi, member, pay, price, sheetOf, signIn, simulate } from './support.js';
@@ -67,8 +67,8 @@ test('ledger: grants need an expiry, deductions a balance (also at dry run); ent
   assert.ok([403, 404].includes(poke.status));
   assert.is(ok(await fresh.api('GET', `/v1/customers/${buyer}/points`)).balance, 1800);
   // Append-only down to the database: no write path can rewrite an entry.
-  assert.throws(() => svc.services.db.$client.prepare('update point_entries set amount = 0 where customer_id = ?').run(buyer), /append-only/);
-  assert.throws(() => svc.services.db.$client.prepare('delete from point_entries where customer_id = ?').run(buyer), /append-only/);
+  await rejects(() => svc.services.db.$client.prepare('update point_entries set amount = 0 where customer_id = ?').run(buyer), /append-only/);
+  await rejects(() => svc.services.db.$client.prepare('delete from point_entries where customer_id = ?').run(buyer), /append-only/);
 });
 
 test('checkout: the sheet shows what points can do; pointAmount is checked against the policy and balance; guests cannot use points', async () => {

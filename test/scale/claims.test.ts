@@ -29,7 +29,11 @@ async function enqueue({ db }: Database_, rows: { id: string; dueIn: number; sta
 }
 
 const pending = eq(appDeliveries.status, 'PENDING');
-const idsOf = (rows: Iterable<{ id: string }>) => [...rows].map((row) => row.id);
+async function idsOf(rows: Iterable<{ id: string }> | AsyncIterable<{ id: string }>) {
+  const ids: string[] = [];
+  for await (const row of rows) ids.push(row.id);
+  return ids;
+}
 
 for (const engine of ['SQLite', 'PostgreSQL'] as const) {
   const test = suite(`claims on ${engine}`);
@@ -42,14 +46,14 @@ for (const engine of ['SQLite', 'PostgreSQL'] as const) {
 
   test('due rows come earliest first; rows not yet due or not matching stay', async () => {
     await enqueue(database, [{ id: 'c', dueIn: -10 }, { id: 'b', dueIn: -50 }, { id: 'a', dueIn: 0 }, { id: 'later', dueIn: 5 }, { id: 'done', dueIn: -99, status: 'DONE' }]);
-    assert.equal(idsOf(claimEachDue(database.db, appDeliveries, NOW, { where: pending })), ['b', 'c', 'a']);
+    assert.equal(await idsOf(claimEachDue(database.db, appDeliveries, NOW, { where: pending })), ['b', 'c', 'a']);
   });
 
   test('a claimed row is leased: nobody takes it again until the lease lapses, then it is due again', async () => {
     await enqueue(database, [{ id: 'a', dueIn: 0 }]);
     const claimed = await claimNextDue(database.db, appDeliveries, NOW, { where: pending });
     assert.is(claimed?.nextAttemptAt, NOW + CLAIM_LEASE_MS, 'the claimed row comes back as it now is');
-    assert.is(claimNextDue(database.db, appDeliveries, NOW + CLAIM_LEASE_MS - 1, { where: pending }), undefined);
+    assert.is(await claimNextDue(database.db, appDeliveries, NOW + CLAIM_LEASE_MS - 1, { where: pending }), undefined);
     assert.is((await claimNextDue(database.db, appDeliveries, NOW + CLAIM_LEASE_MS, { where: pending }))?.id, 'a', 'the work of a process that died comes due again');
   });
 
@@ -58,9 +62,9 @@ for (const engine of ['SQLite', 'PostgreSQL'] as const) {
     const run = claimEachDue(database.db, appDeliveries, NOW, { where: pending, skip: ['b'], limit: 2 });
     assert.is((await run.next()).value?.id, 'a');
     const leased = await database.db.select({ id: appDeliveries.id }).from(appDeliveries).where(eq(appDeliveries.nextAttemptAt, NOW + CLAIM_LEASE_MS)).all();
-    assert.equal(idsOf(leased), ['a'], 'the rows behind the first wait unclaimed, so a long call cannot outlive their lease');
-    assert.equal(idsOf({ [Symbol.iterator]: () => run }), ['c']);
-    assert.equal(idsOf(claimEachDue(database.db, appDeliveries, NOW, { where: pending })), ['b', 'd']);
+    assert.equal(await idsOf(leased), ['a'], 'the rows behind the first wait unclaimed, so a long call cannot outlive their lease');
+    assert.equal(await idsOf(run), ['c']);
+    assert.equal(await idsOf(claimEachDue(database.db, appDeliveries, NOW, { where: pending })), ['b', 'd']);
   });
 
   test.run();
@@ -73,9 +77,9 @@ let second: Database_;
 skipping.before(async () => {
   const url = await createTestDatabase();
   first = await openPostgresDatabase(url);
-  second = await openPostgresDatabase(url);
-  // A claim that waited for the other process's lock would fail here rather than hang the test.
-  second.sqlite.exec("SET lock_timeout = '2s'");
+  // A claim that waited for the other process's lock would fail here rather than hang the test: set on
+  // every connection of the second one's pool, as a session setting would only hold on one of them.
+  second = await openPostgresDatabase(`${url}?options=${encodeURIComponent('-c lock_timeout=2s')}`);
 });
 skipping.after(async () => {
   await first.close();
@@ -84,7 +88,7 @@ skipping.after(async () => {
 
 skipping('a row another process is claiming is skipped, not waited for, and each row goes to one of them', async () => {
   await enqueue(first, [{ id: 'a', dueIn: -2 }, { id: 'b', dueIn: -1 }, { id: 'c', dueIn: 0 }]);
-  const taken = transaction(first.db, async () => {
+  const taken = await transaction(first.db, async () => {
     const mine = await claimNextDue(first.db, appDeliveries, NOW, { where: pending });
     // The first process's claim of `a` is not committed yet: its row lock is held while the second claims.
     const started = performance.now();
@@ -93,7 +97,7 @@ skipping('a row another process is claiming is skipped, not waited for, and each
     return [mine?.id, theirs?.id];
   });
   assert.equal(taken, ['a', 'b']);
-  assert.equal(idsOf(claimEachDue(second.db, appDeliveries, NOW, { where: pending })), ['c'], 'after the commit, the first one\'s row stays leased');
+  assert.equal(await idsOf(claimEachDue(second.db, appDeliveries, NOW, { where: pending })), ['c'], 'after the commit, the first one\'s row stays leased');
 });
 
 skipping.run();

@@ -70,14 +70,14 @@ test('a new site may be created while the old one closes (slug changes keep coun
   assert.is(again.site.slugChangesRemaining, 2, 'the change before the disable still counts');
   assert.is(ok(await api('GET', '/v1/storefront/site')).slug, 'reborn-shop');
   fails(await api('POST', '/v1/storefront/site', { body: { templateId: 'basic', slug: 'third-shop' } }), 409, 'STOREFRONT_SITE_EXISTS');
-  const closedId = ((await svc.services.db.select().from(sites).where(eq(sites.slug, 'closing-shop')).get())!).id;
+  const closedId = (await svc.services.db.select().from(sites).where(eq(sites.slug, 'closing-shop')).get())!.id;
   assert.ok((await svc.services.db.select().from(versions).where(eq(versions.siteId, closedId)).all()).length > 0);
   await svc.advance(29 * DAY);
   assert.is((await visit('closing-shop/')).status, 410);
   await svc.advance(2 * DAY);
   assert.is((await visit('closing-shop/')).status, 404);
-  assert.is(svc.services.db.select().from(sites).where(eq(sites.id, closedId)).get(), undefined);
-  assert.equal(svc.services.db.select().from(versions).where(eq(versions.siteId, closedId)).all(), [], 'its versions are deleted with it');
+  assert.is(await svc.services.db.select().from(sites).where(eq(sites.id, closedId)).get(), undefined);
+  assert.equal(await svc.services.db.select().from(versions).where(eq(versions.siteId, closedId)).all(), [], 'its versions are deleted with it');
   assert.is(ok(await api('GET', '/v1/storefront/site')).slug, 'reborn-shop', 'the new site is untouched');
   const other = { api: await storefrontApi(svc, await newSellerWithStore(svc, 'sf-dis')) };
   fails(await other.api('POST', '/v1/storefront/site', { body: { templateId: 'basic', slug: 'closing-shop' } }), 409, 'STOREFRONT_SLUG_TAKEN');

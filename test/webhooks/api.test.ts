@@ -1,6 +1,6 @@
-import { transaction } from '../../src/db/client.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transaction } from '../../src/db/client.js';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { eventually, startReceiver } from './receiver.js';
 

@@ -1,8 +1,8 @@
-import { transaction } from '../../src/db/client.js';
 import { createHmac } from 'node:crypto';
 import { get as httpGet, type IncomingMessage } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transaction } from '../../src/db/client.js';
 import { verifyWebhook } from '../../src/index.js';
 import { newSellerWithStore, startTestService, type TestService } from '../helpers/service.js';
 

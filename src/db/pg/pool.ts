@@ -88,11 +88,6 @@ interface Frame {
   depth: number;
 }
 
-/**
- * The transaction a piece of asynchronous work runs in: the code keeps using the service's one `db`, and its
- * statements find their transaction's connection here, as SQLite's one connection found it implicitly.
- */
-const frames = new AsyncLocalStorage<Frame>();
 
 const CONNECTION_CLASS = '08';
 
@@ -105,6 +100,11 @@ const CONNECTION_CLASS = '08';
 export class PgPool {
   readonly dialect = 'postgres' as const;
   private readonly pool: pg.Pool;
+  /**
+   * The transaction a piece of asynchronous work runs in: the code keeps using the service's one `db`, and
+   * its statements find their transaction's connection here, as SQLite's one connection found it implicitly.
+   */
+  private readonly frames = new AsyncLocalStorage<Frame>();
   open = true;
 
   constructor(private readonly url: string, size = Number(process.env.SVC_PG_POOL_SIZE) || 10) {
@@ -131,13 +131,13 @@ export class PgPool {
   }
 
   get inTransaction(): boolean {
-    return frames.getStore() !== undefined;
+    return this.frames.getStore() !== undefined;
   }
 
   /** Every statement goes through here: on the current transaction's connection, else on any free one. */
   async query(text: string, params: unknown[] = []): Promise<PgResult> {
     if (!this.open) throw new Error('the PostgreSQL connection is closed');
-    const frame = frames.getStore();
+    const frame = this.frames.getStore();
     try {
       const result = await (frame?.connection ?? this.pool).query({ text, values: params.map(toParam), rowMode: 'array' });
       // A multi-statement text answers a result per statement: the last one is the answer.
@@ -157,7 +157,7 @@ export class PgPool {
   }
 
   transaction<R>(body: () => R | Promise<R>): Promise<R> {
-    const frame = frames.getStore();
+    const frame = this.frames.getStore();
     return frame ? this.savepoint(frame, body) : this.serializable(body);
   }
 
@@ -169,6 +169,10 @@ export class PgPool {
       throw asPgError(error, 'BEGIN', false);
     }
     let broken = false;
+    // A connection the server drops while this transaction holds it is an error event here (the pool only
+    // listens to idle ones); the statement in flight fails with it.
+    const lost = () => (broken = true);
+    connection.on('error', lost);
     try {
       for (let attempt = 1; ; attempt++) {
         const alone = attempt > RUN_ALONE_AFTER;
@@ -178,7 +182,7 @@ export class PgPool {
           if (alone) await connection.query(`SELECT pg_advisory_lock(${GATE_KEY})`);
           try {
             await connection.query(`BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT pg_advisory_xact_lock_shared(${GATE_KEY})`);
-            const result = await frames.run(frame, body);
+            const result = await this.frames.run(frame, body);
             await connection.query('COMMIT');
             return result;
           } catch (error) {
@@ -195,6 +199,7 @@ export class PgPool {
         }
       }
     } finally {
+      connection.off('error', lost);
       // A connection that failed mid-transaction is not given back to others.
       connection.release(broken);
     }
@@ -204,7 +209,7 @@ export class PgPool {
     const name = `sp${frame.depth}`;
     await frame.connection.query(`SAVEPOINT ${name}`);
     try {
-      const result = await frames.run({ connection: frame.connection, depth: frame.depth + 1 }, body);
+      const result = await this.frames.run({ connection: frame.connection, depth: frame.depth + 1 }, body);
       await frame.connection.query(`RELEASE SAVEPOINT ${name}`);
       return result;
     } catch (error) {

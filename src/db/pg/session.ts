@@ -2,10 +2,12 @@ import type { RunResult } from 'better-sqlite3';
 import { entityKind } from 'drizzle-orm';
 import { fillPlaceholders, type Query } from 'drizzle-orm/sql';
 import { BaseSQLiteDatabase, SQLiteAsyncDialect, SQLitePreparedQuery, SQLiteSession, type SelectedFieldsOrdered } from 'drizzle-orm/sqlite-core';
-import { mapResultRow } from 'drizzle-orm/utils';
+import * as drizzleUtils from 'drizzle-orm/utils';
 import { rowObject, toPostgresSql, type PgPool } from './pool.js';
 
 type RowMapper = (rows: unknown[][]) => unknown;
+/** drizzle's own row mapping (in its utils, not in their typings). */
+const { mapResultRow } = drizzleUtils as unknown as { mapResultRow: (fields: SelectedFieldsOrdered, row: unknown[], joinsNotNullableMap: Record<string, boolean> | undefined) => unknown };
 
 /**
  * drizzle's SQLite query builders over the PostgreSQL pool: the modules write their queries once, against
@@ -86,6 +88,6 @@ class PgSession extends SQLiteSession<'async', RunResult, Record<string, never>,
 /** The drizzle database the modules query on PostgreSQL, with the pool as its `$client`. */
 export function drizzlePostgres(pool: PgPool): BaseSQLiteDatabase<'async', RunResult> & { $client: PgPool } {
   const dialect = new SQLiteAsyncDialect();
-  const db = new BaseSQLiteDatabase('async', dialect, new PgSession(pool, dialect) as never, undefined);
+  const db = new BaseSQLiteDatabase<'async', RunResult>('async', dialect, new PgSession(pool, dialect) as never, undefined);
   return Object.assign(db, { $client: pool });
 }

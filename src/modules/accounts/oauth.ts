@@ -4,7 +4,7 @@ import { readBodyText } from '../../server/body.js';
 import { ApiError } from '../../server/errors.js';
 import { escapeHtml, htmlResponse } from '../../server/html.js';
 import type { Services } from '../../server/services.js';
-import { findClient, registrableRedirect, REGISTERED_CLIENT_PREFIX } from './clients.js';
+import { findClient, registrableRedirect, REGISTERED_CLIENT_PREFIX, type OAuthClient } from './clients.js';
 import { oauthClients } from './schema.js';
 import { newId } from '../../db/ids.js';
 import { ALL_SCOPES } from './scopes.js';
@@ -66,8 +66,8 @@ export function mountOAuth(app: H3, services: Services) {
 
   app.post('/auth/register', async (event) => registerClient(services, await readJsonObject(event)));
 
-  app.get('/auth/authorize', (event) => {
-    const request = authorizationRequest(services, event.url.searchParams);
+  app.get('/auth/authorize', async (event) => {
+    const request = await authorizationRequest(services, event.url.searchParams);
     return authorizeAnswer(request, issuer) ?? consentPage(request as AuthorizationRequest);
   });
 
@@ -79,7 +79,7 @@ export function mountOAuth(app: H3, services: Services) {
       if (error instanceof ApiError) return errorPage(error.message, error.status);
       throw error;
     }
-    const request = authorizationRequest(services, form);
+    const request = await authorizationRequest(services, form);
     const refused = authorizeAnswer(request, issuer);
     if (refused) return refused;
     const valid = request as AuthorizationRequest;
@@ -88,7 +88,7 @@ export function mountOAuth(app: H3, services: Services) {
       const user = await verifyCredentials(services, form.get('email') ?? '', form.get('password') ?? '', clientAddress(event, services));
       const code = await createAuthorizationCode(services, {
         userId: user.id,
-        clientId: (await valid.client).clientId,
+        clientId: valid.client.clientId,
         redirectUri: valid.redirectUri,
         codeChallenge: valid.codeChallenge,
         scope: valid.scope,
@@ -114,9 +114,9 @@ export function mountOAuth(app: H3, services: Services) {
         if (taken?.replayedSessionId) await revokeLoginSession(services, taken.replayedSessionId);
         const code = taken?.code;
         const verifier = params.get('code_verifier') ?? '';
-        if (!code || (await code).clientId !== clientId || (await code).redirectUri !== params.get('redirect_uri')) return oauthError(400, 'invalid_grant', 'authorization code is invalid, used or expired');
-        if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier) || s256(verifier) !== (await code).codeChallenge) return oauthError(400, 'invalid_grant', 'PKCE verification failed');
-        return tokenResponse(await openLoginSession(services, { sessionId: (await code).sessionId!, userId: (await code).userId, clientId: (await code).clientId, scope: (await code).scope, authTime: (await code).authTime }));
+        if (!code || code.clientId !== clientId || code.redirectUri !== params.get('redirect_uri')) return oauthError(400, 'invalid_grant', 'authorization code is invalid, used or expired');
+        if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier) || s256(verifier) !== code.codeChallenge) return oauthError(400, 'invalid_grant', 'PKCE verification failed');
+        return tokenResponse(await openLoginSession(services, { sessionId: code.sessionId!, userId: code.userId, clientId: code.clientId, scope: code.scope, authTime: code.authTime }));
       }
       if (grant === 'refresh_token') {
         return tokenResponse(await refreshLogin(services, params.get('refresh_token') ?? '', clientId));
@@ -142,7 +142,7 @@ export function mountOAuth(app: H3, services: Services) {
 }
 
 interface AuthorizationRequest {
-  client: NonNullable<ReturnType<typeof findClient>>;
+  client: OAuthClient;
   redirectUri: string;
   codeChallenge: string;
   state: string | null;
@@ -179,11 +179,11 @@ async function authorizationRequest(services: Services, params: URLSearchParams)
   if (unknown.length) return refuse('invalid_scope', `unknown scopes: ${unknown.join(', ')}`);
   // First-party clients get every scope the user's roles allow; others only what they asked for.
   const scope = client.firstParty ? '*' : requested.join(' ');
-  return { client: await client, redirectUri, codeChallenge, state, scope };
+  return { client, redirectUri, codeChallenge, state, scope };
 }
 
 /** The answer to a refused authorization request, or null when it is valid. */
-function authorizeAnswer(request: ReturnType<typeof authorizationRequest>, issuer: string): Response | null {
+function authorizeAnswer(request: Awaited<ReturnType<typeof authorizationRequest>>, issuer: string): Response | null {
   if ('pageError' in request) return errorPage(request.pageError);
   if ('error' in request) return redirectWith(request.redirectUri, { error: request.error, error_description: request.description, state: request.state, iss: issuer });
   return null;
@@ -278,19 +278,19 @@ label{display:block;font-size:13px;margin:14px 0 4px}input{width:100%;box-sizing
 .row{display:flex;gap:8px;margin-top:20px}button{flex:1;padding:11px;border:0;border-radius:8px;font-size:15px;cursor:pointer}
 button[value=allow]{background:#1f5eff;color:#fff}button[value=deny]{background:#eef}.err{color:#c00;font-size:13px}ul{font-size:13px;color:#444;padding-left:18px}`;
 
-async function consentPage(request: AuthorizationRequest, error?: string, email = '', status = 200, headers?: Record<string, string>) {
+function consentPage(request: AuthorizationRequest, error?: string, email = '', status = 200, headers?: Record<string, string>) {
   const hidden = ['client_id', 'redirect_uri', 'code_challenge', 'state', 'scope']
-    .map(async (name) => {
-      const value = { client_id: (await request.client).clientId, redirect_uri: request.redirectUri, code_challenge: request.codeChallenge, state: request.state ?? '', scope: request.scope === '*' ? '' : request.scope }[name]!;
+    .map((name) => {
+      const value = { client_id: request.client.clientId, redirect_uri: request.redirectUri, code_challenge: request.codeChallenge, state: request.state ?? '', scope: request.scope === '*' ? '' : request.scope }[name]!;
       return `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
     })
     .join('');
   // Logins reach every store of the person (store scope), each within the role there and the scopes below.
   const scopes = '<li>상점 범위: 내가 속한 모든 상점 (각 상점의 내 역할 안에서)</li>'
     + (request.scope === '*' ? '<li>내 역할이 허용하는 모든 상점 작업</li>' : request.scope.split(' ').map((s) => `<li>${escapeHtml(s)}</li>`).join(''));
-  const agentNotice = (await request.client).agent ? '<p class="err">AI 에이전트 연결입니다: 일부 작업은 승인을 기다리고, 일부는 허용되지 않습니다.</p>' : '';
+  const agentNotice = request.client.agent ? '<p class="err">AI 에이전트 연결입니다: 일부 작업은 승인을 기다리고, 일부는 허용되지 않습니다.</p>' : '';
   return htmlResponse(`<!doctype html><html lang="ko"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>svc 로그인</title><style>${PAGE_STYLE}</style></head>
-<body><main><h1>svc 로그인</h1><p><b>${escapeHtml((await request.client).name)}</b>이(가) 내 계정으로 다음 권한을 요청합니다.</p>${agentNotice}<ul>${scopes}</ul>
+<body><main><h1>svc 로그인</h1><p><b>${escapeHtml(request.client.name)}</b>이(가) 내 계정으로 다음 권한을 요청합니다.</p>${agentNotice}<ul>${scopes}</ul>
 ${error ? `<p class="err">${escapeHtml(error)}</p>` : ''}
 <form method="post" action="/auth/authorize">${hidden}<input type="hidden" name="response_type" value="code"><input type="hidden" name="code_challenge_method" value="S256">
 <label for="email">이메일</label><input id="email" name="email" type="email" autocomplete="username" value="${escapeHtml(email)}" required>

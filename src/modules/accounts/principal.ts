@@ -99,11 +99,13 @@ export function authenticate(services: Services, authorization: string | null): 
 }
 
 async function resolveAndRemember(services: Services, authorization: string, token: string, now: number): Promise<Principal> {
+  // Counted before the records are read: a revocation while they are read leaves the answer uncached.
+  const seen = revocations;
   const { principal, expiresAt } = await resolvePrincipal(services, token, now);
   // Installation tokens are checked on every request: uninstalling must cut an app off at once.
   if (principal.kind === 'installation') return principal;
   if (principals.size >= PRINCIPAL_CACHE_LIMIT) principals.clear();
-  principals.set(cacheKey(authorization), { authorization, principal, revocations, cachedAt: now, expiresAt });
+  principals.set(cacheKey(authorization), { authorization, principal, revocations: seen, cachedAt: now, expiresAt });
   return principal;
 }
 
@@ -117,9 +119,9 @@ async function resolvePrincipal(services: Services, token: string, now: number):
   const tokenExpiresAt = claims.exp === undefined ? Infinity : claims.exp * 1000;
   if (tokenExpiresAt <= now) throw fail(401, 'UNAUTHORIZED');
   if (claims.typ === 'installation') return { principal: await resolveInstallationPrincipal(services, claims), expiresAt: tokenExpiresAt };
-  const resolved = await (claims.typ === 'access'
-      ? accessTokenPrincipal(services, claims.jti, now)
-      : loginSessionPrincipal(services, claims.sid ?? '', (claims.iat ?? 0) * 1000));
+  const resolved = claims.typ === 'access'
+    ? await accessTokenPrincipal(services, claims.jti, now)
+    : await loginSessionPrincipal(services, claims.sid ?? '', (claims.iat ?? 0) * 1000);
   if (resolved.principal.userId !== claims.sub) throw fail(401, 'UNAUTHORIZED');
   return { principal: resolved.principal, expiresAt: Math.min(tokenExpiresAt, resolved.expiresAt) };
 }
@@ -133,7 +135,7 @@ export async function principalOfRecord(services: Services, kind: 'login' | 'acc
   return kind === 'access' ? (await accessTokenPrincipal(services, tokenId, now)).principal : (await loginSessionPrincipal(services, tokenId, now)).principal;
 }
 
-async function accessTokenPrincipal(services: Services, tokenId: string, now: number): Promise<{ principal: Principal; expiresAt: number; }> {
+async function accessTokenPrincipal(services: Services, tokenId: string, now: number): Promise<{ principal: Principal; expiresAt: number }> {
   const q = statements(services.db);
   const row = await q.accessToken.get({ id: tokenId });
   if (!row) throw fail(401, 'UNAUTHORIZED');
@@ -176,7 +178,7 @@ export function markedAsAgent(principal: Principal, header: string | null): Prin
 }
 
 /** `issuedAt`: when the presented token was issued; tokens from before a password reset are revoked. */
-async function loginSessionPrincipal(services: Services, sessionId: string, issuedAt: number): Promise<{ principal: Principal; expiresAt: number; }> {
+async function loginSessionPrincipal(services: Services, sessionId: string, issuedAt: number): Promise<{ principal: Principal; expiresAt: number }> {
   const row = await statements(services.db).loginSession.get({ id: sessionId });
   if (!row) throw fail(401, 'UNAUTHORIZED');
   const { session, user } = row;

@@ -210,7 +210,7 @@ export async function createAuthorizationCode(
 export async function takeAuthorizationCode(services: Services, code: string) {
   const now = services.clock.now();
   const codeHash = hashSecret(code);
-  const taken = services.db.update(authorizationCodes)
+  const taken = await services.db.update(authorizationCodes)
     .set({ usedAt: now, sessionId: newId('lgs', now) })
     .where(and(eq(authorizationCodes.codeHash, codeHash), isNull(authorizationCodes.usedAt), gt(authorizationCodes.expiresAt, now)))
     .returning()

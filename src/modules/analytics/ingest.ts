@@ -1,8 +1,7 @@
-import { transaction } from '../../db/client.js';
 import { eq, sql } from 'drizzle-orm';
 import { isbot } from 'isbot';
 import { z } from 'zod';
-import type { Db } from '../../db/client.js';
+import { transaction, type Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
 import { fail } from '../../server/errors.js';
@@ -93,7 +92,7 @@ const COLUMNS = ['id', 'storeId', 'visitorId', 'clientSessionId', 'name', 'at', 
 
 const q = preparedFor((db) => ({
   /** One multi-row insert per batch size (1…50), prepared once each. */
-  inserts: new Map<number, { run(values: Record<string, unknown>): unknown }>(),
+  inserts: new Map<number, { run(values: Record<string, unknown>): Promise<unknown> }>(),
   /**
    * Takes `n` of the visitor's per-minute allowance in one guarded statement: a window older than a minute
    * starts over. The returned count, minus `n`, is what the window had used before this request.
@@ -116,7 +115,7 @@ const q = preparedFor((db) => ({
   linkOf: db.select().from(analyticsCheckouts).where(eq(analyticsCheckouts.checkoutId, sql.placeholder('checkoutId'))).prepare(),
 }));
 
-function insertEvents(db: Db, rows: EventRow[]) {
+async function insertEvents(db: Db, rows: EventRow[]) {
   if (rows.length === 0) return;
   const statements = q(db).inserts;
   let statement = statements.get(rows.length);
@@ -129,12 +128,12 @@ function insertEvents(db: Db, rows: EventRow[]) {
   rows.forEach((row, i) => {
     for (const c of COLUMNS) params[`${c}${i}`] = row[c] ?? null;
   });
-  statement.run(params);
+  await statement.run(params);
 }
 
 /** How many of `n` events the visitor may still record this minute. */
-function reserve(db: Db, storeId: string, visitorId: string, n: number, now: number): number {
-  const { count } = q(db).reserve.get({ storeId, visitorId, n, now, windowOpenedBefore: now - 60_000 }) as { count: number };
+async function reserve(db: Db, storeId: string, visitorId: string, n: number, now: number): Promise<number> {
+  const { count } = await q(db).reserve.get({ storeId, visitorId, n, now, windowOpenedBefore: now - 60_000 });
   const usedBefore = count - n;
   return Math.max(0, Math.min(n, LIMITS.perVisitorPerMinute - usedBefore));
 }
@@ -160,7 +159,7 @@ const pathOf = (path: string) => {
  * visitor per minute, are stored in one insert; everything beyond is dropped and the answer stays 204.
  */
 export async function ingestEvents(services: Services, storeId: string, headers: Headers, body: { events: CollectedEvent[] }, now: number) {
-  const accepted = originAccepted(services, storeId, headers, now);
+  const accepted = await originAccepted(services, storeId, headers, now);
   const visit = visitOf(headers);
   if (!accepted || !visit) return;
   if (Number(headers.get('content-length') ?? 0) > LIMITS.requestBytes) return;
@@ -171,11 +170,11 @@ export async function ingestEvents(services: Services, storeId: string, headers:
   if (events.length === 0) return;
   const userAgent = headers.get('user-agent') ?? '';
   const device = deviceOf(userAgent);
-  await transaction(services.db, () => {
-    const allowance = reserve(services.db, storeId, visit.visitorId, events.length, now);
+  await transaction(services.db, async () => {
+    const allowance = await reserve(services.db, storeId, visit.visitorId, events.length, now);
     // A visitor past the per-minute limit behaves like a script: what it still records is flagged.
     const bot = isbot(userAgent) || allowance < events.length;
-    insertEvents(services.db, events.slice(0, allowance).map((e): EventRow => {
+    await insertEvents(services.db, events.slice(0, allowance).map((e): EventRow => {
       const referrerHost = hostOf(e.referrer);
       const data: EventData = {};
       if (e.listId) data.listId = e.listId;
@@ -239,16 +238,16 @@ function requestVisit(headers: Headers) {
 }
 
 /** A cart add by a visit that sent its headers, inside the add's transaction. */
-export function recordCartAdd(db: Db, headers: Headers, storeId: string, productId: string, now: number) {
+export async function recordCartAdd(db: Db, headers: Headers, storeId: string, productId: string, now: number) {
   const visit = requestVisit(headers);
-  if (visit) insertEvents(db, [serverEventRow({ storeId, name: 'cart_add', productId, ...visit }, now)]);
+  if (visit) await insertEvents(db, [serverEventRow({ storeId, name: 'cart_add', productId, ...visit }, now)]);
 }
 
 /** A checkout sheet made by a visit: recorded, and remembered so the purchase paid later joins the visit. */
 export async function recordCheckoutStart(db: Db, headers: Headers, storeId: string, checkoutId: string, now: number) {
   const visit = requestVisit(headers);
   if (!visit) return;
-  insertEvents(db, [serverEventRow({ storeId, name: 'checkout_start', data: { checkoutId }, ...visit }, now)]);
+  await insertEvents(db, [serverEventRow({ storeId, name: 'checkout_start', data: { checkoutId }, ...visit }, now)]);
   await q(db).link.run({ checkoutId, storeId, ...visit, at: now });
 }
 
@@ -256,10 +255,10 @@ export async function recordCheckoutStart(db: Db, headers: Headers, storeId: str
  * The order of a sheet started by a visit was paid (in the order-writing transaction): the payment amount
  * including shipping, and each product's item amount excluding shipping (spec 01 §5.8).
  */
-export function recordPurchase(db: Db, order: { storeId: string; checkoutId: string; testPayment: boolean; amounts: { totalAmount: number } }, items: { productId: string; amount: number }[], now: number) {
-  const link = q(db).linkOf.get({ checkoutId: order.checkoutId }) as typeof analyticsCheckouts.$inferSelect | undefined;
+export async function recordPurchase(db: Db, order: { storeId: string; checkoutId: string; testPayment: boolean; amounts: { totalAmount: number } }, items: { productId: string; amount: number }[], now: number) {
+  const link = await q(db).linkOf.get({ checkoutId: order.checkoutId });
   if (!link || link.storeId !== order.storeId) return;
-  insertEvents(db, [serverEventRow({
+  await insertEvents(db, [serverEventRow({
     storeId: order.storeId, name: 'purchase', visitorId: link.visitorId, clientSessionId: link.clientSessionId, device: link.device, bot: link.bot,
     test: order.testPayment, amount: order.amounts.totalAmount, data: { checkoutId: order.checkoutId, items: items.map((i) => ({ productId: i.productId, amount: i.amount })) },
   }, now)]);
@@ -268,7 +267,7 @@ export function recordPurchase(db: Db, order: { storeId: string; checkoutId: str
 /** Raw events, visitor windows and checkout links older than 90 days go (spec 02 §8). */
 export async function purgeOldEvents(db: Db, now: number): Promise<number> {
   const before = now - LIMITS.retentionDays * 86_400_000;
-  const events = db.delete(analyticsEvents).where(sql`${analyticsEvents.at} < ${before}`).run();
+  const events = await db.delete(analyticsEvents).where(sql`${analyticsEvents.at} < ${before}`).run();
   await db.delete(analyticsCheckouts).where(sql`${analyticsCheckouts.at} < ${before}`).run();
   await db.delete(analyticsVisitorWindows).where(sql`${analyticsVisitorWindows.windowStart} < ${now - 3_600_000}`).run();
   return Number((events as { changes?: number }).changes ?? 0);

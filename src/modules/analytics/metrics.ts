@@ -1,5 +1,5 @@
 import { and, eq, gte, inArray, lte, sql } from 'drizzle-orm';
-import { transaction, type Db } from '../../db/client.js';
+import { sqliteOf, transaction, type Db } from '../../db/client.js';
 import { seoulDateOf } from '../../db/clock.js';
 import { addDays, today } from '../catalog/dates.js';
 import { kstDayStart } from '../orders/queries.js';
@@ -248,10 +248,15 @@ function toEvent(r: unknown[]): RawEvent {
 }
 
 /** Streams a store's events of [from, to) per visitor, in time order, into the accumulator. */
-export function accumulateStore(db: Db, storeId: string, from: number, to: number, acc: Accumulator) {
-  const statement = db.$client.prepare(`SELECT ${EVENT_COLUMNS} FROM analytics_events WHERE store_id = ? AND at >= ? AND at < ? ORDER BY visitor_id, at, id`).raw();
+export async function accumulateStore(db: Db, storeId: string, from: number, to: number, acc: Accumulator) {
+  const query = `SELECT ${EVENT_COLUMNS} FROM analytics_events WHERE store_id = ? AND at >= ? AND at < ? ORDER BY visitor_id, at, id`;
+  const sqlite = sqliteOf(db);
+  // SQLite streams the rows (a store may hold a million events in the window); PostgreSQL's driver answers them whole.
+  const rows = sqlite
+    ? sqlite.prepare(query).raw().iterate(storeId, from, to) as Iterable<unknown[]>
+    : await db.$client.prepare(query).raw().all(storeId, from, to);
   let visitor: RawEvent[] = [];
-  for (const row of statement.iterate(storeId, from, to) as Iterable<unknown[]>) {
+  for (const row of rows) {
     const e = toEvent(row);
     if (visitor.length && visitor[0].visitorId !== e.visitorId) {
       acc.visitor(visitor);
@@ -268,12 +273,12 @@ export async function recompute(db: Db, now: number): Promise<number> {
   const dates = Array.from({ length: RECOMPUTE_DAYS }, (_, i) => addDays(last, -i)).reverse();
   const from = kstDayStart(dates[0]);
   const to = kstDayStart(last, 1);
-  const storeIds = (db.$client.prepare('SELECT DISTINCT store_id FROM analytics_events WHERE at >= ? AND at < ?').raw().all(from, to) as unknown[][]).map((r) => r[0] as string);
-  const stale = (db.$client.prepare('SELECT DISTINCT store_id FROM analytics_day_rows WHERE date >= ?').raw().all(dates[0]) as unknown[][]).map((r) => r[0] as string);
+  const storeIds = (await db.$client.prepare('SELECT DISTINCT store_id FROM analytics_events WHERE at >= ? AND at < ?').raw().all(from, to)).map((r) => r[0] as string);
+  const stale = (await db.$client.prepare('SELECT DISTINCT store_id FROM analytics_day_rows WHERE date >= ?').raw().all(dates[0])).map((r) => r[0] as string);
   const all = [...new Set([...storeIds, ...stale])];
   for (const storeId of all) {
     const acc = new Accumulator(new Set(dates));
-    accumulateStore(db, storeId, from - LOOKBACK_MS, to, acc);
+    await accumulateStore(db, storeId, from - LOOKBACK_MS, to, acc);
     const rows = acc.rows(storeId);
     await transaction(db, async () => {
       await db.delete(analyticsDayRows).where(and(eq(analyticsDayRows.storeId, storeId), inArray(analyticsDayRows.date, dates))).run();
@@ -301,9 +306,9 @@ async function claimRun(db: Db, last: number | null, now: number): Promise<boole
 
 /** The job's tick: a recompute when the last one is 10 minutes old (or none ran yet), by one process. */
 export async function recomputeIfDue(db: Db, now: number): Promise<number> {
-  const last = lastComputedAt(db);
+  const last = await lastComputedAt(db);
   if (last !== null && now - last < RECOMPUTE_EVERY_MS && now >= last) return 0;
-  if (!claimRun(db, await last, now)) return 0;
+  if (!(await claimRun(db, last, now))) return 0;
   return recompute(db, now);
 }
 
@@ -312,9 +317,9 @@ export async function recomputeIfDue(db: Db, now: number): Promise<number> {
  * One dimension's figures per key over a period. Only the figures a report shows are summed (the others
  * read 0): 92 days of a store's products are tens of thousands of rows, and each sum costs.
  */
-export function totalsByKey(db: Db, storeId: string, dimension: Dimension, from: string, to: string, figures: readonly Figure[]): (Figures & { key: string })[] {
+export async function totalsByKey(db: Db, storeId: string, dimension: Dimension, from: string, to: string, figures: readonly Figure[]): Promise<(Figures & { key: string })[]> {
   const sums = Object.fromEntries(figures.map((f) => [f, sql<number>`sum(${analyticsDayRows[f]})`.mapWith(Number)]));
-  const rows = db.select({ key: analyticsDayRows.key, ...sums }).from(analyticsDayRows)
+  const rows = await db.select({ key: analyticsDayRows.key, ...sums }).from(analyticsDayRows)
     .where(and(eq(analyticsDayRows.storeId, storeId), eq(analyticsDayRows.dimension, dimension), gte(analyticsDayRows.date, from), lte(analyticsDayRows.date, to)))
     .groupBy(analyticsDayRows.key)
     .all() as Partial<Figures & { key: string }>[];

@@ -85,9 +85,9 @@ const PAGE_KEYS = ['sessions', 'visitors', 'pageViews', 'dwellSeconds'] as const
 const SEARCH_KEYS = ['searches', 'sessions', 'zeroResultSearches', 'purchases', 'purchaseAmount'] as const;
 
 /** One dimension summed over the period per key (the `shown` figures, and what includeTest adds), largest first by `order`. */
-function byKey(db: Db, storeId: string, dimension: Dimension, p: Period, order: Figure, shown: readonly Figure[], includeTest = p.includeTest) {
+async function byKey(db: Db, storeId: string, dimension: Dimension, p: Period, order: Figure, shown: readonly Figure[], includeTest = p.includeTest) {
   const figures = [...new Set<Figure>([...shown, order, 'testPurchases', 'testPurchaseAmount'])];
-  return totalsByKey(db, storeId, dimension, p.from, p.to, figures).map(({ key, ...f }) => ({ key, figures: withTest(f, includeTest) }))
+  return (await totalsByKey(db, storeId, dimension, p.from, p.to, figures)).map(({ key, ...f }) => ({ key, figures: withTest(f, includeTest) }))
     .sort((a, b) => b.figures[order] - a.figures[order] || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
@@ -109,23 +109,23 @@ export async function analyticsReport(db: Db, storeId: string, name: Exclude<Rep
       return { ...base, summary: { ...pick(total, VISIT_KEYS), clickThroughRate: ctr(total) }, rows };
     }
     case 'products': {
-      const products = byKey(db, storeId, 'product', p, 'productViews', [...PRODUCT_KEYS, 'listViews']);
+      const products = await byKey(db, storeId, 'product', p, 'productViews', [...PRODUCT_KEYS, 'listViews']);
       const rows = products.map(({ key, figures }) => ({ productId: key, ...pick(figures, PRODUCT_KEYS), clickThroughRate: ctr(figures) }));
       const all = sum(products.map((r) => r.figures));
       return { ...base, summary: { ...pick(all, PRODUCT_KEYS), sessions: total.sessions, clickThroughRate: ctr(all) }, rows };
     }
     case 'sources':
     case 'devices': {
-      const rows = byKey(db, storeId, name === 'sources' ? 'source' : 'device', p, 'sessions', TRAFFIC_KEYS)
+      const rows = (await byKey(db, storeId, name === 'sources' ? 'source' : 'device', p, 'sessions', TRAFFIC_KEYS))
         .map(({ key, figures }) => ({ [name === 'sources' ? 'source' : 'device']: key, ...pick(figures, TRAFFIC_KEYS) }));
       return { ...base, summary: pick(total, TRAFFIC_KEYS), rows };
     }
     case 'pages': {
-      const rows = byKey(db, storeId, 'path', p, 'pageViews', PAGE_KEYS).map(({ key, figures }) => ({ path: key, ...pick(figures, PAGE_KEYS) }));
+      const rows = (await byKey(db, storeId, 'path', p, 'pageViews', PAGE_KEYS)).map(({ key, figures }) => ({ path: key, ...pick(figures, PAGE_KEYS) }));
       return { ...base, summary: pick(total, PAGE_KEYS), rows };
     }
     case 'search': {
-      const terms = byKey(db, storeId, 'term', p, 'searches', SEARCH_KEYS);
+      const terms = await byKey(db, storeId, 'term', p, 'searches', SEARCH_KEYS);
       const rows = terms.map(({ key, figures }) => ({ term: key, ...pick(figures, SEARCH_KEYS) }));
       return {
         ...base,
@@ -137,7 +137,7 @@ export async function analyticsReport(db: Db, storeId: string, name: Exclude<Rep
       };
     }
     case 'checkout': {
-      const steps = new Map(byKey(db, storeId, 'step', p, 'sessions', ['sessions'], false).map(({ key, figures }) => [key, figures]));
+      const steps = new Map((await byKey(db, storeId, 'step', p, 'sessions', ['sessions'], false)).map(({ key, figures }) => [key, figures]));
       const sessionsOf = (step: string) => {
         const f = steps.get(step);
         return f ? f.sessions + (p.includeTest ? f.testPurchases : 0) : 0;
@@ -148,7 +148,7 @@ export async function analyticsReport(db: Db, storeId: string, name: Exclude<Rep
         ...base,
         summary: { sessions: total.sessions, checkoutStarts: total.checkoutStarts, purchases: total.purchases, purchaseAmount: total.purchaseAmount },
         rows,
-        paymentResults: paymentResults(db, storeId, p, now),
+        paymentResults: await paymentResults(db, storeId, p, now),
       };
     }
   }
@@ -161,13 +161,13 @@ export async function analyticsReport(db: Db, storeId: string, name: Exclude<Rep
 async function paymentResults(db: Db, storeId: string, p: Period, now: number) {
   const lastAttempt = sql`(SELECT MAX(a2.seq) FROM payment_attempts a2 WHERE a2.payment_id = ${payments.id})`;
   const list = await db.select({ status: payments.status, expiresAt: payments.expiresAt, attempt: paymentAttempts.status, failure: paymentAttempts.failure })
-      .from(payments)
-      .leftJoin(paymentAttempts, and(eq(paymentAttempts.paymentId, payments.id), eq(paymentAttempts.seq, lastAttempt)))
-      .where(and(
-          eq(payments.storeId, storeId), gte(payments.createdAt, kstDayStart(p.from)), lt(payments.createdAt, kstDayStart(p.to, 1)),
-          p.includeTest ? undefined : eq(payments.testPayment, false)
-      ))
-      .all();
+    .from(payments)
+    .leftJoin(paymentAttempts, and(eq(paymentAttempts.paymentId, payments.id), eq(paymentAttempts.seq, lastAttempt)))
+    .where(and(
+      eq(payments.storeId, storeId), gte(payments.createdAt, kstDayStart(p.from)), lt(payments.createdAt, kstDayStart(p.to, 1)),
+      p.includeTest ? undefined : eq(payments.testPayment, false),
+    ))
+    .all();
   const counts = new Map<(typeof PAYMENT_RESULTS)[number], number>(PAYMENT_RESULTS.map((r) => [r, 0]));
   for (const pay of list) {
     const result = pay.status === 'COMPLETED' ? 'COMPLETED'
@@ -185,7 +185,7 @@ async function paymentResults(db: Db, storeId: string, p: Period, now: number) {
 /** The last 5 minutes straight from raw events (no aggregation wait); bots are left out and counted. */
 export async function realtimeReport(db: Db, storeId: string, includeTest: boolean, now: number) {
   const from = now - REALTIME_WINDOW_MS;
-  const rows = db.$client.prepare('SELECT visitor_id, name, path, bot, test, amount FROM analytics_events WHERE store_id = ? AND at >= ? AND at <= ?').raw()
+  const rows = await db.$client.prepare('SELECT visitor_id, name, path, bot, test, amount FROM analytics_events WHERE store_id = ? AND at >= ? AND at <= ?').raw()
     .all(storeId, from, now) as [string, string, string | null, unknown, unknown, number | null][];
   const bots = new Set<string>();
   for (const [visitorId, , , bot] of rows) if (Boolean(Number(bot))) bots.add(visitorId);

@@ -11,9 +11,9 @@ import type { Principal } from '../accounts/principal.js';
  * confirmation form of a remote MCP conversation): OWNER or ADMIN of the store, as the API demands, and
  * acting as a person — never as the agent whose connection may have carried the form.
  */
-export function deciderCtx(services: Services, principal: Principal, storeId: string, approvalId: string, event: H3Event, traceId: string): StoreCtx {
+export async function deciderCtx(services: Services, principal: Principal, storeId: string, approvalId: string, event: H3Event, traceId: string): Promise<StoreCtx> {
   const person: Principal = principal.agent ? { ...principal, agent: false, actorType: 'USER' } : principal;
-  const store = resolveStore(services, person, storeId);
+  const store = await resolveStore(services, person, storeId);
   if (store.role !== 'OWNER' && store.role !== 'ADMIN') throw fail(403, 'INSUFFICIENT_ROLE');
   const op = services.operations.find((o) => o.operationId === 'approveApprovalRequest')!;
   return buildCtx(services, op, { params: { approvalId }, query: {}, body: '' }, { principal: person, store, requestId: newId('req'), traceId, event }) as StoreCtx;

@@ -47,7 +47,7 @@ export const approvalOperations = [
       // Pending ones past 24 hours read as expired even before the expiry job ran.
       const where = and(eq(approvalRequests.storeId, ctx.store.id), eq(approvalRequests.status, ctx.query.status));
       const rows = await ctx.db.select().from(approvalRequests).where(where).orderBy(desc(approvalRequests.id))
-          .limit(ctx.query.size).offset((ctx.query.page - 1) * ctx.query.size).all();
+        .limit(ctx.query.size).offset((ctx.query.page - 1) * ctx.query.size).all();
       return paginated(rows.map((r) => presentApproval(ctx.services, r)), ctx.query.page, ctx.query.size, await countRows(ctx.db, approvalRequests, where));
     },
   }),
@@ -62,10 +62,10 @@ export const approvalOperations = [
     response: approvalSchema,
     errors: approvalLookup,
     handler: async (ctx: StoreCtx<undefined, unknown, { approvalId: string }>) => {
-      const row = loadApproval(ctx, ctx.params.approvalId);
+      const row = await loadApproval(ctx, ctx.params.approvalId);
       const approver = ctx.store.role === 'OWNER' || ctx.store.role === 'ADMIN';
-      if (!approver && (await row).requesterTokenId !== ctx.principal.tokenId) throw fail(403, 'INSUFFICIENT_ROLE');
-      return presentApproval(ctx.services, await ((await row).status === 'PENDING' && (await row).expiresAt <= ctx.now ? { ...row, status: 'EXPIRED' } : row));
+      if (!approver && row.requesterTokenId !== ctx.principal.tokenId) throw fail(403, 'INSUFFICIENT_ROLE');
+      return presentApproval(ctx.services, row.status === 'PENDING' && row.expiresAt <= ctx.now ? { ...row, status: 'EXPIRED' } : row);
     },
   }),
   decision('approveApprovalRequest', '/v1/approval-requests/{approvalId}/approve', 'Approve: runs the original request once', 'APPROVE'),

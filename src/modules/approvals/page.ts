@@ -83,7 +83,7 @@ export function mountApprovalPage(app: H3, services: Services) {
     const traceId = newTraceId();
     try {
       const row = await findRow(services, approvalId);
-      const ctx = deciderCtx(services, principal, row.storeId, approvalId, event, traceId);
+      const ctx = await deciderCtx(services, principal, row.storeId, approvalId, event, traceId);
       await decideApproval(ctx, approvalId, action === 'approve' ? 'APPROVE' : 'REJECT', { via: 'APPROVAL_PAGE' });
       return detailPage(services, event, approvalId, principal, { notice: action === 'approve' ? '승인했습니다. 요청이 실행되었습니다.' : '거절했습니다. 요청은 실행되지 않습니다.' });
     } catch (error) {
@@ -92,8 +92,8 @@ export function mountApprovalPage(app: H3, services: Services) {
   });
 }
 
-function findRow(services: Services, approvalId: string) {
-  const row = services.db.select().from(approvalRequests).where(eq(approvalRequests.id, approvalId)).get();
+async function findRow(services: Services, approvalId: string) {
+  const row = await services.db.select().from(approvalRequests).where(eq(approvalRequests.id, approvalId)).get();
   if (!row) throw fail(404, 'APPROVAL_NOT_FOUND');
   return row;
 }
@@ -103,9 +103,9 @@ async function detailPage(services: Services, event: H3Event, approvalId: string
   try {
     const row = await findRow(services, approvalId);
     // Another store's request reads as missing: its id reveals nothing to outsiders.
-    const ctx = (() => {
+    const ctx = await (async () => {
       try {
-        return deciderCtx(services, principal, row.storeId, approvalId, event, newTraceId());
+        return await deciderCtx(services, principal, row.storeId, approvalId, event, newTraceId());
       } catch (error) {
         if (error instanceof ApiError && error.code !== 'INSUFFICIENT_ROLE') throw fail(404, 'APPROVAL_NOT_FOUND');
         throw error;

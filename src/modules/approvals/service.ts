@@ -1,6 +1,6 @@
-import { transaction } from '../../db/client.js';
 import { and, asc, eq, inArray, isNull, lt, max } from 'drizzle-orm';
 import { z } from 'zod';
+import { transaction } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { successOutgoing, toApiError, type Outgoing } from '../../server/envelope.js';
@@ -89,12 +89,12 @@ export interface ApprovalInput {
  * Holds an agent's request for approval: 202 APPROVAL_REQUIRED. The same token and Idempotency-Key
  * return the first request again, or 200 APPROVAL_ALREADY_DECIDED once it was decided.
  */
-export async function requestApproval(services: Services, input: ApprovalInput): Promise<Outgoing & { approvalId: string; }> {
+export async function requestApproval(services: Services, input: ApprovalInput): Promise<Outgoing & { approvalId: string }> {
   const { op, ctx } = input;
   const principal = ctx.principal;
   const requesterKind = principal.kind;
   if (requesterKind !== 'login' && requesterKind !== 'access') throw fail(403, 'AGENT_OPERATION_DENIED');
-  return await transaction(services.db, async () => {
+  return transaction(services.db, async () => {
     if (input.idempotencyKey) {
       const first = await services.db.select().from(approvalRequests)
         .where(and(eq(approvalRequests.requesterTokenId, principal.tokenId), eq(approvalRequests.idempotencyKey, input.idempotencyKey))).get();
@@ -161,39 +161,39 @@ export type DecisionChannel = { via: 'API' | 'APPROVAL_PAGE' } | { via: 'MCP_ELI
 export async function decideApproval(ctx: StoreCtx, approvalId: string, decision: 'APPROVE' | 'REJECT', via: DecisionChannel = { via: 'API' }) {
   const { services } = ctx;
   const row = await transaction(ctx.db, async () => {
-      const current = loadApproval(ctx, approvalId);
-      if (effectiveStatus(await current, ctx.now) === 'EXPIRED') {
-          await ctx.db.update(approvalRequests).set({ status: 'EXPIRED' }).where(eq(approvalRequests.id, (await current).id)).run();
-          return { expired: true as const, row: current };
-      }
-      if ((await current).status !== 'PENDING') throw fail(409, 'APPROVAL_NOT_PENDING', { status: (await current).status });
-      if ((await current).ownerOnly && ctx.store.role !== 'OWNER') throw fail(403, 'INSUFFICIENT_ROLE');
-      const status: ApprovalStatus = decision === 'APPROVE' ? 'EXECUTING' : 'REJECTED';
-      await ctx.db.update(approvalRequests).set({ status, decidedAt: ctx.now, decidedBy: ctx.principal.userId }).where(eq(approvalRequests.id, (await current).id)).run();
-      await writeAudit(services, {
-          storeId: ctx.store.id,
-          kind: 'DOMAIN',
-          actor: { type: ctx.principal.actorType, id: ctx.principal.userId, name: ctx.principal.userName },
-          source: ctx.principal.source,
-          action: 'APPROVAL_DECIDED',
-          target: { type: 'APPROVAL_REQUEST', id: (await current).id },
-          statusCode: 200,
-          result: 'SUCCEEDED',
-          errorCode: null,
-          requestId: ctx.requestId,
-          traceId: ctx.traceId,
-          idempotencyKey: null,
-          approvalId: (await current).id,
-          changes: [{ field: 'status', before: 'PENDING', after: status }],
-          metadata: { decision, ...via },
-      });
-      return { expired: false as const, row: { ...current, status, decidedAt: ctx.now, decidedBy: ctx.principal.userId } };
+    const current = await loadApproval(ctx, approvalId);
+    if (effectiveStatus(current, ctx.now) === 'EXPIRED') {
+      await ctx.db.update(approvalRequests).set({ status: 'EXPIRED' }).where(eq(approvalRequests.id, current.id)).run();
+      return { expired: true as const, row: current };
+    }
+    if (current.status !== 'PENDING') throw fail(409, 'APPROVAL_NOT_PENDING', { status: current.status });
+    if (current.ownerOnly && ctx.store.role !== 'OWNER') throw fail(403, 'INSUFFICIENT_ROLE');
+    const status: ApprovalStatus = decision === 'APPROVE' ? 'EXECUTING' : 'REJECTED';
+    await ctx.db.update(approvalRequests).set({ status, decidedAt: ctx.now, decidedBy: ctx.principal.userId }).where(eq(approvalRequests.id, current.id)).run();
+    await writeAudit(services, {
+      storeId: ctx.store.id,
+      kind: 'DOMAIN',
+      actor: { type: ctx.principal.actorType, id: ctx.principal.userId, name: ctx.principal.userName },
+      source: ctx.principal.source,
+      action: 'APPROVAL_DECIDED',
+      target: { type: 'APPROVAL_REQUEST', id: current.id },
+      statusCode: 200,
+      result: 'SUCCEEDED',
+      errorCode: null,
+      requestId: ctx.requestId,
+      traceId: ctx.traceId,
+      idempotencyKey: null,
+      approvalId: current.id,
+      changes: [{ field: 'status', before: 'PENDING', after: status }],
+      metadata: { decision, ...via },
+    });
+    return { expired: false as const, row: { ...current, status, decidedAt: ctx.now, decidedBy: ctx.principal.userId } };
   });
   if (row.expired) throw fail(409, 'APPROVAL_EXPIRED');
-  if (decision === 'REJECT') return presentApproval(services, await row.row);
-  const outcome = await runApproved(ctx, await row.row);
-  await ctx.db.update(approvalRequests).set(outcome).where(eq(approvalRequests.id, (await row.row).id)).run();
-  return presentApproval(services, await { ...row.row, ...outcome });
+  if (decision === 'REJECT') return presentApproval(services, row.row);
+  const outcome = await runApproved(ctx, row.row);
+  await ctx.db.update(approvalRequests).set(outcome).where(eq(approvalRequests.id, row.row.id)).run();
+  return presentApproval(services, { ...row.row, ...outcome });
 }
 
 /**
@@ -207,7 +207,7 @@ export async function heldRequestPreview(decider: StoreCtx, approvalId: string):
   const { buildCtx } = await import('../../server/pipeline.js');
   try {
     const { principal, store, requestId, traceId, event } = decider;
-    return op.preview(buildCtx(decider.services, op, { params: row.params, query: row.query, body: row.body }, { principal, store, requestId, traceId, event }));
+    return await op.preview(buildCtx(decider.services, op, { params: row.params, query: row.query, body: row.body }, { principal, store, requestId, traceId, event }));
   } catch {
     return { changes: [] };
   }
@@ -224,10 +224,10 @@ async function runApproved(approver: StoreCtx, row: ApprovalRow): Promise<Pick<A
   try {
     if (!op) throw fail(410, 'OPERATION_RETIRED');
     const requester = await principalOfRecord(services, row.requesterKind, row.requesterTokenId);
-    requesterActor = { type: (await requester).actorType, id: (await requester).userId, name: (await requester).userName };
-    const requesterStore = resolveStore(services, await requester, row.storeId);
+    requesterActor = { type: requester.actorType, id: requester.userId, name: requester.userName };
+    const requesterStore = await resolveStore(services, requester, row.storeId);
     // Execution permission is the intersection of the requesting token and the approver (spec 01 §5.6).
-    authorize(services, op, await requester, requesterStore);
+    authorize(services, op, requester, requesterStore);
     authorize(services, op, approver.principal, approver.store);
     const ctx = buildCtx(services, op, { params: row.params, query: row.query, body: row.body }, {
       principal: requester, store: requesterStore, requestId, traceId: approver.traceId, event: approver.event,
@@ -269,7 +269,7 @@ async function runApproved(approver: StoreCtx, row: ApprovalRow): Promise<Pick<A
 /** Job: pending requests past 24 hours expire (never executed). */
 export async function expireApprovals(services: Services, now: number): Promise<number> {
   return (await services.db.update(approvalRequests).set({ status: 'EXPIRED' })
-      .where(and(eq(approvalRequests.status, 'PENDING'), lt(approvalRequests.expiresAt, now + 1))).run()).changes;
+    .where(and(eq(approvalRequests.status, 'PENDING'), lt(approvalRequests.expiresAt, now + 1))).run()).changes;
 }
 
 /**
@@ -278,7 +278,7 @@ export async function expireApprovals(services: Services, now: number): Promise<
  */
 export async function settleInterruptedExecutions(services: Services, now: number): Promise<number> {
   const stale = await services.db.select().from(approvalRequests)
-      .where(and(eq(approvalRequests.status, 'EXECUTING'), lt(approvalRequests.decidedAt, now - EXECUTION_STALE_MS))).all();
+    .where(and(eq(approvalRequests.status, 'EXECUTING'), lt(approvalRequests.decidedAt, now - EXECUTION_STALE_MS))).all();
   for (const row of stale) {
     const executed = await services.db.select().from(auditLogs)
       .where(and(eq(auditLogs.approvalId, row.id), eq(auditLogs.kind, 'REQUEST'), eq(auditLogs.action, row.operationId))).get();
@@ -296,31 +296,31 @@ export async function settleInterruptedExecutions(services: Services, now: numbe
  */
 export async function notifyApprovers(services: Services, now: number): Promise<number> {
   const waiting = await services.db.select().from(approvalRequests)
-      .where(and(eq(approvalRequests.status, 'PENDING'), isNull(approvalRequests.notifiedAt))).orderBy(asc(approvalRequests.id)).all();
+    .where(and(eq(approvalRequests.status, 'PENDING'), isNull(approvalRequests.notifiedAt))).orderBy(asc(approvalRequests.id)).all();
   let sent = 0;
   for (const storeId of new Set(waiting.map((r) => r.storeId))) {
     const last = (await services.db.select({ at: max(approvalRequests.notifiedAt) }).from(approvalRequests).where(eq(approvalRequests.storeId, storeId)).get())?.at ?? 0;
     if (last > now - NOTICE_BATCH_MS) continue;
     sent += await transaction(services.db, async () => {
-        // Claimed with the mails that announce them: of several processes, one mails each request.
-        const batch = (await services.db.update(approvalRequests).set({ notifiedAt: now })
-            .where(and(inArray(approvalRequests.id, waiting.filter((r) => r.storeId === storeId).map((r) => r.id)), isNull(approvalRequests.notifiedAt)))
-            .returning().all()).sort((a, b) => (a.id < b.id ? -1 : 1));
-        const approvers = await services.db.select({ email: users.email, role: members.role }).from(members)
-            .innerJoin(users, eq(users.id, members.userId))
-            .where(and(eq(members.storeId, storeId), inArray(members.role, ['OWNER', 'ADMIN']))).all();
-        let mailed = 0;
-        for (const approver of approvers) {
-            const mine = batch.filter((r) => !r.ownerOnly || approver.role === 'OWNER');
-            if (mine.length === 0) continue;
-            mailed++;
-            await queueMail(services.db, now, {
-                to: approver.email,
-                subject: `[svc] 승인 대기 중인 AI 작업 ${mine.length}건`,
-                body: mine.map((r) => `- ${r.operationName} (${r.operationId}) 요청: ${r.requesterName}, 만료 ${isoAt(r.expiresAt)}\n  ${approvalPageUrl(services, r.id)}`).join('\n'),
-            });
-        }
-        return mailed;
+      // Claimed with the mails that announce them: of several processes, one mails each request.
+      const batch = (await services.db.update(approvalRequests).set({ notifiedAt: now })
+        .where(and(inArray(approvalRequests.id, waiting.filter((r) => r.storeId === storeId).map((r) => r.id)), isNull(approvalRequests.notifiedAt)))
+        .returning().all()).sort((a, b) => (a.id < b.id ? -1 : 1));
+      const approvers = await services.db.select({ email: users.email, role: members.role }).from(members)
+        .innerJoin(users, eq(users.id, members.userId))
+        .where(and(eq(members.storeId, storeId), inArray(members.role, ['OWNER', 'ADMIN']))).all();
+      let mailed = 0;
+      for (const approver of approvers) {
+        const mine = batch.filter((r) => !r.ownerOnly || approver.role === 'OWNER');
+        if (mine.length === 0) continue;
+        mailed++;
+        await queueMail(services.db, now, {
+          to: approver.email,
+          subject: `[svc] 승인 대기 중인 AI 작업 ${mine.length}건`,
+          body: mine.map((r) => `- ${r.operationName} (${r.operationId}) 요청: ${r.requesterName}, 만료 ${isoAt(r.expiresAt)}\n  ${approvalPageUrl(services, r.id)}`).join('\n'),
+        });
+      }
+      return mailed;
     });
   }
   return sent;

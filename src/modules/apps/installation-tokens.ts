@@ -68,5 +68,5 @@ export async function apiCallCount(services: Services, installationId: string, d
     .select({ n: sql<number>`coalesce(sum(${appApiCalls.count}), 0)` })
     .from(appApiCalls)
     .where(and(eq(appApiCalls.installationId, installationId), sql`${appApiCalls.day} >= ${since}`))
-    .get()!).n;
+    .get())!.n;
 }

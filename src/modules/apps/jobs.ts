@@ -27,29 +27,28 @@ export async function runDueSchedules(services: Services, now: number): Promise<
   const intervalMs = sql`${appSchedules.intervalSeconds} * 1000`;
   let handled = 0;
   // The claim fixes the next run before this one starts: a crash mid-run does not make it run again at once.
-  // The claim fixes the next run before this one starts: a crash mid-run does not make it run again at once.
-    for await (const schedule of claimEachDue(db, appSchedules, now, {
-        due: appSchedules.nextRunAt,
-        key: [appSchedules.installationId, appSchedules.name],
-        where: inArray(appSchedules.installationId, active),
-        set: { nextRunAt: sql`${now} + ${intervalMs} - (${now} - ${appSchedules.nextRunAt}) % (${intervalMs})` },
-    })) {
-        handled++;
-        const t = await target(services, (await findInstallation(db, schedule.installationId))!);
-        if (await recordIfNotRunnable(services, t, 'SCHEDULE', schedule.name, now)) continue;
-        await invokeAndRecord(services, t, 'schedule', schedule.name, { scheduledAt: isoAt(schedule.nextRunAt - schedule.intervalSeconds * 1000) });
-    }
+  for await (const schedule of claimEachDue(db, appSchedules, now, {
+    due: appSchedules.nextRunAt,
+    key: [appSchedules.installationId, appSchedules.name],
+    where: inArray(appSchedules.installationId, active),
+    set: { nextRunAt: sql`${now} + ${intervalMs} - (${now} - ${appSchedules.nextRunAt}) % (${intervalMs})` },
+  })) {
+    handled++;
+    const t = await target(services, (await findInstallation(db, schedule.installationId))!);
+    if (await recordIfNotRunnable(services, t, 'SCHEDULE', schedule.name, now)) continue;
+    await invokeAndRecord(services, t, 'schedule', schedule.name, { scheduledAt: isoAt(schedule.nextRunAt - schedule.intervalSeconds * 1000) });
+  }
   return handled;
 }
 
 /** When the installation may receive its next event, or null when it may now (fewer than 300 in the last minute). */
 async function eventWindowFreesAt(services: Services, installationId: string, now: number): Promise<number | null> {
-  const recent = services.db.select({ at: appExecutions.createdAt }).from(appExecutions)
+  const recent = await services.db.select({ at: appExecutions.createdAt }).from(appExecutions)
     .where(and(eq(appExecutions.installationId, installationId), eq(appExecutions.kind, 'EVENT'), gt(appExecutions.createdAt, now - MINUTE)))
     .orderBy(desc(appExecutions.createdAt))
     .limit(EVENTS_PER_MINUTE)
     .all();
-  return (await recent).length < EVENTS_PER_MINUTE ? null : recent[EVENTS_PER_MINUTE - 1].at + MINUTE + 1;
+  return recent.length < EVENTS_PER_MINUTE ? null : recent[EVENTS_PER_MINUTE - 1].at + MINUTE + 1;
 }
 
 /**
@@ -60,25 +59,25 @@ export async function runDueDeliveries(services: Services, now: number): Promise
   const { db } = services;
   let handled = 0;
   for await (const d of claimEachDue(db, appDeliveries, now, { where: eq(appDeliveries.status, 'PENDING') })) {
-        handled++;
-        const t = await target(services, (await findInstallation(db, d.installationId))!);
-        const external = t.version.manifest.runtime === 'external';
-        if (!external && !t.version.bundle.functions.includes(`events/${d.event}`)) {
-            await db.update(appDeliveries).set({ status: 'DONE' }).where(eq(appDeliveries.id, d.id)).run();
-            continue;
-        }
-        const freeAt = await eventWindowFreesAt(services, d.installationId, now);
-        if (freeAt !== null) {
-            await db.update(appDeliveries).set({ nextAttemptAt: freeAt }).where(eq(appDeliveries.id, d.id)).run();
-            continue;
-        }
-        const outcome = await invokeAndRecord(services, t, 'event', d.event, { event: d.event, installationId: d.installationId, ...d.payload });
-        const attempts = d.attempts + 1;
-        const retryIn = DELIVERY_BACKOFF_MS[attempts - 1];
-        await db.update(appDeliveries)
-            .set(outcome.ok || retryIn === undefined ? { status: 'DONE', attempts } : { attempts, nextAttemptAt: now + retryIn })
-            .where(eq(appDeliveries.id, d.id))
-            .run();
+    handled++;
+    const t = await target(services, (await findInstallation(db, d.installationId))!);
+    const external = t.version.manifest.runtime === 'external';
+    if (!external && !t.version.bundle.functions.includes(`events/${d.event}`)) {
+      await db.update(appDeliveries).set({ status: 'DONE' }).where(eq(appDeliveries.id, d.id)).run();
+      continue;
     }
+    const freeAt = await eventWindowFreesAt(services, d.installationId, now);
+    if (freeAt !== null) {
+      await db.update(appDeliveries).set({ nextAttemptAt: freeAt }).where(eq(appDeliveries.id, d.id)).run();
+      continue;
+    }
+    const outcome = await invokeAndRecord(services, t, 'event', d.event, { event: d.event, installationId: d.installationId, ...d.payload });
+    const attempts = d.attempts + 1;
+    const retryIn = DELIVERY_BACKOFF_MS[attempts - 1];
+    await db.update(appDeliveries)
+      .set(outcome.ok || retryIn === undefined ? { status: 'DONE', attempts } : { attempts, nextAttemptAt: now + retryIn })
+      .where(eq(appDeliveries.id, d.id))
+      .run();
+  }
   return handled;
 }

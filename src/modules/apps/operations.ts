@@ -63,8 +63,8 @@ async function loadInstallation(ctx: StoreCtx<unknown, unknown, { installationId
 }
 
 async function liveInstallation(ctx: StoreCtx<unknown, unknown, { installationId: string }>): Promise<Installation> {
-  const inst = loadInstallation(ctx);
-  if ((await inst).status !== 'ACTIVE') throw fail(409, 'APP_INSTALLATION_ENDED', { installationId: (await inst).id, uninstalledAt: (await inst).uninstalledAt });
+  const inst = await loadInstallation(ctx);
+  if (inst.status !== 'ACTIVE') throw fail(409, 'APP_INSTALLATION_ENDED', { installationId: inst.id, uninstalledAt: inst.uninstalledAt });
   return inst;
 }
 
@@ -201,12 +201,12 @@ export const appOperations = [
     scope: 'store:r',
     query: z.object({ status: z.enum(['ACTIVE', 'UNINSTALLED']).default('ACTIVE') }).strict(),
     response: z.object({ contents: z.array(installationView) }),
-    handler: async (ctx) => ({
-      contents: (await ctx.db.select().from(appInstallations)
-            .where(and(eq(appInstallations.storeId, ctx.store.id), eq(appInstallations.status, ctx.query.status)))
-            .orderBy(desc(appInstallations.id)).all())
-        .map((i) => presentInstallation(ctx.services, i)),
-    }),
+    handler: async (ctx) => {
+      const installations = await ctx.db.select().from(appInstallations)
+        .where(and(eq(appInstallations.storeId, ctx.store.id), eq(appInstallations.status, ctx.query.status)))
+        .orderBy(desc(appInstallations.id)).all();
+      return { contents: await Promise.all(installations.map((i) => presentInstallation(ctx.services, i))) };
+    },
   }),
   defineOperation({
     operationId: 'installApp',
@@ -223,13 +223,13 @@ export const appOperations = [
     handler: async (ctx) => {
       const app = await findAppByHandle(ctx.db, ctx.body.handle);
       if (!app) throw fail(404, 'APP_NOT_FOUND', { handle: ctx.body.handle });
-      assertInstallable(ctx.db, app, ctx.store.id);
+      await assertInstallable(ctx.db, app, ctx.store.id);
       const version = await latestVersion(ctx.db, app);
       assertRoleCovers(ctx.store.role, version.manifest);
       const existing = await activeInstallation(ctx.db, ctx.store.id, app.id);
-      if (!existing) return reply(201, presentInstallation(ctx.services, await install(ctx.services, app, ctx.store.id, ctx.principal.userId, ctx.now)));
+      if (!existing) return reply(201, await presentInstallation(ctx.services, await install(ctx.services, app, ctx.store.id, ctx.principal.userId, ctx.now)));
       if (existing.pendingVersionId) await consentTo(ctx.services, existing, (await findVersion(ctx.db, existing.pendingVersionId))!, ctx.now);
-      return reply(200, presentCurrent(ctx, existing.id));
+      return reply(200, await presentCurrent(ctx, existing.id));
     },
   }),
   defineOperation({
@@ -286,7 +286,7 @@ export const appOperations = [
     errors: liveInstallationErrors,
     handler: async (ctx) => {
       const inst = await liveInstallation(ctx);
-      const manifest = ((await findVersion(ctx.db, inst.versionId))!).manifest;
+      const manifest = (await findVersion(ctx.db, inst.versionId))!.manifest;
       const settings = applySettingsPatch(manifest, inst.settings, ctx.body.settings);
       await ctx.db.update(appInstallations).set({ settings, updatedAt: ctx.now }).where(eq(appInstallations.id, inst.id)).run();
       return presentCurrent(ctx, inst.id);
@@ -320,17 +320,18 @@ export const appOperations = [
     response: z.object({
       contents: z.array(toolView.extend({ installationId: z.string(), app: z.object({ appId: z.string(), handle: z.string(), name: z.string() }) })),
     }),
-    handler: async (ctx) => ({
-      contents: (await ctx.db.select().from(appInstallations)
-            .where(and(eq(appInstallations.storeId, ctx.store.id), eq(appInstallations.status, 'ACTIVE')))
-            .all())
-        .flatMap(async (inst) => {
-          const app = (await findApp(ctx.db, inst.appId))!;
-          return toolList(((await findVersion(ctx.db, inst.versionId))!).manifest).map((t) => ({
-            installationId: inst.id, app: { appId: app.id, handle: app.handle, name: app.name }, ...t,
-          }));
-        }),
-    }),
+    handler: async (ctx) => {
+      const installations = await ctx.db.select().from(appInstallations)
+        .where(and(eq(appInstallations.storeId, ctx.store.id), eq(appInstallations.status, 'ACTIVE')))
+        .all();
+      const tools = await Promise.all(installations.map(async (inst) => {
+        const app = (await findApp(ctx.db, inst.appId))!;
+        return toolList((await findVersion(ctx.db, inst.versionId))!.manifest).map((t) => ({
+          installationId: inst.id, app: { appId: app.id, handle: app.handle, name: app.name }, ...t,
+        }));
+      }));
+      return { contents: tools.flat() };
+    },
   }),
   defineOperation({
     operationId: 'callAppTool',
@@ -355,16 +356,16 @@ export const appOperations = [
     },
     handler: async (ctx) => {
       const inst = await loadInstallation(ctx, 'APP_TOOL_NOT_FOUND');
-      if ((await inst).status !== 'ACTIVE') throw fail(404, 'APP_TOOL_NOT_FOUND');
-      const app = (await findApp(ctx.db, (await inst).appId))!;
+      if (inst.status !== 'ACTIVE') throw fail(404, 'APP_TOOL_NOT_FOUND');
+      const app = (await findApp(ctx.db, inst.appId))!;
       if (app.suspendedAt) throw fail(409, 'APP_SUSPENDED', { appId: app.id });
-      const version = (await findVersion(ctx.db, (await inst).versionId))!;
+      const version = (await findVersion(ctx.db, inst.versionId))!;
       const tool = version.manifest.mcp?.tools?.[ctx.params.name];
       if (!tool) throw fail(404, 'APP_TOOL_NOT_FOUND', { name: ctx.params.name });
       const input = toolInput(tool.input, ctx.body.input);
       const outcome = await invokeAndRecord(ctx.services, { app, installation: inst, version }, 'tool', ctx.params.name, input);
       // Uninstalled while the call ran: its result no longer belongs to the store.
-      if (((await findInstallation(ctx.db, (await inst).id))!).status !== 'ACTIVE') throw fail(404, 'APP_TOOL_NOT_FOUND');
+      if ((await findInstallation(ctx.db, inst.id))!.status !== 'ACTIVE') throw fail(404, 'APP_TOOL_NOT_FOUND');
       if (!outcome.ok) {
         throw new ApiError(502, 'APP_TOOL_FAILED', { reason: outcome.code, appMessage: outcome.message }, [], `앱 도구 실행에 실패했습니다: ${outcome.message}`);
       }

@@ -81,7 +81,7 @@ async function adminPage(services: Services, handle: string, sandboxed: boolean)
 /** One call of a declared public route: `path` is what follows `/hooks/{installationId}`. */
 async function publicRoute(services: Services, event: H3Event, target: { handle: string; installationId: string; path: string }, sandboxed: boolean): Promise<Response> {
   const inst = await findInstallation(services.db, target.installationId);
-  const appRow = await (await inst ? findApp(services.db, inst.appId) : undefined);
+  const appRow = inst ? await findApp(services.db, inst.appId) : undefined;
   if (!inst || !appRow || appRow.handle !== target.handle || inst.status !== 'ACTIVE') throw fail(404, 'ROUTE_NOT_FOUND');
   if (appRow.suspendedAt) throw fail(409, 'APP_SUSPENDED');
   const version = (await findVersion(services.db, inst.versionId))!;

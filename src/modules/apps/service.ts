@@ -1,7 +1,6 @@
-import { transaction } from '../../db/client.js';
 import { and, desc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Db } from '../../db/client.js';
+import { transaction, type Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { fail, validationFailed } from '../../server/errors.js';
@@ -78,9 +77,9 @@ export function assertRoleCovers(role: Role, manifest: Manifest) {
 }
 
 /** Development and private apps install only in stores their developer belongs to. */
-export function assertInstallable(db: Db, app: App, storeId: string) {
+export async function assertInstallable(db: Db, app: App, storeId: string) {
   if (app.visibility === 'PUBLIC') return;
-  if (!findMembership(db, storeId, app.ownerUserId)) throw fail(403, 'APP_NOT_INSTALLABLE', { visibility: app.visibility });
+  if (!(await findMembership(db, storeId, app.ownerUserId))) throw fail(403, 'APP_NOT_INSTALLABLE', { visibility: app.visibility });
 }
 
 export async function install(services: Services, app: App, storeId: string, userId: string, now: number): Promise<Installation> {
@@ -164,13 +163,13 @@ async function enqueueDelivery(db: Db, installationId: string, event: string, pa
 export async function eraseUninstalled(services: Services, now: number): Promise<number> {
   const { db } = services;
   const due = await db.select().from(appInstallations)
-      .where(and(eq(appInstallations.status, 'UNINSTALLED'), lte(appInstallations.eraseAt, now), sql`${appInstallations.erasedAt} is null`))
-      .all();
+    .where(and(eq(appInstallations.status, 'UNINSTALLED'), lte(appInstallations.eraseAt, now), sql`${appInstallations.erasedAt} is null`))
+    .all();
   for (const inst of due) {
     await transaction(services.db, async () => {
       // Of several processes (or a re-run of this transaction after a conflict), the one that marks it erased erases it.
       const claimed = (await db.update(appInstallations).set({ settings: {}, erasedAt: now, updatedAt: now })
-          .where(and(eq(appInstallations.id, inst.id), isNull(appInstallations.erasedAt))).run()).changes === 1;
+        .where(and(eq(appInstallations.id, inst.id), isNull(appInstallations.erasedAt))).run()).changes === 1;
       if (!claimed) return;
       await db.delete(appStorage).where(eq(appStorage.installationId, inst.id)).run();
       await enqueueDelivery(db, inst.id, 'APP.STORE_DATA_ERASE', { storeId: inst.storeId, uninstalledAt: isoAt(inst.uninstalledAt!) }, now);
@@ -390,7 +389,7 @@ export async function presentInstallation(services: Services, inst: Installation
   const { db } = services;
   const app = (await findApp(db, inst.appId))!;
   const version = (await findVersion(db, inst.versionId))!;
-  const pending = await (await inst.pendingVersionId ? findVersion(db, inst.pendingVersionId)! : null);
+  const pending = inst.pendingVersionId ? (await findVersion(db, inst.pendingVersionId))! : null;
   const m = version.manifest;
   const surface = consentSurface(m);
   const missing = missingSettings(m, inst.settings);
@@ -436,6 +435,6 @@ export async function installationActivity(services: Services, inst: Installatio
   return {
     installationId: inst.id,
     deliveries: (await recentExecutions(services.db, inst.id, 50)).map(presentExecution),
-    apiCalls: { days: 7, count: apiCallCount(services, inst.id, 7) },
+    apiCalls: { days: 7, count: await apiCallCount(services, inst.id, 7) },
   };
 }

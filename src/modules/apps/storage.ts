@@ -76,13 +76,13 @@ export async function writeItem(db: Db, installationId: string, key: string, val
   await db.insert(appStorage).values({ installationId, key, value: json, bytes, updatedAt: now })
     .onConflictDoUpdate({ target: [appStorage.installationId, appStorage.key], set: { value: json, bytes, updatedAt: now } })
     .run();
-  return { key, value, bytes, updatedAt: isoAt(now), usage: storageUsage(db, installationId) };
+  return { key, value, bytes, updatedAt: isoAt(now), usage: await storageUsage(db, installationId) };
 }
 
 export async function deleteItem(db: Db, installationId: string, key: string) {
   const { changes } = await db.delete(appStorage).where(and(eq(appStorage.installationId, installationId), eq(appStorage.key, key))).run();
   if (!changes) throw fail(404, 'APP_STORAGE_KEY_NOT_FOUND', { key });
-  return { key, deleted: true, usage: storageUsage(db, installationId) };
+  return { key, deleted: true, usage: await storageUsage(db, installationId) };
 }
 
 /** Keys in order, cursor-paged by key. */
@@ -97,6 +97,6 @@ export async function listItems(db: Db, installationId: string, options: { prefi
   return {
     contents: page.map((r) => ({ key: r.key, bytes: r.bytes, updatedAt: isoAt(r.updatedAt) })),
     nextCursor: rows.length > options.limit ? page[page.length - 1].key : null,
-    usage: storageUsage(db, installationId),
+    usage: await storageUsage(db, installationId),
   };
 }

@@ -16,8 +16,8 @@ const params = z.object({ categoryId: z.string() }).strict();
 const target = (ctx: { params: { categoryId: string } }) => ({ type: 'CATEGORY', id: ctx.params.categoryId });
 type CategoryRow = typeof categories.$inferSelect;
 
-const hasProducts = (db: Db, storeId: string, categoryId: string) =>
-  db.select({ id: products.id }).from(products).where(and(eq(products.storeId, storeId), eq(products.categoryId, categoryId))).limit(1).get() !== undefined;
+const hasProducts = async (db: Db, storeId: string, categoryId: string) =>
+  (await db.select({ id: products.id }).from(products).where(and(eq(products.storeId, storeId), eq(products.categoryId, categoryId))).limit(1).get()) !== undefined;
 
 const categoryView = z.object({
   categoryId: z.string(),
@@ -33,8 +33,8 @@ const CATEGORY_LOOKUP = { 403: ['TENANT_MISMATCH'], 404: ['CATEGORY_NOT_FOUND'] 
 /** Writes look up the category or its new parent, and refuse one in use (a parent holding products or a flow, a deleted category holding anything). */
 const CATEGORY_WRITE = { ...CATEGORY_LOOKUP, 404: ['CATEGORY_NOT_FOUND', 'FLOW_NOT_FOUND'], 409: ['CATEGORY_IN_USE'] } as const;
 
-function present(db: Db, c: CategoryRow): z.output<typeof categoryView> {
-  return { categoryId: c.id, name: c.name, parentId: c.parentId, flowId: c.flowId, leaf: !hasChildCategory(db, c.id), createdAt: isoAt(c.createdAt), updatedAt: isoAt(c.updatedAt) };
+async function present(db: Db, c: CategoryRow): Promise<z.output<typeof categoryView>> {
+  return { categoryId: c.id, name: c.name, parentId: c.parentId, flowId: c.flowId, leaf: !(await hasChildCategory(db, c.id)), createdAt: isoAt(c.createdAt), updatedAt: isoAt(c.updatedAt) };
 }
 
 /**
@@ -43,10 +43,10 @@ function present(db: Db, c: CategoryRow): z.output<typeof categoryView> {
  */
 async function requireParent(ctx: StoreCtx, parentId: string, movingId?: string) {
   const parent = await loadCategory(ctx.db, ctx.store.id, parentId);
-  for (let at: CategoryRow | undefined = parent; at; at = await (await at.parentId ? loadCategory(ctx.db, ctx.store.id, at.parentId) : undefined)) {
+  for (let at: CategoryRow | undefined = parent; at; at = at.parentId ? await loadCategory(ctx.db, ctx.store.id, at.parentId) : undefined) {
     if (at.id === movingId) throw validationFailed([{ field: 'parentId', code: 'CATEGORY_CYCLE', message: '자기 자신이나 하위 카테고리 아래로 옮길 수 없습니다.' }]);
   }
-  if ((await parent).flowId || hasProducts(ctx.db, ctx.store.id, (await parent).id)) throw fail(409, 'CATEGORY_IN_USE', { categoryId: (await parent).id, reason: (await parent).flowId ? 'HAS_FLOW' : 'HAS_PRODUCTS' });
+  if (parent.flowId || await hasProducts(ctx.db, ctx.store.id, parent.id)) throw fail(409, 'CATEGORY_IN_USE', { categoryId: parent.id, reason: parent.flowId ? 'HAS_FLOW' : 'HAS_PRODUCTS' });
 }
 
 export const categoryOperations = [
@@ -81,7 +81,7 @@ export const categoryOperations = [
     scope: 'category:r',
     response: z.object({ contents: z.array(categoryView) }),
     handler: async (ctx) => ({
-      contents: (await ctx.db.select().from(categories).where(eq(categories.storeId, ctx.store.id)).orderBy(asc(categories.id)).all()).map((c) => present(ctx.db, c)),
+      contents: await Promise.all((await ctx.db.select().from(categories).where(eq(categories.storeId, ctx.store.id)).orderBy(asc(categories.id)).all()).map((c) => present(ctx.db, c))),
     }),
   }),
   defineOperation({
@@ -112,17 +112,17 @@ export const categoryOperations = [
     errors: { ...CATEGORY_WRITE, 400: ['CATEGORY_NOT_LEAF'] },
     handler: async (ctx) => {
       const row = await loadCategory(ctx.db, ctx.store.id, ctx.params.categoryId);
-      if (ctx.body.parentId) await requireParent(ctx, ctx.body.parentId, (await row).id);
+      if (ctx.body.parentId) await requireParent(ctx, ctx.body.parentId, row.id);
       await requireFlowId(ctx.db, ctx.store.id, ctx.body.flowId);
-      if (ctx.body.flowId && hasChildCategory(ctx.db, (await row).id)) throw fail(400, 'CATEGORY_NOT_LEAF', { categoryId: (await row).id });
+      if (ctx.body.flowId && await hasChildCategory(ctx.db, row.id)) throw fail(400, 'CATEGORY_NOT_LEAF', { categoryId: row.id });
       const next: CategoryRow = {
         ...row,
-        name: ctx.body.name ?? (await row).name,
-        parentId: ctx.body.parentId === undefined ? (await row).parentId : ctx.body.parentId,
-        flowId: ctx.body.flowId === undefined ? (await row).flowId : ctx.body.flowId,
+        name: ctx.body.name ?? row.name,
+        parentId: ctx.body.parentId === undefined ? row.parentId : ctx.body.parentId,
+        flowId: ctx.body.flowId === undefined ? row.flowId : ctx.body.flowId,
         updatedAt: ctx.now,
       };
-      await ctx.db.update(categories).set(next).where(eq(categories.id, (await row).id)).run();
+      await ctx.db.update(categories).set(next).where(eq(categories.id, row.id)).run();
       return present(ctx.db, next);
     },
   }),
@@ -140,8 +140,8 @@ export const categoryOperations = [
     errors: CATEGORY_WRITE,
     handler: async (ctx) => {
       const row = await loadCategory(ctx.db, ctx.store.id, ctx.params.categoryId);
-      if (hasChildCategory(ctx.db, row.id)) throw fail(409, 'CATEGORY_IN_USE', { categoryId: row.id, reason: 'HAS_CHILDREN' });
-      if (hasProducts(ctx.db, ctx.store.id, row.id)) throw fail(409, 'CATEGORY_IN_USE', { categoryId: row.id, reason: 'HAS_PRODUCTS' });
+      if (await hasChildCategory(ctx.db, row.id)) throw fail(409, 'CATEGORY_IN_USE', { categoryId: row.id, reason: 'HAS_CHILDREN' });
+      if (await hasProducts(ctx.db, ctx.store.id, row.id)) throw fail(409, 'CATEGORY_IN_USE', { categoryId: row.id, reason: 'HAS_PRODUCTS' });
       await ctx.db.delete(categories).where(eq(categories.id, row.id)).run();
       return { categoryId: row.id, deleted: true };
     },

@@ -45,7 +45,7 @@ async function problems(ctx: StoreCtx<z.output<typeof collectionBody>>, selfId: 
     productIds.forEach((id, i) => found.has(id) || errors.push({ field: `productIds.${i}`, code: 'NOT_FOUND', message: '이 상점에 없는 상품입니다.' }));
     if (new Set(productIds).size !== productIds.length) errors.push({ field: 'productIds', code: 'DUPLICATE', message: '같은 상품이 두 번 들어 있습니다.' });
   }
-  if (rule && !ctx.db.select({ id: categories.id }).from(categories).where(and(eq(categories.storeId, ctx.store.id), eq(categories.id, rule.categoryId))).get()) {
+  if (rule && !(await ctx.db.select({ id: categories.id }).from(categories).where(and(eq(categories.storeId, ctx.store.id), eq(categories.id, rule.categoryId))).get())) {
     errors.push({ field: 'rule.categoryId', code: 'NOT_FOUND', message: '이 상점에 없는 카테고리입니다.' });
   }
   return errors;

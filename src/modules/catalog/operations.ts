@@ -75,10 +75,10 @@ async function patchPolicy(ctx: StoreCtx<ProductPatch, unknown, { productId: str
   const product = await loadProduct(ctx.db, ctx.store.id, ctx.params.productId);
   const body = ctx.body;
   if (body.options !== undefined) return 'approval';
-  if (body.salePrice !== undefined && body.salePrice !== (await product).salePrice) return 'approval';
+  if (body.salePrice !== undefined && body.salePrice !== product.salePrice) return 'approval';
   if (body.fulfillment !== undefined && !isDeepStrictEqual(shippingFee(body), shippingFee(product))) return 'approval';
   if (body.variants?.some((v) => v.additionalAmount !== undefined)) {
-    const current = new Map((await variantsOf(ctx.db, (await product).id)).map((v) => [JSON.stringify(v.optionValues), v.additionalAmount]));
+    const current = new Map((await variantsOf(ctx.db, product.id)).map((v) => [JSON.stringify(v.optionValues), v.additionalAmount]));
     if (body.variants.some((v) => v.additionalAmount !== undefined && current.get(JSON.stringify(v.optionValues)) !== v.additionalAmount)) return 'approval';
   }
   return 'direct';
@@ -189,7 +189,7 @@ export const productOperations = [
     handler: (ctx) => cachedPage(ctx.db, ctx.store.id, `admin ${today(ctx.now)} ${JSON.stringify(ctx.query)}`, async () => {
       const { rows, variants, page, size, total } = await listProducts(ctx.db, ctx.store.id, ctx.query);
       const origin = ctx.services.config.origin;
-      return paginated(rows.map(async (p) => presentProduct(origin, p, (await variants).get(p.id)!, ctx.now)), page, size, total);
+      return paginated(rows.map((p) => presentProduct(origin, p, variants.get(p.id)!, ctx.now)), page, size, total);
     }),
   }),
   defineOperation({
@@ -213,7 +213,7 @@ export const productOperations = [
     ...approvedProductWrite,
     body: productReplace,
     target: productTarget,
-    preview: (ctx) => ({ changes: productChanges(ctx) }),
+    preview: async (ctx) => ({ changes: await productChanges(ctx) }),
     response: productView,
     errors: PRODUCT_REWRITE,
     handler: writeHandler('replace'),
@@ -231,7 +231,7 @@ export const productOperations = [
     params: productParams,
     body: productPatch,
     target: productTarget,
-    preview: (ctx) => ({ changes: productChanges(ctx) }),
+    preview: async (ctx) => ({ changes: await productChanges(ctx) }),
     response: productView,
     errors: PRODUCT_REWRITE,
     handler: writeHandler('patch'),
@@ -261,12 +261,12 @@ export const productOperations = [
     response: productView,
     errors: { ...PRODUCT_LOOKUP, 400: ['INVALID_PRICE_UNIT'], 409: ['VARIANT_IN_ORDER'] },
     handler: async (ctx) => {
-      const product = load(ctx);
+      const product = await load(ctx);
       ctx.body.variants?.forEach((v, i) => v.additionalAmount !== undefined && assertPriceUnit(`variants.${i}.additionalAmount`, v.additionalAmount, { addOn: true }));
-      const existing = await variantsOf(ctx.db, (await product).id);
-      await ctx.db.update(products).set({ options: ctx.body.options, version: (await product).version + 1, updatedAt: ctx.now }).where(eq(products.id, (await product).id)).run();
-      await syncVariants(ctx, await { ...product, options: ctx.body.options }, ctx.body.variants ?? [], existing);
-      return productReply(ctx, await loadProduct(ctx.db, ctx.store.id, (await product).id));
+      const existing = await variantsOf(ctx.db, product.id);
+      await ctx.db.update(products).set({ options: ctx.body.options, version: product.version + 1, updatedAt: ctx.now }).where(eq(products.id, product.id)).run();
+      await syncVariants(ctx, { ...product, options: ctx.body.options }, ctx.body.variants ?? [], existing);
+      return productReply(ctx, await loadProduct(ctx.db, ctx.store.id, product.id));
     },
   }),
   defineOperation({
@@ -286,7 +286,7 @@ export const productOperations = [
     handler: async (ctx) => {
       const product = await load(ctx);
       await loadVariant(ctx.db, product, ctx.params.variantId);
-      const stockQuantity = changeStock(ctx.db, ctx.now, product, ctx.params.variantId, ctx.body as never);
+      const stockQuantity = await changeStock(ctx.db, ctx.now, product, ctx.params.variantId, ctx.body as never);
       const after = await loadProduct(ctx.db, ctx.store.id, product.id);
       return { productId: product.id, variantId: ctx.params.variantId, stockQuantity, productStatus: after.status };
     },
@@ -382,10 +382,10 @@ export const productOperations = [
     response: discountView,
     errors: { ...PRODUCT_LOOKUP, 400: ['INVALID_PARAMETER', 'INVALID_PRICE_UNIT'] },
     handler: async (ctx) => {
-      const product = load(ctx);
-      checkDiscount(await product, ctx.body);
-      await touchProduct(ctx.db, (await product).id, ctx.now, { discount: ctx.body });
-      return presentDiscount(await { ...product, discount: ctx.body }, ctx.now);
+      const product = await load(ctx);
+      checkDiscount(product, ctx.body);
+      await touchProduct(ctx.db, product.id, ctx.now, { discount: ctx.body });
+      return presentDiscount({ ...product, discount: ctx.body }, ctx.now);
     },
   }),
   defineOperation({

@@ -87,7 +87,7 @@ export const optionSetOperations = [
         composition ? COMPOSITION[composition] : undefined,
       );
       const rows = await ctx.db.select().from(savedOptionSets).where(where).orderBy(...SORT[sort]).limit(size).offset((page - 1) * size).all();
-      const total = ((await ctx.db.select({ n: count() }).from(savedOptionSets).where(where).get())!).n;
+      const total = (await ctx.db.select({ n: count() }).from(savedOptionSets).where(where).get())!.n;
       return paginated(rows.map(present), page, size, total);
     },
   }),
@@ -140,9 +140,9 @@ export const optionSetOperations = [
     response: optionSetView,
     errors: OPTION_SET_LOOKUP,
     handler: async (ctx) => {
-      const row = { ...load(ctx), ...ctx.body, updatedAt: ctx.now };
-      await ctx.db.update(savedOptionSets).set(row).where(eq(savedOptionSets.id, (await row).id)).run();
-      return present(await row);
+      const row = { ...(await load(ctx)), ...ctx.body, updatedAt: ctx.now };
+      await ctx.db.update(savedOptionSets).set(row).where(eq(savedOptionSets.id, row.id)).run();
+      return present(row);
     },
   }),
   defineOperation({

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
-import { pluckStatement, preparedFor, cacheVersion } from '../../db/prepared.js';
+import { preparedFor, cacheVersion } from '../../db/prepared.js';
 import { fail, validationFailed, type FieldError } from '../../server/errors.js';
 import { RawJson } from '../../server/envelope.js';
 import { calendarDate, instant, won } from '../../server/responses.js';
@@ -66,7 +66,6 @@ const q = preparedFor((db) => ({
     .orderBy(desc(products.productNo)).limit(sql.placeholder('limit')).offset(sql.placeholder('offset')).prepare(),
   productCount: db.select({ productCount: catalogSequences.productCount }).from(catalogSequences)
     .where(eq(catalogSequences.storeId, sql.placeholder('storeId'))).prepare(),
-  version: pluckStatement<[string], number>(db, 'SELECT version FROM catalog_sequences WHERE store_id = ?'),
   // Structures of up to 500 combinations: one prepared statement per row beats building a 6,000-parameter query.
   insertProduct: insertAll(db, products),
   insertVariant: insertAll(db, productVariants),
@@ -102,7 +101,7 @@ export async function loadVariant(db: Db, product: ProductRow, variantId: string
 }
 
 export const loadCategory = async (db: Db, storeId: string, categoryId: string) => requireOwned(await q(db).categoryById.get({ id: categoryId }), storeId, 'CATEGORY_NOT_FOUND');
-export const hasChildCategory = (db: Db, categoryId: string) => q(db).childOf.get({ id: categoryId }) !== undefined;
+export const hasChildCategory = async (db: Db, categoryId: string) => (await q(db).childOf.get({ id: categoryId })) !== undefined;
 
 /** Sales history (spec 01 §2.2 `fulfillmentTypeLocked`, §2.6 `INVENTORY_MODE_LOCKED`): checkout records sales with `recordSale`. */
 export async function hasSalesHistory(db: Db, storeId: string, productId: string): Promise<boolean> {
@@ -341,12 +340,12 @@ export async function pageOf(db: Db, storeId: string, filters: SQL[], page: numb
   } else {
     const where = and(eq(products.storeId, storeId), ...filters);
     rows = await db.select().from(products).where(where).orderBy(desc(products.productNo)).limit(size).offset(offset).all();
-    total = ((await db.select({ n: count() }).from(products).where(where).get())!).n;
+    total = (await db.select({ n: count() }).from(products).where(where).get())!.n;
   }
-  return { rows, variants: variantsByProduct(db, rows.map((r) => r.id)), page, size, total };
+  return { rows, variants: await variantsByProduct(db, rows.map((r) => r.id)), page, size, total };
 }
 
-const catalogVersion = cacheVersion((db, storeId) => q(db).version.get(storeId) ?? 0);
+const catalogVersion = cacheVersion('SELECT version FROM catalog_sequences WHERE store_id = ?');
 
 /** The cache holds at most this many characters of pages (about twice as many bytes with their encoding). */
 const MAX_CACHED_CHARS = 16 * 1024 * 1024;
@@ -358,15 +357,23 @@ const pageCaches = new WeakMap<Db, { pages: Map<string, RawJson>; chars: number 
  * while nothing was written.
  * `key` must hold everything else the page depends on (query, today's date for discounts). LRU, bounded by size.
  */
-export function cachedPage(db: Db, storeId: string, key: string, build: () => unknown): RawJson {
-  const version = catalogVersion(db, storeId);
-  if (version === null) return new RawJson(JSON.stringify(build()));
+export async function cachedPage(db: Db, storeId: string, key: string, build: () => Promise<unknown>): Promise<RawJson> {
+  const version = await catalogVersion(db, storeId);
+  if (version === null) return new RawJson(JSON.stringify(await build()));
   let cache = pageCaches.get(db);
   if (!cache) pageCaches.set(db, (cache = { pages: new Map(), chars: 0 }));
   const full = `${storeId} ${version} ${key}`;
   let page = cache.pages.get(full);
   if (page === undefined) {
-    page = new RawJson(JSON.stringify(build()));
+    page = new RawJson(JSON.stringify(await build()));
+    // SQLite has one connection: a build that ends inside another request's transaction may have read its rows.
+    if (db.$client.inTransaction) return page;
+    // A concurrent request may have cached the same page while this one built it.
+    const raced = cache.pages.get(full);
+    if (raced) {
+      cache.pages.delete(full);
+      cache.chars -= raced.json.length;
+    }
     cache.chars += page.json.length;
     for (const [oldKey, old] of cache.pages) {
       if (cache.chars <= MAX_CACHED_CHARS) break;
@@ -450,7 +457,7 @@ export async function writeProduct(ctx: WriteCtx, mode: WriteMode, existing: Pro
   await requireFlowId(db, storeId, input.flowId);
   if (input.categoryId) {
     await loadCategory(db, storeId, input.categoryId);
-    if (hasChildCategory(db, input.categoryId)) throw fail(400, 'CATEGORY_NOT_LEAF', { categoryId: input.categoryId });
+    if (await hasChildCategory(db, input.categoryId)) throw fail(400, 'CATEGORY_NOT_LEAF', { categoryId: input.categoryId });
   }
 
   const history = existing ? existing.salesCount > 0 : false;
@@ -524,7 +531,7 @@ export async function writeProduct(ctx: WriteCtx, mode: WriteMode, existing: Pro
     await q(db).insertProduct.run(row);
   }
   if (!existing || input.options !== undefined || input.variants !== undefined || input.stockQuantity !== undefined || mode === 'replace') {
-    await syncVariants(ctx, row, settings, ((((((((((((((((((((((((((((((((await await await await await await await await await await await await await await await await await await await await await await await await await await await await await await await await existing ? variantsOf(db, row.id) : [])))))))))))))))))))))))))))))))));
+    await syncVariants(ctx, row, settings, existing ? await variantsOf(db, row.id) : []);
   }
   return row;
 }
@@ -594,8 +601,8 @@ export async function syncVariants(ctx: Pick<WriteCtx, 'db' | 'now'>, product: P
 }
 
 export async function deleteProduct(db: Db, product: ProductRow) {
-  const held = variantsInOrders(db, product.storeId, (await variantsOf(db, product.id)).map((v) => v.id));
-  if ((await held).length) throw fail(409, 'VARIANT_IN_ORDER', { variantIds: held });
+  const held = await variantsInOrders(db, product.storeId, (await variantsOf(db, product.id)).map((v) => v.id));
+  if (held.length) throw fail(409, 'VARIANT_IN_ORDER', { variantIds: held });
   await db.delete(products).where(eq(products.id, product.id)).run();
 }
 

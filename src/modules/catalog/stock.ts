@@ -64,7 +64,7 @@ export async function afterStockChange(db: Db, now: number, productId: string, v
     if ((await s.markNotified.run({ id: variantId })).changes === 1) {
       await emitEvent(db, now, { storeId: product.storeId, type: 'PRODUCT.OUT_OF_STOCK', resource: { type: 'PRODUCT', id: productId }, data: { productId, variantId } });
     }
-    if (product.status === 'ON_SALE' && !s.onSaleInStock.get({ productId })) await touchProduct(db, productId, now, { status: 'SOLD_OUT', autoSoldOut: true });
+    if (product.status === 'ON_SALE' && !(await s.onSaleInStock.get({ productId }))) await touchProduct(db, productId, now, { status: 'SOLD_OUT', autoSoldOut: true });
   } else {
     await s.clearNotified.run({ id: variantId });
     if (product.status === 'SOLD_OUT' && product.autoSoldOut && await s.onSaleInStock.get({ productId })) await touchProduct(db, productId, now, { status: 'ON_SALE', autoSoldOut: false });
@@ -80,11 +80,11 @@ export type StockChange = { stockQuantity: number; adjustment?: undefined } | { 
 export async function changeStock(db: Db, now: number, product: ProductRow, variantId: string, change: StockChange): Promise<number> {
   if (product.inventoryMode === 'DATED') throw fail(409, 'INVENTORY_MODE_DATED', { productId: product.id });
   const s = q(db);
-  const row = change.adjustment !== undefined ? s.adjust.get({ id: variantId, delta: change.adjustment, max: LIMITS.stockQuantity }) : s.set.get({ id: variantId, stock: change.stockQuantity });
+  const row = change.adjustment !== undefined ? await s.adjust.get({ id: variantId, delta: change.adjustment, max: LIMITS.stockQuantity }) : await s.set.get({ id: variantId, stock: change.stockQuantity });
   if (!row && (change.adjustment ?? 0) > 0) throw fail(409, 'STOCK_LIMIT_EXCEEDED', { productId: product.id, variantId, adjustment: change.adjustment, maximum: LIMITS.stockQuantity });
   if (!row) throw fail(409, 'INSUFFICIENT_STOCK', { productId: product.id, variantId, adjustment: change.adjustment });
-  await afterStockChange(db, now, product.id, variantId, (await row).stockQuantity);
-  return (await row).stockQuantity;
+  await afterStockChange(db, now, product.id, variantId, row.stockQuantity);
+  return row.stockQuantity;
 }
 
 export interface Stay {
@@ -144,20 +144,23 @@ export interface Sale {
 }
 
 async function takeOrGive(db: Db, now: number, sale: Sale, direction: -1 | 1) {
-  const product = loadProduct(db, sale.storeId, sale.productId);
-  await loadVariant(db, await product, sale.variantId);
+  const product = await loadProduct(db, sale.storeId, sale.productId);
+  await loadVariant(db, product, sale.variantId);
   const s = q(db);
-  if ((await product).inventoryMode === 'DATED') {
-    if (!sale.stay) throw fail(400, 'STAY_REQUIRED', { productId: (await product).id });
+  if (product.inventoryMode === 'DATED') {
+    if (!sale.stay) throw fail(400, 'STAY_REQUIRED', { productId: product.id });
     const nights = stayNights(sale.stay, direction === -1 ? now : 0);
     const statement = direction === -1 ? s.takeNight : s.giveNight;
-    const short = nights.filter(async (date) => (await statement.run({ variantId: sale.variantId, date, quantity: sale.quantity })).changes !== 1);
+    const short: string[] = [];
+    for (const date of nights) {
+      if ((await statement.run({ variantId: sale.variantId, date, quantity: sale.quantity })).changes !== 1) short.push(date);
+    }
     if (short.length && direction === -1) throw fail(409, 'DATES_UNAVAILABLE', { dates: short });
     return product;
   }
-  const row = direction === -1 ? s.adjust.get({ id: sale.variantId, delta: -sale.quantity, max: LIMITS.stockQuantity }) : s.giveBack.get({ id: sale.variantId, quantity: sale.quantity });
-  if (!row) throw fail(409, 'INSUFFICIENT_STOCK', { productId: (await product).id, variantId: sale.variantId, quantity: sale.quantity });
-  await afterStockChange(db, now, (await product).id, sale.variantId, (await row).stockQuantity);
+  const row = direction === -1 ? await s.adjust.get({ id: sale.variantId, delta: -sale.quantity, max: LIMITS.stockQuantity }) : await s.giveBack.get({ id: sale.variantId, quantity: sale.quantity });
+  if (!row) throw fail(409, 'INSUFFICIENT_STOCK', { productId: product.id, variantId: sale.variantId, quantity: sale.quantity });
+  await afterStockChange(db, now, product.id, sale.variantId, row.stockQuantity);
   return product;
 }
 

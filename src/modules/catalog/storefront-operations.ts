@@ -21,22 +21,22 @@ const tag = 'Storefront catalog';
  * Buyer requests name their store with `X-Store-Id` (as admin requests do). A product id finds its store by
  * itself; a product number or a collection needs the header. Only products on sale exist for buyers.
  */
-const buyerStoreId = (ctx: Ctx) => {
+const buyerStoreId = async (ctx: Ctx) => {
   const header = ctx.event.req.headers.get('x-store-id');
-  return header === null ? null : storeIdNamedBy(ctx.db, header);
+  return header === null ? null : await storeIdNamedBy(ctx.db, header);
 };
 
 async function buyerProduct(ctx: Ctx<unknown, unknown, { productId: string }>): Promise<ProductRow> {
-  const storeId = buyerStoreId(ctx);
+  const storeId = await buyerStoreId(ctx);
   const ref = ctx.params.productId;
   let product: ProductRow | undefined;
   if (/^\d{1,15}$/.test(ref)) {
     if (!storeId) throw fail(400, 'STORE_ID_REQUIRED');
-    product = await findProductByNo(ctx.db, await storeId, Number(ref));
+    product = await findProductByNo(ctx.db, storeId, Number(ref));
   } else {
     product = await findProduct(ctx.db, ref);
   }
-  if (!product || product.status !== 'ON_SALE' || (storeId !== null && product.storeId !== await storeId)) throw fail(404, 'PRODUCT_NOT_FOUND');
+  if (!product || product.status !== 'ON_SALE' || (storeId !== null && product.storeId !== storeId)) throw fail(404, 'PRODUCT_NOT_FOUND');
   return product;
 }
 
@@ -131,7 +131,7 @@ export const storefrontOperations = [
     response: pageOf(buyerProductView),
     errors: { 400: ['STORE_ID_REQUIRED'], 404: ['COLLECTION_NOT_FOUND'] },
     handler: async (ctx) => {
-      const storeId = buyerStoreId(ctx);
+      const storeId = await buyerStoreId(ctx);
       if (!storeId) throw fail(400, 'STORE_ID_REQUIRED');
       const filters = [eq(products.status, 'ON_SALE')];
       const own = await q(ctx.db).collection.get({ storeId, slug: ctx.params.slug });
@@ -145,10 +145,10 @@ export const storefrontOperations = [
         filters.push(inArray(products.categoryId, categoryIds));
       }
       // The category tree and the collection's own version are part of the key: changing either changes the page without touching products.
-      return cachedPage(ctx.db, await storeId, `collection ${today(ctx.now)} ${ctx.query.page} ${ctx.query.size} ${own ? `${own.id}@${own.updatedAt}` : ''} ${categoryIds.join(',')}`, async () => {
-        const { rows, variants, page, size, total } = await productPage(ctx.db, await storeId, filters, ctx.query.page, ctx.query.size);
+      return cachedPage(ctx.db, storeId, `collection ${today(ctx.now)} ${ctx.query.page} ${ctx.query.size} ${own ? `${own.id}@${own.updatedAt}` : ''} ${categoryIds.join(',')}`, async () => {
+        const { rows, variants, page, size, total } = await productPage(ctx.db, storeId, filters, ctx.query.page, ctx.query.size);
         const origin = ctx.services.config.origin;
-        return paginated(rows.map(async (p) => presentBuyerProduct(origin, p, (await variants).get(p.id)!, ctx.now)), page, size, total);
+        return paginated(rows.map((p) => presentBuyerProduct(origin, p, variants.get(p.id)!, ctx.now)), page, size, total);
       });
     },
   }),

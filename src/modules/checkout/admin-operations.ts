@@ -189,7 +189,8 @@ export const paymentAdminOperations = [
       const { page, size } = ctx.query;
       const rows = await ctx.db.select({ p: payments, adminStatus: status }).from(payments).where(where).orderBy(desc(payments.createdAt)).limit(size).offset((page - 1) * size).all();
       const total = ((await ctx.db.select({ n: sql<number>`count(*)` }).from(payments).where(where).get())!).n;
-      return { from, to, ...paginated(rows.map((r) => presentPayment(ctx.db, { ...r.p, adminStatus: r.adminStatus }, ctx.now)), page, size, total) };
+      const views = await Promise.all(rows.map((r) => presentPayment(ctx.db, { ...r.p, adminStatus: r.adminStatus }, ctx.now)));
+      return { from, to, ...paginated(views, page, size, total) };
     },
   }),
   defineOperation({
@@ -208,7 +209,7 @@ export const paymentAdminOperations = [
       const adminStatus = ((await ctx.db.select({ s: adminStatusSql(ctx.now) }).from(payments).where(eq(payments.id, payment.id)).get())!).s;
       const refunds = await ctx.db.select().from(paymentRefunds).where(eq(paymentRefunds.paymentId, payment.id)).orderBy(paymentRefunds.createdAt).all();
       return {
-        ...presentPayment(ctx.db, { ...payment, adminStatus }, ctx.now),
+        ...(await presentPayment(ctx.db, { ...payment, adminStatus }, ctx.now)),
         attempts: (await attemptsOf(ctx.db, payment.id)).map((a) => ({
           attemptId: a.id, seq: a.seq, pgOrderId: a.pgOrderId, provider: a.pg, method: a.method, easyPayProvider: a.provider, approvedMethod: a.approvedMethod,
           status: a.status, pgTransactionId: a.pgTransactionId, approvedAmount: a.approvedAmount, testPayment: a.testPayment,

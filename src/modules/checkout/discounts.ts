@@ -1,6 +1,5 @@
-import { transaction } from '../../db/client.js';
 import { and, eq, isNull, lte, notExists, or } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { transaction, type Db } from '../../db/client.js';
 import type { Services } from '../../server/services.js';
 import { applyCoupons, holdCoupons, linkCouponsToOrder, releaseCoupons, type AppliedCoupons, type CouponLine } from '../coupons/service.js';
 import { assertPointUse, returnPaymentPoints, spend } from '../points/service.js';
@@ -24,7 +23,7 @@ export interface DiscountRequest {
 /** Checks the buyer's coupons and points against the sheet and prices it with them. */
 export async function priceWithDiscounts(db: Db, sheet: { storeId: string; items: SheetItem[] }, customerId: string | null, request: DiscountRequest, zipCode: string | null, now: number) {
   const settings = await storeSettings(db, sheet.storeId);
-  const coupons = applyCoupons(db, sheet.storeId, customerId, sheet.items, request.coupons, now);
+  const coupons = await applyCoupons(db, sheet.storeId, customerId, sheet.items, request.coupons, now);
   const payable = priceSheet(sheet.items, settings, zipCode, { couponDiscountAmount: coupons.discountAmount, pointAmount: 0 }).amounts.totalAmount;
   await assertPointUse(db, sheet.storeId, customerId, request.pointAmount, payable, now);
   return { coupons, priced: priceSheet(sheet.items, settings, zipCode, { couponDiscountAmount: coupons.discountAmount, pointAmount: request.pointAmount }) };
@@ -35,7 +34,7 @@ export async function priceWithDiscounts(db: Db, sheet: { storeId: string; items
  * concurrent payments with the same coupon wins) and the points (never below zero).
  */
 export async function holdDiscounts(db: Db, now: number, payment: { id: string; storeId: string; customerId: string | null; amounts: { pointAmount: number } }, coupons: AppliedCoupons): Promise<CouponLine[]> {
-  const lines = holdCoupons(db, payment.id, payment.customerId, coupons, now);
+  const lines = await holdCoupons(db, payment.id, payment.customerId, coupons, now);
   if (payment.amounts.pointAmount > 0) {
     await spend(db, now, { storeId: payment.storeId, customerId: payment.customerId!, reason: '주문 결제에 사용', paymentId: payment.id }, 'USE', payment.amounts.pointAmount);
   }
@@ -47,13 +46,13 @@ const settle = async (db: Db, now: number, paymentId: string) =>
 
 /** The order made from the payment owns what it held. */
 export async function linkDiscountsToOrder(db: Db, now: number, paymentId: string, orderId: string) {
-  if (!settle(db, now, paymentId)) return;
+  if (!(await settle(db, now, paymentId))) return;
   await linkCouponsToOrder(db, paymentId, orderId);
 }
 
 /** A payment that ended unpaid gives its coupons and points back, once. */
 export async function releaseDiscounts(db: Db, now: number, paymentId: string) {
-  if (!settle(db, now, paymentId)) return;
+  if (!(await settle(db, now, paymentId))) return;
   await releaseCoupons(db, paymentId);
   await returnPaymentPoints(db, now, paymentId);
 }
@@ -67,8 +66,8 @@ export async function releaseExpiredHolds(services: Services, now: number): Prom
   const confirming = db.select({ id: paymentAttempts.id }).from(paymentAttempts)
     .where(and(eq(paymentAttempts.paymentId, payments.id), or(eq(paymentAttempts.status, 'CONFIRMING'), eq(paymentAttempts.status, 'APPROVED'))));
   const due = await db.select({ id: payments.id }).from(payments)
-      .where(and(isNull(payments.holdsSettledAt), isNull(payments.orderId), lte(payments.expiresAt, now), notExists(confirming)))
-      .limit(200).all();
+    .where(and(isNull(payments.holdsSettledAt), isNull(payments.orderId), lte(payments.expiresAt, now), notExists(confirming)))
+    .limit(200).all();
   for (const { id } of due) await transaction(services.db, () => releaseDiscounts(db, now, id));
   return due.length;
 }

@@ -38,7 +38,7 @@ export const checkoutOperations = [
     handler: async (ctx) => {
       const { storeId } = ctx.buyer;
       const store = (await findStore(ctx.db, storeId))!;
-      return { storeId, name: store.name, guestCheckout: (await storeSettings(ctx.db, storeId)).guestCheckout, ...checkoutAvailability(ctx.services, storeId) };
+      return { storeId, name: store.name, guestCheckout: (await storeSettings(ctx.db, storeId)).guestCheckout, ...(await checkoutAvailability(ctx.services, storeId)) };
     },
   }),
   defineOperation({
@@ -55,8 +55,8 @@ export const checkoutOperations = [
     handler: async (ctx) => {
       const cart = await cartFor(ctx, ctx.buyer.storeId, ctx.buyer.customer);
       await addCartItem(ctx, cart, ctx.body);
-      recordCartAdd(ctx.db, ctx.event.req.headers, ctx.buyer.storeId, ctx.body.productId, ctx.now);
-      return reply(201, presentCart(ctx, cart), { headers: { 'x-svc-cart': cart.id } });
+      await recordCartAdd(ctx.db, ctx.event.req.headers, ctx.buyer.storeId, ctx.body.productId, ctx.now);
+      return reply(201, await presentCart(ctx, cart), { headers: { 'x-svc-cart': cart.id } });
     },
   }),
   defineOperation({
@@ -98,11 +98,11 @@ export const checkoutOperations = [
     response: cartView,
     errors: cartLineErrors,
     handler: async (ctx) => {
-      const cart = findCart(ctx, ctx.buyer.storeId, ctx.buyer.customer);
-      const line = await cartLine(ctx, await cart, ctx.params.cartItemId);
+      const cart = await findCart(ctx, ctx.buyer.storeId, ctx.buyer.customer);
+      const line = await cartLine(ctx, cart, ctx.params.cartItemId);
       await ctx.db.delete(cartItems).where(eq(cartItems.id, line.id)).run();
-      await ctx.db.update(carts).set({ updatedAt: ctx.now }).where(eq(carts.id, ((await cart)!).id)).run();
-      return presentCart(ctx, await cart);
+      await ctx.db.update(carts).set({ updatedAt: ctx.now }).where(eq(carts.id, cart!.id)).run();
+      return presentCart(ctx, cart);
     },
   }),
   defineOperation({
@@ -121,14 +121,14 @@ export const checkoutOperations = [
       await assertGuestAllowed(ctx.db, storeId, customer);
       let sheet;
       if ('cartItemIds' in ctx.body) {
-        const cart = findCart(ctx, storeId, customer);
-        const lines = await cartLines(ctx, await cart, ctx.body.cartItemIds);
-        sheet = createSheet(ctx, storeId, customer, lines.map((l) => ({ ...l, cartItemId: l.id })), ((await cart)!).id);
+        const cart = await findCart(ctx, storeId, customer);
+        const lines = await cartLines(ctx, cart, ctx.body.cartItemIds);
+        sheet = await createSheet(ctx, storeId, customer, lines.map((l) => ({ ...l, cartItemId: l.id })), cart!.id);
       } else {
-        sheet = createSheet(ctx, storeId, customer, [{ ...ctx.body.directItem, cartItemId: null }], null);
+        sheet = await createSheet(ctx, storeId, customer, [{ ...ctx.body.directItem, cartItemId: null }], null);
       }
-      await recordCheckoutStart(ctx.db, ctx.event.req.headers, storeId, (await sheet).id, ctx.now);
-      return reply(201, presentSheet(ctx.services, await sheet, ctx.now));
+      await recordCheckoutStart(ctx.db, ctx.event.req.headers, storeId, sheet.id, ctx.now);
+      return reply(201, await presentSheet(ctx.services, sheet, ctx.now));
     },
   }),
   defineOperation({
@@ -144,8 +144,8 @@ export const checkoutOperations = [
     errors: mergeErrors(BUYER_TOKEN_ERRORS, { 404: ['CHECKOUT_NOT_FOUND'], 409: ['CHECKOUT_EXPIRED'] }),
     handler: async (ctx) => {
       const { sheet } = await buyerSheet(ctx, ctx.params.checkoutId, { open: false });
-      if ((await sheet).status === 'OPEN') assertSheetOpen(await sheet, ctx.now);
-      return presentSheet(ctx.services, await sheet, ctx.now);
+      if (sheet.status === 'OPEN') assertSheetOpen(sheet, ctx.now);
+      return presentSheet(ctx.services, sheet, ctx.now);
     },
   }),
   defineOperation({
@@ -162,7 +162,7 @@ export const checkoutOperations = [
     errors: mergeErrors(OPEN_SHEET_ERRORS, DISCOUNT_ERRORS),
     handler: async (ctx) => {
       const { sheet, customer } = await buyerSheet(ctx, ctx.params.checkoutId);
-      const { amounts } = (await priceWithDiscounts(ctx.db, await sheet, customer?.id ?? null, ctx.body, (await sheet).requiresShipping ? (await sheet).zipCode : null, ctx.now)).priced;
+      const { amounts } = (await priceWithDiscounts(ctx.db, sheet, customer?.id ?? null, ctx.body, sheet.requiresShipping ? sheet.zipCode : null, ctx.now)).priced;
       return { amounts, paymentRequired: amounts.totalAmount > 0 };
     },
   }),
@@ -180,7 +180,7 @@ export const checkoutOperations = [
     errors: OPEN_SHEET_ERRORS,
     handler: async (ctx) => {
       const { sheet } = await buyerSheet(ctx, ctx.params.checkoutId);
-      const view = await presentSheet(ctx.services, await sheet, ctx.now, ctx.body.zipCode);
+      const view = await presentSheet(ctx.services, sheet, ctx.now, ctx.body.zipCode);
       return { amounts: view.amounts, delivery: view.requiresShipping ? view.delivery : { zipCode: ctx.body.zipCode, remoteSurcharge: 0, remoteAreaLabel: null }, paymentRequired: view.paymentRequired };
     },
   }),

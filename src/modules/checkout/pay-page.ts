@@ -66,7 +66,7 @@ p.requestPayment({ method: c.method, amount: { currency: 'KRW', value: Number(c.
 /** After the buyer's choice the window sends them back to the storefront's `returnUrl` with the result. */
 async function returnRedirect(services: Services, paymentId: string, returnUrl: string) {
   const url = new URL(returnUrl);
-  for (const [key, value] of Object.entries(storefrontResult(services, (await findPayment(services.db, paymentId))!))) if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
+  for (const [key, value] of Object.entries(await storefrontResult(services, (await findPayment(services.db, paymentId))!))) if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
   return new Response(null, { status: 303, headers: { location: url.toString() } });
 }
 

@@ -1,4 +1,3 @@
-import { transaction } from '../../db/client.js';
 import { findSite } from '../storefront/service.js';
 import { isPreviewAddress } from '../storefront/serving.js';
 import { connectedOrigins } from '../storefront/domains.js';
@@ -7,7 +6,7 @@ import { z } from 'zod';
 import { storeSettings } from '../stores/service.js';
 import { recordPurchase } from '../analytics/ingest.js';
 import { claimEachDue, claimNextDue } from '../../db/claim.js';
-import type { Db } from '../../db/client.js';
+import { transaction, type Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
@@ -111,8 +110,8 @@ async function assertReturnUrl(services: Services, storeId: string, value: strin
   if (testPayment && (url.hostname === 'localhost' || url.hostname === '127.0.0.1') && (url.protocol === 'http:' || url.protocol === 'https:')) return;
   if (url.protocol !== 'https:') throw fail(400, 'RETURN_URL_NOT_ALLOWED', { reason: 'NOT_HTTPS', returnUrl: value });
   // Registered payment domains are joined by the store's connected custom domains (spec 02 §4.2); none registered: any https.
-  const registered = paymentDomains(services, storeId);
-  const domains = await (await (await registered).length ? [...await registered, ...await connectedOrigins(services.db, storeId)] : registered);
+  const registered = await paymentDomains(services, storeId);
+  const domains = registered.length ? [...registered, ...await connectedOrigins(services.db, storeId)] : registered;
   if (domains.length && !domains.some((d) => d === url.origin || d === url.hostname)) {
     throw fail(400, 'RETURN_URL_NOT_ALLOWED', { reason: 'NOT_PAYMENT_DOMAIN', returnUrl: value, paymentDomains: domains });
   }
@@ -124,7 +123,7 @@ async function resolveOption(services: Services, storeId: string, input: Payment
   if (options.length === 0) throw fail(409, 'PAYMENT_NOT_CONFIGURED', { reason: (await checkoutMode(services, storeId)).reason ?? 'NO_PROVIDER' });
   const key = optionKey(input as Parameters<typeof optionKey>[0]);
   const option = options.find((o) => o.key === key);
-  if (!option) throw fail(409, 'PAYMENT_OPTION_UNAVAILABLE', { option: input, paymentOptions: presentOptions(services, storeId) });
+  if (!option) throw fail(409, 'PAYMENT_OPTION_UNAVAILABLE', { option: input, paymentOptions: await presentOptions(services, storeId) });
   return option;
 }
 
@@ -168,14 +167,14 @@ async function assertStillOrderable(db: Db, sheet: SheetRow) {
 
 const pgOrderId = (orderNo: number, seq: number) => `${orderNo}-${String(seq).padStart(2, '0')}`;
 
-function insertAttempt(db: Db, payment: PaymentRow, seq: number, option: PaymentOption, returnUrl: string, testPayment: boolean, now: number): AttemptRow {
+async function insertAttempt(db: Db, payment: PaymentRow, seq: number, option: PaymentOption, returnUrl: string, testPayment: boolean, now: number): Promise<AttemptRow> {
   const attempt: AttemptRow = {
     id: newId('att', now), storeId: payment.storeId, paymentId: payment.id, seq, pg: option.pg, method: option.method, provider: option.provider ?? null,
     pgOrderId: pgOrderId(payment.orderNo, seq), pgPaymentKey: null, credentialId: null, windowParams: null, pgTransactionId: null, approvedMethod: null, approvedAmount: null,
     status: 'READY', returnUrl, failure: null, testPayment, createdAt: now, updatedAt: now, approvedAt: null,
   };
-  insertRow(db, paymentAttempts, attempt);
-  if (payment.pg !== option.pg || payment.method !== option.method) updateById(db, payments, payment.id, { pg: option.pg, method: option.method });
+  await insertRow(db, paymentAttempts, attempt);
+  if (payment.pg !== option.pg || payment.method !== option.method) await updateById(db, payments, payment.id, { pg: option.pg, method: option.method });
   return attempt;
 }
 
@@ -192,7 +191,7 @@ async function openWindow(services: Services, gateway: Gateway, payment: Payment
       // The gateway's window comes back to us first: we confirm, then send the buyer on to the storefront.
       returnUrl: `${services.config.origin}/pay/${payment.id}/return?attemptId=${attempt.id}`,
     });
-    updateById(services.db, paymentAttempts, attempt.id, {
+    await updateById(services.db, paymentAttempts, attempt.id, {
       pgPaymentKey: prepared.pgPaymentKey ?? null, credentialId: prepared.credentialId, windowParams: prepared.client ?? null, updatedAt: services.clock.now(),
     });
     return prepared.windowUrl ?? `${services.config.origin}/pay/${payment.id}`;
@@ -200,9 +199,9 @@ async function openWindow(services: Services, gateway: Gateway, payment: Payment
     const err = error instanceof ApiError ? error : new ApiError(503, 'PAYMENT_PROVIDER_UNAVAILABLE', { optionUnavailable: false });
     const now = services.clock.now();
     const f = failure(err.code, err.message, Boolean(err.details?.optionUnavailable), now);
-    await transaction(services.db, () => {
-      updateById(services.db, paymentAttempts, attempt.id, { status: 'WINDOW_ERROR', failure: f, updatedAt: now });
-      updateById(services.db, payments, payment.id, { lastFailure: f, updatedAt: now });
+    await transaction(services.db, async () => {
+      await updateById(services.db, paymentAttempts, attempt.id, { status: 'WINDOW_ERROR', failure: f, updatedAt: now });
+      await updateById(services.db, payments, payment.id, { lastFailure: f, updatedAt: now });
     });
     throw new ApiError(err.status, err.code, { ...err.details, paymentId: payment.id, attemptId: attempt.id }, err.fieldErrors);
   }
@@ -257,46 +256,46 @@ export const START_PAYMENT_ERRORS = mergeErrors(OPEN_SHEET_ERRORS, DISCOUNT_ERRO
 export async function startPayment(ctx: Ctx<PaymentStartInput, unknown, { checkoutId: string }>) {
   const { services } = ctx;
   const { sheet, customer } = await buyerSheet(ctx, ctx.params.checkoutId);
-  return idempotent(ctx, `checkout:${(await sheet).id}`, async () => {
+  return idempotent(ctx, `checkout:${sheet.id}`, async () => {
     const body = ctx.body;
-    await assertGuestAllowed(ctx.db, (await sheet).storeId, customer);
+    await assertGuestAllowed(ctx.db, sheet.storeId, customer);
     if (customer && body.guest) throw validationFailed([{ field: 'guest', code: 'NOT_APPLICABLE', message: '회원 주문에는 guest를 보내지 않습니다.' }]);
     if (!customer && !body.guest) throw validationFailed([{ field: 'guest', code: 'REQUIRED', message: '비회원 주문에는 주문자 정보(guest)가 필요합니다.' }]);
-    if ((await sheet).requiresShipping && !body.shippingAddress) throw fail(400, 'SHIPPING_ADDRESS_REQUIRED');
-    if (!(await sheet).requiresShipping && body.shippingAddress) throw validationFailed([{ field: 'shippingAddress', code: 'NOT_APPLICABLE', message: '배송이 필요 없는 주문입니다. shippingAddress를 보내지 마세요.' }]);
-    await assertStillOrderable(ctx.db, await sheet);
+    if (sheet.requiresShipping && !body.shippingAddress) throw fail(400, 'SHIPPING_ADDRESS_REQUIRED');
+    if (!sheet.requiresShipping && body.shippingAddress) throw validationFailed([{ field: 'shippingAddress', code: 'NOT_APPLICABLE', message: '배송이 필요 없는 주문입니다. shippingAddress를 보내지 마세요.' }]);
+    await assertStillOrderable(ctx.db, sheet);
     const zipCode = body.shippingAddress?.zipCode ?? null;
     const customerId = customer?.id ?? null;
-    const toPay = (await priceWithDiscounts(ctx.db, await sheet, customerId, body, zipCode, ctx.now)).priced.amounts.totalAmount;
+    const toPay = (await priceWithDiscounts(ctx.db, sheet, customerId, body, zipCode, ctx.now)).priced.amounts.totalAmount;
     const paid = toPay > 0;
     let option: PaymentOption | null = null;
     if (paid) {
       if (!body.option) throw validationFailed([{ field: 'option', code: 'REQUIRED', message: '결제 수단(option)이 필요합니다.' }]);
       if (!body.returnUrl) throw validationFailed([{ field: 'returnUrl', code: 'REQUIRED', message: '결제 후 돌아올 주소(returnUrl)가 필요합니다.' }]);
-      option = await resolveOption(services, (await sheet).storeId, body.option);
+      option = await resolveOption(services, sheet.storeId, body.option);
       if (body.cashReceipt) assertCashReceiptAllowed(option.method, toPay);
     } else {
       if (body.option) throw validationFailed([{ field: 'option', code: 'NOT_APPLICABLE', message: '결제할 금액이 없으면 option을 보내지 않습니다.' }]);
       if (body.cashReceipt) assertCashReceiptAllowed(null, 0);
     }
-    const gateway = paid ? gatewayFor(services, (await sheet).storeId, option!.pg) : null;
-    const testPayment = gateway ? (await gateway).sandbox : (await checkoutMode(services, (await sheet).storeId)).mode === 'TEST';
-    if (paid) await assertReturnUrl(services, (await sheet).storeId, body.returnUrl!, testPayment);
+    const gateway = paid ? await gatewayFor(services, sheet.storeId, option!.pg) : null;
+    const testPayment = gateway ? gateway.sandbox : (await checkoutMode(services, sheet.storeId)).mode === 'TEST';
+    if (paid) await assertReturnUrl(services, sheet.storeId, body.returnUrl!, testPayment);
     const guestPasswordHash = body.guest ? await hashPassword(body.guest.orderPassword) : null;
 
     const { payment, attempt } = await transaction(services.db, async () => {
       const now = services.clock.now();
-      const fresh = await loadSheet(ctx.db, (await sheet).id);
+      const fresh = await loadSheet(ctx.db, sheet.id);
       assertSheetOpen(fresh, now);
       // Checked again where they are taken: a coupon or points spent meanwhile refuse here.
       const { coupons, priced: { amounts } } = await priceWithDiscounts(ctx.db, fresh, customerId, body, zipCode, now);
       if (amounts.totalAmount > 0 !== paid) throw fail(409, 'CHECKOUT_STALE', { reason: 'AMOUNT_CHANGED' });
       const payment: PaymentRow = {
         id: newId('pay', now),
-        storeId: (await sheet).storeId,
-        checkoutId: (await sheet).id,
+        storeId: sheet.storeId,
+        checkoutId: sheet.id,
         customerId: customer?.id ?? null,
-        orderNo: await allocateOrderNo(ctx.db, (await sheet).storeId, now),
+        orderNo: await allocateOrderNo(ctx.db, sheet.storeId, now),
         status: 'OPEN',
         pg: option?.pg ?? null,
         method: option?.method ?? 'POINT',
@@ -315,29 +314,29 @@ export async function startPayment(ctx: Ctx<PaymentStartInput, unknown, { checko
         expiresAt: now + PAYMENT_TTL_MS,
         updatedAt: now,
       };
-      insertRow(ctx.db, payments, payment);
-      payment.coupons = holdDiscounts(ctx.db, now, payment, coupons);
-      if (payment.coupons.length) updateById(ctx.db, payments, payment.id, { coupons: payment.coupons });
-      if (zipCode) updateById(ctx.db, checkoutSheets, (await sheet).id, { zipCode });
-      if (body.cashReceipt) await writeCashReceipt(services, payment.id, (await sheet).storeId, now, body.cashReceipt);
+      await insertRow(ctx.db, payments, payment);
+      payment.coupons = await holdDiscounts(ctx.db, now, payment, coupons);
+      if (payment.coupons.length) await updateById(ctx.db, payments, payment.id, { coupons: payment.coupons });
+      if (zipCode) await updateById(ctx.db, checkoutSheets, sheet.id, { zipCode });
+      if (body.cashReceipt) await writeCashReceipt(services, payment.id, sheet.storeId, now, body.cashReceipt);
       if (!paid) {
         // Nothing to charge: the order is made now, without a window (spec 02 §2.4 `completed`).
-        const orderId = placeOrder(services, now, payment, fresh, customer, { pg: null, method: 'POINT', approvedMethod: 'POINT', provider: null, amount: 0 });
+        const orderId = await placeOrder(services, now, payment, fresh, customer, { pg: null, method: 'POINT', approvedMethod: 'POINT', provider: null, amount: 0 });
         return { payment: { ...payment, status: 'COMPLETED' as const, orderId }, attempt: null };
       }
-      return { payment, attempt: insertAttempt(ctx.db, payment, 1, option!, body.returnUrl!, testPayment, now) };
+      return { payment, attempt: await insertAttempt(ctx.db, payment, 1, option!, body.returnUrl!, testPayment, now) };
     });
-    const payUrl = attempt ? await openWindow(services, (await gateway)!, payment, attempt, await sheet) : null;
+    const payUrl = attempt ? await openWindow(services, gateway!, payment, attempt, sheet) : null;
     return reply(201, presentPaymentStart(payment, attempt, option, payUrl));
   });
 }
 
 /** The payment a buyer acts on: same store header, same member (guest payments are reached by their id). */
 async function buyerPayment(ctx: Ctx<unknown, unknown, { paymentId: string }>) {
-  const payment = loadPayment(ctx.db, ctx.params.paymentId);
-  await assertBuyerStore(ctx, (await payment).storeId, 'PAYMENT_NOT_FOUND');
-  const customer = await buyerOf(ctx, (await payment).storeId);
-  if ((await payment).customerId !== null && customer?.id !== (await payment).customerId) throw fail(404, 'PAYMENT_NOT_FOUND');
+  const payment = await loadPayment(ctx.db, ctx.params.paymentId);
+  await assertBuyerStore(ctx, payment.storeId, 'PAYMENT_NOT_FOUND');
+  const customer = await buyerOf(ctx, payment.storeId);
+  if (payment.customerId !== null && customer?.id !== payment.customerId) throw fail(404, 'PAYMENT_NOT_FOUND');
   return payment;
 }
 
@@ -367,20 +366,20 @@ export async function newAttempt(ctx: Ctx<{ option: PaymentOptionRef; returnUrl:
     const gateway = await gatewayFor(services, payment.storeId, option.pg);
     const testPayment = gateway.sandbox;
     await assertReturnUrl(services, payment.storeId, ctx.body.returnUrl, testPayment);
-    const attempt = transaction(services.db, async () => {
+    const attempt = await transaction(services.db, async () => {
       const now = services.clock.now();
       const fresh = await loadPayment(ctx.db, payment.id);
       await assertRetryable(ctx.db, fresh, now);
       const seq = ((await q(ctx.db).lastAttempt.get({ paymentId: payment.id }))?.seq ?? 0) + 1;
       if (seq > 99) throw fail(409, 'PAYMENT_ENDED', { reason: 'TOO_MANY_ATTEMPTS' });
       if (ctx.body.cashReceipt) await writeCashReceipt(services, payment.id, payment.storeId, now, ctx.body.cashReceipt);
-      if (testPayment !== fresh.testPayment) updateById(ctx.db, payments, payment.id, { testPayment, updatedAt: now });
+      if (testPayment !== fresh.testPayment) await updateById(ctx.db, payments, payment.id, { testPayment, updatedAt: now });
       return insertAttempt(ctx.db, fresh, seq, option, ctx.body.returnUrl, testPayment, now);
     });
     const fresh = await loadPayment(ctx.db, payment.id);
-    const payUrl = await openWindow(services, gateway, fresh, await attempt, await loadSheet(ctx.db, payment.checkoutId));
-    await closeOlderWindows(services, payment.id, (await attempt).id);
-    return reply(201, presentPaymentStart(fresh, await attempt, option, payUrl));
+    const payUrl = await openWindow(services, gateway, fresh, attempt, await loadSheet(ctx.db, payment.checkoutId));
+    await closeOlderWindows(services, payment.id, attempt.id);
+    return reply(201, presentPaymentStart(fresh, attempt, option, payUrl));
   });
 }
 
@@ -427,59 +426,59 @@ async function placeOrder(services: Services, now: number, payment: PaymentRow, 
   const { itemDeliveryFees } = priceSheet(sheet.items, await storeSettings(db, sheet.storeId), payment.shippingAddress?.zipCode ?? null, payment.amounts);
   const couponDiscounts = sheet.items.map((_, i) => payment.coupons.reduce((n, line) => n + line.itemDiscounts[i], 0));
   const order = await createOrder(db, now, {
-      storeId: sheet.storeId,
-      orderNo: payment.orderNo,
+    storeId: sheet.storeId,
+    orderNo: payment.orderNo,
+    paymentId: payment.id,
+    checkoutId: sheet.id,
+    customerId: payment.customerId,
+    buyer: payment.guest ?? { name: customer?.name ?? null, phone: null, email: customer?.email ?? null },
+    guestPasswordHash: payment.guestPasswordHash,
+    testPayment: payment.testPayment,
+    payment: {
       paymentId: payment.id,
-      checkoutId: sheet.id,
-      customerId: payment.customerId,
-      buyer: payment.guest ?? { name: customer?.name ?? null, phone: null, email: customer?.email ?? null },
-      guestPasswordHash: payment.guestPasswordHash,
-      testPayment: payment.testPayment,
-      payment: {
-          paymentId: payment.id,
-          pg: approval.pg,
-          // Compatibility value (spec 01 §2.8): easy pay reads as CARD.
-          method: approval.approvedMethod === 'EASY_PAY' ? 'CARD' : approval.approvedMethod,
-          approvedMethod: approval.approvedMethod,
-          easyPayProvider: approval.provider,
-          amount: approval.amount,
-          pointAmount: payment.amounts.pointAmount,
-          pointRefundedAmount: 0,
-          approvedAt: now,
-      },
-      amounts: payment.amounts,
-      shippingAddress: payment.shippingAddress,
-      items: sheet.items.map(async (item, i) => ({
-          productId: item.productId,
-          productNo: item.productNo,
-          optionId: item.optionId,
-          productName: item.name,
-          optionValues: item.optionValues,
-          quantity: item.quantity,
-          unitPrice: item.unitPrice,
-          amount: item.amount,
-          deliveryGroup: deliveryGroupOf(item),
-          deliveryFee: itemDeliveryFees[i],
-          couponDiscountAmount: couponDiscounts[i],
-          pointEarnRateBp: (await findProduct(db, item.productId))?.pointEarnRateBp ?? null,
-          stay: item.stay,
-          fulfillment: item.fulfillment,
-          refundPolicy: item.refundPolicy,
-      })),
+      pg: approval.pg,
+      // Compatibility value (spec 01 §2.8): easy pay reads as CARD.
+      method: approval.approvedMethod === 'EASY_PAY' ? 'CARD' : approval.approvedMethod,
+      approvedMethod: approval.approvedMethod,
+      easyPayProvider: approval.provider,
+      amount: approval.amount,
+      pointAmount: payment.amounts.pointAmount,
+      pointRefundedAmount: 0,
+      approvedAt: now,
+    },
+    amounts: payment.amounts,
+    shippingAddress: payment.shippingAddress,
+    items: await Promise.all(sheet.items.map(async (item, i) => ({
+      productId: item.productId,
+      productNo: item.productNo,
+      optionId: item.optionId,
+      productName: item.name,
+      optionValues: item.optionValues,
+      quantity: item.quantity,
+      unitPrice: item.unitPrice,
+      amount: item.amount,
+      deliveryGroup: deliveryGroupOf(item),
+      deliveryFee: itemDeliveryFees[i],
+      couponDiscountAmount: couponDiscounts[i],
+      pointEarnRateBp: (await findProduct(db, item.productId))?.pointEarnRateBp ?? null,
+      stay: item.stay,
+      fulfillment: item.fulfillment,
+      refundPolicy: item.refundPolicy,
+    }))),
   });
-  updateById(db, payments, payment.id, { ...paymentFields, status: 'COMPLETED', orderId: order.id, updatedAt: now });
+  await updateById(db, payments, payment.id, { ...paymentFields, status: 'COMPLETED', orderId: order.id, updatedAt: now });
   await linkDiscountsToOrder(db, now, payment.id, order.id);
-  recordPurchase(db, order, sheet.items, now);
-  updateById(db, checkoutSheets, sheet.id, { status: 'COMPLETED', orderId: order.id });
+  await recordPurchase(db, order, sheet.items, now);
+  await updateById(db, checkoutSheets, sheet.id, { status: 'COMPLETED', orderId: order.id });
   await removeOrderedCartLines(db, sheet);
   if ((await cashReceiptOf(db, payment.id))?.status === 'REQUESTED') {
     const cash = CASH_METHODS.has(approval.approvedMethod);
-    updateById(db, cashReceipts, payment.id, { status: cash ? 'ISSUE_PENDING' : 'NOT_APPLICABLE', nextAttemptAt: cash ? now : null, updatedAt: now }, 'paymentId');
+    await updateById(db, cashReceipts, payment.id, { status: cash ? 'ISSUE_PENDING' : 'NOT_APPLICABLE', nextAttemptAt: cash ? now : null, updatedAt: now }, 'paymentId');
   }
   return order.id;
 }
 
-const customerOf = (db: Db, id: string | null) => (id ? q(db).customer.get({ id }) ?? null : null);
+const customerOf = async (db: Db, id: string | null) => (id ? (await q(db).customer.get({ id })) ?? null : null);
 
 const CANCEL_MESSAGES: Record<string, string> = {
   DUPLICATE_APPROVAL: '같은 주문서가 이미 결제되어 이 결제는 자동 취소되었습니다.',
@@ -503,7 +502,7 @@ async function settleApproval(services: Services, attemptId: string, result: Con
     const attempt = (await q(db).attempt.get({ id: attemptId }))!;
     if (attempt.status !== 'READY' && attempt.status !== 'CONFIRMING') return { kind: 'NOOP' };
     const payment = await loadPayment(db, attempt.paymentId);
-    const sheet = loadSheet(db, payment.checkoutId);
+    const sheet = await loadSheet(db, payment.checkoutId);
     const approval = { pgTransactionId: result.pgTransactionId, approvedAmount: result.approvedAmount, approvedMethod: result.approvedMethod, approvedAt: now, updatedAt: now };
     // The money was taken whatever happens next: an automatic cancel counts on both sides of the sales report.
     await countPayment(db, { storeId: attempt.storeId, at: now, pg: attempt.pg, method: result.approvedMethod ?? attempt.method, testPayment: attempt.testPayment, amount: result.approvedAmount });
@@ -511,19 +510,19 @@ async function settleApproval(services: Services, attemptId: string, result: Con
     const gatewayFields = { pg: attempt.pg, method: result.approvedMethod ?? attempt.method, pgTransactionId: result.pgTransactionId };
 
     let reason: string | null = null;
-    if (payment.status === 'COMPLETED' || (await sheet).status === 'COMPLETED') reason = 'DUPLICATE_APPROVAL';
+    if (payment.status === 'COMPLETED' || sheet.status === 'COMPLETED') reason = 'DUPLICATE_APPROVAL';
     else if (payment.status === 'FAILED') reason = 'PAYMENT_ENDED';
     // Approved in time but answered late (CONFIRMING) still counts; a window approved after the 10 minutes does not.
     else if (attempt.status === 'READY' && now >= payment.expiresAt) reason = 'PAYMENT_EXPIRED';
     else if (result.approvedAmount !== payment.amounts.totalAmount) reason = 'AMOUNT_MISMATCH';
-    else if (priceSheet((await sheet).items, await storeSettings(db, (await sheet).storeId), payment.shippingAddress?.zipCode ?? null, payment.amounts).amounts.totalAmount !== payment.amounts.totalAmount) reason = 'AMOUNT_MISMATCH';
+    else if (priceSheet(sheet.items, await storeSettings(db, sheet.storeId), payment.shippingAddress?.zipCode ?? null, payment.amounts).amounts.totalAmount !== payment.amounts.totalAmount) reason = 'AMOUNT_MISMATCH';
     if (reason === null) {
       try {
         // A savepoint: stock taken for earlier items is given back when a later one is short.
-        const orderId = await transaction(services.db, async () => placeOrder(services, now, payment, await sheet, await customerOf(db, payment.customerId), {
+        const orderId = await transaction(services.db, async () => placeOrder(services, now, payment, sheet, await customerOf(db, payment.customerId), {
           pg: attempt.pg, method: attempt.method, approvedMethod: result.approvedMethod ?? attempt.method, provider: attempt.provider, amount: result.approvedAmount,
         }, gatewayFields));
-        updateById(db, paymentAttempts, attempt.id, { ...approval, status: 'APPROVED' });
+        await updateById(db, paymentAttempts, attempt.id, { ...approval, status: 'APPROVED' });
         return { kind: 'ORDER', orderId };
       } catch (error) {
         if (!(error instanceof ApiError) || (error.code !== 'INSUFFICIENT_STOCK' && error.code !== 'DATES_UNAVAILABLE')) throw error;
@@ -531,13 +530,13 @@ async function settleApproval(services: Services, attemptId: string, result: Con
       }
     }
     const f = failure(reason, CANCEL_MESSAGES[reason], false, now);
-    updateById(db, paymentAttempts, attempt.id, { ...approval, status: 'AUTO_CANCELED', failure: f });
+    await updateById(db, paymentAttempts, attempt.id, { ...approval, status: 'AUTO_CANCELED', failure: f });
     if (payment.status !== 'COMPLETED') {
-      updateById(db, payments, payment.id, { ...gatewayFields, status: 'FAILED', lastFailure: f, updatedAt: now });
+      await updateById(db, payments, payment.id, { ...gatewayFields, status: 'FAILED', lastFailure: f, updatedAt: now });
       await releaseDiscounts(db, now, payment.id);
     }
     const refundId = newId('rfd', now);
-    insertRow(db, paymentRefunds, {
+    await insertRow(db, paymentRefunds, {
       id: refundId, storeId: payment.storeId, paymentId: payment.id, attemptId: attempt.id, amount: result.approvedAmount, pointRefundAmount: 0,
       reason, status: 'PROCESSING', failure: null, createdAt: now, completedAt: null,
     });
@@ -578,7 +577,7 @@ async function refundAtGateway(services: Services, refund: typeof paymentRefunds
   const gateway = await gatewayFor(services, refund.storeId, attempt.pg as Pg, { credentialId: attempt.credentialId ?? undefined });
   const view = await gateway.lookup({ pgPaymentKey: attempt.pgPaymentKey!, pgOrderId: attempt.pgOrderId });
   const completed = (await db.select({ amount: paymentRefunds.amount }).from(paymentRefunds)
-      .where(and(eq(paymentRefunds.attemptId, attempt.id), eq(paymentRefunds.status, 'COMPLETED'))).all()).reduce((n, r) => n + r.amount, 0);
+    .where(and(eq(paymentRefunds.attemptId, attempt.id), eq(paymentRefunds.status, 'COMPLETED'))).all()).reduce((n, r) => n + r.amount, 0);
   const result = view.canceledAmount >= completed + refund.amount
     ? { status: 'CANCELED' as const, canceledAmount: refund.amount }
     : await gateway.cancel({ pgTransactionId: attempt.pgTransactionId!, amount: refund.amount, reason: refund.reason });
@@ -648,8 +647,8 @@ export async function decideSandbox(services: Services, paymentId: string, outco
   await sandboxDecide(services, open.pgPaymentKey!, outcome, options);
   await confirmAttempt(services, open.id, outcome);
   const settled = await loadPayment(db, paymentId);
-  const last = q(db).lastAttempt.get({ paymentId });
-  return { ...presentPaymentStatus(services, settled, last), storefrontResult: storefrontResult(services, settled, last) };
+  const last = await q(db).lastAttempt.get({ paymentId });
+  return { ...(await presentPaymentStatus(services, settled, last)), storefrontResult: await storefrontResult(services, settled, last) };
 }
 
 /**
@@ -667,13 +666,13 @@ export async function returnFromGateway(services: Services, paymentId: string, q
       await applyGatewayResult(services, attempt, { status: 'REFUSED', approvedAmount: 0, approvedMethod: null, pgTransactionId: null, failure: { code, message: query.get('message') ?? '', optionUnavailable: false } });
     } else {
       const key = query.get('paymentKey');
-      if (!attempt.pgPaymentKey && key) updateById(db, paymentAttempts, attempt.id, { pgPaymentKey: key, updatedAt: services.clock.now() });
+      if (!attempt.pgPaymentKey && key) await updateById(db, paymentAttempts, attempt.id, { pgPaymentKey: key, updatedAt: services.clock.now() });
       if (!attempt.pgPaymentKey && !key) throw validationFailed([{ field: 'paymentKey', code: 'REQUIRED', message: '게이트웨이가 결제 키를 돌려주지 않았습니다.' }]);
       await confirmAttempt(services, attempt.id);
     }
   }
   const url = new URL(attempt.returnUrl);
-  for (const [k, v] of Object.entries(storefrontResult(services, await loadPayment(db, paymentId)))) if (v !== undefined && v !== null) url.searchParams.set(k, String(v));
+  for (const [k, v] of Object.entries(await storefrontResult(services, await loadPayment(db, paymentId)))) if (v !== undefined && v !== null) url.searchParams.set(k, String(v));
   return url.toString();
 }
 
@@ -703,8 +702,9 @@ export const paymentStatusView = z.object({
 });
 
 /** `GET /payments/{paymentId}` (no authentication): what a storefront polls after the window. */
-export async function presentPaymentStatus(services: Services, payment: PaymentRow, last = q(services.db).lastAttempt.get({ paymentId: payment.id })) {
-  const result = paymentResult(payment, await last, services.clock.now());
+export async function presentPaymentStatus(services: Services, payment: PaymentRow, last?: AttemptRow) {
+  last ??= await q(services.db).lastAttempt.get({ paymentId: payment.id });
+  const result = paymentResult(payment, last, services.clock.now());
   return {
     paymentId: payment.id,
     result,
@@ -732,7 +732,8 @@ export const storefrontResultView = z.discriminatedUnion('status', [
 ]);
 
 /** The result a storefront reads on its return address (spec 02 §2.4 "payment result seen by storefronts"). */
-export async function storefrontResult(services: Services, payment: PaymentRow, last = q(services.db).lastAttempt.get({ paymentId: payment.id })) {
+export async function storefrontResult(services: Services, payment: PaymentRow, last?: AttemptRow) {
+  last ??= await q(services.db).lastAttempt.get({ paymentId: payment.id });
   const view = await presentPaymentStatus(services, payment, last);
   switch (view.result) {
     case 'COMPLETED': return { status: 'COMPLETED', paymentId: payment.id, orderId: payment.orderId };
@@ -756,21 +757,20 @@ const CONFIRM_RETRY_MS = 5_000;
 export async function resolveConfirming(services: Services, now: number): Promise<number> {
   let handled = 0;
   // Each look is claimed by moving `updatedAt` to now: the next one, by whichever process, comes a retry period later.
-  // Each look is claimed by moving `updatedAt` to now: the next one, by whichever process, comes a retry period later.
-    for await (const attempt of claimEachDue(services.db, paymentAttempts, now, {
-        due: sql`${paymentAttempts.updatedAt} + ${CONFIRM_RETRY_MS}`,
-        where: eq(paymentAttempts.status, 'CONFIRMING'),
-        set: { updatedAt: now },
-    })) {
-        handled++;
-        const gateway = await gatewayFor(services, attempt.storeId, attempt.pg as Pg, { credentialId: attempt.credentialId ?? undefined });
-        const view = await gateway.lookup({ pgPaymentKey: attempt.pgPaymentKey!, pgOrderId: attempt.pgOrderId });
-        if (view.status === 'APPROVED') {
-            await applyGatewayResult(services, attempt, { status: 'APPROVED', approvedAmount: view.approvedAmount, approvedMethod: view.approvedMethod, pgTransactionId: view.pgTransactionId });
-        } else if (view.status === 'REFUSED' || view.status === 'NOT_FOUND' || view.status === 'CANCELED') {
-            await applyGatewayResult(services, attempt, { status: 'REFUSED', approvedAmount: 0, approvedMethod: null, pgTransactionId: null, failure: { code: `GATEWAY_${view.status}`, message: '결제가 승인되지 않았습니다.', optionUnavailable: false } });
-        }
+  for await (const attempt of claimEachDue(services.db, paymentAttempts, now, {
+    due: sql`${paymentAttempts.updatedAt} + ${CONFIRM_RETRY_MS}`,
+    where: eq(paymentAttempts.status, 'CONFIRMING'),
+    set: { updatedAt: now },
+  })) {
+    handled++;
+    const gateway = await gatewayFor(services, attempt.storeId, attempt.pg as Pg, { credentialId: attempt.credentialId ?? undefined });
+    const view = await gateway.lookup({ pgPaymentKey: attempt.pgPaymentKey!, pgOrderId: attempt.pgOrderId });
+    if (view.status === 'APPROVED') {
+      await applyGatewayResult(services, attempt, { status: 'APPROVED', approvedAmount: view.approvedAmount, approvedMethod: view.approvedMethod, pgTransactionId: view.pgTransactionId });
+    } else if (view.status === 'REFUSED' || view.status === 'NOT_FOUND' || view.status === 'CANCELED') {
+      await applyGatewayResult(services, attempt, { status: 'REFUSED', approvedAmount: 0, approvedMethod: null, pgTransactionId: null, failure: { code: `GATEWAY_${view.status}`, message: '결제가 승인되지 않았습니다.', optionUnavailable: false } });
     }
+  }
   return handled;
 }
 
@@ -778,18 +778,17 @@ export async function resolveConfirming(services: Services, now: number): Promis
 export async function retryRefunds(services: Services, now: number): Promise<number> {
   let handled = 0;
   // A refund no call took yet is left to its request for a minute.
-  // A refund no call took yet is left to its request for a minute.
-    for await (const refund of claimEachDue(services.db, paymentRefunds, now, refundClaim(now, sql`${paymentRefunds.createdAt} + ${REFUND_RETRY_MS}`))) {
-        await refundAtGateway(services, refund);
-        handled++;
-    }
+  for await (const refund of claimEachDue(services.db, paymentRefunds, now, refundClaim(now, sql`${paymentRefunds.createdAt} + ${REFUND_RETRY_MS}`))) {
+    await refundAtGateway(services, refund);
+    handled++;
+  }
   return handled;
 }
 
 /** The cash a payment kept: its approved amount less the cash refunds the gateway completed. */
 async function cashLeft(db: Db, payment: PaymentRow) {
   const refunded = (await db.select({ amount: paymentRefunds.amount }).from(paymentRefunds).innerJoin(paymentAttempts, eq(paymentAttempts.id, paymentRefunds.attemptId))
-      .where(and(eq(paymentRefunds.paymentId, payment.id), eq(paymentRefunds.status, 'COMPLETED'), eq(paymentAttempts.status, 'APPROVED'))).all()).reduce((n, r) => n + r.amount, 0);
+    .where(and(eq(paymentRefunds.paymentId, payment.id), eq(paymentRefunds.status, 'COMPLETED'), eq(paymentAttempts.status, 'APPROVED'))).all()).reduce((n, r) => n + r.amount, 0);
   return payment.amounts.totalAmount - refunded;
 }
 
@@ -809,21 +808,21 @@ async function followCashReceipt(db: Db, now: number, paymentId: string) {
 export async function issueCashReceipts(services: Services, now: number): Promise<number> {
   let handled = 0;
   for await (const receipt of claimEachDue(services.db, cashReceipts, now, { key: [cashReceipts.paymentId], where: eq(cashReceipts.status, 'ISSUE_PENDING') })) {
-        handled++;
-        const payment = (await findPayment(services.db, receipt.paymentId))!;
-        if (payment.testPayment) {
-            // A reissue after a partial refund gets a number of its own.
-            const receiptNo = receipt.receiptNo === null ? `SBX${payment.orderNo}` : `SBX${payment.orderNo}-${receipt.attempts + 1}`;
-            await services.db.update(cashReceipts).set({ status: 'ISSUED', receiptNo, amount: await cashLeft(services.db, payment), issuedAt: now, attempts: receipt.attempts + 1, nextAttemptAt: null, updatedAt: now })
-                .where(eq(cashReceipts.paymentId, receipt.paymentId)).run();
-        } else {
-            const attempts = receipt.attempts + 1;
-            const failed = attempts >= 5;
-            await services.db.update(cashReceipts).set({
-                status: failed ? 'ISSUE_FAILED' : 'ISSUE_PENDING', attempts, nextAttemptAt: failed ? null : now + 60000 * 2 ** attempts,
-                failureCode: 'ISSUER_NOT_AVAILABLE', updatedAt: now,
-            }).where(eq(cashReceipts.paymentId, receipt.paymentId)).run();
-        }
+    handled++;
+    const payment = (await findPayment(services.db, receipt.paymentId))!;
+    if (payment.testPayment) {
+      // A reissue after a partial refund gets a number of its own.
+      const receiptNo = receipt.receiptNo === null ? `SBX${payment.orderNo}` : `SBX${payment.orderNo}-${receipt.attempts + 1}`;
+      await services.db.update(cashReceipts).set({ status: 'ISSUED', receiptNo, amount: await cashLeft(services.db, payment), issuedAt: now, attempts: receipt.attempts + 1, nextAttemptAt: null, updatedAt: now })
+        .where(eq(cashReceipts.paymentId, receipt.paymentId)).run();
+    } else {
+      const attempts = receipt.attempts + 1;
+      const failed = attempts >= 5;
+      await services.db.update(cashReceipts).set({
+        status: failed ? 'ISSUE_FAILED' : 'ISSUE_PENDING', attempts, nextAttemptAt: failed ? null : now + 60_000 * 2 ** attempts,
+        failureCode: 'ISSUER_NOT_AVAILABLE', updatedAt: now,
+      }).where(eq(cashReceipts.paymentId, receipt.paymentId)).run();
     }
+  }
   return handled;
 }

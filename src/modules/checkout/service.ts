@@ -92,7 +92,7 @@ export async function orderable(db: Db, storeId: string, now: number, line: { pr
   const variant = (await variantsOf(db, product.id)).find((v) => v.id === line.optionId);
   if (!variant || !variant.saleOn) throw fail(404, 'VARIANT_NOT_FOUND', { productId: product.id, optionId: line.optionId });
   // Only dated products (or a stay given to another, which priceStay refuses) need the calendar.
-  const stay = await (await product.inventoryMode === 'DATED' || line.stay ? priceStay(db, storeId, product.id, variant.id, line.stay, { now, quantity: line.quantity }) : null);
+  const stay = product.inventoryMode === 'DATED' || line.stay ? await priceStay(db, storeId, product.id, variant.id, line.stay, { now, quantity: line.quantity }) : null;
   if (!stay && variant.stockQuantity < line.quantity) throw fail(409, 'INSUFFICIENT_STOCK', { productId: product.id, optionId: variant.id, quantity: line.quantity });
   return {
     product,
@@ -121,7 +121,7 @@ function fixRefundPolicy(settings: StoreSettings, product: ProductRow): FixedRef
 
 /** A guest's cart from `x-svc-cart`, or a member's own; null when the buyer has none yet. */
 export async function findCart(ctx: Ctx, storeId: string, customer: Customer | null): Promise<CartRow | null> {
-  if (customer) return q(ctx.db).memberCart.get({ storeId, customerId: customer.id }) ?? null;
+  if (customer) return (await q(ctx.db).memberCart.get({ storeId, customerId: customer.id })) ?? null;
   const header = ctx.event.req.headers.get('x-svc-cart');
   if (!header) return null;
   const cart = await q(ctx.db).cart.get({ id: header });
@@ -130,7 +130,7 @@ export async function findCart(ctx: Ctx, storeId: string, customer: Customer | n
 }
 
 export async function cartFor(ctx: Ctx, storeId: string, customer: Customer | null): Promise<CartRow> {
-  const existing = findCart(ctx, storeId, customer);
+  const existing = await findCart(ctx, storeId, customer);
   if (existing) return existing;
   const cart = { id: newId('cart', ctx.now), storeId, customerId: customer?.id ?? null, createdAt: ctx.now, updatedAt: ctx.now };
   await ctx.db.insert(carts).values(cart).run();
@@ -157,8 +157,8 @@ export async function setCartQuantity(ctx: Ctx, line: typeof cartItems.$inferSel
   await ctx.db.update(carts).set({ updatedAt: ctx.now }).where(eq(carts.id, line.cartId)).run();
 }
 
-export function cartLine(ctx: Ctx, cart: CartRow | null, cartItemId: string) {
-  const line = cart ? ctx.db.select().from(cartItems).where(and(eq(cartItems.id, cartItemId), eq(cartItems.cartId, cart.id))).get() : undefined;
+export async function cartLine(ctx: Ctx, cart: CartRow | null, cartItemId: string) {
+  const line = cart ? await ctx.db.select().from(cartItems).where(and(eq(cartItems.id, cartItemId), eq(cartItems.cartId, cart.id))).get() : undefined;
   if (!line) throw fail(404, 'CART_ITEM_NOT_FOUND', { cartItemId });
   return line;
 }
@@ -201,7 +201,8 @@ export const cartView = z.object({
 /** The cart with today's prices; a line that can no longer be ordered says why instead of failing the read. */
 export async function presentCart(ctx: Ctx, cart: CartRow | null) {
   const origin = ctx.services.config.origin;
-  const items = (await (cart ? q(ctx.db).cartLines.all({ cartId: cart.id }) : [])).map(async (line) => {
+  const lines = cart ? await q(ctx.db).cartLines.all({ cartId: cart.id }) : [];
+  const items = await Promise.all(lines.map(async (line) => {
     const base = { cartItemId: line.id, productId: line.productId, optionId: line.optionId, quantity: line.quantity };
     try {
       const o = await orderable(ctx.db, line.storeId, ctx.now, line);
@@ -211,11 +212,11 @@ export async function presentCart(ctx: Ctx, cart: CartRow | null) {
       const product = await findProduct(ctx.db, line.productId);
       return { ...base, name: product?.name ?? null, optionValues: [], unitPrice: null, amount: null, stay: line.stay, thumbnailUrl: product ? thumbnail(origin, product) : null, available: false, unavailableReason: error.code };
     }
-  });
+  }));
   return {
     cartId: cart?.id ?? null,
     items,
-    itemsAmount: items.reduce(async (n, i) => n + ((await i).amount ?? 0), 0),
+    itemsAmount: items.reduce((n, i) => n + (i.amount ?? 0), 0),
   };
 }
 
@@ -233,11 +234,11 @@ export const OPEN_SHEET_ERRORS = mergeErrors(BUYER_TOKEN_ERRORS, { 404: ['CHECKO
 
 /** A sheet its buyer may use: same store header, same member (or a guest sheet for a guest), not expired. */
 export async function buyerSheet(ctx: Ctx, checkoutId: string, { open = true } = {}) {
-  const sheet = loadSheet(ctx.db, checkoutId);
-  await assertBuyerStore(ctx, (await sheet).storeId, 'CHECKOUT_NOT_FOUND');
-  const customer = await buyerOf(ctx, (await sheet).storeId);
-  if ((customer?.id ?? null) !== (await sheet).customerId) throw fail(404, 'CHECKOUT_NOT_FOUND');
-  if (open) assertSheetOpen(await sheet, ctx.services.clock.now());
+  const sheet = await loadSheet(ctx.db, checkoutId);
+  await assertBuyerStore(ctx, sheet.storeId, 'CHECKOUT_NOT_FOUND');
+  const customer = await buyerOf(ctx, sheet.storeId);
+  if ((customer?.id ?? null) !== sheet.customerId) throw fail(404, 'CHECKOUT_NOT_FOUND');
+  if (open) assertSheetOpen(sheet, ctx.services.clock.now());
   return { sheet, customer };
 }
 
@@ -249,9 +250,11 @@ export function assertSheetOpen(sheet: SheetRow, now: number) {
 export async function createSheet(ctx: Ctx, storeId: string, customer: Customer | null, lines: { productId: string; optionId: string; quantity: number; stay?: Stay | null; cartItemId: string | null }[], cartId: string | null): Promise<SheetRow> {
   const settings = await storeSettings(ctx.db, storeId);
   const origin = ctx.services.config.origin;
-  const items: SheetItem[] = lines.map(async (line) => {
+  // One line after another: the first line that cannot be ordered is the one the buyer hears about.
+  const items: SheetItem[] = [];
+  for (const line of lines) {
     const o = await orderable(ctx.db, storeId, ctx.now, line);
-    return {
+    items.push({
       productId: o.product.id,
       productNo: o.product.productNo,
       optionId: o.variant.id,
@@ -266,8 +269,8 @@ export async function createSheet(ctx: Ctx, storeId: string, customer: Customer 
       refundPolicy: fixRefundPolicy(settings, o.product),
       typeVersion: o.product.typeChangedVersion,
       cartItemId: line.cartItemId,
-    };
-  });
+    });
+  }
   const sheet: SheetRow = {
     id: newId('chk', ctx.now),
     storeId,
@@ -282,13 +285,13 @@ export async function createSheet(ctx: Ctx, storeId: string, customer: Customer 
     createdAt: ctx.now,
     expiresAt: ctx.now + SHEET_TTL_MS,
   };
-  insertRow(ctx.db, checkoutSheets, sheet);
+  await insertRow(ctx.db, checkoutSheets, sheet);
   return sheet;
 }
 
 /** Lines of the buyer's cart named by id; any other id is 404 CART_ITEM_NOT_FOUND. */
 export async function cartLines(ctx: Ctx, cart: CartRow | null, ids: string[]) {
-  const lines = await (await cart ? ctx.db.select().from(cartItems).where(and(eq(cartItems.cartId, cart.id), inArray(cartItems.id, ids))).all() : []);
+  const lines = cart ? await ctx.db.select().from(cartItems).where(and(eq(cartItems.cartId, cart.id), inArray(cartItems.id, ids))).all() : [];
   const missing = ids.filter((id) => !lines.some((l) => l.id === id));
   if (missing.length) throw fail(404, 'CART_ITEM_NOT_FOUND', { cartItemIds: missing });
   if (new Set(ids).size !== ids.length) throw validationFailed([{ field: 'cartItemIds', code: 'DUPLICATE', message: '같은 장바구니 상품이 두 번 있습니다.' }]);
@@ -357,7 +360,7 @@ export const checkoutView = z.object({
 export async function presentSheet(services: Services, sheet: SheetRow, now: number, zipCode = sheet.zipCode) {
   const settings = await storeSettings(services.db, sheet.storeId);
   const priced = priceSheet(sheet.items, settings, sheet.requiresShipping ? zipCode : null);
-  const points = pointsOfSheet(services.db, sheet.storeId, sheet.customerId, priced.amounts.totalAmount, now);
+  const points = await pointsOfSheet(services.db, sheet.storeId, sheet.customerId, priced.amounts.totalAmount, now);
   return {
     checkoutId: sheet.id,
     status: sheet.status === 'OPEN' && now >= sheet.expiresAt ? 'EXPIRED' : sheet.status,
@@ -375,7 +378,7 @@ export async function presentSheet(services: Services, sheet: SheetRow, now: num
       fulfillment: { type: i.fulfillment.type },
       cartItemId: i.cartItemId,
     })),
-    paymentOptions: presentOptions(services, sheet.storeId),
+    paymentOptions: await presentOptions(services, sheet.storeId),
     points,
     requiresShipping: sheet.requiresShipping,
     delivery: { zipCode, remoteSurcharge: priced.amounts.remoteSurcharge, remoteAreaLabel: priced.remoteArea?.label ?? null },

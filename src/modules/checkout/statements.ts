@@ -7,9 +7,9 @@ import type { Db } from '../../db/client.js';
  * prepared one (TOOLCHAIN.md). These prepare each shape of insert and update-by-id once per database and
  * reuse it — values still pass through the columns' encoders (JSON, booleans).
  */
-const cache = new WeakMap<Db, Map<string, { run(values: Record<string, unknown>): unknown }>>();
+const cache = new WeakMap<Db, Map<string, { run(values: Record<string, unknown>): Promise<unknown> }>>();
 
-function prepared(db: Db, key: string, build: () => { run(values: Record<string, unknown>): unknown }) {
+function prepared(db: Db, key: string, build: () => { run(values: Record<string, unknown>): Promise<unknown> }) {
   let statements = cache.get(db);
   if (!statements) cache.set(db, (statements = new Map()));
   let statement = statements.get(key);
@@ -19,17 +19,17 @@ function prepared(db: Db, key: string, build: () => { run(values: Record<string,
 
 const placeholders = (keys: string[]) => Object.fromEntries(keys.map((k) => [k, sql.placeholder(k)]));
 
-export function insertRow<T extends SQLiteTable>(db: Db, table: T, row: T['$inferInsert']) {
+export async function insertRow<T extends SQLiteTable>(db: Db, table: T, row: T['$inferInsert']): Promise<void> {
   const keys = Object.keys(row as object).sort();
   const key = `${getTableName(table)}+${keys.join(',')}`;
-  prepared(db, key, () => db.insert(table).values(placeholders(keys) as never).prepare()).run(row as Record<string, unknown>);
+  await prepared(db, key, () => db.insert(table).values(placeholders(keys) as never).prepare()).run(row as Record<string, unknown>);
 }
 
 /** `update … set <fields> where id = ?` (the table's `id` primary key, or `idColumn`). */
-export function updateById<T extends SQLiteTable>(db: Db, table: T, id: string, set: Partial<T['$inferSelect']>, idColumn = 'id') {
+export async function updateById<T extends SQLiteTable>(db: Db, table: T, id: string, set: Partial<T['$inferSelect']>, idColumn = 'id'): Promise<void> {
   const keys = Object.keys(set).sort();
   const key = `${getTableName(table)}.${idColumn}=${keys.join(',')}`;
   const column = getTableColumns(table)[idColumn] as SQLiteColumn;
-  prepared(db, key, () => db.update(table).set(placeholders(keys) as never).where(eq(column, sql.placeholder('__id'))).prepare())
+  await prepared(db, key, () => db.update(table).set(placeholders(keys) as never).where(eq(column, sql.placeholder('__id'))).prepare())
     .run({ ...set, __id: id });
 }

@@ -1,6 +1,6 @@
-import { transaction } from '../../db/client.js';
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
+import { transaction } from '../../db/client.js';
 import { fail } from '../../server/errors.js';
 import { defineOperation } from '../../server/registry.js';
 import { requireOwned } from '../../server/tenancy.js';
@@ -91,7 +91,7 @@ export const cancelOperations = [
     handler: async (ctx) => {
       const { refundId, answer } = await transaction(ctx.db, () => cancelItem(ctx));
       if (refundId) await runRefund(ctx.services, refundId);
-      return { ...answer, refundStatus: refundStatus(ctx.db, answer.refundId) };
+      return { ...answer, refundStatus: await refundStatus(ctx.db, answer.refundId) };
     },
   }),
   processRefund,

@@ -60,19 +60,19 @@ export interface CancelRequest {
  */
 export async function cancelItem(ctx: StoreCtx<CancelRequest, any, { orderItemId: string }>) {
   const { item, order, amounts } = await cancelable(ctx, ctx.body.quantity);
-  const given = await giveBack(ctx.services, ctx.now, ctx, { order: await order, item, amounts, kind: 'CANCEL', claimId: null, reason: `SELLER_CANCEL:${ctx.body.reason}`, detail: ctx.body.detail });
+  const given = await giveBack(ctx.services, ctx.now, ctx, { order, item, amounts, kind: 'CANCEL', claimId: null, reason: `SELLER_CANCEL:${ctx.body.reason}`, detail: ctx.body.detail });
   await emitEvent(ctx.db, ctx.now, {
-    storeId: (await order).storeId, type: 'ORDER.CANCELED', resource: { type: 'ORDER', id: (await order).id },
+    storeId: order.storeId, type: 'ORDER.CANCELED', resource: { type: 'ORDER', id: order.id },
     data: {
-      orderId: (await order).id, orderNo: (await order).orderNo, orderItemId: item.id, status: given.after.status, itemStatus: given.itemStatus, reason: ctx.body.reason,
+      orderId: order.id, orderNo: order.orderNo, orderItemId: item.id, status: given.after.status, itemStatus: given.itemStatus, reason: ctx.body.reason,
       quantity: amounts.quantity, canceledQuantity: given.counts.canceledQuantity, refundAmount: amounts.refundAmount, deliveryFeeRefundAmount: amounts.deliveryFeeRefundAmount,
-      deliveryFeeChargeAmount: amounts.deliveryFeeChargeAmount, testPayment: (await order).testPayment,
+      deliveryFeeChargeAmount: amounts.deliveryFeeChargeAmount, testPayment: order.testPayment,
     },
   });
   return {
     refundId: given.cashRefundId,
     answer: {
-      orderId: (await order).id, orderItemId: item.id, orderStatus: given.after.status, itemStatus: given.itemStatus, canceledQuantity: given.counts.canceledQuantity, reason: ctx.body.reason,
+      orderId: order.id, orderItemId: item.id, orderStatus: given.after.status, itemStatus: given.itemStatus, canceledQuantity: given.counts.canceledQuantity, reason: ctx.body.reason,
       amounts: presentCancelAmounts(amounts), refundId: given.refundId, canceledAt: isoAt(ctx.now),
     },
   };

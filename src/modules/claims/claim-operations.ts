@@ -33,10 +33,10 @@ const claimResult = claimView.extend({ refundStatus: z.enum(['PROCESSING', 'COMP
 
 /** A buyer's item: a member's own, or a guest's with the order password (looked up like the guest order look-up). */
 async function buyerItem(ctx: BuyerCtx, orderId: string | undefined, orderItemId: string, password?: string) {
-  const order = await (await password === undefined
-    ? memberOrder(ctx.db, ctx.buyer.storeId, ctx.buyer.customer?.id, orderId, 'ORDER_ITEM_NOT_FOUND')
-    : await guestOrder(ctx.db, ctx.buyer.storeId, orderId!, password, ctx.now));
-  const item = ctx.db.select().from(orderItems).where(and(eq(orderItems.id, orderItemId), eq(orderItems.orderId, order.id))).get();
+  const order = password === undefined
+    ? await memberOrder(ctx.db, ctx.buyer.storeId, ctx.buyer.customer?.id, orderId, 'ORDER_ITEM_NOT_FOUND')
+    : await guestOrder(ctx.db, ctx.buyer.storeId, orderId!, password, ctx.now);
+  const item = await ctx.db.select().from(orderItems).where(and(eq(orderItems.id, orderItemId), eq(orderItems.orderId, order.id))).get();
   if (!item) throw fail(404, 'ORDER_ITEM_NOT_FOUND');
   return { order, item };
 }
@@ -49,15 +49,15 @@ const claimRequest = (body: z.output<typeof guestClaimBody> | z.output<typeof cl
 async function fileAndRefund(ctx: BuyerCtx, order: Parameters<typeof fileClaim>[2], item: Parameters<typeof fileClaim>[3], body: ClaimRequest) {
   const { claim, refundId } = await transaction(ctx.db, () => fileClaim(ctx.services, ctx.now, order, item, body));
   if (refundId) await runRefund(ctx.services, refundId);
-  return reply(201, { ...presentClaim(claim), refundStatus: claim.refundId ? refundStatus(ctx.db, claim.refundId) : null });
+  return reply(201, { ...presentClaim(claim), refundStatus: claim.refundId ? await refundStatus(ctx.db, claim.refundId) : null });
 }
 
 function buyerClaimOperations() {
   const tag = 'Storefront claims';
-  const preview = async (assessed: ReturnType<typeof assessClaim>, body: ClaimRequest) => ({
-    claimType: body.claimType, quantity: body.quantity, decision: (await assessed).decision, refundAmount: (await (await assessed).amounts).refundAmount,
-    deliveryFeeRefundAmount: (await (await assessed).amounts).deliveryFeeRefundAmount, deliveryFeeChargeAmount: (await (await assessed).amounts).deliveryFeeChargeAmount,
-    deductAmount: (await (await assessed).amounts).deductAmount, pointRefundAmount: (await (await assessed).amounts).pointRefundAmount, cashRefundAmount: (await (await assessed).amounts).cashRefundAmount,
+  const preview = (assessed: Awaited<ReturnType<typeof assessClaim>>, body: ClaimRequest) => ({
+    claimType: body.claimType, quantity: body.quantity, decision: assessed.decision, refundAmount: assessed.amounts.refundAmount,
+    deliveryFeeRefundAmount: assessed.amounts.deliveryFeeRefundAmount, deliveryFeeChargeAmount: assessed.amounts.deliveryFeeChargeAmount,
+    deductAmount: assessed.amounts.deductAmount, pointRefundAmount: assessed.amounts.pointRefundAmount, cashRefundAmount: assessed.amounts.cashRefundAmount,
   });
   const memberParams = z.object({ orderItemId: z.string() }).strict();
   const guestParams = z.object({ orderId: z.string(), orderItemId: z.string() }).strict();
@@ -77,7 +77,7 @@ function buyerClaimOperations() {
       errors: CLAIM_ERRORS,
       handler: async (ctx) => {
         const { order, item } = await buyerItem(ctx, await orderIdOfItem(ctx, ctx.params.orderItemId), ctx.params.orderItemId);
-        return fileAndRefund(ctx, await order, await item, claimRequest(ctx.body));
+        return fileAndRefund(ctx, order, item, claimRequest(ctx.body));
       },
     }),
     defineOperation({
@@ -95,7 +95,7 @@ function buyerClaimOperations() {
       errors: CLAIM_ERRORS,
       handler: async (ctx) => {
         const { order, item } = await buyerItem(ctx, await orderIdOfItem(ctx, ctx.params.orderItemId), ctx.params.orderItemId);
-        return preview(assessClaim(ctx.db, ctx.now, await order, await item, claimRequest(ctx.body)), claimRequest(ctx.body));
+        return preview(await assessClaim(ctx.db, ctx.now, order, item, claimRequest(ctx.body)), claimRequest(ctx.body));
       },
     }),
     defineOperation({
@@ -113,7 +113,7 @@ function buyerClaimOperations() {
       errors: { ...CLAIM_ERRORS, 429: ['GUEST_LOOKUP_LOCKED'] },
       handler: async (ctx) => {
         const { order, item } = await buyerItem(ctx, ctx.params.orderId, ctx.params.orderItemId, ctx.body.orderPassword);
-        return fileAndRefund(ctx, await order, await item, claimRequest(ctx.body));
+        return fileAndRefund(ctx, order, item, claimRequest(ctx.body));
       },
     }),
     defineOperation({
@@ -131,7 +131,7 @@ function buyerClaimOperations() {
       errors: { ...CLAIM_ERRORS, 429: ['GUEST_LOOKUP_LOCKED'] },
       handler: async (ctx) => {
         const { order, item } = await buyerItem(ctx, ctx.params.orderId, ctx.params.orderItemId, ctx.body.orderPassword);
-        return preview(assessClaim(ctx.db, ctx.now, await order, await item, claimRequest(ctx.body)), claimRequest(ctx.body));
+        return preview(await assessClaim(ctx.db, ctx.now, order, item, claimRequest(ctx.body)), claimRequest(ctx.body));
       },
     }),
   ];
@@ -144,7 +144,7 @@ function sellerClaimOperations() {
   const load = async (ctx: StoreCtx<any, any, { claimId: string }>) => requireOwned(await ctx.db.select().from(claims).where(eq(claims.id, ctx.params.claimId)).get(), ctx.store.id, 'CLAIM_NOT_FOUND');
   /** A seller's step on one claim; steps that give money back run the refund after their transaction. */
   const step = (operationId: string, path: string, summary: string, agent: 'direct' | 'approval', body: z.ZodObject<any> | undefined,
-    run: (ctx: StoreCtx<any, any, { claimId: string }>, claim: ClaimRow) => { claim: ClaimRow; refundId: string | null }) => defineOperation({
+    run: (ctx: StoreCtx<any, any, { claimId: string }>, claim: ClaimRow) => Promise<{ claim: ClaimRow; refundId: string | null }>) => defineOperation({
     operationId,
     method: 'POST',
     path: `/v1/claims/{claimId}/${path}`,
@@ -163,7 +163,7 @@ function sellerClaimOperations() {
     handler: async (ctx) => {
       const { claim, refundId } = await transaction(ctx.db, async () => run(ctx, await load(ctx)));
       if (refundId) await runRefund(ctx.services, refundId);
-      return { ...presentClaim(claim), refundStatus: claim.refundId ? refundStatus(ctx.db, claim.refundId) : null };
+      return { ...presentClaim(claim), refundStatus: claim.refundId ? await refundStatus(ctx.db, claim.refundId) : null };
     },
   });
   const listQuery = z.object({
@@ -210,7 +210,7 @@ function sellerClaimOperations() {
     }),
     step('approveClaim', 'approve', 'Approve a requested claim: a cancel refunds now; a return or exchange waits for the pickup. The seller may set a deduction and the shipping charge', 'approval',
       z.object({ deductAmount: z.number().int().min(0).max(100_000_000).optional(), deliveryFeeChargeAmount: z.number().int().min(0).max(100_000_000).optional() }).strict(),
-      async (ctx, claim) => await approveClaim(ctx.services, ctx.now, ctx, claim, ctx.body ?? {})),
+      (ctx, claim) => approveClaim(ctx.services, ctx.now, ctx, claim, ctx.body ?? {})),
     step('rejectClaim', 'reject', 'Reject a claim (the item goes on in its flow)', 'direct', z.object({ reason: z.string().trim().min(1).max(500) }).strict(),
       async (ctx, claim) => ({ claim: await rejectClaim(ctx.db, ctx.now, claim, ctx.body.reason), refundId: null })),
     step('completeClaimPickup', 'pickup-complete', 'The returned or exchanged goods arrived (an exchange puts the original stock back now)', 'direct', undefined,
@@ -219,7 +219,7 @@ function sellerClaimOperations() {
       z.object({ carrier: z.string().trim().min(1).max(50), trackingNo: z.string().trim().min(1).max(50) }).strict(),
       async (ctx, claim) => ({ claim: await reshipClaim(ctx.db, ctx.now, claim, ctx.body), refundId: null })),
     step('completeClaim', 'complete', 'Finish a claim: a return refunds (stock back), an exchange closes', 'approval', undefined,
-      async (ctx, claim) => await completeClaim(ctx.services, ctx.now, ctx, claim)),
+      (ctx, claim) => completeClaim(ctx.services, ctx.now, ctx, claim)),
   ];
 }
 

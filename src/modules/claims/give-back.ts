@@ -17,11 +17,11 @@ import type { Amounts, OrderLine, PaymentPoints } from './amounts.js';
 export type OrderItemRow = typeof orderItems.$inferSelect;
 
 /** The order's items as the amounts module reads them, and the payment's points. */
-export async function orderLines(db: Db, order: OrderRow): Promise<{ items: OrderItemRow[]; lines: OrderLine[]; points: PaymentPoints; }> {
+export async function orderLines(db: Db, order: OrderRow): Promise<{ items: OrderItemRow[]; lines: OrderLine[]; points: PaymentPoints }> {
   const items = await db.select().from(orderItems).where(eq(orderItems.orderId, order.id)).orderBy(orderItems.orderItemNo).all();
   return {
     items,
-    lines: (await items).map((i) => ({
+    lines: items.map((i) => ({
       orderItemId: i.id, quantity: i.quantity, closedQuantity: i.canceledQuantity + i.returnedQuantity, amount: i.amount, couponDiscountAmount: i.couponDiscountAmount,
       deliveryGroup: i.deliveryGroup, deliveryFee: i.deliveryFee, refundPolicy: i.refundPolicy,
       dispatched: coreRank(i.status) >= coreRank('DISPATCHED') && i.status !== 'CANCELED',
@@ -61,7 +61,7 @@ export async function giveBack(services: Services, now: number, giver: Giver, g:
   await db.update(orderItems).set({ ...counts, updatedAt: now }).where(eq(orderItems.id, item.id)).run();
   await restoreStock(db, now, { storeId: item.storeId, productId: item.productId, variantId: item.optionId, quantity: amounts.quantity, stay: item.stay && { checkIn: item.stay.checkIn, checkOut: item.stay.checkOut } });
   const closedAs = counts.returnedQuantity > 0 ? 'RETURNED' : 'CANCELED';
-  const after: OrderRow = full ? { ...order, ...closeItemFlow(db, now, item.id, closedAs) } : order;
+  const after: OrderRow = full ? { ...order, ...(await closeItemFlow(db, now, item.id, closedAs)) } : order;
   const everythingCanceled = (await db.select({ status: orderItems.status }).from(orderItems).where(eq(orderItems.orderId, order.id)).all()).every((i) => i.status === 'CANCELED');
   if (everythingCanceled) await releaseCoupons(db, order.payment.paymentId);
 
@@ -95,4 +95,4 @@ export async function giveBack(services: Services, now: number, giver: Giver, g:
 
 /** Where a refund stands after its gateway call (the answers of cancels and claims show it). */
 export const refundStatus = async (db: Db, refundId: string) =>
-  ((await db.select({ status: paymentRefunds.status }).from(paymentRefunds).where(eq(paymentRefunds.id, refundId)).get())!).status as 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'HELD';
+  (await db.select({ status: paymentRefunds.status }).from(paymentRefunds).where(eq(paymentRefunds.id, refundId)).get())!.status as 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'HELD';

@@ -119,8 +119,8 @@ async function amountsFor(db: Db, order: OrderRow, item: OrderItemRow, ask: { cl
 export async function assessClaim(db: Db, now: number, order: OrderRow, item: OrderItemRow, body: ClaimRequest) {
   if (['CANCELED', 'RETURNED', 'EXCHANGED'].includes(item.status)) throw fail(409, 'INVALID_STATUS', { status: item.status, claimType: body.claimType });
   if (await openClaimOf(db, item.id)) throw fail(409, 'INVALID_STATUS', { status: item.status, claimType: body.claimType, reason: 'CLAIM_OPEN' });
-  const decision = authorityOf(db, item.id, body.claimType);
-  if (await decision === 'NONE') throw fail(409, 'INVALID_STATUS', { status: item.status, claimType: body.claimType });
+  const decision = await authorityOf(db, item.id, body.claimType);
+  if (decision === 'NONE') throw fail(409, 'INVALID_STATUS', { status: item.status, claimType: body.claimType });
   if (await deadlinePassed(db, item.id, now)) throw fail(409, 'PERIOD_EXPIRED', { status: item.status });
   if (body.claimType === 'EXCHANGE') {
     const variant = body.exchangeOptionId ? (await variantsOf(db, item.productId)).find((v) => v.id === body.exchangeOptionId) : undefined;
@@ -131,7 +131,7 @@ export async function assessClaim(db: Db, now: number, order: OrderRow, item: Or
   } else if (body.exchangeOptionId) {
     throw validationFailed([{ field: 'exchangeOptionId', code: 'NOT_APPLICABLE', message: '교환에만 씁니다.' }]);
   }
-  return { decision: decision as 'IMMEDIATE' | 'REQUEST', amounts: amountsFor(db, order, item, body) };
+  return { decision: decision as 'IMMEDIATE' | 'REQUEST', amounts: await amountsFor(db, order, item, body) };
 }
 
 async function emitClaim(db: Db, now: number, claim: ClaimRow, type: string) {
@@ -164,17 +164,17 @@ export async function fileClaim(services: Services, now: number, order: OrderRow
   const { db } = services;
   const { decision, amounts } = await assessClaim(db, now, order, item, body);
   const sequence = ((await db.select({ n: count() }).from(claims).where(eq(claims.orderId, order.id)).get())!).n + 1;
-  let claim: ClaimRow = await (await {
+  let claim: ClaimRow = {
     id: newId('clm', now), storeId: order.storeId, claimNo: order.orderNo * 100 + sequence, claimType: body.claimType, status: 'REQUESTED',
     orderId: order.id, orderItemId: item.id, quantity: body.quantity, reason: body.reason, detail: body.detail ?? null, exchangeOptionId: body.exchangeOptionId ?? null,
-    images: body.images ?? [], ...withAmounts(await amounts), refundId: null, approved: decision === 'IMMEDIATE', rejectReason: null, reship: null,
+    images: body.images ?? [], ...withAmounts(amounts), refundId: null, approved: decision === 'IMMEDIATE', rejectReason: null, reship: null,
     testPayment: order.testPayment, createdAt: now, updatedAt: now,
-  });
+  };
   await db.insert(claims).values(claim).run();
   await emitClaim(db, now, claim, EVENT_OF[body.claimType]);
   let refundId: string | null = null;
   if (decision === 'IMMEDIATE' && body.claimType === 'CANCEL') {
-    ({ claim, refundId } = completeWithRefund(services, now, { system: true }, order, item, claim, await amounts));
+    ({ claim, refundId } = await completeWithRefund(services, now, { system: true }, order, item, claim, amounts));
   } else {
     await openClaimHold(db, now, item.id);
     if (decision === 'IMMEDIATE') claim = await save(db, { ...claim, status: 'APPROVED' });
@@ -187,8 +187,8 @@ async function completeWithRefund(services: Services, now: number, giver: Giver,
   const { db } = services;
   const given = await giveBack(services, now, giver, { order, item, amounts, kind: claim.claimType as 'CANCEL' | 'RETURN', claimId: claim.id, reason: `CLAIM:${claim.claimType}`, detail: claim.detail });
   if (given.itemStatus !== 'CANCELED' && given.itemStatus !== 'RETURNED') await releaseClaimHold(db, now, item.id);
-  const done = save(db, { ...claim, ...withAmounts(amounts), status: 'COMPLETED', approved: true, refundId: given.refundId, updatedAt: now });
-  await emitClaim(db, now, await done, 'CLAIM.COMPLETED');
+  const done = await save(db, { ...claim, ...withAmounts(amounts), status: 'COMPLETED', approved: true, refundId: given.refundId, updatedAt: now });
+  await emitClaim(db, now, done, 'CLAIM.COMPLETED');
   return { claim: done, refundId: given.cashRefundId };
 }
 
@@ -207,9 +207,9 @@ export async function approveClaim(services: Services, now: number, giver: Giver
   const { db } = services;
   expect(claim, 'REQUESTED');
   const { order, item } = await context(db, claim);
-  const amounts = amountsFor(db, await order, item, { ...claim, ...body });
-  if (claim.claimType === 'CANCEL') return completeWithRefund(services, now, giver, await order, item, claim, await amounts);
-  return { claim: save(db, { ...claim, ...withAmounts(await amounts), status: 'APPROVED', approved: true, updatedAt: now }), refundId: null };
+  const amounts = await amountsFor(db, order, item, { ...claim, ...body });
+  if (claim.claimType === 'CANCEL') return completeWithRefund(services, now, giver, order, item, claim, amounts);
+  return { claim: await save(db, { ...claim, ...withAmounts(amounts), status: 'APPROVED', approved: true, updatedAt: now }), refundId: null };
 }
 
 export async function rejectClaim(db: Db, now: number, claim: ClaimRow, reason: string) {
@@ -244,15 +244,15 @@ export async function completeClaim(services: Services, now: number, giver: Give
   const { order, item } = await context(db, claim);
   if (claim.claimType === 'RETURN') {
     expect(claim, 'PICKUP_COMPLETED');
-    const amounts = await amountsFor(db, await order, item, claim);
-    return completeWithRefund(services, now, giver, await order, item, claim, amounts);
+    const amounts = await amountsFor(db, order, item, claim);
+    return completeWithRefund(services, now, giver, order, item, claim, amounts);
   }
   if (claim.claimType === 'EXCHANGE') {
     expect(claim, 'RESHIPPED');
     if (claim.quantity === item.quantity - item.canceledQuantity - item.returnedQuantity) await closeItemFlow(db, now, item.id, 'EXCHANGED');
     else await releaseClaimHold(db, now, item.id);
-    const done = save(db, { ...claim, status: 'COMPLETED', updatedAt: now });
-    await emitClaim(db, now, await done, 'CLAIM.COMPLETED');
+    const done = await save(db, { ...claim, status: 'COMPLETED', updatedAt: now });
+    await emitClaim(db, now, done, 'CLAIM.COMPLETED');
     return { claim: done, refundId: null };
   }
   throw fail(409, 'INVALID_STATUS', { status: claim.status, claimType: claim.claimType });

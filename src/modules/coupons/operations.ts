@@ -101,10 +101,10 @@ function statusMove(operationId: string, path: string, from: 'ACTIVE' | 'SUSPEND
     target: (ctx) => ({ type: 'COUPON', id: ctx.params.couponId }),
     preview: async (ctx) => ({ changes: [{ field: 'status', before: (await findCoupon(ctx.db, ctx.params.couponId))?.status ?? null, after: to }] }),
     handler: async (ctx) => {
-      const coupon = loadCoupon(ctx);
-      if ((await coupon).status !== from) throw fail(409, 'COUPON_STATUS_CONFLICT', { status: (await coupon).status, expected: from });
-      await ctx.db.update(coupons).set({ status: to, updatedAt: ctx.now }).where(eq(coupons.id, (await coupon).id)).run();
-      return presentCoupon(await { ...coupon, status: to, updatedAt: ctx.now });
+      const coupon = await loadCoupon(ctx);
+      if (coupon.status !== from) throw fail(409, 'COUPON_STATUS_CONFLICT', { status: coupon.status, expected: from });
+      await ctx.db.update(coupons).set({ status: to, updatedAt: ctx.now }).where(eq(coupons.id, coupon.id)).run();
+      return presentCoupon({ ...coupon, status: to, updatedAt: ctx.now });
     },
   });
 }
@@ -197,8 +197,8 @@ export const couponOperations = [
       return { changes: Object.entries(ctx.body).map(([field, after]) => ({ field, before: before ? (presentCoupon(before) as Record<string, unknown>)[field] ?? null : null, after })) };
     },
     handler: async (ctx) => {
-      const coupon = loadCoupon(ctx);
-      if ((await coupon).status === 'ENDED') throw fail(409, 'COUPON_STATUS_CONFLICT', { status: (await coupon).status });
+      const coupon = await loadCoupon(ctx);
+      if (coupon.status === 'ENDED') throw fail(409, 'COUPON_STATUS_CONFLICT', { status: coupon.status });
       const b = ctx.body;
       const rule: Rule = {
         ...coupon,
@@ -214,11 +214,11 @@ export const couponOperations = [
         ...(b.perCustomerLimit !== undefined && { perCustomerLimit: b.perCustomerLimit }),
         ...(b.stackable !== undefined && { stackable: b.stackable }),
       };
-      const errors = await ruleProblems(ctx, rule, (await coupon).issuedCount, { newCode: false });
+      const errors = await ruleProblems(ctx, rule, coupon.issuedCount, { newCode: false });
       if (errors.length) throw validationFailed(errors);
       const changed = { ...coupon, ...rule, updatedAt: ctx.now };
-      await ctx.db.update(coupons).set(changed).where(eq(coupons.id, (await coupon).id)).run();
-      return presentCoupon(await changed);
+      await ctx.db.update(coupons).set(changed).where(eq(coupons.id, coupon.id)).run();
+      return presentCoupon(changed);
     },
   }),
   defineOperation({
@@ -273,18 +273,18 @@ export const couponOperations = [
     query: z.object({ productId: z.string().optional() }).strict(),
     response: z.object({ contents: z.array(storefrontCoupon) }),
     handler: async (ctx) => {
-      const product = await (await ctx.query.productId ? ctx.db.select().from(products).where(and(eq(products.id, ctx.query.productId), eq(products.storeId, ctx.buyer.storeId))).get() : null);
+      const product = ctx.query.productId ? await ctx.db.select().from(products).where(and(eq(products.id, ctx.query.productId), eq(products.storeId, ctx.buyer.storeId))).get() : null;
       if (ctx.query.productId && !product) throw fail(404, 'PRODUCT_NOT_FOUND');
       const rows = (await ctx.db.select().from(coupons).where(and(eq(coupons.storeId, ctx.buyer.storeId), eq(coupons.issueType, 'DOWNLOAD'), eq(coupons.status, 'ACTIVE'))).orderBy(desc(coupons.id)).all())
         .filter((c) => c.downloadEnd === null || ctx.now < c.downloadEnd)
         .filter((c) => !product || c.target.kind === 'ALL' || (c.target.kind === 'PRODUCTS' ? c.target.ids.includes(product.id) : product.categoryId !== null && c.target.ids.includes(product.categoryId)));
       const member = ctx.buyer.customer;
       return {
-        contents: rows.map(async (c) => {
+        contents: await Promise.all(rows.map(async (c) => {
           const { couponId, name, benefit, minOrderAmount, target, downloadStart, downloadEnd, useDays, useEnd, stackable } = presentCoupon(c);
           const view = { couponId, name, benefit, minOrderAmount, target, downloadStart, downloadEnd, useDays, useEnd, stackable };
-          return member ? { ...view, downloaded: await heldCount(ctx.db, c.id, member.id) > 0, downloadable: downloadRefusal(ctx.db, c, member.id, ctx.now) === null } : view;
-        }),
+          return member ? { ...view, downloaded: await heldCount(ctx.db, c.id, member.id) > 0, downloadable: (await downloadRefusal(ctx.db, c, member.id, ctx.now)) === null } : view;
+        })),
       };
     },
     errors: { 404: ['PRODUCT_NOT_FOUND'] },

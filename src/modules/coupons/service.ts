@@ -5,7 +5,7 @@ import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
-import { fail, validationFailed, type FieldError } from '../../server/errors.js';
+import { ApiError, fail, validationFailed, type FieldError } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
 import { instant, won } from '../../server/responses.js';
 import { categories } from '../catalog/schema.js';
@@ -126,7 +126,7 @@ export async function issueItem(db: Db, coupon: CouponRow, customerId: string | 
 export const heldCount = async (db: Db, couponId: string, customerId: string) => ((await q(db).held.get({ couponId, customerId }))!).n;
 
 /** Why a member cannot download `coupon` now, or null (the order of checks is what the buyer can fix last). */
-export async function downloadRefusal(db: Db, coupon: CouponRow, customerId: string | null, now: number): Promise<{ status: number; code: string; } | null> {
+export async function downloadRefusal(db: Db, coupon: CouponRow, customerId: string | null, now: number): Promise<{ status: number; code: string } | null> {
   if (coupon.issueType !== 'DOWNLOAD') return { status: 409, code: 'COUPON_NOT_DOWNLOADABLE' };
   if (coupon.status !== 'ACTIVE') return { status: 409, code: 'COUPON_NOT_ACTIVE' };
   if (coupon.downloadStart !== null && now < coupon.downloadStart) return { status: 409, code: 'COUPON_NOT_STARTED' };
@@ -211,7 +211,7 @@ function spread(amount: number, bases: number[]) {
  * unexpired, active, minimum order reached, some item targeted, stacking and per-buyer limits — and priced
  * on what earlier coupons left of each item. Any refused code is 400 VALIDATION_FAILED naming why.
  */
-export function applyCoupons(db: Db, storeId: string, customerId: string | null, items: PricedItem[], codes: { code: string }[], now: number): AppliedCoupons {
+export async function applyCoupons(db: Db, storeId: string, customerId: string | null, items: PricedItem[], codes: { code: string }[], now: number): Promise<AppliedCoupons> {
   if (codes.length === 0) return NO_COUPONS;
   const errors: FieldError[] = [];
   const refuse = (i: number, code: string, message: string) => errors.push({ field: `coupons.${i}.code`, code, message });
@@ -221,9 +221,10 @@ export function applyCoupons(db: Db, storeId: string, customerId: string | null,
   const seen = new Set<string>();
   const picked: { coupon: CouponRow; index: number }[] = [];
 
-  codes.forEach(async ({ code }, i) => {
+  // One code after another: each is priced on what the codes before it left.
+  const apply = async (code: string, i: number) => {
     const held = await q(db).itemByCode.get({ storeId, code });
-    const coupon = await (await held ? findCoupon(db, held.couponId) : q(db).couponByCode.get({ storeId, code }));
+    const coupon = held ? await findCoupon(db, held.couponId) : await q(db).couponByCode.get({ storeId, code });
     if (!coupon || (!held && coupon.issueType !== 'CODE')) return refuse(i, 'COUPON_NOT_FOUND', `쿠폰 ${code}을(를) 찾을 수 없습니다.`);
     if (seen.has(held?.id ?? coupon.id)) return refuse(i, 'COUPON_DUPLICATE', '같은 쿠폰을 두 번 쓸 수 없습니다.');
     seen.add(held?.id ?? coupon.id);
@@ -238,15 +239,16 @@ export function applyCoupons(db: Db, storeId: string, customerId: string | null,
     }
     if (coupon.status !== 'ACTIVE') return refuse(i, 'COUPON_NOT_ACTIVE', '중지되었거나 끝난 쿠폰입니다.');
     if (itemsAmount < coupon.minOrderAmount) return refuse(i, 'COUPON_MIN_ORDER_AMOUNT', `상품 금액이 ${coupon.minOrderAmount}원 이상이어야 합니다.`);
-    const eligible = items.map(async (item, k) => (await targets(db, coupon, item) ? left[k] : 0));
-    const base = await eligible.reduce(async (n, b) => n + await b, 0);
+    const eligible = await Promise.all(items.map(async (item, k) => (await targets(db, coupon, item) ? left[k] : 0)));
+    const base = eligible.reduce((n, b) => n + b, 0);
     if (base === 0) return refuse(i, 'COUPON_NOT_APPLICABLE', '이 주문에는 쿠폰을 쓸 수 있는 상품이 없습니다.');
     picked.push({ coupon, index: i });
     const discountAmount = discountOf(coupon, base);
     const itemDiscounts = spread(discountAmount, eligible);
     itemDiscounts.forEach((d, k) => (left[k] -= d));
     lines.push({ couponId: coupon.id, couponItemId: held?.id ?? null, code, discountAmount, itemDiscounts });
-  });
+  };
+  for (const [i, { code }] of codes.entries()) await apply(code, i);
   if (picked.length > 1) {
     for (const { coupon, index } of picked) if (!coupon.stackable) refuse(index, 'COUPON_NOT_STACKABLE', '다른 쿠폰과 함께 쓸 수 없는 쿠폰입니다.');
   }
@@ -260,22 +262,26 @@ export function applyCoupons(db: Db, storeId: string, customerId: string | null,
  * guarded update (of two concurrent payments with the same item one wins; the other is refused); a CODE
  * coupon gets its item now. Answers the lines with their item ids.
  */
-export function holdCoupons(db: Db, paymentId: string, customerId: string | null, applied: AppliedCoupons, now: number): CouponLine[] {
-  return applied.lines.map(async (line, i) => {
+export async function holdCoupons(db: Db, paymentId: string, customerId: string | null, applied: AppliedCoupons, now: number): Promise<CouponLine[]> {
+  const held: CouponLine[] = [];
+  for (const [i, line] of applied.lines.entries()) {
     let itemId = line.couponItemId;
     if (itemId === null) {
       const coupon = (await findCoupon(db, line.couponId))!;
       try {
         itemId = (await issueItem(db, coupon, customerId, 'CODE', now)).id;
-      } catch {
+      } catch (error) {
+        // Only the sold-out refusal: a database failure (on PostgreSQL, a transaction to re-run) goes on as it is.
+        if (!(error instanceof ApiError) || error.code !== 'COUPON_SOLD_OUT') throw error;
         throw validationFailed([{ field: `coupons.${i}.code`, code: 'COUPON_SOLD_OUT', message: '쿠폰이 모두 소진되었습니다.' }]);
       }
     }
     const taken = (await db.update(couponItems).set({ usedAt: now, paymentId }).where(and(eq(couponItems.id, itemId), isNull(couponItems.usedAt))).run()).changes;
     if (taken === 0) throw validationFailed([{ field: `coupons.${i}.code`, code: 'COUPON_ALREADY_USED', message: '이미 쓴 쿠폰입니다.' }]);
     await db.update(coupons).set({ usedCount: sql`${coupons.usedCount} + 1` }).where(eq(coupons.id, line.couponId)).run();
-    return { ...line, couponItemId: itemId };
-  });
+    held.push({ ...line, couponItemId: itemId });
+  }
+  return held;
 }
 
 /** The order made from the payment owns its coupon items. */

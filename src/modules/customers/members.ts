@@ -1,7 +1,6 @@
-import { transaction } from '../../db/client.js';
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Db } from '../../db/client.js';
+import { transaction, type Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { fail } from '../../server/errors.js';
@@ -37,7 +36,7 @@ const signUpBody = z.object({
 }).strict();
 
 const loginSettings = z.object({ emailPassword: z.boolean().describe('Storefront sign-up and login with e-mail and password') });
-const settingsOf = (db: Db, storeId: string) => db.select().from(buyerLoginSettings).where(eq(buyerLoginSettings.storeId, storeId)).get() ?? { emailPassword: true };
+const settingsOf = async (db: Db, storeId: string) => (await db.select().from(buyerLoginSettings).where(eq(buyerLoginSettings.storeId, storeId)).get()) ?? { emailPassword: true };
 
 const memberView = buyerTokenSchema.extend({ customer: customerSchema });
 const tag = 'Storefront members';
@@ -60,14 +59,14 @@ export const memberOperations = [
       if (!(await settingsOf(ctx.db, storeId)).emailPassword) throw fail(403, 'MEMBER_LOGIN_DISABLED');
       const passwordHash = await hashPassword(ctx.body.password);
       const customer = await transaction(ctx.db, async () => {
-          const now = ctx.services.clock.now();
-          const taken = await ctx.db.select().from(customers).where(and(eq(customers.storeId, storeId), eq(customers.email, ctx.body.email))).get();
-          if (taken) throw fail(409, 'MEMBER_EMAIL_TAKEN');
-          const row: Customer = { id: newId('cus', now), storeId, uid: null, email: ctx.body.email, name: ctx.body.name, phone: ctx.body.phone, passwordHash, createdAt: now, withdrawnAt: null };
-          await ctx.db.insert(customers).values(row).run();
-          // Sign-up coupons and the like, in the same transaction.
-          for (const module of ctx.services.modules) module.onCustomerSignedUp?.(ctx.services, ctx.db, { storeId, customerId: row.id, at: now });
-          return row;
+        const now = ctx.services.clock.now();
+        const taken = await ctx.db.select().from(customers).where(and(eq(customers.storeId, storeId), eq(customers.email, ctx.body.email))).get();
+        if (taken) throw fail(409, 'MEMBER_EMAIL_TAKEN');
+        const row: Customer = { id: newId('cus', now), storeId, uid: null, email: ctx.body.email, name: ctx.body.name, phone: ctx.body.phone, passwordHash, createdAt: now, withdrawnAt: null };
+        await ctx.db.insert(customers).values(row).run();
+        // Sign-up coupons and the like, in the same transaction.
+        for (const module of ctx.services.modules) await module.onCustomerSignedUp?.(ctx.services, ctx.db, { storeId, customerId: row.id, at: now });
+        return row;
       });
       return reply(201, { ...(await issueBuyerToken(ctx.services, customer)), customer: presentCustomer(customer) });
     },

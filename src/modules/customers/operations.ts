@@ -42,7 +42,7 @@ export const customerOperations = [
       if (!allowedKind || p.agent) throw fail(403, 'DELEGATION_NOT_ALLOWED');
       if (!tokenAllows(p.scopes, 'member:delegate')) throw fail(403, 'INSUFFICIENT_SCOPE', { requiredScope: 'member:delegate' });
       const { customer, created } = await transaction(ctx.db, () => findOrCreateCustomer(ctx.db, ctx.store.id, ctx.clock.now(), ctx.body));
-      return reply(created ? 201 : 200, { ...(await issueBuyerToken(ctx.services, await customer)), customer: presentCustomer(await customer), created });
+      return reply(created ? 201 : 200, { ...(await issueBuyerToken(ctx.services, customer)), customer: presentCustomer(customer), created });
     },
   }),
   defineOperation({

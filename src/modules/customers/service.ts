@@ -28,11 +28,11 @@ export type Customer = typeof customers.$inferSelect;
 export async function findOrCreateCustomer(db: Db, storeId: string, now: number, input: { uid?: string; email?: string; name?: string }) {
   const email = input.email?.trim().toLowerCase();
   const existing = input.uid !== undefined
-    ? db.select().from(customers).where(and(eq(customers.storeId, storeId), eq(customers.uid, input.uid))).get()
-    : db.select().from(customers).where(and(eq(customers.storeId, storeId), eq(customers.email, email!))).get();
+    ? await db.select().from(customers).where(and(eq(customers.storeId, storeId), eq(customers.uid, input.uid))).get()
+    : await db.select().from(customers).where(and(eq(customers.storeId, storeId), eq(customers.email, email!))).get();
   if (existing) return { customer: existing, created: false };
   // A new uid whose e-mail already belongs to another buyer keeps the e-mail with that buyer.
-  const emailTaken = email !== undefined && db.select({ id: customers.id }).from(customers).where(and(eq(customers.storeId, storeId), eq(customers.email, email))).get();
+  const emailTaken = email !== undefined && await db.select({ id: customers.id }).from(customers).where(and(eq(customers.storeId, storeId), eq(customers.email, email))).get();
   const customer: Customer = { id: newId('cus', now), storeId, uid: input.uid ?? null, email: emailTaken ? null : (email ?? null), name: input.name ?? null, phone: null, passwordHash: null, createdAt: now, withdrawnAt: null };
   await db.insert(customers).values(customer).run();
   return { customer, created: true };

@@ -88,11 +88,11 @@ function notify(db: Db, storeId: string) {
  * Records a domain event in the caller's transaction and fixes its receivers: one PENDING delivery per
  * ACTIVE subscription of the store listening to the type (spec 01 §6.1: the set is fixed when prepared).
  */
-export async function emitEvent(db: Db, now: number, event: NewEvent): Promise<{ eventId: string; sequence: number | null; }> {
+export async function emitEvent(db: Db, now: number, event: NewEvent): Promise<{ eventId: string; sequence: number | null }> {
   const q = statements(db);
   const id = newId('evt', now);
   const sequence = event.resource
-    ? ((await q.nextSequence.get({ storeId: event.storeId, resourceType: event.resource.type, resourceId: event.resource.id }))!).last
+    ? (await q.nextSequence.get({ storeId: event.storeId, resourceType: event.resource.type, resourceId: event.resource.id }))!.last
     : null;
   const resourceType = event.resource?.type ?? null;
   const resourceId = event.resource?.id ?? null;

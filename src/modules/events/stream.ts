@@ -57,7 +57,7 @@ async function streamResponse(services: Services, event: H3Event, storeId: strin
   let cursor = Number.isSafeInteger(resumeFrom) && resumeFrom > 0 ? resumeFrom : ((await q.last.get())?.rowid ?? 0);
   const encoder = new TextEncoder();
   const bus = eventBus(services.db);
-  let push = () => {};
+  let push = async () => {};
   let stop = () => {};
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
@@ -66,6 +66,8 @@ async function streamResponse(services: Services, event: H3Event, storeId: strin
       // Enqueueing can call `pull` (and so `push`) synchronously: a nested run would send the rest of the
       // batch the outer run is still sending, so it is left to the outer run's next read.
       let pushing = false;
+      // An event came in after the running read began: an empty answer may have missed it.
+      let notified = false;
       let averageBytes = 1024;
       push = async () => {
         if (!services.db.$client.open) return stop();
@@ -75,8 +77,12 @@ async function streamResponse(services: Services, event: H3Event, storeId: strin
           while (hasRoom()) {
             // Only about what fits the queue is read: rows read and not sent would be read again later.
             const limit = Math.max(1, Math.min(BATCH, Math.ceil(controller.desiredSize! / averageBytes)));
+            notified = false;
             const rows = await q.after.all({ storeId, after: cursor, limit });
-            if (rows.length === 0) return;
+            if (rows.length === 0) {
+              if (notified) continue;
+              return;
+            }
             for (const row of rows) {
               if (!hasRoom()) return;
               cursor = row.rowid;
@@ -90,7 +96,11 @@ async function streamResponse(services: Services, event: H3Event, storeId: strin
           pushing = false;
         }
       };
-      const onEvent = (id: string) => id === storeId && push();
+      const onEvent = (id: string) => {
+        if (id !== storeId) return;
+        notified = true;
+        void push();
+      };
       // A full queue already has data waiting for the client: a heartbeat would only grow it.
       const heartbeat = setInterval(() => hasRoom() && send(': keep-alive\n\n'), HEARTBEAT_MS);
       stop = () => {
@@ -105,7 +115,7 @@ async function streamResponse(services: Services, event: H3Event, storeId: strin
       bus.on('event', onEvent);
       event.req.signal?.addEventListener('abort', () => stop());
       send(': connected\n\n');
-      push();
+      void push();
     },
     // The client read: catch up from the cursor.
     pull: () => push(),
@@ -133,9 +143,9 @@ const devEmit = defineOperation({
   }).strict(),
   status: 201,
   response: z.object({ eventId: z.string(), sequence: z.number().int().nullable(), type: z.enum(EVENT_TYPES) }),
-  handler: (ctx) => {
+  handler: async (ctx) => {
     const sample = sampleEvent(ctx.body.type, ctx.now);
-    const emitted = emitEvent(ctx.db, ctx.now, {
+    const emitted = await emitEvent(ctx.db, ctx.now, {
       storeId: ctx.store.id,
       type: ctx.body.type,
       resource: ctx.body.resource === undefined ? sample.resource : ctx.body.resource,

@@ -20,32 +20,35 @@ import { flowAppNotifications, flowSecrets } from './schema.js';
 /** The store's live installation of the app `handle` with its running version, or null. */
 async function runningApp(db: Db, storeId: string, handle: string) {
   const app = await findAppByHandle(db, handle);
-  const installation = await (await app ? activeInstallation(db, storeId, app.id) : undefined);
+  const installation = app ? await activeInstallation(db, storeId, app.id) : undefined;
   if (!app || !installation) return null;
-  return { app, installation, version: findVersion(db, installation.versionId)! };
+  return { app, installation, version: (await findVersion(db, installation.versionId))! };
 }
 
-async function asInstalled(found: NonNullable<ReturnType<typeof runningApp>>): Promise<InstalledApp> {
-  const flow = (await found.version).manifest.flow;
+function asInstalled(version: NonNullable<Awaited<ReturnType<typeof findVersion>>>): InstalledApp {
+  const flow = version.manifest.flow;
   return { notifications: flow?.notifications ?? {}, events: Object.keys(flow?.events ?? {}) };
 }
 
-/** What the check may use of the store's apps (looked up once per handle). */
-export function appLookup(db: Db, storeId: string): AppLookup {
-  const seen = new Map<string, InstalledApp | null>();
-  return async (handle) => {
-    if (!seen.has(handle)) {
-      const found = runningApp(db, storeId, handle);
-      seen.set(handle, ((((((((((((((((((((((((((((((await await await await await await await await await await await await await await await await await await await await await await await await await await await await await await found ? asInstalled(found) : null)))))))))))))))))))))))))))))));
-    }
-    return seen.get(handle)!;
-  };
+const activeInstallations = (db: Db, storeId: string) =>
+  db.select().from(appInstallations).where(and(eq(appInstallations.storeId, storeId), eq(appInstallations.status, 'ACTIVE'))).all();
+
+/**
+ * What the check may use of the store's apps. The check itself is synchronous, so the store's active
+ * installations are read up front rather than one handle at a time as it asks.
+ */
+export async function appLookup(db: Db, storeId: string): Promise<AppLookup> {
+  const installed = new Map<string, InstalledApp>();
+  for (const installation of await activeInstallations(db, storeId)) {
+    const app = (await findApp(db, installation.appId))!;
+    if (!installed.has(app.handle)) installed.set(app.handle, asInstalled((await findVersion(db, installation.versionId))!));
+  }
+  return (handle) => installed.get(handle) ?? null;
 }
 
 /** The store's installed apps that offer flow notifications or events, as the flow editor lists them. */
 export async function flowAppsOf(db: Db, storeId: string) {
-  const installations = await db.select().from(appInstallations).where(and(eq(appInstallations.storeId, storeId), eq(appInstallations.status, 'ACTIVE'))).all();
-  return installations.flatMap(async (installation) => {
+  const offers = await Promise.all((await activeInstallations(db, storeId)).map(async (installation) => {
     const app = (await findApp(db, installation.appId))!;
     const flow = (await findVersion(db, installation.versionId))?.manifest.flow;
     if (!flow?.notifications && !flow?.events) return [];
@@ -54,13 +57,14 @@ export async function flowAppsOf(db: Db, storeId: string) {
       notifications: Object.entries(flow.notifications ?? {}).map(([name, n]) => ({ channel: `app.${app.handle}.${name}`, name, params: Object.keys(n.params ?? {}) })),
       events: Object.keys(flow.events ?? {}).map((name) => ({ event: `app.${app.handle}.${name}`, name })),
     }];
-  });
+  }));
+  return offers.flat();
 }
 
 /** Why a notification cannot go to the app now (spec 02 §6: the flow proceeds, the run shows not-sent), or null. */
-async function notSentReason(found: ReturnType<typeof runningApp>, name: string): Promise<string | null> {
+function notSentReason(found: Awaited<ReturnType<typeof runningApp>>, name: string): string | null {
   if (!found) return 'APP_NOT_INSTALLED';
-  return (await found.version).manifest.flow?.notifications?.[name] ? null : 'NOTIFICATION_NOT_IN_VERSION';
+  return found.version.manifest.flow?.notifications?.[name] ? null : 'NOTIFICATION_NOT_IN_VERSION';
 }
 
 /**
@@ -68,8 +72,8 @@ async function notSentReason(found: ReturnType<typeof runningApp>, name: string)
  * installed, or whose running version lacks the notification, is recorded as not sent and not queued.
  */
 export async function enqueueAppNotification(db: Db, now: number, storeId: string, runId: string, handle: string, name: string, payload: Record<string, unknown>) {
-  const reason = notSentReason(runningApp(db, storeId, handle), name);
-  if (await reason) return { sent: false, reason };
+  const reason = notSentReason(await runningApp(db, storeId, handle), name);
+  if (reason) return { sent: false, reason };
   const id = newId('fan', now);
   await db.insert(flowAppNotifications).values({
     id, storeId, runId, handle, name, payload, status: 'PENDING', attempts: 0, nextAttemptAt: now, lastError: null, createdAt: now, updatedAt: now,
@@ -84,11 +88,12 @@ async function openSecret(services: Services, storeId: string, name: string): Pr
 }
 
 /** Opens the flow secrets a payload's params name (`{ secret: NAME }`, see SECRET_PARAM) for this one call. */
-function withSecrets(services: Services, storeId: string, payload: Record<string, unknown>) {
+async function withSecrets(services: Services, storeId: string, payload: Record<string, unknown>) {
   const params = payload.params as Record<string, unknown>;
   const isRef = (v: unknown): v is { secret: string } => typeof v === 'object' && v !== null && typeof (v as { secret?: unknown }).secret === 'string';
   if (!Object.values(params).some(isRef)) return payload;
-  return { ...payload, params: Object.fromEntries(Object.entries(params).map(([k, v]) => [k, isRef(v) ? openSecret(services, storeId, v.secret) : v])) };
+  const opened = await Promise.all(Object.entries(params).map(async ([k, v]) => [k, isRef(v) ? await openSecret(services, storeId, v.secret) : v] as const));
+  return { ...payload, params: Object.fromEntries(opened) };
 }
 
 /** Failed calls are retried after 1 min, 5 min, 30 min, 2 h and 6 h, then given up (FAILED). */
@@ -99,26 +104,27 @@ export async function deliverAppNotifications(services: Services, now: number): 
   const { db } = services;
   let handled = 0;
   for await (const n of claimEachDue(db, flowAppNotifications, now, { where: eq(flowAppNotifications.status, 'PENDING') })) {
-        handled++;
-        const settle = (set: Partial<typeof flowAppNotifications.$inferInsert>) => db.update(flowAppNotifications).set({ ...set, updatedAt: services.clock.now() }).where(eq(flowAppNotifications.id, n.id)).run();
-        // Uninstalled or moved to a version without the notification since the move: not sent.
-        const found = await runningApp(db, n.storeId, n.handle);
-        const reason = await notSentReason(found, n.name);
-        if (reason || !found) {
-            await settle({ status: 'NOT_SENT', lastError: reason });
-            continue;
-        }
-        const notRunnable = await recordIfNotRunnable(services, found, 'NOTIFICATION', n.name, now);
-        if (notRunnable) {
-            await settle({ status: 'NOT_SENT', lastError: notRunnable });
-            continue;
-        }
-        const outcome = await invokeAndRecord(services, found, 'notification', n.name, withSecrets(services, n.storeId, n.payload), undefined, { invocationId: n.id });
-        const attempts = n.attempts + 1;
-        const retryIn = RETRY_MS[attempts - 1];
-        if (outcome.ok) await settle({ status: 'DELIVERED', attempts, lastError: null });
-        else await settle(retryIn === undefined ? { status: 'FAILED', attempts, lastError: outcome.code } : { attempts, nextAttemptAt: services.clock.now() + retryIn, lastError: outcome.code });
+    handled++;
+    const settle = (set: Partial<typeof flowAppNotifications.$inferInsert>) =>
+      db.update(flowAppNotifications).set({ ...set, updatedAt: services.clock.now() }).where(eq(flowAppNotifications.id, n.id)).run();
+    // Uninstalled or moved to a version without the notification since the move: not sent.
+    const found = await runningApp(db, n.storeId, n.handle);
+    const reason = notSentReason(found, n.name);
+    if (reason || !found) {
+      await settle({ status: 'NOT_SENT', lastError: reason });
+      continue;
     }
+    const notRunnable = await recordIfNotRunnable(services, found, 'NOTIFICATION', n.name, now);
+    if (notRunnable) {
+      await settle({ status: 'NOT_SENT', lastError: notRunnable });
+      continue;
+    }
+    const outcome = await invokeAndRecord(services, found, 'notification', n.name, await withSecrets(services, n.storeId, n.payload), undefined, { invocationId: n.id });
+    const attempts = n.attempts + 1;
+    const retryIn = RETRY_MS[attempts - 1];
+    if (outcome.ok) await settle({ status: 'DELIVERED', attempts, lastError: null });
+    else await settle(retryIn === undefined ? { status: 'FAILED', attempts, lastError: outcome.code } : { attempts, nextAttemptAt: services.clock.now() + retryIn, lastError: outcome.code });
+  }
   return handled;
 }
 
@@ -129,7 +135,7 @@ export async function deliverAppNotifications(services: Services, now: number): 
 export async function appMaySend(db: Db, principal: Principal, handle: string, event: string): Promise<boolean> {
   if (principal.kind !== 'installation') return false;
   const installation = await findInstallation(db, principal.tokenId);
-  const app = await (await installation ? findApp(db, installation.appId) : undefined);
+  const app = installation ? await findApp(db, installation.appId) : undefined;
   if (!installation || installation.status !== 'ACTIVE' || app?.handle !== handle) return false;
   return Boolean((await findVersion(db, installation.versionId))?.manifest.flow?.events?.[event]);
 }

@@ -166,7 +166,7 @@ export const authoringOperations = [
       const next = (flow.publishedVersion ?? 0) + 1;
       return {
         changes: [{ field: 'publishedVersion', before: flow.publishedVersion, after: next }],
-        facts: { check, runningItemsOnCurrentVersion: flow.publishedVersion ? runningItemCount(ctx.db, flow.id, flow.publishedVersion) : 0 },
+        facts: { check, runningItemsOnCurrentVersion: flow.publishedVersion ? await runningItemCount(ctx.db, flow.id, flow.publishedVersion) : 0 },
         targetName: flow.name,
       };
     },
@@ -189,9 +189,9 @@ export const authoringOperations = [
     precheck: async (ctx) => {
       await planMigration(ctx.db, ctx.store.id, ctx.params.flowId, { ...ctx.body, version: ctx.params.version });
     },
-    preview: (ctx) => ({
+    preview: async (ctx) => ({
       changes: [],
-      facts: { runningItemCount: runningItemCount(ctx.db, ctx.params.flowId, ctx.body.fromVersion), toVersion: ctx.params.version },
+      facts: { runningItemCount: await runningItemCount(ctx.db, ctx.params.flowId, ctx.body.fromVersion), toVersion: ctx.params.version },
     }),
     handler: (ctx) => migrate(ctx.db, ctx.store.id, ctx.params.flowId, ctx.now, { ...ctx.body, version: ctx.params.version }),
   }),
@@ -204,7 +204,7 @@ export const authoringOperations = [
     auth: 'store',
     scope: 'flow:r',
     response: z.object({ contents: z.array(secretRecord) }),
-    handler: (ctx) => ({ contents: listSecrets(ctx.db, ctx.store.id) }),
+    handler: async (ctx) => ({ contents: await listSecrets(ctx.db, ctx.store.id) }),
   }),
   defineOperation({
     operationId: 'putCommerceFlowSecret',
@@ -285,7 +285,7 @@ export const authoringOperations = [
         events: z.array(z.object({ event: z.string(), name: z.string() })),
       })),
     }),
-    handler: (ctx) => ({ contents: NODE_TYPES, ...EDITOR_VOCABULARY, apps: flowAppsOf(ctx.db, ctx.store.id) }),
+    handler: async (ctx) => ({ contents: NODE_TYPES, ...EDITOR_VOCABULARY, apps: await flowAppsOf(ctx.db, ctx.store.id) }),
   }),
   defineOperation({
     operationId: 'sendOrderItemEvent',
@@ -304,11 +304,11 @@ export const authoringOperations = [
     handler: async (ctx) => {
       const { name } = ctx.params;
       const app = APP_EVENT.exec(name);
-      if (app && !appMaySend(ctx.db, ctx.principal, app[1], app[2])) throw fail(403, 'FLOW_EVENT_APP_FORBIDDEN', { event: name });
+      if (app && !(await appMaySend(ctx.db, ctx.principal, app[1], app[2]))) throw fail(403, 'FLOW_EVENT_APP_FORBIDDEN', { event: name });
       const { row } = await loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now);
       const actor = ctx.principal.kind === 'installation' ? { type: 'APP' as const, id: ctx.principal.tokenId } : { type: 'SELLER' as const, id: ctx.principal.userId };
-      await moveItem(ctx.services, ctx.now, await row, { trigger: { kind: 'event', name, input: ctx.body.input ?? {} }, actor });
-      return itemView(ctx.db, await (await loadItemFlow(ctx.db, ctx.store.id, (await row).orderItemId, ctx.now)).row, ctx.now);
+      await moveItem(ctx.services, ctx.now, row, { trigger: { kind: 'event', name, input: ctx.body.input ?? {} }, actor });
+      return itemView(ctx.db, (await loadItemFlow(ctx.db, ctx.store.id, row.orderItemId, ctx.now)).row, ctx.now);
     },
   }),
 ];

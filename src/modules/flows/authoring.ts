@@ -63,23 +63,23 @@ export async function saveDraft(db: Db, storeId: string, flowId: string, now: nu
 /** What check, simulate and replay work on: the draft, or the published definition when there is none (default flows). */
 export async function workingDefinition(db: Db, flow: FlowRow): Promise<Definition> {
   if (flow.draft) return flow.draft;
-  return await definitionOf(db, flow.id, flow.publishedVersion!);
+  return definitionOf(db, flow.id, flow.publishedVersion!);
 }
 
 /** What a definition may refer to in its store: installed apps and saved flow secrets. */
-const storeCheck = async (db: Db, storeId: string, def: Definition) => checkDefinition(def, appLookup(db, storeId), await secretNames(db, storeId));
+const storeCheck = async (db: Db, storeId: string, def: Definition) => checkDefinition(def, await appLookup(db, storeId), await secretNames(db, storeId));
 
-export const checkFlow = async (db: Db, flow: FlowRow): Promise<CheckResult> => await storeCheck(db, flow.storeId, await workingDefinition(db, flow));
+export const checkFlow = async (db: Db, flow: FlowRow): Promise<CheckResult> => storeCheck(db, flow.storeId, await workingDefinition(db, flow));
 
 /**
  * Why publishing would fail, thrown as the API error: a default flow, no draft, or blocking check errors
  * (409 PUBLISH_BLOCKED with `details.errors`). Run before dry run and approval requests too (spec 01 §5.6).
  */
-export async function assertPublishable(db: Db, storeId: string, flowId: string): Promise<{ flow: FlowRow; check: CheckResult; }> {
+export async function assertPublishable(db: Db, storeId: string, flowId: string): Promise<{ flow: FlowRow; check: CheckResult }> {
   const flow = editable(await loadFlow(db, storeId, flowId));
   if (!flow.draft) throw fail(409, 'PUBLISH_BLOCKED', { errors: [{ code: 'NO_DRAFT', path: 'draft', message: '게시할 초안이 없습니다. 먼저 초안을 저장하세요.' }] });
   const check = await storeCheck(db, storeId, flow.draft);
-  if ((await check).errors.length) throw fail(409, 'PUBLISH_BLOCKED', { errors: (await check).errors, warnings: (await check).warnings });
+  if (check.errors.length) throw fail(409, 'PUBLISH_BLOCKED', { errors: check.errors, warnings: check.warnings });
   return { flow, check };
 }
 
@@ -106,7 +106,7 @@ export interface MigrationInput {
 
 export async function migrate(db: Db, storeId: string, flowId: string, now: number, input: MigrationInput) {
   const { flow, stateOf } = await planMigration(db, storeId, flowId, input);
-  const movedItemCount = migrateItems(db, now, flow.id, input.fromVersion, input.version, stateOf);
+  const movedItemCount = await migrateItems(db, now, flow.id, input.fromVersion, input.version, stateOf);
   return { flowId: flow.id, fromVersion: input.fromVersion, toVersion: input.version, movedItemCount };
 }
 
@@ -166,10 +166,11 @@ export async function simulateFlow(db: Db, flow: FlowRow, now: number, input: { 
  */
 export async function replayItem(db: Db, flow: FlowRow, orderItemId: string, now: number) {
   const { row, item, order } = await loadItemFlow(db, flow.storeId, orderItemId, now);
-  if ((await row).flowId !== flow.id) throw validationFailed([{ field: 'orderItemId', code: 'OTHER_FLOW', message: `이 항목은 다른 흐름(${(await row).flowId})을 따릅니다.` }]);
-  const runs = db.select().from(flowRuns).where(eq(flowRuns.orderItemId, (await row).orderItemId)).orderBy(asc(flowRuns.at), asc(flowRuns.id)).all();
-  const startAt = runs[0]?.at ?? (await row).enteredAt;
-  const virtual = new VirtualItem(await workingDefinition(db, flow), itemFacts(await row, await order, item), startAt);
+  if (row.flowId !== flow.id) throw validationFailed([{ field: 'orderItemId', code: 'OTHER_FLOW', message: `이 항목은 다른 흐름(${row.flowId})을 따릅니다.` }]);
+  const runs = await db.select().from(flowRuns).where(eq(flowRuns.orderItemId, row.orderItemId)).orderBy(asc(flowRuns.at), asc(flowRuns.id)).all();
+  const startAt = runs[0]?.at ?? row.enteredAt;
+  const definition = await workingDefinition(db, flow);
+  const virtual = new VirtualItem(definition, itemFacts(row, order, item), startAt);
   const steps: { runId: string | null; at: string; trigger: Record<string, unknown>; recorded: { to: string; coreStatus: string }; draft: { to: string; coreStatus: string; refusal: TraceEntry['refusal'] }; same: boolean }[] = [];
   const compare = (runId: string | null, at: number, trigger: Record<string, unknown>, recorded: { to: string; coreStatus: string }, refusal: TraceEntry['refusal'] = null) => {
     const draft = { to: virtual.state, coreStatus: virtual.coreStatus, refusal };
@@ -180,13 +181,13 @@ export async function replayItem(db: Db, flow: FlowRow, orderItemId: string, now
   const first = virtual.start();
   const startRun = runs[0]?.trigger.kind === 'start' ? runs[0] : null;
   compare(startRun?.id ?? null, startAt, { kind: 'start' }, startRun ? { to: startRun.to, coreStatus: startRun.coreStatus } : { to: first.to, coreStatus: first.coreStatus });
-  for (const run of await (await startRun ? (await runs).slice(1) : runs)) {
+  for (const run of startRun ? runs.slice(1) : runs) {
     const recorded = { to: run.to, coreStatus: run.coreStatus };
     const t = run.trigger;
     const fired = virtual.advanceTo(run.at);
     if (t.kind === 'migration') {
       // A move between versions is no step of the flow: the draft follows it when it has the state.
-      if ((await workingDefinition(db, flow)).states[run.to]) virtual.jump(run.to);
+      if (definition.states[run.to]) virtual.jump(run.to);
       compare(run.id, run.at, t, recorded);
     } else if (t.kind === 'timer') {
       compare(run.id, run.at, t, recorded, fired.length ? null : { code: 'NO_TIMER_DUE' });
@@ -198,7 +199,7 @@ export async function replayItem(db: Db, flow: FlowRow, orderItemId: string, now
     }
   }
   const divergence = steps.find((s) => !s.same) ?? null;
-  return { orderItemId: (await row).orderItemId, flowId: flow.id, recordedVersion: (await row).version, steps, divergence, trace: virtual.trace, finalState: virtual.finalState() };
+  return { orderItemId: row.orderItemId, flowId: flow.id, recordedVersion: row.version, steps, divergence, trace: virtual.trace, finalState: virtual.finalState() };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -214,7 +215,7 @@ export async function putSecret(services: Services, storeId: string, name: strin
   const { db } = services;
   const sealed = sealSecrets(services, `${storeId}/${name}`, { value });
   const found = await db.select().from(flowSecrets).where(and(eq(flowSecrets.storeId, storeId), eq(flowSecrets.name, name))).get();
-  if (await found) await db.update(flowSecrets).set({ sealed, updatedAt: now }).where(and(eq(flowSecrets.storeId, storeId), eq(flowSecrets.name, name))).run();
+  if (found) await db.update(flowSecrets).set({ sealed, updatedAt: now }).where(and(eq(flowSecrets.storeId, storeId), eq(flowSecrets.name, name))).run();
   else await db.insert(flowSecrets).values({ storeId, name, sealed, createdAt: now, updatedAt: now }).run();
   return { created: !found, secret: presentSecret({ storeId, name, sealed, createdAt: found?.createdAt ?? now, updatedAt: now }) };
 }
@@ -223,7 +224,7 @@ const secretNames = async (db: Db, storeId: string) =>
   new Set((await db.select({ name: flowSecrets.name }).from(flowSecrets).where(eq(flowSecrets.storeId, storeId)).all()).map((s) => s.name));
 
 export async function deleteSecret(db: Db, storeId: string, name: string) {
-  const found = db.select().from(flowSecrets).where(and(eq(flowSecrets.storeId, storeId), eq(flowSecrets.name, name))).get();
+  const found = await db.select().from(flowSecrets).where(and(eq(flowSecrets.storeId, storeId), eq(flowSecrets.name, name))).get();
   if (!found) throw fail(404, 'FLOW_SECRET_NOT_FOUND', { name });
   await db.delete(flowSecrets).where(and(eq(flowSecrets.storeId, storeId), eq(flowSecrets.name, name))).run();
   return { name, deleted: true };

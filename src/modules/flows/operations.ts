@@ -1,7 +1,6 @@
-import { transaction } from '../../db/client.js';
 import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Db } from '../../db/client.js';
+import { transaction, type Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { fail } from '../../server/errors.js';
 import { defineOperation, type StoreCtx } from '../../server/registry.js';
@@ -80,9 +79,9 @@ const ACTION_ERRORS = {
 type Actor = 'SELLER' | 'BUYER';
 
 export async function itemView(db: Db, row: ItemFlowRow, now: number, actor?: Actor) {
-  const { item, order } = itemAndOrder(db, row);
-  const view = presentItemFlow(db, row, await order, item, now);
-  return actor ? { ...view, actions: (await view).actions.filter((a) => a.actor === actor) } : view;
+  const { item, order } = await itemAndOrder(db, row);
+  const view = await presentItemFlow(db, row, order, item, now);
+  return actor ? { ...view, actions: view.actions.filter((a) => a.actor === actor) } : view;
 }
 
 /** An action on one item (and its group); answers the item's flow as it stands after. */
@@ -101,8 +100,8 @@ async function runOrderAction(services: Services, now: number, orderId: string, 
   const touched = new Set<string>();
   let firstRefusal: unknown = null;
   for (const candidate of await itemFlowsOfOrder(db, orderId, now)) {
-    if (touched.has((await candidate).orderItemId)) continue;
-    const row = await (await loadItemFlow(db, (await candidate).storeId, (await candidate).orderItemId, now)).row;
+    if (touched.has(candidate.orderItemId)) continue;
+    const { row } = await loadItemFlow(db, candidate.storeId, candidate.orderItemId, now);
     try {
       for (const moved of await moveItem(services, now, row, { trigger: { kind: 'action', key, actor: actor.type, scope: 'ORDER', input }, actor })) touched.add(moved.orderItemId);
     } catch (error) {
@@ -113,7 +112,8 @@ async function runOrderAction(services: Services, now: number, orderId: string, 
   if (touched.size === 0) throw firstRefusal ?? fail(409, 'ACTION_NOT_AVAILABLE', { key, reason: 'NOT_IN_STATE' });
   const order = (await db.select().from(orders).where(eq(orders.id, orderId)).get())!;
   const buyer = actor.type === 'BUYER' ? 'BUYER' : undefined;
-  return { orderId, status: order.status, items: (await itemFlowsOfOrder(db, orderId, now)).filter(async (r) => touched.has((await r).orderItemId)).map(async (r) => itemView(db, await r, now, buyer)) };
+  const rows = (await itemFlowsOfOrder(db, orderId, now)).filter((r) => touched.has(r.orderItemId));
+  return { orderId, status: order.status, items: await Promise.all(rows.map((r) => itemView(db, r, now, buyer))) };
 }
 
 const seller = (ctx: StoreCtx) => ({ type: 'SELLER' as const, id: ctx.principal.userId });
@@ -136,7 +136,7 @@ function sellerShortcut(operationId: string, path: string, key: string, summary:
     response: itemFlow,
     errors: ACTION_ERRORS,
     target: (ctx) => ({ type: 'ORDER_ITEM', id: ctx.params.orderItemId }),
-    handler: async (ctx) => runItemAction(ctx.services, ctx.now, await (await loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now)).row, key, seller(ctx), inputOf(ctx.body ?? {})),
+    handler: async (ctx) => runItemAction(ctx.services, ctx.now, (await loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now)).row, key, seller(ctx), inputOf(ctx.body ?? {})),
   });
 }
 
@@ -159,8 +159,8 @@ const GUEST_ERRORS = { ...BUYER_ERRORS, 429: ['GUEST_LOOKUP_LOCKED'] } as const;
 
 const buyerTag = 'Storefront order flows';
 
-export const presentVersion = (db: Db, v: typeof flowVersions.$inferSelect) => ({
-  flowId: v.flowId, version: v.version, definition: v.definition, graph: v.graph, publishedAt: isoAt(v.publishedAt), runningItemCount: runningItemCount(db, v.flowId, v.version),
+export const presentVersion = async (db: Db, v: typeof flowVersions.$inferSelect) => ({
+  flowId: v.flowId, version: v.version, definition: v.definition, graph: v.graph, publishedAt: isoAt(v.publishedAt), runningItemCount: await runningItemCount(db, v.flowId, v.version),
 });
 
 export const flowOperations = [
@@ -217,7 +217,7 @@ export const flowOperations = [
     errors: { 403: ['TENANT_MISMATCH'], 404: ['PRODUCT_NOT_FOUND'] },
     handler: async (ctx) => {
       const { flow, version, source } = await resolveFlow(ctx.db, await loadProduct(ctx.db, ctx.store.id, ctx.params.productId), ctx.now);
-      return { flowId: (await flow).id, version, source };
+      return { flowId: flow.id, version, source };
     },
   }),
   defineOperation({
@@ -231,7 +231,7 @@ export const flowOperations = [
     params: itemParams,
     response: itemFlow,
     errors: ITEM_ERRORS,
-    handler: async (ctx) => itemView(ctx.db, await (await loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now)).row, ctx.now),
+    handler: async (ctx) => itemView(ctx.db, (await loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now)).row, ctx.now),
   }),
   defineOperation({
     operationId: 'listOrderItemFlowRuns',
@@ -246,7 +246,7 @@ export const flowOperations = [
     errors: ITEM_ERRORS,
     handler: async (ctx) => {
       const { row } = await loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now);
-      const runs = await ctx.db.select().from(flowRuns).where(eq(flowRuns.orderItemId, (await row).orderItemId)).orderBy(asc(flowRuns.at), asc(flowRuns.id)).all();
+      const runs = await ctx.db.select().from(flowRuns).where(eq(flowRuns.orderItemId, row.orderItemId)).orderBy(asc(flowRuns.at), asc(flowRuns.id)).all();
       return { contents: runs.map(presentRun) };
     },
   }),
@@ -277,7 +277,7 @@ export const flowOperations = [
     response: itemFlow,
     errors: ACTION_ERRORS,
     target: (ctx) => ({ type: 'ORDER_ITEM', id: ctx.params.orderItemId }),
-    handler: async (ctx) => runItemAction(ctx.services, ctx.now, await (await loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now)).row, ctx.params.key, seller(ctx), ctx.body.input ?? {}),
+    handler: async (ctx) => runItemAction(ctx.services, ctx.now, (await loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now)).row, ctx.params.key, seller(ctx), ctx.body.input ?? {}),
   }),
   defineOperation({
     operationId: 'moveOrderItemFlow',
@@ -296,12 +296,12 @@ export const flowOperations = [
     target: (ctx) => ({ type: 'ORDER_ITEM', id: ctx.params.orderItemId }),
     preview: async (ctx) => {
       const { row } = await loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now);
-      return { changes: [{ field: 'flow.state', before: (await row).state, after: ctx.body.to }], facts: { reason: ctx.body.reason } };
+      return { changes: [{ field: 'flow.state', before: row.state, after: ctx.body.to }], facts: { reason: ctx.body.reason } };
     },
     handler: async (ctx) => {
       const { row } = await loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now);
-      await moveItem(ctx.services, ctx.now, await row, { trigger: { kind: 'move', to: ctx.body.to, reason: ctx.body.reason }, actor: seller(ctx) });
-      return itemView(ctx.db, await (await loadItemFlow(ctx.db, ctx.store.id, (await row).orderItemId, ctx.now)).row, ctx.now);
+      await moveItem(ctx.services, ctx.now, row, { trigger: { kind: 'move', to: ctx.body.to, reason: ctx.body.reason }, actor: seller(ctx) });
+      return itemView(ctx.db, (await loadItemFlow(ctx.db, ctx.store.id, row.orderItemId, ctx.now)).row, ctx.now);
     },
   }),
   defineOperation({

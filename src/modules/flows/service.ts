@@ -1,7 +1,6 @@
-import { transaction } from '../../db/client.js';
 import { and, asc, desc, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import { claimNextDue } from '../../db/claim.js';
-import type { Db } from '../../db/client.js';
+import { transaction, type Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
@@ -83,7 +82,7 @@ export async function ensureDefaultFlows(db: Db, storeId: string, now: number) {
     const { name, definition } = DEFAULT_DEFINITIONS[kind];
     const id = newId('flw', now);
     const inserted = await db.insert(flows).values({
-        id, storeId, name, kind, isDefault: true, progression: definition.progression, publishedVersion: 1, draft: null, draftGraph: null, defaultKey: kind, createdAt: now, updatedAt: now,
+      id, storeId, name, kind, isDefault: true, progression: definition.progression, publishedVersion: 1, draft: null, draftGraph: null, defaultKey: kind, createdAt: now, updatedAt: now,
     }).onConflictDoNothing().run();
     if (inserted.changes === 1) await db.insert(flowVersions).values({ flowId: id, version: 1, storeId, definition, graph: null, publishedAt: now }).run();
   }
@@ -125,7 +124,7 @@ export async function definitionOf(db: Db, flowId: string, version: number): Pro
 
 export async function loadVersion(db: Db, storeId: string, flowId: string, version: number) {
   await loadFlow(db, storeId, flowId);
-  const row = q(db).version.get({ flowId, version });
+  const row = await q(db).version.get({ flowId, version });
   if (!row) throw fail(404, 'FLOW_VERSION_NOT_FOUND', { flowId, version });
   return row;
 }
@@ -134,14 +133,14 @@ export async function loadVersion(db: Db, storeId: string, flowId: string, versi
 const ENDED_CORE_STATUSES = ['PURCHASE_DECIDED', 'CANCELED', 'RETURNED', 'EXCHANGED'];
 
 export const runningItemCount = async (db: Db, flowId: string, version: number) =>
-  ((await db.select({ n: sql<number>`count(*)` }).from(orderItemFlows)
+  (await db.select({ n: sql<number>`count(*)` }).from(orderItemFlows)
     .where(and(eq(orderItemFlows.flowId, flowId), eq(orderItemFlows.version, version), notInArray(orderItemFlows.coreStatus, ENDED_CORE_STATUSES)))
-    .get())!).n;
+    .get())!.n;
 
 /** The distinct states the running items of a version are in. */
 export const runningStates = async (db: Db, flowId: string, version: number) =>
   (await db.selectDistinct({ state: orderItemFlows.state }).from(orderItemFlows)
-        .where(and(eq(orderItemFlows.flowId, flowId), eq(orderItemFlows.version, version), notInArray(orderItemFlows.coreStatus, ENDED_CORE_STATUSES))).all()).map((r) => r.state);
+    .where(and(eq(orderItemFlows.flowId, flowId), eq(orderItemFlows.version, version), notInArray(orderItemFlows.coreStatus, ENDED_CORE_STATUSES))).all()).map((r) => r.state);
 
 export const presentFlow = (f: FlowRow) => ({
   flowId: f.id, name: f.name, kind: f.kind, isDefault: f.isDefault, progression: f.progression, publishedVersion: f.publishedVersion, draft: f.draft, draftGraph: f.draftGraph,
@@ -166,7 +165,7 @@ export async function requireFlowId(db: Db, storeId: string, flowId: string | nu
  */
 export async function resolveFlow(db: Db, product: { storeId: string; flowId: string | null; categoryId: string | null; fulfillment: Pick<Fulfillment, 'type'> }, now: number) {
   const published = async (flowId: string | null) => {
-    const flow = await (await flowId ? q(db).flowById.get({ id: flowId }) : undefined);
+    const flow = flowId ? await q(db).flowById.get({ id: flowId }) : undefined;
     return flow && flow.storeId === product.storeId && flow.publishedVersion !== null ? flow : undefined;
   };
   const own = await published(product.flowId);
@@ -188,15 +187,15 @@ export async function startOrderFlows(db: Db, now: number, order: OrderRow, item
   for (const item of items) {
     const product = await db.select({ storeId: products.storeId, flowId: products.flowId, categoryId: products.categoryId }).from(products).where(eq(products.id, item.productId)).get();
     const { flow, version } = await resolveFlow(db, { storeId: order.storeId, flowId: product?.flowId ?? null, categoryId: product?.categoryId ?? null, fulfillment: item.fulfillmentSnapshot }, now);
-    const def = await definitionOf(db, (await flow).id, version);
+    const def = await definitionOf(db, flow.id, version);
     let groupId: string | null = null;
     if (def.progression === 'ORDER') {
-      const key = `${(await flow).id}:${version}`;
+      const key = `${flow.id}:${version}`;
       groupId = groups.get(key) ?? newId('grp', now);
       groups.set(key, groupId);
     }
     const row: ItemFlowRow = {
-      orderItemId: item.id, storeId: order.storeId, orderId: order.id, flowId: (await flow).id, version, state: def.initial, coreStatus: def.states[def.initial].coreStatus,
+      orderItemId: item.id, storeId: order.storeId, orderId: order.id, flowId: flow.id, version, state: def.initial, coreStatus: def.states[def.initial].coreStatus,
       groupId, claimHold: false, inputs: {}, enteredAt: now, fulfilledAt: null, updatedAt: now,
     };
     await db.insert(orderItemFlows).values(row).run();
@@ -214,7 +213,7 @@ export async function startOrderFlows(db: Db, now: number, order: OrderRow, item
  * store default of their kind, in its initial state (they were all PAID), without notifications or timers.
  */
 export async function itemFlowOf(db: Db, item: OrderItemRow, now: number): Promise<ItemFlowRow> {
-  const found = q(db).itemFlow.get({ id: item.id });
+  const found = await q(db).itemFlow.get({ id: item.id });
   if (found) return found;
   await ensureDefaultFlows(db, item.storeId, now);
   const flow = (await q(db).defaultFlow.get({ storeId: item.storeId, kind: kindOf(item.fulfillmentSnapshot) }))!;
@@ -223,26 +222,30 @@ export async function itemFlowOf(db: Db, item: OrderItemRow, now: number): Promi
     orderItemId: item.id, storeId: item.storeId, orderId: item.orderId, flowId: flow.id, version: flow.publishedVersion!, state: def.initial,
     coreStatus: def.states[def.initial].coreStatus, groupId: null, claimHold: false, inputs: {}, enteredAt: item.createdAt, fulfilledAt: null, updatedAt: now,
   }).onConflictDoNothing().run();
-  return q(db).itemFlow.get({ id: item.id })!;
+  return (await q(db).itemFlow.get({ id: item.id }))!;
 }
 
 export const findItemFlow = (db: Db, orderItemId: string) => q(db).itemFlow.get({ id: orderItemId });
-export const itemFlowsOfOrder = async (db: Db, orderId: string, now: number) =>
-  (await db.select().from(orderItems).where(eq(orderItems.orderId, orderId)).orderBy(asc(orderItems.orderItemNo)).all()).map((item) => itemFlowOf(db, item, now));
+export async function itemFlowsOfOrder(db: Db, orderId: string, now: number) {
+  const rows: ItemFlowRow[] = [];
+  // One after another: an item without a flow yet is adopted (written) on the way.
+  for (const item of await db.select().from(orderItems).where(eq(orderItems.orderId, orderId)).orderBy(asc(orderItems.orderItemNo)).all()) rows.push(await itemFlowOf(db, item, now));
+  return rows;
+}
 
 /** The item's flow as the order item read shows it. */
 /** The order item and order of an item flow, by prepared look-ups. */
-export const itemAndOrder = (db: Db, row: ItemFlowRow) => ({ item: q(db).orderItem.get({ id: row.orderItemId })!, order: q(db).order.get({ id: row.orderId })! });
+export const itemAndOrder = async (db: Db, row: ItemFlowRow) => ({ item: (await q(db).orderItem.get({ id: row.orderItemId }))!, order: (await q(db).order.get({ id: row.orderId }))! });
 
 export const flowSummary = (row: ItemFlowRow) => ({ flowId: row.flowId, version: row.version, state: row.state, coreStatus: row.coreStatus });
 
 export async function loadItemFlow(db: Db, storeId: string, orderItemId: string, now: number) {
   const item = requireOwned(await q(db).orderItem.get({ id: orderItemId }), storeId, 'ORDER_ITEM_NOT_FOUND');
-  return { item, row: itemFlowOf(db, item, now), order: q(db).order.get({ id: item.orderId })! };
+  return { item, row: await itemFlowOf(db, item, now), order: (await q(db).order.get({ id: item.orderId }))! };
 }
 
-function groupOf(db: Db, row: ItemFlowRow) {
-  return row.groupId ? q(db).groupFlows.all({ groupId: row.groupId }) : [row];
+async function groupOf(db: Db, row: ItemFlowRow) {
+  return row.groupId ? await q(db).groupFlows.all({ groupId: row.groupId }) : [row];
 }
 
 /** The engine's view of an item: its state, claim holds (its own, its group's) and what expressions read. */
@@ -322,14 +325,14 @@ export async function moveItem(services: Services, now: number, row: ItemFlowRow
   const group = await groupOf(db, row);
   const groupClaim = group.some((r) => r.claimHold);
   const members = group.filter((r) => r.orderItemId === row.orderItemId || (r.state === row.state && r.version === row.version));
-  const stepped = members.map(async (member) => {
+  const stepped = (await Promise.all(members.map(async (member) => {
     const item = (await q(db).orderItem.get({ id: member.orderItemId }))!;
     return { row: member, item, result: step(def, itemState(member, order, item, groupClaim), request.trigger, now) };
-  }).sort(async (a, b) => (await (await a).item).orderItemNo - (await (await b).item).orderItemNo);
-  const lead = (await stepped.find(async (s) => (await s).row.orderItemId === row.orderItemId))!;
+  }))).sort((a, b) => a.item.orderItemNo - b.item.orderItemNo);
+  const lead = stepped.find((s) => s.row.orderItemId === row.orderItemId)!;
   if (!lead.result.ok) throw refusalError(lead.result.refusal, triggerKey(request.trigger));
   if (request.trigger.kind === 'action') await requireInputUploads(db, order.storeId, def, request.trigger.key, request.trigger.input, request.actor);
-  const moving = stepped.flatMap(async (s) => ((await s).result.ok ? [{ row: (await s).row, item: (await s).item, effects: (await s).result.effects }] : []));
+  const moving = stepped.flatMap((s) => (s.result.ok ? [{ row: s.row, item: s.item, effects: s.result.effects }] : []));
   const input = request.trigger.kind === 'action' || request.trigger.kind === 'event' ? request.trigger.input : {};
   return applyEffects(db, now, { order, members: moving, trigger: runTrigger(request.trigger), actor: request.actor, input }, services);
 }
@@ -392,14 +395,14 @@ async function applyEffects(db: Db, now: number, a: Application, services?: Serv
     if (m.effects.withdrawClaim) {
       await releaseClaimHold(db, now, row.orderItemId);
       row = { ...row, claimHold: false };
-      for (const module of services?.modules ?? []) module.onClaimWithdrawn?.(services!, db, { storeId: row.storeId, orderItemId: row.orderItemId, at: now });
+      for (const module of services?.modules ?? []) await module.onClaimWithdrawn?.(services!, db, { storeId: row.storeId, orderItemId: row.orderItemId, at: now });
     }
     if (m.effects.timersCleared) await clearTimers(db, now, row.orderItemId);
     await armTimers(db, now, row, m.effects.timersSet);
     moved.push(row);
   }
 
-  const freshOrder = await (await lead.effects.move ? refreshOrderStatus(db, order, now) : order);
+  const freshOrder = lead.effects.move ? await refreshOrderStatus(db, order, now) : order;
   const eventIds = new Map<string, string[]>(a.members.map((m) => [m.row.orderItemId, []]));
   const emit = async (type: string, data: Record<string, unknown>, itemIds: string[]) => {
     const { eventId } = await emitEvent(db, now, { storeId: order.storeId, type, resource: { type: 'ORDER', id: order.id }, data });
@@ -419,7 +422,7 @@ async function applyEffects(db: Db, now: number, a: Application, services?: Serv
   const state = moved[0].state;
   const itemIds = a.members.map((m) => m.row.orderItemId);
   const leadRunId = newId('frn', now);
-  const notifications = lead.effects.notifications.map(async (n): Promise<RunNotification> => {
+  const notify = async (n: Effects['notifications'][number]): Promise<RunNotification> => {
     if (n.channel === 'webhook') {
       const name = typeof n.params.event === 'string' ? n.params.event : state;
       await emit('ORDER.FLOW_NOTIFICATION', { orderId: order.id, orderItemIds: itemIds, event: name, flowId: lead.row.flowId, flowVersion: lead.row.version, state }, itemIds);
@@ -428,10 +431,12 @@ async function applyEffects(db: Db, now: number, a: Application, services?: Serv
     const app = APP_CHANNEL.exec(n.channel);
     if (app) {
       const payload = { name: app[2], orderId: order.id, orderItemIds: itemIds, flowId: lead.row.flowId, flowVersion: lead.row.version, state, params: n.params };
-      return { ...n, ...await enqueueAppNotification(db, now, order.storeId, leadRunId, app[1], app[2], payload) };
+      return { ...n, ...(await enqueueAppNotification(db, now, order.storeId, leadRunId, app[1], app[2], payload)) };
     }
-    return { ...n, ...await mailBuyer(db, now, order, leadMove?.label ?? state, n.params) };
-  });
+    return { ...n, ...(await mailBuyer(db, now, order, leadMove?.label ?? state, n.params)) };
+  };
+  const notifications: RunNotification[] = [];
+  for (const n of lead.effects.notifications) notifications.push(await notify(n));
 
   for (const [i, m] of a.members.entries()) {
     const row = moved[i];
@@ -447,7 +452,7 @@ async function applyEffects(db: Db, now: number, a: Application, services?: Serv
         storeId: row.storeId, orderId: row.orderId, orderItemId: row.orderItemId, from: move.from, to: move.to,
         previousCoreStatus: move.previousCoreStatus, coreStatus: move.coreStatus, at: now,
       };
-      for (const module of services.modules) module.onOrderItemMoved?.(services, db, hook);
+      for (const module of services.modules) await module.onOrderItemMoved?.(services, db, hook);
     }
   }
   return moved;
@@ -457,7 +462,7 @@ async function applyEffects(db: Db, now: number, a: Application, services?: Serv
  * The `email` channel: a mail to the buyer through the service's mail outbox (a deployment's mailer sends
  * it; `svc dev` shows it at /_dev/v1/mail). Params `subject` and `body` override the plain notice.
  */
-async function mailBuyer(db: Db, now: number, order: OrderRow, label: string, params: Record<string, unknown>): Promise<{ sent: boolean; reason?: string; }> {
+async function mailBuyer(db: Db, now: number, order: OrderRow, label: string, params: Record<string, unknown>): Promise<{ sent: boolean; reason?: string }> {
   const to = order.buyer.email ?? (order.customerId ? (await q(db).customerEmail.get({ id: order.customerId }))?.email : null);
   if (!to) return { sent: false, reason: 'NO_RECIPIENT' };
   const text = (value: unknown) => (value === null || value === undefined ? null : String(value));
@@ -491,23 +496,23 @@ const clearTimers = (db: Db, now: number, orderItemId: string) => q(db).clearTim
 export async function migrateItems(db: Db, now: number, flowId: string, fromVersion: number, toVersion: number, stateOf: (state: string) => string): Promise<number> {
   const def = await definitionOf(db, flowId, toVersion);
   const rows = await db.select().from(orderItemFlows)
-      .where(and(eq(orderItemFlows.flowId, flowId), eq(orderItemFlows.version, fromVersion), notInArray(orderItemFlows.coreStatus, ENDED_CORE_STATUSES))).all();
+    .where(and(eq(orderItemFlows.flowId, flowId), eq(orderItemFlows.version, fromVersion), notInArray(orderItemFlows.coreStatus, ENDED_CORE_STATUSES))).all();
   const touchedOrders = new Map<string, OrderRow>();
   for (const old of rows) {
     const state = stateOf(old.state);
     const row: ItemFlowRow = { ...old, version: toVersion, state, coreStatus: def.states[state].coreStatus, enteredAt: state === old.state ? old.enteredAt : now, updatedAt: now };
     await db.update(orderItemFlows).set({ version: row.version, state: row.state, coreStatus: row.coreStatus, enteredAt: row.enteredAt, updatedAt: now }).where(eq(orderItemFlows.orderItemId, row.orderItemId)).run();
-    const order = await (await touchedOrders.get(row.orderId) ?? q(db).order.get({ id: row.orderId })!);
+    const order = touchedOrders.get(row.orderId) ?? (await q(db).order.get({ id: row.orderId }))!;
     touchedOrders.set(row.orderId, order);
-    const item = q(db).orderItem.get({ id: row.orderItemId })!;
+    const item = (await q(db).orderItem.get({ id: row.orderItemId }))!;
     if (row.coreStatus !== old.coreStatus) await db.update(orderItems).set({ status: row.coreStatus as OrderItemRow['status'], updatedAt: now }).where(eq(orderItems.id, row.orderItemId)).run();
     await clearTimers(db, now, row.orderItemId);
     const { timersSet } = entering(def, itemState(row, order, item, false), state, now);
     await armTimers(db, now, row, timersSet);
     const eventIds = state === old.state ? [] : [(await emitEvent(db, now, {
-            storeId: row.storeId, type: 'ORDER.FLOW_STATE_CHANGED', resource: { type: 'ORDER', id: row.orderId },
-            data: { orderId: row.orderId, orderItemIds: [row.orderItemId], flowId, flowVersion: toVersion, from: old.state, to: state, label: def.states[state].label, coreStatus: row.coreStatus, changedAt: isoAt(now) },
-        })).eventId];
+      storeId: row.storeId, type: 'ORDER.FLOW_STATE_CHANGED', resource: { type: 'ORDER', id: row.orderId },
+      data: { orderId: row.orderId, orderItemIds: [row.orderItemId], flowId, flowVersion: toVersion, from: old.state, to: state, label: def.states[state].label, coreStatus: row.coreStatus, changedAt: isoAt(now) },
+    })).eventId];
     await db.insert(flowRuns).values({
       id: newId('frn', now), storeId: row.storeId, orderId: row.orderId, orderItemId: row.orderItemId, flowId, version: toVersion,
       trigger: { kind: 'migration', fromVersion, toVersion }, actor: { type: 'SELLER', id: null }, input: {}, from: old.state, to: state, coreStatus: row.coreStatus,
@@ -550,19 +555,19 @@ export async function fireDueTimers(services: Services, now: number): Promise<nu
   let fired = 0;
   for (let looked = 0; looked < TIMERS_PER_RUN; looked++) {
     // Claimed (FIRED) in the transaction that moves the item: the timer is spent exactly when the move commits.
-    const outcome = await transaction(services.db, async (): Promise<'none' | 'spent' | 'fired'> => {
-        const timer = await claimNextDue(db, flowTimers, now, { due: flowTimers.dueAt, where: eq(flowTimers.status, 'PENDING'), set: { status: 'FIRED', updatedAt: now } });
-        if (!timer) return 'none';
-        const row = await findItemFlow(db, timer.orderItemId);
-        if (!row || row.state !== timer.state) return 'spent';
-        try {
-            await moveItem(services, now, row, { trigger: { kind: 'timer', transition: timer.transition }, actor: { type: 'TIMER', id: timer.id } });
-            return 'fired';
-        } catch (error) {
-            // A condition that no longer holds leaves the item where it is; the timer is spent.
-            if ((error as { code?: string; }).code !== 'FLOW_MOVE_NOT_ALLOWED') throw error;
-            return 'spent';
-        }
+    const outcome = await transaction(db, async (): Promise<'none' | 'spent' | 'fired'> => {
+      const timer = await claimNextDue(db, flowTimers, now, { due: flowTimers.dueAt, where: eq(flowTimers.status, 'PENDING'), set: { status: 'FIRED', updatedAt: now } });
+      if (!timer) return 'none';
+      const row = await findItemFlow(db, timer.orderItemId);
+      if (!row || row.state !== timer.state) return 'spent';
+      try {
+        await moveItem(services, now, row, { trigger: { kind: 'timer', transition: timer.transition }, actor: { type: 'TIMER', id: timer.id } });
+        return 'fired';
+      } catch (error) {
+        // A condition that no longer holds leaves the item where it is; the timer is spent.
+        if ((error as { code?: string }).code !== 'FLOW_MOVE_NOT_ALLOWED') throw error;
+        return 'spent';
+      }
     });
     if (outcome === 'none') break;
     if (outcome === 'fired') fired++;

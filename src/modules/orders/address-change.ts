@@ -1,7 +1,6 @@
-import { transaction } from '../../db/client.js';
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Db } from '../../db/client.js';
+import { transaction, type Db } from '../../db/client.js';
 import { fail } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
 import { defineOperation, reply } from '../../server/registry.js';
@@ -38,7 +37,7 @@ async function itemsBeforeDispatch(db: Db, order: OrderRow) {
 /** Records the buyer's request and tells the seller's system, one event per item still to ship ("as ORDER.FULFILLED"). */
 async function requestAddressChange(services: Services, now: number, order: OrderRow, address: z.output<typeof shippingAddress>) {
   const { db } = services;
-  if (!subscribed(db, order.storeId, REQUESTED)) throw fail(409, 'ADDRESS_CHANGE_NOT_AVAILABLE', { reason: 'NOT_SUBSCRIBED' });
+  if (!(await subscribed(db, order.storeId, REQUESTED))) throw fail(409, 'ADDRESS_CHANGE_NOT_AVAILABLE', { reason: 'NOT_SUBSCRIBED' });
   const items = await itemsBeforeDispatch(db, order);
   const request = { shippingAddress: address, requestedAt: now };
   await db.update(orders).set({ addressChangeRequest: request, lastChangedAt: now }).where(eq(orders.id, order.id)).run();
@@ -108,11 +107,11 @@ export const addressChangeOperations = [
     errors: { 403: ['TENANT_MISMATCH'], 404: ['ORDER_NOT_FOUND'], 409: ['ADDRESS_CHANGE_NOT_AVAILABLE'] },
     target: (ctx) => ({ type: 'ORDER', id: ctx.params.orderId }),
     handler: async (ctx) => {
-      const order = loadOrder(ctx.db, ctx.store.id, ctx.params.orderId);
-      await itemsBeforeDispatch(ctx.db, await order);
+      const order = await loadOrder(ctx.db, ctx.store.id, ctx.params.orderId);
+      await itemsBeforeDispatch(ctx.db, order);
       const changed = { ...order, shippingAddress: ctx.body.shippingAddress, addressChangeRequest: null, lastChangedAt: ctx.now };
-      await ctx.db.update(orders).set({ shippingAddress: changed.shippingAddress, addressChangeRequest: null, lastChangedAt: ctx.now }).where(eq(orders.id, (await order).id)).run();
-      return presentOrder(ctx.db, await changed);
+      await ctx.db.update(orders).set({ shippingAddress: changed.shippingAddress, addressChangeRequest: null, lastChangedAt: ctx.now }).where(eq(orders.id, order.id)).run();
+      return presentOrder(ctx.db, changed);
     },
   }),
   defineOperation({
@@ -129,10 +128,10 @@ export const addressChangeOperations = [
     errors: { 403: ['TENANT_MISMATCH'], 404: ['ORDER_NOT_FOUND', 'ADDRESS_CHANGE_REQUEST_NOT_FOUND'] },
     target: (ctx) => ({ type: 'ORDER', id: ctx.params.orderId }),
     handler: async (ctx) => {
-      const order = loadOrder(ctx.db, ctx.store.id, ctx.params.orderId);
-      if (!(await order).addressChangeRequest) throw fail(404, 'ADDRESS_CHANGE_REQUEST_NOT_FOUND');
-      await ctx.db.update(orders).set({ addressChangeRequest: null, lastChangedAt: ctx.now }).where(eq(orders.id, (await order).id)).run();
-      return presentOrder(ctx.db, await { ...order, addressChangeRequest: null, lastChangedAt: ctx.now });
+      const order = await loadOrder(ctx.db, ctx.store.id, ctx.params.orderId);
+      if (!order.addressChangeRequest) throw fail(404, 'ADDRESS_CHANGE_REQUEST_NOT_FOUND');
+      await ctx.db.update(orders).set({ addressChangeRequest: null, lastChangedAt: ctx.now }).where(eq(orders.id, order.id)).run();
+      return presentOrder(ctx.db, { ...order, addressChangeRequest: null, lastChangedAt: ctx.now });
     },
   }),
 ];

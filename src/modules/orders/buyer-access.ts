@@ -34,7 +34,7 @@ export async function guestOrder(db: Db, storeId: string, orderId: string, passw
 /** A member's own order (404 for any other: another buyer's order is not theirs to see). */
 export async function memberOrder(db: Db, storeId: string, customerId: string | undefined, orderId: string | undefined, notFound = 'ORDER_NOT_FOUND') {
   if (!customerId) throw fail(401, 'UNAUTHORIZED');
-  const order = await (await orderId ? db.select().from(orders).where(eq(orders.id, orderId)).get() : undefined);
+  const order = orderId ? await db.select().from(orders).where(eq(orders.id, orderId)).get() : undefined;
   if (!order || order.storeId !== storeId || order.customerId !== customerId) throw fail(404, notFound);
   return order;
 }

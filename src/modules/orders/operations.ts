@@ -108,12 +108,14 @@ export const orderOperations = [
       if (lastChangedFrom) filters.push(gte(orders.lastChangedAt, Date.parse(lastChangedFrom)));
       const where = and(...filters);
       const rows = await ctx.db.select().from(orders).where(where).orderBy(desc(orders.orderedAt)).limit(size).offset((page - 1) * size).all();
-      const total = ((await ctx.db.select({ n: sql<number>`count(*)` }).from(orders).where(where).get())!).n;
-      const items = await (await rows.length ? ctx.db.select().from(orderItems).where(inArray(orderItems.orderId, rows.map((r) => r.id))).orderBy(orderItems.orderItemNo).all() : []);
+      const total = (await ctx.db.select({ n: sql<number>`count(*)` }).from(orders).where(where).get())!.n;
+      const items = rows.length ? await ctx.db.select().from(orderItems).where(inArray(orderItems.orderId, rows.map((r) => r.id))).orderBy(orderItems.orderItemNo).all() : [];
+      const views = [];
+      for (const o of rows) views.push(await presentOrder(ctx.db, o, items.filter((i) => i.orderId === o.id)));
       return {
         orderedFrom: period?.from ?? null,
         orderedTo: period?.to ?? null,
-        ...paginated(rows.map((o) => presentOrder(ctx.db, o, items.filter((i) => i.orderId === o.id))), page, size, total),
+        ...paginated(views, page, size, total),
       };
     },
   }),
@@ -149,9 +151,12 @@ export const orderOperations = [
         productId ? eq(orderItems.productId, productId) : undefined,
       );
       const rows = await ctx.db.select({ item: orderItems, orderNo: orders.orderNo }).from(orderItems).innerJoin(orders, eq(orders.id, orderItems.orderId))
-          .where(where).orderBy(desc(orderItems.createdAt), orderItems.orderItemNo).limit(size).offset((page - 1) * size).all();
-      const total = ((await ctx.db.select({ n: sql<number>`count(*)` }).from(orderItems).where(where).get())!).n;
-      return paginated(rows.map((r) => presentOrderItem(ctx.db, r.item, r)), page, size, total);
+        .where(where).orderBy(desc(orderItems.createdAt), orderItems.orderItemNo).limit(size).offset((page - 1) * size).all();
+      const total = (await ctx.db.select({ n: sql<number>`count(*)` }).from(orderItems).where(where).get())!.n;
+      const views = [];
+      // One after another: presenting an item without a flow yet adopts it (a write).
+      for (const r of rows) views.push(await presentOrderItem(ctx.db, r.item, r));
+      return paginated(views, page, size, total);
     },
   }),
   defineOperation({

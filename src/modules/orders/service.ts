@@ -45,7 +45,7 @@ const q = preparedFor((db) => ({
 /** `orderNo`: the Korean date and a per-store, per-day sequence, 14 digits (YYYYMMDD + 6). */
 export async function allocateOrderNo(db: Db, storeId: string, now: number): Promise<number> {
   const date = seoulDateOf(now).replaceAll('-', '');
-  const last = ((await q(db).nextNo.get({ storeId, date }))!).last;
+  const last = (await q(db).nextNo.get({ storeId, date }))!.last;
   if (last > 999_999) throw fail(503, 'ORDER_NO_EXHAUSTED');
   return Number(date) * 1_000_000 + last;
 }
@@ -120,7 +120,7 @@ export async function createOrder(db: Db, now: number, input: NewOrder): Promise
     orderedAt: now,
     lastChangedAt: now,
   };
-  insertRow(db, orders, row);
+  await insertRow(db, orders, row);
   const points = allocatePoints(input.items, input.amounts.pointAmount);
   const itemRows = input.items.map((item, i): OrderItemRow => ({
     id: newId('oi', now),
@@ -150,7 +150,7 @@ export async function createOrder(db: Db, now: number, input: NewOrder): Promise
     createdAt: now,
     updatedAt: now,
   }));
-  for (const item of itemRows) insertRow(db, orderItems, item);
+  for (const item of itemRows) await insertRow(db, orderItems, item);
   await emitEvent(db, now, {
     storeId: input.storeId,
     type: 'ORDER.PAID',
@@ -313,7 +313,10 @@ export const orderView = z.object({
 });
 
 /** The seller's view of an order (spec 01 §2.8). */
-export async function presentOrder(db: Db, order: OrderRow, items = itemsOfOrder(db, order.id)) {
+export async function presentOrder(db: Db, order: OrderRow, items?: OrderItemRow[]) {
+  // One item after another: presenting an item without a flow yet adopts it (a write).
+  const itemViews = [];
+  for (const item of items ?? await itemsOfOrder(db, order.id)) itemViews.push(await presentOrderItem(db, item, order));
   return {
     orderId: order.id,
     orderNo: order.orderNo,
@@ -336,7 +339,7 @@ export async function presentOrder(db: Db, order: OrderRow, items = itemsOfOrder
       cashReceipt: presentCashReceipt(await cashReceiptOf(db, order.payment.paymentId)),
       approvedAt: isoAt(order.payment.approvedAt),
     },
-    items: (await items).map((i) => presentOrderItem(db, i, order)),
+    items: itemViews,
     orderedAt: isoAt(order.orderedAt),
     lastChangedAt: isoAt(order.lastChangedAt),
   };

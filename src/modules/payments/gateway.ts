@@ -2,12 +2,13 @@
  * # Payments module contract (issue 4 part A → used by checkout/orders, part B)
  *
  * Import everything from this file: `import { … } from '../payments/gateway.js'`.
- * Every function is synchronous unless it returns a Promise; the synchronous ones only touch SQLite,
- * so they may be called inside a caller's transaction. Gateway methods are async (live adapters do
- * HTTP): call them outside a transaction, then write the outcome in a short transaction of your own.
+ * Functions that read the database return a Promise; outside `Gateway` they touch nothing but the
+ * database, so they may be awaited inside a caller's transaction. Gateway methods may do network I/O
+ * (live adapters do HTTP): call them outside a transaction, then write the outcome in a short
+ * transaction of your own.
  *
  * ## Options and mode (spec 02 §2.4, spec 01 §5.5)
- * - `paymentOptions(services, storeId): PaymentOption[]` — options of the providers in use
+ * - `paymentOptions(services, storeId): Promise<PaymentOption[]>` — options of the providers in use
  *   (`candidates`), in priority order, enabled methods only, EASY_PAY expanded per configured
  *   easy-pay provider (a generic EASY_PAY option, key `pg_one:EASY_PAY`, when none are configured).
  *   Empty list ⇔ payment impossible.
@@ -15,15 +16,15 @@
  *   `findPaymentOption(services, storeId, input)` resolves a request's `{ pg, method, provider? }`
  *   or key string against the current options (undefined when not enabled → your
  *   409 PAYMENT_OPTION_UNAVAILABLE with `details.paymentOptions`).
- * - `checkoutMode(services, storeId): { mode: 'LIVE' | 'TEST' | null, reason: 'NO_PROVIDER' | 'NOT_LIVE' | null }`
+ * - `checkoutMode(services, storeId): Promise<{ mode: 'LIVE' | 'TEST' | null, reason: 'NO_PROVIDER' | 'NOT_LIVE' | null }>`
  *   (`reason` is `PAYMENT_NOT_CONFIGURED`'s `details.reason`; `mode === 'TEST'` ⇔ `testPayment: true`).
  * - `checkoutAvailability(services, storeId)` → `{ checkoutAvailable, checkoutMode, checkoutUnavailableReason }`
  *   exactly as the store resources show them (spec 01 §5.5 table).
- * - `paymentDomains(services, storeId): string[]` — the seller's `checkoutOrigins` (empty = any https
+ * - `paymentDomains(services, storeId): Promise<string[]>` — the seller's `checkoutOrigins` (empty = any https
  *   return URL; RETURN_URL_NOT_ALLOWED is yours to raise).
  *
  * ## Gateways
- * - `gatewayFor(services, storeId, pg, { credentialId? }?): Gateway` — without `credentialId`, the
+ * - `gatewayFor(services, storeId, pg, { credentialId? }?): Promise<Gateway>` — without `credentialId`, the
  *   provider's key set in use (TEST keys + sandbox simulator in sandbox mode, LIVE keys + live adapter
  *   otherwise); throws 503 PAYMENT_PROVIDER_UNAVAILABLE when the provider has no usable key set.
  *   With the `credentialId` an attempt was prepared with (kept on your attempt row), the gateway of

@@ -18,7 +18,7 @@ function mountDevPlatformLive(app: H3, services: Services) {
   const body = z.object({ storeId: z.string().min(1), enabled: z.boolean() }).strict();
   app.post('/_dev/v1/payment-settings/platform-live', devRoute(services, async (raw) => {
     const input = parseWith(body, raw);
-    if (!services.db.select({ id: stores.id }).from(stores).where(eq(stores.id, input.storeId)).get()) throw new ApiError(404, 'NOT_FOUND');
+    if (!(await services.db.select({ id: stores.id }).from(stores).where(eq(stores.id, input.storeId)).get())) throw new ApiError(404, 'NOT_FOUND');
     await setPlatformLive(services, input.storeId, input.enabled);
     return { storeId: input.storeId, platformLiveEnabled: input.enabled };
   }));

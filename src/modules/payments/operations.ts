@@ -189,8 +189,8 @@ export const paymentOperations = [
       message: 'enabled, sandboxMode, easyPayProviders 중 하나 이상이 필요합니다.', params: { code: 'REQUIRED' },
     }),
     target: (ctx) => settingsTarget(ctx.params.provider),
-    preview: (ctx) => {
-      const current = findProvider(ctx.db, ctx.store.id, ctx.params.provider as Pg);
+    preview: async (ctx) => {
+      const current = await findProvider(ctx.db, ctx.store.id, ctx.params.provider as Pg);
       const { expectedVersion: _, ...patch } = ctx.body;
       return {
         changes: Object.entries(patch)

@@ -39,19 +39,19 @@ export interface ProviderWarning {
  * provider within 24 hours show a warning, which clears 24 hours after the failures stop.
  */
 export async function providerWarnings(services: Pick<Services, 'db'>, storeId: string, now: number): Promise<ProviderWarning[]> {
-  const rows = services.db.select().from(paymentProviderFailures)
+  const rows = await services.db.select().from(paymentProviderFailures)
     .where(and(eq(paymentProviderFailures.storeId, storeId), gt(paymentProviderFailures.at, now - 2 * DAY)))
     .orderBy(paymentProviderFailures.at).all();
   const groups = new Map<string, typeof rows>();
-  for (const r of await rows) {
+  for (const r of rows) {
     const key = `${r.provider}:${r.method}:${r.easyPayProvider ?? ''}`;
-    groups.set(key, [...await (groups.get(key) ?? []), r]);
+    groups.set(key, [...(groups.get(key) ?? []), r]);
   }
   const warnings: ProviderWarning[] = [];
   for (const group of groups.values()) {
-    const last = group[(await group).length - 1];
+    const last = group[group.length - 1];
     if (last.at <= now - DAY) continue;
-    const count = (await group).filter((r) => r.at > last.at - DAY).length;
+    const count = group.filter((r) => r.at > last.at - DAY).length;
     if (count < WARNING_THRESHOLD) continue;
     warnings.push({
       provider: last.provider,
@@ -87,7 +87,7 @@ export async function recordProviderFailure(services: Services, storeId: string,
     else await db.insert(paymentSettings).values({ ...defaultSettings(storeId, now), warningMailedAt: now }).run();
     const store = await db.select({ name: stores.name }).from(stores).where(eq(stores.id, storeId)).get();
     const owners = await db.select({ email: users.email }).from(members).innerJoin(users, eq(users.id, members.userId))
-        .where(and(eq(members.storeId, storeId), eq(members.role, 'OWNER'))).all();
+      .where(and(eq(members.storeId, storeId), eq(members.role, 'OWNER'))).all();
     for (const owner of owners) {
       await sendMail(services, {
         to: owner.email,

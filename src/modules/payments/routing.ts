@@ -28,7 +28,7 @@ export const defaultSettings = (storeId: string, now: number): SettingsRow => ({
   storeId, priority: [], checkoutOrigins: [], platformLiveEnabled: false, warningMailedAt: null, version: 0, updatedAt: now,
 });
 
-export const readSettings = async (db: Db, storeId: string, now = 0): Promise<SettingsRow> => (await q(db).settings.get({ storeId }) ?? defaultSettings(storeId, now));
+export const readSettings = async (db: Db, storeId: string, now = 0): Promise<SettingsRow> => (await q(db).settings.get({ storeId })) ?? defaultSettings(storeId, now);
 
 /** The key set a provider uses: test keys in sandbox mode, live keys otherwise (spec 01 §5.5). */
 export const environmentOf = (row: Pick<ProviderRow, 'sandboxMode'>): Environment => (row.sandboxMode ? 'TEST' : 'LIVE');
@@ -62,8 +62,8 @@ async function buildStoreRouting(db: Db, storeId: string): Promise<StoreRouting>
   const settings = await readSettings(db, storeId);
   const rows = await statements.providers.all({ storeId });
   const credentials = await statements.activeCredentials.all({ storeId });
-  const order = [...(await settings).priority, ...PROVIDERS.filter(async (p) => !(await settings).priority.includes(p))];
-  const providers: ProviderState[] = order.map(async (provider) => {
+  const order = [...settings.priority, ...PROVIDERS.filter((p) => !settings.priority.includes(p))];
+  const providers: ProviderState[] = order.map((provider) => {
     const row = rows.find((r) => r.provider === provider) ?? null;
     const sets: ProviderState['credentials'] = {};
     for (const c of credentials) if (c.provider === provider) sets[c.environment] = c;
@@ -71,7 +71,7 @@ async function buildStoreRouting(db: Db, storeId: string): Promise<StoreRouting>
     if (!row) exclusion = 'NOT_CONNECTED';
     else if (!row.enabled) exclusion = 'DISABLED';
     else if (!sets[environmentOf(row)]) exclusion = 'CREDENTIAL_MISSING';
-    else if (!row.sandboxMode && !(await settings).platformLiveEnabled) exclusion = 'PLATFORM_BLOCKED';
+    else if (!row.sandboxMode && !settings.platformLiveEnabled) exclusion = 'PLATFORM_BLOCKED';
     return { provider, row, credentials: sets, exclusion };
   });
   if (providers.some((p) => p.exclusion === null && !p.row!.sandboxMode)) {
@@ -137,9 +137,9 @@ export async function findPaymentOption(
 
 /** Whether buyers can pay, and how (spec 01 §5.5 table). */
 export async function checkoutMode(services: Pick<Services, 'db'>, storeId: string): Promise<CheckoutMode> {
-  const { environment } = await storeRouting(services.db, storeId);
+  const { environment, storefrontPublic } = await storeRouting(services.db, storeId);
   if (environment === null) return { mode: null, reason: 'NO_PROVIDER' };
-  if (environment === 'TEST' && (await storeRouting(services.db, storeId)).storefrontPublic) return { mode: null, reason: 'NOT_LIVE' };
+  if (environment === 'TEST' && storefrontPublic) return { mode: null, reason: 'NOT_LIVE' };
   return { mode: environment, reason: null };
 }
 

@@ -171,6 +171,6 @@ export async function sandboxDecide(services: Services, pgPaymentKey: string, ou
 /** `/_dev` outcome REFUND_HELD: the next refund of a paid sandbox payment is answered HELD (a merchant short of balance). */
 export async function holdSandboxRefunds(services: Services, paymentId: string) {
   const changed = (await services.db.update(sandboxGatewayPayments).set({ refundHeld: true, updatedAt: services.clock.now() })
-      .where(and(eq(sandboxGatewayPayments.paymentId, paymentId), inArray(sandboxGatewayPayments.status, ['APPROVED', 'PARTIALLY_CANCELED']))).run()).changes;
+    .where(and(eq(sandboxGatewayPayments.paymentId, paymentId), inArray(sandboxGatewayPayments.status, ['APPROVED', 'PARTIALLY_CANCELED']))).run()).changes;
   if (changed === 0) throw fail(409, 'PAYMENT_WINDOW_NOT_OPEN', { reason: 'NOT_PAID' });
 }

@@ -29,8 +29,8 @@ async function requireProvider(db: Db, storeId: string, provider: Pg): Promise<P
 }
 
 async function writeSettings(db: Db, storeId: string, now: number, change: Partial<typeof paymentSettings.$inferInsert>) {
-  const current = readSettings(db, storeId, now);
-  const next = { ...current, ...change, version: (await current).version + 1, updatedAt: now };
+  const current = await readSettings(db, storeId, now);
+  const next = { ...current, ...change, version: current.version + 1, updatedAt: now };
   await db.insert(paymentSettings).values(next).onConflictDoUpdate({ target: paymentSettings.storeId, set: next }).run();
 }
 
@@ -64,7 +64,7 @@ async function prepareKeys(services: Services, storeId: string, pg: Pg, draft: K
     throw fail(409, 'PAYMENT_CREDENTIAL_CHANGED', { provider: pg, environment: draft.environment, version: existing?.version ?? 0 });
   }
   const merchantChange = !!existing && draft.merchant !== null && draft.merchant !== existing.merchant;
-  const base = await existing && !merchantChange ? existing : undefined;
+  const base = existing && !merchantChange ? existing : undefined;
   const publicConfig = { ...(base?.publicConfig ?? {}), ...draft.publicConfig } as PublicConfig;
   const secrets: SecretFields = base ? { ...credentialSecrets(services, base) } : {};
   for (const [field, value] of Object.entries(draft.secrets)) {
@@ -102,9 +102,9 @@ export async function saveKeys(ctx: StoreCtx, pg: Pg, draft: KeyDraft, required:
     }
     if (!currentProvider) await connectProvider(services, storeId, pg, now);
     if (prepared.merchantChange) {
-      await db.update(paymentCredentials).set({ status: 'ARCHIVED', archivedAt: now, updatedAt: now }).where(eq(paymentCredentials.id, ((await current)!).id)).run();
+      await db.update(paymentCredentials).set({ status: 'ARCHIVED', archivedAt: now, updatedAt: now }).where(eq(paymentCredentials.id, current!.id)).run();
     }
-    await storeKeySet(services, storeId, pg, draft.environment, (await prepared.merchantChange ? undefined : current), prepared.publicConfig, prepared.secrets, verified?.at ?? null);
+    await storeKeySet(services, storeId, pg, draft.environment, prepared.merchantChange ? undefined : current, prepared.publicConfig, prepared.secrets, verified?.at ?? null);
     return presentOneProvider(services, storeId, pg);
   });
 }
@@ -187,7 +187,7 @@ export async function patchProvider(ctx: StoreCtx, pg: Pg, patch: ProviderPatch)
     sandboxMode: patch.sandboxMode ?? row.sandboxMode,
     easyPayProviders: patch.easyPayProviders ?? row.easyPayProviders,
   };
-  if (patch.enabled === true && !activeCredential(db, storeId, pg, environmentOf(next))) {
+  if (patch.enabled === true && !(await activeCredential(db, storeId, pg, environmentOf(next)))) {
     throw fail(409, 'PAYMENT_PROVIDER_INCOMPLETE', { provider: pg, environment: environmentOf(next) });
   }
   await db.update(paymentProviders)
@@ -217,7 +217,7 @@ export async function verifyProvider(ctx: StoreCtx, pg: Pg, environment: Environ
     return {
       environment: env,
       result: result.ok ? { status: 'PASSED', code: null, message: null } : { status: 'FAILED', code: result.code, message: result.message },
-      provider: presentOneProvider(services, storeId, pg),
+      provider: await presentOneProvider(services, storeId, pg),
     };
   });
 }
@@ -264,7 +264,7 @@ export async function updateSettings(ctx: StoreCtx, body: { priority?: Pg[]; che
 export async function setPlatformLive(services: Services, storeId: string, enabled: boolean) {
   const now = services.clock.now();
   await transaction(services.db, async () => {
-    const current = services.db.select().from(paymentSettings).where(eq(paymentSettings.storeId, storeId)).get() ?? defaultSettings(storeId, now);
+    const current = (await services.db.select().from(paymentSettings).where(eq(paymentSettings.storeId, storeId)).get()) ?? defaultSettings(storeId, now);
     const next = { ...current, platformLiveEnabled: enabled, updatedAt: now };
     await services.db.insert(paymentSettings).values(next).onConflictDoUpdate({ target: paymentSettings.storeId, set: next }).run();
   });

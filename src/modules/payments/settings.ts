@@ -98,8 +98,8 @@ function presentCredential(provider: Pg, c: CredentialRow | undefined) {
 
 const archivedCount = async (db: Db, storeId: string, provider: Pg) =>
   (await db.select({ id: paymentCredentials.id }).from(paymentCredentials)
-        .where(and(eq(paymentCredentials.storeId, storeId), eq(paymentCredentials.provider, provider), eq(paymentCredentials.status, 'ARCHIVED')))
-        .all()).length;
+    .where(and(eq(paymentCredentials.storeId, storeId), eq(paymentCredentials.provider, provider), eq(paymentCredentials.status, 'ARCHIVED')))
+    .all()).length;
 
 /** Display state of spec 01 §3.6: not connected, disabled, in use, excluded from payment, connection check failed. */
 function displayStatus(state: ProviderState) {
@@ -127,7 +127,7 @@ export const paymentProviderView = z.object({
   connectedAt: instant.nullable(),
 });
 
-function presentProvider(db: Db, storeId: string, state: ProviderState, settings: SettingsRow) {
+async function presentProvider(db: Db, storeId: string, state: ProviderState, settings: SettingsRow) {
   const row = state.row;
   return {
     provider: state.provider,
@@ -140,7 +140,7 @@ function presentProvider(db: Db, storeId: string, state: ProviderState, settings
     easyPayProviders: row?.easyPayProviders ?? [],
     credentialSets: { TEST: presentCredential(state.provider, state.credentials.TEST), LIVE: presentCredential(state.provider, state.credentials.LIVE) },
     liveGate: row ? liveGate(state, settings) : null,
-    retiredCredentialCount: archivedCount(db, storeId, state.provider),
+    retiredCredentialCount: await archivedCount(db, storeId, state.provider),
     routingExclusion: state.exclusion,
     version: row?.version ?? null,
     connectedAt: row ? isoAt(row.createdAt) : null,
@@ -172,12 +172,12 @@ export const paymentSettingsView = z.object({
 export async function presentPaymentSettings(services: Pick<Services, 'db' | 'clock'>, storeId: string) {
   const routing = await storeRouting(services.db, storeId);
   return {
-    providers: routing.providers.map((p) => presentProvider(services.db, storeId, p, routing.settings)),
+    providers: await Promise.all(routing.providers.map((p) => presentProvider(services.db, storeId, p, routing.settings))),
     candidates: routing.candidates.map((p) => p.provider),
     environment: routing.environment,
     priority: routing.settings.priority,
     checkoutOrigins: routing.settings.checkoutOrigins,
-    warnings: providerWarnings(services, storeId, services.clock.now()),
+    warnings: await providerWarnings(services, storeId, services.clock.now()),
     version: routing.settings.version,
   };
 }

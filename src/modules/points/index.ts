@@ -1,5 +1,5 @@
-import { transaction } from '../../db/client.js';
 import { eq } from 'drizzle-orm';
+import { transaction } from '../../db/client.js';
 import type { Module } from '../../server/module.js';
 import { customers } from '../customers/schema.js';
 import { orderItems, orders } from '../orders/schema.js';
@@ -13,9 +13,9 @@ export const pointsModule: Module = {
   jobs: [{ name: 'points.expiry', run: (services, now) => transaction(services.db, () => expireLots(services.db, now)) }],
   onOrderItemMoved: async (_services, db, move) => {
     if (move.coreStatus !== 'PURCHASE_DECIDED' || move.previousCoreStatus === 'PURCHASE_DECIDED') return;
-    const item = db.select().from(orderItems).where(eq(orderItems.id, move.orderItemId)).get()!;
-    const order = await db.select({ customerId: orders.customerId, withdrawnAt: customers.withdrawnAt }).from(orders)
-      .leftJoin(customers, eq(customers.id, orders.customerId)).where(eq(orders.id, move.orderId)).get()!;
+    const item = (await db.select().from(orderItems).where(eq(orderItems.id, move.orderItemId)).get())!;
+    const order = (await db.select({ customerId: orders.customerId, withdrawnAt: customers.withdrawnAt }).from(orders)
+      .leftJoin(customers, eq(customers.id, orders.customerId)).where(eq(orders.id, move.orderId)).get())!;
     await earnOnPurchaseDecision(db, move.at, { storeId: move.storeId, orderId: move.orderId, orderItemId: move.orderItemId }, order, item);
   },
 };

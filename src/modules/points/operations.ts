@@ -39,18 +39,18 @@ const loadCustomer = async (ctx: StoreCtx<any, any, { customerId: string }>) =>
 
 /** Why a grant or deduction would fail, checked the same way at execution, dry run and approval creation. */
 async function assertGrant(ctx: StoreCtx<z.output<typeof grantBody>, any, { customerId: string }>) {
-  const customer = loadCustomer(ctx);
+  const customer = await loadCustomer(ctx);
   const { amount, expiresAt } = ctx.body;
   if (amount > 0) {
     // A withdrawn buyer can never spend them: new points would be a liability nobody can use.
-    if ((await customer).withdrawnAt !== null) throw fail(409, 'CUSTOMER_ALREADY_WITHDRAWN');
+    if (customer.withdrawnAt !== null) throw fail(409, 'CUSTOMER_ALREADY_WITHDRAWN');
     const expiry = expiryFor(await policyOf(ctx.db, ctx.store.id), ctx.now, expiresAt === undefined ? undefined : Date.parse(expiresAt));
     if (expiry <= ctx.now) throw validationFailed([{ field: 'expiresAt', code: 'IN_PAST', message: '지난 시각입니다.' }]);
     return { customer, expiry };
   }
   if (expiresAt !== undefined) throw validationFailed([{ field: 'expiresAt', code: 'NOT_APPLICABLE', message: '차감에는 유효기간이 없습니다.' }]);
-  const balance = balanceOf(ctx.db, ctx.store.id, (await customer).id, ctx.now);
-  if (-amount > await balance) throw fail(409, 'POINT_BALANCE_INSUFFICIENT', { balance, amount });
+  const balance = await balanceOf(ctx.db, ctx.store.id, customer.id, ctx.now);
+  if (-amount > balance) throw fail(409, 'POINT_BALANCE_INSUFFICIENT', { balance, amount });
   return { customer, expiry: null };
 }
 
@@ -81,8 +81,8 @@ export const pointOperations = [
     errors: { 400: ['POINT_EXPIRY_REQUIRED'] },
     target: (ctx) => ({ type: 'POINT_POLICY', id: ctx.store.id }),
     precheck: async (ctx) => assertPolicy(ctx.body),
-    preview: (ctx) => {
-      const before = policyOf(ctx.db, ctx.store.id) as Record<string, unknown>;
+    preview: async (ctx) => {
+      const before = (await policyOf(ctx.db, ctx.store.id)) as Record<string, unknown>;
       return { changes: Object.entries(ctx.body).filter(([k, v]) => before[k] !== v).map(([field, after]) => ({ field, before: before[field], after })) };
     },
     handler: async (ctx) => {
@@ -118,7 +118,7 @@ export const pointOperations = [
       const customer = await loadCustomer(ctx);
       const where = and(eq(pointEntries.storeId, ctx.store.id), eq(pointEntries.customerId, customer.id));
       const rows = await ledgerOf(ctx.db, ctx.store.id, customer.id, ctx.query.page, ctx.query.size);
-      return { customerId: customer.id, balance: balanceOf(ctx.db, ctx.store.id, customer.id, ctx.now), ...paginated(rows.map(presentEntry), ctx.query.page, ctx.query.size, await countRows(ctx.db, pointEntries, where)) };
+      return { customerId: customer.id, balance: await balanceOf(ctx.db, ctx.store.id, customer.id, ctx.now), ...paginated(rows.map(presentEntry), ctx.query.page, ctx.query.size, await countRows(ctx.db, pointEntries, where)) };
     },
   }),
   defineOperation({
@@ -137,12 +137,14 @@ export const pointOperations = [
     response: z.object({ entry: entrySchema, balance: won }),
     errors: { 400: ['POINT_EXPIRY_REQUIRED'], 403: ['TENANT_MISMATCH'], 404: ['CUSTOMER_NOT_FOUND'], 409: ['POINT_BALANCE_INSUFFICIENT', 'CUSTOMER_ALREADY_WITHDRAWN'] },
     target: (ctx) => ({ type: 'CUSTOMER', id: ctx.params.customerId }),
-    precheck: async (ctx) => void assertGrant(ctx),
+    precheck: async (ctx) => {
+      await assertGrant(ctx);
+    },
     preview: (ctx) => ({ changes: [{ field: 'points', before: null, after: ctx.body.amount }] }),
     handler: async (ctx) => {
       const { customer, expiry } = await assertGrant(ctx);
-      const change = { storeId: ctx.store.id, customerId: (await customer).id, reason: ctx.body.reason };
-      const entry = await (expiry === null ? spend(ctx.db, ctx.now, change, 'DEDUCT', -ctx.body.amount) : credit(ctx.db, ctx.now, change, 'GRANT', ctx.body.amount, expiry));
+      const change = { storeId: ctx.store.id, customerId: customer.id, reason: ctx.body.reason };
+      const entry = expiry === null ? await spend(ctx.db, ctx.now, change, 'DEDUCT', -ctx.body.amount) : await credit(ctx.db, ctx.now, change, 'GRANT', ctx.body.amount, expiry);
       return reply(201, { entry: presentEntry(entry), balance: entry.balanceAfter });
     },
   }),

@@ -112,8 +112,8 @@ export async function credit(db: Db, now: number, change: Change, kind: 'GRANT' 
  * balance can never go below zero.
  */
 export async function spend(db: Db, now: number, change: Change, kind: 'USE' | 'DEDUCT', amount: number): Promise<PointEntry> {
-  const balance = balanceOf(db, change.storeId, change.customerId, now);
-  if (amount > await balance) throw fail(409, 'POINT_BALANCE_INSUFFICIENT', { balance, amount });
+  const balance = await balanceOf(db, change.storeId, change.customerId, now);
+  if (amount > balance) throw fail(409, 'POINT_BALANCE_INSUFFICIENT', { balance, amount });
   const entryId = newId('pte', now);
   let due = amount;
   for (const lot of await q(db).liveLots.all({ storeId: change.storeId, customerId: change.customerId, now })) {
@@ -125,7 +125,7 @@ export async function spend(db: Db, now: number, change: Change, kind: 'USE' | '
   }
   const entry: PointEntry = {
     id: entryId, storeId: change.storeId, customerId: change.customerId, kind, amount: -amount,
-    balanceAfter: await balance - amount, reason: change.reason, expiresAt: null,
+    balanceAfter: balance - amount, reason: change.reason, expiresAt: null,
     paymentId: change.paymentId ?? null, orderId: change.orderId ?? null, orderItemId: change.orderItemId ?? null, createdAt: now,
   };
   await db.insert(pointEntries).values(entry).run();
@@ -145,7 +145,7 @@ export async function returnPoints(db: Db, now: number, paymentId: string, amoun
   if (due <= 0) return;
   const given = due;
   const uses = await db.select({ lotId: pointLotUses.lotId, amount: pointLotUses.amount, expiresAt: pointLots.expiresAt }).from(pointLotUses)
-      .innerJoin(pointLots, eq(pointLots.id, pointLotUses.lotId)).where(eq(pointLotUses.entryId, used.id)).orderBy(desc(pointLots.expiresAt)).all();
+    .innerJoin(pointLots, eq(pointLots.id, pointLotUses.lotId)).where(eq(pointLotUses.entryId, used.id)).orderBy(desc(pointLots.expiresAt)).all();
   for (const use of uses) {
     const skipped = Math.min(skip, use.amount);
     skip -= skipped;
@@ -178,8 +178,8 @@ export async function expireLots(db: Db, now: number): Promise<number> {
  */
 export const ledgerOf = async (db: Db, storeId: string, customerId: string, page: number, size: number): Promise<PointEntry[]> =>
   (await db.select({ entry: pointEntries, paymentOrderId: payments.orderId }).from(pointEntries).leftJoin(payments, eq(payments.id, pointEntries.paymentId))
-        .where(and(eq(pointEntries.storeId, storeId), eq(pointEntries.customerId, customerId)))
-        .orderBy(desc(pointEntries.createdAt), desc(pointEntries.id)).limit(size).offset((page - 1) * size).all())
+    .where(and(eq(pointEntries.storeId, storeId), eq(pointEntries.customerId, customerId)))
+    .orderBy(desc(pointEntries.createdAt), desc(pointEntries.id)).limit(size).offset((page - 1) * size).all())
     .map(({ entry, paymentOrderId }) => ({ ...entry, orderId: entry.orderId ?? paymentOrderId }));
 
 // ---------------------------------------------------------------------------------------------------
@@ -188,9 +188,9 @@ export const ledgerOf = async (db: Db, storeId: string, customerId: string, page
 /** The sheet's `points` (spec 02 §2.4): usable only by members of a store using points, within the policy. */
 export async function pointsOfSheet(db: Db, storeId: string, customerId: string | null, payable: number, now: number) {
   const policy = await policyOf(db, storeId);
-  if (!customerId || !policy.useEnabled) return { useAvailable: false, balance: customerId ? balanceOf(db, storeId, customerId, now) : 0, usableAmount: 0 };
-  const balance = balanceOf(db, storeId, customerId, now);
-  const cap = Math.min(await balance, Math.floor((payable * policy.maxUseRateBp) / 10_000));
+  if (!customerId || !policy.useEnabled) return { useAvailable: false, balance: customerId ? await balanceOf(db, storeId, customerId, now) : 0, usableAmount: 0 };
+  const balance = await balanceOf(db, storeId, customerId, now);
+  const cap = Math.min(balance, Math.floor((payable * policy.maxUseRateBp) / 10_000));
   return { useAvailable: true, balance, usableAmount: cap >= policy.minUseAmount ? cap : 0 };
 }
 

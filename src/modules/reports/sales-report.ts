@@ -49,10 +49,10 @@ type Row = z.output<typeof salesReportView>['rows'][number];
 
 export async function salesReport(db: Db, storeId: string, q: ReportQuery): Promise<z.output<typeof salesReportView>> {
   const days = await db.select().from(salesDays).where(and(
-      eq(salesDays.storeId, storeId), gte(salesDays.date, q.from), lte(salesDays.date, q.to),
-      q.includeTest ? undefined : eq(salesDays.testPayment, false),
-      q.provider ? eq(salesDays.pg, q.provider) : undefined,
-      q.method ? eq(salesDays.method, q.method) : undefined
+    eq(salesDays.storeId, storeId), gte(salesDays.date, q.from), lte(salesDays.date, q.to),
+    q.includeTest ? undefined : eq(salesDays.testPayment, false),
+    q.provider ? eq(salesDays.pg, q.provider) : undefined,
+    q.method ? eq(salesDays.method, q.method) : undefined,
   )).all();
   const rows = new Map<string, Row>();
   for (const d of days) {

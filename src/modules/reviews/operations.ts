@@ -69,10 +69,10 @@ function sellerWrite(operationId: string, path: string, summary: string, body: z
     errors: REVIEW_LOOKUP,
     target: (ctx) => ({ type: 'REVIEW', id: ctx.params.reviewId }),
     handler: async (ctx) => {
-      const found = loadReview(ctx);
-      const changed = { ...found, ...change(await found, ctx.body, ctx.now), updatedAt: ctx.now };
-      await ctx.db.update(reviews).set(changed).where(eq(reviews.id, (await found).id)).run();
-      return present(ctx.services.config.origin, await changed);
+      const found = await loadReview(ctx);
+      const changed = { ...found, ...change(found, ctx.body, ctx.now), updatedAt: ctx.now };
+      await ctx.db.update(reviews).set(changed).where(eq(reviews.id, found.id)).run();
+      return present(ctx.services.config.origin, changed);
     },
   });
 }
@@ -94,14 +94,14 @@ export const reviewOperations = [
       const { storeId, customer } = ctx.buyer;
       const item = await ctx.db.select().from(orderItems).where(eq(orderItems.id, ctx.params.orderItemId)).get();
       await memberOrder(ctx.db, storeId, customer?.id, item?.orderId, 'ORDER_ITEM_NOT_FOUND');
-      if (!REVIEWABLE.has(((await item)!).status)) throw fail(409, 'REVIEW_NOT_AVAILABLE', { status: ((await item)!).status });
-      if (((await item)!).testPayment && !(await storeSettings(ctx.db, storeId)).testOrderReviewsAllowed) throw fail(409, 'REVIEW_NOT_ALLOWED_FOR_TEST_ORDER');
-      if (await ctx.db.select({ id: reviews.id }).from(reviews).where(eq(reviews.orderItemId, ((await item)!).id)).get()) throw fail(409, 'REVIEW_ALREADY_WRITTEN');
+      if (!REVIEWABLE.has(item!.status)) throw fail(409, 'REVIEW_NOT_AVAILABLE', { status: item!.status });
+      if (item!.testPayment && !(await storeSettings(ctx.db, storeId)).testOrderReviewsAllowed) throw fail(409, 'REVIEW_NOT_ALLOWED_FOR_TEST_ORDER');
+      if (await ctx.db.select({ id: reviews.id }).from(reviews).where(eq(reviews.orderItemId, item!.id)).get()) throw fail(409, 'REVIEW_ALREADY_WRITTEN');
       const missing = await foreignUploads(ctx.db, storeId, ctx.body.images, [ORDER_INPUT]);
       if (missing.size) throw validationFailed(ctx.body.images.flatMap((id, i) => (missing.has(id) ? [{ field: `images.${i}`, code: 'UPLOAD_NOT_FOUND', message: '이 상점에 올린 사진이 아닙니다.' }] : [])));
       const row: ReviewRow = {
-        id: newId('rev', ctx.now), storeId, productId: ((await item)!).productId, orderItemId: ((await item)!).id, customerId: customer!.id, rating: ctx.body.rating, text: ctx.body.text,
-        images: ctx.body.images, reply: null, hidden: false, testOrder: ((await item)!).testPayment, createdAt: ctx.now, updatedAt: ctx.now,
+        id: newId('rev', ctx.now), storeId, productId: item!.productId, orderItemId: item!.id, customerId: customer!.id, rating: ctx.body.rating, text: ctx.body.text,
+        images: ctx.body.images, reply: null, hidden: false, testOrder: item!.testPayment, createdAt: ctx.now, updatedAt: ctx.now,
       };
       await ctx.db.insert(reviews).values(row).run();
       await emitEvent(ctx.db, ctx.now, { storeId, type: 'REVIEW.CREATED', resource: { type: 'REVIEW', id: row.id }, data: { reviewId: row.id, productId: row.productId, rating: row.rating } });

@@ -1,4 +1,3 @@
-import { transaction } from '../../db/client.js';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
@@ -6,6 +5,7 @@ import { and, eq } from 'drizzle-orm';
 import * as esbuild from 'esbuild';
 import { z } from 'zod';
 import { claimEachDue, CLAIM_LEASE_MS } from '../../db/claim.js';
+import { transaction } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import type { Job } from '../../server/jobs.js';
@@ -205,13 +205,13 @@ async function withDeadline<T>(ms: number, work: Promise<T>): Promise<T | null> 
 
 async function storeVersion(services: Services, build: Build, dir: string, server: { bundle: StoredFile; map: StoredFile | null }, assets: Record<string, VersionAsset>, clientEntries: Record<string, string>, staticBytes: number): Promise<string> {
   const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { sayren?: { templateVersion?: unknown } };
-  return await transaction(services.db, async () => {
+  return transaction(services.db, async () => {
     const site = (await findSite(services.db, build.storeId))!;
     const now = services.clock.now();
     const own = manifest.sayren?.templateVersion;
     const version = {
-      id: newId('ver', now), storeId: build.storeId, siteId: build.siteId, number: nextVersionNumber(services.db, build.siteId),
-      templateVersion: own == null ? inheritedTemplateVersion(services.db, site) : String(own), server, assets, clientEntries, staticBytes, buildId: build.id, createdAt: now,
+      id: newId('ver', now), storeId: build.storeId, siteId: build.siteId, number: await nextVersionNumber(services.db, build.siteId),
+      templateVersion: own == null ? await inheritedTemplateVersion(services.db, site) : String(own), server, assets, clientEntries, staticBytes, buildId: build.id, createdAt: now,
     };
     await services.db.insert(versions).values(version).run();
     if (build.publish) await publishVersion(services.db, site, version, 'DEPLOYMENT', now);
@@ -271,13 +271,13 @@ export async function startDueBuilds(services: Services): Promise<number> {
   if (mine.size >= MAX_RUNNING) return 0;
   let started = 0;
   for await (const build of claimEachDue(services.db, builds, now, { skip: [...mine], limit: MAX_RUNNING - mine.size })) {
-        await services.db.update(builds).set({ status: 'RUNNING', startedAt: build.startedAt ?? now }).where(eq(builds.id, build.id)).run();
-        mine.add(build.id);
-        started++;
-        void runBuild(services, { ...build, status: 'RUNNING' })
-            .catch((error) => console.error(`[svc] storefront build ${build.id} could not be recorded:`, error))
-            .finally(() => mine.delete(build.id));
-    }
+    await services.db.update(builds).set({ status: 'RUNNING', startedAt: build.startedAt ?? now }).where(eq(builds.id, build.id)).run();
+    mine.add(build.id);
+    started++;
+    void runBuild(services, { ...build, status: 'RUNNING' })
+      .catch((error) => console.error(`[svc] storefront build ${build.id} could not be recorded:`, error))
+      .finally(() => mine.delete(build.id));
+  }
   return started;
 }
 
@@ -290,19 +290,19 @@ export async function settleBuilds(services: Services) {
 async function advanceDeployments(services: Services, now: number): Promise<number> {
   let handled = 0;
   for await (const deployment of claimEachDue(services.db, deployments, now)) {
-        await transaction(services.db, async () => {
-            const site = await findSite(services.db, deployment.storeId);
-            const template = templates.find((t) => t.templateId === site?.templateId);
-            if (!site || !template) return;
-            await replaceSourceFiles(services, services.db, site.storeId, projectFiles(template.dir));
-            const build = await queueBuild(services.db, site, await currentFiles(services.db, site.storeId), true, now);
-            await services.db.update(deployments).set({
-                steps: stepsWith(stepsWith(deployment.steps, 'UPLOAD', 'SUCCEEDED'), 'PUBLISH', 'RUNNING'), buildId: build.id, nextAttemptAt: null,
-                log: [...deployment.log, `${isoAt(now)} 템플릿 파일을 올렸습니다`, `${isoAt(now)} 빌드 ${build.id}`], updatedAt: now,
-            }).where(eq(deployments.siteId, deployment.siteId)).run();
-        });
-        handled++;
-    }
+    await transaction(services.db, async () => {
+      const site = await findSite(services.db, deployment.storeId);
+      const template = templates.find((t) => t.templateId === site?.templateId);
+      if (!site || !template) return;
+      await replaceSourceFiles(services, services.db, site.storeId, projectFiles(template.dir));
+      const build = await queueBuild(services.db, site, await currentFiles(services.db, site.storeId), true, now);
+      await services.db.update(deployments).set({
+        steps: stepsWith(stepsWith(deployment.steps, 'UPLOAD', 'SUCCEEDED'), 'PUBLISH', 'RUNNING'), buildId: build.id, nextAttemptAt: null,
+        log: [...deployment.log, `${isoAt(now)} 템플릿 파일을 올렸습니다`, `${isoAt(now)} 빌드 ${build.id}`], updatedAt: now,
+      }).where(eq(deployments.siteId, deployment.siteId)).run();
+    });
+    handled++;
+  }
   return handled;
 }
 

@@ -42,12 +42,12 @@ const acmeClient = () => import('acme-client');
 
 /** The ACME account of `directoryUrl`, made (and its key stored) on first use; concurrent processes end up with one. */
 async function acmeAccount(services: Services, directoryUrl: string) {
-  const existing = services.db.select().from(acmeAccounts).where(eq(acmeAccounts.directoryUrl, directoryUrl)).get();
+  const existing = await services.db.select().from(acmeAccounts).where(eq(acmeAccounts.directoryUrl, directoryUrl)).get();
   if (existing) return existing;
   const acme = await acmeClient();
   const accountKey = (await acme.crypto.createPrivateEcdsaKey()).toString();
   await services.db.insert(acmeAccounts).values({ directoryUrl, accountKey, accountUrl: null, createdAt: services.clock.now() }).onConflictDoNothing().run();
-  return services.db.select().from(acmeAccounts).where(eq(acmeAccounts.directoryUrl, directoryUrl)).get()!;
+  return (await services.db.select().from(acmeAccounts).where(eq(acmeAccounts.directoryUrl, directoryUrl)).get())!;
 }
 
 /**

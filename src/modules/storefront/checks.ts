@@ -57,13 +57,17 @@ const runningOf = (services: Services) => {
 };
 
 /** Writes to a check that is still RUNNING (a timed-out one keeps its end). */
-const updateRunning = (services: Services, id: string, change: Partial<Check>) =>
-  services.db.update(checks).set(change).where(and(eq(checks.id, id), eq(checks.status, 'RUNNING'))).run();
+async function updateRunning(services: Services, id: string, change: Partial<Check>) {
+  await services.db.update(checks).set(change).where(and(eq(checks.id, id), eq(checks.status, 'RUNNING'))).run();
+}
 
 async function runCheck(services: Services, check: Check, signal: AbortSignal) {
   const dir = materialize(filesOf(services, check.files), 'svc-check-');
   try {
-    const result = await runProjectChecks(dir, { signal, onStep: (steps) => updateRunning(services, check.id, { steps: steps.map((s) => ({ ...s })) }) });
+    // Progress is shown as the steps go; a progress write that fails is logged, the outcome is written after the run.
+    const onStep = (steps: CheckStep[]) => void updateRunning(services, check.id, { steps: steps.map((s) => ({ ...s })) })
+      .catch((error) => console.error(`[svc] check ${check.id} progress not recorded:`, error));
+    const result = await runProjectChecks(dir, { signal, onStep });
     await updateRunning(services, check.id, { status: result.status, steps: result.steps, nextAttemptAt: null, finishedAt: services.clock.now() });
   } catch (error) {
     console.error(`[svc] check ${check.id} failed to run:`, error);
@@ -90,12 +94,12 @@ export async function advanceChecks(services: Services, now: number): Promise<nu
     }
   }
   for await (const check of claimEachDue(services.db, checks, now, { where: eq(checks.status, 'QUEUED') })) {
-        await services.db.update(checks).set({ status: 'RUNNING', startedAt: now, nextAttemptAt: now + CHECK_TIMEOUT_MS + UNREPORTED_GRACE_MS }).where(eq(checks.id, check.id)).run();
-        const abort = new AbortController();
-        const done = runCheck(services, check, abort.signal).finally(() => mine.delete(check.id));
-        mine.set(check.id, { abort, done });
-        handled++;
-    }
+    await services.db.update(checks).set({ status: 'RUNNING', startedAt: now, nextAttemptAt: now + CHECK_TIMEOUT_MS + UNREPORTED_GRACE_MS }).where(eq(checks.id, check.id)).run();
+    const abort = new AbortController();
+    const done = runCheck(services, check, abort.signal).finally(() => mine.delete(check.id));
+    mine.set(check.id, { abort, done });
+    handled++;
+  }
   return handled;
 }
 

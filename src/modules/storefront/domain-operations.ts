@@ -65,7 +65,7 @@ export const domainOperations = [
     response: domainListSchema,
     errors: { 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_DOMAIN_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_DOMAIN_NOT_ACTIVE'] },
     target: domainTarget,
-    preview: async (ctx) => ({ changes: [{ field: 'primary', before: await findSite(ctx.db, ctx.store!.id) ? currentPrimary(ctx as StoreCtx) : null, after: ctx.params.domainId }] }),
+    preview: async (ctx) => ({ changes: [{ field: 'primary', before: (await findSite(ctx.db, ctx.store!.id)) ? await currentPrimary(ctx as StoreCtx) : null, after: ctx.params.domainId }] }),
     handler: async (ctx) => {
       const site = await requireActiveSite(ctx.db, ctx.store.id);
       await setPrimary(ctx.db, site, ctx.params.domainId, ctx.now);

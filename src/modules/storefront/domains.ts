@@ -1,11 +1,10 @@
-import { transaction } from '../../db/client.js';
 import { isIP } from 'node:net';
 import { Resolver } from 'node:dns/promises';
 import { domainToASCII } from 'node:url';
 import { and, count, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import { parse as parseDomain } from 'tldts';
 import { z } from 'zod';
-import type { Db } from '../../db/client.js';
+import { transaction, whenAnswered, type Db } from '../../db/client.js';
 import { claimEachDue, claimNextDue } from '../../db/claim.js';
 import { isoAt } from '../../db/clock.js';
 import { newId, newSecret } from '../../db/ids.js';
@@ -195,7 +194,7 @@ export async function removeDomain(db: Db, site: Site, domainId: string, now: nu
 
 /** The site's connected domains (serving, return and analytics origins): ACTIVE and still pointing at the service. */
 export const connectedDomains = async (db: Db, storeId: string) => (await db.select().from(domains)
-    .where(and(eq(domains.storeId, storeId), eq(domains.status, 'ACTIVE'))).all()).filter((d) => !d.failureCode);
+  .where(and(eq(domains.storeId, storeId), eq(domains.status, 'ACTIVE'))).all()).filter((d) => !d.failureCode);
 
 /** Origins of the store's connected domains, allowed as payment-return and analytics origins. */
 export const connectedOrigins = async (db: Db, storeId: string) => (await connectedDomains(db, storeId)).map((d) => `https://${d.hostname}`);
@@ -212,14 +211,16 @@ const lookedUp = new WeakMap<object, string | null>();
  * The slug of the site a connected custom domain serves, or null: one prepared read per request (`request`,
  * when given, remembers it) on a host other than the service's own, `ownHost`.
  */
-export async function customDomainSlug(services: Services, hostHeader: string | null, ownHost: string, request?: object): Promise<string | null> {
+export function customDomainSlug(services: Services, hostHeader: string | null, ownHost: string, request?: object): string | null | Promise<string | null> {
   const host = hostName(hostHeader ?? '').replace(/\.$/, '').toLowerCase();
   if (!host || host === ownHost) return null;
   const known = request && lookedUp.get(request);
   if (known !== undefined) return known;
-  const slug = (await q(services.db).connectedSite.get({ host }))?.slug ?? null;
-  if (request) lookedUp.set(request, slug);
-  return slug;
+  return whenAnswered(q(services.db).connectedSite.get({ host }), (row) => {
+    const slug = row?.slug ?? null;
+    if (request) lookedUp.set(request, slug);
+    return slug;
+  });
 }
 
 /** The address visitors are sent to: the primary custom domain when connected, else `{slug}`'s. */
@@ -298,12 +299,12 @@ async function checkDomain(services: Services, domain: Domain, now: number) {
       return;
     }
     const becameActive = step.status === 'ACTIVE' && current.status !== 'ACTIVE';
-    const primaryBefore = ((await services.db.select({ n: count() }).from(domains).where(and(eq(domains.storeId, current.storeId), eq(domains.primary, true))).get())!).n;
+    const primaryBefore = (await services.db.select({ n: count() }).from(domains).where(and(eq(domains.storeId, current.storeId), eq(domains.primary, true))).get())!.n;
     const primary = becameActive && primaryBefore === 0 ? { primary: true } : {};
     await services.db.update(domains).set({ ...step, ...primary, updatedAt: now }).where(eq(domains.id, current.id)).run();
     if (issuedPem) await storeCertificate(services, current.id, current.hostname, issuedPem, now);
     const servingChanged = becameActive || step.failureCode !== undefined || step.primary !== undefined || step.status === 'FAILED';
-    const site = await (await servingChanged ? services.db.select().from(sites).where(eq(sites.id, current.siteId)).get() : undefined);
+    const site = servingChanged ? await services.db.select().from(sites).where(eq(sites.id, current.siteId)).get() : undefined;
     if (site) await changeSite(services.db, site, {}, now);
   });
 }
@@ -311,9 +312,9 @@ async function checkDomain(services: Services, domain: Domain, now: number) {
 async function advanceDomains(services: Services, now: number): Promise<number> {
   let handled = 0;
   for await (const domain of claimEachDue(services.db, domains, now)) {
-        await checkDomain(services, domain, now);
-        handled++;
-    }
+    await checkDomain(services, domain, now);
+    handled++;
+  }
   return handled;
 }
 
@@ -323,14 +324,14 @@ async function advanceDomains(services: Services, now: number): Promise<number> 
  */
 export async function verifyDomainNow(services: Services, storeId: string, domainId: string): Promise<Domain> {
   const now = services.clock.now();
-  const restarted = transaction(services.db, async () => {
+  const restarted = await transaction(services.db, async () => {
     await requireActiveSite(services.db, storeId);
     return restartDomain(services.db, await requireDomain(services.db, storeId, domainId), now);
   });
   // Should the job runner have it at this moment, this request leaves it be.
-  const claimed = await claimNextDue(services.db, domains, now, { where: eq(domains.id, (await restarted).id) });
+  const claimed = await claimNextDue(services.db, domains, now, { where: eq(domains.id, restarted.id) });
   if (claimed) await checkDomain(services, claimed, now);
-  return services.db.select().from(domains).where(eq(domains.id, domainId)).get() ?? restarted;
+  return (await services.db.select().from(domains).where(eq(domains.id, domainId)).get()) ?? restarted;
 }
 
 export const domainJob: Job = { name: 'storefront-domains', run: (services, now) => advanceDomains(services, now) };

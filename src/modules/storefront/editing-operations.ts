@@ -81,7 +81,7 @@ export const editingOperations = [
       const path = filePath(ctx.params.path);
       const bytes = Buffer.from(ctx.body.content, ctx.body.encoding);
       if (bytes.byteLength > FILE_BYTES) throw fail(400, 'STOREFRONT_SOURCE_INVALID', { reason: 'FILE_TOO_LARGE', path, limit: FILE_BYTES });
-      const files = currentFiles(ctx.db, ctx.store.id);
+      const files = await currentFiles(ctx.db, ctx.store.id);
       const created = !Object.hasOwn(files, path);
       if (created && Object.keys(files).length >= SOURCE_LIMITS.files) throw fail(400, 'STOREFRONT_SOURCE_INVALID', { reason: 'TOO_MANY_FILES', limit: SOURCE_LIMITS.files });
       const stored = putBlob(ctx.services, bytes);

@@ -1,9 +1,8 @@
-import { transaction } from '../../db/client.js';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { and, eq, inArray, ne } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Db } from '../../db/client.js';
+import { transaction, type Db } from '../../db/client.js';
 import { claimEachDue } from '../../db/claim.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
@@ -51,8 +50,8 @@ const serversOf = (services: Services) => {
 };
 const dirOf = (services: Services, id: string) => join(services.config.dataDir, 'editing', id);
 
-export const openEditing = async (db: Db, storeId: string): Promise<Editing | undefined> =>
-  await db.select().from(editing).where(and(eq(editing.storeId, storeId), ne(editing.status, 'CLOSED'))).get();
+export const openEditing = (db: Db, storeId: string): Promise<Editing | undefined> =>
+  db.select().from(editing).where(and(eq(editing.storeId, storeId), ne(editing.status, 'CLOSED'))).get();
 
 async function save(db: Db, e: Editing): Promise<Editing> {
   const saved = { ...e, nextAttemptAt: e.status === 'CLOSED' ? null : nextLook(e) };
@@ -67,40 +66,40 @@ async function save(db: Db, e: Editing): Promise<Editing> {
 export async function startEditing(services: Services, storeId: string, userId: string): Promise<Editing> {
   const now = services.clock.now();
   const starting = await transaction(services.db, async () => {
-      const site = await requireActiveSite(services.db, storeId);
-      const current = await openEditing(services.db, storeId);
-      if (current && current.status !== 'SLEEPING' && serversOf(services).has(current.id)) return { env: save(services.db, { ...current, lastActiveAt: now }), start: false };
-      const others = (await services.db.select({ id: editing.id, lastActiveAt: editing.lastActiveAt }).from(editing).where(inArray(editing.status, [...RUNNING])).all()).filter((r) => r.id !== current?.id);
-      if (others.length >= services.config.storefront.editCapacity) {
-          const freeAt = Math.min(...others.map((r) => r.lastActiveAt + SLEEP_AFTER_MS));
-          throw fail(409, 'EDIT_CAPACITY_FULL', { capacity: services.config.storefront.editCapacity, retryAfterSeconds: Math.max(1, Math.ceil((freeAt - now) / 1000)) });
-      }
-      if (current) return { env: save(services.db, { ...current, status: 'STARTING', url: null, lastActiveAt: now }), start: true };
-      const created: Editing = {
-          id: newId('edit', now), storeId, siteId: site.id, status: 'STARTING', startedBy: userId, url: null, lastActiveAt: now, lastWorkAt: now, noticeSentAt: null,
-          nextAttemptAt: null, createdAt: now, closedAt: null,
-      };
-      await services.db.insert(editing).values(created).run();
-      return { env: save(services.db, created), start: true };
+    const site = await requireActiveSite(services.db, storeId);
+    const current = await openEditing(services.db, storeId);
+    if (current && current.status !== 'SLEEPING' && serversOf(services).has(current.id)) return { env: await save(services.db, { ...current, lastActiveAt: now }), start: false };
+    const others = (await services.db.select({ id: editing.id, lastActiveAt: editing.lastActiveAt }).from(editing).where(inArray(editing.status, [...RUNNING])).all()).filter((r) => r.id !== current?.id);
+    if (others.length >= services.config.storefront.editCapacity) {
+      const freeAt = Math.min(...others.map((r) => r.lastActiveAt + SLEEP_AFTER_MS));
+      throw fail(409, 'EDIT_CAPACITY_FULL', { capacity: services.config.storefront.editCapacity, retryAfterSeconds: Math.max(1, Math.ceil((freeAt - now) / 1000)) });
+    }
+    if (current) return { env: await save(services.db, { ...current, status: 'STARTING', url: null, lastActiveAt: now }), start: true };
+    const created: Editing = {
+      id: newId('edit', now), storeId, siteId: site.id, status: 'STARTING', startedBy: userId, url: null, lastActiveAt: now, lastWorkAt: now, noticeSentAt: null,
+      nextAttemptAt: null, createdAt: now, closedAt: null,
+    };
+    await services.db.insert(editing).values(created).run();
+    return { env: await save(services.db, created), start: true };
   });
   if (!starting.start) return starting.env;
   const env = starting.env;
-  const dir = dirOf(services, (await env).id);
+  const dir = dirOf(services, env.id);
   rmSync(dir, { recursive: true, force: true });
-  for (const [path, file] of Object.entries(currentFiles(services.db, storeId))) writeWorkingFile(dir, path, readBlob(services, file.hash));
+  for (const [path, file] of Object.entries(await currentFiles(services.db, storeId))) writeWorkingFile(dir, path, readBlob(services, file.hash));
   let server: { url: string; close(): Promise<void> };
   try {
-    server = await startDevServer({ dir, host: '127.0.0.1', port: 0, apiUrl: services.config.origin, storeId, log: async (line) => {
+    server = await startDevServer({ dir, host: '127.0.0.1', port: 0, apiUrl: services.config.origin, storeId, log: (line) => {
       // Rebuild notices are for a developer's terminal; the service log keeps the failures.
-      if (line.startsWith('✗')) console.error(`[svc] editing ${(await env).id}: ${line}`);
+      if (line.startsWith('✗')) console.error(`[svc] editing ${env.id}: ${line}`);
     } });
   } catch (error) {
-    await transaction(services.db, async () => save(services.db, await { ...env, status: 'SLEEPING' }));
+    await transaction(services.db, () => save(services.db, { ...env, status: 'SLEEPING' }));
     throw fail(400, 'STOREFRONT_SOURCE_INVALID', { reason: 'DEV_SERVER_FAILED', detail: (error as Error).message });
   }
-  serversOf(services).set((await env).id, server);
+  serversOf(services).set(env.id, server);
   return transaction(services.db, async () => {
-    const current = (await services.db.select().from(editing).where(eq(editing.id, (await env).id)).get())!;
+    const current = (await services.db.select().from(editing).where(eq(editing.id, env.id)).get())!;
     return save(services.db, { ...current, status: 'READY', url: server.url });
   });
 }
@@ -139,24 +138,24 @@ async function advanceEditing(services: Services, now: number): Promise<number> 
   }
   let handled = 0;
   for await (const env of claimEachDue(services.db, editing, now)) {
-        handled++;
-        if (now >= closeAt(env)) {
-            await stopServer(services, env.id);
-            rmSync(dirOf(services, env.id), { recursive: true, force: true });
-            await transaction(services.db, () => save(services.db, { ...env, status: 'CLOSED', url: null, closedAt: now }));
-            continue;
-        }
-        const sleeping = (RUNNING as readonly string[]).includes(env.status) && now >= sleepAt(env);
-        if (sleeping) await stopServer(services, env.id);
-        await transaction(services.db, async () => {
-            const next = { ...env, ...(sleeping ? { status: 'SLEEPING' as const, url: null } : {}) };
-            if (env.noticeSentAt === null && now >= noticeAt(env)) {
-                next.noticeSentAt = now;
-                await notifyClosing(services, env, now);
-            }
-            await save(services.db, next);
-        });
+    handled++;
+    if (now >= closeAt(env)) {
+      await stopServer(services, env.id);
+      rmSync(dirOf(services, env.id), { recursive: true, force: true });
+      await transaction(services.db, () => save(services.db, { ...env, status: 'CLOSED', url: null, closedAt: now }));
+      continue;
     }
+    const sleeping = (RUNNING as readonly string[]).includes(env.status) && now >= sleepAt(env);
+    if (sleeping) await stopServer(services, env.id);
+    await transaction(services.db, async () => {
+      const next = { ...env, ...(sleeping ? { status: 'SLEEPING' as const, url: null } : {}) };
+      if (env.noticeSentAt === null && now >= noticeAt(env)) {
+        next.noticeSentAt = now;
+        await notifyClosing(services, env, now);
+      }
+      await save(services.db, next);
+    });
+  }
   return handled;
 }
 

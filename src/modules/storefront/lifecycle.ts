@@ -1,6 +1,5 @@
-import { transaction } from '../../db/client.js';
 import { and, count, eq, gt, gte, isNotNull, lte } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { transaction, type Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
 import { fail } from '../../server/errors.js';
 import type { Job } from '../../server/jobs.js';
@@ -25,8 +24,8 @@ export const OLD_SLUG_HOLD_MS = 90 * DAY;
 export const CLOSING_MS = 30 * DAY;
 export const DISABLED_SLUG_HOLD_MS = 30 * DAY;
 
-const changesInWindow = async (db: Db, storeId: string, now: number) => ((await db.select({ n: count() }).from(slugHolds)
-  .where(and(eq(slugHolds.storeId, storeId), eq(slugHolds.reason, 'SLUG_CHANGE'), gte(slugHolds.createdAt, now - SLUG_CHANGE_WINDOW_MS))).get())!).n;
+const changesInWindow = async (db: Db, storeId: string, now: number) => (await db.select({ n: count() }).from(slugHolds)
+  .where(and(eq(slugHolds.storeId, storeId), eq(slugHolds.reason, 'SLUG_CHANGE'), gte(slugHolds.createdAt, now - SLUG_CHANGE_WINDOW_MS))).get())!.n;
 
 export const slugChangesRemaining = async (db: Db, storeId: string, now: number) => Math.max(0, SLUG_CHANGE_LIMIT - await changesInWindow(db, storeId, now));
 
@@ -34,7 +33,7 @@ export const slugChangesRemaining = async (db: Db, storeId: string, now: number)
 export async function changeSlug(db: Db, site: Site, slug: string, now: number): Promise<Site> {
   if (slug === site.slug) return site;
   if (!(await slugAvailability(db, site.storeId, slug, now)).available) throw fail(409, 'STOREFRONT_SLUG_TAKEN', { slug });
-  if (await changesInWindow(db, site.storeId, now) >= SLUG_CHANGE_LIMIT) throw fail(409, 'STOREFRONT_SLUG_CHANGE_LIMIT', { limit: SLUG_CHANGE_LIMIT, windowDays: 30 });
+  if ((await changesInWindow(db, site.storeId, now)) >= SLUG_CHANGE_LIMIT) throw fail(409, 'STOREFRONT_SLUG_CHANGE_LIMIT', { limit: SLUG_CHANGE_LIMIT, windowDays: 30 });
   // Taking back an address this store holds ends that hold (the change still counts).
   await db.update(slugHolds).set({ heldUntil: now }).where(and(eq(slugHolds.slug, slug), eq(slugHolds.storeId, site.storeId), gt(slugHolds.heldUntil, now))).run();
   await db.insert(slugHolds).values({ id: newId('slh', now), slug: site.slug, storeId: site.storeId, reason: 'SLUG_CHANGE', createdAt: now, heldUntil: now + OLD_SLUG_HOLD_MS }).run();
@@ -49,7 +48,7 @@ export async function heldRedirect(services: Services, slug: string, rest: strin
   const now = services.clock.now();
   const hold = await services.db.select({ storeId: slugHolds.storeId }).from(slugHolds)
     .where(and(eq(slugHolds.slug, slug), eq(slugHolds.reason, 'SLUG_CHANGE'), gt(slugHolds.heldUntil, now))).get();
-  const site = await (await hold && findSite(services.db, hold.storeId));
+  const site = hold && (await findSite(services.db, hold.storeId));
   if (!site || site.status === 'CLOSED') return null;
   // 302, not 301: the old address is released after 90 days and browsers keep a 301 for good.
   return new Response(null, { status: 302, headers: { location: `${siteUrl(services, site.slug)}${rest}`, 'cache-control': 'no-store' } });

@@ -1,6 +1,6 @@
-import { transaction } from '../../db/client.js';
 import { and, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
+import { transaction } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId, newSecret } from '../../db/ids.js';
 import { fail, validationFailed } from '../../server/errors.js';
@@ -56,8 +56,8 @@ const fileEntry = z.object({ path: z.string(), size: z.number().int(), hash: z.s
 const fileContent = fileEntry.extend({ encoding: z.enum(['utf8', 'base64']), content: z.string() });
 const storedFiles = z.record(z.string(), z.object({ hash: z.string().regex(/^[0-9a-f]{64}$/), size: z.number().int().nonnegative() }));
 
-const hasSellableProduct = (ctx: StoreCtx) => ctx.db.select({ id: products.id }).from(products)
-  .where(and(eq(products.storeId, ctx.store.id), eq(products.status, 'ON_SALE'), eq(products.isSample, false))).limit(1).get() !== undefined;
+const hasSellableProduct = async (ctx: StoreCtx) => (await ctx.db.select({ id: products.id }).from(products)
+  .where(and(eq(products.storeId, ctx.store.id), eq(products.status, 'ON_SALE'), eq(products.isSample, false))).limit(1).get()) !== undefined;
 
 /** Publish and rollback: guarded by `expectedPublishedVersionId`, approved for agents unless the store never went public. */
 async function publishTo(ctx: StoreCtx, site: Site, versionId: string, expected: string | null | undefined, via: 'PUBLISH' | 'ROLLBACK') {
@@ -86,7 +86,7 @@ export const storefrontOperations = [
     summary: 'Whether a site address (slug) can be used by this store',
     query: z.object({ slug: z.string().min(1).max(100) }).strict(),
     response: z.object({ slug: z.string(), available: z.boolean(), reason: z.enum(['INVALID', 'TAKEN']).nullable() }),
-    handler: (ctx) => ({ slug: ctx.query.slug, ...slugAvailability(ctx.db, ctx.store.id, ctx.query.slug, ctx.now) }),
+    handler: async (ctx) => ({ slug: ctx.query.slug, ...(await slugAvailability(ctx.db, ctx.store.id, ctx.query.slug, ctx.now)) }),
   }),
   defineOperation({
     ...read,
@@ -97,7 +97,7 @@ export const storefrontOperations = [
     response: z.union([siteSchema, noSiteSchema]),
     handler: async (ctx) => {
       const site = await findSite(ctx.db, ctx.store.id);
-      return site ? presentSite(ctx.services, ctx.db, site) : { enabled: ctx.services.config.storefront.hostingOpen, siteId: null };
+      return site ? await presentSite(ctx.services, ctx.db, site) : { enabled: ctx.services.config.storefront.hostingOpen, siteId: null };
     },
   }),
   defineOperation({
@@ -118,7 +118,7 @@ export const storefrontOperations = [
       const { code } = (await ctx.db.select({ code: stores.code }).from(stores).where(eq(stores.id, ctx.store.id)).get())!;
       const site = await createSite(ctx.services, ctx.db, ctx.store.id, template, ctx.body.slug ?? code, ctx.now);
       const deployment = (await ctx.db.select().from(deployments).where(eq(deployments.siteId, site.id)).get())!;
-      return { ...presentSite(ctx.services, ctx.db, site), deployment: presentDeployment(deployment) };
+      return { ...(await presentSite(ctx.services, ctx.db, site)), deployment: presentDeployment(deployment) };
     },
   }),
   defineOperation({
@@ -172,7 +172,7 @@ export const storefrontOperations = [
     handler: async (ctx) => {
       const site = await requireActiveSite(ctx.db, ctx.store.id);
       if (site.visibility !== ctx.body.expectedVisibility) throw fail(409, 'STOREFRONT_SITE_CHANGED', { expectedVisibility: ctx.body.expectedVisibility, visibility: site.visibility });
-      return presentSite(ctx.services, ctx.db, await setVisibility(ctx.db, site, ctx.body.visibility, ctx.body.visibility === 'PUBLIC' && hasSellableProduct(ctx), ctx.now));
+      return presentSite(ctx.services, ctx.db, await setVisibility(ctx.db, site, ctx.body.visibility, ctx.body.visibility === 'PUBLIC' && (await hasSellableProduct(ctx)), ctx.now));
     },
   }),
   defineOperation({
@@ -205,11 +205,11 @@ export const storefrontOperations = [
     target: siteTarget,
     preview: async (ctx) => {
       const site = await findSite(ctx.db, ctx.store!.id);
-      return { changes: [{ field: 'publishedVersionId', before: site?.publishedVersionId ?? null, after: ctx.body.versionId ?? (site ? previousPublished(ctx.db, site) : null) }] };
+      return { changes: [{ field: 'publishedVersionId', before: site?.publishedVersionId ?? null, after: ctx.body.versionId ?? (site ? await previousPublished(ctx.db, site) : null) }] };
     },
     handler: async (ctx) => {
       const site = await requireActiveSite(ctx.db, ctx.store.id);
-      const target = await (await ctx.body.versionId ?? previousPublished(ctx.db, site));
+      const target = ctx.body.versionId ?? (await previousPublished(ctx.db, site));
       if (!target) throw fail(409, 'STOREFRONT_NO_ROLLBACK_TARGET');
       return publishTo(ctx, site, target, ctx.body.expectedPublishedVersionId, 'ROLLBACK');
     },
@@ -262,7 +262,7 @@ export const storefrontOperations = [
     multipart: { maxBytes: SOURCE_LIMITS.bytes + 64 * 1024, fields: z.object({ file: z.any().describe('the project as .tar.gz (node_modules, .git and dist are left out)') }) },
     body: z.object({ files: storedFiles.optional(), skipped: z.number().int().optional() }).strict(),
     // Changing how the site is built needs approval; other source replacement is exempt while the store never went public.
-    agent: async (ctx: StoreCtx) => (await touchesBuildConfig(ctx) ? 'approval' : 'direct'),
+    agent: async (ctx: StoreCtx) => ((await touchesBuildConfig(ctx)) ? 'approval' : 'direct'),
     agentApprovalExemptWhilePrivate: true,
     response: z.object({ files: z.number().int(), added: z.array(z.string()), changed: z.array(z.string()), removed: z.array(z.string()), skipped: z.number().int() }),
     errors: { ...ACTIVE_SITE_ERRORS, 400: ['STOREFRONT_SOURCE_INVALID'] },
@@ -300,7 +300,7 @@ export const storefrontOperations = [
     errors: { 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_FILE_NOT_FOUND'] },
     handler: async (ctx) => {
       await requireSite(ctx.db, ctx.store.id);
-      const files = currentFiles(ctx.db, ctx.store.id);
+      const files = await currentFiles(ctx.db, ctx.store.id);
       if (ctx.query.path === undefined) return { contents: Object.entries(files).map(([path, f]) => ({ path, ...f })) };
       // Own keys only: a path such as `valueOf` names no file.
       const file = Object.hasOwn(files, ctx.query.path) ? files[ctx.query.path] : undefined;
@@ -327,7 +327,7 @@ export const storefrontOperations = [
       const build = await queueBuild(ctx.db, site, await currentFiles(ctx.db, ctx.store.id), false, ctx.now);
       await touchEditing(ctx.services, ctx.db, ctx.store.id, ctx.now);
       // Started at once rather than on the next job tick (after this transaction commits).
-      setImmediate(() => startDueBuilds(ctx.services));
+      setImmediate(() => void startDueBuilds(ctx.services));
       return { buildId: build.id };
     },
   }),

@@ -57,8 +57,8 @@ export function mountBuyerApiCors(app: H3, services: Services) {
     if (!(response instanceof Response)) return response;
     // No store or an unknown one: the answer is an error that concerns no store, readable anywhere.
     const named = event.req.headers.get('x-store-id');
-    const store = await (await named ? storeNamedBy(services.db, named) : undefined);
-    const allowed = await (await store ? allowedOrigins(services, store.id, services.clock.now()) : null);
+    const store = named ? await storeNamedBy(services.db, named) : undefined;
+    const allowed = store ? await allowedOrigins(services, store.id, services.clock.now()) : null;
     response.headers.append('vary', 'origin');
     if (allowed === null || allowed.has(origin.toLowerCase())) {
       response.headers.set('access-control-allow-origin', origin);

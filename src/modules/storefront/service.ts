@@ -80,8 +80,8 @@ export const presentTemplate = (t: Template): z.output<typeof templateSchema> =>
 
 /** The store's site: the live one, else a disabled one still in its closing period. */
 export async function findSite(db: Db, storeId: string): Promise<Site | undefined> {
-  const rows = db.select().from(sites).where(eq(sites.storeId, storeId)).all();
-  return (await rows).find((s) => s.status !== 'CLOSED') ?? rows[0];
+  const rows = await db.select().from(sites).where(eq(sites.storeId, storeId)).all();
+  return rows.find((s) => s.status !== 'CLOSED') ?? rows[0];
 }
 
 export async function requireSite(db: Db, storeId: string): Promise<Site> {
@@ -99,8 +99,8 @@ export async function assertStoreNotSuspended(db: Db, storeId: string) {
 /** A site the seller may change: suspended and closed sites refuse every change (spec 02 §3). */
 export async function requireActiveSite(db: Db, storeId: string): Promise<Site> {
   await assertStoreNotSuspended(db, storeId);
-  const site = requireSite(db, storeId);
-  if ((await site).status !== 'ACTIVE') throw fail(409, 'STOREFRONT_SITE_NOT_ACTIVE', { status: (await site).status, reason: (await site).suspensionReason });
+  const site = await requireSite(db, storeId);
+  if (site.status !== 'ACTIVE') throw fail(409, 'STOREFRONT_SITE_NOT_ACTIVE', { status: site.status, reason: site.suspensionReason });
   return site;
 }
 
@@ -133,7 +133,7 @@ export async function changeSite(db: Db, site: Site, change: Partial<Site>, now:
 }
 
 /** A slug is taken while another store's site uses it or another store holds it (old or disabled address). */
-export async function slugAvailability(db: Db, storeId: string, slug: string, now: number): Promise<{ available: boolean; reason: 'INVALID' | 'TAKEN' | null; }> {
+export async function slugAvailability(db: Db, storeId: string, slug: string, now: number): Promise<{ available: boolean; reason: 'INVALID' | 'TAKEN' | null }> {
   if (!SLUG.test(slug)) return { available: false, reason: 'INVALID' };
   const holder = await db.select({ storeId: sites.storeId, status: sites.status }).from(sites).where(eq(sites.slug, slug)).get();
   const held = await db.select({ storeId: slugHolds.storeId }).from(slugHolds).where(and(eq(slugHolds.slug, slug), gt(slugHolds.heldUntil, now))).all();
@@ -148,7 +148,7 @@ export async function createSite(services: Services, db: Db, storeId: string, te
   const existing = await findSite(db, storeId);
   if (existing && existing.status !== 'CLOSED') throw fail(409, 'STOREFRONT_SITE_EXISTS');
   if (!(await slugAvailability(db, storeId, slug, now)).available) throw fail(409, 'STOREFRONT_SLUG_TAKEN', { slug });
-  const recent = ((await db.select({ n: count() }).from(siteCreations).where(and(eq(siteCreations.storeId, storeId), gte(siteCreations.createdAt, now - SITE_CREATE_WINDOW_MS))).get())!).n;
+  const recent = (await db.select({ n: count() }).from(siteCreations).where(and(eq(siteCreations.storeId, storeId), gte(siteCreations.createdAt, now - SITE_CREATE_WINDOW_MS))).get())!.n;
   if (recent >= SITE_CREATE_LIMIT) throw fail(409, 'STOREFRONT_SITE_CREATE_LIMIT', { limit: SITE_CREATE_LIMIT, windowDays: 30 });
   const site: Site = {
     id: newId('site', now), storeId, slug, templateId: template.templateId, visibility: 'COMING_SOON', status: 'ACTIVE', suspensionReason: null, deleteAt: null,
@@ -258,7 +258,7 @@ export async function inheritedTemplateVersion(db: Db, site: Site): Promise<stri
 export async function setVisibility(db: Db, site: Site, visibility: Site['visibility'], hasSellableProduct: boolean, now: number): Promise<Site> {
   if (site.visibility === visibility) return site;
   if (visibility === 'PUBLIC' && !hasSellableProduct) throw fail(409, 'STOREFRONT_NOT_READY');
-  const changed = changeSite(db, site, { visibility }, now);
+  const changed = await changeSite(db, site, { visibility }, now);
   if (visibility === 'PUBLIC') await markStoreMilestone(db, site.storeId, now, 'everPublicAt');
   return changed;
 }
@@ -293,7 +293,7 @@ export const siteSchema = z.object({
 export const noSiteSchema = z.object({ enabled: z.boolean(), siteId: z.null() });
 
 export async function presentSite(services: Services, db: Db, site: Site): Promise<z.output<typeof siteSchema>> {
-  const published = await (await site.publishedVersionId ? db.select({ v: versions.templateVersion }).from(versions).where(eq(versions.id, site.publishedVersionId)).get() : undefined);
+  const published = site.publishedVersionId ? await db.select({ v: versions.templateVersion }).from(versions).where(eq(versions.id, site.publishedVersionId)).get() : undefined;
   return {
     enabled: true,
     siteId: site.id,

@@ -4,7 +4,7 @@ import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { H3, H3Event } from 'h3';
 import { FastResponse } from 'srvx/node';
 import { z } from 'zod';
-import { onPostgres, transaction } from '../../db/client.js';
+import { onPostgres, transaction, whenAnswered } from '../../db/client.js';
 import { preparedFor, pluckStatement } from '../../db/prepared.js';
 import { RuntimeCallbackError, RuntimeHost, type FetchRequest, type FetchResponse } from '../../runtime-host/index.js';
 import { devRoute, operatorRoute } from '../../server/dev.js';
@@ -88,20 +88,27 @@ async function loadVersion(services: Services, runtime: SiteRuntime, versionId: 
 
 /**
  * The site at `slug` as visitors get it. On SQLite nothing is read while no site was written since the
- * entry was made; on PostgreSQL, where other processes write, one indexed read of the revision.
+ * entry was made, and the revision read after a write answers at once (no promise on the static-file path);
+ * on PostgreSQL, where other processes write, one indexed read of the revision.
  */
-async function servedSite(services: Services, runtime: SiteRuntime, slug: string): Promise<Served | null> {
+function servedSite(services: Services, runtime: SiteRuntime, slug: string): Served | null | Promise<Served | null> {
   const { db } = services;
   const hit = runtime.sites.get(slug);
   const writes = siteWriteCount();
   if (hit?.writes === writes) return hit.served;
-  const revision = statements(db).revision.get(slug);
-  if (revision === undefined) return null;
-  const trusted = onPostgres(db) || db.$client.inTransaction ? -1 : writes;
-  if (hit && hit.revision === revision) {
-    hit.writes = trusted;
-    return hit.served;
-  }
+  return whenAnswered(statements(db).revision.get(slug), (revision) => {
+    if (revision === undefined) return null;
+    const trusted = onPostgres(db) || db.$client.inTransaction ? -1 : writes;
+    if (hit && hit.revision === revision) {
+      hit.writes = trusted;
+      return hit.served;
+    }
+    return loadServed(services, runtime, slug, trusted);
+  });
+}
+
+async function loadServed(services: Services, runtime: SiteRuntime, slug: string, trusted: number): Promise<Served | null> {
+  const { db } = services;
   const site = await db.select().from(sites).where(eq(sites.slug, slug)).get();
   if (!site) return null;
   const store = await db.select({ suspendedAt: stores.suspendedAt }).from(stores).where(eq(stores.id, site.storeId)).get();
@@ -167,7 +174,7 @@ export const PREVIEW_SEGMENT = '_preview/';
 
 // ── serving ──────────────────────────────────────────────────────────────────
 
-async function serveFromVersion(services: Services, runtime: SiteRuntime, event: H3Event, site: Site, versionId: string, base: string, path: string): Promise<Response | Promise<Response>> {
+async function serveFromVersion(services: Services, runtime: SiteRuntime, event: H3Event, site: Site, versionId: string, base: string, path: string): Promise<Response> {
   const loaded = await loadVersion(services, runtime, versionId);
   if (!loaded) return notFoundPage();
   const asset = event.req.method === 'GET' || event.req.method === 'HEAD' ? loaded.version.assets[path] : undefined;
@@ -258,10 +265,10 @@ const publicVersion = ({ site, version, storeSuspended }: Served) =>
   site.status === 'ACTIVE' && !storeSuspended && site.visibility === 'PUBLIC' ? version : null;
 
 /** One visitor request of a site, whatever address it came by. */
-async function serveSite(services: Services, event: H3Event, { slug, base, path, cookiePath }: SiteAddress): Promise<Response | Promise<Response>> {
+async function serveSite(services: Services, event: H3Event, { slug, base, path, cookiePath }: SiteAddress): Promise<Response> {
   const runtime = runtimeOf(services);
   const served = await servedSite(services, runtime, slug);
-  if (!served) return heldRedirect(services, slug, `${path}${event.url.search}`) ?? notFoundPage();
+  if (!served) return (await heldRedirect(services, slug, `${path}${event.url.search}`)) ?? notFoundPage();
   const { site } = served;
   if (site.status === 'SUSPENDED' || served.storeSuspended) return suspended();
   if (site.status === 'CLOSED') return closing();
@@ -290,16 +297,18 @@ function sitesDomainSlug(hostHeader: string | null, sitesDomain: string): string
   return label.includes('.') ? null : label;
 }
 
-/** The site a request's host names: `{slug}.{sitesDomain}` (svc serve) or a connected custom domain. */
-async function hostAddress(services: Services, host: string | null, pathname: string, req: object | undefined): Promise<SiteAddress | null> {
+/**
+ * The site a request's host names: `{slug}.{sitesDomain}` (svc serve) or a connected custom domain. Known at
+ * once on the service's own host and for `{slug}.{sitesDomain}`; a custom domain takes a look-up.
+ */
+function hostAddress(services: Services, host: string | null, pathname: string, req: object | undefined): SiteAddress | null | Promise<SiteAddress | null> {
   if (servedBesideSites(pathname)) return null;
   const { sitesDomain } = services.config.storefront;
   const slug = sitesDomain ? sitesDomainSlug(host, sitesDomain) : null;
   if (slug !== null) return { slug, base: siteUrl(services, slug), path: pathname.slice(1), cookiePath: '/' };
   const { ownHost, protocol } = runtimeOf(services);
-  const connected = await customDomainSlug(services, host, ownHost, req);
-  if (connected === null) return null;
-  return { slug: connected, base: `${protocol}//${host}/`, path: pathname.slice(1), cookiePath: '/' };
+  return whenAnswered(customDomainSlug(services, host, ownHost, req), (connected) =>
+    connected === null ? null : { slug: connected, base: `${protocol}//${host}/`, path: pathname.slice(1), cookiePath: '/' });
 }
 
 const SITE_PATH = /^\/sites\/([a-z0-9-]{1,40})(\/.*)?$/;
@@ -318,23 +327,27 @@ function pathAddress(services: Services, pathname: string): SiteAddress | null {
  * answer is the one serveSite gives; anything else — pages, previews, a site that is not public, a file the
  * version lacks, a path that is not in normal form — goes on to it. True when answered.
  */
-export async function serveStaticFile(services: Services, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+export function serveStaticFile(services: Services, req: IncomingMessage, res: ServerResponse): boolean | Promise<boolean> {
   const { method } = req;
   if ((method !== 'GET' && method !== 'HEAD') || !runtimes.has(services)) return false;
   const url = req.url ?? '/';
   const query = url.indexOf('?');
   const pathname = query < 0 ? url : url.slice(0, query);
-  const address = (await hostAddress(services, req.headers.host ?? null, pathname, req) ?? pathAddress(services, pathname));
-  if (!address || address.path.startsWith(PREVIEW_SEGMENT)) return false;
-  const runtime = runtimeOf(services);
-  const served = await servedSite(services, runtime, address.slug);
-  const version = served && publicVersion(served);
-  // Asset paths are stored in normal form, so a path with dot segments or escapes finds none here.
-  const asset = version?.assets[address.path];
-  if (!asset) return false;
-  const { status, headers, body } = assetAnswer(runtime, asset, method, req.headers['if-none-match']);
-  res.writeHead(status, headers).end(body);
-  return true;
+  // Answered without a promise unless a look-up has to wait (PostgreSQL): most requests are no site's.
+  return whenAnswered(hostAddress(services, req.headers.host ?? null, pathname, req), (byHost) => {
+    const address = byHost ?? pathAddress(services, pathname);
+    if (!address || address.path.startsWith(PREVIEW_SEGMENT)) return false;
+    const runtime = runtimeOf(services);
+    return whenAnswered(servedSite(services, runtime, address.slug), (served) => {
+      const version = served && publicVersion(served);
+      // Asset paths are stored in normal form, so a path with dot segments or escapes finds none here.
+      const asset = version?.assets[address.path];
+      if (!asset) return false;
+      const { status, headers, body } = assetAnswer(runtime, asset, method, req.headers['if-none-match']);
+      res.writeHead(status, headers).end(body);
+      return true;
+    });
+  });
 }
 
 export function mountSites(app: H3, services: Services) {
@@ -351,9 +364,9 @@ export function mountSites(app: H3, services: Services) {
   });
   mountAcmeChallenges(app, services);
   mountBuyerApiCors(app, services);
-  app.use(async (event: H3Event) => {
-    const address = await hostAddress(services, event.req.headers.get('host'), event.url.pathname, event.runtime?.node?.req);
-    return address ? serveSite(services, event, address) : undefined;
+  app.use((event: H3Event) => {
+    const byHost = hostAddress(services, event.req.headers.get('host'), event.url.pathname, event.runtime?.node?.req);
+    return whenAnswered(byHost, (address) => (address ? serveSite(services, event, address) : undefined));
   });
   mountSuspension(app, services);
   app.all('/sites/**', (event: H3Event) => {

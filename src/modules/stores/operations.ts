@@ -100,7 +100,7 @@ export const storeOperations = [
     body: storePatch,
     response: storeSchema,
     target: (ctx) => ({ type: 'STORE', id: ctx.store.id }),
-    preview: (ctx) => ({ changes: storeChanges(ctx) }),
+    preview: async (ctx) => ({ changes: await storeChanges(ctx) }),
     handler: async (ctx) => {
       const row = (await findStore(ctx.db, ctx.store.id))!;
       const { name, ...settings } = ctx.body;
@@ -126,13 +126,13 @@ export const storeOperations = [
       limits: planSchema.shape.limits,
     }),
     handler: async (ctx) => {
-      const plan = planByCode(((await findStore(ctx.db, ctx.store.id))!).plan);
+      const plan = planByCode((await findStore(ctx.db, ctx.store.id))!.plan);
       const month = usageMonth(ctx.now);
-      const used = aiActionsUsed(ctx.db, ctx.store.id, ctx.now);
+      const used = await aiActionsUsed(ctx.db, ctx.store.id, ctx.now);
       return {
         plan: { code: plan.code, name: plan.name, monthlyPriceKrw: plan.monthlyPriceKrw },
         period: { month, timezone: 'Asia/Seoul' },
-        aiActions: { used, limit: plan.limits.aiActionsPerMonth, remaining: Math.max(0, plan.limits.aiActionsPerMonth - await used) },
+        aiActions: { used, limit: plan.limits.aiActionsPerMonth, remaining: Math.max(0, plan.limits.aiActionsPerMonth - used) },
         limits: plan.limits,
       };
     },

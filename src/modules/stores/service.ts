@@ -1,7 +1,6 @@
-import { transaction } from '../../db/client.js';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Db } from '../../db/client.js';
+import { transaction, type Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
@@ -62,7 +61,7 @@ export async function deleteMember(db: Db, memberId: string) {
 }
 export const findStore = (db: Db, storeId: string) => statements(db).storeById.get({ id: storeId });
 /** The seller's settings of an existing store (shipping and refund policy, guest checkout, …). */
-export const storeSettings = async (db: Db, storeId: string) => ((await findStore(db, storeId))!).settings as StoreSettings;
+export const storeSettings = async (db: Db, storeId: string) => (await findStore(db, storeId))!.settings as StoreSettings;
 
 export const STORE_CODE = /^[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){1,28}[a-z0-9]$/;
 
@@ -70,8 +69,8 @@ export const STORE_CODE = /^[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){1,28}[a-z0-9]$/;
  * The store an `X-Store-Id` header names: a store id, or a store code (codes never hold the `_` of ids,
  * and never change), so scripts may name a store the way people do.
  */
-export const storeNamedBy = (db: Db, header: string) =>
-  STORE_CODE.test(header) ? statements(db).storeByCode.get({ code: header }) : statements(db).storeById.get({ id: header });
+export const storeNamedBy = async (db: Db, header: string) =>
+  STORE_CODE.test(header) ? await statements(db).storeByCode.get({ code: header }) : await statements(db).storeById.get({ id: header });
 
 /**
  * The store id an `X-Store-Id` header means, for code that checks rows against it: a code is looked up, an
@@ -89,7 +88,7 @@ export function createStore(services: Services, ownerUserId: string, input: { na
     const store = { id: newId('st', now), code: input.code, name: input.name, settings: defaultStoreSettings(), plan: 'FREE', everPublicAt: null, firstLiveOrderAt: null, suspendedAt: null, suspensionReason: null, createdAt: now, updatedAt: now };
     await db.insert(stores).values(store).run();
     await insertMember(db, { id: newId('mem', now), storeId: store.id, userId: ownerUserId, role: 'OWNER', createdAt: now });
-    for (const m of services.modules) m.onStoreCreated?.(services, store.id);
+    for (const m of services.modules) await m.onStoreCreated?.(services, store.id);
     return store;
   });
 }
@@ -106,7 +105,7 @@ export { checkoutAvailability };
 /** The store document of `GET /v1/store`, serialized once per settings version (see store-cache.ts). */
 export const storeDocument = cachedPerStoreSettings(
   (services: Services) => services.db,
-  async (services, storeId) => new RawJson(JSON.stringify(presentStore(services, (await findStore(services.db, storeId))!))),
+  async (services, storeId) => new RawJson(JSON.stringify(await presentStore(services, (await findStore(services.db, storeId))!))),
 );
 
 /** The store document (presentStore): identity, the seller's settings, and what they make available. */
@@ -124,15 +123,15 @@ export const storeSchema = z.object({
   updatedAt: instant,
 });
 
-export function presentStore(services: Services, store: typeof stores.$inferSelect) {
+export async function presentStore(services: Services, store: typeof stores.$inferSelect) {
   return {
     storeId: store.id,
     code: store.code,
     name: store.name,
     plan: store.plan,
     ...(store.settings as StoreSettings),
-    storefrontUrl: storefrontUrlOf(services, store.id),
-    ...checkoutAvailability(services, store.id),
+    storefrontUrl: await storefrontUrlOf(services, store.id),
+    ...(await checkoutAvailability(services, store.id)),
     createdAt: isoAt(store.createdAt),
     updatedAt: isoAt(store.updatedAt),
   };

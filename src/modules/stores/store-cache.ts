@@ -1,10 +1,7 @@
 import type { Db } from '../../db/client.js';
-import { pluckStatement, preparedFor, cacheVersion } from '../../db/prepared.js';
+import { cacheVersion } from '../../db/prepared.js';
 
-const statements = preparedFor((db) => ({
-  version: pluckStatement<[string], number>(db, "SELECT version FROM store_versions WHERE store_id = ? AND scope = 'settings'"),
-}));
-const settingsVersion = cacheVersion((db, storeId) => statements(db).version.get(storeId) ?? 0);
+const settingsVersion = cacheVersion("SELECT version FROM store_versions WHERE store_id = ? AND scope = 'settings'");
 
 const MAX_ENTRIES = 10_000;
 
@@ -14,17 +11,19 @@ const MAX_ENTRIES = 10_000;
  * store_versions migration; a module whose tables feed such a model adds its triggers there), so a read
  * costs one primary-key lookup (none while nothing was written) and no write path can leave it stale. Values are shared: never mutate one.
  */
-export function cachedPerStoreSettings<A, T>(dbOf: (owner: A) => Db, build: (owner: A, storeId: string) => T): (owner: A, storeId: string) => T {
+export function cachedPerStoreSettings<A, T>(dbOf: (owner: A) => Db, build: (owner: A, storeId: string) => Promise<T>): (owner: A, storeId: string) => Promise<T> {
   const caches = new WeakMap<Db, Map<string, { version: number; value: T }>>();
-  return (owner, storeId) => {
+  return async (owner, storeId) => {
     const db = dbOf(owner);
     let cache = caches.get(db);
     if (!cache) caches.set(db, (cache = new Map()));
-    const version = settingsVersion(db, storeId);
+    const version = await settingsVersion(db, storeId);
     if (version === null) return build(owner, storeId);
     const hit = cache.get(storeId);
     if (hit && hit.version === version) return hit.value;
-    const value = build(owner, storeId);
+    const value = await build(owner, storeId);
+    // SQLite has one connection: a build that ends inside another request's transaction may have read its rows.
+    if (db.$client.inTransaction) return value;
     if (cache.size >= MAX_ENTRIES) cache.clear();
     cache.set(storeId, { version, value });
     return value;

@@ -14,13 +14,13 @@ export async function aiActionsUsed(db: Db, storeId: string, now: number): Promi
 }
 
 export async function aiActionsLimit(db: Db, storeId: string): Promise<number> {
-  return planByCode(((await findStore(db, storeId))!).plan).limits.aiActionsPerMonth;
+  return planByCode((await findStore(db, storeId))!.plan).limits.aiActionsPerMonth;
 }
 
 /** New agent writes and approval requests stop at the plan's monthly limit (429 PLAN_AI_ACTIONS_EXCEEDED). */
-export function assertAiActionsLeft(db: Db, storeId: string, now: number) {
-  const limit = aiActionsLimit(db, storeId);
-  if (aiActionsUsed(db, storeId, now) >= limit) throw fail(429, 'PLAN_AI_ACTIONS_EXCEEDED', { limit, month: usageMonth(now) });
+export async function assertAiActionsLeft(db: Db, storeId: string, now: number) {
+  const limit = await aiActionsLimit(db, storeId);
+  if (await aiActionsUsed(db, storeId, now) >= limit) throw fail(429, 'PLAN_AI_ACTIONS_EXCEEDED', { limit, month: usageMonth(now) });
 }
 
 /** A successful agent write (or an approved execution when it runs) counts once. */

@@ -1,10 +1,10 @@
-import { transaction } from '../../db/client.js';
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { mkdirSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { H3 } from 'h3';
+import { transaction } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
 import { errorResponse, newTraceId } from '../../server/envelope.js';
 import { fail, validationFailed, type FieldError } from '../../server/errors.js';

@@ -93,8 +93,8 @@ export const webhookOperations = [
     params: webhookParams,
     body: subscription,
     target: webhookTarget,
-    preview: (ctx) => {
-      const w = load(ctx);
+    preview: async (ctx) => {
+      const w = await load(ctx);
       return {
         changes: (['url', 'eventTypes'] as const)
           .filter((f) => JSON.stringify(w[f]) !== JSON.stringify(ctx.body[f]))
@@ -108,13 +108,13 @@ export const webhookOperations = [
     response: webhookView,
     errors: webhookNotFound,
     handler: async (ctx) => {
-      const w = load(ctx);
+      const w = await load(ctx);
       const patch: Partial<typeof webhooks.$inferInsert> & Subscription = {
         url: ctx.body.url, eventTypes: ctx.body.eventTypes, status: 'ACTIVE', suspendedAt: null, failingSince: null, lastFailureAt: null, updatedAt: ctx.now,
       };
-      await ctx.db.update(webhooks).set(patch).where(eq(webhooks.id, (await w).id)).run();
-      dropConnections((await w).id);
-      return presentWebhook(await { ...w, ...patch }, ctx.now);
+      await ctx.db.update(webhooks).set(patch).where(eq(webhooks.id, w.id)).run();
+      dropConnections(w.id);
+      return presentWebhook({ ...w, ...patch }, ctx.now);
     },
   }),
   defineOperation({
@@ -147,7 +147,7 @@ export const webhookOperations = [
     response: webhookWithSecretView,
     errors: webhookNotFound,
     handler: async (ctx) => {
-      const secret = rotateSecret(ctx.db, await load(ctx), ctx.now);
+      const secret = await rotateSecret(ctx.db, await load(ctx), ctx.now);
       return { ...presentWebhook(await load(ctx), ctx.now), secret };
     },
   }),
@@ -220,7 +220,7 @@ export const webhookOperations = [
     status: 202,
     response: z.object({ queued: z.number().int().describe('Records queued again (at most 500).') }),
     errors: mergeErrors(webhookNotFound, { 409: ['WEBHOOK_SUSPENDED'] }),
-    handler: async (ctx) => ({ queued: redeliverFailed(ctx.db, await load(ctx), ctx.now) }),
+    handler: async (ctx) => ({ queued: await redeliverFailed(ctx.db, await load(ctx), ctx.now) }),
   }),
   defineOperation({
     operationId: 'testWebhook',

@@ -206,15 +206,15 @@ export async function redeliver(db: Db, webhook: Webhook, deliveryId: string, no
 export async function redeliverFailed(db: Db, webhook: Webhook, now: number): Promise<number> {
   if (webhook.status === 'SUSPENDED') throw fail(409, 'WEBHOOK_SUSPENDED');
   const failed = await db.select().from(webhookDeliveries)
-      .where(and(
-          eq(webhookDeliveries.webhookId, webhook.id),
-          eq(webhookDeliveries.status, 'FAILED'),
-          isNull(webhookDeliveries.redeliveredAs),
-          gte(webhookDeliveries.createdAt, now - BULK_REDELIVERY_MS)
-      ))
-      .orderBy(webhookDeliveries.id)
-      .limit(BULK_REDELIVERY_MAX)
-      .all();
+    .where(and(
+      eq(webhookDeliveries.webhookId, webhook.id),
+      eq(webhookDeliveries.status, 'FAILED'),
+      isNull(webhookDeliveries.redeliveredAs),
+      gte(webhookDeliveries.createdAt, now - BULK_REDELIVERY_MS),
+    ))
+    .orderBy(webhookDeliveries.id)
+    .limit(BULK_REDELIVERY_MAX)
+    .all();
   for (const d of failed) await queueRedelivery(db, d, now);
   return failed.length;
 }

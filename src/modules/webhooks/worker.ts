@@ -1,6 +1,6 @@
 import { and, eq, gte, inArray, isNotNull, lt, lte, notInArray, sql } from 'drizzle-orm';
 import { claimingBatch, claimPick } from '../../db/claim.js';
-import { onPostgres, type Db, transaction } from '../../db/client.js';
+import { onPostgres, transaction, type Db } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import type { Job } from '../../server/jobs.js';
 import type { Services } from '../../server/services.js';
@@ -161,10 +161,12 @@ async function claimDueFor(db: Db, webhookId: string, busy: Set<string>, now: nu
     // Returned in no set order.
     return (await q.claimFor.all({ ...pick, nextAttemptAt })).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
   }
-  return (await q.dueFor.all(pick)).map(async (row) => {
+  const claimed = [];
+  for (const row of await q.dueFor.all(pick)) {
     await q.claim.run({ id: row.id, now, nextAttemptAt });
-    return { ...row, attemptCount: row.attemptCount + 1 };
-  });
+    claimed.push({ ...row, attemptCount: row.attemptCount + 1 });
+  }
+  return claimed;
 }
 
 /** Ends the subscription's pending sends as FAILED/WEBHOOK_SUSPENDED and marks it SUSPENDED (spec 01 §3.5). */
@@ -212,6 +214,8 @@ class DeliveryWorker {
   private wanted = new Set<string>();
   private wantAll = false;
   private scheduled = false;
+  /** The pump running or queued last: pumps take turns, as they share the state above. */
+  private pumping: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly services: Services) {
     const storeWebhooks = statements(services.db).storeWebhooks;
@@ -226,19 +230,29 @@ class DeliveryWorker {
     else for (const id of webhookIds) this.wanted.add(id);
     if (this.scheduled) return;
     this.scheduled = true;
-    setImmediate(() => this.pump(this.services.clock.now()));
+    setImmediate(() => void this.inTurn(() => this.pump(this.services.clock.now())));
   }
 
   /** Everything due at `now`, for the clock-driven job (retries coming due, work left by a stopped process). */
-  async runDue(now: number): Promise<number> {
-    this.wantAll = true;
-    return await this.pump(now);
+  runDue(now: number): Promise<number> {
+    return this.inTurn(() => {
+      this.wantAll = true;
+      return this.pump(now);
+    });
+  }
+
+  /** Runs `pump` once every pump started before it has ended. */
+  private inTurn(pump: () => Promise<number>): Promise<number> {
+    const run = this.pumping.then(pump);
+    this.pumping = run.catch(() => undefined);
+    return run;
   }
 
   /**
    * Writes finished attempts, then claims and starts what is due; returns how many sends it started. The
    * clock-driven pass (`everything`) also ends records whose last attempt a stopped process never recorded:
-   * looking for them reads every due record of a subscription, too much for each finished send.
+   * looking for them reads every due record of a subscription, too much for each finished send. Only ever
+   * called through `inTurn`.
    */
   private async pump(now: number): Promise<number> {
     this.scheduled = false;
@@ -253,24 +267,30 @@ class DeliveryWorker {
     this.wanted = new Set();
 
     const starts = await claimingBatch(db, async (together) => {
-        if (outcomes.length > 0) await together(() => outcomes.forEach((o) => this.settle(o, now)));
-        const out: { webhook: Webhook; row: Parameters<DeliveryWorker['start']>[1]; }[] = [];
-        for (const webhookId of new Set([...wanted, ...outcomes.map((o) => o.webhookId)])) {
-            const busy = this.inFlight.get(webhookId) ?? new Set<string>();
-            if (busy.size >= PER_RECEIVER_CONCURRENCY) continue;
-            const webhook = await q.webhook.get({ id: webhookId });
-            if (!webhook || webhook.status !== 'ACTIVE') continue;
-            const exhausted = await (await everything ? q.exhaustedFor.all({ webhookId, now }) : []);
-            if (exhausted.length > 0) {
-                await together(() => exhausted.forEach((row) => this.settle({ deliveryId: row.id, webhookId, attempt: row.attemptCount, result: interrupted, request: null }, now)));
-            }
-            for (const row of await claimDueFor(db, webhookId, busy, now)) {
-                const event = await q.event.get({ id: (await row).eventId });
-                // The event's own creation time, not the record's, goes into the payload.
-                if (event) out.push({ webhook, row: { ...await row, ...event } });
-            }
+      if (outcomes.length > 0) {
+        await together(async () => {
+          for (const o of outcomes) await this.settle(o, now);
+        });
+      }
+      const out: { webhook: Webhook; row: Parameters<DeliveryWorker['start']>[1] }[] = [];
+      for (const webhookId of new Set([...wanted, ...outcomes.map((o) => o.webhookId)])) {
+        const busy = this.inFlight.get(webhookId) ?? new Set<string>();
+        if (busy.size >= PER_RECEIVER_CONCURRENCY) continue;
+        const webhook = await q.webhook.get({ id: webhookId });
+        if (!webhook || webhook.status !== 'ACTIVE') continue;
+        const exhausted = everything ? await q.exhaustedFor.all({ webhookId, now }) : [];
+        if (exhausted.length > 0) {
+          await together(async () => {
+            for (const row of exhausted) await this.settle({ deliveryId: row.id, webhookId, attempt: row.attemptCount, result: interrupted, request: null }, now);
+          });
         }
-        return out;
+        for (const row of await claimDueFor(db, webhookId, busy, now)) {
+          const event = await q.event.get({ id: row.eventId });
+          // The event's own creation time, not the record's, goes into the payload.
+          if (event) out.push({ webhook, row: { ...row, ...event } });
+        }
+      }
+      return out;
     });
 
     for (const { webhook, row } of starts) this.start(webhook, row, now);
@@ -295,20 +315,20 @@ class DeliveryWorker {
     const { result } = o;
     const status = result.ok ? 'SUCCESS' : o.attempt >= MAX_ATTEMPTS ? 'FAILED' : 'PENDING_RETRY';
     const changed = await q.settle.run({
-        id: o.deliveryId,
-        attempt: o.attempt,
-        status,
-        nextAttemptAt: status === 'PENDING_RETRY' ? now + RETRY_DELAYS_MS[o.attempt - 1] : null,
-        statusCode: result.statusCode,
-        timeMs: result.timeMs,
-        bodyExcerpt: result.bodyExcerpt,
-        errorCode: result.errorCode,
-        failureReason: result.failureReason,
-        payload: o.request?.payload ?? null,
-        payloadTruncated: o.request ? Number(o.request.payloadTruncated) : null,
-        payloadMasked: o.request ? Number(o.request.payloadMasked) : null,
-        requestHeaders: o.request ? JSON.stringify(o.request.requestHeaders) : null,
-        now,
+      id: o.deliveryId,
+      attempt: o.attempt,
+      status,
+      nextAttemptAt: status === 'PENDING_RETRY' ? now + RETRY_DELAYS_MS[o.attempt - 1] : null,
+      statusCode: result.statusCode,
+      timeMs: result.timeMs,
+      bodyExcerpt: result.bodyExcerpt,
+      errorCode: result.errorCode,
+      failureReason: result.failureReason,
+      payload: o.request?.payload ?? null,
+      payloadTruncated: o.request ? Number(o.request.payloadTruncated) : null,
+      payloadMasked: o.request ? Number(o.request.payloadMasked) : null,
+      requestHeaders: o.request ? JSON.stringify(o.request.requestHeaders) : null,
+      now,
     });
     if (changed.changes > 0) await noteOutcome(this.services.db, o.webhookId, result.ok, now);
   }
@@ -338,6 +358,6 @@ export const retentionJob: Job = {
     const cutoff = now - RECORDS_KEPT_MS;
     return transaction(services.db, async () =>
       (await services.db.delete(webhookDeliveries).where(and(lt(webhookDeliveries.createdAt, cutoff), inArray(webhookDeliveries.status, ['SUCCESS', 'FAILED']))).run()).changes
-      + (await services.db.delete(events).where(lt(events.createdAt, cutoff - 86400000)).run()).changes);
+      + (await services.db.delete(events).where(lt(events.createdAt, cutoff - 86400_000)).run()).changes);
   },
 };
