@@ -179,15 +179,15 @@ export class PgPool {
         const frame: Frame = { connection, depth: 1 };
         try {
           // Taken before BEGIN, so the transaction's snapshot comes after the others are out.
-          if (alone) await connection.query(`SELECT pg_advisory_lock(${GATE_KEY})`);
+          if (alone) await control(connection, `SELECT pg_advisory_lock(${GATE_KEY})`);
           try {
-            await connection.query(`BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT pg_advisory_xact_lock_shared(${GATE_KEY})`);
+            await control(connection, `BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT pg_advisory_xact_lock_shared(${GATE_KEY})`);
             const result = await this.frames.run(frame, body);
-            await connection.query('COMMIT');
+            await control(connection, 'COMMIT');
             return result;
           } catch (error) {
             await connection.query('ROLLBACK').catch(() => (broken = true));
-            throw asPgError(error, 'COMMIT', true);
+            throw error;
           } finally {
             if (alone) await connection.query(`SELECT pg_advisory_unlock(${GATE_KEY})`).catch(() => (broken = true));
           }
@@ -207,14 +207,14 @@ export class PgPool {
 
   private async savepoint<R>(frame: Frame, body: () => R | Promise<R>): Promise<R> {
     const name = `sp${frame.depth}`;
-    await frame.connection.query(`SAVEPOINT ${name}`);
+    await control(frame.connection, `SAVEPOINT ${name}`);
     try {
       const result = await this.frames.run({ connection: frame.connection, depth: frame.depth + 1 }, body);
-      await frame.connection.query(`RELEASE SAVEPOINT ${name}`);
+      await control(frame.connection, `RELEASE SAVEPOINT ${name}`);
       return result;
     } catch (error) {
       // A retryable failure dooms the whole transaction: let the outermost level re-run it.
-      if (!(error instanceof PgError && error.code && RETRYABLE.has(error.code))) await frame.connection.query(`ROLLBACK TO SAVEPOINT ${name}`);
+      if (!(error instanceof PgError && error.code && RETRYABLE.has(error.code))) await control(frame.connection, `ROLLBACK TO SAVEPOINT ${name}`);
       throw error;
     }
   }
@@ -223,6 +223,15 @@ export class PgPool {
     if (!this.open) return;
     this.open = false;
     await this.pool.end();
+  }
+}
+
+/** A statement of the transaction's own (BEGIN, COMMIT, the gate), failing as the body's statements do. */
+async function control(connection: pg.PoolClient, sql: string): Promise<void> {
+  try {
+    await connection.query(sql);
+  } catch (error) {
+    throw asPgError(error, sql, true);
   }
 }
 
