@@ -127,8 +127,15 @@ export async function countRows(db: Db, table: SQLiteTable, where?: SQL): Promis
   return (await db.select({ n: count() }).from(table).where(where).get())!.n;
 }
 
-/** The depth of the transaction the current asynchronous work runs in on SQLite (0 outermost), if any. */
-const sqliteFrames = new AsyncLocalStorage<number>();
+/**
+ * The transaction the current asynchronous work runs in on SQLite: its savepoint depth (0 outermost), and
+ * whether it ended — work it scheduled (a timer, a wake-up) carries the frame and then runs outside it.
+ */
+interface SqliteFrame {
+  depth: number;
+  outermost: { ended: boolean };
+}
+const sqliteFrames = new AsyncLocalStorage<SqliteFrame>();
 
 interface WriterQueue {
   busy: boolean;
@@ -156,8 +163,8 @@ export class TransactionAwaitedIoError extends Error {
 export function transaction<R>(db: Db, body: () => R | Promise<R>): Promise<R> {
   const sqlite = sqliteOf(db);
   if (!sqlite) return (db.$client as unknown as PgPool).transaction(body);
-  const depth = sqliteFrames.getStore();
-  return depth === undefined ? sqliteTransaction(sqlite, body) : sqliteSavepoint(sqlite, depth + 1, body);
+  const frame = sqliteFrames.getStore();
+  return !frame || frame.outermost.ended ? sqliteTransaction(sqlite, body) : sqliteSavepoint(sqlite, frame, body);
 }
 
 async function sqliteTransaction<R>(sqlite: Sqlite, body: () => R | Promise<R>): Promise<R> {
@@ -167,10 +174,11 @@ async function sqliteTransaction<R>(sqlite: Sqlite, body: () => R | Promise<R>):
   queue.busy = true;
   let waitedForIo = false;
   const turnEnds = setImmediate(() => (waitedForIo = true));
+  const frame: SqliteFrame = { depth: 0, outermost: { ended: false } };
   try {
     sqlite.exec('BEGIN');
     try {
-      const result = await sqliteFrames.run(0, body);
+      const result = await sqliteFrames.run(frame, body);
       if (waitedForIo) throw new TransactionAwaitedIoError();
       sqlite.exec('COMMIT');
       return result;
@@ -179,6 +187,7 @@ async function sqliteTransaction<R>(sqlite: Sqlite, body: () => R | Promise<R>):
       throw error;
     }
   } finally {
+    frame.outermost.ended = true;
     clearImmediate(turnEnds);
     const next = queue.waiting.shift();
     if (next) next();
@@ -186,11 +195,12 @@ async function sqliteTransaction<R>(sqlite: Sqlite, body: () => R | Promise<R>):
   }
 }
 
-async function sqliteSavepoint<R>(sqlite: Sqlite, depth: number, body: () => R | Promise<R>): Promise<R> {
+async function sqliteSavepoint<R>(sqlite: Sqlite, outer: SqliteFrame, body: () => R | Promise<R>): Promise<R> {
+  const depth = outer.depth + 1;
   const name = `sp${depth}`;
   sqlite.exec(`SAVEPOINT ${name}`);
   try {
-    const result = await sqliteFrames.run(depth, body);
+    const result = await sqliteFrames.run({ ...outer, depth }, body);
     sqlite.exec(`RELEASE ${name}`);
     return result;
   } catch (error) {

@@ -86,6 +86,11 @@ function toParam(value: unknown): unknown {
 interface Frame {
   connection: pg.PoolClient;
   depth: number;
+  /**
+   * Ended once the transaction committed or rolled back. Work the transaction scheduled (a timer, a wake-up
+   * of the delivery worker) still carries its frame, and must then run outside it, as on SQLite.
+   */
+  outermost: { ended: boolean };
 }
 
 
@@ -130,14 +135,20 @@ export class PgPool {
     return url ? `PostgreSQL ${url.hostname ? `${url.hostname}:${url.port || 5432}` : 'local socket '}${url.pathname}` : 'PostgreSQL';
   }
 
+  /** The transaction the current work runs in; never one that ended (its connection is someone else's by now). */
+  private current(): Frame | undefined {
+    const frame = this.frames.getStore();
+    return frame && !frame.outermost.ended ? frame : undefined;
+  }
+
   get inTransaction(): boolean {
-    return this.frames.getStore() !== undefined;
+    return this.current() !== undefined;
   }
 
   /** Every statement goes through here: on the current transaction's connection, else on any free one. */
   async query(text: string, params: unknown[] = []): Promise<PgResult> {
     if (!this.open) throw new Error('the PostgreSQL connection is closed');
-    const frame = this.frames.getStore();
+    const frame = this.current();
     try {
       const result = await (frame?.connection ?? this.pool).query({ text, values: params.map(toParam), rowMode: 'array' });
       // A multi-statement text answers a result per statement: the last one is the answer.
@@ -157,7 +168,7 @@ export class PgPool {
   }
 
   transaction<R>(body: () => R | Promise<R>): Promise<R> {
-    const frame = this.frames.getStore();
+    const frame = this.current();
     return frame ? this.savepoint(frame, body) : this.serializable(body);
   }
 
@@ -176,16 +187,18 @@ export class PgPool {
     try {
       for (let attempt = 1; ; attempt++) {
         const alone = attempt > RUN_ALONE_AFTER;
-        const frame: Frame = { connection, depth: 1 };
+        const frame: Frame = { connection, depth: 1, outermost: { ended: false } };
         try {
           // Taken before BEGIN, so the transaction's snapshot comes after the others are out.
           if (alone) await control(connection, `SELECT pg_advisory_lock(${GATE_KEY})`);
           try {
             await control(connection, `BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT pg_advisory_xact_lock_shared(${GATE_KEY})`);
             const result = await this.frames.run(frame, body);
+            frame.outermost.ended = true;
             await control(connection, 'COMMIT');
             return result;
           } catch (error) {
+            frame.outermost.ended = true;
             await connection.query('ROLLBACK').catch(() => (broken = true));
             throw error;
           } finally {
@@ -209,7 +222,7 @@ export class PgPool {
     const name = `sp${frame.depth}`;
     await control(frame.connection, `SAVEPOINT ${name}`);
     try {
-      const result = await this.frames.run({ connection: frame.connection, depth: frame.depth + 1 }, body);
+      const result = await this.frames.run({ ...frame, depth: frame.depth + 1 }, body);
       await control(frame.connection, `RELEASE SAVEPOINT ${name}`);
       return result;
     } catch (error) {
