@@ -133,7 +133,7 @@ export async function countRows(db: Db, table: SQLiteTable, where?: SQL): Promis
  */
 interface SqliteFrame {
   depth: number;
-  outermost: { ended: boolean };
+  outermost: { ended: boolean; afterCommit: Map<unknown, () => void> };
 }
 const sqliteFrames = new AsyncLocalStorage<SqliteFrame>();
 
@@ -142,6 +142,25 @@ interface WriterQueue {
   waiting: (() => void)[];
 }
 const writerQueues = new WeakMap<Sqlite, WriterQueue>();
+
+/** On a later turn and outside every transaction: work scheduled from inside one must not join it. */
+function later(then: () => void) {
+  sqliteFrames.exit(() => setImmediate(then));
+}
+
+/**
+ * Runs `then` once the current transaction committed (never if it rolls back; once per `key` however often
+ * it is asked), or on the next turn when the caller is in none — outside every transaction either way. For
+ * wake-ups of workers that read what the transaction wrote (the delivery worker, builds): before the commit
+ * they would find nothing, or on PostgreSQL, sharing the transaction's connection, read what might still
+ * roll back.
+ */
+export function afterCommit(db: Db, then: () => void, key: unknown = then): void {
+  if (!sqliteOf(db)) return (db.$client as unknown as PgPool).afterCommit(then, key);
+  const frame = sqliteFrames.getStore();
+  if (!frame || frame.outermost.ended) later(then);
+  else if (!frame.outermost.afterCommit.has(key)) frame.outermost.afterCommit.set(key, then);
+}
 
 /** Thrown when a SQLite transaction's body waited for real I/O: other requests' statements could have joined it. */
 export class TransactionAwaitedIoError extends Error {
@@ -174,13 +193,14 @@ async function sqliteTransaction<R>(sqlite: Sqlite, body: () => R | Promise<R>):
   queue.busy = true;
   let waitedForIo = false;
   const turnEnds = setImmediate(() => (waitedForIo = true));
-  const frame: SqliteFrame = { depth: 0, outermost: { ended: false } };
+  const frame: SqliteFrame = { depth: 0, outermost: { ended: false, afterCommit: new Map() } };
   try {
     sqlite.exec('BEGIN');
     try {
       const result = await sqliteFrames.run(frame, body);
       if (waitedForIo) throw new TransactionAwaitedIoError();
       sqlite.exec('COMMIT');
+      for (const then of frame.outermost.afterCommit.values()) later(then);
       return result;
     } catch (error) {
       if (sqlite.inTransaction) sqlite.exec('ROLLBACK');

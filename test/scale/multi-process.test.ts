@@ -81,7 +81,7 @@ test('50 buyers race for 10 units across three processes: exactly 10 orders, eac
   for (let tries = 0; receiver.received.length < 10 && tries < 400; tries++) await new Promise((r) => setTimeout(r, 50));
   await new Promise((r) => setTimeout(r, 3000));
   const delivered = receiver.received.map((r) => JSON.parse(r.body));
-  assert.is(delivered.length, 10);
+  assert.is(delivered.length, 10, JSON.stringify(receiver.received.map((r) => [JSON.parse(r.body).id, JSON.parse(r.body).data.orderId, r.headers?.['x-svc-delivery-id'] ?? r.headers?.['svc-delivery-id']])));
   assert.equal(new Set(delivered.map((e) => e.data.orderId)).size, 10);
   assert.equal(new Set(delivered.map((e) => e.id)).size, 10);
 

@@ -90,7 +90,7 @@ interface Frame {
    * Ended once the transaction committed or rolled back. Work the transaction scheduled (a timer, a wake-up
    * of the delivery worker) still carries its frame, and must then run outside it, as on SQLite.
    */
-  outermost: { ended: boolean };
+  outermost: { ended: boolean; afterCommit: Map<unknown, () => void> };
 }
 
 
@@ -141,6 +141,18 @@ export class PgPool {
     return frame && !frame.outermost.ended ? frame : undefined;
   }
 
+  /** Runs `then` once the current transaction committed (once per `key`), or soon when there is none. */
+  afterCommit(then: () => void, key: unknown = then): void {
+    const frame = this.current();
+    if (!frame) this.later(then);
+    else if (!frame.outermost.afterCommit.has(key)) frame.outermost.afterCommit.set(key, then);
+  }
+
+  /** On a later turn and outside every transaction: work scheduled from inside one must not join it. */
+  private later(then: () => void) {
+    this.frames.exit(() => setImmediate(then));
+  }
+
   get inTransaction(): boolean {
     return this.current() !== undefined;
   }
@@ -187,7 +199,7 @@ export class PgPool {
     try {
       for (let attempt = 1; ; attempt++) {
         const alone = attempt > RUN_ALONE_AFTER;
-        const frame: Frame = { connection, depth: 1, outermost: { ended: false } };
+        const frame: Frame = { connection, depth: 1, outermost: { ended: false, afterCommit: new Map() } };
         try {
           // Taken before BEGIN, so the transaction's snapshot comes after the others are out.
           if (alone) await control(connection, `SELECT pg_advisory_lock(${GATE_KEY})`);
@@ -196,6 +208,7 @@ export class PgPool {
             const result = await this.frames.run(frame, body);
             frame.outermost.ended = true;
             await control(connection, 'COMMIT');
+            for (const then of frame.outermost.afterCommit.values()) this.later(then);
             return result;
           } catch (error) {
             frame.outermost.ended = true;

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Db } from '../../db/client.js';
+import { afterCommit, type Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
@@ -55,33 +55,21 @@ function idsIn(value: unknown, into: Set<string>, key = '') {
   }
 }
 
-const buses = new WeakMap<Db, { bus: EventEmitter; stores: Set<string> }>();
+const buses = new WeakMap<Db, EventEmitter>();
 function busOf(db: Db) {
-  let entry = buses.get(db);
-  if (!entry) {
-    entry = { bus: new EventEmitter().setMaxListeners(0), stores: new Set() };
-    buses.set(db, entry);
-  }
-  return entry;
+  let bus = buses.get(db);
+  if (!bus) buses.set(db, (bus = new EventEmitter().setMaxListeners(0)));
+  return bus;
 }
 
 /**
- * Emits `event` (a store id) after the emitting transaction, on the next turn, once per store however many
- * events it wrote, so the delivery worker and event streams react at once instead of on the next clock
- * tick. Durable state is the tables; a notice for an event whose transaction rolled back just finds nothing.
+ * Emits `event` (a store id) once the emitting transaction committed, once per store however many events it
+ * wrote, so the delivery worker and event streams react at once instead of on the next clock tick.
  */
-export const eventBus = (db: Db): EventEmitter => busOf(db).bus;
+export const eventBus = (db: Db): EventEmitter => busOf(db);
 
 function notify(db: Db, storeId: string) {
-  const entry = busOf(db);
-  if (entry.stores.size === 0) {
-    setImmediate(() => {
-      const stores = [...entry.stores];
-      entry.stores.clear();
-      for (const s of stores) entry.bus.emit('event', s);
-    });
-  }
-  entry.stores.add(storeId);
+  afterCommit(db, () => busOf(db).emit('event', storeId), `event ${storeId}`);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { and, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { transaction } from '../../db/client.js';
+import { afterCommit, transaction } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId, newSecret } from '../../db/ids.js';
 import { fail, validationFailed } from '../../server/errors.js';
@@ -326,8 +326,8 @@ export const storefrontOperations = [
       const site = await requireActiveSite(ctx.db, ctx.store.id);
       const build = await queueBuild(ctx.db, site, await currentFiles(ctx.db, ctx.store.id), false, ctx.now);
       await touchEditing(ctx.services, ctx.db, ctx.store.id, ctx.now);
-      // Started at once rather than on the next job tick (after this transaction commits).
-      setImmediate(() => void startDueBuilds(ctx.services));
+      // Started at once rather than on the next job tick.
+      afterCommit(ctx.db, () => void startDueBuilds(ctx.services));
       return { buildId: build.id };
     },
   }),
