@@ -196,6 +196,8 @@ async function noteOutcome(db: Db, webhookId: string, ok: boolean, now: number) 
 interface Outcome {
   deliveryId: string;
   webhookId: string;
+  /** When the attempt ended: a pass that settles it later (waiting its turn) must not count from its own start. */
+  at: number;
   attempt: number;
   result: AttemptResult;
   request: { payload: string; payloadTruncated: boolean; payloadMasked: boolean; requestHeaders: { name: string; value: string | null }[] } | null;
@@ -269,8 +271,10 @@ class DeliveryWorker {
     const starts = await claimingBatch(db, async (together) => {
       if (outcomes.length > 0) {
         await together(async () => {
-          for (const o of outcomes) await this.settle(o, now);
+          for (const o of outcomes) await this.settle(o);
         });
+        // Busy until settled: a pass in between would find the record due again once a manual clock moved past its lease.
+        for (const o of outcomes) this.inFlight.get(o.webhookId)?.delete(o.deliveryId);
       }
       const out: { webhook: Webhook; row: Parameters<DeliveryWorker['start']>[1] }[] = [];
       for (const webhookId of new Set([...wanted, ...outcomes.map((o) => o.webhookId)])) {
@@ -281,7 +285,7 @@ class DeliveryWorker {
         const exhausted = everything ? await q.exhaustedFor.all({ webhookId, now }) : [];
         if (exhausted.length > 0) {
           await together(async () => {
-            for (const row of exhausted) await this.settle({ deliveryId: row.id, webhookId, attempt: row.attemptCount, result: interrupted, request: null }, now);
+            for (const row of exhausted) await this.settle({ deliveryId: row.id, webhookId, at: now, attempt: row.attemptCount, result: interrupted, request: null });
           });
         }
         for (const row of await claimDueFor(db, webhookId, busy, now)) {
@@ -304,13 +308,13 @@ class DeliveryWorker {
     const body = eventPayload({ id: row.eventId, type: row.type, createdAt: row.createdAt, storeId: row.storeId, sequence: row.sequence, dataJson: row.dataJson });
     const request = buildRequest(body, { id: row.eventId, type: row.type }, row.id, signingSecrets(webhook, now), now);
     void sendOnce(webhook.url, body, request.headers, { allowHosts: this.services.config.unsafeWebhookHosts, poolKey: webhook.id }).then((result) => {
-      busy.delete(row.id);
-      this.outcomes.push({ deliveryId: row.id, webhookId: webhook.id, attempt: row.attemptCount, result, request: { ...storedPayload(body), requestHeaders: request.requestHeaders } });
+      this.outcomes.push({ deliveryId: row.id, webhookId: webhook.id, at: this.services.clock.now(), attempt: row.attemptCount, result, request: { ...storedPayload(body), requestHeaders: request.requestHeaders } });
       this.schedule([webhook.id]);
     });
   }
 
-  private async settle(o: Outcome, now: number) {
+  private async settle(o: Outcome) {
+    const now = o.at;
     const q = statements(this.services.db);
     const { result } = o;
     const status = result.ok ? 'SUCCESS' : o.attempt >= MAX_ATTEMPTS ? 'FAILED' : 'PENDING_RETRY';
