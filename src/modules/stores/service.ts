@@ -1,6 +1,6 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { transaction, type Db } from '../../db/client.js';
+import { transaction, whenAnswered, type Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
@@ -35,14 +35,19 @@ const MEMBERSHIP_CACHE_LIMIT = 50_000;
 const memberships = new Map<string, { value: { memberId: string; role: Role } | undefined; changes: number; cachedAt: number }>();
 let membershipChanges = 0;
 
-export async function findMembership(db: Db, storeId: string, userId: string, now = Date.now()) {
+type Membership = { memberId: string; role: Role } | undefined;
+
+/** A cached membership is answered at once, with no promise: it is read on every store request. */
+export function findMembership(db: Db, storeId: string, userId: string, now = Date.now()): Membership | Promise<Membership> {
   const key = `${storeId} ${userId}`;
   const hit = memberships.get(key);
   if (hit && hit.changes === membershipChanges && hit.cachedAt > now - MEMBERSHIP_CACHE_MS) return hit.value;
-  const value = await statements(db).membership.get({ storeId, userId });
-  if (memberships.size >= MEMBERSHIP_CACHE_LIMIT) memberships.clear();
-  memberships.set(key, { value, changes: membershipChanges, cachedAt: now });
-  return value;
+  const changes = membershipChanges;
+  return whenAnswered(statements(db).membership.get({ storeId, userId }), (value) => {
+    if (memberships.size >= MEMBERSHIP_CACHE_LIMIT) memberships.clear();
+    memberships.set(key, { value, changes, cachedAt: now });
+    return value;
+  });
 }
 
 export async function insertMember(db: Db, member: typeof members.$inferInsert) {

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/client.js';
+import { whenAnswered, type Db } from '../../db/client.js';
 import { cacheVersion } from '../../db/prepared.js';
 
 const settingsVersion = cacheVersion("SELECT version FROM store_versions WHERE store_id = ? AND scope = 'settings'");
@@ -11,21 +11,25 @@ const MAX_ENTRIES = 10_000;
  * store_versions migration; a module whose tables feed such a model adds its triggers there), so a read
  * costs one primary-key lookup (none while nothing was written) and no write path can leave it stale. Values are shared: never mutate one.
  */
-export function cachedPerStoreSettings<A, T>(dbOf: (owner: A) => Db, build: (owner: A, storeId: string) => Promise<T>): (owner: A, storeId: string) => Promise<T> {
+export function cachedPerStoreSettings<A, T>(dbOf: (owner: A) => Db, build: (owner: A, storeId: string) => Promise<T>): (owner: A, storeId: string) => T | Promise<T> {
   const caches = new WeakMap<Db, Map<string, { version: number; value: T }>>();
-  return async (owner, storeId) => {
-    const db = dbOf(owner);
-    let cache = caches.get(db);
-    if (!cache) caches.set(db, (cache = new Map()));
-    const version = await settingsVersion(db, storeId);
-    if (version === null) return build(owner, storeId);
-    const hit = cache.get(storeId);
-    if (hit && hit.version === version) return hit.value;
+  const remember = async (db: Db, cache: Map<string, { version: number; value: T }>, owner: A, storeId: string, version: number) => {
     const value = await build(owner, storeId);
     // SQLite has one connection: a build that ends inside another request's transaction may have read its rows.
     if (db.$client.inTransaction) return value;
     if (cache.size >= MAX_ENTRIES) cache.clear();
     cache.set(storeId, { version, value });
     return value;
+  };
+  // A hit on SQLite is answered at once: the version is known without a query while nothing was written.
+  return (owner, storeId) => {
+    const db = dbOf(owner);
+    let cache = caches.get(db);
+    if (!cache) caches.set(db, (cache = new Map()));
+    return whenAnswered(settingsVersion(db, storeId), (version) => {
+      if (version === null) return build(owner, storeId);
+      const hit = cache.get(storeId);
+      return hit && hit.version === version ? hit.value : remember(db, cache, owner, storeId, version);
+    });
   };
 }
