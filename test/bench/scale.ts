@@ -1,9 +1,8 @@
 /**
  * Issue 18 benchmark: member purchases per second (sheet → payment start → the sandbox window's approve
  * button → order) and `GET /v1/store` req/s for `svc serve` on SQLite (one process) and on PostgreSQL with
- * 1, 2 and 3 processes sharing one database — through each of its two clients, libpq and pg in a worker
- * thread — and `svc serve --workers 3` (the three processes as one command on one port), printed as ratios of
- * the SQLite figures in one run.
+ * 1, 2 and 3 processes sharing one database, and `svc serve --workers 3` (the three processes as one command
+ * on one port), printed as ratios of the SQLite figures in one run.
  */
 import autocannon from 'autocannon';
 import { mkdtempSync } from 'node:fs';
@@ -97,25 +96,23 @@ try {
   await sqlite.stop();
 }
 
-// Both PostgreSQL clients (src/db/pg): libpq on the calling thread, the default, and pg in a worker thread.
+// PostgreSQL through the asynchronous pool (src/db/pg/pool.ts), 1 to 3 processes on one database.
 try {
-  for (const client of ['libpq', 'pg'] as const) {
-    const postgres = await deployment({ SVC_DATABASE_URL: await createTestDatabase(), SVC_POSTGRES_CLIENT: client });
-    try {
-      const s = await setUp(postgres.urls(1)[0]);
-      for (let n = 1; n <= 3; n++) {
-        if (n > 1) await postgres.start(n - 1);
-        await purchasesPerSecond(postgres.urls(n), s);
-        const buy = await purchasesPerSecond(postgres.urls(n), s);
-        const store = await storeRps(postgres.urls(n), s);
-        console.log(`PostgreSQL (${client}), ${n} process${n > 1 ? 'es' : ''}: ${buy.toFixed(0)} purchases/s (${((buy / baseline.buy) * 100).toFixed(0)}% of SQLite) · GET /v1/store ${store.toFixed(0)} req/s (${((store / baseline.store) * 100).toFixed(0)}%)`);
-      }
-    } catch (error) {
-      console.error(postgres.stderr().split('\n').filter((l) => l.trim()).slice(-15).join('\n'));
-      throw error;
-    } finally {
-      await postgres.stop();
+  const postgres = await deployment({ SVC_DATABASE_URL: await createTestDatabase() });
+  try {
+    const s = await setUp(postgres.urls(1)[0]);
+    for (let n = 1; n <= 3; n++) {
+      if (n > 1) await postgres.start(n - 1);
+      await purchasesPerSecond(postgres.urls(n), s);
+      const buy = await purchasesPerSecond(postgres.urls(n), s);
+      const store = await storeRps(postgres.urls(n), s);
+      console.log(`PostgreSQL, ${n} process${n > 1 ? 'es' : ''}: ${buy.toFixed(0)} purchases/s (${((buy / baseline.buy) * 100).toFixed(0)}% of SQLite) · GET /v1/store ${store.toFixed(0)} req/s (${((store / baseline.store) * 100).toFixed(0)}%)`);
     }
+  } catch (error) {
+    console.error(postgres.stderr().split('\n').filter((l) => l.trim()).slice(-15).join('\n'));
+    throw error;
+  } finally {
+    await postgres.stop();
   }
   // The same three processes as one command: `svc serve --workers 3`, one port, node:cluster spreading the connections.
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-scale-'));
@@ -128,7 +125,7 @@ try {
     await purchasesPerSecond([workers.url], s);
     const buy = await purchasesPerSecond([workers.url], s);
     const store = await storeRps([workers.url], s);
-    console.log(`PostgreSQL (libpq), svc serve --workers 3: ${buy.toFixed(0)} purchases/s (${((buy / baseline.buy) * 100).toFixed(0)}% of SQLite) · GET /v1/store ${store.toFixed(0)} req/s (${((store / baseline.store) * 100).toFixed(0)}%)`);
+    console.log(`PostgreSQL, svc serve --workers 3: ${buy.toFixed(0)} purchases/s (${((buy / baseline.buy) * 100).toFixed(0)}% of SQLite) · GET /v1/store ${store.toFixed(0)} req/s (${((store / baseline.store) * 100).toFixed(0)}%)`);
   } finally {
     await workers.stop();
   }
