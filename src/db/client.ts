@@ -108,10 +108,12 @@ export function sqliteOf(db: Db): Sqlite | null {
   return onPostgres(db) ? null : (db.$client as unknown as Sqlite);
 }
 
+/** PostgreSQL's pool, or null on SQLite. */
+const poolOf = (db: Db): PgPool | null => (onPostgres(db) ? (db.$client as unknown as PgPool) : null);
+
 /** Where the data lives, for the start banner: the SQLite file, or the PostgreSQL server. */
 export function describeDatabase(db: Db): string {
-  const sqlite = sqliteOf(db);
-  return sqlite ? `SQLite ${sqlite.name}` : (db.$client as unknown as PgPool).describe();
+  return poolOf(db)?.describe() ?? `SQLite ${sqliteOf(db)!.name}`;
 }
 
 /**
@@ -156,7 +158,8 @@ function later(then: () => void) {
  * roll back.
  */
 export function afterCommit(db: Db, then: () => void, key: unknown = then): void {
-  if (!sqliteOf(db)) return (db.$client as unknown as PgPool).afterCommit(then, key);
+  const pool = poolOf(db);
+  if (pool) return pool.afterCommit(then, key);
   const frame = sqliteFrames.getStore();
   if (!frame || frame.outermost.ended) later(then);
   else if (!frame.outermost.afterCommit.has(key)) frame.outermost.afterCommit.set(key, then);
@@ -180,8 +183,9 @@ export class TransactionAwaitedIoError extends Error {
  * can slip into it. A body that did wait is rolled back (`TransactionAwaitedIoError`).
  */
 export function transaction<R>(db: Db, body: () => R | Promise<R>): Promise<R> {
-  const sqlite = sqliteOf(db);
-  if (!sqlite) return (db.$client as unknown as PgPool).transaction(body);
+  const pool = poolOf(db);
+  if (pool) return pool.transaction(body);
+  const sqlite = sqliteOf(db)!;
   const frame = sqliteFrames.getStore();
   return !frame || frame.outermost.ended ? sqliteTransaction(sqlite, body) : sqliteSavepoint(sqlite, frame, body);
 }

@@ -17,6 +17,8 @@ const { mapResultRow } = drizzleUtils as unknown as { mapResultRow: (fields: Sel
 class PgPreparedQuery extends SQLitePreparedQuery<{ type: 'async'; run: RunResult; all: unknown; get: unknown; values: unknown; execute: unknown }> {
   static override readonly [entityKind] = 'SvcPgPreparedQuery';
   private readonly text: string;
+  /** Set by drizzle's select builder after preparing: which joined tables' columns may all be null. */
+  joinsNotNullableMap?: Record<string, boolean>;
 
   constructor(
     private readonly pool: PgPool,
@@ -49,7 +51,7 @@ class PgPreparedQuery extends SQLitePreparedQuery<{ type: 'async'; run: RunResul
     const row = rows[0];
     if (!this.fields && !this.customResultMapper) return row && rowObject(fields, row);
     if (!row) return undefined;
-    return this.customResultMapper ? this.customResultMapper([row]) : mapResultRow(this.fields!, row, (this as unknown as { joinsNotNullableMap?: Record<string, boolean> }).joinsNotNullableMap);
+    return this.customResultMapper ? this.customResultMapper([row]) : mapResultRow(this.fields!, row, this.joinsNotNullableMap);
   }
 
   async values(placeholderValues?: Record<string, unknown>): Promise<unknown> {
@@ -58,8 +60,7 @@ class PgPreparedQuery extends SQLitePreparedQuery<{ type: 'async'; run: RunResul
 
   private mapRows(rows: unknown[][]): unknown {
     if (this.customResultMapper) return this.customResultMapper(rows);
-    const joins = (this as unknown as { joinsNotNullableMap?: Record<string, boolean> }).joinsNotNullableMap;
-    return rows.map((row) => mapResultRow(this.fields!, row, joins));
+    return rows.map((row) => mapResultRow(this.fields!, row, this.joinsNotNullableMap));
   }
 
   /** @internal drizzle asks this of relational queries. */
