@@ -9,7 +9,6 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { jsonOf, runCli } from '../helpers/cli.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { onPostgres } from '../helpers/postgres.js';
 
 let svc: TestService;
 let dir: string;
@@ -83,12 +82,8 @@ test('calendar write and read through the CLI', async () => {
   assert.equal(read.variants[0].days.map((d: any) => d.stock), [2, 2]);
 });
 
-/**
- * The catalog's target is 10 s for 1,000 rows. On PostgreSQL each statement is a blocking round trip
- * (~0.2–0.6 ms on this 2-core machine, 11 per product): there the same import takes about 9–12 s, so the
- * PostgreSQL run holds it to twice the target (docs/decisions.md).
- */
-const IMPORT_LIMIT_SECONDS = onPostgres ? 20 : 10;
+/** The catalog's target is 10 s for 1,000 rows, on either database. */
+const IMPORT_LIMIT_SECONDS = 10;
 
 test(`import: 1,000 CSV rows, a result per row, under ${IMPORT_LIMIT_SECONDS} s; the same file again creates nothing twice`, async () => {
   const rows = ['name,salePrice,listPrice,stockQuantity,options,status'];
