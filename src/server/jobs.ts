@@ -48,7 +48,8 @@ async function runEachJob(services: Services): Promise<Record<string, number>> {
   return handled;
 }
 
-export function startJobLoop(services: Services, intervalMs = 1000) {
+/** Starts the clock loop; the function it returns stops it and settles once a run under way has ended. */
+export function startJobLoop(services: Services, intervalMs = 1000): () => Promise<void> {
   let running = false;
   const timer = setInterval(async () => {
     if (running) return;
@@ -60,5 +61,9 @@ export function startJobLoop(services: Services, intervalMs = 1000) {
     }
   }, intervalMs);
   timer.unref();
-  return () => clearInterval(timer);
+  return async () => {
+    clearInterval(timer);
+    // A run under way may still start work (a check, a build) that the modules' onClose must then stop.
+    await lastRun.get(services)?.catch(() => {});
+  };
 }

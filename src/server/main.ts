@@ -161,10 +161,12 @@ export async function startService(options: StartOptions): Promise<RunningServic
     seeded,
     close() {
       closing ??= new Promise<void>((done) => {
-        stopJobs();
+        const jobsStopped = stopJobs();
         const closed = servers.map((listener) => new Promise((ok) => listener.close(ok)));
         void Promise.all(closed).then(async () => {
-          // After the last request: module resources (the app runtime worker) may be in use until then.
+          // After the last request and the last job run: module resources (the app runtime worker, running
+          // checks and builds) may be in use until then.
+          await jobsStopped;
           await Promise.all(modules.map((m) => m.onClose?.(services)));
           await database.close();
           done();

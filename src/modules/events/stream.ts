@@ -92,6 +92,9 @@ async function streamResponse(services: Services, event: H3Event, storeId: strin
               send(message);
             }
           }
+        } catch {
+          // The database went away (or the service is closing): the client reconnects from its last event id.
+          stop();
         } finally {
           pushing = false;
         }

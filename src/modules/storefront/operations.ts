@@ -326,8 +326,8 @@ export const storefrontOperations = [
       const site = await requireActiveSite(ctx.db, ctx.store.id);
       const build = await queueBuild(ctx.db, site, await currentFiles(ctx.db, ctx.store.id), false, ctx.now);
       await touchEditing(ctx.services, ctx.db, ctx.store.id, ctx.now);
-      // Started at once rather than on the next job tick.
-      afterCommit(ctx.db, () => void startDueBuilds(ctx.services));
+      // Started at once rather than on the next job tick, which also starts it if this start fails.
+      afterCommit(ctx.db, () => void startDueBuilds(ctx.services).catch(() => undefined));
       return { buildId: build.id };
     },
   }),

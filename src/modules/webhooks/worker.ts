@@ -223,7 +223,11 @@ class DeliveryWorker {
     const storeWebhooks = statements(services.db).storeWebhooks;
     eventBus(services.db).on('event', async (storeId: string) => {
       if (!this.services.db.$client.open) return;
-      this.schedule((await storeWebhooks.all({ storeId })).map((w) => w.id));
+      try {
+        this.schedule((await storeWebhooks.all({ storeId })).map((w) => w.id));
+      } catch (error) {
+        this.failed(error);
+      }
     });
   }
 
@@ -232,7 +236,12 @@ class DeliveryWorker {
     else for (const id of webhookIds) this.wanted.add(id);
     if (this.scheduled) return;
     this.scheduled = true;
-    setImmediate(() => void this.inTurn(() => this.pump(this.services.clock.now())));
+    setImmediate(() => this.inTurn(() => this.pump(this.services.clock.now())).catch((error: unknown) => this.failed(error)));
+  }
+
+  /** A pass that failed (the database away or closing): the clock-driven pass tries again. */
+  private failed(error: unknown) {
+    if (this.services.db.$client.open) console.error('[svc] webhook deliveries: a pass failed, the next clock tick retries it:', error);
   }
 
   /** Everything due at `now`, for the clock-driven job (retries coming due, work left by a stopped process). */
