@@ -95,6 +95,32 @@ test('concurrent transactions hold a connection each: one\'s uncommitted write i
   await a.prepare('UPDATE counters SET n = 2 WHERE id = ?').run('c');
 });
 
+test('a process runs at most its writers\' count of transactions at once; the others start as one ends, in order', async () => {
+  const pool = new PgPool(url, 4, 2);
+  try {
+    const started: number[] = [];
+    const releases: (() => void)[] = [];
+    const runs = [1, 2, 3, 4].map((n) => pool.transaction(async () => {
+      started.push(n);
+      await new Promise<void>((release) => releases.push(release));
+      return counter(pool);
+    }));
+    await new Promise((done) => setTimeout(done, 100));
+    assert.equal(started, [1, 2]);
+    releases.shift()!();
+    await new Promise((done) => setTimeout(done, 100));
+    assert.equal(started, [1, 2, 3]);
+    for (let released = 0; released < 3; released++) {
+      while (releases.length === 0) await new Promise((done) => setTimeout(done, 10));
+      releases.shift()!();
+    }
+    assert.equal(await Promise.all(runs), [2, 2, 2, 2]);
+    assert.equal(started, [1, 2, 3, 4]);
+  } finally {
+    await pool.close();
+  }
+});
+
 test('a serialization failure re-runs the transaction, which then sees the other writer and commits once', async () => {
   let attempts = 0;
   const result = await a.transaction(async () => {

@@ -194,13 +194,15 @@ export class PgPool {
   }
 
   private async serializable<R>(body: () => R | Promise<R>): Promise<R> {
-    if (this.writing >= this.writers) await new Promise<void>((turn) => this.turns.push(turn));
-    this.writing++;
+    // A finished transaction hands its turn to the longest waiting one, so none can slip in between.
+    if (this.writing < this.writers) this.writing++;
+    else await new Promise<void>((turn) => this.turns.push(turn));
     try {
       return await this.serializableNow(body);
     } finally {
-      this.writing--;
-      this.turns.shift()?.();
+      const next = this.turns.shift();
+      if (next) next();
+      else this.writing--;
     }
   }
 
