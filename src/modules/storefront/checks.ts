@@ -63,15 +63,22 @@ async function updateRunning(services: Services, id: string, change: Partial<Che
 
 async function runCheck(services: Services, check: Check, signal: AbortSignal) {
   const dir = materialize(filesOf(services, check.files), 'svc-check-');
+  // Progress is shown as the steps go, one write after another: on PostgreSQL two writes in flight on two
+  // connections could land in either order. A progress write that fails is logged; the outcome comes last.
+  let progress = Promise.resolve();
+  const onStep = (steps: CheckStep[]) => {
+    const change = { steps: steps.map((s) => ({ ...s })) };
+    progress = progress.then(() => updateRunning(services, check.id, change)).catch((error) => console.error(`[svc] check ${check.id} progress not recorded:`, error));
+  };
   try {
-    // Progress is shown as the steps go; a progress write that fails is logged, the outcome is written after the run.
-    const onStep = (steps: CheckStep[]) => void updateRunning(services, check.id, { steps: steps.map((s) => ({ ...s })) })
-      .catch((error) => console.error(`[svc] check ${check.id} progress not recorded:`, error));
     const result = await runProjectChecks(dir, { signal, onStep });
+    await progress;
     await updateRunning(services, check.id, { status: result.status, steps: result.steps, nextAttemptAt: null, finishedAt: services.clock.now() });
   } catch (error) {
     console.error(`[svc] check ${check.id} failed to run:`, error);
-    await updateRunning(services, check.id, { status: 'UNKNOWN', nextAttemptAt: null, finishedAt: services.clock.now() });
+    await progress;
+    // The database may be what failed: the clock-driven pass then ends the check as UNKNOWN.
+    await updateRunning(services, check.id, { status: 'UNKNOWN', nextAttemptAt: null, finishedAt: services.clock.now() }).catch(() => undefined);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
