@@ -6,6 +6,7 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { migrationsDir } from '../paths.js';
 import type { PgPool } from './pg/pool.js';
+import { committed, newOutermost, openOutermost, Turns, whenCommitted, type OutermostTransaction } from './transaction-state.js';
 
 export type Sqlite = Database.Database;
 
@@ -135,20 +136,11 @@ export async function countRows(db: Db, table: SQLiteTable, where?: SQL): Promis
  */
 interface SqliteFrame {
   depth: number;
-  outermost: { ended: boolean; afterCommit: Map<unknown, () => void> };
+  outermost: OutermostTransaction;
 }
 const sqliteFrames = new AsyncLocalStorage<SqliteFrame>();
-
-interface WriterQueue {
-  busy: boolean;
-  waiting: (() => void)[];
-}
-const writerQueues = new WeakMap<Sqlite, WriterQueue>();
-
-/** On a later turn and outside every transaction: work scheduled from inside one must not join it. */
-function later(then: () => void) {
-  sqliteFrames.exit(() => setImmediate(then));
-}
+/** SQLite's one connection takes one transaction at a time. */
+const writerTurns = new WeakMap<Sqlite, Turns>();
 
 /**
  * Runs `then` once the current transaction committed (never if it rolls back; once per `key` however often
@@ -159,10 +151,8 @@ function later(then: () => void) {
  */
 export function afterCommit(db: Db, then: () => void, key: unknown = then): void {
   const pool = poolOf(db);
-  if (pool) return pool.afterCommit(then, key);
-  const frame = sqliteFrames.getStore();
-  if (!frame || frame.outermost.ended) later(then);
-  else if (!frame.outermost.afterCommit.has(key)) frame.outermost.afterCommit.set(key, then);
+  if (pool) pool.afterCommit(then, key);
+  else whenCommitted(sqliteFrames, sqliteFrames.getStore()?.outermost, then, key);
 }
 
 /** Thrown when a SQLite transaction's body waited for real I/O: other requests' statements could have joined it. */
@@ -187,24 +177,24 @@ export function transaction<R>(db: Db, body: () => R | Promise<R>): Promise<R> {
   if (pool) return pool.transaction(body);
   const sqlite = sqliteOf(db)!;
   const frame = sqliteFrames.getStore();
-  return !frame || frame.outermost.ended ? sqliteTransaction(sqlite, body) : sqliteSavepoint(sqlite, frame, body);
+  return openOutermost(frame?.outermost) ? sqliteSavepoint(sqlite, frame!, body) : sqliteTransaction(sqlite, body);
 }
 
 async function sqliteTransaction<R>(sqlite: Sqlite, body: () => R | Promise<R>): Promise<R> {
-  let queue = writerQueues.get(sqlite);
-  if (!queue) writerQueues.set(sqlite, (queue = { busy: false, waiting: [] }));
-  if (queue.busy) await new Promise<void>((turn) => queue.waiting.push(turn));
-  queue.busy = true;
+  let turns = writerTurns.get(sqlite);
+  if (!turns) writerTurns.set(sqlite, (turns = new Turns(1)));
+  const waiting = turns.take();
+  if (waiting) await waiting;
   let waitedForIo = false;
   const turnEnds = setImmediate(() => (waitedForIo = true));
-  const frame: SqliteFrame = { depth: 0, outermost: { ended: false, afterCommit: new Map() } };
+  const frame: SqliteFrame = { depth: 0, outermost: newOutermost() };
   try {
     sqlite.exec('BEGIN');
     try {
       const result = await sqliteFrames.run(frame, body);
       if (waitedForIo) throw new TransactionAwaitedIoError();
       sqlite.exec('COMMIT');
-      for (const then of frame.outermost.afterCommit.values()) later(then);
+      committed(sqliteFrames, frame.outermost);
       return result;
     } catch (error) {
       if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
@@ -213,9 +203,7 @@ async function sqliteTransaction<R>(sqlite: Sqlite, body: () => R | Promise<R>):
   } finally {
     frame.outermost.ended = true;
     clearImmediate(turnEnds);
-    const next = queue.waiting.shift();
-    if (next) next();
-    else queue.busy = false;
+    turns.give();
   }
 }
 

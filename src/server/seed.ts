@@ -1,5 +1,5 @@
-import { transaction } from '../db/client.js';
 import { eq } from 'drizzle-orm';
+import { transaction } from '../db/client.js';
 import { STORE_PLATFORM_CLIENT } from '../modules/accounts/clients.js';
 import { users } from '../modules/accounts/schema.js';
 import { openLoginSession, signup } from '../modules/accounts/service.js';

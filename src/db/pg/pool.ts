@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { committed, newOutermost, openOutermost, Turns, whenCommitted, type OutermostTransaction } from '../transaction-state.js';
 
 /** A PostgreSQL error as the server sent it: `code` is the SQLSTATE (40001 serialization failure, 23505 unique…). */
 export class PgError extends Error {
@@ -86,11 +87,7 @@ function toParam(value: unknown): unknown {
 interface Frame {
   connection: pg.PoolClient;
   depth: number;
-  /**
-   * Ended once the transaction committed or rolled back. Work the transaction scheduled (a timer, a wake-up
-   * of the delivery worker) still carries its frame, and must then run outside it, as on SQLite.
-   */
-  outermost: { ended: boolean; afterCommit: Map<unknown, () => void> };
+  outermost: OutermostTransaction;
 }
 
 
@@ -118,11 +115,11 @@ export class PgPool {
    * store's order counter, its day's sales): in the scale bench 10 concurrent SERIALIZABLE transactions a
    * process re-ran 6,714 times for 2,804 at 2 and 1,143 at 1, with the same purchases per second.
    */
-  private writing = 0;
-  private readonly turns: (() => void)[] = [];
+  private readonly writers: Turns;
 
-  constructor(private readonly url: string, size = Number(process.env.SVC_PG_POOL_SIZE) || 10, private readonly writers = Number(process.env.SVC_PG_WRITERS) || 2) {
+  constructor(private readonly url: string, size = Number(process.env.SVC_PG_POOL_SIZE) || 10, writers = Number(process.env.SVC_PG_WRITERS) || 2) {
     this.pool = new pg.Pool({ connectionString: url, max: size, types });
+    this.writers = new Turns(writers);
     // An idle connection the server dropped (a restart, a failover) is an error event here; the pool
     // replaces it on the next checkout.
     this.pool.on('error', () => {});
@@ -147,19 +144,12 @@ export class PgPool {
   /** The transaction the current work runs in; never one that ended (its connection is someone else's by now). */
   private current(): Frame | undefined {
     const frame = this.frames.getStore();
-    return frame && !frame.outermost.ended ? frame : undefined;
+    return openOutermost(frame?.outermost) && frame;
   }
 
   /** Runs `then` once the current transaction committed (once per `key`), or soon when there is none. */
   afterCommit(then: () => void, key: unknown = then): void {
-    const frame = this.current();
-    if (!frame) this.later(then);
-    else if (!frame.outermost.afterCommit.has(key)) frame.outermost.afterCommit.set(key, then);
-  }
-
-  /** On a later turn and outside every transaction: work scheduled from inside one must not join it. */
-  private later(then: () => void) {
-    this.frames.exit(() => setImmediate(then));
+    whenCommitted(this.frames, this.frames.getStore()?.outermost, then, key);
   }
 
   get inTransaction(): boolean {
@@ -194,15 +184,11 @@ export class PgPool {
   }
 
   private async serializable<R>(body: () => R | Promise<R>): Promise<R> {
-    // A finished transaction hands its turn to the longest waiting one, so none can slip in between.
-    if (this.writing < this.writers) this.writing++;
-    else await new Promise<void>((turn) => this.turns.push(turn));
+    await this.writers.take();
     try {
       return await this.serializableNow(body);
     } finally {
-      const next = this.turns.shift();
-      if (next) next();
-      else this.writing--;
+      this.writers.give();
     }
   }
 
@@ -221,7 +207,7 @@ export class PgPool {
     try {
       for (let attempt = 1; ; attempt++) {
         const alone = attempt > RUN_ALONE_AFTER;
-        const frame: Frame = { connection, depth: 1, outermost: { ended: false, afterCommit: new Map() } };
+        const frame: Frame = { connection, depth: 1, outermost: newOutermost() };
         try {
           // Taken before BEGIN, so the transaction's snapshot comes after the others are out.
           if (alone) await control(connection, `SELECT pg_advisory_lock(${GATE_KEY})`);
@@ -230,7 +216,7 @@ export class PgPool {
             const result = await this.frames.run(frame, body);
             frame.outermost.ended = true;
             await control(connection, 'COMMIT');
-            for (const then of frame.outermost.afterCommit.values()) this.later(then);
+            committed(this.frames, frame.outermost);
             return result;
           } catch (error) {
             frame.outermost.ended = true;

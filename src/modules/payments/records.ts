@@ -1,5 +1,5 @@
-import { transaction } from '../../db/client.js';
 import { and, eq, gt, lt } from 'drizzle-orm';
+import { transaction } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { sendMail } from '../../server/mail.js';

@@ -1,5 +1,5 @@
-import { transaction } from '../../db/client.js';
 import { and, eq, inArray, sql } from 'drizzle-orm';
+import { transaction } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import { newId } from '../../db/ids.js';
 import { fail } from '../../server/errors.js';

@@ -1,5 +1,5 @@
-import { transaction } from '../../db/client.js';
 import { and, eq } from 'drizzle-orm';
+import { transaction } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
 import { fail } from '../../server/errors.js';
 import type { StoreCtx } from '../../server/registry.js';
