@@ -13,6 +13,7 @@ import { apiClient, login, startTestService, type Api, type TestService } from '
 import { connectSandbox, createProduct } from '../checkout/support.js';
 import { longLivedToken } from '../promotions/support.js';
 import { createSite, synced } from '../storefront/support.js';
+import { realTimeClearOfMidnight } from './support.js';
 
 // A desktop Chrome's user agent: headless Chromium's own ("HeadlessChrome") is rightly taken for a bot.
 const USER_AGENT = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
@@ -40,6 +41,8 @@ test('page views on load and History API moves (not hash moves), search, cart-le
   const link = ok(await owner('POST', '/v1/storefront/site/preview-link', {}));
   const { page } = browser;
   page.setDefaultTimeout(15_000);
+  await realTimeClearOfMidnight(60);
+  const day = today(svc.services.clock.now());
   await page.goto(link.url);
   await page.waitForFunction(() => Boolean((window as any).svc?.track));
   const base = new URL(page.url()).pathname;
@@ -76,7 +79,6 @@ test('page views on load and History API moves (not hash moves), search, cart-le
   assert.is(visitors, 1, 'one visitor across full page loads (the svc_vid cookie)');
   const order = ok(await api('GET', `/v1/orders/${orderId}`));
   await svc.advance(600);
-  const day = today(svc.services.clock.now());
   const query = { from: day, to: day, includeTest: true };
   const pages = ok(await owner('GET', '/v1/analytics/pages', { query }));
   const paths = pages.rows.map((r: any) => r.path);

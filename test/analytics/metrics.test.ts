@@ -5,6 +5,7 @@ import { kstDayStart } from '../../src/modules/orders/queries.js';
 import { fails, ok } from '../helpers/assert.js';
 import { apiClient, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { buyerApi, connectSandbox, createProduct, directSheet, simulate, startGuestPayment } from '../checkout/support.js';
+import { clearOfMidnight } from './support.js';
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36';
 const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
@@ -17,6 +18,8 @@ let yesterday: string;
 
 test.before(async () => {
   svc = await startTestService();
+  // The tests before the retention one move the clock by under an hour in all.
+  await clearOfMidnight(svc, 3600);
   const now = svc.services.clock.now();
   yesterday = addDays(today(now), -1);
   t0 = kstDayStart(yesterday);
@@ -114,6 +117,7 @@ test('server-recorded steps: cart add, checkout start and purchase with the visi
   const headers = visit('buyer1');
   const buyer = apiClient(svc.url, { storeId });
   const now = svc.services.clock.now();
+  const day = today(now);
   await send(storeId, 'buyer1', [ev('page', now, { path: '/products/x' }), ev('search', now, { query: 'Wool', resultCount: 1 })]);
   ok(await buyer('POST', '/storefront/v1/cart/items', { body: { ...item, quantity: 1 }, headers }), 201);
   const sheet = ok(await buyer('POST', '/storefront/v1/checkout', { body: { directItem: { ...item, quantity: 1 } }, headers }), 201);
@@ -130,7 +134,6 @@ test('server-recorded steps: cart add, checkout start and purchase with the visi
   // A cart add alone: a server-only session, source UNKNOWN, in the funnel without a product view.
   ok(await buyer('POST', '/storefront/v1/cart/items', { body: { ...item, quantity: 1 }, headers: visit('cartonly') }), 201);
   await aggregate();
-  const day = today(svc.services.clock.now());
   const checkout = await report(api, 'checkout', { from: day, to: day, includeTest: true });
   assert.equal(checkout.rows.map((r: any) => [r.step, r.sessions]), [['SESSION', 2], ['PRODUCT_VIEW', 0], ['CART_ADD', 2], ['CHECKOUT_START', 1], ['PURCHASE', 1]]);
   assert.is(checkout.paymentResults.find((r: any) => r.result === 'COMPLETED').count >= 1, true);

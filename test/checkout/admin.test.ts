@@ -43,7 +43,7 @@ test('GET /v1/orders: newest first, orderNo with hyphen, keyword, testPayment, l
   assert.equal(ids(ok(await api('GET', '/v1/orders', { query: { keyword: '없는말' } }))), []);
   assert.equal(ids(ok(await api('GET', '/v1/orders', { query: { testPayment: false } }))), []);
   assert.equal(ids(ok(await api('GET', '/v1/orders', { query: { testPayment: true, size: 1 } }))), [second.orderId]);
-  assert.equal(ids(ok(await api('GET', '/v1/orders', { query: { lastChangedFrom: new Date(Date.now() + 3600_000).toISOString() } }))), []);
+  assert.equal(ids(ok(await api('GET', '/v1/orders', { query: { lastChangedFrom: new Date(svc.services.clock.now() + 3600_000).toISOString() } }))), []);
   assert.equal(ids(ok(await api('GET', '/v1/orders', { query: { lastChangedFrom: '2020-01-01T00:00:00+09:00' } }))).length, 2);
   assert.equal(ids(ok(await api('GET', '/v1/orders', { query: { orderedFrom: '2020-01-01', orderedTo: '2020-01-31' } }))), []);
   fails(await api('GET', '/v1/orders', { query: { orderedFrom: '2020-01-01', orderedTo: '2020-06-01' } }), 400, 'RANGE_TOO_WIDE');

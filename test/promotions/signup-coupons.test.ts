@@ -35,7 +35,7 @@ const held = async (member: Api) => ok(await member('GET', '/storefront/v1/me/co
 const DAY = 86_400_000;
 
 test('a new member holds each active SIGNUP coupon once, expiring by useDays or useEnd; suspended, sold-out and other types are skipped', async () => {
-  const useEnd = new Date(Date.now() + 30 * DAY).toISOString().replace(/\.\d+Z$/, '.000Z');
+  const useEnd = new Date(svc.services.clock.now() + 30 * DAY).toISOString().replace(/\.\d+Z$/, '.000Z');
   const byDays = await createCoupon(api, { name: '가입 2주', issueType: 'SIGNUP', useDays: 14 });
   const byEnd = await createCoupon(api, { name: '가입 월말', issueType: 'SIGNUP', useEnd });
   const scarce = await createCoupon(api, { name: '선착순 1명', issueType: 'SIGNUP', totalQuantity: 1, useDays: 7 });
@@ -49,7 +49,7 @@ test('a new member holds each active SIGNUP coupon once, expiring by useDays or 
   assert.equal(ids, [byDays.couponId, byEnd.couponId, scarce.couponId].sort());
   assert.ok(items.every((i) => i.source === 'SIGNUP' && i.usedAt === null && i.orderId === null));
   const days = items.find((i) => i.couponId === byDays.couponId);
-  assert.ok(Math.abs(Date.parse(days.expiresAt) - (Date.now() + 14 * DAY)) < 5 * 60_000, days.expiresAt);
+  assert.ok(Math.abs(Date.parse(days.expiresAt) - (svc.services.clock.now() + 14 * DAY)) < 5 * 60_000, days.expiresAt);
   assert.is(Date.parse(items.find((i) => i.couponId === byEnd.couponId).expiresAt), Date.parse(useEnd));
   assert.not.ok(ids.includes(download.couponId));
 
