@@ -1,8 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import Database, { type RunResult } from 'better-sqlite3';
-import { count, type SQL } from 'drizzle-orm';
-import type { BaseSQLiteDatabase, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { count, NoopLogger, type Query, type SQL } from 'drizzle-orm';
+import { NoopCache } from 'drizzle-orm/cache/core';
+import { BaseSQLiteDatabase, SQLiteSyncDialect, type SelectedFieldsOrdered, type SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { BetterSQLiteSession, PreparedQuery as BetterSQLiteQuery } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { migrationsDir } from '../paths.js';
 import type { PgPool } from './pg/pool.js';
@@ -63,7 +64,7 @@ export function openDatabase(file: string): Database_ {
     // 1,000 cut the cost of a purchase transaction by a fifth in the checkout bench.
     sqlite.pragma('wal_autocheckpoint = 10000');
     sqlite.pragma('foreign_keys = ON');
-    const synchronous = drizzle(sqlite);
+    const synchronous = drizzleSqlite(sqlite);
     migrate(synchronous, { migrationsFolder: migrationsDir });
     db = synchronous as unknown as Db;
   } catch (error) {
@@ -139,8 +140,82 @@ interface SqliteFrame {
   outermost: OutermostTransaction;
 }
 const sqliteFrames = new AsyncLocalStorage<SqliteFrame>();
-/** SQLite's one connection takes one transaction at a time. */
-const writerTurns = new WeakMap<Sqlite, Turns>();
+
+/**
+ * SQLite's one connection, shared by all the work of the process. Its transactions take turns, and `open` is
+ * the one between its BEGIN and its end. Requests interleave at every `await`: a statement of other work
+ * that comes while a transaction is open would run inside it — see what may still roll back, and be rolled
+ * back with it — so it waits for the transaction to end and runs in its own turn.
+ */
+class SqliteConnection {
+  readonly turns = new Turns(1);
+  open: OutermostTransaction | null = null;
+
+  /** Runs `statement` now, or, when another's transaction is open, once it ended (the types say Promise either way). */
+  run<T>(statement: () => T): T {
+    if (this.open === null || sqliteFrames.getStore()?.outermost === this.open) return statement();
+    return this.inOwnTurn(statement) as T;
+  }
+
+  private async inOwnTurn<T>(statement: () => T): Promise<T> {
+    await this.turns.take();
+    try {
+      return statement();
+    } finally {
+      this.turns.give();
+    }
+  }
+}
+const connections = new WeakMap<Sqlite, SqliteConnection>();
+
+type BetterSQLiteQueryArgs = ConstructorParameters<typeof BetterSQLiteQuery>;
+
+/** drizzle's better-sqlite3 query, run through its connection's turn rule. */
+class TurnTakingQuery extends BetterSQLiteQuery {
+  constructor(private readonly connection: SqliteConnection, ...args: BetterSQLiteQueryArgs) {
+    super(...args);
+  }
+
+  override run(placeholderValues?: Record<string, unknown>) {
+    return this.connection.run(() => super.run(placeholderValues));
+  }
+
+  override all(placeholderValues?: Record<string, unknown>) {
+    return this.connection.run(() => super.all(placeholderValues));
+  }
+
+  override get(placeholderValues?: Record<string, unknown>) {
+    return this.connection.run(() => super.get(placeholderValues));
+  }
+
+  override values(placeholderValues?: Record<string, unknown>) {
+    return this.connection.run(() => super.values(placeholderValues));
+  }
+}
+
+/** drizzle's better-sqlite3 queries log nothing and cache nothing here, as its driver's defaults. */
+const noLogger = new NoopLogger();
+const noCache = new NoopCache();
+
+class TurnTakingSession extends BetterSQLiteSession<Record<string, never>, Record<string, never>> {
+  constructor(private readonly sqlite: Sqlite, private readonly connection: SqliteConnection, dialect: SQLiteSyncDialect) {
+    super(sqlite, dialect, undefined);
+  }
+
+  override prepareQuery(query: Query, fields: SelectedFieldsOrdered | undefined, executeMethod: BetterSQLiteQueryArgs[7], isResponseInArrayMode: boolean, customResultMapper?: (rows: unknown[][]) => unknown, queryMetadata?: BetterSQLiteQueryArgs[4], cacheConfig?: BetterSQLiteQueryArgs[5]) {
+    const statement = this.sqlite.prepare(query.sql);
+    return new TurnTakingQuery(this.connection, statement, query, noLogger, noCache, queryMetadata, cacheConfig, fields, executeMethod, isResponseInArrayMode, customResultMapper);
+  }
+}
+
+/** drizzle over SQLite's one connection, as drizzle's own better-sqlite3 driver builds it, with queries that take turns. */
+function drizzleSqlite(sqlite: Sqlite) {
+  const connection = new SqliteConnection();
+  connections.set(sqlite, connection);
+  const dialect = new SQLiteSyncDialect();
+  const db = new BaseSQLiteDatabase('sync', dialect, new TurnTakingSession(sqlite, connection, dialect), undefined);
+  return Object.assign(db, { $client: sqlite });
+}
 
 /**
  * Runs `then` once the current transaction committed (never if it rolls back; once per `key` however often
@@ -181,8 +256,8 @@ export function transaction<R>(db: Db, body: () => R | Promise<R>): Promise<R> {
 }
 
 async function sqliteTransaction<R>(sqlite: Sqlite, body: () => R | Promise<R>): Promise<R> {
-  let turns = writerTurns.get(sqlite);
-  if (!turns) writerTurns.set(sqlite, (turns = new Turns(1)));
+  const connection = connections.get(sqlite)!;
+  const { turns } = connection;
   const waiting = turns.take();
   if (waiting) await waiting;
   let waitedForIo = false;
@@ -190,6 +265,7 @@ async function sqliteTransaction<R>(sqlite: Sqlite, body: () => R | Promise<R>):
   const frame: SqliteFrame = { depth: 0, outermost: newOutermost() };
   try {
     sqlite.exec('BEGIN');
+    connection.open = frame.outermost;
     try {
       const result = await sqliteFrames.run(frame, body);
       if (waitedForIo) throw new TransactionAwaitedIoError();
@@ -202,6 +278,7 @@ async function sqliteTransaction<R>(sqlite: Sqlite, body: () => R | Promise<R>):
     }
   } finally {
     frame.outermost.ended = true;
+    connection.open = null;
     clearImmediate(turnEnds);
     turns.give();
   }
