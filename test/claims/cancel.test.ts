@@ -48,7 +48,7 @@ async function placeOrder() {
   const plate = await createProduct(api, { name: '접시', salePrice: 20000, stockQuantity: 10 });
   const coupon = ok(await api('POST', '/v1/coupons', { body: { name: '5천원', issueType: 'MANUAL', benefit: { method: 'AMOUNT', value: 5000 } } }), 201);
   const code = ok(await api('POST', `/v1/coupons/${coupon.couponId}/grants`, { body: { customerIds: [m.customerId] } })).granted[0].couponItem.code;
-  ok(await api('POST', `/v1/customers/${m.customerId}/points`, { body: { amount: 10000, reason: '테스트', expiresAt: new Date(Date.now() + 30 * 86_400_000).toISOString() } }), 201);
+  ok(await api('POST', `/v1/customers/${m.customerId}/points`, { body: { amount: 10000, reason: '테스트', expiresAt: new Date(svc.services.clock.now() + 30 * 86_400_000).toISOString() } }), 201);
   ok(await m.buyer('POST', '/storefront/v1/cart/items', { body: { productId: mug.productId, optionId: mug.optionId, quantity: 3 } }), 201);
   ok(await m.buyer('POST', '/storefront/v1/cart/items', { body: { productId: plate.productId, optionId: plate.optionId, quantity: 1 } }), 201);
   const lines = ok(await m.buyer('GET', '/storefront/v1/cart')).items.map((l: any) => l.cartItemId);

@@ -52,7 +52,7 @@ test('ledger: grants need an expiry, deductions a balance (also at dry run); ent
   const buyer = ok(await fresh.api('POST', '/v1/customers/delegations', { body: { uid: 'l1', email: 'l1@example.com' } }), 201).customer.customerId;
   fails(await fresh.api('POST', `/v1/customers/${buyer}/points`, { body: { amount: 1000, reason: '가입' } }), 400, 'POINT_EXPIRY_REQUIRED');
   fails(await fresh.api('POST', `/v1/customers/${buyer}/points`, { body: { amount: 1000, reason: '가입' }, headers: { 'x-svc-dry-run': '1' } }), 400, 'POINT_EXPIRY_REQUIRED');
-  const expiresAt = new Date(Date.now() + 30 * DAY * 1000).toISOString();
+  const expiresAt = new Date(svc.services.clock.now() + 30 * DAY * 1000).toISOString();
   const granted = ok(await fresh.api('POST', `/v1/customers/${buyer}/points`, { body: { amount: 3000, reason: '가입 축하', expiresAt } }), 201);
   assert.equal([granted.entry.kind, granted.entry.amount, granted.entry.balanceAfter, granted.balance], ['GRANT', 3000, 3000, 3000]);
   fails(await fresh.api('POST', `/v1/customers/${buyer}/points`, { body: { amount: -5000, reason: '회수' } }), 409, 'POINT_BALANCE_INSUFFICIENT');
