@@ -63,6 +63,16 @@ test('values come back as better-sqlite3 gives them, and go in as drizzle sends 
   assert.equal(await a.prepare('DELETE FROM kinds RETURNING flag').pluck().all(), [2, 2]);
 });
 
+test('a statement with parameters is prepared once per connection and then only run; one without stays unnamed', async () => {
+  const prepared = await a.transaction(async () => {
+    for (let i = 0; i < 3; i++) await counter(a);
+    await a.prepare("SELECT n FROM counters WHERE id = 'c'").get();
+    return (await a.prepare("SELECT statement, generic_plans + custom_plans AS runs FROM pg_prepared_statements WHERE statement LIKE 'SELECT n FROM counters%'").all()) as { statement: string; runs: number }[];
+  });
+  assert.equal(prepared.map((p) => p.statement), ['SELECT n FROM counters WHERE id = $1']);
+  assert.ok(prepared[0].runs >= 3, `run ${prepared[0].runs} times`);
+});
+
 test('a failing statement rejects with its SQLSTATE and the pool keeps answering; a nested failure rolls back to its savepoint only', async () => {
   await rejects(() => a.prepare('SELECT no_such_column FROM counters').get(), (error: Error) => error instanceof PgError && error.code === '42703');
   assert.is(await counter(a), 0);

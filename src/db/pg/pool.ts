@@ -32,6 +32,8 @@ const types = {
 
 /** SQLSTATEs after which a SERIALIZABLE transaction is re-run from the start: serialization failure, deadlock. */
 const RETRYABLE = new Set(['40001', '40P01']);
+/** How many distinct statement texts a pool names (see `names`). */
+const NAMED_STATEMENTS = 1000;
 const MAX_ATTEMPTS = 20;
 /**
  * Every transaction passes a gate, an advisory lock that all processes share: each transaction holds it
@@ -117,6 +119,14 @@ export class PgPool {
    */
   private readonly writers: Turns;
 
+  /**
+   * Statement names by text. A named statement is parsed and planned once per connection, then only bound
+   * and run. The code's statements with parameters are a few hundred texts; texts that vary without end (an
+   * IN list of every length) go unnamed past `NAMED_STATEMENTS`. Texts without parameters go unnamed:
+   * migrations' DDL, one-off maintenance, multi-statement texts (which cannot be named).
+   */
+  private readonly names = new Map<string, string>();
+
   constructor(private readonly url: string, size = Number(process.env.SVC_PG_POOL_SIZE) || 10, writers = Number(process.env.SVC_PG_WRITERS) || 2) {
     this.pool = new pg.Pool({ connectionString: url, max: size, types });
     this.writers = new Turns(writers);
@@ -161,13 +171,20 @@ export class PgPool {
     if (!this.open) throw new Error('the PostgreSQL connection is closed');
     const frame = this.current();
     try {
-      const result = await (frame?.connection ?? this.pool).query({ text, values: params.map(toParam), rowMode: 'array' });
+      const result = await (frame?.connection ?? this.pool).query({ name: this.nameOf(text, params), text, values: params.map(toParam), rowMode: 'array' });
       // A multi-statement text answers a result per statement: the last one is the answer.
       const last = Array.isArray(result) ? (result.at(-1) as pg.QueryResult) : result;
       return { fields: (last.fields ?? []).map((f) => f.name), rows: last.rows ?? [], rowCount: last.rowCount ?? 0 };
     } catch (error) {
       throw asPgError(error, text, frame !== undefined);
     }
+  }
+
+  private nameOf(text: string, params: unknown[]): string | undefined {
+    if (params.length === 0) return undefined;
+    let name = this.names.get(text);
+    if (name === undefined && this.names.size < NAMED_STATEMENTS) this.names.set(text, (name = `svc${this.names.size}`));
+    return name;
   }
 
   prepare(sql: string): PgStatement {
