@@ -1,9 +1,10 @@
 /**
  * The asynchronous PostgreSQL pool under the data layer (src/db/pg/pool.ts): values come back as
- * better-sqlite3 gives them, it outlives server errors and dropped connections (a transaction that lost its
- * connection fails whole), a SERIALIZABLE transaction that loses a conflict is re-run whole, one that keeps
- * losing runs alone, and transactions of concurrent requests each hold their own connection. Runs on a real
- * PostgreSQL in both test modes, since it tests the PostgreSQL path itself.
+ * better-sqlite3 gives them, statements with parameters are prepared once per connection, it outlives server
+ * errors and dropped connections (a transaction that lost its connection fails whole), a SERIALIZABLE
+ * transaction that loses a conflict is re-run whole, one that keeps losing runs alone, and transactions of
+ * concurrent requests each hold their own connection. Runs on a real PostgreSQL in both test modes, since it
+ * tests the PostgreSQL path itself.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
