@@ -230,7 +230,7 @@ export function afterCommit(db: Db, then: () => void, key: unknown = then): void
   else whenCommitted(sqliteFrames, sqliteFrames.getStore()?.outermost, then, key);
 }
 
-/** Thrown when a SQLite transaction's body waited for real I/O: other requests' statements could have joined it. */
+/** Thrown when a SQLite transaction's body waited for real I/O, holding up every other statement of the process meanwhile. */
 export class TransactionAwaitedIoError extends Error {
   constructor() {
     super('a SQLite transaction waited for I/O (a timer, the network, a file) before it ended: do that work before or after the transaction');
@@ -243,9 +243,10 @@ export class TransactionAwaitedIoError extends Error {
  *
  * On PostgreSQL the transaction holds one pooled connection, SERIALIZABLE, re-run whole after a
  * serialization failure (src/db/pg/pool.ts). On SQLite there is one connection, so transactions take turns:
- * one at a time per process, and a body must not wait for I/O — SQLite's statements answer at once, so a
- * body that only queries ends within the same turn of the event loop, and no other request's statements
- * can slip into it. A body that did wait is rolled back (`TransactionAwaitedIoError`).
+ * one at a time per process, and other work's statements wait while one is open (`SqliteConnection`). So a
+ * body must not wait for I/O: SQLite's statements answer at once, and a body that only queries ends within
+ * the same turn of the event loop, while one that waited would have held up every request of the process.
+ * A body that did wait is rolled back (`TransactionAwaitedIoError`).
  */
 export function transaction<R>(db: Db, body: () => R | Promise<R>): Promise<R> {
   const pool = poolOf(db);
