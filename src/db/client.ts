@@ -105,9 +105,12 @@ export function onPostgres(db: Db): boolean {
   return (db.$client as { dialect?: string }).dialect === 'postgres';
 }
 
-/** SQLite's connection, for what only SQLite has (synchronous reads on hot paths, pragmas), or null on PostgreSQL. */
+/**
+ * SQLite's driver itself, or null on PostgreSQL: for what only SQLite has (pragmas, a streamed scan, the
+ * synchronous version reads of hot paths). Its statements skip the turn rule of `db` and `db.$client`.
+ */
 export function sqliteOf(db: Db): Sqlite | null {
-  return onPostgres(db) ? null : (db.$client as unknown as Sqlite);
+  return onPostgres(db) ? null : (db.$client as SqliteClient).sqlite;
 }
 
 /** PostgreSQL's pool, or null on SQLite. */
@@ -168,6 +171,49 @@ class SqliteConnection {
 }
 const connections = new WeakMap<Sqlite, SqliteConnection>();
 
+/** `db.$client` on SQLite: the driver's statements for the code's few raw ones, under the same turn rule. */
+class SqliteClient implements DbClient {
+  constructor(readonly sqlite: Sqlite, private readonly connection: SqliteConnection) {}
+
+  get open() {
+    return this.sqlite.open;
+  }
+
+  get inTransaction() {
+    return this.sqlite.inTransaction;
+  }
+
+  prepare<Params extends unknown[] = unknown[], Row = unknown>(sql: string): RawStatement<Params, Row> {
+    return new TurnTakingStatement(this.sqlite.prepare(sql), this.connection) as unknown as RawStatement<Params, Row>;
+  }
+}
+
+class TurnTakingStatement {
+  constructor(private readonly statement: Database.Statement, private readonly connection: SqliteConnection) {}
+
+  get(...params: unknown[]) {
+    return this.connection.run(() => this.statement.get(...params));
+  }
+
+  all(...params: unknown[]) {
+    return this.connection.run(() => this.statement.all(...params));
+  }
+
+  run(...params: unknown[]) {
+    return this.connection.run(() => this.statement.run(...params));
+  }
+
+  pluck(toggle = true): this {
+    this.statement.pluck(toggle);
+    return this;
+  }
+
+  raw(toggle = true): this {
+    this.statement.raw(toggle);
+    return this;
+  }
+}
+
 type BetterSQLiteQueryArgs = ConstructorParameters<typeof BetterSQLiteQuery>;
 
 /** drizzle's better-sqlite3 query, run through its connection's turn rule. */
@@ -214,7 +260,7 @@ function drizzleSqlite(sqlite: Sqlite) {
   connections.set(sqlite, connection);
   const dialect = new SQLiteSyncDialect();
   const db = new BaseSQLiteDatabase('sync', dialect, new TurnTakingSession(sqlite, connection, dialect), undefined);
-  return Object.assign(db, { $client: sqlite });
+  return Object.assign(db, { $client: new SqliteClient(sqlite, connection) });
 }
 
 /**
