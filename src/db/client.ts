@@ -145,35 +145,17 @@ interface SqliteFrame {
 const sqliteFrames = new AsyncLocalStorage<SqliteFrame>();
 
 /**
- * SQLite's one connection, shared by all the work of the process. Its transactions take turns, and `open` is
- * the one between its BEGIN and its end. Requests interleave at every `await`: a statement of other work
- * that comes while a transaction is open would run inside it — see what may still roll back, and be rolled
- * back with it — so it waits for the transaction to end and runs in its own turn.
+ * `db.$client` on SQLite: its one connection, shared by all the work of the process. Its transactions take
+ * turns, and `openTransaction` is the one between its BEGIN and its end. Requests interleave at every
+ * `await`: a statement of other work that comes while a transaction is open would run inside it — see what
+ * may still roll back, and be rolled back with it — so it waits for the transaction to end and runs in its
+ * own turn, whether it comes through drizzle or as one of the code's few raw statements (`prepare`).
  */
-class SqliteConnection {
-  readonly turns = new Turns(1);
-  open: OutermostTransaction | null = null;
-
-  /** Runs `statement` now, or, when another's transaction is open, once it ended (the types say Promise either way). */
-  run<T>(statement: () => T): T {
-    if (this.open === null || sqliteFrames.getStore()?.outermost === this.open) return statement();
-    return this.inOwnTurn(statement) as T;
-  }
-
-  private async inOwnTurn<T>(statement: () => T): Promise<T> {
-    await this.turns.take();
-    try {
-      return statement();
-    } finally {
-      this.turns.give();
-    }
-  }
-}
-const connections = new WeakMap<Sqlite, SqliteConnection>();
-
-/** `db.$client` on SQLite: the driver's statements for the code's few raw ones, under the same turn rule. */
 class SqliteClient implements DbClient {
-  constructor(readonly sqlite: Sqlite, private readonly connection: SqliteConnection) {}
+  readonly turns = new Turns(1);
+  openTransaction: OutermostTransaction | null = null;
+
+  constructor(readonly sqlite: Sqlite) {}
 
   get open() {
     return this.sqlite.open;
@@ -184,23 +166,38 @@ class SqliteClient implements DbClient {
   }
 
   prepare<Params extends unknown[] = unknown[], Row = unknown>(sql: string): RawStatement<Params, Row> {
-    return new TurnTakingStatement(this.sqlite.prepare(sql), this.connection) as unknown as RawStatement<Params, Row>;
+    return new TurnTakingStatement(this.sqlite.prepare(sql), this) as unknown as RawStatement<Params, Row>;
+  }
+
+  /** Runs `statement` now, or, when another's transaction is open, once it ended (the types say Promise either way). */
+  inTurn<T>(statement: () => T): T {
+    if (this.openTransaction === null || sqliteFrames.getStore()?.outermost === this.openTransaction) return statement();
+    return this.afterOpenTransaction(statement) as T;
+  }
+
+  private async afterOpenTransaction<T>(statement: () => T): Promise<T> {
+    await this.turns.take();
+    try {
+      return statement();
+    } finally {
+      this.turns.give();
+    }
   }
 }
 
 class TurnTakingStatement {
-  constructor(private readonly statement: Database.Statement, private readonly connection: SqliteConnection) {}
+  constructor(private readonly statement: Database.Statement, private readonly client: SqliteClient) {}
 
   get(...params: unknown[]) {
-    return this.connection.run(() => this.statement.get(...params));
+    return this.client.inTurn(() => this.statement.get(...params));
   }
 
   all(...params: unknown[]) {
-    return this.connection.run(() => this.statement.all(...params));
+    return this.client.inTurn(() => this.statement.all(...params));
   }
 
   run(...params: unknown[]) {
-    return this.connection.run(() => this.statement.run(...params));
+    return this.client.inTurn(() => this.statement.run(...params));
   }
 
   pluck(toggle = true): this {
@@ -216,26 +213,26 @@ class TurnTakingStatement {
 
 type BetterSQLiteQueryArgs = ConstructorParameters<typeof BetterSQLiteQuery>;
 
-/** drizzle's better-sqlite3 query, run through its connection's turn rule. */
+/** drizzle's better-sqlite3 query, run through its connection's turns. */
 class TurnTakingQuery extends BetterSQLiteQuery {
-  constructor(private readonly connection: SqliteConnection, ...args: BetterSQLiteQueryArgs) {
+  constructor(private readonly client: SqliteClient, ...args: BetterSQLiteQueryArgs) {
     super(...args);
   }
 
   override run(placeholderValues?: Record<string, unknown>) {
-    return this.connection.run(() => super.run(placeholderValues));
+    return this.client.inTurn(() => super.run(placeholderValues));
   }
 
   override all(placeholderValues?: Record<string, unknown>) {
-    return this.connection.run(() => super.all(placeholderValues));
+    return this.client.inTurn(() => super.all(placeholderValues));
   }
 
   override get(placeholderValues?: Record<string, unknown>) {
-    return this.connection.run(() => super.get(placeholderValues));
+    return this.client.inTurn(() => super.get(placeholderValues));
   }
 
   override values(placeholderValues?: Record<string, unknown>) {
-    return this.connection.run(() => super.values(placeholderValues));
+    return this.client.inTurn(() => super.values(placeholderValues));
   }
 }
 
@@ -244,23 +241,22 @@ const noLogger = new NoopLogger();
 const noCache = new NoopCache();
 
 class TurnTakingSession extends BetterSQLiteSession<Record<string, never>, Record<string, never>> {
-  constructor(private readonly sqlite: Sqlite, private readonly connection: SqliteConnection, dialect: SQLiteSyncDialect) {
-    super(sqlite, dialect, undefined);
+  constructor(private readonly connection: SqliteClient, dialect: SQLiteSyncDialect) {
+    super(connection.sqlite, dialect, undefined);
   }
 
   override prepareQuery(query: Query, fields: SelectedFieldsOrdered | undefined, executeMethod: BetterSQLiteQueryArgs[7], isResponseInArrayMode: boolean, customResultMapper?: (rows: unknown[][]) => unknown, queryMetadata?: BetterSQLiteQueryArgs[4], cacheConfig?: BetterSQLiteQueryArgs[5]) {
-    const statement = this.sqlite.prepare(query.sql);
+    const statement = this.connection.sqlite.prepare(query.sql);
     return new TurnTakingQuery(this.connection, statement, query, noLogger, noCache, queryMetadata, cacheConfig, fields, executeMethod, isResponseInArrayMode, customResultMapper);
   }
 }
 
 /** drizzle over SQLite's one connection, as drizzle's own better-sqlite3 driver builds it, with queries that take turns. */
 function drizzleSqlite(sqlite: Sqlite) {
-  const connection = new SqliteConnection();
-  connections.set(sqlite, connection);
+  const client = new SqliteClient(sqlite);
   const dialect = new SQLiteSyncDialect();
-  const db = new BaseSQLiteDatabase('sync', dialect, new TurnTakingSession(sqlite, connection, dialect), undefined);
-  return Object.assign(db, { $client: new SqliteClient(sqlite, connection) });
+  const db = new BaseSQLiteDatabase('sync', dialect, new TurnTakingSession(client, dialect), undefined);
+  return Object.assign(db, { $client: client });
 }
 
 /**
@@ -289,7 +285,7 @@ export class TransactionAwaitedIoError extends Error {
  *
  * On PostgreSQL the transaction holds one pooled connection, SERIALIZABLE, re-run whole after a
  * serialization failure (src/db/pg/pool.ts). On SQLite there is one connection, so transactions take turns:
- * one at a time per process, and other work's statements wait while one is open (`SqliteConnection`). So a
+ * one at a time per process, and other work's statements wait while one is open (`SqliteClient`). So a
  * body must not wait for I/O: SQLite's statements answer at once, and a body that only queries ends within
  * the same turn of the event loop, while one that waited would have held up every request of the process.
  * A body that did wait is rolled back (`TransactionAwaitedIoError`).
@@ -297,14 +293,13 @@ export class TransactionAwaitedIoError extends Error {
 export function transaction<R>(db: Db, body: () => R | Promise<R>): Promise<R> {
   const pool = poolOf(db);
   if (pool) return pool.transaction(body);
-  const sqlite = sqliteOf(db)!;
+  const client = db.$client as SqliteClient;
   const frame = sqliteFrames.getStore();
-  return openOutermost(frame?.outermost) ? sqliteSavepoint(sqlite, frame!, body) : sqliteTransaction(sqlite, body);
+  return openOutermost(frame?.outermost) ? sqliteSavepoint(client.sqlite, frame!, body) : sqliteTransaction(client, body);
 }
 
-async function sqliteTransaction<R>(sqlite: Sqlite, body: () => R | Promise<R>): Promise<R> {
-  const connection = connections.get(sqlite)!;
-  const { turns } = connection;
+async function sqliteTransaction<R>(client: SqliteClient, body: () => R | Promise<R>): Promise<R> {
+  const { sqlite, turns } = client;
   const waiting = turns.take();
   if (waiting) await waiting;
   let waitedForIo = false;
@@ -312,7 +307,7 @@ async function sqliteTransaction<R>(sqlite: Sqlite, body: () => R | Promise<R>):
   const frame: SqliteFrame = { depth: 0, outermost: newOutermost() };
   try {
     sqlite.exec('BEGIN');
-    connection.open = frame.outermost;
+    client.openTransaction = frame.outermost;
     try {
       const result = await sqliteFrames.run(frame, body);
       if (waitedForIo) throw new TransactionAwaitedIoError();
@@ -325,7 +320,7 @@ async function sqliteTransaction<R>(sqlite: Sqlite, body: () => R | Promise<R>):
     }
   } finally {
     frame.outermost.ended = true;
-    connection.open = null;
+    client.openTransaction = null;
     clearImmediate(turnEnds);
     turns.give();
   }
