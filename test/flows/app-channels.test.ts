@@ -162,6 +162,9 @@ test('a failing notification is retried with the same invocation id; an uninstal
   const first = await guestOrder(svc, api, { flowId: flow.flowId });
   ok(await api('POST', `/v1/order-items/${first.item.orderItemId}/actions/SEND`, { body: {} }));
   const seenOnce = await until(() => asApp('GET', '/v1/app/storage/seen').then((r) => r.data?.value ?? []), (s: string[]) => s.length === 1, 'the first attempt');
+  // The function stored its call before it threw; the retry is scheduled once the job records the failure.
+  const attempts = () => svc.services.db.$client.prepare<[string], number>('SELECT attempts FROM flow_app_notifications WHERE id = ?').pluck().get(seenOnce[0]);
+  await until(attempts, (n) => n === 1, 'the first attempt recorded');
   await svc.advance(61);
   const seen = await until(() => asApp('GET', '/v1/app/storage/seen').then((r) => r.data?.value ?? []), (s: string[]) => s.length === 2, 'the retry');
   assert.equal(seen, [seenOnce[0], seenOnce[0]]);
