@@ -14,7 +14,7 @@ interface Report {
   status: 'PASSED' | 'FAILED' | 'TIMED_OUT';
   verify: Verify;
   steps: Step[];
-  networkIsolated: boolean;
+  sandboxed: boolean;
 }
 
 /** An app folder's immediate rules: its manifest (`manifest.json`, else the legacy `svc.app.json`). */
@@ -62,9 +62,12 @@ export default class Check extends ApiCommand<typeof Check> {
     const kind = existsSync(join(dir, 'svc.storefront.json')) ? 'storefront' : existsSync(join(dir, 'manifest.json')) || existsSync(join(dir, 'svc.app.json')) ? 'app' : null;
     if (!kind) this.error(`${dir} holds neither svc.storefront.json (storefront) nor manifest.json (app)`, { exit: 2 });
     const checks = await import('../modules/storefront/project-checks.js');
+    const { bubblewrapAvailable } = await import('../modules/storefront/seller-sandbox.js');
+    // Your own project on your own machine: sandboxed where bubblewrap is, as the service runs it.
+    const sandboxed = bubblewrapAvailable();
     const { projectFiles } = await import('../modules/storefront/source.js');
 
-    const report: Report = { kind, dir, status: 'PASSED', verify: { ok: true, errors: [], warnings: [] }, steps: checks.pendingSteps(), networkIsolated: checks.checksIsolated() };
+    const report: Report = { kind, dir, status: 'PASSED', verify: { ok: true, errors: [], warnings: [] }, steps: checks.pendingSteps(), sandboxed: sandboxed };
     // Steps are shown as they finish; the checks run once, in order, behind them.
     const settled = new Map(checks.STEP_NAMES.map((name) => [name, Promise.withResolvers<Step>()]));
     const abort = new AbortController();
@@ -72,6 +75,7 @@ export default class Check extends ApiCommand<typeof Check> {
     const running = verified.then(async () => {
       const result = await checks.runProjectChecks(dir, {
         signal: AbortSignal.any([abort.signal, AbortSignal.timeout(checks.WALL_CLOCK_CAP_MS)]),
+        sandboxed,
         onStep: (steps) => {
           for (const s of steps) if (!['PENDING', 'RUNNING'].includes(s.status)) settled.get(s.name)!.resolve(s);
         },
@@ -107,7 +111,7 @@ export default class Check extends ApiCommand<typeof Check> {
     if (this.flags.junit) writeFileSync(resolve(this.flags.junit), junit(report));
     this.output(report, () => {
       for (const w of report.verify.warnings) this.log(`warning ${w.code} ${w.path ?? ''}: ${w.message}`);
-      if (!report.networkIsolated) this.log('note: checks ran with network (no private network namespace here)');
+      if (!report.sandboxed) this.log('note: checks ran unsandboxed, with network (bubblewrap is not installed here)');
       this.log(`svc check ${report.status}`);
     });
     if (report.status !== 'PASSED') this.exit(1);

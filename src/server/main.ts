@@ -136,7 +136,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   docs = `${origin}/docs/errors`;
 
   const config: ServiceConfig = { origin, dataDir, mode: options.mode, unsafeWebhookHosts: options.unsafeWebhookHosts ?? [], trustProxy: options.trustProxy ?? false, appsHost, operatorToken,
-    storefront: { hostingOpen: options.mode === 'dev', sitesDomain: null, npmRegistry: null, advisorySource: null, denylist: [], buildTimeoutMs: 10 * 60_000, installLimitBytes: 512 * 1024 * 1024, minimumReleaseAgeMinutes: 1440, customDomainsOpen: options.mode === 'dev', customDomainLimit: 5, editCapacity: 10, dnsServers: [], domainTarget: 'domains.svc.localhost', acmeDirectory: null, acmeEmail: null, ...options.storefront },
+    storefront: { hostingOpen: options.mode === 'dev', sitesDomain: null, npmRegistry: null, advisorySource: null, denylist: [], buildTimeoutMs: 10 * 60_000, installLimitBytes: 512 * 1024 * 1024, minimumReleaseAgeMinutes: 1440, customDomainsOpen: options.mode === 'dev', customDomainLimit: 5, editCapacity: 10, dnsServers: [], domainTarget: 'domains.svc.localhost', acmeDirectory: null, acmeEmail: null, sellerSandbox: options.mode === 'dev' ? 'preferred' : 'required', ...options.storefront },
   };
   const services: Services = {
     config,

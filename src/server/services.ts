@@ -56,6 +56,11 @@ export interface StorefrontConfig {
   acmeDirectory: string | null;
   /** The contact given to the ACME authority (`SVC_ACME_EMAIL`). */
   acmeEmail: string | null;
+  /**
+   * How seller code (builds, checks, editing) is contained: `required` in svc serve (bubblewrap or refuse),
+   * `preferred` in svc dev, `off` only when the operator says so (`SVC_SELLER_SANDBOX=off`).
+   */
+  sellerSandbox: 'required' | 'preferred' | 'off';
 }
 
 /** Everything a handler may reach, created once per server. */
@@ -89,7 +94,7 @@ export function serviceUrls(origin: string, identity = origin): Services['urls']
 /**
  * The storefront settings a deployment takes from its environment: SVC_SITES_DOMAIN, SVC_NPM_REGISTRY, SVC_DNS_SERVERS, SVC_DOMAIN_TARGET, SVC_CUSTOM_DOMAIN_LIMIT, SVC_EDIT_CAPACITY,
  * SVC_ADVISORY_SOURCE, SVC_DEPENDENCY_DENYLIST (comma-separated), SVC_MIN_RELEASE_AGE_MINUTES, SVC_ACME_DIRECTORY, SVC_ACME_EMAIL and, for svc serve, SVC_STOREFRONT_HOSTING=1
- * (site creation open; svc dev always is) and SVC_CUSTOM_DOMAINS=1 (custom domains open).
+ * (site creation open; svc dev always is), SVC_CUSTOM_DOMAINS=1 (custom domains open) and SVC_SELLER_SANDBOX=off (seller code unsandboxed: the operator's explicit choice).
  */
 export function storefrontFromEnv(env: NodeJS.ProcessEnv, mode: ServiceConfig['mode']): Partial<StorefrontConfig> {
   const set = (value: string | undefined) => (value && value.trim() ? value.trim() : undefined);
@@ -107,6 +112,7 @@ export function storefrontFromEnv(env: NodeJS.ProcessEnv, mode: ServiceConfig['m
   else if (config.sitesDomain) config.domainTarget = `domains.${config.sitesDomain}`;
   if (set(env.SVC_ACME_DIRECTORY)) config.acmeDirectory = set(env.SVC_ACME_DIRECTORY)!;
   if (set(env.SVC_ACME_EMAIL)) config.acmeEmail = set(env.SVC_ACME_EMAIL)!;
+  if (env.SVC_SELLER_SANDBOX === 'off') config.sellerSandbox = 'off';
   if (set(env.SVC_DEPENDENCY_DENYLIST)) config.denylist = env.SVC_DEPENDENCY_DENYLIST!.split(',').map((p) => p.trim()).filter(Boolean);
   return config;
 }

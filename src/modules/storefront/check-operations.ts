@@ -32,7 +32,7 @@ export const checkOperations = [
     status: 202,
     agent: 'direct',
     response: checkSchema,
-    errors: { 404: ['STOREFRONT_SITE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'CHECK_RUNNING'] },
+    errors: { 404: ['STOREFRONT_SITE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'CHECK_RUNNING'], 503: ['SELLER_SANDBOX_UNAVAILABLE'] },
     target: siteTarget,
     handler: async (ctx) => presentCheck(await queueCheck(ctx.services, ctx.db, await requireActiveSite(ctx.db, ctx.store.id), ctx.now)),
   }),

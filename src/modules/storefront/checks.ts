@@ -14,6 +14,7 @@ import { readBlob } from './blobs.js';
 import { touchEditing } from './editing.js';
 import { materialize, pendingSteps, runProjectChecks, verifyProject, WALL_CLOCK_CAP_MS, type CheckStep } from './project-checks.js';
 import { checks, type StoredFile } from './schema.js';
+import { sellerSandboxed } from './seller-sandbox.js';
 import { currentFiles, type Site } from './service.js';
 
 defineMessages({
@@ -34,6 +35,7 @@ const filesOf = (services: Services, files: Record<string, StoredFile>) => new M
 export const verifySite = async (services: Services, storeId: string) => verifyProject(filesOf(services, await currentFiles(services.db, storeId)), { denylist: services.config.storefront.denylist });
 
 export async function queueCheck(services: Services, db: Db, site: Site, now: number): Promise<Check> {
+  sellerSandboxed(services.config.storefront.sellerSandbox);
   const busy = await db.select({ id: checks.id }).from(checks).where(and(eq(checks.siteId, site.id), inArray(checks.status, ['QUEUED', 'RUNNING']))).get();
   if (busy) throw fail(409, 'CHECK_RUNNING', { checkId: busy.id });
   const check: Check = { id: newId('chk', now), storeId: site.storeId, siteId: site.id, status: 'QUEUED', steps: pendingSteps(), files: await currentFiles(db, site.storeId), nextAttemptAt: now, createdAt: now, startedAt: null, finishedAt: null };
@@ -71,7 +73,7 @@ async function runCheck(services: Services, check: Check, signal: AbortSignal) {
     progress = progress.then(() => updateRunning(services, check.id, change)).catch((error) => console.error(`[svc] check ${check.id} progress not recorded:`, error));
   };
   try {
-    const result = await runProjectChecks(dir, { signal, onStep });
+    const result = await runProjectChecks(dir, { signal, onStep, sandboxed: sellerSandboxed(services.config.storefront.sellerSandbox) });
     await progress;
     await updateRunning(services, check.id, { status: result.status, steps: result.steps, nextAttemptAt: null, finishedAt: services.clock.now() });
   } catch (error) {

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -6,6 +5,7 @@ import { dirname, join, relative } from 'node:path';
 import { z } from 'zod';
 import { AdvisoryIndex } from './advisories.js';
 import { checkDependencies } from './dependency-policy.js';
+import { runSellerProcess } from './seller-sandbox.js';
 import { cleanPath, SOURCE_LIMITS } from './source.js';
 
 /**
@@ -104,22 +104,6 @@ const TEST_FILE = /(?:^|\/)[^/]+\.test\.(?:[cm]?[jt]s)$/;
 
 const oxlintBinary = join(dirname(requireHere.resolve('oxlint/package.json')), 'bin', 'oxlint');
 
-/** Runs without network where the system allows a private network namespace (`unshare -rn`); probed once. */
-let isolation: string[] | null | undefined;
-function networkless(): string[] | null {
-  if (isolation === undefined) {
-    try {
-      execFileSync('unshare', ['-rn', 'true'], { stdio: 'ignore', timeout: 5_000 });
-      isolation = ['unshare', '-rn'];
-    } catch {
-      isolation = null;
-    }
-  }
-  return isolation;
-}
-/** Whether checks here run without network (the CLI says so when they cannot). */
-export const checksIsolated = () => networkless() !== null;
-
 function projectPaths(dir: string, at = dir, out: string[] = []): string[] {
   for (const entry of readdirSync(at, { withFileTypes: true })) {
     if (entry.name === 'node_modules' || entry.name === '.git' || entry.name === 'dist') continue;
@@ -130,54 +114,61 @@ function projectPaths(dir: string, at = dir, out: string[] = []): string[] {
   return out.sort();
 }
 
-async function run(dir: string, command: string[], signal: AbortSignal): Promise<{ ok: boolean; output: string; aborted: boolean }> {
-  const wrap = networkless();
-  const [file, ...args] = wrap ? [...wrap, ...command] : command;
-  // Loaded here, not at the top: builds and checks are rare, and execa adds ~50 ms to every service start.
-  const { execa } = await import('execa');
-  const result = await execa(file, args, {
+/**
+ * One step's process, in the seller sandbox when `sandboxed` (the project's tests and lint plugins are the
+ * seller's code): only the project's copy is visible, no network, limits of CPU, memory, output and time.
+ */
+async function run(dir: string, command: string[], options: StepOptions): Promise<{ ok: boolean; output: string; aborted: boolean }> {
+  const result = await runSellerProcess({
+    command, project: dir, signal: options.signal,
     // The wall-clock cap backs up the service clock's 150 s (which a manual clock may never reach).
-    cwd: dir, all: true, reject: false, cancelSignal: signal, timeout: WALL_CLOCK_CAP_MS, stdin: 'ignore', extendEnv: false,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, CI: 'true', NO_COLOR: '1', FORCE_COLOR: '0' },
-  });
-  return { ok: result.exitCode === 0, output: tail(result.all ?? ''), aborted: result.isCanceled || result.timedOut };
+    limits: { wallMs: WALL_CLOCK_CAP_MS, cpuSeconds: WALL_CLOCK_CAP_MS / 1000 },
+    env: { CI: 'true', NO_COLOR: '1', FORCE_COLOR: '0' },
+  }, options.sandboxed);
+  const output = result.outputExceeded ? `${tail(result.output)}\n(출력이 한도를 넘어 중단했습니다)` : tail(result.output);
+  return { ok: result.exitCode === 0 && !result.outputExceeded, output, aborted: result.canceled || result.timedOut };
+}
+
+interface StepOptions {
+  signal: AbortSignal;
+  sandboxed: boolean;
 }
 
 type StepResult = Pick<CheckStep, 'status' | 'output'>;
 const stepOf = (result: { ok: boolean; output: string; aborted: boolean }): StepResult =>
   ({ status: result.aborted ? 'TIMED_OUT' : result.ok ? 'PASSED' : 'FAILED', output: result.output });
 
-async function typecheck(dir: string, signal: AbortSignal): Promise<StepResult> {
+async function typecheck(dir: string, options: StepOptions): Promise<StepResult> {
   if (!existsSync(join(dir, 'tsconfig.json'))) return { status: 'SKIPPED', output: 'tsconfig.json이 없어 타입 검사를 건너뜁니다' };
-  return stepOf(await run(dir, [process.execPath, tscBinary, '-p', 'tsconfig.json', '--noEmit', '--pretty', 'false'], signal));
+  return stepOf(await run(dir, [process.execPath, tscBinary, '-p', 'tsconfig.json', '--noEmit', '--pretty', 'false'], options));
 }
 
-async function lint(dir: string, signal: AbortSignal): Promise<StepResult> {
+async function lint(dir: string, options: StepOptions): Promise<StepResult> {
   // oxlint's default set is its correctness rules; a warning fails the step, as CI linters do.
-  return stepOf(await run(dir, [process.execPath, oxlintBinary, '--deny-warnings', '--format', 'unix', '.'], signal));
+  return stepOf(await run(dir, [process.execPath, oxlintBinary, '--deny-warnings', '--format', 'unix', '.'], options));
 }
 
-async function test(dir: string, signal: AbortSignal): Promise<StepResult> {
+async function test(dir: string, options: StepOptions): Promise<StepResult> {
   const files = projectPaths(dir).filter((p) => TEST_FILE.test(p));
   if (!files.length) return { status: 'SKIPPED', output: '*.test.ts 파일이 없어 테스트를 건너뜁니다' };
   // One process for all test files: stopping it on timeout leaves no test process behind.
-  return stepOf(await run(dir, [process.execPath, '--test', '--test-isolation=none', '--test-reporter=spec', ...files], signal));
+  return stepOf(await run(dir, [process.execPath, '--test', '--test-isolation=none', '--test-reporter=spec', ...files], options));
 }
 
-const STEPS: Record<StepName, (dir: string, signal: AbortSignal) => Promise<StepResult>> = { typecheck, lint, test };
+const STEPS: Record<StepName, (dir: string, options: StepOptions) => Promise<StepResult>> = { typecheck, lint, test };
 
 /**
  * Type check, lint and tests of the project in `dir`, one after another (each runs even when an earlier
  * one failed, as CI wants every answer). `onStep` sees each step start and end.
  */
-export async function runProjectChecks(dir: string, options: { signal: AbortSignal; onStep?: (steps: CheckStep[]) => void }): Promise<{ status: 'PASSED' | 'FAILED' | 'TIMED_OUT'; steps: CheckStep[] }> {
+export async function runProjectChecks(dir: string, options: StepOptions & { onStep?: (steps: CheckStep[]) => void }): Promise<{ status: 'PASSED' | 'FAILED' | 'TIMED_OUT'; steps: CheckStep[] }> {
   const steps = pendingSteps();
   for (const step of steps) {
     if (options.signal.aborted) break;
     step.status = 'RUNNING';
     options.onStep?.(steps);
     const started = performance.now();
-    const result = await STEPS[step.name](dir, options.signal);
+    const result = await STEPS[step.name](dir, options);
     Object.assign(step, result, { durationMs: Math.round(performance.now() - started) });
     options.onStep?.(steps);
   }
