@@ -135,8 +135,6 @@ function limitArgs(limits: SellerLimits): string[] {
 }
 
 type Child = { pid?: number; kill(signal?: NodeJS.Signals): boolean };
-/** Running seller processes of this service, and whether each is sandboxed (how to kill it whole). */
-const running = new Map<Child, boolean>();
 
 /**
  * Runs one seller process to its end. Never throws for the process's own failure: the outcome says how it
@@ -155,7 +153,6 @@ export async function runSellerProcess(spec: SellerProcess, sandboxed: boolean):
     // Unsandboxed, the process leads a group of its own so a timeout kills its children too.
     detached: !sandboxed,
   });
-  running.set(child, sandboxed);
   let output = '';
   let bytes = 0;
   let outputExceeded = false;
@@ -169,13 +166,9 @@ export async function runSellerProcess(spec: SellerProcess, sandboxed: boolean):
     spec.onOutput?.(chunk);
     output = (output + chunk).slice(-TAIL_CHARS);
   });
-  try {
-    const result = await child;
-    if (!sandboxed && (result.timedOut || result.isCanceled)) killTree(child, sandboxed);
-    return { exitCode: result.exitCode ?? null, output, timedOut: Boolean(result.timedOut), canceled: Boolean(result.isCanceled), outputExceeded, sandboxed };
-  } finally {
-    running.delete(child);
-  }
+  const result = await child;
+  if (!sandboxed && (result.timedOut || result.isCanceled)) killTree(child, sandboxed);
+  return { exitCode: result.exitCode ?? null, output, timedOut: Boolean(result.timedOut), canceled: Boolean(result.isCanceled), outputExceeded, sandboxed };
 }
 
 /** bubblewrap takes its pid namespace down with it; an unsandboxed process's group is killed whole. */
@@ -189,12 +182,6 @@ function killTree(child: Child, sandboxed: boolean) {
     }
   }
   child.kill('SIGKILL');
-}
-
-/** Stops every seller process of this service (shutdown): none is left running behind it. */
-export function stopSellerProcesses() {
-  for (const [child, sandboxed] of running) killTree(child, sandboxed);
-  running.clear();
 }
 
 /** A tool package's folder (`typescript`, `oxlint`, `pnpm` …): its binaries' paths, and a folder to bind when it is not under TOOL_MODULES. */
