@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { fail } from '../../server/errors.js';
+import { stated } from '../../server/formats.js';
 import { defineOperation, reply } from '../../server/registry.js';
 import { instant } from '../../server/responses.js';
 import { appMaySend, flowAppsOf } from './app-channels.js';
@@ -33,6 +34,7 @@ const traceEntry = z.object({
   notifications: z.array(z.object({ channel: z.string(), params: z.record(z.string(), z.unknown()) })),
   timers: z.array(z.object({ transition: z.number().int(), kind: z.enum(['after', 'at']), to: z.string(), dueAt: instant })),
   refusal: z.looseObject({ code: z.string() }).nullable(),
+  expressionErrors: z.array(z.object({ code: z.literal('EXPRESSION_BUDGET_EXCEEDED'), expression: z.string() })),
 });
 const finalState = z.object({
   state: z.string(), label: z.string(), coreStatus: z.string(), final: z.boolean(),
@@ -49,7 +51,8 @@ const simulationStep = z.union([
 const secretName = z.string().regex(/^[A-Z][A-Z0-9_]{0,39}$/, { message: '대문자로 시작하는 대문자, 숫자, 밑줄 40자 이하의 이름이어야 합니다.' });
 const secretRecord = z.object({ name: z.string(), createdAt: instant, updatedAt: instant });
 
-const eventName = z.string().refine((n) => CUSTOM_EVENT.test(n) || APP_EVENT.test(n), { message: 'custom.<이름> 또는 app.<handle>.<EVENT>여야 합니다.' });
+const eventName = z.string().refine((n) => CUSTOM_EVENT.test(n) || APP_EVENT.test(n), { message: 'custom.<이름> 또는 app.<handle>.<EVENT>여야 합니다.' })
+  .meta({ pattern: `${CUSTOM_EVENT.source}|${APP_EVENT.source}` });
 
 export const authoringOperations = [
   defineOperation({
@@ -67,7 +70,7 @@ export const authoringOperations = [
       presetKey: z.string().min(1).max(40).optional(),
       definition: definitionSchema.optional(),
       graph: graphSchema.optional(),
-    }).strict().refine((b) => !(b.presetKey && b.definition), { message: 'presetKey와 definition 중 하나만 주세요.', path: ['definition'] }),
+    }).strict().refine((b) => !(b.presetKey && b.definition), { message: 'presetKey와 definition 중 하나만 주세요.', path: ['definition'] }).meta(stated.notBoth('presetKey', 'definition')),
     response: flowRecord,
     errors: { 404: ['FLOW_PRESET_NOT_FOUND'] },
     target: () => ({ type: 'FLOW', id: null }),
@@ -113,8 +116,10 @@ export const authoringOperations = [
     params: flowIdParams,
     body: z.object({ orderItem: input.optional(), steps: z.array(simulationStep).max(1000) }).strict(),
     response: z.object({ trace: z.array(traceEntry), finalState, truncated: z.boolean() }),
-    errors: FLOW_ERRORS,
+    errors: { ...FLOW_ERRORS, 422: ['FLOW_SIMULATION_BUDGET_EXCEEDED'] },
     target: (ctx) => ({ type: 'FLOW', id: ctx.params.flowId }),
+    // Writes nothing: outside a transaction it can let other requests run between its steps.
+    async: true,
     handler: async (ctx) => simulateFlow(ctx.db, await loadFlow(ctx.db, ctx.store.id, ctx.params.flowId), ctx.now, ctx.body),
   }),
   defineOperation({
@@ -139,7 +144,7 @@ export const authoringOperations = [
       trace: z.array(traceEntry),
       finalState,
     }),
-    errors: { 403: ['TENANT_MISMATCH'], 404: ['FLOW_NOT_FOUND', 'ORDER_ITEM_NOT_FOUND'] },
+    errors: { 403: ['TENANT_MISMATCH'], 404: ['FLOW_NOT_FOUND', 'ORDER_ITEM_NOT_FOUND'], 422: ['FLOW_SIMULATION_BUDGET_EXCEEDED'] },
     target: (ctx) => ({ type: 'FLOW', id: ctx.params.flowId }),
     handler: async (ctx) => replayItem(ctx.db, await loadFlow(ctx.db, ctx.store.id, ctx.params.flowId), ctx.body.orderItemId, ctx.now),
   }),

@@ -13,7 +13,7 @@ import type { Actor } from './engine.js';
 import { findPreset } from './presets.js';
 import { flowRuns, flows, flowSecrets, flowVersions, type Graph } from './schema.js';
 import { definitionOf, itemFacts, loadFlow, loadItemFlow, loadVersion, migrateItems, runningStates, type FlowRow } from './service.js';
-import { VirtualItem, type TraceEntry } from './simulate.js';
+import { SIMULATION_BUDGET, VirtualItem, type TraceEntry } from './simulate.js';
 
 /**
  * Custom flows and their authoring (issue 11, second slice): create from a preset or a definition, save
@@ -28,6 +28,7 @@ defineMessages({
   FLOW_PRESET_NOT_FOUND: '그런 흐름 프리셋이 없습니다.',
   FLOW_SECRET_NOT_FOUND: '그런 이름의 흐름 비밀값이 없습니다.',
   FLOW_EVENT_APP_FORBIDDEN: '앱 이벤트는 그 앱의 설치 토큰으로, 앱 manifest의 flow.events에 있는 이름만 보낼 수 있습니다.',
+  FLOW_SIMULATION_BUDGET_EXCEEDED: '식 계산이 시뮬레이션 한 번의 작업 한도를 넘었습니다. 단계를 줄이거나 식을 단순하게 하세요. details.step을 확인하세요.',
 });
 
 /** Saving, publishing and migrating refuse the store's default flows (spec 02 §4.4). */
@@ -147,14 +148,28 @@ function sampleFacts(flow: FlowRow, now: number, orderItem: Record<string, unkno
   };
 }
 
+/**
+ * A run whose expressions used up their shared budget is refused whole (422, `details.step` the step or
+ * recorded run it ran out at, -1 for the start): a trace cut short by work would read like the flow's own outcome.
+ */
+function withinBudget(item: VirtualItem, step: number) {
+  if (item.meter.exhausted) throw fail(422, 'FLOW_SIMULATION_BUDGET_EXCEEDED', { budget: SIMULATION_BUDGET, step });
+}
+
+/** Other requests get their turn between the steps of a long simulation. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export async function simulateFlow(db: Db, flow: FlowRow, now: number, input: { orderItem?: Record<string, unknown>; steps: SimulationStep[] }) {
   const item = new VirtualItem(await workingDefinition(db, flow), sampleFacts(flow, now, input.orderItem ?? {}), now);
   item.start();
-  for (const s of input.steps) {
+  withinBudget(item, -1);
+  for (const [index, s] of input.steps.entries()) {
     if (item.full) break;
+    await nextTurn();
     if ('advance' in s) item.advanceTo(item.clock + durationMs(s.advance));
     else if ('action' in s) item.action(s.action, s.input ?? {}, s.actor);
     else item.event(s.event, s.input ?? {});
+    withinBudget(item, index);
   }
   return { trace: item.trace, finalState: item.finalState(), truncated: item.full };
 }
@@ -181,7 +196,8 @@ export async function replayItem(db: Db, flow: FlowRow, orderItemId: string, now
   const first = virtual.start();
   const startRun = runs[0]?.trigger.kind === 'start' ? runs[0] : null;
   compare(startRun?.id ?? null, startAt, { kind: 'start' }, startRun ? { to: startRun.to, coreStatus: startRun.coreStatus } : { to: first.to, coreStatus: first.coreStatus });
-  for (const run of startRun ? runs.slice(1) : runs) {
+  withinBudget(virtual, -1);
+  for (const [index, run] of (startRun ? runs.slice(1) : runs).entries()) {
     const recorded = { to: run.to, coreStatus: run.coreStatus };
     const t = run.trigger;
     const fired = virtual.advanceTo(run.at);
@@ -197,6 +213,7 @@ export async function replayItem(db: Db, flow: FlowRow, orderItemId: string, now
     } else if (t.kind === 'event') {
       compare(run.id, run.at, t, recorded, virtual.event(t.name, run.input).refusal);
     }
+    withinBudget(virtual, index);
   }
   const divergence = steps.find((s) => !s.same) ?? null;
   return { orderItemId: row.orderItemId, flowId: flow.id, recordedVersion: row.version, steps, divergence, trace: virtual.trace, finalState: virtual.finalState() };

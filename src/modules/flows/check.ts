@@ -1,5 +1,5 @@
 import { APP_CHANNEL, APP_EVENT, CORE_STATUSES, coreRank, CUSTOM_EVENT, mentionsSecrets, SECRET_PARAM, type Definition, type InputDef } from './definition.js';
-import { parseError } from './expressions.js';
+import { expressionProblem } from './expressions.js';
 
 /**
  * The definition check (issue 11 Build 2): everything that would make a published flow strand an item or
@@ -80,7 +80,7 @@ export function checkDefinition(def: Definition, apps: AppLookup, secrets: Reado
   return { errors, warnings };
 
   function checkExpression(source: string, path: string) {
-    const problem = parseError(source);
+    const problem = expressionProblem(source);
     if (problem) error('EXPRESSION_INVALID', path, `식을 해석할 수 없습니다: ${problem}`);
   }
 

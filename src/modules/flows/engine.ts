@@ -1,6 +1,6 @@
 import type { ActionDef, Definition, InputDef } from './definition.js';
 import { APP_CHANNEL, durationMs, SECRET_PARAM } from './definition.js';
-import { evaluate, holds, instantOf, type ExpressionScope } from './expressions.js';
+import { evaluate, ExpressionMeter, holds, instantOf, type ExpressionScope } from './expressions.js';
 
 /**
  * The order-flow engine's pure core: what one trigger does to one item, as data. It reads no database and
@@ -82,6 +82,14 @@ const NO_EFFECTS: Effects = { move: null, timersCleared: false, timersSet: [], n
 
 const scopeOf = (item: ItemState, input: Record<string, unknown>, now: number): ExpressionScope => ({ ...item.facts, input, now });
 
+/**
+ * Expression work one trigger (or one look at an item's actions) may spend in all, beyond each
+ * evaluation's own budget: a definition of two hundred heavy conditions still answers soon. Past it the
+ * rest of the trigger's expressions are null, as every failed expression is.
+ */
+export const TRIGGER_BUDGET = 1_000_000;
+const metered = <T>(work: () => T): T => new ExpressionMeter(TRIGGER_BUDGET).run(work).value;
+
 /** What entering `state` at `now` does: its notifications and the timers of the transitions leaving it. */
 function enter(def: Definition, state: string, scope: ExpressionScope): Pick<Effects, 'timersSet' | 'notifications'> {
   const timersSet: TimerSet[] = [];
@@ -104,7 +112,7 @@ function enter(def: Definition, state: string, scope: ExpressionScope): Pick<Eff
 /** What entering `state` sets — its timers and notifications — for an item put there from outside the flow (a version migration). */
 export function entering(def: Definition, item: ItemState, state: string, now: number) {
   const scope = scopeOf(item, {}, now);
-  return enter(def, state, { ...scope, flow: { ...scope.flow, state } });
+  return metered(() => enter(def, state, { ...scope, flow: { ...scope.flow, state } }));
 }
 
 const emptyToNull = (value: unknown) => (value === '' || value === undefined ? null : value);
@@ -145,6 +153,10 @@ function closedRefusal(trigger: Trigger): Refusal {
 
 /** One trigger applied to one item. */
 export function step(def: Definition, item: ItemState, trigger: Trigger, now: number): StepResult {
+  return metered(() => applyTrigger(def, item, trigger, now));
+}
+
+function applyTrigger(def: Definition, item: ItemState, trigger: Trigger, now: number): StepResult {
   if (item.closed && trigger.kind !== 'start') return { ok: false, refusal: closedRefusal(trigger) };
   switch (trigger.kind) {
     case 'start': {
@@ -224,7 +236,7 @@ export function availableActions(def: Definition, item: ItemState, now: number):
   const keys = new Set(def.transitions.filter((t) => t.from === item.state && 'action' in t.on).map((t) => (t.on as { action: string }).action));
   if (item.claimOpen && def.actions[WITHDRAW]) keys.add(WITHDRAW);
   const scope = scopeOf(item, {}, now);
-  return [...keys].filter((key) => def.actions[key]).map((key) => {
+  return metered(() => [...keys].filter((key) => def.actions[key]).map((key) => {
     const action = def.actions[key];
     let reason: string | null = null;
     if (claimBlocks(action, key, item)) reason = 'CONDITION';
@@ -233,7 +245,7 @@ export function availableActions(def: Definition, item: ItemState, now: number):
       if (conditions.every((c) => c === false)) reason = 'CONDITION';
     }
     return { key, label: action.label, actor: action.actor, scope: action.scope, enabled: reason === null, disabled: reason ? { reason } : null, inputs: action.inputs ?? [] };
-  });
+  }));
 }
 
 /** An input shown only when another input's value is among `when.in`. */

@@ -1,11 +1,13 @@
 import { isoAt } from '../../db/clock.js';
 import type { Definition } from './definition.js';
 import { entering, step, type Actor, type ItemState, type Refusal, type TimerSet, type Trigger } from './engine.js';
+import { ExpressionMeter } from './expressions.js';
 
 /**
  * One item run through a definition on a virtual clock, by the engine's own `step` (no second
  * implementation): simulate drives it with the seller's steps, replay with an item's recorded runs.
- * No database, no outbox: notifications and timers are reported, not sent or stored.
+ * No database, no outbox: notifications and timers are reported, not sent or stored. All the expressions
+ * of one run share a work budget, so no simulation holds the service's thread for long.
  */
 
 export type TraceTrigger =
@@ -24,10 +26,14 @@ export interface TraceEntry {
   timers: { transition: number; kind: 'after' | 'at'; to: string; dueAt: string }[];
   /** Why the trigger moved nothing (the API would have answered this code), else null. */
   refusal: ({ code: string } & Record<string, unknown>) | null;
+  /** Expressions of this step stopped by their budget (they counted as null, as on a real order). */
+  expressionErrors: ExpressionMeter['exceeded'];
 }
 
 /** The simulated run stops after this many trace entries (timers of zero length can cycle forever). */
 export const TRACE_LIMIT = 5000;
+/** Expression work units of one whole run: a thousand steps of ordinary conditions use a small part of it. */
+export const SIMULATION_BUDGET = 5_000_000;
 
 export class VirtualItem {
   state: string;
@@ -36,6 +42,7 @@ export class VirtualItem {
   private inputs: Record<string, Record<string, unknown>> = {};
   private enteredAt: number;
   readonly trace: TraceEntry[] = [];
+  readonly meter = new ExpressionMeter(SIMULATION_BUDGET);
 
   constructor(private readonly def: Definition, private readonly facts: Omit<ItemState['facts'], 'flow'> & { flow: Record<string, unknown> }, at: number) {
     this.state = def.initial;
@@ -80,7 +87,7 @@ export class VirtualItem {
     const fired: TraceEntry[] = [];
     for (;;) {
       const next = this.pending.filter((t) => t.dueAt <= until).sort((a, b) => a.dueAt - b.dueAt || a.transition - b.transition)[0];
-      if (!next || this.full) break;
+      if (!next || this.full || this.meter.exhausted) break;
       this.clock = Math.max(this.clock, next.dueAt);
       this.pending = this.pending.filter((t) => t !== next);
       fired.push(this.apply({ kind: 'timer', transition: next.transition }, { kind: 'timer', timer: next.kind, transition: next.transition }));
@@ -93,7 +100,7 @@ export class VirtualItem {
   jump(state: string) {
     this.state = state;
     this.enteredAt = this.clock;
-    this.pending = this.def.states[state] ? entering(this.def, this.itemState(), state, this.clock).timersSet : [];
+    this.pending = this.def.states[state] ? this.meter.run(() => entering(this.def, this.itemState(), state, this.clock)).value.timersSet : [];
   }
 
   finalState() {
@@ -111,8 +118,10 @@ export class VirtualItem {
 
   private apply(trigger: Trigger, shown: TraceTrigger): TraceEntry {
     const from = this.state;
-    const result = step(this.def, this.itemState(), trigger, this.clock);
-    const entry: TraceEntry = { at: isoAt(this.clock), trigger: shown, from: trigger.kind === 'start' ? null : from, to: from, coreStatus: this.coreStatus, notifications: [], timers: [], refusal: null };
+    const { value: result, exceeded } = this.meter.run(() => step(this.def, this.itemState(), trigger, this.clock));
+    const entry: TraceEntry = {
+      at: isoAt(this.clock), trigger: shown, from: trigger.kind === 'start' ? null : from, to: from, coreStatus: this.coreStatus, notifications: [], timers: [], refusal: null, expressionErrors: exceeded,
+    };
     if (!result.ok) {
       entry.refusal = refusalOf(result.refusal);
     } else {
