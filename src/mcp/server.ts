@@ -30,16 +30,31 @@ export interface ApiAnswer {
  */
 export type Gateway = (call: ApiCall) => Promise<ApiAnswer>;
 
-/** A person's decision confirmed in the MCP client (elicitation): only remote MCP offers it. */
-export type ConfirmDecision = (input: { approvalId: string; decision: 'APPROVE' | 'REJECT'; reason?: string; storeId: string }, extra: ToolExtra) => Promise<CallToolResult>;
+/** An approval request as the API shows it, the parts decide_approval reads. */
+export interface ApprovalView {
+  approvalId: string;
+  status: string;
+  approvalUrl: string;
+  operationId: string;
+  operationName: string;
+  request: { method: string; path: string };
+  target: { type: string; id: string | null } | null;
+  requestedBy: { name: string };
+}
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/**
+ * A pending request put to the person in the conversation (remote MCP only): the client's form asks for the
+ * one-time code the approval page showed them, and only that code decides.
+ */
+export type ConfirmDecision = (input: { approval: ApprovalView; decision: 'APPROVE' | 'REJECT'; storeId: string }, extra: ToolExtra) => Promise<CallToolResult>;
 
 export interface McpServerOptions {
   gateway: Gateway;
   /** The store named by the connection (flag, variable, `?store=`); else the only store in the token's reach. */
   store?: string;
-  /** Present on remote MCP: `decide_approval` asks the person through an elicitation form. */
+  /** Present on remote MCP, whose client may show forms; the local `svc mcp` only answers approvalUrl. */
   confirmDecision?: ConfirmDecision;
   version: string;
 }
@@ -181,26 +196,40 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   });
 
   server.registerTool('decide_approval', {
-    title: 'Approve or reject an approval request',
-    description: 'Asks the person in this conversation to confirm (a form, answered within 2 minutes); only their accepted answer decides. '
-      + 'Where the client has no forms (and always for the local svc mcp), the answer carries approvalUrl where a person decides.',
-    inputSchema: { approvalId: z.string().min(1), decision: z.enum(['APPROVE', 'REJECT']), reason: z.string().max(500).optional() },
-  }, async ({ approvalId, decision, reason }, extra) => {
+    title: 'Ask a person to approve or reject an approval request',
+    description: 'An agent never decides: a person (OWNER or ADMIN of the store) does, logged in with their own store-platform account at '
+      + 'approvalUrl, the approval page. Where this client shows forms (remote MCP), the person may instead take a one-time code on that '
+      + 'page ("confirm in the AI conversation") and type it into the form this tool shows, within 2 minutes; only that code decides. '
+      + 'Show approvalUrl to the person, then follow the request with get_approval_request.',
+    inputSchema: { approvalId: z.string().min(1), decision: z.enum(['APPROVE', 'REJECT']).describe('What the agent suggests; the person decides') },
+  }, async ({ approvalId, decision }, extra) => {
     const storeId = await storeOf();
     if (typeof storeId !== 'string') return storeId.failure;
-    if (options.confirmDecision) return options.confirmDecision({ approvalId, decision, reason, storeId }, extra);
-    const approval = await gateway({ method: 'GET', path: `/v1/approval-requests/${encodeURIComponent(approvalId)}`, storeId });
-    if (approval.status !== 200) return toolResult(approval);
-    return undecided(approval.body.data, 'LOCAL_MCP', 'The local MCP cannot decide: a person approves or rejects at approvalUrl.');
+    const path = `/v1/approval-requests/${encodeURIComponent(approvalId)}`;
+    const read = await gateway({ method: 'GET', path, storeId });
+    if (read.status !== 200) return toolResult(read);
+    // Sent as the agent's own call: the API refuses it (spec 01 §5.6), and its audit record shows the agent tried.
+    const attempt = await gateway({ method: 'POST', path: `${path}/${decision === 'APPROVE' ? 'approve' : 'reject'}`, storeId });
+    if (attempt.body?.error?.code !== 'AGENT_OPERATION_DENIED') return toolResult(attempt);
+    const approval = read.body.data as ApprovalView;
+    if (approval.status !== 'PENDING') return undecided(approval, approval.status, `Nothing to decide: the request is ${approval.status}.`);
+    if (options.confirmDecision) return options.confirmDecision({ approval, decision, storeId }, extra);
+    return undecided(approval, 'HUMAN_CONFIRMATION_REQUIRED', 'An agent cannot decide: a person (OWNER or ADMIN) approves or rejects at approvalUrl, logged in with their own account.');
   });
 
   return server;
 }
 
 /** decide_approval's answer when nothing was decided: the request as it is, and where a person decides. */
-export function undecided(approval: { approvalUrl: string; status: string }, outcome: string, message: string): CallToolResult {
+export function undecided(approval: ApprovalView, outcome: string, message: string): CallToolResult {
   const data = { decided: false, outcome, message, approvalUrl: approval.approvalUrl, approval };
   return { content: [{ type: 'text', text: JSON.stringify(data) }], _meta: meta(200, outcome) };
+}
+
+/** decide_approval's answer when the person's code decided: the request as it now is. */
+export function decided(approval: ApprovalView): CallToolResult {
+  const data = { decided: true, outcome: approval.status, approvalUrl: approval.approvalUrl, approval };
+  return { content: [{ type: 'text', text: JSON.stringify(data) }], _meta: meta(200, 'OK') };
 }
 
 interface ToolFailure {

@@ -2,19 +2,22 @@ import { makeStoreWentPublic } from '../helpers/storefront.js';
 import { eq } from 'drizzle-orm';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { approvalRequests } from '../../src/modules/approvals/schema.js';
+import { approvalConfirmations, approvalRequests } from '../../src/modules/approvals/schema.js';
 import { SEED_EMAIL, SEED_PASSWORD } from '../../src/server/seed.js';
+import { approvalPage as person, codeOf, confirmationCodeOf } from '../helpers/approvals.js';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 
 let svc: TestService;
 let owner: string;
 let agent: Api;
+let agentToken: string;
 const admin = { email: `admin-${Date.now()}@example.com`, password: 'password-1234' };
 
 test.before(async () => {
   svc = await startTestService();
   owner = await login(svc);
-  agent = apiClient(svc.url, { token: await createAccessToken(svc, owner, { scopes: ['store:rw'], agent: true }), storeId: svc.storeId });
+  agentToken = await createAccessToken(svc, owner, { scopes: ['store:rw'], agent: true });
+  agent = apiClient(svc.url, { token: agentToken, storeId: svc.storeId });
   await makeStoreWentPublic(svc, { token: owner, storeId: svc.storeId });
   assert.is((await apiClient(svc.url)('POST', '/auth/v1/signup', { body: { ...admin, name: 'Admin' } })).status, 201);
   assert.is((await svc.api('POST', '/v1/members', { token: owner, body: { email: admin.email, role: 'ADMIN' } })).status, 201);
@@ -24,23 +27,6 @@ test.after(async () => {
 });
 
 const hold = async (name: string) => (await agent('PATCH', '/v1/store', { body: { name } })).data as { approvalId: string; approvalUrl: string };
-const codeOf = (html: string) => /data-code="([A-Z_]+)"/.exec(html)?.[1];
-
-/** A person on the approval page: logs in there, then presses the page's buttons with its form token. */
-async function person(url: string, who: { email: string; password: string }) {
-  const res = await fetch(url, { method: 'POST', body: new URLSearchParams({ action: 'login', ...who }) });
-  const html = await res.text();
-  const cookie = res.headers.get('set-cookie')?.split(';')[0];
-  return {
-    status: res.status,
-    html,
-    cookie,
-    async press(action: 'approve' | 'reject', token = /name="formToken" value="([^"]+)"/.exec(html)?.[1] ?? '') {
-      const answer = await fetch(url, { method: 'POST', headers: { cookie: cookie! }, body: new URLSearchParams({ action, formToken: token }) });
-      return { status: answer.status, html: await answer.text() };
-    },
-  };
-}
 
 test('approvalUrl is a page: log in to the store platform, see the changes, approve — the request runs once', async () => {
   const { approvalId, approvalUrl } = await hold('Page Approved');
@@ -77,6 +63,41 @@ test('approvalUrl is a page: log in to the store platform, see the changes, appr
   assert.equal([again.status, codeOf(again.html)], [409, 'APPROVAL_NOT_PENDING']);
 });
 
+test('"confirm in the AI conversation": the page shows a one-time code for the person\'s choice; only its keyed hash is kept', async () => {
+  const { approvalId, approvalUrl } = await hold('Code Shown');
+  const codes = () => svc.services.db.select().from(approvalConfirmations).where(eq(approvalConfirmations.approvalId, approvalId)).all();
+  const me = await person(approvalUrl, { email: SEED_EMAIL, password: SEED_PASSWORD });
+  assert.match(me.html, 'value="confirm-approve"');
+  assert.match(me.html, 'value="confirm-reject"');
+  const forged = await me.press('confirm-approve', 'not-the-token');
+  assert.equal([forged.status, codeOf(forged.html), await codes()], [403, 'CROSS_ORIGIN_FORBIDDEN', []]);
+
+  const shown = await me.press('confirm-approve');
+  const code = confirmationCodeOf(shown.html)!;
+  assert.is(shown.status, 200);
+  assert.match(code, /^[2-9A-HJ-NP-Z]{8}$/);
+  assert.match(shown.html, 'data-decision="APPROVE"');
+  const userId = (await svc.api('GET', '/auth/v1/me', { token: owner })).data.userId;
+  const [row] = await codes();
+  assert.equal([row.userId, row.decision, row.storeId, row.expiresAt - row.createdAt], [userId, 'APPROVE', svc.storeId, 120_000]);
+  assert.not.match(row.codeHash, code, 'the code itself is not stored');
+  // Taking a code decides nothing; a new one replaces the person's earlier code.
+  assert.is((await svc.api('GET', `/v1/approval-requests/${approvalId}`, { token: owner })).data.status, 'PENDING');
+  const again = confirmationCodeOf((await me.press('confirm-reject')).html);
+  assert.ok(again && again !== code);
+  assert.equal((await codes()).map((c) => c.decision), ['REJECT']);
+  // Lapsed codes go (the job, 2 minutes after their own 2 minutes).
+  await svc.advance(2 * 120 + 1);
+  assert.equal(await codes(), []);
+
+  // Once decided, no code is offered, and none is given.
+  await me.press('approve');
+  const decided = await (await fetch(approvalUrl, { headers: { cookie: me.cookie! } })).text();
+  assert.not.match(decided, 'confirm-approve');
+  const late = await me.press('confirm-approve');
+  assert.equal([late.status, codeOf(late.html), confirmationCodeOf(late.html)], [409, 'APPROVAL_NOT_PENDING', undefined]);
+});
+
 test('an ADMIN may reject, but an owner-only request is refused to an ADMIN with INSUFFICIENT_ROLE', async () => {
   const { approvalId, approvalUrl } = await hold('Owner Only');
   await svc.services.db.update(approvalRequests).set({ ownerOnly: true }).where(eq(approvalRequests.id, approvalId)).run();
@@ -84,11 +105,27 @@ test('an ADMIN may reject, but an owner-only request is refused to an ADMIN with
   assert.match(adminPage.html, '소유자(OWNER)만');
   const refused = await adminPage.press('approve');
   assert.equal([refused.status, codeOf(refused.html)], [403, 'INSUFFICIENT_ROLE']);
+  // Nor does an ADMIN get a code to approve it in the AI conversation.
+  const noCode = await adminPage.press('confirm-approve');
+  assert.equal([noCode.status, codeOf(noCode.html), confirmationCodeOf(noCode.html)], [403, 'INSUFFICIENT_ROLE', undefined]);
   assert.is((await svc.api('GET', `/v1/approval-requests/${approvalId}`, { token: owner })).data.status, 'PENDING');
 
   const other = await hold('Rejected By Admin');
   const rejected = await (await person(other.approvalUrl, admin)).press('reject');
   assert.match(rejected.html, 'data-status="REJECTED"');
+});
+
+test('an agent\'s token is no login on the page: it sees nothing and decides nothing', async () => {
+  const { approvalId, approvalUrl } = await hold('Agent On The Page');
+  const cookie = `svc_approver=${agentToken}`;
+  const shown = await (await fetch(approvalUrl, { headers: { cookie } })).text();
+  assert.match(shown, 'name="password"');
+  assert.not.match(shown, 'Agent On The Page');
+  for (const action of ['approve', 'confirm-approve']) {
+    const pressed = await fetch(approvalUrl, { method: 'POST', headers: { cookie }, body: new URLSearchParams({ action, formToken: 'x' }) });
+    assert.equal([pressed.status, codeOf(await pressed.text())], [401, 'UNAUTHORIZED']);
+  }
+  assert.is((await svc.api('GET', `/v1/approval-requests/${approvalId}`, { token: owner })).data.status, 'PENDING');
 });
 
 test('another store\'s person sees nothing: APPROVAL_NOT_FOUND', async () => {

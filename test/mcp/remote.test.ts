@@ -8,7 +8,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { callTool } from '../helpers/mcp.js';
 import { authorize } from '../helpers/oauth.js';
-import { login, startTestService, type TestService } from '../helpers/service.js';
+import { SEED_EMAIL, SEED_PASSWORD } from '../../src/server/seed.js';
+import { approvalPage } from '../helpers/approvals.js';
+import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type TestService } from '../helpers/service.js';
 
 const REDIRECT = 'http://127.0.0.1:9/callback';
 let svc: TestService;
@@ -73,16 +75,28 @@ async function connect(provider: TestOAuthProvider, options: { elicit?: Elicit }
   return (await open()).client;
 }
 
-let elicit: Elicit = async () => ({ action: 'cancel' });
+/** The agent's own client: it answers every form at once, accepting, with a guess for each field. */
+const autoAccept: Elicit = async (request) => {
+  const fields = Object.keys((request.params as { requestedSchema?: { properties?: object } }).requestedSchema?.properties ?? {});
+  return { action: 'accept', content: Object.fromEntries(fields.map((f) => [f, 'A2B3C4D5'])) };
+};
+let elicit: Elicit = autoAccept;
+/** The form's answer is `code`, typed as a person would. */
+const typing = (code: string): Elicit => async () => ({ action: 'accept', content: { code } });
 let provider: TestOAuthProvider;
 let client: Client;
 const storeName = async () => (await svc.api('GET', '/v1/store', { token: owner })).data.name as string;
 const used = async () => (await svc.api('GET', '/v1/store/subscription', { token: owner })).data.aiActions.used as number;
+const status = async (approvalId: string) => (await svc.api('GET', `/v1/approval-requests/${approvalId}`, { token: owner })).data.status as string;
+const audit = async (query: Record<string, string>) => (await svc.api('GET', '/v1/audit-logs', { token: owner, query })).data.contents as any[];
 const hold = async (name: string) => {
   const held = await callTool(client, 'call_api_write', { method: 'PATCH', path: '/v1/store', body: { name } });
   assert.is(held.code, 'APPROVAL_REQUIRED');
   return held.value.approvalId as string;
 };
+/** The seeded owner, logged in on the request's approval page with their own password. */
+const ownerOnPage = (approvalId: string) => approvalPage(`${svc.url}/approvals/${approvalId}`, { email: SEED_EMAIL, password: SEED_PASSWORD });
+const decide = (approvalId: string, decision: 'APPROVE' | 'REJECT' = 'APPROVE') => callTool(client, 'decide_approval', { approvalId, decision });
 
 test.before(async () => {
   svc = await startTestService();
@@ -148,106 +162,163 @@ test('the OAuth flow by URL alone: the consent page names the client and its sco
   assert.equal([record.actor.type, record.source], ['AGENT', 'MCP']);
 });
 
-test('decide_approval: an accepted form within 2 minutes decides as the person, via MCP_ELICITATION, not an AI action', async () => {
+test('an agent cannot approve its own held request: its client accepts every form with guessed codes, nothing changes; guesses spend a person\'s code', async () => {
   await makeStoreWentPublic(svc, { token: await login(svc), storeId: svc.storeId });
-  const approvalId = await hold('Approved In Chat');
+  const approvalId = await hold('Self Approved');
+  const nameBefore = await storeName();
   const before = await used();
   let asked: ElicitRequest | undefined;
   elicit = async (request) => {
     asked = request;
-    return { action: 'accept', content: { decision: 'APPROVE' } };
+    return autoAccept(request);
   };
-  const res = await callTool(client, 'decide_approval', { approvalId, decision: 'APPROVE' });
+  const res = await decide(approvalId);
+  assert.equal([res.isError, res.value.decided, res.value.outcome, res.code], [false, false, 'CODE_INVALID', 'CODE_INVALID']);
+  assert.is(res.value.approvalUrl, `${svc.url}/approvals/${approvalId}`);
+  // The form asks for the page's code only: nothing the agent's client could answer from the conversation.
+  const params = asked!.params as { message: string; requestedSchema: { properties: Record<string, unknown> } };
+  assert.equal(Object.keys(params.requestedSchema.properties), ['code']);
+  assert.match(params.message, res.value.approvalUrl);
+  assert.equal([(await decide(approvalId, 'REJECT')).value.outcome], ['CODE_INVALID']);
+  assert.is(await status(approvalId), 'PENDING');
+  assert.is(await storeName(), nameBefore, 'the held write did not run');
+  assert.is(await used(), before);
+
+  // The audit shows each attempt as the agent's, refused — never as a decision.
+  const [approveTry] = await audit({ action: 'approveApprovalRequest', limit: '1' });
+  const [rejectTry] = await audit({ action: 'rejectApprovalRequest', limit: '1' });
+  for (const attempt of [approveTry, rejectTry]) {
+    assert.equal([attempt.actor.type, attempt.source, attempt.outcome.statusCode, attempt.outcome.result, attempt.outcome.errorCode], ['AGENT', 'MCP', 403, 'DENIED', 'AGENT_OPERATION_DENIED']);
+  }
+  assert.equal(await audit({ action: 'APPROVAL_DECIDED', approvalId }), []);
+
+  // The agent's own login token, sent straight to the approval API, is refused the same way.
+  const direct = await svc.api('POST', `/v1/approval-requests/${approvalId}/approve`, { token: provider.saved!.access_token });
+  assert.equal([direct.status, direct.body.error.code], [403, 'AGENT_OPERATION_DENIED']);
+
+  // While a person's code lives, five wrong answers for the request use it up: guessing is bounded.
+  const code = await (await ownerOnPage(approvalId)).code('APPROVE');
+  elicit = autoAccept;
+  for (let i = 0; i < 5; i++) assert.is((await decide(approvalId)).value.outcome, 'CODE_INVALID');
+  elicit = typing(code);
+  assert.is((await decide(approvalId)).value.outcome, 'CODE_INVALID');
+  assert.is(await status(approvalId), 'PENDING');
+});
+
+test('a person takes a code on the approval page and types it into the form: decided as that person, via MCP_ELICITATION, not an AI action', async () => {
+  const approvalId = await hold('Approved In Chat');
+  const before = await used();
+  const stranger = await newSellerWithStore(svc, 'bystander');
+  let bystander = 0;
+  elicit = async (request) => {
+    // The person follows the form's message: opens the page it names, logs in there, takes the code.
+    const url = /(http\S+\/approvals\/\S+)/.exec((request.params as { message: string }).message)![1];
+    const code = await (await approvalPage(url, { email: SEED_EMAIL, password: SEED_PASSWORD })).code('APPROVE');
+    // Another store's requests keep answering while the form is open.
+    bystander = (await stranger.api('GET', '/v1/store')).status;
+    return { action: 'accept', content: { code } };
+  };
+  const res = await decide(approvalId);
   assert.equal([res.isError, res.value.decided, res.value.outcome], [false, true, 'SUCCEEDED']);
-  assert.ok(res.value.approvalUrl.endsWith(approvalId));
-  const params = asked!.params as { message: string; requestedSchema: { properties: Record<string, { enum?: string[] }> } };
-  assert.match(params.message, 'updateStore');
-  assert.match(params.message, 'name: "Remote Agent Name" → "Approved In Chat"');
-  assert.equal(params.requestedSchema.properties.decision.enum, ['APPROVE', 'REJECT']);
+  assert.is(bystander, 200);
   assert.is(await storeName(), 'Approved In Chat');
   // The execution counts once; the person's decision does not.
   assert.is(await used(), before + 1);
-  const decided = (await svc.api('GET', '/v1/audit-logs', { token: owner, query: { action: 'APPROVAL_DECIDED', limit: 1 } })).data.contents[0];
-  assert.equal([decided.approvalId, decided.metadata.via, decided.actor.type, decided.source], [approvalId, 'MCP_ELICITATION', 'USER', 'MCP']);
-  // Deciding it again: APPROVAL_NOT_PENDING, with no form shown.
-  asked = undefined;
-  const again = await callTool(client, 'decide_approval', { approvalId, decision: 'REJECT' });
-  assert.equal([again.isError, again.status, again.value.code], [true, 409, 'APPROVAL_NOT_PENDING']);
-  assert.is(asked, undefined);
+  const me = (await svc.api('GET', '/auth/v1/me', { token: owner })).data;
+  assert.is((await callTool(client, 'get_approval_request', { approvalId })).value.decidedBy, me.userId);
+  const [decided] = await audit({ action: 'APPROVAL_DECIDED', approvalId });
+  assert.equal([decided.actor.type, decided.actor.id, decided.source, decided.metadata.via, decided.metadata.decision], ['USER', me.userId, 'MCP', 'MCP_ELICITATION', 'APPROVE']);
+  const [execution] = await audit({ action: 'updateStore', approvalId });
+  assert.equal([execution.actor.type, execution.metadata.approvedBy], ['AGENT', me.userId]);
+
+  // Decided, the tool says so at once, without a form.
+  elicit = async () => assert.unreachable('no form for a decided request');
+  assert.equal([(await decide(approvalId, 'REJECT')).value.outcome], ['SUCCEEDED']);
 });
 
-test('a declined or cancelled form changes nothing; the person may still decide at approvalUrl', async () => {
-  const approvalId = await hold('Declined Name');
+test('the code carries the person\'s choice: they reject what the agent suggested approving', async () => {
+  const approvalId = await hold('Rejected In Chat');
+  elicit = typing(await (await ownerOnPage(approvalId)).code('REJECT'));
+  const res = await decide(approvalId, 'APPROVE');
+  assert.equal([res.value.decided, res.value.outcome], [true, 'REJECTED']);
+  assert.is.not(await storeName(), 'Rejected In Chat');
+  const [decided] = await audit({ action: 'APPROVAL_DECIDED', approvalId });
+  assert.equal([decided.metadata.via, decided.metadata.decision], ['MCP_ELICITATION', 'REJECT']);
+});
+
+test('a code used twice, another request\'s code, an expired code, a code of another store\'s person: refused, nothing changes', async () => {
+  // Used twice, even at once: one answer decides, the other finds the code gone; the request runs once.
+  const twice = await hold('Used Twice');
+  const before = await used();
+  elicit = typing(await (await ownerOnPage(twice)).code('APPROVE'));
+  const answers = await Promise.all([decide(twice), decide(twice)]);
+  assert.equal(answers.map((a) => a.value.outcome).sort(), ['CODE_INVALID', 'SUCCEEDED']);
+  assert.is(await used(), before + 1);
+
+  // Another request's code fits only that request, and a wrong answer elsewhere leaves it usable.
+  const other = await hold('Other Request');
+  const mine = await hold('Code Owner');
+  const mineCode = await (await ownerOnPage(mine)).code('REJECT');
+  elicit = typing(mineCode);
+  assert.equal([(await decide(other)).value.outcome, await status(other)], ['CODE_INVALID', 'PENDING']);
+  assert.equal([(await decide(mine)).value.outcome, await status(mine)], ['REJECTED', 'REJECTED']);
+
+  // A code older than its 2 minutes (the manual clock moved past them).
+  const late = await hold('Too Late');
+  elicit = typing(await (await ownerOnPage(late)).code('APPROVE'));
+  await svc.advance(121);
+  assert.equal([(await decide(late)).value.outcome, await status(late)], ['CONFIRMATION_EXPIRED', 'PENDING']);
+
+  // A person of another store takes a code for their own store's request: it decides nothing here.
+  const stranger = await newSellerWithStore(svc, 'stranger');
+  await makeStoreWentPublic(svc, { token: stranger.token, storeId: stranger.storeId });
+  const strangerAgent = apiClient(svc.url, { token: await createAccessToken(svc, stranger.token, { scopes: ['store:rw'], agent: true }), storeId: stranger.storeId });
+  const theirs = (await strangerAgent('PATCH', '/v1/store', { body: { name: 'Their Store' } })).data as { approvalId: string; approvalUrl: string };
+  const theirCode = await (await approvalPage(theirs.approvalUrl, stranger)).code('APPROVE');
+  const target = await hold('Stranger Code');
+  elicit = typing(theirCode);
+  assert.equal([(await decide(target)).value.outcome, await status(target)], ['CODE_INVALID', 'PENDING']);
+  assert.is((await svc.api('GET', `/v1/approval-requests/${theirs.approvalId}`, { token: stranger.token, storeId: stranger.storeId })).data.status, 'PENDING');
+  assert.equal(await audit({ action: 'APPROVAL_DECIDED', approvalId: target }), []);
+});
+
+test('a declined or closed form, or none answered within the 2 minutes (manual clock), changes nothing', async () => {
+  const approvalId = await hold('Not Confirmed');
   for (const action of ['decline', 'cancel'] as const) {
     elicit = async () => ({ action });
-    const res = await callTool(client, 'decide_approval', { approvalId, decision: 'APPROVE' });
-    assert.equal([res.isError, res.value.decided, res.value.outcome], [false, false, action === 'decline' ? 'DECLINED' : 'CANCELLED']);
+    const res = await decide(approvalId);
+    assert.equal([res.value.decided, res.value.outcome], [false, action === 'decline' ? 'DECLINED' : 'CANCELLED']);
     assert.ok(res.value.approvalUrl);
   }
-  assert.is((await callTool(client, 'get_approval_request', { approvalId })).value.status, 'PENDING');
-  // The form's own choice wins over the agent's suggestion: the person rejects.
-  elicit = async () => ({ action: 'accept', content: { decision: 'REJECT', reason: '이름이 이상합니다' } });
-  const rejected = await callTool(client, 'decide_approval', { approvalId, decision: 'APPROVE' });
-  assert.equal([rejected.value.decided, rejected.value.outcome], [true, 'REJECTED']);
-  assert.is.not(await storeName(), 'Declined Name');
-  const decided = (await svc.api('GET', '/v1/audit-logs', { token: owner, query: { action: 'APPROVAL_DECIDED', limit: 1 } })).data.contents[0];
-  assert.equal([decided.metadata.decision, decided.metadata.reason], ['REJECT', '이름이 이상합니다']);
-});
-
-test('an answer after the 2 minutes (manual clock) decides nothing', async () => {
-  const approvalId = await hold('Too Late Name');
-  elicit = async () => {
-    await svc.advance(121);
-    return { action: 'accept', content: { decision: 'APPROVE' } };
-  };
-  const res = await callTool(client, 'decide_approval', { approvalId, decision: 'APPROVE' });
-  assert.equal([res.value.decided, res.value.outcome], [false, 'CONFIRMATION_EXPIRED']);
-  assert.is((await callTool(client, 'get_approval_request', { approvalId })).value.status, 'PENDING');
-});
-
-test('no answer within the 2 minutes (manual clock): the tool says so and nothing changes', async () => {
-  const approvalId = await hold('Never Answered');
-  let asked!: () => void;
-  const shown = new Promise<void>((ok) => (asked = ok));
+  let shown!: () => void;
+  const asked = new Promise<void>((ok) => (shown = ok));
   elicit = () => {
-    asked();
+    shown();
     return new Promise(() => {});
   };
-  const pending = callTool(client, 'decide_approval', { approvalId, decision: 'APPROVE' });
-  await shown;
+  const pending = decide(approvalId);
+  await asked;
   await svc.advance(121);
-  const res = await pending;
-  assert.equal([res.value.decided, res.value.outcome], [false, 'NO_ANSWER']);
-  assert.ok(res.value.approvalUrl);
-  assert.is((await callTool(client, 'get_approval_request', { approvalId })).value.status, 'PENDING');
+  assert.equal([(await pending).value.decided, (await pending).value.outcome], [false, 'NO_ANSWER']);
+  assert.is(await status(approvalId), 'PENDING');
 });
 
-test('simultaneous decisions execute once', async () => {
-  const approvalId = await hold('Once Only');
-  const before = await used();
-  elicit = async () => ({ action: 'accept', content: { decision: 'APPROVE' } });
-  const answers = await Promise.all([1, 2].map(() => callTool(client, 'decide_approval', { approvalId, decision: 'APPROVE' })));
-  const outcomes = answers.map((a) => (a.isError ? a.value.code : a.value.outcome)).sort();
-  assert.equal(outcomes, ['APPROVAL_NOT_PENDING', 'SUCCEEDED']);
-  assert.is(await used(), before + 1);
-});
-
-test('an approval past its 24 hours: APPROVAL_EXPIRED', async () => {
+test('an approval past its 24 hours reads EXPIRED; the tool decides nothing', async () => {
   const approvalId = await hold('Expired Name');
   await svc.advance(24 * 3600 + 60);
   // The 24 hours outlived the login's access token: the SDK client refreshes it (rotation) on the 401.
   const oldRefresh = provider.saved!.refresh_token;
   const res = await callTool(client, 'decide_approval', { approvalId, decision: 'APPROVE' });
-  assert.equal([res.isError, res.status, res.value.code], [true, 409, 'APPROVAL_EXPIRED']);
+  assert.equal([res.isError, res.value.decided, res.value.outcome], [false, false, 'EXPIRED']);
   assert.is.not(provider.saved!.refresh_token, oldRefresh);
 });
 
-test('a client without forms gets approvalUrl only', async () => {
+test('a client without forms gets the same answer: approvalUrl', async () => {
   const plain = await connect(new TestOAuthProvider());
   try {
     const approvalId = (await callTool(plain, 'call_api_write', { method: 'PATCH', path: '/v1/store', body: { name: 'No Forms' } })).value.approvalId;
     const res = await callTool(plain, 'decide_approval', { approvalId, decision: 'APPROVE' });
-    assert.equal([res.value.decided, res.value.outcome], [false, 'ELICITATION_UNSUPPORTED']);
+    assert.equal([res.value.decided, res.value.outcome], [false, 'HUMAN_CONFIRMATION_REQUIRED']);
     assert.ok(res.value.approvalUrl.endsWith(approvalId));
   } finally {
     await plain.close();

@@ -105,7 +105,9 @@ test('after the store went public a price-like change waits for approval: approv
   assert.equal([one.value.status, one.value.operationId], ['PENDING', 'updateStore']);
 
   const local = await callTool(client, 'decide_approval', { approvalId: held.value.approvalId, decision: 'APPROVE' });
-  assert.equal([local.isError, local.value.decided, local.value.outcome, local.value.approvalUrl], [false, false, 'LOCAL_MCP', held.value.approvalUrl]);
+  assert.equal([local.isError, local.value.decided, local.value.outcome, local.value.approvalUrl], [false, false, 'HUMAN_CONFIRMATION_REQUIRED', held.value.approvalUrl]);
+  const tried = (await svc.api('GET', '/v1/audit-logs', { token: owner, query: { action: 'approveApprovalRequest', limit: 1 } })).data.contents[0];
+  assert.equal([tried.actor.type, tried.source, tried.outcome.errorCode], ['AGENT', 'MCP', 'AGENT_OPERATION_DENIED']);
   // Deciding through the plain approval API is refused to an agent.
   const denied = await callTool(client, 'call_api_write', { operationId: 'approveApprovalRequest', params: { approvalId: held.value.approvalId } });
   assert.equal([denied.isError, denied.status, denied.value.code], [true, 403, 'AGENT_OPERATION_DENIED']);

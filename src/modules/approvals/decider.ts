@@ -7,14 +7,15 @@ import type { Services } from '../../server/services.js';
 import type { Principal } from '../accounts/principal.js';
 
 /**
- * The context of a person deciding an approval request outside the approval API (the approval page, the
- * confirmation form of a remote MCP conversation): OWNER or ADMIN of the store, as the API demands, and
- * acting as a person — never as the agent whose connection may have carried the form.
+ * The context of a person deciding an approval request outside the approval API — the approval page, with
+ * their own store-platform login, or an MCP conversation's form answered with the code that page showed that
+ * login: OWNER or ADMIN of the store, as the API demands. An agent's token is refused as the API refuses it
+ * (spec 01 §5.6): it is never taken for the person behind it.
  */
 export async function deciderCtx(services: Services, principal: Principal, storeId: string, approvalId: string, event: H3Event, traceId: string): Promise<StoreCtx> {
-  const person: Principal = principal.agent ? { ...principal, agent: false, actorType: 'USER' } : principal;
-  const store = await resolveStore(services, person, storeId);
+  if (principal.agent) throw fail(403, 'AGENT_OPERATION_DENIED');
+  const store = await resolveStore(services, principal, storeId);
   if (store.role !== 'OWNER' && store.role !== 'ADMIN') throw fail(403, 'INSUFFICIENT_ROLE');
   const op = services.operations.find((o) => o.operationId === 'approveApprovalRequest')!;
-  return buildCtx(services, op, { params: { approvalId }, query: {}, body: '' }, { principal: person, store, requestId: newId('req'), traceId, event }) as StoreCtx;
+  return buildCtx(services, op, { params: { approvalId }, query: {}, body: '' }, { principal, store, requestId: newId('req'), traceId, event }) as StoreCtx;
 }

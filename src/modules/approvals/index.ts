@@ -1,6 +1,7 @@
 import type { Module } from '../../server/module.js';
 import { defineMessages } from '../../server/messages.js';
 import { approvalOperations } from './operations.js';
+import { dropLapsedConfirmations } from './confirmations.js';
 import { mountApprovalPage } from './page.js';
 import { expireApprovals, notifyApprovers, settleInterruptedExecutions } from './service.js';
 
@@ -20,5 +21,6 @@ export const approvalsModule: Module = {
     { name: 'approvals.expire', run: expireApprovals },
     { name: 'approvals.settle-interrupted', run: settleInterruptedExecutions },
     { name: 'approvals.notify', run: notifyApprovers },
+    { name: 'approvals.drop-lapsed-codes', run: dropLapsedConfirmations },
   ],
 };

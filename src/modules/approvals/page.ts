@@ -1,15 +1,17 @@
 import { eq } from 'drizzle-orm';
 import { getCookie, getRouterParam, type H3, type H3Event } from 'h3';
+import { isoAt } from '../../db/clock.js';
 import { readBodyText } from '../../server/body.js';
 import { newTraceId, toApiError } from '../../server/envelope.js';
 import { ApiError, fail } from '../../server/errors.js';
 import { formToken, formTokenValid } from '../../server/form-token.js';
-import { escapeHtml, htmlResponse } from '../../server/html.js';
+import { escapeHtml, htmlResponse, pageCookie } from '../../server/html.js';
 import type { Services } from '../../server/services.js';
 import { STORE_PLATFORM_CLIENT } from '../accounts/clients.js';
 import { clientAddress, PAGE_STYLE } from '../accounts/oauth.js';
 import { authenticate, type Principal } from '../accounts/principal.js';
 import { openLoginSession, verifyCredentials } from '../accounts/service.js';
+import { issueConfirmation } from './confirmations.js';
 import { deciderCtx } from './decider.js';
 import { approvalRequests } from './schema.js';
 import { decideApproval, effectiveStatus, heldRequestPreview, presentApproval } from './service.js';
@@ -22,16 +24,18 @@ const COOKIE_SECONDS = 15 * 60;
 const STYLE = `${PAGE_STYLE}
 main.wide{width:560px;max-width:92vw}dl{display:grid;grid-template-columns:auto 1fr;gap:6px 12px;font-size:14px}dt{color:#666}dd{margin:0;word-break:break-all}
 table{border-collapse:collapse;width:100%;font-size:13px;margin-top:8px}td,th{border-bottom:1px solid #eee;padding:6px;text-align:left;vertical-align:top}
-.status{display:inline-block;border-radius:6px;padding:2px 8px;font-size:12px;background:#eef}.ok{color:#176d2c;font-size:14px}button[value=approve]{background:#1f5eff;color:#fff}button[value=reject]{background:#fee}`;
+.status{display:inline-block;border-radius:6px;padding:2px 8px;font-size:12px;background:#eef}.code{font:600 28px ui-monospace,monospace;letter-spacing:4px}.ok{color:#176d2c;font-size:14px}button[value=approve]{background:#1f5eff;color:#fff}button[value=reject]{background:#fee}`;
 
 /**
  * The page at `approvalUrl` (issue 16): a person logs in to the store platform, sees what the agent's held
  * request would change, and approves or rejects it — the same decision as the approval API's, by OWNER or
- * ADMIN (owner-only requests by an OWNER), recorded with `metadata.via` APPROVAL_PAGE.
+ * ADMIN (owner-only requests by an OWNER), recorded with `metadata.via` APPROVAL_PAGE. Or the person takes a
+ * one-time code for their decision to type into the AI conversation's form (confirmations.ts): the form alone
+ * is answered by the agent's own client, the code only this page shows.
  */
 export function mountApprovalPage(app: H3, services: Services) {
-  const secure = services.config.origin.startsWith('https:');
-  const cookieHeader = (token: string) => `${COOKIE}=${token}; Path=/approvals; HttpOnly; SameSite=Strict; Max-Age=${COOKIE_SECONDS}${secure ? '; Secure' : ''}`;
+  // Every approval page, no other path; never sent along from another site's page.
+  const cookieHeader = (event: H3Event, token: string) => pageCookie(event, services.config.origin, { name: COOKIE, value: token, path: '/approvals', maxAgeSeconds: COOKIE_SECONDS, sameSite: 'Strict' });
 
   /** The person logged in on this page, if the cookie still holds a live store-platform login. */
   async function viewer(event: H3Event): Promise<Principal | null> {
@@ -67,13 +71,14 @@ export function mountApprovalPage(app: H3, services: Services) {
         const user = await verifyCredentials(services, form.get('email') ?? '', form.get('password') ?? '', clientAddress(event, services));
         const tokens = await openLoginSession(services, { userId: user.id, clientId: STORE_PLATFORM_CLIENT, scope: '*', authTime: services.clock.now() });
         principal = await authenticate(services, `Bearer ${tokens.accessToken}`);
-        return detailPage(services, event, approvalId, principal, { headers: { 'set-cookie': cookieHeader(tokens.accessToken) } });
+        return detailPage(services, event, approvalId, principal, { headers: { 'set-cookie': cookieHeader(event, tokens.accessToken) } });
       } catch (error) {
         if (error instanceof ApiError && (error.code === 'INVALID_LOGIN' || error.status === 429)) return loginPage(approvalId, error, error.headers);
         throw error;
       }
     }
-    if (action !== 'approve' && action !== 'reject') return errorPage('VALIDATION_FAILED', '알 수 없는 요청입니다.', 400);
+    const decision = DECISIONS[action ?? ''];
+    if (!decision) return errorPage('VALIDATION_FAILED', '알 수 없는 요청입니다.', 400);
     const principal = await viewer(event);
     if (!principal) return loginPage(approvalId, fail(401, 'UNAUTHORIZED'));
     // The form token binds the buttons to this approval and this login: another site cannot press them.
@@ -84,13 +89,19 @@ export function mountApprovalPage(app: H3, services: Services) {
     try {
       const row = await findRow(services, approvalId);
       const ctx = await deciderCtx(services, principal, row.storeId, approvalId, event, traceId);
-      await decideApproval(ctx, approvalId, action === 'approve' ? 'APPROVE' : 'REJECT', { via: 'APPROVAL_PAGE' });
-      return detailPage(services, event, approvalId, principal, { notice: action === 'approve' ? '승인했습니다. 요청이 실행되었습니다.' : '거절했습니다. 요청은 실행되지 않습니다.' });
+      if (action !== 'approve' && action !== 'reject') {
+        return detailPage(services, event, approvalId, principal, { confirmation: { ...(await issueConfirmation(ctx, approvalId, decision)), decision } });
+      }
+      await decideApproval(ctx, approvalId, decision, { via: 'APPROVAL_PAGE' });
+      return detailPage(services, event, approvalId, principal, { notice: decision === 'APPROVE' ? '승인했습니다. 요청이 실행되었습니다.' : '거절했습니다. 요청은 실행되지 않습니다.' });
     } catch (error) {
       return detailPage(services, event, approvalId, principal, { error: toApiError(error, traceId) });
     }
   });
 }
+
+/** The page's buttons: decide here, or take a code that decides in the AI conversation. */
+const DECISIONS: Record<string, 'APPROVE' | 'REJECT'> = { approve: 'APPROVE', reject: 'REJECT', 'confirm-approve': 'APPROVE', 'confirm-reject': 'REJECT' };
 
 async function findRow(services: Services, approvalId: string) {
   const row = await services.db.select().from(approvalRequests).where(eq(approvalRequests.id, approvalId)).get();
@@ -98,7 +109,7 @@ async function findRow(services: Services, approvalId: string) {
   return row;
 }
 
-async function detailPage(services: Services, event: H3Event, approvalId: string, principal: Principal, extra: { notice?: string; error?: ApiError; headers?: Record<string, string> } = {}) {
+async function detailPage(services: Services, event: H3Event, approvalId: string, principal: Principal, extra: { notice?: string; error?: ApiError; headers?: Record<string, string>; confirmation?: { code: string; expiresAt: number; decision: 'APPROVE' | 'REJECT' } } = {}) {
   let view;
   try {
     const row = await findRow(services, approvalId);
@@ -135,13 +146,18 @@ async function detailPage(services: Services, event: H3Event, approvalId: string
     : '';
   const buttons = approval.status === 'PENDING'
     ? `<form method="post"><input type="hidden" name="formToken" value="${formToken(services, 'approval-decision', `${approvalId}\n${principal.tokenId}`)}">
-<div class="row"><button name="action" value="reject">거절</button><button name="action" value="approve">승인하고 실행</button></div></form>${view.ownerOnly && view.role !== 'OWNER' ? '<p class="err">이 요청은 소유자(OWNER)만 승인할 수 있습니다.</p>' : ''}`
+<div class="row"><button name="action" value="reject">거절</button><button name="action" value="approve">승인하고 실행</button></div>
+<p>AI 대화에서 결정하려면 코드를 받아 대화의 확인 창에 입력하세요.</p><div class="row"><button name="action" value="confirm-reject">AI 대화에서 거절</button><button name="action" value="confirm-approve">AI 대화에서 승인</button></div></form>${view.ownerOnly && view.role !== 'OWNER' ? '<p class="err">이 요청은 소유자(OWNER)만 승인할 수 있습니다.</p>' : ''}`
     : '';
   const message = extra.error
     ? `<p class="err" data-code="${escapeHtml(extra.error.code)}">${escapeHtml(extra.error.code)}: ${escapeHtml(extra.error.message)}</p>`
     : extra.notice ? `<p class="ok">${escapeHtml(extra.notice)}</p>` : '';
+  const confirmation = extra.confirmation
+    ? `<p class="ok">AI 대화의 확인 창에 이 코드를 입력하면 ${extra.confirmation.decision === 'APPROVE' ? '승인하고 실행합니다' : '거절합니다'}. ${escapeHtml(isoAt(extra.confirmation.expiresAt))}까지(2분), 한 번만 쓸 수 있습니다.</p>
+<p class="code" data-confirmation-code="${extra.confirmation.code}" data-decision="${extra.confirmation.decision}">${extra.confirmation.code}</p>`
+    : '';
   const markup = `<!doctype html><html lang="ko"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>승인 요청 ${escapeHtml(approval.approvalId)}</title><style>${STYLE}</style></head>
-<body><main class="wide"><h1>AI 작업 승인 요청</h1><p><span class="status" data-status="${approval.status}">${approval.status}</span> ${escapeHtml(principal.userName)} (${view.role})</p>${message}
+<body><main class="wide"><h1>AI 작업 승인 요청</h1><p><span class="status" data-status="${approval.status}">${approval.status}</span> ${escapeHtml(principal.userName)} (${view.role})</p>${message}${confirmation}
 <dl>${rows.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>${changeTable}${buttons}</main></body></html>`;
   return htmlResponse(markup, extra.error?.status ?? 200, extra.headers);
 }

@@ -35,3 +35,23 @@ export const approvalRequests = sqliteTable('approval_requests', {
   index('approval_requests_store_status').on(t.storeId, t.status),
   uniqueIndex('approval_requests_token_key').on(t.requesterTokenId, t.idempotencyKey),
 ]);
+
+/**
+ * One-time codes of "confirm in the AI conversation" (spec 01 §5.6): shown on the approval page to the person
+ * logged in there, typed by them into the MCP client's form. Only the code's keyed hash is kept, bound to the
+ * request, the person's login and their decision; a code is used once and lives 2 minutes.
+ */
+export const approvalConfirmations = sqliteTable('approval_confirmations', {
+  id: text('id').primaryKey(),
+  storeId: text('store_id').notNull(),
+  approvalId: text('approval_id').notNull(),
+  userId: text('user_id').notNull(),
+  /** The login session the person had on the approval page: the decision is made as that login. */
+  sessionId: text('session_id').notNull(),
+  decision: text('decision').$type<'APPROVE' | 'REJECT'>().notNull(),
+  codeHash: text('code_hash').notNull(),
+  /** Answers given for the request while this code lived: past a few, the code is gone. */
+  answers: integer('answers').notNull().default(0),
+  createdAt: integer('created_at').notNull(),
+  expiresAt: integer('expires_at').notNull(),
+}, (t) => [index('approval_confirmations_approval').on(t.storeId, t.approvalId)]);

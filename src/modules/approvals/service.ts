@@ -150,8 +150,11 @@ export async function loadApproval(ctx: StoreCtx, approvalId: string) {
   return requireOwned(await ctx.db.select().from(approvalRequests).where(eq(approvalRequests.id, approvalId)).get(), ctx.store.id, 'APPROVAL_NOT_FOUND');
 }
 
-/** Where a person decided: the approval API, or a confirmation form in an MCP conversation (with its reason, if any). */
-export type DecisionChannel = { via: 'API' | 'APPROVAL_PAGE' } | { via: 'MCP_ELICITATION'; reason?: string };
+/**
+ * Where a person decided, always as their own login: the approval API, the approval page, or an MCP
+ * conversation's form answered with the one-time code the page showed them (confirmations.ts). An agent never decides.
+ */
+export type DecisionChannel = { via: 'API' | 'APPROVAL_PAGE' | 'MCP_ELICITATION' };
 
 /**
  * A person's decision. Moving out of PENDING happens in one transaction, so simultaneous decisions
@@ -159,6 +162,8 @@ export type DecisionChannel = { via: 'API' | 'APPROVAL_PAGE' } | { via: 'MCP_ELI
  * the approver have, and records its result.
  */
 export async function decideApproval(ctx: StoreCtx, approvalId: string, decision: 'APPROVE' | 'REJECT', via: DecisionChannel = { via: 'API' }) {
+  // Every way in refuses agents before this; here the rule holds for any future one too (spec 01 §5.6).
+  if (ctx.principal.agent) throw fail(403, 'AGENT_OPERATION_DENIED');
   const { services } = ctx;
   const row = await transaction(ctx.db, async () => {
     const current = await loadApproval(ctx, approvalId);
@@ -197,7 +202,7 @@ export async function decideApproval(ctx: StoreCtx, approvalId: string, decision
 }
 
 /**
- * What the held request would change, shown to the person deciding (the MCP confirmation form): its
+ * What the held request would change, shown to the person deciding (the approval page): its
  * operation's dry-run preview, computed now with the decider's view. A request that no longer validates shows none.
  */
 export async function heldRequestPreview(decider: StoreCtx, approvalId: string): Promise<Preview> {
