@@ -1,10 +1,11 @@
 import { Command, Flags, type Interfaces } from '@oclif/core';
 import { readFileSync } from 'node:fs';
+import { format } from 'node:util';
 import type { ListrTask } from 'listr2';
 import stringWidth from 'string-width';
 import { ApiCallError, ApiClient, ConnectionError, type Envelope, type RequestOptions } from '../client/api-client.js';
 import { DEFAULT_API_URL, DEFAULT_PROFILE, readConfig, readCredential, sameService } from '../client/config.js';
-import { won } from './format.js';
+import { terminalSafe, won } from './format.js';
 import { UsageError } from './usage-error.js';
 
 export type GlobalFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof ApiCommand)['baseFlags'] & T['flags']>;
@@ -165,6 +166,15 @@ export abstract class ApiCommand<T extends typeof Command> extends Command {
     return new Listr<C>(list, { renderer, exitOnError: true, rendererOptions: { collapseErrors: false } } as never).run(ctx);
   }
 
+  /** Every line a command prints, made safe for a terminal in one place (see terminalSafe). */
+  override log(message = '', ...args: unknown[]) {
+    super.log(terminalSafe(format(message, ...args)));
+  }
+
+  override logToStderr(message = '', ...args: unknown[]) {
+    super.logToStderr(terminalSafe(format(message, ...args)));
+  }
+
   /** `--json`: the data alone; otherwise the command's own rendering. */
   protected output(data: unknown, human: () => void) {
     if (this.flags.json) this.log(JSON.stringify(data, null, 2));
@@ -218,7 +228,8 @@ export abstract class ApiCommand<T extends typeof Command> extends Command {
       return;
     }
     const money = new Set(options.money);
-    const cell = (c: string, v: unknown) => (money.has(c) && (typeof v === 'number' || v === null || v === undefined) ? won(v) : v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+    const text = (c: string, v: unknown) => (money.has(c) && (typeof v === 'number' || v === null || v === undefined) ? won(v) : v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+    const cell = (c: string, v: unknown) => terminalSafe(text(c, v), true);
     // Korean text takes two columns per character in a terminal: pad by display width, not length.
     const gap = (text: string, width: number) => ' '.repeat(Math.max(0, width - stringWidth(text)));
     const pad = (c: string, text: string, width: number) => (money.has(c) ? gap(text, width) + text : text + gap(text, width));

@@ -69,8 +69,16 @@ function registeredRedirect(registered: string[]) {
 export const isLoopbackHost = (host: string) => host === '127.0.0.1' || host === '[::1]' || host === 'localhost';
 
 /**
- * Redirect addresses a client may register: https, loopback http (RFC 8252 §7.3) or a private-use scheme
- * of a native app (RFC 8252 §7.1, e.g. `cursor://…`); never a fragment, and never schemes that run code.
+ * Native MCP clients whose own scheme predates RFC 8252's reverse-domain rule, each known by name (Cursor
+ * registers `cursor://anysphere.cursor-retrieval/oauth/callback`).
+ */
+const NAMED_APP_SCHEMES = new Set(['cursor:']);
+
+/**
+ * Redirect addresses a client may register: https, loopback http (RFC 8252 §7.3) or a native app's
+ * private-use scheme, which RFC 8252 §7.1 names by reverse domain (`com.example.app:/cb`). Only these are
+ * allowed, not all but a list: any other scheme may be a browser's own (`view-source:`, `chrome:`,
+ * `about:`) or run code (`javascript:`, `data:`). Never a fragment or user info.
  */
 export function registrableRedirect(uri: string): boolean {
   let url: URL;
@@ -82,5 +90,5 @@ export function registrableRedirect(uri: string): boolean {
   if (uri.includes('#') || url.username || url.password) return false;
   if (url.protocol === 'https:') return true;
   if (url.protocol === 'http:') return isLoopbackHost(url.hostname);
-  return !['javascript:', 'data:', 'file:', 'blob:', 'vbscript:', 'about:', 'ftp:', 'ws:', 'wss:'].includes(url.protocol);
+  return /^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/.test(url.protocol) || NAMED_APP_SCHEMES.has(url.protocol);
 }

@@ -4,6 +4,7 @@ import { readBodyText } from '../../server/body.js';
 import { ApiError } from '../../server/errors.js';
 import { escapeHtml, htmlResponse } from '../../server/html.js';
 import type { Services } from '../../server/services.js';
+import { reserveAttempt, type ThrottleRule } from '../../server/throttle.js';
 import { findClient, registrableRedirect, REGISTERED_CLIENT_PREFIX, type OAuthClient } from './clients.js';
 import { oauthClients } from './schema.js';
 import { newId } from '../../db/ids.js';
@@ -14,6 +15,12 @@ import {
 
 /** OAuth requests are small forms; nothing larger is read (RFC 6749 sets no size, so we do). */
 const OAUTH_BODY_LIMIT = 64 * 1024;
+/**
+ * The budget of open client registration (RFC 7591 sets none): a client's metadata is a name and a few
+ * redirect addresses, and one address registers a few clients an hour — not a table's worth.
+ */
+const REGISTRATION = { bodyBytes: 16 * 1024, redirectUris: 10, redirectUriLength: 1000, nameLength: 100 } as const;
+const REGISTRATIONS: ThrottleRule = { limit: 20, windowMs: 60 * 60_000 };
 
 /**
  * RFC 9728 metadata of a protected resource, served at its path-aware well-known address (the root one
@@ -64,7 +71,16 @@ export function mountOAuth(app: H3, services: Services) {
   // Remote MCP (src/modules/mcp) is a resource of its own: MCP clients look for its metadata here.
   app.get('/.well-known/oauth-protected-resource/mcp', () => resourceMetadata(`${services.config.origin}/mcp`));
 
-  app.post('/auth/register', async (event) => registerClient(services, await readJsonObject(event)));
+  app.post('/auth/register', async (event) => {
+    try {
+      await reserveAttempt(services.db, `register:${clientAddress(event, services)}`, REGISTRATIONS, services.clock.now(), 'REGISTRATION_THROTTLED');
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 429) return oauthError(429, 'temporarily_unavailable', 'too many client registrations from this address: retry after Retry-After seconds', error.headers);
+      throw error;
+    }
+    const metadata = await readJsonObject(event);
+    return metadata instanceof Response ? metadata : registerClient(services, metadata);
+  });
 
   app.get('/auth/authorize', async (event) => {
     const request = await authorizationRequest(services, event.url.searchParams);
@@ -191,12 +207,16 @@ function authorizeAnswer(request: Awaited<ReturnType<typeof authorizationRequest
 
 const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
-/** The JSON object of a registration request, or null when the body is not one (answered invalid_client_metadata). */
-async function readJsonObject(event: H3Event): Promise<Record<string, unknown> | null> {
+/**
+ * The JSON object of a registration request, null when the body is not one (answered
+ * invalid_client_metadata), or the OAuth error of a body over the budget.
+ */
+async function readJsonObject(event: H3Event): Promise<Record<string, unknown> | null | Response> {
   try {
-    const value = JSON.parse(await readBodyText(event, OAUTH_BODY_LIMIT)) as unknown;
+    const value = JSON.parse(await readBodyText(event, REGISTRATION.bodyBytes)) as unknown;
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : null;
-  } catch {
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 413) return oauthError(413, 'invalid_client_metadata', `request body over ${REGISTRATION.bodyBytes} bytes`);
     return null;
   }
 }
@@ -209,16 +229,19 @@ async function readJsonObject(event: H3Event): Promise<Record<string, unknown> |
 async function registerClient(services: Services, metadata: Record<string, unknown> | null) {
   if (!metadata) return oauthError(400, 'invalid_client_metadata', 'the body must be a JSON object of client metadata');
   const uris = metadata.redirect_uris;
-  if (!Array.isArray(uris) || uris.length === 0 || uris.length > 10 || !uris.every((u) => typeof u === 'string' && u.length <= 2000)) {
-    return oauthError(400, 'invalid_redirect_uri', 'redirect_uris must list 1 to 10 addresses');
+  if (!Array.isArray(uris) || uris.length === 0 || uris.length > REGISTRATION.redirectUris || !uris.every((u) => typeof u === 'string' && u.length <= REGISTRATION.redirectUriLength)) {
+    return oauthError(400, 'invalid_redirect_uri', `redirect_uris must list 1 to ${REGISTRATION.redirectUris} addresses of at most ${REGISTRATION.redirectUriLength} characters`);
   }
   const refused = (uris as string[]).find((u) => !registrableRedirect(u));
-  if (refused) return oauthError(400, 'invalid_redirect_uri', `not an allowed redirect address (https, loopback http, or an app's own scheme): ${refused}`);
+  if (refused) return oauthError(400, 'invalid_redirect_uri', `not an allowed redirect address (https, loopback http, or an app's own reverse-domain scheme such as com.example.app:/callback): ${refused}`);
   const grants = metadata.grant_types ?? ['authorization_code', 'refresh_token'];
   if (!Array.isArray(grants) || grants.some((g) => g !== 'authorization_code' && g !== 'refresh_token')) {
     return oauthError(400, 'invalid_client_metadata', 'grant_types may be authorization_code and refresh_token only');
   }
-  const name = typeof metadata.client_name === 'string' && metadata.client_name.trim() !== '' ? metadata.client_name.trim().slice(0, 100) : 'MCP 클라이언트';
+  if (metadata.client_name !== undefined && (typeof metadata.client_name !== 'string' || metadata.client_name.length > REGISTRATION.nameLength)) {
+    return oauthError(400, 'invalid_client_metadata', `client_name must be text of at most ${REGISTRATION.nameLength} characters`);
+  }
+  const name = metadata.client_name?.trim() || 'MCP 클라이언트';
   const now = services.clock.now();
   const id = newId(REGISTERED_CLIENT_PREFIX.slice(0, -1), now);
   await services.db.insert(oauthClients).values({ id, name, redirectUris: uris as string[], createdAt: now }).run();
@@ -263,8 +286,8 @@ function tokenResponse(tokens: Awaited<ReturnType<typeof openLoginSession>>) {
   }), { headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
 }
 
-const oauthError = (status: number, error: string, description: string) =>
-  new Response(JSON.stringify({ error, error_description: description }), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
+const oauthError = (status: number, error: string, description: string, headers?: Record<string, string>) =>
+  new Response(JSON.stringify({ error, error_description: description }), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers } });
 
 function redirectWith(uri: string, params: Record<string, string | null>) {
   const url = new URL(uri);

@@ -5,6 +5,8 @@ import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprot
 import type { H3, H3Event } from 'h3';
 import { packageRoot } from '../../paths.js';
 import { errorOutgoing, newTraceId, toApiError } from '../../server/envelope.js';
+import { fail } from '../../server/errors.js';
+import { defineMessages } from '../../server/messages.js';
 import type { Module } from '../../server/module.js';
 import type { Services } from '../../server/services.js';
 import type { Gateway } from '../../mcp/server.js';
@@ -16,7 +18,12 @@ export const MCP_PATH = '/mcp';
 const version = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
 /** Sessions idle this long are dropped (the client starts a new one: MCP clients re-initialize on 404). */
 const SESSION_IDLE_MS = 60 * 60_000;
+/** Sessions one account holds at most: its next one closes its own least recently used, never another's. */
+export const SESSIONS_PER_ACCOUNT = 20;
+/** Sessions of all accounts together: past it a new one is refused (429) rather than closing others'. */
 const SESSION_LIMIT = 1000;
+
+defineMessages({ MCP_SESSION_LIMIT: 'MCP 세션이 너무 많습니다. 쓰지 않는 연결을 닫거나 잠시 후 다시 시도하세요.' });
 
 /** One remote MCP connection: its transport and server, the login it belongs to, and the latest request's token. */
 interface Session {
@@ -24,6 +31,7 @@ interface Session {
   tokenId: string;
   userId: string;
   authorization: string;
+  /** The latest request: a decision made with a person's code in this session happens within it. */
   event: H3Event;
   lastSeen: number;
 }
@@ -63,7 +71,11 @@ function mountMcp(app: H3, services: Services) {
       return Response.json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }, { status: 404 });
     }
     if (!session) {
-      sweep(sessions, now);
+      try {
+        makeRoom(sessions, principal.userId, now);
+      } catch (error) {
+        return refuse(error, true);
+      }
       session = await openSession(app, services, sessions, principal, event);
     }
     session.authorization = authorization!;
@@ -75,7 +87,7 @@ function mountMcp(app: H3, services: Services) {
 
 async function openSession(app: H3, services: Services, sessions: Map<string, Session>, principal: Principal, event: H3Event): Promise<Session> {
   // The MCP SDK loads with the first session, not with every service start (~75 ms).
-  const [{ WebStandardStreamableHTTPServerTransport }, { createMcpServer }, { confirmByElicitation }] = await Promise.all([
+  const [{ WebStandardStreamableHTTPServerTransport }, { createMcpServer }, { confirmByCode }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), import('../../mcp/server.js'), import('./elicitation.js'),
   ]);
   // Every call uses the token of the request being served: a refreshed login keeps its session going.
@@ -108,19 +120,33 @@ async function openSession(app: H3, services: Services, sessions: Map<string, Se
     gateway,
     version,
     store: event.url.searchParams.get('store') ?? event.req.headers.get('x-store-id') ?? undefined,
-    confirmDecision: (input, extra) => confirmByElicitation(services, server.server, gateway, input, { principalOf: () => authenticate(services, session.authorization), event: () => session.event }, extra),
+    confirmDecision: (input, extra) => confirmByCode(services, server.server, input, { principalOf: () => authenticate(services, session.authorization), event: () => session.event }, extra),
   });
   const session: Session = { transport, tokenId: principal.tokenId, userId: principal.userId, authorization: '', event, lastSeen: Date.now() };
   await server.connect(transport);
   return session;
 }
 
-function sweep(sessions: Map<string, Session>, now: number) {
+/**
+ * Room for one more session of `userId`: idle sessions go; an account at its own limit loses its least
+ * recently used one; a service at its limit refuses the newcomer (one account's many sessions never close
+ * another's).
+ */
+function makeRoom(sessions: Map<string, Session>, userId: string, now: number) {
+  const close = (id: string, s: Session) => {
+    sessions.delete(id);
+    void s.transport.close();
+  };
+  const own: [string, Session][] = [];
   for (const [id, s] of sessions) {
-    if (s.lastSeen < now - SESSION_IDLE_MS || sessions.size >= SESSION_LIMIT) {
-      sessions.delete(id);
-      void s.transport.close();
-    }
+    if (s.lastSeen < now - SESSION_IDLE_MS) close(id, s);
+    else if (s.userId === userId) own.push([id, s]);
+  }
+  if (own.length >= SESSIONS_PER_ACCOUNT) {
+    const [id, s] = own.reduce((oldest, entry) => (entry[1].lastSeen < oldest[1].lastSeen ? entry : oldest));
+    close(id, s);
+  } else if (sessions.size >= SESSION_LIMIT) {
+    throw fail(429, 'MCP_SESSION_LIMIT', { limit: SESSION_LIMIT });
   }
 }
 
