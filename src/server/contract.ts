@@ -15,7 +15,10 @@ const ANY_REQUEST: Codes = {
   // INVALID_PARAMETER: a well-formed value the request schemas reject by meaning (a date that does not exist).
   400: ['VALIDATION_FAILED', 'INVALID_PARAMETER'],
   413: ['PAYLOAD_TOO_LARGE'],
+  // The address and headers together past 16 KB (request-guard.ts), answered before any route.
+  414: ['URI_TOO_LONG'],
   415: ['UNSUPPORTED_MEDIA_TYPE'],
+  431: ['REQUEST_HEADERS_TOO_LARGE'],
   500: ['INTERNAL_ERROR'],
 };
 const TOKEN: Codes = {

@@ -12,7 +12,7 @@ import { errorEnvelope, newTraceId } from './envelope.js';
 import { ApiError } from './errors.js';
 import { startJobLoop } from './jobs.js';
 import { modules, operations } from './modules.js';
-import { crossOriginWrite, devHostAllowed } from './request-guard.js';
+import { answerClientError, crossOriginWrite, DEV_SITES_DOMAIN, devHostAllowed, oversizedRequest, PARSER_HEAD_LIMIT } from './request-guard.js';
 import { createTlsServer, type TlsOptions } from './tls.js';
 import { seedDevStore } from './seed.js';
 import { serviceUrls, type ServiceConfig, type Services, type StorefrontConfig } from './services.js';
@@ -58,7 +58,9 @@ export class PortInUseError extends Error {
 
 /** Starts the whole service: database (migrated), keys, HTTP server, job loop, and the dev seed. */
 export async function startService(options: StartOptions): Promise<RunningService> {
-  const appsHost = options.appsHost ? appsHostFor(options.appsHost, options.publicUrl ? new URL(options.publicUrl).hostname : options.host) : null;
+  const ownHost = (options.publicUrl ? new URL(options.publicUrl).hostname : options.host).toLowerCase();
+  const appsHost = options.appsHost ? appsHostFor(options.appsHost, ownHost) : null;
+  const sitesDomain = sitesDomainFor(options, ownHost, appsHost);
   const operatorToken = operatorTokenOf(options.operatorToken);
   const dataDir = resolve(options.dataDir);
 
@@ -72,6 +74,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
     res.writeHead(error.status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(errorEnvelope(error, newTraceId(), docs)));
   };
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    const oversized = oversizedRequest(req);
+    if (oversized) return refuse(res, oversized);
     if (options.mode === 'dev' && !devHostAllowed(req.headers.host, options.host)) return refuse(res, new ApiError(421, 'MISDIRECTED_REQUEST'));
     if (crossOriginWrite(req, (req.url ?? '/').split('?')[0])) return refuse(res, new ApiError(403, 'CROSS_ORIGIN_FORBIDDEN'));
     const route = () => (handle ? handle(req, res) : void handlerReady.then(() => handle!(req, res)));
@@ -104,8 +108,9 @@ export async function startService(options: StartOptions): Promise<RunningServic
     }
     return false;
   };
-  const servers = [createServer(onRequest)];
+  const servers = [createServer({ maxHeaderSize: PARSER_HEAD_LIMIT }, onRequest)];
   if (options.tls) servers.push(createTlsServer(options.tls, onRequest, () => servicesReady && ((hostname) => certificateFor(servicesReady!, hostname))));
+  for (const listener of servers) listener.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket, docs));
   const [server] = servers;
   const ports = [options.port, options.tls?.port ?? 0];
   // The ports first: a start that cannot listen leaves nothing behind, not even an empty data dir.
@@ -136,7 +141,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   docs = `${origin}/docs/errors`;
 
   const config: ServiceConfig = { origin, dataDir, mode: options.mode, unsafeWebhookHosts: options.unsafeWebhookHosts ?? [], trustProxy: options.trustProxy ?? false, appsHost, operatorToken,
-    storefront: { hostingOpen: options.mode === 'dev', sitesDomain: null, npmRegistry: null, advisorySource: null, denylist: [], buildTimeoutMs: 10 * 60_000, installLimitBytes: 512 * 1024 * 1024, minimumReleaseAgeMinutes: 1440, customDomainsOpen: options.mode === 'dev', customDomainLimit: 5, editCapacity: 10, dnsServers: [], domainTarget: 'domains.svc.localhost', acmeDirectory: null, acmeEmail: null, sellerSandbox: options.mode === 'dev' ? 'preferred' : 'required', ...options.storefront },
+    storefront: { hostingOpen: options.mode === 'dev', npmRegistry: null, advisorySource: null, denylist: [], buildTimeoutMs: 10 * 60_000, installLimitBytes: 512 * 1024 * 1024, minimumReleaseAgeMinutes: 1440, customDomainsOpen: options.mode === 'dev', customDomainLimit: 5, editCapacity: 10, dnsServers: [], domainTarget: 'domains.svc.localhost', acmeDirectory: null, acmeEmail: null, sellerSandbox: options.mode === 'dev' ? 'preferred' : 'required', ...options.storefront, sitesDomain },
   };
   const services: Services = {
     config,
@@ -195,9 +200,28 @@ const HOST_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-
 function appsHostFor(raw: string, ownHost: string): string {
   const host = raw.trim().toLowerCase().replace(/\.$/, '');
   if (!HOST_NAME.test(host)) throw new Error(`apps host "${raw}" must be a host name such as apps.example.com (no scheme, port or path)`);
-  const own = ownHost.toLowerCase();
-  if (own === host || own.endsWith(`.${host}`)) throw new Error(`apps host "${host}" must not contain the service's own host ${own}: use a name of its own, e.g. apps.example.com beside api.example.com`);
+  if (ownHost === host || ownHost.endsWith(`.${host}`)) throw new Error(`apps host "${host}" must not contain the service's own host ${ownHost}: use a name of its own, e.g. apps.example.com beside api.example.com`);
   return host;
+}
+
+/**
+ * The domain under which each hosted site has an origin of its own, `{slug}.{domain}`: SVC_SITES_DOMAIN in
+ * svc serve (none: sites only on their connected custom domains), `localhost` in svc dev — browsers resolve
+ * `{slug}.localhost` to loopback, and it is a site apart from 127.0.0.1 and localhost, so the service's
+ * cookies and same-origin powers never reach a site's pages. Checked like the apps host: a host name that
+ * contains neither the service's own host (which would be taken for a site) nor the apps host's names.
+ */
+function sitesDomainFor(options: StartOptions, ownHost: string, appsHost: string | null): string | null {
+  const given = options.storefront?.sitesDomain === undefined ? (options.mode === 'dev' ? DEV_SITES_DOMAIN : null) : options.storefront.sitesDomain;
+  if (given === null) return null;
+  const domain = given.trim().toLowerCase().replace(/\.$/, '');
+  if (!HOST_NAME.test(domain)) throw new Error(`sites domain "${given}" must be a host name such as shops.example.com (no scheme, port or path)`);
+  // The bare `localhost` may name the service: only names under it are sites, and no page can set cookies for it.
+  if (ownHost.endsWith(`.${domain}`) || (ownHost === domain && domain !== DEV_SITES_DOMAIN)) {
+    throw new Error(`sites domain "${domain}" must not contain the service's own host ${ownHost}: use a domain of its own, e.g. shops.example.net beside api.example.com`);
+  }
+  if (appsHost && (appsHost === domain || appsHost.endsWith(`.${domain}`) || domain.endsWith(`.${appsHost}`))) throw new Error(`sites domain "${domain}" and apps host "${appsHost}" must not contain one another`);
+  return domain;
 }
 
 /**

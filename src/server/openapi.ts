@@ -47,7 +47,7 @@ class SchemaComponents {
    * (`output`) leave out `additionalProperties: false`: clients must accept fields added later (spec 01 §2.1).
    */
   convert(schema: z.ZodType, io: Io, name: string): JsonSchema {
-    const { $schema: _dialect, $defs = {}, ...whole } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+    const { $schema: _dialect, $defs = {}, ...whole } = z.toJSONSchema(schema, { io, unrepresentable: 'any', ...(io === 'input' ? { override: stateInputRules } : {}) }) as JsonSchema;
     const root = isJsonValue(whole, '#') ? ANY_JSON_VALUE : whole;
     const local: Record<string, JsonSchema> = {};
     const jsonValues = new Set<string>();
@@ -95,13 +95,47 @@ function rewrite(node: unknown, names: Map<string, string>, jsonValues: Set<stri
   return out;
 }
 
-type ZodDef = { type: string; innerType?: z.ZodType; in?: z.ZodType; out?: z.ZodType; shape?: Record<string, z.ZodType> };
+type ZodCheck = { _zod: { def: { check: string; tx?: (value: string) => unknown } } };
+type ZodDef = { type: string; innerType?: z.ZodType; in?: z.ZodType; out?: z.ZodType; shape?: Record<string, z.ZodType>; checks?: ZodCheck[] };
 const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: ZodDef } })._zod.def;
 
 function unwrapped(schema: z.ZodType): z.ZodType {
   let current = schema;
   while (defOf(current).innerType && ['optional', 'default', 'prefault', 'nullable', 'readonly', 'catch'].includes(defOf(current).type)) current = defOf(current).innerType!;
   return current;
+}
+
+/** Adds `pattern` to a string schema, beside one it may already have. */
+function addPattern(jsonSchema: JsonSchema, pattern: string) {
+  if (jsonSchema.pattern === pattern) return;
+  if ('pattern' in jsonSchema) jsonSchema.allOf = [...(jsonSchema.allOf ?? []), { pattern }];
+  else jsonSchema.pattern = pattern;
+}
+
+/** Whether a zod string trims its input before its checks (`.trim()`, an overwrite check). */
+const trims = (def: ZodDef) =>
+  (def.checks ?? []).some(({ _zod }) => _zod.def.check === 'overwrite' && _zod.def.tx?.(' x ') === 'x');
+
+/**
+ * Rules zod's input schema leaves out, added to the document as the service enforces them:
+ * - a trimmed string's lengths count without surrounding blanks: the document asks for none, so a text
+ *   that fits it is the text checked (`' '` meets `minLength: 1` but trims to nothing);
+ * - a string transformed (trimmed, hyphens dropped, …) and then checked again, `.transform(…).pipe(z.string()
+ *   .regex(…))`: the schema is the first string only, so the document adds what the second demands. Its
+ *   pattern and format go to the text as sent (the canonical form, which the transform leaves as it is), and
+ *   its maximum length too (a transform that drops characters cannot lengthen the text); a minimum would not
+ *   carry over.
+ */
+function stateInputRules({ zodSchema, jsonSchema }: { zodSchema: unknown; jsonSchema: JsonSchema }) {
+  const def = defOf(zodSchema as z.ZodType);
+  if (def.type === 'string' && trims(def)) addPattern(jsonSchema, '^(?:\\S(?:[\\s\\S]*\\S)?)?$');
+  if (def.type !== 'pipe' || jsonSchema.type !== 'string') return;
+  const out = unwrapped(def.out!);
+  if (defOf(out).type !== 'string') return;
+  const checks = z.toJSONSchema(out, { io: 'input' }) as JsonSchema;
+  if (checks.pattern) addPattern(jsonSchema, checks.pattern);
+  if (checks.format && !jsonSchema.format) jsonSchema.format = checks.format;
+  if (checks.maxLength !== undefined) jsonSchema.maxLength = Math.min(jsonSchema.maxLength ?? Infinity, checks.maxLength);
 }
 
 /**
@@ -126,7 +160,9 @@ function queryParameters(op: Operation, components: SchemaComponents): unknown[]
     const list = shape[name] ? commaListArray(shape[name]) : null;
     if (!list) return { name, in: 'query', required, schema: property };
     const items = components.convert(list, 'input', `${pascal(op.operationId)}${pascal(name)}`);
-    return { name, in: 'query', required, style: 'form', explode: false, schema: { ...items, ...('default' in property ? { default: property.default } : {}) } };
+    // An empty value is one empty item on the wire, not an empty list: a list has at least one item.
+    const minItems = Math.max(1, items.minItems ?? 0);
+    return { name, in: 'query', required, style: 'form', explode: false, schema: { ...items, minItems, ...('default' in property ? { default: property.default } : {}) } };
   });
 }
 

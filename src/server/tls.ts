@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import { createSecureContext, type SecureContext } from 'node:tls';
+import { PARSER_HEAD_LIMIT } from './request-guard.js';
 
 /** svc serve's own TLS: the service's certificate (its hosts, a wildcard for the sites domain) as PEM files. */
 export interface TlsOptions {
@@ -20,6 +21,7 @@ export type DomainCertificate = { chain: string; key: string; issuedAt: number }
 export function createTlsServer(options: TlsOptions, onRequest: (req: IncomingMessage, res: ServerResponse) => void, lookup: () => ((hostname: string) => Promise<DomainCertificate | undefined>) | null): Server {
   const contexts = new Map<string, { issuedAt: number; context: SecureContext }>();
   return createServer({
+    maxHeaderSize: PARSER_HEAD_LIMIT,
     cert: readFileSync(options.certFile),
     key: readFileSync(options.keyFile),
     SNICallback(servername, done) {

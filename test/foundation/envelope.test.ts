@@ -30,6 +30,23 @@ test('unknown route is a 404 envelope, not a bare page', async () => {
   assert.equal(res.body.error.fieldErrors, []);
 });
 
+test('a request head past 16 KB answers in the envelope: 414 for a long query, 431 for large headers, 431 past the parser', async () => {
+  const refused = async (res: Response, status: number, code: string) => {
+    assert.is(res.status, status, code);
+    assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+    const body = await res.json();
+    assert.equal([body.meta.code, body.meta.isSuccess, body.error.code, body.error.details.maxBytes], [code, false, code, 16 * 1024]);
+    assert.ok(body.error.traceId && body.error.docs.endsWith(`#${code}`));
+  };
+  const auth = { authorization: `Bearer ${svc.ownerToken}`, 'x-store-id': svc.storeId };
+  await refused(await fetch(`${svc.url}/v1/orders?keyword=${'a'.repeat(20 * 1024)}`, { headers: auth }), 414, 'URI_TOO_LONG');
+  await refused(await fetch(`${svc.url}/v1/orders`, { headers: { ...auth, 'x-padding': 'a'.repeat(20 * 1024) } }), 431, 'REQUEST_HEADERS_TOO_LARGE');
+  // Past the parser's own limit no handler runs: its clientError answer is the envelope too.
+  await refused(await fetch(`${svc.url}/v1/orders`, { headers: { ...auth, 'x-padding': 'a'.repeat(80 * 1024) } }), 431, 'REQUEST_HEADERS_TOO_LARGE');
+  // Under the limit nothing changes.
+  assert.is((await fetch(`${svc.url}/v1/orders`, { headers: { ...auth, 'x-padding': 'a'.repeat(12 * 1024) } })).status, 200);
+});
+
 test('wrong method on a known path is 405 with the allowed methods', async () => {
   const res = await svc.api('DELETE', '/v1/store');
   assert.is(res.status, 405);

@@ -8,9 +8,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import { buy, connectSandbox, createProduct, ok } from '../checkout/support.js';
 import { login, startTestService, type TestService } from '../helpers/service.js';
-import { mutatedRequest, operationsOf, refResolver, urlOf, validRequest, type FuzzOperation, type FuzzRequest, type KnownValues } from '../helpers/openapi-fuzz.js';
+import { mutatedRequest, operationsOf, refResolver, validRequest, type FuzzOperation, type FuzzRequest } from '../helpers/openapi-fuzz.js';
+import { excerpt, knownValues, sendRequest } from '../helpers/openapi-requests.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_260_110);
 const GENERATED = 5;
@@ -26,74 +26,10 @@ test.after(async () => {
   await svc.close();
 });
 
-/** Real ids of the store's resources, so generated requests also reach past the 404s into the handlers. */
-async function knownValues(): Promise<KnownValues> {
-  await connectSandbox(svc.api);
-  const { productId, optionId } = await createProduct(svc.api, {});
-  const category = ok(await svc.api('POST', '/v1/categories', { body: { name: '퍼징' } }), 201);
-  const { sheet, start } = await buy(svc, svc.storeId, { productId, optionId });
-  const order = ok(await svc.api('GET', '/v1/orders')).contents[0];
-  // A storefront site and a custom domain, so the storefront operations reach past STOREFRONT_SITE_NOT_FOUND.
-  ok(await svc.api('POST', '/v1/storefront/site', { body: { templateId: 'basic' } }), 201);
-  const domain = ok(await svc.api('POST', '/v1/storefront/site/domains', { body: { hostname: 'fuzz.example.test' } }), 201);
-  return {
-    domainId: [domain.domainId, 'dom_platform'],
-    productId: [productId],
-    variantId: [optionId],
-    categoryId: [category.categoryId],
-    checkoutId: [sheet.checkoutId],
-    paymentId: [start.paymentId],
-    orderId: [order.orderId],
-    provider: ['pg_one', 'pg_two'],
-    environment: ['TEST', 'LIVE'],
-  };
-}
-
 /** The owner's login token; renewed when a fuzzed logout ends it. */
 let token = '';
 
-/** Sends a request; `status` is null when no answer came (connection reset, timeout). */
-async function send(req: FuzzRequest): Promise<{ status: number | null; text: string; url: string; sent: string }> {
-  const url = urlOf(svc.url, req);
-  // One connection per request: no request can leave a kept-alive socket in a state that fails the next.
-  const headers: Record<string, string> = { connection: 'close' };
-  if (req.token) headers.authorization = `Bearer ${token}`;
-  if (req.op.headers.some((h) => h.name.toLowerCase() === 'x-store-id') || req.op.path.startsWith('/storefront/')) headers['x-store-id'] = svc.storeId;
-  let body: BodyInit | undefined;
-  let sent = '';
-  if (req.body && req.op.method !== 'GET') {
-    if ('json' in req.body) {
-      sent = JSON.stringify(req.body.json) ?? '';
-      headers['content-type'] = 'application/json';
-      body = sent;
-    } else if ('text' in req.body) {
-      sent = req.body.text;
-      headers['content-type'] = req.body.type;
-      body = sent;
-    } else {
-      const form = new FormData();
-      for (const [k, v] of Object.entries(req.body.form)) {
-        if (typeof v === 'string') form.append(k, v);
-        else form.append(k, new Blob([JSON.stringify(v)], { type: 'image/png' }), 'fuzz.png');
-      }
-      sent = `multipart ${JSON.stringify(req.body.form)}`;
-      body = form;
-    }
-  }
-  try {
-    const res = await fetch(url, { method: req.op.method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-    // A stream (server-sent events) answers its status up front and never ends: the status is the answer.
-    if (res.headers.get('content-type')?.startsWith('text/event-stream')) {
-      await res.body?.cancel();
-      return { status: res.status, text: '(event stream)', url, sent };
-    }
-    return { status: res.status, text: await res.text(), url, sent };
-  } catch (error) {
-    return { status: null, text: `${error}${(error as Error).cause ? ` (${(error as Error).cause})` : ''}`, url, sent };
-  }
-}
-
-const excerpt = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text);
+const send = (req: FuzzRequest) => sendRequest(svc.url, req, { token, storeId: svc.storeId }, REQUEST_TIMEOUT_MS);
 
 /** Earlier findings, sent on every run: each answered 500 before its fix. */
 function keptRequests(ops: FuzzOperation[]): FuzzRequest[] {
@@ -117,7 +53,7 @@ test('no operation of the OpenAPI document answers 5xx to generated or mutated r
   const resolve = refResolver(doc);
   const ops = operationsOf(doc);
   assert.ok(ops.length >= 100, `only ${ops.length} operations in the document`);
-  const known = await knownValues();
+  const known = await knownValues(svc);
   token = svc.ownerToken;
 
   const perOperation = ops.map((op, i) => {

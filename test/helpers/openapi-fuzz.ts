@@ -105,7 +105,11 @@ export function arbitraryOf(schemaIn: Schema | boolean | undefined, resolve: (s:
   if ('const' in schema) return fc.constant(schema.const);
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return fc.constantFrom(...schema.enum);
   const branches: Schema[] | undefined = schema.anyOf ?? schema.oneOf;
-  if (branches?.length) return fc.oneof(...branches.map((b) => next({ ...schema, anyOf: undefined, oneOf: undefined, ...resolve(b) })));
+  if (branches?.length) {
+    // A branch may only add what is required (`oneOf` of `required` sets): the object's own stay required.
+    const required = (b: Schema) => [...new Set([...(schema.required ?? []), ...(b.required ?? [])])];
+    return fc.oneof(...branches.map((b) => resolve(b)).map((b) => next({ ...schema, anyOf: undefined, oneOf: undefined, ...b, ...(schema.required || b.required ? { required: required(b) } : {}) })));
+  }
   if (Array.isArray(schema.allOf) && schema.allOf.length > 0) {
     const parts = schema.allOf.map(resolve);
     const merged = parts.reduce<Schema>((acc, part) => ({
@@ -162,28 +166,47 @@ export function arbitraryOf(schemaIn: Schema | boolean | undefined, resolve: (s:
   }
 }
 
-function stringOf(schema: Schema): fc.Arbitrary<string> {
+/**
+ * The schema's `pattern` as a RegExp (JSON Schema patterns are ECMA-262 with Unicode semantics), and a
+ * looser one fast-check can generate from: its look-arounds dropped, the strings then checked against the
+ * whole pattern.
+ */
+function patternOf(schema: Schema): { whole: RegExp; generated: RegExp } | null {
+  if (typeof schema.pattern !== 'string') return null;
+  try {
+    const whole = new RegExp(schema.pattern, 'u');
+    return { whole, generated: new RegExp(schema.pattern.replace(/\(\?<?[=!](?:[^()\\]|\\.)*\)/g, ''), 'u') };
+  } catch {
+    return null;
+  }
+}
+
+function stringOf(schema: Schema): fc.Arbitrary<unknown> {
+  const pattern = patternOf(schema);
+  const fits = (s: string) => (!pattern || pattern.whole.test(s)) && s.length >= (schema.minLength ?? 0) && s.length <= (schema.maxLength ?? Infinity);
   switch (schema.format) {
+    // A file of a multipart form: bytes, sent as a file part.
+    case 'binary':
+      return fc.uint8Array({ minLength: 1, maxLength: 64 });
     case 'date':
-      return dates.map(ymd);
+      return dates.map(ymd).filter(fits);
     case 'date-time':
-      return fc.tuple(dates, fc.integer({ min: 0, max: DAY - 1 })).map(([d, ms]) => new Date(d.getTime() + ms).toISOString());
+      return fc.tuple(dates, fc.integer({ min: 0, max: DAY - 1 })).map(([d, ms]) => new Date(d.getTime() + ms).toISOString()).filter(fits);
     // fast-check's own e-mail and URL arbitraries cost seconds a sample on large schemas: small ones do.
     case 'email':
-      return fc.tuple(fc.stringMatching(/^[a-z0-9][a-z0-9._+-]{0,10}$/), fc.constantFrom('example.com', 'example.co.kr', 'svc.local')).map(([local, domain]) => `${local}@${domain}`);
+      return fc.tuple(fc.stringMatching(/^[a-z0-9]{1,6}(?:[._+-][a-z0-9]{1,6}){0,2}$/), fc.constantFrom('example.com', 'example.co.kr', 'svc.local')).map(([local, domain]) => `${local}@${domain}`).filter(fits);
     case 'uri':
     case 'url':
       return fc.tuple(fc.constantFrom('https', 'http'), fc.constantFrom('shop.example.com', 'example.org', '127.0.0.1', 'localhost:5173', '[::1]'), fc.stringMatching(/^(\/[a-z0-9]{1,8}){0,2}$/))
-        .map(([scheme, host, path]) => `${scheme}://${host}${path}`);
+        .map(([scheme, host, path]) => `${scheme}://${host}${path}`).filter(fits);
     case 'uuid':
-      return fc.uuid();
+      return fc.uuid().filter(fits);
   }
   const minLength = schema.minLength ?? 0;
   const maxLength = Math.max(minLength, Math.min(schema.maxLength ?? 24, minLength + 24));
-  if (typeof schema.pattern === 'string') {
+  if (pattern) {
     try {
-      const pattern = new RegExp(schema.pattern);
-      return fc.stringMatching(pattern).filter((s) => s.length >= minLength && s.length <= (schema.maxLength ?? Infinity));
+      return fc.stringMatching(pattern.generated).filter(fits);
     } catch {
       // A pattern fast-check cannot read is fuzzed like free text.
     }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { FieldError } from '../../server/errors.js';
+import { stated } from '../../server/formats.js';
 import { toFieldErrors } from '../../server/validation.js';
 import { ACCOUNT_SCOPES, ALL_SCOPES } from '../accounts/scopes.js';
 
@@ -51,7 +52,8 @@ function uniqueList<T extends z.ZodType<string>>(item: T, max = MANIFEST_LIST_LI
       list.forEach((v, i) => {
         if (list.indexOf(v) !== i) ctx.addIssue({ code: 'custom', path: [i], message: `중복된 값입니다: ${v}`, params: { code: 'DUPLICATE' } });
       });
-    });
+    })
+    .meta(stated.uniqueItems);
 }
 
 const valueType = z.enum(['string', 'number', 'boolean']);
@@ -83,7 +85,7 @@ const externalUrl = z.string().superRefine((value, ctx) => {
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && local)) {
     ctx.addIssue({ code: 'custom', message: 'https URL이어야 합니다 (개발 중에는 http://localhost, http://127.0.0.1 허용).', params: { code: 'HTTPS_REQUIRED' } });
   }
-});
+}).meta({ format: 'uri', pattern: '^(?:https://|http://(?:localhost|127\\.0\\.0\\.1)(?:[:/?#]|$))' });
 
 export const manifestSchema = z
   .object({
@@ -102,7 +104,7 @@ export const manifestSchema = z
       interval: z.string().superRefine((v, ctx) => {
         const s = intervalSeconds(v);
         if (!(s >= MIN_INTERVAL_S && s <= MAX_INTERVAL_S)) ctx.addIssue({ code: 'custom', message: `15m 이상 1d 이하의 간격이어야 합니다 (예: 15m, 2h, 1d): ${v}`, params: { code: 'INVALID_INTERVAL' } });
-      }),
+      }).meta({ pattern: '^(?:(?:1[5-9]|[2-9]\\d|[1-9]\\d\\d|1[0-3]\\d\\d|14[0-3]\\d|1440)m|(?:[1-9]|1\\d|2[0-4])h|1d)$' }),
     }).strict()).optional().meta({ description: 'Per-installation jobs; interval from 15m to 1d.' }),
     ui: z.object({
       adminPage: z.string().regex(ADMIN_PAGE, { message: '앱 폴더 안의 .html 파일 상대 경로여야 합니다 (예: ui/admin.html).' }),
@@ -115,7 +117,7 @@ export const manifestSchema = z
       description: text(500).optional(),
       required: z.boolean().optional(),
       secret: z.boolean().optional(),
-    }).strict()).optional().meta({ description: 'Settings the seller fills in; secret ones show only their first 4 characters.' }),
+    }).strict().meta(stated.when('secret', [true], { properties: { type: { const: 'string' } } }))).optional().meta({ description: 'Settings the seller fills in; secret ones show only their first 4 characters.' }),
     flow: z.object({
       notifications: namedMap(LOWER_NAME, lowerName, z.object({
         label: text(60),
@@ -138,7 +140,9 @@ export const manifestSchema = z
     for (const [name, s] of Object.entries(m.settings ?? {})) {
       if (s.secret && s.type !== 'string') ctx.addIssue({ code: 'custom', path: ['settings', name, 'secret'], message: '비밀 설정은 string 형식만 가능합니다.', params: { code: 'NOT_ALLOWED' } });
     }
-  });
+  })
+  // The rules above, stated for editors and the OpenAPI document (runtime left out is sandbox).
+  .meta(stated.when('runtime', ['external'], { required: ['external'] }, { not: { required: ['external'] } }));
 
 export type Manifest = z.output<typeof manifestSchema>;
 

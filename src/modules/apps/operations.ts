@@ -9,7 +9,7 @@ import { requireOwned } from '../../server/tenancy.js';
 import { toFieldErrors } from '../../server/validation.js';
 import { invokeAndRecord } from './invoke.js';
 import { evictInstallation } from './sandbox.js';
-import { checkManifest, requiredFunctions, type Manifest } from './manifest.js';
+import { checkManifest, manifestJsonSchema, requiredFunctions, type Manifest } from './manifest.js';
 import { appExecutions, appInstallations, apps } from './schema.js';
 import {
   activeInstallation, addVersion, appVersionView, appView, applySettingsPatch, assertInstallable, assertRoleCovers, consentTo, createApp,
@@ -43,7 +43,9 @@ const tag = 'Apps';
 const installationParams = z.object({ installationId: z.string() });
 /** Installation management is for people on the store platform (spec 02 §4.1). */
 
-const manifestBody = z.record(z.string(), z.unknown());
+// Taken as it comes and checked in the handler (its field errors named `manifest.…`); the document states the manifest's schema.
+const { $schema: _dialect, title: _title, ...manifestStatement } = manifestJsonSchema();
+const manifestBody = z.record(z.string(), z.unknown()).meta(manifestStatement);
 function validManifest(value: unknown): Manifest {
   const check = checkManifest(value, 'manifest.');
   if (!check.ok) throw validationFailed(check.errors);

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { validationFailed, type FieldError } from '../../server/errors.js';
+import { stated } from '../../server/formats.js';
 import { defineOperation, reply, type StoreCtx } from '../../server/registry.js';
 import { instant } from '../../server/responses.js';
 import { requireOwned } from '../../server/tenancy.js';
@@ -11,14 +12,15 @@ import { categories, collections, products } from './schema.js';
 const tag = 'Collections';
 
 /** `all` and category ids are collections already (spec 02 §4.3); a seller's slug may not shadow them. */
-const slug = z.string().regex(/^[a-z0-9](?:[a-z0-9-]{0,58}[a-z0-9])?$/, { message: '소문자, 숫자, 하이픈 60자 이하여야 합니다.' }).refine((s) => s !== 'all', { message: 'all은 예약된 이름입니다.' });
+const slug = z.string().regex(/^[a-z0-9](?:[a-z0-9-]{0,58}[a-z0-9])?$/, { message: '소문자, 숫자, 하이픈 60자 이하여야 합니다.' }).refine((s) => s !== 'all', { message: 'all은 예약된 이름입니다.' }).meta({ not: { const: 'all' } });
 
 const collectionBody = z.object({
   slug,
   title: z.string().trim().min(1).max(100),
-  productIds: z.array(z.string()).max(500).optional(),
+  productIds: z.array(z.string()).max(500).meta(stated.uniqueItems).optional(),
   rule: z.object({ categoryId: z.string() }).strict().optional(),
-}).strict().refine((b) => (b.productIds === undefined) !== (b.rule === undefined), { message: 'productIds와 rule 중 하나만 보냅니다.', path: ['productIds'], params: { code: 'ONE_OF' } });
+}).strict().refine((b) => (b.productIds === undefined) !== (b.rule === undefined), { message: 'productIds와 rule 중 하나만 보냅니다.', path: ['productIds'], params: { code: 'ONE_OF' } })
+  .meta(stated.exactlyOne('productIds', 'rule'));
 
 export const collectionView = z.object({
   collectionId: z.string(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { stated } from '../../server/formats.js';
 import { pageQuery } from '../../server/paging.js';
 import { dateInput } from '../../server/validation.js';
 
@@ -28,7 +29,7 @@ const duplicates = (values: string[]) => values.filter((v, i) => values.indexOf(
 export const optionAxes = z
   .array(z.object({
     name: z.string().trim().min(1).max(30),
-    values: z.array(optionValue).min(1).max(LIMITS.valuesPerAxis),
+    values: z.array(optionValue).min(1).max(LIMITS.valuesPerAxis).meta(stated.uniqueItems),
   }).strict())
   .max(LIMITS.axes)
   .superRefine((axes, ctx) => {
@@ -58,13 +59,21 @@ export const variantSettings = z.object({
 }).strict();
 export type VariantSettings = z.infer<typeof variantSettings>;
 
+/** What `shippingRules` checks, as the document states it. */
+const SHIPPING_RULES = {
+  allOf: [
+    stated.when('deliveryType', ['FREE'], { properties: { deliveryFee: { const: 0 } } }),
+    stated.when('deliveryType', ['CONDITIONAL_FREE'], { properties: { conditionalFreeAmount: { not: { type: 'null' } } } }),
+  ],
+};
+
 const shipping = z.object({
   deliveryType: z.enum(['FREE', 'PAID', 'CONDITIONAL_FREE']),
   deliveryFee: krw,
   conditionalFreeAmount: krw.nullable(),
   shippingAddressId: id.nullable(),
   returnAddressId: id.nullable(),
-}).strict();
+}).strict().meta(SHIPPING_RULES);
 
 const shippingRules = (s: Partial<z.infer<typeof shipping>> | undefined, ctx: z.RefinementCtx) => {
   if (!s) return;
@@ -85,7 +94,7 @@ export const fulfillmentReplace = z
 
 /** Creation: omitted inner fields take the store defaults of that moment (rule 1). */
 export const fulfillmentCreate = z
-  .discriminatedUnion('type', [z.object({ type: z.literal('SHIPPING'), shipping: shipping.partial().strict().optional() }).strict(), manual])
+  .discriminatedUnion('type', [z.object({ type: z.literal('SHIPPING'), shipping: shipping.partial().strict().meta(SHIPPING_RULES).optional() }).strict(), manual])
   .superRefine((f, ctx) => shippingRules(f.type === 'SHIPPING' ? f.shipping : undefined, ctx));
 
 export type FulfillmentInput = z.infer<typeof fulfillmentCreate>;
@@ -119,9 +128,19 @@ const optional = <T extends Record<string, z.ZodType>>(shape: T) =>
 
 const { name, salePrice, ...rest } = productFields;
 
-export const productCreate = z.object({ name, salePrice, ...optional(rest), fulfillment: fulfillmentCreate.optional() }).strict();
-export const productReplace = z.object({ name, salePrice, ...optional(rest) }).strict();
-export const productPatch = z.object(optional(productFields)).strict();
+/**
+ * The write's stock rules (service.ts), stated for the document: a product with options keeps its stock per
+ * variant, and `stockQuantity` is not sent beside the stock of the variant without options.
+ */
+const STOCK_PER_VARIANT = {
+  allOf: [
+    { if: { properties: { options: { minItems: 1 } }, required: ['options'] }, then: { not: { required: ['stockQuantity'] } } },
+    { not: { required: ['stockQuantity', 'variants'], properties: { variants: { contains: { properties: { optionValues: { maxItems: 0 } }, required: ['stockQuantity'] } } } } },
+  ],
+};
+export const productCreate = z.object({ name, salePrice, ...optional(rest), fulfillment: fulfillmentCreate.optional() }).strict().meta(STOCK_PER_VARIANT);
+export const productReplace = z.object({ name, salePrice, ...optional(rest) }).strict().meta(STOCK_PER_VARIANT);
+export const productPatch = z.object(optional(productFields)).strict().meta(STOCK_PER_VARIANT);
 
 export type ProductPatch = z.infer<typeof productPatch>;
 /** Every product write after parsing: creation and replacement fill omitted fields, a patch does not. */
@@ -136,14 +155,17 @@ export const stockChange = z
     if ((b.stockQuantity === undefined) === (b.adjustment === undefined)) {
       ctx.addIssue({ code: 'custom', path: [], message: 'stockQuantity와 adjustment 중 정확히 하나를 보내야 합니다.', params: { code: 'EXACTLY_ONE_REQUIRED' } });
     }
-  });
+  })
+  .meta(stated.exactlyOne('stockQuantity', 'adjustment'));
 
 export const discountBody = z.object({
   method: z.enum(['PERCENT', 'AMOUNT']),
   value: z.number().int().min(1).max(1_000_000_000),
   startDate: dateInput,
   endDate: dateInput,
-}).strict();
+}).strict()
+  // checkDiscount's rules of the request alone (an amount must also stay below the product's price).
+  .meta(stated.when('method', ['PERCENT'], { properties: { value: { maximum: 99 } } }, { properties: { value: { minimum: 10, multipleOf: 10 } } }));
 
 export const calendarWrite = z
   .object({
@@ -159,7 +181,8 @@ export const calendarWrite = z
     if (b.stock === undefined && b.price === undefined) {
       ctx.addIssue({ code: 'custom', path: [], message: 'stock 또는 price 중 하나 이상을 보내야 합니다.', params: { code: 'NOTHING_TO_CHANGE' } });
     }
-  });
+  })
+  .meta(stated.atLeastOne('stock', 'price'));
 
 export const dateRange = z.object({ from: dateInput.optional(), to: dateInput.optional() }).strict();
 
@@ -195,7 +218,7 @@ const customInput = z.object({
   options: z.array(z.string().min(1).max(50)).max(50),
 }).strict().superRefine((c, ctx) => {
   if (c.type === 'SELECT' && c.options.length === 0) ctx.addIssue({ code: 'custom', path: ['options'], message: '선택형 입력에는 선택지가 필요합니다.', params: { code: 'REQUIRED' } });
-});
+}).meta(stated.when('type', ['SELECT'], { properties: { options: { minItems: 1 } } }));
 
 export const optionSetBody = z.object({
   name: z.string().trim().min(1).max(50),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { stated } from '../../server/formats.js';
 import { isRealDate } from '../catalog/dates.js';
 
 /**
@@ -51,6 +52,13 @@ export const cashReceipt = z.object({
   const card = /^\d{13,19}$/.test(digits);
   if (value.type === 'INCOME_DEDUCTION' && !card && !/^01[016789]\d{7,8}$/.test(digits)) return issue('INVALID_IDENTITY_NUMBER', '소득공제용은 휴대폰 번호 또는 현금영수증 카드 번호(13~19자리)여야 합니다.');
   if (value.type === 'EXPENSE_PROOF' && !card && !/^\d{10}$/.test(digits)) return issue('INVALID_IDENTITY_NUMBER', '지출증빙용은 사업자등록번호(10자리) 또는 현금영수증 카드 번호(13~19자리)여야 합니다.');
+}).meta({
+  // The same rules on the number as typed (hyphens anywhere); the document refuses every resident-like number, date or not.
+  allOf: [
+    { properties: { identityNumber: { pattern: '^-*(?:\\d-*)+$', not: { pattern: '^-*(?:\\d-*){6}[1-8]-*(?:\\d-*){6}$' } } } },
+    stated.when('type', ['INCOME_DEDUCTION'], { properties: { identityNumber: { pattern: '^-*(?:0-*1-*[016789](?:-*\\d){7,8}|(?:\\d-*){13,19})-*$' } } }),
+    stated.when('type', ['EXPENSE_PROOF'], { properties: { identityNumber: { pattern: '^-*(?:(?:\\d-*){10}|(?:\\d-*){13,19})$' } } }),
+  ],
 }).transform((v) => ({ type: v.type, digits: v.identityNumber.replace(/-/g, '') }));
 
 export const shippingAddress = z.object({

@@ -96,7 +96,7 @@ const orderName = (sheet: SheetRow) => (sheet.items.length > 1 ? `${sheet.items[
 
 /**
  * `returnUrl` (spec 02 §5): https; within the seller's payment domains when registered; test payments also
- * accept localhost and 127.0.0.1 (http too, for local storefront development).
+ * accept localhost, names under it and 127.0.0.1 (http too, for local storefront development).
  */
 async function assertReturnUrl(services: Services, storeId: string, value: string, testPayment: boolean) {
   let url: URL;
@@ -106,8 +106,10 @@ async function assertReturnUrl(services: Services, storeId: string, value: strin
     throw fail(400, 'RETURN_URL_NOT_ALLOWED', { reason: 'NOT_ABSOLUTE', returnUrl: value });
   }
   const site = await findSite(services.db, storeId);
-  if (!testPayment && site && isPreviewAddress(services, site.slug, url)) throw fail(400, 'RETURN_URL_NOT_ALLOWED', { reason: 'PREVIEW', returnUrl: value });
-  if (testPayment && (url.hostname === 'localhost' || url.hostname === '127.0.0.1') && (url.protocol === 'http:' || url.protocol === 'https:')) return;
+  if (!testPayment && site && (await isPreviewAddress(services, site, url))) throw fail(400, 'RETURN_URL_NOT_ALLOWED', { reason: 'PREVIEW', returnUrl: value });
+  // Loopback: localhost and its names (svc dev's sites are at `{slug}.localhost`), 127.0.0.1.
+  const loopback = url.hostname === 'localhost' || url.hostname.endsWith('.localhost') || url.hostname === '127.0.0.1';
+  if (testPayment && loopback && (url.protocol === 'http:' || url.protocol === 'https:')) return;
   if (url.protocol !== 'https:') throw fail(400, 'RETURN_URL_NOT_ALLOWED', { reason: 'NOT_HTTPS', returnUrl: value });
   // Registered payment domains are joined by the store's connected custom domains (spec 02 §4.2); none registered: any https.
   const registered = await paymentDomains(services, storeId);

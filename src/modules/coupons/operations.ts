@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { countRows, transaction } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
 import { ApiError, fail, validationFailed, type FieldError } from '../../server/errors.js';
+import { stated } from '../../server/formats.js';
 import { pageOf, pageQuery, paginated } from '../../server/paging.js';
 import { defineOperation, reply, type StoreCtx } from '../../server/registry.js';
 import { requireOwned } from '../../server/tenancy.js';
@@ -17,18 +18,28 @@ import {
 const tag = 'Coupons';
 const MAX_GRANT = 100;
 
+// The statements (`.meta`) are ruleProblems' rules that need nothing but the request.
 const benefitInput = z.object({
   method: z.enum(['PERCENT', 'AMOUNT']),
   value: z.number().int().min(1).max(100_000_000),
   maxDiscountAmount: z.number().int().min(1).max(100_000_000).optional(),
-}).strict();
+}).strict().meta({
+  allOf: [
+    stated.when('method', ['PERCENT'], { properties: { value: { maximum: 100 } } }),
+    stated.when('method', ['AMOUNT'], { not: { required: ['maxDiscountAmount'] } }),
+  ],
+});
+/** useDays and useEnd: not both set. */
+const ONE_VALIDITY = { not: { required: ['useDays', 'useEnd'], properties: { useDays: { type: 'integer' }, useEnd: { type: 'string' } } } };
 
 /** The rule fields a coupon has and a rule change may set (issue type and code are fixed at creation). */
 const ruleFields = {
   name: z.string().trim().min(1).max(100),
   benefit: benefitInput,
   minOrderAmount: z.number().int().min(0).max(100_000_000),
-  target: z.object({ kind: z.enum(['ALL', 'PRODUCTS', 'CATEGORIES']), ids: z.array(z.string()).max(100).default([]) }).strict(),
+  target: z.object({ kind: z.enum(['ALL', 'PRODUCTS', 'CATEGORIES']), ids: z.array(z.string()).max(100).default([]) }).strict().meta({
+    ...stated.when('kind', ['ALL'], { properties: { ids: { maxItems: 0 } } }, { properties: { ids: { minItems: 1 } }, required: ['ids'] }),
+  }),
   downloadStart: instantInput.nullable(),
   downloadEnd: instantInput.nullable(),
   useDays: z.number().int().min(1).max(3650).nullable(),
@@ -51,8 +62,15 @@ const createBody = z.object({
   totalQuantity: ruleFields.totalQuantity.optional(),
   perCustomerLimit: ruleFields.perCustomerLimit.default(1),
   stackable: ruleFields.stackable.default(false),
-}).strict();
-const patchBody = z.object(ruleFields).partial().strict().refine((b) => Object.keys(b).length > 0, { message: '바꿀 필드가 하나 이상 필요합니다.' });
+}).strict().meta({
+  allOf: [
+    stated.when('issueType', ['CODE'], { required: ['code'] }, { not: { required: ['code'] } }),
+    stated.when('issueType', ['DOWNLOAD'], {}, { properties: { downloadStart: { type: 'null' }, downloadEnd: { type: 'null' } } }),
+    ONE_VALIDITY,
+  ],
+});
+const patchBody = z.object(ruleFields).partial().strict().refine((b) => Object.keys(b).length > 0, { message: '바꿀 필드가 하나 이상 필요합니다.' })
+  .meta({ minProperties: 1, ...ONE_VALIDITY });
 
 type Rule = Omit<CouponRow, 'id' | 'storeId' | 'status' | 'issuedCount' | 'usedCount' | 'createdAt' | 'updatedAt'>;
 

@@ -3,6 +3,7 @@ import { contains } from '../../db/search.js';
 import { z } from 'zod';
 import { countRows, transaction } from '../../db/client.js';
 import { fail } from '../../server/errors.js';
+import { stated } from '../../server/formats.js';
 import { pageOf, pageQuery, paginated } from '../../server/paging.js';
 import { defineOperation, reply } from '../../server/registry.js';
 import { requireOwned } from '../../server/tenancy.js';
@@ -30,7 +31,8 @@ export const customerOperations = [
       uid: z.string().min(1).max(128).optional(),
       email: z.email().max(254).optional(),
       name: z.string().min(1).max(50).optional(),
-    }).strict().refine((b) => b.uid !== undefined || b.email !== undefined, { message: 'uid 또는 email 중 하나가 필요합니다.', path: ['uid'], params: { code: 'REQUIRED' } }),
+    }).strict().refine((b) => b.uid !== undefined || b.email !== undefined, { message: 'uid 또는 email 중 하나가 필요합니다.', path: ['uid'], params: { code: 'REQUIRED' } })
+      .meta(stated.atLeastOne('uid', 'email')),
     response: buyerTokenSchema.extend({ customer: customerSchema, created: z.boolean() }),
     errors: { 403: ['DELEGATION_NOT_ALLOWED'] },
     target: (ctx) => ({ type: 'CUSTOMER', id: ctx.body.uid ?? ctx.body.email ?? null }),

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { fail } from '../../server/errors.js';
+import { HTTPS_ORIGIN_PATTERN, stated } from '../../server/formats.js';
 import { defineMessages } from '../../server/messages.js';
 import { defineOperation } from '../../server/registry.js';
 import { EASY_PAY_PROVIDERS, METHODS, PROVIDERS, type Environment, type Pg } from './gateway.js';
@@ -136,7 +137,8 @@ export const paymentOperations = [
     scope: 'store:rw',
     body: z.object({
       priority: z.array(provider).optional(),
-      checkoutOrigins: z.array(z.url({ protocol: /^https$/ }).refine((v) => !URL.canParse(v) || new URL(v).origin === v, { message: 'https://host[:port] 형식의 출처여야 합니다.' })).max(20).optional(),
+      checkoutOrigins: z.array(z.url({ protocol: /^https$/ }).refine((v) => !URL.canParse(v) || new URL(v).origin === v, { message: 'https://host[:port] 형식의 출처여야 합니다.' })
+        .meta({ pattern: HTTPS_ORIGIN_PATTERN })).max(20).optional(),
     }).strict(),
     target: () => settingsTarget(null),
     response: paymentSettingsView,
@@ -183,11 +185,11 @@ export const paymentOperations = [
       enabled: z.boolean().optional(),
       sandboxMode: z.boolean().optional(),
       easyPayProviders: z.array(z.enum(EASY_PAY_PROVIDERS)).max(EASY_PAY_PROVIDERS.length)
-        .refine((v) => new Set(v).size === v.length, { message: '같은 간편결제사를 두 번 넣을 수 없습니다.', params: { code: 'DUPLICATE' } }).optional(),
+        .refine((v) => new Set(v).size === v.length, { message: '같은 간편결제사를 두 번 넣을 수 없습니다.', params: { code: 'DUPLICATE' } }).meta(stated.uniqueItems).optional(),
       expectedVersion,
     }).strict().refine((b) => b.enabled !== undefined || b.sandboxMode !== undefined || b.easyPayProviders !== undefined, {
       message: 'enabled, sandboxMode, easyPayProviders 중 하나 이상이 필요합니다.', params: { code: 'REQUIRED' },
-    }),
+    }).meta(stated.atLeastOne('enabled', 'sandboxMode', 'easyPayProviders')),
     target: (ctx) => settingsTarget(ctx.params.provider),
     preview: async (ctx) => {
       const current = await findProvider(ctx.db, ctx.store.id, ctx.params.provider as Pg);

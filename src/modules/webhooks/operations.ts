@@ -4,6 +4,7 @@ import { countRows } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
 import { mergeErrors } from '../../server/contract.js';
 import { fail } from '../../server/errors.js';
+import { stated } from '../../server/formats.js';
 import { defineOperation, type StoreCtx } from '../../server/registry.js';
 import { EVENT_TYPES } from '../events/types.js';
 import { webhooks } from './schema.js';
@@ -16,12 +17,13 @@ import {
 const tag = 'Webhook';
 const eventType = z.enum(EVENT_TYPES);
 const subscription = z.object({
-  url: z.string().min(1).max(2048),
+  // checkWebhookUrl's rules that need no look-up: an https URL without user info (spec 01 §6.5).
+  url: z.string().min(1).max(2048).meta({ format: 'uri', pattern: '^https://[^/?#@]+(?:[/?#].*)?$' }),
   eventTypes: z.array(eventType).min(1).max(EVENT_TYPES.length).superRefine((types, ctx) => {
     types.forEach((t, i) => {
       if (types.indexOf(t) !== i) ctx.addIssue({ code: 'custom', path: [i], message: '같은 이벤트 유형이 두 번 있습니다.', params: { code: 'DUPLICATE' } });
     });
-  }),
+  }).meta(stated.uniqueItems),
 }).strict();
 type Subscription = z.infer<typeof subscription>;
 
