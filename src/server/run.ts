@@ -20,6 +20,8 @@ export async function runForeground(options: StartOptions & { json: boolean }, l
   const { DataDirInUseError, describeDatabase } = await import('../db/client.js');
   const { PortInUseError, startService } = await import('./main.js');
   const { appBaseUrl } = await import('../modules/apps/service.js');
+  const { sitesLine } = await import('../modules/storefront/service.js');
+  const { sellerSandboxLine } = await import('../modules/storefront/seller-sandbox.js');
   const { PgConnectError } = await import('../db/pg/pool.js');
   let service: RunningService;
   try {
@@ -70,6 +72,9 @@ export async function runForeground(options: StartOptions & { json: boolean }, l
     `  auth server    ${urls.auth}`,
     `  OpenAPI        ${urls.admin}/openapi.json`,
     `  apps           ${appBaseUrl(service.services, '{handle}') ?? 'not served (set SVC_APPS_HOST or --apps-host)'}`,
+    ...sitesLine(service.services),
+    // A deployment's operator must see whether seller code is contained; svc dev says so when it first runs some.
+    ...(options.mode === 'serve' ? [sellerSandboxLine(service.services.config.storefront.sellerSandbox)] : []),
     `  database       ${describeDatabase(service.services.db)}`,
     ...(service.tlsPort !== null ? [`  https          port ${service.tlsPort} (custom domains: their issued certificates by SNI)`] : []),
     ...(service.seeded ? [`  seeded store   Dev Store (${service.seeded.storeId})  login dev@svc.local / svc-dev-password`, `  clock          ${service.services.clock.kind}`] : []),

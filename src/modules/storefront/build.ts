@@ -1,8 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { and, eq } from 'drizzle-orm';
-import * as esbuild from 'esbuild';
 import { z } from 'zod';
 import { claimEachDue, CLAIM_LEASE_MS } from '../../db/claim.js';
 import { transaction } from '../../db/client.js';
@@ -12,18 +10,18 @@ import type { Job } from '../../server/jobs.js';
 import type { Services } from '../../server/services.js';
 import { advisorySnapshotDir, AdvisorySourceUnavailable, loadAdvisories, type AdvisoryIndex } from './advisories.js';
 import { putBlob, readBlob, sha256 } from './blobs.js';
+import { bundleProject, LIMITS } from './bundle.js';
 import { contentTypeOf } from './content-types.js';
-import { projectFiles } from './source.js';
+import { projectFiles, SOURCE_LIMITS } from './source.js';
 import { checkDependencies, installedScriptWarnings } from './dependency-policy.js';
 import { projectConfig } from './project-checks.js';
+import { runSellerProcess, sellerSandboxed, toolPackage } from './seller-sandbox.js';
 import { builds, deployments, versions, type DependencyFinding, type StoredFile, type VersionAsset } from './schema.js';
 import { currentFiles, findSite, inheritedTemplateVersion, nextVersionNumber, publishVersion, queueBuild, replaceSourceFiles, stepsWith, templates } from './service.js';
 
 type Build = typeof builds.$inferSelect;
 type Stage = NonNullable<Build['failureStage']>;
 
-/** Spec 02 §8 build output limits. */
-export const LIMITS = { serverBundle: 10 * 1024 * 1024, staticFile: 25 * 1024 * 1024, staticTotal: 100 * 1024 * 1024 };
 /** The advisory source may be unreachable this long before builds fail with DEPENDENCY_CHECK_UNAVAILABLE. */
 const ADVISORY_GRACE_MS = 30 * 60_000;
 const ADVISORY_RETRY_MS = 60_000;
@@ -44,7 +42,7 @@ class TryLater extends Error {}
 
 /** A failed download is retried once, soon: an integrity mismatch or a missing version does not heal in a minute. */
 const FETCH_RETRIES = { PNPM_CONFIG_FETCH_RETRIES: '1', PNPM_CONFIG_FETCH_RETRY_MINTIMEOUT: '1000', PNPM_CONFIG_FETCH_RETRY_MAXTIMEOUT: '5000' };
-const pnpmBinary = join(dirname(createRequire(import.meta.url).resolve('pnpm/package.json')), 'pnpm');
+const pnpmPackage = toolPackage('pnpm');
 
 const advisoryCache = new Map<string, { at: number; index: AdvisoryIndex }>();
 async function advisories(services: Services): Promise<AdvisoryIndex> {
@@ -74,6 +72,13 @@ function dirBytes(dir: string): number {
 async function runStages(services: Services, build: Build, log: (line: string) => void): Promise<string> {
   const deadline = Date.now() + services.config.storefront.buildTimeoutMs;
   const remaining = () => Math.max(1, deadline - Date.now());
+  // Queued before the sandbox went missing (or by an older service): the build never runs without it.
+  let sandboxed: boolean;
+  try {
+    sandboxed = sellerSandboxed(services.config.storefront.sellerSandbox);
+  } catch {
+    throw new BuildFailure('VERIFY', 'SELLER_SANDBOX_UNAVAILABLE', '판매자 코드를 격리할 샌드박스(bubblewrap)가 이 서버에 없어 빌드하지 않았습니다');
+  }
   const dir = workDir(services, build.id);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -113,21 +118,30 @@ async function runStages(services: Services, build: Build, log: (line: string) =
     }
     await services.db.update(builds).set({ dependencies: report }).where(eq(builds.id, build.id)).run();
 
-    // INSTALL: from the lockfile only, scripts off; project-level package-manager settings are not honoured.
+    // INSTALL: in the sandbox with the network, from the lockfile only, scripts off; project-level package-manager
+    // settings are not honoured, and no pnpm version the project names is fetched (packageManager, devEngines).
     for (const config of ['.npmrc', 'pnpm-workspace.yaml', '.pnpmfile.cjs', '.pnpmfile.mjs']) rmSync(join(dir, config), { force: true });
+    withoutPackageManager(dir);
     const lockBefore = sha256(readFileSync(join(dir, 'pnpm-lock.yaml')));
     const { npmRegistry } = services.config.storefront;
-    // Loaded here, not at the top: builds and checks are rare, and execa adds ~50 ms to every service start.
-    const { execa } = await import('execa');
-    const install = await execa(pnpmBinary, [
-      'install', '--frozen-lockfile', '--ignore-scripts', '--ignore-pnpmfile', '--prod', '--config.update-notifier=false', '--reporter=append-only',
-      `--store-dir=${pnpmStore(services)}`, ...(npmRegistry ? [`--registry=${npmRegistry}`] : []),
-    ], { cwd: dir, all: true, reject: false, timeout: remaining(), env: { CI: 'true', npm_config_update_notifier: 'false', PNPM_CONFIG_MINIMUM_RELEASE_AGE: String(services.config.storefront.minimumReleaseAgeMinutes), ...FETCH_RETRIES }, stdin: 'ignore' });
-    for (const line of (install.all ?? '').split('\n').filter(Boolean).slice(-40)) log(line);
+    mkdirSync(pnpmStore(services), { recursive: true });
+    const install = await runSellerProcess({
+      command: [join(pnpmPackage, 'pnpm'),
+        'install', '--frozen-lockfile', '--ignore-scripts', '--ignore-pnpmfile', '--prod', '--config.update-notifier=false', '--reporter=append-only',
+        // Never switch to another pnpm (pnpm 11+ spells it pm-on-fail, pnpm 10 manage-package-manager-versions).
+        '--config.pm-on-fail=ignore', '--config.manage-package-manager-versions=false',
+        // Copies, not hard links into the shared store: nothing done in the project can change another build's packages.
+        '--config.package-import-method=copy',
+        `--store-dir=${pnpmStore(services)}`, ...(npmRegistry ? [`--registry=${npmRegistry}`] : []),
+      ],
+      project: dir, readOnly: [pnpmPackage], writable: [pnpmStore(services)], network: 'registry', limits: { wallMs: remaining() },
+      env: { CI: 'true', npm_config_update_notifier: 'false', PNPM_CONFIG_MINIMUM_RELEASE_AGE: String(services.config.storefront.minimumReleaseAgeMinutes), ...FETCH_RETRIES },
+    }, sandboxed);
+    for (const line of install.output.split('\n').filter(Boolean).slice(-40)) log(line);
     if (install.timedOut) throw new BuildFailure('INSTALL', 'BUILD_TIMEOUT', '빌드 시간 10분을 넘었습니다');
     // A package whose content no longer matches the lockfile's integrity was changed since it was locked.
-    if (install.exitCode !== 0 && /INTEGRITY/i.test(install.all ?? '')) throw new BuildFailure('INSTALL', 'DEPENDENCIES_CHANGED', '받은 패키지가 pnpm-lock.yaml의 무결성 값과 다릅니다 (잠근 뒤 바뀌었습니다)');
-    if (install.exitCode !== 0) throw new BuildFailure('INSTALL', 'INSTALL_FAILED', `pnpm install이 실패했습니다 (종료 코드 ${install.exitCode})`);
+    if (install.exitCode !== 0 && /INTEGRITY/i.test(install.output)) throw new BuildFailure('INSTALL', 'DEPENDENCIES_CHANGED', '받은 패키지가 pnpm-lock.yaml의 무결성 값과 다릅니다 (잠근 뒤 바뀌었습니다)');
+    if (install.exitCode !== 0) throw new BuildFailure('INSTALL', 'INSTALL_FAILED', `pnpm install이 실패했습니다 (종료 코드 ${install.exitCode ?? '없음'})`);
     if (sha256(readFileSync(join(dir, 'pnpm-lock.yaml'))) !== lockBefore) throw new BuildFailure('INSTALL', 'DEPENDENCIES_CHANGED', '설치 중 pnpm-lock.yaml이 바뀌었습니다');
     const scripted = (await installedScriptWarnings(dir)).filter((w) => !report.warnings.some((known) => known.reason === w.reason && known.package === w.package));
     for (const w of scripted) log(`경고 ${w.reason} ${w.package}@${w.version}: ${w.detail}`);
@@ -138,53 +152,34 @@ async function runStages(services: Services, build: Build, log: (line: string) =
     const installLimit = services.config.storefront.installLimitBytes;
     if (existsSync(join(dir, 'node_modules')) && dirBytes(join(dir, 'node_modules')) > installLimit) throw new BuildFailure('INSTALL', 'INSTALL_TOO_LARGE', `설치된 패키지가 ${installLimit} bytes를 넘습니다`);
 
-    // BUILD: the server entry for the sandbox (no Node built-ins), client entries with hashed names.
-    const bundled = await withDeadline(remaining(), Promise.all([
-      esbuild.build({
-        absWorkingDir: dir, entryPoints: [config.server], bundle: true, format: 'iife', globalName: '__app', platform: 'neutral', target: 'es2023',
-        mainFields: ['module', 'main'], conditions: ['worker', 'browser'], sourcemap: 'external', outfile: 'out/server.js', write: false, logLevel: 'silent', minify: true,
-      }),
-      config.client.length === 0 ? null : esbuild.build({
-        absWorkingDir: dir, entryPoints: config.client, bundle: true, format: 'esm', platform: 'browser', target: 'es2022', splitting: true,
-        entryNames: 'assets/[name]-[hash]', chunkNames: 'assets/chunk-[hash]', assetNames: 'assets/[name]-[hash]', outdir: 'out', sourcemap: 'linked',
-        write: false, metafile: true, minify: true, logLevel: 'silent',
-      }),
-    ]).catch((error: unknown) => {
-      const failure = error as { errors?: esbuild.Message[] };
-      if (!failure.errors) throw error;
-      for (const m of failure.errors.slice(0, 20)) log(`${m.location ? `${m.location.file}:${m.location.line}:${m.location.column} ` : ''}${m.text}`);
-      throw new BuildFailure('BUILD', 'BUILD_FAILED', `esbuild 오류 ${failure.errors.length}개`);
-    }));
-    if (bundled === null) throw new BuildFailure('BUILD', 'BUILD_TIMEOUT', '빌드 시간 10분을 넘었습니다');
-    const [server, client] = bundled;
-    const serverCode = server.outputFiles.find((f) => f.path.endsWith('server.js'))!;
-    const serverMap = server.outputFiles.find((f) => f.path.endsWith('server.js.map'));
-    if (serverCode.contents.byteLength > LIMITS.serverBundle) throw new BuildFailure('BUILD', 'ARTIFACT_TOO_LARGE', `서버 번들이 10 MiB를 넘습니다 (${serverCode.contents.byteLength} bytes)`);
+    // BUILD: esbuild in the sandbox, confined to the project; the service reads back only what it wrote under out/.
+    const bundled = await bundleProject(dir, config, { sandboxed, minify: true, hashNames: true, wallMs: remaining() });
+    if (!bundled.ok) {
+      for (const line of bundled.errors) log(line);
+      if (bundled.timedOut) throw new BuildFailure('BUILD', 'BUILD_TIMEOUT', '빌드 시간 10분을 넘었습니다');
+      if (bundled.tooLarge) throw new BuildFailure('BUILD', 'ARTIFACT_TOO_LARGE', bundled.errors[0]);
+      throw new BuildFailure('BUILD', 'BUILD_FAILED', `esbuild 오류 ${bundled.errors.length}개`);
+    }
+    for (const line of bundled.log) log(`경고 ${line}`);
+    const { server, client, clientEntries } = bundled.output;
 
     const staticFiles = new Map<string, { bytes: Uint8Array; immutable: boolean }>();
-    for (const out of client?.outputFiles ?? []) staticFiles.set(relative(join(dir, 'out'), out.path).split('\\').join('/'), { bytes: out.contents, immutable: true });
-    if (config.public && existsSync(join(dir, config.public))) {
-      for (const [path, bytes] of projectFiles(join(dir, config.public))) if (!staticFiles.has(path)) staticFiles.set(path, { bytes, immutable: false });
+    for (const [path, bytes] of client) staticFiles.set(path, { bytes, immutable: true });
+    if (config.public) {
+      for (const [path, bytes] of publicFiles(dir, config.public, log)) if (!staticFiles.has(path)) staticFiles.set(path, { bytes, immutable: false });
     }
     let staticBytes = 0;
-    for (const [path, file] of staticFiles) {
-      if (file.bytes.byteLength > LIMITS.staticFile) throw new BuildFailure('BUILD', 'ARTIFACT_TOO_LARGE', `${path}가 25 MiB를 넘습니다`);
-      staticBytes += file.bytes.byteLength;
-    }
+    for (const file of staticFiles.values()) staticBytes += file.bytes.byteLength;
     if (staticBytes > LIMITS.staticTotal) throw new BuildFailure('BUILD', 'ARTIFACT_TOO_LARGE', `정적 파일이 모두 ${staticBytes} bytes로 100 MiB를 넘습니다`);
-    const clientEntries: Record<string, string> = {};
-    for (const [outPath, meta] of Object.entries(client?.metafile?.outputs ?? {})) {
-      if (meta.entryPoint) clientEntries[`${meta.entryPoint.split('/').pop()!.replace(/\.[cm]?[jt]sx?$/, '')}.js`] = outPath.replace(/^out\//, '');
-    }
-    log(`서버 번들 ${serverCode.contents.byteLength} bytes, 정적 파일 ${staticFiles.size}개 ${staticBytes} bytes`);
+    log(`서버 번들 ${server.code.byteLength} bytes, 정적 파일 ${staticFiles.size}개 ${staticBytes} bytes`);
 
     // UPLOAD: artifacts into the blob store, then the version row.
     const assets: Record<string, VersionAsset> = {};
     try {
       for (const [path, file] of staticFiles) assets[path] = { ...putBlob(services, file.bytes), contentType: contentTypeOf(path), immutable: file.immutable };
-      const bundle = putBlob(services, serverCode.contents);
-      const map = serverMap ? putBlob(services, serverMap.contents) : null;
-      return await storeVersion(services, build, dir, { bundle, map }, assets, clientEntries, staticBytes);
+      const bundle = putBlob(services, server.code);
+      const map = server.map ? putBlob(services, server.map) : null;
+      return await storeVersion(services, build, { bundle, map }, assets, clientEntries, staticBytes);
     } catch (error) {
       throw new BuildFailure('UPLOAD', 'UPLOAD_FAILED', (error as Error).message);
     }
@@ -193,18 +188,68 @@ async function runStages(services: Services, build: Build, log: (line: string) =
   }
 }
 
-async function withDeadline<T>(ms: number, work: Promise<T>): Promise<T | null> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<null>((ok) => (timer = setTimeout(() => ok(null), ms)));
-  try {
-    return await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
-  }
+/** The install must not fetch a pnpm the project names: the fields go from the build's copy of package.json. */
+function withoutPackageManager(dir: string) {
+  const path = join(dir, 'package.json');
+  const manifest = JSON.parse(readFileSync(path, 'utf8').replace(/^\uFEFF/, '')) as { packageManager?: unknown; devEngines?: { packageManager?: unknown } };
+  if (manifest.packageManager === undefined && manifest.devEngines?.packageManager === undefined) return;
+  delete manifest.packageManager;
+  if (manifest.devEngines && typeof manifest.devEngines === 'object') delete manifest.devEngines.packageManager;
+  writeFileSync(path, JSON.stringify(manifest, null, 2));
 }
 
-async function storeVersion(services: Services, build: Build, dir: string, server: { bundle: StoredFile; map: StoredFile | null }, assets: Record<string, VersionAsset>, clientEntries: Record<string, string>, staticBytes: number): Promise<string> {
-  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { sayren?: { templateVersion?: unknown } };
+function within(parent: string, path: string): boolean {
+  const rel = relative(parent, path);
+  return rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+}
+
+/**
+ * The project's `public` folder, published as is: a relative path inside the project (the config schema
+ * already refuses `..` and absolute paths) that really lies inside it, walked without following links — a
+ * symlink in it is left out with a log line — and every file's real path checked to lie inside the project.
+ * Capped by file count and size before anything is read.
+ */
+function publicFiles(dir: string, folder: string, log: (line: string) => void): Map<string, Buffer> {
+  const files = new Map<string, Buffer>();
+  const root = realpathSync(dir);
+  const outside = (path: string) => !within(root, realpathSync(path));
+  if (!existsSync(join(dir, folder))) return files;
+  // An installed package's folder is reached through pnpm's link, which stays inside the project.
+  if (outside(join(dir, folder))) throw new BuildFailure('BUILD', 'BUILD_FAILED', `public 폴더 ${folder}가 프로젝트 밖을 가리킵니다`);
+  const top = realpathSync(join(dir, folder));
+  // out/ holds the bundler's output, the server bundle among it: never published as static files.
+  if (within(join(root, 'out'), top)) throw new BuildFailure('BUILD', 'BUILD_FAILED', `public 폴더 ${folder}는 빌드 출력 폴더(out/)라 쓸 수 없습니다`);
+  if (!lstatSync(top).isDirectory()) throw new BuildFailure('BUILD', 'BUILD_FAILED', `public 폴더 ${folder}가 폴더가 아닙니다`);
+  let bytes = 0;
+  const walk = (at: string) => {
+    for (const entry of readdirSync(at, { withFileTypes: true })) {
+      const path = join(at, entry.name);
+      const rel = relative(top, path).split('\\').join('/');
+      if (entry.isSymbolicLink()) {
+        log(`${folder}/${rel}: 링크는 게시하지 않습니다`);
+        continue;
+      }
+      if (entry.isDirectory()) {
+        walk(path);
+        continue;
+      }
+      if (!entry.isFile()) continue;
+      if (outside(path)) throw new BuildFailure('BUILD', 'BUILD_FAILED', `${folder}/${rel}가 프로젝트 밖을 가리킵니다`);
+      const { size } = lstatSync(path);
+      if (size > LIMITS.staticFile) throw new BuildFailure('BUILD', 'ARTIFACT_TOO_LARGE', `${rel}가 25 MiB를 넘습니다`);
+      bytes += size;
+      if (bytes > LIMITS.staticTotal) throw new BuildFailure('BUILD', 'ARTIFACT_TOO_LARGE', `정적 파일이 모두 100 MiB를 넘습니다`);
+      if (files.size >= SOURCE_LIMITS.files) throw new BuildFailure('BUILD', 'ARTIFACT_TOO_LARGE', `public 폴더의 파일이 ${SOURCE_LIMITS.files}개를 넘습니다`);
+      files.set(rel, readFileSync(path));
+    }
+  };
+  walk(top);
+  return files;
+}
+
+async function storeVersion(services: Services, build: Build, server: { bundle: StoredFile; map: StoredFile | null }, assets: Record<string, VersionAsset>, clientEntries: Record<string, string>, staticBytes: number): Promise<string> {
+  // The uploaded manifest, not the work folder's: seller processes have had that folder since.
+  const manifest = JSON.parse(readBlob(services, build.files['package.json'].hash).toString('utf8').replace(/^\uFEFF/, '')) as { sayren?: { templateVersion?: unknown } };
   return transaction(services.db, async () => {
     const site = (await findSite(services.db, build.storeId))!;
     const now = services.clock.now();

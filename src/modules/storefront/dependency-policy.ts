@@ -95,6 +95,11 @@ export async function checkDependencies(projectDir: string, options: DependencyP
     const source = sourceOfSpecifier(specifier);
     if (source) report.reject({ package: name, version: null, reason: 'UNSUPPORTED_SOURCE', detail: `${source} source "${specifier}" cannot be verified; depend on a registry version`, advisory: null });
   }
+  // What is installed is the locked version, not the specifier: a registry range can be locked to `link:../..`.
+  for (const [name, version] of lockedVersions(lockfile)) {
+    const source = sourceOfLockedVersion(version);
+    if (source) report.reject({ package: name, version: null, reason: 'UNSUPPORTED_SOURCE', detail: `locked to the ${source} source "${version}", which cannot be verified; depend on a registry version`, advisory: null });
+  }
   for (const [depPath, snapshot] of Object.entries(lockfile.packages ?? {})) {
     checkPackage(depPath, snapshot, options, report);
   }
@@ -157,6 +162,20 @@ function* lockfileSpecifiers(lockfile: LockfileObject): Generator<[string, strin
   for (const catalog of Object.values(lockfile.catalogs ?? {})) {
     for (const [name, entry] of Object.entries(catalog)) yield [name, entry.specifier];
   }
+}
+
+/** Every version the lockfile installs by name: each project's dependencies and each locked package's own. */
+function* lockedVersions(lockfile: LockfileObject): Generator<[string, string]> {
+  const groups = (of: { dependencies?: Record<string, string>; devDependencies?: Record<string, string>; optionalDependencies?: Record<string, string> }) =>
+    [of.dependencies, of.devDependencies, of.optionalDependencies].flatMap((group) => Object.entries(group ?? {}));
+  for (const importer of Object.values(lockfile.importers)) yield* groups(importer);
+  for (const snapshot of Object.values(lockfile.packages ?? {})) yield* groups(snapshot);
+}
+
+/** The kind of a locked version that is not a registry version (`1.2.3`, `1.2.3(peer@1.0.0)`, `alias@1.2.3`), null for one that is. */
+function sourceOfLockedVersion(version: string): string | null {
+  if (/^(?:(?:@[\w.~-]+\/)?[\w.~-]+@)?\d+\.\d+\.\d+[\w.+-]*$/.test(version.replace(/\(.*$/, ''))) return null;
+  return sourceOfSpecifier(version) ?? 'unknown';
 }
 
 /** The kind of a non-registry specifier (npm's and pnpm's spellings), null for registry ranges, tags and aliases. */

@@ -56,10 +56,11 @@ export const editingOperations = [
     method: 'POST',
     path: '/v1/storefront/site/editing',
     summary: 'Start (or wake) the editing environment: `url` serves the working files live; sleeps after 15 minutes idle, closes after 30 without a file write, check or build',
-    agent: 'direct',
+    // It builds and runs the store's code on the service's machines: a person decides for an agent.
+    agent: 'approval',
     async: true,
     response: editingSchema,
-    errors: { 400: ['STOREFRONT_SOURCE_INVALID'], 404: ['STOREFRONT_SITE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'EDIT_CAPACITY_FULL'] },
+    errors: { 400: ['STOREFRONT_SOURCE_INVALID'], 404: ['STOREFRONT_SITE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'EDIT_CAPACITY_FULL'], 503: ['SELLER_SANDBOX_UNAVAILABLE'] },
     target: siteTarget,
     handler: async (ctx) => presentEditing(await startEditing(ctx.services, ctx.store.id, ctx.principal.userId)),
   }),

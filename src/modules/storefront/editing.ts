@@ -1,11 +1,13 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { and, eq, inArray, ne } from 'drizzle-orm';
+import type { H3 } from 'h3';
 import { z } from 'zod';
 import { transaction, type Db } from '../../db/client.js';
 import { claimEachDue } from '../../db/claim.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
+import { RuntimeHost } from '../../runtime-host/index.js';
 import { fail } from '../../server/errors.js';
 import type { Job } from '../../server/jobs.js';
 import { queueMail } from '../../server/mail.js';
@@ -14,9 +16,11 @@ import { instant } from '../../server/responses.js';
 import type { Services } from '../../server/services.js';
 import { users } from '../accounts/schema.js';
 import { emitEvent } from '../events/outbox.js';
-import { startDevServer } from './author/dev-server.js';
 import { readBlob } from './blobs.js';
+import { bundleProject } from './bundle.js';
+import { startLiveServer, type LiveServer } from './live-server.js';
 import { editing } from './schema.js';
+import { sellerSandboxed } from './seller-sandbox.js';
 import { currentFiles, requireActiveSite } from './service.js';
 
 defineMessages({
@@ -30,6 +34,8 @@ export const SLEEP_AFTER_MS = 15 * 60_000;
 export const CLOSE_AFTER_MS = 30 * 60_000;
 export const NOTICE_BEFORE_MS = 5 * 60_000;
 const RUNNING = ['STARTING', 'READY'] as const;
+/** One build of the environment's project (a whole site build has 10 minutes, with its install). */
+const BUILD_WALL_MS = 60_000;
 
 const sleepAt = (e: Editing) => e.lastActiveAt + SLEEP_AFTER_MS;
 const closeAt = (e: Editing) => e.lastWorkAt + CLOSE_AFTER_MS;
@@ -41,13 +47,26 @@ const nextLook = (e: Editing) => Math.min(...[
   closeAt(e),
 ]);
 
-/** The dev servers this process runs, by environment. */
-const servers = new WeakMap<Services, Map<string, { close(): Promise<void> }>>();
-const serversOf = (services: Services) => {
-  let map = servers.get(services);
-  if (!map) servers.set(services, (map = new Map()));
-  return map;
-};
+/**
+ * What this process runs for its environments: their live servers, the runtime worker their pages render
+ * in (started with the first environment) and the service's app, which answers their buyer API in-process.
+ */
+interface EditingRuntime {
+  app: H3;
+  host: RuntimeHost | null;
+  servers: Map<string, LiveServer>;
+}
+const runtimes = new WeakMap<Services, EditingRuntime>();
+function runtimeOf(services: Services): EditingRuntime {
+  const runtime = runtimes.get(services);
+  if (!runtime) throw new Error('storefront editing is not mounted');
+  return runtime;
+}
+const serversOf = (services: Services) => runtimeOf(services).servers;
+
+export function mountEditing(app: H3, services: Services) {
+  runtimes.set(services, { app, host: null, servers: new Map() });
+}
 const dirOf = (services: Services, id: string) => join(services.config.dataDir, 'editing', id);
 
 export const openEditing = (db: Db, storeId: string): Promise<Editing | undefined> =>
@@ -61,9 +80,11 @@ async function save(db: Db, e: Editing): Promise<Editing> {
 
 /**
  * Starts (or wakes) the store's editing environment: the site's current files in a working folder,
- * served live by the storefront dev server. Capacity counts running environments of this service.
+ * served live by a live server whose pages render in the runtime worker. Capacity counts running
+ * environments of this service.
  */
 export async function startEditing(services: Services, storeId: string, userId: string): Promise<Editing> {
+  const sandboxed = sellerSandboxed(services.config.storefront.sellerSandbox);
   const now = services.clock.now();
   const starting = await transaction(services.db, async () => {
     const site = await requireActiveSite(services.db, storeId);
@@ -87,12 +108,21 @@ export async function startEditing(services: Services, storeId: string, userId: 
   const dir = dirOf(services, env.id);
   rmSync(dir, { recursive: true, force: true });
   for (const [path, file] of Object.entries(await currentFiles(services.db, storeId))) writeWorkingFile(dir, path, readBlob(services, file.hash));
-  let server: { url: string; close(): Promise<void> };
+  const runtime = runtimeOf(services);
+  // A runtime worker apart from the published sites': an environment's code that brings its worker down
+  // stops no visitor's request.
+  runtime.host ??= new RuntimeHost({ onCallbackError: (error, where) => console.error(`[svc] editing ${where.op} callback failed (${where.installationId}):`, error) });
+  let server: LiveServer;
   try {
-    server = await startDevServer({ dir, host: '127.0.0.1', port: 0, apiUrl: services.config.origin, storeId, log: (line) => {
+    server = await startLiveServer({
+      dir, host: '127.0.0.1', port: 0, name: `${env.id.replace(/_/g, '-')}.localhost`, storeId, id: `edit:${env.id}`, runtime: runtime.host,
+      bundle: (config, signal) => bundleProject(dir, config, { sandboxed, minify: false, hashNames: false, wallMs: BUILD_WALL_MS, signal }),
+      buyerApi: (request) => Promise.resolve(runtime.app.fetch(request)),
       // Rebuild notices are for a developer's terminal; the service log keeps the failures.
-      if (line.startsWith('✗')) console.error(`[svc] editing ${env.id}: ${line}`);
-    } });
+      log: (line) => {
+        if (line.startsWith('✗')) console.error(`[svc] editing ${env.id}: ${line}`);
+      },
+    });
   } catch (error) {
     await transaction(services.db, () => save(services.db, { ...env, status: 'SLEEPING' }));
     throw fail(400, 'STOREFRONT_SOURCE_INVALID', { reason: 'DEV_SERVER_FAILED', detail: (error as Error).message });
@@ -111,7 +141,7 @@ function writeWorkingFile(dir: string, path: string, bytes: Buffer) {
 
 /**
  * A file write, check or build: keeps the store's environment open (and awake). A written file reaches
- * the running dev server's folder, whose watch rebuilds.
+ * the running live server's folder, which rebuilds.
  */
 export async function touchEditing(services: Services, db: Db, storeId: string, now: number, write?: { path: string; bytes: Buffer | null }) {
   const env = await openEditing(db, storeId);
@@ -121,6 +151,7 @@ export async function touchEditing(services: Services, db: Db, storeId: string, 
   const target = join(dirOf(services, env.id), write.path);
   if (write.bytes) writeWorkingFile(dirOf(services, env.id), write.path, write.bytes);
   else rmSync(target, { force: true });
+  serversOf(services).get(env.id)!.rebuild();
 }
 
 async function stopServer(services: Services, id: string) {
@@ -181,7 +212,11 @@ export async function closeEditing(db: Db, storeId: string, now: number) {
 export const editingJob: Job = { name: 'storefront-editing', run: (services, now) => advanceEditing(services, now) };
 
 export async function stopEditingServers(services: Services) {
-  await Promise.all([...serversOf(services).keys()].map((id) => stopServer(services, id)));
+  const runtime = runtimes.get(services);
+  if (!runtime) return;
+  await Promise.all([...runtime.servers.keys()].map((id) => stopServer(services, id)));
+  await runtime.host?.close();
+  runtime.host = null;
 }
 
 export const editingSchema = z.object({

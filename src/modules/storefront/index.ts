@@ -3,7 +3,7 @@ import { buildJobs, settleBuilds } from './build.js';
 import { checkJob, stopChecks } from './checks.js';
 import { checkOperations } from './check-operations.js';
 import { domainJob } from './domains.js';
-import { editingJob, stopEditingServers } from './editing.js';
+import { editingJob, mountEditing, stopEditingServers } from './editing.js';
 import { editingOperations } from './editing-operations.js';
 import { domainOperations } from './domain-operations.js';
 import { closingJob } from './lifecycle.js';
@@ -20,7 +20,10 @@ export const storefrontModule: Module = {
   name: 'storefront',
   operations: [...storefrontOperations, ...domainOperations, ...lifecycleOperations, ...checkOperations, ...editingOperations],
   jobs: [...buildJobs, provisioningJob, domainJob, closingJob, checkJob, editingJob],
-  mount: mountSites,
+  mount(app, services) {
+    mountSites(app, services);
+    mountEditing(app, services);
+  },
   serveEarly: serveStaticFile,
   async onClose(services) {
     await settleBuilds(services);

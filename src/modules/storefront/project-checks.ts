@@ -28,7 +28,8 @@ export interface VerifyResult {
 export const projectConfig = z.object({
   server: z.string().min(1),
   client: z.array(z.string().min(1)).max(20).default([]),
-  public: z.string().min(1).optional(),
+  // Published as is: only a folder inside the project (no `..`, no absolute path).
+  public: z.string().min(1).refine((path) => cleanPath(path) !== null, 'public는 프로젝트 안의 상대 경로여야 합니다').optional(),
 }).strict();
 
 /**

@@ -113,6 +113,13 @@ export function sellerSandboxed(policy: SandboxPolicy): boolean {
   return false;
 }
 
+/** The start banner's line for an operator (svc serve): how seller code will run here. */
+export function sellerSandboxLine(policy: SandboxPolicy): string {
+  if (policy === 'off') return '  seller code    UNSANDBOXED (SVC_SELLER_SANDBOX=off): builds, checks and editing run as this service\'s user';
+  if (bubblewrapAvailable()) return '  seller code    sandboxed (bubblewrap): builds, checks and editing see only their project';
+  return '  seller code    refused: builds, checks and editing need bubblewrap (apt-get install bubblewrap; SVC_SELLER_SANDBOX=off runs them unsandboxed)';
+}
+
 /** bubblewrap's arguments: a root of read-only system folders, a private /tmp, /proc and /dev, the project and the tools. */
 function bubblewrapArgs(spec: SellerProcess): string[] {
   const args = [

@@ -1,10 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { join, normalize } from 'node:path';
-import { createContext, runInContext } from 'node:vm';
+import { readdirSync, watch } from 'node:fs';
+import { join, relative, sep } from 'node:path';
 import * as esbuild from 'esbuild';
-import { contentTypeOf } from '../content-types.js';
+import { RuntimeHost } from '../../../runtime-host/index.js';
+import type { BundleResult } from '../bundle.js';
+import { startLiveServer, type ProjectConfig } from '../live-server.js';
 
 export interface DevServerOptions {
   dir: string;
@@ -16,144 +15,76 @@ export interface DevServerOptions {
   log: (line: string) => void;
 }
 
-interface SiteEntry {
-  fetch(request: Request, env: Record<string, string>): Promise<Response>;
-}
+/** Folders that are not the project's source (as a source upload skips them): installed packages — too many to watch — git's records, build output. */
+const NOT_SOURCE = new Set(['node_modules', '.git', 'out', 'dist']);
 
-/** Headers passed between the browser and the buyer API through the dev server. */
-const API_REQUEST_HEADERS = ['accept', 'content-type', 'authorization', 'idempotency-key', 'x-svc-cart', 'x-svc-visitor', 'x-svc-session', 'accept-language'];
-const API_RESPONSE_HEADERS = ['content-type', 'x-svc-cart', 'retry-after', 'x-request-id'];
-const RELOAD_SCRIPT = `<script>new EventSource('/_svc/livereload').onmessage = () => location.reload();</script>`;
+const describe = (m: esbuild.Message) => `${m.location ? `${m.location.file}:${m.location.line}:${m.location.column} ` : ''}${m.text}`;
 
 /**
- * `svc storefront dev`: the project served locally as the service will serve it — the server entry renders
- * pages (run in a `node:vm` context with the web's Request/Response and a fetch that reaches only the buyer
- * API), client entries and public files are served — rebuilt by esbuild's watch on every save, and open
- * pages reload. The buyer API is passed through on the same origin, as under `/sites/{slug}/`.
+ * The developer's own project on their own machine: bundled by esbuild in this process, in memory (nothing
+ * is written into the project), with the hosted build's options but neither minified nor hashed.
+ */
+async function bundleInMemory(dir: string, config: ProjectConfig): Promise<BundleResult> {
+  try {
+    const [server, client] = await Promise.all([
+      esbuild.build({
+        absWorkingDir: dir, entryPoints: [config.server], bundle: true, format: 'iife', globalName: '__app', platform: 'neutral', target: 'es2023',
+        mainFields: ['module', 'main'], conditions: ['worker', 'browser'], sourcemap: 'external', outfile: 'out/server.js', write: false, logLevel: 'silent',
+      }),
+      config.client.length === 0 ? null : esbuild.build({
+        absWorkingDir: dir, entryPoints: config.client, bundle: true, format: 'esm', platform: 'browser', target: 'es2022', splitting: true,
+        entryNames: 'assets/[name]', chunkNames: 'assets/chunk-[hash]', assetNames: 'assets/[name]', outdir: 'out', sourcemap: 'linked', write: false, metafile: true, logLevel: 'silent',
+      }),
+    ]);
+    const out = (path: string) => relative(join(dir, 'out'), path).split(sep).join('/');
+    const clientFiles = new Map((client?.outputFiles ?? []).map((file) => [out(file.path), file.contents]));
+    const clientEntries: Record<string, string> = {};
+    for (const [path, meta] of Object.entries(client?.metafile.outputs ?? {})) {
+      if (meta.entryPoint) clientEntries[`${meta.entryPoint.split('/').pop()!.replace(/\.[cm]?[jt]sx?$/, '')}.js`] = path.replace(/^out\//, '');
+    }
+    return {
+      ok: true,
+      output: { server: { code: server.outputFiles.find((f) => f.path.endsWith('server.js'))!.contents, map: server.outputFiles.find((f) => f.path.endsWith('server.js.map'))?.contents ?? null }, client: clientFiles, clientEntries },
+      log: [...server.warnings, ...(client?.warnings ?? [])].map(describe),
+    };
+  } catch (error) {
+    const failure = error as { errors?: esbuild.Message[] };
+    if (!failure.errors) throw error;
+    return { ok: false, errors: failure.errors.map(describe), timedOut: false };
+  }
+}
+
+/**
+ * `svc storefront dev`: the project served locally as the service will serve it — pages rendered by the
+ * server entry in the same isolated-vm runtime as hosted sites, client entries and public files served,
+ * the buyer API of `apiUrl` passed through on the same origin — rebuilt on every save, and open pages reload.
  */
 export async function startDevServer(options: DevServerOptions) {
-  const config = JSON.parse(readFileSync(join(options.dir, 'svc.storefront.json'), 'utf8')) as { server: string; client?: string[]; public?: string };
-  const listeners = new Set<ServerResponse>();
-  let site: SiteEntry | null = null;
-  let buildError: string | null = null;
-  const clientFiles = new Map<string, Uint8Array>();
-  let origin = '';
-
-  const reloadAll = () => {
-    for (const res of listeners) res.write('data: reload\n\n');
-  };
-  const report = (what: string, result: esbuild.BuildResult) => {
-    if (result.errors.length === 0) return null;
-    const text = result.errors.map((e) => `${e.location ? `${e.location.file}:${e.location.line}:${e.location.column} ` : ''}${e.text}`).join('\n');
-    options.log(`✗ ${what}: ${text}`);
-    return text;
-  };
-  const rebuilt = (what: string, apply: (result: esbuild.BuildResult) => void): esbuild.Plugin => ({
-    name: 'svc-dev-reload',
-    setup(build) {
-      build.onEnd((result) => {
-        buildError = report(what, result);
-        if (!buildError) apply(result);
-        options.log(`↻ ${what} rebuilt${buildError ? ' with errors' : ''}`);
-        reloadAll();
-      });
+  const runtime = new RuntimeHost();
+  const server = await startLiveServer({
+    dir: options.dir, host: options.host, port: options.port, storeId: options.storeId, id: 'dev', runtime,
+    bundle: (config) => bundleInMemory(options.dir, config),
+    buyerApi: async (request) => {
+      const url = new URL(request.url);
+      const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer();
+      return fetch(`${options.apiUrl}${url.pathname}${url.search}`, { method: request.method, headers: request.headers, body });
     },
+    log: options.log,
+  }).catch(async (error: unknown) => {
+    await runtime.close();
+    throw error;
   });
-
-  const server = await esbuild.context({
-    absWorkingDir: options.dir, entryPoints: [config.server], bundle: true, format: 'iife', globalName: '__app', platform: 'neutral', target: 'es2023',
-    mainFields: ['module', 'main'], conditions: ['worker', 'browser'], write: false, outfile: 'out/server.js', logLevel: 'silent', sourcemap: 'inline',
-    plugins: [rebuilt('server', (result) => {
-      const code = result.outputFiles![0].text;
-      const context = createContext({
-        Request, Response, Headers, URL, URLSearchParams, TextEncoder, TextDecoder, console, __SVC_ASSETS__: { 'client.js': 'assets/client.js' },
-        fetch: (input: string | URL | Request, init?: RequestInit) => {
-          const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url, origin);
-          if (!url.href.startsWith(`${origin}/storefront/v1/`)) return Promise.reject(Object.assign(new Error(`a site's server code may fetch only the buyer API (${origin}/storefront/v1/…)`), { code: 'FETCH_BLOCKED' }));
-          return fetch(`${options.apiUrl}${url.pathname}${url.search}`, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), 'x-store-id': options.storeId } });
-        },
-      });
-      site = (runInContext(`${code};__app.default`, context) as SiteEntry | undefined) ?? null;
-    })],
-  });
-  const client = (config.client ?? []).length === 0 ? null : await esbuild.context({
-    absWorkingDir: options.dir, entryPoints: config.client, bundle: true, format: 'esm', platform: 'browser', target: 'es2022', write: false,
-    outdir: 'out/assets', entryNames: '[name]', sourcemap: 'inline', logLevel: 'silent',
-    plugins: [rebuilt('client', (result) => {
-      clientFiles.clear();
-      for (const file of result.outputFiles!) clientFiles.set(`assets/${file.path.split(/[\\/]/).pop()}`, file.contents);
-    })],
-  });
-
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', origin);
-    const path = decodeURIComponent(url.pathname).slice(1);
-    if (path === '_svc/livereload') {
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
-      res.write(': connected\n\n');
-      listeners.add(res);
-      req.on('close', () => listeners.delete(res));
-      return;
-    }
-    const chunks: Buffer[] = [];
-    if (req.method !== 'GET' && req.method !== 'HEAD') for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : Buffer.concat(chunks);
-    if (path.startsWith('storefront/v1/')) {
-      const headers: Record<string, string> = { 'x-store-id': options.storeId };
-      for (const name of API_REQUEST_HEADERS) if (typeof req.headers[name] === 'string') headers[name] = req.headers[name] as string;
-      const answer = await fetch(`${options.apiUrl}${url.pathname}${url.search}`, { method: req.method, headers, body });
-      const out: Record<string, string> = {};
-      for (const name of API_RESPONSE_HEADERS) if (answer.headers.has(name)) out[name] = answer.headers.get(name)!;
-      res.writeHead(answer.status, out).end(Buffer.from(await answer.arrayBuffer()));
-      return;
-    }
-    const built = clientFiles.get(path);
-    if (built) return void res.writeHead(200, { 'content-type': contentTypeOf(path), 'cache-control': 'no-store' }).end(built);
-    const publicFile = config.public && path ? normalize(join(options.dir, config.public, path)) : null;
-    if (publicFile && publicFile.startsWith(join(options.dir, config.public!)) && existsSync(publicFile) && !publicFile.endsWith('/')) {
-      try {
-        return void res.writeHead(200, { 'content-type': contentTypeOf(publicFile), 'cache-control': 'no-store' }).end(readFileSync(publicFile));
-      } catch {
-        // A folder by that name: the page renderer answers.
-      }
-    }
-    if (buildError || !site) {
-      const text = buildError ?? 'the server entry has no default export { fetch }';
-      return void res.writeHead(500, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><meta charset="utf-8"><h1>빌드 오류</h1><pre>${text.replace(/[&<>]/g, (c) => `&#${c.charCodeAt(0)};`)}</pre>${RELOAD_SCRIPT}`);
-    }
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
-    try {
-      const env = { storeId: options.storeId, storefrontApiUrl: `${origin}/storefront/v1`, siteUrl: `${origin}/`, version: 'dev' };
-      const answer = await site.fetch(new Request(url, { method: req.method, headers, body }), env);
-      const out: Record<string, string> = {};
-      answer.headers.forEach((value, name) => (out[name] = value));
-      let text = Buffer.from(await answer.arrayBuffer());
-      if ((out['content-type'] ?? '').startsWith('text/html')) text = Buffer.from(text.toString('utf8').replace(/<\/body>|$/i, (end) => `${RELOAD_SCRIPT}${end}`));
-      delete out['content-length'];
-      res.writeHead(answer.status, out).end(req.method === 'HEAD' ? undefined : text);
-    } catch (error) {
-      options.log(`✗ ${req.method} ${url.pathname}: ${(error as Error).stack ?? error}`);
-      res.writeHead(500, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><meta charset="utf-8"><h1>페이지 오류</h1><pre>${String((error as Error).stack ?? error).replace(/[&<>]/g, (c) => `&#${c.charCodeAt(0)};`)}</pre>${RELOAD_SCRIPT}`);
-    }
-  };
-
-  const http = createServer((req, res) => {
-    handle(req, res).catch((error) => res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' }).end(`svc storefront dev: ${(error as Error).message}`));
-  });
-  await new Promise<void>((ok, ko) => {
-    http.once('error', ko);
-    http.listen(options.port, options.host, () => ok());
-  });
-  origin = `http://${options.host}:${(http.address() as AddressInfo).port}`;
-  await Promise.all([server.watch(), client?.watch()]);
-  await Promise.all([server.rebuild(), client?.rebuild()]);
+  // The project's top level and each of its source folders whole (a folder made while it runs is watched after a restart).
+  const watchers = [watch(options.dir, () => server.rebuild())];
+  for (const entry of readdirSync(options.dir, { withFileTypes: true })) {
+    if (entry.isDirectory() && !NOT_SOURCE.has(entry.name)) watchers.push(watch(join(options.dir, entry.name), { recursive: true }, () => server.rebuild()));
+  }
   return {
-    url: `${origin}/`,
+    url: server.url,
     async close() {
-      for (const res of listeners) res.end();
-      await Promise.all([server.dispose(), client?.dispose()]);
-      await new Promise((ok) => http.close(ok));
+      for (const watcher of watchers) watcher.close();
+      await server.close();
+      await runtime.close();
     },
   };
 }

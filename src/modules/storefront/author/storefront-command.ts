@@ -7,7 +7,8 @@ export interface SiteView {
   enabled: boolean;
   siteId: string | null;
   slug?: string;
-  url?: string;
+  /** Null in svc serve without a sites domain until a custom domain is connected. */
+  url?: string | null;
   status?: string;
   visibility?: string;
   templateId?: string;
@@ -15,6 +16,9 @@ export interface SiteView {
   publishedVersionId?: string | null;
   provisioning?: { status: string; servedVersionId: string | null };
 }
+
+/** A site's address for people: its `url`, or why it has none yet. */
+export const siteAddress = (site: Pick<SiteView, 'url'>) => site.url ?? '(no address yet: this service serves sites on connected custom domains only — svc storefront domains add)';
 
 export interface VersionView {
   versionId: string;
