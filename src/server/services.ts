@@ -28,7 +28,11 @@ export interface ServiceConfig {
 export interface StorefrontConfig {
   /** Site creation is open (`STOREFRONT_HOSTING_DISABLED` otherwise): always in svc dev, a setting in svc serve. */
   hostingOpen: boolean;
-  /** svc serve: each site is also served at `{slug}.{sitesDomain}` (wildcard DNS). */
+  /**
+   * Each site is served at `{slug}.{sitesDomain}`, an origin of its own, and never on the service's own
+   * host: SVC_SITES_DOMAIN in svc serve (wildcard DNS; null: sites only on connected custom domains),
+   * `localhost` in svc dev (`http://{slug}.localhost:{port}/` on the same listener).
+   */
   sitesDomain: string | null;
   /** Registry builds install from (`SVC_NPM_REGISTRY`); null: pnpm's own configuration. */
   npmRegistry: string | null;

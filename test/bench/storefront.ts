@@ -4,6 +4,7 @@
  * site's SSR home page (target ≥ 1,000 req/s) and a hashed static file (target ≥ 50 % of bare H3).
  * Standalone: `node --no-node-snapshot --import tsx test/bench/storefront.ts`.
  */
+import { localFetch } from '../helpers/sites.js';
 import { apiCaller, median, ownerHeaders, rps, startBareH3, startSvcDev } from './lib.js';
 
 const bare = await startBareH3();
@@ -37,23 +38,25 @@ try {
     buildMs.push(performance.now() - t0);
   }
 
-  const home = `${svc.ready.url}/sites/dev-store/`;
-  const html = await (await fetch(home)).text();
+  // The site on its own origin, http://dev-store.localhost:{port}: requests go to 127.0.0.1 with that Host.
+  const site = { host: `dev-store.localhost:${new URL(svc.ready.url).port}` };
+  const home = `${svc.ready.url}/`;
+  const html = await (await localFetch(`http://${site.host}/`)).text();
   if (!html.includes('벤치 머그컵')) throw new Error(`the home page does not list the product: ${html.slice(0, 300)}`);
   const asset = /src="[^"]*?(assets\/client-[A-Z0-9]+\.js)"/.exec(html)?.[1];
   if (!asset) throw new Error('no hashed client bundle on the page');
   const staticUrl = `${home}${asset}`;
 
   await rps(`${bare.ready.url}/hello`, {}, 1);
-  await rps(home, {}, 1);
-  await rps(staticUrl, {}, 1);
+  await rps(home, site, 1);
+  await rps(staticUrl, site, 1);
   const bareRuns: number[] = [];
   const ssrRuns: number[] = [];
   const staticRuns: number[] = [];
   for (let i = 0; i < 3; i++) {
     bareRuns.push(await rps(`${bare.ready.url}/hello`, {}, 3));
-    ssrRuns.push(await rps(home, {}, 3));
-    staticRuns.push(await rps(staticUrl, {}, 3));
+    ssrRuns.push(await rps(home, site, 3));
+    staticRuns.push(await rps(staticUrl, site, 3));
   }
   const [bareRps, ssrRps, staticRps] = [median(bareRuns), median(ssrRuns), median(staticRuns)];
   const build = median(buildMs);

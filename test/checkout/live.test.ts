@@ -6,6 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
+import { siteUrlOf } from '../helpers/sites.js';
 import { startFakeGateway, type FakeGateway } from '../payments/fake-gateway.js';
 import { storeStillPrivate } from '../../src/modules/stores/usage.js';
 import { ADDRESS, GUEST, PG_ONE_TEST, buyerApi, createProduct, directSheet, fails, ok, simulate, startGuestPayment } from './support.js';
@@ -145,7 +146,7 @@ test('a seller cancel of a live order refunds through the gateway: a partial can
 test('a hosted-site preview cannot be a live payment\'s return address (RETURN_URL_NOT_ALLOWED)', async () => {
   ok(await api('POST', '/v1/storefront/site', { body: { templateId: 'basic', slug: 'live-shop' } }), 201);
   const sheet = await directSheet(guest, item);
-  const refused = await startGuestPayment(guest, sheet, { returnUrl: `${svc.url}/sites/live-shop/_preview/checkout/done` });
+  const refused = await startGuestPayment(guest, sheet, { returnUrl: `${siteUrlOf(svc, 'live-shop')}_preview/checkout/done` });
   fails(refused, 400, 'RETURN_URL_NOT_ALLOWED');
   assert.is(refused.body.error.details.reason, 'PREVIEW');
 });

@@ -74,9 +74,12 @@ test('svc dev serves only its own names: a rebinding domain gets 421 and never s
   const { port } = new URL(svc.url);
   const rebound = await raw({ path: '/_dev/v1/mail', headers: { host: `attacker.example:${port}` } });
   assert.equal([rebound.status, rebound.body.error.code], [421, 'MISDIRECTED_REQUEST']);
-  for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `shop.localhost:${port}`, `[::1]:${port}`, `192.168.0.10:${port}`]) {
+  for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `192.168.0.10:${port}`]) {
     assert.is((await raw({ path: '/_dev/v1/clock', headers: { host } })).status, 200, host);
   }
+  // Names under .localhost are hosted sites' own origins: the sites' pages answer there, never the dev helpers.
+  const site = await raw({ path: '/_dev/v1/mail', headers: { host: `shop.localhost:${port}` } });
+  assert.equal([site.status, site.headers['content-type']], [404, 'text/html; charset=utf-8'], 'the sites\' not-found page, not the mail');
 });
 
 test('state-changing requests from another origin to dev helpers and pages are refused', async () => {
@@ -107,7 +110,7 @@ test('every HTML page carries the security headers (no framing, no referrer, no 
   }
 });
 
-test('sign-in: 10 failures per account in 15 minutes, then 429 with Retry-After — the right password too', async () => {
+test('sign-in: 10 failures per account from one address in 15 minutes, then 429 with Retry-After there — the right password too', async () => {
   const seller = await newSellerWithStore(svc, 'throttle');
   const signIn = (password: string) => apiClient(svc.url)('POST', '/auth/v1/login', { body: { email: seller.email, password } });
   for (let i = 0; i < 10; i++) assert.is((await signIn('wrong-password')).status, 401);

@@ -8,6 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ok } from '../helpers/assert.js';
 import { launchBrowser, type BrowserSession } from '../helpers/browser.js';
+import { siteUrlOf } from '../helpers/sites.js';
 import { apiClient, login, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { connectSandbox, createProduct } from '../checkout/support.js';
 import { longLivedToken } from '../promotions/support.js';
@@ -40,7 +41,7 @@ test('a buyer picks an option, pays in the sandbox pay page and lands on the ord
   const { page } = browser;
   page.setDefaultTimeout(15_000);
   await page.goto(link.url);
-  assert.is(page.url(), `${svc.url}/sites/dev-store/_preview/`);
+  assert.is(page.url(), `${siteUrlOf(svc, 'dev-store')}_preview/`, 'the site on an origin of its own (http://dev-store.localhost:{port})');
   await page.getByText('브라우저 머그컵').first().click();
   await page.waitForSelector('[data-product-form]');
   await page.selectOption('select[data-axis="0"]', '네이비');
@@ -53,7 +54,7 @@ test('a buyer picks an option, pays in the sandbox pay page and lands on the ord
   };
   for (const [name, value] of Object.entries(fields)) await page.fill(`[data-checkout-form] [name="${name}"]`, value);
   await Promise.all([page.waitForURL(/\/pay\//), page.locator('[data-checkout-form] button[type=submit]').click()]);
-  await Promise.all([page.waitForURL(/\/sites\/dev-store\/_preview\//), page.getByRole('button', { name: '결제 승인' }).click()]);
+  await Promise.all([page.waitForURL(`${siteUrlOf(svc, 'dev-store')}_preview/**`), page.getByRole('button', { name: '결제 승인' }).click()]);
   const orderId = (await page.locator('[data-order-id]').textContent({ timeout: 15_000 }))?.trim();
   assert.ok(orderId, 'the order-complete page shows the order number');
 

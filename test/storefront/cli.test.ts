@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createProduct, connectSandbox } from '../checkout/support.js';
 import { apiClient, startTestService, type TestService } from '../helpers/service.js';
+import { siteUrlOf } from '../helpers/sites.js';
 import { longLivedToken } from '../promotions/support.js';
 
 const bin = join(import.meta.dirname, '..', '..', 'bin', 'run.js');
@@ -91,7 +92,7 @@ test('deploy --publish creates the site, builds and publishes; versions, status,
   const status = json(await svcCli(['storefront', 'status', '--json']));
   assert.equal([status.deployment.status, status.provisioning.status], ['SUCCEEDED', 'SYNCED']);
   const human = await svcCli(['storefront', 'status']);
-  assert.match(String(human.stdout), `${svc.url}/sites/dev-store/`);
+  assert.match(String(human.stdout), siteUrlOf(svc, 'dev-store'));
 
   const back = await svcCli(['storefront', 'rollback', '--json']);
   assert.is(back.exitCode, 0, String(back.stderr));

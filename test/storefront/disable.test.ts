@@ -9,6 +9,7 @@ import { fails, ok } from '../helpers/assert.js';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { eq } from 'drizzle-orm';
 import { sites, versions } from '../../src/modules/storefront/schema.js';
+import { localFetch, siteFetch } from '../helpers/sites.js';
 import { createSite, eventually, ownerCli, storefrontApi } from './support.js';
 
 let svc: TestService;
@@ -26,7 +27,8 @@ test.after(async () => {
   await svc.close();
 });
 
-const visit = (path: string) => fetch(`${svc.url}/sites/${path}`, { redirect: 'manual' });
+/** The home page of `{slug}`'s own origin. */
+const visit = (slug: string) => siteFetch(svc, slug);
 
 test('an agent\'s disable waits for an OWNER: an ADMIN\'s approval is refused', async () => {
   const agent = await createAccessToken(svc, await login(svc), { name: 'agent', scopes: ['storefront:rw'], agent: true, expiresInDays: 30, storeScope: { all: true } });
@@ -48,17 +50,17 @@ test('disable: the slug must be confirmed; then a closing notice for 30 days and
   assert.match(mismatch.stderr, 'STOREFRONT_SLUG_CONFIRM_MISMATCH');
   fails(await api('POST', '/v1/storefront/site/disable', { body: { confirmSlug: 'dev-store' } }), 400, 'STOREFRONT_SLUG_CONFIRM_MISMATCH');
   const editing = ok(await api('POST', '/v1/storefront/site/editing'));
-  assert.is((await fetch(editing.url)).status, 200);
+  assert.is((await localFetch(editing.url)).status, 200);
   const closed = ok(await api('POST', '/v1/storefront/site/disable', { body: { confirmSlug: 'closing-shop' } }));
   assert.is(ok(await api('GET', '/v1/storefront/site/editing')), null, 'the editing environment closed with the site');
   // The job runner (this request's run or its own tick) stops the dev server.
-  await eventually(api, () => fetch(editing.url).then(() => false, () => true), 'the editing dev server to stop', 10_000);
+  await eventually(api, () => localFetch(editing.url).then(() => false, () => true), 'the editing dev server to stop', 10_000);
   assert.is(closed.status, 'CLOSED');
   assert.ok(Math.abs(Date.parse(closed.closing.deleteAt) - svc.services.clock.now() - 30 * DAY * 1000) < 1000, closed.closing.deleteAt);
-  const notice = await visit('closing-shop/');
+  const notice = await visit('closing-shop');
   assert.is(notice.status, 410);
   assert.match(await notice.text(), '문을 닫은 상점');
-  assert.is((await visit('dev-store/')).status, 404, 'old addresses no longer redirect to a closed site');
+  assert.is((await visit('dev-store')).status, 404, 'old addresses no longer redirect to a closed site');
   fails(await api('POST', '/v1/storefront/site/versions'), 409, 'STOREFRONT_SITE_NOT_ACTIVE');
   fails(await api('POST', '/v1/storefront/site/disable', { body: { confirmSlug: 'closing-shop' } }), 409, 'STOREFRONT_SITE_NOT_ACTIVE');
   assert.equal(ok(await api('GET', '/v1/storefront/site/files')).contents, [], 'the source files went with the disable');
@@ -73,9 +75,9 @@ test('a new site may be created while the old one closes (slug changes keep coun
   const closedId = (await svc.services.db.select().from(sites).where(eq(sites.slug, 'closing-shop')).get())!.id;
   assert.ok((await svc.services.db.select().from(versions).where(eq(versions.siteId, closedId)).all()).length > 0);
   await svc.advance(29 * DAY);
-  assert.is((await visit('closing-shop/')).status, 410);
+  assert.is((await visit('closing-shop')).status, 410);
   await svc.advance(2 * DAY);
-  assert.is((await visit('closing-shop/')).status, 404);
+  assert.is((await visit('closing-shop')).status, 404);
   assert.is(await svc.services.db.select().from(sites).where(eq(sites.id, closedId)).get(), undefined);
   assert.equal(await svc.services.db.select().from(versions).where(eq(versions.siteId, closedId)).all(), [], 'its versions are deleted with it');
   assert.is(ok(await api('GET', '/v1/storefront/site')).slug, 'reborn-shop', 'the new site is untouched');

@@ -1,6 +1,6 @@
 /**
  * Custom domains over HTTP with a real DNS server on loopback: hostname rules (punycode, public suffixes,
- * the service's own hosts), the states PENDING_DNS → PENDING_VALIDATION → ACTIVE by clock advance, every
+ * the service's own hosts, homographs), the states PENDING_DNS → PENDING_VALIDATION → ACTIVE by clock advance, every
  * failure code, the take-over rule, primary and removal, serving by Host, and the closed setting.
  */
 import { request } from 'node:http';
@@ -8,6 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fails, ok } from '../helpers/assert.js';
 import { apiClient, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
+import { siteUrlOf } from '../helpers/sites.js';
 import { longLivedApi } from '../promotions/support.js';
 import { startDnsServer } from './dns.js';
 import { createProduct } from '../checkout/support.js';
@@ -63,6 +64,8 @@ test('hostname rules: syntax, IP addresses, wildcards, public suffixes, the serv
     ['192.168.0.10', 'IP_ADDRESS'], ['[::1]', 'IP_ADDRESS'], ['*.example.test', 'WILDCARD'],
     ['co.kr', 'PUBLIC_SUFFIX'], ['github.io', 'PUBLIC_SUFFIX'], ['com', 'SYNTAX'],
     [TARGET, 'SERVICE_DOMAIN'], [`shop.${TARGET}`, 'SERVICE_DOMAIN'],
+    // svc dev serves each site at `{slug}.localhost`: such a name is a slug's address, never a custom domain.
+    ['other-shop.localhost', 'SERVICE_DOMAIN'],
   ] as const) {
     const refused = fails(await api('POST', '/v1/storefront/site/domains', { body: { hostname } }), 400, 'STOREFRONT_DOMAIN_INVALID');
     assert.is(refused.error.details.reason, reason, hostname);
@@ -72,6 +75,28 @@ test('hostname rules: syntax, IP addresses, wildcards, public suffixes, the serv
   fails(await api('POST', '/v1/storefront/site/domains', { body: { hostname: 'XN--HG4BS7K.example.test' } }), 409, 'STOREFRONT_DOMAIN_EXISTS');
   assert.equal(korean.dnsRecords.map((r: any) => [r.type, r.name]), [['TXT', '_svc-verify.xn--hg4bs7k.example.test'], ['CNAME', 'xn--hg4bs7k.example.test']]);
   ok(await api('DELETE', `/v1/storefront/site/domains/${korean.domainId}`));
+});
+
+test('homographs: mixed scripts and whole-script look-alikes are refused (as Unicode or punycode); Korean names pass, answered in ASCII', async () => {
+  for (const [hostname, reason, label] of [
+    // Cyrillic р and а among Latin letters: reads as paypal.com.
+    ['раypal.com', 'MIXED_SCRIPT', 'раypal'], ['xn--ypal-43d9g.com', 'MIXED_SCRIPT', 'раypal'], ['shop.pαypal.com', 'MIXED_SCRIPT', 'pαypal'],
+    // All Cyrillic, every letter a Latin look-alike, under a Latin top-level domain: reads as apple.com.
+    ['аррӏе.com', 'CONFUSABLE', 'аррӏе'], ['xn--80ak6aa92e.com', 'CONFUSABLE', 'аррӏе'],
+  ] as const) {
+    const refused = fails(await api('POST', '/v1/storefront/site/domains', { body: { hostname } }), 400, 'STOREFRONT_DOMAIN_INVALID');
+    assert.equal([refused.error.details.reason, refused.error.details.label], [reason, label], hostname);
+    assert.match(refused.error.details.asciiHostname, /^(?:[a-z0-9-]+\.)*xn--[a-z0-9-]+\.com$/, hostname);
+  }
+  for (const [hostname, ascii] of [['가게.한국', 'xn--o39akk.xn--3e0b707e'], ['상점.com', 'xn--hg4bs7k.com'], ['shop가게.com', 'xn--shop-eh3pi0a.com'], ['xn--o39akk.xn--3e0b707e', 'xn--o39akk.xn--3e0b707e']]) {
+    if (hostname.startsWith('xn--')) {
+      fails(await api('POST', '/v1/storefront/site/domains', { body: { hostname } }), 409, 'STOREFRONT_DOMAIN_EXISTS');
+      continue;
+    }
+    const added = ok(await api('POST', '/v1/storefront/site/domains', { body: { hostname } }), 201);
+    assert.equal([added.hostname, added.dnsRecords[1].name], [ascii, ascii], hostname);
+  }
+  for (const domain of (await list()).contents) if (domain.kind === 'CUSTOM') ok(await api('DELETE', `/v1/storefront/site/domains/${domain.domainId}`));
 });
 
 test('PENDING_DNS → PENDING_VALIDATION → ACTIVE: held by the store, primary, served by Host, allowed as a payment domain', async () => {
@@ -134,7 +159,7 @@ test('PENDING_DNS → PENDING_VALIDATION → ACTIVE: held by the store, primary,
   // Primary back to the default address, then to the domain again.
   const back = ok(await api('POST', '/v1/storefront/site/domains/dom_platform/primary'));
   assert.equal(back.contents.map((d: any) => d.primary), [true, false]);
-  assert.match(ok(await api('GET', '/v1/storefront/site')).url, '/sites/dev-store/');
+  assert.is(ok(await api('GET', '/v1/storefront/site')).url, siteUrlOf(svc, 'dev-store'));
   ok(await api('POST', `/v1/storefront/site/domains/${active.domainId}/primary`));
   fails(await api('DELETE', '/v1/storefront/site/domains/dom_platform'), 400, 'STOREFRONT_DOMAIN_NOT_REMOVABLE');
   fails(await api('DELETE', '/v1/storefront/site/domains/dom_nope'), 404, 'STOREFRONT_DOMAIN_NOT_FOUND');

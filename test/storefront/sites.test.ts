@@ -4,7 +4,6 @@
  * suspension), visibility and what going public changes (checkout availability, the agent exemption),
  * and tenancy.
  */
-import { request as httpRequest } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fails, ok } from '../helpers/assert.js';
@@ -12,6 +11,7 @@ import { apiClient, createAccessToken, login, newSellerWithStore, startTestServi
 import { connectSandbox, createProduct } from '../checkout/support.js';
 import { jsonOf, runCli } from '../helpers/cli.js';
 import { longLivedApi, longLivedToken } from '../promotions/support.js';
+import { localFetch, siteFetch, siteUrlOf } from '../helpers/sites.js';
 import { createSite, eventually, synced } from './support.js';
 
 let svc: TestService;
@@ -29,7 +29,8 @@ test.after(async () => {
   await svc.close();
 });
 
-const visit = (path: string, init: RequestInit = {}) => fetch(`${svc.url}/sites/${path}`, { redirect: 'manual', ...init });
+/** A page or file of the seeded store's site, on the site's own origin (`http://dev-store.localhost:{port}/`). */
+const visit = (path: string, init: RequestInit = {}) => siteFetch(svc, 'dev-store', path, init);
 
 test('templates and slug rules; creation opens a deployment that publishes the template', async () => {
   const templates = ok(await api('GET', '/v1/storefront/templates')).contents;
@@ -50,7 +51,7 @@ test('templates and slug rules; creation opens a deployment that publishes the t
   const created = await createSite(api);
   site = created.site;
   assert.is(site.slug, 'dev-store', 'the slug defaults to the store code');
-  assert.is(site.url, `${svc.url}/sites/dev-store/`);
+  assert.is(site.url, siteUrlOf(svc, 'dev-store'), 'an origin of its own: http://dev-store.localhost:{port}/');
   assert.is(site.visibility, 'COMING_SOON');
   assert.is(created.deployment.status, 'SUCCEEDED', JSON.stringify(created.deployment));
   assert.equal(created.deployment.steps.map((s: any) => `${s.name}:${s.status}`), ['SITE:SUCCEEDED', 'UPLOAD:SUCCEEDED', 'PUBLISH:SUCCEEDED']);
@@ -66,7 +67,7 @@ test('templates and slug rules; creation opens a deployment that publishes the t
   fails(await api('POST', '/v1/storefront/site/template', { body: {} }), 409, 'TEMPLATE_CHANGE_NOT_SUPPORTED');
   fails(await api('POST', '/v1/storefront/site/deployment/retry'), 409, 'STOREFRONT_DEPLOYMENT_NOT_RETRYABLE');
   const store = ok(await api('GET', '/v1/store'));
-  assert.is(store.storefrontUrl, `${svc.url}/sites/dev-store/`);
+  assert.is(store.storefrontUrl, siteUrlOf(svc, 'dev-store'));
 });
 
 test('another store: slug taken, no access to this site; STAFF and tokens without the scope are refused', async () => {
@@ -116,15 +117,10 @@ test('sites at {slug}.{SVC_SITES_DOMAIN}: pages, and the buyer API on the site\'
     assert.is(created.url, `http://dev-store.shops.localhost:${port}/`);
     await synced(hostedApi);
     ok(await hostedApi('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'PUBLIC', expectedVisibility: 'COMING_SOON' } }));
-    const get = (path: string, headers: Record<string, string> = {}) => new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port, path, headers: { host: `dev-store.shops.localhost:${port}`, ...headers } }, (res) => {
-        let body = '';
-        res.on('data', (c) => (body += c));
-        res.on('end', () => resolve({ status: res.statusCode!, body }));
-      });
-      req.on('error', reject);
-      req.end();
-    });
+    const get = async (path: string, headers: Record<string, string> = {}) => {
+      const res = await localFetch(`http://dev-store.shops.localhost:${port}${path}`, { headers });
+      return { status: res.status, body: await res.text() };
+    };
     const home = await get('/');
     assert.is(home.status, 200);
     assert.match(home.body, '호스트 머그컵');
@@ -136,7 +132,9 @@ test('sites at {slug}.{SVC_SITES_DOMAIN}: pages, and the buyer API on the site\'
     const store = await get('/storefront/v1/store', { 'x-store-id': hosted.storeId });
     assert.is(store.status, 200, store.body);
     assert.is(JSON.parse(store.body).data.storeId, hosted.storeId);
-    assert.is((await fetch(`${hosted.url}/sites/dev-store/`)).status, 200, 'the path address on the service keeps working');
+    const moved = await fetch(`${hosted.url}/sites/dev-store/products/p1?ref=ad`, { redirect: 'manual' });
+    assert.is(moved.status, 308, 'the service\'s own host serves no site');
+    assert.is(moved.headers.get('location'), `http://dev-store.shops.localhost:${port}/products/p1?ref=ad`);
   } finally {
     await hosted.close();
   }
@@ -153,11 +151,10 @@ test('hosting closed in svc serve until the setting opens it', async () => {
 });
 
 test('serving: coming soon until public; going public needs an on-sale product and the expected visibility', async () => {
-  const soon = await visit('dev-store/');
+  const soon = await visit('');
   assert.is(soon.status, 200);
   assert.match(await soon.text(), '곧 문을 엽니다');
-  assert.is((await visit('dev-store')).headers.get('location'), '/sites/dev-store/');
-  assert.is((await visit('no-such-site/')).status, 404);
+  assert.is((await siteFetch(svc, 'no-such-site')).status, 404);
 
   fails(await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'PUBLIC', expectedVisibility: 'PUBLIC' } }), 409, 'STOREFRONT_SITE_CHANGED');
   const sampleOnly = fails(await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'PUBLIC', expectedVisibility: 'COMING_SOON' } }), 409, 'STOREFRONT_NOT_READY');
@@ -168,7 +165,7 @@ test('serving: coming soon until public; going public needs an on-sale product a
   await createProduct(api, { name: '공개용 머그컵', salePrice: 12000 });
   const open = ok(await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'PUBLIC', expectedVisibility: 'COMING_SOON' } }));
   assert.is(open.visibility, 'PUBLIC');
-  const home = await visit('dev-store/');
+  const home = await visit('');
   assert.is(home.status, 200);
   const html = await home.text();
   assert.match(html, '공개용 머그컵', 'the SSR page lists the store\'s products through the buyer API');
@@ -179,47 +176,47 @@ test('serving: coming soon until public; going public needs an on-sale product a
   assert.is(buyerStore.checkoutUnavailableReason, 'PAYMENT_NOT_LIVE');
 
   ok(await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'COMING_SOON', expectedVisibility: 'PUBLIC' } }));
-  assert.match(await (await visit('dev-store/')).text(), '곧 문을 엽니다');
+  assert.match(await (await visit('')).text(), '곧 문을 엽니다');
   const back = ok(await api('GET', '/v1/store'));
   assert.is(back.checkoutMode, 'TEST', 'private again: sandbox checkout works again');
 });
 
 test('static files: hashed client bundles are immutable, public files revalidate by ETag; only while visitors may see the site', async () => {
   ok(await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'PUBLIC', expectedVisibility: 'COMING_SOON' } }));
-  const html = await (await visit('dev-store/')).text();
+  const html = await (await visit('')).text();
   const script = /src="[^"]*?(assets\/client-[A-Z0-9]+\.js)"/.exec(html)?.[1];
   assert.ok(script, `the page references its hashed client bundle: ${html.slice(0, 400)}`);
   clientScript = script;
-  const js = await visit(`dev-store/${script}`);
+  const js = await visit(script);
   assert.is(js.status, 200);
   assert.is(js.headers.get('cache-control'), 'public, max-age=31536000, immutable');
   assert.match(js.headers.get('content-type')!, 'text/javascript');
   assert.is(js.headers.get('x-content-type-options'), 'nosniff');
   const bytes = (await js.arrayBuffer()).byteLength;
   assert.is(Number(js.headers.get('content-length')), bytes);
-  const head = await visit(`dev-store/${script}`, { method: 'HEAD' });
+  const head = await visit(script, { method: 'HEAD' });
   assert.equal([head.status, head.headers.get('content-length'), (await head.arrayBuffer()).byteLength], [200, String(bytes), 0]);
-  assert.is((await visit(`dev-store/${script}?v=2`)).status, 200, 'a query string is no part of the file name');
-  const posted = await visit(`dev-store/${script}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' });
+  assert.is((await visit(`${script}?v=2`)).status, 200, 'a query string is no part of the file name');
+  const posted = await visit(script, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' });
   assert.not.match(posted.headers.get('cache-control') ?? '', 'immutable', 'other methods go to the server code');
-  assert.is((await visit(`dev-store/_preview/${script}`)).status, 403, 'preview paths need the preview trust');
+  assert.is((await visit(`_preview/${script}`)).status, 403, 'preview paths need the preview trust');
 
   const files = ok(await api('GET', '/v1/storefront/site/files')).contents.map((f: any) => f.path);
   const css = files.find((p: string) => p.startsWith('public/') && p.endsWith('.css')).slice('public/'.length);
-  const first = await visit(`dev-store/${css}`);
+  const first = await visit(css);
   assert.is(first.status, 200);
   const etag = first.headers.get('etag')!;
   assert.match(first.headers.get('cache-control')!, 'must-revalidate');
-  const again = await visit(`dev-store/${css}`, { headers: { 'if-none-match': etag } });
+  const again = await visit(css, { headers: { 'if-none-match': etag } });
   assert.is(again.status, 304);
 
   // Files are the site's too: a site visitors may not see gives none.
   ok(await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'COMING_SOON', expectedVisibility: 'PUBLIC' } }));
-  const hidden = await visit(`dev-store/${script}`);
+  const hidden = await visit(script);
   assert.equal([hidden.status, hidden.headers.get('cache-control')], [200, 'no-store']);
   assert.match(await hidden.text(), '곧 문을 엽니다');
   ok(await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'PUBLIC', expectedVisibility: 'COMING_SOON' } }));
-  assert.is((await visit(`dev-store/${script}`)).headers.get('cache-control'), 'public, max-age=31536000, immutable');
+  assert.is((await visit(script)).headers.get('cache-control'), 'public, max-age=31536000, immutable');
 });
 
 test('suspension by the operator (svc operator, the operator API): a suspension page for visitors, every change refused', async () => {
@@ -229,33 +226,33 @@ test('suspension by the operator (svc operator, the operator API): a suspension 
   assert.is(jsonOf(wrong).code, 'UNAUTHORIZED');
   // A store's own token is no operator secret.
   fails(await apiClient(svc.url, { token: svc.ownerToken })('POST', '/_operator/v1/storefront/suspension', { body: { slug: 'dev-store' } }), 401, 'UNAUTHORIZED');
-  assert.is((await visit('dev-store/')).status, 200, 'refused attempts changed nothing');
+  assert.is((await visit('')).status, 200, 'refused attempts changed nothing');
   const unknown = await operator(['sites', 'suspend', 'no-such-site']);
   assert.equal([unknown.exitCode, jsonOf(unknown).code], [1, 'STOREFRONT_SITE_NOT_FOUND']);
 
   const suspended = await operator(['sites', 'suspend', 'dev-store', '--reason', 'POLICY_VIOLATION']);
   assert.is(suspended.exitCode, 0, suspended.stderr);
   assert.equal(jsonOf(suspended), { slug: 'dev-store', status: 'SUSPENDED', reason: 'POLICY_VIOLATION' });
-  const page = await visit('dev-store/');
+  const page = await visit('');
   assert.is(page.status, 503);
   assert.match(await page.text(), '정지');
-  assert.is((await visit(`dev-store/${clientScript}`)).status, 503, 'no files of a suspended site either');
+  assert.is((await visit(clientScript)).status, 503, 'no files of a suspended site either');
   const shown = ok(await api('GET', '/v1/storefront/site'));
   assert.equal([shown.status, shown.suspension], ['SUSPENDED', { reason: 'POLICY_VIOLATION' }]);
   fails(await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'COMING_SOON', expectedVisibility: 'PUBLIC' } }), 409, 'STOREFRONT_SITE_NOT_ACTIVE');
   fails(await api('POST', '/v1/storefront/site/versions'), 409, 'STOREFRONT_SITE_NOT_ACTIVE');
   assert.is(jsonOf(await operator(['sites', 'resume', 'dev-store'])).status, 'ACTIVE');
-  assert.is((await visit('dev-store/')).status, 200);
+  assert.is((await visit('')).status, 200);
   // svc dev's helper does the same.
   ok(await api('POST', '/_dev/v1/storefront/suspension', { body: { slug: 'dev-store' } }));
-  assert.is((await visit('dev-store/')).status, 503);
+  assert.is((await visit('')).status, 503);
   ok(await api('DELETE', '/_dev/v1/storefront/suspension', { body: { slug: 'dev-store' } }));
 });
 
 test('a suspended store: its site shows the suspension page, storefront changes and site creation are refused', async () => {
   ok(await api('POST', '/_dev/v1/storefront/store-suspension', { body: { storeId: svc.storeId, reason: 'FRAUD_REVIEW' } }));
-  assert.is((await visit('dev-store/')).status, 503);
-  assert.is((await visit(`dev-store/${clientScript}`)).status, 503);
+  assert.is((await visit('')).status, 503);
+  assert.is((await visit(clientScript)).status, 503);
   const refused = fails(await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'COMING_SOON', expectedVisibility: 'PUBLIC' } }), 409, 'STORE_SUSPENDED');
   assert.is(refused.error.details.reason, 'FRAUD_REVIEW');
   fails(await api('POST', '/v1/storefront/site/versions'), 409, 'STORE_SUSPENDED');
@@ -264,7 +261,7 @@ test('a suspended store: its site shows the suspension page, storefront changes 
   assert.equal(jsonOf(byOperator), { storeId: other.storeId, suspended: true, reason: 'OPERATOR' });
   fails(await other.api('POST', '/v1/storefront/site', { body: { templateId: 'basic', slug: 'suspended-shop' } }), 409, 'STORE_SUSPENDED');
   ok(await api('DELETE', '/_dev/v1/storefront/store-suspension', { body: { storeId: svc.storeId } }));
-  assert.is((await visit('dev-store/')).status, 200);
+  assert.is((await visit('')).status, 200);
 });
 
 test.run();

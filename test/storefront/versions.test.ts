@@ -13,6 +13,7 @@ import { fails, ok } from '../helpers/assert.js';
 import { apiClient, createAccessToken, login, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { connectSandbox, createProduct } from '../checkout/support.js';
 import { longLivedToken } from '../promotions/support.js';
+import { localFetch, siteFetch, siteUrlOf } from '../helpers/sites.js';
 import { build, createSite, miniProject, runJobs, synced, tarGz, uploadSource } from './support.js';
 
 let svc: TestService;
@@ -47,7 +48,7 @@ test.after(async () => {
   await svc.close();
 });
 
-const visit = (path: string, init: RequestInit = {}) => fetch(`${svc.url}/sites/dev-store/${path}`, { redirect: 'manual', ...init });
+const visit = (path: string, init: RequestInit = {}) => siteFetch(svc, 'dev-store', path, init);
 const publish = (versionId: string, body: Record<string, unknown> = {}, options: { token?: string } = {}) =>
   api('POST', `/v1/storefront/site/versions/${versionId}/publish`, { body, ...options });
 
@@ -62,7 +63,7 @@ test('publish: guarded by the expected published version; publishing the publish
   ok(await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'PUBLIC', expectedVisibility: 'COMING_SOON' } }));
   const page = await visit('');
   assert.is(page.status, 200);
-  assert.is(await page.text(), '<h1>mini v2 /sites/dev-store/</h1>');
+  assert.is(await page.text(), '<h1>mini v2 /</h1>', 'the site is the root of its own origin');
 });
 
 test('publish race: two publishes expecting the same current version — one wins, the other is told the site changed', async () => {
@@ -113,7 +114,7 @@ test('rendering: a page that throws or never ends fails alone with a 5xx page; t
   assert.is((await visit('outside')).status, 500, 'nor any other host');
   const fine = await visit('after');
   assert.is(fine.status, 200);
-  assert.match(await fine.text(), '/sites/dev-store/after');
+  assert.match(await fine.text(), 'mini v3 /after');
 });
 
 test('warm contexts: a version\'s requests run where its bundle already ran (module state lives on, as in edge runtimes); a new version starts afresh', async () => {
@@ -162,23 +163,25 @@ test('preview: a one-time link for an unpublished version, trusted for 12 hours 
   const owner = apiClient(svc.url, { token: await login(svc), storeId: svc.storeId });
   fails(await owner('POST', '/v1/storefront/site/preview-link', { body: { versionId: 'ver_nope' } }), 404, 'STOREFRONT_VERSION_NOT_FOUND');
   const link = ok(await owner('POST', '/v1/storefront/site/preview-link', { body: { versionId: versions.v2 } }));
-  assert.match(link.url, `${svc.url}/sites/dev-store/_preview/open/`);
-  const opened = await fetch(link.url, { redirect: 'manual' });
+  assert.match(link.url, `${siteUrlOf(svc, 'dev-store')}_preview/open/`);
+  const opened = await localFetch(link.url);
   assert.is(opened.status, 303);
-  assert.is(opened.headers.get('location'), `${svc.url}/sites/dev-store/_preview/`);
-  const cookie = opened.headers.get('set-cookie')!.split(';')[0];
+  assert.is(opened.headers.get('location'), `${siteUrlOf(svc, 'dev-store')}_preview/`);
+  const trust = opened.headers.get('set-cookie')!;
+  assert.match(trust, /; Path=\/_preview\/; Max-Age=43200; HttpOnly; SameSite=Lax$/, 'the platform\'s cookie on the site\'s origin: scoped to the preview pages');
+  const cookie = trust.split(';')[0];
   const preview = await visit('_preview/', { headers: { cookie } });
   assert.is(preview.status, 200);
-  assert.is(await preview.text(), '<h1>mini v2 /sites/dev-store/_preview/</h1>', 'the unpublished version, while visitors see coming soon');
+  assert.is(await preview.text(), '<h1>mini v2 /_preview/</h1>', 'the unpublished version, while visitors see coming soon');
   assert.match(await (await visit('')).text(), '곧 문을 엽니다');
-  assert.is((await fetch(link.url, { redirect: 'manual' })).status, 410, 'a link opens once');
+  assert.is((await localFetch(link.url)).status, 410, 'a link opens once');
   assert.is((await visit('_preview/')).status, 403, 'another browser is not trusted');
   assert.is((await visit('_preview/', { headers: { cookie: `${cookie.slice(0, -3)}abc` } })).status, 403, 'a forged trust is refused');
 
   const late = ok(await owner('POST', '/v1/storefront/site/preview-link', {}));
   assert.is(late.versionId, versions.v3, 'default: the published version');
   await svc.advance(6 * 60);
-  assert.is((await fetch(late.url, { redirect: 'manual' })).status, 410, 'links open within 5 minutes');
+  assert.is((await localFetch(late.url)).status, 410, 'links open within 5 minutes');
   await svc.advance(12 * 3600);
   assert.is((await visit('_preview/', { headers: { cookie } })).status, 403, 'the trust lasts 12 hours');
 });

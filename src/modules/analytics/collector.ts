@@ -19,7 +19,7 @@ export const collectorScript = `(function () {
   var queue = [], total = 0, perName = {}, timer = null, lastPath = null;
   var rand = function () { var a = new Uint8Array(12); crypto.getRandomValues(a); return Array.prototype.map.call(a, function (b) { return ('0' + b.toString(16)).slice(-2); }).join(''); };
   var cookie = function (n) { var m = d.cookie.match(new RegExp('(?:^|; )' + n + '=([^;]*)')); return m ? m[1] : null; };
-  var setCookie = function (n, v, seconds) { d.cookie = n + '=' + v + '; path=/; max-age=' + seconds + '; samesite=lax'; };
+  var setCookie = function (n, v, seconds) { d.cookie = n + '=' + v + '; path=/; max-age=' + seconds + '; samesite=lax' + (location.protocol === 'https:' ? '; secure' : ''); };
   var pageIds = { vid: rand(), sid: rand() };
   function ids() {
     if (consent !== 'granted') return pageIds;

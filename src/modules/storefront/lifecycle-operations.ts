@@ -19,7 +19,7 @@ export const lifecycleOperations = [
     errors: { 404: ['STOREFRONT_SITE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_SLUG_TAKEN', 'STOREFRONT_SLUG_CHANGE_LIMIT'] },
     target: siteTarget,
     preview: async (ctx) => ({ changes: [{ field: 'slug', before: (await findSite(ctx.db, ctx.store!.id))?.slug ?? null, after: ctx.body.slug }] }),
-    handler: async (ctx) => presentSite(ctx.services, ctx.db, await changeSlug(ctx.db, await requireActiveSite(ctx.db, ctx.store.id), ctx.body.slug, ctx.now)),
+    handler: async (ctx) => presentSite(ctx.services, ctx.db, await changeSlug(ctx.services, ctx.db, await requireActiveSite(ctx.db, ctx.store.id), ctx.body.slug, ctx.now)),
   }),
   defineOperation({
     ...write,

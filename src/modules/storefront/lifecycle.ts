@@ -8,7 +8,7 @@ import type { Services } from '../../server/services.js';
 import { deleteSiteDomains } from './domains.js';
 import { closeEditing } from './editing.js';
 import { builds, checks, deployments, editing, previewLinks, publications, siteFiles, sites, slugHolds, versions } from './schema.js';
-import { changeSite, countSiteWrite, findSite, siteUrl, slugAvailability, type Site } from './service.js';
+import { assertSlugAvailable, changeSite, countSiteWrite, findSite, siteUrl, type Site } from './service.js';
 
 defineMessages({
   STOREFRONT_SLUG_CHANGE_LIMIT: '사이트 주소는 30일에 3번까지 바꿀 수 있습니다.',
@@ -30,9 +30,9 @@ const changesInWindow = async (db: Db, storeId: string, now: number) => (await d
 export const slugChangesRemaining = async (db: Db, storeId: string, now: number) => Math.max(0, SLUG_CHANGE_LIMIT - await changesInWindow(db, storeId, now));
 
 /** Moves the site to `slug`: the old one is held 90 days for this store and redirects to the new address. */
-export async function changeSlug(db: Db, site: Site, slug: string, now: number): Promise<Site> {
+export async function changeSlug(services: Services, db: Db, site: Site, slug: string, now: number): Promise<Site> {
   if (slug === site.slug) return site;
-  if (!(await slugAvailability(db, site.storeId, slug, now)).available) throw fail(409, 'STOREFRONT_SLUG_TAKEN', { slug });
+  await assertSlugAvailable(services, db, site.storeId, slug, now);
   if ((await changesInWindow(db, site.storeId, now)) >= SLUG_CHANGE_LIMIT) throw fail(409, 'STOREFRONT_SLUG_CHANGE_LIMIT', { limit: SLUG_CHANGE_LIMIT, windowDays: 30 });
   // Taking back an address this store holds ends that hold (the change still counts).
   await db.update(slugHolds).set({ heldUntil: now }).where(and(eq(slugHolds.slug, slug), eq(slugHolds.storeId, site.storeId), gt(slugHolds.heldUntil, now))).run();
@@ -49,9 +49,10 @@ export async function heldRedirect(services: Services, slug: string, rest: strin
   const hold = await services.db.select({ storeId: slugHolds.storeId }).from(slugHolds)
     .where(and(eq(slugHolds.slug, slug), eq(slugHolds.reason, 'SLUG_CHANGE'), gt(slugHolds.heldUntil, now))).get();
   const site = hold && (await findSite(services.db, hold.storeId));
-  if (!site || site.status === 'CLOSED') return null;
+  const address = site && site.status !== 'CLOSED' ? siteUrl(services, site.slug) : null;
+  if (!address) return null;
   // 302, not 301: the old address is released after 90 days and browsers keep a 301 for good.
-  return new Response(null, { status: 302, headers: { location: `${siteUrl(services, site.slug)}${rest}`, 'cache-control': 'no-store' } });
+  return new Response(null, { status: 302, headers: { location: `${address}${rest}`, 'cache-control': 'no-store' } });
 }
 
 /**

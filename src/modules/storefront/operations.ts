@@ -10,7 +10,9 @@ import { products } from '../catalog/schema.js';
 import { stores } from '../stores/schema.js';
 import { readBlob, sha256 } from './blobs.js';
 import { startDueBuilds } from './build.js';
+import { primaryUrl } from './domains.js';
 import { touchEditing } from './editing.js';
+import { sellerSandboxed } from './seller-sandbox.js';
 import { builds, deployments, previewLinks, siteFiles, versions } from './schema.js';
 import {
   changedPaths, createSite, currentFiles, deploymentSchema, findSite, noSiteSchema, presentDeployment, presentSite, presentTemplate, presentVersion, previousPublished,
@@ -85,8 +87,8 @@ export const storefrontOperations = [
     path: '/v1/storefront/slug-availability',
     summary: 'Whether a site address (slug) can be used by this store',
     query: z.object({ slug: z.string().min(1).max(100) }).strict(),
-    response: z.object({ slug: z.string(), available: z.boolean(), reason: z.enum(['INVALID', 'TAKEN']).nullable() }),
-    handler: async (ctx) => ({ slug: ctx.query.slug, ...(await slugAvailability(ctx.db, ctx.store.id, ctx.query.slug, ctx.now)) }),
+    response: z.object({ slug: z.string(), available: z.boolean(), reason: z.enum(['INVALID', 'RESERVED', 'TAKEN']).nullable() }),
+    handler: async (ctx) => ({ slug: ctx.query.slug, ...(await slugAvailability(ctx.services, ctx.db, ctx.store.id, ctx.query.slug, ctx.now)) }),
   }),
   defineOperation({
     ...read,
@@ -110,9 +112,11 @@ export const storefrontOperations = [
     agent: 'direct',
     body: z.object({ templateId: z.string().min(1), slug: slugInput.optional() }).strict(),
     response: siteSchema.extend({ deployment: deploymentSchema }),
-    errors: { 403: ['STOREFRONT_HOSTING_DISABLED'], 404: ['TEMPLATE_NOT_FOUND'], 409: ['STOREFRONT_SITE_EXISTS', 'STOREFRONT_SLUG_TAKEN', 'STOREFRONT_SITE_CREATE_LIMIT', 'STORE_SUSPENDED'] },
+    errors: { 403: ['STOREFRONT_HOSTING_DISABLED'], 404: ['TEMPLATE_NOT_FOUND'], 409: ['STOREFRONT_SITE_EXISTS', 'STOREFRONT_SLUG_TAKEN', 'STOREFRONT_SITE_CREATE_LIMIT', 'STORE_SUSPENDED'], 503: ['SELLER_SANDBOX_UNAVAILABLE'] },
     target: () => ({ type: 'STOREFRONT_SITE', id: null }),
     handler: async (ctx) => {
+      // The deployment builds the template: no site whose first build could never run.
+      sellerSandboxed(ctx.services.config.storefront.sellerSandbox);
       const template = templates.find((t) => t.templateId === ctx.body.templateId);
       if (!template) throw fail(404, 'TEMPLATE_NOT_FOUND', { templateId: ctx.body.templateId, templates: templates.map((t) => t.templateId) });
       const { code } = (await ctx.db.select({ code: stores.code }).from(stores).where(eq(stores.id, ctx.store.id)).get())!;
@@ -143,10 +147,11 @@ export const storefrontOperations = [
     status: 202,
     agent: 'direct',
     response: deploymentSchema,
-    errors: { ...ACTIVE_SITE_ERRORS, 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_DEPLOYMENT_NOT_RETRYABLE'] },
+    errors: { ...ACTIVE_SITE_ERRORS, 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_DEPLOYMENT_NOT_RETRYABLE'], 503: ['SELLER_SANDBOX_UNAVAILABLE'] },
     target: siteTarget,
     handler: async (ctx) => {
       const site = await requireActiveSite(ctx.db, ctx.store.id);
+      sellerSandboxed(ctx.services.config.storefront.sellerSandbox);
       const deployment = (await ctx.db.select().from(deployments).where(eq(deployments.siteId, site.id)).get())!;
       if (deployment.status !== 'FAILED') throw fail(409, 'STOREFRONT_DEPLOYMENT_NOT_RETRYABLE', { status: deployment.status });
       const retried = {
@@ -239,17 +244,20 @@ export const storefrontOperations = [
     agent: 'denied',
     body: z.object({ versionId: z.string().optional() }).strict(),
     response: z.object({ url: z.string(), versionId: z.string(), expiresAt: instant }),
-    errors: { 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_VERSION_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED'] },
+    errors: { 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_VERSION_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_NO_ADDRESS'] },
     target: siteTarget,
     handler: async (ctx) => {
       const site = await requireActiveSite(ctx.db, ctx.store.id);
       const versionId = ctx.body.versionId ?? site.publishedVersionId;
       if (!versionId) throw fail(404, 'STOREFRONT_VERSION_NOT_FOUND', { versionId: null });
       await requireVersion(ctx.db, ctx.store.id, versionId);
+      // The preview opens on the site's own origin: `{slug}`'s, else (svc serve without a sites domain) a connected domain.
+      const base = siteUrl(ctx.services, site.slug) ?? await primaryUrl(ctx.services, ctx.db, site);
+      if (!base) throw fail(409, 'STOREFRONT_NO_ADDRESS');
       const token = newSecret(24);
       const expiresAt = ctx.now + PREVIEW_LINK_MS;
       await ctx.db.insert(previewLinks).values({ id: newId('prv', ctx.now), tokenHash: sha256(token), storeId: ctx.store.id, versionId, createdBy: ctx.principal.userId, expiresAt, usedAt: null, createdAt: ctx.now }).run();
-      return { url: `${siteUrl(ctx.services, site.slug)}${PREVIEW_SEGMENT}open/${token}`, versionId, expiresAt: isoAt(expiresAt) };
+      return { url: `${base}${PREVIEW_SEGMENT}open/${token}`, versionId, expiresAt: isoAt(expiresAt) };
     },
   }),
   defineOperation({
@@ -259,7 +267,7 @@ export const storefrontOperations = [
     path: '/v1/storefront/site/files',
     summary: 'Replace the site\'s source with a .tar.gz of the project (multipart: file); answers the changed paths',
     async: true,
-    multipart: { maxBytes: SOURCE_LIMITS.bytes + 64 * 1024, fields: z.object({ file: z.any().describe('the project as .tar.gz (node_modules, .git and dist are left out)') }) },
+    multipart: { maxBytes: SOURCE_LIMITS.bytes + 64 * 1024, fields: z.object({ file: z.file().describe('the project as .tar.gz (node_modules, .git and dist are left out)') }) },
     body: z.object({ files: storedFiles.optional(), skipped: z.number().int().optional() }).strict(),
     // Changing how the site is built needs approval; other source replacement is exempt while the store never went public.
     agent: async (ctx: StoreCtx) => ((await touchesBuildConfig(ctx)) ? 'approval' : 'direct'),
@@ -320,10 +328,11 @@ export const storefrontOperations = [
     status: 202,
     agent: 'direct',
     response: z.object({ buildId: z.string() }),
-    errors: ACTIVE_SITE_ERRORS,
+    errors: { ...ACTIVE_SITE_ERRORS, 503: ['SELLER_SANDBOX_UNAVAILABLE'] },
     target: siteTarget,
     handler: async (ctx) => {
       const site = await requireActiveSite(ctx.db, ctx.store.id);
+      sellerSandboxed(ctx.services.config.storefront.sellerSandbox);
       const build = await queueBuild(ctx.db, site, await currentFiles(ctx.db, ctx.store.id), false, ctx.now);
       await touchEditing(ctx.services, ctx.db, ctx.store.id, ctx.now);
       // Started at once rather than on the next job tick, which also starts it if this start fails.

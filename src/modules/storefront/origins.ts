@@ -23,7 +23,8 @@ export async function allowedOrigins(services: Services, storeId: string, now: n
   if (listed.length > 0) {
     origins = new Set(listed.map((o) => o.toLowerCase()));
     const site = await findSite(services.db, storeId);
-    if (site) origins.add(new URL(siteUrl(services, site.slug)).origin);
+    const address = site && siteUrl(services, site.slug);
+    if (address) origins.add(new URL(address).origin);
     // Connected custom domains are allowed analytics origins too (spec 02 §4.2).
     for (const origin of await connectedOrigins(services.db, storeId)) origins.add(origin);
   }

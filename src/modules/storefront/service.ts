@@ -1,6 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { and, asc, count, desc, eq, gt, gte, max } from 'drizzle-orm';
+import { getDomain } from 'tldts';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
@@ -20,8 +22,9 @@ import { builds, deployments, publications, siteCreations, siteFiles, sites, slu
 defineMessages({
   STOREFRONT_HOSTING_DISABLED: '아직 스토어프런트 호스팅을 만들 수 없습니다.',
   STOREFRONT_SITE_NOT_FOUND: '스토어프런트 사이트가 없습니다.',
+  STOREFRONT_NO_ADDRESS: '사이트 주소가 아직 없습니다. 이 서비스는 사용자 도메인으로만 사이트를 보여 줍니다: 도메인을 연결하세요.',
   STOREFRONT_SITE_EXISTS: '스토어마다 사이트는 하나입니다.',
-  STOREFRONT_SLUG_TAKEN: '다른 스토어가 쓰고 있거나 보류 중인 주소입니다.',
+  STOREFRONT_SLUG_TAKEN: '다른 스토어가 쓰고 있거나 보류 중인 주소, 또는 서비스가 예약한 주소입니다.',
   STOREFRONT_SITE_CREATE_LIMIT: '사이트는 30일에 3번까지 만들 수 있습니다.',
   STOREFRONT_SITE_CHANGED: '사이트가 그사이 바뀌었습니다. 다시 읽고 시도하세요.',
   STOREFRONT_NO_ROLLBACK_TARGET: '되돌릴 이전 게시 버전이 없습니다.',
@@ -41,8 +44,24 @@ export const SITE_CREATE_LIMIT = 3;
 export const SITE_CREATE_WINDOW_MS = 30 * 86_400_000;
 
 /** Spec 02 §2.3: lowercase letters and digits, single inner hyphens, 3 to 30 characters. */
-export const SLUG = /^(?=.{3,30}$)[a-z0-9]+(?:-[a-z0-9]+)*$/;
-export const slugInput = z.string().regex(SLUG, '영문 소문자·숫자·하이픈 3~30자, 하이픈으로 시작·끝나거나 연달아 쓸 수 없습니다');
+const SLUG_FORM = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const isSlug = (value: string) => value.length >= 3 && value.length <= 30 && SLUG_FORM.test(value);
+const SLUG_RULE = '영문 소문자·숫자·하이픈 3~30자, 하이픈으로 시작·끝나거나 연달아 쓸 수 없습니다';
+// The length as bounds of its own, not a look-ahead in the pattern: the document states both plainly.
+export const slugInput = z.string().min(3, SLUG_RULE).max(30, SLUG_RULE).regex(SLUG_FORM, SLUG_RULE);
+
+/**
+ * Slugs no store may take: each site is served at `{slug}.{sitesDomain}`, so these would be the operator's
+ * own hosts there (api, auth, the CNAME target, …) or names buyers read as the operator's.
+ */
+const RESERVED_SLUGS = ['api', 'auth', 'login', 'www', 'admin', 'mail', 'console', 'status', 'cdn', 'static', 'assets', 'app', 'apps', 'docs', 'help', 'support', 'dev'];
+
+/** The reserved slugs of this deployment: the fixed ones, and the first labels of the service's own hosts (the CNAME target's `domains`, …). */
+export function reservedSlugs(services: Services): Set<string> {
+  const { domainTarget } = services.config.storefront;
+  const ownHosts = [domainTarget, services.config.appsHost, new URL(services.config.origin).hostname];
+  return new Set([...RESERVED_SLUGS, ...ownHosts.filter((h): h is string => !!h && !isIP(h)).map((h) => h.toLowerCase().split('.')[0])]);
+}
 
 export type Site = typeof sites.$inferSelect;
 export type Version = typeof versions.$inferSelect;
@@ -104,14 +123,36 @@ export async function requireActiveSite(db: Db, storeId: string): Promise<Site> 
   return site;
 }
 
-/** The site's visitor address: `/sites/{slug}/` on the service (svc dev), `{slug}.{sitesDomain}` when configured. */
-export function siteUrl(services: Services, slug: string): string {
+const serviceOrigins = new WeakMap<Services, URL>();
+
+/**
+ * The site's own address, `{slug}.{sitesDomain}` with the service's scheme and port
+ * (`http://{slug}.localhost:8787/` in svc dev); null in svc serve without a sites domain, where a site has
+ * only its connected custom domains. Never a path on the service's own origin.
+ */
+export function siteUrl(services: Services, slug: string): string | null {
   const { sitesDomain } = services.config.storefront;
-  if (sitesDomain) {
-    const origin = new URL(services.config.origin);
-    return `${origin.protocol}//${slug}.${sitesDomain}${origin.port ? `:${origin.port}` : ''}/`;
+  if (!sitesDomain) return null;
+  // Asked on every request to a site's host: the service's origin is parsed once.
+  let origin = serviceOrigins.get(services);
+  if (!origin) serviceOrigins.set(services, (origin = new URL(services.config.origin)));
+  return `${origin.protocol}//${slug}.${sitesDomain}${origin.port ? `:${origin.port}` : ''}/`;
+}
+
+/**
+ * The start banner's line on where sites are served. A sites domain under the service's own registrable
+ * domain gets a warning too: its sites would be same-site with the service and could set cookies for the
+ * shared parent domain, so a domain of its own (or one on the public suffix list) is the safe choice.
+ */
+export function sitesLine(services: Services): string[] {
+  const address = siteUrl(services, '{slug}');
+  if (!address) return ['  sites          connected custom domains only (set SVC_SITES_DOMAIN for {slug}.{domain} addresses)'];
+  const lines = [`  sites          ${address} and connected custom domains, each an origin of its own`];
+  const parent = getDomain(new URL(services.config.origin).hostname);
+  if (parent && getDomain(`x.${services.config.storefront.sitesDomain}`, { allowPrivateDomains: true }) === parent) {
+    lines.push(`  warning        sites under ${parent} share a site with the service (cookies of ${parent}): use a domain of their own, e.g. shops.example.net`);
   }
-  return `${services.config.origin}/sites/${slug}/`;
+  return lines;
 }
 
 let siteWrites = 0;
@@ -132,13 +173,25 @@ export async function changeSite(db: Db, site: Site, change: Partial<Site>, now:
   return changed;
 }
 
-/** A slug is taken while another store's site uses it or another store holds it (old or disabled address). */
-export async function slugAvailability(db: Db, storeId: string, slug: string, now: number): Promise<{ available: boolean; reason: 'INVALID' | 'TAKEN' | null }> {
-  if (!SLUG.test(slug)) return { available: false, reason: 'INVALID' };
+export type SlugUnavailable = 'INVALID' | 'RESERVED' | 'TAKEN';
+
+/**
+ * A slug is taken while another store's site uses it or another store holds it (old or disabled address);
+ * a reserved one is never available.
+ */
+export async function slugAvailability(services: Services, db: Db, storeId: string, slug: string, now: number): Promise<{ available: boolean; reason: SlugUnavailable | null }> {
+  if (!isSlug(slug)) return { available: false, reason: 'INVALID' };
+  if (reservedSlugs(services).has(slug)) return { available: false, reason: 'RESERVED' };
   const holder = await db.select({ storeId: sites.storeId, status: sites.status }).from(sites).where(eq(sites.slug, slug)).get();
   const held = await db.select({ storeId: slugHolds.storeId }).from(slugHolds).where(and(eq(slugHolds.slug, slug), gt(slugHolds.heldUntil, now))).all();
   // A closing site keeps its address until deleted, from its own store's next site too.
   return (holder && (holder.storeId !== storeId || holder.status === 'CLOSED')) || held.some((h) => h.storeId !== storeId) ? { available: false, reason: 'TAKEN' } : { available: true, reason: null };
+}
+
+/** 409 STOREFRONT_SLUG_TAKEN unless the store may take `slug`; `details.reason` tells a reserved slug from a taken one. */
+export async function assertSlugAvailable(services: Services, db: Db, storeId: string, slug: string, now: number) {
+  const { available, reason } = await slugAvailability(services, db, storeId, slug, now);
+  if (!available) throw fail(409, 'STOREFRONT_SLUG_TAKEN', { slug, reason });
 }
 
 /** Creates the site and its deployment (SITE done; UPLOAD and PUBLISH continue in the job runner). */
@@ -147,7 +200,7 @@ export async function createSite(services: Services, db: Db, storeId: string, te
   await assertStoreNotSuspended(db, storeId);
   const existing = await findSite(db, storeId);
   if (existing && existing.status !== 'CLOSED') throw fail(409, 'STOREFRONT_SITE_EXISTS');
-  if (!(await slugAvailability(db, storeId, slug, now)).available) throw fail(409, 'STOREFRONT_SLUG_TAKEN', { slug });
+  await assertSlugAvailable(services, db, storeId, slug, now);
   const recent = (await db.select({ n: count() }).from(siteCreations).where(and(eq(siteCreations.storeId, storeId), gte(siteCreations.createdAt, now - SITE_CREATE_WINDOW_MS))).get())!.n;
   if (recent >= SITE_CREATE_LIMIT) throw fail(409, 'STOREFRONT_SITE_CREATE_LIMIT', { limit: SITE_CREATE_LIMIT, windowDays: 30 });
   const site: Site = {
@@ -278,7 +331,8 @@ export const siteSchema = z.object({
   suspension: z.object({ reason: z.string().nullable() }).nullable(),
   /** Disabled: the closing notice shows until `deleteAt`, when the site, its versions and files are deleted. */
   closing: z.object({ deleteAt: instant }).nullable(),
-  url: z.string(),
+  /** The site's address: its primary custom domain, else `{slug}.{sitesDomain}`; null in svc serve without a sites domain until a custom domain is connected. */
+  url: z.string().nullable(),
   visibility: z.enum(['COMING_SOON', 'PUBLIC']),
   slug: z.string(),
   slugChangesRemaining: z.number().int(),

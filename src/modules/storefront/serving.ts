@@ -6,39 +6,30 @@ import { FastResponse } from 'srvx/node';
 import { z } from 'zod';
 import { onPostgres, transaction, whenAnswered } from '../../db/client.js';
 import { preparedFor, pluckStatement } from '../../db/prepared.js';
-import { RuntimeCallbackError, RuntimeHost, type FetchRequest, type FetchResponse } from '../../runtime-host/index.js';
+import { RuntimeHost } from '../../runtime-host/index.js';
 import { devRoute, operatorRoute } from '../../server/dev.js';
+import { errorResponse, newTraceId } from '../../server/envelope.js';
 import { fail } from '../../server/errors.js';
-import { escapeHtml } from '../../server/html.js';
-import { hostName } from '../../server/request-guard.js';
+import { escapeHtml, pageCookie } from '../../server/html.js';
+import { devSiteHost, hostName } from '../../server/request-guard.js';
 import type { Services } from '../../server/services.js';
 import { parseWith } from '../../server/validation.js';
 import { stores } from '../stores/schema.js';
 import { BlobCache, readBlob, sha256 } from './blobs.js';
 import { ACME_CHALLENGE_PATH, mountAcmeChallenges } from './certificates.js';
-import { customDomainSlug } from './domains.js';
+import { connectedOrigins, customDomainSlug, primaryUrl } from './domains.js';
 import { heldRedirect } from './lifecycle.js';
 import { mountBuyerApiCors } from './origins.js';
+import { renderPage } from './render.js';
 import { previewLinks, sites, versions, type VersionAsset } from './schema.js';
 import { changeSite, siteUrl, siteWriteCount, type Site, type Version } from './service.js';
 
-/** Limits of one page render (spec 02 §8 leaves them to us; decisions.md). */
-const RENDER_LIMITS = { cpuMs: 500, wallMs: 10_000, memoryMb: 128, resultBytes: 5 * 1024 * 1024 };
-const MAX_REQUEST_BODY = 1024 * 1024;
 /**
  * An isolate runs one call at a time on its own thread: a busy site gets a few, so its pages render on
  * several cores (each is a warm isolate of the same version, compiled from V8's code cache).
  */
 const ISOLATES_PER_VERSION = 4;
 export const PREVIEW_TRUST_MS = 12 * 3_600_000;
-/** Request headers a site's server code sees; cookies and credentials of the service's own origin never. */
-const FORWARDED = ['accept', 'accept-language', 'content-type', 'user-agent', 'referer', 'x-svc-visitor', 'x-svc-session'];
-/** Headers a site's answer cannot set (svc dev serves sites on the service's origin). */
-const DROPPED = new Set(['set-cookie', 'set-cookie2', 'clear-site-data', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'content-length']);
-const NULL_BODY = new Set([204, 205, 304]);
-/** RFC 9110 field names and values (no control characters): anything else would break the response. */
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 interface Served {
   site: Site;
@@ -150,8 +141,12 @@ function previewVersion(services: Services, event: H3Event, site: Site): string 
   return versionId;
 }
 
-/** Opens a one-time preview link: marks it used and trusts this browser for 12 hours. */
-async function openPreview(services: Services, site: Site, token: string, base: string, cookiePath: string): Promise<Response> {
+/**
+ * Opens a one-time preview link: marks it used and trusts this browser for 12 hours. The cookie is the
+ * platform's on the site's own origin: scoped to `/_preview/`, HttpOnly (the site's scripts never read it;
+ * its server code never gets cookies), SameSite=Lax and, over https, Secure.
+ */
+async function openPreview(services: Services, event: H3Event, site: Site, token: string, base: string): Promise<Response> {
   const now = services.clock.now();
   const link = await transaction(services.db, async () => {
     const row = await services.db.select().from(previewLinks).where(and(eq(previewLinks.tokenHash, sha256(token)), eq(previewLinks.storeId, site.storeId), isNull(previewLinks.usedAt), gt(previewLinks.expiresAt, now))).get();
@@ -162,14 +157,12 @@ async function openPreview(services: Services, site: Site, token: string, base: 
   if (!link) return page(410, '미리보기 링크가 만료되었습니다', '미리보기 링크는 한 번, 만든 뒤 5분 안에만 열 수 있습니다. 새 링크를 만들어 주세요.');
   const expires = now + PREVIEW_TRUST_MS;
   const value = `${site.id}.${link.versionId}.${expires}`;
-  const secure = base.startsWith('https:') ? '; Secure' : '';
-  return new Response(null, {
-    status: 303,
-    headers: { location: base, 'set-cookie': `${PREVIEW_COOKIE}=${encodeURIComponent(`${value}.${previewSignature(services, value)}`)}; Path=${cookiePath}; Max-Age=${PREVIEW_TRUST_MS / 1000}; HttpOnly; SameSite=Lax${secure}`, 'cache-control': 'no-store' },
-  });
+  // Lax, not Strict: the pay page on the service's origin sends the buyer back here, a cross-site navigation.
+  const cookie = pageCookie(event, base, { name: PREVIEW_COOKIE, value: encodeURIComponent(`${value}.${previewSignature(services, value)}`), path: `/${PREVIEW_SEGMENT}`, maxAgeSeconds: PREVIEW_TRUST_MS / 1000, sameSite: 'Lax' });
+  return new Response(null, { status: 303, headers: { location: base, 'set-cookie': cookie, 'cache-control': 'no-store' } });
 }
 
-/** Preview pages live under `{site}/_preview/`: checkout return addresses there are refused with live payment. */
+/** Preview pages live under `{site origin}/_preview/`: checkout return addresses there are refused with live payment. */
 export const PREVIEW_SEGMENT = '_preview/';
 
 // ── serving ──────────────────────────────────────────────────────────────────
@@ -183,7 +176,7 @@ async function serveFromVersion(services: Services, runtime: SiteRuntime, event:
     // srvx's response goes straight to the socket: a web Response would copy the bytes into a stream first.
     return new FastResponse(body as Uint8Array<ArrayBuffer> | null, { status, headers }) as unknown as Response;
   }
-  return render(services, runtime, event, site, loaded, base);
+  return render(runtime, event, site, loaded, base);
 }
 
 /** A static file of a version: immutable caching for hashed names, revalidation by ETag for the rest. */
@@ -194,70 +187,34 @@ function assetAnswer(runtime: SiteRuntime, asset: VersionAsset, method: string, 
   return { status: 200, headers: { ...headers, 'content-length': String(asset.size) }, body: method === 'HEAD' ? null : runtime.blobs.get(asset.hash) };
 }
 
-async function render(services: Services, runtime: SiteRuntime, event: H3Event, site: Site, loaded: { version: Version; code: string; map: string | undefined }, base: string): Promise<Response> {
+async function render(runtime: SiteRuntime, event: H3Event, site: Site, loaded: { version: Version; code: string; map: string | undefined }, base: string): Promise<Response> {
   const { version } = loaded;
-  const method = event.req.method;
-  const body = method === 'GET' || method === 'HEAD' ? null : await event.req.text();
-  if (body !== null && body.length > MAX_REQUEST_BODY) return page(413, '요청이 너무 큽니다', '1 MiB보다 작게 보내 주세요.');
-  const headers: [string, string][] = [];
-  for (const name of FORWARDED) {
-    const value = event.req.headers.get(name);
-    if (value !== null) headers.push([name, value]);
-  }
-  const requestUrl = new URL(base);
-  const result = await runtime.host.invoke({
+  const rendered = await renderPage(event, {
+    host: runtime.host,
     installationId: `site:${version.id}:${(runtime.lane = (runtime.lane + 1) % ISOLATES_PER_VERSION)}`,
     appId: `site:${site.id}`,
-    bundleId: version.id,
-    bundleCode: loaded.code,
-    sourceMap: loaded.map,
-    kind: 'site',
-    name: 'fetch',
-    input: { method, url: `${requestUrl.origin}${event.url.pathname}${event.url.search}`, headers, body },
-    context: { storeId: site.storeId, storefrontApiUrl: `${requestUrl.origin}/storefront/v1`, siteUrl: base, version: `v${version.number}`, assets: version.clientEntries },
-    limits: RENDER_LIMITS,
-  }, { fetch: (request) => buyerApiFetch(runtime, site.storeId, requestUrl.origin, request) });
-  if (!result.ok) {
-    console.error(`[svc] site ${site.slug} v${version.number} ${method} ${event.url.pathname}: ${result.error.code} ${result.error.message}${result.error.stack ? `\n${result.error.stack}` : ''}`);
-    return renderFailed(result.error.code === 'TIMEOUT' || result.error.code === 'CPU_LIMIT');
+    storeId: site.storeId,
+    bundle: { id: version.id, code: loaded.code, map: loaded.map, clientEntries: version.clientEntries },
+    base,
+    version: `v${version.number}`,
+    label: `site ${site.slug}`,
+    // Answered in-process: no socket, no second trip through the network stack.
+    buyerApi: (request) => Promise.resolve(runtime.app.fetch(request)),
+  });
+  if (rendered.outcome === 'BODY_TOO_LARGE') return page(413, '요청이 너무 큽니다', '1 MiB보다 작게 보내 주세요.', { connection: 'close' });
+  if (rendered.outcome === 'FAILED') {
+    const { error } = rendered;
+    console.error(`[svc] site ${site.slug} v${version.number} ${event.req.method} ${event.url.pathname}: ${error.code} ${error.message}${error.stack ? `\n${error.stack}` : ''}`);
+    return renderFailed(error.code === 'TIMEOUT' || error.code === 'CPU_LIMIT');
   }
-  const answer = result.result as { status: number; headers: [string, string][]; body: string };
-  const status = Number.isInteger(answer.status) && answer.status >= 200 && answer.status <= 599 ? answer.status : 200;
-  const out: Record<string, string> = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
-  for (const [raw, value] of answer.headers) {
-    const name = raw.toLowerCase();
-    if (DROPPED.has(name)) continue;
-    if (!HEADER_NAME.test(name) || !HEADER_VALUE.test(value)) {
-      console.error(`[svc] site ${site.slug}: dropped an invalid response header ${JSON.stringify(raw)}`);
-      continue;
-    }
-    out[name] = name in out && name !== 'cache-control' && name !== 'x-content-type-options' ? `${out[name]}, ${value}` : value;
-  }
-  return new FastResponse(NULL_BODY.has(status) || method === 'HEAD' ? null : answer.body, { status, headers: out }) as unknown as Response;
+  return new FastResponse(rendered.body, { status: rendered.status, headers: rendered.headers }) as unknown as Response;
 }
 
-/**
- * `fetch` of a site's server code: only the service's own buyer API, as the site's store, answered
- * in-process (no socket, no second trip through the network stack).
- */
-async function buyerApiFetch(runtime: SiteRuntime, storeId: string, siteOrigin: string, request: FetchRequest): Promise<FetchResponse> {
-  const api = `${siteOrigin}/storefront/v1`;
-  const url = new URL(request.url, api);
-  if (url.origin !== siteOrigin || !url.pathname.startsWith('/storefront/v1/')) {
-    throw new RuntimeCallbackError('FETCH_BLOCKED', `a site's server code may fetch only the buyer API (${api}/…)`);
-  }
-  const headers = new Headers(request.headers.filter(([name]) => !['cookie', 'authorization-override', 'host'].includes(name.toLowerCase())));
-  headers.set('x-store-id', storeId);
-  const response = await runtime.app.fetch(new Request(url, { method: request.method, headers, body: request.body }));
-  return { status: response.status, statusText: response.statusText, url: url.href, headers: [...response.headers], body: await response.text() };
-}
-
-/** Where a visitor request of a site goes: the site's slug, its root URL, the path below it and its cookie path. */
+/** Where a visitor request of a site goes: the site's slug, its root URL (the root of its own origin) and the path below it. */
 interface SiteAddress {
   slug: string;
   base: string;
   path: string;
-  cookiePath: string;
 }
 
 /** The version the public sees, or null while a page of the platform shows instead (suspended, closing, coming soon). */
@@ -265,7 +222,7 @@ const publicVersion = ({ site, version, storeSuspended }: Served) =>
   site.status === 'ACTIVE' && !storeSuspended && site.visibility === 'PUBLIC' ? version : null;
 
 /** One visitor request of a site, whatever address it came by. */
-async function serveSite(services: Services, event: H3Event, { slug, base, path, cookiePath }: SiteAddress): Promise<Response> {
+async function serveSite(services: Services, event: H3Event, { slug, base, path }: SiteAddress): Promise<Response> {
   const runtime = runtimeOf(services);
   const served = await servedSite(services, runtime, slug);
   if (!served) return (await heldRedirect(services, slug, `${path}${event.url.search}`)) ?? notFoundPage();
@@ -274,7 +231,7 @@ async function serveSite(services: Services, event: H3Event, { slug, base, path,
   if (site.status === 'CLOSED') return closing();
   if (path.startsWith(PREVIEW_SEGMENT)) {
     const open = /^_preview\/open\/([A-Za-z0-9_-]{20,100})$/.exec(path);
-    if (open) return openPreview(services, site, open[1], `${base}${PREVIEW_SEGMENT}`, `${cookiePath}${PREVIEW_SEGMENT}`);
+    if (open) return openPreview(services, event, site, open[1], `${base}${PREVIEW_SEGMENT}`);
     const versionId = previewVersion(services, event, site);
     if (!versionId) return page(403, '미리보기 권한이 없습니다', '관리자가 만든 미리보기 링크로 열어 주세요. 한 번 연 브라우저는 12시간 동안 볼 수 있습니다.');
     return serveFromVersion(services, runtime, event, site, versionId, `${base}${PREVIEW_SEGMENT}`, path.slice(PREVIEW_SEGMENT.length));
@@ -285,40 +242,64 @@ async function serveSite(services: Services, event: H3Event, { slug, base, path,
 }
 
 /**
- * On a site's own host (`{slug}.{SVC_SITES_DOMAIN}`, a custom domain) the buyer API and the analytics
- * collector answer too, so the site's pages call them on their own origin — no cross-origin requests.
+ * On a site's own host (`{slug}.{sitesDomain}`, a custom domain) the buyer API and the analytics collector
+ * answer too, so the site's pages call them on their own origin — no cross-origin requests. Nothing else of
+ * the service does: its API, pages and dev helpers are never same-origin with a site's code.
  */
 const servedBesideSites = (path: string) => path.startsWith('/storefront/v1/') || path === '/_svc/analytics.js' || path.startsWith(ACME_CHALLENGE_PATH);
 
-function sitesDomainSlug(hostHeader: string | null, sitesDomain: string): string | null {
-  const host = hostName(hostHeader ?? '').replace(/\.$/, '');
+const hostOf = (hostHeader: string | null) => hostName(hostHeader ?? '').replace(/\.$/, '');
+
+function sitesDomainSlug(host: string, sitesDomain: string): string | null {
   if (!host.endsWith(`.${sitesDomain}`)) return null;
   const label = host.slice(0, -sitesDomain.length - 1);
   return label.includes('.') ? null : label;
 }
 
 /**
- * The site a request's host names: `{slug}.{sitesDomain}` (svc serve) or a connected custom domain. Known at
- * once on the service's own host and for `{slug}.{sitesDomain}`; a custom domain takes a look-up.
+ * Hosts that are sites' and never the service's: every name under the sites domain, and in svc dev every
+ * name under `.localhost` (the dev host guard admits those for sites only; custom domains tried locally are
+ * such names). A request there that names no site gets the sites' not-found page, not the service.
  */
-function hostAddress(services: Services, host: string | null, pathname: string, req: object | undefined): SiteAddress | null | Promise<SiteAddress | null> {
-  if (servedBesideSites(pathname)) return null;
+function siteOnlyHost(services: Services, host: string): boolean {
   const { sitesDomain } = services.config.storefront;
-  const slug = sitesDomain ? sitesDomainSlug(host, sitesDomain) : null;
-  if (slug !== null) return { slug, base: siteUrl(services, slug), path: pathname.slice(1), cookiePath: '/' };
-  const { ownHost, protocol } = runtimeOf(services);
-  return whenAnswered(customDomainSlug(services, host, ownHost, req), (connected) =>
-    connected === null ? null : { slug: connected, base: `${protocol}//${host}/`, path: pathname.slice(1), cookiePath: '/' });
+  return (sitesDomain !== null && host.endsWith(`.${sitesDomain}`)) || (services.config.mode === 'dev' && devSiteHost(host));
 }
 
-const SITE_PATH = /^\/sites\/([a-z0-9-]{1,40})(\/.*)?$/;
+/**
+ * The site a request's host names: `{slug}.{sitesDomain}` (`{slug}.localhost` in svc dev) or a connected
+ * custom domain — sites are served on their own hosts only. Known at once on the service's own host and for
+ * `{slug}.{sitesDomain}`; a custom domain takes a look-up.
+ */
+function hostAddress(services: Services, hostHeader: string | null, pathname: string, req: object | undefined): SiteAddress | null | Promise<SiteAddress | null> {
+  if (servedBesideSites(pathname)) return null;
+  const host = hostOf(hostHeader);
+  const { sitesDomain } = services.config.storefront;
+  const slug = sitesDomain ? sitesDomainSlug(host, sitesDomain) : null;
+  if (slug !== null) return { slug, base: siteUrl(services, slug)!, path: pathname.slice(1) };
+  const { ownHost, protocol } = runtimeOf(services);
+  return whenAnswered(customDomainSlug(services, hostHeader, ownHost, req), (connected) =>
+    connected === null ? null : { slug: connected, base: `${protocol}//${hostHeader}/`, path: pathname.slice(1) });
+}
 
-/** The site a path on the service names: `/sites/{slug}/…`. */
-function pathAddress(services: Services, pathname: string): SiteAddress | null {
-  const match = SITE_PATH.exec(pathname);
-  if (!match || match[2] === undefined) return null;
-  const slug = match[1];
-  return { slug, base: `${services.config.origin}/sites/${slug}/`, path: match[2].slice(1), cookiePath: `/sites/${slug}/` };
+const SITE_PATH = /^\/sites\/([a-z0-9-]{1,40})(?:\/(.*))?$/;
+
+/**
+ * `/sites/{slug}/…` on the service's own host, where svc dev used to serve sites: no site is served there,
+ * the visitor goes to the site's own origin (same path below it, same query) — 308 to `{slug}.{sitesDomain}`,
+ * 302 to a connected custom domain (svc serve without a sites domain; it can change) — or gets the API's 404.
+ */
+async function movedSitePath(services: Services, event: H3Event): Promise<Response> {
+  const match = SITE_PATH.exec(event.url.pathname);
+  if (match) {
+    const rest = `${match[2] ?? ''}${event.url.search}`;
+    const own = siteUrl(services, match[1]);
+    if (own) return new Response(null, { status: 308, headers: { location: `${own}${rest}` } });
+    const site = await services.db.select().from(sites).where(eq(sites.slug, match[1])).get();
+    const address = site && (await primaryUrl(services, services.db, site));
+    if (address) return new Response(null, { status: 302, headers: { location: `${address}${rest}`, 'cache-control': 'no-store' } });
+  }
+  return errorResponse(fail(404, 'ROUTE_NOT_FOUND', { method: event.req.method, path: event.url.pathname }), newTraceId(), `${services.config.origin}/docs/errors`);
 }
 
 /**
@@ -334,8 +315,7 @@ export function serveStaticFile(services: Services, req: IncomingMessage, res: S
   const query = url.indexOf('?');
   const pathname = query < 0 ? url : url.slice(0, query);
   // Answered without a promise unless a look-up has to wait (PostgreSQL): most requests are no site's.
-  return whenAnswered(hostAddress(services, req.headers.host ?? null, pathname, req), (byHost) => {
-    const address = byHost ?? pathAddress(services, pathname);
+  return whenAnswered(hostAddress(services, req.headers.host ?? null, pathname, req), (address) => {
     if (!address || address.path.startsWith(PREVIEW_SEGMENT)) return false;
     const runtime = runtimeOf(services);
     return whenAnswered(servedSite(services, runtime, address.slug), (served) => {
@@ -365,23 +345,22 @@ export function mountSites(app: H3, services: Services) {
   mountAcmeChallenges(app, services);
   mountBuyerApiCors(app, services);
   app.use((event: H3Event) => {
-    const byHost = hostAddress(services, event.req.headers.get('host'), event.url.pathname, event.runtime?.node?.req);
-    return whenAnswered(byHost, (address) => (address ? serveSite(services, event, address) : undefined));
+    const hostHeader = event.req.headers.get('host');
+    const byHost = hostAddress(services, hostHeader, event.url.pathname, event.runtime?.node?.req);
+    return whenAnswered(byHost, (address) => {
+      if (address) return serveSite(services, event, address);
+      return siteOnlyHost(services, hostOf(hostHeader)) && !servedBesideSites(event.url.pathname) ? notFoundPage() : undefined;
+    });
   });
   mountSuspension(app, services);
-  app.all('/sites/**', (event: H3Event) => {
-    const address = pathAddress(services, event.url.pathname);
-    if (address) return serveSite(services, event, address);
-    // Only `/sites/{slug}` itself matches without being an address: it gets its trailing slash.
-    const slug = SITE_PATH.exec(event.url.pathname)?.[1];
-    return slug ? new Response(null, { status: 308, headers: { location: `/sites/${slug}/${event.url.search}` } }) : notFoundPage();
-  });
+  app.all('/sites/**', (event: H3Event) => movedSitePath(services, event));
 }
 
-/** The preview address of a store's site, for the checkout's return-address rule. */
-export function isPreviewAddress(services: Services, slug: string, url: URL): boolean {
-  const base = new URL(siteUrl(services, slug));
-  return url.origin === base.origin && url.pathname.startsWith(`${base.pathname}${PREVIEW_SEGMENT}`);
+/** Whether `url` is a preview page of the store's site (`/_preview/…` of its own origin or of a connected domain), for the checkout's return-address rule. */
+export async function isPreviewAddress(services: Services, site: Pick<Site, 'slug' | 'storeId'>, url: URL): Promise<boolean> {
+  if (!url.pathname.startsWith(`/${PREVIEW_SEGMENT}`)) return false;
+  const own = siteUrl(services, site.slug);
+  return (own !== null && new URL(own).origin === url.origin) || (await connectedOrigins(services.db, site.storeId)).includes(url.origin);
 }
 
 /**

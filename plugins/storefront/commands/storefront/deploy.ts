@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Flags } from '@oclif/core';
 import { UsageError } from '../../../../src/cli/usage-error.js';
-import { BuildFailed, StorefrontCommand, type BuildView, type SiteView } from '../../../../src/modules/storefront/author/storefront-command.js';
+import { BuildFailed, siteAddress, StorefrontCommand, type BuildView, type SiteView } from '../../../../src/modules/storefront/author/storefront-command.js';
 
 interface DeployContext {
   site?: SiteView;
@@ -40,7 +40,7 @@ export default class StorefrontDeploy extends StorefrontCommand<typeof Storefron
             while ((await this.storeRequest<{ status: string }>('GET', '/v1/storefront/site/deployment')).status === 'RUNNING') await sleep(300);
             c.site = await this.site();
           }
-          task.title = `Site ${c.site.url}`;
+          task.title = `Site ${siteAddress(c.site)}`;
         },
       },
       {
@@ -68,7 +68,7 @@ export default class StorefrontDeploy extends StorefrontCommand<typeof Storefron
         task: async (c, task) => {
           await this.storeRequest('POST', `/v1/storefront/site/versions/${c.build!.versionId}/publish`, { body: { expectedPublishedVersionId: c.site!.publishedVersionId ?? null } });
           c.published = await this.waitForSynced();
-          task.title = `Published ${c.number}: ${c.published.url}`;
+          task.title = `Published ${c.number}: ${siteAddress(c.published)}`;
         },
       },
     ], {});
@@ -76,7 +76,7 @@ export default class StorefrontDeploy extends StorefrontCommand<typeof Storefron
     const site = ctx.published ?? ctx.site!;
     this.output({ site, upload: ctx.upload, build, published: Boolean(ctx.published) }, () => {
       this.printDependencies(build);
-      this.log(ctx.published ? `${ctx.number} is live at ${site.url}${site.visibility === 'COMING_SOON' ? ' (visitors see "coming soon" until the site is public; svc storefront preview opens it for you)' : ''}` : `Built ${ctx.number}. Publish it with: svc storefront publish ${ctx.number}`);
+      this.log(ctx.published ? `${ctx.number} is live at ${siteAddress(site)}${site.visibility === 'COMING_SOON' ? ' (visitors see "coming soon" until the site is public; svc storefront preview opens it for you)' : ''}` : `Built ${ctx.number}. Publish it with: svc storefront publish ${ctx.number}`);
     });
   }
 }

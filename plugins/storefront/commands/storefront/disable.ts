@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { StorefrontCommand, type SiteView } from '../../../../src/modules/storefront/author/storefront-command.js';
+import { siteAddress, StorefrontCommand, type SiteView } from '../../../../src/modules/storefront/author/storefront-command.js';
 
 export default class StorefrontDisable extends StorefrontCommand<typeof StorefrontDisable> {
   static override summary = 'Close the site: a closing notice for 30 days, then it is deleted with its versions (an agent\'s request waits for an OWNER)';
@@ -8,6 +8,6 @@ export default class StorefrontDisable extends StorefrontCommand<typeof Storefro
 
   async run() {
     const site = await this.storeRequest<SiteView & { closing: { deleteAt: string } | null }>('POST', '/v1/storefront/site/disable', { body: { confirmSlug: this.flags.confirm } });
-    this.output(site, () => this.log(`Closed: ${site.url} shows a closing notice until ${site.closing?.deleteAt}, then the site is deleted`));
+    this.output(site, () => this.log(`Closed: ${siteAddress(site)} shows a closing notice until ${site.closing?.deleteAt}, then the site is deleted`));
   }
 }

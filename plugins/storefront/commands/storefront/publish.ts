@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { StorefrontCommand } from '../../../../src/modules/storefront/author/storefront-command.js';
+import { siteAddress, StorefrontCommand } from '../../../../src/modules/storefront/author/storefront-command.js';
 
 export default class StorefrontPublish extends StorefrontCommand<typeof StorefrontPublish> {
   static override summary = 'Publish a version (v3 or its id); waits until visitors get it';
@@ -11,6 +11,6 @@ export default class StorefrontPublish extends StorefrontCommand<typeof Storefro
     const before = await this.site();
     await this.storeRequest('POST', `/v1/storefront/site/versions/${versionId}/publish`, { body: { expectedPublishedVersionId: before.publishedVersionId ?? null } });
     const site = await this.waitForSynced();
-    this.output(site, () => this.log(`Published ${this.args.version}: ${site.url} (provisioning ${site.provisioning?.status})`));
+    this.output(site, () => this.log(`Published ${this.args.version}: ${siteAddress(site)} (provisioning ${site.provisioning?.status})`));
   }
 }

@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { StorefrontCommand } from '../../../../src/modules/storefront/author/storefront-command.js';
+import { siteAddress, StorefrontCommand } from '../../../../src/modules/storefront/author/storefront-command.js';
 
 export default class StorefrontRollback extends StorefrontCommand<typeof StorefrontRollback> {
   static override summary = 'Publish an earlier version again (default: the one published just before the current one)';
@@ -12,6 +12,6 @@ export default class StorefrontRollback extends StorefrontCommand<typeof Storefr
     await this.storeRequest('POST', '/v1/storefront/site/rollback', { body: { ...(versionId ? { versionId } : {}), expectedPublishedVersionId: before.publishedVersionId ?? null } });
     const site = await this.waitForSynced();
     const number = (await this.versions()).find((v) => v.versionId === site.publishedVersionId)?.number;
-    this.output(site, () => this.log(`Rolled back to ${number}: ${site.url}`));
+    this.output(site, () => this.log(`Rolled back to ${number}: ${siteAddress(site)}`));
   }
 }

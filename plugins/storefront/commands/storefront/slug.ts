@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { StorefrontCommand, type SiteView } from '../../../../src/modules/storefront/author/storefront-command.js';
+import { siteAddress, StorefrontCommand, type SiteView } from '../../../../src/modules/storefront/author/storefront-command.js';
 
 export default class StorefrontSlug extends StorefrontCommand<typeof StorefrontSlug> {
   static override summary = 'Change the site\'s address (3 per 30 days); the old one redirects here for 90 days';
@@ -8,6 +8,6 @@ export default class StorefrontSlug extends StorefrontCommand<typeof StorefrontS
 
   async run() {
     const site = await this.storeRequest<SiteView & { slugChangesRemaining: number }>('PUT', '/v1/storefront/site/slug', { body: { slug: this.args.slug } });
-    this.output(site, () => this.log(`Address ${site.url} (${site.slugChangesRemaining} change(s) left in 30 days)`));
+    this.output(site, () => this.log(`Address ${siteAddress(site)} (${site.slugChangesRemaining} change(s) left in 30 days)`));
   }
 }

@@ -1,4 +1,4 @@
-import { StorefrontCommand } from '../../../../src/modules/storefront/author/storefront-command.js';
+import { siteAddress, StorefrontCommand } from '../../../../src/modules/storefront/author/storefront-command.js';
 
 export default class StorefrontStatus extends StorefrontCommand<typeof StorefrontStatus> {
   static override summary = "The site: address, visibility, published version, provisioning and its deployment";
@@ -13,7 +13,7 @@ export default class StorefrontStatus extends StorefrontCommand<typeof Storefron
     const [deployment, versions] = await Promise.all([this.storeRequest('GET', '/v1/storefront/site/deployment'), this.versions()]);
     const published = versions.find((v) => v.versionId === site.publishedVersionId);
     this.output({ ...site, deployment }, () => {
-      this.log(`${site.url}  ${site.status} · ${site.visibility}`);
+      this.log(`${siteAddress(site)}  ${site.status} · ${site.visibility}`);
       this.log(`published  ${published ? `${published.number} (${published.versionId})` : '-'} · provisioning ${site.provisioning?.status}`);
       this.log(`template   ${site.templateId} ${site.templateVersion ?? ''}`);
       this.log(`deployment ${deployment.status}${deployment.errorCode ? ` ${deployment.errorCode}` : ''} · ${deployment.steps.map((s: { name: string; status: string }) => `${s.name} ${s.status}`).join(' → ')}`);

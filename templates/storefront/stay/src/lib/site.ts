@@ -1,6 +1,6 @@
 /** What the server embeds in every page for the client (`#svc-site`), and the site's own addresses. */
 export interface SiteConfig {
-  /** Ends with `/`, e.g. `http://127.0.0.1:8787/sites/dev-store/`. */
+  /** Ends with `/`, e.g. `http://dev-store.localhost:8787/` (svc dev). */
   siteUrl: string;
   storefrontApiUrl: string;
   storeId: string;

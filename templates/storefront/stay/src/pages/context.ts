@@ -7,7 +7,7 @@ export interface Env {
   storeId: string;
   /** The buyer API, e.g. `http://127.0.0.1:8787/storefront/v1`: the only address the server's `fetch` reaches. */
   storefrontApiUrl: string;
-  /** The site's own address, ending with `/` (e.g. `http://127.0.0.1:8787/sites/dev-store/`). */
+  /** The site's own address, ending with `/` (e.g. `http://dev-store.localhost:8787/` (svc dev)). */
   siteUrl: string;
   /** The published version (`v3`), shown in the footer. */
   version: string;
