@@ -149,7 +149,7 @@ type Child = { pid?: number; kill(signal?: NodeJS.Signals): boolean };
  */
 export async function runSellerProcess(spec: SellerProcess, sandboxed: boolean): Promise<SellerOutcome> {
   const limits = { ...DEFAULT_SELLER_LIMITS, ...spec.limits };
-  const argv = sandboxed ? ['bwrap', ...bubblewrapArgs(spec), ...limitArgs(limits), 'nice', '-n', '10', ...spec.command] : spec.command;
+  const argv = sandboxed ? ['bwrap', ...bubblewrapArgs(spec), ...limitArgs(limits), ...spec.command] : spec.command;
   // The service's environment (SVC_OPERATOR_TOKEN, database URLs …) never reaches seller code.
   const env = { PATH: sandboxed ? `${NODE_HOME}/bin:/usr/bin:/bin` : `${NODE_HOME}/bin:${process.env.PATH ?? '/usr/bin:/bin'}`, HOME: spec.project, TMPDIR: sandboxed ? '/tmp' : spec.project, ...spec.env };
   // Loaded here, not at the top: builds and checks are rare, and execa adds ~50 ms to every service start.
