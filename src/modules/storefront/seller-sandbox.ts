@@ -141,54 +141,80 @@ function limitArgs(limits: SellerLimits): string[] {
   return ['prlimit', `--cpu=${limits.cpuSeconds}`, `--as=${limits.memoryBytes}`, `--fsize=${limits.fileBytes}`, `--nofile=${limits.openFiles}`, '--core=0', '--'];
 }
 
-type Child = { pid?: number; kill(signal?: NodeJS.Signals): boolean };
+/** Sends SIGKILL to `pid` (negative: a process group), which may be gone already. */
+function killQuietly(pid: number) {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
 
 /**
  * Runs one seller process to its end. Never throws for the process's own failure: the outcome says how it
  * ended. `sandboxed` comes from `sellerSandboxed(policy)`.
+ *
+ * Stopping it (wall time, cancel, too much output) kills its whole tree, never only the process we started:
+ * a grandchild left alive would keep the output pipes open and the run from ever ending. Sandboxed, that is
+ * the sandbox's first process, whose pid bubblewrap reports (`--json-status-fd`): when it dies, the kernel
+ * ends every process of its pid namespace. Killing bubblewrap itself instead could orphan a sandbox it had
+ * just cloned. Unsandboxed, it is the process group the command leads.
  */
 export async function runSellerProcess(spec: SellerProcess, sandboxed: boolean): Promise<SellerOutcome> {
   const limits = { ...DEFAULT_SELLER_LIMITS, ...spec.limits };
-  const argv = sandboxed ? ['bwrap', ...bubblewrapArgs(spec), ...limitArgs(limits), ...spec.command] : spec.command;
+  if (spec.signal?.aborted) return { exitCode: null, output: '', timedOut: false, canceled: true, outputExceeded: false, sandboxed };
+  const argv = sandboxed ? ['bwrap', '--json-status-fd', '3', ...bubblewrapArgs(spec), ...limitArgs(limits), ...spec.command] : spec.command;
   // The service's environment (SVC_OPERATOR_TOKEN, database URLs …) never reaches seller code.
   const env = { PATH: sandboxed ? `${NODE_HOME}/bin:/usr/bin:/bin` : `${NODE_HOME}/bin:${process.env.PATH ?? '/usr/bin:/bin'}`, HOME: spec.project, TMPDIR: sandboxed ? '/tmp' : spec.project, ...spec.env };
   // Loaded here, not at the top: builds and checks are rare, and execa adds ~50 ms to every service start.
   const { execa } = await import('execa');
   const child = execa(argv[0], argv.slice(1), {
-    cwd: spec.project, env, extendEnv: false, stdin: 'ignore', all: true, buffer: false, reject: false,
-    timeout: limits.wallMs, cancelSignal: spec.signal, killSignal: 'SIGKILL',
-    // Unsandboxed, the process leads a group of its own so a timeout kills its children too.
+    cwd: spec.project, env, extendEnv: false, stdio: ['ignore', 'pipe', 'pipe', ...(sandboxed ? ['pipe' as const] : [])], all: true, buffer: false, reject: false,
+    // Unsandboxed, the command leads a process group of its own, so its children can be killed with it.
     detached: !sandboxed,
   });
+  let stopped: 'timeout' | 'canceled' | 'output' | null = null;
+  let sandboxInit: number | null = null;
+  const killTree = () => {
+    if (!sandboxed) killQuietly(-child.pid!);
+    else if (sandboxInit !== null) killQuietly(sandboxInit);
+    // Until bubblewrap reports its sandbox's pid, the kill waits for it (below).
+  };
+  const stop = (why: NonNullable<typeof stopped>) => {
+    stopped ??= why;
+    killTree();
+  };
+  if (sandboxed) {
+    let status = '';
+    (child.stdio[3] as NodeJS.ReadableStream).on('data', (chunk: Buffer) => {
+      status += chunk.toString();
+      const pid = /"child-pid":\s*(\d+)/.exec(status)?.[1];
+      if (pid && sandboxInit === null) {
+        sandboxInit = Number(pid);
+        if (stopped) killTree();
+      }
+    });
+  }
+  const timer = setTimeout(() => stop('timeout'), limits.wallMs);
+  const onAbort = () => stop('canceled');
+  spec.signal?.addEventListener('abort', onAbort, { once: true });
+
   let output = '';
   let bytes = 0;
-  let outputExceeded = false;
   child.all!.setEncoding('utf8');
   child.all!.on('data', (chunk: string) => {
     bytes += Buffer.byteLength(chunk);
-    if (bytes > limits.outputBytes && !outputExceeded) {
-      outputExceeded = true;
-      killTree(child, sandboxed);
-    }
+    if (bytes > limits.outputBytes) stop('output');
     spec.onOutput?.(chunk);
     output = (output + chunk).slice(-TAIL_CHARS);
   });
-  const result = await child;
-  if (!sandboxed && (result.timedOut || result.isCanceled)) killTree(child, sandboxed);
-  return { exitCode: result.exitCode ?? null, output, timedOut: Boolean(result.timedOut), canceled: Boolean(result.isCanceled), outputExceeded, sandboxed };
-}
-
-/** bubblewrap takes its pid namespace down with it; an unsandboxed process's group is killed whole. */
-function killTree(child: Child, sandboxed: boolean) {
-  if (!sandboxed && child.pid) {
-    try {
-      process.kill(-child.pid, 'SIGKILL');
-      return;
-    } catch {
-      // Already gone.
-    }
+  try {
+    const result = await child;
+    return { exitCode: stopped ? null : (result.exitCode ?? null), output, timedOut: stopped === 'timeout', canceled: stopped === 'canceled', outputExceeded: stopped === 'output', sandboxed };
+  } finally {
+    clearTimeout(timer);
+    spec.signal?.removeEventListener('abort', onAbort);
   }
-  child.kill('SIGKILL');
 }
 
 /** A tool package's folder (`typescript`, `oxlint`, `pnpm` …): its binaries' paths, and a folder to bind when it is not under TOOL_MODULES. */
