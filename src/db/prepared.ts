@@ -1,4 +1,5 @@
 import type { Statement } from 'better-sqlite3';
+import { sql } from 'drizzle-orm';
 import { sqliteOf, type Db, type RawStatement } from './client.js';
 
 /**
@@ -17,6 +18,9 @@ export function preparedFor<T>(build: (db: Db) => T): (db: Db) => T {
     return statements;
   };
 }
+
+/** A placeholder in an update's `set` (drizzle types those as values; JSON columns take their text). */
+export const placeholderValue = (name: string) => sql`${sql.placeholder(name)}`;
 
 /**
  * A one-value read on a hot path (a version counter read per request): the driver's own statement,

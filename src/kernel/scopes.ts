@@ -1,4 +1,4 @@
-import type { Role } from '../stores/schema.js';
+import type { Role } from './identity.js';
 
 /** Role permissions of spec 01 §5.2, as the highest level each role reaches per resource. */
 const ROLE_LEVELS: Record<string, Record<Role, 'rw' | 'r' | null>> = {

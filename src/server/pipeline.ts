@@ -1,20 +1,16 @@
 import { createHash } from 'node:crypto';
 import { getRouterParams, type H3Event } from 'h3';
-import { transaction, whenAnswered } from '../db/client.js';
+import { transaction } from '../db/client.js';
 import { newId } from '../db/ids.js';
-import { protectedResourceMetadataUrl } from '../modules/accounts/oauth.js';
-import { AGENT_HEADER, authenticate, markedAsAgent, type Principal } from '../modules/accounts/principal.js';
-import { buyerContext } from '../modules/customers/service.js';
-import { roleAllows, tokenAllows } from '../modules/accounts/scopes.js';
-import { requestApproval } from '../modules/approvals/service.js';
-import { writeAudit, type AuditResult } from '../modules/audit/service.js';
-import { findMembership, STORE_CODE, storeNamedBy } from '../modules/stores/service.js';
-import { assertAiActionsLeft, countAiAction, storeStillPrivate } from '../modules/stores/usage.js';
+import { markedAsAgent, protectedResourceMetadataUrl, type Principal } from '../kernel/identity.js';
+import { roleAllows, tokenAllows } from '../kernel/scopes.js';
+import { AGENT_HEADER } from '../mcp/headers.js';
 import { checkError, checkingContracts, checkSuccess } from './contract.js';
 import { acceptsGzip, errorOutgoing, newTraceId, RawJson, successOutgoing, toApiError, toHttp, type Outgoing } from './envelope.js';
 import { fail, validationFailed, type ApiError } from './errors.js';
-import { isReply, type AgentPolicy, type Ctx, type Operation, type Preview, type StoreContext, type StoreCtx, type Target } from './registry.js';
+import { isReply, type AgentPolicy, type Ctx, type Operation, type Preview, type RawRequest, type StoreContext, type StoreCtx, type Target } from './registry.js';
 import { claimIdempotencyKey, settleIdempotencyKey, type Remembered } from './idempotency.js';
+import { requestHooks, type RequestHooks, type RequestResult } from './module.js';
 import type { Services } from './services.js';
 import { parseJsonText, readBodyBytes, readBodyText, requireJsonContentType } from './body.js';
 import { parseWith, queryObject } from './validation.js';
@@ -26,13 +22,6 @@ const EMPTY = Object.freeze({});
 
 export const DRY_RUN_HEADER = 'x-svc-dry-run';
 
-/** A request as received, before validation; approval requests keep it to run it later. */
-export interface RawRequest {
-  params: Record<string, string>;
-  query: Record<string, string>;
-  body: string;
-}
-
 /** Builds the one request handler of an operation: everything but the business rules happens here. */
 export function operationHandler(services: Services, op: Operation) {
   const isWrite = op.method !== 'GET';
@@ -41,6 +30,7 @@ export function operationHandler(services: Services, op: Operation) {
   const honoursIdempotency = isWrite && op.idempotent !== false && (op.auth === 'account' || op.auth === 'store');
   const docsBase = `${services.config.origin}/docs/errors`;
   const challenge = bearerChallenge(services, op);
+  const { principalOf, storeAccess, buyerOf, storeNeverPublic, assertAiActionsLeft, holdForApproval, aiActionDone, requestAnswered } = requestHooks(services.modules);
 
   return (event: H3Event) => settle(answer(event));
 
@@ -53,9 +43,9 @@ export function operationHandler(services: Services, op: Operation) {
     let target: Target | null = null;
     const idempotencyKey = honoursIdempotency ? headers.get('idempotency-key') : null;
 
-    const audit = (statusCode: number, result: AuditResult, errorCode: string | null, approvalId: string | null = null) => {
+    const audit = (statusCode: number, result: RequestResult, errorCode: string | null, approvalId: string | null = null) => {
       if (!audited || !principal || !store) return;
-      return writeAudit(services, {
+      return requestAnswered(services, {
         storeId: store.id,
         kind: 'REQUEST',
         actor: { type: principal.actorType, id: principal.userId, name: principal.userName },
@@ -76,9 +66,9 @@ export function operationHandler(services: Services, op: Operation) {
       toHttp(out, replayed ? { 'x-request-id': requestId, 'x-trace-id': traceId, 'idempotent-replayed': 'true' } : { 'x-request-id': requestId, 'x-trace-id': traceId }, out.gzip !== undefined && acceptsGzip(headers.get('accept-encoding')));
 
     try {
-      if (op.auth === 'account' || op.auth === 'store') principal = markedAsAgent((yield authenticate(services, headers.get('authorization'))) as Principal, headers.get(AGENT_HEADER));
-      if (op.auth === 'store') store = (yield resolveStore(services, principal!, headers.get('x-store-id'))) as StoreContext;
-      const buyer = op.auth === 'buyer' ? ((yield buyerContext(services, headers.get('x-store-id'), headers.get('authorization'))) as Ctx['buyer']) : undefined;
+      if (op.auth === 'account' || op.auth === 'store') principal = markedAsAgent((yield principalOf(services, headers.get('authorization'))) as Principal, headers.get(AGENT_HEADER));
+      if (op.auth === 'store') store = (yield storeAccess(services, principal!, headers.get('x-store-id'))) as StoreContext;
+      const buyer = op.auth === 'buyer' ? ((yield buyerOf(services, headers.get('x-store-id'), headers.get('authorization'))) as Ctx['buyer']) : undefined;
       // An agent is told its operation is denied to agents before any other refusal (spec 01 §5.6, §7).
       if (principal?.agent && isWrite && op.agent === 'denied') throw fail(403, 'AGENT_OPERATION_DENIED');
       authorize(services, op, principal, store);
@@ -97,7 +87,7 @@ export function operationHandler(services: Services, op: Operation) {
       if (op.multipart) raw.body = JSON.stringify(ctx.body ?? {});
 
       const agentWrite = Boolean(principal?.agent && isWrite);
-      const needsApproval = agentWrite && ((yield agentNeedsApproval(services, op, ctx)) as boolean);
+      const needsApproval = agentWrite && ((yield agentNeedsApproval(services, op, ctx, storeNeverPublic)) as boolean);
 
       if (isWrite && headers.get(DRY_RUN_HEADER) === '1') {
         const preview = ((yield op.preview?.(ctx)) as Preview | undefined) ?? { changes: [] };
@@ -110,13 +100,13 @@ export function operationHandler(services: Services, op: Operation) {
         }, 'DRY_RUN'));
       }
 
-      if (agentWrite && store && !op.tradeProcessing) yield assertAiActionsLeft(services.db, store.id, ctx.now);
+      if (agentWrite && store && !op.tradeProcessing) yield assertAiActionsLeft(services, store.id, ctx.now);
       const fingerprint = idempotencyKey ? requestFingerprint(op, event, multipart ? multipart.digest : raw.body) : '';
 
       if (needsApproval) {
         // Approval requests belong to a store's approvers: an operation outside a store cannot wait for one.
         if (!store) throw fail(403, 'AGENT_OPERATION_DENIED');
-        const out = (yield requestApproval(services, { op, ctx: ctx as StoreCtx, raw, target, reason: APPROVAL_REASON, idempotencyKey, fingerprint })) as Outgoing & { approvalId: string };
+        const out = (yield holdForApproval(services, { op, ctx: ctx as StoreCtx, raw, target, reason: APPROVAL_REASON, idempotencyKey, fingerprint })) as Outgoing & { approvalId: string };
         yield audit(out.status, out.status === 202 ? 'PENDING_APPROVAL' : 'SUCCEEDED', null, out.approvalId);
         return finish(out);
       }
@@ -143,7 +133,7 @@ export function operationHandler(services: Services, op: Operation) {
       // A stream answers as it is: it is a read, so it has nothing to remember or count.
       if (out instanceof Response) return out;
       if (remember && op.async) yield remember(out);
-      if (agentWrite && store) yield countAiAction(services.db, store.id, ctx.now);
+      if (agentWrite && store) yield aiActionDone(services, store.id, ctx.now);
       yield audit(out.status, 'SUCCEEDED', null);
       return finish(out);
     } catch (error) {
@@ -200,11 +190,11 @@ const resume = <T>(steps: Generator<unknown, T, unknown>, pending: Promise<unkno
 const APPROVAL_REASON = 'AI 에이전트의 이 작업은 상점 소유자 또는 관리자의 승인이 필요합니다.';
 
 /** Spec 01 §5.6: denied operations fail here; approval-required ones report it (unless exempt). */
-async function agentNeedsApproval(services: Services, op: Operation, ctx: Ctx): Promise<boolean> {
+async function agentNeedsApproval(services: Services, op: Operation, ctx: Ctx, storeNeverPublic: RequestHooks['storeNeverPublic']): Promise<boolean> {
   const policy: AgentPolicy = typeof op.agent === 'function' ? await op.agent(ctx) : (op.agent ?? 'direct');
   if (policy === 'denied') throw fail(403, 'AGENT_OPERATION_DENIED');
   if (policy !== 'approval') return false;
-  return !(op.agentApprovalExemptWhilePrivate && ctx.store && (await storeStillPrivate(services.db, ctx.store.id)));
+  return !(op.agentApprovalExemptWhilePrivate && ctx.store && (await storeNeverPublic(services, ctx.store.id)));
 }
 
 /** Validates a raw request against the operation's schemas and assembles the handler's context. */
@@ -252,34 +242,6 @@ function wrapResult(op: Operation, result: unknown): Outgoing | Response {
     checkSuccess(op, status, data instanceof RawJson ? JSON.parse(data.json) : data);
   }
   return isReply(result) ? successOutgoing(result.status, result.data, result.code ?? 'OK', result.headers) : successOutgoing(op.status ?? 200, result);
-}
-
-/** `X-Store-Id` (a store id or code) against the token's store scope, then membership (spec 01 §7). */
-export function resolveStore(services: Services, principal: Principal, header: string | null): StoreContext | Promise<StoreContext> {
-  if (!header) throw fail(400, 'STORE_ID_REQUIRED');
-  return whenAnswered(STORE_CODE.test(header) ? storeIdOfCode(services, principal, header) : header, (storeId) => {
-    if (principal.storeIds !== null && !principal.storeIds.includes(storeId)) throw fail(403, 'STORE_NOT_GRANTED');
-    // An app is no member: its consented scopes (capped by the installer's role at consent) are its whole permission.
-    if (principal.kind === 'installation') return { id: storeId, role: 'OWNER', memberId: principal.tokenId };
-    return whenAnswered(findMembership(services.db, storeId, principal.userId, services.clock.now()), (membership): StoreContext => {
-      if (!membership) throw fail(403, 'NOT_A_MEMBER');
-      return { id: storeId, role: membership.role, memberId: membership.memberId };
-    });
-  });
-}
-
-/**
- * A store code names only a store the caller could work in: another tenant's code answers exactly as a
- * code nobody holds (404 `STORE_NOT_FOUND`), so codes reveal nothing. The caller's own store outside the
- * token's store scope goes on to `STORE_NOT_GRANTED`, as its id would.
- */
-async function storeIdOfCode(services: Services, principal: Principal, code: string): Promise<string> {
-  const store = await storeNamedBy(services.db, code);
-  const reachable = store !== undefined && (principal.kind === 'installation'
-    ? principal.storeIds!.includes(store.id)
-    : (await findMembership(services.db, store.id, principal.userId, services.clock.now())) !== undefined);
-  if (!reachable) throw fail(404, 'STORE_NOT_FOUND');
-  return store.id;
 }
 
 function callerKinds(p: Principal): string[] {

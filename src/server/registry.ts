@@ -2,9 +2,7 @@ import type { H3Event } from 'h3';
 import type { z } from 'zod';
 import type { Clock } from '../db/clock.js';
 import type { Db } from '../db/client.js';
-import type { Principal } from '../modules/accounts/principal.js';
-import type { Customer } from '../modules/customers/service.js';
-import type { Role } from '../modules/stores/schema.js';
+import type { BuyerContext, Principal, Role } from '../kernel/identity.js';
 import type { Services } from './services.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -30,6 +28,13 @@ export interface StoreContext {
   id: string;
   role: Role;
   memberId: string;
+}
+
+/** A request as received, before validation; approval requests keep it to run it later. */
+export interface RawRequest {
+  params: Record<string, string>;
+  query: Record<string, string>;
+  body: string;
 }
 
 export interface Change {
@@ -62,11 +67,6 @@ export interface Ctx<B = any, Q = any, P = any> {
   form?: FormData;
   /** Buyer-API operations (`auth: 'buyer'`): the store and the member buyer, or null for a guest. */
   buyer?: BuyerContext;
-}
-
-export interface BuyerContext {
-  storeId: string;
-  customer: Customer | null;
 }
 
 /** A store-scoped context: the pipeline guarantees principal and store for `auth: 'store'`. */

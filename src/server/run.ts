@@ -19,7 +19,7 @@ export async function runForeground(options: StartOptions & { json: boolean }, l
   const started = performance.now();
   const { DataDirInUseError, describeDatabase } = await import('../db/client.js');
   const { PortInUseError, startService } = await import('./main.js');
-  const { appBaseUrl } = await import('../modules/apps/service.js');
+  const { appBaseUrl } = await import('../modules/apps/app-views.js');
   const { sitesLine } = await import('../modules/storefront/service.js');
   const { sellerSandboxLine } = await import('../modules/storefront/seller-sandbox.js');
   const { PgConnectError } = await import('../db/pg/pool.js');

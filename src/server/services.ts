@@ -1,6 +1,6 @@
 import type { Clock } from '../db/clock.js';
 import type { Db } from '../db/client.js';
-import type { SigningKeys } from '../modules/accounts/keys.js';
+import type { SigningKeys } from '../kernel/identity.js';
 import type { Module } from './module.js';
 import type { Operation } from './registry.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isRealDate } from '../modules/catalog/dates.js';
+import { isRealDate } from '../kernel/dates.js';
 import { fail, validationFailed, type FieldError } from './errors.js';
 
 const TYPE_NAMES: Record<string, string> = {

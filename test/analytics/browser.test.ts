@@ -6,7 +6,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { today } from '../../src/modules/catalog/dates.js';
+import { today } from '../../src/kernel/dates.js';
 import { ok } from '../helpers/assert.js';
 import { launchBrowser, type BrowserSession } from '../helpers/browser.js';
 import { apiClient, login, startTestService, type Api, type TestService } from '../helpers/service.js';

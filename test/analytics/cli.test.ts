@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { today } from '../../src/modules/catalog/dates.js';
+import { today } from '../../src/kernel/dates.js';
 import { jsonOf, runCli } from '../helpers/cli.js';
 import { apiClient, startTestService, type TestService } from '../helpers/service.js';
 

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addDays, today } from '../../src/modules/catalog/dates.js';
+import { addDays, today } from '../../src/kernel/dates.js';
 import { kstDayStart } from '../../src/modules/orders/queries.js';
 import { fails, ok } from '../helpers/assert.js';
 import { apiClient, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';

@@ -1,4 +1,4 @@
-import { today } from '../../src/modules/catalog/dates.js';
+import { today } from '../../src/kernel/dates.js';
 import { kstDayStart } from '../../src/modules/orders/queries.js';
 import type { TestService } from '../helpers/service.js';
 

@@ -28,7 +28,7 @@ async function recomputeBench() {
   const { recompute } = await import('../../dist/src/modules/analytics/metrics.js');
   const { analyticsReport, realtimeReport } = await import('../../dist/src/modules/analytics/reports.js');
   const { kstDayStart } = await import('../../dist/src/modules/orders/queries.js');
-  const { addDays, today } = await import('../../dist/src/modules/catalog/dates.js');
+  const { addDays, today } = await import('../../dist/src/kernel/dates.js');
   const running = await startService({ port: 0, host: '127.0.0.1', mode: 'dev', clock: 'manual', dataDir: mkdtempSync(join(tmpdir(), 'svc-bench-analytics-raw-')) });
   const { services } = running;
   const storeId = running.seeded!.storeId;

@@ -16,7 +16,7 @@ async function serve() {
   // The compiled build (`npm run bench` builds it), as `svc dev` runs: tsx-transpiled sources are slower.
   const { startService } = await import('../../dist/src/server/main.js');
   const { transaction } = await import('../../dist/src/db/client.js');
-  const { writeProduct } = await import('../../dist/src/modules/catalog/service.js');
+  const { writeProduct } = await import('../../dist/src/modules/catalog/product-writes.js');
   const running = await startService({ port: 0, host: '127.0.0.1', mode: 'dev', dataDir: mkdtempSync(join(tmpdir(), 'svc-bench-catalog-')) });
   const { services, seeded } = running;
   const t0 = performance.now();

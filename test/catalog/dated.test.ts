@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { login, startTestService, type TestService } from '../helpers/service.js';
 import { transaction } from '../../src/db/client.js';
 import { seoulDateOf } from '../../src/db/clock.js';
-import { addDays } from '../../src/modules/catalog/dates.js';
+import { addDays } from '../../src/kernel/dates.js';
 import { priceStay, recordSale } from '../../src/modules/catalog/stock.js';
 import { ApiError } from '../../src/server/errors.js';
 import { createProduct, fails, read } from './fixtures.js';

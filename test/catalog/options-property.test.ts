@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { combinations } from '../../src/modules/catalog/service.js';
+import { combinations } from '../../src/modules/catalog/product-writes.js';
 
 let svc: TestService;
 test.before(async () => {

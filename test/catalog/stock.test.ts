@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { transaction } from '../../src/db/client.js';
-import { hasSalesHistory, variantsInOrders } from '../../src/modules/catalog/service.js';
+import { hasSalesHistory, variantsInOrders } from '../../src/modules/catalog/product-rows.js';
 import { recordSale, restoreStock } from '../../src/modules/catalog/stock.js';
 import { events } from '../../src/modules/events/schema.js';
 import { ApiError } from '../../src/server/errors.js';

@@ -65,7 +65,7 @@ test('gateway return address: a failure code ends the attempt, a success is conf
   const { start } = await newPayment();
   const attempt = ok(await api('GET', `/v1/payments/${start.paymentId}`)).attempts[0];
   // The buyer approves in the gateway's window; the gateway then sends them to our return address.
-  const { sandboxDecide } = await import('../../src/modules/payments/gateway.js');
+  const { sandboxDecide } = await import('../../src/modules/payments/checkout-api.js');
   const key = (await svc.services.db.$client.prepare('select pg_payment_key as k from payment_attempts where id = ?').get(attempt.attemptId)) as { k: string };
   await sandboxDecide(svc.services, key.k, 'APPROVE');
   const done = await fetch(`${svc.url}/pay/${start.paymentId}/return?attemptId=${start.attemptId}`, { redirect: 'manual' });
@@ -220,7 +220,7 @@ test('expiries: payment 10 minutes (PAYMENT_EXPIRED), sheet 30 minutes (CHECKOUT
   await svc.advance(10 * 60);
   fails(await simulate(guest, open.paymentId, 'APPROVE'), 409, 'PAYMENT_EXPIRED');
   // A live-style return after the 10 minutes: the gateway approved, the service cancels it automatically.
-  const { sandboxDecide } = await import('../../src/modules/payments/gateway.js');
+  const { sandboxDecide } = await import('../../src/modules/payments/checkout-api.js');
   const key = (await svc.services.db.$client.prepare('select pg_payment_key as k from payment_attempts where id = ?').get(open.attemptId)) as { k: string };
   await sandboxDecide(svc.services, key.k, 'APPROVE');
   const late = await fetch(`${svc.url}/pay/${open.paymentId}/return?attemptId=${open.attemptId}`, { redirect: 'manual' });

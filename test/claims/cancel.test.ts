@@ -7,9 +7,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { eq } from 'drizzle-orm';
-import { retryRefunds } from '../../src/modules/checkout/payments.js';
+import { retryRefunds } from '../../src/modules/checkout/refunds.js';
 import { paymentRefunds } from '../../src/modules/checkout/schema.js';
-import { gatewayFor } from '../../src/modules/payments/gateway.js';
+import { gatewayFor } from '../../src/modules/payments/checkout-api.js';
 import { fails, ok } from '../helpers/assert.js';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { buyerApi, connectSandbox, createProduct, startGuestPayment } from '../checkout/support.js';

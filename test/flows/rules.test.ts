@@ -6,7 +6,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { transaction } from '../../src/db/client.js';
-import { openClaimHold, releaseClaimHold, insertFlow } from '../../src/modules/flows/service.js';
+import { openClaimHold, releaseClaimHold } from '../../src/modules/flows/claim-holds.js';
+import { insertFlow } from '../../src/modules/flows/flow-catalogue.js';
 import type { Definition } from '../../src/modules/flows/definition.js';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { buyerApi, connectSandbox, createProduct, dataOf, fails, freshApi, guestOrder, memberOrder, ok, subscribe } from './support.js';

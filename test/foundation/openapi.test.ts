@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ALL_SCOPES } from '../../src/modules/accounts/scopes.js';
+import { ALL_SCOPES } from '../../src/kernel/scopes.js';
 import { operationErrors, successStatuses } from '../../src/server/contract.js';
 import { operations } from '../../src/server/modules.js';
 import type { Operation } from '../../src/server/registry.js';

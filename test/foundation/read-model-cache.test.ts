@@ -7,7 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { transaction } from '../../src/db/client.js';
-import { cachedPage } from '../../src/modules/catalog/service.js';
+import { cachedPage } from '../../src/modules/catalog/product-listing.js';
 import { storeDocument } from '../../src/modules/stores/service.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 

@@ -8,7 +8,7 @@ let svc: TestService;
 let fake: FakeGateway;
 let seller: Awaited<ReturnType<typeof newSellerWithStore>>;
 let api: Api;
-let payments: typeof import('../../src/modules/payments/gateway.js');
+let payments: typeof import('../../src/modules/payments/checkout-api.js');
 
 test.before(async () => {
   fake = await startFakeGateway(PG_ONE_LIVE.secretKey, PG_TWO_LIVE.apiSecret);
@@ -17,7 +17,7 @@ test.before(async () => {
   svc = await startTestService();
   seller = await newSellerWithStore(svc, 'live');
   api = seller.api;
-  payments = await import('../../src/modules/payments/gateway.js');
+  payments = await import('../../src/modules/payments/checkout-api.js');
 });
 test.after(async () => {
   await svc.close();

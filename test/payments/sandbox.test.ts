@@ -5,13 +5,13 @@ import { PG_ONE_TEST, PG_TWO_TEST, ok } from './support.js';
 
 let svc: TestService;
 let seller: Awaited<ReturnType<typeof newSellerWithStore>>;
-let payments: typeof import('../../src/modules/payments/gateway.js');
+let payments: typeof import('../../src/modules/payments/checkout-api.js');
 let seq = 0;
 
 test.before(async () => {
   svc = await startTestService();
   seller = await newSellerWithStore(svc, 'sbx');
-  payments = await import('../../src/modules/payments/gateway.js');
+  payments = await import('../../src/modules/payments/checkout-api.js');
   ok(await seller.api('PUT', '/v1/store/payment-providers/pg_one', { body: PG_ONE_TEST }));
   ok(await seller.api('PUT', '/v1/store/payment-providers/pg_two', { body: PG_TWO_TEST }));
   for (const pg of ['pg_one', 'pg_two']) ok(await seller.api('PATCH', `/v1/store/payment-providers/${pg}`, { body: { enabled: true } }));

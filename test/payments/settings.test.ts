@@ -154,7 +154,7 @@ test('enabled sandbox providers become candidates in priority order; options and
   assert.equal(settings.providers.map((p: any) => p.status), ['IN_USE', 'IN_USE']);
   settings = ok(await api('PUT', '/v1/store/payment-settings', { body: { priority: ['pg_two', 'pg_one'] } }));
   assert.equal(settings.candidates, ['pg_two', 'pg_one']);
-  const { paymentOptions } = await import('../../src/modules/payments/gateway.js');
+  const { paymentOptions } = await import('../../src/modules/payments/checkout-api.js');
   assert.equal((await paymentOptions(svc.services, seller.storeId)).map((o) => o.key), [
     'pg_two:CARD', 'pg_two:EASY_PAY', 'pg_two:BANK_TRANSFER',
     'pg_one:CARD', 'pg_one:EASY_PAY:EASYPAY_2', 'pg_one:EASY_PAY:EASYPAY_1', 'pg_one:BANK_TRANSFER', 'pg_one:MOBILE',
@@ -253,7 +253,7 @@ test('tenancy: another store sees only its own providers and cannot reach these 
   // Naming this store with the other seller's token is refused before anything is read.
   fails(await apiClient(svc.url, { token: other.token, storeId: seller.storeId })('GET', '/v1/store/payment-settings'), 403, 'NOT_A_MEMBER');
   // A key set of this store handed to the other store's gateway lookup is a tenant mismatch.
-  const { gatewayFor } = await import('../../src/modules/payments/gateway.js');
+  const { gatewayFor } = await import('../../src/modules/payments/checkout-api.js');
   const credentialId = providerOf(ok(await api('GET', '/v1/store/payment-settings')), 'pg_one').credentialSets.TEST.credentialId;
   await rejects(() => gatewayFor(svc.services, other.storeId, 'pg_one', { credentialId }), (e: any) => e.code === 'TENANT_MISMATCH');
 });

@@ -3,16 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { newSecret } from '../../db/ids.js';
-
-export interface SigningKeys {
-  kid: string;
-  privateKey: CryptoKey;
-  publicKey: CryptoKey;
-  /** The public half as published at /auth/jwks.json. */
-  publicJwk: JWK;
-  /** Key of the service's own form tokens (CSRF), derived from the signing key so it needs no file of its own. */
-  formKey: Buffer;
-}
+import type { SigningKeys } from '../../kernel/identity.js';
 
 const ALG = 'EdDSA';
 

@@ -8,7 +8,7 @@ import { reserveAttempt, type ThrottleRule } from '../../server/throttle.js';
 import { findClient, registrableRedirect, REGISTERED_CLIENT_PREFIX, type OAuthClient } from './clients.js';
 import { oauthClients } from './schema.js';
 import { newId } from '../../db/ids.js';
-import { ALL_SCOPES } from './scopes.js';
+import { ALL_SCOPES } from '../../kernel/scopes.js';
 import {
   createAuthorizationCode, openLoginSession, refreshLogin, revokeLoginSession, revokePresentedToken, takeAuthorizationCode, verifyCredentials,
 } from './service.js';
@@ -21,12 +21,6 @@ const OAUTH_BODY_LIMIT = 64 * 1024;
  */
 const REGISTRATION = { bodyBytes: 16 * 1024, redirectUris: 10, redirectUriLength: 1000, nameLength: 100 } as const;
 const REGISTRATIONS: ThrottleRule = { limit: 20, windowMs: 60 * 60_000 };
-
-/**
- * RFC 9728 metadata of a protected resource, served at its path-aware well-known address (the root one
- * for the origin itself): `/v1` → `/.well-known/oauth-protected-resource/v1`.
- */
-export const protectedResourceMetadataUrl = (origin: string, resourcePath = '') => `${origin}/.well-known/oauth-protected-resource${resourcePath}`;
 
 /** The client's address, for attempt limits (the proxy's `X-Forwarded-For` only when told to trust it). */
 export const clientAddress = (event: H3Event, services: Services) => getRequestIP(event, { xForwardedFor: services.config.trustProxy }) ?? 'unknown';

@@ -7,7 +7,7 @@ import { createStore, listUserStores, STORE_CODE } from '../stores/service.js';
 import { STORE_PLATFORM_CLIENT } from './clients.js';
 import { clientAddress } from './oauth.js';
 import { accessTokens } from './schema.js';
-import { ALL_SCOPES, isKnownScope } from './scopes.js';
+import { ALL_SCOPES, isKnownScope } from '../../kernel/scopes.js';
 import {
   ACCESS_TOKEN_DEFAULT_DAYS, ACCESS_TOKEN_MAX_DAYS, accessTokenSchema, confirmPasswordReset, createAccessToken, FRESH_LOGIN_SECONDS, loginTokensSchema,
   newAccessTokenSchema, newAccountSchema, openLoginSession, presentAccessToken, requestPasswordReset, revokeAccessToken, revokeLoginSession, signup,

@@ -1,41 +1,16 @@
 import { eq, sql } from 'drizzle-orm';
 import { preparedFor } from '../../db/prepared.js';
+import type { Principal } from '../../kernel/identity.js';
 import { fail } from '../../server/errors.js';
+import { requestHooks } from '../../server/module.js';
 import type { Services } from '../../server/services.js';
 import { findClient } from './clients.js';
 import { accessTokens, loginSessions, users } from './schema.js';
 import { verifyToken } from './tokens.js';
-import { resolveInstallationPrincipal } from '../apps/installation-tokens.js';
-import { AGENT_HEADER } from '../../mcp/headers.js';
-
-export type ActorType = 'USER' | 'AGENT' | 'APP' | 'SYSTEM';
-
-/** The caller of a request, decided from the token's record, never from its claims alone. */
-export interface Principal {
-  kind: 'login' | 'access' | 'installation';
-  /** Login session id (login tokens), access token id, or installation id (installation tokens). */
-  tokenId: string;
-  userId: string;
-  userName: string;
-  email: string;
-  clientId: string | null;
-  /** A login of the service's own store platform or CLI. */
-  storePlatform: boolean;
-  /** Granted scopes; null means every scope the role allows (store-platform logins). */
-  scopes: ReadonlySet<string> | null;
-  /** Store scope; null means every store of the user, including ones joined later. */
-  storeIds: readonly string[] | null;
-  agent: boolean;
-  buyerDelegation: boolean;
-  /** When the user last typed a password for this login. */
-  authTime: number | null;
-  actorType: ActorType;
-  /** Audit `source`: STORE_PLATFORM, CLI, API, MCP, or the OAuth client id. */
-  source: string;
-}
 
 const RETIRED_PREFIXES = ['svc_pat_'];
-const LIVE_KINDS = new Set(['login', 'access', 'installation']);
+/** Token kinds accounts resolves itself; other live kinds are resolved by the module that issues them. */
+const OWN_KINDS = new Set(['login', 'access']);
 /** Live kinds that are not for this API: buyer tokens work only in the buyer API of their store. */
 const OTHER_API_KINDS = new Set(['buyer']);
 
@@ -114,11 +89,12 @@ async function resolvePrincipal(services: Services, token: string, now: number):
   const claims = await verifyToken(services, token);
   if (!claims) throw fail(401, 'UNAUTHORIZED');
   if (OTHER_API_KINDS.has(claims.typ)) throw fail(401, 'UNAUTHORIZED');
-  if (!LIVE_KINDS.has(claims.typ)) throw fail(401, 'TOKEN_TYPE_RETIRED');
+  const ofOtherModule = requestHooks(services.modules).tokenPrincipals.get(claims.typ);
+  if (!ofOtherModule && !OWN_KINDS.has(claims.typ)) throw fail(401, 'TOKEN_TYPE_RETIRED');
 
   const tokenExpiresAt = claims.exp === undefined ? Infinity : claims.exp * 1000;
   if (tokenExpiresAt <= now) throw fail(401, 'UNAUTHORIZED');
-  if (claims.typ === 'installation') return { principal: await resolveInstallationPrincipal(services, claims), expiresAt: tokenExpiresAt };
+  if (ofOtherModule) return { principal: await ofOtherModule(services, claims.sub), expiresAt: tokenExpiresAt };
   const resolved = claims.typ === 'access'
     ? await accessTokenPrincipal(services, claims.jti, now)
     : await loginSessionPrincipal(services, claims.sid ?? '', (claims.iat ?? 0) * 1000);
@@ -163,18 +139,6 @@ async function accessTokenPrincipal(services: Services, tokenId: string, now: nu
     source: 'API',
   };
   return { principal, expiresAt: t.expiresAt };
-}
-
-export { AGENT_HEADER };
-
-/**
- * The caller as an MCP agent when the request says so (`X-Svc-Agent: mcp`); the cached principal is never
- * changed. Trusted from anyone: it only ever narrows what the token may do (agent policy, approvals, no
- * store-platform-only actions, no delegation), so no caller gains by sending it.
- */
-export function markedAsAgent(principal: Principal, header: string | null): Principal {
-  if (header !== 'mcp' || principal.kind === 'installation') return principal;
-  return { ...principal, agent: true, storePlatform: false, buyerDelegation: false, actorType: 'AGENT', source: 'MCP' };
 }
 
 /** `issuedAt`: when the presented token was issued; tokens from before a password reset are revoked. */

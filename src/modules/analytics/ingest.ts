@@ -7,7 +7,7 @@ import { preparedFor } from '../../db/prepared.js';
 import { fail } from '../../server/errors.js';
 import { instantInput } from '../../server/validation.js';
 import type { Services } from '../../server/services.js';
-import { addDays, today } from '../catalog/dates.js';
+import { addDays, today } from '../../kernel/dates.js';
 import { kstDayStart } from '../orders/queries.js';
 import { allowedOrigins } from '../storefront/origins.js';
 import { analyticsCheckouts, analyticsEvents, analyticsVisitorWindows, type EventData } from './schema.js';

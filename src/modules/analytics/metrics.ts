@@ -1,7 +1,7 @@
 import { and, eq, gte, inArray, lte, sql } from 'drizzle-orm';
 import { sqliteOf, transaction, type Db } from '../../db/client.js';
 import { seoulDateOf } from '../../db/clock.js';
-import { addDays, today } from '../catalog/dates.js';
+import { addDays, today } from '../../kernel/dates.js';
 import { kstDayStart } from '../orders/queries.js';
 import { analyticsDayRows, analyticsRuns, type EventData } from './schema.js';
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { calendarDate, instant, won } from '../../server/responses.js';
-import { datesIn } from '../catalog/dates.js';
+import { datesIn } from '../../kernel/dates.js';
 import { paymentAttempts, payments } from '../checkout/schema.js';
 import { kstDayStart } from '../orders/queries.js';
 import { dayRows, type Dimension, type Figure, type Figures, lastComputedAt, STEPS, totalsByKey, zeroFigures } from './metrics.js';

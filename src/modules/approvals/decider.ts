@@ -1,10 +1,11 @@
 import type { H3Event } from 'h3';
 import { newId } from '../../db/ids.js';
 import { fail } from '../../server/errors.js';
-import { buildCtx, resolveStore } from '../../server/pipeline.js';
+import { buildCtx } from '../../server/pipeline.js';
 import type { StoreCtx } from '../../server/registry.js';
 import type { Services } from '../../server/services.js';
-import type { Principal } from '../accounts/principal.js';
+import type { Principal } from '../../kernel/identity.js';
+import { resolveStore } from '../stores/access.js';
 
 /**
  * The context of a person deciding an approval request outside the approval API — the approval page, with

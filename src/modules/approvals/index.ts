@@ -3,7 +3,7 @@ import { defineMessages } from '../../server/messages.js';
 import { approvalOperations } from './operations.js';
 import { dropLapsedConfirmations } from './confirmations.js';
 import { mountApprovalPage } from './page.js';
-import { expireApprovals, notifyApprovers, settleInterruptedExecutions } from './service.js';
+import { expireApprovals, notifyApprovers, requestApproval, settleInterruptedExecutions } from './service.js';
 
 defineMessages({
   APPROVAL_ALREADY_DECIDED: '이미 결정된 승인 요청입니다.',
@@ -17,6 +17,7 @@ export const approvalsModule: Module = {
   name: 'approvals',
   operations: approvalOperations,
   mount: mountApprovalPage,
+  requestHooks: { holdForApproval: requestApproval },
   jobs: [
     { name: 'approvals.expire', run: expireApprovals },
     { name: 'approvals.settle-interrupted', run: settleInterruptedExecutions },

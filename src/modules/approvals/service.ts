@@ -6,8 +6,9 @@ import { newId } from '../../db/ids.js';
 import { successOutgoing, toApiError, type Outgoing } from '../../server/envelope.js';
 import { fail } from '../../server/errors.js';
 import { queueMail } from '../../server/mail.js';
-import type { RawRequest } from '../../server/pipeline.js';
-import type { Operation, Preview, StoreCtx, Target } from '../../server/registry.js';
+import type { HeldRequest } from '../../server/module.js';
+import { authorize, buildCtx, execute } from '../../server/pipeline.js';
+import type { Preview, StoreCtx } from '../../server/registry.js';
 import type { Services } from '../../server/services.js';
 import { instant } from '../../server/responses.js';
 import { requireOwned } from '../../server/tenancy.js';
@@ -16,6 +17,7 @@ import { principalOfRecord } from '../accounts/principal.js';
 import { auditLogs } from '../audit/schema.js';
 import { writeAudit } from '../audit/service.js';
 import { members } from '../stores/schema.js';
+import { resolveStore } from '../stores/access.js';
 import { countAiAction } from '../stores/usage.js';
 import { APPROVAL_STATUSES, approvalRequests, type ApprovalStatus } from './schema.js';
 
@@ -75,21 +77,11 @@ export function presentApproval(services: Services, row: ApprovalRow): z.output<
 /** A pending request past its 24 hours is expired, whether or not the expiry job ran yet. */
 export const effectiveStatus = (row: ApprovalRow, now: number): ApprovalStatus => (row.status === 'PENDING' && row.expiresAt <= now ? 'EXPIRED' : row.status);
 
-export interface ApprovalInput {
-  op: Operation;
-  ctx: StoreCtx;
-  raw: RawRequest;
-  target: Target | null;
-  reason: string;
-  idempotencyKey: string | null;
-  fingerprint: string;
-}
-
 /**
  * Holds an agent's request for approval: 202 APPROVAL_REQUIRED. The same token and Idempotency-Key
  * return the first request again, or 200 APPROVAL_ALREADY_DECIDED once it was decided.
  */
-export async function requestApproval(services: Services, input: ApprovalInput): Promise<Outgoing & { approvalId: string }> {
+export async function requestApproval(services: Services, input: HeldRequest): Promise<Outgoing & { approvalId: string }> {
   const { op, ctx } = input;
   const principal = ctx.principal;
   const requesterKind = principal.kind;
@@ -209,7 +201,6 @@ export async function heldRequestPreview(decider: StoreCtx, approvalId: string):
   const row = await loadApproval(decider, approvalId);
   const op = decider.services.operations.find((o) => o.operationId === row.operationId);
   if (!op?.preview) return { changes: [] };
-  const { buildCtx } = await import('../../server/pipeline.js');
   try {
     const { principal, store, requestId, traceId, event } = decider;
     return await op.preview(buildCtx(decider.services, op, { params: row.params, query: row.query, body: row.body }, { principal, store, requestId, traceId, event }));
@@ -220,8 +211,6 @@ export async function heldRequestPreview(decider: StoreCtx, approvalId: string):
 
 async function runApproved(approver: StoreCtx, row: ApprovalRow): Promise<Pick<ApprovalRow, 'status' | 'result'>> {
   const { services } = approver;
-  // Loaded here, not at module load: the pipeline imports this module.
-  const { authorize, buildCtx, execute, resolveStore } = await import('../../server/pipeline.js');
   const op = services.operations.find((o) => o.operationId === row.operationId);
   const requestId = newId('req');
   let requesterActor = { type: 'AGENT', id: row.requesterUserId, name: row.requesterName };

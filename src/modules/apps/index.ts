@@ -1,15 +1,18 @@
 import type { Module } from '../../server/module.js';
+import { resolveInstallationPrincipal } from './installation-tokens.js';
 import { runDueDeliveries, runDueSchedules } from './jobs.js';
 import { appOperations } from './operations.js';
 import { mountAppRoutes } from './routes.js';
 import { closeRuntime } from './sandbox.js';
-import { eraseUninstalled, pruneExecutions } from './service.js';
+import { pruneExecutions } from './executions.js';
+import { eraseUninstalled } from './installations.js';
 
 export const appsModule: Module = {
   name: 'apps',
   operations: appOperations,
   mount: mountAppRoutes,
   onClose: closeRuntime,
+  tokenPrincipals: { installation: resolveInstallationPrincipal },
   jobs: [
     { name: 'apps.erase-uninstalled', run: eraseUninstalled },
     { name: 'apps.schedules', run: runDueSchedules },

@@ -3,7 +3,7 @@ import { newSecret } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
 import { fail } from '../../server/errors.js';
 import type { Services } from '../../server/services.js';
-import type { Principal } from '../accounts/principal.js';
+import type { Principal } from '../../kernel/identity.js';
 import { signToken, type TokenClaims } from '../accounts/tokens.js';
 import { appApiCalls, appInstallations, apps } from './schema.js';
 
@@ -35,9 +35,9 @@ export async function issueInstallationToken(services: Services, installationId:
  * The principal of an installation token, decided from the installation's record on every request:
  * uninstalling cuts access at once, and a consent to a wider version widens it at once.
  */
-export async function resolveInstallationPrincipal(services: Services, claims: TokenClaims): Promise<Principal> {
+export async function resolveInstallationPrincipal(services: Services, installationId: string): Promise<Principal> {
   const q = statements(services.db);
-  const row = await q.installation.get({ id: claims.sub });
+  const row = await q.installation.get({ id: installationId });
   if (!row) throw fail(401, 'UNAUTHORIZED');
   if (row.status !== 'ACTIVE') throw fail(401, 'TOKEN_REVOKED');
   await q.countCall.run({ installationId: row.id, day: new Date(services.clock.now()).toISOString().slice(0, 10) });

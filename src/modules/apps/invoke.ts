@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { newSecret } from '../../db/ids.js';
 import type { Services } from '../../server/services.js';
-import { loadSigningKeys, type SigningKeys } from '../accounts/keys.js';
+import type { SigningKeys } from '../../kernel/identity.js';
+import { loadSigningKeys } from '../accounts/keys.js';
 import { createGuardedFetch, RuntimeCallbackError, type InvocationKind as RuntimeKind } from '../../runtime-host/index.js';
 
 /** What an app's functions are called for (the runtime also runs storefront sites, which are not apps). */
@@ -11,7 +12,8 @@ type InvocationKind = Exclude<RuntimeKind, 'site'>;
 import { issueInstallationToken } from './installation-tokens.js';
 import type { ExecutionKind } from './schema.js';
 import { runInSandbox } from './sandbox.js';
-import { recordExecution, type App, type AppVersion, type Installation } from './service.js';
+import type { App, AppVersion, Installation } from './app-records.js';
+import { recordExecution } from './executions.js';
 
 const EXECUTION_KIND: Record<InvocationKind, ExecutionKind> = { tool: 'TOOL', notification: 'NOTIFICATION', schedule: 'SCHEDULE', route: 'HTTP', event: 'EVENT' };
 

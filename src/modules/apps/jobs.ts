@@ -4,7 +4,8 @@ import { isoAt } from '../../db/clock.js';
 import type { Services } from '../../server/services.js';
 import { invokeAndRecord, type InvokeTarget } from './invoke.js';
 import { appDeliveries, appExecutions, appInstallations, appSchedules } from './schema.js';
-import { findApp, findInstallation, findVersion, recordIfNotRunnable, type Installation } from './service.js';
+import { findApp, findInstallation, findVersion, type Installation } from './app-records.js';
+import { recordIfNotRunnable } from './executions.js';
 
 /** Events one installation receives per minute (spec 02 §8); the excess waits and waiting is no attempt. */
 export const EVENTS_PER_MINUTE = 300;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { FieldError } from '../../server/errors.js';
 import { stated } from '../../server/formats.js';
 import { toFieldErrors } from '../../server/validation.js';
-import { ACCOUNT_SCOPES, ALL_SCOPES } from '../accounts/scopes.js';
+import { ACCOUNT_SCOPES, ALL_SCOPES } from '../../kernel/scopes.js';
 
 /**
  * The app manifest of spec 02 §2.1, as one zod schema: the service validates uploads with it, `svc app

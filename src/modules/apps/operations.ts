@@ -11,12 +11,14 @@ import { invokeAndRecord } from './invoke.js';
 import { evictInstallation } from './sandbox.js';
 import { checkManifest, manifestJsonSchema, requiredFunctions, type Manifest } from './manifest.js';
 import { appExecutions, appInstallations, apps } from './schema.js';
+import { activeInstallation, findApp, findAppByHandle, findInstallation, findVersion, latestVersion, ownApp, type Installation } from './app-records.js';
+import { applySettingsPatch } from './app-settings.js';
+import { addVersion, createApp } from './app-versions.js';
 import {
-  activeInstallation, addVersion, appVersionView, appView, applySettingsPatch, assertInstallable, assertRoleCovers, consentTo, createApp,
-  executionView, findApp, findAppByHandle, findInstallation, findVersion, install, installationActivity, installationActivityView,
-  installationView, latestVersion, ownApp, presentApp, presentExecution, presentInstallation, presentVersion, toolList, toolView, uninstall,
-  type Installation,
-} from './service.js';
+  appVersionView, appView, installationActivity, installationActivityView, installationView, presentApp, presentInstallation, presentVersion, toolList, toolView,
+} from './app-views.js';
+import { executionView, presentExecution } from './executions.js';
+import { assertInstallable, assertRoleCovers, consentTo, install, uninstall } from './installations.js';
 import {
   deleteItem, listItems, readItem, storageDeleteView, storageItemView, storageKey, storageListView, storageWriteView, writeItem,
 } from './storage.js';

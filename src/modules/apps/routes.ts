@@ -6,7 +6,7 @@ import { hostName } from '../../server/request-guard.js';
 import type { Services } from '../../server/services.js';
 import { appSigningKeys, invokeAndRecord, UnusableAnswer } from './invoke.js';
 import type { Manifest } from './manifest.js';
-import { findApp, findAppByHandle, findInstallation, findVersion, latestVersion } from './service.js';
+import { findApp, findAppByHandle, findInstallation, findVersion, latestVersion } from './app-records.js';
 
 const FORWARDED_HEADERS = ['content-type', 'user-agent', 'accept', 'x-request-id'];
 const MAX_BODY = 256 * 1024;

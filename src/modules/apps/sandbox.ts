@@ -3,7 +3,7 @@ import { ApiError } from '../../server/errors.js';
 import type { Services } from '../../server/services.js';
 import { createGuardedFetch, RuntimeCallbackError, RuntimeHost, type InvocationKind, type RuntimeCallbacks, type RuntimeErrorCode } from '../../runtime-host/index.js';
 import type { FunctionContext, InvokeOutcome, InvokeTarget } from './invoke.js';
-import { findInstallation } from './service.js';
+import { findInstallation } from './app-records.js';
 import { deleteItem, listItems, readItem, storageKey, writeItem } from './storage.js';
 
 /** Failures the app's own code causes; they count towards suspension. The rest are the platform's. */

@@ -2,12 +2,14 @@ import { and, eq, lt } from 'drizzle-orm';
 import type { Module } from '../../server/module.js';
 import { auditOperations } from './operations.js';
 import { auditLogs } from './schema.js';
+import { writeAudit } from './service.js';
 
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 
 export const auditModule: Module = {
   name: 'audit',
   operations: auditOperations,
+  requestHooks: { requestAnswered: writeAudit },
   jobs: [{
     // Request records are kept one year (spec 01 §5.9); domain records of refunds and cancels are kept for good.
     name: 'audit.expire-requests',

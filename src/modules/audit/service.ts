@@ -3,11 +3,11 @@ import { z } from 'zod';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
+import type { RequestResult } from '../../server/module.js';
 import { instant } from '../../server/responses.js';
 import type { Services } from '../../server/services.js';
 import { auditLogs } from './schema.js';
 
-export type AuditResult = 'SUCCEEDED' | 'FAILED' | 'PENDING_APPROVAL' | 'DENIED' | 'DRY_RUN';
 /** Actor types of spec 01 §5.9 (`TOKEN` only in old records). */
 export const ACTOR_TYPES = ['USER', 'AGENT', 'APP', 'SYSTEM', 'TOKEN'] as const;
 
@@ -19,7 +19,7 @@ export interface AuditEntry {
   action: string;
   target: { type: string; id: string | null } | null;
   statusCode: number;
-  result: AuditResult;
+  result: RequestResult;
   errorCode: string | null;
   requestId: string;
   traceId: string;

@@ -8,8 +8,8 @@ import { fail, validationFailed } from '../../server/errors.js';
 import { defineOperation, type StoreCtx } from '../../server/registry.js';
 import { categoryCreate, categoryPatch } from './inputs.js';
 import { categories, products } from './schema.js';
-import { hasChildCategory, loadCategory } from './service.js';
-import { requireFlowId } from '../flows/service.js';
+import { hasChildCategory, loadCategory } from './product-rows.js';
+import { requireFlowId } from '../flows/flow-catalogue.js';
 
 const tag = 'Catalog';
 const params = z.object({ categoryId: z.string() }).strict();

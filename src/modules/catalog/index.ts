@@ -2,11 +2,12 @@ import type { Module } from '../../server/module.js';
 import type { Services } from '../../server/services.js';
 import { categoryOperations } from './category-operations.js';
 import { collectionOperations } from './collection-operations.js';
-import { addDays, datesIn, today } from './dates.js';
+import { addDays, datesIn, today } from '../../kernel/dates.js';
 import { optionSetOperations } from './option-set-operations.js';
 import { productOperations } from './operations.js';
 import { productCalendar } from './schema.js';
-import { variantsOf, writeProduct } from './service.js';
+import { variantsOf } from './product-rows.js';
+import { writeProduct } from './product-writes.js';
 import { storefrontOperations } from './storefront-operations.js';
 
 /** Sample products of the dev store, one of each kind a seller meets: options, single, no-shipping, dated stay. */

@@ -7,16 +7,18 @@ import type { Db } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import { fail, validationFailed } from '../../server/errors.js';
 import { defineOperation, reply, type AgentPolicy, type Change, type StoreCtx } from '../../server/registry.js';
-import { datesIn, dayOfWeek, period, PERIOD_ERRORS, today } from './dates.js';
+import { datesIn, dayOfWeek, today } from '../../kernel/dates.js';
+import { period, PERIOD_ERRORS } from './dates.js';
 import {
   bulkStatus, calendarWrite, dateRange, discountBody, LIMITS, optionsReplace, productCreate, productListQuery,
   productPatch, productReplace, productStatus, stockChange, type ProductInput, type ProductPatch,
 } from './inputs.js';
 import { productCalendar, products, productVariants, type Discount } from './schema.js';
-import {
-  assertPriceUnit, cachedPage, deleteProduct, discountView, listProducts, loadProduct, loadVariant,
-  presentDiscount, presentProduct, productView, syncVariants, touchProduct, variantsOf, writeCtx, writeProduct, type ProductRow, type WriteMode,
-} from './service.js';
+import { assertPriceUnit } from './prices.js';
+import { cachedPage, listProducts } from './product-listing.js';
+import { loadProduct, loadVariant, touchProduct, variantsOf, type ProductRow } from './product-rows.js';
+import { discountView, presentDiscount, presentProduct, productView } from './product-views.js';
+import { deleteProduct, syncVariants, writeCtx, writeProduct, type WriteMode } from './product-writes.js';
 import { changeStock } from './stock.js';
 
 const tag = 'Catalog';

@@ -3,10 +3,11 @@ import type { Db } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import { fail } from '../../server/errors.js';
 import { emitEvent } from '../events/outbox.js';
-import { addDays, daysBetween, isRealDate, today } from './dates.js';
+import { addDays, daysBetween, isRealDate, today } from '../../kernel/dates.js';
 import { LIMITS } from './inputs.js';
 import { productCalendar, products, productVariants } from './schema.js';
-import { buyerUnitPrice, findProduct, loadProduct, loadVariant, touchProduct, type ProductRow } from './service.js';
+import { buyerUnitPrice } from './prices.js';
+import { findProduct, loadProduct, loadVariant, touchProduct, type ProductRow } from './product-rows.js';
 
 const q = preparedFor((db) => ({
   // Single statements: the guard and the change are one step, so concurrent adjustments never lose an update.

@@ -5,13 +5,17 @@ import { z } from 'zod';
 import { fail } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
 import { defineOperation, type Ctx } from '../../server/registry.js';
-import { period, PERIOD_ERRORS, today } from './dates.js';
+import { today } from '../../kernel/dates.js';
+import { period, PERIOD_ERRORS } from './dates.js';
 import { collectionQuery, dateRange, LIMITS } from './inputs.js';
 import { calendarDays, requireDated } from './operations.js';
 import { categories, collections, products } from './schema.js';
 import { preparedFor } from '../../db/prepared.js';
 import { storeIdNamedBy } from '../stores/service.js';
-import { buyerProductView, cachedPage, discountActive, discountedPrice, findProduct, findProductByNo, pageOf as productPage, presentBuyerProduct, variantsOf, type ProductRow } from './service.js';
+import { discountActive, discountedPrice } from './prices.js';
+import { cachedPage, pageOf as productPage } from './product-listing.js';
+import { findProduct, findProductByNo, variantsOf, type ProductRow } from './product-rows.js';
+import { buyerProductView, presentBuyerProduct } from './product-views.js';
 
 defineMessages({ COLLECTION_NOT_FOUND: '컬렉션을 찾을 수 없습니다.' });
 

@@ -10,7 +10,8 @@ import { pageOf, pageQuery, paginated } from '../../server/paging.js';
 import { dateInput } from '../../server/validation.js';
 import { EASY_PAY_PROVIDERS, METHODS, PROVIDERS } from '../payments/gateway.js';
 import { kstDayStart, periodOf, queryBool } from '../orders/queries.js';
-import { attemptsOf, failureView, findPayment, paymentResult, paymentResultEnum, presentFailure, type PaymentRow } from './payments.js';
+import { attemptsOf, findPayment, type PaymentRow } from './payment-records.js';
+import { failureView, paymentResult, paymentResultEnum, presentFailure } from './payment-views.js';
 import { amountsView } from './pricing.js';
 import { paymentAttempts, paymentRefunds, payments } from './schema.js';
 

@@ -3,7 +3,9 @@ import { paymentAdminOperations } from './admin-operations.js';
 import { releaseExpiredHolds } from './discounts.js';
 import { checkoutOperations } from './operations.js';
 import { mountPayPages } from './pay-page.js';
-import { issueCashReceipts, resolveConfirming, retryRefunds } from './payments.js';
+import { issueCashReceipts } from './cash-receipts.js';
+import { resolveConfirming } from './payment-confirmation.js';
+import { retryRefunds } from './refunds.js';
 
 export const checkoutModule: Module = {
   name: 'checkout',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { stated } from '../../server/formats.js';
-import { isRealDate } from '../catalog/dates.js';
+import { isRealDate } from '../../kernel/dates.js';
 
 /**
  * Phone numbers of spec 02 §2.4, digits only: mobile, 050 safe numbers (0503–0508), 070, and area-code

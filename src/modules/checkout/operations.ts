@@ -3,15 +3,14 @@ import { z } from 'zod';
 import { mergeErrors } from '../../server/contract.js';
 import { recordCartAdd, recordCheckoutStart } from '../analytics/ingest.js';
 import { defineOperation, reply } from '../../server/registry.js';
-import { checkoutAvailability, checkoutAvailabilityFields } from '../payments/gateway.js';
+import { checkoutAvailability, checkoutAvailabilityFields } from '../payments/checkout-api.js';
 import { findStore, storeSettings } from '../stores/service.js';
 import { cartAdd, cartPatch, checkoutCreate, deliveryQuote, newAttempt as newAttemptBody, paymentStart, pricingRequest } from './inputs.js';
 import { DISCOUNT_ERRORS, priceWithDiscounts } from './discounts.js';
 import { amountsView } from './pricing.js';
-import {
-  loadPayment, NEW_ATTEMPT_ERRORS, newAttempt, paymentStartView, paymentStatusView, presentPaymentStatus, START_PAYMENT_ERRORS, startPayment,
-  storefrontResult, storefrontResultView,
-} from './payments.js';
+import { NEW_ATTEMPT_ERRORS, newAttempt, START_PAYMENT_ERRORS, startPayment } from './payment-attempts.js';
+import { loadPayment } from './payment-records.js';
+import { paymentStartView, paymentStatusView, presentPaymentStatus, storefrontResult, storefrontResultView } from './payment-views.js';
 import { cartItems, carts } from './schema.js';
 import {
   addCartItem, assertGuestAllowed, assertSheetOpen, BUYER_TOKEN_ERRORS, setCartQuantity, buyerSheet, cartFor, cartLine, cartLines,

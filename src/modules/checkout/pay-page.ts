@@ -9,7 +9,9 @@ import type { Services } from '../../server/services.js';
 import { parseWith } from '../../server/validation.js';
 import { simulateOutcome, type Outcome } from './inputs.js';
 import { holdSandboxRefunds } from '../payments/sandbox.js';
-import { attemptsOf, decideSandbox, findPayment, presentPaymentStatus, returnFromGateway, storefrontResult } from './payments.js';
+import { decideSandbox, returnFromGateway } from './payment-confirmation.js';
+import { attemptsOf, findPayment } from './payment-records.js';
+import { presentPaymentStatus, storefrontResult } from './payment-views.js';
 import { loadSheet } from './service.js';
 
 /** The window's form is three fields; nothing larger is read. */

@@ -5,7 +5,7 @@ import { fail } from '../../server/errors.js';
 import { defineOperation } from '../../server/registry.js';
 import { requireOwned } from '../../server/tenancy.js';
 import { presentRefund, refundView } from '../checkout/admin-operations.js';
-import { runRefund } from '../checkout/payments.js';
+import { runRefund } from '../checkout/refunds.js';
 import { paymentRefunds } from '../checkout/schema.js';
 import { cancelable, cancelAmountsView, cancelItem, CANCEL_REASONS, presentCancelAmounts } from './cancel.js';
 import { refundStatus } from './give-back.js';

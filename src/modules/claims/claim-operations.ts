@@ -6,7 +6,7 @@ import { pageOf, pageQuery, paginated } from '../../server/paging.js';
 import { defineOperation, reply, type BuyerCtx, type Ctx, type StoreCtx } from '../../server/registry.js';
 import { requireOwned } from '../../server/tenancy.js';
 import { dateInput } from '../../server/validation.js';
-import { runRefund } from '../checkout/payments.js';
+import { runRefund } from '../checkout/refunds.js';
 import { guestOrder, memberOrder } from '../orders/buyer-access.js';
 import { kstDayStart } from '../orders/queries.js';
 import { orderItems } from '../orders/schema.js';

@@ -8,7 +8,7 @@ import { restoreStock } from '../catalog/stock.js';
 import { paymentAttempts, paymentRefunds } from '../checkout/schema.js';
 import { releaseCoupons } from '../coupons/service.js';
 import { coreRank } from '../flows/definition.js';
-import { closeItemFlow } from '../flows/service.js';
+import { closeItemFlow } from '../flows/item-moves.js';
 import { orderItems, orders } from '../orders/schema.js';
 import type { OrderRow } from '../orders/service.js';
 import { returnPoints } from '../points/service.js';

@@ -9,7 +9,7 @@ import { ApiError, fail, validationFailed, type FieldError } from '../../server/
 import { defineMessages } from '../../server/messages.js';
 import { instant, won } from '../../server/responses.js';
 import { categories } from '../catalog/schema.js';
-import { findProduct } from '../catalog/service.js';
+import { findProduct } from '../catalog/product-rows.js';
 import { couponItems, coupons, type CouponSource } from './schema.js';
 
 defineMessages({

@@ -9,7 +9,7 @@ import { defineOperation, reply } from '../../server/registry.js';
 import { requireOwned } from '../../server/tenancy.js';
 import { clearAttempts, reserveAttempt, type ThrottleRule } from '../../server/throttle.js';
 import { checkPassword, hashPassword } from '../accounts/password.js';
-import { notifyStoreApps } from '../apps/service.js';
+import { notifyStoreApps } from '../apps/installations.js';
 import { buyerLoginSettings, customers } from './schema.js';
 import { buyerTokenSchema, customerSchema, issueBuyerToken, presentCustomer, type Customer } from './service.js';
 

@@ -7,7 +7,7 @@ import { stated } from '../../server/formats.js';
 import { pageOf, pageQuery, paginated } from '../../server/paging.js';
 import { defineOperation, reply } from '../../server/registry.js';
 import { requireOwned } from '../../server/tenancy.js';
-import { tokenAllows } from '../accounts/scopes.js';
+import { tokenAllows } from '../../kernel/scopes.js';
 import { customers } from './schema.js';
 import { buyerTokenSchema, customerSchema, findOrCreateCustomer, issueBuyerToken, presentCustomer } from './service.js';
 

@@ -5,7 +5,7 @@ import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
 import { fail } from '../../server/errors.js';
-import type { BuyerContext } from '../../server/registry.js';
+import type { BuyerContext } from '../../kernel/identity.js';
 import { instant } from '../../server/responses.js';
 import type { Services } from '../../server/services.js';
 import { storeNamedBy } from '../stores/service.js';

@@ -10,7 +10,9 @@ import {
 import { APP_EVENT, CUSTOM_EVENT, definitionSchema, isoDuration } from './definition.js';
 import { EDITOR_VOCABULARY, findPreset, NODE_TYPES, PRESETS } from './presets.js';
 import { flowRecord, graphSchema, itemFlow, itemView, presentVersion, tag, versionRecord } from './operations.js';
-import { loadFlow, loadItemFlow, moveItem, presentFlow, runningItemCount } from './service.js';
+import { loadFlow, presentFlow, runningItemCount } from './flow-catalogue.js';
+import { loadItemFlow } from './item-flows.js';
+import { moveItem } from './item-moves.js';
 
 /** Flow authoring (drafts, check, simulate, replay, publish, migrate, secrets, presets, node types) and flow events. */
 

@@ -12,7 +12,9 @@ import { DEFAULT_DEFINITIONS, durationMs, type Definition, type FlowKind } from 
 import type { Actor } from './engine.js';
 import { findPreset } from './presets.js';
 import { flowRuns, flows, flowSecrets, flowVersions, type Graph } from './schema.js';
-import { definitionOf, itemFacts, loadFlow, loadItemFlow, loadVersion, migrateItems, runningStates, type FlowRow } from './service.js';
+import { definitionOf, loadFlow, loadVersion, runningStates, type FlowRow } from './flow-catalogue.js';
+import { itemFacts, loadItemFlow } from './item-flows.js';
+import { migrateItems } from './item-moves.js';
 import { SIMULATION_BUDGET, VirtualItem, type TraceEntry } from './simulate.js';
 
 /**

@@ -2,7 +2,8 @@ import type { Module } from '../../server/module.js';
 import { deliverAppNotifications } from './app-channels.js';
 import { authoringOperations } from './authoring-operations.js';
 import { flowOperations } from './operations.js';
-import { ensureDefaultFlows, fireDueTimers } from './service.js';
+import { fireDueTimers } from './due-timers.js';
+import { ensureDefaultFlows } from './flow-catalogue.js';
 
 /** Order flows: the engine every order item moves through after payment, its timers and its actions. */
 export const flowsModule: Module = {

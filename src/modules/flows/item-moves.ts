@@ -1,66 +1,36 @@
-import { and, asc, desc, eq, inArray, notInArray, sql } from 'drizzle-orm';
-import { claimNextDue } from '../../db/claim.js';
-import { transaction, type Db } from '../../db/client.js';
+// Moving order items through their flows: start, actions, events and moves, their effects, version migration, closing.
+import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
-import { preparedFor } from '../../db/prepared.js';
+import { preparedFor, placeholderValue } from '../../db/prepared.js';
 import { fail } from '../../server/errors.js';
-import { defineMessages } from '../../server/messages.js';
 import type { OrderItemMove } from '../../server/module.js';
 import type { Services } from '../../server/services.js';
 import { queueMail } from '../../server/mail.js';
-import { requireOwned } from '../../server/tenancy.js';
-import { categories, products, type Fulfillment } from '../catalog/schema.js';
+import { products } from '../catalog/schema.js';
 import { customers } from '../customers/schema.js';
 import { emitEvent } from '../events/outbox.js';
-import { orderItems, orders } from '../orders/schema.js';
+import { orderItems } from '../orders/schema.js';
 import { foreignUploads, ORDER_INPUT } from '../uploads/service.js';
-import { APP_CHANNEL, DEFAULT_DEFINITIONS, leastAdvanced, type Definition, type FlowKind } from './definition.js';
-import { availableActions, entering, step, type Effects, type ItemState, type Refusal, type TimerSet, type Trigger } from './engine.js';
+import { APP_CHANNEL, type Definition } from './definition.js';
+import { entering, step, type Effects, type Refusal, type TimerSet, type Trigger } from './engine.js';
 import { enqueueAppNotification } from './app-channels.js';
-import { flowRuns, flows, flowTimers, flowVersions, orderItemFlows, type RunActor, type RunNotification, type RunTrigger } from './schema.js';
-
-defineMessages({
-  FLOW_NOT_FOUND: '주문 흐름을 찾을 수 없습니다.',
-  FLOW_VERSION_NOT_FOUND: '주문 흐름의 그 버전을 찾을 수 없습니다.',
-  FLOW_RUN_NOT_FOUND: '흐름 실행 기록을 찾을 수 없습니다.',
-  ORDER_ITEM_NOT_FOUND: '주문 상품을 찾을 수 없습니다.',
-  ACTION_NOT_AVAILABLE: '지금 상태에서 할 수 없는 작업입니다. details.key와 details.reason을 확인하세요.',
-  FLOW_MOVE_NOT_ALLOWED: '조건이 맞지 않아 상태를 옮길 수 없습니다. details.key와 details.reason을 확인하세요.',
-  FLOW_ACTION_INPUT_INVALID: '작업 입력이 올바르지 않습니다. details.issues를 확인하세요.',
-  FLOW_EVENT_NOT_ACCEPTED: '지금 상태는 이 이벤트를 받지 않습니다.',
-  FLOW_ASSIGNMENT_RULES_RETIRED: '흐름 배정 규칙 API는 없어졌습니다. 상품이나 카테고리의 flowId를 쓰세요.',
-});
-
-export type FlowRow = typeof flows.$inferSelect;
-export type ItemFlowRow = typeof orderItemFlows.$inferSelect;
-export type RunRow = typeof flowRuns.$inferSelect;
-type OrderRow = typeof orders.$inferSelect;
-type OrderItemRow = typeof orderItems.$inferSelect;
-
-/** A placeholder in an update's `set` (drizzle types those as values; JSON columns take their text). */
-const param = (name: string) => sql`${sql.placeholder(name)}`;
+import { releaseClaimHold } from './claim-holds.js';
+import { definitionOf, ENDED_CORE_STATUSES, resolveFlow } from './flow-catalogue.js';
+import { findItemFlow, findOrder, findOrderItem, groupOf, itemState, type ItemFlowRow, type OrderItemRow, type OrderRow } from './item-flows.js';
+import { refreshOrderStatus } from './order-status.js';
+import { flowRuns, flowTimers, orderItemFlows, type RunActor, type RunNotification, type RunTrigger } from './schema.js';
 
 const q = preparedFor((db) => ({
-  flowById: db.select().from(flows).where(eq(flows.id, sql.placeholder('id'))).prepare(),
-  defaultFlow: db.select().from(flows).where(and(eq(flows.storeId, sql.placeholder('storeId')), eq(flows.defaultKey, sql.placeholder('kind')))).prepare(),
-  version: db.select().from(flowVersions).where(and(eq(flowVersions.flowId, sql.placeholder('flowId')), eq(flowVersions.version, sql.placeholder('version')))).prepare(),
-  itemFlow: db.select().from(orderItemFlows).where(eq(orderItemFlows.orderItemId, sql.placeholder('id'))).prepare(),
-  groupFlows: db.select().from(orderItemFlows).where(eq(orderItemFlows.groupId, sql.placeholder('groupId'))).orderBy(asc(orderItemFlows.orderItemId)).prepare(),
-  orderItem: db.select().from(orderItems).where(eq(orderItems.id, sql.placeholder('id'))).prepare(),
-  order: db.select().from(orders).where(eq(orders.id, sql.placeholder('id'))).prepare(),
   customerEmail: db.select({ email: customers.email }).from(customers).where(eq(customers.id, sql.placeholder('id'))).prepare(),
-  itemTimers: db.select().from(flowTimers)
-    .where(and(eq(flowTimers.orderItemId, sql.placeholder('id')), inArray(flowTimers.status, ['PENDING', 'PAUSED']))).orderBy(asc(flowTimers.createdAt)).prepare(),
   // A move's writes are prepared once: seller actions are a hot path (issue 11 bench: ≥ 1,000 moves/s).
   moveItemFlow: db.update(orderItemFlows).set({
-    state: param('state'), coreStatus: param('coreStatus'), enteredAt: param('now'), fulfilledAt: param('fulfilledAt'), inputs: param('inputsJson'), updatedAt: param('now'),
+    state: placeholderValue('state'), coreStatus: placeholderValue('coreStatus'), enteredAt: placeholderValue('now'), fulfilledAt: placeholderValue('fulfilledAt'), inputs: placeholderValue('inputsJson'), updatedAt: placeholderValue('now'),
   }).where(eq(orderItemFlows.orderItemId, sql.placeholder('id'))).prepare(),
-  setItemStatus: db.update(orderItems).set({ status: param('status'), updatedAt: param('now') }).where(eq(orderItems.id, sql.placeholder('id'))).prepare(),
-  clearTimers: db.update(flowTimers).set({ status: 'CLEARED', updatedAt: param('now') })
+  setItemStatus: db.update(orderItems).set({ status: placeholderValue('status'), updatedAt: placeholderValue('now') }).where(eq(orderItems.id, sql.placeholder('id'))).prepare(),
+  clearTimers: db.update(flowTimers).set({ status: 'CLEARED', updatedAt: placeholderValue('now') })
     .where(and(eq(flowTimers.orderItemId, sql.placeholder('id')), inArray(flowTimers.status, ['PENDING', 'PAUSED']))).prepare(),
-  itemStatuses: db.select({ status: orderItems.status }).from(orderItems).where(eq(orderItems.orderId, sql.placeholder('orderId'))).prepare(),
-  setOrderStatus: db.update(orders).set({ status: param('status'), lastChangedAt: param('now') }).where(eq(orders.id, sql.placeholder('id'))).prepare(),
   insertRun: db.insert(flowRuns).values({
     id: sql.placeholder('id'), storeId: sql.placeholder('storeId'), orderId: sql.placeholder('orderId'), orderItemId: sql.placeholder('orderItemId'),
     flowId: sql.placeholder('flowId'), version: sql.placeholder('version'), trigger: sql.placeholder('trigger'), actor: sql.placeholder('actor'),
@@ -68,115 +38,6 @@ const q = preparedFor((db) => ({
     notifications: sql.placeholder('notifications'), timers: sql.placeholder('timers'), eventIds: sql.placeholder('eventIds'), at: sql.placeholder('at'),
   }).prepare(),
 }));
-
-// ---------------------------------------------------------------------------------------------------
-// Flows and versions
-
-/**
- * The store's two default flows (SHIPPING, MANUAL), version 1 each. Run when a store is created and, for
- * stores made before flows existed, on first use: a unique index keeps concurrent first uses to one each.
- */
-export async function ensureDefaultFlows(db: Db, storeId: string, now: number) {
-  for (const kind of ['SHIPPING', 'MANUAL'] as const) {
-    if (await q(db).defaultFlow.get({ storeId, kind })) continue;
-    const { name, definition } = DEFAULT_DEFINITIONS[kind];
-    const id = newId('flw', now);
-    const inserted = await db.insert(flows).values({
-      id, storeId, name, kind, isDefault: true, progression: definition.progression, publishedVersion: 1, draft: null, draftGraph: null, defaultKey: kind, createdAt: now, updatedAt: now,
-    }).onConflictDoNothing().run();
-    if (inserted.changes === 1) await db.insert(flowVersions).values({ flowId: id, version: 1, storeId, definition, graph: null, publishedAt: now }).run();
-  }
-}
-
-/** A flow with its first published version (the custom-flow API of a later slice publishes more). */
-export async function insertFlow(db: Db, storeId: string, now: number, input: { name: string; kind: FlowKind; definition: Definition }): Promise<FlowRow> {
-  const row: FlowRow = {
-    id: newId('flw', now), storeId, name: input.name, kind: input.kind, isDefault: false, progression: input.definition.progression,
-    publishedVersion: 1, draft: null, draftGraph: null, defaultKey: null, createdAt: now, updatedAt: now,
-  };
-  await db.insert(flows).values(row).run();
-  await db.insert(flowVersions).values({ flowId: row.id, version: 1, storeId, definition: input.definition, graph: null, publishedAt: now }).run();
-  return row;
-}
-
-export const loadFlow = async (db: Db, storeId: string, flowId: string) => requireOwned(await q(db).flowById.get({ id: flowId }), storeId, 'FLOW_NOT_FOUND');
-
-export async function listFlows(db: Db, storeId: string, now: number) {
-  await ensureDefaultFlows(db, storeId, now);
-  // The defaults first (SHIPPING, then MANUAL), then the store's own in creation order.
-  return db.select().from(flows).where(eq(flows.storeId, storeId)).orderBy(desc(flows.isDefault), sql`${flows.defaultKey} = 'MANUAL'`, asc(flows.createdAt), asc(flows.id)).all();
-}
-
-/** Published definitions never change: kept per database once read. */
-const definitions = new WeakMap<Db, Map<string, Definition>>();
-export async function definitionOf(db: Db, flowId: string, version: number): Promise<Definition> {
-  let perDb = definitions.get(db);
-  if (!perDb) definitions.set(db, (perDb = new Map()));
-  const key = `${flowId}:${version}`;
-  let def = perDb.get(key);
-  if (!def) {
-    const row = await q(db).version.get({ flowId, version });
-    if (!row) throw fail(404, 'FLOW_VERSION_NOT_FOUND', { flowId, version });
-    perDb.set(key, (def = row.definition));
-  }
-  return def;
-}
-
-export async function loadVersion(db: Db, storeId: string, flowId: string, version: number) {
-  await loadFlow(db, storeId, flowId);
-  const row = await q(db).version.get({ flowId, version });
-  if (!row) throw fail(404, 'FLOW_VERSION_NOT_FOUND', { flowId, version });
-  return row;
-}
-
-/** Core statuses an item's life in its flow ends in: such items no longer run on their version. */
-const ENDED_CORE_STATUSES = ['PURCHASE_DECIDED', 'CANCELED', 'RETURNED', 'EXCHANGED'];
-
-export const runningItemCount = async (db: Db, flowId: string, version: number) =>
-  (await db.select({ n: sql<number>`count(*)` }).from(orderItemFlows)
-    .where(and(eq(orderItemFlows.flowId, flowId), eq(orderItemFlows.version, version), notInArray(orderItemFlows.coreStatus, ENDED_CORE_STATUSES)))
-    .get())!.n;
-
-/** The distinct states the running items of a version are in. */
-export const runningStates = async (db: Db, flowId: string, version: number) =>
-  (await db.selectDistinct({ state: orderItemFlows.state }).from(orderItemFlows)
-    .where(and(eq(orderItemFlows.flowId, flowId), eq(orderItemFlows.version, version), notInArray(orderItemFlows.coreStatus, ENDED_CORE_STATUSES))).all()).map((r) => r.state);
-
-export const presentFlow = (f: FlowRow) => ({
-  flowId: f.id, name: f.name, kind: f.kind, isDefault: f.isDefault, progression: f.progression, publishedVersion: f.publishedVersion, draft: f.draft, draftGraph: f.draftGraph,
-  createdAt: isoAt(f.createdAt), updatedAt: isoAt(f.updatedAt),
-});
-
-// ---------------------------------------------------------------------------------------------------
-// Assignment
-
-export type FlowSource = 'PRODUCT' | 'CATEGORY' | 'PLATFORM';
-
-const kindOf = (fulfillment: Pick<Fulfillment, 'type'>): FlowKind => (fulfillment.type === 'SHIPPING' ? 'SHIPPING' : 'MANUAL');
-
-/** A flow id a product or category names must be a flow of the store (404 FLOW_NOT_FOUND). */
-export async function requireFlowId(db: Db, storeId: string, flowId: string | null | undefined) {
-  if (flowId) await loadFlow(db, storeId, flowId);
-}
-
-/**
- * The flow a product's items follow (spec 02 §4.4): its own `flowId`, else its lowest-level category's,
- * else the store default of its fulfilment kind; the flow's published version is the one fixed at payment.
- */
-export async function resolveFlow(db: Db, product: { storeId: string; flowId: string | null; categoryId: string | null; fulfillment: Pick<Fulfillment, 'type'> }, now: number) {
-  const published = async (flowId: string | null) => {
-    const flow = flowId ? await q(db).flowById.get({ id: flowId }) : undefined;
-    return flow && flow.storeId === product.storeId && flow.publishedVersion !== null ? flow : undefined;
-  };
-  const own = await published(product.flowId);
-  if (own) return { flow: own, version: own.publishedVersion!, source: 'PRODUCT' as FlowSource };
-  const categoryFlowId = product.categoryId ? (await db.select({ flowId: categories.flowId }).from(categories).where(eq(categories.id, product.categoryId)).get())?.flowId ?? null : null;
-  const inherited = await published(categoryFlowId);
-  if (inherited) return { flow: inherited, version: inherited.publishedVersion!, source: 'CATEGORY' as FlowSource };
-  await ensureDefaultFlows(db, product.storeId, now);
-  const fallback = (await q(db).defaultFlow.get({ storeId: product.storeId, kind: kindOf(product.fulfillment) }))!;
-  return { flow: fallback, version: fallback.publishedVersion!, source: 'PLATFORM' as FlowSource };
-}
 
 /**
  * Fixes each new item's flow and version and enters the initial state (its timers and notifications), in
@@ -205,99 +66,6 @@ export async function startOrderFlows(db: Db, now: number, order: OrderRow, item
   }
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Reads
-
-/**
- * The item's flow state. Items paid before flows existed have none: they are adopted on first use by the
- * store default of their kind, in its initial state (they were all PAID), without notifications or timers.
- */
-export async function itemFlowOf(db: Db, item: OrderItemRow, now: number): Promise<ItemFlowRow> {
-  const found = await q(db).itemFlow.get({ id: item.id });
-  if (found) return found;
-  await ensureDefaultFlows(db, item.storeId, now);
-  const flow = (await q(db).defaultFlow.get({ storeId: item.storeId, kind: kindOf(item.fulfillmentSnapshot) }))!;
-  const def = await definitionOf(db, flow.id, flow.publishedVersion!);
-  await db.insert(orderItemFlows).values({
-    orderItemId: item.id, storeId: item.storeId, orderId: item.orderId, flowId: flow.id, version: flow.publishedVersion!, state: def.initial,
-    coreStatus: def.states[def.initial].coreStatus, groupId: null, claimHold: false, inputs: {}, enteredAt: item.createdAt, fulfilledAt: null, updatedAt: now,
-  }).onConflictDoNothing().run();
-  return (await q(db).itemFlow.get({ id: item.id }))!;
-}
-
-export const findItemFlow = (db: Db, orderItemId: string) => q(db).itemFlow.get({ id: orderItemId });
-export async function itemFlowsOfOrder(db: Db, orderId: string, now: number) {
-  const rows: ItemFlowRow[] = [];
-  // One after another: an item without a flow yet is adopted (written) on the way.
-  for (const item of await db.select().from(orderItems).where(eq(orderItems.orderId, orderId)).orderBy(asc(orderItems.orderItemNo)).all()) rows.push(await itemFlowOf(db, item, now));
-  return rows;
-}
-
-/** The item's flow as the order item read shows it. */
-/** The order item and order of an item flow, by prepared look-ups. */
-export const itemAndOrder = async (db: Db, row: ItemFlowRow) => ({ item: (await q(db).orderItem.get({ id: row.orderItemId }))!, order: (await q(db).order.get({ id: row.orderId }))! });
-
-export const flowSummary = (row: ItemFlowRow) => ({ flowId: row.flowId, version: row.version, state: row.state, coreStatus: row.coreStatus });
-
-export async function loadItemFlow(db: Db, storeId: string, orderItemId: string, now: number) {
-  const item = requireOwned(await q(db).orderItem.get({ id: orderItemId }), storeId, 'ORDER_ITEM_NOT_FOUND');
-  return { item, row: await itemFlowOf(db, item, now), order: (await q(db).order.get({ id: item.orderId }))! };
-}
-
-async function groupOf(db: Db, row: ItemFlowRow) {
-  return row.groupId ? await q(db).groupFlows.all({ groupId: row.groupId }) : [row];
-}
-
-/** The engine's view of an item: its state, claim holds (its own, its group's) and what expressions read. */
-/** Core statuses a cancel or claim ends an item in: no action, event, timer or move applies any more. */
-export const CLOSED_CORE_STATUSES = new Set(['CANCELED', 'RETURNED', 'EXCHANGED']);
-
-function itemState(row: ItemFlowRow, order: OrderRow, item: OrderItemRow, groupClaimOpen: boolean): ItemState {
-  return { state: row.state, claimOpen: row.claimHold, groupClaimOpen, closed: CLOSED_CORE_STATUSES.has(row.coreStatus), facts: itemFacts(row, order, item) };
-}
-
-/** What flow expressions read of a stored item: `order`, `item`, `flow` (simulation and replay read the same shape). */
-export function itemFacts(row: ItemFlowRow, order: OrderRow, item: OrderItemRow): ItemState['facts'] {
-  return {
-    order: { orderId: order.id, orderNo: order.orderNo, status: order.status, testPayment: order.testPayment, guest: order.guest, orderedAt: isoAt(order.orderedAt), totalAmount: order.amounts.totalAmount },
-    item: {
-      orderItemId: item.id, productId: item.productId, optionId: item.optionId, productName: item.productName, optionValues: item.optionValues, quantity: item.quantity,
-      unitPrice: item.unitPrice, amount: item.amount, fulfillmentType: item.fulfillmentSnapshot.type, stay: item.stay,
-    },
-    flow: { flowId: row.flowId, version: row.version, state: row.state, enteredAt: isoAt(row.enteredAt), inputs: row.inputs },
-  };
-}
-
-const presentTimer = (t: typeof flowTimers.$inferSelect) => ({
-  timerId: t.id, kind: t.kind, to: t.to, status: t.status, dueAt: t.dueAt === null ? null : isoAt(t.dueAt), remainingSeconds: t.remainingMs === null ? null : Math.ceil(t.remainingMs / 1000),
-});
-
-/** `GET /v1/order-items/{id}/flow`: where the item stands, what can be done, what will happen by itself. */
-export async function presentItemFlow(db: Db, row: ItemFlowRow, order: OrderRow, item: OrderItemRow, now: number) {
-  const def = await definitionOf(db, row.flowId, row.version);
-  const groupClaim = (await groupOf(db, row)).some((r) => r.claimHold);
-  return {
-    orderItemId: row.orderItemId,
-    orderId: row.orderId,
-    flowId: row.flowId,
-    version: row.version,
-    state: row.state,
-    label: def.states[row.state]?.label ?? row.state,
-    coreStatus: row.coreStatus,
-    actions: availableActions(def, itemState(row, order, item, groupClaim), now),
-    timers: (await q(db).itemTimers.all({ id: row.orderItemId })).map(presentTimer),
-    groupId: row.groupId,
-  };
-}
-
-export const presentRun = (r: RunRow) => ({
-  runId: r.id, orderId: r.orderId, orderItemId: r.orderItemId, flowId: r.flowId, version: r.version, trigger: r.trigger, actor: r.actor, input: r.input,
-  from: r.from, to: r.to, coreStatus: r.coreStatus, notifications: r.notifications, timers: r.timers, eventIds: r.eventIds, at: isoAt(r.at),
-});
-
-// ---------------------------------------------------------------------------------------------------
-// Moves
-
 export interface MoveRequest {
   trigger: Trigger;
   actor: RunActor;
@@ -320,13 +88,13 @@ function refusalError(refusal: Refusal, key: string | null) {
  */
 export async function moveItem(services: Services, now: number, row: ItemFlowRow, request: MoveRequest): Promise<ItemFlowRow[]> {
   const { db } = services;
-  const order = (await q(db).order.get({ id: row.orderId }))!;
+  const order = (await findOrder(db, row.orderId))!;
   const def = await definitionOf(db, row.flowId, row.version);
   const group = await groupOf(db, row);
   const groupClaim = group.some((r) => r.claimHold);
   const members = group.filter((r) => r.orderItemId === row.orderItemId || (r.state === row.state && r.version === row.version));
   const stepped = (await Promise.all(members.map(async (member) => {
-    const item = (await q(db).orderItem.get({ id: member.orderItemId }))!;
+    const item = (await findOrderItem(db, member.orderItemId))!;
     return { row: member, item, result: step(def, itemState(member, order, item, groupClaim), request.trigger, now) };
   }))).sort((a, b) => a.item.orderItemNo - b.item.orderItemNo);
   const lead = stepped.find((s) => s.row.orderItemId === row.orderItemId)!;
@@ -502,9 +270,9 @@ export async function migrateItems(db: Db, now: number, flowId: string, fromVers
     const state = stateOf(old.state);
     const row: ItemFlowRow = { ...old, version: toVersion, state, coreStatus: def.states[state].coreStatus, enteredAt: state === old.state ? old.enteredAt : now, updatedAt: now };
     await db.update(orderItemFlows).set({ version: row.version, state: row.state, coreStatus: row.coreStatus, enteredAt: row.enteredAt, updatedAt: now }).where(eq(orderItemFlows.orderItemId, row.orderItemId)).run();
-    const order = touchedOrders.get(row.orderId) ?? (await q(db).order.get({ id: row.orderId }))!;
+    const order = touchedOrders.get(row.orderId) ?? (await findOrder(db, row.orderId))!;
     touchedOrders.set(row.orderId, order);
-    const item = (await q(db).orderItem.get({ id: row.orderItemId }))!;
+    const item = (await findOrderItem(db, row.orderItemId))!;
     if (row.coreStatus !== old.coreStatus) await db.update(orderItems).set({ status: row.coreStatus as OrderItemRow['status'], updatedAt: now }).where(eq(orderItems.id, row.orderItemId)).run();
     await clearTimers(db, now, row.orderItemId);
     const { timersSet } = entering(def, itemState(row, order, item, false), state, now);
@@ -523,14 +291,6 @@ export async function migrateItems(db: Db, now: number, flowId: string, fromVers
   return rows.length;
 }
 
-/** The order's status after a move: the least advanced non-canceled item (spec 01 §6.2 rule 2). */
-async function refreshOrderStatus(db: Db, order: OrderRow, now: number): Promise<OrderRow> {
-  const statuses = (await q(db).itemStatuses.all({ orderId: order.id })).map((r) => r.status as string);
-  const status = leastAdvanced(statuses) as OrderRow['status'];
-  await q(db).setOrderStatus.run({ id: order.id, status, now });
-  return { ...order, status, lastChangedAt: now };
-}
-
 /** `data` of the ORDER.* events of spec 01 §6.2: order-level ones, and per-item ones for supply and decision. */
 function orderEventData(type: string, order: OrderRow, item: OrderItemRow, row: ItemFlowRow): Record<string, unknown> {
   const base = { orderId: order.id, orderNo: order.orderNo, status: order.status, testPayment: order.testPayment };
@@ -543,58 +303,6 @@ function orderEventData(type: string, order: OrderRow, item: OrderItemRow, row: 
   return base;
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Timers
-
-/** Timers fired in one run of the job, so one backlog cannot hold the loop. */
-const TIMERS_PER_RUN = 200;
-
-/** Fires due timers, earliest first, each claimed and fired in its own transaction. */
-export async function fireDueTimers(services: Services, now: number): Promise<number> {
-  const { db } = services;
-  let fired = 0;
-  for (let looked = 0; looked < TIMERS_PER_RUN; looked++) {
-    // Claimed (FIRED) in the transaction that moves the item: the timer is spent exactly when the move commits.
-    const outcome = await transaction(db, async (): Promise<'none' | 'spent' | 'fired'> => {
-      const timer = await claimNextDue(db, flowTimers, now, { due: flowTimers.dueAt, where: eq(flowTimers.status, 'PENDING'), set: { status: 'FIRED', updatedAt: now } });
-      if (!timer) return 'none';
-      const row = await findItemFlow(db, timer.orderItemId);
-      if (!row || row.state !== timer.state) return 'spent';
-      try {
-        await moveItem(services, now, row, { trigger: { kind: 'timer', transition: timer.transition }, actor: { type: 'TIMER', id: timer.id } });
-        return 'fired';
-      } catch (error) {
-        // A condition that no longer holds leaves the item where it is; the timer is spent.
-        if ((error as { code?: string }).code !== 'FLOW_MOVE_NOT_ALLOWED') throw error;
-        return 'spent';
-      }
-    });
-    if (outcome === 'none') break;
-    if (outcome === 'fired') fired++;
-  }
-  return fired;
-}
-
-/** Items whose `after` timers a claim on `orderItemId` stops: the item, and its whole group under ORDER progression. */
-function holdScope(db: Db, row: ItemFlowRow) {
-  return groupOf(db, row);
-}
-
-/**
- * A claim was opened on the item (called by the claims module, in its transaction): its other actions turn
- * off and its `after` timers — and those of its group — pause with the time they had left; `at` timers run on.
- */
-export async function openClaimHold(db: Db, now: number, orderItemId: string) {
-  const row = await findItemFlow(db, orderItemId);
-  if (!row || row.claimHold) return;
-  await db.update(orderItemFlows).set({ claimHold: true, updatedAt: now }).where(eq(orderItemFlows.orderItemId, orderItemId)).run();
-  for (const member of await holdScope(db, row)) {
-    await db.update(flowTimers).set({ status: 'PAUSED', remainingMs: sql`case when ${flowTimers.dueAt} > ${now} then ${flowTimers.dueAt} - ${now} else 0 end`, dueAt: null, updatedAt: now })
-      .where(and(eq(flowTimers.orderItemId, member.orderItemId), eq(flowTimers.status, 'PENDING'), eq(flowTimers.kind, 'after'))).run();
-  }
-}
-
-/** The claim was handled or withdrawn: paused timers resume with the time they had left, unless another hold remains in the group. */
 /**
  * A cancel or claim ended the item (all of its quantity): its flow closes in `coreStatus` — timers cleared,
  * claim hold released, the order's status recomputed — inside the caller's transaction. The state key
@@ -608,18 +316,6 @@ export async function closeItemFlow(db: Db, now: number, orderItemId: string, co
     await clearTimers(db, now, orderItemId);
   }
   await q(db).setItemStatus.run({ id: orderItemId, status: coreStatus, now });
-  const item = (await q(db).orderItem.get({ id: orderItemId }))!;
-  return refreshOrderStatus(db, (await q(db).order.get({ id: item.orderId }))!, now);
-}
-
-export async function releaseClaimHold(db: Db, now: number, orderItemId: string) {
-  const row = await findItemFlow(db, orderItemId);
-  if (!row || !row.claimHold) return;
-  await db.update(orderItemFlows).set({ claimHold: false, updatedAt: now }).where(eq(orderItemFlows.orderItemId, orderItemId)).run();
-  const scope = await holdScope(db, { ...row, claimHold: false });
-  if (scope.some((r) => r.orderItemId !== orderItemId && r.claimHold)) return;
-  for (const member of scope) {
-    await db.update(flowTimers).set({ status: 'PENDING', dueAt: sql`${now} + ${flowTimers.remainingMs}`, remainingMs: null, updatedAt: now })
-      .where(and(eq(flowTimers.orderItemId, member.orderItemId), eq(flowTimers.status, 'PAUSED'))).run();
-  }
+  const item = (await findOrderItem(db, orderItemId))!;
+  return refreshOrderStatus(db, (await findOrder(db, item.orderId))!, now);
 }

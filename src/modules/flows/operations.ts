@@ -7,15 +7,14 @@ import { defineOperation, type StoreCtx } from '../../server/registry.js';
 import { instant } from '../../server/responses.js';
 import type { Services } from '../../server/services.js';
 import { requireOwned } from '../../server/tenancy.js';
-import { loadProduct } from '../catalog/service.js';
+import { loadProduct } from '../catalog/product-rows.js';
 import { guestOrder, memberOrder } from '../orders/buyer-access.js';
 import { orderItems, orders } from '../orders/schema.js';
 import { actionSchema, definitionSchema, inputSchema } from './definition.js';
 import { flowRuns, flowVersions } from './schema.js';
-import {
-  itemAndOrder, itemFlowsOfOrder, listFlows, loadFlow, loadItemFlow, loadVersion, moveItem, presentFlow, presentItemFlow, presentRun, resolveFlow, runningItemCount,
-  type ItemFlowRow,
-} from './service.js';
+import { listFlows, loadFlow, loadVersion, presentFlow, resolveFlow, runningItemCount } from './flow-catalogue.js';
+import { itemAndOrder, itemFlowsOfOrder, loadItemFlow, presentItemFlow, presentRun, type ItemFlowRow } from './item-flows.js';
+import { moveItem } from './item-moves.js';
 
 export const tag = 'Order flows';
 const flowIdParams = z.object({ flowId: z.string() }).strict();

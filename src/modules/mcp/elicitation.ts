@@ -2,12 +2,13 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { H3Event } from 'h3';
 import { errorOutgoing, newTraceId, toApiError } from '../../server/envelope.js';
-import { resolveStore } from '../../server/pipeline.js';
 import type { Services } from '../../server/services.js';
 import { decided, toolResult, undecided, type ApprovalView, type ToolExtra } from '../../mcp/server.js';
-import { principalOfRecord, type Principal } from '../accounts/principal.js';
+import type { Principal } from '../../kernel/identity.js';
+import { principalOfRecord } from '../accounts/principal.js';
 import { CONFIRMATION_WINDOW_MS, redeemConfirmation } from '../approvals/confirmations.js';
 import { deciderCtx } from '../approvals/decider.js';
+import { resolveStore } from '../stores/access.js';
 import { decideApproval } from '../approvals/service.js';
 
 /** The remote MCP session asking: its agent (the latest request's token) and that request. */

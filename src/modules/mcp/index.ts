@@ -10,8 +10,8 @@ import { defineMessages } from '../../server/messages.js';
 import type { Module } from '../../server/module.js';
 import type { Services } from '../../server/services.js';
 import type { Gateway } from '../../mcp/server.js';
-import { protectedResourceMetadataUrl } from '../accounts/oauth.js';
-import { authenticate, type Principal } from '../accounts/principal.js';
+import { protectedResourceMetadataUrl, type Principal } from '../../kernel/identity.js';
+import { authenticate } from '../accounts/principal.js';
 import { AGENT_HEADER } from '../../mcp/headers.js';
 
 export const MCP_PATH = '/mcp';

@@ -12,14 +12,15 @@ import { requireOwned } from '../../server/tenancy.js';
 import { emitEvent } from '../events/outbox.js';
 import { insertRow } from '../checkout/statements.js';
 import { amountsView, stayView } from '../checkout/pricing.js';
-import { flowSummary, itemFlowOf, startOrderFlows, type ItemFlowRow } from '../flows/service.js';
+import { flowSummary, itemFlowOf, type ItemFlowRow } from '../flows/item-flows.js';
+import { startOrderFlows } from '../flows/item-moves.js';
 import { CORE_STATUSES } from '../flows/definition.js';
 import {
   cashReceipts, orderItems, orders, orderSequences,
   type FixedRefundPolicy, type OrderAmounts, type OrderPayment, type ShippingAddress, type StayNights,
 } from './schema.js';
 import type { Fulfillment } from '../catalog/schema.js';
-import { fulfillmentView } from '../catalog/service.js';
+import { fulfillmentView } from '../catalog/product-views.js';
 import { EASY_PAY_PROVIDERS, METHODS, PROVIDERS } from '../payments/gateway.js';
 
 defineMessages({

@@ -11,7 +11,8 @@ import { requireOwned } from '../../server/tenancy.js';
 import { users } from '../accounts/schema.js';
 import { normalizeEmail } from '../accounts/service.js';
 import { PLANS, planByCode, planSchema } from './plans.js';
-import { members, roleSchema, stores, type Role } from './schema.js';
+import type { Role } from '../../kernel/identity.js';
+import { members, roleSchema, stores } from './schema.js';
 import {
   deleteMember, findStore, insertMember, listUserStores, memberRows, memberSchema, presentMember, presentStore, setMemberRole, storeDocument, storeSchema,
 } from './service.js';

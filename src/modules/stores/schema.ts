@@ -1,9 +1,9 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
+import { ROLES, type Role } from '../../kernel/identity.js';
 import { users } from '../accounts/schema.js';
 
-export const roleSchema = z.enum(['OWNER', 'ADMIN', 'STAFF']);
-export type Role = z.output<typeof roleSchema>;
+export const roleSchema = z.enum(ROLES);
 
 export const stores = sqliteTable('stores', {
   id: text('id').primaryKey(),

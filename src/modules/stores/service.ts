@@ -13,7 +13,8 @@ import { users } from '../accounts/schema.js';
 import { checkoutAvailability } from '../payments/routing.js';
 import { findSite, siteUrl } from '../storefront/service.js';
 import { defaultStoreSettings, storeSettings as settingsSchema, type StoreSettings } from './settings.js';
-import { members, roleSchema, stores, type Role } from './schema.js';
+import type { Role } from '../../kernel/identity.js';
+import { members, roleSchema, stores } from './schema.js';
 
 const statements = preparedFor((db) => ({
   membership: db

@@ -13,7 +13,7 @@ import { defineOperation, reply, type Ctx } from '../../server/registry.js';
 import { reserveAttempt } from '../../server/throttle.js';
 import { clientAddress } from '../accounts/oauth.js';
 import type { Services } from '../../server/services.js';
-import { roleAllows, tokenAllows } from '../accounts/scopes.js';
+import { roleAllows, tokenAllows } from '../../kernel/scopes.js';
 import { uploads } from './schema.js';
 import { contentDisposition, contentMatchesType, ORDER_INPUT, ORDER_INPUT_PURPOSE, presentUpload, PURPOSES, uploadSchema, uploadsDir, type UploadPurpose } from './service.js';
 

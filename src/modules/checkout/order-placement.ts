@@ -1,0 +1,166 @@
+// Placing the order of an approved payment: stock, the order and its hooks, or the automatic cancel instead.
+import { eq, sql } from 'drizzle-orm';
+import { storeSettings } from '../stores/service.js';
+import { recordPurchase } from '../analytics/ingest.js';
+import { transaction, type Db } from '../../db/client.js';
+import { newId } from '../../db/ids.js';
+import { preparedFor } from '../../db/prepared.js';
+import { ApiError } from '../../server/errors.js';
+import type { Services } from '../../server/services.js';
+import { findProduct } from '../catalog/product-rows.js';
+import { recordSale } from '../catalog/stock.js';
+import { customers as customersTable } from '../customers/schema.js';
+import type { Customer } from '../customers/service.js';
+import type { ConfirmResult } from '../payments/gateway.js';
+import { cashReceipts } from '../orders/schema.js';
+import { cashReceiptOf, createOrder } from '../orders/service.js';
+import { insertRow, updateById } from './statements.js';
+import { countPayment } from '../reports/ledger.js';
+import { linkDiscountsToOrder, releaseDiscounts } from './discounts.js';
+import { CASH_METHODS } from './cash-receipts.js';
+import { failure, findAttempt, loadPayment, type PaymentRow } from './payment-records.js';
+import { deliveryGroupOf, priceSheet } from './pricing.js';
+import { paymentAttempts, paymentRefunds, payments, checkoutSheets } from './schema.js';
+import { loadSheet, removeOrderedCartLines, type SheetRow } from './service.js';
+
+interface Approval {
+  pg: string | null;
+  method: string;
+  approvedMethod: string;
+  provider: string | null;
+  amount: number;
+}
+
+/**
+ * Takes the stock and writes the order (with `ORDER.PAID`), closing payment and sheet — inside the caller's
+ * transaction. Throws 409 INSUFFICIENT_STOCK / DATES_UNAVAILABLE when stock ran out.
+ */
+export async function placeOrder(services: Services, now: number, payment: PaymentRow, sheet: SheetRow, customer: Pick<Customer, 'name' | 'email'> | null, approval: Approval, paymentFields: Partial<PaymentRow> = {}): Promise<string> {
+  const { db } = services;
+  for (const item of sheet.items) {
+    await recordSale(db, now, { storeId: sheet.storeId, productId: item.productId, variantId: item.optionId, quantity: item.quantity, stay: item.stay && { checkIn: item.stay.checkIn, checkOut: item.stay.checkOut } });
+  }
+  const { itemDeliveryFees } = priceSheet(sheet.items, await storeSettings(db, sheet.storeId), payment.shippingAddress?.zipCode ?? null, payment.amounts);
+  const couponDiscounts = sheet.items.map((_, i) => payment.coupons.reduce((n, line) => n + line.itemDiscounts[i], 0));
+  const order = await createOrder(db, now, {
+    storeId: sheet.storeId,
+    orderNo: payment.orderNo,
+    paymentId: payment.id,
+    checkoutId: sheet.id,
+    customerId: payment.customerId,
+    buyer: payment.guest ?? { name: customer?.name ?? null, phone: null, email: customer?.email ?? null },
+    guestPasswordHash: payment.guestPasswordHash,
+    testPayment: payment.testPayment,
+    payment: {
+      paymentId: payment.id,
+      pg: approval.pg,
+      // Compatibility value (spec 01 §2.8): easy pay reads as CARD.
+      method: approval.approvedMethod === 'EASY_PAY' ? 'CARD' : approval.approvedMethod,
+      approvedMethod: approval.approvedMethod,
+      easyPayProvider: approval.provider,
+      amount: approval.amount,
+      pointAmount: payment.amounts.pointAmount,
+      pointRefundedAmount: 0,
+      approvedAt: now,
+    },
+    amounts: payment.amounts,
+    shippingAddress: payment.shippingAddress,
+    items: await Promise.all(sheet.items.map(async (item, i) => ({
+      productId: item.productId,
+      productNo: item.productNo,
+      optionId: item.optionId,
+      productName: item.name,
+      optionValues: item.optionValues,
+      quantity: item.quantity,
+      unitPrice: item.unitPrice,
+      amount: item.amount,
+      deliveryGroup: deliveryGroupOf(item),
+      deliveryFee: itemDeliveryFees[i],
+      couponDiscountAmount: couponDiscounts[i],
+      pointEarnRateBp: (await findProduct(db, item.productId))?.pointEarnRateBp ?? null,
+      stay: item.stay,
+      fulfillment: item.fulfillment,
+      refundPolicy: item.refundPolicy,
+    }))),
+  });
+  await updateById(db, payments, payment.id, { ...paymentFields, status: 'COMPLETED', orderId: order.id, updatedAt: now });
+  await linkDiscountsToOrder(db, now, payment.id, order.id);
+  await recordPurchase(db, order, sheet.items, now);
+  await updateById(db, checkoutSheets, sheet.id, { status: 'COMPLETED', orderId: order.id });
+  await removeOrderedCartLines(db, sheet);
+  if ((await cashReceiptOf(db, payment.id))?.status === 'REQUESTED') {
+    const cash = CASH_METHODS.has(approval.approvedMethod);
+    await updateById(db, cashReceipts, payment.id, { status: cash ? 'ISSUE_PENDING' : 'NOT_APPLICABLE', nextAttemptAt: cash ? now : null, updatedAt: now }, 'paymentId');
+  }
+  return order.id;
+}
+
+const q = preparedFor((db) => ({
+  customer: db.select().from(customersTable).where(eq(customersTable.id, sql.placeholder('id'))).prepare(),
+}));
+
+const customerOf = async (db: Db, id: string | null) => (id ? (await q(db).customer.get({ id })) ?? null : null);
+
+const CANCEL_MESSAGES: Record<string, string> = {
+  DUPLICATE_APPROVAL: '같은 주문서가 이미 결제되어 이 결제는 자동 취소되었습니다.',
+  AMOUNT_MISMATCH: '결제 금액이 주문 금액과 달라 자동 취소되었습니다.',
+  OUT_OF_STOCK: '결제 중 재고가 소진되어 자동 취소되었습니다.',
+  PAYMENT_ENDED: '이미 끝난 결제라 자동 취소되었습니다.',
+  PAYMENT_EXPIRED: '결제 유효 시간이 지난 뒤 승인되어 자동 취소되었습니다.',
+};
+
+type Settled = { kind: 'ORDER'; orderId: string } | { kind: 'CANCEL'; refundId: string; reason: string } | { kind: 'NOOP' };
+
+/**
+ * An approved attempt becomes the order — or is canceled automatically (spec 02 §3): a second approval for
+ * the sheet, an amount differing from the sheet or the gateway, or stock gone during approval. One
+ * transaction decides, so concurrent approvals can never both take the stock or both make an order.
+ */
+export async function settleApproval(services: Services, attemptId: string, result: ConfirmResult): Promise<Settled> {
+  return await transaction(services.db, async (): Promise<Settled> => {
+    const { db } = services;
+    const now = services.clock.now();
+    const attempt = (await findAttempt(db, attemptId))!;
+    if (attempt.status !== 'READY' && attempt.status !== 'CONFIRMING') return { kind: 'NOOP' };
+    const payment = await loadPayment(db, attempt.paymentId);
+    const sheet = await loadSheet(db, payment.checkoutId);
+    const approval = { pgTransactionId: result.pgTransactionId, approvedAmount: result.approvedAmount, approvedMethod: result.approvedMethod, approvedAt: now, updatedAt: now };
+    // The money was taken whatever happens next: an automatic cancel counts on both sides of the sales report.
+    await countPayment(db, { storeId: attempt.storeId, at: now, pg: attempt.pg, method: result.approvedMethod ?? attempt.method, testPayment: attempt.testPayment, amount: result.approvedAmount });
+    // The approving attempt names the payment's gateway, method and transaction (spec 01 §4.3 list items).
+    const gatewayFields = { pg: attempt.pg, method: result.approvedMethod ?? attempt.method, pgTransactionId: result.pgTransactionId };
+
+    let reason: string | null = null;
+    if (payment.status === 'COMPLETED' || sheet.status === 'COMPLETED') reason = 'DUPLICATE_APPROVAL';
+    else if (payment.status === 'FAILED') reason = 'PAYMENT_ENDED';
+    // Approved in time but answered late (CONFIRMING) still counts; a window approved after the 10 minutes does not.
+    else if (attempt.status === 'READY' && now >= payment.expiresAt) reason = 'PAYMENT_EXPIRED';
+    else if (result.approvedAmount !== payment.amounts.totalAmount) reason = 'AMOUNT_MISMATCH';
+    else if (priceSheet(sheet.items, await storeSettings(db, sheet.storeId), payment.shippingAddress?.zipCode ?? null, payment.amounts).amounts.totalAmount !== payment.amounts.totalAmount) reason = 'AMOUNT_MISMATCH';
+    if (reason === null) {
+      try {
+        // A savepoint: stock taken for earlier items is given back when a later one is short.
+        const orderId = await transaction(services.db, async () => placeOrder(services, now, payment, sheet, await customerOf(db, payment.customerId), {
+          pg: attempt.pg, method: attempt.method, approvedMethod: result.approvedMethod ?? attempt.method, provider: attempt.provider, amount: result.approvedAmount,
+        }, gatewayFields));
+        await updateById(db, paymentAttempts, attempt.id, { ...approval, status: 'APPROVED' });
+        return { kind: 'ORDER', orderId };
+      } catch (error) {
+        if (!(error instanceof ApiError) || (error.code !== 'INSUFFICIENT_STOCK' && error.code !== 'DATES_UNAVAILABLE')) throw error;
+        reason = 'OUT_OF_STOCK';
+      }
+    }
+    const f = failure(reason, CANCEL_MESSAGES[reason], false, now);
+    await updateById(db, paymentAttempts, attempt.id, { ...approval, status: 'AUTO_CANCELED', failure: f });
+    if (payment.status !== 'COMPLETED') {
+      await updateById(db, payments, payment.id, { ...gatewayFields, status: 'FAILED', lastFailure: f, updatedAt: now });
+      await releaseDiscounts(db, now, payment.id);
+    }
+    const refundId = newId('rfd', now);
+    await insertRow(db, paymentRefunds, {
+      id: refundId, storeId: payment.storeId, paymentId: payment.id, attemptId: attempt.id, amount: result.approvedAmount, pointRefundAmount: 0,
+      reason, status: 'PROCESSING', failure: null, createdAt: now, completedAt: null,
+    });
+    return { kind: 'CANCEL', refundId, reason };
+  });
+}

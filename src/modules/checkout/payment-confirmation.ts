@@ -1,0 +1,121 @@
+// The gateway's answer on an attempt: confirming it, the sandbox decision, the return from a live window, late answers.
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { claimEachDue } from '../../db/claim.js';
+import { transaction } from '../../db/client.js';
+import { isoAt } from '../../db/clock.js';
+import { fail, validationFailed } from '../../server/errors.js';
+import type { Services } from '../../server/services.js';
+import { gatewayFor, sandboxDecide } from '../payments/checkout-api.js';
+import type { ConfirmResult, EasyPayProvider, PaymentMethod, Pg, SandboxOutcome } from '../payments/gateway.js';
+import { settleApproval } from './order-placement.js';
+import { attemptsOf, failure, findAttempt, lastAttemptOf, loadPayment, type AttemptRow } from './payment-records.js';
+import { presentPaymentStatus, storefrontResult } from './payment-views.js';
+import { runRefund } from './refunds.js';
+import { updateById } from './statements.js';
+import { paymentAttempts, payments, type AttemptStatus } from './schema.js';
+
+/**
+ * Asks the gateway to approve an attempt the buyer authorised, then settles it: an order, an automatic
+ * cancel, a refusal (the payment stays retryable), or CONFIRMING (the confirming job asks again).
+ */
+export async function confirmAttempt(services: Services, attemptId: string, outcome?: SandboxOutcome) {
+  const { db } = services;
+  const attempt = (await findAttempt(db, attemptId))!;
+  const payment = await loadPayment(db, attempt.paymentId);
+  const gateway = await gatewayFor(services, attempt.storeId, attempt.pg as Pg, { credentialId: attempt.credentialId ?? undefined });
+  const result = await gateway.confirm({
+    pgPaymentKey: attempt.pgPaymentKey!, pgOrderId: attempt.pgOrderId, amount: payment.amounts.totalAmount,
+    method: attempt.method as PaymentMethod, provider: (attempt.provider ?? undefined) as EasyPayProvider | undefined,
+  });
+  await applyGatewayResult(services, attempt, result, outcome);
+}
+
+async function applyGatewayResult(services: Services, attempt: AttemptRow, result: ConfirmResult, outcome?: SandboxOutcome) {
+  const { db } = services;
+  if (result.status === 'APPROVED') {
+    const settled = await settleApproval(services, attempt.id, result);
+    if (settled.kind === 'CANCEL') await runRefund(services, settled.refundId);
+    return;
+  }
+  const now = services.clock.now();
+  await transaction(services.db, async () => {
+    if (result.status === 'CONFIRMING') {
+      await db.update(paymentAttempts).set({ status: 'CONFIRMING', updatedAt: now }).where(eq(paymentAttempts.id, attempt.id)).run();
+      await db.update(payments).set({ status: 'CONFIRMING', updatedAt: now }).where(and(eq(payments.id, attempt.paymentId), eq(payments.status, 'OPEN'))).run();
+      return;
+    }
+    const f = failure(result.failure?.code ?? 'REFUSED', result.failure?.message ?? '결제가 거절되었습니다.', result.failure?.optionUnavailable ?? false, now);
+    const status: AttemptStatus = outcome === 'CANCEL' || f.code === 'PAY_PROCESS_CANCELED' ? 'CANCELED' : outcome === 'WINDOW_ERROR' ? 'WINDOW_ERROR' : attempt.status === 'CONFIRMING' ? 'FAILED' : 'REFUSED';
+    await db.update(paymentAttempts).set({ status, failure: f, updatedAt: now }).where(eq(paymentAttempts.id, attempt.id)).run();
+    // A refusal does not end the payment (spec 02 §3): the buyer may try again until it expires.
+    await db.update(payments).set({ status: sql`case when ${payments.status} = 'CONFIRMING' then 'OPEN' else ${payments.status} end`, lastFailure: f, updatedAt: now })
+      .where(and(eq(payments.id, attempt.paymentId), inArray(payments.status, ['OPEN', 'CONFIRMING']))).run();
+  });
+}
+
+/** The buyer's decision in the sandbox window (pay page buttons and the dev simulate helper). */
+export async function decideSandbox(services: Services, paymentId: string, outcome: SandboxOutcome, options: { amount?: number } = {}) {
+  const { db } = services;
+  const payment = await loadPayment(db, paymentId);
+  const now = services.clock.now();
+  const open = (await attemptsOf(db, paymentId)).filter((a) => a.status === 'READY' && a.pgPaymentKey).at(-1);
+  if (!open) {
+    if (payment.status === 'COMPLETED' || payment.status === 'CONFIRMING') throw fail(409, 'PAYMENT_IN_PROGRESS', { status: payment.status, orderId: payment.orderId });
+    throw fail(409, 'PAYMENT_WINDOW_NOT_OPEN');
+  }
+  if (payment.status === 'OPEN' && now >= payment.expiresAt) throw fail(409, 'PAYMENT_EXPIRED', { expiresAt: isoAt(payment.expiresAt) });
+  await sandboxDecide(services, open.pgPaymentKey!, outcome, options);
+  await confirmAttempt(services, open.id, outcome);
+  const settled = await loadPayment(db, paymentId);
+  const last = await lastAttemptOf(db, paymentId);
+  return { ...(await presentPaymentStatus(services, settled, last)), storefrontResult: await storefrontResult(services, settled, last) };
+}
+
+/**
+ * The buyer back from a live gateway window (`/pay/{paymentId}/return`): a failure (`code`, `message`) ends
+ * the attempt, success carries the gateway's payment key (pg_one gives it only now) and is confirmed.
+ * Returns the storefront address to send the buyer to.
+ */
+export async function returnFromGateway(services: Services, paymentId: string, query: URLSearchParams): Promise<string> {
+  const { db } = services;
+  const attempt = await findAttempt(db, query.get('attemptId') ?? '');
+  if (!attempt || attempt.paymentId !== paymentId) throw fail(404, 'PAYMENT_NOT_FOUND');
+  if (attempt.status === 'READY') {
+    const code = query.get('code');
+    if (code) {
+      await applyGatewayResult(services, attempt, { status: 'REFUSED', approvedAmount: 0, approvedMethod: null, pgTransactionId: null, failure: { code, message: query.get('message') ?? '', optionUnavailable: false } });
+    } else {
+      const key = query.get('paymentKey');
+      if (!attempt.pgPaymentKey && key) await updateById(db, paymentAttempts, attempt.id, { pgPaymentKey: key, updatedAt: services.clock.now() });
+      if (!attempt.pgPaymentKey && !key) throw validationFailed([{ field: 'paymentKey', code: 'REQUIRED', message: '게이트웨이가 결제 키를 돌려주지 않았습니다.' }]);
+      await confirmAttempt(services, attempt.id);
+    }
+  }
+  const url = new URL(attempt.returnUrl);
+  for (const [k, v] of Object.entries(await storefrontResult(services, await loadPayment(db, paymentId)))) if (v !== undefined && v !== null) url.searchParams.set(k, String(v));
+  return url.toString();
+}
+
+/** Between two look-ups of one approval whose result the gateway has not given yet. */
+const CONFIRM_RETRY_MS = 5_000;
+
+/** Approvals whose result the gateway had not given: ask again (spec 01 §3.3 "confirming result"). */
+export async function resolveConfirming(services: Services, now: number): Promise<number> {
+  let handled = 0;
+  // Each look is claimed by moving `updatedAt` to now: the next one, by whichever process, comes a retry period later.
+  for await (const attempt of claimEachDue(services.db, paymentAttempts, now, {
+    due: sql`${paymentAttempts.updatedAt} + ${CONFIRM_RETRY_MS}`,
+    where: eq(paymentAttempts.status, 'CONFIRMING'),
+    set: { updatedAt: now },
+  })) {
+    handled++;
+    const gateway = await gatewayFor(services, attempt.storeId, attempt.pg as Pg, { credentialId: attempt.credentialId ?? undefined });
+    const view = await gateway.lookup({ pgPaymentKey: attempt.pgPaymentKey!, pgOrderId: attempt.pgOrderId });
+    if (view.status === 'APPROVED') {
+      await applyGatewayResult(services, attempt, { status: 'APPROVED', approvedAmount: view.approvedAmount, approvedMethod: view.approvedMethod, pgTransactionId: view.pgTransactionId });
+    } else if (view.status === 'REFUSED' || view.status === 'NOT_FOUND' || view.status === 'CANCELED') {
+      await applyGatewayResult(services, attempt, { status: 'REFUSED', approvedAmount: 0, approvedMethod: null, pgTransactionId: null, failure: { code: `GATEWAY_${view.status}`, message: '결제가 승인되지 않았습니다.', optionUnavailable: false } });
+    }
+  }
+  return handled;
+}

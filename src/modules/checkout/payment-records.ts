@@ -1,0 +1,44 @@
+// Payment and attempt rows: their lookups, their failure record and the error vocabulary of buyer payments.
+import { desc, eq, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { preparedFor } from '../../db/prepared.js';
+import { fail } from '../../server/errors.js';
+import { defineMessages } from '../../server/messages.js';
+import { paymentAttempts, payments, type Failure } from './schema.js';
+
+defineMessages({
+  PAYMENT_NOT_FOUND: '결제를 찾을 수 없습니다.',
+  PAYMENT_NOT_CONFIGURED: '이 상점은 아직 결제를 받을 수 없습니다.',
+  PAYMENT_OPTION_UNAVAILABLE: '사용할 수 없는 결제 수단입니다. 다른 결제 수단을 고르세요.',
+  RETURN_URL_NOT_ALLOWED: '허용되지 않은 결제 복귀 주소입니다. https 주소이고 상점의 결제 도메인이어야 합니다.',
+  SHIPPING_ADDRESS_REQUIRED: '배송지가 필요합니다.',
+  PAYMENT_EXPIRED: '결제 유효 시간(10분)이 지났습니다. 주문서에서 다시 시작하세요.',
+  PAYMENT_IN_PROGRESS: '이미 승인되었거나 결과를 확인 중인 결제입니다.',
+  PAYMENT_ENDED: '이미 끝난 결제입니다. 주문서에서 다시 시작하세요.',
+  PAYMENT_WINDOW_NOT_OPEN: '열려 있는 결제창이 없습니다.',
+  ALREADY_PROCESSED: '이미 처리된 결제입니다.',
+  CASH_RECEIPT_NOT_AVAILABLE: '현금영수증은 계좌이체·가상계좌·간편결제에서만, 결제 금액이 있을 때만 신청할 수 있습니다.',
+});
+
+export type PaymentRow = typeof payments.$inferSelect;
+export type AttemptRow = typeof paymentAttempts.$inferSelect;
+
+const q = preparedFor((db) => ({
+  payment: db.select().from(payments).where(eq(payments.id, sql.placeholder('id'))).prepare(),
+  attempt: db.select().from(paymentAttempts).where(eq(paymentAttempts.id, sql.placeholder('id'))).prepare(),
+  attemptsOf: db.select().from(paymentAttempts).where(eq(paymentAttempts.paymentId, sql.placeholder('paymentId'))).orderBy(paymentAttempts.seq).prepare(),
+  lastAttempt: db.select().from(paymentAttempts).where(eq(paymentAttempts.paymentId, sql.placeholder('paymentId'))).orderBy(desc(paymentAttempts.seq)).limit(1).prepare(),
+}));
+
+export const findPayment = (db: Db, id: string) => q(db).payment.get({ id });
+export const attemptsOf = (db: Db, paymentId: string) => q(db).attemptsOf.all({ paymentId });
+export const findAttempt = (db: Db, id: string) => q(db).attempt.get({ id });
+export const lastAttemptOf = (db: Db, paymentId: string) => q(db).lastAttempt.get({ paymentId });
+
+export async function loadPayment(db: Db, id: string): Promise<PaymentRow> {
+  const payment = await findPayment(db, id);
+  if (!payment) throw fail(404, 'PAYMENT_NOT_FOUND');
+  return payment;
+}
+
+export const failure = (code: string, message: string, optionUnavailable: boolean, at: number): Failure => ({ code, message, optionUnavailable, at });
