@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pendingApprovalSchema } from '../modules/approvals/service.js';
+import { heldRequestAnswerSchema } from '../kernel/approval-hold.js';
 import { operationErrors, successStatuses } from './contract.js';
 import { errorMessage } from './messages.js';
 import type { Operation } from './registry.js';
@@ -220,7 +220,7 @@ function successResponses(op: Operation, components: SchemaComponents): Record<s
   if (mayAwaitApproval(op) && !(202 in responses)) {
     responses[202] = {
       description: 'An AI agent\'s request held for approval (`meta.code` APPROVAL_REQUIRED); a retry with its Idempotency-Key returns it again, or 200 APPROVAL_ALREADY_DECIDED with the approval request once decided.',
-      content: json(successEnvelope(components.named('ApprovalPending', pendingApprovalSchema, 'output'))),
+      content: json(successEnvelope(components.named('ApprovalPending', heldRequestAnswerSchema, 'output'))),
     };
   }
   return responses;

@@ -4,7 +4,8 @@ import { countRows } from '../../db/client.js';
 import { fail } from '../../server/errors.js';
 import { pageOf, pageQuery, paginated } from '../../server/paging.js';
 import { defineOperation, type StoreCtx } from '../../server/registry.js';
-import { APPROVAL_STATUSES, approvalRequests } from './schema.js';
+import { APPROVAL_STATUSES } from '../../kernel/approval-hold.js';
+import { approvalRequests } from './schema.js';
 import { approvalSchema, decideApproval, loadApproval, presentApproval } from './service.js';
 
 const tag = 'Approvals';

@@ -1,7 +1,6 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
-export const APPROVAL_STATUSES = ['PENDING', 'EXECUTING', 'SUCCEEDED', 'FAILED', 'UNKNOWN', 'REJECTED', 'EXPIRED'] as const;
-export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+import type { ApprovalStatus } from '../../kernel/approval-hold.js';
 
 /** An AI agent's request held for a person's decision (spec 01 §3.7, §5.6), with what is needed to run it once. */
 export const approvalRequests = sqliteTable('approval_requests', {

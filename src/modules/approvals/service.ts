@@ -19,7 +19,8 @@ import { writeAudit } from '../audit/service.js';
 import { members } from '../stores/schema.js';
 import { resolveStore } from '../stores/access.js';
 import { countAiAction } from '../stores/usage.js';
-import { APPROVAL_STATUSES, approvalRequests, type ApprovalStatus } from './schema.js';
+import { APPROVAL_STATUSES, heldRequestAnswerSchema, type ApprovalStatus } from '../../kernel/approval-hold.js';
+import { approvalRequests } from './schema.js';
 
 const HOUR = 3600_000;
 export const APPROVAL_TTL_MS = 24 * HOUR;
@@ -130,12 +131,10 @@ export async function requestApproval(services: Services, input: HeldRequest): P
   });
 }
 
-/** `data` of the 202 APPROVAL_REQUIRED answer to an agent's held request (pendingOutgoing). */
-export const pendingApprovalSchema = approvalSchema.pick({ approvalId: true, status: true, operationId: true, reason: true, expiresAt: true, approvalUrl: true });
-
 function pendingOutgoing(services: Services, row: ApprovalRow): Outgoing {
   const { approvalId, status, operationId, reason, expiresAt, approvalUrl } = presentApproval(services, row);
-  return successOutgoing(202, { approvalId, status, operationId, reason, expiresAt, approvalUrl }, 'APPROVAL_REQUIRED');
+  const answer: z.input<typeof heldRequestAnswerSchema> = { approvalId, status, operationId, reason, expiresAt, approvalUrl };
+  return successOutgoing(202, answer, 'APPROVAL_REQUIRED');
 }
 
 export async function loadApproval(ctx: StoreCtx, approvalId: string) {
