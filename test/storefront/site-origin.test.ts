@@ -15,7 +15,7 @@ import { sitesLine } from '../../src/modules/storefront/service.js';
 import { SEED_EMAIL, SEED_PASSWORD } from '../../src/server/seed.js';
 import { fails, ok } from '../helpers/assert.js';
 import { launchBrowser, type BrowserSession } from '../helpers/browser.js';
-import { apiClient, createAccessToken, login, startTestService, type Api, type TestService } from '../helpers/service.js';
+import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { localFetch, siteFetch, siteUrlOf } from '../helpers/sites.js';
 import { makeStoreWentPublic } from '../helpers/storefront.js';
 import { createProduct } from '../checkout/support.js';
@@ -112,6 +112,8 @@ test('in Chromium a hostile site reads nothing of the service, approves nothing,
 
   const approval = ok(await svc.api('GET', `/v1/approval-requests/${approvalId}`, { token: owner }));
   assert.is(approval.status, 'PENDING', 'the held request still waits for a person');
+  const bystander = await newSellerWithStore(svc, 'site-bystander');
+  assert.is((await bystander.api('GET', '/v1/store')).status, 200, 'another store answers as before');
   assert.is.not(ok(await svc.api('GET', '/v1/store', { token: owner })).name, 'Approved By A Site');
 
   // The worker controls its own origin (it is active)… and none of the service's pages.
