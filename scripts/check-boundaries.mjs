@@ -11,7 +11,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cruiseProject, KNOWN_VIOLATIONS_FILE, readKnownViolations, root } from './boundaries/cruise.mjs';
-import { committedBlock, moduleGraphBlock } from './module-graph.mjs';
+import { committedBlock, edgesAgainstLayers, moduleGraphBlock } from './module-graph.mjs';
 
 const started = performance.now();
 const mode = process.argv[2];
@@ -42,6 +42,13 @@ if (mode === '--update-baseline' || mode === '--record-baseline') {
       console.error(`✗ ${rule.name}: ${from} → ${to}${circle}\n    ${advice.get(rule.name)}\n`);
     }
     console.error(`${fresh.length} new imports across module boundaries (above); docs/architecture.md, "Modules and seams".`);
+    failed = true;
+  }
+  for (const { from, to, count } of edgesAgainstLayers(result)) {
+    console.error(
+      `✗ layers: ${from} imports ${to} (${count}×), which sits above it in the layer order (docs/architecture.md, "Layers").\n` +
+        `    Turn it around: ${from} announces what happened (a Happening) or asks (a Question) through src/server/hooks.ts, and ${to} listens or answers.\n`,
+    );
     failed = true;
   }
   const diagram = moduleGraphBlock(result);

@@ -1,10 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
-import { printBanner, StartFailure } from './run.js';
-
-/** What a worker tells its supervisor once it listens, or that its start failed. */
-export type WorkerReport =
-  | { event: 'ready'; readyLine: Record<string, unknown>; details: string[] }
-  | { event: 'error'; code: string; message: string };
+import { printBanner, StartFailure, type WorkerReport } from './run.js';
 
 /** A worker that died sooner than this after the last one is started again only after this pause. */
 const RESTART_PAUSE_MS = 1000;

@@ -1,16 +1,7 @@
 import { PgConnectError } from '../db/pg/pool.js';
-import type { Services } from './services.js';
+import type { Job, Services } from './module.js';
 
-/**
- * Periodic work (expiries, retries, clean-up) runs from one clock-driven loop. Each job reads what is due
- * from the database, so a killed process loses nothing and picks up on restart. Under `--clock manual`,
- * POST /_dev/v1/jobs/run runs them at once after the clock moved.
- */
-export interface Job {
-  name: string;
-  /** Does what is due at `now`; returns how many items it handled. */
-  run(services: Services, now: number): number | Promise<number>;
-}
+export type { Job };
 
 const lastRun = new WeakMap<Services, Promise<unknown>>();
 

@@ -5,13 +5,14 @@ import { join, resolve } from 'node:path';
 import { toNodeHandler } from 'h3/node';
 import { manualClock, systemClock } from '../db/clock.js';
 import { openDatabase, openPostgresDatabase } from '../db/client.js';
-import { loadSigningKeys } from '../modules/accounts/keys.js';
-import { certificateFor } from '../modules/storefront/certificates.js';
+import { loadSigningKeys } from '../modules/accounts/index.js';
+import { certificateFor } from '../modules/storefront/index.js';
 import { createApp } from './app.js';
 import { errorEnvelope, newTraceId } from './envelope.js';
 import { ApiError } from './errors.js';
 import { startJobLoop } from './jobs.js';
 import { modules, operations } from './modules.js';
+import { bindServices } from './hooks.js';
 import { answerClientError, crossOriginWrite, DEV_SITES_DOMAIN, devHostAllowed, oversizedRequest, PARSER_HEAD_LIMIT } from './request-guard.js';
 import { createTlsServer, type TlsOptions } from './tls.js';
 import { seedDevStore } from './seed.js';
@@ -152,6 +153,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     operations,
     urls: serviceUrls(origin, serviceIdentity(dataDir, origin, options.publicUrl !== undefined)),
   };
+  bindServices(services);
   handle = toNodeHandler(createApp(services));
   servicesReady = services;
   handlerBound();

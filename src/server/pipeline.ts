@@ -1,24 +1,23 @@
-import { createHash } from 'node:crypto';
 import { getRouterParams, type H3Event } from 'h3';
 import { transaction } from '../db/client.js';
 import { newId } from '../db/ids.js';
-import { markedAsAgent, protectedResourceMetadataUrl, type Principal } from '../kernel/identity.js';
-import { roleAllows, tokenAllows } from '../kernel/scopes.js';
-import { AGENT_HEADER } from '../mcp/headers.js';
+import { markedAsAgent, type Principal } from '../kernel/identity.js';
+import { agentNeedsApproval, APPROVAL_REASON, authorize, bearerChallenge } from './access.js';
+import { AGENT_HEADER } from '../mcp-server/headers.js';
 import { checkError, checkingContracts, checkSuccess } from './contract.js';
 import { acceptsGzip, errorOutgoing, newTraceId, RawJson, successOutgoing, toApiError, toHttp, type Outgoing } from './envelope.js';
-import { fail, validationFailed, type ApiError } from './errors.js';
-import { isReply, type AgentPolicy, type Ctx, type Operation, type Preview, type RawRequest, type StoreContext, type StoreCtx, type Target } from './registry.js';
+import { fail } from './errors.js';
+import { isReply, type Ctx, type Operation, type Preview, type RawRequest, type StoreContext, type StoreCtx, type Target } from './registry.js';
 import { claimIdempotencyKey, settleIdempotencyKey, type Remembered } from './idempotency.js';
-import { requestHooks, type RequestHooks, type RequestResult } from './module.js';
+import { requestHooks, type RequestResult } from './module.js';
 import type { Services } from './services.js';
-import { parseJsonText, readBodyBytes, readBodyText, requireJsonContentType } from './body.js';
+import { readBodyText, requireJsonContentType } from './body.js';
+import { parseBody, parseQuery, readMultipart, requestFingerprint, type Multipart } from './request-input.js';
 import { parseWith, queryObject } from './validation.js';
 
 const DEFAULT_MAX_BODY = 1024 * 1024;
 /** Query parameters every operation accepts: `lang` picks the message language (only Korean is offered). */
 const GLOBAL_QUERY = new Set(['lang']);
-const EMPTY = Object.freeze({});
 
 export const DRY_RUN_HEADER = 'x-svc-dry-run';
 
@@ -147,23 +146,6 @@ export function operationHandler(services: Services, op: Operation) {
 }
 
 /**
- * `WWW-Authenticate` of a 401 (RFC 6750 §3): `error="invalid_token"` when a token was presented and
- * refused, no error code when none was sent (§3.1), and for account-token APIs the RFC 9728 §5.1
- * `resource_metadata` address that tells a client where to get a token.
- */
-function bearerChallenge(services: Services, op: Operation) {
-  const { origin } = services.config;
-  const metadata = op.auth === 'buyer' ? null : protectedResourceMetadataUrl(origin, op.path.startsWith('/v1/') ? '/v1' : '');
-  const realm = op.auth === 'buyer' ? 'svc-storefront' : 'svc';
-  return (err: ApiError, tokenPresented: boolean) => {
-    const parts = [`realm="${realm}"`];
-    if (tokenPresented) parts.push('error="invalid_token"', `error_description="${err.code}"`);
-    if (metadata) parts.push(`resource_metadata="${metadata}"`);
-    return `Bearer ${parts.join(', ')}`;
-  };
-}
-
-/**
  * Drives a request pipeline written as a generator that yields what it waits for: a plain value resumes
  * it at once, a promise is awaited. A request with nothing to wait for (a cached read) is so answered
  * synchronously, with no promise and no microtask turn between it and the socket.
@@ -186,16 +168,6 @@ async function settleAsync<T>(steps: Generator<unknown, T, unknown>, pending: Pr
 /** A rejection is thrown into the generator, where its own try/catch answers it. */
 const resume = <T>(steps: Generator<unknown, T, unknown>, pending: Promise<unknown>) =>
   pending.then((value) => steps.next(value), (error: unknown) => steps.throw(error));
-
-const APPROVAL_REASON = 'AI 에이전트의 이 작업은 상점 소유자 또는 관리자의 승인이 필요합니다.';
-
-/** Spec 01 §5.6: denied operations fail here; approval-required ones report it (unless exempt). */
-async function agentNeedsApproval(services: Services, op: Operation, ctx: Ctx, storeNeverPublic: RequestHooks['storeNeverPublic']): Promise<boolean> {
-  const policy: AgentPolicy = typeof op.agent === 'function' ? await op.agent(ctx) : (op.agent ?? 'direct');
-  if (policy === 'denied') throw fail(403, 'AGENT_OPERATION_DENIED');
-  if (policy !== 'approval') return false;
-  return !(op.agentApprovalExemptWhilePrivate && ctx.store && (await storeNeverPublic(services, ctx.store.id)));
-}
 
 /** Validates a raw request against the operation's schemas and assembles the handler's context. */
 export function buildCtx(
@@ -242,62 +214,4 @@ function wrapResult(op: Operation, result: unknown): Outgoing | Response {
     checkSuccess(op, status, data instanceof RawJson ? JSON.parse(data.json) : data);
   }
   return isReply(result) ? successOutgoing(result.status, result.data, result.code ?? 'OK', result.headers) : successOutgoing(op.status ?? 200, result);
-}
-
-function callerKinds(p: Principal): string[] {
-  if (p.kind !== 'login') return [p.kind];
-  return p.storePlatform ? ['login', 'storePlatform'] : ['login'];
-}
-
-/**
- * Effective permission is the narrower of the store role and the token's scopes (spec 01 §5.2);
- * actions reserved to store-platform logins refuse other tokens with INSUFFICIENT_ROLE.
- */
-export function authorize(services: Services, op: Operation, principal: Principal | null, store: StoreContext | null) {
-  if (!principal) return;
-  if (op.callers && !callerKinds(principal).some((k) => op.callers!.includes(k as never))) throw fail(403, 'INSUFFICIENT_ROLE');
-  if (store) {
-    if (op.roles && !op.roles.includes(store.role)) throw fail(403, 'INSUFFICIENT_ROLE');
-    if (op.scope && !(roleAllows(store.role, op.scope) && tokenAllows(principal.scopes, op.scope))) throw fail(403, 'INSUFFICIENT_ROLE');
-  } else if (op.scope && !principal.storePlatform && !tokenAllows(principal.scopes, op.scope)) {
-    throw fail(403, 'INSUFFICIENT_SCOPE', { requiredScope: op.scope });
-  }
-  if (op.freshLoginSeconds !== undefined) {
-    const oldest = services.clock.now() - op.freshLoginSeconds * 1000;
-    if (principal.authTime === null || principal.authTime < oldest) throw fail(403, 'LOGIN_TOO_OLD', { maxAgeSeconds: op.freshLoginSeconds });
-  }
-}
-
-type Multipart = Awaited<ReturnType<typeof readMultipart>>;
-
-/** A multipart body, size-checked, parsed, and digested so an Idempotency-Key covers the file too. */
-async function readMultipart(event: H3Event, maxBytes: number) {
-  if (!(event.req.headers.get('content-type') ?? '').startsWith('multipart/form-data')) throw fail(415, 'UNSUPPORTED_MEDIA_TYPE', { expected: 'multipart/form-data' });
-  const bytes = await readBodyBytes(event, maxBytes);
-  try {
-    const form = await new Response(bytes, { headers: { 'content-type': event.req.headers.get('content-type')! } }).formData();
-    return { form, digest: createHash('sha256').update(bytes).digest('base64url') };
-  } catch {
-    throw validationFailed([{ field: '', code: 'MALFORMED_MULTIPART', message: 'multipart 본문을 읽을 수 없습니다.' }]);
-  }
-}
-
-function parseQuery(op: Operation, query: Record<string, string>) {
-  if (op.query) return parseWith(op.query, query);
-  const unknown = Object.keys(query);
-  if (unknown.length) throw validationFailed(unknown.map((field) => ({ field, code: 'UNKNOWN_FIELD', message: '이 API는 이 파라미터를 받지 않습니다.' })));
-  return EMPTY;
-}
-
-/** JSON bodies only; an empty body reads as `{}` so missing fields are named one by one. */
-function parseBody(op: Operation, raw: string) {
-  if (op.method === 'GET') return undefined;
-  const value = raw.trim() === '' ? {} : parseJsonText(raw);
-  if (op.body) return parseWith(op.body, value);
-  if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0) return undefined;
-  throw validationFailed([{ field: '', code: 'BODY_NOT_ALLOWED', message: '이 API는 요청 본문을 받지 않습니다.' }]);
-}
-
-function requestFingerprint(op: Operation, event: H3Event, rawBody: string) {
-  return createHash('sha256').update(`${op.method} ${event.url.pathname}?${event.url.search}\n${event.req.headers.get('x-store-id') ?? ''}\n${rawBody}`).digest('base64url');
 }

@@ -1,6 +1,10 @@
 import cluster from 'node:cluster';
-import type { WorkerReport } from './cluster.js';
 import type { RunningService, StartOptions } from './main.js';
+
+/** What a worker tells its supervisor once it listens, or that its start failed. */
+export type WorkerReport =
+  | { event: 'ready'; readyLine: Record<string, unknown>; details: string[] }
+  | { event: 'error'; code: string; message: string };
 
 /** A start that failed for a reason the person can fix; the command prints it and exits 1. */
 export class StartFailure extends Error {
@@ -19,9 +23,8 @@ export async function runForeground(options: StartOptions & { json: boolean }, l
   const started = performance.now();
   const { DataDirInUseError, describeDatabase } = await import('../db/client.js');
   const { PortInUseError, startService } = await import('./main.js');
-  const { appBaseUrl } = await import('../modules/apps/app-views.js');
-  const { sitesLine } = await import('../modules/storefront/service.js');
-  const { sellerSandboxLine } = await import('../modules/storefront/seller-sandbox.js');
+  const { appBaseUrl } = await import('../modules/apps/index.js');
+  const { sitesLine, sellerSandboxLine } = await import('../modules/storefront/index.js');
   const { PgConnectError } = await import('../db/pg/pool.js');
   let service: RunningService;
   try {

@@ -1,3 +1,4 @@
+import type { Db } from '../../db/client.js';
 import type { Module } from '../../server/module.js';
 import { mountOAuth } from './oauth.js';
 import { accountOperations } from './operations.js';
@@ -11,3 +12,19 @@ export const accountsModule: Module = {
   requestHooks: { principalOf: authenticate },
   jobs: [{ name: 'accounts.prune-grants', run: pruneExpiredGrants }],
 };
+
+declare module '../../server/module.js' {
+  interface Questions {
+    /** The stores the user is a member of (an access token may name only those). */
+    storeIdsOfMember(db: Db, userId: string): Promise<string[]>;
+  }
+}
+
+export { STORE_PLATFORM_CLIENT } from './clients.js';
+export { loadSigningKeys } from './keys.js';
+export { clientAddress, PAGE_STYLE } from './oauth.js';
+export { checkPassword, hashPassword } from './password.js';
+export { authenticate, bearerToken, principalOfRecord } from './principal.js';
+export { normalizeEmail, openLoginSession, signup, verifyCredentials } from './service.js';
+export { signToken, type TokenClaims, verifyToken } from './tokens.js';
+export { type AccountUser, userByEmail, usersByIds } from './service.js';

@@ -2,8 +2,7 @@ import { desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { fail } from '../../server/errors.js';
 import { defineOperation } from '../../server/registry.js';
-import { roleSchema } from '../stores/schema.js';
-import { createStore, listUserStores, STORE_CODE } from '../stores/service.js';
+import { ask } from '../../server/hooks.js';
 import { STORE_PLATFORM_CLIENT } from './clients.js';
 import { clientAddress } from './oauth.js';
 import { accessTokens } from './schema.js';
@@ -110,26 +109,6 @@ export const accountOperations = [
     },
   }),
   defineOperation({
-    operationId: 'createStore',
-    method: 'POST',
-    path: '/auth/v1/stores',
-    summary: 'Create a store; the caller becomes its OWNER',
-    tag,
-    auth: 'account',
-    callers: ['storePlatform'],
-    status: 201,
-    body: z.object({
-      name: z.string().min(1).max(50),
-      code: z.string().regex(STORE_CODE, { message: '영문 소문자, 숫자, 하이픈 3~30자이며 하이픈으로 시작하거나 끝날 수 없습니다.' }),
-    }).strict(),
-    response: z.object({ storeId: z.string(), code: z.string(), name: z.string(), role: roleSchema }),
-    errors: { 409: ['STORE_CODE_TAKEN'] },
-    handler: async (ctx) => {
-      const store = await createStore(ctx.services, ctx.principal!.userId, ctx.body);
-      return { storeId: store.id, code: store.code, name: store.name, role: 'OWNER' };
-    },
-  }),
-  defineOperation({
     operationId: 'createAccessToken',
     method: 'POST',
     path: '/auth/v1/access-tokens',
@@ -158,7 +137,7 @@ export const accountOperations = [
     handler: async (ctx) => {
       const { storeScope } = ctx.body;
       if ('storeIds' in storeScope) {
-        const mine = new Set((await listUserStores(ctx.db, ctx.principal!.userId)).map((s) => s.storeId));
+        const mine = new Set(await ask(ctx.db, 'storeIdsOfMember')(ctx.db, ctx.principal!.userId));
         const foreign = storeScope.storeIds.filter((id) => !mine.has(id));
         if (foreign.length) throw fail(403, 'NOT_A_MEMBER', { storeIds: foreign });
       }

@@ -1,6 +1,6 @@
-import { and, eq, gt, isNull, lt } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, lt } from 'drizzle-orm';
 import { z } from 'zod';
-import { countRows, transaction } from '../../db/client.js';
+import { countRows, transaction, type Db } from '../../db/client.js';
 import { newId, newSecret } from '../../db/ids.js';
 import { fail } from '../../server/errors.js';
 import type { Services } from '../../server/services.js';
@@ -48,6 +48,28 @@ const ACCOUNT_LOGINS: ThrottleRule = { limit: 30, windowMs: MINUTE };
 const RESET_MAILS: ThrottleRule = { limit: 5, windowMs: 60 * MINUTE };
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+/** An account as other modules see it: who it is, never its credentials. */
+export interface AccountUser {
+  id: string;
+  email: string;
+  name: string;
+}
+
+const accountUserColumns = { id: users.id, email: users.email, name: users.name };
+
+/** The account signed up with this e-mail address (normalized here), if any. */
+export async function userByEmail(db: Db, email: string): Promise<AccountUser | undefined> {
+  return db.select(accountUserColumns).from(users).where(eq(users.email, normalizeEmail(email))).get();
+}
+
+/** The accounts of these user ids, by id; an id with no account is absent. */
+export async function usersByIds(db: Db, ids: readonly string[]): Promise<Map<string, AccountUser>> {
+  const wanted = [...new Set(ids)];
+  if (wanted.length === 0) return new Map();
+  const rows = await db.select(accountUserColumns).from(users).where(inArray(users.id, wanted)).all();
+  return new Map(rows.map((u) => [u.id, u]));
+}
 
 /** A new account as `POST /auth/v1/signup` answers it. */
 export const newAccountSchema = z.object({ userId: z.string(), email: z.string(), name: z.string(), createdAt: instant });

@@ -8,8 +8,8 @@ import { fail } from '../../server/errors.js';
 import { instantInput } from '../../server/validation.js';
 import type { Services } from '../../server/services.js';
 import { addDays, today } from '../../kernel/dates.js';
-import { kstDayStart } from '../orders/queries.js';
-import { allowedOrigins } from '../storefront/origins.js';
+import { kstDayStart } from '../orders/index.js';
+import { allowedOrigins } from '../storefront/index.js';
 import { analyticsCheckouts, analyticsEvents, analyticsVisitorWindows, type EventData } from './schema.js';
 
 /** Spec 02 §8 (analytics row). */

@@ -2,7 +2,7 @@ import { and, eq, gte, inArray, lte, sql } from 'drizzle-orm';
 import { sqliteOf, transaction, type Db } from '../../db/client.js';
 import { seoulDateOf } from '../../db/clock.js';
 import { addDays, today } from '../../kernel/dates.js';
-import { kstDayStart } from '../orders/queries.js';
+import { kstDayStart } from '../orders/index.js';
 import { analyticsDayRows, analyticsRuns, type EventData } from './schema.js';
 
 /**

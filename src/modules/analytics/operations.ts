@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineOperation } from '../../server/registry.js';
 import { dateInput } from '../../server/validation.js';
-import { periodOf, queryBool } from '../orders/queries.js';
+import { periodOf, queryBool } from '../orders/index.js';
 import { eventsBody, ingestEvents } from './ingest.js';
 import { analyticsReport, realtimeReport, REPORTS, reportViews, type ReportName } from './reports.js';
 

@@ -1,11 +1,10 @@
-import { and, eq, gte, lt, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { calendarDate, instant, won } from '../../server/responses.js';
 import { datesIn } from '../../kernel/dates.js';
-import { paymentAttempts, payments } from '../checkout/schema.js';
-import { kstDayStart } from '../orders/queries.js';
+import { paymentsWithLastAttempt } from '../checkout/index.js';
+import { kstDayStart } from '../orders/index.js';
 import { dayRows, type Dimension, type Figure, type Figures, lastComputedAt, STEPS, totalsByKey, zeroFigures } from './metrics.js';
 
 /** The eight reports of spec 01 §4.4 over the per-date rows; `realtime` over raw events. */
@@ -159,15 +158,7 @@ export async function analyticsReport(db: Db, storeId: string, name: Exclude<Rep
  * payment and its last window (attempt).
  */
 async function paymentResults(db: Db, storeId: string, p: Period, now: number) {
-  const lastAttempt = sql`(SELECT MAX(a2.seq) FROM payment_attempts a2 WHERE a2.payment_id = ${payments.id})`;
-  const list = await db.select({ status: payments.status, expiresAt: payments.expiresAt, attempt: paymentAttempts.status, failure: paymentAttempts.failure })
-    .from(payments)
-    .leftJoin(paymentAttempts, and(eq(paymentAttempts.paymentId, payments.id), eq(paymentAttempts.seq, lastAttempt)))
-    .where(and(
-      eq(payments.storeId, storeId), gte(payments.createdAt, kstDayStart(p.from)), lt(payments.createdAt, kstDayStart(p.to, 1)),
-      p.includeTest ? undefined : eq(payments.testPayment, false),
-    ))
-    .all();
+  const list = await paymentsWithLastAttempt(db, storeId, kstDayStart(p.from), kstDayStart(p.to, 1), p.includeTest);
   const counts = new Map<(typeof PAYMENT_RESULTS)[number], number>(PAYMENT_RESULTS.map((r) => [r, 0]));
   for (const pay of list) {
     const result = pay.status === 'COMPLETED' ? 'COMPLETED'

@@ -5,7 +5,7 @@ import { buildCtx } from '../../server/pipeline.js';
 import type { StoreCtx } from '../../server/registry.js';
 import type { Services } from '../../server/services.js';
 import type { Principal } from '../../kernel/identity.js';
-import { resolveStore } from '../stores/access.js';
+import { resolveStore } from '../stores/index.js';
 
 /**
  * The context of a person deciding an approval request outside the approval API — the approval page, with

@@ -25,3 +25,7 @@ export const approvalsModule: Module = {
     { name: 'approvals.drop-lapsed-codes', run: dropLapsedConfirmations },
   ],
 };
+
+export { CONFIRMATION_WINDOW_MS, redeemConfirmation } from './confirmations.js';
+export { deciderCtx } from './decider.js';
+export { decideApproval } from './service.js';

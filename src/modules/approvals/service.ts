@@ -7,18 +7,16 @@ import { successOutgoing, toApiError, type Outgoing } from '../../server/envelop
 import { fail } from '../../server/errors.js';
 import { queueMail } from '../../server/mail.js';
 import type { HeldRequest } from '../../server/module.js';
-import { authorize, buildCtx, execute } from '../../server/pipeline.js';
+import { authorize } from '../../server/access.js';
+import { buildCtx, execute } from '../../server/pipeline.js';
 import type { Preview, StoreCtx } from '../../server/registry.js';
 import type { Services } from '../../server/services.js';
 import { instant } from '../../server/responses.js';
 import { requireOwned } from '../../server/tenancy.js';
-import { users } from '../accounts/schema.js';
-import { principalOfRecord } from '../accounts/principal.js';
-import { auditLogs } from '../audit/schema.js';
-import { writeAudit } from '../audit/service.js';
-import { members } from '../stores/schema.js';
-import { resolveStore } from '../stores/access.js';
-import { countAiAction } from '../stores/usage.js';
+import { principalOfRecord } from '../accounts/index.js';
+import { executionRecordOfApproval, writeAudit } from '../audit/index.js';
+import { membersInRoles, resolveStore } from '../stores/index.js';
+import { countAiAction } from '../stores/index.js';
 import { APPROVAL_STATUSES, heldRequestAnswerSchema, type ApprovalStatus } from '../../kernel/approval-hold.js';
 import { approvalRequests } from './schema.js';
 
@@ -273,8 +271,7 @@ export async function settleInterruptedExecutions(services: Services, now: numbe
   const stale = await services.db.select().from(approvalRequests)
     .where(and(eq(approvalRequests.status, 'EXECUTING'), lt(approvalRequests.decidedAt, now - EXECUTION_STALE_MS))).all();
   for (const row of stale) {
-    const executed = await services.db.select().from(auditLogs)
-      .where(and(eq(auditLogs.approvalId, row.id), eq(auditLogs.kind, 'REQUEST'), eq(auditLogs.action, row.operationId))).get();
+    const executed = await executionRecordOfApproval(services.db, row.id, row.operationId);
     const settled: Pick<ApprovalRow, 'status' | 'result'> = executed
       ? { status: executed.result === 'SUCCEEDED' ? 'SUCCEEDED' : 'FAILED', result: { statusCode: executed.statusCode } }
       : { status: 'UNKNOWN', result: { statusCode: 0 } };
@@ -299,9 +296,7 @@ export async function notifyApprovers(services: Services, now: number): Promise<
       const batch = (await services.db.update(approvalRequests).set({ notifiedAt: now })
         .where(and(inArray(approvalRequests.id, waiting.filter((r) => r.storeId === storeId).map((r) => r.id)), isNull(approvalRequests.notifiedAt)))
         .returning().all()).sort((a, b) => (a.id < b.id ? -1 : 1));
-      const approvers = await services.db.select({ email: users.email, role: members.role }).from(members)
-        .innerJoin(users, eq(users.id, members.userId))
-        .where(and(eq(members.storeId, storeId), inArray(members.role, ['OWNER', 'ADMIN']))).all();
+      const approvers = await membersInRoles(services.db, storeId, ['OWNER', 'ADMIN']);
       let mailed = 0;
       for (const approver of approvers) {
         const mine = batch.filter((r) => !r.ownerOnly || approver.role === 'OWNER');

@@ -14,6 +14,9 @@ export const findVersion = (db: Db, versionId: string) => db.select().from(appVe
 export const findInstallation = (db: Db, installationId: string) => db.select().from(appInstallations).where(eq(appInstallations.id, installationId)).get();
 export const activeInstallation = (db: Db, storeId: string, appId: string) =>
   db.select().from(appInstallations).where(and(eq(appInstallations.storeId, storeId), eq(appInstallations.appId, appId), eq(appInstallations.status, 'ACTIVE'))).get();
+/** The store's active installations, of every app. */
+export const activeInstallationsOfStore = (db: Db, storeId: string) =>
+  db.select().from(appInstallations).where(and(eq(appInstallations.storeId, storeId), eq(appInstallations.status, 'ACTIVE'))).all();
 
 /** The app of a developer; another developer's app is 404 (apps are not listed across accounts). */
 export async function ownApp(db: Db, appId: string, userId: string): Promise<App> {

@@ -1,6 +1,6 @@
 // An installation's settings against the running version's declarations: what is missing, how they show, patches.
 import { validationFailed } from '../../server/errors.js';
-import type { Manifest } from './manifest.js';
+import type { Manifest } from '../../kernel/app-manifest.js';
 import type { SettingValue } from './schema.js';
 
 export function missingSettings(manifest: Manifest, settings: Record<string, SettingValue>): string[] {

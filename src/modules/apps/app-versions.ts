@@ -5,7 +5,7 @@ import { validationFailed, fail } from '../../server/errors.js';
 import type { Services } from '../../server/services.js';
 import { findAppByHandle, findVersion, type App, type AppVersion } from './app-records.js';
 import { moveToVersion } from './installations.js';
-import { consentWidening, type Manifest } from './manifest.js';
+import { consentWidening, type Manifest } from '../../kernel/app-manifest.js';
 import { appInstallations, apps, appVersions, type AppBundle } from './schema.js';
 
 export async function createApp(services: Services, userId: string, manifest: Manifest, now: number): Promise<App> {

@@ -8,7 +8,7 @@ import { apiCallCount } from './installation-tokens.js';
 import { findApp, findVersion, type App, type AppVersion, type Installation } from './app-records.js';
 import { missingSettings, presentSettings } from './app-settings.js';
 import { executionView, presentExecution, recentExecutions } from './executions.js';
-import { consentSurface, consentWidening, flowParam, manifestSchema, toolInputField, type Manifest } from './manifest.js';
+import { consentSurface, consentWidening, flowParam, manifestSchema, toolInputField, type Manifest } from '../../kernel/app-manifest.js';
 import { appSchedules } from './schema.js';
 
 const appStatus = z.enum(['ACTIVE', 'SUSPENDED']).describe('SUSPENDED after 24 hours in which every call failed as an app error; a new version lifts it.');

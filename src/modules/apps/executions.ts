@@ -8,7 +8,7 @@ import { instant } from '../../server/responses.js';
 import type { Services } from '../../server/services.js';
 import { findApp, type App, type Installation } from './app-records.js';
 import { missingSettings } from './app-settings.js';
-import type { Manifest } from './manifest.js';
+import type { Manifest } from '../../kernel/app-manifest.js';
 import { appExecutions, apps, type ExecutionKind, type ExecutionStatus } from './schema.js';
 
 const SUSPEND_AFTER_MS = 24 * 3600_000;

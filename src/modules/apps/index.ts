@@ -3,7 +3,7 @@ import { resolveInstallationPrincipal } from './installation-tokens.js';
 import { runDueDeliveries, runDueSchedules } from './jobs.js';
 import { appOperations } from './operations.js';
 import { mountAppRoutes } from './routes.js';
-import { closeRuntime } from './sandbox.js';
+import { closeRuntime } from './isolates.js';
 import { pruneExecutions } from './executions.js';
 import { eraseUninstalled } from './installations.js';
 
@@ -20,3 +20,10 @@ export const appsModule: Module = {
     { name: 'apps.prune-executions', run: pruneExecutions },
   ],
 };
+
+export { activeInstallation, findApp, findAppByHandle, findInstallation, findVersion } from './app-records.js';
+export { recordIfNotRunnable } from './executions.js';
+export { notifyStoreApps } from './installations.js';
+export { invokeAndRecord } from './invoke.js';
+export { appBaseUrl } from './app-views.js';
+export { activeInstallationsOfStore } from './app-records.js';

@@ -4,7 +4,7 @@ import { preparedFor } from '../../db/prepared.js';
 import { fail } from '../../server/errors.js';
 import type { Services } from '../../server/services.js';
 import type { Principal } from '../../kernel/identity.js';
-import { signToken, type TokenClaims } from '../accounts/tokens.js';
+import { signToken, type TokenClaims } from '../accounts/index.js';
 import { appApiCalls, appInstallations, apps } from './schema.js';
 
 /** Installation tokens live one hour; the runtime asks for a fresh one per call. */

@@ -6,11 +6,11 @@ import { newId } from '../../db/ids.js';
 import { fail } from '../../server/errors.js';
 import type { Services } from '../../server/services.js';
 import { roleAllows } from '../../kernel/scopes.js';
-import { emitEvent } from '../events/outbox.js';
+import { emitEvent } from '../events/index.js';
 import type { Role } from '../../kernel/identity.js';
-import { findMembership } from '../stores/service.js';
+import { findMembership } from '../stores/index.js';
 import { latestVersion, type App, type AppVersion, type Installation } from './app-records.js';
-import { intervalSeconds, type Manifest } from './manifest.js';
+import { intervalSeconds, type Manifest } from '../../kernel/app-manifest.js';
 import { appDeliveries, appInstallations, appSchedules, appStorage } from './schema.js';
 
 const ERASE_DELAY_MS = 48 * 3600_000;

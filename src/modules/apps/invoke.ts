@@ -4,16 +4,18 @@ import { SignJWT } from 'jose';
 import { newSecret } from '../../db/ids.js';
 import type { Services } from '../../server/services.js';
 import type { SigningKeys } from '../../kernel/identity.js';
-import { loadSigningKeys } from '../accounts/keys.js';
+import { loadSigningKeys } from '../accounts/index.js';
 import { createGuardedFetch, RuntimeCallbackError, type InvocationKind as RuntimeKind } from '../../runtime-host/index.js';
 
 /** What an app's functions are called for (the runtime also runs storefront sites, which are not apps). */
 type InvocationKind = Exclude<RuntimeKind, 'site'>;
 import { issueInstallationToken } from './installation-tokens.js';
 import type { ExecutionKind } from './schema.js';
-import { runInSandbox } from './sandbox.js';
-import type { App, AppVersion, Installation } from './app-records.js';
+import { runInSandbox } from './isolates.js';
 import { recordExecution } from './executions.js';
+import type { FunctionContext, InvokeOutcome, InvokeTarget } from './invocation.js';
+
+export type { FunctionContext, InvokeOutcome, InvokeTarget };
 
 const EXECUTION_KIND: Record<InvocationKind, ExecutionKind> = { tool: 'TOOL', notification: 'NOTIFICATION', schedule: 'SCHEDULE', route: 'HTTP', event: 'EVENT' };
 
@@ -21,26 +23,13 @@ const EXECUTION_KIND: Record<InvocationKind, ExecutionKind> = { tool: 'TOOL', no
 const RESULT_MAX_BYTES = 64 * 1024;
 const EXTERNAL_DEADLINE_MS = 10_000;
 
-export interface InvokeTarget {
-  app: App;
-  installation: Installation;
-  version: AppVersion;
-}
-
-export type InvokeOutcome<T = unknown> =
-  | { ok: true; value: T; logs: string[]; durationMs: number }
-  /** `appError`: the app's own code failed (it counts towards suspension); otherwise the platform did. */
-  | { ok: false; code: string; message: string; appError: boolean; logs: string[]; durationMs: number };
-
-export type FunctionContext = Awaited<ReturnType<typeof functionContext>>;
-
 /** Per-call context: `invocationId` stays the same on every retry of one delivery (flow notifications). */
 export interface CallOptions {
   invocationId?: string;
 }
 
 /** What every function receives besides its input: which store, its settings, and an API client's credentials. */
-async function functionContext(services: Services, t: InvokeTarget, call: CallOptions = {}) {
+async function functionContext(services: Services, t: InvokeTarget, call: CallOptions = {}): Promise<FunctionContext> {
   const { token, expiresAt } = await issueInstallationToken(services, t.installation.id);
   return {
     ...(call.invocationId ? { invocationId: call.invocationId } : {}),

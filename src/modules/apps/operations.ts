@@ -8,8 +8,8 @@ import { defineOperation, reply, type StoreCtx } from '../../server/registry.js'
 import { requireOwned } from '../../server/tenancy.js';
 import { toFieldErrors } from '../../server/validation.js';
 import { invokeAndRecord } from './invoke.js';
-import { evictInstallation } from './sandbox.js';
-import { checkManifest, manifestJsonSchema, requiredFunctions, type Manifest } from './manifest.js';
+import { evictInstallation } from './isolates.js';
+import { checkManifest, manifestJsonSchema, requiredFunctions, type Manifest } from '../../kernel/app-manifest.js';
 import { appExecutions, appInstallations, apps } from './schema.js';
 import { activeInstallation, findApp, findAppByHandle, findInstallation, findVersion, latestVersion, ownApp, type Installation } from './app-records.js';
 import { applySettingsPatch } from './app-settings.js';

@@ -5,7 +5,7 @@ import { ApiError, fail } from '../../server/errors.js';
 import { hostName } from '../../server/request-guard.js';
 import type { Services } from '../../server/services.js';
 import { appSigningKeys, invokeAndRecord, UnusableAnswer } from './invoke.js';
-import type { Manifest } from './manifest.js';
+import type { Manifest } from '../../kernel/app-manifest.js';
 import { findApp, findAppByHandle, findInstallation, findVersion, latestVersion } from './app-records.js';
 
 const FORWARDED_HEADERS = ['content-type', 'user-agent', 'accept', 'x-request-id'];

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import type { Manifest } from './manifest.js';
+import type { Manifest } from '../../kernel/app-manifest.js';
 
 export type AppVisibility = 'DEVELOPMENT' | 'PRIVATE' | 'PUBLIC';
 export type InstallationStatus = 'ACTIVE' | 'UNINSTALLED';

@@ -16,3 +16,6 @@ export const auditModule: Module = {
     run: async (services, now) => (await services.db.delete(auditLogs).where(and(eq(auditLogs.kind, 'REQUEST'), lt(auditLogs.createdAt, now - YEAR_MS))).run()).changes,
   }],
 };
+
+export { writeAudit } from './service.js';
+export { executionRecordOfApproval } from './service.js';

@@ -1,5 +1,6 @@
-import { sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
+import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
@@ -125,4 +126,13 @@ export function presentAudit(row: typeof auditLogs.$inferSelect): z.output<typeo
     metadata: row.metadata ?? {},
     createdAt: isoAt(row.createdAt),
   };
+}
+
+/**
+ * The request record an approved request's execution left (kind REQUEST, the approval's id and its
+ * operation as action), if it got that far: how the execution ended.
+ */
+export async function executionRecordOfApproval(db: Db, approvalId: string, operationId: string): Promise<{ result: string; statusCode: number } | undefined> {
+  return db.select({ result: auditLogs.result, statusCode: auditLogs.statusCode }).from(auditLogs)
+    .where(and(eq(auditLogs.approvalId, approvalId), eq(auditLogs.kind, 'REQUEST'), eq(auditLogs.action, operationId))).get();
 }

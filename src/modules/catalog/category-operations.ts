@@ -9,7 +9,7 @@ import { defineOperation, type StoreCtx } from '../../server/registry.js';
 import { categoryCreate, categoryPatch } from './inputs.js';
 import { categories, products } from './schema.js';
 import { hasChildCategory, loadCategory } from './product-rows.js';
-import { requireFlowId } from '../flows/flow-catalogue.js';
+import { requireFlowId } from './references.js';
 
 const tag = 'Catalog';
 const params = z.object({ categoryId: z.string() }).strict();

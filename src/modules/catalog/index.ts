@@ -1,3 +1,4 @@
+import type { Db } from '../../db/client.js';
 import type { Module } from '../../server/module.js';
 import type { Services } from '../../server/services.js';
 import { categoryOperations } from './category-operations.js';
@@ -36,3 +37,19 @@ export const catalogModule: Module = {
   operations: [...productOperations, ...categoryOperations, ...collectionOperations, ...optionSetOperations, ...storefrontOperations],
   onSeed: seedSamples,
 };
+
+declare module '../../server/module.js' {
+  interface Questions {
+    /** The store's flow of this id, else 404 FLOW_NOT_FOUND (a product's or category's `flowId`). */
+    requireFlowOfStore(db: Db, storeId: string, flowId: string): Promise<unknown>;
+  }
+}
+
+export { assertRealDate } from './dates.js';
+export { buyerUnitPrice } from './prices.js';
+export { findProduct, loadProduct, type ProductRow, type VariantRow, variantsOf } from './product-rows.js';
+export { fulfillmentView } from './product-views.js';
+export { type Fulfillment, type RefundOverride } from './schema.js';
+export { priceStay, recordSale, restoreStock, type Stay } from './stock.js';
+export { categoryIdsInStore, findCategory, findStoreProduct, productIdsInStore } from './product-rows.js';
+export { hasSellableProduct } from './product-rows.js';

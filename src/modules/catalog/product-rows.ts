@@ -58,6 +58,24 @@ export async function loadVariant(db: Db, product: ProductRow, variantId: string
 
 export const loadCategory = async (db: Db, storeId: string, categoryId: string) => requireOwned(await q(db).categoryById.get({ id: categoryId }), storeId, 'CATEGORY_NOT_FOUND');
 export const hasChildCategory = async (db: Db, categoryId: string) => (await q(db).childOf.get({ id: categoryId })) !== undefined;
+/** A category by id (any store: callers check the store). */
+export const findCategory = (db: Db, id: string) => q(db).categoryById.get({ id });
+
+/** The store's product of this id, else undefined (another store's product counts as missing). */
+export async function findStoreProduct(db: Db, storeId: string, productId: string): Promise<ProductRow | undefined> {
+  const product = await findProduct(db, productId);
+  return product && product.storeId === storeId ? product : undefined;
+}
+
+/** The ids among `ids` of the store's products. */
+export async function productIdsInStore(db: Db, storeId: string, ids: string[]): Promise<string[]> {
+  return (await db.select({ id: products.id }).from(products).where(and(eq(products.storeId, storeId), inArray(products.id, ids))).all()).map((r) => r.id);
+}
+
+/** The ids among `ids` of the store's categories. */
+export async function categoryIdsInStore(db: Db, storeId: string, ids: string[]): Promise<string[]> {
+  return (await db.select({ id: categories.id }).from(categories).where(and(eq(categories.storeId, storeId), inArray(categories.id, ids))).all()).map((r) => r.id);
+}
 
 /** Sales history (spec 01 §2.2 `fulfillmentTypeLocked`, §2.6 `INVENTORY_MODE_LOCKED`): checkout records sales with `recordSale`. */
 export async function hasSalesHistory(db: Db, storeId: string, productId: string): Promise<boolean> {
@@ -77,3 +95,7 @@ export async function variantsInOrders(db: Db, storeId: string, variantIds: stri
 export async function touchProduct(db: Db, productId: string, now: number, set: Partial<ProductRow> = {}) {
   await db.update(products).set({ ...set, version: sql`${products.version} + 1`, updatedAt: now }).where(eq(products.id, productId)).run();
 }
+
+/** Whether the store has an on-sale product that is not a sample (a hosted storefront may then go public). */
+export const hasSellableProduct = async (db: Db, storeId: string) => (await db.select({ id: products.id }).from(products)
+  .where(and(eq(products.storeId, storeId), eq(products.status, 'ON_SALE'), eq(products.isSample, false))).limit(1).get()) !== undefined;

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { isoAt } from '../../db/clock.js';
 import { calendarDate, instant, won } from '../../server/responses.js';
-import { uploadUrl } from '../uploads/service.js';
+import { uploadUrl } from '../uploads/index.js';
 import { today } from '../../kernel/dates.js';
 import { inventoryMode, productStatus } from './inputs.js';
 import { buyerUnitPrice, discountActive, discountedPrice } from './prices.js';

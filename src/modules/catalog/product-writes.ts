@@ -5,15 +5,15 @@ import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
 import { fail, validationFailed, type FieldError } from '../../server/errors.js';
 import type { StoreCtx } from '../../server/registry.js';
-import { storeSettings } from '../stores/service.js';
-import type { StoreSettings } from '../stores/settings.js';
-import { requireProductImages } from '../uploads/service.js';
+import { storeSettings } from '../stores/index.js';
+import type { StoreSettings } from '../stores/index.js';
+import { requireProductImages } from '../uploads/index.js';
 import type { FulfillmentInput, ProductInput, VariantSettings } from './inputs.js';
 import { assertPriceUnit } from './prices.js';
 import { hasChildCategory, loadCategory, variantsInOrders, variantsOf, type ProductRow, type VariantRow } from './product-rows.js';
 import { catalogSequences, products, productVariants, type Fulfillment, type OptionAxis, type RefundOverride } from './schema.js';
 import { afterStockChange } from './stock.js';
-import { requireFlowId } from '../flows/flow-catalogue.js';
+import { requireFlowId } from './references.js';
 
 /** A prepared insert of every column, each bound by its own name. */
 const insertAll = (db: Db, table: typeof products | typeof productVariants) =>

@@ -2,7 +2,7 @@ import { and, eq, gte, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import { fail } from '../../server/errors.js';
-import { emitEvent } from '../events/outbox.js';
+import { emitEvent } from '../events/index.js';
 import { addDays, daysBetween, isRealDate, today } from '../../kernel/dates.js';
 import { LIMITS } from './inputs.js';
 import { productCalendar, products, productVariants } from './schema.js';

@@ -11,7 +11,7 @@ import { collectionQuery, dateRange, LIMITS } from './inputs.js';
 import { calendarDays, requireDated } from './operations.js';
 import { categories, collections, products } from './schema.js';
 import { preparedFor } from '../../db/prepared.js';
-import { storeIdNamedBy } from '../stores/service.js';
+import { storeIdNamedBy } from '../stores/index.js';
 import { discountActive, discountedPrice } from './prices.js';
 import { cachedPage, pageOf as productPage } from './product-listing.js';
 import { findProduct, findProductByNo, variantsOf, type ProductRow } from './product-rows.js';

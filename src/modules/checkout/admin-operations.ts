@@ -5,14 +5,14 @@ import { isoAt } from '../../db/clock.js';
 import { defineOperation } from '../../server/registry.js';
 import { calendarDate, instant, won } from '../../server/responses.js';
 import { requireOwned } from '../../server/tenancy.js';
-import { cashReceiptOf, cashReceiptView, presentCashReceipt } from '../orders/service.js';
+import { cashReceiptOf, cashReceiptView, presentCashReceipt } from '../orders/index.js';
 import { pageOf, pageQuery, paginated } from '../../server/paging.js';
 import { dateInput } from '../../server/validation.js';
-import { EASY_PAY_PROVIDERS, METHODS, PROVIDERS } from '../payments/gateway.js';
-import { kstDayStart, periodOf, queryBool } from '../orders/queries.js';
+import { EASY_PAY_PROVIDERS, METHODS, PROVIDERS } from '../payments/index.js';
+import { kstDayStart, periodOf, queryBool } from '../orders/index.js';
 import { attemptsOf, findPayment, type PaymentRow } from './payment-records.js';
 import { failureView, paymentResult, paymentResultEnum, presentFailure } from './payment-views.js';
-import { amountsView } from './pricing.js';
+import { amountsView } from '../orders/index.js';
 import { paymentAttempts, paymentRefunds, payments } from './schema.js';
 
 const tag = 'Payments';

@@ -1,12 +1,10 @@
 // Cash receipts of a payment: who may ask for one, recording the request, following refunds, issuing them.
 import { and, eq } from 'drizzle-orm';
-import { claimEachDue } from '../../db/claim.js';
 import type { Db } from '../../db/client.js';
 import { fail } from '../../server/errors.js';
 import type { Services } from '../../server/services.js';
-import { sealSecrets } from '../payments/crypto.js';
-import { cashReceipts } from '../orders/schema.js';
-import { cashReceiptOf } from '../orders/service.js';
+import { sealSecrets } from '../payments/index.js';
+import { cancelCashReceipt, cashReceiptOf, claimDueCashReceipts, queueCashReceiptReissue, recordCashReceiptFailure, recordCashReceiptIssued, requestCashReceipt } from '../orders/index.js';
 import { findPayment, type PaymentRow } from './payment-records.js';
 import { paymentAttempts, paymentRefunds } from './schema.js';
 
@@ -34,7 +32,7 @@ export async function writeCashReceipt(services: Services, paymentId: string, st
     issuedAt: null,
     updatedAt: now,
   };
-  await services.db.insert(cashReceipts).values(row).onConflictDoUpdate({ target: cashReceipts.paymentId, set: row }).run();
+  await requestCashReceipt(services.db, row);
 }
 
 /** The cash a payment kept: its approved amount less the cash refunds the gateway completed. */
@@ -52,28 +50,24 @@ export async function followCashReceipt(db: Db, now: number, paymentId: string) 
   const receipt = await cashReceiptOf(db, paymentId);
   if (!receipt || !['ISSUED', 'ISSUE_PENDING', 'REQUESTED'].includes(receipt.status)) return;
   const left = await cashLeft(db, (await findPayment(db, paymentId))!);
-  if (left === 0) await db.update(cashReceipts).set({ status: 'ISSUE_CANCELED', nextAttemptAt: null, updatedAt: now }).where(eq(cashReceipts.paymentId, paymentId)).run();
-  else if (receipt.status === 'ISSUED') await db.update(cashReceipts).set({ status: 'ISSUE_PENDING', nextAttemptAt: now, failureCode: null, updatedAt: now }).where(eq(cashReceipts.paymentId, paymentId)).run();
+  if (left === 0) await cancelCashReceipt(db, paymentId, now);
+  else if (receipt.status === 'ISSUED') await queueCashReceiptReissue(db, paymentId, now);
 }
 
 /** Sandbox cash receipts are issued at once; live issuance waits for a gateway receipt API (not in the adapters yet). */
 export async function issueCashReceipts(services: Services, now: number): Promise<number> {
   let handled = 0;
-  for await (const receipt of claimEachDue(services.db, cashReceipts, now, { key: [cashReceipts.paymentId], where: eq(cashReceipts.status, 'ISSUE_PENDING') })) {
+  for await (const receipt of claimDueCashReceipts(services.db, now)) {
     handled++;
     const payment = (await findPayment(services.db, receipt.paymentId))!;
     if (payment.testPayment) {
       // A reissue after a partial refund gets a number of its own.
       const receiptNo = receipt.receiptNo === null ? `SBX${payment.orderNo}` : `SBX${payment.orderNo}-${receipt.attempts + 1}`;
-      await services.db.update(cashReceipts).set({ status: 'ISSUED', receiptNo, amount: await cashLeft(services.db, payment), issuedAt: now, attempts: receipt.attempts + 1, nextAttemptAt: null, updatedAt: now })
-        .where(eq(cashReceipts.paymentId, receipt.paymentId)).run();
+      await recordCashReceiptIssued(services.db, receipt.paymentId, now, { receiptNo, amount: await cashLeft(services.db, payment), attempts: receipt.attempts + 1 });
     } else {
       const attempts = receipt.attempts + 1;
       const failed = attempts >= 5;
-      await services.db.update(cashReceipts).set({
-        status: failed ? 'ISSUE_FAILED' : 'ISSUE_PENDING', attempts, nextAttemptAt: failed ? null : now + 60_000 * 2 ** attempts,
-        failureCode: 'ISSUER_NOT_AVAILABLE', updatedAt: now,
-      }).where(eq(cashReceipts.paymentId, receipt.paymentId)).run();
+      await recordCashReceiptFailure(services.db, receipt.paymentId, now, { attempts, nextAttemptAt: failed ? null : now + 60_000 * 2 ** attempts, failureCode: 'ISSUER_NOT_AVAILABLE' });
     }
   }
   return handled;

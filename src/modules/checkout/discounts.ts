@@ -1,9 +1,9 @@
 import { and, eq, isNull, lte, notExists, or } from 'drizzle-orm';
 import { transaction, type Db } from '../../db/client.js';
 import type { Services } from '../../server/services.js';
-import { applyCoupons, holdCoupons, linkCouponsToOrder, releaseCoupons, type AppliedCoupons, type CouponLine } from '../coupons/service.js';
-import { assertPointUse, returnPaymentPoints, spend } from '../points/service.js';
-import { storeSettings } from '../stores/service.js';
+import { applyCoupons, holdCoupons, linkCouponsToOrder, releaseCoupons, type AppliedCoupons, type CouponLine } from '../coupons/index.js';
+import { assertPointUse, returnPaymentPoints, spend } from '../points/index.js';
+import { storeSettings } from '../stores/index.js';
 import { priceSheet } from './pricing.js';
 import { paymentAttempts, payments, type SheetItem } from './schema.js';
 

@@ -18,3 +18,32 @@ export const checkoutModule: Module = {
   ],
   mount: mountPayPages,
 };
+
+declare module '../../server/module.js' {
+  interface Happenings {
+    /** A buyer put a product in the cart (analytics counts it as the visit's cart add). */
+    cartItemAdded: { storeId: string; productId: string; headers: Headers; at: number };
+    /** A buyer opened an order sheet. */
+    checkoutStarted: { storeId: string; checkoutId: string; headers: Headers; at: number };
+    /** A gateway approved a payment: money was taken, even when the payment is then canceled automatically. */
+    paymentApproved: MoneyMoved;
+    /** A refund went through at the gateway. */
+    refundCompleted: MoneyMoved;
+  }
+}
+
+/** Money that moved at a gateway, as the sales report counts it. */
+export interface MoneyMoved {
+  storeId: string;
+  at: number;
+  pg: string;
+  /** The actual method (the approved one, else the one asked for). */
+  method: string;
+  testPayment: boolean;
+  amount: number;
+}
+
+export { presentRefund, refundView } from './admin-operations.js';
+export { runRefund } from './refunds.js';
+export { findRefund, recordRefund, resumeHeldRefund, type RefundRow } from './refunds.js';
+export { approvedAttemptIdOf, paymentsWithLastAttempt } from './payment-records.js';

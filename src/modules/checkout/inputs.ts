@@ -1,13 +1,7 @@
 import { z } from 'zod';
 import { stated } from '../../server/formats.js';
 import { isRealDate } from '../../kernel/dates.js';
-
-/**
- * Phone numbers of spec 02 §2.4, digits only: mobile, 050 safe numbers (0503–0508), 070, and area-code
- * numbers (02, 031–033, 041–044, 051–055, 061–064).
- */
-const PHONE = /^(?:01[016789]\d{7,8}|050[3-8]\d{7,8}|070\d{7,8}|02\d{7,8}|0(?:3[1-3]|4[1-4]|5[1-5]|6[1-4])\d{7,8})$/;
-export const phone = z.string().regex(PHONE, { message: '전화번호는 숫자만, 휴대폰·0503~0508 안심번호·070·지역번호 형식이어야 합니다.' });
+import { phone, shippingAddress } from '../orders/index.js';
 
 const stay = z.object({ checkIn: z.string(), checkOut: z.string() }).strict();
 export const quantity = z.number().int().min(1).max(999);
@@ -61,15 +55,6 @@ export const cashReceipt = z.object({
   ],
 }).transform((v) => ({ type: v.type, digits: v.identityNumber.replace(/-/g, '') }));
 
-export const shippingAddress = z.object({
-  receiverName: z.string().trim().min(1).max(50),
-  phone,
-  zipCode: z.string().regex(/^\d{5}$/),
-  address1: z.string().trim().min(1).max(200),
-  address2: z.string().max(200).default(''),
-  deliveryMemo: z.string().max(100).nullable().default(null),
-}).strict();
-
 export const guest = z.object({
   name: z.string().trim().min(1).max(50),
   phone,
@@ -101,9 +86,3 @@ export const simulateOutcome = z.object({
   amount: z.number().int().min(0).max(1_000_000_000).optional(),
 }).strict();
 export type Outcome = z.infer<typeof simulateOutcome>['outcome'];
-
-export const guestLookup = z.object({
-  orderNo: z.string().regex(/^\d{8}-?\d{6}$/, { message: '주문번호는 14자리 숫자입니다(하이픈 허용).' }),
-  orderPassword: z.string().min(1).max(128),
-}).strict();
-

@@ -1,13 +1,14 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { mergeErrors } from '../../server/contract.js';
-import { recordCartAdd, recordCheckoutStart } from '../analytics/ingest.js';
+import { announce } from '../../server/hooks.js';
 import { defineOperation, reply } from '../../server/registry.js';
-import { checkoutAvailability, checkoutAvailabilityFields } from '../payments/checkout-api.js';
-import { findStore, storeSettings } from '../stores/service.js';
+import { checkoutAvailability } from '../payments/index.js';
+import { checkoutAvailabilityFields } from '../stores/index.js';
+import { findStore, storeSettings } from '../stores/index.js';
 import { cartAdd, cartPatch, checkoutCreate, deliveryQuote, newAttempt as newAttemptBody, paymentStart, pricingRequest } from './inputs.js';
 import { DISCOUNT_ERRORS, priceWithDiscounts } from './discounts.js';
-import { amountsView } from './pricing.js';
+import { amountsView } from '../orders/index.js';
 import { NEW_ATTEMPT_ERRORS, newAttempt, START_PAYMENT_ERRORS, startPayment } from './payment-attempts.js';
 import { loadPayment } from './payment-records.js';
 import { paymentStartView, paymentStatusView, presentPaymentStatus, storefrontResult, storefrontResultView } from './payment-views.js';
@@ -54,7 +55,7 @@ export const checkoutOperations = [
     handler: async (ctx) => {
       const cart = await cartFor(ctx, ctx.buyer.storeId, ctx.buyer.customer);
       await addCartItem(ctx, cart, ctx.body);
-      await recordCartAdd(ctx.db, ctx.event.req.headers, ctx.buyer.storeId, ctx.body.productId, ctx.now);
+      await announce(ctx.db, 'cartItemAdded', { storeId: ctx.buyer.storeId, productId: ctx.body.productId, headers: ctx.event.req.headers, at: ctx.now });
       return reply(201, await presentCart(ctx, cart), { headers: { 'x-svc-cart': cart.id } });
     },
   }),
@@ -126,7 +127,7 @@ export const checkoutOperations = [
       } else {
         sheet = await createSheet(ctx, storeId, customer, [{ ...ctx.body.directItem, cartItemId: null }], null);
       }
-      await recordCheckoutStart(ctx.db, ctx.event.req.headers, storeId, sheet.id, ctx.now);
+      await announce(ctx.db, 'checkoutStarted', { storeId, checkoutId: sheet.id, headers: ctx.event.req.headers, at: ctx.now });
       return reply(201, await presentSheet(ctx.services, sheet, ctx.now));
     },
   }),

@@ -1,21 +1,16 @@
 // Placing the order of an approved payment: stock, the order and its hooks, or the automatic cancel instead.
-import { eq, sql } from 'drizzle-orm';
-import { storeSettings } from '../stores/service.js';
-import { recordPurchase } from '../analytics/ingest.js';
+import { storeSettings } from '../stores/index.js';
 import { transaction, type Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
-import { preparedFor } from '../../db/prepared.js';
 import { ApiError } from '../../server/errors.js';
+import { announce } from '../../server/hooks.js';
 import type { Services } from '../../server/services.js';
-import { findProduct } from '../catalog/product-rows.js';
-import { recordSale } from '../catalog/stock.js';
-import { customers as customersTable } from '../customers/schema.js';
-import type { Customer } from '../customers/service.js';
-import type { ConfirmResult } from '../payments/gateway.js';
-import { cashReceipts } from '../orders/schema.js';
-import { cashReceiptOf, createOrder } from '../orders/service.js';
-import { insertRow, updateById } from './statements.js';
-import { countPayment } from '../reports/ledger.js';
+import { findProduct } from '../catalog/index.js';
+import { recordSale } from '../catalog/index.js';
+import { findCustomer, type Customer } from '../customers/index.js';
+import type { ConfirmResult } from '../payments/index.js';
+import { cashReceiptOf, createOrder, settleCashReceiptRequest } from '../orders/index.js';
+import { insertRow, updateById } from '../../db/statements.js';
 import { linkDiscountsToOrder, releaseDiscounts } from './discounts.js';
 import { CASH_METHODS } from './cash-receipts.js';
 import { failure, findAttempt, loadPayment, type PaymentRow } from './payment-records.js';
@@ -85,21 +80,13 @@ export async function placeOrder(services: Services, now: number, payment: Payme
   });
   await updateById(db, payments, payment.id, { ...paymentFields, status: 'COMPLETED', orderId: order.id, updatedAt: now });
   await linkDiscountsToOrder(db, now, payment.id, order.id);
-  await recordPurchase(db, order, sheet.items, now);
   await updateById(db, checkoutSheets, sheet.id, { status: 'COMPLETED', orderId: order.id });
   await removeOrderedCartLines(db, sheet);
-  if ((await cashReceiptOf(db, payment.id))?.status === 'REQUESTED') {
-    const cash = CASH_METHODS.has(approval.approvedMethod);
-    await updateById(db, cashReceipts, payment.id, { status: cash ? 'ISSUE_PENDING' : 'NOT_APPLICABLE', nextAttemptAt: cash ? now : null, updatedAt: now }, 'paymentId');
-  }
+  if ((await cashReceiptOf(db, payment.id))?.status === 'REQUESTED') await settleCashReceiptRequest(db, payment.id, CASH_METHODS.has(approval.approvedMethod), now);
   return order.id;
 }
 
-const q = preparedFor((db) => ({
-  customer: db.select().from(customersTable).where(eq(customersTable.id, sql.placeholder('id'))).prepare(),
-}));
-
-const customerOf = async (db: Db, id: string | null) => (id ? (await q(db).customer.get({ id })) ?? null : null);
+const customerOf = async (db: Db, id: string | null) => (id ? (await findCustomer(db, id)) ?? null : null);
 
 const CANCEL_MESSAGES: Record<string, string> = {
   DUPLICATE_APPROVAL: '같은 주문서가 이미 결제되어 이 결제는 자동 취소되었습니다.',
@@ -126,7 +113,7 @@ export async function settleApproval(services: Services, attemptId: string, resu
     const sheet = await loadSheet(db, payment.checkoutId);
     const approval = { pgTransactionId: result.pgTransactionId, approvedAmount: result.approvedAmount, approvedMethod: result.approvedMethod, approvedAt: now, updatedAt: now };
     // The money was taken whatever happens next: an automatic cancel counts on both sides of the sales report.
-    await countPayment(db, { storeId: attempt.storeId, at: now, pg: attempt.pg, method: result.approvedMethod ?? attempt.method, testPayment: attempt.testPayment, amount: result.approvedAmount });
+    await announce(db, 'paymentApproved', { storeId: attempt.storeId, at: now, pg: attempt.pg, method: result.approvedMethod ?? attempt.method, testPayment: attempt.testPayment, amount: result.approvedAmount });
     // The approving attempt names the payment's gateway, method and transaction (spec 01 §4.3 list items).
     const gatewayFields = { pg: attempt.pg, method: result.approvedMethod ?? attempt.method, pgTransactionId: result.pgTransactionId };
 

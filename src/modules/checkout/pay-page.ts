@@ -8,7 +8,7 @@ import { escapeHtml, htmlResponse } from '../../server/html.js';
 import type { Services } from '../../server/services.js';
 import { parseWith } from '../../server/validation.js';
 import { simulateOutcome, type Outcome } from './inputs.js';
-import { holdSandboxRefunds } from '../payments/sandbox.js';
+import { holdSandboxRefunds } from '../payments/index.js';
 import { decideSandbox, returnFromGateway } from './payment-confirmation.js';
 import { attemptsOf, findPayment } from './payment-records.js';
 import { presentPaymentStatus, storefrontResult } from './payment-views.js';

@@ -5,13 +5,13 @@ import { transaction } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { fail, validationFailed } from '../../server/errors.js';
 import type { Services } from '../../server/services.js';
-import { gatewayFor, sandboxDecide } from '../payments/checkout-api.js';
-import type { ConfirmResult, EasyPayProvider, PaymentMethod, Pg, SandboxOutcome } from '../payments/gateway.js';
+import { gatewayFor, sandboxDecide } from '../payments/index.js';
+import type { ConfirmResult, EasyPayProvider, PaymentMethod, Pg, SandboxOutcome } from '../payments/index.js';
 import { settleApproval } from './order-placement.js';
 import { attemptsOf, failure, findAttempt, lastAttemptOf, loadPayment, type AttemptRow } from './payment-records.js';
 import { presentPaymentStatus, storefrontResult } from './payment-views.js';
 import { runRefund } from './refunds.js';
-import { updateById } from './statements.js';
+import { updateById } from '../../db/statements.js';
 import { paymentAttempts, payments, type AttemptStatus } from './schema.js';
 
 /**

@@ -1,5 +1,5 @@
 // Payment and attempt rows: their lookups, their failure record and the error vocabulary of buyer payments.
-import { desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import { fail } from '../../server/errors.js';
@@ -34,6 +34,26 @@ export const findPayment = (db: Db, id: string) => q(db).payment.get({ id });
 export const attemptsOf = (db: Db, paymentId: string) => q(db).attemptsOf.all({ paymentId });
 export const findAttempt = (db: Db, id: string) => q(db).attempt.get({ id });
 export const lastAttemptOf = (db: Db, paymentId: string) => q(db).lastAttempt.get({ paymentId });
+
+/** The id of the payment's approving attempt (the one whose money a refund gives back), if any. */
+export const approvedAttemptIdOf = async (db: Db, paymentId: string) =>
+  (await db.select({ id: paymentAttempts.id }).from(paymentAttempts).where(and(eq(paymentAttempts.paymentId, paymentId), eq(paymentAttempts.status, 'APPROVED'))).get())?.id;
+
+/**
+ * The store's payments created in [from, before), test ones only when asked: each one's status and expiry,
+ * and the status and failure of its last attempt (null when it opened none).
+ */
+export function paymentsWithLastAttempt(db: Db, storeId: string, from: number, before: number, includeTest: boolean) {
+  const lastAttempt = sql`(SELECT MAX(a2.seq) FROM payment_attempts a2 WHERE a2.payment_id = ${payments.id})`;
+  return db.select({ status: payments.status, expiresAt: payments.expiresAt, attempt: paymentAttempts.status, failure: paymentAttempts.failure })
+    .from(payments)
+    .leftJoin(paymentAttempts, and(eq(paymentAttempts.paymentId, payments.id), eq(paymentAttempts.seq, lastAttempt)))
+    .where(and(
+      eq(payments.storeId, storeId), gte(payments.createdAt, from), lt(payments.createdAt, before),
+      includeTest ? undefined : eq(payments.testPayment, false),
+    ))
+    .all();
+}
 
 export async function loadPayment(db: Db, id: string): Promise<PaymentRow> {
   const payment = await findPayment(db, id);

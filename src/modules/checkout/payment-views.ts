@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { isoAt } from '../../db/clock.js';
 import { instant } from '../../server/responses.js';
 import type { Services } from '../../server/services.js';
-import type { PaymentOption } from '../payments/gateway.js';
+import type { PaymentOption } from '../payments/index.js';
 import { lastAttemptOf, type AttemptRow, type PaymentRow } from './payment-records.js';
-import { amountsView } from './pricing.js';
+import { amountsView } from '../orders/index.js';
 import type { AttemptStatus, Failure } from './schema.js';
 import { paymentOptionView, presentOption } from './service.js';
 

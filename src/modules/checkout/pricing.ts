@@ -1,7 +1,5 @@
-import { z } from 'zod';
-import { calendarDate, won } from '../../server/responses.js';
-import type { StoreSettings } from '../stores/settings.js';
-import type { OrderAmounts } from '../orders/schema.js';
+import type { StoreSettings } from '../stores/index.js';
+import type { OrderAmounts } from '../orders/index.js';
 import type { SheetItem } from './schema.js';
 
 /**
@@ -35,19 +33,6 @@ export function deliveryGroupOf(item: Pick<SheetItem, 'fulfillment'>): string | 
   const s = item.fulfillment.shipping;
   return JSON.stringify([s.shippingAddressId, s.deliveryType, s.deliveryFee, s.conditionalFreeAmount]);
 }
-
-/** `amounts` of a sheet, a payment and an order, as `priceSheet` computes them. */
-/** A priced stay: the nights from check-in to the night before check-out, each at its price fixed at order time. */
-export const stayView = z.object({ checkIn: calendarDate, checkOut: calendarDate, nights: z.array(z.object({ date: calendarDate, price: won })) });
-
-export const amountsView = z.object({
-  itemsAmount: won,
-  deliveryAmount: won.describe('Shipping fees: one per shipping group, 0 when free.'),
-  remoteSurcharge: won.describe('Jeju or island surcharge, once per shipping group.'),
-  couponDiscountAmount: won,
-  pointAmount: won.describe('Points spent.'),
-  totalAmount: won.describe('What the buyer pays: items + delivery + surcharge − coupons − points.'),
-});
 
 /** What coupons and points take off a sheet (checked by checkout/discounts.ts). */
 export interface SheetDiscounts {

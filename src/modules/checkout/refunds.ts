@@ -1,11 +1,11 @@
 // Refunds at the gateway: each claimed for one call at a time, never sent twice, retried until done.
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { claimEachDue, claimNextDue } from '../../db/claim.js';
-import { transaction } from '../../db/client.js';
+import { transaction, type Db } from '../../db/client.js';
+import { announce } from '../../server/hooks.js';
 import type { Services } from '../../server/services.js';
-import { gatewayFor } from '../payments/checkout-api.js';
-import type { Pg } from '../payments/gateway.js';
-import { countRefund } from '../reports/ledger.js';
+import { gatewayFor } from '../payments/index.js';
+import type { Pg } from '../payments/index.js';
 import { followCashReceipt } from './cash-receipts.js';
 import { failure, findAttempt } from './payment-records.js';
 import { paymentRefunds } from './schema.js';
@@ -51,13 +51,27 @@ async function refundAtGateway(services: Services, refund: typeof paymentRefunds
   if (result.status === 'CANCELED') {
     await transaction(services.db, async () => {
       await db.update(paymentRefunds).set({ status: 'COMPLETED', completedAt: now, failure: null, heldReason: null, nextAttemptAt: null }).where(eq(paymentRefunds.id, refund.id)).run();
-      await countRefund(db, { storeId: refund.storeId, at: now, pg: attempt.pg, method: attempt.approvedMethod ?? attempt.method, testPayment: attempt.testPayment, amount: refund.amount });
+      await announce(db, 'refundCompleted', { storeId: refund.storeId, at: now, pg: attempt.pg, method: attempt.approvedMethod ?? attempt.method, testPayment: attempt.testPayment, amount: refund.amount });
       if (attempt.status === 'APPROVED') await followCashReceipt(db, now, refund.paymentId);
     });
   }
   // Held until someone processes it again, which then takes it at once.
   else if (result.status === 'HELD') await db.update(paymentRefunds).set({ status: 'HELD', heldReason: result.failure?.message ?? 'REFUND_HELD', nextAttemptAt: null }).where(eq(paymentRefunds.id, refund.id)).run();
   else if (result.status === 'FAILED') await db.update(paymentRefunds).set({ failure: result.failure ? failure(result.failure.code, result.failure.message, result.failure.optionUnavailable, now) : null }).where(eq(paymentRefunds.id, refund.id)).run();
+}
+
+export type RefundRow = typeof paymentRefunds.$inferSelect;
+
+export const findRefund = (db: Db, refundId: string) => db.select().from(paymentRefunds).where(eq(paymentRefunds.id, refundId)).get();
+
+/** Money to give back (a seller cancel, a claim): PROCESSING when cash goes out through the gateway (`runRefund`), else COMPLETED at once. */
+export async function recordRefund(db: Db, refund: typeof paymentRefunds.$inferInsert): Promise<void> {
+  await db.insert(paymentRefunds).values(refund).run();
+}
+
+/** A HELD refund is taken up again (PROCESSING), unless it is no longer HELD; `runRefund` then sends it. */
+export async function resumeHeldRefund(db: Db, refundId: string): Promise<void> {
+  await db.update(paymentRefunds).set({ status: 'PROCESSING' }).where(and(eq(paymentRefunds.id, refundId), eq(paymentRefunds.status, 'HELD'))).run();
 }
 
 /** Refunds the gateway has not finished yet (refused or unanswered): retried every minute, each by one process. */

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import type { CouponLine } from '../coupons/service.js';
-import type { Fulfillment } from '../catalog/schema.js';
-import type { Stay } from '../catalog/stock.js';
-import type { FixedRefundPolicy, OrderAmounts, ShippingAddress, StayNights } from '../orders/schema.js';
+import type { CouponLine } from '../coupons/index.js';
+import type { Fulfillment } from '../catalog/index.js';
+import type { Stay } from '../catalog/index.js';
+import type { FixedRefundPolicy, OrderAmounts, ShippingAddress, StayNights } from '../orders/index.js';
 
 /** A cart: a member's (by customer) or a guest's (by the `x-svc-cart` id handed out on the first add). */
 export const carts = sqliteTable('carts', {

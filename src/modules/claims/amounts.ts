@@ -5,7 +5,7 @@
  * Shares of an item are cut by units so that the cuts of all its units add up to the item exactly:
  * `share(total, n)` is the part of `total` that units `done+1 … done+n` carry.
  */
-import type { FixedRefundPolicy } from '../orders/schema.js';
+import type { FixedRefundPolicy } from '../orders/index.js';
 
 export interface OrderLine {
   orderItemId: string;

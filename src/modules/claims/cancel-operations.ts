@@ -1,12 +1,10 @@
-import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { transaction } from '../../db/client.js';
 import { fail } from '../../server/errors.js';
 import { defineOperation } from '../../server/registry.js';
 import { requireOwned } from '../../server/tenancy.js';
-import { presentRefund, refundView } from '../checkout/admin-operations.js';
-import { runRefund } from '../checkout/refunds.js';
-import { paymentRefunds } from '../checkout/schema.js';
+import { presentRefund, refundView } from '../checkout/index.js';
+import { findRefund, resumeHeldRefund, runRefund } from '../checkout/index.js';
 import { cancelable, cancelAmountsView, cancelItem, CANCEL_REASONS, presentCancelAmounts } from './cancel.js';
 import { refundStatus } from './give-back.js';
 
@@ -45,11 +43,11 @@ const processRefund = defineOperation({
   errors: { 403: ['TENANT_MISMATCH'], 404: ['REFUND_NOT_FOUND'], 409: ['INVALID_STATUS'] },
   target: (ctx) => ({ type: 'REFUND', id: ctx.params.refundId }),
   handler: async (ctx) => {
-    const refund = requireOwned(await ctx.db.select().from(paymentRefunds).where(eq(paymentRefunds.id, ctx.params.refundId)).get(), ctx.store.id, 'REFUND_NOT_FOUND');
+    const refund = requireOwned(await findRefund(ctx.db, ctx.params.refundId), ctx.store.id, 'REFUND_NOT_FOUND');
     if (refund.status !== 'HELD') throw fail(409, 'INVALID_STATUS', { status: refund.status });
-    await ctx.db.update(paymentRefunds).set({ status: 'PROCESSING' }).where(and(eq(paymentRefunds.id, refund.id), eq(paymentRefunds.status, 'HELD'))).run();
+    await resumeHeldRefund(ctx.db, refund.id);
     await runRefund(ctx.services, refund.id);
-    return presentRefund((await ctx.db.select().from(paymentRefunds).where(eq(paymentRefunds.id, refund.id)).get())!);
+    return presentRefund((await findRefund(ctx.db, refund.id))!);
   },
 });
 

@@ -1,13 +1,12 @@
 import { z } from 'zod';
-import { eq } from 'drizzle-orm';
 import { isoAt } from '../../db/clock.js';
 import { fail, validationFailed } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
 import type { StoreCtx } from '../../server/registry.js';
 import { won } from '../../server/responses.js';
 import { requireOwned } from '../../server/tenancy.js';
-import { emitEvent } from '../events/outbox.js';
-import { orderItems, orders } from '../orders/schema.js';
+import { emitEvent } from '../events/index.js';
+import { findOrder, findOrderItem } from '../orders/index.js';
 import { AmountError, claimAmounts, type Amounts } from './amounts.js';
 import { giveBack, orderLines } from './give-back.js';
 
@@ -34,8 +33,8 @@ export const presentCancelAmounts = (a: Amounts): z.output<typeof cancelAmountsV
 
 /** The item of this store and its order, checked to be cancelable by its seller now. */
 export async function cancelable(ctx: StoreCtx<any, any, { orderItemId: string }>, quantity: number) {
-  const item = requireOwned(await ctx.db.select().from(orderItems).where(eq(orderItems.id, ctx.params.orderItemId)).get(), ctx.store.id, 'ORDER_ITEM_NOT_FOUND');
-  const order = (await ctx.db.select().from(orders).where(eq(orders.id, item.orderId)).get())!;
+  const item = requireOwned(await findOrderItem(ctx.db, ctx.params.orderItemId), ctx.store.id, 'ORDER_ITEM_NOT_FOUND');
+  const order = (await findOrder(ctx.db, item.orderId))!;
   const { lines, points } = await orderLines(ctx.db, order);
   try {
     return { item, order, lines, amounts: claimAmounts(lines, { kind: 'CANCEL', orderItemId: item.id, quantity }, points) };

@@ -6,10 +6,9 @@ import { pageOf, pageQuery, paginated } from '../../server/paging.js';
 import { defineOperation, reply, type BuyerCtx, type Ctx, type StoreCtx } from '../../server/registry.js';
 import { requireOwned } from '../../server/tenancy.js';
 import { dateInput } from '../../server/validation.js';
-import { runRefund } from '../checkout/refunds.js';
-import { guestOrder, memberOrder } from '../orders/buyer-access.js';
-import { kstDayStart } from '../orders/queries.js';
-import { orderItems } from '../orders/schema.js';
+import { runRefund } from '../checkout/index.js';
+import { findOrderItem, guestOrder, memberOrder } from '../orders/index.js';
+import { kstDayStart } from '../orders/index.js';
 import { refundStatus } from './give-back.js';
 import { claims } from './schema.js';
 import {
@@ -36,11 +35,11 @@ async function buyerItem(ctx: BuyerCtx, orderId: string | undefined, orderItemId
   const order = password === undefined
     ? await memberOrder(ctx.db, ctx.buyer.storeId, ctx.buyer.customer?.id, orderId, 'ORDER_ITEM_NOT_FOUND')
     : await guestOrder(ctx.db, ctx.buyer.storeId, orderId!, password, ctx.now);
-  const item = await ctx.db.select().from(orderItems).where(and(eq(orderItems.id, orderItemId), eq(orderItems.orderId, order.id))).get();
-  if (!item) throw fail(404, 'ORDER_ITEM_NOT_FOUND');
+  const item = await findOrderItem(ctx.db, orderItemId);
+  if (!item || item.orderId !== order.id) throw fail(404, 'ORDER_ITEM_NOT_FOUND');
   return { order, item };
 }
-const orderIdOfItem = async (ctx: Ctx, orderItemId: string) => (await ctx.db.select({ orderId: orderItems.orderId }).from(orderItems).where(eq(orderItems.id, orderItemId)).get())?.orderId;
+const orderIdOfItem = async (ctx: Ctx, orderItemId: string) => (await findOrderItem(ctx.db, orderItemId))?.orderId;
 const claimRequest = (body: z.output<typeof guestClaimBody> | z.output<typeof claimBody>): ClaimRequest => {
   const { orderPassword: _password, ...request } = body as z.output<typeof guestClaimBody>;
   return request;

@@ -1,24 +1,22 @@
-import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
 import type { StoreCtx } from '../../server/registry.js';
 import type { Services } from '../../server/services.js';
-import { writeAudit } from '../audit/service.js';
-import { restoreStock } from '../catalog/stock.js';
-import { paymentAttempts, paymentRefunds } from '../checkout/schema.js';
-import { releaseCoupons } from '../coupons/service.js';
-import { coreRank } from '../flows/definition.js';
-import { closeItemFlow } from '../flows/item-moves.js';
-import { orderItems, orders } from '../orders/schema.js';
-import type { OrderRow } from '../orders/service.js';
-import { returnPoints } from '../points/service.js';
+import { writeAudit } from '../audit/index.js';
+import { restoreStock } from '../catalog/index.js';
+import { approvedAttemptIdOf, findRefund, recordRefund } from '../checkout/index.js';
+import { releaseCoupons } from '../coupons/index.js';
+import { coreRank, itemsOfOrder, itemStatusesOfOrder, recordCanceledQuantity, recordPointsRefunded, recordReturnedQuantity } from '../orders/index.js';
+import { closeItemFlow } from '../flows/index.js';
+import type { OrderItemRow, OrderRow } from '../orders/index.js';
+import { returnPoints } from '../points/index.js';
 import type { Amounts, OrderLine, PaymentPoints } from './amounts.js';
 
-export type OrderItemRow = typeof orderItems.$inferSelect;
+export type { OrderItemRow };
 
 /** The order's items as the amounts module reads them, and the payment's points. */
 export async function orderLines(db: Db, order: OrderRow): Promise<{ items: OrderItemRow[]; lines: OrderLine[]; points: PaymentPoints }> {
-  const items = await db.select().from(orderItems).where(eq(orderItems.orderId, order.id)).orderBy(orderItems.orderItemNo).all();
+  const items = await itemsOfOrder(db, order.id);
   return {
     items,
     lines: items.map((i) => ({
@@ -58,28 +56,27 @@ export async function giveBack(services: Services, now: number, giver: Giver, g:
     ? { canceledQuantity: item.canceledQuantity + amounts.quantity, returnedQuantity: item.returnedQuantity }
     : { canceledQuantity: item.canceledQuantity, returnedQuantity: item.returnedQuantity + amounts.quantity };
   const full = counts.canceledQuantity + counts.returnedQuantity === item.quantity;
-  await db.update(orderItems).set({ ...counts, updatedAt: now }).where(eq(orderItems.id, item.id)).run();
+  if (g.kind === 'CANCEL') await recordCanceledQuantity(db, item.id, counts.canceledQuantity, now);
+  else await recordReturnedQuantity(db, item.id, counts.returnedQuantity, now);
   await restoreStock(db, now, { storeId: item.storeId, productId: item.productId, variantId: item.optionId, quantity: amounts.quantity, stay: item.stay && { checkIn: item.stay.checkIn, checkOut: item.stay.checkOut } });
   const closedAs = counts.returnedQuantity > 0 ? 'RETURNED' : 'CANCELED';
   const after: OrderRow = full ? { ...order, ...(await closeItemFlow(db, now, item.id, closedAs)) } : order;
-  const everythingCanceled = (await db.select({ status: orderItems.status }).from(orderItems).where(eq(orderItems.orderId, order.id)).all()).every((i) => i.status === 'CANCELED');
+  const everythingCanceled = (await itemStatusesOfOrder(db, order.id)).every((status) => status === 'CANCELED');
   if (everythingCanceled) await releaseCoupons(db, order.payment.paymentId);
 
   if (amounts.pointRefundAmount > 0 && order.customerId) {
     await returnPoints(db, now, order.payment.paymentId, amounts.pointRefundAmount, { storeId: order.storeId, customerId: order.customerId, reason: g.kind === 'CANCEL' ? '취소로 돌려받음' : '반품으로 돌려받음', orderId: order.id, orderItemId: item.id });
   }
-  const payment = { ...order.payment, pointRefundedAmount: order.payment.pointRefundedAmount + amounts.pointRefundAmount };
-  await db.update(orders).set({ payment, lastChangedAt: now }).where(eq(orders.id, order.id)).run();
+  await recordPointsRefunded(db, order, amounts.pointRefundAmount, now);
 
-  const attempt = await db.select({ id: paymentAttempts.id }).from(paymentAttempts)
-    .where(and(eq(paymentAttempts.paymentId, order.payment.paymentId), eq(paymentAttempts.status, 'APPROVED'))).get();
+  const attemptId = await approvedAttemptIdOf(db, order.payment.paymentId);
   const refundId = newId('rfd', now);
-  const cash = amounts.cashRefundAmount > 0 && attempt !== undefined;
-  await db.insert(paymentRefunds).values({
-    id: refundId, storeId: order.storeId, paymentId: order.payment.paymentId, attemptId: attempt?.id ?? '', claimId: g.claimId, orderItemIds: [item.id],
+  const cash = amounts.cashRefundAmount > 0 && attemptId !== undefined;
+  await recordRefund(db, {
+    id: refundId, storeId: order.storeId, paymentId: order.payment.paymentId, attemptId: attemptId ?? '', claimId: g.claimId, orderItemIds: [item.id],
     amount: amounts.cashRefundAmount, pointRefundAmount: amounts.pointRefundAmount, reason: g.reason,
     status: cash ? 'PROCESSING' : 'COMPLETED', heldReason: null, failure: null, createdAt: now, completedAt: cash ? null : now,
-  }).run();
+  });
 
   const actor = 'system' in giver ? { type: 'SYSTEM', id: 'system', name: 'svc' } : { type: giver.principal.actorType, id: giver.principal.userId, name: giver.principal.userName };
   await writeAudit(services, {
@@ -95,4 +92,4 @@ export async function giveBack(services: Services, now: number, giver: Giver, g:
 
 /** Where a refund stands after its gateway call (the answers of cancels and claims show it). */
 export const refundStatus = async (db: Db, refundId: string) =>
-  (await db.select({ status: paymentRefunds.status }).from(paymentRefunds).where(eq(paymentRefunds.id, refundId)).get())!.status as 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'HELD';
+  (await findRefund(db, refundId))!.status as 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'HELD';

@@ -7,5 +7,5 @@ import { withdrawOpenClaim } from './service.js';
 export const claimsModule: Module = {
   name: 'claims',
   operations: [...cancelOperations, ...claimOperations],
-  onClaimWithdrawn: (_services, db, w) => withdrawOpenClaim(db, w.at, w.orderItemId),
+  on: { claimWithdrawn: (services, w) => withdrawOpenClaim(services.db, w.at, w.orderItemId) },
 };

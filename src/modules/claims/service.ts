@@ -1,4 +1,4 @@
-import { and, count, eq, inArray, lte } from 'drizzle-orm';
+import { and, count, eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
@@ -7,16 +7,15 @@ import { fail, validationFailed } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
 import { instant, won } from '../../server/responses.js';
 import type { Services } from '../../server/services.js';
-import { findProduct, variantsOf } from '../catalog/product-rows.js';
-import { recordSale, restoreStock } from '../catalog/stock.js';
-import { emitEvent } from '../events/outbox.js';
-import { openClaimHold, releaseClaimHold } from '../flows/claim-holds.js';
-import { definitionOf } from '../flows/flow-catalogue.js';
-import { findItemFlow } from '../flows/item-flows.js';
-import { closeItemFlow } from '../flows/item-moves.js';
-import { flowTimers } from '../flows/schema.js';
-import { orders } from '../orders/schema.js';
-import type { OrderRow } from '../orders/service.js';
+import { findProduct, variantsOf } from '../catalog/index.js';
+import { recordSale, restoreStock } from '../catalog/index.js';
+import { emitEvent } from '../events/index.js';
+import { openClaimHold, releaseClaimHold } from '../flows/index.js';
+import { definitionOf } from '../flows/index.js';
+import { findItemFlow } from '../flows/index.js';
+import { closeItemFlow } from '../flows/index.js';
+import { hasOverdueTimer } from '../flows/index.js';
+import { findOrder, type OrderRow } from '../orders/index.js';
 import { AmountError, claimAmounts, type Amounts } from './amounts.js';
 import { giveBack, orderLines, type Giver, type OrderItemRow } from './give-back.js';
 import { claims, type ClaimStatus, type ClaimType } from './schema.js';
@@ -96,10 +95,6 @@ async function authorityOf(db: Db, orderItemId: string, claimType: ClaimType) {
   return state?.claims?.[key] ?? 'NONE';
 }
 
-/** A deadline of the item's state that passed before the job runner got to it (e.g. the purchase-decision timer). */
-const deadlinePassed = async (db: Db, orderItemId: string, now: number) =>
-  ((await db.select({ n: count() }).from(flowTimers).where(and(eq(flowTimers.orderItemId, orderItemId), eq(flowTimers.status, 'PENDING'), lte(flowTimers.dueAt, now))).get())!).n > 0;
-
 const openClaimOf = (db: Db, orderItemId: string) => db.select().from(claims).where(and(eq(claims.orderItemId, orderItemId), inArray(claims.status, OPEN))).get();
 
 async function amountsFor(db: Db, order: OrderRow, item: OrderItemRow, ask: { claimType: ClaimType; quantity: number; reason: string; deductAmount?: number; deliveryFeeChargeAmount?: number }): Promise<Amounts> {
@@ -124,7 +119,7 @@ export async function assessClaim(db: Db, now: number, order: OrderRow, item: Or
   if (await openClaimOf(db, item.id)) throw fail(409, 'INVALID_STATUS', { status: item.status, claimType: body.claimType, reason: 'CLAIM_OPEN' });
   const decision = await authorityOf(db, item.id, body.claimType);
   if (decision === 'NONE') throw fail(409, 'INVALID_STATUS', { status: item.status, claimType: body.claimType });
-  if (await deadlinePassed(db, item.id, now)) throw fail(409, 'PERIOD_EXPIRED', { status: item.status });
+  if (await hasOverdueTimer(db, item.id, now)) throw fail(409, 'PERIOD_EXPIRED', { status: item.status });
   if (body.claimType === 'EXCHANGE') {
     const variant = body.exchangeOptionId ? (await variantsOf(db, item.productId)).find((v) => v.id === body.exchangeOptionId) : undefined;
     if (!body.exchangeOptionId) throw validationFailed([{ field: 'exchangeOptionId', code: 'REQUIRED', message: '바꿀 옵션이 필요합니다.' }]);
@@ -196,7 +191,7 @@ async function completeWithRefund(services: Services, now: number, giver: Giver,
 }
 
 const context = async (db: Db, claim: ClaimRow) => {
-  const order = (await db.select().from(orders).where(eq(orders.id, claim.orderId)).get())!;
+  const order = (await findOrder(db, claim.orderId))!;
   const item = (await orderLines(db, order)).items.find((i) => i.id === claim.orderItemId)!;
   return { order, item };
 };

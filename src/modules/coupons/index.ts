@@ -7,5 +7,7 @@ export const couponsModule: Module = {
   name: 'coupons',
   operations: couponOperations,
   jobs: [{ name: 'coupons.end', run: (services, now) => endExpiredCoupons(services.db, now) }],
-  onCustomerSignedUp: (_services, db, signUp) => issueSignupCoupons(db, signUp.storeId, signUp.customerId, signUp.at),
+  on: { customerSignedUp: (services, signUp) => issueSignupCoupons(services.db, signUp.storeId, signUp.customerId, signUp.at) },
 };
+
+export { type AppliedCoupons, applyCoupons, type CouponLine, holdCoupons, linkCouponsToOrder, releaseCoupons } from './service.js';

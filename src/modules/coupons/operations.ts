@@ -8,8 +8,8 @@ import { pageOf, pageQuery, paginated } from '../../server/paging.js';
 import { defineOperation, reply, type StoreCtx } from '../../server/registry.js';
 import { requireOwned } from '../../server/tenancy.js';
 import { instantInput } from '../../server/validation.js';
-import { categories, products } from '../catalog/schema.js';
-import { customers } from '../customers/schema.js';
+import { categoryIdsInStore, findStoreProduct, productIdsInStore } from '../catalog/index.js';
+import { storeCustomersByIds } from '../customers/index.js';
 import { coupons } from './schema.js';
 import {
   couponItemSchema, couponSchema, downloadRefusal, findCoupon, heldCount, issueItem, memberItems, presentCoupon, presentCouponItem, type CouponRow,
@@ -89,8 +89,8 @@ async function ruleProblems(ctx: StoreCtx, rule: Rule, issuedCount: number, { ne
   if (rule.target.kind === 'ALL' && rule.target.ids.length) bad('target.ids', 'NOT_APPLICABLE', 'ALL 대상에는 ids가 없습니다.');
   if (rule.target.kind !== 'ALL') {
     if (rule.target.ids.length === 0) bad('target.ids', 'REQUIRED', '대상 상품 또는 카테고리가 필요합니다.');
-    const table = rule.target.kind === 'PRODUCTS' ? products : categories;
-    const found = new Set((await ctx.db.select({ id: table.id }).from(table).where(and(eq(table.storeId, ctx.store.id), inArray(table.id, rule.target.ids))).all()).map((r) => r.id));
+    const idsInStore = rule.target.kind === 'PRODUCTS' ? productIdsInStore : categoryIdsInStore;
+    const found = new Set(await idsInStore(ctx.db, ctx.store.id, rule.target.ids));
     rule.target.ids.forEach((id, i) => found.has(id) || bad(`target.ids.${i}`, 'NOT_FOUND', `이 상점에 없는 ${rule.target.kind === 'PRODUCTS' ? '상품' : '카테고리'}입니다.`));
   }
   if (newCode && rule.code && await ctx.db.select({ id: coupons.id }).from(coupons).where(and(eq(coupons.storeId, ctx.store.id), eq(coupons.code, rule.code))).get()) bad('code', 'TAKEN', '이 상점에 이미 있는 코드입니다.');
@@ -259,7 +259,7 @@ export const couponOperations = [
       if (coupon.issueType !== 'MANUAL') throw fail(409, 'COUPON_NOT_GRANTABLE', { issueType: coupon.issueType });
       if (coupon.status !== 'ACTIVE') throw fail(409, 'COUPON_STATUS_CONFLICT', { status: coupon.status });
       const result: z.output<typeof grantResult> = { granted: [], failed: [] };
-      const buyers = new Map((await ctx.db.select().from(customers).where(and(eq(customers.storeId, ctx.store.id), inArray(customers.id, ctx.body.customerIds))).all()).map((c) => [c.id, c]));
+      const buyers = new Map((await storeCustomersByIds(ctx.db, ctx.store.id, ctx.body.customerIds)).map((c) => [c.id, c]));
       for (const customerId of new Set(ctx.body.customerIds)) {
         const refuse = (code: string, message: string) => result.failed.push({ customerId, code, message });
         const buyer = buyers.get(customerId);
@@ -291,7 +291,7 @@ export const couponOperations = [
     query: z.object({ productId: z.string().optional() }).strict(),
     response: z.object({ contents: z.array(storefrontCoupon) }),
     handler: async (ctx) => {
-      const product = ctx.query.productId ? await ctx.db.select().from(products).where(and(eq(products.id, ctx.query.productId), eq(products.storeId, ctx.buyer.storeId))).get() : null;
+      const product = ctx.query.productId ? await findStoreProduct(ctx.db, ctx.buyer.storeId, ctx.query.productId) : null;
       if (ctx.query.productId && !product) throw fail(404, 'PRODUCT_NOT_FOUND');
       const rows = (await ctx.db.select().from(coupons).where(and(eq(coupons.storeId, ctx.buyer.storeId), eq(coupons.issueType, 'DOWNLOAD'), eq(coupons.status, 'ACTIVE'))).orderBy(desc(coupons.id)).all())
         .filter((c) => c.downloadEnd === null || ctx.now < c.downloadEnd)

@@ -8,8 +8,7 @@ import { preparedFor } from '../../db/prepared.js';
 import { ApiError, fail, validationFailed, type FieldError } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
 import { instant, won } from '../../server/responses.js';
-import { categories } from '../catalog/schema.js';
-import { findProduct } from '../catalog/product-rows.js';
+import { findCategory, findProduct } from '../catalog/index.js';
 import { couponItems, coupons, type CouponSource } from './schema.js';
 
 defineMessages({
@@ -37,7 +36,6 @@ const q = preparedFor((db) => ({
   // One guarded statement: concurrent issues can never pass totalQuantity.
   takeOne: db.update(coupons).set({ issuedCount: sql`${coupons.issuedCount} + 1` })
     .where(and(eq(coupons.id, sql.placeholder('id')), sql`(${coupons.totalQuantity} is null or ${coupons.issuedCount} < ${coupons.totalQuantity})`)).prepare(),
-  parentOf: db.select({ parentId: categories.parentId }).from(categories).where(eq(categories.id, sql.placeholder('id'))).prepare(),
 }));
 
 export const findCoupon = (db: Db, id: string) => q(db).coupon.get({ id });
@@ -175,7 +173,7 @@ export const NO_COUPONS: AppliedCoupons = { lines: [], discountAmount: 0, itemDi
 
 /** Whether a category or one of its ancestors is among `ids`. */
 async function inCategories(db: Db, categoryId: string | null, ids: Set<string>) {
-  for (let id = categoryId, depth = 0; id && depth < 10; id = (await q(db).parentOf.get({ id }))?.parentId ?? null, depth++) {
+  for (let id = categoryId, depth = 0; id && depth < 10; id = (await findCategory(db, id))?.parentId ?? null, depth++) {
     if (ids.has(id)) return true;
   }
   return false;

@@ -10,3 +10,15 @@ defineMessages({
 });
 
 export const customersModule: Module = { name: 'customers', operations: [...customerOperations, ...memberOperations], requestHooks: { buyerOf: buyerContext } };
+
+declare module '../../server/module.js' {
+  interface Happenings {
+    /** A buyer signed up as a member of a store (inside the sign-up transaction): sign-up coupons, welcome points. */
+    customerSignedUp: { storeId: string; customerId: string; at: number };
+  }
+}
+
+export { findCustomer, loadCustomer } from './service.js';
+
+export { type Customer, resolveBuyer } from './service.js';
+export { storeCustomersByIds } from './service.js';

@@ -4,14 +4,14 @@ import { transaction, type Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { fail } from '../../server/errors.js';
+import { announce } from '../../server/hooks.js';
 import { defineMessages } from '../../server/messages.js';
 import { defineOperation, reply } from '../../server/registry.js';
-import { requireOwned } from '../../server/tenancy.js';
 import { clearAttempts, reserveAttempt, type ThrottleRule } from '../../server/throttle.js';
-import { checkPassword, hashPassword } from '../accounts/password.js';
-import { notifyStoreApps } from '../apps/installations.js';
+import { checkPassword, hashPassword } from '../accounts/index.js';
+import { notifyStoreApps } from '../apps/index.js';
 import { buyerLoginSettings, customers } from './schema.js';
-import { buyerTokenSchema, customerSchema, issueBuyerToken, presentCustomer, type Customer } from './service.js';
+import { buyerTokenSchema, customerSchema, issueBuyerToken, presentCustomer, loadCustomer, type Customer } from './service.js';
 
 defineMessages({
   MEMBER_EMAIL_TAKEN: '이미 가입된 이메일입니다. 로그인하세요.',
@@ -65,7 +65,7 @@ export const memberOperations = [
         const row: Customer = { id: newId('cus', now), storeId, uid: null, email: ctx.body.email, name: ctx.body.name, phone: ctx.body.phone, passwordHash, createdAt: now, withdrawnAt: null };
         await ctx.db.insert(customers).values(row).run();
         // Sign-up coupons and the like, in the same transaction.
-        for (const module of ctx.services.modules) await module.onCustomerSignedUp?.(ctx.services, ctx.db, { storeId, customerId: row.id, at: now });
+        await announce(ctx.db, 'customerSignedUp', { storeId, customerId: row.id, at: now });
         return row;
       });
       return reply(201, { ...(await issueBuyerToken(ctx.services, customer)), customer: presentCustomer(customer) });
@@ -109,7 +109,7 @@ export const memberOperations = [
     target: (ctx) => ({ type: 'CUSTOMER', id: ctx.params.customerId }),
     preview: (ctx) => ({ changes: [{ field: 'withdrawnAt', before: null, after: isoAt(ctx.now) }] }),
     handler: async (ctx) => {
-      const customer = requireOwned(await ctx.db.select().from(customers).where(eq(customers.id, ctx.params.customerId)).get(), ctx.store.id, 'CUSTOMER_NOT_FOUND');
+      const customer = await loadCustomer(ctx.db, ctx.store.id, ctx.params.customerId);
       if (customer.withdrawnAt !== null) throw fail(409, 'CUSTOMER_ALREADY_WITHDRAWN');
       const erased = { uid: null, email: null, name: null, phone: null, passwordHash: null, withdrawnAt: ctx.now };
       await ctx.db.update(customers).set(erased).where(eq(customers.id, customer.id)).run();

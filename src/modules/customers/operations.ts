@@ -6,10 +6,9 @@ import { fail } from '../../server/errors.js';
 import { stated } from '../../server/formats.js';
 import { pageOf, pageQuery, paginated } from '../../server/paging.js';
 import { defineOperation, reply } from '../../server/registry.js';
-import { requireOwned } from '../../server/tenancy.js';
 import { tokenAllows } from '../../kernel/scopes.js';
 import { customers } from './schema.js';
-import { buyerTokenSchema, customerSchema, findOrCreateCustomer, issueBuyerToken, presentCustomer } from './service.js';
+import { buyerTokenSchema, customerSchema, findOrCreateCustomer, issueBuyerToken, presentCustomer, loadCustomer } from './service.js';
 
 const tag = 'Customers';
 
@@ -86,6 +85,6 @@ export const customerOperations = [
     params: z.object({ customerId: z.string() }),
     response: customerSchema,
     errors: { 403: ['TENANT_MISMATCH'], 404: ['CUSTOMER_NOT_FOUND'] },
-    handler: async (ctx) => presentCustomer(requireOwned(await ctx.db.select().from(customers).where(eq(customers.id, ctx.params.customerId)).get(), ctx.store.id, 'CUSTOMER_NOT_FOUND')),
+    handler: async (ctx) => presentCustomer(await loadCustomer(ctx.db, ctx.store.id, ctx.params.customerId)),
   }),
 ];

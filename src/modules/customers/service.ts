@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { isoAt } from '../../db/clock.js';
 import type { Db } from '../../db/client.js';
@@ -8,9 +8,10 @@ import { fail } from '../../server/errors.js';
 import type { BuyerContext } from '../../kernel/identity.js';
 import { instant } from '../../server/responses.js';
 import type { Services } from '../../server/services.js';
-import { storeNamedBy } from '../stores/service.js';
-import { bearerToken } from '../accounts/principal.js';
-import { signToken, verifyToken } from '../accounts/tokens.js';
+import { storeNamedBy } from '../stores/index.js';
+import { bearerToken } from '../accounts/index.js';
+import { signToken, verifyToken } from '../accounts/index.js';
+import { requireOwned } from '../../server/tenancy.js';
 import { customers } from './schema.js';
 
 export const BUYER_TOKEN_TTL_MS = 30 * 60_000;
@@ -25,6 +26,16 @@ export type Customer = typeof customers.$inferSelect;
  * Delegation's mapping (spec 01 §5.3): the same `uid` always maps to the same buyer, an unknown one
  * creates the buyer (e-mail and name used only then); e-mail alone finds or creates by e-mail.
  */
+/** A customer by id (any store: callers check the store with `requireOwned` or `loadCustomer`). */
+export const findCustomer = (db: Db, customerId: string): Promise<Customer | undefined> => statements(db).byId.get({ id: customerId });
+
+/** The store's customers among `ids` (any order; ids of other stores or unknown are left out). */
+export const storeCustomersByIds = (db: Db, storeId: string, ids: string[]): Promise<Customer[]> =>
+  db.select().from(customers).where(and(eq(customers.storeId, storeId), inArray(customers.id, ids))).all();
+
+/** The store's customer, 404 CUSTOMER_NOT_FOUND (403 for another store's, as every store resource). */
+export const loadCustomer = async (db: Db, storeId: string, customerId: string) => requireOwned(await findCustomer(db, customerId), storeId, 'CUSTOMER_NOT_FOUND');
+
 export async function findOrCreateCustomer(db: Db, storeId: string, now: number, input: { uid?: string; email?: string; name?: string }) {
   const email = input.email?.trim().toLowerCase();
   const existing = input.uid !== undefined

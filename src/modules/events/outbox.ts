@@ -1,12 +1,12 @@
 import { EventEmitter } from 'node:events';
-import { and, eq, sql } from 'drizzle-orm';
+import { eq, lt, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { afterCommit, type Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
+import { announce } from '../../server/hooks.js';
 import { instant } from '../../server/responses.js';
-import { webhookDeliveries, webhooks } from '../webhooks/schema.js';
 import { eventRefs, events, eventSequences, type ResourceType } from './schema.js';
 
 export interface NewEvent {
@@ -32,15 +32,11 @@ const statements = preparedFor((db) => ({
     resourceId: sql.placeholder('resourceId'), sequence: sql.placeholder('sequence'), data: sql.placeholder('data'), createdAt: sql.placeholder('createdAt'),
   }).prepare(),
   insertRef: db.insert(eventRefs).values({ eventId: sql.placeholder('eventId'), refId: sql.placeholder('refId') }).prepare(),
-  insertDelivery: db.insert(webhookDeliveries).values({
-    id: sql.placeholder('id'), storeId: sql.placeholder('storeId'), webhookId: sql.placeholder('webhookId'), eventId: sql.placeholder('eventId'),
-    eventType: sql.placeholder('eventType'), resourceType: sql.placeholder('resourceType'), resourceId: sql.placeholder('resourceId'),
-    status: 'PENDING', attemptCount: 0, nextAttemptAt: sql.placeholder('now'), createdAt: sql.placeholder('now'), updatedAt: sql.placeholder('now'),
-  }).prepare(),
-  activeWebhooks: db
-    .select({ id: webhooks.id, eventTypes: webhooks.eventTypes })
-    .from(webhooks)
-    .where(and(eq(webhooks.storeId, sql.placeholder('storeId')), eq(webhooks.status, 'ACTIVE')))
+  // Read for every webhook send the delivery worker starts.
+  forDelivery: db
+    .select({ eventId: events.id, type: events.type, createdAt: events.createdAt, storeId: events.storeId, sequence: events.sequence, dataJson: eventDataJson })
+    .from(events)
+    .where(eq(events.id, sql.placeholder('id')))
     .prepare(),
 }));
 
@@ -73,8 +69,8 @@ function notify(db: Db, storeId: string) {
 }
 
 /**
- * Records a domain event in the caller's transaction and fixes its receivers: one PENDING delivery per
- * ACTIVE subscription of the store listening to the type (spec 01 §6.1: the set is fixed when prepared).
+ * Records a domain event in the caller's transaction and announces it (`eventRecorded`), so its receivers
+ * are fixed in the same transaction (webhooks: spec 01 §6.1, the set is fixed when prepared).
  */
 export async function emitEvent(db: Db, now: number, event: NewEvent): Promise<{ eventId: string; sequence: number | null }> {
   const q = statements(db);
@@ -91,16 +87,11 @@ export async function emitEvent(db: Db, now: number, event: NewEvent): Promise<{
   idsIn(event.data, refs);
   for (const refId of refs) await q.insertRef.run({ eventId: id, refId });
 
-  for (const w of await q.activeWebhooks.all({ storeId: event.storeId })) {
-    if (!w.eventTypes.includes(event.type)) continue;
-    await q.insertDelivery.run({ id: newId('whd', now), storeId: event.storeId, webhookId: w.id, eventId: id, eventType: event.type, resourceType, resourceId, now });
-  }
+  await announce(db, 'eventRecorded', { eventId: id, storeId: event.storeId, type: event.type, resourceType, resourceId, at: now });
   notify(db, event.storeId);
   return { eventId: id, sequence };
 }
 
-/** Whether an active subscription of the store takes `type` (features that only make sense with a listener). */
-export const subscribed = async (db: Db, storeId: string, type: string) => (await statements(db).activeWebhooks.all({ storeId })).some((w) => w.eventTypes.includes(type));
 
 /** An event as receivers get it (eventPayload): a webhook's body, a stream message's `data`. */
 export const eventPayloadSchema = z.object({
@@ -129,3 +120,17 @@ export function eventPayload(e: Pick<typeof events.$inferSelect, 'id' | 'type' |
 
 /** The stored `data` column as JSON text, for eventPayload. */
 export const eventDataJson = sql<string>`${events.data}`;
+
+/** What a delivery of the event needs (its eventPayload fields, `data` as stored JSON text), if it is still kept. */
+export const eventForDelivery = (db: Db, eventId: string) => statements(db).forDelivery.get({ id: eventId });
+
+/**
+ * The ids of the events about `refId` (an id in their `data` or named by the emitter), as a subquery for
+ * the caller's `inArray(…)`: a resource's records filter (spec 01 §8) stays one indexed query.
+ */
+export const eventIdsAbout = (db: Db, refId: string) => db.select({ id: eventRefs.eventId }).from(eventRefs).where(eq(eventRefs.refId, refId));
+
+/** Retention: deletes the events created before `before` (their refs go with them); returns how many. */
+export async function deleteEventsCreatedBefore(db: Db, before: number): Promise<number> {
+  return (await db.delete(events).where(lt(events.createdAt, before)).run()).changes;
+}

@@ -8,7 +8,7 @@ import { defineOperation } from '../../server/registry.js';
 import type { Services } from '../../server/services.js';
 import { emitEvent, eventBus, eventDataJson, eventPayload, eventPayloadSchema } from './outbox.js';
 import { events } from './schema.js';
-import { EVENT_TYPES, sampleEvent, STREAM_EVENT_TYPES } from './types.js';
+import { EVENT_TYPES, sampleEvent, STREAM_EVENT_TYPES } from '../../kernel/event-types.js';
 
 const HEARTBEAT_MS = 15_000;
 const BATCH = 200;

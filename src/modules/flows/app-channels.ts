@@ -4,12 +4,11 @@ import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
 import type { Services } from '../../server/services.js';
 import type { Principal } from '../../kernel/identity.js';
-import { invokeAndRecord } from '../apps/invoke.js';
-import { activeInstallation, findApp, findAppByHandle, findInstallation, findVersion } from '../apps/app-records.js';
-import { recordIfNotRunnable } from '../apps/executions.js';
+import { invokeAndRecord } from '../apps/index.js';
+import { activeInstallation, activeInstallationsOfStore, findApp, findAppByHandle, findInstallation, findVersion } from '../apps/index.js';
+import { recordIfNotRunnable } from '../apps/index.js';
 import type { AppLookup, InstalledApp } from './check.js';
-import { appInstallations } from '../apps/schema.js';
-import { openSecrets } from '../payments/crypto.js';
+import { openSecrets } from '../payments/index.js';
 import { flowAppNotifications, flowSecrets } from './schema.js';
 
 /**
@@ -31,16 +30,13 @@ function asInstalled(version: NonNullable<Awaited<ReturnType<typeof findVersion>
   return { notifications: flow?.notifications ?? {}, events: Object.keys(flow?.events ?? {}) };
 }
 
-const activeInstallations = (db: Db, storeId: string) =>
-  db.select().from(appInstallations).where(and(eq(appInstallations.storeId, storeId), eq(appInstallations.status, 'ACTIVE'))).all();
-
 /**
  * What the check may use of the store's apps. The check itself is synchronous, so the store's active
  * installations are read up front rather than one handle at a time as it asks.
  */
 export async function appLookup(db: Db, storeId: string): Promise<AppLookup> {
   const installed = new Map<string, InstalledApp>();
-  for (const installation of await activeInstallations(db, storeId)) {
+  for (const installation of await activeInstallationsOfStore(db, storeId)) {
     const app = (await findApp(db, installation.appId))!;
     if (!installed.has(app.handle)) installed.set(app.handle, asInstalled((await findVersion(db, installation.versionId))!));
   }
@@ -49,7 +45,7 @@ export async function appLookup(db: Db, storeId: string): Promise<AppLookup> {
 
 /** The store's installed apps that offer flow notifications or events, as the flow editor lists them. */
 export async function flowAppsOf(db: Db, storeId: string) {
-  const offers = await Promise.all((await activeInstallations(db, storeId)).map(async (installation) => {
+  const offers = await Promise.all((await activeInstallationsOfStore(db, storeId)).map(async (installation) => {
     const app = (await findApp(db, installation.appId))!;
     const flow = (await findVersion(db, installation.versionId))?.manifest.flow;
     if (!flow?.notifications && !flow?.events) return [];

@@ -5,7 +5,7 @@ import { newId } from '../../db/ids.js';
 import { fail, validationFailed } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
 import type { Services } from '../../server/services.js';
-import { sealSecrets } from '../payments/crypto.js';
+import { sealSecrets } from '../payments/index.js';
 import { appLookup } from './app-channels.js';
 import { checkDefinition, type CheckResult } from './check.js';
 import { DEFAULT_DEFINITIONS, durationMs, type Definition, type FlowKind } from './definition.js';

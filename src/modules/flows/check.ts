@@ -1,4 +1,5 @@
-import { APP_CHANNEL, APP_EVENT, CORE_STATUSES, coreRank, CUSTOM_EVENT, mentionsSecrets, SECRET_PARAM, type Definition, type InputDef } from './definition.js';
+import { CORE_STATUSES, coreRank } from '../orders/index.js';
+import { APP_CHANNEL, APP_EVENT, CUSTOM_EVENT, mentionsSecrets, SECRET_PARAM, type Definition, type InputDef } from './definition.js';
 import { expressionProblem } from './expressions.js';
 
 /**

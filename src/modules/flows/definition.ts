@@ -17,10 +17,6 @@ export const SECRET_PARAM = /^\s*secrets\.([A-Z][A-Z0-9_]{0,39})\s*$/;
 export const mentionsSecrets = (source: string) => /\bsecrets\b/.test(source);
 export const APP_CHANNEL = /^app\.([a-z0-9-]{1,40})\.([a-z0-9-]{1,40})$/;
 
-/** Core statuses, least advanced first; readers tolerate values beyond these (spec 01 §6.2 rule 2). */
-export const CORE_STATUSES = ['PAID', 'CONFIRMED', 'DISPATCHED', 'DELIVERED', 'FULFILLED', 'PURCHASE_DECIDED', 'CANCELED', 'RETURNED', 'EXCHANGED'] as const;
-export type CoreStatus = (typeof CORE_STATUSES)[number];
-
 export const INPUT_KINDS = ['text', 'textarea', 'radio', 'checkbox', 'boolean', 'select', 'image', 'datetime'] as const;
 export type InputKind = (typeof INPUT_KINDS)[number];
 
@@ -168,16 +164,3 @@ export function durationMs(duration: string): number {
   return ((Number(d) * 24 + Number(h)) * 60 + Number(min)) * 60_000 + Number(s) * 1000;
 }
 
-const RANK: Record<string, number> = { PAID: 0, CONFIRMED: 1, DISPATCHED: 2, DELIVERED: 3, FULFILLED: 3, PURCHASE_DECIDED: 4, EXCHANGED: 4, RETURNED: 5 };
-/** How far a core status is along (unknown ones count as just paid, so they never hide a lagging item). */
-export const coreRank = (status: string) => RANK[status] ?? 0;
-
-/**
- * An order's representative status (spec 01 §6.2 rule 2): the least advanced among its non-canceled
- * items; CANCELED when every item is.
- */
-export function leastAdvanced(statuses: string[]): string {
-  const live = statuses.filter((s) => s !== 'CANCELED');
-  if (live.length === 0) return statuses.length ? 'CANCELED' : 'PAID';
-  return live.reduce((least, s) => (coreRank(s) < coreRank(least) ? s : least));
-}

@@ -1,7 +1,7 @@
 // Firing the flow timers that fell due: each claimed and its item moved in one transaction.
-import { eq } from 'drizzle-orm';
+import { and, count, eq, lte } from 'drizzle-orm';
 import { claimNextDue } from '../../db/claim.js';
-import { transaction } from '../../db/client.js';
+import { transaction, type Db } from '../../db/client.js';
 import type { Services } from '../../server/services.js';
 import { findItemFlow } from './item-flows.js';
 import { moveItem } from './item-moves.js';
@@ -9,6 +9,10 @@ import { flowTimers } from './schema.js';
 
 /** Timers fired in one run of the job, so one backlog cannot hold the loop. */
 const TIMERS_PER_RUN = 200;
+
+/** Whether a deadline of the item's state passed before the timer job got to it (e.g. the purchase-decision timer). */
+export const hasOverdueTimer = async (db: Db, orderItemId: string, now: number) =>
+  ((await db.select({ n: count() }).from(flowTimers).where(and(eq(flowTimers.orderItemId, orderItemId), eq(flowTimers.status, 'PENDING'), lte(flowTimers.dueAt, now))).get())!).n > 0;
 
 /** Fires due timers, earliest first, each claimed and fired in its own transaction. */
 export async function fireDueTimers(services: Services, now: number): Promise<number> {

@@ -7,7 +7,7 @@ import { preparedFor } from '../../db/prepared.js';
 import { fail } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
 import { requireOwned } from '../../server/tenancy.js';
-import { categories, type Fulfillment } from '../catalog/schema.js';
+import { findCategory, type Fulfillment } from '../catalog/index.js';
 import { DEFAULT_DEFINITIONS, type Definition, type FlowKind } from './definition.js';
 import { flows, flowVersions, orderItemFlows } from './schema.js';
 
@@ -113,11 +113,6 @@ export type FlowSource = 'PRODUCT' | 'CATEGORY' | 'PLATFORM';
 
 export const kindOf = (fulfillment: Pick<Fulfillment, 'type'>): FlowKind => (fulfillment.type === 'SHIPPING' ? 'SHIPPING' : 'MANUAL');
 
-/** A flow id a product or category names must be a flow of the store (404 FLOW_NOT_FOUND). */
-export async function requireFlowId(db: Db, storeId: string, flowId: string | null | undefined) {
-  if (flowId) await loadFlow(db, storeId, flowId);
-}
-
 /**
  * The flow a product's items follow (spec 02 §4.4): its own `flowId`, else its lowest-level category's,
  * else the store default of its fulfilment kind; the flow's published version is the one fixed at payment.
@@ -129,7 +124,7 @@ export async function resolveFlow(db: Db, product: { storeId: string; flowId: st
   };
   const own = await published(product.flowId);
   if (own) return { flow: own, version: own.publishedVersion!, source: 'PRODUCT' as FlowSource };
-  const categoryFlowId = product.categoryId ? (await db.select({ flowId: categories.flowId }).from(categories).where(eq(categories.id, product.categoryId)).get())?.flowId ?? null : null;
+  const categoryFlowId = product.categoryId ? (await findCategory(db, product.categoryId))?.flowId ?? null : null;
   const inherited = await published(categoryFlowId);
   if (inherited) return { flow: inherited, version: inherited.publishedVersion!, source: 'CATEGORY' as FlowSource };
   await ensureDefaultFlows(db, product.storeId, now);

@@ -4,27 +4,23 @@ import type { Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { preparedFor } from '../../db/prepared.js';
 import { requireOwned } from '../../server/tenancy.js';
-import { orderItems, orders } from '../orders/schema.js';
+import { findOrder, findOrderItem, itemsOfOrder, type OrderItemFlow, type OrderItemRow, type OrderRow } from '../orders/index.js';
 import { availableActions, type ItemState } from './engine.js';
 import { definitionOf, ensureDefaultFlows, findDefaultFlow, kindOf } from './flow-catalogue.js';
 import { flowRuns, flowTimers, orderItemFlows } from './schema.js';
 
 export type ItemFlowRow = typeof orderItemFlows.$inferSelect;
 export type RunRow = typeof flowRuns.$inferSelect;
-export type OrderRow = typeof orders.$inferSelect;
-export type OrderItemRow = typeof orderItems.$inferSelect;
+export type { OrderItemRow, OrderRow };
 
 const q = preparedFor((db) => ({
   itemFlow: db.select().from(orderItemFlows).where(eq(orderItemFlows.orderItemId, sql.placeholder('id'))).prepare(),
   groupFlows: db.select().from(orderItemFlows).where(eq(orderItemFlows.groupId, sql.placeholder('groupId'))).orderBy(asc(orderItemFlows.orderItemId)).prepare(),
-  orderItem: db.select().from(orderItems).where(eq(orderItems.id, sql.placeholder('id'))).prepare(),
-  order: db.select().from(orders).where(eq(orders.id, sql.placeholder('id'))).prepare(),
   itemTimers: db.select().from(flowTimers)
     .where(and(eq(flowTimers.orderItemId, sql.placeholder('id')), inArray(flowTimers.status, ['PENDING', 'PAUSED']))).orderBy(asc(flowTimers.createdAt)).prepare(),
 }));
 
-export const findOrder = (db: Db, id: string) => q(db).order.get({ id });
-export const findOrderItem = (db: Db, id: string) => q(db).orderItem.get({ id });
+export { findOrder, findOrderItem };
 
 /**
  * The item's flow state. Items paid before flows existed have none: they are adopted on first use by the
@@ -47,19 +43,26 @@ export const findItemFlow = (db: Db, orderItemId: string) => q(db).itemFlow.get(
 export async function itemFlowsOfOrder(db: Db, orderId: string, now: number) {
   const rows: ItemFlowRow[] = [];
   // One after another: an item without a flow yet is adopted (written) on the way.
-  for (const item of await db.select().from(orderItems).where(eq(orderItems.orderId, orderId)).orderBy(asc(orderItems.orderItemNo)).all()) rows.push(await itemFlowOf(db, item, now));
+  for (const item of await itemsOfOrder(db, orderId)) rows.push(await itemFlowOf(db, item, now));
   return rows;
 }
 
 /** The order item and order of an item flow, by prepared look-ups. */
-export const itemAndOrder = async (db: Db, row: ItemFlowRow) => ({ item: (await q(db).orderItem.get({ id: row.orderItemId }))!, order: (await q(db).order.get({ id: row.orderId }))! });
+export const itemAndOrder = async (db: Db, row: ItemFlowRow) => ({ item: (await findOrderItem(db, row.orderItemId))!, order: (await findOrder(db, row.orderId))! });
 
 /** The item's flow as the order item read shows it. */
-export const flowSummary = (row: ItemFlowRow) => ({ flowId: row.flowId, version: row.version, state: row.state, coreStatus: row.coreStatus });
+const flowSummary = (row: ItemFlowRow) => ({ flowId: row.flowId, version: row.version, state: row.state, coreStatus: row.coreStatus });
+
+/** The item's flow and the supplier's FULFILL note, as the order item read shows them (orders asks `itemFlowOf`). */
+export async function orderItemFlow(db: Db, item: OrderItemRow, now: number): Promise<OrderItemFlow> {
+  const row = await itemFlowOf(db, item, now);
+  const note = row.inputs.FULFILL?.note;
+  return { ...flowSummary(row), supplyNote: typeof note === 'string' && note !== '' ? note : null };
+}
 
 export async function loadItemFlow(db: Db, storeId: string, orderItemId: string, now: number) {
-  const item = requireOwned(await q(db).orderItem.get({ id: orderItemId }), storeId, 'ORDER_ITEM_NOT_FOUND');
-  return { item, row: await itemFlowOf(db, item, now), order: (await q(db).order.get({ id: item.orderId }))! };
+  const item = requireOwned(await findOrderItem(db, orderItemId), storeId, 'ORDER_ITEM_NOT_FOUND');
+  return { item, row: await itemFlowOf(db, item, now), order: (await findOrder(db, item.orderId))! };
 }
 
 export async function groupOf(db: Db, row: ItemFlowRow) {

@@ -5,30 +5,27 @@ import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor, placeholderValue } from '../../db/prepared.js';
 import { fail } from '../../server/errors.js';
-import type { OrderItemMove } from '../../server/module.js';
+import { announce } from '../../server/hooks.js';
 import type { Services } from '../../server/services.js';
 import { queueMail } from '../../server/mail.js';
-import { products } from '../catalog/schema.js';
-import { customers } from '../customers/schema.js';
-import { emitEvent } from '../events/outbox.js';
-import { orderItems } from '../orders/schema.js';
-import { foreignUploads, ORDER_INPUT } from '../uploads/service.js';
+import { findProduct } from '../catalog/index.js';
+import { findCustomer } from '../customers/index.js';
+import { emitEvent } from '../events/index.js';
+import { foreignUploads, ORDER_INPUT } from '../uploads/index.js';
 import { APP_CHANNEL, type Definition } from './definition.js';
 import { entering, step, type Effects, type Refusal, type TimerSet, type Trigger } from './engine.js';
 import { enqueueAppNotification } from './app-channels.js';
 import { releaseClaimHold } from './claim-holds.js';
 import { definitionOf, ENDED_CORE_STATUSES, resolveFlow } from './flow-catalogue.js';
 import { findItemFlow, findOrder, findOrderItem, groupOf, itemState, type ItemFlowRow, type OrderItemRow, type OrderRow } from './item-flows.js';
-import { refreshOrderStatus } from './order-status.js';
+import { refreshOrderStatus, setItemStatus } from '../orders/index.js';
 import { flowRuns, flowTimers, orderItemFlows, type RunActor, type RunNotification, type RunTrigger } from './schema.js';
 
 const q = preparedFor((db) => ({
-  customerEmail: db.select({ email: customers.email }).from(customers).where(eq(customers.id, sql.placeholder('id'))).prepare(),
   // A move's writes are prepared once: seller actions are a hot path (issue 11 bench: ≥ 1,000 moves/s).
   moveItemFlow: db.update(orderItemFlows).set({
     state: placeholderValue('state'), coreStatus: placeholderValue('coreStatus'), enteredAt: placeholderValue('now'), fulfilledAt: placeholderValue('fulfilledAt'), inputs: placeholderValue('inputsJson'), updatedAt: placeholderValue('now'),
   }).where(eq(orderItemFlows.orderItemId, sql.placeholder('id'))).prepare(),
-  setItemStatus: db.update(orderItems).set({ status: placeholderValue('status'), updatedAt: placeholderValue('now') }).where(eq(orderItems.id, sql.placeholder('id'))).prepare(),
   clearTimers: db.update(flowTimers).set({ status: 'CLEARED', updatedAt: placeholderValue('now') })
     .where(and(eq(flowTimers.orderItemId, sql.placeholder('id')), inArray(flowTimers.status, ['PENDING', 'PAUSED']))).prepare(),
   insertRun: db.insert(flowRuns).values({
@@ -46,7 +43,7 @@ const q = preparedFor((db) => ({
 export async function startOrderFlows(db: Db, now: number, order: OrderRow, items: OrderItemRow[]) {
   const groups = new Map<string, string>();
   for (const item of items) {
-    const product = await db.select({ storeId: products.storeId, flowId: products.flowId, categoryId: products.categoryId }).from(products).where(eq(products.id, item.productId)).get();
+    const product = await findProduct(db, item.productId);
     const { flow, version } = await resolveFlow(db, { storeId: order.storeId, flowId: product?.flowId ?? null, categoryId: product?.categoryId ?? null, fulfillment: item.fulfillmentSnapshot }, now);
     const def = await definitionOf(db, flow.id, version);
     let groupId: string | null = null;
@@ -102,7 +99,7 @@ export async function moveItem(services: Services, now: number, row: ItemFlowRow
   if (request.trigger.kind === 'action') await requireInputUploads(db, order.storeId, def, request.trigger.key, request.trigger.input, request.actor);
   const moving = stepped.flatMap((s) => (s.result.ok ? [{ row: s.row, item: s.item, effects: s.result.effects }] : []));
   const input = request.trigger.kind === 'action' || request.trigger.kind === 'event' ? request.trigger.input : {};
-  return applyEffects(db, now, { order, members: moving, trigger: runTrigger(request.trigger), actor: request.actor, input }, services);
+  return applyEffects(db, now, { order, members: moving, trigger: runTrigger(request.trigger), actor: request.actor, input }, true);
 }
 
 /**
@@ -142,9 +139,10 @@ interface Application {
 /**
  * Applies the engine's effects for the moving items in one go: item state, order status, timers, the
  * outbox (ORDER.FLOW_STATE_CHANGED once for the group, ORDER.* per item, ORDER.FLOW_NOTIFICATION per
- * webhook notification), the run history, and every module's `onOrderItemMoved` hook.
+ * webhook notification), the run history, and — for moves a person or timer asked for (`tellOthers`) — the
+ * `orderItemMoved` and `claimWithdrawn` announcements.
  */
-async function applyEffects(db: Db, now: number, a: Application, services?: Services): Promise<ItemFlowRow[]> {
+async function applyEffects(db: Db, now: number, a: Application, tellOthers = false): Promise<ItemFlowRow[]> {
   const { order } = a;
   const moved: ItemFlowRow[] = [];
   const lead = a.members[0];
@@ -158,12 +156,12 @@ async function applyEffects(db: Db, now: number, a: Application, services?: Serv
       const fulfilled = row.fulfilledAt ?? (move.coreStatus === 'DELIVERED' || move.coreStatus === 'FULFILLED' ? now : null);
       row = { ...row, state: move.to, coreStatus: move.coreStatus, enteredAt: now, fulfilledAt: fulfilled, updatedAt: now, inputs: actionKey ? { ...row.inputs, [actionKey]: a.input } : row.inputs };
       await q(db).moveItemFlow.run({ id: row.orderItemId, state: row.state, coreStatus: row.coreStatus, now, fulfilledAt: fulfilled, inputsJson: JSON.stringify(row.inputs) });
-      await q(db).setItemStatus.run({ id: row.orderItemId, status: move.coreStatus, now });
+      await setItemStatus(db, row.orderItemId, move.coreStatus, now);
     }
     if (m.effects.withdrawClaim) {
       await releaseClaimHold(db, now, row.orderItemId);
       row = { ...row, claimHold: false };
-      for (const module of services?.modules ?? []) await module.onClaimWithdrawn?.(services!, db, { storeId: row.storeId, orderItemId: row.orderItemId, at: now });
+      if (tellOthers) await announce(db, 'claimWithdrawn', { storeId: row.storeId, orderItemId: row.orderItemId, at: now });
     }
     if (m.effects.timersCleared) await clearTimers(db, now, row.orderItemId);
     await armTimers(db, now, row, m.effects.timersSet);
@@ -215,12 +213,11 @@ async function applyEffects(db: Db, now: number, a: Application, services?: Serv
       eventIds: eventIds.get(row.orderItemId) ?? [], at: now,
     });
     const move = m.effects.move;
-    if (move && services) {
-      const hook: OrderItemMove = {
+    if (move && tellOthers) {
+      await announce(db, 'orderItemMoved', {
         storeId: row.storeId, orderId: row.orderId, orderItemId: row.orderItemId, from: move.from, to: move.to,
         previousCoreStatus: move.previousCoreStatus, coreStatus: move.coreStatus, at: now,
-      };
-      for (const module of services.modules) await module.onOrderItemMoved?.(services, db, hook);
+      });
     }
   }
   return moved;
@@ -231,7 +228,7 @@ async function applyEffects(db: Db, now: number, a: Application, services?: Serv
  * it; `svc dev` shows it at /_dev/v1/mail). Params `subject` and `body` override the plain notice.
  */
 async function mailBuyer(db: Db, now: number, order: OrderRow, label: string, params: Record<string, unknown>): Promise<{ sent: boolean; reason?: string }> {
-  const to = order.buyer.email ?? (order.customerId ? (await q(db).customerEmail.get({ id: order.customerId }))?.email : null);
+  const to = order.buyer.email ?? (order.customerId ? (await findCustomer(db, order.customerId))?.email : null);
   if (!to) return { sent: false, reason: 'NO_RECIPIENT' };
   const text = (value: unknown) => (value === null || value === undefined ? null : String(value));
   await queueMail(db, now, {
@@ -273,7 +270,7 @@ export async function migrateItems(db: Db, now: number, flowId: string, fromVers
     const order = touchedOrders.get(row.orderId) ?? (await findOrder(db, row.orderId))!;
     touchedOrders.set(row.orderId, order);
     const item = (await findOrderItem(db, row.orderItemId))!;
-    if (row.coreStatus !== old.coreStatus) await db.update(orderItems).set({ status: row.coreStatus as OrderItemRow['status'], updatedAt: now }).where(eq(orderItems.id, row.orderItemId)).run();
+    if (row.coreStatus !== old.coreStatus) await setItemStatus(db, row.orderItemId, row.coreStatus, now);
     await clearTimers(db, now, row.orderItemId);
     const { timersSet } = entering(def, itemState(row, order, item, false), state, now);
     await armTimers(db, now, row, timersSet);
@@ -315,7 +312,7 @@ export async function closeItemFlow(db: Db, now: number, orderItemId: string, co
     await db.update(orderItemFlows).set({ coreStatus, updatedAt: now }).where(eq(orderItemFlows.orderItemId, orderItemId)).run();
     await clearTimers(db, now, orderItemId);
   }
-  await q(db).setItemStatus.run({ id: orderItemId, status: coreStatus, now });
+  await setItemStatus(db, orderItemId, coreStatus, now);
   const item = (await findOrderItem(db, orderItemId))!;
   return refreshOrderStatus(db, (await findOrder(db, item.orderId))!, now);
 }

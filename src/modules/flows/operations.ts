@@ -1,4 +1,4 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { transaction, type Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
@@ -7,9 +7,8 @@ import { defineOperation, type StoreCtx } from '../../server/registry.js';
 import { instant } from '../../server/responses.js';
 import type { Services } from '../../server/services.js';
 import { requireOwned } from '../../server/tenancy.js';
-import { loadProduct } from '../catalog/product-rows.js';
-import { guestOrder, memberOrder } from '../orders/buyer-access.js';
-import { orderItems, orders } from '../orders/schema.js';
+import { loadProduct } from '../catalog/index.js';
+import { findOrder, findOrderItem, guestOrder, memberOrder } from '../orders/index.js';
 import { actionSchema, definitionSchema, inputSchema } from './definition.js';
 import { flowRuns, flowVersions } from './schema.js';
 import { listFlows, loadFlow, loadVersion, presentFlow, resolveFlow, runningItemCount } from './flow-catalogue.js';
@@ -109,7 +108,7 @@ async function runOrderAction(services: Services, now: number, orderId: string, 
     }
   }
   if (touched.size === 0) throw firstRefusal ?? fail(409, 'ACTION_NOT_AVAILABLE', { key, reason: 'NOT_IN_STATE' });
-  const order = (await db.select().from(orders).where(eq(orders.id, orderId)).get())!;
+  const order = (await findOrder(db, orderId))!;
   const buyer = actor.type === 'BUYER' ? 'BUYER' : undefined;
   const rows = (await itemFlowsOfOrder(db, orderId, now)).filter((r) => touched.has(r.orderItemId));
   return { orderId, status: order.status, items: await Promise.all(rows.map((r) => itemView(db, r, now, buyer))) };
@@ -143,12 +142,12 @@ function sellerShortcut(operationId: string, path: string, key: string, summary:
 // Buyer access
 
 async function orderItemOf(db: Db, orderId: string, orderItemId: string, now: number) {
-  const row = await db.select({ id: orderItems.id, storeId: orderItems.storeId }).from(orderItems).where(and(eq(orderItems.id, orderItemId), eq(orderItems.orderId, orderId))).get();
-  if (!row) throw fail(404, 'ORDER_ITEM_NOT_FOUND');
+  const row = await findOrderItem(db, orderItemId);
+  if (!row || row.orderId !== orderId) throw fail(404, 'ORDER_ITEM_NOT_FOUND');
   return (await loadItemFlow(db, row.storeId, row.id, now)).row;
 }
 
-const orderIdOfItem = async (db: Db, orderItemId: string) => (await db.select({ orderId: orderItems.orderId }).from(orderItems).where(eq(orderItems.id, orderItemId)).get())?.orderId;
+const orderIdOfItem = async (db: Db, orderItemId: string) => (await findOrderItem(db, orderItemId))?.orderId;
 
 const guestBody = z.object({ orderPassword: z.string().min(1).max(128), input: actionInput.optional() }).strict();
 const BUYER_ERRORS = {
@@ -318,7 +317,7 @@ export const flowOperations = [
     errors: { ...ACTION_ERRORS, 404: ['ORDER_NOT_FOUND'] },
     target: (ctx) => ({ type: 'ORDER', id: ctx.params.orderId }),
     handler: async (ctx) => {
-      requireOwned(await ctx.db.select({ storeId: orders.storeId }).from(orders).where(eq(orders.id, ctx.params.orderId)).get(), ctx.store.id, 'ORDER_NOT_FOUND');
+      requireOwned(await findOrder(ctx.db, ctx.params.orderId), ctx.store.id, 'ORDER_NOT_FOUND');
       return runOrderAction(ctx.services, ctx.now, ctx.params.orderId, ctx.params.key, seller(ctx), ctx.body.input ?? {});
     },
   }),

@@ -1,4 +1,5 @@
-import { CORE_STATUSES, INPUT_KINDS, type Definition, type FlowKind } from './definition.js';
+import { CORE_STATUSES } from '../orders/index.js';
+import { INPUT_KINDS, type Definition, type FlowKind } from './definition.js';
 
 /**
  * Starting points a seller installs and edits (`POST /v1/commerce-flows { presetKey }`), and the node

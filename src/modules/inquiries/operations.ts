@@ -9,8 +9,8 @@ import { pageOf, pageQuery, paginated } from '../../server/paging.js';
 import { defineOperation, reply, type BuyerCtx } from '../../server/registry.js';
 import { instant } from '../../server/responses.js';
 import { requireOwned } from '../../server/tenancy.js';
-import { products } from '../catalog/schema.js';
-import { emitEvent } from '../events/outbox.js';
+import { findStoreProduct } from '../catalog/index.js';
+import { emitEvent } from '../events/index.js';
 import { inquiries } from './schema.js';
 
 defineMessages({ INQUIRY_NOT_FOUND: '문의를 찾을 수 없습니다.' });
@@ -63,7 +63,7 @@ export const inquiryOperations = [
     response: inquiryView,
     errors: { 401: ['UNAUTHORIZED'], 404: ['PRODUCT_NOT_FOUND'] },
     handler: async (ctx) => {
-      const product = await ctx.db.select({ id: products.id }).from(products).where(and(eq(products.id, ctx.params.productId), eq(products.storeId, ctx.buyer.storeId))).get();
+      const product = await findStoreProduct(ctx.db, ctx.buyer.storeId, ctx.params.productId);
       if (!product) throw fail(404, 'PRODUCT_NOT_FOUND');
       return ask(ctx, 'PRODUCT', product.id, ctx.body);
     },

@@ -3,13 +3,13 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { H3Event } from 'h3';
 import { errorOutgoing, newTraceId, toApiError } from '../../server/envelope.js';
 import type { Services } from '../../server/services.js';
-import { decided, toolResult, undecided, type ApprovalView, type ToolExtra } from '../../mcp/server.js';
+import { decided, toolResult, undecided, type ApprovalView, type ToolExtra } from '../../mcp-server/server.js';
 import type { Principal } from '../../kernel/identity.js';
-import { principalOfRecord } from '../accounts/principal.js';
-import { CONFIRMATION_WINDOW_MS, redeemConfirmation } from '../approvals/confirmations.js';
-import { deciderCtx } from '../approvals/decider.js';
-import { resolveStore } from '../stores/access.js';
-import { decideApproval } from '../approvals/service.js';
+import { principalOfRecord } from '../accounts/index.js';
+import { CONFIRMATION_WINDOW_MS, redeemConfirmation } from '../approvals/index.js';
+import { deciderCtx } from '../approvals/index.js';
+import { resolveStore } from '../stores/index.js';
+import { decideApproval } from '../approvals/index.js';
 
 /** The remote MCP session asking: its agent (the latest request's token) and that request. */
 interface Connection {

@@ -9,10 +9,10 @@ import { fail } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
 import type { Module } from '../../server/module.js';
 import type { Services } from '../../server/services.js';
-import type { Gateway } from '../../mcp/server.js';
+import type { ApiCaller } from '../../mcp-server/server.js';
 import { protectedResourceMetadataUrl, type Principal } from '../../kernel/identity.js';
-import { authenticate } from '../accounts/principal.js';
-import { AGENT_HEADER } from '../../mcp/headers.js';
+import { authenticate } from '../accounts/index.js';
+import { AGENT_HEADER } from '../../mcp-server/headers.js';
 
 export const MCP_PATH = '/mcp';
 const version = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
@@ -88,10 +88,10 @@ function mountMcp(app: H3, services: Services) {
 async function openSession(app: H3, services: Services, sessions: Map<string, Session>, principal: Principal, event: H3Event): Promise<Session> {
   // The MCP SDK loads with the first session, not with every service start (~75 ms).
   const [{ WebStandardStreamableHTTPServerTransport }, { createMcpServer }, { confirmByCode }] = await Promise.all([
-    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), import('../../mcp/server.js'), import('./elicitation.js'),
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), import('../../mcp-server/server.js'), import('./elicitation.js'),
   ]);
   // Every call uses the token of the request being served: a refreshed login keeps its session going.
-  const gateway: Gateway = async (call) => {
+  const callApi: ApiCaller = async (call) => {
     const url = new URL(call.path, services.config.origin);
     for (const [k, v] of Object.entries(call.query ?? {})) url.searchParams.set(k, v);
     const headers: Record<string, string> = { authorization: session.authorization, accept: 'application/json', [AGENT_HEADER]: 'mcp' };
@@ -117,7 +117,7 @@ async function openSession(app: H3, services: Services, sessions: Map<string, Se
     },
   });
   const server = createMcpServer({
-    gateway,
+    callApi,
     version,
     store: event.url.searchParams.get('store') ?? event.req.headers.get('x-store-id') ?? undefined,
     confirmDecision: (input, extra) => confirmByCode(services, server.server, input, { principalOf: () => authenticate(services, session.authorization), event: () => session.event }, extra),

@@ -5,12 +5,14 @@ import { fail } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
 import { defineOperation, reply } from '../../server/registry.js';
 import type { Services } from '../../server/services.js';
-import { shippingAddress } from '../checkout/inputs.js';
-import { emitEvent, subscribed } from '../events/outbox.js';
-import { coreRank } from '../flows/definition.js';
+import { shippingAddress } from './shapes.js';
+import { emitEvent } from '../events/index.js';
+import { subscribed } from '../webhooks/index.js';
+import { coreRank } from './statuses.js';
 import { guestOrder, memberOrder } from './buyer-access.js';
 import { orders } from './schema.js';
-import { addressChangeRequestView, itemsOfOrder, loadOrder, orderView, presentAddressChangeRequest, presentOrder, type OrderRow } from './service.js';
+import { itemsOfOrder, loadOrder, type OrderRow } from './service.js';
+import { addressChangeRequestView, orderView, presentAddressChangeRequest, presentOrder } from './order-views.js';
 
 /**
  * Shipping address changes before dispatch (spec 01 §6.2 ORDER.ADDRESS_CHANGE_REQUESTED). A buyer asks;

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { fail } from '../../server/errors.js';
 import { clearAttempts, reserveAttempt, type ThrottleRule } from '../../server/throttle.js';
-import { checkPassword, hashPassword } from '../accounts/password.js';
+import { checkPassword, hashPassword } from '../accounts/index.js';
 import { orders } from './schema.js';
 import type { OrderRow } from './service.js';
 

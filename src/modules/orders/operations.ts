@@ -6,18 +6,16 @@ import { contains } from '../../db/search.js';
 import { fail } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
 import { defineOperation } from '../../server/registry.js';
-import { guestLookup } from '../checkout/inputs.js';
-import { amountsView } from '../checkout/pricing.js';
+import { amountsView, guestLookup } from './shapes.js';
 import { pageOf, pageQuery, paginated } from '../../server/paging.js';
 import { calendarDate, instant, won } from '../../server/responses.js';
 import { dateInput, instantInput } from '../../server/validation.js';
 import { kstDayStart, orderNoString, periodOf, queryBool } from './queries.js';
 import { authenticateGuestOrder } from './buyer-access.js';
 import { cashReceipts, orderItems, orders } from './schema.js';
-import {
-  addressChangeRequestView, approvedMethod, cashReceiptOf, presentAddressChangeRequest, cashReceiptView, findOrderByNo, itemsOfOrder, loadOrder, orderItemView, orderStatus, orderView,
-  presentCashReceipt, presentOrder, presentOrderItem, shippingAddressView, type OrderRow,
-} from './service.js';
+import { findOrderByNo, itemsOfOrder, loadOrder, type OrderRow } from './service.js';
+import { cashReceiptOf, cashReceiptView, presentCashReceipt } from './cash-receipts.js';
+import { addressChangeRequestView, approvedMethod, presentAddressChangeRequest, orderItemView, orderStatus, orderView, presentOrder, presentOrderItem, shippingAddressView } from './order-views.js';
 
 defineMessages({
   GUEST_LOOKUP_LOCKED: '주문 조회에 여러 번 실패했습니다. 30분 뒤에 다시 시도하세요.',

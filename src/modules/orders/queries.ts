@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { fail } from '../../server/errors.js';
 import { addDays, daysBetween, today } from '../../kernel/dates.js';
-import { assertRealDate } from '../catalog/dates.js';
+import { assertRealDate } from '../catalog/index.js';
 
 export const queryBool = z.enum(['true', 'false']).transform((v) => v === 'true');
 /** `orderNo` as printed (14 digits, a hyphen allowed after the date part). */

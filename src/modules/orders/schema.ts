@@ -1,5 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import type { Fulfillment, RefundOverride } from '../catalog/schema.js';
+import type { Fulfillment, RefundOverride } from '../catalog/index.js';
 
 /** An item's status is its flow state's core status; an order's is its least advanced live item's (flows module). */
 export type OrderStatus = string;

@@ -1,27 +1,20 @@
-import { and, eq, sql } from 'drizzle-orm';
-import { z } from 'zod';
-import { markStoreMilestone } from '../stores/usage.js';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { markStoreMilestone } from '../stores/index.js';
 import type { Db } from '../../db/client.js';
-import { isoAt, seoulDateOf } from '../../db/clock.js';
+import { seoulDateOf } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
 import { fail } from '../../server/errors.js';
-import { instant, won } from '../../server/responses.js';
 import { defineMessages } from '../../server/messages.js';
 import { requireOwned } from '../../server/tenancy.js';
-import { emitEvent } from '../events/outbox.js';
-import { insertRow } from '../checkout/statements.js';
-import { amountsView, stayView } from '../checkout/pricing.js';
-import { flowSummary, itemFlowOf, type ItemFlowRow } from '../flows/item-flows.js';
-import { startOrderFlows } from '../flows/item-moves.js';
-import { CORE_STATUSES } from '../flows/definition.js';
+import { emitEvent } from '../events/index.js';
+import { insertRow } from '../../db/statements.js';
+import { announce } from '../../server/hooks.js';
 import {
-  cashReceipts, orderItems, orders, orderSequences,
+  orderItems, orders, orderSequences,
   type FixedRefundPolicy, type OrderAmounts, type OrderPayment, type ShippingAddress, type StayNights,
 } from './schema.js';
-import type { Fulfillment } from '../catalog/schema.js';
-import { fulfillmentView } from '../catalog/product-views.js';
-import { EASY_PAY_PROVIDERS, METHODS, PROVIDERS } from '../payments/gateway.js';
+import type { Fulfillment } from '../catalog/index.js';
 
 defineMessages({
   ORDER_NOT_FOUND: '주문을 찾을 수 없습니다.',
@@ -30,7 +23,6 @@ defineMessages({
 
 export type OrderRow = typeof orders.$inferSelect;
 export type OrderItemRow = typeof orderItems.$inferSelect;
-export type CashReceiptRow = typeof cashReceipts.$inferSelect;
 
 const q = preparedFor((db) => ({
   nextNo: db.insert(orderSequences)
@@ -39,8 +31,8 @@ const q = preparedFor((db) => ({
     .returning({ last: orderSequences.last })
     .prepare(),
   orderById: db.select().from(orders).where(eq(orders.id, sql.placeholder('id'))).prepare(),
+  itemById: db.select().from(orderItems).where(eq(orderItems.id, sql.placeholder('id'))).prepare(),
   itemsOf: db.select().from(orderItems).where(eq(orderItems.orderId, sql.placeholder('orderId'))).orderBy(orderItems.orderItemNo).prepare(),
-  receipt: db.select().from(cashReceipts).where(eq(cashReceipts.paymentId, sql.placeholder('paymentId'))).prepare(),
 }));
 
 /** `orderNo`: the Korean date and a per-store, per-day sequence, 14 digits (YYYYMMDD + 6). */
@@ -159,189 +151,41 @@ export async function createOrder(db: Db, now: number, input: NewOrder): Promise
     data: { orderId: id, orderNo: input.orderNo, status: 'PAID', testPayment: input.testPayment },
   });
   // After ORDER.PAID: entering the initial state may already notify.
-  await startOrderFlows(db, now, row, itemRows);
+  await announce(db, 'orderPlaced', { order: row, items: itemRows, at: now });
   // A store's first live paid order ends the agent-approval exemptions for good (spec 01 §5.6).
   if (!input.testPayment) await markStoreMilestone(db, input.storeId, now, 'firstLiveOrderAt');
   return row;
 }
 
 export const findOrder = (db: Db, orderId: string) => q(db).orderById.get({ id: orderId });
+export const findOrderItem = (db: Db, orderItemId: string) => q(db).itemById.get({ id: orderItemId });
+
+/** The orders placed by these payments, by payment id (a payment places at most one order). */
+export async function orderIdsOfPayments(db: Db, paymentIds: string[]): Promise<Map<string, string>> {
+  if (paymentIds.length === 0) return new Map();
+  const rows = await db.select({ id: orders.id, paymentId: orders.paymentId }).from(orders).where(inArray(orders.paymentId, paymentIds)).all();
+  return new Map(rows.map((r) => [r.paymentId, r.id]));
+}
+
 export const itemsOfOrder = (db: Db, orderId: string) => q(db).itemsOf.all({ orderId });
-export const cashReceiptOf = (db: Db, paymentId: string) => q(db).receipt.get({ paymentId });
+/** Units a seller cancel or a cancel claim took out of the item: how many are canceled in all now. */
+export async function recordCanceledQuantity(db: Db, orderItemId: string, canceledQuantity: number, now: number): Promise<void> {
+  await db.update(orderItems).set({ canceledQuantity, updatedAt: now }).where(eq(orderItems.id, orderItemId)).run();
+}
+
+/** Units a completed return claim took back: how many are returned in all now. */
+export async function recordReturnedQuantity(db: Db, orderItemId: string, returnedQuantity: number, now: number): Promise<void> {
+  await db.update(orderItems).set({ returnedQuantity, updatedAt: now }).where(eq(orderItems.id, orderItemId)).run();
+}
+
+/** Points went back to the buyer from the order's payment (a cancel or a return): the payment's refunded points grow. */
+export async function recordPointsRefunded(db: Db, order: OrderRow, pointAmount: number, now: number): Promise<void> {
+  const payment = { ...order.payment, pointRefundedAmount: order.payment.pointRefundedAmount + pointAmount };
+  await db.update(orders).set({ payment, lastChangedAt: now }).where(eq(orders.id, order.id)).run();
+}
+
 export const loadOrder = async (db: Db, storeId: string, orderId: string) => requireOwned(await findOrder(db, orderId), storeId, 'ORDER_NOT_FOUND');
 
 export function findOrderByNo(db: Db, storeId: string, orderNo: number) {
   return db.select().from(orders).where(and(eq(orders.storeId, storeId), eq(orders.orderNo, orderNo))).get();
-}
-
-export const cashReceiptView = z.object({
-  type: z.enum(['INCOME_DEDUCTION', 'EXPENSE_PROOF']),
-  identityNumber: z.string().describe('Masked'),
-  status: z.enum(['REQUESTED', 'ISSUE_PENDING', 'ISSUED', 'ISSUE_CANCELED', 'ISSUE_FAILED', 'NOT_APPLICABLE']).describe('Spec 01 §3.4'),
-  receiptNo: z.string().nullable(),
-  issuedAt: instant.nullable(),
-  amount: won.nullable().describe('Cash the issued receipt covers; after a partial refund it is reissued for the remainder'),
-});
-
-export const presentCashReceipt = (r: CashReceiptRow | undefined): z.output<typeof cashReceiptView> | null =>
-  r ? { type: r.type, identityNumber: r.identityMasked, status: r.status, receiptNo: r.receiptNo, issuedAt: r.issuedAt === null ? null : isoAt(r.issuedAt), amount: r.amount } : null;
-
-/** Core statuses of items and orders (spec 01 §6.2; readers tolerate new ones). */
-const coreStatus = z.string().describe(`One of ${CORE_STATUSES.join(', ')}; readers tolerate new ones`);
-export const orderStatus = coreStatus.describe('The least advanced status among the order\'s non-canceled items');
-
-export const orderItemView = z.object({
-  orderItemId: z.string(),
-  orderItemNo: z.number().int().describe('orderNo followed by the 2-digit line number'),
-  orderId: z.string(),
-  orderNo: z.number().int(),
-  productId: z.string(),
-  productNo: z.number().int(),
-  optionId: z.string().describe('The variant ordered (= variantId)'),
-  variantId: z.string(),
-  productName: z.string(),
-  optionValues: z.array(z.string()),
-  quantity: z.number().int(),
-  unitPrice: won,
-  amount: won,
-  deliveryFee: won.describe('Shipping fee charged to the item\'s shipping group (on its first item)'),
-  pointAllocation: won.describe('Part of the order\'s points spent on this item'),
-  couponDiscountAmount: won.describe('Part of the order\'s coupon discounts taken off this item'),
-  canceledQuantity: z.number().int().describe('Units canceled (by the seller or by cancel claims)'),
-  returnedQuantity: z.number().int().describe('Units returned by completed return claims'),
-  status: coreStatus.describe('The core status of the item\'s flow state'),
-  flow: z.object({ flowId: z.string(), version: z.number().int(), state: z.string(), coreStatus }).describe('Where the item is in its order flow (fixed at payment)'),
-  stay: stayView.nullable(),
-  fulfillmentSnapshot: fulfillmentView.describe('The product\'s fulfillment at payment time'),
-  fulfillment: z.object({ type: z.enum(['SHIPPING', 'MANUAL']), note: z.string().nullable().describe('What the seller noted on supplying a non-shipped item') }),
-  refundPolicy: z.object({
-    returnDeliveryFee: won.nullable(),
-    exchangeDeliveryFee: won.nullable(),
-    preShipmentDeliveryFeeRefund: z.boolean(),
-    override: z.object({ returnDeliveryFee: won.optional(), exchangeDeliveryFee: won.optional(), preShipmentDeliveryFeeRefund: z.boolean().optional() }).nullable()
-      .describe('The product\'s own items, if any'),
-  }).describe('Refund policy fixed at payment time (spec 01 §2.4 rule 5)'),
-  testPayment: z.boolean(),
-  createdAt: instant,
-});
-
-
-/** The note the seller gave when supplying a no-shipping item (FULFILL input), shown to buyer and seller. */
-const supplyNote = (flow: ItemFlowRow) => {
-  const note = flow?.inputs.FULFILL?.note;
-  return typeof note === 'string' && note !== '' ? note : null;
-};
-
-export async function presentOrderItem(db: Db, item: OrderItemRow, order: Pick<OrderRow, 'orderNo'>): Promise<z.output<typeof orderItemView>> {
-  const flow = await itemFlowOf(db, item, item.updatedAt);
-  return {
-    orderItemId: item.id,
-    orderItemNo: item.orderItemNo,
-    orderId: item.orderId,
-    orderNo: order.orderNo,
-    productId: item.productId,
-    productNo: item.productNo,
-    optionId: item.optionId,
-    variantId: item.optionId,
-    productName: item.productName,
-    optionValues: item.optionValues,
-    quantity: item.quantity,
-    unitPrice: item.unitPrice,
-    amount: item.amount,
-    deliveryFee: item.deliveryFee,
-    pointAllocation: item.pointAllocation,
-    couponDiscountAmount: item.couponDiscountAmount,
-    canceledQuantity: item.canceledQuantity,
-    returnedQuantity: item.returnedQuantity,
-    status: item.status,
-    flow: flowSummary(flow),
-    stay: item.stay,
-    fulfillmentSnapshot: item.fulfillmentSnapshot,
-    fulfillment: { type: item.fulfillmentSnapshot.type, note: supplyNote(flow) },
-    refundPolicy: item.refundPolicy,
-    testPayment: item.testPayment,
-    createdAt: isoAt(item.createdAt),
-  };
-}
-
-export const shippingAddressView = z.object({
-  receiverName: z.string(),
-  phone: z.string(),
-  zipCode: z.string(),
-  address1: z.string(),
-  address2: z.string(),
-  deliveryMemo: z.string().nullable(),
-});
-/** A buyer's pending request for another address: sellers apply it with PUT /v1/orders/{orderId}/shipping-address. */
-export const addressChangeRequestView = z.object({ shippingAddress: shippingAddressView, requestedAt: instant }).nullable();
-export const presentAddressChangeRequest = (order: Pick<OrderRow, 'addressChangeRequest'>) =>
-  order.addressChangeRequest && { shippingAddress: order.addressChangeRequest.shippingAddress, requestedAt: isoAt(order.addressChangeRequest.requestedAt) };
-
-/** Payment methods as orders record them: a gateway's, or `POINT` when points covered the whole amount. */
-export const approvedMethod = z.enum([...METHODS, 'POINT']);
-
-export const orderView = z.object({
-  orderId: z.string(),
-  orderNo: z.number().int().describe('14 digits: the Korean date (YYYYMMDD) and a per-store daily sequence'),
-  status: orderStatus,
-  progressStatus: orderStatus,
-  testPayment: z.boolean().describe('True for sandbox payments'),
-  buyer: z.object({
-    customerId: z.string().nullable().describe('null for a guest'),
-    guest: z.boolean(),
-    name: z.string().nullable(),
-    phone: z.string().nullable(),
-    email: z.string().nullable(),
-  }),
-  shippingAddress: shippingAddressView.nullable(),
-  addressChangeRequest: addressChangeRequestView,
-  amounts: amountsView,
-  payment: z.object({
-    paymentId: z.string(),
-    pg: z.enum(PROVIDERS).nullable().describe('null when points paid everything'),
-    method: approvedMethod.exclude(['EASY_PAY']).describe('Compatibility value: easy pay shows as CARD'),
-    approvedMethod: approvedMethod.describe('The actual method'),
-    easyPayProvider: z.enum(EASY_PAY_PROVIDERS).nullable(),
-    amount: won,
-    pointAmount: won,
-    pointRefundedAmount: won,
-    cashReceipt: cashReceiptView.nullable(),
-    approvedAt: instant,
-  }),
-  items: z.array(orderItemView),
-  orderedAt: instant,
-  lastChangedAt: instant,
-});
-
-/** The seller's view of an order (spec 01 §2.8). */
-export async function presentOrder(db: Db, order: OrderRow, items?: OrderItemRow[]) {
-  // One item after another: presenting an item without a flow yet adopts it (a write).
-  const itemViews = [];
-  for (const item of items ?? await itemsOfOrder(db, order.id)) itemViews.push(await presentOrderItem(db, item, order));
-  return {
-    orderId: order.id,
-    orderNo: order.orderNo,
-    status: order.status,
-    progressStatus: order.status,
-    testPayment: order.testPayment,
-    buyer: { customerId: order.customerId, guest: order.guest, ...order.buyer },
-    shippingAddress: order.shippingAddress,
-    addressChangeRequest: presentAddressChangeRequest(order),
-    amounts: order.amounts,
-    payment: {
-      paymentId: order.payment.paymentId,
-      pg: order.payment.pg,
-      method: order.payment.method,
-      approvedMethod: order.payment.approvedMethod,
-      easyPayProvider: order.payment.easyPayProvider,
-      amount: order.payment.amount,
-      pointAmount: order.payment.pointAmount,
-      pointRefundedAmount: order.payment.pointRefundedAmount,
-      cashReceipt: presentCashReceipt(await cashReceiptOf(db, order.payment.paymentId)),
-      approvedAt: isoAt(order.payment.approvedAt),
-    },
-    items: itemViews,
-    orderedAt: isoAt(order.orderedAt),
-    lastChangedAt: isoAt(order.lastChangedAt),
-  };
 }

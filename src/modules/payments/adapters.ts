@@ -7,7 +7,7 @@ import type { Gateway, Pg } from './gateway.js';
 import { liveApi, type VerifyResult } from './live.js';
 import { recordProviderFailure } from './records.js';
 import { environmentOf, storeRouting, type CredentialRow } from './routing.js';
-import { sandboxGateway, verifySandboxKeys } from './sandbox.js';
+import { sandboxGateway, verifySandboxKeys } from './sandbox-gateways.js';
 import { paymentCredentials } from './schema.js';
 
 const unavailable = (details: Record<string, unknown>) => fail(503, 'PAYMENT_PROVIDER_UNAVAILABLE', { optionUnavailable: true, ...details });

@@ -46,7 +46,7 @@
  * - `recordSandboxSuccess(services, storeId, pg, 'PAYMENT' | 'REFUND')` — live-gate conditions
  *   `SANDBOX_PAYMENT` / `SANDBOX_REFUND`; the sandbox gateway calls it itself on approve / cancel.
  */
-export { paymentOptions, optionKey, findPaymentOption, checkoutMode, checkoutAvailability, checkoutAvailabilityFields, paymentDomains } from './routing.js';
+export { paymentOptions, optionKey, findPaymentOption, checkoutMode, checkoutAvailability, paymentDomains } from './routing.js';
 export { gatewayFor } from './adapters.js';
-export { sandboxDecide } from './sandbox.js';
+export { sandboxDecide } from './sandbox-gateways.js';
 export { recordProviderFailure, recordSandboxSuccess } from './records.js';

@@ -1,4 +1,3 @@
-import { eq } from 'drizzle-orm';
 import type { H3 } from 'h3';
 import { z } from 'zod';
 import { devRoute } from '../../server/dev.js';
@@ -6,8 +5,9 @@ import { ApiError } from '../../server/errors.js';
 import type { Module } from '../../server/module.js';
 import type { Services } from '../../server/services.js';
 import { parseWith } from '../../server/validation.js';
-import { stores } from '../stores/schema.js';
+import { findStore } from '../stores/index.js';
 import { paymentOperations } from './operations.js';
+import { checkoutAvailability } from './routing.js';
 import { seedSandboxProvider, setPlatformLive } from './service.js';
 
 /**
@@ -18,7 +18,7 @@ function mountDevPlatformLive(app: H3, services: Services) {
   const body = z.object({ storeId: z.string().min(1), enabled: z.boolean() }).strict();
   app.post('/_dev/v1/payment-settings/platform-live', devRoute(services, async (raw) => {
     const input = parseWith(body, raw);
-    if (!(await services.db.select({ id: stores.id }).from(stores).where(eq(stores.id, input.storeId)).get())) throw new ApiError(404, 'NOT_FOUND');
+    if (!(await findStore(services.db, input.storeId))) throw new ApiError(404, 'NOT_FOUND');
     await setPlatformLive(services, input.storeId, input.enabled);
     return { storeId: input.storeId, platformLiveEnabled: input.enabled };
   }));
@@ -28,7 +28,13 @@ export const paymentsModule: Module = {
   name: 'payments',
   operations: paymentOperations,
   onSeed: seedSandboxProvider,
+  answers: { checkoutAvailabilityOf: checkoutAvailability },
   mount: (app, services) => {
     if (services.config.mode === 'dev') mountDevPlatformLive(app, services);
   },
 };
+
+export { checkoutAvailability, checkoutMode, gatewayFor, optionKey, paymentDomains, paymentOptions, sandboxDecide } from './checkout-api.js';
+export { openSecrets, sealSecrets } from './crypto.js';
+export { type ConfirmResult, EASY_PAY_PROVIDERS, type EasyPayProvider, type Gateway, METHODS, type PaymentMethod, type PaymentOption, type Pg, PROVIDERS, type SandboxOutcome } from './gateway.js';
+export { holdSandboxRefunds } from './sandbox-gateways.js';

@@ -4,8 +4,7 @@ import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { sendMail } from '../../server/mail.js';
 import type { Services } from '../../server/services.js';
-import { users } from '../accounts/schema.js';
-import { members, stores } from '../stores/schema.js';
+import { findStore, membersInRoles } from '../stores/index.js';
 import type { Pg, ProviderFailureInput } from './gateway.js';
 import { PG_NAMES, defaultSettings, storeRouting } from './routing.js';
 import { paymentProviderFailures, paymentProviders, paymentSettings } from './schema.js';
@@ -85,9 +84,8 @@ export async function recordProviderFailure(services: Services, storeId: string,
     if (settings?.warningMailedAt && settings.warningMailedAt > now - DAY) return;
     if (settings) await db.update(paymentSettings).set({ warningMailedAt: now }).where(eq(paymentSettings.storeId, storeId)).run();
     else await db.insert(paymentSettings).values({ ...defaultSettings(storeId, now), warningMailedAt: now }).run();
-    const store = await db.select({ name: stores.name }).from(stores).where(eq(stores.id, storeId)).get();
-    const owners = await db.select({ email: users.email }).from(members).innerJoin(users, eq(users.id, members.userId))
-      .where(and(eq(members.storeId, storeId), eq(members.role, 'OWNER'))).all();
+    const store = await findStore(db, storeId);
+    const owners = await membersInRoles(db, storeId, ['OWNER']);
     for (const owner of owners) {
       await sendMail(services, {
         to: owner.email,

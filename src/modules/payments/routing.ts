@@ -1,10 +1,9 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import type { Services } from '../../server/services.js';
-import { cachedPerStoreSettings } from '../stores/store-cache.js';
-import { storefrontIsPublic } from '../storefront/service.js';
+import { cachedPerStoreSettings, type CheckoutAvailability } from '../stores/index.js';
+import { storefrontIsPublic } from '../storefront/index.js';
 import {
   PROVIDERS, type CheckoutMode, type EasyPayProvider, type Environment, type PaymentMethod, type PaymentOption, type Pg,
 } from './gateway.js';
@@ -143,15 +142,8 @@ export async function checkoutMode(services: Pick<Services, 'db'>, storeId: stri
   return { mode: environment, reason: null };
 }
 
-/** Fields of `checkoutAvailability` (spec 01 §5.5 table), for the response schemas of resources that show them. */
-export const checkoutAvailabilityFields = {
-  checkoutAvailable: z.boolean(),
-  checkoutMode: z.enum(['LIVE', 'TEST']).nullable().describe('TEST: payments go to the sandbox gateways (`testPayment: true`); null when checkout is unavailable.'),
-  checkoutUnavailableReason: z.enum(['PAYMENT_NOT_CONFIGURED', 'PAYMENT_NOT_LIVE']).nullable(),
-};
-
 /** `checkoutAvailable`, `checkoutMode`, `checkoutUnavailableReason` of the store resources. */
-export async function checkoutAvailability(services: Pick<Services, 'db'>, storeId: string) {
+export async function checkoutAvailability(services: Pick<Services, 'db'>, storeId: string): Promise<CheckoutAvailability> {
   const { mode, reason } = await checkoutMode(services, storeId);
   return {
     checkoutAvailable: mode !== null,

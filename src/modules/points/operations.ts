@@ -5,9 +5,8 @@ import { fail, validationFailed } from '../../server/errors.js';
 import { pageOf, pageQuery, paginated } from '../../server/paging.js';
 import { defineOperation, reply, type StoreCtx } from '../../server/registry.js';
 import { won } from '../../server/responses.js';
-import { requireOwned } from '../../server/tenancy.js';
 import { instantInput } from '../../server/validation.js';
-import { customers } from '../customers/schema.js';
+import { loadCustomer } from '../customers/index.js';
 import { pointEntries, pointPolicies } from './schema.js';
 import { balanceOf, credit, entrySchema, expiryFor, ledgerOf, policyOf, policySchema, presentEntry, spend } from './service.js';
 
@@ -34,12 +33,11 @@ const grantBody = z.object({
 }).strict();
 
 const customerParams = z.object({ customerId: z.string() }).strict();
-const loadCustomer = async (ctx: StoreCtx<any, any, { customerId: string }>) =>
-  requireOwned(await ctx.db.select().from(customers).where(eq(customers.id, ctx.params.customerId)).get(), ctx.store.id, 'CUSTOMER_NOT_FOUND');
+const customerOf = (ctx: StoreCtx<any, any, { customerId: string }>) => loadCustomer(ctx.db, ctx.store.id, ctx.params.customerId);
 
 /** Why a grant or deduction would fail, checked the same way at execution, dry run and approval creation. */
 async function assertGrant(ctx: StoreCtx<z.output<typeof grantBody>, any, { customerId: string }>) {
-  const customer = await loadCustomer(ctx);
+  const customer = await customerOf(ctx);
   const { amount, expiresAt } = ctx.body;
   if (amount > 0) {
     // A withdrawn buyer can never spend them: new points would be a liability nobody can use.
@@ -115,7 +113,7 @@ export const pointOperations = [
     response: pageOf(entrySchema).extend({ customerId: z.string(), balance: won }),
     errors: { 403: ['TENANT_MISMATCH'], 404: ['CUSTOMER_NOT_FOUND'] },
     handler: async (ctx) => {
-      const customer = await loadCustomer(ctx);
+      const customer = await customerOf(ctx);
       const where = and(eq(pointEntries.storeId, ctx.store.id), eq(pointEntries.customerId, customer.id));
       const rows = await ledgerOf(ctx.db, ctx.store.id, customer.id, ctx.query.page, ctx.query.size);
       return { customerId: customer.id, balance: await balanceOf(ctx.db, ctx.store.id, customer.id, ctx.now), ...paginated(rows.map(presentEntry), ctx.query.page, ctx.query.size, await countRows(ctx.db, pointEntries, where)) };

@@ -7,7 +7,7 @@ import { preparedFor } from '../../db/prepared.js';
 import { fail, validationFailed } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
 import { instant, won } from '../../server/responses.js';
-import { payments } from '../checkout/schema.js';
+import { orderIdsOfPayments } from '../orders/index.js';
 import { pointEntries, pointLots, pointLotUses, pointPolicies, type PointEntryKind } from './schema.js';
 
 defineMessages({
@@ -176,11 +176,13 @@ export async function expireLots(db: Db, now: number): Promise<number> {
  * A page of the ledger. Entries are never updated (append-only): a payment's entries, written before its
  * order existed, name the order through the payment.
  */
-export const ledgerOf = async (db: Db, storeId: string, customerId: string, page: number, size: number): Promise<PointEntry[]> =>
-  (await db.select({ entry: pointEntries, paymentOrderId: payments.orderId }).from(pointEntries).leftJoin(payments, eq(payments.id, pointEntries.paymentId))
+export async function ledgerOf(db: Db, storeId: string, customerId: string, page: number, size: number): Promise<PointEntry[]> {
+  const entries = await db.select().from(pointEntries)
     .where(and(eq(pointEntries.storeId, storeId), eq(pointEntries.customerId, customerId)))
-    .orderBy(desc(pointEntries.createdAt), desc(pointEntries.id)).limit(size).offset((page - 1) * size).all())
-    .map(({ entry, paymentOrderId }) => ({ ...entry, orderId: entry.orderId ?? paymentOrderId }));
+    .orderBy(desc(pointEntries.createdAt), desc(pointEntries.id)).limit(size).offset((page - 1) * size).all();
+  const ordersOf = await orderIdsOfPayments(db, entries.flatMap((e) => (e.orderId === null && e.paymentId ? [e.paymentId] : [])));
+  return entries.map((entry) => ({ ...entry, orderId: entry.orderId ?? (entry.paymentId ? (ordersOf.get(entry.paymentId) ?? null) : null) }));
+}
 
 // ---------------------------------------------------------------------------------------------------
 // At checkout

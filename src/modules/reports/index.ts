@@ -4,7 +4,8 @@ import { defineMessages } from '../../server/messages.js';
 import type { Module } from '../../server/module.js';
 import { defineOperation, reply } from '../../server/registry.js';
 import { dateInput } from '../../server/validation.js';
-import { periodOf, queryBool } from '../orders/queries.js';
+import { periodOf, queryBool } from '../orders/index.js';
+import { countPayment, countRefund } from './ledger.js';
 import { GROUP_BY, REPORT_METHODS, salesReport, salesReportView } from './sales-report.js';
 
 defineMessages({ SETTLEMENT_NOT_FOUND: '정산을 찾을 수 없습니다. 정산은 더 만들어지지 않습니다: /v1/sales-report를 쓰세요.' });
@@ -66,4 +67,11 @@ const reportOperations = [
 ];
 
 /** Reports over payments and refunds (the sales report); the deprecated settlements answer beside it. */
-export const reportsModule: Module = { name: 'reports', operations: reportOperations };
+export const reportsModule: Module = {
+  name: 'reports',
+  operations: reportOperations,
+  on: {
+    paymentApproved: ({ db }, payment) => countPayment(db, payment),
+    refundCompleted: ({ db }, refund) => countRefund(db, refund),
+  },
+};

@@ -2,20 +2,13 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import { salesDays } from './schema.js';
+import type { MoneyMoved } from '../checkout/index.js';
 
 const KST_MS = 9 * 3_600_000;
 /** The Korean date of an instant, YYYY-MM-DD. */
 export const kstDateOf = (ms: number) => new Date(ms + KST_MS).toISOString().slice(0, 10);
 
-export interface SaleFact {
-  storeId: string;
-  at: number;
-  pg: string;
-  /** The actual method (the approved one, else the one asked for). */
-  method: string;
-  testPayment: boolean;
-  amount: number;
-}
+type SaleFact = MoneyMoved;
 
 const q = preparedFor((db) => {
   const add = (paymentCount: number, refundCount: number) => db.insert(salesDays).values({

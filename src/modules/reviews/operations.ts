@@ -9,11 +9,10 @@ import { pageOf, pageQuery, paginated } from '../../server/paging.js';
 import { defineOperation, reply, type StoreCtx } from '../../server/registry.js';
 import { instant } from '../../server/responses.js';
 import { requireOwned } from '../../server/tenancy.js';
-import { emitEvent } from '../events/outbox.js';
-import { memberOrder } from '../orders/buyer-access.js';
-import { orderItems } from '../orders/schema.js';
-import { storeSettings } from '../stores/service.js';
-import { foreignUploads, ORDER_INPUT, uploadUrl } from '../uploads/service.js';
+import { emitEvent } from '../events/index.js';
+import { findOrderItem, memberOrder } from '../orders/index.js';
+import { storeSettings } from '../stores/index.js';
+import { foreignUploads, ORDER_INPUT, uploadUrl } from '../uploads/index.js';
 import { reviews } from './schema.js';
 
 defineMessages({
@@ -92,7 +91,7 @@ export const reviewOperations = [
     errors: { 401: ['UNAUTHORIZED'], 404: ['ORDER_ITEM_NOT_FOUND'], 409: ['REVIEW_NOT_AVAILABLE', 'REVIEW_ALREADY_WRITTEN', 'REVIEW_NOT_ALLOWED_FOR_TEST_ORDER'] },
     handler: async (ctx) => {
       const { storeId, customer } = ctx.buyer;
-      const item = await ctx.db.select().from(orderItems).where(eq(orderItems.id, ctx.params.orderItemId)).get();
+      const item = await findOrderItem(ctx.db, ctx.params.orderItemId);
       await memberOrder(ctx.db, storeId, customer?.id, item?.orderId, 'ORDER_ITEM_NOT_FOUND');
       if (!REVIEWABLE.has(item!.status)) throw fail(409, 'REVIEW_NOT_AVAILABLE', { status: item!.status });
       if (item!.testPayment && !(await storeSettings(ctx.db, storeId)).testOrderReviewsAllowed) throw fail(409, 'REVIEW_NOT_ALLOWED_FOR_TEST_ORDER');

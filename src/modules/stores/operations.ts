@@ -8,13 +8,12 @@ import { fail } from '../../server/errors.js';
 import { instant } from '../../server/responses.js';
 import { defineOperation, type Change, type StoreCtx } from '../../server/registry.js';
 import { requireOwned } from '../../server/tenancy.js';
-import { users } from '../accounts/schema.js';
-import { normalizeEmail } from '../accounts/service.js';
+import { userByEmail } from '../accounts/index.js';
 import { PLANS, planByCode, planSchema } from './plans.js';
 import type { Role } from '../../kernel/identity.js';
 import { members, roleSchema, stores } from './schema.js';
 import {
-  deleteMember, findStore, insertMember, listUserStores, memberRows, memberSchema, presentMember, presentStore, setMemberRole, storeDocument, storeSchema,
+  createStore, deleteMember, findStore, insertMember, listUserStores, STORE_CODE, memberRows, memberSchema, presentMember, presentStore, setMemberRole, storeDocument, storeSchema,
 } from './service.js';
 import { storePatch, type StorePatch, type StoreSettings } from './settings.js';
 import { aiActionsUsed, usageMonth } from './usage.js';
@@ -61,6 +60,26 @@ async function assertOwnerRemains(ctx: StoreCtx, leaving: { role: Role }) {
 }
 
 export const storeOperations = [
+  defineOperation({
+    operationId: 'createStore',
+    method: 'POST',
+    path: '/auth/v1/stores',
+    summary: 'Create a store; the caller becomes its OWNER',
+    tag: 'Accounts',
+    auth: 'account',
+    callers: ['storePlatform'],
+    status: 201,
+    body: z.object({
+      name: z.string().min(1).max(50),
+      code: z.string().regex(STORE_CODE, { message: '영문 소문자, 숫자, 하이픈 3~30자이며 하이픈으로 시작하거나 끝날 수 없습니다.' }),
+    }).strict(),
+    response: z.object({ storeId: z.string(), code: z.string(), name: z.string(), role: roleSchema }),
+    errors: { 409: ['STORE_CODE_TAKEN'] },
+    handler: async (ctx) => {
+      const store = await createStore(ctx.services, ctx.principal!.userId, ctx.body);
+      return { storeId: store.id, code: store.code, name: store.name, role: 'OWNER' };
+    },
+  }),
   defineOperation({
     operationId: 'listMyStores',
     method: 'GET',
@@ -157,7 +176,7 @@ export const storeOperations = [
     auth: 'store',
     scope: 'member:r',
     response: z.object({ contents: z.array(memberSchema) }),
-    handler: async (ctx) => ({ contents: (await memberRows(ctx.db, ctx.store.id).all()).map(presentMember) }),
+    handler: async (ctx) => ({ contents: (await memberRows(ctx.db, ctx.store.id)).map(presentMember) }),
   }),
   defineOperation({
     operationId: 'addMember',
@@ -171,7 +190,7 @@ export const storeOperations = [
     errors: { 404: ['ACCOUNT_NOT_FOUND'], 409: ['ALREADY_A_MEMBER'] },
     handler: async (ctx) => {
       assertMayManage(ctx.store.role, ctx.body.role);
-      const user = await ctx.db.select().from(users).where(eq(users.email, normalizeEmail(ctx.body.email))).get();
+      const user = await userByEmail(ctx.db, ctx.body.email);
       if (!user) throw fail(404, 'ACCOUNT_NOT_FOUND');
       if (await ctx.db.select({ id: members.id }).from(members).where(and(eq(members.storeId, ctx.store.id), eq(members.userId, user.id))).get()) {
         throw fail(409, 'ALREADY_A_MEMBER');
@@ -197,7 +216,7 @@ export const storeOperations = [
       assertMayManage(ctx.store.role, member.role, ctx.body.role);
       if (ctx.body.role !== 'OWNER') await assertOwnerRemains(ctx, member);
       await setMemberRole(ctx.db, member.id, ctx.body.role);
-      return presentMember((await memberRows(ctx.db, ctx.store.id).all()).find((m) => m.id === member.id)!);
+      return presentMember((await memberRows(ctx.db, ctx.store.id)).find((m) => m.id === member.id)!);
     },
   }),
   defineOperation({

@@ -1,7 +1,13 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import { ROLES, type Role } from '../../kernel/identity.js';
-import { users } from '../accounts/schema.js';
+
+/**
+ * The accounts module's `users` table as the target of `members.user_id`'s foreign key, and nothing more:
+ * its key column by name, so this schema needs no other module's table. Never export it (drizzle-kit and
+ * the PostgreSQL migrator take every exported table for one of ours); never query it (ask accounts).
+ */
+const accountsUsers = sqliteTable('users', { id: text('id').primaryKey() });
 
 export const roleSchema = z.enum(ROLES);
 
@@ -26,7 +32,7 @@ export const stores = sqliteTable('stores', {
 export const members = sqliteTable('members', {
   id: text('id').primaryKey(),
   storeId: text('store_id').notNull().references(() => stores.id),
-  userId: text('user_id').notNull().references(() => users.id),
+  userId: text('user_id').notNull().references(() => accountsUsers.id),
   role: text('role').$type<Role>().notNull(),
   createdAt: integer('created_at').notNull(),
 }, (t) => [uniqueIndex('members_store_user').on(t.storeId, t.userId), index('members_user').on(t.userId)]);

@@ -1,17 +1,16 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { transaction, whenAnswered, type Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
 import { fail } from '../../server/errors.js';
+import { announce, ask } from '../../server/hooks.js';
 import { RawJson } from '../../server/envelope.js';
 import { instant } from '../../server/responses.js';
 import type { Services } from '../../server/services.js';
 import { cachedPerStoreSettings } from './store-cache.js';
-import { users } from '../accounts/schema.js';
-import { checkoutAvailability } from '../payments/routing.js';
-import { findSite, siteUrl } from '../storefront/service.js';
+import { usersByIds } from '../accounts/index.js';
 import { defaultStoreSettings, storeSettings as settingsSchema, type StoreSettings } from './settings.js';
 import type { Role } from '../../kernel/identity.js';
 import { members, roleSchema, stores } from './schema.js';
@@ -66,6 +65,7 @@ export async function deleteMember(db: Db, memberId: string) {
   membershipChanges++;
 }
 export const findStore = (db: Db, storeId: string) => statements(db).storeById.get({ id: storeId });
+export const findStoreByCode = (db: Db, code: string) => statements(db).storeByCode.get({ code });
 /** The seller's settings of an existing store (shipping and refund policy, guest checkout, …). */
 export const storeSettings = async (db: Db, storeId: string) => (await findStore(db, storeId))!.settings as StoreSettings;
 
@@ -94,19 +94,18 @@ export function createStore(services: Services, ownerUserId: string, input: { na
     const store = { id: newId('st', now), code: input.code, name: input.name, settings: defaultStoreSettings(), plan: 'FREE', everPublicAt: null, firstLiveOrderAt: null, suspendedAt: null, suspensionReason: null, createdAt: now, updatedAt: now };
     await db.insert(stores).values(store).run();
     await insertMember(db, { id: newId('mem', now), storeId: store.id, userId: ownerUserId, role: 'OWNER', createdAt: now });
-    for (const m of services.modules) await m.onStoreCreated?.(services, store.id);
+    await announce(db, 'storeCreated', { storeId: store.id, at: now });
     return store;
   });
 }
 
-/** The hosted storefront's address once the store has a site. */
-async function storefrontUrlOf(services: Services, storeId: string): Promise<string | null> {
-  const site = await findSite(services.db, storeId);
-  return site ? siteUrl(services, site.slug) : null;
-}
-
-/** Checkout availability of spec 01 §5.5 is the payments module's answer. */
-export { checkoutAvailability };
+/** The checkout part of the store document (spec 01 §5.5 table); payments answers it (`checkoutAvailabilityOf`). */
+export const checkoutAvailabilityFields = {
+  checkoutAvailable: z.boolean(),
+  checkoutMode: z.enum(['LIVE', 'TEST']).nullable().describe('TEST: payments go to the sandbox gateways (`testPayment: true`); null when checkout is unavailable.'),
+  checkoutUnavailableReason: z.enum(['PAYMENT_NOT_CONFIGURED', 'PAYMENT_NOT_LIVE']).nullable(),
+};
+export type CheckoutAvailability = z.output<z.ZodObject<typeof checkoutAvailabilityFields>>;
 
 /** The store document of `GET /v1/store`, serialized once per settings version (see store-cache.ts). */
 export const storeDocument = cachedPerStoreSettings(
@@ -122,9 +121,7 @@ export const storeSchema = z.object({
   plan: z.string(),
   ...settingsSchema.shape,
   storefrontUrl: z.string().nullable(),
-  checkoutAvailable: z.boolean(),
-  checkoutMode: z.enum(['TEST', 'LIVE']).nullable(),
-  checkoutUnavailableReason: z.enum(['PAYMENT_NOT_CONFIGURED', 'PAYMENT_NOT_LIVE']).nullable(),
+  ...checkoutAvailabilityFields,
   createdAt: instant,
   updatedAt: instant,
 });
@@ -136,8 +133,8 @@ export async function presentStore(services: Services, store: typeof stores.$inf
     name: store.name,
     plan: store.plan,
     ...(store.settings as StoreSettings),
-    storefrontUrl: await storefrontUrlOf(services, store.id),
-    ...(await checkoutAvailability(services, store.id)),
+    storefrontUrl: await ask(services.db, 'storefrontUrlOf')(services, store.id),
+    ...(await ask(services.db, 'checkoutAvailabilityOf')(services, store.id)),
     createdAt: isoAt(store.createdAt),
     updatedAt: isoAt(store.updatedAt),
   };
@@ -159,9 +156,48 @@ export function presentMember(m: { id: string; userId: string; role: Role; creat
   return { memberId: m.id, userId: m.userId, email: m.email, name: m.name, role: m.role, createdAt: isoAt(m.createdAt) };
 }
 
-export const memberRows = (db: Db, storeId: string) =>
-  db
-    .select({ id: members.id, storeId: members.storeId, userId: members.userId, role: members.role, createdAt: members.createdAt, email: users.email, name: users.name })
+/**
+ * Member rows with their account's e-mail and name, in the order the members are read (the store's
+ * members index: by user id); a member whose account is gone is left out, as a join would.
+ */
+async function withAccounts<T extends { userId: string }>(db: Db, rows: T[]): Promise<(T & { email: string; name: string })[]> {
+  const accounts = await usersByIds(db, rows.map((r) => r.userId));
+  return rows.flatMap((r) => {
+    const account = accounts.get(r.userId);
+    return account ? [{ ...r, email: account.email, name: account.name }] : [];
+  });
+}
+
+/** The store's members with their e-mail and name (listMembers). */
+export async function memberRows(db: Db, storeId: string) {
+  const rows = await db
+    .select({ id: members.id, storeId: members.storeId, userId: members.userId, role: members.role, createdAt: members.createdAt })
     .from(members)
-    .innerJoin(users, eq(users.id, members.userId))
-    .where(eq(members.storeId, storeId));
+    .where(eq(members.storeId, storeId))
+    .all();
+  return withAccounts(db, rows);
+}
+
+/** The store's members holding one of `roles`, with their e-mail and name: whom to mail about the store. */
+export async function membersInRoles(db: Db, storeId: string, roles: Role[]) {
+  const rows = await db
+    .select({ userId: members.userId, role: members.role })
+    .from(members)
+    .where(and(eq(members.storeId, storeId), inArray(members.role, roles)))
+    .all();
+  return withAccounts(db, rows);
+}
+
+/** Marks the store changed (its document shows what changed elsewhere, e.g. its hosted site). */
+export async function touchStore(db: Db, storeId: string, now: number) {
+  await db.update(stores).set({ updatedAt: now }).where(eq(stores.id, storeId)).run();
+}
+
+/**
+ * The operator's suspension of the store's hosting (spec 02 §3): `reason` suspends, null resumes. False
+ * when no store has this id.
+ */
+export async function setStoreSuspension(db: Db, storeId: string, reason: string | null, now: number): Promise<boolean> {
+  const change = reason !== null ? { suspendedAt: now, suspensionReason: reason, updatedAt: now } : { suspendedAt: null, suspensionReason: null, updatedAt: now };
+  return (await db.update(stores).set(change).where(eq(stores.id, storeId)).run()).changes !== 0;
+}

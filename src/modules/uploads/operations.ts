@@ -11,7 +11,7 @@ import { fail, validationFailed, type FieldError } from '../../server/errors.js'
 import { defineMessages } from '../../server/messages.js';
 import { defineOperation, reply, type Ctx } from '../../server/registry.js';
 import { reserveAttempt } from '../../server/throttle.js';
-import { clientAddress } from '../accounts/oauth.js';
+import { clientAddress } from '../accounts/index.js';
 import type { Services } from '../../server/services.js';
 import { roleAllows, tokenAllows } from '../../kernel/scopes.js';
 import { uploads } from './schema.js';

@@ -6,7 +6,7 @@ import { mergeErrors } from '../../server/contract.js';
 import { fail } from '../../server/errors.js';
 import { stated } from '../../server/formats.js';
 import { defineOperation, type StoreCtx } from '../../server/registry.js';
-import { EVENT_TYPES } from '../events/types.js';
+import { EVENT_TYPES } from '../../kernel/event-types.js';
 import { webhooks } from './schema.js';
 import { dropConnections } from './send.js';
 import {

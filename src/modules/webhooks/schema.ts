@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import type { ResourceType } from '../events/schema.js';
+import type { ResourceType } from '../events/index.js';
 
 export type WebhookStatus = 'ACTIVE' | 'SUSPENDED';
 export type DeliveryStatus = 'PENDING' | 'PENDING_RETRY' | 'SUCCESS' | 'FAILED';

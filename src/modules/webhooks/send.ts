@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
-import { bareHost, isBlockedAddress, systemResolver, type Resolver } from './address.js';
+import { bareHost, isBlockedAddress, systemResolver, type Resolver } from '../../kernel/network-address.js';
 
 export const DEADLINE_MS = 10_000;
 /** Sends one receiver may have open at once; more wait in the table, so a slow receiver only slows itself. */

@@ -8,10 +8,9 @@ import { defineMessages } from '../../server/messages.js';
 import { instant } from '../../server/responses.js';
 import type { Services } from '../../server/services.js';
 import { requireOwned } from '../../server/tenancy.js';
-import { eventPayload } from '../events/outbox.js';
-import { eventRefs } from '../events/schema.js';
-import { EVENT_TYPES, sampleEvent, type EventType } from '../events/types.js';
-import { checkWebhookUrl } from './address.js';
+import { eventIdsAbout, eventPayload } from '../events/index.js';
+import { EVENT_TYPES, sampleEvent, type EventType } from '../../kernel/event-types.js';
+import { checkWebhookUrl } from '../../kernel/network-address.js';
 import { webhookDeliveries, webhooks, type DeliveryStatus } from './schema.js';
 import { ERROR_CODE, FAILURE_REASONS, sendOnce, storedPayload } from './send.js';
 import { buildRequest, signingSecrets } from './worker.js';
@@ -162,7 +161,7 @@ export function listDeliveries(db: Db, webhook: Webhook, now: number, filter: { 
     filter.status ? eq(webhookDeliveries.status, filter.status) : undefined,
     filter.eventType ? eq(webhookDeliveries.eventType, filter.eventType) : undefined,
     filter.resourceId
-      ? inArray(webhookDeliveries.eventId, db.select({ id: eventRefs.eventId }).from(eventRefs).where(eq(eventRefs.refId, filter.resourceId)))
+      ? inArray(webhookDeliveries.eventId, eventIdsAbout(db, filter.resourceId))
       : undefined,
   );
   return db.select().from(webhookDeliveries).where(where).orderBy(desc(webhookDeliveries.id)).limit(filter.limit).all();

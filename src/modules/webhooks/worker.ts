@@ -4,11 +4,10 @@ import { onPostgres, transaction, type Db } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import type { Job } from '../../server/jobs.js';
 import type { Services } from '../../server/services.js';
-import { eventBus, eventDataJson, eventPayload } from '../events/outbox.js';
-import { events } from '../events/schema.js';
+import { deleteEventsCreatedBefore, eventBus, eventForDelivery, eventPayload } from '../events/index.js';
 import { webhookDeliveries, webhooks } from './schema.js';
 import { ERROR_CODE, PER_RECEIVER_CONCURRENCY, sendOnce, storedPayload, DEADLINE_MS, type AttemptResult } from './send.js';
-import { signatureHeader } from './signature.js';
+import { signatureHeader } from '../../kernel/webhook-signature.js';
 
 export const MAX_ATTEMPTS = 5;
 /** Pause after attempt n (1-based) before attempt n+1 (spec 01 §6.4). */
@@ -102,11 +101,6 @@ const statements = preparedFor((db) => ({
       gte(webhookDeliveries.attemptCount, MAX_ATTEMPTS),
     ))
     .limit(PER_RECEIVER_CONCURRENCY)
-    .prepare(),
-  event: db
-    .select({ eventId: events.id, type: events.type, createdAt: events.createdAt, storeId: events.storeId, sequence: events.sequence, dataJson: eventDataJson })
-    .from(events)
-    .where(eq(events.id, sql.placeholder('id')))
     .prepare(),
   webhook: db.select().from(webhooks).where(eq(webhooks.id, sql.placeholder('id'))).prepare(),
   storeWebhooks: db.select({ id: webhooks.id }).from(webhooks).where(and(eq(webhooks.storeId, sql.placeholder('storeId')), eq(webhooks.status, 'ACTIVE'))).prepare(),
@@ -298,7 +292,7 @@ class DeliveryWorker {
           });
         }
         for (const row of await claimDueFor(db, webhookId, busy, now)) {
-          const event = await q.event.get({ id: row.eventId });
+          const event = await eventForDelivery(db, row.eventId);
           // The event's own creation time, not the record's, goes into the payload.
           if (event) out.push({ webhook, row: { ...row, ...event } });
         }
@@ -371,6 +365,6 @@ export const retentionJob: Job = {
     const cutoff = now - RECORDS_KEPT_MS;
     return transaction(services.db, async () =>
       (await services.db.delete(webhookDeliveries).where(and(lt(webhookDeliveries.createdAt, cutoff), inArray(webhookDeliveries.status, ['SUCCESS', 'FAILED']))).run()).changes
-      + (await services.db.delete(events).where(lt(events.createdAt, cutoff - 86400_000)).run()).changes);
+      + (await deleteEventsCreatedBefore(services.db, cutoff - 86400_000)));
   },
 };

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { FieldError } from '../../server/errors.js';
-import { stated } from '../../server/formats.js';
-import { toFieldErrors } from '../../server/validation.js';
-import { ACCOUNT_SCOPES, ALL_SCOPES } from '../../kernel/scopes.js';
+import type { FieldError } from '../server/errors.js';
+import { stated } from '../server/formats.js';
+import { toFieldErrors } from '../server/validation.js';
+import { ACCOUNT_SCOPES, ALL_SCOPES } from './scopes.js';
 
 /**
  * The app manifest of spec 02 §2.1, as one zod schema: the service validates uploads with it, `svc app

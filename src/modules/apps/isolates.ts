@@ -2,7 +2,7 @@ import { transaction } from '../../db/client.js';
 import { ApiError } from '../../server/errors.js';
 import type { Services } from '../../server/services.js';
 import { createGuardedFetch, RuntimeCallbackError, RuntimeHost, type InvocationKind, type RuntimeCallbacks, type RuntimeErrorCode } from '../../runtime-host/index.js';
-import type { FunctionContext, InvokeOutcome, InvokeTarget } from './invoke.js';
+import type { FunctionContext, InvokeOutcome, InvokeTarget } from './invocation.js';
 import { findInstallation } from './app-records.js';
 import { deleteItem, listItems, readItem, storageKey, writeItem } from './storage.js';
 

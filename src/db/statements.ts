@@ -1,6 +1,6 @@
 import { eq, getTableColumns, getTableName, sql } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import type { Db } from '../../db/client.js';
+import type { Db } from './client.js';
 
 /**
  * Checkout writes a dozen rows per purchase; a drizzle statement rebuilt per call costs about ten times a

@@ -1,4 +1,4 @@
-import type { Gateway } from './server.js';
+import type { ApiCaller } from './api-call.js';
 
 /** One entry of `list_operations`. */
 export interface CatalogEntry {
@@ -20,8 +20,8 @@ type Json = Record<string, any>;
  * operation registry, so this list cannot drift from the routes, and a remote service lists its own
  * version's operations even when the local CLI is older or newer.
  */
-export async function operationCatalog(gateway: Gateway): Promise<CatalogEntry[]> {
-  const answer = await gateway({ method: 'GET', path: '/v1/openapi.json' });
+export async function operationCatalog(callApi: ApiCaller): Promise<CatalogEntry[]> {
+  const answer = await callApi({ method: 'GET', path: '/v1/openapi.json' });
   if (answer.status !== 200 || !answer.body?.paths) throw new Error(`the OpenAPI document could not be read (HTTP ${answer.status})`);
   const doc = answer.body as Json;
   const schemas = (doc.components?.schemas ?? {}) as Json;

@@ -2,33 +2,11 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import type { ApiAnswer, ApiCall, ApiCaller } from './api-call.js';
 import { operationCatalog, type CatalogEntry } from './catalog.js';
 
-/** One call of the administration API as the MCP tools make it; the answer is the API's, unchanged. */
-export interface ApiCall {
-  method: string;
-  /** A concrete path (`/v1/products/prd_1`), query string excluded. */
-  path: string;
-  query?: Record<string, string>;
-  body?: unknown;
-  /** The store of the request (id or code); omitted for account requests. */
-  storeId?: string;
-  idempotencyKey?: string;
-  dryRun?: boolean;
-}
+export type { ApiAnswer, ApiCall, ApiCaller };
 
-export interface ApiAnswer {
-  status: number;
-  /** The envelope `{ meta, data, error }`, or whatever else the service answered. */
-  body: any;
-}
-
-/**
- * How the tools reach the API. Both transports send every call through the service's own request
- * pipeline, marked as an AI agent's request (`X-Svc-Agent: mcp`): in process for remote MCP, over HTTP for
- * `svc mcp` — so policy, approvals, audit and AI-action counting stay in one place (DESIGN.md §6).
- */
-export type Gateway = (call: ApiCall) => Promise<ApiAnswer>;
 
 /** An approval request as the API shows it, the parts decide_approval reads. */
 export interface ApprovalView {
@@ -51,7 +29,7 @@ export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export type ConfirmDecision = (input: { approval: ApprovalView; decision: 'APPROVE' | 'REJECT'; storeId: string }, extra: ToolExtra) => Promise<CallToolResult>;
 
 export interface McpServerOptions {
-  gateway: Gateway;
+  callApi: ApiCaller;
   /** The store named by the connection (flag, variable, `?store=`); else the only store in the token's reach. */
   store?: string;
   /** Present on remote MCP, whose client may show forms; the local `svc mcp` only answers approvalUrl. */
@@ -90,7 +68,7 @@ const target = {
  * Tools: list_operations, call_api_read, call_api_write, list_approvals, get_approval_request, decide_approval.
  */
 export function createMcpServer(options: McpServerOptions): McpServer {
-  const { gateway } = options;
+  const { callApi } = options;
   const server = new McpServer({ name: MCP_SERVER_NAME, version: options.version }, {
     instructions: 'svc store administration. Find operations with list_operations, read with call_api_read, write with call_api_write '
       + '(dryRun: true previews without changing anything). Some writes wait for a person\'s approval: they answer with approvalId and approvalUrl.',
@@ -98,14 +76,14 @@ export function createMcpServer(options: McpServerOptions): McpServer {
 
   let store: Promise<string | ToolFailure> | undefined;
   /** The connection's store: named, or the only one the token reaches (asked once). */
-  const storeOf = () => (store ??= options.store ? Promise.resolve(options.store) : onlyStore(gateway).then((found) => {
+  const storeOf = () => (store ??= options.store ? Promise.resolve(options.store) : onlyStore(callApi).then((found) => {
     // A refusal (no store yet, a token being refreshed) is asked again next time.
     if (typeof found !== 'string') store = undefined;
     return found;
   }));
   let catalog: Promise<CatalogEntry[] | ToolFailure> | undefined;
   /** Registry operations change only with a new service version: read once per connection; app tools every time. */
-  const registry = () => (catalog ??= operationCatalog(gateway).catch((error: unknown) => {
+  const registry = () => (catalog ??= operationCatalog(callApi).catch((error: unknown) => {
     catalog = undefined;
     return { failure: toolError('OPERATIONS_UNAVAILABLE', String(error)) } satisfies ToolFailure;
   }));
@@ -115,7 +93,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     if ('failure' in ops) return ops;
     const storeId = await storeOf();
     if (typeof storeId !== 'string') return ops;
-    const tools = await gateway({ method: 'GET', path: '/v1/apps/tools', storeId });
+    const tools = await callApi({ method: 'GET', path: '/v1/apps/tools', storeId });
     if (tools.status !== 200) return ops;
     return [...ops, ...appToolEntries(tools.body.data.contents)];
   }
@@ -150,7 +128,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       storeId = s;
     }
     const query = Object.fromEntries(Object.entries(input.query ?? {}).map(([k, v]) => [k, String(v)]));
-    return toolResult(await gateway({ method: resolved.method, path: resolved.path, query, body: input.body, storeId, idempotencyKey: input.idempotencyKey, dryRun: input.dryRun }));
+    return toolResult(await callApi({ method: resolved.method, path: resolved.path, query, body: input.body, storeId, idempotencyKey: input.idempotencyKey, dryRun: input.dryRun }));
   }
 
   server.registerTool('call_api_read', {
@@ -181,7 +159,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   }, async ({ status }) => {
     const storeId = await storeOf();
     if (typeof storeId !== 'string') return storeId.failure;
-    return toolResult(await gateway({ method: 'GET', path: '/v1/approval-requests', query: status ? { status } : {}, storeId }));
+    return toolResult(await callApi({ method: 'GET', path: '/v1/approval-requests', query: status ? { status } : {}, storeId }));
   });
 
   server.registerTool('get_approval_request', {
@@ -192,7 +170,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   }, async ({ approvalId }) => {
     const storeId = await storeOf();
     if (typeof storeId !== 'string') return storeId.failure;
-    return toolResult(await gateway({ method: 'GET', path: `/v1/approval-requests/${encodeURIComponent(approvalId)}`, storeId }));
+    return toolResult(await callApi({ method: 'GET', path: `/v1/approval-requests/${encodeURIComponent(approvalId)}`, storeId }));
   });
 
   server.registerTool('decide_approval', {
@@ -206,10 +184,10 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     const storeId = await storeOf();
     if (typeof storeId !== 'string') return storeId.failure;
     const path = `/v1/approval-requests/${encodeURIComponent(approvalId)}`;
-    const read = await gateway({ method: 'GET', path, storeId });
+    const read = await callApi({ method: 'GET', path, storeId });
     if (read.status !== 200) return toolResult(read);
     // Sent as the agent's own call: the API refuses it (spec 01 §5.6), and its audit record shows the agent tried.
-    const attempt = await gateway({ method: 'POST', path: `${path}/${decision === 'APPROVE' ? 'approve' : 'reject'}`, storeId });
+    const attempt = await callApi({ method: 'POST', path: `${path}/${decision === 'APPROVE' ? 'approve' : 'reject'}`, storeId });
     if (attempt.body?.error?.code !== 'AGENT_OPERATION_DENIED') return toolResult(attempt);
     const approval = read.body.data as ApprovalView;
     if (approval.status !== 'PENDING') return undecided(approval, approval.status, `Nothing to decide: the request is ${approval.status}.`);
@@ -236,8 +214,8 @@ interface ToolFailure {
   failure: CallToolResult;
 }
 
-async function onlyStore(gateway: Gateway): Promise<string | ToolFailure> {
-  const answer = await gateway({ method: 'GET', path: '/v1/me/stores' });
+async function onlyStore(callApi: ApiCaller): Promise<string | ToolFailure> {
+  const answer = await callApi({ method: 'GET', path: '/v1/me/stores' });
   const hint = 'name the store: svc mcp --store CODE (or SVC_STORE_ID), or ?store=CODE on the MCP URL';
   // A token without stores:read cannot list its stores: it must be told which one.
   if (answer.status !== 200) return { failure: toolError('STORE_ID_REQUIRED', `the token's stores cannot be listed (${answer.body?.error?.code ?? answer.status}): ${hint}`, { cause: answer.body?.error ?? null }) };

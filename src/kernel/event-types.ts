@@ -1,5 +1,7 @@
-import { newId } from '../../db/ids.js';
-import type { ResourceType } from './schema.js';
+import { newId } from '../db/ids.js';
+
+/** What an event is about: the outbox's `resource_type` (the events module's `ResourceType`, kept equal). */
+export type ResourceType = 'ORDER' | 'CLAIM' | 'PRODUCT' | 'REVIEW' | 'INQUIRY';
 
 /** Event types of spec 01 §6.2 and the resource each one is about. */
 export const EVENT_RESOURCE = {
