@@ -1,16 +1,18 @@
 import type { Module } from '../../server/module.js';
-import { buildJobs, settleBuilds } from './build.js';
-import { checkJob, stopChecks } from './checks.js';
-import { checkOperations } from './check-operations.js';
-import { domainJob } from './domains.js';
-import { editingJob, mountEditing, stopEditingServers } from './editing.js';
-import { editingOperations } from './editing-operations.js';
-import { domainOperations } from './domain-operations.js';
-import { closingJob } from './lifecycle.js';
-import { lifecycleOperations } from './lifecycle-operations.js';
-import { storefrontOperations } from './operations.js';
-import { provisioningJob } from './provisioning.js';
-import { closeSiteRuntime, mountSites, serveStaticFile } from './serving.js';
+import { buildJobs, settleBuilds } from './builds/build.js';
+import { buildOperations } from './builds/build-operations.js';
+import { checkJob, stopChecks } from './builds/checks.js';
+import { checkOperations } from './builds/check-operations.js';
+import { domainJob } from './domains/domain-job.js';
+import { editingJob, mountEditing, stopEditingServers } from './editing/editing.js';
+import { editingOperations } from './editing/editing-operations.js';
+import { domainOperations } from './domains/domain-operations.js';
+import { closingJob } from './sites/lifecycle.js';
+import { lifecycleOperations } from './sites/lifecycle-operations.js';
+import { siteOperations } from './sites/operations.js';
+import { provisioningJob } from './domains/provisioning.js';
+import { storefrontUrlOf } from './sites/sites.js';
+import { closeSiteRuntime, mountSites, serveStaticFile } from './serving/serving.js';
 
 /**
  * The hosted storefront: sites from templates, source upload, builds under the dependency policy, versions,
@@ -18,13 +20,14 @@ import { closeSiteRuntime, mountSites, serveStaticFile } from './serving.js';
  */
 export const storefrontModule: Module = {
   name: 'storefront',
-  operations: [...storefrontOperations, ...domainOperations, ...lifecycleOperations, ...checkOperations, ...editingOperations],
+  operations: [...siteOperations, ...buildOperations, ...domainOperations, ...lifecycleOperations, ...checkOperations, ...editingOperations],
   jobs: [...buildJobs, provisioningJob, domainJob, closingJob, checkJob, editingJob],
   mount(app, services) {
     mountSites(app, services);
     mountEditing(app, services);
   },
   serveEarly: serveStaticFile,
+  answers: { storefrontUrlOf },
   async onClose(services) {
     await settleBuilds(services);
     await stopChecks(services);
@@ -32,3 +35,17 @@ export const storefrontModule: Module = {
     await closeSiteRuntime(services);
   },
 };
+export { startLiveServer, type ProjectConfig } from './editing/live-server.js';
+export type { BundleResult } from './builds/bundle.js';
+export { packProject, projectFiles } from './builds/source.js';
+export { templatesDir } from './sites/templates.js';
+export { pendingSteps, runProjectChecks, STEP_NAMES, verifyProject, WALL_CLOCK_CAP_MS, type CheckStep, type VerifyResult } from './builds/project-checks.js';
+export { bubblewrapAvailable } from './builds/seller-sandbox.js';
+
+export { certificateFor } from './domains/certificates.js';
+export { connectedOrigins } from './domains/domains.js';
+export { allowedOrigins } from './serving/origins.js';
+export { findSite, storefrontIsPublic } from './sites/sites.js';
+export { isPreviewAddress } from './serving/preview.js';
+export { sitesLine } from './sites/sites.js';
+export { sellerSandboxLine } from './builds/seller-sandbox.js';
