@@ -1,4 +1,4 @@
-import type { Definition, Transition } from '../modules/flows/definition.js';
+import type { Definition, Transition } from '../modules/flows/index.js';
 
 /**
  * A flow definition as a picture a seller can paste anywhere: Mermaid (`stateDiagram-v2`, rendered by

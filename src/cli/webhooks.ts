@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { UsageError } from './usage-error.js';
-import { EVENT_TYPES } from '../modules/events/types.js';
+import { EVENT_TYPES } from '../kernel/event-types.js';
 
 /** Pieces every `svc webhooks` command shares (kept out of src/commands, where every file is a command): the subscription argument, event-type lists, renderings. */
 export const webhookArg = Args.string({ name: 'WEBHOOK_ID', description: 'Subscription id (wh_…; svc webhooks list)', required: true });

@@ -5,8 +5,8 @@ import type { ListrTask } from 'listr2';
 import { ApiCommand } from '../cli/api-command.js';
 import { escapeHtml } from '../server/html.js';
 
-type Verify = import('../modules/storefront/project-checks.js').VerifyResult;
-type Step = import('../modules/storefront/project-checks.js').CheckStep;
+type Verify = import('../modules/storefront/index.js').VerifyResult;
+type Step = import('../modules/storefront/index.js').CheckStep;
 
 interface Report {
   kind: 'storefront' | 'app';
@@ -19,7 +19,7 @@ interface Report {
 
 /** An app folder's immediate rules: its manifest (`manifest.json`, else the legacy `svc.app.json`). */
 async function verifyApp(dir: string): Promise<Verify> {
-  const { checkManifest } = await import('../modules/apps/manifest.js');
+  const { checkManifest } = await import('../kernel/app-manifest.js');
   const name = existsSync(join(dir, 'manifest.json')) ? 'manifest.json' : 'svc.app.json';
   const warnings = name === 'svc.app.json' ? [{ code: 'LEGACY_MANIFEST_NAME', path: name, message: 'svc.app.json은 예전 이름입니다. manifest.json으로 바꾸세요' }] : [];
   let value: unknown;
@@ -61,11 +61,11 @@ export default class Check extends ApiCommand<typeof Check> {
     const dir = resolve(this.flags.dir);
     const kind = existsSync(join(dir, 'svc.storefront.json')) ? 'storefront' : existsSync(join(dir, 'manifest.json')) || existsSync(join(dir, 'svc.app.json')) ? 'app' : null;
     if (!kind) this.error(`${dir} holds neither svc.storefront.json (storefront) nor manifest.json (app)`, { exit: 2 });
-    const checks = await import('../modules/storefront/project-checks.js');
-    const { bubblewrapAvailable } = await import('../modules/storefront/seller-sandbox.js');
+    const checks = await import('../modules/storefront/index.js');
+    const { bubblewrapAvailable } = await import('../modules/storefront/index.js');
     // Your own project on your own machine: sandboxed where bubblewrap is, as the service runs it.
     const sandboxed = bubblewrapAvailable();
-    const { projectFiles } = await import('../modules/storefront/source.js');
+    const { projectFiles } = await import('../modules/storefront/index.js');
 
     const report: Report = { kind, dir, status: 'PASSED', verify: { ok: true, errors: [], warnings: [] }, steps: checks.pendingSteps(), sandboxed: sandboxed };
     // Steps are shown as they finish; the checks run once, in order, behind them.

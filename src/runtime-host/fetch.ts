@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { bareHost, isBlockedAddress, systemResolver, type Resolver } from '../modules/webhooks/address.js';
+import { bareHost, isBlockedAddress, systemResolver, type Resolver } from '../kernel/network-address.js';
 import { RuntimeCallbackError, type FetchRequest, type FetchResponse } from './types.js';
 
 export interface GuardedFetchOptions {

@@ -1,7 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ApiCommand } from '../../cli/api-command.js';
-import { AGENT_HEADER } from '../../mcp/headers.js';
-import { createMcpServer, type Gateway } from '../../mcp/server.js';
+import { AGENT_HEADER } from '../../mcp-server/headers.js';
+import { createMcpServer, type ApiCaller } from '../../mcp-server/server.js';
 
 export default class Mcp extends ApiCommand<typeof Mcp> {
   static override summary = 'Serve the svc MCP server over stdio for a desktop AI client, with this profile\'s login or SVC_TOKEN';
@@ -12,7 +12,7 @@ export default class Mcp extends ApiCommand<typeof Mcp> {
   async run() {
     const client = this.client;
     // Calls go to the service like any command's, marked as the agent's: the service's pipeline decides.
-    const gateway: Gateway = async (call) => {
+    const callApi: ApiCaller = async (call) => {
       const answer = await client.raw(call.method, call.path, {
         query: call.query, body: call.body, storeId: call.storeId, idempotencyKey: call.idempotencyKey, dryRun: call.dryRun, headers: { [AGENT_HEADER]: 'mcp' },
       });
@@ -22,7 +22,7 @@ export default class Mcp extends ApiCommand<typeof Mcp> {
         return { status: answer.status, body: null };
       }
     };
-    const server = createMcpServer({ gateway, store: this.chosenStore, version: this.config.version });
+    const server = createMcpServer({ callApi, store: this.chosenStore, version: this.config.version });
     const transport = new StdioServerTransport();
     const closed = new Promise<void>((done) => (transport.onclose = done));
     await server.connect(transport);

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
-import { EVENT_TYPES } from '../../modules/events/types.js';
+import { EVENT_TYPES } from '../../kernel/event-types.js';
 import { deliveryColumns, deliveryRow, webhookArg } from '../../cli/webhooks.js';
 
 export default class WebhooksDeliveries extends ApiCommand<typeof WebhooksDeliveries> {

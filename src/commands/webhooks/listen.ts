@@ -3,7 +3,7 @@ import { ApiCommand } from '../../cli/api-command.js';
 import { UsageError } from '../../cli/usage-error.js';
 import { ApiCallError } from '../../client/api-client.js';
 import { eventList, eventsFlag } from '../../cli/webhooks.js';
-import { STREAM_EVENT_TYPES } from '../../modules/events/types.js';
+import { STREAM_EVENT_TYPES } from '../../kernel/event-types.js';
 
 const RECONNECT_MS = 1000;
 
@@ -25,7 +25,7 @@ export default class WebhooksListen extends ApiCommand<typeof WebhooksListen> {
   };
 
   async run() {
-    const { signatureHeader } = await import('../../modules/webhooks/signature.js');
+    const { signatureHeader } = await import('../../kernel/webhook-signature.js');
     const { newSecret } = await import('../../db/ids.js');
     const forwardTo = this.flags['forward-to'];
     if (forwardTo && !/^https?:\/\//.test(forwardTo)) throw new UsageError('--forward-to must be an http(s) URL');

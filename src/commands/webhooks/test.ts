@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
-import { EVENT_TYPES } from '../../modules/events/types.js';
+import { EVENT_TYPES } from '../../kernel/event-types.js';
 import { webhookArg } from '../../cli/webhooks.js';
 
 export default class WebhooksTest extends ApiCommand<typeof WebhooksTest> {

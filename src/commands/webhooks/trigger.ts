@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
-import { EVENT_TYPES } from '../../modules/events/types.js';
+import { EVENT_TYPES } from '../../kernel/event-types.js';
 
 export default class WebhooksTrigger extends ApiCommand<typeof WebhooksTrigger> {
   static override summary = 'Cause a real event in the (svc dev) store: ORDER.PAID makes a sandbox purchase; other types are emitted with sample data';

@@ -15,7 +15,7 @@ export default class WebhooksVerify extends ApiCommand<typeof WebhooksVerify> {
   };
 
   async run() {
-    const { verifyWebhook } = await import('../../modules/webhooks/signature.js');
+    const { verifyWebhook } = await import('../../kernel/webhook-signature.js');
     const f = this.flags;
     const body = f.body.startsWith('@') ? readFileSync(f.body.slice(1)) : f.body;
     const result = verifyWebhook({ secret: f.secret, header: f.header, body, toleranceSeconds: f.tolerance });

@@ -1,4 +1,4 @@
-import { AppCommand } from '../../../../src/modules/apps/author/app-command.js';
+import { AppCommand } from '../../../../src/cli/app/app-command.js';
 
 export default class AppBuild extends AppCommand<typeof AppBuild> {
   static override summary = 'Validate manifest.json and bundle the functions into dist/ (esbuild, with a source map)';
@@ -6,7 +6,7 @@ export default class AppBuild extends AppCommand<typeof AppBuild> {
   static override examples = ['<%= config.bin %> app build', '<%= config.bin %> app build --dir apps/demo --json'];
 
   async run() {
-    const { buildApp } = await import('../../../../src/modules/apps/author/build.js');
+    const { buildApp } = await import('../../../../src/cli/app/build.js');
     const build = await buildApp(this.dir);
     for (const w of build.warnings) this.warn(w);
     this.output({ handle: build.project.manifest.handle, functions: build.functions, bytes: build.bytes, durationMs: build.durationMs }, () => {

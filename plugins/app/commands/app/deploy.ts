@@ -1,5 +1,5 @@
-import type { BuildOutput } from '../../../../src/modules/apps/author/build.js';
-import { AppCommand } from '../../../../src/modules/apps/author/app-command.js';
+import type { BuildOutput } from '../../../../src/cli/app/build.js';
+import { AppCommand } from '../../../../src/cli/app/app-command.js';
 
 export default class AppDeploy extends AppCommand<typeof AppDeploy> {
   static override summary = 'Build and upload a new version of the app (an external-runtime app: upload its manifest)';
@@ -25,7 +25,7 @@ export default class AppDeploy extends AppCommand<typeof AppDeploy> {
       this.output(result, () => this.log(`Deployed ${result.handle} version ${result.version} (app ${result.appId}); calls go to ${result.externalUrl}. Install it with: svc app install`));
       return;
     }
-    const { buildApp } = await import('../../../../src/modules/apps/author/build.js');
+    const { buildApp } = await import('../../../../src/cli/app/build.js');
     const ctx = await this.tasks<{ build?: BuildOutput; appId?: string; version?: number }>([
       { title: 'Build', task: async (c) => void (c.build = await buildApp(this.dir)) },
       {

@@ -1,8 +1,8 @@
 import { watch } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiCallError } from '../../../../src/client/api-client.js';
-import { AppCommand } from '../../../../src/modules/apps/author/app-command.js';
-import { ProjectError } from '../../../../src/modules/apps/author/project.js';
+import { AppCommand } from '../../../../src/cli/app/app-command.js';
+import { ProjectError } from '../../../../src/cli/app/project.js';
 
 const IGNORED = /(^|[\\/])(dist|node_modules|\.git)([\\/]|$)/;
 const DEBOUNCE_MS = 30;
@@ -14,7 +14,7 @@ export default class AppDev extends AppCommand<typeof AppDev> {
   static override examples = ['<%= config.bin %> app dev', '<%= config.bin %> app dev --store dev-store'];
 
   async run() {
-    const { buildApp } = await import('../../../../src/modules/apps/author/build.js');
+    const { buildApp } = await import('../../../../src/cli/app/build.js');
     const storeId = await this.storeId();
     let appId: string | null = null;
     let lastRun: string | null = null;

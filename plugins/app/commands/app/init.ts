@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { cpSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { UsageError } from '../../../../src/cli/usage-error.js';
-import { AppCommand } from '../../../../src/modules/apps/author/app-command.js';
+import { AppCommand } from '../../../../src/cli/app/app-command.js';
 
 const TEMPLATES = ['tools', 'flow', 'storefront-hook'] as const;
 
@@ -16,8 +16,8 @@ export default class AppInit extends AppCommand<typeof AppInit> {
   };
 
   async run() {
-    const { packageRoot } = await import('../../../../src/paths.js');
-    const { checkManifest, HANDLE, HANDLE_RULE } = await import('../../../../src/modules/apps/manifest.js');
+    const { packageRoot } = await import('../../../../src/cli/paths.js');
+    const { checkManifest, HANDLE, HANDLE_RULE } = await import('../../../../src/cli/app/project.js');
     const target = resolve(this.args.folder);
     const handle = target.split(/[\\/]/).pop()!;
     if (!HANDLE.test(handle)) {

@@ -1,4 +1,4 @@
-import { AppCommand } from '../../../../src/modules/apps/author/app-command.js';
+import { AppCommand } from '../../../../src/cli/app/app-command.js';
 
 export default class AppInstall extends AppCommand<typeof AppInstall> {
   static override summary = "Install the app's latest version in a store (consenting to what it asks), or consent to its pending version";

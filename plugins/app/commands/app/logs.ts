@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UsageError } from '../../../../src/cli/usage-error.js';
-import { AppCommand } from '../../../../src/modules/apps/author/app-command.js';
+import { AppCommand } from '../../../../src/cli/app/app-command.js';
 
 export default class AppLogs extends AppCommand<typeof AppLogs> {
   static override summary = "Runs of the app's functions in every store: status, duration, console output, errors (kept 7 days)";

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { UsageError } from '../../../../src/cli/usage-error.js';
-import { AppCommand } from '../../../../src/modules/apps/author/app-command.js';
+import { AppCommand } from '../../../../src/cli/app/app-command.js';
 
 export default class AppSettings extends AppCommand<typeof AppSettings> {
   static override summary = "Show or change the app's settings in a store (secret ones show their first 4 characters)";

@@ -1,5 +1,5 @@
 import { UsageError } from '../../../../src/cli/usage-error.js';
-import { AppCommand } from '../../../../src/modules/apps/author/app-command.js';
+import { AppCommand } from '../../../../src/cli/app/app-command.js';
 
 export default class AppUninstall extends AppCommand<typeof AppUninstall> {
   static override summary = 'Uninstall the app from a store: access ends at once, settings and storage are erased 48 hours later';

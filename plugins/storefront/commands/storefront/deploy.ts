@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Flags } from '@oclif/core';
 import { UsageError } from '../../../../src/cli/usage-error.js';
-import { BuildFailed, siteAddress, StorefrontCommand, type BuildView, type SiteView } from '../../../../src/modules/storefront/author/storefront-command.js';
+import { BuildFailed, siteAddress, StorefrontCommand, type BuildView, type SiteView } from '../../../../src/cli/storefront/storefront-command.js';
 
 interface DeployContext {
   site?: SiteView;
@@ -25,7 +25,7 @@ export default class StorefrontDeploy extends StorefrontCommand<typeof Storefron
 
   async run() {
     if (!existsSync(join(this.dir, 'svc.storefront.json'))) throw new UsageError(`${this.dir} is not a storefront project (no svc.storefront.json): run svc storefront init, or pass --dir`);
-    const { packProject, projectFiles } = await import('../../../../src/modules/storefront/source.js');
+    const { packProject, projectFiles } = await import('../../../../src/cli/storefront/project.js');
     const files = projectFiles(this.dir);
     const archive = await packProject(files);
     const ctx = await this.tasks<DeployContext>([

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Flags } from '@oclif/core';
 import { UsageError } from '../../../../src/cli/usage-error.js';
-import { StorefrontCommand } from '../../../../src/modules/storefront/author/storefront-command.js';
+import { StorefrontCommand } from '../../../../src/cli/storefront/storefront-command.js';
 
 export default class StorefrontDev extends StorefrontCommand<typeof StorefrontDev> {
   static override summary = 'Serve the project locally with live reload, against the service\'s buyer API (svc dev)';
@@ -15,7 +15,7 @@ export default class StorefrontDev extends StorefrontCommand<typeof StorefrontDe
 
   async run() {
     if (!existsSync(join(this.dir, 'svc.storefront.json'))) throw new UsageError(`${this.dir} is not a storefront project (no svc.storefront.json): run svc storefront init, or pass --dir`);
-    const { startDevServer } = await import('../../../../src/modules/storefront/author/dev-server.js');
+    const { startDevServer } = await import('../../../../src/cli/storefront/dev-server.js');
     const storeId = await this.storeId();
     const dev = await startDevServer({ dir: this.dir, host: this.flags.host, port: this.flags.port, apiUrl: this.apiUrl, storeId, log: (line) => this.logToStderr(line) });
     this.output({ url: dev.url, storeId, apiUrl: this.apiUrl }, () => this.log(`Shop at ${dev.url} (store ${storeId}, buyer API of ${this.apiUrl}); edit and save to reload. Ctrl-C stops.`));

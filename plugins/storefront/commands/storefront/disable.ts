@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { siteAddress, StorefrontCommand, type SiteView } from '../../../../src/modules/storefront/author/storefront-command.js';
+import { siteAddress, StorefrontCommand, type SiteView } from '../../../../src/cli/storefront/storefront-command.js';
 
 export default class StorefrontDisable extends StorefrontCommand<typeof StorefrontDisable> {
   static override summary = 'Close the site: a closing notice for 30 days, then it is deleted with its versions (an agent\'s request waits for an OWNER)';

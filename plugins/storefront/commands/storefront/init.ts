@@ -1,8 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { cpSync, existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { UsageError } from '../../../../src/cli/usage-error.js';
-import { StorefrontCommand } from '../../../../src/modules/storefront/author/storefront-command.js';
+import { StorefrontCommand } from '../../../../src/cli/storefront/storefront-command.js';
 
 const TEMPLATES = ['basic', 'stay'] as const;
 
@@ -13,12 +13,14 @@ export default class StorefrontInit extends StorefrontCommand<typeof StorefrontI
   static override flags = { template: Flags.option({ options: TEMPLATES, description: 'What the shop starts from', default: 'basic' as const })() };
 
   async run() {
-    const { templatesDir } = await import('../../../../src/modules/storefront/service.js');
+    const { templatesDir } = await import('../../../../src/cli/storefront/project.js');
     const target = resolve(this.args.folder);
     if (existsSync(target)) throw new UsageError(`${this.args.folder} already exists`);
     cpSync(join(templatesDir, this.flags.template), target, { recursive: true, filter: (path) => !/[\\/](node_modules|dist)([\\/]|$)/.test(path) });
-    this.output({ dir: target, template: this.flags.template }, () => {
-      this.log(`Created ${this.args.folder}/ from the ${this.flags.template} template.`);
+    // The buyer API's types, from this CLI's own OpenAPI document (svc storefront types --remote: a server's).
+    const types = await this.writeApiTypes(target);
+    this.output({ dir: target, template: this.flags.template, apiTypes: relative(target, types.file) }, () => {
+      this.log(`Created ${this.args.folder}/ from the ${this.flags.template} template (buyer API types in ${relative(target, types.file)}).`);
       this.log('Next:');
       this.log(`  cd ${this.args.folder}`);
       this.log('  svc storefront dev              # serve it locally with live reload against svc dev');

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { StorefrontCommand } from '../../../../src/modules/storefront/author/storefront-command.js';
+import { StorefrontCommand } from '../../../../src/cli/storefront/storefront-command.js';
 
 export default class StorefrontPreview extends StorefrontCommand<typeof StorefrontPreview> {
   static override summary = 'A one-time preview link (opens within 5 minutes; that browser is trusted for 12 hours)';

@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { siteAddress, StorefrontCommand } from '../../../../src/modules/storefront/author/storefront-command.js';
+import { siteAddress, StorefrontCommand } from '../../../../src/cli/storefront/storefront-command.js';
 
 export default class StorefrontPublish extends StorefrontCommand<typeof StorefrontPublish> {
   static override summary = 'Publish a version (v3 or its id); waits until visitors get it';

@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { siteAddress, StorefrontCommand } from '../../../../src/modules/storefront/author/storefront-command.js';
+import { siteAddress, StorefrontCommand } from '../../../../src/cli/storefront/storefront-command.js';
 
 export default class StorefrontRollback extends StorefrontCommand<typeof StorefrontRollback> {
   static override summary = 'Publish an earlier version again (default: the one published just before the current one)';

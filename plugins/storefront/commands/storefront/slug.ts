@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { siteAddress, StorefrontCommand, type SiteView } from '../../../../src/modules/storefront/author/storefront-command.js';
+import { siteAddress, StorefrontCommand, type SiteView } from '../../../../src/cli/storefront/storefront-command.js';
 
 export default class StorefrontSlug extends StorefrontCommand<typeof StorefrontSlug> {
   static override summary = 'Change the site\'s address (3 per 30 days); the old one redirects here for 90 days';

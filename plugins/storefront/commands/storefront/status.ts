@@ -1,4 +1,4 @@
-import { siteAddress, StorefrontCommand } from '../../../../src/modules/storefront/author/storefront-command.js';
+import { siteAddress, StorefrontCommand } from '../../../../src/cli/storefront/storefront-command.js';
 
 export default class StorefrontStatus extends StorefrontCommand<typeof StorefrontStatus> {
   static override summary = "The site: address, visibility, published version, provisioning and its deployment";

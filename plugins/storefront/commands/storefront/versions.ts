@@ -1,4 +1,4 @@
-import { StorefrontCommand } from '../../../../src/modules/storefront/author/storefront-command.js';
+import { StorefrontCommand } from '../../../../src/cli/storefront/storefront-command.js';
 
 export default class StorefrontVersions extends StorefrontCommand<typeof StorefrontVersions> {
   static override summary = "The site's versions, newest first (* marks the published one)";

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { UsageError } from '../../../../../src/cli/usage-error.js';
-import { AppCommand } from '../../../../../src/modules/apps/author/app-command.js';
+import { AppCommand } from '../../../../../src/cli/app/app-command.js';
 
 export default class AppToolsCall extends AppCommand<typeof AppToolsCall> {
   static override summary = "Call one of the app's tools in a store, as an agent would";

@@ -1,4 +1,4 @@
-import { AppCommand } from '../../../../../src/modules/apps/author/app-command.js';
+import { AppCommand } from '../../../../../src/cli/app/app-command.js';
 
 export default class AppToolsList extends AppCommand<typeof AppToolsList> {
   static override summary = "Tools of every app installed in the store";

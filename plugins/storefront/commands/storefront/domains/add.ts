@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { DomainCommand, type DomainView } from '../../../../../src/modules/storefront/author/domain-command.js';
+import { DomainCommand, type DomainView } from '../../../../../src/cli/storefront/domain-command.js';
 
 export default class StorefrontDomainsAdd extends DomainCommand<typeof StorefrontDomainsAdd> {
   static override summary = 'Add a custom domain and print the two DNS records to set';

@@ -1,4 +1,4 @@
-import { DomainCommand } from '../../../../../src/modules/storefront/author/domain-command.js';
+import { DomainCommand } from '../../../../../src/cli/storefront/domain-command.js';
 
 export default class StorefrontDomainsList extends DomainCommand<typeof StorefrontDomainsList> {
   static override summary = 'The site\'s addresses: the default one (PLATFORM) and custom domains with their status';

@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { DomainCommand, type DomainList } from '../../../../../src/modules/storefront/author/domain-command.js';
+import { DomainCommand, type DomainList } from '../../../../../src/cli/storefront/domain-command.js';
 
 export default class StorefrontDomainsPrimary extends DomainCommand<typeof StorefrontDomainsPrimary> {
   static override summary = 'Make a connected domain the site\'s address (`platform` for the default address)';

@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { DomainCommand, type DomainList } from '../../../../../src/modules/storefront/author/domain-command.js';
+import { DomainCommand, type DomainList } from '../../../../../src/cli/storefront/domain-command.js';
 
 export default class StorefrontDomainsRemove extends DomainCommand<typeof StorefrontDomainsRemove> {
   static override summary = 'Remove a custom domain';

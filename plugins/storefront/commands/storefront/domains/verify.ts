@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { DomainCommand, type DomainView } from '../../../../../src/modules/storefront/author/domain-command.js';
+import { DomainCommand, type DomainView } from '../../../../../src/cli/storefront/domain-command.js';
 
 export default class StorefrontDomainsVerify extends DomainCommand<typeof StorefrontDomainsVerify> {
   static override summary = 'Look at a domain\'s DNS again now (a FAILED domain starts over)';

@@ -4,11 +4,10 @@
  * used: method, headers, a string body, `ok`/`status`/`headers.get`/`text`.
  */
 
-export interface FieldError {
-  field: string;
-  code: string;
-  message: string;
-}
+import type { components } from '../svc-api.js';
+
+/** A rejected field of a request (`error.fieldErrors` of the envelope). */
+export type FieldError = components['schemas']['FieldError'];
 
 export class BuyerApiError extends Error {
   constructor(readonly status: number, readonly code: string, message: string, readonly fieldErrors: FieldError[] = [], readonly details: Record<string, unknown> = {}) {

@@ -1,20 +1,11 @@
 import { won } from './format.js';
 import { html, type Html } from './html.js';
+import type { Data } from '../svc-api.js';
 import type { Stay } from './types.js';
 
 /** `GET /products/{productId}/calendar`: per variant on sale, each night's availability and price (no stock counts). */
-export interface Calendar {
-  productId: string;
-  from: string;
-  to: string;
-  variants: { variantId: string; optionId: string; optionValues: string[]; days: CalendarDay[] }[];
-}
-
-export interface CalendarDay {
-  date: string;
-  available: boolean;
-  price: number;
-}
+export type Calendar = Data<'storefrontGetProductCalendar'>;
+export type CalendarDay = Calendar['variants'][number]['days'][number];
 
 /** The buyer API reads at most 120 days at once; the page shows this many and loads more on request. */
 export const CALENDAR_DAYS = 60;

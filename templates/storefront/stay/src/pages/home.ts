@@ -1,6 +1,6 @@
 import { html } from '../lib/html.js';
 import { priceTag } from '../lib/price.js';
-import type { Page, Product } from '../lib/types.js';
+import type { Product, ProductPage } from '../lib/types.js';
 import { isSoldOut } from '../lib/variants.js';
 import type { PageContext } from './context.js';
 import { imageOf, loadStore, page } from './layout.js';
@@ -22,7 +22,7 @@ export async function homePage(ctx: PageContext) {
   const pageNo = Math.max(1, Number.parseInt(ctx.url.searchParams.get('page') ?? '1', 10) || 1);
   const [store, { data: list }] = await Promise.all([
     loadStore(ctx),
-    ctx.api<Page<Product>>('GET', `/collections/all/products?page=${pageNo}&size=${PAGE_SIZE}`),
+    ctx.api<ProductPage>('GET', `/collections/all/products?page=${pageNo}&size=${PAGE_SIZE}`),
   ]);
   const pager = list.totalPages > 1
     ? html`<nav class="pager">${pageNo > 1 ? html`<a href="${ctx.paths.home}?page=${pageNo - 1}">이전</a>` : ''}<span>${pageNo} / ${list.totalPages}</span>${pageNo < list.totalPages ? html`<a href="${ctx.paths.home}?page=${pageNo + 1}">다음</a>` : ''}</nav>`

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, parse, relative } from 'node:path';
-import type { Manifest } from '../manifest.js';
+import type { Manifest } from '../../kernel/app-manifest.js';
 import { ProjectError, readProject, type AppProject } from './project.js';
 
 /**

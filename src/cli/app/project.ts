@@ -1,7 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FieldError } from '../../../server/errors.js';
-import { checkManifest, type Manifest } from '../manifest.js';
+import type { FieldError } from '../../server/errors.js';
+import { checkManifest, type Manifest } from '../../kernel/app-manifest.js';
+
+/** The manifest's rules, for `svc app init` (plugins import only src/cli). */
+export { checkManifest, HANDLE, HANDLE_RULE } from '../../kernel/app-manifest.js';
 
 const MANIFEST_FILE = 'manifest.json';
 const LEGACY_MANIFEST_FILE = 'svc.app.json';

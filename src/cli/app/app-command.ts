@@ -1,6 +1,6 @@
 import { Command, Flags } from '@oclif/core';
 import { resolve } from 'node:path';
-import { ApiCommand } from '../../../cli/api-command.js';
+import { ApiCommand } from '../api-command.js';
 import type { BuildOutput } from './build.js';
 import { ProjectError, readProject, type AppProject } from './project.js';
 
