@@ -10,10 +10,10 @@ import { today } from '../../src/kernel/dates.js';
 import { ok } from '../helpers/assert.js';
 import { launchBrowser, type BrowserSession } from '../helpers/browser.js';
 import { apiClient, login, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { connectSandbox, createProduct } from '../checkout/support.js';
-import { longLivedToken } from '../promotions/support.js';
-import { createSite, synced } from '../storefront/support.js';
-import { realTimeClearOfMidnight } from './support.js';
+import { connectSandbox, createProduct } from '../helpers/checkout.js';
+import { longLivedToken } from '../helpers/members.js';
+import { createSite, synced } from '../helpers/site-builds.js';
+import { realTimeClearOfMidnight } from '../helpers/kst-midnight.js';
 
 // A desktop Chrome's user agent: headless Chromium's own ("HeadlessChrome") is rightly taken for a bot.
 const USER_AGENT = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';

@@ -4,8 +4,8 @@ import { addDays, today } from '../../src/kernel/dates.js';
 import { kstDayStart } from '../../src/modules/orders/queries.js';
 import { fails, ok } from '../helpers/assert.js';
 import { apiClient, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { buyerApi, connectSandbox, createProduct, directSheet, simulate, startGuestPayment } from '../checkout/support.js';
-import { clearOfMidnight } from './support.js';
+import { buyerApi, connectSandbox, createProduct, directSheet, simulate, startGuestPayment } from '../helpers/checkout.js';
+import { clearOfMidnight } from '../helpers/kst-midnight.js';
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36';
 const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';

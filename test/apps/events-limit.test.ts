@@ -5,7 +5,7 @@ import { newId } from '../../src/db/ids.js';
 import { EVENTS_PER_MINUTE } from '../../src/modules/apps/jobs.js';
 import { appDeliveries, appExecutions } from '../../src/modules/apps/schema.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { bundleFor, deploy, installApp, uniqueHandle } from './support.js';
+import { bundleFor, deploy, installApp, uniqueHandle } from '../helpers/apps.js';
 
 let svc: TestService;
 test.before(async () => {

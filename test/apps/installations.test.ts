@@ -5,7 +5,7 @@ import { apiClient, createAccessToken, login, newSellerWithStore, startTestServi
 import { issueInstallationToken } from '../../src/modules/apps/installation-tokens.js';
 import { appDeliveries, appInstallations, appStorage } from '../../src/modules/apps/schema.js';
 import { events } from '../../src/modules/events/schema.js';
-import { bundleFor, deploy, installApp, uniqueHandle } from './support.js';
+import { bundleFor, deploy, installApp, uniqueHandle } from '../helpers/apps.js';
 
 let svc: TestService;
 test.before(async () => {

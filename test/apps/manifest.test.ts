@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkManifest, consentWidening, manifestJsonSchema, type Manifest } from '../../src/modules/apps/manifest.js';
+import { checkManifest, consentWidening, manifestJsonSchema, type Manifest } from '../../src/kernel/app-manifest.js';
 
 const valid = { handle: 'demo-app', name: 'Demo', scopes: ['order:r'] };
 const many = <T>(n: number, entry: (i: number) => [string, T]) => Object.fromEntries(Array.from({ length: n }, (_, i) => entry(i)));

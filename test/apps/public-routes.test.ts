@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { apiClient, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { startService } from '../../src/server/main.js';
-import { bundleFor, deploy, installApp, uniqueHandle } from './support.js';
+import { bundleFor, deploy, installApp, uniqueHandle } from '../helpers/apps.js';
 
 const CODE = `var __app = { routes: {
   'GET /page': async () => ({ headers: { 'content-type': 'text/html', 'set-cookie': 'svc_session=stolen; Path=/', 'Clear-Site-Data': '"cookies"', 'x-app': 'yes' }, body: '<script>document.title = "app"</script>' }),

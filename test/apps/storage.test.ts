@@ -4,7 +4,7 @@ import { apiClient, createAccessToken, login, newSellerWithStore, startTestServi
 import { transaction } from '../../src/db/client.js';
 import { issueInstallationToken } from '../../src/modules/apps/installation-tokens.js';
 import { STORAGE_MAX_BYTES, STORAGE_MAX_KEYS } from '../../src/modules/apps/storage.js';
-import { deploy, installApp, uniqueHandle } from './support.js';
+import { deploy, installApp, uniqueHandle } from '../helpers/apps.js';
 
 let svc: TestService;
 test.before(async () => {

@@ -7,7 +7,7 @@ import { and, eq } from 'drizzle-orm';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { apiClient, login, newSellerWithStore, startTestService, type TestService } from '../helpers/service.js';
 import { appStorage } from '../../src/modules/apps/schema.js';
-import { bundleFor, deploy, installApp, uniqueHandle } from './support.js';
+import { bundleFor, deploy, installApp, uniqueHandle } from '../helpers/apps.js';
 
 let svc: TestService;
 test.before(async () => {

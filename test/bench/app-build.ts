@@ -8,7 +8,7 @@ import { execa } from 'execa';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildApp } from '../../src/modules/apps/author/build.js';
+import { buildApp } from '../../src/cli/app/build.js';
 import { median, root } from './lib.js';
 
 const work = mkdtempSync(join(tmpdir(), 'svc-bench-app-'));

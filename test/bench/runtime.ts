@@ -6,7 +6,7 @@
  * worker and back, a fresh context, the bootstrap, running the cached bundle, JSON in and out.
  */
 import { RuntimeHost } from '../../src/runtime-host/index.js';
-import { bundle } from '../runtime/fixtures/apps.js';
+import { bundle } from '../helpers/runtime-apps.js';
 import { median } from './lib.js';
 
 const { code } = bundle(`export const tools = { echo: (input: unknown) => input };`);

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newSellerWithStore, startTestService, type TestService } from '../helpers/service.js';
-import { createProduct, fails, read } from './fixtures.js';
+import { createProduct, fails, read } from '../helpers/products.js';
 
 let svc: TestService;
 test.before(async () => {

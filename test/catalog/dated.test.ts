@@ -6,7 +6,7 @@ import { seoulDateOf } from '../../src/db/clock.js';
 import { addDays } from '../../src/kernel/dates.js';
 import { priceStay, recordSale } from '../../src/modules/catalog/stock.js';
 import { ApiError } from '../../src/server/errors.js';
-import { createProduct, fails, read } from './fixtures.js';
+import { createProduct, fails, read } from '../helpers/products.js';
 
 let svc: TestService;
 let day0: string;

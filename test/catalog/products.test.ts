@@ -2,7 +2,7 @@ import { makeStoreWentPublic } from '../helpers/storefront.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAccessToken, newSellerWithStore, startTestService, type TestService } from '../helpers/service.js';
-import { createProduct, fails, read } from './fixtures.js';
+import { createProduct, fails, read } from '../helpers/products.js';
 
 let svc: TestService;
 test.before(async () => {

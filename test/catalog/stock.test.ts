@@ -7,7 +7,7 @@ import { recordSale, restoreStock } from '../../src/modules/catalog/stock.js';
 import { events } from '../../src/modules/events/schema.js';
 import { ApiError } from '../../src/server/errors.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { createProduct, fails, read } from './fixtures.js';
+import { createProduct, fails, read } from '../helpers/products.js';
 
 let svc: TestService;
 test.before(async () => {

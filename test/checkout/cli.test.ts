@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jsonOf, runCli } from '../helpers/cli.js';
 import { apiClient, newSellerWithStore, startTestService, type TestService } from '../helpers/service.js';
-import { createProduct } from './support.js';
+import { createProduct } from '../helpers/checkout.js';
 
 let svc: TestService;
 let configDir: string;

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { ADDRESS, GUEST, RETURN_URL, buyerApi, buy, connectSandbox, createProduct, directSheet, fails, ok, simulate, startGuestPayment } from './support.js';
+import { ADDRESS, GUEST, RETURN_URL, buyerApi, buy, connectSandbox, createProduct, directSheet, fails, ok, simulate, startGuestPayment } from '../helpers/checkout.js';
 
 let svc: TestService;
 let api: Api;

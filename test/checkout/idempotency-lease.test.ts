@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { apiClient } from '../helpers/service.js';
 import { startServiceProcess } from '../helpers/process.js';
-import { buyerApi, createProduct, directSheet, ok, startGuestPayment } from './support.js';
+import { buyerApi, createProduct, directSheet, ok, startGuestPayment } from '../helpers/checkout.js';
 
 const BUYERS = 40;
 

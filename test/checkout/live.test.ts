@@ -1,15 +1,15 @@
 /**
  * A live purchase end to end against the local fake of the gateways' server APIs (part A's
- * test/payments/fake-gateway.ts): the store passes the live gate through checkout itself, then a buyer
+ * test/helpers/fake-gateway.ts): the store passes the live gate through checkout itself, then a buyer
  * pays live — the window through the gateway SDK page, the return through /pay/{id}/return.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { siteUrlOf } from '../helpers/sites.js';
-import { startFakeGateway, type FakeGateway } from '../payments/fake-gateway.js';
+import { startFakeGateway, type FakeGateway } from '../helpers/fake-gateway.js';
 import { storeStillPrivate } from '../../src/modules/stores/usage.js';
-import { ADDRESS, GUEST, PG_ONE_TEST, buyerApi, createProduct, directSheet, fails, ok, simulate, startGuestPayment } from './support.js';
+import { ADDRESS, GUEST, PG_ONE_TEST, buyerApi, createProduct, directSheet, fails, ok, simulate, startGuestPayment } from '../helpers/checkout.js';
 
 const PG_ONE_LIVE = { environment: 'LIVE', clientKey: 'live_ck_D5GePWvyJnrK0W0k6q8gLzN97Eoq', secretKey: 'live_sk_zXLkKEypNArWmo50nX3lmeaxYG5R' };
 const SHOP_RETURN = 'https://shop.example.com/checkout/done';

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { buyerApi, connectSandbox, createProduct, ok, simulate, startGuestPayment } from './support.js';
+import { buyerApi, connectSandbox, createProduct, ok, simulate, startGuestPayment } from '../helpers/checkout.js';
 
 let svc: TestService;
 

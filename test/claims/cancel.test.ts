@@ -12,9 +12,9 @@ import { paymentRefunds } from '../../src/modules/checkout/schema.js';
 import { gatewayFor } from '../../src/modules/payments/checkout-api.js';
 import { fails, ok } from '../helpers/assert.js';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { buyerApi, connectSandbox, createProduct, startGuestPayment } from '../checkout/support.js';
-import { ADDRESS, member, RETURN_URL, simulate } from '../promotions/support.js';
-import { startReceiver } from '../webhooks/receiver.js';
+import { buyerApi, connectSandbox, createProduct, startGuestPayment } from '../helpers/checkout.js';
+import { ADDRESS, member, RETURN_URL, simulate } from '../helpers/members.js';
+import { startReceiver } from '../helpers/webhook-receiver.js';
 
 let svc: TestService;
 let api: Api;

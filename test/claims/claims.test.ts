@@ -9,9 +9,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fails, ok } from '../helpers/assert.js';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { buyerApi, connectSandbox, createProduct, GUEST } from '../checkout/support.js';
-import { longLivedApi, member, pay, sheetOf, signIn, simulate } from '../promotions/support.js';
-import { startReceiver } from '../webhooks/receiver.js';
+import { buyerApi, connectSandbox, createProduct, GUEST } from '../helpers/checkout.js';
+import { longLivedApi, member, pay, sheetOf, signIn, simulate } from '../helpers/members.js';
+import { startReceiver } from '../helpers/webhook-receiver.js';
 
 let svc: TestService;
 let api: Api;

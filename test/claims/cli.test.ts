@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { jsonOf, runCli } from '../helpers/cli.js';
 import { ok } from '../helpers/assert.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { buy, buyerApi, connectSandbox, createProduct } from '../checkout/support.js';
+import { buy, buyerApi, connectSandbox, createProduct } from '../helpers/checkout.js';
 
 let svc: TestService;
 let configDir: string;

@@ -7,8 +7,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { issueInstallationToken } from '../../src/modules/apps/installation-tokens.js';
 import { apiClient, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { bundleFor, deploy, installApp, uniqueHandle } from '../apps/support.js';
-import { connectSandbox, fails, guestOrder, ok } from './support.js';
+import { bundleFor, deploy, installApp, uniqueHandle } from '../helpers/apps.js';
+import { connectSandbox, fails, guestOrder, ok } from '../helpers/flows.js';
 
 let svc: TestService;
 let api: Api;

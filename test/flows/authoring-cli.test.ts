@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jsonOf, runCli } from '../helpers/cli.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { connectSandbox, guestOrder, ok } from './support.js';
+import { connectSandbox, guestOrder, ok } from '../helpers/flows.js';
 
 let svc: TestService;
 let configDir: string;

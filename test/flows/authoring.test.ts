@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { apiClient, createAccessToken, login, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { connectSandbox, createProduct, dataOf, fails, guestOrder, ok, subscribe } from './support.js';
+import { connectSandbox, createProduct, dataOf, fails, guestOrder, ok, subscribe } from '../helpers/flows.js';
 
 let svc: TestService;
 let api: Api;

@@ -6,9 +6,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { startReceiver } from '../webhooks/receiver.js';
-import { ADDRESS } from '../checkout/support.js';
-import { buyerApi, connectSandbox, createProduct, fails, GUEST, guestOrder, memberOrder, ok } from './support.js';
+import { startReceiver } from '../helpers/webhook-receiver.js';
+import { ADDRESS } from '../helpers/checkout.js';
+import { buyerApi, connectSandbox, createProduct, fails, GUEST, guestOrder, memberOrder, ok } from '../helpers/flows.js';
 
 let svc: TestService;
 let api: Api;

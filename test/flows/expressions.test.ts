@@ -8,7 +8,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { buyerApi, connectSandbox, fails, GUEST, guestOrder, ok } from './support.js';
+import { buyerApi, connectSandbox, fails, GUEST, guestOrder, ok } from '../helpers/flows.js';
 
 let svc: TestService;
 let api: Api;

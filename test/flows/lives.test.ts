@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestService, type Api, type TestService } from '../helpers/service.js';
-import { buyerApi, connectSandbox, createProduct, dataOf, fails, freshApi, guestOrder, memberOrder, ok, subscribe } from './support.js';
+import { buyerApi, connectSandbox, createProduct, dataOf, fails, freshApi, guestOrder, memberOrder, ok, subscribe } from '../helpers/flows.js';
 
 let svc: TestService;
 let api: Api;

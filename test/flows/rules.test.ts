@@ -10,7 +10,7 @@ import { openClaimHold, releaseClaimHold } from '../../src/modules/flows/claim-h
 import { insertFlow } from '../../src/modules/flows/flow-catalogue.js';
 import type { Definition } from '../../src/modules/flows/definition.js';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { buyerApi, connectSandbox, createProduct, dataOf, fails, freshApi, guestOrder, memberOrder, ok, subscribe } from './support.js';
+import { buyerApi, connectSandbox, createProduct, dataOf, fails, freshApi, guestOrder, memberOrder, ok, subscribe } from '../helpers/flows.js';
 
 let svc: TestService;
 let api: Api;

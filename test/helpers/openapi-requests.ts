@@ -2,7 +2,7 @@
  * Sending requests made from the OpenAPI document (test/helpers/openapi-fuzz.ts) to a test service, and
  * the store they act in: real ids of its resources, so generated requests reach past the 404s.
  */
-import { buy, connectSandbox, createProduct, ok } from '../checkout/support.js';
+import { buy, connectSandbox, createProduct, ok } from './checkout.js';
 import { urlOf, type FuzzRequest, type KnownValues } from './openapi-fuzz.js';
 import type { TestService } from './service.js';
 

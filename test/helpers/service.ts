@@ -2,7 +2,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, openPostgresDatabase } from '../../src/db/client.js';
+import { bindServices } from '../../src/server/hooks.js';
 import { startService, type StartOptions } from '../../src/server/main.js';
+import { modules, operations } from '../../src/server/modules.js';
+import { systemClock } from '../../src/db/clock.js';
+import type { Services } from '../../src/server/services.js';
 import { SEED_EMAIL, SEED_PASSWORD } from '../../src/server/seed.js';
 import { createTestDatabase, onPostgres } from './postgres.js';
 
@@ -70,9 +74,16 @@ export interface TestService {
 const testDatabases = new Map<string, string>();
 
 /** The database of a (stopped) test service's data dir, opened directly, on either engine. */
+/**
+ * The service's database opened from the test process, with the modules bound to it the way the service binds
+ * them (src/server/hooks.ts), so module code the test calls directly (emitEvent) announces as in the service.
+ */
 export async function openServiceDatabase(dataDir: string) {
   const url = testDatabases.get(dataDir);
-  return url ? openPostgresDatabase(url) : openDatabase(join(dataDir, 'svc.db'));
+  const database = url ? await openPostgresDatabase(url) : openDatabase(join(dataDir, 'svc.db'));
+  // Listeners read only the database, the clock and the module list; the rest of a service is not needed here.
+  bindServices({ db: database.db, clock: systemClock(), modules, operations } as unknown as Services);
+  return database;
 }
 
 /** Everything the service's database holds at rest, as bytes: its files on SQLite, every row as text on PostgreSQL. */

@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { planUsage } from '../../src/modules/stores/schema.js';
 import { usageMonth } from '../../src/modules/stores/usage.js';
-import { bundleFor, deploy, installApp, uniqueHandle } from '../apps/support.js';
+import { bundleFor, deploy, installApp, uniqueHandle } from '../helpers/apps.js';
 import { callTool, stdioClient } from '../helpers/mcp.js';
 import { createAccessToken, login, startTestService, type TestService } from '../helpers/service.js';
 

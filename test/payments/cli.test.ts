@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
 import { newSellerWithStore, startTestService, type TestService } from '../helpers/service.js';
-import { PG_ONE_TEST, PG_TWO_TEST } from './support.js';
+import { PG_ONE_TEST, PG_TWO_TEST } from '../helpers/payment-providers.js';
 
 let svc: TestService;
 let seller: Awaited<ReturnType<typeof newSellerWithStore>>;

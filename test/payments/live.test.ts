@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { apiClient, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { startFakeGateway, type FakeGateway } from './fake-gateway.js';
-import { PG_ONE_LIVE, PG_ONE_TEST, PG_TWO_LIVE, PG_TWO_TEST, availability, fails, ok, providerOf, rejects } from './support.js';
+import { startFakeGateway, type FakeGateway } from '../helpers/fake-gateway.js';
+import { PG_ONE_LIVE, PG_ONE_TEST, PG_TWO_LIVE, PG_TWO_TEST, availability, fails, ok, providerOf, rejects } from '../helpers/payment-providers.js';
 
 let svc: TestService;
 let fake: FakeGateway;

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newSellerWithStore, startTestService, type TestService } from '../helpers/service.js';
-import { PG_ONE_TEST, PG_TWO_TEST, ok } from './support.js';
+import { PG_ONE_TEST, PG_TWO_TEST, ok } from '../helpers/payment-providers.js';
 
 let svc: TestService;
 let seller: Awaited<ReturnType<typeof newSellerWithStore>>;

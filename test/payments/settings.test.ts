@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { apiClient, createAccessToken, login, newSellerWithStore, databaseAtRest, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { PG_ONE_TEST, PG_TWO_TEST, SECRETS, availability, fails, ok, providerOf, rejects } from './support.js';
+import { PG_ONE_TEST, PG_TWO_TEST, SECRETS, availability, fails, ok, providerOf, rejects } from '../helpers/payment-providers.js';
 
 let svc: TestService;
 let seller: Awaited<ReturnType<typeof newSellerWithStore>>;

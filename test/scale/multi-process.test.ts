@@ -14,9 +14,9 @@ import { ok } from '../helpers/assert.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { localDeployment, type ServiceProcess } from '../helpers/process.js';
 import { apiClient, type Api } from '../helpers/service.js';
-import { connectSandbox, createProduct, GUEST, RETURN_URL, ADDRESS } from '../checkout/support.js';
-import { startReceiver } from '../webhooks/receiver.js';
-import { bundleFor, deploy, installApp, uniqueHandle } from '../apps/support.js';
+import { connectSandbox, createProduct, GUEST, RETURN_URL, ADDRESS } from '../helpers/checkout.js';
+import { startReceiver } from '../helpers/webhook-receiver.js';
+import { bundleFor, deploy, installApp, uniqueHandle } from '../helpers/apps.js';
 
 let dataDir: string;
 let deployment: Awaited<ReturnType<typeof localDeployment>>;

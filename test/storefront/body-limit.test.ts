@@ -7,9 +7,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ok } from '../helpers/assert.js';
 import { startTestService, type Api, type TestService } from '../helpers/service.js';
-import { connectSandbox, createProduct } from '../checkout/support.js';
-import { longLivedApi } from '../promotions/support.js';
-import { createSite, synced } from './support.js';
+import { connectSandbox, createProduct } from '../helpers/checkout.js';
+import { longLivedApi } from '../helpers/members.js';
+import { createSite, synced } from '../helpers/site-builds.js';
 
 let svc: TestService;
 let api: Api;

@@ -10,9 +10,9 @@ import { ok } from '../helpers/assert.js';
 import { launchBrowser, type BrowserSession } from '../helpers/browser.js';
 import { siteUrlOf } from '../helpers/sites.js';
 import { apiClient, login, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { connectSandbox, createProduct } from '../checkout/support.js';
-import { longLivedToken } from '../promotions/support.js';
-import { createSite, synced } from './support.js';
+import { connectSandbox, createProduct } from '../helpers/checkout.js';
+import { longLivedToken } from '../helpers/members.js';
+import { createSite, synced } from '../helpers/site-builds.js';
 
 let svc: TestService;
 let api: Api;

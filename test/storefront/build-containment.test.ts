@@ -21,8 +21,8 @@ import { ok } from '../helpers/assert.js';
 import { startLocalRegistry, type LocalRegistry } from '../helpers/registry.js';
 import { localFetch } from '../helpers/sites.js';
 import { apiClient, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { longLivedToken } from '../promotions/support.js';
-import { build, createSite, miniProject, synced, uploadSource } from './support.js';
+import { longLivedToken } from '../helpers/members.js';
+import { build, createSite, miniProject, synced, uploadSource } from '../helpers/site-builds.js';
 
 /** In the service's environment (it runs in this process) and as its operator token. */
 const CANARY = `canary-${'7f3a'.repeat(10)}`;

@@ -16,8 +16,8 @@ import * as assert from 'uvu/assert';
 import { fails, ok } from '../helpers/assert.js';
 import { startLocalRegistry, type LocalRegistry } from '../helpers/registry.js';
 import { apiClient, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { longLivedToken } from '../promotions/support.js';
-import { build, createSite, miniProject, runJobs, tarGz, uploadSource } from './support.js';
+import { longLivedToken } from '../helpers/members.js';
+import { build, createSite, miniProject, runJobs, tarGz, uploadSource } from '../helpers/site-builds.js';
 
 let registry: LocalRegistry;
 let svc: TestService;

@@ -13,8 +13,8 @@ import * as assert from 'uvu/assert';
 import { CA_NAME, startAcmeAuthority } from '../helpers/acme-ca.js';
 import { ok } from '../helpers/assert.js';
 import { apiClient, createAccessToken, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { startDnsServer } from './dns.js';
-import { createSite } from './support.js';
+import { startDnsServer } from '../helpers/dns.js';
+import { createSite } from '../helpers/site-builds.js';
 
 let svc: TestService;
 let api: Api;

@@ -10,10 +10,10 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { bubblewrapAvailable } from '../../src/modules/storefront/seller-sandbox.js';
+import { bubblewrapAvailable } from '../../src/modules/storefront/builds/seller-sandbox.js';
 import { ok } from '../helpers/assert.js';
 import { apiClient, createAccessToken, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { createSite, eventually, miniProject, tarGz, uploadSource } from './support.js';
+import { createSite, eventually, miniProject, tarGz, uploadSource } from '../helpers/site-builds.js';
 
 const CANARY = `canary-${process.pid}-operator-secret-0123456789abcdef`;
 let svc: TestService;

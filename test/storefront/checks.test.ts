@@ -12,7 +12,7 @@ import * as assert from 'uvu/assert';
 import { checks } from '../../src/modules/storefront/schema.js';
 import { fails, ok } from '../helpers/assert.js';
 import { apiClient, createAccessToken, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { createSite, eventually, miniProject, tarGz, uploadSource } from './support.js';
+import { createSite, eventually, miniProject, tarGz, uploadSource } from '../helpers/site-builds.js';
 
 let svc: TestService;
 let api: Api;

@@ -11,8 +11,8 @@ import * as assert from 'uvu/assert';
 import { ok } from '../helpers/assert.js';
 import { launchBrowser, type BrowserSession } from '../helpers/browser.js';
 import { apiClient, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { createProduct } from '../checkout/support.js';
-import { longLivedToken } from '../promotions/support.js';
+import { createProduct } from '../helpers/checkout.js';
+import { longLivedToken } from '../helpers/members.js';
 
 // A desktop Chrome's user agent: headless Chromium's own is rightly taken for a bot (its events not counted).
 const USER_AGENT = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';

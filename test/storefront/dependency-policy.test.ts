@@ -1,5 +1,5 @@
 /**
- * The storefront build's dependency policy (src/modules/storefront/dependency-policy.ts) as a table:
+ * The storefront build's dependency policy (src/modules/storefront/builds/dependency-policy.ts) as a table:
  * fixture projects in temp folders (package.json plus pnpm-lock.yaml in pnpm 12's v9 format), checked
  * against the offline advisory snapshot, each producing every refusal reason and warning once; then the
  * OSV advisory source itself — range matching, severities, the zip export, a URL and an unreachable source.
@@ -16,8 +16,8 @@ import { crc32, deflateRawSync } from 'node:zlib';
 import { stringify } from 'yaml';
 import {
   AdvisoryIndex, AdvisorySourceUnavailable, advisorySnapshotDir, cvss3BaseScore, loadAdvisories,
-} from '../../src/modules/storefront/advisories.js';
-import { checkDependencies, type DependencyReport } from '../../src/modules/storefront/dependency-policy.js';
+} from '../../src/modules/storefront/builds/advisories.js';
+import { checkDependencies, type DependencyReport } from '../../src/modules/storefront/builds/dependency-policy.js';
 
 const INTEGRITY = 'sha512-41Cifkg6e8TylSpdtTpeLVMqvSBEVzTttHvERD741+pnZ8ANv0004MRL43QKPDlK9cGvNp6NZWZUBlbGXYxxng==';
 const snapshot = await loadAdvisories(advisorySnapshotDir);

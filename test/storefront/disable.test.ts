@@ -10,7 +10,7 @@ import { apiClient, createAccessToken, login, newSellerWithStore, startTestServi
 import { eq } from 'drizzle-orm';
 import { sites, versions } from '../../src/modules/storefront/schema.js';
 import { localFetch, siteFetch } from '../helpers/sites.js';
-import { createSite, eventually, ownerCli, storefrontApi } from './support.js';
+import { createSite, eventually, ownerCli, storefrontApi } from '../helpers/site-builds.js';
 
 let svc: TestService;
 let api: Api;

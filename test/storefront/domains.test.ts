@@ -9,10 +9,10 @@ import * as assert from 'uvu/assert';
 import { fails, ok } from '../helpers/assert.js';
 import { apiClient, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { siteUrlOf } from '../helpers/sites.js';
-import { longLivedApi } from '../promotions/support.js';
-import { startDnsServer } from './dns.js';
-import { createProduct } from '../checkout/support.js';
-import { createSite, ownerCli, synced } from './support.js';
+import { longLivedApi } from '../helpers/members.js';
+import { startDnsServer } from '../helpers/dns.js';
+import { createProduct } from '../helpers/checkout.js';
+import { createSite, ownerCli, synced } from '../helpers/site-builds.js';
 
 let svc: TestService;
 let api: Api;

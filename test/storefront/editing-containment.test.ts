@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { ok } from '../helpers/assert.js';
 import { localFetch } from '../helpers/sites.js';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { createSite, miniProject, storefrontApi, tarGz, uploadSource } from './support.js';
+import { createSite, miniProject, storefrontApi, tarGz, uploadSource } from '../helpers/site-builds.js';
 
 const CANARY = `canary-${Math.random().toString(36).slice(2)}-editing`;
 let svc: TestService;

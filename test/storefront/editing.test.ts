@@ -10,7 +10,7 @@ import { events } from '../../src/modules/events/schema.js';
 import { fails, ok } from '../helpers/assert.js';
 import { localFetch } from '../helpers/sites.js';
 import { newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { createSite, storefrontApi } from './support.js';
+import { createSite, storefrontApi } from '../helpers/site-builds.js';
 
 let svc: TestService;
 let api: Api;

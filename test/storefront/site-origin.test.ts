@@ -11,16 +11,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { sitesLine } from '../../src/modules/storefront/service.js';
+import { sitesLine } from '../../src/modules/storefront/sites/sites.js';
 import { SEED_EMAIL, SEED_PASSWORD } from '../../src/server/seed.js';
 import { fails, ok } from '../helpers/assert.js';
 import { launchBrowser, type BrowserSession } from '../helpers/browser.js';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { localFetch, siteFetch, siteUrlOf } from '../helpers/sites.js';
 import { makeStoreWentPublic } from '../helpers/storefront.js';
-import { createProduct } from '../checkout/support.js';
-import { longLivedToken } from '../promotions/support.js';
-import { build, createSite, miniProject, synced, tarGz, uploadSource } from './support.js';
+import { createProduct } from '../helpers/checkout.js';
+import { longLivedToken } from '../helpers/members.js';
+import { build, createSite, miniProject, synced, tarGz, uploadSource } from '../helpers/site-builds.js';
 
 /** A service worker that answers every page of its scope with the attacker's. */
 const WORKER = `self.addEventListener('install', () => self.skipWaiting());

@@ -8,11 +8,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fails, ok } from '../helpers/assert.js';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { connectSandbox, createProduct } from '../checkout/support.js';
+import { connectSandbox, createProduct } from '../helpers/checkout.js';
 import { jsonOf, runCli } from '../helpers/cli.js';
-import { longLivedApi, longLivedToken } from '../promotions/support.js';
+import { longLivedApi, longLivedToken } from '../helpers/members.js';
 import { localFetch, siteFetch, siteUrlOf } from '../helpers/sites.js';
-import { createSite, eventually, synced } from './support.js';
+import { createSite, eventually, synced } from '../helpers/site-builds.js';
 
 let svc: TestService;
 let api: Api;

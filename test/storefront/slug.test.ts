@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { fails, ok } from '../helpers/assert.js';
 import { apiClient, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { siteFetch, siteUrlOf } from '../helpers/sites.js';
-import { createSite, ownerCli, storefrontApi } from './support.js';
+import { createSite, ownerCli, storefrontApi } from '../helpers/site-builds.js';
 
 let svc: TestService;
 let api: Api;

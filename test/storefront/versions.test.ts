@@ -11,10 +11,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fails, ok } from '../helpers/assert.js';
 import { apiClient, createAccessToken, login, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { connectSandbox, createProduct } from '../checkout/support.js';
-import { longLivedToken } from '../promotions/support.js';
+import { connectSandbox, createProduct } from '../helpers/checkout.js';
+import { longLivedToken } from '../helpers/members.js';
 import { localFetch, siteFetch, siteUrlOf } from '../helpers/sites.js';
-import { build, createSite, miniProject, runJobs, synced, tarGz, uploadSource } from './support.js';
+import { build, createSite, miniProject, runJobs, synced, tarGz, uploadSource } from '../helpers/site-builds.js';
 
 let svc: TestService;
 let api: Api;

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { transaction } from '../../src/db/client.js';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { eventually, startReceiver } from './receiver.js';
+import { eventually, startReceiver } from '../helpers/webhook-receiver.js';
 
 let svc: TestService;
 /** The seeded owner's client; renewed after clock jumps (login tokens live 15 minutes). */

@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cliEnv, packageRoot, runCli } from '../helpers/cli.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { eventually, startReceiver } from './receiver.js';
+import { eventually, startReceiver } from '../helpers/webhook-receiver.js';
 
 let svc: TestService;
 let dir: string;

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { apiClient, login, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { eventually, startReceiver } from './receiver.js';
+import { eventually, startReceiver } from '../helpers/webhook-receiver.js';
 
 let svc: TestService;
 let api: Api;

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestService } from '../helpers/service.js';
-import { eventually, startReceiver } from './receiver.js';
+import { eventually, startReceiver } from '../helpers/webhook-receiver.js';
 
 test('a fifth attempt cut off by a stop ends FAILED (INTERRUPTED) instead of a sixth send', async () => {
   const receiver = await startReceiver();

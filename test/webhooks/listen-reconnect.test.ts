@@ -12,7 +12,7 @@ import * as assert from 'uvu/assert';
 import { emitEvent } from '../../src/modules/events/outbox.js';
 import { cliEnv, packageRoot } from '../helpers/cli.js';
 import { openServiceDatabase, startTestService, type TestService } from '../helpers/service.js';
-import { eventually } from './receiver.js';
+import { eventually } from '../helpers/webhook-receiver.js';
 
 let dataDir: string;
 let configDir: string;

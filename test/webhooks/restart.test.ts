@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServiceProcess } from '../helpers/process.js';
 import { apiClient, startTestService } from '../helpers/service.js';
-import { eventually, startReceiver } from './receiver.js';
+import { eventually, startReceiver } from '../helpers/webhook-receiver.js';
 
 const EVENTS = 60;
 

@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkWebhookUrl, isBlockedAddress, type Resolver } from '../../src/modules/webhooks/address.js';
+import { checkWebhookUrl, isBlockedAddress, type Resolver } from '../../src/kernel/network-address.js';
 import { sendOnce } from '../../src/modules/webhooks/send.js';
-import { startReceiver } from './receiver.js';
+import { startReceiver } from '../helpers/webhook-receiver.js';
 
 const BLOCKED = [
   '0.0.0.0', '0.1.2.3', // this network
