@@ -13,7 +13,20 @@
  */
 import ivm from 'isolated-vm';
 import { BUNDLE_ENTRY, BUNDLE_FILENAME, GUEST_BOOTSTRAP } from './guest.js';
-import { DEFAULT_WORKER_CONFIG, KIND_GROUP, MAX_LOG_CHARS, MAX_LOG_LINE_CHARS, MAX_LOG_LINES, type FromWorker, type HostOp, type LogLine, type RuntimeLimits, type ToWorker, type WorkerConfig, type WorkerFailure } from './protocol.js';
+import {
+  DEFAULT_WORKER_CONFIG,
+  KIND_GROUP,
+  MAX_LOG_CHARS,
+  MAX_LOG_LINE_CHARS,
+  MAX_LOG_LINES,
+  type FromWorker,
+  type HostOp,
+  type LogLine,
+  type RuntimeLimits,
+  type ToWorker,
+  type WorkerConfig,
+  type WorkerFailure,
+} from './protocol.js';
 
 const config: WorkerConfig = { ...DEFAULT_WORKER_CONFIG, ...JSON.parse(process.argv[2] ?? '{}') };
 const MB = 1024 * 1024;
@@ -117,7 +130,18 @@ function slotFor(installationId: string, memoryMb: number): Slot {
       process.abort();
     },
   });
-  const slot: Slot = { installationId, isolate, memoryMb, scripts: new Map(), calls: new Set(), cpuMark: 0n, idleSince: 0, heapBytes: 0, setup: Promise.resolve(), warm: new Map() };
+  const slot: Slot = {
+    installationId,
+    isolate,
+    memoryMb,
+    scripts: new Map(),
+    calls: new Set(),
+    cpuMark: 0n,
+    idleSince: 0,
+    heapBytes: 0,
+    setup: Promise.resolve(),
+    warm: new Map(),
+  };
   slots.set(installationId, slot);
   return slot;
 }
@@ -137,7 +161,10 @@ function compiled(slot: Slot, hash: string, bundle: Bundle): Promise<ivm.Script>
     if (slot.scripts.size > MAX_SCRIPTS_PER_ISOLATE) {
       const [oldest, old] = slot.scripts.entries().next().value!;
       slot.scripts.delete(oldest);
-      old.then((s) => s.release(), () => {});
+      old.then(
+        (s) => s.release(),
+        () => {},
+      );
       for (const [key, pool] of slot.warm) if (key.startsWith(`${oldest} `)) retireWarm(slot, key, pool);
     }
   }
@@ -164,7 +191,10 @@ async function warmContext(slot: Slot, key: string, script: ivm.Script, meta: st
   const warm = { context, call, pool } as unknown as WarmContext;
   const request = new ivm.Callback((seq: unknown, op: unknown, json: unknown) => warm.call && onRequest(warm.call, seq, op, json), { ignored: true });
   const log = new ivm.Callback((level: unknown, text: unknown) => warm.call && onLog(warm.call, level, text), { ignored: true });
-  warm.settle = await context.evalClosure(GUEST_BOOTSTRAP, [request, log, meta, 'null', 'null'], { result: { reference: true }, filename: 'svc:///bootstrap.js' });
+  warm.settle = await context.evalClosure(GUEST_BOOTSTRAP, [request, log, meta, 'null', 'null'], {
+    result: { reference: true },
+    filename: 'svc:///bootstrap.js',
+  });
   const ready = await script.run(context, { promise: true, copy: true, timeout: call.limits.cpuMs });
   if (ready !== 'W') {
     context.release();
@@ -204,7 +234,11 @@ function finish(call: Call, outcome: { ok: true; json: string } | { ok: false; e
   const durationMs = performance.now() - call.startedAt;
   // Before the result: the host then routes no further call here.
   askForRecycleIfLarge();
-  send(outcome.ok ? { t: 'done', id: call.id, ok: true, json: outcome.json, logs: call.logs, durationMs } : { t: 'done', id: call.id, ok: false, error: outcome.error, logs: call.logs, durationMs });
+  send(
+    outcome.ok
+      ? { t: 'done', id: call.id, ok: true, json: outcome.json, logs: call.logs, durationMs }
+      : { t: 'done', id: call.id, ok: false, error: outcome.error, logs: call.logs, durationMs },
+  );
   if (calls.size === 0) stopWatchdog();
   if (call.slot.calls.size === 0 && !call.slot.isolate.isDisposed) {
     call.slot.idleSince = performance.now();
@@ -225,7 +259,8 @@ const KILL_MESSAGE: Record<'CPU_LIMIT' | 'TIMEOUT' | 'MEMORY_LIMIT' | 'INSTALLAT
 function kill(slot: Slot, code: keyof typeof KILL_MESSAGE, culprit?: Call) {
   dispose(slot);
   for (const call of [...slot.calls]) {
-    const message = !culprit || call === culprit ? KILL_MESSAGE[code](call) : `${KILL_MESSAGE[code](culprit)}; this call ran in the same isolate and was stopped with it`;
+    const message =
+      !culprit || call === culprit ? KILL_MESSAGE[code](call) : `${KILL_MESSAGE[code](culprit)}; this call ran in the same isolate and was stopped with it`;
     finish(call, { ok: false, error: { code, message } });
   }
 }
@@ -279,10 +314,13 @@ function trimIsolates() {
 }
 
 /** Isolates nobody called for `idleIsolateMs` give their memory back. */
-setInterval(() => {
-  const now = performance.now();
-  for (const slot of [...slots.values()]) if (idle(slot) && now - slot.idleSince > config.idleIsolateMs) dispose(slot);
-}, Math.min(Math.max(config.idleIsolateMs / 2, 50), 10_000));
+setInterval(
+  () => {
+    const now = performance.now();
+    for (const slot of [...slots.values()]) if (idle(slot) && now - slot.idleSince > config.idleIsolateMs) dispose(slot);
+  },
+  Math.min(Math.max(config.idleIsolateMs / 2, 50), 10_000),
+);
 
 /**
  * Freed isolate heaps do not always leave the process (allocator arenas, fragmentation), so a worker past
@@ -308,7 +346,8 @@ function outcomeOf(call: Call, kind: string, name: string, out: unknown): Parame
     const group = KIND_GROUP[kind as keyof typeof KIND_GROUP];
     return { ok: false, error: { code: 'HANDLER_MISSING', message: `The bundle has no ${kind} function "${name}" (expected __app.${group}["${name}"])` } };
   }
-  if (tag === 'E' && body.length > MAX_ERROR_JSON_CHARS) return { ok: false, error: { code: 'APP_ERROR', message: 'The function threw an error too large to describe' } };
+  if (tag === 'E' && body.length > MAX_ERROR_JSON_CHARS)
+    return { ok: false, error: { code: 'APP_ERROR', message: 'The function threw an error too large to describe' } };
   if (tag === 'E') {
     const thrown = JSON.parse(body) as { name: string; message: string; stack?: string; code?: string };
     return { ok: false, error: { code: 'APP_ERROR', message: `${thrown.name}: ${thrown.message}`, stack: thrown.stack, guestCode: thrown.code } };
@@ -328,7 +367,13 @@ function failed(call: Call, error: unknown) {
 
 /** What the bootstrap needs to know of a call (the same for every request of a site version). */
 const callMeta = (msg: Extract<ToWorker, { t: 'invoke' }>) => ({
-  group: KIND_GROUP[msg.kind], name: msg.name, resultBytes: msg.limits.resultBytes, maxLogLines: MAX_LOG_LINES, maxLogChars: MAX_LOG_CHARS, maxStackChars: MAX_STACK_CHARS, maxRequestChars: MAX_REQUEST_CHARS,
+  group: KIND_GROUP[msg.kind],
+  name: msg.name,
+  resultBytes: msg.limits.resultBytes,
+  maxLogLines: MAX_LOG_LINES,
+  maxLogChars: MAX_LOG_CHARS,
+  maxStackChars: MAX_STACK_CHARS,
+  maxRequestChars: MAX_REQUEST_CHARS,
 });
 
 async function invoke(msg: Extract<ToWorker, { t: 'invoke' }>) {
@@ -375,7 +420,10 @@ async function invoke(msg: Extract<ToWorker, { t: 'invoke' }>) {
       const request = new ivm.Callback((seq: unknown, op: unknown, json: unknown) => onRequest(call, seq, op, json), { ignored: true });
       const log = new ivm.Callback((level: unknown, text: unknown) => onLog(call, level, text), { ignored: true });
       const meta = JSON.stringify(callMeta(msg));
-      call.settle = await context.evalClosure(GUEST_BOOTSTRAP, [request, log, meta, msg.input, msg.context], { result: { reference: true }, filename: 'svc:///bootstrap.js' });
+      call.settle = await context.evalClosure(GUEST_BOOTSTRAP, [request, log, meta, msg.input, msg.context], {
+        result: { reference: true },
+        filename: 'svc:///bootstrap.js',
+      });
       const running = script.run(context, { promise: true, copy: true, timeout: msg.limits.cpuMs });
       slot.spare = slot.isolate.createContext();
       // Dropped with the isolate when it is disposed; nobody else waits for it.
@@ -429,10 +477,17 @@ process.on('message', (msg: ToWorker) => {
   if (msg.t === 'invoke') {
     invoke(msg).catch((error: Error) => {
       // Before the call exists (e.g. an isolate that cannot be created): the platform failed, not the app.
-      if (!calls.has(msg.id)) send({ t: 'done', id: msg.id, ok: false, error: { code: 'RUNTIME_CRASHED', message: `The runtime could not run the call: ${error.message}` }, logs: [], durationMs: 0 });
+      if (!calls.has(msg.id))
+        send({
+          t: 'done',
+          id: msg.id,
+          ok: false,
+          error: { code: 'RUNTIME_CRASHED', message: `The runtime could not run the call: ${error.message}` },
+          logs: [],
+          durationMs: 0,
+        });
     });
-  }
-  else if (msg.t === 'reply') {
+  } else if (msg.t === 'reply') {
     const call = calls.get(msg.id);
     if (call) reply(call, msg.seq, msg.ok, msg.json);
   } else if (msg.t === 'evict') {

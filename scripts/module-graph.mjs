@@ -35,11 +35,29 @@ function moduleOf(path) {
  */
 const LAYER_ORDER = [
   'kernel',
-  'accounts', 'stores', 'audit', 'uploads', 'events', 'webhooks', 'approvals', 'apps',
-  'catalog', 'customers', 'storefront', 'payments', 'coupons',
-  'orders', 'points', 'checkout',
-  'flows', 'claims', 'reviews', 'inquiries',
-  'reports', 'analytics', 'mcp',
+  'accounts',
+  'stores',
+  'audit',
+  'uploads',
+  'events',
+  'webhooks',
+  'approvals',
+  'apps',
+  'catalog',
+  'customers',
+  'storefront',
+  'payments',
+  'coupons',
+  'orders',
+  'points',
+  'checkout',
+  'flows',
+  'claims',
+  'reviews',
+  'inquiries',
+  'reports',
+  'analytics',
+  'mcp',
 ];
 
 const nodeId = (name) => name.replace(/ (\w)/g, (_, c) => c.toUpperCase());
@@ -140,6 +158,9 @@ if (import.meta.main) {
     process.exit(1);
   }
   const fresh = moduleGraphBlock(await cruiseProject());
-  writeFileSync(ARCHITECTURE_DOC, doc.replace(current, () => fresh));
+  writeFileSync(
+    ARCHITECTURE_DOC,
+    doc.replace(current, () => fresh),
+  );
   console.log(current === fresh ? 'docs/architecture.md: module graph unchanged.' : 'docs/architecture.md: module graph updated.');
 }

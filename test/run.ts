@@ -44,7 +44,12 @@ async function runFile(file: string) {
     all: true,
     timeout: 240_000,
     // SVC_CHECK_RESPONSES: every answer is checked against its operation's declared contract (src/server/contract.ts).
-    env: { FORCE_COLOR: '0', NODE_ENV: 'test', SVC_CHECK_RESPONSES: '1', ...(sharedPostgresPort ? { [SHARED_POSTGRES_PORT]: String(sharedPostgresPort) } : {}) },
+    env: {
+      FORCE_COLOR: '0',
+      NODE_ENV: 'test',
+      SVC_CHECK_RESPONSES: '1',
+      ...(sharedPostgresPort ? { [SHARED_POSTGRES_PORT]: String(sharedPostgresPort) } : {}),
+    },
   });
   const out = (result.all ?? '').replace(ANSI, '');
   const total = Number(/Total:\s+(\d+)/.exec(out)?.[1] ?? 0);
@@ -57,16 +62,23 @@ async function runFile(file: string) {
   skipped += skip;
   const ms = Math.round(performance.now() - t0);
   if (bad > 0) {
-    console.log(`✗ ${name} — ${ok} passed, ${bad} failed (${ms} ms)\n${out.split('\n').map((l) => `    ${l}`).join('\n')}`);
+    console.log(
+      `✗ ${name} — ${ok} passed, ${bad} failed (${ms} ms)\n${out
+        .split('\n')
+        .map((l) => `    ${l}`)
+        .join('\n')}`,
+    );
   } else {
     console.log(`✓ ${name} — ${ok} passed (${ms} ms)`);
   }
 }
 
 const queue = [...files];
-await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
-  while (queue.length) await runFile(queue.shift()!);
-}));
+await Promise.all(
+  Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
+    while (queue.length) await runFile(queue.shift()!);
+  }),
+);
 
 console.log(`\n${files.length} files in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);

@@ -25,7 +25,16 @@ export const periodFlags = {
 };
 
 /** The row's label column per report. */
-const LABEL: Record<string, string> = { overview: 'date', products: 'productId', sources: 'source', devices: 'device', pages: 'path', search: 'term', checkout: 'step', realtime: 'path' };
+const LABEL: Record<string, string> = {
+  overview: 'date',
+  products: 'productId',
+  sources: 'source',
+  devices: 'device',
+  pages: 'path',
+  search: 'term',
+  checkout: 'step',
+  realtime: 'path',
+};
 
 export abstract class AnalyticsCommand<T extends typeof Command> extends ApiCommand<T> {
   static override flags: Interfaces.FlagInput = periodFlags;
@@ -52,7 +61,9 @@ export abstract class AnalyticsCommand<T extends typeof Command> extends ApiComm
 
   protected heading(report: any) {
     const computed = report.lastComputedAt ? `computed ${report.lastComputedAt}` : 'not computed yet';
-    this.log(`${report.from} .. ${report.to} (${report.timezone}) · ${computed} · ${report.excludedBotSessions} bot sessions excluded${report.includeTest ? ' · test payments included' : ''}`);
+    this.log(
+      `${report.from} .. ${report.to} (${report.timezone}) · ${computed} · ${report.excludedBotSessions} bot sessions excluded${report.includeTest ? ' · test payments included' : ''}`,
+    );
   }
 
   /** A table of the rows with a bar on the report's main figure. */
@@ -63,6 +74,10 @@ export abstract class AnalyticsCommand<T extends typeof Command> extends ApiComm
     const columns = rows.length ? Object.keys(rows[0]).filter((c) => c !== label) : [];
     const main = columns[0];
     const most = Math.max(0, ...rows.map((r) => Number(r[main] ?? 0)));
-    this.table(rows.map((r) => ({ ...r, bar: bar(Number(r[main] ?? 0), most) })), [label, ...columns, 'bar'], { money: ['purchaseAmount'] });
+    this.table(
+      rows.map((r) => ({ ...r, bar: bar(Number(r[main] ?? 0), most) })),
+      [label, ...columns, 'bar'],
+      { money: ['purchaseAmount'] },
+    );
   }
 }

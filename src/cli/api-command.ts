@@ -12,7 +12,8 @@ export type GlobalFlags<T extends typeof Command> = Interfaces.InferredFlags<(ty
 export type CommandArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>;
 
 /** A list's `--json` output: the API's page as it is, or a whole list as a page with no next one. */
-export type ListOutput<T> = { contents: T[]; page: number; size: number; totalElements: number; totalPages: number } | { contents: T[]; nextCursor: string | null };
+export type ListOutput<T> =
+  { contents: T[]; page: number; size: number; totalElements: number; totalPages: number } | { contents: T[]; nextCursor: string | null };
 
 export function listOutput<T>(data: { contents: T[]; page?: number; nextCursor?: string | null }): ListOutput<T> {
   if ('page' in data || 'nextCursor' in data) return data as ListOutput<T>;
@@ -89,7 +90,9 @@ export abstract class ApiCommand<T extends typeof Command> extends Command {
     const envUrl = process.env.SVC_API_URL;
     if (envUrl === undefined || sameService(envUrl, profileUrl)) return envUrl ?? profileUrl;
     if (process.env.SVC_TOKEN) return envUrl;
-    throw new UsageError(`SVC_API_URL is ${envUrl}, but profile "${this.profileName}" is for ${profileUrl} and its saved login is never sent elsewhere: set SVC_TOKEN for ${envUrl} too, or use a profile of its own (svc profiles add NAME --api-url ${envUrl})`);
+    throw new UsageError(
+      `SVC_API_URL is ${envUrl}, but profile "${this.profileName}" is for ${profileUrl} and its saved login is never sent elsewhere: set SVC_TOKEN for ${envUrl} too, or use a profile of its own (svc profiles add NAME --api-url ${envUrl})`,
+    );
   }
 
   /** Whether the token comes from SVC_TOKEN rather than the profile's saved credential. */
@@ -102,7 +105,9 @@ export abstract class ApiCommand<T extends typeof Command> extends Command {
       const apiUrl = this.apiUrl;
       const saved = this.tokenFromEnvironment ? undefined : readCredential(this.profileName);
       if (saved?.apiUrl && !sameService(saved.apiUrl, apiUrl)) {
-        throw new UsageError(`the saved login of profile "${this.profileName}" is for ${saved.apiUrl}, and the profile now points at ${apiUrl}: log in there with svc login --profile ${this.profileName}`);
+        throw new UsageError(
+          `the saved login of profile "${this.profileName}" is for ${saved.apiUrl}, and the profile now points at ${apiUrl}: log in there with svc login --profile ${this.profileName}`,
+        );
       }
       this.cachedClient = new ApiClient({ profile: this.profileName, apiUrl, token: process.env.SVC_TOKEN || undefined });
     }
@@ -155,7 +160,9 @@ export abstract class ApiCommand<T extends typeof Command> extends Command {
   private settled<D>(envelope: Envelope<D>): D {
     if (envelope.meta.code !== 'APPROVAL_REQUIRED') return envelope.data;
     const approval = envelope.data as { approvalId: string; reason: string; expiresAt: string; approvalUrl: string };
-    this.output(approval, () => this.log(`Waiting for approval ${approval.approvalId} (${approval.reason}), until ${approval.expiresAt}: ${approval.approvalUrl}`));
+    this.output(approval, () =>
+      this.log(`Waiting for approval ${approval.approvalId} (${approval.reason}), until ${approval.expiresAt}: ${approval.approvalUrl}`),
+    );
     return this.exit(0);
   }
 
@@ -228,15 +235,33 @@ export abstract class ApiCommand<T extends typeof Command> extends Command {
       return;
     }
     const money = new Set(options.money);
-    const text = (c: string, v: unknown) => (money.has(c) && (typeof v === 'number' || v === null || v === undefined) ? won(v) : v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+    const text = (c: string, v: unknown) =>
+      money.has(c) && (typeof v === 'number' || v === null || v === undefined)
+        ? won(v)
+        : v === null || v === undefined
+          ? '-'
+          : typeof v === 'object'
+            ? JSON.stringify(v)
+            : String(v);
     const cell = (c: string, v: unknown) => terminalSafe(text(c, v), true);
     // Korean text takes two columns per character in a terminal: pad by display width, not length.
     const gap = (text: string, width: number) => ' '.repeat(Math.max(0, width - stringWidth(text)));
     const pad = (c: string, text: string, width: number) => (money.has(c) ? gap(text, width) + text : text + gap(text, width));
     const headers = columns.map(columnHeader);
     const widths = columns.map((c, i) => Math.max(stringWidth(headers[i]), ...rows.map((r) => stringWidth(cell(c, r[c])))));
-    this.log(columns.map((c, i) => pad(c, headers[i], widths[i])).join('  ').trimEnd());
-    for (const r of rows) this.log(columns.map((c, i) => pad(c, cell(c, r[c]), widths[i])).join('  ').trimEnd());
+    this.log(
+      columns
+        .map((c, i) => pad(c, headers[i], widths[i]))
+        .join('  ')
+        .trimEnd(),
+    );
+    for (const r of rows)
+      this.log(
+        columns
+          .map((c, i) => pad(c, cell(c, r[c]), widths[i]))
+          .join('  ')
+          .trimEnd(),
+      );
   }
 
   protected override async catch(error: Error & { exitCode?: number; oclif?: { exit?: number } }) {

@@ -12,7 +12,9 @@ export abstract class ClaimCommand<T extends typeof Command> extends ApiCommand<
   protected printClaim(c: any) {
     const money = (n: number | null) => (n === null ? '-' : `${n.toLocaleString('ko-KR')}원`);
     this.log(`${c.claimId} · #${c.claimNo} · ${c.claimType} ${c.quantity} · ${c.status}${c.approved ? ' (approved)' : ''} · reason ${c.reason}`);
-    this.log(`refund ${money(c.refundAmount)} (points ${money(c.pointRefundAmount)}) · shipping refund ${money(c.deliveryFeeRefundAmount)} · charge ${money(c.deliveryFeeChargeAmount)} · deduction ${money(c.deductAmount)}${c.refundStatus ? ` · refund ${c.refundStatus}` : ''}`);
+    this.log(
+      `refund ${money(c.refundAmount)} (points ${money(c.pointRefundAmount)}) · shipping refund ${money(c.deliveryFeeRefundAmount)} · charge ${money(c.deliveryFeeChargeAmount)} · deduction ${money(c.deductAmount)}${c.refundStatus ? ` · refund ${c.refundStatus}` : ''}`,
+    );
   }
 
   protected async step(path: string, body?: Record<string, unknown>) {

@@ -29,7 +29,13 @@ export function toMermaid(def: Definition): string {
 const dotString = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 
 export function toDot(def: Definition, name = 'flow'): string {
-  const lines = [`digraph ${dotString(name)} {`, '  rankdir=LR;', '  node [shape=box, style=rounded];', '  "__start" [shape=point];', `  "__start" -> ${dotString(def.initial)};`];
+  const lines = [
+    `digraph ${dotString(name)} {`,
+    '  rankdir=LR;',
+    '  node [shape=box, style=rounded];',
+    '  "__start" [shape=point];',
+    `  "__start" -> ${dotString(def.initial)};`,
+  ];
   for (const [key, state] of Object.entries(def.states)) {
     lines.push(`  ${dotString(key)} [label=${dotString(`${state.label}\n${key} · ${state.coreStatus}`)}${state.final ? ', peripheries=2' : ''}];`);
   }

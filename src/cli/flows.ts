@@ -20,14 +20,25 @@ export abstract class OrderItemFlowCommand<T extends typeof Command> extends Api
 
   /** An item's flow state for people: state, actions (enabled or why not, with inputs) and timers. */
   protected printItemFlow(flow: any) {
-    this.log(`Item ${flow.orderItemId} · ${flow.state} (${flow.label}) · core ${flow.coreStatus} · flow ${flow.flowId} v${flow.version}${flow.groupId ? ` · group ${flow.groupId}` : ''}`);
+    this.log(
+      `Item ${flow.orderItemId} · ${flow.state} (${flow.label}) · core ${flow.coreStatus} · flow ${flow.flowId} v${flow.version}${flow.groupId ? ` · group ${flow.groupId}` : ''}`,
+    );
     this.log('Actions');
-    this.table(flow.actions.map((a: any) => ({
-      key: a.key, label: a.label, actor: a.actor, enabled: a.enabled ? 'yes' : `no (${a.disabled?.reason})`,
-      inputs: a.inputs.map((i: any) => `${i.key}${i.required ? '*' : ''}:${i.kind}`).join(' ') || '-',
-    })), ['key', 'label', 'actor', 'enabled', 'inputs']);
+    this.table(
+      flow.actions.map((a: any) => ({
+        key: a.key,
+        label: a.label,
+        actor: a.actor,
+        enabled: a.enabled ? 'yes' : `no (${a.disabled?.reason})`,
+        inputs: a.inputs.map((i: any) => `${i.key}${i.required ? '*' : ''}:${i.kind}`).join(' ') || '-',
+      })),
+      ['key', 'label', 'actor', 'enabled', 'inputs'],
+    );
     this.log('Timers');
-    this.table(flow.timers.map((t: any) => ({ to: t.to, kind: t.kind, status: t.status, due: t.dueAt ?? `paused, ${t.remainingSeconds}s left` })), ['to', 'kind', 'status', 'due']);
+    this.table(
+      flow.timers.map((t: any) => ({ to: t.to, kind: t.kind, status: t.status, due: t.dueAt ?? `paused, ${t.remainingSeconds}s left` })),
+      ['to', 'kind', 'status', 'due'],
+    );
   }
 }
 

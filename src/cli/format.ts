@@ -9,4 +9,7 @@ export const won = (amount: number | null | undefined) => (amount === null || am
  * escapes are JSON's own, so `--json` output passes through unchanged in meaning.
  */
 export const terminalSafe = (text: string, inline = false) =>
-  text.replace(inline ? /[\u0000-\u001f\u007f-\u009f]/g : /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  text.replace(
+    inline ? /[\u0000-\u001f\u007f-\u009f]/g : /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );

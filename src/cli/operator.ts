@@ -17,7 +17,7 @@ export abstract class OperatorCommand<T extends typeof Command> extends ApiComma
 }
 
 export const operatorArgs = {
-  site: { slug: Args.string({ description: 'The site\'s address (slug)', required: true }) },
-  store: { storeId: Args.string({ description: 'The store\'s id', required: true }) },
+  site: { slug: Args.string({ description: "The site's address (slug)", required: true }) },
+  store: { storeId: Args.string({ description: "The store's id", required: true }) },
 };
 export const reasonFlag = { reason: Flags.string({ description: 'Shown to the seller as suspension.reason (default OPERATOR)' }) };

@@ -13,7 +13,10 @@ export const eventsFlag = (required: boolean, known: readonly string[] = EVENT_T
  * ORDER type. A type or group that names nothing is a usage error (exit 2) before any request.
  */
 export function eventList(value: string, known: readonly string[] = EVENT_TYPES): string[] {
-  const asked = value.split(',').map((t) => t.trim().toUpperCase()).filter(Boolean);
+  const asked = value
+    .split(',')
+    .map((t) => t.trim().toUpperCase())
+    .filter(Boolean);
   const types = new Set<string>();
   const unknown: string[] = [];
   for (const entry of asked) {

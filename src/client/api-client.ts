@@ -17,7 +17,10 @@ export interface ApiErrorBody {
 
 /** An answer of the API with `isSuccess: false`. */
 export class ApiCallError extends Error {
-  constructor(readonly status: number, readonly body: ApiErrorBody) {
+  constructor(
+    readonly status: number,
+    readonly body: ApiErrorBody,
+  ) {
     super(`${body.code}: ${body.message}`);
   }
 }
@@ -112,7 +115,14 @@ export class ApiClient {
     try {
       envelope = JSON.parse(text) as Envelope<T>;
     } catch {
-      throw new ApiCallError(response.status, { code: 'INVALID_RESPONSE', message: `not an API response (HTTP ${response.status}): ${text.slice(0, 200)}`, details: {}, fieldErrors: [], docs: '', traceId: '' });
+      throw new ApiCallError(response.status, {
+        code: 'INVALID_RESPONSE',
+        message: `not an API response (HTTP ${response.status}): ${text.slice(0, 200)}`,
+        details: {},
+        fieldErrors: [],
+        docs: '',
+        traceId: '',
+      });
     }
     if (!envelope.meta?.isSuccess) throw new ApiCallError(response.status, envelope.error!);
     return envelope;
@@ -148,7 +158,9 @@ export class ApiClient {
     try {
       return await fetch(url, init);
     } catch (error) {
-      throw new ConnectionError(`cannot reach the svc service at ${this.apiUrl} (${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}). Is \`svc dev\` running, or is the profile's API URL right?`);
+      throw new ConnectionError(
+        `cannot reach the svc service at ${this.apiUrl} (${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}). Is \`svc dev\` running, or is the profile's API URL right?`,
+      );
     }
   }
 
@@ -162,10 +174,21 @@ export class ApiClient {
     const refreshed = await withCredentialLock(async () => {
       const saved = readCredential(this.options.profile);
       if (saved?.kind === 'login' && saved.refreshToken !== credential.refreshToken) return saved;
-      const { status, body } = await this.oauth('/auth/token', { grant_type: 'refresh_token', refresh_token: credential.refreshToken, client_id: credential.clientId });
+      const { status, body } = await this.oauth('/auth/token', {
+        grant_type: 'refresh_token',
+        refresh_token: credential.refreshToken,
+        client_id: credential.clientId,
+      });
       // A refused refresh leaves the saved login as it is: only `svc login` and `svc logout` replace it.
       if (status !== 200) return { refused: refreshRefusal(status, body) };
-      const next: Credential = { kind: 'login', accessToken: body.access_token, refreshToken: body.refresh_token, expiresAt: Date.now() + body.expires_in * 1000, clientId: credential.clientId, apiUrl: this.apiUrl };
+      const next: Credential = {
+        kind: 'login',
+        accessToken: body.access_token,
+        refreshToken: body.refresh_token,
+        expiresAt: Date.now() + body.expires_in * 1000,
+        clientId: credential.clientId,
+        apiUrl: this.apiUrl,
+      };
       writeCredential(this.options.profile, next);
       return next;
     });
@@ -187,9 +210,10 @@ export class ApiClient {
 /** What the token endpoint's refusal of a refresh means to the person running the command. */
 function refreshRefusal(status: number, body: { error?: string; error_description?: string }) {
   const said = [body.error, body.error_description].filter(Boolean).join(': ');
-  const reason = body.error === 'invalid_grant'
-    ? `the session has ended (${said}): it expired, was logged out or revoked, or the password changed`
-    : `the service answered HTTP ${status}${said ? ` (${said})` : ''}`;
+  const reason =
+    body.error === 'invalid_grant'
+      ? `the session has ended (${said}): it expired, was logged out or revoked, or the password changed`
+      : `the service answered HTTP ${status}${said ? ` (${said})` : ''}`;
   return { reason, answer: { status, error: body.error ?? null, errorDescription: body.error_description ?? null } };
 }
 

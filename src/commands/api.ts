@@ -23,7 +23,9 @@ export function servicePath(written: string): string {
     } catch {
       // Not a URL after all: the general hint is enough.
     }
-    throw new UsageError(`svc api takes a path, not a URL${hint}: the service is the profile's (svc profiles add NAME --api-url URL) or SVC_API_URL's, so a token is never sent to an address typed here`);
+    throw new UsageError(
+      `svc api takes a path, not a URL${hint}: the service is the profile's (svc profiles add NAME --api-url URL) or SVC_API_URL's, so a token is never sent to an address typed here`,
+    );
   }
   const path = written.startsWith('/') ? written : `/${written}`;
   return SERVICE_ROOTS.has(path.split(/[/?#]/)[1]) ? path : `/v1${path}`;
@@ -43,7 +45,7 @@ function parseJson(text: string): unknown {
 export default class Api extends ApiCommand<typeof Api> {
   static override summary = 'Call any API operation: svc api METHOD PATH';
   static override description = [
-    'PATH is written as in the spec, relative to the admin API (/me/stores is /v1/me/stores), or from the service root (/v1/…, /storefront/v1/…, /auth/v1/…, /.well-known/…). A full URL is refused: the address is the profile\'s or SVC_API_URL\'s.',
+    "PATH is written as in the spec, relative to the admin API (/me/stores is /v1/me/stores), or from the service root (/v1/…, /storefront/v1/…, /auth/v1/…, /.well-known/…). A full URL is refused: the address is the profile's or SVC_API_URL's.",
     'X-Store-Id is sent for store paths (/v1/…, /storefront/v1/…) when a store is chosen; with none chosen, the only store the token reaches is used where the service asks for one. Buyer-API paths (/storefront/…) get no account token: pass a buyer token with -H "Authorization: Bearer …".',
     'Answers that are not API envelopes (the OpenAPI document, well-known documents) are printed as they are. The full operation list is at GET /v1/openapi.json.',
   ].join('\n');
@@ -51,7 +53,7 @@ export default class Api extends ApiCommand<typeof Api> {
     '<%= config.bin %> api GET /store --store dev-store',
     '<%= config.bin %> api PATCH /store --data \'{"guestCheckout":false}\' --dry-run',
     '<%= config.bin %> api GET /audit-logs --query limit=5 --query outcome=DENIED --json',
-    '<%= config.bin %> api GET /products --paginate --query size=100 --json | jq -c \'.contents[]\'',
+    "<%= config.bin %> api GET /products --paginate --query size=100 --json | jq -c '.contents[]'",
     '<%= config.bin %> api GET /storefront/v1/store --store dev-store',
     '<%= config.bin %> api POST /members --data @member.json --idempotency-key add-kim',
     '<%= config.bin %> api GET /v1/openapi.json',
@@ -64,7 +66,7 @@ export default class Api extends ApiCommand<typeof Api> {
     data: Flags.string({ char: 'd', description: 'JSON body, or @file.json' }),
     query: Flags.string({ char: 'q', description: 'Query parameter k=v', multiple: true }),
     header: Flags.string({ char: 'H', description: 'Request header "Name: value" (wins over the ones svc sets)', multiple: true }),
-    paginate: Flags.boolean({ description: 'GET every page of a list (page/size or nextCursor) and print each page\'s data as one JSON line' }),
+    paginate: Flags.boolean({ description: "GET every page of a list (page/size or nextCursor) and print each page's data as one JSON line" }),
     'idempotency-key': Flags.string({ description: 'Idempotency-Key header' }),
     'dry-run': Flags.boolean({ description: 'Validate and preview without executing (x-svc-dry-run: 1)' }),
   };
@@ -74,7 +76,9 @@ export default class Api extends ApiCommand<typeof Api> {
     const path = servicePath(this.args.path);
     if (this.flags.paginate && method !== 'GET') throw new UsageError('--paginate reads lists: it takes GET only');
     const query = this.pairs(this.flags.query, '=', '--query takes k=v');
-    const headers = Object.fromEntries(Object.entries(this.pairs(this.flags.header, ':', '--header takes "Name: value"')).map(([k, v]) => [k.toLowerCase(), v.trim()]));
+    const headers = Object.fromEntries(
+      Object.entries(this.pairs(this.flags.header, ':', '--header takes "Name: value"')).map(([k, v]) => [k.toLowerCase(), v.trim()]),
+    );
     const storePath = (path.startsWith('/v1/') && !STORELESS.test(path)) || path.startsWith('/storefront/') || path.startsWith('/_dev/');
     const options: RequestOptions = {
       query,
@@ -97,7 +101,8 @@ export default class Api extends ApiCommand<typeof Api> {
       if (!isEnvelope(body) || !body.meta.isSuccess) return this.show(answer);
       const data = body.data as { page?: number; totalPages?: number; nextCursor?: string | null } | null;
       this.log(JSON.stringify(data));
-      if (typeof data?.page === 'number' && typeof data.totalPages === 'number' && data.page < data.totalPages) options.query = { ...options.query, page: data.page + 1 };
+      if (typeof data?.page === 'number' && typeof data.totalPages === 'number' && data.page < data.totalPages)
+        options.query = { ...options.query, page: data.page + 1 };
       else if (typeof data?.nextCursor === 'string' && !seen.has(data.nextCursor)) {
         seen.add(data.nextCursor);
         options.query = { ...options.query, cursor: data.nextCursor };

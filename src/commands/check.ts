@@ -21,7 +21,8 @@ interface Report {
 async function verifyApp(dir: string): Promise<Verify> {
   const { checkManifest } = await import('../kernel/app-manifest.js');
   const name = existsSync(join(dir, 'manifest.json')) ? 'manifest.json' : 'svc.app.json';
-  const warnings = name === 'svc.app.json' ? [{ code: 'LEGACY_MANIFEST_NAME', path: name, message: 'svc.app.json은 예전 이름입니다. manifest.json으로 바꾸세요' }] : [];
+  const warnings =
+    name === 'svc.app.json' ? [{ code: 'LEGACY_MANIFEST_NAME', path: name, message: 'svc.app.json은 예전 이름입니다. manifest.json으로 바꾸세요' }] : [];
   let value: unknown;
   try {
     value = JSON.parse(readFileSync(join(dir, name), 'utf8'));
@@ -36,11 +37,21 @@ async function verifyApp(dir: string): Promise<Verify> {
 /** JUnit XML for CI: verify and each check step as a test case. */
 function junit(report: Report): string {
   const cases = [
-    { name: 'verify', status: report.verify.ok ? 'PASSED' : 'FAILED', durationMs: 0, output: report.verify.errors.map((e) => `${e.code} ${e.path ?? ''} ${e.message}`).join('\n') },
+    {
+      name: 'verify',
+      status: report.verify.ok ? 'PASSED' : 'FAILED',
+      durationMs: 0,
+      output: report.verify.errors.map((e) => `${e.code} ${e.path ?? ''} ${e.message}`).join('\n'),
+    },
     ...report.steps,
   ];
   const body = cases.map((c) => {
-    const inner = c.status === 'FAILED' || c.status === 'TIMED_OUT' ? `<failure message="${escapeHtml(c.status)}">${escapeHtml(c.output)}</failure>` : c.status === 'SKIPPED' ? `<skipped message="${escapeHtml(c.output)}"/>` : '';
+    const inner =
+      c.status === 'FAILED' || c.status === 'TIMED_OUT'
+        ? `<failure message="${escapeHtml(c.status)}">${escapeHtml(c.output)}</failure>`
+        : c.status === 'SKIPPED'
+          ? `<skipped message="${escapeHtml(c.output)}"/>`
+          : '';
     return `    <testcase classname="svc.check.${report.kind}" name="${c.name}" time="${((c.durationMs ?? 0) / 1000).toFixed(3)}">${inner}</testcase>`;
   });
   const failures = cases.filter((c) => c.status === 'FAILED' || c.status === 'TIMED_OUT').length;
@@ -50,7 +61,8 @@ function junit(report: Report): string {
 
 export default class Check extends ApiCommand<typeof Check> {
   static override summary = 'Verify and check a storefront or app folder locally, as the service does (for CI): exit 1 on failure';
-  static override description = 'Runs the immediate rules (verify) and the checks — type check with TypeScript, lint, tests with node\'s test runner — in the folder, without network where the system allows it, and with no service needed.';
+  static override description =
+    "Runs the immediate rules (verify) and the checks — type check with TypeScript, lint, tests with node's test runner — in the folder, without network where the system allows it, and with no service needed.";
   static override examples = ['<%= config.bin %> check', '<%= config.bin %> check --dir shop --junit reports/svc-check.xml', '<%= config.bin %> check --json'];
   static override flags = {
     dir: Flags.string({ description: 'The project folder (svc.storefront.json or manifest.json)', default: '.' }),
@@ -59,7 +71,11 @@ export default class Check extends ApiCommand<typeof Check> {
 
   async run() {
     const dir = resolve(this.flags.dir);
-    const kind = existsSync(join(dir, 'svc.storefront.json')) ? 'storefront' : existsSync(join(dir, 'manifest.json')) || existsSync(join(dir, 'svc.app.json')) ? 'app' : null;
+    const kind = existsSync(join(dir, 'svc.storefront.json'))
+      ? 'storefront'
+      : existsSync(join(dir, 'manifest.json')) || existsSync(join(dir, 'svc.app.json'))
+        ? 'app'
+        : null;
     if (!kind) this.error(`${dir} holds neither svc.storefront.json (storefront) nor manifest.json (app)`, { exit: 2 });
     const checks = await import('../modules/storefront/index.js');
     const { bubblewrapAvailable } = await import('../modules/storefront/index.js');
@@ -96,16 +112,21 @@ export default class Check extends ApiCommand<typeof Check> {
     });
     const { Listr } = await import('listr2');
     const renderer = this.flags.json ? 'silent' : process.stdout.isTTY && !process.env.CI ? 'default' : 'simple';
-    await new Listr([
-      {
-        title: `verify (${kind})`,
-        task: async () => {
-          const v = await verified;
-          if (!v.ok) throw new Error(v.errors.map((e) => `${e.code} ${e.path ?? ''}: ${e.message}`).join('\n'));
+    await new Listr(
+      [
+        {
+          title: `verify (${kind})`,
+          task: async () => {
+            const v = await verified;
+            if (!v.ok) throw new Error(v.errors.map((e) => `${e.code} ${e.path ?? ''}: ${e.message}`).join('\n'));
+          },
         },
-      },
-      ...checks.STEP_NAMES.map(stepTask),
-    ], { renderer, exitOnError: false, concurrent: false, rendererOptions: { collapseErrors: false } } as never).run().catch(() => undefined);
+        ...checks.STEP_NAMES.map(stepTask),
+      ],
+      { renderer, exitOnError: false, concurrent: false, rendererOptions: { collapseErrors: false } } as never,
+    )
+      .run()
+      .catch(() => undefined);
     await running.finally(() => abort.abort());
 
     if (this.flags.junit) writeFileSync(resolve(this.flags.junit), junit(report));

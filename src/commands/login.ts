@@ -12,7 +12,8 @@ const LOGIN_TIMEOUT_MS = 5 * 60_000;
 
 export default class Login extends ApiCommand<typeof Login> {
   static override summary = 'Log in: OAuth with PKCE in the browser, or save an access token with --token';
-  static override description = 'Without --token, opens the authorization page (or prints its URL when no browser can be opened) and waits for the redirect on a loopback port. Credentials are saved per profile with file mode 0600.';
+  static override description =
+    'Without --token, opens the authorization page (or prints its URL when no browser can be opened) and waits for the redirect on a loopback port. Credentials are saved per profile with file mode 0600.';
   static override examples = ['<%= config.bin %> login', '<%= config.bin %> login --profile prod', '<%= config.bin %> login --token "$SVC_ACCESS_TOKEN"'];
   static override flags = {
     token: Flags.string({ description: 'Save this access token instead of logging in through the browser' }),
@@ -27,7 +28,9 @@ export default class Login extends ApiCommand<typeof Login> {
       if (!this.flags.token) throw new UsageError('--token needs a value');
       const me = (await client.request('GET', '/auth/v1/me')).data;
       writeCredential(this.profileName, { kind: 'token', token: this.flags.token, apiUrl: client.apiUrl });
-      this.output({ profile: this.profileName, userId: me.userId, email: me.email, kind: 'token' }, () => this.log(`Saved the access token of ${me.email} for profile ${this.profileName}.`));
+      this.output({ profile: this.profileName, userId: me.userId, email: me.email, kind: 'token' }, () =>
+        this.log(`Saved the access token of ${me.email} for profile ${this.profileName}.`),
+      );
       return;
     }
 
@@ -35,11 +38,26 @@ export default class Login extends ApiCommand<typeof Login> {
     const verifier = randomBytes(32).toString('base64url');
     const state = randomBytes(16).toString('base64url');
     const { code, redirectUri } = await this.waitForAuthorization(client.apiUrl, verifier, state);
-    const { status, body } = await client.oauth('/auth/token', { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: CLI_CLIENT, code_verifier: verifier });
+    const { status, body } = await client.oauth('/auth/token', {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      client_id: CLI_CLIENT,
+      code_verifier: verifier,
+    });
     if (status !== 200) throw new UsageError(`login failed: ${body.error_description ?? body.error ?? status}`);
-    writeCredential(this.profileName, { kind: 'login', accessToken: body.access_token, refreshToken: body.refresh_token, expiresAt: Date.now() + body.expires_in * 1000, clientId: CLI_CLIENT, apiUrl: client.apiUrl });
+    writeCredential(this.profileName, {
+      kind: 'login',
+      accessToken: body.access_token,
+      refreshToken: body.refresh_token,
+      expiresAt: Date.now() + body.expires_in * 1000,
+      clientId: CLI_CLIENT,
+      apiUrl: client.apiUrl,
+    });
     const me = (await new ApiClient({ apiUrl: client.apiUrl, profile: this.profileName }).request('GET', '/auth/v1/me')).data;
-    this.output({ profile: this.profileName, userId: me.userId, email: me.email, kind: 'login' }, () => this.log(`Logged in as ${me.email} (profile ${this.profileName}).`));
+    this.output({ profile: this.profileName, userId: me.userId, email: me.email, kind: 'login' }, () =>
+      this.log(`Logged in as ${me.email} (profile ${this.profileName}).`),
+    );
   }
 
   /** Before a browser is involved: the address answers, and as an svc service (its authorization server metadata, RFC 8414). */
@@ -52,7 +70,9 @@ export default class Login extends ApiCommand<typeof Login> {
       // Not JSON: said below.
     }
     if (answer.status !== 200 || typeof metadata?.authorization_endpoint !== 'string') {
-      throw new ConnectionError(`${client.apiUrl} answered HTTP ${answer.status} but is not an svc service (no authorization server metadata): check the profile's API URL (svc profiles list)`);
+      throw new ConnectionError(
+        `${client.apiUrl} answered HTTP ${answer.status} but is not an svc service (no authorization server metadata): check the profile's API URL (svc profiles list)`,
+      );
     }
   }
 
@@ -64,7 +84,10 @@ export default class Login extends ApiCommand<typeof Login> {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       if (url.pathname !== '/callback') return void res.writeHead(404).end();
       const error = url.searchParams.get('error');
-      const done = (title: string) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><meta charset="utf-8"><title>svc</title><p style="font-family:sans-serif">${title}</p>`);
+      const done = (title: string) =>
+        res
+          .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+          .end(`<!doctype html><meta charset="utf-8"><title>svc</title><p style="font-family:sans-serif">${title}</p>`);
       if (url.searchParams.get('state') !== state) return done('요청이 일치하지 않습니다 (state). 터미널에서 다시 시도하세요.');
       if (error) {
         done('로그인이 거부되었습니다. 이 창을 닫아도 됩니다.');

@@ -14,6 +14,8 @@ export default class Logout extends ApiCommand<typeof Logout> {
       await client.oauth('/auth/revoke', { token: credential.refreshToken, client_id: credential.clientId }).catch(() => undefined);
     }
     writeCredential(this.profileName, undefined);
-    this.output({ loggedOut: true, profile: this.profileName }, () => this.log(credential ? `Logged out of profile ${this.profileName}.` : `Profile ${this.profileName} had no saved credential.`));
+    this.output({ loggedOut: true, profile: this.profileName }, () =>
+      this.log(credential ? `Logged out of profile ${this.profileName}.` : `Profile ${this.profileName} had no saved credential.`),
+    );
   }
 }

@@ -11,8 +11,10 @@ export default class Whoami extends ApiCommand<typeof Whoami> {
       this.log(`${me.name} <${me.email}> (${me.userId})`);
       this.log(`profile ${this.profileName} → ${this.client.apiUrl}`);
       const t = me.token;
-      const source = this.tokenFromEnvironment ? ' from SVC_TOKEN (not the profile\'s saved credential)' : ` saved in profile ${this.profileName}`;
-      this.log(`token: ${t.kind}${t.clientId ? ` via ${t.clientId}` : ''}${source}; scopes ${t.scopes === null ? 'all (store platform)' : t.scopes.join(', ')}; stores ${t.storeScope.all ? 'all' : t.storeScope.storeIds.join(', ')}${t.agent ? '; AI agent' : ''}`);
+      const source = this.tokenFromEnvironment ? " from SVC_TOKEN (not the profile's saved credential)" : ` saved in profile ${this.profileName}`;
+      this.log(
+        `token: ${t.kind}${t.clientId ? ` via ${t.clientId}` : ''}${source}; scopes ${t.scopes === null ? 'all (store platform)' : t.scopes.join(', ')}; stores ${t.storeScope.all ? 'all' : t.storeScope.storeIds.join(', ')}${t.agent ? '; AI agent' : ''}`,
+      );
     });
   }
 }

@@ -51,15 +51,19 @@ export async function claimNextDue<T extends QueueTable>(db: Db, table: T, now: 
   const due = pick.due ?? table.nextAttemptAt;
   const key = pick.key ?? (table.id && [table.id]);
   if (!due || !key) throw new Error(`${getTableName(table)}: name its due time and key (Pick.due, Pick.key)`);
-  const next = db.select(Object.fromEntries(key.map((column, i) => [`k${i}`, column]))).from(table)
+  const next = db
+    .select(Object.fromEntries(key.map((column, i) => [`k${i}`, column])))
+    .from(table)
     .where(and(sql`${due} <= ${now}`, pick.where, pick.skip?.length ? notInArray(key[0], pick.skip) : undefined))
     // By the due time alone, which its index gives in order: a tie-break would sort every row due at once.
     .orderBy(asc(due))
     .limit(1);
-  return await db.update(table).set((pick.set ?? { nextAttemptAt: now + CLAIM_LEASE_MS }) as never)
+  return (await db
+    .update(table)
+    .set((pick.set ?? { nextAttemptAt: now + CLAIM_LEASE_MS }) as never)
     .where(sql`(${sql.join(key, sql`, `)}) = ${claimPick(db, next)}`)
     .returning()
-    .get() as T['$inferSelect'] | undefined;
+    .get()) as T['$inferSelect'] | undefined;
 }
 
 /** Rows one job takes in one run unless it says otherwise, so one backlog cannot hold the job loop. */
@@ -69,7 +73,12 @@ const CLAIMS_PER_RUN = 100;
  * A job's due rows, earliest first, each claimed (`claimNextDue`) only when the caller moves on to it, so a
  * long call never outlives the lease of rows still waiting behind it; at most `limit` in one run.
  */
-export async function* claimEachDue<T extends QueueTable>(db: Db, table: T, now: number, pick: Pick & { limit?: number } = {}): AsyncGenerator<T['$inferSelect']> {
+export async function* claimEachDue<T extends QueueTable>(
+  db: Db,
+  table: T,
+  now: number,
+  pick: Pick & { limit?: number } = {},
+): AsyncGenerator<T['$inferSelect']> {
   for (let claimed = 0; claimed < (pick.limit ?? CLAIMS_PER_RUN); claimed++) {
     const row = await claimNextDue(db, table, now, pick);
     if (!row) return;

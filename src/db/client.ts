@@ -88,7 +88,11 @@ export function openDatabase(file: string): Database_ {
  */
 export async function openPostgresDatabase(url: string): Promise<Database_> {
   // Loaded only here: SQLite's start (svc dev) never pays for the PostgreSQL path.
-  const [{ PgPool }, { drizzlePostgres }, { allTables, migratePostgres }] = await Promise.all([import('./pg/pool.js'), import('./pg/session.js'), import('./pg/schema.js')]);
+  const [{ PgPool }, { drizzlePostgres }, { allTables, migratePostgres }] = await Promise.all([
+    import('./pg/pool.js'),
+    import('./pg/session.js'),
+    import('./pg/schema.js'),
+  ]);
   const pool = new PgPool(url);
   try {
     await pool.connect();
@@ -186,7 +190,10 @@ class SqliteClient implements DbClient {
 }
 
 class TurnTakingStatement {
-  constructor(private readonly statement: Database.Statement, private readonly client: SqliteClient) {}
+  constructor(
+    private readonly statement: Database.Statement,
+    private readonly client: SqliteClient,
+  ) {}
 
   get(...params: unknown[]) {
     return this.client.inTurn(() => this.statement.get(...params));
@@ -215,7 +222,10 @@ type BetterSQLiteQueryArgs = ConstructorParameters<typeof BetterSQLiteQuery>;
 
 /** drizzle's better-sqlite3 query, run through its connection's turns. */
 class TurnTakingQuery extends BetterSQLiteQuery {
-  constructor(private readonly client: SqliteClient, ...args: BetterSQLiteQueryArgs) {
+  constructor(
+    private readonly client: SqliteClient,
+    ...args: BetterSQLiteQueryArgs
+  ) {
     super(...args);
   }
 
@@ -241,13 +251,36 @@ const noLogger = new NoopLogger();
 const noCache = new NoopCache();
 
 class TurnTakingSession extends BetterSQLiteSession<Record<string, never>, Record<string, never>> {
-  constructor(private readonly connection: SqliteClient, dialect: SQLiteSyncDialect) {
+  constructor(
+    private readonly connection: SqliteClient,
+    dialect: SQLiteSyncDialect,
+  ) {
     super(connection.sqlite, dialect, undefined);
   }
 
-  override prepareQuery(query: Query, fields: SelectedFieldsOrdered | undefined, executeMethod: BetterSQLiteQueryArgs[7], isResponseInArrayMode: boolean, customResultMapper?: (rows: unknown[][]) => unknown, queryMetadata?: BetterSQLiteQueryArgs[4], cacheConfig?: BetterSQLiteQueryArgs[5]) {
+  override prepareQuery(
+    query: Query,
+    fields: SelectedFieldsOrdered | undefined,
+    executeMethod: BetterSQLiteQueryArgs[7],
+    isResponseInArrayMode: boolean,
+    customResultMapper?: (rows: unknown[][]) => unknown,
+    queryMetadata?: BetterSQLiteQueryArgs[4],
+    cacheConfig?: BetterSQLiteQueryArgs[5],
+  ) {
     const statement = this.connection.sqlite.prepare(query.sql);
-    return new TurnTakingQuery(this.connection, statement, query, noLogger, noCache, queryMetadata, cacheConfig, fields, executeMethod, isResponseInArrayMode, customResultMapper);
+    return new TurnTakingQuery(
+      this.connection,
+      statement,
+      query,
+      noLogger,
+      noCache,
+      queryMetadata,
+      cacheConfig,
+      fields,
+      executeMethod,
+      isResponseInArrayMode,
+      customResultMapper,
+    );
   }
 }
 

@@ -50,14 +50,22 @@ interface SqliteVersions {
  */
 export function cacheVersion(query: string): (db: Db, storeId: string) => number | null | Promise<number | null> {
   const perDb = new WeakMap<Db, SqliteVersions>();
-  const readPostgres = async (db: Db, storeId: string) => ((await db.$client.prepare<[string], number>(query).pluck().get(storeId)) ?? 0);
+  const readPostgres = async (db: Db, storeId: string) => (await db.$client.prepare<[string], number>(query).pluck().get(storeId)) ?? 0;
   return (db, storeId) => {
     if (db.$client.inTransaction) return null;
     let memo = perDb.get(db);
     if (!memo) {
       const sqlite = sqliteOf(db);
       if (!sqlite) return readPostgres(db, storeId);
-      perDb.set(db, (memo = { totalChanges: sqlite.prepare<[], number>('SELECT total_changes()').pluck(), version: sqlite.prepare<[string], number | undefined>(query).pluck(), changes: -1, versions: new Map() }));
+      perDb.set(
+        db,
+        (memo = {
+          totalChanges: sqlite.prepare<[], number>('SELECT total_changes()').pluck(),
+          version: sqlite.prepare<[string], number | undefined>(query).pluck(),
+          changes: -1,
+          versions: new Map(),
+        }),
+      );
     }
     const changes = memo.totalChanges.get()!;
     if (memo.changes !== changes) {

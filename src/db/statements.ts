@@ -22,7 +22,12 @@ const placeholders = (keys: string[]) => Object.fromEntries(keys.map((k) => [k, 
 export async function insertRow<T extends SQLiteTable>(db: Db, table: T, row: T['$inferInsert']): Promise<void> {
   const keys = Object.keys(row as object).sort();
   const key = `${getTableName(table)}+${keys.join(',')}`;
-  await prepared(db, key, () => db.insert(table).values(placeholders(keys) as never).prepare()).run(row as Record<string, unknown>);
+  await prepared(db, key, () =>
+    db
+      .insert(table)
+      .values(placeholders(keys) as never)
+      .prepare(),
+  ).run(row as Record<string, unknown>);
 }
 
 /** `update … set <fields> where id = ?` (the table's `id` primary key, or `idColumn`). */
@@ -30,6 +35,11 @@ export async function updateById<T extends SQLiteTable>(db: Db, table: T, id: st
   const keys = Object.keys(set).sort();
   const key = `${getTableName(table)}.${idColumn}=${keys.join(',')}`;
   const column = getTableColumns(table)[idColumn] as SQLiteColumn;
-  await prepared(db, key, () => db.update(table).set(placeholders(keys) as never).where(eq(column, sql.placeholder('__id'))).prepare())
-    .run({ ...set, __id: id });
+  await prepared(db, key, () =>
+    db
+      .update(table)
+      .set(placeholders(keys) as never)
+      .where(eq(column, sql.placeholder('__id')))
+      .prepare(),
+  ).run({ ...set, __id: id });
 }

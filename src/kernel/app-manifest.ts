@@ -39,7 +39,8 @@ function namedMap<T extends z.ZodType>(pattern: RegExp, nameRule: string, entry:
     .record(z.string().regex(pattern, { message: `이름 규칙: ${nameRule}` }), entry)
     .superRefine((value, ctx) => {
       const n = Object.keys(value).length;
-      if (n > MANIFEST_LIST_LIMIT) ctx.addIssue({ code: 'custom', message: `최대 ${MANIFEST_LIST_LIMIT}개까지 선언할 수 있습니다 (현재 ${n}개).`, params: { code: 'TOO_MANY' } });
+      if (n > MANIFEST_LIST_LIMIT)
+        ctx.addIssue({ code: 'custom', message: `최대 ${MANIFEST_LIST_LIMIT}개까지 선언할 수 있습니다 (현재 ${n}개).`, params: { code: 'TOO_MANY' } });
     })
     .meta({ maxProperties: MANIFEST_LIST_LIMIT });
 }
@@ -67,78 +68,148 @@ export const toolInputField = z.object({ type: valueType, description: text(500)
 /** Store scopes an app may ask for (account scopes are a person's, never an app's). */
 const APP_SCOPES = ALL_SCOPES.filter((s) => !(ACCOUNT_SCOPES as readonly string[]).includes(s));
 
-const scope = z.string().superRefine((s, ctx) => {
-  if (!APP_SCOPES.includes(s)) {
-    ctx.addIssue({ code: 'custom', message: `알 수 없는 상점 권한입니다: ${s} (형식 {resource}:{r|rw}, 예: order:r)`, params: { code: 'UNKNOWN_SCOPE' } });
-  }
-}).meta({ enum: APP_SCOPES });
+const scope = z
+  .string()
+  .superRefine((s, ctx) => {
+    if (!APP_SCOPES.includes(s)) {
+      ctx.addIssue({ code: 'custom', message: `알 수 없는 상점 권한입니다: ${s} (형식 {resource}:{r|rw}, 예: order:r)`, params: { code: 'UNKNOWN_SCOPE' } });
+    }
+  })
+  .meta({ enum: APP_SCOPES });
 
-const externalUrl = z.string().superRefine((value, ctx) => {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: '절대 URL이어야 합니다.', params: { code: 'INVALID_URL' } });
-    return;
-  }
-  const local = url.hostname === 'localhost' || url.hostname === '127.0.0.1';
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && local)) {
-    ctx.addIssue({ code: 'custom', message: 'https URL이어야 합니다 (개발 중에는 http://localhost, http://127.0.0.1 허용).', params: { code: 'HTTPS_REQUIRED' } });
-  }
-}).meta({ format: 'uri', pattern: '^(?:https://|http://(?:localhost|127\\.0\\.0\\.1)(?:[:/?#]|$))' });
+const externalUrl = z
+  .string()
+  .superRefine((value, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: '절대 URL이어야 합니다.', params: { code: 'INVALID_URL' } });
+      return;
+    }
+    const local = url.hostname === 'localhost' || url.hostname === '127.0.0.1';
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && local)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'https URL이어야 합니다 (개발 중에는 http://localhost, http://127.0.0.1 허용).',
+        params: { code: 'HTTPS_REQUIRED' },
+      });
+    }
+  })
+  .meta({ format: 'uri', pattern: '^(?:https://|http://(?:localhost|127\\.0\\.0\\.1)(?:[:/?#]|$))' });
 
 export const manifestSchema = z
   .object({
     $schema: z.string().optional().meta({ description: 'Path or URL of this JSON Schema, for editors.' }),
-    handle: z.string().regex(HANDLE, { message: '핸들 규칙: 소문자로 시작, 소문자·숫자·하이픈 3~30자, 하이픈으로 끝나거나 연속되지 않음' })
+    handle: z
+      .string()
+      .regex(HANDLE, { message: '핸들 규칙: 소문자로 시작, 소문자·숫자·하이픈 3~30자, 하이픈으로 끝나거나 연속되지 않음' })
       .meta({ description: 'Unique app id in URLs and event names (app.<handle>.<EVENT>).' }),
     name: text(60).meta({ description: 'Name shown to sellers on the consent screen.' }),
     scopes: uniqueList(scope, 64).default([]).meta({ description: 'Store scopes the app asks for, e.g. order:r, product:rw.' }),
-    network: z.object({
-      hosts: uniqueList(z.string().regex(HOST, { message: '호스트 이름이어야 합니다 (예: api.example.com, 스킴·포트·경로 없이 소문자).' })).default([]),
-    }).strict().optional().meta({ description: 'External hosts app code may call; nothing leaves to other hosts.' }),
-    http: z.object({
-      public: uniqueList(z.string().regex(PUBLIC_ROUTE, { message: '`<METHOD> /path/:param` 형식이어야 합니다 (METHOD는 GET, POST, PUT, PATCH, DELETE).' })).default([]),
-    }).strict().optional().meta({ description: 'Public routes served without login at https://<handle>.<apps host>/hooks/<installationId>/... (svc dev: /apps/<handle>/hooks/<installationId>/...).' }),
-    schedules: namedMap(LOWER_NAME, lowerName, z.object({
-      interval: z.string().superRefine((v, ctx) => {
-        const s = intervalSeconds(v);
-        if (!(s >= MIN_INTERVAL_S && s <= MAX_INTERVAL_S)) ctx.addIssue({ code: 'custom', message: `15m 이상 1d 이하의 간격이어야 합니다 (예: 15m, 2h, 1d): ${v}`, params: { code: 'INVALID_INTERVAL' } });
-      }).meta({ pattern: '^(?:(?:1[5-9]|[2-9]\\d|[1-9]\\d\\d|1[0-3]\\d\\d|14[0-3]\\d|1440)m|(?:[1-9]|1\\d|2[0-4])h|1d)$' }),
-    }).strict()).optional().meta({ description: 'Per-installation jobs; interval from 15m to 1d.' }),
-    ui: z.object({
-      adminPage: z.string().regex(ADMIN_PAGE, { message: '앱 폴더 안의 .html 파일 상대 경로여야 합니다 (예: ui/admin.html).' }),
-    }).strict().optional(),
+    network: z
+      .object({
+        hosts: uniqueList(z.string().regex(HOST, { message: '호스트 이름이어야 합니다 (예: api.example.com, 스킴·포트·경로 없이 소문자).' })).default([]),
+      })
+      .strict()
+      .optional()
+      .meta({ description: 'External hosts app code may call; nothing leaves to other hosts.' }),
+    http: z
+      .object({
+        public: uniqueList(
+          z.string().regex(PUBLIC_ROUTE, { message: '`<METHOD> /path/:param` 형식이어야 합니다 (METHOD는 GET, POST, PUT, PATCH, DELETE).' }),
+        ).default([]),
+      })
+      .strict()
+      .optional()
+      .meta({
+        description:
+          'Public routes served without login at https://<handle>.<apps host>/hooks/<installationId>/... (svc dev: /apps/<handle>/hooks/<installationId>/...).',
+      }),
+    schedules: namedMap(
+      LOWER_NAME,
+      lowerName,
+      z
+        .object({
+          interval: z
+            .string()
+            .superRefine((v, ctx) => {
+              const s = intervalSeconds(v);
+              if (!(s >= MIN_INTERVAL_S && s <= MAX_INTERVAL_S))
+                ctx.addIssue({ code: 'custom', message: `15m 이상 1d 이하의 간격이어야 합니다 (예: 15m, 2h, 1d): ${v}`, params: { code: 'INVALID_INTERVAL' } });
+            })
+            .meta({ pattern: '^(?:(?:1[5-9]|[2-9]\\d|[1-9]\\d\\d|1[0-3]\\d\\d|14[0-3]\\d|1440)m|(?:[1-9]|1\\d|2[0-4])h|1d)$' }),
+        })
+        .strict(),
+    )
+      .optional()
+      .meta({ description: 'Per-installation jobs; interval from 15m to 1d.' }),
+    ui: z
+      .object({
+        adminPage: z.string().regex(ADMIN_PAGE, { message: '앱 폴더 안의 .html 파일 상대 경로여야 합니다 (예: ui/admin.html).' }),
+      })
+      .strict()
+      .optional(),
     runtime: z.enum(['sandbox', 'external']).default('sandbox').meta({ description: 'sandbox: functions run in the service; external: on external.url.' }),
     external: z.object({ url: externalUrl }).strict().optional(),
-    settings: namedMap(FIELD_NAME, fieldName, z.object({
-      type: valueType,
-      label: text(60),
-      description: text(500).optional(),
-      required: z.boolean().optional(),
-      secret: z.boolean().optional(),
-    }).strict().meta(stated.when('secret', [true], { properties: { type: { const: 'string' } } }))).optional().meta({ description: 'Settings the seller fills in; secret ones show only their first 4 characters.' }),
-    flow: z.object({
-      notifications: namedMap(LOWER_NAME, lowerName, z.object({
-        label: text(60),
-        description: text(500).optional(),
-        params: namedMap(FIELD_NAME, fieldName, flowParam).optional(),
-      }).strict()).optional(),
-      events: namedMap(UPPER_NAME, '대문자, 숫자, 밑줄로 40자 이내', z.object({ label: text(60), description: text(500).optional() }).strict()).optional(),
-    }).strict().optional(),
-    mcp: z.object({
-      tools: namedMap(LOWER_NAME, lowerName, z.object({
-        description: text(500),
-        input: namedMap(FIELD_NAME, fieldName, toolInputField).optional(),
-      }).strict()).optional(),
-    }).strict().optional(),
+    settings: namedMap(
+      FIELD_NAME,
+      fieldName,
+      z
+        .object({
+          type: valueType,
+          label: text(60),
+          description: text(500).optional(),
+          required: z.boolean().optional(),
+          secret: z.boolean().optional(),
+        })
+        .strict()
+        .meta(stated.when('secret', [true], { properties: { type: { const: 'string' } } })),
+    )
+      .optional()
+      .meta({ description: 'Settings the seller fills in; secret ones show only their first 4 characters.' }),
+    flow: z
+      .object({
+        notifications: namedMap(
+          LOWER_NAME,
+          lowerName,
+          z
+            .object({
+              label: text(60),
+              description: text(500).optional(),
+              params: namedMap(FIELD_NAME, fieldName, flowParam).optional(),
+            })
+            .strict(),
+        ).optional(),
+        events: namedMap(UPPER_NAME, '대문자, 숫자, 밑줄로 40자 이내', z.object({ label: text(60), description: text(500).optional() }).strict()).optional(),
+      })
+      .strict()
+      .optional(),
+    mcp: z
+      .object({
+        tools: namedMap(
+          LOWER_NAME,
+          lowerName,
+          z
+            .object({
+              description: text(500),
+              input: namedMap(FIELD_NAME, fieldName, toolInputField).optional(),
+            })
+            .strict(),
+        ).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict()
   .superRefine((m, ctx) => {
-    if (m.runtime === 'external' && !m.external) ctx.addIssue({ code: 'custom', path: ['external', 'url'], message: 'runtime이 external이면 external.url이 필요합니다.', params: { code: 'REQUIRED' } });
-    if (m.runtime !== 'external' && m.external) ctx.addIssue({ code: 'custom', path: ['external'], message: 'external은 runtime이 external일 때만 씁니다.', params: { code: 'NOT_ALLOWED' } });
+    if (m.runtime === 'external' && !m.external)
+      ctx.addIssue({ code: 'custom', path: ['external', 'url'], message: 'runtime이 external이면 external.url이 필요합니다.', params: { code: 'REQUIRED' } });
+    if (m.runtime !== 'external' && m.external)
+      ctx.addIssue({ code: 'custom', path: ['external'], message: 'external은 runtime이 external일 때만 씁니다.', params: { code: 'NOT_ALLOWED' } });
     for (const [name, s] of Object.entries(m.settings ?? {})) {
-      if (s.secret && s.type !== 'string') ctx.addIssue({ code: 'custom', path: ['settings', name, 'secret'], message: '비밀 설정은 string 형식만 가능합니다.', params: { code: 'NOT_ALLOWED' } });
+      if (s.secret && s.type !== 'string')
+        ctx.addIssue({ code: 'custom', path: ['settings', name, 'secret'], message: '비밀 설정은 string 형식만 가능합니다.', params: { code: 'NOT_ALLOWED' } });
     }
   })
   // The rules above, stated for editors and the OpenAPI document (runtime left out is sandbox).
@@ -149,9 +220,10 @@ export type Manifest = z.output<typeof manifestSchema>;
 /** zod issues with key names checked by a record's key schema reported as the rule they broke. */
 function manifestFieldErrors(issues: readonly z.core.$ZodIssue[], prefix = ''): FieldError[] {
   return issues.flatMap((issue) => {
-    const errors = issue.code === 'invalid_key'
-      ? [{ field: issue.path.map(String).join('.'), code: 'INVALID_NAME', message: issue.issues[0]?.message ?? '이름이 올바르지 않습니다.' }]
-      : toFieldErrors([issue]);
+    const errors =
+      issue.code === 'invalid_key'
+        ? [{ field: issue.path.map(String).join('.'), code: 'INVALID_NAME', message: issue.issues[0]?.message ?? '이름이 올바르지 않습니다.' }]
+        : toFieldErrors([issue]);
     return errors.map((e) => ({ ...e, field: prefix + e.field }));
   });
 }

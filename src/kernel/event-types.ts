@@ -48,39 +48,91 @@ export function sampleEvent(type: EventType, now: number): { resource: { type: R
   // Each sample's statuses are the ones its event happens at (the order's status is its items' least
   // advanced one, spec 01 §6.2 rule 2), so a receiver branching on them sees a coherent story.
   const order = (status: string) => ({ orderId, orderNo, status, testPayment: true });
-  const item = (status: string) => ({ orderId, orderNo, orderItemId, status, fulfillmentSnapshot: { type: 'MANUAL' }, fulfilledAt: status === 'PAID' ? null : new Date(now).toISOString(), testPayment: true });
+  const item = (status: string) => ({
+    orderId,
+    orderNo,
+    orderItemId,
+    status,
+    fulfillmentSnapshot: { type: 'MANUAL' },
+    fulfilledAt: status === 'PAID' ? null : new Date(now).toISOString(),
+    testPayment: true,
+  });
   const claim = (claimType: 'CANCEL' | 'RETURN' | 'EXCHANGE', status: 'REQUESTED' | 'COMPLETED') => ({
-    claimId: newId('clm', now), claimNo: 20260101000001, orderId, orderItemId, claimType, status, quantity: 1,
+    claimId: newId('clm', now),
+    claimNo: 20260101000001,
+    orderId,
+    orderItemId,
+    claimType,
+    status,
+    quantity: 1,
     // A refund-free exchange has no refund amount (rule 4); a return withholds its return shipping as a charge.
     refundAmount: claimType === 'EXCHANGE' ? null : 10000,
-    deliveryFeeRefundAmount: 0, deliveryFeeChargeAmount: claimType === 'RETURN' ? 3000 : 0, deductAmount: 0, testPayment: true,
+    deliveryFeeRefundAmount: 0,
+    deliveryFeeChargeAmount: claimType === 'RETURN' ? 3000 : 0,
+    deductAmount: 0,
+    testPayment: true,
   });
   const resource = EVENT_RESOURCE[type];
   const data: Record<string, unknown> = (() => {
     switch (type) {
-      case 'ORDER.PAID': return order('PAID');
-      case 'ORDER.CONFIRMED': return order('CONFIRMED');
-      case 'ORDER.DISPATCHED': return order('DISPATCHED');
-      case 'ORDER.DELIVERED': return order('DELIVERED');
-      case 'ORDER.FULFILLED': return item('DELIVERED');
-      case 'ORDER.PURCHASE_DECIDED': return item('PURCHASE_DECIDED');
+      case 'ORDER.PAID':
+        return order('PAID');
+      case 'ORDER.CONFIRMED':
+        return order('CONFIRMED');
+      case 'ORDER.DISPATCHED':
+        return order('DISPATCHED');
+      case 'ORDER.DELIVERED':
+        return order('DELIVERED');
+      case 'ORDER.FULFILLED':
+        return item('DELIVERED');
+      case 'ORDER.PURCHASE_DECIDED':
+        return item('PURCHASE_DECIDED');
       // Asked before dispatch (spec 01 §6.2): the item is still paid, not yet supplied.
-      case 'ORDER.ADDRESS_CHANGE_REQUESTED': return item('PAID');
-      case 'ORDER.CANCELED': return {
-        orderId, orderNo, orderItemId, status: 'PAID', itemStatus: 'CANCELED', reason: 'OUT_OF_STOCK', quantity: 1, canceledQuantity: 1,
-        refundAmount: 13000, deliveryFeeRefundAmount: 3000, deliveryFeeChargeAmount: 0, testPayment: true,
-      };
-      case 'CLAIM.CANCEL_REQUESTED': return claim('CANCEL', 'REQUESTED');
-      case 'CLAIM.RETURN_REQUESTED': return claim('RETURN', 'REQUESTED');
-      case 'CLAIM.EXCHANGE_REQUESTED': return claim('EXCHANGE', 'REQUESTED');
-      case 'CLAIM.COMPLETED': return claim('RETURN', 'COMPLETED');
-      case 'INQUIRY.CREATED': return { inquiryId: newId('inq', now), productId: newId('prd', now) };
-      case 'REVIEW.CREATED': return { reviewId: newId('rev', now), productId: newId('prd', now), rating: 5 };
-      case 'PRODUCT.OUT_OF_STOCK': return { productId: newId('prd', now), variantId: newId('var', now) };
-      case 'ORDER.FLOW_NOTIFICATION': return { orderId, orderItemIds: [orderItemId], event: 'sample', flowId: newId('flw', now), flowVersion: 1, state: 'PAID' };
-      case 'ORDER.FLOW_STATE_CHANGED': return {
-        orderId, orderItemIds: [orderItemId], flowId: newId('flw', now), flowVersion: 1, from: 'PAID', to: 'PREPARING', label: '상품 준비중', coreStatus: 'CONFIRMED', changedAt: new Date(now).toISOString(),
-      };
+      case 'ORDER.ADDRESS_CHANGE_REQUESTED':
+        return item('PAID');
+      case 'ORDER.CANCELED':
+        return {
+          orderId,
+          orderNo,
+          orderItemId,
+          status: 'PAID',
+          itemStatus: 'CANCELED',
+          reason: 'OUT_OF_STOCK',
+          quantity: 1,
+          canceledQuantity: 1,
+          refundAmount: 13000,
+          deliveryFeeRefundAmount: 3000,
+          deliveryFeeChargeAmount: 0,
+          testPayment: true,
+        };
+      case 'CLAIM.CANCEL_REQUESTED':
+        return claim('CANCEL', 'REQUESTED');
+      case 'CLAIM.RETURN_REQUESTED':
+        return claim('RETURN', 'REQUESTED');
+      case 'CLAIM.EXCHANGE_REQUESTED':
+        return claim('EXCHANGE', 'REQUESTED');
+      case 'CLAIM.COMPLETED':
+        return claim('RETURN', 'COMPLETED');
+      case 'INQUIRY.CREATED':
+        return { inquiryId: newId('inq', now), productId: newId('prd', now) };
+      case 'REVIEW.CREATED':
+        return { reviewId: newId('rev', now), productId: newId('prd', now), rating: 5 };
+      case 'PRODUCT.OUT_OF_STOCK':
+        return { productId: newId('prd', now), variantId: newId('var', now) };
+      case 'ORDER.FLOW_NOTIFICATION':
+        return { orderId, orderItemIds: [orderItemId], event: 'sample', flowId: newId('flw', now), flowVersion: 1, state: 'PAID' };
+      case 'ORDER.FLOW_STATE_CHANGED':
+        return {
+          orderId,
+          orderItemIds: [orderItemId],
+          flowId: newId('flw', now),
+          flowVersion: 1,
+          from: 'PAID',
+          to: 'PREPARING',
+          label: '상품 준비중',
+          coreStatus: 'CONFIRMED',
+          changedAt: new Date(now).toISOString(),
+        };
     }
   })();
   const idField = { ORDER: 'orderId', CLAIM: 'claimId', INQUIRY: 'inquiryId', REVIEW: 'reviewId', PRODUCT: 'productId' }[resource];

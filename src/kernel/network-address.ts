@@ -26,7 +26,8 @@ for (const [net, prefix] of [
   ['203.0.113.0', 24], // documentation TEST-NET-3
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved, broadcast
-] as const) blocked.addSubnet(net, prefix, 'ipv4');
+] as const)
+  blocked.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
   ['::', 128], // unspecified
   ['::1', 128], // loopback
@@ -40,7 +41,8 @@ for (const [net, prefix] of [
   ['fe80::', 10], // link-local
   ['fec0::', 10], // site-local (deprecated)
   ['ff00::', 8], // multicast
-] as const) blocked.addSubnet(net, prefix, 'ipv6');
+] as const)
+  blocked.addSubnet(net, prefix, 'ipv6');
 
 /**
  * The eight 16-bit groups of an IPv6 address in any spelling (compressed, dotted IPv4 tail, zone id), via

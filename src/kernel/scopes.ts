@@ -36,8 +36,12 @@ export function isKnownScope(scope: string): boolean {
 }
 
 /** Every scope each role reaches (`rw` includes `r`), worked out once: checked on every request. */
-const scopesOf = (role: Role): ReadonlySet<string> => new Set(Object.entries(ROLE_LEVELS).flatMap(([resource, levels]) =>
-  levels[role] === 'rw' ? [`${resource}:r`, `${resource}:rw`] : levels[role] === 'r' ? [`${resource}:r`] : []));
+const scopesOf = (role: Role): ReadonlySet<string> =>
+  new Set(
+    Object.entries(ROLE_LEVELS).flatMap(([resource, levels]) =>
+      levels[role] === 'rw' ? [`${resource}:r`, `${resource}:rw`] : levels[role] === 'r' ? [`${resource}:r`] : [],
+    ),
+  );
 const ROLE_SCOPES: Record<Role, ReadonlySet<string>> = { OWNER: scopesOf('OWNER'), ADMIN: scopesOf('ADMIN'), STAFF: scopesOf('STAFF') };
 
 export function roleAllows(role: Role, scope: string): boolean {

@@ -7,7 +7,6 @@ import { operationCatalog, type CatalogEntry } from './catalog.js';
 
 export type { ApiAnswer, ApiCall, ApiCaller };
 
-
 /** An approval request as the API shows it, the parts decide_approval reads. */
 export interface ApprovalView {
   approvalId: string;
@@ -42,7 +41,8 @@ export const MCP_SERVER_NAME = 'svc';
 /** An API answer as a tool result: `data` on success (202 APPROVAL_REQUIRED included), the `error` object as a tool error. */
 export function toolResult(answer: ApiAnswer): CallToolResult {
   const envelope = answer.body as { meta?: { code?: string; isSuccess?: boolean }; data?: unknown; error?: { code?: string } | null } | null;
-  if (envelope?.meta?.isSuccess) return { content: [{ type: 'text', text: JSON.stringify(envelope.data ?? null) }], _meta: meta(answer.status, envelope.meta.code ?? null) };
+  if (envelope?.meta?.isSuccess)
+    return { content: [{ type: 'text', text: JSON.stringify(envelope.data ?? null) }], _meta: meta(answer.status, envelope.meta.code ?? null) };
   const error = envelope?.error ?? { code: 'INVALID_RESPONSE', message: `not an API response (HTTP ${answer.status})` };
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(error) }], _meta: meta(answer.status, error.code ?? null) };
 }
@@ -69,24 +69,32 @@ const target = {
  */
 export function createMcpServer(options: McpServerOptions): McpServer {
   const { callApi } = options;
-  const server = new McpServer({ name: MCP_SERVER_NAME, version: options.version }, {
-    instructions: 'svc store administration. Find operations with list_operations, read with call_api_read, write with call_api_write '
-      + '(dryRun: true previews without changing anything). Some writes wait for a person\'s approval: they answer with approvalId and approvalUrl.',
-  });
+  const server = new McpServer(
+    { name: MCP_SERVER_NAME, version: options.version },
+    {
+      instructions:
+        'svc store administration. Find operations with list_operations, read with call_api_read, write with call_api_write ' +
+        "(dryRun: true previews without changing anything). Some writes wait for a person's approval: they answer with approvalId and approvalUrl.",
+    },
+  );
 
   let store: Promise<string | ToolFailure> | undefined;
   /** The connection's store: named, or the only one the token reaches (asked once). */
-  const storeOf = () => (store ??= options.store ? Promise.resolve(options.store) : onlyStore(callApi).then((found) => {
-    // A refusal (no store yet, a token being refreshed) is asked again next time.
-    if (typeof found !== 'string') store = undefined;
-    return found;
-  }));
+  const storeOf = () =>
+    (store ??= options.store
+      ? Promise.resolve(options.store)
+      : onlyStore(callApi).then((found) => {
+          // A refusal (no store yet, a token being refreshed) is asked again next time.
+          if (typeof found !== 'string') store = undefined;
+          return found;
+        }));
   let catalog: Promise<CatalogEntry[] | ToolFailure> | undefined;
   /** Registry operations change only with a new service version: read once per connection; app tools every time. */
-  const registry = () => (catalog ??= operationCatalog(callApi).catch((error: unknown) => {
-    catalog = undefined;
-    return { failure: toolError('OPERATIONS_UNAVAILABLE', String(error)) } satisfies ToolFailure;
-  }));
+  const registry = () =>
+    (catalog ??= operationCatalog(callApi).catch((error: unknown) => {
+      catalog = undefined;
+      return { failure: toolError('OPERATIONS_UNAVAILABLE', String(error)) } satisfies ToolFailure;
+    }));
 
   async function entries(): Promise<CatalogEntry[] | ToolFailure> {
     const ops = await registry();
@@ -98,19 +106,28 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     return [...ops, ...appToolEntries(tools.body.data.contents)];
   }
 
-  server.registerTool('list_operations', {
-    title: 'List API operations',
-    description: 'Operations of the svc administration API and installed apps\' tools, with the agent decision (ALLOW, APPROVAL_REQUIRED, DENIED) and an input schema { params, query, body }.',
-    inputSchema: { tag: z.string().optional().describe('Only this tag (e.g. Products, Orders, Apps)'), search: z.string().optional().describe('Words to find in operationId, path or summary') },
-    annotations: { readOnlyHint: true },
-  }, async ({ tag, search }) => {
-    const all = await entries();
-    if ('failure' in all) return all.failure;
-    const words = (search ?? '').toLowerCase().split(/\s+/).filter(Boolean);
-    const found = all.filter((e) => (!tag || e.tag.toLowerCase() === tag.toLowerCase())
-      && words.every((w) => `${e.operationId} ${e.path} ${e.summary}`.toLowerCase().includes(w)));
-    return { content: [{ type: 'text', text: JSON.stringify(found.map(({ tag: _tag, auth: _auth, ...e }) => e)) }], _meta: meta(200, 'OK') };
-  });
+  server.registerTool(
+    'list_operations',
+    {
+      title: 'List API operations',
+      description:
+        "Operations of the svc administration API and installed apps' tools, with the agent decision (ALLOW, APPROVAL_REQUIRED, DENIED) and an input schema { params, query, body }.",
+      inputSchema: {
+        tag: z.string().optional().describe('Only this tag (e.g. Products, Orders, Apps)'),
+        search: z.string().optional().describe('Words to find in operationId, path or summary'),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    async ({ tag, search }) => {
+      const all = await entries();
+      if ('failure' in all) return all.failure;
+      const words = (search ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+      const found = all.filter(
+        (e) => (!tag || e.tag.toLowerCase() === tag.toLowerCase()) && words.every((w) => `${e.operationId} ${e.path} ${e.summary}`.toLowerCase().includes(w)),
+      );
+      return { content: [{ type: 'text', text: JSON.stringify(found.map(({ tag: _tag, auth: _auth, ...e }) => e)) }], _meta: meta(200, 'OK') };
+    },
+  );
 
   async function call(kind: 'read' | 'write', input: z.infer<z.ZodObject<typeof target>> & { body?: unknown; idempotencyKey?: string; dryRun?: boolean }) {
     // App tools are looked up only when one is named: a plain read costs one API call, not two.
@@ -119,7 +136,10 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     const resolved = resolveCall(all, input);
     if ('failure' in resolved) return resolved.failure;
     if (kind === 'read' ? resolved.method !== 'GET' : resolved.method === 'GET') {
-      return toolError('WRONG_TOOL', kind === 'read' ? `${resolved.method} is a write: use call_api_write` : 'GET is a read: use call_api_read', { method: resolved.method, path: resolved.template });
+      return toolError('WRONG_TOOL', kind === 'read' ? `${resolved.method} is a write: use call_api_write` : 'GET is a read: use call_api_read', {
+        method: resolved.method,
+        path: resolved.template,
+      });
     }
     let storeId: string | undefined;
     if (resolved.auth === 'store') {
@@ -128,72 +148,108 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       storeId = s;
     }
     const query = Object.fromEntries(Object.entries(input.query ?? {}).map(([k, v]) => [k, String(v)]));
-    return toolResult(await callApi({ method: resolved.method, path: resolved.path, query, body: input.body, storeId, idempotencyKey: input.idempotencyKey, dryRun: input.dryRun }));
+    return toolResult(
+      await callApi({
+        method: resolved.method,
+        path: resolved.path,
+        query,
+        body: input.body,
+        storeId,
+        idempotencyKey: input.idempotencyKey,
+        dryRun: input.dryRun,
+      }),
+    );
   }
 
-  server.registerTool('call_api_read', {
-    title: 'Read from the API',
-    description: 'A GET operation of the svc API, by operationId or method and path. Returns the answer\'s data, or the API error.',
-    inputSchema: target,
-    annotations: { readOnlyHint: true },
-  }, (input) => call('read', input));
-
-  server.registerTool('call_api_write', {
-    title: 'Write through the API',
-    description: 'A POST, PUT, PATCH or DELETE operation of the svc API (or an app tool, app.<handle>.<tool>, with body { input }). '
-      + 'dryRun: true previews the changes and the agent decision without running anything. A write that needs approval answers with approvalId and approvalUrl.',
-    inputSchema: {
-      ...target,
-      body: z.unknown().optional().describe('The JSON request body'),
-      idempotencyKey: z.string().min(1).optional().describe('A retry with the same key returns the first answer (or the same approval request)'),
-      dryRun: z.boolean().optional(),
+  server.registerTool(
+    'call_api_read',
+    {
+      title: 'Read from the API',
+      description: "A GET operation of the svc API, by operationId or method and path. Returns the answer's data, or the API error.",
+      inputSchema: target,
+      annotations: { readOnlyHint: true },
     },
-    annotations: { destructiveHint: true },
-  }, (input) => call('write', input));
+    (input) => call('read', input),
+  );
 
-  server.registerTool('list_approvals', {
-    title: 'List approval requests',
-    description: 'Approval requests of AI agents in the store, newest first (default: PENDING).',
-    inputSchema: { status: z.enum(['PENDING', 'EXECUTING', 'SUCCEEDED', 'FAILED', 'UNKNOWN', 'REJECTED', 'EXPIRED']).optional() },
-    annotations: { readOnlyHint: true },
-  }, async ({ status }) => {
-    const storeId = await storeOf();
-    if (typeof storeId !== 'string') return storeId.failure;
-    return toolResult(await callApi({ method: 'GET', path: '/v1/approval-requests', query: status ? { status } : {}, storeId }));
-  });
+  server.registerTool(
+    'call_api_write',
+    {
+      title: 'Write through the API',
+      description:
+        'A POST, PUT, PATCH or DELETE operation of the svc API (or an app tool, app.<handle>.<tool>, with body { input }). ' +
+        'dryRun: true previews the changes and the agent decision without running anything. A write that needs approval answers with approvalId and approvalUrl.',
+      inputSchema: {
+        ...target,
+        body: z.unknown().optional().describe('The JSON request body'),
+        idempotencyKey: z.string().min(1).optional().describe('A retry with the same key returns the first answer (or the same approval request)'),
+        dryRun: z.boolean().optional(),
+      },
+      annotations: { destructiveHint: true },
+    },
+    (input) => call('write', input),
+  );
 
-  server.registerTool('get_approval_request', {
-    title: 'Read an approval request',
-    description: 'One approval request: status, operation, and the result once it ran.',
-    inputSchema: { approvalId: z.string().min(1) },
-    annotations: { readOnlyHint: true },
-  }, async ({ approvalId }) => {
-    const storeId = await storeOf();
-    if (typeof storeId !== 'string') return storeId.failure;
-    return toolResult(await callApi({ method: 'GET', path: `/v1/approval-requests/${encodeURIComponent(approvalId)}`, storeId }));
-  });
+  server.registerTool(
+    'list_approvals',
+    {
+      title: 'List approval requests',
+      description: 'Approval requests of AI agents in the store, newest first (default: PENDING).',
+      inputSchema: { status: z.enum(['PENDING', 'EXECUTING', 'SUCCEEDED', 'FAILED', 'UNKNOWN', 'REJECTED', 'EXPIRED']).optional() },
+      annotations: { readOnlyHint: true },
+    },
+    async ({ status }) => {
+      const storeId = await storeOf();
+      if (typeof storeId !== 'string') return storeId.failure;
+      return toolResult(await callApi({ method: 'GET', path: '/v1/approval-requests', query: status ? { status } : {}, storeId }));
+    },
+  );
 
-  server.registerTool('decide_approval', {
-    title: 'Ask a person to approve or reject an approval request',
-    description: 'An agent never decides: a person (OWNER or ADMIN of the store) does, logged in with their own store-platform account at '
-      + 'approvalUrl, the approval page. Where this client shows forms (remote MCP), the person may instead take a one-time code on that '
-      + 'page ("confirm in the AI conversation") and type it into the form this tool shows, within 2 minutes; only that code decides. '
-      + 'Show approvalUrl to the person, then follow the request with get_approval_request.',
-    inputSchema: { approvalId: z.string().min(1), decision: z.enum(['APPROVE', 'REJECT']).describe('What the agent suggests; the person decides') },
-  }, async ({ approvalId, decision }, extra) => {
-    const storeId = await storeOf();
-    if (typeof storeId !== 'string') return storeId.failure;
-    const path = `/v1/approval-requests/${encodeURIComponent(approvalId)}`;
-    const read = await callApi({ method: 'GET', path, storeId });
-    if (read.status !== 200) return toolResult(read);
-    // Sent as the agent's own call: the API refuses it (spec 01 §5.6), and its audit record shows the agent tried.
-    const attempt = await callApi({ method: 'POST', path: `${path}/${decision === 'APPROVE' ? 'approve' : 'reject'}`, storeId });
-    if (attempt.body?.error?.code !== 'AGENT_OPERATION_DENIED') return toolResult(attempt);
-    const approval = read.body.data as ApprovalView;
-    if (approval.status !== 'PENDING') return undecided(approval, approval.status, `Nothing to decide: the request is ${approval.status}.`);
-    if (options.confirmDecision) return options.confirmDecision({ approval, decision, storeId }, extra);
-    return undecided(approval, 'HUMAN_CONFIRMATION_REQUIRED', 'An agent cannot decide: a person (OWNER or ADMIN) approves or rejects at approvalUrl, logged in with their own account.');
-  });
+  server.registerTool(
+    'get_approval_request',
+    {
+      title: 'Read an approval request',
+      description: 'One approval request: status, operation, and the result once it ran.',
+      inputSchema: { approvalId: z.string().min(1) },
+      annotations: { readOnlyHint: true },
+    },
+    async ({ approvalId }) => {
+      const storeId = await storeOf();
+      if (typeof storeId !== 'string') return storeId.failure;
+      return toolResult(await callApi({ method: 'GET', path: `/v1/approval-requests/${encodeURIComponent(approvalId)}`, storeId }));
+    },
+  );
+
+  server.registerTool(
+    'decide_approval',
+    {
+      title: 'Ask a person to approve or reject an approval request',
+      description:
+        'An agent never decides: a person (OWNER or ADMIN of the store) does, logged in with their own store-platform account at ' +
+        'approvalUrl, the approval page. Where this client shows forms (remote MCP), the person may instead take a one-time code on that ' +
+        'page ("confirm in the AI conversation") and type it into the form this tool shows, within 2 minutes; only that code decides. ' +
+        'Show approvalUrl to the person, then follow the request with get_approval_request.',
+      inputSchema: { approvalId: z.string().min(1), decision: z.enum(['APPROVE', 'REJECT']).describe('What the agent suggests; the person decides') },
+    },
+    async ({ approvalId, decision }, extra) => {
+      const storeId = await storeOf();
+      if (typeof storeId !== 'string') return storeId.failure;
+      const path = `/v1/approval-requests/${encodeURIComponent(approvalId)}`;
+      const read = await callApi({ method: 'GET', path, storeId });
+      if (read.status !== 200) return toolResult(read);
+      // Sent as the agent's own call: the API refuses it (spec 01 §5.6), and its audit record shows the agent tried.
+      const attempt = await callApi({ method: 'POST', path: `${path}/${decision === 'APPROVE' ? 'approve' : 'reject'}`, storeId });
+      if (attempt.body?.error?.code !== 'AGENT_OPERATION_DENIED') return toolResult(attempt);
+      const approval = read.body.data as ApprovalView;
+      if (approval.status !== 'PENDING') return undecided(approval, approval.status, `Nothing to decide: the request is ${approval.status}.`);
+      if (options.confirmDecision) return options.confirmDecision({ approval, decision, storeId }, extra);
+      return undecided(
+        approval,
+        'HUMAN_CONFIRMATION_REQUIRED',
+        'An agent cannot decide: a person (OWNER or ADMIN) approves or rejects at approvalUrl, logged in with their own account.',
+      );
+    },
+  );
 
   return server;
 }
@@ -218,10 +274,20 @@ async function onlyStore(callApi: ApiCaller): Promise<string | ToolFailure> {
   const answer = await callApi({ method: 'GET', path: '/v1/me/stores' });
   const hint = 'name the store: svc mcp --store CODE (or SVC_STORE_ID), or ?store=CODE on the MCP URL';
   // A token without stores:read cannot list its stores: it must be told which one.
-  if (answer.status !== 200) return { failure: toolError('STORE_ID_REQUIRED', `the token's stores cannot be listed (${answer.body?.error?.code ?? answer.status}): ${hint}`, { cause: answer.body?.error ?? null }) };
+  if (answer.status !== 200)
+    return {
+      failure: toolError('STORE_ID_REQUIRED', `the token's stores cannot be listed (${answer.body?.error?.code ?? answer.status}): ${hint}`, {
+        cause: answer.body?.error ?? null,
+      }),
+    };
   const codes = (answer.body.data.contents as { code: string }[]).map((s) => s.code);
   if (codes.length === 1) return codes[0];
-  return { failure: toolError('STORE_ID_REQUIRED', codes.length === 0 ? 'this token reaches no store' : `the token reaches several stores (${codes.join(', ')}): ${hint}`) };
+  return {
+    failure: toolError(
+      'STORE_ID_REQUIRED',
+      codes.length === 0 ? 'this token reaches no store' : `the token reaches several stores (${codes.join(', ')}): ${hint}`,
+    ),
+  };
 }
 
 type ToolField = { type: string; description?: string; required?: boolean };
@@ -230,19 +296,29 @@ type ToolField = { type: string; description?: string; required?: boolean };
 function toolInputSchema(fields: Record<string, ToolField>) {
   return {
     type: 'object',
-    properties: Object.fromEntries(Object.entries(fields).map(([name, f]) => [name, { type: f.type, ...(f.description ? { description: f.description } : {}) }])),
-    required: Object.entries(fields).filter(([, f]) => f.required).map(([name]) => name),
+    properties: Object.fromEntries(
+      Object.entries(fields).map(([name, f]) => [name, { type: f.type, ...(f.description ? { description: f.description } : {}) }]),
+    ),
+    required: Object.entries(fields)
+      .filter(([, f]) => f.required)
+      .map(([name]) => name),
   };
 }
 
-function appToolEntries(tools: { installationId: string; name: string; description?: string; input?: Record<string, ToolField>; app: { handle: string } }[]): CatalogEntry[] {
+function appToolEntries(
+  tools: { installationId: string; name: string; description?: string; input?: Record<string, ToolField>; app: { handle: string } }[],
+): CatalogEntry[] {
   return tools.map((t) => ({
     operationId: `app.${t.app.handle}.${t.name}`,
     method: 'POST',
     path: `/v1/apps/installations/${t.installationId}/tools/${t.name}`,
     summary: t.description ?? `${t.app.handle} app tool ${t.name}`,
     agentDecision: 'ALLOW',
-    inputSchema: { type: 'object', properties: { body: { type: 'object', properties: { input: toolInputSchema(t.input ?? {}) }, required: ['input'] } }, required: ['body'] },
+    inputSchema: {
+      type: 'object',
+      properties: { body: { type: 'object', properties: { input: toolInputSchema(t.input ?? {}) }, required: ['input'] } },
+      required: ['body'],
+    },
     tag: 'Apps',
     auth: 'store',
   }));

@@ -74,12 +74,19 @@ export function createGuardedFetch(options: GuardedFetchOptions): (request: Fetc
     return new Promise<FetchResponse>((done, reject) => {
       let req: http.ClientRequest;
       try {
-        req = transport.request(url, { method: request.method, headers, agent: false, lookup: checkedLookup(resolve, exempt), signal: AbortSignal.timeout(timeoutMs) });
+        req = transport.request(url, {
+          method: request.method,
+          headers,
+          agent: false,
+          lookup: checkedLookup(resolve, exempt),
+          signal: AbortSignal.timeout(timeoutMs),
+        });
       } catch (error) {
         return reject(failed(`fetch to ${host} failed: ${(error as Error).message}`));
       }
       req.on('error', (error: NodeJS.ErrnoException) => {
-        if (error instanceof BlockedAddressError) reject(blocked(`fetch to ${host} is not allowed: it resolves to a private or reserved address (${error.message})`));
+        if (error instanceof BlockedAddressError)
+          reject(blocked(`fetch to ${host} is not allowed: it resolves to a private or reserved address (${error.message})`));
         else if (error.name === 'AbortError' || error.name === 'TimeoutError') reject(failed(`fetch to ${host} timed out after ${timeoutMs} ms`));
         else reject(failed(`fetch to ${host} failed: ${error.code ?? error.message}`));
       });
@@ -96,7 +103,13 @@ export function createGuardedFetch(options: GuardedFetchOptions): (request: Fetc
         res.on('end', () => {
           const pairs: [string, string][] = [];
           for (let i = 0; i < res.rawHeaders.length; i += 2) pairs.push([res.rawHeaders[i].toLowerCase(), res.rawHeaders[i + 1]]);
-          done({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', url: url.href, headers: pairs, body: Buffer.concat(chunks).toString('utf8') });
+          done({
+            status: res.statusCode ?? 0,
+            statusText: res.statusMessage ?? '',
+            url: url.href,
+            headers: pairs,
+            body: Buffer.concat(chunks).toString('utf8'),
+          });
         });
       });
       req.end(request.body ?? undefined);

@@ -4,7 +4,18 @@ import { createRequire, type SourceMap } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { DEFAULT_WORKER_CONFIG, MAX_LOG_LINE_CHARS, MAX_LOG_LINES, type FromWorker, type HostOp, type RuntimeLimits, type ToWorker, type WorkerConfig, type WorkerFailure, type WorkerStats } from '../../runtime/protocol.js';
+import {
+  DEFAULT_WORKER_CONFIG,
+  MAX_LOG_LINE_CHARS,
+  MAX_LOG_LINES,
+  type FromWorker,
+  type HostOp,
+  type RuntimeLimits,
+  type ToWorker,
+  type WorkerConfig,
+  type WorkerFailure,
+  type WorkerStats,
+} from '../../runtime/protocol.js';
 import { jsonDepth, MAX_JSON_DEPTH } from '../server/body.js';
 import { appStack, parseSourceMap } from './stack.js';
 import { RuntimeCallbackError, type InvokeRequest, type InvokeResult, type RuntimeCallbacks, type RuntimeError } from './types.js';
@@ -76,13 +87,18 @@ const hostCallArgs = {
     z.object({ op: z.literal('get'), key: z.string() }),
     z.object({ op: z.literal('set'), key: z.string(), value: z.unknown().optional() }),
     z.object({ op: z.literal('delete'), key: z.string() }),
-    z.object({ op: z.literal('list'), options: z.object({ prefix: z.string().optional(), cursor: z.string().optional(), limit: z.number().int().optional() }) }),
+    z.object({
+      op: z.literal('list'),
+      options: z.object({ prefix: z.string().optional(), cursor: z.string().optional(), limit: z.number().int().optional() }),
+    }),
   ]),
   api: z.object({ method: z.string().regex(/^[A-Z]{1,16}$/), path: z.string().max(8192), body: z.unknown().optional() }),
 };
 
 /** Console lines as the worker reports them: more, or longer, comes only from a broken worker, which is replaced. */
-const workerLogs = z.array(z.object({ level: z.enum(['log', 'info', 'warn', 'error', 'debug']), message: z.string().max(MAX_LOG_LINE_CHARS), atMs: z.number() })).max(MAX_LOG_LINES);
+const workerLogs = z
+  .array(z.object({ level: z.enum(['log', 'info', 'warn', 'error', 'debug']), message: z.string().max(MAX_LOG_LINE_CHARS), atMs: z.number() }))
+  .max(MAX_LOG_LINES);
 
 interface InFlight {
   id: number;
@@ -199,7 +215,8 @@ export class RuntimeHost {
     }
     for (const worker of [...this.#workers]) {
       for (const call of [...worker.inFlight.values()]) {
-        if (call.request.installationId === installationId) this.#settle(worker, call, failure('INSTALLATION_EVICTED', 'The installation was removed while the function ran'));
+        if (call.request.installationId === installationId)
+          this.#settle(worker, call, failure('INSTALLATION_EVICTED', 'The installation was removed while the function ran'));
       }
       this.#send(worker, { t: 'evict', installationId });
     }
@@ -207,11 +224,13 @@ export class RuntimeHost {
 
   async close(): Promise<void> {
     this.#closed = true;
-    await Promise.all([...this.#workers].map((worker) => {
-      const exited = new Promise((resolve) => worker.child.once('exit', resolve));
-      worker.child.kill('SIGKILL');
-      return exited;
-    }));
+    await Promise.all(
+      [...this.#workers].map((worker) => {
+        const exited = new Promise((resolve) => worker.child.once('exit', resolve));
+        worker.child.kill('SIGKILL');
+        return exited;
+      }),
+    );
   }
 
   #gate(appId: string): Gate {
@@ -302,7 +321,12 @@ export class RuntimeHost {
       return this.#worker;
     }
     // No environment: whatever the server was given (keys, tokens, database paths) stays with the server.
-    const child = fork(WORKER_PATH, [JSON.stringify(this.#config)], { execArgv: workerExecArgv(), serialization: 'advanced', env: {}, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const child = fork(WORKER_PATH, [JSON.stringify(this.#config)], {
+      execArgv: workerExecArgv(),
+      serialization: 'advanced',
+      env: {},
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
     const worker: Worker = { child, bundles: new Set(), inFlight: new Map(), exited: false, retiring: false, ready: undefined! };
     worker.ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -360,12 +384,19 @@ export class RuntimeHost {
         return this.#dispatch(worker, call);
       }
       const logs = workerLogs.parse(message.logs);
-      this.#settle(worker, call, message.ok ? { ok: true, result: JSON.parse(message.json), logs, durationMs: message.durationMs } : { ok: false, error: this.#error(call, message.error), logs, durationMs: message.durationMs });
+      this.#settle(
+        worker,
+        call,
+        message.ok
+          ? { ok: true, result: JSON.parse(message.json), logs, durationMs: message.durationMs }
+          : { ok: false, error: this.#error(call, message.error), logs, durationMs: message.durationMs },
+      );
     }
   }
 
   #error(call: InFlight, error: WorkerFailure): RuntimeError {
-    const code = error.code === 'APP_ERROR' && error.guestCode === 'FETCH_BLOCKED' && call.fetchBlocked ? 'FETCH_BLOCKED' : (error.code as RuntimeError['code']);
+    const code =
+      error.code === 'APP_ERROR' && error.guestCode === 'FETCH_BLOCKED' && call.fetchBlocked ? 'FETCH_BLOCKED' : (error.code as RuntimeError['code']);
     if (!error.stack) return { code, message: error.message };
     return { code, message: error.message, stack: appStack(error.stack, this.#sourceMap(call)) };
   }

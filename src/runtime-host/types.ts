@@ -23,8 +23,7 @@ export interface InvokeRequest {
 }
 
 export type InvokeResult =
-  | { ok: true; result: unknown; logs: LogLine[]; durationMs: number }
-  | { ok: false; error: RuntimeError; logs: LogLine[]; durationMs: number };
+  { ok: true; result: unknown; logs: LogLine[]; durationMs: number } | { ok: false; error: RuntimeError; logs: LogLine[]; durationMs: number };
 
 export interface FetchRequest {
   url: string;

@@ -30,7 +30,6 @@ export function authorize(services: Services, op: Operation, principal: Principa
   }
 }
 
-
 export const APPROVAL_REASON = 'AI 에이전트의 이 작업은 상점 소유자 또는 관리자의 승인이 필요합니다.';
 
 /** Spec 01 §5.6: denied operations fail here; approval-required ones report it (unless exempt). */

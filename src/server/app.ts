@@ -21,7 +21,11 @@ const RETIRED_PATHS: { pattern: RegExp; code: string; successor?: string; routes
   { pattern: /^\/v1\/store\/api-tokens(\/|$)/, code: 'TOKEN_TYPE_RETIRED' },
   { pattern: /^\/v1\/store\/api-clients(\/|$)/, code: 'TOKEN_TYPE_RETIRED' },
   { pattern: /^\/v1\/product-images(\/|$)/, code: 'ENDPOINT_RETIRED', successor: '/v1/uploads' },
-  { pattern: /^\/v1\/(commerce-flows\/assignment-rules|flow-assignment-rules)(\/|$)/, code: 'FLOW_ASSIGNMENT_RULES_RETIRED', routes: ['/v1/commerce-flows/assignment-rules', '/v1/commerce-flows/assignment-rules/**'] },
+  {
+    pattern: /^\/v1\/(commerce-flows\/assignment-rules|flow-assignment-rules)(\/|$)/,
+    code: 'FLOW_ASSIGNMENT_RULES_RETIRED',
+    routes: ['/v1/commerce-flows/assignment-rules', '/v1/commerce-flows/assignment-rules/**'],
+  },
 ];
 
 /** Assembles the whole service as one H3 app: registry operations, OAuth, well-known, dev helpers. */
@@ -39,7 +43,8 @@ export function createApp(services: Services): H3 {
 
   const { modules, operations } = services;
   for (const retired of RETIRED_PATHS) {
-    for (const route of retired.routes ?? []) app.all(route, () => errorResponse(fail(410, retired.code, retired.successor ? { successor: retired.successor } : undefined), newTraceId(), docs));
+    for (const route of retired.routes ?? [])
+      app.all(route, () => errorResponse(fail(410, retired.code, retired.successor ? { successor: retired.successor } : undefined), newTraceId(), docs));
   }
   for (const op of operations) app.on(op.method, routerPath(op.path), operationHandler(services, op));
 
@@ -48,7 +53,10 @@ export function createApp(services: Services): H3 {
 
   // Made on first request, once per service: converting every schema costs more than a service start should.
   let openapi: string | null = null;
-  app.get('/v1/openapi.json', () => new Response(openapi ??= JSON.stringify(openApiDocument(services, operations)), { headers: { 'content-type': 'application/json; charset=utf-8' } }));
+  app.get(
+    '/v1/openapi.json',
+    () => new Response((openapi ??= JSON.stringify(openApiDocument(services, operations))), { headers: { 'content-type': 'application/json; charset=utf-8' } }),
+  );
   app.get('/docs/errors', () => errorCodesPage());
 
   const patterns = operations.map((op) => ({ method: op.method, pattern: pathPattern(op.path) }));
@@ -57,7 +65,8 @@ export function createApp(services: Services): H3 {
     let error: ApiError;
     const retired = RETIRED_PATHS.find((r) => r.pattern.test(path));
     if (retired) error = fail(410, retired.code, retired.successor ? { successor: retired.successor } : undefined);
-    else if (patterns.some((p) => p.pattern.test(path))) error = fail(405, 'METHOD_NOT_ALLOWED', { allowed: patterns.filter((p) => p.pattern.test(path)).map((p) => p.method) });
+    else if (patterns.some((p) => p.pattern.test(path)))
+      error = fail(405, 'METHOD_NOT_ALLOWED', { allowed: patterns.filter((p) => p.pattern.test(path)).map((p) => p.method) });
     else error = fail(404, 'ROUTE_NOT_FOUND', { method: event.req.method, path });
     return errorResponse(error, newTraceId(), docs);
   });
@@ -69,5 +78,7 @@ function errorCodesPage() {
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([code, message]) => `<tr id="${code}"><td><code>${code}</code></td><td>${escapeHtml(message)}</td></tr>`)
     .join('');
-  return htmlResponse(`<!doctype html><html lang="ko"><head><meta charset="utf-8"><title>svc 오류 코드</title></head><body><h1>오류 코드</h1><p>코드로 판단하세요. 메시지는 사람을 위한 것입니다.</p><table>${rows}</table></body></html>`);
+  return htmlResponse(
+    `<!doctype html><html lang="ko"><head><meta charset="utf-8"><title>svc 오류 코드</title></head><body><h1>오류 코드</h1><p>코드로 판단하세요. 메시지는 사람을 위한 것입니다.</p><table>${rows}</table></body></html>`,
+  );
 }

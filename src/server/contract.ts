@@ -113,7 +113,12 @@ function undeclaredFields(schema: JsonSchema, value: unknown, path: string, root
 
 function resolveRef(root: JsonSchema, ref: string): JsonSchema {
   if (ref === '#') return root;
-  return ref.replace(/^#\//, '').split('/').reduce<JsonSchema>((node, part) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], root) ?? {};
+  return (
+    ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce<JsonSchema>((node, part) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], root) ?? {}
+  );
 }
 
 const violation = (op: Operation, problem: string, details: Record<string, unknown>) => {

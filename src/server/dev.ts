@@ -48,17 +48,41 @@ export function mountDevRoutes(app: H3, services: Services) {
 
   const clockNow = () => ({ kind: services.clock.kind, now: new Date(services.clock.now()).toISOString() });
   app.get('/_dev/v1/clock', route(clockNow));
-  app.post('/_dev/v1/clock/advance', route(async (raw) => {
-    const { seconds } = parseWith(z.object({ seconds: z.number().positive().max(400 * 86400) }).strict(), raw);
-    if (services.clock.kind !== 'manual') throw fail(409, 'CLOCK_NOT_MANUAL');
-    services.clock.advance(seconds);
-    // Work that came due while time jumped runs before the answer, so the caller sees its effects.
-    const jobs = await runDueJobs(services);
-    return { ...clockNow(), jobs };
-  }));
-  app.post('/_dev/v1/jobs/run', route(async () => ({ jobs: await runDueJobs(services) })));
-  app.get('/_dev/v1/mail', route(async () => ({
-    contents: (await services.db.select().from(mailOutbox).orderBy(desc(mailOutbox.id)).limit(50).all())
-      .map((m) => ({ mailId: m.id, to: m.to, subject: m.subject, body: m.body, createdAt: new Date(m.createdAt).toISOString() })),
-  })));
+  app.post(
+    '/_dev/v1/clock/advance',
+    route(async (raw) => {
+      const { seconds } = parseWith(
+        z
+          .object({
+            seconds: z
+              .number()
+              .positive()
+              .max(400 * 86400),
+          })
+          .strict(),
+        raw,
+      );
+      if (services.clock.kind !== 'manual') throw fail(409, 'CLOCK_NOT_MANUAL');
+      services.clock.advance(seconds);
+      // Work that came due while time jumped runs before the answer, so the caller sees its effects.
+      const jobs = await runDueJobs(services);
+      return { ...clockNow(), jobs };
+    }),
+  );
+  app.post(
+    '/_dev/v1/jobs/run',
+    route(async () => ({ jobs: await runDueJobs(services) })),
+  );
+  app.get(
+    '/_dev/v1/mail',
+    route(async () => ({
+      contents: (await services.db.select().from(mailOutbox).orderBy(desc(mailOutbox.id)).limit(50).all()).map((m) => ({
+        mailId: m.id,
+        to: m.to,
+        subject: m.subject,
+        body: m.body,
+        createdAt: new Date(m.createdAt).toISOString(),
+      })),
+    })),
+  );
 }

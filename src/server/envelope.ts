@@ -81,7 +81,10 @@ export const errorOutgoing = (err: ApiError, traceId: string, docsBase: string):
 export function toHttp(out: Outgoing, headers?: Record<string, string>, acceptsGzip = false): Response {
   if (!out.gzip) return new FastResponse(out.bytes ?? out.body, { status: out.status, headers: { ...JSON_HEADERS, ...out.headers, ...headers } });
   const encoding: Record<string, string> = acceptsGzip ? { 'content-encoding': 'gzip', vary: 'accept-encoding' } : { vary: 'accept-encoding' };
-  return new FastResponse(acceptsGzip ? out.gzip() : (out.bytes ?? out.body), { status: out.status, headers: { ...JSON_HEADERS, ...out.headers, ...headers, ...encoding } });
+  return new FastResponse(acceptsGzip ? out.gzip() : (out.bytes ?? out.body), {
+    status: out.status,
+    headers: { ...JSON_HEADERS, ...out.headers, ...headers, ...encoding },
+  });
 }
 
 /** Whether `Accept-Encoding` allows gzip (listed, and not with q=0). */

@@ -21,13 +21,11 @@ export class ApiError extends Error {
   }
 }
 
-export const fail = (status: number, code: string, details?: Record<string, unknown>) =>
-  new ApiError(status, code, details ?? null);
+export const fail = (status: number, code: string, details?: Record<string, unknown>) => new ApiError(status, code, details ?? null);
 
 export const notFound = (what = 'NOT_FOUND') => new ApiError(404, what);
 
-export const validationFailed = (fieldErrors: FieldError[]) =>
-  new ApiError(400, 'VALIDATION_FAILED', null, fieldErrors);
+export const validationFailed = (fieldErrors: FieldError[]) => new ApiError(400, 'VALIDATION_FAILED', null, fieldErrors);
 
 export const fieldError = (field: string, code: string, message?: string): FieldError => ({
   field,

@@ -7,7 +7,15 @@ import { z } from 'zod';
  * document shows it as an array of `item` in `form` style without `explode`, which is this exact syntax.
  */
 export const commaList = <T extends z.ZodType<unknown, string>>(item: T) =>
-  z.string().transform((s) => s.split(',').map((v) => v.trim()).filter(Boolean)).pipe(z.array(item).min(1));
+  z
+    .string()
+    .transform((s) =>
+      s
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(item).min(1));
 
 /** `scheme://host[:port]` as a browser writes an origin: lower-case host, no default port, no path or slash. */
 const ORIGIN_SHAPE = /^https?:\/\/(?:\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)(?::[1-9][0-9]{0,4})?$/;
@@ -24,7 +32,8 @@ const isOwnOrigin = (value: string) => {
 };
 
 /** A web origin (`https://shop.example.com`, `http://localhost:3000`): the pattern says its shape, the URL parser has the last word. */
-export const webOrigin = z.string()
+export const webOrigin = z
+  .string()
   .max(2048)
   .regex(ORIGIN_SHAPE, { message: 'scheme://host[:port] 형식의 출처여야 합니다.', abort: true })
   .refine(isOwnOrigin, { message: 'scheme://host[:port] 형식의 출처여야 합니다.', params: { code: 'INVALID_FORMAT' } })

@@ -52,5 +52,3 @@ export function ask<K extends keyof Questions>(db: Db, name: K): Questions[K] {
   if (!answer) throw new Error(`question ${String(name)}: no module answers it`);
   return answer as Questions[K];
 }
-
-

@@ -23,7 +23,11 @@ export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.cha
  * A cookie of the service's own pages: HttpOnly (no script reads it), SameSite, scoped to the narrowest
  * path that works, and Secure whenever the page came over https — this request, or the address it serves.
  */
-export function pageCookie(event: H3Event, address: string, cookie: { name: string; value: string; path: string; maxAgeSeconds: number; sameSite: 'Strict' | 'Lax' }): string {
+export function pageCookie(
+  event: H3Event,
+  address: string,
+  cookie: { name: string; value: string; path: string; maxAgeSeconds: number; sameSite: 'Strict' | 'Lax' },
+): string {
   const secure = event.url.protocol === 'https:' || address.startsWith('https:');
   return `${cookie.name}=${cookie.value}; Path=${cookie.path}; Max-Age=${cookie.maxAgeSeconds}; HttpOnly; SameSite=${cookie.sameSite}${secure ? '; Secure' : ''}`;
 }

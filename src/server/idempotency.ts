@@ -18,19 +18,34 @@ export interface Remembered {
 
 const q = preparedFor((db) => ({
   /** A new key, or a lapsed claim of the same request taken over: one guarded statement. */
-  claim: db.insert(idempotencyKeys)
+  claim: db
+    .insert(idempotencyKeys)
     .values({
-      tokenId: sql.placeholder('scope'), key: sql.placeholder('key'), fingerprint: sql.placeholder('fingerprint'), state: 'IN_PROGRESS',
-      status: null, body: null, createdAt: sql.placeholder('now'), leaseExpiresAt: sql.placeholder('leaseExpiresAt'),
+      tokenId: sql.placeholder('scope'),
+      key: sql.placeholder('key'),
+      fingerprint: sql.placeholder('fingerprint'),
+      state: 'IN_PROGRESS',
+      status: null,
+      body: null,
+      createdAt: sql.placeholder('now'),
+      leaseExpiresAt: sql.placeholder('leaseExpiresAt'),
     })
     .onConflictDoUpdate({
       target: [idempotencyKeys.tokenId, idempotencyKeys.key],
       set: { leaseExpiresAt: sql`${sql.placeholder('leaseExpiresAt')}` },
-      setWhere: and(eq(idempotencyKeys.state, 'IN_PROGRESS'), lte(idempotencyKeys.leaseExpiresAt, sql.placeholder('now')), eq(idempotencyKeys.fingerprint, sql.placeholder('fingerprint'))),
+      setWhere: and(
+        eq(idempotencyKeys.state, 'IN_PROGRESS'),
+        lte(idempotencyKeys.leaseExpiresAt, sql.placeholder('now')),
+        eq(idempotencyKeys.fingerprint, sql.placeholder('fingerprint')),
+      ),
     })
     .returning({ key: idempotencyKeys.key })
     .prepare(),
-  row: db.select().from(idempotencyKeys).where(and(eq(idempotencyKeys.tokenId, sql.placeholder('scope')), eq(idempotencyKeys.key, sql.placeholder('key')))).prepare(),
+  row: db
+    .select()
+    .from(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.tokenId, sql.placeholder('scope')), eq(idempotencyKeys.key, sql.placeholder('key'))))
+    .prepare(),
 }));
 
 /**

@@ -19,5 +19,8 @@ export interface Mail {
 
 /** The same inside a caller's transaction (a flow notification is mailed with the move that caused it, or not at all). */
 export async function queueMail(db: Db, now: number, mail: Mail) {
-  await db.insert(mailOutbox).values({ id: newId('mail', now), ...mail, createdAt: now }).run();
+  await db
+    .insert(mailOutbox)
+    .values({ id: newId('mail', now), ...mail, createdAt: now })
+    .run();
 }

@@ -52,7 +52,10 @@ export interface RunningService {
 
 /** The port asked for is taken by another program. */
 export class PortInUseError extends Error {
-  constructor(readonly host: string, readonly port: number) {
+  constructor(
+    readonly host: string,
+    readonly port: number,
+  ) {
     super(`port ${port} of ${host} is in use by another program`);
   }
 }
@@ -105,7 +108,11 @@ export async function startService(options: StartOptions): Promise<RunningServic
         return failedEarly(req, res, error);
       }
       if (served === true) return true;
-      if (served !== false) return served.then((done) => done || serveEarly(services, req, res, i + 1), (error: unknown) => failedEarly(req, res, error));
+      if (served !== false)
+        return served.then(
+          (done) => done || serveEarly(services, req, res, i + 1),
+          (error: unknown) => failedEarly(req, res, error),
+        );
     }
     return false;
   };
@@ -141,8 +148,33 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const origin = (options.publicUrl ?? `http://${host}:${port}`).replace(/\/$/, '');
   docs = `${origin}/docs/errors`;
 
-  const config: ServiceConfig = { origin, dataDir, mode: options.mode, unsafeWebhookHosts: options.unsafeWebhookHosts ?? [], trustProxy: options.trustProxy ?? false, appsHost, operatorToken,
-    storefront: { hostingOpen: options.mode === 'dev', npmRegistry: null, advisorySource: null, denylist: [], buildTimeoutMs: 10 * 60_000, installLimitBytes: 512 * 1024 * 1024, minimumReleaseAgeMinutes: 1440, customDomainsOpen: options.mode === 'dev', customDomainLimit: 5, editCapacity: 10, dnsServers: [], domainTarget: 'domains.svc.localhost', acmeDirectory: null, acmeEmail: null, sellerSandbox: options.mode === 'dev' ? 'preferred' : 'required', ...options.storefront, sitesDomain },
+  const config: ServiceConfig = {
+    origin,
+    dataDir,
+    mode: options.mode,
+    unsafeWebhookHosts: options.unsafeWebhookHosts ?? [],
+    trustProxy: options.trustProxy ?? false,
+    appsHost,
+    operatorToken,
+    storefront: {
+      hostingOpen: options.mode === 'dev',
+      npmRegistry: null,
+      advisorySource: null,
+      denylist: [],
+      buildTimeoutMs: 10 * 60_000,
+      installLimitBytes: 512 * 1024 * 1024,
+      minimumReleaseAgeMinutes: 1440,
+      customDomainsOpen: options.mode === 'dev',
+      customDomainLimit: 5,
+      editCapacity: 10,
+      dnsServers: [],
+      domainTarget: 'domains.svc.localhost',
+      acmeDirectory: null,
+      acmeEmail: null,
+      sellerSandbox: options.mode === 'dev' ? 'preferred' : 'required',
+      ...options.storefront,
+      sitesDomain,
+    },
   };
   const services: Services = {
     config,
@@ -202,7 +234,10 @@ const HOST_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-
 function appsHostFor(raw: string, ownHost: string): string {
   const host = raw.trim().toLowerCase().replace(/\.$/, '');
   if (!HOST_NAME.test(host)) throw new Error(`apps host "${raw}" must be a host name such as apps.example.com (no scheme, port or path)`);
-  if (ownHost === host || ownHost.endsWith(`.${host}`)) throw new Error(`apps host "${host}" must not contain the service's own host ${ownHost}: use a name of its own, e.g. apps.example.com beside api.example.com`);
+  if (ownHost === host || ownHost.endsWith(`.${host}`))
+    throw new Error(
+      `apps host "${host}" must not contain the service's own host ${ownHost}: use a name of its own, e.g. apps.example.com beside api.example.com`,
+    );
   return host;
 }
 
@@ -220,9 +255,12 @@ function sitesDomainFor(options: StartOptions, ownHost: string, appsHost: string
   if (!HOST_NAME.test(domain)) throw new Error(`sites domain "${given}" must be a host name such as shops.example.com (no scheme, port or path)`);
   // The bare `localhost` may name the service: only names under it are sites, and no page can set cookies for it.
   if (ownHost.endsWith(`.${domain}`) || (ownHost === domain && domain !== DEV_SITES_DOMAIN)) {
-    throw new Error(`sites domain "${domain}" must not contain the service's own host ${ownHost}: use a domain of its own, e.g. shops.example.net beside api.example.com`);
+    throw new Error(
+      `sites domain "${domain}" must not contain the service's own host ${ownHost}: use a domain of its own, e.g. shops.example.net beside api.example.com`,
+    );
   }
-  if (appsHost && (appsHost === domain || appsHost.endsWith(`.${domain}`) || domain.endsWith(`.${appsHost}`))) throw new Error(`sites domain "${domain}" and apps host "${appsHost}" must not contain one another`);
+  if (appsHost && (appsHost === domain || appsHost.endsWith(`.${domain}`) || domain.endsWith(`.${appsHost}`)))
+    throw new Error(`sites domain "${domain}" and apps host "${appsHost}" must not contain one another`);
   return domain;
 }
 

@@ -112,7 +112,14 @@ export interface AnsweredRequest {
 }
 
 const HOOK_NAMES = Object.keys({
-  principalOf: true, storeAccess: true, buyerOf: true, storeNeverPublic: true, assertAiActionsLeft: true, holdForApproval: true, aiActionDone: true, requestAnswered: true,
+  principalOf: true,
+  storeAccess: true,
+  buyerOf: true,
+  storeNeverPublic: true,
+  assertAiActionsLeft: true,
+  holdForApproval: true,
+  aiActionDone: true,
+  requestAnswered: true,
 } satisfies Record<keyof RequestHooks, true>) as (keyof RequestHooks)[];
 const resolved = new WeakMap<readonly Module[], ResolvedHooks>();
 
@@ -127,7 +134,8 @@ export function requestHooks(modules: readonly Module[]): ResolvedHooks {
   const found: Partial<Record<keyof RequestHooks, unknown>> = {};
   for (const name of HOOK_NAMES) {
     const owners = modules.filter((m) => m.requestHooks?.[name]);
-    if (owners.length !== 1) throw new Error(`request hook ${name}: registered by ${owners.length} modules (${owners.map((m) => m.name).join(', ')}), expected one`);
+    if (owners.length !== 1)
+      throw new Error(`request hook ${name}: registered by ${owners.length} modules (${owners.map((m) => m.name).join(', ')}), expected one`);
     found[name] = owners[0]!.requestHooks![name];
   }
   const tokenPrincipals = new Map<string, TokenPrincipal>();

@@ -15,7 +15,10 @@ const pascal = (id: string) => id.charAt(0).toUpperCase() + id.slice(1);
 /** zod's `z.json()`: a union whose arrays and objects hold the union again (`SELF` stands for the reference). */
 const JSON_VALUE = JSON.stringify({
   anyOf: [
-    { type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' },
+    { type: 'string' },
+    { type: 'number' },
+    { type: 'boolean' },
+    { type: 'null' },
     { type: 'array', items: { $ref: 'SELF' } },
     { type: 'object', propertyNames: { type: 'string' }, additionalProperties: { $ref: 'SELF' } },
   ],
@@ -47,7 +50,11 @@ class SchemaComponents {
    * (`output`) leave out `additionalProperties: false`: clients must accept fields added later (spec 01 §2.1).
    */
   convert(schema: z.ZodType, io: Io, name: string): JsonSchema {
-    const { $schema: _dialect, $defs = {}, ...whole } = z.toJSONSchema(schema, { io, unrepresentable: 'any', ...(io === 'input' ? { override: stateInputRules } : {}) }) as JsonSchema;
+    const {
+      $schema: _dialect,
+      $defs = {},
+      ...whole
+    } = z.toJSONSchema(schema, { io, unrepresentable: 'any', ...(io === 'input' ? { override: stateInputRules } : {}) }) as JsonSchema;
     const root = isJsonValue(whole, '#') ? ANY_JSON_VALUE : whole;
     const local: Record<string, JsonSchema> = {};
     const jsonValues = new Set<string>();
@@ -57,7 +64,7 @@ class SchemaComponents {
     }
     const selfReferenced = JSON.stringify([root, local]).includes('"$ref":"#"');
     if (selfReferenced) local['#'] = root;
-    const names = new Map(Object.keys(local).map((key) => [key, key === '#' ? name : /^__/.test(key) ? `${name}_${key.replace(/\D/g, '') || '0'}` : key]));
+    const names = new Map(Object.keys(local).map((key) => [key, key === '#' ? name : key.startsWith('__') ? `${name}_${key.replace(/\D/g, '') || '0'}` : key]));
     // A name already taken by a different schema gets a suffix; references are rewritten until none clashes.
     for (;;) {
       const rewritten = Object.fromEntries(Object.entries(local).map(([key, part]) => [key, rewrite(part, names, jsonValues, io)]));
@@ -101,7 +108,8 @@ const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: ZodDef
 
 function unwrapped(schema: z.ZodType): z.ZodType {
   let current = schema;
-  while (defOf(current).innerType && ['optional', 'default', 'prefault', 'nullable', 'readonly', 'catch'].includes(defOf(current).type)) current = defOf(current).innerType!;
+  while (defOf(current).innerType && ['optional', 'default', 'prefault', 'nullable', 'readonly', 'catch'].includes(defOf(current).type))
+    current = defOf(current).innerType!;
   return current;
 }
 
@@ -113,8 +121,7 @@ function addPattern(jsonSchema: JsonSchema, pattern: string) {
 }
 
 /** Whether a zod string trims its input before its checks (`.trim()`, an overwrite check). */
-const trims = (def: ZodDef) =>
-  (def.checks ?? []).some(({ _zod }) => _zod.def.check === 'overwrite' && _zod.def.tx?.(' x ') === 'x');
+const trims = (def: ZodDef) => (def.checks ?? []).some(({ _zod }) => _zod.def.check === 'overwrite' && _zod.def.tx?.(' x ') === 'x');
 
 /**
  * Rules zod's input schema leaves out, added to the document as the service enforces them:
@@ -162,7 +169,14 @@ function queryParameters(op: Operation, components: SchemaComponents): unknown[]
     const items = components.convert(list, 'input', `${pascal(op.operationId)}${pascal(name)}`);
     // An empty value is one empty item on the wire, not an empty list: a list has at least one item.
     const minItems = Math.max(1, items.minItems ?? 0);
-    return { name, in: 'query', required, style: 'form', explode: false, schema: { ...items, minItems, ...('default' in property ? { default: property.default } : {}) } };
+    return {
+      name,
+      in: 'query',
+      required,
+      style: 'form',
+      explode: false,
+      schema: { ...items, minItems, ...('default' in property ? { default: property.default } : {}) },
+    };
   });
 }
 
@@ -178,20 +192,41 @@ const mayAwaitApproval = (op: Operation) => op.auth === 'store' && op.method !==
 function headerParameters(op: Operation): unknown[] {
   const headers: unknown[] = [];
   if (op.auth === 'store' || op.auth === 'buyer') {
-    headers.push({ name: 'X-Store-Id', in: 'header', required: true, description: 'The store the request acts in: its id or its store code.', schema: { type: 'string', minLength: 1 } });
+    headers.push({
+      name: 'X-Store-Id',
+      in: 'header',
+      required: true,
+      description: 'The store the request acts in: its id or its store code.',
+      schema: { type: 'string', minLength: 1 },
+    });
   }
   if (writesByToken(op) && op.idempotent !== false) {
-    headers.push({ name: 'Idempotency-Key', in: 'header', required: false, description: 'A retry with the same key and request returns the first answer.', schema: { type: 'string', minLength: 1 } });
+    headers.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description: 'A retry with the same key and request returns the first answer.',
+      schema: { type: 'string', minLength: 1 },
+    });
   }
   if (op.streams) {
-    headers.push({ name: 'Last-Event-ID', in: 'header', required: false, description: 'Resume after this message `id`.', schema: { type: 'integer', minimum: 1 } });
+    headers.push({
+      name: 'Last-Event-ID',
+      in: 'header',
+      required: false,
+      description: 'Resume after this message `id`.',
+      schema: { type: 'integer', minimum: 1 },
+    });
   }
   return headers;
 }
 
 function requestBody(op: Operation, components: SchemaComponents) {
   if (op.multipart) {
-    return { required: true, content: { 'multipart/form-data': { schema: components.convert(op.multipart.fields, 'input', `${pascal(op.operationId)}Form`) } } };
+    return {
+      required: true,
+      content: { 'multipart/form-data': { schema: components.convert(op.multipart.fields, 'input', `${pascal(op.operationId)}Form`) } },
+    };
   }
   if (op.body) return { required: true, content: json(components.convert(op.body, 'input', `${pascal(op.operationId)}Body`)) };
   return undefined;
@@ -210,7 +245,8 @@ function successResponses(op: Operation, components: SchemaComponents): Record<s
     if (op.streams) {
       const message = op.response ? components.named(`${pascal(op.operationId)}Message`, op.response, 'output') : null;
       responses[status] = {
-        description: 'A stream of server-sent events: each message has `id` (the cursor to resume from with `Last-Event-ID`), `event` (its type) and `data` (JSON, the schema in `x-svc-message-data`); comment lines keep the connection alive.',
+        description:
+          'A stream of server-sent events: each message has `id` (the cursor to resume from with `Last-Event-ID`), `event` (its type) and `data` (JSON, the schema in `x-svc-message-data`); comment lines keep the connection alive.',
         content: { [op.streams]: { schema: { type: 'string' }, ...(message ? { 'x-svc-message-data': message } : {}) } },
       };
     } else {
@@ -219,7 +255,8 @@ function successResponses(op: Operation, components: SchemaComponents): Record<s
   }
   if (mayAwaitApproval(op) && !(202 in responses)) {
     responses[202] = {
-      description: 'An AI agent\'s request held for approval (`meta.code` APPROVAL_REQUIRED); a retry with its Idempotency-Key returns it again, or 200 APPROVAL_ALREADY_DECIDED with the approval request once decided.',
+      description:
+        "An AI agent's request held for approval (`meta.code` APPROVAL_REQUIRED); a retry with its Idempotency-Key returns it again, or 200 APPROVAL_ALREADY_DECIDED with the approval request once decided.",
       content: json(successEnvelope(components.named('ApprovalPending', heldRequestAnswerSchema, 'output'))),
     };
   }
@@ -234,7 +271,14 @@ function errorResponses(op: Operation): Record<string, unknown> {
       ...(status === '401' ? { headers: { 'WWW-Authenticate': { description: 'RFC 6750 bearer challenge', schema: { type: 'string' } } } } : {}),
       ...(status === '429' ? { headers: { 'Retry-After': { description: 'Seconds to wait, when the limit has a window', schema: { type: 'integer' } } } } : {}),
       content: json({
-        allOf: [ref('ErrorEnvelope'), { type: 'object', required: ['error'], properties: { error: { type: 'object', required: ['code'], properties: { code: { type: 'string', enum: codes } } } } }],
+        allOf: [
+          ref('ErrorEnvelope'),
+          {
+            type: 'object',
+            required: ['error'],
+            properties: { error: { type: 'object', required: ['code'], properties: { code: { type: 'string', enum: codes } } } },
+          },
+        ],
       }),
     };
   }
@@ -267,7 +311,11 @@ const meta = (isSuccess: boolean) => ({
 const ENVELOPE_SCHEMAS = {
   SuccessMeta: meta(true),
   ErrorMeta: meta(false),
-  FieldError: { type: 'object', required: ['field', 'code', 'message'], properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } } },
+  FieldError: {
+    type: 'object',
+    required: ['field', 'code', 'message'],
+    properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
+  },
   Error: {
     type: 'object',
     required: ['code', 'message', 'details', 'fieldErrors', 'docs', 'traceId'],
@@ -316,7 +364,8 @@ export function openApiDocument(services: Services, operations: readonly Operati
     info: {
       title: 'svc API',
       version: '1',
-      description: 'Administration API (/v1), account API (/auth/v1) and buyer API (/storefront/v1). Every answer is the envelope `{ meta, data, error }`. A write sent with `X-Svc-Dry-Run: 1` runs nothing and answers 200 with a preview (`meta.code` DRY_RUN).',
+      description:
+        'Administration API (/v1), account API (/auth/v1) and buyer API (/storefront/v1). Every answer is the envelope `{ meta, data, error }`. A write sent with `X-Svc-Dry-Run: 1` runs nothing and answers 200 with a preview (`meta.code` DRY_RUN).',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: services.config.origin }],
@@ -324,8 +373,18 @@ export function openApiDocument(services: Services, operations: readonly Operati
     paths,
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A login token (OAuth), an account access token or an app installation token.' },
-        buyerToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A member buyer\'s token of the store (POST /v1/customers/delegations); guests send none.' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'A login token (OAuth), an account access token or an app installation token.',
+        },
+        buyerToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: "A member buyer's token of the store (POST /v1/customers/delegations); guests send none.",
+        },
       },
       schemas: components.schemas,
     },

@@ -7,8 +7,13 @@ export const pageQuery = (maxSize: number, defaultSize = 20) => ({
 });
 
 /** Paginated `data` of spec 01 §2.1. */
-export const paginated = <T>(contents: T[], page: number, size: number, totalElements: number) =>
-  ({ page, size, totalElements, totalPages: Math.ceil(totalElements / size), contents });
+export const paginated = <T>(contents: T[], page: number, size: number, totalElements: number) => ({
+  page,
+  size,
+  totalElements,
+  totalPages: Math.ceil(totalElements / size),
+  contents,
+});
 
 /** Response schema of a paginated list (`data` of spec 01 §2.1), for an operation's `response`. */
 export const pageOf = <T extends z.ZodType>(item: T) =>

@@ -29,7 +29,9 @@ export function operationHandler(services: Services, op: Operation) {
   const honoursIdempotency = isWrite && op.idempotent !== false && (op.auth === 'account' || op.auth === 'store');
   const docsBase = `${services.config.origin}/docs/errors`;
   const challenge = bearerChallenge(services, op);
-  const { principalOf, storeAccess, buyerOf, storeNeverPublic, assertAiActionsLeft, holdForApproval, aiActionDone, requestAnswered } = requestHooks(services.modules);
+  const { principalOf, storeAccess, buyerOf, storeNeverPublic, assertAiActionsLeft, holdForApproval, aiActionDone, requestAnswered } = requestHooks(
+    services.modules,
+  );
 
   return (event: H3Event) => settle(answer(event));
 
@@ -62,10 +64,15 @@ export function operationHandler(services: Services, op: Operation) {
       });
     };
     const finish = (out: Outgoing, replayed = false) =>
-      toHttp(out, replayed ? { 'x-request-id': requestId, 'x-trace-id': traceId, 'idempotent-replayed': 'true' } : { 'x-request-id': requestId, 'x-trace-id': traceId }, out.gzip !== undefined && acceptsGzip(headers.get('accept-encoding')));
+      toHttp(
+        out,
+        replayed ? { 'x-request-id': requestId, 'x-trace-id': traceId, 'idempotent-replayed': 'true' } : { 'x-request-id': requestId, 'x-trace-id': traceId },
+        out.gzip !== undefined && acceptsGzip(headers.get('accept-encoding')),
+      );
 
     try {
-      if (op.auth === 'account' || op.auth === 'store') principal = markedAsAgent((yield principalOf(services, headers.get('authorization'))) as Principal, headers.get(AGENT_HEADER));
+      if (op.auth === 'account' || op.auth === 'store')
+        principal = markedAsAgent((yield principalOf(services, headers.get('authorization'))) as Principal, headers.get(AGENT_HEADER));
       if (op.auth === 'store') store = (yield storeAccess(services, principal!, headers.get('x-store-id'))) as StoreContext;
       const buyer = op.auth === 'buyer' ? ((yield buyerOf(services, headers.get('x-store-id'), headers.get('authorization'))) as Ctx['buyer']) : undefined;
       // An agent is told its operation is denied to agents before any other refusal (spec 01 §5.6, §7).
@@ -91,12 +98,18 @@ export function operationHandler(services: Services, op: Operation) {
       if (isWrite && headers.get(DRY_RUN_HEADER) === '1') {
         const preview = ((yield op.preview?.(ctx)) as Preview | undefined) ?? { changes: [] };
         yield audit(200, 'DRY_RUN', null);
-        return finish(successOutgoing(200, {
-          dryRun: true,
-          decision: needsApproval ? 'APPROVAL_REQUIRED' : 'ALLOW',
-          reason: needsApproval ? APPROVAL_REASON : null,
-          preview: { operationId: op.operationId, target, changes: preview.changes, facts: preview.facts ?? {}, targetName: preview.targetName ?? null },
-        }, 'DRY_RUN'));
+        return finish(
+          successOutgoing(
+            200,
+            {
+              dryRun: true,
+              decision: needsApproval ? 'APPROVAL_REQUIRED' : 'ALLOW',
+              reason: needsApproval ? APPROVAL_REASON : null,
+              preview: { operationId: op.operationId, target, changes: preview.changes, facts: preview.facts ?? {}, targetName: preview.targetName ?? null },
+            },
+            'DRY_RUN',
+          ),
+        );
       }
 
       if (agentWrite && store && !op.tradeProcessing) yield assertAiActionsLeft(services, store.id, ctx.now);
@@ -105,7 +118,15 @@ export function operationHandler(services: Services, op: Operation) {
       if (needsApproval) {
         // Approval requests belong to a store's approvers: an operation outside a store cannot wait for one.
         if (!store) throw fail(403, 'AGENT_OPERATION_DENIED');
-        const out = (yield holdForApproval(services, { op, ctx: ctx as StoreCtx, raw, target, reason: APPROVAL_REASON, idempotencyKey, fingerprint })) as Outgoing & { approvalId: string };
+        const out = (yield holdForApproval(services, {
+          op,
+          ctx: ctx as StoreCtx,
+          raw,
+          target,
+          reason: APPROVAL_REASON,
+          idempotencyKey,
+          fingerprint,
+        })) as Outgoing & { approvalId: string };
         yield audit(out.status, out.status === 202 ? 'PENDING_APPROVAL' : 'SUCCEEDED', null, out.approvalId);
         return finish(out);
       }
@@ -167,7 +188,10 @@ async function settleAsync<T>(steps: Generator<unknown, T, unknown>, pending: Pr
 
 /** A rejection is thrown into the generator, where its own try/catch answers it. */
 const resume = <T>(steps: Generator<unknown, T, unknown>, pending: Promise<unknown>) =>
-  pending.then((value) => steps.next(value), (error: unknown) => steps.throw(error));
+  pending.then(
+    (value) => steps.next(value),
+    (error: unknown) => steps.throw(error),
+  );
 
 /** Validates a raw request against the operation's schemas and assembles the handler's context. */
 export function buildCtx(

@@ -49,7 +49,9 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, 
   if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) return void socket.destroy();
   const [status, code] = PARSER_ERRORS[error.code ?? ''] ?? [400, 'MALFORMED_REQUEST'];
   const body = JSON.stringify(errorEnvelope(new ApiError(status, code, status === 431 ? { maxBytes: REQUEST_HEAD_LIMIT } : null), newTraceId(), docs));
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** svc dev's sites domain: each hosted site has the origin `http://{slug}.localhost:{port}` of its own. */

@@ -13,7 +13,8 @@ export type Multipart = Awaited<ReturnType<typeof readMultipart>>;
 
 /** A multipart body, size-checked, parsed, and digested so an Idempotency-Key covers the file too. */
 export async function readMultipart(event: H3Event, maxBytes: number) {
-  if (!(event.req.headers.get('content-type') ?? '').startsWith('multipart/form-data')) throw fail(415, 'UNSUPPORTED_MEDIA_TYPE', { expected: 'multipart/form-data' });
+  if (!(event.req.headers.get('content-type') ?? '').startsWith('multipart/form-data'))
+    throw fail(415, 'UNSUPPORTED_MEDIA_TYPE', { expected: 'multipart/form-data' });
   const bytes = await readBodyBytes(event, maxBytes);
   try {
     const form = await new Response(bytes, { headers: { 'content-type': event.req.headers.get('content-type')! } }).formData();
@@ -40,5 +41,7 @@ export function parseBody(op: Operation, raw: string) {
 }
 
 export function requestFingerprint(op: Operation, event: H3Event, rawBody: string) {
-  return createHash('sha256').update(`${op.method} ${event.url.pathname}?${event.url.search}\n${event.req.headers.get('x-store-id') ?? ''}\n${rawBody}`).digest('base64url');
+  return createHash('sha256')
+    .update(`${op.method} ${event.url.pathname}?${event.url.search}\n${event.req.headers.get('x-store-id') ?? ''}\n${rawBody}`)
+    .digest('base64url');
 }

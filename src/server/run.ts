@@ -2,13 +2,14 @@ import cluster from 'node:cluster';
 import type { RunningService, StartOptions } from './main.js';
 
 /** What a worker tells its supervisor once it listens, or that its start failed. */
-export type WorkerReport =
-  | { event: 'ready'; readyLine: Record<string, unknown>; details: string[] }
-  | { event: 'error'; code: string; message: string };
+export type WorkerReport = { event: 'ready'; readyLine: Record<string, unknown>; details: string[] } | { event: 'error'; code: string; message: string };
 
 /** A start that failed for a reason the person can fix; the command prints it and exits 1. */
 export class StartFailure extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -30,12 +31,20 @@ export async function runForeground(options: StartOptions & { json: boolean }, l
   try {
     service = await startService(options);
   } catch (error) {
-    const failure = error instanceof PortInUseError
-      ? new StartFailure('PORT_IN_USE', `${error.message} (another svc dev?): stop it, or ${options.mode === 'dev' ? 'pass --port 0 to pick a free port' : 'set SVC_PORT to a free port'}`)
-      : error instanceof DataDirInUseError ? new StartFailure('DATA_DIR_IN_USE', error.message)
-      : error instanceof PgConnectError
-        ? new StartFailure('DATABASE_UNAVAILABLE', `PostgreSQL refused the connection: ${error.message}: check --database-url (SVC_DATABASE_URL) and that the server is up`)
-        : null;
+    const failure =
+      error instanceof PortInUseError
+        ? new StartFailure(
+            'PORT_IN_USE',
+            `${error.message} (another svc dev?): stop it, or ${options.mode === 'dev' ? 'pass --port 0 to pick a free port' : 'set SVC_PORT to a free port'}`,
+          )
+        : error instanceof DataDirInUseError
+          ? new StartFailure('DATA_DIR_IN_USE', error.message)
+          : error instanceof PgConnectError
+            ? new StartFailure(
+                'DATABASE_UNAVAILABLE',
+                `PostgreSQL refused the connection: ${error.message}: check --database-url (SVC_DATABASE_URL) and that the server is up`,
+              )
+            : null;
     if (!failure) throw error;
     if (cluster.isWorker) report({ event: 'error', code: failure.code, message: failure.message });
     else if (options.json) process.stdout.write(`${JSON.stringify({ event: 'error', code: failure.code, message: failure.message })}\n`);
@@ -80,7 +89,9 @@ export async function runForeground(options: StartOptions & { json: boolean }, l
     ...(options.mode === 'serve' ? [sellerSandboxLine(service.services.config.storefront.sellerSandbox)] : []),
     `  database       ${describeDatabase(service.services.db)}`,
     ...(service.tlsPort !== null ? [`  https          port ${service.tlsPort} (custom domains: their issued certificates by SNI)`] : []),
-    ...(service.seeded ? [`  seeded store   Dev Store (${service.seeded.storeId})  login dev@svc.local / svc-dev-password`, `  clock          ${service.services.clock.kind}`] : []),
+    ...(service.seeded
+      ? [`  seeded store   Dev Store (${service.seeded.storeId})  login dev@svc.local / svc-dev-password`, `  clock          ${service.services.clock.kind}`]
+      : []),
   ];
   if (cluster.isWorker) report({ event: 'ready', readyLine, details });
   else if (options.json) process.stdout.write(`${JSON.stringify(readyLine)}\n`);

@@ -25,16 +25,25 @@ export function storefrontFromEnv(env: NodeJS.ProcessEnv, mode: ServiceConfig['m
   if (set(env.SVC_SITES_DOMAIN)) config.sitesDomain = set(env.SVC_SITES_DOMAIN)!.toLowerCase();
   if (set(env.SVC_NPM_REGISTRY)) config.npmRegistry = set(env.SVC_NPM_REGISTRY)!;
   if (set(env.SVC_ADVISORY_SOURCE)) config.advisorySource = set(env.SVC_ADVISORY_SOURCE)!;
-  if (set(env.SVC_MIN_RELEASE_AGE_MINUTES) && Number.isInteger(Number(env.SVC_MIN_RELEASE_AGE_MINUTES))) config.minimumReleaseAgeMinutes = Number(env.SVC_MIN_RELEASE_AGE_MINUTES);
+  if (set(env.SVC_MIN_RELEASE_AGE_MINUTES) && Number.isInteger(Number(env.SVC_MIN_RELEASE_AGE_MINUTES)))
+    config.minimumReleaseAgeMinutes = Number(env.SVC_MIN_RELEASE_AGE_MINUTES);
   if (mode === 'serve') config.customDomainsOpen = env.SVC_CUSTOM_DOMAINS === '1' || env.SVC_CUSTOM_DOMAINS === 'true';
   if (set(env.SVC_CUSTOM_DOMAIN_LIMIT) && Number.isInteger(Number(env.SVC_CUSTOM_DOMAIN_LIMIT))) config.customDomainLimit = Number(env.SVC_CUSTOM_DOMAIN_LIMIT);
   if (set(env.SVC_EDIT_CAPACITY) && Number.isInteger(Number(env.SVC_EDIT_CAPACITY))) config.editCapacity = Number(env.SVC_EDIT_CAPACITY);
-  if (set(env.SVC_DNS_SERVERS)) config.dnsServers = env.SVC_DNS_SERVERS!.split(',').map((s) => s.trim()).filter(Boolean);
+  if (set(env.SVC_DNS_SERVERS))
+    config.dnsServers = env
+      .SVC_DNS_SERVERS!.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   if (set(env.SVC_DOMAIN_TARGET)) config.domainTarget = set(env.SVC_DOMAIN_TARGET)!.toLowerCase();
   else if (config.sitesDomain) config.domainTarget = `domains.${config.sitesDomain}`;
   if (set(env.SVC_ACME_DIRECTORY)) config.acmeDirectory = set(env.SVC_ACME_DIRECTORY)!;
   if (set(env.SVC_ACME_EMAIL)) config.acmeEmail = set(env.SVC_ACME_EMAIL)!;
   if (env.SVC_SELLER_SANDBOX === 'off') config.sellerSandbox = 'off';
-  if (set(env.SVC_DEPENDENCY_DENYLIST)) config.denylist = env.SVC_DEPENDENCY_DENYLIST!.split(',').map((p) => p.trim()).filter(Boolean);
+  if (set(env.SVC_DEPENDENCY_DENYLIST))
+    config.denylist = env
+      .SVC_DEPENDENCY_DENYLIST!.split(',')
+      .map((p) => p.trim())
+      .filter(Boolean);
   return config;
 }

@@ -15,7 +15,8 @@ const q = preparedFor((db) => ({
    * One guarded statement: a new window starts when the last is over; otherwise the count grows only while
    * under the limit. No row back means the attempt was refused.
    */
-  reserve: db.insert(attemptThrottles)
+  reserve: db
+    .insert(attemptThrottles)
     .values({ key: sql.placeholder('key'), count: 1, windowStart: sql.placeholder('now') })
     .onConflictDoUpdate({
       target: attemptThrottles.key,
@@ -27,8 +28,13 @@ const q = preparedFor((db) => ({
     })
     .returning({ count: attemptThrottles.count })
     .prepare(),
-  windowOf: db.select({ windowStart: attemptThrottles.windowStart }).from(attemptThrottles).where(eq(attemptThrottles.key, sql.placeholder('key'))).prepare(),
-  release: db.update(attemptThrottles)
+  windowOf: db
+    .select({ windowStart: attemptThrottles.windowStart })
+    .from(attemptThrottles)
+    .where(eq(attemptThrottles.key, sql.placeholder('key')))
+    .prepare(),
+  release: db
+    .update(attemptThrottles)
     .set({ count: sql`${attemptThrottles.count} - 1` })
     .where(and(eq(attemptThrottles.key, sql.placeholder('key')), gt(attemptThrottles.count, 0)))
     .prepare(),

@@ -3,7 +3,13 @@ import { isRealDate } from '../kernel/dates.js';
 import { fail, validationFailed, type FieldError } from './errors.js';
 
 const TYPE_NAMES: Record<string, string> = {
-  string: '문자열', number: '숫자', int: '정수', boolean: '불리언', object: '객체', array: '배열', null: 'null',
+  string: '문자열',
+  number: '숫자',
+  int: '정수',
+  boolean: '불리언',
+  object: '객체',
+  array: '배열',
+  null: 'null',
 };
 
 /** zod issues as `fieldErrors` of spec 01 §7: one entry per field, with a stable code and a Korean message. */
@@ -28,14 +34,24 @@ export function toFieldErrors(issues: readonly z.core.$ZodIssue[]): FieldError[]
         out.push({
           field: path,
           code: issue.origin === 'string' || issue.origin === 'array' ? 'TOO_SHORT' : 'TOO_SMALL',
-          message: issue.origin === 'string' ? `${issue.minimum}자 이상이어야 합니다.` : issue.origin === 'array' ? `${issue.minimum}개 이상이어야 합니다.` : `${issue.minimum} 이상이어야 합니다.`,
+          message:
+            issue.origin === 'string'
+              ? `${issue.minimum}자 이상이어야 합니다.`
+              : issue.origin === 'array'
+                ? `${issue.minimum}개 이상이어야 합니다.`
+                : `${issue.minimum} 이상이어야 합니다.`,
         });
         break;
       case 'too_big':
         out.push({
           field: path,
           code: issue.origin === 'string' || issue.origin === 'array' ? 'TOO_LONG' : 'TOO_LARGE',
-          message: issue.origin === 'string' ? `${issue.maximum}자 이하여야 합니다.` : issue.origin === 'array' ? `${issue.maximum}개 이하여야 합니다.` : `${issue.maximum} 이하여야 합니다.`,
+          message:
+            issue.origin === 'string'
+              ? `${issue.maximum}자 이하여야 합니다.`
+              : issue.origin === 'array'
+                ? `${issue.maximum}개 이하여야 합니다.`
+                : `${issue.maximum} 이하여야 합니다.`,
         });
         break;
       case 'invalid_value':

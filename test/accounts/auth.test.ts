@@ -25,10 +25,19 @@ test('no token, garbage and malformed Authorization are 401 UNAUTHORIZED', async
 
 test('a token signed by another key or issued for another address is 401 UNAUTHORIZED', async () => {
   const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
-  const forged = await new SignJWT({ typ: 'access', jti: 'tok_x' }).setProtectedHeader({ alg: 'EdDSA' }).setSubject('usr_x')
-    .setIssuer(svc.services.urls.issuer).setAudience('svc-api').setExpirationTime('1h').sign(privateKey);
+  const forged = await new SignJWT({ typ: 'access', jti: 'tok_x' })
+    .setProtectedHeader({ alg: 'EdDSA' })
+    .setSubject('usr_x')
+    .setIssuer(svc.services.urls.issuer)
+    .setAudience('svc-api')
+    .setExpirationTime('1h')
+    .sign(privateKey);
   assert.is((await storeGet(forged)).body.error.code, 'UNAUTHORIZED');
-  const oldAddress = await signToken({ ...svc.services, urls: { ...svc.services.urls, issuer: 'https://old.example.com/auth' } }, { sub: 'usr_x', jti: 'tok_x', typ: 'access' }, svc.services.clock.now() + 3600_000);
+  const oldAddress = await signToken(
+    { ...svc.services, urls: { ...svc.services.urls, issuer: 'https://old.example.com/auth' } },
+    { sub: 'usr_x', jti: 'tok_x', typ: 'access' },
+    svc.services.clock.now() + 3600_000,
+  );
   assert.is((await storeGet(oldAddress)).body.error.code, 'UNAUTHORIZED');
 });
 
@@ -45,7 +54,13 @@ test('retired token kinds are 401 TOKEN_TYPE_RETIRED', async () => {
 });
 
 test('retired paths are 410 TOKEN_TYPE_RETIRED, with or without a token', async () => {
-  for (const [method, path] of [['POST', '/oauth2/token'], ['GET', '/oauth2/authorize'], ['GET', '/v1/store/api-tokens'], ['POST', '/v1/store/api-clients'], ['DELETE', '/v1/store/api-tokens/123']]) {
+  for (const [method, path] of [
+    ['POST', '/oauth2/token'],
+    ['GET', '/oauth2/authorize'],
+    ['GET', '/v1/store/api-tokens'],
+    ['POST', '/v1/store/api-clients'],
+    ['DELETE', '/v1/store/api-tokens/123'],
+  ]) {
     const res = await svc.api(method, path);
     assert.is(res.status, 410, path);
     assert.is(res.body.error.code, 'TOKEN_TYPE_RETIRED', path);
@@ -90,7 +105,10 @@ test('signup validates and refuses a taken e-mail', async () => {
 
 test('access token: value shown once, default 90 days, scopes and store scope kept', async () => {
   const loginToken = await login(svc);
-  const res = await anon()('POST', '/auth/v1/access-tokens', { token: loginToken, body: { name: 'ci', scopes: ['store:r'], storeScope: { storeIds: [svc.storeId] } } });
+  const res = await anon()('POST', '/auth/v1/access-tokens', {
+    token: loginToken,
+    body: { name: 'ci', scopes: ['store:r'], storeScope: { storeIds: [svc.storeId] } },
+  });
   assert.is(res.status, 201);
   assert.type(res.data.token, 'string');
   const days = (Date.parse(res.data.expiresAt) - Date.parse(res.data.createdAt)) / 86400_000;
@@ -107,7 +125,10 @@ test('access token: value shown once, default 90 days, scopes and store scope ke
 
 test('access token lifetime: at most 365 days; expired after its days', async () => {
   const loginToken = await login(svc);
-  const tooLong = await anon()('POST', '/auth/v1/access-tokens', { token: loginToken, body: { name: 'x', scopes: ['store:r'], storeScope: { all: true }, expiresInDays: 366 } });
+  const tooLong = await anon()('POST', '/auth/v1/access-tokens', {
+    token: loginToken,
+    body: { name: 'x', scopes: ['store:r'], storeScope: { all: true }, expiresInDays: 366 },
+  });
   assert.is(tooLong.status, 400);
   assert.is(tooLong.body.error.fieldErrors[0].field, 'expiresInDays');
   const token = await createAccessToken(svc, loginToken, { scopes: ['store:r'], expiresInDays: 1 });
@@ -117,9 +138,15 @@ test('access token lifetime: at most 365 days; expired after its days', async ()
 });
 
 test('unknown scopes are refused by name', async () => {
-  const res = await anon()('POST', '/auth/v1/access-tokens', { token: await login(svc), body: { name: 'x', scopes: ['store:r', 'everything:rw'], storeScope: { all: true } } });
+  const res = await anon()('POST', '/auth/v1/access-tokens', {
+    token: await login(svc),
+    body: { name: 'x', scopes: ['store:r', 'everything:rw'], storeScope: { all: true } },
+  });
   assert.is(res.status, 400);
-  assert.equal(res.body.error.fieldErrors.map((f: any) => [f.field, f.code]), [['scopes.1', 'UNKNOWN_SCOPE']]);
+  assert.equal(
+    res.body.error.fieldErrors.map((f: any) => [f.field, f.code]),
+    [['scopes.1', 'UNKNOWN_SCOPE']],
+  );
 });
 
 test('creating an access token needs a login at most 10 minutes old', async () => {
@@ -141,15 +168,24 @@ test('at most 50 live access tokens per user; revoked ones do not count', async 
   const seller = await newSellerWithStore(svc, 'limit');
   const ids: string[] = [];
   for (let i = 0; i < 50; i++) {
-    const res = await anon()('POST', '/auth/v1/access-tokens', { token: seller.token, body: { name: `t${i}`, scopes: ['store:r'], storeScope: { all: true } } });
+    const res = await anon()('POST', '/auth/v1/access-tokens', {
+      token: seller.token,
+      body: { name: `t${i}`, scopes: ['store:r'], storeScope: { all: true } },
+    });
     assert.is(res.status, 201);
     ids.push(res.data.tokenId);
   }
-  const over = await anon()('POST', '/auth/v1/access-tokens', { token: seller.token, body: { name: 'one-too-many', scopes: ['store:r'], storeScope: { all: true } } });
+  const over = await anon()('POST', '/auth/v1/access-tokens', {
+    token: seller.token,
+    body: { name: 'one-too-many', scopes: ['store:r'], storeScope: { all: true } },
+  });
   assert.is(over.status, 409);
   assert.is(over.body.error.code, 'TOKEN_LIMIT_EXCEEDED');
   assert.is((await anon()('DELETE', `/auth/v1/access-tokens/${ids[0]}`, { token: seller.token })).status, 200);
-  const again = await anon()('POST', '/auth/v1/access-tokens', { token: seller.token, body: { name: 'fits-again', scopes: ['store:r'], storeScope: { all: true } } });
+  const again = await anon()('POST', '/auth/v1/access-tokens', {
+    token: seller.token,
+    body: { name: 'fits-again', scopes: ['store:r'], storeScope: { all: true } },
+  });
   assert.is(again.status, 201);
 });
 

@@ -16,22 +16,42 @@ test.after(async () => {
   await svc.close();
 });
 
-const register = (address: string, body: unknown) => fetch(`${svc.url}/auth/register`, {
-  method: 'POST',
-  headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
-  body: typeof body === 'string' ? body : JSON.stringify(body),
-});
+const register = (address: string, body: unknown) =>
+  fetch(`${svc.url}/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 const refusal = async (res: Response) => [res.status, ((await res.json()) as { error: string }).error];
 
 test('redirect addresses: https, loopback http and reverse-domain app schemes only; everything else is invalid_redirect_uri', async () => {
-  for (const uri of ['https://app.example/cb', 'http://127.0.0.1/callback', 'http://[::1]:8080/cb', 'http://localhost/cb', 'com.example.app:/oauth2redirect', 'cursor://anysphere.cursor-retrieval/oauth/callback']) {
+  for (const uri of [
+    'https://app.example/cb',
+    'http://127.0.0.1/callback',
+    'http://[::1]:8080/cb',
+    'http://localhost/cb',
+    'com.example.app:/oauth2redirect',
+    'cursor://anysphere.cursor-retrieval/oauth/callback',
+  ]) {
     const res = await register('198.51.100.1', { client_name: 'App', redirect_uris: [uri] });
     assert.is(res.status, 201, uri);
     assert.equal((await res.json()).redirect_uris, [uri]);
   }
   const refused = [
-    'javascript:alert(1)', 'data:text/html,x', 'file:///etc/passwd', 'view-source:https://app.example/cb', 'chrome://settings', 'about:blank',
-    'blob:https://app.example/0f0f', 'vbscript:x', 'myapp:/cb', 'ms-settings:privacy', 'http://app.example/cb', 'http://10.0.0.1/cb', 'https://a.example/cb#x', 'https://user@a.example/cb',
+    'javascript:alert(1)',
+    'data:text/html,x',
+    'file:///etc/passwd',
+    'view-source:https://app.example/cb',
+    'chrome://settings',
+    'about:blank',
+    'blob:https://app.example/0f0f',
+    'vbscript:x',
+    'myapp:/cb',
+    'ms-settings:privacy',
+    'http://app.example/cb',
+    'http://10.0.0.1/cb',
+    'https://a.example/cb#x',
+    'https://user@a.example/cb',
   ];
   for (const uri of refused) {
     assert.equal(await refusal(await register('198.51.100.2', { redirect_uris: ['https://ok.example/cb', uri] })), [400, 'invalid_redirect_uri'], uri);
@@ -45,9 +65,15 @@ test('size budget: body, number and length of redirect addresses, client name', 
   const many = Array.from({ length: 11 }, (_, i) => `https://app.example/cb${i}`);
   assert.equal(await refusal(await register(address, { redirect_uris: many })), [400, 'invalid_redirect_uri']);
   assert.equal(await refusal(await register(address, { redirect_uris: [`https://app.example/${'a'.repeat(1000)}`] })), [400, 'invalid_redirect_uri']);
-  assert.equal(await refusal(await register(address, { client_name: 'n'.repeat(101), redirect_uris: ['https://app.example/cb'] })), [400, 'invalid_client_metadata']);
+  assert.equal(await refusal(await register(address, { client_name: 'n'.repeat(101), redirect_uris: ['https://app.example/cb'] })), [
+    400,
+    'invalid_client_metadata',
+  ]);
   assert.equal(await refusal(await register(address, { client_name: 42, redirect_uris: ['https://app.example/cb'] })), [400, 'invalid_client_metadata']);
-  const fits = await register(address, { client_name: 'n'.repeat(100), redirect_uris: Array.from({ length: 10 }, (_, i) => `https://app.example/${i}/${'a'.repeat(970)}`) });
+  const fits = await register(address, {
+    client_name: 'n'.repeat(100),
+    redirect_uris: Array.from({ length: 10 }, (_, i) => `https://app.example/${i}/${'a'.repeat(970)}`),
+  });
   assert.is(fits.status, 201);
 });
 

@@ -29,15 +29,26 @@ const apiLogin = (address: string, email: string, password: string) =>
 function consentLogin(address: string, email: string, password: string) {
   const verifier = randomBytes(32).toString('base64url');
   const body = new URLSearchParams({
-    response_type: 'code', client_id: 'svc-cli', redirect_uri: 'http://127.0.0.1:1/callback', code_challenge_method: 'S256',
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'), email, password, decision: 'allow',
+    response_type: 'code',
+    client_id: 'svc-cli',
+    redirect_uri: 'http://127.0.0.1:1/callback',
+    code_challenge_method: 'S256',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    email,
+    password,
+    decision: 'allow',
   });
   return fetch(`${svc.url}/auth/authorize`, { method: 'POST', body, headers: from(address), redirect: 'manual' });
 }
 
 /** The approval page's sign-in from `address` (any approval id: the sign-in comes before the approval is looked up). */
 const approvalPageLogin = (address: string, email: string, password: string) =>
-  fetch(`${svc.url}/approvals/apr_none`, { method: 'POST', body: new URLSearchParams({ action: 'login', email, password }), headers: from(address), redirect: 'manual' });
+  fetch(`${svc.url}/approvals/apr_none`, {
+    method: 'POST',
+    body: new URLSearchParams({ action: 'login', email, password }),
+    headers: from(address),
+    redirect: 'manual',
+  });
 
 test('10 wrong passwords hold only the guessing address: the owner signs in from another by every path', async () => {
   const owner = await newSellerWithStore(svc, 'pair');
@@ -96,7 +107,7 @@ test('a refused attempt takes nothing: the owner held by the account guard is no
   const home = '203.0.113.50';
   for (let i = 0; i < 12; i++) assert.is((await apiLogin(home, owner.email, owner.password)).status, 429);
   await svc.advance(60);
-  assert.is((await apiLogin(home, owner.email, owner.password)).status, 200, 'the refused tries did not count against the owner\'s address');
+  assert.is((await apiLogin(home, owner.email, owner.password)).status, 200, "the refused tries did not count against the owner's address");
 });
 
 test.run();

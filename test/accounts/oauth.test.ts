@@ -20,7 +20,15 @@ function pkce() {
 }
 
 function authorizeParams(challenge: string, extra: Record<string, string> = {}) {
-  return new URLSearchParams({ response_type: 'code', client_id: 'svc-cli', redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', state: 'st-123', ...extra });
+  return new URLSearchParams({
+    response_type: 'code',
+    client_id: 'svc-cli',
+    redirect_uri: REDIRECT,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state: 'st-123',
+    ...extra,
+  });
 }
 
 /** What a person does on the consent page: fill in the form and press a button. */
@@ -29,7 +37,12 @@ async function consent(params: URLSearchParams, decision: 'allow' | 'deny', pass
   form.set('email', 'dev@svc.local');
   form.set('password', password);
   form.set('decision', decision);
-  return fetch(`${svc.url}/auth/authorize`, { method: 'POST', body: form, redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  return fetch(`${svc.url}/auth/authorize`, {
+    method: 'POST',
+    body: form,
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
 }
 
 async function token(form: Record<string, string>) {
@@ -118,7 +131,11 @@ test('authorization code + PKCE gives a login token pair that works on the API',
   assert.is(store.status, 200);
   // The token verifies against the published JWKS, as a resource server would check it.
   const jwks = createRemoteJWKSet(new URL(`${svc.url}/auth/jwks.json`));
-  const { payload } = await jwtVerify(res.body.access_token, jwks, { issuer: `${svc.url}/auth`, audience: 'svc-api', currentDate: new Date(svc.services.clock.now()) });
+  const { payload } = await jwtVerify(res.body.access_token, jwks, {
+    issuer: `${svc.url}/auth`,
+    audience: 'svc-api',
+    currentDate: new Date(svc.services.clock.now()),
+  });
   assert.is(payload.typ, 'login');
 });
 
@@ -132,7 +149,13 @@ test('a wrong verifier, a reused code or another redirect URI are invalid_grant'
   const again = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: 'svc-cli', code_verifier: verifier });
   assert.is(again.body.error, 'invalid_grant');
   const code2 = await codeFor(challenge);
-  const otherRedirect = await token({ grant_type: 'authorization_code', code: code2, redirect_uri: 'http://127.0.0.1:1/callback', client_id: 'svc-cli', code_verifier: verifier });
+  const otherRedirect = await token({
+    grant_type: 'authorization_code',
+    code: code2,
+    redirect_uri: 'http://127.0.0.1:1/callback',
+    client_id: 'svc-cli',
+    code_verifier: verifier,
+  });
   assert.is(otherRedirect.body.error, 'invalid_grant');
 });
 
@@ -158,7 +181,13 @@ test('deny redirects with access_denied; a wrong password re-shows the form', as
 
 test('refresh tokens rotate on every use; a reused one revokes the session', async () => {
   const { verifier, challenge } = pkce();
-  const first = await token({ grant_type: 'authorization_code', code: await codeFor(challenge), redirect_uri: REDIRECT, client_id: 'svc-cli', code_verifier: verifier });
+  const first = await token({
+    grant_type: 'authorization_code',
+    code: await codeFor(challenge),
+    redirect_uri: REDIRECT,
+    client_id: 'svc-cli',
+    code_verifier: verifier,
+  });
   const second = await token({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: 'svc-cli' });
   assert.is(second.status, 200);
   assert.is.not(second.body.refresh_token, first.body.refresh_token);
@@ -173,7 +202,9 @@ test('refresh tokens rotate on every use; a reused one revokes the session', asy
 
 test('refresh tokens last 30 days; a session never outlives 90 days', async () => {
   const { verifier, challenge } = pkce();
-  let pair = (await token({ grant_type: 'authorization_code', code: await codeFor(challenge), redirect_uri: REDIRECT, client_id: 'svc-cli', code_verifier: verifier })).body;
+  let pair = (
+    await token({ grant_type: 'authorization_code', code: await codeFor(challenge), redirect_uri: REDIRECT, client_id: 'svc-cli', code_verifier: verifier })
+  ).body;
   for (let i = 0; i < 3; i++) {
     await svc.advance(29 * 86400);
     const next = await token({ grant_type: 'refresh_token', refresh_token: pair.refresh_token, client_id: 'svc-cli' });
@@ -186,21 +217,33 @@ test('refresh tokens last 30 days; a session never outlives 90 days', async () =
   assert.is(late.body.error, 'invalid_grant');
 
   const fresh = pkce();
-  const unused = (await token({ grant_type: 'authorization_code', code: await codeFor(fresh.challenge), redirect_uri: REDIRECT, client_id: 'svc-cli', code_verifier: fresh.verifier })).body;
+  const unused = (
+    await token({
+      grant_type: 'authorization_code',
+      code: await codeFor(fresh.challenge),
+      redirect_uri: REDIRECT,
+      client_id: 'svc-cli',
+      code_verifier: fresh.verifier,
+    })
+  ).body;
   await svc.advance(31 * 86400);
   assert.is((await token({ grant_type: 'refresh_token', refresh_token: unused.refresh_token, client_id: 'svc-cli' })).body.error, 'invalid_grant');
 });
 
 test('a refresh token only works for its own client; unknown grant types are refused', async () => {
   const { verifier, challenge } = pkce();
-  const pair = (await token({ grant_type: 'authorization_code', code: await codeFor(challenge), redirect_uri: REDIRECT, client_id: 'svc-cli', code_verifier: verifier })).body;
+  const pair = (
+    await token({ grant_type: 'authorization_code', code: await codeFor(challenge), redirect_uri: REDIRECT, client_id: 'svc-cli', code_verifier: verifier })
+  ).body;
   assert.is((await token({ grant_type: 'refresh_token', refresh_token: pair.refresh_token, client_id: 'svc-mcp' })).body.error, 'invalid_grant');
   assert.is((await token({ grant_type: 'client_credentials', client_id: 'svc-cli' })).body.error, 'unsupported_grant_type');
 });
 
 test('revocation endpoint ends the session', async () => {
   const { verifier, challenge } = pkce();
-  const pair = (await token({ grant_type: 'authorization_code', code: await codeFor(challenge), redirect_uri: REDIRECT, client_id: 'svc-cli', code_verifier: verifier })).body;
+  const pair = (
+    await token({ grant_type: 'authorization_code', code: await codeFor(challenge), redirect_uri: REDIRECT, client_id: 'svc-cli', code_verifier: verifier })
+  ).body;
   const res = await fetch(`${svc.url}/auth/revoke`, { method: 'POST', body: new URLSearchParams({ token: pair.refresh_token, client_id: 'svc-cli' }) });
   assert.is(res.status, 200);
   assert.is((await token({ grant_type: 'refresh_token', refresh_token: pair.refresh_token, client_id: 'svc-cli' })).body.error, 'invalid_grant');

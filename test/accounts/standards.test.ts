@@ -42,9 +42,15 @@ async function authorize(extra: Record<string, string> = {}) {
   const state = oauth.generateRandomState();
   const url = new URL(as.authorization_endpoint!);
   for (const [k, v] of Object.entries({
-    client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'code', state,
-    code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', ...extra,
-  })) url.searchParams.set(k, v);
+    client_id: client.client_id,
+    redirect_uri: REDIRECT,
+    response_type: 'code',
+    state,
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    ...extra,
+  }))
+    url.searchParams.set(k, v);
   const form = new URLSearchParams(url.searchParams);
   form.set('email', 'dev@svc.local');
   form.set('password', 'svc-dev-password');
@@ -56,7 +62,11 @@ async function authorize(extra: Record<string, string> = {}) {
 async function login() {
   const { res, verifier, state } = await authorize();
   const params = oauth.validateAuthResponse(as, client, new URL(res.headers.get('location')!), state);
-  const tokens = await oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT, verifier, insecure));
+  const tokens = await oauth.processAuthorizationCodeResponse(
+    as,
+    client,
+    await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT, verifier, insecure),
+  );
   return { tokens, params, verifier };
 }
 
@@ -100,14 +110,19 @@ test('RFC 7009: revoking a login access token ends its session (access and refre
   const refresh = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure);
   assert.is(refresh.status, 400);
   // Unknown tokens and unknown hints are answered 200 (RFC 7009 §2.2); a missing token is invalid_request.
-  await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), 'never-issued', { ...insecure, additionalParameters: { token_type_hint: 'something_else' } }));
+  await oauth.processRevocationResponse(
+    await oauth.revocationRequest(as, client, oauth.None(), 'never-issued', { ...insecure, additionalParameters: { token_type_hint: 'something_else' } }),
+  );
   const missing = await fetch(as.revocation_endpoint!, { method: 'POST', body: new URLSearchParams({ client_id: 'svc-cli' }) });
   assert.equal([missing.status, (await missing.json()).error], [400, 'invalid_request']);
 });
 
 test('a login of another client cannot be revoked by naming ours', async () => {
   const { tokens } = await login();
-  const other = await fetch(as.revocation_endpoint!, { method: 'POST', body: new URLSearchParams({ client_id: 'svc-store-platform', token: tokens.refresh_token! }) });
+  const other = await fetch(as.revocation_endpoint!, {
+    method: 'POST',
+    body: new URLSearchParams({ client_id: 'svc-store-platform', token: tokens.refresh_token! }),
+  });
   assert.is(other.status, 400);
   assert.is((await apiClient(svc.url)('GET', '/v1/me/stores', { token: tokens.access_token })).status, 200);
 });

@@ -56,8 +56,14 @@ test('page views on load and History API moves (not hash moves), search, cart-le
   await page.getByRole('button', { name: '바로 구매' }).click();
   await page.waitForSelector('[data-checkout-form]');
   const fields: Record<string, string> = {
-    'guest.name': '김구매', 'guest.phone': '01012345678', 'guest.email': 'buyer@example.com', 'guest.orderPassword': 'pass-1234',
-    'shippingAddress.receiverName': '김수령', 'shippingAddress.phone': '01098765432', 'shippingAddress.zipCode': '06236', 'shippingAddress.address1': '서울 강남구 테헤란로 1',
+    'guest.name': '김구매',
+    'guest.phone': '01012345678',
+    'guest.email': 'buyer@example.com',
+    'guest.orderPassword': 'pass-1234',
+    'shippingAddress.receiverName': '김수령',
+    'shippingAddress.phone': '01098765432',
+    'shippingAddress.zipCode': '06236',
+    'shippingAddress.address1': '서울 강남구 테헤란로 1',
   };
   for (const [name, value] of Object.entries(fields)) await page.fill(`[data-checkout-form] [name="${name}"]`, value);
   await Promise.all([page.waitForURL(/\/pay\//), page.locator('[data-checkout-form] button[type=submit]').click()]);
@@ -71,11 +77,17 @@ test('page views on load and History API moves (not hash moves), search, cart-le
     (window as any).svc.flush();
   });
   await page.waitForTimeout(500);
-  const named = async (like: string) => Number(await svc.services.db.$client.prepare('SELECT count(*) FROM analytics_events WHERE store_id = ? AND name LIKE ?').pluck().get(svc.storeId, like));
+  const named = async (like: string) =>
+    Number(await svc.services.db.$client.prepare('SELECT count(*) FROM analytics_events WHERE store_id = ? AND name LIKE ?').pluck().get(svc.storeId, like));
   assert.is(await named('tap'), 30);
   assert.is((await named('tap')) + (await named('name_%')), 100 - 1, 'the complete page had sent its page view');
 
-  const visitors = Number(await svc.services.db.$client.prepare("SELECT count(DISTINCT visitor_id) FROM analytics_events WHERE store_id = ? AND name = 'page'").pluck().get(svc.storeId));
+  const visitors = Number(
+    await svc.services.db.$client
+      .prepare("SELECT count(DISTINCT visitor_id) FROM analytics_events WHERE store_id = ? AND name = 'page'")
+      .pluck()
+      .get(svc.storeId),
+  );
   assert.is(visitors, 1, 'one visitor across full page loads (the svc_vid cookie)');
   const order = ok(await api('GET', `/v1/orders/${orderId}`));
   await svc.advance(600);
@@ -84,10 +96,16 @@ test('page views on load and History API moves (not hash moves), search, cart-le
   const paths = pages.rows.map((r: any) => r.path);
   assert.ok(paths.includes(base), `${base} in ${paths}`);
   assert.ok(paths.includes(`${base}moved`), `${base}moved in ${paths}`);
-  assert.ok(paths.some((p: string) => p.includes('/products/')), `a product page in ${paths}`);
+  assert.ok(
+    paths.some((p: string) => p.includes('/products/')),
+    `a product page in ${paths}`,
+  );
   assert.is(pages.rows.find((r: any) => r.path === `${base}moved`).pageViews, 1, 'the hash move is no page view');
   const search = ok(await owner('GET', '/v1/analytics/search', { query }));
-  assert.equal(search.rows.map((r: any) => [r.term, r.searches, r.purchases]), [['analytics mug', 1, 1]]);
+  assert.equal(
+    search.rows.map((r: any) => [r.term, r.searches, r.purchases]),
+    [['analytics mug', 1, 1]],
+  );
   const checkout = ok(await owner('GET', '/v1/analytics/checkout', { query }));
   const steps = Object.fromEntries(checkout.rows.map((r: any) => [r.step, r.sessions]));
   assert.equal(steps, { SESSION: 1, PRODUCT_VIEW: 1, CART_ADD: 0, CHECKOUT_START: 1, PURCHASE: 1 });

@@ -26,11 +26,17 @@ test.before(async () => {
   const at = (ms: number) => new Date(now - ms).toISOString();
   const visitor = apiClient(svc.url, { storeId: svc.storeId });
   const res = await visitor('POST', '/storefront/v1/events', {
-    headers: { 'x-svc-visitor': 'visitor-escapes-1', 'x-svc-session': 'session-escapes-1', 'user-agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Mobile/15E148' },
-    body: { events: [
-      { name: 'page', at: at(60_000), path: `/${TITLE}${CLEAR}`, utm: { source: `kakao${TITLE}`, medium: CLEAR, campaign: `launch\u009b2J\nforged row` } },
-      { name: 'search', at: at(50_000), path: '/', query: `mug${CLEAR}`, resultCount: 0 },
-    ] },
+    headers: {
+      'x-svc-visitor': 'visitor-escapes-1',
+      'x-svc-session': 'session-escapes-1',
+      'user-agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Mobile/15E148',
+    },
+    body: {
+      events: [
+        { name: 'page', at: at(60_000), path: `/${TITLE}${CLEAR}`, utm: { source: `kakao${TITLE}`, medium: CLEAR, campaign: `launch\u009b2J\nforged row` } },
+        { name: 'search', at: at(50_000), path: '/', query: `mug${CLEAR}`, resultCount: 0 },
+      ],
+    },
   });
   assert.is(res.status, 204);
   await svc.advance(600);
@@ -42,7 +48,7 @@ test.after(async () => {
 
 const svcCli = (args: string[]) => runCli(args, { SVC_CONFIG_DIR: configDir, SVC_API_URL: svc.url, SVC_TOKEN: svc.ownerToken, SVC_STORE_ID: svc.storeId });
 
-test('svc analytics tables and CSV print a visitor\'s control characters as visible escapes', async () => {
+test("svc analytics tables and CSV print a visitor's control characters as visible escapes", async () => {
   const sources = await svcCli(['analytics', 'sources']);
   assert.is(sources.exitCode, 0, sources.stderr);
   assert.not.match(sources.stdout, CONTROL, JSON.stringify(sources.stdout));
@@ -65,9 +71,15 @@ test('svc analytics tables and CSV print a visitor\'s control characters as visi
 
 test('--json output is the report itself: the same values, still valid JSON', async () => {
   const json = jsonOf(await svcCli(['analytics', 'sources', '--json']));
-  assert.ok(json.rows.some((r: any) => r.source === `kakao${TITLE}`), JSON.stringify(json.rows));
+  assert.ok(
+    json.rows.some((r: any) => r.source === `kakao${TITLE}`),
+    JSON.stringify(json.rows),
+  );
   const pages = jsonOf(await svcCli(['analytics', 'pages', '--json']));
-  assert.ok(pages.rows.some((r: any) => r.path === `/${TITLE}${CLEAR}`), JSON.stringify(pages.rows));
+  assert.ok(
+    pages.rows.some((r: any) => r.path === `/${TITLE}${CLEAR}`),
+    JSON.stringify(pages.rows),
+  );
 });
 
 test.run();

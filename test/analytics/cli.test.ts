@@ -18,12 +18,18 @@ test.before(async () => {
   const buyer = apiClient(svc.url, { storeId: svc.storeId });
   const at = (ms: number) => new Date(now - ms).toISOString();
   const res = await buyer('POST', '/storefront/v1/events', {
-    headers: { 'x-svc-visitor': 'visitor-cli-1', 'x-svc-session': 'session-cli-1', 'user-agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Mobile/15E148' },
-    body: { events: [
-      { name: 'page', at: at(60_000), path: '/', utm: { source: 'kakao', medium: 'social', campaign: 'launch' } },
-      { name: 'search', at: at(50_000), path: '/', query: 'Mug', resultCount: 0 },
-      { name: 'page', at: at(40_000), path: '/products/1' },
-    ] },
+    headers: {
+      'x-svc-visitor': 'visitor-cli-1',
+      'x-svc-session': 'session-cli-1',
+      'user-agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Mobile/15E148',
+    },
+    body: {
+      events: [
+        { name: 'page', at: at(60_000), path: '/', utm: { source: 'kakao', medium: 'social', campaign: 'launch' } },
+        { name: 'search', at: at(50_000), path: '/', query: 'Mug', resultCount: 0 },
+        { name: 'page', at: at(40_000), path: '/products/1' },
+      ],
+    },
   });
   assert.is(res.status, 204);
   await svc.advance(600);

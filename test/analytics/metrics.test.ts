@@ -44,7 +44,11 @@ async function store() {
 /** Lets the 10-minute job recompute. */
 const aggregate = () => svc.advance(600);
 
-const report = async (api: Api, name: string, query: Record<string, string | boolean> = { from: addDays(yesterday, -1), to: today(svc.services.clock.now()) }) => ok(await api('GET', `/v1/analytics/${name}`, { query }));
+const report = async (
+  api: Api,
+  name: string,
+  query: Record<string, string | boolean> = { from: addDays(yesterday, -1), to: today(svc.services.clock.now()) },
+) => ok(await api('GET', `/v1/analytics/${name}`, { query }));
 
 test('sessions: a 29-minute gap continues the session, a 31-minute gap starts one; engaged by 2 pages; visitors per day', async () => {
   const { api, storeId } = await store();
@@ -53,14 +57,30 @@ test('sessions: a 29-minute gap continues the session, a 31-minute gap starts on
   assert.is((await send(storeId, 'b', [ev('page', a), ev('page', a + 31 * MIN)])).status, 204);
   await aggregate();
   const overview = await report(api, 'overview', { from: yesterday, to: yesterday });
-  assert.equal({ ...overview.summary, dwellSeconds: undefined }, {
-    sessions: 3, engagedSessions: 1, visitors: 2, pageViews: 4, dwellSeconds: undefined, productViews: 0, cartAdds: 0, checkoutStarts: 0, purchases: 0, purchaseAmount: 0, clickThroughRate: null,
-  });
+  assert.equal(
+    { ...overview.summary, dwellSeconds: undefined },
+    {
+      sessions: 3,
+      engagedSessions: 1,
+      visitors: 2,
+      pageViews: 4,
+      dwellSeconds: undefined,
+      productViews: 0,
+      cartAdds: 0,
+      checkoutStarts: 0,
+      purchases: 0,
+      purchaseAmount: 0,
+      clickThroughRate: null,
+    },
+  );
   assert.is(overview.summary.dwellSeconds, 29 * 60);
   assert.ok(overview.lastComputedAt);
   assert.is(overview.rows.length, 1);
   const pages = await report(api, 'pages', { from: yesterday, to: yesterday });
-  assert.equal(pages.rows.find((r: any) => r.path === '/x'), { path: '/x', sessions: 1, visitors: 1, pageViews: 1, dwellSeconds: 29 * 60 });
+  assert.equal(
+    pages.rows.find((r: any) => r.path === '/x'),
+    { path: '/x', sessions: 1, visitors: 1, pageViews: 1, dwellSeconds: 29 * 60 },
+  );
 });
 
 test('sessions: another campaign starts a session; sources come from the first page utm, then the referrer, DIRECT without either', async () => {
@@ -75,10 +95,20 @@ test('sessions: another campaign starts a session; sources come from the first p
   await send(storeId, 'e', [ev('page', a)]);
   await aggregate();
   const sources = await report(api, 'sources', { from: yesterday, to: yesterday });
-  assert.equal(sources.rows.map((r: any) => [r.source, r.sessions]), [['naver', 2], ['DIRECT', 1], ['www.instagram.com', 1]]);
+  assert.equal(
+    sources.rows.map((r: any) => [r.source, r.sessions]),
+    [
+      ['naver', 2],
+      ['DIRECT', 1],
+      ['www.instagram.com', 1],
+    ],
+  );
   assert.is(sources.summary.sessions, 4);
   const devices = await report(api, 'devices', { from: yesterday, to: yesterday });
-  assert.equal(devices.rows.map((r: any) => [r.device, r.sessions]), [['DESKTOP', 4]]);
+  assert.equal(
+    devices.rows.map((r: any) => [r.device, r.sessions]),
+    [['DESKTOP', 4]],
+  );
 });
 
 test('a session across midnight (KST) counts on both dates; dwell is capped at 30 minutes per page; bots are excluded and counted', async () => {
@@ -89,7 +119,13 @@ test('a session across midnight (KST) counts on both dates; dwell is capped at 3
   await send(storeId, 'bot', [ev('page', b), ev('page', b + MIN)], { 'user-agent': GOOGLEBOT });
   await aggregate();
   const overview = await report(api, 'overview', { from: addDays(yesterday, -1), to: yesterday });
-  assert.equal(overview.rows.map((r: any) => [r.date, r.sessions]), [[addDays(yesterday, -1), 1], [yesterday, 2]]);
+  assert.equal(
+    overview.rows.map((r: any) => [r.date, r.sessions]),
+    [
+      [addDays(yesterday, -1), 1],
+      [yesterday, 2],
+    ],
+  );
   assert.is(overview.summary.sessions, 3);
   assert.is(overview.excludedBotSessions, 1);
   const pages = await report(api, 'pages', { from: yesterday, to: yesterday });
@@ -101,10 +137,20 @@ test('a session across midnight (KST) counts on both dates; dwell is capped at 3
 test('search terms are lower-cased and whitespace-normalised; zero-result terms listed', async () => {
   const { api, storeId } = await store();
   const a = t0 + 4 * 3600_000;
-  await send(storeId, 's', [ev('search', a, { query: '  Wool   Socks ', resultCount: 2 }), ev('search', a + MIN, { query: 'wool socks', resultCount: 2 }), ev('search', a + 2 * MIN, { query: 'Unicorn', resultCount: 0 })]);
+  await send(storeId, 's', [
+    ev('search', a, { query: '  Wool   Socks ', resultCount: 2 }),
+    ev('search', a + MIN, { query: 'wool socks', resultCount: 2 }),
+    ev('search', a + 2 * MIN, { query: 'Unicorn', resultCount: 0 }),
+  ]);
   await aggregate();
   const search = await report(api, 'search', { from: yesterday, to: yesterday });
-  assert.equal(search.rows.map((r: any) => [r.term, r.searches, r.sessions]), [['wool socks', 2, 1], ['unicorn', 1, 1]]);
+  assert.equal(
+    search.rows.map((r: any) => [r.term, r.searches, r.sessions]),
+    [
+      ['wool socks', 2, 1],
+      ['unicorn', 1, 1],
+    ],
+  );
   assert.equal(search.zeroResultTerms, [{ term: 'unicorn', searches: 1 }]);
 });
 
@@ -135,14 +181,26 @@ test('server-recorded steps: cart add, checkout start and purchase with the visi
   ok(await buyer('POST', '/storefront/v1/cart/items', { body: { ...item, quantity: 1 }, headers: visit('cartonly') }), 201);
   await aggregate();
   const checkout = await report(api, 'checkout', { from: day, to: day, includeTest: true });
-  assert.equal(checkout.rows.map((r: any) => [r.step, r.sessions]), [['SESSION', 2], ['PRODUCT_VIEW', 0], ['CART_ADD', 2], ['CHECKOUT_START', 1], ['PURCHASE', 1]]);
+  assert.equal(
+    checkout.rows.map((r: any) => [r.step, r.sessions]),
+    [
+      ['SESSION', 2],
+      ['PRODUCT_VIEW', 0],
+      ['CART_ADD', 2],
+      ['CHECKOUT_START', 1],
+      ['PURCHASE', 1],
+    ],
+  );
   assert.is(checkout.paymentResults.find((r: any) => r.result === 'COMPLETED').count >= 1, true);
   const live = await report(api, 'checkout', { from: day, to: day });
   assert.is(live.rows.find((r: any) => r.step === 'PURCHASE').sessions, 0);
   const sources = await report(api, 'sources', { from: day, to: day });
   assert.ok(sources.rows.some((r: any) => r.source === 'UNKNOWN' && r.sessions === 1));
   const search = await report(api, 'search', { from: day, to: day, includeTest: true });
-  assert.equal(search.rows.map((r: any) => [r.term, r.purchases, r.purchaseAmount]), [['wool', 1, sheet.amounts.totalAmount]]);
+  assert.equal(
+    search.rows.map((r: any) => [r.term, r.purchases, r.purchaseAmount]),
+    [['wool', 1, sheet.amounts.totalAmount]],
+  );
   const productsReport = await report(api, 'products', { from: day, to: day, includeTest: true });
   const row = productsReport.rows.find((r: any) => r.productId === item.productId);
   assert.is(row.cartAdds, 2);
@@ -153,7 +211,13 @@ test('server-recorded steps: cart add, checkout start and purchase with the visi
 test('limits: 50 events per request, 120 per visitor per minute recorded, 32 KB; over them still 204', async () => {
   const { storeId } = await store();
   const now = svc.services.clock.now();
-  const count = async (visitor: string) => Number(await svc.services.db.$client.prepare('SELECT count(*) FROM analytics_events WHERE store_id = ? AND visitor_id = ?').pluck().get(storeId, `visitor-${visitor}`));
+  const count = async (visitor: string) =>
+    Number(
+      await svc.services.db.$client
+        .prepare('SELECT count(*) FROM analytics_events WHERE store_id = ? AND visitor_id = ?')
+        .pluck()
+        .get(storeId, `visitor-${visitor}`),
+    );
   const many = (n: number) => Array.from({ length: n }, () => ev('product_view', now, { productId: 'prd_x' }));
   assert.is((await send(storeId, 'cap', many(60))).status, 204);
   assert.is(await count('cap'), 50);

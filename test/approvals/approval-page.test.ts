@@ -85,7 +85,10 @@ test('"confirm in the AI conversation": the page shows a one-time code for the p
   assert.is((await svc.api('GET', `/v1/approval-requests/${approvalId}`, { token: owner })).data.status, 'PENDING');
   const again = confirmationCodeOf((await me.press('confirm-reject')).html);
   assert.ok(again && again !== code);
-  assert.equal((await codes()).map((c) => c.decision), ['REJECT']);
+  assert.equal(
+    (await codes()).map((c) => c.decision),
+    ['REJECT'],
+  );
   // Lapsed codes go (the job, 2 minutes after their own 2 minutes).
   await svc.advance(2 * 120 + 1);
   assert.equal(await codes(), []);
@@ -115,7 +118,7 @@ test('an ADMIN may reject, but an owner-only request is refused to an ADMIN with
   assert.match(rejected.html, 'data-status="REJECTED"');
 });
 
-test('an agent\'s token is no login on the page: it sees nothing and decides nothing', async () => {
+test("an agent's token is no login on the page: it sees nothing and decides nothing", async () => {
   const { approvalId, approvalUrl } = await hold('Agent On The Page');
   const cookie = `svc_approver=${agentToken}`;
   const shown = await (await fetch(approvalUrl, { headers: { cookie } })).text();
@@ -128,7 +131,7 @@ test('an agent\'s token is no login on the page: it sees nothing and decides not
   assert.is((await svc.api('GET', `/v1/approval-requests/${approvalId}`, { token: owner })).data.status, 'PENDING');
 });
 
-test('another store\'s person sees nothing: APPROVAL_NOT_FOUND', async () => {
+test("another store's person sees nothing: APPROVAL_NOT_FOUND", async () => {
   const { approvalUrl } = await hold('Private');
   const stranger = await newSellerWithStore(svc, 'stranger');
   const page = await person(approvalUrl, stranger);

@@ -60,7 +60,10 @@ test('after the first public state, an agent write is held: 202 APPROVAL_REQUIRE
   assert.is(reused.body.error.code, 'IDEMPOTENCY_KEY_REUSED');
 
   const list = await svc.api('GET', '/v1/approval-requests', { token: owner });
-  assert.equal(list.data.contents.map((a: any) => a.approvalId), [res.data.approvalId]);
+  assert.equal(
+    list.data.contents.map((a: any) => a.approvalId),
+    [res.data.approvalId],
+  );
   assert.is((await agent('GET', `/v1/approval-requests/${res.data.approvalId}`)).status, 200);
   // Reading is open to the OWNER's agent (MCP's list_approvals); deciding is not.
   assert.is((await agent('GET', '/v1/approval-requests')).data.totalElements, 1);
@@ -72,7 +75,10 @@ test('a request known to fail refuses at dry run and at approval-request creatio
   for (const headers of [{ 'x-svc-dry-run': '1' }, {}]) {
     const res = await webhookAgent('POST', '/v1/webhooks', { headers, body: { url: 'https://127.0.0.1/hook', eventTypes: ['ORDER.PAID'] } });
     assert.is(res.status, 400);
-    assert.equal(res.body.error.fieldErrors.map((f: any) => [f.field, f.code]), [['url', 'BLOCKED_ADDRESS']]);
+    assert.equal(
+      res.body.error.fieldErrors.map((f: any) => [f.field, f.code]),
+      [['url', 'BLOCKED_ADDRESS']],
+    );
   }
   assert.is((await svc.api('GET', '/v1/approval-requests', { token: owner })).data.totalElements, before);
 });
@@ -114,8 +120,9 @@ test('reject never runs; simultaneous approvals execute once', async () => {
   const b = await agent('PATCH', '/v1/store', { body: { name: 'Raced Name' } });
   const [x, y] = await Promise.all([approve(b.data.approvalId), approve(b.data.approvalId)]);
   assert.equal([x.status, y.status].sort(), [200, 409]);
-  const runs = (await svc.api('GET', '/v1/audit-logs', { token: owner, query: { approvalId: b.data.approvalId, action: 'updateStore', limit: 100 } })).data.contents
-    .filter((r: any) => r.outcome.result === 'SUCCEEDED');
+  const runs = (
+    await svc.api('GET', '/v1/audit-logs', { token: owner, query: { approvalId: b.data.approvalId, action: 'updateStore', limit: 100 } })
+  ).data.contents.filter((r: any) => r.outcome.result === 'SUCCEEDED');
   assert.is(runs.length, 1);
 });
 
@@ -163,8 +170,11 @@ test('approvers are mailed one digest per 10 minutes', async () => {
 
 test('the monthly AI action limit: new agent writes and approval requests get 429; people are not limited', async () => {
   const { db, clock } = svc.services;
-  await db.insert(planUsage).values({ storeId: svc.storeId, month: usageMonth(clock.now()), aiActions: 100 })
-    .onConflictDoUpdate({ target: [planUsage.storeId, planUsage.month], set: { aiActions: 100 } }).run();
+  await db
+    .insert(planUsage)
+    .values({ storeId: svc.storeId, month: usageMonth(clock.now()), aiActions: 100 })
+    .onConflictDoUpdate({ target: [planUsage.storeId, planUsage.month], set: { aiActions: 100 } })
+    .run();
   const res = await agent('PATCH', '/v1/store', { body: { name: 'Over Limit' } });
   assert.is(res.status, 429);
   assert.is(res.body.error.code, 'PLAN_AI_ACTIONS_EXCEEDED');

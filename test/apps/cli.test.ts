@@ -82,7 +82,10 @@ test('build errors name the key path or the missing function; exit 1', async () 
   assert.match(invalid.stderr, 'MANIFEST_INVALID');
   assert.match(invalid.stderr, 'mcp.tools.greet.description');
   const json = await svcCli(['app', 'build', '--json']);
-  assert.equal(JSON.parse(json.stdout).issues.map((i: any) => [i.field, i.code]), [['mcp.tools.greet.description', 'TOO_LONG']]);
+  assert.equal(
+    JSON.parse(json.stdout).issues.map((i: any) => [i.field, i.code]),
+    [['mcp.tools.greet.description', 'TOO_LONG']],
+  );
 
   m.mcp.tools.greet.description = 'ok';
   m.mcp.tools.farewell = { description: 'Not written yet' };
@@ -125,21 +128,22 @@ test('app dev: a save is rebuilt, deployed and installed, and the new version an
     for (const w of waiters) w();
   });
   /** The first match of `pattern` in the output after offset `from`. */
-  const seen = (pattern: RegExp, from = 0, timeoutMs = 15_000) => new Promise<{ match: RegExpExecArray; end: number }>((resolve, reject) => {
-    const check = () => {
-      const m = pattern.exec(out.slice(from));
-      if (!m) return;
-      waiters.delete(check);
-      clearTimeout(timer);
-      resolve({ match: m, end: from + m.index + m[0].length });
-    };
-    const timer = setTimeout(() => {
-      waiters.delete(check);
-      reject(new Error(`timed out waiting for ${pattern}; output:\n${out}\nstderr:\n${errors}`));
-    }, timeoutMs);
-    waiters.add(check);
-    check();
-  });
+  const seen = (pattern: RegExp, from = 0, timeoutMs = 15_000) =>
+    new Promise<{ match: RegExpExecArray; end: number }>((resolve, reject) => {
+      const check = () => {
+        const m = pattern.exec(out.slice(from));
+        if (!m) return;
+        waiters.delete(check);
+        clearTimeout(timer);
+        resolve({ match: m, end: from + m.index + m[0].length });
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`timed out waiting for ${pattern}; output:\n${out}\nstderr:\n${errors}`));
+      }, timeoutMs);
+      waiters.add(check);
+      check();
+    });
   try {
     const watching = await seen(/Watching/);
     appendFileSync(join(dir, 'src', 'tools', 'greet.ts'), '\n// touched\n');

@@ -24,12 +24,37 @@ test('an installation receives at most 300 events a minute; the excess waits and
   const { db, clock } = svc.services;
   const now = clock.now();
   // The last minute already holds the allowance: 300 event runs, the oldest 30 s ago.
-  await db.insert(appExecutions).values(Array.from({ length: EVENTS_PER_MINUTE }, (_, i) => ({
-    id: newId('appx', now - 30_000 + i), appId, installationId: installation.installationId, storeId: svc.storeId,
-    kind: 'EVENT' as const, name: 'APP.SCOPES_UPDATED', status: 'SUCCEEDED' as const, logs: [], durationMs: 1, createdAt: now - 30_000 + i,
-  }))).run();
+  await db
+    .insert(appExecutions)
+    .values(
+      Array.from({ length: EVENTS_PER_MINUTE }, (_, i) => ({
+        id: newId('appx', now - 30_000 + i),
+        appId,
+        installationId: installation.installationId,
+        storeId: svc.storeId,
+        kind: 'EVENT' as const,
+        name: 'APP.SCOPES_UPDATED',
+        status: 'SUCCEEDED' as const,
+        logs: [],
+        durationMs: 1,
+        createdAt: now - 30_000 + i,
+      })),
+    )
+    .run();
   const deliveryId = newId('appd', now);
-  await db.insert(appDeliveries).values({ id: deliveryId, installationId: installation.installationId, event: 'APP.SCOPES_UPDATED', payload: {}, status: 'PENDING', attempts: 0, nextAttemptAt: now, createdAt: now }).run();
+  await db
+    .insert(appDeliveries)
+    .values({
+      id: deliveryId,
+      installationId: installation.installationId,
+      event: 'APP.SCOPES_UPDATED',
+      payload: {},
+      status: 'PENDING',
+      attempts: 0,
+      nextAttemptAt: now,
+      createdAt: now,
+    })
+    .run();
   const delivery = async () => (await db.select().from(appDeliveries).where(eq(appDeliveries.id, deliveryId)).get())!;
 
   await svc.api('POST', '/_dev/v1/jobs/run');

@@ -35,7 +35,10 @@ test('a version missing a declared tool function fails with HANDLER_MISSING', as
   const handle = uniqueHandle();
   const manifest = base(handle);
   const created = await svc.api('POST', '/v1/developer/apps', { storeId: null, body: { manifest } });
-  const res = await svc.api('POST', `/v1/developer/apps/${created.data.appId}/versions`, { storeId: null, body: { manifest, bundle: { code: 'var __app={}', functions: [] } } });
+  const res = await svc.api('POST', `/v1/developer/apps/${created.data.appId}/versions`, {
+    storeId: null,
+    body: { manifest, bundle: { code: 'var __app={}', functions: [] } },
+  });
   assert.is(res.status, 400);
   assert.is(res.body.error.code, 'HANDLER_MISSING');
   assert.equal(res.body.error.details.functions, ['tools/hello']);
@@ -59,24 +62,35 @@ test('another developer cannot take a handle or upload to an app', async () => {
   const taken = await other.api('POST', '/v1/developer/apps', { storeId: null, body: { manifest: base(handle) } });
   assert.is(taken.status, 409);
   assert.is(taken.body.error.code, 'APP_HANDLE_TAKEN');
-  const upload = await other.api('POST', `/v1/developer/apps/${appId}/versions`, { storeId: null, body: { manifest: base(handle), bundle: bundleFor(base(handle)) } });
+  const upload = await other.api('POST', `/v1/developer/apps/${appId}/versions`, {
+    storeId: null,
+    body: { manifest: base(handle), bundle: bundleFor(base(handle)) },
+  });
   assert.is(upload.status, 404);
   assert.is(upload.body.error.code, 'APP_NOT_FOUND');
 });
 
 test('install, list, detail with masked secret settings and needs-setup', async () => {
   const handle = uniqueHandle();
-  await deploy(svc.api, base(handle, { settings: { apiKey: { type: 'string', label: 'API key', required: true, secret: true }, region: { type: 'string', label: 'Region' } } }));
+  await deploy(
+    svc.api,
+    base(handle, { settings: { apiKey: { type: 'string', label: 'API key', required: true, secret: true }, region: { type: 'string', label: 'Region' } } }),
+  );
   const inst = await installApp(svc.api, handle);
   assert.is(inst.status, 'ACTIVE');
   assert.is(inst.version, 1);
   assert.is(inst.pendingVersion, null);
   assert.equal(inst.permissions.scopes, ['order:r']);
-  assert.equal(inst.tools.map((t: any) => t.name), ['hello']);
+  assert.equal(
+    inst.tools.map((t: any) => t.name),
+    ['hello'],
+  );
   assert.is(inst.needsSetup, true);
   assert.equal(inst.missingSettings, ['apiKey']);
 
-  const put = await svc.api('PUT', `/v1/apps/installations/${inst.installationId}/settings`, { body: { settings: { apiKey: 'sk_live_abcdefgh', region: 'kr' } } });
+  const put = await svc.api('PUT', `/v1/apps/installations/${inst.installationId}/settings`, {
+    body: { settings: { apiKey: 'sk_live_abcdefgh', region: 'kr' } },
+  });
   assert.is(put.status, 200, JSON.stringify(put.body));
   assert.is(put.data.settings.apiKey, 'sk_l************');
   assert.is(put.data.settings.region, 'kr');
@@ -84,7 +98,13 @@ test('install, list, detail with masked secret settings and needs-setup', async 
 
   const bad = await svc.api('PUT', `/v1/apps/installations/${inst.installationId}/settings`, { body: { settings: { nope: 'x', region: 3 } } });
   assert.is(bad.status, 400);
-  assert.equal(bad.body.error.fieldErrors.map((f: any) => [f.field, f.code]), [['settings.nope', 'UNKNOWN_FIELD'], ['settings.region', 'INVALID_TYPE']]);
+  assert.equal(
+    bad.body.error.fieldErrors.map((f: any) => [f.field, f.code]),
+    [
+      ['settings.nope', 'UNKNOWN_FIELD'],
+      ['settings.region', 'INVALID_TYPE'],
+    ],
+  );
   const after = await svc.api('GET', `/v1/apps/installations/${inst.installationId}`);
   assert.is(after.data.settings.region, 'kr', 'a refused patch changes nothing');
 
@@ -150,7 +170,11 @@ test('a version that adds no consent moves installations at once; a wider one wa
   assert.equal(consent.data.permissions, { scopes: ['order:r', 'store:r'], hosts: ['api.example.com'] });
   assert.is((await asApp('GET', '/v1/store')).status, 200, 'the same token now has the consented scope');
 
-  const emitted = await svc.services.db.select().from(events).where(and(eq(events.storeId, svc.storeId), eq(events.type, 'APP.SCOPES_UPDATED'))).all();
+  const emitted = await svc.services.db
+    .select()
+    .from(events)
+    .where(and(eq(events.storeId, svc.storeId), eq(events.type, 'APP.SCOPES_UPDATED')))
+    .all();
   assert.ok(emitted.some((e) => e.data.installationId === inst.installationId && (e.data.scopes as string[]).includes('store:r')));
   const notice = await svc.services.db.select().from(appDeliveries).where(eq(appDeliveries.installationId, inst.installationId)).all();
   assert.ok(notice.some((d) => d.event === 'APP.SCOPES_UPDATED'));

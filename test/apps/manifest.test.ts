@@ -67,9 +67,24 @@ fails('notification label required', { flow: { notifications: { send: {} } } }, 
 fails('21 notifications', { flow: { notifications: many(21, (i) => [name(i), { label: 'x' }]) } }, 'flow.notifications', 'TOO_MANY');
 passes('20 notifications', { flow: { notifications: many(20, (i) => [name(i), { label: 'x' }]) } });
 // params: name (starts with a letter, 40) → type, label, required; at most 20
-fails('param name', { flow: { notifications: { send: { label: 'x', params: { '1st': { type: 'string', label: 'x' } } } } } }, 'flow.notifications.send.params.1st', 'INVALID_NAME');
-fails('param type', { flow: { notifications: { send: { label: 'x', params: { when: { type: 'date', label: 'x' } } } } } }, 'flow.notifications.send.params.when.type', 'INVALID_VALUE');
-fails('21 params', { flow: { notifications: { send: { label: 'x', params: many(21, (i) => [name(i), { type: 'string', label: 'x' }]) } } } }, 'flow.notifications.send.params', 'TOO_MANY');
+fails(
+  'param name',
+  { flow: { notifications: { send: { label: 'x', params: { '1st': { type: 'string', label: 'x' } } } } } },
+  'flow.notifications.send.params.1st',
+  'INVALID_NAME',
+);
+fails(
+  'param type',
+  { flow: { notifications: { send: { label: 'x', params: { when: { type: 'date', label: 'x' } } } } } },
+  'flow.notifications.send.params.when.type',
+  'INVALID_VALUE',
+);
+fails(
+  '21 params',
+  { flow: { notifications: { send: { label: 'x', params: many(21, (i) => [name(i), { type: 'string', label: 'x' }]) } } } },
+  'flow.notifications.send.params',
+  'TOO_MANY',
+);
 // flow.events: name (uppercase, digits, underscore, 40) → label, description; at most 20
 fails('event name', { flow: { events: { approved: { label: 'x' } } } }, 'flow.events.approved', 'INVALID_NAME');
 fails('event name over 40', { flow: { events: { ['A'.repeat(41)]: { label: 'x' } } } }, `flow.events.${'A'.repeat(41)}`, 'INVALID_NAME');
@@ -84,8 +99,18 @@ fails('21 tools', { mcp: { tools: many(21, (i) => [name(i), { description: 'x' }
 // tool input: name (starts with a letter, 40) → type, description, required; at most 20
 fails('tool input name', { mcp: { tools: { get: { description: 'x', input: { _id: { type: 'string' } } } } } }, 'mcp.tools.get.input._id', 'INVALID_NAME');
 fails('tool input type', { mcp: { tools: { get: { description: 'x', input: { id: { type: 'object' } } } } } }, 'mcp.tools.get.input.id.type', 'INVALID_VALUE');
-fails('tool input description over 500', { mcp: { tools: { get: { description: 'x', input: { id: { type: 'string', description: 'x'.repeat(501) } } } } } }, 'mcp.tools.get.input.id.description', 'TOO_LONG');
-fails('21 tool inputs', { mcp: { tools: { get: { description: 'x', input: many(21, (i) => [name(i), { type: 'string' }]) } } } }, 'mcp.tools.get.input', 'TOO_MANY');
+fails(
+  'tool input description over 500',
+  { mcp: { tools: { get: { description: 'x', input: { id: { type: 'string', description: 'x'.repeat(501) } } } } } },
+  'mcp.tools.get.input.id.description',
+  'TOO_LONG',
+);
+fails(
+  '21 tool inputs',
+  { mcp: { tools: { get: { description: 'x', input: many(21, (i) => [name(i), { type: 'string' }]) } } } },
+  'mcp.tools.get.input',
+  'TOO_MANY',
+);
 passes('20 tool inputs', { mcp: { tools: { get: { description: 'x', input: many(20, (i) => [name(i), { type: 'number' }]) } } } });
 
 test('TOO_MANY names the limit and the count', () => {
@@ -103,7 +128,16 @@ test('consent widening: rw covers r; removals and renames of labels need nothing
   assert.equal(consentWidening(m({ scopes: ['order:r'] }), m({ scopes: ['order:rw'] })), { scopes: ['order:rw'] });
   assert.equal(consentWidening(m({ mcp: { tools: { a: { description: 'x' } } } }), m({ mcp: { tools: { a: { description: 'changed' } } } })), {});
   assert.equal(
-    consentWidening(m({}), m({ network: { hosts: ['a.example.com'] }, http: { public: ['GET /x'] }, schedules: { s: { interval: '1h' } }, flow: { events: { DONE: { label: 'x' } } }, mcp: { tools: { t: { description: 'x' } } } })),
+    consentWidening(
+      m({}),
+      m({
+        network: { hosts: ['a.example.com'] },
+        http: { public: ['GET /x'] },
+        schedules: { s: { interval: '1h' } },
+        flow: { events: { DONE: { label: 'x' } } },
+        mcp: { tools: { t: { description: 'x' } } },
+      }),
+    ),
     { hosts: ['a.example.com'], events: ['DONE'], publicRoutes: ['GET /x'], schedules: ['s'], tools: ['t'] },
   );
   assert.equal(consentWidening(m({}), m({ runtime: 'external', external: { url: 'https://run.example.com/x' } })), { externalHost: ['run.example.com'] });
@@ -118,7 +152,11 @@ test('the JSON Schema shipped for editors is the one the manifest rules produce'
 
 test('every template manifest is valid and references the schema', () => {
   for (const t of ['tools', 'flow', 'storefront-hook']) {
-    const raw = JSON.parse(readFileSync(join(import.meta.dirname, `../../templates/app/${t}/manifest.json`), 'utf8').replaceAll('{{handle}}', 'demo').replaceAll('{{name}}', 'Demo'));
+    const raw = JSON.parse(
+      readFileSync(join(import.meta.dirname, `../../templates/app/${t}/manifest.json`), 'utf8')
+        .replaceAll('{{handle}}', 'demo')
+        .replaceAll('{{name}}', 'Demo'),
+    );
     assert.is(raw.$schema, '../manifest.schema.json');
     const check = checkManifest(raw);
     assert.ok(check.ok, `${t}: ${JSON.stringify(!check.ok && check.errors)}`);

@@ -2,7 +2,7 @@
 import { request } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { apiClient, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
+import { newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { startService } from '../../src/server/main.js';
 import { bundleFor, deploy, installApp, uniqueHandle } from '../helpers/apps.js';
 
@@ -17,7 +17,12 @@ const PAGE = '<h1>Settings</h1>';
 
 async function appWithRoutes(api: Api) {
   const handle = uniqueHandle('routes');
-  const m = { handle, name: 'Routes', http: { public: ['GET /page', 'GET /bad-header', 'GET /bad-name', 'GET /empty', 'POST /echo'] }, ui: { adminPage: 'ui/admin.html' } };
+  const m = {
+    handle,
+    name: 'Routes',
+    http: { public: ['GET /page', 'GET /bad-header', 'GET /bad-name', 'GET /empty', 'POST /echo'] },
+    ui: { adminPage: 'ui/admin.html' },
+  };
   await deploy(api, m, { ...bundleFor(m, CODE), adminPage: PAGE });
   const inst = await installApp(api, handle);
   return { handle, inst };
@@ -60,7 +65,7 @@ test('svc dev: an app route answering HTML is sandboxed, sets no cookie and cann
   assert.match(page.headers.get('content-security-policy') ?? '', /^sandbox( |$)/);
 });
 
-test('svc dev: a header HTTP cannot carry is the app\'s error (502 INVALID_RESPONSE, recorded as failed), never a 500', async () => {
+test("svc dev: a header HTTP cannot carry is the app's error (502 INVALID_RESPONSE, recorded as failed), never a 500", async () => {
   const { handle, inst } = await appWithRoutes(svc.api);
   for (const path of ['/bad-header', '/bad-name']) {
     const res = await fetch(`${svc.url}/apps/${handle}/hooks/${inst.installationId}${path}`);
@@ -86,11 +91,13 @@ test('svc dev: route bodies go through the shared reader (size counted while str
   const chunks = (function* () {
     for (let i = 0; i < 64; i++) yield new Uint8Array(16 * 1024).fill(120);
   })();
-  const stream = new ReadableStream({ pull(controller) {
-    const next = chunks.next();
-    if (next.done) controller.close();
-    else controller.enqueue(next.value);
-  } });
+  const stream = new ReadableStream({
+    pull(controller) {
+      const next = chunks.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+  });
   const big = await fetch(url, { method: 'POST', body: stream, duplex: 'half' } as RequestInit);
   assert.is(big.status, 413);
   const notUtf8 = await fetch(url, { method: 'POST', body: new Uint8Array([0x61, 0xff, 0xfe]) });
@@ -129,9 +136,14 @@ test('svc serve: every app has its own host; the service origin serves no app co
   }
 });
 
-test('svc serve: an apps host that contains the service\'s own host is refused at start', async () => {
-  const start = (appsHost: string, publicUrl?: string) => startService({ port: 0, host: '127.0.0.1', mode: 'serve', dataDir: `${svc.dataDir}/refused`, appsHost, publicUrl });
-  for (const [appsHost, publicUrl] of [['example.com', 'https://api.example.com'], ['api.example.com', 'https://api.example.com'], ['https://apps.example.com', undefined]]) {
+test("svc serve: an apps host that contains the service's own host is refused at start", async () => {
+  const start = (appsHost: string, publicUrl?: string) =>
+    startService({ port: 0, host: '127.0.0.1', mode: 'serve', dataDir: `${svc.dataDir}/refused`, appsHost, publicUrl });
+  for (const [appsHost, publicUrl] of [
+    ['example.com', 'https://api.example.com'],
+    ['api.example.com', 'https://api.example.com'],
+    ['https://apps.example.com', undefined],
+  ]) {
     try {
       await (await start(appsHost!, publicUrl)).close();
       assert.unreachable(`${appsHost} was accepted`);

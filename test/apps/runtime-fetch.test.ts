@@ -76,7 +76,11 @@ test('the guest can catch a blocked fetch: an Error with code FETCH_BLOCKED, and
   const fetch = createGuardedFetch({ hosts: [] });
   const source = `export const tools = { t: async () => { try { await fetch('https://nope.example/'); return null; } catch (e: any) { return { code: e.code, message: e.message, isError: e instanceof Error }; } } };`;
   const r = await host.invoke(toolCall(source, 't'), { fetch });
-  assert.equal(r.ok && r.result, { code: 'FETCH_BLOCKED', message: 'fetch to nope.example is not allowed: add it to network.hosts in manifest.json', isError: true });
+  assert.equal(r.ok && r.result, {
+    code: 'FETCH_BLOCKED',
+    message: 'fetch to nope.example is not allowed: add it to network.hosts in manifest.json',
+    isError: true,
+  });
 });
 
 test('a guest throwing its own FETCH_BLOCKED without a blocked fetch is an APP_ERROR', async () => {

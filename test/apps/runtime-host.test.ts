@@ -42,7 +42,13 @@ test('a tool gets input and context, returns JSON, and its console lines come ba
   assert.ok(r.ok);
   if (!r.ok) return;
   assert.equal(r.result, { sum: 5, sameContext: true });
-  assert.equal(r.logs.map((l) => [l.level, l.message]), [['log', 'adding 2 3'], ['warn', '{"store":"store_9"}']]);
+  assert.equal(
+    r.logs.map((l) => [l.level, l.message]),
+    [
+      ['log', 'adding 2 3'],
+      ['warn', '{"store":"store_9"}'],
+    ],
+  );
   assert.ok(r.durationMs >= 0);
 });
 
@@ -52,11 +58,12 @@ test('every kind has its group; undefined results are null', async () => {
     export const schedules = { nightly: () => undefined };
     export const routes = { 'POST /hooks/:id': (req: any) => ({ status: 201, body: req.params.id }) };
     export const events = { 'APP.SCOPES_UPDATED': () => 'ok' };`;
-  const call = (kind: any, name: string, input: unknown = {}) => host.invoke({ ...toolCall(source, name, input, { installationId: 'inst_kinds', bundleId: 'kinds' }), kind });
-  assert.equal((await call('notification', 'send-proof', { orderItemId: 'oi_1' }) as any).result, { sent: 'oi_1' });
-  assert.equal((await call('schedule', 'nightly') as any).result, null);
-  assert.equal((await call('route', 'POST /hooks/:id', { params: { id: 'x' } }) as any).result, { status: 201, body: 'x' });
-  assert.equal((await call('event', 'APP.SCOPES_UPDATED') as any).result, 'ok');
+  const call = (kind: any, name: string, input: unknown = {}) =>
+    host.invoke({ ...toolCall(source, name, input, { installationId: 'inst_kinds', bundleId: 'kinds' }), kind });
+  assert.equal(((await call('notification', 'send-proof', { orderItemId: 'oi_1' })) as any).result, { sent: 'oi_1' });
+  assert.equal(((await call('schedule', 'nightly')) as any).result, null);
+  assert.equal(((await call('route', 'POST /hooks/:id', { params: { id: 'x' } })) as any).result, { status: 201, body: 'x' });
+  assert.equal(((await call('event', 'APP.SCOPES_UPDATED')) as any).result, 'ok');
   const missing = await call('tool', 'send-proof');
   assert.is(!missing.ok && missing.error.code, 'HANDLER_MISSING');
   assert.match(!missing.ok ? missing.error.message : '', '__app.tools["send-proof"]');
@@ -119,7 +126,12 @@ test('storage and api calls go to the callbacks; RuntimeCallbackError codes reac
 
 test('a value nested deeper than 64 levels is refused before any callback runs (TOO_DEEP); 64 pass', async () => {
   const saved: unknown[] = [];
-  const storage: StorageCallbacks = { get: async () => null, set: async (_key, value) => void saved.push(value), delete: async () => true, list: async () => ({}) };
+  const storage: StorageCallbacks = {
+    get: async () => null,
+    set: async (_key, value) => void saved.push(value),
+    delete: async () => true,
+    list: async () => ({}),
+  };
   const source = `const nest = (n: number): unknown => (n === 0 ? 1 : [nest(n - 1)]);
   export const tools = { t: async () => [
     await storage.set('deep', nest(5000)).catch((e: any) => e.code),
@@ -132,7 +144,12 @@ test('a value nested deeper than 64 levels is refused before any callback runs (
 
 test('at most 32 host calls of one invocation wait at once; more are refused, not queued', async () => {
   // Answers come late, so all 40 are asked while the first are still pending.
-  const storage: StorageCallbacks = { get: (k) => new Promise((r) => setTimeout(() => r(k), 100)), set: async () => {}, delete: async () => true, list: async () => null };
+  const storage: StorageCallbacks = {
+    get: (k) => new Promise((r) => setTimeout(() => r(k), 100)),
+    set: async () => {},
+    delete: async () => true,
+    list: async () => null,
+  };
   const source = `export const tools = { t: async () => {
     const all = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => storage.get('k' + i)));
     return { ok: all.filter((r) => r.status === 'fulfilled').length, refused: [...new Set(all.flatMap((r) => (r.status === 'rejected' ? [(r.reason as any).code] : [])))] };
@@ -153,7 +170,10 @@ test('the 21st concurrent call of an app is queued, not refused, and runs when o
   assert.equal(other.ok && other.result, 'free', 'another app is not held up');
   held.release();
   const results = await Promise.all(calls);
-  assert.equal(results.map((r) => r.ok && r.result), Array.from({ length: 21 }, (_, n) => n));
+  assert.equal(
+    results.map((r) => r.ok && r.result),
+    Array.from({ length: 21 }, (_, n) => n),
+  );
   assert.is(held.entered(), 21);
 });
 

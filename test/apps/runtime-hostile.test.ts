@@ -33,7 +33,9 @@ async function stillWorks(installationId: string) {
 }
 
 test('infinite loop: CPU_LIMIT while the server keeps serving', async () => {
-  const call = host.invoke(toolCall(`export const tools = { spin: () => { for (;;) {} } }`, 'spin', {}, { installationId: 'inst_loop', limits: { cpuMs: 1500 } }));
+  const call = host.invoke(
+    toolCall(`export const tools = { spin: () => { for (;;) {} } }`, 'spin', {}, { installationId: 'inst_loop', limits: { cpuMs: 1500 } }),
+  );
   await new Promise((r) => setTimeout(r, 200));
   // The server answers while the loop still runs: its answer comes before the call ends at the CPU limit.
   const store = svc.api('GET', '/v1/store');
@@ -47,7 +49,12 @@ test('infinite loop: CPU_LIMIT while the server keeps serving', async () => {
 
 test('memory bomb: MEMORY_LIMIT, and a fresh isolate next call', async () => {
   const r = await host.invoke(
-    toolCall(`export const tools = { bomb: () => { const a: number[][] = []; for (;;) a.push(new Array(100000).fill(1)); } }`, 'bomb', {}, { installationId: 'inst_mem', limits: { cpuMs: 5000 } }),
+    toolCall(
+      `export const tools = { bomb: () => { const a: number[][] = []; for (;;) a.push(new Array(100000).fill(1)); } }`,
+      'bomb',
+      {},
+      { installationId: 'inst_mem', limits: { cpuMs: 5000 } },
+    ),
   );
   failedWith(r, 'MEMORY_LIMIT');
   assert.match(!r.ok ? r.error.message : '', '64 MB');
@@ -55,7 +62,9 @@ test('memory bomb: MEMORY_LIMIT, and a fresh isolate next call', async () => {
 });
 
 test('deep recursion: APP_ERROR with the RangeError, stack mapped to the source', async () => {
-  const r = await host.invoke(toolCall(`const down = (n: number): number => down(n + 1) + 1;\nexport const tools = { deep: () => down(0) };`, 'deep', {}, { installationId: 'inst_rec' }));
+  const r = await host.invoke(
+    toolCall(`const down = (n: number): number => down(n + 1) + 1;\nexport const tools = { deep: () => down(0) };`, 'deep', {}, { installationId: 'inst_rec' }),
+  );
   failedWith(r, 'APP_ERROR');
   if (!r.ok) {
     assert.is(r.error.message, 'RangeError: Maximum call stack size exceeded');
@@ -66,7 +75,10 @@ test('deep recursion: APP_ERROR with the RangeError, stack mapped to the source'
 
 test('huge result: RESULT_TOO_LARGE at 64 KB of JSON; exactly 64 KB passes', async () => {
   // Encoding 10 MB takes CPU time of its own; on a busy machine more than the suite's 300 ms.
-  failedWith(await host.invoke(toolCall(`export const tools = { big: () => 'x'.repeat(10_000_000) }`, 'big', {}, { limits: { cpuMs: 3000 } })), 'RESULT_TOO_LARGE');
+  failedWith(
+    await host.invoke(toolCall(`export const tools = { big: () => 'x'.repeat(10_000_000) }`, 'big', {}, { limits: { cpuMs: 3000 } })),
+    'RESULT_TOO_LARGE',
+  );
   // JSON of a string adds two quotes; multi-byte characters count as UTF-8 bytes.
   failedWith(await host.invoke(toolCall(`export const tools = { big: () => 'é'.repeat(32768) }`, 'big')), 'RESULT_TOO_LARGE');
   const exact = await host.invoke(toolCall(`export const tools = { big: () => 'x'.repeat(65534) }`, 'big'));
@@ -74,16 +86,23 @@ test('huge result: RESULT_TOO_LARGE at 64 KB of JSON; exactly 64 KB passes', asy
 });
 
 test('while(true) inside a promise: CPU_LIMIT', async () => {
-  const r = await host.invoke(toolCall(`export const tools = { spin: () => new Promise(() => { for (;;) {} }) }`, 'spin', {}, { installationId: 'inst_promise' }));
+  const r = await host.invoke(
+    toolCall(`export const tools = { spin: () => new Promise(() => { for (;;) {} }) }`, 'spin', {}, { installationId: 'inst_promise' }),
+  );
   failedWith(r, 'CPU_LIMIT');
-  const later = await host.invoke(toolCall(`export const tools = { spin: async () => { await null; await Promise.resolve(); for (;;) {} } }`, 'spin', {}, { installationId: 'inst_promise' }));
+  const later = await host.invoke(
+    toolCall(`export const tools = { spin: async () => { await null; await Promise.resolve(); for (;;) {} } }`, 'spin', {}, { installationId: 'inst_promise' }),
+  );
   failedWith(later, 'CPU_LIMIT');
   await stillWorks('inst_promise');
 });
 
 test('while(true) after an awaited host call (not covered by `timeout`): CPU_LIMIT', async () => {
   const storage = { get: async () => 'v', set: async () => {}, delete: async () => true, list: async () => [] };
-  const r = await host.invoke(toolCall(`export const tools = { spin: async () => { await storage.get('k'); for (;;) {} } }`, 'spin', {}, { installationId: 'inst_after' }), { storage });
+  const r = await host.invoke(
+    toolCall(`export const tools = { spin: async () => { await storage.get('k'); for (;;) {} } }`, 'spin', {}, { installationId: 'inst_after' }),
+    { storage },
+  );
   failedWith(r, 'CPU_LIMIT');
   await stillWorks('inst_after');
 });
@@ -91,7 +110,9 @@ test('while(true) after an awaited host call (not covered by `timeout`): CPU_LIM
 test('a flood of un-awaited host calls: refused past 32, stopped at the CPU limit', async () => {
   let calls = 0;
   const storage = { get: () => (calls++, new Promise<never>(() => {})), set: async () => {}, delete: async () => true, list: async () => [] };
-  const r = await host.invoke(toolCall(`export const tools = { flood: () => { for (;;) storage.get('k'); } }`, 'flood', {}, { installationId: 'inst_flood' }), { storage });
+  const r = await host.invoke(toolCall(`export const tools = { flood: () => { for (;;) storage.get('k'); } }`, 'flood', {}, { installationId: 'inst_flood' }), {
+    storage,
+  });
   failedWith(r, 'CPU_LIMIT');
   assert.is(calls, 32, 'no more than 32 reached the server');
   assert.is((await svc.api('GET', '/v1/store')).status, 200);
@@ -101,7 +122,10 @@ test('a flood of un-awaited host calls: refused past 32, stopped at the CPU limi
 test('a host call that never answers: TIMEOUT at the wall-clock limit', async () => {
   const storage = { get: () => new Promise<never>(() => {}), set: async () => {}, delete: async () => true, list: async () => [] };
   // The host call never answers, so only the wall-clock limit can end this call.
-  const r = await host.invoke(toolCall(`export const tools = { wait: async () => storage.get('k') }`, 'wait', {}, { installationId: 'inst_wait', limits: { wallMs: 400 } }), { storage });
+  const r = await host.invoke(
+    toolCall(`export const tools = { wait: async () => storage.get('k') }`, 'wait', {}, { installationId: 'inst_wait', limits: { wallMs: 400 } }),
+    { storage },
+  );
   failedWith(r, 'TIMEOUT');
   await stillWorks('inst_wait');
 });
@@ -148,7 +172,10 @@ test('log amplification: with Array/String prototypes replaced, lines stay 200 o
     failedWith(r, 'APP_ERROR');
     assert.ok(!r.ok && r.error.message.length <= 2100, 'the error message is clipped');
     assert.is(r.logs.length, 200);
-    assert.ok(r.logs.every((l) => l.message.length <= 2100), `longest line: ${Math.max(...r.logs.map((l) => l.message.length))}`);
+    assert.ok(
+      r.logs.every((l) => l.message.length <= 2100),
+      `longest line: ${Math.max(...r.logs.map((l) => l.message.length))}`,
+    );
     const grown = peakRssMb(pid) - before;
     // The isolate's own heap (64 MB at most) lives in the worker; 200 copies of 8 MB would not fit under this.
     assert.ok(grown < 200, `the worker's peak memory grew by ${Math.round(grown)} MB`);
@@ -177,7 +204,15 @@ test('no Node APIs and no way to host objects from the guest', async () => {
   assert.ok(r.ok, JSON.stringify(r));
   const result = r.ok ? (r.result as any) : {};
   assert.equal(
-    { process: result.process, require: result.require, Buffer: result.Buffer, ivm: result.ivm, setTimeout: result.setTimeout, sameGlobal: result.sameGlobal, viaFetch: result.viaFetch },
+    {
+      process: result.process,
+      require: result.require,
+      Buffer: result.Buffer,
+      ivm: result.ivm,
+      setTimeout: result.setTimeout,
+      sameGlobal: result.sameGlobal,
+      viaFetch: result.viaFetch,
+    },
     { process: 'undefined', require: 'undefined', Buffer: 'undefined', ivm: 'undefined', setTimeout: 'undefined', sameGlobal: true, viaFetch: 'undefined' },
   );
   for (const name of ['api', 'console', 'context', 'fetch', 'storage']) assert.ok(result.globals.includes(name), name);

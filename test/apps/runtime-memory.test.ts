@@ -7,7 +7,8 @@ import { toolCall } from '../helpers/runtime-apps.js';
 const MB = 1024 * 1024;
 const SOURCE = `export const tools = { hold: async (input: { key: string }) => storage.get(input.key), quick: () => 'quick' };`;
 let n = 0;
-const call = (name: string, input: unknown = {}, installationId = `inst_mem_${++n}`) => toolCall(SOURCE, name, input, { installationId, appId: `app_${installationId}` });
+const call = (name: string, input: unknown = {}, installationId = `inst_mem_${++n}`) =>
+  toolCall(SOURCE, name, input, { installationId, appId: `app_${installationId}` });
 
 const alive = (pid: number) => {
   try {
@@ -59,7 +60,10 @@ test('past its memory ceiling the worker is replaced: calls in flight finish in 
     assert.ok(alive(first), 'the old worker lives while its calls run');
     release();
     const results = await Promise.all(held);
-    assert.equal(results.map((r) => (r.ok ? r.result : r.error.code)), ['a', 'b', 'c', 'd', 'e']);
+    assert.equal(
+      results.map((r) => (r.ok ? r.result : r.error.code)),
+      ['a', 'b', 'c', 'd', 'e'],
+    );
     assert.equal([...runs.values()], [1, 1, 1, 1, 1], 'no call ran twice');
     await eventually(() => !alive(first), 'the old worker stopped after its last call');
   } finally {

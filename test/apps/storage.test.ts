@@ -31,7 +31,10 @@ test('put, get, list and delete', async () => {
   assert.equal(put.data.usage, { keys: 1, bytes: put.data.bytes, maxKeys: 1000, maxBytes: 1048576 });
   assert.equal((await app('GET', '/v1/app/storage/greeted%3A%EB%AF%BC%EC%A7%80')).data.value, { times: 2 });
   const list = await app('GET', '/v1/app/storage', { query: { prefix: 'greeted:' } });
-  assert.equal(list.data.contents.map((c: any) => c.key), ['greeted:민지']);
+  assert.equal(
+    list.data.contents.map((c: any) => c.key),
+    ['greeted:민지'],
+  );
   assert.is((await app('DELETE', '/v1/app/storage/greeted%3A%EB%AF%BC%EC%A7%80')).status, 200);
   const gone = await app('GET', '/v1/app/storage/greeted%3A%EB%AF%BC%EC%A7%80');
   assert.is(gone.status, 404);
@@ -92,7 +95,14 @@ test('exactly 1 MB fits; one byte more is refused with used and requested bytes'
   const over = await app('PUT', '/v1/app/storage/c', { body: { value: 1 } });
   assert.is(over.status, 409);
   assert.is(over.body.error.code, 'APP_STORAGE_QUOTA_EXCEEDED');
-  assert.equal(over.body.error.details, { limit: 'BYTES', maxBytes: STORAGE_MAX_BYTES, usedBytes: STORAGE_MAX_BYTES, requestedBytes: 2, availableBytes: 0, key: 'c' });
+  assert.equal(over.body.error.details, {
+    limit: 'BYTES',
+    maxBytes: STORAGE_MAX_BYTES,
+    usedBytes: STORAGE_MAX_BYTES,
+    requestedBytes: 2,
+    availableBytes: 0,
+    key: 'c',
+  });
 
   const grow = await app('PUT', '/v1/app/storage/big2', { body: { value: 'b'.repeat(rest - 4 - 2 + 1) } });
   assert.is(grow.status, 409, 'rewriting a key one byte larger does not fit');
@@ -103,7 +113,7 @@ test('exactly 1 MB fits; one byte more is refused with used and requested bytes'
   assert.is((await app('GET', '/v1/app/storage')).data.usage.bytes, STORAGE_MAX_BYTES);
 });
 
-test('installations do not see each other\'s storage', async () => {
+test("installations do not see each other's storage", async () => {
   const a = await asNewApp();
   const b = await asNewApp();
   await a.app('PUT', '/v1/app/storage/shared-name', { body: { value: 'a' } });

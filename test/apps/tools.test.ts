@@ -60,7 +60,8 @@ async function setup(more: Record<string, unknown> = {}, owner = svc.api) {
   const m = manifest(handle, more);
   await deploy(owner, m, bundleFor(m, CODE, ['events/APP.SCOPES_UPDATED']));
   const inst = await installApp(owner, handle);
-  const call = (name: string, input: unknown = {}, api = svc.api) => api('POST', `/v1/apps/installations/${inst.installationId}/tools/${name}`, { body: { input } });
+  const call = (name: string, input: unknown = {}, api = svc.api) =>
+    api('POST', `/v1/apps/installations/${inst.installationId}/tools/${name}`, { body: { input } });
   return { handle, inst, call, manifest: m };
 }
 
@@ -86,14 +87,20 @@ test('input checked against the declared shape: APP_TOOL_INPUT_INVALID names the
   const missing = await call('echo', { b: 1 });
   assert.is(missing.status, 400);
   assert.is(missing.body.error.code, 'APP_TOOL_INPUT_INVALID');
-  assert.equal(missing.body.error.details.issues.map((i: any) => [i.field, i.code]), [['input.a', 'REQUIRED']]);
+  assert.equal(
+    missing.body.error.details.issues.map((i: any) => [i.field, i.code]),
+    [['input.a', 'REQUIRED']],
+  );
   const wrong = await call('echo', { a: 'x', b: 'two' });
-  assert.equal(wrong.body.error.details.issues.map((i: any) => [i.field, i.code]), [['input.b', 'INVALID_TYPE']]);
+  assert.equal(
+    wrong.body.error.details.issues.map((i: any) => [i.field, i.code]),
+    [['input.b', 'INVALID_TYPE']],
+  );
   const notObject = await svc.api('POST', `/v1/apps/installations/${(await setup()).inst.installationId}/tools/echo`, { body: { input: 'x' } });
   assert.is(notObject.status, 400);
 });
 
-test('APP_TOOL_NOT_FOUND for an undeclared tool; APP_TOOL_FAILED 502 with the app\'s message; 64 KB results', async () => {
+test("APP_TOOL_NOT_FOUND for an undeclared tool; APP_TOOL_FAILED 502 with the app's message; 64 KB results", async () => {
   const { call } = await setup();
   const nope = await call('nope');
   assert.is(nope.status, 404);
@@ -158,7 +165,10 @@ test('the admin page is served sandboxed at /apps/{handle}', async () => {
   const handle = uniqueHandle('ui');
   const m = { handle, name: 'UI', ui: { adminPage: 'ui/admin.html' } };
   const created = await svc.api('POST', '/v1/developer/apps', { storeId: null, body: { manifest: m } });
-  const without = await svc.api('POST', `/v1/developer/apps/${created.data.appId}/versions`, { storeId: null, body: { manifest: m, bundle: { code: 'var __app={}', functions: [] } } });
+  const without = await svc.api('POST', `/v1/developer/apps/${created.data.appId}/versions`, {
+    storeId: null,
+    body: { manifest: m, bundle: { code: 'var __app={}', functions: [] } },
+  });
   assert.is(without.body.error.code, 'HANDLER_MISSING');
   assert.equal(without.body.error.details.functions, ['ui/adminPage']);
   await deploy(svc.api, m, { ...bundleFor(m), adminPage: '<h1>Settings</h1>' });
@@ -228,7 +238,11 @@ test('schedules run per installation on the clock, once for the latest of the in
   const first = Date.parse((await installation()).schedules[0].nextRunAt);
   // Three and a half intervals in one move: the runs at +1 h, +2 h and +3 h come due together, and run once.
   await svc.advance(3.5 * 3600);
-  const ticked = await svc.services.db.select().from(appStorage).where(and(eq(appStorage.installationId, inst.installationId), eq(appStorage.key, 'ticked'))).get();
+  const ticked = await svc.services.db
+    .select()
+    .from(appStorage)
+    .where(and(eq(appStorage.installationId, inst.installationId), eq(appStorage.key, 'ticked')))
+    .get();
   assert.ok(ticked, 'the hourly schedule ran');
   assert.is(JSON.parse(ticked.value), new Date(first + 2 * 3600_000).toISOString(), 'the run is for the latest interval that came due');
   assert.is((await installation()).schedules[0].nextRunAt, new Date(first + 3 * 3600_000).toISOString(), 'the next run stays on the hour grid');

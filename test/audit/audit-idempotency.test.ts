@@ -48,7 +48,7 @@ test('failed and refused requests are recorded with their outcome; unauthenticat
   assert.is((await audit({ limit: 100 })).contents.length, count);
 });
 
-test('outsiders cannot write into another store\'s audit log', async () => {
+test("outsiders cannot write into another store's audit log", async () => {
   const mallory = await newSellerWithStore(svc, 'mallory');
   const count = (await audit({ limit: 100 })).contents.length;
   await apiClient(svc.url)('PATCH', '/v1/store', { token: mallory.token, storeId: svc.storeId, body: { name: 'pwned' } });
@@ -71,7 +71,10 @@ test('filters: actorType, action, outcome, targetType/targetId, source, requestI
   assert.ok((await audit({ source: 'API' })).contents.every((r: any) => r.source === 'API'));
   assert.ok((await audit({ targetType: 'STORE', targetId: svc.storeId })).contents.length >= 1);
   const one = all[1];
-  assert.equal((await audit({ requestId: one.requestId })).contents.map((r: any) => r.auditLogId), [one.auditLogId]);
+  assert.equal(
+    (await audit({ requestId: one.requestId })).contents.map((r: any) => r.auditLogId),
+    [one.auditLogId],
+  );
   const newest = all[0].createdAt;
   assert.is((await audit({ from: new Date(Date.parse(newest) + 1).toISOString() })).contents.length, 0);
   assert.ok((await audit({ to: newest })).contents.every((r: any) => r.createdAt < newest));
@@ -118,7 +121,11 @@ test('Idempotency-Key is per token; errors are replayed too', async () => {
   assert.is(a.body.error.code, 'ACCOUNT_NOT_FOUND');
   const again = await svc.api('POST', '/v1/members', { body: { email: 'ghost@example.com', role: 'STAFF' }, headers: { 'idempotency-key': 'k' } });
   assert.equal(again.body.error.traceId, a.body.error.traceId);
-  const otherToken = await svc.api('POST', '/v1/members', { token: other, body: { email: 'ghost@example.com', role: 'STAFF' }, headers: { 'idempotency-key': 'k' } });
+  const otherToken = await svc.api('POST', '/v1/members', {
+    token: other,
+    body: { email: 'ghost@example.com', role: 'STAFF' },
+    headers: { 'idempotency-key': 'k' },
+  });
   assert.is.not(otherToken.body.error.traceId, a.body.error.traceId);
 });
 
@@ -129,7 +136,12 @@ test('concurrent requests with one key: a second one while the first runs gets 4
   let sawInUse = false;
   for (let round = 0; round < 10 && !sawInUse; round++) {
     const key = `race-${round}`;
-    const send = () => apiClient(svc.url)('POST', '/auth/v1/access-tokens', { token, headers: { 'idempotency-key': key }, body: { name: key, scopes: ['store:r'], storeScope: { all: true } } });
+    const send = () =>
+      apiClient(svc.url)('POST', '/auth/v1/access-tokens', {
+        token,
+        headers: { 'idempotency-key': key },
+        body: { name: key, scopes: ['store:r'], storeScope: { all: true } },
+      });
     const results = await Promise.all([send(), send(), send(), send()]);
     for (const r of results) assert.ok(r.status === 201 || (r.status === 409 && r.body.error.code === 'IDEMPOTENCY_KEY_IN_USE'), JSON.stringify(r.body));
     sawInUse ||= results.some((r) => r.status === 409);

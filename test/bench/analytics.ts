@@ -29,13 +29,20 @@ async function recomputeBench() {
   const { analyticsReport, realtimeReport } = await import('../../dist/src/modules/analytics/reports.js');
   const { kstDayStart } = await import('../../dist/src/modules/orders/queries.js');
   const { addDays, today } = await import('../../dist/src/kernel/dates.js');
-  const running = await startService({ port: 0, host: '127.0.0.1', mode: 'dev', clock: 'manual', dataDir: mkdtempSync(join(tmpdir(), 'svc-bench-analytics-raw-')) });
+  const running = await startService({
+    port: 0,
+    host: '127.0.0.1',
+    mode: 'dev',
+    clock: 'manual',
+    dataDir: mkdtempSync(join(tmpdir(), 'svc-bench-analytics-raw-')),
+  });
   const { services } = running;
   const storeId = running.seeded!.storeId;
   const now = services.clock.now();
   const from = kstDayStart(addDays(today(now), -2));
   const span = now - from;
-  const insert = services.db.$client.prepare(`INSERT INTO analytics_events (id, store_id, visitor_id, client_session_id, name, at, path, referrer_host, utm_source, utm_medium, utm_campaign, device, bot, test, product_id, query, result_count, amount, data)
+  const insert = services.db.$client
+    .prepare(`INSERT INTO analytics_events (id, store_id, visitor_id, client_session_id, name, at, path, referrer_host, utm_source, utm_medium, utm_campaign, device, bot, test, product_id, query, result_count, amount, data)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, 0, ?, ?, ?, ?, ?)`);
   const names = ['page', 'page', 'page', 'product_view', 'product_list_view', 'search', 'page_hide', 'cart_add', 'checkout_start', 'purchase'];
   const t0 = performance.now();
@@ -44,17 +51,37 @@ async function recomputeBench() {
     for (let v = 0; v < RAW_EVENTS / perVisitor; v++) {
       let at = from + Math.floor((v / (RAW_EVENTS / perVisitor)) * (span - 3_600_000));
       for (let i = 0; i < perVisitor; i++) {
-        at += 20_000 + ((v * 7 + i * 13) % 50) * 60_000 / 10;
+        at += 20_000 + (((v * 7 + i * 13) % 50) * 60_000) / 10;
         const name = names[(v + i) % names.length];
-        await insert.run(`aev_${v}_${i}`, storeId, `visitor-${v}`, `s-${v}`, name, at, `/p/${(v + i) % 300}`, i === 0 && v % 3 === 0 ? 'search.naver.com' : null,
-          i === 0 && v % 5 === 0 ? 'kakao' : null, i === 0 && v % 5 === 0 ? 'c1' : null, v % 4 === 0 ? 'MOBILE' : 'DESKTOP', v % 97 === 0 ? 1 : 0,
-          name === 'product_view' || name === 'cart_add' ? `prd_${(v + i) % 500}` : null, name === 'search' ? `term ${(v % 200)}` : null,
-          name === 'search' ? v % 9 : null, name === 'purchase' ? 30000 : null,
-          name === 'product_list_view' ? JSON.stringify({ productIds: [`prd_${v % 500}`, `prd_${(v + 1) % 500}`] }) : name === 'purchase' ? JSON.stringify({ items: [{ productId: `prd_${v % 500}`, amount: 27000 }] }) : null);
+        await insert.run(
+          `aev_${v}_${i}`,
+          storeId,
+          `visitor-${v}`,
+          `s-${v}`,
+          name,
+          at,
+          `/p/${(v + i) % 300}`,
+          i === 0 && v % 3 === 0 ? 'search.naver.com' : null,
+          i === 0 && v % 5 === 0 ? 'kakao' : null,
+          i === 0 && v % 5 === 0 ? 'c1' : null,
+          v % 4 === 0 ? 'MOBILE' : 'DESKTOP',
+          v % 97 === 0 ? 1 : 0,
+          name === 'product_view' || name === 'cart_add' ? `prd_${(v + i) % 500}` : null,
+          name === 'search' ? `term ${v % 200}` : null,
+          name === 'search' ? v % 9 : null,
+          name === 'purchase' ? 30000 : null,
+          name === 'product_list_view'
+            ? JSON.stringify({ productIds: [`prd_${v % 500}`, `prd_${(v + 1) % 500}`] })
+            : name === 'purchase'
+              ? JSON.stringify({ items: [{ productId: `prd_${v % 500}`, amount: 27000 }] })
+              : null,
+        );
       }
     }
   });
-  console.log(`filled ${RAW_EVENTS.toLocaleString('en')} raw events (${(RAW_EVENTS / perVisitor).toLocaleString('en')} visitors) over 3 days in ${Math.round(performance.now() - t0)} ms`);
+  console.log(
+    `filled ${RAW_EVENTS.toLocaleString('en')} raw events (${(RAW_EVENTS / perVisitor).toLocaleString('en')} visitors) over 3 days in ${Math.round(performance.now() - t0)} ms`,
+  );
   const runs: number[] = [];
   for (let i = 0; i < 3; i++) {
     const t = performance.now();
@@ -62,13 +89,16 @@ async function recomputeBench() {
     runs.push(performance.now() - t);
   }
   const rows = Number(await services.db.$client.prepare('SELECT count(*) FROM analytics_day_rows').pluck().get());
-  console.log(`recompute of the latest 3 days (1,000,000 events): median ${Math.round(median(runs))} ms of [${runs.map(Math.round).join(', ')}] (target ≤ 10,000 ms); ${rows} per-date rows`);
+  console.log(
+    `recompute of the latest 3 days (1,000,000 events): median ${Math.round(median(runs))} ms of [${runs.map(Math.round).join(', ')}] (target ≤ 10,000 ms); ${rows} per-date rows`,
+  );
   // 92 days of rows: the 3 computed days copied back over the earlier 89.
   await transaction(services.db, async () => {
     const days = (await services.db.$client.prepare('SELECT * FROM analytics_day_rows').all()) as Record<string, unknown>[];
     const columns = Object.keys(days[0]);
     const copy = services.db.$client.prepare(`INSERT OR IGNORE INTO analytics_day_rows (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
-    for (let back = 3; back < 92; back += 3) for (const d of days) await copy.run(...columns.map((c) => (c === 'date' ? addDays(d.date as string, -back) : d[c])));
+    for (let back = 3; back < 92; back += 3)
+      for (const d of days) await copy.run(...columns.map((c) => (c === 'date' ? addDays(d.date as string, -back) : d[c])));
   });
   const period = { from: addDays(today(now), -91), to: today(now), includeTest: false };
   for (const name of REPORTS) {
@@ -86,16 +116,37 @@ async function recomputeBench() {
 
 async function ingestRps(url: string, headers: Record<string, string>, seconds: number): Promise<number> {
   const at = new Date().toISOString();
-  const events = Array.from({ length: BATCH }, (_, i) => ({ name: i % 5 === 0 ? 'product_view' : 'page', at, path: `/p/${i}`, productId: i % 5 === 0 ? `prd_${i}` : undefined }));
+  const events = Array.from({ length: BATCH }, (_, i) => ({
+    name: i % 5 === 0 ? 'product_view' : 'page',
+    at,
+    path: `/p/${i}`,
+    productId: i % 5 === 0 ? `prd_${i}` : undefined,
+  }));
   let n = 0;
   const result = await autocannon({
-    url, method: 'POST', connections: 50, duration: seconds, body: JSON.stringify({ events }),
+    url,
+    method: 'POST',
+    connections: 50,
+    duration: seconds,
+    body: JSON.stringify({ events }),
     headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/124.0 Safari/537.36' },
     setupClient: (client) => {
-      client.setHeaders({ ...headers, 'content-type': 'application/json', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/124.0 Safari/537.36', 'x-svc-visitor': `visitor-${n}`, 'x-svc-session': `session-${n}` });
+      client.setHeaders({
+        ...headers,
+        'content-type': 'application/json',
+        'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/124.0 Safari/537.36',
+        'x-svc-visitor': `visitor-${n}`,
+        'x-svc-session': `session-${n}`,
+      });
       client.on('response', () => {
         n++;
-        client.setHeaders({ ...headers, 'content-type': 'application/json', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/124.0 Safari/537.36', 'x-svc-visitor': `visitor-${n}`, 'x-svc-session': `session-${n}` });
+        client.setHeaders({
+          ...headers,
+          'content-type': 'application/json',
+          'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/124.0 Safari/537.36',
+          'x-svc-visitor': `visitor-${n}`,
+          'x-svc-session': `session-${n}`,
+        });
       });
     },
   });
@@ -119,7 +170,9 @@ async function bench() {
     }
     const bareRps = median(bareRuns);
     const ingest = median(ingestRuns);
-    console.log(`POST /storefront/v1/events (50 a batch): ${Math.round(ingest)} req/s = ${Math.round(ingest * BATCH).toLocaleString('en')} events/s (target ≥ 20,000) vs bare H3 ${Math.round(bareRps)} req/s → ${((100 * ingest) / bareRps).toFixed(1)}% of bare`);
+    console.log(
+      `POST /storefront/v1/events (50 a batch): ${Math.round(ingest)} req/s = ${Math.round(ingest * BATCH).toLocaleString('en')} events/s (target ≥ 20,000) vs bare H3 ${Math.round(bareRps)} req/s → ${((100 * ingest) / bareRps).toFixed(1)}% of bare`,
+    );
   } finally {
     bare.child.kill();
     svc.child.kill();

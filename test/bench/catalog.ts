@@ -28,7 +28,11 @@ async function serve() {
         salePrice: 10_000 + (i % 100) * 100,
         listPrice: 20_000,
         options: [{ name: '사이즈', values: ['S', 'M', 'L'] }],
-        variants: [{ optionValues: ['S'], stockQuantity: 5 }, { optionValues: ['M'], stockQuantity: 5 }, { optionValues: ['L'], stockQuantity: 5, additionalAmount: 1000 }],
+        variants: [
+          { optionValues: ['S'], stockQuantity: 5 },
+          { optionValues: ['M'], stockQuantity: 5 },
+          { optionValues: ['L'], stockQuantity: 5, additionalAmount: 1000 },
+        ],
       });
     }
   });
@@ -44,7 +48,8 @@ async function bench() {
   const list = `${svc.ready.url}/v1/products?size=20`;
   try {
     const check = await fetch(list, { headers: auth }).then((r) => r.json() as Promise<any>);
-    if (check.data.totalElements < PRODUCTS || check.data.contents[0].variants.length !== 3) throw new Error(`unexpected list: ${JSON.stringify(check).slice(0, 300)}`);
+    if (check.data.totalElements < PRODUCTS || check.data.contents[0].variants.length !== 3)
+      throw new Error(`unexpected list: ${JSON.stringify(check).slice(0, 300)}`);
     console.log(`filled ${check.data.totalElements} products × 3 variants in ${svc.ready.fillMs} ms; one page is ${JSON.stringify(check.data).length} bytes`);
     await rps(`${bare.ready.url}/hello`, {}, 1); // warm-up
     await rps(list, auth, 1);
@@ -63,12 +68,18 @@ async function bench() {
     const listRps = median(listRuns);
     const plainRps = median(plainRuns);
     const storeRps = median(storeRuns);
-    console.log(`GET /v1/products?size=20 (10,000 × 3, Accept-Encoding: gzip) ${Math.round(listRps)} req/s vs bare H3 ${Math.round(bareRps)} req/s → ${((100 * listRps) / bareRps).toFixed(1)}% (target ≥ 35%)`);
+    console.log(
+      `GET /v1/products?size=20 (10,000 × 3, Accept-Encoding: gzip) ${Math.round(listRps)} req/s vs bare H3 ${Math.round(bareRps)} req/s → ${((100 * listRps) / bareRps).toFixed(1)}% (target ≥ 35%)`,
+    );
     console.log(`  same without compression (22 KB a page on the wire): ${Math.round(plainRps)} req/s → ${((100 * plainRps) / bareRps).toFixed(1)}%`);
     // Context: the cheapest authenticated read through the same pipeline, so the catalog's own share shows.
-    console.log(`GET /v1/store ${Math.round(storeRps)} req/s → ${((100 * storeRps) / bareRps).toFixed(1)}% of bare; the product page runs at ${((100 * listRps) / storeRps).toFixed(1)}% of it`);
+    console.log(
+      `GET /v1/store ${Math.round(storeRps)} req/s → ${((100 * storeRps) / bareRps).toFixed(1)}% of bare; the product page runs at ${((100 * listRps) / storeRps).toFixed(1)}% of it`,
+    );
     const deep = `${svc.ready.url}/v1/products?size=20&page=450`;
-    console.log(`GET page 450 (offset 8,980) ${Math.round(await rps(deep, auth, 2))} req/s; keyword filter ${Math.round(await rps(`${svc.ready.url}/v1/products?size=20&keyword=${encodeURIComponent('상품 99')}`, auth, 2))} req/s`);
+    console.log(
+      `GET page 450 (offset 8,980) ${Math.round(await rps(deep, auth, 2))} req/s; keyword filter ${Math.round(await rps(`${svc.ready.url}/v1/products?size=20&keyword=${encodeURIComponent('상품 99')}`, auth, 2))} req/s`,
+    );
   } finally {
     bare.child.kill();
     svc.child.kill();

@@ -19,16 +19,20 @@ try {
   const product = await call('POST', '/v1/products', admin, { name: '벤치 상품', salePrice: 12000, stockQuantity: 10_000_000 });
   const directItem = { productId: product.productId, optionId: product.variants[0].variantId, quantity: 1 };
   const address = { receiverName: '벤치', phone: '01012345678', zipCode: '06236', address1: '서울 강남구 테헤란로 1' };
-  const buyers = await Promise.all(Array.from({ length: CONNECTIONS }, async (_, i) => {
-    const delegation = await call('POST', '/v1/customers/delegations', admin, { uid: `bench-${i}`, name: `벤치 ${i}` });
-    return { 'x-store-id': svc.ready.storeId, authorization: `Bearer ${delegation.accessToken}` };
-  }));
+  const buyers = await Promise.all(
+    Array.from({ length: CONNECTIONS }, async (_, i) => {
+      const delegation = await call('POST', '/v1/customers/delegations', admin, { uid: `bench-${i}`, name: `벤치 ${i}` });
+      return { 'x-store-id': svc.ready.storeId, authorization: `Bearer ${delegation.accessToken}` };
+    }),
+  );
   const guestHeaders = { 'x-store-id': svc.ready.storeId };
 
   const purchase = async (headers: Record<string, string>, guest: boolean) => {
     const sheet = await call('POST', '/storefront/v1/checkout', headers, { directItem });
     const start = await call('POST', `/storefront/v1/checkout/${sheet.checkoutId}/payment`, headers, {
-      option: sheet.paymentOptions[0].key, returnUrl: 'http://localhost/done', shippingAddress: address,
+      option: sheet.paymentOptions[0].key,
+      returnUrl: 'http://localhost/done',
+      shippingAddress: address,
       ...(guest ? { guest: { name: '벤치 손님', phone: '01012345678', email: 'bench@example.com', orderPassword: 'bench-pass' } } : {}),
     });
     const done = await call('POST', `/_dev/v1/payments/${start.paymentId}/simulate`, headers, { outcome: 'APPROVE' });
@@ -40,12 +44,14 @@ try {
     const until = performance.now() + seconds * 1000;
     let count = 0;
     const t0 = performance.now();
-    await Promise.all(Array.from({ length: CONNECTIONS }, async (_, i) => {
-      while (performance.now() < until) {
-        await purchase(guest ? guestHeaders : buyers[i], guest);
-        count++;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async (_, i) => {
+        while (performance.now() < until) {
+          await purchase(guest ? guestHeaders : buyers[i], guest);
+          count++;
+        }
+      }),
+    );
     return count / ((performance.now() - t0) / 1000);
   }
 
@@ -60,7 +66,9 @@ try {
   const guestRate = await purchasesPerSecond(true);
   const bareRps = median(bareRuns);
   const memberRate = median(memberRuns);
-  console.log(`full sandbox purchases (sheet → start → approve → order), member buyers: ${Math.round(memberRate)}/s = ${Math.round(memberRate * 3)} req/s (target ≥ 300/s)`);
+  console.log(
+    `full sandbox purchases (sheet → start → approve → order), member buyers: ${Math.round(memberRate)}/s = ${Math.round(memberRate * 3)} req/s (target ≥ 300/s)`,
+  );
   console.log(`full sandbox purchases, guest buyers (order password hashed with scrypt): ${Math.round(guestRate)}/s`);
   console.log(`bare H3 ${Math.round(bareRps)} req/s → one purchase costs about ${(bareRps / memberRate).toFixed(0)} bare requests`);
   const stock = await call('GET', `/v1/products/${product.productId}`, admin);

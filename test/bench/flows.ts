@@ -14,7 +14,11 @@ const call = apiCaller(base);
 const TOGGLE = {
   progression: 'ITEM',
   initial: 'PAID',
-  states: { PAID: { label: '결제 완료', coreStatus: 'PAID' }, WORKING: { label: '작업중', coreStatus: 'CONFIRMED' }, RESTING: { label: '쉬는 중', coreStatus: 'CONFIRMED' } },
+  states: {
+    PAID: { label: '결제 완료', coreStatus: 'PAID' },
+    WORKING: { label: '작업중', coreStatus: 'CONFIRMED' },
+    RESTING: { label: '쉬는 중', coreStatus: 'CONFIRMED' },
+  },
   transitions: [
     { from: 'PAID', to: 'WORKING', on: { action: 'TOGGLE' } },
     { from: 'WORKING', to: 'RESTING', on: { action: 'TOGGLE' }, when: 'item.quantity >= 1' },
@@ -31,9 +35,12 @@ try {
   const guest = { 'x-store-id': svc.ready.storeId };
   const items: string[] = [];
   for (let i = 0; i < 32; i++) {
-    const sheet = await call('POST', '/storefront/v1/checkout', guest, { directItem: { productId: product.productId, optionId: product.variants[0].variantId, quantity: 1 } });
+    const sheet = await call('POST', '/storefront/v1/checkout', guest, {
+      directItem: { productId: product.productId, optionId: product.variants[0].variantId, quantity: 1 },
+    });
     const start = await call('POST', `/storefront/v1/checkout/${sheet.checkoutId}/payment`, guest, {
-      option: sheet.paymentOptions[0].key, returnUrl: 'http://localhost/done',
+      option: sheet.paymentOptions[0].key,
+      returnUrl: 'http://localhost/done',
       shippingAddress: { receiverName: '벤치', phone: '01012345678', zipCode: '06236', address1: '서울 강남구 테헤란로 1' },
       guest: { name: '벤치 손님', phone: '01012345678', email: 'bench@example.com', orderPassword: 'bench-pass' },
     });
@@ -46,19 +53,23 @@ try {
     const until = performance.now() + seconds * 1000;
     let count = 0;
     const t0 = performance.now();
-    await Promise.all(items.map(async (id) => {
-      while (performance.now() < until) {
-        await call('POST', `/v1/order-items/${id}/actions/TOGGLE`, admin, { input: {} });
-        count++;
-      }
-    }));
+    await Promise.all(
+      items.map(async (id) => {
+        while (performance.now() < until) {
+          await call('POST', `/v1/order-items/${id}/actions/TOGGLE`, admin, { input: {} });
+          count++;
+        }
+      }),
+    );
     return count / ((performance.now() - t0) / 1000);
   }
   await bulkMoves(1); // warm-up
   const rates = [await bulkMoves(4), await bulkMoves(4)];
   const runs = await call('GET', `/v1/order-items/${items[0]}/flow/runs`, admin);
   const eventsPerRun = runs.contents.slice(1).every((r: any) => r.eventIds.length >= 1);
-  console.log(`seller flow actions through the API (32 items, POST /actions/TOGGLE): ${Math.round(median(rates))} item moves/s (target ≥ 1,000/s); every move wrote its run and events: ${eventsPerRun}`);
+  console.log(
+    `seller flow actions through the API (32 items, POST /actions/TOGGLE): ${Math.round(median(rates))} item moves/s (target ≥ 1,000/s); every move wrote its run and events: ${eventsPerRun}`,
+  );
 
   const steps = Array.from({ length: 1000 }, () => ({ action: 'TOGGLE' }));
   const times: number[] = [];
@@ -68,7 +79,9 @@ try {
     times.push(performance.now() - t0);
     if (sim.trace.length !== 1001) throw new Error(`trace of ${sim.trace.length}`);
   }
-  console.log(`simulate of a 1,000-step trace, HTTP round trip: median ${median(times).toFixed(1)} ms, best ${Math.min(...times).toFixed(1)} ms (target ≤ 50 ms)`);
+  console.log(
+    `simulate of a 1,000-step trace, HTTP round trip: median ${median(times).toFixed(1)} ms, best ${Math.min(...times).toFixed(1)} ms (target ≤ 50 ms)`,
+  );
 } finally {
   svc.child.kill();
 }

@@ -21,7 +21,9 @@ try {
   }
   const bareRps = median(bareRuns);
   const storeRps = median(storeRuns);
-  console.log(`GET /v1/store ${Math.round(storeRps)} req/s vs bare H3 ${Math.round(bareRps)} req/s → ${(100 * storeRps / bareRps).toFixed(1)}% (target ≥ 50%)`);
+  console.log(
+    `GET /v1/store ${Math.round(storeRps)} req/s vs bare H3 ${Math.round(bareRps)} req/s → ${((100 * storeRps) / bareRps).toFixed(1)}% (target ≥ 50%)`,
+  );
 } finally {
   bare.child.kill();
   svc.child.kill();

@@ -17,12 +17,14 @@ const SECONDS = 3;
 async function callsPerSecond(call: () => Promise<void>, seconds = SECONDS): Promise<number> {
   let done = 0;
   const end = performance.now() + seconds * 1000;
-  await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-    while (performance.now() < end) {
-      await call();
-      done++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (performance.now() < end) {
+        await call();
+        done++;
+      }
+    }),
+  );
   return done / seconds;
 }
 
@@ -33,7 +35,13 @@ const transport = new StdioClientTransport({
   command: process.execPath,
   args: ['bin/run.js', 'mcp'],
   cwd: root,
-  env: { ...env, SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-bench-mcp-')), SVC_API_URL: svc.ready.url, SVC_TOKEN: svc.ready.ownerToken, SVC_STORE_ID: svc.ready.storeId },
+  env: {
+    ...env,
+    SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-bench-mcp-')),
+    SVC_API_URL: svc.ready.url,
+    SVC_TOKEN: svc.ready.ownerToken,
+    SVC_STORE_ID: svc.ready.storeId,
+  },
 });
 const client = new Client({ name: 'svc-bench', version: '1.0.0' });
 await client.connect(transport);
@@ -60,7 +68,9 @@ try {
   }
   const d = median(directRuns);
   const m = median(mcpRuns);
-  console.log(`call_api_read GET /v1/store over stdio ${Math.round(m)} calls/s vs direct HTTP ${Math.round(d)} req/s → ${(100 * m / d).toFixed(1)}% (target ≥ 50%)`);
+  console.log(
+    `call_api_read GET /v1/store over stdio ${Math.round(m)} calls/s vs direct HTTP ${Math.round(d)} req/s → ${((100 * m) / d).toFixed(1)}% (target ≥ 50%)`,
+  );
 } finally {
   await client.close();
   svc.child.kill();

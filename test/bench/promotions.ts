@@ -12,17 +12,39 @@ const call = apiCaller(base);
 
 try {
   await ensureSandboxCheckout(call, svc.ready);
-  await call('PUT', '/v1/point-policy', admin, { earnEnabled: true, defaultEarnRateBp: 100, validityDays: 365, useEnabled: true, minUseAmount: 1000, maxUseRateBp: 5000 });
+  await call('PUT', '/v1/point-policy', admin, {
+    earnEnabled: true,
+    defaultEarnRateBp: 100,
+    validityDays: 365,
+    useEnabled: true,
+    minUseAmount: 1000,
+    maxUseRateBp: 5000,
+  });
   const shirt = await call('POST', '/v1/products', admin, { name: '벤치 셔츠', salePrice: 30000, stockQuantity: 1000 });
-  const percent = await call('POST', '/v1/coupons', admin, { name: '셔츠 20%', issueType: 'MANUAL', benefit: { method: 'PERCENT', value: 20, maxDiscountAmount: 5000 }, target: { kind: 'PRODUCTS', ids: [shirt.productId] }, stackable: true });
-  const amount = await call('POST', '/v1/coupons', admin, { name: '2천원', issueType: 'MANUAL', benefit: { method: 'AMOUNT', value: 2000 }, minOrderAmount: 20000, stackable: true });
+  const percent = await call('POST', '/v1/coupons', admin, {
+    name: '셔츠 20%',
+    issueType: 'MANUAL',
+    benefit: { method: 'PERCENT', value: 20, maxDiscountAmount: 5000 },
+    target: { kind: 'PRODUCTS', ids: [shirt.productId] },
+    stackable: true,
+  });
+  const amount = await call('POST', '/v1/coupons', admin, {
+    name: '2천원',
+    issueType: 'MANUAL',
+    benefit: { method: 'AMOUNT', value: 2000 },
+    minOrderAmount: 20000,
+    stackable: true,
+  });
   const delegation = await call('POST', '/v1/customers/delegations', admin, { uid: 'bench-pricing', name: '벤치 회원' });
   const customerId = delegation.customer.customerId;
   const codes = [];
-  for (const c of [percent, amount]) codes.push({ code: (await call('POST', `/v1/coupons/${c.couponId}/grants`, admin, { customerIds: [customerId] })).granted[0].couponItem.code });
+  for (const c of [percent, amount])
+    codes.push({ code: (await call('POST', `/v1/coupons/${c.couponId}/grants`, admin, { customerIds: [customerId] })).granted[0].couponItem.code });
   await call('POST', `/v1/customers/${customerId}/points`, admin, { amount: 50000, reason: '벤치' });
   const buyer = { 'x-store-id': svc.ready.storeId, authorization: `Bearer ${delegation.accessToken}` };
-  const sheet = await call('POST', '/storefront/v1/checkout', buyer, { directItem: { productId: shirt.productId, optionId: shirt.variants[0].variantId, quantity: 1 } });
+  const sheet = await call('POST', '/storefront/v1/checkout', buyer, {
+    directItem: { productId: shirt.productId, optionId: shirt.variants[0].variantId, quantity: 1 },
+  });
   const url = `${base}/storefront/v1/checkout/${sheet.checkoutId}/pricing`;
   const body = { coupons: codes, pointAmount: 3000 };
   const check = await call('POST', `/storefront/v1/checkout/${sheet.checkoutId}/pricing`, buyer, body);
@@ -38,7 +60,9 @@ try {
   }
   const bareRps = median(bareRuns);
   const pricing = median(pricingRuns);
-  console.log(`price preview, two coupons and points, member buyer: ${Math.round(pricing)} req/s (target ≥ 2,000) · bare H3 ${Math.round(bareRps)} req/s → ${((pricing / bareRps) * 100).toFixed(1)}%`);
+  console.log(
+    `price preview, two coupons and points, member buyer: ${Math.round(pricing)} req/s (target ≥ 2,000) · bare H3 ${Math.round(bareRps)} req/s → ${((pricing / bareRps) * 100).toFixed(1)}%`,
+  );
 } finally {
   bare.child.kill();
   svc.child.kill();

@@ -90,12 +90,20 @@ const readThenClaim = (lanes: boolean): Approach => ({
   async worker(client, _index, done, process) {
     while (!done()) {
       const now = Date.now();
-      const due = (await client.query(
-        `SELECT id, payload, next_attempt_at FROM bench_jobs j WHERE status = 'PENDING' AND next_attempt_at <= $1 ${lanes ? `AND ${LANE_HEAD}` : ''}
-         ORDER BY next_attempt_at LIMIT ${BATCH}`, [now])).rows;
+      const due = (
+        await client.query(
+          `SELECT id, payload, next_attempt_at FROM bench_jobs j WHERE status = 'PENDING' AND next_attempt_at <= $1 ${lanes ? `AND ${LANE_HEAD}` : ''}
+         ORDER BY next_attempt_at LIMIT ${BATCH}`,
+          [now],
+        )
+      ).rows;
       if (due.length === 0) await sleep(2);
       for (const row of due) {
-        const claimed = await client.query('UPDATE bench_jobs SET next_attempt_at = $1 WHERE id = $2 AND next_attempt_at = $3', [now + LEASE_MS, row.id, row.next_attempt_at]);
+        const claimed = await client.query('UPDATE bench_jobs SET next_attempt_at = $1 WHERE id = $2 AND next_attempt_at = $3', [
+          now + LEASE_MS,
+          row.id,
+          row.next_attempt_at,
+        ]);
         if (claimed.rowCount !== 1) continue;
         await process(row.payload, ownComplete(row.id));
       }
@@ -114,11 +122,15 @@ const skipLocked = (lanes: boolean): Approach => ({
   async worker(client, _index, done, process) {
     while (!done()) {
       const now = Date.now();
-      const claimed = (await client.query(
-        `UPDATE bench_jobs SET next_attempt_at = $2 WHERE id IN (
+      const claimed = (
+        await client.query(
+          `UPDATE bench_jobs SET next_attempt_at = $2 WHERE id IN (
            SELECT id FROM bench_jobs j WHERE status = 'PENDING' AND next_attempt_at <= $1 ${lanes ? `AND ${LANE_HEAD}` : ''}
            ORDER BY next_attempt_at${lanes ? `, seq LIMIT ${BATCH}` : ' LIMIT 1'} FOR UPDATE SKIP LOCKED)
-         RETURNING id, payload`, [now, now + LEASE_MS])).rows;
+         RETURNING id, payload`,
+          [now, now + LEASE_MS],
+        )
+      ).rows;
       if (claimed.length === 0) await sleep(2);
       for (const row of claimed) await process(row.payload, ownComplete(row.id));
     }
@@ -156,11 +168,12 @@ function pgBoss(): Approach {
       while (!done()) {
         const jobs = await boss.fetch<Job>(QUEUE, { batchSize: BATCH });
         if (jobs.length === 0) await sleep(2);
-        for (const job of jobs) await process(job.data, async (tx) => {
-          // CommandResponse is declared empty in 12.x; the object carries the count of jobs it settled.
-          const result = (await boss.complete(QUEUE, job.id, null, { db: inTx(tx) })) as { affected?: number };
-          if (result.affected !== 1) throw new Error(`pg-boss complete of ${job.id} affected ${result.affected}`);
-        });
+        for (const job of jobs)
+          await process(job.data, async (tx) => {
+            // CommandResponse is declared empty in 12.x; the object carries the count of jobs it settled.
+            const result = (await boss.complete(QUEUE, job.id, null, { db: inTx(tx) })) as { affected?: number };
+            if (result.affected !== 1) throw new Error(`pg-boss complete of ${job.id} affected ${result.affected}`);
+          });
       }
     },
     async close() {
@@ -177,15 +190,17 @@ async function measure(approach: Approach, jobs = JOBS) {
   // Each producer owns a share of the orders, so an order's jobs are sent in order by one writer.
   const producers = await Promise.all(Array.from({ length: PRODUCERS }, connect));
   let started = performance.now();
-  await Promise.all(producers.map(async (client, p) => {
-    for (const job of all) {
-      if (Number(job.key.slice(6)) % PRODUCERS !== p) continue;
-      await transaction(client, async (tx) => {
-        await tx.query('INSERT INTO bench_order_events (order_id, seq, created_at) VALUES ($1, $2, $3)', [job.key, job.seq, Date.now()]);
-        await approach.enqueue(tx, job);
-      });
-    }
-  }));
+  await Promise.all(
+    producers.map(async (client, p) => {
+      for (const job of all) {
+        if (Number(job.key.slice(6)) % PRODUCERS !== p) continue;
+        await transaction(client, async (tx) => {
+          await tx.query('INSERT INTO bench_order_events (order_id, seq, created_at) VALUES ($1, $2, $3)', [job.key, job.seq, Date.now()]);
+          await approach.enqueue(tx, job);
+        });
+      }
+    }),
+  );
   const enqueueRate = jobs / ((performance.now() - started) / 1000);
   await Promise.all(producers.map((c) => c.end()));
 
@@ -195,18 +210,23 @@ async function measure(approach: Approach, jobs = JOBS) {
   const deadline = Date.now() + 60_000;
   const done = () => processed >= jobs || Date.now() > deadline;
   started = performance.now();
-  await Promise.all(workers.map((client, i) => approach.worker(client, i, done, async (job, complete) => {
-    await transaction(client, async (tx) => {
-      // A job that runs after a later one of its order counts as out of order.
-      await tx.query(
-        'UPDATE bench_orders SET out_of_order = out_of_order + CASE WHEN last_seq > $2 THEN 1 ELSE 0 END, last_seq = $2, processed = processed + 1 WHERE id = $1',
-        [job.key, job.seq]);
-      await complete(tx);
-    });
-    const id = `${job.key}:${job.seq}`;
-    runs.set(id, (runs.get(id) ?? 0) + 1);
-    processed++;
-  })));
+  await Promise.all(
+    workers.map((client, i) =>
+      approach.worker(client, i, done, async (job, complete) => {
+        await transaction(client, async (tx) => {
+          // A job that runs after a later one of its order counts as out of order.
+          await tx.query(
+            'UPDATE bench_orders SET out_of_order = out_of_order + CASE WHEN last_seq > $2 THEN 1 ELSE 0 END, last_seq = $2, processed = processed + 1 WHERE id = $1',
+            [job.key, job.seq],
+          );
+          await complete(tx);
+        });
+        const id = `${job.key}:${job.seq}`;
+        runs.set(id, (runs.get(id) ?? 0) + 1);
+        processed++;
+      }),
+    ),
+  );
   const throughput = processed / ((performance.now() - started) / 1000);
   await Promise.all(workers.map((c) => c.end()));
   await approach.close?.();
@@ -233,11 +253,17 @@ try {
   console.log(`\n${JOBS} jobs over ${KEYS} orders, ${PRODUCERS} producers, ${WORKERS} workers (own connections), batch ${BATCH}; ratio = ÷ pg-boss`);
   console.log(['approach'.padEnd(33), 'enqueue/s', '× boss', 'processed/s', '× boss', 'exactly-once', 'FIFO (out of order)'].join(' | '));
   for (const r of results) {
-    console.log([
-      r.name.padEnd(33), fmt(r.enqueueRate).padStart(9), (r.enqueueRate / boss.enqueueRate).toFixed(2).padStart(6),
-      fmt(r.throughput).padStart(11), (r.throughput / boss.throughput).toFixed(2).padStart(6),
-      `${r.exactlyOnce ? 'yes' : 'NO'} (${r.detail})`.padEnd(12), r.outOfOrder === 0 ? 'yes (0)' : `NO (${r.outOfOrder})`,
-    ].join(' | '));
+    console.log(
+      [
+        r.name.padEnd(33),
+        fmt(r.enqueueRate).padStart(9),
+        (r.enqueueRate / boss.enqueueRate).toFixed(2).padStart(6),
+        fmt(r.throughput).padStart(11),
+        (r.throughput / boss.throughput).toFixed(2).padStart(6),
+        `${r.exactlyOnce ? 'yes' : 'NO'} (${r.detail})`.padEnd(12),
+        r.outOfOrder === 0 ? 'yes (0)' : `NO (${r.outOfOrder})`,
+      ].join(' | '),
+    );
   }
   // A queue that loses, repeats or reorders work is broken, whatever its speed: `npm run bench` counts it as failed.
   if (results.some((r) => !r.exactlyOnce || r.outOfOrder > 0)) process.exitCode = 1;

@@ -29,9 +29,11 @@ const db = new Database(join(dataDir, 'svc.db'));
 db.pragma('foreign_keys = OFF');
 const ledger = drizzle(db) as unknown as Db;
 const now = Date.now();
-const insertAttempt = db.prepare(`insert into payment_attempts (id, store_id, payment_id, seq, pg, method, pg_order_id, approved_method, approved_amount, status, return_url, test_payment, created_at, updated_at, approved_at)
+const insertAttempt =
+  db.prepare(`insert into payment_attempts (id, store_id, payment_id, seq, pg, method, pg_order_id, approved_method, approved_amount, status, return_url, test_payment, created_at, updated_at, approved_at)
   values (?, ?, ?, 1, ?, ?, ?, ?, ?, 'APPROVED', 'https://example.com', 0, ?, ?, ?)`);
-const insertRefund = db.prepare(`insert into payment_refunds (id, store_id, payment_id, attempt_id, amount, point_refund_amount, reason, status, created_at, completed_at, order_item_ids)
+const insertRefund =
+  db.prepare(`insert into payment_refunds (id, store_id, payment_id, attempt_id, amount, point_refund_amount, reason, status, created_at, completed_at, order_item_ids)
   values (?, ?, ?, ?, ?, 0, 'BENCH', 'COMPLETED', ?, ?, '[]')`);
 const methods = ['CARD', 'CARD', 'CARD', 'EASY_PAY', 'BANK_TRANSFER', 'MOBILE'];
 await transaction(ledger, async () => {
@@ -74,7 +76,9 @@ try {
   }
   const r = median(reportMs);
   const s = median(storeMs);
-  console.log(`sales report, 92 days, ${PAYMENTS.toLocaleString('en')} payments and ${REFUNDS.toLocaleString('en')} refunds: median ${r.toFixed(1)} ms (target ≤ 50 ms) · GET /v1/store ${s.toFixed(2)} ms → ${(r / s).toFixed(0)}× a cached store read · ${check.rows.length} rows`);
+  console.log(
+    `sales report, 92 days, ${PAYMENTS.toLocaleString('en')} payments and ${REFUNDS.toLocaleString('en')} refunds: median ${r.toFixed(1)} ms (target ≤ 50 ms) · GET /v1/store ${s.toFixed(2)} ms → ${(r / s).toFixed(0)}× a cached store read · ${check.rows.length} rows`,
+  );
 } finally {
   svc.child.kill();
 }

@@ -10,7 +10,16 @@ import { bundle } from '../helpers/runtime-apps.js';
 import { median } from './lib.js';
 
 const { code } = bundle(`export const tools = { echo: (input: unknown) => input };`);
-const request = (installationId: string) => ({ installationId, appId: 'app_bench', bundleId: 'bench', bundleCode: code, kind: 'tool' as const, name: 'echo', input: { n: 1 }, context: { storeId: 'store_bench' } });
+const request = (installationId: string) => ({
+  installationId,
+  appId: 'app_bench',
+  bundleId: 'bench',
+  bundleCode: code,
+  kind: 'tool' as const,
+  name: 'echo',
+  input: { n: 1 },
+  context: { storeId: 'store_bench' },
+});
 const host = new RuntimeHost();
 
 async function timed(installationId: string) {
@@ -32,12 +41,14 @@ const inWorker = median(warm.map((w) => w.inWorker));
 async function callsPerSecond(concurrency: number, seconds: number) {
   let done = 0;
   const until = performance.now() + seconds * 1000;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (performance.now() < until) {
-      await timed('inst_warm');
-      done++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < until) {
+        await timed('inst_warm');
+        done++;
+      }
+    }),
+  );
   return done / seconds;
 }
 const sequential = await callsPerSecond(1, 2);
@@ -59,7 +70,8 @@ const freshStart = median(fresh);
 
 await host.close();
 
-const row = (label: string, value: string, target: string, ok: boolean) => console.log(`${ok ? '✓' : '✗'} ${label.padEnd(44)} ${value.padStart(12)}   target ${target}`);
+const row = (label: string, value: string, target: string, ok: boolean) =>
+  console.log(`${ok ? '✓' : '✗'} ${label.padEnd(44)} ${value.padStart(12)}   target ${target}`);
 console.log('App runtime (isolated-vm worker; trivial tool, JSON in and out)');
 row('warm tool call overhead, median round trip', `${overhead.toFixed(3)} ms`, '≤ 1 ms', overhead <= 1);
 console.log(`  of which inside the worker (context, bootstrap, run): ${inWorker.toFixed(3)} ms; IPC and host: ${(overhead - inWorker).toFixed(3)} ms`);

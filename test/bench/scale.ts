@@ -15,7 +15,11 @@ const SECONDS = 4;
 const BUYERS = 24;
 
 async function call(base: string, method: string, path: string, headers: Record<string, string>, body?: unknown) {
-  const res = await fetch(`${base}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const json = (await res.json()) as any;
   if (!json.meta?.isSuccess) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json.error)}`);
   return json.data;
@@ -38,13 +42,19 @@ async function setUp(base: string) {
   const { accessToken } = await call(base, 'POST', '/auth/v1/login', {}, { email: 'bench@scale.example', password: 'password-1234' });
   const { storeId } = await call(base, 'POST', '/auth/v1/stores', { authorization: `Bearer ${accessToken}` }, { name: '벤치 상점', code: 'bench-scale' });
   const admin = { authorization: `Bearer ${accessToken}`, 'x-store-id': storeId };
-  await call(base, 'PUT', '/v1/store/payment-providers/pg_one', admin, { environment: 'TEST', clientKey: 'test_ck_svcBenchSandbox0000001', secretKey: 'test_sk_svcBenchSandbox0000001' });
+  await call(base, 'PUT', '/v1/store/payment-providers/pg_one', admin, {
+    environment: 'TEST',
+    clientKey: 'test_ck_svcBenchSandbox0000001',
+    secretKey: 'test_sk_svcBenchSandbox0000001',
+  });
   await call(base, 'PATCH', '/v1/store/payment-providers/pg_one', admin, { enabled: true });
   const product = await call(base, 'POST', '/v1/products', admin, { name: '벤치 상품', salePrice: 12000, stockQuantity: 10_000_000 });
-  const buyers = await Promise.all(Array.from({ length: BUYERS }, async (_, i) => {
-    const d = await call(base, 'POST', '/v1/customers/delegations', admin, { uid: `bench-${i}` });
-    return { 'x-store-id': storeId, authorization: `Bearer ${d.accessToken}` };
-  }));
+  const buyers = await Promise.all(
+    Array.from({ length: BUYERS }, async (_, i) => {
+      const d = await call(base, 'POST', '/v1/customers/delegations', admin, { uid: `bench-${i}` });
+      return { 'x-store-id': storeId, authorization: `Bearer ${d.accessToken}` };
+    }),
+  );
   return { admin, buyers, item: { productId: product.productId, optionId: product.variants[0].variantId, quantity: 1 } };
 }
 
@@ -53,12 +63,17 @@ const address = { receiverName: '벤치', phone: '01012345678', zipCode: '06236'
 
 async function purchase(base: string, buyer: Record<string, string>, item: Setup['item']) {
   const sheet = await call(base, 'POST', '/storefront/v1/checkout', buyer, { directItem: item });
-  const start = await call(base, 'POST', `/storefront/v1/checkout/${sheet.checkoutId}/payment`, buyer, { option: 'pg_one:CARD', returnUrl: 'http://localhost/done', shippingAddress: address });
+  const start = await call(base, 'POST', `/storefront/v1/checkout/${sheet.checkoutId}/payment`, buyer, {
+    option: 'pg_one:CARD',
+    returnUrl: 'http://localhost/done',
+    shippingAddress: address,
+  });
   const window = `${base}/pay/${start.paymentId}`;
   const token = /name="token" value="([^"]+)"/.exec(await (await fetch(window)).text())![1];
   const approved = await fetch(window, { method: 'POST', body: new URLSearchParams({ token, outcome: 'APPROVE' }), redirect: 'manual' });
   const location = approved.headers.get('location');
-  if (!location || new URL(location).searchParams.get('status') !== 'COMPLETED') throw new Error(`purchase not completed: ${approved.status} ${location ?? (await approved.text()).slice(0, 300)}`);
+  if (!location || new URL(location).searchParams.get('status') !== 'COMPLETED')
+    throw new Error(`purchase not completed: ${approved.status} ${location ?? (await approved.text()).slice(0, 300)}`);
 }
 
 /** Purchases per second with each buyer on one process in turn (the test's round-robin balancer). */
@@ -67,19 +82,23 @@ async function purchasesPerSecond(urls: string[], s: Setup) {
   const watchdog = setTimeout(() => console.error('purchases still running', urls), (SECONDS + 20) * 1000);
   let count = 0;
   const t0 = performance.now();
-  await Promise.all(s.buyers.map(async (buyer, i) => {
-    while (performance.now() < until) {
-      await purchase(urls[(i + count) % urls.length], buyer, s.item);
-      count++;
-    }
-  }));
+  await Promise.all(
+    s.buyers.map(async (buyer, i) => {
+      while (performance.now() < until) {
+        await purchase(urls[(i + count) % urls.length], buyer, s.item);
+        count++;
+      }
+    }),
+  );
   clearTimeout(watchdog);
   return count / ((performance.now() - t0) / 1000);
 }
 
 /** `GET /v1/store` req/s: 48 connections spread over the processes. */
 async function storeRps(urls: string[], s: Setup) {
-  const runs = await Promise.all(urls.map((url) => autocannon({ url: `${url}/v1/store`, headers: s.admin, connections: Math.ceil(48 / urls.length), duration: SECONDS })));
+  const runs = await Promise.all(
+    urls.map((url) => autocannon({ url: `${url}/v1/store`, headers: s.admin, connections: Math.ceil(48 / urls.length), duration: SECONDS })),
+  );
   if (runs.some((r) => r.non2xx > 0 || r.errors > 0)) throw new Error('GET /v1/store failed during the run');
   return runs.reduce((n, r) => n + r.requests.average, 0);
 }
@@ -106,10 +125,19 @@ try {
       await purchasesPerSecond(postgres.urls(n), s);
       const buy = await purchasesPerSecond(postgres.urls(n), s);
       const store = await storeRps(postgres.urls(n), s);
-      console.log(`PostgreSQL, ${n} process${n > 1 ? 'es' : ''}: ${buy.toFixed(0)} purchases/s (${((buy / baseline.buy) * 100).toFixed(0)}% of SQLite) · GET /v1/store ${store.toFixed(0)} req/s (${((store / baseline.store) * 100).toFixed(0)}%)`);
+      console.log(
+        `PostgreSQL, ${n} process${n > 1 ? 'es' : ''}: ${buy.toFixed(0)} purchases/s (${((buy / baseline.buy) * 100).toFixed(0)}% of SQLite) · GET /v1/store ${store.toFixed(0)} req/s (${((store / baseline.store) * 100).toFixed(0)}%)`,
+      );
     }
   } catch (error) {
-    console.error(postgres.stderr().split('\n').filter((l) => l.trim()).slice(-15).join('\n'));
+    console.error(
+      postgres
+        .stderr()
+        .split('\n')
+        .filter((l) => l.trim())
+        .slice(-15)
+        .join('\n'),
+    );
     throw error;
   } finally {
     await postgres.stop();
@@ -118,14 +146,20 @@ try {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-scale-'));
   const port = await freePort();
   const workers = await startServiceProcess(['serve', '--workers', '3'], {
-    SVC_DATABASE_URL: await createTestDatabase(), SVC_DATA_DIR: dataDir, SVC_PORT: String(port), SVC_HOST: '127.0.0.1', SVC_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    SVC_DATABASE_URL: await createTestDatabase(),
+    SVC_DATA_DIR: dataDir,
+    SVC_PORT: String(port),
+    SVC_HOST: '127.0.0.1',
+    SVC_PUBLIC_URL: `http://127.0.0.1:${port}`,
   });
   try {
     const s = await setUp(workers.url);
     await purchasesPerSecond([workers.url], s);
     const buy = await purchasesPerSecond([workers.url], s);
     const store = await storeRps([workers.url], s);
-    console.log(`PostgreSQL, svc serve --workers 3: ${buy.toFixed(0)} purchases/s (${((buy / baseline.buy) * 100).toFixed(0)}% of SQLite) · GET /v1/store ${store.toFixed(0)} req/s (${((store / baseline.store) * 100).toFixed(0)}%)`);
+    console.log(
+      `PostgreSQL, svc serve --workers 3: ${buy.toFixed(0)} purchases/s (${((buy / baseline.buy) * 100).toFixed(0)}% of SQLite) · GET /v1/store ${store.toFixed(0)} req/s (${((store / baseline.store) * 100).toFixed(0)}%)`,
+    );
   } finally {
     await workers.stop();
   }

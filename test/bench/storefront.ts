@@ -60,12 +60,15 @@ try {
   }
   const [bareRps, ssrRps, staticRps] = [median(bareRuns), median(ssrRuns), median(staticRuns)];
   const build = median(buildMs);
-  const row = (ok: boolean, label: string, value: string, target: string) => console.log(`${ok ? '✓' : '✗'} ${label.padEnd(52)} ${value.padStart(14)}   target ${target}`);
+  const row = (ok: boolean, label: string, value: string, target: string) =>
+    console.log(`${ok ? '✓' : '✗'} ${label.padEnd(52)} ${value.padStart(14)}   target ${target}`);
   console.log('Hosted storefront (svc dev, compiled; basic template)');
   row(build <= 3000, 'build of the basic template, dependencies cached (median)', `${Math.round(build)} ms`, '≤ 3,000 ms');
   row(ssrRps >= 1000, 'SSR home page of the published site', `${Math.round(ssrRps)} req/s`, '≥ 1,000 req/s');
   row(staticRps >= bareRps / 2, 'hashed static file vs bare H3', `${((100 * staticRps) / bareRps).toFixed(1)} %`, '≥ 50 %');
-  console.log(`  bare H3 ${Math.round(bareRps)} req/s; static ${Math.round(staticRps)} req/s; SSR page ${html.length} bytes; builds ${buildMs.map((m) => Math.round(m)).join(', ')} ms`);
+  console.log(
+    `  bare H3 ${Math.round(bareRps)} req/s; static ${Math.round(staticRps)} req/s; SSR page ${html.length} bytes; builds ${buildMs.map((m) => Math.round(m)).join(', ')} ms`,
+  );
 } finally {
   svc.child.kill();
   bare.child.kill();

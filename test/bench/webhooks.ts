@@ -21,10 +21,12 @@ async function receiver() {
   const server = createServer((req, res) => {
     if (req.url === '/secret') {
       let s = '';
-      req.on('data', (c) => (s += c)).on('end', () => {
-        secret = s;
-        res.end();
-      });
+      req
+        .on('data', (c) => (s += c))
+        .on('end', () => {
+          secret = s;
+          res.end();
+        });
       return;
     }
     if (req.url === '/stats') return res.end(JSON.stringify(stats));
@@ -33,13 +35,15 @@ async function receiver() {
       return;
     }
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => {
-      // The service runs a real clock here; verify exactly as a seller's receiver would.
-      const check = verifyWebhook({ secret, header: req.headers['svc-signature'] as string, body: Buffer.concat(chunks) });
-      if (check.valid) stats.ok++;
-      else stats.invalid++;
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
-    });
+    req
+      .on('data', (c: Buffer) => chunks.push(c))
+      .on('end', () => {
+        // The service runs a real clock here; verify exactly as a seller's receiver would.
+        const check = verifyWebhook({ secret, header: req.headers['svc-signature'] as string, body: Buffer.concat(chunks) });
+        if (check.valid) stats.ok++;
+        else stats.invalid++;
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      });
   });
   server.keepAliveTimeout = 30_000;
   server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: (server.address() as AddressInfo).port })));
@@ -67,8 +71,12 @@ async function bench() {
   await fetch(`${base}/secret`, { method: 'POST', body: ok.secret });
 
   const received = async () => ((await fetch(`${base}/stats`).then((r) => r.json())) as { ok: number }).ok;
-  const succeeded = async () => (await services.db.select({ n: count() }).from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.webhookId, ok.webhookId), eq(webhookDeliveries.status, 'SUCCESS'))).get())!.n;
+  const succeeded = async () =>
+    (await services.db
+      .select({ n: count() })
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.webhookId, ok.webhookId), eq(webhookDeliveries.status, 'SUCCESS')))
+      .get())!.n;
   const emitMs: number[] = [];
 
   /**
@@ -82,7 +90,12 @@ async function bench() {
     await transaction(services.db, async () => {
       for (let i = 0; i < n; i++) {
         const orderId = `ord_bench_${before + i}`;
-        await emitEvent(services.db, services.clock.now(), { storeId: seeded!.storeId, type: 'ORDER.PAID', resource: { type: 'ORDER', id: orderId }, data: { orderId, orderNo: 20260101000000 + i, status: 'PAID', testPayment: true } });
+        await emitEvent(services.db, services.clock.now(), {
+          storeId: seeded!.storeId,
+          type: 'ORDER.PAID',
+          resource: { type: 'ORDER', id: orderId },
+          data: { orderId, orderNo: 20260101000000 + i, status: 'PAID', testPayment: true },
+        });
       }
     });
     // The emitting transaction's WAL pages are checkpointed on its account, not during the timed sends.
@@ -122,11 +135,17 @@ async function bench() {
     const a = median(alone);
     const h = median(withHang);
     const slowdown = (1 - h / a) * 100;
-    console.log(`webhook deliveries, ${EVENTS} ORDER.PAID events per run, median of ${ROUNDS} (signed; receiver verified ${stats.ok}, invalid ${stats.invalid})`);
+    console.log(
+      `webhook deliveries, ${EVENTS} ORDER.PAID events per run, median of ${ROUNDS} (signed; receiver verified ${stats.ok}, invalid ${stats.invalid})`,
+    );
     console.log(`  one healthy receiver                     ${Math.round(a)} deliveries/s   (target ≥ 2,000)   runs: ${alone.map(Math.round).join(', ')}`);
-    console.log(`  same, plus a receiver that never answers ${Math.round(h)} deliveries/s   runs: ${withHang.map(Math.round).join(', ')}  (${stats.hung} requests held)`);
+    console.log(
+      `  same, plus a receiver that never answers ${Math.round(h)} deliveries/s   runs: ${withHang.map(Math.round).join(', ')}  (${stats.hung} requests held)`,
+    );
     console.log(`  slowdown caused by the hanging receiver  ${slowdown.toFixed(1)}%   (target < 10%)`);
-    console.log(`  service CPU per delivery (less sensitive to other load on the machine): ${median(aloneCpu).toFixed(0)} µs alone, ${median(withHangCpu).toFixed(0)} µs with the hanging receiver (${((median(withHangCpu) / median(aloneCpu) - 1) * 100).toFixed(1)}%)`);
+    console.log(
+      `  service CPU per delivery (less sensitive to other load on the machine): ${median(aloneCpu).toFixed(0)} µs alone, ${median(withHangCpu).toFixed(0)} µs with the hanging receiver (${((median(withHangCpu) / median(aloneCpu) - 1) * 100).toFixed(1)}%)`,
+    );
     console.log(`  (emitting: ${Math.round((median(emitMs) / EVENTS) * 1000)} µs per event inside the emitting transaction, not counted above)`);
     if (stats.invalid > 0) process.exitCode = 1;
   } finally {

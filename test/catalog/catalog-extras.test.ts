@@ -16,8 +16,12 @@ const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000
 async function upload(fields: Record<string, string | Blob>, api = { token: svc.ownerToken, storeId: svc.storeId }) {
   const form = new FormData();
   for (const [k, v] of Object.entries(fields)) form.append(k, v as never);
-  const res = await fetch(`${svc.url}/v1/uploads`, { method: 'POST', body: form, headers: { authorization: `Bearer ${api.token}`, 'x-store-id': api.storeId } });
-  return { status: res.status, body: await res.json() as any };
+  const res = await fetch(`${svc.url}/v1/uploads`, {
+    method: 'POST',
+    body: form,
+    headers: { authorization: `Bearer ${api.token}`, 'x-store-id': api.storeId },
+  });
+  return { status: res.status, body: (await res.json()) as any };
 }
 const png = (name = 'a.png') => new File([PNG], name, { type: 'image/png' });
 
@@ -35,7 +39,7 @@ test('uploads: multipart → id, url, type, size; the file is served back', asyn
   assert.is((await fetch(`${svc.url}/files/upl_missing`)).status, 404);
 });
 
-test('uploads: bad forms are 400 by field; another store\'s image is TENANT_MISMATCH', async () => {
+test("uploads: bad forms are 400 by field; another store's image is TENANT_MISMATCH", async () => {
   const cases: [Record<string, string | Blob>, string, string][] = [
     [{ file: png() }, 'purpose', 'REQUIRED'],
     [{ file: png(), purpose: 'avatar' }, 'purpose', 'INVALID_VALUE'],
@@ -46,7 +50,10 @@ test('uploads: bad forms are 400 by field; another store\'s image is TENANT_MISM
   for (const [fields, field, code] of cases) {
     const res = await upload(fields);
     assert.is(res.status, 400, JSON.stringify(res.body));
-    assert.ok(res.body.error.fieldErrors.some((f: any) => f.field === field && f.code === code), JSON.stringify(res.body.error));
+    assert.ok(
+      res.body.error.fieldErrors.some((f: any) => f.field === field && f.code === code),
+      JSON.stringify(res.body.error),
+    );
   }
   const json = await svc.api('POST', '/v1/uploads', { body: { file: 'x' } });
   fails(json, 415, 'UNSUPPORTED_MEDIA_TYPE');
@@ -70,7 +77,10 @@ test('uploads are what their declared type says: the first bytes must match, or 
   for (const [f, purpose] of refused) {
     const res = await upload({ file: f, purpose });
     assert.is(res.status, 400, `${f.type}: ${JSON.stringify(res.body)}`);
-    assert.equal(res.body.error.fieldErrors.map((e: any) => [e.field, e.code]), [['file', 'CONTENT_TYPE_MISMATCH']]);
+    assert.equal(
+      res.body.error.fieldErrors.map((e: any) => [e.field, e.code]),
+      [['file', 'CONTENT_TYPE_MISMATCH']],
+    );
   }
   const avif = Buffer.concat([Buffer.from([0, 0, 0, 0x1c]), Buffer.from('ftypmif1\0\0\0\0mif1avifmiaf', 'latin1')]);
   const accepted: [File, string][] = [
@@ -84,7 +94,7 @@ test('uploads are what their declared type says: the first bytes must match, or 
   for (const [f, purpose] of accepted) assert.is((await upload({ file: f, purpose })).status, 201, f.type);
 });
 
-test('served uploads: nosniff, and the client\'s file name only escaped in Content-Disposition (RFC 6266, RFC 8187)', async () => {
+test("served uploads: nosniff, and the client's file name only escaped in Content-Disposition (RFC 6266, RFC 8187)", async () => {
   const names = [`it's (1) "draft"; x=y\\.png`, '상품 사진 100%.png', `${'a'.repeat(199)}😀b.png`];
   for (const name of names) {
     const res = await upload({ file: png(name), purpose: 'product-image' });
@@ -109,7 +119,13 @@ test('product images are uploads: first is representative, URLs come back, unkno
   assert.equal(p.imageUrls, [b.url, a.url]);
   const missing = await svc.api('PATCH', `/v1/products/${p.productId}`, { body: { images: [a.uploadId, 'upl_nope', attachment.uploadId] } });
   fails(missing, 400, 'VALIDATION_FAILED');
-  assert.equal(missing.body.error.fieldErrors.map((f: any) => [f.field, f.code]), [['images.1', 'UPLOAD_NOT_FOUND'], ['images.2', 'WRONG_PURPOSE']]);
+  assert.equal(
+    missing.body.error.fieldErrors.map((f: any) => [f.field, f.code]),
+    [
+      ['images.1', 'UPLOAD_NOT_FOUND'],
+      ['images.2', 'WRONG_PURPOSE'],
+    ],
+  );
   assert.equal((await read(svc.api, p.productId)).images, [b.uploadId, a.uploadId]);
 });
 
@@ -147,8 +163,14 @@ test('saved option sets: create, list with keyword / composition / sort / size, 
   assert.is(a.status, 201, JSON.stringify(a.body));
   assert.equal(Object.keys(a.data).sort(), ['createdAt', 'customInputs', 'groups', 'importedProductCount', 'name', 'optionSetId', 'optionSort', 'updatedAt']);
   assert.is(a.data.optionSort, 'REGISTERED');
-  await api('POST', '/v1/saved-option-sets', { body: optionSet('banana 추가옵션', { groups: [{ name: '포장', kind: 'ADDON', required: false, values: [{ name: '선물', additionalPrice: 2000 }] }] }) });
-  await api('POST', '/v1/saved-option-sets', { body: optionSet('각인', { customInputs: [{ label: '각인 문구', placeholder: null, maxLength: 20, required: true, key: 'engraving', type: 'TEXT', options: [] }] }) });
+  await api('POST', '/v1/saved-option-sets', {
+    body: optionSet('banana 추가옵션', { groups: [{ name: '포장', kind: 'ADDON', required: false, values: [{ name: '선물', additionalPrice: 2000 }] }] }),
+  });
+  await api('POST', '/v1/saved-option-sets', {
+    body: optionSet('각인', {
+      customInputs: [{ label: '각인 문구', placeholder: null, maxLength: 20, required: true, key: 'engraving', type: 'TEXT', options: [] }],
+    }),
+  });
   const names = async (query: Record<string, string | number>) => (await api('GET', '/v1/saved-option-sets', { query })).data.contents.map((o: any) => o.name);
   assert.equal(await names({ keyword: 'APPLE' }), ['Apple 세트']);
   assert.equal(await names({ composition: 'addon' }), ['banana 추가옵션']);
@@ -163,7 +185,13 @@ test('saved option sets: create, list with keyword / composition / sort / size, 
   fails(await svc.api('GET', `/v1/saved-option-sets/${a.data.optionSetId}`), 403, 'TENANT_MISMATCH');
   assert.is((await api('DELETE', `/v1/saved-option-sets/${a.data.optionSetId}`)).status, 200);
   fails(await api('GET', `/v1/saved-option-sets/${a.data.optionSetId}`), 404, 'OPTION_SET_NOT_FOUND');
-  fails(await api('POST', '/v1/saved-option-sets', { body: { ...optionSet('x'), customInputs: [{ label: 'l', placeholder: null, maxLength: 5, required: true, key: 'k', type: 'SELECT', options: [] }] } }), 400, 'VALIDATION_FAILED');
+  fails(
+    await api('POST', '/v1/saved-option-sets', {
+      body: { ...optionSet('x'), customInputs: [{ label: 'l', placeholder: null, maxLength: 5, required: true, key: 'k', type: 'SELECT', options: [] }] },
+    }),
+    400,
+    'VALIDATION_FAILED',
+  );
 });
 
 test('saved option sets: at most 200 per store', async () => {
@@ -171,19 +199,44 @@ test('saved option sets: at most 200 per store', async () => {
   const { db } = svc.services;
   const { savedOptionSets } = await import('../../src/modules/catalog/schema.js');
   const now = Date.now();
-  await db.insert(savedOptionSets).values(Array.from({ length: 200 }, (_, i) => ({ id: `opts_fill_${i}`, storeId: other.storeId, name: `s${i}`, optionSort: 'REGISTERED', groups: [], customInputs: [], importedProductCount: 0, createdAt: now, updatedAt: now }))).run();
+  await db
+    .insert(savedOptionSets)
+    .values(
+      Array.from({ length: 200 }, (_, i) => ({
+        id: `opts_fill_${i}`,
+        storeId: other.storeId,
+        name: `s${i}`,
+        optionSort: 'REGISTERED',
+        groups: [],
+        customInputs: [],
+        importedProductCount: 0,
+        createdAt: now,
+        updatedAt: now,
+      })),
+    )
+    .run();
   fails(await other.api('POST', '/v1/saved-option-sets', { body: optionSet('201st') }), 409, 'OPTION_SET_LIMIT_EXCEEDED');
 });
 
 test('buyer product: by id or number, only ON_SALE, originalPrice, no stock counts', async () => {
-  const p = await createProduct(svc.api, { listPrice: 20000, options: [{ name: 'c', values: ['a', 'b'] }], variants: [{ optionValues: ['a'], stockQuantity: 3 }, { optionValues: ['b'], saleOn: false }] });
+  const p = await createProduct(svc.api, {
+    listPrice: 20000,
+    options: [{ name: 'c', values: ['a', 'b'] }],
+    variants: [
+      { optionValues: ['a'], stockQuantity: 3 },
+      { optionValues: ['b'], saleOn: false },
+    ],
+  });
   const anon = { token: null, storeId: null };
   const byId = await svc.api('GET', `/storefront/v1/products/${p.productId}`, anon);
   assert.is(byId.status, 200, JSON.stringify(byId.body));
   assert.is(byId.data.originalPrice, 20000);
   assert.is(byId.data.listPrice, undefined);
   assert.is(byId.data.price, 10000);
-  assert.equal(byId.data.variants.map((v: any) => [v.optionValues[0], v.optionId === v.variantId, v.soldOut]), [['a', true, false]]);
+  assert.equal(
+    byId.data.variants.map((v: any) => [v.optionValues[0], v.optionId === v.variantId, v.soldOut]),
+    [['a', true, false]],
+  );
   assert.ok(!JSON.stringify(byId.data).includes('stockQuantity'));
   const byNo = await svc.api('GET', `/storefront/v1/products/${p.productNo}`, { token: null, storeId: svc.storeId });
   assert.is(byNo.data.productId, p.productId);
@@ -204,9 +257,16 @@ test('collections: `all` or a category (with its sub-categories), on-sale produc
   const shirt = await createProduct(seller.api, { name: '셔츠', categoryId: top.categoryId });
   await createProduct(seller.api, { name: '숨김', categoryId: top.categoryId, status: 'SUSPENDED' });
   const bag = await createProduct(seller.api, { name: '가방', categoryId: other.categoryId });
-  const list = (slug: string, storeId: string | null = seller.storeId) => svc.api('GET', `/storefront/v1/collections/${slug}/products`, { token: null, storeId });
-  assert.equal((await list(root.categoryId)).data.contents.map((p: any) => p.productId), [shirt.productId]);
-  assert.equal((await list('all')).data.contents.map((p: any) => p.productId), [bag.productId, shirt.productId]);
+  const list = (slug: string, storeId: string | null = seller.storeId) =>
+    svc.api('GET', `/storefront/v1/collections/${slug}/products`, { token: null, storeId });
+  assert.equal(
+    (await list(root.categoryId)).data.contents.map((p: any) => p.productId),
+    [shirt.productId],
+  );
+  assert.equal(
+    (await list('all')).data.contents.map((p: any) => p.productId),
+    [bag.productId, shirt.productId],
+  );
   assert.is((await list('all')).data.contents[0].originalPrice, null);
   fails(await list('cat_nope'), 404, 'COLLECTION_NOT_FOUND');
   fails(await list('all', null), 400, 'STORE_ID_REQUIRED');

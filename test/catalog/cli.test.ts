@@ -26,7 +26,19 @@ const svcCli = (...args: string[]) =>
 const json = jsonOf;
 
 test('products create / get / update / stock / status / discount / delete with --json', async () => {
-  const created = await svcCli('products', 'create', '--name', 'CLI 티셔츠', '--sale-price', '19900', '--option', '색상=화이트,블랙', '--option', '사이즈=S,M', '--json');
+  const created = await svcCli(
+    'products',
+    'create',
+    '--name',
+    'CLI 티셔츠',
+    '--sale-price',
+    '19900',
+    '--option',
+    '색상=화이트,블랙',
+    '--option',
+    '사이즈=S,M',
+    '--json',
+  );
   assert.is(created.exitCode, 0, created.stderr);
   const p = json(created);
   assert.is(p.variants.length, 4);
@@ -39,7 +51,9 @@ test('products create / get / update / stock / status / discount / delete with -
   assert.is(json(await svcCli('products', 'stock', p.productId, '--variant', black.variantId, '--adjust', '-1', '--json')).stockQuantity, 3);
   const multi = await svcCli('products', 'stock', p.productId, '--set', '1');
   assert.is(multi.exitCode, 2, 'a product with several variants needs --variant');
-  const discount = json(await svcCli('products', 'discount', p.productId, '--method', 'PERCENT', '--value', '10', '--start', '2026-01-01', '--end', '2099-12-31', '--json'));
+  const discount = json(
+    await svcCli('products', 'discount', p.productId, '--method', 'PERCENT', '--value', '10', '--start', '2026-01-01', '--end', '2099-12-31', '--json'),
+  );
   assert.is(discount.discountedPrice, 17910);
   const status = json(await svcCli('products', 'status', '--set', 'SUSPENDED', p.productId, '--json'));
   assert.equal(status.succeeded, [p.productId]);
@@ -49,7 +63,10 @@ test('products create / get / update / stock / status / discount / delete with -
   const human = await svcCli('products', 'get', p.productId);
   assert.ok(human.stdout.includes('새 이름') && human.stdout.includes('블랙 / M'), human.stdout);
   const list = json(await svcCli('products', 'list', '--keyword', '새 이름', '--json'));
-  assert.equal(list.contents.map((x: any) => x.productId), [p.productId]);
+  assert.equal(
+    list.contents.map((x: any) => x.productId),
+    [p.productId],
+  );
   assert.is(json(await svcCli('products', 'delete', p.productId, '--json')).deleted, true);
 });
 
@@ -79,7 +96,10 @@ test('calendar write and read through the CLI', async () => {
   const write = json(await svcCli('products', 'calendar', p.productId, '--from', '2099-01-01', '--to', '2099-01-10', '--stock', '2', '--json'));
   assert.is(write.updatedDays, 10);
   const read = json(await svcCli('products', 'calendar', p.productId, '--from', '2099-01-01', '--to', '2099-01-02', '--json'));
-  assert.equal(read.variants[0].days.map((d: any) => d.stock), [2, 2]);
+  assert.equal(
+    read.variants[0].days.map((d: any) => d.stock),
+    [2, 2],
+  );
 });
 
 /** The catalog's target is 10 s for 1,000 rows, on either database. */
@@ -87,7 +107,10 @@ const IMPORT_LIMIT_SECONDS = 10;
 
 test(`import: 1,000 CSV rows, a result per row, under ${IMPORT_LIMIT_SECONDS} s; the same file again creates nothing twice`, async () => {
   const rows = ['name,salePrice,listPrice,stockQuantity,options,status'];
-  for (let i = 1; i <= 1000; i++) rows.push(i % 250 === 0 ? `불량 ${i},1005,,,,` : `가져온 상품 ${i},${1000 + i * 10},,${i % 3 === 0 ? ',"색상=빨강,파랑;사이즈=S,M"' : `${i % 7},`},ON_SALE`);
+  for (let i = 1; i <= 1000; i++)
+    rows.push(
+      i % 250 === 0 ? `불량 ${i},1005,,,,` : `가져온 상품 ${i},${1000 + i * 10},,${i % 3 === 0 ? ',"색상=빨강,파랑;사이즈=S,M"' : `${i % 7},`},ON_SALE`,
+    );
   const file = join(dir, 'products.csv');
   writeFileSync(file, rows.join('\n'));
   const before = (await svc.api('GET', '/v1/products')).data.totalElements;
@@ -97,12 +120,23 @@ test(`import: 1,000 CSV rows, a result per row, under ${IMPORT_LIMIT_SECONDS} s;
   assert.is(first.exitCode, 1, 'four rows fail');
   const results = json(first);
   assert.is(results.length, 1000);
-  assert.equal(results.filter((r: any) => !r.ok).map((r: any) => [r.row, r.code]), [[251, 'INVALID_PRICE_UNIT'], [501, 'INVALID_PRICE_UNIT'], [751, 'INVALID_PRICE_UNIT'], [1001, 'INVALID_PRICE_UNIT']]);
+  assert.equal(
+    results.filter((r: any) => !r.ok).map((r: any) => [r.row, r.code]),
+    [
+      [251, 'INVALID_PRICE_UNIT'],
+      [501, 'INVALID_PRICE_UNIT'],
+      [751, 'INVALID_PRICE_UNIT'],
+      [1001, 'INVALID_PRICE_UNIT'],
+    ],
+  );
   assert.ok(seconds < IMPORT_LIMIT_SECONDS, `import took ${seconds.toFixed(1)} s`);
   console.log(`    import of 1,000 rows: ${seconds.toFixed(2)} s`);
   assert.is((await svc.api('GET', '/v1/products')).data.totalElements, before + 996);
   const again = json(await svcCli('products', 'import', file, '--json'));
-  assert.equal(again.filter((r: any) => r.ok).map((r: any) => r.productId), results.filter((r: any) => r.ok).map((r: any) => r.productId));
+  assert.equal(
+    again.filter((r: any) => r.ok).map((r: any) => r.productId),
+    results.filter((r: any) => r.ok).map((r: any) => r.productId),
+  );
   assert.is((await svc.api('GET', '/v1/products')).data.totalElements, before + 996);
   const small = join(dir, 'small.csv');
   writeFileSync(small, 'name,salePrice\n하나,1000\n둘,1001\n');
@@ -116,21 +150,35 @@ test(`import: 1,000 CSV rows, a result per row, under ${IMPORT_LIMIT_SECONDS} s;
 
 test('option-sets create / list / get / update / delete', async () => {
   const file = join(dir, 'option-set.json');
-  writeFileSync(file, JSON.stringify({
-    name: '사이즈',
-    groups: [
-      { name: '사이즈', kind: 'COMBINATION', required: true, values: [{ name: 'S', additionalPrice: 0 }, { name: 'L', additionalPrice: 1000 }] },
-      { name: '포장', kind: 'ADDON', required: false, values: [{ name: '선물 포장', additionalPrice: 2000 }] },
-    ],
-    customInputs: [{ label: '각인 문구', placeholder: null, maxLength: 20, required: false, key: 'engraving', type: 'TEXT', options: [] }],
-  }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      name: '사이즈',
+      groups: [
+        {
+          name: '사이즈',
+          kind: 'COMBINATION',
+          required: true,
+          values: [
+            { name: 'S', additionalPrice: 0 },
+            { name: 'L', additionalPrice: 1000 },
+          ],
+        },
+        { name: '포장', kind: 'ADDON', required: false, values: [{ name: '선물 포장', additionalPrice: 2000 }] },
+      ],
+      customInputs: [{ label: '각인 문구', placeholder: null, maxLength: 20, required: false, key: 'engraving', type: 'TEXT', options: [] }],
+    }),
+  );
   const created = json(await svcCli('option-sets', 'create', '--data', `@${file}`, '--name', 'CLI 사이즈', '--json'));
   assert.is(created.name, 'CLI 사이즈', '--name overrides the file');
   assert.is(created.groups.length, 2);
   assert.is(created.optionSort, 'REGISTERED');
 
   const addons = json(await svcCli('option-sets', 'list', '--composition', 'addon', '--keyword', 'cli', '--json'));
-  assert.equal(addons.contents.map((o: any) => o.optionSetId), [created.optionSetId]);
+  assert.equal(
+    addons.contents.map((o: any) => o.optionSetId),
+    [created.optionSetId],
+  );
   const human = await svcCli('option-sets', 'get', created.optionSetId);
   assert.is(human.exitCode, 0, human.stderr);
   assert.ok(human.stdout.includes('L(+1,000원)') && human.stdout.includes('각인 문구 [engraving, TEXT]'), human.stdout);

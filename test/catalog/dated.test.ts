@@ -19,8 +19,10 @@ test.after(async () => {
 });
 
 const d = (n: number) => addDays(day0, n);
-const calendar = (p: any, body: Record<string, unknown>) => svc.api('PUT', `/v1/products/${p.productId}/calendar`, { body: { variantIds: p.variants.map((v: any) => v.variantId), ...body } });
-const stay = (p: any, s: unknown, i = 0, quantity = 1) => priceStay(svc.services.db, svc.storeId, p.productId, p.variants[i].variantId, s as never, { now: svc.services.clock.now(), quantity });
+const calendar = (p: any, body: Record<string, unknown>) =>
+  svc.api('PUT', `/v1/products/${p.productId}/calendar`, { body: { variantIds: p.variants.map((v: any) => v.variantId), ...body } });
+const stay = (p: any, s: unknown, i = 0, quantity = 1) =>
+  priceStay(svc.services.db, svc.storeId, p.productId, p.variants[i].variantId, s as never, { now: svc.services.clock.now(), quantity });
 async function throwsCode(fn: () => Promise<unknown>, code: string) {
   try {
     await fn();
@@ -31,14 +33,24 @@ async function throwsCode(fn: () => Promise<unknown>, code: string) {
   }
   assert.unreachable(`expected ${code}`);
 }
-const dated = () => createProduct(svc.api, { salePrice: 50000, inventoryMode: 'DATED', options: [{ name: '객실', values: ['A', 'B'] }], variants: [{ optionValues: ['B'], additionalAmount: 10000 }] });
+const dated = () =>
+  createProduct(svc.api, {
+    salePrice: 50000,
+    inventoryMode: 'DATED',
+    options: [{ name: '객실', values: ['A', 'B'] }],
+    variants: [{ optionValues: ['B'], additionalAmount: 10000 }],
+  });
 
 test('calendar on a STANDARD product: 409 INVENTORY_MODE_NOT_DATED; stock endpoint on DATED: 409 INVENTORY_MODE_DATED', async () => {
   const std = await createProduct(svc.api);
   fails(await calendar(std, { from: d(0), to: d(1), stock: 1 }), 409, 'INVENTORY_MODE_NOT_DATED');
   fails(await svc.api('GET', `/v1/products/${std.productId}/calendar`), 409, 'INVENTORY_MODE_NOT_DATED');
   const p = await dated();
-  fails(await svc.api('PATCH', `/v1/products/${p.productId}/variants/${p.variants[0].variantId}/stock`, { body: { adjustment: 1 } }), 409, 'INVENTORY_MODE_DATED');
+  fails(
+    await svc.api('PATCH', `/v1/products/${p.productId}/variants/${p.variants[0].variantId}/stock`, { body: { adjustment: 1 } }),
+    409,
+    'INVENTORY_MODE_DATED',
+  );
 });
 
 test('calendar write and read: absent days have stock 0; only sent fields change; price null resets; daysOfWeek', async () => {
@@ -59,7 +71,10 @@ test('calendar write and read: absent days have stock 0; only sent fields change
   const read2 = (await svc.api('GET', `/v1/products/${p.productId}/calendar`, { query: { from: d(0), to: d(13) } })).data.variants[0].days;
   assert.equal(read2[5].price, 50000);
   assert.equal(read2[7].price, 70000);
-  assert.equal(read2.filter((x: any) => x.stock === 9).map((x: any) => x.date), [d(0), d(7)]);
+  assert.equal(
+    read2.filter((x: any) => x.stock === 9).map((x: any) => x.date),
+    [d(0), d(7)],
+  );
 });
 
 test('calendar errors: RANGE_TOO_WIDE, INVALID_PARAMETER, INVALID_PRICE_UNIT, VARIANT_NOT_FOUND, form errors — nothing changes', async () => {
@@ -75,7 +90,13 @@ test('calendar errors: RANGE_TOO_WIDE, INVALID_PARAMETER, INVALID_PRICE_UNIT, VA
   fails(await calendar(p, { variantIds: ['var_nope'], from: d(0), to: d(1), stock: 5 }), 404, 'VARIANT_NOT_FOUND');
   fails(await svc.api('GET', `/v1/products/${p.productId}/calendar`, { query: { from: d(0), to: d(400) } }), 400, 'RANGE_TOO_WIDE');
   const days = (await svc.api('GET', `/v1/products/${p.productId}/calendar`, { query: { from: d(0), to: d(1) } })).data.variants[0].days;
-  assert.equal(days.map((x: any) => [x.stock, x.price]), [[1, 50000], [1, 50000]]);
+  assert.equal(
+    days.map((x: any) => [x.stock, x.price]),
+    [
+      [1, 50000],
+      [1, 50000],
+    ],
+  );
 });
 
 test('stay pricing: sum of nightly prices from check-in to the night before check-out', async () => {
@@ -83,7 +104,11 @@ test('stay pricing: sum of nightly prices from check-in to the night before chec
   await calendar(p, { from: d(1), to: d(40), stock: 2 });
   await calendar(p, { variantIds: [p.variants[0].variantId], from: d(2), to: d(2), price: 80000 });
   const priced = (await stay(p, { checkIn: d(1), checkOut: d(4) }))!;
-  assert.equal(priced.nights, [{ date: d(1), price: 50000 }, { date: d(2), price: 80000 }, { date: d(3), price: 50000 }]);
+  assert.equal(priced.nights, [
+    { date: d(1), price: 50000 },
+    { date: d(2), price: 80000 },
+    { date: d(3), price: 50000 },
+  ]);
   assert.is(priced.unitPrice, 180000);
   assert.is((await stay(p, { checkIn: d(1), checkOut: d(2) }, 1))!.unitPrice, 60000);
   assert.is((await stay(p, { checkIn: d(1), checkOut: d(31) }))!.nights.length, 30);
@@ -110,9 +135,16 @@ test('a sold stay takes its nights from the calendar and locks the inventory mod
   const sale = { storeId: svc.storeId, productId: p.productId, variantId: p.variants[0].variantId, quantity: 1, stay: { checkIn: d(2), checkOut: d(4) } };
   await transaction(svc.services.db, () => recordSale(svc.services.db, svc.services.clock.now(), sale));
   await throwsCode(() => stay(p, { checkIn: d(1), checkOut: d(3) }), 'DATES_UNAVAILABLE');
-  await throwsCode(() => transaction(svc.services.db, () => recordSale(svc.services.db, svc.services.clock.now(), { ...sale, stay: { checkIn: d(3), checkOut: d(5) } })), 'DATES_UNAVAILABLE');
+  await throwsCode(
+    () => transaction(svc.services.db, () => recordSale(svc.services.db, svc.services.clock.now(), { ...sale, stay: { checkIn: d(3), checkOut: d(5) } })),
+    'DATES_UNAVAILABLE',
+  );
   const days = (await svc.api('GET', `/v1/products/${p.productId}/calendar`, { query: { from: d(1), to: d(5) } })).data.variants[0].days;
-  assert.equal(days.map((x: any) => x.stock), [1, 0, 0, 1, 1], 'the refused sale took nothing');
+  assert.equal(
+    days.map((x: any) => x.stock),
+    [1, 0, 0, 1, 1],
+    'the refused sale took nothing',
+  );
   fails(await svc.api('PATCH', `/v1/products/${p.productId}`, { body: { inventoryMode: 'STANDARD' } }), 409, 'INVENTORY_MODE_LOCKED');
 });
 
@@ -133,7 +165,10 @@ test('buyer calendar: availability and price per day, no stock counts, at most 1
 
 test('discount errors: INVALID_PRICE_UNIT, too large, dates — nothing changes', async () => {
   const p = await createProduct(svc.api, { salePrice: 10000 });
-  const put = (body: Record<string, unknown>) => svc.api('PUT', `/v1/products/${p.productId}/discount`, { body: { method: 'AMOUNT', value: 1000, startDate: '2027-01-01', endDate: '2027-01-31', ...body } });
+  const put = (body: Record<string, unknown>) =>
+    svc.api('PUT', `/v1/products/${p.productId}/discount`, {
+      body: { method: 'AMOUNT', value: 1000, startDate: '2027-01-01', endDate: '2027-01-31', ...body },
+    });
   fails(await put({ value: 15 }), 400, 'INVALID_PRICE_UNIT');
   fails(await put({ value: 10000 }), 400, 'VALIDATION_FAILED');
   fails(await put({ method: 'PERCENT', value: 100 }), 400, 'VALIDATION_FAILED');
@@ -145,7 +180,12 @@ test('discount errors: INVALID_PRICE_UNIT, too large, dates — nothing changes'
 });
 
 test('discount: none → DISCOUNT_NOT_FOUND; set; detail shows the same shape; buyer pays the discounted price only inside the period', async () => {
-  const p = await createProduct(svc.api, { salePrice: 10000, listPrice: 15000, options: [{ name: 'c', values: ['a', 'b'] }], variants: [{ optionValues: ['b'], additionalAmount: 500 * 2 }] });
+  const p = await createProduct(svc.api, {
+    salePrice: 10000,
+    listPrice: 15000,
+    options: [{ name: 'c', values: ['a', 'b'] }],
+    variants: [{ optionValues: ['b'], additionalAmount: 500 * 2 }],
+  });
   fails(await svc.api('GET', `/v1/products/${p.productId}/discount`), 404, 'DISCOUNT_NOT_FOUND');
   fails(await svc.api('DELETE', `/v1/products/${p.productId}/discount`), 404, 'DISCOUNT_NOT_FOUND');
   const set = await svc.api('PUT', `/v1/products/${p.productId}/discount`, { body: { method: 'PERCENT', value: 15, startDate: d(0), endDate: d(2) } });
@@ -156,7 +196,10 @@ test('discount: none → DISCOUNT_NOT_FOUND; set; detail shows the same shape; b
   const buyer = (await svc.api('GET', `/storefront/v1/products/${p.productId}`, { token: null, storeId: null })).data;
   assert.is(buyer.price, 8500);
   assert.is(buyer.originalPrice, 15000);
-  assert.equal(buyer.variants.map((v: any) => v.price), [8500, 9500]);
+  assert.equal(
+    buyer.variants.map((v: any) => v.price),
+    [8500, 9500],
+  );
   const later = await svc.api('PUT', `/v1/products/${p.productId}/discount`, { body: { method: 'AMOUNT', value: 3000, startDate: d(5), endDate: d(9) } });
   assert.is(later.data.active, false);
   assert.is((await svc.api('GET', `/storefront/v1/products/${p.productId}`, { token: null })).data.price, 10000);

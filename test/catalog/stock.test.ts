@@ -19,14 +19,25 @@ test.after(async () => {
 
 const stockPath = (p: any, i = 0) => `/v1/products/${p.productId}/variants/${p.variants[i].variantId}/stock`;
 const outOfStockEvents = (productId: string) =>
-  svc.services.db.select().from(events).where(and(eq(events.type, 'PRODUCT.OUT_OF_STOCK'), eq(events.resourceId, productId))).all();
+  svc.services.db
+    .select()
+    .from(events)
+    .where(and(eq(events.type, 'PRODUCT.OUT_OF_STOCK'), eq(events.resourceId, productId)))
+    .all();
 /** What checkout does at payment: the test plays checkout through the in-process services. */
 const sell = (p: any, quantity = 1, i = 0) =>
-  transaction(svc.services.db, () => recordSale(svc.services.db, svc.services.clock.now(), { storeId: svc.storeId, productId: p.productId, variantId: p.variants[i].variantId, quantity }));
+  transaction(svc.services.db, () =>
+    recordSale(svc.services.db, svc.services.clock.now(), { storeId: svc.storeId, productId: p.productId, variantId: p.variants[i].variantId, quantity }),
+  );
 
 test('stock: absolute or signed delta, exactly one of them', async () => {
   const p = await createProduct(svc.api, { stockQuantity: 5 });
-  assert.equal((await svc.api('PATCH', stockPath(p), { body: { stockQuantity: 8 } })).data, { productId: p.productId, variantId: p.variants[0].variantId, stockQuantity: 8, productStatus: 'ON_SALE' });
+  assert.equal((await svc.api('PATCH', stockPath(p), { body: { stockQuantity: 8 } })).data, {
+    productId: p.productId,
+    variantId: p.variants[0].variantId,
+    stockQuantity: 8,
+    productStatus: 'ON_SALE',
+  });
   assert.is((await svc.api('PATCH', stockPath(p), { body: { adjustment: -3 } })).data.stockQuantity, 5);
   for (const body of [{}, { stockQuantity: 1, adjustment: 1 }, { stockQuantity: -1 }, { adjustment: 1.5 }, { quantity: 1 }]) {
     fails(await svc.api('PATCH', stockPath(p), { body }), 400, 'VALIDATION_FAILED');
@@ -56,20 +67,35 @@ test('an adjustment never raises stock past the largest stockQuantity accepted: 
   assert.is((await svc.api('PATCH', stockPath(p), { body: { adjustment: -1 } })).data.stockQuantity, max - 1);
   await sell(p, 2);
   await svc.api('PATCH', stockPath(p), { body: { stockQuantity: max } });
-  await transaction(svc.services.db, () => restoreStock(svc.services.db, svc.services.clock.now(), { storeId: svc.storeId, productId: p.productId, variantId: p.variants[0].variantId, quantity: 2 }));
+  await transaction(svc.services.db, () =>
+    restoreStock(svc.services.db, svc.services.clock.now(), { storeId: svc.storeId, productId: p.productId, variantId: p.variants[0].variantId, quantity: 2 }),
+  );
   assert.is((await read(svc.api, p.productId)).stockQuantity, max + 2);
 });
 
 test('reaching 0: SOLD_OUT when no variant on sale has stock; PRODUCT.OUT_OF_STOCK once per variant', async () => {
-  const p = await createProduct(svc.api, { options: [{ name: 'c', values: ['a', 'b', 'c'] }], variants: [{ optionValues: ['a'], stockQuantity: 2 }, { optionValues: ['b'], stockQuantity: 1 }, { optionValues: ['c'], stockQuantity: 4, saleOn: false }] });
+  const p = await createProduct(svc.api, {
+    options: [{ name: 'c', values: ['a', 'b', 'c'] }],
+    variants: [
+      { optionValues: ['a'], stockQuantity: 2 },
+      { optionValues: ['b'], stockQuantity: 1 },
+      { optionValues: ['c'], stockQuantity: 4, saleOn: false },
+    ],
+  });
   assert.is((await svc.api('PATCH', stockPath(p, 0), { body: { adjustment: -2 } })).data.productStatus, 'ON_SALE');
-  assert.equal((await outOfStockEvents(p.productId)).map((e) => e.data), [{ productId: p.productId, variantId: p.variants[0].variantId }]);
+  assert.equal(
+    (await outOfStockEvents(p.productId)).map((e) => e.data),
+    [{ productId: p.productId, variantId: p.variants[0].variantId }],
+  );
   await svc.api('PATCH', stockPath(p, 0), { body: { stockQuantity: 0 } });
   assert.is((await outOfStockEvents(p.productId)).length, 1, 'setting 0 again is not a new event');
   // Variant c has stock but is not on sale, so b reaching 0 sells the product out.
   assert.is((await svc.api('PATCH', stockPath(p, 1), { body: { adjustment: -1 } })).data.productStatus, 'SOLD_OUT');
   const evts = await outOfStockEvents(p.productId);
-  assert.equal(evts.map((e) => e.data.variantId), [p.variants[0].variantId, p.variants[1].variantId]);
+  assert.equal(
+    evts.map((e) => e.data.variantId),
+    [p.variants[0].variantId, p.variants[1].variantId],
+  );
   assert.ok(evts.every((e) => e.resourceType === 'PRODUCT' && e.storeId === svc.storeId));
   // A restock puts a product the service sold out back on sale; a new run at 0 is a new event.
   assert.is((await svc.api('PATCH', stockPath(p, 1), { body: { adjustment: 3 } })).data.productStatus, 'ON_SALE');
@@ -142,7 +168,12 @@ test('recordSale refuses more than the stock, restoreStock gives it back', async
   assert.is((await read(svc.api, p.productId)).fulfillmentTypeLocked, false, 'a refused sale records nothing');
   await sell(p, 1);
   assert.is((await read(svc.api, p.productId)).status, 'SOLD_OUT');
-  await restoreStock(svc.services.db, svc.services.clock.now(), { storeId: svc.storeId, productId: p.productId, variantId: p.variants[0].variantId, quantity: 1 });
+  await restoreStock(svc.services.db, svc.services.clock.now(), {
+    storeId: svc.storeId,
+    productId: p.productId,
+    variantId: p.variants[0].variantId,
+    quantity: 1,
+  });
   const back = await read(svc.api, p.productId);
   assert.is(back.stockQuantity, 1);
   assert.is(back.status, 'ON_SALE');
@@ -155,9 +186,16 @@ test('bulk status: partial success, at most 100', async () => {
   const res = await svc.api('POST', '/v1/products/bulk/status', { body: { productIds: [a.productId, 'prd_missing', b.productId], status: 'SUSPENDED' } });
   assert.is(res.status, 200);
   assert.equal(res.data.succeeded, [a.productId, b.productId]);
-  assert.equal(res.data.failed.map((f: any) => [f.productId, f.code]), [['prd_missing', 'PRODUCT_NOT_FOUND']]);
+  assert.equal(
+    res.data.failed.map((f: any) => [f.productId, f.code]),
+    [['prd_missing', 'PRODUCT_NOT_FOUND']],
+  );
   assert.is((await read(svc.api, a.productId)).status, 'SUSPENDED');
-  fails(await svc.api('POST', '/v1/products/bulk/status', { body: { productIds: Array.from({ length: 101 }, (_, i) => `p${i}`), status: 'ENDED' } }), 400, 'VALIDATION_FAILED');
+  fails(
+    await svc.api('POST', '/v1/products/bulk/status', { body: { productIds: Array.from({ length: 101 }, (_, i) => `p${i}`), status: 'ENDED' } }),
+    400,
+    'VALIDATION_FAILED',
+  );
   fails(await svc.api('POST', '/v1/products/bulk/status', { body: { productIds: [a.productId], status: 'GONE' } }), 400, 'VALIDATION_FAILED');
   assert.is((await read(svc.api, a.productId)).status, 'SUSPENDED');
 });

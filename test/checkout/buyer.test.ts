@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { apiClient, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { ADDRESS, GUEST, RETURN_URL, buyerApi, buy, connectSandbox, createProduct, directSheet, fails, ok, simulate, startGuestPayment } from '../helpers/checkout.js';
+import { ADDRESS, GUEST, RETURN_URL, buyerApi, buy, connectSandbox, createProduct, fails, ok, simulate, startGuestPayment } from '../helpers/checkout.js';
 
 let svc: TestService;
 let api: Api;
@@ -33,7 +33,13 @@ test('guest cart: first add hands out x-svc-cart; same line adds up; patch, dele
   const withCart = (method: string, path: string, body?: unknown) => cart(method, path, { body, headers: { 'x-svc-cart': cartId } });
   ok(await withCart('POST', '/storefront/v1/cart/items', { productId: a.productId, optionId: a.optionId, quantity: 2 }), 201);
   const both = ok(await withCart('POST', '/storefront/v1/cart/items', { productId: b.productId, optionId: b.optionId, quantity: 1 }), 201);
-  assert.equal(both.items.map((i: any) => [i.name, i.quantity, i.amount]), [['장바구니 A', 3, 15000], ['장바구니 B', 1, 7000]]);
+  assert.equal(
+    both.items.map((i: any) => [i.name, i.quantity, i.amount]),
+    [
+      ['장바구니 A', 3, 15000],
+      ['장바구니 B', 1, 7000],
+    ],
+  );
   const lineB = both.items[1].cartItemId;
   assert.is(ok(await withCart('PATCH', `/storefront/v1/cart/items/${lineB}`, { quantity: 4 })).items[1].quantity, 4);
   fails(await withCart('PATCH', `/storefront/v1/cart/items/${lineB}`, { quantity: 1000 }), 400, 'VALIDATION_FAILED');
@@ -55,10 +61,20 @@ test('guest cart: first add hands out x-svc-cart; same line adds up; patch, dele
 
 test('delivery quote: Jeju and island surcharges per shipping group; policies charged separately; sheet unchanged', async () => {
   const a = await createProduct(api, { name: '배송 A', salePrice: 10000 });
-  const c = await createProduct(api, { name: '조건부 무료', salePrice: 30000, fulfillment: { type: 'SHIPPING', shipping: { deliveryType: 'CONDITIONAL_FREE', deliveryFee: 2500, conditionalFreeAmount: 50000, shippingAddressId: null, returnAddressId: null } } });
+  const c = await createProduct(api, {
+    name: '조건부 무료',
+    salePrice: 30000,
+    fulfillment: {
+      type: 'SHIPPING',
+      shipping: { deliveryType: 'CONDITIONAL_FREE', deliveryFee: 2500, conditionalFreeAmount: 50000, shippingAddressId: null, returnAddressId: null },
+    },
+  });
   const cart = { 'x-svc-cart': '' };
   const add = async (p: { productId: string; optionId: string }, quantity: number) => {
-    const res = await guest('POST', '/storefront/v1/cart/items', { body: { productId: p.productId, optionId: p.optionId, quantity }, headers: cart['x-svc-cart'] ? cart : {} });
+    const res = await guest('POST', '/storefront/v1/cart/items', {
+      body: { productId: p.productId, optionId: p.optionId, quantity },
+      headers: cart['x-svc-cart'] ? cart : {},
+    });
     cart['x-svc-cart'] = res.headers.get('x-svc-cart')!;
     return res.data;
   };
@@ -80,7 +96,10 @@ test('delivery quote: Jeju and island surcharges per shipping group; policies ch
   assert.is(ok(await guest('GET', `/storefront/v1/checkout/${sheet.checkoutId}`)).delivery.zipCode, '63100');
   const done = ok(await simulate(guest, start.paymentId, 'APPROVE'));
   const order = ok(await api('GET', `/v1/orders/${done.orderId}`));
-  assert.equal(order.items.map((i: any) => i.deliveryFee), [3000, 2500]);
+  assert.equal(
+    order.items.map((i: any) => i.deliveryFee),
+    [3000, 2500],
+  );
   assert.is(order.amounts.remoteSurcharge, 6000);
   // The cart lines that became the order left the cart.
   assert.equal(ok(await guest('GET', '/storefront/v1/cart', { headers: cart })).items, []);
@@ -98,9 +117,17 @@ test('member buyer: token from delegation, own cart, payment without guest field
   assert.is(sheet.requiresShipping, false);
   fails(await bob('GET', `/storefront/v1/checkout/${sheet.checkoutId}`), 404, 'CHECKOUT_NOT_FOUND');
   fails(await guest('GET', `/storefront/v1/checkout/${sheet.checkoutId}`), 404, 'CHECKOUT_NOT_FOUND');
-  fails(await alice('POST', `/storefront/v1/checkout/${sheet.checkoutId}/payment`, { body: { option: 'pg_one:CARD', returnUrl: RETURN_URL, guest: GUEST } }), 400, 'VALIDATION_FAILED');
+  fails(
+    await alice('POST', `/storefront/v1/checkout/${sheet.checkoutId}/payment`, { body: { option: 'pg_one:CARD', returnUrl: RETURN_URL, guest: GUEST } }),
+    400,
+    'VALIDATION_FAILED',
+  );
   const start = ok(await alice('POST', `/storefront/v1/checkout/${sheet.checkoutId}/payment`, { body: { option: 'pg_one:CARD', returnUrl: RETURN_URL } }), 201);
-  fails(await bob('POST', `/storefront/v1/payments/${start.paymentId}/attempts`, { body: { option: 'pg_one:CARD', returnUrl: RETURN_URL } }), 404, 'PAYMENT_NOT_FOUND');
+  fails(
+    await bob('POST', `/storefront/v1/payments/${start.paymentId}/attempts`, { body: { option: 'pg_one:CARD', returnUrl: RETURN_URL } }),
+    404,
+    'PAYMENT_NOT_FOUND',
+  );
   const done = ok(await simulate(alice, start.paymentId, 'APPROVE'));
   const order = ok(await api('GET', `/v1/orders/${done.orderId}`));
   assert.equal([order.buyer.guest, order.buyer.email, order.shippingAddress], [false, 'alice@example.com', null]);
@@ -114,16 +141,51 @@ test('member buyer: token from delegation, own cart, payment without guest field
 test('stay: nights priced per night and fixed on the order item; DATED needs stay', async () => {
   const stay = await createProduct(api, { name: '스테이', salePrice: 100000, inventoryMode: 'DATED', fulfillment: { type: 'MANUAL' } });
   ok(await api('PUT', `/v1/products/${stay.productId}/calendar`, { body: { variantIds: [stay.optionId], from: '2030-03-01', to: '2030-03-10', stock: 1 } }));
-  ok(await api('PUT', `/v1/products/${stay.productId}/calendar`, { body: { variantIds: [stay.optionId], from: '2030-03-02', to: '2030-03-02', price: 150000 } }));
-  fails(await guest('POST', '/storefront/v1/checkout', { body: { directItem: { productId: stay.productId, optionId: stay.optionId, quantity: 1 } } }), 400, 'STAY_REQUIRED');
-  fails(await guest('POST', '/storefront/v1/checkout', { body: { directItem: { productId: stay.productId, optionId: stay.optionId, quantity: 1, stay: { checkIn: '2030-03-09', checkOut: '2030-03-12' } } } }), 409, 'DATES_UNAVAILABLE');
-  fails(await guest('POST', '/storefront/v1/checkout', { body: { directItem: { productId: stay.productId, optionId: stay.optionId, quantity: 1, stay: { checkIn: '2030-03-03', checkOut: '2030-03-03' } } } }), 400, 'STAY_INVALID');
-  const { done, sheet } = await buy(svc, svc.storeId, { productId: stay.productId, optionId: stay.optionId, stay: { checkIn: '2030-03-01', checkOut: '2030-03-03' } });
+  ok(
+    await api('PUT', `/v1/products/${stay.productId}/calendar`, { body: { variantIds: [stay.optionId], from: '2030-03-02', to: '2030-03-02', price: 150000 } }),
+  );
+  fails(
+    await guest('POST', '/storefront/v1/checkout', { body: { directItem: { productId: stay.productId, optionId: stay.optionId, quantity: 1 } } }),
+    400,
+    'STAY_REQUIRED',
+  );
+  fails(
+    await guest('POST', '/storefront/v1/checkout', {
+      body: { directItem: { productId: stay.productId, optionId: stay.optionId, quantity: 1, stay: { checkIn: '2030-03-09', checkOut: '2030-03-12' } } },
+    }),
+    409,
+    'DATES_UNAVAILABLE',
+  );
+  fails(
+    await guest('POST', '/storefront/v1/checkout', {
+      body: { directItem: { productId: stay.productId, optionId: stay.optionId, quantity: 1, stay: { checkIn: '2030-03-03', checkOut: '2030-03-03' } } },
+    }),
+    400,
+    'STAY_INVALID',
+  );
+  const { done, sheet } = await buy(svc, svc.storeId, {
+    productId: stay.productId,
+    optionId: stay.optionId,
+    stay: { checkIn: '2030-03-01', checkOut: '2030-03-03' },
+  });
   assert.is(sheet.amounts.totalAmount, 250000);
   const order = ok(await api('GET', `/v1/orders/${done.orderId}`));
-  assert.equal(order.items[0].stay, { checkIn: '2030-03-01', checkOut: '2030-03-03', nights: [{ date: '2030-03-01', price: 100000 }, { date: '2030-03-02', price: 150000 }] });
+  assert.equal(order.items[0].stay, {
+    checkIn: '2030-03-01',
+    checkOut: '2030-03-03',
+    nights: [
+      { date: '2030-03-01', price: 100000 },
+      { date: '2030-03-02', price: 150000 },
+    ],
+  });
   assert.is(order.items[0].unitPrice, 250000);
-  fails(await guest('POST', '/storefront/v1/checkout', { body: { directItem: { productId: stay.productId, optionId: stay.optionId, quantity: 1, stay: { checkIn: '2030-03-02', checkOut: '2030-03-03' } } } }), 409, 'DATES_UNAVAILABLE');
+  fails(
+    await guest('POST', '/storefront/v1/checkout', {
+      body: { directItem: { productId: stay.productId, optionId: stay.optionId, quantity: 1, stay: { checkIn: '2030-03-02', checkOut: '2030-03-03' } } },
+    }),
+    409,
+    'DATES_UNAVAILABLE',
+  );
 });
 
 test('guest order lookup: order number with hyphen and password; wrong password looks missing; 429 for 30 minutes', async () => {

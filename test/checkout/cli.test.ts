@@ -38,7 +38,10 @@ test('svc checkout try on the seeded store, then svc orders list/get and svc pay
   assert.is(list.totalElements, 2);
   assert.is(list.contents[0].orderId, order.orderId);
   const byNo = json(await svcCli(['orders', 'list', '--order-no', `${String(order.orderNo).slice(0, 8)}-${String(order.orderNo).slice(8)}`, '--json']));
-  assert.equal(byNo.contents.map((o: any) => o.orderId), [order.orderId]);
+  assert.equal(
+    byNo.contents.map((o: any) => o.orderId),
+    [order.orderId],
+  );
   const table = await svcCli(['orders', 'list']);
   assert.match(table.stdout, String(order.orderNo));
   assert.match((await svcCli(['orders', 'get', order.orderId])).stdout, `payment ${order.payment.paymentId}`);

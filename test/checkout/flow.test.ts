@@ -1,7 +1,20 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { ADDRESS, GUEST, RETURN_URL, buyerApi, buy, connectSandbox, createProduct, directSheet, fails, ok, simulate, startGuestPayment } from '../helpers/checkout.js';
+import {
+  ADDRESS,
+  GUEST,
+  RETURN_URL,
+  buyerApi,
+  buy,
+  connectSandbox,
+  createProduct,
+  directSheet,
+  fails,
+  ok,
+  simulate,
+  startGuestPayment,
+} from '../helpers/checkout.js';
 
 let svc: TestService;
 let api: Api;
@@ -22,7 +35,10 @@ test.after(async () => {
 
 test('GET /storefront/v1/store: availability follows the providers; X-Store-Id required', async () => {
   const before = ok(await guest('GET', '/storefront/v1/store'));
-  assert.equal([before.checkoutAvailable, before.checkoutMode, before.checkoutUnavailableReason, before.guestCheckout], [false, null, 'PAYMENT_NOT_CONFIGURED', true]);
+  assert.equal(
+    [before.checkoutAvailable, before.checkoutMode, before.checkoutUnavailableReason, before.guestCheckout],
+    [false, null, 'PAYMENT_NOT_CONFIGURED', true],
+  );
   fails(await buyerApi(svc, '')('GET', '/storefront/v1/store'), 400, 'STORE_ID_REQUIRED');
   fails(await buyerApi(svc, 'st_nope')('GET', '/storefront/v1/store'), 404, 'STORE_NOT_FOUND');
 });
@@ -67,7 +83,12 @@ test('a full guest purchase: sheet → payment → pay page approve → order wi
   const token = /name="token" value="([^"]+)"/.exec(html)![1];
   const forged = await fetch(start.payUrl, { method: 'POST', body: new URLSearchParams({ outcome: 'APPROVE' }), redirect: 'manual' });
   assert.is(forged.status, 403);
-  const crossSite = await fetch(start.payUrl, { method: 'POST', body: new URLSearchParams({ outcome: 'APPROVE', token }), headers: { origin: 'https://evil.example' }, redirect: 'manual' });
+  const crossSite = await fetch(start.payUrl, {
+    method: 'POST',
+    body: new URLSearchParams({ outcome: 'APPROVE', token }),
+    headers: { origin: 'https://evil.example' },
+    redirect: 'manual',
+  });
   assert.is(crossSite.status, 403);
   const decided = await fetch(start.payUrl, { method: 'POST', body: new URLSearchParams({ outcome: 'APPROVE', token }), redirect: 'manual' });
   assert.is(decided.status, 303);
@@ -94,8 +115,14 @@ test('a full guest purchase: sheet → payment → pay page approve → order wi
   assert.is(product.stockQuantity, 3);
   assert.is(product.fulfillmentTypeLocked, true);
 
-  const events = (await svc.services.db.$client.prepare("select type, data from events where resource_id = ?").all(orderId)) as { type: string; data: string }[];
-  assert.equal(events.map((e) => e.type), ['ORDER.PAID']);
+  const events = (await svc.services.db.$client.prepare('select type, data from events where resource_id = ?').all(orderId)) as {
+    type: string;
+    data: string;
+  }[];
+  assert.equal(
+    events.map((e) => e.type),
+    ['ORDER.PAID'],
+  );
   assert.equal(JSON.parse(events[0].data), { orderId, orderNo: order.orderNo, status: 'PAID', testPayment: true });
 
   const payment = ok(await api('GET', `/v1/payments/${start.paymentId}`));
@@ -112,11 +139,21 @@ test('checkout validation: unknown fields, both or neither item source, missing 
   const { productId, optionId } = await createProduct(api, { name: '재고 2', stockQuantity: 2 });
   fails(await guest('POST', '/storefront/v1/checkout', { body: { directItem: { productId, optionId, quantity: 1, price: 10 } } }), 400, 'VALIDATION_FAILED');
   fails(await guest('POST', '/storefront/v1/checkout', { body: {} }), 400, 'VALIDATION_FAILED');
-  fails(await guest('POST', '/storefront/v1/checkout', { body: { cartItemIds: ['x'], directItem: { productId, optionId, quantity: 1 } } }), 400, 'VALIDATION_FAILED');
+  fails(
+    await guest('POST', '/storefront/v1/checkout', { body: { cartItemIds: ['x'], directItem: { productId, optionId, quantity: 1 } } }),
+    400,
+    'VALIDATION_FAILED',
+  );
   fails(await guest('POST', '/storefront/v1/checkout', { body: { directItem: { productId: 'prd_nope', optionId, quantity: 1 } } }), 404, 'PRODUCT_NOT_FOUND');
   fails(await guest('POST', '/storefront/v1/checkout', { body: { directItem: { productId, optionId: 'var_nope', quantity: 1 } } }), 404, 'VARIANT_NOT_FOUND');
   fails(await guest('POST', '/storefront/v1/checkout', { body: { directItem: { productId, optionId, quantity: 3 } } }), 409, 'INSUFFICIENT_STOCK');
-  fails(await guest('POST', '/storefront/v1/checkout', { body: { directItem: { productId, optionId, quantity: 1, stay: { checkIn: '2030-01-01', checkOut: '2030-01-02' } } } }), 400, 'STAY_NOT_APPLICABLE');
+  fails(
+    await guest('POST', '/storefront/v1/checkout', {
+      body: { directItem: { productId, optionId, quantity: 1, stay: { checkIn: '2030-01-01', checkOut: '2030-01-02' } } },
+    }),
+    400,
+    'STAY_NOT_APPLICABLE',
+  );
   ok(await api('POST', '/v1/products/bulk/status', { body: { productIds: [productId], status: 'SUSPENDED' } }));
   fails(await guest('POST', '/storefront/v1/checkout', { body: { directItem: { productId, optionId, quantity: 1 } } }), 404, 'PRODUCT_NOT_FOUND');
 });

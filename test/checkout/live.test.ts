@@ -72,8 +72,18 @@ test('a live purchase: https return only, SDK window page, gateway return confir
   fails(await simulate(guest, start.paymentId, 'APPROVE'), 409, 'PAYMENT_WINDOW_NOT_OPEN');
 
   // The buyer approves in the gateway window; the gateway sends them to our return address with its key.
-  fake.payments.set('tpk_checkout_1', { key: 'tpk_checkout_1', orderId: pgOrderId, amount: start.amounts.totalAmount, status: 'IN_PROGRESS', method: '카드', canceled: 0 });
-  const back = await fetch(`${svc.url}/pay/${start.paymentId}/return?attemptId=${start.attemptId}&paymentKey=tpk_checkout_1&orderId=${pgOrderId}&amount=${start.amounts.totalAmount}`, { redirect: 'manual' });
+  fake.payments.set('tpk_checkout_1', {
+    key: 'tpk_checkout_1',
+    orderId: pgOrderId,
+    amount: start.amounts.totalAmount,
+    status: 'IN_PROGRESS',
+    method: '카드',
+    canceled: 0,
+  });
+  const back = await fetch(
+    `${svc.url}/pay/${start.paymentId}/return?attemptId=${start.attemptId}&paymentKey=tpk_checkout_1&orderId=${pgOrderId}&amount=${start.amounts.totalAmount}`,
+    { redirect: 'manual' },
+  );
   const to = new URL(back.headers.get('location')!);
   assert.equal([back.status, `${to.origin}${to.pathname}`, to.searchParams.get('status')], [303, SHOP_RETURN, 'COMPLETED']);
   const confirm = fake.requests.find((r) => r.path === '/v1/payments/confirm');
@@ -89,14 +99,39 @@ test('a refusal at the live gateway keeps the payment retryable; a second try is
   const sheet = await directSheet(guest, item);
   const start = ok(await startGuestPayment(guest, sheet, { returnUrl: SHOP_RETURN, shippingAddress: ADDRESS, guest: GUEST }), 201);
   const pgOrderId = ok(await api('GET', `/v1/payments/${start.paymentId}`)).attempts[0].pgOrderId;
-  fake.payments.set('tpk_checkout_2', { key: 'tpk_checkout_2', orderId: pgOrderId, amount: start.amounts.totalAmount, status: 'REJECT', method: '카드', canceled: 0 });
-  const refused = new URL((await fetch(`${svc.url}/pay/${start.paymentId}/return?attemptId=${start.attemptId}&paymentKey=tpk_checkout_2`, { redirect: 'manual' })).headers.get('location')!);
+  fake.payments.set('tpk_checkout_2', {
+    key: 'tpk_checkout_2',
+    orderId: pgOrderId,
+    amount: start.amounts.totalAmount,
+    status: 'REJECT',
+    method: '카드',
+    canceled: 0,
+  });
+  const refused = new URL(
+    (await fetch(`${svc.url}/pay/${start.paymentId}/return?attemptId=${start.attemptId}&paymentKey=tpk_checkout_2`, { redirect: 'manual' })).headers.get(
+      'location',
+    )!,
+  );
   assert.equal([refused.searchParams.get('status'), refused.searchParams.get('code')], ['FAILED', 'REJECT_CARD_PAYMENT']);
-  const again = ok(await guest('POST', `/storefront/v1/payments/${start.paymentId}/attempts`, { body: { option: 'pg_one:CARD', returnUrl: SHOP_RETURN } }), 201);
+  const again = ok(
+    await guest('POST', `/storefront/v1/payments/${start.paymentId}/attempts`, { body: { option: 'pg_one:CARD', returnUrl: SHOP_RETURN } }),
+    201,
+  );
   const pgOrderId2 = ok(await api('GET', `/v1/payments/${start.paymentId}`)).attempts[1].pgOrderId;
   assert.is(pgOrderId2, pgOrderId.replace(/-01$/, '-02'));
-  fake.payments.set('tpk_checkout_3', { key: 'tpk_checkout_3', orderId: pgOrderId2, amount: start.amounts.totalAmount, status: 'IN_PROGRESS', method: '카드', canceled: 0 });
-  const done = new URL((await fetch(`${svc.url}/pay/${start.paymentId}/return?attemptId=${again.attemptId}&paymentKey=tpk_checkout_3`, { redirect: 'manual' })).headers.get('location')!);
+  fake.payments.set('tpk_checkout_3', {
+    key: 'tpk_checkout_3',
+    orderId: pgOrderId2,
+    amount: start.amounts.totalAmount,
+    status: 'IN_PROGRESS',
+    method: '카드',
+    canceled: 0,
+  });
+  const done = new URL(
+    (await fetch(`${svc.url}/pay/${start.paymentId}/return?attemptId=${again.attemptId}&paymentKey=tpk_checkout_3`, { redirect: 'manual' })).headers.get(
+      'location',
+    )!,
+  );
   assert.is(done.searchParams.get('status'), 'COMPLETED');
 });
 
@@ -104,19 +139,46 @@ test('two live windows both approved: the order stands, the second is canceled, 
   const sheet = await directSheet(guest, item);
   const first = ok(await startGuestPayment(guest, sheet, { returnUrl: SHOP_RETURN, shippingAddress: ADDRESS, guest: GUEST }), 201);
   // The buyer opens a second window; pg_one has no API to close the first, so both stay approvable.
-  const second = ok(await guest('POST', `/storefront/v1/payments/${first.paymentId}/attempts`, { body: { option: 'pg_one:CARD', returnUrl: SHOP_RETURN } }), 201);
+  const second = ok(
+    await guest('POST', `/storefront/v1/payments/${first.paymentId}/attempts`, { body: { option: 'pg_one:CARD', returnUrl: SHOP_RETURN } }),
+    201,
+  );
   const [a1, a2] = ok(await api('GET', `/v1/payments/${first.paymentId}`)).attempts;
   assert.equal([a1.status, a2.status], ['READY', 'READY']);
-  fake.payments.set('tpk_two_1', { key: 'tpk_two_1', orderId: a1.pgOrderId, amount: first.amounts.totalAmount, status: 'IN_PROGRESS', method: '카드', canceled: 0 });
-  fake.payments.set('tpk_two_2', { key: 'tpk_two_2', orderId: a2.pgOrderId, amount: first.amounts.totalAmount, status: 'IN_PROGRESS', method: '카드', canceled: 0 });
-  const one = new URL((await fetch(`${svc.url}/pay/${first.paymentId}/return?attemptId=${first.attemptId}&paymentKey=tpk_two_1`, { redirect: 'manual' })).headers.get('location')!);
+  fake.payments.set('tpk_two_1', {
+    key: 'tpk_two_1',
+    orderId: a1.pgOrderId,
+    amount: first.amounts.totalAmount,
+    status: 'IN_PROGRESS',
+    method: '카드',
+    canceled: 0,
+  });
+  fake.payments.set('tpk_two_2', {
+    key: 'tpk_two_2',
+    orderId: a2.pgOrderId,
+    amount: first.amounts.totalAmount,
+    status: 'IN_PROGRESS',
+    method: '카드',
+    canceled: 0,
+  });
+  const one = new URL(
+    (await fetch(`${svc.url}/pay/${first.paymentId}/return?attemptId=${first.attemptId}&paymentKey=tpk_two_1`, { redirect: 'manual' })).headers.get(
+      'location',
+    )!,
+  );
   assert.is(one.searchParams.get('status'), 'COMPLETED');
   await fetch(`${svc.url}/pay/${first.paymentId}/return?attemptId=${second.attemptId}&paymentKey=tpk_two_2`, { redirect: 'manual' });
 
   const record = ok(await api('GET', `/v1/payments/${first.paymentId}`));
-  assert.is(record.status, 'APPROVED', 'the duplicate approval\'s cancel does not touch the payment');
-  assert.equal(record.attempts.map((a: any) => a.status), ['APPROVED', 'AUTO_CANCELED']);
-  assert.equal(record.refunds.map((r: any) => [r.attemptId, r.reason, r.status, r.amount]), [[second.attemptId, 'DUPLICATE_APPROVAL', 'COMPLETED', first.amounts.totalAmount]]);
+  assert.is(record.status, 'APPROVED', "the duplicate approval's cancel does not touch the payment");
+  assert.equal(
+    record.attempts.map((a: any) => a.status),
+    ['APPROVED', 'AUTO_CANCELED'],
+  );
+  assert.equal(
+    record.refunds.map((r: any) => [r.attemptId, r.reason, r.status, r.amount]),
+    [[second.attemptId, 'DUPLICATE_APPROVAL', 'COMPLETED', first.amounts.totalAmount]],
+  );
   assert.is(fake.payments.get('tpk_two_2')!.canceled, first.amounts.totalAmount, 'the second approval was given back at the gateway');
   const listed = ok(await api('GET', '/v1/payments', { query: { keyword: first.paymentId } })).contents[0];
   assert.is(listed.status, 'APPROVED');
@@ -128,8 +190,19 @@ test('a seller cancel of a live order refunds through the gateway: a partial can
   const sheet = await directSheet(guest, { ...item, quantity: 2 });
   const start = ok(await startGuestPayment(guest, sheet, { returnUrl: SHOP_RETURN, shippingAddress: ADDRESS, guest: GUEST }), 201);
   const pgOrderId = ok(await api('GET', `/v1/payments/${start.paymentId}`)).attempts[0].pgOrderId;
-  fake.payments.set('tpk_cancel_1', { key: 'tpk_cancel_1', orderId: pgOrderId, amount: start.amounts.totalAmount, status: 'IN_PROGRESS', method: '카드', canceled: 0 });
-  const done = new URL((await fetch(`${svc.url}/pay/${start.paymentId}/return?attemptId=${start.attemptId}&paymentKey=tpk_cancel_1`, { redirect: 'manual' })).headers.get('location')!);
+  fake.payments.set('tpk_cancel_1', {
+    key: 'tpk_cancel_1',
+    orderId: pgOrderId,
+    amount: start.amounts.totalAmount,
+    status: 'IN_PROGRESS',
+    method: '카드',
+    canceled: 0,
+  });
+  const done = new URL(
+    (await fetch(`${svc.url}/pay/${start.paymentId}/return?attemptId=${start.attemptId}&paymentKey=tpk_cancel_1`, { redirect: 'manual' })).headers.get(
+      'location',
+    )!,
+  );
   const order = ok(await api('GET', `/v1/orders/${done.searchParams.get('orderId')}`));
   const id = order.items[0].orderItemId;
   const first = ok(await api('POST', `/v1/order-items/${id}/cancel`, { body: { quantity: 1, reason: 'OUT_OF_STOCK' } }));
@@ -139,11 +212,14 @@ test('a seller cancel of a live order refunds through the gateway: a partial can
   assert.is(rest.amounts.cashRefundAmount, start.amounts.totalAmount - 15000);
   assert.equal([fake.payments.get('tpk_cancel_1')!.canceled, fake.payments.get('tpk_cancel_1')!.status], [start.amounts.totalAmount, 'CANCELED']);
   const cancels = fake.requests.filter((r) => r.path === '/v1/payments/tpk_cancel_1/cancel');
-  assert.equal(cancels.map((r) => r.body.cancelAmount), [15000, start.amounts.totalAmount - 15000]);
+  assert.equal(
+    cancels.map((r) => r.body.cancelAmount),
+    [15000, start.amounts.totalAmount - 15000],
+  );
   assert.is(ok(await api('GET', `/v1/payments/${start.paymentId}`)).status, 'CANCELED');
 });
 
-test('a hosted-site preview cannot be a live payment\'s return address (RETURN_URL_NOT_ALLOWED)', async () => {
+test("a hosted-site preview cannot be a live payment's return address (RETURN_URL_NOT_ALLOWED)", async () => {
   ok(await api('POST', '/v1/storefront/site', { body: { templateId: 'basic', slug: 'live-shop' } }), 201);
   const sheet = await directSheet(guest, item);
   const refused = await startGuestPayment(guest, sheet, { returnUrl: `${siteUrlOf(svc, 'live-shop')}_preview/checkout/done` });

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAccessToken, login, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { GUEST, RETURN_URL, buyerApi, connectSandbox, createProduct, directSheet, fails, ok, simulate, startGuestPayment } from '../helpers/checkout.js';
+import { RETURN_URL, buyerApi, connectSandbox, createProduct, directSheet, fails, ok, simulate, startGuestPayment } from '../helpers/checkout.js';
 
 let svc: TestService;
 let api: Api;
@@ -34,7 +34,10 @@ test('refusal keeps the payment retryable; a new attempt on the other gateway ap
   const { start } = await newPayment();
   assert.equal(await storefrontResult(start.paymentId), { status: 'PROCESSING', paymentId: start.paymentId });
   const refused = ok(await simulate(guest, start.paymentId, 'REFUSE'));
-  assert.equal([refused.result, refused.status, refused.lastFailure.code, refused.storefrontResult.status], ['FAILED', 'OPEN', 'REJECT_CARD_PAYMENT', 'FAILED']);
+  assert.equal(
+    [refused.result, refused.status, refused.lastFailure.code, refused.storefrontResult.status],
+    ['FAILED', 'OPEN', 'REJECT_CARD_PAYMENT', 'FAILED'],
+  );
   assert.equal(await storefrontResult(start.paymentId), refused.storefrontResult);
   const second = ok(await attempt(start.paymentId, { option: 'pg_two:CARD' }), 201);
   assert.is(second.option.pg, 'pg_two');
@@ -49,9 +52,14 @@ test('refusal keeps the payment retryable; a new attempt on the other gateway ap
   const order = ok(await api('GET', `/v1/orders/${done.orderId}`));
   assert.equal([order.payment.method, order.payment.approvedMethod, order.payment.pg], ['CARD', 'EASY_PAY', 'pg_one']);
   const record = ok(await api('GET', `/v1/payments/${start.paymentId}`));
-  assert.equal(record.attempts.map((a: any) => [a.pgOrderId, a.status]), [
-    [`${order.orderNo}-01`, 'REFUSED'], [`${order.orderNo}-02`, 'CANCELED'], [`${order.orderNo}-03`, 'APPROVED'],
-  ]);
+  assert.equal(
+    record.attempts.map((a: any) => [a.pgOrderId, a.status]),
+    [
+      [`${order.orderNo}-01`, 'REFUSED'],
+      [`${order.orderNo}-02`, 'CANCELED'],
+      [`${order.orderNo}-03`, 'APPROVED'],
+    ],
+  );
   assert.equal([record.pgOrderId, record.provider, record.method, record.status], [`${order.orderNo}-03`, 'pg_one', 'EASY_PAY', 'APPROVED']);
   assert.is(third.attemptId, record.attempts[2].attemptId);
   fails(await attempt(start.paymentId, { option: 'pg_one:CARD' }), 409, 'PAYMENT_IN_PROGRESS');
@@ -59,7 +67,9 @@ test('refusal keeps the payment retryable; a new attempt on the other gateway ap
 
 test('gateway return address: a failure code ends the attempt, a success is confirmed into the order', async () => {
   const closed = (await newPayment()).start;
-  const back = await fetch(`${svc.url}/pay/${closed.paymentId}/return?attemptId=${closed.attemptId}&code=PAY_PROCESS_CANCELED&message=closed&orderId=x`, { redirect: 'manual' });
+  const back = await fetch(`${svc.url}/pay/${closed.paymentId}/return?attemptId=${closed.attemptId}&code=PAY_PROCESS_CANCELED&message=closed&orderId=x`, {
+    redirect: 'manual',
+  });
   assert.is(back.status, 303);
   assert.is(new URL(back.headers.get('location')!).searchParams.get('status'), 'CANCELED');
   const { start } = await newPayment();
@@ -79,7 +89,13 @@ test('a new window closes the older open one at the gateway (sandbox gateways al
   const { start } = await newPayment();
   const second = ok(await attempt(start.paymentId, { option: 'pg_two:CARD' }), 201);
   const record = ok(await api('GET', `/v1/payments/${start.paymentId}`));
-  assert.equal(record.attempts.map((a: any) => [a.status, a.failure?.code ?? null]), [['CANCELED', 'WINDOW_SUPERSEDED'], ['READY', null]]);
+  assert.equal(
+    record.attempts.map((a: any) => [a.status, a.failure?.code ?? null]),
+    [
+      ['CANCELED', 'WINDOW_SUPERSEDED'],
+      ['READY', null],
+    ],
+  );
   // The old window is closed at the gateway itself: its return is refused there, the new one approves.
   const old = await fetch(`${svc.url}/pay/${start.paymentId}/return?attemptId=${start.attemptId}`, { redirect: 'manual' });
   assert.is.not(new URL(old.headers.get('location') ?? `${RETURN_URL}?status=none`).searchParams.get('status'), 'COMPLETED');
@@ -144,7 +160,10 @@ test('a second approval for one sheet is canceled automatically and refunded', a
   assert.equal([second.result, second.lastFailure.code, second.orderId], ['FAILED', 'DUPLICATE_APPROVAL', null]);
   const record = ok(await api('GET', `/v1/payments/${two.paymentId}`));
   assert.is(record.status, 'CANCELED');
-  assert.equal(record.refunds.map((r: any) => [r.amount, r.status, r.reason]), [[23000, 'COMPLETED', 'DUPLICATE_APPROVAL']]);
+  assert.equal(
+    record.refunds.map((r: any) => [r.amount, r.status, r.reason]),
+    [[23000, 'COMPLETED', 'DUPLICATE_APPROVAL']],
+  );
   assert.is(record.attempts[0].status, 'AUTO_CANCELED');
   const orders = ok(await api('GET', '/v1/orders', { query: { keyword: sheet.items[0].name, size: 100 } }));
   assert.is(orders.contents.filter((o: any) => o.payment.paymentId === two.paymentId).length, 0);
@@ -155,7 +174,10 @@ test('an amount differing from the gateway is canceled automatically; a refused 
   const res = ok(await svc.api('POST', `/_dev/v1/payments/${start.paymentId}/simulate`, { body: { outcome: 'APPROVE', amount: 100 } }));
   assert.equal([res.result, res.lastFailure.code], ['FAILED', 'AMOUNT_MISMATCH']);
   const record = ok(await api('GET', `/v1/payments/${start.paymentId}`));
-  assert.equal(record.refunds.map((r: any) => [r.amount, r.status]), [[100, 'COMPLETED']]);
+  assert.equal(
+    record.refunds.map((r: any) => [r.amount, r.status]),
+    [[100, 'COMPLETED']],
+  );
   fails(await attempt(start.paymentId, { option: 'pg_one:CARD' }), 409, 'PAYMENT_ENDED');
 });
 
@@ -177,7 +199,10 @@ test('cash receipts: identity rules, resident numbers refused, methods, issue af
   const start = (cashReceipt: unknown, option = 'pg_one:BANK_TRANSFER') => startGuestPayment(guest, sheet, { option, cashReceipt });
   const resident = await start({ type: 'INCOME_DEDUCTION', identityNumber: '900101-1234567' });
   fails(resident, 400, 'VALIDATION_FAILED');
-  assert.equal(resident.body.error.fieldErrors.map((f: any) => [f.field, f.code]), [['cashReceipt.identityNumber', 'RESIDENT_NUMBER_NOT_ALLOWED']]);
+  assert.equal(
+    resident.body.error.fieldErrors.map((f: any) => [f.field, f.code]),
+    [['cashReceipt.identityNumber', 'RESIDENT_NUMBER_NOT_ALLOWED']],
+  );
   const wrong = await start({ type: 'EXPENSE_PROOF', identityNumber: '010-1234-5678' });
   assert.is(wrong.body.error.fieldErrors[0].code, 'INVALID_IDENTITY_NUMBER');
   fails(await start({ type: 'INCOME_DEDUCTION', identityNumber: '010-1234-5678' }, 'pg_one:CARD'), 400, 'CASH_RECEIPT_NOT_AVAILABLE');
@@ -198,7 +223,10 @@ test('cash receipts: identity rules, resident numbers refused, methods, issue af
   assert.is(ok(await api('GET', `/v1/orders/${done.orderId}`)).payment.cashReceipt.status, 'ISSUED');
   // Asked with easy pay, which ended as easy pay: not applicable.
   const easySheet = await directSheet(guest, item);
-  const easy = ok(await startGuestPayment(guest, easySheet, { option: 'pg_one:EASY_PAY', cashReceipt: { type: 'EXPENSE_PROOF', identityNumber: '1234567890' } }), 201);
+  const easy = ok(
+    await startGuestPayment(guest, easySheet, { option: 'pg_one:EASY_PAY', cashReceipt: { type: 'EXPENSE_PROOF', identityNumber: '1234567890' } }),
+    201,
+  );
   const paid = ok(await simulate(guest, easy.paymentId, 'APPROVE'));
   assert.is(ok(await api('GET', `/v1/orders/${paid.orderId}`)).payment.cashReceipt.status, 'NOT_APPLICABLE');
   const access = await createAccessToken(svc, await login(svc), { scopes: ['order:rw'] });
@@ -225,7 +253,10 @@ test('expiries: payment 10 minutes (PAYMENT_EXPIRED), sheet 30 minutes (CHECKOUT
   await sandboxDecide(svc.services, key.k, 'APPROVE');
   const late = await fetch(`${svc.url}/pay/${open.paymentId}/return?attemptId=${open.attemptId}`, { redirect: 'manual' });
   assert.is(new URL(late.headers.get('location')!).searchParams.get('code'), 'PAYMENT_EXPIRED');
-  assert.equal(ok(await svc.api('GET', `/v1/payments/${open.paymentId}`, { token: await login(svc) })).refunds.map((r: any) => r.reason), ['PAYMENT_EXPIRED']);
+  assert.equal(
+    ok(await svc.api('GET', `/v1/payments/${open.paymentId}`, { token: await login(svc) })).refunds.map((r: any) => r.reason),
+    ['PAYMENT_EXPIRED'],
+  );
   await svc.advance(10 * 60);
   fails(await guest('GET', `/storefront/v1/checkout/${sheet.checkoutId}`), 409, 'CHECKOUT_EXPIRED');
   fails(await startGuestPayment(guest, sheet), 409, 'CHECKOUT_EXPIRED');

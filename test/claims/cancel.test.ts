@@ -25,7 +25,11 @@ test.before(async () => {
   await connectSandbox(api);
   receiver = await startReceiver();
   ok(await api('POST', '/v1/webhooks', { body: { url: receiver.url, eventTypes: ['ORDER.CANCELED'] } }), 201);
-  ok(await api('PUT', '/v1/point-policy', { body: { earnEnabled: false, defaultEarnRateBp: 100, validityDays: 365, useEnabled: true, minUseAmount: 0, maxUseRateBp: 10000 } }));
+  ok(
+    await api('PUT', '/v1/point-policy', {
+      body: { earnEnabled: false, defaultEarnRateBp: 100, validityDays: 365, useEnabled: true, minUseAmount: 0, maxUseRateBp: 10000 },
+    }),
+  );
 });
 test.after(async () => {
   await receiver.close();
@@ -34,7 +38,10 @@ test.after(async () => {
 
 async function canceledEvents(orderId: string, n: number) {
   for (let i = 0; i < 200; i++) {
-    const mine = receiver.received.map((r) => JSON.parse(r.body)).filter((b) => b.data.orderId === orderId).sort((a, b) => a.sequence - b.sequence);
+    const mine = receiver.received
+      .map((r) => JSON.parse(r.body))
+      .filter((b) => b.data.orderId === orderId)
+      .sort((a, b) => a.sequence - b.sequence);
     if (mine.length >= n) return mine;
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -48,14 +55,22 @@ async function placeOrder() {
   const plate = await createProduct(api, { name: '접시', salePrice: 20000, stockQuantity: 10 });
   const coupon = ok(await api('POST', '/v1/coupons', { body: { name: '5천원', issueType: 'MANUAL', benefit: { method: 'AMOUNT', value: 5000 } } }), 201);
   const code = ok(await api('POST', `/v1/coupons/${coupon.couponId}/grants`, { body: { customerIds: [m.customerId] } })).granted[0].couponItem.code;
-  ok(await api('POST', `/v1/customers/${m.customerId}/points`, { body: { amount: 10000, reason: '테스트', expiresAt: new Date(svc.services.clock.now() + 30 * 86_400_000).toISOString() } }), 201);
+  ok(
+    await api('POST', `/v1/customers/${m.customerId}/points`, {
+      body: { amount: 10000, reason: '테스트', expiresAt: new Date(svc.services.clock.now() + 30 * 86_400_000).toISOString() },
+    }),
+    201,
+  );
   ok(await m.buyer('POST', '/storefront/v1/cart/items', { body: { productId: mug.productId, optionId: mug.optionId, quantity: 3 } }), 201);
   ok(await m.buyer('POST', '/storefront/v1/cart/items', { body: { productId: plate.productId, optionId: plate.optionId, quantity: 1 } }), 201);
   const lines = ok(await m.buyer('GET', '/storefront/v1/cart')).items.map((l: any) => l.cartItemId);
   const sheet = ok(await m.buyer('POST', '/storefront/v1/checkout', { body: { cartItemIds: lines } }), 201);
-  const start = ok(await m.buyer('POST', `/storefront/v1/checkout/${sheet.checkoutId}/payment`, {
-    body: { option: 'pg_one:CARD', returnUrl: RETURN_URL, shippingAddress: ADDRESS, coupons: [{ code }], pointAmount: 4000 },
-  }), 201);
+  const start = ok(
+    await m.buyer('POST', `/storefront/v1/checkout/${sheet.checkoutId}/payment`, {
+      body: { option: 'pg_one:CARD', returnUrl: RETURN_URL, shippingAddress: ADDRESS, coupons: [{ code }], pointAmount: 4000 },
+    }),
+    201,
+  );
   const done = ok(await simulate(m.buyer, start.paymentId, 'APPROVE'));
   const order = ok(await api('GET', `/v1/orders/${done.orderId}`));
   const [mugItem, plateItem] = order.items;
@@ -69,23 +84,52 @@ test('partial then full cancel: preview = answer = event = refund = gateway; sto
   const o = await placeOrder();
   // Paid: 30,000 + 20,000 + 3,000 shipping − 5,000 coupon − 4,000 points = 44,000 by card.
   assert.equal([o.order.amounts.totalAmount, o.order.payment.amount], [44000, 44000]);
-  assert.equal(o.order.items.map((i: any) => [i.quantity, i.couponDiscountAmount]), [[3, 3000], [1, 2000]]);
+  assert.equal(
+    o.order.items.map((i: any) => [i.quantity, i.couponDiscountAmount]),
+    [
+      [3, 3000],
+      [1, 2000],
+    ],
+  );
   assert.is(await balanceOf(o.m.customerId), 6000);
 
   const preview = ok(await api('GET', `/v1/order-items/${o.mugItem.orderItemId}/cancel-preview`, { query: { quantity: 1 } }));
   // One mug: 10,000 less its third of the mug's 3,000 coupon share; points first (4,000), the rest by card.
-  assert.equal(preview, { quantity: 1, refundAmount: 9000, itemRefundAmount: 9000, deliveryFeeRefundAmount: 0, deliveryFeeChargeAmount: 0, pointRefundAmount: 4000, cashRefundAmount: 5000 });
-  const first = ok(await api('POST', `/v1/order-items/${o.mugItem.orderItemId}/cancel`, { body: { quantity: 1, reason: 'OUT_OF_STOCK', detail: '재고 착오' } }));
+  assert.equal(preview, {
+    quantity: 1,
+    refundAmount: 9000,
+    itemRefundAmount: 9000,
+    deliveryFeeRefundAmount: 0,
+    deliveryFeeChargeAmount: 0,
+    pointRefundAmount: 4000,
+    cashRefundAmount: 5000,
+  });
+  const first = ok(
+    await api('POST', `/v1/order-items/${o.mugItem.orderItemId}/cancel`, { body: { quantity: 1, reason: 'OUT_OF_STOCK', detail: '재고 착오' } }),
+  );
   assert.equal([first.amounts, first.itemStatus, first.canceledQuantity, first.orderStatus, first.refundStatus], [preview, 'PAID', 1, 'PAID', 'COMPLETED']);
   const [event] = await canceledEvents(o.order.orderId, 1);
   assert.equal(event.data, {
-    orderId: o.order.orderId, orderNo: o.order.orderNo, orderItemId: o.mugItem.orderItemId, status: 'PAID', itemStatus: 'PAID', reason: 'OUT_OF_STOCK',
-    quantity: 1, canceledQuantity: 1, refundAmount: 9000, deliveryFeeRefundAmount: 0, deliveryFeeChargeAmount: 0, testPayment: true,
+    orderId: o.order.orderId,
+    orderNo: o.order.orderNo,
+    orderItemId: o.mugItem.orderItemId,
+    status: 'PAID',
+    itemStatus: 'PAID',
+    reason: 'OUT_OF_STOCK',
+    quantity: 1,
+    canceledQuantity: 1,
+    refundAmount: 9000,
+    deliveryFeeRefundAmount: 0,
+    deliveryFeeChargeAmount: 0,
+    testPayment: true,
   });
   assert.is(await stockOf(o.mug.productId), 8);
   assert.is(await balanceOf(o.m.customerId), 10000);
   const partly = ok(await api('GET', `/v1/payments/${o.paymentId}`));
-  assert.equal([partly.status, partly.refunds.map((r: any) => [r.amount, r.pointRefundAmount, r.status, r.orderItemIds])], ['PARTIALLY_REFUNDED', [[5000, 4000, 'COMPLETED', [o.mugItem.orderItemId]]]]);
+  assert.equal(
+    [partly.status, partly.refunds.map((r: any) => [r.amount, r.pointRefundAmount, r.status, r.orderItemIds])],
+    ['PARTIALLY_REFUNDED', [[5000, 4000, 'COMPLETED', [o.mugItem.orderItemId]]]],
+  );
 
   fails(await api('POST', `/v1/order-items/${o.mugItem.orderItemId}/cancel`, { body: { quantity: 3, reason: 'ETC' } }), 400, 'VALIDATION_FAILED');
   fails(await api('POST', `/v1/order-items/${o.mugItem.orderItemId}/cancel`, { body: { quantity: 1, reason: 'WHATEVER' } }), 400, 'VALIDATION_FAILED');
@@ -95,14 +139,27 @@ test('partial then full cancel: preview = answer = event = refund = gateway; sto
   // The plate is the group's last item: its 18,000 and the 3,000 shipping come back.
   assert.equal([plate.amounts.refundAmount, plate.amounts.deliveryFeeRefundAmount, plate.itemStatus, plate.orderStatus], [21000, 3000, 'CANCELED', 'CANCELED']);
   const events = await canceledEvents(o.order.orderId, 3);
-  assert.equal(events.map((e) => [e.data.itemStatus, e.data.status, e.data.refundAmount]), [['PAID', 'PAID', 9000], ['CANCELED', 'PAID', 18000], ['CANCELED', 'CANCELED', 21000]]);
+  assert.equal(
+    events.map((e) => [e.data.itemStatus, e.data.status, e.data.refundAmount]),
+    [
+      ['PAID', 'PAID', 9000],
+      ['CANCELED', 'PAID', 18000],
+      ['CANCELED', 'CANCELED', 21000],
+    ],
+  );
 
   const payment = ok(await api('GET', `/v1/payments/${o.paymentId}`));
   assert.is(payment.status, 'CANCELED');
-  assert.is(payment.refunds.reduce((n: number, r: any) => n + r.amount, 0), 44000);
+  assert.is(
+    payment.refunds.reduce((n: number, r: any) => n + r.amount, 0),
+    44000,
+  );
   const attempt = payment.attempts.find((a: any) => a.status === 'APPROVED');
   const gateway = await gatewayFor(svc.services, svc.storeId, 'pg_one');
-  const view = await gateway.lookup({ pgPaymentKey: (await svc.services.db.$client.prepare('select pg_payment_key from payment_attempts where id = ?').pluck().get(attempt.attemptId)) as string, pgOrderId: attempt.pgOrderId });
+  const view = await gateway.lookup({
+    pgPaymentKey: (await svc.services.db.$client.prepare('select pg_payment_key from payment_attempts where id = ?').pluck().get(attempt.attemptId)) as string,
+    pgOrderId: attempt.pgOrderId,
+  });
   assert.equal([view.status, view.canceledAmount], ['CANCELED', 44000]);
   assert.equal([await stockOf(o.mug.productId), await stockOf(o.plate.productId)], [10, 10]);
   const order = ok(await api('GET', `/v1/orders/${o.order.orderId}`));
@@ -126,7 +183,9 @@ test('refusals after dispatch; agents wait for approval with the amounts in the 
   fails(await api('GET', `/v1/order-items/${o.plateItem.orderItemId}/cancel-preview`, { query: { quantity: 1 } }), 409, 'INVALID_STATUS');
 
   const agent = apiClient(svc.url, { token: await createAccessToken(svc, await login(svc), { scopes: ['order:rw'], agent: true }), storeId: svc.storeId });
-  const dry = ok(await agent('POST', `/v1/order-items/${o.mugItem.orderItemId}/cancel`, { body: { quantity: 1, reason: 'ETC' }, headers: { 'x-svc-dry-run': '1' } }));
+  const dry = ok(
+    await agent('POST', `/v1/order-items/${o.mugItem.orderItemId}/cancel`, { body: { quantity: 1, reason: 'ETC' }, headers: { 'x-svc-dry-run': '1' } }),
+  );
   assert.equal([dry.decision, dry.preview.facts.amounts.refundAmount], ['APPROVAL_REQUIRED', 9000]);
   const pending = await agent('POST', `/v1/order-items/${o.mugItem.orderItemId}/cancel`, { body: { quantity: 1, reason: 'ETC' } });
   assert.equal([pending.status, pending.body.meta.code], [202, 'APPROVAL_REQUIRED']);
@@ -141,7 +200,11 @@ test('refusals after dispatch; agents wait for approval with the amounts in the 
 
 test('a refund the gateway holds (REFUND_HELD) waits with its reason and heldRefundAmount; process retries it once', async () => {
   const o = await placeOrder();
-  const held = await fetch(`${svc.url}/_dev/v1/payments/${o.paymentId}/simulate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outcome: 'REFUND_HELD' }) });
+  const held = await fetch(`${svc.url}/_dev/v1/payments/${o.paymentId}/simulate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ outcome: 'REFUND_HELD' }),
+  });
   assert.is(held.status, 200);
   const canceled = ok(await api('POST', `/v1/order-items/${o.plateItem.orderItemId}/cancel`, { body: { quantity: 1, reason: 'OUT_OF_STOCK' } }));
   assert.equal([canceled.refundStatus, canceled.amounts.cashRefundAmount], ['HELD', 14000]);
@@ -158,7 +221,11 @@ test('a refund the gateway holds (REFUND_HELD) waits with its reason and heldRef
 
 test('a refund left PROCESSING goes to the gateway once, however many refunds jobs take it up at the same moment', async () => {
   const o = await placeOrder();
-  await fetch(`${svc.url}/_dev/v1/payments/${o.paymentId}/simulate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outcome: 'REFUND_HELD' }) });
+  await fetch(`${svc.url}/_dev/v1/payments/${o.paymentId}/simulate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ outcome: 'REFUND_HELD' }),
+  });
   const canceled = ok(await api('POST', `/v1/order-items/${o.plateItem.orderItemId}/cancel`, { body: { quantity: 1, reason: 'OUT_OF_STOCK' } }));
   // A `process` whose service stopped between taking the refund out of HELD and calling the gateway.
   await svc.services.db.update(paymentRefunds).set({ status: 'PROCESSING' }).where(eq(paymentRefunds.id, canceled.refundId)).run();
@@ -167,10 +234,16 @@ test('a refund left PROCESSING goes to the gateway once, however many refunds jo
   const handled = await Promise.all([retryRefunds(svc.services, later), retryRefunds(svc.services, later)]);
   assert.equal(handled.sort(), [0, 1]);
   const payment = ok(await api('GET', `/v1/payments/${o.paymentId}`));
-  assert.equal(payment.refunds.map((r: any) => [r.status, r.amount]), [['COMPLETED', 14000]]);
+  assert.equal(
+    payment.refunds.map((r: any) => [r.status, r.amount]),
+    [['COMPLETED', 14000]],
+  );
   const attempt = payment.attempts.find((a: any) => a.status === 'APPROVED');
-  const view = await (await gatewayFor(svc.services, svc.storeId, 'pg_one')).lookup({
-    pgPaymentKey: (await svc.services.db.$client.prepare('select pg_payment_key from payment_attempts where id = ?').pluck().get(attempt.attemptId)) as string, pgOrderId: attempt.pgOrderId,
+  const view = await (
+    await gatewayFor(svc.services, svc.storeId, 'pg_one')
+  ).lookup({
+    pgPaymentKey: (await svc.services.db.$client.prepare('select pg_payment_key from payment_attempts where id = ?').pluck().get(attempt.attemptId)) as string,
+    pgOrderId: attempt.pgOrderId,
   });
   assert.is(view.canceledAmount, 14000, 'the gateway canceled the money once');
 });
@@ -178,8 +251,14 @@ test('a refund left PROCESSING goes to the gateway once, however many refunds jo
 test('cash receipts follow refunds: issued for the payment, reissued for the remainder after a partial cancel, canceled with the last', async () => {
   const guest = buyerApi(svc, svc.storeId);
   const p = await createProduct(api, { name: '현금영수증 상품', salePrice: 10000, stockQuantity: 10 });
-  const sheet = ok(await guest('POST', '/storefront/v1/checkout', { body: { directItem: { productId: p.productId, optionId: p.optionId, quantity: 2 } } }), 201);
-  const start = ok(await startGuestPayment(guest, sheet, { option: 'pg_one:BANK_TRANSFER', cashReceipt: { type: 'INCOME_DEDUCTION', identityNumber: '010-5555-6666' } }), 201);
+  const sheet = ok(
+    await guest('POST', '/storefront/v1/checkout', { body: { directItem: { productId: p.productId, optionId: p.optionId, quantity: 2 } } }),
+    201,
+  );
+  const start = ok(
+    await startGuestPayment(guest, sheet, { option: 'pg_one:BANK_TRANSFER', cashReceipt: { type: 'INCOME_DEDUCTION', identityNumber: '010-5555-6666' } }),
+    201,
+  );
   const done = ok(await simulate(guest, start.paymentId, 'APPROVE'));
   const receipt = async () => ok(await api('GET', `/v1/orders/${done.orderId}`)).payment.cashReceipt;
   ok(await api('POST', '/_dev/v1/jobs/run'));

@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { fails, ok } from '../helpers/assert.js';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { buyerApi, connectSandbox, createProduct, GUEST } from '../helpers/checkout.js';
-import { longLivedApi, member, pay, sheetOf, signIn, simulate } from '../helpers/members.js';
+import { longLivedApi, member, pay, signIn, simulate } from '../helpers/members.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 
 let svc: TestService;
@@ -21,7 +21,12 @@ test.before(async () => {
   await connectSandbox(svc.api);
   api = await longLivedApi(svc);
   receiver = await startReceiver();
-  ok(await svc.api('POST', '/v1/webhooks', { body: { url: receiver.url, eventTypes: ['CLAIM.CANCEL_REQUESTED', 'CLAIM.RETURN_REQUESTED', 'CLAIM.EXCHANGE_REQUESTED', 'CLAIM.COMPLETED'] } }), 201);
+  ok(
+    await svc.api('POST', '/v1/webhooks', {
+      body: { url: receiver.url, eventTypes: ['CLAIM.CANCEL_REQUESTED', 'CLAIM.RETURN_REQUESTED', 'CLAIM.EXCHANGE_REQUESTED', 'CLAIM.COMPLETED'] },
+    }),
+    201,
+  );
 });
 test.after(async () => {
   await receiver.close();
@@ -30,7 +35,10 @@ test.after(async () => {
 
 async function claimEvents(claimId: string, n: number) {
   for (let i = 0; i < 200; i++) {
-    const mine = receiver.received.map((r) => JSON.parse(r.body)).filter((b) => b.data.claimId === claimId).sort((a, b) => a.sequence - b.sequence);
+    const mine = receiver.received
+      .map((r) => JSON.parse(r.body))
+      .filter((b) => b.data.claimId === claimId)
+      .sort((a, b) => a.sequence - b.sequence);
     if (mine.length >= n) return mine;
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -40,7 +48,20 @@ async function claimEvents(claimId: string, n: number) {
 /** A member's paid order of `quantity` units of a 10,000 product with two options (3,000 shipping). */
 async function bought(label: string, quantity = 1) {
   const m = await member(svc, api, label);
-  const product = ok(await api('POST', '/v1/products', { body: { name: `${label} 셔츠`, salePrice: 10000, options: [{ name: '사이즈', values: ['S', 'M'] }], variants: [{ optionValues: ['S'], stockQuantity: 10 }, { optionValues: ['M'], stockQuantity: 10 }] } }), 201);
+  const product = ok(
+    await api('POST', '/v1/products', {
+      body: {
+        name: `${label} 셔츠`,
+        salePrice: 10000,
+        options: [{ name: '사이즈', values: ['S', 'M'] }],
+        variants: [
+          { optionValues: ['S'], stockQuantity: 10 },
+          { optionValues: ['M'], stockQuantity: 10 },
+        ],
+      },
+    }),
+    201,
+  );
   const [small, medium] = product.variants;
   ok(await m.buyer('POST', '/storefront/v1/cart/items', { body: { productId: product.productId, optionId: small.variantId, quantity } }), 201);
   const lines = ok(await m.buyer('GET', '/storefront/v1/cart')).items.map((l: any) => l.cartItemId);
@@ -49,8 +70,10 @@ async function bought(label: string, quantity = 1) {
   const order = ok(await api('GET', `/v1/orders/${done.orderId}`));
   return { ...m, order, item: order.items[0], product, small, medium };
 }
-const claim = (buyer: Api, orderItemId: string, body: Record<string, unknown>) => buyer('POST', `/storefront/v1/me/order-items/${orderItemId}/claims`, { body });
-const variantStock = async (productId: string, variantId: string) => ok(await api('GET', `/v1/products/${productId}`)).variants.find((v: any) => v.variantId === variantId).stockQuantity;
+const claim = (buyer: Api, orderItemId: string, body: Record<string, unknown>) =>
+  buyer('POST', `/storefront/v1/me/order-items/${orderItemId}/claims`, { body });
+const variantStock = async (productId: string, variantId: string) =>
+  ok(await api('GET', `/v1/products/${productId}`)).variants.find((v: any) => v.variantId === variantId).stockQuantity;
 const toDelivered = async (id: string) => {
   ok(await api('POST', `/v1/order-items/${id}/confirm`));
   ok(await api('POST', `/v1/order-items/${id}/dispatch`, { body: { carrier: 'CJ대한통운', trackingNo: '9' } }));
@@ -59,13 +82,46 @@ const toDelivered = async (id: string) => {
 
 test('cancel: IMMEDIATE while PAID completes at once; REQUEST once CONFIRMED waits, approval with a deduction runs once; NONE after dispatch', async () => {
   const a = await bought('immediate', 2);
-  const preview = ok(await a.buyer('POST', `/storefront/v1/me/order-items/${a.item.orderItemId}/claims/preview`, { body: { claimType: 'CANCEL', quantity: 1, reason: 'CHANGE_OF_MIND' } }));
-  assert.equal(preview, { claimType: 'CANCEL', quantity: 1, decision: 'IMMEDIATE', refundAmount: 10000, deliveryFeeRefundAmount: 0, deliveryFeeChargeAmount: 0, deductAmount: 0, pointRefundAmount: 0, cashRefundAmount: 10000 });
+  const preview = ok(
+    await a.buyer('POST', `/storefront/v1/me/order-items/${a.item.orderItemId}/claims/preview`, {
+      body: { claimType: 'CANCEL', quantity: 1, reason: 'CHANGE_OF_MIND' },
+    }),
+  );
+  assert.equal(preview, {
+    claimType: 'CANCEL',
+    quantity: 1,
+    decision: 'IMMEDIATE',
+    refundAmount: 10000,
+    deliveryFeeRefundAmount: 0,
+    deliveryFeeChargeAmount: 0,
+    deductAmount: 0,
+    pointRefundAmount: 0,
+    cashRefundAmount: 10000,
+  });
   const now = ok(await claim(a.buyer, a.item.orderItemId, { claimType: 'CANCEL', quantity: 1, reason: 'CHANGE_OF_MIND' }), 201);
   assert.equal([now.status, now.approved, now.refundAmount, now.refundStatus, now.claimNo], ['COMPLETED', true, 10000, 'COMPLETED', a.order.orderNo * 100 + 1]);
   const events = await claimEvents(now.claimId, 2);
-  assert.equal(events.map((e) => [e.type, e.sequence, e.data.status]), [['CLAIM.CANCEL_REQUESTED', 1, 'REQUESTED'], ['CLAIM.COMPLETED', 2, 'COMPLETED']]);
-  assert.equal(Object.keys(events[1].data).sort(), ['claimId', 'claimNo', 'claimType', 'deductAmount', 'deliveryFeeChargeAmount', 'deliveryFeeRefundAmount', 'orderId', 'orderItemId', 'quantity', 'refundAmount', 'status', 'testPayment']);
+  assert.equal(
+    events.map((e) => [e.type, e.sequence, e.data.status]),
+    [
+      ['CLAIM.CANCEL_REQUESTED', 1, 'REQUESTED'],
+      ['CLAIM.COMPLETED', 2, 'COMPLETED'],
+    ],
+  );
+  assert.equal(Object.keys(events[1].data).sort(), [
+    'claimId',
+    'claimNo',
+    'claimType',
+    'deductAmount',
+    'deliveryFeeChargeAmount',
+    'deliveryFeeRefundAmount',
+    'orderId',
+    'orderItemId',
+    'quantity',
+    'refundAmount',
+    'status',
+    'testPayment',
+  ]);
   assert.is(ok(await api('GET', `/v1/orders/${a.order.orderId}`)).items[0].canceledQuantity, 1);
 
   const b = await bought('request');
@@ -74,7 +130,13 @@ test('cancel: IMMEDIATE while PAID completes at once; REQUEST once CONFIRMED wai
   assert.equal([asked.status, asked.approved, asked.refundAmount, asked.refundStatus], ['REQUESTED', false, 13000, null]);
   fails(await claim(b.buyer, b.item.orderItemId, { claimType: 'CANCEL', quantity: 1, reason: 'ETC' }), 409, 'INVALID_STATUS');
   const flow = ok(await api('GET', `/v1/order-items/${b.item.orderItemId}/flow`));
-  assert.equal(flow.actions.map((x: any) => [x.key, x.enabled]), [['DISPATCH', false], ['WITHDRAW_REQUEST', true]]);
+  assert.equal(
+    flow.actions.map((x: any) => [x.key, x.enabled]),
+    [
+      ['DISPATCH', false],
+      ['WITHDRAW_REQUEST', true],
+    ],
+  );
   const [r1, r2] = await Promise.all([1, 2].map(() => api('POST', `/v1/claims/${asked.claimId}/approve`, { body: { deductAmount: 1000 } })));
   assert.equal([r1.status, r2.status].sort(), [200, 409]);
   const approved = (r1.status === 200 ? r1 : r2).data;
@@ -98,7 +160,10 @@ test('return: requested after delivery pauses the decision timer; approve, picku
   const asked = ok(await claim(r.buyer, r.item.orderItemId, { claimType: 'RETURN', quantity: 1, reason: 'CHANGE_OF_MIND' }), 201);
   assert.equal([asked.status, asked.refundAmount, asked.deliveryFeeChargeAmount], ['REQUESTED', 7000, 3000]);
   const timers = ok(await api('GET', `/v1/order-items/${r.item.orderItemId}/flow`)).timers;
-  assert.equal(timers.map((t: any) => t.status), ['PAUSED']);
+  assert.equal(
+    timers.map((t: any) => t.status),
+    ['PAUSED'],
+  );
   await svc.advance(9 * 86_400);
   assert.is(ok(await api('GET', `/v1/order-items/${r.item.orderItemId}/flow`)).state, 'DELIVERED');
   fails(await api('POST', `/v1/claims/${asked.claimId}/complete`), 409, 'INVALID_STATUS');
@@ -112,7 +177,13 @@ test('return: requested after delivery pauses the decision timer; approve, picku
   const item = ok(await api('GET', `/v1/orders/${r.order.orderId}`)).items[0];
   assert.equal([item.status, item.returnedQuantity], ['RETURNED', 1]);
   const events = await claimEvents(asked.claimId, 2);
-  assert.equal(events.map((e) => [e.type, e.data.refundAmount]), [['CLAIM.RETURN_REQUESTED', 7000], ['CLAIM.COMPLETED', 7000]]);
+  assert.equal(
+    events.map((e) => [e.type, e.data.refundAmount]),
+    [
+      ['CLAIM.RETURN_REQUESTED', 7000],
+      ['CLAIM.COMPLETED', 7000],
+    ],
+  );
 
   // The seller's fault costs the buyer no shipping.
   const d = await bought('defect');
@@ -125,8 +196,15 @@ test('exchange: the new option is checked; original stock back at pickup, new st
   const x = await bought('exchanger');
   await toDelivered(x.item.orderItemId);
   fails(await claim(x.buyer, x.item.orderItemId, { claimType: 'EXCHANGE', quantity: 1, reason: 'CHANGE_OF_MIND' }), 400, 'VALIDATION_FAILED');
-  fails(await claim(x.buyer, x.item.orderItemId, { claimType: 'EXCHANGE', quantity: 1, reason: 'CHANGE_OF_MIND', exchangeOptionId: 'var_nope' }), 400, 'VALIDATION_FAILED');
-  const asked = ok(await claim(x.buyer, x.item.orderItemId, { claimType: 'EXCHANGE', quantity: 1, reason: 'CHANGE_OF_MIND', exchangeOptionId: x.medium.variantId }), 201);
+  fails(
+    await claim(x.buyer, x.item.orderItemId, { claimType: 'EXCHANGE', quantity: 1, reason: 'CHANGE_OF_MIND', exchangeOptionId: 'var_nope' }),
+    400,
+    'VALIDATION_FAILED',
+  );
+  const asked = ok(
+    await claim(x.buyer, x.item.orderItemId, { claimType: 'EXCHANGE', quantity: 1, reason: 'CHANGE_OF_MIND', exchangeOptionId: x.medium.variantId }),
+    201,
+  );
   assert.equal([asked.status, asked.refundAmount, asked.deliveryFeeChargeAmount], ['REQUESTED', null, 6000]);
   const [s0, m0] = [await variantStock(x.product.productId, x.small.variantId), await variantStock(x.product.productId, x.medium.variantId)];
   ok(await api('POST', `/v1/claims/${asked.claimId}/approve`, { body: { deliveryFeeChargeAmount: 0 } }));
@@ -148,7 +226,10 @@ test('withdrawal by WITHDRAW_REQUEST, rejection, PERIOD_EXPIRED, guests; agents 
   const asked = ok(await claim(w.buyer, w.item.orderItemId, { claimType: 'RETURN', quantity: 1, reason: 'CHANGE_OF_MIND' }), 201);
   ok(await w.buyer('POST', `/storefront/v1/me/order-items/${w.item.orderItemId}/actions/WITHDRAW_REQUEST`, { body: {} }));
   assert.is(ok(await api('GET', `/v1/claims/${asked.claimId}`)).status, 'WITHDRAWN');
-  assert.equal(ok(await api('GET', `/v1/order-items/${w.item.orderItemId}/flow`)).timers.map((t: any) => t.status), ['PENDING']);
+  assert.equal(
+    ok(await api('GET', `/v1/order-items/${w.item.orderItemId}/flow`)).timers.map((t: any) => t.status),
+    ['PENDING'],
+  );
   const again = ok(await claim(w.buyer, w.item.orderItemId, { claimType: 'RETURN', quantity: 1, reason: 'ETC' }), 201);
   const rejected = ok(await api('POST', `/v1/claims/${again.claimId}/reject`, { body: { reason: '사용 흔적이 있습니다' } }));
   assert.equal([rejected.status, rejected.rejectReason], ['REJECTED', '사용 흔적이 있습니다']);
@@ -164,9 +245,22 @@ test('withdrawal by WITHDRAW_REQUEST, rejection, PERIOD_EXPIRED, guests; agents 
   const shop = buyerApi(svc, svc.storeId);
   const p = await createProduct(api, { name: '손님 상품' });
   const sheet = ok(await shop('POST', '/storefront/v1/checkout', { body: { directItem: { productId: p.productId, optionId: p.optionId, quantity: 1 } } }), 201);
-  const start = ok(await shop('POST', `/storefront/v1/checkout/${sheet.checkoutId}/payment`, { body: { option: 'pg_one:CARD', returnUrl: 'http://localhost:5173/done', guest: GUEST, shippingAddress: { receiverName: '손님', phone: '01011112222', zipCode: '06236', address1: '서울' } } }), 201);
+  const start = ok(
+    await shop('POST', `/storefront/v1/checkout/${sheet.checkoutId}/payment`, {
+      body: {
+        option: 'pg_one:CARD',
+        returnUrl: 'http://localhost:5173/done',
+        guest: GUEST,
+        shippingAddress: { receiverName: '손님', phone: '01011112222', zipCode: '06236', address1: '서울' },
+      },
+    }),
+    201,
+  );
   const order = ok(await api('GET', `/v1/orders/${ok(await simulate(shop, start.paymentId, 'APPROVE')).orderId}`));
-  const guestClaim = (password: string) => shop('POST', `/storefront/v1/guest/orders/${order.orderId}/items/${order.items[0].orderItemId}/claims`, { body: { orderPassword: password, claimType: 'CANCEL', quantity: 1, reason: 'CHANGE_OF_MIND' } });
+  const guestClaim = (password: string) =>
+    shop('POST', `/storefront/v1/guest/orders/${order.orderId}/items/${order.items[0].orderItemId}/claims`, {
+      body: { orderPassword: password, claimType: 'CANCEL', quantity: 1, reason: 'CHANGE_OF_MIND' },
+    });
   fails(await guestClaim('wrong'), 404, 'ORDER_NOT_FOUND');
   assert.is(ok(await guestClaim(GUEST.orderPassword), 201).status, 'COMPLETED');
 
@@ -176,7 +270,10 @@ test('withdrawal by WITHDRAW_REQUEST, rejection, PERIOD_EXPIRED, guests; agents 
   const agent = apiClient(svc.url, { token: await createAccessToken(svc, await login(svc), { scopes: ['claim:rw'], agent: true }), storeId: svc.storeId });
   const pending = await agent('POST', `/v1/claims/${open.claimId}/approve`, { body: {} });
   assert.equal([pending.status, pending.body.meta.code], [202, 'APPROVAL_REQUIRED']);
-  assert.equal(ok(await agent('GET', '/v1/claims', { query: { orderId: r.order.orderId } })).contents.map((c: any) => c.claimId), [open.claimId]);
+  assert.equal(
+    ok(await agent('GET', '/v1/claims', { query: { orderId: r.order.orderId } })).contents.map((c: any) => c.claimId),
+    [open.claimId],
+  );
   fails(await api('GET', '/v1/claims/clm_nope'), 404, 'CLAIM_NOT_FOUND');
   const stranger = await newSellerWithStore(svc, 'claims');
   const peek = await stranger.api('GET', `/v1/claims/${open.claimId}`);

@@ -41,14 +41,33 @@ test('a buyer files a return; svc claims approve, pickup-complete and complete; 
   const p = await createProduct(api, { name: '반품될 상품', salePrice: 20000 });
   const delegation = ok(await api('POST', '/v1/customers/delegations', { body: { uid: 'cli-returner', name: '반품 회원' } }), 201);
   const buyer = buyerApi(svc, svc.storeId, delegation.accessToken);
-  const sheet = ok(await buyer('POST', '/storefront/v1/checkout', { body: { directItem: { productId: p.productId, optionId: p.optionId, quantity: 1 } } }), 201);
-  const start = ok(await buyer('POST', `/storefront/v1/checkout/${sheet.checkoutId}/payment`, { body: { option: 'pg_one:CARD', returnUrl: 'http://localhost:5173/done', shippingAddress: { receiverName: '회원', phone: '01012345678', zipCode: '06236', address1: '서울' } } }), 201);
+  const sheet = ok(
+    await buyer('POST', '/storefront/v1/checkout', { body: { directItem: { productId: p.productId, optionId: p.optionId, quantity: 1 } } }),
+    201,
+  );
+  const start = ok(
+    await buyer('POST', `/storefront/v1/checkout/${sheet.checkoutId}/payment`, {
+      body: {
+        option: 'pg_one:CARD',
+        returnUrl: 'http://localhost:5173/done',
+        shippingAddress: { receiverName: '회원', phone: '01012345678', zipCode: '06236', address1: '서울' },
+      },
+    }),
+    201,
+  );
   const done = ok(await buyer('POST', `/_dev/v1/payments/${start.paymentId}/simulate`, { body: { outcome: 'APPROVE' } }));
   const item = ok(await api('GET', `/v1/orders/${done.orderId}`)).items[0];
-  for (const args of [['orders', 'confirm', item.orderItemId], ['orders', 'dispatch', item.orderItemId, '--carrier', 'CJ대한통운', '--tracking-no', '1'], ['orders', 'deliver', item.orderItemId]]) {
+  for (const args of [
+    ['orders', 'confirm', item.orderItemId],
+    ['orders', 'dispatch', item.orderItemId, '--carrier', 'CJ대한통운', '--tracking-no', '1'],
+    ['orders', 'deliver', item.orderItemId],
+  ]) {
     assert.is((await svcCli(args)).exitCode, 0, args.join(' '));
   }
-  const filed = ok(await buyer('POST', `/storefront/v1/me/order-items/${item.orderItemId}/claims`, { body: { claimType: 'RETURN', quantity: 1, reason: 'CHANGE_OF_MIND' } }), 201);
+  const filed = ok(
+    await buyer('POST', `/storefront/v1/me/order-items/${item.orderItemId}/claims`, { body: { claimType: 'RETURN', quantity: 1, reason: 'CHANGE_OF_MIND' } }),
+    201,
+  );
   const listed = await svcCli(['claims', 'list', '--status', 'REQUESTED']);
   assert.match(listed.stdout, new RegExp(`${filed.claimId}\\s+\\d+\\s+RETURN\\s+REQUESTED\\s+1\\s+CHANGE_OF_MIND\\s+17,000원`));
   assert.match((await svcCli(['claims', 'approve', filed.claimId])).stdout, /RETURN 1 · APPROVED \(approved\)/);
@@ -57,7 +76,10 @@ test('a buyer files a return; svc claims approve, pickup-complete and complete; 
   assert.equal([completed.status, completed.refundAmount, completed.refundStatus], ['COMPLETED', 17000, 'COMPLETED']);
   assert.match((await svcCli(['claims', 'get', filed.claimId])).stdout, /refund 17,000원/);
   const payment = jsonOf(await svcCli(['payments', 'get', start.paymentId, '--json']));
-  assert.equal(payment.refunds.map((r: any) => [r.claimId, r.amount, r.status]), [[filed.claimId, 17000, 'COMPLETED']]);
+  assert.equal(
+    payment.refunds.map((r: any) => [r.claimId, r.amount, r.status]),
+    [[filed.claimId, 17000, 'COMPLETED']],
+  );
   assert.is((await svcCli(['claims', 'reject', filed.claimId])).exitCode, 2);
 
   const report = await svcCli(['reports', 'sales', '--include-test']);

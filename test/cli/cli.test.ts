@@ -81,7 +81,12 @@ const authorize = (authorizeUrl: string, decision: 'allow' | 'deny') => authoriz
 /** Starts `svc login --no-browser` and resolves the authorization URL it prints on stderr. */
 function startLogin(args: string[]) {
   const proc = execa(process.execPath, ['bin/run.js', 'login', '--no-browser', ...args], {
-    cwd: root, env: baseEnv(config, {}), extendEnv: false, reject: false, stdin: 'pipe', timeout: 20_000,
+    cwd: root,
+    env: baseEnv(config, {}),
+    extendEnv: false,
+    reject: false,
+    stdin: 'pipe',
+    timeout: 20_000,
   });
   let stderr = '';
   const url = new Promise<string>((resolve, reject) => {
@@ -116,11 +121,14 @@ test('profiles add | list | use | remove; config file mode 0600', async () => {
 
   assert.is((await svcCli(['profiles', 'add', 'other', '--api-url', 'http://127.0.0.1:1', '--json'])).exitCode, 0);
   let list = json(await svcCli(['profiles', 'list', '--json'])).contents;
-  assert.equal(list.map((p: any) => [p.name, p.current, p.apiUrl, p.storeId]), [
-    ['default', false, 'http://127.0.0.1:8787', null],
-    ['local', true, svc.url, svc.storeId],
-    ['other', false, 'http://127.0.0.1:1', null],
-  ]);
+  assert.equal(
+    list.map((p: any) => [p.name, p.current, p.apiUrl, p.storeId]),
+    [
+      ['default', false, 'http://127.0.0.1:8787', null],
+      ['local', true, svc.url, svc.storeId],
+      ['other', false, 'http://127.0.0.1:1', null],
+    ],
+  );
   const human = await svcCli(['profiles', 'list']);
   assert.is(human.exitCode, 0);
   assert.match(human.stdout, /\*\s+local\s/);
@@ -130,7 +138,10 @@ test('profiles add | list | use | remove; config file mode 0600', async () => {
   assert.equal(json(use), { currentProfile: 'other' });
   assert.is(readJsonFile(config, 'config.json').currentProfile, 'other');
   list = json(await svcCli(['profiles', 'list', '--json'])).contents;
-  assert.equal(list.filter((p: any) => p.current).map((p: any) => p.name), ['other']);
+  assert.equal(
+    list.filter((p: any) => p.current).map((p: any) => p.name),
+    ['other'],
+  );
 
   const removed = await svcCli(['profiles', 'remove', 'other', '--json']);
   assert.is(removed.exitCode, 0);
@@ -232,7 +243,10 @@ test('stores list --json: the stores of the login', async () => {
   assert.is(r.exitCode, 0, r.stderr);
   const stores = json(r);
   assert.equal(stores.nextCursor, null, 'one list shape: { contents, nextCursor }');
-  assert.equal(stores.contents.map((s: any) => [s.storeId, s.code, s.role]), [[svc.storeId, 'dev-store', 'OWNER']]);
+  assert.equal(
+    stores.contents.map((s: any) => [s.storeId, s.code, s.role]),
+    [[svc.storeId, 'dev-store', 'OWNER']],
+  );
   const human = await svcCli(['stores', 'list']);
   assert.match(human.stdout, /^STORE ID\s+CODE\s+NAME\s+ROLE$/m, 'spaced, upper-case headers');
   assert.match(human.stdout, new RegExp(`${svc.storeId}\\s+dev-store`));
@@ -295,7 +309,10 @@ test('login --token saves an access token for the profile', async () => {
   assert.is(who.token.kind, 'access');
   assert.is(who.token.tokenId, ciTokenId);
   const stores = json(await svcCli(['stores', 'list', '--profile', 'tok', '--json']));
-  assert.equal(stores.contents.map((s: any) => s.code), ['dev-store']);
+  assert.equal(
+    stores.contents.map((s: any) => s.code),
+    ['dev-store'],
+  );
 
   // A bad token is refused before anything is saved.
   const bad = await svcCli(['login', '--token', 'not-a-token', '--profile', 'tok', '--json']);
@@ -407,7 +424,10 @@ test('api errors: exit 1; --json prints exactly the error object', async () => {
   const error = json(r);
   assert.equal(Object.keys(error).sort(), ['code', 'details', 'docs', 'fieldErrors', 'message', 'traceId']);
   assert.is(error.code, 'VALIDATION_FAILED');
-  assert.equal(error.fieldErrors.map((f: any) => [f.field, f.code]), [['colour', 'UNKNOWN_FIELD']]);
+  assert.equal(
+    error.fieldErrors.map((f: any) => [f.field, f.code]),
+    [['colour', 'UNKNOWN_FIELD']],
+  );
   assert.match(error.traceId, /\S/);
   assert.is(r.stderr, '');
 
@@ -486,7 +506,11 @@ test('--profile beats SVC_PROFILE; SVC_PROFILE beats the saved current profile',
   // p-env → the service with an access token; p-flag → the service with the owner's login token;
   // p-saved (current) → nowhere.
   const token = json(await svcCli(['tokens', 'create', '--name', 'precedence', '--scopes', 'stores:read', '--json'])).token as string;
-  for (const [name, url] of [['p-env', svc.url], ['p-flag', svc.url], ['p-saved', 'http://127.0.0.1:1']]) {
+  for (const [name, url] of [
+    ['p-env', svc.url],
+    ['p-flag', svc.url],
+    ['p-saved', 'http://127.0.0.1:1'],
+  ]) {
     assert.is((await svcCli(['profiles', 'add', name, '--api-url', url], opts({}))).exitCode, 0);
   }
   assert.is((await svcCli(['login', '--token', token, '--profile', 'p-env'], opts({}))).exitCode, 0);
@@ -514,9 +538,13 @@ test('an expired login access token is refreshed automatically and the rotated p
   const dir = tmp('refresh');
   assert.is((await svcCli(['profiles', 'add', 'r', '--api-url', svc.url, '--use'], { configDir: dir })).exitCode, 0);
   const pair = await oauthLogin();
-  writeFileSync(join(dir, 'credentials.json'), JSON.stringify({
-    r: { kind: 'login', accessToken: pair.accessToken, refreshToken: pair.refreshToken, expiresAt: Date.now() - 60_000, clientId: 'svc-cli' },
-  }), { mode: 0o644 });
+  writeFileSync(
+    join(dir, 'credentials.json'),
+    JSON.stringify({
+      r: { kind: 'login', accessToken: pair.accessToken, refreshToken: pair.refreshToken, expiresAt: Date.now() - 60_000, clientId: 'svc-cli' },
+    }),
+    { mode: 0o644 },
+  );
   chmodSync(join(dir, 'credentials.json'), 0o644);
 
   const who = await svcCli(['whoami', '--json'], { configDir: dir });

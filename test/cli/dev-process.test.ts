@@ -49,7 +49,14 @@ const running = new Set<ResultPromise>();
 /** Spawns `node bin/run.js ARGS` and waits for the first stdout line (the ready line). */
 async function start(args: string[], env: Record<string, string> = {}): Promise<Running> {
   const t0 = performance.now();
-  const proc = execa(process.execPath, ['bin/run.js', ...args], { cwd: root, env: cleanEnv(env), extendEnv: false, reject: false, stdin: 'ignore', forceKillAfterDelay: 10_000 });
+  const proc = execa(process.execPath, ['bin/run.js', ...args], {
+    cwd: root,
+    env: cleanEnv(env),
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+    forceKillAfterDelay: 10_000,
+  });
   running.add(proc);
   let stdout = '';
   let stderr = '';
@@ -183,7 +190,10 @@ test('second start on the same data dir keeps data, does not seed again; /_dev c
   assert.is(store.status, 200);
   assert.is(store.data.name, 'Kept Across Restarts');
   const stores = await api('GET', '/v1/me/stores');
-  assert.equal(stores.data.contents.map((s: any) => [s.storeId, s.code]), [[firstReady.storeId, 'dev-store']]);
+  assert.equal(
+    stores.data.contents.map((s: any) => [s.storeId, s.code]),
+    [[firstReady.storeId, 'dev-store']],
+  );
   // Sessions and signing keys survived too: the first start's owner token is still accepted.
   assert.is((await api('GET', '/v1/store', { token: firstReady.ownerToken! })).status, 200);
   // The seed did not reset the account's password either.
@@ -196,7 +206,14 @@ test('second start on the same data dir keeps data, does not seed again; /_dev c
   assert.is((await apiClient(ready.url)('GET', '/_dev/v1/clock')).data.kind, 'system');
 
   // While it runs, another service on the same data dir is refused with a clear message, not a lock error.
-  const rival = await execa(process.execPath, ['bin/run.js', 'dev', '--port', '0', '--data-dir', dataDir, '--json'], { cwd: root, env: cleanEnv(), extendEnv: false, reject: false, stdin: 'ignore', timeout: 30_000 });
+  const rival = await execa(process.execPath, ['bin/run.js', 'dev', '--port', '0', '--data-dir', dataDir, '--json'], {
+    cwd: root,
+    env: cleanEnv(),
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+    timeout: 30_000,
+  });
   assert.is(rival.exitCode, 1);
   assert.match(String(rival.stderr), /in\s+use\s+by\s+another\s+svc\s+service/);
   // --json: the one stdout line a script waits for says why there is no ready line.
@@ -226,7 +243,12 @@ test('svc serve: configured from the environment, no seed, no /_dev routes', asy
   // ...but nothing was seeded...
   assert.is((await anon('POST', '/auth/v1/login', { body: { email: 'dev@svc.local', password: 'svc-dev-password' } })).status, 401);
   // ...and the dev helpers do not exist at all (404 envelope, not 409).
-  for (const [method, path, body] of [['GET', '/_dev/v1/clock', undefined], ['POST', '/_dev/v1/clock/advance', { seconds: 60 }], ['POST', '/_dev/v1/jobs/run', {}], ['GET', '/_dev/v1/mail', undefined]] as const) {
+  for (const [method, path, body] of [
+    ['GET', '/_dev/v1/clock', undefined],
+    ['POST', '/_dev/v1/clock/advance', { seconds: 60 }],
+    ['POST', '/_dev/v1/jobs/run', {}],
+    ['GET', '/_dev/v1/mail', undefined],
+  ] as const) {
     const res = await anon(method, path, { body });
     assert.is(res.status, 404, `${method} ${path}`);
     assert.is(res.body.meta.isSuccess, false);
@@ -241,7 +263,11 @@ test('svc serve: configured from the environment, no seed, no /_dev routes', asy
   assert.is(stopped.stdout, JSON.stringify(ready));
 
   const again = await start(['serve', '--json'], { SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: serveDir });
-  assert.is((await apiClient(again.ready.url)('POST', '/auth/v1/login', { body: { email: 'ops@example.com', password: 'password-1234' } })).status, 200, 'the account is in SVC_DATA_DIR');
+  assert.is(
+    (await apiClient(again.ready.url)('POST', '/auth/v1/login', { body: { email: 'ops@example.com', password: 'password-1234' } })).status,
+    200,
+    'the account is in SVC_DATA_DIR',
+  );
   // Ctrl-C is a clean stop too.
   const interrupted = await again.stop('SIGINT');
   assert.is(interrupted.exitCode, 0, `stderr: ${interrupted.stderr}`);
@@ -252,7 +278,13 @@ test('svc serve on PostgreSQL: the banner names the server, never the password; 
   const url = await createTestDatabase();
   const { password, hostname, port, pathname } = new URL(url);
   const serve = async (env: Record<string, string> = {}, whileUp = async (_url: string) => {}) => {
-    const proc = execa(process.execPath, ['bin/run.js', 'serve'], { cwd: root, env: cleanEnv({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: tmp('serve-pg'), SVC_DATABASE_URL: url, ...env }), extendEnv: false, reject: false, stdin: 'ignore' });
+    const proc = execa(process.execPath, ['bin/run.js', 'serve'], {
+      cwd: root,
+      env: cleanEnv({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: tmp('serve-pg'), SVC_DATABASE_URL: url, ...env }),
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+    });
     running.add(proc);
     let banner = '';
     await new Promise<void>((resolve, reject) => {
@@ -278,7 +310,19 @@ test('svc serve on PostgreSQL: the banner names the server, never the password; 
   // A second start finds the tables there: the server's notices about it stay off the output.
   assert.is((await serve()).stderr, '');
 
-  const unreachable = await execa(process.execPath, ['bin/run.js', 'serve', '--json'], { cwd: root, env: cleanEnv({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: tmp('serve-pg-down'), SVC_DATABASE_URL: 'postgres://svc:s3cret-pass@127.0.0.1:1/shop' }), extendEnv: false, reject: false, stdin: 'ignore', timeout: 30_000 });
+  const unreachable = await execa(process.execPath, ['bin/run.js', 'serve', '--json'], {
+    cwd: root,
+    env: cleanEnv({
+      SVC_PORT: '0',
+      SVC_HOST: '127.0.0.1',
+      SVC_DATA_DIR: tmp('serve-pg-down'),
+      SVC_DATABASE_URL: 'postgres://svc:s3cret-pass@127.0.0.1:1/shop',
+    }),
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+    timeout: 30_000,
+  });
   assert.is(unreachable.exitCode, 1);
   const failure = JSON.parse(String(unreachable.stdout));
   assert.equal([failure.event, failure.code], ['error', 'DATABASE_UNAVAILABLE']);
@@ -288,7 +332,13 @@ test('svc serve on PostgreSQL: the banner names the server, never the password; 
 
 test('svc serve --workers 3 on PostgreSQL: one ready line for three processes sharing the port; a killed worker is replaced; SIGTERM stops them all', async () => {
   const url = await createTestDatabase();
-  const proc = execa(process.execPath, ['bin/run.js', 'serve', '--workers', '3', '--json'], { cwd: root, env: cleanEnv({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: tmp('serve-workers'), SVC_DATABASE_URL: url }), extendEnv: false, reject: false, stdin: 'ignore' });
+  const proc = execa(process.execPath, ['bin/run.js', 'serve', '--workers', '3', '--json'], {
+    cwd: root,
+    env: cleanEnv({ SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: tmp('serve-workers'), SVC_DATABASE_URL: url }),
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+  });
   running.add(proc);
   let stderr = '';
   proc.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -301,7 +351,11 @@ test('svc serve --workers 3 on PostgreSQL: one ready line for three processes sh
     proc.then((r) => reject(new Error(`exited (${r.exitCode}) before ready: ${r.stderr}`)));
   });
   assert.equal([ready.event, ready.workers, ready.storeId], ['ready', 3, null]);
-  const workers = async () => String((await execa('ps', ['--ppid', String(proc.pid), '-o', 'pid='])).stdout).split('\n').map(Number).filter(Boolean);
+  const workers = async () =>
+    String((await execa('ps', ['--ppid', String(proc.pid), '-o', 'pid='])).stdout)
+      .split('\n')
+      .map(Number)
+      .filter(Boolean);
   const before = await workers();
   assert.is(before.length, 3);
 
@@ -311,7 +365,10 @@ test('svc serve --workers 3 on PostgreSQL: one ready line for three processes sh
   const { storeId } = (await apiClient(ready.url, { token: accessToken })('POST', '/auth/v1/stores', { body: { name: '워커 상점', code: 'workers' } })).data;
   const owner = apiClient(ready.url, { token: accessToken, storeId });
   const reads = await Promise.all(Array.from({ length: 12 }, () => owner('GET', '/v1/store')));
-  assert.equal(reads.map((r) => r.status), Array(12).fill(200));
+  assert.equal(
+    reads.map((r) => r.status),
+    Array(12).fill(200),
+  );
 
   process.kill(before[0], 'SIGKILL');
   for (let i = 0; i < 100 && !((await workers()).length === 3 && !(await workers()).includes(before[0])); i++) await new Promise((r) => setTimeout(r, 100));
@@ -326,7 +383,13 @@ test('svc serve --workers 3 on PostgreSQL: one ready line for three processes sh
   assert.is(stopped.exitCode, 0, `signal ${stopped.signal}, stderr: ${stderr}`);
   for (const pid of after) assert.throws(() => process.kill(pid, 0), /ESRCH/, `worker ${pid} stopped with the supervisor`);
 
-  const sqlite = await execa(process.execPath, ['bin/run.js', 'serve', '--workers', '2'], { cwd: root, env: cleanEnv({ SVC_DATA_DIR: tmp('serve-workers-sqlite') }), extendEnv: false, reject: false, stdin: 'ignore' });
+  const sqlite = await execa(process.execPath, ['bin/run.js', 'serve', '--workers', '2'], {
+    cwd: root,
+    env: cleanEnv({ SVC_DATA_DIR: tmp('serve-workers-sqlite') }),
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+  });
   assert.is(sqlite.exitCode, 2);
   assert.match(String(sqlite.stderr), '--workers needs PostgreSQL (--database-url)');
 });

@@ -106,7 +106,12 @@ test('README CI recipe: tokens create --scopes product:rw,order:r, then --store 
   assert.match(products.stdout, /[\d,]+원/, 'money as people read it');
   const orders = await runCli(args(recipe[2]), job);
   assert.is(orders.exitCode, 0, orders.stdout + orders.stderr);
-  assert.equal(Object.keys(jsonOf(orders)).filter((k) => ['contents', 'page', 'size', 'totalElements', 'totalPages'].includes(k)).sort(), ['contents', 'page', 'size', 'totalElements', 'totalPages']);
+  assert.equal(
+    Object.keys(jsonOf(orders))
+      .filter((k) => ['contents', 'page', 'size', 'totalElements', 'totalPages'].includes(k))
+      .sort(),
+    ['contents', 'page', 'size', 'totalElements', 'totalPages'],
+  );
 
   // No store named: this token cannot list stores, so it must be told which (a usage error, exit 2)…
   const unnamed = await runCli(['products', 'list', '--json'], job);
@@ -128,7 +133,9 @@ async function savedLogin() {
   const dir = tmp('login');
   writeFileSync(join(dir, 'config.json'), JSON.stringify({ currentProfile: 'p', profiles: { p: { apiUrl: svc.url } } }));
   const pair = await oauthLogin(svc.url);
-  const credentials = { p: { kind: 'login', accessToken: pair.accessToken, refreshToken: pair.refreshToken, expiresAt: Date.now() - 60_000, clientId: 'svc-cli', apiUrl: svc.url } };
+  const credentials = {
+    p: { kind: 'login', accessToken: pair.accessToken, refreshToken: pair.refreshToken, expiresAt: Date.now() - 60_000, clientId: 'svc-cli', apiUrl: svc.url },
+  };
   writeFileSync(join(dir, 'credentials.json'), JSON.stringify(credentials));
   return { dir, credentials: () => JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8')) };
 }
@@ -187,7 +194,10 @@ test('login checks the server before any browser: a dead or foreign address fail
   await new Promise<void>((ok) => web.listen(0, '127.0.0.1', ok));
   try {
     const webUrl = `http://127.0.0.1:${(web.address() as { port: number }).port}`;
-    writeFileSync(join(dir, 'config.json'), JSON.stringify({ currentProfile: 'dead', profiles: { dead: { apiUrl: 'http://127.0.0.1:1' }, web: { apiUrl: webUrl } } }));
+    writeFileSync(
+      join(dir, 'config.json'),
+      JSON.stringify({ currentProfile: 'dead', profiles: { dead: { apiUrl: 'http://127.0.0.1:1' }, web: { apiUrl: webUrl } } }),
+    );
     // Before: the address was printed and the login waited 5 minutes for a browser that could not succeed.
     const dead = await runCli(['login', '--no-browser', '--json'], { SVC_CONFIG_DIR: dir }, 20_000);
     assert.is(dead.exitCode, 1, dead.stdout + dead.stderr);
@@ -226,9 +236,12 @@ test('svc api: spec paths (/me/stores), the buyer API with X-Store-Id, full URLs
   assert.is(jsonOf(metadata).resource, `${svc.url}/v1`);
 });
 
-test('svc api -H: a header of the caller\'s own wins (here another token)', async () => {
+test("svc api -H: a header of the caller's own wins (here another token)", async () => {
   const narrow = await svc.api('POST', '/auth/v1/access-tokens', { body: { name: 'header', scopes: ['store:r'], storeScope: { all: true } } });
-  const r = await runCli(['api', 'GET', '/auth/v1/me', '-H', `Authorization: Bearer ${narrow.data.token}`, '--header', 'Accept-Language: ko', '--json'], owner());
+  const r = await runCli(
+    ['api', 'GET', '/auth/v1/me', '-H', `Authorization: Bearer ${narrow.data.token}`, '--header', 'Accept-Language: ko', '--json'],
+    owner(),
+  );
   assert.is(r.exitCode, 0, r.stdout + r.stderr);
   assert.is(jsonOf(r).token.kind, 'access');
   assert.is(jsonOf(r).token.tokenId, narrow.data.tokenId);
@@ -243,17 +256,26 @@ test('svc api --paginate: every page of page/size lists and of cursor lists, one
   const env = owner({ SVC_STORE_ID: 'dev-store' });
   const paged = await runCli(['api', 'GET', '/products', '--query', 'size=2', '--paginate', '--json'], env);
   assert.is(paged.exitCode, 0, paged.stdout + paged.stderr);
-  const pages = paged.stdout.trim().split('\n').map((line) => JSON.parse(line));
+  const pages = paged.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
   assert.is(pages.length, pages[0].totalPages);
   assert.ok(pages.length >= 2);
-  assert.equal(pages.map((p) => p.page), pages.map((_, i) => i + 1));
+  assert.equal(
+    pages.map((p) => p.page),
+    pages.map((_, i) => i + 1),
+  );
   const ids = pages.flatMap((p) => p.contents.map((c: any) => c.productId));
   assert.is(ids.length, pages[0].totalElements);
   assert.is(new Set(ids).size, ids.length);
 
   const cursor = await runCli(['api', 'GET', '/audit-logs', '--query', 'limit=2', '--paginate', '--json'], env);
   assert.is(cursor.exitCode, 0, cursor.stdout + cursor.stderr);
-  const cursorPages = cursor.stdout.trim().split('\n').map((line) => JSON.parse(line));
+  const cursorPages = cursor.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
   assert.ok(cursorPages.length >= 2, `${cursorPages.length} pages`);
   assert.is(cursorPages.at(-1).nextCursor, null);
   const records = cursorPages.flatMap((p) => p.contents.map((c: any) => c.auditLogId));
@@ -275,7 +297,10 @@ test('svc api picks the only store in reach where the service asks for one', asy
 
 test('a closed pipe ends the command quietly with exit 0 (svc orders list | head)', async () => {
   await svc.api('PATCH', '/v1/store', { body: { guestCheckout: true } });
-  for (const args of [['orders', 'list', '--store', 'dev-store'], ['products', 'list', '--store', 'dev-store']]) {
+  for (const args of [
+    ['orders', 'list', '--store', 'dev-store'],
+    ['products', 'list', '--store', 'dev-store'],
+  ]) {
     const proc = execa(process.execPath, ['bin/run.js', ...args], { cwd: packageRoot, env: cliEnv(owner()), extendEnv: false, reject: false, stdin: 'ignore' });
     // The reader goes away before the first line is written, as `head` does once it has its lines.
     proc.stdout!.destroy();
@@ -284,7 +309,12 @@ test('a closed pipe ends the command quietly with exit 0 (svc orders list | head
     assert.is(String(r.stderr), '', 'quietly');
   }
   // Through a shell with pipefail, as a script would write it.
-  const piped = await execa('bash', ['-c', 'set -o pipefail; node bin/run.js products list --store dev-store | head -1'], { cwd: packageRoot, env: cliEnv(owner()), extendEnv: false, reject: false });
+  const piped = await execa('bash', ['-c', 'set -o pipefail; node bin/run.js products list --store dev-store | head -1'], {
+    cwd: packageRoot,
+    env: cliEnv(owner()),
+    extendEnv: false,
+    reject: false,
+  });
   assert.is(piped.exitCode, 0, String(piped.stderr));
   assert.match(String(piped.stdout), /^PRODUCT ID/);
 });
@@ -316,7 +346,13 @@ test('svc dev on a busy port says so and suggests --port 0; --json gets an error
 
 test('listen --events takes APP.* and any case', async () => {
   const env = cliEnv(owner({ SVC_STORE_ID: 'dev-store' }));
-  const listen = execa(process.execPath, ['bin/run.js', 'webhooks', 'listen', '--events', 'order.paid,APP.*', '--json'], { cwd: packageRoot, env, extendEnv: false, reject: false, stdin: 'ignore' });
+  const listen = execa(process.execPath, ['bin/run.js', 'webhooks', 'listen', '--events', 'order.paid,APP.*', '--json'], {
+    cwd: packageRoot,
+    env,
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+  });
   try {
     let out = '';
     let err = '';

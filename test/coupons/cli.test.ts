@@ -27,15 +27,47 @@ test.after(async () => {
   rmSync(configDir, { recursive: true, force: true });
 });
 
-const svcCli = (args: string[], token = svc.ownerToken) => runCli(args, { SVC_CONFIG_DIR: configDir, SVC_API_URL: svc.url, SVC_TOKEN: token, SVC_STORE_ID: svc.storeId });
+const svcCli = (args: string[], token = svc.ownerToken) =>
+  runCli(args, { SVC_CONFIG_DIR: configDir, SVC_API_URL: svc.url, SVC_TOKEN: token, SVC_STORE_ID: svc.storeId });
 
 test('points on, a download coupon, a member paying with it and part in points; the order shows both', async () => {
-  const policy = await svcCli(['points', 'policy', '--earn', 'on', '--earn-rate', '1', '--validity-days', '365', '--use', 'on', '--min-use', '1000', '--max-use-rate', '50']);
+  const policy = await svcCli([
+    'points',
+    'policy',
+    '--earn',
+    'on',
+    '--earn-rate',
+    '1',
+    '--validity-days',
+    '365',
+    '--use',
+    'on',
+    '--min-use',
+    '1000',
+    '--max-use-rate',
+    '50',
+  ]);
   assert.is(policy.exitCode, 0, policy.stderr);
   assert.match(policy.stdout, /earning\s+on, 1% on purchase decision/);
   assert.match(policy.stdout, /use\s+on, from 1,000원, up to 50% of a payment/);
 
-  const coupon = jsonOf(await svcCli(['coupons', 'create', '--name', '첫 구매 10%', '--type', 'DOWNLOAD', '--percent', '10', '--max-discount', '5000', '--use-days', '30', '--json']));
+  const coupon = jsonOf(
+    await svcCli([
+      'coupons',
+      'create',
+      '--name',
+      '첫 구매 10%',
+      '--type',
+      'DOWNLOAD',
+      '--percent',
+      '10',
+      '--max-discount',
+      '5000',
+      '--use-days',
+      '30',
+      '--json',
+    ]),
+  );
   assert.equal([coupon.issueType, coupon.benefit, coupon.status], ['DOWNLOAD', { method: 'PERCENT', value: 10, maxDiscountAmount: 5000 }, 'ACTIVE']);
   const usage = await svcCli(['coupons', 'create', '--name', '둘 다', '--type', 'MANUAL', '--percent', '10', '--amount', '1000']);
   assert.is(usage.exitCode, 2);
@@ -52,7 +84,10 @@ test('points on, a download coupon, a member paying with it and part in points; 
   const done = ok(await simulate(m.buyer, start.paymentId, 'APPROVE'));
   const order = jsonOf(await svcCli(['orders', 'get', done.orderId, '--json']));
   assert.equal([order.amounts.couponDiscountAmount, order.amounts.pointAmount, order.amounts.totalAmount], [3000, 4000, 30000 + 3000 - 3000 - 4000]);
-  assert.equal(order.items.map((i: any) => [i.couponDiscountAmount, i.pointAllocation]), [[3000, 4000]]);
+  assert.equal(
+    order.items.map((i: any) => [i.couponDiscountAmount, i.pointAllocation]),
+    [[3000, 4000]],
+  );
 
   const ledger = await svcCli(['points', 'ledger', m.customerId]);
   assert.is(ledger.exitCode, 0, ledger.stderr);

@@ -45,9 +45,22 @@ test('admin: rules are checked field by field; get, list, rule change, suspend a
     fails(res, 400, 'VALIDATION_FAILED');
     assert.equal(fieldCodes(res), [[field, code]], JSON.stringify(body));
   }
-  const coded = await createCoupon(api, { issueType: 'CODE', code: 'SPRING-10', benefit: { method: 'PERCENT', value: 10, maxDiscountAmount: 3000 }, target: { kind: 'PRODUCTS', ids: [p.productId] } });
-  assert.equal([coded.code, coded.status, coded.issuedCount, coded.usedCount, coded.perCustomerLimit, coded.stackable], ['SPRING-10', 'ACTIVE', 0, 0, 1, false]);
-  assert.equal(fieldCodes(await api('POST', '/v1/coupons', { body: { name: '같은 코드', issueType: 'CODE', code: 'SPRING-10', benefit: { method: 'AMOUNT', value: 1 } } })), [['code', 'TAKEN']]);
+  const coded = await createCoupon(api, {
+    issueType: 'CODE',
+    code: 'SPRING-10',
+    benefit: { method: 'PERCENT', value: 10, maxDiscountAmount: 3000 },
+    target: { kind: 'PRODUCTS', ids: [p.productId] },
+  });
+  assert.equal(
+    [coded.code, coded.status, coded.issuedCount, coded.usedCount, coded.perCustomerLimit, coded.stackable],
+    ['SPRING-10', 'ACTIVE', 0, 0, 1, false],
+  );
+  assert.equal(
+    fieldCodes(
+      await api('POST', '/v1/coupons', { body: { name: '같은 코드', issueType: 'CODE', code: 'SPRING-10', benefit: { method: 'AMOUNT', value: 1 } } }),
+    ),
+    [['code', 'TAKEN']],
+  );
   assert.equal(ok(await api('GET', `/v1/coupons/${coded.couponId}`)), coded);
   assert.ok(ok(await api('GET', '/v1/coupons', { query: { issueType: 'CODE' } })).contents.some((c: any) => c.couponId === coded.couponId));
 
@@ -88,37 +101,65 @@ test('grants: up to 100 buyers, each succeeding or failing on its own; only MANU
   const b = await member(svc, api, 'grant-b');
   const coupon = await createCoupon(api, { issueType: 'MANUAL', totalQuantity: 2, useDays: 7 });
   const first = ok(await api('POST', `/v1/coupons/${coupon.couponId}/grants`, { body: { customerIds: [a.customerId, 'cus_unknown'] } }));
-  assert.equal(first.granted.map((g: any) => [g.customerId, g.couponItem.source, g.couponItem.usedAt]), [[a.customerId, 'MANUAL', null]]);
-  assert.equal(first.failed.map((f: any) => [f.customerId, f.code]), [['cus_unknown', 'CUSTOMER_NOT_FOUND']]);
+  assert.equal(
+    first.granted.map((g: any) => [g.customerId, g.couponItem.source, g.couponItem.usedAt]),
+    [[a.customerId, 'MANUAL', null]],
+  );
+  assert.equal(
+    first.failed.map((f: any) => [f.customerId, f.code]),
+    [['cus_unknown', 'CUSTOMER_NOT_FOUND']],
+  );
   assert.ok(Math.abs(Date.parse(first.granted[0].couponItem.expiresAt) - (await now()) - 7 * DAY * 1000) < 60_000);
   const second = ok(await api('POST', `/v1/coupons/${coupon.couponId}/grants`, { body: { customerIds: [a.customerId, b.customerId] } }));
   assert.equal([second.granted.map((g: any) => g.customerId), second.failed.map((f: any) => f.code)], [[b.customerId], ['COUPON_LIMIT_REACHED']]);
   const c = await member(svc, api, 'grant-c');
-  assert.equal(ok(await api('POST', `/v1/coupons/${coupon.couponId}/grants`, { body: { customerIds: [c.customerId] } })).failed.map((f: any) => f.code), ['COUPON_SOLD_OUT']);
-  fails(await api('POST', `/v1/coupons/${coupon.couponId}/grants`, { body: { customerIds: Array.from({ length: 101 }, (_, i) => `cus_${i}`) } }), 400, 'VALIDATION_FAILED');
+  assert.equal(
+    ok(await api('POST', `/v1/coupons/${coupon.couponId}/grants`, { body: { customerIds: [c.customerId] } })).failed.map((f: any) => f.code),
+    ['COUPON_SOLD_OUT'],
+  );
+  fails(
+    await api('POST', `/v1/coupons/${coupon.couponId}/grants`, { body: { customerIds: Array.from({ length: 101 }, (_, i) => `cus_${i}`) } }),
+    400,
+    'VALIDATION_FAILED',
+  );
   const download = await createCoupon(api, { issueType: 'DOWNLOAD' });
   fails(await api('POST', `/v1/coupons/${download.couponId}/grants`, { body: { customerIds: [a.customerId] } }), 409, 'COUPON_NOT_GRANTABLE');
   const mine = ok(await a.buyer('GET', '/storefront/v1/me/coupons')).contents;
-  assert.equal(mine.map((i: any) => [i.couponId, i.source, i.coupon.name]), [[coupon.couponId, 'MANUAL', '테스트 쿠폰']]);
+  assert.equal(
+    mine.map((i: any) => [i.couponId, i.source, i.coupon.name]),
+    [[coupon.couponId, 'MANUAL', '테스트 쿠폰']],
+  );
 });
 
 test('downloads: members only, within the window, once per buyer, and never past the quantity — 30 buyers racing for the last 10', async () => {
   const p = await createProduct(api, { name: '다운로드 대상' });
   const t = await now();
   const later = await createCoupon(api, { issueType: 'DOWNLOAD', downloadStart: iso(t + DAY * 1000) });
-  const open = await createCoupon(api, { issueType: 'DOWNLOAD', downloadEnd: iso(t + DAY * 1000), target: { kind: 'PRODUCTS', ids: [p.productId] }, useDays: 30 });
+  const open = await createCoupon(api, {
+    issueType: 'DOWNLOAD',
+    downloadEnd: iso(t + DAY * 1000),
+    target: { kind: 'PRODUCTS', ids: [p.productId] },
+    useDays: 30,
+  });
   const m = await member(svc, api, 'downloader');
   const guest = buyerApi(svc, svc.storeId);
   fails(await guest('POST', `/storefront/v1/coupons/${open.couponId}/download`), 401, 'COUPON_MEMBERS_ONLY');
   fails(await m.buyer('POST', `/storefront/v1/coupons/${later.couponId}/download`), 409, 'COUPON_NOT_STARTED');
-  const listed = ok(await m.buyer('GET', '/storefront/v1/coupons', { query: { productId: p.productId } })).contents.find((c: any) => c.couponId === open.couponId);
+  const listed = ok(await m.buyer('GET', '/storefront/v1/coupons', { query: { productId: p.productId } })).contents.find(
+    (c: any) => c.couponId === open.couponId,
+  );
   assert.equal([listed.downloaded, listed.downloadable], [false, true]);
-  assert.equal(ok(await guest('GET', '/storefront/v1/coupons', { query: { productId: p.productId } })).contents.find((c: any) => c.couponId === open.couponId).downloaded, undefined);
+  assert.equal(
+    ok(await guest('GET', '/storefront/v1/coupons', { query: { productId: p.productId } })).contents.find((c: any) => c.couponId === open.couponId).downloaded,
+    undefined,
+  );
   const item = ok(await m.buyer('POST', `/storefront/v1/coupons/${open.couponId}/download`), 201);
   assert.equal([item.source, item.usedAt, item.orderId], ['DOWNLOAD', null, null]);
   assert.match(item.code, /^CP-[A-Z2-9]{5}-[A-Z2-9]{5}$/);
   fails(await m.buyer('POST', `/storefront/v1/coupons/${open.couponId}/download`), 409, 'COUPON_ALREADY_DOWNLOADED');
-  const after = ok(await m.buyer('GET', '/storefront/v1/coupons', { query: { productId: p.productId } })).contents.find((c: any) => c.couponId === open.couponId);
+  const after = ok(await m.buyer('GET', '/storefront/v1/coupons', { query: { productId: p.productId } })).contents.find(
+    (c: any) => c.couponId === open.couponId,
+  );
   assert.equal([after.downloaded, after.downloadable], [true, false]);
   fails(await m.buyer('POST', '/storefront/v1/coupons/cpn_nope/download'), 404, 'COUPON_NOT_FOUND');
   const manual = await createCoupon(api, { issueType: 'MANUAL' });
@@ -139,10 +180,16 @@ test('checkout: two stackable coupons priced and held, the discount spread over 
   const shirt = await createProduct(api, { name: '셔츠', salePrice: 30000 });
   const socks = await createProduct(api, { name: '양말', salePrice: 10000 });
   const m = await member(svc, api, 'shopper');
-  const percent = await createCoupon(api, { issueType: 'MANUAL', benefit: { method: 'PERCENT', value: 20, maxDiscountAmount: 5000 }, target: { kind: 'PRODUCTS', ids: [shirt.productId] }, stackable: true });
+  const percent = await createCoupon(api, {
+    issueType: 'MANUAL',
+    benefit: { method: 'PERCENT', value: 20, maxDiscountAmount: 5000 },
+    target: { kind: 'PRODUCTS', ids: [shirt.productId] },
+    stackable: true,
+  });
   const amount = await createCoupon(api, { issueType: 'MANUAL', benefit: { method: 'AMOUNT', value: 2000 }, minOrderAmount: 35000, stackable: true });
   const solo = await createCoupon(api, { issueType: 'MANUAL', benefit: { method: 'AMOUNT', value: 500 } });
-  const grant = async (c: any) => ok(await api('POST', `/v1/coupons/${c.couponId}/grants`, { body: { customerIds: [m.customerId] } })).granted[0].couponItem.code as string;
+  const grant = async (c: any) =>
+    ok(await api('POST', `/v1/coupons/${c.couponId}/grants`, { body: { customerIds: [m.customerId] } })).granted[0].couponItem.code as string;
   const [p20, a2000, s500] = [await grant(percent), await grant(amount), await grant(solo)];
 
   const sheet = await sheetOf(m.buyer, [shirt, socks]);
@@ -153,12 +200,18 @@ test('checkout: two stackable coupons priced and held, the discount spread over 
 
   const refused = await price(m.buyer, sheet, { coupons: [{ code: 'NOPE' }, { code: p20 }, { code: p20 }, { code: s500 }] });
   fails(refused, 400, 'VALIDATION_FAILED');
-  assert.equal(fieldCodes(refused), [['coupons.0.code', 'COUPON_NOT_FOUND'], ['coupons.2.code', 'COUPON_DUPLICATE'], ['coupons.3.code', 'COUPON_NOT_STACKABLE']]);
+  assert.equal(fieldCodes(refused), [
+    ['coupons.0.code', 'COUPON_NOT_FOUND'],
+    ['coupons.2.code', 'COUPON_DUPLICATE'],
+    ['coupons.3.code', 'COUPON_NOT_STACKABLE'],
+  ]);
   const socksOnly = await sheetOf(m.buyer, [socks]);
   assert.equal(fieldCodes(await price(m.buyer, socksOnly, { coupons: [{ code: p20 }] })), [['coupons.0.code', 'COUPON_NOT_APPLICABLE']]);
   assert.equal(fieldCodes(await price(m.buyer, socksOnly, { coupons: [{ code: a2000 }] })), [['coupons.0.code', 'COUPON_MIN_ORDER_AMOUNT']]);
   const stranger = await member(svc, api, 'stranger');
-  assert.equal(fieldCodes(await price(stranger.buyer, await sheetOf(stranger.buyer, [shirt]), { coupons: [{ code: p20 }] })), [['coupons.0.code', 'COUPON_NOT_OWNED']]);
+  assert.equal(fieldCodes(await price(stranger.buyer, await sheetOf(stranger.buyer, [shirt]), { coupons: [{ code: p20 }] })), [
+    ['coupons.0.code', 'COUPON_NOT_OWNED'],
+  ]);
 
   const start = ok(await pay(m.buyer, sheet, { coupons: [{ code: p20 }, { code: a2000 }] }), 201);
   assert.is(start.amounts.couponDiscountAmount, 7000);
@@ -167,7 +220,13 @@ test('checkout: two stackable coupons priced and held, the discount spread over 
   const order = ok(await api('GET', `/v1/orders/${done.orderId}`));
   assert.equal([order.amounts.couponDiscountAmount, order.amounts.totalAmount, order.payment.amount], [7000, 36000, 36000]);
   // Shirt: 5,000 + 1,500 (2,000 × 25,000/35,000 rounded down); socks: the rest of the 2,000.
-  assert.equal(order.items.map((i: any) => [i.productName, i.couponDiscountAmount]), [['셔츠', 6428], ['양말', 572]]);
+  assert.equal(
+    order.items.map((i: any) => [i.productName, i.couponDiscountAmount]),
+    [
+      ['셔츠', 6428],
+      ['양말', 572],
+    ],
+  );
   const held = ok(await m.buyer('GET', '/storefront/v1/me/coupons')).contents.filter((i: any) => i.orderId === done.orderId);
   assert.equal(held.map((i: any) => i.couponId).sort(), [percent.couponId, amount.couponId].sort());
   assert.is(ok(await api('GET', `/v1/coupons/${percent.couponId}`)).usedCount, 1);
@@ -198,12 +257,21 @@ test('one coupon in two concurrent payments: one wins; a payment that ends unpai
   const typed = await createCoupon(api, { issueType: 'CODE', code: 'GUEST-500', benefit: { method: 'AMOUNT', value: 500 }, totalQuantity: 1 });
   const guest = buyerApi(svc, svc.storeId);
   const gs = ok(await guest('POST', '/storefront/v1/checkout', { body: { directItem: { productId: p.productId, optionId: p.optionId, quantity: 1 } } }), 201);
-  const body = (extra: Record<string, unknown>) => ({ option: 'pg_one:CARD', returnUrl: 'http://localhost:5173/done', guest: { name: '손님', phone: '01011112222', email: 'g@example.com', orderPassword: 'pass-1234' }, shippingAddress: { receiverName: '손님', phone: '01011112222', zipCode: '06236', address1: '서울' }, ...extra });
+  const body = (extra: Record<string, unknown>) => ({
+    option: 'pg_one:CARD',
+    returnUrl: 'http://localhost:5173/done',
+    guest: { name: '손님', phone: '01011112222', email: 'g@example.com', orderPassword: 'pass-1234' },
+    shippingAddress: { receiverName: '손님', phone: '01011112222', zipCode: '06236', address1: '서울' },
+    ...extra,
+  });
   const gStart = ok(await guest('POST', `/storefront/v1/checkout/${gs.checkoutId}/payment`, { body: body({ coupons: [{ code: 'GUEST-500' }] }) }), 201);
   assert.is(gStart.amounts.couponDiscountAmount, 500);
   assert.is(ok(await api('GET', `/v1/coupons/${typed.couponId}`)).issuedCount, 1);
   const gs2 = ok(await guest('POST', '/storefront/v1/checkout', { body: { directItem: { productId: p.productId, optionId: p.optionId, quantity: 1 } } }), 201);
-  assert.equal(fieldCodes(await guest('POST', `/storefront/v1/checkout/${gs2.checkoutId}/pricing`, { body: { coupons: [{ code: 'GUEST-500' }], pointAmount: 0 } })), [['coupons.0.code', 'COUPON_SOLD_OUT']]);
+  assert.equal(
+    fieldCodes(await guest('POST', `/storefront/v1/checkout/${gs2.checkoutId}/pricing`, { body: { coupons: [{ code: 'GUEST-500' }], pointAmount: 0 } })),
+    [['coupons.0.code', 'COUPON_SOLD_OUT']],
+  );
 
   // Expired and suspended coupons are refused at checkout.
   const short = await createCoupon(api, { issueType: 'MANUAL', useDays: 1 });

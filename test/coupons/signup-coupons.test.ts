@@ -74,7 +74,7 @@ test('SIGNUP coupons are not downloadable, even by members who lack them', async
   assert.not.ok(listed.some((c) => c.couponId === welcome.couponId && c.downloadable));
 });
 
-test('another store\'s SIGNUP coupons never reach this store\'s new members', async () => {
+test("another store's SIGNUP coupons never reach this store's new members", async () => {
   const other = await newSellerWithStore(svc, 'signup');
   const theirs = await createCoupon(other.api, { name: '남의 가입 쿠폰', issueType: 'SIGNUP', useDays: 7 });
   const ours = await createCoupon(api, { name: '우리 가입 쿠폰', issueType: 'SIGNUP', useDays: 7 });

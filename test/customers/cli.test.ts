@@ -31,7 +31,12 @@ test('customers list, get and withdraw; reviews list, reply and hide; inquiries 
   const api = svc.api;
   ok(await api('PATCH', '/v1/store', { body: { testOrderReviewsAllowed: true } }));
   const guest = buyerApi(svc, svc.storeId);
-  const joined = ok(await guest('POST', '/storefront/v1/members', { body: { email: 'cli-member@example.com', password: 'secret-pass-1', name: '최고객', phone: '01055556666' } }), 201);
+  const joined = ok(
+    await guest('POST', '/storefront/v1/members', {
+      body: { email: 'cli-member@example.com', password: 'secret-pass-1', name: '최고객', phone: '01055556666' },
+    }),
+    201,
+  );
   const id = joined.customer.customerId;
   const member = buyerApi(svc, svc.storeId, joined.accessToken);
 
@@ -48,7 +53,10 @@ test('customers list, get and withdraw; reviews list, reply and hide; inquiries 
   ok(await api('POST', `/v1/order-items/${item.orderItemId}/delivered`));
   const review = ok(await member('POST', `/storefront/v1/me/order-items/${item.orderItemId}/reviews`, { body: { rating: 2, text: '포장이 아쉬워요' } }), 201);
   assert.match((await svcCli(['reviews', 'list'])).stdout, new RegExp(`${review.reviewId}\\s+★★☆☆☆\\s+포장이 아쉬워요`));
-  assert.equal(jsonOf(await svcCli(['reviews', 'reply', review.reviewId, '--text', '다음엔 더 꼼꼼히 포장할게요', '--json'])).reply.text, '다음엔 더 꼼꼼히 포장할게요');
+  assert.equal(
+    jsonOf(await svcCli(['reviews', 'reply', review.reviewId, '--text', '다음엔 더 꼼꼼히 포장할게요', '--json'])).reply.text,
+    '다음엔 더 꼼꼼히 포장할게요',
+  );
   assert.match((await svcCli(['reviews', 'hide', review.reviewId])).stdout, /is hidden from buyers/);
 
   const asked = ok(await member('POST', '/storefront/v1/me/inquiries', { body: { title: '영수증', text: '세금계산서 되나요?' } }), 201);

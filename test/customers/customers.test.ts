@@ -33,11 +33,18 @@ const signUp = (extra: Record<string, unknown> = {}) => {
 };
 
 test('sign-up: a mobile phone, a free e-mail; the new member holds the sign-up coupons and can pay with a token', async () => {
-  const welcome = ok(await api('POST', '/v1/coupons', { body: { name: '가입 환영', issueType: 'SIGNUP', benefit: { method: 'AMOUNT', value: 3000 }, useDays: 14 } }), 201);
+  const welcome = ok(
+    await api('POST', '/v1/coupons', { body: { name: '가입 환영', issueType: 'SIGNUP', benefit: { method: 'AMOUNT', value: 3000 }, useDays: 14 } }),
+    201,
+  );
   for (const phone of ['02-123-4567', '0505-123-4567', '070-1234-5678', '010-12']) {
     const res = await signUp({ phone });
     fails(res, 400, 'VALIDATION_FAILED');
-    assert.equal(res.body.error.fieldErrors.map((f: any) => f.field), ['phone'], phone);
+    assert.equal(
+      res.body.error.fieldErrors.map((f: any) => f.field),
+      ['phone'],
+      phone,
+    );
   }
   fails(await signUp({ password: 'short' }), 400, 'VALIDATION_FAILED');
   const joined = await signUp();
@@ -46,7 +53,10 @@ test('sign-up: a mobile phone, a free e-mail; the new member holds the sign-up c
   fails(await signUp({ email: joined.data.customer.email }), 409, 'MEMBER_EMAIL_TAKEN');
   const member = buyerApi(svc, svc.storeId, joined.data.accessToken);
   const mine = ok(await member('GET', '/storefront/v1/me/coupons')).contents;
-  assert.equal(mine.map((i: any) => [i.couponId, i.source, i.usedAt]), [[welcome.couponId, 'SIGNUP', null]]);
+  assert.equal(
+    mine.map((i: any) => [i.couponId, i.source, i.usedAt]),
+    [[welcome.couponId, 'SIGNUP', null]],
+  );
   const p = await createProduct(api, { name: '가입 선물', salePrice: 20000 });
   const start = ok(await pay(member, await sheetOf(member, [p]), { coupons: [{ code: mine[0].code }] }), 201);
   assert.is(start.amounts.couponDiscountAmount, 3000);

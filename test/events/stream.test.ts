@@ -34,7 +34,10 @@ test.after(async () => svc.close());
 /** Opens the SSE stream and collects parsed messages. */
 async function openStream(query = '', headers: Record<string, string> = {}, token = svc.ownerToken, storeId = svc.storeId) {
   const controller = new AbortController();
-  const res = await fetch(`${svc.url}/v1/events/stream${query}`, { headers: { authorization: `Bearer ${token}`, 'x-store-id': storeId, ...headers }, signal: controller.signal });
+  const res = await fetch(`${svc.url}/v1/events/stream${query}`, {
+    headers: { authorization: `Bearer ${token}`, 'x-store-id': storeId, ...headers },
+    signal: controller.signal,
+  });
   const messages: { id: string; event: string; data: any }[] = [];
   if (res.ok) {
     void (async () => {
@@ -47,7 +50,12 @@ async function openStream(query = '', headers: Record<string, string> = {}, toke
           while ((end = buffer.indexOf('\n\n')) >= 0) {
             const block = buffer.slice(0, end);
             buffer = buffer.slice(end + 2);
-            const fields = Object.fromEntries(block.split('\n').filter((l) => !l.startsWith(':')).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]));
+            const fields = Object.fromEntries(
+              block
+                .split('\n')
+                .filter((l) => !l.startsWith(':'))
+                .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]),
+            );
             if (fields.data) messages.push({ id: fields.id, event: fields.event, data: JSON.parse(fields.data) });
           }
         }
@@ -81,17 +89,26 @@ test('the stream carries new events of the store as webhook bodies, filtered by 
   const paid = (await emit('ORDER.PAID')).data;
   await emit('REVIEW.CREATED');
   const messages = await all.waitFor(2);
-  assert.equal(messages.map((m) => m.event), ['ORDER.PAID', 'REVIEW.CREATED']);
+  assert.equal(
+    messages.map((m) => m.event),
+    ['ORDER.PAID', 'REVIEW.CREATED'],
+  );
   assert.is(messages[0].data.id, paid.eventId);
   assert.is(messages[0].data.storeId, svc.storeId);
   assert.is(messages[0].data.sequence, 1);
-  assert.equal((await paidOnly.waitFor(1)).map((m) => m.event), ['ORDER.PAID']);
+  assert.equal(
+    (await paidOnly.waitFor(1)).map((m) => m.event),
+    ['ORDER.PAID'],
+  );
   await new Promise((ok) => setTimeout(ok, 100));
   assert.is(paidOnly.messages.length, 1);
   assert.is(foreign.messages.length, 0);
 
   const resumed = await openStream('', { 'last-event-id': messages[0].id });
-  assert.equal((await resumed.waitFor(1)).map((m) => m.data.id), [messages[1].data.id]);
+  assert.equal(
+    (await resumed.waitFor(1)).map((m) => m.data.id),
+    [messages[1].data.id],
+  );
   for (const s of [all, paidOnly, foreign, resumed]) s.close();
   // A client that goes away frees its stream (listener and heartbeat) on the server.
   const { eventBus } = await import('../../src/modules/events/outbox.js');
@@ -137,14 +154,16 @@ test('verifyWebhook: valid, tampered, stale, rotated, malformed — on raw bytes
 test('a client that stops reading costs the server no memory; reading again, it gets every event in order', async () => {
   const { emitEvent } = await import('../../src/modules/events/outbox.js');
   const res = await new Promise<IncomingMessage>((ok, fail) =>
-    httpGet(`${svc.url}/v1/events/stream`, { headers: { authorization: `Bearer ${svc.ownerToken}`, 'x-store-id': svc.storeId } }, ok).on('error', fail));
+    httpGet(`${svc.url}/v1/events/stream`, { headers: { authorization: `Bearer ${svc.ownerToken}`, 'x-store-id': svc.storeId } }, ok).on('error', fail),
+  );
   assert.is(res.statusCode, 200);
   res.pause(); // the socket is no longer read: the kernel's buffers fill, then the server's writes wait
 
   const EVENTS = 1500;
   const blob = 'x'.repeat(20_000); // 30 MB of events in all, far beyond the socket buffers
   await transaction(svc.services.db, async () => {
-    for (let n = 0; n < EVENTS; n++) await emitEvent(svc.services.db, Date.now(), { storeId: svc.storeId, type: 'ORDER.PAID', resource: null, data: { n, blob } });
+    for (let n = 0; n < EVENTS; n++)
+      await emitEvent(svc.services.db, Date.now(), { storeId: svc.storeId, type: 'ORDER.PAID', resource: null, data: { n, blob } });
   });
   // Retained memory only, counted from the commit that wakes the stream, once it settles: the stream hears
   // of the events, reads them page by page and fills its queue, and PostgreSQL's client buffers of a page
@@ -160,7 +179,10 @@ test('a client that stops reading costs the server no memory; reading again, it 
   res.on('data', (chunk: string) => {
     buffer += chunk;
     for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-      const data = buffer.slice(0, end).split('\n').find((line) => line.startsWith('data: '));
+      const data = buffer
+        .slice(0, end)
+        .split('\n')
+        .find((line) => line.startsWith('data: '));
       buffer = buffer.slice(end + 2);
       if (data) seen.push(JSON.parse(data.slice(6)).data.n);
     }
@@ -170,7 +192,10 @@ test('a client that stops reading costs the server no memory; reading again, it 
   while (seen.length < EVENTS && Date.now() < until) await new Promise((ok) => setTimeout(ok, 20));
   res.destroy();
   assert.is(seen.length, EVENTS);
-  assert.ok(seen.every((n, i) => n === i), 'in order, none lost, none twice');
+  assert.ok(
+    seen.every((n, i) => n === i),
+    'in order, none lost, none twice',
+  );
 });
 
 test.run();

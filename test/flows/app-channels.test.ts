@@ -39,7 +39,12 @@ const manifest = (handle: string) => ({
     notifications: {
       'send-proof': {
         label: '시안 보내기',
-        params: { message: { type: 'string', label: '문구', required: true }, urgent: { type: 'boolean', label: '급함' }, note: { type: 'string', label: '메모' }, apiKey: { type: 'string', label: 'API 키' } },
+        params: {
+          message: { type: 'string', label: '문구', required: true },
+          urgent: { type: 'boolean', label: '급함' },
+          note: { type: 'string', label: '메모' },
+          apiKey: { type: 'string', label: 'API 키' },
+        },
       },
     },
     events: { PROOF_APPROVED: { label: '시안 승인' } },
@@ -85,24 +90,42 @@ test('an app notification reaches the sandboxed function with the spec payload a
   const asApp = apiClient(svc.url, { token: (await issueInstallationToken(svc.services, installation.installationId)).token, storeId: svc.storeId });
 
   // The check knows the app's notifications and events.
-  const wrong = ok(await api('POST', '/v1/commerce-flows', { body: { name: '틀린 앱 알림', kind: 'SHIPPING', definition: definition(handle, `app.${handle}.send-invoice`) } }), 201);
+  const wrong = ok(
+    await api('POST', '/v1/commerce-flows', { body: { name: '틀린 앱 알림', kind: 'SHIPPING', definition: definition(handle, `app.${handle}.send-invoice`) } }),
+    201,
+  );
   const wrongCheck = ok(await api('POST', `/v1/commerce-flows/${wrong.flowId}/draft/check`));
-  assert.equal(wrongCheck.errors.map((e: any) => [e.code, e.path]), [['APP_NOTIFICATION_UNKNOWN', 'states.PROOF.notify[0].channel']]);
+  assert.equal(
+    wrongCheck.errors.map((e: any) => [e.code, e.path]),
+    [['APP_NOTIFICATION_UNKNOWN', 'states.PROOF.notify[0].channel']],
+  );
   const types = ok(await api('GET', '/v1/flow-node-types'));
-  assert.equal(types.apps.find((a: any) => a.handle === handle), {
-    handle, notifications: [{ channel: `app.${handle}.send-proof`, name: 'send-proof', params: ['message', 'urgent', 'note', 'apiKey'] }], events: [{ event: `app.${handle}.PROOF_APPROVED`, name: 'PROOF_APPROVED' }],
-  });
+  assert.equal(
+    types.apps.find((a: any) => a.handle === handle),
+    {
+      handle,
+      notifications: [{ channel: `app.${handle}.send-proof`, name: 'send-proof', params: ['message', 'urgent', 'note', 'apiKey'] }],
+      events: [{ event: `app.${handle}.PROOF_APPROVED`, name: 'PROOF_APPROVED' }],
+    },
+  );
 
   // Secrets go whole to app functions only: a missing one is a warning, one in a webhook or inside an expression an error.
   const secretless = ok(await api('POST', '/v1/commerce-flows', { body: { name: '비밀 없음', kind: 'SHIPPING', definition: definition(handle) } }), 201);
-  assert.equal(ok(await api('POST', `/v1/commerce-flows/${secretless.flowId}/draft/check`)).warnings.map((w: any) => [w.code, w.path]), [['SECRET_MISSING', 'states.PROOF.notify[0].params.apiKey']]);
+  assert.equal(
+    ok(await api('POST', `/v1/commerce-flows/${secretless.flowId}/draft/check`)).warnings.map((w: any) => [w.code, w.path]),
+    [['SECRET_MISSING', 'states.PROOF.notify[0].params.apiKey']],
+  );
   const leaky = definition(handle);
   leaky.states.PROOF.notify.push({ channel: 'webhook', params: { key: 'secrets.PROOF_KEY' } } as any);
   leaky.states.PROOF.notify[0].params.message = '"키: " + secrets.PROOF_KEY';
   const leakyFlow = ok(await api('POST', '/v1/commerce-flows', { body: { name: '새는 비밀', kind: 'SHIPPING', definition: leaky } }), 201);
-  assert.equal(ok(await api('POST', `/v1/commerce-flows/${leakyFlow.flowId}/draft/check`)).errors.map((e: any) => [e.code, e.path]), [
-    ['SECRET_NOT_ALLOWED', 'states.PROOF.notify[0].params.message'], ['SECRET_NOT_ALLOWED', 'states.PROOF.notify[1].params.key'],
-  ]);
+  assert.equal(
+    ok(await api('POST', `/v1/commerce-flows/${leakyFlow.flowId}/draft/check`)).errors.map((e: any) => [e.code, e.path]),
+    [
+      ['SECRET_NOT_ALLOWED', 'states.PROOF.notify[0].params.message'],
+      ['SECRET_NOT_ALLOWED', 'states.PROOF.notify[1].params.key'],
+    ],
+  );
   ok(await api('PUT', '/v1/commerce-flows/secrets', { body: { name: 'PROOF_KEY', value: 'sk_proof_123' } }), 201);
 
   const flow = ok(await api('POST', '/v1/commerce-flows', { body: { name: '앱 시안 흐름', kind: 'SHIPPING', definition: definition(handle) } }), 201);
@@ -125,19 +148,39 @@ test('an app notification reaches the sandboxed function with the spec payload a
   assert.is(sent.state, 'PROOF');
   const runs = ok(await api('GET', `/v1/order-items/${id}/flow/runs`)).contents;
   const [notification] = runs.at(-1).notifications;
-  assert.equal([notification.channel, notification.sent, notification.params], [`app.${handle}.send-proof`, true, { message: '시안: 머그컵', urgent: null, note: null, apiKey: { secret: 'PROOF_KEY' } }]);
+  assert.equal(
+    [notification.channel, notification.sent, notification.params],
+    [`app.${handle}.send-proof`, true, { message: '시안: 머그컵', urgent: null, note: null, apiKey: { secret: 'PROOF_KEY' } }],
+  );
   assert.match(notification.invocationId, /^fan_/);
 
-  const approved = await until(() => api('GET', `/v1/order-items/${id}/flow`).then((r) => r.data), (f) => f.state === 'APPROVED', 'the app event');
+  const approved = await until(
+    () => api('GET', `/v1/order-items/${id}/flow`).then((r) => r.data),
+    (f) => f.state === 'APPROVED',
+    'the app event',
+  );
   assert.equal([approved.coreStatus, approved.version], ['DELIVERED', 1]);
   const last = ok(await api('GET', `/v1/order-items/${id}/flow/runs`)).contents.at(-1);
-  assert.equal([last.trigger, last.actor, last.input], [{ kind: 'event', name: `app.${handle}.PROOF_APPROVED` }, { type: 'APP', id: installation.installationId }, { approvedBy: 'app' }]);
+  assert.equal(
+    [last.trigger, last.actor, last.input],
+    [{ kind: 'event', name: `app.${handle}.PROOF_APPROVED` }, { type: 'APP', id: installation.installationId }, { approvedBy: 'app' }],
+  );
 
   const calls = ok(await asApp('GET', '/v1/app/storage/calls')).value;
-  assert.equal(calls, [{
-    payload: { name: 'send-proof', orderId: order.orderId, orderItemIds: [id], flowId: flow.flowId, flowVersion: 1, state: 'PROOF', params: { message: '시안: 머그컵', urgent: null, note: null, apiKey: 'sk_proof_123' } },
-    invocationId: notification.invocationId,
-  }]);
+  assert.equal(calls, [
+    {
+      payload: {
+        name: 'send-proof',
+        orderId: order.orderId,
+        orderItemIds: [id],
+        flowId: flow.flowId,
+        flowVersion: 1,
+        state: 'PROOF',
+        params: { message: '시안: 머그컵', urgent: null, note: null, apiKey: 'sk_proof_123' },
+      },
+      invocationId: notification.invocationId,
+    },
+  ]);
   const executions = ok(await api('GET', `/v1/apps/installations/${installation.installationId}/activity`));
   assert.ok(JSON.stringify(executions).includes('send-proof'));
 });
@@ -161,12 +204,20 @@ test('a failing notification is retried with the same invocation id; an uninstal
 
   const first = await guestOrder(svc, api, { flowId: flow.flowId });
   ok(await api('POST', `/v1/order-items/${first.item.orderItemId}/actions/SEND`, { body: {} }));
-  const seenOnce = await until(() => asApp('GET', '/v1/app/storage/seen').then((r) => r.data?.value ?? []), (s: string[]) => s.length === 1, 'the first attempt');
+  const seenOnce = await until(
+    () => asApp('GET', '/v1/app/storage/seen').then((r) => r.data?.value ?? []),
+    (s: string[]) => s.length === 1,
+    'the first attempt',
+  );
   // The function stored its call before it threw; the retry is scheduled once the job records the failure.
   const attempts = () => svc.services.db.$client.prepare<[string], number>('SELECT attempts FROM flow_app_notifications WHERE id = ?').pluck().get(seenOnce[0]);
   await until(attempts, (n) => n === 1, 'the first attempt recorded');
   await svc.advance(61);
-  const seen = await until(() => asApp('GET', '/v1/app/storage/seen').then((r) => r.data?.value ?? []), (s: string[]) => s.length === 2, 'the retry');
+  const seen = await until(
+    () => asApp('GET', '/v1/app/storage/seen').then((r) => r.data?.value ?? []),
+    (s: string[]) => s.length === 2,
+    'the retry',
+  );
   assert.equal(seen, [seenOnce[0], seenOnce[0]]);
   const runs = ok(await api('GET', `/v1/order-items/${first.item.orderItemId}/flow/runs`)).contents;
   assert.is(runs.at(-1).notifications[0].invocationId, seenOnce[0]);
@@ -176,11 +227,17 @@ test('a failing notification is retried with the same invocation id; an uninstal
   const moved = ok(await api('POST', `/v1/order-items/${second.item.orderItemId}/actions/SEND`, { body: {} }));
   assert.is(moved.state, 'PROOF');
   const last = ok(await api('GET', `/v1/order-items/${second.item.orderItemId}/flow/runs`)).contents.at(-1);
-  assert.equal(last.notifications.map((n: any) => [n.sent, n.reason, n.invocationId]), [[false, 'APP_NOT_INSTALLED', undefined]]);
+  assert.equal(
+    last.notifications.map((n: any) => [n.sent, n.reason, n.invocationId]),
+    [[false, 'APP_NOT_INSTALLED', undefined]],
+  );
   // The check now refuses the flow's app channel and event.
   ok(await api('PUT', `/v1/commerce-flows/${flow.flowId}/draft`, { body: { definition: definition(handle) } }));
   const check = ok(await api('POST', `/v1/commerce-flows/${flow.flowId}/draft/check`));
-  assert.equal(check.errors.map((e: any) => e.code), ['APP_NOT_INSTALLED', 'APP_NOT_INSTALLED']);
+  assert.equal(
+    check.errors.map((e: any) => e.code),
+    ['APP_NOT_INSTALLED', 'APP_NOT_INSTALLED'],
+  );
 });
 
 test.run();

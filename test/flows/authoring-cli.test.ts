@@ -45,7 +45,10 @@ test('flows create, check, graph, simulate, publish, list, get, replay and migra
   assert.match(dot.stdout, '"PROOF_SENT" -> "READY" [label="after P3D", style=dashed];');
 
   const steps = join(configDir, 'steps.json');
-  writeFileSync(steps, JSON.stringify({ steps: [{ action: 'START_MAKING' }, { action: 'SEND_PROOF', input: { proofUrl: 'https://p.example' } }, { advance: 'P3D' }] }));
+  writeFileSync(
+    steps,
+    JSON.stringify({ steps: [{ action: 'START_MAKING' }, { action: 'SEND_PROOF', input: { proofUrl: 'https://p.example' } }, { advance: 'P3D' }] }),
+  );
   const sim = jsonOf(await svcCli(['flows', 'simulate', id, '--data', `@${steps}`, '--json']));
   assert.is(sim.finalState.state, 'READY');
   const simTable = await svcCli(['flows', 'simulate', id, '--data', `@${steps}`]);

@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { apiClient, createAccessToken, login, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { connectSandbox, createProduct, dataOf, fails, guestOrder, ok, subscribe } from '../helpers/flows.js';
+import { connectSandbox, dataOf, fails, guestOrder, ok, subscribe } from '../helpers/flows.js';
 
 let svc: TestService;
 let api: Api;
@@ -33,7 +33,10 @@ async function newFlow(body: Record<string, unknown>) {
 
 test('presets: the four starting points each pass the check; node types list what the editor may place', async () => {
   const presets = ok(await api('GET', '/v1/flow-presets')).contents;
-  assert.equal(presets.map((p: any) => p.key), ['made-to-order', 'digital-delivery', 'reservation', 'pickup']);
+  assert.equal(
+    presets.map((p: any) => p.key),
+    ['made-to-order', 'digital-delivery', 'reservation', 'pickup'],
+  );
   for (const p of presets) {
     const preset = ok(await api('GET', `/v1/flow-presets/${p.key}`));
     const flow = await newFlow({ name: p.name, kind: p.kind, presetKey: p.key });
@@ -44,7 +47,11 @@ test('presets: the four starting points each pass the check; node types list wha
   fails(await api('GET', '/v1/flow-presets/drop-ship'), 404, 'FLOW_PRESET_NOT_FOUND');
   fails(await api('POST', '/v1/commerce-flows', { body: { name: 'x', kind: 'MANUAL', presetKey: 'drop-ship' } }), 404, 'FLOW_PRESET_NOT_FOUND');
   const types = ok(await api('GET', '/v1/flow-node-types'));
-  assert.ok(['state', 'action', 'event.custom', 'event.app', 'timer.after', 'timer.at', 'condition', 'notify.webhook', 'notify.app'].every((t) => types.contents.some((c: any) => c.type === t)));
+  assert.ok(
+    ['state', 'action', 'event.custom', 'event.app', 'timer.after', 'timer.at', 'condition', 'notify.webhook', 'notify.app'].every((t) =>
+      types.contents.some((c: any) => c.type === t),
+    ),
+  );
   assert.ok(types.coreStatuses.includes('PURCHASE_DECIDED') && types.inputKinds.includes('datetime'));
 });
 
@@ -71,7 +78,15 @@ const BROKEN = {
     { from: 'STUCK', to: 'NOWHERE', on: { action: 'START' } },
   ],
   actions: {
-    START: { label: '시작', actor: 'SELLER', scope: 'ITEM', inputs: [{ key: 'color', kind: 'select', label: '색' }, { key: 'more', kind: 'text', label: '더', when: { key: 'later', in: ['x'] } }] },
+    START: {
+      label: '시작',
+      actor: 'SELLER',
+      scope: 'ITEM',
+      inputs: [
+        { key: 'color', kind: 'select', label: '색' },
+        { key: 'more', kind: 'text', label: '더', when: { key: 'later', in: ['x'] } },
+      ],
+    },
   },
 };
 
@@ -95,10 +110,16 @@ test('check: every error kind, with its path; blocking errors make publish, its 
   // STUCK leaves only to a state that does not exist; a dead end needs no exit at all.
   const deadEnd = clone(BROKEN);
   deadEnd.transitions.pop();
-  assert.ok(codes(ok(await api('POST', `/v1/commerce-flows/${(await newFlow({ definition: deadEnd })).flowId}/draft/check`)).errors).some(([c, p]) => c === 'DEAD_END' && p === 'states.STUCK'));
+  assert.ok(
+    codes(ok(await api('POST', `/v1/commerce-flows/${(await newFlow({ definition: deadEnd })).flowId}/draft/check`)).errors).some(
+      ([c, p]) => c === 'DEAD_END' && p === 'states.STUCK',
+    ),
+  );
   const noInitial = { ...clone(BROKEN), initial: 'START_HERE' };
   assert.equal(ok(await api('POST', `/v1/commerce-flows/${(await newFlow({ definition: noInitial })).flowId}/draft/check`)).errors[0], {
-    code: 'INITIAL_MISSING', path: 'initial', message: '시작 상태 START_HERE이(가) states에 없습니다.',
+    code: 'INITIAL_MISSING',
+    path: 'initial',
+    message: '시작 상태 START_HERE이(가) states에 없습니다.',
   });
 
   const refused = refusal(await api('POST', `/v1/commerce-flows/${flow.flowId}/publish`), 409, 'PUBLISH_BLOCKED');
@@ -106,46 +127,57 @@ test('check: every error kind, with its path; blocking errors make publish, its 
   fails(await api('POST', `/v1/commerce-flows/${flow.flowId}/publish`, { headers: { 'x-svc-dry-run': '1' } }), 409, 'PUBLISH_BLOCKED');
   const agent = apiClient(svc.url, { token: await createAccessToken(svc, await login(svc), { scopes: ['flow:rw'], agent: true }), storeId: svc.storeId });
   fails(await agent('POST', `/v1/commerce-flows/${flow.flowId}/publish`), 409, 'PUBLISH_BLOCKED');
-  assert.equal(ok(await api('GET', '/v1/approval-requests')).contents.filter((a: any) => a.target?.id === flow.flowId), []);
+  assert.equal(
+    ok(await api('GET', '/v1/approval-requests')).contents.filter((a: any) => a.target?.id === flow.flowId),
+    [],
+  );
   assert.is(ok(await api('GET', `/v1/commerce-flows/${flow.flowId}`)).publishedVersion, null);
 });
 
 test('simulate: the same engine on a virtual clock — actions, a refusal, a timer by advance, notifications and timers in the trace', async () => {
   const flow = await newFlow({ presetKey: 'made-to-order' });
-  const sim = ok(await api('POST', `/v1/commerce-flows/${flow.flowId}/draft/simulate`, {
-    body: {
-      orderItem: { quantity: 3 },
-      steps: [
-        { action: 'START_MAKING' },
-        { action: 'DISPATCH', input: { carrier: 'CJ', trackingNo: '1' } },
-        { action: 'SEND_PROOF', input: {} },
-        { action: 'SEND_PROOF', input: { proofUrl: 'https://proof.example/1' } },
-        { advance: 'P2D' },
-        { action: 'REQUEST_CHANGES', input: { what: 'OTHER', detail: '더 크게' } },
-        { action: 'SEND_PROOF', input: { proofUrl: 'https://proof.example/2' } },
-        { advance: 'P3DT1H' },
-        { action: 'DISPATCH', input: { carrier: 'CJ', trackingNo: '1' } },
-        { action: 'DELIVER' },
-        { action: 'DECIDE_PURCHASE' },
-      ],
-    },
-  }));
+  const sim = ok(
+    await api('POST', `/v1/commerce-flows/${flow.flowId}/draft/simulate`, {
+      body: {
+        orderItem: { quantity: 3 },
+        steps: [
+          { action: 'START_MAKING' },
+          { action: 'DISPATCH', input: { carrier: 'CJ', trackingNo: '1' } },
+          { action: 'SEND_PROOF', input: {} },
+          { action: 'SEND_PROOF', input: { proofUrl: 'https://proof.example/1' } },
+          { advance: 'P2D' },
+          { action: 'REQUEST_CHANGES', input: { what: 'OTHER', detail: '더 크게' } },
+          { action: 'SEND_PROOF', input: { proofUrl: 'https://proof.example/2' } },
+          { advance: 'P3DT1H' },
+          { action: 'DISPATCH', input: { carrier: 'CJ', trackingNo: '1' } },
+          { action: 'DELIVER' },
+          { action: 'DECIDE_PURCHASE' },
+        ],
+      },
+    }),
+  );
   const t = sim.trace;
-  assert.equal(t.map((e: any) => [e.from, e.to, e.refusal?.code ?? null]), [
-    [null, 'PAID', null],
-    ['PAID', 'MAKING', null],
-    ['MAKING', 'MAKING', 'ACTION_NOT_AVAILABLE'],
-    ['MAKING', 'MAKING', 'FLOW_ACTION_INPUT_INVALID'],
-    ['MAKING', 'PROOF_SENT', null],
-    ['PROOF_SENT', 'MAKING', null],
-    ['MAKING', 'PROOF_SENT', null],
-    ['PROOF_SENT', 'READY', null],
-    ['READY', 'DISPATCHED', null],
-    ['DISPATCHED', 'DELIVERED', null],
-    ['DELIVERED', 'PURCHASE_DECIDED', null],
-  ]);
+  assert.equal(
+    t.map((e: any) => [e.from, e.to, e.refusal?.code ?? null]),
+    [
+      [null, 'PAID', null],
+      ['PAID', 'MAKING', null],
+      ['MAKING', 'MAKING', 'ACTION_NOT_AVAILABLE'],
+      ['MAKING', 'MAKING', 'FLOW_ACTION_INPUT_INVALID'],
+      ['MAKING', 'PROOF_SENT', null],
+      ['PROOF_SENT', 'MAKING', null],
+      ['MAKING', 'PROOF_SENT', null],
+      ['PROOF_SENT', 'READY', null],
+      ['READY', 'DISPATCHED', null],
+      ['DISPATCHED', 'DELIVERED', null],
+      ['DELIVERED', 'PURCHASE_DECIDED', null],
+    ],
+  );
   assert.equal(t[4].notifications, [{ channel: 'webhook', params: { event: 'proof-sent' } }]);
-  assert.equal(t[4].timers.map((x: any) => [x.kind, x.to]), [['after', 'READY']]);
+  assert.equal(
+    t[4].timers.map((x: any) => [x.kind, x.to]),
+    [['after', 'READY']],
+  );
   // The proof sent again at +2 days waits its own 3 days: the timer fires at +5 days, by the trigger kind timer.
   assert.equal(t[7].trigger, { kind: 'timer', timer: 'after', transition: 4 });
   assert.is(Date.parse(t[7].at) - Date.parse(t[0].at), 5 * 86_400_000);
@@ -185,8 +217,20 @@ test('publish, use by a product, replay with a divergence, migrate to a new vers
   ok(await api('PUT', `/v1/commerce-flows/${flow.flowId}/draft`, { body: { definition: v2def } }));
 
   const replay = ok(await api('POST', `/v1/commerce-flows/${flow.flowId}/draft/replay`, { body: { orderItemId: id } }));
-  assert.equal(replay.steps.map((s: any) => [s.trigger.kind, s.recorded.to, s.draft.to, s.same]), [['start', 'PAID', 'PAID', true], ['action', 'MAKING', 'PAID', false]]);
-  assert.equal([replay.divergence.trigger, replay.divergence.draft.refusal], [{ kind: 'action', key: 'START_MAKING' }, { code: 'ACTION_NOT_AVAILABLE', reason: 'UNKNOWN_ACTION' }]);
+  assert.equal(
+    replay.steps.map((s: any) => [s.trigger.kind, s.recorded.to, s.draft.to, s.same]),
+    [
+      ['start', 'PAID', 'PAID', true],
+      ['action', 'MAKING', 'PAID', false],
+    ],
+  );
+  assert.equal(
+    [replay.divergence.trigger, replay.divergence.draft.refusal],
+    [
+      { kind: 'action', key: 'START_MAKING' },
+      { code: 'ACTION_NOT_AVAILABLE', reason: 'UNKNOWN_ACTION' },
+    ],
+  );
   assert.is(replay.recordedVersion, 1);
   // Under its own definition the history replays without a difference.
   const sameFlow = await newFlow({ definition: v1.definition });
@@ -195,7 +239,10 @@ test('publish, use by a product, replay with a divergence, migrate to a new vers
   const v2 = ok(await api('POST', `/v1/commerce-flows/${flow.flowId}/publish`), 201);
   assert.is(v2.version, 2);
   const unmapped = refusal(await api('POST', `/v1/commerce-flows/${flow.flowId}/versions/2/migrate`, { body: { fromVersion: 1 } }), 400, 'VALIDATION_FAILED');
-  assert.equal(unmapped.fieldErrors.map((f: any) => [f.field, f.code]), [['stateMap.MAKING', 'STATE_UNMAPPED']]);
+  assert.equal(
+    unmapped.fieldErrors.map((f: any) => [f.field, f.code]),
+    [['stateMap.MAKING', 'STATE_UNMAPPED']],
+  );
   fails(await api('POST', `/v1/commerce-flows/${flow.flowId}/versions/9/migrate`, { body: { fromVersion: 1 } }), 404, 'FLOW_VERSION_NOT_FOUND');
   const hooks = await subscribe(api);
   const moved = ok(await api('POST', `/v1/commerce-flows/${flow.flowId}/versions/2/migrate`, { body: { fromVersion: 1, stateMap: { MAKING: 'CRAFTING' } } }));
@@ -203,9 +250,20 @@ test('publish, use by a product, replay with a divergence, migrate to a new vers
   // The state key changed, so systems tracking flow states hear of it; no ORDER.* status event (no step was taken).
   const [migrated] = await hooks.forOrder(order.orderId, 1);
   const data = dataOf(migrated, 'ORDER.FLOW_STATE_CHANGED', migrated.sequence);
-  assert.equal({ ...data, changedAt: typeof data.changedAt }, {
-    orderId: order.orderId, orderItemIds: [id], flowId: flow.flowId, flowVersion: 2, from: 'MAKING', to: 'CRAFTING', label: v2def.states.CRAFTING.label, coreStatus: 'CONFIRMED', changedAt: 'string',
-  });
+  assert.equal(
+    { ...data, changedAt: typeof data.changedAt },
+    {
+      orderId: order.orderId,
+      orderItemIds: [id],
+      flowId: flow.flowId,
+      flowVersion: 2,
+      from: 'MAKING',
+      to: 'CRAFTING',
+      label: v2def.states.CRAFTING.label,
+      coreStatus: 'CONFIRMED',
+      changedAt: 'string',
+    },
+  );
   await hooks.receiver.close();
   const after = ok(await api('GET', `/v1/order-items/${id}/flow`));
   assert.equal([after.version, after.state, after.coreStatus], [2, 'CRAFTING', 'CONFIRMED']);
@@ -222,7 +280,11 @@ test('publish, use by a product, replay with a divergence, migrate to a new vers
   // v3 moves the order as one group: no migration across progression units.
   ok(await api('PUT', `/v1/commerce-flows/${flow.flowId}/draft`, { body: { definition: { ...v2def, progression: 'ORDER' } } }));
   ok(await api('POST', `/v1/commerce-flows/${flow.flowId}/publish`), 201);
-  const mismatch = refusal(await api('POST', `/v1/commerce-flows/${flow.flowId}/versions/3/migrate`, { body: { fromVersion: 2 } }), 409, 'FLOW_PROGRESSION_MISMATCH');
+  const mismatch = refusal(
+    await api('POST', `/v1/commerce-flows/${flow.flowId}/versions/3/migrate`, { body: { fromVersion: 2 } }),
+    409,
+    'FLOW_PROGRESSION_MISMATCH',
+  );
   assert.equal(mismatch.details, { from: 'ITEM', to: 'ORDER' });
 
   const shipping = ok(await api('GET', '/v1/commerce-flows')).contents.find((f: any) => f.isDefault && f.kind === 'SHIPPING');
@@ -231,8 +293,15 @@ test('publish, use by a product, replay with a divergence, migrate to a new vers
   fails(await api('POST', `/v1/commerce-flows/${shipping.flowId}/versions/1/migrate`, { body: { fromVersion: 1 } }), 409, 'FLOW_DEFAULT_LOCKED');
   // A default flow is checked and simulated on its published definition.
   assert.equal(ok(await api('POST', `/v1/commerce-flows/${shipping.flowId}/draft/check`)).errors, []);
-  const lived = ok(await api('POST', `/v1/commerce-flows/${shipping.flowId}/draft/simulate`, { body: { steps: [{ action: 'CONFIRM' }, { action: 'DISPATCH', input: { carrier: 'CJ', trackingNo: '1' } }, { advance: 'P7D' }, { advance: 'P8D' }] } }));
-  assert.equal(lived.trace.map((e: any) => e.to), ['PAID', 'CONFIRMED', 'DISPATCHED', 'DELIVERED', 'PURCHASE_DECIDED']);
+  const lived = ok(
+    await api('POST', `/v1/commerce-flows/${shipping.flowId}/draft/simulate`, {
+      body: { steps: [{ action: 'CONFIRM' }, { action: 'DISPATCH', input: { carrier: 'CJ', trackingNo: '1' } }, { advance: 'P7D' }, { advance: 'P8D' }] },
+    }),
+  );
+  assert.equal(
+    lived.trace.map((e: any) => e.to),
+    ['PAID', 'CONFIRMED', 'DISPATCHED', 'DELIVERED', 'PURCHASE_DECIDED'],
+  );
 });
 
 test('secrets: saved sealed, listed by name, never answered; agents may not save or delete them', async () => {
@@ -241,7 +310,10 @@ test('secrets: saved sealed, listed by name, never answered; agents may not save
   assert.equal(Object.keys(saved.data).sort(), ['createdAt', 'name', 'updatedAt']);
   assert.is(ok(await api('PUT', '/v1/commerce-flows/secrets', { body: { name: 'SMS_API_KEY', value: 'sk-rotated' } })).name, 'SMS_API_KEY');
   const listed = await api('GET', '/v1/commerce-flows/secrets');
-  assert.equal(listed.data.contents.map((s: any) => s.name), ['SMS_API_KEY']);
+  assert.equal(
+    listed.data.contents.map((s: any) => s.name),
+    ['SMS_API_KEY'],
+  );
   assert.not.ok(JSON.stringify(listed.body).includes('sk-'));
   fails(await api('PUT', '/v1/commerce-flows/secrets', { body: { name: 'lower', value: 'x' } }), 400, 'VALIDATION_FAILED');
 
@@ -260,7 +332,14 @@ test('agents: drafting, check and simulate run directly; publish, version moves 
   const flow = ok(await agent('POST', '/v1/commerce-flows', { body: { name: '에이전트 흐름', kind: 'MANUAL', presetKey: 'digital-delivery' } }), 201);
   ok(await agent('PUT', `/v1/commerce-flows/${flow.flowId}/draft`, { body: { definition: flow.draft } }));
   assert.equal(ok(await agent('POST', `/v1/commerce-flows/${flow.flowId}/draft/check`)).errors, []);
-  assert.is(ok(await agent('POST', `/v1/commerce-flows/${flow.flowId}/draft/simulate`, { body: { steps: [{ action: 'SEND_LINK', input: { downloadUrl: 'https://x.example' } }] } })).finalState.state, 'SENT');
+  assert.is(
+    ok(
+      await agent('POST', `/v1/commerce-flows/${flow.flowId}/draft/simulate`, {
+        body: { steps: [{ action: 'SEND_LINK', input: { downloadUrl: 'https://x.example' } }] },
+      }),
+    ).finalState.state,
+    'SENT',
+  );
 
   const pending = (res: any) => assert.equal([res.status, res.body.meta.code], [202, 'APPROVAL_REQUIRED']);
   const dry = ok(await agent('POST', `/v1/commerce-flows/${flow.flowId}/publish`, { headers: { 'x-svc-dry-run': '1' } }));

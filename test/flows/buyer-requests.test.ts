@@ -28,7 +28,7 @@ async function post(path: string, fields: Record<string, string | Blob>, headers
   const form = new FormData();
   for (const [k, v] of Object.entries(fields)) form.append(k, v as never);
   const res = await fetch(`${svc.url}${path}`, { method: 'POST', body: form, headers });
-  return { status: res.status, body: await res.json() as any, headers: res.headers };
+  return { status: res.status, body: (await res.json()) as any, headers: res.headers };
 }
 /** A buyer's order-input upload: a guest by store id alone, a member with their token. */
 const uploadInput = (fields: Record<string, string | Blob>, storeId = svc.storeId, token?: string) =>
@@ -73,7 +73,10 @@ test('order-input uploads: a guest or member sends a picture; bad forms are 400 
   for (const [fields, field, code] of cases) {
     const res = await uploadInput(fields);
     assert.is(res.status, 400, JSON.stringify(res.body));
-    assert.equal(res.body.error.fieldErrors.map((f: any) => [f.field, f.code]), [[field, code]]);
+    assert.equal(
+      res.body.error.fieldErrors.map((f: any) => [f.field, f.code]),
+      [[field, code]],
+    );
   }
   const noStore = await post('/storefront/v1/uploads/order-inputs', { file: png() }, {});
   assert.is(noStore.status, 400);
@@ -82,7 +85,10 @@ test('order-input uploads: a guest or member sends a picture; bad forms are 400 
   const other = await newSellerWithStore(svc, 'budget');
   const results = [];
   for (let i = 0; i < 61; i++) results.push(await uploadInput({ file: png() }, other.storeId));
-  assert.equal(results.slice(0, 60).every((r) => r.status === 201), true);
+  assert.equal(
+    results.slice(0, 60).every((r) => r.status === 201),
+    true,
+  );
   assert.is(results[60].status, 429);
   assert.is(results[60].body.error.code, 'UPLOAD_THROTTLED');
   assert.ok(Number(results[60].headers.get('retry-after')) > 0);
@@ -94,7 +100,9 @@ test('image inputs must name pictures of this store: missing, other-store and pr
   ok(await api('POST', `/v1/commerce-flows/${flow.flowId}/publish`), 201);
   const { order, item } = await guestOrder(svc, api, { flowId: flow.flowId, name: '사진 액자' });
   const act = (key: string, input: Record<string, unknown>) =>
-    buyerApi(svc, svc.storeId)('POST', `/storefront/v1/guest/orders/${order.orderId}/items/${item.orderItemId}/actions/${key}`, { body: { orderPassword: GUEST.orderPassword, input } });
+    buyerApi(svc, svc.storeId)('POST', `/storefront/v1/guest/orders/${order.orderId}/items/${item.orderItemId}/actions/${key}`, {
+      body: { orderPassword: GUEST.orderPassword, input },
+    });
 
   const other = await newSellerWithStore(svc, 'photo');
   const foreign = (await uploadInput({ file: png() }, other.storeId)).body.data.uploadId;
@@ -102,7 +110,10 @@ test('image inputs must name pictures of this store: missing, other-store and pr
   for (const photo of ['upl_0000000000000000', foreign, productImage]) {
     const refused = await act('SEND_PHOTO', { photo });
     fails(refused, 400, 'FLOW_ACTION_INPUT_INVALID');
-    assert.equal(refused.body.error.details.issues.map((i: any) => [i.key, i.code]), [['photo', 'UPLOAD_NOT_FOUND']]);
+    assert.equal(
+      refused.body.error.details.issues.map((i: any) => [i.key, i.code]),
+      [['photo', 'UPLOAD_NOT_FOUND']],
+    );
   }
   fails(await act('SEND_PHOTO', { photo: 'not-an-id' }), 400, 'FLOW_ACTION_INPUT_INVALID');
   assert.is(ok(await api('GET', `/v1/order-items/${item.orderItemId}/flow`)).state, 'PAID');
@@ -131,9 +142,17 @@ test('address change: only with a listener and before dispatch; the event per it
 
   const receiver = await startReceiver();
   ok(await api('POST', '/v1/webhooks', { body: { url: receiver.url, eventTypes: ['ORDER.ADDRESS_CHANGE_REQUESTED'] } }), 201);
-  fails(await buyer('POST', `/storefront/v1/me/orders/${order.orderId}/address-change-request`, { body: { shippingAddress: { ...newAddress, zipCode: '1' } } }), 400, 'VALIDATION_FAILED');
+  fails(
+    await buyer('POST', `/storefront/v1/me/orders/${order.orderId}/address-change-request`, { body: { shippingAddress: { ...newAddress, zipCode: '1' } } }),
+    400,
+    'VALIDATION_FAILED',
+  );
   const stranger = await memberOrder(svc, api, 'stranger-mover', [await createProduct(api, {})]);
-  fails(await stranger.buyer('POST', `/storefront/v1/me/orders/${order.orderId}/address-change-request`, { body: { shippingAddress: newAddress } }), 404, 'ORDER_NOT_FOUND');
+  fails(
+    await stranger.buyer('POST', `/storefront/v1/me/orders/${order.orderId}/address-change-request`, { body: { shippingAddress: newAddress } }),
+    404,
+    'ORDER_NOT_FOUND',
+  );
 
   const asked = await request();
   assert.is(asked.status, 202, JSON.stringify(asked.body));
@@ -142,10 +161,18 @@ test('address change: only with a listener and before dispatch; the event per it
   assert.equal([pending.shippingAddress.receiverName, pending.addressChangeRequest.shippingAddress.receiverName], ['김수령', '이사간']);
   for (let i = 0; receiver.received.length < 2 && i < 200; i++) await new Promise((r) => setTimeout(r, 25));
   const events = receiver.received.map((r) => JSON.parse(r.body)).sort((a, b) => a.sequence - b.sequence);
-  assert.equal(events.map((e) => [e.type, e.data.orderItemId]), order.items.map((i: any) => ['ORDER.ADDRESS_CHANGE_REQUESTED', i.orderItemId]));
+  assert.equal(
+    events.map((e) => [e.type, e.data.orderItemId]),
+    order.items.map((i: any) => ['ORDER.ADDRESS_CHANGE_REQUESTED', i.orderItemId]),
+  );
   assert.equal(events[0].data, {
-    orderId: order.orderId, orderNo: order.orderNo, orderItemId: order.items[0].orderItemId, status: 'PAID',
-    fulfillmentSnapshot: order.items[0].fulfillmentSnapshot, fulfilledAt: null, testPayment: true,
+    orderId: order.orderId,
+    orderNo: order.orderNo,
+    orderItemId: order.items[0].orderItemId,
+    status: 'PAID',
+    fulfillmentSnapshot: order.items[0].fulfillmentSnapshot,
+    fulfilledAt: null,
+    testPayment: true,
   });
 
   // Another store cannot touch it; the seller applies it, after which nothing is pending.
@@ -169,11 +196,16 @@ test('address change: only with a listener and before dispatch; the event per it
 
   // A guest asks with the order password; an order with nothing to ship has no address to change.
   const guest = await guestOrder(svc, api, {});
-  const guestAsk = (password: string) => buyerApi(svc, svc.storeId)('POST', `/storefront/v1/guest/orders/${guest.order.orderId}/address-change-request`, { body: { orderPassword: password, shippingAddress: newAddress } });
+  const guestAsk = (password: string) =>
+    buyerApi(svc, svc.storeId)('POST', `/storefront/v1/guest/orders/${guest.order.orderId}/address-change-request`, {
+      body: { orderPassword: password, shippingAddress: newAddress },
+    });
   fails(await guestAsk('wrong-password'), 404, 'ORDER_NOT_FOUND');
   assert.is((await guestAsk(GUEST.orderPassword)).status, 202);
   const manual = await guestOrder(svc, api, { fulfillment: { type: 'MANUAL' } });
-  const noShipping = await buyerApi(svc, svc.storeId)('POST', `/storefront/v1/guest/orders/${manual.order.orderId}/address-change-request`, { body: { orderPassword: GUEST.orderPassword, shippingAddress: newAddress } });
+  const noShipping = await buyerApi(svc, svc.storeId)('POST', `/storefront/v1/guest/orders/${manual.order.orderId}/address-change-request`, {
+    body: { orderPassword: GUEST.orderPassword, shippingAddress: newAddress },
+  });
   fails(noShipping, 409, 'ADDRESS_CHANGE_NOT_AVAILABLE');
   assert.equal(noShipping.body.error.details, { reason: 'NO_SHIPPING' });
   await receiver.close();

@@ -26,12 +26,24 @@ const env = () => ({ SVC_CONFIG_DIR: configDir, SVC_API_URL: svc.url, SVC_TOKEN:
 const svcCli = (args: string[]) => runCli(args, env());
 
 test('checkout try, then orders confirm/dispatch/deliver, seen live in webhooks listen', async () => {
-  const listen = execa(process.execPath, ['bin/run.js', 'webhooks', 'listen', '--json', '--events', 'ORDER.CONFIRMED,ORDER.DISPATCHED,ORDER.DELIVERED,ORDER.FLOW_STATE_CHANGED'], {
-    cwd: packageRoot, env: cliEnv(env()), extendEnv: false, reject: false, stdin: 'pipe',
-  });
+  const listen = execa(
+    process.execPath,
+    ['bin/run.js', 'webhooks', 'listen', '--json', '--events', 'ORDER.CONFIRMED,ORDER.DISPATCHED,ORDER.DELIVERED,ORDER.FLOW_STATE_CHANGED'],
+    {
+      cwd: packageRoot,
+      env: cliEnv(env()),
+      extendEnv: false,
+      reject: false,
+      stdin: 'pipe',
+    },
+  );
   let printed = '';
   listen.stdout!.on('data', (chunk: Buffer) => (printed += chunk.toString()));
-  const events = () => printed.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l).event);
+  const events = () =>
+    printed
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l).event);
   try {
     // The stream shows events made after it connected: a sample event tells when it is.
     for (let tries = 0; events().length === 0; tries++) {
@@ -69,7 +81,11 @@ test('checkout try, then orders confirm/dispatch/deliver, seen live in webhooks 
     const until = Date.now() + 15_000;
     const mine = () => events().filter((e) => e.data.orderId === orderId);
     while (Date.now() < until && mine().length < 6) await new Promise((r) => setTimeout(r, 50));
-    assert.equal(mine().map((e) => e.type), ['ORDER.FLOW_STATE_CHANGED', 'ORDER.CONFIRMED', 'ORDER.FLOW_STATE_CHANGED', 'ORDER.DISPATCHED', 'ORDER.FLOW_STATE_CHANGED', 'ORDER.DELIVERED'], printed);
+    assert.equal(
+      mine().map((e) => e.type),
+      ['ORDER.FLOW_STATE_CHANGED', 'ORDER.CONFIRMED', 'ORDER.FLOW_STATE_CHANGED', 'ORDER.DISPATCHED', 'ORDER.FLOW_STATE_CHANGED', 'ORDER.DELIVERED'],
+      printed,
+    );
   } finally {
     listen.kill('SIGINT');
     await listen;
@@ -87,7 +103,10 @@ test('orders fulfill and orders action with inputs; --json everywhere', async ()
   const fulfilled = jsonOf(await svcCli(['orders', 'fulfill', itemId, '--note', '쿠폰 1234', '--json']));
   assert.equal([fulfilled.state, fulfilled.coreStatus], ['FULFILLED', 'FULFILLED']);
   const flow = jsonOf(await svcCli(['orders', 'flow', itemId, '--json']));
-  assert.equal(flow.actions.map((a: any) => [a.key, a.actor]), [['DECIDE_PURCHASE', 'BUYER']]);
+  assert.equal(
+    flow.actions.map((a: any) => [a.key, a.actor]),
+    [['DECIDE_PURCHASE', 'BUYER']],
+  );
   const read = jsonOf(await svcCli(['orders', 'get', order.orderId, '--json']));
   assert.equal(read.items[0].fulfillment, { type: 'MANUAL', note: '쿠폰 1234' });
 });

@@ -70,21 +70,20 @@ test('simulate: the catastrophic pattern answers with RE2 semantics while anothe
   const flow = await newFlow(FLOW);
   assert.equal(ok(await api('POST', `/v1/commerce-flows/${flow.flowId}/draft/check`)).errors, []);
   const [sim, store] = await Promise.all([
-    simulate(flow.flowId, [
-      { action: 'REQUEST', input: { note: EVIL } },
-      { action: 'REQUEST', input: { note: 'aaaaaaaa' } },
-      { advance: 'P1D' },
-    ]),
+    simulate(flow.flowId, [{ action: 'REQUEST', input: { note: EVIL } }, { action: 'REQUEST', input: { note: 'aaaaaaaa' } }, { advance: 'P1D' }]),
     other('GET', '/v1/store'),
   ]);
   assert.ok(ok(store).storeId !== svc.storeId);
   const trace = ok(sim).trace;
-  assert.equal(trace.map((e: any) => [e.from, e.to, e.refusal]), [
-    [null, 'PAID', null],
-    ['PAID', 'PAID', condition],
-    ['PAID', 'REQUESTED', null],
-    ['REQUESTED', 'DONE', null],
-  ]);
+  assert.equal(
+    trace.map((e: any) => [e.from, e.to, e.refusal]),
+    [
+      [null, 'PAID', null],
+      ['PAID', 'PAID', condition],
+      ['PAID', 'REQUESTED', null],
+      ['REQUESTED', 'DONE', null],
+    ],
+  );
   assert.equal(trace[3].trigger, { kind: 'timer', timer: 'after', transition: 2 });
 
   // The finding's own condition, on literals only.
@@ -96,13 +95,16 @@ test('simulate: the catastrophic pattern answers with RE2 semantics while anothe
   assert.is(ok(answer).finalState.state, 'REQUESTED');
 });
 
-test('a real order: the buyer\'s catastrophic note is refused at once, a matching one moves the item; over-budget expressions count as null', async () => {
+test("a real order: the buyer's catastrophic note is refused at once, a matching one moves the item; over-budget expressions count as null", async () => {
   const flow = await newFlow(FLOW);
   ok(await api('POST', `/v1/commerce-flows/${flow.flowId}/publish`), 201);
   const { order, item } = await guestOrder(svc, api, { flowId: flow.flowId });
   const id = item.orderItemId;
   const buyer = buyerApi(svc, svc.storeId);
-  const request = (note: string) => buyer('POST', `/storefront/v1/guest/orders/${order.orderId}/items/${id}/actions/REQUEST`, { body: { orderPassword: GUEST.orderPassword, input: { note } } });
+  const request = (note: string) =>
+    buyer('POST', `/storefront/v1/guest/orders/${order.orderId}/items/${id}/actions/REQUEST`, {
+      body: { orderPassword: GUEST.orderPassword, input: { note } },
+    });
 
   const [refused, store] = await Promise.all([request(EVIL), other('GET', '/v1/store')]);
   ok(store);
@@ -119,7 +121,10 @@ test('a real order: the buyer\'s catastrophic note is refused at once, a matchin
   const moved = ok(await api('GET', `/v1/order-items/${id}/flow`));
   assert.is(moved.state, 'REQUESTED');
   // The `after` timer is set; the `at` one, whose instant went over the budget, is no timer.
-  assert.equal(moved.timers.map((t: any) => [t.kind, t.to, t.status]), [['after', 'DONE', 'PENDING']]);
+  assert.equal(
+    moved.timers.map((t: any) => [t.kind, t.to, t.status]),
+    [['after', 'DONE', 'PENDING']],
+  );
   ok(await api('POST', `/v1/order-items/${id}/actions/FINISH`, { body: {} }));
   assert.is(ok(await api('GET', `/v1/orders/${order.orderId}`)).items[0].flow.state, 'DONE');
 });
@@ -130,7 +135,13 @@ test('check: a pattern RE2 cannot run (backreference, lookahead) is EXPRESSION_I
   definition.transitions[2].when = 'flow.inputs.REQUEST.note.matches("a(?=b)")';
   const flow = await newFlow(definition);
   const check = ok(await api('POST', `/v1/commerce-flows/${flow.flowId}/draft/check`));
-  assert.equal(check.errors.map((f: any) => [f.code, f.path]), [['EXPRESSION_INVALID', 'transitions[0].when'], ['EXPRESSION_INVALID', 'transitions[2].when']]);
+  assert.equal(
+    check.errors.map((f: any) => [f.code, f.path]),
+    [
+      ['EXPRESSION_INVALID', 'transitions[0].when'],
+      ['EXPRESSION_INVALID', 'transitions[2].when'],
+    ],
+  );
   assert.match(check.errors[0].message, /RE2/);
   const blocked = await api('POST', `/v1/commerce-flows/${flow.flowId}/publish`);
   fails(blocked, 409, 'PUBLISH_BLOCKED');
@@ -138,8 +149,20 @@ test('check: a pattern RE2 cannot run (backreference, lookahead) is EXPRESSION_I
   // A pattern that only arrives at run time and is no RE2 makes its expression null, nothing worse.
   const dynamic = structuredClone(FLOW);
   dynamic.transitions[0].when = 'input.note.matches(input.note)';
-  const sim = ok(await simulate((await newFlow(dynamic)).flowId, [{ action: 'REQUEST', input: { note: '(a)\\1' } }, { action: 'REQUEST', input: { note: 'a+' } }]));
-  assert.equal(sim.trace.map((e: any) => [e.to, e.refusal]), [['PAID', null], ['PAID', condition], ['REQUESTED', null]]);
+  const sim = ok(
+    await simulate((await newFlow(dynamic)).flowId, [
+      { action: 'REQUEST', input: { note: '(a)\\1' } },
+      { action: 'REQUEST', input: { note: 'a+' } },
+    ]),
+  );
+  assert.equal(
+    sim.trace.map((e: any) => [e.to, e.refusal]),
+    [
+      ['PAID', null],
+      ['PAID', condition],
+      ['REQUESTED', null],
+    ],
+  );
 });
 
 test('budgets: one evaluation over its budget is null and named EXPRESSION_BUDGET_EXCEEDED; a simulation over its whole budget is 422', async () => {
@@ -149,11 +172,20 @@ test('budgets: one evaluation over its budget is null and named EXPRESSION_BUDGE
   assert.equal(sim.trace[1].expressionErrors, [{ code: 'EXPRESSION_BUDGET_EXCEEDED', expression: HUGE_LIST }]);
   // Entering REQUESTED sets the `after` timer only: the `at` instant doubled the buyer's note past the budget.
   assert.equal(sim.trace[2].to, 'REQUESTED');
-  assert.equal(sim.trace[2].timers.map((t: any) => t.kind), ['after']);
+  assert.equal(
+    sim.trace[2].timers.map((t: any) => t.kind),
+    ['after'],
+  );
   assert.equal(sim.trace[2].expressionErrors, [{ code: 'EXPRESSION_BUDGET_EXCEEDED', expression: HUGE_STRING }]);
 
   // A thousand steps each at the edge of their own budget: the run as a whole is refused, and says where.
-  const [whole, store] = await Promise.all([simulate(flow.flowId, Array.from({ length: 1000 }, () => ({ action: 'HEAVY' }))), other('GET', '/v1/store')]);
+  const [whole, store] = await Promise.all([
+    simulate(
+      flow.flowId,
+      Array.from({ length: 1000 }, () => ({ action: 'HEAVY' })),
+    ),
+    other('GET', '/v1/store'),
+  ]);
   ok(store);
   fails(whole, 422, 'FLOW_SIMULATION_BUDGET_EXCEEDED');
   assert.ok(whole.body.error.details.step > 0 && whole.body.error.details.step < 1000);

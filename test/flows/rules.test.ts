@@ -40,10 +40,19 @@ test('timers: DELIVER after 7 days pauses while a claim is open and resumes with
 
   await inTransaction((now) => openClaimHold(svc.services.db, now, id));
   const held = ok(await flowOf(id));
-  assert.equal(held.timers.map((t: any) => [t.status, t.dueAt]), [['PAUSED', null]]);
+  assert.equal(
+    held.timers.map((t: any) => [t.status, t.dueAt]),
+    [['PAUSED', null]],
+  );
   assert.ok(Math.abs(held.timers[0].remainingSeconds - 4 * DAY) < 120, String(held.timers[0].remainingSeconds));
   // An open claim turns the other actions off but offers the withdrawal.
-  assert.equal(held.actions.map((a: any) => [a.key, a.enabled, a.disabled]), [['DELIVER', false, { reason: 'CONDITION' }], ['WITHDRAW_REQUEST', true, null]]);
+  assert.equal(
+    held.actions.map((a: any) => [a.key, a.enabled, a.disabled]),
+    [
+      ['DELIVER', false, { reason: 'CONDITION' }],
+      ['WITHDRAW_REQUEST', true, null],
+    ],
+  );
   const refused = await api('POST', `/v1/order-items/${id}/delivered`);
   fails(refused, 409, 'FLOW_MOVE_NOT_ALLOWED');
   assert.equal(refused.body.error.details, { key: 'DELIVER', reason: 'CLAIM_OPEN' });
@@ -54,8 +63,14 @@ test('timers: DELIVER after 7 days pauses while a claim is open and resumes with
 
   await inTransaction((now) => releaseClaimHold(svc.services.db, now, id));
   const resumed = ok(await flowOf(id));
-  assert.equal(resumed.timers.map((t: any) => [t.status, t.remainingSeconds]), [['PENDING', null]]);
-  assert.equal(resumed.actions.map((a: any) => [a.key, a.enabled]), [['DELIVER', true]]);
+  assert.equal(
+    resumed.timers.map((t: any) => [t.status, t.remainingSeconds]),
+    [['PENDING', null]],
+  );
+  assert.equal(
+    resumed.actions.map((a: any) => [a.key, a.enabled]),
+    [['DELIVER', true]],
+  );
   await svc.advance(4 * DAY - 600);
   api = await freshApi(svc);
   assert.is(ok(await flowOf(id)).state, 'DISPATCHED');
@@ -67,9 +82,18 @@ test('timers: DELIVER after 7 days pauses while a claim is open and resumes with
   api = await freshApi(svc);
   assert.is(ok(await flowOf(id)).state, 'PURCHASE_DECIDED');
   const events = await hooks.forOrder(order.orderId, 9);
-  assert.equal(events.slice(5).map((e) => e.type), ['ORDER.FLOW_STATE_CHANGED', 'ORDER.DELIVERED', 'ORDER.FLOW_STATE_CHANGED', 'ORDER.PURCHASE_DECIDED']);
+  assert.equal(
+    events.slice(5).map((e) => e.type),
+    ['ORDER.FLOW_STATE_CHANGED', 'ORDER.DELIVERED', 'ORDER.FLOW_STATE_CHANGED', 'ORDER.PURCHASE_DECIDED'],
+  );
   const runs = ok(await api('GET', `/v1/order-items/${id}/flow/runs`)).contents;
-  assert.equal(runs.slice(-2).map((r: any) => [r.actor.type, r.trigger.kind]), [['TIMER', 'timer'], ['TIMER', 'timer']]);
+  assert.equal(
+    runs.slice(-2).map((r: any) => [r.actor.type, r.trigger.kind]),
+    [
+      ['TIMER', 'timer'],
+      ['TIMER', 'timer'],
+    ],
+  );
 });
 
 test('a buyer withdrawing the claim request (WITHDRAW_REQUEST) ends the hold; without an open claim it is not available', async () => {
@@ -117,7 +141,12 @@ test('action errors: ACTION_NOT_AVAILABLE, FLOW_ACTION_INPUT_INVALID, malformed 
 });
 
 test('old assignment-rules paths are gone (410); unknown flowId on product and category writes is 404; the source of a product flow', async () => {
-  for (const path of ['/v1/commerce-flows/assignment-rules', '/v1/commerce-flows/assignment-rules/r1', '/v1/flow-assignment-rules', '/v1/flow-assignment-rules/r1']) {
+  for (const path of [
+    '/v1/commerce-flows/assignment-rules',
+    '/v1/commerce-flows/assignment-rules/r1',
+    '/v1/flow-assignment-rules',
+    '/v1/flow-assignment-rules/r1',
+  ]) {
     fails(await api('GET', path), 410, 'FLOW_ASSIGNMENT_RULES_RETIRED');
     fails(await api('POST', path, { body: {} }), 410, 'FLOW_ASSIGNMENT_RULES_RETIRED');
   }
@@ -158,7 +187,9 @@ const GROUPED: Definition = {
 };
 
 test('progression ORDER: the group moves as one, FLOW_STATE_CHANGED names every item, a webhook notification fires; a false condition is FLOW_MOVE_NOT_ALLOWED', async () => {
-  const flow = await transaction(svc.services.db, () => insertFlow(svc.services.db, svc.storeId, svc.services.clock.now(), { name: '주문 제작', kind: 'SHIPPING', definition: GROUPED }));
+  const flow = await transaction(svc.services.db, () =>
+    insertFlow(svc.services.db, svc.storeId, svc.services.clock.now(), { name: '주문 제작', kind: 'SHIPPING', definition: GROUPED }),
+  );
   const a = await createProduct(api, { flowId: flow.id });
   const b = await createProduct(api, { flowId: flow.id });
   const { order } = await memberOrder(svc, api, 'grouper', [a, b]);
@@ -181,24 +212,49 @@ test('progression ORDER: the group moves as one, FLOW_STATE_CHANGED names every 
   fails(await api('POST', `/v1/order-items/${first.orderItemId}/actions/SHIP`, { body: { input: { boxes: '2' } } }), 409, 'FLOW_MOVE_NOT_ALLOWED');
 
   const events = await hooks.forOrder(order.orderId, 5);
-  assert.equal(events.map((e) => e.type), ['ORDER.PAID', 'ORDER.FLOW_STATE_CHANGED', 'ORDER.CONFIRMED', 'ORDER.CONFIRMED', 'ORDER.FLOW_NOTIFICATION']);
+  assert.equal(
+    events.map((e) => e.type),
+    ['ORDER.PAID', 'ORDER.FLOW_STATE_CHANGED', 'ORDER.CONFIRMED', 'ORDER.CONFIRMED', 'ORDER.FLOW_NOTIFICATION'],
+  );
   const ids = [first.orderItemId, second.orderItemId];
   const changed = dataOf(events[1], 'ORDER.FLOW_STATE_CHANGED', 2);
-  assert.equal(changed, { orderId: order.orderId, orderItemIds: ids, flowId: flow.id, flowVersion: 1, from: 'PAID', to: 'MAKING', label: '제작중', coreStatus: 'CONFIRMED', changedAt: changed.changedAt });
+  assert.equal(changed, {
+    orderId: order.orderId,
+    orderItemIds: ids,
+    flowId: flow.id,
+    flowVersion: 1,
+    from: 'PAID',
+    to: 'MAKING',
+    label: '제작중',
+    coreStatus: 'CONFIRMED',
+    changedAt: changed.changedAt,
+  });
   assert.equal(dataOf(events[2], 'ORDER.CONFIRMED', 3), { orderId: order.orderId, orderNo: order.orderNo, status: 'CONFIRMED', testPayment: true });
-  assert.equal(dataOf(events[4], 'ORDER.FLOW_NOTIFICATION', 5), { orderId: order.orderId, orderItemIds: ids, event: 'making-started', flowId: flow.id, flowVersion: 1, state: 'MAKING' });
+  assert.equal(dataOf(events[4], 'ORDER.FLOW_NOTIFICATION', 5), {
+    orderId: order.orderId,
+    orderItemIds: ids,
+    event: 'making-started',
+    flowId: flow.id,
+    flowVersion: 1,
+    state: 'MAKING',
+  });
   const run = ok(await api('GET', `/v1/order-items/${second.orderItemId}/flow/runs`)).contents.at(-1);
   assert.equal(run.notifications, [{ channel: 'webhook', params: { event: 'making-started', count: 2 }, sent: true }]);
 });
 
 test('a claim hold on one grouped item pauses the group (groupClaim PAUSE by default)', async () => {
-  const flow = await transaction(svc.services.db, () => insertFlow(svc.services.db, svc.storeId, svc.services.clock.now(), { name: '주문 제작 2', kind: 'SHIPPING', definition: GROUPED }));
+  const flow = await transaction(svc.services.db, () =>
+    insertFlow(svc.services.db, svc.storeId, svc.services.clock.now(), { name: '주문 제작 2', kind: 'SHIPPING', definition: GROUPED }),
+  );
   const a = await createProduct(api, { flowId: flow.id });
   const b = await createProduct(api, { flowId: flow.id });
   const { order } = await memberOrder(svc, api, 'grouper2', [a, b]);
   await inTransaction((now) => openClaimHold(svc.services.db, now, order.items[0].orderItemId));
   const other = ok(await flowOf(order.items[1].orderItemId));
-  assert.equal(other.actions.map((x: any) => [x.key, x.enabled]), [['START', false]]);
+  assert.equal(
+    other.actions.map((x: any) => [x.key, x.enabled]),
+    [['START', false]],
+  );
   const refused = await api('POST', `/v1/orders/${order.orderId}/actions/START`, { body: {} });
   fails(refused, 409, 'FLOW_MOVE_NOT_ALLOWED');
 });
@@ -214,7 +270,13 @@ test('tenancy: another store cannot read or move an item, its runs or its order'
   const runId = ok(await api('GET', `/v1/order-items/${item.orderItemId}/flow/runs`)).contents[0].runId;
   fails(await other.api('GET', `/v1/flow-runs/${runId}`), 403, 'TENANT_MISMATCH');
   // A guest of another store cannot act on this store's order either.
-  fails(await buyerApi(svc, other.storeId)('POST', `/storefront/v1/guest/orders/${order.orderId}/items/${item.orderItemId}/actions/DECIDE_PURCHASE`, { body: { orderPassword: 'guest-pass-1' } }), 404, 'ORDER_NOT_FOUND');
+  fails(
+    await buyerApi(svc, other.storeId)('POST', `/storefront/v1/guest/orders/${order.orderId}/items/${item.orderItemId}/actions/DECIDE_PURCHASE`, {
+      body: { orderPassword: 'guest-pass-1' },
+    }),
+    404,
+    'ORDER_NOT_FOUND',
+  );
   assert.is(ok(await flowOf(item.orderItemId)).state, 'PAID');
 });
 
@@ -233,7 +295,6 @@ test('scopes and agents: order:r cannot act, flow:r reads; an agent confirms dir
   assert.is(ok(await agent('POST', `/v1/order-items/${item.orderItemId}/confirm`)).state, 'CONFIRMED');
 });
 
-
 test('a direct move puts the item in any state of its flow with a reason, fires its events and is refused while a claim is open', async () => {
   const { item, order } = await guestOrder(svc, api);
   const id = item.orderItemId;
@@ -250,11 +311,20 @@ test('a direct move puts the item in any state of its flow with a reason, fires 
   const moved = ok(await api('POST', `/v1/order-items/${id}/flow/move`, { body: { to: 'DISPATCHED', reason: '택배사 전산 오류' } }));
   assert.equal([moved.state, moved.coreStatus], ['DISPATCHED', 'DISPATCHED']);
   // Entering DISPATCHED arms its DELIVER timer, as a move through the graph would.
-  assert.equal(moved.timers.map((t: any) => [t.kind, t.to]), [['after', 'DELIVERED']]);
+  assert.equal(
+    moved.timers.map((t: any) => [t.kind, t.to]),
+    [['after', 'DELIVERED']],
+  );
   const runs = ok(await api('GET', `/v1/order-items/${id}/flow/runs`)).contents;
-  assert.ok(runs.some((r: any) => r.trigger.kind === 'move' && r.trigger.reason === '택배사 전산 오류' && r.from === 'PAID' && r.to === 'DISPATCHED'), JSON.stringify(runs));
+  assert.ok(
+    runs.some((r: any) => r.trigger.kind === 'move' && r.trigger.reason === '택배사 전산 오류' && r.from === 'PAID' && r.to === 'DISPATCHED'),
+    JSON.stringify(runs),
+  );
   const events = await hooks.forOrder(order.orderId, 3);
-  assert.equal(events.map((e: any) => e.type), ['ORDER.PAID', 'ORDER.FLOW_STATE_CHANGED', 'ORDER.DISPATCHED']);
+  assert.equal(
+    events.map((e: any) => e.type),
+    ['ORDER.PAID', 'ORDER.FLOW_STATE_CHANGED', 'ORDER.DISPATCHED'],
+  );
 
   await inTransaction((now) => openClaimHold(svc.services.db, now, id));
   await refusedWith({ to: 'DELIVERED', reason: '배송 완료 확인' }, 'CLAIM_OPEN');

@@ -23,7 +23,11 @@ type Authz = { url: string; host: string; status: 'pending' | 'valid' | 'invalid
 type Order = { url: string; status: 'pending' | 'ready' | 'valid' | 'invalid'; hosts: string[]; authzs: Authz[]; certificate?: string; account: string };
 
 class Problem extends Error {
-  constructor(readonly status: number, readonly type: string, detail: string) {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    detail: string,
+  ) {
     super(detail);
   }
 }
@@ -32,8 +36,16 @@ export async function startAcmeAuthority(options: { validationAddress: () => { h
   const keys = await crypto.subtle.generateKey(ALG, true, ['sign', 'verify']);
   const now = Date.now();
   const root = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: '01', name: `CN=${CA_NAME}`, notBefore: new Date(now - DAY), notAfter: new Date(now + 3650 * DAY), keys, signingAlgorithm: ALG,
-    extensions: [new x509.BasicConstraintsExtension(true, undefined, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true)],
+    serialNumber: '01',
+    name: `CN=${CA_NAME}`,
+    notBefore: new Date(now - DAY),
+    notAfter: new Date(now + 3650 * DAY),
+    keys,
+    signingAlgorithm: ALG,
+    extensions: [
+      new x509.BasicConstraintsExtension(true, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+    ],
   });
   const nonces = new Set<string>();
   const accounts = new Map<string, JWK>();
@@ -50,24 +62,33 @@ export async function startAcmeAuthority(options: { validationAddress: () => { h
   async function issue(hosts: string[], publicKey: x509.PublicKey, validForMs = 90 * DAY) {
     const issuedAt = Date.now();
     const leaf = await x509.X509CertificateGenerator.create({
-      serialNumber: (serial++).toString(16).padStart(2, '0'), subject: `CN=${hosts[0]}`, issuer: root.subject,
-      notBefore: new Date(issuedAt - 60_000), notAfter: new Date(issuedAt + validForMs), signingKey: keys.privateKey, publicKey, signingAlgorithm: ALG,
-      extensions: [new x509.SubjectAlternativeNameExtension(hosts.map((value) => ({ type: /^[\d.]+$/.test(value) ? 'ip' as const : 'dns' as const, value }))),
-        new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth])],
+      serialNumber: (serial++).toString(16).padStart(2, '0'),
+      subject: `CN=${hosts[0]}`,
+      issuer: root.subject,
+      notBefore: new Date(issuedAt - 60_000),
+      notAfter: new Date(issuedAt + validForMs),
+      signingKey: keys.privateKey,
+      publicKey,
+      signingAlgorithm: ALG,
+      extensions: [
+        new x509.SubjectAlternativeNameExtension(hosts.map((value) => ({ type: /^[\d.]+$/.test(value) ? ('ip' as const) : ('dns' as const), value }))),
+        new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+      ],
     });
     return `${leaf.toString('pem')}\n${root.toString('pem')}\n`;
   }
 
-  const fetchKeyAuthorization = (host: string, token: string) => new Promise<string>((resolve, reject) => {
-    const { host: address, port } = options.validationAddress();
-    const req = request({ host: address, port, path: `/.well-known/acme-challenge/${token}`, headers: { host } }, (res) => {
-      let body = '';
-      res.on('data', (chunk) => (body += chunk));
-      res.on('end', () => (res.statusCode === 200 ? resolve(body.trim()) : reject(new Error(`HTTP ${res.statusCode}`))));
+  const fetchKeyAuthorization = (host: string, token: string) =>
+    new Promise<string>((resolve, reject) => {
+      const { host: address, port } = options.validationAddress();
+      const req = request({ host: address, port, path: `/.well-known/acme-challenge/${token}`, headers: { host } }, (res) => {
+        let body = '';
+        res.on('data', (chunk) => (body += chunk));
+        res.on('end', () => (res.statusCode === 200 ? resolve(body.trim()) : reject(new Error(`HTTP ${res.statusCode}`))));
+      });
+      req.on('error', reject);
+      req.end();
     });
-    req.on('error', reject);
-    req.end();
-  });
 
   async function validate(authz: Authz) {
     const challenge = authz.challenge;
@@ -90,10 +111,19 @@ export async function startAcmeAuthority(options: { validationAddress: () => { h
   }
 
   const orderBody = (o: Order) => ({
-    status: o.status, identifiers: o.hosts.map((value) => ({ type: 'dns', value })), authorizations: o.authzs.map((a) => a.url),
-    finalize: `${o.url}/finalize`, expires: new Date(Date.now() + DAY).toISOString(), ...(o.certificate ? { certificate: o.certificate } : {}),
+    status: o.status,
+    identifiers: o.hosts.map((value) => ({ type: 'dns', value })),
+    authorizations: o.authzs.map((a) => a.url),
+    finalize: `${o.url}/finalize`,
+    expires: new Date(Date.now() + DAY).toISOString(),
+    ...(o.certificate ? { certificate: o.certificate } : {}),
   });
-  const authzBody = (a: Authz) => ({ status: a.status, identifier: { type: 'dns', value: a.host }, challenges: [a.challenge], expires: new Date(Date.now() + DAY).toISOString() });
+  const authzBody = (a: Authz) => ({
+    status: a.status,
+    identifier: { type: 'dns', value: a.host },
+    challenges: [a.challenge],
+    expires: new Date(Date.now() + DAY).toISOString(),
+  });
 
   /** Verifies a request's JWS (nonce, url, key or account) and returns its payload and account. */
   async function verified(body: string, url: string) {
@@ -117,7 +147,14 @@ export async function startAcmeAuthority(options: { validationAddress: () => { h
     const json = (status: number, body: unknown, location?: string) => {
       res.writeHead(status, { 'content-type': 'application/json', ...(location ? { location } : {}) }).end(JSON.stringify(body));
     };
-    if (path === '/directory') return json(200, { newNonce: `${base}/nonce`, newAccount: `${base}/account`, newOrder: `${base}/order`, revokeCert: `${base}/revoke`, keyChange: `${base}/key-change` });
+    if (path === '/directory')
+      return json(200, {
+        newNonce: `${base}/nonce`,
+        newAccount: `${base}/account`,
+        newOrder: `${base}/order`,
+        revokeCert: `${base}/revoke`,
+        keyChange: `${base}/key-change`,
+      });
     if (path === '/nonce') return res.writeHead(req.method === 'HEAD' ? 200 : 204).end();
     let body = '';
     for await (const chunk of req) body += chunk;
@@ -134,8 +171,13 @@ export async function startAcmeAuthority(options: { validationAddress: () => { h
       const order: Order = { url, status: 'pending', hosts: payload.identifiers.map((i: { value: string }) => i.value), authzs: [], account };
       for (const host of order.hosts) {
         const authzId = randomUUID();
-        const authz: Authz = { url: `${base}/authz/${authzId}`, host, status: 'pending', account,
-          challenge: { type: 'http-01', url: `${base}/chall/${authzId}`, token: randomBytes(24).toString('base64url'), status: 'pending' } };
+        const authz: Authz = {
+          url: `${base}/authz/${authzId}`,
+          host,
+          status: 'pending',
+          account,
+          challenge: { type: 'http-01', url: `${base}/chall/${authzId}`, token: randomBytes(24).toString('base64url'), status: 'pending' },
+        };
         authzs.set(authz.url, authz);
         challenges.set(authz.challenge.url, authz);
         order.authzs.push(authz);
@@ -173,7 +215,9 @@ export async function startAcmeAuthority(options: { validationAddress: () => { h
   const server = createServer((req, res) => {
     handle(req, res).catch((error) => {
       const problem = error instanceof Problem ? error : new Problem(400, 'malformed', (error as Error).message);
-      res.writeHead(problem.status, { 'content-type': 'application/problem+json' }).end(JSON.stringify({ type: `urn:ietf:params:acme:error:${problem.type}`, detail: problem.message }));
+      res
+        .writeHead(problem.status, { 'content-type': 'application/problem+json' })
+        .end(JSON.stringify({ type: `urn:ietf:params:acme:error:${problem.type}`, detail: problem.message }));
     });
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));

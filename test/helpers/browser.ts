@@ -16,7 +16,10 @@ export async function launchBrowser(options: { userAgent?: string } = {}): Promi
     // The package's arguments are for serverless scrapers and turn the same-origin policy off: tests need a
     // browser that enforces it as visitors' do. A user agent is also set on the command line: requests
     // outliving their page (keepalive) ignore the context's.
-    const args = [...sparticuz.default.args.filter((arg) => arg !== '--disable-web-security'), ...(options.userAgent ? [`--user-agent=${options.userAgent}`] : [])];
+    const args = [
+      ...sparticuz.default.args.filter((arg) => arg !== '--disable-web-security'),
+      ...(options.userAgent ? [`--user-agent=${options.userAgent}`] : []),
+    ];
     browser = await chromium.launch({ executablePath: await sparticuz.default.executablePath(), args, headless: true });
   } catch (error) {
     throw new Error(`headless Chromium could not start (packages @sparticuz/chromium and playwright-core; run npm ci): ${(error as Error).message}`);

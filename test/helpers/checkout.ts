@@ -13,7 +13,6 @@ export const RETURN_URL = 'http://localhost:5173/checkout/done';
 export const GUEST = { name: '김구매', phone: '01012345678', email: 'buyer@example.com', orderPassword: 'guest-pass-1' };
 export const ADDRESS = { receiverName: '김수령', phone: '01098765432', zipCode: '06236', address1: '서울 강남구 테헤란로 1', address2: '101호' };
 
-
 /** Connects a provider with test keys and enables it (a new provider is stored disabled, in sandbox mode). */
 export async function connectSandbox(api: Api, pg: 'pg_one' | 'pg_two' = 'pg_one') {
   ok(await api('PUT', `/v1/store/payment-providers/${pg}`, { body: pg === 'pg_one' ? PG_ONE_TEST : PG_TWO_TEST }));

@@ -21,7 +21,14 @@ export interface CliResult {
 
 /** Runs the compiled CLI (`npm test` builds it first) with no terminal on stdin, as CI would. */
 export async function runCli(args: string[], vars: Record<string, string>, timeout = 30_000): Promise<CliResult> {
-  const r = await execa(process.execPath, ['bin/run.js', ...args], { cwd: packageRoot, env: cliEnv(vars), extendEnv: false, reject: false, stdin: 'pipe', timeout });
+  const r = await execa(process.execPath, ['bin/run.js', ...args], {
+    cwd: packageRoot,
+    env: cliEnv(vars),
+    extendEnv: false,
+    reject: false,
+    stdin: 'pipe',
+    timeout,
+  });
   return { exitCode: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) };
 }
 

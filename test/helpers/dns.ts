@@ -30,7 +30,8 @@ export async function startDnsServer() {
       if (question.type === Packet.TYPE.TXT) for (const data of entry.TXT ?? []) response.answers.push({ ...base, type: Packet.TYPE.TXT, data });
       if (question.type === Packet.TYPE.CNAME && entry.CNAME) response.answers.push({ ...base, type: Packet.TYPE.CNAME, domain: entry.CNAME });
       if (question.type === Packet.TYPE.A) for (const address of entry.A ?? []) response.answers.push({ ...base, type: Packet.TYPE.A, address });
-      if (question.type === Packet.TYPE.CAA) for (const caa of entry.CAA ?? []) response.answers.push({ ...base, type: Packet.TYPE.CAA, flags: 0, tag: caa.tag, value: caa.value });
+      if (question.type === Packet.TYPE.CAA)
+        for (const caa of entry.CAA ?? []) response.answers.push({ ...base, type: Packet.TYPE.CAA, flags: 0, tag: caa.tag, value: caa.value });
       send(response);
     },
   });

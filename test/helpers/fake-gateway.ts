@@ -43,10 +43,19 @@ export async function startFakeGateway(pgOneSecret: string, pgTwoSecret: string)
     res.end(JSON.stringify(body));
   };
   const tossPayment = (p: FakePayment) => ({
-    paymentKey: p.key, orderId: p.orderId, status: p.status, method: p.method, totalAmount: p.amount, balanceAmount: p.amount - p.canceled,
+    paymentKey: p.key,
+    orderId: p.orderId,
+    status: p.status,
+    method: p.method,
+    totalAmount: p.amount,
+    balanceAmount: p.amount - p.canceled,
   });
   const portonePayment = (p: FakePayment) => ({
-    id: p.key, transactionId: `tx-${p.key}`, status: p.status, method: { type: p.method }, amount: { total: p.amount, paid: p.amount, cancelled: p.canceled },
+    id: p.key,
+    transactionId: `tx-${p.key}`,
+    status: p.status,
+    method: { type: p.method },
+    amount: { total: p.amount, paid: p.amount, cancelled: p.canceled },
   });
 
   const server = createServer(async (req, res) => {
@@ -74,7 +83,8 @@ export async function startFakeGateway(pgOneSecret: string, pgTwoSecret: string)
       }
       if (req.method === 'POST' && url.pathname === '/v1/payments/confirm') {
         const p = payments.get(body.paymentKey);
-        if (!p || p.orderId !== body.orderId) return send(res, 404, { code: 'NOT_FOUND_PAYMENT_SESSION', message: '결제 시간이 만료되어 결제 진행 데이터가 존재하지 않습니다.' });
+        if (!p || p.orderId !== body.orderId)
+          return send(res, 404, { code: 'NOT_FOUND_PAYMENT_SESSION', message: '결제 시간이 만료되어 결제 진행 데이터가 존재하지 않습니다.' });
         if (p.status === 'DONE') return send(res, 400, { code: 'ALREADY_PROCESSED_PAYMENT', message: '이미 처리된 결제 입니다.' });
         if (p.amount !== body.amount) return send(res, 400, { code: 'INVALID_REQUEST', message: '잘못된 요청입니다.' });
         if (p.status === 'REJECT') return send(res, 403, { code: 'REJECT_CARD_PAYMENT', message: '한도초과 혹은 잔액부족으로 결제에 실패했습니다.' });
@@ -127,9 +137,10 @@ export async function startFakeGateway(pgOneSecret: string, pgTwoSecret: string)
     payments,
     requests,
     script,
-    close: () => new Promise<void>((done) => {
-      server.closeAllConnections();
-      server.close(() => done());
-    }),
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
   };
 }

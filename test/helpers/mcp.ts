@@ -20,7 +20,13 @@ export async function callTool<T = any>(client: Client, name: string, args: Reco
 
 /** The SDK's client connected over stdio to a spawned `svc mcp` (the compiled CLI, as a desktop client runs it). */
 export async function stdioClient(vars: Record<string, string>, args: string[] = []) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: ['bin/run.js', 'mcp', ...args], cwd: packageRoot, env: cliEnv(vars), stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['bin/run.js', 'mcp', ...args],
+    cwd: packageRoot,
+    env: cliEnv(vars),
+    stderr: 'pipe',
+  });
   const client = new Client({ name: 'svc-test', version: '1.0.0' });
   await client.connect(transport);
   return client;

@@ -19,7 +19,11 @@ export async function signIn(svc: TestService, api: Api, uid: string) {
 
 /** A member's sheet of one unit of each product. */
 export async function sheetOf(buyer: Api, items: { productId: string; optionId: string }[]) {
-  if (items.length === 1) return ok(await buyer('POST', '/storefront/v1/checkout', { body: { directItem: { quantity: 1, productId: items[0].productId, optionId: items[0].optionId } } }), 201);
+  if (items.length === 1)
+    return ok(
+      await buyer('POST', '/storefront/v1/checkout', { body: { directItem: { quantity: 1, productId: items[0].productId, optionId: items[0].optionId } } }),
+      201,
+    );
   for (const i of items) ok(await buyer('POST', '/storefront/v1/cart/items', { body: { quantity: 1, productId: i.productId, optionId: i.optionId } }), 201);
   const lines = ok(await buyer('GET', '/storefront/v1/cart')).items.map((l: any) => l.cartItemId);
   return ok(await buyer('POST', '/storefront/v1/checkout', { body: { cartItemIds: lines } }), 201);
@@ -52,7 +56,19 @@ export async function createCoupon(api: Api, body: Record<string, unknown>) {
  * 15 minutes. It may delegate buyers; payment settings (owner logins only) are set up before.
  */
 export async function longLivedToken(svc: TestService): Promise<string> {
-  const scopes = ['product:rw', 'category:rw', 'order:rw', 'claim:rw', 'customer:rw', 'promotion:rw', 'flow:rw', 'store:rw', 'storefront:rw', 'settlement:r', 'member:delegate'];
+  const scopes = [
+    'product:rw',
+    'category:rw',
+    'order:rw',
+    'claim:rw',
+    'customer:rw',
+    'promotion:rw',
+    'flow:rw',
+    'store:rw',
+    'storefront:rw',
+    'settlement:r',
+    'member:delegate',
+  ];
   return createAccessToken(svc, svc.ownerToken, { scopes, buyerDelegation: true, expiresInDays: 30 });
 }
 

@@ -22,13 +22,23 @@ export async function oauthLogin(baseUrl: string) {
   const verifier = randomBytes(32).toString('base64url');
   const authorizeUrl = new URL(`${baseUrl}/auth/authorize`);
   authorizeUrl.search = new URLSearchParams({
-    client_id: 'svc-cli', redirect_uri: 'http://127.0.0.1:9/callback', response_type: 'code', state: 'st',
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
+    client_id: 'svc-cli',
+    redirect_uri: 'http://127.0.0.1:9/callback',
+    response_type: 'code',
+    state: 'st',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
   }).toString();
   const location = new URL(await authorize(baseUrl, authorizeUrl.toString(), 'allow'));
   const res = await fetch(`${baseUrl}/auth/token`, {
     method: 'POST',
-    body: new URLSearchParams({ grant_type: 'authorization_code', code: location.searchParams.get('code')!, redirect_uri: 'http://127.0.0.1:9/callback', client_id: 'svc-cli', code_verifier: verifier }),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: location.searchParams.get('code')!,
+      redirect_uri: 'http://127.0.0.1:9/callback',
+      client_id: 'svc-cli',
+      code_verifier: verifier,
+    }),
   });
   assert.is(res.status, 200);
   const body = await res.json();

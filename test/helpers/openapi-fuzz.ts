@@ -40,12 +40,16 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 /** Follows `$ref`s (any local JSON pointer: `#/components/schemas/…`, `#/components/parameters/…`, `#/$defs/…`). */
 export function refResolver(doc: Schema) {
   const pointer = (ref: string) =>
-    ref.replace(/^#\/?/, '').split('/').filter(Boolean).reduce<Schema | undefined>((node, part) => node?.[decodeURIComponent(part).replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+    ref
+      .replace(/^#\/?/, '')
+      .split('/')
+      .filter(Boolean)
+      .reduce<Schema | undefined>((node, part) => node?.[decodeURIComponent(part).replace(/~1/g, '/').replace(/~0/g, '~')], doc);
   return function resolve(schema: Schema | undefined): Schema {
     let node = schema ?? {};
     for (let hops = 0; typeof node.$ref === 'string' && hops < 20; hops++) {
       const { $ref, ...siblings } = node;
-      node = { ...(pointer($ref) ?? {}), ...siblings };
+      node = { ...pointer($ref), ...siblings };
     }
     return node;
   };
@@ -108,16 +112,23 @@ export function arbitraryOf(schemaIn: Schema | boolean | undefined, resolve: (s:
   if (branches?.length) {
     // A branch may only add what is required (`oneOf` of `required` sets): the object's own stay required.
     const required = (b: Schema) => [...new Set([...(schema.required ?? []), ...(b.required ?? [])])];
-    return fc.oneof(...branches.map((b) => resolve(b)).map((b) => next({ ...schema, anyOf: undefined, oneOf: undefined, ...b, ...(schema.required || b.required ? { required: required(b) } : {}) })));
+    return fc.oneof(
+      ...branches
+        .map((b) => resolve(b))
+        .map((b) => next({ ...schema, anyOf: undefined, oneOf: undefined, ...b, ...(schema.required || b.required ? { required: required(b) } : {}) })),
+    );
   }
   if (Array.isArray(schema.allOf) && schema.allOf.length > 0) {
     const parts = schema.allOf.map(resolve);
-    const merged = parts.reduce<Schema>((acc, part) => ({
-      ...acc,
-      ...part,
-      properties: { ...acc.properties, ...part.properties },
-      required: [...(acc.required ?? []), ...(part.required ?? [])],
-    }), { ...schema, allOf: undefined });
+    const merged = parts.reduce<Schema>(
+      (acc, part) => ({
+        ...acc,
+        ...part,
+        properties: { ...acc.properties, ...part.properties },
+        required: [...(acc.required ?? []), ...(part.required ?? [])],
+      }),
+      { ...schema, allOf: undefined },
+    );
     return next(merged);
   }
   const type = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : schema.properties ? ['object'] : schema.items ? ['array'] : null;
@@ -137,9 +148,17 @@ export function arbitraryOf(schemaIn: Schema | boolean | undefined, resolve: (s:
         const m = schema.multipleOf;
         return fc.integer({ min: Math.ceil(lower / m), max: Math.floor(upper / m) }).map((k) => k * m);
       }
-      if (type[0] === 'number') return fc.oneof(fc.integer({ min: Math.ceil(lower), max: Math.floor(upper) }), fc.double({ min: lower, max: upper, noNaN: true, noDefaultInfinity: true }));
+      if (type[0] === 'number')
+        return fc.oneof(
+          fc.integer({ min: Math.ceil(lower), max: Math.floor(upper) }),
+          fc.double({ min: lower, max: upper, noNaN: true, noDefaultInfinity: true }),
+        );
       // Small values near the bounds are where the rules are; the rest spreads over the whole range.
-      return fc.oneof(fc.integer({ min: lower, max: Math.min(upper, lower + 20) }), fc.integer({ min: Math.max(lower, upper - 20), max: upper }), fc.integer({ min: lower, max: upper }));
+      return fc.oneof(
+        fc.integer({ min: lower, max: Math.min(upper, lower + 20) }),
+        fc.integer({ min: Math.max(lower, upper - 20), max: upper }),
+        fc.integer({ min: lower, max: upper }),
+      );
     }
     case 'string':
       return stringOf(schema);
@@ -148,7 +167,9 @@ export function arbitraryOf(schemaIn: Schema | boolean | undefined, resolve: (s:
       const maxLength = Math.max(minLength, Math.min(schema.maxItems ?? 3, minLength + 3));
       if (Array.isArray(schema.prefixItems)) return fc.tuple(...schema.prefixItems.map(next));
       const items = next(schema.items);
-      return schema.uniqueItems ? fc.uniqueArray(items, { minLength, maxLength, selector: (v) => JSON.stringify(v) }) : fc.array(items, { minLength, maxLength });
+      return schema.uniqueItems
+        ? fc.uniqueArray(items, { minLength, maxLength, selector: (v) => JSON.stringify(v) })
+        : fc.array(items, { minLength, maxLength });
     }
     case 'object': {
       const properties: Record<string, Schema> = schema.properties ?? {};
@@ -158,7 +179,8 @@ export function arbitraryOf(schemaIn: Schema | boolean | undefined, resolve: (s:
       const model = Object.fromEntries(keys.map((k) => [k, next(properties[k])]));
       const record = fc.record(model, { requiredKeys: full ? keys : required.filter((k) => keys.includes(k)) });
       const extra = schema.additionalProperties;
-      if (!schema.properties && extra && typeof extra === 'object') return fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), next(extra), { maxKeys: 3 });
+      if (!schema.properties && extra && typeof extra === 'object')
+        return fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), next(extra), { maxKeys: 3 });
       return record;
     }
     default:
@@ -191,14 +213,26 @@ function stringOf(schema: Schema): fc.Arbitrary<unknown> {
     case 'date':
       return dates.map(ymd).filter(fits);
     case 'date-time':
-      return fc.tuple(dates, fc.integer({ min: 0, max: DAY - 1 })).map(([d, ms]) => new Date(d.getTime() + ms).toISOString()).filter(fits);
+      return fc
+        .tuple(dates, fc.integer({ min: 0, max: DAY - 1 }))
+        .map(([d, ms]) => new Date(d.getTime() + ms).toISOString())
+        .filter(fits);
     // fast-check's own e-mail and URL arbitraries cost seconds a sample on large schemas: small ones do.
     case 'email':
-      return fc.tuple(fc.stringMatching(/^[a-z0-9]{1,6}(?:[._+-][a-z0-9]{1,6}){0,2}$/), fc.constantFrom('example.com', 'example.co.kr', 'svc.local')).map(([local, domain]) => `${local}@${domain}`).filter(fits);
+      return fc
+        .tuple(fc.stringMatching(/^[a-z0-9]{1,6}(?:[._+-][a-z0-9]{1,6}){0,2}$/), fc.constantFrom('example.com', 'example.co.kr', 'svc.local'))
+        .map(([local, domain]) => `${local}@${domain}`)
+        .filter(fits);
     case 'uri':
     case 'url':
-      return fc.tuple(fc.constantFrom('https', 'http'), fc.constantFrom('shop.example.com', 'example.org', '127.0.0.1', 'localhost:5173', '[::1]'), fc.stringMatching(/^(\/[a-z0-9]{1,8}){0,2}$/))
-        .map(([scheme, host, path]) => `${scheme}://${host}${path}`).filter(fits);
+      return fc
+        .tuple(
+          fc.constantFrom('https', 'http'),
+          fc.constantFrom('shop.example.com', 'example.org', '127.0.0.1', 'localhost:5173', '[::1]'),
+          fc.stringMatching(/^(\/[a-z0-9]{1,8}){0,2}$/),
+        )
+        .map(([scheme, host, path]) => `${scheme}://${host}${path}`)
+        .filter(fits);
     case 'uuid':
       return fc.uuid().filter(fits);
   }
@@ -219,10 +253,17 @@ export type KnownValues = Record<string, readonly string[]>;
 
 /** Requests valid by the document (as far as it tells). */
 export function validRequest(op: FuzzOperation, resolve: (s: Schema) => Schema, known: KnownValues, full = false): fc.Arbitrary<FuzzRequest> {
-  const pathParams = fc.record(Object.fromEntries(op.pathParams.map((p) => {
-    const generated = arbitraryOf(p.schema, resolve);
-    return [p.name, known[p.name]?.length ? fc.oneof({ arbitrary: fc.constantFrom(...known[p.name]), weight: 3 }, { arbitrary: generated, weight: 1 }) : generated];
-  })));
+  const pathParams = fc.record(
+    Object.fromEntries(
+      op.pathParams.map((p) => {
+        const generated = arbitraryOf(p.schema, resolve);
+        return [
+          p.name,
+          known[p.name]?.length ? fc.oneof({ arbitrary: fc.constantFrom(...known[p.name]), weight: 3 }, { arbitrary: generated, weight: 1 }) : generated,
+        ];
+      }),
+    ),
+  );
   const query = fc.record(
     Object.fromEntries(op.query.map((p) => [p.name, known[p.name]?.length ? fc.constantFrom(...known[p.name]) : arbitraryOf(p.schema, resolve, full)])),
     { requiredKeys: op.query.filter((p) => full || p.required).map((p) => p.name) },
@@ -235,7 +276,17 @@ export function validRequest(op: FuzzOperation, resolve: (s: Schema) => Schema, 
   return fc.record({ pathParams, query, body }).map((parts) => ({ op, kind: 'generated', token: true, ...parts }));
 }
 
-const BAD_DATES = ['9200-20-25', '2026-02-30', '0000-00-00', '2026-13-01', '+275760-09-14', '99999-01-01', '2026-02-30T25:61:00Z', '9999-99-99T00:00:00Z', '2026-02-29'];
+const BAD_DATES = [
+  '9200-20-25',
+  '2026-02-30',
+  '0000-00-00',
+  '2026-13-01',
+  '+275760-09-14',
+  '99999-01-01',
+  '2026-02-30T25:61:00Z',
+  '9999-99-99T00:00:00Z',
+  '2026-02-29',
+];
 const HUGE_NUMBERS = [1e308, -1e308, 2 ** 53 + 2, -(2 ** 63), 1e21, 5e-324];
 const LONG_STRINGS = ['a'.repeat(5000), '가'.repeat(5000), '😀'.repeat(2500)];
 
@@ -277,35 +328,80 @@ const looksLikeDate = (slot: Slot) => typeof slot.value === 'string' && /^\d{4}-
 
 /** Each mutation changes one slot (picked by `pick`) or the body as a whole. */
 const MUTATIONS: Record<string, (req: FuzzRequest, pick: number) => FuzzRequest> = {
-  hugeNumber: (req, pick) => mutateSlot(req, pick, () => true, (slot) => {
-    const n = HUGE_NUMBERS[pick % HUGE_NUMBERS.length];
-    return inParam(slot) ? (pick % 2 ? '1e999' : String(n)) : n;
-  }),
-  loneSurrogate: (req, pick) => mutateSlot(req, pick, (s) => typeof s.value === 'string' || inParam(s), (slot) =>
-    // In a URL a lone surrogate can only arrive as the UTF-8 bytes of one (which is not UTF-8).
-    inParam(slot) ? { raw: `a%ED%A0%80${pick % 2 ? '%ED%B0%80' : ''}` } : `${String(slot.value).slice(0, 3)}\uD800${pick % 2 ? '\uDC00\uDC00' : ''}`),
+  hugeNumber: (req, pick) =>
+    mutateSlot(
+      req,
+      pick,
+      () => true,
+      (slot) => {
+        const n = HUGE_NUMBERS[pick % HUGE_NUMBERS.length];
+        return inParam(slot) ? (pick % 2 ? '1e999' : String(n)) : n;
+      },
+    ),
+  loneSurrogate: (req, pick) =>
+    mutateSlot(
+      req,
+      pick,
+      (s) => typeof s.value === 'string' || inParam(s),
+      (slot) =>
+        // In a URL a lone surrogate can only arrive as the UTF-8 bytes of one (which is not UTF-8).
+        inParam(slot) ? { raw: `a%ED%A0%80${pick % 2 ? '%ED%B0%80' : ''}` } : `${String(slot.value).slice(0, 3)}\uD800${pick % 2 ? '\uDC00\uDC00' : ''}`,
+    ),
   // In a URL only ASCII: 5,000 Hangul syllables percent-encode past Node's 16 KB header limit (431 before the app).
-  longString: (req, pick) => mutateSlot(req, pick, () => true, (slot) => (inParam(slot) ? LONG_STRINGS[0] : LONG_STRINGS[pick % LONG_STRINGS.length])),
-  null: (req, pick) => mutateSlot(req, pick, () => true, (slot) => (inParam(slot) ? (pick % 2 ? '' : 'null') : null)),
-  array120: (req, pick) => mutateSlot(req, pick, () => true, (slot) => {
-    const item = Array.isArray(slot.value) ? (slot.value[0] ?? 'x') : slot.value;
-    return inParam(slot) ? Array(120).fill(typeof item === 'object' ? 'x' : String(item)).join(',') : Array(120).fill(item);
-  }),
-  wrongType: (req, pick) => mutateSlot(req, pick, () => true, (slot) => {
-    if (inParam(slot)) return ['abc', '-1', '1.5', 'true', '[]', '{}', '%00'][pick % 7];
-    const v = slot.value;
-    if (typeof v === 'string') return pick % 2 ? 12345 : { value: v };
-    if (typeof v === 'number') return pick % 2 ? String(v) : [v];
-    if (typeof v === 'boolean') return pick % 2 ? 'true' : 1;
-    if (Array.isArray(v)) return pick % 2 ? {} : 'a,b';
-    if (v === null) return pick % 2 ? 0 : 'null';
-    return pick % 2 ? [] : 'object';
-  }),
+  longString: (req, pick) =>
+    mutateSlot(
+      req,
+      pick,
+      () => true,
+      (slot) => (inParam(slot) ? LONG_STRINGS[0] : LONG_STRINGS[pick % LONG_STRINGS.length]),
+    ),
+  null: (req, pick) =>
+    mutateSlot(
+      req,
+      pick,
+      () => true,
+      (slot) => (inParam(slot) ? (pick % 2 ? '' : 'null') : null),
+    ),
+  array120: (req, pick) =>
+    mutateSlot(
+      req,
+      pick,
+      () => true,
+      (slot) => {
+        const item = Array.isArray(slot.value) ? (slot.value[0] ?? 'x') : slot.value;
+        return inParam(slot)
+          ? Array(120)
+              .fill(typeof item === 'object' ? 'x' : String(item))
+              .join(',')
+          : Array(120).fill(item);
+      },
+    ),
+  wrongType: (req, pick) =>
+    mutateSlot(
+      req,
+      pick,
+      () => true,
+      (slot) => {
+        if (inParam(slot)) return ['abc', '-1', '1.5', 'true', '[]', '{}', '%00'][pick % 7];
+        const v = slot.value;
+        if (typeof v === 'string') return pick % 2 ? 12345 : { value: v };
+        if (typeof v === 'number') return pick % 2 ? String(v) : [v];
+        if (typeof v === 'boolean') return pick % 2 ? 'true' : 1;
+        if (Array.isArray(v)) return pick % 2 ? {} : 'a,b';
+        if (v === null) return pick % 2 ? 0 : 'null';
+        return pick % 2 ? [] : 'object';
+      },
+    ),
   badDate: (req, pick) => mutateSlot(req, pick, looksLikeDate, () => BAD_DATES[pick % BAD_DATES.length]),
   bodyShape: (req, pick) => {
     const shapes: FuzzRequest['body'][] = [
-      { json: null }, { json: [] }, { json: 'text' }, { json: 12 }, { text: '{"a":', type: 'application/json' },
-      { text: JSON.stringify(req.body && 'json' in req.body ? req.body.json : {}), type: 'text/plain' }, null,
+      { json: null },
+      { json: [] },
+      { json: 'text' },
+      { json: 12 },
+      { text: '{"a":', type: 'application/json' },
+      { text: JSON.stringify(req.body && 'json' in req.body ? req.body.json : {}), type: 'text/plain' },
+      null,
     ];
     return { ...req, body: shapes[pick % shapes.length] };
   },
@@ -329,18 +425,28 @@ function mutateSlot(req: FuzzRequest, pick: number, fits: (s: Slot) => boolean, 
 }
 
 export function mutatedRequest(op: FuzzOperation, resolve: (s: Schema) => Schema, known: KnownValues): fc.Arbitrary<FuzzRequest> {
-  return fc.tuple(validRequest(op, resolve, known, true), fc.constantFrom(...MUTATION_NAMES), fc.nat()).map(([req, name, pick]) => ({ ...MUTATIONS[name](req, pick), kind: name }));
+  return fc
+    .tuple(validRequest(op, resolve, known, true), fc.constantFrom(...MUTATION_NAMES), fc.nat())
+    .map(([req, name, pick]) => ({ ...MUTATIONS[name](req, pick), kind: name }));
 }
 
 /** A parameter value as URL text: strings as they are, lists comma-joined (the API's list form), the rest as JSON. */
 export function paramText(value: unknown): string {
   if (isWire(value)) return value.raw;
-  const text = typeof value === 'string' ? value : Array.isArray(value) ? value.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(',') : JSON.stringify(value);
+  const text =
+    typeof value === 'string'
+      ? value
+      : Array.isArray(value)
+        ? value.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(',')
+        : JSON.stringify(value);
   return encodeURIComponent(text.toWellFormed());
 }
 
 export function urlOf(base: string, req: FuzzRequest): string {
   const path = req.op.path.replace(/\{(\w+)\}/g, (_, name: string) => paramText(req.pathParams[name] ?? 'x'));
-  const search = Object.entries(req.query).filter(([, v]) => v !== undefined).map(([k, v]) => `${encodeURIComponent(k)}=${paramText(v)}`).join('&');
+  const search = Object.entries(req.query)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${encodeURIComponent(k)}=${paramText(v)}`)
+    .join('&');
   return `${base}${path}${search ? `?${search}` : ''}`;
 }

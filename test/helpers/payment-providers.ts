@@ -21,7 +21,6 @@ export const PG_TWO_LIVE = { ...PG_TWO_TEST, environment: 'LIVE', apiSecret: 'po
 /** Every secret the tests ever send; none may appear in any response. */
 export const SECRETS = [PG_ONE_TEST.secretKey, PG_ONE_LIVE.secretKey, PG_TWO_TEST.apiSecret, PG_TWO_LIVE.apiSecret, PG_TWO_TEST.webhookSecret];
 
-
 export const providerOf = (settings: any, pg: string) => settings.providers.find((p: any) => p.provider === pg);
 
 /** The §5.5 availability fields as the admin store and the buyer store both show them (they must agree). */

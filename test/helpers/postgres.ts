@@ -20,7 +20,15 @@ async function launchServer(persistent = false) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-pg-'));
   chmodSync(dir, 0o777);
   const port = await freePort();
-  const instance = new EmbeddedPostgres({ databaseDir: join(dir, 'data'), port, user: 'postgres', password: 'postgres', persistent, onLog: () => {}, onError: () => {} });
+  const instance = new EmbeddedPostgres({
+    databaseDir: join(dir, 'data'),
+    port,
+    user: 'postgres',
+    password: 'postgres',
+    persistent,
+    onLog: () => {},
+    onError: () => {},
+  });
   await instance.initialise();
   await instance.start();
   return { dir, port, instance };

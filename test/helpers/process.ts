@@ -20,7 +20,10 @@ export interface ServiceProcess {
 
 /** A start that printed the `--json` error line instead of the ready line: its `code` (PORT_IN_USE, …). */
 export class ServiceStartError extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(`${code}: ${message}`);
   }
 }

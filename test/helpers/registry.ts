@@ -63,12 +63,20 @@ export async function startLocalRegistry(): Promise<LocalRegistry> {
           [version]: {
             ...pkg,
             _id: `${name}@${version}`,
-            dist: { shasum: createHash('sha1').update(tarball).digest('hex'), integrity: `sha512-${createHash('sha512').update(tarball).digest('base64')}`, tarball: `${url}${name}/-/${file}` },
+            dist: {
+              shasum: createHash('sha1').update(tarball).digest('hex'),
+              integrity: `sha512-${createHash('sha512').update(tarball).digest('base64')}`,
+              tarball: `${url}${name}/-/${file}`,
+            },
           },
         },
         _attachments: { [file]: { content_type: 'application/octet-stream', data: tarball.toString('base64'), length: tarball.length } },
       };
-      const res = await fetch(`${url}${name.replace('/', '%2f')}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${url}${name.replace('/', '%2f')}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       if (!res.ok) throw new Error(`publishing ${name}@${version} to the local registry failed: ${res.status} ${await res.text()}`);
     },
     async close() {

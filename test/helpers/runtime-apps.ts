@@ -24,5 +24,16 @@ let n = 0;
 export function toolCall(source: string, name: string, input: unknown = {}, extra: Partial<InvokeRequest> = {}): InvokeRequest {
   const { code, map } = bundle(source);
   n += 1;
-  return { installationId: `inst_${n}`, appId: `app_${n}`, bundleId: `bundle_${n}`, bundleCode: code, sourceMap: map, kind: 'tool', name, input, context: { storeId: 'store_1' }, ...extra };
+  return {
+    installationId: `inst_${n}`,
+    appId: `app_${n}`,
+    bundleId: `bundle_${n}`,
+    bundleCode: code,
+    sourceMap: map,
+    kind: 'tool',
+    name,
+    input,
+    context: { storeId: 'store_1' },
+    ...extra,
+  };
 }

@@ -34,7 +34,7 @@ export function apiClient(baseUrl: string, defaults: { token?: string; storeId?:
   return async (method, path, options = {}) => {
     const url = new URL(path, baseUrl);
     for (const [k, v] of Object.entries(options.query ?? {})) url.searchParams.set(k, String(v));
-    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    const headers: Record<string, string> = { ...options.headers };
     const token = options.token === undefined ? defaults.token : options.token;
     const storeId = options.storeId === undefined ? defaults.storeId : options.storeId;
     if (token) headers.authorization = `Bearer ${token}`;
@@ -89,7 +89,13 @@ export async function openServiceDatabase(dataDir: string) {
 /** Everything the service's database holds at rest, as bytes: its files on SQLite, every row as text on PostgreSQL. */
 export async function databaseAtRest(dataDir: string): Promise<Buffer> {
   const url = testDatabases.get(dataDir);
-  if (!url) return Buffer.concat(['svc.db', 'svc.db-wal'].map((f) => join(dataDir, f)).filter(existsSync).map((f) => readFileSync(f)));
+  if (!url)
+    return Buffer.concat(
+      ['svc.db', 'svc.db-wal']
+        .map((f) => join(dataDir, f))
+        .filter(existsSync)
+        .map((f) => readFileSync(f)),
+    );
   const database = await openPostgresDatabase(url);
   try {
     const client = database.db.$client;
@@ -145,7 +151,14 @@ export async function newSellerWithStore(svc: TestService, label = 'seller') {
   const token = await login(svc, email, password);
   const store = await api('POST', '/auth/v1/stores', { token, body: { name: `${label} store`, code: `${label}-${n}`.slice(0, 30) } });
   if (store.status !== 201) throw new Error(`store creation failed: ${JSON.stringify(store.body)}`);
-  return { email, password, token, storeId: store.data.storeId as string, userId: signup.data.userId as string, api: apiClient(svc.url, { token, storeId: store.data.storeId }) };
+  return {
+    email,
+    password,
+    token,
+    storeId: store.data.storeId as string,
+    userId: signup.data.userId as string,
+    api: apiClient(svc.url, { token, storeId: store.data.storeId }),
+  };
 }
 
 export async function login(svc: TestService, email = SEED_EMAIL, password = SEED_PASSWORD): Promise<string> {

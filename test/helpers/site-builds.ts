@@ -24,7 +24,8 @@ export async function tarGz(files: Record<string, string | Uint8Array>): Promise
   const chunks: Buffer[] = [];
   tar.on('data', (c: Buffer) => chunks.push(c));
   const done = new Promise((ok) => tar.on('end', ok));
-  for (const [name, content] of Object.entries(files)) tar.entry({ name, type: 'file' }, typeof content === 'string' ? Buffer.from(content) : Buffer.from(content));
+  for (const [name, content] of Object.entries(files))
+    tar.entry({ name, type: 'file' }, typeof content === 'string' ? Buffer.from(content) : Buffer.from(content));
   tar.finalize();
   await done;
   return gzipSync(Buffer.concat(chunks));
@@ -34,17 +35,27 @@ export async function tarGz(files: Record<string, string | Uint8Array>): Promise
 export async function uploadSource(svc: TestService, auth: { token: string; storeId: string }, archive: Uint8Array, headers: Record<string, string> = {}) {
   const form = new FormData();
   form.set('file', new Blob([archive as Uint8Array<ArrayBuffer>], { type: 'application/gzip' }), 'site.tar.gz');
-  const res = await fetch(`${svc.url}/v1/storefront/site/files`, { method: 'PUT', headers: { authorization: `Bearer ${auth.token}`, 'x-store-id': auth.storeId, ...headers }, body: form });
-  const body = await res.json() as any;
+  const res = await fetch(`${svc.url}/v1/storefront/site/files`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${auth.token}`, 'x-store-id': auth.storeId, ...headers },
+    body: form,
+  });
+  const body = (await res.json()) as any;
   return { status: res.status, body, data: body?.data, headers: res.headers };
 }
 
 export const NO_DEPENDENCY_LOCK = `lockfileVersion: '9.0'\n\nsettings:\n  autoInstallPeers: true\n  excludeLinksFromLockfile: false\n\nimporters:\n\n  .: {}\n`;
 
 /** A minimal site project; `server` is the body of the server entry's fetch (request, env in scope). */
-export function miniProject(options: { server?: string; files?: Record<string, string | Uint8Array>; packageJson?: Record<string, unknown>; lock?: string | null } = {}): Record<string, string | Uint8Array> {
+export function miniProject(
+  options: { server?: string; files?: Record<string, string | Uint8Array>; packageJson?: Record<string, unknown>; lock?: string | null } = {},
+): Record<string, string | Uint8Array> {
   const files: Record<string, string | Uint8Array> = {
-    'package.json': JSON.stringify({ name: 'mini-shop', version: '1.0.0', private: true, type: 'module', sayren: { templateVersion: '7' }, ...options.packageJson }, null, 2),
+    'package.json': JSON.stringify(
+      { name: 'mini-shop', version: '1.0.0', private: true, type: 'module', sayren: { templateVersion: '7' }, ...options.packageJson },
+      null,
+      2,
+    ),
     'svc.storefront.json': JSON.stringify({ server: 'src/server.ts', client: ['src/client.ts'], public: 'public' }),
     'src/server.ts': `export default { async fetch(request: Request, env: any): Promise<Response> {\n${options.server ?? `  const url = new URL(request.url);\n  return new Response('<h1>mini ' + env.version + ' ' + url.pathname + '</h1><script type="module" src="' + env.siteUrl + (globalThis as any).__SVC_ASSETS__['client.js'] + '"></script>', { headers: { 'content-type': 'text/html; charset=utf-8' } });`}\n} };\n`,
     'src/client.ts': `document.body.dataset.ready = 'yes';\n`,
@@ -58,30 +69,46 @@ export function miniProject(options: { server?: string; files?: Record<string, s
 /** Queues a build of the current files and waits for its end. */
 export async function build(api: Api): Promise<any> {
   const { buildId } = ok(await api('POST', '/v1/storefront/site/versions'), 202);
-  return eventually(api, async () => {
-    const b = ok(await api('GET', `/v1/storefront/site/builds/${buildId}`));
-    return b.status === 'SUCCEEDED' || b.status === 'FAILED' ? b : undefined;
-  }, `build ${buildId}`);
+  return eventually(
+    api,
+    async () => {
+      const b = ok(await api('GET', `/v1/storefront/site/builds/${buildId}`));
+      return b.status === 'SUCCEEDED' || b.status === 'FAILED' ? b : undefined;
+    },
+    `build ${buildId}`,
+  );
 }
 
 /** Creates the site from a template and waits until its deployment has published the first version. */
 export async function createSite(api: Api, body: Record<string, unknown> = { templateId: 'basic' }) {
   const site = ok(await api('POST', '/v1/storefront/site', { body }), 201);
-  const deployment = await eventually(api, async () => {
-    const d = ok(await api('GET', '/v1/storefront/site/deployment'));
-    return d.status === 'RUNNING' ? undefined : d;
-  }, 'the site deployment');
+  const deployment = await eventually(
+    api,
+    async () => {
+      const d = ok(await api('GET', '/v1/storefront/site/deployment'));
+      return d.status === 'RUNNING' ? undefined : d;
+    },
+    'the site deployment',
+  );
   return { site, deployment };
 }
 
 /** Waits until visitors get the published version (provisioning SYNCED). */
-export const synced = (api: Api) => eventually(api, async () => {
-  const site = ok(await api('GET', '/v1/storefront/site'));
-  return site.provisioning.status === 'SYNCED' && site.provisioning.servedVersionId === site.publishedVersionId ? site : undefined;
-}, 'provisioning');
+export const synced = (api: Api) =>
+  eventually(
+    api,
+    async () => {
+      const site = ok(await api('GET', '/v1/storefront/site'));
+      return site.provisioning.status === 'SYNCED' && site.provisioning.servedVersionId === site.publishedVersionId ? site : undefined;
+    },
+    'provisioning',
+  );
 
 /** A person's storefront API (the seeded owner's by default) through a year-long access token: these tests move the clock by months. */
-export async function storefrontApi(svc: TestService, person: { token: string; storeId: string } = { token: svc.ownerToken, storeId: svc.storeId }): Promise<Api> {
+export async function storefrontApi(
+  svc: TestService,
+  person: { token: string; storeId: string } = { token: svc.ownerToken, storeId: svc.storeId },
+): Promise<Api> {
   const token = await createAccessToken(svc, person.token, { scopes: ['storefront:rw'], expiresInDays: 365 });
   return apiClient(svc.url, { token, storeId: person.storeId });
 }
@@ -95,5 +122,9 @@ export async function ownerCli(svc: TestService) {
   const token = await createAccessToken(svc, svc.ownerToken, { scopes: ['storefront:rw'], expiresInDays: 365 });
   const configDir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
   const bin = join(import.meta.dirname, '..', '..', 'bin', 'run.js');
-  return (args: string[]) => execa('node', [bin, ...args], { reject: false, env: { SVC_API_URL: svc.url, SVC_TOKEN: token, SVC_STORE_ID: svc.storeId, SVC_CONFIG_DIR: configDir, CI: '1', NO_COLOR: '1' } });
+  return (args: string[]) =>
+    execa('node', [bin, ...args], {
+      reject: false,
+      env: { SVC_API_URL: svc.url, SVC_TOKEN: token, SVC_STORE_ID: svc.storeId, SVC_CONFIG_DIR: configDir, CI: '1', NO_COLOR: '1' },
+    });
 }

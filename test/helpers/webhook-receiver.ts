@@ -11,7 +11,9 @@ export interface Received {
  * A webhook receiver on 127.0.0.1. `respond` decides each answer (default 200 "ok"); returning null leaves
  * the request hanging (a receiver that never answers).
  */
-export async function startReceiver(respond: (r: Received) => { status: number; body?: string; headers?: Record<string, string> } | null = () => ({ status: 200, body: 'ok' })) {
+export async function startReceiver(
+  respond: (r: Received) => { status: number; body?: string; headers?: Record<string, string> } | null = () => ({ status: 200, body: 'ok' }),
+) {
   const received: Received[] = [];
   const waiters: (() => void)[] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -45,10 +47,11 @@ export async function startReceiver(respond: (r: Received) => { status: number; 
       }
       return received;
     },
-    close: () => new Promise<void>((ok) => {
-      server.closeAllConnections();
-      server.close(() => ok());
-    }),
+    close: () =>
+      new Promise<void>((ok) => {
+        server.closeAllConnections();
+        server.close(() => ok());
+      }),
   };
 }
 

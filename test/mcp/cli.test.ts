@@ -10,7 +10,8 @@ import { apiClient, createAccessToken, login, startTestService, type TestService
 let svc: TestService;
 let owner: string;
 const configDir = mkdtempSync(join(tmpdir(), 'svc-mcp-cli-'));
-const svcCli = (args: string[], token = owner) => runCli(args, { SVC_CONFIG_DIR: configDir, SVC_API_URL: svc.url, SVC_TOKEN: token, SVC_STORE_ID: 'dev-store' });
+const svcCli = (args: string[], token = owner) =>
+  runCli(args, { SVC_CONFIG_DIR: configDir, SVC_API_URL: svc.url, SVC_TOKEN: token, SVC_STORE_ID: 'dev-store' });
 
 test.before(async () => {
   svc = await startTestService();
@@ -20,7 +21,7 @@ test.after(async () => {
   await svc.close();
 });
 
-test('svc mcp config prints each client\'s snippet, local (svc mcp over stdio) or remote (/mcp)', async () => {
+test("svc mcp config prints each client's snippet, local (svc mcp over stdio) or remote (/mcp)", async () => {
   const claude = jsonOf(await svcCli(['mcp', 'config', '--client', 'claude', '--json']));
   assert.equal(claude.config.mcpServers.svc.args, [join(packageRoot, 'bin', 'run.js'), 'mcp', '--profile', 'default', '--store', 'dev-store']);
   assert.is(claude.config.mcpServers.svc.command, process.execPath);
@@ -45,7 +46,10 @@ test('svc approvals list, get, approve and reject', async () => {
   const second = (await agent('PATCH', '/v1/store', { body: { name: 'Rejected By CLI' } })).data.approvalId;
 
   const list = jsonOf(await svcCli(['approvals', 'list', '--json']));
-  assert.equal(list.contents.map((a: any) => a.approvalId), [second, first]);
+  assert.equal(
+    list.contents.map((a: any) => a.approvalId),
+    [second, first],
+  );
   const table = await svcCli(['approvals', 'list']);
   assert.match(table.stdout, 'APPROVAL ID');
   assert.match(table.stdout, 'PATCH /v1/store');

@@ -27,7 +27,13 @@ class TestOAuthProvider implements OAuthClientProvider {
     return REDIRECT;
   }
   get clientMetadata() {
-    return { client_name: 'Test Agent Desktop', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: 'Test Agent Desktop',
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
   clientInformation() {
     return this.client;
@@ -82,7 +88,9 @@ const autoAccept: Elicit = async (request) => {
 };
 let elicit: Elicit = autoAccept;
 /** The form's answer is `code`, typed as a person would. */
-const typing = (code: string): Elicit => async () => ({ action: 'accept', content: { code } });
+const typing =
+  (code: string): Elicit =>
+  async () => ({ action: 'accept', content: { code } });
 let provider: TestOAuthProvider;
 let client: Client;
 const storeName = async () => (await svc.api('GET', '/v1/store', { token: owner })).data.name as string;
@@ -110,7 +118,11 @@ test.after(async () => {
 });
 
 test('without a token /mcp answers 401 naming its RFC 9728 metadata, which leads to the authorization server and registration', async () => {
-  const res = await fetch(`${svc.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+  const res = await fetch(`${svc.url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: '{}',
+  });
   assert.is(res.status, 401);
   const challenge = res.headers.get('www-authenticate')!;
   assert.ok(challenge.startsWith('Bearer '));
@@ -127,13 +139,24 @@ test('without a token /mcp answers 401 naming its RFC 9728 metadata, which leads
 });
 
 test('dynamic client registration (RFC 7591): public PKCE clients with safe redirect addresses', async () => {
-  const register = (body: unknown) => fetch(`${svc.url}/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const ok = await register({ client_name: 'Cursor', redirect_uris: ['cursor://anysphere.cursor-retrieval/oauth/callback', 'http://127.0.0.1/callback'], token_endpoint_auth_method: 'client_secret_basic' });
+  const register = (body: unknown) =>
+    fetch(`${svc.url}/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const ok = await register({
+    client_name: 'Cursor',
+    redirect_uris: ['cursor://anysphere.cursor-retrieval/oauth/callback', 'http://127.0.0.1/callback'],
+    token_endpoint_auth_method: 'client_secret_basic',
+  });
   assert.is(ok.status, 201);
   const body = await ok.json();
   assert.match(body.client_id, /^mcpc_/);
   assert.is(body.token_endpoint_auth_method, 'none');
-  for (const bad of [{}, { redirect_uris: [] }, { redirect_uris: ['http://evil.example/cb'] }, { redirect_uris: ['javascript:alert(1)'] }, { redirect_uris: ['https://a.example/cb#x'] }]) {
+  for (const bad of [
+    {},
+    { redirect_uris: [] },
+    { redirect_uris: ['http://evil.example/cb'] },
+    { redirect_uris: ['javascript:alert(1)'] },
+    { redirect_uris: ['https://a.example/cb#x'] },
+  ]) {
     const res = await register(bad);
     assert.is(res.status, 400);
     assert.is((await res.json()).error, 'invalid_redirect_uri');
@@ -141,7 +164,8 @@ test('dynamic client registration (RFC 7591): public PKCE clients with safe redi
   const notJson = await fetch(`${svc.url}/auth/register`, { method: 'POST', body: 'x' });
   assert.equal([notJson.status, (await notJson.json()).error], [400, 'invalid_client_metadata']);
   // A registered loopback address takes any port (RFC 8252 §7.3); another path is refused on the consent page.
-  const authorizeUrl = (redirect: string) => `${svc.url}/auth/authorize?${new URLSearchParams({ client_id: body.client_id, redirect_uri: redirect, response_type: 'code', code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' })}`;
+  const authorizeUrl = (redirect: string) =>
+    `${svc.url}/auth/authorize?${new URLSearchParams({ client_id: body.client_id, redirect_uri: redirect, response_type: 'code', code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' })}`;
   assert.is((await fetch(authorizeUrl('http://127.0.0.1:4567/callback'))).status, 200);
   assert.is((await fetch(authorizeUrl('http://127.0.0.1:4567/other'))).status, 400);
 });
@@ -162,7 +186,7 @@ test('the OAuth flow by URL alone: the consent page names the client and its sco
   assert.equal([record.actor.type, record.source], ['AGENT', 'MCP']);
 });
 
-test('an agent cannot approve its own held request: its client accepts every form with guessed codes, nothing changes; guesses spend a person\'s code', async () => {
+test("an agent cannot approve its own held request: its client accepts every form with guessed codes, nothing changes; guesses spend a person's code", async () => {
   await makeStoreWentPublic(svc, { token: await login(svc), storeId: svc.storeId });
   const approvalId = await hold('Self Approved');
   const nameBefore = await storeName();
@@ -188,7 +212,10 @@ test('an agent cannot approve its own held request: its client accepts every for
   const [approveTry] = await audit({ action: 'approveApprovalRequest', limit: '1' });
   const [rejectTry] = await audit({ action: 'rejectApprovalRequest', limit: '1' });
   for (const attempt of [approveTry, rejectTry]) {
-    assert.equal([attempt.actor.type, attempt.source, attempt.outcome.statusCode, attempt.outcome.result, attempt.outcome.errorCode], ['AGENT', 'MCP', 403, 'DENIED', 'AGENT_OPERATION_DENIED']);
+    assert.equal(
+      [attempt.actor.type, attempt.source, attempt.outcome.statusCode, attempt.outcome.result, attempt.outcome.errorCode],
+      ['AGENT', 'MCP', 403, 'DENIED', 'AGENT_OPERATION_DENIED'],
+    );
   }
   assert.equal(await audit({ action: 'APPROVAL_DECIDED', approvalId }), []);
 
@@ -227,7 +254,10 @@ test('a person takes a code on the approval page and types it into the form: dec
   const me = (await svc.api('GET', '/auth/v1/me', { token: owner })).data;
   assert.is((await callTool(client, 'get_approval_request', { approvalId })).value.decidedBy, me.userId);
   const [decided] = await audit({ action: 'APPROVAL_DECIDED', approvalId });
-  assert.equal([decided.actor.type, decided.actor.id, decided.source, decided.metadata.via, decided.metadata.decision], ['USER', me.userId, 'MCP', 'MCP_ELICITATION', 'APPROVE']);
+  assert.equal(
+    [decided.actor.type, decided.actor.id, decided.source, decided.metadata.via, decided.metadata.decision],
+    ['USER', me.userId, 'MCP', 'MCP_ELICITATION', 'APPROVE'],
+  );
   const [execution] = await audit({ action: 'updateStore', approvalId });
   assert.equal([execution.actor.type, execution.metadata.approvedBy], ['AGENT', me.userId]);
 
@@ -236,7 +266,7 @@ test('a person takes a code on the approval page and types it into the form: dec
   assert.equal([(await decide(approvalId, 'REJECT')).value.outcome], ['SUCCEEDED']);
 });
 
-test('the code carries the person\'s choice: they reject what the agent suggested approving', async () => {
+test("the code carries the person's choice: they reject what the agent suggested approving", async () => {
   const approvalId = await hold('Rejected In Chat');
   elicit = typing(await (await ownerOnPage(approvalId)).code('REJECT'));
   const res = await decide(approvalId, 'APPROVE');
@@ -246,7 +276,7 @@ test('the code carries the person\'s choice: they reject what the agent suggeste
   assert.equal([decided.metadata.via, decided.metadata.decision], ['MCP_ELICITATION', 'REJECT']);
 });
 
-test('a code used twice, another request\'s code, an expired code, a code of another store\'s person: refused, nothing changes', async () => {
+test("a code used twice, another request's code, an expired code, a code of another store's person: refused, nothing changes", async () => {
   // Used twice, even at once: one answer decides, the other finds the code gone; the request runs once.
   const twice = await hold('Used Twice');
   const before = await used();
@@ -272,7 +302,10 @@ test('a code used twice, another request\'s code, an expired code, a code of ano
   // A person of another store takes a code for their own store's request: it decides nothing here.
   const stranger = await newSellerWithStore(svc, 'stranger');
   await makeStoreWentPublic(svc, { token: stranger.token, storeId: stranger.storeId });
-  const strangerAgent = apiClient(svc.url, { token: await createAccessToken(svc, stranger.token, { scopes: ['store:rw'], agent: true }), storeId: stranger.storeId });
+  const strangerAgent = apiClient(svc.url, {
+    token: await createAccessToken(svc, stranger.token, { scopes: ['store:rw'], agent: true }),
+    storeId: stranger.storeId,
+  });
   const theirs = (await strangerAgent('PATCH', '/v1/store', { body: { name: 'Their Store' } })).data as { approvalId: string; approvalUrl: string };
   const theirCode = await (await approvalPage(theirs.approvalUrl, stranger)).code('APPROVE');
   const target = await hold('Stranger Code');
@@ -328,9 +361,16 @@ test('a client without forms gets the same answer: approvalUrl', async () => {
 test('disconnecting the client (revoking its refresh token) ends its login at once', async () => {
   const other = new TestOAuthProvider();
   const connected = await connect(other);
-  const revoke = await fetch(`${svc.url}/auth/revoke`, { method: 'POST', body: new URLSearchParams({ token: other.saved!.refresh_token!, client_id: (other.client as { client_id: string }).client_id }) });
+  const revoke = await fetch(`${svc.url}/auth/revoke`, {
+    method: 'POST',
+    body: new URLSearchParams({ token: other.saved!.refresh_token!, client_id: (other.client as { client_id: string }).client_id }),
+  });
   assert.is(revoke.status, 200);
-  const res = await fetch(`${svc.url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${other.saved!.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+  const res = await fetch(`${svc.url}/mcp`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${other.saved!.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: '{}',
+  });
   assert.is(res.status, 401);
   assert.match(res.headers.get('www-authenticate')!, 'TOKEN_REVOKED');
   await connected.close().catch(() => {});

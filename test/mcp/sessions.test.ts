@@ -29,9 +29,13 @@ async function open(token: string) {
 }
 
 /** Whether the session still answers (a closed one is 404 `Session not found`). */
-const answers = (client: Client) => client.listTools().then(() => true, () => false);
+const answers = (client: Client) =>
+  client.listTools().then(
+    () => true,
+    () => false,
+  );
 
-test('an account past its session limit closes only its own oldest session; another account\'s keeps working', async () => {
+test("an account past its session limit closes only its own oldest session; another account's keeps working", async () => {
   const b = await open(await login(svc));
   assert.ok(await answers(b));
 
@@ -40,8 +44,8 @@ test('an account past its session limit closes only its own oldest session; anot
   const rest: Client[] = [];
   for (let i = 0; i < SESSIONS_PER_ACCOUNT; i++) rest.push(await open(seller.token));
 
-  assert.ok(await answers(b), 'the other account\'s session survives');
-  assert.not.ok(await answers(first), 'the account\'s own least recently used session was closed');
+  assert.ok(await answers(b), "the other account's session survives");
+  assert.not.ok(await answers(first), "the account's own least recently used session was closed");
   assert.ok(await answers(rest[0]));
   assert.ok(await answers(rest.at(-1)!));
   assert.ok(await answers(await open(await login(svc))), 'the other account may still open sessions');
@@ -52,13 +56,18 @@ async function initialize(token: string) {
   const res = await fetch(`${svc.url}/mcp`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'svc-test-fill', version: '1.0.0' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'svc-test-fill', version: '1.0.0' } },
+    }),
   });
   const text = await res.text();
   return { status: res.status, sessionId: res.headers.get('mcp-session-id'), body: res.status === 200 ? null : JSON.parse(text) };
 }
 
-test('when the whole service is full a new session is refused (429 MCP_SESSION_LIMIT); nobody\'s session is closed for it', async () => {
+test("when the whole service is full a new session is refused (429 MCP_SESSION_LIMIT); nobody's session is closed for it", async () => {
   const kept = await open(await login(svc));
   let refused: Awaited<ReturnType<typeof initialize>> | undefined;
   let firstFiller: string | undefined;
@@ -75,7 +84,7 @@ test('when the whole service is full a new session is refused (429 MCP_SESSION_L
   assert.equal([refused.status, refused.body.error.code], [429, 'MCP_SESSION_LIMIT']);
   assert.ok(await answers(kept), 'sessions opened before stay open');
   const another = await newSellerWithStore(svc, 'mcp-late');
-  assert.is((await initialize(another.token)).status, 429, 'a newcomer is refused, not given someone else\'s place');
+  assert.is((await initialize(another.token)).status, 429, "a newcomer is refused, not given someone else's place");
   // An account at its own limit may still replace its own least recently used session.
   assert.is((await initialize(firstFiller!)).status, 200);
 });

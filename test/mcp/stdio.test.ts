@@ -23,7 +23,12 @@ test.before(async () => {
   owner = await login(svc);
   // The local MCP client is an agent whatever its token (spec 01 §5.6): here an ordinary, non-agent access token.
   const token = await createAccessToken(svc, owner, { scopes: ['store:rw', 'product:rw', 'audit:r'], agent: false });
-  client = await stdioClient({ SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-mcp-cfg-')), SVC_API_URL: svc.url, SVC_TOKEN: token, SVC_STORE_ID: svc.storeId });
+  client = await stdioClient({
+    SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-mcp-cfg-')),
+    SVC_API_URL: svc.url,
+    SVC_TOKEN: token,
+    SVC_STORE_ID: svc.storeId,
+  });
 });
 test.after(async () => {
   await client?.close();
@@ -32,16 +37,29 @@ test.after(async () => {
 
 test('the server offers exactly the six tools', async () => {
   const { tools } = await client.listTools();
-  assert.equal(tools.map((t) => t.name).sort(), ['call_api_read', 'call_api_write', 'decide_approval', 'get_approval_request', 'list_approvals', 'list_operations']);
+  assert.equal(tools.map((t) => t.name).sort(), [
+    'call_api_read',
+    'call_api_write',
+    'decide_approval',
+    'get_approval_request',
+    'list_approvals',
+    'list_operations',
+  ]);
   assert.is(client.getServerVersion()?.name, 'svc');
 });
 
-test('list_operations comes from the registry with each operation\'s agent decision and input schema', async () => {
+test("list_operations comes from the registry with each operation's agent decision and input schema", async () => {
   const all = await callTool(client, 'list_operations');
   assert.is(all.isError, false);
   const byId = new Map(all.value.map((e: any) => [e.operationId, e]));
   const openapi = await (await fetch(`${svc.url}/v1/openapi.json`)).json();
-  const documented = Object.entries(openapi.paths).filter(([p]) => (p as string).startsWith('/v1/')).flatMap(([, ms]: any) => Object.values(ms).filter((o: any) => o.security.length > 0).map((o: any) => o.operationId));
+  const documented = Object.entries(openapi.paths)
+    .filter(([p]) => (p as string).startsWith('/v1/'))
+    .flatMap(([, ms]: any) =>
+      Object.values(ms)
+        .filter((o: any) => o.security.length > 0)
+        .map((o: any) => o.operationId),
+    );
   assert.equal([...byId.keys()].sort(), documented.sort());
   const get = byId.get('getStore') as any;
   assert.equal([get.method, get.path, get.agentDecision], ['GET', '/v1/store', 'ALLOW']);
@@ -55,10 +73,13 @@ test('list_operations comes from the registry with each operation\'s agent decis
   assert.not.ok(JSON.stringify(create.inputSchema).includes('$ref'));
 
   const found = await callTool(client, 'list_operations', { tag: 'Approvals', search: 'approve' });
-  assert.equal(found.value.map((e: any) => e.operationId), ['approveApprovalRequest']);
+  assert.equal(
+    found.value.map((e: any) => e.operationId),
+    ['approveApprovalRequest'],
+  );
 });
 
-test('call_api_read answers the envelope\'s data; writes and reads are kept to their own tool', async () => {
+test("call_api_read answers the envelope's data; writes and reads are kept to their own tool", async () => {
   const store = await callTool(client, 'call_api_read', { method: 'GET', path: '/v1/store' });
   assert.is(store.isError, false);
   assert.is(store.value.name, await storeName());
@@ -100,12 +121,18 @@ test('after the store went public a price-like change waits for approval: approv
   assert.is(await used(), before, 'an approval request is not an AI action');
 
   const list = await callTool(client, 'list_approvals');
-  assert.equal(list.value.contents.map((a: any) => a.approvalId), [held.value.approvalId]);
+  assert.equal(
+    list.value.contents.map((a: any) => a.approvalId),
+    [held.value.approvalId],
+  );
   const one = await callTool(client, 'get_approval_request', { approvalId: held.value.approvalId });
   assert.equal([one.value.status, one.value.operationId], ['PENDING', 'updateStore']);
 
   const local = await callTool(client, 'decide_approval', { approvalId: held.value.approvalId, decision: 'APPROVE' });
-  assert.equal([local.isError, local.value.decided, local.value.outcome, local.value.approvalUrl], [false, false, 'HUMAN_CONFIRMATION_REQUIRED', held.value.approvalUrl]);
+  assert.equal(
+    [local.isError, local.value.decided, local.value.outcome, local.value.approvalUrl],
+    [false, false, 'HUMAN_CONFIRMATION_REQUIRED', held.value.approvalUrl],
+  );
   const tried = (await svc.api('GET', '/v1/audit-logs', { token: owner, query: { action: 'approveApprovalRequest', limit: 1 } })).data.contents[0];
   assert.equal([tried.actor.type, tried.source, tried.outcome.errorCode], ['AGENT', 'MCP', 'AGENT_OPERATION_DENIED']);
   // Deciding through the plain approval API is refused to an agent.
@@ -133,7 +160,10 @@ test('the walk of docs/agents.md: list, read products, and a price change waits 
   assert.equal([update.method, update.path, update.agentDecision], ['PATCH', '/v1/products/{productId}', 'APPROVAL_REQUIRED']);
   const dry = await callTool(client, 'call_api_write', { operationId: 'updateProduct', params: { productId }, body: { salePrice: 15000 }, dryRun: true });
   assert.equal([dry.code, dry.value.decision], ['DRY_RUN', 'APPROVAL_REQUIRED']);
-  assert.equal(dry.value.preview.changes.find((c: any) => c.field === 'salePrice'), { field: 'salePrice', before: 12000, after: 15000 });
+  assert.equal(
+    dry.value.preview.changes.find((c: any) => c.field === 'salePrice'),
+    { field: 'salePrice', before: 12000, after: 15000 },
+  );
   const held = await callTool(client, 'call_api_write', { operationId: 'updateProduct', params: { productId }, body: { salePrice: 15000 } });
   assert.equal([held.status, held.code, held.value.operationId], [202, 'APPROVAL_REQUIRED', 'updateProduct']);
   assert.is((await callTool(client, 'call_api_read', { operationId: 'getProduct', params: { productId } })).value.salePrice, 12000);
@@ -147,20 +177,37 @@ test('denied operations answer AGENT_OPERATION_DENIED through MCP and change not
   assert.equal([res.isError, res.status, res.value.code], [true, 403, 'AGENT_OPERATION_DENIED']);
 });
 
-test('an installed app\'s tool is found by list_operations and called by call_api_write', async () => {
+test("an installed app's tool is found by list_operations and called by call_api_write", async () => {
   const handle = uniqueHandle('mcp');
-  const manifest = { handle, name: 'Greeter', scopes: ['store:r'], mcp: { tools: { greet: { description: 'Greets a person', input: { name: { type: 'string', required: true } } } } } };
+  const manifest = {
+    handle,
+    name: 'Greeter',
+    scopes: ['store:r'],
+    mcp: { tools: { greet: { description: 'Greets a person', input: { name: { type: 'string', required: true } } } } },
+  };
   await deploy(svc.api, manifest, bundleFor(manifest, 'var __app = { tools: { greet: async (input) => ({ greeting: "안녕하세요, " + input.name }) } };'));
   const inst = await installApp(svc.api, handle);
   const found = await callTool(client, 'list_operations', { search: `app.${handle}` });
-  assert.equal(found.value, [{
-    operationId: `app.${handle}.greet`,
-    method: 'POST',
-    path: `/v1/apps/installations/${inst.installationId}/tools/greet`,
-    summary: 'Greets a person',
-    agentDecision: 'ALLOW',
-    inputSchema: { type: 'object', properties: { body: { type: 'object', properties: { input: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }, required: ['input'] } }, required: ['body'] },
-  }]);
+  assert.equal(found.value, [
+    {
+      operationId: `app.${handle}.greet`,
+      method: 'POST',
+      path: `/v1/apps/installations/${inst.installationId}/tools/greet`,
+      summary: 'Greets a person',
+      agentDecision: 'ALLOW',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          body: {
+            type: 'object',
+            properties: { input: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
+            required: ['input'],
+          },
+        },
+        required: ['body'],
+      },
+    },
+  ]);
   const before = await used();
   const res = await callTool(client, 'call_api_write', { operationId: `app.${handle}.greet`, body: { input: { name: '민지' } } });
   assert.equal([res.isError, res.value], [false, { result: { greeting: '안녕하세요, 민지' } }]);
@@ -183,8 +230,11 @@ test('with no store named, the only store in reach is used; a token that cannot 
 
 test('the monthly AI-action limit: PLAN_AI_ACTIONS_EXCEEDED through MCP; reads go on', async () => {
   const { db, clock } = svc.services;
-  await db.insert(planUsage).values({ storeId: svc.storeId, month: usageMonth(clock.now()), aiActions: 100 })
-    .onConflictDoUpdate({ target: [planUsage.storeId, planUsage.month], set: { aiActions: 100 } }).run();
+  await db
+    .insert(planUsage)
+    .values({ storeId: svc.storeId, month: usageMonth(clock.now()), aiActions: 100 })
+    .onConflictDoUpdate({ target: [planUsage.storeId, planUsage.month], set: { aiActions: 100 } })
+    .run();
   // New approval requests are refused as new writes are.
   const res = await callTool(client, 'call_api_write', { method: 'PATCH', path: '/v1/store', body: { name: 'Over the limit' } });
   assert.equal([res.isError, res.status, res.value.code], [true, 429, 'PLAN_AI_ACTIONS_EXCEEDED']);

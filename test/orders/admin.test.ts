@@ -59,14 +59,21 @@ test('GET /v1/order-items: testPayment and orderId filters', async () => {
   assert.equal(items.contents.map((i: any) => i.orderNo).sort(), [first.orderNo, second.orderNo].sort());
   assert.is(ok(await api('GET', '/v1/order-items', { query: { testPayment: false } })).totalElements, 0);
   const one = ok(await api('GET', '/v1/order-items', { query: { orderId: second.orderId } }));
-  assert.equal(one.contents.map((i: any) => [i.quantity, i.orderItemNo, i.optionId === i.variantId]), [[2, second.orderNo * 100 + 1, true]]);
+  assert.equal(
+    one.contents.map((i: any) => [i.quantity, i.orderItemNo, i.optionId === i.variantId]),
+    [[2, second.orderNo * 100 + 1, true]],
+  );
 });
 
 test('GET /v1/payments: test payments only with includeTest, filters, search, 92-day period', async () => {
   assert.is(ok(await api('GET', '/v1/payments')).totalElements, 0);
   const all = ok(await api('GET', '/v1/payments', { query: { includeTest: true } }));
-  assert.equal(all.contents.map((p: any) => p.paymentId), [openPaymentId, second.paymentId, first.paymentId]);
-  const list = async (query: Record<string, string | boolean>) => (ok(await api('GET', '/v1/payments', { query: { includeTest: true, ...query } }))).contents.map((p: any) => p.paymentId);
+  assert.equal(
+    all.contents.map((p: any) => p.paymentId),
+    [openPaymentId, second.paymentId, first.paymentId],
+  );
+  const list = async (query: Record<string, string | boolean>) =>
+    ok(await api('GET', '/v1/payments', { query: { includeTest: true, ...query } })).contents.map((p: any) => p.paymentId);
   assert.equal(await list({ status: 'APPROVED' }), [second.paymentId, first.paymentId]);
   assert.equal(await list({ status: 'READY,FAILED' }), [openPaymentId]);
   assert.equal(await list({ provider: 'pg_two' }), []);
@@ -84,7 +91,7 @@ test('GET /v1/payments: test payments only with includeTest, filters, search, 92
   assert.ok(item.pgTransactionId);
 });
 
-test('tenancy: another store\'s order and payment are 403 TENANT_MISMATCH; unknown ids 404', async () => {
+test("tenancy: another store's order and payment are 403 TENANT_MISMATCH; unknown ids 404", async () => {
   const other = await newSellerWithStore(svc, 'tenant');
   fails(await other.api('GET', `/v1/orders/${first.orderId}`), 403, 'TENANT_MISMATCH');
   fails(await other.api('GET', `/v1/payments/${first.paymentId}`), 403, 'TENANT_MISMATCH');
@@ -94,7 +101,13 @@ test('tenancy: another store\'s order and payment are 403 TENANT_MISMATCH; unkno
   assert.is(ok(await other.api('GET', '/v1/payments', { query: { includeTest: true } })).totalElements, 0);
   assert.is(ok(await other.api('GET', '/v1/order-items')).totalElements, 0);
   // The buyer API of another store does not find this store's sheets and payments.
-  fails(await buyerApi(svc, other.storeId)('POST', `/storefront/v1/payments/${openPaymentId}/attempts`, { body: { option: 'pg_one:CARD', returnUrl: 'https://x.example/' } }), 404, 'PAYMENT_NOT_FOUND');
+  fails(
+    await buyerApi(svc, other.storeId)('POST', `/storefront/v1/payments/${openPaymentId}/attempts`, {
+      body: { option: 'pg_one:CARD', returnUrl: 'https://x.example/' },
+    }),
+    404,
+    'PAYMENT_NOT_FOUND',
+  );
   fails(await api('GET', '/v1/orders', { token: null }), 401, 'UNAUTHORIZED');
 });
 

@@ -26,14 +26,30 @@ const svcCli = (args: string[], env: Record<string, string> = {}) =>
   runCli(args, { SVC_CONFIG_DIR: configDir, SVC_API_URL: svc.url, SVC_TOKEN: seller.token, SVC_STORE_ID: seller.storeId, ...env });
 
 test('connect, enable, get and sandbox: the provider walk from the CLI; secrets never printed', async () => {
-  let r = await svcCli(['payment-settings', 'connect', 'pg_one', '--environment', 'TEST', '--client-key', PG_ONE_TEST.clientKey], { SVC_PG_SECRET: PG_ONE_TEST.secretKey });
+  let r = await svcCli(['payment-settings', 'connect', 'pg_one', '--environment', 'TEST', '--client-key', PG_ONE_TEST.clientKey], {
+    SVC_PG_SECRET: PG_ONE_TEST.secretKey,
+  });
   assert.is(r.exitCode, 0, r.stderr);
   assert.match(r.stdout, /pg_one \(PG One\): DISABLED/);
   assert.match(r.stdout, /secretKey=test\*{8}/);
-  r = await svcCli(['payment-settings', 'connect', 'pg_two', '--environment', 'TEST', '--pg-store-id', PG_TWO_TEST.storeId,
-    '--channel', 'channel-key-card-0001=CARD,EASY_PAY:카드', '--api-secret', PG_TWO_TEST.apiSecret, '--json']);
+  r = await svcCli([
+    'payment-settings',
+    'connect',
+    'pg_two',
+    '--environment',
+    'TEST',
+    '--pg-store-id',
+    PG_TWO_TEST.storeId,
+    '--channel',
+    'channel-key-card-0001=CARD,EASY_PAY:카드',
+    '--api-secret',
+    PG_TWO_TEST.apiSecret,
+    '--json',
+  ]);
   assert.is(r.exitCode, 0, r.stderr);
-  assert.equal(JSON.parse(r.stdout).credentialSets.TEST.channels, [{ channelKey: 'channel-key-card-0001', channelName: '카드', methods: ['CARD', 'EASY_PAY'] }]);
+  assert.equal(JSON.parse(r.stdout).credentialSets.TEST.channels, [
+    { channelKey: 'channel-key-card-0001', channelName: '카드', methods: ['CARD', 'EASY_PAY'] },
+  ]);
   r = await svcCli(['payment-settings', 'enable', 'pg_one', '--easy-pay', 'EASYPAY_1,EASYPAY_2']);
   assert.is(r.exitCode, 0, r.stderr);
   r = await svcCli(['payment-settings', 'get']);

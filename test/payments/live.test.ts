@@ -34,14 +34,25 @@ test('the live gate opens condition by condition; sandbox work never reaches the
   assert.equal(await gate(), { TEST_CONNECTION: false, SANDBOX_PAYMENT: false, SANDBOX_REFUND: false, LIVE_CONNECTION: false, PLATFORM_LIVE_ENABLED: false });
   const locked = await api('PATCH', '/v1/store/payment-providers/pg_one', { body: { sandboxMode: false } });
   fails(locked, 409, 'LIVE_GATE_NOT_MET');
-  assert.equal(locked.body.error.details.conditions.map((c: any) => c.code), ['TEST_CONNECTION', 'SANDBOX_PAYMENT', 'SANDBOX_REFUND', 'LIVE_CONNECTION', 'PLATFORM_LIVE_ENABLED']);
+  assert.equal(
+    locked.body.error.details.conditions.map((c: any) => c.code),
+    ['TEST_CONNECTION', 'SANDBOX_PAYMENT', 'SANDBOX_REFUND', 'LIVE_CONNECTION', 'PLATFORM_LIVE_ENABLED'],
+  );
   assert.ok(locked.body.error.details.conditions.every((c: any) => c.met === false && typeof c.message === 'string'));
 
   assert.is(ok(await api('POST', '/v1/store/payment-providers/pg_one/verify', { body: {} })).result.status, 'PASSED');
   // A sandbox payment and a partial refund, through the gateway interface checkout uses.
   const gw = await payments.gatewayFor(svc.services, seller.storeId, 'pg_one');
   assert.is(gw.sandbox, true);
-  const window = await gw.prepareWindow({ paymentId: 'pay_gate', attemptId: 'att_1', pgOrderId: '20261121000001-01', amount: 12000, orderName: '테스트 상품', method: 'CARD', returnUrl: 'https://localhost/return' });
+  const window = await gw.prepareWindow({
+    paymentId: 'pay_gate',
+    attemptId: 'att_1',
+    pgOrderId: '20261121000001-01',
+    amount: 12000,
+    orderName: '테스트 상품',
+    method: 'CARD',
+    returnUrl: 'https://localhost/return',
+  });
   await payments.sandboxDecide(svc.services, window.pgPaymentKey!, 'APPROVE');
   const confirmed = await gw.confirm({ pgPaymentKey: window.pgPaymentKey!, pgOrderId: '20261121000001-01', amount: 12000, method: 'CARD' });
   assert.is(confirmed.status, 'APPROVED');
@@ -70,7 +81,10 @@ test('only the platform permission missing: LIVE_PAYMENTS_DISABLED; granted, the
   fails(res, 409, 'LIVE_PAYMENTS_DISABLED');
   fails(await api('POST', '/_dev/v1/payment-settings/platform-live', { body: { storeId: seller.storeId, enabled: 'yes' } }), 400, 'VALIDATION_FAILED');
   fails(await api('POST', '/_dev/v1/payment-settings/platform-live', { body: { storeId: 'st_missing', enabled: true } }), 404, 'NOT_FOUND');
-  assert.equal(res.body.error.details.conditions.filter((c: any) => !c.met).map((c: any) => c.code), ['PLATFORM_LIVE_ENABLED']);
+  assert.equal(
+    res.body.error.details.conditions.filter((c: any) => !c.met).map((c: any) => c.code),
+    ['PLATFORM_LIVE_ENABLED'],
+  );
   ok(await platformLive(true));
   const p = ok(await api('PATCH', '/v1/store/payment-providers/pg_one', { body: { sandboxMode: false } }));
   assert.is(p.environment, 'LIVE');
@@ -90,7 +104,10 @@ test('a live store excludes sandbox providers; without the platform permission l
   assert.is(s.environment, 'LIVE');
   assert.is(providerOf(s, 'pg_two').routingExclusion, 'SANDBOX_IN_LIVE_STORE');
   assert.is(providerOf(s, 'pg_two').status, 'EXCLUDED');
-  assert.equal((await payments.paymentOptions(svc.services, seller.storeId)).map((o) => o.pg), ['pg_one', 'pg_one', 'pg_one', 'pg_one']);
+  assert.equal(
+    (await payments.paymentOptions(svc.services, seller.storeId)).map((o) => o.pg),
+    ['pg_one', 'pg_one', 'pg_one', 'pg_one'],
+  );
   ok(await platformLive(false));
   s = await settings();
   assert.is(providerOf(s, 'pg_one').routingExclusion, 'PLATFORM_BLOCKED');
@@ -114,7 +131,11 @@ test('while live, saving a live key tests it first: failure is 409 PAYMENT_PROVI
   const after = providerOf(await settings(), 'pg_one').credentialSets.LIVE;
   assert.equal(after, before);
   // A good key passes the pre-check and keeps that result.
-  const saved = ok(await api('PUT', '/v1/store/payment-providers/pg_one', { body: { environment: 'LIVE', secretKey: PG_ONE_LIVE.secretKey, webhookSecret: 'live-webhook-secret' } }));
+  const saved = ok(
+    await api('PUT', '/v1/store/payment-providers/pg_one', {
+      body: { environment: 'LIVE', secretKey: PG_ONE_LIVE.secretKey, webhookSecret: 'live-webhook-secret' },
+    }),
+  );
   assert.is(saved.credentialSets.LIVE.verification.status, 'PASSED');
   assert.is(saved.credentialSets.LIVE.version, before.version + 1);
 });
@@ -138,12 +159,27 @@ test('concurrent change during a gateway call: PAYMENT_PROVIDER_CHANGED and PAYM
 test('pg_one live adapter: Toss-style confirm, retried confirm, partial and over-cancel, look-up, unknown results', async () => {
   const gw = await payments.gatewayFor(svc.services, seller.storeId, 'pg_one');
   assert.is(gw.sandbox, false);
-  const window = await gw.prepareWindow({ paymentId: 'pay_l1', attemptId: 'att_l1', pgOrderId: '20261121000002-01', amount: 15000, orderName: '라이브 상품', method: 'EASY_PAY', provider: 'EASYPAY_1', returnUrl: 'https://shop.example/return' });
+  const window = await gw.prepareWindow({
+    paymentId: 'pay_l1',
+    attemptId: 'att_l1',
+    pgOrderId: '20261121000002-01',
+    amount: 15000,
+    orderName: '라이브 상품',
+    method: 'EASY_PAY',
+    provider: 'EASYPAY_1',
+    returnUrl: 'https://shop.example/return',
+  });
   assert.is(window.windowUrl, undefined);
   assert.is(window.pgPaymentKey, undefined);
   assert.equal(window.client, {
-    clientKey: PG_ONE_LIVE.clientKey, method: 'CARD', easyPay: 'EASYPAY_1', orderId: '20261121000002-01', orderName: '라이브 상품', amount: '15000',
-    successUrl: 'https://shop.example/return', failUrl: 'https://shop.example/return',
+    clientKey: PG_ONE_LIVE.clientKey,
+    method: 'CARD',
+    easyPay: 'EASYPAY_1',
+    orderId: '20261121000002-01',
+    orderName: '라이브 상품',
+    amount: '15000',
+    successUrl: 'https://shop.example/return',
+    failUrl: 'https://shop.example/return',
   });
   fake.payments.set('tpk_live_1', { key: 'tpk_live_1', orderId: '20261121000002-01', amount: 15000, status: 'IN_PROGRESS', method: '간편결제', canceled: 0 });
   const input = { pgPaymentKey: 'tpk_live_1', pgOrderId: '20261121000002-01', amount: 15000, method: 'EASY_PAY' as const };
@@ -151,7 +187,9 @@ test('pg_one live adapter: Toss-style confirm, retried confirm, partial and over
   const confirmed = await gw.confirm(input);
   assert.equal(confirmed, { status: 'APPROVED', approvedAmount: 15000, approvedMethod: 'EASY_PAY', pgTransactionId: 'tpk_live_1' });
   assert.equal(fake.requests[seen], {
-    method: 'POST', path: '/v1/payments/confirm', authorization: `Basic ${Buffer.from(`${PG_ONE_LIVE.secretKey}:`).toString('base64')}`,
+    method: 'POST',
+    path: '/v1/payments/confirm',
+    authorization: `Basic ${Buffer.from(`${PG_ONE_LIVE.secretKey}:`).toString('base64')}`,
     body: { paymentKey: 'tpk_live_1', orderId: '20261121000002-01', amount: 15000 },
   });
   // A retried confirm finds the payment already processed and reads it back.
@@ -167,7 +205,10 @@ test('pg_one live adapter: Toss-style confirm, retried confirm, partial and over
 
   fake.payments.set('tpk_live_2', { key: 'tpk_live_2', orderId: '20261121000003-01', amount: 8000, status: 'IN_PROGRESS', method: '카드', canceled: 0 });
   const second = { pgPaymentKey: 'tpk_live_2', pgOrderId: '20261121000003-01', amount: 8000, method: 'CARD' as const };
-  fake.script.set('/v1/payments/confirm', { status: 500, body: { code: 'FAILED_INTERNAL_SYSTEM_PROCESSING', message: '내부 시스템 처리 작업이 실패했습니다.' } });
+  fake.script.set('/v1/payments/confirm', {
+    status: 500,
+    body: { code: 'FAILED_INTERNAL_SYSTEM_PROCESSING', message: '내부 시스템 처리 작업이 실패했습니다.' },
+  });
   assert.is((await gw.confirm(second)).status, 'CONFIRMING');
   fake.script.set('/v1/payments/confirm', 'reset');
   assert.is((await gw.confirm(second)).status, 'CONFIRMING');
@@ -181,17 +222,40 @@ test('configuration faults count toward warnings[]: 3 in 24 hours, owner mailed 
   const credentialId = providerOf(await settings(), 'pg_two').credentialSets.LIVE.credentialId;
   const gw = await payments.gatewayFor(svc.services, seller.storeId, 'pg_two', { credentialId });
   for (let i = 1; i <= 3; i++) {
-    const error = await gw.prepareWindow({ paymentId: `pay_m${i}`, attemptId: 'a', pgOrderId: `2026112100001${i}-01`, amount: 1000, orderName: 'x', method: 'MOBILE', returnUrl: 'https://shop.example/r' }).catch((e) => e);
+    const error = await gw
+      .prepareWindow({
+        paymentId: `pay_m${i}`,
+        attemptId: 'a',
+        pgOrderId: `2026112100001${i}-01`,
+        amount: 1000,
+        orderName: 'x',
+        method: 'MOBILE',
+        returnUrl: 'https://shop.example/r',
+      })
+      .catch((e) => e);
     assert.is(error.code, 'PAYMENT_PROVIDER_UNAVAILABLE');
     assert.is(error.status, 503);
     assert.is(error.details.optionUnavailable, true);
     assert.is((await settings()).warnings.length, i === 3 ? 1 : 0);
   }
   const [warning] = (await settings()).warnings;
-  assert.equal([warning.provider, warning.method, warning.easyPayProvider, warning.code, warning.count], ['pg_two', 'MOBILE', null, 'NO_CHANNEL_FOR_METHOD', 3]);
+  assert.equal(
+    [warning.provider, warning.method, warning.easyPayProvider, warning.code, warning.count],
+    ['pg_two', 'MOBILE', null, 'NO_CHANNEL_FOR_METHOD', 3],
+  );
   const mails = async () => ok(await api('GET', '/_dev/v1/mail')).contents.filter((m: any) => m.to === seller.email && m.subject.includes('결제 설정'));
   assert.is((await mails()).length, 1);
-  await gw.prepareWindow({ paymentId: 'pay_m4', attemptId: 'a', pgOrderId: '20261121000014-01', amount: 1000, orderName: 'x', method: 'MOBILE', returnUrl: 'https://shop.example/r' }).catch(() => null);
+  await gw
+    .prepareWindow({
+      paymentId: 'pay_m4',
+      attemptId: 'a',
+      pgOrderId: '20261121000014-01',
+      amount: 1000,
+      orderName: 'x',
+      method: 'MOBILE',
+      returnUrl: 'https://shop.example/r',
+    })
+    .catch(() => null);
   assert.is((await settings()).warnings[0].count, 4);
   assert.is((await mails()).length, 1, 'at most one mail a day');
   await svc.advance(24 * 3600 + 60);
@@ -203,20 +267,54 @@ test('configuration faults count toward warnings[]: 3 in 24 hours, owner mailed 
 test('pg_two live adapter: PortOne-style read-back confirm, gateway amount, channel choice, cancel; archived keys still refund', async () => {
   const credentialId = providerOf(await settings(), 'pg_two').credentialSets.LIVE.credentialId;
   const gw = await payments.gatewayFor(svc.services, seller.storeId, 'pg_two', { credentialId });
-  const window = await gw.prepareWindow({ paymentId: 'pay_p1', attemptId: 'a', pgOrderId: '20261121000020-01', amount: 20000, orderName: '상품', method: 'BANK_TRANSFER', returnUrl: 'https://shop.example/r' });
+  const window = await gw.prepareWindow({
+    paymentId: 'pay_p1',
+    attemptId: 'a',
+    pgOrderId: '20261121000020-01',
+    amount: 20000,
+    orderName: '상품',
+    method: 'BANK_TRANSFER',
+    returnUrl: 'https://shop.example/r',
+  });
   assert.is(window.pgPaymentKey, '20261121000020-01');
   assert.is(window.client!.channelKey, 'channel-key-transfer-0002');
   assert.is(window.client!.storeId, PG_TWO_LIVE.storeId);
   // The buyer paid 19,000 (tampered window): the confirm reports the gateway's amount for checkout to compare.
-  fake.payments.set('20261121000020-01', { key: '20261121000020-01', orderId: '20261121000020-01', amount: 19000, status: 'PAID', method: 'PaymentMethodTransfer', canceled: 0 });
+  fake.payments.set('20261121000020-01', {
+    key: '20261121000020-01',
+    orderId: '20261121000020-01',
+    amount: 19000,
+    status: 'PAID',
+    method: 'PaymentMethodTransfer',
+    canceled: 0,
+  });
   const seen = fake.requests.length;
   const confirmed = await gw.confirm({ pgPaymentKey: '20261121000020-01', pgOrderId: '20261121000020-01', amount: 20000, method: 'BANK_TRANSFER' });
   assert.equal(confirmed, { status: 'APPROVED', approvedAmount: 19000, approvedMethod: 'BANK_TRANSFER', pgTransactionId: '20261121000020-01' });
-  assert.equal(fake.requests[seen], { method: 'GET', path: `/payments/20261121000020-01?storeId=${PG_TWO_LIVE.storeId}`, authorization: `PortOne ${PG_TWO_LIVE.apiSecret}`, body: null });
+  assert.equal(fake.requests[seen], {
+    method: 'GET',
+    path: `/payments/20261121000020-01?storeId=${PG_TWO_LIVE.storeId}`,
+    authorization: `PortOne ${PG_TWO_LIVE.apiSecret}`,
+    body: null,
+  });
 
-  fake.payments.set('20261121000021-01', { key: '20261121000021-01', orderId: '20261121000021-01', amount: 5000, status: 'FAILED', method: 'PaymentMethodCard', canceled: 0 });
+  fake.payments.set('20261121000021-01', {
+    key: '20261121000021-01',
+    orderId: '20261121000021-01',
+    amount: 5000,
+    status: 'FAILED',
+    method: 'PaymentMethodCard',
+    canceled: 0,
+  });
   assert.is((await gw.confirm({ pgPaymentKey: '20261121000021-01', pgOrderId: '20261121000021-01', amount: 5000, method: 'CARD' })).status, 'REFUSED');
-  fake.payments.set('20261121000022-01', { key: '20261121000022-01', orderId: '20261121000022-01', amount: 5000, status: 'PENDING', method: 'PaymentMethodCard', canceled: 0 });
+  fake.payments.set('20261121000022-01', {
+    key: '20261121000022-01',
+    orderId: '20261121000022-01',
+    amount: 5000,
+    status: 'PENDING',
+    method: 'PaymentMethodCard',
+    canceled: 0,
+  });
   assert.is((await gw.confirm({ pgPaymentKey: '20261121000022-01', pgOrderId: '20261121000022-01', amount: 5000, method: 'CARD' })).status, 'CONFIRMING');
 
   // Disconnecting archives the keys; the payment made with them can still be refunded.
@@ -225,10 +323,23 @@ test('pg_two live adapter: PortOne-style read-back confirm, gateway amount, chan
   assert.equal(await archived.cancel({ pgTransactionId: '20261121000020-01', amount: 9000, reason: '환불' }), { status: 'CANCELED', canceledAmount: 9000 });
   assert.equal(fake.requests.at(-1)!.body, { storeId: PG_TWO_LIVE.storeId, amount: 9000, reason: '환불' });
   assert.equal((await archived.lookup({ pgPaymentKey: '20261121000020-01', pgOrderId: '20261121000020-01' })).status, 'PARTIALLY_CANCELED');
-  const noWindow = await archived.prepareWindow({ paymentId: 'pay_p9', attemptId: 'a', pgOrderId: '20261121000029-01', amount: 1000, orderName: 'x', method: 'CARD', returnUrl: 'https://shop.example/r' }).catch((e) => e);
+  const noWindow = await archived
+    .prepareWindow({
+      paymentId: 'pay_p9',
+      attemptId: 'a',
+      pgOrderId: '20261121000029-01',
+      amount: 1000,
+      orderName: 'x',
+      method: 'CARD',
+      returnUrl: 'https://shop.example/r',
+    })
+    .catch((e) => e);
   assert.equal([noWindow.code, noWindow.details.reason], ['PAYMENT_PROVIDER_UNAVAILABLE', 'CREDENTIAL_ARCHIVED']);
   // New payments cannot use a disconnected provider.
-  await rejects(() => payments.gatewayFor(svc.services, seller.storeId, 'pg_two'), (e: any) => e.code === 'PAYMENT_PROVIDER_UNAVAILABLE');
+  await rejects(
+    () => payments.gatewayFor(svc.services, seller.storeId, 'pg_two'),
+    (e: any) => e.code === 'PAYMENT_PROVIDER_UNAVAILABLE',
+  );
 });
 
 test.run();

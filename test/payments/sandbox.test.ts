@@ -23,8 +23,22 @@ test.after(async () => {
 async function open(pg: 'pg_one' | 'pg_two', amount = 10000, method: 'CARD' | 'EASY_PAY' = 'CARD') {
   const gw = await payments.gatewayFor(svc.services, seller.storeId, pg);
   const pgOrderId = `2026112100${String(++seq).padStart(4, '0')}-01`;
-  const window = await gw.prepareWindow({ paymentId: `pay_s${seq}`, attemptId: `att_s${seq}`, pgOrderId, amount, orderName: '샘플', method, returnUrl: 'https://localhost/r' });
-  return { gw, window, key: window.pgPaymentKey!, confirm: (extra: Partial<{ amount: number }> = {}) => gw.confirm({ pgPaymentKey: window.pgPaymentKey!, pgOrderId, amount, method, ...extra }), pgOrderId };
+  const window = await gw.prepareWindow({
+    paymentId: `pay_s${seq}`,
+    attemptId: `att_s${seq}`,
+    pgOrderId,
+    amount,
+    orderName: '샘플',
+    method,
+    returnUrl: 'https://localhost/r',
+  });
+  return {
+    gw,
+    window,
+    key: window.pgPaymentKey!,
+    confirm: (extra: Partial<{ amount: number }> = {}) => gw.confirm({ pgPaymentKey: window.pgPaymentKey!, pgOrderId, amount, method, ...extra }),
+    pgOrderId,
+  };
 }
 
 const thrown = async (fn: () => Promise<unknown>) => {
@@ -39,7 +53,10 @@ const thrown = async (fn: () => Promise<unknown>) => {
 test('the seeded dev store takes sandbox payments out of the box', async () => {
   const store = ok(await svc.api('GET', '/v1/store'));
   assert.equal([store.checkoutAvailable, store.checkoutMode], [true, 'TEST']);
-  assert.equal((await payments.paymentOptions(svc.services, svc.storeId)).map((o) => o.key), ['pg_one:CARD', 'pg_one:EASY_PAY', 'pg_one:BANK_TRANSFER', 'pg_one:MOBILE']);
+  assert.equal(
+    (await payments.paymentOptions(svc.services, svc.storeId)).map((o) => o.key),
+    ['pg_one:CARD', 'pg_one:EASY_PAY', 'pg_one:BANK_TRANSFER', 'pg_one:MOBILE'],
+  );
 });
 
 test('prepareWindow: our own pay page, a sandbox key, the key set used', async () => {
@@ -64,7 +81,11 @@ test('APPROVE then confirm: approved at the gateway amount; confirm is idempoten
 });
 
 test('REFUSE, CANCEL and WINDOW_ERROR end the window; deciding twice is 409, an unknown key 404', async () => {
-  const cases = [['REFUSE', 'REJECT_CARD_PAYMENT', false], ['CANCEL', 'PAY_PROCESS_CANCELED', false], ['WINDOW_ERROR', 'INVALID_CHANNEL', true]] as const;
+  const cases = [
+    ['REFUSE', 'REJECT_CARD_PAYMENT', false],
+    ['CANCEL', 'PAY_PROCESS_CANCELED', false],
+    ['WINDOW_ERROR', 'INVALID_CHANNEL', true],
+  ] as const;
   for (const [outcome, code, optionUnavailable] of cases) {
     const w = await open('pg_one');
     await payments.sandboxDecide(svc.services, w.key, outcome);
@@ -103,12 +124,14 @@ test('cancel: partial, then the rest; over-cancel and unpaid cancel fail; the li
   assert.equal([met.SANDBOX_PAYMENT, met.SANDBOX_REFUND], [true, true]);
 });
 
-test('tenancy: another store\'s gateway cannot confirm, cancel or read this store\'s sandbox payments', async () => {
+test("tenancy: another store's gateway cannot confirm, cancel or read this store's sandbox payments", async () => {
   const w = await open('pg_one', 5000);
   await payments.sandboxDecide(svc.services, w.key, 'APPROVE');
   const other = await newSellerWithStore(svc, 'sbx2');
   ok(await other.api('PUT', '/v1/store/payment-providers/pg_one', { body: PG_ONE_TEST }));
-  const theirs = await payments.gatewayFor(svc.services, other.storeId, 'pg_one', { credentialId: ok(await other.api('GET', '/v1/store/payment-settings')).providers[0].credentialSets.TEST.credentialId });
+  const theirs = await payments.gatewayFor(svc.services, other.storeId, 'pg_one', {
+    credentialId: ok(await other.api('GET', '/v1/store/payment-settings')).providers[0].credentialSets.TEST.credentialId,
+  });
   assert.is((await theirs.confirm({ pgPaymentKey: w.key, pgOrderId: w.pgOrderId, amount: 5000, method: 'CARD' })).status, 'REFUSED');
   assert.is((await theirs.lookup({ pgPaymentKey: w.key, pgOrderId: w.pgOrderId })).status, 'NOT_FOUND');
   assert.is((await w.confirm()).status, 'APPROVED');
@@ -119,7 +142,11 @@ test('findPaymentOption resolves objects and key strings against enabled options
   assert.is((await payments.findPaymentOption(svc.services, seller.storeId, { pg: 'pg_two', method: 'BANK_TRANSFER' }))?.key, 'pg_two:BANK_TRANSFER');
   assert.is((await payments.findPaymentOption(svc.services, seller.storeId, 'pg_one:MOBILE'))?.label, '휴대폰');
   assert.is(await payments.findPaymentOption(svc.services, seller.storeId, 'pg_two:MOBILE'), undefined);
-  assert.is(await payments.findPaymentOption(svc.services, seller.storeId, { pg: 'pg_one', method: 'EASY_PAY', provider: 'EASYPAY_1' }), undefined, 'no easy-pay providers configured');
+  assert.is(
+    await payments.findPaymentOption(svc.services, seller.storeId, { pg: 'pg_one', method: 'EASY_PAY', provider: 'EASYPAY_1' }),
+    undefined,
+    'no easy-pay providers configured',
+  );
   assert.equal(await payments.paymentDomains(svc.services, seller.storeId), []);
 });
 

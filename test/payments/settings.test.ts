@@ -23,7 +23,13 @@ test('a new store has no provider: empty candidates, checkout PAYMENT_NOT_CONFIG
   assert.equal(settings.candidates, []);
   assert.is(settings.environment, null);
   assert.equal(settings.priority, []);
-  assert.equal(settings.providers.map((p: any) => [p.provider, p.status, p.routingExclusion]), [['pg_one', 'NOT_CONNECTED', 'NOT_CONNECTED'], ['pg_two', 'NOT_CONNECTED', 'NOT_CONNECTED']]);
+  assert.equal(
+    settings.providers.map((p: any) => [p.provider, p.status, p.routingExclusion]),
+    [
+      ['pg_one', 'NOT_CONNECTED', 'NOT_CONNECTED'],
+      ['pg_two', 'NOT_CONNECTED', 'NOT_CONNECTED'],
+    ],
+  );
   assert.equal(await availability(api, seller.storeId), [false, null, 'PAYMENT_NOT_CONFIGURED']);
 });
 
@@ -54,7 +60,9 @@ test('first registration without the secret key (or client key) is 400 PAYMENT_P
   assert.equal(noSecret.body.error.details.missing, ['secretKey']);
   const noClient = await api('PUT', '/v1/store/payment-providers/pg_one', { body: { environment: 'TEST', secretKey: PG_ONE_TEST.secretKey } });
   assert.equal(noClient.body.error.details.missing, ['clientKey']);
-  const pgTwo = await api('PUT', '/v1/store/payment-providers/pg_two', { body: { environment: 'TEST', storeId: PG_TWO_TEST.storeId, channels: PG_TWO_TEST.channels } });
+  const pgTwo = await api('PUT', '/v1/store/payment-providers/pg_two', {
+    body: { environment: 'TEST', storeId: PG_TWO_TEST.storeId, channels: PG_TWO_TEST.channels },
+  });
   fails(pgTwo, 400, 'PAYMENT_PROVIDER_INCOMPLETE');
   assert.equal(pgTwo.body.error.details.missing, ['apiSecret']);
 });
@@ -63,7 +71,16 @@ test('pg_two formats: store id, channel keys (distinct, at most 20), API secret 
   const bad: [Record<string, unknown>, string, string][] = [
     [{ storeId: 'shop-1' }, 'storeId', 'FORMAT'],
     [{ channels: [{ channelKey: 'key-1', methods: ['CARD'] }] }, 'channels.0.channelKey', 'FORMAT'],
-    [{ channels: [{ channelKey: 'channel-key-a', methods: ['CARD'] }, { channelKey: 'channel-key-a', methods: ['MOBILE'] }] }, 'channels.1.channelKey', 'DUPLICATE_CHANNEL'],
+    [
+      {
+        channels: [
+          { channelKey: 'channel-key-a', methods: ['CARD'] },
+          { channelKey: 'channel-key-a', methods: ['MOBILE'] },
+        ],
+      },
+      'channels.1.channelKey',
+      'DUPLICATE_CHANNEL',
+    ],
     [{ apiSecret: 'short-secret' }, 'apiSecret', 'TOO_SHORT'],
     [{ webhookSecret: 'secret_123456' }, 'webhookSecret', 'FORMAT'],
   ];
@@ -74,8 +91,16 @@ test('pg_two formats: store id, channel keys (distinct, at most 20), API secret 
   }
   const many = Array.from({ length: 21 }, (_, i) => ({ channelKey: `channel-key-${i}`, methods: ['CARD'] }));
   fails(await api('PUT', '/v1/store/payment-providers/pg_two', { body: { ...PG_TWO_TEST, channels: many } }), 400, 'VALIDATION_FAILED');
-  fails(await api('PUT', '/v1/store/payment-providers/pg_two', { body: { ...PG_TWO_TEST, channels: [{ channelKey: 'channel-key-x', methods: [] }] } }), 400, 'VALIDATION_FAILED');
-  fails(await api('PUT', '/v1/store/payment-providers/pg_two', { body: { ...PG_TWO_TEST, channels: [{ channelKey: 'channel-key-x', methods: ['CASH'] }] } }), 400, 'VALIDATION_FAILED');
+  fails(
+    await api('PUT', '/v1/store/payment-providers/pg_two', { body: { ...PG_TWO_TEST, channels: [{ channelKey: 'channel-key-x', methods: [] }] } }),
+    400,
+    'VALIDATION_FAILED',
+  );
+  fails(
+    await api('PUT', '/v1/store/payment-providers/pg_two', { body: { ...PG_TWO_TEST, channels: [{ channelKey: 'channel-key-x', methods: ['CASH'] }] } }),
+    400,
+    'VALIDATION_FAILED',
+  );
 });
 
 test('connecting stores the provider disabled, in sandbox mode, masked; secrets never in any response', async () => {
@@ -97,10 +122,15 @@ test('connecting stores the provider disabled, in sandbox mode, masked; secrets 
   ok(await api('PUT', '/v1/store/payment-providers/pg_two', { body: PG_TWO_TEST }));
   const settings = ok(await api('GET', '/v1/store/payment-settings'));
   assert.equal(settings.priority, ['pg_one', 'pg_two']);
-  assert.equal(providerOf(settings, 'pg_two').credentialSets.TEST.secrets.map((s: any) => s.masked), ['port********', 'whse********']);
+  assert.equal(
+    providerOf(settings, 'pg_two').credentialSets.TEST.secrets.map((s: any) => s.masked),
+    ['port********', 'whse********'],
+  );
 
   // Raw response text of every read and write: no secret, whole or in part beyond 4 characters.
-  const raw = await fetch(`${svc.url}/v1/store/payment-settings`, { headers: { authorization: `Bearer ${seller.token}`, 'x-store-id': seller.storeId } }).then((r) => r.text());
+  const raw = await fetch(`${svc.url}/v1/store/payment-settings`, { headers: { authorization: `Bearer ${seller.token}`, 'x-store-id': seller.storeId } }).then(
+    (r) => r.text(),
+  );
   for (const s of [...SECRETS, 'pg-one-webhook-secret']) assert.not.ok(raw.includes(s.slice(0, 8)), `secret ${s.slice(0, 4)}… leaked`);
   // At rest: the database file holds ciphertext only; the key file is private.
   const atRest = await databaseAtRest(svc.dataDir);
@@ -114,7 +144,10 @@ test('editing: omitted secrets keep their value, webhookSecret null erases, the 
   assert.is(p.credentialSets.TEST.verification.status, 'PASSED');
   const version = p.credentialSets.TEST.version;
   p = ok(await api('PUT', '/v1/store/payment-providers/pg_one', { body: { environment: 'TEST', webhookSecret: null } }));
-  assert.equal(p.credentialSets.TEST.secrets, [{ field: 'secretKey', set: true, masked: 'test********' }, { field: 'webhookSecret', set: false, masked: null }]);
+  assert.equal(p.credentialSets.TEST.secrets, [
+    { field: 'secretKey', set: true, masked: 'test********' },
+    { field: 'webhookSecret', set: false, masked: null },
+  ]);
   assert.is(p.credentialSets.TEST.verification.status, 'NOT_TESTED');
   assert.is(p.credentialSets.TEST.version, version + 1);
   // The kept secret still works: verification passes with it.
@@ -124,7 +157,11 @@ test('editing: omitted secrets keep their value, webhookSecret null erases, the 
 test('another merchant archives the previous keys; archived keys cannot be deleted and are counted', async () => {
   const otherMerchant = { environment: 'TEST', clientKey: 'test_ck_OtherMerchant000001', secretKey: 'test_sk_OtherMerchant000001' };
   // A new merchant is a first registration: the old secret is not carried over.
-  fails(await api('PUT', '/v1/store/payment-providers/pg_one', { body: { environment: 'TEST', clientKey: otherMerchant.clientKey } }), 400, 'PAYMENT_PROVIDER_INCOMPLETE');
+  fails(
+    await api('PUT', '/v1/store/payment-providers/pg_one', { body: { environment: 'TEST', clientKey: otherMerchant.clientKey } }),
+    400,
+    'PAYMENT_PROVIDER_INCOMPLETE',
+  );
   const p = ok(await api('PUT', '/v1/store/payment-providers/pg_one', { body: otherMerchant }));
   assert.is(p.retiredCredentialCount, 1);
   assert.is(p.credentialSets.TEST.clientKey, otherMerchant.clientKey);
@@ -151,14 +188,26 @@ test('enabled sandbox providers become candidates in priority order; options and
   let settings = ok(await api('GET', '/v1/store/payment-settings'));
   assert.equal(settings.candidates, ['pg_one', 'pg_two']);
   assert.is(settings.environment, 'TEST');
-  assert.equal(settings.providers.map((p: any) => p.status), ['IN_USE', 'IN_USE']);
+  assert.equal(
+    settings.providers.map((p: any) => p.status),
+    ['IN_USE', 'IN_USE'],
+  );
   settings = ok(await api('PUT', '/v1/store/payment-settings', { body: { priority: ['pg_two', 'pg_one'] } }));
   assert.equal(settings.candidates, ['pg_two', 'pg_one']);
   const { paymentOptions } = await import('../../src/modules/payments/checkout-api.js');
-  assert.equal((await paymentOptions(svc.services, seller.storeId)).map((o) => o.key), [
-    'pg_two:CARD', 'pg_two:EASY_PAY', 'pg_two:BANK_TRANSFER',
-    'pg_one:CARD', 'pg_one:EASY_PAY:EASYPAY_2', 'pg_one:EASY_PAY:EASYPAY_1', 'pg_one:BANK_TRANSFER', 'pg_one:MOBILE',
-  ]);
+  assert.equal(
+    (await paymentOptions(svc.services, seller.storeId)).map((o) => o.key),
+    [
+      'pg_two:CARD',
+      'pg_two:EASY_PAY',
+      'pg_two:BANK_TRANSFER',
+      'pg_one:CARD',
+      'pg_one:EASY_PAY:EASYPAY_2',
+      'pg_one:EASY_PAY:EASYPAY_1',
+      'pg_one:BANK_TRANSFER',
+      'pg_one:MOBILE',
+    ],
+  );
   assert.equal(await availability(api, seller.storeId), [true, 'TEST', null]);
 });
 
@@ -191,7 +240,11 @@ test('concurrent change: a stale expectedVersion is 409 PAYMENT_PROVIDER_CHANGED
   fails(stale, 409, 'PAYMENT_PROVIDER_CHANGED');
   const setVersion = p.credentialSets.TEST.version;
   ok(await api('PUT', '/v1/store/payment-providers/pg_one', { body: { environment: 'TEST', webhookSecret: 'one-more-secret', expectedVersion: setVersion } }));
-  fails(await api('PUT', '/v1/store/payment-providers/pg_one', { body: { environment: 'TEST', webhookSecret: null, expectedVersion: setVersion } }), 409, 'PAYMENT_CREDENTIAL_CHANGED');
+  fails(
+    await api('PUT', '/v1/store/payment-providers/pg_one', { body: { environment: 'TEST', webhookSecret: null, expectedVersion: setVersion } }),
+    409,
+    'PAYMENT_CREDENTIAL_CHANGED',
+  );
   assert.equal(providerOf(ok(await api('GET', '/v1/store/payment-settings')), 'pg_one').easyPayProviders, ['EASYPAY_3']);
 });
 
@@ -255,7 +308,10 @@ test('tenancy: another store sees only its own providers and cannot reach these 
   // A key set of this store handed to the other store's gateway lookup is a tenant mismatch.
   const { gatewayFor } = await import('../../src/modules/payments/checkout-api.js');
   const credentialId = providerOf(ok(await api('GET', '/v1/store/payment-settings')), 'pg_one').credentialSets.TEST.credentialId;
-  await rejects(() => gatewayFor(svc.services, other.storeId, 'pg_one', { credentialId }), (e: any) => e.code === 'TENANT_MISMATCH');
+  await rejects(
+    () => gatewayFor(svc.services, other.storeId, 'pg_one', { credentialId }),
+    (e: any) => e.code === 'TENANT_MISMATCH',
+  );
 });
 
 test.run();

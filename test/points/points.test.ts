@@ -32,7 +32,14 @@ const grant = async (customerId: string, amount: number, extra: Record<string, u
 
 test('policy: off by default; earning without validity is POINT_EXPIRY_REQUIRED at execution, dry run and approval creation', async () => {
   const fresh = await newSellerWithStore(svc, 'pts');
-  assert.equal(ok(await fresh.api('GET', '/v1/point-policy')), { earnEnabled: false, defaultEarnRateBp: 100, validityDays: null, useEnabled: false, minUseAmount: 0, maxUseRateBp: 10000 });
+  assert.equal(ok(await fresh.api('GET', '/v1/point-policy')), {
+    earnEnabled: false,
+    defaultEarnRateBp: 100,
+    validityDays: null,
+    useEnabled: false,
+    minUseAmount: 0,
+    maxUseRateBp: 10000,
+  });
   const noValidity = { ...POLICY, validityDays: null };
   fails(await fresh.api('PUT', '/v1/point-policy', { body: noValidity }), 400, 'POINT_EXPIRY_REQUIRED');
   fails(await fresh.api('PUT', '/v1/point-policy', { body: noValidity, headers: { 'x-svc-dry-run': '1' } }), 400, 'POINT_EXPIRY_REQUIRED');
@@ -51,16 +58,34 @@ test('ledger: grants need an expiry, deductions a balance (also at dry run); ent
   const fresh = await newSellerWithStore(svc, 'ledger');
   const buyer = ok(await fresh.api('POST', '/v1/customers/delegations', { body: { uid: 'l1', email: 'l1@example.com' } }), 201).customer.customerId;
   fails(await fresh.api('POST', `/v1/customers/${buyer}/points`, { body: { amount: 1000, reason: '가입' } }), 400, 'POINT_EXPIRY_REQUIRED');
-  fails(await fresh.api('POST', `/v1/customers/${buyer}/points`, { body: { amount: 1000, reason: '가입' }, headers: { 'x-svc-dry-run': '1' } }), 400, 'POINT_EXPIRY_REQUIRED');
+  fails(
+    await fresh.api('POST', `/v1/customers/${buyer}/points`, { body: { amount: 1000, reason: '가입' }, headers: { 'x-svc-dry-run': '1' } }),
+    400,
+    'POINT_EXPIRY_REQUIRED',
+  );
   const expiresAt = new Date(svc.services.clock.now() + 30 * DAY * 1000).toISOString();
   const granted = ok(await fresh.api('POST', `/v1/customers/${buyer}/points`, { body: { amount: 3000, reason: '가입 축하', expiresAt } }), 201);
   assert.equal([granted.entry.kind, granted.entry.amount, granted.entry.balanceAfter, granted.balance], ['GRANT', 3000, 3000, 3000]);
   fails(await fresh.api('POST', `/v1/customers/${buyer}/points`, { body: { amount: -5000, reason: '회수' } }), 409, 'POINT_BALANCE_INSUFFICIENT');
-  fails(await fresh.api('POST', `/v1/customers/${buyer}/points`, { body: { amount: -5000, reason: '회수' }, headers: { 'x-svc-dry-run': '1' } }), 409, 'POINT_BALANCE_INSUFFICIENT');
+  fails(
+    await fresh.api('POST', `/v1/customers/${buyer}/points`, { body: { amount: -5000, reason: '회수' }, headers: { 'x-svc-dry-run': '1' } }),
+    409,
+    'POINT_BALANCE_INSUFFICIENT',
+  );
   fails(await fresh.api('POST', `/v1/customers/${buyer}/points`, { body: { amount: 0, reason: '0' } }), 400, 'VALIDATION_FAILED');
   assert.is(ok(await fresh.api('POST', `/v1/customers/${buyer}/points`, { body: { amount: -1200, reason: '회수' } }), 201).balance, 1800);
   const read = ok(await fresh.api('GET', `/v1/customers/${buyer}/points`));
-  assert.equal([read.balance, read.totalElements, read.contents.map((e: any) => [e.kind, e.amount, e.balanceAfter])], [1800, 2, [['DEDUCT', -1200, 1800], ['GRANT', 3000, 3000]]]);
+  assert.equal(
+    [read.balance, read.totalElements, read.contents.map((e: any) => [e.kind, e.amount, e.balanceAfter])],
+    [
+      1800,
+      2,
+      [
+        ['DEDUCT', -1200, 1800],
+        ['GRANT', 3000, 3000],
+      ],
+    ],
+  );
   const peek = await api('GET', `/v1/customers/${buyer}/points`);
   assert.ok([403, 404].includes(peek.status));
   const poke = await api('POST', `/v1/customers/${buyer}/points`, { body: { amount: 100, reason: 'x', expiresAt } });
@@ -108,13 +133,32 @@ test('a purchase paid wholly in points: completed without a window, POINT, ALREA
   const sheet = await sheetOf(m.buyer, [a, b]);
   assert.equal([sheet.amounts.totalAmount, sheet.points.usableAmount], [9000, 9000]);
   assert.is(ok(await price(m.buyer, sheet, { pointAmount: 9000 })).paymentRequired, false);
-  fails(await m.buyer('POST', `/storefront/v1/checkout/${sheet.checkoutId}/payment`, { body: { pointAmount: 9000, cashReceipt: { type: 'INCOME_DEDUCTION', identityNumber: '01012345678' } } }), 400, 'CASH_RECEIPT_NOT_AVAILABLE');
+  fails(
+    await m.buyer('POST', `/storefront/v1/checkout/${sheet.checkoutId}/payment`, {
+      body: { pointAmount: 9000, cashReceipt: { type: 'INCOME_DEDUCTION', identityNumber: '01012345678' } },
+    }),
+    400,
+    'CASH_RECEIPT_NOT_AVAILABLE',
+  );
   const res = ok(await pay(m.buyer, sheet, { pointAmount: 9000 }, false), 201);
   assert.equal([res.status, res.payUrl, res.attemptId, res.option, res.amounts.totalAmount], ['completed', null, null, null, 0]);
   const order = ok(await api('GET', `/v1/orders/${res.orderId}`));
-  assert.equal([order.payment.method, order.payment.approvedMethod, order.payment.pg, order.amounts.totalAmount, order.payment.pointAmount], ['POINT', 'POINT', null, 0, 9000]);
-  assert.equal(order.items.map((i: any) => [i.productName, i.pointAllocation]), [['전자책 A', 3000], ['전자책 B', 6000]]);
-  fails(await m.buyer('POST', `/storefront/v1/payments/${res.paymentId}/attempts`, { body: { option: 'pg_one:CARD', returnUrl: 'http://localhost:5173/done' } }), 409, 'ALREADY_PROCESSED');
+  assert.equal(
+    [order.payment.method, order.payment.approvedMethod, order.payment.pg, order.amounts.totalAmount, order.payment.pointAmount],
+    ['POINT', 'POINT', null, 0, 9000],
+  );
+  assert.equal(
+    order.items.map((i: any) => [i.productName, i.pointAllocation]),
+    [
+      ['전자책 A', 3000],
+      ['전자책 B', 6000],
+    ],
+  );
+  fails(
+    await m.buyer('POST', `/storefront/v1/payments/${res.paymentId}/attempts`, { body: { option: 'pg_one:CARD', returnUrl: 'http://localhost:5173/done' } }),
+    409,
+    'ALREADY_PROCESSED',
+  );
   assert.is((await ledger(m.customerId)).balance, 11000);
   ok(await api('PUT', '/v1/point-policy', { body: POLICY }));
 });
@@ -159,7 +203,13 @@ test('earning on purchase decision (the 8-day timer after delivery) at the item 
   const earned = (await ledger(m.customerId)).contents.filter((e: any) => e.kind === 'EARN');
   // 10% of 10,000 and the policy's 5% of 20,000, each valid for the policy's 365 days.
   const byName = Object.fromEntries(order.items.map((i: any) => [i.productName, i.orderItemId]));
-  assert.equal(earned.map((e: any) => [e.orderItemId, e.amount]).sort(), [[byName['자체 적립률'], 1000], [byName['기본 적립률'], 1000]].sort());
+  assert.equal(
+    earned.map((e: any) => [e.orderItemId, e.amount]).sort(),
+    [
+      [byName['자체 적립률'], 1000],
+      [byName['기본 적립률'], 1000],
+    ].sort(),
+  );
   assert.is((await ledger(m.customerId)).balance, 4000);
 
   // The 2,000 granted lapse after their 20 days; the earned ones stay for the policy's 365.
@@ -180,7 +230,7 @@ test('scopes: promotion:r reads the ledger but cannot grant; an agent grants dir
   assert.is(ok(await agent('POST', `/v1/customers/${m.customerId}/points`, { body: { amount: 100, reason: '에이전트 지급' } }), 201).balance, 100);
 });
 
-test('once the store went public: an agent\'s point writes need approval, and the expiry and balance rules refuse before any request is made', async () => {
+test("once the store went public: an agent's point writes need approval, and the expiry and balance rules refuse before any request is made", async () => {
   const fresh = await newSellerWithStore(svc, 'ptspub');
   const buyer = ok(await fresh.api('POST', '/v1/customers/delegations', { body: { uid: 'p1', email: 'p1@example.com' } }), 201).customer.customerId;
   await makeStoreWentPublic(svc, fresh);
@@ -219,14 +269,20 @@ test('a member deciding the purchase earns at once, on what was paid beyond poin
   fails(await decide(), 409, 'ACTION_NOT_AVAILABLE');
   // The policy's 5% of the 15,000 paid beyond the 5,000 in points.
   const after = await ledger(m.customerId);
-  assert.equal(after.contents.filter((e: any) => e.kind === 'EARN').map((e: any) => [e.amount, e.orderId, e.orderItemId]), [[750, done.orderId, item.orderItemId]]);
+  assert.equal(
+    after.contents.filter((e: any) => e.kind === 'EARN').map((e: any) => [e.amount, e.orderId, e.orderItemId]),
+    [[750, done.orderId, item.orderItemId]],
+  );
   assert.is(after.balance, 750);
 });
 
 test('units the seller canceled before the decision earn nothing; the kept ones earn on their share', async () => {
   const p = await createProduct(api, { name: '일부 취소 적립', salePrice: 10000 });
   const m = await member(svc, api, 'partial');
-  const sheet = ok(await m.buyer('POST', '/storefront/v1/checkout', { body: { directItem: { quantity: 2, productId: p.productId, optionId: p.optionId } } }), 201);
+  const sheet = ok(
+    await m.buyer('POST', '/storefront/v1/checkout', { body: { directItem: { quantity: 2, productId: p.productId, optionId: p.optionId } } }),
+    201,
+  );
   const done = ok(await simulate(m.buyer, ok(await pay(m.buyer, sheet, {}), 201).paymentId, 'APPROVE'));
   const item = ok(await api('GET', `/v1/orders/${done.orderId}`)).items[0];
   ok(await api('POST', `/v1/order-items/${item.orderItemId}/cancel`, { body: { quantity: 1, reason: 'OUT_OF_STOCK' } }));
@@ -235,7 +291,10 @@ test('units the seller canceled before the decision earn nothing; the kept ones 
   ok(await api('POST', `/v1/order-items/${item.orderItemId}/delivered`));
   ok(await m.buyer('POST', `/storefront/v1/me/order-items/${item.orderItemId}/actions/DECIDE_PURCHASE`, { body: {} }));
   // The policy's 5% of the one 10,000 unit kept.
-  assert.equal((await ledger(m.customerId)).contents.map((e: any) => [e.kind, e.amount]), [['EARN', 500]]);
+  assert.equal(
+    (await ledger(m.customerId)).contents.map((e: any) => [e.kind, e.amount]),
+    [['EARN', 500]],
+  );
 });
 
 test('a withdrawn buyer gets no new points: grants are refused and a later purchase decision earns nothing', async () => {
@@ -246,10 +305,20 @@ test('a withdrawn buyer gets no new points: grants are refused and a later purch
   const item = ok(await api('GET', `/v1/orders/${done.orderId}`)).items[0];
   ok(await api('POST', `/v1/customers/${m.customerId}/withdraw`));
   fails(await api('POST', `/v1/customers/${m.customerId}/points`, { body: { amount: 100, reason: '보상' } }), 409, 'CUSTOMER_ALREADY_WITHDRAWN');
-  fails(await api('POST', `/v1/customers/${m.customerId}/points`, { body: { amount: 100, reason: '보상' }, headers: { 'x-svc-dry-run': '1' } }), 409, 'CUSTOMER_ALREADY_WITHDRAWN');
+  fails(
+    await api('POST', `/v1/customers/${m.customerId}/points`, { body: { amount: 100, reason: '보상' }, headers: { 'x-svc-dry-run': '1' } }),
+    409,
+    'CUSTOMER_ALREADY_WITHDRAWN',
+  );
   assert.is(ok(await api('POST', `/v1/customers/${m.customerId}/points`, { body: { amount: -3000, reason: '탈퇴 정리' } }), 201).balance, 0);
-  assert.is(ok(await api('POST', `/v1/order-items/${item.orderItemId}/flow/move`, { body: { to: 'PURCHASE_DECIDED', reason: '탈퇴 회원 정리' } })).coreStatus, 'PURCHASE_DECIDED');
-  assert.equal((await ledger(m.customerId)).contents.map((e: any) => e.kind), ['DEDUCT', 'GRANT']);
+  assert.is(
+    ok(await api('POST', `/v1/order-items/${item.orderItemId}/flow/move`, { body: { to: 'PURCHASE_DECIDED', reason: '탈퇴 회원 정리' } })).coreStatus,
+    'PURCHASE_DECIDED',
+  );
+  assert.equal(
+    (await ledger(m.customerId)).contents.map((e: any) => e.kind),
+    ['DEDUCT', 'GRANT'],
+  );
 });
 
 test.run();

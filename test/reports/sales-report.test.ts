@@ -42,18 +42,42 @@ test('a fixture across midnight KST: payments on their approval date, the refund
   const bItem = ok(await api('GET', `/v1/orders/${b.orderId}`)).items[0];
   ok(await api('POST', `/v1/order-items/${bItem.orderItemId}/cancel`, { body: { quantity: 1, reason: 'OUT_OF_STOCK' } }));
   const easySheet = await sheetOf(m.buyer, [await createProduct(api, { name: '리포트 접시', salePrice: 20000 })]);
-  const easy = ok(await m.buyer('POST', `/storefront/v1/checkout/${easySheet.checkoutId}/payment`, { body: { option: 'pg_one:EASY_PAY', returnUrl: 'http://localhost:5173/done', shippingAddress: { receiverName: '회원', phone: '01012345678', zipCode: '06236', address1: '서울' } } }), 201);
+  const easy = ok(
+    await m.buyer('POST', `/storefront/v1/checkout/${easySheet.checkoutId}/payment`, {
+      body: {
+        option: 'pg_one:EASY_PAY',
+        returnUrl: 'http://localhost:5173/done',
+        shippingAddress: { receiverName: '회원', phone: '01012345678', zipCode: '06236', address1: '서울' },
+      },
+    }),
+    201,
+  );
   ok(await simulate(m.buyer, easy.paymentId, 'APPROVE'));
   assert.ok(a.orderId);
 
   const byDay = ok(await api('GET', '/v1/sales-report', { query: { from: day1, to: day2, includeTest: 'true' } }));
   const fig = (r: any) => [r.date, r.paymentCount, r.paymentAmount, r.refundCount, r.refundAmount, r.netAmount, r.pgFeeAmount];
-  assert.equal(byDay.rows.map(fig), [[day1, 2, 31000, 0, 0, 31000, null], [day2, 1, 23000, 1, 13000, 10000, null]]);
-  assert.equal([byDay.summary.paymentAmount, byDay.summary.refundAmount, byDay.summary.netAmount, byDay.timezone, byDay.currency, byDay.groupBy], [54000, 13000, 41000, 'Asia/Seoul', 'KRW', 'DAY']);
+  assert.equal(byDay.rows.map(fig), [
+    [day1, 2, 31000, 0, 0, 31000, null],
+    [day2, 1, 23000, 1, 13000, 10000, null],
+  ]);
+  assert.equal(
+    [byDay.summary.paymentAmount, byDay.summary.refundAmount, byDay.summary.netAmount, byDay.timezone, byDay.currency, byDay.groupBy],
+    [54000, 13000, 41000, 'Asia/Seoul', 'KRW', 'DAY'],
+  );
   const byMethod = ok(await api('GET', '/v1/sales-report', { query: { from: day1, to: day2, includeTest: 'true', groupBy: 'METHOD' } }));
-  assert.equal(byMethod.rows.map((r: any) => [r.date, r.provider, r.method, r.paymentCount, r.refundAmount]), [[null, null, 'CARD', 2, 13000], [null, null, 'EASY_PAY', 1, 0]]);
+  assert.equal(
+    byMethod.rows.map((r: any) => [r.date, r.provider, r.method, r.paymentCount, r.refundAmount]),
+    [
+      [null, null, 'CARD', 2, 13000],
+      [null, null, 'EASY_PAY', 1, 0],
+    ],
+  );
   const byBoth = ok(await api('GET', '/v1/sales-report', { query: { from: day2, to: day2, includeTest: 'true', groupBy: 'PROVIDER_METHOD', method: 'CARD' } }));
-  assert.equal(byBoth.rows.map((r: any) => [r.provider, r.method, r.paymentCount, r.refundCount]), [['pg_one', 'CARD', 0, 1]]);
+  assert.equal(
+    byBoth.rows.map((r: any) => [r.provider, r.method, r.paymentCount, r.refundCount]),
+    [['pg_one', 'CARD', 0, 1]],
+  );
   const real = ok(await api('GET', '/v1/sales-report', { query: { from: day1, to: day2 } }));
   assert.equal([real.rows, real.summary.paymentCount, real.includeTest], [[], 0, false]);
 });
@@ -67,7 +91,10 @@ test('periods: at most 92 days, real dates, to after from; settlement:r only; se
   const orders = apiClient(svc.url, { token: await createAccessToken(svc, await login(svc), { scopes: ['order:r'] }), storeId: svc.storeId });
   fails(await orders('GET', '/v1/sales-report'), 403, 'INSUFFICIENT_ROLE');
   const list = await api('GET', '/v1/settlements');
-  assert.equal([list.status, list.data.contents, list.headers.get('deprecation'), list.headers.get('link')], [200, [], 'true', '</v1/sales-report>; rel=successor-version']);
+  assert.equal(
+    [list.status, list.data.contents, list.headers.get('deprecation'), list.headers.get('link')],
+    [200, [], 'true', '</v1/sales-report>; rel=successor-version'],
+  );
   const one = await api('GET', '/v1/settlements/stl_old');
   fails(one, 404, 'SETTLEMENT_NOT_FOUND');
   assert.is(one.headers.get('deprecation'), 'true');

@@ -64,10 +64,16 @@ test('reviews: after delivery, once per item, test orders only when the store al
   fails(await write({ rating: 6, text: '최고' }), 400, 'VALIDATION_FAILED');
   const other = await member(svc, api, 'not-the-buyer');
   fails(await write({ rating: 5, text: '남의 리뷰' }, other.buyer), 404, 'ORDER_ITEM_NOT_FOUND');
-  fails(await write({ rating: 5, text: '사진' , images: ['upl_missing'] }), 400, 'VALIDATION_FAILED');
+  fails(await write({ rating: 5, text: '사진', images: ['upl_missing'] }), 400, 'VALIDATION_FAILED');
   const form = new FormData();
   form.append('file', new File([PNG], '후기.png', { type: 'image/png' }));
-  const upload = await (await fetch(`${svc.url}/storefront/v1/uploads/order-inputs`, { method: 'POST', body: form, headers: { 'x-store-id': svc.storeId, authorization: `Bearer ${b.token}` } })).json() as any;
+  const upload = (await (
+    await fetch(`${svc.url}/storefront/v1/uploads/order-inputs`, {
+      method: 'POST',
+      body: form,
+      headers: { 'x-store-id': svc.storeId, authorization: `Bearer ${b.token}` },
+    })
+  ).json()) as any;
   const review = ok(await write({ rating: 4, text: '튼튼하고 예뻐요', images: [upload.data.uploadId] }), 201);
   assert.equal([review.rating, review.testOrder, review.hidden, review.imageUrls], [4, true, false, [upload.data.url]]);
   fails(await write({ rating: 5, text: '또 씀' }), 409, 'REVIEW_ALREADY_WRITTEN');
@@ -77,10 +83,16 @@ test('reviews: after delivery, once per item, test orders only when the store al
   const replied = ok(await api('POST', `/v1/reviews/${review.reviewId}/reply`, { body: { text: '감사합니다!' } }));
   assert.is(replied.reply.text, '감사합니다!');
   const shown = ok(await buyerApi(svc, svc.storeId)('GET', `/storefront/v1/products/${b.product.productId}/reviews`));
-  assert.equal(shown.contents.map((r: any) => [r.reviewId, r.rating, r.reply.text]), [[review.reviewId, 4, '감사합니다!']]);
+  assert.equal(
+    shown.contents.map((r: any) => [r.reviewId, r.rating, r.reply.text]),
+    [[review.reviewId, 4, '감사합니다!']],
+  );
   assert.is(ok(await api('POST', `/v1/reviews/${review.reviewId}/hide`)).hidden, true);
   assert.equal(ok(await buyerApi(svc, svc.storeId)('GET', `/storefront/v1/products/${b.product.productId}/reviews`)).contents, []);
-  assert.equal(ok(await api('GET', '/v1/reviews', { query: { productId: b.product.productId } })).contents.map((r: any) => r.hidden), [true]);
+  assert.equal(
+    ok(await api('GET', '/v1/reviews', { query: { productId: b.product.productId } })).contents.map((r: any) => r.hidden),
+    [true],
+  );
 
   const stranger = await newSellerWithStore(svc, 'rev');
   const peek = await stranger.api('POST', `/v1/reviews/${review.reviewId}/reply`, { body: { text: '가로채기' } });
@@ -96,24 +108,43 @@ test('inquiries: product questions fire INQUIRY.CREATED, one-to-one ones do not;
   const m = await member(svc, api, 'asker');
   const p = await createProduct(api, { name: '문의 상품' });
   const guest = buyerApi(svc, svc.storeId);
-  fails(await guest('POST', `/storefront/v1/products/${p.productId}/inquiries`, { body: { title: '재입고?', text: '언제 들어오나요', secret: false } }), 401, 'UNAUTHORIZED');
+  fails(
+    await guest('POST', `/storefront/v1/products/${p.productId}/inquiries`, { body: { title: '재입고?', text: '언제 들어오나요', secret: false } }),
+    401,
+    'UNAUTHORIZED',
+  );
   fails(await m.buyer('POST', '/storefront/v1/products/prd_missing/inquiries', { body: { title: 'x', text: 'y' } }), 404, 'PRODUCT_NOT_FOUND');
-  const asked = ok(await m.buyer('POST', `/storefront/v1/products/${p.productId}/inquiries`, { body: { title: '재입고?', text: '언제 들어오나요', secret: true } }), 201);
+  const asked = ok(
+    await m.buyer('POST', `/storefront/v1/products/${p.productId}/inquiries`, { body: { title: '재입고?', text: '언제 들어오나요', secret: true } }),
+    201,
+  );
   assert.equal([asked.kind, asked.productId, asked.secret, asked.answer], ['PRODUCT', p.productId, true, null]);
   const personal = ok(await m.buyer('POST', '/storefront/v1/me/inquiries', { body: { title: '배송지', text: '주소를 바꾸고 싶어요' } }), 201);
   assert.equal([personal.kind, personal.productId], ['PERSONAL', null]);
   const events = await received('INQUIRY.CREATED', 1);
   await new Promise((r) => setTimeout(r, 200));
-  assert.equal(receiver.received.map((r) => JSON.parse(r.body)).filter((b) => b.type === 'INQUIRY.CREATED').map((b) => b.data), [{ inquiryId: asked.inquiryId, productId: p.productId }]);
+  assert.equal(
+    receiver.received
+      .map((r) => JSON.parse(r.body))
+      .filter((b) => b.type === 'INQUIRY.CREATED')
+      .map((b) => b.data),
+    [{ inquiryId: asked.inquiryId, productId: p.productId }],
+  );
   assert.is(events[0].sequence, 1);
 
   const open = ok(await api('GET', '/v1/inquiries', { query: { answered: 'false' } })).contents.map((i: any) => i.inquiryId);
   assert.ok(open.includes(asked.inquiryId) && open.includes(personal.inquiryId));
   const answered = ok(await api('POST', `/v1/inquiries/${asked.inquiryId}/answer`, { body: { text: '다음 주 입고됩니다.' } }));
   assert.is(answered.answer.text, '다음 주 입고됩니다.');
-  assert.equal(ok(await api('GET', '/v1/inquiries', { query: { answered: 'true', kind: 'PRODUCT' } })).contents.map((i: any) => i.inquiryId), [asked.inquiryId]);
+  assert.equal(
+    ok(await api('GET', '/v1/inquiries', { query: { answered: 'true', kind: 'PRODUCT' } })).contents.map((i: any) => i.inquiryId),
+    [asked.inquiryId],
+  );
   const agent = apiClient(svc.url, { token: await createAccessToken(svc, await login(svc), { scopes: ['inquiry:rw'], agent: true }), storeId: svc.storeId });
-  assert.is(ok(await agent('POST', `/v1/inquiries/${personal.inquiryId}/answer`, { body: { text: '주문 상세에서 바꿀 수 있어요.' } })).answer.text, '주문 상세에서 바꿀 수 있어요.');
+  assert.is(
+    ok(await agent('POST', `/v1/inquiries/${personal.inquiryId}/answer`, { body: { text: '주문 상세에서 바꿀 수 있어요.' } })).answer.text,
+    '주문 상세에서 바꿀 수 있어요.',
+  );
   const stranger = await newSellerWithStore(svc, 'inq');
   const poke = await stranger.api('POST', `/v1/inquiries/${asked.inquiryId}/answer`, { body: { text: 'x' } });
   assert.ok([403, 404].includes(poke.status));
@@ -130,18 +161,34 @@ test('collections: chosen products or a category (and below), on-sale only on th
   const kitchen = ok(await api('POST', '/v1/collections', { body: { slug: 'kitchen', title: '주방 전체', rule: { categoryId: parent.categoryId } } }), 201);
   const bad = await api('POST', '/v1/collections', { body: { slug: 'best', title: '중복', productIds: ['prd_none'] } });
   fails(bad, 400, 'VALIDATION_FAILED');
-  assert.equal(bad.body.error.fieldErrors.map((f: any) => [f.field, f.code]), [['slug', 'TAKEN'], ['productIds.0', 'NOT_FOUND']]);
+  assert.equal(
+    bad.body.error.fieldErrors.map((f: any) => [f.field, f.code]),
+    [
+      ['slug', 'TAKEN'],
+      ['productIds.0', 'NOT_FOUND'],
+    ],
+  );
   fails(await api('POST', '/v1/collections', { body: { slug: 'all', title: '예약어', productIds: [] } }), 400, 'VALIDATION_FAILED');
-  fails(await api('POST', '/v1/collections', { body: { slug: 'both', title: '둘 다', productIds: [], rule: { categoryId: parent.categoryId } } }), 400, 'VALIDATION_FAILED');
+  fails(
+    await api('POST', '/v1/collections', { body: { slug: 'both', title: '둘 다', productIds: [], rule: { categoryId: parent.categoryId } } }),
+    400,
+    'VALIDATION_FAILED',
+  );
 
   const shop = buyerApi(svc, svc.storeId);
-  const names = async (slug: string) => ok(await shop('GET', `/storefront/v1/collections/${slug}/products`)).contents.map((p: any) => p.name).sort();
+  const names = async (slug: string) =>
+    ok(await shop('GET', `/storefront/v1/collections/${slug}/products`))
+      .contents.map((p: any) => p.name)
+      .sort();
   assert.equal(await names('best'), ['컬렉션 컵']);
   assert.equal(await names('kitchen'), ['컬렉션 접시', '컬렉션 컵']);
   ok(await api('PUT', `/v1/collections/${picks.collectionId}`, { body: { slug: 'best', title: '베스트', productIds: [plate.productId] } }));
   assert.equal(await names('best'), ['컬렉션 접시']);
   fails(await shop('GET', '/storefront/v1/collections/nope/products'), 404, 'COLLECTION_NOT_FOUND');
-  assert.equal(ok(await api('GET', '/v1/collections')).contents.map((c: any) => c.slug), ['best', 'kitchen']);
+  assert.equal(
+    ok(await api('GET', '/v1/collections')).contents.map((c: any) => c.slug),
+    ['best', 'kitchen'],
+  );
 
   const stranger = await newSellerWithStore(svc, 'col');
   const poke = await stranger.api('PUT', `/v1/collections/${kitchen.collectionId}`, { body: { slug: 'mine', title: 'x', productIds: [] } });

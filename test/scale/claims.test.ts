@@ -22,9 +22,19 @@ const NOW = 1_800_000_000_000;
 async function enqueue({ db }: Database_, rows: { id: string; dueIn: number; status?: 'PENDING' | 'DONE' }[]) {
   await db.delete(appDeliveries).run();
   for (const row of rows) {
-    await db.insert(appDeliveries).values({
-      id: row.id, installationId: 'inst', event: 'APP.UNINSTALLED', payload: {}, status: row.status ?? 'PENDING', attempts: 0, nextAttemptAt: NOW + row.dueIn, createdAt: NOW,
-    }).run();
+    await db
+      .insert(appDeliveries)
+      .values({
+        id: row.id,
+        installationId: 'inst',
+        event: 'APP.UNINSTALLED',
+        payload: {},
+        status: row.status ?? 'PENDING',
+        attempts: 0,
+        nextAttemptAt: NOW + row.dueIn,
+        createdAt: NOW,
+      })
+      .run();
   }
 }
 
@@ -40,12 +50,19 @@ for (const engine of ['SQLite', 'PostgreSQL'] as const) {
   let database: Database_;
 
   test.before(async () => {
-    database = engine === 'SQLite' ? openDatabase(join(mkdtempSync(join(tmpdir(), 'svc-claims-')), 'svc.db')) : await openPostgresDatabase(await createTestDatabase());
+    database =
+      engine === 'SQLite' ? openDatabase(join(mkdtempSync(join(tmpdir(), 'svc-claims-')), 'svc.db')) : await openPostgresDatabase(await createTestDatabase());
   });
   test.after(() => database.close());
 
   test('due rows come earliest first; rows not yet due or not matching stay', async () => {
-    await enqueue(database, [{ id: 'c', dueIn: -10 }, { id: 'b', dueIn: -50 }, { id: 'a', dueIn: 0 }, { id: 'later', dueIn: 5 }, { id: 'done', dueIn: -99, status: 'DONE' }]);
+    await enqueue(database, [
+      { id: 'c', dueIn: -10 },
+      { id: 'b', dueIn: -50 },
+      { id: 'a', dueIn: 0 },
+      { id: 'later', dueIn: 5 },
+      { id: 'done', dueIn: -99, status: 'DONE' },
+    ]);
     assert.equal(await idsOf(claimEachDue(database.db, appDeliveries, NOW, { where: pending })), ['b', 'c', 'a']);
   });
 
@@ -54,14 +71,27 @@ for (const engine of ['SQLite', 'PostgreSQL'] as const) {
     const claimed = await claimNextDue(database.db, appDeliveries, NOW, { where: pending });
     assert.is(claimed?.nextAttemptAt, NOW + CLAIM_LEASE_MS, 'the claimed row comes back as it now is');
     assert.is(await claimNextDue(database.db, appDeliveries, NOW + CLAIM_LEASE_MS - 1, { where: pending }), undefined);
-    assert.is((await claimNextDue(database.db, appDeliveries, NOW + CLAIM_LEASE_MS, { where: pending }))?.id, 'a', 'the work of a process that died comes due again');
+    assert.is(
+      (await claimNextDue(database.db, appDeliveries, NOW + CLAIM_LEASE_MS, { where: pending }))?.id,
+      'a',
+      'the work of a process that died comes due again',
+    );
   });
 
   test('each row is claimed only when the caller moves on to it, at most `limit` in a run, never one it skips', async () => {
-    await enqueue(database, [{ id: 'a', dueIn: -3 }, { id: 'b', dueIn: -2 }, { id: 'c', dueIn: -1 }, { id: 'd', dueIn: 0 }]);
+    await enqueue(database, [
+      { id: 'a', dueIn: -3 },
+      { id: 'b', dueIn: -2 },
+      { id: 'c', dueIn: -1 },
+      { id: 'd', dueIn: 0 },
+    ]);
     const run = claimEachDue(database.db, appDeliveries, NOW, { where: pending, skip: ['b'], limit: 2 });
     assert.is((await run.next()).value?.id, 'a');
-    const leased = await database.db.select({ id: appDeliveries.id }).from(appDeliveries).where(eq(appDeliveries.nextAttemptAt, NOW + CLAIM_LEASE_MS)).all();
+    const leased = await database.db
+      .select({ id: appDeliveries.id })
+      .from(appDeliveries)
+      .where(eq(appDeliveries.nextAttemptAt, NOW + CLAIM_LEASE_MS))
+      .all();
     assert.equal(await idsOf(leased), ['a'], 'the rows behind the first wait unclaimed, so a long call cannot outlive their lease');
     assert.equal(await idsOf(run), ['c']);
     assert.equal(await idsOf(claimEachDue(database.db, appDeliveries, NOW, { where: pending })), ['b', 'd']);
@@ -87,17 +117,21 @@ skipping.after(async () => {
 });
 
 skipping('a row another process is claiming is skipped, not waited for, and each row goes to one of them', async () => {
-  await enqueue(first, [{ id: 'a', dueIn: -2 }, { id: 'b', dueIn: -1 }, { id: 'c', dueIn: 0 }]);
+  await enqueue(first, [
+    { id: 'a', dueIn: -2 },
+    { id: 'b', dueIn: -1 },
+    { id: 'c', dueIn: 0 },
+  ]);
   const taken = await transaction(first.db, async () => {
     const mine = await claimNextDue(first.db, appDeliveries, NOW, { where: pending });
     // The first process's claim of `a` is not committed yet: its row lock is held while the second claims.
     const started = performance.now();
     const theirs = await claimNextDue(second.db, appDeliveries, NOW, { where: pending });
-    assert.ok(performance.now() - started < 1000, 'the second process did not wait for the first one\'s lock');
+    assert.ok(performance.now() - started < 1000, "the second process did not wait for the first one's lock");
     return [mine?.id, theirs?.id];
   });
   assert.equal(taken, ['a', 'b']);
-  assert.equal(await idsOf(claimEachDue(second.db, appDeliveries, NOW, { where: pending })), ['c'], 'after the commit, the first one\'s row stays leased');
+  assert.equal(await idsOf(claimEachDue(second.db, appDeliveries, NOW, { where: pending })), ['c'], "after the commit, the first one's row stays leased");
 });
 
 skipping.run();

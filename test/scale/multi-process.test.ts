@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { ok } from '../helpers/assert.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { localDeployment, type ServiceProcess } from '../helpers/process.js';
-import { apiClient, type Api } from '../helpers/service.js';
+import { apiClient } from '../helpers/service.js';
 import { connectSandbox, createProduct, GUEST, RETURN_URL, ADDRESS } from '../helpers/checkout.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 import { bundleFor, deploy, installApp, uniqueHandle } from '../helpers/apps.js';
@@ -71,7 +71,9 @@ test('50 buyers race for 10 units across three processes: exactly 10 orders, eac
   const product = await createProduct(o.on(1), { name: '한정판', salePrice: 10000, stockQuantity: 10 });
   ok(await o.on(2)('POST', '/v1/webhooks', { body: { url: receiver.url, eventTypes: ['ORDER.PAID'] } }), 201);
 
-  const outcomes = await Promise.all(Array.from({ length: 50 }, (_, i) => purchase(i, o.storeId, { productId: product.productId, optionId: product.optionId })));
+  const outcomes = await Promise.all(
+    Array.from({ length: 50 }, (_, i) => purchase(i, o.storeId, { productId: product.productId, optionId: product.optionId })),
+  );
   const orders = ok(await o.on(0)('GET', '/v1/orders', { query: { size: 100 } }));
   assert.is(orders.totalElements, 10, JSON.stringify(outcomes));
   assert.is(outcomes.filter((x) => x === 'COMPLETED').length, 10);
@@ -81,7 +83,17 @@ test('50 buyers race for 10 units across three processes: exactly 10 orders, eac
   for (let tries = 0; receiver.received.length < 10 && tries < 400; tries++) await new Promise((r) => setTimeout(r, 50));
   await new Promise((r) => setTimeout(r, 3000));
   const delivered = receiver.received.map((r) => JSON.parse(r.body));
-  assert.is(delivered.length, 10, JSON.stringify(receiver.received.map((r) => [JSON.parse(r.body).id, JSON.parse(r.body).data.orderId, r.headers?.['x-svc-delivery-id'] ?? r.headers?.['svc-delivery-id']])));
+  assert.is(
+    delivered.length,
+    10,
+    JSON.stringify(
+      receiver.received.map((r) => [
+        JSON.parse(r.body).id,
+        JSON.parse(r.body).data.orderId,
+        r.headers?.['x-svc-delivery-id'] ?? r.headers?.['svc-delivery-id'],
+      ]),
+    ),
+  );
   assert.equal(new Set(delivered.map((e) => e.data.orderId)).size, 10);
   assert.equal(new Set(delivered.map((e) => e.id)).size, 10);
 
@@ -98,7 +110,8 @@ test('a flow timer of an item fires once although three processes run the job lo
   const o = await owner('timers');
   await connectSandbox(o.on(0));
   const definition = {
-    progression: 'ITEM', initial: 'PAID',
+    progression: 'ITEM',
+    initial: 'PAID',
     states: { PAID: { label: '결제 완료', coreStatus: 'PAID' }, READY: { label: '준비 완료', coreStatus: 'CONFIRMED', final: true } },
     transitions: [{ from: 'PAID', to: 'READY', on: { timer: { after: 'PT2S' } } }],
     actions: {},
@@ -115,7 +128,13 @@ test('a flow timer of an item fires once although three processes run the job lo
   }
   await new Promise((r) => setTimeout(r, 2500));
   runs = ok(await o.on(1)('GET', `/v1/order-items/${item.orderItemId}/flow/runs`)).contents;
-  assert.equal(runs.map((r: any) => [r.trigger.kind, r.to]), [['start', 'PAID'], ['timer', 'READY']]);
+  assert.equal(
+    runs.map((r: any) => [r.trigger.kind, r.to]),
+    [
+      ['start', 'PAID'],
+      ['timer', 'READY'],
+    ],
+  );
 });
 
 test('an app notification of a flow state is called once although three processes run the delivery job', async () => {
@@ -132,8 +151,12 @@ test('an app notification of a flow state is called once although three processe
   await deploy(o.on(1), manifest, bundleFor(manifest, code));
   const installation = await installApp(o.on(2), handle);
   const definition = {
-    progression: 'ITEM', initial: 'PAID',
-    states: { PAID: { label: '결제 완료', coreStatus: 'PAID' }, PINGED: { label: '알림', coreStatus: 'CONFIRMED', final: true, notify: [{ channel: `app.${handle}.ping` }] } },
+    progression: 'ITEM',
+    initial: 'PAID',
+    states: {
+      PAID: { label: '결제 완료', coreStatus: 'PAID' },
+      PINGED: { label: '알림', coreStatus: 'CONFIRMED', final: true, notify: [{ channel: `app.${handle}.ping` }] },
+    },
     transitions: [{ from: 'PAID', to: 'PINGED', on: { action: 'PING' } }],
     actions: { PING: { label: '알림', actor: 'SELLER', scope: 'ITEM' } },
   };

@@ -39,7 +39,10 @@ test('checkoutOrigins that are not origins are field errors, and nothing changes
   for (const origins of [['not a url'], ['https://'], ['https://shop.example.com/path'], ['http://shop.example.com']]) {
     const res = await svc.api('PUT', '/v1/store/payment-settings', { body: { checkoutOrigins: origins } });
     fails(res, 400, 'VALIDATION_FAILED');
-    assert.ok(res.body.error.fieldErrors.every((f: any) => f.field === 'checkoutOrigins.0'), JSON.stringify(res.body.error));
+    assert.ok(
+      res.body.error.fieldErrors.every((f: any) => f.field === 'checkoutOrigins.0'),
+      JSON.stringify(res.body.error),
+    );
   }
   assert.equal(ok(await svc.api('GET', '/v1/store/payment-settings')), before);
   const saved = ok(await svc.api('PUT', '/v1/store/payment-settings', { body: { checkoutOrigins: ['https://shop.example.com:8443'] } }));
@@ -49,17 +52,28 @@ test('checkoutOrigins that are not origins are field errors, and nothing changes
 test('a date or instant that names no day is INVALID_PARAMETER in every query and body', async () => {
   const { productId } = await createProduct(svc.api, {});
   const buyer = apiClient(svc.url, { storeId: svc.storeId });
-  const discount = (dates: Record<string, string>) => svc.api('PUT', `/v1/products/${productId}/discount`, { body: { method: 'PERCENT', value: 10, startDate: '2027-01-01', endDate: '2027-01-31', ...dates } });
+  const discount = (dates: Record<string, string>) =>
+    svc.api('PUT', `/v1/products/${productId}/discount`, { body: { method: 'PERCENT', value: 10, startDate: '2027-01-01', endDate: '2027-01-31', ...dates } });
   const cases: [string, () => ReturnType<typeof svc.api>, string, string][] = [
     ['orders: orderedTo out of range (was 500)', () => svc.api('GET', '/v1/orders', { query: { orderedTo: '9200-20-25' } }), 'orderedTo', '9200-20-25'],
     ['orders: orderedFrom', () => svc.api('GET', '/v1/orders', { query: { orderedFrom: '2026-02-29' } }), 'orderedFrom', '2026-02-29'],
-    ['orders: lastChangedFrom', () => svc.api('GET', '/v1/orders', { query: { lastChangedFrom: '2026-02-30T00:00:00+09:00' } }), 'lastChangedFrom', '2026-02-30T00:00:00+09:00'],
+    [
+      'orders: lastChangedFrom',
+      () => svc.api('GET', '/v1/orders', { query: { lastChangedFrom: '2026-02-30T00:00:00+09:00' } }),
+      'lastChangedFrom',
+      '2026-02-30T00:00:00+09:00',
+    ],
     ['payments: to out of range (was 500)', () => svc.api('GET', '/v1/payments', { query: { to: '9200-20-25' } }), 'to', '9200-20-25'],
     ['payments: from', () => svc.api('GET', '/v1/payments', { query: { from: '2026-04-31' } }), 'from', '2026-04-31'],
     ['audit: from (was read as March 2)', () => svc.api('GET', '/v1/audit-logs', { query: { from: '2026-02-30T00:00:00Z' } }), 'from', '2026-02-30T00:00:00Z'],
     ['calendar read', () => svc.api('GET', `/v1/products/${productId}/calendar`, { query: { from: '2026-13-01' } }), 'from', '2026-13-01'],
     ['buyer calendar read', () => buyer('GET', `/storefront/v1/products/${productId}/calendar`, { query: { to: '2026-00-10' } }), 'to', '2026-00-10'],
-    ['calendar write', () => svc.api('PUT', `/v1/products/${productId}/calendar`, { body: { variantIds: ['var_x'], from: '2027-02-30', to: '2027-03-02', stock: 1 } }), 'from', '2027-02-30'],
+    [
+      'calendar write',
+      () => svc.api('PUT', `/v1/products/${productId}/calendar`, { body: { variantIds: ['var_x'], from: '2027-02-30', to: '2027-03-02', stock: 1 } }),
+      'from',
+      '2027-02-30',
+    ],
     ['discount', () => discount({ endDate: '2027-01-32' }), 'endDate', '2027-01-32'],
   ];
   for (const [name, call, field, value] of cases) {

@@ -19,7 +19,8 @@ test.before(async () => {
       operationId: op.operationId,
       // Public operations list no security; buyer operations list an empty (guest) alternative.
       tokenRequired: op.security.length > 0 && op.security.every((s: object) => Object.keys(s).length > 0),
-    })));
+    })),
+  );
 });
 test.after(async () => {
   await svc.close();
@@ -49,7 +50,10 @@ test('an unknown query parameter is refused by every operation', async () => {
 test('malformed JSON and unknown body fields are refused by every write', async () => {
   for (const op of operations.filter((o) => o.method !== 'GET')) {
     const label = `${op.method} ${op.path} (${op.operationId})`;
-    assertEnvelopeError(await svc.api(op.method, concrete(op.path), { rawBody: '{"a": ', headers: { 'content-type': 'application/json' } }), `${label} malformed`);
+    assertEnvelopeError(
+      await svc.api(op.method, concrete(op.path), { rawBody: '{"a": ', headers: { 'content-type': 'application/json' } }),
+      `${label} malformed`,
+    );
     assertEnvelopeError(await svc.api(op.method, concrete(op.path), { body: { zz_unknown: true } }), `${label} unknown field`);
   }
 });

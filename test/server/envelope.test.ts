@@ -64,7 +64,10 @@ test('malformed JSON is 400 VALIDATION_FAILED and changes nothing', async () => 
 test('unknown fields are refused by name, never ignored', async () => {
   const res = await svc.api('PATCH', '/v1/store', { body: { name: 'Renamed', colour: 'blue' } });
   assert.is(res.status, 400);
-  assert.equal(res.body.error.fieldErrors.map((f: any) => [f.field, f.code]), [['colour', 'UNKNOWN_FIELD']]);
+  assert.equal(
+    res.body.error.fieldErrors.map((f: any) => [f.field, f.code]),
+    [['colour', 'UNKNOWN_FIELD']],
+  );
   assert.is((await svc.api('GET', '/v1/store')).data.name, 'Dev Store');
 });
 

@@ -38,7 +38,15 @@ function keptRequests(ops: FuzzOperation[]): FuzzRequest[] {
     if (!found) throw new Error(`the document has no ${method} ${path}`);
     return found;
   };
-  const kept = (o: FuzzOperation, parts: Partial<FuzzRequest>): FuzzRequest => ({ op: o, kind: 'kept', pathParams: {}, query: {}, body: null, token: true, ...parts });
+  const kept = (o: FuzzOperation, parts: Partial<FuzzRequest>): FuzzRequest => ({
+    op: o,
+    kind: 'kept',
+    pathParams: {},
+    query: {},
+    body: null,
+    token: true,
+    ...parts,
+  });
   return [
     kept(op('PUT', '/v1/store/payment-settings'), { body: { json: { checkoutOrigins: ['not a url'] } } }),
     kept(op('PUT', '/v1/store/payment-settings'), { body: { json: { checkoutOrigins: ['https://', 'https://shop.example.com/path'] } } }),
@@ -78,12 +86,14 @@ test('no operation of the OpenAPI document answers 5xx to generated or mutated r
       statuses.set(String(answer.status), (statuses.get(String(answer.status)) ?? 0) + 1);
       if (answer.status !== null && answer.status < 300) succeeded.add(req.op.operationId);
       if (answer.status === null || answer.status >= 500) {
-        failures.push([
-          `${req.op.operationId} (${req.kind}${req.token ? ', owner' : ', anonymous'}): ${answer.status ?? 'no answer'}`,
-          `  request: ${req.op.method} ${excerpt(answer.url, 300)}`,
-          ...(answer.sent ? [`  body: ${excerpt(answer.sent, 300)}`] : []),
-          `  answer: ${excerpt(answer.text, 600)}`,
-        ].join('\n'));
+        failures.push(
+          [
+            `${req.op.operationId} (${req.kind}${req.token ? ', owner' : ', anonymous'}): ${answer.status ?? 'no answer'}`,
+            `  request: ${req.op.method} ${excerpt(answer.url, 300)}`,
+            ...(answer.sent ? [`  body: ${excerpt(answer.sent, 300)}`] : []),
+            `  answer: ${excerpt(answer.text, 600)}`,
+          ].join('\n'),
+        );
       }
       // A fuzzed logout (or token revocation) ends the owner's login: sign in again and go on.
       if (req.token && answer.status === 401) token = await login(svc);
@@ -92,13 +102,20 @@ test('no operation of the OpenAPI document answers 5xx to generated or mutated r
   await run(keptRequests(ops));
   // A few operations at a time: password hashing runs off the event loop, so lanes overlap it.
   const queue = [...perOperation];
-  await Promise.all(Array.from({ length: LANES }, async () => {
-    for (let next = queue.shift(); next; next = queue.shift()) await run(next);
-  }));
+  await Promise.all(
+    Array.from({ length: LANES }, async () => {
+      for (let next = queue.shift(); next; next = queue.shift()) await run(next);
+    }),
+  );
 
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  const byStatus = [...statuses].sort().map(([status, n]) => `${status}×${n}`).join(' ');
-  console.log(`fuzz: ${sent} requests over ${ops.length} operations in ${seconds} s (seed ${SEED}): ${byStatus}; ${succeeded.size} operations answered 2xx at least once`);
+  const byStatus = [...statuses]
+    .sort()
+    .map(([status, n]) => `${status}×${n}`)
+    .join(' ');
+  console.log(
+    `fuzz: ${sent} requests over ${ops.length} operations in ${seconds} s (seed ${SEED}): ${byStatus}; ${succeeded.size} operations answered 2xx at least once`,
+  );
   assert.equal(failures, [], `${failures.length} of ${sent} requests answered 5xx (seed ${SEED}):\n${failures.join('\n')}`);
   // The walk reaches past the refusals: otherwise it would prove nothing about the handlers.
   assert.ok(succeeded.size >= ops.length / 3, `only ${succeeded.size} of ${ops.length} operations ever succeeded`);

@@ -58,7 +58,12 @@ test('a body sent as text/plain (a simple cross-site request) is 415, not parsed
 
 test('a chunked body is counted while it streams and cut off at the limit (413)', async () => {
   const chunk = Buffer.alloc(256 * 1024, 0x20);
-  const res = await raw({ method: 'PATCH', path: '/v1/store', headers: { ...auth(), 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, chunks: [Buffer.from('{"name":"x"'), chunk, chunk, chunk, chunk, chunk, Buffer.from('}')] });
+  const res = await raw({
+    method: 'PATCH',
+    path: '/v1/store',
+    headers: { ...auth(), 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+    chunks: [Buffer.from('{"name":"x"'), chunk, chunk, chunk, chunk, chunk, Buffer.from('}')],
+  });
   assert.equal([res.status, res.body.error?.code], [413, 'PAYLOAD_TOO_LARGE']);
 });
 
@@ -79,7 +84,7 @@ test('svc dev serves only its own names: a rebinding domain gets 421 and never s
   }
   // Names under .localhost are hosted sites' own origins: the sites' pages answer there, never the dev helpers.
   const site = await raw({ path: '/_dev/v1/mail', headers: { host: `shop.localhost:${port}` } });
-  assert.equal([site.status, site.headers['content-type']], [404, 'text/html; charset=utf-8'], 'the sites\' not-found page, not the mail');
+  assert.equal([site.status, site.headers['content-type']], [404, 'text/html; charset=utf-8'], "the sites' not-found page, not the mail");
 });
 
 test('state-changing requests from another origin to dev helpers and pages are refused', async () => {
@@ -89,20 +94,30 @@ test('state-changing requests from another origin to dev helpers and pages are r
   assert.equal((await advance({ 'sec-fetch-site': 'cross-site' })).status, 403);
   assert.equal((await advance({ origin: svc.url })).status, 200);
   assert.equal((await advance({})).status, 200, 'scripts and CLIs send no Origin');
-  const consent = await fetch(`${svc.url}/auth/authorize`, { method: 'POST', body: new URLSearchParams({ decision: 'allow' }), headers: { origin: 'https://attacker.example' } });
+  const consent = await fetch(`${svc.url}/auth/authorize`, {
+    method: 'POST',
+    body: new URLSearchParams({ decision: 'allow' }),
+    headers: { origin: 'https://attacker.example' },
+  });
   assert.is(consent.status, 403);
 });
 
 test('every HTML page carries the security headers (no framing, no referrer, no sniffing)', async () => {
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
-  const consent = await fetch(`${svc.url}/auth/authorize?${new URLSearchParams({ response_type: 'code', client_id: 'svc-cli', redirect_uri: 'http://127.0.0.1:1/callback', code_challenge: challenge, code_challenge_method: 'S256' })}`);
+  const consent = await fetch(
+    `${svc.url}/auth/authorize?${new URLSearchParams({ response_type: 'code', client_id: 'svc-cli', redirect_uri: 'http://127.0.0.1:1/callback', code_challenge: challenge, code_challenge_method: 'S256' })}`,
+  );
   const p = await createProduct(svc.api, { name: '헤더 상품' });
   const buyer = buyerApi(svc, svc.storeId);
   const start = ok(await startGuestPayment(buyer, await directSheet(buyer, { productId: p.productId, optionId: p.optionId })), 201);
   const payPage = await fetch(start.payUrl);
   const errorsPage = await fetch(`${svc.url}/docs/errors`);
-  for (const [name, res] of [['consent', consent], ['pay page', payPage], ['error codes', errorsPage]] as const) {
+  for (const [name, res] of [
+    ['consent', consent],
+    ['pay page', payPage],
+    ['error codes', errorsPage],
+  ] as const) {
     assert.is(res.headers.get('x-frame-options'), 'DENY', name);
     assert.match(res.headers.get('content-security-policy') ?? '', "frame-ancestors 'none'", name);
     assert.is(res.headers.get('referrer-policy'), 'no-referrer', name);
@@ -123,7 +138,9 @@ test('sign-in: 10 failures per account from one address in 15 minutes, then 429 
 
 test('concurrent guesses cannot race the limit: of 40 at once at most 10 are evaluated', async () => {
   const seller = await newSellerWithStore(svc, 'race');
-  const results = await Promise.all(Array.from({ length: 40 }, () => apiClient(svc.url)('POST', '/auth/v1/login', { body: { email: seller.email, password: 'wrong-password' } })));
+  const results = await Promise.all(
+    Array.from({ length: 40 }, () => apiClient(svc.url)('POST', '/auth/v1/login', { body: { email: seller.email, password: 'wrong-password' } })),
+  );
   const evaluated = results.filter((r) => r.status === 401).length;
   assert.ok(evaluated <= 10, `${evaluated} guesses were evaluated`);
   assert.is(results.filter((r) => r.status === 429).length, 40 - evaluated);
@@ -132,10 +149,17 @@ test('concurrent guesses cannot race the limit: of 40 at once at most 10 are eva
 test('the consent page is throttled alike', async () => {
   const seller = await newSellerWithStore(svc, 'consent');
   const verifier = randomBytes(32).toString('base64url');
-  const form = (password: string) => new URLSearchParams({
-    response_type: 'code', client_id: 'svc-cli', redirect_uri: 'http://127.0.0.1:1/callback', code_challenge_method: 'S256',
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'), email: seller.email, password, decision: 'allow',
-  });
+  const form = (password: string) =>
+    new URLSearchParams({
+      response_type: 'code',
+      client_id: 'svc-cli',
+      redirect_uri: 'http://127.0.0.1:1/callback',
+      code_challenge_method: 'S256',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      email: seller.email,
+      password,
+      decision: 'allow',
+    });
   for (let i = 0; i < 10; i++) assert.is((await fetch(`${svc.url}/auth/authorize`, { method: 'POST', body: form('nope-nope') })).status, 200);
   const locked = await fetch(`${svc.url}/auth/authorize`, { method: 'POST', body: form(seller.password), redirect: 'manual' });
   assert.is(locked.status, 429);
@@ -160,7 +184,9 @@ test('guest order look-up: 40 concurrent guesses, at most 5 evaluated (the attem
   const { done } = await buy(svc, svc.storeId, { productId: p.productId, optionId: p.optionId });
   const orderNo = String(ok(await owner('GET', `/v1/orders/${done.orderId}`)).orderNo);
   const buyer = buyerApi(svc, svc.storeId);
-  const results = await Promise.all(Array.from({ length: 40 }, (_, i) => buyer('POST', '/storefront/v1/guest/orders/lookup', { body: { orderNo, orderPassword: `guess-${i}` } })));
+  const results = await Promise.all(
+    Array.from({ length: 40 }, (_, i) => buyer('POST', '/storefront/v1/guest/orders/lookup', { body: { orderNo, orderPassword: `guess-${i}` } })),
+  );
   const evaluated = results.filter((r) => r.status === 404).length;
   assert.ok(evaluated <= 5, `${evaluated} guesses were evaluated`);
   assert.is(results.filter((r) => r.status === 429 && r.body.error.code === 'GUEST_LOOKUP_LOCKED').length, 40 - evaluated);

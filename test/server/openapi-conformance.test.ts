@@ -25,7 +25,16 @@ const CANDIDATES = [40, 400];
  * host resolving to a private address), what a file's bytes are, and relations between values (variants'
  * option values among the options', an end before its start).
  */
-const BEYOND_THE_DOCUMENT = new Set(['NOT_FOUND', 'UPLOAD_NOT_FOUND', 'TAKEN', 'DISCOUNT_TOO_LARGE', 'BLOCKED_ADDRESS', 'CONTENT_TYPE_MISMATCH', 'UNKNOWN_COMBINATION', 'BEFORE_START']);
+const BEYOND_THE_DOCUMENT = new Set([
+  'NOT_FOUND',
+  'UPLOAD_NOT_FOUND',
+  'TAKEN',
+  'DISCOUNT_TOO_LARGE',
+  'BLOCKED_ADDRESS',
+  'CONTENT_TYPE_MISMATCH',
+  'UNKNOWN_COMBINATION',
+  'BEFORE_START',
+]);
 
 /**
  * A DUPLICATE among objects (two option axes of one name, two variants of one combination): unique by a
@@ -62,11 +71,14 @@ function validator(doc: any) {
   return (op: FuzzOperation) => {
     const entry = doc.paths[op.path][op.method.toLowerCase()];
     const params = new Map<string, (value: unknown) => boolean>();
-    (entry.parameters as { name: string; in: string }[]).forEach((p, i) => params.set(`${p.in} ${p.name}`, ajv.compile({ $ref: pointer('paths', op.path, op.method.toLowerCase(), 'parameters', i, 'schema') })));
+    (entry.parameters as { name: string; in: string }[]).forEach((p, i) =>
+      params.set(`${p.in} ${p.name}`, ajv.compile({ $ref: pointer('paths', op.path, op.method.toLowerCase(), 'parameters', i, 'schema') })),
+    );
     const [type] = Object.keys(entry.requestBody?.content ?? {});
     const body = type ? ajv.compile({ $ref: pointer('paths', op.path, op.method.toLowerCase(), 'requestBody', 'content', type, 'schema') }) : null;
     return (req: FuzzRequest) => {
-      const fits = (where: string, values: Record<string, unknown>) => Object.entries(values).every(([name, value]) => value === undefined || (params.get(`${where} ${name}`)?.(value) ?? false));
+      const fits = (where: string, values: Record<string, unknown>) =>
+        Object.entries(values).every(([name, value]) => value === undefined || (params.get(`${where} ${name}`)?.(value) ?? false));
       if (!fits('path', req.pathParams) || !fits('query', req.query)) return false;
       if (!body || !req.body) return true;
       // A file part is bytes; the document says `format: binary` of a string.
@@ -87,7 +99,11 @@ test('requests valid by the OpenAPI document are never refused as malformed (400
     const valid = validFor(op);
     let requests: FuzzRequest[] = [];
     for (const numRuns of CANDIDATES) {
-      if (requests.length < PER_OPERATION) requests = fc.sample(validRequest(op, resolve, known), { seed: SEED + i, numRuns }).filter(valid).slice(0, PER_OPERATION);
+      if (requests.length < PER_OPERATION)
+        requests = fc
+          .sample(validRequest(op, resolve, known), { seed: SEED + i, numRuns })
+          .filter(valid)
+          .slice(0, PER_OPERATION);
     }
     // Operations open without a token (public ones, guest buyers) are called as such.
     return requests.map((req): FuzzRequest => ({ ...req, token: !op.anonymous }));
@@ -100,19 +116,28 @@ test('requests valid by the OpenAPI document are never refused as malformed (400
     for (const req of requests) {
       const answer = await sendRequest(svc.url, req, { token, storeId: svc.storeId });
       sent++;
-      const error = answer.status === 400 ? (JSON.parse(answer.text) as { error: { code: string; fieldErrors: { field: string; code: string }[] } }).error : null;
+      const error =
+        answer.status === 400 ? (JSON.parse(answer.text) as { error: { code: string; fieldErrors: { field: string; code: string }[] } }).error : null;
       const body = req.body && 'json' in req.body ? req.body.json : null;
       const beyond = (f: { field: string; code: string }) => BEYOND_THE_DOCUMENT.has(f.code) || (f.code === 'DUPLICATE' && duplicateByKey(body, f.field));
       if (error?.code === 'VALIDATION_FAILED' && !error.fieldErrors.every(beyond)) {
-        refused.push([`${req.op.operationId}: ${req.op.method} ${excerpt(answer.url, 400)}`, ...(answer.sent ? [`  body: ${excerpt(answer.sent, 400)}`] : []), `  answer: ${excerpt(answer.text, 500)}`].join('\n'));
+        refused.push(
+          [
+            `${req.op.operationId}: ${req.op.method} ${excerpt(answer.url, 400)}`,
+            ...(answer.sent ? [`  body: ${excerpt(answer.sent, 400)}`] : []),
+            `  answer: ${excerpt(answer.text, 500)}`,
+          ].join('\n'),
+        );
       }
       if (req.token && answer.status === 401) token = await login(svc);
     }
   };
   const queue = [...perOperation];
-  await Promise.all(Array.from({ length: LANES }, async () => {
-    for (let next = queue.shift(); next; next = queue.shift()) await run(next);
-  }));
+  await Promise.all(
+    Array.from({ length: LANES }, async () => {
+      for (let next = queue.shift(); next; next = queue.shift()) await run(next);
+    }),
+  );
   console.log(`conformance: ${sent} requests over ${ops.length} operations (seed ${SEED}); no valid request generated for: ${unsampled.join(', ') || 'none'}`);
   assert.equal(refused, [], `${refused.length} of ${sent} requests valid by the document were refused as malformed (seed ${SEED}):\n${refused.join('\n')}`);
   // Every operation is reached: an operation whose requests the generator cannot make is not checked at all.

@@ -53,7 +53,9 @@ type AuditLogs = paths['/v1/audit-logs']['get']['responses'][200]['content']['ap
 type CustomerMissing = paths['/v1/customers/{customerId}']['get']['responses'][404]['content']['application/json'];
 type UploadForm = paths['/v1/uploads']['post']['requestBody']['content']['multipart/form-data'];
 `;
-    writeFileSync(join(dir, 'consumer.ts'), `${header}
+    writeFileSync(
+      join(dir, 'consumer.ts'),
+      `${header}
 export function summary(page: Customers, audit: AuditLogs, missing: CustomerMissing, form: UploadForm): string {
   const first = page.data.contents[0];
   const id: string = first.customerId;
@@ -65,13 +67,17 @@ export function summary(page: Customers, audit: AuditLogs, missing: CustomerMiss
   const purpose: string = form.purpose;
   return [id, email, total, next, status, code, purpose].join(' ');
 }
-`);
+`,
+    );
     // Each line must fail to compile: the types are real, not \`any\`.
-    writeFileSync(join(dir, 'wrong.ts'), `${header}
+    writeFileSync(
+      join(dir, 'wrong.ts'),
+      `${header}
 export const createdAtIsNoNumber = (page: Customers): number => page.data.contents[0].createdAt;
 export const noSuchField = (page: Customers) => page.data.contents[0].nickname;
 export const codesAreListed = (missing: CustomerMissing): 'APPROVAL_NOT_FOUND' => missing.error.code;
-`);
+`,
+    );
     const tsc = join(root, 'node_modules', '.bin', 'tsc');
     const flags = ['--strict', '--noEmit', '--pretty', 'false', '--module', 'nodenext', '--target', 'es2022'];
     const good = await execa(tsc, [...flags, 'consumer.ts'], { cwd: dir, reject: false, all: true });
@@ -98,27 +104,37 @@ test('every operation is documented with exactly its declared statuses and error
   for (const op of operations) {
     const entry = documented(op);
     assert.is(entry?.operationId, op.operationId, `${op.method} ${op.path}`);
-    const expected = [...successStatuses(op), ...(mayAwaitApproval(op) && !successStatuses(op).includes(202) ? [202] : []), ...Object.keys(operationErrors(op)).map(Number)];
+    const expected = [
+      ...successStatuses(op),
+      ...(mayAwaitApproval(op) && !successStatuses(op).includes(202) ? [202] : []),
+      ...Object.keys(operationErrors(op)).map(Number),
+    ];
     assert.equal(Object.keys(entry.responses).map(Number).sort(), [...new Set(expected)].sort(), op.operationId);
     for (const [status, codes] of Object.entries(operationErrors(op))) {
       const schema = entry.responses[status].content['application/json'].schema;
       assert.equal(schema.allOf[1].properties.error.properties.code.enum, codes, `${op.operationId} ${status}`);
     }
-    if (op.response && !op.streams) assert.ok(Object.keys(entry.responses[successStatuses(op)[0]].content['application/json'].schema.properties.data).length > 0, `${op.operationId} data schema`);
+    if (op.response && !op.streams)
+      assert.ok(
+        Object.keys(entry.responses[successStatuses(op)[0]].content['application/json'].schema.properties.data).length > 0,
+        `${op.operationId} data schema`,
+      );
   }
 });
 
 test('no two paths can match the same request', () => {
   const paths = Object.keys(doc.paths);
   const ambiguous: string[] = [];
-  paths.forEach((a, i) => paths.slice(i + 1).forEach((b) => {
-    const [x, y] = [a.split('/'), b.split('/')];
-    if (x.length !== y.length) return;
-    const template = (s: string) => s.startsWith('{');
-    if (x.some((s, k) => !template(s) && !template(y[k]) && s !== y[k])) return;
-    // A literal segment wins over a template only when one path is more literal everywhere.
-    if (x.some((s, k) => template(s) && !template(y[k])) && y.some((s, k) => template(s) && !template(x[k]))) ambiguous.push(`${a} ~ ${b}`);
-  }));
+  paths.forEach((a, i) =>
+    paths.slice(i + 1).forEach((b) => {
+      const [x, y] = [a.split('/'), b.split('/')];
+      if (x.length !== y.length) return;
+      const template = (s: string) => s.startsWith('{');
+      if (x.some((s, k) => !template(s) && !template(y[k]) && s !== y[k])) return;
+      // A literal segment wins over a template only when one path is more literal everywhere.
+      if (x.some((s, k) => template(s) && !template(y[k])) && y.some((s, k) => template(s) && !template(x[k]))) ambiguous.push(`${a} ~ ${b}`);
+    }),
+  );
   assert.ok(ambiguous.length === 0, `ambiguous paths: ${ambiguous.join('; ')}`);
 });
 
@@ -130,10 +146,17 @@ test('the stream, the upload form and the buyer API are described as they work',
   const form = upload.requestBody.content['multipart/form-data'].schema;
   assert.equal(form.required.sort(), ['file', 'purpose']);
   assert.equal(form.properties.purpose.enum.sort(), ['flow-attachment', 'product-image']);
-  assert.equal(Object.keys(upload.responses).filter((s) => s.startsWith('2')), ['201']);
+  assert.equal(
+    Object.keys(upload.responses).filter((s) => s.startsWith('2')),
+    ['201'],
+  );
   const buyer = operations.filter((op) => op.auth === 'buyer');
   assert.ok(buyer.length > 0);
-  for (const op of buyer) assert.ok(documented(op).security.some((s: object) => Object.keys(s).length === 0), `${op.operationId}: a guest needs no token`);
+  for (const op of buyer)
+    assert.ok(
+      documented(op).security.some((s: object) => Object.keys(s).length === 0),
+      `${op.operationId}: a guest needs no token`,
+    );
 });
 
 test('request formats say what the service enforces: comma lists, date-times, scopes, origins', async () => {
@@ -146,8 +169,24 @@ test('request formats say what the service enforces: comma lists, date-times, sc
   const scopes = doc.paths['/auth/v1/access-tokens'].post.requestBody.content['application/json'].schema.properties.scopes.items.enum;
   assert.equal(scopes, ALL_SCOPES);
   // Every scope the document offers is accepted (no over-promise), and one outside it is refused.
-  ok(await svc.api('POST', '/auth/v1/access-tokens', { token: await login(svc), storeId: null, body: { name: 'every scope', scopes, storeScope: { all: true } } }), 201);
-  assert.is((await svc.api('POST', '/auth/v1/access-tokens', { token: await login(svc), storeId: null, body: { name: 'x', scopes: ['order:x'], storeScope: { all: true } } })).status, 400);
+  ok(
+    await svc.api('POST', '/auth/v1/access-tokens', {
+      token: await login(svc),
+      storeId: null,
+      body: { name: 'every scope', scopes, storeScope: { all: true } },
+    }),
+    201,
+  );
+  assert.is(
+    (
+      await svc.api('POST', '/auth/v1/access-tokens', {
+        token: await login(svc),
+        storeId: null,
+        body: { name: 'x', scopes: ['order:x'], storeScope: { all: true } },
+      })
+    ).status,
+    400,
+  );
 
   const origins = doc.paths['/v1/store'].patch.requestBody.content['application/json'].schema.properties.storefrontOrigins.items;
   const originShape = new RegExp(origins.pattern);
@@ -174,8 +213,16 @@ test('live answers, writes included, have a documented status and validate again
   const delegation = { token, body: { uid: 'openapi-1', email: 'openapi@example.com' } };
   conforms('post', '/v1/customers/delegations', await svc.api('POST', '/v1/customers/delegations', delegation));
   conforms('post', '/v1/customers/delegations', await svc.api('POST', '/v1/customers/delegations', delegation));
-  conforms('post', '/auth/v1/signup', await svc.api('POST', '/auth/v1/signup', { token: null, storeId: null, body: { email: 'openapi@example.com', password: 'password-1234', name: 'o' } }));
-  conforms('post', '/auth/v1/password-reset', await svc.api('POST', '/auth/v1/password-reset', { token: null, storeId: null, body: { email: 'openapi@example.com' } }));
+  conforms(
+    'post',
+    '/auth/v1/signup',
+    await svc.api('POST', '/auth/v1/signup', { token: null, storeId: null, body: { email: 'openapi@example.com', password: 'password-1234', name: 'o' } }),
+  );
+  conforms(
+    'post',
+    '/auth/v1/password-reset',
+    await svc.api('POST', '/auth/v1/password-reset', { token: null, storeId: null, body: { email: 'openapi@example.com' } }),
+  );
   conforms('post', '/auth/v1/stores', await svc.api('POST', '/auth/v1/stores', { token, storeId: null, body: { name: 'OpenAPI', code: 'openapi-store' } }));
   const reads: [string, string | null][] = [
     ['/v1/store', svc.storeId],

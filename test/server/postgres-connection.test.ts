@@ -41,10 +41,13 @@ test.after(async () => {
   await b.close();
 });
 
-test('a server that refuses the connection is a PgConnectError with the server\'s reason', async () => {
+test("a server that refuses the connection is a PgConnectError with the server's reason", async () => {
   const wrongDatabase = new PgPool(url.replace(/\/[^/?]+(\?|$)/, '/no_such_database$1'));
   try {
-    await rejects(() => wrongDatabase.connect(), (error: Error) => error instanceof PgConnectError && /no_such_database/.test(error.message));
+    await rejects(
+      () => wrongDatabase.connect(),
+      (error: Error) => error instanceof PgConnectError && /no_such_database/.test(error.message),
+    );
   } finally {
     await wrongDatabase.close();
   }
@@ -53,13 +56,18 @@ test('a server that refuses the connection is a PgConnectError with the server\'
 test('values come back as better-sqlite3 gives them, and go in as drizzle sends them', async () => {
   await a.exec('CREATE TABLE kinds (big bigint, num numeric, dbl double precision, txt text, bin bytea, flag bigint)');
   const bytes = Buffer.from([0, 1, 2, 250, 255]);
-  await a.prepare('INSERT INTO kinds VALUES (?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?)').run(9_007_199_254_740_991, 12.5, 0.1, '주문 ✓ \'quoted\' ?', bytes, true, null, null, null, '', null, false);
+  await a
+    .prepare('INSERT INTO kinds VALUES (?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?)')
+    .run(9_007_199_254_740_991, 12.5, 0.1, "주문 ✓ 'quoted' ?", bytes, true, null, null, null, '', null, false);
   const rows = (await a.prepare('SELECT * FROM kinds ORDER BY big NULLS LAST').all()) as Record<string, unknown>[];
-  assert.equal(rows[0], { big: 9_007_199_254_740_991, num: 12.5, dbl: 0.1, txt: '주문 ✓ \'quoted\' ?', bin: bytes, flag: 1 });
+  assert.equal(rows[0], { big: 9_007_199_254_740_991, num: 12.5, dbl: 0.1, txt: "주문 ✓ 'quoted' ?", bin: bytes, flag: 1 });
   assert.ok(Buffer.isBuffer(rows[0].bin));
   assert.equal(rows[1], { big: null, num: null, dbl: null, txt: '', bin: null, flag: 0 });
   assert.equal(await a.prepare('SELECT count(*) AS n, sum(big) AS s, bool_and(flag = 1) AS b FROM kinds').get(), { n: 2, s: 9_007_199_254_740_991, b: false });
-  assert.equal(await a.prepare('SELECT big, txt FROM kinds ORDER BY big').raw().all(), [[9_007_199_254_740_991, '주문 ✓ \'quoted\' ?'], [null, '']]);
+  assert.equal(await a.prepare('SELECT big, txt FROM kinds ORDER BY big').raw().all(), [
+    [9_007_199_254_740_991, "주문 ✓ 'quoted' ?"],
+    [null, ''],
+  ]);
   assert.is((await a.prepare('UPDATE kinds SET flag = 2').run()).changes, 2);
   assert.equal(await a.prepare('DELETE FROM kinds RETURNING flag').pluck().all(), [2, 2]);
 });
@@ -68,16 +76,27 @@ test('a statement with parameters is prepared once per connection and then only 
   const prepared = await a.transaction(async () => {
     for (let i = 0; i < 3; i++) await counter(a);
     await a.prepare("SELECT n FROM counters WHERE id = 'c'").get();
-    return (await a.prepare("SELECT statement, generic_plans + custom_plans AS runs FROM pg_prepared_statements WHERE statement LIKE 'SELECT n FROM counters%'").all()) as { statement: string; runs: number }[];
+    return (await a
+      .prepare("SELECT statement, generic_plans + custom_plans AS runs FROM pg_prepared_statements WHERE statement LIKE 'SELECT n FROM counters%'")
+      .all()) as { statement: string; runs: number }[];
   });
-  assert.equal(prepared.map((p) => p.statement), ['SELECT n FROM counters WHERE id = $1']);
+  assert.equal(
+    prepared.map((p) => p.statement),
+    ['SELECT n FROM counters WHERE id = $1'],
+  );
   assert.ok(prepared[0].runs >= 3, `run ${prepared[0].runs} times`);
 });
 
 test('a failing statement rejects with its SQLSTATE and the pool keeps answering; a nested failure rolls back to its savepoint only', async () => {
-  await rejects(() => a.prepare('SELECT no_such_column FROM counters').get(), (error: Error) => error instanceof PgError && error.code === '42703');
+  await rejects(
+    () => a.prepare('SELECT no_such_column FROM counters').get(),
+    (error: Error) => error instanceof PgError && error.code === '42703',
+  );
   assert.is(await counter(a), 0);
-  await rejects(() => a.transaction(() => a.prepare('INSERT INTO counters (id, n) VALUES (?, ?)').run('c', 1)), (error: Error) => error instanceof PgError && error.code === '23505');
+  await rejects(
+    () => a.transaction(() => a.prepare('INSERT INTO counters (id, n) VALUES (?, ?)').run('c', 1)),
+    (error: Error) => error instanceof PgError && error.code === '23505',
+  );
   assert.is(a.inTransaction, false);
   await a.transaction(async () => {
     assert.is(a.inTransaction, true);
@@ -89,7 +108,7 @@ test('a failing statement rejects with its SQLSTATE and the pool keeps answering
   assert.is((await a.prepare('UPDATE counters SET n = 2 WHERE id = ?').run('c')).changes, 1);
 });
 
-test('concurrent transactions hold a connection each: one\'s uncommitted write is invisible to the other and to autocommit reads', async () => {
+test("concurrent transactions hold a connection each: one's uncommitted write is invisible to the other and to autocommit reads", async () => {
   let release!: () => void;
   const held = new Promise<void>((done) => (release = done));
   const writer = a.transaction(async () => {
@@ -106,16 +125,18 @@ test('concurrent transactions hold a connection each: one\'s uncommitted write i
   await a.prepare('UPDATE counters SET n = 2 WHERE id = ?').run('c');
 });
 
-test('a process runs at most its writers\' count of transactions at once; the others start as one ends, in order', async () => {
+test("a process runs at most its writers' count of transactions at once; the others start as one ends, in order", async () => {
   const pool = new PgPool(url, 4, 2);
   try {
     const started: number[] = [];
     const releases: (() => void)[] = [];
-    const runs = [1, 2, 3, 4].map((n) => pool.transaction(async () => {
-      started.push(n);
-      await new Promise<void>((release) => releases.push(release));
-      return counter(pool);
-    }));
+    const runs = [1, 2, 3, 4].map((n) =>
+      pool.transaction(async () => {
+        started.push(n);
+        await new Promise<void>((release) => releases.push(release));
+        return counter(pool);
+      }),
+    );
     try {
       await new Promise((done) => setTimeout(done, 100));
       // The first two start (in whichever order their connections come); the third waits for a turn.
@@ -161,7 +182,9 @@ test('a transaction that keeps losing runs alone: it waits for the gate, the oth
     const n = await counter(a);
     // The other writer commits within every attempt — unless this one holds the gate, which it would wait for.
     // One autocommit statement: it writes only if it gets the gate, which it holds until it commits.
-    const other = await b.prepare('WITH gate AS (SELECT pg_try_advisory_xact_lock_shared(?) AS open) UPDATE counters SET n = n + 10 WHERE id = ? AND (SELECT open FROM gate)').run(GATE_KEY, 'c');
+    const other = await b
+      .prepare('WITH gate AS (SELECT pg_try_advisory_xact_lock_shared(?) AS open) UPDATE counters SET n = n + 10 WHERE id = ? AND (SELECT open FROM gate)')
+      .run(GATE_KEY, 'c');
     if (other.changes === 0) writerWaited++;
     await a.prepare('UPDATE counters SET n = ? WHERE id = ?').run(n + 1, 'c');
   });
@@ -184,7 +207,10 @@ test('a connection the server dropped costs at most the statement that found it,
       // what a caller that tolerates a failed step would do: the transaction still fails
     }
   });
-  await rejects(() => dropped, (error: Error) => error instanceof PgError && error.message === LOST_IN_TRANSACTION);
+  await rejects(
+    () => dropped,
+    (error: Error) => error instanceof PgError && error.message === LOST_IN_TRANSACTION,
+  );
   assert.is(a.inTransaction, false);
   // The pool connects again for what comes next.
   await a.transaction(() => a.prepare('UPDATE counters SET n = n + 1 WHERE id = ?').run('c'));

@@ -58,7 +58,10 @@ test('product pages: a page built inside a rolled-back write is never served aft
   const page = async (content: string) => (await cachedPage(db, svc.storeId, 'read-model-cache test', async () => content)).json;
 
   assert.is(await page('before'), '"before"');
-  await rolledBack(() => rename('되돌려질 상품'), async () => assert.is(await page('inside'), '"inside"', 'inside, the write shows'));
+  await rolledBack(
+    () => rename('되돌려질 상품'),
+    async () => assert.is(await page('inside'), '"inside"', 'inside, the write shows'),
+  );
   assert.is(await page('unused'), '"before"', 'the version went back, and with it the page');
   // The committed rename takes the version number the rolled-back one had.
   await rename('진짜 상품');

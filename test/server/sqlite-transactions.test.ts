@@ -106,10 +106,13 @@ test('work a transaction scheduled runs outside it, after it; nested transaction
   await transaction(db, async () => {
     await note('outer');
     scheduled = new Promise((resolve) => setImmediate(() => resolve(notes())));
-    await rejects(transaction(db, async () => {
-      await note('inner');
-      throw new TypeError('the savepoint rolls back');
-    }), TypeError);
+    await rejects(
+      transaction(db, async () => {
+        await note('inner');
+        throw new TypeError('the savepoint rolls back');
+      }),
+      TypeError,
+    );
   });
   assert.equal(await scheduled, ['outer']);
   assert.equal(await notes(), ['outer']);

@@ -18,21 +18,44 @@ const tiny: OpenApiDocument = {
       get: {
         operationId: 'getThing',
         summary: 'One thing',
-        parameters: [{ name: 'thingId', in: 'path', required: true, schema: { type: 'string' } }, { name: 'page', in: 'query', schema: { type: 'integer' } }],
+        parameters: [
+          { name: 'thingId', in: 'path', required: true, schema: { type: 'string' } },
+          { name: 'page', in: 'query', schema: { type: 'integer' } },
+        ],
         responses: {
-          200: { content: { 'application/json': { schema: { type: 'object', properties: { meta: { $ref: '#/components/schemas/Meta' }, data: {
-            type: 'object',
-            required: ['id', 'tags', 'kind', 'lines', 'price'],
-            properties: {
-              id: { type: 'string', description: 'The id' },
-              tags: { type: 'array', items: { type: 'string' } },
-              kind: { type: 'string', enum: ['A', 'B'] },
-              price: { type: ['integer', 'null'] },
-              lines: { type: 'array', items: { anyOf: [{ type: 'object', required: ['ok'], properties: { ok: { const: true } } }, { type: 'object', required: ['ok'], properties: { ok: { const: false } } }] } },
-              extra: { type: 'object', additionalProperties: { type: 'number' } },
-              'odd-name': { type: 'boolean' },
+          200: {
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: {
+                    meta: { $ref: '#/components/schemas/Meta' },
+                    data: {
+                      type: 'object',
+                      required: ['id', 'tags', 'kind', 'lines', 'price'],
+                      properties: {
+                        id: { type: 'string', description: 'The id' },
+                        tags: { type: 'array', items: { type: 'string' } },
+                        kind: { type: 'string', enum: ['A', 'B'] },
+                        price: { type: ['integer', 'null'] },
+                        lines: {
+                          type: 'array',
+                          items: {
+                            anyOf: [
+                              { type: 'object', required: ['ok'], properties: { ok: { const: true } } },
+                              { type: 'object', required: ['ok'], properties: { ok: { const: false } } },
+                            ],
+                          },
+                        },
+                        extra: { type: 'object', additionalProperties: { type: 'number' } },
+                        'odd-name': { type: 'boolean' },
+                      },
+                    },
+                  },
+                },
+              },
             },
-          } } } } } },
+          },
         },
       },
       delete: { operationId: 'removeThing', responses: { 204: {} } },
@@ -61,7 +84,7 @@ test('JSON Schema becomes TypeScript: objects, optional keys, enums, nullable ty
   assert.is(countOperations(tiny), 2);
 });
 
-test('the templates ship the types written from the service\'s document of today', async () => {
+test("the templates ship the types written from the service's document of today", async () => {
   const current = apiTypes(await offlineDocument());
   for (const template of ['basic', 'stay']) {
     const file = join(templates, template, 'src', 'svc-api.d.ts');

@@ -77,7 +77,10 @@ test('a chunked POST past 1 MiB to a published page is refused with 413 at the l
   assert.ok(big.sentBytes < 2400 * 64 * 1024, `the answer came before the whole body was sent (${big.sentBytes} bytes sent)`);
 
   const refusedAll = await Promise.all([1, 2, 3].map(() => visit('POST', 2400)));
-  assert.equal(refusedAll.map((r) => r.status), [413, 413, 413]);
+  assert.equal(
+    refusedAll.map((r) => r.status),
+    [413, 413, 413],
+  );
   const after = await visit('GET');
   assert.is(after.status, 200, 'the service still answers');
   assert.match(after.body, '본문 한도 머그컵');

@@ -23,8 +23,14 @@ test.before(async () => {
   await connectSandbox(svc.api);
   api = apiClient(svc.url, { token: await longLivedToken(svc), storeId: svc.storeId });
   await createProduct(api, {
-    name: '브라우저 머그컵', salePrice: 15000, stockQuantity: undefined, options: [{ name: '색상', values: ['화이트', '네이비'] }],
-    variants: [{ optionValues: ['화이트'], stockQuantity: 5 }, { optionValues: ['네이비'], stockQuantity: 7 }],
+    name: '브라우저 머그컵',
+    salePrice: 15000,
+    stockQuantity: undefined,
+    options: [{ name: '색상', values: ['화이트', '네이비'] }],
+    variants: [
+      { optionValues: ['화이트'], stockQuantity: 5 },
+      { optionValues: ['네이비'], stockQuantity: 7 },
+    ],
   });
   await createSite(api);
   await synced(api);
@@ -49,8 +55,14 @@ test('a buyer picks an option, pays in the sandbox pay page and lands on the ord
   await page.getByRole('button', { name: '바로 구매' }).click();
   await page.waitForSelector('[data-checkout-form]');
   const fields: Record<string, string> = {
-    'guest.name': '김구매', 'guest.phone': '01012345678', 'guest.email': 'buyer@example.com', 'guest.orderPassword': 'pass-1234',
-    'shippingAddress.receiverName': '김수령', 'shippingAddress.phone': '01098765432', 'shippingAddress.zipCode': '06236', 'shippingAddress.address1': '서울 강남구 테헤란로 1',
+    'guest.name': '김구매',
+    'guest.phone': '01012345678',
+    'guest.email': 'buyer@example.com',
+    'guest.orderPassword': 'pass-1234',
+    'shippingAddress.receiverName': '김수령',
+    'shippingAddress.phone': '01098765432',
+    'shippingAddress.zipCode': '06236',
+    'shippingAddress.address1': '서울 강남구 테헤란로 1',
   };
   for (const [name, value] of Object.entries(fields)) await page.fill(`[data-checkout-form] [name="${name}"]`, value);
   await Promise.all([page.waitForURL(/\/pay\//), page.locator('[data-checkout-form] button[type=submit]').click()]);

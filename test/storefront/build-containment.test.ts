@@ -30,7 +30,12 @@ process.env.SVC_CONTAINMENT_CANARY = CANARY;
 
 let registry: LocalRegistry;
 /** A service under test, its seller's API and token, and the private part of its Ed25519 signing key. */
-interface Target { svc: TestService; api: Api; token: string; privateKey: string }
+interface Target {
+  svc: TestService;
+  api: Api;
+  token: string;
+  privateKey: string;
+}
 let target: Target;
 let svc: TestService;
 let api: Api;
@@ -100,16 +105,20 @@ async function hostileBuild(what: string, files: Record<string, string | Uint8Ar
 
 /** Every stored source file and artifact (bundles, maps, static files, published or not) of the service. */
 function assertBlobsClean(of: Target) {
-  const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+  const walk = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
   const blobs = walk(join(of.svc.dataDir, 'storefront', 'blobs'));
   assert.ok(blobs.length > 0);
   for (const file of blobs) assertNoSecrets(file, readFileSync(file, 'latin1'), of);
 }
 
 /** A server entry whose module imports `specifier` (as `with`) and serves it. */
-const serverImporting = (specifier: string, attributes = '') => miniProject({
-  files: { 'src/server.ts': `import stolen from ${JSON.stringify(specifier)}${attributes};\nexport default { async fetch(): Promise<Response> { return new Response(String(stolen)); } };\n` },
-});
+const serverImporting = (specifier: string, attributes = '') =>
+  miniProject({
+    files: {
+      'src/server.ts': `import stolen from ${JSON.stringify(specifier)}${attributes};\nexport default { async fetch(): Promise<Response> { return new Response(String(stolen)); } };\n`,
+    },
+  });
 
 /** Projects that import the data dir's signing key, the service's environment or an endless device. */
 function importAttacks(dataDir: string): [string, Record<string, string | Uint8Array>][] {
@@ -120,8 +129,14 @@ function importAttacks(dataDir: string): [string, Record<string, string | Uint8A
     ['absolute path of the key', serverImporting(key)],
     ['the service environment', serverImporting('/proc/self/environ', " with { type: 'text' }")],
     ['an endless device', serverImporting('/dev/zero', " with { type: 'text' }")],
-    ['a client asset out of the project', miniProject({ files: { 'src/client.ts': "import './site.css';\n", 'src/site.css': `body { background: url(${JSON.stringify(key)}) }\n` } })],
-    ['a dynamic import of the key', miniProject({ server: `  const stolen = await import(${JSON.stringify(key)});\n  return new Response(JSON.stringify(stolen));` })],
+    [
+      'a client asset out of the project',
+      miniProject({ files: { 'src/client.ts': "import './site.css';\n", 'src/site.css': `body { background: url(${JSON.stringify(key)}) }\n` } }),
+    ],
+    [
+      'a dynamic import of the key',
+      miniProject({ server: `  const stolen = await import(${JSON.stringify(key)});\n  return new Response(JSON.stringify(stolen));` }),
+    ],
   ];
 }
 
@@ -134,7 +149,7 @@ test('imports out of the project are refused: relative climbs, absolute paths, /
   }
 });
 
-test('with the operator\'s opt-out (SVC_SELLER_SANDBOX=off) the confinement alone refuses the same imports', async () => {
+test("with the operator's opt-out (SVC_SELLER_SANDBOX=off) the confinement alone refuses the same imports", async () => {
   const unsandboxed = await startTarget({ sellerSandbox: 'off' });
   try {
     for (const [what, files] of importAttacks(unsandboxed.svc.dataDir)) {
@@ -151,13 +166,18 @@ test('with the operator\'s opt-out (SVC_SELLER_SANDBOX=off) the confinement alon
 test('a normal project still builds: its own text import, its public folder, a package from the registry', async () => {
   const dependencies = { '@fixture/greet': '1.0.0' };
   const lock = await lockWithGreet();
-  const built = await hostileBuild('control', miniProject({
-    lock, packageJson: { dependencies },
-    files: {
-      'src/server.ts': "import note from './note.txt' with { type: 'text' };\nimport { greet } from '@fixture/greet';\nexport default { async fetch(): Promise<Response> { return new Response(greet(note.trim())); } };\n",
-      'src/note.txt': '구매자\n',
-    },
-  }));
+  const built = await hostileBuild(
+    'control',
+    miniProject({
+      lock,
+      packageJson: { dependencies },
+      files: {
+        'src/server.ts':
+          "import note from './note.txt' with { type: 'text' };\nimport { greet } from '@fixture/greet';\nexport default { async fetch(): Promise<Response> { return new Response(greet(note.trim())); } };\n",
+        'src/note.txt': '구매자\n',
+      },
+    }),
+  );
   assert.is(built.status, 'SUCCEEDED', built.logTail);
   ok(await api('POST', `/v1/storefront/site/versions/${built.versionId}/publish`));
   ok(await api('POST', '/v1/products', { body: { name: '상품', salePrice: 1000, stockQuantity: 10 } }), 201);
@@ -169,16 +189,26 @@ test('a normal project still builds: its own text import, its public folder, a p
   assert.equal([style.status, await style.text()], [200, 'body { color: #333 }\n']);
 });
 
-test('public: only a folder inside the project, not the bundler\'s out/; symlinks cannot be uploaded', async () => {
+test("public: only a folder inside the project, not the bundler's out/; symlinks cannot be uploaded", async () => {
   for (const folder of ['../..', '../../../keys', svc.dataDir, 'public/../..']) {
     const files = { ...miniProject(), 'svc.storefront.json': JSON.stringify({ server: 'src/server.ts', client: ['src/client.ts'], public: folder }) };
     const built = await hostileBuild(`public ${folder}`, files);
     assert.equal([built.status, built.failureStage, built.errorCode], ['FAILED', 'VERIFY', 'PROJECT_INVALID'], `${folder}: ${built.logTail}`);
     const verified = ok(await api('POST', '/v1/storefront/site/verify'));
-    assert.ok(verified.errors.some((e: any) => e.code === 'PROJECT_CONFIG_INVALID'), `verify reports public ${folder}: ${JSON.stringify(verified)}`);
+    assert.ok(
+      verified.errors.some((e: any) => e.code === 'PROJECT_CONFIG_INVALID'),
+      `verify reports public ${folder}: ${JSON.stringify(verified)}`,
+    );
   }
-  const outFolder = await hostileBuild('public out', { ...miniProject(), 'svc.storefront.json': JSON.stringify({ server: 'src/server.ts', client: ['src/client.ts'], public: 'out' }) });
-  assert.equal([outFolder.status, outFolder.failureStage, outFolder.errorCode], ['FAILED', 'BUILD', 'BUILD_FAILED'], 'the bundler\'s output (the server bundle) is never published as static files');
+  const outFolder = await hostileBuild('public out', {
+    ...miniProject(),
+    'svc.storefront.json': JSON.stringify({ server: 'src/server.ts', client: ['src/client.ts'], public: 'out' }),
+  });
+  assert.equal(
+    [outFolder.status, outFolder.failureStage, outFolder.errorCode],
+    ['FAILED', 'BUILD', 'BUILD_FAILED'],
+    "the bundler's output (the server bundle) is never published as static files",
+  );
   for (const target of [join(svc.dataDir, 'keys'), '../../../keys']) {
     const res = await uploadSource(svc, { token, storeId: svc.storeId }, await tarGz({ ...miniProject(), 'public/keys': { symlink: target } }));
     assert.is(res.status, 400, JSON.stringify(res.body));
@@ -190,9 +220,16 @@ test('public: only a folder inside the project, not the bundler\'s out/; symlink
 async function lockWithGreet(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-lock-'));
   try {
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'mini-shop', version: '1.0.0', private: true, dependencies: { '@fixture/greet': '1.0.0' } }));
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: 'mini-shop', version: '1.0.0', private: true, dependencies: { '@fixture/greet': '1.0.0' } }),
+    );
     // Not execFileSync: the registry answers from this process's event loop.
-    await execa(join(process.cwd(), 'node_modules/.bin/pnpm'), ['install', '--lockfile-only', '--ignore-scripts', `--registry=${registry.url}`, '--config.update-notifier=false'], { cwd: dir });
+    await execa(
+      join(process.cwd(), 'node_modules/.bin/pnpm'),
+      ['install', '--lockfile-only', '--ignore-scripts', `--registry=${registry.url}`, '--config.update-notifier=false'],
+      { cwd: dir },
+    );
     return readFileSync(join(dir, 'pnpm-lock.yaml'), 'utf8');
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -204,17 +241,26 @@ test('a lockfile that locks a registry specifier to a folder link is refused bef
   assert.match(linked, 'version: link:../../../keys', 'the fixture lockfile has the link');
   const built = await hostileBuild('lockfile link', miniProject({ lock: linked, packageJson: { dependencies: { '@fixture/greet': '1.0.0' } } }));
   assert.equal([built.status, built.failureStage, built.errorCode], ['FAILED', 'DEPENDENCIES', 'DEPENDENCY_REJECTED'], built.logTail);
-  assert.equal(built.dependencies.rejected.map((r: any) => [r.package, r.reason]), [['@fixture/greet', 'UNSUPPORTED_SOURCE']]);
+  assert.equal(
+    built.dependencies.rejected.map((r: any) => [r.package, r.reason]),
+    [['@fixture/greet', 'UNSUPPORTED_SOURCE']],
+  );
   assert.match(built.dependencies.rejected[0].detail, 'locked to the link source "link:../../../keys"');
   const verified = ok(await api('POST', '/v1/storefront/site/verify'));
-  assert.ok(verified.errors.some((e: any) => e.code === 'DEPENDENCY_UNSUPPORTED_SOURCE'), JSON.stringify(verified));
+  assert.ok(
+    verified.errors.some((e: any) => e.code === 'DEPENDENCY_UNSUPPORTED_SOURCE'),
+    JSON.stringify(verified),
+  );
 });
 
-test('packageManager and devEngines name another pnpm: the install uses svc\'s own and fetches none', async () => {
+test("packageManager and devEngines name another pnpm: the install uses svc's own and fetches none", async () => {
   const version = (createRequire(import.meta.url)('pnpm/package.json') as { version: string }).version;
-  const built = await hostileBuild('packageManager', miniProject({
-    packageJson: { packageManager: 'pnpm@9.15.0', devEngines: { packageManager: { name: 'pnpm', version: '9.15.0', onFail: 'download' } } },
-  }));
+  const built = await hostileBuild(
+    'packageManager',
+    miniProject({
+      packageJson: { packageManager: 'pnpm@9.15.0', devEngines: { packageManager: { name: 'pnpm', version: '9.15.0', onFail: 'download' } } },
+    }),
+  );
   assert.is(built.status, 'SUCCEEDED', built.logTail);
   assert.match(built.logTail, `using pnpm v${version}`);
   assert.not.match(built.logTail, '9.15.0');
@@ -228,10 +274,12 @@ test('other stores keep answering while a hostile build runs', async () => {
   const { buildId } = ok(await api('POST', '/v1/storefront/site/versions'), 202);
   for (let i = 0; ; i++) {
     const [page, products, hostile] = await Promise.all([
-      localFetch(site.url), otherApi('GET', '/v1/products'), api('GET', `/v1/storefront/site/builds/${buildId}`),
+      localFetch(site.url),
+      otherApi('GET', '/v1/products'),
+      api('GET', `/v1/storefront/site/builds/${buildId}`),
     ]);
-    assert.is(page.status, 200, 'the other store\'s site answers');
-    assert.is(products.status, 200, 'the other store\'s API answers');
+    assert.is(page.status, 200, "the other store's site answers");
+    assert.is(products.status, 200, "the other store's API answers");
     if (ok(hostile).status === 'FAILED') {
       assertNoSecrets('the /dev/zero build', hostile.data);
       assert.is(hostile.data.errorCode, 'BUILD_FAILED');

@@ -33,7 +33,12 @@ test.before(async () => {
   await registry.publish('@fixture/heavy', '1.0.0', { 'index.js': `export const data = '${'x'.repeat(20_000)}';\n` }, { type: 'module' });
   await registry.publish('minimist', '1.2.5', { 'index.js': 'module.exports = () => ({});\n' });
   await registry.publish('npm-cli-docs', '1.0.0', { 'index.js': 'module.exports = 1;\n' });
-  await registry.publish('@fixture/scripted', '1.0.0', { 'index.js': 'export const x = 1;\n', 'install.js': "require('fs').writeFileSync('/tmp/svc-install-script-ran', 'yes');\n" }, { type: 'module', scripts: { postinstall: 'node install.js' } });
+  await registry.publish(
+    '@fixture/scripted',
+    '1.0.0',
+    { 'index.js': 'export const x = 1;\n', 'install.js': "require('fs').writeFileSync('/tmp/svc-install-script-ran', 'yes');\n" },
+    { type: 'module', scripts: { postinstall: 'node install.js' } },
+  );
   svc = await startTestService({ storefront: { ...FRESH_PACKAGES, npmRegistry: registry.url, denylist: ['@fixture/heavy'], installLimitBytes: 10_000_000 } });
   api = await tokenApi(svc);
   await createSite(api);
@@ -58,8 +63,15 @@ async function tokenApi(target: TestService): Promise<Api> {
 async function lockFor(dependencies: Record<string, string>, registryUrl = registry.url): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-lock-'));
   try {
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'mini-shop', version: '1.0.0', private: true, type: 'module', sayren: { templateVersion: '7' }, dependencies }));
-    await execa(join(process.cwd(), 'node_modules/.bin/pnpm'), ['install', '--lockfile-only', '--ignore-scripts', `--registry=${registryUrl}`, '--config.update-notifier=false'], { cwd: dir });
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: 'mini-shop', version: '1.0.0', private: true, type: 'module', sayren: { templateVersion: '7' }, dependencies }),
+    );
+    await execa(
+      join(process.cwd(), 'node_modules/.bin/pnpm'),
+      ['install', '--lockfile-only', '--ignore-scripts', `--registry=${registryUrl}`, '--config.update-notifier=false'],
+      { cwd: dir },
+    );
     return readFileSync(join(dir, 'pnpm-lock.yaml'), 'utf8');
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -72,10 +84,12 @@ async function deploy(files: Record<string, string | Uint8Array>, target: { svc:
   return build(target.api);
 }
 
-
 test('upload: files listed with sizes and hashes, one file read back; bad archives refused and nothing changes', async () => {
   const before = ok(await api('GET', '/v1/storefront/site/files')).contents;
-  assert.ok(before.some((f: any) => f.path === 'package.json'), 'the template\'s files are the source after the deployment');
+  assert.ok(
+    before.some((f: any) => f.path === 'package.json'),
+    "the template's files are the source after the deployment",
+  );
   const up = (bytes: Uint8Array) => uploadSource(svc, { token: tokens.get(api)!, storeId: svc.storeId }, bytes);
   for (const [archive, reason] of [
     [Buffer.from('not a tarball'), 'NOT_TAR_GZ'],
@@ -94,7 +108,12 @@ test('upload: files listed with sizes and hashes, one file read back; bad archiv
   assert.is(res.data.skipped, 1);
   assert.ok(res.data.changed.includes('package.json') && res.data.added.includes('src/notes.txt') && res.data.removed.length > 0, JSON.stringify(res.data));
   const listed = ok(await api('GET', '/v1/storefront/site/files')).contents;
-  assert.equal(listed.map((f: any) => f.path).sort(), Object.keys(files).filter((p) => !p.startsWith('node_modules')).sort());
+  assert.equal(
+    listed.map((f: any) => f.path).sort(),
+    Object.keys(files)
+      .filter((p) => !p.startsWith('node_modules'))
+      .sort(),
+  );
   const note = ok(await api('GET', '/v1/storefront/site/files', { query: { path: 'src/notes.txt' } }));
   assert.equal([note.encoding, note.content, note.size], ['utf8', '메모 ✓', Buffer.byteLength('메모 ✓')]);
   fails(await api('GET', '/v1/storefront/site/files', { query: { path: 'nope.txt' } }), 404, 'STOREFRONT_FILE_NOT_FOUND');
@@ -113,7 +132,7 @@ test('a version built with a dependency from the registry; templateVersion from 
   const inherited = await deploy(miniProject({ packageJson: { sayren: undefined } }));
   assert.is(inherited.status, 'SUCCEEDED', JSON.stringify(inherited));
   const v3 = ok(await api('GET', '/v1/storefront/site/versions')).contents.find((v: any) => v.versionId === inherited.versionId);
-  assert.is(v3.templateVersion, '1', 'no sayren.templateVersion: the published version\'s (the basic template\'s 1)');
+  assert.is(v3.templateVersion, '1', "no sayren.templateVersion: the published version's (the basic template's 1)");
   fails(await api('GET', '/v1/storefront/site/builds/bld_nope'), 404, 'STOREFRONT_BUILD_NOT_FOUND');
 });
 
@@ -122,7 +141,10 @@ test('install scripts are reported as warnings and never run', async () => {
   const scripted = { '@fixture/scripted': '1.0.0' };
   const built = await deploy(miniProject({ lock: await lockFor(scripted), packageJson: { dependencies: scripted } }));
   assert.is(built.status, 'SUCCEEDED', built.logTail);
-  assert.ok(built.dependencies.warnings.some((w: any) => w.reason === 'INSTALL_SCRIPT' && w.package === '@fixture/scripted'), JSON.stringify(built.dependencies));
+  assert.ok(
+    built.dependencies.warnings.some((w: any) => w.reason === 'INSTALL_SCRIPT' && w.package === '@fixture/scripted'),
+    JSON.stringify(built.dependencies),
+  );
   assert.not.ok(existsSync('/tmp/svc-install-script-ran'), 'the postinstall script did not run');
 });
 
@@ -147,7 +169,10 @@ test('VERIFY and DEPENDENCIES: a project without svc.storefront.json; lockfile, 
 
 test('INSTALL: a version missing from the registry, a package changed since it was locked, too much installed', async () => {
   const lock = await lockFor({ '@fixture/greet': '1.0.0' });
-  const missing = lock.replaceAll('@fixture/greet@1.0.0', '@fixture/greet@1.0.9').replaceAll("version: 1.0.0", 'version: 1.0.9').replace("specifier: 1.0.0", 'specifier: 1.0.9');
+  const missing = lock
+    .replaceAll('@fixture/greet@1.0.0', '@fixture/greet@1.0.9')
+    .replaceAll('version: 1.0.0', 'version: 1.0.9')
+    .replace('specifier: 1.0.0', 'specifier: 1.0.9');
   const failed = await deploy(miniProject({ lock: missing, packageJson: { dependencies: { '@fixture/greet': '1.0.9' } } }));
   assert.equal([failed.status, failed.failureStage, failed.errorCode], ['FAILED', 'INSTALL', 'INSTALL_FAILED'], failed.logTail);
 
@@ -177,7 +202,9 @@ test('BUILD: a Node built-in in the server entry, an artifact too large', async 
 });
 
 test('BUILD_TIMEOUT: an install that hangs past the time limit', async () => {
-  const slow = await startTestService({ storefront: { ...FRESH_PACKAGES, npmRegistry: `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/`, buildTimeoutMs: 2_000 } });
+  const slow = await startTestService({
+    storefront: { ...FRESH_PACKAGES, npmRegistry: `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/`, buildTimeoutMs: 2_000 },
+  });
   try {
     const slowApi = await tokenApi(slow);
     // The deployment of the template has no dependencies to fetch, so it builds despite the registry.
@@ -219,7 +246,10 @@ test('DEPENDENCY_CHECK_UNAVAILABLE: the advisory source unreachable for 30 minut
     assert.equal([failed.status, failed.failureStage, failed.errorCode], ['FAILED', 'DEPENDENCIES', 'DEPENDENCY_CHECK_UNAVAILABLE']);
     const ended = ok(await offlineApi('GET', '/v1/storefront/site/deployment'));
     assert.equal([ended.status, ended.errorCode], ['FAILED', 'DEPENDENCY_CHECK_UNAVAILABLE']);
-    assert.equal(ended.steps.map((s: any) => s.status), ['SUCCEEDED', 'SUCCEEDED', 'FAILED']);
+    assert.equal(
+      ended.steps.map((s: any) => s.status),
+      ['SUCCEEDED', 'SUCCEEDED', 'FAILED'],
+    );
     ok(await offlineApi('POST', '/v1/storefront/site/deployment/retry'), 202);
     assert.is(ok(await offlineApi('GET', '/v1/storefront/site/deployment')).status, 'RUNNING');
   } finally {

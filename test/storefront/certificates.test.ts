@@ -46,25 +46,27 @@ test.after(async () => {
 });
 
 /** The certificate the HTTPS listener presents for `servername`, its chain verified against the test authority's root (its names are the test's to check). */
-const presented = (servername: string) => new Promise<PeerCertificate>((resolve, reject) => {
-  const socket = connect({ host: '127.0.0.1', port: svc.tlsPort!, servername, ca: ca.rootPem, checkServerIdentity: () => undefined }, () => {
-    const certificate = socket.getPeerCertificate();
-    socket.end();
-    if (!socket.authorized) reject(new Error(`not trusted: ${socket.authorizationError}`));
-    else resolve(certificate);
+const presented = (servername: string) =>
+  new Promise<PeerCertificate>((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port: svc.tlsPort!, servername, ca: ca.rootPem, checkServerIdentity: () => undefined }, () => {
+      const certificate = socket.getPeerCertificate();
+      socket.end();
+      if (!socket.authorized) reject(new Error(`not trusted: ${socket.authorizationError}`));
+      else resolve(certificate);
+    });
+    socket.on('error', reject);
   });
-  socket.on('error', reject);
-});
 
-const httpsGet = (host: string, path = '/') => new Promise<{ status: number; body: string }>((resolve, reject) => {
-  const req = request({ host: '127.0.0.1', port: svc.tlsPort!, path, servername: host, ca: ca.rootPem, headers: { host } }, (res) => {
-    let body = '';
-    res.on('data', (c) => (body += c));
-    res.on('end', () => resolve({ status: res.statusCode!, body }));
+const httpsGet = (host: string, path = '/') =>
+  new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: svc.tlsPort!, path, servername: host, ca: ca.rootPem, headers: { host } }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject);
+    req.end();
   });
-  req.on('error', reject);
-  req.end();
-});
 
 async function connectDomain(hostname: string) {
   const added = ok(await api('POST', '/v1/storefront/site/domains', { body: { hostname } }), 201);

@@ -38,10 +38,16 @@ const upload = async (files: Record<string, string | Uint8Array>) => {
   assert.is(res.status, 200, JSON.stringify(res.body));
 };
 const startCheck = async () => ok(await api('POST', '/v1/storefront/site/checks'), 202).checkId as string;
-const finished = (checkId: string) => eventually(api, async () => {
-  const check = ok(await api('GET', `/v1/storefront/site/checks/${checkId}`));
-  return ['QUEUED', 'RUNNING'].includes(check.status) ? undefined : check;
-}, `check ${checkId}`, 120_000);
+const finished = (checkId: string) =>
+  eventually(
+    api,
+    async () => {
+      const check = ok(await api('GET', `/v1/storefront/site/checks/${checkId}`));
+      return ['QUEUED', 'RUNNING'].includes(check.status) ? undefined : check;
+    },
+    `check ${checkId}`,
+    120_000,
+  );
 
 /** A test file that tries every reach of the finding and prints what it got. */
 function hostileTest(): string {
@@ -89,18 +95,26 @@ test('while a check spins, other stores answer; a check still running when the s
   const marker = `spin-${randomUUID()}`;
   await upload({ ...miniProject(), [`test/${marker}.test.ts`]: "import { test } from 'node:test';\ntest('spin', () => { for (;;) {} });\n" });
   const checkId = await startCheck();
-  await eventually(api, async () => (ok(await api('GET', `/v1/storefront/site/checks/${checkId}`)).steps.find((s: any) => s.name === 'test').status === 'RUNNING' ? true : undefined), 'the spinning test step', 120_000);
+  await eventually(
+    api,
+    async () =>
+      ok(await api('GET', `/v1/storefront/site/checks/${checkId}`)).steps.find((s: any) => s.name === 'test').status === 'RUNNING' ? true : undefined,
+    'the spinning test step',
+    120_000,
+  );
   const other = await newSellerWithStore(svc, 'check-bystander');
   const answered = await other.api('GET', '/v1/store');
   assert.is(answered.status, 200);
   await svc.close();
-  const left = readdirSync('/proc').filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
-    } catch {
-      return false;
-    }
-  });
+  const left = readdirSync('/proc')
+    .filter((pid) => /^\d+$/.test(pid))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
+      } catch {
+        return false;
+      }
+    });
   assert.equal(left, [], 'no check process outlives the service');
   svc = await startTestService();
 });

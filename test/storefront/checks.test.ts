@@ -27,15 +27,33 @@ test.after(async () => {
   await svc.close();
 });
 
-const TSCONFIG = JSON.stringify({ compilerOptions: { target: 'ES2023', lib: ['ES2023', 'DOM'], module: 'ESNext', moduleResolution: 'Bundler', types: [], strict: true, noEmit: true, skipLibCheck: true }, include: ['src'] });
+const TSCONFIG = JSON.stringify({
+  compilerOptions: {
+    target: 'ES2023',
+    lib: ['ES2023', 'DOM'],
+    module: 'ESNext',
+    moduleResolution: 'Bundler',
+    types: [],
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+  },
+  include: ['src'],
+});
 const upload = async (files: Record<string, string | Uint8Array>) => {
   const res = await uploadSource(svc, { token, storeId: svc.storeId }, await tarGz(files));
   assert.is(res.status, 200, JSON.stringify(res.body));
 };
-const finished = (checkId: string) => eventually(api, async () => {
-  const check = ok(await api('GET', `/v1/storefront/site/checks/${checkId}`));
-  return ['QUEUED', 'RUNNING'].includes(check.status) ? undefined : check;
-}, `check ${checkId}`, 120_000);
+const finished = (checkId: string) =>
+  eventually(
+    api,
+    async () => {
+      const check = ok(await api('GET', `/v1/storefront/site/checks/${checkId}`));
+      return ['QUEUED', 'RUNNING'].includes(check.status) ? undefined : check;
+    },
+    `check ${checkId}`,
+    120_000,
+  );
 const stepsOf = (check: any) => Object.fromEntries(check.steps.map((s: any) => [s.name, s.status]));
 
 test('verify: the template passes; a broken project answers every problem at once, fast', async () => {
@@ -45,18 +63,35 @@ test('verify: the template passes; a broken project answers every problem at onc
   const invalidConfig = ok(await api('POST', '/v1/storefront/site/verify'));
   assert.is(invalidConfig.ok, false);
   assert.equal(invalidConfig.errors.map((e: any) => e.code).sort(), ['LOCKFILE_MISSING', 'PROJECT_CONFIG_INVALID']);
-  await upload({ ...miniProject({ lock: null, packageJson: { scripts: { postinstall: 'node x.js' } } }), 'svc.storefront.json': JSON.stringify({ server: 'src/missing.ts' }) });
+  await upload({
+    ...miniProject({ lock: null, packageJson: { scripts: { postinstall: 'node x.js' } } }),
+    'svc.storefront.json': JSON.stringify({ server: 'src/missing.ts' }),
+  });
   const started = performance.now();
   const broken = ok(await api('POST', '/v1/storefront/site/verify'));
   const elapsed = performance.now() - started;
-  assert.equal(broken.errors.map((e: any) => [e.code, e.path]), [['ENTRY_MISSING', 'src/missing.ts'], ['LOCKFILE_MISSING', 'pnpm-lock.yaml']]);
-  assert.ok(broken.warnings.some((w: any) => w.code === 'DEPENDENCY_INSTALL_SCRIPT'), JSON.stringify(broken.warnings));
+  assert.equal(
+    broken.errors.map((e: any) => [e.code, e.path]),
+    [
+      ['ENTRY_MISSING', 'src/missing.ts'],
+      ['LOCKFILE_MISSING', 'pnpm-lock.yaml'],
+    ],
+  );
+  assert.ok(
+    broken.warnings.some((w: any) => w.code === 'DEPENDENCY_INSTALL_SCRIPT'),
+    JSON.stringify(broken.warnings),
+  );
   console.log(`  verify answered in ${elapsed.toFixed(0)} ms`);
   assert.ok(elapsed < 1000, `verify took ${elapsed} ms`);
 });
 
-test('a check that passes: type check, lint and tests of the site\'s files; one at a time per site', async () => {
-  await upload({ ...miniProject(), 'tsconfig.json': TSCONFIG, 'test/math.test.ts': "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\ntest('adds', () => { const n: number = 1 + 1; assert.equal(n, 2); });\n" });
+test("a check that passes: type check, lint and tests of the site's files; one at a time per site", async () => {
+  await upload({
+    ...miniProject(),
+    'tsconfig.json': TSCONFIG,
+    'test/math.test.ts':
+      "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\ntest('adds', () => { const n: number = 1 + 1; assert.equal(n, 2); });\n",
+  });
   const queued = ok(await api('POST', '/v1/storefront/site/checks'), 202);
   assert.is(queued.status, 'QUEUED');
   assert.equal(stepsOf(queued), { typecheck: 'PENDING', lint: 'PENDING', test: 'PENDING' });
@@ -73,9 +108,12 @@ test('a check that passes: type check, lint and tests of the site\'s files; one 
 
 test('a check that fails each step: a type error, a lint finding, a failing test', async () => {
   await upload({
-    ...miniProject(), 'tsconfig.json': TSCONFIG,
-    'src/wrong.ts': "export const count: number = 'three';\nexport function kind(x: number) { switch (x) { case 1: return 'one'; case 1: return 'uno'; } return 'many'; }\n",
-    'test/math.test.ts': "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\ntest('adds wrongly', () => { assert.equal(1 + 1, 3); });\n",
+    ...miniProject(),
+    'tsconfig.json': TSCONFIG,
+    'src/wrong.ts':
+      "export const count: number = 'three';\nexport function kind(x: number) { switch (x) { case 1: return 'one'; case 1: return 'uno'; } return 'many'; }\n",
+    'test/math.test.ts':
+      "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\ntest('adds wrongly', () => { assert.equal(1 + 1, 3); });\n",
   });
   const check = await finished(ok(await api('POST', '/v1/storefront/site/checks'), 202).checkId);
   assert.is(check.status, 'FAILED');
@@ -88,10 +126,14 @@ test('a check that fails each step: a type error, a lint finding, a failing test
 test('a check still running after 150 s is TIMED_OUT (its process stopped); one whose process died unreported is UNKNOWN', async () => {
   await upload({ ...miniProject(), 'test/loop.test.ts': "import { test } from 'node:test';\ntest('never ends', () => { for (;;) {} });\n" });
   const { checkId } = ok(await api('POST', '/v1/storefront/site/checks'), 202);
-  await eventually(api, async () => {
-    const check = ok(await api('GET', `/v1/storefront/site/checks/${checkId}`));
-    return check.steps[2].status === 'RUNNING' ? check : undefined;
-  }, 'the test step to run');
+  await eventually(
+    api,
+    async () => {
+      const check = ok(await api('GET', `/v1/storefront/site/checks/${checkId}`));
+      return check.steps[2].status === 'RUNNING' ? check : undefined;
+    },
+    'the test step to run',
+  );
   await svc.advance(151);
   const timedOut = ok(await api('GET', `/v1/storefront/site/checks/${checkId}`));
   assert.is(timedOut.status, 'TIMED_OUT');
@@ -100,7 +142,21 @@ test('a check still running after 150 s is TIMED_OUT (its process stopped); one 
 
   const now = svc.services.clock.now();
   const site = ok(await api('GET', '/v1/storefront/site'));
-  await svc.services.db.insert(checks).values({ id: 'chk_dead', storeId: svc.storeId, siteId: site.siteId, status: 'RUNNING', steps: [], files: {}, nextAttemptAt: now + 180_000, createdAt: now, startedAt: now, finishedAt: null }).run();
+  await svc.services.db
+    .insert(checks)
+    .values({
+      id: 'chk_dead',
+      storeId: svc.storeId,
+      siteId: site.siteId,
+      status: 'RUNNING',
+      steps: [],
+      files: {},
+      nextAttemptAt: now + 180_000,
+      createdAt: now,
+      startedAt: now,
+      finishedAt: null,
+    })
+    .run();
   fails(await api('POST', '/v1/storefront/site/checks'), 409, 'CHECK_RUNNING');
   await svc.advance(181);
   assert.is(ok(await api('GET', '/v1/storefront/site/checks/chk_dead')).status, 'UNKNOWN');
@@ -120,14 +176,20 @@ test('svc check in a folder, no service: the basic template passes; a broken cop
     cpSync(template, work, { recursive: true });
     writeFileSync(join(work, 'src', 'broken.ts'), "export const total: number = 'many';\n");
     mkdirSync(join(work, 'test'));
-    writeFileSync(join(work, 'test', 'price.test.ts'), "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\ntest('price', () => assert.equal(1, 2));\n");
+    writeFileSync(
+      join(work, 'test', 'price.test.ts'),
+      "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\ntest('price', () => assert.equal(1, 2));\n",
+    );
     rmSync(join(work, 'pnpm-lock.yaml'));
     const junitFile = join(work, 'svc-check.xml');
     const failing = await execa('node', [bin, 'check', '--dir', work, '--json', '--junit', junitFile], { reject: false, env: { CI: '1', NO_COLOR: '1' } });
     assert.is(failing.exitCode, 1, failing.stderr);
     const report = JSON.parse(failing.stdout);
     assert.equal([report.kind, report.status, report.verify.ok], ['storefront', 'FAILED', false]);
-    assert.equal(report.verify.errors.map((e: any) => e.code), ['LOCKFILE_MISSING']);
+    assert.equal(
+      report.verify.errors.map((e: any) => e.code),
+      ['LOCKFILE_MISSING'],
+    );
     assert.equal(stepsOf(report), { typecheck: 'FAILED', lint: 'PASSED', test: 'FAILED' });
     const xml = readFileSync(junitFile, 'utf8');
     assert.match(xml, '<testsuite name="svc check" tests="4" failures="3" skipped="0">');
@@ -150,7 +212,10 @@ test('svc check in an app folder verifies its manifest', async () => {
     writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('"handle": "greeter"', '"handle": "Greeter!"'));
     const failing = await execa('node', [bin, 'check', '--dir', work, '--json'], { reject: false, env: { CI: '1' } });
     assert.is(failing.exitCode, 1);
-    assert.equal(JSON.parse(failing.stdout).verify.errors.map((e: any) => e.path), ['manifest.json#handle']);
+    assert.equal(
+      JSON.parse(failing.stdout).verify.errors.map((e: any) => e.path),
+      ['manifest.json#handle'],
+    );
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

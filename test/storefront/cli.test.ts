@@ -62,7 +62,7 @@ test('init copies the template; dev serves it against the buyer API and reloads 
       void dev.then((r) => ko(new Error(`svc storefront dev ended: ${out}\n${r.stderr}`)));
     });
     const home = await (await fetch(ready.url)).text();
-    assert.match(home, '라이브 리로드 머그', 'the page lists the store\'s products through the buyer API');
+    assert.match(home, '라이브 리로드 머그', "the page lists the store's products through the buyer API");
     assert.match(home, '/_svc/livereload');
 
     const events = await fetch(`${ready.url}_svc/livereload`);
@@ -88,7 +88,7 @@ test('init writes the buyer API types from the OpenAPI document; svc storefront 
     assert.match(written, new RegExp(`^  ${operation}: \\{$`, 'm'), `${operation} is typed`);
   }
   assert.match(written, "path: '/storefront/v1/products/{productId}';");
-  assert.match(written, /^    FieldError: \{$/m, 'the envelope\'s schemas are there');
+  assert.match(written, /^    FieldError: \{$/m, "the envelope's schemas are there");
   assert.match(written, "status: 'COMPLETED';", 'a payment result is a union of its statuses');
   assert.not.match(written, "'/v1/products'", 'only the buyer API');
   // The template's code names its shapes from the generated file, not from a copy.
@@ -120,7 +120,13 @@ test('deploy --publish creates the site, builds and publishes; versions, status,
   assert.is(result.site.publishedVersionId, result.build.versionId);
 
   const versions = json(await svcCli(['storefront', 'versions', '--json'])).contents;
-  assert.equal(versions.map((v: any) => [v.number, v.published]), [['v2', true], ['v1', false]]);
+  assert.equal(
+    versions.map((v: any) => [v.number, v.published]),
+    [
+      ['v2', true],
+      ['v1', false],
+    ],
+  );
   const status = json(await svcCli(['storefront', 'status', '--json']));
   assert.equal([status.deployment.status, status.provisioning.status], ['SUCCEEDED', 'SYNCED']);
   const human = await svcCli(['storefront', 'status']);
@@ -134,7 +140,10 @@ test('deploy --publish creates the site, builds and publishes; versions, status,
 });
 
 test('a failing build exits 1 with the stage, code and log', async () => {
-  writeFileSync(join(work, 'shop', 'src', 'server.ts'), "import { readFileSync } from 'node:fs';\nexport default { fetch: () => new Response(String(readFileSync)) };\n");
+  writeFileSync(
+    join(work, 'shop', 'src', 'server.ts'),
+    "import { readFileSync } from 'node:fs';\nexport default { fetch: () => new Response(String(readFileSync)) };\n",
+  );
   const failed = await svcCli(['storefront', 'deploy']);
   assert.is(failed.exitCode, 1, String(failed.stdout));
   assert.match(String(failed.stderr), 'BUILD_FAILED');

@@ -45,7 +45,8 @@ test.after(async () => {
   await svc?.close();
 });
 
-const buyer = (origin: string, storeId: string | null = svc.storeId) => fetch(`${svc.url}/storefront/v1/collections/all/products`, { headers: { origin, ...(storeId ? { 'x-store-id': storeId } : {}) } });
+const buyer = (origin: string, storeId: string | null = svc.storeId) =>
+  fetch(`${svc.url}/storefront/v1/collections/all/products`, { headers: { origin, ...(storeId ? { 'x-store-id': storeId } : {}) } });
 const setOrigins = async (origins: string[]) => {
   ok(await api('PATCH', '/v1/store', { body: { storefrontOrigins: origins } }));
   await svc.advance(61); // origin settings apply within a minute
@@ -53,12 +54,18 @@ const setOrigins = async (origins: string[]) => {
 
 test('preflight for any origin; an answer names the origin only when the store allows it; errors readable too', async () => {
   const preflight = await fetch(`${svc.url}/storefront/v1/events`, {
-    method: 'OPTIONS', headers: { origin: 'https://www.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-svc-visitor, x-svc-session' },
+    method: 'OPTIONS',
+    headers: {
+      origin: 'https://www.example.com',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'content-type, x-svc-visitor, x-svc-session',
+    },
   });
   assert.is(preflight.status, 204);
   assert.is(preflight.headers.get('access-control-allow-origin'), 'https://www.example.com');
   assert.match(preflight.headers.get('access-control-allow-methods')!, 'POST');
-  for (const name of ['content-type', 'x-svc-visitor', 'x-svc-session', 'x-store-id', 'authorization', 'idempotency-key']) assert.match(preflight.headers.get('access-control-allow-headers')!, name);
+  for (const name of ['content-type', 'x-svc-visitor', 'x-svc-session', 'x-store-id', 'authorization', 'idempotency-key'])
+    assert.match(preflight.headers.get('access-control-allow-headers')!, name);
   assert.is(preflight.headers.get('access-control-allow-credentials'), null, 'tokens, never cookies');
 
   // An empty list allows every origin.

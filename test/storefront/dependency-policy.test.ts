@@ -15,7 +15,11 @@ import { dirname, join } from 'node:path';
 import { crc32, deflateRawSync } from 'node:zlib';
 import { stringify } from 'yaml';
 import {
-  AdvisoryIndex, AdvisorySourceUnavailable, advisorySnapshotDir, cvss3BaseScore, loadAdvisories,
+  AdvisoryIndex,
+  AdvisorySourceUnavailable,
+  advisorySnapshotDir,
+  cvss3BaseScore,
+  loadAdvisories,
 } from '../../src/modules/storefront/builds/advisories.js';
 import { checkDependencies, type DependencyReport } from '../../src/modules/storefront/builds/dependency-policy.js';
 
@@ -59,21 +63,39 @@ function lockfileOf(deps: Record<string, Locked>, transitive: Record<string, Rec
 }
 
 /** A project folder: `package.json` from `manifest` (a string is written as is), the lockfile of `deps`, and any extra files. */
-async function project(manifest: Record<string, unknown> | string, deps: Record<string, Locked> | null, files: Record<string, string> = {}, transitive?: Record<string, Record<string, unknown>>) {
+async function project(
+  manifest: Record<string, unknown> | string,
+  deps: Record<string, Locked> | null,
+  files: Record<string, string> = {},
+  transitive?: Record<string, Record<string, unknown>>,
+) {
   const dir = await mkdtemp(join(tmpdir(), 'svc-deppolicy-'));
   temps.push(dir);
   if (typeof manifest === 'string') {
     await writeFile(join(dir, 'package.json'), manifest);
   } else {
-    const fromDeps = (dev: boolean) => Object.fromEntries(Object.entries(deps ?? {}).filter(([, d]) => !!d.dev === dev).map(([n, d]) => [n, d.specifier]));
+    const fromDeps = (dev: boolean) =>
+      Object.fromEntries(
+        Object.entries(deps ?? {})
+          .filter(([, d]) => !!d.dev === dev)
+          .map(([n, d]) => [n, d.specifier]),
+      );
     const dependencies = fromDeps(false);
     const devDependencies = fromDeps(true);
-    await writeFile(join(dir, 'package.json'), JSON.stringify({
-      name: 'shop', version: '1.0.0',
-      ...(Object.keys(dependencies).length ? { dependencies } : {}),
-      ...(Object.keys(devDependencies).length ? { devDependencies } : {}),
-      ...manifest,
-    }, null, 2));
+    await writeFile(
+      join(dir, 'package.json'),
+      JSON.stringify(
+        {
+          name: 'shop',
+          version: '1.0.0',
+          ...(Object.keys(dependencies).length ? { dependencies } : {}),
+          ...(Object.keys(devDependencies).length ? { devDependencies } : {}),
+          ...manifest,
+        },
+        null,
+        2,
+      ),
+    );
   }
   if (deps) await writeFile(join(dir, 'pnpm-lock.yaml'), lockfileOf(deps, transitive));
   for (const [name, content] of Object.entries(files)) {
@@ -91,23 +113,43 @@ const summary = (report: DependencyReport) => ({
 });
 
 test('a clean project from the registry passes without findings', async () => {
-  const dir = await project({}, {
-    lodash: reg('4.17.21'), minimist: { specifier: '^1.2.6', version: '1.2.8' }, typescript: reg('5.6.3', true),
-  });
+  const dir = await project(
+    {},
+    {
+      lodash: reg('4.17.21'),
+      minimist: { specifier: '^1.2.6', version: '1.2.8' },
+      typescript: reg('5.6.3', true),
+    },
+  );
   assert.equal(await check(dir), { rejected: [], warnings: [] });
 });
 
 test('the offline snapshot holds one record of each kind', () => {
   assert.is(snapshot.size, 4);
-  assert.equal(snapshot.malware('npm-cli-docs').map((a) => a.id), ['MAL-2022-4933']);
-  assert.equal(snapshot.affecting('lodash', '4.17.20').map((a) => [a.id, a.severity]), [['GHSA-29mw-wpgm-hmr9', 'MODERATE'], ['GHSA-35jh-r3h4-6jhm', 'HIGH']]);
-  assert.equal(snapshot.affecting('minimist', '1.2.5').map((a) => [a.id, a.severity]), [['GHSA-xvch-5gv4-984h', 'CRITICAL']]);
+  assert.equal(
+    snapshot.malware('npm-cli-docs').map((a) => a.id),
+    ['MAL-2022-4933'],
+  );
+  assert.equal(
+    snapshot.affecting('lodash', '4.17.20').map((a) => [a.id, a.severity]),
+    [
+      ['GHSA-29mw-wpgm-hmr9', 'MODERATE'],
+      ['GHSA-35jh-r3h4-6jhm', 'HIGH'],
+    ],
+  );
+  assert.equal(
+    snapshot.affecting('minimist', '1.2.5').map((a) => [a.id, a.severity]),
+    [['GHSA-xvch-5gv4-984h', 'CRITICAL']],
+  );
 });
 
 test('UNSUPPORTED_SOURCE: no pnpm-lock.yaml', async () => {
   const dir = await project({ dependencies: { lodash: '4.17.21' } }, null);
   const { rejected, warnings } = await check(dir);
-  assert.equal(rejected.map((r) => [r.reason, r.package, r.version]), [['UNSUPPORTED_SOURCE', 'shop', '1.0.0']]);
+  assert.equal(
+    rejected.map((r) => [r.reason, r.package, r.version]),
+    [['UNSUPPORTED_SOURCE', 'shop', '1.0.0']],
+  );
   assert.match(rejected[0].detail, 'pnpm-lock.yaml is missing');
   assert.equal(warnings, []);
 });
@@ -115,20 +157,29 @@ test('UNSUPPORTED_SOURCE: no pnpm-lock.yaml', async () => {
 test('UNSUPPORTED_SOURCE: a lockfile that no longer matches package.json', async () => {
   const dir = await project({ dependencies: { lodash: '^4.17.21', 'is-number': '7.0.0' } }, { lodash: reg('4.17.21') });
   const { rejected } = await check(dir);
-  assert.equal(rejected.map((r) => [r.reason, r.package]), [['UNSUPPORTED_SOURCE', 'shop']]);
+  assert.equal(
+    rejected.map((r) => [r.reason, r.package]),
+    [['UNSUPPORTED_SOURCE', 'shop']],
+  );
   assert.match(rejected[0].detail, 'pnpm-lock.yaml does not match package.json');
   assert.match(rejected[0].detail, 'is-number');
 });
 
 test('lockfiles written by the real pnpm (local sources only, so no registry is needed)', async () => {
-  const pnpm = (dir: string) => execa(join(import.meta.dirname, '../../node_modules/.bin/pnpm'), ['install', '--lockfile-only', '--ignore-scripts', '--offline'], { cwd: dir });
+  const pnpm = (dir: string) =>
+    execa(join(import.meta.dirname, '../../node_modules/.bin/pnpm'), ['install', '--lockfile-only', '--ignore-scripts', '--offline'], { cwd: dir });
   const empty = await project({}, null);
   await pnpm(empty);
   assert.equal(await check(empty), { rejected: [], warnings: [] });
   await writeFile(join(empty, 'package.json'), JSON.stringify({ name: 'shop', version: '1.0.0', dependencies: { lodash: '4.17.21' } }));
-  assert.equal((await check(empty)).rejected.map((r) => [r.reason, r.package]), [['UNSUPPORTED_SOURCE', 'shop']]);
+  assert.equal(
+    (await check(empty)).rejected.map((r) => [r.reason, r.package]),
+    [['UNSUPPORTED_SOURCE', 'shop']],
+  );
 
-  const local = await project({ dependencies: { localdep: 'file:./localdep', linked: 'link:./localdep' } }, null, { 'localdep/package.json': '{"name":"localdep","version":"1.0.0"}' });
+  const local = await project({ dependencies: { localdep: 'file:./localdep', linked: 'link:./localdep' } }, null, {
+    'localdep/package.json': '{"name":"localdep","version":"1.0.0"}',
+  });
   await pnpm(local);
   assert.equal(summary(await check(local)), { rejected: ['UNSUPPORTED_SOURCE linked@-', 'UNSUPPORTED_SOURCE localdep@-'], warnings: [] });
 });
@@ -139,9 +190,14 @@ test('UNSUPPORTED_SOURCE: a broken lockfile or one of another format', async () 
   assert.equal([brokenRejection.reason, brokenRejection.package], ['UNSUPPORTED_SOURCE', 'shop']);
   assert.match(brokenRejection.detail, 'pnpm-lock.yaml cannot be read');
 
-  const old = await project({}, { lodash: reg('4.17.21') }, {
-    'pnpm-lock.yaml': "lockfileVersion: '5.4'\nspecifiers:\n  lodash: 4.17.21\ndependencies:\n  lodash: 4.17.21\npackages:\n  /lodash/4.17.21:\n    resolution: {integrity: sha512-x}\n",
-  });
+  const old = await project(
+    {},
+    { lodash: reg('4.17.21') },
+    {
+      'pnpm-lock.yaml':
+        "lockfileVersion: '5.4'\nspecifiers:\n  lodash: 4.17.21\ndependencies:\n  lodash: 4.17.21\npackages:\n  /lodash/4.17.21:\n    resolution: {integrity: sha512-x}\n",
+    },
+  );
   const [oldRejection] = (await check(old)).rejected;
   assert.equal(oldRejection.reason, 'UNSUPPORTED_SOURCE');
   assert.match(oldRejection.detail, 'pnpm-lock.yaml cannot be read (a lockfile v9.0 from pnpm is needed)');
@@ -149,17 +205,37 @@ test('UNSUPPORTED_SOURCE: a broken lockfile or one of another format', async () 
 });
 
 test('UNSUPPORTED_SOURCE: git, file, link and tarball-URL sources in specifiers and resolutions', async () => {
-  const dir = await project({}, {
-    'is-odd': { specifier: 'github:i-voted-for-trump/is-odd#3.0.1', version: 'https://codeload.github.com/i-voted-for-trump/is-odd/tar.gz/abc123', info: { resolution: { tarball: 'https://codeload.github.com/i-voted-for-trump/is-odd/tar.gz/abc123', gitHosted: true }, version: '3.0.1' } },
-    'left-pad': { specifier: 'git+https://example.com/left-pad.git#v1.3.0', version: 'git+https://example.com/left-pad.git#abc123', info: { resolution: { type: 'git', repo: 'https://example.com/left-pad.git', commit: 'abc123' }, version: '1.3.0' } },
-    localdep: { specifier: 'file:./localdep', version: 'file:localdep', info: { resolution: { directory: 'localdep', type: 'directory' } } },
-    linked: { specifier: 'link:./localdep', version: 'link:localdep' },
-    'is-number': { specifier: 'https://cdn.example.com/is-number-7.0.0.tgz', version: 'https://cdn.example.com/is-number-7.0.0.tgz', info: { resolution: { integrity: INTEGRITY, tarball: 'https://cdn.example.com/is-number-7.0.0.tgz' }, version: '7.0.0' } },
-    lodash: reg('4.17.21'),
-  }, { 'localdep/package.json': '{"name":"localdep","version":"1.0.0"}' }, {
-    // A transitive dependency resolved from a tarball URL appears only in the packages section.
-    'tiny@https://cdn.example.com/tiny-1.0.0.tgz': { resolution: { integrity: INTEGRITY, tarball: 'https://cdn.example.com/tiny-1.0.0.tgz' }, version: '1.0.0' },
-  });
+  const dir = await project(
+    {},
+    {
+      'is-odd': {
+        specifier: 'github:i-voted-for-trump/is-odd#3.0.1',
+        version: 'https://codeload.github.com/i-voted-for-trump/is-odd/tar.gz/abc123',
+        info: { resolution: { tarball: 'https://codeload.github.com/i-voted-for-trump/is-odd/tar.gz/abc123', gitHosted: true }, version: '3.0.1' },
+      },
+      'left-pad': {
+        specifier: 'git+https://example.com/left-pad.git#v1.3.0',
+        version: 'git+https://example.com/left-pad.git#abc123',
+        info: { resolution: { type: 'git', repo: 'https://example.com/left-pad.git', commit: 'abc123' }, version: '1.3.0' },
+      },
+      localdep: { specifier: 'file:./localdep', version: 'file:localdep', info: { resolution: { directory: 'localdep', type: 'directory' } } },
+      linked: { specifier: 'link:./localdep', version: 'link:localdep' },
+      'is-number': {
+        specifier: 'https://cdn.example.com/is-number-7.0.0.tgz',
+        version: 'https://cdn.example.com/is-number-7.0.0.tgz',
+        info: { resolution: { integrity: INTEGRITY, tarball: 'https://cdn.example.com/is-number-7.0.0.tgz' }, version: '7.0.0' },
+      },
+      lodash: reg('4.17.21'),
+    },
+    { 'localdep/package.json': '{"name":"localdep","version":"1.0.0"}' },
+    {
+      // A transitive dependency resolved from a tarball URL appears only in the packages section.
+      'tiny@https://cdn.example.com/tiny-1.0.0.tgz': {
+        resolution: { integrity: INTEGRITY, tarball: 'https://cdn.example.com/tiny-1.0.0.tgz' },
+        version: '1.0.0',
+      },
+    },
+  );
   const { rejected } = await check(dir);
   assert.equal(rejected.map((r) => [r.reason, r.package, r.version]).sort(), [
     ['UNSUPPORTED_SOURCE', 'is-number', null],
@@ -186,25 +262,33 @@ test('INVALID_MANIFEST: unparsable, malformed or missing package.json', async ()
 
   const malformed = await project(JSON.stringify({ name: 'shop', dependencies: ['lodash'] }), { lodash: reg('4.17.21') });
   const report = await check(malformed);
-  assert.equal(report.rejected.map((r) => r.reason), ['INVALID_MANIFEST']);
+  assert.equal(
+    report.rejected.map((r) => r.reason),
+    ['INVALID_MANIFEST'],
+  );
   assert.match(report.rejected[0].detail, 'package.json is malformed at dependencies');
 
   const missing = await project('{}', null);
   await rm(join(missing, 'package.json'));
-  assert.equal((await check(missing)).rejected.map((r) => [r.reason, r.detail]), [['INVALID_MANIFEST', 'package.json is missing']]);
+  assert.equal(
+    (await check(missing)).rejected.map((r) => [r.reason, r.detail]),
+    [['INVALID_MANIFEST', 'package.json is missing']],
+  );
 });
 
 test('ADVISORY: high and critical on the locked version refuse, moderate warns, fixed versions pass', async () => {
-  const dir = await project({}, { lodash: reg('4.17.20'), minimist: reg('1.2.5'), 'is-number': reg('7.0.0') }, {}, {
-    'minimist@0.2.4': {}, 'minimist@0.1.0': {},
-  });
+  const dir = await project(
+    {},
+    { lodash: reg('4.17.20'), minimist: reg('1.2.5'), 'is-number': reg('7.0.0') },
+    {},
+    {
+      'minimist@0.2.4': {},
+      'minimist@0.1.0': {},
+    },
+  );
   const report = await check(dir);
   assert.equal(summary(report), {
-    rejected: [
-      'ADVISORY lodash@4.17.20 GHSA-35jh-r3h4-6jhm',
-      'ADVISORY minimist@0.1.0 GHSA-xvch-5gv4-984h',
-      'ADVISORY minimist@1.2.5 GHSA-xvch-5gv4-984h',
-    ],
+    rejected: ['ADVISORY lodash@4.17.20 GHSA-35jh-r3h4-6jhm', 'ADVISORY minimist@0.1.0 GHSA-xvch-5gv4-984h', 'ADVISORY minimist@1.2.5 GHSA-xvch-5gv4-984h'],
     warnings: ['ADVISORY lodash@4.17.20 GHSA-29mw-wpgm-hmr9'],
   });
   assert.match(report.rejected[0].detail, 'high severity: GHSA-35jh-r3h4-6jhm (Command Injection in lodash)');
@@ -215,29 +299,56 @@ test('ADVISORY: high and critical on the locked version refuse, moderate warns, 
 test('MALWARE: any malware record refuses the package in every version', async () => {
   const dir = await project({}, { 'npm-cli-docs': reg('99.0.0'), lodash: reg('4.17.21') });
   const { rejected } = await check(dir);
-  assert.equal(rejected.map((r) => [r.reason, r.package, r.version, r.advisory]), [['MALWARE', 'npm-cli-docs', '99.0.0', 'MAL-2022-4933']]);
+  assert.equal(
+    rejected.map((r) => [r.reason, r.package, r.version, r.advisory]),
+    [['MALWARE', 'npm-cli-docs', '99.0.0', 'MAL-2022-4933']],
+  );
   assert.match(rejected[0].detail, 'every version of npm-cli-docs is refused');
 
   // A malware record that lists one version still refuses the others.
   const index = new AdvisoryIndex();
-  index.add({ id: 'MAL-2025-0001', summary: 'Malicious code in hijacked (npm)', affected: [{ package: { ecosystem: 'npm', name: 'hijacked' }, versions: ['2.0.1'] }] });
+  index.add({
+    id: 'MAL-2025-0001',
+    summary: 'Malicious code in hijacked (npm)',
+    affected: [{ package: { ecosystem: 'npm', name: 'hijacked' }, versions: ['2.0.1'] }],
+  });
   const other = await project({}, { hijacked: reg('1.0.0') });
-  assert.equal((await check(other, [], index)).rejected.map((r) => [r.reason, r.advisory]), [['MALWARE', 'MAL-2025-0001']]);
+  assert.equal(
+    (await check(other, [], index)).rejected.map((r) => [r.reason, r.advisory]),
+    [['MALWARE', 'MAL-2025-0001']],
+  );
 });
 
 test('DENYLISTED: names and whole scopes, peer-suffixed snapshots included', async () => {
-  const dir = await project({}, {
-    'left-pad': reg('1.3.0'), '@evil/widget': { specifier: '1.0.0', version: '1.0.0(react@18.3.1)' }, react: reg('18.3.1'), '@good/widget': reg('1.0.0'),
-  });
+  const dir = await project(
+    {},
+    {
+      'left-pad': reg('1.3.0'),
+      '@evil/widget': { specifier: '1.0.0', version: '1.0.0(react@18.3.1)' },
+      react: reg('18.3.1'),
+      '@good/widget': reg('1.0.0'),
+    },
+  );
   const { rejected } = await check(dir, ['left-pad', '@evil/*']);
-  assert.equal(rejected.map((r) => [r.reason, r.package, r.version]), [['DENYLISTED', '@evil/widget', '1.0.0'], ['DENYLISTED', 'left-pad', '1.3.0']]);
+  assert.equal(
+    rejected.map((r) => [r.reason, r.package, r.version]),
+    [
+      ['DENYLISTED', '@evil/widget', '1.0.0'],
+      ['DENYLISTED', 'left-pad', '1.3.0'],
+    ],
+  );
   assert.match(rejected[0].detail, "on the service's denylist");
 });
 
 test('INSTALL_SCRIPT warns for the project and for locked packages that build, never refuses', async () => {
-  const dir = await project({ scripts: { build: 'vite build', postinstall: 'node setup.js', prepare: 'husky' } }, {
-    esbuild: { ...reg('0.24.0'), info: { hasInstallScript: true } }, 'node-sass': { ...reg('9.0.0'), info: { requiresBuild: true } }, lodash: reg('4.17.21'),
-  });
+  const dir = await project(
+    { scripts: { build: 'vite build', postinstall: 'node setup.js', prepare: 'husky' } },
+    {
+      esbuild: { ...reg('0.24.0'), info: { hasInstallScript: true } },
+      'node-sass': { ...reg('9.0.0'), info: { requiresBuild: true } },
+      lodash: reg('4.17.21'),
+    },
+  );
   const report = await check(dir);
   assert.equal(report.rejected, []);
   assert.equal(summary(report).warnings, ['INSTALL_SCRIPT shop@1.0.0', 'INSTALL_SCRIPT esbuild@0.24.0', 'INSTALL_SCRIPT node-sass@9.0.0']);
@@ -245,19 +356,32 @@ test('INSTALL_SCRIPT warns for the project and for locked packages that build, n
 });
 
 test('INSTALL_CONFIG warns for .npmrc, pnpm-workspace.yaml, a pnpmfile and the "pnpm" field', async () => {
-  const dir = await project({ pnpm: { overrides: { lodash: '4.17.21' } } }, { lodash: reg('4.17.21') }, {
-    '.npmrc': 'registry=https://registry.example.com/\n', 'pnpm-workspace.yaml': 'onlyBuiltDependencies: [esbuild]\n', '.pnpmfile.cjs': 'module.exports = { hooks: {} };\n',
-  });
+  const dir = await project(
+    { pnpm: { overrides: { lodash: '4.17.21' } } },
+    { lodash: reg('4.17.21') },
+    {
+      '.npmrc': 'registry=https://registry.example.com/\n',
+      'pnpm-workspace.yaml': 'onlyBuiltDependencies: [esbuild]\n',
+      '.pnpmfile.cjs': 'module.exports = { hooks: {} };\n',
+    },
+  );
   const report = await check(dir);
   assert.equal(report.rejected, []);
-  assert.equal(report.warnings.map((w) => [w.reason, w.package]), Array(4).fill(['INSTALL_CONFIG', 'shop']));
-  assert.equal(report.warnings.map((w) => w.detail.split(';')[0]), [
-    'the project has a .npmrc', 'the project has a pnpm-workspace.yaml', 'the project has a .pnpmfile.cjs', 'package.json has a "pnpm" field',
-  ]);
+  assert.equal(
+    report.warnings.map((w) => [w.reason, w.package]),
+    Array(4).fill(['INSTALL_CONFIG', 'shop']),
+  );
+  assert.equal(
+    report.warnings.map((w) => w.detail.split(';')[0]),
+    ['the project has a .npmrc', 'the project has a pnpm-workspace.yaml', 'the project has a .pnpmfile.cjs', 'package.json has a "pnpm" field'],
+  );
 });
 
 test('BUNDLED_DEPENDENCIES warns for the project and for locked packages that bundle', async () => {
-  const dir = await project({ bundledDependencies: ['lodash'] }, { lodash: reg('4.17.21'), npm: { ...reg('10.9.0'), info: { bundledDependencies: ['abbrev', 'semver'] } } });
+  const dir = await project(
+    { bundledDependencies: ['lodash'] },
+    { lodash: reg('4.17.21'), npm: { ...reg('10.9.0'), info: { bundledDependencies: ['abbrev', 'semver'] } } },
+  );
   const report = await check(dir);
   assert.equal(report.rejected, []);
   assert.equal(summary(report).warnings, ['BUNDLED_DEPENDENCIES shop@1.0.0', 'BUNDLED_DEPENDENCIES npm@10.9.0']);
@@ -265,9 +389,16 @@ test('BUNDLED_DEPENDENCIES warns for the project and for locked packages that bu
 });
 
 test('a project can collect refusals and warnings of several reasons at once', async () => {
-  const dir = await project({ scripts: { install: 'node-gyp rebuild' } }, {
-    lodash: reg('4.17.20'), 'npm-cli-docs': reg('1.0.0'), 'left-pad': reg('1.3.0'), localdep: { specifier: 'file:./localdep', version: 'file:localdep', info: { resolution: { directory: 'localdep', type: 'directory' } } },
-  }, { '.npmrc': 'ignore-scripts=false\n' });
+  const dir = await project(
+    { scripts: { install: 'node-gyp rebuild' } },
+    {
+      lodash: reg('4.17.20'),
+      'npm-cli-docs': reg('1.0.0'),
+      'left-pad': reg('1.3.0'),
+      localdep: { specifier: 'file:./localdep', version: 'file:localdep', info: { resolution: { directory: 'localdep', type: 'directory' } } },
+    },
+    { '.npmrc': 'ignore-scripts=false\n' },
+  );
   assert.equal(summary(await check(dir, ['left-pad'])), {
     rejected: [
       'UNSUPPORTED_SOURCE localdep@-',
@@ -281,14 +412,24 @@ test('a project can collect refusals and warnings of several reasons at once', a
 
 test('OSV ranges: introduced/fixed, last_affected, explicit versions, several ranges; other ecosystems and withdrawn records ignored', () => {
   const index = new AdvisoryIndex();
-  const record = (id: string, affected: unknown[], extra: Record<string, unknown> = {}) => index.add({ id, affected, database_specific: { severity: 'HIGH' }, ...extra });
-  record('GHSA-aaaa-0001', [{ package: { ecosystem: 'npm', name: 'pkg' }, ranges: [{ type: 'SEMVER', events: [{ introduced: '2.0.0' }, { fixed: '2.3.1' }, { introduced: '3.0.0-beta.1' }, { last_affected: '3.1.0' }] }] }]);
+  const record = (id: string, affected: unknown[], extra: Record<string, unknown> = {}) =>
+    index.add({ id, affected, database_specific: { severity: 'HIGH' }, ...extra });
+  record('GHSA-aaaa-0001', [
+    {
+      package: { ecosystem: 'npm', name: 'pkg' },
+      ranges: [{ type: 'SEMVER', events: [{ introduced: '2.0.0' }, { fixed: '2.3.1' }, { introduced: '3.0.0-beta.1' }, { last_affected: '3.1.0' }] }],
+    },
+  ]);
   record('GHSA-aaaa-0002', [{ package: { ecosystem: 'npm', name: 'pkg' }, versions: ['1.0.5'] }]);
   // Events out of order are sorted before they are applied.
-  record('GHSA-aaaa-0003', [{ package: { ecosystem: 'npm', name: 'other' }, ranges: [{ type: 'ECOSYSTEM', events: [{ fixed: '1.4.0' }, { introduced: '0' }] }] }]);
+  record('GHSA-aaaa-0003', [
+    { package: { ecosystem: 'npm', name: 'other' }, ranges: [{ type: 'ECOSYSTEM', events: [{ fixed: '1.4.0' }, { introduced: '0' }] }] },
+  ]);
   record('GHSA-aaaa-0004', [{ package: { ecosystem: 'PyPI', name: 'pkg' }, versions: ['1.0.0'] }]);
   record('GHSA-aaaa-0005', [{ package: { ecosystem: 'npm', name: 'pkg' }, versions: ['1.0.0'] }], { withdrawn: '2024-01-01T00:00:00Z' });
-  record('GHSA-aaaa-0006', [{ package: { ecosystem: 'npm', name: 'pkg' }, ranges: [{ type: 'GIT', repo: 'https://example.com/pkg', events: [{ introduced: '0' }] }] }]);
+  record('GHSA-aaaa-0006', [
+    { package: { ecosystem: 'npm', name: 'pkg' }, ranges: [{ type: 'GIT', repo: 'https://example.com/pkg', events: [{ introduced: '0' }] }] },
+  ]);
   index.add({ id: 'broken', affected: 'everything' });
   const ids = (name: string, version: string) => index.affecting(name, version).map((a) => a.id);
   assert.is(index.size, 4);
@@ -318,14 +459,27 @@ test('severity: GitHub label first, else the CVSS v3 base score; aliases reporte
   index.add({ id: 'GHSA-cvss-crit', severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' }], affected });
   index.add({ id: 'GHSA-cvss-mod', severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:L' }], affected });
   index.add({ id: 'GHSA-cvss-low', severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:P/AC:H/PR:H/UI:R/S:U/C:L/I:N/A:N' }], affected });
-  index.add({ id: 'GHSA-label-wins', database_specific: { severity: 'MEDIUM' }, severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' }], affected });
+  index.add({
+    id: 'GHSA-label-wins',
+    database_specific: { severity: 'MEDIUM' },
+    severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' }],
+    affected,
+  });
   index.add({ id: 'GHSA-v4-only', severity: [{ type: 'CVSS_V4', score: 'CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N' }], affected });
   index.add({ id: 'GHSA-dupe-of-crit', aliases: ['CVE-2024-0001'], database_specific: { severity: 'HIGH' }, affected });
   index.add({ id: 'CVE-2024-0001', aliases: ['GHSA-dupe-of-crit'], database_specific: { severity: 'HIGH' }, affected });
-  assert.equal(index.affecting('pkg', '1.0.0').map((a) => [a.id, a.severity]), [
-    ['GHSA-cvss-crit', 'CRITICAL'], ['GHSA-cvss-mod', 'MODERATE'], ['GHSA-cvss-low', 'LOW'], ['GHSA-label-wins', 'MODERATE'],
-    ['GHSA-v4-only', 'UNKNOWN'], ['GHSA-dupe-of-crit', 'HIGH'], ['CVE-2024-0001', 'HIGH'],
-  ]);
+  assert.equal(
+    index.affecting('pkg', '1.0.0').map((a) => [a.id, a.severity]),
+    [
+      ['GHSA-cvss-crit', 'CRITICAL'],
+      ['GHSA-cvss-mod', 'MODERATE'],
+      ['GHSA-cvss-low', 'LOW'],
+      ['GHSA-label-wins', 'MODERATE'],
+      ['GHSA-v4-only', 'UNKNOWN'],
+      ['GHSA-dupe-of-crit', 'HIGH'],
+      ['CVE-2024-0001', 'HIGH'],
+    ],
+  );
 
   const dir = await project({}, { pkg: reg('1.0.0') });
   const report = await check(dir, [], index);
@@ -402,7 +556,14 @@ async function snapshotZip(zip64: boolean): Promise<Buffer> {
   const names = (await readdir(advisorySnapshotDir)).sort();
   const members = await Promise.all(names.map(async (name): Promise<[string, string]> => [name, await readFile(join(advisorySnapshotDir, name), 'utf8')]));
   // OSV's export also holds records of no interest here; a non-JSON member is skipped.
-  return zipOf([...members, ['PYSEC-2024-1.json', JSON.stringify({ id: 'PYSEC-2024-1', affected: [{ package: { ecosystem: 'PyPI', name: 'x' }, versions: ['1'] }] })], ['README.txt', 'not a record']], zip64);
+  return zipOf(
+    [
+      ...members,
+      ['PYSEC-2024-1.json', JSON.stringify({ id: 'PYSEC-2024-1', affected: [{ package: { ecosystem: 'PyPI', name: 'x' }, versions: ['1'] }] })],
+      ['README.txt', 'not a record'],
+    ],
+    zip64,
+  );
 }
 
 const sameAsSnapshot = (index: AdvisoryIndex) => {

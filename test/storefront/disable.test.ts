@@ -30,8 +30,14 @@ test.after(async () => {
 /** The home page of `{slug}`'s own origin. */
 const visit = (slug: string) => siteFetch(svc, slug);
 
-test('an agent\'s disable waits for an OWNER: an ADMIN\'s approval is refused', async () => {
-  const agent = await createAccessToken(svc, await login(svc), { name: 'agent', scopes: ['storefront:rw'], agent: true, expiresInDays: 30, storeScope: { all: true } });
+test("an agent's disable waits for an OWNER: an ADMIN's approval is refused", async () => {
+  const agent = await createAccessToken(svc, await login(svc), {
+    name: 'agent',
+    scopes: ['storefront:rw'],
+    agent: true,
+    expiresInDays: 30,
+    storeScope: { all: true },
+  });
   const agentApi = apiClient(svc.url, { token: agent, storeId: svc.storeId });
   const held = await agentApi('POST', '/v1/storefront/site/disable', { body: { confirmSlug: 'dev-store' } });
   assert.is(held.status, 202, JSON.stringify(held.body));
@@ -54,7 +60,16 @@ test('disable: the slug must be confirmed; then a closing notice for 30 days and
   const closed = ok(await api('POST', '/v1/storefront/site/disable', { body: { confirmSlug: 'closing-shop' } }));
   assert.is(ok(await api('GET', '/v1/storefront/site/editing')), null, 'the editing environment closed with the site');
   // The job runner (this request's run or its own tick) stops the dev server.
-  await eventually(api, () => localFetch(editing.url).then(() => false, () => true), 'the editing dev server to stop', 10_000);
+  await eventually(
+    api,
+    () =>
+      localFetch(editing.url).then(
+        () => false,
+        () => true,
+      ),
+    'the editing dev server to stop',
+    10_000,
+  );
   assert.is(closed.status, 'CLOSED');
   assert.ok(Math.abs(Date.parse(closed.closing.deleteAt) - svc.services.clock.now() - 30 * DAY * 1000) < 1000, closed.closing.deleteAt);
   const notice = await visit('closing-shop');
@@ -83,7 +98,11 @@ test('a new site may be created while the old one closes (slug changes keep coun
   assert.is(ok(await api('GET', '/v1/storefront/site')).slug, 'reborn-shop', 'the new site is untouched');
   const other = { api: await storefrontApi(svc, await newSellerWithStore(svc, 'sf-dis')) };
   fails(await other.api('POST', '/v1/storefront/site', { body: { templateId: 'basic', slug: 'closing-shop' } }), 409, 'STOREFRONT_SLUG_TAKEN');
-  assert.is(ok(await api('GET', '/v1/storefront/slug-availability', { query: { slug: 'closing-shop' } })).available, true, 'the store itself may take its held address');
+  assert.is(
+    ok(await api('GET', '/v1/storefront/slug-availability', { query: { slug: 'closing-shop' } })).available,
+    true,
+    'the store itself may take its held address',
+  );
   await svc.advance(31 * DAY);
   const free = ok(await other.api('GET', '/v1/storefront/slug-availability', { query: { slug: 'closing-shop' } }));
   assert.is(free.available, true);

@@ -47,23 +47,32 @@ const configure = (domain: any, which: ('TXT' | 'CNAME')[] = ['TXT', 'CNAME']) =
   }
 };
 /** A GET to the service with another Host header (fetch cannot set it). */
-const visitHost = (host: string, path = '/') => new Promise<{ status: number; body: string }>((resolve, reject) => {
-  const url = new URL(svc.url);
-  const req = request({ host: url.hostname, port: url.port, path, headers: { host } }, (res) => {
-    let body = '';
-    res.on('data', (c) => (body += c));
-    res.on('end', () => resolve({ status: res.statusCode!, body }));
+const visitHost = (host: string, path = '/') =>
+  new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const url = new URL(svc.url);
+    const req = request({ host: url.hostname, port: url.port, path, headers: { host } }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject);
+    req.end();
   });
-  req.on('error', reject);
-  req.end();
-});
 
-test('hostname rules: syntax, IP addresses, wildcards, public suffixes, the service\'s own hosts; punycode', async () => {
+test("hostname rules: syntax, IP addresses, wildcards, public suffixes, the service's own hosts; punycode", async () => {
   for (const [hostname, reason] of [
-    ['bad_host!.example.test', 'SYNTAX'], ['localhost', 'SYNTAX'], ['-shop.example.localhost', 'SYNTAX'], [`${'a'.repeat(64)}.example.test`, 'SYNTAX'],
-    ['192.168.0.10', 'IP_ADDRESS'], ['[::1]', 'IP_ADDRESS'], ['*.example.test', 'WILDCARD'],
-    ['co.kr', 'PUBLIC_SUFFIX'], ['github.io', 'PUBLIC_SUFFIX'], ['com', 'SYNTAX'],
-    [TARGET, 'SERVICE_DOMAIN'], [`shop.${TARGET}`, 'SERVICE_DOMAIN'],
+    ['bad_host!.example.test', 'SYNTAX'],
+    ['localhost', 'SYNTAX'],
+    ['-shop.example.localhost', 'SYNTAX'],
+    [`${'a'.repeat(64)}.example.test`, 'SYNTAX'],
+    ['192.168.0.10', 'IP_ADDRESS'],
+    ['[::1]', 'IP_ADDRESS'],
+    ['*.example.test', 'WILDCARD'],
+    ['co.kr', 'PUBLIC_SUFFIX'],
+    ['github.io', 'PUBLIC_SUFFIX'],
+    ['com', 'SYNTAX'],
+    [TARGET, 'SERVICE_DOMAIN'],
+    [`shop.${TARGET}`, 'SERVICE_DOMAIN'],
     // svc dev serves each site at `{slug}.localhost`: such a name is a slug's address, never a custom domain.
     ['other-shop.localhost', 'SERVICE_DOMAIN'],
   ] as const) {
@@ -73,22 +82,36 @@ test('hostname rules: syntax, IP addresses, wildcards, public suffixes, the serv
   const korean = ok(await api('POST', '/v1/storefront/site/domains', { body: { hostname: '상점.Example.test.' } }), 201);
   assert.is(korean.hostname, 'xn--hg4bs7k.example.test');
   fails(await api('POST', '/v1/storefront/site/domains', { body: { hostname: 'XN--HG4BS7K.example.test' } }), 409, 'STOREFRONT_DOMAIN_EXISTS');
-  assert.equal(korean.dnsRecords.map((r: any) => [r.type, r.name]), [['TXT', '_svc-verify.xn--hg4bs7k.example.test'], ['CNAME', 'xn--hg4bs7k.example.test']]);
+  assert.equal(
+    korean.dnsRecords.map((r: any) => [r.type, r.name]),
+    [
+      ['TXT', '_svc-verify.xn--hg4bs7k.example.test'],
+      ['CNAME', 'xn--hg4bs7k.example.test'],
+    ],
+  );
   ok(await api('DELETE', `/v1/storefront/site/domains/${korean.domainId}`));
 });
 
 test('homographs: mixed scripts and whole-script look-alikes are refused (as Unicode or punycode); Korean names pass, answered in ASCII', async () => {
   for (const [hostname, reason, label] of [
     // Cyrillic р and а among Latin letters: reads as paypal.com.
-    ['раypal.com', 'MIXED_SCRIPT', 'раypal'], ['xn--ypal-43d9g.com', 'MIXED_SCRIPT', 'раypal'], ['shop.pαypal.com', 'MIXED_SCRIPT', 'pαypal'],
+    ['раypal.com', 'MIXED_SCRIPT', 'раypal'],
+    ['xn--ypal-43d9g.com', 'MIXED_SCRIPT', 'раypal'],
+    ['shop.pαypal.com', 'MIXED_SCRIPT', 'pαypal'],
     // All Cyrillic, every letter a Latin look-alike, under a Latin top-level domain: reads as apple.com.
-    ['аррӏе.com', 'CONFUSABLE', 'аррӏе'], ['xn--80ak6aa92e.com', 'CONFUSABLE', 'аррӏе'],
+    ['аррӏе.com', 'CONFUSABLE', 'аррӏе'],
+    ['xn--80ak6aa92e.com', 'CONFUSABLE', 'аррӏе'],
   ] as const) {
     const refused = fails(await api('POST', '/v1/storefront/site/domains', { body: { hostname } }), 400, 'STOREFRONT_DOMAIN_INVALID');
     assert.equal([refused.error.details.reason, refused.error.details.label], [reason, label], hostname);
     assert.match(refused.error.details.asciiHostname, /^(?:[a-z0-9-]+\.)*xn--[a-z0-9-]+\.com$/, hostname);
   }
-  for (const [hostname, ascii] of [['가게.한국', 'xn--o39akk.xn--3e0b707e'], ['상점.com', 'xn--hg4bs7k.com'], ['shop가게.com', 'xn--shop-eh3pi0a.com'], ['xn--o39akk.xn--3e0b707e', 'xn--o39akk.xn--3e0b707e']]) {
+  for (const [hostname, ascii] of [
+    ['가게.한국', 'xn--o39akk.xn--3e0b707e'],
+    ['상점.com', 'xn--hg4bs7k.com'],
+    ['shop가게.com', 'xn--shop-eh3pi0a.com'],
+    ['xn--o39akk.xn--3e0b707e', 'xn--o39akk.xn--3e0b707e'],
+  ]) {
     if (hostname.startsWith('xn--')) {
       fails(await api('POST', '/v1/storefront/site/domains', { body: { hostname } }), 409, 'STOREFRONT_DOMAIN_EXISTS');
       continue;
@@ -122,7 +145,7 @@ test('PENDING_DNS → PENDING_VALIDATION → ACTIVE: held by the store, primary,
   await svc.advance(6 * MINUTE);
   assert.is((await domainOf('shop.example.localhost')).status, 'PENDING_VALIDATION');
   const rivalNow = ok(await other.api('GET', '/v1/storefront/site/domains')).contents.find((d: any) => d.domainId === rival.domainId);
-  assert.is(rivalNow.status, 'PENDING_DNS', 'the other store\'s TXT value differs: it stays pending');
+  assert.is(rivalNow.status, 'PENDING_DNS', "the other store's TXT value differs: it stays pending");
   ok(await other.api('DELETE', `/v1/storefront/site/domains/${rival.domainId}`));
   fails(await other.api('POST', '/v1/storefront/site/domains', { body: { hostname: 'shop.example.localhost' } }), 409, 'STOREFRONT_DOMAIN_TAKEN');
   fails(await api('POST', `/v1/storefront/site/domains/${added.domainId}/primary`), 409, 'STOREFRONT_DOMAIN_NOT_ACTIVE');
@@ -149,16 +172,20 @@ test('PENDING_DNS → PENDING_VALIDATION → ACTIVE: held by the store, primary,
   assert.match(file.body, 'localStorage');
   // A connected domain is an allowed analytics origin (and payment-return origin) without being listed.
   ok(await api('PATCH', '/v1/store', { body: { storefrontOrigins: ['https://www.example.com'] } }));
-  const sendFrom = (origin: string) => apiClient(svc.url, { storeId: svc.storeId })('POST', '/storefront/v1/events', {
-    body: { events: [{ name: 'page', at: new Date(svc.services.clock.now()).toISOString(), path: '/' }] },
-    headers: { origin, 'x-svc-visitor': 'visitor-dom', 'x-svc-session': 'session-dom', 'user-agent': 'Mozilla/5.0 Chrome/120' },
-  });
+  const sendFrom = (origin: string) =>
+    apiClient(svc.url, { storeId: svc.storeId })('POST', '/storefront/v1/events', {
+      body: { events: [{ name: 'page', at: new Date(svc.services.clock.now()).toISOString(), path: '/' }] },
+      headers: { origin, 'x-svc-visitor': 'visitor-dom', 'x-svc-session': 'session-dom', 'user-agent': 'Mozilla/5.0 Chrome/120' },
+    });
   assert.is((await sendFrom('https://shop.example.localhost')).status, 204);
   fails(await sendFrom('https://evil.example.test'), 403, 'ORIGIN_NOT_ALLOWED');
 
   // Primary back to the default address, then to the domain again.
   const back = ok(await api('POST', '/v1/storefront/site/domains/dom_platform/primary'));
-  assert.equal(back.contents.map((d: any) => d.primary), [true, false]);
+  assert.equal(
+    back.contents.map((d: any) => d.primary),
+    [true, false],
+  );
   assert.is(ok(await api('GET', '/v1/storefront/site')).url, siteUrlOf(svc, 'dev-store'));
   ok(await api('POST', `/v1/storefront/site/domains/${active.domainId}/primary`));
   fails(await api('DELETE', '/v1/storefront/site/domains/dom_platform'), 400, 'STOREFRONT_DOMAIN_NOT_REMOVABLE');

@@ -38,7 +38,12 @@ test.after(async () => {
 });
 
 const file = (path: string) => `/v1/storefront/site/files/${encodeURIComponent(path)}`;
-const writeServer = async (body: string, top = '') => ok(await api('PUT', file('src/server.ts'), { body: { content: `${top}\nexport default { async fetch(request: Request, env: any): Promise<Response> {\n${body}\n} };\n` } }));
+const writeServer = async (body: string, top = '') =>
+  ok(
+    await api('PUT', file('src/server.ts'), {
+      body: { content: `${top}\nexport default { async fetch(request: Request, env: any): Promise<Response> {\n${body}\n} };\n` },
+    }),
+  );
 const page = async (path = '') => {
   const res = await localFetch(`${url}${path}`);
   return { status: res.status, text: await res.text() };
@@ -48,8 +53,14 @@ const leaksNothing = (text: string) => {
   assert.not.ok(text.includes(signingKey), 'the signing key leaked');
 };
 
-test('an agent\'s start waits for a person\'s approval; approved, the environment runs', async () => {
-  const agent = await createAccessToken(svc, await login(svc), { name: 'agent', scopes: ['storefront:rw'], agent: true, expiresInDays: 30, storeScope: { all: true } });
+test("an agent's start waits for a person's approval; approved, the environment runs", async () => {
+  const agent = await createAccessToken(svc, await login(svc), {
+    name: 'agent',
+    scopes: ['storefront:rw'],
+    agent: true,
+    expiresInDays: 30,
+    storeScope: { all: true },
+  });
   const held = await apiClient(svc.url, { token: agent, storeId: svc.storeId })('POST', '/v1/storefront/site/editing');
   assert.is(held.status, 202, JSON.stringify(held.body));
   assert.is(held.body.meta.code, 'APPROVAL_REQUIRED');
@@ -145,7 +156,11 @@ test('public files are read only inside the project: no dot segments, no links, 
   for (const path of ['linked.txt', '..%2F..%2F..%2Fkeys%2Fsigning.json', '%2E%2E%2Fsvc.storefront.json']) leaksNothing((await page(path)).text);
   assert.not.match((await page('%2E%2E%2Fsvc.storefront.json')).text, '"server"');
   // A public folder named outside the project serves nothing from there (the project is refused, or the folder is).
-  ok(await api('PUT', file('svc.storefront.json'), { body: { content: JSON.stringify({ server: 'src/server.ts', client: ['src/client.ts'], public: '../..' }) } }));
+  ok(
+    await api('PUT', file('svc.storefront.json'), {
+      body: { content: JSON.stringify({ server: 'src/server.ts', client: ['src/client.ts'], public: '../..' }) },
+    }),
+  );
   const outside = await page('keys/signing.json');
   leaksNothing(outside.text);
   assert.not.match(outside.text, '"kid"');

@@ -75,11 +75,18 @@ test('closes 30 minutes after the last file write, check or build, with a notice
   const kept = ok(await api('GET', '/v1/storefront/site/editing'));
   assert.equal([kept.editingId, kept.status], [env.editingId, 'SLEEPING'], 'the write and the check kept it open; idle, it sleeps');
   assert.ok(Math.abs(Date.parse(kept.closeAt) - svc.services.clock.now() - 4 * MINUTE * 1000) < 5_000, kept.closeAt);
-  const notices = await svc.services.db.select().from(events).where(and(eq(events.storeId, svc.storeId), eq(events.type, 'STOREFRONT.EDITING_CLOSING'))).all();
+  const notices = await svc.services.db
+    .select()
+    .from(events)
+    .where(and(eq(events.storeId, svc.storeId), eq(events.type, 'STOREFRONT.EDITING_CLOSING')))
+    .all();
   assert.is(notices.length, 1);
   assert.is((notices[0].data as { editingId: string }).editingId, env.editingId);
   const mails = await mailTo('편집 환경이 5분 뒤 닫힙니다');
-  assert.ok(mails.some((m: any) => m.body.includes(env.editingId)), JSON.stringify(mails));
+  assert.ok(
+    mails.some((m: any) => m.body.includes(env.editingId)),
+    JSON.stringify(mails),
+  );
   await svc.advance(5 * MINUTE);
   assert.is(ok(await api('GET', '/v1/storefront/site/editing')), null, 'closed');
 });

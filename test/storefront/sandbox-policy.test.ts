@@ -26,13 +26,24 @@ test.after(async () => {
 
 async function serve(extra: Record<string, string> = {}) {
   return startServiceProcess(['serve'], {
-    PATH: NODE_ONLY_PATH, SVC_PORT: String(await freePort()), SVC_HOST: '127.0.0.1', SVC_DATA_DIR: dataDir, SVC_STOREFRONT_HOSTING: '1', ...extra,
+    PATH: NODE_ONLY_PATH,
+    SVC_PORT: String(await freePort()),
+    SVC_HOST: '127.0.0.1',
+    SVC_DATA_DIR: dataDir,
+    SVC_STOREFRONT_HOSTING: '1',
+    ...extra,
   });
 }
 
 /** The human start banner of `svc serve` with `env`, read up to its last line; the service is then stopped. */
 async function banner(env: Record<string, string>): Promise<string> {
-  const proc = execa(process.execPath, ['bin/run.js', 'serve'], { cwd: join(import.meta.dirname, '..', '..'), env: cliEnv({ PATH: NODE_ONLY_PATH, SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: dataDir, ...env }), extendEnv: false, reject: false, stdin: 'ignore' });
+  const proc = execa(process.execPath, ['bin/run.js', 'serve'], {
+    cwd: join(import.meta.dirname, '..', '..'),
+    env: cliEnv({ PATH: NODE_ONLY_PATH, SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_DATA_DIR: dataDir, ...env }),
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+  });
   let out = '';
   await new Promise<void>((resolve) => {
     proc.stdout!.on('data', (chunk: Buffer) => {

@@ -102,13 +102,13 @@ test('in Chromium a hostile site reads nothing of the service, approves nothing,
   assert.is(got.mail, 'blocked: TypeError', 'the dev mail of the service: a cross-origin read the browser refuses');
   assert.is(got.store, 'blocked: TypeError', 'the admin API: likewise');
   assert.is(got.mailOpaque, 'opaque:0:0', 'without CORS the answer is opaque: nothing to read');
-  assert.is(got.ownMail, '404 site page /_dev/v1/mail', 'on the site\'s own origin the path is the site\'s, not the service\'s');
+  assert.is(got.ownMail, '404 site page /_dev/v1/mail', "on the site's own origin the path is the site's, not the service's");
   assert.is(got.approvalPage, 'blocked: TypeError', 'the approval page (and its form token) is out of reach');
   assert.not.match(got.ownApprovalPage, 'formToken');
   assert.is(got.approve, 'opaque');
-  assert.is(got.apiWorker, 'blocked: SecurityError', 'no worker from another origin\'s script');
-  assert.is(got.wideWorker, 'blocked: SecurityError', 'Service-Worker-Allowed was stripped: no scope wider than the script\'s folder');
-  assert.is(got.worker, site, 'a worker of its own origin\'s root is the seller\'s own business');
+  assert.is(got.apiWorker, 'blocked: SecurityError', "no worker from another origin's script");
+  assert.is(got.wideWorker, 'blocked: SecurityError', "Service-Worker-Allowed was stripped: no scope wider than the script's folder");
+  assert.is(got.worker, site, "a worker of its own origin's root is the seller's own business");
 
   const approval = ok(await svc.api('GET', `/v1/approval-requests/${approvalId}`, { token: owner }));
   assert.is(approval.status, 'PENDING', 'the held request still waits for a person');
@@ -127,21 +127,21 @@ test('in Chromium a hostile site reads nothing of the service, approves nothing,
   }
 });
 
-test('`/sites/{slug}/…` on the service\'s origin redirects to the site\'s own (path and query kept), in a browser too', async () => {
+test("`/sites/{slug}/…` on the service's origin redirects to the site's own (path and query kept), in a browser too", async () => {
   const moved = await fetch(`${svc.url}/sites/dev-store/products/p1?ref=ad`, { redirect: 'manual' });
   assert.is(moved.status, 308);
   assert.is(moved.headers.get('location'), `${siteUrlOf(svc, 'dev-store')}products/p1?ref=ad`);
-  assert.is(await moved.text(), '', 'no site content on the service\'s origin');
+  assert.is(await moved.text(), '', "no site content on the service's origin");
   const bare = await fetch(`${svc.url}/sites/dev-store`, { redirect: 'manual' });
   assert.is(bare.headers.get('location'), siteUrlOf(svc, 'dev-store'));
   const { page } = browser;
   await page.goto(`${svc.url}/sites/dev-store/?x=1`);
   assert.is(page.url(), `${siteUrlOf(svc, 'dev-store')}?x=1`);
-  assert.is(await page.textContent('h1'), 'pwned', 'the site\'s own origin (its worker answers there)');
+  assert.is(await page.textContent('h1'), 'pwned', "the site's own origin (its worker answers there)");
   fails(await svc.api('GET', '/sites/'), 404, 'ROUTE_NOT_FOUND');
 });
 
-test('svc dev: names under .localhost reach the sites alone — never the service\'s API, pages or dev helpers; other names get 421', async () => {
+test("svc dev: names under .localhost reach the sites alone — never the service's API, pages or dev helpers; other names get 421", async () => {
   const port = new URL(svc.url).port;
   const held = ok(await agent('PATCH', '/v1/store', { body: { name: 'Held Again' } }), 202);
   const paths = ['/_dev/v1/mail', '/v1/store', '/v1/openapi.json', `/approvals/${held.approvalId}`, '/auth/authorize', '/mcp', '/sites/dev-store/'];
@@ -190,7 +190,9 @@ test('svc serve with SVC_SITES_DOMAIN: sites on {slug}.{domain} only, never on t
     try {
       const port = new URL(serve.url).port;
       const site = `http://dev-store.${sitesDomain}:${port}/`;
-      assert.equal(sitesLine(serve.services), [`  sites          http://{slug}.${sitesDomain}:${port}/ and connected custom domains, each an origin of its own`]);
+      assert.equal(sitesLine(serve.services), [
+        `  sites          http://{slug}.${sitesDomain}:${port}/ and connected custom domains, each an origin of its own`,
+      ]);
       const home = await localFetch(site);
       assert.is(home.status, 200);
       assert.match(await home.text(), '서브 머그컵');
@@ -215,7 +217,10 @@ test('svc serve with SVC_SITES_DOMAIN: sites on {slug}.{domain} only, never on t
       assert.is(ok(await ownerApi('GET', '/v1/storefront/site')).url, null, 'no address until a custom domain is connected');
       fails(await ownerApi('POST', '/v1/storefront/site/preview-link', {}), 409, 'STOREFRONT_NO_ADDRESS');
       const res = await fetch(`${customOnly.url}/sites/dev-store/${script}`, { redirect: 'manual' });
-      assert.is(fails({ status: res.status, body: await res.json(), headers: res.headers, data: null }, 404, 'ROUTE_NOT_FOUND').error.details.path, `/sites/dev-store/${script}`);
+      assert.is(
+        fails({ status: res.status, body: await res.json(), headers: res.headers, data: null }, 404, 'ROUTE_NOT_FOUND').error.details.path,
+        `/sites/dev-store/${script}`,
+      );
       const formerHost = await localFetch(`http://dev-store.${sitesDomain}:${new URL(customOnly.url).port}/`);
       assert.not.match(await formerHost.text(), '서브 머그컵', 'the former sites domain names no site now');
     } finally {

@@ -12,7 +12,7 @@ import { connectSandbox, createProduct } from '../helpers/checkout.js';
 import { jsonOf, runCli } from '../helpers/cli.js';
 import { longLivedApi, longLivedToken } from '../helpers/members.js';
 import { localFetch, siteFetch, siteUrlOf } from '../helpers/sites.js';
-import { createSite, eventually, synced } from '../helpers/site-builds.js';
+import { createSite, synced } from '../helpers/site-builds.js';
 
 let svc: TestService;
 let api: Api;
@@ -34,12 +34,24 @@ const visit = (path: string, init: RequestInit = {}) => siteFetch(svc, 'dev-stor
 
 test('templates and slug rules; creation opens a deployment that publishes the template', async () => {
   const templates = ok(await api('GET', '/v1/storefront/templates')).contents;
-  assert.ok(templates.some((t: any) => t.templateId === 'basic' && t.templateVersion === '1'), JSON.stringify(templates));
+  assert.ok(
+    templates.some((t: any) => t.templateId === 'basic' && t.templateVersion === '1'),
+    JSON.stringify(templates),
+  );
   const before = ok(await api('GET', '/v1/storefront/site'));
   assert.equal(before, { enabled: true, siteId: null });
   fails(await api('GET', '/v1/storefront/site/deployment'), 404, 'STOREFRONT_SITE_NOT_FOUND');
 
-  for (const [slug, available] of [['dev-store', true], ['ab', false], ['-shop', false], ['shop-', false], ['sh--op', false], ['Shop', false], ['a'.repeat(31), false], ['my-shop-2', true]] as const) {
+  for (const [slug, available] of [
+    ['dev-store', true],
+    ['ab', false],
+    ['-shop', false],
+    ['shop-', false],
+    ['sh--op', false],
+    ['Shop', false],
+    ['a'.repeat(31), false],
+    ['my-shop-2', true],
+  ] as const) {
     const answer = ok(await api('GET', '/v1/storefront/slug-availability', { query: { slug } }));
     assert.is(answer.available, available, slug);
     if (!available) assert.is(answer.reason, 'INVALID');
@@ -54,7 +66,10 @@ test('templates and slug rules; creation opens a deployment that publishes the t
   assert.is(site.url, siteUrlOf(svc, 'dev-store'), 'an origin of its own: http://dev-store.localhost:{port}/');
   assert.is(site.visibility, 'COMING_SOON');
   assert.is(created.deployment.status, 'SUCCEEDED', JSON.stringify(created.deployment));
-  assert.equal(created.deployment.steps.map((s: any) => `${s.name}:${s.status}`), ['SITE:SUCCEEDED', 'UPLOAD:SUCCEEDED', 'PUBLISH:SUCCEEDED']);
+  assert.equal(
+    created.deployment.steps.map((s: any) => `${s.name}:${s.status}`),
+    ['SITE:SUCCEEDED', 'UPLOAD:SUCCEEDED', 'PUBLISH:SUCCEEDED'],
+  );
   const synced1 = await synced(api);
   assert.is(synced1.templateVersion, '1');
   const versions = ok(await api('GET', '/v1/storefront/site/versions')).contents;
@@ -79,7 +94,11 @@ test('another store: slug taken, no access to this site; STAFF and tokens withou
   assert.equal(ok(await otherApi('GET', '/v1/storefront/site')), { enabled: true, siteId: null });
   fails(await otherApi('GET', '/v1/storefront/site/versions'), 404, 'STOREFRONT_SITE_NOT_FOUND');
   fails(await api('GET', '/v1/storefront/site', { storeId: other.storeId }), 403, 'NOT_A_MEMBER');
-  fails(await otherApi('PUT', '/v1/storefront/site/visibility', { storeId: svc.storeId, body: { visibility: 'PUBLIC', expectedVisibility: 'COMING_SOON' } }), 403, 'NOT_A_MEMBER');
+  fails(
+    await otherApi('PUT', '/v1/storefront/site/visibility', { storeId: svc.storeId, body: { visibility: 'PUBLIC', expectedVisibility: 'COMING_SOON' } }),
+    403,
+    'NOT_A_MEMBER',
+  );
   const scoped = await createAccessToken(svc, await login(svc), { name: 'products only', scopes: ['product:rw'], storeScope: { all: true } });
   fails(await api('GET', '/v1/storefront/site', { token: scoped }), 403, 'INSUFFICIENT_ROLE');
 });
@@ -97,7 +116,13 @@ test('creation limit: 3 sites in 30 days per store, counted across disables', as
       ok(await sellerApi('POST', '/v1/storefront/site/disable', { body: { confirmSlug: slug } }));
       await own.advance(86_400);
     }
-    const refused = fails(await (await fresh())('POST', '/v1/storefront/site', { body: { templateId: 'basic', slug: 'limit-four' } }), 409, 'STOREFRONT_SITE_CREATE_LIMIT');
+    const refused = fails(
+      await (
+        await fresh()
+      )('POST', '/v1/storefront/site', { body: { templateId: 'basic', slug: 'limit-four' } }),
+      409,
+      'STOREFRONT_SITE_CREATE_LIMIT',
+    );
     assert.is(refused.error.details.limit, 3);
     await own.advance(28 * 86_400);
     ok(await (await fresh())('POST', '/v1/storefront/site', { body: { templateId: 'basic', slug: 'limit-four' } }), 201);
@@ -106,7 +131,7 @@ test('creation limit: 3 sites in 30 days per store, counted across disables', as
   }
 });
 
-test('sites at {slug}.{SVC_SITES_DOMAIN}: pages, and the buyer API on the site\'s own host', async () => {
+test("sites at {slug}.{SVC_SITES_DOMAIN}: pages, and the buyer API on the site's own host", async () => {
   const hosted = await startTestService({ storefront: { sitesDomain: 'shops.localhost' } });
   try {
     const hostedApi = apiClient(hosted.url, { token: await longLivedToken(hosted), storeId: hosted.storeId });
@@ -126,14 +151,14 @@ test('sites at {slug}.{SVC_SITES_DOMAIN}: pages, and the buyer API on the site\'
     assert.match(home.body, '호스트 머그컵');
     const script = /src="[^"]*?(assets\/client-[A-Z0-9]+\.js)"/.exec(home.body)![1];
     const file = await get(`/${script}`);
-    assert.is(file.status, 200, 'static files on the site\'s own host');
+    assert.is(file.status, 200, "static files on the site's own host");
     assert.match(file.body, 'localStorage');
     assert.match(home.body, `http://dev-store.shops.localhost:${port}/storefront/v1`, 'the page calls the buyer API on its own origin');
     const store = await get('/storefront/v1/store', { 'x-store-id': hosted.storeId });
     assert.is(store.status, 200, store.body);
     assert.is(JSON.parse(store.body).data.storeId, hosted.storeId);
     const moved = await fetch(`${hosted.url}/sites/dev-store/products/p1?ref=ad`, { redirect: 'manual' });
-    assert.is(moved.status, 308, 'the service\'s own host serves no site');
+    assert.is(moved.status, 308, "the service's own host serves no site");
     assert.is(moved.headers.get('location'), `http://dev-store.shops.localhost:${port}/products/p1?ref=ad`);
   } finally {
     await hosted.close();
@@ -157,7 +182,11 @@ test('serving: coming soon until public; going public needs an on-sale product a
   assert.is((await siteFetch(svc, 'no-such-site')).status, 404);
 
   fails(await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'PUBLIC', expectedVisibility: 'PUBLIC' } }), 409, 'STOREFRONT_SITE_CHANGED');
-  const sampleOnly = fails(await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'PUBLIC', expectedVisibility: 'COMING_SOON' } }), 409, 'STOREFRONT_NOT_READY');
+  const sampleOnly = fails(
+    await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'PUBLIC', expectedVisibility: 'COMING_SOON' } }),
+    409,
+    'STOREFRONT_NOT_READY',
+  );
   assert.ok(sampleOnly);
   const storeBefore = ok(await api('GET', '/v1/store'));
   assert.equal([storeBefore.checkoutAvailable, storeBefore.checkoutMode], [true, 'TEST']);
@@ -168,7 +197,7 @@ test('serving: coming soon until public; going public needs an on-sale product a
   const home = await visit('');
   assert.is(home.status, 200);
   const html = await home.text();
-  assert.match(html, '공개용 머그컵', 'the SSR page lists the store\'s products through the buyer API');
+  assert.match(html, '공개용 머그컵', "the SSR page lists the store's products through the buyer API");
 
   const store = ok(await api('GET', '/v1/store'));
   assert.equal([store.checkoutAvailable, store.checkoutMode, store.checkoutUnavailableReason], [false, null, 'PAYMENT_NOT_LIVE']);
@@ -225,7 +254,11 @@ test('suspension by the operator (svc operator, the operator API): a suspension 
   assert.is(wrong.exitCode, 1, wrong.stderr);
   assert.is(jsonOf(wrong).code, 'UNAUTHORIZED');
   // A store's own token is no operator secret.
-  fails(await apiClient(svc.url, { token: svc.ownerToken })('POST', '/_operator/v1/storefront/suspension', { body: { slug: 'dev-store' } }), 401, 'UNAUTHORIZED');
+  fails(
+    await apiClient(svc.url, { token: svc.ownerToken })('POST', '/_operator/v1/storefront/suspension', { body: { slug: 'dev-store' } }),
+    401,
+    'UNAUTHORIZED',
+  );
   assert.is((await visit('')).status, 200, 'refused attempts changed nothing');
   const unknown = await operator(['sites', 'suspend', 'no-such-site']);
   assert.equal([unknown.exitCode, jsonOf(unknown).code], [1, 'STOREFRONT_SITE_NOT_FOUND']);
@@ -239,7 +272,11 @@ test('suspension by the operator (svc operator, the operator API): a suspension 
   assert.is((await visit(clientScript)).status, 503, 'no files of a suspended site either');
   const shown = ok(await api('GET', '/v1/storefront/site'));
   assert.equal([shown.status, shown.suspension], ['SUSPENDED', { reason: 'POLICY_VIOLATION' }]);
-  fails(await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'COMING_SOON', expectedVisibility: 'PUBLIC' } }), 409, 'STOREFRONT_SITE_NOT_ACTIVE');
+  fails(
+    await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'COMING_SOON', expectedVisibility: 'PUBLIC' } }),
+    409,
+    'STOREFRONT_SITE_NOT_ACTIVE',
+  );
   fails(await api('POST', '/v1/storefront/site/versions'), 409, 'STOREFRONT_SITE_NOT_ACTIVE');
   assert.is(jsonOf(await operator(['sites', 'resume', 'dev-store'])).status, 'ACTIVE');
   assert.is((await visit('')).status, 200);
@@ -253,7 +290,11 @@ test('a suspended store: its site shows the suspension page, storefront changes 
   ok(await api('POST', '/_dev/v1/storefront/store-suspension', { body: { storeId: svc.storeId, reason: 'FRAUD_REVIEW' } }));
   assert.is((await visit('')).status, 503);
   assert.is((await visit(clientScript)).status, 503);
-  const refused = fails(await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'COMING_SOON', expectedVisibility: 'PUBLIC' } }), 409, 'STORE_SUSPENDED');
+  const refused = fails(
+    await api('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'COMING_SOON', expectedVisibility: 'PUBLIC' } }),
+    409,
+    'STORE_SUSPENDED',
+  );
   assert.is(refused.error.details.reason, 'FRAUD_REVIEW');
   fails(await api('POST', '/v1/storefront/site/versions'), 409, 'STORE_SUSPENDED');
   const other = await newSellerWithStore(svc, 'sf-suspended');

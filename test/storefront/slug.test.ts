@@ -84,10 +84,30 @@ test('svc storefront slug', async () => {
 });
 
 /** The fixed list, and the CNAME target's first label (the test service's target is domains.svc.localhost). */
-const RESERVED = ['api', 'auth', 'login', 'www', 'admin', 'mail', 'console', 'status', 'cdn', 'static', 'assets', 'app', 'apps', 'docs', 'help', 'support', 'dev', 'domains'];
+const RESERVED = [
+  'api',
+  'auth',
+  'login',
+  'www',
+  'admin',
+  'mail',
+  'console',
+  'status',
+  'cdn',
+  'static',
+  'assets',
+  'app',
+  'apps',
+  'docs',
+  'help',
+  'support',
+  'dev',
+  'domains',
+];
 
-test('reserved slugs (the operator\'s hosts under the sites domain) are refused wherever a slug is chosen or changed', async () => {
-  const reserved = (res: Parameters<typeof fails>[0], slug: string) => assert.is(fails(res, 409, 'STOREFRONT_SLUG_TAKEN').error.details.reason, 'RESERVED', slug);
+test("reserved slugs (the operator's hosts under the sites domain) are refused wherever a slug is chosen or changed", async () => {
+  const reserved = (res: Parameters<typeof fails>[0], slug: string) =>
+    assert.is(fails(res, 409, 'STOREFRONT_SLUG_TAKEN').error.details.reason, 'RESERVED', slug);
   const before = ok(await api('GET', '/v1/storefront/site'));
   for (const slug of RESERVED) {
     const availability = ok(await api('GET', '/v1/storefront/slug-availability', { query: { slug } }));

@@ -38,7 +38,13 @@ test.before(async () => {
   versions.v1 = (await synced(api)).publishedVersionId;
   assert.ok(site);
   for (const name of ['v2', 'v3']) {
-    ok(await uploadSource(svc, { token, storeId: svc.storeId }, await tarGz(miniProject({ server, files: { 'src/marker.ts': `export const name = '${name}';` } }))));
+    ok(
+      await uploadSource(
+        svc,
+        { token, storeId: svc.storeId },
+        await tarGz(miniProject({ server, files: { 'src/marker.ts': `export const name = '${name}';` } })),
+      ),
+    );
     const built = await build(api);
     assert.is(built.status, 'SUCCEEDED', JSON.stringify(built));
     versions[name] = built.versionId;
@@ -67,7 +73,10 @@ test('publish: guarded by the expected published version; publishing the publish
 });
 
 test('publish race: two publishes expecting the same current version — one wins, the other is told the site changed', async () => {
-  const [a, b] = await Promise.all([publish(versions.v3, { expectedPublishedVersionId: versions.v2 }), publish(versions.v1, { expectedPublishedVersionId: versions.v2 })]);
+  const [a, b] = await Promise.all([
+    publish(versions.v3, { expectedPublishedVersionId: versions.v2 }),
+    publish(versions.v1, { expectedPublishedVersionId: versions.v2 }),
+  ]);
   const statuses = [a.status, b.status].sort();
   assert.equal(statuses, [200, 409], JSON.stringify([a.body, b.body]));
   assert.is((a.status === 409 ? a : b).body.error.code, 'STOREFRONT_SITE_CHANGED');
@@ -117,11 +126,14 @@ test('rendering: a page that throws or never ends fails alone with a 5xx page; t
   assert.match(await fine.text(), 'mini v3 /after');
 });
 
-test('warm contexts: a version\'s requests run where its bundle already ran (module state lives on, as in edge runtimes); a new version starts afresh', async () => {
+test("warm contexts: a version's requests run where its bundle already ran (module state lives on, as in edge runtimes); a new version starts afresh", async () => {
   const counts: number[] = [];
   for (let i = 0; i < 24; i++) counts.push(Number(await (await visit('served')).text()));
   assert.ok(Math.max(...counts) > 1, `the bundle started over for every request: ${counts}`);
-  assert.ok(counts.every((n) => n >= 1 && n <= 24), String(counts));
+  assert.ok(
+    counts.every((n) => n >= 1 && n <= 24),
+    String(counts),
+  );
   // Rolled back to v2 and forward again: v3's isolates kept their contexts, v2 has its own from 1.
   ok(await publish(versions.v2));
   await synced(api);
@@ -168,7 +180,7 @@ test('preview: a one-time link for an unpublished version, trusted for 12 hours 
   assert.is(opened.status, 303);
   assert.is(opened.headers.get('location'), `${siteUrlOf(svc, 'dev-store')}_preview/`);
   const trust = opened.headers.get('set-cookie')!;
-  assert.match(trust, /; Path=\/_preview\/; Max-Age=43200; HttpOnly; SameSite=Lax$/, 'the platform\'s cookie on the site\'s origin: scoped to the preview pages');
+  assert.match(trust, /; Path=\/_preview\/; Max-Age=43200; HttpOnly; SameSite=Lax$/, "the platform's cookie on the site's origin: scoped to the preview pages");
   const cookie = trust.split(';')[0];
   const preview = await visit('_preview/', { headers: { cookie } });
   assert.is(preview.status, 200);
@@ -196,11 +208,23 @@ test('agent policy: publish and rollback are exempt while the store never went p
   assert.is(waiting.body.meta.code, 'APPROVAL_REQUIRED');
   assert.is((await agentApi('POST', '/v1/storefront/site/rollback', { body: {} })).status, 202);
   assert.is((await agentApi('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'PUBLIC', expectedVisibility: 'COMING_SOON' } })).status, 202);
-  const dryRun = await uploadSource(svc, { token: agent, storeId: svc.storeId }, await tarGz(miniProject({ server, packageJson: { description: 'changed' } })), { 'x-svc-dry-run': '1' });
+  const dryRun = await uploadSource(
+    svc,
+    { token: agent, storeId: svc.storeId },
+    await tarGz(miniProject({ server, packageJson: { description: 'changed' } })),
+    { 'x-svc-dry-run': '1' },
+  );
   assert.is(dryRun.status, 200, JSON.stringify(dryRun.body));
   assert.is(dryRun.data.decision, 'APPROVAL_REQUIRED');
-  assert.ok(dryRun.data.preview.changes.some((c: any) => c.field === 'package.json'), JSON.stringify(dryRun.data.preview));
-  const sourceOnly = await uploadSource(svc, { token: agent, storeId: svc.storeId }, await tarGz(miniProject({ server, files: { 'src/marker.ts': "export const name = 'v3';" } })));
+  assert.ok(
+    dryRun.data.preview.changes.some((c: any) => c.field === 'package.json'),
+    JSON.stringify(dryRun.data.preview),
+  );
+  const sourceOnly = await uploadSource(
+    svc,
+    { token: agent, storeId: svc.storeId },
+    await tarGz(miniProject({ server, files: { 'src/marker.ts': "export const name = 'v3';" } })),
+  );
   assert.is(sourceOnly.status, 200, 'a source change that leaves the build configuration alone runs directly');
 
   const fresh = await startTestService();
@@ -208,14 +232,24 @@ test('agent policy: publish and rollback are exempt while the store never went p
     const freshToken = await longLivedToken(fresh);
     const freshApi = apiClient(fresh.url, { token: freshToken, storeId: fresh.storeId });
     await createSite(freshApi);
-    const freshAgent = await createAccessToken(fresh, await login(fresh), { name: 'agent', scopes: ['storefront:rw'], agent: true, expiresInDays: 30, storeScope: { all: true } });
+    const freshAgent = await createAccessToken(fresh, await login(fresh), {
+      name: 'agent',
+      scopes: ['storefront:rw'],
+      agent: true,
+      expiresInDays: 30,
+      storeScope: { all: true },
+    });
     const freshAgentApi = apiClient(fresh.url, { token: freshAgent, storeId: fresh.storeId });
     const upload = await uploadSource(fresh, { token: freshAgent, storeId: fresh.storeId }, await tarGz(miniProject({ server })));
     assert.is(upload.status, 200, `exempt while private: ${JSON.stringify(upload.body)}`);
     const built = await build(freshAgentApi);
     assert.is(ok(await freshAgentApi('POST', `/v1/storefront/site/versions/${built.versionId}/publish`, { body: {} })).publishedVersionId, built.versionId);
     ok(await freshAgentApi('POST', '/v1/storefront/site/rollback', { body: {} }));
-    assert.is((await freshAgentApi('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'PUBLIC', expectedVisibility: 'COMING_SOON' } })).status, 202, 'visibility always needs approval');
+    assert.is(
+      (await freshAgentApi('PUT', '/v1/storefront/site/visibility', { body: { visibility: 'PUBLIC', expectedVisibility: 'COMING_SOON' } })).status,
+      202,
+      'visibility always needs approval',
+    );
   } finally {
     await fresh.close();
   }

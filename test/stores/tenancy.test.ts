@@ -34,7 +34,10 @@ test('matrix: every token kind of each account against each store', async () => 
   for (const [tokenName, token] of Object.entries(tokens) as [keyof typeof tokens, string][]) {
     for (const [storeName, storeId] of Object.entries(stores) as ['alice' | 'bob', string][]) {
       const want = expected[tokenName][storeName];
-      for (const [method, body] of [['GET', undefined], ['PATCH', { name: `${tokenName} was here` }]] as const) {
+      for (const [method, body] of [
+        ['GET', undefined],
+        ['PATCH', { name: `${tokenName} was here` }],
+      ] as const) {
         const res = await call(method, '/v1/store', token, storeId, body);
         const label = `${tokenName} ${method} ${storeName}`;
         if (want === 200) {
@@ -65,7 +68,10 @@ test('an unknown store id is NOT_A_MEMBER, never a hint that it exists', async (
 
 test('/v1/me/stores lists the stores of the token scope; access tokens need stores:read', async () => {
   const viaLogin = await call('GET', '/v1/me/stores', alice.token, null);
-  assert.equal(viaLogin.data.contents.map((s: any) => s.storeId), [alice.storeId]);
+  assert.equal(
+    viaLogin.data.contents.map((s: any) => s.storeId),
+    [alice.storeId],
+  );
   const without = await createAccessToken(svc, alice.token, { scopes: ['store:r'] });
   const denied = await call('GET', '/v1/me/stores', without, null);
   assert.is(denied.status, 403);
@@ -123,7 +129,10 @@ test('stores joined later: an all-stores token reaches them, a selected-stores t
 test("another store's resource id is 403 TENANT_MISMATCH", async () => {
   const members = await call('GET', '/v1/members', bob.token, bob.storeId);
   const bobMemberId = members.data.contents[0].memberId;
-  for (const [method, body] of [['PATCH', { role: 'STAFF' }], ['DELETE', undefined]] as const) {
+  for (const [method, body] of [
+    ['PATCH', { role: 'STAFF' }],
+    ['DELETE', undefined],
+  ] as const) {
     const res = await call(method, `/v1/members/${bobMemberId}`, alice.token, alice.storeId, body);
     assert.is(res.status, 403, method);
     assert.is(res.body.error.code, 'TENANT_MISMATCH', method);
@@ -171,7 +180,10 @@ test('a role change changes what existing tokens may do', async () => {
 });
 
 test('creating an access token for a store one is not a member of is refused', async () => {
-  const res = await apiClient(svc.url)('POST', '/auth/v1/access-tokens', { token: await login(svc, alice.email, alice.password), body: { name: 'x', scopes: ['store:r'], storeScope: { storeIds: [bob.storeId] } } });
+  const res = await apiClient(svc.url)('POST', '/auth/v1/access-tokens', {
+    token: await login(svc, alice.email, alice.password),
+    body: { name: 'x', scopes: ['store:r'], storeScope: { storeIds: [bob.storeId] } },
+  });
   assert.is(res.status, 403);
   assert.is(res.body.error.code, 'NOT_A_MEMBER');
 });

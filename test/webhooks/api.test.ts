@@ -11,7 +11,9 @@ let receiver: Awaited<ReturnType<typeof startReceiver>>;
 test.before(async () => {
   svc = await startTestService({ unsafeWebhookHosts: ['127.0.0.1'] });
   api = svc.api;
-  receiver = await startReceiver((r) => (JSON.parse(r.body).type === 'ORDER.CANCELED' ? { status: 500, body: '{"error":"boom","accessToken":"abc123"}' } : { status: 200, body: 'ok' }));
+  receiver = await startReceiver((r) =>
+    JSON.parse(r.body).type === 'ORDER.CANCELED' ? { status: 500, body: '{"error":"boom","accessToken":"abc123"}' } : { status: 200, body: 'ok' },
+  );
 });
 test.after(async () => {
   await receiver.close();
@@ -19,7 +21,8 @@ test.after(async () => {
 });
 
 const create = (body: unknown) => api('POST', '/v1/webhooks', { body });
-const fieldCodes = (res: { body: { error: { fieldErrors: { field: string; code: string }[] } } }) => res.body.error.fieldErrors.map((f) => `${f.field}:${f.code}`);
+const fieldCodes = (res: { body: { error: { fieldErrors: { field: string; code: string }[] } } }) =>
+  res.body.error.fieldErrors.map((f) => `${f.field}:${f.code}`);
 
 test('URL and body validation answer 400 VALIDATION_FAILED with field codes and create nothing', async () => {
   const cases: [unknown, string][] = [
@@ -101,16 +104,25 @@ test('records: filters, detail, redeliver once, redeliver-failed, delete removes
   await emit({ type: 'ORDER.PAID', resource: { type: 'ORDER', id: 'ord_B' }, data: { orderId: 'ord_B' } });
   // A stock event caused by order A's payment names the order among its related ids.
   const { emitEvent } = await import('../../src/modules/events/outbox.js');
-  await transaction(svc.services.db, () => emitEvent(svc.services.db, svc.services.clock.now(), {
-    storeId: svc.storeId, type: 'PRODUCT.OUT_OF_STOCK', resource: { type: 'PRODUCT', id: 'prd_1' }, data: { productId: 'prd_1', variantId: 'var_1' }, relatedIds: ['ord_A'],
-  }));
+  await transaction(svc.services.db, () =>
+    emitEvent(svc.services.db, svc.services.clock.now(), {
+      storeId: svc.storeId,
+      type: 'PRODUCT.OUT_OF_STOCK',
+      resource: { type: 'PRODUCT', id: 'prd_1' },
+      data: { productId: 'prd_1', variantId: 'var_1' },
+      relatedIds: ['ord_A'],
+    }),
+  );
 
   const path = `/v1/webhooks/${w.webhookId}/deliveries`;
   const all = await eventually(async () => {
     const r = await api('GET', path);
     return r.data.contents.length === 5 && r.data.contents.every((d: { status: string }) => d.status !== 'PENDING') && r.data.contents;
   });
-  assert.equal(all.map((d: { eventType: string }) => d.eventType), ['PRODUCT.OUT_OF_STOCK', 'ORDER.PAID', 'CLAIM.CANCEL_REQUESTED', 'ORDER.CANCELED', 'ORDER.PAID']);
+  assert.equal(
+    all.map((d: { eventType: string }) => d.eventType),
+    ['PRODUCT.OUT_OF_STOCK', 'ORDER.PAID', 'CLAIM.CANCEL_REQUESTED', 'ORDER.CANCELED', 'ORDER.PAID'],
+  );
   const q = async (query: Record<string, string | number>) => (await api('GET', path, { query })).data.contents.map((d: { eventType: string }) => d.eventType);
   assert.equal(await q({ resourceId: 'ord_A' }), ['PRODUCT.OUT_OF_STOCK', 'CLAIM.CANCEL_REQUESTED', 'ORDER.CANCELED', 'ORDER.PAID']);
   assert.equal(await q({ resourceId: 'oi_A1' }), ['ORDER.CANCELED']);
@@ -137,7 +149,12 @@ test('records: filters, detail, redeliver once, redeliver-failed, delete removes
   assert.is((await api('GET', `${path}/whd_nope`)).body.meta.code, 'WEBHOOK_DELIVERY_NOT_FOUND');
 
   // Walk the failing record to FAILED: retries at +1m, +5m, +30m, +2h.
-  for (const [seconds, attempts] of [[61, 2], [301, 3], [1801, 4], [7201, 5]]) {
+  for (const [seconds, attempts] of [
+    [61, 2],
+    [301, 3],
+    [1801, 4],
+    [7201, 5],
+  ]) {
     await svc.advance(seconds);
     api = apiClient(svc.url, { token: await login(svc), storeId: svc.storeId });
     await eventually(async () => {

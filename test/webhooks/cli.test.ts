@@ -96,7 +96,12 @@ test('verify checks a received request on its raw bytes', async () => {
 test('listen forwards a sandbox purchase (trigger ORDER.PAID) at once, signed with the session secret; so does a dev-flag subscription', async () => {
   const local = await startReceiver();
   const { data: sub } = await cliJson('webhooks', 'create', '--url', receiver.url, '--events', 'ORDER.PAID');
-  const listen = execa(process.execPath, ['bin/run.js', 'webhooks', 'listen', '--forward-to', local.url, '--events', 'ORDER.PAID'], { cwd: packageRoot, env: cliEnv(vars()), extendEnv: false, reject: false });
+  const listen = execa(process.execPath, ['bin/run.js', 'webhooks', 'listen', '--forward-to', local.url, '--events', 'ORDER.PAID'], {
+    cwd: packageRoot,
+    env: cliEnv(vars()),
+    extendEnv: false,
+    reject: false,
+  });
   let out = '';
   const sessionSecret = await new Promise<string>((resolve, reject) => {
     listen.stdout!.on('data', (chunk: Buffer) => {

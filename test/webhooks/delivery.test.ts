@@ -30,7 +30,10 @@ test('an emitted ORDER.PAID reaches the receiver at once, signed as spec 01 §6.
   assert.is(created.data.secretPrefix, secret.slice(0, 12));
 
   const started = Date.now();
-  const emitted = await emit('ORDER.PAID', { resource: { type: 'ORDER', id: 'ord_1' }, data: { orderId: 'ord_1', orderNo: 20260101000001, status: 'PAID', testPayment: true } });
+  const emitted = await emit('ORDER.PAID', {
+    resource: { type: 'ORDER', id: 'ord_1' },
+    data: { orderId: 'ord_1', orderNo: 20260101000001, status: 'PAID', testPayment: true },
+  });
   assert.is(emitted.status, 201, JSON.stringify(emitted.body));
   // Pushed at commit (well under 1 s on an idle machine, printed); the wide bound only rules out waiting for a retry.
   const [hit] = await receiver.waitFor(1, 10_000);
@@ -88,7 +91,11 @@ test('a receiver gets at most 16 sends at once, all 16 claimed together; the res
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
   const created = await svc.api('POST', '/v1/webhooks', { body: { url, eventTypes: ['ORDER.CONFIRMED'] } });
-  const records = async () => (await api('GET', `/v1/webhooks/${created.data.webhookId}/deliveries`, { query: { limit: '50' } })).data.contents as { status: string; attemptCount: number }[];
+  const records = async () =>
+    (await api('GET', `/v1/webhooks/${created.data.webhookId}/deliveries`, { query: { limit: '50' } })).data.contents as {
+      status: string;
+      attemptCount: number;
+    }[];
   try {
     for (let i = 0; i < 20; i++) await emit('ORDER.CONFIRMED', { resource: { type: 'ORDER', id: `ord_par_${i}` }, data: { orderId: `ord_par_${i}` } });
     // Every first attempt fails, so all 20 retries come due at the same moment, found by one look of the worker.
@@ -155,7 +162,12 @@ test('rotation: two v1 during the overlap, new first; old one stops after 24 h',
   const [, later] = await receiver.waitFor(2);
   const laterParts = String(later.headers['svc-signature']).split(',');
   assert.is(laterParts.length, 2);
-  assert.is(laterParts[1], `v1=${createHmac('sha256', newSecret).update(`${laterParts[0].slice(2)}.${later.body}`).digest('hex')}`);
+  assert.is(
+    laterParts[1],
+    `v1=${createHmac('sha256', newSecret)
+      .update(`${laterParts[0].slice(2)}.${later.body}`)
+      .digest('hex')}`,
+  );
   await api('DELETE', `/v1/webhooks/${webhookId}`);
   await receiver.close();
 });

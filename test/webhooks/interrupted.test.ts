@@ -16,8 +16,11 @@ test('a fifth attempt cut off by a stop ends FAILED (INTERRUPTED) instead of a s
   // What a process stopped during attempt 5 leaves behind: the attempt counted, its retry slot come due, no result.
   const { webhookDeliveries } = await import('../../src/modules/webhooks/schema.js');
   const { eq } = await import('drizzle-orm');
-  await svc.services.db.update(webhookDeliveries).set({ status: 'PENDING_RETRY', attemptCount: 5, nextAttemptAt: svc.services.clock.now() - 1 })
-    .where(eq(webhookDeliveries.id, record.deliveryId)).run();
+  await svc.services.db
+    .update(webhookDeliveries)
+    .set({ status: 'PENDING_RETRY', attemptCount: 5, nextAttemptAt: svc.services.clock.now() - 1 })
+    .where(eq(webhookDeliveries.id, record.deliveryId))
+    .run();
   await svc.advance(1);
   const after = (await svc.api('GET', `/v1/webhooks/${w.webhookId}/deliveries/${record.deliveryId}`)).data;
   assert.is(after.status, 'FAILED');

@@ -35,7 +35,12 @@ test('listen reconnects after the service restarts and resumes where it stopped'
   let svc = await startTestService({ dataDir });
   const port = Number(new URL(svc.url).port);
   const env = { SVC_CONFIG_DIR: configDir, SVC_API_URL: svc.url, SVC_TOKEN: svc.ownerToken, SVC_STORE_ID: svc.storeId };
-  const listen = execa(process.execPath, ['bin/run.js', 'webhooks', 'listen', '--json'], { cwd: packageRoot, env: cliEnv(env), extendEnv: false, reject: false });
+  const listen = execa(process.execPath, ['bin/run.js', 'webhooks', 'listen', '--json'], {
+    cwd: packageRoot,
+    env: cliEnv(env),
+    extendEnv: false,
+    reject: false,
+  });
   const received: string[] = [];
   let out = '';
   listen.stdout!.on('data', (chunk: Buffer) => {

@@ -38,7 +38,10 @@ test('killed mid-delivery and restarted on the same data: every event arrives at
   const interrupted = records.filter((d: { attemptCount: number }) => d.attemptCount === 2);
   // The 16 attempts in flight at the stop were counted although their outcome was never recorded.
   assert.is(interrupted.length, 16);
-  await eventually(async () => (await second.api('GET', `/v1/webhooks/${fast.webhookId}/deliveries`, { query: { status: 'SUCCESS', limit: 100 } })).data.contents.length === EVENTS);
+  await eventually(
+    async () =>
+      (await second.api('GET', `/v1/webhooks/${fast.webhookId}/deliveries`, { query: { status: 'SUCCESS', limit: 100 } })).data.contents.length === EVENTS,
+  );
 
   await second.close();
   await receiver.close();

@@ -5,34 +5,81 @@ import { sendOnce } from '../../src/modules/webhooks/send.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 
 const BLOCKED = [
-  '0.0.0.0', '0.1.2.3', // this network
-  '10.0.0.1', '10.255.255.255', '172.16.0.1', '172.31.255.254', '192.168.1.1', // private
-  '100.64.0.1', '100.127.255.254', // CGNAT
-  '127.0.0.1', '127.255.0.9', // loopback
-  '169.254.169.254', '169.254.0.1', // link-local, cloud metadata
-  '192.0.0.8', '192.0.2.10', '198.51.100.7', '203.0.113.200', // IETF, documentation
-  '192.88.99.1', '198.18.0.1', '198.19.255.255', // 6to4 relay, benchmarking
-  '224.0.0.1', '239.255.255.250', // multicast
-  '240.0.0.1', '255.255.255.255', // reserved, broadcast
-  '::', '::1', // unspecified, loopback
-  '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '::ffff:169.254.169.254', '0:0:0:0:0:ffff:7f00:1', // IPv4-mapped
-  '::ffff:0:127.0.0.1', '::ffff:0:7f00:1', '::ffff:0:a9fe:a9fe', '0:0:0:0:ffff:0:a00:1', // IPv4-translated (SIIT)
-  '::127.0.0.1', '::8.8.8.8', // IPv4-compatible (deprecated, all of it)
-  '64:ff9b::a00:1', '64:ff9b::127.0.0.1', '64:ff9b:1::1', '64:ff9b:1::808:808', // NAT64, local-use NAT64
+  '0.0.0.0',
+  '0.1.2.3', // this network
+  '10.0.0.1',
+  '10.255.255.255',
+  '172.16.0.1',
+  '172.31.255.254',
+  '192.168.1.1', // private
+  '100.64.0.1',
+  '100.127.255.254', // CGNAT
+  '127.0.0.1',
+  '127.255.0.9', // loopback
+  '169.254.169.254',
+  '169.254.0.1', // link-local, cloud metadata
+  '192.0.0.8',
+  '192.0.2.10',
+  '198.51.100.7',
+  '203.0.113.200', // IETF, documentation
+  '192.88.99.1',
+  '198.18.0.1',
+  '198.19.255.255', // 6to4 relay, benchmarking
+  '224.0.0.1',
+  '239.255.255.250', // multicast
+  '240.0.0.1',
+  '255.255.255.255', // reserved, broadcast
+  '::',
+  '::1', // unspecified, loopback
+  '::ffff:127.0.0.1',
+  '::ffff:7f00:1',
+  '::ffff:10.0.0.1',
+  '::ffff:169.254.169.254',
+  '0:0:0:0:0:ffff:7f00:1', // IPv4-mapped
+  '::ffff:0:127.0.0.1',
+  '::ffff:0:7f00:1',
+  '::ffff:0:a9fe:a9fe',
+  '0:0:0:0:ffff:0:a00:1', // IPv4-translated (SIIT)
+  '::127.0.0.1',
+  '::8.8.8.8', // IPv4-compatible (deprecated, all of it)
+  '64:ff9b::a00:1',
+  '64:ff9b::127.0.0.1',
+  '64:ff9b:1::1',
+  '64:ff9b:1::808:808', // NAT64, local-use NAT64
   '100::1', // discard
-  '2001::1', '2001:2::1', '2001:db8::1', '3fff::1', // Teredo/benchmarking, documentation
+  '2001::1',
+  '2001:2::1',
+  '2001:db8::1',
+  '3fff::1', // Teredo/benchmarking, documentation
   '2001:0:a00:1:8000:63bf:f7f7:f7f7', // Teredo whose server is 10.0.0.1
   '2001:0:4136:e378:8000:63bf:80ff:fffe', // Teredo whose (inverted) client is 127.0.0.1
-  '2002:7f00:1::1', '2002:a9fe:a9fe::', '2002:c0a8:101::1', // 6to4 of loopback, metadata, private
-  'fc00::1', 'fd00:ec2::254', // unique local, AWS IPv6 metadata
-  'fe80::1', 'febf::1', 'fec0::1', // link-local, site-local
-  'ff02::1', 'ff05::2', // multicast
+  '2002:7f00:1::1',
+  '2002:a9fe:a9fe::',
+  '2002:c0a8:101::1', // 6to4 of loopback, metadata, private
+  'fc00::1',
+  'fd00:ec2::254', // unique local, AWS IPv6 metadata
+  'fe80::1',
+  'febf::1',
+  'fec0::1', // link-local, site-local
+  'ff02::1',
+  'ff05::2', // multicast
   'not-an-ip',
 ];
 const ALLOWED = [
-  '8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '169.255.0.1', '11.0.0.1', '2606:4700:4700::1111', '2a00:1450:4001::1',
+  '8.8.8.8',
+  '1.1.1.1',
+  '172.32.0.1',
+  '100.128.0.1',
+  '169.255.0.1',
+  '11.0.0.1',
+  '2606:4700:4700::1111',
+  '2a00:1450:4001::1',
   // IPv6 forms carrying a public IPv4 address are judged by it (NAT64 is how IPv6-only hosts reach IPv4).
-  '::ffff:8.8.8.8', '::ffff:0:8.8.8.8', '64:ff9b::8.8.8.8', '2002:808:808::1', '2001:0:4136:e378:8000:63bf:f7f7:f7f7',
+  '::ffff:8.8.8.8',
+  '::ffff:0:8.8.8.8',
+  '64:ff9b::8.8.8.8',
+  '2002:808:808::1',
+  '2001:0:4136:e378:8000:63bf:f7f7:f7f7',
 ];
 
 test('every special-purpose range of spec 01 §6.5 is blocked, IPv4 and IPv6; public addresses are not', () => {
@@ -40,11 +87,13 @@ test('every special-purpose range of spec 01 §6.5 is blocked, IPv4 and IPv6; pu
   for (const a of ALLOWED) assert.not.ok(isBlockedAddress(a), `${a} should be allowed`);
 });
 
-const stub = (table: Record<string, string[]>): Resolver => async (host) => {
-  const list = table[host];
-  if (!list) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
-  return list.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-};
+const stub =
+  (table: Record<string, string[]>): Resolver =>
+  async (host) => {
+    const list = table[host];
+    if (!list) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+    return list.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  };
 
 test('registration check: every resolved address counts (mixed A/AAAA), unresolvable hosts pass, literals and the allow list', async () => {
   const resolve = stub({
@@ -83,7 +132,12 @@ test('registration check: every resolved address counts (mixed A/AAAA), unresolv
 });
 
 const send = (url: string, options: { resolve?: Resolver; allowHosts?: string[]; deadlineMs?: number } = {}) =>
-  sendOnce(url, '{"id":"evt_1"}', { 'content-type': 'application/json' }, { allowHosts: options.allowHosts ?? [], resolve: options.resolve, poolKey: `t${Math.random()}`, deadlineMs: options.deadlineMs });
+  sendOnce(
+    url,
+    '{"id":"evt_1"}',
+    { 'content-type': 'application/json' },
+    { allowHosts: options.allowHosts ?? [], resolve: options.resolve, poolKey: `t${Math.random()}`, deadlineMs: options.deadlineMs },
+  );
 
 test('send: a blocked address among the answers stops the send before any connection (SSRF_BLOCKED)', async () => {
   const receiver = await startReceiver();

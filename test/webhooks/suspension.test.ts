@@ -28,13 +28,20 @@ const emit = async () => {
   assert.is(res.status, 201);
 };
 /** Waits until every delivery of the subscription was tried and none is mid-attempt (status reflects the last answer). */
-const settled = (webhookId: string) => eventually(async () => {
-  const sent = receiver.received.length;
-  const list = (await api('GET', `/v1/webhooks/${webhookId}/deliveries`, { query: { limit: 100 } })).data.contents as { attemptCount: number; responseStatusCode: number | null; status: string }[];
-  // A new record waits for the worker, which takes it on its own turn after the event's commit.
-  const unanswered = list.filter((d) => (d.attemptCount > 0 && d.responseStatusCode === null && d.status !== 'FAILED') || (d.attemptCount === 0 && d.status === 'PENDING'));
-  return unanswered.length === 0 && sent === receiver.received.length && list;
-});
+const settled = (webhookId: string) =>
+  eventually(async () => {
+    const sent = receiver.received.length;
+    const list = (await api('GET', `/v1/webhooks/${webhookId}/deliveries`, { query: { limit: 100 } })).data.contents as {
+      attemptCount: number;
+      responseStatusCode: number | null;
+      status: string;
+    }[];
+    // A new record waits for the worker, which takes it on its own turn after the event's commit.
+    const unanswered = list.filter(
+      (d) => (d.attemptCount > 0 && d.responseStatusCode === null && d.status !== 'FAILED') || (d.attemptCount === 0 && d.status === 'PENDING'),
+    );
+    return unanswered.length === 0 && sent === receiver.received.length && list;
+  });
 
 test('a run of failures over 24 h suspends: pending retries end FAILED/WEBHOOK_SUSPENDED, new events are not queued', async () => {
   const { data: w } = await api('POST', '/v1/webhooks', { body: { url: receiver.url, eventTypes: ['INQUIRY.CREATED'] } });

@@ -74,8 +74,11 @@ export abstract class AppCommand<T extends typeof Command> extends ApiCommand<T>
 
   private async uploadVersion(project: AppProject, bundle: { code: string; map?: string; functions: string[]; adminPage?: string }) {
     const { raw, manifest } = project;
-    const appId = (await this.appIdOf(manifest.handle)) ?? (await this.request<{ appId: string }>('POST', '/v1/developer/apps', { body: { manifest: raw } })).appId;
-    const version = await this.request<{ version: number; versionId: string }>('POST', `/v1/developer/apps/${appId}/versions`, { body: { manifest: raw, bundle } });
+    const appId =
+      (await this.appIdOf(manifest.handle)) ?? (await this.request<{ appId: string }>('POST', '/v1/developer/apps', { body: { manifest: raw } })).appId;
+    const version = await this.request<{ version: number; versionId: string }>('POST', `/v1/developer/apps/${appId}/versions`, {
+      body: { manifest: raw, bundle },
+    });
     return { appId, version: version.version };
   }
 

@@ -63,17 +63,29 @@ export async function buildApp(dir: string): Promise<BuildOutput> {
   const project = readProject(dir);
   const { manifest } = project;
   const warnings = [...project.warnings];
-  if (manifest.runtime === 'external') throw new ProjectError('BUILD_FAILED', 'runtime "external" apps run on external.url: there is nothing to build; svc app deploy uploads the manifest');
+  if (manifest.runtime === 'external')
+    throw new ProjectError('BUILD_FAILED', 'runtime "external" apps run on external.url: there is nothing to build; svc app deploy uploads the manifest');
 
   const names = declared(manifest);
   const found = Object.fromEntries(GROUPS.map((g) => [g, sources(dir, g)])) as Record<Group, Map<string, string>>;
   const routes = routesFile(dir);
   const missing = [
-    ...(['tools', 'notifications', 'schedules'] as const).flatMap((g) => names[g].filter((n) => !found[g].has(n)).map((n) => ({ field: `${g === 'tools' ? 'mcp.tools' : g === 'notifications' ? 'flow.notifications' : 'schedules'}.${n}`, code: 'HANDLER_MISSING', message: `no function: create src/${g}/${n}.ts` }))),
-    ...((manifest.http?.public?.length ?? 0) > 0 && !routes ? [{ field: 'http.public', code: 'HANDLER_MISSING', message: 'no function: create src/routes.ts exporting a handler per entry' }] : []),
+    ...(['tools', 'notifications', 'schedules'] as const).flatMap((g) =>
+      names[g]
+        .filter((n) => !found[g].has(n))
+        .map((n) => ({
+          field: `${g === 'tools' ? 'mcp.tools' : g === 'notifications' ? 'flow.notifications' : 'schedules'}.${n}`,
+          code: 'HANDLER_MISSING',
+          message: `no function: create src/${g}/${n}.ts`,
+        })),
+    ),
+    ...((manifest.http?.public?.length ?? 0) > 0 && !routes
+      ? [{ field: 'http.public', code: 'HANDLER_MISSING', message: 'no function: create src/routes.ts exporting a handler per entry' }]
+      : []),
   ];
   const adminPage = manifest.ui?.adminPage ? join(dir, manifest.ui.adminPage) : null;
-  if (adminPage && !existsSync(adminPage)) missing.push({ field: 'ui.adminPage', code: 'HANDLER_MISSING', message: `no file: create ${manifest.ui!.adminPage}` });
+  if (adminPage && !existsSync(adminPage))
+    missing.push({ field: 'ui.adminPage', code: 'HANDLER_MISSING', message: `no file: create ${manifest.ui!.adminPage}` });
   if (missing.length) throw new ProjectError('HANDLER_MISSING', `${missing.length} declared function(s) have no source`, missing);
   for (const g of ['tools', 'notifications', 'schedules'] as const) {
     for (const n of found[g].keys()) if (!names[g].includes(n)) warnings.push(`src/${g}/${n} is not declared in the manifest and is left out`);
@@ -120,11 +132,15 @@ export async function buildApp(dir: string): Promise<BuildOutput> {
     });
   } catch (error) {
     const errors = (error as { errors?: { text: string; location?: { file: string; line: number; column: number } | null }[] }).errors ?? [];
-    throw new ProjectError('BUILD_FAILED', `esbuild failed: ${errors.length || 1} error(s)`, errors.map((e) => ({
-      field: e.location ? `${e.location.file}:${e.location.line}:${e.location.column}` : '',
-      code: 'BUILD_ERROR',
-      message: e.text,
-    })));
+    throw new ProjectError(
+      'BUILD_FAILED',
+      `esbuild failed: ${errors.length || 1} error(s)`,
+      errors.map((e) => ({
+        field: e.location ? `${e.location.file}:${e.location.line}:${e.location.column}` : '',
+        code: 'BUILD_ERROR',
+        message: e.text,
+      })),
+    );
   }
   for (const w of result.warnings) warnings.push(w.location ? `${w.location.file}:${w.location.line}: ${w.text}` : w.text);
   const code = result.outputFiles.find((f) => f.path.endsWith('.js'))!.text;
@@ -135,7 +151,11 @@ export async function buildApp(dir: string): Promise<BuildOutput> {
   writeFileSync(`${outfile}.map`, map);
   writeFileSync(join(dir, OUT_DIR, BUILD_INFO_FILE), `${JSON.stringify({ handle: manifest.handle, functions, builtAt: new Date().toISOString() }, null, 2)}\n`);
   return {
-    project, code, map, functions, warnings,
+    project,
+    code,
+    map,
+    functions,
+    warnings,
     adminPage: adminPage ? readFileSync(adminPage, 'utf8') : undefined,
     bytes: Buffer.byteLength(code),
     durationMs: Math.round(performance.now() - started),

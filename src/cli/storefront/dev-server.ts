@@ -27,23 +27,62 @@ async function bundleInMemory(dir: string, config: ProjectConfig): Promise<Bundl
   try {
     const [server, client] = await Promise.all([
       esbuild.build({
-        absWorkingDir: dir, entryPoints: [config.server], bundle: true, format: 'iife', globalName: '__app', platform: 'neutral', target: 'es2023',
-        mainFields: ['module', 'main'], conditions: ['worker', 'browser'], sourcemap: 'external', outfile: 'out/server.js', write: false, logLevel: 'silent',
+        absWorkingDir: dir,
+        entryPoints: [config.server],
+        bundle: true,
+        format: 'iife',
+        globalName: '__app',
+        platform: 'neutral',
+        target: 'es2023',
+        mainFields: ['module', 'main'],
+        conditions: ['worker', 'browser'],
+        sourcemap: 'external',
+        outfile: 'out/server.js',
+        write: false,
+        logLevel: 'silent',
       }),
-      config.client.length === 0 ? null : esbuild.build({
-        absWorkingDir: dir, entryPoints: config.client, bundle: true, format: 'esm', platform: 'browser', target: 'es2022', splitting: true,
-        entryNames: 'assets/[name]', chunkNames: 'assets/chunk-[hash]', assetNames: 'assets/[name]', outdir: 'out', sourcemap: 'linked', write: false, metafile: true, logLevel: 'silent',
-      }),
+      config.client.length === 0
+        ? null
+        : esbuild.build({
+            absWorkingDir: dir,
+            entryPoints: config.client,
+            bundle: true,
+            format: 'esm',
+            platform: 'browser',
+            target: 'es2022',
+            splitting: true,
+            entryNames: 'assets/[name]',
+            chunkNames: 'assets/chunk-[hash]',
+            assetNames: 'assets/[name]',
+            outdir: 'out',
+            sourcemap: 'linked',
+            write: false,
+            metafile: true,
+            logLevel: 'silent',
+          }),
     ]);
     const out = (path: string) => relative(join(dir, 'out'), path).split(sep).join('/');
     const clientFiles = new Map((client?.outputFiles ?? []).map((file) => [out(file.path), file.contents]));
     const clientEntries: Record<string, string> = {};
     for (const [path, meta] of Object.entries(client?.metafile.outputs ?? {})) {
-      if (meta.entryPoint) clientEntries[`${meta.entryPoint.split('/').pop()!.replace(/\.[cm]?[jt]sx?$/, '')}.js`] = path.replace(/^out\//, '');
+      if (meta.entryPoint)
+        clientEntries[
+          `${meta.entryPoint
+            .split('/')
+            .pop()!
+            .replace(/\.[cm]?[jt]sx?$/, '')}.js`
+        ] = path.replace(/^out\//, '');
     }
     return {
       ok: true,
-      output: { server: { code: server.outputFiles.find((f) => f.path.endsWith('server.js'))!.contents, map: server.outputFiles.find((f) => f.path.endsWith('server.js.map'))?.contents ?? null }, client: clientFiles, clientEntries },
+      output: {
+        server: {
+          code: server.outputFiles.find((f) => f.path.endsWith('server.js'))!.contents,
+          map: server.outputFiles.find((f) => f.path.endsWith('server.js.map'))?.contents ?? null,
+        },
+        client: clientFiles,
+        clientEntries,
+      },
       log: [...server.warnings, ...(client?.warnings ?? [])].map(describe),
     };
   } catch (error) {
@@ -61,7 +100,12 @@ async function bundleInMemory(dir: string, config: ProjectConfig): Promise<Bundl
 export async function startDevServer(options: DevServerOptions) {
   const runtime = new RuntimeHost();
   const server = await startLiveServer({
-    dir: options.dir, host: options.host, port: options.port, storeId: options.storeId, id: 'dev', runtime,
+    dir: options.dir,
+    host: options.host,
+    port: options.port,
+    storeId: options.storeId,
+    id: 'dev',
+    runtime,
     bundle: (config) => bundleInMemory(options.dir, config),
     buyerApi: async (request) => {
       const url = new URL(request.url);

@@ -24,7 +24,7 @@ export abstract class DomainCommand<T extends typeof Command> extends Storefront
   }
 
   protected async domainId(ref: string): Promise<string> {
-    if (/^dom_/.test(ref)) return ref;
+    if (ref.startsWith('dom_')) return ref;
     const host = new URL(`http://${ref.replace(/\.$/, '')}`).hostname;
     const found = (await this.domains()).contents.find((d) => d.hostname === host);
     if (!found) throw new Error(`no domain ${ref} (svc storefront domains list)`);
@@ -32,7 +32,10 @@ export abstract class DomainCommand<T extends typeof Command> extends Storefront
   }
 
   protected printDomains(list: DomainList) {
-    this.table(list.contents.map((d) => ({ ...d, primary: d.primary ? '*' : '', failureCode: d.failureCode ?? '' })), ['primary', 'hostname', 'kind', 'status', 'failureCode', 'domainId']);
+    this.table(
+      list.contents.map((d) => ({ ...d, primary: d.primary ? '*' : '', failureCode: d.failureCode ?? '' })),
+      ['primary', 'hostname', 'kind', 'status', 'failureCode', 'domainId'],
+    );
     this.log(`custom domains ${list.contents.length - 1}/${list.limit}${list.enabled ? '' : ' (not open on this service)'}`);
   }
 

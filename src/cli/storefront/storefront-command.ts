@@ -19,7 +19,8 @@ export interface SiteView {
 }
 
 /** A site's address for people: its `url`, or why it has none yet. */
-export const siteAddress = (site: Pick<SiteView, 'url'>) => site.url ?? '(no address yet: this service serves sites on connected custom domains only — svc storefront domains add)';
+export const siteAddress = (site: Pick<SiteView, 'url'>) =>
+  site.url ?? '(no address yet: this service serves sites on connected custom domains only — svc storefront domains add)';
 
 export interface VersionView {
   versionId: string;
@@ -131,11 +132,17 @@ export abstract class StorefrontCommand<T extends typeof Command> extends ApiCom
     const { rejected, warnings } = build.dependencies;
     if (rejected.length) {
       this.log(`Dependencies refused (${rejected.length}):`);
-      this.table(rejected.map((r) => ({ ...r, version: r.version ?? '', advisory: r.advisory ?? '' })), ['reason', 'package', 'version', 'advisory', 'detail']);
+      this.table(
+        rejected.map((r) => ({ ...r, version: r.version ?? '', advisory: r.advisory ?? '' })),
+        ['reason', 'package', 'version', 'advisory', 'detail'],
+      );
     }
     if (warnings.length) {
       this.log(`Dependency warnings (${warnings.length}):`);
-      this.table(warnings.map((w) => ({ ...w, version: w.version ?? '', advisory: w.advisory ?? '' })), ['reason', 'package', 'version', 'advisory', 'detail']);
+      this.table(
+        warnings.map((w) => ({ ...w, version: w.version ?? '', advisory: w.advisory ?? '' })),
+        ['reason', 'package', 'version', 'advisory', 'detail'],
+      );
     }
   }
 
@@ -146,7 +153,13 @@ export abstract class StorefrontCommand<T extends typeof Command> extends ApiCom
       else {
         this.logToStderr(`✗ Build ${build.buildId} failed at ${build.failureStage}: ${build.errorCode}`);
         this.printDependencies(build);
-        this.logToStderr(build.logTail.split('\n').slice(-25).map((l) => `  ${l}`).join('\n'));
+        this.logToStderr(
+          build.logTail
+            .split('\n')
+            .slice(-25)
+            .map((l) => `  ${l}`)
+            .join('\n'),
+        );
       }
       this.exit(1);
     }

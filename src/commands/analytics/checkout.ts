@@ -2,7 +2,10 @@ import { AnalyticsCommand, bar } from '../../cli/analytics.js';
 
 export default class AnalyticsCheckout extends AnalyticsCommand<typeof AnalyticsCheckout> {
   static override summary = 'The checkout funnel as bars, and payment results per payment request';
-  static override examples = ['<%= config.bin %> analytics checkout --from 2026-11-01 --to 2026-11-30', '<%= config.bin %> analytics checkout --csv > checkout.csv'];
+  static override examples = [
+    '<%= config.bin %> analytics checkout --from 2026-11-01 --to 2026-11-30',
+    '<%= config.bin %> analytics checkout --csv > checkout.csv',
+  ];
   protected readonly report = 'checkout';
 
   protected override render(report: any) {

@@ -2,7 +2,10 @@ import { AnalyticsCommand, bar, sparkline } from '../../cli/analytics.js';
 
 export default class AnalyticsOverview extends AnalyticsCommand<typeof AnalyticsOverview> {
   static override summary = 'Sessions, visitors, page views, dwell and purchases by Korean date, with sparklines';
-  static override examples = ['<%= config.bin %> analytics overview --from 2026-11-01 --to 2026-11-30', '<%= config.bin %> analytics overview --csv > overview.csv'];
+  static override examples = [
+    '<%= config.bin %> analytics overview --from 2026-11-01 --to 2026-11-30',
+    '<%= config.bin %> analytics overview --csv > overview.csv',
+  ];
   protected readonly report = 'overview';
 
   protected override render(report: any) {
@@ -11,6 +14,10 @@ export default class AnalyticsOverview extends AnalyticsCommand<typeof Analytics
       this.log(`${metric.padEnd(15)} ${sparkline(report.rows.map((r: any) => r[metric]))} ${report.summary[metric].toLocaleString('ko-KR')}`);
     }
     const most = Math.max(0, ...report.rows.map((r: any) => r.sessions));
-    this.table(report.rows.map((r: any) => ({ ...r, bar: bar(r.sessions, most) })), ['date', 'sessions', 'engagedSessions', 'visitors', 'pageViews', 'cartAdds', 'checkoutStarts', 'purchases', 'purchaseAmount', 'bar'], { money: ['purchaseAmount'] });
+    this.table(
+      report.rows.map((r: any) => ({ ...r, bar: bar(r.sessions, most) })),
+      ['date', 'sessions', 'engagedSessions', 'visitors', 'pageViews', 'cartAdds', 'checkoutStarts', 'purchases', 'purchaseAmount', 'bar'],
+      { money: ['purchaseAmount'] },
+    );
   }
 }

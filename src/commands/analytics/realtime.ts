@@ -24,8 +24,13 @@ export default class AnalyticsRealtime extends AnalyticsCommand<typeof Analytics
 
   protected override render(report: any) {
     const s = report.summary;
-    this.log(`${report.from} .. ${report.to} · ${s.visitors} visitors · ${s.pageViews} page views · ${s.cartAdds} cart adds · ${s.checkoutStarts} checkouts · ${s.purchases} purchases (${s.purchaseAmount.toLocaleString('ko-KR')}원) · ${report.excludedBotSessions} bots excluded`);
+    this.log(
+      `${report.from} .. ${report.to} · ${s.visitors} visitors · ${s.pageViews} page views · ${s.cartAdds} cart adds · ${s.checkoutStarts} checkouts · ${s.purchases} purchases (${s.purchaseAmount.toLocaleString('ko-KR')}원) · ${report.excludedBotSessions} bots excluded`,
+    );
     const most = Math.max(0, ...report.rows.map((r: any) => r.pageViews));
-    this.table(report.rows.map((r: any) => ({ ...r, bar: bar(r.pageViews, most) })), ['path', 'pageViews', 'visitors', 'bar']);
+    this.table(
+      report.rows.map((r: any) => ({ ...r, bar: bar(r.pageViews, most) })),
+      ['path', 'pageViews', 'visitors', 'bar'],
+    );
   }
 }

@@ -14,7 +14,9 @@ export default class CategoriesUpdate extends ApiCommand<typeof CategoriesUpdate
   async run() {
     const f = this.flags;
     const nullable = (v: string | undefined) => (v === 'none' ? null : v);
-    const body = Object.fromEntries(Object.entries({ name: f.name, parentId: nullable(f.parent), flowId: nullable(f.flow) }).filter(([, v]) => v !== undefined));
+    const body = Object.fromEntries(
+      Object.entries({ name: f.name, parentId: nullable(f.parent), flowId: nullable(f.flow) }).filter(([, v]) => v !== undefined),
+    );
     if (Object.keys(body).length === 0) throw new UsageError('nothing to change: give --name, --parent or --flow');
     const data = await this.storeRequest('PATCH', `/v1/categories/${encodeURIComponent(this.args.categoryId)}`, { body });
     this.output(data, () => this.log(`Updated ${data.name} (${data.categoryId}).`));

@@ -33,7 +33,14 @@ export default class CheckoutTry extends ApiCommand<typeof CheckoutTry> {
   /** A buyer-API call as a guest storefront makes it: no account token, the store in X-Store-Id. */
   private async buyer<D = any>(method: string, path: string, storeId: string, body?: unknown): Promise<D> {
     try {
-      return (await this.client.request<D>(method, path, { storeId, body, anonymous: true, idempotencyKey: method === 'POST' ? randomBytes(12).toString('hex') : undefined })).data;
+      return (
+        await this.client.request<D>(method, path, {
+          storeId,
+          body,
+          anonymous: true,
+          idempotencyKey: method === 'POST' ? randomBytes(12).toString('hex') : undefined,
+        })
+      ).data;
     } catch (error) {
       if (error instanceof ApiCallError && error.body.code === 'GUEST_CHECKOUT_DISABLED') {
         throw new ApiCallError(error.status, {
@@ -55,11 +62,16 @@ export default class CheckoutTry extends ApiCommand<typeof CheckoutTry> {
 
     const product = await this.pickProduct(storeId);
     const variant = f.variant ? product.variants.find((v: any) => v.variantId === f.variant) : product.variants.find((v: any) => !v.soldOut);
-    if (!variant) throw new UsageError(f.variant ? `variant ${f.variant} is not on sale in ${product.productId}` : `no variant of ${product.productId} is on sale with stock`);
+    if (!variant)
+      throw new UsageError(
+        f.variant ? `variant ${f.variant} is not on sale in ${product.productId}` : `no variant of ${product.productId} is on sale with stock`,
+      );
     const store = await this.buyer('GET', '/storefront/v1/store', storeId);
     if (!store.checkoutAvailable) {
       if (store.checkoutUnavailableReason !== 'PAYMENT_NOT_CONFIGURED') {
-        throw new UsageError(`checkout is unavailable in this store (${store.checkoutUnavailableReason}); checkout try only connects a sandbox provider when none is in use`);
+        throw new UsageError(
+          `checkout is unavailable in this store (${store.checkoutUnavailableReason}); checkout try only connects a sandbox provider when none is in use`,
+        );
       }
       this.say('No payment provider in use: connecting pg_one in sandbox mode with test keys (no real money moves)…');
       await this.storeRequest('PUT', '/v1/store/payment-providers/pg_one', { body: SANDBOX_PG_ONE });
@@ -74,21 +86,32 @@ export default class CheckoutTry extends ApiCommand<typeof CheckoutTry> {
     }
 
     const sheet = await this.buyer('POST', '/storefront/v1/checkout', storeId, { directItem });
-    this.say(`Checkout sheet ${sheet.checkoutId}: ${product.name}${variant.optionValues.length ? ` [${variant.optionValues.join(' / ')}]` : ''} × ${f.quantity} = ${won(sheet.amounts.totalAmount)}`);
+    this.say(
+      `Checkout sheet ${sheet.checkoutId}: ${product.name}${variant.optionValues.length ? ` [${variant.optionValues.join(' / ')}]` : ''} × ${f.quantity} = ${won(sheet.amounts.totalAmount)}`,
+    );
     const option = f.option ?? sheet.paymentOptions[0]?.key;
     // The guest's order password: printed, so the buyer's side (claims, flow actions) can be tried too.
     const orderPassword = randomBytes(9).toString('base64url');
     const start = await this.buyer('POST', `/storefront/v1/checkout/${sheet.checkoutId}/payment`, storeId, {
       ...(sheet.paymentRequired ? { option, returnUrl: RETURN_URL } : {}),
       guest: { name: '테스트 구매자', phone: '01000000000', email: 'buyer@example.com', orderPassword },
-      ...(sheet.requiresShipping ? { shippingAddress: { receiverName: '테스트 수령인', phone: '01000000000', zipCode: '06236', address1: '서울특별시 강남구 테헤란로 1', address2: '' } } : {}),
+      ...(sheet.requiresShipping
+        ? { shippingAddress: { receiverName: '테스트 수령인', phone: '01000000000', zipCode: '06236', address1: '서울특별시 강남구 테헤란로 1', address2: '' } }
+        : {}),
     });
     let orderId: string | null = start.orderId;
     if (start.status !== 'completed') {
       this.say(`Payment ${start.paymentId} (${start.option.label} via ${start.option.pgName}); sandbox window ${start.payUrl}`);
       const approved = await this.buyer('POST', `/_dev/v1/payments/${start.paymentId}/simulate`, storeId, { outcome: 'APPROVE' });
       if (!approved.orderId) {
-        throw new ApiCallError(409, { code: approved.lastFailure?.code ?? 'PAYMENT_FAILED', message: approved.lastFailure?.message ?? 'the approval did not make an order', details: { paymentId: start.paymentId }, fieldErrors: [], docs: '', traceId: '' });
+        throw new ApiCallError(409, {
+          code: approved.lastFailure?.code ?? 'PAYMENT_FAILED',
+          message: approved.lastFailure?.message ?? 'the approval did not make an order',
+          details: { paymentId: start.paymentId },
+          fieldErrors: [],
+          docs: '',
+          traceId: '',
+        });
       }
       orderId = approved.orderId;
       this.say('Approved in the sandbox.');
@@ -98,7 +121,9 @@ export default class CheckoutTry extends ApiCommand<typeof CheckoutTry> {
       printOrder(this, order);
       this.log(`See it in: svc orders list   ·   svc payments get ${order.payment.paymentId}`);
       const first = order.items[0];
-      this.log(`Move it:   svc orders ${first.fulfillmentSnapshot.type === 'SHIPPING' ? 'confirm' : 'fulfill'} ${first.orderItemId}   ·   svc orders flow ${first.orderItemId}`);
+      this.log(
+        `Move it:   svc orders ${first.fulfillmentSnapshot.type === 'SHIPPING' ? 'confirm' : 'fulfill'} ${first.orderItemId}   ·   svc orders flow ${first.orderItemId}`,
+      );
       this.log(`Buyer:     guest order password ${orderPassword} (claims and buyer actions under /storefront/v1/guest/orders/${order.orderId}/…)`);
     });
   }

@@ -3,7 +3,13 @@ import { ApiCommand } from '../../cli/api-command.js';
 import { benefitText } from '../../cli/coupons.js';
 import { UsageError } from '../../cli/usage-error.js';
 
-const list = (value: string | undefined) => (value ? value.split(',').map((s) => s.trim()).filter(Boolean) : []);
+const list = (value: string | undefined) =>
+  value
+    ? value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [];
 
 export default class CouponsCreate extends ApiCommand<typeof CouponsCreate> {
   static override summary = 'Create a coupon: granted (MANUAL), downloaded by members (DOWNLOAD), given at sign-up (SIGNUP) or typed (CODE)';

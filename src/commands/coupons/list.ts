@@ -13,11 +13,20 @@ export default class CouponsList extends ApiCommand<typeof CouponsList> {
   };
 
   async run() {
-    const data = await this.storeRequest('GET', '/v1/coupons', { query: { page: this.flags.page, size: this.flags.size, status: this.flags.status, issueType: this.flags.type } });
+    const data = await this.storeRequest('GET', '/v1/coupons', {
+      query: { page: this.flags.page, size: this.flags.size, status: this.flags.status, issueType: this.flags.type },
+    });
     this.outputList(data, () => {
-      this.table(data.contents.map((c: any) => ({
-        ...c, benefit: benefitText(c.benefit), issued: `${c.issuedCount}${c.totalQuantity ? `/${c.totalQuantity}` : ''}`, used: c.usedCount, type: c.issueType,
-      })), ['couponId', 'name', 'type', 'code', 'benefit', 'status', 'issued', 'used']);
+      this.table(
+        data.contents.map((c: any) => ({
+          ...c,
+          benefit: benefitText(c.benefit),
+          issued: `${c.issuedCount}${c.totalQuantity ? `/${c.totalQuantity}` : ''}`,
+          used: c.usedCount,
+          type: c.issueType,
+        })),
+        ['couponId', 'name', 'type', 'code', 'benefit', 'status', 'issued', 'used'],
+      );
       this.log(pageSummary(data, 'coupons'));
     });
   }

@@ -9,7 +9,9 @@ export default class CustomersGet extends ApiCommand<typeof CustomersGet> {
   async run() {
     const customer = await this.storeRequest('GET', `/v1/customers/${encodeURIComponent(this.args.customerId)}`);
     this.output(customer, () => {
-      this.log(`${customer.customerId} · ${customer.name ?? '-'} · ${customer.email ?? '-'} · ${customer.phone ?? '-'}${customer.member ? ' · member' : ''}${customer.withdrawnAt ? ` · withdrawn ${customer.withdrawnAt}` : ''}`);
+      this.log(
+        `${customer.customerId} · ${customer.name ?? '-'} · ${customer.email ?? '-'} · ${customer.phone ?? '-'}${customer.member ? ' · member' : ''}${customer.withdrawnAt ? ` · withdrawn ${customer.withdrawnAt}` : ''}`,
+      );
       this.log(`Since ${customer.createdAt}. Points: svc points ledger ${customer.customerId}`);
     });
   }

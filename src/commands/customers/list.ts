@@ -10,7 +10,10 @@ export default class CustomersList extends ApiCommand<typeof CustomersList> {
   async run() {
     const data = await this.storeRequest('GET', '/v1/customers', { query: { page: this.flags.page, size: this.flags.size, keyword: this.flags.keyword } });
     this.outputList(data, () => {
-      this.table(data.contents.map((c: any) => ({ ...c, member: c.member ? 'yes' : '', withdrawn: c.withdrawnAt ? 'withdrawn' : '' })), ['customerId', 'name', 'email', 'phone', 'member', 'withdrawn', 'createdAt']);
+      this.table(
+        data.contents.map((c: any) => ({ ...c, member: c.member ? 'yes' : '', withdrawn: c.withdrawnAt ? 'withdrawn' : '' })),
+        ['customerId', 'name', 'email', 'phone', 'member', 'withdrawn', 'createdAt'],
+      );
       this.log(pageSummary(data, 'buyers'));
     });
   }

@@ -4,8 +4,13 @@ import { toDot, toMermaid } from '../../cli/flow-graph.js';
 
 export default class FlowsGraph extends FlowCommand<typeof FlowsGraph> {
   static override summary = 'Print a flow as a diagram: Mermaid (default) or Graphviz dot';
-  static override description = 'Shows the draft, else the published version; --version picks a published one. Paste Mermaid into GitHub or Notion; pipe dot into `dot -Tsvg`.';
-  static override examples = ['<%= config.bin %> flows graph flw_…', '<%= config.bin %> flows graph flw_… --format dot | dot -Tsvg > flow.svg', '<%= config.bin %> flows graph flw_… --version 2 --json'];
+  static override description =
+    'Shows the draft, else the published version; --version picks a published one. Paste Mermaid into GitHub or Notion; pipe dot into `dot -Tsvg`.';
+  static override examples = [
+    '<%= config.bin %> flows graph flw_…',
+    '<%= config.bin %> flows graph flw_… --format dot | dot -Tsvg > flow.svg',
+    '<%= config.bin %> flows graph flw_… --version 2 --json',
+  ];
   static override flags = {
     format: Flags.string({ options: ['mermaid', 'dot'], default: 'mermaid', description: 'Diagram language' }),
     version: Flags.integer({ description: 'A published version instead of the draft' }),

@@ -6,8 +6,19 @@ export default class FlowsList extends ApiCommand<typeof FlowsList> {
 
   async run() {
     const { contents } = await this.storeRequest('GET', '/v1/commerce-flows');
-    this.output(contents, () => this.table(contents.map((f: any) => ({
-      flowId: f.flowId, name: f.name, kind: f.kind, default: f.isDefault ? 'yes' : '', progression: f.progression, published: f.publishedVersion ?? '-', draft: f.draft ? 'yes' : '',
-    })), ['flowId', 'name', 'kind', 'default', 'progression', 'published', 'draft']));
+    this.output(contents, () =>
+      this.table(
+        contents.map((f: any) => ({
+          flowId: f.flowId,
+          name: f.name,
+          kind: f.kind,
+          default: f.isDefault ? 'yes' : '',
+          progression: f.progression,
+          published: f.publishedVersion ?? '-',
+          draft: f.draft ? 'yes' : '',
+        })),
+        ['flowId', 'name', 'kind', 'default', 'progression', 'published', 'draft'],
+      ),
+    );
   }
 }

@@ -12,9 +12,14 @@ export default class InquiriesList extends ApiCommand<typeof InquiriesList> {
   };
 
   async run() {
-    const data = await this.storeRequest('GET', '/v1/inquiries', { query: { page: this.flags.page, size: this.flags.size, kind: this.flags.kind, answered: this.flags.unanswered ? 'false' : undefined } });
+    const data = await this.storeRequest('GET', '/v1/inquiries', {
+      query: { page: this.flags.page, size: this.flags.size, kind: this.flags.kind, answered: this.flags.unanswered ? 'false' : undefined },
+    });
     this.outputList(data, () => {
-      this.table(data.contents.map((i: any) => ({ ...i, product: i.productId ?? '', answered: i.answer ? 'yes' : 'no', secret: i.secret ? 'secret' : '' })), ['inquiryId', 'kind', 'title', 'product', 'secret', 'answered', 'createdAt']);
+      this.table(
+        data.contents.map((i: any) => ({ ...i, product: i.productId ?? '', answered: i.answer ? 'yes' : 'no', secret: i.secret ? 'secret' : '' })),
+        ['inquiryId', 'kind', 'title', 'product', 'secret', 'answered', 'createdAt'],
+      );
       this.log(pageSummary(data, 'questions'));
     });
   }

@@ -23,11 +23,11 @@ const CLIENTS = {
 } as const;
 
 export default class McpConfig extends ApiCommand<typeof McpConfig> {
-  static override summary = 'Print the MCP configuration snippet of a client: local (svc mcp over stdio) or --remote (the service\'s /mcp)';
+  static override summary = "Print the MCP configuration snippet of a client: local (svc mcp over stdio) or --remote (the service's /mcp)";
   static override examples = ['<%= config.bin %> mcp config --client claude', '<%= config.bin %> mcp config --client vscode --remote'];
   static override flags = {
     client: Flags.string({ description: 'The MCP client', options: Object.keys(CLIENTS), required: true }),
-    remote: Flags.boolean({ description: 'Connect to the service\'s /mcp over HTTP (the client logs in by OAuth) instead of running svc mcp locally' }),
+    remote: Flags.boolean({ description: "Connect to the service's /mcp over HTTP (the client logs in by OAuth) instead of running svc mcp locally" }),
   };
 
   async run() {
@@ -46,8 +46,10 @@ export default class McpConfig extends ApiCommand<typeof McpConfig> {
     this.output({ client: this.flags.client, remote: this.flags.remote, file: client.file, config }, () => {
       this.log(`# ${client.file}`);
       this.log(JSON.stringify(config, null, 2));
-      if (!this.flags.remote && !this.tokenFromEnvironment) this.log(`# uses the saved login of profile "${this.profileName}" (svc login --profile ${this.profileName})`);
-      if (this.flags.remote) this.log('# the client opens the svc login page once (OAuth); approve price changes and other held writes in the conversation or at approvalUrl');
+      if (!this.flags.remote && !this.tokenFromEnvironment)
+        this.log(`# uses the saved login of profile "${this.profileName}" (svc login --profile ${this.profileName})`);
+      if (this.flags.remote)
+        this.log('# the client opens the svc login page once (OAuth); approve price changes and other held writes in the conversation or at approvalUrl');
     });
   }
 }

@@ -4,9 +4,10 @@ import { AGENT_HEADER } from '../../mcp-server/headers.js';
 import { createMcpServer, type ApiCaller } from '../../mcp-server/server.js';
 
 export default class Mcp extends ApiCommand<typeof Mcp> {
-  static override summary = 'Serve the svc MCP server over stdio for a desktop AI client, with this profile\'s login or SVC_TOKEN';
-  static override description = 'Every tool call is an AI agent\'s request (approval policy, AI-action count, audit source MCP). '
-    + 'Approvals are decided by a person at the approvalUrl the tools return. Set up a client with: svc mcp config --client claude';
+  static override summary = "Serve the svc MCP server over stdio for a desktop AI client, with this profile's login or SVC_TOKEN";
+  static override description =
+    "Every tool call is an AI agent's request (approval policy, AI-action count, audit source MCP). " +
+    'Approvals are decided by a person at the approvalUrl the tools return. Set up a client with: svc mcp config --client claude';
   static override examples = ['<%= config.bin %> mcp --store dev-store', 'SVC_TOKEN=… SVC_API_URL=https://api.example.com <%= config.bin %> mcp'];
 
   async run() {
@@ -14,7 +15,12 @@ export default class Mcp extends ApiCommand<typeof Mcp> {
     // Calls go to the service like any command's, marked as the agent's: the service's pipeline decides.
     const callApi: ApiCaller = async (call) => {
       const answer = await client.raw(call.method, call.path, {
-        query: call.query, body: call.body, storeId: call.storeId, idempotencyKey: call.idempotencyKey, dryRun: call.dryRun, headers: { [AGENT_HEADER]: 'mcp' },
+        query: call.query,
+        body: call.body,
+        storeId: call.storeId,
+        idempotencyKey: call.idempotencyKey,
+        dryRun: call.dryRun,
+        headers: { [AGENT_HEADER]: 'mcp' },
       });
       try {
         return { status: answer.status, body: JSON.parse(answer.text) };

@@ -19,10 +19,19 @@ export default class OrdersCancel extends OrderItemFlowCommand<typeof OrdersCanc
 
   async run() {
     const f = this.flags;
-    const money = (a: any) => this.table([
-      { part: 'item', amount: a.itemRefundAmount }, { part: 'shipping refund', amount: a.deliveryFeeRefundAmount }, { part: 'shipping charge', amount: -a.deliveryFeeChargeAmount },
-      { part: 'refund', amount: a.refundAmount }, { part: '· as points', amount: a.pointRefundAmount }, { part: '· by card/cash', amount: a.cashRefundAmount },
-    ], ['part', 'amount'], { money: ['amount'] });
+    const money = (a: any) =>
+      this.table(
+        [
+          { part: 'item', amount: a.itemRefundAmount },
+          { part: 'shipping refund', amount: a.deliveryFeeRefundAmount },
+          { part: 'shipping charge', amount: -a.deliveryFeeChargeAmount },
+          { part: 'refund', amount: a.refundAmount },
+          { part: '· as points', amount: a.pointRefundAmount },
+          { part: '· by card/cash', amount: a.cashRefundAmount },
+        ],
+        ['part', 'amount'],
+        { money: ['amount'] },
+      );
     if (f.preview) {
       const amounts = await this.storeRequest('GET', `${this.itemPath}/cancel-preview`, { query: { quantity: f.quantity } });
       return this.output(amounts, () => money(amounts));
@@ -30,7 +39,9 @@ export default class OrdersCancel extends OrderItemFlowCommand<typeof OrdersCanc
     if (!f.reason) throw new UsageError(`--reason is required (${REASONS.join(', ')}) unless --preview`);
     const canceled = await this.storeRequest('POST', `${this.itemPath}/cancel`, { body: { quantity: f.quantity, reason: f.reason, detail: f.detail } });
     this.output(canceled, () => {
-      this.log(`Canceled ${f.quantity} of ${canceled.orderItemId} (${canceled.canceledQuantity} in all) · item ${canceled.itemStatus} · order ${canceled.orderStatus} · refund ${canceled.refundId} ${canceled.refundStatus}`);
+      this.log(
+        `Canceled ${f.quantity} of ${canceled.orderItemId} (${canceled.canceledQuantity} in all) · item ${canceled.itemStatus} · order ${canceled.orderStatus} · refund ${canceled.refundId} ${canceled.refundStatus}`,
+      );
       money(canceled.amounts);
     });
   }

@@ -24,18 +24,28 @@ export default class OrdersList extends ApiCommand<typeof OrdersList> {
     const f = this.flags;
     const data = await this.storeRequest('GET', '/v1/orders', {
       query: {
-        page: f.page, size: f.size, orderNo: f['order-no'], keyword: f.keyword, testPayment: f['test-payment'],
-        orderedFrom: f.from, orderedTo: f.to, lastChangedFrom: f['last-changed-from'],
+        page: f.page,
+        size: f.size,
+        orderNo: f['order-no'],
+        keyword: f.keyword,
+        testPayment: f['test-payment'],
+        orderedFrom: f.from,
+        orderedTo: f.to,
+        lastChangedFrom: f['last-changed-from'],
       },
     });
     this.outputList(data, () => {
-      this.table(data.contents.map((o: any) => ({
-        ...o,
-        total: o.amounts.totalAmount,
-        items: o.items.length,
-        buyer: o.buyer.name,
-        test: o.testPayment ? 'test' : '',
-      })), ['orderNo', 'orderId', 'status', 'total', 'items', 'buyer', 'test', 'orderedAt'], { money: ['total'] });
+      this.table(
+        data.contents.map((o: any) => ({
+          ...o,
+          total: o.amounts.totalAmount,
+          items: o.items.length,
+          buyer: o.buyer.name,
+          test: o.testPayment ? 'test' : '',
+        })),
+        ['orderNo', 'orderId', 'status', 'total', 'items', 'buyer', 'test', 'orderedAt'],
+        { money: ['total'] },
+      );
       this.log(`${pageSummary(data, 'orders')}${data.orderedFrom ? ` ordered ${data.orderedFrom}..${data.orderedTo}` : ''}`);
     });
   }

@@ -16,7 +16,8 @@ function parseChannel(spec: string) {
 
 export default class PaymentSettingsConnect extends PaymentSettingsCommand<typeof PaymentSettingsConnect> {
   static override summary = 'Save the TEST or LIVE keys of a provider (the first save connects it, disabled and in sandbox mode)';
-  static override description = 'Omitted secrets keep their stored value. Prefer SVC_PG_SECRET over --secret-key/--api-secret so the secret stays out of shell history.';
+  static override description =
+    'Omitted secrets keep their stored value. Prefer SVC_PG_SECRET over --secret-key/--api-secret so the secret stays out of shell history.';
   static override examples = [
     '<%= config.bin %> payment-settings connect pg_one --environment TEST --client-key test_ck_… --secret-key test_sk_…',
     'SVC_PG_SECRET=… <%= config.bin %> payment-settings connect pg_two --environment TEST --pg-store-id store-… --channel channel-key-…=CARD,EASY_PAY',
@@ -40,9 +41,10 @@ export default class PaymentSettingsConnect extends PaymentSettingsCommand<typeo
     const wrong = pg === 'pg_one' ? ['pg-store-id', 'channel', 'api-secret'] : ['client-key', 'secret-key'];
     const given = wrong.filter((name) => f[name as keyof typeof f] !== undefined);
     if (given.length) throw new UsageError(`--${given.join(', --')} ${given.length > 1 ? 'are' : 'is'} not a ${pg} setting`);
-    const fields: Record<string, unknown> = pg === 'pg_one'
-      ? { clientKey: f['client-key'], secretKey: secret ?? process.env.SVC_PG_SECRET }
-      : { storeId: f['pg-store-id'], channels: f.channel?.map(parseChannel), apiSecret: secret ?? process.env.SVC_PG_SECRET };
+    const fields: Record<string, unknown> =
+      pg === 'pg_one'
+        ? { clientKey: f['client-key'], secretKey: secret ?? process.env.SVC_PG_SECRET }
+        : { storeId: f['pg-store-id'], channels: f.channel?.map(parseChannel), apiSecret: secret ?? process.env.SVC_PG_SECRET };
     const body = {
       environment: f.environment,
       ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)),

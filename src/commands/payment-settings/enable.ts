@@ -14,7 +14,14 @@ export default class PaymentSettingsEnable extends PaymentSettingsCommand<typeof
     const easy = this.flags['easy-pay'];
     const body = {
       enabled: !this.flags.off,
-      ...(easy === undefined ? {} : { easyPayProviders: easy.split(',').map((s) => s.trim()).filter(Boolean) }),
+      ...(easy === undefined
+        ? {}
+        : {
+            easyPayProviders: easy
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean),
+          }),
     };
     const provider = await this.storeRequest('PATCH', `/v1/store/payment-providers/${this.args.provider}`, { body });
     this.output(provider, () => this.showProvider(provider));

@@ -10,13 +10,18 @@ export abstract class PaymentSettingsCommand<T extends typeof Command> extends A
     const gate = p.liveGate ? `${p.liveGate.status} (${p.liveGate.conditions.filter((c: any) => c.met).length}/${p.liveGate.conditions.length})` : '-';
     this.log(`${p.provider} (${p.pgName}): ${p.status}${p.routingExclusion ? ` — ${p.routingExclusion}` : ''}`);
     if (!p.connected) return;
-    this.log(`  enabled ${p.enabled} · sandboxMode ${p.sandboxMode} · keys in use ${p.environment} · live gate ${gate} · retired key sets ${p.retiredCredentialCount}`);
+    this.log(
+      `  enabled ${p.enabled} · sandboxMode ${p.sandboxMode} · keys in use ${p.environment} · live gate ${gate} · retired key sets ${p.retiredCredentialCount}`,
+    );
     if (p.easyPayProviders.length) this.log(`  easy pay: ${p.easyPayProviders.join(', ')}`);
     for (const env of ['TEST', 'LIVE']) {
       const set = p.credentialSets[env];
       if (!set) continue;
       const id = set.clientKey ?? `${set.storeId}, ${set.channels.length} channel(s)`;
-      const secrets = set.secrets.filter((s: any) => s.set).map((s: any) => `${s.field}=${s.masked}`).join(' ');
+      const secrets = set.secrets
+        .filter((s: any) => s.set)
+        .map((s: any) => `${s.field}=${s.masked}`)
+        .join(' ');
       this.log(`  ${env}: ${id} · ${secrets} · check ${set.verification.status}${set.verification.code ? ` (${set.verification.code})` : ''}`);
     }
     for (const c of p.liveGate?.conditions ?? []) if (!c.met) this.log(`  ✗ ${c.code}: ${c.message}`);

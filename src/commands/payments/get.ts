@@ -10,9 +10,15 @@ export default class PaymentsGet extends ApiCommand<typeof PaymentsGet> {
     const p = await this.storeRequest('GET', `/v1/payments/${encodeURIComponent(this.args.paymentId)}`);
     this.output(p, () => {
       this.log(`Payment ${p.paymentId} · ${p.status} · ${won(p.amount)}${p.testPayment ? ' · TEST' : ''}`);
-      this.log(`  order ${p.orderNo}${p.orderId ? ` (${p.orderId})` : ' (no order)'} · ${p.provider ?? '-'} ${p.method ?? '-'} · pgOrderId ${p.pgOrderId ?? '-'} · tx ${p.pgTransactionId ?? '-'}`);
+      this.log(
+        `  order ${p.orderNo}${p.orderId ? ` (${p.orderId})` : ' (no order)'} · ${p.provider ?? '-'} ${p.method ?? '-'} · pgOrderId ${p.pgOrderId ?? '-'} · tx ${p.pgTransactionId ?? '-'}`,
+      );
       this.log('Attempts:');
-      this.table(p.attempts.map((a: any) => ({ ...a, failure: a.failure?.code ?? null })), ['seq', 'attemptId', 'pgOrderId', 'provider', 'method', 'status', 'approvedAmount', 'failure'], { money: ['approvedAmount'] });
+      this.table(
+        p.attempts.map((a: any) => ({ ...a, failure: a.failure?.code ?? null })),
+        ['seq', 'attemptId', 'pgOrderId', 'provider', 'method', 'status', 'approvedAmount', 'failure'],
+        { money: ['approvedAmount'] },
+      );
       if (p.refunds.length) {
         this.log('Refunds:');
         this.table(p.refunds, ['refundId', 'amount', 'reason', 'status', 'completedAt'], { money: ['amount'] });

@@ -24,12 +24,23 @@ export default class PaymentsList extends ApiCommand<typeof PaymentsList> {
     const f = this.flags;
     const data = await this.storeRequest('GET', '/v1/payments', {
       query: {
-        page: f.page, size: f.size, status: f.status, provider: f.provider, method: f.method,
-        includeTest: f['include-test'] || undefined, from: f.from, to: f.to, keyword: f.search,
+        page: f.page,
+        size: f.size,
+        status: f.status,
+        provider: f.provider,
+        method: f.method,
+        includeTest: f['include-test'] || undefined,
+        from: f.from,
+        to: f.to,
+        keyword: f.search,
       },
     });
     this.outputList(data, () => {
-      this.table(data.contents.map((p: any) => ({ ...p, test: p.testPayment ? 'test' : '' })), ['paymentId', 'orderNo', 'status', 'amount', 'provider', 'method', 'test', 'createdAt'], { money: ['amount'] });
+      this.table(
+        data.contents.map((p: any) => ({ ...p, test: p.testPayment ? 'test' : '' })),
+        ['paymentId', 'orderNo', 'status', 'amount', 'provider', 'method', 'test', 'createdAt'],
+        { money: ['amount'] },
+      );
       this.log(`${pageSummary(data, 'payments')} ${data.from}..${data.to}${f['include-test'] ? '' : ' (test payments hidden: add --include-test)'}`);
     });
   }

@@ -9,10 +9,16 @@ export default class PointsLedger extends ApiCommand<typeof PointsLedger> {
   static override flags = { ...pageFlags() };
 
   async run() {
-    const data = await this.storeRequest('GET', `/v1/customers/${encodeURIComponent(this.args.customerId)}/points`, { query: { page: this.flags.page, size: this.flags.size } });
+    const data = await this.storeRequest('GET', `/v1/customers/${encodeURIComponent(this.args.customerId)}/points`, {
+      query: { page: this.flags.page, size: this.flags.size },
+    });
     this.output(data, () => {
       this.log(`Balance ${data.balance.toLocaleString('ko-KR')}원`);
-      this.table(data.contents.map((e: any) => ({ ...e, order: e.orderId ?? '', expires: e.expiresAt ?? '' })), ['createdAt', 'kind', 'amount', 'balanceAfter', 'reason', 'order', 'expires'], { money: ['amount', 'balanceAfter'] });
+      this.table(
+        data.contents.map((e: any) => ({ ...e, order: e.orderId ?? '', expires: e.expiresAt ?? '' })),
+        ['createdAt', 'kind', 'amount', 'balanceAfter', 'reason', 'order', 'expires'],
+        { money: ['amount', 'balanceAfter'] },
+      );
       this.log(pageSummary(data, 'entries'));
     });
   }

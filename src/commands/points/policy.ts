@@ -24,20 +24,30 @@ export default class PointsPolicy extends ApiCommand<typeof PointsPolicy> {
     const current = await this.storeRequest('GET', '/v1/point-policy');
     const bp = (percent: string | undefined, fallback: number) => (percent === undefined ? fallback : Math.round(Number(percent) * 100));
     const changing = [f.earn, f['earn-rate'], f['validity-days'], f.use, f['min-use'], f['max-use-rate']].some((v) => v !== undefined);
-    const policy = !changing ? current : await this.storeRequest('PUT', '/v1/point-policy', {
-      body: {
-        earnEnabled: f.earn === undefined ? current.earnEnabled : f.earn === 'on',
-        defaultEarnRateBp: bp(f['earn-rate'], current.defaultEarnRateBp),
-        validityDays: f['validity-days'] === undefined ? current.validityDays : f['validity-days'] === 'none' ? null : Number(f['validity-days']),
-        useEnabled: f.use === undefined ? current.useEnabled : f.use === 'on',
-        minUseAmount: f['min-use'] ?? current.minUseAmount,
-        maxUseRateBp: bp(f['max-use-rate'], current.maxUseRateBp),
-      },
-    });
-    this.output(policy, () => this.table([
-      { rule: 'earning', value: policy.earnEnabled ? `on, ${policy.defaultEarnRateBp / 100}% on purchase decision` : 'off' },
-      { rule: 'validity', value: policy.validityDays === null ? 'none set' : `${policy.validityDays} days` },
-      { rule: 'use', value: policy.useEnabled ? `on, from ${policy.minUseAmount.toLocaleString('ko-KR')}원, up to ${policy.maxUseRateBp / 100}% of a payment` : 'off' },
-    ], ['rule', 'value']));
+    const policy = !changing
+      ? current
+      : await this.storeRequest('PUT', '/v1/point-policy', {
+          body: {
+            earnEnabled: f.earn === undefined ? current.earnEnabled : f.earn === 'on',
+            defaultEarnRateBp: bp(f['earn-rate'], current.defaultEarnRateBp),
+            validityDays: f['validity-days'] === undefined ? current.validityDays : f['validity-days'] === 'none' ? null : Number(f['validity-days']),
+            useEnabled: f.use === undefined ? current.useEnabled : f.use === 'on',
+            minUseAmount: f['min-use'] ?? current.minUseAmount,
+            maxUseRateBp: bp(f['max-use-rate'], current.maxUseRateBp),
+          },
+        });
+    this.output(policy, () =>
+      this.table(
+        [
+          { rule: 'earning', value: policy.earnEnabled ? `on, ${policy.defaultEarnRateBp / 100}% on purchase decision` : 'off' },
+          { rule: 'validity', value: policy.validityDays === null ? 'none set' : `${policy.validityDays} days` },
+          {
+            rule: 'use',
+            value: policy.useEnabled ? `on, from ${policy.minUseAmount.toLocaleString('ko-KR')}원, up to ${policy.maxUseRateBp / 100}% of a payment` : 'off',
+          },
+        ],
+        ['rule', 'value'],
+      ),
+    );
   }
 }

@@ -16,12 +16,29 @@ export const productFlags = {
   option: Flags.string({ description: 'An option axis as NAME=V1,V2 (repeatable, at most 3)', multiple: true }),
 };
 
-type ProductFlagValues = { data?: string; name?: string; 'sale-price'?: number; 'list-price'?: number; category?: string; status?: string; stock?: number; image?: string[]; option?: string[] };
+type ProductFlagValues = {
+  data?: string;
+  name?: string;
+  'sale-price'?: number;
+  'list-price'?: number;
+  category?: string;
+  status?: string;
+  stock?: number;
+  image?: string[];
+  option?: string[];
+};
 
 export function parseOptionAxis(spec: string) {
   const eq = spec.indexOf('=');
   if (eq <= 0) throw new UsageError(`--option "${spec}" must look like 색상=빨강,파랑`);
-  return { name: spec.slice(0, eq).trim(), values: spec.slice(eq + 1).split(',').map((v) => v.trim()).filter(Boolean) };
+  return {
+    name: spec.slice(0, eq).trim(),
+    values: spec
+      .slice(eq + 1)
+      .split(',')
+      .map((v) => v.trim())
+      .filter(Boolean),
+  };
 }
 
 /** Commands that send or show a whole product. */
@@ -52,9 +69,15 @@ export abstract class ProductCommand<T extends typeof Command> extends ApiComman
 
   protected showProduct(p: any) {
     this.log(`${p.name}  (${p.productId}, No. ${p.productNo})`);
-    this.log(`  ${p.status} · ${won(p.salePrice)}${p.discount ? ` · 할인 ${won(p.discount.discountedPrice)} (${p.discount.startDate}~${p.discount.endDate})` : ''} · ${p.fulfillment.type} · 재고 ${p.stockQuantity}`);
+    this.log(
+      `  ${p.status} · ${won(p.salePrice)}${p.discount ? ` · 할인 ${won(p.discount.discountedPrice)} (${p.discount.startDate}~${p.discount.endDate})` : ''} · ${p.fulfillment.type} · 재고 ${p.stockQuantity}`,
+    );
     if (p.options.length) this.log(`  옵션: ${p.options.map((o: any) => `${o.name}=${o.values.join(',')}`).join(' / ')}`);
-    this.table(p.variants.map((v: any) => ({ ...v, optionValues: v.optionValues.join(' / ') || '(단일)' })), ['variantId', 'variantNo', 'optionValues', 'additionalAmount', 'stockQuantity', 'saleOn'], { money: ['additionalAmount'] });
+    this.table(
+      p.variants.map((v: any) => ({ ...v, optionValues: v.optionValues.join(' / ') || '(단일)' })),
+      ['variantId', 'variantNo', 'optionValues', 'additionalAmount', 'stockQuantity', 'saleOn'],
+      { money: ['additionalAmount'] },
+    );
   }
 }
 

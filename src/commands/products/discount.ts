@@ -30,6 +30,10 @@ export default class ProductsDiscount extends ProductCommand<typeof ProductsDisc
     const data = f.method
       ? await this.storeRequest('PUT', path, { body: { method: f.method, value: f.value, startDate: f.start, endDate: f.end } })
       : await this.storeRequest('GET', path);
-    this.output(data, () => this.log(`${data.method} ${data.method === 'PERCENT' ? `${data.value}%` : won(data.value)} · ${data.startDate}~${data.endDate} · 할인가 ${won(data.discountedPrice)}${data.active ? ' (진행 중)' : ''}`));
+    this.output(data, () =>
+      this.log(
+        `${data.method} ${data.method === 'PERCENT' ? `${data.value}%` : won(data.value)} · ${data.startDate}~${data.endDate} · 할인가 ${won(data.discountedPrice)}${data.active ? ' (진행 중)' : ''}`,
+      ),
+    );
   }
 }

@@ -71,7 +71,14 @@ export default class ProductsImport extends ApiCommand<typeof ProductsImport> {
       } catch (error) {
         if (error instanceof ApiCallError) {
           const field = error.body.fieldErrors?.[0];
-          return { row, ok: false, productId: null, productNo: null, code: error.body.code, message: field ? `${field.field}: ${field.message}` : error.body.message };
+          return {
+            row,
+            ok: false,
+            productId: null,
+            productNo: null,
+            code: error.body.code,
+            message: field ? `${field.field}: ${field.message}` : error.body.message,
+          };
         }
         if (error instanceof UsageError) return { row, ok: false, productId: null, productNo: null, code: 'USAGE', message: error.message };
         throw error;
@@ -79,24 +86,36 @@ export default class ProductsImport extends ApiCommand<typeof ProductsImport> {
     };
 
     const title = (done: number) => `Importing ${this.args.file}: ${done}/${records.length} rows`;
-    await new Listr([{
-      title: title(0),
-      task: async (_ctx, task) => {
-        let next = 0;
-        await Promise.all(Array.from({ length: Math.min(this.flags.concurrency, records.length) }, async () => {
-          while (next < records.length) {
-            const result = await importRow(records[next++]);
-            results.push(result);
-            task.title = title(results.length);
-          }
-        }));
-        const failed = results.filter((r) => !r.ok).length;
-        task.title = `${title(results.length)} — ${results.length - failed} created, ${failed} failed`;
-      },
-    }], { renderer: this.flags.json ? 'silent' : 'default', fallbackRenderer: 'simple', exitOnError: true }).run();
+    await new Listr(
+      [
+        {
+          title: title(0),
+          task: async (_ctx, task) => {
+            let next = 0;
+            await Promise.all(
+              Array.from({ length: Math.min(this.flags.concurrency, records.length) }, async () => {
+                while (next < records.length) {
+                  const result = await importRow(records[next++]);
+                  results.push(result);
+                  task.title = title(results.length);
+                }
+              }),
+            );
+            const failed = results.filter((r) => !r.ok).length;
+            task.title = `${title(results.length)} — ${results.length - failed} created, ${failed} failed`;
+          },
+        },
+      ],
+      { renderer: this.flags.json ? 'silent' : 'default', fallbackRenderer: 'simple', exitOnError: true },
+    ).run();
 
     results.sort((a, b) => a.row - b.row);
-    this.output(results, () => this.table(results.map((r) => ({ ...r, result: r.ok ? 'created' : r.code })), ['row', 'result', 'productId', 'productNo', 'message']));
+    this.output(results, () =>
+      this.table(
+        results.map((r) => ({ ...r, result: r.ok ? 'created' : r.code })),
+        ['row', 'result', 'productId', 'productNo', 'message'],
+      ),
+    );
     // Not this.exit(1): the base class reads an exit thrown from run() as a usage error (2).
     if (results.some((r) => !r.ok)) process.exitCode = 1;
   }

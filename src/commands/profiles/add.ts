@@ -29,6 +29,9 @@ export default class ProfilesAdd extends ApiCommand<typeof ProfilesAdd> {
     const saved = readCredential(this.args.name);
     const stale = saved !== undefined && saved.apiUrl !== undefined && !sameService(saved.apiUrl, url.origin);
     this.output({ name: this.args.name, ...config.profiles[this.args.name], current: config.currentProfile === this.args.name }, () =>
-      this.log(`Profile ${this.args.name} → ${url.origin}${this.flags.use ? ' (current)' : ''}. ${stale ? `Its saved login is for ${saved.apiUrl}; log` : 'Log'} in with: svc login --profile ${this.args.name}`));
+      this.log(
+        `Profile ${this.args.name} → ${url.origin}${this.flags.use ? ' (current)' : ''}. ${stale ? `Its saved login is for ${saved.apiUrl}; log` : 'Log'} in with: svc login --profile ${this.args.name}`,
+      ),
+    );
   }
 }

@@ -13,6 +13,11 @@ export default class ProfilesList extends ApiCommand<typeof ProfilesList> {
       storeId: p.storeId ?? null,
       credential: readCredential(name)?.kind ?? null,
     }));
-    this.outputList({ contents: rows }, () => this.table(rows.map((r) => ({ ...r, current: r.current ? '*' : '' })), ['current', 'name', 'apiUrl', 'storeId', 'credential']));
+    this.outputList({ contents: rows }, () =>
+      this.table(
+        rows.map((r) => ({ ...r, current: r.current ? '*' : '' })),
+        ['current', 'name', 'apiUrl', 'storeId', 'credential'],
+      ),
+    );
   }
 }

@@ -8,6 +8,8 @@ export default class RefundsProcess extends ApiCommand<typeof RefundsProcess> {
 
   async run() {
     const refund = await this.storeRequest('POST', `/v1/payments/refunds/${encodeURIComponent(this.args.refundId)}/process`);
-    this.output(refund, () => this.log(`${refund.refundId} ${refund.status} · ${refund.amount.toLocaleString('ko-KR')}원${refund.heldReason ? ` · held: ${refund.heldReason}` : ''}`));
+    this.output(refund, () =>
+      this.log(`${refund.refundId} ${refund.status} · ${refund.amount.toLocaleString('ko-KR')}원${refund.heldReason ? ` · held: ${refund.heldReason}` : ''}`),
+    );
   }
 }

@@ -34,12 +34,23 @@ export default class ReportsSales extends ApiCommand<typeof ReportsSales> {
     this.output(report, () => {
       const most = Math.max(1, ...report.rows.map((r: any) => Math.abs(r.netAmount)));
       this.log(`${report.from} .. ${report.to} (${report.timezone}, ${report.currency})${report.includeTest ? ' · test payments included' : ''}`);
-      this.table(report.rows.map((r: any) => ({
-        group: label(r), payments: r.paymentCount, paid: r.paymentAmount, refunds: r.refundCount, refunded: r.refundAmount, net: r.netAmount,
-        bar: '█'.repeat(Math.round((Math.max(0, r.netAmount) / most) * BAR_WIDTH)),
-      })), ['group', 'payments', 'paid', 'refunds', 'refunded', 'net', 'bar'], { money: ['paid', 'refunded', 'net'] });
+      this.table(
+        report.rows.map((r: any) => ({
+          group: label(r),
+          payments: r.paymentCount,
+          paid: r.paymentAmount,
+          refunds: r.refundCount,
+          refunded: r.refundAmount,
+          net: r.netAmount,
+          bar: '█'.repeat(Math.round((Math.max(0, r.netAmount) / most) * BAR_WIDTH)),
+        })),
+        ['group', 'payments', 'paid', 'refunds', 'refunded', 'net', 'bar'],
+        { money: ['paid', 'refunded', 'net'] },
+      );
       const s = report.summary;
-      this.log(`total: ${s.paymentCount} payments ${s.paymentAmount.toLocaleString('ko-KR')}원 − ${s.refundCount} refunds ${s.refundAmount.toLocaleString('ko-KR')}원 = ${s.netAmount.toLocaleString('ko-KR')}원`);
+      this.log(
+        `total: ${s.paymentCount} payments ${s.paymentAmount.toLocaleString('ko-KR')}원 − ${s.refundCount} refunds ${s.refundAmount.toLocaleString('ko-KR')}원 = ${s.netAmount.toLocaleString('ko-KR')}원`,
+      );
     });
   }
 }

@@ -12,11 +12,20 @@ export default class ReviewsList extends ApiCommand<typeof ReviewsList> {
   };
 
   async run() {
-    const data = await this.storeRequest('GET', '/v1/reviews', { query: { page: this.flags.page, size: this.flags.size, productId: this.flags.product, rating: this.flags.rating } });
+    const data = await this.storeRequest('GET', '/v1/reviews', {
+      query: { page: this.flags.page, size: this.flags.size, productId: this.flags.product, rating: this.flags.rating },
+    });
     this.outputList(data, () => {
-      this.table(data.contents.map((r: any) => ({
-        ...r, stars: '★'.repeat(r.rating) + '☆'.repeat(5 - r.rating), text: r.text.length > 40 ? `${r.text.slice(0, 39)}…` : r.text, replied: r.reply ? 'yes' : '', hidden: r.hidden ? 'hidden' : '',
-      })), ['reviewId', 'stars', 'text', 'replied', 'hidden', 'createdAt']);
+      this.table(
+        data.contents.map((r: any) => ({
+          ...r,
+          stars: '★'.repeat(r.rating) + '☆'.repeat(5 - r.rating),
+          text: r.text.length > 40 ? `${r.text.slice(0, 39)}…` : r.text,
+          replied: r.reply ? 'yes' : '',
+          hidden: r.hidden ? 'hidden' : '',
+        })),
+        ['reviewId', 'stars', 'text', 'replied', 'hidden', 'createdAt'],
+      );
       this.log(pageSummary(data, 'reviews'));
     });
   }

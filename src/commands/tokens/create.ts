@@ -24,8 +24,21 @@ export default class TokensCreate extends ApiCommand<typeof TokensCreate> {
     const token = await this.request('POST', '/auth/v1/access-tokens', {
       body: {
         name,
-        scopes: scopes.split(',').map((s) => s.trim()).filter(Boolean),
-        storeScope: f.stores === 'all' ? { all: true } : { storeIds: await this.storeIdsOf(f.stores.split(',').map((s) => s.trim()).filter(Boolean)) },
+        scopes: scopes
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+        storeScope:
+          f.stores === 'all'
+            ? { all: true }
+            : {
+                storeIds: await this.storeIdsOf(
+                  f.stores
+                    .split(',')
+                    .map((s) => s.trim())
+                    .filter(Boolean),
+                ),
+              },
         expiresInDays: f['expires-in-days'],
         agent: f.agent,
         buyerDelegation: f['buyer-delegation'],

@@ -5,11 +5,16 @@ export default class TokensList extends ApiCommand<typeof TokensList> {
 
   async run() {
     const data = await this.request('GET', '/auth/v1/access-tokens');
-    this.outputList(data, (contents: any[]) => this.table(contents.map((t: any) => ({
-      ...t,
-      scopes: t.scopes.join(','),
-      stores: t.storeScope.all ? 'all' : t.storeScope.storeIds.join(','),
-      agent: t.agent ? 'yes' : '',
-    })), ['tokenId', 'name', 'status', 'scopes', 'stores', 'agent', 'expiresAt', 'lastUsedAt']));
+    this.outputList(data, (contents: any[]) =>
+      this.table(
+        contents.map((t: any) => ({
+          ...t,
+          scopes: t.scopes.join(','),
+          stores: t.storeScope.all ? 'all' : t.storeScope.storeIds.join(','),
+          agent: t.agent ? 'yes' : '',
+        })),
+        ['tokenId', 'name', 'status', 'scopes', 'stores', 'agent', 'expiresAt', 'lastUsedAt'],
+      ),
+    );
   }
 }

@@ -26,7 +26,9 @@ export default class WebhooksDeliveries extends ApiCommand<typeof WebhooksDelive
     if (this.args.deliveryId) {
       const d = await this.storeRequest('GET', `${base}/${encodeURIComponent(this.args.deliveryId)}`);
       this.output(d, () => {
-        for (const [k, v] of Object.entries(d)) if (!['payload', 'requestHeaders', 'responseBodyExcerpt'].includes(k)) this.log(`${k.padEnd(20)} ${v === null ? '-' : typeof v === 'object' ? JSON.stringify(v) : v}`);
+        for (const [k, v] of Object.entries(d))
+          if (!['payload', 'requestHeaders', 'responseBodyExcerpt'].includes(k))
+            this.log(`${k.padEnd(20)} ${v === null ? '-' : typeof v === 'object' ? JSON.stringify(v) : v}`);
         this.log('request headers');
         for (const h of d.requestHeaders) this.log(`  ${h.name}: ${h.value ?? '(not kept)'}`);
         this.log(`payload${d.payloadTruncated ? ' (cut at 16 KB)' : ''}${d.payloadMasked ? ' (masked)' : ''}\n  ${d.payload ?? '-'}`);
@@ -35,7 +37,9 @@ export default class WebhooksDeliveries extends ApiCommand<typeof WebhooksDelive
       return;
     }
     const f = this.flags;
-    const data = await this.storeRequest('GET', base, { query: { status: f.status, eventType: f['event-type'], resourceId: f['resource-id'], limit: f.limit } });
+    const data = await this.storeRequest('GET', base, {
+      query: { status: f.status, eventType: f['event-type'], resourceId: f['resource-id'], limit: f.limit },
+    });
     this.outputList(data, (contents: any[]) => this.table(contents.map(deliveryRow), deliveryColumns));
   }
 }

@@ -108,7 +108,14 @@ async function forward(url: string, body: string, event: { id: string; type: str
       method: 'POST',
       redirect: 'manual',
       signal: AbortSignal.timeout(10_000),
-      headers: { 'content-type': 'application/json', 'user-agent': 'svc-webhooks-listen', 'svc-signature': signature, 'svc-event-id': event.id, 'svc-event-type': event.type, 'svc-delivery-id': `listen_${event.id}` },
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'svc-webhooks-listen',
+        'svc-signature': signature,
+        'svc-event-id': event.id,
+        'svc-event-type': event.type,
+        'svc-delivery-id': `listen_${event.id}`,
+      },
       body,
     });
     await response.arrayBuffer();

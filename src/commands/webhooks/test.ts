@@ -14,7 +14,9 @@ export default class WebhooksTest extends ApiCommand<typeof WebhooksTest> {
   async run() {
     const data = await this.storeRequest('POST', `/v1/webhooks/${encodeURIComponent(this.args.webhookId)}/test`, { body: { eventType: this.flags.event } });
     this.output(data, () => {
-      const result = data.success ? `${data.responseStatusCode}` : `${data.failureReason} (${data.errorCode}${data.responseStatusCode ? `, HTTP ${data.responseStatusCode}` : ''})`;
+      const result = data.success
+        ? `${data.responseStatusCode}`
+        : `${data.failureReason} (${data.errorCode}${data.responseStatusCode ? `, HTTP ${data.responseStatusCode}` : ''})`;
       this.log(`${data.success ? '✓' : '✗'} ${data.eventType} ${data.eventId} → ${result} in ${data.responseTimeMs} ms`);
       if (data.responseBodyExcerpt) this.log(`  response: ${data.responseBodyExcerpt}`);
     });

@@ -13,7 +13,10 @@ export default class WebhooksTrigger extends ApiCommand<typeof WebhooksTrigger> 
 
   async run() {
     if (this.args.type === 'ORDER.PAID') {
-      const passOn = [['--profile', this.flags.profile], ['--store', this.flags.store]].flatMap(([flag, value]) => (value ? [flag!, value] : []));
+      const passOn = [
+        ['--profile', this.flags.profile],
+        ['--store', this.flags.store],
+      ].flatMap(([flag, value]) => (value ? [flag!, value] : []));
       await this.config.runCommand('checkout:try', [...passOn, ...(this.flags.json ? ['--json'] : [])]);
       return;
     }

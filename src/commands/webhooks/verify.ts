@@ -4,9 +4,7 @@ import { ApiCommand } from '../../cli/api-command.js';
 
 export default class WebhooksVerify extends ApiCommand<typeof WebhooksVerify> {
   static override summary = 'Check a webhook signature the way a receiver must (the same verifyWebhook the package exports)';
-  static override examples = [
-    `<%= config.bin %> webhooks verify --secret whsec_… --header 't=1763700000,v1=5f…' --body @request-body.json`,
-  ];
+  static override examples = [`<%= config.bin %> webhooks verify --secret whsec_… --header 't=1763700000,v1=5f…' --body @request-body.json`];
   static override flags = {
     secret: Flags.string({ description: 'Subscription secret (repeat during a rotation)', required: true, multiple: true }),
     header: Flags.string({ description: 'The Svc-Signature header value as received', required: true }),

@@ -5,7 +5,12 @@ import { committed, newOutermost, openOutermost, Turns, whenCommitted, type Oute
 
 /** A PostgreSQL error as the server sent it: `code` is the SQLSTATE (40001 serialization failure, 23505 unique…). */
 export class PgError extends Error {
-  constructor(message: string, readonly code: string | undefined, readonly detail?: string, readonly sql?: string) {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+    readonly detail?: string,
+    readonly sql?: string,
+  ) {
     super(message);
   }
 }
@@ -92,7 +97,6 @@ interface Frame {
   outermost: OutermostTransaction;
 }
 
-
 const CONNECTION_CLASS = '08';
 
 /**
@@ -127,7 +131,11 @@ export class PgPool {
    */
   private readonly names = new Map<string, string>();
 
-  constructor(private readonly url: string, size = Number(process.env.SVC_PG_POOL_SIZE) || 10, writers = Number(process.env.SVC_PG_WRITERS) || 2) {
+  constructor(
+    private readonly url: string,
+    size = Number(process.env.SVC_PG_POOL_SIZE) || 10,
+    writers = Number(process.env.SVC_PG_WRITERS) || 2,
+  ) {
     this.pool = new pg.Pool({ connectionString: url, max: size, types });
     this.writers = new Turns(writers);
     // An idle connection the server dropped (a restart, a failover) is an error event here; the pool
@@ -302,7 +310,10 @@ export class PgStatement {
   private plucked = false;
   private rawRows = false;
 
-  constructor(private readonly pool: PgPool, private readonly text: string) {}
+  constructor(
+    private readonly pool: PgPool,
+    private readonly text: string,
+  ) {}
 
   pluck(toggle = true): this {
     this.plucked = toggle;

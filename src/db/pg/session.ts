@@ -7,7 +7,9 @@ import { rowObject, toPostgresSql, type PgPool } from './pool.js';
 
 type RowMapper = (rows: unknown[][]) => unknown;
 /** drizzle's own row mapping (in its utils, not in their typings). */
-const { mapResultRow } = drizzleUtils as unknown as { mapResultRow: (fields: SelectedFieldsOrdered, row: unknown[], joinsNotNullableMap: Record<string, boolean> | undefined) => unknown };
+const { mapResultRow } = drizzleUtils as unknown as {
+  mapResultRow: (fields: SelectedFieldsOrdered, row: unknown[], joinsNotNullableMap: Record<string, boolean> | undefined) => unknown;
+};
 
 /**
  * drizzle's SQLite query builders over the PostgreSQL pool: the modules write their queries once, against
@@ -72,11 +74,20 @@ class PgPreparedQuery extends SQLitePreparedQuery<{ type: 'async'; run: RunResul
 class PgSession extends SQLiteSession<'async', RunResult, Record<string, never>, Record<string, never>> {
   static override readonly [entityKind] = 'SvcPgSession';
 
-  constructor(private readonly pool: PgPool, dialect: SQLiteAsyncDialect) {
+  constructor(
+    private readonly pool: PgPool,
+    dialect: SQLiteAsyncDialect,
+  ) {
     super(dialect);
   }
 
-  prepareQuery(query: Query, fields: SelectedFieldsOrdered | undefined, executeMethod: 'run' | 'all' | 'get', _isResponseInArrayMode: boolean, customResultMapper?: RowMapper) {
+  prepareQuery(
+    query: Query,
+    fields: SelectedFieldsOrdered | undefined,
+    executeMethod: 'run' | 'all' | 'get',
+    _isResponseInArrayMode: boolean,
+    customResultMapper?: RowMapper,
+  ) {
     return new PgPreparedQuery(this.pool, query, fields, executeMethod, customResultMapper);
   }
 

@@ -22,7 +22,9 @@ function loopbackRedirect(path: string) {
     try {
       const url = new URL(uri);
       const loopback = isLoopbackHost(url.hostname);
-      return url.protocol === 'http:' && loopback && url.pathname === path && url.search === '' && !uri.includes('#') && url.username === '' && url.password === '';
+      return (
+        url.protocol === 'http:' && loopback && url.pathname === path && url.search === '' && !uri.includes('#') && url.username === '' && url.password === ''
+      );
     } catch {
       return false;
     }
@@ -55,15 +57,24 @@ export async function findClient(db: Db, clientId: string): Promise<OAuthClient 
  * which native apps pick at run time (RFC 8252 §7.3).
  */
 function registeredRedirect(registered: string[]) {
-  return (uri: string): boolean => registered.some((r) => {
-    if (r === uri) return true;
-    try {
-      const [a, b] = [new URL(r), new URL(uri)];
-      return a.protocol === 'http:' && isLoopbackHost(a.hostname) && b.protocol === 'http:' && a.hostname === b.hostname && a.pathname === b.pathname && a.search === b.search && !uri.includes('#');
-    } catch {
-      return false;
-    }
-  });
+  return (uri: string): boolean =>
+    registered.some((r) => {
+      if (r === uri) return true;
+      try {
+        const [a, b] = [new URL(r), new URL(uri)];
+        return (
+          a.protocol === 'http:' &&
+          isLoopbackHost(a.hostname) &&
+          b.protocol === 'http:' &&
+          a.hostname === b.hostname &&
+          a.pathname === b.pathname &&
+          a.search === b.search &&
+          !uri.includes('#')
+        );
+      } catch {
+        return false;
+      }
+    });
 }
 
 export const isLoopbackHost = (host: string) => host === '127.0.0.1' || host === '[::1]' || host === 'localhost';

@@ -10,7 +10,13 @@ import { oauthClients } from './schema.js';
 import { newId } from '../../db/ids.js';
 import { ALL_SCOPES } from '../../kernel/scopes.js';
 import {
-  createAuthorizationCode, openLoginSession, refreshLogin, revokeLoginSession, revokePresentedToken, takeAuthorizationCode, verifyCredentials,
+  createAuthorizationCode,
+  openLoginSession,
+  refreshLogin,
+  revokeLoginSession,
+  revokePresentedToken,
+  takeAuthorizationCode,
+  verifyCredentials,
 } from './service.js';
 
 /** OAuth requests are small forms; nothing larger is read (RFC 6749 sets no size, so we do). */
@@ -69,7 +75,8 @@ export function mountOAuth(app: H3, services: Services) {
     try {
       await reserveAttempt(services.db, `register:${clientAddress(event, services)}`, REGISTRATIONS, services.clock.now(), 'REGISTRATION_THROTTLED');
     } catch (error) {
-      if (error instanceof ApiError && error.status === 429) return oauthError(429, 'temporarily_unavailable', 'too many client registrations from this address: retry after Retry-After seconds', error.headers);
+      if (error instanceof ApiError && error.status === 429)
+        return oauthError(429, 'temporarily_unavailable', 'too many client registrations from this address: retry after Retry-After seconds', error.headers);
       throw error;
     }
     const metadata = await readJsonObject(event);
@@ -106,7 +113,8 @@ export function mountOAuth(app: H3, services: Services) {
       });
       return redirectWith(valid.redirectUri, { code, state: valid.state, iss: issuer });
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'INVALID_LOGIN') return consentPage(valid, '이메일 또는 비밀번호가 올바르지 않습니다.', form.get('email') ?? '');
+      if (error instanceof ApiError && error.code === 'INVALID_LOGIN')
+        return consentPage(valid, '이메일 또는 비밀번호가 올바르지 않습니다.', form.get('email') ?? '');
       if (error instanceof ApiError && error.status === 429) return consentPage(valid, error.message, form.get('email') ?? '', 429, error.headers);
       throw error;
     }
@@ -124,16 +132,27 @@ export function mountOAuth(app: H3, services: Services) {
         if (taken?.replayedSessionId) await revokeLoginSession(services, taken.replayedSessionId);
         const code = taken?.code;
         const verifier = params.get('code_verifier') ?? '';
-        if (!code || code.clientId !== clientId || code.redirectUri !== params.get('redirect_uri')) return oauthError(400, 'invalid_grant', 'authorization code is invalid, used or expired');
-        if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier) || s256(verifier) !== code.codeChallenge) return oauthError(400, 'invalid_grant', 'PKCE verification failed');
-        return tokenResponse(await openLoginSession(services, { sessionId: code.sessionId!, userId: code.userId, clientId: code.clientId, scope: code.scope, authTime: code.authTime }));
+        if (!code || code.clientId !== clientId || code.redirectUri !== params.get('redirect_uri'))
+          return oauthError(400, 'invalid_grant', 'authorization code is invalid, used or expired');
+        if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier) || s256(verifier) !== code.codeChallenge)
+          return oauthError(400, 'invalid_grant', 'PKCE verification failed');
+        return tokenResponse(
+          await openLoginSession(services, {
+            sessionId: code.sessionId!,
+            userId: code.userId,
+            clientId: code.clientId,
+            scope: code.scope,
+            authTime: code.authTime,
+          }),
+        );
       }
       if (grant === 'refresh_token') {
         return tokenResponse(await refreshLogin(services, params.get('refresh_token') ?? '', clientId));
       }
       return oauthError(400, 'unsupported_grant_type', 'grant_type must be authorization_code or refresh_token');
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'invalid_grant') return oauthError(400, 'invalid_grant', 'refresh token is invalid, used, revoked or expired');
+      if (error instanceof ApiError && error.code === 'invalid_grant')
+        return oauthError(400, 'invalid_grant', 'refresh token is invalid, used, revoked or expired');
       throw error;
     }
   });
@@ -195,7 +214,8 @@ async function authorizationRequest(services: Services, params: URLSearchParams)
 /** The answer to a refused authorization request, or null when it is valid. */
 function authorizeAnswer(request: Awaited<ReturnType<typeof authorizationRequest>>, issuer: string): Response | null {
   if ('pageError' in request) return errorPage(request.pageError);
-  if ('error' in request) return redirectWith(request.redirectUri, { error: request.error, error_description: request.description, state: request.state, iss: issuer });
+  if ('error' in request)
+    return redirectWith(request.redirectUri, { error: request.error, error_description: request.description, state: request.state, iss: issuer });
   return null;
 }
 
@@ -208,9 +228,10 @@ const s256 = (verifier: string) => createHash('sha256').update(verifier).digest(
 async function readJsonObject(event: H3Event): Promise<Record<string, unknown> | null | Response> {
   try {
     const value = JSON.parse(await readBodyText(event, REGISTRATION.bodyBytes)) as unknown;
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : null;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
   } catch (error) {
-    if (error instanceof ApiError && error.status === 413) return oauthError(413, 'invalid_client_metadata', `request body over ${REGISTRATION.bodyBytes} bytes`);
+    if (error instanceof ApiError && error.status === 413)
+      return oauthError(413, 'invalid_client_metadata', `request body over ${REGISTRATION.bodyBytes} bytes`);
     return null;
   }
 }
@@ -223,11 +244,25 @@ async function readJsonObject(event: H3Event): Promise<Record<string, unknown> |
 async function registerClient(services: Services, metadata: Record<string, unknown> | null) {
   if (!metadata) return oauthError(400, 'invalid_client_metadata', 'the body must be a JSON object of client metadata');
   const uris = metadata.redirect_uris;
-  if (!Array.isArray(uris) || uris.length === 0 || uris.length > REGISTRATION.redirectUris || !uris.every((u) => typeof u === 'string' && u.length <= REGISTRATION.redirectUriLength)) {
-    return oauthError(400, 'invalid_redirect_uri', `redirect_uris must list 1 to ${REGISTRATION.redirectUris} addresses of at most ${REGISTRATION.redirectUriLength} characters`);
+  if (
+    !Array.isArray(uris) ||
+    uris.length === 0 ||
+    uris.length > REGISTRATION.redirectUris ||
+    !uris.every((u) => typeof u === 'string' && u.length <= REGISTRATION.redirectUriLength)
+  ) {
+    return oauthError(
+      400,
+      'invalid_redirect_uri',
+      `redirect_uris must list 1 to ${REGISTRATION.redirectUris} addresses of at most ${REGISTRATION.redirectUriLength} characters`,
+    );
   }
   const refused = (uris as string[]).find((u) => !registrableRedirect(u));
-  if (refused) return oauthError(400, 'invalid_redirect_uri', `not an allowed redirect address (https, loopback http, or an app's own reverse-domain scheme such as com.example.app:/callback): ${refused}`);
+  if (refused)
+    return oauthError(
+      400,
+      'invalid_redirect_uri',
+      `not an allowed redirect address (https, loopback http, or an app's own reverse-domain scheme such as com.example.app:/callback): ${refused}`,
+    );
   const grants = metadata.grant_types ?? ['authorization_code', 'refresh_token'];
   if (!Array.isArray(grants) || grants.some((g) => g !== 'authorization_code' && g !== 'refresh_token')) {
     return oauthError(400, 'invalid_client_metadata', 'grant_types may be authorization_code and refresh_token only');
@@ -238,17 +273,23 @@ async function registerClient(services: Services, metadata: Record<string, unkno
   const name = metadata.client_name?.trim() || 'MCP 클라이언트';
   const now = services.clock.now();
   const id = newId(REGISTERED_CLIENT_PREFIX.slice(0, -1), now);
-  await services.db.insert(oauthClients).values({ id, name, redirectUris: uris as string[], createdAt: now }).run();
-  return new Response(JSON.stringify({
-    client_id: id,
-    client_id_issued_at: Math.floor(now / 1000),
-    client_name: name,
-    redirect_uris: uris,
-    grant_types: ['authorization_code', 'refresh_token'],
-    response_types: ['code'],
-    // Public clients only: whatever method was asked for, PKCE stands in for a secret.
-    token_endpoint_auth_method: 'none',
-  }), { status: 201, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
+  await services.db
+    .insert(oauthClients)
+    .values({ id, name, redirectUris: uris as string[], createdAt: now })
+    .run();
+  return new Response(
+    JSON.stringify({
+      client_id: id,
+      client_id_issued_at: Math.floor(now / 1000),
+      client_name: name,
+      redirect_uris: uris,
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      // Public clients only: whatever method was asked for, PKCE stands in for a secret.
+      token_endpoint_auth_method: 'none',
+    }),
+    { status: 201, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } },
+  );
 }
 
 /** A token or revocation request (form, or JSON for lenient clients), or the OAuth error answering it. */
@@ -257,7 +298,8 @@ async function readTokenRequest(event: H3Event): Promise<URLSearchParams | Respo
   try {
     text = await readBodyText(event, OAUTH_BODY_LIMIT);
   } catch (error) {
-    if (error instanceof ApiError) return oauthError(error.status, 'invalid_request', error.status === 413 ? `request body over ${OAUTH_BODY_LIMIT} bytes` : 'request body is not UTF-8');
+    if (error instanceof ApiError)
+      return oauthError(error.status, 'invalid_request', error.status === 413 ? `request body over ${OAUTH_BODY_LIMIT} bytes` : 'request body is not UTF-8');
     throw error;
   }
   if ((event.req.headers.get('content-type') ?? '').includes('application/json')) {
@@ -271,17 +313,23 @@ async function readTokenRequest(event: H3Event): Promise<URLSearchParams | Respo
 }
 
 function tokenResponse(tokens: Awaited<ReturnType<typeof openLoginSession>>) {
-  return new Response(JSON.stringify({
-    access_token: tokens.accessToken,
-    token_type: 'Bearer',
-    expires_in: tokens.expiresIn,
-    refresh_token: tokens.refreshToken,
-    scope: tokens.scope,
-  }), { headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
+  return new Response(
+    JSON.stringify({
+      access_token: tokens.accessToken,
+      token_type: 'Bearer',
+      expires_in: tokens.expiresIn,
+      refresh_token: tokens.refreshToken,
+      scope: tokens.scope,
+    }),
+    { headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } },
+  );
 }
 
 const oauthError = (status: number, error: string, description: string, headers?: Record<string, string>) =>
-  new Response(JSON.stringify({ error, error_description: description }), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers } });
+  new Response(JSON.stringify({ error, error_description: description }), {
+    status,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
+  });
 
 function redirectWith(uri: string, params: Record<string, string | null>) {
   const url = new URL(uri);
@@ -298,23 +346,42 @@ button[value=allow]{background:#1f5eff;color:#fff}button[value=deny]{background:
 function consentPage(request: AuthorizationRequest, error?: string, email = '', status = 200, headers?: Record<string, string>) {
   const hidden = ['client_id', 'redirect_uri', 'code_challenge', 'state', 'scope']
     .map((name) => {
-      const value = { client_id: request.client.clientId, redirect_uri: request.redirectUri, code_challenge: request.codeChallenge, state: request.state ?? '', scope: request.scope === '*' ? '' : request.scope }[name]!;
+      const value = {
+        client_id: request.client.clientId,
+        redirect_uri: request.redirectUri,
+        code_challenge: request.codeChallenge,
+        state: request.state ?? '',
+        scope: request.scope === '*' ? '' : request.scope,
+      }[name]!;
       return `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
     })
     .join('');
   // Logins reach every store of the person (store scope), each within the role there and the scopes below.
-  const scopes = '<li>상점 범위: 내가 속한 모든 상점 (각 상점의 내 역할 안에서)</li>'
-    + (request.scope === '*' ? '<li>내 역할이 허용하는 모든 상점 작업</li>' : request.scope.split(' ').map((s) => `<li>${escapeHtml(s)}</li>`).join(''));
+  const scopes =
+    '<li>상점 범위: 내가 속한 모든 상점 (각 상점의 내 역할 안에서)</li>' +
+    (request.scope === '*'
+      ? '<li>내 역할이 허용하는 모든 상점 작업</li>'
+      : request.scope
+          .split(' ')
+          .map((s) => `<li>${escapeHtml(s)}</li>`)
+          .join(''));
   const agentNotice = request.client.agent ? '<p class="err">AI 에이전트 연결입니다: 일부 작업은 승인을 기다리고, 일부는 허용되지 않습니다.</p>' : '';
-  return htmlResponse(`<!doctype html><html lang="ko"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>svc 로그인</title><style>${PAGE_STYLE}</style></head>
+  return htmlResponse(
+    `<!doctype html><html lang="ko"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>svc 로그인</title><style>${PAGE_STYLE}</style></head>
 <body><main><h1>svc 로그인</h1><p><b>${escapeHtml(request.client.name)}</b>이(가) 내 계정으로 다음 권한을 요청합니다.</p>${agentNotice}<ul>${scopes}</ul>
 ${error ? `<p class="err">${escapeHtml(error)}</p>` : ''}
 <form method="post" action="/auth/authorize">${hidden}<input type="hidden" name="response_type" value="code"><input type="hidden" name="code_challenge_method" value="S256">
 <label for="email">이메일</label><input id="email" name="email" type="email" autocomplete="username" value="${escapeHtml(email)}" required>
 <label for="password">비밀번호</label><input id="password" name="password" type="password" autocomplete="current-password">
-<div class="row"><button name="decision" value="deny" formnovalidate>거부</button><button name="decision" value="allow">허용하고 로그인</button></div></form></main></body></html>`, status, headers);
+<div class="row"><button name="decision" value="deny" formnovalidate>거부</button><button name="decision" value="allow">허용하고 로그인</button></div></form></main></body></html>`,
+    status,
+    headers,
+  );
 }
 
 function errorPage(message: string, status = 400) {
-  return htmlResponse(`<!doctype html><html lang="ko"><head><meta charset="utf-8"><title>svc 로그인 오류</title><style>${PAGE_STYLE}</style></head><body><main><h1>로그인할 수 없습니다</h1><p class="err">${escapeHtml(message)}</p></main></body></html>`, status);
+  return htmlResponse(
+    `<!doctype html><html lang="ko"><head><meta charset="utf-8"><title>svc 로그인 오류</title><style>${PAGE_STYLE}</style></head><body><main><h1>로그인할 수 없습니다</h1><p class="err">${escapeHtml(message)}</p></main></body></html>`,
+    status,
+  );
 }

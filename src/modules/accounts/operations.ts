@@ -8,8 +8,21 @@ import { clientAddress } from './oauth.js';
 import { accessTokens } from './schema.js';
 import { ALL_SCOPES, isKnownScope } from '../../kernel/scopes.js';
 import {
-  ACCESS_TOKEN_DEFAULT_DAYS, ACCESS_TOKEN_MAX_DAYS, accessTokenSchema, confirmPasswordReset, createAccessToken, FRESH_LOGIN_SECONDS, loginTokensSchema,
-  newAccessTokenSchema, newAccountSchema, openLoginSession, presentAccessToken, requestPasswordReset, revokeAccessToken, revokeLoginSession, signup,
+  ACCESS_TOKEN_DEFAULT_DAYS,
+  ACCESS_TOKEN_MAX_DAYS,
+  accessTokenSchema,
+  confirmPasswordReset,
+  createAccessToken,
+  FRESH_LOGIN_SECONDS,
+  loginTokensSchema,
+  newAccessTokenSchema,
+  newAccountSchema,
+  openLoginSession,
+  presentAccessToken,
+  requestPasswordReset,
+  revokeAccessToken,
+  revokeLoginSession,
+  signup,
   verifyCredentials,
 } from './service.js';
 
@@ -118,19 +131,25 @@ export const accountOperations = [
     callers: ['storePlatform'],
     freshLoginSeconds: FRESH_LOGIN_SECONDS,
     status: 201,
-    body: z.object({
-      name: z.string().min(1).max(50),
-      // The enum is for the document; the refinement keeps the field code UNKNOWN_SCOPE.
-      scopes: z.array(z.string().refine(isKnownScope, { message: `알 수 없는 범위입니다. 사용 가능: ${ALL_SCOPES.join(', ')}`, params: { code: 'UNKNOWN_SCOPE' } }).meta({ enum: ALL_SCOPES }))
-        .min(1).max(ALL_SCOPES.length),
-      storeScope: z.union([
-        z.object({ all: z.literal(true) }).strict(),
-        z.object({ storeIds: z.array(z.string().min(1)).min(1).max(100) }).strict(),
-      ]),
-      expiresInDays: z.number().int().min(1).max(ACCESS_TOKEN_MAX_DAYS).default(ACCESS_TOKEN_DEFAULT_DAYS),
-      agent: z.boolean().default(false),
-      buyerDelegation: z.boolean().default(false),
-    }).strict(),
+    body: z
+      .object({
+        name: z.string().min(1).max(50),
+        // The enum is for the document; the refinement keeps the field code UNKNOWN_SCOPE.
+        scopes: z
+          .array(
+            z
+              .string()
+              .refine(isKnownScope, { message: `알 수 없는 범위입니다. 사용 가능: ${ALL_SCOPES.join(', ')}`, params: { code: 'UNKNOWN_SCOPE' } })
+              .meta({ enum: ALL_SCOPES }),
+          )
+          .min(1)
+          .max(ALL_SCOPES.length),
+        storeScope: z.union([z.object({ all: z.literal(true) }).strict(), z.object({ storeIds: z.array(z.string().min(1)).min(1).max(100) }).strict()]),
+        expiresInDays: z.number().int().min(1).max(ACCESS_TOKEN_MAX_DAYS).default(ACCESS_TOKEN_DEFAULT_DAYS),
+        agent: z.boolean().default(false),
+        buyerDelegation: z.boolean().default(false),
+      })
+      .strict(),
     response: newAccessTokenSchema,
     errors: { 403: ['NOT_A_MEMBER'], 409: ['TOKEN_LIMIT_EXCEEDED'] },
     async: true,

@@ -65,7 +65,13 @@ export function authenticate(services: Services, authorization: string | null): 
   const now = services.clock.now();
   const cached = authorization === null ? undefined : principals.get(cacheKey(authorization));
   // A cached principal is answered synchronously: no promise on the hot path.
-  if (cached && cached.authorization === authorization && cached.revocations === revocations && cached.cachedAt > now - PRINCIPAL_CACHE_MS && cached.expiresAt > now) {
+  if (
+    cached &&
+    cached.authorization === authorization &&
+    cached.revocations === revocations &&
+    cached.cachedAt > now - PRINCIPAL_CACHE_MS &&
+    cached.expiresAt > now
+  ) {
     return cached.principal;
   }
   const token = bearerToken(authorization);
@@ -95,9 +101,10 @@ async function resolvePrincipal(services: Services, token: string, now: number):
   const tokenExpiresAt = claims.exp === undefined ? Infinity : claims.exp * 1000;
   if (tokenExpiresAt <= now) throw fail(401, 'UNAUTHORIZED');
   if (ofOtherModule) return { principal: await ofOtherModule(services, claims.sub), expiresAt: tokenExpiresAt };
-  const resolved = claims.typ === 'access'
-    ? await accessTokenPrincipal(services, claims.jti, now)
-    : await loginSessionPrincipal(services, claims.sid ?? '', (claims.iat ?? 0) * 1000);
+  const resolved =
+    claims.typ === 'access'
+      ? await accessTokenPrincipal(services, claims.jti, now)
+      : await loginSessionPrincipal(services, claims.sid ?? '', (claims.iat ?? 0) * 1000);
   if (resolved.principal.userId !== claims.sub) throw fail(401, 'UNAUTHORIZED');
   return { principal: resolved.principal, expiresAt: Math.min(tokenExpiresAt, resolved.expiresAt) };
 }

@@ -60,7 +60,11 @@ const accountUserColumns = { id: users.id, email: users.email, name: users.name 
 
 /** The account signed up with this e-mail address (normalized here), if any. */
 export async function userByEmail(db: Db, email: string): Promise<AccountUser | undefined> {
-  return db.select(accountUserColumns).from(users).where(eq(users.email, normalizeEmail(email))).get();
+  return db
+    .select(accountUserColumns)
+    .from(users)
+    .where(eq(users.email, normalizeEmail(email)))
+    .get();
 }
 
 /** The accounts of these user ids, by id; an id with no account is absent. */
@@ -104,7 +108,11 @@ export async function verifyCredentials(services: Services, email: string, passw
     await reserveAttempt(db, addressKey, ADDRESS_LOGINS, clock.now(), 'LOGIN_THROTTLED');
     await reserveAttempt(db, accountKey, ACCOUNT_LOGINS, clock.now(), 'LOGIN_THROTTLED');
   });
-  const user = await db.select().from(users).where(eq(users.email, normalizeEmail(email))).get();
+  const user = await db
+    .select()
+    .from(users)
+    .where(eq(users.email, normalizeEmail(email)))
+    .get();
   // Unknown e-mail and wrong password look alike, and take alike long.
   const ok = await checkPassword(password, user?.passwordHash ?? 'scrypt$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
   if (!user || !ok) throw fail(401, 'INVALID_LOGIN');
@@ -150,8 +158,15 @@ async function issueLoginTokens(services: Services, session: typeof loginSession
   const accessExpires = Math.min(now + LOGIN_ACCESS_TTL_MS, session.maxExpiresAt);
   const refreshExpires = Math.min(now + REFRESH_TTL_MS, session.maxExpiresAt);
   const refreshToken = newSecret(32, 'svc_rt_');
-  await services.db.insert(refreshTokens).values({ tokenHash: hashSecret(refreshToken), sessionId: session.id, expiresAt: refreshExpires, usedAt: null }).run();
-  const accessToken = await signToken(services, { sub: session.userId, jti: newId('jti', now), typ: 'login', sid: session.id, client_id: session.clientId }, accessExpires);
+  await services.db
+    .insert(refreshTokens)
+    .values({ tokenHash: hashSecret(refreshToken), sessionId: session.id, expiresAt: refreshExpires, usedAt: null })
+    .run();
+  const accessToken = await signToken(
+    services,
+    { sub: session.userId, jti: newId('jti', now), typ: 'login', sid: session.id, client_id: session.clientId },
+    accessExpires,
+  );
   return {
     accessToken,
     tokenType: 'Bearer',
@@ -170,7 +185,11 @@ export async function refreshLogin(services: Services, refreshToken: string, cli
   const { db, clock } = services;
   const now = clock.now();
   const session = await transaction(services.db, async () => {
-    const row = await db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, hashSecret(refreshToken))).get();
+    const row = await db
+      .select()
+      .from(refreshTokens)
+      .where(eq(refreshTokens.tokenHash, hashSecret(refreshToken)))
+      .get();
     if (!row) return null;
     const s = (await db.select().from(loginSessions).where(eq(loginSessions.id, row.sessionId)).get())!;
     const user = (await db.select({ tokensValidFrom: users.tokensValidFrom }).from(users).where(eq(users.id, s.userId)).get())!;
@@ -195,7 +214,11 @@ export async function refreshLogin(services: Services, refreshToken: string, cli
  */
 export async function revokePresentedToken(services: Services, token: string, clientId: string | null): Promise<'REVOKED' | 'NONE' | 'OTHER_CLIENT'> {
   const { db } = services;
-  const refresh = await db.select({ sessionId: refreshTokens.sessionId }).from(refreshTokens).where(eq(refreshTokens.tokenHash, hashSecret(token))).get();
+  const refresh = await db
+    .select({ sessionId: refreshTokens.sessionId })
+    .from(refreshTokens)
+    .where(eq(refreshTokens.tokenHash, hashSecret(token)))
+    .get();
   const claims = refresh ? null : await verifyToken(services, token);
   const sessionId = refresh?.sessionId ?? (claims?.typ === 'login' ? claims.sid : undefined);
   if (sessionId) {
@@ -206,7 +229,11 @@ export async function revokePresentedToken(services: Services, token: string, cl
     return 'REVOKED';
   }
   if (claims?.typ === 'access') {
-    await db.update(accessTokens).set({ revokedAt: services.clock.now() }).where(and(eq(accessTokens.id, claims.jti), isNull(accessTokens.revokedAt))).run();
+    await db
+      .update(accessTokens)
+      .set({ revokedAt: services.clock.now() })
+      .where(and(eq(accessTokens.id, claims.jti), isNull(accessTokens.revokedAt)))
+      .run();
     invalidatePrincipals();
     return 'REVOKED';
   }
@@ -233,7 +260,10 @@ export async function createAuthorizationCode(
   input: { userId: string; clientId: string; redirectUri: string; codeChallenge: string; scope: string; authTime: number },
 ): Promise<string> {
   const code = newSecret(32);
-  await services.db.insert(authorizationCodes).values({ ...input, codeHash: hashSecret(code), expiresAt: services.clock.now() + AUTH_CODE_TTL_MS, usedAt: null }).run();
+  await services.db
+    .insert(authorizationCodes)
+    .values({ ...input, codeHash: hashSecret(code), expiresAt: services.clock.now() + AUTH_CODE_TTL_MS, usedAt: null })
+    .run();
   return code;
 }
 
@@ -245,13 +275,18 @@ export async function createAuthorizationCode(
 export async function takeAuthorizationCode(services: Services, code: string) {
   const now = services.clock.now();
   const codeHash = hashSecret(code);
-  const taken = await services.db.update(authorizationCodes)
+  const taken = await services.db
+    .update(authorizationCodes)
     .set({ usedAt: now, sessionId: newId('lgs', now) })
     .where(and(eq(authorizationCodes.codeHash, codeHash), isNull(authorizationCodes.usedAt), gt(authorizationCodes.expiresAt, now)))
     .returning()
     .get();
   if (taken) return { code: taken, replayedSessionId: null };
-  const replayed = await services.db.select({ sessionId: authorizationCodes.sessionId }).from(authorizationCodes).where(eq(authorizationCodes.codeHash, codeHash)).get();
+  const replayed = await services.db
+    .select({ sessionId: authorizationCodes.sessionId })
+    .from(authorizationCodes)
+    .where(eq(authorizationCodes.codeHash, codeHash))
+    .get();
   return replayed?.sessionId ? { code: null, replayedSessionId: replayed.sessionId } : null;
 }
 
@@ -288,7 +323,7 @@ export async function createAccessToken(services: Services, userId: string, inpu
     lastUsedAt: null,
   };
   await transaction(services.db, async () => {
-    if (await liveAccessTokenCount(services, userId, now) >= LIVE_ACCESS_TOKEN_LIMIT) {
+    if ((await liveAccessTokenCount(services, userId, now)) >= LIVE_ACCESS_TOKEN_LIMIT) {
       throw fail(409, 'TOKEN_LIMIT_EXCEEDED', { limit: LIVE_ACCESS_TOKEN_LIMIT });
     }
     await services.db.insert(accessTokens).values(row).run();
@@ -334,12 +369,19 @@ export function presentAccessToken(t: typeof accessTokens.$inferSelect, now: num
 export async function requestPasswordReset(services: Services, email: string) {
   // Counted per e-mail whether or not the account exists, so the limit itself probes nothing.
   await reserveAttempt(services.db, `reset:${normalizeEmail(email)}`, RESET_MAILS, services.clock.now(), 'PASSWORD_RESET_THROTTLED');
-  const user = await services.db.select().from(users).where(eq(users.email, normalizeEmail(email))).get();
+  const user = await services.db
+    .select()
+    .from(users)
+    .where(eq(users.email, normalizeEmail(email)))
+    .get();
   // The answer is the same whether or not the account exists, so the endpoint cannot probe e-mails.
   if (!user) return;
   const token = newSecret(32);
   const now = services.clock.now();
-  await services.db.insert(passwordResets).values({ tokenHash: hashSecret(token), userId: user.id, expiresAt: now + RESET_TTL_MS, usedAt: null }).run();
+  await services.db
+    .insert(passwordResets)
+    .values({ tokenHash: hashSecret(token), userId: user.id, expiresAt: now + RESET_TTL_MS, usedAt: null })
+    .run();
   await sendMail(services, {
     to: user.email,
     subject: '[svc] 비밀번호 재설정',
@@ -353,20 +395,34 @@ export async function confirmPasswordReset(services: Services, token: string, ne
   const { db, clock } = services;
   await transaction(services.db, async () => {
     const now = clock.now();
-    const row = await db.select().from(passwordResets).where(eq(passwordResets.tokenHash, hashSecret(token))).get();
+    const row = await db
+      .select()
+      .from(passwordResets)
+      .where(eq(passwordResets.tokenHash, hashSecret(token)))
+      .get();
     if (!row || row.usedAt !== null || row.expiresAt <= now) throw fail(400, 'RESET_TOKEN_INVALID');
     await db.update(passwordResets).set({ usedAt: now }).where(eq(passwordResets.tokenHash, row.tokenHash)).run();
     // Tokens carry second-resolution `iat`: the cut-off is the next whole second so none issued before survive.
     const validFrom = (Math.floor(now / 1000) + 1) * 1000;
     await db.update(users).set({ passwordHash, tokensValidFrom: validFrom }).where(eq(users.id, row.userId)).run();
-    await db.update(loginSessions).set({ revokedAt: now }).where(and(eq(loginSessions.userId, row.userId), isNull(loginSessions.revokedAt))).run();
-    await db.update(accessTokens).set({ revokedAt: now }).where(and(eq(accessTokens.userId, row.userId), isNull(accessTokens.revokedAt))).run();
+    await db
+      .update(loginSessions)
+      .set({ revokedAt: now })
+      .where(and(eq(loginSessions.userId, row.userId), isNull(loginSessions.revokedAt)))
+      .run();
+    await db
+      .update(accessTokens)
+      .set({ revokedAt: now })
+      .where(and(eq(accessTokens.userId, row.userId), isNull(accessTokens.revokedAt)))
+      .run();
   });
   invalidatePrincipals();
 }
 
 /** Housekeeping for the job runner: codes and refresh tokens past their end are deleted. */
 export async function pruneExpiredGrants(services: Services, now: number): Promise<number> {
-  return (await services.db.delete(authorizationCodes).where(lt(authorizationCodes.expiresAt, now)).run()).changes
-    + (await services.db.delete(refreshTokens).where(lt(refreshTokens.expiresAt, now)).run()).changes;
+  return (
+    (await services.db.delete(authorizationCodes).where(lt(authorizationCodes.expiresAt, now)).run()).changes +
+    (await services.db.delete(refreshTokens).where(lt(refreshTokens.expiresAt, now)).run()).changes
+  );
 }

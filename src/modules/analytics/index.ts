@@ -19,8 +19,12 @@ export const analyticsModule: Module = {
     orderPlaced: ({ db }, { order, items, at }) => recordPurchase(db, order, items, at),
   },
   mount(app) {
-    app.get(COLLECTOR_PATH, () => new Response(collectorScript, {
-      headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=300' },
-    }));
+    app.get(
+      COLLECTOR_PATH,
+      () =>
+        new Response(collectorScript, {
+          headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=300' },
+        }),
+    );
   },
 };

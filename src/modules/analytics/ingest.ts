@@ -19,20 +19,22 @@ const FUTURE_SLACK_MS = 5 * 60_000;
 
 const shortText = (max: number) => z.string().max(max);
 const utm = z.object({ source: shortText(100).nullish(), medium: shortText(100).nullish(), campaign: shortText(100).nullish() }).strict();
-export const collectedEvent = z.object({
-  name: z.string().regex(/^[a-z][a-z0-9_]{0,39}$/),
-  at: instantInput,
-  path: shortText(2048),
-  referrer: shortText(2048).nullish(),
-  utm: utm.nullish(),
-  consent: z.enum(['granted', 'pending', 'denied']).optional(),
-  productId: shortText(64).optional(),
-  variantId: shortText(64).optional(),
-  listId: shortText(100).optional(),
-  productIds: z.array(shortText(64)).max(100).optional(),
-  query: shortText(200).optional(),
-  resultCount: z.number().int().min(0).max(1_000_000).optional(),
-}).strict();
+export const collectedEvent = z
+  .object({
+    name: z.string().regex(/^[a-z][a-z0-9_]{0,39}$/),
+    at: instantInput,
+    path: shortText(2048),
+    referrer: shortText(2048).nullish(),
+    utm: utm.nullish(),
+    consent: z.enum(['granted', 'pending', 'denied']).optional(),
+    productId: shortText(64).optional(),
+    variantId: shortText(64).optional(),
+    listId: shortText(100).optional(),
+    productIds: z.array(shortText(64)).max(100).optional(),
+    query: shortText(200).optional(),
+    resultCount: z.number().int().min(0).max(1_000_000).optional(),
+  })
+  .strict();
 /** At most 50 events are taken; more in one request are dropped (still 204), so the array itself is not capped. */
 export const eventsBody = z.object({ events: z.array(collectedEvent).max(1000) }).strict();
 type CollectedEvent = z.output<typeof collectedEvent>;
@@ -88,7 +90,27 @@ async function originAccepted(services: Services, storeId: string, headers: Head
 // Writes
 
 type EventRow = typeof analyticsEvents.$inferInsert;
-const COLUMNS = ['id', 'storeId', 'visitorId', 'clientSessionId', 'name', 'at', 'path', 'referrerHost', 'utmSource', 'utmMedium', 'utmCampaign', 'device', 'bot', 'test', 'productId', 'query', 'resultCount', 'amount', 'data'] as const;
+const COLUMNS = [
+  'id',
+  'storeId',
+  'visitorId',
+  'clientSessionId',
+  'name',
+  'at',
+  'path',
+  'referrerHost',
+  'utmSource',
+  'utmMedium',
+  'utmCampaign',
+  'device',
+  'bot',
+  'test',
+  'productId',
+  'query',
+  'resultCount',
+  'amount',
+  'data',
+] as const;
 
 const q = preparedFor((db) => ({
   /** One multi-row insert per batch size (1…50), prepared once each. */
@@ -97,7 +119,8 @@ const q = preparedFor((db) => ({
    * Takes `n` of the visitor's per-minute allowance in one guarded statement: a window older than a minute
    * starts over. The returned count, minus `n`, is what the window had used before this request.
    */
-  reserve: db.insert(analyticsVisitorWindows)
+  reserve: db
+    .insert(analyticsVisitorWindows)
     .values({ storeId: sql.placeholder('storeId'), visitorId: sql.placeholder('visitorId'), windowStart: sql.placeholder('now'), count: sql.placeholder('n') })
     .onConflictDoUpdate({
       target: [analyticsVisitorWindows.storeId, analyticsVisitorWindows.visitorId],
@@ -108,11 +131,24 @@ const q = preparedFor((db) => ({
     })
     .returning({ count: analyticsVisitorWindows.count })
     .prepare(),
-  link: db.insert(analyticsCheckouts).values({
-    checkoutId: sql.placeholder('checkoutId'), storeId: sql.placeholder('storeId'), visitorId: sql.placeholder('visitorId'),
-    clientSessionId: sql.placeholder('clientSessionId'), device: sql.placeholder('device'), bot: sql.placeholder('bot'), at: sql.placeholder('at'),
-  }).onConflictDoNothing().prepare(),
-  linkOf: db.select().from(analyticsCheckouts).where(eq(analyticsCheckouts.checkoutId, sql.placeholder('checkoutId'))).prepare(),
+  link: db
+    .insert(analyticsCheckouts)
+    .values({
+      checkoutId: sql.placeholder('checkoutId'),
+      storeId: sql.placeholder('storeId'),
+      visitorId: sql.placeholder('visitorId'),
+      clientSessionId: sql.placeholder('clientSessionId'),
+      device: sql.placeholder('device'),
+      bot: sql.placeholder('bot'),
+      at: sql.placeholder('at'),
+    })
+    .onConflictDoNothing()
+    .prepare(),
+  linkOf: db
+    .select()
+    .from(analyticsCheckouts)
+    .where(eq(analyticsCheckouts.checkoutId, sql.placeholder('checkoutId')))
+    .prepare(),
 }));
 
 async function insertEvents(db: Db, rows: EventRow[]) {
@@ -121,7 +157,10 @@ async function insertEvents(db: Db, rows: EventRow[]) {
   let statement = statements.get(rows.length);
   if (!statement) {
     const values = rows.map((_, i) => Object.fromEntries(COLUMNS.map((c) => [c, sql.placeholder(`${c}${i}`)])));
-    statement = db.insert(analyticsEvents).values(values as never).prepare();
+    statement = db
+      .insert(analyticsEvents)
+      .values(values as never)
+      .prepare();
     statements.set(rows.length, statement);
   }
   const params: Record<string, unknown> = {};
@@ -165,7 +204,8 @@ export async function ingestEvents(services: Services, storeId: string, headers:
   if (Number(headers.get('content-length') ?? 0) > LIMITS.requestBytes) return;
   const oldest = kstDayStart(addDays(today(now), -(DAYS_ACCEPTED - 1)));
   const pageHost = hostOf(headers.get('origin') ?? headers.get('referer'));
-  const events = body.events.slice(0, LIMITS.eventsPerRequest)
+  const events = body.events
+    .slice(0, LIMITS.eventsPerRequest)
     .filter((e) => e.consent !== 'denied' && !SERVER_EVENTS.has(e.name) && Date.parse(e.at) >= oldest);
   if (events.length === 0) return;
   const userAgent = headers.get('user-agent') ?? '';
@@ -174,34 +214,37 @@ export async function ingestEvents(services: Services, storeId: string, headers:
     const allowance = await reserve(services.db, storeId, visit.visitorId, events.length, now);
     // A visitor past the per-minute limit behaves like a script: what it still records is flagged.
     const bot = isbot(userAgent) || allowance < events.length;
-    await insertEvents(services.db, events.slice(0, allowance).map((e): EventRow => {
-      const referrerHost = hostOf(e.referrer);
-      const data: EventData = {};
-      if (e.listId) data.listId = e.listId;
-      if (e.productIds) data.productIds = e.productIds;
-      if (e.variantId) data.variantId = e.variantId;
-      return {
-        id: newId('aev', now),
-        storeId,
-        visitorId: visit.visitorId,
-        clientSessionId: visit.sessionId,
-        name: e.name,
-        at: Math.min(Date.parse(e.at), now + FUTURE_SLACK_MS),
-        path: pathOf(e.path),
-        referrerHost: referrerHost === pageHost ? null : referrerHost,
-        utmSource: e.utm?.source || null,
-        utmMedium: e.utm?.medium || null,
-        utmCampaign: e.utm?.campaign || null,
-        device,
-        bot,
-        test: false,
-        productId: e.productId ?? null,
-        query: e.query ?? null,
-        resultCount: e.resultCount ?? null,
-        amount: null,
-        data: Object.keys(data).length ? data : null,
-      };
-    }));
+    await insertEvents(
+      services.db,
+      events.slice(0, allowance).map((e): EventRow => {
+        const referrerHost = hostOf(e.referrer);
+        const data: EventData = {};
+        if (e.listId) data.listId = e.listId;
+        if (e.productIds) data.productIds = e.productIds;
+        if (e.variantId) data.variantId = e.variantId;
+        return {
+          id: newId('aev', now),
+          storeId,
+          visitorId: visit.visitorId,
+          clientSessionId: visit.sessionId,
+          name: e.name,
+          at: Math.min(Date.parse(e.at), now + FUTURE_SLACK_MS),
+          path: pathOf(e.path),
+          referrerHost: referrerHost === pageHost ? null : referrerHost,
+          utmSource: e.utm?.source || null,
+          utmMedium: e.utm?.medium || null,
+          utmCampaign: e.utm?.campaign || null,
+          device,
+          bot,
+          test: false,
+          productId: e.productId ?? null,
+          query: e.query ?? null,
+          resultCount: e.resultCount ?? null,
+          amount: null,
+          data: Object.keys(data).length ? data : null,
+        };
+      }),
+    );
   });
 }
 
@@ -223,9 +266,25 @@ interface ServerEvent {
 
 function serverEventRow(e: ServerEvent, now: number): EventRow {
   return {
-    id: newId('aev', now), storeId: e.storeId, visitorId: e.visitorId, clientSessionId: e.clientSessionId, name: e.name, at: now,
-    path: null, referrerHost: null, utmSource: null, utmMedium: null, utmCampaign: null, device: e.device, bot: e.bot,
-    test: e.test ?? false, productId: e.productId ?? null, query: null, resultCount: null, amount: e.amount ?? null, data: e.data ?? null,
+    id: newId('aev', now),
+    storeId: e.storeId,
+    visitorId: e.visitorId,
+    clientSessionId: e.clientSessionId,
+    name: e.name,
+    at: now,
+    path: null,
+    referrerHost: null,
+    utmSource: null,
+    utmMedium: null,
+    utmCampaign: null,
+    device: e.device,
+    bot: e.bot,
+    test: e.test ?? false,
+    productId: e.productId ?? null,
+    query: null,
+    resultCount: null,
+    amount: e.amount ?? null,
+    data: e.data ?? null,
   };
 }
 
@@ -255,20 +314,46 @@ export async function recordCheckoutStart(db: Db, headers: Headers, storeId: str
  * The order of a sheet started by a visit was paid (in the order-writing transaction): the payment amount
  * including shipping, and each product's item amount excluding shipping (spec 01 §5.8).
  */
-export async function recordPurchase(db: Db, order: { storeId: string; checkoutId: string; testPayment: boolean; amounts: { totalAmount: number } }, items: { productId: string; amount: number }[], now: number) {
+export async function recordPurchase(
+  db: Db,
+  order: { storeId: string; checkoutId: string; testPayment: boolean; amounts: { totalAmount: number } },
+  items: { productId: string; amount: number }[],
+  now: number,
+) {
   const link = await q(db).linkOf.get({ checkoutId: order.checkoutId });
   if (!link || link.storeId !== order.storeId) return;
-  await insertEvents(db, [serverEventRow({
-    storeId: order.storeId, name: 'purchase', visitorId: link.visitorId, clientSessionId: link.clientSessionId, device: link.device, bot: link.bot,
-    test: order.testPayment, amount: order.amounts.totalAmount, data: { checkoutId: order.checkoutId, items: items.map((i) => ({ productId: i.productId, amount: i.amount })) },
-  }, now)]);
+  await insertEvents(db, [
+    serverEventRow(
+      {
+        storeId: order.storeId,
+        name: 'purchase',
+        visitorId: link.visitorId,
+        clientSessionId: link.clientSessionId,
+        device: link.device,
+        bot: link.bot,
+        test: order.testPayment,
+        amount: order.amounts.totalAmount,
+        data: { checkoutId: order.checkoutId, items: items.map((i) => ({ productId: i.productId, amount: i.amount })) },
+      },
+      now,
+    ),
+  ]);
 }
 
 /** Raw events, visitor windows and checkout links older than 90 days go (spec 02 §8). */
 export async function purgeOldEvents(db: Db, now: number): Promise<number> {
   const before = now - LIMITS.retentionDays * 86_400_000;
-  const events = await db.delete(analyticsEvents).where(sql`${analyticsEvents.at} < ${before}`).run();
-  await db.delete(analyticsCheckouts).where(sql`${analyticsCheckouts.at} < ${before}`).run();
-  await db.delete(analyticsVisitorWindows).where(sql`${analyticsVisitorWindows.windowStart} < ${now - 3_600_000}`).run();
+  const events = await db
+    .delete(analyticsEvents)
+    .where(sql`${analyticsEvents.at} < ${before}`)
+    .run();
+  await db
+    .delete(analyticsCheckouts)
+    .where(sql`${analyticsCheckouts.at} < ${before}`)
+    .run();
+  await db
+    .delete(analyticsVisitorWindows)
+    .where(sql`${analyticsVisitorWindows.windowStart} < ${now - 3_600_000}`)
+    .run();
   return Number((events as { changes?: number }).changes ?? 0);
 }

@@ -42,8 +42,22 @@ export type Dimension = (typeof DIMENSIONS)[number];
 export const STEPS = ['SESSION', 'PRODUCT_VIEW', 'CART_ADD', 'CHECKOUT_START', 'PURCHASE'] as const;
 
 export const FIGURES = [
-  'sessions', 'engagedSessions', 'visitors', 'pageViews', 'dwellSeconds', 'productViews', 'listViews', 'cartAdds', 'checkoutStarts',
-  'purchases', 'purchaseAmount', 'testPurchases', 'testPurchaseAmount', 'searches', 'zeroResultSearches', 'excludedBotSessions',
+  'sessions',
+  'engagedSessions',
+  'visitors',
+  'pageViews',
+  'dwellSeconds',
+  'productViews',
+  'listViews',
+  'cartAdds',
+  'checkoutStarts',
+  'purchases',
+  'purchaseAmount',
+  'testPurchases',
+  'testPurchaseAmount',
+  'searches',
+  'zeroResultSearches',
+  'excludedBotSessions',
 ] as const;
 export type Figure = (typeof FIGURES)[number];
 export type Figures = Record<Figure, number>;
@@ -105,8 +119,8 @@ export class Accumulator {
     const pages = events.filter((e) => e.name === 'page');
     const dwell = this.dwell(events, first, last);
     const dwellTotal = [...dwell.values()].reduce((n, d) => n + d, 0);
-    const engaged = pages.length >= 2 || dwellTotal >= ENGAGED_DWELL_MS
-      || events.some((e) => e.name === 'cart_add' || e.name === 'checkout_start' || e.name === 'purchase');
+    const engaged =
+      pages.length >= 2 || dwellTotal >= ENGAGED_DWELL_MS || events.some((e) => e.name === 'cart_add' || e.name === 'checkout_start' || e.name === 'purchase');
     const firstPage = pages[0];
     const source = !firstPage ? 'UNKNOWN' : (firstPage.utmSource ?? firstPage.referrerHost ?? 'DIRECT');
     const device = events[0].device;
@@ -115,7 +129,12 @@ export class Accumulator {
     for (const date of dates) {
       const own = events.filter((e) => seoulDateOf(e.at) === date);
       const figures = { ...sessionFigures, ...this.eventFigures(own, dwell) };
-      for (const [dimension, key] of [['day', ''], ['source', source], ['device', device]] as const) this.add(date, dimension, key, figures, visitorId);
+      for (const [dimension, key] of [
+        ['day', ''],
+        ['source', source],
+        ['device', device],
+      ] as const)
+        this.add(date, dimension, key, figures, visitorId);
       this.pages(date, own, dwell, visitorId);
       this.products(date, own, visitorId);
       this.terms(date, own, visitorId);
@@ -142,7 +161,19 @@ export class Accumulator {
 
   /** What the session's events of one date add up to (the session-level figures come separately). */
   private eventFigures(events: RawEvent[], dwell: Map<RawEvent, number>): Partial<Figures> {
-    const f: Partial<Figures> = { pageViews: 0, productViews: 0, listViews: 0, cartAdds: 0, checkoutStarts: 0, searches: 0, zeroResultSearches: 0, purchases: 0, purchaseAmount: 0, testPurchases: 0, testPurchaseAmount: 0 };
+    const f: Partial<Figures> = {
+      pageViews: 0,
+      productViews: 0,
+      listViews: 0,
+      cartAdds: 0,
+      checkoutStarts: 0,
+      searches: 0,
+      zeroResultSearches: 0,
+      purchases: 0,
+      purchaseAmount: 0,
+      testPurchases: 0,
+      testPurchaseAmount: 0,
+    };
     let dwellMs = 0;
     for (const e of events) {
       if (e.name === 'page') {
@@ -189,7 +220,8 @@ export class Accumulator {
       else if (e.name === 'product_list_view') for (const id of new Set(e.data?.productIds ?? [])) touch(id, { listViews: 1 });
       else if (e.name === 'cart_add' && e.productId) touch(e.productId, { cartAdds: 1 });
       else if (e.name === 'purchase') {
-        for (const item of e.data?.items ?? []) touch(item.productId, e.test ? { testPurchases: 1, testPurchaseAmount: item.amount } : { purchases: 1, purchaseAmount: item.amount });
+        for (const item of e.data?.items ?? [])
+          touch(item.productId, e.test ? { testPurchases: 1, testPurchaseAmount: item.amount } : { purchases: 1, purchaseAmount: item.amount });
       }
     }
   }
@@ -240,9 +272,20 @@ const EVENT_COLUMNS = 'visitor_id, name, at, path, referrer_host, utm_source, ut
 function toEvent(r: unknown[]): RawEvent {
   const data = r[14];
   return {
-    visitorId: r[0] as string, name: r[1] as string, at: Number(r[2]), path: r[3] as string | null, referrerHost: r[4] as string | null,
-    utmSource: r[5] as string | null, utmCampaign: r[6] as string | null, device: r[7] as string, bot: Boolean(Number(r[8])), test: Boolean(Number(r[9])),
-    productId: r[10] as string | null, query: r[11] as string | null, resultCount: r[12] === null ? null : Number(r[12]), amount: r[13] === null ? null : Number(r[13]),
+    visitorId: r[0] as string,
+    name: r[1] as string,
+    at: Number(r[2]),
+    path: r[3] as string | null,
+    referrerHost: r[4] as string | null,
+    utmSource: r[5] as string | null,
+    utmCampaign: r[6] as string | null,
+    device: r[7] as string,
+    bot: Boolean(Number(r[8])),
+    test: Boolean(Number(r[9])),
+    productId: r[10] as string | null,
+    query: r[11] as string | null,
+    resultCount: r[12] === null ? null : Number(r[12]),
+    amount: r[13] === null ? null : Number(r[13]),
     data: typeof data === 'string' ? JSON.parse(data) : (data as EventData | null),
   };
 }
@@ -253,7 +296,7 @@ export async function accumulateStore(db: Db, storeId: string, from: number, to:
   const sqlite = sqliteOf(db);
   // SQLite streams the rows (a store may hold a million events in the window); PostgreSQL's driver answers them whole.
   const rows = sqlite
-    ? sqlite.prepare(query).raw().iterate(storeId, from, to) as Iterable<unknown[]>
+    ? (sqlite.prepare(query).raw().iterate(storeId, from, to) as Iterable<unknown[]>)
     : await db.$client.prepare(query).raw().all(storeId, from, to);
   let visitor: RawEvent[] = [];
   for (const row of rows) {
@@ -273,7 +316,9 @@ export async function recompute(db: Db, now: number): Promise<number> {
   const dates = Array.from({ length: RECOMPUTE_DAYS }, (_, i) => addDays(last, -i)).reverse();
   const from = kstDayStart(dates[0]);
   const to = kstDayStart(last, 1);
-  const storeIds = (await db.$client.prepare('SELECT DISTINCT store_id FROM analytics_events WHERE at >= ? AND at < ?').raw().all(from, to)).map((r) => r[0] as string);
+  const storeIds = (await db.$client.prepare('SELECT DISTINCT store_id FROM analytics_events WHERE at >= ? AND at < ?').raw().all(from, to)).map(
+    (r) => r[0] as string,
+  );
   const stale = (await db.$client.prepare('SELECT DISTINCT store_id FROM analytics_day_rows WHERE date >= ?').raw().all(dates[0])).map((r) => r[0] as string);
   const all = [...new Set([...storeIds, ...stale])];
   for (const storeId of all) {
@@ -281,12 +326,22 @@ export async function recompute(db: Db, now: number): Promise<number> {
     await accumulateStore(db, storeId, from - LOOKBACK_MS, to, acc);
     const rows = acc.rows(storeId);
     await transaction(db, async () => {
-      await db.delete(analyticsDayRows).where(and(eq(analyticsDayRows.storeId, storeId), inArray(analyticsDayRows.date, dates))).run();
-      for (let i = 0; i < rows.length; i += 200) await db.insert(analyticsDayRows).values(rows.slice(i, i + 200)).run();
+      await db
+        .delete(analyticsDayRows)
+        .where(and(eq(analyticsDayRows.storeId, storeId), inArray(analyticsDayRows.date, dates)))
+        .run();
+      for (let i = 0; i < rows.length; i += 200)
+        await db
+          .insert(analyticsDayRows)
+          .values(rows.slice(i, i + 200))
+          .run();
     });
   }
-  await db.insert(analyticsRuns).values({ id: 'aggregate', computedAt: now })
-    .onConflictDoUpdate({ target: analyticsRuns.id, set: { computedAt: now } }).run();
+  await db
+    .insert(analyticsRuns)
+    .values({ id: 'aggregate', computedAt: now })
+    .onConflictDoUpdate({ target: analyticsRuns.id, set: { computedAt: now } })
+    .run();
   return all.length;
 }
 
@@ -298,9 +353,13 @@ export const lastComputedAt = async (db: Db): Promise<number | null> =>
  * still finds the time it read (`last`) wins. The figures are as of `now`, so that is also the time reports show.
  */
 async function claimRun(db: Db, last: number | null, now: number): Promise<boolean> {
-  const claim = last === null
-    ? db.insert(analyticsRuns).values({ id: 'aggregate', computedAt: now }).onConflictDoNothing()
-    : db.update(analyticsRuns).set({ computedAt: now }).where(and(eq(analyticsRuns.id, 'aggregate'), eq(analyticsRuns.computedAt, last)));
+  const claim =
+    last === null
+      ? db.insert(analyticsRuns).values({ id: 'aggregate', computedAt: now }).onConflictDoNothing()
+      : db
+          .update(analyticsRuns)
+          .set({ computedAt: now })
+          .where(and(eq(analyticsRuns.id, 'aggregate'), eq(analyticsRuns.computedAt, last)));
   return (await claim.run()).changes === 1;
 }
 
@@ -317,20 +376,34 @@ export async function recomputeIfDue(db: Db, now: number): Promise<number> {
  * One dimension's figures per key over a period. Only the figures a report shows are summed (the others
  * read 0): 92 days of a store's products are tens of thousands of rows, and each sum costs.
  */
-export async function totalsByKey(db: Db, storeId: string, dimension: Dimension, from: string, to: string, figures: readonly Figure[]): Promise<(Figures & { key: string })[]> {
+export async function totalsByKey(
+  db: Db,
+  storeId: string,
+  dimension: Dimension,
+  from: string,
+  to: string,
+  figures: readonly Figure[],
+): Promise<(Figures & { key: string })[]> {
   const sums = Object.fromEntries(figures.map((f) => [f, sql<number>`sum(${analyticsDayRows[f]})`.mapWith(Number)]));
-  const rows = await db.select({ key: analyticsDayRows.key, ...sums }).from(analyticsDayRows)
-    .where(and(eq(analyticsDayRows.storeId, storeId), eq(analyticsDayRows.dimension, dimension), gte(analyticsDayRows.date, from), lte(analyticsDayRows.date, to)))
+  const rows = (await db
+    .select({ key: analyticsDayRows.key, ...sums })
+    .from(analyticsDayRows)
+    .where(
+      and(eq(analyticsDayRows.storeId, storeId), eq(analyticsDayRows.dimension, dimension), gte(analyticsDayRows.date, from), lte(analyticsDayRows.date, to)),
+    )
     .groupBy(analyticsDayRows.key)
-    .all() as Partial<Figures & { key: string }>[];
+    .all()) as Partial<Figures & { key: string }>[];
   return rows.map((row) => ({ ...zeroFigures(), ...row }) as Figures & { key: string });
 }
 
 /** The stored rows of a period. */
 export function dayRows(db: Db, storeId: string, dimension: Dimension, from: string, to: string) {
-  return db.select().from(analyticsDayRows)
-    .where(and(eq(analyticsDayRows.storeId, storeId), eq(analyticsDayRows.dimension, dimension), gte(analyticsDayRows.date, from), lte(analyticsDayRows.date, to)))
+  return db
+    .select()
+    .from(analyticsDayRows)
+    .where(
+      and(eq(analyticsDayRows.storeId, storeId), eq(analyticsDayRows.dimension, dimension), gte(analyticsDayRows.date, from), lte(analyticsDayRows.date, to)),
+    )
     .orderBy(analyticsDayRows.date, analyticsDayRows.key)
     .all();
 }
-

@@ -40,24 +40,26 @@ const SUMMARIES: Record<ReportName, string> = {
 
 const reportQuery = z.object({ from: dateInput.optional(), to: dateInput.optional(), includeTest: queryBool.default(false) }).strict();
 
-const reports = REPORTS.map((name) => defineOperation({
-  operationId: `getAnalytics${name[0].toUpperCase()}${name.slice(1)}`,
-  method: 'GET',
-  path: `/v1/analytics/${name}`,
-  summary: name === 'realtime' ? SUMMARIES[name] : `${SUMMARIES[name]} (period inclusive, default the last 30 days, at most 92)`,
-  tag,
-  auth: 'store',
-  scope: 'analytics:r',
-  agent: 'direct',
-  query: name === 'realtime' ? z.object({ includeTest: queryBool.default(false) }).strict() : reportQuery,
-  response: reportViews[name],
-  errors: name === 'realtime' ? {} : { 400: ['INVALID_PARAMETER', 'RANGE_TOO_WIDE'] },
-  handler: (ctx) => {
-    const query = ctx.query as z.output<typeof reportQuery>;
-    if (name === 'realtime') return realtimeReport(ctx.db, ctx.store.id, query.includeTest, ctx.now);
-    const { from, to } = periodOf(query.from, query.to, ctx.now, MAX_DAYS);
-    return analyticsReport(ctx.db, ctx.store.id, name, { from, to, includeTest: query.includeTest }, ctx.now);
-  },
-}));
+const reports = REPORTS.map((name) =>
+  defineOperation({
+    operationId: `getAnalytics${name[0].toUpperCase()}${name.slice(1)}`,
+    method: 'GET',
+    path: `/v1/analytics/${name}`,
+    summary: name === 'realtime' ? SUMMARIES[name] : `${SUMMARIES[name]} (period inclusive, default the last 30 days, at most 92)`,
+    tag,
+    auth: 'store',
+    scope: 'analytics:r',
+    agent: 'direct',
+    query: name === 'realtime' ? z.object({ includeTest: queryBool.default(false) }).strict() : reportQuery,
+    response: reportViews[name],
+    errors: name === 'realtime' ? {} : { 400: ['INVALID_PARAMETER', 'RANGE_TOO_WIDE'] },
+    handler: (ctx) => {
+      const query = ctx.query as z.output<typeof reportQuery>;
+      if (name === 'realtime') return realtimeReport(ctx.db, ctx.store.id, query.includeTest, ctx.now);
+      const { from, to } = periodOf(query.from, query.to, ctx.now, MAX_DAYS);
+      return analyticsReport(ctx.db, ctx.store.id, name, { from, to, includeTest: query.includeTest }, ctx.now);
+    },
+  }),
+);
 
 export const analyticsOperations = [ingest, ...reports];

@@ -23,15 +23,45 @@ export interface Period {
 const count = z.number().int();
 const rate = z.number().nullable().describe('Product views ÷ list views, in percent (may exceed 100); null without list views');
 const visitMetrics = {
-  sessions: count, engagedSessions: count, visitors: count.describe('Sum of daily unique visitors'), pageViews: count, dwellSeconds: count,
-  productViews: count, cartAdds: count, checkoutStarts: count, purchases: count, purchaseAmount: won, clickThroughRate: rate,
+  sessions: count,
+  engagedSessions: count,
+  visitors: count.describe('Sum of daily unique visitors'),
+  pageViews: count,
+  dwellSeconds: count,
+  productViews: count,
+  cartAdds: count,
+  checkoutStarts: count,
+  purchases: count,
+  purchaseAmount: won,
+  clickThroughRate: rate,
 };
 const trafficMetrics = {
-  sessions: count, engagedSessions: count, visitors: count, pageViews: count, dwellSeconds: count, cartAdds: count, checkoutStarts: count, purchases: count, purchaseAmount: won,
+  sessions: count,
+  engagedSessions: count,
+  visitors: count,
+  pageViews: count,
+  dwellSeconds: count,
+  cartAdds: count,
+  checkoutStarts: count,
+  purchases: count,
+  purchaseAmount: won,
 };
-const productMetrics = { sessions: count, productViews: count, cartAdds: count, purchases: count, purchaseAmount: won.describe('Item amounts, shipping excluded'), clickThroughRate: rate };
+const productMetrics = {
+  sessions: count,
+  productViews: count,
+  cartAdds: count,
+  purchases: count,
+  purchaseAmount: won.describe('Item amounts, shipping excluded'),
+  clickThroughRate: rate,
+};
 const pageMetrics = { sessions: count, visitors: count, pageViews: count, dwellSeconds: count };
-const searchMetrics = { searches: count, sessions: count, zeroResultSearches: count, purchases: count.describe('Purchases after the search, same session and date'), purchaseAmount: won };
+const searchMetrics = {
+  searches: count,
+  sessions: count,
+  zeroResultSearches: count,
+  purchases: count.describe('Purchases after the search, same session and date'),
+  purchaseAmount: won,
+};
 
 const frame = {
   from: calendarDate,
@@ -47,26 +77,45 @@ const report = <S extends z.ZodRawShape, R extends z.ZodRawShape>(summary: S, ro
 export const reportViews = {
   overview: report(visitMetrics, { date: calendarDate, ...visitMetrics }),
   products: report(productMetrics, { productId: z.string(), ...productMetrics }),
-  sources: report(trafficMetrics, { source: z.string().describe('utm_source, else the referrer host; DIRECT without either; UNKNOWN for server-only sessions'), ...trafficMetrics }),
+  sources: report(trafficMetrics, {
+    source: z.string().describe('utm_source, else the referrer host; DIRECT without either; UNKNOWN for server-only sessions'),
+    ...trafficMetrics,
+  }),
   devices: report(trafficMetrics, { device: z.string().describe('MOBILE, TABLET or DESKTOP'), ...trafficMetrics }),
   pages: report(pageMetrics, { path: z.string(), ...pageMetrics }),
   search: report(searchMetrics, { term: z.string(), ...searchMetrics }, { zeroResultTerms: z.array(z.object({ term: z.string(), searches: count })) }),
-  checkout: report({ sessions: count, checkoutStarts: count, purchases: count, purchaseAmount: won }, {
-    step: z.enum(STEPS), sessions: count, rate: z.number().nullable().describe('Sessions of the step ÷ all sessions, in percent'),
-  }, { paymentResults: z.array(z.object({ result: z.enum(PAYMENT_RESULTS), count })) }),
+  checkout: report(
+    { sessions: count, checkoutStarts: count, purchases: count, purchaseAmount: won },
+    {
+      step: z.enum(STEPS),
+      sessions: count,
+      rate: z.number().nullable().describe('Sessions of the step ÷ all sessions, in percent'),
+    },
+    { paymentResults: z.array(z.object({ result: z.enum(PAYMENT_RESULTS), count })) },
+  ),
   realtime: z.object({
-    from: instant, to: instant, timezone: z.literal('Asia/Seoul'), includeTest: z.boolean(), lastComputedAt: instant.nullable(),
+    from: instant,
+    to: instant,
+    timezone: z.literal('Asia/Seoul'),
+    includeTest: z.boolean(),
+    lastComputedAt: instant.nullable(),
     excludedBotSessions: count.describe('Bot-flagged visitors of the window'),
-    summary: z.object({ visitors: count, pageViews: count, productViews: count, cartAdds: count, checkoutStarts: count, purchases: count, purchaseAmount: won }),
+    summary: z.object({
+      visitors: count,
+      pageViews: count,
+      productViews: count,
+      cartAdds: count,
+      checkoutStarts: count,
+      purchases: count,
+      purchaseAmount: won,
+    }),
     rows: z.array(z.object({ path: z.string(), pageViews: count, visitors: count })),
   }),
 };
 
-
 /** Adds the test-payment purchases in when asked. */
-const withTest = (f: Figures, includeTest: boolean) => includeTest
-  ? { ...f, purchases: f.purchases + f.testPurchases, purchaseAmount: f.purchaseAmount + f.testPurchaseAmount }
-  : f;
+const withTest = (f: Figures, includeTest: boolean) =>
+  includeTest ? { ...f, purchases: f.purchases + f.testPurchases, purchaseAmount: f.purchaseAmount + f.testPurchaseAmount } : f;
 
 const ctr = (f: Figures) => (f.listViews === 0 ? null : Math.round((f.productViews / f.listViews) * 1000) / 10);
 
@@ -77,8 +126,29 @@ function sum(rows: Figures[]): Figures {
 }
 
 const pick = <K extends keyof Figures>(f: Figures, keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, f[k]])) as Pick<Figures, K>;
-const VISIT_KEYS = ['sessions', 'engagedSessions', 'visitors', 'pageViews', 'dwellSeconds', 'productViews', 'cartAdds', 'checkoutStarts', 'purchases', 'purchaseAmount'] as const;
-const TRAFFIC_KEYS = ['sessions', 'engagedSessions', 'visitors', 'pageViews', 'dwellSeconds', 'cartAdds', 'checkoutStarts', 'purchases', 'purchaseAmount'] as const;
+const VISIT_KEYS = [
+  'sessions',
+  'engagedSessions',
+  'visitors',
+  'pageViews',
+  'dwellSeconds',
+  'productViews',
+  'cartAdds',
+  'checkoutStarts',
+  'purchases',
+  'purchaseAmount',
+] as const;
+const TRAFFIC_KEYS = [
+  'sessions',
+  'engagedSessions',
+  'visitors',
+  'pageViews',
+  'dwellSeconds',
+  'cartAdds',
+  'checkoutStarts',
+  'purchases',
+  'purchaseAmount',
+] as const;
 const PRODUCT_KEYS = ['sessions', 'productViews', 'cartAdds', 'purchases', 'purchaseAmount'] as const;
 const PAGE_KEYS = ['sessions', 'visitors', 'pageViews', 'dwellSeconds'] as const;
 const SEARCH_KEYS = ['searches', 'sessions', 'zeroResultSearches', 'purchases', 'purchaseAmount'] as const;
@@ -86,7 +156,8 @@ const SEARCH_KEYS = ['searches', 'sessions', 'zeroResultSearches', 'purchases', 
 /** One dimension summed over the period per key (the `shown` figures, and what includeTest adds), largest first by `order`. */
 async function byKey(db: Db, storeId: string, dimension: Dimension, p: Period, order: Figure, shown: readonly Figure[], includeTest = p.includeTest) {
   const figures = [...new Set<Figure>([...shown, order, 'testPurchases', 'testPurchaseAmount'])];
-  return (await totalsByKey(db, storeId, dimension, p.from, p.to, figures)).map(({ key, ...f }) => ({ key, figures: withTest(f, includeTest) }))
+  return (await totalsByKey(db, storeId, dimension, p.from, p.to, figures))
+    .map(({ key, ...f }) => ({ key, figures: withTest(f, includeTest) }))
     .sort((a, b) => b.figures[order] - a.figures[order] || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
@@ -95,8 +166,12 @@ export async function analyticsReport(db: Db, storeId: string, name: Exclude<Rep
   const computed = await lastComputedAt(db);
   const total = withTest(sum(days), p.includeTest);
   const base = {
-    from: p.from, to: p.to, timezone: 'Asia/Seoul' as const, includeTest: p.includeTest,
-    lastComputedAt: computed === null ? null : isoAt(computed), excludedBotSessions: total.excludedBotSessions,
+    from: p.from,
+    to: p.to,
+    timezone: 'Asia/Seoul' as const,
+    includeTest: p.includeTest,
+    lastComputedAt: computed === null ? null : isoAt(computed),
+    excludedBotSessions: total.excludedBotSessions,
   };
   switch (name) {
     case 'overview': {
@@ -115,8 +190,10 @@ export async function analyticsReport(db: Db, storeId: string, name: Exclude<Rep
     }
     case 'sources':
     case 'devices': {
-      const rows = (await byKey(db, storeId, name === 'sources' ? 'source' : 'device', p, 'sessions', TRAFFIC_KEYS))
-        .map(({ key, figures }) => ({ [name === 'sources' ? 'source' : 'device']: key, ...pick(figures, TRAFFIC_KEYS) }));
+      const rows = (await byKey(db, storeId, name === 'sources' ? 'source' : 'device', p, 'sessions', TRAFFIC_KEYS)).map(({ key, figures }) => ({
+        [name === 'sources' ? 'source' : 'device']: key,
+        ...pick(figures, TRAFFIC_KEYS),
+      }));
       return { ...base, summary: pick(total, TRAFFIC_KEYS), rows };
     }
     case 'pages': {
@@ -130,7 +207,8 @@ export async function analyticsReport(db: Db, storeId: string, name: Exclude<Rep
         ...base,
         summary: pick(sum(terms.map((t) => t.figures)), SEARCH_KEYS),
         rows,
-        zeroResultTerms: terms.filter((t) => t.figures.zeroResultSearches > 0)
+        zeroResultTerms: terms
+          .filter((t) => t.figures.zeroResultSearches > 0)
           .map((t) => ({ term: t.key, searches: t.figures.zeroResultSearches }))
           .sort((a, b) => b.searches - a.searches || a.term.localeCompare(b.term)),
       };
@@ -161,13 +239,22 @@ async function paymentResults(db: Db, storeId: string, p: Period, now: number) {
   const list = await paymentsWithLastAttempt(db, storeId, kstDayStart(p.from), kstDayStart(p.to, 1), p.includeTest);
   const counts = new Map<(typeof PAYMENT_RESULTS)[number], number>(PAYMENT_RESULTS.map((r) => [r, 0]));
   for (const pay of list) {
-    const result = pay.status === 'COMPLETED' ? 'COMPLETED'
-      : pay.status === 'CONFIRMING' || pay.attempt === 'CONFIRMING' ? 'IN_PROGRESS'
-      : pay.attempt === 'REFUSED' ? 'APPROVAL_REFUSED'
-      : pay.attempt === 'CANCELED' ? 'WINDOW_CANCELED'
-      : pay.attempt === 'WINDOW_ERROR' ? 'WINDOW_ERROR'
-      : pay.attempt === null || pay.attempt === 'READY' ? (pay.status === 'OPEN' && pay.expiresAt > now ? 'IN_PROGRESS' : 'LEFT_BEFORE_WINDOW')
-      : 'OTHER';
+    const result =
+      pay.status === 'COMPLETED'
+        ? 'COMPLETED'
+        : pay.status === 'CONFIRMING' || pay.attempt === 'CONFIRMING'
+          ? 'IN_PROGRESS'
+          : pay.attempt === 'REFUSED'
+            ? 'APPROVAL_REFUSED'
+            : pay.attempt === 'CANCELED'
+              ? 'WINDOW_CANCELED'
+              : pay.attempt === 'WINDOW_ERROR'
+                ? 'WINDOW_ERROR'
+                : pay.attempt === null || pay.attempt === 'READY'
+                  ? pay.status === 'OPEN' && pay.expiresAt > now
+                    ? 'IN_PROGRESS'
+                    : 'LEFT_BEFORE_WINDOW'
+                  : 'OTHER';
     counts.set(result, counts.get(result)! + 1);
   }
   return PAYMENT_RESULTS.map((result) => ({ result, count: counts.get(result)! }));
@@ -176,10 +263,12 @@ async function paymentResults(db: Db, storeId: string, p: Period, now: number) {
 /** The last 5 minutes straight from raw events (no aggregation wait); bots are left out and counted. */
 export async function realtimeReport(db: Db, storeId: string, includeTest: boolean, now: number) {
   const from = now - REALTIME_WINDOW_MS;
-  const rows = await db.$client.prepare('SELECT visitor_id, name, path, bot, test, amount FROM analytics_events WHERE store_id = ? AND at >= ? AND at <= ?').raw()
-    .all(storeId, from, now) as [string, string, string | null, unknown, unknown, number | null][];
+  const rows = (await db.$client
+    .prepare('SELECT visitor_id, name, path, bot, test, amount FROM analytics_events WHERE store_id = ? AND at >= ? AND at <= ?')
+    .raw()
+    .all(storeId, from, now)) as [string, string, string | null, unknown, unknown, number | null][];
   const bots = new Set<string>();
-  for (const [visitorId, , , bot] of rows) if (Boolean(Number(bot))) bots.add(visitorId);
+  for (const [visitorId, , , bot] of rows) if (Number(bot)) bots.add(visitorId);
   const visitors = new Set<string>();
   const summary = { visitors: 0, pageViews: 0, productViews: 0, cartAdds: 0, checkoutStarts: 0, purchases: 0, purchaseAmount: 0 };
   const paths = new Map<string, { pageViews: number; visitors: Set<string> }>();
@@ -203,9 +292,15 @@ export async function realtimeReport(db: Db, storeId: string, includeTest: boole
   summary.visitors = visitors.size;
   const computed = await lastComputedAt(db);
   return {
-    from: isoAt(from), to: isoAt(now), timezone: 'Asia/Seoul' as const, includeTest, lastComputedAt: computed === null ? null : isoAt(computed),
-    excludedBotSessions: bots.size, summary,
-    rows: [...paths].map(([path, e]) => ({ path, pageViews: e.pageViews, visitors: e.visitors.size }))
+    from: isoAt(from),
+    to: isoAt(now),
+    timezone: 'Asia/Seoul' as const,
+    includeTest,
+    lastComputedAt: computed === null ? null : isoAt(computed),
+    excludedBotSessions: bots.size,
+    summary,
+    rows: [...paths]
+      .map(([path, e]) => ({ path, pageViews: e.pageViews, visitors: e.visitors.size }))
       .sort((a, b) => b.pageViews - a.pageViews || a.path.localeCompare(b.path)),
   };
 }

@@ -36,10 +36,24 @@ export async function issueConfirmation(decider: StoreCtx, approvalId: string, d
     if (status !== 'PENDING') throw fail(409, 'APPROVAL_NOT_PENDING', { status });
     if (approval.ownerOnly && store.role !== 'OWNER') throw fail(403, 'INSUFFICIENT_ROLE');
     // One code per person and request: a new one replaces theirs.
-    await db.delete(codes).where(and(eq(codes.storeId, store.id), eq(codes.approvalId, approvalId), eq(codes.userId, principal.userId))).run();
-    await db.insert(codes).values({
-      id: newId('apc', now), storeId: store.id, approvalId, userId: principal.userId, sessionId: principal.tokenId, decision, codeHash: codeHash(decider.services, approvalId, code), createdAt: now, expiresAt,
-    }).run();
+    await db
+      .delete(codes)
+      .where(and(eq(codes.storeId, store.id), eq(codes.approvalId, approvalId), eq(codes.userId, principal.userId)))
+      .run();
+    await db
+      .insert(codes)
+      .values({
+        id: newId('apc', now),
+        storeId: store.id,
+        approvalId,
+        userId: principal.userId,
+        sessionId: principal.tokenId,
+        decision,
+        codeHash: codeHash(decider.services, approvalId, code),
+        createdAt: now,
+        expiresAt,
+      })
+      .run();
   });
   return { code, expiresAt };
 }
@@ -57,12 +71,19 @@ export async function redeemConfirmation(services: Services, storeId: string, ap
   const presented = Buffer.from(codeHash(services, approvalId, answer.toUpperCase().replace(/[\s-]/g, '')));
   const ofRequest = and(eq(codes.storeId, storeId), eq(codes.approvalId, approvalId));
   return transaction(db, async () => {
-    await db.update(codes).set({ answers: sql`${codes.answers} + 1` }).where(ofRequest).run();
+    await db
+      .update(codes)
+      .set({ answers: sql`${codes.answers} + 1` })
+      .where(ofRequest)
+      .run();
     const candidates = await db.select().from(codes).where(ofRequest).all();
     const match = candidates.find((c) => c.answers <= ANSWERS_PER_CODE && timingSafeEqual(Buffer.from(c.codeHash), presented));
     const live = match !== undefined && match.expiresAt > now;
     // A matched code is used once; a code past its answers is gone too.
-    await db.delete(codes).where(and(ofRequest, or(live ? eq(codes.id, match.id) : undefined, gte(codes.answers, ANSWERS_PER_CODE)))).run();
+    await db
+      .delete(codes)
+      .where(and(ofRequest, or(live ? eq(codes.id, match.id) : undefined, gte(codes.answers, ANSWERS_PER_CODE))))
+      .run();
     if (live) return { decision: match.decision, sessionId: match.sessionId };
     return { refused: match ? 'CONFIRMATION_EXPIRED' : 'CODE_INVALID' };
   });
@@ -70,5 +91,10 @@ export async function redeemConfirmation(services: Services, storeId: string, ap
 
 /** Job: codes go 2 minutes after they lapsed — until then a late answer hears CONFIRMATION_EXPIRED rather than CODE_INVALID. */
 export async function dropLapsedConfirmations(services: Services, now: number): Promise<number> {
-  return (await services.db.delete(codes).where(lte(codes.expiresAt, now - CONFIRMATION_WINDOW_MS)).run()).changes;
+  return (
+    await services.db
+      .delete(codes)
+      .where(lte(codes.expiresAt, now - CONFIRMATION_WINDOW_MS))
+      .run()
+  ).changes;
 }

@@ -13,7 +13,14 @@ import { resolveStore } from '../stores/index.js';
  * login: OWNER or ADMIN of the store, as the API demands. An agent's token is refused as the API refuses it
  * (spec 01 §5.6): it is never taken for the person behind it.
  */
-export async function deciderCtx(services: Services, principal: Principal, storeId: string, approvalId: string, event: H3Event, traceId: string): Promise<StoreCtx> {
+export async function deciderCtx(
+  services: Services,
+  principal: Principal,
+  storeId: string,
+  approvalId: string,
+  event: H3Event,
+  traceId: string,
+): Promise<StoreCtx> {
   if (principal.agent) throw fail(403, 'AGENT_OPERATION_DENIED');
   const store = await resolveStore(services, principal, storeId);
   if (store.role !== 'OWNER' && store.role !== 'ADMIN') throw fail(403, 'INSUFFICIENT_ROLE');

@@ -14,24 +14,25 @@ const params = z.object({ approvalId: z.string() });
 const approvalLookup = { 403: ['TENANT_MISMATCH'], 404: ['APPROVAL_NOT_FOUND'] };
 
 /** Deciding is for people on the store platform, OWNER or ADMIN; agents may never decide (spec 01 §5.6). */
-const decision = (operationId: string, path: string, summary: string, choice: 'APPROVE' | 'REJECT') => defineOperation({
-  operationId,
-  method: 'POST',
-  path,
-  summary,
-  tag,
-  auth: 'store',
-  roles: ['OWNER', 'ADMIN'],
-  callers: ['storePlatform'],
-  agent: 'denied',
-  idempotent: false,
-  params,
-  target: (ctx) => ({ type: 'APPROVAL_REQUEST', id: ctx.params.approvalId }),
-  response: approvalSchema,
-  errors: { ...approvalLookup, 409: ['APPROVAL_NOT_PENDING', 'APPROVAL_EXPIRED'] },
-  async: true,
-  handler: (ctx) => decideApproval(ctx, ctx.params.approvalId, choice),
-});
+const decision = (operationId: string, path: string, summary: string, choice: 'APPROVE' | 'REJECT') =>
+  defineOperation({
+    operationId,
+    method: 'POST',
+    path,
+    summary,
+    tag,
+    auth: 'store',
+    roles: ['OWNER', 'ADMIN'],
+    callers: ['storePlatform'],
+    agent: 'denied',
+    idempotent: false,
+    params,
+    target: (ctx) => ({ type: 'APPROVAL_REQUEST', id: ctx.params.approvalId }),
+    response: approvalSchema,
+    errors: { ...approvalLookup, 409: ['APPROVAL_NOT_PENDING', 'APPROVAL_EXPIRED'] },
+    async: true,
+    handler: (ctx) => decideApproval(ctx, ctx.params.approvalId, choice),
+  });
 
 export const approvalOperations = [
   defineOperation({
@@ -47,9 +48,20 @@ export const approvalOperations = [
     handler: async (ctx) => {
       // Pending ones past 24 hours read as expired even before the expiry job ran.
       const where = and(eq(approvalRequests.storeId, ctx.store.id), eq(approvalRequests.status, ctx.query.status));
-      const rows = await ctx.db.select().from(approvalRequests).where(where).orderBy(desc(approvalRequests.id))
-        .limit(ctx.query.size).offset((ctx.query.page - 1) * ctx.query.size).all();
-      return paginated(rows.map((r) => presentApproval(ctx.services, r)), ctx.query.page, ctx.query.size, await countRows(ctx.db, approvalRequests, where));
+      const rows = await ctx.db
+        .select()
+        .from(approvalRequests)
+        .where(where)
+        .orderBy(desc(approvalRequests.id))
+        .limit(ctx.query.size)
+        .offset((ctx.query.page - 1) * ctx.query.size)
+        .all();
+      return paginated(
+        rows.map((r) => presentApproval(ctx.services, r)),
+        ctx.query.page,
+        ctx.query.size,
+        await countRows(ctx.db, approvalRequests, where),
+      );
     },
   }),
   defineOperation({

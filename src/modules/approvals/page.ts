@@ -36,7 +36,8 @@ table{border-collapse:collapse;width:100%;font-size:13px;margin-top:8px}td,th{bo
  */
 export function mountApprovalPage(app: H3, services: Services) {
   // Every approval page, no other path; never sent along from another site's page.
-  const cookieHeader = (event: H3Event, token: string) => pageCookie(event, services.config.origin, { name: COOKIE, value: token, path: '/approvals', maxAgeSeconds: COOKIE_SECONDS, sameSite: 'Strict' });
+  const cookieHeader = (event: H3Event, token: string) =>
+    pageCookie(event, services.config.origin, { name: COOKIE, value: token, path: '/approvals', maxAgeSeconds: COOKIE_SECONDS, sameSite: 'Strict' });
 
   /** The person logged in on this page, if the cookie still holds a live store-platform login. */
   async function viewer(event: H3Event): Promise<Principal | null> {
@@ -94,7 +95,9 @@ export function mountApprovalPage(app: H3, services: Services) {
         return detailPage(services, event, approvalId, principal, { confirmation: { ...(await issueConfirmation(ctx, approvalId, decision)), decision } });
       }
       await decideApproval(ctx, approvalId, decision, { via: 'APPROVAL_PAGE' });
-      return detailPage(services, event, approvalId, principal, { notice: decision === 'APPROVE' ? '승인했습니다. 요청이 실행되었습니다.' : '거절했습니다. 요청은 실행되지 않습니다.' });
+      return detailPage(services, event, approvalId, principal, {
+        notice: decision === 'APPROVE' ? '승인했습니다. 요청이 실행되었습니다.' : '거절했습니다. 요청은 실행되지 않습니다.',
+      });
     } catch (error) {
       return detailPage(services, event, approvalId, principal, { error: toApiError(error, traceId) });
     }
@@ -110,7 +113,18 @@ async function findRow(services: Services, approvalId: string) {
   return row;
 }
 
-async function detailPage(services: Services, event: H3Event, approvalId: string, principal: Principal, extra: { notice?: string; error?: ApiError; headers?: Record<string, string>; confirmation?: { code: string; expiresAt: number; decision: 'APPROVE' | 'REJECT' } } = {}) {
+async function detailPage(
+  services: Services,
+  event: H3Event,
+  approvalId: string,
+  principal: Principal,
+  extra: {
+    notice?: string;
+    error?: ApiError;
+    headers?: Record<string, string>;
+    confirmation?: { code: string; expiresAt: number; decision: 'APPROVE' | 'REJECT' };
+  } = {},
+) {
   let view;
   try {
     const row = await findRow(services, approvalId);
@@ -125,7 +139,12 @@ async function detailPage(services: Services, event: H3Event, approvalId: string
     })();
     const status = effectiveStatus(row, services.clock.now());
     const approval = presentApproval(services, { ...row, status });
-    view = { approval, changes: status === 'PENDING' ? (await heldRequestPreview(ctx, approvalId)).changes : [], role: ctx.store.role, ownerOnly: row.ownerOnly };
+    view = {
+      approval,
+      changes: status === 'PENDING' ? (await heldRequestPreview(ctx, approvalId)).changes : [],
+      role: ctx.store.role,
+      ownerOnly: row.ownerOnly,
+    };
   } catch (error) {
     const err = toApiError(error, newTraceId());
     return errorPage(err.code, err.message, err.status, extra.headers);
@@ -140,19 +159,24 @@ async function detailPage(services: Services, event: H3Event, approvalId: string
     ['요청 시각', approval.createdAt],
     ['만료', approval.expiresAt],
     ...(approval.decidedAt ? [['결정', `${approval.decidedAt} · ${approval.decidedBy}`] as [string, string]] : []),
-    ...(approval.result ? [['결과', `HTTP ${approval.result.statusCode}${approval.result.error ? ` ${approval.result.error.code}` : ''}`] as [string, string]] : []),
+    ...(approval.result
+      ? [['결과', `HTTP ${approval.result.statusCode}${approval.result.error ? ` ${approval.result.error.code}` : ''}`] as [string, string]]
+      : []),
   ];
   const changeTable = changes.length
     ? `<table><tr><th>항목</th><th>현재</th><th>변경 후</th></tr>${changes.map((c) => `<tr class="change"><td>${escapeHtml(c.field)}</td><td>${escapeHtml(JSON.stringify(c.before) ?? '')}</td><td>${escapeHtml(JSON.stringify(c.after) ?? '')}</td></tr>`).join('')}</table>`
     : '';
-  const buttons = approval.status === 'PENDING'
-    ? `<form method="post"><input type="hidden" name="formToken" value="${formToken(services, 'approval-decision', `${approvalId}\n${principal.tokenId}`)}">
+  const buttons =
+    approval.status === 'PENDING'
+      ? `<form method="post"><input type="hidden" name="formToken" value="${formToken(services, 'approval-decision', `${approvalId}\n${principal.tokenId}`)}">
 <div class="row"><button name="action" value="reject">거절</button><button name="action" value="approve">승인하고 실행</button></div>
 <p>AI 대화에서 결정하려면 코드를 받아 대화의 확인 창에 입력하세요.</p><div class="row"><button name="action" value="confirm-reject">AI 대화에서 거절</button><button name="action" value="confirm-approve">AI 대화에서 승인</button></div></form>${view.ownerOnly && view.role !== 'OWNER' ? '<p class="err">이 요청은 소유자(OWNER)만 승인할 수 있습니다.</p>' : ''}`
-    : '';
+      : '';
   const message = extra.error
     ? `<p class="err" data-code="${escapeHtml(extra.error.code)}">${escapeHtml(extra.error.code)}: ${escapeHtml(extra.error.message)}</p>`
-    : extra.notice ? `<p class="ok">${escapeHtml(extra.notice)}</p>` : '';
+    : extra.notice
+      ? `<p class="ok">${escapeHtml(extra.notice)}</p>`
+      : '';
   const confirmation = extra.confirmation
     ? `<p class="ok">AI 대화의 확인 창에 이 코드를 입력하면 ${extra.confirmation.decision === 'APPROVE' ? '승인하고 실행합니다' : '거절합니다'}. ${escapeHtml(isoAt(extra.confirmation.expiresAt))}까지(2분), 한 번만 쓸 수 있습니다.</p>
 <p class="code" data-confirmation-code="${extra.confirmation.code}" data-decision="${extra.confirmation.decision}">${extra.confirmation.code}</p>`
@@ -164,15 +188,23 @@ async function detailPage(services: Services, event: H3Event, approvalId: string
 }
 
 function loginPage(approvalId: string, error?: ApiError, headers?: Record<string, string>) {
-  return htmlResponse(`<!doctype html><html lang="ko"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>svc 승인 요청</title><style>${STYLE}</style></head>
+  return htmlResponse(
+    `<!doctype html><html lang="ko"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>svc 승인 요청</title><style>${STYLE}</style></head>
 <body><main><h1>AI 작업 승인 요청</h1><p>상점 플랫폼 계정(소유자 또는 관리자)으로 로그인하면 요청 내용을 보고 승인하거나 거절할 수 있습니다.</p>
 ${error ? `<p class="err" data-code="${escapeHtml(error.code)}">${escapeHtml(error.message)}</p>` : ''}
 <form method="post" action="/approvals/${encodeURIComponent(approvalId)}"><input type="hidden" name="action" value="login">
 <label for="email">이메일</label><input id="email" name="email" type="email" autocomplete="username" required>
 <label for="password">비밀번호</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<div class="row"><button name="decision" value="allow">로그인</button></div></form></main></body></html>`, error?.status ?? 200, headers);
+<div class="row"><button name="decision" value="allow">로그인</button></div></form></main></body></html>`,
+    error?.status ?? 200,
+    headers,
+  );
 }
 
 function errorPage(code: string, message: string, status: number, headers?: Record<string, string>) {
-  return htmlResponse(`<!doctype html><html lang="ko"><head><meta charset="utf-8"><title>svc 승인 요청</title><style>${STYLE}</style></head><body><main><h1>승인 요청</h1><p class="err" data-code="${escapeHtml(code)}">${escapeHtml(code)}: ${escapeHtml(message)}</p></main></body></html>`, status, headers);
+  return htmlResponse(
+    `<!doctype html><html lang="ko"><head><meta charset="utf-8"><title>svc 승인 요청</title><style>${STYLE}</style></head><body><main><h1>승인 요청</h1><p class="err" data-code="${escapeHtml(code)}">${escapeHtml(code)}: ${escapeHtml(message)}</p></main></body></html>`,
+    status,
+    headers,
+  );
 }

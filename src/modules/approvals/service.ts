@@ -44,11 +44,13 @@ export const approvalSchema = z.object({
   decidedBy: z.string().nullable(),
   approvalUrl: z.url(),
   /** The held request's answer once it ran: its status and `data`, or its error. */
-  result: z.object({
-    statusCode: z.number().int(),
-    data: z.unknown().optional(),
-    error: z.object({ code: z.string(), message: z.string() }).optional(),
-  }).nullable(),
+  result: z
+    .object({
+      statusCode: z.number().int(),
+      data: z.unknown().optional(),
+      error: z.object({ code: z.string(), message: z.string() }).optional(),
+    })
+    .nullable(),
 });
 
 /** The approval page (page.ts): where a person logs in and approves or rejects. */
@@ -87,8 +89,11 @@ export async function requestApproval(services: Services, input: HeldRequest): P
   if (requesterKind !== 'login' && requesterKind !== 'access') throw fail(403, 'AGENT_OPERATION_DENIED');
   return transaction(services.db, async () => {
     if (input.idempotencyKey) {
-      const first = await services.db.select().from(approvalRequests)
-        .where(and(eq(approvalRequests.requesterTokenId, principal.tokenId), eq(approvalRequests.idempotencyKey, input.idempotencyKey))).get();
+      const first = await services.db
+        .select()
+        .from(approvalRequests)
+        .where(and(eq(approvalRequests.requesterTokenId, principal.tokenId), eq(approvalRequests.idempotencyKey, input.idempotencyKey)))
+        .get();
       if (first) {
         if (first.fingerprint !== input.fingerprint) throw fail(409, 'IDEMPOTENCY_KEY_REUSED');
         const status = effectiveStatus(first, ctx.now);
@@ -200,7 +205,9 @@ export async function heldRequestPreview(decider: StoreCtx, approvalId: string):
   if (!op?.preview) return { changes: [] };
   try {
     const { principal, store, requestId, traceId, event } = decider;
-    return await op.preview(buildCtx(decider.services, op, { params: row.params, query: row.query, body: row.body }, { principal, store, requestId, traceId, event }));
+    return await op.preview(
+      buildCtx(decider.services, op, { params: row.params, query: row.query, body: row.body }, { principal, store, requestId, traceId, event }),
+    );
   } catch {
     return { changes: [] };
   }
@@ -220,9 +227,18 @@ async function runApproved(approver: StoreCtx, row: ApprovalRow): Promise<Pick<A
     // Execution permission is the intersection of the requesting token and the approver (spec 01 §5.6).
     authorize(services, op, requester, requesterStore);
     authorize(services, op, approver.principal, approver.store);
-    const ctx = buildCtx(services, op, { params: row.params, query: row.query, body: row.body }, {
-      principal: requester, store: requesterStore, requestId, traceId: approver.traceId, event: approver.event,
-    });
+    const ctx = buildCtx(
+      services,
+      op,
+      { params: row.params, query: row.query, body: row.body },
+      {
+        principal: requester,
+        store: requesterStore,
+        requestId,
+        traceId: approver.traceId,
+        event: approver.event,
+      },
+    );
     await op.precheck?.(ctx);
     const result = await execute(services, op, ctx);
     // Only writes are ever held for approval, and writes answer in the envelope.
@@ -259,8 +275,13 @@ async function runApproved(approver: StoreCtx, row: ApprovalRow): Promise<Pick<A
 
 /** Job: pending requests past 24 hours expire (never executed). */
 export async function expireApprovals(services: Services, now: number): Promise<number> {
-  return (await services.db.update(approvalRequests).set({ status: 'EXPIRED' })
-    .where(and(eq(approvalRequests.status, 'PENDING'), lt(approvalRequests.expiresAt, now + 1))).run()).changes;
+  return (
+    await services.db
+      .update(approvalRequests)
+      .set({ status: 'EXPIRED' })
+      .where(and(eq(approvalRequests.status, 'PENDING'), lt(approvalRequests.expiresAt, now + 1)))
+      .run()
+  ).changes;
 }
 
 /**
@@ -268,14 +289,21 @@ export async function expireApprovals(services: Services, now: number): Promise<
  * execution, else becomes UNKNOWN with result.statusCode 0; it is never run again (spec 01 §3.7).
  */
 export async function settleInterruptedExecutions(services: Services, now: number): Promise<number> {
-  const stale = await services.db.select().from(approvalRequests)
-    .where(and(eq(approvalRequests.status, 'EXECUTING'), lt(approvalRequests.decidedAt, now - EXECUTION_STALE_MS))).all();
+  const stale = await services.db
+    .select()
+    .from(approvalRequests)
+    .where(and(eq(approvalRequests.status, 'EXECUTING'), lt(approvalRequests.decidedAt, now - EXECUTION_STALE_MS)))
+    .all();
   for (const row of stale) {
     const executed = await executionRecordOfApproval(services.db, row.id, row.operationId);
     const settled: Pick<ApprovalRow, 'status' | 'result'> = executed
       ? { status: executed.result === 'SUCCEEDED' ? 'SUCCEEDED' : 'FAILED', result: { statusCode: executed.statusCode } }
       : { status: 'UNKNOWN', result: { statusCode: 0 } };
-    await services.db.update(approvalRequests).set(settled).where(and(eq(approvalRequests.id, row.id), eq(approvalRequests.status, 'EXECUTING'))).run();
+    await services.db
+      .update(approvalRequests)
+      .set(settled)
+      .where(and(eq(approvalRequests.id, row.id), eq(approvalRequests.status, 'EXECUTING')))
+      .run();
   }
   return stale.length;
 }
@@ -285,17 +313,41 @@ export async function settleInterruptedExecutions(services: Services, now: numbe
  * owner-only requests go to owners only.
  */
 export async function notifyApprovers(services: Services, now: number): Promise<number> {
-  const waiting = await services.db.select().from(approvalRequests)
-    .where(and(eq(approvalRequests.status, 'PENDING'), isNull(approvalRequests.notifiedAt))).orderBy(asc(approvalRequests.id)).all();
+  const waiting = await services.db
+    .select()
+    .from(approvalRequests)
+    .where(and(eq(approvalRequests.status, 'PENDING'), isNull(approvalRequests.notifiedAt)))
+    .orderBy(asc(approvalRequests.id))
+    .all();
   let sent = 0;
   for (const storeId of new Set(waiting.map((r) => r.storeId))) {
-    const last = (await services.db.select({ at: max(approvalRequests.notifiedAt) }).from(approvalRequests).where(eq(approvalRequests.storeId, storeId)).get())?.at ?? 0;
+    const last =
+      (
+        await services.db
+          .select({ at: max(approvalRequests.notifiedAt) })
+          .from(approvalRequests)
+          .where(eq(approvalRequests.storeId, storeId))
+          .get()
+      )?.at ?? 0;
     if (last > now - NOTICE_BATCH_MS) continue;
     sent += await transaction(services.db, async () => {
       // Claimed with the mails that announce them: of several processes, one mails each request.
-      const batch = (await services.db.update(approvalRequests).set({ notifiedAt: now })
-        .where(and(inArray(approvalRequests.id, waiting.filter((r) => r.storeId === storeId).map((r) => r.id)), isNull(approvalRequests.notifiedAt)))
-        .returning().all()).sort((a, b) => (a.id < b.id ? -1 : 1));
+      const batch = (
+        await services.db
+          .update(approvalRequests)
+          .set({ notifiedAt: now })
+          .where(
+            and(
+              inArray(
+                approvalRequests.id,
+                waiting.filter((r) => r.storeId === storeId).map((r) => r.id),
+              ),
+              isNull(approvalRequests.notifiedAt),
+            ),
+          )
+          .returning()
+          .all()
+      ).sort((a, b) => (a.id < b.id ? -1 : 1));
       const approvers = await membersInRoles(services.db, storeId, ['OWNER', 'ADMIN']);
       let mailed = 0;
       for (const approver of approvers) {
@@ -305,7 +357,9 @@ export async function notifyApprovers(services: Services, now: number): Promise<
         await queueMail(services.db, now, {
           to: approver.email,
           subject: `[svc] 승인 대기 중인 AI 작업 ${mine.length}건`,
-          body: mine.map((r) => `- ${r.operationName} (${r.operationId}) 요청: ${r.requesterName}, 만료 ${isoAt(r.expiresAt)}\n  ${approvalPageUrl(services, r.id)}`).join('\n'),
+          body: mine
+            .map((r) => `- ${r.operationName} (${r.operationId}) 요청: ${r.requesterName}, 만료 ${isoAt(r.expiresAt)}\n  ${approvalPageUrl(services, r.id)}`)
+            .join('\n'),
         });
       }
       return mailed;

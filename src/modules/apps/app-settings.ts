@@ -4,16 +4,20 @@ import type { Manifest } from '../../kernel/app-manifest.js';
 import type { SettingValue } from './schema.js';
 
 export function missingSettings(manifest: Manifest, settings: Record<string, SettingValue>): string[] {
-  return Object.entries(manifest.settings ?? {}).filter(([k, d]) => d.required && (settings[k] === undefined || settings[k] === '')).map(([k]) => k);
+  return Object.entries(manifest.settings ?? {})
+    .filter(([k, d]) => d.required && (settings[k] === undefined || settings[k] === ''))
+    .map(([k]) => k);
 }
 
 /** Secret settings show only their first 4 characters once saved (spec 02 §2.2). */
 export function presentSettings(manifest: Manifest, settings: Record<string, SettingValue>) {
-  return Object.fromEntries(Object.entries(manifest.settings ?? {}).map(([k, d]) => {
-    const v = settings[k];
-    if (v === undefined) return [k, null];
-    return [k, d.secret ? `${String(v).slice(0, 4)}${'*'.repeat(Math.max(String(v).length - 4, 4))}` : v];
-  }));
+  return Object.fromEntries(
+    Object.entries(manifest.settings ?? {}).map(([k, d]) => {
+      const v = settings[k];
+      if (v === undefined) return [k, null];
+      return [k, d.secret ? `${String(v).slice(0, 4)}${'*'.repeat(Math.max(String(v).length - 4, 4))}` : v];
+    }),
+  );
 }
 
 /** A settings patch against the running version's declarations: null clears, undeclared names and wrong types are refused. */

@@ -28,9 +28,15 @@ export const appView = z.object({
 
 export function presentApp(app: App) {
   return {
-    appId: app.id, handle: app.handle, name: app.name, visibility: app.visibility, latestVersion: app.latestVersion,
-    status: app.suspendedAt ? 'SUSPENDED' : 'ACTIVE', suspendedAt: app.suspendedAt ? isoAt(app.suspendedAt) : null,
-    createdAt: isoAt(app.createdAt), updatedAt: isoAt(app.updatedAt),
+    appId: app.id,
+    handle: app.handle,
+    name: app.name,
+    visibility: app.visibility,
+    latestVersion: app.latestVersion,
+    status: app.suspendedAt ? 'SUSPENDED' : 'ACTIVE',
+    suspendedAt: app.suspendedAt ? isoAt(app.suspendedAt) : null,
+    createdAt: isoAt(app.createdAt),
+    updatedAt: isoAt(app.updatedAt),
   };
 }
 
@@ -45,7 +51,14 @@ export const appVersionView = z.object({
 });
 
 export function presentVersion(v: AppVersion) {
-  return { versionId: v.id, appId: v.appId, version: v.version, manifest: v.manifest, functions: [...v.bundle.functions].sort(), createdAt: isoAt(v.createdAt) };
+  return {
+    versionId: v.id,
+    appId: v.appId,
+    version: v.version,
+    manifest: v.manifest,
+    functions: [...v.bundle.functions].sort(),
+    createdAt: isoAt(v.createdAt),
+  };
 }
 
 /** A tool of an app as its manifest declares it. */
@@ -75,19 +88,31 @@ export const installationView = z.object({
   status: z.enum(['ACTIVE', 'UNINSTALLED']),
   visibility: z.enum(['DEVELOPMENT', 'PRIVATE', 'PUBLIC']),
   version: z.number().int().describe('The running, consented version.'),
-  pendingVersion: z.object({
-    version: z.number().int(),
-    requires: z.record(z.string(), z.array(z.string())).describe('What the version adds that needs consent, by kind (scopes, hosts, events, publicRoutes, schedules, tools, externalHost).'),
-  }).nullable().describe('A newer version awaiting consent; null when none.'),
+  pendingVersion: z
+    .object({
+      version: z.number().int(),
+      requires: z
+        .record(z.string(), z.array(z.string()))
+        .describe('What the version adds that needs consent, by kind (scopes, hosts, events, publicRoutes, schedules, tools, externalHost).'),
+    })
+    .nullable()
+    .describe('A newer version awaiting consent; null when none.'),
   needsUpdate: z.boolean(),
   permissions: z.object({ scopes: z.array(z.string()), hosts: z.array(z.string()) }),
-  settings: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))
+  settings: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))
     .describe('Every setting the running version declares; null when unset; secret ones show their first 4 characters only.'),
   needsSetup: z.boolean().describe('A required setting is empty: events are not delivered to the app.'),
   missingSettings: z.array(z.string()),
   tools: z.array(toolView),
   externalHost: z.string().nullable().describe('The host an external-runtime app runs on.'),
-  publicHttp: z.array(z.object({ method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']), path: z.string(), url: z.string().nullable().describe('null under svc serve without an apps host') })),
+  publicHttp: z.array(
+    z.object({
+      method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']),
+      path: z.string(),
+      url: z.string().nullable().describe('null under svc serve without an apps host'),
+    }),
+  ),
   schedules: z.array(z.object({ name: z.string(), interval: z.string(), nextRunAt: instant.nullable() })),
   flowNotifications: z.array(z.object({ name: z.string(), label: z.string(), description: z.string().nullable(), params: z.record(z.string(), flowParam) })),
   flowEvents: z.array(z.object({ name: z.string().describe('`app.<handle>.<EVENT>`'), label: z.string(), description: z.string().nullable() })),
@@ -128,8 +153,17 @@ export async function presentInstallation(services: Services, inst: Installation
       const next = schedules.find((x) => x.name === name)?.nextRunAt;
       return { name, interval: s.interval, nextRunAt: next ? isoAt(next) : null };
     }),
-    flowNotifications: Object.entries(m.flow?.notifications ?? {}).map(([name, n]) => ({ name, label: n.label, description: n.description ?? null, params: n.params ?? {} })),
-    flowEvents: Object.entries(m.flow?.events ?? {}).map(([name, e]) => ({ name: `app.${app.handle}.${name}`, label: e.label, description: e.description ?? null })),
+    flowNotifications: Object.entries(m.flow?.notifications ?? {}).map(([name, n]) => ({
+      name,
+      label: n.label,
+      description: n.description ?? null,
+      params: n.params ?? {},
+    })),
+    flowEvents: Object.entries(m.flow?.events ?? {}).map(([name, e]) => ({
+      name: `app.${app.handle}.${name}`,
+      label: e.label,
+      description: e.description ?? null,
+    })),
     installedAt: isoAt(inst.installedAt),
     uninstalledAt: inst.uninstalledAt ? isoAt(inst.uninstalledAt) : null,
     eraseAt: inst.eraseAt && !inst.erasedAt ? isoAt(inst.eraseAt) : null,

@@ -15,7 +15,12 @@ const SUSPEND_AFTER_MS = 24 * 3600_000;
 const EXECUTION_RETENTION_MS = 7 * 86_400_000;
 
 export async function pruneExecutions(services: Services, now: number): Promise<number> {
-  return (await services.db.delete(appExecutions).where(lte(appExecutions.createdAt, now - EXECUTION_RETENTION_MS)).run()).changes;
+  return (
+    await services.db
+      .delete(appExecutions)
+      .where(lte(appExecutions.createdAt, now - EXECUTION_RETENTION_MS))
+      .run()
+  ).changes;
 }
 
 export interface ExecutionRecord {
@@ -46,12 +51,19 @@ export async function recordIfNotRunnable(
   const missing = missingSettings(t.version.manifest, t.installation.settings);
   if (!t.app.suspendedAt && missing.length === 0) return null;
   const suspended = Boolean(t.app.suspendedAt);
-  await recordExecution(services, {
-    app: t.app, installation: t.installation, kind, name,
-    status: suspended ? 'NOT_SENT' : 'NEEDS_SETUP',
-    errorCode: suspended ? 'APP_SUSPENDED' : 'SETTINGS_REQUIRED',
-    errorMessage: suspended ? null : `required settings empty: ${missing.join(', ')}`,
-  }, now);
+  await recordExecution(
+    services,
+    {
+      app: t.app,
+      installation: t.installation,
+      kind,
+      name,
+      status: suspended ? 'NOT_SENT' : 'NEEDS_SETUP',
+      errorCode: suspended ? 'APP_SUSPENDED' : 'SETTINGS_REQUIRED',
+      errorMessage: suspended ? null : `required settings empty: ${missing.join(', ')}`,
+    },
+    now,
+  );
   return suspended ? 'APP_SUSPENDED' : 'SETTINGS_REQUIRED';
 }
 
@@ -62,16 +74,34 @@ export async function recordIfNotRunnable(
 export async function recordExecution(services: Services, r: ExecutionRecord, now: number) {
   const { db } = services;
   await transaction(services.db, async () => {
-    await db.insert(appExecutions).values({
-      id: newId('appx', now), appId: r.app.id, installationId: r.installation.id, storeId: r.installation.storeId, kind: r.kind, name: r.name,
-      status: r.status, errorCode: r.errorCode ?? null, errorMessage: r.errorMessage ?? null, logs: r.logs ?? [], durationMs: Math.round(r.durationMs ?? 0), createdAt: now,
-    }).run();
+    await db
+      .insert(appExecutions)
+      .values({
+        id: newId('appx', now),
+        appId: r.app.id,
+        installationId: r.installation.id,
+        storeId: r.installation.storeId,
+        kind: r.kind,
+        name: r.name,
+        status: r.status,
+        errorCode: r.errorCode ?? null,
+        errorMessage: r.errorMessage ?? null,
+        logs: r.logs ?? [],
+        durationMs: Math.round(r.durationMs ?? 0),
+        createdAt: now,
+      })
+      .run();
     if (r.status === 'SUCCEEDED') {
-      await db.update(apps).set({ failingSince: null }).where(and(eq(apps.id, r.app.id), sql`${apps.failingSince} is not null`)).run();
+      await db
+        .update(apps)
+        .set({ failingSince: null })
+        .where(and(eq(apps.id, r.app.id), sql`${apps.failingSince} is not null`))
+        .run();
     } else if (r.appError) {
       const app = (await findApp(db, r.app.id))!;
       if (app.failingSince === null) await db.update(apps).set({ failingSince: now }).where(eq(apps.id, app.id)).run();
-      else if (app.suspendedAt === null && now - app.failingSince >= SUSPEND_AFTER_MS) await db.update(apps).set({ suspendedAt: now, updatedAt: now }).where(eq(apps.id, app.id)).run();
+      else if (app.suspendedAt === null && now - app.failingSince >= SUSPEND_AFTER_MS)
+        await db.update(apps).set({ suspendedAt: now, updatedAt: now }).where(eq(apps.id, app.id)).run();
     }
   });
 }
@@ -92,8 +122,16 @@ export const executionView = z.object({
 
 export function presentExecution(x: typeof appExecutions.$inferSelect) {
   return {
-    executionId: x.id, installationId: x.installationId, kind: x.kind, name: x.name, status: x.status,
-    errorCode: x.errorCode, errorMessage: x.errorMessage, logs: x.logs, durationMs: x.durationMs, createdAt: isoAt(x.createdAt),
+    executionId: x.id,
+    installationId: x.installationId,
+    kind: x.kind,
+    name: x.name,
+    status: x.status,
+    errorCode: x.errorCode,
+    errorMessage: x.errorMessage,
+    logs: x.logs,
+    durationMs: x.durationMs,
+    createdAt: isoAt(x.createdAt),
   };
 }
 

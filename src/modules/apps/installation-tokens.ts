@@ -12,7 +12,15 @@ const INSTALLATION_TOKEN_TTL_S = 3600;
 
 const statements = preparedFor((db) => ({
   installation: db
-    .select({ id: appInstallations.id, storeId: appInstallations.storeId, status: appInstallations.status, grantedScopes: appInstallations.grantedScopes, appId: apps.id, appName: apps.name, handle: apps.handle })
+    .select({
+      id: appInstallations.id,
+      storeId: appInstallations.storeId,
+      status: appInstallations.status,
+      grantedScopes: appInstallations.grantedScopes,
+      appId: apps.id,
+      appName: apps.name,
+      handle: apps.handle,
+    })
     .from(appInstallations)
     .innerJoin(apps, eq(apps.id, appInstallations.appId))
     .where(eq(appInstallations.id, sql.placeholder('id')))

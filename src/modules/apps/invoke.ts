@@ -17,7 +17,13 @@ import type { FunctionContext, InvokeOutcome, InvokeTarget } from './invocation.
 
 export type { FunctionContext, InvokeOutcome, InvokeTarget };
 
-const EXECUTION_KIND: Record<InvocationKind, ExecutionKind> = { tool: 'TOOL', notification: 'NOTIFICATION', schedule: 'SCHEDULE', route: 'HTTP', event: 'EVENT' };
+const EXECUTION_KIND: Record<InvocationKind, ExecutionKind> = {
+  tool: 'TOOL',
+  notification: 'NOTIFICATION',
+  schedule: 'SCHEDULE',
+  route: 'HTTP',
+  event: 'EVENT',
+};
 
 /** Tool results and every other function result: at most 64 KB of JSON (spec 02 §8). */
 const RESULT_MAX_BYTES = 64 * 1024;
@@ -41,7 +47,14 @@ async function functionContext(services: Services, t: InvokeTarget, call: CallOp
   };
 }
 
-export async function invoke(services: Services, t: InvokeTarget, kind: InvocationKind, name: string, input: unknown, call: CallOptions = {}): Promise<InvokeOutcome> {
+export async function invoke(
+  services: Services,
+  t: InvokeTarget,
+  kind: InvocationKind,
+  name: string,
+  input: unknown,
+  call: CallOptions = {},
+): Promise<InvokeOutcome> {
   const context = await functionContext(services, t, call);
   if (t.version.manifest.runtime === 'external') return callExternal(services, t, kind, name, input, context);
   return runInSandbox(services, t, kind, name, input, context);
@@ -56,21 +69,31 @@ export class UnusableAnswer extends Error {}
  * recorded as `INVALID_RESPONSE`.
  */
 export async function invokeAndRecord<T = unknown>(
-  services: Services, t: InvokeTarget, kind: InvocationKind, name: string, input: unknown, accept: (value: unknown) => T = (value) => value as T, call: CallOptions = {},
+  services: Services,
+  t: InvokeTarget,
+  kind: InvocationKind,
+  name: string,
+  input: unknown,
+  accept: (value: unknown) => T = (value) => value as T,
+  call: CallOptions = {},
 ): Promise<InvokeOutcome<T>> {
   const outcome = accepted(await invoke(services, t, kind, name, input, call), accept);
-  await recordExecution(services, {
-    app: t.app,
-    installation: t.installation,
-    kind: EXECUTION_KIND[kind],
-    name,
-    status: outcome.ok ? 'SUCCEEDED' : 'FAILED',
-    appError: !outcome.ok && outcome.appError,
-    errorCode: outcome.ok ? null : outcome.code,
-    errorMessage: outcome.ok ? null : outcome.message,
-    logs: outcome.logs,
-    durationMs: outcome.durationMs,
-  }, services.clock.now());
+  await recordExecution(
+    services,
+    {
+      app: t.app,
+      installation: t.installation,
+      kind: EXECUTION_KIND[kind],
+      name,
+      status: outcome.ok ? 'SUCCEEDED' : 'FAILED',
+      appError: !outcome.ok && outcome.appError,
+      errorCode: outcome.ok ? null : outcome.code,
+      errorMessage: outcome.ok ? null : outcome.message,
+      logs: outcome.logs,
+      durationMs: outcome.durationMs,
+    },
+    services.clock.now(),
+  );
   return outcome;
 }
 
@@ -119,10 +142,24 @@ async function signExternalCall(services: Services, url: string, installationId:
  * One call to a `runtime: external` app, through the same guarded client as sandbox `fetch`: only the
  * declared host, https and public addresses checked at connect time (webhook rules), no redirects.
  */
-async function callExternal(services: Services, t: InvokeTarget, kind: InvocationKind, name: string, input: unknown, context: FunctionContext): Promise<InvokeOutcome> {
+async function callExternal(
+  services: Services,
+  t: InvokeTarget,
+  kind: InvocationKind,
+  name: string,
+  input: unknown,
+  context: FunctionContext,
+): Promise<InvokeOutcome> {
   const url = t.version.manifest.external!.url;
   const started = performance.now();
-  const failure = (code: string, message: string): InvokeOutcome => ({ ok: false, code, message, appError: true, logs: [], durationMs: Math.round(performance.now() - started) });
+  const failure = (code: string, message: string): InvokeOutcome => ({
+    ok: false,
+    code,
+    message,
+    appError: true,
+    logs: [],
+    durationMs: Math.round(performance.now() - started),
+  });
   const send = createGuardedFetch({
     hosts: [new URL(url).hostname],
     allowHosts: services.config.unsafeWebhookHosts,
@@ -133,7 +170,15 @@ async function callExternal(services: Services, t: InvokeTarget, kind: Invocatio
   const body = JSON.stringify({ kind, name, input, context });
   let response;
   try {
-    response = await send({ url, method: 'POST', headers: [['content-type', 'application/json'], ['x-svc-signature', await signExternalCall(services, url, t.installation.id, body)]], body });
+    response = await send({
+      url,
+      method: 'POST',
+      headers: [
+        ['content-type', 'application/json'],
+        ['x-svc-signature', await signExternalCall(services, url, t.installation.id, body)],
+      ],
+      body,
+    });
   } catch (error) {
     if (!(error instanceof RuntimeCallbackError)) throw error;
     return failure(error.code === 'FETCH_BLOCKED' ? 'EXTERNAL_URL_BLOCKED' : 'EXTERNAL_CALL_FAILED', error.message);

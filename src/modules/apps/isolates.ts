@@ -1,7 +1,14 @@
 import { transaction } from '../../db/client.js';
 import { ApiError } from '../../server/errors.js';
 import type { Services } from '../../server/services.js';
-import { createGuardedFetch, RuntimeCallbackError, RuntimeHost, type InvocationKind, type RuntimeCallbacks, type RuntimeErrorCode } from '../../runtime-host/index.js';
+import {
+  createGuardedFetch,
+  RuntimeCallbackError,
+  RuntimeHost,
+  type InvocationKind,
+  type RuntimeCallbacks,
+  type RuntimeErrorCode,
+} from '../../runtime-host/index.js';
 import type { FunctionContext, InvokeOutcome, InvokeTarget } from './invocation.js';
 import { findInstallation } from './app-records.js';
 import { deleteItem, listItems, readItem, storageKey, writeItem } from './storage.js';
@@ -15,7 +22,9 @@ const hosts = new WeakMap<Services, RuntimeHost>();
 function runtimeHost(services: Services): RuntimeHost {
   let host = hosts.get(services);
   if (!host) {
-    host = new RuntimeHost({ onCallbackError: (error, where) => console.error(`[svc] app ${where.op} callback failed (installation ${where.installationId}):`, error) });
+    host = new RuntimeHost({
+      onCallbackError: (error, where) => console.error(`[svc] app ${where.op} callback failed (installation ${where.installationId}):`, error),
+    });
     hosts.set(services, host);
   }
   return host;
@@ -33,7 +42,8 @@ export function evictInstallation(services: Services, installationId: string) {
 
 /** ApiErrors of the storage rules reach the guest with their code and message (quota details included). */
 function asGuestError(error: unknown): never {
-  if (error instanceof ApiError) throw new RuntimeCallbackError(error.code, error.details ? `${error.message} ${JSON.stringify(error.details)}` : error.message);
+  if (error instanceof ApiError)
+    throw new RuntimeCallbackError(error.code, error.details ? `${error.message} ${JSON.stringify(error.details)}` : error.message);
   throw error;
 }
 
@@ -41,7 +51,8 @@ function asGuestError(error: unknown): never {
 function callbacks(services: Services, t: InvokeTarget, token: string): RuntimeCallbacks {
   const installationId = t.installation.id;
   const live = async () => {
-    if ((await findInstallation(services.db, installationId))?.status !== 'ACTIVE') throw new RuntimeCallbackError('INSTALLATION_ENDED', 'the app was uninstalled');
+    if ((await findInstallation(services.db, installationId))?.status !== 'ACTIVE')
+      throw new RuntimeCallbackError('INSTALLATION_ENDED', 'the app was uninstalled');
   };
   const key = (k: string) => {
     if (!storageKey.safeParse(k).success) throw new RuntimeCallbackError('VALIDATION_FAILED', 'storage keys are 1–200 characters without control characters');
@@ -92,7 +103,11 @@ function callbacks(services: Services, t: InvokeTarget, token: string): RuntimeC
       }
       const response = await fetch(url, {
         method: request.method,
-        headers: { authorization: `Bearer ${token}`, 'x-store-id': t.installation.storeId, ...(request.body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${token}`,
+          'x-store-id': t.installation.storeId,
+          ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: request.body === undefined ? undefined : JSON.stringify(request.body),
       });
       return { status: response.status, body: await response.json().catch(() => null) };
@@ -101,18 +116,28 @@ function callbacks(services: Services, t: InvokeTarget, token: string): RuntimeC
 }
 
 /** Runs app code in the isolated-vm runtime worker (src/runtime-host). */
-export async function runInSandbox(services: Services, t: InvokeTarget, kind: InvocationKind, name: string, input: unknown, context: FunctionContext): Promise<InvokeOutcome> {
-  const result = await runtimeHost(services).invoke({
-    installationId: t.installation.id,
-    appId: t.app.id,
-    bundleId: t.version.id,
-    bundleCode: t.version.bundle.code,
-    sourceMap: t.version.bundle.map,
-    kind,
-    name,
-    input,
-    context,
-  }, callbacks(services, t, context.api.token));
+export async function runInSandbox(
+  services: Services,
+  t: InvokeTarget,
+  kind: InvocationKind,
+  name: string,
+  input: unknown,
+  context: FunctionContext,
+): Promise<InvokeOutcome> {
+  const result = await runtimeHost(services).invoke(
+    {
+      installationId: t.installation.id,
+      appId: t.app.id,
+      bundleId: t.version.id,
+      bundleCode: t.version.bundle.code,
+      sourceMap: t.version.bundle.map,
+      kind,
+      name,
+      input,
+      context,
+    },
+    callbacks(services, t, context.api.token),
+  );
   const logs = result.logs.map((l) => `${l.level}: ${l.message}`);
   if (result.ok) return { ok: true, value: result.result, logs, durationMs: result.durationMs } satisfies InvokeOutcome;
   const { code, message, stack } = result.error;

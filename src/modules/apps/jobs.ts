@@ -44,7 +44,9 @@ export async function runDueSchedules(services: Services, now: number): Promise<
 
 /** When the installation may receive its next event, or null when it may now (fewer than 300 in the last minute). */
 async function eventWindowFreesAt(services: Services, installationId: string, now: number): Promise<number | null> {
-  const recent = await services.db.select({ at: appExecutions.createdAt }).from(appExecutions)
+  const recent = await services.db
+    .select({ at: appExecutions.createdAt })
+    .from(appExecutions)
     .where(and(eq(appExecutions.installationId, installationId), eq(appExecutions.kind, 'EVENT'), gt(appExecutions.createdAt, now - MINUTE)))
     .orderBy(desc(appExecutions.createdAt))
     .limit(EVENTS_PER_MINUTE)
@@ -75,7 +77,8 @@ export async function runDueDeliveries(services: Services, now: number): Promise
     const outcome = await invokeAndRecord(services, t, 'event', d.event, { event: d.event, installationId: d.installationId, ...d.payload });
     const attempts = d.attempts + 1;
     const retryIn = DELIVERY_BACKOFF_MS[attempts - 1];
-    await db.update(appDeliveries)
+    await db
+      .update(appDeliveries)
       .set(outcome.ok || retryIn === undefined ? { status: 'DONE', attempts } : { attempts, nextAttemptAt: now + retryIn })
       .where(eq(appDeliveries.id, d.id))
       .run();

@@ -15,13 +15,20 @@ import { activeInstallation, findApp, findAppByHandle, findInstallation, findVer
 import { applySettingsPatch } from './app-settings.js';
 import { addVersion, createApp } from './app-versions.js';
 import {
-  appVersionView, appView, installationActivity, installationActivityView, installationView, presentApp, presentInstallation, presentVersion, toolList, toolView,
+  appVersionView,
+  appView,
+  installationActivity,
+  installationActivityView,
+  installationView,
+  presentApp,
+  presentInstallation,
+  presentVersion,
+  toolList,
+  toolView,
 } from './app-views.js';
 import { executionView, presentExecution } from './executions.js';
 import { assertInstallable, assertRoleCovers, consentTo, install, uninstall } from './installations.js';
-import {
-  deleteItem, listItems, readItem, storageDeleteView, storageItemView, storageKey, storageListView, storageWriteView, writeItem,
-} from './storage.js';
+import { deleteItem, listItems, readItem, storageDeleteView, storageItemView, storageKey, storageListView, storageWriteView, writeItem } from './storage.js';
 
 defineMessages({
   APP_NOT_FOUND: '앱을 찾을 수 없습니다.',
@@ -55,12 +62,17 @@ function validManifest(value: unknown): Manifest {
 }
 
 /** The built bundle (runtime/README.md): one script, its source map, the functions it defines, the admin page. */
-const bundleBody = z.object({
-  code: z.string().min(1),
-  map: z.string().optional(),
-  functions: z.array(z.string().regex(/^(tools|notifications|schedules|routes|events)\/.+$/)).max(200),
-  adminPage: z.string().max(256 * 1024).optional(),
-}).strict();
+const bundleBody = z
+  .object({
+    code: z.string().min(1),
+    map: z.string().optional(),
+    functions: z.array(z.string().regex(/^(tools|notifications|schedules|routes|events)\/.+$/)).max(200),
+    adminPage: z
+      .string()
+      .max(256 * 1024)
+      .optional(),
+  })
+  .strict();
 
 async function loadInstallation(ctx: StoreCtx<unknown, unknown, { installationId: string }>, notFound = 'APP_INSTALLATION_NOT_FOUND'): Promise<Installation> {
   return requireOwned(await findInstallation(ctx.db, ctx.params.installationId), ctx.store.id, notFound);
@@ -86,10 +98,12 @@ const presentCurrent = async (ctx: StoreCtx, installationId: string) => presentI
 
 /** Tool input against the declared shape: required and types checked, undeclared keys dropped (spec 02 §6). */
 function toolInput(declared: NonNullable<NonNullable<Manifest['mcp']>['tools']>[string]['input'], input: Record<string, unknown>) {
-  const shape = Object.fromEntries(Object.entries(declared ?? {}).map(([k, d]) => {
-    const base = d.type === 'string' ? z.string() : d.type === 'number' ? z.number() : z.boolean();
-    return [k, d.required ? base : base.optional()];
-  }));
+  const shape = Object.fromEntries(
+    Object.entries(declared ?? {}).map(([k, d]) => {
+      const base = d.type === 'string' ? z.string() : d.type === 'number' ? z.number() : z.boolean();
+      return [k, d.required ? base : base.optional()];
+    }),
+  );
   const result = z.object(shape).safeParse(input, { reportInput: true });
   if (result.success) return result.data;
   const fieldErrors = toFieldErrors(result.error.issues).map((e) => ({ ...e, field: `input.${e.field}` }));
@@ -131,7 +145,7 @@ export const appOperations = [
     operationId: 'getApp',
     method: 'GET',
     path: '/v1/developer/apps/{appId}',
-    summary: 'One of the caller\'s apps',
+    summary: "One of the caller's apps",
     tag,
     auth: 'account',
     callers: ['login', 'access'],
@@ -173,11 +187,13 @@ export const appOperations = [
     auth: 'account',
     callers: ['login', 'access'],
     params: z.object({ appId: z.string() }),
-    query: z.object({
-      installationId: z.string().optional(),
-      cursor: z.string().optional(),
-      limit: z.coerce.number().int().min(1).max(200).default(50),
-    }).strict(),
+    query: z
+      .object({
+        installationId: z.string().optional(),
+        cursor: z.string().optional(),
+        limit: z.coerce.number().int().min(1).max(200).default(50),
+      })
+      .strict(),
     response: cursorPageOf(executionView),
     errors: appNotFound,
     handler: async (ctx) => {
@@ -188,7 +204,13 @@ export const appOperations = [
         q.installationId ? eq(appExecutions.installationId, q.installationId) : undefined,
         q.cursor ? lt(appExecutions.id, q.cursor) : undefined,
       );
-      const rows = await ctx.db.select().from(appExecutions).where(where).orderBy(desc(appExecutions.id)).limit(q.limit + 1).all();
+      const rows = await ctx.db
+        .select()
+        .from(appExecutions)
+        .where(where)
+        .orderBy(desc(appExecutions.id))
+        .limit(q.limit + 1)
+        .all();
       const page = rows.slice(0, q.limit);
       return { contents: page.map(presentExecution), nextCursor: rows.length > q.limit ? page[page.length - 1].id : null };
     },
@@ -206,9 +228,12 @@ export const appOperations = [
     query: z.object({ status: z.enum(['ACTIVE', 'UNINSTALLED']).default('ACTIVE') }).strict(),
     response: z.object({ contents: z.array(installationView) }),
     handler: async (ctx) => {
-      const installations = await ctx.db.select().from(appInstallations)
+      const installations = await ctx.db
+        .select()
+        .from(appInstallations)
         .where(and(eq(appInstallations.storeId, ctx.store.id), eq(appInstallations.status, ctx.query.status)))
-        .orderBy(desc(appInstallations.id)).all();
+        .orderBy(desc(appInstallations.id))
+        .all();
       return { contents: await Promise.all(installations.map((i) => presentInstallation(ctx.services, i))) };
     },
   }),
@@ -325,15 +350,21 @@ export const appOperations = [
       contents: z.array(toolView.extend({ installationId: z.string(), app: z.object({ appId: z.string(), handle: z.string(), name: z.string() }) })),
     }),
     handler: async (ctx) => {
-      const installations = await ctx.db.select().from(appInstallations)
+      const installations = await ctx.db
+        .select()
+        .from(appInstallations)
         .where(and(eq(appInstallations.storeId, ctx.store.id), eq(appInstallations.status, 'ACTIVE')))
         .all();
-      const tools = await Promise.all(installations.map(async (inst) => {
-        const app = (await findApp(ctx.db, inst.appId))!;
-        return toolList((await findVersion(ctx.db, inst.versionId))!.manifest).map((t) => ({
-          installationId: inst.id, app: { appId: app.id, handle: app.handle, name: app.name }, ...t,
-        }));
-      }));
+      const tools = await Promise.all(
+        installations.map(async (inst) => {
+          const app = (await findApp(ctx.db, inst.appId))!;
+          return toolList((await findVersion(ctx.db, inst.versionId))!.manifest).map((t) => ({
+            installationId: inst.id,
+            app: { appId: app.id, handle: app.handle, name: app.name },
+            ...t,
+          }));
+        }),
+      );
       return { contents: tools.flat() };
     },
   }),
@@ -371,7 +402,13 @@ export const appOperations = [
       // Uninstalled while the call ran: its result no longer belongs to the store.
       if ((await findInstallation(ctx.db, inst.id))!.status !== 'ACTIVE') throw fail(404, 'APP_TOOL_NOT_FOUND');
       if (!outcome.ok) {
-        throw new ApiError(502, 'APP_TOOL_FAILED', { reason: outcome.code, appMessage: outcome.message }, [], `앱 도구 실행에 실패했습니다: ${outcome.message}`);
+        throw new ApiError(
+          502,
+          'APP_TOOL_FAILED',
+          { reason: outcome.code, appMessage: outcome.message },
+          [],
+          `앱 도구 실행에 실패했습니다: ${outcome.message}`,
+        );
       }
       return { result: outcome.value };
     },
@@ -386,7 +423,9 @@ export const appOperations = [
     tag,
     auth: 'store',
     callers: ['installation'],
-    query: z.object({ prefix: z.string().max(200).optional(), cursor: z.string().optional(), limit: z.coerce.number().int().min(1).max(1000).default(100) }).strict(),
+    query: z
+      .object({ prefix: z.string().max(200).optional(), cursor: z.string().optional(), limit: z.coerce.number().int().min(1).max(1000).default(100) })
+      .strict(),
     response: storageListView,
     handler: (ctx) => listItems(ctx.db, ctx.principal.tokenId, ctx.query),
   }),

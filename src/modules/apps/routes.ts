@@ -22,7 +22,19 @@ const SANDBOX_CSP = 'sandbox allow-scripts allow-forms allow-popups';
  * Headers an app's answer never sets: cookies (in svc dev they would land on the service's origin; on app
  * hosts one app could set them for its siblings' parent domain), site-data wipes, and what the connection owns.
  */
-const DROPPED_HEADERS = new Set(['set-cookie', 'set-cookie2', 'clear-site-data', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'proxy-connection', 'content-length']);
+const DROPPED_HEADERS = new Set([
+  'set-cookie',
+  'set-cookie2',
+  'clear-site-data',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'proxy-connection',
+  'content-length',
+]);
 const NULL_BODY_STATUSES = new Set([204, 205, 304]);
 
 /** The declared public route matching a request, with its `:param` values. */
@@ -75,11 +87,22 @@ async function adminPage(services: Services, handle: string, sandboxed: boolean)
   const appRow = await findAppByHandle(services.db, handle);
   const page = appRow && appRow.latestVersion > 0 ? (await latestVersion(services.db, appRow)).bundle.adminPage : undefined;
   if (page === undefined) throw fail(404, 'ROUTE_NOT_FOUND');
-  return new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8', 'x-content-type-options': 'nosniff', ...(sandboxed ? { 'content-security-policy': SANDBOX_CSP } : {}) } });
+  return new Response(page, {
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'x-content-type-options': 'nosniff',
+      ...(sandboxed ? { 'content-security-policy': SANDBOX_CSP } : {}),
+    },
+  });
 }
 
 /** One call of a declared public route: `path` is what follows `/hooks/{installationId}`. */
-async function publicRoute(services: Services, event: H3Event, target: { handle: string; installationId: string; path: string }, sandboxed: boolean): Promise<Response> {
+async function publicRoute(
+  services: Services,
+  event: H3Event,
+  target: { handle: string; installationId: string; path: string },
+  sandboxed: boolean,
+): Promise<Response> {
   const inst = await findInstallation(services.db, target.installationId);
   const appRow = inst ? await findApp(services.db, inst.appId) : undefined;
   if (!inst || !appRow || appRow.handle !== target.handle || inst.status !== 'ACTIVE') throw fail(404, 'ROUTE_NOT_FOUND');
@@ -91,7 +114,9 @@ async function publicRoute(services: Services, event: H3Event, target: { handle:
   const body = method === 'GET' || method === 'HEAD' ? '' : await readBodyText(event, MAX_BODY);
   const headers = Object.fromEntries(FORWARDED_HEADERS.flatMap((h) => (event.req.headers.has(h) ? [[h, event.req.headers.get(h)!]] : [])));
   const request = { method, path: target.path, params: route.params, query: Object.fromEntries(event.url.searchParams), headers, body };
-  const outcome = await invokeAndRecord(services, { app: appRow, installation: inst, version }, 'route', route.entry, request, (value) => routeResponse(value, sandboxed));
+  const outcome = await invokeAndRecord(services, { app: appRow, installation: inst, version }, 'route', route.entry, request, (value) =>
+    routeResponse(value, sandboxed),
+  );
   if (!outcome.ok) throw new ApiError(502, 'APP_ROUTE_FAILED', { reason: outcome.code, appMessage: outcome.message });
   return outcome.value;
 }
@@ -140,10 +165,14 @@ export function mountAppRoutes(app: H3, services: Services) {
   }
   if (services.config.mode === 'serve') return;
 
-  app.get('/apps/:handle', (event: H3Event) => answer(() => adminPage(services, (getRouterParams(event, { decode: true }) as { handle: string }).handle, true)));
-  app.all('/apps/:handle/hooks/:installationId/**', (event: H3Event) => answer(() => {
-    const { handle, installationId } = getRouterParams(event, { decode: true }) as { handle: string; installationId: string };
-    const prefix = `/apps/${handle}/hooks/${installationId}`;
-    return publicRoute(services, event, { handle, installationId, path: event.url.pathname.slice(prefix.length) || '/' }, true);
-  }));
+  app.get('/apps/:handle', (event: H3Event) =>
+    answer(() => adminPage(services, (getRouterParams(event, { decode: true }) as { handle: string }).handle, true)),
+  );
+  app.all('/apps/:handle/hooks/:installationId/**', (event: H3Event) =>
+    answer(() => {
+      const { handle, installationId } = getRouterParams(event, { decode: true }) as { handle: string; installationId: string };
+      const prefix = `/apps/${handle}/hooks/${installationId}`;
+      return publicRoute(services, event, { handle, installationId, path: event.url.pathname.slice(prefix.length) || '/' }, true);
+    }),
+  );
 }

@@ -13,7 +13,11 @@ export const STORAGE_MAX_KEYS = 1000;
 export const STORAGE_MAX_BYTES = 1024 * 1024;
 
 // Any text works as a key (it travels URL-encoded in the path); control characters would only confuse logs.
-export const storageKey = z.string().min(1).max(200).regex(/^[^\p{Cc}]+$/u, { message: '키는 제어 문자 없이 1~200자입니다.' });
+export const storageKey = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^\p{Cc}]+$/u, { message: '키는 제어 문자 없이 1~200자입니다.' });
 
 const statements = preparedFor((db) => ({
   usage: db
@@ -48,7 +52,12 @@ export const storageWriteView = storageItemView.extend({ usage: storageUsageView
 export const storageDeleteView = z.object({ key: z.string(), deleted: z.literal(true), usage: storageUsageView });
 export const storageListView = cursorPageOf(storedKeyView).extend({ usage: storageUsageView });
 
-const present = (row: typeof appStorage.$inferSelect) => ({ key: row.key, value: JSON.parse(row.value) as unknown, bytes: row.bytes, updatedAt: isoAt(row.updatedAt) });
+const present = (row: typeof appStorage.$inferSelect) => ({
+  key: row.key,
+  value: JSON.parse(row.value) as unknown,
+  bytes: row.bytes,
+  updatedAt: isoAt(row.updatedAt),
+});
 
 export async function readItem(db: Db, installationId: string, key: string) {
   const row = await statements(db).get.get({ installationId, key });
@@ -71,16 +80,28 @@ export async function writeItem(db: Db, installationId: string, key: string, val
     throw fail(409, 'APP_STORAGE_QUOTA_EXCEEDED', { limit: 'KEYS', maxKeys: STORAGE_MAX_KEYS, usedKeys: usage.keys, key });
   }
   if (bytesAfter > STORAGE_MAX_BYTES) {
-    throw fail(409, 'APP_STORAGE_QUOTA_EXCEEDED', { limit: 'BYTES', maxBytes: STORAGE_MAX_BYTES, usedBytes: usage.bytes, requestedBytes: bytes, availableBytes: STORAGE_MAX_BYTES - usage.bytes + (existing?.bytes ?? 0), key });
+    throw fail(409, 'APP_STORAGE_QUOTA_EXCEEDED', {
+      limit: 'BYTES',
+      maxBytes: STORAGE_MAX_BYTES,
+      usedBytes: usage.bytes,
+      requestedBytes: bytes,
+      availableBytes: STORAGE_MAX_BYTES - usage.bytes + (existing?.bytes ?? 0),
+      key,
+    });
   }
-  await db.insert(appStorage).values({ installationId, key, value: json, bytes, updatedAt: now })
+  await db
+    .insert(appStorage)
+    .values({ installationId, key, value: json, bytes, updatedAt: now })
     .onConflictDoUpdate({ target: [appStorage.installationId, appStorage.key], set: { value: json, bytes, updatedAt: now } })
     .run();
   return { key, value, bytes, updatedAt: isoAt(now), usage: await storageUsage(db, installationId) };
 }
 
 export async function deleteItem(db: Db, installationId: string, key: string) {
-  const { changes } = await db.delete(appStorage).where(and(eq(appStorage.installationId, installationId), eq(appStorage.key, key))).run();
+  const { changes } = await db
+    .delete(appStorage)
+    .where(and(eq(appStorage.installationId, installationId), eq(appStorage.key, key)))
+    .run();
   if (!changes) throw fail(404, 'APP_STORAGE_KEY_NOT_FOUND', { key });
   return { key, deleted: true, usage: await storageUsage(db, installationId) };
 }
@@ -92,7 +113,13 @@ export async function listItems(db: Db, installationId: string, options: { prefi
     options.prefix ? sql`substr(${appStorage.key}, 1, ${options.prefix.length}) = ${options.prefix}` : undefined,
     options.cursor ? gt(appStorage.key, options.cursor) : undefined,
   );
-  const rows = await db.select().from(appStorage).where(where).orderBy(asc(appStorage.key)).limit(options.limit + 1).all();
+  const rows = await db
+    .select()
+    .from(appStorage)
+    .where(where)
+    .orderBy(asc(appStorage.key))
+    .limit(options.limit + 1)
+    .all();
   const page = rows.slice(0, options.limit);
   return {
     contents: page.map((r) => ({ key: r.key, bytes: r.bytes, updatedAt: isoAt(r.updatedAt) })),

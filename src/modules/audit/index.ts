@@ -10,11 +10,19 @@ export const auditModule: Module = {
   name: 'audit',
   operations: auditOperations,
   requestHooks: { requestAnswered: writeAudit },
-  jobs: [{
-    // Request records are kept one year (spec 01 §5.9); domain records of refunds and cancels are kept for good.
-    name: 'audit.expire-requests',
-    run: async (services, now) => (await services.db.delete(auditLogs).where(and(eq(auditLogs.kind, 'REQUEST'), lt(auditLogs.createdAt, now - YEAR_MS))).run()).changes,
-  }],
+  jobs: [
+    {
+      // Request records are kept one year (spec 01 §5.9); domain records of refunds and cancels are kept for good.
+      name: 'audit.expire-requests',
+      run: async (services, now) =>
+        (
+          await services.db
+            .delete(auditLogs)
+            .where(and(eq(auditLogs.kind, 'REQUEST'), lt(auditLogs.createdAt, now - YEAR_MS)))
+            .run()
+        ).changes,
+    },
+  ],
 };
 
 export { writeAudit } from './service.js';

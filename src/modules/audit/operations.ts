@@ -18,22 +18,24 @@ export const auditOperations = [
     auth: 'store',
     scope: 'audit:r',
     roles: ['OWNER', 'ADMIN'],
-    query: z.object({
-      actorType: commaList(z.enum(ACTOR_TYPES)).optional(),
-      actorId: z.string().optional(),
-      action: z.string().optional(),
-      targetType: z.string().optional(),
-      targetId: z.string().optional(),
-      source: z.string().optional(),
-      outcome: z.string().optional(),
-      requestId: z.string().optional(),
-      approvalId: z.string().optional(),
-      kind: z.enum(['REQUEST', 'DOMAIN']).optional(),
-      from: instantInput.optional(),
-      to: instantInput.optional(),
-      cursor: z.string().optional(),
-      limit: z.coerce.number().int().min(1).max(100).default(50),
-    }).strict(),
+    query: z
+      .object({
+        actorType: commaList(z.enum(ACTOR_TYPES)).optional(),
+        actorId: z.string().optional(),
+        action: z.string().optional(),
+        targetType: z.string().optional(),
+        targetId: z.string().optional(),
+        source: z.string().optional(),
+        outcome: z.string().optional(),
+        requestId: z.string().optional(),
+        approvalId: z.string().optional(),
+        kind: z.enum(['REQUEST', 'DOMAIN']).optional(),
+        from: instantInput.optional(),
+        to: instantInput.optional(),
+        cursor: z.string().optional(),
+        limit: z.coerce.number().int().min(1).max(100).default(50),
+      })
+      .strict(),
     response: cursorPageOf(auditLogSchema),
     errors: { 400: ['INVALID_PARAMETER'] },
     handler: async (ctx) => {
@@ -58,7 +60,13 @@ export const auditOperations = [
       if (q.from && q.to && Date.parse(q.to) < Date.parse(q.from)) throw fail(400, 'INVALID_PARAMETER', { from: q.from, to: q.to });
       // The cursor is the id of the last record seen: ids sort by creation time.
       if (q.cursor) where.push(lt(auditLogs.id, q.cursor));
-      const rows = await ctx.db.select().from(auditLogs).where(and(...where)).orderBy(desc(auditLogs.id)).limit(q.limit + 1).all();
+      const rows = await ctx.db
+        .select()
+        .from(auditLogs)
+        .where(and(...where))
+        .orderBy(desc(auditLogs.id))
+        .limit(q.limit + 1)
+        .all();
       const page = rows.slice(0, q.limit);
       return { contents: page.map(presentAudit), nextCursor: rows.length > q.limit ? page[page.length - 1].id : null };
     },

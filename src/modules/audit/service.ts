@@ -133,6 +133,9 @@ export function presentAudit(row: typeof auditLogs.$inferSelect): z.output<typeo
  * operation as action), if it got that far: how the execution ended.
  */
 export async function executionRecordOfApproval(db: Db, approvalId: string, operationId: string): Promise<{ result: string; statusCode: number } | undefined> {
-  return db.select({ result: auditLogs.result, statusCode: auditLogs.statusCode }).from(auditLogs)
-    .where(and(eq(auditLogs.approvalId, approvalId), eq(auditLogs.kind, 'REQUEST'), eq(auditLogs.action, operationId))).get();
+  return db
+    .select({ result: auditLogs.result, statusCode: auditLogs.statusCode })
+    .from(auditLogs)
+    .where(and(eq(auditLogs.approvalId, approvalId), eq(auditLogs.kind, 'REQUEST'), eq(auditLogs.action, operationId)))
+    .get();
 }

@@ -17,7 +17,12 @@ const target = (ctx: { params: { categoryId: string } }) => ({ type: 'CATEGORY',
 type CategoryRow = typeof categories.$inferSelect;
 
 const hasProducts = async (db: Db, storeId: string, categoryId: string) =>
-  (await db.select({ id: products.id }).from(products).where(and(eq(products.storeId, storeId), eq(products.categoryId, categoryId))).limit(1).get()) !== undefined;
+  (await db
+    .select({ id: products.id })
+    .from(products)
+    .where(and(eq(products.storeId, storeId), eq(products.categoryId, categoryId)))
+    .limit(1)
+    .get()) !== undefined;
 
 const categoryView = z.object({
   categoryId: z.string(),
@@ -34,7 +39,15 @@ const CATEGORY_LOOKUP = { 403: ['TENANT_MISMATCH'], 404: ['CATEGORY_NOT_FOUND'] 
 const CATEGORY_WRITE = { ...CATEGORY_LOOKUP, 404: ['CATEGORY_NOT_FOUND', 'FLOW_NOT_FOUND'], 409: ['CATEGORY_IN_USE'] } as const;
 
 async function present(db: Db, c: CategoryRow): Promise<z.output<typeof categoryView>> {
-  return { categoryId: c.id, name: c.name, parentId: c.parentId, flowId: c.flowId, leaf: !(await hasChildCategory(db, c.id)), createdAt: isoAt(c.createdAt), updatedAt: isoAt(c.updatedAt) };
+  return {
+    categoryId: c.id,
+    name: c.name,
+    parentId: c.parentId,
+    flowId: c.flowId,
+    leaf: !(await hasChildCategory(db, c.id)),
+    createdAt: isoAt(c.createdAt),
+    updatedAt: isoAt(c.updatedAt),
+  };
 }
 
 /**
@@ -44,9 +57,11 @@ async function present(db: Db, c: CategoryRow): Promise<z.output<typeof category
 async function requireParent(ctx: StoreCtx, parentId: string, movingId?: string) {
   const parent = await loadCategory(ctx.db, ctx.store.id, parentId);
   for (let at: CategoryRow | undefined = parent; at; at = at.parentId ? await loadCategory(ctx.db, ctx.store.id, at.parentId) : undefined) {
-    if (at.id === movingId) throw validationFailed([{ field: 'parentId', code: 'CATEGORY_CYCLE', message: '자기 자신이나 하위 카테고리 아래로 옮길 수 없습니다.' }]);
+    if (at.id === movingId)
+      throw validationFailed([{ field: 'parentId', code: 'CATEGORY_CYCLE', message: '자기 자신이나 하위 카테고리 아래로 옮길 수 없습니다.' }]);
   }
-  if (parent.flowId || await hasProducts(ctx.db, ctx.store.id, parent.id)) throw fail(409, 'CATEGORY_IN_USE', { categoryId: parent.id, reason: parent.flowId ? 'HAS_FLOW' : 'HAS_PRODUCTS' });
+  if (parent.flowId || (await hasProducts(ctx.db, ctx.store.id, parent.id)))
+    throw fail(409, 'CATEGORY_IN_USE', { categoryId: parent.id, reason: parent.flowId ? 'HAS_FLOW' : 'HAS_PRODUCTS' });
 }
 
 export const categoryOperations = [
@@ -66,7 +81,15 @@ export const categoryOperations = [
     handler: async (ctx) => {
       if (ctx.body.parentId) await requireParent(ctx, ctx.body.parentId);
       await requireFlowId(ctx.db, ctx.store.id, ctx.body.flowId);
-      const row: CategoryRow = { id: newId('cat', ctx.now), storeId: ctx.store.id, name: ctx.body.name, parentId: ctx.body.parentId ?? null, flowId: ctx.body.flowId ?? null, createdAt: ctx.now, updatedAt: ctx.now };
+      const row: CategoryRow = {
+        id: newId('cat', ctx.now),
+        storeId: ctx.store.id,
+        name: ctx.body.name,
+        parentId: ctx.body.parentId ?? null,
+        flowId: ctx.body.flowId ?? null,
+        createdAt: ctx.now,
+        updatedAt: ctx.now,
+      };
       await ctx.db.insert(categories).values(row).run();
       return present(ctx.db, row);
     },
@@ -81,7 +104,9 @@ export const categoryOperations = [
     scope: 'category:r',
     response: z.object({ contents: z.array(categoryView) }),
     handler: async (ctx) => ({
-      contents: await Promise.all((await ctx.db.select().from(categories).where(eq(categories.storeId, ctx.store.id)).orderBy(asc(categories.id)).all()).map((c) => present(ctx.db, c))),
+      contents: await Promise.all(
+        (await ctx.db.select().from(categories).where(eq(categories.storeId, ctx.store.id)).orderBy(asc(categories.id)).all()).map((c) => present(ctx.db, c)),
+      ),
     }),
   }),
   defineOperation({
@@ -114,7 +139,7 @@ export const categoryOperations = [
       const row = await loadCategory(ctx.db, ctx.store.id, ctx.params.categoryId);
       if (ctx.body.parentId) await requireParent(ctx, ctx.body.parentId, row.id);
       await requireFlowId(ctx.db, ctx.store.id, ctx.body.flowId);
-      if (ctx.body.flowId && await hasChildCategory(ctx.db, row.id)) throw fail(400, 'CATEGORY_NOT_LEAF', { categoryId: row.id });
+      if (ctx.body.flowId && (await hasChildCategory(ctx.db, row.id))) throw fail(400, 'CATEGORY_NOT_LEAF', { categoryId: row.id });
       const next: CategoryRow = {
         ...row,
         name: ctx.body.name ?? row.name,

@@ -10,8 +10,20 @@ import { defineOperation, reply, type AgentPolicy, type Change, type StoreCtx } 
 import { datesIn, dayOfWeek, today } from '../../kernel/dates.js';
 import { period, PERIOD_ERRORS } from './dates.js';
 import {
-  bulkStatus, calendarWrite, dateRange, discountBody, LIMITS, optionsReplace, productCreate, productListQuery,
-  productPatch, productReplace, productStatus, stockChange, type ProductInput, type ProductPatch,
+  bulkStatus,
+  calendarWrite,
+  dateRange,
+  discountBody,
+  LIMITS,
+  optionsReplace,
+  productCreate,
+  productListQuery,
+  productPatch,
+  productReplace,
+  productStatus,
+  stockChange,
+  type ProductInput,
+  type ProductPatch,
 } from './inputs.js';
 import { productCalendar, products, productVariants, type Discount } from './schema.js';
 import { assertPriceUnit } from './prices.js';
@@ -60,14 +72,19 @@ async function productReply(ctx: StoreCtx, product: ProductRow, status = 200) {
 
 /** Dry-run preview of a product write: each sent field whose value differs from the stored one. */
 async function productChanges(ctx: ProductCtx): Promise<Change[]> {
-  const current = presentProduct(ctx.services.config.origin, await load(ctx), await variantsOf(ctx.db, ctx.params.productId), ctx.now) as Record<string, unknown>;
+  const current = presentProduct(ctx.services.config.origin, await load(ctx), await variantsOf(ctx.db, ctx.params.productId), ctx.now) as Record<
+    string,
+    unknown
+  >;
   return Object.entries(ctx.body as Record<string, unknown>)
     .filter(([field, after]) => !isDeepStrictEqual(current[field], after))
     .map(([field, after]) => ({ field, before: current[field] ?? null, after }));
 }
 
 const shippingFee = (p: { fulfillment?: ProductRow['fulfillment'] }) =>
-  p.fulfillment?.type === 'SHIPPING' ? [p.fulfillment.shipping.deliveryType, p.fulfillment.shipping.deliveryFee, p.fulfillment.shipping.conditionalFreeAmount] : null;
+  p.fulfillment?.type === 'SHIPPING'
+    ? [p.fulfillment.shipping.deliveryType, p.fulfillment.shipping.deliveryFee, p.fulfillment.shipping.conditionalFreeAmount]
+    : null;
 
 /**
  * Agents (spec 01 §5.6): a partial update needs approval only when it changes what buyers pay (sale price,
@@ -90,10 +107,19 @@ const writeHandler = (mode: Exclude<WriteMode, 'create'>) => async (ctx: StoreCt
   productReply(ctx, await writeProduct(writeCtx(ctx), mode, await load(ctx), ctx.body));
 
 const calendarStatements = preparedFor((db: Db) => {
-  const upsert = (set: { stock?: SQL; price?: SQL }) => db.insert(productCalendar)
-    .values({ variantId: sql.placeholder('variantId'), date: sql.placeholder('date'), storeId: sql.placeholder('storeId'), productId: sql.placeholder('productId'), stock: sql.placeholder('stock'), price: sql.placeholder('price') })
-    .onConflictDoUpdate({ target: [productCalendar.variantId, productCalendar.date], set })
-    .prepare();
+  const upsert = (set: { stock?: SQL; price?: SQL }) =>
+    db
+      .insert(productCalendar)
+      .values({
+        variantId: sql.placeholder('variantId'),
+        date: sql.placeholder('date'),
+        storeId: sql.placeholder('storeId'),
+        productId: sql.placeholder('productId'),
+        stock: sql.placeholder('stock'),
+        price: sql.placeholder('price'),
+      })
+      .onConflictDoUpdate({ target: [productCalendar.variantId, productCalendar.date], set })
+      .prepare();
   return {
     both: upsert({ stock: sql`excluded.stock`, price: sql`excluded.price` }),
     stock: upsert({ stock: sql`excluded.stock` }),
@@ -103,7 +129,11 @@ const calendarStatements = preparedFor((db: Db) => {
 
 /** Variants named by id must be this product's; another store's is TENANT_MISMATCH. */
 async function requireVariantsOf(db: Db, product: ProductRow, ids: string[]) {
-  const rows = await db.select({ id: productVariants.id, storeId: productVariants.storeId, productId: productVariants.productId }).from(productVariants).where(inArray(productVariants.id, ids)).all();
+  const rows = await db
+    .select({ id: productVariants.id, storeId: productVariants.storeId, productId: productVariants.productId })
+    .from(productVariants)
+    .where(inArray(productVariants.id, ids))
+    .all();
   for (const id of ids) {
     const row = rows.find((r) => r.id === id);
     if (row && row.storeId !== product.storeId) throw fail(403, 'TENANT_MISMATCH', { variantId: id });
@@ -116,7 +146,9 @@ export function requireDated(product: ProductRow) {
 }
 
 function calendarRows(db: Db, productId: string, from: string, to: string) {
-  return db.select().from(productCalendar)
+  return db
+    .select()
+    .from(productCalendar)
     .where(and(eq(productCalendar.productId, productId), gte(productCalendar.date, from), lte(productCalendar.date, to)))
     .all();
 }
@@ -125,16 +157,20 @@ const productCalendarView = z.object({
   productId: z.string(),
   from: calendarDate,
   to: calendarDate,
-  variants: z.array(z.object({
-    variantId: z.string(),
-    optionValues: z.array(z.string()),
-    days: z.array(z.object({
-      date: calendarDate,
-      stock: z.number().int().describe('0 for a day absent from the calendar (not sold)'),
-      price: won.describe('The day\'s price, else salePrice plus the variant\'s additional amount'),
-      priceSet: z.boolean().describe('Whether the day has a price of its own'),
-    })),
-  })),
+  variants: z.array(
+    z.object({
+      variantId: z.string(),
+      optionValues: z.array(z.string()),
+      days: z.array(
+        z.object({
+          date: calendarDate,
+          stock: z.number().int().describe('0 for a day absent from the calendar (not sold)'),
+          price: won.describe("The day's price, else salePrice plus the variant's additional amount"),
+          priceSet: z.boolean().describe('Whether the day has a price of its own'),
+        }),
+      ),
+    }),
+  ),
 });
 
 /** Per variant and day in the period: stock (0 when absent) and the price of that day. */
@@ -157,7 +193,8 @@ function checkDiscount(product: ProductRow, d: Discount) {
   }
   if (d.method === 'AMOUNT') {
     assertPriceUnit('value', d.value);
-    if (d.value >= product.salePrice) throw validationFailed([{ field: 'value', code: 'DISCOUNT_TOO_LARGE', message: '정액 할인은 판매가보다 작아야 합니다.' }]);
+    if (d.value >= product.salePrice)
+      throw validationFailed([{ field: 'value', code: 'DISCOUNT_TOO_LARGE', message: '정액 할인은 판매가보다 작아야 합니다.' }]);
   }
 }
 
@@ -188,11 +225,17 @@ export const productOperations = [
     scope: 'product:r',
     query: productListQuery,
     response: pageOf(productView),
-    handler: (ctx) => cachedPage(ctx.db, ctx.store.id, `admin ${today(ctx.now)} ${JSON.stringify(ctx.query)}`, async () => {
-      const { rows, variants, page, size, total } = await listProducts(ctx.db, ctx.store.id, ctx.query);
-      const origin = ctx.services.config.origin;
-      return paginated(rows.map((p) => presentProduct(origin, p, variants.get(p.id)!, ctx.now)), page, size, total);
-    }),
+    handler: (ctx) =>
+      cachedPage(ctx.db, ctx.store.id, `admin ${today(ctx.now)} ${JSON.stringify(ctx.query)}`, async () => {
+        const { rows, variants, page, size, total } = await listProducts(ctx.db, ctx.store.id, ctx.query);
+        const origin = ctx.services.config.origin;
+        return paginated(
+          rows.map((p) => presentProduct(origin, p, variants.get(p.id)!, ctx.now)),
+          page,
+          size,
+          total,
+        );
+      }),
   }),
   defineOperation({
     operationId: 'getProduct',
@@ -264,9 +307,15 @@ export const productOperations = [
     errors: { ...PRODUCT_LOOKUP, 400: ['INVALID_PRICE_UNIT'], 409: ['VARIANT_IN_ORDER'] },
     handler: async (ctx) => {
       const product = await load(ctx);
-      ctx.body.variants?.forEach((v, i) => v.additionalAmount !== undefined && assertPriceUnit(`variants.${i}.additionalAmount`, v.additionalAmount, { addOn: true }));
+      ctx.body.variants?.forEach(
+        (v, i) => v.additionalAmount !== undefined && assertPriceUnit(`variants.${i}.additionalAmount`, v.additionalAmount, { addOn: true }),
+      );
       const existing = await variantsOf(ctx.db, product.id);
-      await ctx.db.update(products).set({ options: ctx.body.options, version: product.version + 1, updatedAt: ctx.now }).where(eq(products.id, product.id)).run();
+      await ctx.db
+        .update(products)
+        .set({ options: ctx.body.options, version: product.version + 1, updatedAt: ctx.now })
+        .where(eq(products.id, product.id))
+        .run();
       await syncVariants(ctx, { ...product, options: ctx.body.options }, ctx.body.variants ?? [], existing);
       return productReply(ctx, await loadProduct(ctx.db, ctx.store.id, product.id));
     },
@@ -283,8 +332,17 @@ export const productOperations = [
     params: variantParams,
     body: stockChange,
     target: productTarget,
-    response: z.object({ productId: z.string(), variantId: z.string(), stockQuantity: z.number().int().describe('The variant\'s stock after the change'), productStatus: productStatus.describe('The product\'s sale status after the change (stock at 0 may sell it out)') }),
-    errors: { 403: ['TENANT_MISMATCH'], 404: ['PRODUCT_NOT_FOUND', 'VARIANT_NOT_FOUND'], 409: ['INVENTORY_MODE_DATED', 'INSUFFICIENT_STOCK', 'STOCK_LIMIT_EXCEEDED'] },
+    response: z.object({
+      productId: z.string(),
+      variantId: z.string(),
+      stockQuantity: z.number().int().describe("The variant's stock after the change"),
+      productStatus: productStatus.describe("The product's sale status after the change (stock at 0 may sell it out)"),
+    }),
+    errors: {
+      403: ['TENANT_MISMATCH'],
+      404: ['PRODUCT_NOT_FOUND', 'VARIANT_NOT_FOUND'],
+      409: ['INVENTORY_MODE_DATED', 'INSUFFICIENT_STOCK', 'STOCK_LIMIT_EXCEEDED'],
+    },
     handler: async (ctx) => {
       const product = await load(ctx);
       await loadVariant(ctx.db, product, ctx.params.variantId);
@@ -333,8 +391,19 @@ export const productOperations = [
     ...approvedProductWrite,
     body: calendarWrite,
     target: productTarget,
-    response: z.object({ productId: z.string(), variantIds: z.array(z.string()), from: calendarDate, to: calendarDate, updatedDays: z.number().int().describe('Days written per variant (daysOfWeek applied)') }),
-    errors: { 400: ['INVALID_PARAMETER', 'RANGE_TOO_WIDE', 'INVALID_PRICE_UNIT'], 403: ['TENANT_MISMATCH'], 404: ['PRODUCT_NOT_FOUND', 'VARIANT_NOT_FOUND'], 409: ['INVENTORY_MODE_NOT_DATED'] },
+    response: z.object({
+      productId: z.string(),
+      variantIds: z.array(z.string()),
+      from: calendarDate,
+      to: calendarDate,
+      updatedDays: z.number().int().describe('Days written per variant (daysOfWeek applied)'),
+    }),
+    errors: {
+      400: ['INVALID_PARAMETER', 'RANGE_TOO_WIDE', 'INVALID_PRICE_UNIT'],
+      403: ['TENANT_MISMATCH'],
+      404: ['PRODUCT_NOT_FOUND', 'VARIANT_NOT_FOUND'],
+      409: ['INVENTORY_MODE_NOT_DATED'],
+    },
     handler: async (ctx) => {
       const product = await load(ctx);
       requireDated(product);
@@ -370,7 +439,12 @@ export const productOperations = [
       requireDated(product);
       const { from, to } = period(ctx.query, ctx.now, LIMITS.calendarDays);
       const variants = await calendarDays(ctx.db, product, from, to, (add) => product.salePrice + add);
-      return { productId: product.id, from, to, variants: variants.map(({ variant, days }) => ({ variantId: variant.id, optionValues: variant.optionValues, days })) };
+      return {
+        productId: product.id,
+        from,
+        to,
+        variants: variants.map(({ variant, days }) => ({ variantId: variant.id, optionValues: variant.optionValues, days })),
+      };
     },
   }),
   defineOperation({

@@ -20,21 +20,27 @@ const optionSetView = z.object({
   optionSetId: z.string(),
   name: z.string(),
   optionSort: z.enum(['REGISTERED', 'NAME']).describe('Order of option values: as registered, or by name'),
-  groups: z.array(z.object({
-    name: z.string(),
-    kind: z.enum(['COMBINATION', 'ADDON']).describe('COMBINATION: an axis of variants; ADDON: an extra chosen on top'),
-    required: z.boolean(),
-    values: z.array(z.object({ name: z.string(), additionalPrice: won })),
-  })),
-  customInputs: z.array(z.object({
-    label: z.string(),
-    placeholder: z.string().nullable(),
-    maxLength: z.number().int(),
-    required: z.boolean(),
-    key: z.string(),
-    type: z.enum(['TEXT', 'TEXTAREA', 'SELECT']),
-    options: z.array(z.string()).describe('Choices of a SELECT input'),
-  })).describe('Text the buyer types or picks when ordering'),
+  groups: z.array(
+    z.object({
+      name: z.string(),
+      kind: z.enum(['COMBINATION', 'ADDON']).describe('COMBINATION: an axis of variants; ADDON: an extra chosen on top'),
+      required: z.boolean(),
+      values: z.array(z.object({ name: z.string(), additionalPrice: won })),
+    }),
+  ),
+  customInputs: z
+    .array(
+      z.object({
+        label: z.string(),
+        placeholder: z.string().nullable(),
+        maxLength: z.number().int(),
+        required: z.boolean(),
+        key: z.string(),
+        type: z.enum(['TEXT', 'TEXTAREA', 'SELECT']),
+        options: z.array(z.string()).describe('Choices of a SELECT input'),
+      }),
+    )
+    .describe('Text the buyer types or picks when ordering'),
   importedProductCount: z.number().int().describe('Products that imported this set'),
   createdAt: instant,
   updatedAt: instant,
@@ -86,7 +92,14 @@ export const optionSetOperations = [
         keyword ? sql`lower(${savedOptionSets.name}) like ${`%${keyword.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`} escape '\\'` : undefined,
         composition ? COMPOSITION[composition] : undefined,
       );
-      const rows = await ctx.db.select().from(savedOptionSets).where(where).orderBy(...SORT[sort]).limit(size).offset((page - 1) * size).all();
+      const rows = await ctx.db
+        .select()
+        .from(savedOptionSets)
+        .where(where)
+        .orderBy(...SORT[sort])
+        .limit(size)
+        .offset((page - 1) * size)
+        .all();
       const total = (await ctx.db.select({ n: count() }).from(savedOptionSets).where(where).get())!.n;
       return paginated(rows.map(present), page, size, total);
     },
@@ -105,10 +118,17 @@ export const optionSetOperations = [
     response: optionSetView,
     errors: { 409: ['OPTION_SET_LIMIT_EXCEEDED'] },
     handler: async (ctx) => {
-      if (await countRows(ctx.db, savedOptionSets, eq(savedOptionSets.storeId, ctx.store.id)) >= LIMITS.optionSets) {
+      if ((await countRows(ctx.db, savedOptionSets, eq(savedOptionSets.storeId, ctx.store.id))) >= LIMITS.optionSets) {
         throw fail(409, 'OPTION_SET_LIMIT_EXCEEDED', { limit: LIMITS.optionSets });
       }
-      const row: OptionSetRow = { id: newId('opts', ctx.now), storeId: ctx.store.id, ...ctx.body, importedProductCount: 0, createdAt: ctx.now, updatedAt: ctx.now };
+      const row: OptionSetRow = {
+        id: newId('opts', ctx.now),
+        storeId: ctx.store.id,
+        ...ctx.body,
+        importedProductCount: 0,
+        createdAt: ctx.now,
+        updatedAt: ctx.now,
+      };
       await ctx.db.insert(savedOptionSets).values(row).run();
       return present(row);
     },

@@ -9,13 +9,25 @@ import { catalogSequences, products, productVariants } from './schema.js';
 
 const q = preparedFor((db) => ({
   // One query for a whole page: the ids arrive as one JSON array parameter.
-  variantsOfMany: db.select().from(productVariants)
+  variantsOfMany: db
+    .select()
+    .from(productVariants)
     .where(sql`${productVariants.productId} in (select value from json_each(${sql.placeholder('ids')}))`)
-    .orderBy(asc(productVariants.productId), asc(productVariants.position)).prepare(),
-  page: db.select().from(products).where(eq(products.storeId, sql.placeholder('storeId')))
-    .orderBy(desc(products.productNo)).limit(sql.placeholder('limit')).offset(sql.placeholder('offset')).prepare(),
-  productCount: db.select({ productCount: catalogSequences.productCount }).from(catalogSequences)
-    .where(eq(catalogSequences.storeId, sql.placeholder('storeId'))).prepare(),
+    .orderBy(asc(productVariants.productId), asc(productVariants.position))
+    .prepare(),
+  page: db
+    .select()
+    .from(products)
+    .where(eq(products.storeId, sql.placeholder('storeId')))
+    .orderBy(desc(products.productNo))
+    .limit(sql.placeholder('limit'))
+    .offset(sql.placeholder('offset'))
+    .prepare(),
+  productCount: db
+    .select({ productCount: catalogSequences.productCount })
+    .from(catalogSequences)
+    .where(eq(catalogSequences.storeId, sql.placeholder('storeId')))
+    .prepare(),
 }));
 
 /** Variants of many products in one query, grouped by product. */
@@ -48,7 +60,16 @@ export async function pageOf(db: Db, storeId: string, filters: SQL[], page: numb
     rows = await db.select().from(products).where(where).orderBy(desc(products.productNo)).limit(size).offset(offset).all();
     total = (await db.select({ n: count() }).from(products).where(where).get())!.n;
   }
-  return { rows, variants: await variantsByProduct(db, rows.map((r) => r.id)), page, size, total };
+  return {
+    rows,
+    variants: await variantsByProduct(
+      db,
+      rows.map((r) => r.id),
+    ),
+    page,
+    size,
+    total,
+  };
 }
 
 const catalogVersion = cacheVersion('SELECT version FROM catalog_sequences WHERE store_id = ?');

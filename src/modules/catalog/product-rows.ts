@@ -36,11 +36,33 @@ export type ProductRow = typeof products.$inferSelect;
 export type VariantRow = typeof productVariants.$inferSelect;
 
 const q = preparedFor((db) => ({
-  productById: db.select().from(products).where(eq(products.id, sql.placeholder('id'))).prepare(),
-  productByNo: db.select().from(products).where(and(eq(products.storeId, sql.placeholder('storeId')), eq(products.productNo, sql.placeholder('productNo')))).prepare(),
-  variantsOf: db.select().from(productVariants).where(eq(productVariants.productId, sql.placeholder('productId'))).orderBy(asc(productVariants.position)).prepare(),
-  categoryById: db.select().from(categories).where(eq(categories.id, sql.placeholder('id'))).prepare(),
-  childOf: db.select({ id: categories.id }).from(categories).where(eq(categories.parentId, sql.placeholder('id'))).limit(1).prepare(),
+  productById: db
+    .select()
+    .from(products)
+    .where(eq(products.id, sql.placeholder('id')))
+    .prepare(),
+  productByNo: db
+    .select()
+    .from(products)
+    .where(and(eq(products.storeId, sql.placeholder('storeId')), eq(products.productNo, sql.placeholder('productNo'))))
+    .prepare(),
+  variantsOf: db
+    .select()
+    .from(productVariants)
+    .where(eq(productVariants.productId, sql.placeholder('productId')))
+    .orderBy(asc(productVariants.position))
+    .prepare(),
+  categoryById: db
+    .select()
+    .from(categories)
+    .where(eq(categories.id, sql.placeholder('id')))
+    .prepare(),
+  childOf: db
+    .select({ id: categories.id })
+    .from(categories)
+    .where(eq(categories.parentId, sql.placeholder('id')))
+    .limit(1)
+    .prepare(),
 }));
 
 export const findProduct = (db: Db, id: string) => q(db).productById.get({ id });
@@ -56,7 +78,8 @@ export async function loadVariant(db: Db, product: ProductRow, variantId: string
   return variant;
 }
 
-export const loadCategory = async (db: Db, storeId: string, categoryId: string) => requireOwned(await q(db).categoryById.get({ id: categoryId }), storeId, 'CATEGORY_NOT_FOUND');
+export const loadCategory = async (db: Db, storeId: string, categoryId: string) =>
+  requireOwned(await q(db).categoryById.get({ id: categoryId }), storeId, 'CATEGORY_NOT_FOUND');
 export const hasChildCategory = async (db: Db, categoryId: string) => (await q(db).childOf.get({ id: categoryId })) !== undefined;
 /** A category by id (any store: callers check the store). */
 export const findCategory = (db: Db, id: string) => q(db).categoryById.get({ id });
@@ -69,12 +92,24 @@ export async function findStoreProduct(db: Db, storeId: string, productId: strin
 
 /** The ids among `ids` of the store's products. */
 export async function productIdsInStore(db: Db, storeId: string, ids: string[]): Promise<string[]> {
-  return (await db.select({ id: products.id }).from(products).where(and(eq(products.storeId, storeId), inArray(products.id, ids))).all()).map((r) => r.id);
+  return (
+    await db
+      .select({ id: products.id })
+      .from(products)
+      .where(and(eq(products.storeId, storeId), inArray(products.id, ids)))
+      .all()
+  ).map((r) => r.id);
 }
 
 /** The ids among `ids` of the store's categories. */
 export async function categoryIdsInStore(db: Db, storeId: string, ids: string[]): Promise<string[]> {
-  return (await db.select({ id: categories.id }).from(categories).where(and(eq(categories.storeId, storeId), inArray(categories.id, ids))).all()).map((r) => r.id);
+  return (
+    await db
+      .select({ id: categories.id })
+      .from(categories)
+      .where(and(eq(categories.storeId, storeId), inArray(categories.id, ids)))
+      .all()
+  ).map((r) => r.id);
 }
 
 /** Sales history (spec 01 §2.2 `fulfillmentTypeLocked`, §2.6 `INVENTORY_MODE_LOCKED`): checkout records sales with `recordSale`. */
@@ -86,16 +121,29 @@ export async function hasSalesHistory(db: Db, storeId: string, productId: string
 /** The variants among `variantIds` that some order holds; those cannot be deleted (spec 01 §2.2). */
 export async function variantsInOrders(db: Db, storeId: string, variantIds: string[]): Promise<string[]> {
   if (variantIds.length === 0) return [];
-  return (await db.select({ id: productVariants.id }).from(productVariants)
+  return (
+    await db
+      .select({ id: productVariants.id })
+      .from(productVariants)
       .where(and(eq(productVariants.storeId, storeId), inArray(productVariants.id, variantIds), sql`${productVariants.soldQuantity} > 0`))
-      .all()).map((v) => v.id);
+      .all()
+  ).map((v) => v.id);
 }
 
 /** Bumps the version of a product changed outside `writeProduct` (discount, status, stock-driven status). */
 export async function touchProduct(db: Db, productId: string, now: number, set: Partial<ProductRow> = {}) {
-  await db.update(products).set({ ...set, version: sql`${products.version} + 1`, updatedAt: now }).where(eq(products.id, productId)).run();
+  await db
+    .update(products)
+    .set({ ...set, version: sql`${products.version} + 1`, updatedAt: now })
+    .where(eq(products.id, productId))
+    .run();
 }
 
 /** Whether the store has an on-sale product that is not a sample (a hosted storefront may then go public). */
-export const hasSellableProduct = async (db: Db, storeId: string) => (await db.select({ id: products.id }).from(products)
-  .where(and(eq(products.storeId, storeId), eq(products.status, 'ON_SALE'), eq(products.isSample, false))).limit(1).get()) !== undefined;
+export const hasSellableProduct = async (db: Db, storeId: string) =>
+  (await db
+    .select({ id: products.id })
+    .from(products)
+    .where(and(eq(products.storeId, storeId), eq(products.status, 'ON_SALE'), eq(products.isSample, false)))
+    .limit(1)
+    .get()) !== undefined;

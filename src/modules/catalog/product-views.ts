@@ -37,7 +37,11 @@ export const fulfillmentView = z.discriminatedUnion('type', [
 ]);
 const skuView = z.object({ barcode: z.string().nullable(), sellerCode: z.string().nullable(), cost: won.nullable(), weight: z.number().int().nullable() });
 /** Only the items the product overrides; the others follow the store default (spec 01 §2.4 rule 4). */
-const refundOverrideView = z.object({ returnDeliveryFee: won.optional(), exchangeDeliveryFee: won.optional(), preShipmentDeliveryFeeRefund: z.boolean().optional() });
+const refundOverrideView = z.object({
+  returnDeliveryFee: won.optional(),
+  exchangeDeliveryFee: won.optional(),
+  preShipmentDeliveryFeeRefund: z.boolean().optional(),
+});
 
 export const productView = z.object({
   productId: z.string(),
@@ -49,17 +53,19 @@ export const productView = z.object({
   images: z.array(z.string()).describe('Upload ids; the first is the representative image'),
   imageUrls: z.array(z.url()),
   status: productStatus,
-  stockQuantity: z.number().int().describe('Sum of the variants\' stock (DATED products keep stock in the calendar)'),
+  stockQuantity: z.number().int().describe("Sum of the variants' stock (DATED products keep stock in the calendar)"),
   options: z.array(optionAxisView),
-  variants: z.array(z.object({
-    variantId: z.string().describe('= optionId in buyer APIs and orders'),
-    variantNo: z.number().int(),
-    optionValues: z.array(z.string()).describe('One value per option axis, in axis order'),
-    additionalAmount: won.describe('Won added to salePrice; may be negative'),
-    stockQuantity: z.number().int(),
-    saleOn: z.boolean(),
-    sku: skuView.nullable(),
-  })),
+  variants: z.array(
+    z.object({
+      variantId: z.string().describe('= optionId in buyer APIs and orders'),
+      variantNo: z.number().int(),
+      optionValues: z.array(z.string()).describe('One value per option axis, in axis order'),
+      additionalAmount: won.describe('Won added to salePrice; may be negative'),
+      stockQuantity: z.number().int(),
+      saleOn: z.boolean(),
+      sku: skuView.nullable(),
+    }),
+  ),
   fulfillment: fulfillmentView,
   fulfillmentTypeLocked: z.boolean().describe('True once the product has sales history: fulfillment.type can no longer change'),
   refundPolicy: refundOverrideView.nullable().describe('Items overriding the store refund policy; null when none'),
@@ -122,15 +128,19 @@ export const buyerProductView = z.object({
   images: z.array(z.string()),
   imageUrls: z.array(z.url()),
   options: z.array(optionAxisView),
-  variants: z.array(z.object({
-    variantId: z.string(),
-    optionId: z.string().describe('= variantId'),
-    variantNo: z.number().int(),
-    optionValues: z.array(z.string()),
-    additionalAmount: won,
-    price: won.describe('price plus the additional amount'),
-    soldOut: z.boolean().describe('Always false for DATED products: see the calendar'),
-  })).describe('Variants on sale only'),
+  variants: z
+    .array(
+      z.object({
+        variantId: z.string(),
+        optionId: z.string().describe('= variantId'),
+        variantNo: z.number().int(),
+        optionValues: z.array(z.string()),
+        additionalAmount: won,
+        price: won.describe('price plus the additional amount'),
+        soldOut: z.boolean().describe('Always false for DATED products: see the calendar'),
+      }),
+    )
+    .describe('Variants on sale only'),
   fulfillment: z.discriminatedUnion('type', [
     z.object({ type: z.literal('SHIPPING'), shipping: shippingView.pick({ deliveryType: true, deliveryFee: true, conditionalFreeAmount: true }) }),
     z.object({ type: z.literal('MANUAL') }),
@@ -154,18 +164,28 @@ export function presentBuyerProduct(origin: string, product: ProductRow, variant
     images: product.images,
     imageUrls: product.images.map((id) => uploadUrl(origin, id)),
     options: product.options,
-    variants: variants.filter((v) => v.saleOn).map((v) => ({
-      variantId: v.id,
-      optionId: v.id,
-      variantNo: v.variantNo,
-      optionValues: v.optionValues,
-      additionalAmount: v.additionalAmount,
-      price: buyerUnitPrice(product, v, now),
-      soldOut: dated ? false : v.stockQuantity === 0,
-    })),
-    fulfillment: product.fulfillment.type === 'SHIPPING'
-      ? { type: 'SHIPPING', shipping: { deliveryType: product.fulfillment.shipping.deliveryType, deliveryFee: product.fulfillment.shipping.deliveryFee, conditionalFreeAmount: product.fulfillment.shipping.conditionalFreeAmount } }
-      : product.fulfillment,
+    variants: variants
+      .filter((v) => v.saleOn)
+      .map((v) => ({
+        variantId: v.id,
+        optionId: v.id,
+        variantNo: v.variantNo,
+        optionValues: v.optionValues,
+        additionalAmount: v.additionalAmount,
+        price: buyerUnitPrice(product, v, now),
+        soldOut: dated ? false : v.stockQuantity === 0,
+      })),
+    fulfillment:
+      product.fulfillment.type === 'SHIPPING'
+        ? {
+            type: 'SHIPPING',
+            shipping: {
+              deliveryType: product.fulfillment.shipping.deliveryType,
+              deliveryFee: product.fulfillment.shipping.deliveryFee,
+              conditionalFreeAmount: product.fulfillment.shipping.conditionalFreeAmount,
+            },
+          }
+        : product.fulfillment,
     inventoryMode: product.inventoryMode,
     pointEarnRateBp: product.pointEarnRateBp,
   };

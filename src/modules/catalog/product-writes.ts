@@ -17,16 +17,28 @@ import { requireFlowId } from './references.js';
 
 /** A prepared insert of every column, each bound by its own name. */
 const insertAll = (db: Db, table: typeof products | typeof productVariants) =>
-  db.insert(table).values(Object.fromEntries(Object.keys(getTableColumns(table)).map((c) => [c, sql.placeholder(c)])) as never).prepare();
+  db
+    .insert(table)
+    .values(Object.fromEntries(Object.keys(getTableColumns(table)).map((c) => [c, sql.placeholder(c)])) as never)
+    .prepare();
 
 const q = preparedFor((db) => ({
   // Structures of up to 500 combinations: one prepared statement per row beats building a 6,000-parameter query.
   insertProduct: insertAll(db, products),
   insertVariant: insertAll(db, productVariants),
-  updateVariant: db.update(productVariants)
-    .set({ position: sql.placeholder('position'), additionalAmount: sql.placeholder('additionalAmount'), stockQuantity: sql.placeholder('stockQuantity'), saleOn: sql.placeholder('saleOn'), sku: sql.placeholder('sku') } as never)
-    .where(eq(productVariants.id, sql.placeholder('id'))).prepare(),
-  allocate: db.insert(catalogSequences)
+  updateVariant: db
+    .update(productVariants)
+    .set({
+      position: sql.placeholder('position'),
+      additionalAmount: sql.placeholder('additionalAmount'),
+      stockQuantity: sql.placeholder('stockQuantity'),
+      saleOn: sql.placeholder('saleOn'),
+      sku: sql.placeholder('sku'),
+    } as never)
+    .where(eq(productVariants.id, sql.placeholder('id')))
+    .prepare(),
+  allocate: db
+    .insert(catalogSequences)
     .values({ storeId: sql.placeholder('storeId'), productNo: sql.placeholder('products'), variantNo: sql.placeholder('variants') })
     .onConflictDoUpdate({
       target: catalogSequences.storeId,
@@ -150,7 +162,8 @@ export async function writeProduct(ctx: WriteCtx, mode: WriteMode, existing: Pro
   const settings: VariantSettings[] = input.variants ?? [];
   if (input.stockQuantity !== undefined) {
     const single = settings.find((s) => s.optionValues.length === 0);
-    if (single?.stockQuantity !== undefined) throw validationFailed([{ field: 'stockQuantity', code: 'CONFLICT', message: 'stockQuantity와 variants[].stockQuantity를 함께 보낼 수 없습니다.' }]);
+    if (single?.stockQuantity !== undefined)
+      throw validationFailed([{ field: 'stockQuantity', code: 'CONFLICT', message: 'stockQuantity와 variants[].stockQuantity를 함께 보낼 수 없습니다.' }]);
     if (single) single.stockQuantity = input.stockQuantity;
     else settings.push({ optionValues: [], stockQuantity: input.stockQuantity });
   }
@@ -168,7 +181,7 @@ export async function writeProduct(ctx: WriteCtx, mode: WriteMode, existing: Pro
     categoryId: pick('categoryId', null),
     images: pick('images', []),
     status: pick('status', existing?.status ?? 'ON_SALE'),
-    autoSoldOut: input.status !== undefined ? false : existing?.autoSoldOut ?? false,
+    autoSoldOut: input.status !== undefined ? false : (existing?.autoSoldOut ?? false),
     options,
     fulfillment,
     refundPolicy,
@@ -186,7 +199,11 @@ export async function writeProduct(ctx: WriteCtx, mode: WriteMode, existing: Pro
 
   if (existing) {
     const { id: _id, storeId: _s, productNo: _n, createdAt: _c, ...changes } = row;
-    const updated = await db.update(products).set(changes).where(and(eq(products.id, existing.id), eq(products.version, existing.version))).run();
+    const updated = await db
+      .update(products)
+      .set(changes)
+      .where(and(eq(products.id, existing.id), eq(products.version, existing.version)))
+      .run();
     if (updated.changes !== 1) throw fail(409, 'PRODUCT_CHANGED', { version: existing.version });
   } else {
     await q(db).insertProduct.run(row);
@@ -210,7 +227,8 @@ export async function syncVariants(ctx: Pick<WriteCtx, 'db' | 'now'>, product: P
   const errors: FieldError[] = [];
   settings.forEach((s, i) => {
     const key = comboKey(s.optionValues);
-    if (!wanted.has(key)) errors.push({ field: `variants.${i}.optionValues`, code: 'UNKNOWN_COMBINATION', message: '옵션 구조에 없는 조합입니다. 옵션 순서대로 값을 보내세요.' });
+    if (!wanted.has(key))
+      errors.push({ field: `variants.${i}.optionValues`, code: 'UNKNOWN_COMBINATION', message: '옵션 구조에 없는 조합입니다. 옵션 순서대로 값을 보내세요.' });
     else if (given.has(key)) errors.push({ field: `variants.${i}.optionValues`, code: 'DUPLICATE', message: '같은 조합이 두 번 들어 있습니다.' });
     else given.set(key, s);
   });
@@ -220,7 +238,16 @@ export async function syncVariants(ctx: Pick<WriteCtx, 'db' | 'now'>, product: P
   const removed = existing.filter((v) => !kept.has(comboKey(v.optionValues)));
   const held = removed.filter((v) => v.soldQuantity > 0).map((v) => v.id);
   if (held.length) throw fail(409, 'VARIANT_IN_ORDER', { variantIds: held });
-  if (removed.length) await db.delete(productVariants).where(inArray(productVariants.id, removed.map((v) => v.id))).run();
+  if (removed.length)
+    await db
+      .delete(productVariants)
+      .where(
+        inArray(
+          productVariants.id,
+          removed.map((v) => v.id),
+        ),
+      )
+      .run();
 
   const fresh = combos.filter((values) => !kept.has(comboKey(values)));
   let nextNo = fresh.length ? (await allocateNumbers(db, product.storeId, 0, fresh.length)).variantNo : 0;
@@ -262,7 +289,11 @@ export async function syncVariants(ctx: Pick<WriteCtx, 'db' | 'now'>, product: P
 }
 
 export async function deleteProduct(db: Db, product: ProductRow) {
-  const held = await variantsInOrders(db, product.storeId, (await variantsOf(db, product.id)).map((v) => v.id));
+  const held = await variantsInOrders(
+    db,
+    product.storeId,
+    (await variantsOf(db, product.id)).map((v) => v.id),
+  );
   if (held.length) throw fail(409, 'VARIANT_IN_ORDER', { variantIds: held });
   await db.delete(products).where(eq(products.id, product.id)).run();
 }

@@ -12,44 +12,83 @@ import { findProduct, loadProduct, loadVariant, touchProduct, type ProductRow } 
 const q = preparedFor((db) => ({
   // Single statements: the guard and the change are one step, so concurrent adjustments never lose an update.
   // Never below 0; a raise never above the largest stock a seller may set (a cut is always allowed).
-  adjust: db.update(productVariants)
+  adjust: db
+    .update(productVariants)
     .set({ stockQuantity: sql`${productVariants.stockQuantity} + ${sql.placeholder('delta')}` })
-    .where(and(
-      eq(productVariants.id, sql.placeholder('id')),
-      sql`${productVariants.stockQuantity} + ${sql.placeholder('delta')} >= 0`,
-      sql`(${sql.placeholder('delta')} <= 0 or ${productVariants.stockQuantity} + ${sql.placeholder('delta')} <= ${sql.placeholder('max')})`,
-    ))
+    .where(
+      and(
+        eq(productVariants.id, sql.placeholder('id')),
+        sql`${productVariants.stockQuantity} + ${sql.placeholder('delta')} >= 0`,
+        sql`(${sql.placeholder('delta')} <= 0 or ${productVariants.stockQuantity} + ${sql.placeholder('delta')} <= ${sql.placeholder('max')})`,
+      ),
+    )
     .returning({ stockQuantity: productVariants.stockQuantity })
     .prepare(),
   // Units coming back from a cancellation or return are never refused, whatever the stock.
-  giveBack: db.update(productVariants)
+  giveBack: db
+    .update(productVariants)
     .set({ stockQuantity: sql`${productVariants.stockQuantity} + ${sql.placeholder('quantity')}` })
     .where(eq(productVariants.id, sql.placeholder('id')))
     .returning({ stockQuantity: productVariants.stockQuantity })
     .prepare(),
-  set: db.update(productVariants)
+  set: db
+    .update(productVariants)
     .set({ stockQuantity: sql`${sql.placeholder('stock')}` })
     .where(eq(productVariants.id, sql.placeholder('id')))
     .returning({ stockQuantity: productVariants.stockQuantity })
     .prepare(),
-  markNotified: db.update(productVariants).set({ outOfStockNotified: true })
-    .where(and(eq(productVariants.id, sql.placeholder('id')), eq(productVariants.stockQuantity, 0), eq(productVariants.outOfStockNotified, false))).prepare(),
-  clearNotified: db.update(productVariants).set({ outOfStockNotified: false })
-    .where(and(eq(productVariants.id, sql.placeholder('id')), sql`${productVariants.stockQuantity} > 0`)).prepare(),
-  onSaleInStock: db.select({ id: productVariants.id }).from(productVariants)
-    .where(and(eq(productVariants.productId, sql.placeholder('productId')), eq(productVariants.saleOn, true), sql`${productVariants.stockQuantity} > 0`))
-    .limit(1).prepare(),
-  countSale: db.update(productVariants).set({ soldQuantity: sql`${productVariants.soldQuantity} + ${sql.placeholder('quantity')}` })
-    .where(eq(productVariants.id, sql.placeholder('id'))).prepare(),
-  countProductSale: db.update(products).set({ salesCount: sql`${products.salesCount} + ${sql.placeholder('quantity')}` })
-    .where(eq(products.id, sql.placeholder('id'))).prepare(),
-  takeNight: db.update(productCalendar).set({ stock: sql`${productCalendar.stock} - ${sql.placeholder('quantity')}` })
-    .where(and(eq(productCalendar.variantId, sql.placeholder('variantId')), eq(productCalendar.date, sql.placeholder('date')), sql`${productCalendar.stock} >= ${sql.placeholder('quantity')}`))
+  markNotified: db
+    .update(productVariants)
+    .set({ outOfStockNotified: true })
+    .where(and(eq(productVariants.id, sql.placeholder('id')), eq(productVariants.stockQuantity, 0), eq(productVariants.outOfStockNotified, false)))
     .prepare(),
-  giveNight: db.update(productCalendar).set({ stock: sql`${productCalendar.stock} + ${sql.placeholder('quantity')}` })
-    .where(and(eq(productCalendar.variantId, sql.placeholder('variantId')), eq(productCalendar.date, sql.placeholder('date')))).prepare(),
-  nights: db.select().from(productCalendar)
-    .where(and(eq(productCalendar.variantId, sql.placeholder('variantId')), gte(productCalendar.date, sql.placeholder('from')), lte(productCalendar.date, sql.placeholder('to'))))
+  clearNotified: db
+    .update(productVariants)
+    .set({ outOfStockNotified: false })
+    .where(and(eq(productVariants.id, sql.placeholder('id')), sql`${productVariants.stockQuantity} > 0`))
+    .prepare(),
+  onSaleInStock: db
+    .select({ id: productVariants.id })
+    .from(productVariants)
+    .where(and(eq(productVariants.productId, sql.placeholder('productId')), eq(productVariants.saleOn, true), sql`${productVariants.stockQuantity} > 0`))
+    .limit(1)
+    .prepare(),
+  countSale: db
+    .update(productVariants)
+    .set({ soldQuantity: sql`${productVariants.soldQuantity} + ${sql.placeholder('quantity')}` })
+    .where(eq(productVariants.id, sql.placeholder('id')))
+    .prepare(),
+  countProductSale: db
+    .update(products)
+    .set({ salesCount: sql`${products.salesCount} + ${sql.placeholder('quantity')}` })
+    .where(eq(products.id, sql.placeholder('id')))
+    .prepare(),
+  takeNight: db
+    .update(productCalendar)
+    .set({ stock: sql`${productCalendar.stock} - ${sql.placeholder('quantity')}` })
+    .where(
+      and(
+        eq(productCalendar.variantId, sql.placeholder('variantId')),
+        eq(productCalendar.date, sql.placeholder('date')),
+        sql`${productCalendar.stock} >= ${sql.placeholder('quantity')}`,
+      ),
+    )
+    .prepare(),
+  giveNight: db
+    .update(productCalendar)
+    .set({ stock: sql`${productCalendar.stock} + ${sql.placeholder('quantity')}` })
+    .where(and(eq(productCalendar.variantId, sql.placeholder('variantId')), eq(productCalendar.date, sql.placeholder('date'))))
+    .prepare(),
+  nights: db
+    .select()
+    .from(productCalendar)
+    .where(
+      and(
+        eq(productCalendar.variantId, sql.placeholder('variantId')),
+        gte(productCalendar.date, sql.placeholder('from')),
+        lte(productCalendar.date, sql.placeholder('to')),
+      ),
+    )
     .prepare(),
 }));
 
@@ -63,12 +102,19 @@ export async function afterStockChange(db: Db, now: number, productId: string, v
   const product = (await findProduct(db, productId))!;
   if (stock === 0) {
     if ((await s.markNotified.run({ id: variantId })).changes === 1) {
-      await emitEvent(db, now, { storeId: product.storeId, type: 'PRODUCT.OUT_OF_STOCK', resource: { type: 'PRODUCT', id: productId }, data: { productId, variantId } });
+      await emitEvent(db, now, {
+        storeId: product.storeId,
+        type: 'PRODUCT.OUT_OF_STOCK',
+        resource: { type: 'PRODUCT', id: productId },
+        data: { productId, variantId },
+      });
     }
-    if (product.status === 'ON_SALE' && !(await s.onSaleInStock.get({ productId }))) await touchProduct(db, productId, now, { status: 'SOLD_OUT', autoSoldOut: true });
+    if (product.status === 'ON_SALE' && !(await s.onSaleInStock.get({ productId })))
+      await touchProduct(db, productId, now, { status: 'SOLD_OUT', autoSoldOut: true });
   } else {
     await s.clearNotified.run({ id: variantId });
-    if (product.status === 'SOLD_OUT' && product.autoSoldOut && await s.onSaleInStock.get({ productId })) await touchProduct(db, productId, now, { status: 'ON_SALE', autoSoldOut: false });
+    if (product.status === 'SOLD_OUT' && product.autoSoldOut && (await s.onSaleInStock.get({ productId })))
+      await touchProduct(db, productId, now, { status: 'ON_SALE', autoSoldOut: false });
   }
 }
 
@@ -81,8 +127,12 @@ export type StockChange = { stockQuantity: number; adjustment?: undefined } | { 
 export async function changeStock(db: Db, now: number, product: ProductRow, variantId: string, change: StockChange): Promise<number> {
   if (product.inventoryMode === 'DATED') throw fail(409, 'INVENTORY_MODE_DATED', { productId: product.id });
   const s = q(db);
-  const row = change.adjustment !== undefined ? await s.adjust.get({ id: variantId, delta: change.adjustment, max: LIMITS.stockQuantity }) : await s.set.get({ id: variantId, stock: change.stockQuantity });
-  if (!row && (change.adjustment ?? 0) > 0) throw fail(409, 'STOCK_LIMIT_EXCEEDED', { productId: product.id, variantId, adjustment: change.adjustment, maximum: LIMITS.stockQuantity });
+  const row =
+    change.adjustment !== undefined
+      ? await s.adjust.get({ id: variantId, delta: change.adjustment, max: LIMITS.stockQuantity })
+      : await s.set.get({ id: variantId, stock: change.stockQuantity });
+  if (!row && (change.adjustment ?? 0) > 0)
+    throw fail(409, 'STOCK_LIMIT_EXCEEDED', { productId: product.id, variantId, adjustment: change.adjustment, maximum: LIMITS.stockQuantity });
   if (!row) throw fail(409, 'INSUFFICIENT_STOCK', { productId: product.id, variantId, adjustment: change.adjustment });
   await afterStockChange(db, now, product.id, variantId, row.stockQuantity);
   return row.stockQuantity;
@@ -96,7 +146,8 @@ export interface Stay {
 /** Nights of a stay: check-in day to the day before check-out, 1 to 30, not in the past (400 STAY_INVALID). */
 export function stayNights(stay: Stay, now: number): string[] {
   const invalid = (reason: string) => fail(400, 'STAY_INVALID', { reason, checkIn: stay.checkIn, checkOut: stay.checkOut });
-  if (typeof stay?.checkIn !== 'string' || typeof stay?.checkOut !== 'string' || !isRealDate(stay.checkIn) || !isRealDate(stay.checkOut)) throw invalid('NONEXISTENT_DATE');
+  if (typeof stay?.checkIn !== 'string' || typeof stay?.checkOut !== 'string' || !isRealDate(stay.checkIn) || !isRealDate(stay.checkOut))
+    throw invalid('NONEXISTENT_DATE');
   const nights = daysBetween(stay.checkIn, stay.checkOut);
   if (nights < 1) throw invalid('CHECK_OUT_NOT_AFTER_CHECK_IN');
   if (nights > LIMITS.stayNights) throw invalid('TOO_MANY_NIGHTS');
@@ -117,7 +168,14 @@ export interface StayPrice {
  * STAY_NOT_APPLICABLE or STAY_INVALID; 409 DATES_UNAVAILABLE (details.dates) when a night lacks `quantity`
  * units. A night without its own price costs what the variant costs today (discounted `salePrice` + add-on).
  */
-export async function priceStay(db: Db, storeId: string, productId: string, variantId: string, stay: Stay | null | undefined, options: { now: number; quantity?: number }): Promise<StayPrice | null> {
+export async function priceStay(
+  db: Db,
+  storeId: string,
+  productId: string,
+  variantId: string,
+  stay: Stay | null | undefined,
+  options: { now: number; quantity?: number },
+): Promise<StayPrice | null> {
   const product = await loadProduct(db, storeId, productId);
   const variant = await loadVariant(db, product, variantId);
   if (product.inventoryMode !== 'DATED') {
@@ -159,7 +217,10 @@ async function takeOrGive(db: Db, now: number, sale: Sale, direction: -1 | 1) {
     if (short.length && direction === -1) throw fail(409, 'DATES_UNAVAILABLE', { dates: short });
     return product;
   }
-  const row = direction === -1 ? await s.adjust.get({ id: sale.variantId, delta: -sale.quantity, max: LIMITS.stockQuantity }) : await s.giveBack.get({ id: sale.variantId, quantity: sale.quantity });
+  const row =
+    direction === -1
+      ? await s.adjust.get({ id: sale.variantId, delta: -sale.quantity, max: LIMITS.stockQuantity })
+      : await s.giveBack.get({ id: sale.variantId, quantity: sale.quantity });
   if (!row) throw fail(409, 'INSUFFICIENT_STOCK', { productId: product.id, variantId: sale.variantId, quantity: sale.quantity });
   await afterStockChange(db, now, product.id, sale.variantId, row.stockQuantity);
   return product;

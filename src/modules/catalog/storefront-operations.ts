@@ -59,21 +59,31 @@ const buyerCalendarView = z.object({
   productId: z.string(),
   from: calendarDate,
   to: calendarDate,
-  variants: z.array(z.object({
-    variantId: z.string(),
-    optionId: z.string().describe('= variantId'),
-    optionValues: z.array(z.string()),
-    days: z.array(z.object({
-      date: calendarDate,
-      available: z.boolean().describe('A night can be booked: stock left and not in the past'),
-      price: won.describe('Price of the night'),
-    })),
-  })).describe('Variants on sale only'),
+  variants: z
+    .array(
+      z.object({
+        variantId: z.string(),
+        optionId: z.string().describe('= variantId'),
+        optionValues: z.array(z.string()),
+        days: z.array(
+          z.object({
+            date: calendarDate,
+            available: z.boolean().describe('A night can be booked: stock left and not in the past'),
+            price: won.describe('Price of the night'),
+          }),
+        ),
+      }),
+    )
+    .describe('Variants on sale only'),
 });
 
 /** Read on every storefront page that lists products (the page itself is cached): prepared once. */
 const q = preparedFor((db) => ({
-  collection: db.select().from(collections).where(and(eq(collections.storeId, sql.placeholder('storeId')), eq(collections.slug, sql.placeholder('slug')))).prepare(),
+  collection: db
+    .select()
+    .from(collections)
+    .where(and(eq(collections.storeId, sql.placeholder('storeId')), eq(collections.slug, sql.placeholder('slug'))))
+    .prepare(),
 }));
 
 export const storefrontOperations = [
@@ -149,11 +159,21 @@ export const storefrontOperations = [
         filters.push(inArray(products.categoryId, categoryIds));
       }
       // The category tree and the collection's own version are part of the key: changing either changes the page without touching products.
-      return cachedPage(ctx.db, storeId, `collection ${today(ctx.now)} ${ctx.query.page} ${ctx.query.size} ${own ? `${own.id}@${own.updatedAt}` : ''} ${categoryIds.join(',')}`, async () => {
-        const { rows, variants, page, size, total } = await productPage(ctx.db, storeId, filters, ctx.query.page, ctx.query.size);
-        const origin = ctx.services.config.origin;
-        return paginated(rows.map((p) => presentBuyerProduct(origin, p, variants.get(p.id)!, ctx.now)), page, size, total);
-      });
+      return cachedPage(
+        ctx.db,
+        storeId,
+        `collection ${today(ctx.now)} ${ctx.query.page} ${ctx.query.size} ${own ? `${own.id}@${own.updatedAt}` : ''} ${categoryIds.join(',')}`,
+        async () => {
+          const { rows, variants, page, size, total } = await productPage(ctx.db, storeId, filters, ctx.query.page, ctx.query.size);
+          const origin = ctx.services.config.origin;
+          return paginated(
+            rows.map((p) => presentBuyerProduct(origin, p, variants.get(p.id)!, ctx.now)),
+            page,
+            size,
+            total,
+          );
+        },
+      );
     },
   }),
 ];

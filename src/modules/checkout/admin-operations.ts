@@ -43,7 +43,9 @@ export const refundView = z.object({
   orderItemIds: z.array(z.string()),
   amount: won.describe('Cash given back through the gateway'),
   pointRefundAmount: won,
-  reason: z.string().describe('Automatic cancels: DUPLICATE_APPROVAL, AMOUNT_MISMATCH, OUT_OF_STOCK, PAYMENT_ENDED, PAYMENT_EXPIRED; seller cancels: SELLER_CANCEL:<reason>.'),
+  reason: z
+    .string()
+    .describe('Automatic cancels: DUPLICATE_APPROVAL, AMOUNT_MISMATCH, OUT_OF_STOCK, PAYMENT_ENDED, PAYMENT_EXPIRED; seller cancels: SELLER_CANCEL:<reason>.'),
   status: z.enum(['REQUESTED', 'PROCESSING', 'COMPLETED', 'FAILED', 'HELD']),
   heldReason: z.string().nullable(),
   failure: failureView.nullable(),
@@ -53,26 +55,45 @@ export const refundView = z.object({
 });
 
 export const presentRefund = (r: typeof paymentRefunds.$inferSelect): z.output<typeof refundView> => ({
-  refundId: r.id, paymentId: r.paymentId, attemptId: r.attemptId || null, claimId: r.claimId, orderItemIds: r.orderItemIds, amount: r.amount,
-  pointRefundAmount: r.pointRefundAmount, reason: r.reason, status: r.status, heldReason: r.heldReason, failure: presentFailure(r.failure),
-  requestedAt: isoAt(r.createdAt), createdAt: isoAt(r.createdAt), completedAt: r.completedAt === null ? null : isoAt(r.completedAt),
+  refundId: r.id,
+  paymentId: r.paymentId,
+  attemptId: r.attemptId || null,
+  claimId: r.claimId,
+  orderItemIds: r.orderItemIds,
+  amount: r.amount,
+  pointRefundAmount: r.pointRefundAmount,
+  reason: r.reason,
+  status: r.status,
+  heldReason: r.heldReason,
+  failure: presentFailure(r.failure),
+  requestedAt: isoAt(r.createdAt),
+  createdAt: isoAt(r.createdAt),
+  completedAt: r.completedAt === null ? null : isoAt(r.completedAt),
 });
 
-const listQuery = z.object({
-  ...pageQuery(100),
-  status: z.string().transform((v) => v.split(',')).pipe(z.array(z.enum(ADMIN_STATUSES))).optional(),
-  provider: z.enum(['pg_one', 'pg_two']).optional(),
-  method: z.enum(['CARD', 'BANK_TRANSFER', 'VIRTUAL_ACCOUNT', 'MOBILE', 'EASY_PAY', 'POINT']).optional(),
-  includeTest: queryBool.default(false),
-  from: dateInput.optional(),
-  to: dateInput.optional(),
-  keyword: z.string().trim().min(1).max(100).optional(),
-}).strict();
+const listQuery = z
+  .object({
+    ...pageQuery(100),
+    status: z
+      .string()
+      .transform((v) => v.split(','))
+      .pipe(z.array(z.enum(ADMIN_STATUSES)))
+      .optional(),
+    provider: z.enum(['pg_one', 'pg_two']).optional(),
+    method: z.enum(['CARD', 'BANK_TRANSFER', 'VIRTUAL_ACCOUNT', 'MOBILE', 'EASY_PAY', 'POINT']).optional(),
+    includeTest: queryBool.default(false),
+    from: dateInput.optional(),
+    to: dateInput.optional(),
+    keyword: z.string().trim().min(1).max(100).optional(),
+  })
+  .strict();
 
 /** Order number, transaction number, payment id, attempt id (exact) or buyer name (partial). */
 function searchFilter(db: Db, keyword: string): SQL {
   const digits = keyword.replace(/-/g, '');
-  const attempt = db.select({ paymentId: paymentAttempts.paymentId }).from(paymentAttempts)
+  const attempt = db
+    .select({ paymentId: paymentAttempts.paymentId })
+    .from(paymentAttempts)
     .where(or(eq(paymentAttempts.id, keyword), eq(paymentAttempts.pgTransactionId, keyword), eq(paymentAttempts.pgOrderId, keyword)));
   return or(
     /^\d{14}$/.test(digits) ? eq(payments.orderNo, Number(digits)) : undefined,
@@ -89,7 +110,9 @@ const RECORD_METHODS = [...METHODS, 'POINT'] as const;
 /** A payment record as the admin API shows it (`presentPayment`). */
 export const paymentView = z.object({
   paymentId: z.string(),
-  status: z.enum(ADMIN_STATUSES).describe('Payment record state (spec 01 §3.3): READY while windows may open, then CONFIRMING, APPROVED, PARTIALLY_REFUNDED, CANCELED or FAILED.'),
+  status: z
+    .enum(ADMIN_STATUSES)
+    .describe('Payment record state (spec 01 §3.3): READY while windows may open, then CONFIRMING, APPROVED, PARTIALLY_REFUNDED, CANCELED or FAILED.'),
   result: paymentResultEnum.describe('The payment status buyers poll (spec 02 §2.4).'),
   provider: z.enum(PROVIDERS).nullable().describe("The approving attempt's gateway, else the last one's; null for an order paid wholly with points."),
   method: z.enum(RECORD_METHODS),
@@ -112,23 +135,26 @@ export const paymentView = z.object({
 
 /** One payment with its attempts, refunds and cash receipt (`GET /v1/payments/{paymentId}`). */
 export const paymentDetailView = paymentView.extend({
-  attempts: z.array(z.object({
-    attemptId: z.string(),
-    seq: z.number().int().describe('Window order, from 1.'),
-    pgOrderId: z.string(),
-    provider: z.enum(PROVIDERS),
-    method: z.enum(METHODS).describe('The method asked for.'),
-    easyPayProvider: z.enum(EASY_PAY_PROVIDERS).nullable(),
-    approvedMethod: z.enum(METHODS).nullable().describe('The method the gateway approved (e.g. a card inside an easy-pay window).'),
-    status: z.enum(['READY', 'CONFIRMING', 'APPROVED', 'REFUSED', 'CANCELED', 'WINDOW_ERROR', 'FAILED', 'AUTO_CANCELED'])
-      .describe('AUTO_CANCELED: approved, then given back because it could not become the order (see `failure.code`).'),
-    pgTransactionId: z.string().nullable(),
-    approvedAmount: won.nullable(),
-    testPayment: z.boolean(),
-    failure: failureView.nullable(),
-    createdAt: instant,
-    approvedAt: instant.nullable(),
-  })),
+  attempts: z.array(
+    z.object({
+      attemptId: z.string(),
+      seq: z.number().int().describe('Window order, from 1.'),
+      pgOrderId: z.string(),
+      provider: z.enum(PROVIDERS),
+      method: z.enum(METHODS).describe('The method asked for.'),
+      easyPayProvider: z.enum(EASY_PAY_PROVIDERS).nullable(),
+      approvedMethod: z.enum(METHODS).nullable().describe('The method the gateway approved (e.g. a card inside an easy-pay window).'),
+      status: z
+        .enum(['READY', 'CONFIRMING', 'APPROVED', 'REFUSED', 'CANCELED', 'WINDOW_ERROR', 'FAILED', 'AUTO_CANCELED'])
+        .describe('AUTO_CANCELED: approved, then given back because it could not become the order (see `failure.code`).'),
+      pgTransactionId: z.string().nullable(),
+      approvedAmount: won.nullable(),
+      testPayment: z.boolean(),
+      failure: failureView.nullable(),
+      createdAt: instant,
+      approvedAt: instant.nullable(),
+    }),
+  ),
   refunds: z.array(refundView),
   heldRefundAmount: won.describe('Sum of the HELD refunds.'),
   cashReceipt: cashReceiptView.nullable(),
@@ -136,7 +162,8 @@ export const paymentDetailView = paymentView.extend({
 
 async function presentPayment(db: Db, p: PaymentRow & { adminStatus: AdminStatus }, now: number) {
   const attempts = await attemptsOf(db, p.id);
-  const approving = attempts.find((a) => a.approvedAt !== null && a.status !== 'AUTO_CANCELED') ?? attempts.find((a) => a.approvedAt !== null) ?? attempts.at(-1);
+  const approving =
+    attempts.find((a) => a.approvedAt !== null && a.status !== 'AUTO_CANCELED') ?? attempts.find((a) => a.approvedAt !== null) ?? attempts.at(-1);
   return {
     paymentId: p.id,
     status: p.adminStatus,
@@ -171,7 +198,9 @@ export const paymentAdminOperations = [
     auth: 'store',
     scope: 'settlement:r',
     query: listQuery,
-    response: pageOf(paymentView).extend({ from: calendarDate, to: calendarDate }).describe('`from`/`to`: the period listed (Korean calendar days), defaults filled in.'),
+    response: pageOf(paymentView)
+      .extend({ from: calendarDate, to: calendarDate })
+      .describe('`from`/`to`: the period listed (Korean calendar days), defaults filled in.'),
     errors: { 400: ['INVALID_PARAMETER', 'RANGE_TOO_WIDE'] },
     handler: async (ctx) => {
       const { from, to } = periodOf(ctx.query.from, ctx.query.to, ctx.now, PAYMENT_LIST_MAX_DAYS);
@@ -188,8 +217,19 @@ export const paymentAdminOperations = [
       ];
       const where = and(...filters);
       const { page, size } = ctx.query;
-      const rows = await ctx.db.select({ p: payments, adminStatus: status }).from(payments).where(where).orderBy(desc(payments.createdAt)).limit(size).offset((page - 1) * size).all();
-      const total = ((await ctx.db.select({ n: sql<number>`count(*)` }).from(payments).where(where).get())!).n;
+      const rows = await ctx.db
+        .select({ p: payments, adminStatus: status })
+        .from(payments)
+        .where(where)
+        .orderBy(desc(payments.createdAt))
+        .limit(size)
+        .offset((page - 1) * size)
+        .all();
+      const total = (await ctx.db
+        .select({ n: sql<number>`count(*)` })
+        .from(payments)
+        .where(where)
+        .get())!.n;
       const views = await Promise.all(rows.map((r) => presentPayment(ctx.db, { ...r.p, adminStatus: r.adminStatus }, ctx.now)));
       return { from, to, ...paginated(views, page, size, total) };
     },
@@ -207,14 +247,29 @@ export const paymentAdminOperations = [
     errors: { 403: ['TENANT_MISMATCH'], 404: ['PAYMENT_NOT_FOUND'] },
     handler: async (ctx) => {
       const payment = requireOwned(await findPayment(ctx.db, ctx.params.paymentId), ctx.store.id, 'PAYMENT_NOT_FOUND');
-      const adminStatus = ((await ctx.db.select({ s: adminStatusSql(ctx.now) }).from(payments).where(eq(payments.id, payment.id)).get())!).s;
+      const adminStatus = (await ctx.db
+        .select({ s: adminStatusSql(ctx.now) })
+        .from(payments)
+        .where(eq(payments.id, payment.id))
+        .get())!.s;
       const refunds = await ctx.db.select().from(paymentRefunds).where(eq(paymentRefunds.paymentId, payment.id)).orderBy(paymentRefunds.createdAt).all();
       return {
         ...(await presentPayment(ctx.db, { ...payment, adminStatus }, ctx.now)),
         attempts: (await attemptsOf(ctx.db, payment.id)).map((a) => ({
-          attemptId: a.id, seq: a.seq, pgOrderId: a.pgOrderId, provider: a.pg, method: a.method, easyPayProvider: a.provider, approvedMethod: a.approvedMethod,
-          status: a.status, pgTransactionId: a.pgTransactionId, approvedAmount: a.approvedAmount, testPayment: a.testPayment,
-          failure: presentFailure(a.failure), createdAt: isoAt(a.createdAt), approvedAt: a.approvedAt === null ? null : isoAt(a.approvedAt),
+          attemptId: a.id,
+          seq: a.seq,
+          pgOrderId: a.pgOrderId,
+          provider: a.pg,
+          method: a.method,
+          easyPayProvider: a.provider,
+          approvedMethod: a.approvedMethod,
+          status: a.status,
+          pgTransactionId: a.pgTransactionId,
+          approvedAmount: a.approvedAmount,
+          testPayment: a.testPayment,
+          failure: presentFailure(a.failure),
+          createdAt: isoAt(a.createdAt),
+          approvedAt: a.approvedAt === null ? null : isoAt(a.approvedAt),
         })),
         refunds: refunds.map(presentRefund),
         heldRefundAmount: refunds.filter((r) => r.status === 'HELD').reduce((n, r) => n + r.amount, 0),

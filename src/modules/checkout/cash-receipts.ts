@@ -4,7 +4,15 @@ import type { Db } from '../../db/client.js';
 import { fail } from '../../server/errors.js';
 import type { Services } from '../../server/services.js';
 import { sealSecrets } from '../payments/index.js';
-import { cancelCashReceipt, cashReceiptOf, claimDueCashReceipts, queueCashReceiptReissue, recordCashReceiptFailure, recordCashReceiptIssued, requestCashReceipt } from '../orders/index.js';
+import {
+  cancelCashReceipt,
+  cashReceiptOf,
+  claimDueCashReceipts,
+  queueCashReceiptReissue,
+  recordCashReceiptFailure,
+  recordCashReceiptIssued,
+  requestCashReceipt,
+} from '../orders/index.js';
 import { findPayment, type PaymentRow } from './payment-records.js';
 import { paymentAttempts, paymentRefunds } from './schema.js';
 
@@ -17,7 +25,13 @@ export function assertCashReceiptAllowed(method: string | null, totalAmount: num
   if (totalAmount === 0 || method === null || !CASH_REQUEST_METHODS.has(method)) throw fail(400, 'CASH_RECEIPT_NOT_AVAILABLE', { method, totalAmount });
 }
 
-export async function writeCashReceipt(services: Services, paymentId: string, storeId: string, now: number, receipt: { type: 'INCOME_DEDUCTION' | 'EXPENSE_PROOF'; digits: string }) {
+export async function writeCashReceipt(
+  services: Services,
+  paymentId: string,
+  storeId: string,
+  now: number,
+  receipt: { type: 'INCOME_DEDUCTION' | 'EXPENSE_PROOF'; digits: string },
+) {
   const row = {
     paymentId,
     storeId,
@@ -37,8 +51,14 @@ export async function writeCashReceipt(services: Services, paymentId: string, st
 
 /** The cash a payment kept: its approved amount less the cash refunds the gateway completed. */
 async function cashLeft(db: Db, payment: PaymentRow) {
-  const refunded = (await db.select({ amount: paymentRefunds.amount }).from(paymentRefunds).innerJoin(paymentAttempts, eq(paymentAttempts.id, paymentRefunds.attemptId))
-    .where(and(eq(paymentRefunds.paymentId, payment.id), eq(paymentRefunds.status, 'COMPLETED'), eq(paymentAttempts.status, 'APPROVED'))).all()).reduce((n, r) => n + r.amount, 0);
+  const refunded = (
+    await db
+      .select({ amount: paymentRefunds.amount })
+      .from(paymentRefunds)
+      .innerJoin(paymentAttempts, eq(paymentAttempts.id, paymentRefunds.attemptId))
+      .where(and(eq(paymentRefunds.paymentId, payment.id), eq(paymentRefunds.status, 'COMPLETED'), eq(paymentAttempts.status, 'APPROVED')))
+      .all()
+  ).reduce((n, r) => n + r.amount, 0);
   return payment.amounts.totalAmount - refunded;
 }
 
@@ -63,11 +83,19 @@ export async function issueCashReceipts(services: Services, now: number): Promis
     if (payment.testPayment) {
       // A reissue after a partial refund gets a number of its own.
       const receiptNo = receipt.receiptNo === null ? `SBX${payment.orderNo}` : `SBX${payment.orderNo}-${receipt.attempts + 1}`;
-      await recordCashReceiptIssued(services.db, receipt.paymentId, now, { receiptNo, amount: await cashLeft(services.db, payment), attempts: receipt.attempts + 1 });
+      await recordCashReceiptIssued(services.db, receipt.paymentId, now, {
+        receiptNo,
+        amount: await cashLeft(services.db, payment),
+        attempts: receipt.attempts + 1,
+      });
     } else {
       const attempts = receipt.attempts + 1;
       const failed = attempts >= 5;
-      await recordCashReceiptFailure(services.db, receipt.paymentId, now, { attempts, nextAttemptAt: failed ? null : now + 60_000 * 2 ** attempts, failureCode: 'ISSUER_NOT_AVAILABLE' });
+      await recordCashReceiptFailure(services.db, receipt.paymentId, now, {
+        attempts,
+        nextAttemptAt: failed ? null : now + 60_000 * 2 ** attempts,
+        failureCode: 'ISSUER_NOT_AVAILABLE',
+      });
     }
   }
   return handled;

@@ -21,7 +21,14 @@ export interface DiscountRequest {
 }
 
 /** Checks the buyer's coupons and points against the sheet and prices it with them. */
-export async function priceWithDiscounts(db: Db, sheet: { storeId: string; items: SheetItem[] }, customerId: string | null, request: DiscountRequest, zipCode: string | null, now: number) {
+export async function priceWithDiscounts(
+  db: Db,
+  sheet: { storeId: string; items: SheetItem[] },
+  customerId: string | null,
+  request: DiscountRequest,
+  zipCode: string | null,
+  now: number,
+) {
   const settings = await storeSettings(db, sheet.storeId);
   const coupons = await applyCoupons(db, sheet.storeId, customerId, sheet.items, request.coupons, now);
   const payable = priceSheet(sheet.items, settings, zipCode, { couponDiscountAmount: coupons.discountAmount, pointAmount: 0 }).amounts.totalAmount;
@@ -33,16 +40,33 @@ export async function priceWithDiscounts(db: Db, sheet: { storeId: string; items
  * Takes what a starting payment uses, inside its transaction: the coupon items (guarded, so one of two
  * concurrent payments with the same coupon wins) and the points (never below zero).
  */
-export async function holdDiscounts(db: Db, now: number, payment: { id: string; storeId: string; customerId: string | null; amounts: { pointAmount: number } }, coupons: AppliedCoupons): Promise<CouponLine[]> {
+export async function holdDiscounts(
+  db: Db,
+  now: number,
+  payment: { id: string; storeId: string; customerId: string | null; amounts: { pointAmount: number } },
+  coupons: AppliedCoupons,
+): Promise<CouponLine[]> {
   const lines = await holdCoupons(db, payment.id, payment.customerId, coupons, now);
   if (payment.amounts.pointAmount > 0) {
-    await spend(db, now, { storeId: payment.storeId, customerId: payment.customerId!, reason: '주문 결제에 사용', paymentId: payment.id }, 'USE', payment.amounts.pointAmount);
+    await spend(
+      db,
+      now,
+      { storeId: payment.storeId, customerId: payment.customerId!, reason: '주문 결제에 사용', paymentId: payment.id },
+      'USE',
+      payment.amounts.pointAmount,
+    );
   }
   return lines;
 }
 
 const settle = async (db: Db, now: number, paymentId: string) =>
-  (await db.update(payments).set({ holdsSettledAt: now }).where(and(eq(payments.id, paymentId), isNull(payments.holdsSettledAt))).run()).changes === 1;
+  (
+    await db
+      .update(payments)
+      .set({ holdsSettledAt: now })
+      .where(and(eq(payments.id, paymentId), isNull(payments.holdsSettledAt)))
+      .run()
+  ).changes === 1;
 
 /** The order made from the payment owns what it held. */
 export async function linkDiscountsToOrder(db: Db, now: number, paymentId: string, orderId: string) {
@@ -63,11 +87,16 @@ export async function releaseDiscounts(db: Db, now: number, paymentId: string) {
  */
 export async function releaseExpiredHolds(services: Services, now: number): Promise<number> {
   const { db } = services;
-  const confirming = db.select({ id: paymentAttempts.id }).from(paymentAttempts)
+  const confirming = db
+    .select({ id: paymentAttempts.id })
+    .from(paymentAttempts)
     .where(and(eq(paymentAttempts.paymentId, payments.id), or(eq(paymentAttempts.status, 'CONFIRMING'), eq(paymentAttempts.status, 'APPROVED'))));
-  const due = await db.select({ id: payments.id }).from(payments)
+  const due = await db
+    .select({ id: payments.id })
+    .from(payments)
     .where(and(isNull(payments.holdsSettledAt), isNull(payments.orderId), lte(payments.expiresAt, now), notExists(confirming)))
-    .limit(200).all();
+    .limit(200)
+    .all();
   for (const { id } of due) await transaction(services.db, () => releaseDiscounts(db, now, id));
   return due.length;
 }

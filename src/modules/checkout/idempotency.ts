@@ -4,7 +4,8 @@ import { reply } from '../../server/registry.js';
 import { ApiError, type FieldError } from '../../server/errors.js';
 import { claimIdempotencyKey, settleIdempotencyKey } from '../../server/idempotency.js';
 
-type Remembered = { ok: true; status: number; data: unknown } | { ok: false; status: number; code: string; details: Record<string, unknown> | null; fieldErrors: FieldError[] };
+type Remembered =
+  { ok: true; status: number; data: unknown } | { ok: false; status: number; code: string; details: Record<string, unknown> | null; fieldErrors: FieldError[] };
 
 /** Errors of `idempotent`: a key reused for another request, or held by a request still running. */
 export const IDEMPOTENCY_ERRORS = { 409: ['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE'] };
@@ -19,7 +20,9 @@ export async function idempotent(ctx: Ctx, scope: string, run: () => Promise<Rep
   if (!key) return run();
   const { db } = ctx.services;
   // Hashed: the body holds the guest's order password and cash-receipt numbers, which must not rest in the table.
-  const fingerprint = createHash('sha256').update(`${ctx.event.req.method} ${ctx.event.url.pathname}\n${JSON.stringify(ctx.body ?? null)}`).digest('base64url');
+  const fingerprint = createHash('sha256')
+    .update(`${ctx.event.req.method} ${ctx.event.url.pathname}\n${JSON.stringify(ctx.body ?? null)}`)
+    .digest('base64url');
   const replay = await claimIdempotencyKey(db, scope, key, fingerprint, ctx.now);
   if (replay) {
     const remembered = JSON.parse(replay.body) as Remembered;
@@ -32,7 +35,8 @@ export async function idempotent(ctx: Ctx, scope: string, run: () => Promise<Rep
     await settle({ ok: true, status: out.status, data: out.data });
     return out;
   } catch (error) {
-    if (error instanceof ApiError && error.status < 500) await settle({ ok: false, status: error.status, code: error.code, details: error.details, fieldErrors: error.fieldErrors });
+    if (error instanceof ApiError && error.status < 500)
+      await settle({ ok: false, status: error.status, code: error.code, details: error.details, fieldErrors: error.fieldErrors });
     else await settle({ ok: false, status: 500, code: 'INTERNAL_ERROR', details: null, fieldErrors: [] });
     throw error;
   }

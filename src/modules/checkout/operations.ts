@@ -14,8 +14,24 @@ import { loadPayment } from './payment-records.js';
 import { paymentStartView, paymentStatusView, presentPaymentStatus, storefrontResult, storefrontResultView } from './payment-views.js';
 import { cartItems, carts } from './schema.js';
 import {
-  addCartItem, assertGuestAllowed, assertSheetOpen, BUYER_TOKEN_ERRORS, setCartQuantity, buyerSheet, cartFor, cartLine, cartLines,
-  cartView, checkoutView, createSheet, deliveryView, findCart, OPEN_SHEET_ERRORS, ORDERABLE_ERRORS, presentCart, presentSheet,
+  addCartItem,
+  assertGuestAllowed,
+  assertSheetOpen,
+  BUYER_TOKEN_ERRORS,
+  setCartQuantity,
+  buyerSheet,
+  cartFor,
+  cartLine,
+  cartLines,
+  cartView,
+  checkoutView,
+  createSheet,
+  deliveryView,
+  findCart,
+  OPEN_SHEET_ERRORS,
+  ORDERABLE_ERRORS,
+  presentCart,
+  presentSheet,
 } from './service.js';
 
 const tag = 'Storefront checkout';
@@ -38,7 +54,12 @@ export const checkoutOperations = [
     handler: async (ctx) => {
       const { storeId } = ctx.buyer;
       const store = (await findStore(ctx.db, storeId))!;
-      return { storeId, name: store.name, guestCheckout: (await storeSettings(ctx.db, storeId)).guestCheckout, ...(await checkoutAvailability(ctx.services, storeId)) };
+      return {
+        storeId,
+        name: store.name,
+        guestCheckout: (await storeSettings(ctx.db, storeId)).guestCheckout,
+        ...(await checkoutAvailability(ctx.services, storeId)),
+      };
     },
   }),
   defineOperation({
@@ -123,7 +144,13 @@ export const checkoutOperations = [
       if ('cartItemIds' in ctx.body) {
         const cart = await findCart(ctx, storeId, customer);
         const lines = await cartLines(ctx, cart, ctx.body.cartItemIds);
-        sheet = await createSheet(ctx, storeId, customer, lines.map((l) => ({ ...l, cartItemId: l.id })), cart!.id);
+        sheet = await createSheet(
+          ctx,
+          storeId,
+          customer,
+          lines.map((l) => ({ ...l, cartItemId: l.id })),
+          cart!.id,
+        );
       } else {
         sheet = await createSheet(ctx, storeId, customer, [{ ...ctx.body.directItem, cartItemId: null }], null);
       }
@@ -162,7 +189,8 @@ export const checkoutOperations = [
     errors: mergeErrors(OPEN_SHEET_ERRORS, DISCOUNT_ERRORS),
     handler: async (ctx) => {
       const { sheet, customer } = await buyerSheet(ctx, ctx.params.checkoutId);
-      const { amounts } = (await priceWithDiscounts(ctx.db, sheet, customer?.id ?? null, ctx.body, sheet.requiresShipping ? sheet.zipCode : null, ctx.now)).priced;
+      const { amounts } = (await priceWithDiscounts(ctx.db, sheet, customer?.id ?? null, ctx.body, sheet.requiresShipping ? sheet.zipCode : null, ctx.now))
+        .priced;
       return { amounts, paymentRequired: amounts.totalAmount > 0 };
     },
   }),
@@ -181,7 +209,11 @@ export const checkoutOperations = [
     handler: async (ctx) => {
       const { sheet } = await buyerSheet(ctx, ctx.params.checkoutId);
       const view = await presentSheet(ctx.services, sheet, ctx.now, ctx.body.zipCode);
-      return { amounts: view.amounts, delivery: view.requiresShipping ? view.delivery : { zipCode: ctx.body.zipCode, remoteSurcharge: 0, remoteAreaLabel: null }, paymentRequired: view.paymentRequired };
+      return {
+        amounts: view.amounts,
+        delivery: view.requiresShipping ? view.delivery : { zipCode: ctx.body.zipCode, remoteSurcharge: 0, remoteAreaLabel: null },
+        paymentRequired: view.paymentRequired,
+      };
     },
   }),
   defineOperation({

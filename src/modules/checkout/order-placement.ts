@@ -30,10 +30,24 @@ interface Approval {
  * Takes the stock and writes the order (with `ORDER.PAID`), closing payment and sheet — inside the caller's
  * transaction. Throws 409 INSUFFICIENT_STOCK / DATES_UNAVAILABLE when stock ran out.
  */
-export async function placeOrder(services: Services, now: number, payment: PaymentRow, sheet: SheetRow, customer: Pick<Customer, 'name' | 'email'> | null, approval: Approval, paymentFields: Partial<PaymentRow> = {}): Promise<string> {
+export async function placeOrder(
+  services: Services,
+  now: number,
+  payment: PaymentRow,
+  sheet: SheetRow,
+  customer: Pick<Customer, 'name' | 'email'> | null,
+  approval: Approval,
+  paymentFields: Partial<PaymentRow> = {},
+): Promise<string> {
   const { db } = services;
   for (const item of sheet.items) {
-    await recordSale(db, now, { storeId: sheet.storeId, productId: item.productId, variantId: item.optionId, quantity: item.quantity, stay: item.stay && { checkIn: item.stay.checkIn, checkOut: item.stay.checkOut } });
+    await recordSale(db, now, {
+      storeId: sheet.storeId,
+      productId: item.productId,
+      variantId: item.optionId,
+      quantity: item.quantity,
+      stay: item.stay && { checkIn: item.stay.checkIn, checkOut: item.stay.checkOut },
+    });
   }
   const { itemDeliveryFees } = priceSheet(sheet.items, await storeSettings(db, sheet.storeId), payment.shippingAddress?.zipCode ?? null, payment.amounts);
   const couponDiscounts = sheet.items.map((_, i) => payment.coupons.reduce((n, line) => n + line.itemDiscounts[i], 0));
@@ -60,33 +74,36 @@ export async function placeOrder(services: Services, now: number, payment: Payme
     },
     amounts: payment.amounts,
     shippingAddress: payment.shippingAddress,
-    items: await Promise.all(sheet.items.map(async (item, i) => ({
-      productId: item.productId,
-      productNo: item.productNo,
-      optionId: item.optionId,
-      productName: item.name,
-      optionValues: item.optionValues,
-      quantity: item.quantity,
-      unitPrice: item.unitPrice,
-      amount: item.amount,
-      deliveryGroup: deliveryGroupOf(item),
-      deliveryFee: itemDeliveryFees[i],
-      couponDiscountAmount: couponDiscounts[i],
-      pointEarnRateBp: (await findProduct(db, item.productId))?.pointEarnRateBp ?? null,
-      stay: item.stay,
-      fulfillment: item.fulfillment,
-      refundPolicy: item.refundPolicy,
-    }))),
+    items: await Promise.all(
+      sheet.items.map(async (item, i) => ({
+        productId: item.productId,
+        productNo: item.productNo,
+        optionId: item.optionId,
+        productName: item.name,
+        optionValues: item.optionValues,
+        quantity: item.quantity,
+        unitPrice: item.unitPrice,
+        amount: item.amount,
+        deliveryGroup: deliveryGroupOf(item),
+        deliveryFee: itemDeliveryFees[i],
+        couponDiscountAmount: couponDiscounts[i],
+        pointEarnRateBp: (await findProduct(db, item.productId))?.pointEarnRateBp ?? null,
+        stay: item.stay,
+        fulfillment: item.fulfillment,
+        refundPolicy: item.refundPolicy,
+      })),
+    ),
   });
   await updateById(db, payments, payment.id, { ...paymentFields, status: 'COMPLETED', orderId: order.id, updatedAt: now });
   await linkDiscountsToOrder(db, now, payment.id, order.id);
   await updateById(db, checkoutSheets, sheet.id, { status: 'COMPLETED', orderId: order.id });
   await removeOrderedCartLines(db, sheet);
-  if ((await cashReceiptOf(db, payment.id))?.status === 'REQUESTED') await settleCashReceiptRequest(db, payment.id, CASH_METHODS.has(approval.approvedMethod), now);
+  if ((await cashReceiptOf(db, payment.id))?.status === 'REQUESTED')
+    await settleCashReceiptRequest(db, payment.id, CASH_METHODS.has(approval.approvedMethod), now);
   return order.id;
 }
 
-const customerOf = async (db: Db, id: string | null) => (id ? (await findCustomer(db, id)) ?? null : null);
+const customerOf = async (db: Db, id: string | null) => (id ? ((await findCustomer(db, id)) ?? null) : null);
 
 const CANCEL_MESSAGES: Record<string, string> = {
   DUPLICATE_APPROVAL: '같은 주문서가 이미 결제되어 이 결제는 자동 취소되었습니다.',
@@ -111,9 +128,22 @@ export async function settleApproval(services: Services, attemptId: string, resu
     if (attempt.status !== 'READY' && attempt.status !== 'CONFIRMING') return { kind: 'NOOP' };
     const payment = await loadPayment(db, attempt.paymentId);
     const sheet = await loadSheet(db, payment.checkoutId);
-    const approval = { pgTransactionId: result.pgTransactionId, approvedAmount: result.approvedAmount, approvedMethod: result.approvedMethod, approvedAt: now, updatedAt: now };
+    const approval = {
+      pgTransactionId: result.pgTransactionId,
+      approvedAmount: result.approvedAmount,
+      approvedMethod: result.approvedMethod,
+      approvedAt: now,
+      updatedAt: now,
+    };
     // The money was taken whatever happens next: an automatic cancel counts on both sides of the sales report.
-    await announce(db, 'paymentApproved', { storeId: attempt.storeId, at: now, pg: attempt.pg, method: result.approvedMethod ?? attempt.method, testPayment: attempt.testPayment, amount: result.approvedAmount });
+    await announce(db, 'paymentApproved', {
+      storeId: attempt.storeId,
+      at: now,
+      pg: attempt.pg,
+      method: result.approvedMethod ?? attempt.method,
+      testPayment: attempt.testPayment,
+      amount: result.approvedAmount,
+    });
     // The approving attempt names the payment's gateway, method and transaction (spec 01 §4.3 list items).
     const gatewayFields = { pg: attempt.pg, method: result.approvedMethod ?? attempt.method, pgTransactionId: result.pgTransactionId };
 
@@ -123,13 +153,31 @@ export async function settleApproval(services: Services, attemptId: string, resu
     // Approved in time but answered late (CONFIRMING) still counts; a window approved after the 10 minutes does not.
     else if (attempt.status === 'READY' && now >= payment.expiresAt) reason = 'PAYMENT_EXPIRED';
     else if (result.approvedAmount !== payment.amounts.totalAmount) reason = 'AMOUNT_MISMATCH';
-    else if (priceSheet(sheet.items, await storeSettings(db, sheet.storeId), payment.shippingAddress?.zipCode ?? null, payment.amounts).amounts.totalAmount !== payment.amounts.totalAmount) reason = 'AMOUNT_MISMATCH';
+    else if (
+      priceSheet(sheet.items, await storeSettings(db, sheet.storeId), payment.shippingAddress?.zipCode ?? null, payment.amounts).amounts.totalAmount !==
+      payment.amounts.totalAmount
+    )
+      reason = 'AMOUNT_MISMATCH';
     if (reason === null) {
       try {
         // A savepoint: stock taken for earlier items is given back when a later one is short.
-        const orderId = await transaction(services.db, async () => placeOrder(services, now, payment, sheet, await customerOf(db, payment.customerId), {
-          pg: attempt.pg, method: attempt.method, approvedMethod: result.approvedMethod ?? attempt.method, provider: attempt.provider, amount: result.approvedAmount,
-        }, gatewayFields));
+        const orderId = await transaction(services.db, async () =>
+          placeOrder(
+            services,
+            now,
+            payment,
+            sheet,
+            await customerOf(db, payment.customerId),
+            {
+              pg: attempt.pg,
+              method: attempt.method,
+              approvedMethod: result.approvedMethod ?? attempt.method,
+              provider: attempt.provider,
+              amount: result.approvedAmount,
+            },
+            gatewayFields,
+          ),
+        );
         await updateById(db, paymentAttempts, attempt.id, { ...approval, status: 'APPROVED' });
         return { kind: 'ORDER', orderId };
       } catch (error) {
@@ -145,8 +193,17 @@ export async function settleApproval(services: Services, attemptId: string, resu
     }
     const refundId = newId('rfd', now);
     await insertRow(db, paymentRefunds, {
-      id: refundId, storeId: payment.storeId, paymentId: payment.id, attemptId: attempt.id, amount: result.approvedAmount, pointRefundAmount: 0,
-      reason, status: 'PROCESSING', failure: null, createdAt: now, completedAt: null,
+      id: refundId,
+      storeId: payment.storeId,
+      paymentId: payment.id,
+      attemptId: attempt.id,
+      amount: result.approvedAmount,
+      pointRefundAmount: 0,
+      reason,
+      status: 'PROCESSING',
+      failure: null,
+      createdAt: now,
+      completedAt: null,
     });
     return { kind: 'CANCEL', refundId, reason };
   });

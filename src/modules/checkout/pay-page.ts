@@ -19,10 +19,13 @@ const PAY_FORM_LIMIT = 4096;
 const won = (n: number) => `${n.toLocaleString('ko-KR')}원`;
 
 function page(title: string, body: string, status = 200) {
-  return htmlResponse(`<!doctype html><html lang="ko"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title>
+  return htmlResponse(
+    `<!doctype html><html lang="ko"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:420px;margin:40px auto;padding:0 16px;color:#222}.box{border:1px solid #ddd;border-radius:12px;padding:20px}.amount{font-size:28px;font-weight:700;margin:8px 0 16px}
 .badge{display:inline-block;background:#fff3cd;color:#7a5b00;border-radius:6px;padding:2px 8px;font-size:12px}button{width:100%;padding:12px;margin-top:8px;border-radius:8px;border:1px solid #ccc;font-size:16px;cursor:pointer}
-button.approve{background:#1f6feb;color:#fff;border-color:#1f6feb}dl{display:grid;grid-template-columns:auto 1fr;gap:4px 12px;font-size:14px}dt{color:#666}</style></head><body>${body}</body></html>`, status);
+button.approve{background:#1f6feb;color:#fff;border-color:#1f6feb}dl{display:grid;grid-template-columns:auto 1fr;gap:4px 12px;font-size:14px}dt{color:#666}</style></head><body>${body}</body></html>`,
+    status,
+  );
 }
 
 /** The sandbox payment window: what the gateway's window would show, with the buyer's three choices. */
@@ -40,13 +43,16 @@ async function windowPage(services: Services, paymentId: string) {
   const name = sheet.items.length > 1 ? `${sheet.items[0].name} 외 ${sheet.items.length - 1}건` : sheet.items[0].name;
   if (!open.testPayment) return liveWindowPage(open.pg, name, payment.amounts.totalAmount, open.windowParams ?? {});
   const button = (outcome: Outcome, label: string, cls = '') => `<button type="submit" name="outcome" value="${outcome}" class="${cls}">${label}</button>`;
-  return page('결제', `<div class="box">
+  return page(
+    '결제',
+    `<div class="box">
 <span class="badge">${payment.testPayment ? '테스트 결제 · 실제 돈이 나가지 않습니다' : '결제'}</span>
 <h1>${escapeHtml(open.pg === 'pg_one' ? 'PG One' : 'PG Two')} 결제</h1>
 <dl><dt>주문</dt><dd>${escapeHtml(name)}</dd><dt>주문 번호</dt><dd>${escapeHtml(open.pgOrderId)}</dd><dt>결제 수단</dt><dd>${escapeHtml(open.method)}${open.provider ? ` (${escapeHtml(open.provider)})` : ''}</dd><dt>유효 시간</dt><dd>${escapeHtml(isoAt(payment.expiresAt))}까지</dd></dl>
 <div class="amount">${won(payment.amounts.totalAmount)}</div>
 <form method="post"><input type="hidden" name="token" value="${formToken(services, 'pay-window', open.id)}">${button('APPROVE', '결제 승인', 'approve')}${button('REFUSE', '결제 거절 (카드사 거절)')}${button('CANCEL', '창 닫기')}</form>
-</div>`);
+</div>`,
+  );
 }
 
 /**
@@ -54,25 +60,37 @@ async function windowPage(services: Services, paymentId: string) {
  * gateway then sends the buyer to `/pay/{paymentId}/return`, where the payment is confirmed.
  */
 function liveWindowPage(pg: string, name: string, amount: number, params: Record<string, string>) {
-  const sdk = pg === 'pg_one'
-    ? { src: 'https://js.tosspayments.com/v2/standard', open: `const p = TossPayments(c.clientKey).payment({ customerKey: TossPayments.ANONYMOUS });
-p.requestPayment({ method: c.method, amount: { currency: 'KRW', value: Number(c.amount) }, orderId: c.orderId, orderName: c.orderName, successUrl: c.successUrl, failUrl: c.failUrl, ...(c.easyPay ? { card: { flowMode: 'DIRECT', easyPay: c.easyPay } } : {}) });` }
-    : { src: 'https://cdn.portone.io/v2/browser-sdk.js', open: `PortOne.requestPayment({ storeId: c.storeId, channelKey: c.channelKey, paymentId: c.paymentId, orderName: c.orderName, totalAmount: Number(c.totalAmount), currency: 'CURRENCY_' + c.currency, payMethod: c.payMethod, redirectUrl: c.redirectUrl, ...(c.easyPayProvider ? { easyPay: { easyPayProvider: c.easyPayProvider } } : {}) });` };
+  const sdk =
+    pg === 'pg_one'
+      ? {
+          src: 'https://js.tosspayments.com/v2/standard',
+          open: `const p = TossPayments(c.clientKey).payment({ customerKey: TossPayments.ANONYMOUS });
+p.requestPayment({ method: c.method, amount: { currency: 'KRW', value: Number(c.amount) }, orderId: c.orderId, orderName: c.orderName, successUrl: c.successUrl, failUrl: c.failUrl, ...(c.easyPay ? { card: { flowMode: 'DIRECT', easyPay: c.easyPay } } : {}) });`,
+        }
+      : {
+          src: 'https://cdn.portone.io/v2/browser-sdk.js',
+          open: `PortOne.requestPayment({ storeId: c.storeId, channelKey: c.channelKey, paymentId: c.paymentId, orderName: c.orderName, totalAmount: Number(c.totalAmount), currency: 'CURRENCY_' + c.currency, payMethod: c.payMethod, redirectUrl: c.redirectUrl, ...(c.easyPayProvider ? { easyPay: { easyPayProvider: c.easyPayProvider } } : {}) });`,
+        };
   // JSON inside <script>: "<" escaped so a value can never close the tag.
   const json = JSON.stringify(params).replace(/</g, '\\u003c');
-  return page('결제', `<div class="box"><h1>${escapeHtml(name)}</h1><div class="amount">${won(amount)}</div><p>결제창을 여는 중입니다…</p></div>
+  return page(
+    '결제',
+    `<div class="box"><h1>${escapeHtml(name)}</h1><div class="amount">${won(amount)}</div><p>결제창을 여는 중입니다…</p></div>
 <script type="application/json" id="window">${json}</script><script src="${sdk.src}"></script>
-<script>const c = JSON.parse(document.getElementById('window').textContent);\n${sdk.open}</script>`);
+<script>const c = JSON.parse(document.getElementById('window').textContent);\n${sdk.open}</script>`,
+  );
 }
 
 /** After the buyer's choice the window sends them back to the storefront's `returnUrl` with the result. */
 async function returnRedirect(services: Services, paymentId: string, returnUrl: string) {
   const url = new URL(returnUrl);
-  for (const [key, value] of Object.entries(await storefrontResult(services, (await findPayment(services.db, paymentId))!))) if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
+  for (const [key, value] of Object.entries(await storefrontResult(services, (await findPayment(services.db, paymentId))!)))
+    if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
   return new Response(null, { status: 303, headers: { location: url.toString() } });
 }
 
-const errorPage = (error: ApiError) => page('결제', `<div class="box"><h1>${escapeHtml(error.message)}</h1><p><code>${escapeHtml(error.code)}</code></p></div>`, error.status);
+const errorPage = (error: ApiError) =>
+  page('결제', `<div class="box"><h1>${escapeHtml(error.message)}</h1><p><code>${escapeHtml(error.code)}</code></p></div>`, error.status);
 
 /** `/pay/{paymentId}` (both modes) and, under `svc dev`, `POST /_dev/v1/payments/{paymentId}/simulate`. */
 export function mountPayPages(app: H3, services: Services) {
@@ -88,7 +106,8 @@ export function mountPayPages(app: H3, services: Services) {
       return errorPage(error);
     }
     const outcome = form.get('outcome');
-    if (outcome !== 'APPROVE' && outcome !== 'REFUSE' && outcome !== 'CANCEL') return page('잘못된 요청', '<div class="box"><h1>잘못된 요청입니다</h1></div>', 400);
+    if (outcome !== 'APPROVE' && outcome !== 'REFUSE' && outcome !== 'CANCEL')
+      return page('잘못된 요청', '<div class="box"><h1>잘못된 요청입니다</h1></div>', 400);
     const attempt = (await attemptsOf(services.db, paymentId)).filter((a) => a.status === 'READY').at(-1);
     // The window's own form carries a token bound to its attempt: another site cannot approve in the buyer's name.
     if (!attempt || !formTokenValid(services, 'pay-window', attempt.id, form.get('token'))) {
@@ -111,15 +130,18 @@ export function mountPayPages(app: H3, services: Services) {
     }
   });
   if (services.config.mode !== 'dev') return;
-  app.post('/_dev/v1/payments/:paymentId/simulate', devRoute(services, async (raw, event) => {
-    const { outcome, amount } = parseWith(simulateOutcome, raw);
-    const paymentId = paymentIdOf(event);
-    const payment = await findPayment(services.db, paymentId);
-    if (!payment) throw new ApiError(404, 'PAYMENT_NOT_FOUND');
-    if (outcome === 'REFUND_HELD') {
-      await holdSandboxRefunds(services, paymentId);
-      return presentPaymentStatus(services, payment);
-    }
-    return decideSandbox(services, paymentId, outcome, { amount });
-  }));
+  app.post(
+    '/_dev/v1/payments/:paymentId/simulate',
+    devRoute(services, async (raw, event) => {
+      const { outcome, amount } = parseWith(simulateOutcome, raw);
+      const paymentId = paymentIdOf(event);
+      const payment = await findPayment(services.db, paymentId);
+      if (!payment) throw new ApiError(404, 'PAYMENT_NOT_FOUND');
+      if (outcome === 'REFUND_HELD') {
+        await holdSandboxRefunds(services, paymentId);
+        return presentPaymentStatus(services, payment);
+      }
+      return decideSandbox(services, paymentId, outcome, { amount });
+    }),
+  );
 }

@@ -25,8 +25,16 @@ import { attemptsOf, failure, lastAttemptOf, loadPayment, type AttemptRow, type 
 import { presentPaymentStart } from './payment-views.js';
 import { paymentAttempts, payments, checkoutSheets, type PaymentOptionRef } from './schema.js';
 import {
-  assertBuyerStore, assertGuestAllowed, assertSheetOpen, BUYER_TOKEN_ERRORS, buyerOf, buyerSheet, loadSheet,
-  OPEN_SHEET_ERRORS, presentOptions, type SheetRow,
+  assertBuyerStore,
+  assertGuestAllowed,
+  assertSheetOpen,
+  BUYER_TOKEN_ERRORS,
+  buyerOf,
+  buyerSheet,
+  loadSheet,
+  OPEN_SHEET_ERRORS,
+  presentOptions,
+  type SheetRow,
 } from './service.js';
 
 /** Validity of a payment (spec 02 §8). */
@@ -53,7 +61,7 @@ async function assertReturnUrl(services: Services, storeId: string, value: strin
   if (url.protocol !== 'https:') throw fail(400, 'RETURN_URL_NOT_ALLOWED', { reason: 'NOT_HTTPS', returnUrl: value });
   // Registered payment domains are joined by the store's connected custom domains (spec 02 §4.2); none registered: any https.
   const registered = await paymentDomains(services, storeId);
-  const domains = registered.length ? [...registered, ...await connectedOrigins(services.db, storeId)] : registered;
+  const domains = registered.length ? [...registered, ...(await connectedOrigins(services.db, storeId))] : registered;
   if (domains.length && !domains.some((d) => d === url.origin || d === url.hostname)) {
     throw fail(400, 'RETURN_URL_NOT_ALLOWED', { reason: 'NOT_PAYMENT_DOMAIN', returnUrl: value, paymentDomains: domains });
   }
@@ -79,19 +87,47 @@ async function assertStillOrderable(db: Db, sheet: SheetRow) {
     const product = await findProduct(db, item.productId);
     if (product?.status === 'SOLD_OUT') throw fail(409, 'INSUFFICIENT_STOCK', { productId: item.productId, optionId: item.optionId, quantity: item.quantity });
     if (!product || product.status !== 'ON_SALE') throw fail(409, 'CHECKOUT_STALE', { productId: item.productId, reason: 'NOT_ON_SALE' });
-    if (product.typeChangedVersion !== item.typeVersion) throw fail(409, 'CHECKOUT_STALE', { productId: item.productId, reason: 'TYPE_CHANGED', fulfillmentType: product.fulfillment.type });
+    if (product.typeChangedVersion !== item.typeVersion)
+      throw fail(409, 'CHECKOUT_STALE', { productId: item.productId, reason: 'TYPE_CHANGED', fulfillmentType: product.fulfillment.type });
     const variant = product.inventoryMode === 'STANDARD' ? (await variantsOf(db, product.id)).find((v) => v.id === item.optionId) : undefined;
-    if (variant && variant.stockQuantity < item.quantity) throw fail(409, 'INSUFFICIENT_STOCK', { productId: item.productId, optionId: item.optionId, quantity: item.quantity });
+    if (variant && variant.stockQuantity < item.quantity)
+      throw fail(409, 'INSUFFICIENT_STOCK', { productId: item.productId, optionId: item.optionId, quantity: item.quantity });
   }
 }
 
 const pgOrderId = (orderNo: number, seq: number) => `${orderNo}-${String(seq).padStart(2, '0')}`;
 
-async function insertAttempt(db: Db, payment: PaymentRow, seq: number, option: PaymentOption, returnUrl: string, testPayment: boolean, now: number): Promise<AttemptRow> {
+async function insertAttempt(
+  db: Db,
+  payment: PaymentRow,
+  seq: number,
+  option: PaymentOption,
+  returnUrl: string,
+  testPayment: boolean,
+  now: number,
+): Promise<AttemptRow> {
   const attempt: AttemptRow = {
-    id: newId('att', now), storeId: payment.storeId, paymentId: payment.id, seq, pg: option.pg, method: option.method, provider: option.provider ?? null,
-    pgOrderId: pgOrderId(payment.orderNo, seq), pgPaymentKey: null, credentialId: null, windowParams: null, pgTransactionId: null, approvedMethod: null, approvedAmount: null,
-    status: 'READY', returnUrl, failure: null, testPayment, createdAt: now, updatedAt: now, approvedAt: null,
+    id: newId('att', now),
+    storeId: payment.storeId,
+    paymentId: payment.id,
+    seq,
+    pg: option.pg,
+    method: option.method,
+    provider: option.provider ?? null,
+    pgOrderId: pgOrderId(payment.orderNo, seq),
+    pgPaymentKey: null,
+    credentialId: null,
+    windowParams: null,
+    pgTransactionId: null,
+    approvedMethod: null,
+    approvedAmount: null,
+    status: 'READY',
+    returnUrl,
+    failure: null,
+    testPayment,
+    createdAt: now,
+    updatedAt: now,
+    approvedAt: null,
   };
   await insertRow(db, paymentAttempts, attempt);
   if (payment.pg !== option.pg || payment.method !== option.method) await updateById(db, payments, payment.id, { pg: option.pg, method: option.method });
@@ -106,13 +142,21 @@ async function insertAttempt(db: Db, payment: PaymentRow, seq: number, option: P
 async function openWindow(services: Services, gateway: Gateway, payment: PaymentRow, attempt: AttemptRow, sheet: SheetRow) {
   try {
     const prepared = await gateway.prepareWindow({
-      paymentId: payment.id, attemptId: attempt.id, pgOrderId: attempt.pgOrderId, amount: payment.amounts.totalAmount, orderName: orderName(sheet),
-      method: attempt.method as PaymentMethod, provider: (attempt.provider ?? undefined) as EasyPayProvider | undefined,
+      paymentId: payment.id,
+      attemptId: attempt.id,
+      pgOrderId: attempt.pgOrderId,
+      amount: payment.amounts.totalAmount,
+      orderName: orderName(sheet),
+      method: attempt.method as PaymentMethod,
+      provider: (attempt.provider ?? undefined) as EasyPayProvider | undefined,
       // The gateway's window comes back to us first: we confirm, then send the buyer on to the storefront.
       returnUrl: `${services.config.origin}/pay/${payment.id}/return?attemptId=${attempt.id}`,
     });
     await updateById(services.db, paymentAttempts, attempt.id, {
-      pgPaymentKey: prepared.pgPaymentKey ?? null, credentialId: prepared.credentialId, windowParams: prepared.client ?? null, updatedAt: services.clock.now(),
+      pgPaymentKey: prepared.pgPaymentKey ?? null,
+      credentialId: prepared.credentialId,
+      windowParams: prepared.client ?? null,
+      updatedAt: services.clock.now(),
     });
     return prepared.windowUrl ?? `${services.config.origin}/pay/${payment.id}`;
   } catch (error) {
@@ -155,7 +199,8 @@ export async function startPayment(ctx: Ctx<PaymentStartInput, unknown, { checko
     if (customer && body.guest) throw validationFailed([{ field: 'guest', code: 'NOT_APPLICABLE', message: '회원 주문에는 guest를 보내지 않습니다.' }]);
     if (!customer && !body.guest) throw validationFailed([{ field: 'guest', code: 'REQUIRED', message: '비회원 주문에는 주문자 정보(guest)가 필요합니다.' }]);
     if (sheet.requiresShipping && !body.shippingAddress) throw fail(400, 'SHIPPING_ADDRESS_REQUIRED');
-    if (!sheet.requiresShipping && body.shippingAddress) throw validationFailed([{ field: 'shippingAddress', code: 'NOT_APPLICABLE', message: '배송이 필요 없는 주문입니다. shippingAddress를 보내지 마세요.' }]);
+    if (!sheet.requiresShipping && body.shippingAddress)
+      throw validationFailed([{ field: 'shippingAddress', code: 'NOT_APPLICABLE', message: '배송이 필요 없는 주문입니다. shippingAddress를 보내지 마세요.' }]);
     await assertStillOrderable(ctx.db, sheet);
     const zipCode = body.shippingAddress?.zipCode ?? null;
     const customerId = customer?.id ?? null;
@@ -181,7 +226,10 @@ export async function startPayment(ctx: Ctx<PaymentStartInput, unknown, { checko
       const fresh = await loadSheet(ctx.db, sheet.id);
       assertSheetOpen(fresh, now);
       // Checked again where they are taken: a coupon or points spent meanwhile refuse here.
-      const { coupons, priced: { amounts } } = await priceWithDiscounts(ctx.db, fresh, customerId, body, zipCode, now);
+      const {
+        coupons,
+        priced: { amounts },
+      } = await priceWithDiscounts(ctx.db, fresh, customerId, body, zipCode, now);
       if (amounts.totalAmount > 0 !== paid) throw fail(409, 'CHECKOUT_STALE', { reason: 'AMOUNT_CHANGED' });
       const payment: PaymentRow = {
         id: newId('pay', now),
@@ -214,7 +262,13 @@ export async function startPayment(ctx: Ctx<PaymentStartInput, unknown, { checko
       if (body.cashReceipt) await writeCashReceipt(services, payment.id, sheet.storeId, now, body.cashReceipt);
       if (!paid) {
         // Nothing to charge: the order is made now, without a window (spec 02 §2.4 `completed`).
-        const orderId = await placeOrder(services, now, payment, fresh, customer, { pg: null, method: 'POINT', approvedMethod: 'POINT', provider: null, amount: 0 });
+        const orderId = await placeOrder(services, now, payment, fresh, customer, {
+          pg: null,
+          method: 'POINT',
+          approvedMethod: 'POINT',
+          provider: null,
+          amount: 0,
+        });
         return { payment: { ...payment, status: 'COMPLETED' as const, orderId }, attempt: null };
       }
       return { payment, attempt: await insertAttempt(ctx.db, payment, 1, option!, body.returnUrl!, testPayment, now) };
@@ -236,10 +290,12 @@ async function buyerPayment(ctx: Ctx<unknown, unknown, { paymentId: string }>) {
 /** Whether another window may open on the payment (spec 02 §3, §7). */
 async function assertRetryable(db: Db, payment: PaymentRow, now: number) {
   if (payment.amounts.totalAmount === 0) throw fail(409, 'ALREADY_PROCESSED', { orderId: payment.orderId });
-  if (payment.status === 'COMPLETED' || payment.status === 'CONFIRMING') throw fail(409, 'PAYMENT_IN_PROGRESS', { status: payment.status, orderId: payment.orderId });
+  if (payment.status === 'COMPLETED' || payment.status === 'CONFIRMING')
+    throw fail(409, 'PAYMENT_IN_PROGRESS', { status: payment.status, orderId: payment.orderId });
   if (payment.status === 'FAILED') throw fail(409, 'PAYMENT_ENDED', { lastFailure: payment.lastFailure });
   if (now >= payment.expiresAt) throw fail(409, 'PAYMENT_EXPIRED', { expiresAt: isoAt(payment.expiresAt) });
-  if ((await attemptsOf(db, payment.id)).some((a) => a.status === 'CONFIRMING' || a.status === 'APPROVED')) throw fail(409, 'PAYMENT_IN_PROGRESS', { status: 'CONFIRMING' });
+  if ((await attemptsOf(db, payment.id)).some((a) => a.status === 'CONFIRMING' || a.status === 'APPROVED'))
+    throw fail(409, 'PAYMENT_IN_PROGRESS', { status: 'CONFIRMING' });
 }
 
 /** Errors of `newAttempt`: the payment the buyer names, whether it may take another window, and the window. */
@@ -249,7 +305,13 @@ export const NEW_ATTEMPT_ERRORS = mergeErrors(BUYER_TOKEN_ERRORS, IDEMPOTENCY_ER
 });
 
 /** `POST /payments/{paymentId}/attempts`: a new window on the same payment; omitted `cashReceipt` keeps the first request. */
-export async function newAttempt(ctx: Ctx<{ option: PaymentOptionRef; returnUrl: string; cashReceipt?: { type: 'INCOME_DEDUCTION' | 'EXPENSE_PROOF'; digits: string } }, unknown, { paymentId: string }>) {
+export async function newAttempt(
+  ctx: Ctx<
+    { option: PaymentOptionRef; returnUrl: string; cashReceipt?: { type: 'INCOME_DEDUCTION' | 'EXPENSE_PROOF'; digits: string } },
+    unknown,
+    { paymentId: string }
+  >,
+) {
   const { services } = ctx;
   const payment = await buyerPayment(ctx);
   return idempotent(ctx, `payment:${payment.id}`, async () => {
@@ -289,7 +351,8 @@ async function closeOlderWindows(services: Services, paymentId: string, newAttem
     const outcome = await gateway.expireWindow({ pgPaymentKey: attempt.pgPaymentKey!, pgOrderId: attempt.pgOrderId }).catch(() => 'ALREADY_DECIDED' as const);
     if (outcome !== 'EXPIRED') continue;
     const now = services.clock.now();
-    await services.db.update(paymentAttempts)
+    await services.db
+      .update(paymentAttempts)
       .set({ status: 'CANCELED', failure: failure('WINDOW_SUPERSEDED', '새 결제창이 열려 이 결제창을 닫았습니다.', false, now), updatedAt: now })
       .where(and(eq(paymentAttempts.id, attempt.id), eq(paymentAttempts.status, 'READY')))
       .run();

@@ -24,8 +24,11 @@ export async function confirmAttempt(services: Services, attemptId: string, outc
   const payment = await loadPayment(db, attempt.paymentId);
   const gateway = await gatewayFor(services, attempt.storeId, attempt.pg as Pg, { credentialId: attempt.credentialId ?? undefined });
   const result = await gateway.confirm({
-    pgPaymentKey: attempt.pgPaymentKey!, pgOrderId: attempt.pgOrderId, amount: payment.amounts.totalAmount,
-    method: attempt.method as PaymentMethod, provider: (attempt.provider ?? undefined) as EasyPayProvider | undefined,
+    pgPaymentKey: attempt.pgPaymentKey!,
+    pgOrderId: attempt.pgOrderId,
+    amount: payment.amounts.totalAmount,
+    method: attempt.method as PaymentMethod,
+    provider: (attempt.provider ?? undefined) as EasyPayProvider | undefined,
   });
   await applyGatewayResult(services, attempt, result, outcome);
 }
@@ -41,15 +44,29 @@ async function applyGatewayResult(services: Services, attempt: AttemptRow, resul
   await transaction(services.db, async () => {
     if (result.status === 'CONFIRMING') {
       await db.update(paymentAttempts).set({ status: 'CONFIRMING', updatedAt: now }).where(eq(paymentAttempts.id, attempt.id)).run();
-      await db.update(payments).set({ status: 'CONFIRMING', updatedAt: now }).where(and(eq(payments.id, attempt.paymentId), eq(payments.status, 'OPEN'))).run();
+      await db
+        .update(payments)
+        .set({ status: 'CONFIRMING', updatedAt: now })
+        .where(and(eq(payments.id, attempt.paymentId), eq(payments.status, 'OPEN')))
+        .run();
       return;
     }
     const f = failure(result.failure?.code ?? 'REFUSED', result.failure?.message ?? '결제가 거절되었습니다.', result.failure?.optionUnavailable ?? false, now);
-    const status: AttemptStatus = outcome === 'CANCEL' || f.code === 'PAY_PROCESS_CANCELED' ? 'CANCELED' : outcome === 'WINDOW_ERROR' ? 'WINDOW_ERROR' : attempt.status === 'CONFIRMING' ? 'FAILED' : 'REFUSED';
+    const status: AttemptStatus =
+      outcome === 'CANCEL' || f.code === 'PAY_PROCESS_CANCELED'
+        ? 'CANCELED'
+        : outcome === 'WINDOW_ERROR'
+          ? 'WINDOW_ERROR'
+          : attempt.status === 'CONFIRMING'
+            ? 'FAILED'
+            : 'REFUSED';
     await db.update(paymentAttempts).set({ status, failure: f, updatedAt: now }).where(eq(paymentAttempts.id, attempt.id)).run();
     // A refusal does not end the payment (spec 02 §3): the buyer may try again until it expires.
-    await db.update(payments).set({ status: sql`case when ${payments.status} = 'CONFIRMING' then 'OPEN' else ${payments.status} end`, lastFailure: f, updatedAt: now })
-      .where(and(eq(payments.id, attempt.paymentId), inArray(payments.status, ['OPEN', 'CONFIRMING']))).run();
+    await db
+      .update(payments)
+      .set({ status: sql`case when ${payments.status} = 'CONFIRMING' then 'OPEN' else ${payments.status} end`, lastFailure: f, updatedAt: now })
+      .where(and(eq(payments.id, attempt.paymentId), inArray(payments.status, ['OPEN', 'CONFIRMING'])))
+      .run();
   });
 }
 
@@ -60,7 +77,8 @@ export async function decideSandbox(services: Services, paymentId: string, outco
   const now = services.clock.now();
   const open = (await attemptsOf(db, paymentId)).filter((a) => a.status === 'READY' && a.pgPaymentKey).at(-1);
   if (!open) {
-    if (payment.status === 'COMPLETED' || payment.status === 'CONFIRMING') throw fail(409, 'PAYMENT_IN_PROGRESS', { status: payment.status, orderId: payment.orderId });
+    if (payment.status === 'COMPLETED' || payment.status === 'CONFIRMING')
+      throw fail(409, 'PAYMENT_IN_PROGRESS', { status: payment.status, orderId: payment.orderId });
     throw fail(409, 'PAYMENT_WINDOW_NOT_OPEN');
   }
   if (payment.status === 'OPEN' && now >= payment.expiresAt) throw fail(409, 'PAYMENT_EXPIRED', { expiresAt: isoAt(payment.expiresAt) });
@@ -83,16 +101,24 @@ export async function returnFromGateway(services: Services, paymentId: string, q
   if (attempt.status === 'READY') {
     const code = query.get('code');
     if (code) {
-      await applyGatewayResult(services, attempt, { status: 'REFUSED', approvedAmount: 0, approvedMethod: null, pgTransactionId: null, failure: { code, message: query.get('message') ?? '', optionUnavailable: false } });
+      await applyGatewayResult(services, attempt, {
+        status: 'REFUSED',
+        approvedAmount: 0,
+        approvedMethod: null,
+        pgTransactionId: null,
+        failure: { code, message: query.get('message') ?? '', optionUnavailable: false },
+      });
     } else {
       const key = query.get('paymentKey');
       if (!attempt.pgPaymentKey && key) await updateById(db, paymentAttempts, attempt.id, { pgPaymentKey: key, updatedAt: services.clock.now() });
-      if (!attempt.pgPaymentKey && !key) throw validationFailed([{ field: 'paymentKey', code: 'REQUIRED', message: '게이트웨이가 결제 키를 돌려주지 않았습니다.' }]);
+      if (!attempt.pgPaymentKey && !key)
+        throw validationFailed([{ field: 'paymentKey', code: 'REQUIRED', message: '게이트웨이가 결제 키를 돌려주지 않았습니다.' }]);
       await confirmAttempt(services, attempt.id);
     }
   }
   const url = new URL(attempt.returnUrl);
-  for (const [k, v] of Object.entries(await storefrontResult(services, await loadPayment(db, paymentId)))) if (v !== undefined && v !== null) url.searchParams.set(k, String(v));
+  for (const [k, v] of Object.entries(await storefrontResult(services, await loadPayment(db, paymentId))))
+    if (v !== undefined && v !== null) url.searchParams.set(k, String(v));
   return url.toString();
 }
 
@@ -112,9 +138,20 @@ export async function resolveConfirming(services: Services, now: number): Promis
     const gateway = await gatewayFor(services, attempt.storeId, attempt.pg as Pg, { credentialId: attempt.credentialId ?? undefined });
     const view = await gateway.lookup({ pgPaymentKey: attempt.pgPaymentKey!, pgOrderId: attempt.pgOrderId });
     if (view.status === 'APPROVED') {
-      await applyGatewayResult(services, attempt, { status: 'APPROVED', approvedAmount: view.approvedAmount, approvedMethod: view.approvedMethod, pgTransactionId: view.pgTransactionId });
+      await applyGatewayResult(services, attempt, {
+        status: 'APPROVED',
+        approvedAmount: view.approvedAmount,
+        approvedMethod: view.approvedMethod,
+        pgTransactionId: view.pgTransactionId,
+      });
     } else if (view.status === 'REFUSED' || view.status === 'NOT_FOUND' || view.status === 'CANCELED') {
-      await applyGatewayResult(services, attempt, { status: 'REFUSED', approvedAmount: 0, approvedMethod: null, pgTransactionId: null, failure: { code: `GATEWAY_${view.status}`, message: '결제가 승인되지 않았습니다.', optionUnavailable: false } });
+      await applyGatewayResult(services, attempt, {
+        status: 'REFUSED',
+        approvedAmount: 0,
+        approvedMethod: null,
+        pgTransactionId: null,
+        failure: { code: `GATEWAY_${view.status}`, message: '결제가 승인되지 않았습니다.', optionUnavailable: false },
+      });
     }
   }
   return handled;

@@ -24,10 +24,29 @@ export type PaymentRow = typeof payments.$inferSelect;
 export type AttemptRow = typeof paymentAttempts.$inferSelect;
 
 const q = preparedFor((db) => ({
-  payment: db.select().from(payments).where(eq(payments.id, sql.placeholder('id'))).prepare(),
-  attempt: db.select().from(paymentAttempts).where(eq(paymentAttempts.id, sql.placeholder('id'))).prepare(),
-  attemptsOf: db.select().from(paymentAttempts).where(eq(paymentAttempts.paymentId, sql.placeholder('paymentId'))).orderBy(paymentAttempts.seq).prepare(),
-  lastAttempt: db.select().from(paymentAttempts).where(eq(paymentAttempts.paymentId, sql.placeholder('paymentId'))).orderBy(desc(paymentAttempts.seq)).limit(1).prepare(),
+  payment: db
+    .select()
+    .from(payments)
+    .where(eq(payments.id, sql.placeholder('id')))
+    .prepare(),
+  attempt: db
+    .select()
+    .from(paymentAttempts)
+    .where(eq(paymentAttempts.id, sql.placeholder('id')))
+    .prepare(),
+  attemptsOf: db
+    .select()
+    .from(paymentAttempts)
+    .where(eq(paymentAttempts.paymentId, sql.placeholder('paymentId')))
+    .orderBy(paymentAttempts.seq)
+    .prepare(),
+  lastAttempt: db
+    .select()
+    .from(paymentAttempts)
+    .where(eq(paymentAttempts.paymentId, sql.placeholder('paymentId')))
+    .orderBy(desc(paymentAttempts.seq))
+    .limit(1)
+    .prepare(),
 }));
 
 export const findPayment = (db: Db, id: string) => q(db).payment.get({ id });
@@ -37,7 +56,13 @@ export const lastAttemptOf = (db: Db, paymentId: string) => q(db).lastAttempt.ge
 
 /** The id of the payment's approving attempt (the one whose money a refund gives back), if any. */
 export const approvedAttemptIdOf = async (db: Db, paymentId: string) =>
-  (await db.select({ id: paymentAttempts.id }).from(paymentAttempts).where(and(eq(paymentAttempts.paymentId, paymentId), eq(paymentAttempts.status, 'APPROVED'))).get())?.id;
+  (
+    await db
+      .select({ id: paymentAttempts.id })
+      .from(paymentAttempts)
+      .where(and(eq(paymentAttempts.paymentId, paymentId), eq(paymentAttempts.status, 'APPROVED')))
+      .get()
+  )?.id;
 
 /**
  * The store's payments created in [from, before), test ones only when asked: each one's status and expiry,
@@ -45,13 +70,18 @@ export const approvedAttemptIdOf = async (db: Db, paymentId: string) =>
  */
 export function paymentsWithLastAttempt(db: Db, storeId: string, from: number, before: number, includeTest: boolean) {
   const lastAttempt = sql`(SELECT MAX(a2.seq) FROM payment_attempts a2 WHERE a2.payment_id = ${payments.id})`;
-  return db.select({ status: payments.status, expiresAt: payments.expiresAt, attempt: paymentAttempts.status, failure: paymentAttempts.failure })
+  return db
+    .select({ status: payments.status, expiresAt: payments.expiresAt, attempt: paymentAttempts.status, failure: paymentAttempts.failure })
     .from(payments)
     .leftJoin(paymentAttempts, and(eq(paymentAttempts.paymentId, payments.id), eq(paymentAttempts.seq, lastAttempt)))
-    .where(and(
-      eq(payments.storeId, storeId), gte(payments.createdAt, from), lt(payments.createdAt, before),
-      includeTest ? undefined : eq(payments.testPayment, false),
-    ))
+    .where(
+      and(
+        eq(payments.storeId, storeId),
+        gte(payments.createdAt, from),
+        lt(payments.createdAt, before),
+        includeTest ? undefined : eq(payments.testPayment, false),
+      ),
+    )
     .all();
 }
 

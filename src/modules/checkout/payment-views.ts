@@ -61,7 +61,9 @@ export const paymentResultEnum = z.enum(['COMPLETED', 'FAILED', 'EXPIRED', 'PROC
 export const paymentStatusView = z.object({
   paymentId: z.string(),
   result: paymentResultEnum.describe('Values may grow: treat an unknown one as PROCESSING and keep polling.'),
-  status: z.enum(['OPEN', 'CONFIRMING', 'COMPLETED', 'FAILED', 'EXPIRED']).describe('OPEN: windows may still be opened; CONFIRMING: an approval awaits the gateway.'),
+  status: z
+    .enum(['OPEN', 'CONFIRMING', 'COMPLETED', 'FAILED', 'EXPIRED'])
+    .describe('OPEN: windows may still be opened; CONFIRMING: an approval awaits the gateway.'),
   orderId: z.string().nullable(),
   lastFailure: failureView.nullable(),
   amounts: amountsView,
@@ -104,11 +106,20 @@ export async function storefrontResult(services: Services, payment: PaymentRow, 
   last ??= await lastAttemptOf(services.db, payment.id);
   const view = await presentPaymentStatus(services, payment, last);
   switch (view.result) {
-    case 'COMPLETED': return { status: 'COMPLETED', paymentId: payment.id, orderId: payment.orderId };
-    case 'PROCESSING': return { status: 'PROCESSING', paymentId: payment.id };
-    case 'EXPIRED': return { status: 'FAILED', paymentId: payment.id, code: 'PAYMENT_EXPIRED', message: '결제 유효 시간이 지났습니다.' };
+    case 'COMPLETED':
+      return { status: 'COMPLETED', paymentId: payment.id, orderId: payment.orderId };
+    case 'PROCESSING':
+      return { status: 'PROCESSING', paymentId: payment.id };
+    case 'EXPIRED':
+      return { status: 'FAILED', paymentId: payment.id, code: 'PAYMENT_EXPIRED', message: '결제 유효 시간이 지났습니다.' };
     case 'FAILED':
       if (last?.status === 'CANCELED') return { status: 'CANCELED', paymentId: payment.id };
-      return { status: 'FAILED', paymentId: payment.id, code: view.lastFailure?.code ?? 'FAILED', message: view.lastFailure?.message ?? '', ...(view.lastFailure?.optionUnavailable ? { optionUnavailable: true } : {}) };
+      return {
+        status: 'FAILED',
+        paymentId: payment.id,
+        code: view.lastFailure?.code ?? 'FAILED',
+        message: view.lastFailure?.message ?? '',
+        ...(view.lastFailure?.optionUnavailable ? { optionUnavailable: true } : {}),
+      };
   }
 }

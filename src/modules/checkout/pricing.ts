@@ -8,12 +8,30 @@ import type { SheetItem } from './schema.js';
  */
 const JEJU: [number, number][] = [[63000, 63644]];
 const ISLANDS: [number, number][] = [
-  [22386, 22388], [23004, 23010], [23100, 23116], [23124, 23136], // 인천 옹진·강화 섬
-  [32133, 32133], [33411, 33411], // 충남 섬
+  [22386, 22388],
+  [23004, 23010],
+  [23100, 23116],
+  [23124, 23136], // 인천 옹진·강화 섬
+  [32133, 32133],
+  [33411, 33411], // 충남 섬
   [40200, 40240], // 경북 울릉
-  [52570, 52571], [53031, 53033], [53089, 53104], // 경남 통영·사천 섬
-  [54000, 54000], [56347, 56349], // 전북 군산·부안 섬
-  [57068, 57069], [58760, 58762], [58800, 58866], [58953, 58958], [59102, 59103], [59106, 59106], [59127, 59127], [59129, 59129], [59137, 59166], [59650, 59650], [59766, 59766], [59781, 59790], // 전남 섬
+  [52570, 52571],
+  [53031, 53033],
+  [53089, 53104], // 경남 통영·사천 섬
+  [54000, 54000],
+  [56347, 56349], // 전북 군산·부안 섬
+  [57068, 57069],
+  [58760, 58762],
+  [58800, 58866],
+  [58953, 58958],
+  [59102, 59103],
+  [59106, 59106],
+  [59127, 59127],
+  [59129, 59129],
+  [59137, 59166],
+  [59650, 59650],
+  [59766, 59766],
+  [59781, 59790], // 전남 섬
 ];
 const within = (ranges: [number, number][], zip: number) => ranges.some(([a, b]) => zip >= a && zip <= b);
 
@@ -67,7 +85,8 @@ export function priceSheet(items: SheetItem[], settings: StoreSettings, zipCode:
     const item = items[group.first];
     if (item.fulfillment.type !== 'SHIPPING') continue;
     const s = item.fulfillment.shipping;
-    const free = s.deliveryType === 'FREE' || (s.deliveryType === 'CONDITIONAL_FREE' && s.conditionalFreeAmount !== null && group.amount >= s.conditionalFreeAmount);
+    const free =
+      s.deliveryType === 'FREE' || (s.deliveryType === 'CONDITIONAL_FREE' && s.conditionalFreeAmount !== null && group.amount >= s.conditionalFreeAmount);
     itemDeliveryFees[group.first] = free ? 0 : s.deliveryFee;
   }
   const remoteArea = remoteAreaOf(zipCode);

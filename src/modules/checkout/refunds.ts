@@ -42,22 +42,49 @@ async function refundAtGateway(services: Services, refund: typeof paymentRefunds
   const attempt = (await findAttempt(db, refund.attemptId))!;
   const gateway = await gatewayFor(services, refund.storeId, attempt.pg as Pg, { credentialId: attempt.credentialId ?? undefined });
   const view = await gateway.lookup({ pgPaymentKey: attempt.pgPaymentKey!, pgOrderId: attempt.pgOrderId });
-  const completed = (await db.select({ amount: paymentRefunds.amount }).from(paymentRefunds)
-    .where(and(eq(paymentRefunds.attemptId, attempt.id), eq(paymentRefunds.status, 'COMPLETED'))).all()).reduce((n, r) => n + r.amount, 0);
-  const result = view.canceledAmount >= completed + refund.amount
-    ? { status: 'CANCELED' as const, canceledAmount: refund.amount }
-    : await gateway.cancel({ pgTransactionId: attempt.pgTransactionId!, amount: refund.amount, reason: refund.reason });
+  const completed = (
+    await db
+      .select({ amount: paymentRefunds.amount })
+      .from(paymentRefunds)
+      .where(and(eq(paymentRefunds.attemptId, attempt.id), eq(paymentRefunds.status, 'COMPLETED')))
+      .all()
+  ).reduce((n, r) => n + r.amount, 0);
+  const result =
+    view.canceledAmount >= completed + refund.amount
+      ? { status: 'CANCELED' as const, canceledAmount: refund.amount }
+      : await gateway.cancel({ pgTransactionId: attempt.pgTransactionId!, amount: refund.amount, reason: refund.reason });
   const now = services.clock.now();
   if (result.status === 'CANCELED') {
     await transaction(services.db, async () => {
-      await db.update(paymentRefunds).set({ status: 'COMPLETED', completedAt: now, failure: null, heldReason: null, nextAttemptAt: null }).where(eq(paymentRefunds.id, refund.id)).run();
-      await announce(db, 'refundCompleted', { storeId: refund.storeId, at: now, pg: attempt.pg, method: attempt.approvedMethod ?? attempt.method, testPayment: attempt.testPayment, amount: refund.amount });
+      await db
+        .update(paymentRefunds)
+        .set({ status: 'COMPLETED', completedAt: now, failure: null, heldReason: null, nextAttemptAt: null })
+        .where(eq(paymentRefunds.id, refund.id))
+        .run();
+      await announce(db, 'refundCompleted', {
+        storeId: refund.storeId,
+        at: now,
+        pg: attempt.pg,
+        method: attempt.approvedMethod ?? attempt.method,
+        testPayment: attempt.testPayment,
+        amount: refund.amount,
+      });
       if (attempt.status === 'APPROVED') await followCashReceipt(db, now, refund.paymentId);
     });
   }
   // Held until someone processes it again, which then takes it at once.
-  else if (result.status === 'HELD') await db.update(paymentRefunds).set({ status: 'HELD', heldReason: result.failure?.message ?? 'REFUND_HELD', nextAttemptAt: null }).where(eq(paymentRefunds.id, refund.id)).run();
-  else if (result.status === 'FAILED') await db.update(paymentRefunds).set({ failure: result.failure ? failure(result.failure.code, result.failure.message, result.failure.optionUnavailable, now) : null }).where(eq(paymentRefunds.id, refund.id)).run();
+  else if (result.status === 'HELD')
+    await db
+      .update(paymentRefunds)
+      .set({ status: 'HELD', heldReason: result.failure?.message ?? 'REFUND_HELD', nextAttemptAt: null })
+      .where(eq(paymentRefunds.id, refund.id))
+      .run();
+  else if (result.status === 'FAILED')
+    await db
+      .update(paymentRefunds)
+      .set({ failure: result.failure ? failure(result.failure.code, result.failure.message, result.failure.optionUnavailable, now) : null })
+      .where(eq(paymentRefunds.id, refund.id))
+      .run();
 }
 
 export type RefundRow = typeof paymentRefunds.$inferSelect;
@@ -71,7 +98,11 @@ export async function recordRefund(db: Db, refund: typeof paymentRefunds.$inferI
 
 /** A HELD refund is taken up again (PROCESSING), unless it is no longer HELD; `runRefund` then sends it. */
 export async function resumeHeldRefund(db: Db, refundId: string): Promise<void> {
-  await db.update(paymentRefunds).set({ status: 'PROCESSING' }).where(and(eq(paymentRefunds.id, refundId), eq(paymentRefunds.status, 'HELD'))).run();
+  await db
+    .update(paymentRefunds)
+    .set({ status: 'PROCESSING' })
+    .where(and(eq(paymentRefunds.id, refundId), eq(paymentRefunds.status, 'HELD')))
+    .run();
 }
 
 /** Refunds the gateway has not finished yet (refused or unanswered): retried every minute, each by one process. */

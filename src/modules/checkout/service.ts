@@ -46,10 +46,27 @@ export type SheetRow = typeof checkoutSheets.$inferSelect;
 export type CartRow = typeof carts.$inferSelect;
 
 const q = preparedFor((db) => ({
-  sheet: db.select().from(checkoutSheets).where(eq(checkoutSheets.id, sql.placeholder('id'))).prepare(),
-  cart: db.select().from(carts).where(eq(carts.id, sql.placeholder('id'))).prepare(),
-  memberCart: db.select().from(carts).where(and(eq(carts.storeId, sql.placeholder('storeId')), eq(carts.customerId, sql.placeholder('customerId')))).prepare(),
-  cartLines: db.select().from(cartItems).where(eq(cartItems.cartId, sql.placeholder('cartId'))).orderBy(cartItems.createdAt).prepare(),
+  sheet: db
+    .select()
+    .from(checkoutSheets)
+    .where(eq(checkoutSheets.id, sql.placeholder('id')))
+    .prepare(),
+  cart: db
+    .select()
+    .from(carts)
+    .where(eq(carts.id, sql.placeholder('id')))
+    .prepare(),
+  memberCart: db
+    .select()
+    .from(carts)
+    .where(and(eq(carts.storeId, sql.placeholder('storeId')), eq(carts.customerId, sql.placeholder('customerId'))))
+    .prepare(),
+  cartLines: db
+    .select()
+    .from(cartItems)
+    .where(eq(cartItems.cartId, sql.placeholder('cartId')))
+    .orderBy(cartItems.createdAt)
+    .prepare(),
 }));
 
 /** Errors of `buyerOf` on operations outside the buyer pipeline: a token that is not a live buyer token of the store. */
@@ -61,7 +78,7 @@ export const buyerOf = (ctx: Ctx, storeId: string) => resolveBuyer(ctx.services,
 /** A store-owned row reached by a buyer: the header, when sent, must name its store; others' rows do not exist. */
 export async function assertBuyerStore(ctx: Ctx, storeId: string, notFound: string) {
   const header = ctx.event.req.headers.get('x-store-id');
-  if (header !== null && await storeIdNamedBy(ctx.db, header) !== storeId) throw fail(404, notFound);
+  if (header !== null && (await storeIdNamedBy(ctx.db, header)) !== storeId) throw fail(404, notFound);
 }
 
 export async function assertGuestAllowed(db: Db, storeId: string, customer: Customer | null) {
@@ -86,7 +103,12 @@ export const ORDERABLE_ERRORS = {
  * What a buyer may order now: a product of the store on sale, a variant on sale, enough stock (or nights),
  * at today's buyer price (discount inside its period; a stay costs the sum of its nights).
  */
-export async function orderable(db: Db, storeId: string, now: number, line: { productId: string; optionId: string; quantity: number; stay?: Stay | null }): Promise<Orderable> {
+export async function orderable(
+  db: Db,
+  storeId: string,
+  now: number,
+  line: { productId: string; optionId: string; quantity: number; stay?: Stay | null },
+): Promise<Orderable> {
   const product = await findProduct(db, line.productId);
   if (!product || product.storeId !== storeId) throw fail(404, 'PRODUCT_NOT_FOUND', { productId: line.productId });
   // Sold out is said as such (a buyer may wait for a restock); suspended and ended products do not exist for buyers.
@@ -95,8 +117,10 @@ export async function orderable(db: Db, storeId: string, now: number, line: { pr
   const variant = (await variantsOf(db, product.id)).find((v) => v.id === line.optionId);
   if (!variant || !variant.saleOn) throw fail(404, 'VARIANT_NOT_FOUND', { productId: product.id, optionId: line.optionId });
   // Only dated products (or a stay given to another, which priceStay refuses) need the calendar.
-  const stay = product.inventoryMode === 'DATED' || line.stay ? await priceStay(db, storeId, product.id, variant.id, line.stay, { now, quantity: line.quantity }) : null;
-  if (!stay && variant.stockQuantity < line.quantity) throw fail(409, 'INSUFFICIENT_STOCK', { productId: product.id, optionId: variant.id, quantity: line.quantity });
+  const stay =
+    product.inventoryMode === 'DATED' || line.stay ? await priceStay(db, storeId, product.id, variant.id, line.stay, { now, quantity: line.quantity }) : null;
+  if (!stay && variant.stockQuantity < line.quantity)
+    throw fail(409, 'INSUFFICIENT_STOCK', { productId: product.id, optionId: variant.id, quantity: line.quantity });
   return {
     product,
     variant,
@@ -140,7 +164,8 @@ export async function cartFor(ctx: Ctx, storeId: string, customer: Customer | nu
   return cart;
 }
 
-const sameStay = (a: Stay | null, b: Stay | null | undefined) => (a?.checkIn ?? null) === (b?.checkIn ?? null) && (a?.checkOut ?? null) === (b?.checkOut ?? null);
+const sameStay = (a: Stay | null, b: Stay | null | undefined) =>
+  (a?.checkIn ?? null) === (b?.checkIn ?? null) && (a?.checkOut ?? null) === (b?.checkOut ?? null);
 
 export async function addCartItem(ctx: Ctx, cart: CartRow, line: { productId: string; optionId: string; quantity: number; stay?: Stay }) {
   const lines = await q(ctx.db).cartLines.all({ cartId: cart.id });
@@ -150,7 +175,20 @@ export async function addCartItem(ctx: Ctx, cart: CartRow, line: { productId: st
   await orderable(ctx.db, cart.storeId, ctx.now, { ...line, quantity });
   if (same) await ctx.db.update(cartItems).set({ quantity }).where(eq(cartItems.id, same.id)).run();
   else if (lines.length >= MAX_SHEET_LINES) throw fail(409, 'CART_FULL', { limit: MAX_SHEET_LINES });
-  else await ctx.db.insert(cartItems).values({ id: newId('ci', ctx.now), cartId: cart.id, storeId: cart.storeId, productId: line.productId, optionId: line.optionId, quantity, stay: line.stay ?? null, createdAt: ctx.now }).run();
+  else
+    await ctx.db
+      .insert(cartItems)
+      .values({
+        id: newId('ci', ctx.now),
+        cartId: cart.id,
+        storeId: cart.storeId,
+        productId: line.productId,
+        optionId: line.optionId,
+        quantity,
+        stay: line.stay ?? null,
+        createdAt: ctx.now,
+      })
+      .run();
   await ctx.db.update(carts).set({ updatedAt: ctx.now }).where(eq(carts.id, cart.id)).run();
 }
 
@@ -161,7 +199,13 @@ export async function setCartQuantity(ctx: Ctx, line: typeof cartItems.$inferSel
 }
 
 export async function cartLine(ctx: Ctx, cart: CartRow | null, cartItemId: string) {
-  const line = cart ? await ctx.db.select().from(cartItems).where(and(eq(cartItems.id, cartItemId), eq(cartItems.cartId, cart.id))).get() : undefined;
+  const line = cart
+    ? await ctx.db
+        .select()
+        .from(cartItems)
+        .where(and(eq(cartItems.id, cartItemId), eq(cartItems.cartId, cart.id)))
+        .get()
+    : undefined;
   if (!line) throw fail(404, 'CART_ITEM_NOT_FOUND', { cartItemId });
   return line;
 }
@@ -205,17 +249,39 @@ export const cartView = z.object({
 export async function presentCart(ctx: Ctx, cart: CartRow | null) {
   const origin = ctx.services.config.origin;
   const lines = cart ? await q(ctx.db).cartLines.all({ cartId: cart.id }) : [];
-  const items = await Promise.all(lines.map(async (line) => {
-    const base = { cartItemId: line.id, productId: line.productId, optionId: line.optionId, quantity: line.quantity };
-    try {
-      const o = await orderable(ctx.db, line.storeId, ctx.now, line);
-      return { ...base, name: o.product.name, optionValues: o.variant.optionValues, unitPrice: o.unitPrice, amount: o.unitPrice * line.quantity, stay: o.stay, thumbnailUrl: thumbnail(origin, o.product), available: true, unavailableReason: null };
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      const product = await findProduct(ctx.db, line.productId);
-      return { ...base, name: product?.name ?? null, optionValues: [], unitPrice: null, amount: null, stay: line.stay, thumbnailUrl: product ? thumbnail(origin, product) : null, available: false, unavailableReason: error.code };
-    }
-  }));
+  const items = await Promise.all(
+    lines.map(async (line) => {
+      const base = { cartItemId: line.id, productId: line.productId, optionId: line.optionId, quantity: line.quantity };
+      try {
+        const o = await orderable(ctx.db, line.storeId, ctx.now, line);
+        return {
+          ...base,
+          name: o.product.name,
+          optionValues: o.variant.optionValues,
+          unitPrice: o.unitPrice,
+          amount: o.unitPrice * line.quantity,
+          stay: o.stay,
+          thumbnailUrl: thumbnail(origin, o.product),
+          available: true,
+          unavailableReason: null,
+        };
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        const product = await findProduct(ctx.db, line.productId);
+        return {
+          ...base,
+          name: product?.name ?? null,
+          optionValues: [],
+          unitPrice: null,
+          amount: null,
+          stay: line.stay,
+          thumbnailUrl: product ? thumbnail(origin, product) : null,
+          available: false,
+          unavailableReason: error.code,
+        };
+      }
+    }),
+  );
   return {
     cartId: cart?.id ?? null,
     items,
@@ -250,7 +316,13 @@ export function assertSheetOpen(sheet: SheetRow, now: number) {
   if (now >= sheet.expiresAt) throw fail(409, 'CHECKOUT_EXPIRED', { expiresAt: isoAt(sheet.expiresAt) });
 }
 
-export async function createSheet(ctx: Ctx, storeId: string, customer: Customer | null, lines: { productId: string; optionId: string; quantity: number; stay?: Stay | null; cartItemId: string | null }[], cartId: string | null): Promise<SheetRow> {
+export async function createSheet(
+  ctx: Ctx,
+  storeId: string,
+  customer: Customer | null,
+  lines: { productId: string; optionId: string; quantity: number; stay?: Stay | null; cartItemId: string | null }[],
+  cartId: string | null,
+): Promise<SheetRow> {
   const settings = await storeSettings(ctx.db, storeId);
   const origin = ctx.services.config.origin;
   // One line after another: the first line that cannot be ordered is the one the buyer hears about.
@@ -294,7 +366,13 @@ export async function createSheet(ctx: Ctx, storeId: string, customer: Customer 
 
 /** Lines of the buyer's cart named by id; any other id is 404 CART_ITEM_NOT_FOUND. */
 export async function cartLines(ctx: Ctx, cart: CartRow | null, ids: string[]) {
-  const lines = cart ? await ctx.db.select().from(cartItems).where(and(eq(cartItems.cartId, cart.id), inArray(cartItems.id, ids))).all() : [];
+  const lines = cart
+    ? await ctx.db
+        .select()
+        .from(cartItems)
+        .where(and(eq(cartItems.cartId, cart.id), inArray(cartItems.id, ids)))
+        .all()
+    : [];
   const missing = ids.filter((id) => !lines.some((l) => l.id === id));
   if (missing.length) throw fail(404, 'CART_ITEM_NOT_FOUND', { cartItemIds: missing });
   if (new Set(ids).size !== ids.length) throw validationFailed([{ field: 'cartItemIds', code: 'DUPLICATE', message: '같은 장바구니 상품이 두 번 있습니다.' }]);
@@ -304,7 +382,11 @@ export async function cartLines(ctx: Ctx, cart: CartRow | null, ids: string[]) {
 /** A member's cart lines that became an order leave the cart. */
 export async function removeOrderedCartLines(db: Db, sheet: SheetRow) {
   const ids = sheet.items.map((i) => i.cartItemId).filter((id): id is string => id !== null);
-  if (ids.length && sheet.cartId) await db.delete(cartItems).where(and(eq(cartItems.cartId, sheet.cartId), inArray(cartItems.id, ids))).run();
+  if (ids.length && sheet.cartId)
+    await db
+      .delete(cartItems)
+      .where(and(eq(cartItems.cartId, sheet.cartId), inArray(cartItems.id, ids)))
+      .run();
 }
 
 /** A payment option of spec 02 §2.4. */
@@ -332,20 +414,22 @@ export const deliveryView = z.object({
 export const checkoutView = z.object({
   checkoutId: z.string(),
   status: z.enum(['OPEN', 'COMPLETED', 'EXPIRED']),
-  items: z.array(z.object({
-    productId: z.string(),
-    productNo: z.number().int(),
-    optionId: z.string(),
-    name: z.string(),
-    optionValues: z.array(z.string()),
-    quantity: z.number().int(),
-    unitPrice: won.describe('Buyer price of one unit when the sheet was made.'),
-    amount: won,
-    stay: stayView.nullable(),
-    thumbnailUrl: z.string().nullable(),
-    fulfillment: z.object({ type: z.enum(['SHIPPING', 'MANUAL']) }),
-    cartItemId: z.string().nullable().describe('The cart line the item came from; null for a direct item.'),
-  })),
+  items: z.array(
+    z.object({
+      productId: z.string(),
+      productNo: z.number().int(),
+      optionId: z.string(),
+      name: z.string(),
+      optionValues: z.array(z.string()),
+      quantity: z.number().int(),
+      unitPrice: won.describe('Buyer price of one unit when the sheet was made.'),
+      amount: won,
+      stay: stayView.nullable(),
+      thumbnailUrl: z.string().nullable(),
+      fulfillment: z.object({ type: z.enum(['SHIPPING', 'MANUAL']) }),
+      cartItemId: z.string().nullable().describe('The cart line the item came from; null for a direct item.'),
+    }),
+  ),
   paymentOptions: z.array(paymentOptionView).describe('In gateway priority order; empty when payment is impossible.'),
   points: z.object({ useAvailable: z.boolean(), balance: won, usableAmount: won }),
   requiresShipping: z.boolean().describe('False when every item is MANUAL.'),

@@ -50,8 +50,7 @@ export interface Amounts {
   cashRefundAmount: number;
 }
 
-const share = (total: number, quantity: number, done: number, n: number) =>
-  Math.floor((total * (done + n)) / quantity) - Math.floor((total * done) / quantity);
+const share = (total: number, quantity: number, done: number, n: number) => Math.floor((total * (done + n)) / quantity) - Math.floor((total * done) / quantity);
 
 /** The shipping policy a group key carries: `[shippingAddressId, deliveryType, deliveryFee, conditionalFreeAmount]`. */
 function groupPolicy(key: string) {
@@ -108,14 +107,31 @@ export function claimAmounts(lines: OrderLine[], ask: Ask, points: PaymentPoints
   const deductAmount = ask.deductAmount ?? 0;
 
   if (ask.kind === 'EXCHANGE') {
-    return { quantity: ask.quantity, itemRefundAmount: 0, couponReturnAmount: 0, deliveryFeeRefundAmount: 0, deliveryFeeChargeAmount, deductAmount, refundAmount: null, pointRefundAmount: 0, cashRefundAmount: 0 };
+    return {
+      quantity: ask.quantity,
+      itemRefundAmount: 0,
+      couponReturnAmount: 0,
+      deliveryFeeRefundAmount: 0,
+      deliveryFeeChargeAmount,
+      deductAmount,
+      refundAmount: null,
+      pointRefundAmount: 0,
+      cashRefundAmount: 0,
+    };
   }
   const refundAmount = Math.max(0, itemRefundAmount + deliveryFeeRefundAmount - deliveryFeeChargeAmount - deductAmount);
   // Points before cash, at the payment's level: every refund gives points back until the payment's are all back,
   // so the cash refunds of a whole order add up to the cash it paid, whatever the order of the claims.
   const pointRefundAmount = Math.min(refundAmount, points.used - points.returned);
   return {
-    quantity: ask.quantity, itemRefundAmount, couponReturnAmount, deliveryFeeRefundAmount, deliveryFeeChargeAmount, deductAmount,
-    refundAmount, pointRefundAmount, cashRefundAmount: refundAmount - pointRefundAmount,
+    quantity: ask.quantity,
+    itemRefundAmount,
+    couponReturnAmount,
+    deliveryFeeRefundAmount,
+    deliveryFeeChargeAmount,
+    deductAmount,
+    refundAmount,
+    pointRefundAmount,
+    cashRefundAmount: refundAmount - pointRefundAmount,
   };
 }

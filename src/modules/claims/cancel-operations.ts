@@ -23,7 +23,9 @@ const canceledView = z.object({
   reason: z.enum(CANCEL_REASONS),
   amounts: cancelAmountsView,
   refundId: z.string(),
-  refundStatus: z.enum(['PROCESSING', 'COMPLETED', 'FAILED', 'HELD']).describe('COMPLETED once the gateway gave the cash back (at once when it was all points)'),
+  refundStatus: z
+    .enum(['PROCESSING', 'COMPLETED', 'FAILED', 'HELD'])
+    .describe('COMPLETED once the gateway gave the cash back (at once when it was all points)'),
   canceledAt: z.string(),
 });
 
@@ -84,7 +86,10 @@ export const cancelOperations = [
     // The dry run and the approval request show the money the cancel would move.
     preview: async (ctx) => {
       const { item, amounts } = await cancelable(ctx, ctx.body.quantity);
-      return { changes: [{ field: 'canceledQuantity', before: item.canceledQuantity, after: item.canceledQuantity + amounts.quantity }], facts: { amounts: presentCancelAmounts(amounts) } };
+      return {
+        changes: [{ field: 'canceledQuantity', before: item.canceledQuantity, after: item.canceledQuantity + amounts.quantity }],
+        facts: { amounts: presentCancelAmounts(amounts) },
+      };
     },
     handler: async (ctx) => {
       const { refundId, answer } = await transaction(ctx.db, () => cancelItem(ctx));

@@ -27,8 +27,13 @@ export const cancelAmountsView = z.object({
   cashRefundAmount: won.describe('The rest, through the gateway'),
 });
 export const presentCancelAmounts = (a: Amounts): z.output<typeof cancelAmountsView> => ({
-  quantity: a.quantity, refundAmount: a.refundAmount ?? 0, itemRefundAmount: a.itemRefundAmount, deliveryFeeRefundAmount: a.deliveryFeeRefundAmount,
-  deliveryFeeChargeAmount: a.deliveryFeeChargeAmount, pointRefundAmount: a.pointRefundAmount, cashRefundAmount: a.cashRefundAmount,
+  quantity: a.quantity,
+  refundAmount: a.refundAmount ?? 0,
+  itemRefundAmount: a.itemRefundAmount,
+  deliveryFeeRefundAmount: a.deliveryFeeRefundAmount,
+  deliveryFeeChargeAmount: a.deliveryFeeChargeAmount,
+  pointRefundAmount: a.pointRefundAmount,
+  cashRefundAmount: a.cashRefundAmount,
 });
 
 /** The item of this store and its order, checked to be cancelable by its seller now. */
@@ -41,7 +46,9 @@ export async function cancelable(ctx: StoreCtx<any, any, { orderItemId: string }
   } catch (error) {
     if (!(error instanceof AmountError)) throw error;
     if (error.reason === 'QUANTITY' && item.status !== 'CANCELED') {
-      throw validationFailed([{ field: 'quantity', code: 'QUANTITY_EXCEEDS', message: `취소할 수 있는 수량은 ${item.quantity - item.canceledQuantity}개입니다.` }]);
+      throw validationFailed([
+        { field: 'quantity', code: 'QUANTITY_EXCEEDS', message: `취소할 수 있는 수량은 ${item.quantity - item.canceledQuantity}개입니다.` },
+      ]);
     }
     throw fail(409, 'INVALID_STATUS', { status: item.status, reason: error.reason === 'QUANTITY' ? 'CANCELED' : 'DISPATCHED' });
   }
@@ -59,20 +66,46 @@ export interface CancelRequest {
  */
 export async function cancelItem(ctx: StoreCtx<CancelRequest, any, { orderItemId: string }>) {
   const { item, order, amounts } = await cancelable(ctx, ctx.body.quantity);
-  const given = await giveBack(ctx.services, ctx.now, ctx, { order, item, amounts, kind: 'CANCEL', claimId: null, reason: `SELLER_CANCEL:${ctx.body.reason}`, detail: ctx.body.detail });
+  const given = await giveBack(ctx.services, ctx.now, ctx, {
+    order,
+    item,
+    amounts,
+    kind: 'CANCEL',
+    claimId: null,
+    reason: `SELLER_CANCEL:${ctx.body.reason}`,
+    detail: ctx.body.detail,
+  });
   await emitEvent(ctx.db, ctx.now, {
-    storeId: order.storeId, type: 'ORDER.CANCELED', resource: { type: 'ORDER', id: order.id },
+    storeId: order.storeId,
+    type: 'ORDER.CANCELED',
+    resource: { type: 'ORDER', id: order.id },
     data: {
-      orderId: order.id, orderNo: order.orderNo, orderItemId: item.id, status: given.after.status, itemStatus: given.itemStatus, reason: ctx.body.reason,
-      quantity: amounts.quantity, canceledQuantity: given.counts.canceledQuantity, refundAmount: amounts.refundAmount, deliveryFeeRefundAmount: amounts.deliveryFeeRefundAmount,
-      deliveryFeeChargeAmount: amounts.deliveryFeeChargeAmount, testPayment: order.testPayment,
+      orderId: order.id,
+      orderNo: order.orderNo,
+      orderItemId: item.id,
+      status: given.after.status,
+      itemStatus: given.itemStatus,
+      reason: ctx.body.reason,
+      quantity: amounts.quantity,
+      canceledQuantity: given.counts.canceledQuantity,
+      refundAmount: amounts.refundAmount,
+      deliveryFeeRefundAmount: amounts.deliveryFeeRefundAmount,
+      deliveryFeeChargeAmount: amounts.deliveryFeeChargeAmount,
+      testPayment: order.testPayment,
     },
   });
   return {
     refundId: given.cashRefundId,
     answer: {
-      orderId: order.id, orderItemId: item.id, orderStatus: given.after.status, itemStatus: given.itemStatus, canceledQuantity: given.counts.canceledQuantity, reason: ctx.body.reason,
-      amounts: presentCancelAmounts(amounts), refundId: given.refundId, canceledAt: isoAt(ctx.now),
+      orderId: order.id,
+      orderItemId: item.id,
+      orderStatus: given.after.status,
+      itemStatus: given.itemStatus,
+      canceledQuantity: given.counts.canceledQuantity,
+      reason: ctx.body.reason,
+      amounts: presentCancelAmounts(amounts),
+      refundId: given.refundId,
+      canceledAt: isoAt(ctx.now),
     },
   };
 }

@@ -12,29 +12,45 @@ import { kstDayStart } from '../orders/index.js';
 import { refundStatus } from './give-back.js';
 import { claims } from './schema.js';
 import {
-  approveClaim, assessClaim, CLAIM_REASONS, claimPreviewView, claimView, completeClaim, fileClaim, pickupComplete, presentClaim, rejectClaim, reshipClaim,
-  type ClaimRequest, type ClaimRow,
+  approveClaim,
+  assessClaim,
+  CLAIM_REASONS,
+  claimPreviewView,
+  claimView,
+  completeClaim,
+  fileClaim,
+  pickupComplete,
+  presentClaim,
+  rejectClaim,
+  reshipClaim,
+  type ClaimRequest,
+  type ClaimRow,
 } from './service.js';
 
 /** Buyers' claims (member and guest forms, with previews) and the seller's steps on them. */
 
-const claimBody = z.object({
-  claimType: z.enum(['CANCEL', 'RETURN', 'EXCHANGE']),
-  quantity: z.number().int().min(1).max(10_000),
-  reason: z.enum(CLAIM_REASONS),
-  detail: z.string().trim().max(1000).optional(),
-  exchangeOptionId: z.string().optional(),
-  images: z.array(z.string()).max(5).optional(),
-}).strict();
+const claimBody = z
+  .object({
+    claimType: z.enum(['CANCEL', 'RETURN', 'EXCHANGE']),
+    quantity: z.number().int().min(1).max(10_000),
+    reason: z.enum(CLAIM_REASONS),
+    detail: z.string().trim().max(1000).optional(),
+    exchangeOptionId: z.string().optional(),
+    images: z.array(z.string()).max(5).optional(),
+  })
+  .strict();
 const guestClaimBody = claimBody.extend({ orderPassword: z.string().min(1).max(128) }).strict();
 const CLAIM_ERRORS = { 404: ['ORDER_NOT_FOUND', 'ORDER_ITEM_NOT_FOUND'], 409: ['INVALID_STATUS', 'PERIOD_EXPIRED'] } as const;
-const claimResult = claimView.extend({ refundStatus: z.enum(['PROCESSING', 'COMPLETED', 'FAILED', 'HELD']).nullable().describe('The refund of a claim completed now') });
+const claimResult = claimView.extend({
+  refundStatus: z.enum(['PROCESSING', 'COMPLETED', 'FAILED', 'HELD']).nullable().describe('The refund of a claim completed now'),
+});
 
 /** A buyer's item: a member's own, or a guest's with the order password (looked up like the guest order look-up). */
 async function buyerItem(ctx: BuyerCtx, orderId: string | undefined, orderItemId: string, password?: string) {
-  const order = password === undefined
-    ? await memberOrder(ctx.db, ctx.buyer.storeId, ctx.buyer.customer?.id, orderId, 'ORDER_ITEM_NOT_FOUND')
-    : await guestOrder(ctx.db, ctx.buyer.storeId, orderId!, password, ctx.now);
+  const order =
+    password === undefined
+      ? await memberOrder(ctx.db, ctx.buyer.storeId, ctx.buyer.customer?.id, orderId, 'ORDER_ITEM_NOT_FOUND')
+      : await guestOrder(ctx.db, ctx.buyer.storeId, orderId!, password, ctx.now);
   const item = await findOrderItem(ctx.db, orderItemId);
   if (!item || item.orderId !== order.id) throw fail(404, 'ORDER_ITEM_NOT_FOUND');
   return { order, item };
@@ -54,9 +70,15 @@ async function fileAndRefund(ctx: BuyerCtx, order: Parameters<typeof fileClaim>[
 function buyerClaimOperations() {
   const tag = 'Storefront claims';
   const preview = (assessed: Awaited<ReturnType<typeof assessClaim>>, body: ClaimRequest) => ({
-    claimType: body.claimType, quantity: body.quantity, decision: assessed.decision, refundAmount: assessed.amounts.refundAmount,
-    deliveryFeeRefundAmount: assessed.amounts.deliveryFeeRefundAmount, deliveryFeeChargeAmount: assessed.amounts.deliveryFeeChargeAmount,
-    deductAmount: assessed.amounts.deductAmount, pointRefundAmount: assessed.amounts.pointRefundAmount, cashRefundAmount: assessed.amounts.cashRefundAmount,
+    claimType: body.claimType,
+    quantity: body.quantity,
+    decision: assessed.decision,
+    refundAmount: assessed.amounts.refundAmount,
+    deliveryFeeRefundAmount: assessed.amounts.deliveryFeeRefundAmount,
+    deliveryFeeChargeAmount: assessed.amounts.deliveryFeeChargeAmount,
+    deductAmount: assessed.amounts.deductAmount,
+    pointRefundAmount: assessed.amounts.pointRefundAmount,
+    cashRefundAmount: assessed.amounts.cashRefundAmount,
   });
   const memberParams = z.object({ orderItemId: z.string() }).strict();
   const guestParams = z.object({ orderId: z.string(), orderItemId: z.string() }).strict();
@@ -140,39 +162,57 @@ function sellerClaimOperations() {
   const tag = 'Claims';
   const claimParams = z.object({ claimId: z.string() }).strict();
   const LOOKUP = { 403: ['TENANT_MISMATCH'], 404: ['CLAIM_NOT_FOUND'], 409: ['INVALID_STATUS'] } as const;
-  const load = async (ctx: StoreCtx<any, any, { claimId: string }>) => requireOwned(await ctx.db.select().from(claims).where(eq(claims.id, ctx.params.claimId)).get(), ctx.store.id, 'CLAIM_NOT_FOUND');
+  const load = async (ctx: StoreCtx<any, any, { claimId: string }>) =>
+    requireOwned(await ctx.db.select().from(claims).where(eq(claims.id, ctx.params.claimId)).get(), ctx.store.id, 'CLAIM_NOT_FOUND');
   /** A seller's step on one claim; steps that give money back run the refund after their transaction. */
-  const step = (operationId: string, path: string, summary: string, agent: 'direct' | 'approval', body: z.ZodObject<any> | undefined,
-    run: (ctx: StoreCtx<any, any, { claimId: string }>, claim: ClaimRow) => Promise<{ claim: ClaimRow; refundId: string | null }>) => defineOperation({
-    operationId,
-    method: 'POST',
-    path: `/v1/claims/{claimId}/${path}`,
-    summary,
-    tag,
-    auth: 'store',
-    scope: 'claim:rw',
-    agent,
-    async: true,
-    params: claimParams,
-    body,
-    response: claimResult,
-    errors: LOOKUP,
-    target: (ctx) => ({ type: 'CLAIM', id: ctx.params.claimId }),
-    preview: async (ctx) => ({ changes: [{ field: 'status', before: (await ctx.db.select({ s: claims.status }).from(claims).where(eq(claims.id, ctx.params.claimId)).get())?.s ?? null, after: path }] }),
-    handler: async (ctx) => {
-      const { claim, refundId } = await transaction(ctx.db, async () => run(ctx, await load(ctx)));
-      if (refundId) await runRefund(ctx.services, refundId);
-      return { ...presentClaim(claim), refundStatus: claim.refundId ? await refundStatus(ctx.db, claim.refundId) : null };
-    },
-  });
-  const listQuery = z.object({
-    ...pageQuery(100),
-    status: z.enum(['REQUESTED', 'APPROVED', 'PICKUP_COMPLETED', 'RESHIPPED', 'COMPLETED', 'REJECTED', 'WITHDRAWN']).optional(),
-    claimType: z.enum(['CANCEL', 'RETURN', 'EXCHANGE']).optional(),
-    orderId: z.string().optional(),
-    from: dateInput.optional(),
-    to: dateInput.optional(),
-  }).strict();
+  const step = (
+    operationId: string,
+    path: string,
+    summary: string,
+    agent: 'direct' | 'approval',
+    body: z.ZodObject<any> | undefined,
+    run: (ctx: StoreCtx<any, any, { claimId: string }>, claim: ClaimRow) => Promise<{ claim: ClaimRow; refundId: string | null }>,
+  ) =>
+    defineOperation({
+      operationId,
+      method: 'POST',
+      path: `/v1/claims/{claimId}/${path}`,
+      summary,
+      tag,
+      auth: 'store',
+      scope: 'claim:rw',
+      agent,
+      async: true,
+      params: claimParams,
+      body,
+      response: claimResult,
+      errors: LOOKUP,
+      target: (ctx) => ({ type: 'CLAIM', id: ctx.params.claimId }),
+      preview: async (ctx) => ({
+        changes: [
+          {
+            field: 'status',
+            before: (await ctx.db.select({ s: claims.status }).from(claims).where(eq(claims.id, ctx.params.claimId)).get())?.s ?? null,
+            after: path,
+          },
+        ],
+      }),
+      handler: async (ctx) => {
+        const { claim, refundId } = await transaction(ctx.db, async () => run(ctx, await load(ctx)));
+        if (refundId) await runRefund(ctx.services, refundId);
+        return { ...presentClaim(claim), refundStatus: claim.refundId ? await refundStatus(ctx.db, claim.refundId) : null };
+      },
+    });
+  const listQuery = z
+    .object({
+      ...pageQuery(100),
+      status: z.enum(['REQUESTED', 'APPROVED', 'PICKUP_COMPLETED', 'RESHIPPED', 'COMPLETED', 'REJECTED', 'WITHDRAWN']).optional(),
+      claimType: z.enum(['CANCEL', 'RETURN', 'EXCHANGE']).optional(),
+      orderId: z.string().optional(),
+      from: dateInput.optional(),
+      to: dateInput.optional(),
+    })
+    .strict();
   return [
     defineOperation({
       operationId: 'listClaims',
@@ -187,10 +227,21 @@ function sellerClaimOperations() {
       handler: async (ctx) => {
         const q = ctx.query;
         const where = and(
-          eq(claims.storeId, ctx.store.id), q.status && eq(claims.status, q.status), q.claimType && eq(claims.claimType, q.claimType), q.orderId === undefined ? undefined : eq(claims.orderId, q.orderId),
-          q.from ? gte(claims.createdAt, kstDayStart(q.from)) : undefined, q.to ? lt(claims.createdAt, kstDayStart(q.to) + 86_400_000) : undefined,
+          eq(claims.storeId, ctx.store.id),
+          q.status && eq(claims.status, q.status),
+          q.claimType && eq(claims.claimType, q.claimType),
+          q.orderId === undefined ? undefined : eq(claims.orderId, q.orderId),
+          q.from ? gte(claims.createdAt, kstDayStart(q.from)) : undefined,
+          q.to ? lt(claims.createdAt, kstDayStart(q.to) + 86_400_000) : undefined,
         );
-        const rows = await ctx.db.select().from(claims).where(where).orderBy(desc(claims.createdAt), desc(claims.id)).limit(q.size).offset((q.page - 1) * q.size).all();
+        const rows = await ctx.db
+          .select()
+          .from(claims)
+          .where(where)
+          .orderBy(desc(claims.createdAt), desc(claims.id))
+          .limit(q.size)
+          .offset((q.page - 1) * q.size)
+          .all();
         return paginated(rows.map(presentClaim), q.page, q.size, await countRows(ctx.db, claims, where));
       },
     }),
@@ -207,18 +258,46 @@ function sellerClaimOperations() {
       errors: { 403: ['TENANT_MISMATCH'], 404: ['CLAIM_NOT_FOUND'] },
       handler: async (ctx) => presentClaim(await load(ctx)),
     }),
-    step('approveClaim', 'approve', 'Approve a requested claim: a cancel refunds now; a return or exchange waits for the pickup. The seller may set a deduction and the shipping charge', 'approval',
-      z.object({ deductAmount: z.number().int().min(0).max(100_000_000).optional(), deliveryFeeChargeAmount: z.number().int().min(0).max(100_000_000).optional() }).strict(),
-      (ctx, claim) => approveClaim(ctx.services, ctx.now, ctx, claim, ctx.body ?? {})),
-    step('rejectClaim', 'reject', 'Reject a claim (the item goes on in its flow)', 'direct', z.object({ reason: z.string().trim().min(1).max(500) }).strict(),
-      async (ctx, claim) => ({ claim: await rejectClaim(ctx.db, ctx.now, claim, ctx.body.reason), refundId: null })),
-    step('completeClaimPickup', 'pickup-complete', 'The returned or exchanged goods arrived (an exchange puts the original stock back now)', 'direct', undefined,
-      async (ctx, claim) => ({ claim: await pickupComplete(ctx.db, ctx.now, claim), refundId: null })),
-    step('reshipClaim', 'reship', 'Ship the exchange: the new option leaves with its carrier and tracking number', 'direct',
+    step(
+      'approveClaim',
+      'approve',
+      'Approve a requested claim: a cancel refunds now; a return or exchange waits for the pickup. The seller may set a deduction and the shipping charge',
+      'approval',
+      z
+        .object({
+          deductAmount: z.number().int().min(0).max(100_000_000).optional(),
+          deliveryFeeChargeAmount: z.number().int().min(0).max(100_000_000).optional(),
+        })
+        .strict(),
+      (ctx, claim) => approveClaim(ctx.services, ctx.now, ctx, claim, ctx.body ?? {}),
+    ),
+    step(
+      'rejectClaim',
+      'reject',
+      'Reject a claim (the item goes on in its flow)',
+      'direct',
+      z.object({ reason: z.string().trim().min(1).max(500) }).strict(),
+      async (ctx, claim) => ({ claim: await rejectClaim(ctx.db, ctx.now, claim, ctx.body.reason), refundId: null }),
+    ),
+    step(
+      'completeClaimPickup',
+      'pickup-complete',
+      'The returned or exchanged goods arrived (an exchange puts the original stock back now)',
+      'direct',
+      undefined,
+      async (ctx, claim) => ({ claim: await pickupComplete(ctx.db, ctx.now, claim), refundId: null }),
+    ),
+    step(
+      'reshipClaim',
+      'reship',
+      'Ship the exchange: the new option leaves with its carrier and tracking number',
+      'direct',
       z.object({ carrier: z.string().trim().min(1).max(50), trackingNo: z.string().trim().min(1).max(50) }).strict(),
-      async (ctx, claim) => ({ claim: await reshipClaim(ctx.db, ctx.now, claim, ctx.body), refundId: null })),
-    step('completeClaim', 'complete', 'Finish a claim: a return refunds (stock back), an exchange closes', 'approval', undefined,
-      (ctx, claim) => completeClaim(ctx.services, ctx.now, ctx, claim)),
+      async (ctx, claim) => ({ claim: await reshipClaim(ctx.db, ctx.now, claim, ctx.body), refundId: null }),
+    ),
+    step('completeClaim', 'complete', 'Finish a claim: a return refunds (stock back), an exchange closes', 'approval', undefined, (ctx, claim) =>
+      completeClaim(ctx.services, ctx.now, ctx, claim),
+    ),
   ];
 }
 

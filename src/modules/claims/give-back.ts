@@ -20,8 +20,14 @@ export async function orderLines(db: Db, order: OrderRow): Promise<{ items: Orde
   return {
     items,
     lines: items.map((i) => ({
-      orderItemId: i.id, quantity: i.quantity, closedQuantity: i.canceledQuantity + i.returnedQuantity, amount: i.amount, couponDiscountAmount: i.couponDiscountAmount,
-      deliveryGroup: i.deliveryGroup, deliveryFee: i.deliveryFee, refundPolicy: i.refundPolicy,
+      orderItemId: i.id,
+      quantity: i.quantity,
+      closedQuantity: i.canceledQuantity + i.returnedQuantity,
+      amount: i.amount,
+      couponDiscountAmount: i.couponDiscountAmount,
+      deliveryGroup: i.deliveryGroup,
+      deliveryFee: i.deliveryFee,
+      refundPolicy: i.refundPolicy,
       dispatched: coreRank(i.status) >= coreRank('DISPATCHED') && i.status !== 'CANCELED',
     })),
     points: { used: order.payment.pointAmount, returned: order.payment.pointRefundedAmount },
@@ -52,20 +58,33 @@ export interface GiveBack {
 export async function giveBack(services: Services, now: number, giver: Giver, g: GiveBack) {
   const { db } = services;
   const { order, item, amounts } = g;
-  const counts = g.kind === 'CANCEL'
-    ? { canceledQuantity: item.canceledQuantity + amounts.quantity, returnedQuantity: item.returnedQuantity }
-    : { canceledQuantity: item.canceledQuantity, returnedQuantity: item.returnedQuantity + amounts.quantity };
+  const counts =
+    g.kind === 'CANCEL'
+      ? { canceledQuantity: item.canceledQuantity + amounts.quantity, returnedQuantity: item.returnedQuantity }
+      : { canceledQuantity: item.canceledQuantity, returnedQuantity: item.returnedQuantity + amounts.quantity };
   const full = counts.canceledQuantity + counts.returnedQuantity === item.quantity;
   if (g.kind === 'CANCEL') await recordCanceledQuantity(db, item.id, counts.canceledQuantity, now);
   else await recordReturnedQuantity(db, item.id, counts.returnedQuantity, now);
-  await restoreStock(db, now, { storeId: item.storeId, productId: item.productId, variantId: item.optionId, quantity: amounts.quantity, stay: item.stay && { checkIn: item.stay.checkIn, checkOut: item.stay.checkOut } });
+  await restoreStock(db, now, {
+    storeId: item.storeId,
+    productId: item.productId,
+    variantId: item.optionId,
+    quantity: amounts.quantity,
+    stay: item.stay && { checkIn: item.stay.checkIn, checkOut: item.stay.checkOut },
+  });
   const closedAs = counts.returnedQuantity > 0 ? 'RETURNED' : 'CANCELED';
   const after: OrderRow = full ? { ...order, ...(await closeItemFlow(db, now, item.id, closedAs)) } : order;
   const everythingCanceled = (await itemStatusesOfOrder(db, order.id)).every((status) => status === 'CANCELED');
   if (everythingCanceled) await releaseCoupons(db, order.payment.paymentId);
 
   if (amounts.pointRefundAmount > 0 && order.customerId) {
-    await returnPoints(db, now, order.payment.paymentId, amounts.pointRefundAmount, { storeId: order.storeId, customerId: order.customerId, reason: g.kind === 'CANCEL' ? '취소로 돌려받음' : '반품으로 돌려받음', orderId: order.id, orderItemId: item.id });
+    await returnPoints(db, now, order.payment.paymentId, amounts.pointRefundAmount, {
+      storeId: order.storeId,
+      customerId: order.customerId,
+      reason: g.kind === 'CANCEL' ? '취소로 돌려받음' : '반품으로 돌려받음',
+      orderId: order.id,
+      orderItemId: item.id,
+    });
   }
   await recordPointsRefunded(db, order, amounts.pointRefundAmount, now);
 
@@ -73,23 +92,51 @@ export async function giveBack(services: Services, now: number, giver: Giver, g:
   const refundId = newId('rfd', now);
   const cash = amounts.cashRefundAmount > 0 && attemptId !== undefined;
   await recordRefund(db, {
-    id: refundId, storeId: order.storeId, paymentId: order.payment.paymentId, attemptId: attemptId ?? '', claimId: g.claimId, orderItemIds: [item.id],
-    amount: amounts.cashRefundAmount, pointRefundAmount: amounts.pointRefundAmount, reason: g.reason,
-    status: cash ? 'PROCESSING' : 'COMPLETED', heldReason: null, failure: null, createdAt: now, completedAt: cash ? null : now,
+    id: refundId,
+    storeId: order.storeId,
+    paymentId: order.payment.paymentId,
+    attemptId: attemptId ?? '',
+    claimId: g.claimId,
+    orderItemIds: [item.id],
+    amount: amounts.cashRefundAmount,
+    pointRefundAmount: amounts.pointRefundAmount,
+    reason: g.reason,
+    status: cash ? 'PROCESSING' : 'COMPLETED',
+    heldReason: null,
+    failure: null,
+    createdAt: now,
+    completedAt: cash ? null : now,
   });
 
-  const actor = 'system' in giver ? { type: 'SYSTEM', id: 'system', name: 'svc' } : { type: giver.principal.actorType, id: giver.principal.userId, name: giver.principal.userName };
+  const actor =
+    'system' in giver
+      ? { type: 'SYSTEM', id: 'system', name: 'svc' }
+      : { type: giver.principal.actorType, id: giver.principal.userId, name: giver.principal.userName };
   await writeAudit(services, {
-    storeId: order.storeId, kind: 'DOMAIN', actor, source: 'system' in giver ? 'SYSTEM' : giver.principal.source,
-    action: g.kind === 'CANCEL' ? 'ORDER_ITEM_CANCELED' : 'ORDER_ITEM_RETURNED', target: { type: 'ORDER_ITEM', id: item.id }, statusCode: 200, result: 'SUCCEEDED', errorCode: null,
-    requestId: 'system' in giver ? '' : giver.requestId, traceId: 'system' in giver ? '' : giver.traceId, idempotencyKey: null,
-    changes: [{ field: g.kind === 'CANCEL' ? 'canceledQuantity' : 'returnedQuantity', before: g.kind === 'CANCEL' ? item.canceledQuantity : item.returnedQuantity, after: g.kind === 'CANCEL' ? counts.canceledQuantity : counts.returnedQuantity },
-      { field: 'refund', before: null, after: { refundId, amount: amounts.cashRefundAmount, pointRefundAmount: amounts.pointRefundAmount } }],
+    storeId: order.storeId,
+    kind: 'DOMAIN',
+    actor,
+    source: 'system' in giver ? 'SYSTEM' : giver.principal.source,
+    action: g.kind === 'CANCEL' ? 'ORDER_ITEM_CANCELED' : 'ORDER_ITEM_RETURNED',
+    target: { type: 'ORDER_ITEM', id: item.id },
+    statusCode: 200,
+    result: 'SUCCEEDED',
+    errorCode: null,
+    requestId: 'system' in giver ? '' : giver.requestId,
+    traceId: 'system' in giver ? '' : giver.traceId,
+    idempotencyKey: null,
+    changes: [
+      {
+        field: g.kind === 'CANCEL' ? 'canceledQuantity' : 'returnedQuantity',
+        before: g.kind === 'CANCEL' ? item.canceledQuantity : item.returnedQuantity,
+        after: g.kind === 'CANCEL' ? counts.canceledQuantity : counts.returnedQuantity,
+      },
+      { field: 'refund', before: null, after: { refundId, amount: amounts.cashRefundAmount, pointRefundAmount: amounts.pointRefundAmount } },
+    ],
     metadata: { claimId: g.claimId, reason: g.reason, detail: g.detail ?? null },
   });
   return { after, itemStatus: full ? closedAs : item.status, counts, refundId, cashRefundId: cash ? refundId : null };
 }
 
 /** Where a refund stands after its gateway call (the answers of cancels and claims show it). */
-export const refundStatus = async (db: Db, refundId: string) =>
-  (await findRefund(db, refundId))!.status as 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'HELD';
+export const refundStatus = async (db: Db, refundId: string) => (await findRefund(db, refundId))!.status as 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'HELD';

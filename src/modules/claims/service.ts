@@ -59,10 +59,27 @@ export const claimView = z.object({
 });
 
 export const presentClaim = (c: ClaimRow): z.output<typeof claimView> => ({
-  claimId: c.id, claimNo: c.claimNo, claimType: c.claimType, status: c.status, orderId: c.orderId, orderItemId: c.orderItemId, quantity: c.quantity,
-  reason: c.reason, detail: c.detail, exchangeOptionId: c.exchangeOptionId, refundAmount: c.refundAmount, deliveryFeeRefundAmount: c.deliveryFeeRefundAmount,
-  deliveryFeeChargeAmount: c.deliveryFeeChargeAmount, deductAmount: c.deductAmount, pointRefundAmount: c.pointRefundAmount, refundId: c.refundId,
-  approved: c.approved, rejectReason: c.rejectReason, reship: c.reship, createdAt: isoAt(c.createdAt), updatedAt: isoAt(c.updatedAt),
+  claimId: c.id,
+  claimNo: c.claimNo,
+  claimType: c.claimType,
+  status: c.status,
+  orderId: c.orderId,
+  orderItemId: c.orderItemId,
+  quantity: c.quantity,
+  reason: c.reason,
+  detail: c.detail,
+  exchangeOptionId: c.exchangeOptionId,
+  refundAmount: c.refundAmount,
+  deliveryFeeRefundAmount: c.deliveryFeeRefundAmount,
+  deliveryFeeChargeAmount: c.deliveryFeeChargeAmount,
+  deductAmount: c.deductAmount,
+  pointRefundAmount: c.pointRefundAmount,
+  refundId: c.refundId,
+  approved: c.approved,
+  rejectReason: c.rejectReason,
+  reship: c.reship,
+  createdAt: isoAt(c.createdAt),
+  updatedAt: isoAt(c.updatedAt),
 });
 
 export const claimPreviewView = z.object({
@@ -95,16 +112,44 @@ async function authorityOf(db: Db, orderItemId: string, claimType: ClaimType) {
   return state?.claims?.[key] ?? 'NONE';
 }
 
-const openClaimOf = (db: Db, orderItemId: string) => db.select().from(claims).where(and(eq(claims.orderItemId, orderItemId), inArray(claims.status, OPEN))).get();
+const openClaimOf = (db: Db, orderItemId: string) =>
+  db
+    .select()
+    .from(claims)
+    .where(and(eq(claims.orderItemId, orderItemId), inArray(claims.status, OPEN)))
+    .get();
 
-async function amountsFor(db: Db, order: OrderRow, item: OrderItemRow, ask: { claimType: ClaimType; quantity: number; reason: string; deductAmount?: number; deliveryFeeChargeAmount?: number }): Promise<Amounts> {
+async function amountsFor(
+  db: Db,
+  order: OrderRow,
+  item: OrderItemRow,
+  ask: { claimType: ClaimType; quantity: number; reason: string; deductAmount?: number; deliveryFeeChargeAmount?: number },
+): Promise<Amounts> {
   const { lines, points } = await orderLines(db, order);
   const waived = ask.claimType !== 'CANCEL' && SELLER_FAULT.has(ask.reason) ? { deliveryFeeChargeAmount: 0 } : {};
   try {
-    return claimAmounts(lines, { kind: ask.claimType, orderItemId: item.id, quantity: ask.quantity, ...waived, ...(ask.deductAmount !== undefined && { deductAmount: ask.deductAmount }), ...(ask.deliveryFeeChargeAmount !== undefined && { deliveryFeeChargeAmount: ask.deliveryFeeChargeAmount }) }, points);
+    return claimAmounts(
+      lines,
+      {
+        kind: ask.claimType,
+        orderItemId: item.id,
+        quantity: ask.quantity,
+        ...waived,
+        ...(ask.deductAmount !== undefined && { deductAmount: ask.deductAmount }),
+        ...(ask.deliveryFeeChargeAmount !== undefined && { deliveryFeeChargeAmount: ask.deliveryFeeChargeAmount }),
+      },
+      points,
+    );
   } catch (error) {
     if (!(error instanceof AmountError)) throw error;
-    if (error.reason === 'QUANTITY') throw validationFailed([{ field: 'quantity', code: 'QUANTITY_EXCEEDS', message: `신청할 수 있는 수량은 ${item.quantity - item.canceledQuantity - item.returnedQuantity}개입니다.` }]);
+    if (error.reason === 'QUANTITY')
+      throw validationFailed([
+        {
+          field: 'quantity',
+          code: 'QUANTITY_EXCEEDS',
+          message: `신청할 수 있는 수량은 ${item.quantity - item.canceledQuantity - item.returnedQuantity}개입니다.`,
+        },
+      ]);
     throw fail(409, 'INVALID_STATUS', { status: item.status, claimType: ask.claimType });
   }
 }
@@ -124,8 +169,10 @@ export async function assessClaim(db: Db, now: number, order: OrderRow, item: Or
     const variant = body.exchangeOptionId ? (await variantsOf(db, item.productId)).find((v) => v.id === body.exchangeOptionId) : undefined;
     if (!body.exchangeOptionId) throw validationFailed([{ field: 'exchangeOptionId', code: 'REQUIRED', message: '바꿀 옵션이 필요합니다.' }]);
     const product = await findProduct(db, item.productId);
-    if (!variant || !variant.saleOn || product?.status !== 'ON_SALE') throw validationFailed([{ field: 'exchangeOptionId', code: 'NOT_AVAILABLE', message: '이 상품에서 고를 수 있는 옵션이 아닙니다.' }]);
-    if (product.inventoryMode === 'STANDARD' && variant.stockQuantity < body.quantity) throw validationFailed([{ field: 'exchangeOptionId', code: 'OUT_OF_STOCK', message: '바꿀 옵션의 재고가 부족합니다.' }]);
+    if (!variant || !variant.saleOn || product?.status !== 'ON_SALE')
+      throw validationFailed([{ field: 'exchangeOptionId', code: 'NOT_AVAILABLE', message: '이 상품에서 고를 수 있는 옵션이 아닙니다.' }]);
+    if (product.inventoryMode === 'STANDARD' && variant.stockQuantity < body.quantity)
+      throw validationFailed([{ field: 'exchangeOptionId', code: 'OUT_OF_STOCK', message: '바꿀 옵션의 재고가 부족합니다.' }]);
   } else if (body.exchangeOptionId) {
     throw validationFailed([{ field: 'exchangeOptionId', code: 'NOT_APPLICABLE', message: '교환에만 씁니다.' }]);
   }
@@ -134,17 +181,32 @@ export async function assessClaim(db: Db, now: number, order: OrderRow, item: Or
 
 async function emitClaim(db: Db, now: number, claim: ClaimRow, type: string) {
   await emitEvent(db, now, {
-    storeId: claim.storeId, type, resource: { type: 'CLAIM', id: claim.id },
+    storeId: claim.storeId,
+    type,
+    resource: { type: 'CLAIM', id: claim.id },
     data: {
-      claimId: claim.id, claimNo: claim.claimNo, orderId: claim.orderId, orderItemId: claim.orderItemId, claimType: claim.claimType, status: claim.status,
-      quantity: claim.quantity, refundAmount: claim.refundAmount, deliveryFeeRefundAmount: claim.deliveryFeeRefundAmount, deliveryFeeChargeAmount: claim.deliveryFeeChargeAmount,
-      deductAmount: claim.deductAmount, testPayment: claim.testPayment,
+      claimId: claim.id,
+      claimNo: claim.claimNo,
+      orderId: claim.orderId,
+      orderItemId: claim.orderItemId,
+      claimType: claim.claimType,
+      status: claim.status,
+      quantity: claim.quantity,
+      refundAmount: claim.refundAmount,
+      deliveryFeeRefundAmount: claim.deliveryFeeRefundAmount,
+      deliveryFeeChargeAmount: claim.deliveryFeeChargeAmount,
+      deductAmount: claim.deductAmount,
+      testPayment: claim.testPayment,
     },
   });
 }
 
 const withAmounts = (a: Amounts) => ({
-  refundAmount: a.refundAmount, deliveryFeeRefundAmount: a.deliveryFeeRefundAmount, deliveryFeeChargeAmount: a.deliveryFeeChargeAmount, deductAmount: a.deductAmount, pointRefundAmount: a.pointRefundAmount,
+  refundAmount: a.refundAmount,
+  deliveryFeeRefundAmount: a.deliveryFeeRefundAmount,
+  deliveryFeeChargeAmount: a.deliveryFeeChargeAmount,
+  deductAmount: a.deductAmount,
+  pointRefundAmount: a.pointRefundAmount,
 });
 
 async function save(db: Db, claim: ClaimRow) {
@@ -161,12 +223,28 @@ async function save(db: Db, claim: ClaimRow) {
 export async function fileClaim(services: Services, now: number, order: OrderRow, item: OrderItemRow, body: ClaimRequest) {
   const { db } = services;
   const { decision, amounts } = await assessClaim(db, now, order, item, body);
-  const sequence = ((await db.select({ n: count() }).from(claims).where(eq(claims.orderId, order.id)).get())!).n + 1;
+  const sequence = (await db.select({ n: count() }).from(claims).where(eq(claims.orderId, order.id)).get())!.n + 1;
   let claim: ClaimRow = {
-    id: newId('clm', now), storeId: order.storeId, claimNo: order.orderNo * 100 + sequence, claimType: body.claimType, status: 'REQUESTED',
-    orderId: order.id, orderItemId: item.id, quantity: body.quantity, reason: body.reason, detail: body.detail ?? null, exchangeOptionId: body.exchangeOptionId ?? null,
-    images: body.images ?? [], ...withAmounts(amounts), refundId: null, approved: decision === 'IMMEDIATE', rejectReason: null, reship: null,
-    testPayment: order.testPayment, createdAt: now, updatedAt: now,
+    id: newId('clm', now),
+    storeId: order.storeId,
+    claimNo: order.orderNo * 100 + sequence,
+    claimType: body.claimType,
+    status: 'REQUESTED',
+    orderId: order.id,
+    orderItemId: item.id,
+    quantity: body.quantity,
+    reason: body.reason,
+    detail: body.detail ?? null,
+    exchangeOptionId: body.exchangeOptionId ?? null,
+    images: body.images ?? [],
+    ...withAmounts(amounts),
+    refundId: null,
+    approved: decision === 'IMMEDIATE',
+    rejectReason: null,
+    reship: null,
+    testPayment: order.testPayment,
+    createdAt: now,
+    updatedAt: now,
   };
   await db.insert(claims).values(claim).run();
   await emitClaim(db, now, claim, EVENT_OF[body.claimType]);
@@ -183,7 +261,15 @@ export async function fileClaim(services: Services, now: number, order: OrderRow
 /** A cancel or return comes to its end: the units leave the order with their money (giveBack), CLAIM.COMPLETED. */
 async function completeWithRefund(services: Services, now: number, giver: Giver, order: OrderRow, item: OrderItemRow, claim: ClaimRow, amounts: Amounts) {
   const { db } = services;
-  const given = await giveBack(services, now, giver, { order, item, amounts, kind: claim.claimType as 'CANCEL' | 'RETURN', claimId: claim.id, reason: `CLAIM:${claim.claimType}`, detail: claim.detail });
+  const given = await giveBack(services, now, giver, {
+    order,
+    item,
+    amounts,
+    kind: claim.claimType as 'CANCEL' | 'RETURN',
+    claimId: claim.id,
+    reason: `CLAIM:${claim.claimType}`,
+    detail: claim.detail,
+  });
   if (given.itemStatus !== 'CANCELED' && given.itemStatus !== 'RETURNED') await releaseClaimHold(db, now, item.id);
   const done = await save(db, { ...claim, ...withAmounts(amounts), status: 'COMPLETED', approved: true, refundId: given.refundId, updatedAt: now });
   await emitClaim(db, now, done, 'CLAIM.COMPLETED');
@@ -201,7 +287,13 @@ const expect = (claim: ClaimRow, ...statuses: ClaimStatus[]) => {
 };
 
 /** The seller approves: a cancel completes (refund); a return or exchange waits for the pickup. */
-export async function approveClaim(services: Services, now: number, giver: Giver, claim: ClaimRow, body: { deductAmount?: number; deliveryFeeChargeAmount?: number }) {
+export async function approveClaim(
+  services: Services,
+  now: number,
+  giver: Giver,
+  claim: ClaimRow,
+  body: { deductAmount?: number; deliveryFeeChargeAmount?: number },
+) {
   const { db } = services;
   expect(claim, 'REQUESTED');
   const { order, item } = await context(db, claim);

@@ -12,23 +12,35 @@ import { categoryIdsInStore, findStoreProduct, productIdsInStore } from '../cata
 import { storeCustomersByIds } from '../customers/index.js';
 import { coupons } from './schema.js';
 import {
-  couponItemSchema, couponSchema, downloadRefusal, findCoupon, heldCount, issueItem, memberItems, presentCoupon, presentCouponItem, type CouponRow,
+  couponItemSchema,
+  couponSchema,
+  downloadRefusal,
+  findCoupon,
+  heldCount,
+  issueItem,
+  memberItems,
+  presentCoupon,
+  presentCouponItem,
+  type CouponRow,
 } from './service.js';
 
 const tag = 'Coupons';
 const MAX_GRANT = 100;
 
 // The statements (`.meta`) are ruleProblems' rules that need nothing but the request.
-const benefitInput = z.object({
-  method: z.enum(['PERCENT', 'AMOUNT']),
-  value: z.number().int().min(1).max(100_000_000),
-  maxDiscountAmount: z.number().int().min(1).max(100_000_000).optional(),
-}).strict().meta({
-  allOf: [
-    stated.when('method', ['PERCENT'], { properties: { value: { maximum: 100 } } }),
-    stated.when('method', ['AMOUNT'], { not: { required: ['maxDiscountAmount'] } }),
-  ],
-});
+const benefitInput = z
+  .object({
+    method: z.enum(['PERCENT', 'AMOUNT']),
+    value: z.number().int().min(1).max(100_000_000),
+    maxDiscountAmount: z.number().int().min(1).max(100_000_000).optional(),
+  })
+  .strict()
+  .meta({
+    allOf: [
+      stated.when('method', ['PERCENT'], { properties: { value: { maximum: 100 } } }),
+      stated.when('method', ['AMOUNT'], { not: { required: ['maxDiscountAmount'] } }),
+    ],
+  });
 /** useDays and useEnd: not both set. */
 const ONE_VALIDITY = { not: { required: ['useDays', 'useEnd'], properties: { useDays: { type: 'integer' }, useEnd: { type: 'string' } } } };
 
@@ -37,9 +49,12 @@ const ruleFields = {
   name: z.string().trim().min(1).max(100),
   benefit: benefitInput,
   minOrderAmount: z.number().int().min(0).max(100_000_000),
-  target: z.object({ kind: z.enum(['ALL', 'PRODUCTS', 'CATEGORIES']), ids: z.array(z.string()).max(100).default([]) }).strict().meta({
-    ...stated.when('kind', ['ALL'], { properties: { ids: { maxItems: 0 } } }, { properties: { ids: { minItems: 1 } }, required: ['ids'] }),
-  }),
+  target: z
+    .object({ kind: z.enum(['ALL', 'PRODUCTS', 'CATEGORIES']), ids: z.array(z.string()).max(100).default([]) })
+    .strict()
+    .meta({
+      ...stated.when('kind', ['ALL'], { properties: { ids: { maxItems: 0 } } }, { properties: { ids: { minItems: 1 } }, required: ['ids'] }),
+    }),
   downloadStart: instantInput.nullable(),
   downloadEnd: instantInput.nullable(),
   useDays: z.number().int().min(1).max(3650).nullable(),
@@ -49,27 +64,38 @@ const ruleFields = {
   stackable: z.boolean(),
 };
 
-const createBody = z.object({
-  ...ruleFields,
-  issueType: z.enum(['MANUAL', 'DOWNLOAD', 'SIGNUP', 'CODE']),
-  code: z.string().trim().regex(/^[A-Z0-9][A-Z0-9-]{2,29}$/, { message: '대문자, 숫자, 하이픈 3~30자여야 합니다.' }).optional(),
-  minOrderAmount: ruleFields.minOrderAmount.default(0),
-  target: ruleFields.target.default({ kind: 'ALL', ids: [] }),
-  downloadStart: ruleFields.downloadStart.optional(),
-  downloadEnd: ruleFields.downloadEnd.optional(),
-  useDays: ruleFields.useDays.optional(),
-  useEnd: ruleFields.useEnd.optional(),
-  totalQuantity: ruleFields.totalQuantity.optional(),
-  perCustomerLimit: ruleFields.perCustomerLimit.default(1),
-  stackable: ruleFields.stackable.default(false),
-}).strict().meta({
-  allOf: [
-    stated.when('issueType', ['CODE'], { required: ['code'] }, { not: { required: ['code'] } }),
-    stated.when('issueType', ['DOWNLOAD'], {}, { properties: { downloadStart: { type: 'null' }, downloadEnd: { type: 'null' } } }),
-    ONE_VALIDITY,
-  ],
-});
-const patchBody = z.object(ruleFields).partial().strict().refine((b) => Object.keys(b).length > 0, { message: '바꿀 필드가 하나 이상 필요합니다.' })
+const createBody = z
+  .object({
+    ...ruleFields,
+    issueType: z.enum(['MANUAL', 'DOWNLOAD', 'SIGNUP', 'CODE']),
+    code: z
+      .string()
+      .trim()
+      .regex(/^[A-Z0-9][A-Z0-9-]{2,29}$/, { message: '대문자, 숫자, 하이픈 3~30자여야 합니다.' })
+      .optional(),
+    minOrderAmount: ruleFields.minOrderAmount.default(0),
+    target: ruleFields.target.default({ kind: 'ALL', ids: [] }),
+    downloadStart: ruleFields.downloadStart.optional(),
+    downloadEnd: ruleFields.downloadEnd.optional(),
+    useDays: ruleFields.useDays.optional(),
+    useEnd: ruleFields.useEnd.optional(),
+    totalQuantity: ruleFields.totalQuantity.optional(),
+    perCustomerLimit: ruleFields.perCustomerLimit.default(1),
+    stackable: ruleFields.stackable.default(false),
+  })
+  .strict()
+  .meta({
+    allOf: [
+      stated.when('issueType', ['CODE'], { required: ['code'] }, { not: { required: ['code'] } }),
+      stated.when('issueType', ['DOWNLOAD'], {}, { properties: { downloadStart: { type: 'null' }, downloadEnd: { type: 'null' } } }),
+      ONE_VALIDITY,
+    ],
+  });
+const patchBody = z
+  .object(ruleFields)
+  .partial()
+  .strict()
+  .refine((b) => Object.keys(b).length > 0, { message: '바꿀 필드가 하나 이상 필요합니다.' })
   .meta({ minProperties: 1, ...ONE_VALIDITY });
 
 type Rule = Omit<CouponRow, 'id' | 'storeId' | 'status' | 'issuedCount' | 'usedCount' | 'createdAt' | 'updatedAt'>;
@@ -79,11 +105,14 @@ async function ruleProblems(ctx: StoreCtx, rule: Rule, issuedCount: number, { ne
   const errors: FieldError[] = [];
   const bad = (field: string, code: string, message: string) => errors.push({ field, code, message });
   if (rule.benefit.method === 'PERCENT' && rule.benefit.value > 100) bad('benefit.value', 'OUT_OF_RANGE', '할인율은 1~100이어야 합니다.');
-  if (rule.benefit.method === 'AMOUNT' && rule.benefit.maxDiscountAmount !== null) bad('benefit.maxDiscountAmount', 'NOT_APPLICABLE', '정액 할인에는 최대 할인액이 없습니다.');
+  if (rule.benefit.method === 'AMOUNT' && rule.benefit.maxDiscountAmount !== null)
+    bad('benefit.maxDiscountAmount', 'NOT_APPLICABLE', '정액 할인에는 최대 할인액이 없습니다.');
   if (rule.issueType === 'CODE' && !rule.code) bad('code', 'REQUIRED', 'CODE 쿠폰에는 code가 필요합니다.');
   if (rule.issueType !== 'CODE' && rule.code) bad('code', 'NOT_APPLICABLE', 'code는 CODE 쿠폰에만 씁니다.');
-  if (rule.issueType !== 'DOWNLOAD' && (rule.downloadStart !== null || rule.downloadEnd !== null)) bad('downloadStart', 'NOT_APPLICABLE', '내려받기 기간은 DOWNLOAD 쿠폰에만 있습니다.');
-  if (rule.downloadStart !== null && rule.downloadEnd !== null && rule.downloadEnd <= rule.downloadStart) bad('downloadEnd', 'BEFORE_START', 'downloadEnd는 downloadStart 뒤여야 합니다.');
+  if (rule.issueType !== 'DOWNLOAD' && (rule.downloadStart !== null || rule.downloadEnd !== null))
+    bad('downloadStart', 'NOT_APPLICABLE', '내려받기 기간은 DOWNLOAD 쿠폰에만 있습니다.');
+  if (rule.downloadStart !== null && rule.downloadEnd !== null && rule.downloadEnd <= rule.downloadStart)
+    bad('downloadEnd', 'BEFORE_START', 'downloadEnd는 downloadStart 뒤여야 합니다.');
   if (rule.useDays !== null && rule.useEnd !== null) bad('useEnd', 'CONFLICT', 'useDays와 useEnd 중 하나만 정합니다.');
   if (rule.totalQuantity !== null && rule.totalQuantity < issuedCount) bad('totalQuantity', 'BELOW_ISSUED', `이미 ${issuedCount}장 발급되었습니다.`);
   if (rule.target.kind === 'ALL' && rule.target.ids.length) bad('target.ids', 'NOT_APPLICABLE', 'ALL 대상에는 ids가 없습니다.');
@@ -91,19 +120,38 @@ async function ruleProblems(ctx: StoreCtx, rule: Rule, issuedCount: number, { ne
     if (rule.target.ids.length === 0) bad('target.ids', 'REQUIRED', '대상 상품 또는 카테고리가 필요합니다.');
     const idsInStore = rule.target.kind === 'PRODUCTS' ? productIdsInStore : categoryIdsInStore;
     const found = new Set(await idsInStore(ctx.db, ctx.store.id, rule.target.ids));
-    rule.target.ids.forEach((id, i) => found.has(id) || bad(`target.ids.${i}`, 'NOT_FOUND', `이 상점에 없는 ${rule.target.kind === 'PRODUCTS' ? '상품' : '카테고리'}입니다.`));
+    rule.target.ids.forEach(
+      (id, i) => found.has(id) || bad(`target.ids.${i}`, 'NOT_FOUND', `이 상점에 없는 ${rule.target.kind === 'PRODUCTS' ? '상품' : '카테고리'}입니다.`),
+    );
   }
-  if (newCode && rule.code && await ctx.db.select({ id: coupons.id }).from(coupons).where(and(eq(coupons.storeId, ctx.store.id), eq(coupons.code, rule.code))).get()) bad('code', 'TAKEN', '이 상점에 이미 있는 코드입니다.');
+  if (
+    newCode &&
+    rule.code &&
+    (await ctx.db
+      .select({ id: coupons.id })
+      .from(coupons)
+      .where(and(eq(coupons.storeId, ctx.store.id), eq(coupons.code, rule.code)))
+      .get())
+  )
+    bad('code', 'TAKEN', '이 상점에 이미 있는 코드입니다.');
   return errors;
 }
 
 const ms = (value: string | null | undefined) => (value === null || value === undefined ? null : Date.parse(value));
-const loadCoupon = async (ctx: StoreCtx<any, any, { couponId: string }>) => requireOwned(await findCoupon(ctx.db, ctx.params.couponId), ctx.store.id, 'COUPON_NOT_FOUND');
+const loadCoupon = async (ctx: StoreCtx<any, any, { couponId: string }>) =>
+  requireOwned(await findCoupon(ctx.db, ctx.params.couponId), ctx.store.id, 'COUPON_NOT_FOUND');
 const couponParams = z.object({ couponId: z.string() }).strict();
 const COUPON_LOOKUP = { 403: ['TENANT_MISMATCH'], 404: ['COUPON_NOT_FOUND'] } as const;
 
 /** Suspend and resume: a status move allowed only from `from`. */
-function statusMove(operationId: string, path: string, from: 'ACTIVE' | 'SUSPENDED', to: 'ACTIVE' | 'SUSPENDED', summary: string, agent: 'direct' | 'approval') {
+function statusMove(
+  operationId: string,
+  path: string,
+  from: 'ACTIVE' | 'SUSPENDED',
+  to: 'ACTIVE' | 'SUSPENDED',
+  summary: string,
+  agent: 'direct' | 'approval',
+) {
   return defineOperation({
     operationId,
     method: 'POST',
@@ -132,10 +180,23 @@ const grantResult = z.object({
   failed: z.array(z.object({ customerId: z.string(), code: z.string(), message: z.string() })),
 });
 
-const storefrontCoupon = couponSchema.pick({ couponId: true, name: true, benefit: true, minOrderAmount: true, target: true, downloadStart: true, downloadEnd: true, useDays: true, useEnd: true, stackable: true }).extend({
-  downloaded: z.boolean().optional().describe('Members only: whether they hold it'),
-  downloadable: z.boolean().optional().describe('Members only: whether they may download it now'),
-});
+const storefrontCoupon = couponSchema
+  .pick({
+    couponId: true,
+    name: true,
+    benefit: true,
+    minOrderAmount: true,
+    target: true,
+    downloadStart: true,
+    downloadEnd: true,
+    useDays: true,
+    useEnd: true,
+    stackable: true,
+  })
+  .extend({
+    downloaded: z.boolean().optional().describe('Members only: whether they hold it'),
+    downloadable: z.boolean().optional().describe('Members only: whether they may download it now'),
+  });
 const heldCoupon = couponItemSchema.extend({ coupon: couponSchema.pick({ name: true, benefit: true, minOrderAmount: true, target: true, stackable: true }) });
 
 export const couponOperations = [
@@ -147,11 +208,28 @@ export const couponOperations = [
     tag,
     auth: 'store',
     scope: 'promotion:r',
-    query: z.object({ ...pageQuery(100), status: z.enum(['ACTIVE', 'SUSPENDED', 'ENDED']).optional(), issueType: z.enum(['MANUAL', 'DOWNLOAD', 'SIGNUP', 'CODE']).optional() }).strict(),
+    query: z
+      .object({
+        ...pageQuery(100),
+        status: z.enum(['ACTIVE', 'SUSPENDED', 'ENDED']).optional(),
+        issueType: z.enum(['MANUAL', 'DOWNLOAD', 'SIGNUP', 'CODE']).optional(),
+      })
+      .strict(),
     response: pageOf(couponSchema),
     handler: async (ctx) => {
-      const where = and(eq(coupons.storeId, ctx.store.id), ctx.query.status && eq(coupons.status, ctx.query.status), ctx.query.issueType && eq(coupons.issueType, ctx.query.issueType));
-      const rows = await ctx.db.select().from(coupons).where(where).orderBy(desc(coupons.id)).limit(ctx.query.size).offset((ctx.query.page - 1) * ctx.query.size).all();
+      const where = and(
+        eq(coupons.storeId, ctx.store.id),
+        ctx.query.status && eq(coupons.status, ctx.query.status),
+        ctx.query.issueType && eq(coupons.issueType, ctx.query.issueType),
+      );
+      const rows = await ctx.db
+        .select()
+        .from(coupons)
+        .where(where)
+        .orderBy(desc(coupons.id))
+        .limit(ctx.query.size)
+        .offset((ctx.query.page - 1) * ctx.query.size)
+        .all();
       return paginated(rows.map(presentCoupon), ctx.query.page, ctx.query.size, await countRows(ctx.db, coupons, where));
     },
   }),
@@ -172,13 +250,32 @@ export const couponOperations = [
     handler: async (ctx) => {
       const b = ctx.body;
       const rule: Rule = {
-        name: b.name, code: b.code ?? null, issueType: b.issueType, benefit: { method: b.benefit.method, value: b.benefit.value, maxDiscountAmount: b.benefit.maxDiscountAmount ?? null },
-        minOrderAmount: b.minOrderAmount, target: b.target, downloadStart: ms(b.downloadStart), downloadEnd: ms(b.downloadEnd), useDays: b.useDays ?? null, useEnd: ms(b.useEnd),
-        totalQuantity: b.totalQuantity ?? null, perCustomerLimit: b.perCustomerLimit, stackable: b.stackable,
+        name: b.name,
+        code: b.code ?? null,
+        issueType: b.issueType,
+        benefit: { method: b.benefit.method, value: b.benefit.value, maxDiscountAmount: b.benefit.maxDiscountAmount ?? null },
+        minOrderAmount: b.minOrderAmount,
+        target: b.target,
+        downloadStart: ms(b.downloadStart),
+        downloadEnd: ms(b.downloadEnd),
+        useDays: b.useDays ?? null,
+        useEnd: ms(b.useEnd),
+        totalQuantity: b.totalQuantity ?? null,
+        perCustomerLimit: b.perCustomerLimit,
+        stackable: b.stackable,
       };
       const errors = await ruleProblems(ctx, rule, 0, { newCode: true });
       if (errors.length) throw validationFailed(errors);
-      const coupon: CouponRow = { id: newId('cpn', ctx.now), storeId: ctx.store.id, ...rule, status: 'ACTIVE', issuedCount: 0, usedCount: 0, createdAt: ctx.now, updatedAt: ctx.now };
+      const coupon: CouponRow = {
+        id: newId('cpn', ctx.now),
+        storeId: ctx.store.id,
+        ...rule,
+        status: 'ACTIVE',
+        issuedCount: 0,
+        usedCount: 0,
+        createdAt: ctx.now,
+        updatedAt: ctx.now,
+      };
       await ctx.db.insert(coupons).values(coupon).run();
       return reply(201, presentCoupon(coupon));
     },
@@ -212,7 +309,13 @@ export const couponOperations = [
     target: (ctx) => ({ type: 'COUPON', id: ctx.params.couponId }),
     preview: async (ctx) => {
       const before = await findCoupon(ctx.db, ctx.params.couponId);
-      return { changes: Object.entries(ctx.body).map(([field, after]) => ({ field, before: before ? (presentCoupon(before) as Record<string, unknown>)[field] ?? null : null, after })) };
+      return {
+        changes: Object.entries(ctx.body).map(([field, after]) => ({
+          field,
+          before: before ? ((presentCoupon(before) as Record<string, unknown>)[field] ?? null) : null,
+          after,
+        })),
+      };
     },
     handler: async (ctx) => {
       const coupon = await loadCoupon(ctx);
@@ -221,7 +324,9 @@ export const couponOperations = [
       const rule: Rule = {
         ...coupon,
         ...(b.name !== undefined && { name: b.name }),
-        ...(b.benefit !== undefined && { benefit: { method: b.benefit.method, value: b.benefit.value, maxDiscountAmount: b.benefit.maxDiscountAmount ?? null } }),
+        ...(b.benefit !== undefined && {
+          benefit: { method: b.benefit.method, value: b.benefit.value, maxDiscountAmount: b.benefit.maxDiscountAmount ?? null },
+        }),
         ...(b.minOrderAmount !== undefined && { minOrderAmount: b.minOrderAmount }),
         ...(b.target !== undefined && { target: b.target }),
         ...(b.downloadStart !== undefined && { downloadStart: ms(b.downloadStart) }),
@@ -263,9 +368,18 @@ export const couponOperations = [
       for (const customerId of new Set(ctx.body.customerIds)) {
         const refuse = (code: string, message: string) => result.failed.push({ customerId, code, message });
         const buyer = buyers.get(customerId);
-        if (!buyer) { refuse('CUSTOMER_NOT_FOUND', '이 상점의 구매자가 아닙니다.'); continue; }
-        if (buyer.withdrawnAt !== null) { refuse('CUSTOMER_WITHDRAWN', '탈퇴한 구매자입니다.'); continue; }
-        if (await heldCount(ctx.db, coupon.id, customerId) >= coupon.perCustomerLimit) { refuse('COUPON_LIMIT_REACHED', `한 사람에게 ${coupon.perCustomerLimit}장까지 줄 수 있습니다.`); continue; }
+        if (!buyer) {
+          refuse('CUSTOMER_NOT_FOUND', '이 상점의 구매자가 아닙니다.');
+          continue;
+        }
+        if (buyer.withdrawnAt !== null) {
+          refuse('CUSTOMER_WITHDRAWN', '탈퇴한 구매자입니다.');
+          continue;
+        }
+        if ((await heldCount(ctx.db, coupon.id, customerId)) >= coupon.perCustomerLimit) {
+          refuse('COUPON_LIMIT_REACHED', `한 사람에게 ${coupon.perCustomerLimit}장까지 줄 수 있습니다.`);
+          continue;
+        }
         try {
           // A savepoint per buyer: one sold-out grant leaves the others in place.
           const item = await transaction(ctx.db, async () => issueItem(ctx.db, (await findCoupon(ctx.db, coupon.id))!, customerId, 'MANUAL', ctx.now));
@@ -293,16 +407,36 @@ export const couponOperations = [
     handler: async (ctx) => {
       const product = ctx.query.productId ? await findStoreProduct(ctx.db, ctx.buyer.storeId, ctx.query.productId) : null;
       if (ctx.query.productId && !product) throw fail(404, 'PRODUCT_NOT_FOUND');
-      const rows = (await ctx.db.select().from(coupons).where(and(eq(coupons.storeId, ctx.buyer.storeId), eq(coupons.issueType, 'DOWNLOAD'), eq(coupons.status, 'ACTIVE'))).orderBy(desc(coupons.id)).all())
+      const rows = (
+        await ctx.db
+          .select()
+          .from(coupons)
+          .where(and(eq(coupons.storeId, ctx.buyer.storeId), eq(coupons.issueType, 'DOWNLOAD'), eq(coupons.status, 'ACTIVE')))
+          .orderBy(desc(coupons.id))
+          .all()
+      )
         .filter((c) => c.downloadEnd === null || ctx.now < c.downloadEnd)
-        .filter((c) => !product || c.target.kind === 'ALL' || (c.target.kind === 'PRODUCTS' ? c.target.ids.includes(product.id) : product.categoryId !== null && c.target.ids.includes(product.categoryId)));
+        .filter(
+          (c) =>
+            !product ||
+            c.target.kind === 'ALL' ||
+            (c.target.kind === 'PRODUCTS' ? c.target.ids.includes(product.id) : product.categoryId !== null && c.target.ids.includes(product.categoryId)),
+        );
       const member = ctx.buyer.customer;
       return {
-        contents: await Promise.all(rows.map(async (c) => {
-          const { couponId, name, benefit, minOrderAmount, target, downloadStart, downloadEnd, useDays, useEnd, stackable } = presentCoupon(c);
-          const view = { couponId, name, benefit, minOrderAmount, target, downloadStart, downloadEnd, useDays, useEnd, stackable };
-          return member ? { ...view, downloaded: await heldCount(ctx.db, c.id, member.id) > 0, downloadable: (await downloadRefusal(ctx.db, c, member.id, ctx.now)) === null } : view;
-        })),
+        contents: await Promise.all(
+          rows.map(async (c) => {
+            const { couponId, name, benefit, minOrderAmount, target, downloadStart, downloadEnd, useDays, useEnd, stackable } = presentCoupon(c);
+            const view = { couponId, name, benefit, minOrderAmount, target, downloadStart, downloadEnd, useDays, useEnd, stackable };
+            return member
+              ? {
+                  ...view,
+                  downloaded: (await heldCount(ctx.db, c.id, member.id)) > 0,
+                  downloadable: (await downloadRefusal(ctx.db, c, member.id, ctx.now)) === null,
+                }
+              : view;
+          }),
+        ),
       };
     },
     errors: { 404: ['PRODUCT_NOT_FOUND'] },
@@ -317,7 +451,11 @@ export const couponOperations = [
     status: 201,
     params: couponParams,
     response: couponItemSchema,
-    errors: { 401: ['COUPON_MEMBERS_ONLY'], 404: ['COUPON_NOT_FOUND'], 409: ['COUPON_ALREADY_DOWNLOADED', 'COUPON_SOLD_OUT', 'COUPON_NOT_STARTED', 'COUPON_DOWNLOAD_ENDED', 'COUPON_NOT_DOWNLOADABLE', 'COUPON_NOT_ACTIVE'] },
+    errors: {
+      401: ['COUPON_MEMBERS_ONLY'],
+      404: ['COUPON_NOT_FOUND'],
+      409: ['COUPON_ALREADY_DOWNLOADED', 'COUPON_SOLD_OUT', 'COUPON_NOT_STARTED', 'COUPON_DOWNLOAD_ENDED', 'COUPON_NOT_DOWNLOADABLE', 'COUPON_NOT_ACTIVE'],
+    },
     handler: async (ctx) => {
       const coupon = await findCoupon(ctx.db, ctx.params.couponId);
       if (!coupon || coupon.storeId !== ctx.buyer.storeId) throw fail(404, 'COUPON_NOT_FOUND');
@@ -339,14 +477,26 @@ export const couponOperations = [
       const member = ctx.buyer.customer;
       if (!member) throw fail(401, 'UNAUTHORIZED');
       const items = await memberItems(ctx.db, ctx.buyer.storeId, member.id);
-      const rules = new Map(items.length ? (await ctx.db.select().from(coupons).where(inArray(coupons.id, [...new Set(items.map((i) => i.couponId))])).all()).map((c) => [c.id, c]) : []);
+      const rules = new Map(
+        items.length
+          ? (
+              await ctx.db
+                .select()
+                .from(coupons)
+                .where(inArray(coupons.id, [...new Set(items.map((i) => i.couponId))]))
+                .all()
+            ).map((c) => [c.id, c])
+          : [],
+      );
       return {
         contents: items.map((i) => {
           const c = rules.get(i.couponId)!;
-          return { ...presentCouponItem(i), coupon: { name: c.name, benefit: c.benefit, minOrderAmount: c.minOrderAmount, target: c.target, stackable: c.stackable } };
+          return {
+            ...presentCouponItem(i),
+            coupon: { name: c.name, benefit: c.benefit, minOrderAmount: c.minOrderAmount, target: c.target, stackable: c.stackable },
+          };
         }),
       };
     },
   }),
 ];
-

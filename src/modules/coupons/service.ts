@@ -28,14 +28,32 @@ export type CouponRow = typeof coupons.$inferSelect;
 export type CouponItemRow = typeof couponItems.$inferSelect;
 
 const q = preparedFor((db) => ({
-  coupon: db.select().from(coupons).where(eq(coupons.id, sql.placeholder('id'))).prepare(),
-  itemByCode: db.select().from(couponItems).where(and(eq(couponItems.storeId, sql.placeholder('storeId')), eq(couponItems.code, sql.placeholder('code')))).prepare(),
-  couponByCode: db.select().from(coupons).where(and(eq(coupons.storeId, sql.placeholder('storeId')), eq(coupons.code, sql.placeholder('code')))).prepare(),
-  held: db.select({ n: count() }).from(couponItems)
-    .where(and(eq(couponItems.couponId, sql.placeholder('couponId')), eq(couponItems.customerId, sql.placeholder('customerId')))).prepare(),
+  coupon: db
+    .select()
+    .from(coupons)
+    .where(eq(coupons.id, sql.placeholder('id')))
+    .prepare(),
+  itemByCode: db
+    .select()
+    .from(couponItems)
+    .where(and(eq(couponItems.storeId, sql.placeholder('storeId')), eq(couponItems.code, sql.placeholder('code'))))
+    .prepare(),
+  couponByCode: db
+    .select()
+    .from(coupons)
+    .where(and(eq(coupons.storeId, sql.placeholder('storeId')), eq(coupons.code, sql.placeholder('code'))))
+    .prepare(),
+  held: db
+    .select({ n: count() })
+    .from(couponItems)
+    .where(and(eq(couponItems.couponId, sql.placeholder('couponId')), eq(couponItems.customerId, sql.placeholder('customerId'))))
+    .prepare(),
   // One guarded statement: concurrent issues can never pass totalQuantity.
-  takeOne: db.update(coupons).set({ issuedCount: sql`${coupons.issuedCount} + 1` })
-    .where(and(eq(coupons.id, sql.placeholder('id')), sql`(${coupons.totalQuantity} is null or ${coupons.issuedCount} < ${coupons.totalQuantity})`)).prepare(),
+  takeOne: db
+    .update(coupons)
+    .set({ issuedCount: sql`${coupons.issuedCount} + 1` })
+    .where(and(eq(coupons.id, sql.placeholder('id')), sql`(${coupons.totalQuantity} is null or ${coupons.issuedCount} < ${coupons.totalQuantity})`))
+    .prepare(),
 }));
 
 export const findCoupon = (db: Db, id: string) => q(db).coupon.get({ id });
@@ -75,10 +93,25 @@ export const couponSchema = z.object({
 const at = (ms: number | null) => (ms === null ? null : isoAt(ms));
 
 export const presentCoupon = (c: CouponRow): z.output<typeof couponSchema> => ({
-  couponId: c.id, name: c.name, code: c.code, issueType: c.issueType, benefit: c.benefit, minOrderAmount: c.minOrderAmount, target: c.target,
-  downloadStart: at(c.downloadStart), downloadEnd: at(c.downloadEnd), useDays: c.useDays, useEnd: at(c.useEnd), totalQuantity: c.totalQuantity,
-  perCustomerLimit: c.perCustomerLimit, stackable: c.stackable, status: c.status, issuedCount: c.issuedCount, usedCount: c.usedCount,
-  createdAt: isoAt(c.createdAt), updatedAt: isoAt(c.updatedAt),
+  couponId: c.id,
+  name: c.name,
+  code: c.code,
+  issueType: c.issueType,
+  benefit: c.benefit,
+  minOrderAmount: c.minOrderAmount,
+  target: c.target,
+  downloadStart: at(c.downloadStart),
+  downloadEnd: at(c.downloadEnd),
+  useDays: c.useDays,
+  useEnd: at(c.useEnd),
+  totalQuantity: c.totalQuantity,
+  perCustomerLimit: c.perCustomerLimit,
+  stackable: c.stackable,
+  status: c.status,
+  issuedCount: c.issuedCount,
+  usedCount: c.usedCount,
+  createdAt: isoAt(c.createdAt),
+  updatedAt: isoAt(c.updatedAt),
 });
 
 export const couponItemSchema = z.object({
@@ -91,8 +124,15 @@ export const couponItemSchema = z.object({
   orderId: z.string().nullable(),
 });
 
-export const presentCouponItem = (i: CouponItemRow): z.output<typeof couponItemSchema> =>
-  ({ couponItemId: i.id, couponId: i.couponId, source: i.source, code: i.code, expiresAt: at(i.expiresAt), usedAt: at(i.usedAt), orderId: i.orderId });
+export const presentCouponItem = (i: CouponItemRow): z.output<typeof couponItemSchema> => ({
+  couponItemId: i.id,
+  couponId: i.couponId,
+  source: i.source,
+  code: i.code,
+  expiresAt: at(i.expiresAt),
+  usedAt: at(i.usedAt),
+  orderId: i.orderId,
+});
 
 // ---------------------------------------------------------------------------------------------------
 // Issuing
@@ -111,17 +151,34 @@ const expiryOf = (coupon: CouponRow, now: number) => coupon.useEnd ?? (coupon.us
  * Issues one item of `coupon` to a buyer: the total quantity is taken by one guarded statement, so
  * concurrent issues never pass it (409 COUPON_SOLD_OUT). The caller's transaction holds both writes.
  */
-export async function issueItem(db: Db, coupon: CouponRow, customerId: string | null, source: CouponSource, now: number, code = itemCode()): Promise<CouponItemRow> {
-  if ((await q(db).takeOne.run({ id: coupon.id })).changes === 0) throw fail(409, 'COUPON_SOLD_OUT', { couponId: coupon.id, totalQuantity: coupon.totalQuantity });
+export async function issueItem(
+  db: Db,
+  coupon: CouponRow,
+  customerId: string | null,
+  source: CouponSource,
+  now: number,
+  code = itemCode(),
+): Promise<CouponItemRow> {
+  if ((await q(db).takeOne.run({ id: coupon.id })).changes === 0)
+    throw fail(409, 'COUPON_SOLD_OUT', { couponId: coupon.id, totalQuantity: coupon.totalQuantity });
   const item: CouponItemRow = {
-    id: newId('cpi', now), storeId: coupon.storeId, couponId: coupon.id, customerId, source, code,
-    expiresAt: expiryOf(coupon, now), usedAt: null, paymentId: null, orderId: null, createdAt: now,
+    id: newId('cpi', now),
+    storeId: coupon.storeId,
+    couponId: coupon.id,
+    customerId,
+    source,
+    code,
+    expiresAt: expiryOf(coupon, now),
+    usedAt: null,
+    paymentId: null,
+    orderId: null,
+    createdAt: now,
   };
   await db.insert(couponItems).values(item).run();
   return item;
 }
 
-export const heldCount = async (db: Db, couponId: string, customerId: string) => ((await q(db).held.get({ couponId, customerId }))!).n;
+export const heldCount = async (db: Db, couponId: string, customerId: string) => (await q(db).held.get({ couponId, customerId }))!.n;
 
 /** Why a member cannot download `coupon` now, or null (the order of checks is what the buyer can fix last). */
 export async function downloadRefusal(db: Db, coupon: CouponRow, customerId: string | null, now: number): Promise<{ status: number; code: string } | null> {
@@ -130,14 +187,18 @@ export async function downloadRefusal(db: Db, coupon: CouponRow, customerId: str
   if (coupon.downloadStart !== null && now < coupon.downloadStart) return { status: 409, code: 'COUPON_NOT_STARTED' };
   if (coupon.downloadEnd !== null && now >= coupon.downloadEnd) return { status: 409, code: 'COUPON_DOWNLOAD_ENDED' };
   if (customerId === null) return { status: 401, code: 'COUPON_MEMBERS_ONLY' };
-  if (await heldCount(db, coupon.id, customerId) >= coupon.perCustomerLimit) return { status: 409, code: 'COUPON_ALREADY_DOWNLOADED' };
+  if ((await heldCount(db, coupon.id, customerId)) >= coupon.perCustomerLimit) return { status: 409, code: 'COUPON_ALREADY_DOWNLOADED' };
   if (coupon.totalQuantity !== null && coupon.issuedCount >= coupon.totalQuantity) return { status: 409, code: 'COUPON_SOLD_OUT' };
   return null;
 }
 
 /** Sign-up coupons: every active SIGNUP coupon of the store, once per new member (inside the sign-up transaction). */
 export async function issueSignupCoupons(db: Db, storeId: string, customerId: string, now: number) {
-  const active = await db.select().from(coupons).where(and(eq(coupons.storeId, storeId), eq(coupons.issueType, 'SIGNUP'), eq(coupons.status, 'ACTIVE'))).all();
+  const active = await db
+    .select()
+    .from(coupons)
+    .where(and(eq(coupons.storeId, storeId), eq(coupons.issueType, 'SIGNUP'), eq(coupons.status, 'ACTIVE')))
+    .all();
   for (const coupon of active) {
     if (coupon.totalQuantity !== null && coupon.issuedCount >= coupon.totalQuantity) continue;
     await issueItem(db, coupon, customerId, 'SIGNUP', now);
@@ -182,9 +243,12 @@ async function inCategories(db: Db, categoryId: string | null, ids: Set<string>)
 async function targets(db: Db, coupon: CouponRow, item: PricedItem) {
   const ids = new Set(coupon.target.ids);
   switch (coupon.target.kind) {
-    case 'ALL': return true;
-    case 'PRODUCTS': return ids.has(item.productId);
-    case 'CATEGORIES': return inCategories(db, (await findProduct(db, item.productId))?.categoryId ?? null, ids);
+    case 'ALL':
+      return true;
+    case 'PRODUCTS':
+      return ids.has(item.productId);
+    case 'CATEGORIES':
+      return inCategories(db, (await findProduct(db, item.productId))?.categoryId ?? null, ids);
   }
 }
 
@@ -209,7 +273,14 @@ function spread(amount: number, bases: number[]) {
  * unexpired, active, minimum order reached, some item targeted, stacking and per-buyer limits — and priced
  * on what earlier coupons left of each item. Any refused code is 400 VALIDATION_FAILED naming why.
  */
-export async function applyCoupons(db: Db, storeId: string, customerId: string | null, items: PricedItem[], codes: { code: string }[], now: number): Promise<AppliedCoupons> {
+export async function applyCoupons(
+  db: Db,
+  storeId: string,
+  customerId: string | null,
+  items: PricedItem[],
+  codes: { code: string }[],
+  now: number,
+): Promise<AppliedCoupons> {
   if (codes.length === 0) return NO_COUPONS;
   const errors: FieldError[] = [];
   const refuse = (i: number, code: string, message: string) => errors.push({ field: `coupons.${i}.code`, code, message });
@@ -233,11 +304,12 @@ export async function applyCoupons(db: Db, storeId: string, customerId: string |
     } else {
       if (coupon.useEnd !== null && now >= coupon.useEnd) return refuse(i, 'COUPON_EXPIRED', '사용 기간이 지난 쿠폰입니다.');
       if (coupon.totalQuantity !== null && coupon.issuedCount >= coupon.totalQuantity) return refuse(i, 'COUPON_SOLD_OUT', '쿠폰이 모두 소진되었습니다.');
-      if (customerId !== null && await heldCount(db, coupon.id, customerId) >= coupon.perCustomerLimit) return refuse(i, 'COUPON_LIMIT_REACHED', `한 사람이 ${coupon.perCustomerLimit}번까지 쓸 수 있는 쿠폰입니다.`);
+      if (customerId !== null && (await heldCount(db, coupon.id, customerId)) >= coupon.perCustomerLimit)
+        return refuse(i, 'COUPON_LIMIT_REACHED', `한 사람이 ${coupon.perCustomerLimit}번까지 쓸 수 있는 쿠폰입니다.`);
     }
     if (coupon.status !== 'ACTIVE') return refuse(i, 'COUPON_NOT_ACTIVE', '중지되었거나 끝난 쿠폰입니다.');
     if (itemsAmount < coupon.minOrderAmount) return refuse(i, 'COUPON_MIN_ORDER_AMOUNT', `상품 금액이 ${coupon.minOrderAmount}원 이상이어야 합니다.`);
-    const eligible = await Promise.all(items.map(async (item, k) => (await targets(db, coupon, item) ? left[k] : 0)));
+    const eligible = await Promise.all(items.map(async (item, k) => ((await targets(db, coupon, item)) ? left[k] : 0)));
     const base = eligible.reduce((n, b) => n + b, 0);
     if (base === 0) return refuse(i, 'COUPON_NOT_APPLICABLE', '이 주문에는 쿠폰을 쓸 수 있는 상품이 없습니다.');
     picked.push({ coupon, index: i });
@@ -274,9 +346,19 @@ export async function holdCoupons(db: Db, paymentId: string, customerId: string 
         throw validationFailed([{ field: `coupons.${i}.code`, code: 'COUPON_SOLD_OUT', message: '쿠폰이 모두 소진되었습니다.' }]);
       }
     }
-    const taken = (await db.update(couponItems).set({ usedAt: now, paymentId }).where(and(eq(couponItems.id, itemId), isNull(couponItems.usedAt))).run()).changes;
+    const taken = (
+      await db
+        .update(couponItems)
+        .set({ usedAt: now, paymentId })
+        .where(and(eq(couponItems.id, itemId), isNull(couponItems.usedAt)))
+        .run()
+    ).changes;
     if (taken === 0) throw validationFailed([{ field: `coupons.${i}.code`, code: 'COUPON_ALREADY_USED', message: '이미 쓴 쿠폰입니다.' }]);
-    await db.update(coupons).set({ usedCount: sql`${coupons.usedCount} + 1` }).where(eq(coupons.id, line.couponId)).run();
+    await db
+      .update(coupons)
+      .set({ usedCount: sql`${coupons.usedCount} + 1` })
+      .where(eq(coupons.id, line.couponId))
+      .run();
     held.push({ ...line, couponItemId: itemId });
   }
   return held;
@@ -294,10 +376,18 @@ export async function linkCouponsToOrder(db: Db, paymentId: string, orderId: str
 export async function releaseCoupons(db: Db, paymentId: string) {
   const held = await db.select().from(couponItems).where(eq(couponItems.paymentId, paymentId)).all();
   for (const item of held) {
-    await db.update(coupons).set({ usedCount: sql`${coupons.usedCount} - 1` }).where(eq(coupons.id, item.couponId)).run();
+    await db
+      .update(coupons)
+      .set({ usedCount: sql`${coupons.usedCount} - 1` })
+      .where(eq(coupons.id, item.couponId))
+      .run();
     if (item.source === 'CODE') {
       await db.delete(couponItems).where(eq(couponItems.id, item.id)).run();
-      await db.update(coupons).set({ issuedCount: sql`${coupons.issuedCount} - 1` }).where(eq(coupons.id, item.couponId)).run();
+      await db
+        .update(coupons)
+        .set({ issuedCount: sql`${coupons.issuedCount} - 1` })
+        .where(eq(coupons.id, item.couponId))
+        .run();
     } else {
       await db.update(couponItems).set({ usedAt: null, paymentId: null, orderId: null }).where(eq(couponItems.id, item.id)).run();
     }
@@ -306,9 +396,20 @@ export async function releaseCoupons(db: Db, paymentId: string) {
 
 /** A member's coupons, newest first (unused and used). */
 export const memberItems = (db: Db, storeId: string, customerId: string) =>
-  db.select().from(couponItems).where(and(eq(couponItems.storeId, storeId), eq(couponItems.customerId, customerId))).orderBy(asc(couponItems.createdAt)).all();
+  db
+    .select()
+    .from(couponItems)
+    .where(and(eq(couponItems.storeId, storeId), eq(couponItems.customerId, customerId)))
+    .orderBy(asc(couponItems.createdAt))
+    .all();
 
 /** Coupons whose use ended (`useEnd` passed) are ENDED; run by the job loop. */
 export async function endExpiredCoupons(db: Db, now: number) {
-  return (await db.update(coupons).set({ status: 'ENDED', updatedAt: now }).where(and(inArray(coupons.status, ['ACTIVE', 'SUSPENDED']), lte(coupons.useEnd, now))).run()).changes;
+  return (
+    await db
+      .update(coupons)
+      .set({ status: 'ENDED', updatedAt: now })
+      .where(and(inArray(coupons.status, ['ACTIVE', 'SUSPENDED']), lte(coupons.useEnd, now)))
+      .run()
+  ).changes;
 }

@@ -26,17 +26,27 @@ const MEMBER_LOGINS: ThrottleRule = { limit: 10, windowMs: 15 * 60_000 };
 const dummyHash = hashPassword('svc-no-such-member');
 
 /** Member sign-up accepts mobile numbers only (spec 02 §2.4): 010, 011, 016–019 and 7 or 8 digits. */
-const mobile = z.string().trim().transform((v) => v.replace(/-/g, '')).pipe(z.string().regex(/^01[016789]\d{7,8}$/, { message: '휴대폰 번호(010-1234-5678)만 받습니다.' }));
+const mobile = z
+  .string()
+  .trim()
+  .transform((v) => v.replace(/-/g, ''))
+  .pipe(z.string().regex(/^01[016789]\d{7,8}$/, { message: '휴대폰 번호(010-1234-5678)만 받습니다.' }));
 
-const signUpBody = z.object({
-  email: z.email().max(254).transform((v) => v.toLowerCase()),
-  password: z.string().min(8).max(128),
-  name: z.string().trim().min(1).max(50),
-  phone: mobile,
-}).strict();
+const signUpBody = z
+  .object({
+    email: z
+      .email()
+      .max(254)
+      .transform((v) => v.toLowerCase()),
+    password: z.string().min(8).max(128),
+    name: z.string().trim().min(1).max(50),
+    phone: mobile,
+  })
+  .strict();
 
 const loginSettings = z.object({ emailPassword: z.boolean().describe('Storefront sign-up and login with e-mail and password') });
-const settingsOf = async (db: Db, storeId: string) => (await db.select().from(buyerLoginSettings).where(eq(buyerLoginSettings.storeId, storeId)).get()) ?? { emailPassword: true };
+const settingsOf = async (db: Db, storeId: string) =>
+  (await db.select().from(buyerLoginSettings).where(eq(buyerLoginSettings.storeId, storeId)).get()) ?? { emailPassword: true };
 
 const memberView = buyerTokenSchema.extend({ customer: customerSchema });
 const tag = 'Storefront members';
@@ -60,9 +70,23 @@ export const memberOperations = [
       const passwordHash = await hashPassword(ctx.body.password);
       const customer = await transaction(ctx.db, async () => {
         const now = ctx.services.clock.now();
-        const taken = await ctx.db.select().from(customers).where(and(eq(customers.storeId, storeId), eq(customers.email, ctx.body.email))).get();
+        const taken = await ctx.db
+          .select()
+          .from(customers)
+          .where(and(eq(customers.storeId, storeId), eq(customers.email, ctx.body.email)))
+          .get();
         if (taken) throw fail(409, 'MEMBER_EMAIL_TAKEN');
-        const row: Customer = { id: newId('cus', now), storeId, uid: null, email: ctx.body.email, name: ctx.body.name, phone: ctx.body.phone, passwordHash, createdAt: now, withdrawnAt: null };
+        const row: Customer = {
+          id: newId('cus', now),
+          storeId,
+          uid: null,
+          email: ctx.body.email,
+          name: ctx.body.name,
+          phone: ctx.body.phone,
+          passwordHash,
+          createdAt: now,
+          withdrawnAt: null,
+        };
         await ctx.db.insert(customers).values(row).run();
         // Sign-up coupons and the like, in the same transaction.
         await announce(ctx.db, 'customerSignedUp', { storeId, customerId: row.id, at: now });
@@ -75,11 +99,21 @@ export const memberOperations = [
     operationId: 'storefrontLogin',
     method: 'POST',
     path: '/storefront/v1/members/login',
-    summary: "A member signs in with e-mail and password; answers a 30-minute buyer token",
+    summary: 'A member signs in with e-mail and password; answers a 30-minute buyer token',
     tag,
     auth: 'buyer',
     async: true,
-    body: z.object({ email: z.string().trim().min(1).max(254).transform((v) => v.toLowerCase()), password: z.string().min(1).max(128) }).strict(),
+    body: z
+      .object({
+        email: z
+          .string()
+          .trim()
+          .min(1)
+          .max(254)
+          .transform((v) => v.toLowerCase()),
+        password: z.string().min(1).max(128),
+      })
+      .strict(),
     response: memberView,
     errors: { 401: ['INVALID_LOGIN'], 403: ['MEMBER_LOGIN_DISABLED'], 429: ['LOGIN_THROTTLED'] },
     handler: async (ctx) => {
@@ -87,7 +121,11 @@ export const memberOperations = [
       if (!(await settingsOf(ctx.db, storeId)).emailPassword) throw fail(403, 'MEMBER_LOGIN_DISABLED');
       const attempts = `member-login:${storeId}:${ctx.body.email}`;
       await transaction(ctx.db, () => reserveAttempt(ctx.db, attempts, MEMBER_LOGINS, ctx.now, 'LOGIN_THROTTLED'));
-      const customer = await ctx.db.select().from(customers).where(and(eq(customers.storeId, storeId), eq(customers.email, ctx.body.email))).get();
+      const customer = await ctx.db
+        .select()
+        .from(customers)
+        .where(and(eq(customers.storeId, storeId), eq(customers.email, ctx.body.email)))
+        .get();
       const ok = await checkPassword(ctx.body.password, customer?.passwordHash ?? (await dummyHash));
       if (!customer || !ok || customer.withdrawnAt !== null) throw fail(401, 'INVALID_LOGIN');
       await transaction(ctx.db, () => clearAttempts(ctx.db, attempts));
@@ -113,7 +151,14 @@ export const memberOperations = [
       if (customer.withdrawnAt !== null) throw fail(409, 'CUSTOMER_ALREADY_WITHDRAWN');
       const erased = { uid: null, email: null, name: null, phone: null, passwordHash: null, withdrawnAt: ctx.now };
       await ctx.db.update(customers).set(erased).where(eq(customers.id, customer.id)).run();
-      await notifyStoreApps(ctx.db, ctx.store.id, 'APP.CUSTOMER_REDACT', { customerId: customer.id, withdrawnAt: isoAt(ctx.now) }, ['customer:r', 'customer:rw'], ctx.now);
+      await notifyStoreApps(
+        ctx.db,
+        ctx.store.id,
+        'APP.CUSTOMER_REDACT',
+        { customerId: customer.id, withdrawnAt: isoAt(ctx.now) },
+        ['customer:r', 'customer:rw'],
+        ctx.now,
+      );
       return presentCustomer({ ...customer, ...erased });
     },
   }),

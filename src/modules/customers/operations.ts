@@ -26,11 +26,18 @@ export const customerOperations = [
     status: 201,
     // 200 when the buyer existed already (`created: false`).
     alternateStatuses: [200],
-    body: z.object({
-      uid: z.string().min(1).max(128).optional(),
-      email: z.email().max(254).optional(),
-      name: z.string().min(1).max(50).optional(),
-    }).strict().refine((b) => b.uid !== undefined || b.email !== undefined, { message: 'uid 또는 email 중 하나가 필요합니다.', path: ['uid'], params: { code: 'REQUIRED' } })
+    body: z
+      .object({
+        uid: z.string().min(1).max(128).optional(),
+        email: z.email().max(254).optional(),
+        name: z.string().min(1).max(50).optional(),
+      })
+      .strict()
+      .refine((b) => b.uid !== undefined || b.email !== undefined, {
+        message: 'uid 또는 email 중 하나가 필요합니다.',
+        path: ['uid'],
+        params: { code: 'REQUIRED' },
+      })
       .meta(stated.atLeastOne('uid', 'email')),
     response: buyerTokenSchema.extend({ customer: customerSchema, created: z.boolean() }),
     errors: { 403: ['DELEGATION_NOT_ALLOWED'] },
@@ -54,12 +61,14 @@ export const customerOperations = [
     tag,
     auth: 'store',
     scope: 'customer:r',
-    query: z.object({
-      ...pageQuery(100),
-      keyword: z.string().trim().min(1).max(100).optional(),
-      uid: z.string().optional(),
-      email: z.string().optional(),
-    }).strict(),
+    query: z
+      .object({
+        ...pageQuery(100),
+        keyword: z.string().trim().min(1).max(100).optional(),
+        uid: z.string().optional(),
+        email: z.string().optional(),
+      })
+      .strict(),
     response: pageOf(customerSchema),
     handler: async (ctx) => {
       const keyword = ctx.query.keyword?.toLowerCase();
@@ -68,9 +77,22 @@ export const customerOperations = [
         eq(customers.storeId, ctx.store.id),
         ctx.query.uid === undefined ? undefined : eq(customers.uid, ctx.query.uid),
         ctx.query.email === undefined ? undefined : eq(customers.email, ctx.query.email.toLowerCase()),
-        keyword === undefined ? undefined : or(contains(customers.name, keyword), contains(customers.email, keyword), /^\d{3,}$/.test(digits!) ? contains(customers.phone, digits!) : undefined),
+        keyword === undefined
+          ? undefined
+          : or(
+              contains(customers.name, keyword),
+              contains(customers.email, keyword),
+              /^\d{3,}$/.test(digits!) ? contains(customers.phone, digits!) : undefined,
+            ),
       );
-      const rows = await ctx.db.select().from(customers).where(where).orderBy(desc(customers.id)).limit(ctx.query.size).offset((ctx.query.page - 1) * ctx.query.size).all();
+      const rows = await ctx.db
+        .select()
+        .from(customers)
+        .where(where)
+        .orderBy(desc(customers.id))
+        .limit(ctx.query.size)
+        .offset((ctx.query.page - 1) * ctx.query.size)
+        .all();
       return paginated(rows.map(presentCustomer), ctx.query.page, ctx.query.size, await countRows(ctx.db, customers, where));
     },
   }),

@@ -17,7 +17,11 @@ import { customers } from './schema.js';
 export const BUYER_TOKEN_TTL_MS = 30 * 60_000;
 
 const statements = preparedFor((db) => ({
-  byId: db.select().from(customers).where(eq(customers.id, sql.placeholder('id'))).prepare(),
+  byId: db
+    .select()
+    .from(customers)
+    .where(eq(customers.id, sql.placeholder('id')))
+    .prepare(),
 }));
 
 export type Customer = typeof customers.$inferSelect;
@@ -31,20 +35,50 @@ export const findCustomer = (db: Db, customerId: string): Promise<Customer | und
 
 /** The store's customers among `ids` (any order; ids of other stores or unknown are left out). */
 export const storeCustomersByIds = (db: Db, storeId: string, ids: string[]): Promise<Customer[]> =>
-  db.select().from(customers).where(and(eq(customers.storeId, storeId), inArray(customers.id, ids))).all();
+  db
+    .select()
+    .from(customers)
+    .where(and(eq(customers.storeId, storeId), inArray(customers.id, ids)))
+    .all();
 
 /** The store's customer, 404 CUSTOMER_NOT_FOUND (403 for another store's, as every store resource). */
-export const loadCustomer = async (db: Db, storeId: string, customerId: string) => requireOwned(await findCustomer(db, customerId), storeId, 'CUSTOMER_NOT_FOUND');
+export const loadCustomer = async (db: Db, storeId: string, customerId: string) =>
+  requireOwned(await findCustomer(db, customerId), storeId, 'CUSTOMER_NOT_FOUND');
 
 export async function findOrCreateCustomer(db: Db, storeId: string, now: number, input: { uid?: string; email?: string; name?: string }) {
   const email = input.email?.trim().toLowerCase();
-  const existing = input.uid !== undefined
-    ? await db.select().from(customers).where(and(eq(customers.storeId, storeId), eq(customers.uid, input.uid))).get()
-    : await db.select().from(customers).where(and(eq(customers.storeId, storeId), eq(customers.email, email!))).get();
+  const existing =
+    input.uid !== undefined
+      ? await db
+          .select()
+          .from(customers)
+          .where(and(eq(customers.storeId, storeId), eq(customers.uid, input.uid)))
+          .get()
+      : await db
+          .select()
+          .from(customers)
+          .where(and(eq(customers.storeId, storeId), eq(customers.email, email!)))
+          .get();
   if (existing) return { customer: existing, created: false };
   // A new uid whose e-mail already belongs to another buyer keeps the e-mail with that buyer.
-  const emailTaken = email !== undefined && await db.select({ id: customers.id }).from(customers).where(and(eq(customers.storeId, storeId), eq(customers.email, email))).get();
-  const customer: Customer = { id: newId('cus', now), storeId, uid: input.uid ?? null, email: emailTaken ? null : (email ?? null), name: input.name ?? null, phone: null, passwordHash: null, createdAt: now, withdrawnAt: null };
+  const emailTaken =
+    email !== undefined &&
+    (await db
+      .select({ id: customers.id })
+      .from(customers)
+      .where(and(eq(customers.storeId, storeId), eq(customers.email, email)))
+      .get());
+  const customer: Customer = {
+    id: newId('cus', now),
+    storeId,
+    uid: input.uid ?? null,
+    email: emailTaken ? null : (email ?? null),
+    name: input.name ?? null,
+    phone: null,
+    passwordHash: null,
+    createdAt: now,
+    withdrawnAt: null,
+  };
   await db.insert(customers).values(customer).run();
   return { customer, created: true };
 }

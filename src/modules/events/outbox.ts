@@ -23,15 +23,30 @@ const statements = preparedFor((db) => ({
   nextSequence: db
     .insert(eventSequences)
     .values({ storeId: sql.placeholder('storeId'), resourceType: sql.placeholder('resourceType'), resourceId: sql.placeholder('resourceId'), last: 1 })
-    .onConflictDoUpdate({ target: [eventSequences.storeId, eventSequences.resourceType, eventSequences.resourceId], set: { last: sql`${eventSequences.last} + 1` } })
+    .onConflictDoUpdate({
+      target: [eventSequences.storeId, eventSequences.resourceType, eventSequences.resourceId],
+      set: { last: sql`${eventSequences.last} + 1` },
+    })
     .returning({ last: eventSequences.last })
     .prepare(),
   // Inserts are prepared too: emitting sits on checkout's hot path.
-  insertEvent: db.insert(events).values({
-    id: sql.placeholder('id'), storeId: sql.placeholder('storeId'), type: sql.placeholder('type'), resourceType: sql.placeholder('resourceType'),
-    resourceId: sql.placeholder('resourceId'), sequence: sql.placeholder('sequence'), data: sql.placeholder('data'), createdAt: sql.placeholder('createdAt'),
-  }).prepare(),
-  insertRef: db.insert(eventRefs).values({ eventId: sql.placeholder('eventId'), refId: sql.placeholder('refId') }).prepare(),
+  insertEvent: db
+    .insert(events)
+    .values({
+      id: sql.placeholder('id'),
+      storeId: sql.placeholder('storeId'),
+      type: sql.placeholder('type'),
+      resourceType: sql.placeholder('resourceType'),
+      resourceId: sql.placeholder('resourceId'),
+      sequence: sql.placeholder('sequence'),
+      data: sql.placeholder('data'),
+      createdAt: sql.placeholder('createdAt'),
+    })
+    .prepare(),
+  insertRef: db
+    .insert(eventRefs)
+    .values({ eventId: sql.placeholder('eventId'), refId: sql.placeholder('refId') })
+    .prepare(),
   // Read for every webhook send the delivery worker starts.
   forDelivery: db
     .select({ eventId: events.id, type: events.type, createdAt: events.createdAt, storeId: events.storeId, sequence: events.sequence, dataJson: eventDataJson })
@@ -91,7 +106,6 @@ export async function emitEvent(db: Db, now: number, event: NewEvent): Promise<{
   notify(db, event.storeId);
   return { eventId: id, sequence };
 }
-
 
 /** An event as receivers get it (eventPayload): a webhook's body, a stream message's `data`. */
 export const eventPayloadSchema = z.object({

@@ -18,13 +18,26 @@ const QUEUE_BYTES = 64 * 1024;
 const rowid = sql<number>`${events}.rowid`;
 const statements = preparedFor((db) => ({
   after: db
-    .select({ rowid, id: events.id, type: events.type, createdAt: events.createdAt, storeId: events.storeId, sequence: events.sequence, dataJson: eventDataJson })
+    .select({
+      rowid,
+      id: events.id,
+      type: events.type,
+      createdAt: events.createdAt,
+      storeId: events.storeId,
+      sequence: events.sequence,
+      dataJson: eventDataJson,
+    })
     .from(events)
     .where(and(eq(events.storeId, sql.placeholder('storeId')), gt(rowid, sql.placeholder('after'))))
     .orderBy(rowid)
     .limit(sql.placeholder('limit'))
     .prepare(),
-  last: db.select({ rowid }).from(events).orderBy(sql`${rowid} desc`).limit(1).prepare(),
+  last: db
+    .select({ rowid })
+    .from(events)
+    .orderBy(sql`${rowid} desc`)
+    .limit(1)
+    .prepare(),
 }));
 
 /** The stream is an ordinary operation (token, X-Store-Id, `webhook:r`, strict query) that answers with SSE. */
@@ -59,71 +72,74 @@ async function streamResponse(services: Services, event: H3Event, storeId: strin
   const bus = eventBus(services.db);
   let push = async () => {};
   let stop = () => {};
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      const hasRoom = () => controller.desiredSize !== null && controller.desiredSize > 0;
-      const send = (text: string) => controller.enqueue(encoder.encode(text));
-      // Enqueueing can call `pull` (and so `push`) synchronously: a nested run would send the rest of the
-      // batch the outer run is still sending, so it is left to the outer run's next read.
-      let pushing = false;
-      // An event came in after the running read began: an empty answer may have missed it.
-      let notified = false;
-      let averageBytes = 1024;
-      push = async () => {
-        if (!services.db.$client.open) return stop();
-        if (pushing) return;
-        pushing = true;
-        try {
-          while (hasRoom()) {
-            // Only about what fits the queue is read: rows read and not sent would be read again later.
-            const limit = Math.max(1, Math.min(BATCH, Math.ceil(controller.desiredSize! / averageBytes)));
-            notified = false;
-            const rows = await q.after.all({ storeId, after: cursor, limit });
-            if (rows.length === 0) {
-              if (notified) continue;
-              return;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        const hasRoom = () => controller.desiredSize !== null && controller.desiredSize > 0;
+        const send = (text: string) => controller.enqueue(encoder.encode(text));
+        // Enqueueing can call `pull` (and so `push`) synchronously: a nested run would send the rest of the
+        // batch the outer run is still sending, so it is left to the outer run's next read.
+        let pushing = false;
+        // An event came in after the running read began: an empty answer may have missed it.
+        let notified = false;
+        let averageBytes = 1024;
+        push = async () => {
+          if (!services.db.$client.open) return stop();
+          if (pushing) return;
+          pushing = true;
+          try {
+            while (hasRoom()) {
+              // Only about what fits the queue is read: rows read and not sent would be read again later.
+              const limit = Math.max(1, Math.min(BATCH, Math.ceil(controller.desiredSize! / averageBytes)));
+              notified = false;
+              const rows = await q.after.all({ storeId, after: cursor, limit });
+              if (rows.length === 0) {
+                if (notified) continue;
+                return;
+              }
+              for (const row of rows) {
+                if (!hasRoom()) return;
+                cursor = row.rowid;
+                if (types && !types.includes(row.type)) continue;
+                const message = `id: ${row.rowid}\nevent: ${row.type}\ndata: ${eventPayload(row)}\n\n`;
+                averageBytes = Math.max(64, Math.round(averageBytes * 0.8 + message.length * 0.2));
+                send(message);
+              }
             }
-            for (const row of rows) {
-              if (!hasRoom()) return;
-              cursor = row.rowid;
-              if (types && !types.includes(row.type)) continue;
-              const message = `id: ${row.rowid}\nevent: ${row.type}\ndata: ${eventPayload(row)}\n\n`;
-              averageBytes = Math.max(64, Math.round(averageBytes * 0.8 + message.length * 0.2));
-              send(message);
-            }
+          } catch {
+            // The database went away (or the service is closing): the client reconnects from its last event id.
+            stop();
+          } finally {
+            pushing = false;
           }
-        } catch {
-          // The database went away (or the service is closing): the client reconnects from its last event id.
-          stop();
-        } finally {
-          pushing = false;
-        }
-      };
-      const onEvent = (id: string) => {
-        if (id !== storeId) return;
-        notified = true;
+        };
+        const onEvent = (id: string) => {
+          if (id !== storeId) return;
+          notified = true;
+          void push();
+        };
+        // A full queue already has data waiting for the client: a heartbeat would only grow it.
+        const heartbeat = setInterval(() => hasRoom() && send(': keep-alive\n\n'), HEARTBEAT_MS);
+        stop = () => {
+          clearInterval(heartbeat);
+          bus.off('event', onEvent);
+          try {
+            controller.close();
+          } catch {
+            // already closed by the client going away
+          }
+        };
+        bus.on('event', onEvent);
+        event.req.signal?.addEventListener('abort', () => stop());
+        send(': connected\n\n');
         void push();
-      };
-      // A full queue already has data waiting for the client: a heartbeat would only grow it.
-      const heartbeat = setInterval(() => hasRoom() && send(': keep-alive\n\n'), HEARTBEAT_MS);
-      stop = () => {
-        clearInterval(heartbeat);
-        bus.off('event', onEvent);
-        try {
-          controller.close();
-        } catch {
-          // already closed by the client going away
-        }
-      };
-      bus.on('event', onEvent);
-      event.req.signal?.addEventListener('abort', () => stop());
-      send(': connected\n\n');
-      void push();
+      },
+      // The client read: catch up from the cursor.
+      pull: () => push(),
+      cancel: () => stop(),
     },
-    // The client read: catch up from the cursor.
-    pull: () => push(),
-    cancel: () => stop(),
-  }, new ByteLengthQueuingStrategy({ highWaterMark: QUEUE_BYTES }));
+    new ByteLengthQueuingStrategy({ highWaterMark: QUEUE_BYTES }),
+  );
   return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } });
 }
 
@@ -139,11 +155,17 @@ const devEmit = defineOperation({
   tag: 'Dev',
   auth: 'store',
   scope: 'webhook:rw',
-  body: z.object({
-    type: z.enum(EVENT_TYPES),
-    resource: z.object({ type: z.enum(['ORDER', 'CLAIM', 'PRODUCT', 'REVIEW', 'INQUIRY']), id: z.string().min(1).max(100) }).strict().nullable().optional(),
-    data: z.record(z.string(), z.unknown()).optional(),
-  }).strict(),
+  body: z
+    .object({
+      type: z.enum(EVENT_TYPES),
+      resource: z
+        .object({ type: z.enum(['ORDER', 'CLAIM', 'PRODUCT', 'REVIEW', 'INQUIRY']), id: z.string().min(1).max(100) })
+        .strict()
+        .nullable()
+        .optional(),
+      data: z.record(z.string(), z.unknown()).optional(),
+    })
+    .strict(),
   status: 201,
   response: z.object({ eventId: z.string(), sequence: z.number().int().nullable(), type: z.enum(EVENT_TYPES) }),
   handler: async (ctx) => {

@@ -45,16 +45,24 @@ export async function appLookup(db: Db, storeId: string): Promise<AppLookup> {
 
 /** The store's installed apps that offer flow notifications or events, as the flow editor lists them. */
 export async function flowAppsOf(db: Db, storeId: string) {
-  const offers = await Promise.all((await activeInstallationsOfStore(db, storeId)).map(async (installation) => {
-    const app = (await findApp(db, installation.appId))!;
-    const flow = (await findVersion(db, installation.versionId))?.manifest.flow;
-    if (!flow?.notifications && !flow?.events) return [];
-    return [{
-      handle: app.handle,
-      notifications: Object.entries(flow.notifications ?? {}).map(([name, n]) => ({ channel: `app.${app.handle}.${name}`, name, params: Object.keys(n.params ?? {}) })),
-      events: Object.keys(flow.events ?? {}).map((name) => ({ event: `app.${app.handle}.${name}`, name })),
-    }];
-  }));
+  const offers = await Promise.all(
+    (await activeInstallationsOfStore(db, storeId)).map(async (installation) => {
+      const app = (await findApp(db, installation.appId))!;
+      const flow = (await findVersion(db, installation.versionId))?.manifest.flow;
+      if (!flow?.notifications && !flow?.events) return [];
+      return [
+        {
+          handle: app.handle,
+          notifications: Object.entries(flow.notifications ?? {}).map(([name, n]) => ({
+            channel: `app.${app.handle}.${name}`,
+            name,
+            params: Object.keys(n.params ?? {}),
+          })),
+          events: Object.keys(flow.events ?? {}).map((name) => ({ event: `app.${app.handle}.${name}`, name })),
+        },
+      ];
+    }),
+  );
   return offers.flat();
 }
 
@@ -68,19 +76,45 @@ function notSentReason(found: Awaited<ReturnType<typeof runningApp>>, name: stri
  * Queues one app notification in the move's transaction; the row id is the invocation id. An app not
  * installed, or whose running version lacks the notification, is recorded as not sent and not queued.
  */
-export async function enqueueAppNotification(db: Db, now: number, storeId: string, runId: string, handle: string, name: string, payload: Record<string, unknown>) {
+export async function enqueueAppNotification(
+  db: Db,
+  now: number,
+  storeId: string,
+  runId: string,
+  handle: string,
+  name: string,
+  payload: Record<string, unknown>,
+) {
   const reason = notSentReason(await runningApp(db, storeId, handle), name);
   if (reason) return { sent: false, reason };
   const id = newId('fan', now);
-  await db.insert(flowAppNotifications).values({
-    id, storeId, runId, handle, name, payload, status: 'PENDING', attempts: 0, nextAttemptAt: now, lastError: null, createdAt: now, updatedAt: now,
-  }).run();
+  await db
+    .insert(flowAppNotifications)
+    .values({
+      id,
+      storeId,
+      runId,
+      handle,
+      name,
+      payload,
+      status: 'PENDING',
+      attempts: 0,
+      nextAttemptAt: now,
+      lastError: null,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .run();
   return { sent: true, invocationId: id };
 }
 
 /** A secret's value for an app function call; null when it was deleted since. */
 async function openSecret(services: Services, storeId: string, name: string): Promise<string | null> {
-  const found = await services.db.select().from(flowSecrets).where(and(eq(flowSecrets.storeId, storeId), eq(flowSecrets.name, name))).get();
+  const found = await services.db
+    .select()
+    .from(flowSecrets)
+    .where(and(eq(flowSecrets.storeId, storeId), eq(flowSecrets.name, name)))
+    .get();
   return found ? openSecrets(services, `${storeId}/${name}`, found.sealed).value : null;
 }
 
@@ -103,7 +137,11 @@ export async function deliverAppNotifications(services: Services, now: number): 
   for await (const n of claimEachDue(db, flowAppNotifications, now, { where: eq(flowAppNotifications.status, 'PENDING') })) {
     handled++;
     const settle = (set: Partial<typeof flowAppNotifications.$inferInsert>) =>
-      db.update(flowAppNotifications).set({ ...set, updatedAt: services.clock.now() }).where(eq(flowAppNotifications.id, n.id)).run();
+      db
+        .update(flowAppNotifications)
+        .set({ ...set, updatedAt: services.clock.now() })
+        .where(eq(flowAppNotifications.id, n.id))
+        .run();
     // Uninstalled or moved to a version without the notification since the move: not sent.
     const found = await runningApp(db, n.storeId, n.handle);
     const reason = notSentReason(found, n.name);
@@ -116,11 +154,18 @@ export async function deliverAppNotifications(services: Services, now: number): 
       await settle({ status: 'NOT_SENT', lastError: notRunnable });
       continue;
     }
-    const outcome = await invokeAndRecord(services, found, 'notification', n.name, await withSecrets(services, n.storeId, n.payload), undefined, { invocationId: n.id });
+    const outcome = await invokeAndRecord(services, found, 'notification', n.name, await withSecrets(services, n.storeId, n.payload), undefined, {
+      invocationId: n.id,
+    });
     const attempts = n.attempts + 1;
     const retryIn = RETRY_MS[attempts - 1];
     if (outcome.ok) await settle({ status: 'DELIVERED', attempts, lastError: null });
-    else await settle(retryIn === undefined ? { status: 'FAILED', attempts, lastError: outcome.code } : { attempts, nextAttemptAt: services.clock.now() + retryIn, lastError: outcome.code });
+    else
+      await settle(
+        retryIn === undefined
+          ? { status: 'FAILED', attempts, lastError: outcome.code }
+          : { attempts, nextAttemptAt: services.clock.now() + retryIn, lastError: outcome.code },
+      );
   }
   return handled;
 }

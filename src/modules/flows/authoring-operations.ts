@@ -5,7 +5,18 @@ import { defineOperation, reply } from '../../server/registry.js';
 import { instant } from '../../server/responses.js';
 import { appMaySend, flowAppsOf } from './app-channels.js';
 import {
-  assertPublishable, checkFlow, createFlow, deleteSecret, listSecrets, migrate, planMigration, publish, putSecret, replayItem, saveDraft, simulateFlow,
+  assertPublishable,
+  checkFlow,
+  createFlow,
+  deleteSecret,
+  listSecrets,
+  migrate,
+  planMigration,
+  publish,
+  putSecret,
+  replayItem,
+  saveDraft,
+  simulateFlow,
 } from './authoring.js';
 import { APP_EVENT, CUSTOM_EVENT, definitionSchema, isoDuration } from './definition.js';
 import { EDITOR_VOCABULARY, findPreset, NODE_TYPES, PRESETS } from './presets.js';
@@ -39,9 +50,13 @@ const traceEntry = z.object({
   expressionErrors: z.array(z.object({ code: z.literal('EXPRESSION_BUDGET_EXCEEDED'), expression: z.string() })),
 });
 const finalState = z.object({
-  state: z.string(), label: z.string(), coreStatus: z.string(), final: z.boolean(),
+  state: z.string(),
+  label: z.string(),
+  coreStatus: z.string(),
+  final: z.boolean(),
   timers: z.array(z.object({ transition: z.number().int(), kind: z.enum(['after', 'at']), to: z.string(), dueAt: instant })),
-  inputs: z.record(z.string(), z.record(z.string(), z.unknown())), at: instant,
+  inputs: z.record(z.string(), z.record(z.string(), z.unknown())),
+  at: instant,
 });
 
 const simulationStep = z.union([
@@ -53,7 +68,9 @@ const simulationStep = z.union([
 const secretName = z.string().regex(/^[A-Z][A-Z0-9_]{0,39}$/, { message: '대문자로 시작하는 대문자, 숫자, 밑줄 40자 이하의 이름이어야 합니다.' });
 const secretRecord = z.object({ name: z.string(), createdAt: instant, updatedAt: instant });
 
-const eventName = z.string().refine((n) => CUSTOM_EVENT.test(n) || APP_EVENT.test(n), { message: 'custom.<이름> 또는 app.<handle>.<EVENT>여야 합니다.' })
+const eventName = z
+  .string()
+  .refine((n) => CUSTOM_EVENT.test(n) || APP_EVENT.test(n), { message: 'custom.<이름> 또는 app.<handle>.<EVENT>여야 합니다.' })
   .meta({ pattern: `${CUSTOM_EVENT.source}|${APP_EVENT.source}` });
 
 export const authoringOperations = [
@@ -66,13 +83,17 @@ export const authoringOperations = [
     auth: 'store',
     scope: 'flow:rw',
     status: 201,
-    body: z.object({
-      name: z.string().trim().min(1).max(60),
-      kind: z.enum(['SHIPPING', 'MANUAL']),
-      presetKey: z.string().min(1).max(40).optional(),
-      definition: definitionSchema.optional(),
-      graph: graphSchema.optional(),
-    }).strict().refine((b) => !(b.presetKey && b.definition), { message: 'presetKey와 definition 중 하나만 주세요.', path: ['definition'] }).meta(stated.notBoth('presetKey', 'definition')),
+    body: z
+      .object({
+        name: z.string().trim().min(1).max(60),
+        kind: z.enum(['SHIPPING', 'MANUAL']),
+        presetKey: z.string().min(1).max(40).optional(),
+        definition: definitionSchema.optional(),
+        graph: graphSchema.optional(),
+      })
+      .strict()
+      .refine((b) => !(b.presetKey && b.definition), { message: 'presetKey와 definition 중 하나만 주세요.', path: ['definition'] })
+      .meta(stated.notBoth('presetKey', 'definition')),
     response: flowRecord,
     errors: { 404: ['FLOW_PRESET_NOT_FOUND'] },
     target: () => ({ type: 'FLOW', id: null }),
@@ -135,13 +156,19 @@ export const authoringOperations = [
     params: flowIdParams,
     body: z.object({ orderItemId: z.string().min(1) }).strict(),
     response: z.object({
-      orderItemId: z.string(), flowId: z.string(), recordedVersion: z.number().int(),
-      steps: z.array(z.object({
-        runId: z.string().nullable(), at: instant, trigger: z.record(z.string(), z.unknown()),
-        recorded: z.object({ to: z.string(), coreStatus: z.string() }),
-        draft: z.object({ to: z.string(), coreStatus: z.string(), refusal: traceEntry.shape.refusal }),
-        same: z.boolean(),
-      })),
+      orderItemId: z.string(),
+      flowId: z.string(),
+      recordedVersion: z.number().int(),
+      steps: z.array(
+        z.object({
+          runId: z.string().nullable(),
+          at: instant,
+          trigger: z.record(z.string(), z.unknown()),
+          recorded: z.object({ to: z.string(), coreStatus: z.string() }),
+          draft: z.object({ to: z.string(), coreStatus: z.string(), refusal: traceEntry.shape.refusal }),
+          same: z.boolean(),
+        }),
+      ),
       divergence: z.unknown(),
       trace: z.array(traceEntry),
       finalState,
@@ -283,14 +310,18 @@ export const authoringOperations = [
     auth: 'store',
     scope: 'flow:r',
     response: z.object({
-      contents: z.array(z.object({ type: z.string(), category: z.enum(['STATE', 'TRIGGER', 'CONDITION', 'NOTIFY']), label: z.string(), description: z.string() })),
+      contents: z.array(
+        z.object({ type: z.string(), category: z.enum(['STATE', 'TRIGGER', 'CONDITION', 'NOTIFY']), label: z.string(), description: z.string() }),
+      ),
       coreStatuses: z.array(z.string()),
       inputKinds: z.array(z.string()),
-      apps: z.array(z.object({
-        handle: z.string(),
-        notifications: z.array(z.object({ channel: z.string(), name: z.string(), params: z.array(z.string()) })),
-        events: z.array(z.object({ event: z.string(), name: z.string() })),
-      })),
+      apps: z.array(
+        z.object({
+          handle: z.string(),
+          notifications: z.array(z.object({ channel: z.string(), name: z.string(), params: z.array(z.string()) })),
+          events: z.array(z.object({ event: z.string(), name: z.string() })),
+        }),
+      ),
     }),
     handler: async (ctx) => ({ contents: NODE_TYPES, ...EDITOR_VOCABULARY, apps: await flowAppsOf(ctx.db, ctx.store.id) }),
   }),
@@ -298,7 +329,7 @@ export const authoringOperations = [
     operationId: 'sendOrderItemEvent',
     method: 'POST',
     path: '/v1/order-items/{orderItemId}/events/{name}',
-    summary: 'Send a flow event to an item: a store event `custom.<name>`, or an app event `app.<handle>.<EVENT>` (that app\'s installation token only)',
+    summary: "Send a flow event to an item: a store event `custom.<name>`, or an app event `app.<handle>.<EVENT>` (that app's installation token only)",
     tag,
     auth: 'store',
     scope: 'order:rw',
@@ -313,7 +344,8 @@ export const authoringOperations = [
       const app = APP_EVENT.exec(name);
       if (app && !(await appMaySend(ctx.db, ctx.principal, app[1], app[2]))) throw fail(403, 'FLOW_EVENT_APP_FORBIDDEN', { event: name });
       const { row } = await loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now);
-      const actor = ctx.principal.kind === 'installation' ? { type: 'APP' as const, id: ctx.principal.tokenId } : { type: 'SELLER' as const, id: ctx.principal.userId };
+      const actor =
+        ctx.principal.kind === 'installation' ? { type: 'APP' as const, id: ctx.principal.tokenId } : { type: 'SELLER' as const, id: ctx.principal.userId };
       await moveItem(ctx.services, ctx.now, row, { trigger: { kind: 'event', name, input: ctx.body.input ?? {} }, actor });
       return itemView(ctx.db, (await loadItemFlow(ctx.db, ctx.store.id, row.orderItemId, ctx.now)).row, ctx.now);
     },

@@ -39,7 +39,12 @@ function editable(flow: FlowRow): FlowRow {
   return flow;
 }
 
-export async function createFlow(db: Db, storeId: string, now: number, input: { name: string; kind: FlowKind; presetKey?: string; definition?: Definition; graph?: Graph }): Promise<FlowRow> {
+export async function createFlow(
+  db: Db,
+  storeId: string,
+  now: number,
+  input: { name: string; kind: FlowKind; presetKey?: string; definition?: Definition; graph?: Graph },
+): Promise<FlowRow> {
   let draft = input.definition;
   if (input.presetKey !== undefined) {
     const preset = findPreset(input.presetKey);
@@ -49,8 +54,18 @@ export async function createFlow(db: Db, storeId: string, now: number, input: { 
   // Neither: the default flow of the kind, to edit from.
   draft ??= DEFAULT_DEFINITIONS[input.kind].definition;
   const row: FlowRow = {
-    id: newId('flw', now), storeId, name: input.name, kind: input.kind, isDefault: false, progression: draft.progression, publishedVersion: null,
-    draft, draftGraph: input.graph ?? null, defaultKey: null, createdAt: now, updatedAt: now,
+    id: newId('flw', now),
+    storeId,
+    name: input.name,
+    kind: input.kind,
+    isDefault: false,
+    progression: draft.progression,
+    publishedVersion: null,
+    draft,
+    draftGraph: input.graph ?? null,
+    defaultKey: null,
+    createdAt: now,
+    updatedAt: now,
   };
   await db.insert(flows).values(row).run();
   return row;
@@ -80,7 +95,8 @@ export const checkFlow = async (db: Db, flow: FlowRow): Promise<CheckResult> => 
  */
 export async function assertPublishable(db: Db, storeId: string, flowId: string): Promise<{ flow: FlowRow; check: CheckResult }> {
   const flow = editable(await loadFlow(db, storeId, flowId));
-  if (!flow.draft) throw fail(409, 'PUBLISH_BLOCKED', { errors: [{ code: 'NO_DRAFT', path: 'draft', message: '게시할 초안이 없습니다. 먼저 초안을 저장하세요.' }] });
+  if (!flow.draft)
+    throw fail(409, 'PUBLISH_BLOCKED', { errors: [{ code: 'NO_DRAFT', path: 'draft', message: '게시할 초안이 없습니다. 먼저 초안을 저장하세요.' }] });
   const check = await storeCheck(db, storeId, flow.draft);
   if (check.errors.length) throw fail(409, 'PUBLISH_BLOCKED', { errors: check.errors, warnings: check.warnings });
   return { flow, check };
@@ -92,7 +108,11 @@ export async function publish(db: Db, storeId: string, flowId: string, now: numb
   const version = (flow.publishedVersion ?? 0) + 1;
   const definition = flow.draft!;
   await db.insert(flowVersions).values({ flowId: flow.id, version, storeId, definition, graph: flow.draftGraph, publishedAt: now }).run();
-  await db.update(flows).set({ publishedVersion: version, progression: definition.progression, draft: null, updatedAt: now }).where(eq(flows.id, flow.id)).run();
+  await db
+    .update(flows)
+    .set({ publishedVersion: version, progression: definition.progression, draft: null, updatedAt: now })
+    .where(eq(flows.id, flow.id))
+    .run();
   return loadVersion(db, storeId, flow.id, version);
 }
 
@@ -126,7 +146,8 @@ export async function planMigration(db: Db, storeId: string, flowId: string, inp
   ]);
   const stateOf = (state: string) => input.stateMap[state] ?? state;
   for (const state of await runningStates(db, flow.id, input.fromVersion)) {
-    if (!to.states[stateOf(state)]) problems.push({ field: `stateMap.${state}`, code: 'STATE_UNMAPPED', message: `${state}에 있는 항목이 버전 ${input.version}에서 갈 상태를 정하세요.` });
+    if (!to.states[stateOf(state)])
+      problems.push({ field: `stateMap.${state}`, code: 'STATE_UNMAPPED', message: `${state}에 있는 항목이 버전 ${input.version}에서 갈 상태를 정하세요.` });
   }
   if (problems.length) throw validationFailed(problems);
   return { flow, stateOf };
@@ -136,13 +157,23 @@ export async function planMigration(db: Db, storeId: string, flowId: string, inp
 // Simulate and replay
 
 export type SimulationStep =
-  | { action: string; input?: Record<string, unknown>; actor?: Actor }
-  | { event: string; input?: Record<string, unknown> }
-  | { advance: string };
+  { action: string; input?: Record<string, unknown>; actor?: Actor } | { event: string; input?: Record<string, unknown> } | { advance: string };
 
 /** A made-up paid item for simulations; `orderItem` fields given by the seller replace its own. */
 function sampleFacts(flow: FlowRow, now: number, orderItem: Record<string, unknown>) {
-  const item = { orderItemId: 'oi_simulated', productId: 'prd_simulated', optionId: null, productName: '시뮬레이션 상품', optionValues: [], quantity: 1, unitPrice: 10000, amount: 10000, fulfillmentType: flow.kind === 'SHIPPING' ? 'SHIPPING' : 'MANUAL', stay: null, ...orderItem };
+  const item = {
+    orderItemId: 'oi_simulated',
+    productId: 'prd_simulated',
+    optionId: null,
+    productName: '시뮬레이션 상품',
+    optionValues: [],
+    quantity: 1,
+    unitPrice: 10000,
+    amount: 10000,
+    fulfillmentType: flow.kind === 'SHIPPING' ? 'SHIPPING' : 'MANUAL',
+    stay: null,
+    ...orderItem,
+  };
   return {
     order: { orderId: 'ord_simulated', orderNo: 'SIMULATED', status: 'PAID', testPayment: true, guest: false, orderedAt: isoAt(now), totalAmount: item.amount },
     item,
@@ -188,8 +219,21 @@ export async function replayItem(db: Db, flow: FlowRow, orderItemId: string, now
   const startAt = runs[0]?.at ?? row.enteredAt;
   const definition = await workingDefinition(db, flow);
   const virtual = new VirtualItem(definition, itemFacts(row, order, item), startAt);
-  const steps: { runId: string | null; at: string; trigger: Record<string, unknown>; recorded: { to: string; coreStatus: string }; draft: { to: string; coreStatus: string; refusal: TraceEntry['refusal'] }; same: boolean }[] = [];
-  const compare = (runId: string | null, at: number, trigger: Record<string, unknown>, recorded: { to: string; coreStatus: string }, refusal: TraceEntry['refusal'] = null) => {
+  const steps: {
+    runId: string | null;
+    at: string;
+    trigger: Record<string, unknown>;
+    recorded: { to: string; coreStatus: string };
+    draft: { to: string; coreStatus: string; refusal: TraceEntry['refusal'] };
+    same: boolean;
+  }[] = [];
+  const compare = (
+    runId: string | null,
+    at: number,
+    trigger: Record<string, unknown>,
+    recorded: { to: string; coreStatus: string },
+    refusal: TraceEntry['refusal'] = null,
+  ) => {
     const draft = { to: virtual.state, coreStatus: virtual.coreStatus, refusal };
     steps.push({ runId, at: isoAt(at), trigger, recorded, draft, same: draft.to === recorded.to && draft.coreStatus === recorded.coreStatus && !refusal });
   };
@@ -197,7 +241,12 @@ export async function replayItem(db: Db, flow: FlowRow, orderItemId: string, now
   // Items paid before flows existed have no start run: they began in the initial state.
   const first = virtual.start();
   const startRun = runs[0]?.trigger.kind === 'start' ? runs[0] : null;
-  compare(startRun?.id ?? null, startAt, { kind: 'start' }, startRun ? { to: startRun.to, coreStatus: startRun.coreStatus } : { to: first.to, coreStatus: first.coreStatus });
+  compare(
+    startRun?.id ?? null,
+    startAt,
+    { kind: 'start' },
+    startRun ? { to: startRun.to, coreStatus: startRun.coreStatus } : { to: first.to, coreStatus: first.coreStatus },
+  );
   withinBudget(virtual, -1);
   for (const [index, run] of (startRun ? runs.slice(1) : runs).entries()) {
     const recorded = { to: run.to, coreStatus: run.coreStatus };
@@ -218,7 +267,15 @@ export async function replayItem(db: Db, flow: FlowRow, orderItemId: string, now
     withinBudget(virtual, index);
   }
   const divergence = steps.find((s) => !s.same) ?? null;
-  return { orderItemId: row.orderItemId, flowId: flow.id, recordedVersion: row.version, steps, divergence, trace: virtual.trace, finalState: virtual.finalState() };
+  return {
+    orderItemId: row.orderItemId,
+    flowId: flow.id,
+    recordedVersion: row.version,
+    steps,
+    divergence,
+    trace: virtual.trace,
+    finalState: virtual.finalState(),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -233,8 +290,17 @@ export const listSecrets = async (db: Db, storeId: string) =>
 export async function putSecret(services: Services, storeId: string, name: string, value: string, now: number) {
   const { db } = services;
   const sealed = sealSecrets(services, `${storeId}/${name}`, { value });
-  const found = await db.select().from(flowSecrets).where(and(eq(flowSecrets.storeId, storeId), eq(flowSecrets.name, name))).get();
-  if (found) await db.update(flowSecrets).set({ sealed, updatedAt: now }).where(and(eq(flowSecrets.storeId, storeId), eq(flowSecrets.name, name))).run();
+  const found = await db
+    .select()
+    .from(flowSecrets)
+    .where(and(eq(flowSecrets.storeId, storeId), eq(flowSecrets.name, name)))
+    .get();
+  if (found)
+    await db
+      .update(flowSecrets)
+      .set({ sealed, updatedAt: now })
+      .where(and(eq(flowSecrets.storeId, storeId), eq(flowSecrets.name, name)))
+      .run();
   else await db.insert(flowSecrets).values({ storeId, name, sealed, createdAt: now, updatedAt: now }).run();
   return { created: !found, secret: presentSecret({ storeId, name, sealed, createdAt: found?.createdAt ?? now, updatedAt: now }) };
 }
@@ -243,8 +309,15 @@ const secretNames = async (db: Db, storeId: string) =>
   new Set((await db.select({ name: flowSecrets.name }).from(flowSecrets).where(eq(flowSecrets.storeId, storeId)).all()).map((s) => s.name));
 
 export async function deleteSecret(db: Db, storeId: string, name: string) {
-  const found = await db.select().from(flowSecrets).where(and(eq(flowSecrets.storeId, storeId), eq(flowSecrets.name, name))).get();
+  const found = await db
+    .select()
+    .from(flowSecrets)
+    .where(and(eq(flowSecrets.storeId, storeId), eq(flowSecrets.name, name)))
+    .get();
   if (!found) throw fail(404, 'FLOW_SECRET_NOT_FOUND', { name });
-  await db.delete(flowSecrets).where(and(eq(flowSecrets.storeId, storeId), eq(flowSecrets.name, name))).run();
+  await db
+    .delete(flowSecrets)
+    .where(and(eq(flowSecrets.storeId, storeId), eq(flowSecrets.name, name)))
+    .run();
   return { name, deleted: true };
 }

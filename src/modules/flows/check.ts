@@ -65,7 +65,8 @@ export function checkDefinition(def: Definition, apps: AppLookup, secrets: Reado
     if (states[def.initial] && !reachable.has(key)) error('UNREACHABLE_STATE', at, `시작 상태에서 ${key}에 이를 수 없습니다.`);
     if (exits === 0 && !state.final) error('DEAD_END', at, `${key}에서 나가는 길이 없는데 final이 아닙니다.`);
     if (exits > 0 && state.final) warn('FINAL_HAS_EXITS', at, `final 상태 ${key}에서 나가는 전이가 있습니다.`);
-    if (!(CORE_STATUSES as readonly string[]).includes(state.coreStatus)) warn('UNKNOWN_CORE_STATUS', `${at}.coreStatus`, `알려진 핵심 상태가 아닙니다: ${state.coreStatus}`);
+    if (!(CORE_STATUSES as readonly string[]).includes(state.coreStatus))
+      warn('UNKNOWN_CORE_STATUS', `${at}.coreStatus`, `알려진 핵심 상태가 아닙니다: ${state.coreStatus}`);
     (state.notify ?? []).forEach((n, i) => {
       const path = `${at}.notify[${i}]`;
       checkChannel(n.channel, n.params ?? {}, `${path}.channel`);
@@ -76,7 +77,8 @@ export function checkDefinition(def: Definition, apps: AppLookup, secrets: Reado
   for (const [key, action] of Object.entries(def.actions)) {
     const at = `actions.${key}`;
     checkInputs(action.inputs ?? [], `${at}.inputs`);
-    if (key !== WITHDRAW && !def.transitions.some((t) => 'action' in t.on && t.on.action === key)) warn('ACTION_UNUSED', at, `작업 ${key}을(를) 쓰는 전이가 없습니다.`);
+    if (key !== WITHDRAW && !def.transitions.some((t) => 'action' in t.on && t.on.action === key))
+      warn('ACTION_UNUSED', at, `작업 ${key}을(를) 쓰는 전이가 없습니다.`);
   }
   return { errors, warnings };
 
@@ -114,8 +116,11 @@ export function checkDefinition(def: Definition, apps: AppLookup, secrets: Reado
     const notification = app.notifications[m[2]];
     if (!notification) return error('APP_NOTIFICATION_UNKNOWN', path, `앱 ${m[1]}의 manifest flow.notifications에 ${m[2]}이(가) 없습니다.`);
     const declared = notification.params ?? {};
-    for (const name of Object.keys(params)) if (!declared[name]) warn('APP_PARAM_UNKNOWN', `${path.replace(/\.channel$/, '')}.params.${name}`, `앱 알림 ${m[2]}에 없는 파라미터입니다.`);
-    for (const [name, p] of Object.entries(declared)) if (p.required && params[name] === undefined) warn('APP_PARAM_MISSING', `${path.replace(/\.channel$/, '')}.params`, `필수 파라미터 ${name}이(가) 없어 null로 갑니다.`);
+    for (const name of Object.keys(params))
+      if (!declared[name]) warn('APP_PARAM_UNKNOWN', `${path.replace(/\.channel$/, '')}.params.${name}`, `앱 알림 ${m[2]}에 없는 파라미터입니다.`);
+    for (const [name, p] of Object.entries(declared))
+      if (p.required && params[name] === undefined)
+        warn('APP_PARAM_MISSING', `${path.replace(/\.channel$/, '')}.params`, `필수 파라미터 ${name}이(가) 없어 null로 갑니다.`);
   }
 
   function checkInputs(inputs: InputDef[], at: string) {
@@ -133,7 +138,8 @@ export function checkDefinition(def: Definition, apps: AppLookup, secrets: Reado
         // A condition reads an input shown before this one, so the form can be filled top to bottom.
         const other = seen.get(input.when.key);
         if (!other) bad(`when.key ${input.when.key}은(는) 앞에 있는 다른 입력이어야 합니다.`);
-        else if (other.options?.length && input.when.in.some((v) => typeof v !== 'string' || !other.options!.some((o) => o.value === v))) bad(`when.in에 ${other.key}의 선택지에 없는 값이 있습니다.`);
+        else if (other.options?.length && input.when.in.some((v) => typeof v !== 'string' || !other.options!.some((o) => o.value === v)))
+          bad(`when.in에 ${other.key}의 선택지에 없는 값이 있습니다.`);
         else if (other.kind === 'boolean' && input.when.in.some((v) => typeof v !== 'boolean')) bad(`when.in은 ${other.key}(boolean)의 true/false여야 합니다.`);
       }
       seen.set(input.key, input);

@@ -18,8 +18,16 @@ export async function openClaimHold(db: Db, now: number, orderItemId: string) {
   if (!row || row.claimHold) return;
   await db.update(orderItemFlows).set({ claimHold: true, updatedAt: now }).where(eq(orderItemFlows.orderItemId, orderItemId)).run();
   for (const member of await holdScope(db, row)) {
-    await db.update(flowTimers).set({ status: 'PAUSED', remainingMs: sql`case when ${flowTimers.dueAt} > ${now} then ${flowTimers.dueAt} - ${now} else 0 end`, dueAt: null, updatedAt: now })
-      .where(and(eq(flowTimers.orderItemId, member.orderItemId), eq(flowTimers.status, 'PENDING'), eq(flowTimers.kind, 'after'))).run();
+    await db
+      .update(flowTimers)
+      .set({
+        status: 'PAUSED',
+        remainingMs: sql`case when ${flowTimers.dueAt} > ${now} then ${flowTimers.dueAt} - ${now} else 0 end`,
+        dueAt: null,
+        updatedAt: now,
+      })
+      .where(and(eq(flowTimers.orderItemId, member.orderItemId), eq(flowTimers.status, 'PENDING'), eq(flowTimers.kind, 'after')))
+      .run();
   }
 }
 
@@ -31,7 +39,10 @@ export async function releaseClaimHold(db: Db, now: number, orderItemId: string)
   const scope = await holdScope(db, { ...row, claimHold: false });
   if (scope.some((r) => r.orderItemId !== orderItemId && r.claimHold)) return;
   for (const member of scope) {
-    await db.update(flowTimers).set({ status: 'PENDING', dueAt: sql`${now} + ${flowTimers.remainingMs}`, remainingMs: null, updatedAt: now })
-      .where(and(eq(flowTimers.orderItemId, member.orderItemId), eq(flowTimers.status, 'PAUSED'))).run();
+    await db
+      .update(flowTimers)
+      .set({ status: 'PENDING', dueAt: sql`${now} + ${flowTimers.remainingMs}`, remainingMs: null, updatedAt: now })
+      .where(and(eq(flowTimers.orderItemId, member.orderItemId), eq(flowTimers.status, 'PAUSED')))
+      .run();
   }
 }

@@ -27,19 +27,23 @@ const expression = z.string().min(1).max(1000);
 export const isoDuration = z.string().regex(/^P(?!$)(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?$/, { message: 'P7D, PT12H 같은 ISO 8601 기간이어야 합니다.' });
 
 const claimDecision = z.enum(['IMMEDIATE', 'REQUEST', 'NONE']);
-export const notifySchema = z.object({
-  /** `webhook` (→ ORDER.FLOW_NOTIFICATION), `app.<handle>.<notification>`, or `email` (names checked by check.ts). */
-  channel: z.string().min(1).max(100),
-  params: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,39}$/), expression).optional(),
-}).strict();
+export const notifySchema = z
+  .object({
+    /** `webhook` (→ ORDER.FLOW_NOTIFICATION), `app.<handle>.<notification>`, or `email` (names checked by check.ts). */
+    channel: z.string().min(1).max(100),
+    params: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,39}$/), expression).optional(),
+  })
+  .strict();
 
-export const stateSchema = z.object({
-  label: z.string().min(1).max(60),
-  coreStatus: z.string().regex(/^[A-Z_]{1,40}$/),
-  final: z.boolean().optional(),
-  claims: z.object({ cancel: claimDecision.optional(), return: claimDecision.optional(), exchange: claimDecision.optional() }).strict().optional(),
-  notify: z.array(notifySchema).max(20).optional(),
-}).strict();
+export const stateSchema = z
+  .object({
+    label: z.string().min(1).max(60),
+    coreStatus: z.string().regex(/^[A-Z_]{1,40}$/),
+    final: z.boolean().optional(),
+    claims: z.object({ cancel: claimDecision.optional(), return: claimDecision.optional(), exchange: claimDecision.optional() }).strict().optional(),
+    notify: z.array(notifySchema).max(20).optional(),
+  })
+  .strict();
 
 export const triggerSchema = z.union([
   z.object({ action: key }).strict(),
@@ -50,32 +54,47 @@ export const triggerSchema = z.union([
 
 export const transitionSchema = z.object({ from: key, to: key, on: triggerSchema, when: expression.optional() }).strict();
 
-export const inputSchema = z.object({
-  key: z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,39}$/),
-  kind: z.enum(INPUT_KINDS),
-  label: z.string().min(1).max(60),
-  placeholder: z.string().max(100).optional(),
-  required: z.boolean().optional(),
-  options: z.array(z.object({ value: z.string().min(1).max(100), label: z.string().min(1).max(60) }).strict()).max(50).optional(),
-  when: z.object({ key: z.string(), in: z.array(z.union([z.string(), z.boolean()])).min(1) }).strict().optional(),
-}).strict();
+export const inputSchema = z
+  .object({
+    key: z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,39}$/),
+    kind: z.enum(INPUT_KINDS),
+    label: z.string().min(1).max(60),
+    placeholder: z.string().max(100).optional(),
+    required: z.boolean().optional(),
+    options: z
+      .array(z.object({ value: z.string().min(1).max(100), label: z.string().min(1).max(60) }).strict())
+      .max(50)
+      .optional(),
+    when: z
+      .object({ key: z.string(), in: z.array(z.union([z.string(), z.boolean()])).min(1) })
+      .strict()
+      .optional(),
+  })
+  .strict();
 
-export const actionSchema = z.object({
-  label: z.string().min(1).max(60),
-  actor: z.enum(['SELLER', 'BUYER']),
-  scope: z.enum(['ITEM', 'ORDER']),
-  inputs: z.array(inputSchema).max(20).optional(),
-  authority: z.literal('IMMEDIATE_CANCEL').optional(),
-  requires: z.object({ groupClaim: z.enum(['CONTINUE', 'PAUSE']) }).strict().optional(),
-}).strict();
+export const actionSchema = z
+  .object({
+    label: z.string().min(1).max(60),
+    actor: z.enum(['SELLER', 'BUYER']),
+    scope: z.enum(['ITEM', 'ORDER']),
+    inputs: z.array(inputSchema).max(20).optional(),
+    authority: z.literal('IMMEDIATE_CANCEL').optional(),
+    requires: z
+      .object({ groupClaim: z.enum(['CONTINUE', 'PAUSE']) })
+      .strict()
+      .optional(),
+  })
+  .strict();
 
-export const definitionSchema = z.object({
-  progression: z.enum(['ITEM', 'ORDER']),
-  initial: key,
-  states: z.record(key, stateSchema),
-  transitions: z.array(transitionSchema).max(200),
-  actions: z.record(key, actionSchema),
-}).strict();
+export const definitionSchema = z
+  .object({
+    progression: z.enum(['ITEM', 'ORDER']),
+    initial: key,
+    states: z.record(key, stateSchema),
+    transitions: z.array(transitionSchema).max(200),
+    actions: z.record(key, actionSchema),
+  })
+  .strict();
 
 export type Definition = z.infer<typeof definitionSchema>;
 export type StateDef = z.infer<typeof stateSchema>;
@@ -163,4 +182,3 @@ export function durationMs(duration: string): number {
   const [, d = '0', h = '0', min = '0', s = '0'] = m;
   return ((Number(d) * 24 + Number(h)) * 60 + Number(min)) * 60_000 + Number(s) * 1000;
 }
-

@@ -12,7 +12,11 @@ const TIMERS_PER_RUN = 200;
 
 /** Whether a deadline of the item's state passed before the timer job got to it (e.g. the purchase-decision timer). */
 export const hasOverdueTimer = async (db: Db, orderItemId: string, now: number) =>
-  ((await db.select({ n: count() }).from(flowTimers).where(and(eq(flowTimers.orderItemId, orderItemId), eq(flowTimers.status, 'PENDING'), lte(flowTimers.dueAt, now))).get())!).n > 0;
+  (await db
+    .select({ n: count() })
+    .from(flowTimers)
+    .where(and(eq(flowTimers.orderItemId, orderItemId), eq(flowTimers.status, 'PENDING'), lte(flowTimers.dueAt, now)))
+    .get())!.n > 0;
 
 /** Fires due timers, earliest first, each claimed and fired in its own transaction. */
 export async function fireDueTimers(services: Services, now: number): Promise<number> {
@@ -21,7 +25,11 @@ export async function fireDueTimers(services: Services, now: number): Promise<nu
   for (let looked = 0; looked < TIMERS_PER_RUN; looked++) {
     // Claimed (FIRED) in the transaction that moves the item: the timer is spent exactly when the move commits.
     const outcome = await transaction(db, async (): Promise<'none' | 'spent' | 'fired'> => {
-      const timer = await claimNextDue(db, flowTimers, now, { due: flowTimers.dueAt, where: eq(flowTimers.status, 'PENDING'), set: { status: 'FIRED', updatedAt: now } });
+      const timer = await claimNextDue(db, flowTimers, now, {
+        due: flowTimers.dueAt,
+        where: eq(flowTimers.status, 'PENDING'),
+        set: { status: 'FIRED', updatedAt: now },
+      });
       if (!timer) return 'none';
       const row = await findItemFlow(db, timer.orderItemId);
       if (!row || row.state !== timer.state) return 'spent';

@@ -144,10 +144,14 @@ function paramValue(channel: string, source: string, scope: ExpressionScope): un
 /** What a closed item (canceled, returned, exchanged in full) answers to anything but its start. */
 function closedRefusal(trigger: Trigger): Refusal {
   switch (trigger.kind) {
-    case 'action': return { code: 'ACTION_NOT_AVAILABLE', reason: 'CLOSED' };
-    case 'event': return { code: 'FLOW_EVENT_NOT_ACCEPTED' };
-    case 'timer': return { code: 'TIMER_STALE' };
-    default: return { code: 'FLOW_MOVE_NOT_ALLOWED', reason: 'CLOSED' };
+    case 'action':
+      return { code: 'ACTION_NOT_AVAILABLE', reason: 'CLOSED' };
+    case 'event':
+      return { code: 'FLOW_EVENT_NOT_ACCEPTED' };
+    case 'timer':
+      return { code: 'TIMER_STALE' };
+    default:
+      return { code: 'FLOW_MOVE_NOT_ALLOWED', reason: 'CLOSED' };
   }
 }
 
@@ -161,7 +165,11 @@ function applyTrigger(def: Definition, item: ItemState, trigger: Trigger, now: n
   switch (trigger.kind) {
     case 'start': {
       const scope = scopeOf(item, {}, now);
-      return { ok: true, next: def.initial, effects: { move: null, timersCleared: false, ...enter(def, def.initial, scope), events: [], withdrawClaim: false } };
+      return {
+        ok: true,
+        next: def.initial,
+        effects: { move: null, timersCleared: false, ...enter(def, def.initial, scope), events: [], withdrawClaim: false },
+      };
     }
     case 'action': {
       const action = def.actions[trigger.key];
@@ -212,7 +220,8 @@ export function actionRefusal(def: Definition, item: ItemState, key: string, act
   // Item actions may be run for a whole order (each item in turn); order actions only for the order.
   if (action.scope === 'ORDER' && scope === 'ITEM') return { code: 'ACTION_NOT_AVAILABLE', reason: 'SCOPE' };
   if (key === WITHDRAW) return item.claimOpen ? null : { code: 'ACTION_NOT_AVAILABLE', reason: 'NO_OPEN_CLAIM' };
-  if (!def.transitions.some((t) => t.from === item.state && 'action' in t.on && t.on.action === key)) return { code: 'ACTION_NOT_AVAILABLE', reason: 'NOT_IN_STATE' };
+  if (!def.transitions.some((t) => t.from === item.state && 'action' in t.on && t.on.action === key))
+    return { code: 'ACTION_NOT_AVAILABLE', reason: 'NOT_IN_STATE' };
   if (claimBlocks(action, key, item)) return { code: 'FLOW_MOVE_NOT_ALLOWED', reason: 'CLAIM_OPEN' };
   return null;
 }
@@ -236,16 +245,30 @@ export function availableActions(def: Definition, item: ItemState, now: number):
   const keys = new Set(def.transitions.filter((t) => t.from === item.state && 'action' in t.on).map((t) => (t.on as { action: string }).action));
   if (item.claimOpen && def.actions[WITHDRAW]) keys.add(WITHDRAW);
   const scope = scopeOf(item, {}, now);
-  return metered(() => [...keys].filter((key) => def.actions[key]).map((key) => {
-    const action = def.actions[key];
-    let reason: string | null = null;
-    if (claimBlocks(action, key, item)) reason = 'CONDITION';
-    else if (key !== WITHDRAW) {
-      const conditions = def.transitions.filter((t) => t.from === item.state && 'action' in t.on && t.on.action === key).map((t) => (t.when === undefined ? true : evaluate(t.when, scope)));
-      if (conditions.every((c) => c === false)) reason = 'CONDITION';
-    }
-    return { key, label: action.label, actor: action.actor, scope: action.scope, enabled: reason === null, disabled: reason ? { reason } : null, inputs: action.inputs ?? [] };
-  }));
+  return metered(() =>
+    [...keys]
+      .filter((key) => def.actions[key])
+      .map((key) => {
+        const action = def.actions[key];
+        let reason: string | null = null;
+        if (claimBlocks(action, key, item)) reason = 'CONDITION';
+        else if (key !== WITHDRAW) {
+          const conditions = def.transitions
+            .filter((t) => t.from === item.state && 'action' in t.on && t.on.action === key)
+            .map((t) => (t.when === undefined ? true : evaluate(t.when, scope)));
+          if (conditions.every((c) => c === false)) reason = 'CONDITION';
+        }
+        return {
+          key,
+          label: action.label,
+          actor: action.actor,
+          scope: action.scope,
+          enabled: reason === null,
+          disabled: reason ? { reason } : null,
+          inputs: action.inputs ?? [],
+        };
+      }),
+  );
 }
 
 /** An input shown only when another input's value is among `when.in`. */
@@ -275,12 +298,14 @@ function kindProblem(d: InputDef, value: unknown): Pick<InputIssue, 'code' | 'me
   const options = new Set((d.options ?? []).map((o) => o.value));
   const wrongType = { code: 'INVALID_TYPE' as const, message: `${d.kind} 입력의 값이 아닙니다.` };
   switch (d.kind) {
-    case 'text': case 'textarea':
+    case 'text':
+    case 'textarea':
       if (typeof value !== 'string') return wrongType;
       return value.length > TEXT_MAX[d.kind] ? { code: 'TOO_LONG', message: `${TEXT_MAX[d.kind]}자 이하여야 합니다.` } : null;
     case 'boolean':
       return typeof value === 'boolean' ? null : wrongType;
-    case 'radio': case 'select':
+    case 'radio':
+    case 'select':
       if (typeof value !== 'string') return wrongType;
       return options.has(value) ? null : { code: 'NOT_AN_OPTION', message: '선택지에 없는 값입니다.' };
     case 'checkbox':

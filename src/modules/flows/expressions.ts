@@ -20,7 +20,10 @@ export const EXPRESSION_BUDGET = 100_000;
 export const EXPRESSION_BUDGET_EXCEEDED = 'EXPRESSION_BUDGET_EXCEEDED';
 
 /** CEL's parse-time limits, tight for the 1,000 characters a definition allows an expression. */
-const env = new Environment({ unlistedVariablesAreDyn: true, limits: { maxAstNodes: 1000, maxDepth: 50, maxListElements: 500, maxMapEntries: 500, maxCallArguments: 16 } });
+const env = new Environment({
+  unlistedVariablesAreDyn: true,
+  limits: { maxAstNodes: 1000, maxDepth: 50, maxListElements: 500, maxMapEntries: 500, maxCallArguments: 16 },
+});
 
 type Compiled = ReturnType<typeof env.parse>;
 type Evaluator = { run: (node: Node, ctx: unknown) => unknown };

@@ -26,9 +26,21 @@ defineMessages({
 export type FlowRow = typeof flows.$inferSelect;
 
 const q = preparedFor((db) => ({
-  flowById: db.select().from(flows).where(eq(flows.id, sql.placeholder('id'))).prepare(),
-  defaultFlow: db.select().from(flows).where(and(eq(flows.storeId, sql.placeholder('storeId')), eq(flows.defaultKey, sql.placeholder('kind')))).prepare(),
-  version: db.select().from(flowVersions).where(and(eq(flowVersions.flowId, sql.placeholder('flowId')), eq(flowVersions.version, sql.placeholder('version')))).prepare(),
+  flowById: db
+    .select()
+    .from(flows)
+    .where(eq(flows.id, sql.placeholder('id')))
+    .prepare(),
+  defaultFlow: db
+    .select()
+    .from(flows)
+    .where(and(eq(flows.storeId, sql.placeholder('storeId')), eq(flows.defaultKey, sql.placeholder('kind'))))
+    .prepare(),
+  version: db
+    .select()
+    .from(flowVersions)
+    .where(and(eq(flowVersions.flowId, sql.placeholder('flowId')), eq(flowVersions.version, sql.placeholder('version'))))
+    .prepare(),
 }));
 
 /**
@@ -40,9 +52,24 @@ export async function ensureDefaultFlows(db: Db, storeId: string, now: number) {
     if (await q(db).defaultFlow.get({ storeId, kind })) continue;
     const { name, definition } = DEFAULT_DEFINITIONS[kind];
     const id = newId('flw', now);
-    const inserted = await db.insert(flows).values({
-      id, storeId, name, kind, isDefault: true, progression: definition.progression, publishedVersion: 1, draft: null, draftGraph: null, defaultKey: kind, createdAt: now, updatedAt: now,
-    }).onConflictDoNothing().run();
+    const inserted = await db
+      .insert(flows)
+      .values({
+        id,
+        storeId,
+        name,
+        kind,
+        isDefault: true,
+        progression: definition.progression,
+        publishedVersion: 1,
+        draft: null,
+        draftGraph: null,
+        defaultKey: kind,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .onConflictDoNothing()
+      .run();
     if (inserted.changes === 1) await db.insert(flowVersions).values({ flowId: id, version: 1, storeId, definition, graph: null, publishedAt: now }).run();
   }
 }
@@ -50,8 +77,18 @@ export async function ensureDefaultFlows(db: Db, storeId: string, now: number) {
 /** A flow with its first published version (the custom-flow API of a later slice publishes more). */
 export async function insertFlow(db: Db, storeId: string, now: number, input: { name: string; kind: FlowKind; definition: Definition }): Promise<FlowRow> {
   const row: FlowRow = {
-    id: newId('flw', now), storeId, name: input.name, kind: input.kind, isDefault: false, progression: input.definition.progression,
-    publishedVersion: 1, draft: null, draftGraph: null, defaultKey: null, createdAt: now, updatedAt: now,
+    id: newId('flw', now),
+    storeId,
+    name: input.name,
+    kind: input.kind,
+    isDefault: false,
+    progression: input.definition.progression,
+    publishedVersion: 1,
+    draft: null,
+    draftGraph: null,
+    defaultKey: null,
+    createdAt: now,
+    updatedAt: now,
   };
   await db.insert(flows).values(row).run();
   await db.insert(flowVersions).values({ flowId: row.id, version: 1, storeId, definition: input.definition, graph: null, publishedAt: now }).run();
@@ -66,7 +103,12 @@ export const loadFlow = async (db: Db, storeId: string, flowId: string) => requi
 export async function listFlows(db: Db, storeId: string, now: number) {
   await ensureDefaultFlows(db, storeId, now);
   // The defaults first (SHIPPING, then MANUAL), then the store's own in creation order.
-  return db.select().from(flows).where(eq(flows.storeId, storeId)).orderBy(desc(flows.isDefault), sql`${flows.defaultKey} = 'MANUAL'`, asc(flows.createdAt), asc(flows.id)).all();
+  return db
+    .select()
+    .from(flows)
+    .where(eq(flows.storeId, storeId))
+    .orderBy(desc(flows.isDefault), sql`${flows.defaultKey} = 'MANUAL'`, asc(flows.createdAt), asc(flows.id))
+    .all();
 }
 
 /** Published definitions never change: kept per database once read. */
@@ -95,18 +137,33 @@ export async function loadVersion(db: Db, storeId: string, flowId: string, versi
 export const ENDED_CORE_STATUSES = ['PURCHASE_DECIDED', 'CANCELED', 'RETURNED', 'EXCHANGED'];
 
 export const runningItemCount = async (db: Db, flowId: string, version: number) =>
-  (await db.select({ n: sql<number>`count(*)` }).from(orderItemFlows)
+  (await db
+    .select({ n: sql<number>`count(*)` })
+    .from(orderItemFlows)
     .where(and(eq(orderItemFlows.flowId, flowId), eq(orderItemFlows.version, version), notInArray(orderItemFlows.coreStatus, ENDED_CORE_STATUSES)))
     .get())!.n;
 
 /** The distinct states the running items of a version are in. */
 export const runningStates = async (db: Db, flowId: string, version: number) =>
-  (await db.selectDistinct({ state: orderItemFlows.state }).from(orderItemFlows)
-    .where(and(eq(orderItemFlows.flowId, flowId), eq(orderItemFlows.version, version), notInArray(orderItemFlows.coreStatus, ENDED_CORE_STATUSES))).all()).map((r) => r.state);
+  (
+    await db
+      .selectDistinct({ state: orderItemFlows.state })
+      .from(orderItemFlows)
+      .where(and(eq(orderItemFlows.flowId, flowId), eq(orderItemFlows.version, version), notInArray(orderItemFlows.coreStatus, ENDED_CORE_STATUSES)))
+      .all()
+  ).map((r) => r.state);
 
 export const presentFlow = (f: FlowRow) => ({
-  flowId: f.id, name: f.name, kind: f.kind, isDefault: f.isDefault, progression: f.progression, publishedVersion: f.publishedVersion, draft: f.draft, draftGraph: f.draftGraph,
-  createdAt: isoAt(f.createdAt), updatedAt: isoAt(f.updatedAt),
+  flowId: f.id,
+  name: f.name,
+  kind: f.kind,
+  isDefault: f.isDefault,
+  progression: f.progression,
+  publishedVersion: f.publishedVersion,
+  draft: f.draft,
+  draftGraph: f.draftGraph,
+  createdAt: isoAt(f.createdAt),
+  updatedAt: isoAt(f.updatedAt),
 });
 
 export type FlowSource = 'PRODUCT' | 'CATEGORY' | 'PLATFORM';
@@ -117,14 +174,18 @@ export const kindOf = (fulfillment: Pick<Fulfillment, 'type'>): FlowKind => (ful
  * The flow a product's items follow (spec 02 §4.4): its own `flowId`, else its lowest-level category's,
  * else the store default of its fulfilment kind; the flow's published version is the one fixed at payment.
  */
-export async function resolveFlow(db: Db, product: { storeId: string; flowId: string | null; categoryId: string | null; fulfillment: Pick<Fulfillment, 'type'> }, now: number) {
+export async function resolveFlow(
+  db: Db,
+  product: { storeId: string; flowId: string | null; categoryId: string | null; fulfillment: Pick<Fulfillment, 'type'> },
+  now: number,
+) {
   const published = async (flowId: string | null) => {
     const flow = flowId ? await q(db).flowById.get({ id: flowId }) : undefined;
     return flow && flow.storeId === product.storeId && flow.publishedVersion !== null ? flow : undefined;
   };
   const own = await published(product.flowId);
   if (own) return { flow: own, version: own.publishedVersion!, source: 'PRODUCT' as FlowSource };
-  const categoryFlowId = product.categoryId ? (await findCategory(db, product.categoryId))?.flowId ?? null : null;
+  const categoryFlowId = product.categoryId ? ((await findCategory(db, product.categoryId))?.flowId ?? null) : null;
   const inherited = await published(categoryFlowId);
   if (inherited) return { flow: inherited, version: inherited.publishedVersion!, source: 'CATEGORY' as FlowSource };
   await ensureDefaultFlows(db, product.storeId, now);

@@ -11,7 +11,10 @@ import { startOrderFlows } from './item-moves.js';
 export const flowsModule: Module = {
   name: 'flows',
   operations: [...flowOperations, ...authoringOperations],
-  jobs: [{ name: 'flow-timers', run: fireDueTimers }, { name: 'flow-app-notifications', run: deliverAppNotifications }],
+  jobs: [
+    { name: 'flow-timers', run: fireDueTimers },
+    { name: 'flow-app-notifications', run: deliverAppNotifications },
+  ],
   answers: { requireFlowOfStore: loadFlow, itemFlowOf: orderItemFlow },
   on: {
     storeCreated: (services, { storeId, at }) => ensureDefaultFlows(services.db, storeId, at),

@@ -14,10 +14,23 @@ export type RunRow = typeof flowRuns.$inferSelect;
 export type { OrderItemRow, OrderRow };
 
 const q = preparedFor((db) => ({
-  itemFlow: db.select().from(orderItemFlows).where(eq(orderItemFlows.orderItemId, sql.placeholder('id'))).prepare(),
-  groupFlows: db.select().from(orderItemFlows).where(eq(orderItemFlows.groupId, sql.placeholder('groupId'))).orderBy(asc(orderItemFlows.orderItemId)).prepare(),
-  itemTimers: db.select().from(flowTimers)
-    .where(and(eq(flowTimers.orderItemId, sql.placeholder('id')), inArray(flowTimers.status, ['PENDING', 'PAUSED']))).orderBy(asc(flowTimers.createdAt)).prepare(),
+  itemFlow: db
+    .select()
+    .from(orderItemFlows)
+    .where(eq(orderItemFlows.orderItemId, sql.placeholder('id')))
+    .prepare(),
+  groupFlows: db
+    .select()
+    .from(orderItemFlows)
+    .where(eq(orderItemFlows.groupId, sql.placeholder('groupId')))
+    .orderBy(asc(orderItemFlows.orderItemId))
+    .prepare(),
+  itemTimers: db
+    .select()
+    .from(flowTimers)
+    .where(and(eq(flowTimers.orderItemId, sql.placeholder('id')), inArray(flowTimers.status, ['PENDING', 'PAUSED'])))
+    .orderBy(asc(flowTimers.createdAt))
+    .prepare(),
 }));
 
 export { findOrder, findOrderItem };
@@ -32,10 +45,25 @@ export async function itemFlowOf(db: Db, item: OrderItemRow, now: number): Promi
   await ensureDefaultFlows(db, item.storeId, now);
   const flow = (await findDefaultFlow(db, item.storeId, kindOf(item.fulfillmentSnapshot)))!;
   const def = await definitionOf(db, flow.id, flow.publishedVersion!);
-  await db.insert(orderItemFlows).values({
-    orderItemId: item.id, storeId: item.storeId, orderId: item.orderId, flowId: flow.id, version: flow.publishedVersion!, state: def.initial,
-    coreStatus: def.states[def.initial].coreStatus, groupId: null, claimHold: false, inputs: {}, enteredAt: item.createdAt, fulfilledAt: null, updatedAt: now,
-  }).onConflictDoNothing().run();
+  await db
+    .insert(orderItemFlows)
+    .values({
+      orderItemId: item.id,
+      storeId: item.storeId,
+      orderId: item.orderId,
+      flowId: flow.id,
+      version: flow.publishedVersion!,
+      state: def.initial,
+      coreStatus: def.states[def.initial].coreStatus,
+      groupId: null,
+      claimHold: false,
+      inputs: {},
+      enteredAt: item.createdAt,
+      fulfilledAt: null,
+      updatedAt: now,
+    })
+    .onConflictDoNothing()
+    .run();
   return (await q(db).itemFlow.get({ id: item.id }))!;
 }
 
@@ -48,7 +76,10 @@ export async function itemFlowsOfOrder(db: Db, orderId: string, now: number) {
 }
 
 /** The order item and order of an item flow, by prepared look-ups. */
-export const itemAndOrder = async (db: Db, row: ItemFlowRow) => ({ item: (await findOrderItem(db, row.orderItemId))!, order: (await findOrder(db, row.orderId))! });
+export const itemAndOrder = async (db: Db, row: ItemFlowRow) => ({
+  item: (await findOrderItem(db, row.orderItemId))!,
+  order: (await findOrder(db, row.orderId))!,
+});
 
 /** The item's flow as the order item read shows it. */
 const flowSummary = (row: ItemFlowRow) => ({ flowId: row.flowId, version: row.version, state: row.state, coreStatus: row.coreStatus });
@@ -80,17 +111,38 @@ export function itemState(row: ItemFlowRow, order: OrderRow, item: OrderItemRow,
 /** What flow expressions read of a stored item: `order`, `item`, `flow` (simulation and replay read the same shape). */
 export function itemFacts(row: ItemFlowRow, order: OrderRow, item: OrderItemRow): ItemState['facts'] {
   return {
-    order: { orderId: order.id, orderNo: order.orderNo, status: order.status, testPayment: order.testPayment, guest: order.guest, orderedAt: isoAt(order.orderedAt), totalAmount: order.amounts.totalAmount },
+    order: {
+      orderId: order.id,
+      orderNo: order.orderNo,
+      status: order.status,
+      testPayment: order.testPayment,
+      guest: order.guest,
+      orderedAt: isoAt(order.orderedAt),
+      totalAmount: order.amounts.totalAmount,
+    },
     item: {
-      orderItemId: item.id, productId: item.productId, optionId: item.optionId, productName: item.productName, optionValues: item.optionValues, quantity: item.quantity,
-      unitPrice: item.unitPrice, amount: item.amount, fulfillmentType: item.fulfillmentSnapshot.type, stay: item.stay,
+      orderItemId: item.id,
+      productId: item.productId,
+      optionId: item.optionId,
+      productName: item.productName,
+      optionValues: item.optionValues,
+      quantity: item.quantity,
+      unitPrice: item.unitPrice,
+      amount: item.amount,
+      fulfillmentType: item.fulfillmentSnapshot.type,
+      stay: item.stay,
     },
     flow: { flowId: row.flowId, version: row.version, state: row.state, enteredAt: isoAt(row.enteredAt), inputs: row.inputs },
   };
 }
 
 const presentTimer = (t: typeof flowTimers.$inferSelect) => ({
-  timerId: t.id, kind: t.kind, to: t.to, status: t.status, dueAt: t.dueAt === null ? null : isoAt(t.dueAt), remainingSeconds: t.remainingMs === null ? null : Math.ceil(t.remainingMs / 1000),
+  timerId: t.id,
+  kind: t.kind,
+  to: t.to,
+  status: t.status,
+  dueAt: t.dueAt === null ? null : isoAt(t.dueAt),
+  remainingSeconds: t.remainingMs === null ? null : Math.ceil(t.remainingMs / 1000),
 });
 
 /** `GET /v1/order-items/{id}/flow`: where the item stands, what can be done, what will happen by itself. */
@@ -112,6 +164,19 @@ export async function presentItemFlow(db: Db, row: ItemFlowRow, order: OrderRow,
 }
 
 export const presentRun = (r: RunRow) => ({
-  runId: r.id, orderId: r.orderId, orderItemId: r.orderItemId, flowId: r.flowId, version: r.version, trigger: r.trigger, actor: r.actor, input: r.input,
-  from: r.from, to: r.to, coreStatus: r.coreStatus, notifications: r.notifications, timers: r.timers, eventIds: r.eventIds, at: isoAt(r.at),
+  runId: r.id,
+  orderId: r.orderId,
+  orderItemId: r.orderItemId,
+  flowId: r.flowId,
+  version: r.version,
+  trigger: r.trigger,
+  actor: r.actor,
+  input: r.input,
+  from: r.from,
+  to: r.to,
+  coreStatus: r.coreStatus,
+  notifications: r.notifications,
+  timers: r.timers,
+  eventIds: r.eventIds,
+  at: isoAt(r.at),
 });

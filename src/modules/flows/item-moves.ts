@@ -23,17 +23,44 @@ import { flowRuns, flowTimers, orderItemFlows, type RunActor, type RunNotificati
 
 const q = preparedFor((db) => ({
   // A move's writes are prepared once: seller actions are a hot path (issue 11 bench: ≥ 1,000 moves/s).
-  moveItemFlow: db.update(orderItemFlows).set({
-    state: placeholderValue('state'), coreStatus: placeholderValue('coreStatus'), enteredAt: placeholderValue('now'), fulfilledAt: placeholderValue('fulfilledAt'), inputs: placeholderValue('inputsJson'), updatedAt: placeholderValue('now'),
-  }).where(eq(orderItemFlows.orderItemId, sql.placeholder('id'))).prepare(),
-  clearTimers: db.update(flowTimers).set({ status: 'CLEARED', updatedAt: placeholderValue('now') })
-    .where(and(eq(flowTimers.orderItemId, sql.placeholder('id')), inArray(flowTimers.status, ['PENDING', 'PAUSED']))).prepare(),
-  insertRun: db.insert(flowRuns).values({
-    id: sql.placeholder('id'), storeId: sql.placeholder('storeId'), orderId: sql.placeholder('orderId'), orderItemId: sql.placeholder('orderItemId'),
-    flowId: sql.placeholder('flowId'), version: sql.placeholder('version'), trigger: sql.placeholder('trigger'), actor: sql.placeholder('actor'),
-    input: sql.placeholder('input'), from: sql.placeholder('from'), to: sql.placeholder('to'), coreStatus: sql.placeholder('coreStatus'),
-    notifications: sql.placeholder('notifications'), timers: sql.placeholder('timers'), eventIds: sql.placeholder('eventIds'), at: sql.placeholder('at'),
-  }).prepare(),
+  moveItemFlow: db
+    .update(orderItemFlows)
+    .set({
+      state: placeholderValue('state'),
+      coreStatus: placeholderValue('coreStatus'),
+      enteredAt: placeholderValue('now'),
+      fulfilledAt: placeholderValue('fulfilledAt'),
+      inputs: placeholderValue('inputsJson'),
+      updatedAt: placeholderValue('now'),
+    })
+    .where(eq(orderItemFlows.orderItemId, sql.placeholder('id')))
+    .prepare(),
+  clearTimers: db
+    .update(flowTimers)
+    .set({ status: 'CLEARED', updatedAt: placeholderValue('now') })
+    .where(and(eq(flowTimers.orderItemId, sql.placeholder('id')), inArray(flowTimers.status, ['PENDING', 'PAUSED'])))
+    .prepare(),
+  insertRun: db
+    .insert(flowRuns)
+    .values({
+      id: sql.placeholder('id'),
+      storeId: sql.placeholder('storeId'),
+      orderId: sql.placeholder('orderId'),
+      orderItemId: sql.placeholder('orderItemId'),
+      flowId: sql.placeholder('flowId'),
+      version: sql.placeholder('version'),
+      trigger: sql.placeholder('trigger'),
+      actor: sql.placeholder('actor'),
+      input: sql.placeholder('input'),
+      from: sql.placeholder('from'),
+      to: sql.placeholder('to'),
+      coreStatus: sql.placeholder('coreStatus'),
+      notifications: sql.placeholder('notifications'),
+      timers: sql.placeholder('timers'),
+      eventIds: sql.placeholder('eventIds'),
+      at: sql.placeholder('at'),
+    })
+    .prepare(),
 }));
 
 /**
@@ -44,7 +71,11 @@ export async function startOrderFlows(db: Db, now: number, order: OrderRow, item
   const groups = new Map<string, string>();
   for (const item of items) {
     const product = await findProduct(db, item.productId);
-    const { flow, version } = await resolveFlow(db, { storeId: order.storeId, flowId: product?.flowId ?? null, categoryId: product?.categoryId ?? null, fulfillment: item.fulfillmentSnapshot }, now);
+    const { flow, version } = await resolveFlow(
+      db,
+      { storeId: order.storeId, flowId: product?.flowId ?? null, categoryId: product?.categoryId ?? null, fulfillment: item.fulfillmentSnapshot },
+      now,
+    );
     const def = await definitionOf(db, flow.id, version);
     let groupId: string | null = null;
     if (def.progression === 'ORDER') {
@@ -53,13 +84,30 @@ export async function startOrderFlows(db: Db, now: number, order: OrderRow, item
       groups.set(key, groupId);
     }
     const row: ItemFlowRow = {
-      orderItemId: item.id, storeId: order.storeId, orderId: order.id, flowId: flow.id, version, state: def.initial, coreStatus: def.states[def.initial].coreStatus,
-      groupId, claimHold: false, inputs: {}, enteredAt: now, fulfilledAt: null, updatedAt: now,
+      orderItemId: item.id,
+      storeId: order.storeId,
+      orderId: order.id,
+      flowId: flow.id,
+      version,
+      state: def.initial,
+      coreStatus: def.states[def.initial].coreStatus,
+      groupId,
+      claimHold: false,
+      inputs: {},
+      enteredAt: now,
+      fulfilledAt: null,
+      updatedAt: now,
     };
     await db.insert(orderItemFlows).values(row).run();
     const result = step(def, itemState(row, order, item, false), { kind: 'start' }, now);
     if (!result.ok) continue;
-    await applyEffects(db, now, { order, members: [{ row, item, effects: result.effects }], trigger: { kind: 'start' }, actor: { type: 'SYSTEM', id: null }, input: {} });
+    await applyEffects(db, now, {
+      order,
+      members: [{ row, item, effects: result.effects }],
+      trigger: { kind: 'start' },
+      actor: { type: 'SYSTEM', id: null },
+      input: {},
+    });
   }
 }
 
@@ -71,10 +119,15 @@ export interface MoveRequest {
 /** A refusal of the engine as the API answers it (spec 02 §4.4). */
 function refusalError(refusal: Refusal, key: string | null) {
   switch (refusal.code) {
-    case 'ACTION_NOT_AVAILABLE': case 'FLOW_MOVE_NOT_ALLOWED': return fail(409, refusal.code, { key, reason: refusal.reason });
-    case 'FLOW_ACTION_INPUT_INVALID': return fail(400, refusal.code, { key, issues: refusal.issues });
-    case 'FLOW_EVENT_NOT_ACCEPTED': return fail(409, refusal.code, { key });
-    case 'TIMER_STALE': return fail(409, 'FLOW_MOVE_NOT_ALLOWED', { key, reason: 'TIMER_STALE' });
+    case 'ACTION_NOT_AVAILABLE':
+    case 'FLOW_MOVE_NOT_ALLOWED':
+      return fail(409, refusal.code, { key, reason: refusal.reason });
+    case 'FLOW_ACTION_INPUT_INVALID':
+      return fail(400, refusal.code, { key, issues: refusal.issues });
+    case 'FLOW_EVENT_NOT_ACCEPTED':
+      return fail(409, refusal.code, { key });
+    case 'TIMER_STALE':
+      return fail(409, 'FLOW_MOVE_NOT_ALLOWED', { key, reason: 'TIMER_STALE' });
   }
 }
 
@@ -90,10 +143,14 @@ export async function moveItem(services: Services, now: number, row: ItemFlowRow
   const group = await groupOf(db, row);
   const groupClaim = group.some((r) => r.claimHold);
   const members = group.filter((r) => r.orderItemId === row.orderItemId || (r.state === row.state && r.version === row.version));
-  const stepped = (await Promise.all(members.map(async (member) => {
-    const item = (await findOrderItem(db, member.orderItemId))!;
-    return { row: member, item, result: step(def, itemState(member, order, item, groupClaim), request.trigger, now) };
-  }))).sort((a, b) => a.item.orderItemNo - b.item.orderItemNo);
+  const stepped = (
+    await Promise.all(
+      members.map(async (member) => {
+        const item = (await findOrderItem(db, member.orderItemId))!;
+        return { row: member, item, result: step(def, itemState(member, order, item, groupClaim), request.trigger, now) };
+      }),
+    )
+  ).sort((a, b) => a.item.orderItemNo - b.item.orderItemNo);
   const lead = stepped.find((s) => s.row.orderItemId === row.orderItemId)!;
   if (!lead.result.ok) throw refusalError(lead.result.refusal, triggerKey(request.trigger));
   if (request.trigger.kind === 'action') await requireInputUploads(db, order.storeId, def, request.trigger.key, request.trigger.input, request.actor);
@@ -109,8 +166,14 @@ export async function moveItem(services: Services, now: number, row: ItemFlowRow
 async function requireInputUploads(db: Db, storeId: string, def: Definition, key: string, input: Record<string, unknown>, actor: RunActor) {
   const images = (def.actions[key]?.inputs ?? []).filter((d) => d.kind === 'image' && typeof input[d.key] === 'string');
   const purposes = actor.type === 'BUYER' ? [ORDER_INPUT] : [ORDER_INPUT, 'flow-attachment'];
-  const missing = await foreignUploads(db, storeId, images.map((d) => input[d.key] as string), purposes);
-  const issues = images.filter((d) => missing.has(input[d.key] as string))
+  const missing = await foreignUploads(
+    db,
+    storeId,
+    images.map((d) => input[d.key] as string),
+    purposes,
+  );
+  const issues = images
+    .filter((d) => missing.has(input[d.key] as string))
     .map((d) => ({ key: d.key, code: 'UPLOAD_NOT_FOUND' as const, message: '이 상점에 올린 사진의 uploadId가 아닙니다. 먼저 사진을 올리세요.' }));
   if (issues.length) throw refusalError({ code: 'FLOW_ACTION_INPUT_INVALID', issues }, key);
 }
@@ -120,11 +183,16 @@ const triggerKey = (trigger: Trigger) =>
 
 function runTrigger(trigger: Trigger, timerId = ''): RunTrigger {
   switch (trigger.kind) {
-    case 'move': return { kind: 'move', to: trigger.to, reason: trigger.reason };
-    case 'start': return { kind: 'start' };
-    case 'action': return { kind: 'action', key: trigger.key };
-    case 'event': return { kind: 'event', name: trigger.name };
-    case 'timer': return { kind: 'timer', timerId };
+    case 'move':
+      return { kind: 'move', to: trigger.to, reason: trigger.reason };
+    case 'start':
+      return { kind: 'start' };
+    case 'action':
+      return { kind: 'action', key: trigger.key };
+    case 'event':
+      return { kind: 'event', name: trigger.name };
+    case 'timer':
+      return { kind: 'timer', timerId };
   }
 }
 
@@ -154,8 +222,23 @@ async function applyEffects(db: Db, now: number, a: Application, tellOthers = fa
     let row = m.row;
     if (move) {
       const fulfilled = row.fulfilledAt ?? (move.coreStatus === 'DELIVERED' || move.coreStatus === 'FULFILLED' ? now : null);
-      row = { ...row, state: move.to, coreStatus: move.coreStatus, enteredAt: now, fulfilledAt: fulfilled, updatedAt: now, inputs: actionKey ? { ...row.inputs, [actionKey]: a.input } : row.inputs };
-      await q(db).moveItemFlow.run({ id: row.orderItemId, state: row.state, coreStatus: row.coreStatus, now, fulfilledAt: fulfilled, inputsJson: JSON.stringify(row.inputs) });
+      row = {
+        ...row,
+        state: move.to,
+        coreStatus: move.coreStatus,
+        enteredAt: now,
+        fulfilledAt: fulfilled,
+        updatedAt: now,
+        inputs: actionKey ? { ...row.inputs, [actionKey]: a.input } : row.inputs,
+      };
+      await q(db).moveItemFlow.run({
+        id: row.orderItemId,
+        state: row.state,
+        coreStatus: row.coreStatus,
+        now,
+        fulfilledAt: fulfilled,
+        inputsJson: JSON.stringify(row.inputs),
+      });
       await setItemStatus(db, row.orderItemId, move.coreStatus, now);
     }
     if (m.effects.withdrawClaim) {
@@ -177,10 +260,21 @@ async function applyEffects(db: Db, now: number, a: Application, tellOthers = fa
   const movedIds = a.members.filter((m) => m.effects.move).map((m) => m.row.orderItemId);
   const leadMove = lead.effects.move;
   if (leadMove && movedIds.length) {
-    await emit('ORDER.FLOW_STATE_CHANGED', {
-      orderId: order.id, orderItemIds: movedIds, flowId: lead.row.flowId, flowVersion: lead.row.version,
-      from: leadMove.from, to: leadMove.to, label: leadMove.label, coreStatus: leadMove.coreStatus, changedAt: isoAt(now),
-    }, movedIds);
+    await emit(
+      'ORDER.FLOW_STATE_CHANGED',
+      {
+        orderId: order.id,
+        orderItemIds: movedIds,
+        flowId: lead.row.flowId,
+        flowVersion: lead.row.version,
+        from: leadMove.from,
+        to: leadMove.to,
+        label: leadMove.label,
+        coreStatus: leadMove.coreStatus,
+        changedAt: isoAt(now),
+      },
+      movedIds,
+    );
   }
   for (const [i, m] of a.members.entries()) {
     for (const type of m.effects.events) await emit(type, orderEventData(type, freshOrder, m.item, moved[i]), [m.row.orderItemId]);
@@ -191,12 +285,24 @@ async function applyEffects(db: Db, now: number, a: Application, tellOthers = fa
   const notify = async (n: Effects['notifications'][number]): Promise<RunNotification> => {
     if (n.channel === 'webhook') {
       const name = typeof n.params.event === 'string' ? n.params.event : state;
-      await emit('ORDER.FLOW_NOTIFICATION', { orderId: order.id, orderItemIds: itemIds, event: name, flowId: lead.row.flowId, flowVersion: lead.row.version, state }, itemIds);
+      await emit(
+        'ORDER.FLOW_NOTIFICATION',
+        { orderId: order.id, orderItemIds: itemIds, event: name, flowId: lead.row.flowId, flowVersion: lead.row.version, state },
+        itemIds,
+      );
       return { ...n, sent: true };
     }
     const app = APP_CHANNEL.exec(n.channel);
     if (app) {
-      const payload = { name: app[2], orderId: order.id, orderItemIds: itemIds, flowId: lead.row.flowId, flowVersion: lead.row.version, state, params: n.params };
+      const payload = {
+        name: app[2],
+        orderId: order.id,
+        orderItemIds: itemIds,
+        flowId: lead.row.flowId,
+        flowVersion: lead.row.version,
+        state,
+        params: n.params,
+      };
       return { ...n, ...(await enqueueAppNotification(db, now, order.storeId, leadRunId, app[1], app[2], payload)) };
     }
     return { ...n, ...(await mailBuyer(db, now, order, leadMove?.label ?? state, n.params)) };
@@ -207,16 +313,34 @@ async function applyEffects(db: Db, now: number, a: Application, tellOthers = fa
   for (const [i, m] of a.members.entries()) {
     const row = moved[i];
     await q(db).insertRun.run({
-      id: m === lead ? leadRunId : newId('frn', now), storeId: row.storeId, orderId: row.orderId, orderItemId: row.orderItemId, flowId: row.flowId, version: row.version,
-      trigger: a.trigger, actor: a.actor, input: a.input, from: m.effects.move ? m.effects.move.from : null, to: row.state, coreStatus: row.coreStatus,
-      notifications, timers: m.effects.timersSet.map((t) => ({ transition: t.transition, kind: t.kind, dueAt: isoAt(t.dueAt), to: t.to })),
-      eventIds: eventIds.get(row.orderItemId) ?? [], at: now,
+      id: m === lead ? leadRunId : newId('frn', now),
+      storeId: row.storeId,
+      orderId: row.orderId,
+      orderItemId: row.orderItemId,
+      flowId: row.flowId,
+      version: row.version,
+      trigger: a.trigger,
+      actor: a.actor,
+      input: a.input,
+      from: m.effects.move ? m.effects.move.from : null,
+      to: row.state,
+      coreStatus: row.coreStatus,
+      notifications,
+      timers: m.effects.timersSet.map((t) => ({ transition: t.transition, kind: t.kind, dueAt: isoAt(t.dueAt), to: t.to })),
+      eventIds: eventIds.get(row.orderItemId) ?? [],
+      at: now,
     });
     const move = m.effects.move;
     if (move && tellOthers) {
       await announce(db, 'orderItemMoved', {
-        storeId: row.storeId, orderId: row.orderId, orderItemId: row.orderItemId, from: move.from, to: move.to,
-        previousCoreStatus: move.previousCoreStatus, coreStatus: move.coreStatus, at: now,
+        storeId: row.storeId,
+        orderId: row.orderId,
+        orderItemId: row.orderItemId,
+        from: move.from,
+        to: move.to,
+        previousCoreStatus: move.previousCoreStatus,
+        coreStatus: move.coreStatus,
+        at: now,
       });
     }
   }
@@ -243,10 +367,23 @@ async function mailBuyer(db: Db, now: number, order: OrderRow, label: string, pa
 async function armTimers(db: Db, now: number, row: ItemFlowRow, timers: TimerSet[]) {
   for (const t of timers) {
     const paused = t.kind === 'after' && row.claimHold;
-    await db.insert(flowTimers).values({
-      id: newId('ftm', now), storeId: row.storeId, orderItemId: row.orderItemId, state: row.state, transition: t.transition, kind: t.kind, to: t.to,
-      status: paused ? 'PAUSED' : 'PENDING', dueAt: paused ? null : t.dueAt, remainingMs: paused ? t.dueAt - now : null, createdAt: now, updatedAt: now,
-    }).run();
+    await db
+      .insert(flowTimers)
+      .values({
+        id: newId('ftm', now),
+        storeId: row.storeId,
+        orderItemId: row.orderItemId,
+        state: row.state,
+        transition: t.transition,
+        kind: t.kind,
+        to: t.to,
+        status: paused ? 'PAUSED' : 'PENDING',
+        dueAt: paused ? null : t.dueAt,
+        remainingMs: paused ? t.dueAt - now : null,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .run();
   }
 }
 
@@ -258,15 +395,36 @@ const clearTimers = (db: Db, now: number, orderItemId: string) => q(db).clearTim
  * state key changed fires ORDER.FLOW_STATE_CHANGED, so systems that track flow states stay in step; no
  * notification or ORDER.* status event runs (the item took no step of its flow). Returns how many items moved.
  */
-export async function migrateItems(db: Db, now: number, flowId: string, fromVersion: number, toVersion: number, stateOf: (state: string) => string): Promise<number> {
+export async function migrateItems(
+  db: Db,
+  now: number,
+  flowId: string,
+  fromVersion: number,
+  toVersion: number,
+  stateOf: (state: string) => string,
+): Promise<number> {
   const def = await definitionOf(db, flowId, toVersion);
-  const rows = await db.select().from(orderItemFlows)
-    .where(and(eq(orderItemFlows.flowId, flowId), eq(orderItemFlows.version, fromVersion), notInArray(orderItemFlows.coreStatus, ENDED_CORE_STATUSES))).all();
+  const rows = await db
+    .select()
+    .from(orderItemFlows)
+    .where(and(eq(orderItemFlows.flowId, flowId), eq(orderItemFlows.version, fromVersion), notInArray(orderItemFlows.coreStatus, ENDED_CORE_STATUSES)))
+    .all();
   const touchedOrders = new Map<string, OrderRow>();
   for (const old of rows) {
     const state = stateOf(old.state);
-    const row: ItemFlowRow = { ...old, version: toVersion, state, coreStatus: def.states[state].coreStatus, enteredAt: state === old.state ? old.enteredAt : now, updatedAt: now };
-    await db.update(orderItemFlows).set({ version: row.version, state: row.state, coreStatus: row.coreStatus, enteredAt: row.enteredAt, updatedAt: now }).where(eq(orderItemFlows.orderItemId, row.orderItemId)).run();
+    const row: ItemFlowRow = {
+      ...old,
+      version: toVersion,
+      state,
+      coreStatus: def.states[state].coreStatus,
+      enteredAt: state === old.state ? old.enteredAt : now,
+      updatedAt: now,
+    };
+    await db
+      .update(orderItemFlows)
+      .set({ version: row.version, state: row.state, coreStatus: row.coreStatus, enteredAt: row.enteredAt, updatedAt: now })
+      .where(eq(orderItemFlows.orderItemId, row.orderItemId))
+      .run();
     const order = touchedOrders.get(row.orderId) ?? (await findOrder(db, row.orderId))!;
     touchedOrders.set(row.orderId, order);
     const item = (await findOrderItem(db, row.orderItemId))!;
@@ -274,15 +432,50 @@ export async function migrateItems(db: Db, now: number, flowId: string, fromVers
     await clearTimers(db, now, row.orderItemId);
     const { timersSet } = entering(def, itemState(row, order, item, false), state, now);
     await armTimers(db, now, row, timersSet);
-    const eventIds = state === old.state ? [] : [(await emitEvent(db, now, {
-      storeId: row.storeId, type: 'ORDER.FLOW_STATE_CHANGED', resource: { type: 'ORDER', id: row.orderId },
-      data: { orderId: row.orderId, orderItemIds: [row.orderItemId], flowId, flowVersion: toVersion, from: old.state, to: state, label: def.states[state].label, coreStatus: row.coreStatus, changedAt: isoAt(now) },
-    })).eventId];
-    await db.insert(flowRuns).values({
-      id: newId('frn', now), storeId: row.storeId, orderId: row.orderId, orderItemId: row.orderItemId, flowId, version: toVersion,
-      trigger: { kind: 'migration', fromVersion, toVersion }, actor: { type: 'SELLER', id: null }, input: {}, from: old.state, to: state, coreStatus: row.coreStatus,
-      notifications: [], timers: timersSet.map((t) => ({ transition: t.transition, kind: t.kind, dueAt: isoAt(t.dueAt), to: t.to })), eventIds, at: now,
-    }).run();
+    const eventIds =
+      state === old.state
+        ? []
+        : [
+            (
+              await emitEvent(db, now, {
+                storeId: row.storeId,
+                type: 'ORDER.FLOW_STATE_CHANGED',
+                resource: { type: 'ORDER', id: row.orderId },
+                data: {
+                  orderId: row.orderId,
+                  orderItemIds: [row.orderItemId],
+                  flowId,
+                  flowVersion: toVersion,
+                  from: old.state,
+                  to: state,
+                  label: def.states[state].label,
+                  coreStatus: row.coreStatus,
+                  changedAt: isoAt(now),
+                },
+              })
+            ).eventId,
+          ];
+    await db
+      .insert(flowRuns)
+      .values({
+        id: newId('frn', now),
+        storeId: row.storeId,
+        orderId: row.orderId,
+        orderItemId: row.orderItemId,
+        flowId,
+        version: toVersion,
+        trigger: { kind: 'migration', fromVersion, toVersion },
+        actor: { type: 'SELLER', id: null },
+        input: {},
+        from: old.state,
+        to: state,
+        coreStatus: row.coreStatus,
+        notifications: [],
+        timers: timersSet.map((t) => ({ transition: t.transition, kind: t.kind, dueAt: isoAt(t.dueAt), to: t.to })),
+        eventIds,
+        at: now,
+      })
+      .run();
   }
   for (const order of touchedOrders.values()) await refreshOrderStatus(db, order, now);
   return rows.length;
@@ -293,10 +486,19 @@ function orderEventData(type: string, order: OrderRow, item: OrderItemRow, row: 
   const base = { orderId: order.id, orderNo: order.orderNo, status: order.status, testPayment: order.testPayment };
   const perItem = type === 'ORDER.FULFILLED' || type === 'ORDER.PURCHASE_DECIDED';
   if (perItem) {
-    return { orderId: order.id, orderNo: order.orderNo, orderItemId: item.id, status: order.status, fulfillmentSnapshot: item.fulfillmentSnapshot, fulfilledAt: row.fulfilledAt === null ? null : isoAt(row.fulfilledAt), testPayment: order.testPayment };
+    return {
+      orderId: order.id,
+      orderNo: order.orderNo,
+      orderItemId: item.id,
+      status: order.status,
+      fulfillmentSnapshot: item.fulfillmentSnapshot,
+      fulfilledAt: row.fulfilledAt === null ? null : isoAt(row.fulfilledAt),
+      testPayment: order.testPayment,
+    };
   }
   // Non-physical supply also names the item and its fulfilment (rule of ORDER.DELIVERED).
-  if (type === 'ORDER.DELIVERED' && item.fulfillmentSnapshot.type !== 'SHIPPING') return { ...base, orderItemId: item.id, fulfillmentSnapshot: item.fulfillmentSnapshot };
+  if (type === 'ORDER.DELIVERED' && item.fulfillmentSnapshot.type !== 'SHIPPING')
+    return { ...base, orderItemId: item.id, fulfillmentSnapshot: item.fulfillmentSnapshot };
   return base;
 }
 

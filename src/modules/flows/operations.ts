@@ -27,48 +27,102 @@ const actionBody = z.object({ input: actionInput.optional() }).strict();
 // Response shapes
 
 /** The flow editor's layout, kept beside a definition untouched. */
-export const graphSchema = z.object({
-  nodes: z.array(z.object({ id: z.string().min(1).max(100), x: z.number(), y: z.number() }).strict()).max(500),
-}).strict();
+export const graphSchema = z
+  .object({
+    nodes: z.array(z.object({ id: z.string().min(1).max(100), x: z.number(), y: z.number() }).strict()).max(500),
+  })
+  .strict();
 export const flowRecord = z.object({
-  flowId: z.string(), name: z.string(), kind: z.enum(['SHIPPING', 'MANUAL']), isDefault: z.boolean(), progression: z.enum(['ITEM', 'ORDER']),
-  publishedVersion: z.number().int().nullable(), draft: definitionSchema.nullable(), draftGraph: graphSchema.nullable(), createdAt: instant, updatedAt: instant,
+  flowId: z.string(),
+  name: z.string(),
+  kind: z.enum(['SHIPPING', 'MANUAL']),
+  isDefault: z.boolean(),
+  progression: z.enum(['ITEM', 'ORDER']),
+  publishedVersion: z.number().int().nullable(),
+  draft: definitionSchema.nullable(),
+  draftGraph: graphSchema.nullable(),
+  createdAt: instant,
+  updatedAt: instant,
 });
 export const versionRecord = z.object({
-  flowId: z.string(), version: z.number().int(), definition: definitionSchema, graph: graphSchema.nullable(), publishedAt: instant, runningItemCount: z.number().int(),
+  flowId: z.string(),
+  version: z.number().int(),
+  definition: definitionSchema,
+  graph: graphSchema.nullable(),
+  publishedAt: instant,
+  runningItemCount: z.number().int(),
 });
 export const itemFlow = z.object({
-  orderItemId: z.string(), orderId: z.string(), flowId: z.string(), version: z.number().int(), state: z.string(), label: z.string(), coreStatus: z.string(),
-  actions: z.array(z.object({
-    key: z.string(), label: z.string(), actor: actionSchema.shape.actor, scope: actionSchema.shape.scope, enabled: z.boolean(),
-    disabled: z.object({ reason: z.string() }).nullable(), inputs: z.array(inputSchema),
-  })),
-  timers: z.array(z.object({
-    timerId: z.string(), kind: z.enum(['after', 'at']), to: z.string(), status: z.enum(['PENDING', 'PAUSED']), dueAt: instant.nullable(), remainingSeconds: z.number().int().nullable(),
-  })),
+  orderItemId: z.string(),
+  orderId: z.string(),
+  flowId: z.string(),
+  version: z.number().int(),
+  state: z.string(),
+  label: z.string(),
+  coreStatus: z.string(),
+  actions: z.array(
+    z.object({
+      key: z.string(),
+      label: z.string(),
+      actor: actionSchema.shape.actor,
+      scope: actionSchema.shape.scope,
+      enabled: z.boolean(),
+      disabled: z.object({ reason: z.string() }).nullable(),
+      inputs: z.array(inputSchema),
+    }),
+  ),
+  timers: z.array(
+    z.object({
+      timerId: z.string(),
+      kind: z.enum(['after', 'at']),
+      to: z.string(),
+      status: z.enum(['PENDING', 'PAUSED']),
+      dueAt: instant.nullable(),
+      remainingSeconds: z.number().int().nullable(),
+    }),
+  ),
   groupId: z.string().nullable(),
 });
 const runRecord = z.object({
-  runId: z.string(), orderId: z.string(), orderItemId: z.string(), flowId: z.string(), version: z.number().int(),
+  runId: z.string(),
+  orderId: z.string(),
+  orderItemId: z.string(),
+  flowId: z.string(),
+  version: z.number().int(),
   trigger: z.union([
-    z.object({ kind: z.literal('start') }), z.object({ kind: z.literal('action'), key: z.string() }), z.object({ kind: z.literal('event'), name: z.string() }),
+    z.object({ kind: z.literal('start') }),
+    z.object({ kind: z.literal('action'), key: z.string() }),
+    z.object({ kind: z.literal('event'), name: z.string() }),
     z.object({ kind: z.literal('timer'), timerId: z.string() }),
     z.object({ kind: z.literal('move'), to: z.string(), reason: z.string() }),
     z.object({ kind: z.literal('migration'), fromVersion: z.number().int(), toVersion: z.number().int() }),
   ]),
   actor: z.object({ type: z.enum(['SELLER', 'BUYER', 'APP', 'TIMER', 'SYSTEM']), id: z.string().nullable() }),
-  input: z.record(z.string(), z.unknown()), from: z.string().nullable(), to: z.string(), coreStatus: z.string(),
-  notifications: z.array(z.object({
-    channel: z.string(), params: z.record(z.string(), z.unknown()), sent: z.boolean(), invocationId: z.string().optional(), reason: z.string().optional(),
-  })),
+  input: z.record(z.string(), z.unknown()),
+  from: z.string().nullable(),
+  to: z.string(),
+  coreStatus: z.string(),
+  notifications: z.array(
+    z.object({
+      channel: z.string(),
+      params: z.record(z.string(), z.unknown()),
+      sent: z.boolean(),
+      invocationId: z.string().optional(),
+      reason: z.string().optional(),
+    }),
+  ),
   timers: z.array(z.object({ transition: z.number().int(), kind: z.string(), dueAt: instant, to: z.string() })),
-  eventIds: z.array(z.string()), at: instant,
+  eventIds: z.array(z.string()),
+  at: instant,
 });
 const orderActionResult = z.object({ orderId: z.string(), status: z.string(), items: z.array(itemFlow) });
 
 const ITEM_ERRORS = { 403: ['TENANT_MISMATCH'], 404: ['ORDER_ITEM_NOT_FOUND'] } as const;
 const ACTION_ERRORS = {
-  400: ['FLOW_ACTION_INPUT_INVALID'], 403: ['TENANT_MISMATCH'], 404: ['ORDER_ITEM_NOT_FOUND'], 409: ['ACTION_NOT_AVAILABLE', 'FLOW_MOVE_NOT_ALLOWED'],
+  400: ['FLOW_ACTION_INPUT_INVALID'],
+  403: ['TENANT_MISMATCH'],
+  404: ['ORDER_ITEM_NOT_FOUND'],
+  409: ['ACTION_NOT_AVAILABLE', 'FLOW_MOVE_NOT_ALLOWED'],
 } as const;
 
 // ---------------------------------------------------------------------------------------------------
@@ -83,7 +137,14 @@ export async function itemView(db: Db, row: ItemFlowRow, now: number, actor?: Ac
 }
 
 /** An action on one item (and its group); answers the item's flow as it stands after. */
-async function runItemAction(services: Services, now: number, row: ItemFlowRow, key: string, actor: { type: Actor; id: string | null }, input: Record<string, unknown>) {
+async function runItemAction(
+  services: Services,
+  now: number,
+  row: ItemFlowRow,
+  key: string,
+  actor: { type: Actor; id: string | null },
+  input: Record<string, unknown>,
+) {
   const moved = await moveItem(services, now, row, { trigger: { kind: 'action', key, actor: actor.type, scope: 'ITEM', input }, actor });
   const after = moved.find((m) => m.orderItemId === row.orderItemId) ?? row;
   return itemView(services.db, after, now, actor.type === 'BUYER' ? 'BUYER' : undefined);
@@ -93,7 +154,14 @@ async function runItemAction(services: Services, now: number, row: ItemFlowRow, 
  * A whole-order action: run on each item (once per progression group) whose state offers it; items that
  * do not are left alone. None offering it is ACTION_NOT_AVAILABLE; any other refusal changes nothing.
  */
-async function runOrderAction(services: Services, now: number, orderId: string, key: string, actor: { type: Actor; id: string | null }, input: Record<string, unknown>) {
+async function runOrderAction(
+  services: Services,
+  now: number,
+  orderId: string,
+  key: string,
+  actor: { type: Actor; id: string | null },
+  input: Record<string, unknown>,
+) {
   const { db } = services;
   const touched = new Set<string>();
   let firstRefusal: unknown = null;
@@ -101,7 +169,8 @@ async function runOrderAction(services: Services, now: number, orderId: string, 
     if (touched.has(candidate.orderItemId)) continue;
     const { row } = await loadItemFlow(db, candidate.storeId, candidate.orderItemId, now);
     try {
-      for (const moved of await moveItem(services, now, row, { trigger: { kind: 'action', key, actor: actor.type, scope: 'ORDER', input }, actor })) touched.add(moved.orderItemId);
+      for (const moved of await moveItem(services, now, row, { trigger: { kind: 'action', key, actor: actor.type, scope: 'ORDER', input }, actor }))
+        touched.add(moved.orderItemId);
     } catch (error) {
       if ((error as { code?: string }).code !== 'ACTION_NOT_AVAILABLE') throw error;
       firstRefusal ??= error;
@@ -117,7 +186,14 @@ async function runOrderAction(services: Services, now: number, orderId: string, 
 const seller = (ctx: StoreCtx) => ({ type: 'SELLER' as const, id: ctx.principal.userId });
 
 /** The convenience endpoints run the default flows' action keys on any flow that defines them. */
-function sellerShortcut(operationId: string, path: string, key: string, summary: string, body?: z.ZodObject<any>, inputOf: (b: any) => Record<string, unknown> = () => ({})) {
+function sellerShortcut(
+  operationId: string,
+  path: string,
+  key: string,
+  summary: string,
+  body?: z.ZodObject<any>,
+  inputOf: (b: any) => Record<string, unknown> = () => ({}),
+) {
   return defineOperation({
     operationId,
     method: 'POST',
@@ -134,7 +210,15 @@ function sellerShortcut(operationId: string, path: string, key: string, summary:
     response: itemFlow,
     errors: ACTION_ERRORS,
     target: (ctx) => ({ type: 'ORDER_ITEM', id: ctx.params.orderItemId }),
-    handler: async (ctx) => runItemAction(ctx.services, ctx.now, (await loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now)).row, key, seller(ctx), inputOf(ctx.body ?? {})),
+    handler: async (ctx) =>
+      runItemAction(
+        ctx.services,
+        ctx.now,
+        (await loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now)).row,
+        key,
+        seller(ctx),
+        inputOf(ctx.body ?? {}),
+      ),
   });
 }
 
@@ -151,14 +235,21 @@ const orderIdOfItem = async (db: Db, orderItemId: string) => (await findOrderIte
 
 const guestBody = z.object({ orderPassword: z.string().min(1).max(128), input: actionInput.optional() }).strict();
 const BUYER_ERRORS = {
-  400: ['FLOW_ACTION_INPUT_INVALID'], 404: ['ORDER_NOT_FOUND', 'ORDER_ITEM_NOT_FOUND'], 409: ['ACTION_NOT_AVAILABLE', 'FLOW_MOVE_NOT_ALLOWED'],
+  400: ['FLOW_ACTION_INPUT_INVALID'],
+  404: ['ORDER_NOT_FOUND', 'ORDER_ITEM_NOT_FOUND'],
+  409: ['ACTION_NOT_AVAILABLE', 'FLOW_MOVE_NOT_ALLOWED'],
 } as const;
 const GUEST_ERRORS = { ...BUYER_ERRORS, 429: ['GUEST_LOOKUP_LOCKED'] } as const;
 
 const buyerTag = 'Storefront order flows';
 
 export const presentVersion = async (db: Db, v: typeof flowVersions.$inferSelect) => ({
-  flowId: v.flowId, version: v.version, definition: v.definition, graph: v.graph, publishedAt: isoAt(v.publishedAt), runningItemCount: await runningItemCount(db, v.flowId, v.version),
+  flowId: v.flowId,
+  version: v.version,
+  definition: v.definition,
+  graph: v.graph,
+  publishedAt: isoAt(v.publishedAt),
+  runningItemCount: await runningItemCount(db, v.flowId, v.version),
 });
 
 export const flowOperations = [
@@ -259,7 +350,8 @@ export const flowOperations = [
     params: z.object({ runId: z.string() }).strict(),
     response: runRecord,
     errors: { 403: ['TENANT_MISMATCH'], 404: ['FLOW_RUN_NOT_FOUND'] },
-    handler: async (ctx) => presentRun(requireOwned(await ctx.db.select().from(flowRuns).where(eq(flowRuns.id, ctx.params.runId)).get(), ctx.store.id, 'FLOW_RUN_NOT_FOUND')),
+    handler: async (ctx) =>
+      presentRun(requireOwned(await ctx.db.select().from(flowRuns).where(eq(flowRuns.id, ctx.params.runId)).get(), ctx.store.id, 'FLOW_RUN_NOT_FOUND')),
   }),
   defineOperation({
     operationId: 'runOrderItemAction',
@@ -275,7 +367,15 @@ export const flowOperations = [
     response: itemFlow,
     errors: ACTION_ERRORS,
     target: (ctx) => ({ type: 'ORDER_ITEM', id: ctx.params.orderItemId }),
-    handler: async (ctx) => runItemAction(ctx.services, ctx.now, (await loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now)).row, ctx.params.key, seller(ctx), ctx.body.input ?? {}),
+    handler: async (ctx) =>
+      runItemAction(
+        ctx.services,
+        ctx.now,
+        (await loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now)).row,
+        ctx.params.key,
+        seller(ctx),
+        ctx.body.input ?? {},
+      ),
   }),
   defineOperation({
     operationId: 'moveOrderItemFlow',
@@ -322,11 +422,23 @@ export const flowOperations = [
     },
   }),
   sellerShortcut('confirmOrderItem', 'confirm', 'CONFIRM', 'Confirm an order item (action CONFIRM)'),
-  sellerShortcut('dispatchOrderItem', 'dispatch', 'DISPATCH', 'Dispatch an order item with its carrier and tracking number (action DISPATCH)',
-    z.object({ carrier: z.string().trim().min(1).max(50), trackingNo: z.string().trim().min(1).max(50) }).strict(), (b) => ({ carrier: b.carrier, trackingNo: b.trackingNo })),
+  sellerShortcut(
+    'dispatchOrderItem',
+    'dispatch',
+    'DISPATCH',
+    'Dispatch an order item with its carrier and tracking number (action DISPATCH)',
+    z.object({ carrier: z.string().trim().min(1).max(50), trackingNo: z.string().trim().min(1).max(50) }).strict(),
+    (b) => ({ carrier: b.carrier, trackingNo: b.trackingNo }),
+  ),
   sellerShortcut('deliverOrderItem', 'delivered', 'DELIVER', 'Mark an order item delivered (action DELIVER)'),
-  sellerShortcut('fulfillOrderItem', 'fulfill', 'FULFILL', 'Mark a no-shipping item supplied, with a note for the buyer (action FULFILL)',
-    z.object({ note: z.string().max(2000).optional() }).strict(), (b) => (b.note === undefined ? {} : { note: b.note })),
+  sellerShortcut(
+    'fulfillOrderItem',
+    'fulfill',
+    'FULFILL',
+    'Mark a no-shipping item supplied, with a note for the buyer (action FULFILL)',
+    z.object({ note: z.string().max(2000).optional() }).strict(),
+    (b) => (b.note === undefined ? {} : { note: b.note }),
+  ),
   defineOperation({
     operationId: 'storefrontRunMemberItemAction',
     method: 'POST',
@@ -339,7 +451,13 @@ export const flowOperations = [
     response: itemFlow,
     errors: BUYER_ERRORS,
     handler: async (ctx) => {
-      const order = await memberOrder(ctx.db, ctx.buyer.storeId, ctx.buyer.customer?.id, await orderIdOfItem(ctx.db, ctx.params.orderItemId), 'ORDER_ITEM_NOT_FOUND');
+      const order = await memberOrder(
+        ctx.db,
+        ctx.buyer.storeId,
+        ctx.buyer.customer?.id,
+        await orderIdOfItem(ctx.db, ctx.params.orderItemId),
+        'ORDER_ITEM_NOT_FOUND',
+      );
       const row = await orderItemOf(ctx.db, order.id, ctx.params.orderItemId, ctx.now);
       return runItemAction(ctx.services, ctx.now, row, ctx.params.key, { type: 'BUYER', id: ctx.buyer.customer!.id }, ctx.body.input ?? {});
     },

@@ -44,7 +44,11 @@ export class VirtualItem {
   readonly trace: TraceEntry[] = [];
   readonly meter = new ExpressionMeter(SIMULATION_BUDGET);
 
-  constructor(private readonly def: Definition, private readonly facts: Omit<ItemState['facts'], 'flow'> & { flow: Record<string, unknown> }, at: number) {
+  constructor(
+    private readonly def: Definition,
+    private readonly facts: Omit<ItemState['facts'], 'flow'> & { flow: Record<string, unknown> },
+    at: number,
+  ) {
     this.state = def.initial;
     this.clock = at;
     this.enteredAt = at;
@@ -120,7 +124,15 @@ export class VirtualItem {
     const from = this.state;
     const { value: result, exceeded } = this.meter.run(() => step(this.def, this.itemState(), trigger, this.clock));
     const entry: TraceEntry = {
-      at: isoAt(this.clock), trigger: shown, from: trigger.kind === 'start' ? null : from, to: from, coreStatus: this.coreStatus, notifications: [], timers: [], refusal: null, expressionErrors: exceeded,
+      at: isoAt(this.clock),
+      trigger: shown,
+      from: trigger.kind === 'start' ? null : from,
+      to: from,
+      coreStatus: this.coreStatus,
+      notifications: [],
+      timers: [],
+      refusal: null,
+      expressionErrors: exceeded,
     };
     if (!result.ok) {
       entry.refusal = refusalOf(result.refusal);

@@ -29,8 +29,15 @@ const inquiryView = z.object({
   createdAt: instant,
 });
 const present = (i: InquiryRow): z.output<typeof inquiryView> => ({
-  inquiryId: i.id, kind: i.kind, productId: i.productId, customerId: i.customerId, title: i.title, text: i.text, secret: i.secret,
-  answer: i.answer && { text: i.answer.text, answeredAt: isoAt(i.answer.answeredAt) }, createdAt: isoAt(i.createdAt),
+  inquiryId: i.id,
+  kind: i.kind,
+  productId: i.productId,
+  customerId: i.customerId,
+  title: i.title,
+  text: i.text,
+  secret: i.secret,
+  answer: i.answer && { text: i.answer.text, answeredAt: isoAt(i.answer.answeredAt) },
+  createdAt: isoAt(i.createdAt),
 });
 
 const question = { title: z.string().trim().min(1).max(100), text: z.string().trim().min(1).max(2000) };
@@ -41,11 +48,26 @@ async function ask(ctx: BuyerCtx, kind: InquiryRow['kind'], productId: string | 
   const member = ctx.buyer.customer;
   if (!member) throw fail(401, 'UNAUTHORIZED');
   const row: InquiryRow = {
-    id: newId('inq', ctx.now), storeId: ctx.buyer.storeId, kind, productId, customerId: member.id, title: body.title, text: body.text,
-    secret: body.secret ?? true, answer: null, createdAt: ctx.now, updatedAt: ctx.now,
+    id: newId('inq', ctx.now),
+    storeId: ctx.buyer.storeId,
+    kind,
+    productId,
+    customerId: member.id,
+    title: body.title,
+    text: body.text,
+    secret: body.secret ?? true,
+    answer: null,
+    createdAt: ctx.now,
+    updatedAt: ctx.now,
   };
   await ctx.db.insert(inquiries).values(row).run();
-  if (productId) await emitEvent(ctx.db, ctx.now, { storeId: row.storeId, type: 'INQUIRY.CREATED', resource: { type: 'INQUIRY', id: row.id }, data: { inquiryId: row.id, productId } });
+  if (productId)
+    await emitEvent(ctx.db, ctx.now, {
+      storeId: row.storeId,
+      type: 'INQUIRY.CREATED',
+      resource: { type: 'INQUIRY', id: row.id },
+      data: { inquiryId: row.id, productId },
+    });
   return reply(201, present(row));
 }
 
@@ -93,8 +115,19 @@ export const inquiryOperations = [
     response: pageOf(inquiryView),
     handler: async (ctx) => {
       const { kind, answered } = ctx.query;
-      const where = and(eq(inquiries.storeId, ctx.store.id), kind && eq(inquiries.kind, kind), answered === undefined ? undefined : answered === 'true' ? isNotNull(inquiries.answer) : isNull(inquiries.answer));
-      const rows = await ctx.db.select().from(inquiries).where(where).orderBy(desc(inquiries.createdAt), desc(inquiries.id)).limit(ctx.query.size).offset((ctx.query.page - 1) * ctx.query.size).all();
+      const where = and(
+        eq(inquiries.storeId, ctx.store.id),
+        kind && eq(inquiries.kind, kind),
+        answered === undefined ? undefined : answered === 'true' ? isNotNull(inquiries.answer) : isNull(inquiries.answer),
+      );
+      const rows = await ctx.db
+        .select()
+        .from(inquiries)
+        .where(where)
+        .orderBy(desc(inquiries.createdAt), desc(inquiries.id))
+        .limit(ctx.query.size)
+        .offset((ctx.query.page - 1) * ctx.query.size)
+        .all();
       return paginated(rows.map(present), ctx.query.page, ctx.query.size, await countRows(ctx.db, inquiries, where));
     },
   }),

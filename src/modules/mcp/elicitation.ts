@@ -34,7 +34,11 @@ export async function confirmByCode(
 ): Promise<CallToolResult> {
   const { approval } = input;
   if (!server.getClientCapabilities()?.elicitation?.form) {
-    return undecided(approval, 'HUMAN_CONFIRMATION_REQUIRED', 'This client shows no forms: a person (OWNER or ADMIN) approves or rejects at approvalUrl, logged in with their own account.');
+    return undecided(
+      approval,
+      'HUMAN_CONFIRMATION_REQUIRED',
+      'This client shows no forms: a person (OWNER or ADMIN) approves or rejects at approvalUrl, logged in with their own account.',
+    );
   }
   const askedAt = services.clock.now();
   // The window is the service's 2 minutes (a manual clock in tests and demos moves it too).
@@ -44,15 +48,18 @@ export async function confirmByCode(
   }, 200);
   let answer;
   try {
-    answer = await server.elicitInput({
-      mode: 'form',
-      message: formMessage(input),
-      requestedSchema: {
-        type: 'object',
-        properties: { code: { type: 'string', title: '확인 코드', description: '승인 페이지에 표시된 8자리 코드', minLength: 1, maxLength: 32 } },
-        required: ['code'],
+    answer = await server.elicitInput(
+      {
+        mode: 'form',
+        message: formMessage(input),
+        requestedSchema: {
+          type: 'object',
+          properties: { code: { type: 'string', title: '확인 코드', description: '승인 페이지에 표시된 8자리 코드', minLength: 1, maxLength: 32 } },
+          required: ['code'],
+        },
       },
-    }, { timeout: CONFIRMATION_WINDOW_MS, signal: AbortSignal.any([extra.signal, windowEnded.signal]), relatedRequestId: extra.requestId });
+      { timeout: CONFIRMATION_WINDOW_MS, signal: AbortSignal.any([extra.signal, windowEnded.signal]), relatedRequestId: extra.requestId },
+    );
   } catch {
     return undecided(approval, 'NO_ANSWER', 'No answer within 2 minutes: nothing changed. A person may still decide at approvalUrl.');
   } finally {
@@ -62,7 +69,11 @@ export async function confirmByCode(
     return undecided(approval, 'CONFIRMATION_EXPIRED', 'The form was answered after its 2 minutes: nothing changed. Ask again, or decide at approvalUrl.');
   }
   if (answer.action !== 'accept') {
-    return undecided(approval, answer.action === 'decline' ? 'DECLINED' : 'CANCELLED', `The form was ${answer.action === 'decline' ? 'declined' : 'closed'}: nothing changed.`);
+    return undecided(
+      approval,
+      answer.action === 'decline' ? 'DECLINED' : 'CANCELLED',
+      `The form was ${answer.action === 'decline' ? 'declined' : 'closed'}: nothing changed.`,
+    );
   }
   const traceId = newTraceId();
   try {
@@ -70,9 +81,13 @@ export async function confirmByCode(
     const store = await resolveStore(services, await connection.principalOf(), input.storeId);
     const redeemed = await redeemConfirmation(services, store.id, approval.approvalId, String(answer.content?.code ?? ''));
     if ('refused' in redeemed) {
-      return undecided(approval, redeemed.refused, redeemed.refused === 'CODE_INVALID'
-        ? 'The code is not one the approval page showed for this request (or it was used, or too many wrong codes were typed): nothing changed. A person takes a new code at approvalUrl.'
-        : 'The code was older than 2 minutes: nothing changed. A person takes a new code at approvalUrl.');
+      return undecided(
+        approval,
+        redeemed.refused,
+        redeemed.refused === 'CODE_INVALID'
+          ? 'The code is not one the approval page showed for this request (or it was used, or too many wrong codes were typed): nothing changed. A person takes a new code at approvalUrl.'
+          : 'The code was older than 2 minutes: nothing changed. A person takes a new code at approvalUrl.',
+      );
     }
     // The person's own login from the page, as it is now: logged out or no longer OWNER/ADMIN, nothing is decided.
     const person = await principalOfRecord(services, 'login', redeemed.sessionId);

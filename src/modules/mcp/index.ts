@@ -51,8 +51,15 @@ function mountMcp(app: H3, services: Services) {
     const traceId = newTraceId();
     const err = toApiError(error, traceId);
     const out = errorOutgoing(err, traceId, docs);
-    const challenge = [`realm="svc"`, ...(tokenPresented ? ['error="invalid_token"', `error_description="${err.code}"`] : []), `resource_metadata="${metadata}"`];
-    return new Response(out.body, { status: out.status, headers: { 'content-type': 'application/json; charset=utf-8', ...(err.status === 401 ? { 'www-authenticate': `Bearer ${challenge.join(', ')}` } : {}) } });
+    const challenge = [
+      `realm="svc"`,
+      ...(tokenPresented ? ['error="invalid_token"', `error_description="${err.code}"`] : []),
+      `resource_metadata="${metadata}"`,
+    ];
+    return new Response(out.body, {
+      status: out.status,
+      headers: { 'content-type': 'application/json; charset=utf-8', ...(err.status === 401 ? { 'www-authenticate': `Bearer ${challenge.join(', ')}` } : {}) },
+    });
   };
 
   app.all(MCP_PATH, async (event) => {
@@ -81,14 +88,22 @@ function mountMcp(app: H3, services: Services) {
     session.authorization = authorization!;
     session.event = event;
     session.lastSeen = now;
-    return session.transport.handleRequest(event.req as Request, { authInfo: { token: authorization!.slice(7).trim(), clientId: principal.clientId ?? 'access-token', scopes: principal.scopes ? [...principal.scopes] : [] } });
+    return session.transport.handleRequest(event.req as Request, {
+      authInfo: {
+        token: authorization!.slice(7).trim(),
+        clientId: principal.clientId ?? 'access-token',
+        scopes: principal.scopes ? [...principal.scopes] : [],
+      },
+    });
   });
 }
 
 async function openSession(app: H3, services: Services, sessions: Map<string, Session>, principal: Principal, event: H3Event): Promise<Session> {
   // The MCP SDK loads with the first session, not with every service start (~75 ms).
   const [{ WebStandardStreamableHTTPServerTransport }, { createMcpServer }, { confirmByCode }] = await Promise.all([
-    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), import('../../mcp-server/server.js'), import('./elicitation.js'),
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    import('../../mcp-server/server.js'),
+    import('./elicitation.js'),
   ]);
   // Every call uses the token of the request being served: a refreshed login keeps its session going.
   const callApi: ApiCaller = async (call) => {
@@ -120,7 +135,8 @@ async function openSession(app: H3, services: Services, sessions: Map<string, Se
     callApi,
     version,
     store: event.url.searchParams.get('store') ?? event.req.headers.get('x-store-id') ?? undefined,
-    confirmDecision: (input, extra) => confirmByCode(services, server.server, input, { principalOf: () => authenticate(services, session.authorization), event: () => session.event }, extra),
+    confirmDecision: (input, extra) =>
+      confirmByCode(services, server.server, input, { principalOf: () => authenticate(services, session.authorization), event: () => session.event }, extra),
   });
   const session: Session = { transport, tokenId: principal.tokenId, userId: principal.userId, authorization: '', event, lastSeen: Date.now() };
   await server.connect(transport);

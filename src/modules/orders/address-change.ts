@@ -45,8 +45,18 @@ async function requestAddressChange(services: Services, now: number, order: Orde
   await db.update(orders).set({ addressChangeRequest: request, lastChangedAt: now }).where(eq(orders.id, order.id)).run();
   for (const item of items) {
     await emitEvent(db, now, {
-      storeId: order.storeId, type: REQUESTED, resource: { type: 'ORDER', id: order.id },
-      data: { orderId: order.id, orderNo: order.orderNo, orderItemId: item.id, status: order.status, fulfillmentSnapshot: item.fulfillmentSnapshot, fulfilledAt: null, testPayment: order.testPayment },
+      storeId: order.storeId,
+      type: REQUESTED,
+      resource: { type: 'ORDER', id: order.id },
+      data: {
+        orderId: order.id,
+        orderNo: order.orderNo,
+        orderItemId: item.id,
+        status: order.status,
+        fulfillmentSnapshot: item.fulfillmentSnapshot,
+        fulfilledAt: null,
+        testPayment: order.testPayment,
+      },
     });
   }
   return reply(202, { orderId: order.id, addressChangeRequest: presentAddressChangeRequest({ addressChangeRequest: request })! });
@@ -112,7 +122,11 @@ export const addressChangeOperations = [
       const order = await loadOrder(ctx.db, ctx.store.id, ctx.params.orderId);
       await itemsBeforeDispatch(ctx.db, order);
       const changed = { ...order, shippingAddress: ctx.body.shippingAddress, addressChangeRequest: null, lastChangedAt: ctx.now };
-      await ctx.db.update(orders).set({ shippingAddress: changed.shippingAddress, addressChangeRequest: null, lastChangedAt: ctx.now }).where(eq(orders.id, order.id)).run();
+      await ctx.db
+        .update(orders)
+        .set({ shippingAddress: changed.shippingAddress, addressChangeRequest: null, lastChangedAt: ctx.now })
+        .where(eq(orders.id, order.id))
+        .run();
       return presentOrder(ctx.db, changed);
     },
   }),

@@ -16,7 +16,14 @@ const dummyHash = hashPassword('svc-no-such-order');
  * is taken before the password is hashed: concurrent guesses beyond the limit are refused unevaluated, and a
  * success gives the number its attempts back. A wrong password looks exactly like a missing order (spec 02 §5).
  */
-export async function authenticateGuestOrder(db: Db, storeId: string, orderNo: number | string, order: OrderRow | undefined, password: string, now: number): Promise<OrderRow> {
+export async function authenticateGuestOrder(
+  db: Db,
+  storeId: string,
+  orderNo: number | string,
+  order: OrderRow | undefined,
+  password: string,
+  now: number,
+): Promise<OrderRow> {
   const attempts = `guest-lookup:${storeId}:${orderNo}`;
   await reserveAttempt(db, attempts, GUEST_LOOKUPS, now, 'GUEST_LOOKUP_LOCKED');
   const ok = await checkPassword(password, order?.guestPasswordHash ?? (await dummyHash));

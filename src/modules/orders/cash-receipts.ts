@@ -13,7 +13,11 @@ import { cashReceipts } from './schema.js';
 export type CashReceiptRow = typeof cashReceipts.$inferSelect;
 
 const q = preparedFor((db) => ({
-  receipt: db.select().from(cashReceipts).where(eq(cashReceipts.paymentId, sql.placeholder('paymentId'))).prepare(),
+  receipt: db
+    .select()
+    .from(cashReceipts)
+    .where(eq(cashReceipts.paymentId, sql.placeholder('paymentId')))
+    .prepare(),
 }));
 
 export const cashReceiptOf = (db: Db, paymentId: string) => q(db).receipt.get({ paymentId });
@@ -25,7 +29,13 @@ export async function requestCashReceipt(db: Db, receipt: typeof cashReceipts.$i
 
 /** The payment's order was placed: its requested receipt is due for issuing when the approved method is cash, else NOT_APPLICABLE. */
 export async function settleCashReceiptRequest(db: Db, paymentId: string, cash: boolean, now: number): Promise<void> {
-  await updateById(db, cashReceipts, paymentId, { status: cash ? 'ISSUE_PENDING' : 'NOT_APPLICABLE', nextAttemptAt: cash ? now : null, updatedAt: now }, 'paymentId');
+  await updateById(
+    db,
+    cashReceipts,
+    paymentId,
+    { status: cash ? 'ISSUE_PENDING' : 'NOT_APPLICABLE', nextAttemptAt: cash ? now : null, updatedAt: now },
+    'paymentId',
+  );
 }
 
 /** No cash is left on the payment (refunded): its receipt is canceled. */
@@ -35,7 +45,11 @@ export async function cancelCashReceipt(db: Db, paymentId: string, now: number):
 
 /** Part of the cash went back: the issued receipt is due for reissuing for what is left. */
 export async function queueCashReceiptReissue(db: Db, paymentId: string, now: number): Promise<void> {
-  await db.update(cashReceipts).set({ status: 'ISSUE_PENDING', nextAttemptAt: now, failureCode: null, updatedAt: now }).where(eq(cashReceipts.paymentId, paymentId)).run();
+  await db
+    .update(cashReceipts)
+    .set({ status: 'ISSUE_PENDING', nextAttemptAt: now, failureCode: null, updatedAt: now })
+    .where(eq(cashReceipts.paymentId, paymentId))
+    .run();
 }
 
 /** Receipts due for issuing, earliest first, each claimed only when the issuing job moves on to it. */
@@ -43,17 +57,45 @@ export const claimDueCashReceipts = (db: Db, now: number) =>
   claimEachDue(db, cashReceipts, now, { key: [cashReceipts.paymentId], where: eq(cashReceipts.status, 'ISSUE_PENDING') });
 
 /** The receipt was issued: its number and the cash it covers. */
-export async function recordCashReceiptIssued(db: Db, paymentId: string, now: number, issued: { receiptNo: string; amount: number; attempts: number }): Promise<void> {
-  await db.update(cashReceipts).set({ status: 'ISSUED', receiptNo: issued.receiptNo, amount: issued.amount, issuedAt: now, attempts: issued.attempts, nextAttemptAt: null, updatedAt: now })
-    .where(eq(cashReceipts.paymentId, paymentId)).run();
+export async function recordCashReceiptIssued(
+  db: Db,
+  paymentId: string,
+  now: number,
+  issued: { receiptNo: string; amount: number; attempts: number },
+): Promise<void> {
+  await db
+    .update(cashReceipts)
+    .set({
+      status: 'ISSUED',
+      receiptNo: issued.receiptNo,
+      amount: issued.amount,
+      issuedAt: now,
+      attempts: issued.attempts,
+      nextAttemptAt: null,
+      updatedAt: now,
+    })
+    .where(eq(cashReceipts.paymentId, paymentId))
+    .run();
 }
 
 /** Issuing failed: the receipt is tried again at `nextAttemptAt`, or ends ISSUE_FAILED when there is none. */
-export async function recordCashReceiptFailure(db: Db, paymentId: string, now: number, failed: { attempts: number; nextAttemptAt: number | null; failureCode: string }): Promise<void> {
-  await db.update(cashReceipts).set({
-    status: failed.nextAttemptAt === null ? 'ISSUE_FAILED' : 'ISSUE_PENDING', attempts: failed.attempts, nextAttemptAt: failed.nextAttemptAt,
-    failureCode: failed.failureCode, updatedAt: now,
-  }).where(eq(cashReceipts.paymentId, paymentId)).run();
+export async function recordCashReceiptFailure(
+  db: Db,
+  paymentId: string,
+  now: number,
+  failed: { attempts: number; nextAttemptAt: number | null; failureCode: string },
+): Promise<void> {
+  await db
+    .update(cashReceipts)
+    .set({
+      status: failed.nextAttemptAt === null ? 'ISSUE_FAILED' : 'ISSUE_PENDING',
+      attempts: failed.attempts,
+      nextAttemptAt: failed.nextAttemptAt,
+      failureCode: failed.failureCode,
+      updatedAt: now,
+    })
+    .where(eq(cashReceipts.paymentId, paymentId))
+    .run();
 }
 
 export const cashReceiptView = z.object({
@@ -66,4 +108,13 @@ export const cashReceiptView = z.object({
 });
 
 export const presentCashReceipt = (r: CashReceiptRow | undefined): z.output<typeof cashReceiptView> | null =>
-  r ? { type: r.type, identityNumber: r.identityMasked, status: r.status, receiptNo: r.receiptNo, issuedAt: r.issuedAt === null ? null : isoAt(r.issuedAt), amount: r.amount } : null;
+  r
+    ? {
+        type: r.type,
+        identityNumber: r.identityMasked,
+        status: r.status,
+        receiptNo: r.receiptNo,
+        issuedAt: r.issuedAt === null ? null : isoAt(r.issuedAt),
+        amount: r.amount,
+      }
+    : null;

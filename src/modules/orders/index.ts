@@ -38,5 +38,13 @@ export { type FixedRefundPolicy, type OrderAmounts, type ShippingAddress, type S
 export { allocateOrderNo, createOrder } from './service.js';
 export { cashReceiptOf, cashReceiptView, presentCashReceipt } from './cash-receipts.js';
 export { itemsOfOrder, recordCanceledQuantity, recordPointsRefunded, recordReturnedQuantity } from './service.js';
-export { cancelCashReceipt, claimDueCashReceipts, queueCashReceiptReissue, recordCashReceiptFailure, recordCashReceiptIssued, requestCashReceipt, settleCashReceiptRequest } from './cash-receipts.js';
+export {
+  cancelCashReceipt,
+  claimDueCashReceipts,
+  queueCashReceiptReissue,
+  recordCashReceiptFailure,
+  recordCashReceiptIssued,
+  requestCashReceipt,
+  settleCashReceiptRequest,
+} from './cash-receipts.js';
 export { itemStatusesOfOrder } from './statuses.js';

@@ -15,7 +15,17 @@ import { authenticateGuestOrder } from './buyer-access.js';
 import { cashReceipts, orderItems, orders } from './schema.js';
 import { findOrderByNo, itemsOfOrder, loadOrder, type OrderRow } from './service.js';
 import { cashReceiptOf, cashReceiptView, presentCashReceipt } from './cash-receipts.js';
-import { addressChangeRequestView, approvedMethod, presentAddressChangeRequest, orderItemView, orderStatus, orderView, presentOrder, presentOrderItem, shippingAddressView } from './order-views.js';
+import {
+  addressChangeRequestView,
+  approvedMethod,
+  presentAddressChangeRequest,
+  orderItemView,
+  orderStatus,
+  orderView,
+  presentOrder,
+  presentOrderItem,
+  shippingAddressView,
+} from './order-views.js';
 
 defineMessages({
   GUEST_LOOKUP_LOCKED: '주문 조회에 여러 번 실패했습니다. 30분 뒤에 다시 시도하세요.',
@@ -25,15 +35,17 @@ defineMessages({
 
 const tag = 'Orders';
 const ORDER_LIST_MAX_DAYS = 92;
-const orderListQuery = z.object({
-  ...pageQuery(100),
-  orderNo: orderNoString.optional(),
-  keyword: z.string().trim().min(1).max(100).optional(),
-  testPayment: queryBool.optional(),
-  lastChangedFrom: instantInput.optional(),
-  orderedFrom: dateInput.optional(),
-  orderedTo: dateInput.optional(),
-}).strict();
+const orderListQuery = z
+  .object({
+    ...pageQuery(100),
+    orderNo: orderNoString.optional(),
+    keyword: z.string().trim().min(1).max(100).optional(),
+    testPayment: queryBool.optional(),
+    lastChangedFrom: instantInput.optional(),
+    orderedFrom: dateInput.optional(),
+    orderedTo: dateInput.optional(),
+  })
+  .strict();
 
 const ORDER_LOOKUP = { 403: ['TENANT_MISMATCH'], 404: ['ORDER_NOT_FOUND'] } as const;
 
@@ -49,10 +61,23 @@ const buyerOrderView = z.object({
   addressChangeRequest: addressChangeRequestView,
   amounts: amountsView,
   payment: z.object({ method: approvedMethod.exclude(['EASY_PAY']), approvedMethod, amount: won }),
-  items: z.array(orderItemView.pick({
-    orderItemId: true, orderItemNo: true, productId: true, optionId: true, productName: true, optionValues: true,
-    quantity: true, unitPrice: true, amount: true, stay: true, status: true,
-  }).extend({ fulfillment: z.object({ type: z.enum(['SHIPPING', 'MANUAL']) }) })),
+  items: z.array(
+    orderItemView
+      .pick({
+        orderItemId: true,
+        orderItemNo: true,
+        productId: true,
+        optionId: true,
+        productName: true,
+        optionValues: true,
+        quantity: true,
+        unitPrice: true,
+        amount: true,
+        stay: true,
+        status: true,
+      })
+      .extend({ fulfillment: z.object({ type: z.enum(['SHIPPING', 'MANUAL']) }) }),
+  ),
   orderedAt: instant,
 });
 
@@ -69,8 +94,18 @@ async function presentBuyerOrder(db: Db, order: OrderRow) {
     amounts: order.amounts,
     payment: { method: order.payment.method, approvedMethod: order.payment.approvedMethod, amount: order.payment.amount },
     items: (await itemsOfOrder(db, order.id)).map((i) => ({
-      orderItemId: i.id, orderItemNo: i.orderItemNo, productId: i.productId, optionId: i.optionId, productName: i.productName, optionValues: i.optionValues,
-      quantity: i.quantity, unitPrice: i.unitPrice, amount: i.amount, stay: i.stay, fulfillment: { type: i.fulfillmentSnapshot.type }, status: i.status,
+      orderItemId: i.id,
+      orderItemNo: i.orderItemNo,
+      productId: i.productId,
+      optionId: i.optionId,
+      productName: i.productName,
+      optionValues: i.optionValues,
+      quantity: i.quantity,
+      unitPrice: i.unitPrice,
+      amount: i.amount,
+      stay: i.stay,
+      fulfillment: { type: i.fulfillmentSnapshot.type },
+      status: i.status,
     })),
     orderedAt: isoAt(order.orderedAt),
   };
@@ -87,7 +122,9 @@ export const orderOperations = [
     scope: 'order:r',
     query: orderListQuery,
     response: pageOf(orderView).extend({
-      orderedFrom: calendarDate.nullable().describe('First day of the period searched (Korean date); null when an order number or change cursor alone named the orders'),
+      orderedFrom: calendarDate
+        .nullable()
+        .describe('First day of the period searched (Korean date); null when an order number or change cursor alone named the orders'),
       orderedTo: calendarDate.nullable().describe('Last day of the period searched, inclusive'),
     }),
     errors: { 400: ['INVALID_PARAMETER', 'RANGE_TOO_WIDE'] },
@@ -105,11 +142,41 @@ export const orderOperations = [
       if (testPayment !== undefined) filters.push(eq(orders.testPayment, testPayment));
       if (lastChangedFrom) filters.push(gte(orders.lastChangedAt, Date.parse(lastChangedFrom)));
       const where = and(...filters);
-      const rows = await ctx.db.select().from(orders).where(where).orderBy(desc(orders.orderedAt)).limit(size).offset((page - 1) * size).all();
-      const total = (await ctx.db.select({ n: sql<number>`count(*)` }).from(orders).where(where).get())!.n;
-      const items = rows.length ? await ctx.db.select().from(orderItems).where(inArray(orderItems.orderId, rows.map((r) => r.id))).orderBy(orderItems.orderItemNo).all() : [];
+      const rows = await ctx.db
+        .select()
+        .from(orders)
+        .where(where)
+        .orderBy(desc(orders.orderedAt))
+        .limit(size)
+        .offset((page - 1) * size)
+        .all();
+      const total = (await ctx.db
+        .select({ n: sql<number>`count(*)` })
+        .from(orders)
+        .where(where)
+        .get())!.n;
+      const items = rows.length
+        ? await ctx.db
+            .select()
+            .from(orderItems)
+            .where(
+              inArray(
+                orderItems.orderId,
+                rows.map((r) => r.id),
+              ),
+            )
+            .orderBy(orderItems.orderItemNo)
+            .all()
+        : [];
       const views = [];
-      for (const o of rows) views.push(await presentOrder(ctx.db, o, items.filter((i) => i.orderId === o.id)));
+      for (const o of rows)
+        views.push(
+          await presentOrder(
+            ctx.db,
+            o,
+            items.filter((i) => i.orderId === o.id),
+          ),
+        );
       return {
         orderedFrom: period?.from ?? null,
         orderedTo: period?.to ?? null,
@@ -148,9 +215,20 @@ export const orderOperations = [
         orderId ? eq(orderItems.orderId, orderId) : undefined,
         productId ? eq(orderItems.productId, productId) : undefined,
       );
-      const rows = await ctx.db.select({ item: orderItems, orderNo: orders.orderNo }).from(orderItems).innerJoin(orders, eq(orders.id, orderItems.orderId))
-        .where(where).orderBy(desc(orderItems.createdAt), orderItems.orderItemNo).limit(size).offset((page - 1) * size).all();
-      const total = (await ctx.db.select({ n: sql<number>`count(*)` }).from(orderItems).where(where).get())!.n;
+      const rows = await ctx.db
+        .select({ item: orderItems, orderNo: orders.orderNo })
+        .from(orderItems)
+        .innerJoin(orders, eq(orders.id, orderItems.orderId))
+        .where(where)
+        .orderBy(desc(orderItems.createdAt), orderItems.orderItemNo)
+        .limit(size)
+        .offset((page - 1) * size)
+        .all();
+      const total = (await ctx.db
+        .select({ n: sql<number>`count(*)` })
+        .from(orderItems)
+        .where(where)
+        .get())!.n;
       const views = [];
       // One after another: presenting an item without a flow yet adopts it (a write).
       for (const r of rows) views.push(await presentOrderItem(ctx.db, r.item, r));
@@ -178,8 +256,11 @@ export const orderOperations = [
       if (!receipt) throw fail(404, 'CASH_RECEIPT_NOT_FOUND');
       if (receipt.status !== 'ISSUE_FAILED' && receipt.status !== 'ISSUE_PENDING') throw fail(409, 'CASH_RECEIPT_NOT_REISSUABLE', { status: receipt.status });
       // The issuing job picks it up at once (and retries with backoff from a fresh count).
-      await ctx.db.update(cashReceipts).set({ status: 'ISSUE_PENDING', attempts: 0, nextAttemptAt: ctx.now, failureCode: null, updatedAt: ctx.now })
-        .where(eq(cashReceipts.paymentId, receipt.paymentId)).run();
+      await ctx.db
+        .update(cashReceipts)
+        .set({ status: 'ISSUE_PENDING', attempts: 0, nextAttemptAt: ctx.now, failureCode: null, updatedAt: ctx.now })
+        .where(eq(cashReceipts.paymentId, receipt.paymentId))
+        .run();
       return presentCashReceipt(await cashReceiptOf(ctx.db, receipt.paymentId));
     },
   }),
@@ -196,7 +277,14 @@ export const orderOperations = [
     errors: { 404: ['ORDER_NOT_FOUND'], 429: ['GUEST_LOOKUP_LOCKED'] },
     handler: async (ctx) => {
       const orderNo = Number(ctx.body.orderNo.replace('-', ''));
-      const order = await authenticateGuestOrder(ctx.db, ctx.buyer.storeId, orderNo, await findOrderByNo(ctx.db, ctx.buyer.storeId, orderNo), ctx.body.orderPassword, ctx.now);
+      const order = await authenticateGuestOrder(
+        ctx.db,
+        ctx.buyer.storeId,
+        orderNo,
+        await findOrderByNo(ctx.db, ctx.buyer.storeId, orderNo),
+        ctx.body.orderPassword,
+        ctx.now,
+      );
       return presentBuyerOrder(ctx.db, order);
     },
   }),

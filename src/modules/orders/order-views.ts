@@ -13,7 +13,7 @@ import { CORE_STATUSES } from './statuses.js';
 
 /** Core statuses of items and orders (spec 01 §6.2; readers tolerate new ones). */
 const coreStatus = z.string().describe(`One of ${CORE_STATUSES.join(', ')}; readers tolerate new ones`);
-export const orderStatus = coreStatus.describe('The least advanced status among the order\'s non-canceled items');
+export const orderStatus = coreStatus.describe("The least advanced status among the order's non-canceled items");
 
 export const orderItemView = z.object({
   orderItemId: z.string(),
@@ -29,27 +29,35 @@ export const orderItemView = z.object({
   quantity: z.number().int(),
   unitPrice: won,
   amount: won,
-  deliveryFee: won.describe('Shipping fee charged to the item\'s shipping group (on its first item)'),
-  pointAllocation: won.describe('Part of the order\'s points spent on this item'),
-  couponDiscountAmount: won.describe('Part of the order\'s coupon discounts taken off this item'),
+  deliveryFee: won.describe("Shipping fee charged to the item's shipping group (on its first item)"),
+  pointAllocation: won.describe("Part of the order's points spent on this item"),
+  couponDiscountAmount: won.describe("Part of the order's coupon discounts taken off this item"),
   canceledQuantity: z.number().int().describe('Units canceled (by the seller or by cancel claims)'),
   returnedQuantity: z.number().int().describe('Units returned by completed return claims'),
-  status: coreStatus.describe('The core status of the item\'s flow state'),
-  flow: z.object({ flowId: z.string(), version: z.number().int(), state: z.string(), coreStatus }).describe('Where the item is in its order flow (fixed at payment)'),
+  status: coreStatus.describe("The core status of the item's flow state"),
+  flow: z
+    .object({ flowId: z.string(), version: z.number().int(), state: z.string(), coreStatus })
+    .describe('Where the item is in its order flow (fixed at payment)'),
   stay: stayView.nullable(),
-  fulfillmentSnapshot: fulfillmentView.describe('The product\'s fulfillment at payment time'),
-  fulfillment: z.object({ type: z.enum(['SHIPPING', 'MANUAL']), note: z.string().nullable().describe('What the seller noted on supplying a non-shipped item') }),
-  refundPolicy: z.object({
-    returnDeliveryFee: won.nullable(),
-    exchangeDeliveryFee: won.nullable(),
-    preShipmentDeliveryFeeRefund: z.boolean(),
-    override: z.object({ returnDeliveryFee: won.optional(), exchangeDeliveryFee: won.optional(), preShipmentDeliveryFeeRefund: z.boolean().optional() }).nullable()
-      .describe('The product\'s own items, if any'),
-  }).describe('Refund policy fixed at payment time (spec 01 §2.4 rule 5)'),
+  fulfillmentSnapshot: fulfillmentView.describe("The product's fulfillment at payment time"),
+  fulfillment: z.object({
+    type: z.enum(['SHIPPING', 'MANUAL']),
+    note: z.string().nullable().describe('What the seller noted on supplying a non-shipped item'),
+  }),
+  refundPolicy: z
+    .object({
+      returnDeliveryFee: won.nullable(),
+      exchangeDeliveryFee: won.nullable(),
+      preShipmentDeliveryFeeRefund: z.boolean(),
+      override: z
+        .object({ returnDeliveryFee: won.optional(), exchangeDeliveryFee: won.optional(), preShipmentDeliveryFeeRefund: z.boolean().optional() })
+        .nullable()
+        .describe("The product's own items, if any"),
+    })
+    .describe('Refund policy fixed at payment time (spec 01 §2.4 rule 5)'),
   testPayment: z.boolean(),
   createdAt: instant,
 });
-
 
 /** The note the seller gave when supplying a no-shipping item (FULFILL input), shown to buyer and seller. */
 export async function presentOrderItem(db: Db, item: OrderItemRow, order: Pick<OrderRow, 'orderNo'>): Promise<z.output<typeof orderItemView>> {
@@ -137,7 +145,7 @@ export const orderView = z.object({
 export async function presentOrder(db: Db, order: OrderRow, items?: OrderItemRow[]) {
   // One item after another: presenting an item without a flow yet adopts it (a write).
   const itemViews = [];
-  for (const item of items ?? await itemsOfOrder(db, order.id)) itemViews.push(await presentOrderItem(db, item, order));
+  for (const item of items ?? (await itemsOfOrder(db, order.id))) itemViews.push(await presentOrderItem(db, item, order));
   return {
     orderId: order.id,
     orderNo: order.orderNo,

@@ -5,7 +5,10 @@ import { assertRealDate } from '../catalog/index.js';
 
 export const queryBool = z.enum(['true', 'false']).transform((v) => v === 'true');
 /** `orderNo` as printed (14 digits, a hyphen allowed after the date part). */
-export const orderNoString = z.string().regex(/^\d{8}-?\d{6}$/, { message: '주문번호는 14자리 숫자입니다(하이픈 허용).' }).transform((v) => Number(v.replace('-', '')));
+export const orderNoString = z
+  .string()
+  .regex(/^\d{8}-?\d{6}$/, { message: '주문번호는 14자리 숫자입니다(하이픈 허용).' })
+  .transform((v) => Number(v.replace('-', '')));
 
 /** Start of a Korean calendar day (plus `days`) as an instant. */
 export const kstDayStart = (date: string, days = 0) => Date.parse(`${addDays(date, days)}T00:00:00+09:00`);

@@ -11,8 +11,14 @@ import { emitEvent } from '../events/index.js';
 import { insertRow } from '../../db/statements.js';
 import { announce } from '../../server/hooks.js';
 import {
-  orderItems, orders, orderSequences,
-  type FixedRefundPolicy, type OrderAmounts, type OrderPayment, type ShippingAddress, type StayNights,
+  orderItems,
+  orders,
+  orderSequences,
+  type FixedRefundPolicy,
+  type OrderAmounts,
+  type OrderPayment,
+  type ShippingAddress,
+  type StayNights,
 } from './schema.js';
 import type { Fulfillment } from '../catalog/index.js';
 
@@ -25,14 +31,28 @@ export type OrderRow = typeof orders.$inferSelect;
 export type OrderItemRow = typeof orderItems.$inferSelect;
 
 const q = preparedFor((db) => ({
-  nextNo: db.insert(orderSequences)
+  nextNo: db
+    .insert(orderSequences)
     .values({ storeId: sql.placeholder('storeId'), date: sql.placeholder('date'), last: 1 })
     .onConflictDoUpdate({ target: [orderSequences.storeId, orderSequences.date], set: { last: sql`${orderSequences.last} + 1` } })
     .returning({ last: orderSequences.last })
     .prepare(),
-  orderById: db.select().from(orders).where(eq(orders.id, sql.placeholder('id'))).prepare(),
-  itemById: db.select().from(orderItems).where(eq(orderItems.id, sql.placeholder('id'))).prepare(),
-  itemsOf: db.select().from(orderItems).where(eq(orderItems.orderId, sql.placeholder('orderId'))).orderBy(orderItems.orderItemNo).prepare(),
+  orderById: db
+    .select()
+    .from(orders)
+    .where(eq(orders.id, sql.placeholder('id')))
+    .prepare(),
+  itemById: db
+    .select()
+    .from(orderItems)
+    .where(eq(orderItems.id, sql.placeholder('id')))
+    .prepare(),
+  itemsOf: db
+    .select()
+    .from(orderItems)
+    .where(eq(orderItems.orderId, sql.placeholder('orderId')))
+    .orderBy(orderItems.orderItemNo)
+    .prepare(),
 }));
 
 /** `orderNo`: the Korean date and a per-store, per-day sequence, 14 digits (YYYYMMDD + 6). */
@@ -92,7 +112,9 @@ function allocatePoints(items: NewOrderItem[], points: number): number[] {
 export async function createOrder(db: Db, now: number, input: NewOrder): Promise<OrderRow> {
   const id = newId('ord', now);
   const search = [String(input.orderNo), input.buyer.name, input.shippingAddress?.receiverName, ...input.items.map((i) => i.productName)]
-    .filter(Boolean).join('\n').toLowerCase();
+    .filter(Boolean)
+    .join('\n')
+    .toLowerCase();
   const row: OrderRow = {
     id,
     storeId: input.storeId,
@@ -187,5 +209,9 @@ export async function recordPointsRefunded(db: Db, order: OrderRow, pointAmount:
 export const loadOrder = async (db: Db, storeId: string, orderId: string) => requireOwned(await findOrder(db, orderId), storeId, 'ORDER_NOT_FOUND');
 
 export function findOrderByNo(db: Db, storeId: string, orderNo: number) {
-  return db.select().from(orders).where(and(eq(orders.storeId, storeId), eq(orders.orderNo, orderNo))).get();
+  return db
+    .select()
+    .from(orders)
+    .where(and(eq(orders.storeId, storeId), eq(orders.orderNo, orderNo)))
+    .get();
 }

@@ -10,19 +10,23 @@ import { calendarDate, won } from '../../server/responses.js';
 const PHONE = /^(?:01[016789]\d{7,8}|050[3-8]\d{7,8}|070\d{7,8}|02\d{7,8}|0(?:3[1-3]|4[1-4]|5[1-5]|6[1-4])\d{7,8})$/;
 export const phone = z.string().regex(PHONE, { message: '전화번호는 숫자만, 휴대폰·0503~0508 안심번호·070·지역번호 형식이어야 합니다.' });
 
-export const shippingAddress = z.object({
-  receiverName: z.string().trim().min(1).max(50),
-  phone,
-  zipCode: z.string().regex(/^\d{5}$/),
-  address1: z.string().trim().min(1).max(200),
-  address2: z.string().max(200).default(''),
-  deliveryMemo: z.string().max(100).nullable().default(null),
-}).strict();
+export const shippingAddress = z
+  .object({
+    receiverName: z.string().trim().min(1).max(50),
+    phone,
+    zipCode: z.string().regex(/^\d{5}$/),
+    address1: z.string().trim().min(1).max(200),
+    address2: z.string().max(200).default(''),
+    deliveryMemo: z.string().max(100).nullable().default(null),
+  })
+  .strict();
 
-export const guestLookup = z.object({
-  orderNo: z.string().regex(/^\d{8}-?\d{6}$/, { message: '주문번호는 14자리 숫자입니다(하이픈 허용).' }),
-  orderPassword: z.string().min(1).max(128),
-}).strict();
+export const guestLookup = z
+  .object({
+    orderNo: z.string().regex(/^\d{8}-?\d{6}$/, { message: '주문번호는 14자리 숫자입니다(하이픈 허용).' }),
+    orderPassword: z.string().min(1).max(128),
+  })
+  .strict();
 
 /** A priced stay: the nights from check-in to the night before check-out, each at its price fixed at order time. */
 export const stayView = z.object({ checkIn: calendarDate, checkOut: calendarDate, nights: z.array(z.object({ date: calendarDate, price: won })) });

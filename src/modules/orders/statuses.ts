@@ -26,9 +26,21 @@ export function leastAdvanced(statuses: string[]): string {
 type OrderRow = typeof orders.$inferSelect;
 
 const q = preparedFor((db) => ({
-  itemStatuses: db.select({ status: orderItems.status }).from(orderItems).where(eq(orderItems.orderId, sql.placeholder('orderId'))).prepare(),
-  setItemStatus: db.update(orderItems).set({ status: placeholderValue('status'), updatedAt: placeholderValue('now') }).where(eq(orderItems.id, sql.placeholder('id'))).prepare(),
-  setOrderStatus: db.update(orders).set({ status: placeholderValue('status'), lastChangedAt: placeholderValue('now') }).where(eq(orders.id, sql.placeholder('id'))).prepare(),
+  itemStatuses: db
+    .select({ status: orderItems.status })
+    .from(orderItems)
+    .where(eq(orderItems.orderId, sql.placeholder('orderId')))
+    .prepare(),
+  setItemStatus: db
+    .update(orderItems)
+    .set({ status: placeholderValue('status'), updatedAt: placeholderValue('now') })
+    .where(eq(orderItems.id, sql.placeholder('id')))
+    .prepare(),
+  setOrderStatus: db
+    .update(orders)
+    .set({ status: placeholderValue('status'), lastChangedAt: placeholderValue('now') })
+    .where(eq(orders.id, sql.placeholder('id')))
+    .prepare(),
 }));
 
 /** The core statuses of the order's items (unordered). */

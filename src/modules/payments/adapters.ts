@@ -53,12 +53,21 @@ export async function gatewayFor(services: Services, storeId: string, pg: Pg, op
   if (options.credentialId) {
     const active = Object.values(state.credentials).find((c) => c.id === options.credentialId);
     if (active) return gatewayOf(services, storeId, pg, active);
-    const credential = requireOwned(await db.select().from(paymentCredentials).where(eq(paymentCredentials.id, options.credentialId)).get(), storeId, 'PAYMENT_CREDENTIAL_NOT_FOUND');
+    const credential = requireOwned(
+      await db.select().from(paymentCredentials).where(eq(paymentCredentials.id, options.credentialId)).get(),
+      storeId,
+      'PAYMENT_CREDENTIAL_NOT_FOUND',
+    );
     if (credential.provider !== pg) throw fail(404, 'PAYMENT_CREDENTIAL_NOT_FOUND');
     const gateway = gatewayOf(services, storeId, pg, credential);
     if (credential.status === 'ACTIVE') return gateway;
     // Archived keys serve only the payments already made with them: no new window (spec 01 §5.5).
-    return { ...gateway, prepareWindow: async () => { throw unavailable({ pg, reason: 'CREDENTIAL_ARCHIVED' }); } };
+    return {
+      ...gateway,
+      prepareWindow: async () => {
+        throw unavailable({ pg, reason: 'CREDENTIAL_ARCHIVED' });
+      },
+    };
   }
   if (!state.row) throw unavailable({ pg, reason: 'NOT_CONNECTED' });
   const credential = state.credentials[environmentOf(state.row)];
@@ -67,7 +76,12 @@ export async function gatewayFor(services: Services, storeId: string, pg: Pg, op
 }
 
 /** Connection check of one key set: the simulator for test keys, the gateway itself for live keys. */
-export async function verifyKeys(services: Services, pg: Pg, credential: Pick<CredentialRow, 'environment' | 'publicConfig'>, secrets: Record<string, string>): Promise<VerifyResult> {
+export async function verifyKeys(
+  services: Services,
+  pg: Pg,
+  credential: Pick<CredentialRow, 'environment' | 'publicConfig'>,
+  secrets: Record<string, string>,
+): Promise<VerifyResult> {
   if (credential.environment === 'TEST') return verifySandboxKeys(secrets);
   return liveApi(pg, credential.publicConfig, secrets).verify();
 }

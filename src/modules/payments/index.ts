@@ -16,12 +16,15 @@ import { seedSandboxProvider, setPlatformLive } from './service.js';
  */
 function mountDevPlatformLive(app: H3, services: Services) {
   const body = z.object({ storeId: z.string().min(1), enabled: z.boolean() }).strict();
-  app.post('/_dev/v1/payment-settings/platform-live', devRoute(services, async (raw) => {
-    const input = parseWith(body, raw);
-    if (!(await findStore(services.db, input.storeId))) throw new ApiError(404, 'NOT_FOUND');
-    await setPlatformLive(services, input.storeId, input.enabled);
-    return { storeId: input.storeId, platformLiveEnabled: input.enabled };
-  }));
+  app.post(
+    '/_dev/v1/payment-settings/platform-live',
+    devRoute(services, async (raw) => {
+      const input = parseWith(body, raw);
+      if (!(await findStore(services.db, input.storeId))) throw new ApiError(404, 'NOT_FOUND');
+      await setPlatformLive(services, input.storeId, input.enabled);
+      return { storeId: input.storeId, platformLiveEnabled: input.enabled };
+    }),
+  );
 }
 
 export const paymentsModule: Module = {
@@ -36,5 +39,16 @@ export const paymentsModule: Module = {
 
 export { checkoutAvailability, checkoutMode, gatewayFor, optionKey, paymentDomains, paymentOptions, sandboxDecide } from './checkout-api.js';
 export { openSecrets, sealSecrets } from './crypto.js';
-export { type ConfirmResult, EASY_PAY_PROVIDERS, type EasyPayProvider, type Gateway, METHODS, type PaymentMethod, type PaymentOption, type Pg, PROVIDERS, type SandboxOutcome } from './gateway.js';
+export {
+  type ConfirmResult,
+  EASY_PAY_PROVIDERS,
+  type EasyPayProvider,
+  type Gateway,
+  METHODS,
+  type PaymentMethod,
+  type PaymentOption,
+  type Pg,
+  PROVIDERS,
+  type SandboxOutcome,
+} from './gateway.js';
 export { holdSandboxRefunds } from './sandbox-gateways.js';

@@ -1,6 +1,4 @@
-import type {
-  CancelInput, CancelResult, ConfirmInput, ConfirmResult, GatewayFailure, LookupResult, PaymentMethod, PrepareWindowInput,
-} from './gateway.js';
+import type { CancelInput, CancelResult, ConfirmInput, ConfirmResult, GatewayFailure, LookupResult, PaymentMethod, PrepareWindowInput } from './gateway.js';
 import type { PgOneConfig, PgTwoConfig, PublicConfig, SecretFields } from './schema.js';
 
 /**
@@ -62,7 +60,14 @@ const notFound: LookupResult = { status: 'NOT_FOUND', amount: 0, approvedAmount:
  * Refusals the buyer cannot fix because the store's set-up is at fault (keys wrong or revoked, method
  * not contracted). A 401 always is; pg_one also answers 403 for card refusals, so beyond 401 it goes by code.
  */
-const PG_ONE_CONFIGURATION_CODES = new Set(['UNAUTHORIZED_KEY', 'INVALID_API_KEY', 'INVALID_CLIENT_KEY', 'NOT_SUPPORTED_METHOD', 'NOT_REGISTERED_BUSINESS', 'INVALID_UNREGISTERED_SUBMALL']);
+const PG_ONE_CONFIGURATION_CODES = new Set([
+  'UNAUTHORIZED_KEY',
+  'INVALID_API_KEY',
+  'INVALID_CLIENT_KEY',
+  'NOT_SUPPORTED_METHOD',
+  'NOT_REGISTERED_BUSINESS',
+  'INVALID_UNREGISTERED_SUBMALL',
+]);
 const PG_TWO_CONFIGURATION_CODES = new Set(['UNAUTHORIZED', 'FORBIDDEN', 'CHANNEL_NOT_FOUND', 'PG_PROVIDER_ERROR']);
 
 function failureOf(answer: GatewayAnswer, code: string | undefined, message: string | undefined, configurationCodes: Set<string>): GatewayFailure {
@@ -76,20 +81,41 @@ function failureOf(answer: GatewayAnswer, code: string | undefined, message: str
 // ---- pg_one (Toss Payments) ----
 
 const PG_ONE_METHODS: Record<string, PaymentMethod> = {
-  카드: 'CARD', 간편결제: 'EASY_PAY', 계좌이체: 'BANK_TRANSFER', 휴대폰: 'MOBILE', 가상계좌: 'VIRTUAL_ACCOUNT',
-  CARD: 'CARD', EASY_PAY: 'EASY_PAY', TRANSFER: 'BANK_TRANSFER', MOBILE_PHONE: 'MOBILE', VIRTUAL_ACCOUNT: 'VIRTUAL_ACCOUNT',
+  카드: 'CARD',
+  간편결제: 'EASY_PAY',
+  계좌이체: 'BANK_TRANSFER',
+  휴대폰: 'MOBILE',
+  가상계좌: 'VIRTUAL_ACCOUNT',
+  CARD: 'CARD',
+  EASY_PAY: 'EASY_PAY',
+  TRANSFER: 'BANK_TRANSFER',
+  MOBILE_PHONE: 'MOBILE',
+  VIRTUAL_ACCOUNT: 'VIRTUAL_ACCOUNT',
 };
 const PG_ONE_WINDOW_METHOD: Record<PaymentMethod, string> = {
-  CARD: 'CARD', EASY_PAY: 'CARD', BANK_TRANSFER: 'TRANSFER', MOBILE: 'MOBILE_PHONE', VIRTUAL_ACCOUNT: 'VIRTUAL_ACCOUNT',
+  CARD: 'CARD',
+  EASY_PAY: 'CARD',
+  BANK_TRANSFER: 'TRANSFER',
+  MOBILE: 'MOBILE_PHONE',
+  VIRTUAL_ACCOUNT: 'VIRTUAL_ACCOUNT',
 };
 
 function pgOnePayment(body: any): LookupResult {
   const total = Number(body?.totalAmount ?? 0);
   const balance = Number(body?.balanceAmount ?? total);
-  const status: LookupResult['status'] = ({
-    READY: 'READY', IN_PROGRESS: 'READY', WAITING_FOR_DEPOSIT: 'READY', DONE: 'APPROVED', CANCELED: 'CANCELED',
-    PARTIAL_CANCELED: 'PARTIALLY_CANCELED', ABORTED: 'REFUSED', EXPIRED: 'REFUSED',
-  } as Record<string, LookupResult['status']>)[body?.status] ?? 'UNKNOWN';
+  const status: LookupResult['status'] =
+    (
+      {
+        READY: 'READY',
+        IN_PROGRESS: 'READY',
+        WAITING_FOR_DEPOSIT: 'READY',
+        DONE: 'APPROVED',
+        CANCELED: 'CANCELED',
+        PARTIAL_CANCELED: 'PARTIALLY_CANCELED',
+        ABORTED: 'REFUSED',
+        EXPIRED: 'REFUSED',
+      } as Record<string, LookupResult['status']>
+    )[body?.status] ?? 'UNKNOWN';
   const paid = status === 'APPROVED' || status === 'CANCELED' || status === 'PARTIALLY_CANCELED';
   return {
     status,
@@ -125,7 +151,9 @@ export function pgOneApi(config: PgOneConfig, secrets: SecretFields): LiveApi {
     },
     async confirm(input: ConfirmInput): Promise<ConfirmResult> {
       const answer = await call(`${base}/v1/payments/confirm`, {
-        method: 'POST', authorization, body: { paymentKey: input.pgPaymentKey, orderId: input.pgOrderId, amount: input.amount },
+        method: 'POST',
+        authorization,
+        body: { paymentKey: input.pgPaymentKey, orderId: input.pgOrderId, amount: input.amount },
       });
       if (!answer || answer.status >= 500) return unknownResult();
       if (answer.status === 200) {
@@ -137,13 +165,21 @@ export function pgOneApi(config: PgOneConfig, secrets: SecretFields): LiveApi {
       if (answer.body?.code === 'ALREADY_PROCESSED_PAYMENT') {
         // A retried confirm: the first one went through; read what the gateway holds.
         const payment = await api.lookup(input);
-        if (payment.status === 'APPROVED') return { status: 'APPROVED', approvedAmount: payment.approvedAmount, approvedMethod: payment.approvedMethod, pgTransactionId: payment.pgTransactionId };
+        if (payment.status === 'APPROVED')
+          return {
+            status: 'APPROVED',
+            approvedAmount: payment.approvedAmount,
+            approvedMethod: payment.approvedMethod,
+            pgTransactionId: payment.pgTransactionId,
+          };
       }
       return refused(failureOf(answer, answer.body?.code, answer.body?.message, PG_ONE_CONFIGURATION_CODES));
     },
     async cancel(input: CancelInput): Promise<CancelResult> {
       const answer = await call(`${base}/v1/payments/${encodeURIComponent(input.pgTransactionId)}/cancel`, {
-        method: 'POST', authorization, body: { cancelReason: input.reason, cancelAmount: input.amount },
+        method: 'POST',
+        authorization,
+        body: { cancelReason: input.reason, cancelAmount: input.amount },
       });
       if (!answer || answer.status >= 500) return { status: 'FAILED', canceledAmount: 0, failure: unreachable };
       if (answer.status === 200) return { status: 'CANCELED', canceledAmount: input.amount };
@@ -164,19 +200,35 @@ export function pgOneApi(config: PgOneConfig, secrets: SecretFields): LiveApi {
 // ---- pg_two (PortOne V2) ----
 
 const PG_TWO_METHODS: Record<string, PaymentMethod> = {
-  PaymentMethodCard: 'CARD', PaymentMethodEasyPay: 'EASY_PAY', PaymentMethodTransfer: 'BANK_TRANSFER',
-  PaymentMethodMobile: 'MOBILE', PaymentMethodVirtualAccount: 'VIRTUAL_ACCOUNT',
+  PaymentMethodCard: 'CARD',
+  PaymentMethodEasyPay: 'EASY_PAY',
+  PaymentMethodTransfer: 'BANK_TRANSFER',
+  PaymentMethodMobile: 'MOBILE',
+  PaymentMethodVirtualAccount: 'VIRTUAL_ACCOUNT',
 };
 const PG_TWO_WINDOW_METHOD: Record<PaymentMethod, string> = {
-  CARD: 'CARD', EASY_PAY: 'EASY_PAY', BANK_TRANSFER: 'TRANSFER', MOBILE: 'MOBILE', VIRTUAL_ACCOUNT: 'VIRTUAL_ACCOUNT',
+  CARD: 'CARD',
+  EASY_PAY: 'EASY_PAY',
+  BANK_TRANSFER: 'TRANSFER',
+  MOBILE: 'MOBILE',
+  VIRTUAL_ACCOUNT: 'VIRTUAL_ACCOUNT',
 };
 
 function pgTwoPayment(body: any): LookupResult {
   const total = Number(body?.amount?.total ?? 0);
-  const status: LookupResult['status'] = ({
-    READY: 'READY', PENDING: 'READY', PAY_PENDING: 'READY', VIRTUAL_ACCOUNT_ISSUED: 'READY', PAID: 'APPROVED',
-    CANCELLED: 'CANCELED', PARTIAL_CANCELLED: 'PARTIALLY_CANCELED', FAILED: 'REFUSED',
-  } as Record<string, LookupResult['status']>)[body?.status] ?? 'UNKNOWN';
+  const status: LookupResult['status'] =
+    (
+      {
+        READY: 'READY',
+        PENDING: 'READY',
+        PAY_PENDING: 'READY',
+        VIRTUAL_ACCOUNT_ISSUED: 'READY',
+        PAID: 'APPROVED',
+        CANCELLED: 'CANCELED',
+        PARTIAL_CANCELLED: 'PARTIALLY_CANCELED',
+        FAILED: 'REFUSED',
+      } as Record<string, LookupResult['status']>
+    )[body?.status] ?? 'UNKNOWN';
   const paid = status === 'APPROVED' || status === 'CANCELED' || status === 'PARTIALLY_CANCELED';
   return {
     status,
@@ -224,21 +276,32 @@ export function pgTwoApi(config: PgTwoConfig, secrets: SecretFields): LiveApi {
       if (answer.status !== 200) return refused(failureOf(answer, answer.body?.type, answer.body?.message, PG_TWO_CONFIGURATION_CODES));
       const payment = pgTwoPayment(answer.body);
       if (payment.status === 'REFUSED') {
-        return refused({ code: answer.body?.failure?.pgCode ?? 'PAYMENT_FAILED', message: answer.body?.failure?.reason ?? '결제가 실패했습니다.', optionUnavailable: false });
+        return refused({
+          code: answer.body?.failure?.pgCode ?? 'PAYMENT_FAILED',
+          message: answer.body?.failure?.reason ?? '결제가 실패했습니다.',
+          optionUnavailable: false,
+        });
       }
       if (payment.status !== 'APPROVED') return unknownResult();
       return { status: 'APPROVED', approvedAmount: payment.approvedAmount, approvedMethod: payment.approvedMethod, pgTransactionId: payment.pgTransactionId };
     },
     async cancel(input) {
       const answer = await call(paymentUrl(input.pgTransactionId, '/cancel'), {
-        method: 'POST', authorization, body: { storeId: config.storeId, amount: input.amount, reason: input.reason },
+        method: 'POST',
+        authorization,
+        body: { storeId: config.storeId, amount: input.amount, reason: input.reason },
       });
       if (!answer || answer.status >= 500) return { status: 'FAILED', canceledAmount: 0, failure: unreachable };
-      if (answer.status !== 200) return { status: 'FAILED', canceledAmount: 0, failure: failureOf(answer, answer.body?.type, answer.body?.message, PG_TWO_CONFIGURATION_CODES) };
+      if (answer.status !== 200)
+        return { status: 'FAILED', canceledAmount: 0, failure: failureOf(answer, answer.body?.type, answer.body?.message, PG_TWO_CONFIGURATION_CODES) };
       const cancellation = answer.body?.cancellation;
       if (cancellation?.status === 'SUCCEEDED') return { status: 'CANCELED', canceledAmount: Number(cancellation.totalAmount ?? input.amount) };
       if (cancellation?.status === 'REQUESTED') return { status: 'PENDING', canceledAmount: 0 };
-      return { status: 'FAILED', canceledAmount: 0, failure: { code: 'CANCEL_FAILED', message: '결제사가 취소를 처리하지 못했습니다.', optionUnavailable: false } };
+      return {
+        status: 'FAILED',
+        canceledAmount: 0,
+        failure: { code: 'CANCEL_FAILED', message: '결제사가 취소를 처리하지 못했습니다.', optionUnavailable: false },
+      };
     },
     async lookup(input) {
       const answer = await get(input.pgPaymentKey || input.pgOrderId);

@@ -5,9 +5,7 @@ import { HTTPS_ORIGIN_PATTERN, stated } from '../../server/formats.js';
 import { defineMessages } from '../../server/messages.js';
 import { defineOperation } from '../../server/registry.js';
 import { EASY_PAY_PROVIDERS, METHODS, PROVIDERS, type Environment, type Pg } from './gateway.js';
-import {
-  deleteCredentials, disconnectProvider, findProvider, patchProvider, saveKeys, updateSettings, verifyProvider, type KeyDraft,
-} from './service.js';
+import { deleteCredentials, disconnectProvider, findProvider, patchProvider, saveKeys, updateSettings, verifyProvider, type KeyDraft } from './service.js';
 import { paymentProviderView, paymentSettingsView, presentPaymentSettings } from './settings.js';
 
 defineMessages({
@@ -54,28 +52,34 @@ function checkPgOneKey(field: string, value: string | undefined, kind: 'ck' | 's
   if (match[1] !== env.toLowerCase()) throw invalid(field, 'ENVIRONMENT_MISMATCH');
 }
 
-const pgOneBody = z.object({
-  environment,
-  clientKey: z.string().min(1).max(200).optional(),
-  secretKey: secret.optional(),
-  webhookSecret: secret.nullable().optional(),
-  expectedVersion,
-}).strict();
+const pgOneBody = z
+  .object({
+    environment,
+    clientKey: z.string().min(1).max(200).optional(),
+    secretKey: secret.optional(),
+    webhookSecret: secret.nullable().optional(),
+    expectedVersion,
+  })
+  .strict();
 
-const channel = z.object({
-  channelKey: z.string().min(1).max(200),
-  channelName: z.string().max(100).nullable().optional(),
-  methods: z.array(z.enum(METHODS)).min(1).max(METHODS.length),
-}).strict();
+const channel = z
+  .object({
+    channelKey: z.string().min(1).max(200),
+    channelName: z.string().max(100).nullable().optional(),
+    methods: z.array(z.enum(METHODS)).min(1).max(METHODS.length),
+  })
+  .strict();
 
-const pgTwoBody = z.object({
-  environment,
-  storeId: z.string().min(1).max(200).optional(),
-  channels: z.array(channel).min(1).max(20).optional(),
-  apiSecret: secret.optional(),
-  webhookSecret: secret.nullable().optional(),
-  expectedVersion,
-}).strict();
+const pgTwoBody = z
+  .object({
+    environment,
+    storeId: z.string().min(1).max(200).optional(),
+    channels: z.array(channel).min(1).max(20).optional(),
+    apiSecret: secret.optional(),
+    webhookSecret: secret.nullable().optional(),
+    expectedVersion,
+  })
+  .strict();
 
 function pgOneDraft(body: z.infer<typeof pgOneBody>): KeyDraft {
   checkPgOneKey('clientKey', body.clientKey, 'ck', body.environment);
@@ -99,7 +103,8 @@ function pgTwoDraft(body: z.infer<typeof pgTwoBody>): KeyDraft {
   if (body.webhookSecret && !body.webhookSecret.startsWith('whsec_')) throw invalid('webhookSecret', 'FORMAT');
   const publicConfig: KeyDraft['publicConfig'] = {};
   if (body.storeId) Object.assign(publicConfig, { storeId: body.storeId });
-  if (body.channels) Object.assign(publicConfig, { channels: body.channels.map((c) => ({ channelKey: c.channelKey, channelName: c.channelName ?? null, methods: c.methods })) });
+  if (body.channels)
+    Object.assign(publicConfig, { channels: body.channels.map((c) => ({ channelKey: c.channelKey, channelName: c.channelName ?? null, methods: c.methods })) });
   return {
     environment: body.environment,
     merchant: body.storeId ?? null,
@@ -135,11 +140,20 @@ export const paymentOperations = [
     path: '/v1/store/payment-settings',
     summary: 'Set provider priority and checkout origins; only sent items change',
     scope: 'store:rw',
-    body: z.object({
-      priority: z.array(provider).optional(),
-      checkoutOrigins: z.array(z.url({ protocol: /^https$/ }).refine((v) => !URL.canParse(v) || new URL(v).origin === v, { message: 'https://host[:port] 형식의 출처여야 합니다.' })
-        .meta({ pattern: HTTPS_ORIGIN_PATTERN })).max(20).optional(),
-    }).strict(),
+    body: z
+      .object({
+        priority: z.array(provider).optional(),
+        checkoutOrigins: z
+          .array(
+            z
+              .url({ protocol: /^https$/ })
+              .refine((v) => !URL.canParse(v) || new URL(v).origin === v, { message: 'https://host[:port] 형식의 출처여야 합니다.' })
+              .meta({ pattern: HTTPS_ORIGIN_PATTERN }),
+          )
+          .max(20)
+          .optional(),
+      })
+      .strict(),
     target: () => settingsTarget(null),
     response: paymentSettingsView,
     errors: { 400: ['INVALID_PRIORITY'] },
@@ -181,15 +195,24 @@ export const paymentOperations = [
     summary: 'Enable or disable a provider, switch sandbox/live (live needs the gate open), set easy-pay providers',
     scope: 'store:rw',
     params: providerParams,
-    body: z.object({
-      enabled: z.boolean().optional(),
-      sandboxMode: z.boolean().optional(),
-      easyPayProviders: z.array(z.enum(EASY_PAY_PROVIDERS)).max(EASY_PAY_PROVIDERS.length)
-        .refine((v) => new Set(v).size === v.length, { message: '같은 간편결제사를 두 번 넣을 수 없습니다.', params: { code: 'DUPLICATE' } }).meta(stated.uniqueItems).optional(),
-      expectedVersion,
-    }).strict().refine((b) => b.enabled !== undefined || b.sandboxMode !== undefined || b.easyPayProviders !== undefined, {
-      message: 'enabled, sandboxMode, easyPayProviders 중 하나 이상이 필요합니다.', params: { code: 'REQUIRED' },
-    }).meta(stated.atLeastOne('enabled', 'sandboxMode', 'easyPayProviders')),
+    body: z
+      .object({
+        enabled: z.boolean().optional(),
+        sandboxMode: z.boolean().optional(),
+        easyPayProviders: z
+          .array(z.enum(EASY_PAY_PROVIDERS))
+          .max(EASY_PAY_PROVIDERS.length)
+          .refine((v) => new Set(v).size === v.length, { message: '같은 간편결제사를 두 번 넣을 수 없습니다.', params: { code: 'DUPLICATE' } })
+          .meta(stated.uniqueItems)
+          .optional(),
+        expectedVersion,
+      })
+      .strict()
+      .refine((b) => b.enabled !== undefined || b.sandboxMode !== undefined || b.easyPayProviders !== undefined, {
+        message: 'enabled, sandboxMode, easyPayProviders 중 하나 이상이 필요합니다.',
+        params: { code: 'REQUIRED' },
+      })
+      .meta(stated.atLeastOne('enabled', 'sandboxMode', 'easyPayProviders')),
     target: (ctx) => settingsTarget(ctx.params.provider),
     preview: async (ctx) => {
       const current = await findProvider(ctx.db, ctx.store.id, ctx.params.provider as Pg);
@@ -201,7 +224,10 @@ export const paymentOperations = [
       };
     },
     response: paymentProviderView,
-    errors: { 404: ['PAYMENT_PROVIDER_NOT_FOUND'], 409: ['PAYMENT_PROVIDER_CHANGED', 'LIVE_GATE_NOT_MET', 'LIVE_PAYMENTS_DISABLED', 'PAYMENT_PROVIDER_INCOMPLETE'] },
+    errors: {
+      404: ['PAYMENT_PROVIDER_NOT_FOUND'],
+      409: ['PAYMENT_PROVIDER_CHANGED', 'LIVE_GATE_NOT_MET', 'LIVE_PAYMENTS_DISABLED', 'PAYMENT_PROVIDER_INCOMPLETE'],
+    },
     handler: (ctx) => patchProvider(ctx, ctx.params.provider as Pg, ctx.body),
   }),
   defineOperation({

@@ -18,9 +18,11 @@ export async function recordSandboxSuccess(services: Services, storeId: string, 
   const row = (await storeRouting(services.db, storeId)).providers.find((p) => p.provider === pg)?.row;
   if (!row || (kind === 'PAYMENT' ? row.sandboxPaymentAt : row.sandboxRefundAt) !== null) return;
   const now = services.clock.now();
-  await services.db.update(paymentProviders)
+  await services.db
+    .update(paymentProviders)
     .set(kind === 'PAYMENT' ? { sandboxPaymentAt: now } : { sandboxRefundAt: now })
-    .where(eq(paymentProviders.id, row.id)).run();
+    .where(eq(paymentProviders.id, row.id))
+    .run();
 }
 
 export interface ProviderWarning {
@@ -38,9 +40,12 @@ export interface ProviderWarning {
  * provider within 24 hours show a warning, which clears 24 hours after the failures stop.
  */
 export async function providerWarnings(services: Pick<Services, 'db'>, storeId: string, now: number): Promise<ProviderWarning[]> {
-  const rows = await services.db.select().from(paymentProviderFailures)
+  const rows = await services.db
+    .select()
+    .from(paymentProviderFailures)
     .where(and(eq(paymentProviderFailures.storeId, storeId), gt(paymentProviderFailures.at, now - 2 * DAY)))
-    .orderBy(paymentProviderFailures.at).all();
+    .orderBy(paymentProviderFailures.at)
+    .all();
   const groups = new Map<string, typeof rows>();
   for (const r of rows) {
     const key = `${r.provider}:${r.method}:${r.easyPayProvider ?? ''}`;
@@ -73,17 +78,32 @@ export async function recordProviderFailure(services: Services, storeId: string,
   const { db } = services;
   const now = services.clock.now();
   await transaction(services.db, async () => {
-    await db.delete(paymentProviderFailures).where(and(eq(paymentProviderFailures.storeId, storeId), lt(paymentProviderFailures.at, now - 2 * DAY))).run();
-    await db.insert(paymentProviderFailures).values({
-      id: newId('pfail', now), storeId, provider: failure.pg, method: failure.method,
-      easyPayProvider: failure.easyPayProvider ?? null, code: failure.code, at: now,
-    }).run();
+    await db
+      .delete(paymentProviderFailures)
+      .where(and(eq(paymentProviderFailures.storeId, storeId), lt(paymentProviderFailures.at, now - 2 * DAY)))
+      .run();
+    await db
+      .insert(paymentProviderFailures)
+      .values({
+        id: newId('pfail', now),
+        storeId,
+        provider: failure.pg,
+        method: failure.method,
+        easyPayProvider: failure.easyPayProvider ?? null,
+        code: failure.code,
+        at: now,
+      })
+      .run();
     const warnings = await providerWarnings(services, storeId, now);
     if (warnings.length === 0) return;
     const settings = await db.select().from(paymentSettings).where(eq(paymentSettings.storeId, storeId)).get();
     if (settings?.warningMailedAt && settings.warningMailedAt > now - DAY) return;
     if (settings) await db.update(paymentSettings).set({ warningMailedAt: now }).where(eq(paymentSettings.storeId, storeId)).run();
-    else await db.insert(paymentSettings).values({ ...defaultSettings(storeId, now), warningMailedAt: now }).run();
+    else
+      await db
+        .insert(paymentSettings)
+        .values({ ...defaultSettings(storeId, now), warningMailedAt: now })
+        .run();
     const store = await findStore(db, storeId);
     const owners = await membersInRoles(db, storeId, ['OWNER']);
     for (const owner of owners) {

@@ -4,9 +4,7 @@ import { preparedFor } from '../../db/prepared.js';
 import type { Services } from '../../server/services.js';
 import { cachedPerStoreSettings, type CheckoutAvailability } from '../stores/index.js';
 import { storefrontIsPublic } from '../storefront/index.js';
-import {
-  PROVIDERS, type CheckoutMode, type EasyPayProvider, type Environment, type PaymentMethod, type PaymentOption, type Pg,
-} from './gateway.js';
+import { PROVIDERS, type CheckoutMode, type EasyPayProvider, type Environment, type PaymentMethod, type PaymentOption, type Pg } from './gateway.js';
 import { paymentCredentials, paymentProviders, paymentSettings, type PgTwoConfig } from './schema.js';
 
 export type ProviderRow = typeof paymentProviders.$inferSelect;
@@ -16,18 +14,35 @@ export const ROUTING_EXCLUSIONS = ['NOT_CONNECTED', 'DISABLED', 'CREDENTIAL_MISS
 export type RoutingExclusion = (typeof ROUTING_EXCLUSIONS)[number];
 
 const q = preparedFor((db: Db) => ({
-  settings: db.select().from(paymentSettings).where(eq(paymentSettings.storeId, sql.placeholder('storeId'))).prepare(),
-  providers: db.select().from(paymentProviders).where(eq(paymentProviders.storeId, sql.placeholder('storeId'))).prepare(),
-  activeCredentials: db.select().from(paymentCredentials)
+  settings: db
+    .select()
+    .from(paymentSettings)
+    .where(eq(paymentSettings.storeId, sql.placeholder('storeId')))
+    .prepare(),
+  providers: db
+    .select()
+    .from(paymentProviders)
+    .where(eq(paymentProviders.storeId, sql.placeholder('storeId')))
+    .prepare(),
+  activeCredentials: db
+    .select()
+    .from(paymentCredentials)
     .where(and(eq(paymentCredentials.storeId, sql.placeholder('storeId')), eq(paymentCredentials.status, 'ACTIVE')))
     .prepare(),
 }));
 
 export const defaultSettings = (storeId: string, now: number): SettingsRow => ({
-  storeId, priority: [], checkoutOrigins: [], platformLiveEnabled: false, warningMailedAt: null, version: 0, updatedAt: now,
+  storeId,
+  priority: [],
+  checkoutOrigins: [],
+  platformLiveEnabled: false,
+  warningMailedAt: null,
+  version: 0,
+  updatedAt: now,
 });
 
-export const readSettings = async (db: Db, storeId: string, now = 0): Promise<SettingsRow> => (await q(db).settings.get({ storeId })) ?? defaultSettings(storeId, now);
+export const readSettings = async (db: Db, storeId: string, now = 0): Promise<SettingsRow> =>
+  (await q(db).settings.get({ storeId })) ?? defaultSettings(storeId, now);
 
 /** The key set a provider uses: test keys in sandbox mode, live keys otherwise (spec 01 §5.5). */
 export const environmentOf = (row: Pick<ProviderRow, 'sandboxMode'>): Environment => (row.sandboxMode ? 'TEST' : 'LIVE');
@@ -83,10 +98,17 @@ async function buildStoreRouting(db: Db, storeId: string): Promise<StoreRouting>
 
 export const PG_NAMES: Record<Pg, string> = { pg_one: 'PG One', pg_two: 'PG Two' };
 const METHOD_LABELS: Record<PaymentMethod, string> = {
-  CARD: '신용·체크카드', EASY_PAY: '간편결제', BANK_TRANSFER: '계좌이체', MOBILE: '휴대폰', VIRTUAL_ACCOUNT: '가상계좌',
+  CARD: '신용·체크카드',
+  EASY_PAY: '간편결제',
+  BANK_TRANSFER: '계좌이체',
+  MOBILE: '휴대폰',
+  VIRTUAL_ACCOUNT: '가상계좌',
 };
 const EASY_PAY_LABELS: Record<EasyPayProvider, string> = {
-  EASYPAY_1: '간편결제 1', EASYPAY_2: '간편결제 2', EASYPAY_3: '간편결제 3', EASYPAY_4: '간편결제 4',
+  EASYPAY_1: '간편결제 1',
+  EASYPAY_2: '간편결제 2',
+  EASYPAY_3: '간편결제 3',
+  EASYPAY_4: '간편결제 4',
 };
 
 /** Methods buyers may choose; virtual account is not supported by either gateway yet (spec 01 §5.5). */
@@ -152,4 +174,5 @@ export async function checkoutAvailability(services: Pick<Services, 'db'>, store
   };
 }
 
-export const paymentDomains = async (services: Pick<Services, 'db'>, storeId: string): Promise<string[]> => (await readSettings(services.db, storeId)).checkoutOrigins;
+export const paymentDomains = async (services: Pick<Services, 'db'>, storeId: string): Promise<string[]> =>
+  (await readSettings(services.db, storeId)).checkoutOrigins;

@@ -4,9 +4,7 @@ import { preparedFor } from '../../db/prepared.js';
 import { newId } from '../../db/ids.js';
 import { fail } from '../../server/errors.js';
 import type { Services } from '../../server/services.js';
-import type {
-  ConfirmResult, Gateway, GatewayFailure, LookupResult, Pg, SandboxOutcome, SandboxView,
-} from './gateway.js';
+import type { ConfirmResult, Gateway, GatewayFailure, LookupResult, Pg, SandboxOutcome, SandboxView } from './gateway.js';
 import { recordProviderFailure, recordSandboxSuccess } from './records.js';
 import type { CredentialRow } from './routing.js';
 import { sandboxGatewayPayments, type SecretFields } from './schema.js';
@@ -30,27 +28,35 @@ const view = (row: SandboxRow): SandboxView => ({
 });
 
 const statements = preparedFor((db) => ({
-  byKey: db.select().from(sandboxGatewayPayments).where(eq(sandboxGatewayPayments.pgPaymentKey, sql.placeholder('pgPaymentKey'))).prepare(),
+  byKey: db
+    .select()
+    .from(sandboxGatewayPayments)
+    .where(eq(sandboxGatewayPayments.pgPaymentKey, sql.placeholder('pgPaymentKey')))
+    .prepare(),
 }));
 
 const load = (services: Services, pgPaymentKey: string) => statements(services.db).byKey.get({ pgPaymentKey });
 
 async function update(services: Services, row: SandboxRow, change: Partial<SandboxRow>) {
-  await services.db.update(sandboxGatewayPayments).set({ ...change, updatedAt: services.clock.now() })
-    .where(eq(sandboxGatewayPayments.pgPaymentKey, row.pgPaymentKey)).run();
+  await services.db
+    .update(sandboxGatewayPayments)
+    .set({ ...change, updatedAt: services.clock.now() })
+    .where(eq(sandboxGatewayPayments.pgPaymentKey, row.pgPaymentKey))
+    .run();
 }
 
 /** Test keys fail their connection check only when their secret says so (there is no real merchant to ask). */
 export function verifySandboxKeys(secrets: SecretFields): { ok: true } | { ok: false; code: string; message: string } {
   const secret = secrets.secretKey ?? secrets.apiSecret ?? '';
-  return /invalid/i.test(secret)
-    ? { ok: false, code: 'UNAUTHORIZED_KEY', message: '인증되지 않은 테스트 키입니다.' }
-    : { ok: true };
+  return /invalid/i.test(secret) ? { ok: false, code: 'UNAUTHORIZED_KEY', message: '인증되지 않은 테스트 키입니다.' } : { ok: true };
 }
 
 const refused = (failure: GatewayFailure): ConfirmResult => ({ status: 'REFUSED', approvedAmount: 0, approvedMethod: null, pgTransactionId: null, failure });
 const approved = (row: SandboxRow): ConfirmResult => ({
-  status: 'APPROVED', approvedAmount: row.gatewayAmount, approvedMethod: row.method, pgTransactionId: row.pgPaymentKey,
+  status: 'APPROVED',
+  approvedAmount: row.gatewayAmount,
+  approvedMethod: row.method,
+  pgTransactionId: row.pgPaymentKey,
 });
 
 export function sandboxGateway(services: Services, storeId: string, pg: Pg, credential: CredentialRow): Gateway {
@@ -65,16 +71,33 @@ export function sandboxGateway(services: Services, storeId: string, pg: Pg, cred
     async prepareWindow(input) {
       const now = services.clock.now();
       const pgPaymentKey = newId(pg === 'pg_one' ? 'sbx1' : 'sbx2', now);
-      await services.db.insert(sandboxGatewayPayments).values({
-        pgPaymentKey, storeId, provider: pg, credentialId: credential.id, paymentId: input.paymentId, pgOrderId: input.pgOrderId,
-        orderName: input.orderName, method: input.method, easyPayProvider: input.provider ?? null, amount: input.amount,
-        gatewayAmount: input.amount, canceledAmount: 0, status: 'READY', slowConfirm: false, createdAt: now, updatedAt: now,
-      }).run();
+      await services.db
+        .insert(sandboxGatewayPayments)
+        .values({
+          pgPaymentKey,
+          storeId,
+          provider: pg,
+          credentialId: credential.id,
+          paymentId: input.paymentId,
+          pgOrderId: input.pgOrderId,
+          orderName: input.orderName,
+          method: input.method,
+          easyPayProvider: input.provider ?? null,
+          amount: input.amount,
+          gatewayAmount: input.amount,
+          canceledAmount: 0,
+          status: 'READY',
+          slowConfirm: false,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .run();
       return { windowUrl: `${services.config.origin}/pay/${input.paymentId}`, pgPaymentKey, sandbox: true, credentialId: credential.id };
     },
     async confirm(input) {
       const row = await own(input.pgPaymentKey);
-      if (!row || row.pgOrderId !== input.pgOrderId) return refused({ code: 'NOT_FOUND_PAYMENT_SESSION', message: '결제 정보를 찾을 수 없습니다.', optionUnavailable: false });
+      if (!row || row.pgOrderId !== input.pgOrderId)
+        return refused({ code: 'NOT_FOUND_PAYMENT_SESSION', message: '결제 정보를 찾을 수 없습니다.', optionUnavailable: false });
       switch (row.status) {
         case 'AUTHORIZED':
           // Like the real APIs, a confirm that times out still approves: the answer just arrives late.
@@ -109,15 +132,27 @@ export function sandboxGateway(services: Services, storeId: string, pg: Pg, cred
     async cancel(input) {
       const row = await own(input.pgTransactionId);
       if (!row || !['APPROVED', 'PARTIALLY_CANCELED'].includes(row.status)) {
-        return { status: 'FAILED', canceledAmount: 0, failure: { code: 'NOT_CANCELABLE_PAYMENT', message: '취소할 수 없는 결제입니다.', optionUnavailable: false } };
+        return {
+          status: 'FAILED',
+          canceledAmount: 0,
+          failure: { code: 'NOT_CANCELABLE_PAYMENT', message: '취소할 수 없는 결제입니다.', optionUnavailable: false },
+        };
       }
       if (row.refundHeld) {
         await update(services, row, { refundHeld: false });
-        return { status: 'HELD', canceledAmount: 0, failure: { code: 'REFUND_HELD', message: '가맹점 잔액이 부족해 지금은 환불할 수 없습니다. 정산 뒤 다시 처리하세요.', optionUnavailable: false } };
+        return {
+          status: 'HELD',
+          canceledAmount: 0,
+          failure: { code: 'REFUND_HELD', message: '가맹점 잔액이 부족해 지금은 환불할 수 없습니다. 정산 뒤 다시 처리하세요.', optionUnavailable: false },
+        };
       }
       const left = row.gatewayAmount - row.canceledAmount;
       if (!Number.isInteger(input.amount) || input.amount <= 0 || input.amount > left) {
-        return { status: 'FAILED', canceledAmount: 0, failure: { code: 'NOT_CANCELABLE_AMOUNT', message: `취소할 수 있는 금액은 ${left}원입니다.`, optionUnavailable: false } };
+        return {
+          status: 'FAILED',
+          canceledAmount: 0,
+          failure: { code: 'NOT_CANCELABLE_AMOUNT', message: `취소할 수 있는 금액은 ${left}원입니다.`, optionUnavailable: false },
+        };
       }
       const canceledAmount = row.canceledAmount + input.amount;
       await transaction(services.db, async () => {
@@ -131,21 +166,39 @@ export function sandboxGateway(services: Services, storeId: string, pg: Pg, cred
       if (!row || row.pgOrderId !== input.pgOrderId) {
         return { status: 'NOT_FOUND', amount: 0, approvedAmount: 0, canceledAmount: 0, approvedMethod: null, pgTransactionId: null };
       }
-      const status: LookupResult['status'] = ({
-        READY: 'READY', AUTHORIZED: 'READY', APPROVED: 'APPROVED', PARTIALLY_CANCELED: 'PARTIALLY_CANCELED', CANCELED: 'CANCELED',
-        REFUSED: 'REFUSED', WINDOW_CLOSED: 'REFUSED', WINDOW_ERROR: 'REFUSED', EXPIRED: 'REFUSED',
-      } as const)[row.status];
+      const status: LookupResult['status'] = (
+        {
+          READY: 'READY',
+          AUTHORIZED: 'READY',
+          APPROVED: 'APPROVED',
+          PARTIALLY_CANCELED: 'PARTIALLY_CANCELED',
+          CANCELED: 'CANCELED',
+          REFUSED: 'REFUSED',
+          WINDOW_CLOSED: 'REFUSED',
+          WINDOW_ERROR: 'REFUSED',
+          EXPIRED: 'REFUSED',
+        } as const
+      )[row.status];
       const paid = ['APPROVED', 'PARTIALLY_CANCELED', 'CANCELED'].includes(row.status);
       return {
-        status, amount: row.amount, approvedAmount: paid ? row.gatewayAmount : 0, canceledAmount: row.canceledAmount,
-        approvedMethod: paid ? row.method : null, pgTransactionId: paid ? row.pgPaymentKey : null,
+        status,
+        amount: row.amount,
+        approvedAmount: paid ? row.gatewayAmount : 0,
+        canceledAmount: row.canceledAmount,
+        approvedMethod: paid ? row.method : null,
+        pgTransactionId: paid ? row.pgPaymentKey : null,
       };
     },
   };
 }
 
 /** The buyer's action in the sandbox window (the pay page and /_dev/v1/payments/{paymentId}/simulate). */
-export async function sandboxDecide(services: Services, pgPaymentKey: string, outcome: SandboxOutcome, options: { amount?: number } = {}): Promise<SandboxView> {
+export async function sandboxDecide(
+  services: Services,
+  pgPaymentKey: string,
+  outcome: SandboxOutcome,
+  options: { amount?: number } = {},
+): Promise<SandboxView> {
   return await transaction(services.db, async () => {
     const row = await load(services, pgPaymentKey);
     if (!row) throw fail(404, 'SANDBOX_PAYMENT_NOT_FOUND');
@@ -153,16 +206,26 @@ export async function sandboxDecide(services: Services, pgPaymentKey: string, ou
     if (options.amount !== undefined && (!Number.isInteger(options.amount) || options.amount < 0)) throw fail(400, 'VALIDATION_FAILED');
     const change: Partial<SandboxRow> = (() => {
       switch (outcome) {
-        case 'APPROVE': return { status: 'AUTHORIZED', gatewayAmount: options.amount ?? row.amount };
-        case 'CONFIRMING': return { status: 'AUTHORIZED', gatewayAmount: options.amount ?? row.amount, slowConfirm: true };
-        case 'REFUSE': return { status: 'REFUSED' };
-        case 'CANCEL': return { status: 'WINDOW_CLOSED' };
-        case 'WINDOW_ERROR': return { status: 'WINDOW_ERROR' };
+        case 'APPROVE':
+          return { status: 'AUTHORIZED', gatewayAmount: options.amount ?? row.amount };
+        case 'CONFIRMING':
+          return { status: 'AUTHORIZED', gatewayAmount: options.amount ?? row.amount, slowConfirm: true };
+        case 'REFUSE':
+          return { status: 'REFUSED' };
+        case 'CANCEL':
+          return { status: 'WINDOW_CLOSED' };
+        case 'WINDOW_ERROR':
+          return { status: 'WINDOW_ERROR' };
       }
     })();
     await update(services, row, change);
     if (outcome === 'WINDOW_ERROR') {
-      await recordProviderFailure(services, row.storeId, { pg: row.provider, method: row.method, easyPayProvider: row.easyPayProvider, code: 'INVALID_CHANNEL' });
+      await recordProviderFailure(services, row.storeId, {
+        pg: row.provider,
+        method: row.method,
+        easyPayProvider: row.easyPayProvider,
+        code: 'INVALID_CHANNEL',
+      });
     }
     return view({ ...row, ...change } as SandboxRow);
   });
@@ -170,7 +233,12 @@ export async function sandboxDecide(services: Services, pgPaymentKey: string, ou
 
 /** `/_dev` outcome REFUND_HELD: the next refund of a paid sandbox payment is answered HELD (a merchant short of balance). */
 export async function holdSandboxRefunds(services: Services, paymentId: string) {
-  const changed = (await services.db.update(sandboxGatewayPayments).set({ refundHeld: true, updatedAt: services.clock.now() })
-    .where(and(eq(sandboxGatewayPayments.paymentId, paymentId), inArray(sandboxGatewayPayments.status, ['APPROVED', 'PARTIALLY_CANCELED']))).run()).changes;
+  const changed = (
+    await services.db
+      .update(sandboxGatewayPayments)
+      .set({ refundHeld: true, updatedAt: services.clock.now() })
+      .where(and(eq(sandboxGatewayPayments.paymentId, paymentId), inArray(sandboxGatewayPayments.status, ['APPROVED', 'PARTIALLY_CANCELED'])))
+      .run()
+  ).changes;
   if (changed === 0) throw fail(409, 'PAYMENT_WINDOW_NOT_OPEN', { reason: 'NOT_PAID' });
 }

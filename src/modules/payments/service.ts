@@ -14,13 +14,25 @@ import { liveGate, presentOneProvider, presentPaymentSettings } from './settings
 type Db = Services['db'];
 
 export const findProvider = async (db: Db, storeId: string, provider: Pg): Promise<ProviderRow | undefined> =>
-  await db.select().from(paymentProviders).where(and(eq(paymentProviders.storeId, storeId), eq(paymentProviders.provider, provider))).get();
+  await db
+    .select()
+    .from(paymentProviders)
+    .where(and(eq(paymentProviders.storeId, storeId), eq(paymentProviders.provider, provider)))
+    .get();
 
 export const activeCredential = async (db: Db, storeId: string, provider: Pg, environment: Environment): Promise<CredentialRow | undefined> =>
-  await db.select().from(paymentCredentials).where(and(
-    eq(paymentCredentials.storeId, storeId), eq(paymentCredentials.provider, provider),
-    eq(paymentCredentials.environment, environment), eq(paymentCredentials.status, 'ACTIVE'),
-  )).get();
+  await db
+    .select()
+    .from(paymentCredentials)
+    .where(
+      and(
+        eq(paymentCredentials.storeId, storeId),
+        eq(paymentCredentials.provider, provider),
+        eq(paymentCredentials.environment, environment),
+        eq(paymentCredentials.status, 'ACTIVE'),
+      ),
+    )
+    .get();
 
 async function requireProvider(db: Db, storeId: string, provider: Pg): Promise<ProviderRow> {
   const row = await findProvider(db, storeId, provider);
@@ -56,7 +68,14 @@ export interface PreparedKeys {
 
 const REQUIRED_SECRET: Record<Pg, string> = { pg_one: 'secretKey', pg_two: 'apiSecret' };
 
-async function prepareKeys(services: Services, storeId: string, pg: Pg, draft: KeyDraft, required: string[], expectedVersion: number | undefined): Promise<PreparedKeys> {
+async function prepareKeys(
+  services: Services,
+  storeId: string,
+  pg: Pg,
+  draft: KeyDraft,
+  required: string[],
+  expectedVersion: number | undefined,
+): Promise<PreparedKeys> {
   const { db } = services;
   const provider = await findProvider(db, storeId, pg);
   const existing = await activeCredential(db, storeId, pg, draft.environment);
@@ -65,7 +84,7 @@ async function prepareKeys(services: Services, storeId: string, pg: Pg, draft: K
   }
   const merchantChange = !!existing && draft.merchant !== null && draft.merchant !== existing.merchant;
   const base = existing && !merchantChange ? existing : undefined;
-  const publicConfig = { ...(base?.publicConfig ?? {}), ...draft.publicConfig } as PublicConfig;
+  const publicConfig = { ...base?.publicConfig, ...draft.publicConfig } as PublicConfig;
   const secrets: SecretFields = base ? { ...credentialSecrets(services, base) } : {};
   for (const [field, value] of Object.entries(draft.secrets)) {
     if (value === null) delete secrets[field];
@@ -88,14 +107,16 @@ export async function saveKeys(ctx: StoreCtx, pg: Pg, draft: KeyDraft, required:
   let verified: { at: number } | null = null;
   if (draft.environment === 'LIVE' && prepared.provider && !prepared.provider.sandboxMode) {
     const check = await verifyKeys(services, pg, { environment: 'LIVE', publicConfig: prepared.publicConfig }, prepared.secrets);
-    if (!check.ok) throw fail(409, 'PAYMENT_PROVIDER_VERIFICATION_FAILED', { provider: pg, environment: 'LIVE', gatewayCode: check.code, gatewayMessage: check.message });
+    if (!check.ok)
+      throw fail(409, 'PAYMENT_PROVIDER_VERIFICATION_FAILED', { provider: pg, environment: 'LIVE', gatewayCode: check.code, gatewayMessage: check.message });
     verified = { at: services.clock.now() };
   }
   return transaction(services.db, async () => {
     const { db } = services;
     const now = services.clock.now();
     const currentProvider = await findProvider(db, storeId, pg);
-    if (currentProvider?.id !== prepared.provider?.id || currentProvider?.version !== prepared.provider?.version) throw fail(409, 'PAYMENT_PROVIDER_CHANGED', { provider: pg });
+    if (currentProvider?.id !== prepared.provider?.id || currentProvider?.version !== prepared.provider?.version)
+      throw fail(409, 'PAYMENT_PROVIDER_CHANGED', { provider: pg });
     const current = await activeCredential(db, storeId, pg, draft.environment);
     if (current?.id !== prepared.existing?.id || current?.version !== prepared.existing?.version) {
       throw fail(409, 'PAYMENT_CREDENTIAL_CHANGED', { provider: pg, environment: draft.environment });
@@ -104,17 +125,39 @@ export async function saveKeys(ctx: StoreCtx, pg: Pg, draft: KeyDraft, required:
     if (prepared.merchantChange) {
       await db.update(paymentCredentials).set({ status: 'ARCHIVED', archivedAt: now, updatedAt: now }).where(eq(paymentCredentials.id, current!.id)).run();
     }
-    await storeKeySet(services, storeId, pg, draft.environment, prepared.merchantChange ? undefined : current, prepared.publicConfig, prepared.secrets, verified?.at ?? null);
+    await storeKeySet(
+      services,
+      storeId,
+      pg,
+      draft.environment,
+      prepared.merchantChange ? undefined : current,
+      prepared.publicConfig,
+      prepared.secrets,
+      verified?.at ?? null,
+    );
     return presentOneProvider(services, storeId, pg);
   });
 }
 
 /** A newly connected provider starts disabled, in sandbox mode (spec 01 §5.5), last in priority. */
 async function connectProvider(services: Services, storeId: string, pg: Pg, now: number, enabled = false) {
-  await services.db.insert(paymentProviders).values({
-    id: newId('pgp', now), storeId, provider: pg, enabled, sandboxMode: true, easyPayProviders: [],
-    sandboxPaymentAt: null, sandboxRefundAt: null, liveSwitchedAt: null, version: 1, createdAt: now, updatedAt: now,
-  }).run();
+  await services.db
+    .insert(paymentProviders)
+    .values({
+      id: newId('pgp', now),
+      storeId,
+      provider: pg,
+      enabled,
+      sandboxMode: true,
+      easyPayProviders: [],
+      sandboxPaymentAt: null,
+      sandboxRefundAt: null,
+      liveSwitchedAt: null,
+      version: 1,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .run();
   const settings = await readSettings(services.db, storeId, now);
   await writeSettings(services.db, storeId, now, { priority: [...settings.priority.filter((p) => p !== pg), pg] });
 }
@@ -124,8 +167,14 @@ async function connectProvider(services: Services, storeId: string, pg: Pg, now:
  * test result, unless the keys were tested just now (`verifiedAt`, the live pre-check).
  */
 async function storeKeySet(
-  services: Services, storeId: string, pg: Pg, environment: Environment, current: CredentialRow | undefined,
-  publicConfig: PublicConfig, secrets: SecretFields, verifiedAt: number | null,
+  services: Services,
+  storeId: string,
+  pg: Pg,
+  environment: Environment,
+  current: CredentialRow | undefined,
+  publicConfig: PublicConfig,
+  secrets: SecretFields,
+  verifiedAt: number | null,
 ) {
   const now = services.clock.now();
   const id = current?.id ?? newId('pgc', now);
@@ -140,9 +189,16 @@ async function storeKeySet(
     updatedAt: now,
   };
   if (current) {
-    await services.db.update(paymentCredentials).set({ ...values, version: current.version + 1 }).where(eq(paymentCredentials.id, id)).run();
+    await services.db
+      .update(paymentCredentials)
+      .set({ ...values, version: current.version + 1 })
+      .where(eq(paymentCredentials.id, id))
+      .run();
   } else {
-    await services.db.insert(paymentCredentials).values({ id, storeId, provider: pg, environment, status: 'ACTIVE', version: 1, archivedAt: null, createdAt: now, ...values }).run();
+    await services.db
+      .insert(paymentCredentials)
+      .values({ id, storeId, provider: pg, environment, status: 'ACTIVE', version: 1, archivedAt: null, createdAt: now, ...values })
+      .run();
   }
 }
 
@@ -152,7 +208,16 @@ async function storeKeySet(
  */
 export async function seedSandboxProvider(services: Services, storeId: string) {
   await connectProvider(services, storeId, 'pg_one', services.clock.now(), true);
-  await storeKeySet(services, storeId, 'pg_one', 'TEST', undefined, { clientKey: 'test_ck_svcDevStoreSandbox0001' }, { secretKey: 'test_sk_svcDevStoreSandbox0001' }, null);
+  await storeKeySet(
+    services,
+    storeId,
+    'pg_one',
+    'TEST',
+    undefined,
+    { clientKey: 'test_ck_svcDevStoreSandbox0001' },
+    { secretKey: 'test_sk_svcDevStoreSandbox0001' },
+    null,
+  );
 }
 
 export const merchantOf = (pg: Pg, config: PublicConfig) =>
@@ -176,7 +241,10 @@ export async function patchProvider(ctx: StoreCtx, pg: Pg, patch: ProviderPatch)
   const goingLive = patch.sandboxMode === false && row.sandboxMode;
   if (goingLive) {
     const routing = await storeRouting(db, storeId);
-    const gate = liveGate(routing.providers.find((p) => p.provider === pg)!, routing.settings);
+    const gate = liveGate(
+      routing.providers.find((p) => p.provider === pg)!,
+      routing.settings,
+    );
     if (gate.status !== 'OPEN') {
       const onlyPlatform = gate.conditions.every((c) => c.met || c.code === 'PLATFORM_LIVE_ENABLED');
       throw fail(409, onlyPlatform ? 'LIVE_PAYMENTS_DISABLED' : 'LIVE_GATE_NOT_MET', { provider: pg, conditions: gate.conditions });
@@ -190,9 +258,11 @@ export async function patchProvider(ctx: StoreCtx, pg: Pg, patch: ProviderPatch)
   if (patch.enabled === true && !(await activeCredential(db, storeId, pg, environmentOf(next)))) {
     throw fail(409, 'PAYMENT_PROVIDER_INCOMPLETE', { provider: pg, environment: environmentOf(next) });
   }
-  await db.update(paymentProviders)
+  await db
+    .update(paymentProviders)
     .set({ ...next, version: row.version + 1, updatedAt: now, ...(goingLive ? { liveSwitchedAt: now } : {}) })
-    .where(eq(paymentProviders.id, row.id)).run();
+    .where(eq(paymentProviders.id, row.id))
+    .run();
   return presentOneProvider(ctx.services, storeId, pg);
 }
 
@@ -211,9 +281,11 @@ export async function verifyProvider(ctx: StoreCtx, pg: Pg, environment: Environ
     if (current?.id !== credential.id || current.version !== credential.version) {
       throw fail(409, 'PAYMENT_CREDENTIAL_CHANGED', { provider: pg, environment: env });
     }
-    await services.db.update(paymentCredentials)
+    await services.db
+      .update(paymentCredentials)
       .set({ verification: result.ok ? 'PASSED' : 'FAILED', verificationCode: result.ok ? null : result.code, verifiedAt: now })
-      .where(eq(paymentCredentials.id, credential.id)).run();
+      .where(eq(paymentCredentials.id, credential.id))
+      .run();
     return {
       environment: env,
       result: result.ok ? { status: 'PASSED', code: null, message: null } : { status: 'FAILED', code: result.code, message: result.message },
@@ -229,7 +301,11 @@ export async function deleteCredentials(ctx: StoreCtx, pg: Pg, environment: Envi
   const credential = await activeCredential(ctx.db, storeId, pg, environment);
   if (!credential) throw fail(404, 'PAYMENT_CREDENTIAL_NOT_FOUND', { provider: pg, environment });
   if (row.enabled && environmentOf(row) === environment) throw fail(409, 'PAYMENT_CREDENTIAL_ACTIVE', { provider: pg, environment });
-  await ctx.db.update(paymentCredentials).set({ status: 'ARCHIVED', archivedAt: ctx.now, updatedAt: ctx.now }).where(eq(paymentCredentials.id, credential.id)).run();
+  await ctx.db
+    .update(paymentCredentials)
+    .set({ status: 'ARCHIVED', archivedAt: ctx.now, updatedAt: ctx.now })
+    .where(eq(paymentCredentials.id, credential.id))
+    .run();
   return presentOneProvider(ctx.services, storeId, pg);
 }
 
@@ -237,8 +313,11 @@ export async function deleteCredentials(ctx: StoreCtx, pg: Pg, environment: Envi
 export async function disconnectProvider(ctx: StoreCtx, pg: Pg) {
   const storeId = ctx.store.id;
   const row = await requireProvider(ctx.db, storeId, pg);
-  await ctx.db.update(paymentCredentials).set({ status: 'ARCHIVED', archivedAt: ctx.now, updatedAt: ctx.now })
-    .where(and(eq(paymentCredentials.storeId, storeId), eq(paymentCredentials.provider, pg), eq(paymentCredentials.status, 'ACTIVE'))).run();
+  await ctx.db
+    .update(paymentCredentials)
+    .set({ status: 'ARCHIVED', archivedAt: ctx.now, updatedAt: ctx.now })
+    .where(and(eq(paymentCredentials.storeId, storeId), eq(paymentCredentials.provider, pg), eq(paymentCredentials.status, 'ACTIVE')))
+    .run();
   await ctx.db.delete(paymentProviders).where(eq(paymentProviders.id, row.id)).run();
   await writeSettings(ctx.db, storeId, ctx.now, { priority: (await readSettings(ctx.db, storeId)).priority.filter((p) => p !== pg) });
   return presentOneProvider(ctx.services, storeId, pg);
@@ -249,8 +328,8 @@ export async function updateSettings(ctx: StoreCtx, body: { priority?: Pg[]; che
   const storeId = ctx.store.id;
   if (body.priority) {
     const connected = (await storeRouting(ctx.db, storeId)).providers.filter((p) => p.row).map((p) => p.provider);
-    const exact = body.priority.length === connected.length && new Set(body.priority).size === body.priority.length
-      && connected.every((p) => body.priority!.includes(p));
+    const exact =
+      body.priority.length === connected.length && new Set(body.priority).size === body.priority.length && connected.every((p) => body.priority!.includes(p));
     if (!exact) throw fail(400, 'INVALID_PRIORITY', { connected });
   }
   await writeSettings(ctx.db, storeId, ctx.now, {

@@ -56,11 +56,13 @@ export function liveGate(state: ProviderState, settings: SettingsRow) {
 const credentialFields = {
   credentialId: z.string(),
   environment,
-  secrets: z.array(z.object({
-    field: z.string().describe('secretKey / apiSecret, webhookSecret'),
-    set: z.boolean(),
-    masked: z.string().nullable().describe('The first 4 characters only.'),
-  })),
+  secrets: z.array(
+    z.object({
+      field: z.string().describe('secretKey / apiSecret, webhookSecret'),
+      set: z.boolean(),
+      masked: z.string().nullable().describe('The first 4 characters only.'),
+    }),
+  ),
   verification: z.object({
     status: z.enum(['PASSED', 'FAILED', 'NOT_TESTED']).describe('The last connection test; edits to the keys reset it to NOT_TESTED.'),
     code: z.string().nullable().describe("The gateway's code of a failed test."),
@@ -82,9 +84,10 @@ export const credentialSetView = z.union([
 
 function presentCredential(provider: Pg, c: CredentialRow | undefined) {
   if (!c) return null;
-  const publicFields = provider === 'pg_one'
-    ? { clientKey: (c.publicConfig as PgOneConfig).clientKey }
-    : { storeId: (c.publicConfig as PgTwoConfig).storeId, channels: (c.publicConfig as PgTwoConfig).channels };
+  const publicFields =
+    provider === 'pg_one'
+      ? { clientKey: (c.publicConfig as PgOneConfig).clientKey }
+      : { storeId: (c.publicConfig as PgTwoConfig).storeId, channels: (c.publicConfig as PgTwoConfig).channels };
   return {
     credentialId: c.id,
     environment: c.environment,
@@ -97,9 +100,13 @@ function presentCredential(provider: Pg, c: CredentialRow | undefined) {
 }
 
 const archivedCount = async (db: Db, storeId: string, provider: Pg) =>
-  (await db.select({ id: paymentCredentials.id }).from(paymentCredentials)
-    .where(and(eq(paymentCredentials.storeId, storeId), eq(paymentCredentials.provider, provider), eq(paymentCredentials.status, 'ARCHIVED')))
-    .all()).length;
+  (
+    await db
+      .select({ id: paymentCredentials.id })
+      .from(paymentCredentials)
+      .where(and(eq(paymentCredentials.storeId, storeId), eq(paymentCredentials.provider, provider), eq(paymentCredentials.status, 'ARCHIVED')))
+      .all()
+  ).length;
 
 /** Display state of spec 01 §3.6: not connected, disabled, in use, excluded from payment, connection check failed. */
 function displayStatus(state: ProviderState) {
@@ -114,7 +121,9 @@ export const paymentProviderView = z.object({
   provider: z.enum(PROVIDERS),
   pgName: z.string(),
   connected: z.boolean(),
-  status: z.enum(['NOT_CONNECTED', 'DISABLED', 'IN_USE', 'EXCLUDED', 'CONNECTION_FAILED']).describe('Display state: EXCLUDED means enabled but not taking payments (see `routingExclusion`).'),
+  status: z
+    .enum(['NOT_CONNECTED', 'DISABLED', 'IN_USE', 'EXCLUDED', 'CONNECTION_FAILED'])
+    .describe('Display state: EXCLUDED means enabled but not taking payments (see `routingExclusion`).'),
   enabled: z.boolean(),
   sandboxMode: z.boolean().describe('True: the TEST key set and the sandbox gateway are used.'),
   environment: environment.nullable().describe('The key set in use; null when not connected.'),
@@ -184,6 +193,10 @@ export async function presentPaymentSettings(services: Pick<Services, 'db' | 'cl
 
 export async function presentOneProvider(services: Pick<Services, 'db'>, storeId: string, provider: Pg) {
   const routing = await storeRouting(services.db, storeId);
-  return presentProvider(services.db, storeId, routing.providers.find((p) => p.provider === provider)!, routing.settings);
+  return presentProvider(
+    services.db,
+    storeId,
+    routing.providers.find((p) => p.provider === provider)!,
+    routing.settings,
+  );
 }
-

@@ -16,7 +16,13 @@ export const pointsModule: Module = {
       const item = (await findOrderItem(db, move.orderItemId))!;
       const { customerId } = (await findOrder(db, move.orderId))!;
       const withdrawnAt = customerId ? ((await findCustomer(db, customerId))?.withdrawnAt ?? null) : null;
-      await earnOnPurchaseDecision(db, move.at, { storeId: move.storeId, orderId: move.orderId, orderItemId: move.orderItemId }, { customerId, withdrawnAt }, item);
+      await earnOnPurchaseDecision(
+        db,
+        move.at,
+        { storeId: move.storeId, orderId: move.orderId, orderItemId: move.orderItemId },
+        { customerId, withdrawnAt },
+        item,
+      );
     },
   },
 };

@@ -12,25 +12,34 @@ import { balanceOf, credit, entrySchema, expiryFor, ledgerOf, policyOf, policySc
 
 const tag = 'Points';
 
-const policyBody = z.object({
-  earnEnabled: z.boolean(),
-  defaultEarnRateBp: z.number().int().min(0).max(10_000),
-  validityDays: z.number().int().min(1).max(3650).nullable(),
-  useEnabled: z.boolean(),
-  minUseAmount: z.number().int().min(0).max(100_000_000),
-  maxUseRateBp: z.number().int().min(1).max(10_000),
-}).strict();
+const policyBody = z
+  .object({
+    earnEnabled: z.boolean(),
+    defaultEarnRateBp: z.number().int().min(0).max(10_000),
+    validityDays: z.number().int().min(1).max(3650).nullable(),
+    useEnabled: z.boolean(),
+    minUseAmount: z.number().int().min(0).max(100_000_000),
+    maxUseRateBp: z.number().int().min(1).max(10_000),
+  })
+  .strict();
 
 /** Earning needs a validity: points without an end are a liability the seller cannot see (spec 01 §5.6). */
 const assertPolicy = (policy: z.output<typeof policyBody>) => {
   if (policy.earnEnabled && policy.validityDays === null) throw fail(400, 'POINT_EXPIRY_REQUIRED', { field: 'validityDays' });
 };
 
-const grantBody = z.object({
-  amount: z.number().int().min(-100_000_000).max(100_000_000).refine((n) => n !== 0, { message: '0이 아닌 금액이어야 합니다.' }),
-  reason: z.string().trim().min(1).max(200),
-  expiresAt: instantInput.optional(),
-}).strict();
+const grantBody = z
+  .object({
+    amount: z
+      .number()
+      .int()
+      .min(-100_000_000)
+      .max(100_000_000)
+      .refine((n) => n !== 0, { message: '0이 아닌 금액이어야 합니다.' }),
+    reason: z.string().trim().min(1).max(200),
+    expiresAt: instantInput.optional(),
+  })
+  .strict();
 
 const customerParams = z.object({ customerId: z.string() }).strict();
 const customerOf = (ctx: StoreCtx<any, any, { customerId: string }>) => loadCustomer(ctx.db, ctx.store.id, ctx.params.customerId);
@@ -81,7 +90,11 @@ export const pointOperations = [
     precheck: async (ctx) => assertPolicy(ctx.body),
     preview: async (ctx) => {
       const before = (await policyOf(ctx.db, ctx.store.id)) as Record<string, unknown>;
-      return { changes: Object.entries(ctx.body).filter(([k, v]) => before[k] !== v).map(([field, after]) => ({ field, before: before[field], after })) };
+      return {
+        changes: Object.entries(ctx.body)
+          .filter(([k, v]) => before[k] !== v)
+          .map(([field, after]) => ({ field, before: before[field], after })),
+      };
     },
     handler: async (ctx) => {
       assertPolicy(ctx.body);
@@ -116,7 +129,11 @@ export const pointOperations = [
       const customer = await customerOf(ctx);
       const where = and(eq(pointEntries.storeId, ctx.store.id), eq(pointEntries.customerId, customer.id));
       const rows = await ledgerOf(ctx.db, ctx.store.id, customer.id, ctx.query.page, ctx.query.size);
-      return { customerId: customer.id, balance: await balanceOf(ctx.db, ctx.store.id, customer.id, ctx.now), ...paginated(rows.map(presentEntry), ctx.query.page, ctx.query.size, await countRows(ctx.db, pointEntries, where)) };
+      return {
+        customerId: customer.id,
+        balance: await balanceOf(ctx.db, ctx.store.id, customer.id, ctx.now),
+        ...paginated(rows.map(presentEntry), ctx.query.page, ctx.query.size, await countRows(ctx.db, pointEntries, where)),
+      };
     },
   }),
   defineOperation({
@@ -133,7 +150,12 @@ export const pointOperations = [
     params: customerParams,
     body: grantBody,
     response: z.object({ entry: entrySchema, balance: won }),
-    errors: { 400: ['POINT_EXPIRY_REQUIRED'], 403: ['TENANT_MISMATCH'], 404: ['CUSTOMER_NOT_FOUND'], 409: ['POINT_BALANCE_INSUFFICIENT', 'CUSTOMER_ALREADY_WITHDRAWN'] },
+    errors: {
+      400: ['POINT_EXPIRY_REQUIRED'],
+      403: ['TENANT_MISMATCH'],
+      404: ['CUSTOMER_NOT_FOUND'],
+      409: ['POINT_BALANCE_INSUFFICIENT', 'CUSTOMER_ALREADY_WITHDRAWN'],
+    },
     target: (ctx) => ({ type: 'CUSTOMER', id: ctx.params.customerId }),
     precheck: async (ctx) => {
       await assertGrant(ctx);
@@ -142,7 +164,10 @@ export const pointOperations = [
     handler: async (ctx) => {
       const { customer, expiry } = await assertGrant(ctx);
       const change = { storeId: ctx.store.id, customerId: customer.id, reason: ctx.body.reason };
-      const entry = expiry === null ? await spend(ctx.db, ctx.now, change, 'DEDUCT', -ctx.body.amount) : await credit(ctx.db, ctx.now, change, 'GRANT', ctx.body.amount, expiry);
+      const entry =
+        expiry === null
+          ? await spend(ctx.db, ctx.now, change, 'DEDUCT', -ctx.body.amount)
+          : await credit(ctx.db, ctx.now, change, 'GRANT', ctx.body.amount, expiry);
       return reply(201, { entry: presentEntry(entry), balance: entry.balanceAfter });
     },
   }),

@@ -20,18 +20,51 @@ export type PointPolicy = Omit<typeof pointPolicies.$inferSelect, 'storeId' | 'u
 export type PointEntry = typeof pointEntries.$inferSelect;
 
 /** Points are off until the seller turns them on; earning then needs a validity. */
-export const DEFAULT_POLICY: PointPolicy = { earnEnabled: false, defaultEarnRateBp: 100, validityDays: null, useEnabled: false, minUseAmount: 0, maxUseRateBp: 10_000 };
+export const DEFAULT_POLICY: PointPolicy = {
+  earnEnabled: false,
+  defaultEarnRateBp: 100,
+  validityDays: null,
+  useEnabled: false,
+  minUseAmount: 0,
+  maxUseRateBp: 10_000,
+};
 
 const q = preparedFor((db) => ({
-  policy: db.select().from(pointPolicies).where(eq(pointPolicies.storeId, sql.placeholder('storeId'))).prepare(),
-  balance: db.select({ n: sql<number>`coalesce(sum(${pointLots.remaining}), 0)` }).from(pointLots)
-    .where(and(eq(pointLots.storeId, sql.placeholder('storeId')), eq(pointLots.customerId, sql.placeholder('customerId')), gt(pointLots.expiresAt, sql.placeholder('now')))).prepare(),
-  liveLots: db.select().from(pointLots)
-    .where(and(eq(pointLots.storeId, sql.placeholder('storeId')), eq(pointLots.customerId, sql.placeholder('customerId')), gt(pointLots.expiresAt, sql.placeholder('now')), gt(pointLots.remaining, 0)))
-    .orderBy(asc(pointLots.expiresAt), asc(pointLots.id)).prepare(),
+  policy: db
+    .select()
+    .from(pointPolicies)
+    .where(eq(pointPolicies.storeId, sql.placeholder('storeId')))
+    .prepare(),
+  balance: db
+    .select({ n: sql<number>`coalesce(sum(${pointLots.remaining}), 0)` })
+    .from(pointLots)
+    .where(
+      and(
+        eq(pointLots.storeId, sql.placeholder('storeId')),
+        eq(pointLots.customerId, sql.placeholder('customerId')),
+        gt(pointLots.expiresAt, sql.placeholder('now')),
+      ),
+    )
+    .prepare(),
+  liveLots: db
+    .select()
+    .from(pointLots)
+    .where(
+      and(
+        eq(pointLots.storeId, sql.placeholder('storeId')),
+        eq(pointLots.customerId, sql.placeholder('customerId')),
+        gt(pointLots.expiresAt, sql.placeholder('now')),
+        gt(pointLots.remaining, 0),
+      ),
+    )
+    .orderBy(asc(pointLots.expiresAt), asc(pointLots.id))
+    .prepare(),
   // Guarded: a lot is never taken below zero, whatever ran before.
-  take: db.update(pointLots).set({ remaining: sql`${pointLots.remaining} - ${sql.placeholder('amount')}` })
-    .where(and(eq(pointLots.id, sql.placeholder('id')), sql`${pointLots.remaining} >= ${sql.placeholder('amount')}`)).prepare(),
+  take: db
+    .update(pointLots)
+    .set({ remaining: sql`${pointLots.remaining} - ${sql.placeholder('amount')}` })
+    .where(and(eq(pointLots.id, sql.placeholder('id')), sql`${pointLots.remaining} >= ${sql.placeholder('amount')}`))
+    .prepare(),
 }));
 
 export async function policyOf(db: Db, storeId: string): Promise<PointPolicy> {
@@ -40,7 +73,7 @@ export async function policyOf(db: Db, storeId: string): Promise<PointPolicy> {
   const { earnEnabled, defaultEarnRateBp, validityDays, useEnabled, minUseAmount, maxUseRateBp } = row;
   return { earnEnabled, defaultEarnRateBp, validityDays, useEnabled, minUseAmount, maxUseRateBp };
 }
-export const balanceOf = async (db: Db, storeId: string, customerId: string, now: number) => ((await q(db).balance.get({ storeId, customerId, now }))!).n;
+export const balanceOf = async (db: Db, storeId: string, customerId: string, now: number) => (await q(db).balance.get({ storeId, customerId, now }))!.n;
 
 // ---------------------------------------------------------------------------------------------------
 // Views
@@ -67,8 +100,15 @@ export const entrySchema = z.object({
 });
 
 export const presentEntry = (e: PointEntry): z.output<typeof entrySchema> => ({
-  entryId: e.id, kind: e.kind, amount: e.amount, balanceAfter: e.balanceAfter, reason: e.reason,
-  expiresAt: e.expiresAt === null ? null : isoAt(e.expiresAt), orderId: e.orderId, orderItemId: e.orderItemId, createdAt: isoAt(e.createdAt),
+  entryId: e.id,
+  kind: e.kind,
+  amount: e.amount,
+  balanceAfter: e.balanceAfter,
+  reason: e.reason,
+  expiresAt: e.expiresAt === null ? null : isoAt(e.expiresAt),
+  orderId: e.orderId,
+  orderItemId: e.orderItemId,
+  createdAt: isoAt(e.createdAt),
 });
 
 // ---------------------------------------------------------------------------------------------------
@@ -85,9 +125,18 @@ interface Change {
 
 async function writeEntry(db: Db, now: number, change: Change, kind: PointEntryKind, amount: number, expiresAt: number | null): Promise<PointEntry> {
   const entry: PointEntry = {
-    id: newId('pte', now), storeId: change.storeId, customerId: change.customerId, kind, amount,
-    balanceAfter: await balanceOf(db, change.storeId, change.customerId, now), reason: change.reason, expiresAt,
-    paymentId: change.paymentId ?? null, orderId: change.orderId ?? null, orderItemId: change.orderItemId ?? null, createdAt: now,
+    id: newId('pte', now),
+    storeId: change.storeId,
+    customerId: change.customerId,
+    kind,
+    amount,
+    balanceAfter: await balanceOf(db, change.storeId, change.customerId, now),
+    reason: change.reason,
+    expiresAt,
+    paymentId: change.paymentId ?? null,
+    orderId: change.orderId ?? null,
+    orderItemId: change.orderItemId ?? null,
+    createdAt: now,
   };
   await db.insert(pointEntries).values(entry).run();
   return entry;
@@ -102,7 +151,10 @@ export function expiryFor(policy: PointPolicy, now: number, expiresAt?: number):
 
 /** Adds points as a new lot (grant, earning), inside the caller's transaction. */
 export async function credit(db: Db, now: number, change: Change, kind: 'GRANT' | 'EARN', amount: number, expiresAt: number): Promise<PointEntry> {
-  await db.insert(pointLots).values({ id: newId('ptl', now), storeId: change.storeId, customerId: change.customerId, amount, remaining: amount, expiresAt, createdAt: now }).run();
+  await db
+    .insert(pointLots)
+    .values({ id: newId('ptl', now), storeId: change.storeId, customerId: change.customerId, amount, remaining: amount, expiresAt, createdAt: now })
+    .run();
   return writeEntry(db, now, change, kind, amount, expiresAt);
 }
 
@@ -124,9 +176,18 @@ export async function spend(db: Db, now: number, change: Change, kind: 'USE' | '
     due -= take;
   }
   const entry: PointEntry = {
-    id: entryId, storeId: change.storeId, customerId: change.customerId, kind, amount: -amount,
-    balanceAfter: balance - amount, reason: change.reason, expiresAt: null,
-    paymentId: change.paymentId ?? null, orderId: change.orderId ?? null, orderItemId: change.orderItemId ?? null, createdAt: now,
+    id: entryId,
+    storeId: change.storeId,
+    customerId: change.customerId,
+    kind,
+    amount: -amount,
+    balanceAfter: balance - amount,
+    reason: change.reason,
+    expiresAt: null,
+    paymentId: change.paymentId ?? null,
+    orderId: change.orderId ?? null,
+    orderItemId: change.orderItemId ?? null,
+    createdAt: now,
   };
   await db.insert(pointEntries).values(entry).run();
   return entry;
@@ -144,13 +205,23 @@ export async function returnPoints(db: Db, now: number, paymentId: string, amoun
   let due = Math.min(amount, -used.amount - skip);
   if (due <= 0) return;
   const given = due;
-  const uses = await db.select({ lotId: pointLotUses.lotId, amount: pointLotUses.amount, expiresAt: pointLots.expiresAt }).from(pointLotUses)
-    .innerJoin(pointLots, eq(pointLots.id, pointLotUses.lotId)).where(eq(pointLotUses.entryId, used.id)).orderBy(desc(pointLots.expiresAt)).all();
+  const uses = await db
+    .select({ lotId: pointLotUses.lotId, amount: pointLotUses.amount, expiresAt: pointLots.expiresAt })
+    .from(pointLotUses)
+    .innerJoin(pointLots, eq(pointLots.id, pointLotUses.lotId))
+    .where(eq(pointLotUses.entryId, used.id))
+    .orderBy(desc(pointLots.expiresAt))
+    .all();
   for (const use of uses) {
     const skipped = Math.min(skip, use.amount);
     skip -= skipped;
     const give = Math.min(due, use.amount - skipped);
-    if (give > 0) await db.update(pointLots).set({ remaining: sql`${pointLots.remaining} + ${give}` }).where(eq(pointLots.id, use.lotId)).run();
+    if (give > 0)
+      await db
+        .update(pointLots)
+        .set({ remaining: sql`${pointLots.remaining} + ${give}` })
+        .where(eq(pointLots.id, use.lotId))
+        .run();
     due -= give;
   }
   await writeEntry(db, now, { ...change, paymentId }, 'RETURN', given, null);
@@ -158,13 +229,22 @@ export async function returnPoints(db: Db, now: number, paymentId: string, amoun
 
 /** Gives back everything a payment held (it ended unpaid). */
 export async function returnPaymentPoints(db: Db, now: number, paymentId: string) {
-  const used = await db.select().from(pointEntries).where(and(eq(pointEntries.paymentId, paymentId), eq(pointEntries.kind, 'USE'))).get();
+  const used = await db
+    .select()
+    .from(pointEntries)
+    .where(and(eq(pointEntries.paymentId, paymentId), eq(pointEntries.kind, 'USE')))
+    .get();
   if (used) await returnPoints(db, now, paymentId, -used.amount, { storeId: used.storeId, customerId: used.customerId, reason: '결제 취소로 돌려받음' });
 }
 
 /** Lots past their expiry lose what is left (one EXPIRE entry each); run by the job loop. */
 export async function expireLots(db: Db, now: number): Promise<number> {
-  const due = await db.select().from(pointLots).where(and(lte(pointLots.expiresAt, now), gt(pointLots.remaining, 0))).limit(500).all();
+  const due = await db
+    .select()
+    .from(pointLots)
+    .where(and(lte(pointLots.expiresAt, now), gt(pointLots.remaining, 0)))
+    .limit(500)
+    .all();
   for (const lot of due) {
     await db.update(pointLots).set({ remaining: 0 }).where(eq(pointLots.id, lot.id)).run();
     await writeEntry(db, now, { storeId: lot.storeId, customerId: lot.customerId, reason: '유효기간 만료' }, 'EXPIRE', -lot.remaining, lot.expiresAt);
@@ -177,10 +257,18 @@ export async function expireLots(db: Db, now: number): Promise<number> {
  * order existed, name the order through the payment.
  */
 export async function ledgerOf(db: Db, storeId: string, customerId: string, page: number, size: number): Promise<PointEntry[]> {
-  const entries = await db.select().from(pointEntries)
+  const entries = await db
+    .select()
+    .from(pointEntries)
     .where(and(eq(pointEntries.storeId, storeId), eq(pointEntries.customerId, customerId)))
-    .orderBy(desc(pointEntries.createdAt), desc(pointEntries.id)).limit(size).offset((page - 1) * size).all();
-  const ordersOf = await orderIdsOfPayments(db, entries.flatMap((e) => (e.orderId === null && e.paymentId ? [e.paymentId] : [])));
+    .orderBy(desc(pointEntries.createdAt), desc(pointEntries.id))
+    .limit(size)
+    .offset((page - 1) * size)
+    .all();
+  const ordersOf = await orderIdsOfPayments(
+    db,
+    entries.flatMap((e) => (e.orderId === null && e.paymentId ? [e.paymentId] : [])),
+  );
   return entries.map((entry) => ({ ...entry, orderId: entry.orderId ?? (entry.paymentId ? (ordersOf.get(entry.paymentId) ?? null) : null) }));
 }
 
@@ -190,7 +278,8 @@ export async function ledgerOf(db: Db, storeId: string, customerId: string, page
 /** The sheet's `points` (spec 02 §2.4): usable only by members of a store using points, within the policy. */
 export async function pointsOfSheet(db: Db, storeId: string, customerId: string | null, payable: number, now: number) {
   const policy = await policyOf(db, storeId);
-  if (!customerId || !policy.useEnabled) return { useAvailable: false, balance: customerId ? await balanceOf(db, storeId, customerId, now) : 0, usableAmount: 0 };
+  if (!customerId || !policy.useEnabled)
+    return { useAvailable: false, balance: customerId ? await balanceOf(db, storeId, customerId, now) : 0, usableAmount: 0 };
   const balance = await balanceOf(db, storeId, customerId, now);
   const cap = Math.min(balance, Math.floor((payable * policy.maxUseRateBp) / 10_000));
   return { useAvailable: true, balance, usableAmount: cap >= policy.minUseAmount ? cap : 0 };
@@ -220,12 +309,33 @@ export async function assertPointUse(db: Db, storeId: string, customerId: string
  * valid for the policy's days, for the units kept (not canceled or returned). Guests, withdrawn buyers and stores not earning
  * earn nothing.
  */
-export async function earnOnPurchaseDecision(db: Db, now: number, item: { storeId: string; orderId: string; orderItemId: string }, order: { customerId: string | null; withdrawnAt: number | null }, paid: { amount: number; couponDiscountAmount: number; pointAllocation: number; pointEarnRateBp: number | null; quantity: number; canceledQuantity: number; returnedQuantity: number }) {
+export async function earnOnPurchaseDecision(
+  db: Db,
+  now: number,
+  item: { storeId: string; orderId: string; orderItemId: string },
+  order: { customerId: string | null; withdrawnAt: number | null },
+  paid: {
+    amount: number;
+    couponDiscountAmount: number;
+    pointAllocation: number;
+    pointEarnRateBp: number | null;
+    quantity: number;
+    canceledQuantity: number;
+    returnedQuantity: number;
+  },
+) {
   const policy = await policyOf(db, item.storeId);
   if (!order.customerId || order.withdrawnAt !== null || !policy.earnEnabled || policy.validityDays === null) return;
   const kept = paid.quantity - paid.canceledQuantity - paid.returnedQuantity;
   const base = Math.floor((Math.max(0, paid.amount - paid.couponDiscountAmount - paid.pointAllocation) * kept) / paid.quantity);
   const amount = Math.floor((base * (paid.pointEarnRateBp ?? policy.defaultEarnRateBp)) / 10_000);
   if (amount <= 0) return;
-  await credit(db, now, { storeId: item.storeId, customerId: order.customerId, reason: '구매 확정 적립', orderId: item.orderId, orderItemId: item.orderItemId }, 'EARN', amount, now + policy.validityDays * DAY_MS);
+  await credit(
+    db,
+    now,
+    { storeId: item.storeId, customerId: order.customerId, reason: '구매 확정 적립', orderId: item.orderId, orderItemId: item.orderItemId },
+    'EARN',
+    amount,
+    now + policy.validityDays * DAY_MS,
+  );
 }

@@ -23,14 +23,16 @@ const reportOperations = [
     tag: 'Reports',
     auth: 'store',
     scope: 'settlement:r',
-    query: z.object({
-      from: dateInput.optional(),
-      to: dateInput.optional(),
-      provider: z.enum(['pg_one', 'pg_two']).optional(),
-      method: z.enum(REPORT_METHODS).optional(),
-      groupBy: z.enum(GROUP_BY).default('DAY'),
-      includeTest: queryBool.default(false),
-    }).strict(),
+    query: z
+      .object({
+        from: dateInput.optional(),
+        to: dateInput.optional(),
+        provider: z.enum(['pg_one', 'pg_two']).optional(),
+        method: z.enum(REPORT_METHODS).optional(),
+        groupBy: z.enum(GROUP_BY).default('DAY'),
+        includeTest: queryBool.default(false),
+      })
+      .strict(),
     response: salesReportView,
     errors: { 400: ['INVALID_PARAMETER', 'RANGE_TOO_WIDE'] },
     handler: (ctx) => {

@@ -11,15 +11,27 @@ export const kstDateOf = (ms: number) => new Date(ms + KST_MS).toISOString().sli
 type SaleFact = MoneyMoved;
 
 const q = preparedFor((db) => {
-  const add = (paymentCount: number, refundCount: number) => db.insert(salesDays).values({
-    storeId: sql.placeholder('storeId'), date: sql.placeholder('date'), pg: sql.placeholder('pg'), method: sql.placeholder('method'), testPayment: sql.placeholder('testPayment'),
-    paymentCount, paymentAmount: paymentCount ? sql.placeholder('amount') : 0, refundCount, refundAmount: refundCount ? sql.placeholder('amount') : 0,
-  } as never).onConflictDoUpdate({
-    target: [salesDays.storeId, salesDays.date, salesDays.pg, salesDays.method, salesDays.testPayment],
-    set: paymentCount
-      ? { paymentCount: sql`${salesDays.paymentCount} + 1`, paymentAmount: sql`${salesDays.paymentAmount} + excluded.payment_amount` }
-      : { refundCount: sql`${salesDays.refundCount} + 1`, refundAmount: sql`${salesDays.refundAmount} + excluded.refund_amount` },
-  }).prepare();
+  const add = (paymentCount: number, refundCount: number) =>
+    db
+      .insert(salesDays)
+      .values({
+        storeId: sql.placeholder('storeId'),
+        date: sql.placeholder('date'),
+        pg: sql.placeholder('pg'),
+        method: sql.placeholder('method'),
+        testPayment: sql.placeholder('testPayment'),
+        paymentCount,
+        paymentAmount: paymentCount ? sql.placeholder('amount') : 0,
+        refundCount,
+        refundAmount: refundCount ? sql.placeholder('amount') : 0,
+      } as never)
+      .onConflictDoUpdate({
+        target: [salesDays.storeId, salesDays.date, salesDays.pg, salesDays.method, salesDays.testPayment],
+        set: paymentCount
+          ? { paymentCount: sql`${salesDays.paymentCount} + 1`, paymentAmount: sql`${salesDays.paymentAmount} + excluded.payment_amount` }
+          : { refundCount: sql`${salesDays.refundCount} + 1`, refundAmount: sql`${salesDays.refundAmount} + excluded.refund_amount` },
+      })
+      .prepare();
   return { payment: add(1, 0), refund: add(0, 1) };
 });
 

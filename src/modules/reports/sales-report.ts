@@ -48,12 +48,20 @@ export interface ReportQuery {
 type Row = z.output<typeof salesReportView>['rows'][number];
 
 export async function salesReport(db: Db, storeId: string, q: ReportQuery): Promise<z.output<typeof salesReportView>> {
-  const days = await db.select().from(salesDays).where(and(
-    eq(salesDays.storeId, storeId), gte(salesDays.date, q.from), lte(salesDays.date, q.to),
-    q.includeTest ? undefined : eq(salesDays.testPayment, false),
-    q.provider ? eq(salesDays.pg, q.provider) : undefined,
-    q.method ? eq(salesDays.method, q.method) : undefined,
-  )).all();
+  const days = await db
+    .select()
+    .from(salesDays)
+    .where(
+      and(
+        eq(salesDays.storeId, storeId),
+        gte(salesDays.date, q.from),
+        lte(salesDays.date, q.to),
+        q.includeTest ? undefined : eq(salesDays.testPayment, false),
+        q.provider ? eq(salesDays.pg, q.provider) : undefined,
+        q.method ? eq(salesDays.method, q.method) : undefined,
+      ),
+    )
+    .all();
   const rows = new Map<string, Row>();
   for (const d of days) {
     const key = {
@@ -70,10 +78,30 @@ export async function salesReport(db: Db, storeId: string, q: ReportQuery): Prom
     row.netAmount = row.paymentAmount - row.refundAmount;
     rows.set(id, row);
   }
-  const sorted = [...rows.values()]
-    .sort((a, b) => (a.date ?? '').localeCompare(b.date ?? '') || (a.provider ?? '').localeCompare(b.provider ?? '') || (a.method ?? '').localeCompare(b.method ?? ''));
+  const sorted = [...rows.values()].sort(
+    (a, b) =>
+      (a.date ?? '').localeCompare(b.date ?? '') || (a.provider ?? '').localeCompare(b.provider ?? '') || (a.method ?? '').localeCompare(b.method ?? ''),
+  );
   const total = (field: 'paymentCount' | 'paymentAmount' | 'refundCount' | 'refundAmount') => sorted.reduce((n, r) => n + r[field], 0);
-  const summary = { paymentCount: total('paymentCount'), paymentAmount: total('paymentAmount'), refundCount: total('refundCount'), refundAmount: total('refundAmount'), netAmount: 0, pgFeeAmount: null };
+  const summary = {
+    paymentCount: total('paymentCount'),
+    paymentAmount: total('paymentAmount'),
+    refundCount: total('refundCount'),
+    refundAmount: total('refundAmount'),
+    netAmount: 0,
+    pgFeeAmount: null,
+  };
   summary.netAmount = summary.paymentAmount - summary.refundAmount;
-  return { from: q.from, to: q.to, timezone: 'Asia/Seoul', currency: 'KRW', groupBy: q.groupBy, provider: q.provider ?? null, method: q.method ?? null, includeTest: q.includeTest, summary, rows: sorted };
+  return {
+    from: q.from,
+    to: q.to,
+    timezone: 'Asia/Seoul',
+    currency: 'KRW',
+    groupBy: q.groupBy,
+    provider: q.provider ?? null,
+    method: q.method ?? null,
+    includeTest: q.includeTest,
+    summary,
+    rows: sorted,
+  };
 }

@@ -26,9 +26,11 @@ export function resolveStore(services: Services, principal: Principal, header: s
  */
 async function storeIdOfCode(services: Services, principal: Principal, code: string): Promise<string> {
   const store = await storeNamedBy(services.db, code);
-  const reachable = store !== undefined && (principal.kind === 'installation'
-    ? principal.storeIds!.includes(store.id)
-    : (await findMembership(services.db, store.id, principal.userId, services.clock.now())) !== undefined);
+  const reachable =
+    store !== undefined &&
+    (principal.kind === 'installation'
+      ? principal.storeIds!.includes(store.id)
+      : (await findMembership(services.db, store.id, principal.userId, services.clock.now())) !== undefined);
   if (!reachable) throw fail(404, 'STORE_NOT_FOUND');
   return store.id;
 }

@@ -13,7 +13,19 @@ import { PLANS, planByCode, planSchema } from './plans.js';
 import type { Role } from '../../kernel/identity.js';
 import { members, roleSchema, stores } from './schema.js';
 import {
-  createStore, deleteMember, findStore, insertMember, listUserStores, STORE_CODE, memberRows, memberSchema, presentMember, presentStore, setMemberRole, storeDocument, storeSchema,
+  createStore,
+  deleteMember,
+  findStore,
+  insertMember,
+  listUserStores,
+  STORE_CODE,
+  memberRows,
+  memberSchema,
+  presentMember,
+  presentStore,
+  setMemberRole,
+  storeDocument,
+  storeSchema,
 } from './service.js';
 import { storePatch, type StorePatch, type StoreSettings } from './settings.js';
 import { aiActionsUsed, usageMonth } from './usage.js';
@@ -69,10 +81,12 @@ export const storeOperations = [
     auth: 'account',
     callers: ['storePlatform'],
     status: 201,
-    body: z.object({
-      name: z.string().min(1).max(50),
-      code: z.string().regex(STORE_CODE, { message: '영문 소문자, 숫자, 하이픈 3~30자이며 하이픈으로 시작하거나 끝날 수 없습니다.' }),
-    }).strict(),
+    body: z
+      .object({
+        name: z.string().min(1).max(50),
+        code: z.string().regex(STORE_CODE, { message: '영문 소문자, 숫자, 하이픈 3~30자이며 하이픈으로 시작하거나 끝날 수 없습니다.' }),
+      })
+      .strict(),
     response: z.object({ storeId: z.string(), code: z.string(), name: z.string(), role: roleSchema }),
     errors: { 409: ['STORE_CODE_TAKEN'] },
     handler: async (ctx) => {
@@ -124,7 +138,8 @@ export const storeOperations = [
     handler: async (ctx) => {
       const row = (await findStore(ctx.db, ctx.store.id))!;
       const { name, ...settings } = ctx.body;
-      await ctx.db.update(stores)
+      await ctx.db
+        .update(stores)
         .set({ name: name ?? row.name, settings: { ...(row.settings as StoreSettings), ...settings }, updatedAt: ctx.now })
         .where(eq(stores.id, row.id))
         .run();
@@ -192,7 +207,13 @@ export const storeOperations = [
       assertMayManage(ctx.store.role, ctx.body.role);
       const user = await userByEmail(ctx.db, ctx.body.email);
       if (!user) throw fail(404, 'ACCOUNT_NOT_FOUND');
-      if (await ctx.db.select({ id: members.id }).from(members).where(and(eq(members.storeId, ctx.store.id), eq(members.userId, user.id))).get()) {
+      if (
+        await ctx.db
+          .select({ id: members.id })
+          .from(members)
+          .where(and(eq(members.storeId, ctx.store.id), eq(members.userId, user.id)))
+          .get()
+      ) {
         throw fail(409, 'ALREADY_A_MEMBER');
       }
       const member = { id: newId('mem', ctx.now), storeId: ctx.store.id, userId: user.id, role: ctx.body.role, createdAt: ctx.now };

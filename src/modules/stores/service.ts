@@ -21,8 +21,16 @@ const statements = preparedFor((db) => ({
     .from(members)
     .where(and(eq(members.storeId, sql.placeholder('storeId')), eq(members.userId, sql.placeholder('userId'))))
     .prepare(),
-  storeById: db.select().from(stores).where(eq(stores.id, sql.placeholder('id'))).prepare(),
-  storeByCode: db.select().from(stores).where(eq(stores.code, sql.placeholder('code'))).prepare(),
+  storeById: db
+    .select()
+    .from(stores)
+    .where(eq(stores.id, sql.placeholder('id')))
+    .prepare(),
+  storeByCode: db
+    .select()
+    .from(stores)
+    .where(eq(stores.code, sql.placeholder('code')))
+    .prepare(),
 }));
 
 /**
@@ -91,7 +99,19 @@ export function createStore(services: Services, ownerUserId: string, input: { na
   return transaction(services.db, async () => {
     if (await db.select({ id: stores.id }).from(stores).where(eq(stores.code, input.code)).get()) throw fail(409, 'STORE_CODE_TAKEN');
     const now = clock.now();
-    const store = { id: newId('st', now), code: input.code, name: input.name, settings: defaultStoreSettings(), plan: 'FREE', everPublicAt: null, firstLiveOrderAt: null, suspendedAt: null, suspensionReason: null, createdAt: now, updatedAt: now };
+    const store = {
+      id: newId('st', now),
+      code: input.code,
+      name: input.name,
+      settings: defaultStoreSettings(),
+      plan: 'FREE',
+      everPublicAt: null,
+      firstLiveOrderAt: null,
+      suspendedAt: null,
+      suspensionReason: null,
+      createdAt: now,
+      updatedAt: now,
+    };
     await db.insert(stores).values(store).run();
     await insertMember(db, { id: newId('mem', now), storeId: store.id, userId: ownerUserId, role: 'OWNER', createdAt: now });
     await announce(db, 'storeCreated', { storeId: store.id, at: now });
@@ -102,7 +122,10 @@ export function createStore(services: Services, ownerUserId: string, input: { na
 /** The checkout part of the store document (spec 01 §5.5 table); payments answers it (`checkoutAvailabilityOf`). */
 export const checkoutAvailabilityFields = {
   checkoutAvailable: z.boolean(),
-  checkoutMode: z.enum(['LIVE', 'TEST']).nullable().describe('TEST: payments go to the sandbox gateways (`testPayment: true`); null when checkout is unavailable.'),
+  checkoutMode: z
+    .enum(['LIVE', 'TEST'])
+    .nullable()
+    .describe('TEST: payments go to the sandbox gateways (`testPayment: true`); null when checkout is unavailable.'),
   checkoutUnavailableReason: z.enum(['PAYMENT_NOT_CONFIGURED', 'PAYMENT_NOT_LIVE']).nullable(),
 };
 export type CheckoutAvailability = z.output<z.ZodObject<typeof checkoutAvailabilityFields>>;
@@ -161,7 +184,10 @@ export function presentMember(m: { id: string; userId: string; role: Role; creat
  * members index: by user id); a member whose account is gone is left out, as a join would.
  */
 async function withAccounts<T extends { userId: string }>(db: Db, rows: T[]): Promise<(T & { email: string; name: string })[]> {
-  const accounts = await usersByIds(db, rows.map((r) => r.userId));
+  const accounts = await usersByIds(
+    db,
+    rows.map((r) => r.userId),
+  );
   return rows.flatMap((r) => {
     const account = accounts.get(r.userId);
     return account ? [{ ...r, email: account.email, name: account.name }] : [];
@@ -198,6 +224,7 @@ export async function touchStore(db: Db, storeId: string, now: number) {
  * when no store has this id.
  */
 export async function setStoreSuspension(db: Db, storeId: string, reason: string | null, now: number): Promise<boolean> {
-  const change = reason !== null ? { suspendedAt: now, suspensionReason: reason, updatedAt: now } : { suspendedAt: null, suspensionReason: null, updatedAt: now };
+  const change =
+    reason !== null ? { suspendedAt: now, suspensionReason: reason, updatedAt: now } : { suspendedAt: null, suspensionReason: null, updatedAt: now };
   return (await db.update(stores).set(change).where(eq(stores.id, storeId)).run()).changes !== 0;
 }

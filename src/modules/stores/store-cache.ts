@@ -11,7 +11,10 @@ const MAX_ENTRIES = 10_000;
  * store_versions migration; a module whose tables feed such a model adds its triggers there), so a read
  * costs one primary-key lookup (none while nothing was written) and no write path can leave it stale. Values are shared: never mutate one.
  */
-export function cachedPerStoreSettings<A, T>(dbOf: (owner: A) => Db, build: (owner: A, storeId: string) => Promise<T>): (owner: A, storeId: string) => T | Promise<T> {
+export function cachedPerStoreSettings<A, T>(
+  dbOf: (owner: A) => Db,
+  build: (owner: A, storeId: string) => Promise<T>,
+): (owner: A, storeId: string) => T | Promise<T> {
   const caches = new WeakMap<Db, Map<string, { version: number; value: T }>>();
   const remember = async (db: Db, cache: Map<string, { version: number; value: T }>, owner: A, storeId: string, version: number) => {
     const value = await build(owner, storeId);

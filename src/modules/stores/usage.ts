@@ -10,7 +10,15 @@ import { findStore } from './service.js';
 export const usageMonth = (now: number) => seoulDateOf(now).slice(0, 7);
 
 export async function aiActionsUsed(db: Db, storeId: string, now: number): Promise<number> {
-  return (await db.select({ n: planUsage.aiActions }).from(planUsage).where(and(eq(planUsage.storeId, storeId), eq(planUsage.month, usageMonth(now)))).get())?.n ?? 0;
+  return (
+    (
+      await db
+        .select({ n: planUsage.aiActions })
+        .from(planUsage)
+        .where(and(eq(planUsage.storeId, storeId), eq(planUsage.month, usageMonth(now))))
+        .get()
+    )?.n ?? 0
+  );
 }
 
 export async function aiActionsLimit(db: Db, storeId: string): Promise<number> {
@@ -20,12 +28,14 @@ export async function aiActionsLimit(db: Db, storeId: string): Promise<number> {
 /** New agent writes and approval requests stop at the plan's monthly limit (429 PLAN_AI_ACTIONS_EXCEEDED). */
 export async function assertAiActionsLeft(db: Db, storeId: string, now: number) {
   const limit = await aiActionsLimit(db, storeId);
-  if (await aiActionsUsed(db, storeId, now) >= limit) throw fail(429, 'PLAN_AI_ACTIONS_EXCEEDED', { limit, month: usageMonth(now) });
+  if ((await aiActionsUsed(db, storeId, now)) >= limit) throw fail(429, 'PLAN_AI_ACTIONS_EXCEEDED', { limit, month: usageMonth(now) });
 }
 
 /** A successful agent write (or an approved execution when it runs) counts once. */
 export async function countAiAction(db: Db, storeId: string, now: number) {
-  await db.insert(planUsage).values({ storeId, month: usageMonth(now), aiActions: 1 })
+  await db
+    .insert(planUsage)
+    .values({ storeId, month: usageMonth(now), aiActions: 1 })
     .onConflictDoUpdate({ target: [planUsage.storeId, planUsage.month], set: { aiActions: sql`${planUsage.aiActions} + 1` } })
     .run();
 }
@@ -35,11 +45,19 @@ export async function countAiAction(db: Db, storeId: string, now: number) {
  * agent operations (spec 01 §5.6); after its first public state it keeps requiring approval.
  */
 export async function storeStillPrivate(db: Db, storeId: string): Promise<boolean> {
-  const store = await db.select({ everPublicAt: stores.everPublicAt, firstLiveOrderAt: stores.firstLiveOrderAt }).from(stores).where(eq(stores.id, storeId)).get();
+  const store = await db
+    .select({ everPublicAt: stores.everPublicAt, firstLiveOrderAt: stores.firstLiveOrderAt })
+    .from(stores)
+    .where(eq(stores.id, storeId))
+    .get();
   return store !== undefined && store.everPublicAt === null && store.firstLiveOrderAt === null;
 }
 
 /** Records the first time a store went public or took a live paid order (later calls change nothing). */
 export async function markStoreMilestone(db: Db, storeId: string, now: number, what: 'everPublicAt' | 'firstLiveOrderAt') {
-  await db.update(stores).set({ [what]: now }).where(and(eq(stores.id, storeId), sql`${stores[what]} is null`)).run();
+  await db
+    .update(stores)
+    .set({ [what]: now })
+    .where(and(eq(stores.id, storeId), sql`${stores[what]} is null`))
+    .run();
 }

@@ -15,7 +15,17 @@ import { clientAddress } from '../accounts/index.js';
 import type { Services } from '../../server/services.js';
 import { roleAllows, tokenAllows } from '../../kernel/scopes.js';
 import { uploads } from './schema.js';
-import { contentDisposition, contentMatchesType, ORDER_INPUT, ORDER_INPUT_PURPOSE, presentUpload, PURPOSES, uploadSchema, uploadsDir, type UploadPurpose } from './service.js';
+import {
+  contentDisposition,
+  contentMatchesType,
+  ORDER_INPUT,
+  ORDER_INPUT_PURPOSE,
+  presentUpload,
+  PURPOSES,
+  uploadSchema,
+  uploadsDir,
+  type UploadPurpose,
+} from './service.js';
 
 defineMessages({ UPLOAD_NOT_FOUND: '파일을 찾을 수 없습니다.', UPLOAD_THROTTLED: '업로드가 너무 많습니다. details.retryAfterSeconds 후에 다시 시도하세요.' });
 
@@ -26,15 +36,21 @@ const MAX_BYTES = Math.max(...Object.values(PURPOSES).map((p) => p.maxBytes));
 const ORDER_INPUT_UPLOADS = { limit: 60, windowMs: 60 * 60 * 1000 };
 
 /** The form as the OpenAPI document shows it; the handler checks it field by field. */
-const uploadForm = z.object({
-  file: z.file().meta({
-    description: `The file; what each purpose takes: ${Object.entries(PURPOSES).map(([name, p]) => `${name} ${p.types.source} up to ${p.maxBytes} bytes`).join('; ')}.`,
-  }),
-  purpose: z.enum(Object.keys(PURPOSES) as [string, ...string[]]),
-}).strict();
-const orderInputForm = z.object({
-  file: z.file().meta({ description: `A picture (${ORDER_INPUT_PURPOSE.types.source}) up to ${ORDER_INPUT_PURPOSE.maxBytes} bytes.` }),
-}).strict();
+const uploadForm = z
+  .object({
+    file: z.file().meta({
+      description: `The file; what each purpose takes: ${Object.entries(PURPOSES)
+        .map(([name, p]) => `${name} ${p.types.source} up to ${p.maxBytes} bytes`)
+        .join('; ')}.`,
+    }),
+    purpose: z.enum(Object.keys(PURPOSES) as [string, ...string[]]),
+  })
+  .strict();
+const orderInputForm = z
+  .object({
+    file: z.file().meta({ description: `A picture (${ORDER_INPUT_PURPOSE.types.source}) up to ${ORDER_INPUT_PURPOSE.maxBytes} bytes.` }),
+  })
+  .strict();
 
 /** Fields the form may not carry: unknown ones and repeated ones. */
 function formProblems(form: FormData, fields: Set<string>): FieldError[] {
@@ -48,7 +64,8 @@ function formProblems(form: FormData, fields: Set<string>): FieldError[] {
 
 function fileProblems(file: FormDataEntryValue | null, purpose: UploadPurpose | undefined): FieldError[] {
   if (!(file instanceof File)) return [{ field: 'file', code: 'REQUIRED', message: '파일이 필요합니다.' }];
-  if (purpose && !purpose.types.test(file.type)) return [{ field: 'file', code: 'UNSUPPORTED_TYPE', message: `이 용도에 받지 않는 형식입니다 (${file.type || '알 수 없음'}).` }];
+  if (purpose && !purpose.types.test(file.type))
+    return [{ field: 'file', code: 'UNSUPPORTED_TYPE', message: `이 용도에 받지 않는 형식입니다 (${file.type || '알 수 없음'}).` }];
   if (purpose && file.size > purpose.maxBytes) return [{ field: 'file', code: 'TOO_LARGE', message: `${purpose.maxBytes} 바이트 이하여야 합니다.` }];
   if (file.size === 0) return [{ field: 'file', code: 'EMPTY', message: '빈 파일입니다.' }];
   return [];
@@ -57,7 +74,8 @@ function fileProblems(file: FormDataEntryValue | null, purpose: UploadPurpose | 
 /** Checks the bytes against the declared type, then stores the file and its row. */
 async function saveUpload(ctx: Ctx, storeId: string, purpose: string, file: File) {
   const bytes = new Uint8Array(await file.arrayBuffer());
-  if (!contentMatchesType(file.type, bytes)) throw validationFailed([{ field: 'file', code: 'CONTENT_TYPE_MISMATCH', message: `파일 내용이 ${file.type} 형식이 아닙니다.` }]);
+  if (!contentMatchesType(file.type, bytes))
+    throw validationFailed([{ field: 'file', code: 'CONTENT_TYPE_MISMATCH', message: `파일 내용이 ${file.type} 형식이 아닙니다.` }]);
   // Cut by characters, not UTF-16 units: half a surrogate pair is no name.
   const filename = [...file.name].slice(0, 200).join('') || 'file';
   const row = { id: newId('upl', ctx.now), storeId, purpose, filename, contentType: file.type, size: file.size, createdAt: ctx.now };
@@ -95,11 +113,13 @@ export const uploadOperations = [
       const file = form.get('file');
       const purpose = typeof purposeName === 'string' ? PURPOSES[purposeName] : undefined;
       const errors = formProblems(form, SELLER_FIELDS);
-      if (!purpose) errors.push({ field: 'purpose', code: purposeName === null ? 'REQUIRED' : 'INVALID_VALUE', message: `허용 값: ${Object.keys(PURPOSES).join(', ')}` });
+      if (!purpose)
+        errors.push({ field: 'purpose', code: purposeName === null ? 'REQUIRED' : 'INVALID_VALUE', message: `허용 값: ${Object.keys(PURPOSES).join(', ')}` });
       errors.push(...fileProblems(file, purpose));
       if (errors.length) throw validationFailed(errors);
       // The purpose decides the permission: product images need product:rw, flow attachments flow:rw.
-      if (!roleAllows(ctx.store.role, purpose!.scope) || !tokenAllows(ctx.principal.scopes, purpose!.scope)) throw fail(403, 'INSUFFICIENT_ROLE', { requiredScope: purpose!.scope });
+      if (!roleAllows(ctx.store.role, purpose!.scope) || !tokenAllows(ctx.principal.scopes, purpose!.scope))
+        throw fail(403, 'INSUFFICIENT_ROLE', { requiredScope: purpose!.scope });
       return saveUpload(ctx, ctx.store.id, purposeName as string, file as File);
     },
   }),

@@ -85,8 +85,14 @@ export const uploadSchema = z.object({
   filename: z.string(),
 });
 
-export const presentUpload = (origin: string, row: typeof uploads.$inferSelect): z.output<typeof uploadSchema> =>
-  ({ uploadId: row.id, url: uploadUrl(origin, row.id), contentType: row.contentType, size: row.size, purpose: row.purpose, filename: row.filename });
+export const presentUpload = (origin: string, row: typeof uploads.$inferSelect): z.output<typeof uploadSchema> => ({
+  uploadId: row.id,
+  url: uploadUrl(origin, row.id),
+  contentType: row.contentType,
+  size: row.size,
+  purpose: row.purpose,
+  filename: row.filename,
+});
 
 /**
  * Image inputs of a flow action name uploads of this store: buyers' order-input pictures, or a seller's
@@ -94,8 +100,11 @@ export const presentUpload = (origin: string, row: typeof uploads.$inferSelect):
  */
 export async function foreignUploads(db: Db, storeId: string, ids: string[], purposes: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const fit = new Set((await db.select().from(uploads).where(inArray(uploads.id, ids)).all())
-    .filter((row) => row.storeId === storeId && purposes.includes(row.purpose)).map((row) => row.id));
+  const fit = new Set(
+    (await db.select().from(uploads).where(inArray(uploads.id, ids)).all())
+      .filter((row) => row.storeId === storeId && purposes.includes(row.purpose))
+      .map((row) => row.id),
+  );
   return new Set(ids.filter((id) => !fit.has(id)));
 }
 
@@ -111,7 +120,8 @@ export async function requireProductImages(db: Db, storeId: string, ids: string[
     const row = rows.find((r) => r.id === id);
     if (row && row.storeId !== storeId) throw fail(403, 'TENANT_MISMATCH', { field: `images.${i}`, uploadId: id });
     if (!row) errors.push({ field: `images.${i}`, code: 'UPLOAD_NOT_FOUND', message: '업로드된 파일을 찾을 수 없습니다.' });
-    else if (row.purpose !== 'product-image') errors.push({ field: `images.${i}`, code: 'WRONG_PURPOSE', message: 'purpose가 product-image인 업로드만 상품 이미지로 쓸 수 있습니다.' });
+    else if (row.purpose !== 'product-image')
+      errors.push({ field: `images.${i}`, code: 'WRONG_PURPOSE', message: 'purpose가 product-image인 업로드만 상품 이미지로 쓸 수 있습니다.' });
     if (ids.indexOf(id) !== i) errors.push({ field: `images.${i}`, code: 'DUPLICATE', message: '같은 이미지가 두 번 들어 있습니다.' });
   });
   if (errors.length) throw validationFailed(errors);

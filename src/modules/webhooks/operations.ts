@@ -10,21 +10,44 @@ import { EVENT_TYPES } from '../../kernel/event-types.js';
 import { webhooks } from './schema.js';
 import { dropConnections } from './send.js';
 import {
-  assertWebhookUrl, deliveryDetailView, deliveryView, listDeliveries, loadDelivery, loadWebhook, newWebhookSecret, presentDelivery, presentDeliveryDetail,
-  presentWebhook, redeliver, redeliverFailed, rotateSecret, testSend, webhookTestView, webhookView, webhookWithSecretView, WEBHOOKS_PER_STORE,
+  assertWebhookUrl,
+  deliveryDetailView,
+  deliveryView,
+  listDeliveries,
+  loadDelivery,
+  loadWebhook,
+  newWebhookSecret,
+  presentDelivery,
+  presentDeliveryDetail,
+  presentWebhook,
+  redeliver,
+  redeliverFailed,
+  rotateSecret,
+  testSend,
+  webhookTestView,
+  webhookView,
+  webhookWithSecretView,
+  WEBHOOKS_PER_STORE,
 } from './service.js';
 
 const tag = 'Webhook';
 const eventType = z.enum(EVENT_TYPES);
-const subscription = z.object({
-  // checkWebhookUrl's rules that need no look-up: an https URL without user info (spec 01 §6.5).
-  url: z.string().min(1).max(2048).meta({ format: 'uri', pattern: '^https://[^/?#@]+(?:[/?#].*)?$' }),
-  eventTypes: z.array(eventType).min(1).max(EVENT_TYPES.length).superRefine((types, ctx) => {
-    types.forEach((t, i) => {
-      if (types.indexOf(t) !== i) ctx.addIssue({ code: 'custom', path: [i], message: '같은 이벤트 유형이 두 번 있습니다.', params: { code: 'DUPLICATE' } });
-    });
-  }).meta(stated.uniqueItems),
-}).strict();
+const subscription = z
+  .object({
+    // checkWebhookUrl's rules that need no look-up: an https URL without user info (spec 01 §6.5).
+    url: z.string().min(1).max(2048).meta({ format: 'uri', pattern: '^https://[^/?#@]+(?:[/?#].*)?$' }),
+    eventTypes: z
+      .array(eventType)
+      .min(1)
+      .max(EVENT_TYPES.length)
+      .superRefine((types, ctx) => {
+        types.forEach((t, i) => {
+          if (types.indexOf(t) !== i) ctx.addIssue({ code: 'custom', path: [i], message: '같은 이벤트 유형이 두 번 있습니다.', params: { code: 'DUPLICATE' } });
+        });
+      })
+      .meta(stated.uniqueItems),
+  })
+  .strict();
 type Subscription = z.infer<typeof subscription>;
 
 const webhookParams = z.object({ webhookId: z.string() });
@@ -48,16 +71,33 @@ export const webhookOperations = [
     agent: 'approval',
     status: 201,
     body: subscription,
-    preview: (ctx) => ({ changes: [{ field: 'url', before: null, after: ctx.body.url }, { field: 'eventTypes', before: null, after: ctx.body.eventTypes }] }),
+    preview: (ctx) => ({
+      changes: [
+        { field: 'url', before: null, after: ctx.body.url },
+        { field: 'eventTypes', before: null, after: ctx.body.eventTypes },
+      ],
+    }),
     // The URL check resolves DNS: done before the write (and before dry runs and approval requests).
     precheck: (ctx) => assertWebhookUrl(ctx.services, ctx.body.url),
     response: webhookWithSecretView,
     errors: { 409: ['WEBHOOK_LIMIT_EXCEEDED'] },
     handler: async (ctx) => {
-      if (await countRows(ctx.db, webhooks, eq(webhooks.storeId, ctx.store.id)) >= WEBHOOKS_PER_STORE) throw fail(409, 'WEBHOOK_LIMIT_EXCEEDED', { limit: WEBHOOKS_PER_STORE });
+      if ((await countRows(ctx.db, webhooks, eq(webhooks.storeId, ctx.store.id))) >= WEBHOOKS_PER_STORE)
+        throw fail(409, 'WEBHOOK_LIMIT_EXCEEDED', { limit: WEBHOOKS_PER_STORE });
       const row = {
-        id: newId('wh', ctx.now), storeId: ctx.store.id, url: ctx.body.url, eventTypes: ctx.body.eventTypes, secret: newWebhookSecret(),
-        oldSecret: null, oldSecretExpiresAt: null, status: 'ACTIVE' as const, suspendedAt: null, failingSince: null, lastFailureAt: null, createdAt: ctx.now, updatedAt: ctx.now,
+        id: newId('wh', ctx.now),
+        storeId: ctx.store.id,
+        url: ctx.body.url,
+        eventTypes: ctx.body.eventTypes,
+        secret: newWebhookSecret(),
+        oldSecret: null,
+        oldSecretExpiresAt: null,
+        status: 'ACTIVE' as const,
+        suspendedAt: null,
+        failingSince: null,
+        lastFailureAt: null,
+        createdAt: ctx.now,
+        updatedAt: ctx.now,
       };
       await ctx.db.insert(webhooks).values(row).run();
       return { ...presentWebhook(row, ctx.now), secret: row.secret };
@@ -71,7 +111,9 @@ export const webhookOperations = [
     ...webhookRead,
     response: z.object({ contents: z.array(webhookView) }),
     handler: async (ctx) => ({
-      contents: (await ctx.db.select().from(webhooks).where(eq(webhooks.storeId, ctx.store.id)).orderBy(webhooks.id).all()).map((w) => presentWebhook(w, ctx.now)),
+      contents: (await ctx.db.select().from(webhooks).where(eq(webhooks.storeId, ctx.store.id)).orderBy(webhooks.id).all()).map((w) =>
+        presentWebhook(w, ctx.now),
+      ),
     }),
   }),
   defineOperation({
@@ -112,7 +154,13 @@ export const webhookOperations = [
     handler: async (ctx) => {
       const w = await load(ctx);
       const patch: Partial<typeof webhooks.$inferInsert> & Subscription = {
-        url: ctx.body.url, eventTypes: ctx.body.eventTypes, status: 'ACTIVE', suspendedAt: null, failingSince: null, lastFailureAt: null, updatedAt: ctx.now,
+        url: ctx.body.url,
+        eventTypes: ctx.body.eventTypes,
+        status: 'ACTIVE',
+        suspendedAt: null,
+        failingSince: null,
+        lastFailureAt: null,
+        updatedAt: ctx.now,
       };
       await ctx.db.update(webhooks).set(patch).where(eq(webhooks.id, w.id)).run();
       dropConnections(w.id);
@@ -166,7 +214,11 @@ export const webhookOperations = [
     handler: async (ctx) => {
       const w = await load(ctx);
       if (w.status === 'ACTIVE') return presentWebhook(w, ctx.now);
-      await ctx.db.update(webhooks).set({ status: 'ACTIVE', suspendedAt: null, failingSince: null, lastFailureAt: null, updatedAt: ctx.now }).where(eq(webhooks.id, w.id)).run();
+      await ctx.db
+        .update(webhooks)
+        .set({ status: 'ACTIVE', suspendedAt: null, failingSince: null, lastFailureAt: null, updatedAt: ctx.now })
+        .where(eq(webhooks.id, w.id))
+        .run();
       return presentWebhook(await load(ctx), ctx.now);
     },
   }),
@@ -177,12 +229,14 @@ export const webhookOperations = [
     summary: 'Delivery records of the last 30 days, newest first',
     ...webhookRead,
     params: webhookParams,
-    query: z.object({
-      status: z.enum(['PENDING', 'PENDING_RETRY', 'SUCCESS', 'FAILED']).optional(),
-      eventType: eventType.optional(),
-      resourceId: z.string().min(1).max(100).optional(),
-      limit: z.coerce.number().int().min(1).max(100).default(50),
-    }).strict(),
+    query: z
+      .object({
+        status: z.enum(['PENDING', 'PENDING_RETRY', 'SUCCESS', 'FAILED']).optional(),
+        eventType: eventType.optional(),
+        resourceId: z.string().min(1).max(100).optional(),
+        limit: z.coerce.number().int().min(1).max(100).default(50),
+      })
+      .strict(),
     response: z.object({ contents: z.array(deliveryView) }),
     errors: webhookNotFound,
     handler: async (ctx) => ({ contents: (await listDeliveries(ctx.db, await load(ctx), ctx.now, ctx.query)).map(presentDelivery) }),

@@ -8,11 +8,23 @@ import { webhookDeliveries, webhooks } from './schema.js';
 
 // Prepared: every event of checkout's hot path passes here.
 const statements = preparedFor((db) => ({
-  insertDelivery: db.insert(webhookDeliveries).values({
-    id: sql.placeholder('id'), storeId: sql.placeholder('storeId'), webhookId: sql.placeholder('webhookId'), eventId: sql.placeholder('eventId'),
-    eventType: sql.placeholder('eventType'), resourceType: sql.placeholder('resourceType'), resourceId: sql.placeholder('resourceId'),
-    status: 'PENDING', attemptCount: 0, nextAttemptAt: sql.placeholder('now'), createdAt: sql.placeholder('now'), updatedAt: sql.placeholder('now'),
-  }).prepare(),
+  insertDelivery: db
+    .insert(webhookDeliveries)
+    .values({
+      id: sql.placeholder('id'),
+      storeId: sql.placeholder('storeId'),
+      webhookId: sql.placeholder('webhookId'),
+      eventId: sql.placeholder('eventId'),
+      eventType: sql.placeholder('eventType'),
+      resourceType: sql.placeholder('resourceType'),
+      resourceId: sql.placeholder('resourceId'),
+      status: 'PENDING',
+      attemptCount: 0,
+      nextAttemptAt: sql.placeholder('now'),
+      createdAt: sql.placeholder('now'),
+      updatedAt: sql.placeholder('now'),
+    })
+    .prepare(),
   activeWebhooks: db
     .select({ id: webhooks.id, eventTypes: webhooks.eventTypes })
     .from(webhooks)
@@ -25,9 +37,19 @@ export async function queueDeliveries(db: Db, event: RecordedEvent) {
   const q = statements(db);
   for (const w of await q.activeWebhooks.all({ storeId: event.storeId })) {
     if (!w.eventTypes.includes(event.type)) continue;
-    await q.insertDelivery.run({ id: newId('whd', event.at), storeId: event.storeId, webhookId: w.id, eventId: event.eventId, eventType: event.type, resourceType: event.resourceType, resourceId: event.resourceId, now: event.at });
+    await q.insertDelivery.run({
+      id: newId('whd', event.at),
+      storeId: event.storeId,
+      webhookId: w.id,
+      eventId: event.eventId,
+      eventType: event.type,
+      resourceType: event.resourceType,
+      resourceId: event.resourceId,
+      now: event.at,
+    });
   }
 }
 
 /** Whether an active subscription of the store takes `type` (features that only make sense with a listener). */
-export const subscribed = async (db: Db, storeId: string, type: string) => (await statements(db).activeWebhooks.all({ storeId })).some((w) => w.eventTypes.includes(type));
+export const subscribed = async (db: Db, storeId: string, type: string) =>
+  (await statements(db).activeWebhooks.all({ storeId })).some((w) => w.eventTypes.includes(type));

@@ -10,7 +10,18 @@ export const PER_RECEIVER_CONCURRENCY = 16;
 const EXCERPT_CHARS = 4096;
 const PAYLOAD_BYTES = 16 * 1024;
 
-export const FAILURE_REASONS = ['DNS', 'TLS', 'CONNECTION', 'TIMEOUT', 'HTTP_4XX', 'HTTP_5XX', 'HTTP_OTHER', 'SSRF_BLOCKED', 'SUSPENDED', 'INTERRUPTED'] as const;
+export const FAILURE_REASONS = [
+  'DNS',
+  'TLS',
+  'CONNECTION',
+  'TIMEOUT',
+  'HTTP_4XX',
+  'HTTP_5XX',
+  'HTTP_OTHER',
+  'SSRF_BLOCKED',
+  'SUSPENDED',
+  'INTERRUPTED',
+] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 
 /** `errorCode` of each `failureReason` (spec 01 §6.5); `INTERRUPTED` is ours: the service stopped mid-attempt. */
@@ -58,13 +69,15 @@ class DeadlineError extends Error {
  */
 function checkedLookup(resolve: Resolver, exempt: boolean): LookupFunction {
   return (hostname, options, callback) => {
-    resolve(hostname).then((all) => {
-      const usable = options.family === 4 || options.family === 6 ? all.filter((a) => a.family === options.family) : all;
-      if (!exempt && all.some((a) => isBlockedAddress(a.address))) throw new BlockedAddressError(hostname);
-      if (usable.length === 0) throw Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' });
-      if (options.all) callback(null, usable);
-      else callback(null, usable[0].address, usable[0].family);
-    }).catch((error: NodeJS.ErrnoException) => callback(error, '', 0));
+    resolve(hostname)
+      .then((all) => {
+        const usable = options.family === 4 || options.family === 6 ? all.filter((a) => a.family === options.family) : all;
+        if (!exempt && all.some((a) => isBlockedAddress(a.address))) throw new BlockedAddressError(hostname);
+        if (usable.length === 0) throw Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' });
+        if (options.all) callback(null, usable);
+        else callback(null, usable[0].address, usable[0].family);
+      })
+      .catch((error: NodeJS.ErrnoException) => callback(error, '', 0));
   };
 }
 
@@ -119,7 +132,14 @@ export function sendOnce(rawUrl: string, body: string, headers: Record<string, s
     let timer: NodeJS.Timeout | undefined;
     const finish = (statusCode: number | null, failureReason: FailureReason | null, bodyExcerpt: string | null) => {
       clearTimeout(timer);
-      settle({ ok: failureReason === null, statusCode, timeMs: Math.round(performance.now() - started), bodyExcerpt, failureReason, errorCode: failureReason && ERROR_CODE[failureReason] });
+      settle({
+        ok: failureReason === null,
+        statusCode,
+        timeMs: Math.round(performance.now() - started),
+        bodyExcerpt,
+        failureReason,
+        errorCode: failureReason && ERROR_CODE[failureReason],
+      });
     };
     // Literal addresses never pass through lookup, so they are checked here.
     if (!exempt && isIP(host) && isBlockedAddress(host)) return finish(null, 'SSRF_BLOCKED', null);
@@ -158,7 +178,8 @@ export function sendOnce(rawUrl: string, body: string, headers: Record<string, s
   });
 }
 
-const TOKEN_LIKE = /(["']?)([\w.-]*(?:token|secret|passw(?:or)?d|api[_-]?key|authorization|credential|cookie|session)[\w.-]*)\1(\s*[:=]\s*)("(?:[^"\\]|\\.)*"|'[^']*'|[^\s,;&}\]]+)/gi;
+const TOKEN_LIKE =
+  /(["']?)([\w.-]*(?:token|secret|passw(?:or)?d|api[_-]?key|authorization|credential|cookie|session)[\w.-]*)\1(\s*[:=]\s*)("(?:[^"\\]|\\.)*"|'[^']*'|[^\s,;&}\]]+)/gi;
 
 /** Masks the values of token-like keys (`"accessToken": "…"`, `api_key=…`) in JSON or form-like text. */
 export function maskSecrets(text: string): { text: string; masked: boolean } {

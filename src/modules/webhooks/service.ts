@@ -77,7 +77,9 @@ export const deliveryView = z.object({
   webhookId: z.string(),
   eventId: z.string().describe('The same for a redelivery of the same event.'),
   eventType: z.enum(EVENT_TYPES),
-  resource: z.object({ type: z.enum(['ORDER', 'CLAIM', 'PRODUCT', 'REVIEW', 'INQUIRY']), id: z.string() }).nullable()
+  resource: z
+    .object({ type: z.enum(['ORDER', 'CLAIM', 'PRODUCT', 'REVIEW', 'INQUIRY']), id: z.string() })
+    .nullable()
     .describe('What the event is about; null when not determinable. Types may grow.'),
   status: z.enum(['PENDING', 'PENDING_RETRY', 'SUCCESS', 'FAILED']),
   attemptCount: z.number().int().describe('Attempts started, including ones whose result could not be recorded.'),
@@ -143,7 +145,11 @@ export async function loadWebhook(db: Db, storeId: string, webhookId: string): P
 }
 
 export async function loadDelivery(db: Db, webhook: Webhook, deliveryId: string): Promise<Delivery> {
-  const d = requireOwned(await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get(), webhook.storeId, 'WEBHOOK_DELIVERY_NOT_FOUND');
+  const d = requireOwned(
+    await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get(),
+    webhook.storeId,
+    'WEBHOOK_DELIVERY_NOT_FOUND',
+  );
   if (d.webhookId !== webhook.id) throw fail(404, 'WEBHOOK_DELIVERY_NOT_FOUND');
   return d;
 }
@@ -154,15 +160,18 @@ export async function assertWebhookUrl(services: Services, url: string) {
   if (problem) throw validationFailed([fieldError('url', problem)]);
 }
 
-export function listDeliveries(db: Db, webhook: Webhook, now: number, filter: { status?: DeliveryStatus; eventType?: string; resourceId?: string; limit: number }) {
+export function listDeliveries(
+  db: Db,
+  webhook: Webhook,
+  now: number,
+  filter: { status?: DeliveryStatus; eventType?: string; resourceId?: string; limit: number },
+) {
   const where = and(
     eq(webhookDeliveries.webhookId, webhook.id),
     gte(webhookDeliveries.createdAt, now - RECORDS_SHOWN_MS),
     filter.status ? eq(webhookDeliveries.status, filter.status) : undefined,
     filter.eventType ? eq(webhookDeliveries.eventType, filter.eventType) : undefined,
-    filter.resourceId
-      ? inArray(webhookDeliveries.eventId, eventIdsAbout(db, filter.resourceId))
-      : undefined,
+    filter.resourceId ? inArray(webhookDeliveries.eventId, eventIdsAbout(db, filter.resourceId)) : undefined,
   );
   return db.select().from(webhookDeliveries).where(where).orderBy(desc(webhookDeliveries.id)).limit(filter.limit).all();
 }
@@ -204,13 +213,17 @@ export async function redeliver(db: Db, webhook: Webhook, deliveryId: string, no
 
 export async function redeliverFailed(db: Db, webhook: Webhook, now: number): Promise<number> {
   if (webhook.status === 'SUSPENDED') throw fail(409, 'WEBHOOK_SUSPENDED');
-  const failed = await db.select().from(webhookDeliveries)
-    .where(and(
-      eq(webhookDeliveries.webhookId, webhook.id),
-      eq(webhookDeliveries.status, 'FAILED'),
-      isNull(webhookDeliveries.redeliveredAs),
-      gte(webhookDeliveries.createdAt, now - BULK_REDELIVERY_MS),
-    ))
+  const failed = await db
+    .select()
+    .from(webhookDeliveries)
+    .where(
+      and(
+        eq(webhookDeliveries.webhookId, webhook.id),
+        eq(webhookDeliveries.status, 'FAILED'),
+        isNull(webhookDeliveries.redeliveredAs),
+        gte(webhookDeliveries.createdAt, now - BULK_REDELIVERY_MS),
+      ),
+    )
     .orderBy(webhookDeliveries.id)
     .limit(BULK_REDELIVERY_MAX)
     .all();
@@ -221,7 +234,8 @@ export async function redeliverFailed(db: Db, webhook: Webhook, now: number): Pr
 /** Rotation keeps at most two valid secrets: the previous one signs along for 24 h, an older one stops at once. */
 export async function rotateSecret(db: Db, webhook: Webhook, now: number) {
   const secret = newWebhookSecret();
-  await db.update(webhooks)
+  await db
+    .update(webhooks)
     .set({ secret, oldSecret: webhook.secret, oldSecretExpiresAt: now + ROTATION_OVERLAP_MS, updatedAt: now })
     .where(eq(webhooks.id, webhook.id))
     .run();
@@ -246,7 +260,14 @@ export const webhookTestView = z.object({
 export async function testSend(services: Services, webhook: Webhook, eventType: EventType) {
   const now = services.clock.now();
   const sample = sampleEvent(eventType, now);
-  const event = { id: newId('evt_test', now), type: eventType, createdAt: now, storeId: webhook.storeId, sequence: null, dataJson: JSON.stringify(sample.data) };
+  const event = {
+    id: newId('evt_test', now),
+    type: eventType,
+    createdAt: now,
+    storeId: webhook.storeId,
+    sequence: null,
+    dataJson: JSON.stringify(sample.data),
+  };
   const body = eventPayload(event);
   const request = buildRequest(body, event, newId('whd_test', now), signingSecrets(webhook, now), now);
   const result = await sendOnce(webhook.url, body, request.headers, { allowHosts: services.config.unsafeWebhookHosts, poolKey: webhook.id });

@@ -59,7 +59,12 @@ const claimedAttempt = {
   nextAttemptAt: ph('nextAttemptAt'),
   updatedAt: ph('now'),
 };
-const claimedColumns = { id: webhookDeliveries.id, attemptCount: webhookDeliveries.attemptCount, eventId: webhookDeliveries.eventId, createdAt: webhookDeliveries.createdAt };
+const claimedColumns = {
+  id: webhookDeliveries.id,
+  attemptCount: webhookDeliveries.attemptCount,
+  eventId: webhookDeliveries.eventId,
+  createdAt: webhookDeliveries.createdAt,
+};
 
 /**
  * A subscription's due records for sends about to start, earliest first: at most `limit`, passing over this
@@ -70,7 +75,10 @@ const dueToClaim = and(
   eq(webhookDeliveries.webhookId, sql.placeholder('webhookId')),
   lte(webhookDeliveries.nextAttemptAt, sql.placeholder('now')),
   lt(webhookDeliveries.attemptCount, MAX_ATTEMPTS),
-  notInArray(webhookDeliveries.id, BUSY_SLOTS.map((name) => sql.placeholder(name))),
+  notInArray(
+    webhookDeliveries.id,
+    BUSY_SLOTS.map((name) => sql.placeholder(name)),
+  ),
 );
 
 const statements = preparedFor((db) => ({
@@ -81,29 +89,51 @@ const statements = preparedFor((db) => ({
     `SELECT DISTINCT webhook_id AS "webhookId" FROM webhook_deliveries ${onPostgres(db) ? '' : 'INDEXED BY webhook_deliveries_due '}WHERE next_attempt_at <= ?`,
   ),
   /** SQLite's pick of the records to claim (see `claimDueFor`). */
-  dueFor: db.select(claimedColumns).from(webhookDeliveries).where(dueToClaim).orderBy(webhookDeliveries.nextAttemptAt).limit(sql.placeholder('limit')).prepare(),
+  dueFor: db
+    .select(claimedColumns)
+    .from(webhookDeliveries)
+    .where(dueToClaim)
+    .orderBy(webhookDeliveries.nextAttemptAt)
+    .limit(sql.placeholder('limit'))
+    .prepare(),
   /** SQLite's claim of one picked record. */
-  claim: db.update(webhookDeliveries).set(claimedAttempt).where(eq(webhookDeliveries.id, sql.placeholder('id'))).prepare(),
+  claim: db
+    .update(webhookDeliveries)
+    .set(claimedAttempt)
+    .where(eq(webhookDeliveries.id, sql.placeholder('id')))
+    .prepare(),
   /** PostgreSQL's claim: the pick and the claim in one statement (see `claimDueFor`). */
   claimFor: db
     .update(webhookDeliveries)
     .set(claimedAttempt)
-    .where(sql`${webhookDeliveries.id} in ${claimPick(db, db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(dueToClaim).orderBy(webhookDeliveries.nextAttemptAt).limit(sql.placeholder('limit')))}`)
+    .where(
+      sql`${webhookDeliveries.id} in ${claimPick(db, db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(dueToClaim).orderBy(webhookDeliveries.nextAttemptAt).limit(sql.placeholder('limit')))}`,
+    )
     .returning(claimedColumns)
     .prepare(),
   /** Due records whose last attempt was started by a process that stopped before recording it (its lease lapsed). */
   exhaustedFor: db
     .select({ id: webhookDeliveries.id, attemptCount: webhookDeliveries.attemptCount })
     .from(webhookDeliveries)
-    .where(and(
-      eq(webhookDeliveries.webhookId, sql.placeholder('webhookId')),
-      lte(webhookDeliveries.nextAttemptAt, sql.placeholder('now')),
-      gte(webhookDeliveries.attemptCount, MAX_ATTEMPTS),
-    ))
+    .where(
+      and(
+        eq(webhookDeliveries.webhookId, sql.placeholder('webhookId')),
+        lte(webhookDeliveries.nextAttemptAt, sql.placeholder('now')),
+        gte(webhookDeliveries.attemptCount, MAX_ATTEMPTS),
+      ),
+    )
     .limit(PER_RECEIVER_CONCURRENCY)
     .prepare(),
-  webhook: db.select().from(webhooks).where(eq(webhooks.id, sql.placeholder('id'))).prepare(),
-  storeWebhooks: db.select({ id: webhooks.id }).from(webhooks).where(and(eq(webhooks.storeId, sql.placeholder('storeId')), eq(webhooks.status, 'ACTIVE'))).prepare(),
+  webhook: db
+    .select()
+    .from(webhooks)
+    .where(eq(webhooks.id, sql.placeholder('id')))
+    .prepare(),
+  storeWebhooks: db
+    .select({ id: webhooks.id })
+    .from(webhooks)
+    .where(and(eq(webhooks.storeId, sql.placeholder('storeId')), eq(webhooks.status, 'ACTIVE')))
+    .prepare(),
   settle: db
     .update(webhookDeliveries)
     .set({
@@ -121,11 +151,13 @@ const statements = preparedFor((db) => ({
       updatedAt: ph('now'),
     })
     // A result only lands on the attempt it belongs to, and never revives a record suspension ended.
-    .where(and(
-      eq(webhookDeliveries.id, sql.placeholder('id')),
-      eq(webhookDeliveries.attemptCount, sql.placeholder('attempt')),
-      inArray(webhookDeliveries.status, [...ACTIVE]),
-    ))
+    .where(
+      and(
+        eq(webhookDeliveries.id, sql.placeholder('id')),
+        eq(webhookDeliveries.attemptCount, sql.placeholder('attempt')),
+        inArray(webhookDeliveries.status, [...ACTIVE]),
+      ),
+    )
     .prepare(),
   clearFailures: db
     .update(webhooks)
@@ -166,7 +198,8 @@ async function claimDueFor(db: Db, webhookId: string, busy: Set<string>, now: nu
 /** Ends the subscription's pending sends as FAILED/WEBHOOK_SUSPENDED and marks it SUSPENDED (spec 01 §3.5). */
 export async function suspend(db: Db, webhookId: string, now: number) {
   await db.update(webhooks).set({ status: 'SUSPENDED', suspendedAt: now, updatedAt: now }).where(eq(webhooks.id, webhookId)).run();
-  await db.update(webhookDeliveries)
+  await db
+    .update(webhookDeliveries)
     .set({ status: 'FAILED', nextAttemptAt: null, failureReason: 'SUSPENDED', errorCode: ERROR_CODE.SUSPENDED, updatedAt: now })
     .where(and(eq(webhookDeliveries.webhookId, webhookId), inArray(webhookDeliveries.status, [...ACTIVE])))
     .run();
@@ -288,7 +321,8 @@ class DeliveryWorker {
         const exhausted = everything ? await q.exhaustedFor.all({ webhookId, now }) : [];
         if (exhausted.length > 0) {
           await together(async () => {
-            for (const row of exhausted) await this.settle({ deliveryId: row.id, webhookId, at: now, attempt: row.attemptCount, result: interrupted, request: null });
+            for (const row of exhausted)
+              await this.settle({ deliveryId: row.id, webhookId, at: now, attempt: row.attemptCount, result: interrupted, request: null });
           });
         }
         for (const row of await claimDueFor(db, webhookId, busy, now)) {
@@ -304,14 +338,32 @@ class DeliveryWorker {
     return starts.length;
   }
 
-  private start(webhook: Webhook, row: { id: string; attemptCount: number; eventId: string; type: string; createdAt: number; storeId: string; sequence: number | null; dataJson: string }, now: number) {
+  private start(
+    webhook: Webhook,
+    row: { id: string; attemptCount: number; eventId: string; type: string; createdAt: number; storeId: string; sequence: number | null; dataJson: string },
+    now: number,
+  ) {
     let busy = this.inFlight.get(webhook.id);
     if (!busy) this.inFlight.set(webhook.id, (busy = new Set()));
     busy.add(row.id);
-    const body = eventPayload({ id: row.eventId, type: row.type, createdAt: row.createdAt, storeId: row.storeId, sequence: row.sequence, dataJson: row.dataJson });
+    const body = eventPayload({
+      id: row.eventId,
+      type: row.type,
+      createdAt: row.createdAt,
+      storeId: row.storeId,
+      sequence: row.sequence,
+      dataJson: row.dataJson,
+    });
     const request = buildRequest(body, { id: row.eventId, type: row.type }, row.id, signingSecrets(webhook, now), now);
     void sendOnce(webhook.url, body, request.headers, { allowHosts: this.services.config.unsafeWebhookHosts, poolKey: webhook.id }).then((result) => {
-      this.outcomes.push({ deliveryId: row.id, webhookId: webhook.id, at: this.services.clock.now(), attempt: row.attemptCount, result, request: { ...storedPayload(body), requestHeaders: request.requestHeaders } });
+      this.outcomes.push({
+        deliveryId: row.id,
+        webhookId: webhook.id,
+        at: this.services.clock.now(),
+        attempt: row.attemptCount,
+        result,
+        request: { ...storedPayload(body), requestHeaders: request.requestHeaders },
+      });
       this.schedule([webhook.id]);
     });
   }
@@ -341,7 +393,14 @@ class DeliveryWorker {
   }
 }
 
-const interrupted: AttemptResult = { ok: false, statusCode: null, timeMs: 0, bodyExcerpt: null, failureReason: 'INTERRUPTED', errorCode: ERROR_CODE.INTERRUPTED };
+const interrupted: AttemptResult = {
+  ok: false,
+  statusCode: null,
+  timeMs: 0,
+  bodyExcerpt: null,
+  failureReason: 'INTERRUPTED',
+  errorCode: ERROR_CODE.INTERRUPTED,
+};
 
 const workers = new WeakMap<Services, DeliveryWorker>();
 export function deliveryWorker(services: Services): DeliveryWorker {
@@ -363,8 +422,15 @@ export const retentionJob: Job = {
   name: 'webhooks.retention',
   run(services, now) {
     const cutoff = now - RECORDS_KEPT_MS;
-    return transaction(services.db, async () =>
-      (await services.db.delete(webhookDeliveries).where(and(lt(webhookDeliveries.createdAt, cutoff), inArray(webhookDeliveries.status, ['SUCCESS', 'FAILED']))).run()).changes
-      + (await deleteEventsCreatedBefore(services.db, cutoff - 86400_000)));
+    return transaction(
+      services.db,
+      async () =>
+        (
+          await services.db
+            .delete(webhookDeliveries)
+            .where(and(lt(webhookDeliveries.createdAt, cutoff), inArray(webhookDeliveries.status, ['SUCCESS', 'FAILED'])))
+            .run()
+        ).changes + (await deleteEventsCreatedBefore(services.db, cutoff - 86400_000)),
+    );
   },
 };

@@ -2,7 +2,8 @@ import { AppCommand } from '../../../../src/cli/app/app-command.js';
 
 export default class AppBuild extends AppCommand<typeof AppBuild> {
   static override summary = 'Validate manifest.json and bundle the functions into dist/ (esbuild, with a source map)';
-  static override description = 'Fails with HANDLER_MISSING when a declared tool, flow notification, schedule or public route has no function, and with MANIFEST_INVALID naming each key path that breaks a rule.';
+  static override description =
+    'Fails with HANDLER_MISSING when a declared tool, flow notification, schedule or public route has no function, and with MANIFEST_INVALID naming each key path that breaks a rule.';
   static override examples = ['<%= config.bin %> app build', '<%= config.bin %> app build --dir apps/demo --json'];
 
   async run() {

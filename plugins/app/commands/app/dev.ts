@@ -10,7 +10,8 @@ const LOG_POLL_MS = 500;
 
 export default class AppDev extends AppCommand<typeof AppDev> {
   static override summary = 'Build, deploy and install on every save, and stream the function logs';
-  static override description = 'Watches the app folder; each change is rebuilt, uploaded as a new version and installed in the store (consenting to what it newly asks), usually in well under a second. Function runs and their console output appear as they happen. Ctrl-C stops.';
+  static override description =
+    'Watches the app folder; each change is rebuilt, uploaded as a new version and installed in the store (consenting to what it newly asks), usually in well under a second. Function runs and their console output appear as they happen. Ctrl-C stops.';
   static override examples = ['<%= config.bin %> app dev', '<%= config.bin %> app dev --store dev-store'];
 
   async run() {

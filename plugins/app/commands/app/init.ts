@@ -21,8 +21,15 @@ export default class AppInit extends AppCommand<typeof AppInit> {
     const target = resolve(this.args.folder);
     const handle = target.split(/[\\/]/).pop()!;
     if (!HANDLE.test(handle)) {
-      const suggestion = handle.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^[^a-z]+|-+$/g, '').slice(0, 30).replace(/-+$/, '');
-      throw new UsageError(`the folder name is the app's handle, and "${handle}" is not one: a handle is ${HANDLE_RULE}${HANDLE.test(suggestion) ? ` (e.g. svc app init ${suggestion})` : ''}`);
+      const suggestion = handle
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^[^a-z]+|-+$/g, '')
+        .slice(0, 30)
+        .replace(/-+$/, '');
+      throw new UsageError(
+        `the folder name is the app's handle, and "${handle}" is not one: a handle is ${HANDLE_RULE}${HANDLE.test(suggestion) ? ` (e.g. svc app init ${suggestion})` : ''}`,
+      );
     }
     if (existsSync(target)) throw new UsageError(`${this.args.folder} already exists`);
     const templates = join(packageRoot, 'templates', 'app');

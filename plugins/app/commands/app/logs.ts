@@ -16,7 +16,8 @@ export default class AppLogs extends AppCommand<typeof AppLogs> {
     const appId = await this.appIdOf(handle);
     if (!appId) throw new UsageError(`${handle} was never deployed: run svc app deploy`);
     // One --json list like every other: the service's page, newest first, with its nextCursor.
-    if (this.flags.json && !this.flags.follow) return this.outputList(await this.request('GET', `/v1/developer/apps/${appId}/logs`, { query: { limit: this.flags.limit } }), () => undefined);
+    if (this.flags.json && !this.flags.follow)
+      return this.outputList(await this.request('GET', `/v1/developer/apps/${appId}/logs`, { query: { limit: this.flags.limit } }), () => undefined);
     const recent = await this.logsSince(appId, null, this.flags.limit);
     let last: string | null = null;
     const show = (runs: typeof recent) => {

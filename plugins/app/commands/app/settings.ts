@@ -29,10 +29,17 @@ export default class AppSettings extends AppCommand<typeof AppSettings> {
     }
     for (const key of this.flags.unset) patch[key] = null;
     const view = Object.keys(patch).length
-      ? await this.storeRequest<{ settings: Record<string, unknown>; missingSettings: string[] }>('PUT', `/v1/apps/installations/${inst.installationId}/settings`, { body: { settings: patch } })
+      ? await this.storeRequest<{ settings: Record<string, unknown>; missingSettings: string[] }>(
+          'PUT',
+          `/v1/apps/installations/${inst.installationId}/settings`,
+          { body: { settings: patch } },
+        )
       : inst;
     this.output(view.settings, () => {
-      this.table(Object.entries(view.settings).map(([key, value]) => ({ key, value, label: declared[key]?.label ?? '' })), ['key', 'value', 'label']);
+      this.table(
+        Object.entries(view.settings).map(([key, value]) => ({ key, value, label: declared[key]?.label ?? '' })),
+        ['key', 'value', 'label'],
+      );
       if (view.missingSettings.length) this.log(`Required and empty (deliveries wait): ${view.missingSettings.join(', ')}`);
     });
   }

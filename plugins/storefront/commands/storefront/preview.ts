@@ -3,14 +3,17 @@ import { StorefrontCommand } from '../../../../src/cli/storefront/storefront-com
 
 export default class StorefrontPreview extends StorefrontCommand<typeof StorefrontPreview> {
   static override summary = 'A one-time preview link (opens within 5 minutes; that browser is trusted for 12 hours)';
-  static override description = 'Previews show any version, published or not, also while the shop shows "coming soon"; test payments work there. Needs your own login (svc login) as OWNER or ADMIN.';
+  static override description =
+    'Previews show any version, published or not, also while the shop shows "coming soon"; test payments work there. Needs your own login (svc login) as OWNER or ADMIN.';
   static override examples = ['<%= config.bin %> storefront preview', '<%= config.bin %> storefront preview v4 --open'];
   static override args = { version: Args.string({ description: 'v4, or a version id (default: the published one)' }) };
   static override flags = { open: Flags.boolean({ description: 'Open the link in the browser' }) };
 
   async run() {
     const versionId = this.args.version ? await this.versionId(this.args.version) : undefined;
-    const link = await this.storeRequest<{ url: string; versionId: string; expiresAt: string }>('POST', '/v1/storefront/site/preview-link', { body: versionId ? { versionId } : {} });
+    const link = await this.storeRequest<{ url: string; versionId: string; expiresAt: string }>('POST', '/v1/storefront/site/preview-link', {
+      body: versionId ? { versionId } : {},
+    });
     if (this.flags.open) {
       const { execa } = await import('execa');
       const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';

@@ -9,7 +9,9 @@ export default class StorefrontPublish extends StorefrontCommand<typeof Storefro
   async run() {
     const versionId = await this.versionId(this.args.version);
     const before = await this.site();
-    await this.storeRequest('POST', `/v1/storefront/site/versions/${versionId}/publish`, { body: { expectedPublishedVersionId: before.publishedVersionId ?? null } });
+    await this.storeRequest('POST', `/v1/storefront/site/versions/${versionId}/publish`, {
+      body: { expectedPublishedVersionId: before.publishedVersionId ?? null },
+    });
     const site = await this.waitForSynced();
     this.output(site, () => this.log(`Published ${this.args.version}: ${siteAddress(site)} (provisioning ${site.provisioning?.status})`));
   }

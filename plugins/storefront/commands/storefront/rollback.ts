@@ -9,7 +9,9 @@ export default class StorefrontRollback extends StorefrontCommand<typeof Storefr
   async run() {
     const before = await this.site();
     const versionId = this.args.version ? await this.versionId(this.args.version) : undefined;
-    await this.storeRequest('POST', '/v1/storefront/site/rollback', { body: { ...(versionId ? { versionId } : {}), expectedPublishedVersionId: before.publishedVersionId ?? null } });
+    await this.storeRequest('POST', '/v1/storefront/site/rollback', {
+      body: { ...(versionId ? { versionId } : {}), expectedPublishedVersionId: before.publishedVersionId ?? null },
+    });
     const site = await this.waitForSynced();
     const number = (await this.versions()).find((v) => v.versionId === site.publishedVersionId)?.number;
     this.output(site, () => this.log(`Rolled back to ${number}: ${siteAddress(site)}`));

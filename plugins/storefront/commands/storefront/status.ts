@@ -1,7 +1,7 @@
 import { siteAddress, StorefrontCommand } from '../../../../src/cli/storefront/storefront-command.js';
 
 export default class StorefrontStatus extends StorefrontCommand<typeof StorefrontStatus> {
-  static override summary = "The site: address, visibility, published version, provisioning and its deployment";
+  static override summary = 'The site: address, visibility, published version, provisioning and its deployment';
   static override examples = ['<%= config.bin %> storefront status', '<%= config.bin %> storefront status --json'];
 
   async run() {
@@ -16,7 +16,9 @@ export default class StorefrontStatus extends StorefrontCommand<typeof Storefron
       this.log(`${siteAddress(site)}  ${site.status} · ${site.visibility}`);
       this.log(`published  ${published ? `${published.number} (${published.versionId})` : '-'} · provisioning ${site.provisioning?.status}`);
       this.log(`template   ${site.templateId} ${site.templateVersion ?? ''}`);
-      this.log(`deployment ${deployment.status}${deployment.errorCode ? ` ${deployment.errorCode}` : ''} · ${deployment.steps.map((s: { name: string; status: string }) => `${s.name} ${s.status}`).join(' → ')}`);
+      this.log(
+        `deployment ${deployment.status}${deployment.errorCode ? ` ${deployment.errorCode}` : ''} · ${deployment.steps.map((s: { name: string; status: string }) => `${s.name} ${s.status}`).join(' → ')}`,
+      );
     });
   }
 }

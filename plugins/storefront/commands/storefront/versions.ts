@@ -6,8 +6,16 @@ export default class StorefrontVersions extends StorefrontCommand<typeof Storefr
 
   async run() {
     const contents = await this.versions();
-    this.outputList({ contents }, (rows) => this.table(rows.map((v) => ({
-      ...v, number: `${v.published ? '*' : ' '}${v.number}`, serverBundle: `${(v.sizes.serverBundle / 1024).toFixed(1)} KiB`, static: `${(v.sizes.static / 1024).toFixed(1)} KiB`,
-    })), ['number', 'versionId', 'templateVersion', 'serverBundle', 'static', 'createdAt']));
+    this.outputList({ contents }, (rows) =>
+      this.table(
+        rows.map((v) => ({
+          ...v,
+          number: `${v.published ? '*' : ' '}${v.number}`,
+          serverBundle: `${(v.sizes.serverBundle / 1024).toFixed(1)} KiB`,
+          static: `${(v.sizes.static / 1024).toFixed(1)} KiB`,
+        })),
+        ['number', 'versionId', 'templateVersion', 'serverBundle', 'static', 'createdAt'],
+      ),
+    );
   }
 }

@@ -1,7 +1,7 @@
 import { operatorArgs, OperatorCommand } from '../../../cli/operator.js';
 
 export default class OperatorSitesResume extends OperatorCommand<typeof OperatorSitesResume> {
-  static override summary = 'Lift a site\'s suspension';
+  static override summary = "Lift a site's suspension";
   static override examples = ['SVC_OPERATOR_TOKEN=… <%= config.bin %> operator sites resume my-shop'];
   static override args = operatorArgs.site;
 

@@ -1,7 +1,7 @@
 import { operatorArgs, OperatorCommand, reasonFlag } from '../../../cli/operator.js';
 
 export default class OperatorSitesSuspend extends OperatorCommand<typeof OperatorSitesSuspend> {
-  static override summary = 'Suspend a site: visitors get the suspension page, the store\'s changes are refused (STOREFRONT_SITE_NOT_ACTIVE)';
+  static override summary = "Suspend a site: visitors get the suspension page, the store's changes are refused (STOREFRONT_SITE_NOT_ACTIVE)";
   static override examples = ['SVC_OPERATOR_TOKEN=… <%= config.bin %> operator sites suspend my-shop --reason POLICY_VIOLATION'];
   static override args = operatorArgs.site;
   static override flags = reasonFlag;

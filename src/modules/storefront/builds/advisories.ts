@@ -34,7 +34,11 @@ export interface Advisory {
 
 /** The advisory source could not be read; the caller retries and, after 30 minutes, fails the build with DEPENDENCY_CHECK_UNAVAILABLE. */
 export class AdvisorySourceUnavailable extends Error {
-  constructor(readonly source: string, reason: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly source: string,
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
     super(`advisory source ${source} is unavailable: ${reason}`, options);
     this.name = 'AdvisorySourceUnavailable';
   }
@@ -54,12 +58,16 @@ const osvRecord = z.object({
   withdrawn: z.string().optional(),
   severity: z.array(severityScore).optional(),
   database_specific: z.object({ severity: z.string().optional() }).loose().optional(),
-  affected: z.array(z.object({
-    package: z.object({ ecosystem: z.string(), name: z.string() }).optional(),
-    ranges: z.array(z.object({ type: z.string(), events: z.array(event) })).optional(),
-    versions: z.array(z.string()).optional(),
-    severity: z.array(severityScore).optional(),
-  })).optional(),
+  affected: z
+    .array(
+      z.object({
+        package: z.object({ ecosystem: z.string(), name: z.string() }).optional(),
+        ranges: z.array(z.object({ type: z.string(), events: z.array(event) })).optional(),
+        versions: z.array(z.string()).optional(),
+        severity: z.array(severityScore).optional(),
+      }),
+    )
+    .optional(),
 });
 type OsvRecord = z.infer<typeof osvRecord>;
 type OsvEvent = z.infer<typeof event>;
@@ -161,11 +169,17 @@ const CVSS3_WEIGHTS: Record<string, Record<string, number>> = {
 
 /** CVSS v3.x base score from its vector (the specification's formulas), null for anything unreadable. */
 export function cvss3BaseScore(vector: string): number | null {
-  const metrics = Object.fromEntries(vector.split('/').slice(1).map((part) => part.split(':') as [string, string]));
+  const metrics = Object.fromEntries(
+    vector
+      .split('/')
+      .slice(1)
+      .map((part) => part.split(':') as [string, string]),
+  );
   const changed = metrics.S === 'C';
   const pr = { N: 0.85, L: changed ? 0.68 : 0.62, H: changed ? 0.5 : 0.27 }[metrics.PR as 'N' | 'L' | 'H'];
   const w = (m: string) => CVSS3_WEIGHTS[m][metrics[m]];
-  if (!vector.startsWith('CVSS:3') || pr === undefined || metrics.S === undefined || ['AV', 'AC', 'UI', 'C', 'I', 'A'].some((m) => w(m) === undefined)) return null;
+  if (!vector.startsWith('CVSS:3') || pr === undefined || metrics.S === undefined || ['AV', 'AC', 'UI', 'C', 'I', 'A'].some((m) => w(m) === undefined))
+    return null;
   const iss = 1 - (1 - w('C')) * (1 - w('I')) * (1 - w('A'));
   const impact = changed ? 7.52 * (iss - 0.029) - 3.25 * (iss - 0.02) ** 15 : 6.42 * iss;
   if (impact <= 0) return 0;

@@ -29,16 +29,27 @@ const buildSchema = z.object({
   errorCode: z.string().nullable(),
   logTail: z.string(),
   dependencies: z.object({
-    rejected: z.array(z.object({ package: z.string(), version: z.string().nullable(), reason: z.string(), detail: z.string(), advisory: z.string().nullable() })),
-    warnings: z.array(z.object({ package: z.string(), version: z.string().nullable(), reason: z.string(), detail: z.string(), advisory: z.string().nullable() })),
+    rejected: z.array(
+      z.object({ package: z.string(), version: z.string().nullable(), reason: z.string(), detail: z.string(), advisory: z.string().nullable() }),
+    ),
+    warnings: z.array(
+      z.object({ package: z.string(), version: z.string().nullable(), reason: z.string(), detail: z.string(), advisory: z.string().nullable() }),
+    ),
   }),
   versionId: z.string().nullable(),
   createdAt: instant,
   finishedAt: instant.nullable(),
 });
 const presentBuild = (b: typeof builds.$inferSelect): z.output<typeof buildSchema> => ({
-  buildId: b.id, status: b.status, failureStage: b.failureStage, errorCode: b.errorCode, logTail: b.logTail, dependencies: b.dependencies, versionId: b.versionId,
-  createdAt: isoAt(b.createdAt), finishedAt: b.finishedAt === null ? null : isoAt(b.finishedAt),
+  buildId: b.id,
+  status: b.status,
+  failureStage: b.failureStage,
+  errorCode: b.errorCode,
+  logTail: b.logTail,
+  dependencies: b.dependencies,
+  versionId: b.versionId,
+  createdAt: isoAt(b.createdAt),
+  finishedAt: b.finishedAt === null ? null : isoAt(b.finishedAt),
 });
 
 const fileEntry = z.object({ path: z.string(), size: z.number().int(), hash: z.string() });
@@ -52,14 +63,23 @@ export const buildOperations = [
     operationId: 'replaceStorefrontFiles',
     method: 'PUT',
     path: '/v1/storefront/site/files',
-    summary: 'Replace the site\'s source with a .tar.gz of the project (multipart: file); answers the changed paths',
+    summary: "Replace the site's source with a .tar.gz of the project (multipart: file); answers the changed paths",
     async: true,
-    multipart: { maxBytes: SOURCE_LIMITS.bytes + 64 * 1024, fields: z.object({ file: z.file().describe('the project as .tar.gz (node_modules, .git and dist are left out)') }) },
+    multipart: {
+      maxBytes: SOURCE_LIMITS.bytes + 64 * 1024,
+      fields: z.object({ file: z.file().describe('the project as .tar.gz (node_modules, .git and dist are left out)') }),
+    },
     body: z.object({ files: storedFiles.optional(), skipped: z.number().int().optional() }).strict(),
     // Changing how the site is built needs approval; other source replacement is exempt while the store never went public.
     agent: async (ctx: StoreCtx) => ((await touchesBuildConfig(ctx)) ? 'approval' : 'direct'),
     agentApprovalExemptWhilePrivate: true,
-    response: z.object({ files: z.number().int(), added: z.array(z.string()), changed: z.array(z.string()), removed: z.array(z.string()), skipped: z.number().int() }),
+    response: z.object({
+      files: z.number().int(),
+      added: z.array(z.string()),
+      changed: z.array(z.string()),
+      removed: z.array(z.string()),
+      skipped: z.number().int(),
+    }),
     errors: { ...ACTIVE_SITE_ERRORS, 400: ['STOREFRONT_SOURCE_INVALID'] },
     target: siteTarget,
     precheck: async (ctx) => {
@@ -73,23 +93,31 @@ export const buildOperations = [
     },
     preview: async (ctx) => {
       const diff = changedPaths(await currentFiles(ctx.db, ctx.store!.id), ctx.body.files ?? {});
-      return { changes: [...diff.added.map((p) => ({ field: p, before: null, after: 'added' })), ...diff.changed.map((p) => ({ field: p, before: 'old', after: 'changed' })), ...diff.removed.map((p) => ({ field: p, before: 'old', after: null }))] };
+      return {
+        changes: [
+          ...diff.added.map((p) => ({ field: p, before: null, after: 'added' })),
+          ...diff.changed.map((p) => ({ field: p, before: 'old', after: 'changed' })),
+          ...diff.removed.map((p) => ({ field: p, before: 'old', after: null })),
+        ],
+      };
     },
-    handler: (ctx) => transaction(ctx.db, async () => {
-      await requireActiveSite(ctx.db, ctx.store.id);
-      const files = ctx.body.files ?? {};
-      const diff = changedPaths(await currentFiles(ctx.db, ctx.store.id), files);
-      await ctx.db.delete(siteFiles).where(eq(siteFiles.storeId, ctx.store.id)).run();
-      for (const [path, file] of Object.entries(files)) await ctx.db.insert(siteFiles).values({ storeId: ctx.store.id, path, hash: file.hash, size: file.size }).run();
-      return { files: Object.keys(files).length, ...diff, skipped: (ctx.body as { skipped?: number }).skipped ?? 0 };
-    }),
+    handler: (ctx) =>
+      transaction(ctx.db, async () => {
+        await requireActiveSite(ctx.db, ctx.store.id);
+        const files = ctx.body.files ?? {};
+        const diff = changedPaths(await currentFiles(ctx.db, ctx.store.id), files);
+        await ctx.db.delete(siteFiles).where(eq(siteFiles.storeId, ctx.store.id)).run();
+        for (const [path, file] of Object.entries(files))
+          await ctx.db.insert(siteFiles).values({ storeId: ctx.store.id, path, hash: file.hash, size: file.size }).run();
+        return { files: Object.keys(files).length, ...diff, skipped: (ctx.body as { skipped?: number }).skipped ?? 0 };
+      }),
   }),
   defineOperation({
     ...read,
     operationId: 'getStorefrontFiles',
     method: 'GET',
     path: '/v1/storefront/site/files',
-    summary: 'The site\'s source files (sizes and hashes), or one file with `path`',
+    summary: "The site's source files (sizes and hashes), or one file with `path`",
     query: z.object({ path: z.string().min(1).max(SOURCE_LIMITS.pathChars).optional() }).strict(),
     response: z.union([z.object({ contents: z.array(fileEntry) }), fileContent]),
     errors: { 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_FILE_NOT_FOUND'] },
@@ -103,7 +131,7 @@ export const buildOperations = [
       const bytes = readBlob(ctx.services, file.hash);
       const text = bytes.toString('utf8');
       const isText = Buffer.from(text, 'utf8').equals(bytes) && !text.includes('\u0000');
-      return { path: ctx.query.path, ...file, encoding: isText ? 'utf8' as const : 'base64' as const, content: isText ? text : bytes.toString('base64') };
+      return { path: ctx.query.path, ...file, encoding: isText ? ('utf8' as const) : ('base64' as const), content: isText ? text : bytes.toString('base64') };
     },
   }),
   defineOperation({
@@ -132,7 +160,7 @@ export const buildOperations = [
     operationId: 'getStorefrontBuild',
     method: 'GET',
     path: '/v1/storefront/site/builds/{buildId}',
-    summary: 'A build: status, the stage that failed, the dependency report and the log\'s tail',
+    summary: "A build: status, the stage that failed, the dependency report and the log's tail",
     params: z.object({ buildId: z.string() }).strict(),
     response: buildSchema,
     errors: { 403: ['TENANT_MISMATCH'], 404: ['STOREFRONT_BUILD_NOT_FOUND'] },
@@ -147,12 +175,16 @@ export const buildOperations = [
     operationId: 'listStorefrontVersions',
     method: 'GET',
     path: '/v1/storefront/site/versions',
-    summary: 'The site\'s versions, newest first',
+    summary: "The site's versions, newest first",
     response: z.object({ contents: z.array(versionSchema) }),
     errors: SITE_ERRORS,
     handler: async (ctx) => {
       const site = await requireSite(ctx.db, ctx.store.id);
-      return { contents: (await ctx.db.select().from(versions).where(eq(versions.siteId, site.id)).orderBy(desc(versions.number)).all()).map((v) => presentVersion(v, site)) };
+      return {
+        contents: (await ctx.db.select().from(versions).where(eq(versions.siteId, site.id)).orderBy(desc(versions.number)).all()).map((v) =>
+          presentVersion(v, site),
+        ),
+      };
     },
   }),
 ];

@@ -33,16 +33,19 @@ const ADVISORY_RETRY_MS = 60_000;
 const MAX_RUNNING = 2;
 const LOG_TAIL_CHARS = 8_000;
 
-
 /** A stage's failure: the build ends FAILED with this stage and code. */
 class BuildFailure extends Error {
-  constructor(readonly stage: Stage, readonly code: string, message: string, readonly dependencies?: { rejected: DependencyFinding[]; warnings: DependencyFinding[] }) {
+  constructor(
+    readonly stage: Stage,
+    readonly code: string,
+    message: string,
+    readonly dependencies?: { rejected: DependencyFinding[]; warnings: DependencyFinding[] },
+  ) {
     super(message);
   }
 }
 /** The advisory source is down but still within its grace period: the build goes back to the queue. */
 class TryLater extends Error {}
-
 
 /** A failed download is retried once, soon: an integrity mismatch or a missing version does not heal in a minute. */
 const FETCH_RETRIES = { PNPM_CONFIG_FETCH_RETRIES: '1', PNPM_CONFIG_FETCH_RETRY_MINTIMEOUT: '1000', PNPM_CONFIG_FETCH_RETRY_MAXTIMEOUT: '5000' };
@@ -98,9 +101,14 @@ async function runStages(services: Services, build: Build, log: (line: string) =
     try {
       config = projectConfig.parse(JSON.parse(readFileSync(join(dir, 'svc.storefront.json'), 'utf8')));
     } catch (error) {
-      throw new BuildFailure('VERIFY', 'PROJECT_INVALID', `svc.storefront.json: ${error instanceof z.ZodError ? z.prettifyError(error) : (error as Error).message}`);
+      throw new BuildFailure(
+        'VERIFY',
+        'PROJECT_INVALID',
+        `svc.storefront.json: ${error instanceof z.ZodError ? z.prettifyError(error) : (error as Error).message}`,
+      );
     }
-    for (const entry of [config.server, ...config.client]) if (!build.files[entry]) throw new BuildFailure('VERIFY', 'PROJECT_INVALID', `svc.storefront.json이 가리키는 ${entry}가 없습니다`);
+    for (const entry of [config.server, ...config.client])
+      if (!build.files[entry]) throw new BuildFailure('VERIFY', 'PROJECT_INVALID', `svc.storefront.json이 가리키는 ${entry}가 없습니다`);
 
     // DEPENDENCIES: the policy runs before anything is installed.
     let index: AdvisoryIndex;
@@ -109,7 +117,8 @@ async function runStages(services: Services, build: Build, log: (line: string) =
     } catch (error) {
       if (!(error instanceof AdvisorySourceUnavailable)) throw error;
       const since = build.advisoriesUnavailableSince ?? services.clock.now();
-      if (services.clock.now() - since >= ADVISORY_GRACE_MS) throw new BuildFailure('DEPENDENCIES', 'DEPENDENCY_CHECK_UNAVAILABLE', `보안 권고 출처를 30분 동안 읽지 못했습니다: ${error.message}`);
+      if (services.clock.now() - since >= ADVISORY_GRACE_MS)
+        throw new BuildFailure('DEPENDENCIES', 'DEPENDENCY_CHECK_UNAVAILABLE', `보안 권고 출처를 30분 동안 읽지 못했습니다: ${error.message}`);
       await services.db.update(builds).set({ advisoriesUnavailableSince: since }).where(eq(builds.id, build.id)).run();
       log(`보안 권고 출처를 읽지 못해 잠시 뒤 다시 시도합니다: ${error.message}`);
       throw new TryLater();
@@ -129,32 +138,58 @@ async function runStages(services: Services, build: Build, log: (line: string) =
     const lockBefore = sha256(readFileSync(join(dir, 'pnpm-lock.yaml')));
     const { npmRegistry } = services.config.storefront;
     mkdirSync(pnpmStore(services), { recursive: true });
-    const install = await runSellerProcess({
-      command: [join(pnpmPackage, 'pnpm'),
-        'install', '--frozen-lockfile', '--ignore-scripts', '--ignore-pnpmfile', '--prod', '--config.update-notifier=false', '--reporter=append-only',
-        // Never switch to another pnpm (pnpm 11+ spells it pm-on-fail, pnpm 10 manage-package-manager-versions).
-        '--config.pm-on-fail=ignore', '--config.manage-package-manager-versions=false',
-        // Copies, not hard links into the shared store: nothing done in the project can change another build's packages.
-        '--config.package-import-method=copy',
-        `--store-dir=${pnpmStore(services)}`, ...(npmRegistry ? [`--registry=${npmRegistry}`] : []),
-      ],
-      project: dir, readOnly: [pnpmPackage], writable: [pnpmStore(services)], network: 'registry', limits: { wallMs: remaining() },
-      env: { CI: 'true', npm_config_update_notifier: 'false', PNPM_CONFIG_MINIMUM_RELEASE_AGE: String(services.config.storefront.minimumReleaseAgeMinutes), ...FETCH_RETRIES },
-    }, sandboxed);
+    const install = await runSellerProcess(
+      {
+        command: [
+          join(pnpmPackage, 'pnpm'),
+          'install',
+          '--frozen-lockfile',
+          '--ignore-scripts',
+          '--ignore-pnpmfile',
+          '--prod',
+          '--config.update-notifier=false',
+          '--reporter=append-only',
+          // Never switch to another pnpm (pnpm 11+ spells it pm-on-fail, pnpm 10 manage-package-manager-versions).
+          '--config.pm-on-fail=ignore',
+          '--config.manage-package-manager-versions=false',
+          // Copies, not hard links into the shared store: nothing done in the project can change another build's packages.
+          '--config.package-import-method=copy',
+          `--store-dir=${pnpmStore(services)}`,
+          ...(npmRegistry ? [`--registry=${npmRegistry}`] : []),
+        ],
+        project: dir,
+        readOnly: [pnpmPackage],
+        writable: [pnpmStore(services)],
+        network: 'registry',
+        limits: { wallMs: remaining() },
+        env: {
+          CI: 'true',
+          npm_config_update_notifier: 'false',
+          PNPM_CONFIG_MINIMUM_RELEASE_AGE: String(services.config.storefront.minimumReleaseAgeMinutes),
+          ...FETCH_RETRIES,
+        },
+      },
+      sandboxed,
+    );
     for (const line of install.output.split('\n').filter(Boolean).slice(-40)) log(line);
     if (install.timedOut) throw new BuildFailure('INSTALL', 'BUILD_TIMEOUT', '빌드 시간 10분을 넘었습니다');
     // A package whose content no longer matches the lockfile's integrity was changed since it was locked.
-    if (install.exitCode !== 0 && /INTEGRITY/i.test(install.output)) throw new BuildFailure('INSTALL', 'DEPENDENCIES_CHANGED', '받은 패키지가 pnpm-lock.yaml의 무결성 값과 다릅니다 (잠근 뒤 바뀌었습니다)');
+    if (install.exitCode !== 0 && /INTEGRITY/i.test(install.output))
+      throw new BuildFailure('INSTALL', 'DEPENDENCIES_CHANGED', '받은 패키지가 pnpm-lock.yaml의 무결성 값과 다릅니다 (잠근 뒤 바뀌었습니다)');
     if (install.exitCode !== 0) throw new BuildFailure('INSTALL', 'INSTALL_FAILED', `pnpm install이 실패했습니다 (종료 코드 ${install.exitCode ?? '없음'})`);
-    if (sha256(readFileSync(join(dir, 'pnpm-lock.yaml'))) !== lockBefore) throw new BuildFailure('INSTALL', 'DEPENDENCIES_CHANGED', '설치 중 pnpm-lock.yaml이 바뀌었습니다');
-    const scripted = (await installedScriptWarnings(dir)).filter((w) => !report.warnings.some((known) => known.reason === w.reason && known.package === w.package));
+    if (sha256(readFileSync(join(dir, 'pnpm-lock.yaml'))) !== lockBefore)
+      throw new BuildFailure('INSTALL', 'DEPENDENCIES_CHANGED', '설치 중 pnpm-lock.yaml이 바뀌었습니다');
+    const scripted = (await installedScriptWarnings(dir)).filter(
+      (w) => !report.warnings.some((known) => known.reason === w.reason && known.package === w.package),
+    );
     for (const w of scripted) log(`경고 ${w.reason} ${w.package}@${w.version}: ${w.detail}`);
     if (scripted.length) {
       report.warnings.push(...scripted);
       await services.db.update(builds).set({ dependencies: report }).where(eq(builds.id, build.id)).run();
     }
     const installLimit = services.config.storefront.installLimitBytes;
-    if (existsSync(join(dir, 'node_modules')) && dirBytes(join(dir, 'node_modules')) > installLimit) throw new BuildFailure('INSTALL', 'INSTALL_TOO_LARGE', `설치된 패키지가 ${installLimit} bytes를 넘습니다`);
+    if (existsSync(join(dir, 'node_modules')) && dirBytes(join(dir, 'node_modules')) > installLimit)
+      throw new BuildFailure('INSTALL', 'INSTALL_TOO_LARGE', `설치된 패키지가 ${installLimit} bytes를 넘습니다`);
 
     // BUILD: esbuild in the sandbox, confined to the project; the service reads back only what it wrote under out/.
     const bundled = await bundleProject(dir, config, { sandboxed, minify: true, hashNames: true, wallMs: remaining() });
@@ -251,16 +286,36 @@ function publicFiles(dir: string, folder: string, log: (line: string) => void): 
   return files;
 }
 
-async function storeVersion(services: Services, build: Build, server: { bundle: StoredFile; map: StoredFile | null }, assets: Record<string, VersionAsset>, clientEntries: Record<string, string>, staticBytes: number): Promise<string> {
+async function storeVersion(
+  services: Services,
+  build: Build,
+  server: { bundle: StoredFile; map: StoredFile | null },
+  assets: Record<string, VersionAsset>,
+  clientEntries: Record<string, string>,
+  staticBytes: number,
+): Promise<string> {
   // The uploaded manifest, not the work folder's: seller processes have had that folder since.
-  const manifest = JSON.parse(readBlob(services, build.files['package.json'].hash).toString('utf8').replace(/^\uFEFF/, '')) as { sayren?: { templateVersion?: unknown } };
+  const manifest = JSON.parse(
+    readBlob(services, build.files['package.json'].hash)
+      .toString('utf8')
+      .replace(/^\uFEFF/, ''),
+  ) as { sayren?: { templateVersion?: unknown } };
   return transaction(services.db, async () => {
     const site = (await findSite(services.db, build.storeId))!;
     const now = services.clock.now();
     const own = manifest.sayren?.templateVersion;
     const version = {
-      id: newId('ver', now), storeId: build.storeId, siteId: build.siteId, number: await nextVersionNumber(services.db, build.siteId),
-      templateVersion: own == null ? await inheritedTemplateVersion(services.db, site) : String(own), server, assets, clientEntries, staticBytes, buildId: build.id, createdAt: now,
+      id: newId('ver', now),
+      storeId: build.storeId,
+      siteId: build.siteId,
+      number: await nextVersionNumber(services.db, build.siteId),
+      templateVersion: own == null ? await inheritedTemplateVersion(services.db, site) : String(own),
+      server,
+      assets,
+      clientEntries,
+      staticBytes,
+      buildId: build.id,
+      createdAt: now,
     };
     await services.db.insert(versions).values(version).run();
     if (build.publish) await publishVersion(services.db, site, version, 'DEPLOYMENT', now);
@@ -277,7 +332,11 @@ async function runBuild(services: Services, build: Build) {
   const tail = () => lines.join('\n').slice(-LOG_TAIL_CHARS);
   // The lease is renewed while the build runs: another process takes it over only if this one died.
   const heartbeat = setInterval(async () => {
-    await services.db.update(builds).set({ nextAttemptAt: services.clock.now() + CLAIM_LEASE_MS, logTail: tail() }).where(and(eq(builds.id, build.id), eq(builds.status, 'RUNNING'))).run();
+    await services.db
+      .update(builds)
+      .set({ nextAttemptAt: services.clock.now() + CLAIM_LEASE_MS, logTail: tail() })
+      .where(and(eq(builds.id, build.id), eq(builds.status, 'RUNNING')))
+      .run();
   }, CLAIM_LEASE_MS / 3);
   heartbeat.unref();
   try {
@@ -286,37 +345,82 @@ async function runBuild(services: Services, build: Build) {
     await finishBuild(services, build, { status: 'SUCCEEDED', failureStage: null, errorCode: null, versionId }, tail());
   } catch (error) {
     if (error instanceof TryLater) {
-      await services.db.update(builds).set({ status: 'QUEUED', logTail: tail(), nextAttemptAt: services.clock.now() + ADVISORY_RETRY_MS }).where(eq(builds.id, build.id)).run();
+      await services.db
+        .update(builds)
+        .set({ status: 'QUEUED', logTail: tail(), nextAttemptAt: services.clock.now() + ADVISORY_RETRY_MS })
+        .where(eq(builds.id, build.id))
+        .run();
       return;
     }
     const failure = error instanceof BuildFailure ? error : new BuildFailure('BUILD', 'BUILD_FAILED', `예상하지 못한 오류: ${(error as Error).message}`);
     if (!(error instanceof BuildFailure)) console.error(`[svc] storefront build ${build.id} failed:`, error);
     log(`실패 ${failure.stage} ${failure.code}: ${failure.message}`);
-    await finishBuild(services, build, { status: 'FAILED', failureStage: failure.stage, errorCode: failure.code, versionId: null, ...(failure.dependencies ? { dependencies: failure.dependencies } : {}) }, tail());
+    await finishBuild(
+      services,
+      build,
+      {
+        status: 'FAILED',
+        failureStage: failure.stage,
+        errorCode: failure.code,
+        versionId: null,
+        ...(failure.dependencies ? { dependencies: failure.dependencies } : {}),
+      },
+      tail(),
+    );
   } finally {
     clearInterval(heartbeat);
   }
 }
 
-async function finishBuild(services: Services, build: Build, outcome: Pick<Build, 'status' | 'failureStage' | 'errorCode' | 'versionId'> & { dependencies?: Build['dependencies'] }, logTail: string) {
+async function finishBuild(
+  services: Services,
+  build: Build,
+  outcome: Pick<Build, 'status' | 'failureStage' | 'errorCode' | 'versionId'> & { dependencies?: Build['dependencies'] },
+  logTail: string,
+) {
   await transaction(services.db, async () => {
     const now = services.clock.now();
-    await services.db.update(builds).set({ ...outcome, logTail, nextAttemptAt: null, finishedAt: now }).where(eq(builds.id, build.id)).run();
+    await services.db
+      .update(builds)
+      .set({ ...outcome, logTail, nextAttemptAt: null, finishedAt: now })
+      .where(eq(builds.id, build.id))
+      .run();
     const deployment = await services.db.select().from(deployments).where(eq(deployments.buildId, build.id)).get();
     if (!deployment) return;
     const ok = outcome.status === 'SUCCEEDED';
-    await services.db.update(deployments).set({
-      status: ok ? 'SUCCEEDED' : 'FAILED', steps: stepsWith(deployment.steps, 'PUBLISH', ok ? 'SUCCEEDED' : 'FAILED'), errorCode: outcome.errorCode,
-      log: [...deployment.log, `${isoAt(now)} ${ok ? '첫 버전을 게시했습니다' : `빌드 실패 ${outcome.errorCode}`}`], updatedAt: now,
-    }).where(eq(deployments.siteId, deployment.siteId)).run();
+    await services.db
+      .update(deployments)
+      .set({
+        status: ok ? 'SUCCEEDED' : 'FAILED',
+        steps: stepsWith(deployment.steps, 'PUBLISH', ok ? 'SUCCEEDED' : 'FAILED'),
+        errorCode: outcome.errorCode,
+        log: [...deployment.log, `${isoAt(now)} ${ok ? '첫 버전을 게시했습니다' : `빌드 실패 ${outcome.errorCode}`}`],
+        updatedAt: now,
+      })
+      .where(eq(deployments.siteId, deployment.siteId))
+      .run();
   });
 }
 
 /** A build of `files` for the site, queued for the job runner (`publish`: the deployment's first build publishes its version). */
 export async function queueBuild(db: Db, site: Site, files: Record<string, StoredFile>, publish: boolean, now: number) {
   const build = {
-    id: newId('bld', now), storeId: site.storeId, siteId: site.id, status: 'QUEUED' as const, failureStage: null, errorCode: null, logTail: '',
-    dependencies: { rejected: [], warnings: [] }, files, versionId: null, publish, advisoriesUnavailableSince: null, nextAttemptAt: now, createdAt: now, startedAt: null, finishedAt: null,
+    id: newId('bld', now),
+    storeId: site.storeId,
+    siteId: site.id,
+    status: 'QUEUED' as const,
+    failureStage: null,
+    errorCode: null,
+    logTail: '',
+    dependencies: { rejected: [], warnings: [] },
+    files,
+    versionId: null,
+    publish,
+    advisoriesUnavailableSince: null,
+    nextAttemptAt: now,
+    createdAt: now,
+    startedAt: null,
+    finishedAt: null,
   };
   await db.insert(builds).values(build).run();
   return build;
@@ -330,7 +434,11 @@ export async function startDueBuilds(services: Services): Promise<number> {
   if (mine.size >= MAX_RUNNING) return 0;
   let started = 0;
   for await (const build of claimEachDue(services.db, builds, now, { skip: [...mine], limit: MAX_RUNNING - mine.size })) {
-    await services.db.update(builds).set({ status: 'RUNNING', startedAt: build.startedAt ?? now }).where(eq(builds.id, build.id)).run();
+    await services.db
+      .update(builds)
+      .set({ status: 'RUNNING', startedAt: build.startedAt ?? now })
+      .where(eq(builds.id, build.id))
+      .run();
     mine.add(build.id);
     started++;
     void runBuild(services, { ...build, status: 'RUNNING' })
@@ -355,10 +463,17 @@ async function advanceDeployments(services: Services, now: number): Promise<numb
       if (!site || !template) return;
       await replaceSourceFiles(services, services.db, site.storeId, projectFiles(template.dir));
       const build = await queueBuild(services.db, site, await currentFiles(services.db, site.storeId), true, now);
-      await services.db.update(deployments).set({
-        steps: stepsWith(stepsWith(deployment.steps, 'UPLOAD', 'SUCCEEDED'), 'PUBLISH', 'RUNNING'), buildId: build.id, nextAttemptAt: null,
-        log: [...deployment.log, `${isoAt(now)} 템플릿 파일을 올렸습니다`, `${isoAt(now)} 빌드 ${build.id}`], updatedAt: now,
-      }).where(eq(deployments.siteId, deployment.siteId)).run();
+      await services.db
+        .update(deployments)
+        .set({
+          steps: stepsWith(stepsWith(deployment.steps, 'UPLOAD', 'SUCCEEDED'), 'PUBLISH', 'RUNNING'),
+          buildId: build.id,
+          nextAttemptAt: null,
+          log: [...deployment.log, `${isoAt(now)} 템플릿 파일을 올렸습니다`, `${isoAt(now)} 빌드 ${build.id}`],
+          updatedAt: now,
+        })
+        .where(eq(deployments.siteId, deployment.siteId))
+        .run();
     });
     handled++;
   }

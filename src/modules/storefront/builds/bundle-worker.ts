@@ -26,16 +26,43 @@ async function bundle(job: WorkerJob): Promise<WorkerResult> {
   // The server entry for the sandbox (no Node built-ins), client entries with hashed names.
   const builds = await Promise.allSettled([
     esbuild.build({
-      absWorkingDir: dir, entryPoints: [job.server], bundle: true, format: 'iife', globalName: '__app', platform: 'neutral', target: 'es2023',
-      mainFields: ['module', 'main'], conditions: ['worker', 'browser'], sourcemap: 'external', outfile: 'out/server.js', write: true, logLevel: 'silent', minify: job.minify,
+      absWorkingDir: dir,
+      entryPoints: [job.server],
+      bundle: true,
+      format: 'iife',
+      globalName: '__app',
+      platform: 'neutral',
+      target: 'es2023',
+      mainFields: ['module', 'main'],
+      conditions: ['worker', 'browser'],
+      sourcemap: 'external',
+      outfile: 'out/server.js',
+      write: true,
+      logLevel: 'silent',
+      minify: job.minify,
       plugins: [confinePlugin(dir)],
     }),
-    job.client.length === 0 ? null : esbuild.build({
-      absWorkingDir: dir, entryPoints: job.client, bundle: true, format: 'esm', platform: 'browser', target: 'es2022', splitting: true,
-      entryNames: job.hashNames ? 'assets/[name]-[hash]' : 'assets/[name]', chunkNames: 'assets/chunk-[hash]', assetNames: job.hashNames ? 'assets/[name]-[hash]' : 'assets/[name]',
-      outdir: 'out', sourcemap: 'linked', write: true, metafile: true, minify: job.minify, logLevel: 'silent',
-      plugins: [confinePlugin(dir)],
-    }),
+    job.client.length === 0
+      ? null
+      : esbuild.build({
+          absWorkingDir: dir,
+          entryPoints: job.client,
+          bundle: true,
+          format: 'esm',
+          platform: 'browser',
+          target: 'es2022',
+          splitting: true,
+          entryNames: job.hashNames ? 'assets/[name]-[hash]' : 'assets/[name]',
+          chunkNames: 'assets/chunk-[hash]',
+          assetNames: job.hashNames ? 'assets/[name]-[hash]' : 'assets/[name]',
+          outdir: 'out',
+          sourcemap: 'linked',
+          write: true,
+          metafile: true,
+          minify: job.minify,
+          logLevel: 'silent',
+          plugins: [confinePlugin(dir)],
+        }),
   ]);
   const errors = builds.flatMap((b) => {
     if (b.status === 'fulfilled') return [];
@@ -47,10 +74,18 @@ async function bundle(job: WorkerJob): Promise<WorkerResult> {
   const clientEntries: Record<string, string> = {};
   const outputs = Object.entries(client?.metafile.outputs ?? {});
   for (const [outPath, meta] of outputs) {
-    if (meta.entryPoint) clientEntries[`${meta.entryPoint.split('/').pop()!.replace(/\.[cm]?[jt]sx?$/, '')}.js`] = outPath.replace(/^out\//, '');
+    if (meta.entryPoint)
+      clientEntries[
+        `${meta.entryPoint
+          .split('/')
+          .pop()!
+          .replace(/\.[cm]?[jt]sx?$/, '')}.js`
+      ] = outPath.replace(/^out\//, '');
   }
   return {
-    ok: true, clientEntries, clientOutputs: outputs.map(([outPath]) => outPath.replace(/^out\//, '')),
+    ok: true,
+    clientEntries,
+    clientOutputs: outputs.map(([outPath]) => outPath.replace(/^out\//, '')),
     warnings: [...server!.warnings, ...(client?.warnings ?? [])].slice(0, MAX_MESSAGES).map(describe),
   };
 }

@@ -38,7 +38,10 @@ const PACKAGE_JSON = fileURLToPath(new URL(fromSources ? '../../../../package.js
 const workerArgv = () => [process.execPath, ...(fromSources ? ['--import', import.meta.resolve('tsx')] : []), WORKER_PATH];
 
 class OutputRefused extends Error {
-  constructor(message: string, readonly tooLarge = false) {
+  constructor(
+    message: string,
+    readonly tooLarge = false,
+  ) {
     super(message);
   }
 }
@@ -70,7 +73,8 @@ function readOutputs(dir: string, result: Extract<WorkerResult, { ok: true }>): 
     if (total > LIMITS.staticTotal) throw new OutputRefused(`정적 파일이 모두 ${LIMITS.staticTotal} bytes를 넘습니다`, true);
     client.set(path, bytes);
   }
-  for (const [entry, path] of Object.entries(result.clientEntries)) if (!client.has(path)) throw new OutputRefused(`클라이언트 엔트리 ${entry}의 출력 ${path}가 없습니다`);
+  for (const [entry, path] of Object.entries(result.clientEntries))
+    if (!client.has(path)) throw new OutputRefused(`클라이언트 엔트리 ${entry}의 출력 ${path}가 없습니다`);
   return { server: { code, map }, client, clientEntries: result.clientEntries };
 }
 
@@ -78,18 +82,32 @@ function readOutputs(dir: string, result: Extract<WorkerResult, { ok: true }>): 
  * Bundles the project in `dir` (installed already): the server entry as one script for the runtime (no
  * Node built-ins) and the client entries for browsers. Never throws for the project's own faults.
  */
-export async function bundleProject(dir: string, config: { server: string; client: string[] }, options: { sandboxed: boolean; minify: boolean; hashNames: boolean; wallMs: number; signal?: AbortSignal }): Promise<BundleResult> {
+export async function bundleProject(
+  dir: string,
+  config: { server: string; client: string[] },
+  options: { sandboxed: boolean; minify: boolean; hashNames: boolean; wallMs: number; signal?: AbortSignal },
+): Promise<BundleResult> {
   rmSync(join(dir, 'out'), { recursive: true, force: true });
   const marker = `@@svc-bundle-${randomBytes(16).toString('hex')}@@`;
   const job: WorkerJob = { server: config.server, client: config.client, minify: options.minify, hashNames: options.hashNames, marker };
-  const outcome = await runSellerProcess({
-    command: [...workerArgv(), JSON.stringify(job)], project: dir, readOnly: [dirname(WORKER_PATH), PACKAGE_JSON],
-    limits: { wallMs: options.wallMs }, signal: options.signal,
-  }, options.sandboxed);
+  const outcome = await runSellerProcess(
+    {
+      command: [...workerArgv(), JSON.stringify(job)],
+      project: dir,
+      readOnly: [dirname(WORKER_PATH), PACKAGE_JSON],
+      limits: { wallMs: options.wallMs },
+      signal: options.signal,
+    },
+    options.sandboxed,
+  );
   if (outcome.timedOut) return { ok: false, errors: ['빌드 시간을 넘었습니다'], timedOut: true };
   const at = outcome.output.lastIndexOf(`\n${marker}`);
   if (outcome.exitCode !== 0 || at < 0) {
-    const why = outcome.canceled ? '빌드가 취소되었습니다' : outcome.outputExceeded ? '번들러의 출력이 너무 많습니다' : `번들러가 실패했습니다 (종료 코드 ${outcome.exitCode ?? '없음'})`;
+    const why = outcome.canceled
+      ? '빌드가 취소되었습니다'
+      : outcome.outputExceeded
+        ? '번들러의 출력이 너무 많습니다'
+        : `번들러가 실패했습니다 (종료 코드 ${outcome.exitCode ?? '없음'})`;
     return { ok: false, errors: [why, ...outcome.output.trim().split('\n').slice(-MAX_ERRORS)], timedOut: false };
   }
   const result = JSON.parse(outcome.output.slice(at + marker.length + 1)) as WorkerResult;

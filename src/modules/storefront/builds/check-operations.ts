@@ -4,7 +4,6 @@ import { checkSchema, presentCheck, queueCheck, requireCheck, verifySchema, veri
 import { read, siteTarget, write } from '../sites/operation-scopes.js';
 import { requireActiveSite, requireSite } from '../sites/sites.js';
 
-
 /** Verify (immediate rules) and checks (type check, lint, tests in a child process) of the site's files (spec 02 §4.2). */
 export const checkOperations = [
   defineOperation({
@@ -12,7 +11,7 @@ export const checkOperations = [
     operationId: 'verifyStorefrontSite',
     method: 'POST',
     path: '/v1/storefront/site/verify',
-    summary: 'Check the site\'s files against the immediate rules (manifest, lockfile, entries, limits, the dependency policy\'s static part)',
+    summary: "Check the site's files against the immediate rules (manifest, lockfile, entries, limits, the dependency policy's static part)",
     agent: 'direct',
     async: true,
     response: verifySchema,
@@ -28,11 +27,15 @@ export const checkOperations = [
     operationId: 'createStorefrontCheck',
     method: 'POST',
     path: '/v1/storefront/site/checks',
-    summary: 'Run type check, lint and tests on the site\'s files (one per site at a time; TIMED_OUT after 150 s); follow it at GET …/checks/{checkId}',
+    summary: "Run type check, lint and tests on the site's files (one per site at a time; TIMED_OUT after 150 s); follow it at GET …/checks/{checkId}",
     status: 202,
     agent: 'direct',
     response: checkSchema,
-    errors: { 404: ['STOREFRONT_SITE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'CHECK_RUNNING'], 503: ['SELLER_SANDBOX_UNAVAILABLE'] },
+    errors: {
+      404: ['STOREFRONT_SITE_NOT_FOUND'],
+      409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'CHECK_RUNNING'],
+      503: ['SELLER_SANDBOX_UNAVAILABLE'],
+    },
     target: siteTarget,
     handler: async (ctx) => presentCheck(await queueCheck(ctx.services, ctx.db, await requireActiveSite(ctx.db, ctx.store.id), ctx.now)),
   }),
@@ -41,7 +44,7 @@ export const checkOperations = [
     operationId: 'getStorefrontCheck',
     method: 'GET',
     path: '/v1/storefront/site/checks/{checkId}',
-    summary: 'A check: its status and each step\'s result and output',
+    summary: "A check: its status and each step's result and output",
     params: z.object({ checkId: z.string().min(1).max(64) }).strict(),
     response: checkSchema,
     errors: { 404: ['STOREFRONT_CHECK_NOT_FOUND'] },

@@ -30,16 +30,33 @@ export const CHECK_TIMEOUT_MS = WALL_CLOCK_CAP_MS;
 /** A RUNNING check whose process has not reported this long after its timeout died unreported (UNKNOWN). */
 const UNREPORTED_GRACE_MS = 30_000;
 
-const filesOf = (services: Services, files: Record<string, StoredFile>) => new Map(Object.entries(files).map(([path, f]) => [path, readBlob(services, f.hash)]));
+const filesOf = (services: Services, files: Record<string, StoredFile>) =>
+  new Map(Object.entries(files).map(([path, f]) => [path, readBlob(services, f.hash)]));
 
 /** `…/verify`: the immediate rules on the site's current files. */
-export const verifySite = async (services: Services, storeId: string) => verifyProject(filesOf(services, await currentFiles(services.db, storeId)), { denylist: services.config.storefront.denylist });
+export const verifySite = async (services: Services, storeId: string) =>
+  verifyProject(filesOf(services, await currentFiles(services.db, storeId)), { denylist: services.config.storefront.denylist });
 
 export async function queueCheck(services: Services, db: Db, site: Site, now: number): Promise<Check> {
   sellerSandboxed(services.config.storefront.sellerSandbox);
-  const busy = await db.select({ id: checks.id }).from(checks).where(and(eq(checks.siteId, site.id), inArray(checks.status, ['QUEUED', 'RUNNING']))).get();
+  const busy = await db
+    .select({ id: checks.id })
+    .from(checks)
+    .where(and(eq(checks.siteId, site.id), inArray(checks.status, ['QUEUED', 'RUNNING'])))
+    .get();
   if (busy) throw fail(409, 'CHECK_RUNNING', { checkId: busy.id });
-  const check: Check = { id: newId('chk', now), storeId: site.storeId, siteId: site.id, status: 'QUEUED', steps: pendingSteps(), files: await currentFiles(db, site.storeId), nextAttemptAt: now, createdAt: now, startedAt: null, finishedAt: null };
+  const check: Check = {
+    id: newId('chk', now),
+    storeId: site.storeId,
+    siteId: site.id,
+    status: 'QUEUED',
+    steps: pendingSteps(),
+    files: await currentFiles(db, site.storeId),
+    nextAttemptAt: now,
+    createdAt: now,
+    startedAt: null,
+    finishedAt: null,
+  };
   await db.insert(checks).values(check).run();
   await touchEditing(services, db, site.storeId, now);
   return check;
@@ -61,7 +78,11 @@ const runningOf = (services: Services) => {
 
 /** Writes to a check that is still RUNNING (a timed-out one keeps its end). */
 async function updateRunning(services: Services, id: string, change: Partial<Check>) {
-  await services.db.update(checks).set(change).where(and(eq(checks.id, id), eq(checks.status, 'RUNNING'))).run();
+  await services.db
+    .update(checks)
+    .set(change)
+    .where(and(eq(checks.id, id), eq(checks.status, 'RUNNING')))
+    .run();
 }
 
 async function runCheck(services: Services, check: Check, signal: AbortSignal) {
@@ -71,7 +92,9 @@ async function runCheck(services: Services, check: Check, signal: AbortSignal) {
   let progress = Promise.resolve();
   const onStep = (steps: CheckStep[]) => {
     const change = { steps: steps.map((s) => ({ ...s })) };
-    progress = progress.then(() => updateRunning(services, check.id, change)).catch((error) => console.error(`[svc] check ${check.id} progress not recorded:`, error));
+    progress = progress
+      .then(() => updateRunning(services, check.id, change))
+      .catch((error) => console.error(`[svc] check ${check.id} progress not recorded:`, error));
   };
   try {
     const result = await runProjectChecks(dir, { signal, onStep, sandboxed: sellerSandboxed(services.config.storefront.sellerSandbox) });
@@ -91,7 +114,11 @@ async function runCheck(services: Services, check: Check, signal: AbortSignal) {
 export async function advanceChecks(services: Services, now: number): Promise<number> {
   const mine = runningOf(services);
   let handled = 0;
-  for (const check of await services.db.select().from(checks).where(and(eq(checks.status, 'RUNNING'), isNotNull(checks.startedAt))).all()) {
+  for (const check of await services.db
+    .select()
+    .from(checks)
+    .where(and(eq(checks.status, 'RUNNING'), isNotNull(checks.startedAt)))
+    .all()) {
     const own = mine.get(check.id);
     if (own && now - check.startedAt! >= CHECK_TIMEOUT_MS) {
       const steps: CheckStep[] = check.steps.map((s) => (s.status === 'PENDING' || s.status === 'RUNNING' ? { ...s, status: 'TIMED_OUT' } : s));
@@ -104,7 +131,11 @@ export async function advanceChecks(services: Services, now: number): Promise<nu
     }
   }
   for await (const check of claimEachDue(services.db, checks, now, { where: eq(checks.status, 'QUEUED') })) {
-    await services.db.update(checks).set({ status: 'RUNNING', startedAt: now, nextAttemptAt: now + CHECK_TIMEOUT_MS + UNREPORTED_GRACE_MS }).where(eq(checks.id, check.id)).run();
+    await services.db
+      .update(checks)
+      .set({ status: 'RUNNING', startedAt: now, nextAttemptAt: now + CHECK_TIMEOUT_MS + UNREPORTED_GRACE_MS })
+      .where(eq(checks.id, check.id))
+      .run();
     const abort = new AbortController();
     const done = runCheck(services, check, abort.signal).finally(() => mine.delete(check.id));
     mine.set(check.id, { abort, done });
@@ -130,18 +161,24 @@ export const verifySchema = z.object({ ok: z.boolean(), errors: z.array(findingS
 export const checkSchema = z.object({
   checkId: z.string(),
   status: z.enum(['QUEUED', 'RUNNING', 'PASSED', 'FAILED', 'TIMED_OUT', 'UNKNOWN']),
-  steps: z.array(z.object({
-    name: z.enum(['typecheck', 'lint', 'test']),
-    status: z.enum(['PENDING', 'RUNNING', 'PASSED', 'FAILED', 'SKIPPED', 'TIMED_OUT']),
-    durationMs: z.number().int().nullable(),
-    output: z.string(),
-  })),
+  steps: z.array(
+    z.object({
+      name: z.enum(['typecheck', 'lint', 'test']),
+      status: z.enum(['PENDING', 'RUNNING', 'PASSED', 'FAILED', 'SKIPPED', 'TIMED_OUT']),
+      durationMs: z.number().int().nullable(),
+      output: z.string(),
+    }),
+  ),
   createdAt: instant,
   startedAt: instant.nullable(),
   finishedAt: instant.nullable(),
 });
 
 export const presentCheck = (c: Check): z.output<typeof checkSchema> => ({
-  checkId: c.id, status: c.status, steps: c.steps, createdAt: isoAt(c.createdAt),
-  startedAt: c.startedAt === null ? null : isoAt(c.startedAt), finishedAt: c.finishedAt === null ? null : isoAt(c.finishedAt),
+  checkId: c.id,
+  status: c.status,
+  steps: c.steps,
+  createdAt: isoAt(c.createdAt),
+  startedAt: c.startedAt === null ? null : isoAt(c.startedAt),
+  finishedAt: c.finishedAt === null ? null : isoAt(c.finishedAt),
 });

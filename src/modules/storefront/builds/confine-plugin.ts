@@ -45,7 +45,12 @@ export function confinePlugin(projectDir: string, limits: ReadLimits = READ_LIMI
       build.onResolve({ filter: /.*/ }, async (args) => {
         if (args.pluginData?.[NESTED]) return undefined;
         const resolved = await build.resolve(args.path, {
-          kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, namespace: args.namespace, with: args.with, pluginData: { [NESTED]: true },
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          namespace: args.namespace,
+          with: args.with,
+          pluginData: { [NESTED]: true },
         });
         if (resolved.errors.length) return { errors: resolved.errors };
         // Left to the browser (a URL in CSS, a data: URL) or not a file: nothing is read from disk.
@@ -53,7 +58,9 @@ export function confinePlugin(projectDir: string, limits: ReadLimits = READ_LIMI
         if (external || namespace !== 'file' || !path) return { path, external, sideEffects, namespace, suffix, warnings };
         const real = realPath(path);
         if (real === null || !inside(root, real)) {
-          return { errors: [{ text: `프로젝트 밖의 파일은 가져올 수 없습니다: "${args.path}" (프로젝트 폴더와 설치된 node_modules 안의 파일만 쓸 수 있습니다)` }] };
+          return {
+            errors: [{ text: `프로젝트 밖의 파일은 가져올 수 없습니다: "${args.path}" (프로젝트 폴더와 설치된 node_modules 안의 파일만 쓸 수 있습니다)` }],
+          };
         }
         return { path: real, sideEffects, namespace, suffix, warnings };
       });
@@ -63,7 +70,8 @@ export function confinePlugin(projectDir: string, limits: ReadLimits = READ_LIMI
         // lstat of the real path: a regular file, not a device, FIFO or socket that could be read without end.
         const stat = lstatSync(real);
         if (!stat.isFile()) return { errors: [{ text: `일반 파일이 아니어서 읽을 수 없습니다: ${relative(root, real)}` }] };
-        if (stat.size > limits.fileBytes) return { errors: [{ text: `파일이 ${limits.fileBytes} bytes를 넘어 읽을 수 없습니다: ${relative(root, real)} (${stat.size} bytes)` }] };
+        if (stat.size > limits.fileBytes)
+          return { errors: [{ text: `파일이 ${limits.fileBytes} bytes를 넘어 읽을 수 없습니다: ${relative(root, real)} (${stat.size} bytes)` }] };
         total += stat.size;
         if (total > limits.totalBytes) return { errors: [{ text: `빌드가 읽는 파일이 모두 ${limits.totalBytes} bytes를 넘습니다` }] };
         return undefined;

@@ -88,17 +88,35 @@ export async function checkDependencies(projectDir: string, options: DependencyP
   const { satisfiesPackageManifest } = await import('@pnpm/lockfile.verification');
   const match = satisfiesPackageManifest(lockfile.settings ?? {}, lockfile.importers['.' as keyof LockfileObject['importers']], manifest as PnpmManifest);
   if (!match.satisfies) {
-    report.reject({ ...project, reason: 'UNSUPPORTED_SOURCE', detail: `pnpm-lock.yaml does not match package.json: ${match.detailedReason?.trim().replace(/\s*\n\s*/g, ' ') ?? 'unknown difference'}; run pnpm install and upload the updated lockfile` });
+    report.reject({
+      ...project,
+      reason: 'UNSUPPORTED_SOURCE',
+      detail: `pnpm-lock.yaml does not match package.json: ${match.detailedReason?.trim().replace(/\s*\n\s*/g, ' ') ?? 'unknown difference'}; run pnpm install and upload the updated lockfile`,
+    });
   }
 
   for (const [name, specifier] of lockfileSpecifiers(lockfile)) {
     const source = sourceOfSpecifier(specifier);
-    if (source) report.reject({ package: name, version: null, reason: 'UNSUPPORTED_SOURCE', detail: `${source} source "${specifier}" cannot be verified; depend on a registry version`, advisory: null });
+    if (source)
+      report.reject({
+        package: name,
+        version: null,
+        reason: 'UNSUPPORTED_SOURCE',
+        detail: `${source} source "${specifier}" cannot be verified; depend on a registry version`,
+        advisory: null,
+      });
   }
   // What is installed is the locked version, not the specifier: a registry range can be locked to `link:../..`.
   for (const [name, version] of lockedVersions(lockfile)) {
     const source = sourceOfLockedVersion(version);
-    if (source) report.reject({ package: name, version: null, reason: 'UNSUPPORTED_SOURCE', detail: `locked to the ${source} source "${version}", which cannot be verified; depend on a registry version`, advisory: null });
+    if (source)
+      report.reject({
+        package: name,
+        version: null,
+        reason: 'UNSUPPORTED_SOURCE',
+        detail: `locked to the ${source} source "${version}", which cannot be verified; depend on a registry version`,
+        advisory: null,
+      });
   }
   for (const [depPath, snapshot] of Object.entries(lockfile.packages ?? {})) {
     checkPackage(depPath, snapshot, options, report);
@@ -152,7 +170,11 @@ async function checkProjectConfig(projectDir: string, manifest: Manifest, projec
   }
   const bundled = manifest.bundledDependencies ?? manifest.bundleDependencies;
   if (bundled === true || (Array.isArray(bundled) && bundled.length)) {
-    report.warn({ ...project, reason: 'BUNDLED_DEPENDENCIES', detail: `bundled dependencies${Array.isArray(bundled) ? ` (${bundled.join(', ')})` : ''} ship inside the package and are not checked` });
+    report.warn({
+      ...project,
+      reason: 'BUNDLED_DEPENDENCIES',
+      detail: `bundled dependencies${Array.isArray(bundled) ? ` (${bundled.join(', ')})` : ''} ship inside the package and are not checked`,
+    });
   }
 }
 
@@ -214,7 +236,13 @@ function checkPackage(depPath: string, snapshot: PackageSnapshot, options: Depen
   const pkg = { package: name, version };
   const source = sourceOfResolution(snapshot.resolution);
   if (source) {
-    report.reject({ ...pkg, version: null, reason: 'UNSUPPORTED_SOURCE', detail: `${source} source (${version}) cannot be verified; depend on a registry version`, advisory: null });
+    report.reject({
+      ...pkg,
+      version: null,
+      reason: 'UNSUPPORTED_SOURCE',
+      detail: `${source} source (${version}) cannot be verified; depend on a registry version`,
+      advisory: null,
+    });
   }
   if (isDenylisted(name, options.denylist)) {
     report.reject({ ...pkg, reason: 'DENYLISTED', detail: `${name} is on the service's denylist`, advisory: null });
@@ -238,7 +266,12 @@ function checkPackage(depPath: string, snapshot: PackageSnapshot, options: Depen
   // Older lockfile formats record build needs; the build installs with scripts off whatever they say.
   const build = snapshot as { requiresBuild?: boolean; hasInstallScript?: boolean };
   if (build.requiresBuild || build.hasInstallScript) {
-    report.warn({ ...pkg, reason: 'INSTALL_SCRIPT', detail: `${name} has install scripts; they are never run, so anything they would build is missing`, advisory: null });
+    report.warn({
+      ...pkg,
+      reason: 'INSTALL_SCRIPT',
+      detail: `${name} has install scripts; they are never run, so anything they would build is missing`,
+      advisory: null,
+    });
   }
   if (snapshot.bundledDependencies === true || (Array.isArray(snapshot.bundledDependencies) && snapshot.bundledDependencies.length)) {
     report.warn({ ...pkg, reason: 'BUNDLED_DEPENDENCIES', detail: `${name} ships bundled dependencies that are not checked`, advisory: null });
@@ -254,7 +287,10 @@ function describe(advisory: Advisory): string {
 }
 
 async function exists(path: string): Promise<boolean> {
-  return access(path).then(() => true, () => false);
+  return access(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Collects findings once each: a package locked under several peer sets, or found twice, is listed once. */
@@ -293,16 +329,27 @@ export async function installedScriptWarnings(projectDir: string): Promise<Warni
     if (!entry.isDirectory() || entry.name === 'node_modules') continue;
     const modules = join(store, entry.name, 'node_modules');
     for (const scopeOrName of await readdir(modules).catch(() => [] as string[])) {
-      const names = scopeOrName.startsWith('@') ? (await readdir(join(modules, scopeOrName)).catch(() => [] as string[])).map((n) => `${scopeOrName}/${n}`) : [scopeOrName];
+      const names = scopeOrName.startsWith('@')
+        ? (await readdir(join(modules, scopeOrName)).catch(() => [] as string[])).map((n) => `${scopeOrName}/${n}`)
+        : [scopeOrName];
       for (const name of names) {
         const dir = join(modules, name);
-        const manifest = await readFile(join(dir, 'package.json'), 'utf8').then((t) => JSON.parse(t) as { name?: string; version?: string; scripts?: Record<string, string> }, () => null);
+        const manifest = await readFile(join(dir, 'package.json'), 'utf8').then(
+          (t) => JSON.parse(t) as { name?: string; version?: string; scripts?: Record<string, string> },
+          () => null,
+        );
         if (!manifest?.name || manifest.name !== name || warnings.has(`${name}@${manifest.version}`)) continue;
         const scripts = PACKAGE_INSTALL_SCRIPTS.filter((s) => manifest.scripts?.[s]);
-        const gyp = await access(join(dir, 'binding.gyp')).then(() => true, () => false);
+        const gyp = await access(join(dir, 'binding.gyp')).then(
+          () => true,
+          () => false,
+        );
         if (scripts.length === 0 && !gyp) continue;
         warnings.set(`${name}@${manifest.version}`, {
-          package: name, version: manifest.version ?? null, reason: 'INSTALL_SCRIPT', advisory: null,
+          package: name,
+          version: manifest.version ?? null,
+          reason: 'INSTALL_SCRIPT',
+          advisory: null,
           detail: `${name} has install scripts (${[...scripts, ...(gyp ? ['node-gyp rebuild'] : [])].join(', ')}); they are never run, so anything they would build is missing`,
         });
       }

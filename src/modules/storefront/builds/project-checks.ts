@@ -25,12 +25,18 @@ export interface VerifyResult {
 }
 
 /** `svc.storefront.json`: the project's entries (Shapes of issue 14). */
-export const projectConfig = z.object({
-  server: z.string().min(1),
-  client: z.array(z.string().min(1)).max(20).default([]),
-  // Published as is: only a folder inside the project (no `..`, no absolute path).
-  public: z.string().min(1).refine((path) => cleanPath(path) !== null, 'public는 프로젝트 안의 상대 경로여야 합니다').optional(),
-}).strict();
+export const projectConfig = z
+  .object({
+    server: z.string().min(1),
+    client: z.array(z.string().min(1)).max(20).default([]),
+    // Published as is: only a folder inside the project (no `..`, no absolute path).
+    public: z
+      .string()
+      .min(1)
+      .refine((path) => cleanPath(path) !== null, 'public는 프로젝트 안의 상대 경로여야 합니다')
+      .optional(),
+  })
+  .strict();
 
 /**
  * The immediate rules: manifest, project config and its entry files, lockfile, source limits and the
@@ -58,7 +64,8 @@ export async function verifyProject(files: Map<string, Buffer>, options: { denyl
     } catch (e) {
       error('PROJECT_CONFIG_INVALID', 'svc.storefront.json', e instanceof z.ZodError ? z.prettifyError(e) : (e as Error).message);
     }
-    for (const entry of parsed ? [parsed.server, ...parsed.client] : []) if (!files.has(entry)) error('ENTRY_MISSING', entry, `svc.storefront.json이 가리키는 ${entry}가 없습니다`);
+    for (const entry of parsed ? [parsed.server, ...parsed.client] : [])
+      if (!files.has(entry)) error('ENTRY_MISSING', entry, `svc.storefront.json이 가리키는 ${entry}가 없습니다`);
   }
   if (!files.has('pnpm-lock.yaml')) error('LOCKFILE_MISSING', 'pnpm-lock.yaml', 'pnpm-lock.yaml이 없습니다 (pnpm install로 만드세요)');
 
@@ -120,12 +127,17 @@ function projectPaths(dir: string, at = dir, out: string[] = []): string[] {
  * seller's code): only the project's copy is visible, no network, limits of CPU, memory, output and time.
  */
 async function run(dir: string, command: string[], options: StepOptions): Promise<{ ok: boolean; output: string; aborted: boolean }> {
-  const result = await runSellerProcess({
-    command, project: dir, signal: options.signal,
-    // The wall-clock cap backs up the service clock's 150 s (which a manual clock may never reach).
-    limits: { wallMs: WALL_CLOCK_CAP_MS, cpuSeconds: WALL_CLOCK_CAP_MS / 1000 },
-    env: { CI: 'true', NO_COLOR: '1', FORCE_COLOR: '0' },
-  }, options.sandboxed);
+  const result = await runSellerProcess(
+    {
+      command,
+      project: dir,
+      signal: options.signal,
+      // The wall-clock cap backs up the service clock's 150 s (which a manual clock may never reach).
+      limits: { wallMs: WALL_CLOCK_CAP_MS, cpuSeconds: WALL_CLOCK_CAP_MS / 1000 },
+      env: { CI: 'true', NO_COLOR: '1', FORCE_COLOR: '0' },
+    },
+    options.sandboxed,
+  );
   const output = result.outputExceeded ? `${tail(result.output)}\n(출력이 한도를 넘어 중단했습니다)` : tail(result.output);
   return { ok: result.exitCode === 0 && !result.outputExceeded, output, aborted: result.canceled || result.timedOut };
 }
@@ -136,8 +148,10 @@ interface StepOptions {
 }
 
 type StepResult = Pick<CheckStep, 'status' | 'output'>;
-const stepOf = (result: { ok: boolean; output: string; aborted: boolean }): StepResult =>
-  ({ status: result.aborted ? 'TIMED_OUT' : result.ok ? 'PASSED' : 'FAILED', output: result.output });
+const stepOf = (result: { ok: boolean; output: string; aborted: boolean }): StepResult => ({
+  status: result.aborted ? 'TIMED_OUT' : result.ok ? 'PASSED' : 'FAILED',
+  output: result.output,
+});
 
 async function typecheck(dir: string, options: StepOptions): Promise<StepResult> {
   if (!existsSync(join(dir, 'tsconfig.json'))) return { status: 'SKIPPED', output: 'tsconfig.json이 없어 타입 검사를 건너뜁니다' };
@@ -162,7 +176,10 @@ const STEPS: Record<StepName, (dir: string, options: StepOptions) => Promise<Ste
  * Type check, lint and tests of the project in `dir`, one after another (each runs even when an earlier
  * one failed, as CI wants every answer). `onStep` sees each step start and end.
  */
-export async function runProjectChecks(dir: string, options: StepOptions & { onStep?: (steps: CheckStep[]) => void }): Promise<{ status: 'PASSED' | 'FAILED' | 'TIMED_OUT'; steps: CheckStep[] }> {
+export async function runProjectChecks(
+  dir: string,
+  options: StepOptions & { onStep?: (steps: CheckStep[]) => void },
+): Promise<{ status: 'PASSED' | 'FAILED' | 'TIMED_OUT'; steps: CheckStep[] }> {
   const steps = pendingSteps();
   for (const step of steps) {
     if (options.signal.aborted) break;

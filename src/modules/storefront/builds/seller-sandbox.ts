@@ -18,7 +18,8 @@ import type { StorefrontConfig } from '../../../server/services.js';
  */
 
 defineMessages({
-  SELLER_SANDBOX_UNAVAILABLE: '판매자 코드를 격리할 샌드박스(bubblewrap)가 이 서버에 없습니다. 운영자가 bubblewrap을 설치해야 빌드·검사·편집 환경을 쓸 수 있습니다.',
+  SELLER_SANDBOX_UNAVAILABLE:
+    '판매자 코드를 격리할 샌드박스(bubblewrap)가 이 서버에 없습니다. 운영자가 bubblewrap을 설치해야 빌드·검사·편집 환경을 쓸 수 있습니다.',
 });
 
 /** `required`: bubblewrap or refuse (svc serve); `preferred`: bubblewrap when present (svc dev); `off`: the operator opted out. */
@@ -88,7 +89,31 @@ let probed: boolean | undefined;
 export function bubblewrapAvailable(): boolean {
   if (probed === undefined) {
     try {
-      execFileSync('bwrap', ['--unshare-all', '--die-with-parent', '--ro-bind', '/usr', '/usr', '--ro-bind-try', '/bin', '/bin', '--ro-bind-try', '/lib', '/lib', '--ro-bind-try', '/lib64', '/lib64', '--proc', '/proc', '--dev', '/dev', 'true'], { stdio: 'ignore', timeout: 5_000 });
+      execFileSync(
+        'bwrap',
+        [
+          '--unshare-all',
+          '--die-with-parent',
+          '--ro-bind',
+          '/usr',
+          '/usr',
+          '--ro-bind-try',
+          '/bin',
+          '/bin',
+          '--ro-bind-try',
+          '/lib',
+          '/lib',
+          '--ro-bind-try',
+          '/lib64',
+          '/lib64',
+          '--proc',
+          '/proc',
+          '--dev',
+          '/dev',
+          'true',
+        ],
+        { stdio: 'ignore', timeout: 5_000 },
+      );
       probed = true;
     } catch {
       probed = false;
@@ -108,14 +133,16 @@ export function sellerSandboxed(policy: SandboxPolicy): boolean {
   if (policy === 'required') throw fail(503, 'SELLER_SANDBOX_UNAVAILABLE', { sandbox: 'bubblewrap' });
   if (!warned) {
     warned = true;
-    console.error('[svc] bubblewrap (bwrap) not found: storefront builds, checks and editing run unsandboxed on this machine, as your own code. Install it (apt-get install bubblewrap) to run them as svc serve does.');
+    console.error(
+      '[svc] bubblewrap (bwrap) not found: storefront builds, checks and editing run unsandboxed on this machine, as your own code. Install it (apt-get install bubblewrap) to run them as svc serve does.',
+    );
   }
   return false;
 }
 
 /** The start banner's line for an operator (svc serve): how seller code will run here. */
 export function sellerSandboxLine(policy: SandboxPolicy): string {
-  if (policy === 'off') return '  seller code    UNSANDBOXED (SVC_SELLER_SANDBOX=off): builds, checks and editing run as this service\'s user';
+  if (policy === 'off') return "  seller code    UNSANDBOXED (SVC_SELLER_SANDBOX=off): builds, checks and editing run as this service's user";
   if (bubblewrapAvailable()) return '  seller code    sandboxed (bubblewrap): builds, checks and editing see only their project';
   return '  seller code    refused: builds, checks and editing need bubblewrap (apt-get install bubblewrap; SVC_SELLER_SANDBOX=off runs them unsandboxed)';
 }
@@ -123,13 +150,40 @@ export function sellerSandboxLine(policy: SandboxPolicy): string {
 /** bubblewrap's arguments: a root of read-only system folders, a private /tmp, /proc and /dev, the project and the tools. */
 function bubblewrapArgs(spec: SellerProcess): string[] {
   const args = [
-    '--unshare-all', ...(spec.network === 'registry' ? ['--share-net'] : []),
-    '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--uid', '65534', '--gid', '65534', '--hostname', 'sandbox',
-    '--ro-bind', '/usr', '/usr', '--ro-bind-try', '/bin', '/bin', '--ro-bind-try', '/lib', '/lib', '--ro-bind-try', '/lib64', '/lib64',
-    '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp',
+    '--unshare-all',
+    ...(spec.network === 'registry' ? ['--share-net'] : []),
+    '--die-with-parent',
+    '--new-session',
+    '--cap-drop',
+    'ALL',
+    '--uid',
+    '65534',
+    '--gid',
+    '65534',
+    '--hostname',
+    'sandbox',
+    '--ro-bind',
+    '/usr',
+    '/usr',
+    '--ro-bind-try',
+    '/bin',
+    '/bin',
+    '--ro-bind-try',
+    '/lib',
+    '/lib',
+    '--ro-bind-try',
+    '/lib64',
+    '/lib64',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--tmpfs',
+    '/tmp',
   ];
   // Name resolution and certificates for the registry; nothing else of /etc.
-  if (spec.network === 'registry') for (const file of ['/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/ssl', '/etc/ca-certificates']) args.push('--ro-bind-try', file, file);
+  if (spec.network === 'registry')
+    for (const file of ['/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/ssl', '/etc/ca-certificates']) args.push('--ro-bind-try', file, file);
   for (const dir of new Set([NODE_HOME, TOOL_MODULES, ...(spec.readOnly ?? [])])) args.push('--ro-bind', dir, dir);
   for (const dir of [spec.project, ...(spec.writable ?? [])]) args.push('--bind', dir, dir);
   args.push('--chdir', spec.project, '--');
@@ -138,7 +192,15 @@ function bubblewrapArgs(spec: SellerProcess): string[] {
 
 /** prlimit's arguments for `limits` (util-linux; present wherever bubblewrap is). */
 function limitArgs(limits: SellerLimits): string[] {
-  return ['prlimit', `--cpu=${limits.cpuSeconds}`, `--as=${limits.memoryBytes}`, `--fsize=${limits.fileBytes}`, `--nofile=${limits.openFiles}`, '--core=0', '--'];
+  return [
+    'prlimit',
+    `--cpu=${limits.cpuSeconds}`,
+    `--as=${limits.memoryBytes}`,
+    `--fsize=${limits.fileBytes}`,
+    `--nofile=${limits.openFiles}`,
+    '--core=0',
+    '--',
+  ];
 }
 
 /** Sends SIGKILL to `pid` (negative: a process group), which may be gone already. */
@@ -165,11 +227,22 @@ export async function runSellerProcess(spec: SellerProcess, sandboxed: boolean):
   if (spec.signal?.aborted) return { exitCode: null, output: '', timedOut: false, canceled: true, outputExceeded: false, sandboxed };
   const argv = sandboxed ? ['bwrap', '--json-status-fd', '3', ...bubblewrapArgs(spec), ...limitArgs(limits), ...spec.command] : spec.command;
   // The service's environment (SVC_OPERATOR_TOKEN, database URLs …) never reaches seller code.
-  const env = { PATH: sandboxed ? `${NODE_HOME}/bin:/usr/bin:/bin` : `${NODE_HOME}/bin:${process.env.PATH ?? '/usr/bin:/bin'}`, HOME: spec.project, TMPDIR: sandboxed ? '/tmp' : spec.project, ...spec.env };
+  const env = {
+    PATH: sandboxed ? `${NODE_HOME}/bin:/usr/bin:/bin` : `${NODE_HOME}/bin:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    HOME: spec.project,
+    TMPDIR: sandboxed ? '/tmp' : spec.project,
+    ...spec.env,
+  };
   // Loaded here, not at the top: builds and checks are rare, and execa adds ~50 ms to every service start.
   const { execa } = await import('execa');
   const child = execa(argv[0], argv.slice(1), {
-    cwd: spec.project, env, extendEnv: false, stdio: ['ignore', 'pipe', 'pipe', ...(sandboxed ? ['pipe' as const] : [])], all: true, buffer: false, reject: false,
+    cwd: spec.project,
+    env,
+    extendEnv: false,
+    stdio: ['ignore', 'pipe', 'pipe', ...(sandboxed ? ['pipe' as const] : [])],
+    all: true,
+    buffer: false,
+    reject: false,
     // Unsandboxed, the command leads a process group of its own, so its children can be killed with it.
     detached: !sandboxed,
   });
@@ -210,7 +283,14 @@ export async function runSellerProcess(spec: SellerProcess, sandboxed: boolean):
   });
   try {
     const result = await child;
-    return { exitCode: stopped ? null : (result.exitCode ?? null), output, timedOut: stopped === 'timeout', canceled: stopped === 'canceled', outputExceeded: stopped === 'output', sandboxed };
+    return {
+      exitCode: stopped ? null : (result.exitCode ?? null),
+      output,
+      timedOut: stopped === 'timeout',
+      canceled: stopped === 'canceled',
+      outputExceeded: stopped === 'output',
+      sandboxed,
+    };
   } finally {
     clearTimeout(timer);
     spec.signal?.removeEventListener('abort', onAbort);

@@ -11,7 +11,11 @@ export async function replaceSourceFiles(services: Services, db: Db, storeId: st
   const stored = storeFiles(services, files);
   const before = await currentFiles(db, storeId);
   await db.delete(siteFiles).where(eq(siteFiles.storeId, storeId)).run();
-  for (const [path, file] of Object.entries(stored)) await db.insert(siteFiles).values({ storeId, path, ...file }).run();
+  for (const [path, file] of Object.entries(stored))
+    await db
+      .insert(siteFiles)
+      .values({ storeId, path, ...file })
+      .run();
   return changedPaths(before, stored);
 }
 
@@ -20,11 +24,18 @@ export function storeFiles(services: Services, files: Map<string, Buffer>): Reco
 }
 
 export async function currentFiles(db: Db, storeId: string): Promise<Record<string, StoredFile>> {
-  return Object.fromEntries((await db.select().from(siteFiles).where(eq(siteFiles.storeId, storeId)).orderBy(asc(siteFiles.path)).all()).map((f) => [f.path, { hash: f.hash, size: f.size }]));
+  return Object.fromEntries(
+    (await db.select().from(siteFiles).where(eq(siteFiles.storeId, storeId)).orderBy(asc(siteFiles.path)).all()).map((f) => [
+      f.path,
+      { hash: f.hash, size: f.size },
+    ]),
+  );
 }
 
 export function changedPaths(before: Record<string, StoredFile>, after: Record<string, StoredFile>): { added: string[]; changed: string[]; removed: string[] } {
-  const added: string[] = [], changed: string[] = [], removed: string[] = [];
+  const added: string[] = [],
+    changed: string[] = [],
+    removed: string[] = [];
   for (const [path, file] of Object.entries(after)) {
     if (!before[path]) added.push(path);
     else if (before[path].hash !== file.hash) changed.push(path);

@@ -11,9 +11,7 @@ const DAY = 86_400_000;
 export const RENEW_BEFORE_MS = 30 * DAY;
 export const ACME_CHALLENGE_PATH = '/.well-known/acme-challenge/';
 
-export type Issuance =
-  | { ok: true; issuer: string; expiresAt: number; pem: { chain: string; key: string } | null }
-  | { ok: false; detail: string };
+export type Issuance = { ok: true; issuer: string; expiresAt: number; pem: { chain: string; key: string } | null } | { ok: false; detail: string };
 
 /** Who issues a connected domain's certificate: ACME for deployments (`SVC_ACME_DIRECTORY`), else svc's local issuer. */
 export interface CertificateIssuer {
@@ -64,20 +62,32 @@ export function acmeIssuer(directoryUrl: string, email: string | null): Certific
         const client = new acme.Client({ directoryUrl, accountKey: account.accountKey, accountUrl: account.accountUrl ?? undefined });
         const [key, csr] = await acme.crypto.createCsr({ altNames: [hostname] }, await acme.crypto.createPrivateEcdsaKey());
         const chain = await client.auto({
-          csr, email: email ?? undefined, termsOfServiceAgreed: true, challengePriority: ['http-01'],
+          csr,
+          email: email ?? undefined,
+          termsOfServiceAgreed: true,
+          challengePriority: ['http-01'],
           // The authority's own look is the one that counts; the domain's CNAME was checked before ordering.
           skipChallengeVerification: true,
           challengeCreateFn: async (_authz, challenge, keyAuthorization) => {
-            await services.db.insert(acmeChallenges).values({ token: challenge.token, hostname, keyAuthorization, createdAt: services.clock.now() })
-              .onConflictDoUpdate({ target: acmeChallenges.token, set: { keyAuthorization } }).run();
+            await services.db
+              .insert(acmeChallenges)
+              .values({ token: challenge.token, hostname, keyAuthorization, createdAt: services.clock.now() })
+              .onConflictDoUpdate({ target: acmeChallenges.token, set: { keyAuthorization } })
+              .run();
           },
           challengeRemoveFn: async (_authz, challenge) => {
             await services.db.delete(acmeChallenges).where(eq(acmeChallenges.token, challenge.token)).run();
           },
         });
-        if (!account.accountUrl) await services.db.update(acmeAccounts).set({ accountUrl: client.getAccountUrl() }).where(eq(acmeAccounts.directoryUrl, directoryUrl)).run();
+        if (!account.accountUrl)
+          await services.db.update(acmeAccounts).set({ accountUrl: client.getAccountUrl() }).where(eq(acmeAccounts.directoryUrl, directoryUrl)).run();
         const info = acme.crypto.readCertificateInfo(chain);
-        return { ok: true, issuer: info.issuer.commonName ?? new URL(directoryUrl).host, expiresAt: info.notAfter.getTime(), pem: { chain, key: key.toString() } };
+        return {
+          ok: true,
+          issuer: info.issuer.commonName ?? new URL(directoryUrl).host,
+          expiresAt: info.notAfter.getTime(),
+          pem: { chain, key: key.toString() },
+        };
       } catch (error) {
         return { ok: false, detail: (error as Error).message };
       }
@@ -106,9 +116,12 @@ export const deleteCertificates = (db: Db, domainIds: string[]) => db.delete(dom
 
 const q = preparedFor((db) => ({
   /** Read on every TLS handshake. */
-  certificate: db.select({ chain: domainCertificates.chainPem, key: domainCertificates.keyPem, issuedAt: domainCertificates.issuedAt })
-    .from(domainCertificates).innerJoin(domains, eq(domains.id, domainCertificates.domainId))
-    .where(and(eq(domainCertificates.hostname, sql.placeholder('hostname')), eq(domains.status, 'ACTIVE'), isNull(domains.failureCode))).prepare(),
+  certificate: db
+    .select({ chain: domainCertificates.chainPem, key: domainCertificates.keyPem, issuedAt: domainCertificates.issuedAt })
+    .from(domainCertificates)
+    .innerJoin(domains, eq(domains.id, domainCertificates.domainId))
+    .where(and(eq(domainCertificates.hostname, sql.placeholder('hostname')), eq(domains.status, 'ACTIVE'), isNull(domains.failureCode)))
+    .prepare(),
 }));
 
 /** The chain and key to serve for `hostname` while its domain is connected, or undefined (the service's own certificate then). */
@@ -118,7 +131,11 @@ export const certificateFor = (services: Services, hostname: string) => q(servic
 export function mountAcmeChallenges(app: H3, services: Services) {
   app.get(`${ACME_CHALLENGE_PATH}:token`, async (event: H3Event) => {
     const token = event.context.params?.token ?? '';
-    const row = await services.db.select({ keyAuthorization: acmeChallenges.keyAuthorization }).from(acmeChallenges).where(eq(acmeChallenges.token, token)).get();
+    const row = await services.db
+      .select({ keyAuthorization: acmeChallenges.keyAuthorization })
+      .from(acmeChallenges)
+      .where(eq(acmeChallenges.token, token))
+      .get();
     return row ? new Response(row.keyAuthorization, { headers: { 'content-type': 'text/plain' } }) : new Response('not found', { status: 404 });
   });
 }

@@ -58,7 +58,8 @@ async function examine(services: Services, domain: Domain, now: number): Promise
   if ('error' in points) return { nextAttemptAt: now + PENDING_POLL_MS };
   const pointing = 'found' in points && points.found;
   if (pointing) return { failureCode: null, waitSince: now, nextAttemptAt: now + ACTIVE_POLL_MS, ...(await renewed(services, domain, dns, now)) };
-  if (domain.failureCode !== 'DNS_NOT_POINTING') return { failureCode: 'DNS_NOT_POINTING', primary: false, waitSince: now, nextAttemptAt: now + PENDING_POLL_MS };
+  if (domain.failureCode !== 'DNS_NOT_POINTING')
+    return { failureCode: 'DNS_NOT_POINTING', primary: false, waitSince: now, nextAttemptAt: now + PENDING_POLL_MS };
   if (now - domain.waitSince > NOT_POINTING_RELEASE_MS) return { status: 'FAILED', held: false, primary: false, nextAttemptAt: null };
   return { nextAttemptAt: now + PENDING_POLL_MS };
 }
@@ -75,8 +76,10 @@ async function renewed(services: Services, domain: Domain, dns: DnsChecker, now:
 }
 
 /** The domain's record of an issued certificate, and its chain and key to keep. */
-const certified = (issued: Extract<Issuance, { ok: true }>, now: number): Step =>
-  ({ certificate: { issuer: issued.issuer, issuedAt: now, expiresAt: issued.expiresAt }, issuedPem: issued.pem });
+const certified = (issued: Extract<Issuance, { ok: true }>, now: number): Step => ({
+  certificate: { issuer: issued.issuer, issuedAt: now, expiresAt: issued.expiresAt },
+  issuedPem: issued.pem,
+});
 
 /** Looks at a claimed domain's DNS and applies what was learned. */
 async function checkDomain(services: Services, domain: Domain, now: number) {
@@ -86,14 +89,26 @@ async function checkDomain(services: Services, domain: Domain, now: number) {
     // Removed or restarted while DNS was asked: the newer state has its own attempt.
     if (!current || current.status !== domain.status || current.waitSince !== domain.waitSince) return;
     // Another store proved the TXT first: this one waits (its add was refused TAKEN had it come later).
-    if (step.held && await holding(services.db, current.hostname, current.storeId)) {
-      await services.db.update(domains).set({ nextAttemptAt: now + PENDING_POLL_MS, updatedAt: now }).where(eq(domains.id, current.id)).run();
+    if (step.held && (await holding(services.db, current.hostname, current.storeId))) {
+      await services.db
+        .update(domains)
+        .set({ nextAttemptAt: now + PENDING_POLL_MS, updatedAt: now })
+        .where(eq(domains.id, current.id))
+        .run();
       return;
     }
     const becameActive = step.status === 'ACTIVE' && current.status !== 'ACTIVE';
-    const primaryBefore = (await services.db.select({ n: count() }).from(domains).where(and(eq(domains.storeId, current.storeId), eq(domains.primary, true))).get())!.n;
+    const primaryBefore = (await services.db
+      .select({ n: count() })
+      .from(domains)
+      .where(and(eq(domains.storeId, current.storeId), eq(domains.primary, true)))
+      .get())!.n;
     const primary = becameActive && primaryBefore === 0 ? { primary: true } : {};
-    await services.db.update(domains).set({ ...step, ...primary, updatedAt: now }).where(eq(domains.id, current.id)).run();
+    await services.db
+      .update(domains)
+      .set({ ...step, ...primary, updatedAt: now })
+      .where(eq(domains.id, current.id))
+      .run();
     if (issuedPem) await storeCertificate(services, current.id, current.hostname, issuedPem, now);
     const servingChanged = becameActive || step.failureCode !== undefined || step.primary !== undefined || step.status === 'FAILED';
     const site = servingChanged ? await services.db.select().from(sites).where(eq(sites.id, current.siteId)).get() : undefined;

@@ -1,7 +1,17 @@
 import { z } from 'zod';
 import { defineOperation, type StoreCtx } from '../../../server/registry.js';
 import { verifyDomainNow } from './domain-job.js';
-import { addDomain, domainListSchema, domainSchema, listDomains, PLATFORM_DOMAIN_ID, presentDomain, presentDomainList, removeDomain, setPrimary } from './domains.js';
+import {
+  addDomain,
+  domainListSchema,
+  domainSchema,
+  listDomains,
+  PLATFORM_DOMAIN_ID,
+  presentDomain,
+  presentDomainList,
+  removeDomain,
+  setPrimary,
+} from './domains.js';
 import { read, write } from '../sites/operation-scopes.js';
 import { findSite, requireActiveSite, requireSite } from '../sites/sites.js';
 
@@ -16,7 +26,7 @@ export const domainOperations = [
     operationId: 'listStorefrontDomains',
     method: 'GET',
     path: '/v1/storefront/site/domains',
-    summary: 'The site\'s addresses: the default one (PLATFORM) and custom domains with their DNS records',
+    summary: "The site's addresses: the default one (PLATFORM) and custom domains with their DNS records",
     response: domainListSchema,
     errors: { 404: ['STOREFRONT_SITE_NOT_FOUND'] },
     handler: async (ctx) => presentDomainList(ctx.services, ctx.db, await requireSite(ctx.db, ctx.store.id)),
@@ -32,7 +42,9 @@ export const domainOperations = [
     body: z.object({ hostname: z.string().min(1).max(253) }).strict(),
     response: domainSchema,
     errors: {
-      400: ['STOREFRONT_DOMAIN_INVALID'], 403: ['STOREFRONT_CUSTOM_DOMAINS_DISABLED'], 404: ['STOREFRONT_SITE_NOT_FOUND'],
+      400: ['STOREFRONT_DOMAIN_INVALID'],
+      403: ['STOREFRONT_CUSTOM_DOMAINS_DISABLED'],
+      404: ['STOREFRONT_SITE_NOT_FOUND'],
       409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_DOMAIN_EXISTS', 'STOREFRONT_DOMAIN_TAKEN', 'STOREFRONT_DOMAIN_LIMIT'],
     },
     target: () => ({ type: 'STOREFRONT_DOMAIN', id: null }),
@@ -44,7 +56,7 @@ export const domainOperations = [
     operationId: 'verifyStorefrontDomain',
     method: 'POST',
     path: '/v1/storefront/site/domains/{domainId}/verify',
-    summary: 'Look at the domain\'s DNS again now (a FAILED domain starts over); answers the domain as it is afterwards',
+    summary: "Look at the domain's DNS again now (a FAILED domain starts over); answers the domain as it is afterwards",
     agent: 'direct',
     async: true,
     params: domainParams,
@@ -58,13 +70,20 @@ export const domainOperations = [
     operationId: 'setStorefrontPrimaryDomain',
     method: 'POST',
     path: '/v1/storefront/site/domains/{domainId}/primary',
-    summary: 'Make a connected domain the site\'s address (the PLATFORM entry\'s id selects the default address)',
+    summary: "Make a connected domain the site's address (the PLATFORM entry's id selects the default address)",
     agent: 'approval',
     params: domainParams,
     response: domainListSchema,
-    errors: { 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_DOMAIN_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_DOMAIN_NOT_ACTIVE'] },
+    errors: {
+      404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_DOMAIN_NOT_FOUND'],
+      409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_DOMAIN_NOT_ACTIVE'],
+    },
     target: domainTarget,
-    preview: async (ctx) => ({ changes: [{ field: 'primary', before: (await findSite(ctx.db, ctx.store!.id)) ? await currentPrimary(ctx as StoreCtx) : null, after: ctx.params.domainId }] }),
+    preview: async (ctx) => ({
+      changes: [
+        { field: 'primary', before: (await findSite(ctx.db, ctx.store!.id)) ? await currentPrimary(ctx as StoreCtx) : null, after: ctx.params.domainId },
+      ],
+    }),
     handler: async (ctx) => {
       const site = await requireActiveSite(ctx.db, ctx.store.id);
       await setPrimary(ctx.db, site, ctx.params.domainId, ctx.now);
@@ -80,7 +99,11 @@ export const domainOperations = [
     agent: 'approval',
     params: domainParams,
     response: domainListSchema,
-    errors: { 400: ['STOREFRONT_DOMAIN_NOT_REMOVABLE'], 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_DOMAIN_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED'] },
+    errors: {
+      400: ['STOREFRONT_DOMAIN_NOT_REMOVABLE'],
+      404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_DOMAIN_NOT_FOUND'],
+      409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED'],
+    },
     target: domainTarget,
     preview: (ctx) => ({ changes: [{ field: 'domains', before: ctx.params.domainId, after: null }] }),
     handler: async (ctx) => {

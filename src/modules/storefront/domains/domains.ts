@@ -34,10 +34,15 @@ export const TXT_PREFIX = '_svc-verify.';
 // ── rows ─────────────────────────────────────────────────────────────────────
 
 /** Domains that hold their hostname: another store may not add them (spec 02 §3, the take-over rule). */
-export const holding = (db: Db, hostname: string, exceptStore: string) => db.select({ id: domains.id }).from(domains)
-  .where(and(eq(domains.hostname, hostname), eq(domains.held, true), ne(domains.storeId, exceptStore))).get();
+export const holding = (db: Db, hostname: string, exceptStore: string) =>
+  db
+    .select({ id: domains.id })
+    .from(domains)
+    .where(and(eq(domains.hostname, hostname), eq(domains.held, true), ne(domains.storeId, exceptStore)))
+    .get();
 
-export const listDomains = (db: Db, storeId: string) => db.select().from(domains).where(eq(domains.storeId, storeId)).orderBy(domains.addedAt, domains.id).all();
+export const listDomains = (db: Db, storeId: string) =>
+  db.select().from(domains).where(eq(domains.storeId, storeId)).orderBy(domains.addedAt, domains.id).all();
 
 export async function requireDomain(db: Db, storeId: string, domainId: string): Promise<Domain> {
   const domain = await db.select().from(domains).where(eq(domains.id, domainId)).get();
@@ -55,8 +60,21 @@ export async function addDomain(services: Services, db: Db, storeId: string, inp
   if (await holding(db, hostname, site.storeId)) throw fail(409, 'STOREFRONT_DOMAIN_TAKEN', { hostname });
   if (existing.length >= customDomainLimit) throw fail(409, 'STOREFRONT_DOMAIN_LIMIT', { limit: customDomainLimit });
   const domain: Domain = {
-    id: newId('dom', now), storeId: site.storeId, siteId: site.id, hostname, status: 'PENDING_DNS', failureCode: null, verifyValue: `svc-verify=${newSecret(18)}`,
-    primary: false, held: false, certificate: null, waitSince: now, addedAt: now, activatedAt: null, nextAttemptAt: now, updatedAt: now,
+    id: newId('dom', now),
+    storeId: site.storeId,
+    siteId: site.id,
+    hostname,
+    status: 'PENDING_DNS',
+    failureCode: null,
+    verifyValue: `svc-verify=${newSecret(18)}`,
+    primary: false,
+    held: false,
+    certificate: null,
+    waitSince: now,
+    addedAt: now,
+    activatedAt: null,
+    nextAttemptAt: now,
+    updatedAt: now,
   };
   await db.insert(domains).values(domain).run();
   return domain;
@@ -64,9 +82,10 @@ export async function addDomain(services: Services, db: Db, storeId: string, inp
 
 /** Due now; a failed domain starts over (a new 7-day wait for its TXT record). */
 export async function restartDomain(db: Db, domain: Domain, now: number): Promise<Domain> {
-  const restarted = domain.status === 'FAILED'
-    ? { ...domain, status: 'PENDING_DNS' as const, failureCode: null, held: false, waitSince: now, nextAttemptAt: now, updatedAt: now }
-    : { ...domain, nextAttemptAt: now, updatedAt: now };
+  const restarted =
+    domain.status === 'FAILED'
+      ? { ...domain, status: 'PENDING_DNS' as const, failureCode: null, held: false, waitSince: now, nextAttemptAt: now, updatedAt: now }
+      : { ...domain, nextAttemptAt: now, updatedAt: now };
   await db.update(domains).set(restarted).where(eq(domains.id, domain.id)).run();
   return restarted;
 }
@@ -75,9 +94,14 @@ export async function restartDomain(db: Db, domain: Domain, now: number): Promis
 export async function setPrimary(db: Db, site: Site, domainId: string, now: number) {
   if (domainId !== PLATFORM_DOMAIN_ID) {
     const domain = await requireDomain(db, site.storeId, domainId);
-    if (domain.status !== 'ACTIVE' || domain.failureCode) throw fail(409, 'STOREFRONT_DOMAIN_NOT_ACTIVE', { domainId, status: domain.status, failureCode: domain.failureCode });
+    if (domain.status !== 'ACTIVE' || domain.failureCode)
+      throw fail(409, 'STOREFRONT_DOMAIN_NOT_ACTIVE', { domainId, status: domain.status, failureCode: domain.failureCode });
   }
-  await db.update(domains).set({ primary: false, updatedAt: now }).where(and(eq(domains.storeId, site.storeId), eq(domains.primary, true))).run();
+  await db
+    .update(domains)
+    .set({ primary: false, updatedAt: now })
+    .where(and(eq(domains.storeId, site.storeId), eq(domains.primary, true)))
+    .run();
   if (domainId !== PLATFORM_DOMAIN_ID) await db.update(domains).set({ primary: true, updatedAt: now }).where(eq(domains.id, domainId)).run();
   await changeSite(db, site, {}, now);
 }
@@ -91,15 +115,25 @@ export async function removeDomain(db: Db, site: Site, domainId: string, now: nu
 }
 
 /** The site's connected domains (serving, return and analytics origins): ACTIVE and still pointing at the service. */
-export const connectedDomains = async (db: Db, storeId: string) => (await db.select().from(domains)
-  .where(and(eq(domains.storeId, storeId), eq(domains.status, 'ACTIVE'))).all()).filter((d) => !d.failureCode);
+export const connectedDomains = async (db: Db, storeId: string) =>
+  (
+    await db
+      .select()
+      .from(domains)
+      .where(and(eq(domains.storeId, storeId), eq(domains.status, 'ACTIVE')))
+      .all()
+  ).filter((d) => !d.failureCode);
 
 /** Origins of the store's connected domains, allowed as payment-return and analytics origins. */
 export const connectedOrigins = async (db: Db, storeId: string) => (await connectedDomains(db, storeId)).map((d) => `https://${d.hostname}`);
 
 const q = preparedFor((db) => ({
-  connectedSite: db.select({ slug: sites.slug }).from(domains).innerJoin(sites, eq(sites.id, domains.siteId))
-    .where(and(eq(domains.hostname, sql.placeholder('host')), eq(domains.status, 'ACTIVE'), isNull(domains.failureCode))).prepare(),
+  connectedSite: db
+    .select({ slug: sites.slug })
+    .from(domains)
+    .innerJoin(sites, eq(sites.id, domains.siteId))
+    .where(and(eq(domains.hostname, sql.placeholder('host')), eq(domains.status, 'ACTIVE'), isNull(domains.failureCode)))
+    .prepare(),
 }));
 
 /** Custom-domain look-ups of requests, so a request asked twice (early serving, then the full path) reads once. */
@@ -110,7 +144,9 @@ const lookedUp = new WeakMap<object, string | null>();
  * when given, remembers it) on a host other than the service's own, `ownHost`.
  */
 export function customDomainSlug(services: Services, hostHeader: string | null, ownHost: string, request?: object): string | null | Promise<string | null> {
-  const host = hostName(hostHeader ?? '').replace(/\.$/, '').toLowerCase();
+  const host = hostName(hostHeader ?? '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (!host || host === ownHost) return null;
   const known = request && lookedUp.get(request);
   if (known !== undefined) return known;
@@ -126,7 +162,11 @@ export function customDomainSlug(services: Services, hostHeader: string | null, 
  * svc serve without a sites domain, where `{slug}` has none, the first connected domain (null: none yet).
  */
 export async function primaryUrl(services: Services, db: Db, site: Site): Promise<string | null> {
-  const primary = await db.select({ hostname: domains.hostname, failureCode: domains.failureCode }).from(domains).where(and(eq(domains.siteId, site.id), eq(domains.primary, true))).get();
+  const primary = await db
+    .select({ hostname: domains.hostname, failureCode: domains.failureCode })
+    .from(domains)
+    .where(and(eq(domains.siteId, site.id), eq(domains.primary, true)))
+    .get();
   if (primary && !primary.failureCode) return `https://${primary.hostname}/`;
   const own = siteUrl(services, site.slug);
   if (own) return own;
@@ -137,7 +177,10 @@ export async function primaryUrl(services: Services, db: Db, site: Site): Promis
 /** Removes the domains of a disabled site (its hostnames are free again). */
 export async function deleteSiteDomains(db: Db, siteIds: string[]) {
   const removed = await db.delete(domains).where(inArray(domains.siteId, siteIds)).returning({ id: domains.id }).all();
-  await deleteCertificates(db, removed.map((d) => d.id));
+  await deleteCertificates(
+    db,
+    removed.map((d) => d.id),
+  );
 }
 
 // ── presentation ─────────────────────────────────────────────────────────────
@@ -159,9 +202,19 @@ export const domainListSchema = z.object({ enabled: z.boolean(), limit: z.number
 export function presentDomain(services: Services, d: Domain): z.output<typeof domainSchema> {
   const target = services.config.storefront.domainTarget;
   return {
-    domainId: d.id, hostname: d.hostname, kind: 'CUSTOM', status: d.status, failureCode: d.failureCode as z.output<typeof domainSchema>['failureCode'],
-    dnsRecords: [{ type: 'TXT', name: `${TXT_PREFIX}${d.hostname}`, value: d.verifyValue }, { type: 'CNAME', name: d.hostname, value: target }],
-    target, primary: d.primary && !d.failureCode, addedAt: isoAt(d.addedAt), activatedAt: d.activatedAt === null ? null : isoAt(d.activatedAt),
+    domainId: d.id,
+    hostname: d.hostname,
+    kind: 'CUSTOM',
+    status: d.status,
+    failureCode: d.failureCode as z.output<typeof domainSchema>['failureCode'],
+    dnsRecords: [
+      { type: 'TXT', name: `${TXT_PREFIX}${d.hostname}`, value: d.verifyValue },
+      { type: 'CNAME', name: d.hostname, value: target },
+    ],
+    target,
+    primary: d.primary && !d.failureCode,
+    addedAt: isoAt(d.addedAt),
+    activatedAt: d.activatedAt === null ? null : isoAt(d.activatedAt),
   };
 }
 
@@ -170,10 +223,22 @@ export async function presentDomainList(services: Services, db: Db, site: Site):
   const custom = await listDomains(db, site.storeId);
   const platformPrimary = !custom.some((d) => d.primary && !d.failureCode);
   const own = siteUrl(services, site.slug);
-  const platform: z.output<typeof domainSchema>[] = own ? [{
-    domainId: PLATFORM_DOMAIN_ID, hostname: new URL(own).host, kind: 'PLATFORM', status: 'ACTIVE', failureCode: null, dnsRecords: [], target: null,
-    primary: platformPrimary, addedAt: isoAt(site.createdAt), activatedAt: isoAt(site.createdAt),
-  }] : [];
+  const platform: z.output<typeof domainSchema>[] = own
+    ? [
+        {
+          domainId: PLATFORM_DOMAIN_ID,
+          hostname: new URL(own).host,
+          kind: 'PLATFORM',
+          status: 'ACTIVE',
+          failureCode: null,
+          dnsRecords: [],
+          target: null,
+          primary: platformPrimary,
+          addedAt: isoAt(site.createdAt),
+          activatedAt: isoAt(site.createdAt),
+        },
+      ]
+    : [];
   const { customDomainsOpen, customDomainLimit } = services.config.storefront;
   return { enabled: customDomainsOpen, limit: customDomainLimit, contents: [...platform, ...custom.map((d) => presentDomain(services, d))] };
 }

@@ -8,7 +8,8 @@ import type { Services } from '../../../server/services.js';
 /** Hostnames a store may connect: syntax, the service's own hosts, and names that could pass for another (UTS #39). */
 
 type InvalidReason = 'SYNTAX' | 'IP_ADDRESS' | 'WILDCARD' | 'PUBLIC_SUFFIX' | 'SERVICE_DOMAIN' | 'MIXED_SCRIPT' | 'CONFUSABLE';
-const invalid = (reason: InvalidReason, hostname: string, extra: Record<string, unknown> = {}) => fail(400, 'STOREFRONT_DOMAIN_INVALID', { reason, hostname, ...extra });
+const invalid = (reason: InvalidReason, hostname: string, extra: Record<string, unknown> = {}) =>
+  fail(400, 'STOREFRONT_DOMAIN_INVALID', { reason, hostname, ...extra });
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
 const under = (host: string, domain: string | null | undefined) => !!domain && (host === domain || host.endsWith(`.${domain}`));
@@ -25,7 +26,8 @@ function serviceHosts(services: Services): string[] {
 }
 
 /** `{label}.localhost` while svc dev serves sites there: a slug's address, never a custom domain. */
-const sitesDevHost = (services: Services, host: string) => services.config.storefront.sitesDomain === DEV_SITES_DOMAIN && host.split('.').length === 2 && host.endsWith(`.${DEV_SITES_DOMAIN}`);
+const sitesDevHost = (services: Services, host: string) =>
+  services.config.storefront.sitesDomain === DEV_SITES_DOMAIN && host.split('.').length === 2 && host.endsWith(`.${DEV_SITES_DOMAIN}`);
 
 /** A hostname a store may connect, in punycode (spec 02 §4.2), or 400 STOREFRONT_DOMAIN_INVALID with the reason. */
 export function normalizeHostname(services: Services, input: string): string {
@@ -52,12 +54,46 @@ export function normalizeHostname(services: Services, input: string): string {
  * marks) go with any script; a letter of a script not listed counts as `Other`.
  */
 const SCRIPTS = [
-  'Latin', 'Greek', 'Cyrillic', 'Armenian', 'Hebrew', 'Arabic', 'Syriac', 'Thaana', 'Devanagari', 'Bengali', 'Gurmukhi', 'Gujarati', 'Oriya', 'Tamil', 'Telugu',
-  'Kannada', 'Malayalam', 'Sinhala', 'Thai', 'Lao', 'Tibetan', 'Myanmar', 'Georgian', 'Hangul', 'Ethiopic', 'Cherokee', 'Khmer', 'Mongolian', 'Hiragana', 'Katakana', 'Bopomofo', 'Han',
+  'Latin',
+  'Greek',
+  'Cyrillic',
+  'Armenian',
+  'Hebrew',
+  'Arabic',
+  'Syriac',
+  'Thaana',
+  'Devanagari',
+  'Bengali',
+  'Gurmukhi',
+  'Gujarati',
+  'Oriya',
+  'Tamil',
+  'Telugu',
+  'Kannada',
+  'Malayalam',
+  'Sinhala',
+  'Thai',
+  'Lao',
+  'Tibetan',
+  'Myanmar',
+  'Georgian',
+  'Hangul',
+  'Ethiopic',
+  'Cherokee',
+  'Khmer',
+  'Mongolian',
+  'Hiragana',
+  'Katakana',
+  'Bopomofo',
+  'Han',
 ].map((name) => ({ name, letter: new RegExp(`^\\p{Script=${name}}$`, 'u') }));
 const ANY_SCRIPT = /^[\p{Script=Common}\p{Script=Inherited}]$/u;
 /** UTS #39 "highly restrictive": besides one script alone, only these mixes are the way a language is written (Japanese, Chinese, Korean with Latin). */
-const WRITING_SYSTEMS = [['Latin', 'Han', 'Hiragana', 'Katakana'], ['Latin', 'Han', 'Bopomofo'], ['Latin', 'Han', 'Hangul']];
+const WRITING_SYSTEMS = [
+  ['Latin', 'Han', 'Hiragana', 'Katakana'],
+  ['Latin', 'Han', 'Bopomofo'],
+  ['Latin', 'Han', 'Hangul'],
+];
 /**
  * Cyrillic and Greek letters that look like Latin ones (Cyrillic: Chromium's IDN display list): a label of
  * these alone reads as a Latin name (`аррӏе` for apple).
@@ -67,7 +103,8 @@ const LATIN_LOOKALIKES: Record<string, RegExp> = {
   Greek: /^[αικνορτυχ0-9-]+$/u,
 };
 
-const scriptsOf = (label: string) => new Set([...label].filter((ch) => !ANY_SCRIPT.test(ch)).map((ch) => SCRIPTS.find((s) => s.letter.test(ch))?.name ?? 'Other'));
+const scriptsOf = (label: string) =>
+  new Set([...label].filter((ch) => !ANY_SCRIPT.test(ch)).map((ch) => SCRIPTS.find((s) => s.letter.test(ch))?.name ?? 'Other'));
 
 /**
  * The first label of a hostname (in Unicode) that could pass for another name: letters of scripts no

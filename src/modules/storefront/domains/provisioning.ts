@@ -32,11 +32,25 @@ async function applyPublished(services: Services, now: number): Promise<number> 
       // Published again while this ran: the newer publish has its own attempt queued.
       if (!current || current.publishedVersionId !== site.publishedVersionId) return;
       if (failure === null) {
-        await changeSite(services.db, current, { servedVersionId: current.publishedVersionId, provisioningStatus: 'SYNCED', provisioningFailures: 0, nextAttemptAt: null }, now);
+        await changeSite(
+          services.db,
+          current,
+          { servedVersionId: current.publishedVersionId, provisioningStatus: 'SYNCED', provisioningFailures: 0, nextAttemptAt: null },
+          now,
+        );
       } else {
         const failures = current.provisioningFailures + 1;
         console.error(`[svc] provisioning of site ${current.slug} failed (${failures}): ${failure}`);
-        await changeSite(services.db, current, { provisioningFailures: failures, provisioningStatus: failures >= FAILURES_BEFORE_FAILED ? 'FAILED' : 'PENDING', nextAttemptAt: now + retryDelay(failures) }, now);
+        await changeSite(
+          services.db,
+          current,
+          {
+            provisioningFailures: failures,
+            provisioningStatus: failures >= FAILURES_BEFORE_FAILED ? 'FAILED' : 'PENDING',
+            nextAttemptAt: now + retryDelay(failures),
+          },
+          now,
+        );
       }
     });
   }

@@ -26,14 +26,23 @@ function filePath(raw: string): string {
   if (path === null || path !== decoded) throw fail(400, 'STOREFRONT_SOURCE_INVALID', { reason: 'PATH_INVALID', path: decoded });
   return path;
 }
-const pathParams = z.object({ path: z.string().min(1).max(SOURCE_LIMITS.pathChars * 3) }).strict();
+const pathParams = z
+  .object({
+    path: z
+      .string()
+      .min(1)
+      .max(SOURCE_LIMITS.pathChars * 3),
+  })
+  .strict();
 /** Changing how the site is built needs approval for agents, as with uploads (spec 01 §5.6). */
 const fileAgentRule = (ctx: StoreCtx) => {
   let path = '';
   try {
     path = decodeURIComponent((ctx.params as { path: string }).path);
-  } catch { /* refused by the handler */ }
-  return BUILD_CONFIG_FILES.includes(path) ? 'approval' as const : 'direct' as const;
+  } catch {
+    /* refused by the handler */
+  }
+  return BUILD_CONFIG_FILES.includes(path) ? ('approval' as const) : ('direct' as const);
 };
 
 /** The editing environment and single-file edits of the site's working files (spec 02 §4.2). */
@@ -57,12 +66,18 @@ export const editingOperations = [
     operationId: 'startStorefrontEditing',
     method: 'POST',
     path: '/v1/storefront/site/editing',
-    summary: 'Start (or wake) the editing environment: `url` serves the working files live; sleeps after 15 minutes idle, closes after 30 without a file write, check or build',
+    summary:
+      'Start (or wake) the editing environment: `url` serves the working files live; sleeps after 15 minutes idle, closes after 30 without a file write, check or build',
     // It builds and runs the store's code on the service's machines: a person decides for an agent.
     agent: 'approval',
     async: true,
     response: editingSchema,
-    errors: { 400: ['STOREFRONT_SOURCE_INVALID'], 404: ['STOREFRONT_SITE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'EDIT_CAPACITY_FULL'], 503: ['SELLER_SANDBOX_UNAVAILABLE'] },
+    errors: {
+      400: ['STOREFRONT_SOURCE_INVALID'],
+      404: ['STOREFRONT_SITE_NOT_FOUND'],
+      409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'EDIT_CAPACITY_FULL'],
+      503: ['SELLER_SANDBOX_UNAVAILABLE'],
+    },
     target: siteTarget,
     handler: async (ctx) => presentEditing(await startEditing(ctx.services, ctx.store.id, ctx.principal.userId)),
   }),
@@ -86,9 +101,14 @@ export const editingOperations = [
       if (bytes.byteLength > FILE_BYTES) throw fail(400, 'STOREFRONT_SOURCE_INVALID', { reason: 'FILE_TOO_LARGE', path, limit: FILE_BYTES });
       const files = await currentFiles(ctx.db, ctx.store.id);
       const created = !Object.hasOwn(files, path);
-      if (created && Object.keys(files).length >= SOURCE_LIMITS.files) throw fail(400, 'STOREFRONT_SOURCE_INVALID', { reason: 'TOO_MANY_FILES', limit: SOURCE_LIMITS.files });
+      if (created && Object.keys(files).length >= SOURCE_LIMITS.files)
+        throw fail(400, 'STOREFRONT_SOURCE_INVALID', { reason: 'TOO_MANY_FILES', limit: SOURCE_LIMITS.files });
       const stored = putBlob(ctx.services, bytes);
-      await ctx.db.insert(siteFiles).values({ storeId: ctx.store.id, path, ...stored }).onConflictDoUpdate({ target: [siteFiles.storeId, siteFiles.path], set: stored }).run();
+      await ctx.db
+        .insert(siteFiles)
+        .values({ storeId: ctx.store.id, path, ...stored })
+        .onConflictDoUpdate({ target: [siteFiles.storeId, siteFiles.path], set: stored })
+        .run();
       await touchEditing(ctx.services, ctx.db, ctx.store.id, ctx.now, { path, bytes });
       return { path, ...stored, created };
     },
@@ -103,12 +123,24 @@ export const editingOperations = [
     agentApprovalExemptWhilePrivate: true,
     params: pathParams,
     response: z.object({ path: z.string(), deleted: z.literal(true) }),
-    errors: { 400: ['STOREFRONT_SOURCE_INVALID'], 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_FILE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED'] },
+    errors: {
+      400: ['STOREFRONT_SOURCE_INVALID'],
+      404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_FILE_NOT_FOUND'],
+      409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED'],
+    },
     target: siteTarget,
     handler: async (ctx) => {
       await requireActiveSite(ctx.db, ctx.store.id);
       const path = filePath(ctx.params.path);
-      if ((await ctx.db.delete(siteFiles).where(and(eq(siteFiles.storeId, ctx.store.id), eq(siteFiles.path, path))).run()).changes === 0) throw fail(404, 'STOREFRONT_FILE_NOT_FOUND', { path });
+      if (
+        (
+          await ctx.db
+            .delete(siteFiles)
+            .where(and(eq(siteFiles.storeId, ctx.store.id), eq(siteFiles.path, path)))
+            .run()
+        ).changes === 0
+      )
+        throw fail(404, 'STOREFRONT_FILE_NOT_FOUND', { path });
       await touchEditing(ctx.services, ctx.db, ctx.store.id, ctx.now, { path, bytes: null });
       return { path, deleted: true as const };
     },

@@ -42,11 +42,8 @@ const sleepAt = (e: Editing) => e.lastActiveAt + SLEEP_AFTER_MS;
 const closeAt = (e: Editing) => e.lastWorkAt + CLOSE_AFTER_MS;
 const noticeAt = (e: Editing) => closeAt(e) - NOTICE_BEFORE_MS;
 /** The job's next look: whichever of sleep, notice and close comes first. */
-const nextLook = (e: Editing) => Math.min(...[
-  (RUNNING as readonly string[]).includes(e.status) ? sleepAt(e) : Infinity,
-  e.noticeSentAt === null ? noticeAt(e) : Infinity,
-  closeAt(e),
-]);
+const nextLook = (e: Editing) =>
+  Math.min(...[(RUNNING as readonly string[]).includes(e.status) ? sleepAt(e) : Infinity, e.noticeSentAt === null ? noticeAt(e) : Infinity, closeAt(e)]);
 
 /**
  * What this process runs for its environments: their live servers, the runtime worker their pages render
@@ -71,7 +68,11 @@ export function mountEditing(app: H3, services: Services) {
 const dirOf = (services: Services, id: string) => join(services.config.dataDir, 'editing', id);
 
 export const openEditing = (db: Db, storeId: string): Promise<Editing | undefined> =>
-  db.select().from(editing).where(and(eq(editing.storeId, storeId), ne(editing.status, 'CLOSED'))).get();
+  db
+    .select()
+    .from(editing)
+    .where(and(eq(editing.storeId, storeId), ne(editing.status, 'CLOSED')))
+    .get();
 
 async function save(db: Db, e: Editing): Promise<Editing> {
   const saved = { ...e, nextAttemptAt: e.status === 'CLOSED' ? null : nextLook(e) };
@@ -90,16 +91,36 @@ export async function startEditing(services: Services, storeId: string, userId: 
   const starting = await transaction(services.db, async () => {
     const site = await requireActiveSite(services.db, storeId);
     const current = await openEditing(services.db, storeId);
-    if (current && current.status !== 'SLEEPING' && serversOf(services).has(current.id)) return { env: await save(services.db, { ...current, lastActiveAt: now }), start: false };
-    const others = (await services.db.select({ id: editing.id, lastActiveAt: editing.lastActiveAt }).from(editing).where(inArray(editing.status, [...RUNNING])).all()).filter((r) => r.id !== current?.id);
+    if (current && current.status !== 'SLEEPING' && serversOf(services).has(current.id))
+      return { env: await save(services.db, { ...current, lastActiveAt: now }), start: false };
+    const others = (
+      await services.db
+        .select({ id: editing.id, lastActiveAt: editing.lastActiveAt })
+        .from(editing)
+        .where(inArray(editing.status, [...RUNNING]))
+        .all()
+    ).filter((r) => r.id !== current?.id);
     if (others.length >= services.config.storefront.editCapacity) {
       const freeAt = Math.min(...others.map((r) => r.lastActiveAt + SLEEP_AFTER_MS));
-      throw fail(409, 'EDIT_CAPACITY_FULL', { capacity: services.config.storefront.editCapacity, retryAfterSeconds: Math.max(1, Math.ceil((freeAt - now) / 1000)) });
+      throw fail(409, 'EDIT_CAPACITY_FULL', {
+        capacity: services.config.storefront.editCapacity,
+        retryAfterSeconds: Math.max(1, Math.ceil((freeAt - now) / 1000)),
+      });
     }
     if (current) return { env: await save(services.db, { ...current, status: 'STARTING', url: null, lastActiveAt: now }), start: true };
     const created: Editing = {
-      id: newId('edit', now), storeId, siteId: site.id, status: 'STARTING', startedBy: userId, url: null, lastActiveAt: now, lastWorkAt: now, noticeSentAt: null,
-      nextAttemptAt: null, createdAt: now, closedAt: null,
+      id: newId('edit', now),
+      storeId,
+      siteId: site.id,
+      status: 'STARTING',
+      startedBy: userId,
+      url: null,
+      lastActiveAt: now,
+      lastWorkAt: now,
+      noticeSentAt: null,
+      nextAttemptAt: null,
+      createdAt: now,
+      closedAt: null,
     };
     await services.db.insert(editing).values(created).run();
     return { env: await save(services.db, created), start: true };
@@ -112,11 +133,19 @@ export async function startEditing(services: Services, storeId: string, userId: 
   const runtime = runtimeOf(services);
   // A runtime worker apart from the published sites': an environment's code that brings its worker down
   // stops no visitor's request.
-  runtime.host ??= new RuntimeHost({ onCallbackError: (error, where) => console.error(`[svc] editing ${where.op} callback failed (${where.installationId}):`, error) });
+  runtime.host ??= new RuntimeHost({
+    onCallbackError: (error, where) => console.error(`[svc] editing ${where.op} callback failed (${where.installationId}):`, error),
+  });
   let server: LiveServer;
   try {
     server = await startLiveServer({
-      dir, host: '127.0.0.1', port: 0, name: `${env.id.replace(/_/g, '-')}.localhost`, storeId, id: `edit:${env.id}`, runtime: runtime.host,
+      dir,
+      host: '127.0.0.1',
+      port: 0,
+      name: `${env.id.replace(/_/g, '-')}.localhost`,
+      storeId,
+      id: `edit:${env.id}`,
+      runtime: runtime.host,
       bundle: (config, signal) => bundleProject(dir, config, { sandboxed, minify: false, hashNames: false, wallMs: BUILD_WALL_MS, signal }),
       buyerApi: (request) => Promise.resolve(runtime.app.fetch(request)),
       // Rebuild notices are for a developer's terminal; the service log keeps the failures.
@@ -229,7 +258,9 @@ export const editingSchema = z.object({
 });
 
 export const presentEditing = (e: Editing): z.output<typeof editingSchema> => ({
-  editingId: e.id, status: e.status, url: e.url,
+  editingId: e.id,
+  status: e.status,
+  url: e.url,
   idleSleepAt: (RUNNING as readonly string[]).includes(e.status) ? isoAt(sleepAt(e)) : null,
   closeAt: e.status === 'CLOSED' ? null : isoAt(closeAt(e)),
 });

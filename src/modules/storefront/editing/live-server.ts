@@ -48,9 +48,7 @@ export interface LiveServer {
 
 export type ProjectConfig = z.output<typeof projectConfig>;
 
-type Built =
-  | { ok: true; bundle: ServerBundle; client: Map<string, Uint8Array>; publicDir: string | undefined }
-  | { ok: false; errors: string[] };
+type Built = { ok: true; bundle: ServerBundle; client: Map<string, Uint8Array>; publicDir: string | undefined } | { ok: false; errors: string[] };
 
 /** Writes this close together make one build. */
 const DEBOUNCE_MS = 100;
@@ -99,9 +97,13 @@ function publicFile(dir: string, folder: string, path: string): Buffer | null {
 }
 
 const htmlPage = (status: number, title: string, text: string) =>
-  new Response(`<!doctype html><meta charset="utf-8"><title>${escapeHtml(title)}</title><h1>${escapeHtml(title)}</h1><pre>${escapeHtml(text)}</pre>${RELOAD_SCRIPT}`, {
-    status, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' },
-  });
+  new Response(
+    `<!doctype html><meta charset="utf-8"><title>${escapeHtml(title)}</title><h1>${escapeHtml(title)}</h1><pre>${escapeHtml(text)}</pre>${RELOAD_SCRIPT}`,
+    {
+      status,
+      headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' },
+    },
+  );
 
 const renderError = (error: RuntimeError) => [`${error.code}: ${error.message}`, error.stack ?? ''].filter(Boolean).join('\n');
 
@@ -145,7 +147,12 @@ export async function startLiveServer(options: LiveServerOptions): Promise<LiveS
     const decoder = new TextDecoder();
     return {
       ok: true,
-      bundle: { id: `${options.id}:${++builds}`, code: decoder.decode(output.server.code), map: output.server.map ? decoder.decode(output.server.map) : undefined, clientEntries: output.clientEntries },
+      bundle: {
+        id: `${options.id}:${++builds}`,
+        code: decoder.decode(output.server.code),
+        map: output.server.map ? decoder.decode(output.server.map) : undefined,
+        clientEntries: output.clientEntries,
+      },
       client: output.client,
       publicDir: config.public,
     };
@@ -231,12 +238,22 @@ export async function startLiveServer(options: LiveServerOptions): Promise<LiveS
     }
     if (current.ok && (method === 'GET' || method === 'HEAD')) {
       const file = current.client.get(path) ?? (current.publicDir && path ? publicFile(options.dir, current.publicDir, path) : null);
-      if (file) return new Response(method === 'HEAD' ? null : file as Uint8Array<ArrayBuffer>, { headers: { 'content-type': contentTypeOf(path), 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } });
+      if (file)
+        return new Response(method === 'HEAD' ? null : (file as Uint8Array<ArrayBuffer>), {
+          headers: { 'content-type': contentTypeOf(path), 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' },
+        });
     }
     if (!current.ok) return htmlPage(500, '빌드 오류', current.errors.join('\n'));
     const rendered = await renderPage(event, {
-      host: options.runtime, installationId: options.id, appId: options.id, storeId: options.storeId, bundle: current.bundle,
-      base: `${origin}/`, version: 'dev', label: `editing ${options.id}`, buyerApi: options.buyerApi,
+      host: options.runtime,
+      installationId: options.id,
+      appId: options.id,
+      storeId: options.storeId,
+      bundle: current.bundle,
+      base: `${origin}/`,
+      version: 'dev',
+      label: `editing ${options.id}`,
+      buyerApi: options.buyerApi,
     });
     if (rendered.outcome === 'BODY_TOO_LARGE') return htmlPage(413, '요청이 너무 큽니다', '1 MiB보다 작게 보내 주세요.');
     if (rendered.outcome === 'FAILED') {

@@ -14,7 +14,19 @@ const FORWARDED = ['accept', 'accept-language', 'content-type', 'user-agent', 'r
  * server shares the service's loopback host, where cookies know no ports), site-data wipes, and what the
  * connection owns.
  */
-const DROPPED = new Set(['service-worker-allowed', 'set-cookie', 'set-cookie2', 'clear-site-data', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'content-length']);
+const DROPPED = new Set([
+  'service-worker-allowed',
+  'set-cookie',
+  'set-cookie2',
+  'clear-site-data',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'content-length',
+]);
 const NULL_BODY = new Set([204, 205, 304]);
 /** RFC 9110 field names and values (no control characters): anything else would break the response. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
@@ -78,18 +90,27 @@ export async function renderPage(event: H3Event, target: RenderTarget): Promise<
     if (value !== null) headers.push([name, value]);
   }
   const { origin } = new URL(target.base);
-  const result = await target.host.invoke({
-    installationId: target.installationId,
-    appId: target.appId,
-    bundleId: target.bundle.id,
-    bundleCode: target.bundle.code,
-    sourceMap: target.bundle.map,
-    kind: 'site',
-    name: 'fetch',
-    input: { method, url: `${origin}${event.url.pathname}${event.url.search}`, headers, body },
-    context: { storeId: target.storeId, storefrontApiUrl: `${origin}/storefront/v1`, siteUrl: target.base, version: target.version, assets: target.bundle.clientEntries },
-    limits: RENDER_LIMITS,
-  }, { fetch: (request) => buyerApiFetch(target, origin, request) });
+  const result = await target.host.invoke(
+    {
+      installationId: target.installationId,
+      appId: target.appId,
+      bundleId: target.bundle.id,
+      bundleCode: target.bundle.code,
+      sourceMap: target.bundle.map,
+      kind: 'site',
+      name: 'fetch',
+      input: { method, url: `${origin}${event.url.pathname}${event.url.search}`, headers, body },
+      context: {
+        storeId: target.storeId,
+        storefrontApiUrl: `${origin}/storefront/v1`,
+        siteUrl: target.base,
+        version: target.version,
+        assets: target.bundle.clientEntries,
+      },
+      limits: RENDER_LIMITS,
+    },
+    { fetch: (request) => buyerApiFetch(target, origin, request) },
+  );
   if (!result.ok) return { outcome: 'FAILED', error: result.error };
   const answer = result.result as { status: number; headers: [string, string][]; body: string };
   const status = Number.isInteger(answer.status) && answer.status >= 200 && answer.status <= 599 ? answer.status : 200;

@@ -13,7 +13,8 @@ import { page } from './pages.js';
 export const PREVIEW_TRUST_MS = 12 * 3_600_000;
 
 const PREVIEW_COOKIE = 'svc_preview';
-const previewSignature = (services: Services, value: string) => createHmac('sha256', services.keys.formKey).update(`storefront-preview\n${value}`).digest('base64url');
+const previewSignature = (services: Services, value: string) =>
+  createHmac('sha256', services.keys.formKey).update(`storefront-preview\n${value}`).digest('base64url');
 
 /** The preview trust of this browser for `site`: the version it may see, or null. */
 export function previewVersion(services: Services, event: H3Event, site: Site): string | null {
@@ -36,7 +37,13 @@ export function previewVersion(services: Services, event: H3Event, site: Site): 
 export async function openPreview(services: Services, event: H3Event, site: Site, token: string, base: string): Promise<Response> {
   const now = services.clock.now();
   const link = await transaction(services.db, async () => {
-    const row = await services.db.select().from(previewLinks).where(and(eq(previewLinks.tokenHash, sha256(token)), eq(previewLinks.storeId, site.storeId), isNull(previewLinks.usedAt), gt(previewLinks.expiresAt, now))).get();
+    const row = await services.db
+      .select()
+      .from(previewLinks)
+      .where(
+        and(eq(previewLinks.tokenHash, sha256(token)), eq(previewLinks.storeId, site.storeId), isNull(previewLinks.usedAt), gt(previewLinks.expiresAt, now)),
+      )
+      .get();
     if (!row) return null;
     await services.db.update(previewLinks).set({ usedAt: now }).where(eq(previewLinks.id, row.id)).run();
     return row;
@@ -45,7 +52,13 @@ export async function openPreview(services: Services, event: H3Event, site: Site
   const expires = now + PREVIEW_TRUST_MS;
   const value = `${site.id}.${link.versionId}.${expires}`;
   // Lax, not Strict: the pay page on the service's origin sends the buyer back here, a cross-site navigation.
-  const cookie = pageCookie(event, base, { name: PREVIEW_COOKIE, value: encodeURIComponent(`${value}.${previewSignature(services, value)}`), path: `/${PREVIEW_SEGMENT}`, maxAgeSeconds: PREVIEW_TRUST_MS / 1000, sameSite: 'Lax' });
+  const cookie = pageCookie(event, base, {
+    name: PREVIEW_COOKIE,
+    value: encodeURIComponent(`${value}.${previewSignature(services, value)}`),
+    path: `/${PREVIEW_SEGMENT}`,
+    maxAgeSeconds: PREVIEW_TRUST_MS / 1000,
+    sameSite: 'Lax',
+  });
   return new Response(null, { status: 303, headers: { location: base, 'set-cookie': cookie, 'cache-control': 'no-store' } });
 }
 
@@ -58,4 +71,3 @@ export async function isPreviewAddress(services: Services, site: Pick<Site, 'slu
   const own = siteUrl(services, site.slug);
   return (own !== null && new URL(own).origin === url.origin) || (await connectedOrigins(services.db, site.storeId)).includes(url.origin);
 }
-

@@ -68,7 +68,11 @@ async function loadVersion(services: Services, runtime: SiteRuntime, versionId: 
   if (!hit) {
     const version = await services.db.select().from(versions).where(eq(versions.id, versionId)).get();
     if (!version) return null;
-    hit = { version, code: readBlob(services, version.server.bundle.hash).toString('utf8'), map: version.server.map ? readBlob(services, version.server.map.hash).toString('utf8') : undefined };
+    hit = {
+      version,
+      code: readBlob(services, version.server.bundle.hash).toString('utf8'),
+      map: version.server.map ? readBlob(services, version.server.map.hash).toString('utf8') : undefined,
+    };
     if (runtime.versions.size > 200) runtime.versions.clear();
     runtime.versions.set(versionId, hit);
   }
@@ -101,7 +105,11 @@ async function loadServed(services: Services, runtime: SiteRuntime, slug: string
   const site = await db.select().from(sites).where(eq(sites.slug, slug)).get();
   if (!site) return null;
   const store = await findStore(db, site.storeId);
-  const served = { site, version: site.servedVersionId ? (await loadVersion(services, runtime, site.servedVersionId))?.version ?? null : null, storeSuspended: store?.suspendedAt != null };
+  const served = {
+    site,
+    version: site.servedVersionId ? ((await loadVersion(services, runtime, site.servedVersionId))?.version ?? null) : null,
+    storeSuspended: store?.suspendedAt != null,
+  };
   if (runtime.sites.size > 10_000) runtime.sites.clear();
   runtime.sites.set(slug, { revision: site.revision, writes: trusted, served });
   return served;
@@ -109,7 +117,15 @@ async function loadServed(services: Services, runtime: SiteRuntime, slug: string
 
 // ── serving ──────────────────────────────────────────────────────────────────
 
-async function serveFromVersion(services: Services, runtime: SiteRuntime, event: H3Event, site: Site, versionId: string, base: string, path: string): Promise<Response> {
+async function serveFromVersion(
+  services: Services,
+  runtime: SiteRuntime,
+  event: H3Event,
+  site: Site,
+  versionId: string,
+  base: string,
+  path: string,
+): Promise<Response> {
   const loaded = await loadVersion(services, runtime, versionId);
   if (!loaded) return notFoundPage();
   const asset = event.req.method === 'GET' || event.req.method === 'HEAD' ? loaded.version.assets[path] : undefined;
@@ -124,12 +140,23 @@ async function serveFromVersion(services: Services, runtime: SiteRuntime, event:
 /** A static file of a version: immutable caching for hashed names, revalidation by ETag for the rest. */
 function assetAnswer(runtime: SiteRuntime, asset: VersionAsset, method: string, ifNoneMatch: string | null | undefined) {
   const etag = `"${asset.hash}"`;
-  const headers = { 'content-type': asset.contentType, etag, 'cache-control': asset.immutable ? 'public, max-age=31536000, immutable' : 'public, max-age=0, must-revalidate', 'x-content-type-options': 'nosniff' };
+  const headers = {
+    'content-type': asset.contentType,
+    etag,
+    'cache-control': asset.immutable ? 'public, max-age=31536000, immutable' : 'public, max-age=0, must-revalidate',
+    'x-content-type-options': 'nosniff',
+  };
   if (ifNoneMatch === etag) return { status: 304, headers, body: null };
   return { status: 200, headers: { ...headers, 'content-length': String(asset.size) }, body: method === 'HEAD' ? null : runtime.blobs.get(asset.hash) };
 }
 
-async function render(runtime: SiteRuntime, event: H3Event, site: Site, loaded: { version: Version; code: string; map: string | undefined }, base: string): Promise<Response> {
+async function render(
+  runtime: SiteRuntime,
+  event: H3Event,
+  site: Site,
+  loaded: { version: Version; code: string; map: string | undefined },
+  base: string,
+): Promise<Response> {
   const { version } = loaded;
   const rendered = await renderPage(event, {
     host: runtime.host,
@@ -146,7 +173,9 @@ async function render(runtime: SiteRuntime, event: H3Event, site: Site, loaded: 
   if (rendered.outcome === 'BODY_TOO_LARGE') return page(413, '요청이 너무 큽니다', '1 MiB보다 작게 보내 주세요.', { connection: 'close' });
   if (rendered.outcome === 'FAILED') {
     const { error } = rendered;
-    console.error(`[svc] site ${site.slug} v${version.number} ${event.req.method} ${event.url.pathname}: ${error.code} ${error.message}${error.stack ? `\n${error.stack}` : ''}`);
+    console.error(
+      `[svc] site ${site.slug} v${version.number} ${event.req.method} ${event.url.pathname}: ${error.code} ${error.message}${error.stack ? `\n${error.stack}` : ''}`,
+    );
     return renderFailed(error.code === 'TIMEOUT' || error.code === 'CPU_LIMIT');
   }
   return new FastResponse(rendered.body, { status: rendered.status, headers: rendered.headers }) as unknown as Response;
@@ -213,7 +242,12 @@ function siteOnlyHost(services: Services, host: string): boolean {
  * custom domain — sites are served on their own hosts only. Known at once on the service's own host and for
  * `{slug}.{sitesDomain}`; a custom domain takes a look-up.
  */
-function hostAddress(services: Services, hostHeader: string | null, pathname: string, req: object | undefined): SiteAddress | null | Promise<SiteAddress | null> {
+function hostAddress(
+  services: Services,
+  hostHeader: string | null,
+  pathname: string,
+  req: object | undefined,
+): SiteAddress | null | Promise<SiteAddress | null> {
   if (servedBesideSites(pathname)) return null;
   const host = hostOf(hostHeader);
   const { sitesDomain } = services.config.storefront;
@@ -221,7 +255,8 @@ function hostAddress(services: Services, hostHeader: string | null, pathname: st
   if (slug !== null) return { slug, base: siteUrl(services, slug)!, path: pathname.slice(1) };
   const { ownHost, protocol } = runtimeOf(services);
   return whenAnswered(customDomainSlug(services, hostHeader, ownHost, req), (connected) =>
-    connected === null ? null : { slug: connected, base: `${protocol}//${hostHeader}/`, path: pathname.slice(1) });
+    connected === null ? null : { slug: connected, base: `${protocol}//${hostHeader}/`, path: pathname.slice(1) },
+  );
 }
 
 const SITE_PATH = /^\/sites\/([a-z0-9-]{1,40})(?:\/(.*))?$/;
@@ -241,7 +276,11 @@ async function movedSitePath(services: Services, event: H3Event): Promise<Respon
     const address = site && (await primaryUrl(services, services.db, site));
     if (address) return new Response(null, { status: 302, headers: { location: `${address}${rest}`, 'cache-control': 'no-store' } });
   }
-  return errorResponse(fail(404, 'ROUTE_NOT_FOUND', { method: event.req.method, path: event.url.pathname }), newTraceId(), `${services.config.origin}/docs/errors`);
+  return errorResponse(
+    fail(404, 'ROUTE_NOT_FOUND', { method: event.req.method, path: event.url.pathname }),
+    newTraceId(),
+    `${services.config.origin}/docs/errors`,
+  );
 }
 
 /**
@@ -297,4 +336,3 @@ export function mountSites(app: H3, services: Services) {
   mountSuspension(app, services);
   app.all('/sites/**', (event: H3Event) => movedSitePath(services, event));
 }
-

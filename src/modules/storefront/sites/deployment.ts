@@ -16,4 +16,5 @@ export function presentDeployment(d: typeof deployments.$inferSelect): z.output<
   return { status: d.status, steps: d.steps, log: d.log, errorCode: d.errorCode, buildId: d.buildId, updatedAt: isoAt(d.updatedAt) };
 }
 
-export const stepsWith = (steps: DeploymentStep[], name: DeploymentStep['name'], status: DeploymentStep['status']) => steps.map((s) => (s.name === name ? { ...s, status } : s));
+export const stepsWith = (steps: DeploymentStep[], name: DeploymentStep['name'], status: DeploymentStep['status']) =>
+  steps.map((s) => (s.name === name ? { ...s, status } : s));

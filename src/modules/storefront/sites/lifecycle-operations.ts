@@ -6,7 +6,6 @@ import { findSite, requireActiveSite } from './sites.js';
 import { presentSite, siteSchema } from './presentation.js';
 import { slugInput } from './slugs.js';
 
-
 /** The site's address and its end (spec 02 §4.2): slug change with a 90-day hold, disable with a closing period. */
 export const lifecycleOperations = [
   defineOperation({
@@ -14,14 +13,18 @@ export const lifecycleOperations = [
     operationId: 'changeStorefrontSlug',
     method: 'PUT',
     path: '/v1/storefront/site/slug',
-    summary: 'Change the site\'s address (3 per 30 days); the old address is held 90 days and redirects to the new one',
+    summary: "Change the site's address (3 per 30 days); the old address is held 90 days and redirects to the new one",
     agent: 'approval',
     body: z.object({ slug: slugInput }).strict(),
     response: siteSchema,
-    errors: { 404: ['STOREFRONT_SITE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_SLUG_TAKEN', 'STOREFRONT_SLUG_CHANGE_LIMIT'] },
+    errors: {
+      404: ['STOREFRONT_SITE_NOT_FOUND'],
+      409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_SLUG_TAKEN', 'STOREFRONT_SLUG_CHANGE_LIMIT'],
+    },
     target: siteTarget,
     preview: async (ctx) => ({ changes: [{ field: 'slug', before: (await findSite(ctx.db, ctx.store!.id))?.slug ?? null, after: ctx.body.slug }] }),
-    handler: async (ctx) => presentSite(ctx.services, ctx.db, await changeSlug(ctx.services, ctx.db, await requireActiveSite(ctx.db, ctx.store.id), ctx.body.slug, ctx.now)),
+    handler: async (ctx) =>
+      presentSite(ctx.services, ctx.db, await changeSlug(ctx.services, ctx.db, await requireActiveSite(ctx.db, ctx.store.id), ctx.body.slug, ctx.now)),
   }),
   defineOperation({
     ...write,
@@ -37,6 +40,7 @@ export const lifecycleOperations = [
     errors: { 400: ['STOREFRONT_SLUG_CONFIRM_MISMATCH'], 404: ['STOREFRONT_SITE_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED'] },
     target: siteTarget,
     preview: async (ctx) => ({ changes: [{ field: 'status', before: (await findSite(ctx.db, ctx.store!.id))?.status ?? null, after: 'CLOSED' }] }),
-    handler: async (ctx) => presentSite(ctx.services, ctx.db, await disableSite(ctx.db, await requireActiveSite(ctx.db, ctx.store.id), ctx.body.confirmSlug, ctx.now)),
+    handler: async (ctx) =>
+      presentSite(ctx.services, ctx.db, await disableSite(ctx.db, await requireActiveSite(ctx.db, ctx.store.id), ctx.body.confirmSlug, ctx.now)),
   }),
 ];

@@ -25,19 +25,31 @@ export const OLD_SLUG_HOLD_MS = 90 * DAY;
 export const CLOSING_MS = 30 * DAY;
 export const DISABLED_SLUG_HOLD_MS = 30 * DAY;
 
-const changesInWindow = async (db: Db, storeId: string, now: number) => (await db.select({ n: count() }).from(slugHolds)
-  .where(and(eq(slugHolds.storeId, storeId), eq(slugHolds.reason, 'SLUG_CHANGE'), gte(slugHolds.createdAt, now - SLUG_CHANGE_WINDOW_MS))).get())!.n;
+const changesInWindow = async (db: Db, storeId: string, now: number) =>
+  (await db
+    .select({ n: count() })
+    .from(slugHolds)
+    .where(and(eq(slugHolds.storeId, storeId), eq(slugHolds.reason, 'SLUG_CHANGE'), gte(slugHolds.createdAt, now - SLUG_CHANGE_WINDOW_MS)))
+    .get())!.n;
 
-export const slugChangesRemaining = async (db: Db, storeId: string, now: number) => Math.max(0, SLUG_CHANGE_LIMIT - await changesInWindow(db, storeId, now));
+export const slugChangesRemaining = async (db: Db, storeId: string, now: number) => Math.max(0, SLUG_CHANGE_LIMIT - (await changesInWindow(db, storeId, now)));
 
 /** Moves the site to `slug`: the old one is held 90 days for this store and redirects to the new address. */
 export async function changeSlug(services: Services, db: Db, site: Site, slug: string, now: number): Promise<Site> {
   if (slug === site.slug) return site;
   await assertSlugAvailable(services, db, site.storeId, slug, now);
-  if ((await changesInWindow(db, site.storeId, now)) >= SLUG_CHANGE_LIMIT) throw fail(409, 'STOREFRONT_SLUG_CHANGE_LIMIT', { limit: SLUG_CHANGE_LIMIT, windowDays: 30 });
+  if ((await changesInWindow(db, site.storeId, now)) >= SLUG_CHANGE_LIMIT)
+    throw fail(409, 'STOREFRONT_SLUG_CHANGE_LIMIT', { limit: SLUG_CHANGE_LIMIT, windowDays: 30 });
   // Taking back an address this store holds ends that hold (the change still counts).
-  await db.update(slugHolds).set({ heldUntil: now }).where(and(eq(slugHolds.slug, slug), eq(slugHolds.storeId, site.storeId), gt(slugHolds.heldUntil, now))).run();
-  await db.insert(slugHolds).values({ id: newId('slh', now), slug: site.slug, storeId: site.storeId, reason: 'SLUG_CHANGE', createdAt: now, heldUntil: now + OLD_SLUG_HOLD_MS }).run();
+  await db
+    .update(slugHolds)
+    .set({ heldUntil: now })
+    .where(and(eq(slugHolds.slug, slug), eq(slugHolds.storeId, site.storeId), gt(slugHolds.heldUntil, now)))
+    .run();
+  await db
+    .insert(slugHolds)
+    .values({ id: newId('slh', now), slug: site.slug, storeId: site.storeId, reason: 'SLUG_CHANGE', createdAt: now, heldUntil: now + OLD_SLUG_HOLD_MS })
+    .run();
   return changeSite(db, site, { slug }, now);
 }
 
@@ -47,8 +59,11 @@ export async function changeSlug(services: Services, db: Db, site: Site, slug: s
  */
 export async function heldRedirect(services: Services, slug: string, rest: string): Promise<Response | null> {
   const now = services.clock.now();
-  const hold = await services.db.select({ storeId: slugHolds.storeId }).from(slugHolds)
-    .where(and(eq(slugHolds.slug, slug), eq(slugHolds.reason, 'SLUG_CHANGE'), gt(slugHolds.heldUntil, now))).get();
+  const hold = await services.db
+    .select({ storeId: slugHolds.storeId })
+    .from(slugHolds)
+    .where(and(eq(slugHolds.slug, slug), eq(slugHolds.reason, 'SLUG_CHANGE'), gt(slugHolds.heldUntil, now)))
+    .get();
   const site = hold && (await findSite(services.db, hold.storeId));
   const address = site && site.status !== 'CLOSED' ? siteUrl(services, site.slug) : null;
   if (!address) return null;
@@ -72,19 +87,33 @@ export async function disableSite(db: Db, site: Site, confirmSlug: string, now: 
 
 /** Deletes sites whose closing period ended, with their versions and builds; their address stays held 30 days. */
 async function deleteClosedSites(services: Services, now: number): Promise<number> {
-  const due = await services.db.select().from(sites).where(and(eq(sites.status, 'CLOSED'), isNotNull(sites.deleteAt), lte(sites.deleteAt, now))).all();
+  const due = await services.db
+    .select()
+    .from(sites)
+    .where(and(eq(sites.status, 'CLOSED'), isNotNull(sites.deleteAt), lte(sites.deleteAt, now)))
+    .all();
   for (const site of due) {
     await transaction(services.db, async () => {
       const { db } = services;
       countSiteWrite();
       // Another process deleted it first: nothing left to do.
-      if ((await db.delete(sites).where(and(eq(sites.id, site.id), eq(sites.status, 'CLOSED'))).run()).changes !== 1) return;
+      if (
+        (
+          await db
+            .delete(sites)
+            .where(and(eq(sites.id, site.id), eq(sites.status, 'CLOSED')))
+            .run()
+        ).changes !== 1
+      )
+        return;
       for (const table of [versions, builds, deployments, publications, checks, editing]) await db.delete(table).where(eq(table.siteId, site.id)).run();
-      await db.insert(slugHolds).values({ id: newId('slh', now), slug: site.slug, storeId: site.storeId, reason: 'DISABLED', createdAt: now, heldUntil: now + DISABLED_SLUG_HOLD_MS }).run();
+      await db
+        .insert(slugHolds)
+        .values({ id: newId('slh', now), slug: site.slug, storeId: site.storeId, reason: 'DISABLED', createdAt: now, heldUntil: now + DISABLED_SLUG_HOLD_MS })
+        .run();
     });
   }
   return due.length;
 }
 
 export const closingJob: Job = { name: 'storefront-closing', run: (services, now) => deleteClosedSites(services, now) };
-

@@ -78,7 +78,12 @@ export const siteOperations = [
     agent: 'direct',
     body: z.object({ templateId: z.string().min(1), slug: slugInput.optional() }).strict(),
     response: siteSchema.extend({ deployment: deploymentSchema }),
-    errors: { 403: ['STOREFRONT_HOSTING_DISABLED'], 404: ['TEMPLATE_NOT_FOUND'], 409: ['STOREFRONT_SITE_EXISTS', 'STOREFRONT_SLUG_TAKEN', 'STOREFRONT_SITE_CREATE_LIMIT', 'STORE_SUSPENDED'], 503: ['SELLER_SANDBOX_UNAVAILABLE'] },
+    errors: {
+      403: ['STOREFRONT_HOSTING_DISABLED'],
+      404: ['TEMPLATE_NOT_FOUND'],
+      409: ['STOREFRONT_SITE_EXISTS', 'STOREFRONT_SLUG_TAKEN', 'STOREFRONT_SITE_CREATE_LIMIT', 'STORE_SUSPENDED'],
+      503: ['SELLER_SANDBOX_UNAVAILABLE'],
+    },
     target: () => ({ type: 'STOREFRONT_SITE', id: null }),
     handler: async (ctx) => {
       // The deployment builds the template: no site whose first build could never run.
@@ -96,7 +101,7 @@ export const siteOperations = [
     operationId: 'getStorefrontDeployment',
     method: 'GET',
     path: '/v1/storefront/site/deployment',
-    summary: 'The site\'s deployment: poll until SUCCEEDED (steps SITE, UPLOAD, PUBLISH)',
+    summary: "The site's deployment: poll until SUCCEEDED (steps SITE, UPLOAD, PUBLISH)",
     response: deploymentSchema,
     errors: SITE_ERRORS,
     handler: async (ctx) => {
@@ -113,7 +118,11 @@ export const siteOperations = [
     status: 202,
     agent: 'direct',
     response: deploymentSchema,
-    errors: { ...ACTIVE_SITE_ERRORS, 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_DEPLOYMENT_NOT_RETRYABLE'], 503: ['SELLER_SANDBOX_UNAVAILABLE'] },
+    errors: {
+      ...ACTIVE_SITE_ERRORS,
+      409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_DEPLOYMENT_NOT_RETRYABLE'],
+      503: ['SELLER_SANDBOX_UNAVAILABLE'],
+    },
     target: siteTarget,
     handler: async (ctx) => {
       const site = await requireActiveSite(ctx.db, ctx.store.id);
@@ -121,8 +130,14 @@ export const siteOperations = [
       const deployment = (await ctx.db.select().from(deployments).where(eq(deployments.siteId, site.id)).get())!;
       if (deployment.status !== 'FAILED') throw fail(409, 'STOREFRONT_DEPLOYMENT_NOT_RETRYABLE', { status: deployment.status });
       const retried = {
-        ...deployment, status: 'RUNNING' as const, errorCode: null, buildId: null, nextAttemptAt: ctx.now, updatedAt: ctx.now,
-        steps: stepsWith(stepsWith(deployment.steps, 'UPLOAD', 'PENDING'), 'PUBLISH', 'PENDING'), log: [...deployment.log, `${isoAt(ctx.now)} 다시 시도`],
+        ...deployment,
+        status: 'RUNNING' as const,
+        errorCode: null,
+        buildId: null,
+        nextAttemptAt: ctx.now,
+        updatedAt: ctx.now,
+        steps: stepsWith(stepsWith(deployment.steps, 'UPLOAD', 'PENDING'), 'PUBLISH', 'PENDING'),
+        log: [...deployment.log, `${isoAt(ctx.now)} 다시 시도`],
       };
       await ctx.db.update(deployments).set(retried).where(eq(deployments.siteId, site.id)).run();
       return presentDeployment(retried);
@@ -139,11 +154,18 @@ export const siteOperations = [
     response: siteSchema,
     errors: { ...ACTIVE_SITE_ERRORS, 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_SITE_CHANGED', 'STOREFRONT_NOT_READY'] },
     target: siteTarget,
-    preview: async (ctx) => ({ changes: [{ field: 'visibility', before: (await findSite(ctx.db, ctx.store!.id))?.visibility ?? null, after: ctx.body.visibility }] }),
+    preview: async (ctx) => ({
+      changes: [{ field: 'visibility', before: (await findSite(ctx.db, ctx.store!.id))?.visibility ?? null, after: ctx.body.visibility }],
+    }),
     handler: async (ctx) => {
       const site = await requireActiveSite(ctx.db, ctx.store.id);
-      if (site.visibility !== ctx.body.expectedVisibility) throw fail(409, 'STOREFRONT_SITE_CHANGED', { expectedVisibility: ctx.body.expectedVisibility, visibility: site.visibility });
-      return presentSite(ctx.services, ctx.db, await setVisibility(ctx.db, site, ctx.body.visibility, ctx.body.visibility === 'PUBLIC' && (await hasSellableProduct(ctx.db, ctx.store.id)), ctx.now));
+      if (site.visibility !== ctx.body.expectedVisibility)
+        throw fail(409, 'STOREFRONT_SITE_CHANGED', { expectedVisibility: ctx.body.expectedVisibility, visibility: site.visibility });
+      return presentSite(
+        ctx.services,
+        ctx.db,
+        await setVisibility(ctx.db, site, ctx.body.visibility, ctx.body.visibility === 'PUBLIC' && (await hasSellableProduct(ctx.db, ctx.store.id)), ctx.now),
+      );
     },
   }),
   defineOperation({
@@ -157,9 +179,14 @@ export const siteOperations = [
     params: z.object({ versionId: z.string() }).strict(),
     body: z.object({ expectedPublishedVersionId: z.string().nullable().optional() }).strict(),
     response: siteSchema,
-    errors: { 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_VERSION_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_SITE_CHANGED'] },
+    errors: {
+      404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_VERSION_NOT_FOUND'],
+      409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_SITE_CHANGED'],
+    },
     target: siteTarget,
-    preview: async (ctx) => ({ changes: [{ field: 'publishedVersionId', before: (await findSite(ctx.db, ctx.store!.id))?.publishedVersionId ?? null, after: ctx.params.versionId }] }),
+    preview: async (ctx) => ({
+      changes: [{ field: 'publishedVersionId', before: (await findSite(ctx.db, ctx.store!.id))?.publishedVersionId ?? null, after: ctx.params.versionId }],
+    }),
     handler: async (ctx) => publishTo(ctx, await requireActiveSite(ctx.db, ctx.store.id), ctx.params.versionId, ctx.body.expectedPublishedVersionId, 'PUBLISH'),
   }),
   defineOperation({
@@ -172,11 +199,22 @@ export const siteOperations = [
     agentApprovalExemptWhilePrivate: true,
     body: z.object({ versionId: z.string().optional(), expectedPublishedVersionId: z.string().nullable().optional() }).strict(),
     response: siteSchema,
-    errors: { 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_VERSION_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_SITE_CHANGED', 'STOREFRONT_NO_ROLLBACK_TARGET'] },
+    errors: {
+      404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_VERSION_NOT_FOUND'],
+      409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_SITE_CHANGED', 'STOREFRONT_NO_ROLLBACK_TARGET'],
+    },
     target: siteTarget,
     preview: async (ctx) => {
       const site = await findSite(ctx.db, ctx.store!.id);
-      return { changes: [{ field: 'publishedVersionId', before: site?.publishedVersionId ?? null, after: ctx.body.versionId ?? (site ? await previousPublished(ctx.db, site) : null) }] };
+      return {
+        changes: [
+          {
+            field: 'publishedVersionId',
+            before: site?.publishedVersionId ?? null,
+            after: ctx.body.versionId ?? (site ? await previousPublished(ctx.db, site) : null),
+          },
+        ],
+      };
     },
     handler: async (ctx) => {
       const site = await requireActiveSite(ctx.db, ctx.store.id);
@@ -210,7 +248,10 @@ export const siteOperations = [
     agent: 'denied',
     body: z.object({ versionId: z.string().optional() }).strict(),
     response: z.object({ url: z.string(), versionId: z.string(), expiresAt: instant }),
-    errors: { 404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_VERSION_NOT_FOUND'], 409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_NO_ADDRESS'] },
+    errors: {
+      404: ['STOREFRONT_SITE_NOT_FOUND', 'STOREFRONT_VERSION_NOT_FOUND'],
+      409: ['STOREFRONT_SITE_NOT_ACTIVE', 'STORE_SUSPENDED', 'STOREFRONT_NO_ADDRESS'],
+    },
     target: siteTarget,
     handler: async (ctx) => {
       const site = await requireActiveSite(ctx.db, ctx.store.id);
@@ -218,11 +259,23 @@ export const siteOperations = [
       if (!versionId) throw fail(404, 'STOREFRONT_VERSION_NOT_FOUND', { versionId: null });
       await requireVersion(ctx.db, ctx.store.id, versionId);
       // The preview opens on the site's own origin: `{slug}`'s, else (svc serve without a sites domain) a connected domain.
-      const base = siteUrl(ctx.services, site.slug) ?? await primaryUrl(ctx.services, ctx.db, site);
+      const base = siteUrl(ctx.services, site.slug) ?? (await primaryUrl(ctx.services, ctx.db, site));
       if (!base) throw fail(409, 'STOREFRONT_NO_ADDRESS');
       const token = newSecret(24);
       const expiresAt = ctx.now + PREVIEW_LINK_MS;
-      await ctx.db.insert(previewLinks).values({ id: newId('prv', ctx.now), tokenHash: sha256(token), storeId: ctx.store.id, versionId, createdBy: ctx.principal.userId, expiresAt, usedAt: null, createdAt: ctx.now }).run();
+      await ctx.db
+        .insert(previewLinks)
+        .values({
+          id: newId('prv', ctx.now),
+          tokenHash: sha256(token),
+          storeId: ctx.store.id,
+          versionId,
+          createdBy: ctx.principal.userId,
+          expiresAt,
+          usedAt: null,
+          createdAt: ctx.now,
+        })
+        .run();
       return { url: `${base}${PREVIEW_SEGMENT}open/${token}`, versionId, expiresAt: isoAt(expiresAt) };
     },
   }),

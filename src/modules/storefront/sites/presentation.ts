@@ -32,7 +32,9 @@ export const siteSchema = z.object({
 export const noSiteSchema = z.object({ enabled: z.boolean(), siteId: z.null() });
 
 export async function presentSite(services: Services, db: Db, site: Site): Promise<z.output<typeof siteSchema>> {
-  const published = site.publishedVersionId ? await db.select({ v: versions.templateVersion }).from(versions).where(eq(versions.id, site.publishedVersionId)).get() : undefined;
+  const published = site.publishedVersionId
+    ? await db.select({ v: versions.templateVersion }).from(versions).where(eq(versions.id, site.publishedVersionId)).get()
+    : undefined;
   return {
     enabled: true,
     siteId: site.id,

@@ -96,7 +96,9 @@ export function sitesLine(services: Services): string[] {
   const lines = [`  sites          ${address} and connected custom domains, each an origin of its own`];
   const parent = getDomain(new URL(services.config.origin).hostname);
   if (parent && getDomain(`x.${services.config.storefront.sitesDomain}`, { allowPrivateDomains: true }) === parent) {
-    lines.push(`  warning        sites under ${parent} share a site with the service (cookies of ${parent}): use a domain of their own, e.g. shops.example.net`);
+    lines.push(
+      `  warning        sites under ${parent} share a site with the service (cookies of ${parent}): use a domain of their own, e.g. shops.example.net`,
+    );
   }
   return lines;
 }
@@ -114,7 +116,11 @@ export const countSiteWrite = () => void siteWrites++;
 export async function changeSite(db: Db, site: Site, change: Partial<Site>, now: number): Promise<Site> {
   countSiteWrite();
   const changed = { ...site, ...change, revision: site.revision + 1, updatedAt: now };
-  await db.update(sites).set({ ...change, revision: changed.revision, updatedAt: now }).where(eq(sites.id, site.id)).run();
+  await db
+    .update(sites)
+    .set({ ...change, revision: changed.revision, updatedAt: now })
+    .where(eq(sites.id, site.id))
+    .run();
   await touchStore(db, site.storeId, now);
   return changed;
 }
@@ -126,20 +132,57 @@ export async function createSite(services: Services, db: Db, storeId: string, te
   const existing = await findSite(db, storeId);
   if (existing && existing.status !== 'CLOSED') throw fail(409, 'STOREFRONT_SITE_EXISTS');
   await assertSlugAvailable(services, db, storeId, slug, now);
-  const recent = (await db.select({ n: count() }).from(siteCreations).where(and(eq(siteCreations.storeId, storeId), gte(siteCreations.createdAt, now - SITE_CREATE_WINDOW_MS))).get())!.n;
+  const recent = (await db
+    .select({ n: count() })
+    .from(siteCreations)
+    .where(and(eq(siteCreations.storeId, storeId), gte(siteCreations.createdAt, now - SITE_CREATE_WINDOW_MS)))
+    .get())!.n;
   if (recent >= SITE_CREATE_LIMIT) throw fail(409, 'STOREFRONT_SITE_CREATE_LIMIT', { limit: SITE_CREATE_LIMIT, windowDays: 30 });
   const site: Site = {
-    id: newId('site', now), storeId, slug, templateId: template.templateId, visibility: 'COMING_SOON', status: 'ACTIVE', suspensionReason: null, deleteAt: null,
-    publishedVersionId: null, servedVersionId: null, provisioningStatus: 'SYNCED', provisioningFailures: 0, nextAttemptAt: null, revision: 1, createdAt: now, updatedAt: now,
+    id: newId('site', now),
+    storeId,
+    slug,
+    templateId: template.templateId,
+    visibility: 'COMING_SOON',
+    status: 'ACTIVE',
+    suspensionReason: null,
+    deleteAt: null,
+    publishedVersionId: null,
+    servedVersionId: null,
+    provisioningStatus: 'SYNCED',
+    provisioningFailures: 0,
+    nextAttemptAt: null,
+    revision: 1,
+    createdAt: now,
+    updatedAt: now,
   };
   countSiteWrite();
   await db.insert(sites).values(site).run();
-  await db.insert(siteCreations).values({ id: newId('sitec', now), storeId, createdAt: now }).run();
+  await db
+    .insert(siteCreations)
+    .values({ id: newId('sitec', now), storeId, createdAt: now })
+    .run();
   await touchStore(db, storeId, now);
-  await db.insert(deployments).values({
-    id: newId('dep', now), siteId: site.id, storeId, status: 'RUNNING', steps: [{ name: 'SITE', status: 'SUCCEEDED' }, { name: 'UPLOAD', status: 'PENDING' }, { name: 'PUBLISH', status: 'PENDING' }],
-    log: [`${isoAt(now)} 사이트 ${slug} 생성 (템플릿 ${template.templateId})`], errorCode: null, buildId: null, nextAttemptAt: now, createdAt: now, updatedAt: now,
-  }).run();
+  await db
+    .insert(deployments)
+    .values({
+      id: newId('dep', now),
+      siteId: site.id,
+      storeId,
+      status: 'RUNNING',
+      steps: [
+        { name: 'SITE', status: 'SUCCEEDED' },
+        { name: 'UPLOAD', status: 'PENDING' },
+        { name: 'PUBLISH', status: 'PENDING' },
+      ],
+      log: [`${isoAt(now)} 사이트 ${slug} 생성 (템플릿 ${template.templateId})`],
+      errorCode: null,
+      buildId: null,
+      nextAttemptAt: now,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .run();
   return site;
 }
 

@@ -17,7 +17,25 @@ export const slugInput = z.string().min(3, SLUG_RULE).max(30, SLUG_RULE).regex(S
  * Slugs no store may take: each site is served at `{slug}.{sitesDomain}`, so these would be the operator's
  * own hosts there (api, auth, the CNAME target, …) or names buyers read as the operator's.
  */
-const RESERVED_SLUGS = ['api', 'auth', 'login', 'www', 'admin', 'mail', 'console', 'status', 'cdn', 'static', 'assets', 'app', 'apps', 'docs', 'help', 'support', 'dev'];
+const RESERVED_SLUGS = [
+  'api',
+  'auth',
+  'login',
+  'www',
+  'admin',
+  'mail',
+  'console',
+  'status',
+  'cdn',
+  'static',
+  'assets',
+  'app',
+  'apps',
+  'docs',
+  'help',
+  'support',
+  'dev',
+];
 
 /** The reserved slugs of this deployment: the fixed ones, and the first labels of the service's own hosts (the CNAME target's `domains`, …). */
 export function reservedSlugs(services: Services): Set<string> {
@@ -32,13 +50,25 @@ export type SlugUnavailable = 'INVALID' | 'RESERVED' | 'TAKEN';
  * A slug is taken while another store's site uses it or another store holds it (old or disabled address);
  * a reserved one is never available.
  */
-export async function slugAvailability(services: Services, db: Db, storeId: string, slug: string, now: number): Promise<{ available: boolean; reason: SlugUnavailable | null }> {
+export async function slugAvailability(
+  services: Services,
+  db: Db,
+  storeId: string,
+  slug: string,
+  now: number,
+): Promise<{ available: boolean; reason: SlugUnavailable | null }> {
   if (!isSlug(slug)) return { available: false, reason: 'INVALID' };
   if (reservedSlugs(services).has(slug)) return { available: false, reason: 'RESERVED' };
   const holder = await db.select({ storeId: sites.storeId, status: sites.status }).from(sites).where(eq(sites.slug, slug)).get();
-  const held = await db.select({ storeId: slugHolds.storeId }).from(slugHolds).where(and(eq(slugHolds.slug, slug), gt(slugHolds.heldUntil, now))).all();
+  const held = await db
+    .select({ storeId: slugHolds.storeId })
+    .from(slugHolds)
+    .where(and(eq(slugHolds.slug, slug), gt(slugHolds.heldUntil, now)))
+    .all();
   // A closing site keeps its address until deleted, from its own store's next site too.
-  return (holder && (holder.storeId !== storeId || holder.status === 'CLOSED')) || held.some((h) => h.storeId !== storeId) ? { available: false, reason: 'TAKEN' } : { available: true, reason: null };
+  return (holder && (holder.storeId !== storeId || holder.status === 'CLOSED')) || held.some((h) => h.storeId !== storeId)
+    ? { available: false, reason: 'TAKEN' }
+    : { available: true, reason: null };
 }
 
 /** 409 STOREFRONT_SLUG_TAKEN unless the store may take `slug`; `details.reason` tells a reserved slug from a taken one. */

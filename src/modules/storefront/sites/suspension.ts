@@ -24,7 +24,12 @@ export function mountSuspension(app: H3, services: Services) {
     return transaction(services.db, async () => {
       const site = await services.db.select().from(sites).where(eq(sites.slug, slug)).get();
       if (!site) throw fail(404, 'STOREFRONT_SITE_NOT_FOUND', { slug });
-      const changed = await changeSite(services.db, site, suspended ? { status: 'SUSPENDED', suspensionReason: reason ?? 'OPERATOR' } : { status: 'ACTIVE', suspensionReason: null }, services.clock.now());
+      const changed = await changeSite(
+        services.db,
+        site,
+        suspended ? { status: 'SUSPENDED', suspensionReason: reason ?? 'OPERATOR' } : { status: 'ACTIVE', suspensionReason: null },
+        services.clock.now(),
+      );
       return { slug, status: changed.status, reason: changed.suspensionReason };
     });
   };
@@ -34,10 +39,10 @@ export function mountSuspension(app: H3, services: Services) {
     const { storeId, reason } = parseWith(storeTarget, raw);
     return transaction(services.db, async () => {
       const now = services.clock.now();
-      if (!(await setStoreSuspension(services.db, storeId, suspended ? reason ?? 'OPERATOR' : null, now))) throw fail(404, 'STORE_NOT_FOUND', { storeId });
+      if (!(await setStoreSuspension(services.db, storeId, suspended ? (reason ?? 'OPERATOR') : null, now))) throw fail(404, 'STORE_NOT_FOUND', { storeId });
       const site = await services.db.select().from(sites).where(eq(sites.storeId, storeId)).get();
       if (site) await changeSite(services.db, site, {}, now);
-      return { storeId, suspended, reason: suspended ? reason ?? 'OPERATOR' : null };
+      return { storeId, suspended, reason: suspended ? (reason ?? 'OPERATOR') : null };
     });
   };
   for (const [prefix, route] of routes) {

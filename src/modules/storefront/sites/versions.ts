@@ -11,7 +11,14 @@ import { templates } from './templates.js';
 
 export type Version = typeof versions.$inferSelect;
 
-export const nextVersionNumber = async (db: Db, siteId: string) => ((await db.select({ n: max(versions.number) }).from(versions).where(eq(versions.siteId, siteId)).get())?.n ?? 0) + 1;
+export const nextVersionNumber = async (db: Db, siteId: string) =>
+  ((
+    await db
+      .select({ n: max(versions.number) })
+      .from(versions)
+      .where(eq(versions.siteId, siteId))
+      .get()
+  )?.n ?? 0) + 1;
 
 export const versionSchema = z.object({
   versionId: z.string(),
@@ -25,8 +32,13 @@ export const versionSchema = z.object({
 
 export function presentVersion(v: Version, site: Site): z.output<typeof versionSchema> {
   return {
-    versionId: v.id, number: `v${v.number}`, templateVersion: v.templateVersion, previewable: true, published: site.publishedVersionId === v.id,
-    createdAt: isoAt(v.createdAt), sizes: { serverBundle: v.server.bundle.size, static: v.staticBytes },
+    versionId: v.id,
+    number: `v${v.number}`,
+    templateVersion: v.templateVersion,
+    previewable: true,
+    published: site.publishedVersionId === v.id,
+    createdAt: isoAt(v.createdAt),
+    sizes: { serverBundle: v.server.bundle.size, static: v.staticBytes },
   };
 }
 
@@ -42,13 +54,21 @@ export async function requireVersion(db: Db, storeId: string, versionId: string)
  */
 export async function publishVersion(db: Db, site: Site, version: Version, via: 'PUBLISH' | 'ROLLBACK' | 'DEPLOYMENT', now: number): Promise<Site> {
   if (site.publishedVersionId === version.id) return site;
-  await db.insert(publications).values({ id: newId('pub', now), storeId: site.storeId, siteId: site.id, versionId: version.id, via, publishedAt: now }).run();
+  await db
+    .insert(publications)
+    .values({ id: newId('pub', now), storeId: site.storeId, siteId: site.id, versionId: version.id, via, publishedAt: now })
+    .run();
   return changeSite(db, site, { publishedVersionId: version.id, provisioningStatus: 'PENDING', provisioningFailures: 0, nextAttemptAt: now }, now);
 }
 
 /** Rollback's default target: the version published just before the current one (spec 02 §4.2). */
 export async function previousPublished(db: Db, site: Site): Promise<string | null> {
-  const history = await db.select({ versionId: publications.versionId }).from(publications).where(eq(publications.siteId, site.id)).orderBy(desc(publications.publishedAt), desc(publications.id)).all();
+  const history = await db
+    .select({ versionId: publications.versionId })
+    .from(publications)
+    .where(eq(publications.siteId, site.id))
+    .orderBy(desc(publications.publishedAt), desc(publications.id))
+    .all();
   return history.find((h) => h.versionId !== site.publishedVersionId)?.versionId ?? null;
 }
 

@@ -18,7 +18,11 @@ export default class AppToolsCall extends AppCommand<typeof AppToolsCall> {
     const input = this.readJsonInput(this.flags.input, 'input');
     const installationId = this.flags.installation ?? (await this.installationOf(this.project().manifest.handle))?.installationId;
     if (!installationId) throw new UsageError('the app is not installed in this store: run svc app install');
-    const { result } = await this.storeRequest<{ result: unknown }>('POST', `/v1/apps/installations/${installationId}/tools/${encodeURIComponent(this.args.name)}`, { body: { input } });
+    const { result } = await this.storeRequest<{ result: unknown }>(
+      'POST',
+      `/v1/apps/installations/${installationId}/tools/${encodeURIComponent(this.args.name)}`,
+      { body: { input } },
+    );
     this.output(result, () => this.log(JSON.stringify(result, null, 2)));
   }
 }

@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { DomainCommand, type DomainList } from '../../../../../src/cli/storefront/domain-command.js';
 
 export default class StorefrontDomainsPrimary extends DomainCommand<typeof StorefrontDomainsPrimary> {
-  static override summary = 'Make a connected domain the site\'s address (`platform` for the default address)';
+  static override summary = "Make a connected domain the site's address (`platform` for the default address)";
   static override examples = ['<%= config.bin %> storefront domains primary shop.example.com', '<%= config.bin %> storefront domains primary platform'];
   static override args = { domain: Args.string({ description: 'hostname, domain id, or platform', required: true }) };
 
