@@ -18,10 +18,11 @@ function callerKinds(p: Principal): string[] {
 export function authorize(services: Services, op: Operation, principal: Principal | null, store: StoreContext | null) {
   if (!principal) return;
   if (op.callers && !callerKinds(principal).some((k) => op.callers!.includes(k as never))) throw fail(403, 'INSUFFICIENT_ROLE');
+  const scopes = op.scope ? [op.scope, ...(op.alsoScope ? [op.alsoScope] : [])] : [];
   if (store) {
     if (op.roles && !op.roles.includes(store.role)) throw fail(403, 'INSUFFICIENT_ROLE');
-    if (op.scope && !(roleAllows(store.role, op.scope) && tokenAllows(principal.scopes, op.scope))) throw fail(403, 'INSUFFICIENT_ROLE');
-  } else if (op.scope && !principal.storePlatform && !tokenAllows(principal.scopes, op.scope)) {
+    if (op.scope && !scopes.some((scope) => roleAllows(store.role, scope) && tokenAllows(principal.scopes, scope))) throw fail(403, 'INSUFFICIENT_ROLE');
+  } else if (op.scope && !principal.storePlatform && !scopes.some((scope) => tokenAllows(principal.scopes, scope))) {
     throw fail(403, 'INSUFFICIENT_SCOPE', { requiredScope: op.scope });
   }
   if (op.freshLoginSeconds !== undefined) {
@@ -32,12 +33,24 @@ export function authorize(services: Services, op: Operation, principal: Principa
 
 export const APPROVAL_REASON = 'AI 에이전트의 이 작업은 상점 소유자 또는 관리자의 승인이 필요합니다.';
 
-/** Spec 01 §5.6: denied operations fail here; approval-required ones report it (unless exempt). */
-export async function agentNeedsApproval(services: Services, op: Operation, ctx: Ctx, storeNeverPublic: RequestHooks['storeNeverPublic']): Promise<boolean> {
+/** What a dry run reports an agent's write would meet (spec 01 §5.6). */
+export type AgentDecision = 'ALLOW' | 'APPROVAL_REQUIRED' | 'DENIED';
+
+/** The refusal a denied agent write gets: the operation's own code where the spec names one (buyer delegation). */
+export const agentDenied = (op: Operation) => fail(403, op.agentDeniedCode ?? 'AGENT_OPERATION_DENIED');
+
+/** Why a dry run's decision is what it is: the message of the real call's refusal, or of the approval hold. */
+export function decisionReason(op: Operation, decision: AgentDecision): string | null {
+  if (decision === 'APPROVAL_REQUIRED') return APPROVAL_REASON;
+  return decision === 'DENIED' ? agentDenied(op).message : null;
+}
+
+/** Spec 01 §5.6: denied, approval required (unless the store is exempt while private) or allowed. */
+export async function agentDecision(services: Services, op: Operation, ctx: Ctx, storeNeverPublic: RequestHooks['storeNeverPublic']): Promise<AgentDecision> {
   const policy: AgentPolicy = typeof op.agent === 'function' ? await op.agent(ctx) : (op.agent ?? 'direct');
-  if (policy === 'denied') throw fail(403, 'AGENT_OPERATION_DENIED');
-  if (policy !== 'approval') return false;
-  return !(op.agentApprovalExemptWhilePrivate && ctx.store && (await storeNeverPublic(services, ctx.store.id)));
+  if (policy === 'denied') return 'DENIED';
+  if (policy !== 'approval') return 'ALLOW';
+  return op.agentApprovalExemptWhilePrivate && ctx.store && (await storeNeverPublic(services, ctx.store.id)) ? 'ALLOW' : 'APPROVAL_REQUIRED';
 }
 
 /**

@@ -311,6 +311,11 @@ export interface Ctx<B = any, Q = any, P = any> {
   form?: FormData;
   /** Buyer-API operations (`auth: 'buyer'`): the store and the member buyer, or null for a guest. */
   buyer?: BuyerContext;
+  /**
+   * What the handler adds to the `metadata` of this request's audit record, known only once it ran
+   * (buyer delegation's `onBehalfOf`, spec 01 §5.9).
+   */
+  auditMetadata?: Record<string, unknown>;
 }
 
 /** A store-scoped context: the pipeline guarantees principal and store for `auth: 'store'`. */
@@ -345,6 +350,11 @@ export interface Operation<B = any, Q = any, P = any> {
   auth: 'none' | 'account' | 'store' | 'buyer';
   /** Store scope (`product:rw`) for store operations; account scope (`stores:read`) for account ones. */
   scope?: string;
+  /**
+   * A second scope that also grants the operation: one tokens relied on before the spec named `scope`
+   * (flow actions took `order:rw` before spec 02 §4.4's `flow:rw`), so existing tokens keep working.
+   */
+  alsoScope?: string;
   /** Roles allowed beyond what the scope already demands (e.g. OWNER only). */
   roles?: Role[];
   callers?: CallerKind[];
@@ -364,6 +374,10 @@ export interface Operation<B = any, Q = any, P = any> {
   tradeProcessing?: boolean;
   /** AI-agent treatment; a function when it depends on the request (e.g. which store fields change). */
   agent?: AgentPolicy | ((ctx: any) => AgentPolicy | Promise<AgentPolicy>);
+  /** The 403 code a denied agent gets where the spec names its own (default `AGENT_OPERATION_DENIED`). */
+  agentDeniedCode?: string;
+  /** A retired write answers the same whatever an old client sends: its body is neither read nor validated. */
+  ignoresBody?: boolean;
   /** Non-GET operations honour `Idempotency-Key` unless this is false. */
   idempotent?: boolean;
   body?: z.ZodType<B>;

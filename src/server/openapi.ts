@@ -294,7 +294,7 @@ function security(op: Operation) {
 
 function description(op: Operation): string | undefined {
   const lines = [
-    op.scope ? `Scope \`${op.scope}\`.` : null,
+    op.scope ? `Scope \`${op.scope}\`${op.alsoScope ? ` (or \`${op.alsoScope}\`, which it took before)` : ''}.` : null,
     op.roles ? `Roles: ${op.roles.join(', ')}.` : null,
     op.callers ? `Callers: ${op.callers.join(', ')} tokens.` : null,
     op.alternateStatuses?.length ? `Answers ${op.status ?? 200} normally, ${op.alternateStatuses.join(' or ')} in the cases the summary names.` : null,
@@ -354,6 +354,7 @@ export function openApiDocument(services: Services, operations: readonly Operati
       ...(body ? { requestBody: body } : {}),
       responses: { ...successResponses(op, components), ...errorResponses(op) },
       'x-svc-scope': op.scope ?? null,
+      ...(op.alsoScope ? { 'x-svc-also-scope': op.alsoScope } : {}),
       'x-svc-roles': op.roles ?? null,
       'x-svc-callers': op.callers ?? null,
       'x-svc-agent-policy': typeof op.agent === 'function' ? 'depends-on-request' : (op.agent ?? 'direct'),

@@ -2,7 +2,7 @@ import { getRouterParams, type H3Event } from 'h3';
 import { transaction } from '../db/client.js';
 import { newId } from '../db/ids.js';
 import { markedAsAgent, type Principal } from '../kernel/identity.js';
-import { agentNeedsApproval, APPROVAL_REASON, authorize, bearerChallenge } from './access.js';
+import { agentDecision, agentDenied, APPROVAL_REASON, authorize, bearerChallenge, decisionReason, type AgentDecision } from './access.js';
 import { AGENT_HEADER } from '../mcp-server/headers.js';
 import { checkError, checkingContracts, checkSuccess } from './contract.js';
 import { acceptsGzip, errorOutgoing, newTraceId, RawJson, successOutgoing, toApiError, toHttp, type Outgoing } from './envelope.js';
@@ -42,6 +42,7 @@ export function operationHandler(services: Services, op: Operation) {
     let principal: Principal | null = null;
     let store: StoreContext | null = null;
     let target: Target | null = null;
+    let ctx: Ctx | null = null;
     const idempotencyKey = honoursIdempotency ? headers.get('idempotency-key') : null;
 
     const audit = (statusCode: number, result: RequestResult, errorCode: string | null, approvalId: string | null = null) => {
@@ -60,7 +61,10 @@ export function operationHandler(services: Services, op: Operation) {
         traceId,
         idempotencyKey,
         approvalId,
-        metadata: principal.clientId ? { clientId: principal.clientId, tokenKind: principal.kind } : { tokenKind: principal.kind },
+        metadata: {
+          ...(principal.clientId ? { clientId: principal.clientId, tokenKind: principal.kind } : { tokenKind: principal.kind }),
+          ...ctx?.auditMetadata,
+        },
       });
     };
     const finish = (out: Outgoing, replayed = false) =>
@@ -75,27 +79,29 @@ export function operationHandler(services: Services, op: Operation) {
         principal = markedAsAgent((yield principalOf(services, headers.get('authorization'))) as Principal, headers.get(AGENT_HEADER));
       if (op.auth === 'store') store = (yield storeAccess(services, principal!, headers.get('x-store-id'))) as StoreContext;
       const buyer = op.auth === 'buyer' ? ((yield buyerOf(services, headers.get('x-store-id'), headers.get('authorization'))) as Ctx['buyer']) : undefined;
-      // An agent is told its operation is denied to agents before any other refusal (spec 01 §5.6, §7).
-      if (principal?.agent && isWrite && op.agent === 'denied') throw fail(403, 'AGENT_OPERATION_DENIED');
+      const dryRun = isWrite && headers.get(DRY_RUN_HEADER) === '1';
+      // An agent is told its operation is denied to agents before any other refusal (spec 01 §5.6, §7);
+      // a dry run goes on to validate the request and reports the denial as its decision.
+      if (principal?.agent && isWrite && op.agent === 'denied' && !dryRun) throw agentDenied(op);
       authorize(services, op, principal, store);
 
       const raw: RawRequest = {
         params: getRouterParams(event, { decode: true }),
         query: event.url.search === '' ? {} : queryObject(event.url.searchParams, GLOBAL_QUERY),
-        body: isWrite && !op.multipart ? ((yield readBodyText(event, op.maxBodyBytes ?? DEFAULT_MAX_BODY)) as string) : '',
+        body: isWrite && !op.multipart && !op.ignoresBody ? ((yield readBodyText(event, op.maxBodyBytes ?? DEFAULT_MAX_BODY)) as string) : '',
       };
       requireJsonContentType(event, raw.body);
       const multipart = op.multipart ? ((yield readMultipart(event, op.multipart.maxBytes)) as Multipart) : null;
-      const ctx = buildCtx(services, op, raw, { principal, store, buyer, requestId, traceId, event, form: multipart?.form });
+      ctx = buildCtx(services, op, raw, { principal, store, buyer, requestId, traceId, event, form: multipart?.form });
       target = ((yield op.target?.(ctx)) as Target | null | undefined) ?? null;
       if (op.precheck) yield op.precheck(ctx);
       // A multipart upload's precheck stores what it read and names it in the body: an approval replays that.
       if (op.multipart) raw.body = JSON.stringify(ctx.body ?? {});
 
       const agentWrite = Boolean(principal?.agent && isWrite);
-      const needsApproval = agentWrite && ((yield agentNeedsApproval(services, op, ctx, storeNeverPublic)) as boolean);
+      const decision = agentWrite ? ((yield agentDecision(services, op, ctx, storeNeverPublic)) as AgentDecision) : 'ALLOW';
 
-      if (isWrite && headers.get(DRY_RUN_HEADER) === '1') {
+      if (dryRun) {
         const preview = ((yield op.preview?.(ctx)) as Preview | undefined) ?? { changes: [] };
         yield audit(200, 'DRY_RUN', null);
         return finish(
@@ -103,8 +109,8 @@ export function operationHandler(services: Services, op: Operation) {
             200,
             {
               dryRun: true,
-              decision: needsApproval ? 'APPROVAL_REQUIRED' : 'ALLOW',
-              reason: needsApproval ? APPROVAL_REASON : null,
+              decision,
+              reason: decisionReason(op, decision),
               preview: { operationId: op.operationId, target, changes: preview.changes, facts: preview.facts ?? {}, targetName: preview.targetName ?? null },
             },
             'DRY_RUN',
@@ -112,10 +118,11 @@ export function operationHandler(services: Services, op: Operation) {
         );
       }
 
+      if (decision === 'DENIED') throw agentDenied(op);
       if (agentWrite && store && !op.tradeProcessing) yield assertAiActionsLeft(services, store.id, ctx.now);
       const fingerprint = idempotencyKey ? requestFingerprint(op, event, multipart ? multipart.digest : raw.body) : '';
 
-      if (needsApproval) {
+      if (decision === 'APPROVAL_REQUIRED') {
         // Approval requests belong to a store's approvers: an operation outside a store cannot wait for one.
         if (!store) throw fail(403, 'AGENT_OPERATION_DENIED');
         const out = (yield holdForApproval(services, {

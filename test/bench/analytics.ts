@@ -25,7 +25,7 @@ async function serve() {
 async function recomputeBench() {
   const { startService } = await import('../../dist/src/server/main.js');
   const { transaction } = await import('../../dist/src/db/client.js');
-  const { recompute } = await import('../../dist/src/modules/analytics/metrics.js');
+  const { recompute } = await import('../../dist/src/modules/analytics/recompute.js');
   const { analyticsReport, realtimeReport } = await import('../../dist/src/modules/analytics/reports.js');
   const { kstDayStart } = await import('../../dist/src/modules/orders/queries.js');
   const { addDays, today } = await import('../../dist/src/kernel/dates.js');

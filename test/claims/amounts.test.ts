@@ -105,25 +105,25 @@ const cases: [string, OrderLine[], Ask, Partial<ReturnType<typeof claimAmounts>>
     'a return charges the policy return shipping',
     [line('a', { dispatched: true })],
     { kind: 'RETURN', orderItemId: 'a', quantity: 1 },
-    { deliveryFeeChargeAmount: 3000, refundAmount: 7000 },
+    { deliveryFeeChargeAmount: 3000, refundAmount: 10000, netRefundAmount: 7000 },
   ],
   [
     'a return with a seller deduction',
     [line('a', { dispatched: true })],
     { kind: 'RETURN', orderItemId: 'a', quantity: 1, deductAmount: 1500 },
-    { deliveryFeeChargeAmount: 3000, deductAmount: 1500, refundAmount: 5500 },
+    { deliveryFeeChargeAmount: 3000, deductAmount: 1500, refundAmount: 10000, netRefundAmount: 5500 },
   ],
   [
     'the seller waives return shipping',
     [line('a', { dispatched: true })],
     { kind: 'RETURN', orderItemId: 'a', quantity: 1, deliveryFeeChargeAmount: 0 },
-    { deliveryFeeChargeAmount: 0, refundAmount: 10000 },
+    { deliveryFeeChargeAmount: 0, refundAmount: 10000, netRefundAmount: 10000 },
   ],
   [
     'charges never push the refund below zero',
     [line('a', { amount: 2000, dispatched: true })],
     { kind: 'RETURN', orderItemId: 'a', quantity: 1 },
-    { refundAmount: 0, cashRefundAmount: 0 },
+    { refundAmount: 2000, netRefundAmount: 0, cashRefundAmount: 0 },
   ],
   [
     'an exchange has no refund and charges exchange shipping',
@@ -135,7 +135,7 @@ const cases: [string, OrderLine[], Ask, Partial<ReturnType<typeof claimAmounts>>
     'free shipping lost: the shortfall is charged on a cancel',
     [line('a', { amount: 30000, deliveryGroup: FREE_OVER_50K }), line('b', { amount: 30000, deliveryGroup: FREE_OVER_50K })],
     { kind: 'CANCEL', orderItemId: 'a', quantity: 1 },
-    { deliveryFeeChargeAmount: 3000, refundAmount: 27000 },
+    { deliveryFeeChargeAmount: 3000, refundAmount: 30000, netRefundAmount: 27000 },
   ],
   [
     'free shipping kept: nothing charged',
@@ -156,13 +156,13 @@ const cases: [string, OrderLine[], Ask, Partial<ReturnType<typeof claimAmounts>>
       line('b', { amount: 30000, deliveryGroup: FREE_OVER_50K, dispatched: true }),
     ],
     { kind: 'RETURN', orderItemId: 'a', quantity: 1 },
-    { deliveryFeeChargeAmount: 6000, refundAmount: 24000 },
+    { deliveryFeeChargeAmount: 6000, refundAmount: 30000, netRefundAmount: 24000 },
   ],
   [
     'mixed refund policies in one order: each item its own',
     [line('a', { dispatched: true, refundPolicy: { ...policy, returnDeliveryFee: 5000 } }), line('b', { dispatched: true })],
     { kind: 'RETURN', orderItemId: 'b', quantity: 1 },
-    { deliveryFeeChargeAmount: 3000, refundAmount: 7000 },
+    { deliveryFeeChargeAmount: 3000, refundAmount: 10000, netRefundAmount: 7000 },
   ],
   [
     'a product without its own return fee (null) charges nothing',
@@ -174,7 +174,7 @@ const cases: [string, OrderLine[], Ask, Partial<ReturnType<typeof claimAmounts>>
     'points are capped by what comes back',
     [line('a', { amount: 5000, dispatched: true })],
     { kind: 'RETURN', orderItemId: 'a', quantity: 1 },
-    { refundAmount: 2000, pointRefundAmount: 2000, cashRefundAmount: 0 },
+    { refundAmount: 5000, netRefundAmount: 2000, pointRefundAmount: 2000, cashRefundAmount: 0 },
     { used: 5000, returned: 0 },
   ],
   [
@@ -211,7 +211,7 @@ const cases: [string, OrderLine[], Ask, Partial<ReturnType<typeof claimAmounts>>
     'deduction larger than the item',
     [line('a', { dispatched: true })],
     { kind: 'RETURN', orderItemId: 'a', quantity: 1, deductAmount: 20000 },
-    { refundAmount: 0 },
+    { refundAmount: 10000, netRefundAmount: 0 },
   ],
   [
     'points, coupon and shipping refund together',
@@ -226,7 +226,10 @@ test(`table: ${cases.length} hand-computed cases`, () => {
   for (const [name, lines, ask, expected, points] of cases) {
     const got = claimAmounts(lines, ask, points);
     for (const [key, value] of Object.entries(expected)) assert.equal((got as any)[key], value, `${name}: ${key}`);
-    if (got.refundAmount !== null) assert.is(got.pointRefundAmount + got.cashRefundAmount, got.refundAmount, name);
+    // Spec 01 §6.2 rule 4: refundAmount keeps charge and deduction in; subtracting both gives what goes back.
+    if (got.refundAmount !== null)
+      assert.is(got.netRefundAmount, Math.max(0, got.refundAmount - got.deliveryFeeChargeAmount - got.deductAmount), `${name}: reconstructed`);
+    assert.is(got.pointRefundAmount + got.cashRefundAmount, got.netRefundAmount, name);
   }
 });
 
@@ -283,9 +286,9 @@ test('properties: canceling every unit in any cuts refunds exactly what was paid
           const quantity = Math.min(cut, l.quantity - l.closedQuantity);
           if (quantity === 0) break;
           const a = claimAmounts(lines, { kind: 'CANCEL', orderItemId: l.orderItemId, quantity }, { used, returned: points });
-          assert.ok(a.refundAmount! >= 0 && a.cashRefundAmount >= 0 && a.pointRefundAmount >= 0);
-          assert.is(a.pointRefundAmount + a.cashRefundAmount, a.refundAmount);
-          refunded += a.refundAmount!;
+          assert.ok(a.netRefundAmount >= 0 && a.cashRefundAmount >= 0 && a.pointRefundAmount >= 0);
+          assert.is(a.pointRefundAmount + a.cashRefundAmount, a.netRefundAmount);
+          refunded += a.netRefundAmount;
           points += a.pointRefundAmount;
           fees += a.deliveryFeeRefundAmount;
           l.closedQuantity += quantity;

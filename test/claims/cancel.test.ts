@@ -133,8 +133,14 @@ test('partial then full cancel: preview = answer = event = refund = gateway; sto
 
   fails(await api('POST', `/v1/order-items/${o.mugItem.orderItemId}/cancel`, { body: { quantity: 3, reason: 'ETC' } }), 400, 'VALIDATION_FAILED');
   fails(await api('POST', `/v1/order-items/${o.mugItem.orderItemId}/cancel`, { body: { quantity: 1, reason: 'WHATEVER' } }), 400, 'VALIDATION_FAILED');
+  // Without a quantity the preview is of the whole remaining quantity (the spec's endpoint has no parameter).
+  const whole = ok(await api('GET', `/v1/order-items/${o.mugItem.orderItemId}/cancel-preview`));
+  assert.equal([whole.quantity, whole.refundAmount], [2, 18000]);
   const rest = ok(await api('POST', `/v1/order-items/${o.mugItem.orderItemId}/cancel`, { body: { quantity: 2, reason: 'ETC' } }));
   assert.equal([rest.amounts.refundAmount, rest.amounts.cashRefundAmount, rest.itemStatus], [18000, 18000, 'CANCELED']);
+  assert.equal(rest.amounts, whole);
+  fails(await api('GET', `/v1/order-items/${o.mugItem.orderItemId}/cancel-preview`), 409, 'INVALID_STATUS');
+  assert.equal(ok(await api('GET', `/v1/order-items/${o.plateItem.orderItemId}/cancel-preview`)).refundAmount, 21000);
   const plate = ok(await api('POST', `/v1/order-items/${o.plateItem.orderItemId}/cancel`, { body: { quantity: 1, reason: 'DELIVERY_IMPOSSIBLE' } }));
   // The plate is the group's last item: its 18,000 and the 3,000 shipping come back.
   assert.equal([plate.amounts.refundAmount, plate.amounts.deliveryFeeRefundAmount, plate.itemStatus, plate.orderStatus], [21000, 3000, 'CANCELED', 'CANCELED']);
@@ -181,6 +187,7 @@ test('refusals after dispatch; agents wait for approval with the amounts in the 
   fails(late, 409, 'INVALID_STATUS');
   assert.equal(late.body.error.details, { status: 'DISPATCHED', reason: 'DISPATCHED' });
   fails(await api('GET', `/v1/order-items/${o.plateItem.orderItemId}/cancel-preview`, { query: { quantity: 1 } }), 409, 'INVALID_STATUS');
+  fails(await api('GET', `/v1/order-items/${o.plateItem.orderItemId}/cancel-preview`), 409, 'INVALID_STATUS');
 
   const agent = apiClient(svc.url, { token: await createAccessToken(svc, await login(svc), { scopes: ['order:rw'], agent: true }), storeId: svc.storeId });
   const dry = ok(

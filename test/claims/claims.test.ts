@@ -140,8 +140,13 @@ test('cancel: IMMEDIATE while PAID completes at once; REQUEST once CONFIRMED wai
   const [r1, r2] = await Promise.all([1, 2].map(() => api('POST', `/v1/claims/${asked.claimId}/approve`, { body: { deductAmount: 1000 } })));
   assert.equal([r1.status, r2.status].sort(), [200, 409]);
   const approved = (r1.status === 200 ? r1 : r2).data;
-  assert.equal([approved.status, approved.refundAmount, approved.deductAmount, approved.deliveryFeeRefundAmount], ['COMPLETED', 12000, 1000, 3000]);
-  assert.is(ok(await svc.api('GET', `/v1/payments/${b.order.payment.paymentId}`)).refunds.filter((r: any) => r.claimId === asked.claimId).length, 1);
+  // Spec 01 §6.2 rule 4: the claim's refundAmount keeps the shipping refund and has the deduction not taken off.
+  assert.equal([approved.status, approved.refundAmount, approved.deductAmount, approved.deliveryFeeRefundAmount], ['COMPLETED', 13000, 1000, 3000]);
+  const refunds = ok(await svc.api('GET', `/v1/payments/${b.order.payment.paymentId}`)).refunds.filter((r: any) => r.claimId === asked.claimId);
+  assert.equal(
+    refunds.map((r: any) => r.amount + r.pointRefundAmount),
+    [12000],
+  );
   assert.is(ok(await api('GET', `/v1/orders/${b.order.orderId}`)).status, 'CANCELED');
 
   const c = await bought('too-late');
@@ -158,7 +163,7 @@ test('return: requested after delivery pauses the decision timer; approve, picku
   const before = await variantStock(r.product.productId, r.small.variantId);
   fails(await claim(r.buyer, r.item.orderItemId, { claimType: 'RETURN', quantity: 2, reason: 'CHANGE_OF_MIND' }), 400, 'VALIDATION_FAILED');
   const asked = ok(await claim(r.buyer, r.item.orderItemId, { claimType: 'RETURN', quantity: 1, reason: 'CHANGE_OF_MIND' }), 201);
-  assert.equal([asked.status, asked.refundAmount, asked.deliveryFeeChargeAmount], ['REQUESTED', 7000, 3000]);
+  assert.equal([asked.status, asked.refundAmount, asked.deliveryFeeChargeAmount], ['REQUESTED', 10000, 3000]);
   const timers = ok(await api('GET', `/v1/order-items/${r.item.orderItemId}/flow`)).timers;
   assert.equal(
     timers.map((t: any) => t.status),
@@ -172,7 +177,7 @@ test('return: requested after delivery pauses the decision timer; approve, picku
   assert.is(ok(await api('POST', `/v1/claims/${asked.claimId}/pickup-complete`)).status, 'PICKUP_COMPLETED');
   assert.is(await variantStock(r.product.productId, r.small.variantId), before);
   const done = ok(await api('POST', `/v1/claims/${asked.claimId}/complete`));
-  assert.equal([done.status, done.refundAmount, done.refundStatus], ['COMPLETED', 7000, 'COMPLETED']);
+  assert.equal([done.status, done.refundAmount, done.refundStatus], ['COMPLETED', 10000, 'COMPLETED']);
   assert.is(await variantStock(r.product.productId, r.small.variantId), before + 1);
   const item = ok(await api('GET', `/v1/orders/${r.order.orderId}`)).items[0];
   assert.equal([item.status, item.returnedQuantity], ['RETURNED', 1]);
@@ -180,8 +185,8 @@ test('return: requested after delivery pauses the decision timer; approve, picku
   assert.equal(
     events.map((e) => [e.type, e.data.refundAmount]),
     [
-      ['CLAIM.RETURN_REQUESTED', 7000],
-      ['CLAIM.COMPLETED', 7000],
+      ['CLAIM.RETURN_REQUESTED', 10000],
+      ['CLAIM.COMPLETED', 10000],
     ],
   );
 
@@ -190,6 +195,52 @@ test('return: requested after delivery pauses the decision timer; approve, picku
   await toDelivered(d.item.orderItemId);
   const defect = ok(await claim(d.buyer, d.item.orderItemId, { claimType: 'RETURN', quantity: 1, reason: 'DEFECTIVE' }), 201);
   assert.equal([defect.deliveryFeeChargeAmount, defect.refundAmount], [0, 10000]);
+});
+
+test('claim amounts as spec 01 §6.2 rule 4: refundAmount holds the shipping refund, charge and deduction stay apart; subtracting both gives the refund', async () => {
+  const r = await bought('rule-four');
+  await toDelivered(r.item.orderItemId);
+  const body = { claimType: 'RETURN', quantity: 1, reason: 'CHANGE_OF_MIND' };
+  const preview = ok(await r.buyer('POST', `/storefront/v1/me/order-items/${r.item.orderItemId}/claims/preview`, { body }));
+  // The preview shows the claim's amounts as the record and the events do; points and cash are what goes back.
+  assert.equal(
+    [preview.refundAmount, preview.deliveryFeeChargeAmount, preview.deductAmount, preview.pointRefundAmount + preview.cashRefundAmount],
+    [10000, 3000, 0, 7000],
+  );
+  const asked = ok(await claim(r.buyer, r.item.orderItemId, body), 201);
+  assert.equal([asked.refundAmount, asked.deliveryFeeChargeAmount, asked.deductAmount], [10000, 3000, 0]);
+  const approved = ok(await api('POST', `/v1/claims/${asked.claimId}/approve`, { body: { deductAmount: 1000 } }));
+  assert.equal([approved.refundAmount, approved.deliveryFeeChargeAmount, approved.deductAmount], [10000, 3000, 1000]);
+  ok(await api('POST', `/v1/claims/${asked.claimId}/pickup-complete`));
+  const done = ok(await api('POST', `/v1/claims/${asked.claimId}/complete`));
+  assert.equal([done.refundAmount, done.deliveryFeeChargeAmount, done.deductAmount], [10000, 3000, 1000]);
+
+  const events = await claimEvents(asked.claimId, 2);
+  assert.equal(
+    events.map((e) => [e.type, e.data.refundAmount, e.data.deliveryFeeRefundAmount, e.data.deliveryFeeChargeAmount, e.data.deductAmount]),
+    [
+      ['CLAIM.RETURN_REQUESTED', 10000, 0, 3000, 0],
+      ['CLAIM.COMPLETED', 10000, 0, 3000, 1000],
+    ],
+  );
+  // "To reconstruct a refund subtract both charge and deduction": the refund record holds what went back.
+  const final = events[1].data;
+  const [refund] = ok(await api('GET', `/v1/payments/${r.order.payment.paymentId}`)).refunds.filter((x: any) => x.claimId === asked.claimId);
+  assert.is(refund.amount + refund.pointRefundAmount, final.refundAmount - final.deliveryFeeChargeAmount - final.deductAmount);
+  assert.is(refund.amount, 6000);
+
+  // A cancel of the group's last unit: its shipping is in refundAmount and in deliveryFeeRefundAmount.
+  const c = await bought('rule-four-cancel');
+  ok(await api('POST', `/v1/order-items/${c.item.orderItemId}/confirm`));
+  const cancel = ok(await claim(c.buyer, c.item.orderItemId, { claimType: 'CANCEL', quantity: 1, reason: 'CHANGE_OF_MIND' }), 201);
+  const canceled = ok(await api('POST', `/v1/claims/${cancel.claimId}/approve`, { body: { deductAmount: 500 } }));
+  const [requested, completed] = await claimEvents(cancel.claimId, 2);
+  assert.equal(
+    [requested.data.refundAmount, completed.data.refundAmount, completed.data.deliveryFeeRefundAmount, completed.data.deductAmount, canceled.refundAmount],
+    [13000, 13000, 3000, 500, 13000],
+  );
+  const [cancelRefund] = ok(await api('GET', `/v1/payments/${c.order.payment.paymentId}`)).refunds.filter((x: any) => x.claimId === cancel.claimId);
+  assert.is(cancelRefund.amount + cancelRefund.pointRefundAmount, 12500);
 });
 
 test('exchange: the new option is checked; original stock back at pickup, new stock taken at reship; refund-free completion', async () => {

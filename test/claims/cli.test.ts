@@ -23,15 +23,17 @@ test.after(async () => {
 
 const svcCli = (args: string[]) => runCli(args, { SVC_CONFIG_DIR: configDir, SVC_API_URL: svc.url, SVC_TOKEN: svc.ownerToken, SVC_STORE_ID: svc.storeId });
 
-test('orders cancel --preview, then the cancel; --reason is required', async () => {
+test('orders cancel --preview (every unit left without --quantity), then the cancel; --quantity and --reason are required', async () => {
   const p = await createProduct(svc.api, { name: '취소될 상품', salePrice: 15000 });
   const { done } = await buy(svc, svc.storeId, { productId: p.productId, optionId: p.optionId });
   const item = ok(await svc.api('GET', `/v1/orders/${done.orderId}`)).items[0];
-  const preview = await svcCli(['orders', 'cancel', item.orderItemId, '--quantity', '1', '--preview']);
+  // Without --quantity the preview is of every unit left.
+  const preview = await svcCli(['orders', 'cancel', item.orderItemId, '--preview']);
   assert.is(preview.exitCode, 0, preview.stderr);
   assert.match(preview.stdout, /shipping refund\s+3,000원/);
   assert.match(preview.stdout, /refund\s+18,000원/);
   assert.is((await svcCli(['orders', 'cancel', item.orderItemId, '--quantity', '1'])).exitCode, 2);
+  assert.is((await svcCli(['orders', 'cancel', item.orderItemId, '--reason', 'ETC'])).exitCode, 2);
   const canceled = jsonOf(await svcCli(['orders', 'cancel', item.orderItemId, '--quantity', '1', '--reason', 'PRICE_ERROR', '--json']));
   assert.equal([canceled.itemStatus, canceled.amounts.cashRefundAmount, canceled.refundStatus], ['CANCELED', 18000, 'COMPLETED']);
 });
@@ -69,12 +71,12 @@ test('a buyer files a return; svc claims approve, pickup-complete and complete; 
     201,
   );
   const listed = await svcCli(['claims', 'list', '--status', 'REQUESTED']);
-  assert.match(listed.stdout, new RegExp(`${filed.claimId}\\s+\\d+\\s+RETURN\\s+REQUESTED\\s+1\\s+CHANGE_OF_MIND\\s+17,000원`));
+  assert.match(listed.stdout, new RegExp(`${filed.claimId}\\s+\\d+\\s+RETURN\\s+REQUESTED\\s+1\\s+CHANGE_OF_MIND\\s+20,000원`));
   assert.match((await svcCli(['claims', 'approve', filed.claimId])).stdout, /RETURN 1 · APPROVED \(approved\)/);
   assert.match((await svcCli(['claims', 'pickup-complete', filed.claimId])).stdout, /PICKUP_COMPLETED/);
   const completed = jsonOf(await svcCli(['claims', 'complete', filed.claimId, '--json']));
-  assert.equal([completed.status, completed.refundAmount, completed.refundStatus], ['COMPLETED', 17000, 'COMPLETED']);
-  assert.match((await svcCli(['claims', 'get', filed.claimId])).stdout, /refund 17,000원/);
+  assert.equal([completed.status, completed.refundAmount, completed.refundStatus], ['COMPLETED', 20000, 'COMPLETED']);
+  assert.match((await svcCli(['claims', 'get', filed.claimId])).stdout, /refund 20,000원 \(points 0원\) · shipping refund 0원 · charge 3,000원/);
   const payment = jsonOf(await svcCli(['payments', 'get', start.paymentId, '--json']));
   assert.equal(
     payment.refunds.map((r: any) => [r.claimId, r.amount, r.status]),

@@ -85,4 +85,20 @@ test("another store's SIGNUP coupons never reach this store's new members", asyn
   assert.is(ok(await other.api('GET', `/v1/coupons/${theirs.couponId}`)).issuedCount, 0);
 });
 
+test('a buyer created by delegation holds the SIGNUP coupons too; delegating to it again hands out none', async () => {
+  const seller = await newSellerWithStore(svc, 'delegated-signup');
+  const welcome = await createCoupon(seller.api, { name: '위임 가입 쿠폰', issueType: 'SIGNUP', useDays: 7 });
+  const delegate = () => seller.api('POST', '/v1/customers/delegations', { body: { uid: 'site-member-1', name: '위임 회원' } });
+  const first = ok(await delegate(), 201);
+  const member = buyerApi(svc, seller.storeId, first.accessToken);
+  assert.equal(
+    (await held(member)).map((i) => [i.couponId, i.source]),
+    [[welcome.couponId, 'SIGNUP']],
+  );
+  const again = ok(await delegate());
+  assert.is(again.created, false);
+  assert.is((await held(buyerApi(svc, seller.storeId, again.accessToken))).length, 1);
+  assert.is(ok(await seller.api('GET', `/v1/coupons/${welcome.couponId}`)).issuedCount, 1);
+});
+
 test.run();

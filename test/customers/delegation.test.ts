@@ -31,6 +31,13 @@ test('store-platform login delegates: unknown uid creates the buyer, the same ui
   assert.is(newByEmail.status, 201);
 });
 
+test("the delegation's audit record names the buyer it acts on behalf of (metadata.onBehalfOf)", async () => {
+  const res = await delegate(await login(svc), { uid: 'member-audit', name: '감사 회원' });
+  const record = (await svc.api('GET', '/v1/audit-logs', { query: { action: 'createBuyerDelegation', limit: 1 } })).data.contents[0];
+  assert.is(record.requestId, res.headers.get('x-request-id'));
+  assert.equal(record.metadata.onBehalfOf, { type: 'CUSTOMER', customerId: res.data.customer.customerId, uid: 'member-audit' });
+});
+
 test('either uid or email is required; unknown fields are refused', async () => {
   const token = await login(svc);
   const none = await delegate(token, { name: 'x' });
@@ -62,6 +69,46 @@ test('AI agents may not delegate: 403 DELEGATION_NOT_ALLOWED', async () => {
   const res = await delegate(agent, { uid: 'member-4' });
   assert.is(res.status, 403);
   assert.is(res.body.error.code, 'DELEGATION_NOT_ALLOWED');
+});
+
+test('a dry run agrees with the real call: agents see decision DENIED, disallowed tokens the same 403, nothing is created', async () => {
+  const dryRun = { 'x-svc-dry-run': '1' };
+  const loginToken = await login(svc);
+  const agent = await createAccessToken(svc, loginToken, { scopes: ['customer:rw', 'member:delegate'], buyerDelegation: true, agent: true });
+  const byAgent = await apiClient(svc.url)('POST', '/v1/customers/delegations', {
+    token: agent,
+    storeId: svc.storeId,
+    headers: dryRun,
+    body: { uid: 'member-dry' },
+  });
+  assert.equal([byAgent.status, byAgent.body.meta.code, byAgent.data.decision], [200, 'DRY_RUN', 'DENIED']);
+  assert.ok(byAgent.data.reason.length > 0);
+
+  const noFlag = await createAccessToken(svc, loginToken, { scopes: ['customer:rw', 'member:delegate'] });
+  const refused = await apiClient(svc.url)('POST', '/v1/customers/delegations', {
+    token: noFlag,
+    storeId: svc.storeId,
+    headers: dryRun,
+    body: { uid: 'member-dry' },
+  });
+  assert.equal([refused.status, refused.body.error.code], [403, 'DELEGATION_NOT_ALLOWED']);
+  const noScope = await createAccessToken(svc, loginToken, { scopes: ['customer:rw'], buyerDelegation: true });
+  const scopeless = await apiClient(svc.url)('POST', '/v1/customers/delegations', {
+    token: noScope,
+    storeId: svc.storeId,
+    headers: dryRun,
+    body: { uid: 'member-dry' },
+  });
+  assert.equal([scopeless.status, scopeless.body.error.code], [403, 'INSUFFICIENT_SCOPE']);
+
+  const allowed = await apiClient(svc.url)('POST', '/v1/customers/delegations', {
+    token: loginToken,
+    storeId: svc.storeId,
+    headers: dryRun,
+    body: { uid: 'member-dry' },
+  });
+  assert.equal([allowed.status, allowed.data.decision, allowed.data.accessToken], [200, 'ALLOW', undefined]);
+  assert.is((await svc.api('GET', '/v1/customers', { query: { uid: 'member-dry' } })).data.totalElements, 0);
 });
 
 test('a STAFF member (customer:r by role) cannot delegate', async () => {

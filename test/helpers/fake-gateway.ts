@@ -14,6 +14,23 @@ export interface FakePayment {
   status: string;
   method: string;
   canceled: number;
+  /** Every cancel of this payment is refused with this answer (the merchant's balance, say) until cleared. */
+  cancelRefusal?: { status: number; body: unknown };
+}
+
+/** A cash receipt the fake issued (pg_one `POST /v1/cash-receipts`, pg_two `POST /cash-receipts`). */
+export interface FakeCashReceipt {
+  /** What cancels it: pg_one's receiptKey; pg_two's payment id (ours). */
+  key: string;
+  pg: 'pg_one' | 'pg_two';
+  /** Our id of the receipt: pg_one's `orderId`, pg_two's `paymentId`. */
+  receiptId: string;
+  amount: number;
+  /** As the gateway names it: pg_one 소득공제/지출증빙, pg_two PERSONAL/CORPORATE. */
+  type: string;
+  identityNumber: string;
+  issueNumber: string;
+  status: 'ISSUED' | 'CANCELED';
 }
 
 export interface FakeGateway {
@@ -21,6 +38,7 @@ export interface FakeGateway {
   pgOneSecret: string;
   pgTwoSecret: string;
   payments: Map<string, FakePayment>;
+  cashReceipts: Map<string, FakeCashReceipt>;
   requests: { method: string; path: string; authorization: string | undefined; body: any }[];
   /** The next answer for a path prefix: a status with body, a dropped connection, or a delay before the normal answer. */
   script: Map<string, { status: number; body: unknown } | 'reset' | { delayMs: number }>;
@@ -35,6 +53,13 @@ async function readJson(req: IncomingMessage) {
 
 export async function startFakeGateway(pgOneSecret: string, pgTwoSecret: string): Promise<FakeGateway> {
   const payments = new Map<string, FakePayment>();
+  const cashReceipts = new Map<string, FakeCashReceipt>();
+  const issueReceipt = (r: Omit<FakeCashReceipt, 'issueNumber' | 'status'>) => {
+    const receipt: FakeCashReceipt = { ...r, issueNumber: String(100000001 + cashReceipts.size), status: 'ISSUED' };
+    cashReceipts.set(receipt.key, receipt);
+    return receipt;
+  };
+  const receiptOf = (pg: FakeCashReceipt['pg'], receiptId: string) => [...cashReceipts.values()].find((r) => r.pg === pg && r.receiptId === receiptId);
   const requests: FakeGateway['requests'] = [];
   const script: FakeGateway['script'] = new Map();
 
@@ -49,6 +74,16 @@ export async function startFakeGateway(pgOneSecret: string, pgTwoSecret: string)
     method: p.method,
     totalAmount: p.amount,
     balanceAmount: p.amount - p.canceled,
+  });
+  const tossReceipt = (r: FakeCashReceipt) => ({
+    receiptKey: r.key,
+    issueNumber: r.issueNumber,
+    issueStatus: 'COMPLETED',
+    amount: r.amount,
+    orderId: r.receiptId,
+    type: r.type,
+    transactionType: r.status === 'ISSUED' ? 'CONFIRM' : 'CANCEL',
+    customerIdentityNumber: r.identityNumber,
   });
   const portonePayment = (p: FakePayment) => ({
     id: p.key,
@@ -95,11 +130,34 @@ export async function startFakeGateway(pgOneSecret: string, pgTwoSecret: string)
       if (req.method === 'POST' && cancel) {
         const p = payments.get(decodeURIComponent(cancel[1]));
         if (!p) return send(res, 404, { code: 'NOT_FOUND_PAYMENT', message: '존재하지 않는 결제 정보 입니다.' });
+        if (p.cancelRefusal) return send(res, p.cancelRefusal.status, p.cancelRefusal.body);
         const amount = body.cancelAmount ?? p.amount - p.canceled;
         if (amount > p.amount - p.canceled) return send(res, 400, { code: 'NOT_CANCELABLE_AMOUNT', message: '취소 할 수 없는 금액 입니다.' });
         p.canceled += amount;
         p.status = p.canceled === p.amount ? 'CANCELED' : 'PARTIAL_CANCELED';
         return send(res, 200, tossPayment(p));
+      }
+      if (req.method === 'POST' && url.pathname === '/v1/cash-receipts') {
+        // Toss answers a repeat under the same Idempotency-Key with the first answer.
+        const earlier = receiptOf('pg_one', body.orderId);
+        if (earlier && req.headers['idempotency-key'] === body.orderId) return send(res, 200, tossReceipt(earlier));
+        const key = `rk_${body.orderId}`;
+        const issued = issueReceipt({
+          key,
+          pg: 'pg_one',
+          receiptId: body.orderId,
+          amount: body.amount,
+          type: body.type,
+          identityNumber: body.customerIdentityNumber,
+        });
+        return send(res, 200, tossReceipt(issued));
+      }
+      const receiptCancel = /^\/v1\/cash-receipts\/([^/]+)\/cancel$/.exec(url.pathname);
+      if (req.method === 'POST' && receiptCancel) {
+        const r = cashReceipts.get(decodeURIComponent(receiptCancel[1]));
+        if (!r) return send(res, 404, { code: 'NOT_FOUND_CASH_RECEIPT', message: '존재하지 않는 현금영수증 입니다.' });
+        r.status = 'CANCELED';
+        return send(res, 200, tossReceipt(r));
       }
       const byOrder = /^\/v1\/payments\/orders\/([^/]+)$/.exec(url.pathname);
       const byKey = /^\/v1\/payments\/([^/]+)$/.exec(url.pathname);
@@ -110,10 +168,20 @@ export async function startFakeGateway(pgOneSecret: string, pgTwoSecret: string)
     }
     if (url.pathname.startsWith('/payments/')) {
       if (req.headers.authorization !== `PortOne ${pgTwoSecret}`) return send(res, 401, { type: 'UNAUTHORIZED', message: 'Unauthorized' });
+      const receipt = /^\/payments\/([^/]+)\/cash-receipt(\/cancel)?$/.exec(url.pathname);
+      if (receipt) {
+        const r = receiptOf('pg_two', decodeURIComponent(receipt[1]));
+        if (!r) return send(res, 404, { type: 'CASH_RECEIPT_NOT_FOUND', message: 'not found' });
+        if (req.method === 'GET')
+          return send(res, 200, { status: r.status === 'ISSUED' ? 'ISSUED' : 'CANCELLED', issueNumber: r.issueNumber, amount: r.amount });
+        r.status = 'CANCELED';
+        return send(res, 200, { cancelledAmount: r.amount, cancelledAt: new Date().toISOString() });
+      }
       const cancel = /^\/payments\/([^/]+)\/cancel$/.exec(url.pathname);
       if (req.method === 'POST' && cancel) {
         const p = payments.get(decodeURIComponent(cancel[1]));
         if (!p) return send(res, 404, { type: 'PAYMENT_NOT_FOUND', message: 'not found' });
+        if (p.cancelRefusal) return send(res, p.cancelRefusal.status, p.cancelRefusal.body);
         const amount = body.amount ?? p.amount - p.canceled;
         if (amount > p.amount - p.canceled) return send(res, 409, { type: 'CANCELLABLE_AMOUNT_CONSISTENCY_BROKEN', message: 'amount' });
         p.canceled += amount;
@@ -126,6 +194,19 @@ export async function startFakeGateway(pgOneSecret: string, pgTwoSecret: string)
         return p ? send(res, 200, portonePayment(p)) : send(res, 404, { type: 'PAYMENT_NOT_FOUND', message: 'not found' });
       }
     }
+    if (req.method === 'POST' && url.pathname === '/cash-receipts') {
+      if (req.headers.authorization !== `PortOne ${pgTwoSecret}`) return send(res, 401, { type: 'UNAUTHORIZED', message: 'Unauthorized' });
+      if (receiptOf('pg_two', body.paymentId)?.status === 'ISSUED') return send(res, 409, { type: 'CASH_RECEIPT_ALREADY_ISSUED', message: 'already issued' });
+      const r = issueReceipt({
+        key: body.paymentId,
+        pg: 'pg_two',
+        receiptId: body.paymentId,
+        amount: body.amount.total,
+        type: body.type,
+        identityNumber: body.customer.identityNumber,
+      });
+      return send(res, 200, { cashReceipt: { type: r.type, pgReceiptId: `pg-${r.key}`, issueNumber: r.issueNumber, totalAmount: r.amount, currency: 'KRW' } });
+    }
     send(res, 404, { code: 'NOT_FOUND', message: 'no route' });
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
@@ -135,6 +216,7 @@ export async function startFakeGateway(pgOneSecret: string, pgTwoSecret: string)
     pgOneSecret,
     pgTwoSecret,
     payments,
+    cashReceipts,
     requests,
     script,
     close: () =>

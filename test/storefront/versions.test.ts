@@ -180,7 +180,11 @@ test('preview: a one-time link for an unpublished version, trusted for 12 hours 
   assert.is(opened.status, 303);
   assert.is(opened.headers.get('location'), `${siteUrlOf(svc, 'dev-store')}_preview/`);
   const trust = opened.headers.get('set-cookie')!;
-  assert.match(trust, /; Path=\/_preview\/; Max-Age=43200; HttpOnly; SameSite=Lax$/, "the platform's cookie on the site's origin: scoped to the preview pages");
+  assert.match(
+    trust,
+    /; Path=\/; Max-Age=43200; HttpOnly; SameSite=Lax$/,
+    "the platform's cookie on the site's origin (its buyer API knows the seller's browser too)",
+  );
   const cookie = trust.split(';')[0];
   const preview = await visit('_preview/', { headers: { cookie } });
   assert.is(preview.status, 200);

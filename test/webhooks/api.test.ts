@@ -81,7 +81,7 @@ test('update replaces fields, reactivates and is validated like create; resume o
   assert.is(resumed.status, 200);
   assert.is(resumed.data.status, 'ACTIVE');
   // A suspended subscription comes back with an update as well as with resume (spec 01 §3.5).
-  const { suspend } = await import('../../src/modules/webhooks/worker.js');
+  const { suspend } = await import('../../src/modules/webhooks/attempt-results.js');
   await transaction(svc.services.db, () => suspend(svc.services.db, w.webhookId, svc.services.clock.now()));
   const suspended = await api('GET', `/v1/webhooks/${w.webhookId}`);
   assert.is(suspended.data.status, 'SUSPENDED');

@@ -11,7 +11,7 @@ export default class OrdersCancel extends OrderItemFlowCommand<typeof OrdersCanc
     '<%= config.bin %> orders cancel oi_… --quantity 2 --reason ETC --detail "고객 요청" --json',
   ];
   static override flags = {
-    quantity: Flags.integer({ required: true, min: 1, description: 'Units to cancel' }),
+    quantity: Flags.integer({ min: 1, description: 'Units to cancel (required unless --preview; the preview without it is of every unit left)' }),
     reason: Flags.string({ options: REASONS, description: 'Why (required unless --preview)' }),
     detail: Flags.string({ description: 'A note kept with the cancel (not sent to webhooks)' }),
     preview: Flags.boolean({ description: 'Show what would be refunded; change nothing' }),
@@ -36,6 +36,7 @@ export default class OrdersCancel extends OrderItemFlowCommand<typeof OrdersCanc
       const amounts = await this.storeRequest('GET', `${this.itemPath}/cancel-preview`, { query: { quantity: f.quantity } });
       return this.output(amounts, () => money(amounts));
     }
+    if (!f.quantity) throw new UsageError('--quantity is required unless --preview');
     if (!f.reason) throw new UsageError(`--reason is required (${REASONS.join(', ')}) unless --preview`);
     const canceled = await this.storeRequest('POST', `${this.itemPath}/cancel`, { body: { quantity: f.quantity, reason: f.reason, detail: f.detail } });
     this.output(canceled, () => {

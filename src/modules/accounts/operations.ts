@@ -4,6 +4,7 @@ import { fail } from '../../server/errors.js';
 import { defineOperation } from '../../server/registry.js';
 import { ask } from '../../server/hooks.js';
 import { STORE_PLATFORM_CLIENT } from './clients.js';
+import { connectionSchema, disconnectClient, disconnectedSchema, listConnections } from './connections.js';
 import { clientAddress } from './oauth.js';
 import { accessTokens } from './schema.js';
 import { ALL_SCOPES, isKnownScope } from '../../kernel/scopes.js';
@@ -189,6 +190,32 @@ export const accountOperations = [
     response: accessTokenSchema,
     errors: { 404: ['NOT_FOUND'] },
     handler: (ctx) => revokeAccessToken(ctx.services, ctx.principal!.userId, ctx.params.tokenId),
+  }),
+  defineOperation({
+    operationId: 'listConnections',
+    method: 'GET',
+    path: '/auth/v1/connections',
+    summary: 'Apps (OAuth clients) the account consented to: scopes, store scope, last use',
+    tag,
+    auth: 'account',
+    callers: ['storePlatform'],
+    response: z.object({ contents: z.array(connectionSchema) }),
+    handler: async (ctx) => ({ contents: await listConnections(ctx.services, ctx.principal!.userId) }),
+  }),
+  defineOperation({
+    operationId: 'disconnectConnection',
+    method: 'DELETE',
+    path: '/auth/v1/connections/{clientId}',
+    summary: 'Disconnect an app: its refresh tokens are erased and its login tokens refused (here at once, everywhere within 2 minutes)',
+    tag,
+    auth: 'account',
+    callers: ['storePlatform'],
+    params: z.object({ clientId: z.string() }),
+    response: disconnectedSchema,
+    errors: { 404: ['CONNECTION_NOT_FOUND'] },
+    // Its own transaction: the principal cache is dropped only after the revocation committed.
+    async: true,
+    handler: (ctx) => disconnectClient(ctx.services, ctx.principal!.userId, ctx.params.clientId),
   }),
   defineOperation({
     operationId: 'requestPasswordReset',

@@ -32,6 +32,11 @@ const statements = preparedFor((db) => ({
     .set({ lastUsedAt: sql`${sql.placeholder('now')}` })
     .where(eq(accessTokens.id, sql.placeholder('id')))
     .prepare(),
+  touchLoginSession: db
+    .update(loginSessions)
+    .set({ lastUsedAt: sql`${sql.placeholder('now')}` })
+    .where(eq(loginSessions.id, sql.placeholder('id')))
+    .prepare(),
 }));
 
 /** Last-use times are written at most once a minute per token: a write per request would cost the hot path. */
@@ -150,10 +155,16 @@ async function accessTokenPrincipal(services: Services, tokenId: string, now: nu
 
 /** `issuedAt`: when the presented token was issued; tokens from before a password reset are revoked. */
 async function loginSessionPrincipal(services: Services, sessionId: string, issuedAt: number): Promise<{ principal: Principal; expiresAt: number }> {
-  const row = await statements(services.db).loginSession.get({ id: sessionId });
+  const q = statements(services.db);
+  const row = await q.loginSession.get({ id: sessionId });
   if (!row) throw fail(401, 'UNAUTHORIZED');
   const { session, user } = row;
   if (session.revokedAt !== null || issuedAt < user.tokensValidFrom) throw fail(401, 'TOKEN_REVOKED');
+  const now = services.clock.now();
+  if ((lastTouched.get(session.id) ?? session.lastUsedAt ?? 0) < now - 60_000) {
+    lastTouched.set(session.id, now);
+    await q.touchLoginSession.run({ id: session.id, now });
+  }
   const client = await findClient(services.db, session.clientId);
   const firstParty = client?.firstParty ?? false;
   const agent = client?.agent ?? false;

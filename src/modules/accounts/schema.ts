@@ -30,6 +30,8 @@ export const loginSessions = sqliteTable(
     /** Absolute end: refresh rotation never carries a session past 90 days. */
     maxExpiresAt: integer('max_expires_at').notNull(),
     revokedAt: integer('revoked_at'),
+    /** Last token issue or request, at most once a minute (a connected app's "last used", spec 01 §5.1). */
+    lastUsedAt: integer('last_used_at'),
   },
   (t) => [index('login_sessions_user').on(t.userId)],
 );

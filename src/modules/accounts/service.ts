@@ -148,6 +148,7 @@ export async function openLoginSession(services: Services, input: { sessionId?: 
     createdAt: now,
     maxExpiresAt: now + SESSION_MAX_MS,
     revokedAt: null,
+    lastUsedAt: now,
   };
   await services.db.insert(loginSessions).values(session).run();
   return issueLoginTokens(services, session);
@@ -201,6 +202,7 @@ export async function refreshLogin(services: Services, refreshToken: string, cli
     if (row.expiresAt <= now || s.revokedAt !== null || s.maxExpiresAt <= now || s.createdAt < user.tokensValidFrom) return null;
     if (clientId !== null && clientId !== s.clientId) return null;
     await db.update(refreshTokens).set({ usedAt: now }).where(eq(refreshTokens.tokenHash, row.tokenHash)).run();
+    await db.update(loginSessions).set({ lastUsedAt: now }).where(eq(loginSessions.id, s.id)).run();
     return s;
   });
   if (!session) throw fail(400, 'invalid_grant');

@@ -2,7 +2,7 @@ import { transaction } from '../../db/client.js';
 import type { Module } from '../../server/module.js';
 import { collectorScript, COLLECTOR_PATH } from './collector.js';
 import { purgeOldEvents, recordCartAdd, recordCheckoutStart, recordPurchase } from './ingest.js';
-import { recomputeIfDue } from './metrics.js';
+import { recomputeIfDue } from './recompute.js';
 import { analyticsOperations } from './operations.js';
 
 /** Visit analytics: the collector and its ingest, per-date metrics computed by a job, the eight reports. */

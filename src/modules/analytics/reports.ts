@@ -5,6 +5,7 @@ import { calendarDate, instant, won } from '../../server/responses.js';
 import { datesIn } from '../../kernel/dates.js';
 import { paymentsWithLastAttempt } from '../checkout/index.js';
 import { kstDayStart } from '../orders/index.js';
+import { cutSessions } from './sessions.js';
 import { dayRows, type Dimension, type Figure, type Figures, lastComputedAt, STEPS, totalsByKey, zeroFigures } from './metrics.js';
 
 /** The eight reports of spec 01 §4.4 over the per-date rows; `realtime` over raw events. */
@@ -99,7 +100,7 @@ export const reportViews = {
     timezone: z.literal('Asia/Seoul'),
     includeTest: z.boolean(),
     lastComputedAt: instant.nullable(),
-    excludedBotSessions: count.describe('Bot-flagged visitors of the window'),
+    excludedBotSessions: count.describe('Sessions of the window left out for a bot-flagged event'),
     summary: z.object({
       visitors: count,
       pageViews: count,
@@ -260,20 +261,46 @@ async function paymentResults(db: Db, storeId: string, p: Period, now: number) {
   return PAYMENT_RESULTS.map((result) => ({ result, count: counts.get(result)! }));
 }
 
-/** The last 5 minutes straight from raw events (no aggregation wait); bots are left out and counted. */
+/** A raw event as the realtime report reads it. */
+interface RealtimeEvent {
+  visitorId: string;
+  name: string;
+  path: string | null;
+  bot: boolean;
+  test: boolean;
+  amount: number | null;
+  utmCampaign: string | null;
+  at: number;
+}
+
+/** The last 5 minutes straight from raw events (no aggregation wait); bot sessions are left out and counted. */
 export async function realtimeReport(db: Db, storeId: string, includeTest: boolean, now: number) {
   const from = now - REALTIME_WINDOW_MS;
   const rows = (await db.$client
-    .prepare('SELECT visitor_id, name, path, bot, test, amount FROM analytics_events WHERE store_id = ? AND at >= ? AND at <= ?')
+    .prepare(
+      'SELECT visitor_id, name, path, bot, test, amount, utm_campaign, at FROM analytics_events WHERE store_id = ? AND at >= ? AND at <= ? ORDER BY at, id',
+    )
     .raw()
-    .all(storeId, from, now)) as [string, string, string | null, unknown, unknown, number | null][];
-  const bots = new Set<string>();
-  for (const [visitorId, , , bot] of rows) if (Number(bot)) bots.add(visitorId);
+    .all(storeId, from, now)) as [string, string, string | null, unknown, unknown, number | null, string | null, number][];
+  const byVisitor = new Map<string, RealtimeEvent[]>();
+  for (const [visitorId, name, path, bot, test, amount, utmCampaign, at] of rows) {
+    const events = byVisitor.get(visitorId) ?? [];
+    events.push({ visitorId, name, path, bot: Boolean(Number(bot)), test: Boolean(Number(test)), amount, utmCampaign, at: Number(at) });
+    byVisitor.set(visitorId, events);
+  }
+  // Spec 01 §5.8: a session with a bot-flagged event is left out whole; the visitor's other sessions count.
+  let excludedBotSessions = 0;
+  const counted: RealtimeEvent[] = [];
+  for (const events of byVisitor.values()) {
+    for (const session of cutSessions(events)) {
+      if (session.some((e) => e.bot)) excludedBotSessions++;
+      else counted.push(...session);
+    }
+  }
   const visitors = new Set<string>();
   const summary = { visitors: 0, pageViews: 0, productViews: 0, cartAdds: 0, checkoutStarts: 0, purchases: 0, purchaseAmount: 0 };
   const paths = new Map<string, { pageViews: number; visitors: Set<string> }>();
-  for (const [visitorId, name, path, , test, amount] of rows) {
-    if (bots.has(visitorId)) continue;
+  for (const { visitorId, name, path, test, amount } of counted) {
     visitors.add(visitorId);
     if (name === 'page') {
       summary.pageViews++;
@@ -284,7 +311,7 @@ export async function realtimeReport(db: Db, storeId: string, includeTest: boole
     } else if (name === 'product_view') summary.productViews++;
     else if (name === 'cart_add') summary.cartAdds++;
     else if (name === 'checkout_start') summary.checkoutStarts++;
-    else if (name === 'purchase' && (includeTest || !Number(test))) {
+    else if (name === 'purchase' && (includeTest || !test)) {
       summary.purchases++;
       summary.purchaseAmount += Number(amount ?? 0);
     }
@@ -297,7 +324,7 @@ export async function realtimeReport(db: Db, storeId: string, includeTest: boole
     timezone: 'Asia/Seoul' as const,
     includeTest,
     lastComputedAt: computed === null ? null : isoAt(computed),
-    excludedBotSessions: bots.size,
+    excludedBotSessions,
     summary,
     rows: [...paths]
       .map(([path, e]) => ({ path, pageViews: e.pageViews, visitors: e.visitors.size }))

@@ -26,7 +26,7 @@ export const appView = z.object({
   updatedAt: instant,
 });
 
-export function presentApp(app: App) {
+export function presentApp(app: App): z.output<typeof appView> {
   return {
     appId: app.id,
     handle: app.handle,

@@ -8,7 +8,6 @@ import type { Services } from '../../server/services.js';
 import { roleAllows } from '../../kernel/scopes.js';
 import { emitEvent } from '../events/index.js';
 import type { Role } from '../../kernel/identity.js';
-import { findMembership } from '../stores/index.js';
 import { latestVersion, type App, type AppVersion, type Installation } from './app-records.js';
 import { intervalSeconds, type Manifest } from '../../kernel/app-manifest.js';
 import { appDeliveries, appInstallations, appSchedules, appStorage } from './schema.js';
@@ -19,12 +18,6 @@ const ERASE_DELAY_MS = 48 * 3600_000;
 export function assertRoleCovers(role: Role, manifest: Manifest) {
   const above = manifest.scopes.filter((s) => !roleAllows(role, s));
   if (above.length) throw fail(403, 'INSUFFICIENT_ROLE', { reason: 'SCOPE_ABOVE_ROLE', role, scopes: above });
-}
-
-/** Development and private apps install only in stores their developer belongs to. */
-export async function assertInstallable(db: Db, app: App, storeId: string) {
-  if (app.visibility === 'PUBLIC') return;
-  if (!(await findMembership(db, storeId, app.ownerUserId))) throw fail(403, 'APP_NOT_INSTALLABLE', { visibility: app.visibility });
 }
 
 export async function install(services: Services, app: App, storeId: string, userId: string, now: number): Promise<Installation> {

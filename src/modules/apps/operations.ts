@@ -1,40 +1,29 @@
-import { and, desc, eq, lt } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { mergeErrors } from '../../server/contract.js';
-import { ApiError, fail, validationFailed } from '../../server/errors.js';
-import { cursorPageOf } from '../../server/paging.js';
+import { ApiError, fail } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
 import { defineOperation, reply, type StoreCtx } from '../../server/registry.js';
 import { requireOwned } from '../../server/tenancy.js';
 import { toFieldErrors } from '../../server/validation.js';
 import { invokeAndRecord } from './invoke.js';
 import { evictInstallation } from './isolates.js';
-import { checkManifest, manifestJsonSchema, requiredFunctions, type Manifest } from '../../kernel/app-manifest.js';
-import { appExecutions, appInstallations, apps } from './schema.js';
-import { activeInstallation, findApp, findAppByHandle, findInstallation, findVersion, latestVersion, ownApp, type Installation } from './app-records.js';
+import type { Manifest } from '../../kernel/app-manifest.js';
+import { appInstallations } from './schema.js';
+import { activeInstallation, findApp, findAppByHandle, findInstallation, findVersion, latestVersion, type Installation } from './app-records.js';
 import { applySettingsPatch } from './app-settings.js';
-import { addVersion, createApp } from './app-versions.js';
-import {
-  appVersionView,
-  appView,
-  installationActivity,
-  installationActivityView,
-  installationView,
-  presentApp,
-  presentInstallation,
-  presentVersion,
-  toolList,
-  toolView,
-} from './app-views.js';
-import { executionView, presentExecution } from './executions.js';
-import { assertInstallable, assertRoleCovers, consentTo, install, uninstall } from './installations.js';
+import { installationActivity, installationActivityView, installationView, presentInstallation, toolList, toolView } from './app-views.js';
+import { assertRoleCovers, consentTo, install, uninstall } from './installations.js';
+import { assertInstallable } from './visibility.js';
+import { developerOperations } from './developer-operations.js';
 import { deleteItem, listItems, readItem, storageDeleteView, storageItemView, storageKey, storageListView, storageWriteView, writeItem } from './storage.js';
 
 defineMessages({
   APP_NOT_FOUND: '앱을 찾을 수 없습니다.',
   APP_HANDLE_TAKEN: '이미 다른 앱이 사용 중인 핸들입니다.',
   APP_NO_VERSION: '배포된 버전이 없는 앱입니다. 먼저 svc app deploy로 버전을 올리세요.',
-  APP_NOT_INSTALLABLE: '이 상점에 설치할 수 없는 앱입니다. 개발 중인 앱은 개발자가 구성원인 상점에만 설치됩니다.',
+  APP_NOT_INSTALLABLE: '이 상점에 설치할 수 없는 앱입니다. 개발 중인 앱은 개발자가 구성원인 상점에만, 비공개 앱은 개발자가 지정한 상점에만 설치됩니다.',
+  APP_ALREADY_PUBLIC: '공개된 앱은 비공개로 되돌릴 수 없습니다. 설치한 상점이 끊기지 않도록 공개는 유지됩니다.',
   APP_INSTALLATION_NOT_FOUND: '앱 설치를 찾을 수 없습니다.',
   APP_INSTALLATION_ENDED: '삭제된 앱 설치입니다.',
   APP_ROUTE_FAILED: '앱의 공개 경로 처리에 실패했습니다.',
@@ -52,28 +41,6 @@ const tag = 'Apps';
 const installationParams = z.object({ installationId: z.string() });
 /** Installation management is for people on the store platform (spec 02 §4.1). */
 
-// Taken as it comes and checked in the handler (its field errors named `manifest.…`); the document states the manifest's schema.
-const { $schema: _dialect, title: _title, ...manifestStatement } = manifestJsonSchema();
-const manifestBody = z.record(z.string(), z.unknown()).meta(manifestStatement);
-function validManifest(value: unknown): Manifest {
-  const check = checkManifest(value, 'manifest.');
-  if (!check.ok) throw validationFailed(check.errors);
-  return check.manifest;
-}
-
-/** The built bundle (runtime/README.md): one script, its source map, the functions it defines, the admin page. */
-const bundleBody = z
-  .object({
-    code: z.string().min(1),
-    map: z.string().optional(),
-    functions: z.array(z.string().regex(/^(tools|notifications|schedules|routes|events)\/.+$/)).max(200),
-    adminPage: z
-      .string()
-      .max(256 * 1024)
-      .optional(),
-  })
-  .strict();
-
 async function loadInstallation(ctx: StoreCtx<unknown, unknown, { installationId: string }>, notFound = 'APP_INSTALLATION_NOT_FOUND'): Promise<Installation> {
   return requireOwned(await findInstallation(ctx.db, ctx.params.installationId), ctx.store.id, notFound);
 }
@@ -87,7 +54,6 @@ async function liveInstallation(ctx: StoreCtx<unknown, unknown, { installationId
 /** Errors of `loadInstallation`, and of `liveInstallation` (an uninstalled one is ended). */
 const installationNotFound = { 403: ['TENANT_MISMATCH'], 404: ['APP_INSTALLATION_NOT_FOUND'] };
 const liveInstallationErrors = mergeErrors(installationNotFound, { 409: ['APP_INSTALLATION_ENDED'] });
-const appNotFound = { 404: ['APP_NOT_FOUND'] };
 
 const installationTarget = (ctx: { params: { installationId: string } }) => ({ type: 'APP_INSTALLATION', id: ctx.params.installationId });
 /** Installing and managing apps is for store-platform OWNERs and ADMINs (spec 02 §4.1). */
@@ -111,111 +77,7 @@ function toolInput(declared: NonNullable<NonNullable<Manifest['mcp']>['tools']>[
 }
 
 export const appOperations = [
-  // ——— developers: apps and versions (account level: an app belongs to its developer, not to a store) ———
-  defineOperation({
-    operationId: 'listApps',
-    method: 'GET',
-    path: '/v1/developer/apps',
-    summary: "The caller's apps; `handle` finds one",
-    tag,
-    auth: 'account',
-    callers: ['login', 'access'],
-    query: z.object({ handle: z.string().optional() }).strict(),
-    response: z.object({ contents: z.array(appView) }),
-    handler: async (ctx) => {
-      const where = and(eq(apps.ownerUserId, ctx.principal!.userId), ctx.query.handle ? eq(apps.handle, ctx.query.handle) : undefined);
-      return { contents: (await ctx.db.select().from(apps).where(where).orderBy(desc(apps.id)).all()).map(presentApp) };
-    },
-  }),
-  defineOperation({
-    operationId: 'createApp',
-    method: 'POST',
-    path: '/v1/developer/apps',
-    summary: 'Register an app from its manifest (handle and name); versions are uploaded next',
-    tag,
-    auth: 'account',
-    callers: ['login', 'access'],
-    status: 201,
-    body: z.object({ manifest: manifestBody }).strict(),
-    response: appView,
-    errors: { 409: ['APP_HANDLE_TAKEN'] },
-    handler: async (ctx) => presentApp(await createApp(ctx.services, ctx.principal!.userId, validManifest(ctx.body.manifest), ctx.now)),
-  }),
-  defineOperation({
-    operationId: 'getApp',
-    method: 'GET',
-    path: '/v1/developer/apps/{appId}',
-    summary: "One of the caller's apps",
-    tag,
-    auth: 'account',
-    callers: ['login', 'access'],
-    params: z.object({ appId: z.string() }),
-    response: appView,
-    errors: appNotFound,
-    handler: async (ctx) => presentApp(await ownApp(ctx.db, ctx.params.appId, ctx.principal!.userId)),
-  }),
-  defineOperation({
-    operationId: 'createAppVersion',
-    method: 'POST',
-    path: '/v1/developer/apps/{appId}/versions',
-    summary: 'Upload a built version; installations move to it unless it widens consent (then it waits as pendingVersion)',
-    tag,
-    auth: 'account',
-    callers: ['login', 'access'],
-    status: 201,
-    // A bundle and its source map, like a storefront server bundle, may reach 10 MiB (spec 02 §8).
-    maxBodyBytes: 10 * 1024 * 1024,
-    params: z.object({ appId: z.string() }),
-    body: z.object({ manifest: manifestBody, bundle: bundleBody }).strict(),
-    response: appVersionView,
-    errors: mergeErrors(appNotFound, { 400: ['HANDLER_MISSING'] }),
-    handler: async (ctx) => {
-      const app = await ownApp(ctx.db, ctx.params.appId, ctx.principal!.userId);
-      const manifest = validManifest(ctx.body.manifest);
-      const missing = requiredFunctions(manifest).filter((fn) => !ctx.body.bundle.functions.includes(fn));
-      if (manifest.ui?.adminPage && ctx.body.bundle.adminPage === undefined) missing.push('ui/adminPage');
-      if (missing.length) throw fail(400, 'HANDLER_MISSING', { functions: missing });
-      return presentVersion(await addVersion(ctx.services, app, ctx.principal!.userId, manifest, ctx.body.bundle, ctx.now));
-    },
-  }),
-  defineOperation({
-    operationId: 'listAppLogs',
-    method: 'GET',
-    path: '/v1/developer/apps/{appId}/logs',
-    summary: "Runs of the app's code in every store, newest first (kept 7 days); `cursor` pages back",
-    tag,
-    auth: 'account',
-    callers: ['login', 'access'],
-    params: z.object({ appId: z.string() }),
-    query: z
-      .object({
-        installationId: z.string().optional(),
-        cursor: z.string().optional(),
-        limit: z.coerce.number().int().min(1).max(200).default(50),
-      })
-      .strict(),
-    response: cursorPageOf(executionView),
-    errors: appNotFound,
-    handler: async (ctx) => {
-      const app = await ownApp(ctx.db, ctx.params.appId, ctx.principal!.userId);
-      const q = ctx.query;
-      const where = and(
-        eq(appExecutions.appId, app.id),
-        q.installationId ? eq(appExecutions.installationId, q.installationId) : undefined,
-        q.cursor ? lt(appExecutions.id, q.cursor) : undefined,
-      );
-      const rows = await ctx.db
-        .select()
-        .from(appExecutions)
-        .where(where)
-        .orderBy(desc(appExecutions.id))
-        .limit(q.limit + 1)
-        .all();
-      const page = rows.slice(0, q.limit);
-      return { contents: page.map(presentExecution), nextCursor: rows.length > q.limit ? page[page.length - 1].id : null };
-    },
-  }),
-
+  ...developerOperations,
   // ——— stores: installations (spec 02 §4.1) ———
   defineOperation({
     operationId: 'listAppInstallations',

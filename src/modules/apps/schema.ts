@@ -25,6 +25,19 @@ export const apps = sqliteTable(
   (t) => [uniqueIndex('apps_handle').on(t.handle)],
 );
 
+/** The stores a `PRIVATE` app's developer named: it installs there (and in the developer's own stores). */
+export const appAllowedStores = sqliteTable(
+  'app_allowed_stores',
+  {
+    appId: text('app_id')
+      .notNull()
+      .references(() => apps.id),
+    storeId: text('store_id').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.appId, t.storeId] })],
+);
+
 /**
  * A built version as `svc app build` produced it (runtime/README.md, bundle contract): one script defining
  * the global `__app` with each function under its group (`__app.tools[name]`, …), its source map, and the

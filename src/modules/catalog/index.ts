@@ -5,6 +5,7 @@ import { categoryOperations } from './category-operations.js';
 import { collectionOperations } from './collection-operations.js';
 import { addDays, datesIn, today } from '../../kernel/dates.js';
 import { optionSetOperations } from './option-set-operations.js';
+import { optionSetImportOperation } from './option-set-import.js';
 import { productOperations } from './operations.js';
 import { productCalendar } from './schema.js';
 import { variantsOf } from './product-rows.js';
@@ -46,7 +47,7 @@ async function seedSamples(services: Services, storeId: string) {
 
 export const catalogModule: Module = {
   name: 'catalog',
-  operations: [...productOperations, ...categoryOperations, ...collectionOperations, ...optionSetOperations, ...storefrontOperations],
+  operations: [...productOperations, ...categoryOperations, ...collectionOperations, ...optionSetOperations, optionSetImportOperation, ...storefrontOperations],
   onSeed: seedSamples,
 };
 
@@ -65,3 +66,4 @@ export { type Fulfillment, type RefundOverride } from './schema.js';
 export { priceStay, recordSale, restoreStock, type Stay } from './stock.js';
 export { categoryIdsInStore, findCategory, findStoreProduct, productIdsInStore } from './product-rows.js';
 export { hasSellableProduct } from './product-rows.js';
+export { addonAmountOf, chooseItemOptions, NO_ITEM_OPTIONS, type AddonSelection, type ItemOptions, type ItemOptionsRequest } from './item-options.js';

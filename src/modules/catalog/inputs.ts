@@ -26,6 +26,8 @@ export const LIMITS = {
   buyerCalendarDays: 120,
   stayNights: 30,
   optionSets: 200,
+  addonGroups: 20,
+  customInputs: 20,
   stockQuantity: 1_000_000_000,
 } as const;
 /** A variant's (or a dated day's) stock as a seller sets it; adjustments are held to the same bound (stock.ts). */
@@ -145,6 +147,56 @@ export const refundOverride = z
   })
   .strict();
 
+const customInput = z
+  .object({
+    label: z.string().trim().min(1).max(50),
+    placeholder: z.string().max(100).nullable(),
+    maxLength: z.number().int().min(1).max(1000),
+    required: z.boolean(),
+    key: z.string().regex(/^[a-zA-Z][a-zA-Z0-9_]{0,39}$/),
+    type: z.enum(['TEXT', 'TEXTAREA', 'SELECT']),
+    options: z.array(z.string().min(1).max(50)).max(50),
+  })
+  .strict()
+  .superRefine((c, ctx) => {
+    if (c.type === 'SELECT' && c.options.length === 0)
+      ctx.addIssue({ code: 'custom', path: ['options'], message: '선택형 입력에는 선택지가 필요합니다.', params: { code: 'REQUIRED' } });
+  })
+  .meta(stated.when('type', ['SELECT'], { properties: { options: { minItems: 1 } } }));
+
+/** Custom inputs of a product or a saved set: keys are unique, since an order's text is keyed by them. */
+export const customInputs = z
+  .array(customInput)
+  .max(LIMITS.customInputs)
+  .superRefine((inputs, ctx) => {
+    for (const key of duplicates(inputs.map((c) => c.key)))
+      ctx.addIssue({ code: 'custom', path: [], message: `입력 키 "${key}"이(가) 중복되었습니다.`, params: { code: 'DUPLICATE' } });
+  });
+
+/** A product's add-on group (issue 30): extras on top of the variant, priced from 0 in 10-won units (checked by the write). */
+const addonGroup = z
+  .object({
+    name: z.string().trim().min(1).max(30),
+    required: z.boolean(),
+    values: z
+      .array(z.object({ name: optionValue, additionalPrice: price.min(0).meta({ multipleOf: 10 }) }).strict())
+      .min(1)
+      .max(LIMITS.valuesPerAxis),
+  })
+  .strict();
+
+export const productAddons = z
+  .array(addonGroup)
+  .max(LIMITS.addonGroups)
+  .superRefine((groups, ctx) => {
+    for (const name of duplicates(groups.map((g) => g.name)))
+      ctx.addIssue({ code: 'custom', path: [], message: `추가 상품 이름 "${name}"이(가) 중복되었습니다.`, params: { code: 'DUPLICATE' } });
+    groups.forEach((group, i) => {
+      for (const value of duplicates(group.values.map((v) => v.name)))
+        ctx.addIssue({ code: 'custom', path: [i, 'values'], message: `추가 상품 값 "${value}"이(가) 중복되었습니다.`, params: { code: 'DUPLICATE' } });
+    });
+  });
+
 const productFields = {
   name: z.string().trim().min(1).max(LIMITS.nameLength),
   salePrice: fullPrice,
@@ -161,6 +213,8 @@ const productFields = {
   flowId: id.nullable(),
   pointEarnRateBp: z.number().int().min(0).max(10_000).nullable(),
   isSample: z.boolean(),
+  addons: productAddons,
+  customInputs,
 };
 
 const optional = <T extends Record<string, z.ZodType>>(shape: T) =>
@@ -279,37 +333,18 @@ const optionSetGroup = z
   })
   .strict();
 
-const customInput = z
-  .object({
-    label: z.string().trim().min(1).max(50),
-    placeholder: z.string().max(100).nullable(),
-    maxLength: z.number().int().min(1).max(1000),
-    required: z.boolean(),
-    key: z.string().regex(/^[a-zA-Z][a-zA-Z0-9_]{0,39}$/),
-    type: z.enum(['TEXT', 'TEXTAREA', 'SELECT']),
-    options: z.array(z.string().min(1).max(50)).max(50),
-  })
-  .strict()
-  .superRefine((c, ctx) => {
-    if (c.type === 'SELECT' && c.options.length === 0)
-      ctx.addIssue({ code: 'custom', path: ['options'], message: '선택형 입력에는 선택지가 필요합니다.', params: { code: 'REQUIRED' } });
-  })
-  .meta(stated.when('type', ['SELECT'], { properties: { options: { minItems: 1 } } }));
-
 export const optionSetBody = z
   .object({
     name: z.string().trim().min(1).max(50),
     optionSort: z.enum(['REGISTERED', 'NAME']).default('REGISTERED'),
     groups: z.array(optionSetGroup).max(LIMITS.axes + 10),
-    customInputs: z.array(customInput).max(20).default([]),
+    customInputs: customInputs.default([]),
   })
   .strict()
   .superRefine((b, ctx) => {
     const combos = b.groups.filter((g) => g.kind === 'COMBINATION');
     if (combos.length > LIMITS.axes)
       ctx.addIssue({ code: 'custom', path: ['groups'], message: `조합형 옵션은 최대 ${LIMITS.axes}개입니다.`, params: { code: 'TOO_LONG' } });
-    for (const key of duplicates(b.customInputs.map((c) => c.key)))
-      ctx.addIssue({ code: 'custom', path: ['customInputs'], message: `입력 키 "${key}"이(가) 중복되었습니다.`, params: { code: 'DUPLICATE' } });
   });
 
 export const optionSetListQuery = z

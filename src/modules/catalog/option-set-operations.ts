@@ -10,6 +10,7 @@ import { LIMITS, optionSetBody, optionSetListQuery } from './inputs.js';
 import { savedOptionSets } from './schema.js';
 import { pageOf, paginated } from '../../server/paging.js';
 import { instant, won } from '../../server/responses.js';
+import { customInputView } from './product-views.js';
 
 const tag = 'Catalog';
 const params = z.object({ optionSetId: z.string() }).strict();
@@ -28,19 +29,7 @@ const optionSetView = z.object({
       values: z.array(z.object({ name: z.string(), additionalPrice: won })),
     }),
   ),
-  customInputs: z
-    .array(
-      z.object({
-        label: z.string(),
-        placeholder: z.string().nullable(),
-        maxLength: z.number().int(),
-        required: z.boolean(),
-        key: z.string(),
-        type: z.enum(['TEXT', 'TEXTAREA', 'SELECT']),
-        options: z.array(z.string()).describe('Choices of a SELECT input'),
-      }),
-    )
-    .describe('Text the buyer types or picks when ordering'),
+  customInputs: z.array(customInputView).describe('Text the buyer types or picks when ordering'),
   importedProductCount: z.number().int().describe('Products that imported this set'),
   createdAt: instant,
   updatedAt: instant,

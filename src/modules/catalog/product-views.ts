@@ -23,6 +23,22 @@ export const presentDiscount = (product: ProductRow, now: number): z.output<type
     : null;
 
 const optionAxisView = z.object({ name: z.string(), values: z.array(z.string()) });
+/** Add-on groups of a product (issue 30): extras a buyer picks on top of the variant. */
+export const addonGroupView = z.object({
+  name: z.string(),
+  required: z.boolean().describe('A buyer must pick one value of a required group'),
+  values: z.array(z.object({ name: z.string(), additionalPrice: won.describe('Won added to the unit price') })),
+});
+/** Custom inputs of a product or a saved option set (spec 01 §2.7): text the buyer types or picks when ordering. */
+export const customInputView = z.object({
+  label: z.string(),
+  placeholder: z.string().nullable(),
+  maxLength: z.number().int(),
+  required: z.boolean(),
+  key: z.string().describe('Names the input in checkout `customInputs`'),
+  type: z.enum(['TEXT', 'TEXTAREA', 'SELECT']),
+  options: z.array(z.string()).describe('Choices of a SELECT input'),
+});
 const shippingView = z.object({
   deliveryType: z.enum(['FREE', 'PAID', 'CONDITIONAL_FREE']),
   deliveryFee: won,
@@ -74,6 +90,8 @@ export const productView = z.object({
   pointEarnRateBp: z.number().int().nullable().describe('Point earn rate in basis points; null: the store default'),
   isSample: z.boolean(),
   discount: discountView.nullable(),
+  addons: z.array(addonGroupView),
+  customInputs: z.array(customInputView),
   version: z.number().int().describe('Grows with every write; the ETag, sent back as If-Match'),
   createdAt: instant,
   updatedAt: instant,
@@ -110,6 +128,8 @@ export function presentProduct(origin: string, product: ProductRow, variants: Va
     pointEarnRateBp: product.pointEarnRateBp,
     isSample: product.isSample,
     discount: presentDiscount(product, now),
+    addons: product.addons,
+    customInputs: product.customInputs,
     version: product.version,
     createdAt: isoAt(product.createdAt),
     updatedAt: isoAt(product.updatedAt),
@@ -147,6 +167,8 @@ export const buyerProductView = z.object({
   ]),
   inventoryMode,
   pointEarnRateBp: z.number().int().nullable(),
+  addons: z.array(addonGroupView),
+  customInputs: z.array(customInputView),
 });
 
 /** The buyer's view: no stock counts, list price as `originalPrice`, the price to pay now, only variants on sale. */
@@ -188,5 +210,7 @@ export function presentBuyerProduct(origin: string, product: ProductRow, variant
         : product.fulfillment,
     inventoryMode: product.inventoryMode,
     pointEarnRateBp: product.pointEarnRateBp,
+    addons: product.addons,
+    customInputs: product.customInputs,
   };
 }

@@ -126,6 +126,7 @@ export async function writeProduct(ctx: WriteCtx, mode: WriteMode, existing: Pro
 
   if (input.salePrice !== undefined) assertPriceUnit('salePrice', input.salePrice);
   input.variants?.forEach((v, i) => v.additionalAmount !== undefined && assertPriceUnit(`variants.${i}.additionalAmount`, v.additionalAmount, { addOn: true }));
+  input.addons?.forEach((g, i) => g.values.forEach((v, j) => assertPriceUnit(`addons.${i}.values.${j}.additionalPrice`, v.additionalPrice, { addOn: true })));
   if (input.images) await requireProductImages(db, storeId, input.images);
   await requireFlowId(db, storeId, input.flowId);
   if (input.categoryId) {
@@ -190,6 +191,8 @@ export async function writeProduct(ctx: WriteCtx, mode: WriteMode, existing: Pro
     pointEarnRateBp: pick('pointEarnRateBp', null),
     isSample: pick('isSample', false),
     discount: existing?.discount ?? null,
+    addons: pick('addons', []),
+    customInputs: pick('customInputs', []),
     version: (existing?.version ?? 0) + 1,
     typeChangedVersion: existing && !typeChanged ? existing.typeChangedVersion : (existing?.version ?? 0) + 1,
     salesCount: existing?.salesCount ?? 0,

@@ -89,6 +89,10 @@ export const products = sqliteTable(
     pointEarnRateBp: integer('point_earn_rate_bp'),
     isSample: integer('is_sample', { mode: 'boolean' }).notNull(),
     discount: text('discount', { mode: 'json' }).$type<Discount>(),
+    /** Extras a buyer picks on top of the variant (gift wrap +3,000원); their prices add to the item. */
+    addons: text('addons', { mode: 'json' }).$type<ProductAddon[]>().notNull().default([]),
+    /** Text a buyer types or picks when ordering (engraving); the order item keeps it. */
+    customInputs: text('custom_inputs', { mode: 'json' }).$type<CustomInput[]>().notNull().default([]),
     /** Grows with every write; `If-Match` against it detects a fulfillment type changed meanwhile. */
     version: integer('version').notNull(),
     /** The version at which `fulfillment.type` last changed. */
@@ -154,6 +158,13 @@ export interface OptionSetGroup {
   values: { name: string; additionalPrice: number }[];
 }
 
+/** An add-on group of a product: an `ADDON` group of a saved option set, without its kind. */
+export interface ProductAddon {
+  name: string;
+  required: boolean;
+  values: { name: string; additionalPrice: number }[];
+}
+
 export interface CustomInput {
   label: string;
   placeholder: string | null;
@@ -178,6 +189,22 @@ export const savedOptionSets = sqliteTable(
     updatedAt: integer('updated_at').notNull(),
   },
   (t) => [index('saved_option_sets_store').on(t.storeId, t.updatedAt)],
+);
+
+/** Which products imported which saved option set: one row per pair, so `importedProductCount` counts products. */
+export const optionSetImports = sqliteTable(
+  'option_set_imports',
+  {
+    optionSetId: text('option_set_id')
+      .notNull()
+      .references(() => savedOptionSets.id, { onDelete: 'cascade' }),
+    productId: text('product_id')
+      .notNull()
+      .references(() => products.id, { onDelete: 'cascade' }),
+    storeId: text('store_id').notNull(),
+    importedAt: integer('imported_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.optionSetId, t.productId] })],
 );
 
 /**

@@ -8,7 +8,7 @@ import { requireOwned } from '../../server/tenancy.js';
 import { cashReceiptOf, cashReceiptView, presentCashReceipt } from '../orders/index.js';
 import { pageOf, pageQuery, paginated } from '../../server/paging.js';
 import { dateInput } from '../../server/validation.js';
-import { EASY_PAY_PROVIDERS, METHODS, PROVIDERS } from '../payments/index.js';
+import { EASY_PAY_PROVIDERS, METHODS, merchantOfCredential, PROVIDERS } from '../payments/index.js';
 import { kstDayStart, periodOf, queryBool } from '../orders/index.js';
 import { attemptsOf, findPayment, type PaymentRow } from './payment-records.js';
 import { failureView, paymentResult, paymentResultEnum, presentFailure } from './payment-views.js';
@@ -123,6 +123,13 @@ export const paymentView = z.object({
   checkoutId: z.string(),
   testPayment: z.boolean(),
   environment: z.enum(['TEST', 'LIVE']),
+  merchant: z
+    .string()
+    .nullable()
+    .describe("Whose gateway keys took the payment: pg_one's client key, pg_two's Store ID (never a secret); null when paid wholly with points."),
+  heldRefundAmount: won.describe(
+    'Sum of the HELD refunds: cash the gateway could not give back yet, waiting for the seller (`POST /payments/refunds/{refundId}/process`).',
+  ),
   amount: won.describe('`amounts.totalAmount`.'),
   amounts: amountsView,
   buyerName: z.string().nullable().describe("The guest's name, else the member's name in lower case (what the keyword search matches)."),
@@ -156,9 +163,18 @@ export const paymentDetailView = paymentView.extend({
     }),
   ),
   refunds: z.array(refundView),
-  heldRefundAmount: won.describe('Sum of the HELD refunds.'),
   cashReceipt: cashReceiptView.nullable(),
 });
+
+/** Cash of a payment's refunds the gateway holds (spec 01 §5.4 `heldRefundAmount`). */
+const heldRefundAmountOf = async (db: Db, paymentId: string) =>
+  Number(
+    (await db
+      .select({ amount: sql<number>`coalesce(sum(${paymentRefunds.amount}), 0)` })
+      .from(paymentRefunds)
+      .where(and(eq(paymentRefunds.paymentId, paymentId), eq(paymentRefunds.status, 'HELD')))
+      .get())!.amount,
+  );
 
 async function presentPayment(db: Db, p: PaymentRow & { adminStatus: AdminStatus }, now: number) {
   const attempts = await attemptsOf(db, p.id);
@@ -177,6 +193,8 @@ async function presentPayment(db: Db, p: PaymentRow & { adminStatus: AdminStatus
     checkoutId: p.checkoutId,
     testPayment: p.testPayment,
     environment: p.testPayment ? 'TEST' : 'LIVE',
+    merchant: await merchantOfCredential(db, approving?.credentialId ?? null),
+    heldRefundAmount: await heldRefundAmountOf(db, p.id),
     amount: p.amounts.totalAmount,
     amounts: p.amounts,
     buyerName: p.guest?.name ?? p.buyerName,
@@ -272,7 +290,6 @@ export const paymentAdminOperations = [
           approvedAt: a.approvedAt === null ? null : isoAt(a.approvedAt),
         })),
         refunds: refunds.map(presentRefund),
-        heldRefundAmount: refunds.filter((r) => r.status === 'HELD').reduce((n, r) => n + r.amount, 0),
         cashReceipt: presentCashReceipt(await cashReceiptOf(ctx.db, payment.id)),
       };
     },

@@ -1,9 +1,9 @@
 // Cash receipts of a payment: who may ask for one, recording the request, following refunds, issuing them.
 import { and, eq } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { transaction, type Db } from '../../db/client.js';
 import { fail } from '../../server/errors.js';
 import type { Services } from '../../server/services.js';
-import { sealSecrets } from '../payments/index.js';
+import { gatewayFor, openSecrets, sealSecrets, type Pg } from '../payments/index.js';
 import {
   cancelCashReceipt,
   cashReceiptOf,
@@ -11,9 +11,11 @@ import {
   queueCashReceiptReissue,
   recordCashReceiptFailure,
   recordCashReceiptIssued,
+  recordGatewayReceiptCanceled,
   requestCashReceipt,
+  type CashReceiptRow,
 } from '../orders/index.js';
-import { findPayment, type PaymentRow } from './payment-records.js';
+import { approvedAttemptIdOf, findAttempt, findPayment, type PaymentRow } from './payment-records.js';
 import { paymentAttempts, paymentRefunds } from './schema.js';
 
 /** Final methods that issue a cash receipt (spec 01 §3.4 "not applicable" otherwise). */
@@ -70,11 +72,61 @@ export async function followCashReceipt(db: Db, now: number, paymentId: string) 
   const receipt = await cashReceiptOf(db, paymentId);
   if (!receipt || !['ISSUED', 'ISSUE_PENDING', 'REQUESTED'].includes(receipt.status)) return;
   const left = await cashLeft(db, (await findPayment(db, paymentId))!);
-  if (left === 0) await cancelCashReceipt(db, paymentId, now);
-  else if (receipt.status === 'ISSUED') await queueCashReceiptReissue(db, paymentId, now);
+  // A receipt a live gateway issued is canceled there first, by the issuing job.
+  if (left === 0 && receipt.gatewayReceiptKey === null) await cancelCashReceipt(db, paymentId, now);
+  else if (left === 0 || receipt.status === 'ISSUED') await queueCashReceiptReissue(db, paymentId, now);
 }
 
-/** Sandbox cash receipts are issued at once; live issuance waits for a gateway receipt API (not in the adapters yet). */
+/** Tries of a live receipt the gateway does not answer, before it ends ISSUE_FAILED (reissue starts again). */
+const LIVE_RECEIPT_TRIES = 5;
+
+/**
+ * A live receipt at its payment's gateway: one that covers other cash than is left is canceled first; then
+ * the receipt of what is left is issued under an id of its own (`<pgOrderId>-R<n>`, the same on every try,
+ * so a lost answer never issues two). A refusal ends ISSUE_FAILED at once; silence is tried again with
+ * backoff, ISSUE_FAILED after `LIVE_RECEIPT_TRIES`.
+ */
+async function issueAtGateway(services: Services, receipt: CashReceiptRow, payment: PaymentRow, now: number) {
+  const { db } = services;
+  const attempts = receipt.attempts + 1;
+  const failed = (code: string, refused: boolean) =>
+    recordCashReceiptFailure(db, receipt.paymentId, now, {
+      attempts,
+      nextAttemptAt: refused || attempts >= LIVE_RECEIPT_TRIES ? null : now + 60_000 * 2 ** attempts,
+      failureCode: code,
+    });
+  const attempt = (await findAttempt(db, (await approvedAttemptIdOf(db, payment.id))!))!;
+  const gateway = await gatewayFor(services, payment.storeId, attempt.pg as Pg, { credentialId: attempt.credentialId ?? undefined });
+  const left = await cashLeft(db, payment);
+  if (receipt.gatewayReceiptKey !== null) {
+    if (receipt.amount === left) return recordCashReceiptIssued(db, receipt.paymentId, now, { receiptNo: receipt.receiptNo!, amount: left, attempts });
+    const canceled = await gateway.cancelCashReceipt!({ receiptKey: receipt.gatewayReceiptKey });
+    if (canceled.status !== 'CANCELED') return failed(canceled.failure?.code ?? 'CASH_RECEIPT_CANCEL_PENDING', canceled.status === 'REFUSED');
+    await recordGatewayReceiptCanceled(db, receipt.paymentId, now);
+  }
+  if (left === 0) return cancelCashReceipt(db, receipt.paymentId, now);
+  const issued = await gateway.issueCashReceipt!({
+    receiptId: `${attempt.pgOrderId}-R${receipt.issueCount + 1}`,
+    orderName: attempt.windowParams?.orderName ?? `주문 ${payment.orderNo}`,
+    amount: left,
+    type: receipt.type,
+    identityNumber: openSecrets(services, receipt.paymentId, receipt.identitySealed).identityNumber,
+  });
+  if (issued.status !== 'ISSUED') return failed(issued.failure?.code ?? 'CASH_RECEIPT_PENDING', issued.status === 'REFUSED');
+  await transaction(db, async () => {
+    await recordCashReceiptIssued(db, receipt.paymentId, now, {
+      receiptNo: issued.issueNumber ?? issued.receiptKey!,
+      amount: left,
+      attempts,
+      gatewayReceiptKey: issued.receiptKey!,
+      issueCount: receipt.issueCount + 1,
+    });
+    // A refund completed while the gateway was issuing: this receipt covers too much, so it goes round again.
+    if ((await cashLeft(db, payment)) !== left) await queueCashReceiptReissue(db, receipt.paymentId, now);
+  });
+}
+
+/** Due receipts: sandbox ones are issued here at once, live ones at their payment's gateway (`issueAtGateway`). */
 export async function issueCashReceipts(services: Services, now: number): Promise<number> {
   let handled = 0;
   for await (const receipt of claimDueCashReceipts(services.db, now)) {
@@ -88,15 +140,7 @@ export async function issueCashReceipts(services: Services, now: number): Promis
         amount: await cashLeft(services.db, payment),
         attempts: receipt.attempts + 1,
       });
-    } else {
-      const attempts = receipt.attempts + 1;
-      const failed = attempts >= 5;
-      await recordCashReceiptFailure(services.db, receipt.paymentId, now, {
-        attempts,
-        nextAttemptAt: failed ? null : now + 60_000 * 2 ** attempts,
-        failureCode: 'ISSUER_NOT_AVAILABLE',
-      });
-    }
+    } else await issueAtGateway(services, receipt, payment, now);
   }
   return handled;
 }

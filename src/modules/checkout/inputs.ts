@@ -6,14 +6,21 @@ import { phone, shippingAddress } from '../orders/index.js';
 const stay = z.object({ checkIn: z.string(), checkOut: z.string() }).strict();
 export const quantity = z.number().int().min(1).max(999);
 
-export const cartAdd = z.object({ productId: z.string().min(1), optionId: z.string().min(1), quantity, stay: stay.optional() }).strict();
+/** Add-on picks (group and value names) and custom input text by key (issue 30); checked against the product. */
+const itemOptions = {
+  addonSelections: z
+    .array(z.object({ name: z.string().min(1).max(30), value: z.string().min(1).max(50) }).strict())
+    .max(20)
+    .optional(),
+  customInputs: z.record(z.string().min(1).max(40), z.string().max(1000)).optional(),
+};
+const orderLine = { productId: z.string().min(1), optionId: z.string().min(1), quantity, stay: stay.optional(), ...itemOptions };
+
+export const cartAdd = z.object(orderLine).strict();
 export const cartPatch = z.object({ quantity }).strict();
 
 export const checkoutCreate = z.union(
-  [
-    z.object({ cartItemIds: z.array(z.string().min(1)).min(1).max(100) }).strict(),
-    z.object({ directItem: z.object({ productId: z.string().min(1), optionId: z.string().min(1), quantity, stay: stay.optional() }).strict() }).strict(),
-  ],
+  [z.object({ cartItemIds: z.array(z.string().min(1)).min(1).max(100) }).strict(), z.object({ directItem: z.object(orderLine).strict() }).strict()],
   { error: 'cartItemIds 또는 directItem 중 하나를 보내세요.' },
 );
 

@@ -17,6 +17,7 @@ import {
   addCartItem,
   assertGuestAllowed,
   assertSheetOpen,
+  audienceOf,
   BUYER_TOKEN_ERRORS,
   setCartQuantity,
   buyerSheet,
@@ -58,7 +59,7 @@ export const checkoutOperations = [
         storeId,
         name: store.name,
         guestCheckout: (await storeSettings(ctx.db, storeId)).guestCheckout,
-        ...(await checkoutAvailability(ctx.services, storeId)),
+        ...(await checkoutAvailability(ctx.services, storeId, await audienceOf(ctx, storeId))),
       };
     },
   }),
@@ -155,7 +156,7 @@ export const checkoutOperations = [
         sheet = await createSheet(ctx, storeId, customer, [{ ...ctx.body.directItem, cartItemId: null }], null);
       }
       await announce(ctx.db, 'checkoutStarted', { storeId, checkoutId: sheet.id, headers: ctx.event.req.headers, at: ctx.now });
-      return reply(201, await presentSheet(ctx.services, sheet, ctx.now));
+      return reply(201, await presentSheet(ctx.services, sheet, ctx.now, sheet.zipCode, await audienceOf(ctx, storeId)));
     },
   }),
   defineOperation({
@@ -172,7 +173,7 @@ export const checkoutOperations = [
     handler: async (ctx) => {
       const { sheet } = await buyerSheet(ctx, ctx.params.checkoutId, { open: false });
       if (sheet.status === 'OPEN') assertSheetOpen(sheet, ctx.now);
-      return presentSheet(ctx.services, sheet, ctx.now);
+      return presentSheet(ctx.services, sheet, ctx.now, sheet.zipCode, await audienceOf(ctx, sheet.storeId));
     },
   }),
   defineOperation({
@@ -208,7 +209,7 @@ export const checkoutOperations = [
     errors: OPEN_SHEET_ERRORS,
     handler: async (ctx) => {
       const { sheet } = await buyerSheet(ctx, ctx.params.checkoutId);
-      const view = await presentSheet(ctx.services, sheet, ctx.now, ctx.body.zipCode);
+      const view = await presentSheet(ctx.services, sheet, ctx.now, ctx.body.zipCode, await audienceOf(ctx, sheet.storeId));
       return {
         amounts: view.amounts,
         delivery: view.requiresShipping ? view.delivery : { zipCode: ctx.body.zipCode, remoteSurcharge: 0, remoteAreaLabel: null },

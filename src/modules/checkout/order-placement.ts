@@ -91,6 +91,7 @@ export async function placeOrder(
         stay: item.stay,
         fulfillment: item.fulfillment,
         refundPolicy: item.refundPolicy,
+        options: { optionSelections: item.optionSelections ?? [], customInputs: item.customInputs ?? [] },
       })),
     ),
   });

@@ -9,7 +9,7 @@ import type { Services } from '../../server/services.js';
 import { parseWith } from '../../server/validation.js';
 import { simulateOutcome, type Outcome } from './inputs.js';
 import { holdSandboxRefunds } from '../payments/index.js';
-import { decideSandbox, returnFromGateway } from './payment-confirmation.js';
+import { decideSandbox, returnFromGateway, withResult } from './payment-confirmation.js';
 import { attemptsOf, findPayment } from './payment-records.js';
 import { presentPaymentStatus, storefrontResult } from './payment-views.js';
 import { loadSheet } from './service.js';
@@ -83,10 +83,8 @@ p.requestPayment({ method: c.method, amount: { currency: 'KRW', value: Number(c.
 
 /** After the buyer's choice the window sends them back to the storefront's `returnUrl` with the result. */
 async function returnRedirect(services: Services, paymentId: string, returnUrl: string) {
-  const url = new URL(returnUrl);
-  for (const [key, value] of Object.entries(await storefrontResult(services, (await findPayment(services.db, paymentId))!)))
-    if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
-  return new Response(null, { status: 303, headers: { location: url.toString() } });
+  const location = withResult(returnUrl, await storefrontResult(services, (await findPayment(services.db, paymentId))!));
+  return new Response(null, { status: 303, headers: { location } });
 }
 
 const errorPage = (error: ApiError) =>

@@ -13,7 +13,7 @@ import type { Services } from '../../server/services.js';
 import { hashPassword } from '../accounts/index.js';
 import { findProduct, variantsOf } from '../catalog/index.js';
 import { checkoutMode, gatewayFor, optionKey, paymentDomains, paymentOptions } from '../payments/index.js';
-import type { EasyPayProvider, Gateway, PaymentMethod, PaymentOption, Pg } from '../payments/index.js';
+import type { CheckoutAudience, EasyPayProvider, Gateway, PaymentMethod, PaymentOption, Pg } from '../payments/index.js';
 import { allocateOrderNo } from '../orders/index.js';
 import { assertCashReceiptAllowed, writeCashReceipt } from './cash-receipts.js';
 import { IDEMPOTENCY_ERRORS, idempotent } from './idempotency.js';
@@ -28,6 +28,7 @@ import {
   assertBuyerStore,
   assertGuestAllowed,
   assertSheetOpen,
+  audienceOf,
   BUYER_TOKEN_ERRORS,
   buyerOf,
   buyerSheet,
@@ -67,13 +68,17 @@ async function assertReturnUrl(services: Services, storeId: string, value: strin
   }
 }
 
-/** The requested option among the enabled ones (409 PAYMENT_NOT_CONFIGURED / PAYMENT_OPTION_UNAVAILABLE). */
-async function resolveOption(services: Services, storeId: string, input: PaymentOptionRef): Promise<PaymentOption> {
-  const options = await paymentOptions(services, storeId);
-  if (options.length === 0) throw fail(409, 'PAYMENT_NOT_CONFIGURED', { reason: (await checkoutMode(services, storeId)).reason ?? 'NO_PROVIDER' });
+/**
+ * The requested option among the ones this buyer is offered: none while no gateway can take their payment
+ * (409 PAYMENT_NOT_CONFIGURED: NO_PROVIDER, or NOT_LIVE for visitors of a public shop on sandbox gateways),
+ * else 409 PAYMENT_OPTION_UNAVAILABLE for one not enabled.
+ */
+async function resolveOption(services: Services, storeId: string, input: PaymentOptionRef, audience: CheckoutAudience): Promise<PaymentOption> {
+  const options = await paymentOptions(services, storeId, audience);
+  if (options.length === 0) throw fail(409, 'PAYMENT_NOT_CONFIGURED', { reason: (await checkoutMode(services, storeId, audience)).reason ?? 'NO_PROVIDER' });
   const key = optionKey(input as Parameters<typeof optionKey>[0]);
   const option = options.find((o) => o.key === key);
-  if (!option) throw fail(409, 'PAYMENT_OPTION_UNAVAILABLE', { option: input, paymentOptions: await presentOptions(services, storeId) });
+  if (!option) throw fail(409, 'PAYMENT_OPTION_UNAVAILABLE', { option: input, paymentOptions: await presentOptions(services, storeId, audience) });
   return option;
 }
 
@@ -206,18 +211,19 @@ export async function startPayment(ctx: Ctx<PaymentStartInput, unknown, { checko
     const customerId = customer?.id ?? null;
     const toPay = (await priceWithDiscounts(ctx.db, sheet, customerId, body, zipCode, ctx.now)).priced.amounts.totalAmount;
     const paid = toPay > 0;
+    const audience = await audienceOf(ctx, sheet.storeId);
     let option: PaymentOption | null = null;
     if (paid) {
       if (!body.option) throw validationFailed([{ field: 'option', code: 'REQUIRED', message: '결제 수단(option)이 필요합니다.' }]);
       if (!body.returnUrl) throw validationFailed([{ field: 'returnUrl', code: 'REQUIRED', message: '결제 후 돌아올 주소(returnUrl)가 필요합니다.' }]);
-      option = await resolveOption(services, sheet.storeId, body.option);
+      option = await resolveOption(services, sheet.storeId, body.option, audience);
       if (body.cashReceipt) assertCashReceiptAllowed(option.method, toPay);
     } else {
       if (body.option) throw validationFailed([{ field: 'option', code: 'NOT_APPLICABLE', message: '결제할 금액이 없으면 option을 보내지 않습니다.' }]);
       if (body.cashReceipt) assertCashReceiptAllowed(null, 0);
     }
     const gateway = paid ? await gatewayFor(services, sheet.storeId, option!.pg) : null;
-    const testPayment = gateway ? gateway.sandbox : (await checkoutMode(services, sheet.storeId)).mode === 'TEST';
+    const testPayment = gateway ? gateway.sandbox : (await checkoutMode(services, sheet.storeId, audience)).mode === 'TEST';
     if (paid) await assertReturnUrl(services, sheet.storeId, body.returnUrl!, testPayment);
     const guestPasswordHash = body.guest ? await hashPassword(body.guest.orderPassword) : null;
 
@@ -316,7 +322,7 @@ export async function newAttempt(
   const payment = await buyerPayment(ctx);
   return idempotent(ctx, `payment:${payment.id}`, async () => {
     await assertRetryable(ctx.db, payment, ctx.now);
-    const option = await resolveOption(services, payment.storeId, ctx.body.option);
+    const option = await resolveOption(services, payment.storeId, ctx.body.option, await audienceOf(ctx, payment.storeId));
     if (ctx.body.cashReceipt) assertCashReceiptAllowed(option.method, payment.amounts.totalAmount);
     const gateway = await gatewayFor(services, payment.storeId, option.pg);
     const testPayment = gateway.sandbox;

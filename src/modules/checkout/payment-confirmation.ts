@@ -3,7 +3,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { claimEachDue } from '../../db/claim.js';
 import { transaction } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
-import { fail, validationFailed } from '../../server/errors.js';
+import { fail } from '../../server/errors.js';
 import type { Services } from '../../server/services.js';
 import { gatewayFor, sandboxDecide } from '../payments/index.js';
 import type { ConfirmResult, EasyPayProvider, PaymentMethod, Pg, SandboxOutcome } from '../payments/index.js';
@@ -92,14 +92,22 @@ export async function decideSandbox(services: Services, paymentId: string, outco
 /**
  * The buyer back from a live gateway window (`/pay/{paymentId}/return`): a failure (`code`, `message`) ends
  * the attempt, success carries the gateway's payment key (pg_one gives it only now) and is confirmed.
- * Returns the storefront address to send the buyer to.
+ * Returns the storefront address to send the buyer to. A return carrying no payment information (no
+ * attempt, or neither a key nor a failure) changes nothing and tells the storefront `INVALID` (spec 02).
  */
 export async function returnFromGateway(services: Services, paymentId: string, query: URLSearchParams): Promise<string> {
   const { db } = services;
-  const attempt = await findAttempt(db, query.get('attemptId') ?? '');
+  const attemptId = query.get('attemptId');
+  if (!attemptId) {
+    const last = await lastAttemptOf(db, paymentId);
+    if (!last) throw fail(404, 'PAYMENT_NOT_FOUND');
+    return withResult(last.returnUrl, { status: 'INVALID', paymentId });
+  }
+  const attempt = await findAttempt(db, attemptId);
   if (!attempt || attempt.paymentId !== paymentId) throw fail(404, 'PAYMENT_NOT_FOUND');
   if (attempt.status === 'READY') {
     const code = query.get('code');
+    const key = query.get('paymentKey');
     if (code) {
       await applyGatewayResult(services, attempt, {
         status: 'REFUSED',
@@ -108,17 +116,21 @@ export async function returnFromGateway(services: Services, paymentId: string, q
         pgTransactionId: null,
         failure: { code, message: query.get('message') ?? '', optionUnavailable: false },
       });
+    } else if (!attempt.pgPaymentKey && !key) {
+      // Nothing to confirm: the window stays open for the gateway's proper return or another try.
+      return withResult(attempt.returnUrl, { status: 'INVALID', paymentId });
     } else {
-      const key = query.get('paymentKey');
       if (!attempt.pgPaymentKey && key) await updateById(db, paymentAttempts, attempt.id, { pgPaymentKey: key, updatedAt: services.clock.now() });
-      if (!attempt.pgPaymentKey && !key)
-        throw validationFailed([{ field: 'paymentKey', code: 'REQUIRED', message: '게이트웨이가 결제 키를 돌려주지 않았습니다.' }]);
       await confirmAttempt(services, attempt.id);
     }
   }
-  const url = new URL(attempt.returnUrl);
-  for (const [k, v] of Object.entries(await storefrontResult(services, await loadPayment(db, paymentId))))
-    if (v !== undefined && v !== null) url.searchParams.set(k, String(v));
+  return withResult(attempt.returnUrl, await storefrontResult(services, await loadPayment(db, paymentId)));
+}
+
+/** The storefront's return address with the payment result in its query (a hint: storefronts read it again). */
+export function withResult(returnUrl: string, result: Record<string, unknown>): string {
+  const url = new URL(returnUrl);
+  for (const [k, v] of Object.entries(result)) if (v !== undefined && v !== null) url.searchParams.set(k, String(v));
   return url.toString();
 }
 

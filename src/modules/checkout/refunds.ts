@@ -10,8 +10,19 @@ import { followCashReceipt } from './cash-receipts.js';
 import { failure, findAttempt } from './payment-records.js';
 import { paymentRefunds } from './schema.js';
 
-/** How long a refund's gateway call holds it; a refusal or silence is tried again when that ends. */
+/** How long a refund's gateway call holds it, and the least wait before a refusal or silence is tried again. */
 const REFUND_RETRY_MS = 60_000;
+/** A refund the gateway keeps refusing is held for the seller once it has waited this long. */
+const REFUND_HOLD_AFTER_MS = 24 * 3600_000;
+
+/**
+ * After a refusal or silence: the next try waits as long as the refund has waited so far (at least a minute),
+ * so tries come at 1, 2, 4, 8 … minutes, not every minute; after a day the refund is held for the seller.
+ */
+const retryPlan = (refund: { createdAt: number }, now: number) =>
+  now - refund.createdAt >= REFUND_HOLD_AFTER_MS
+    ? { hold: true as const }
+    : { hold: false as const, at: now + Math.max(REFUND_RETRY_MS, now - refund.createdAt) };
 
 /**
  * The claim of a PROCESSING refund for one gateway call, due from `firstTry` until its first call took a
@@ -71,20 +82,20 @@ async function refundAtGateway(services: Services, refund: typeof paymentRefunds
       });
       if (attempt.status === 'APPROVED') await followCashReceipt(db, now, refund.paymentId);
     });
+  } else if (result.status !== 'PENDING') {
+    const failed = result.failure ? failure(result.failure.code, result.failure.message, result.failure.optionUnavailable, now) : null;
+    const plan = result.status === 'HELD' ? { hold: true as const } : retryPlan(refund, now);
+    // Held until someone processes it again, which then takes it at once; else tried again by the refunds job.
+    await db
+      .update(paymentRefunds)
+      .set(
+        plan.hold
+          ? { status: 'HELD', heldReason: result.failure?.message ?? 'REFUND_HELD', failure: failed, nextAttemptAt: null }
+          : { failure: failed, nextAttemptAt: plan.at },
+      )
+      .where(and(eq(paymentRefunds.id, refund.id), eq(paymentRefunds.status, 'PROCESSING')))
+      .run();
   }
-  // Held until someone processes it again, which then takes it at once.
-  else if (result.status === 'HELD')
-    await db
-      .update(paymentRefunds)
-      .set({ status: 'HELD', heldReason: result.failure?.message ?? 'REFUND_HELD', nextAttemptAt: null })
-      .where(eq(paymentRefunds.id, refund.id))
-      .run();
-  else if (result.status === 'FAILED')
-    await db
-      .update(paymentRefunds)
-      .set({ failure: result.failure ? failure(result.failure.code, result.failure.message, result.failure.optionUnavailable, now) : null })
-      .where(eq(paymentRefunds.id, refund.id))
-      .run();
 }
 
 export type RefundRow = typeof paymentRefunds.$inferSelect;
@@ -105,7 +116,7 @@ export async function resumeHeldRefund(db: Db, refundId: string): Promise<void> 
     .run();
 }
 
-/** Refunds the gateway has not finished yet (refused or unanswered): retried every minute, each by one process. */
+/** Refunds the gateway has not finished yet (refused or unanswered): retried with backoff (`retryPlan`), each by one process. */
 export async function retryRefunds(services: Services, now: number): Promise<number> {
   let handled = 0;
   // A refund no call took yet is left to its request for a minute.

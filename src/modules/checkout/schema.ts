@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { CouponLine } from '../coupons/index.js';
 import type { Fulfillment } from '../catalog/index.js';
-import type { Stay } from '../catalog/index.js';
+import type { AddonSelection, ItemOptions, Stay } from '../catalog/index.js';
 import type { FixedRefundPolicy, OrderAmounts, ShippingAddress, StayNights } from '../orders/index.js';
 
 /** A cart: a member's (by customer) or a guest's (by the `x-svc-cart` id handed out on the first add). */
@@ -30,6 +30,9 @@ export const cartItems = sqliteTable(
     optionId: text('option_id').notNull(),
     quantity: integer('quantity').notNull(),
     stay: text('stay', { mode: 'json' }).$type<Stay | null>(),
+    /** The buyer's add-on picks and custom input text, as sent; checked again when the sheet is made. */
+    addonSelections: text('addon_selections', { mode: 'json' }).$type<AddonSelection[] | null>(),
+    customInputs: text('custom_inputs', { mode: 'json' }).$type<Record<string, string> | null>(),
     createdAt: integer('created_at').notNull(),
   },
   (t) => [index('cart_items_cart').on(t.cartId)],
@@ -52,6 +55,9 @@ export interface SheetItem {
   /** The product's `typeChangedVersion`: a later type change makes the sheet stale (409 CHECKOUT_STALE). */
   typeVersion: number;
   cartItemId: string | null;
+  /** Add-on picks (their prices are in `unitPrice`) and custom inputs; absent on sheets made before issue 30. */
+  optionSelections?: ItemOptions['optionSelections'];
+  customInputs?: ItemOptions['customInputs'];
 }
 
 export type SheetStatus = 'OPEN' | 'COMPLETED';

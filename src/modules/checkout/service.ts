@@ -13,15 +13,17 @@ import type { Services } from '../../server/services.js';
 import { buyerUnitPrice } from '../catalog/index.js';
 import { findProduct, variantsOf, type ProductRow, type VariantRow } from '../catalog/index.js';
 import { priceStay, type Stay } from '../catalog/index.js';
+import { addonAmountOf, chooseItemOptions, type ItemOptions, type ItemOptionsRequest } from '../catalog/index.js';
 import { resolveBuyer, type Customer } from '../customers/index.js';
-import { checkoutMode, paymentOptions } from '../payments/index.js';
+import { checkoutMode, paymentOptions, type CheckoutAudience } from '../payments/index.js';
+import { isPreviewBrowser } from '../storefront/index.js';
 import { EASY_PAY_PROVIDERS, METHODS, PROVIDERS, type PaymentOption } from '../payments/index.js';
 import { storeIdNamedBy, storeSettings } from '../stores/index.js';
 import type { StoreSettings } from '../stores/index.js';
 import { uploadUrl } from '../uploads/index.js';
 import { pointsOfSheet } from '../points/index.js';
 import type { FixedRefundPolicy } from '../orders/index.js';
-import { amountsView, stayView } from '../orders/index.js';
+import { amountsView, itemOptionsViews, stayView } from '../orders/index.js';
 import { priceSheet } from './pricing.js';
 import { insertRow } from '../../db/statements.js';
 import { cartItems, carts, checkoutSheets, type SheetItem } from './schema.js';
@@ -75,6 +77,14 @@ export const BUYER_TOKEN_ERRORS = { 401: ['UNAUTHORIZED', 'TOKEN_REVOKED'] };
 /** The member buyer of the request (buyer token of this store), or null for a guest. */
 export const buyerOf = (ctx: Ctx, storeId: string) => resolveBuyer(ctx.services, ctx.event.req.headers.get('authorization'), storeId);
 
+/**
+ * Who is buying, for what checkout offers: the seller's trusted preview browser of the store's site still
+ * pays in the sandbox once the site is public, where visitors get PAYMENT_NOT_LIVE (spec 01 §5.5, 02 §7).
+ */
+export const audienceOf = async (ctx: Ctx, storeId: string): Promise<CheckoutAudience> => ({
+  preview: await isPreviewBrowser(ctx.services, ctx.event.req.headers.get('cookie'), storeId),
+});
+
 /** A store-owned row reached by a buyer: the header, when sent, must name its store; others' rows do not exist. */
 export async function assertBuyerStore(ctx: Ctx, storeId: string, notFound: string) {
   const header = ctx.event.req.headers.get('x-store-id');
@@ -90,6 +100,8 @@ export interface Orderable {
   variant: VariantRow;
   unitPrice: number;
   stay: { checkIn: string; checkOut: string; nights: { date: string; price: number }[] } | null;
+  /** The add-on picks (in `unitPrice`) and custom inputs of the line. */
+  options: ItemOptions;
 }
 
 /** Errors of `orderable`, stays included (`priceStay`). */
@@ -101,13 +113,15 @@ export const ORDERABLE_ERRORS = {
 
 /**
  * What a buyer may order now: a product of the store on sale, a variant on sale, enough stock (or nights),
- * at today's buyer price (discount inside its period; a stay costs the sum of its nights).
+ * valid add-on picks and custom inputs, at today's buyer price (discount inside its period; a stay costs
+ * the sum of its nights) plus the picked add-ons. `field` prefixes the line's form errors (`directItem`).
  */
 export async function orderable(
   db: Db,
   storeId: string,
   now: number,
-  line: { productId: string; optionId: string; quantity: number; stay?: Stay | null },
+  line: { productId: string; optionId: string; quantity: number; stay?: Stay | null } & ItemOptionsRequest,
+  field = '',
 ): Promise<Orderable> {
   const product = await findProduct(db, line.productId);
   if (!product || product.storeId !== storeId) throw fail(404, 'PRODUCT_NOT_FOUND', { productId: line.productId });
@@ -121,11 +135,13 @@ export async function orderable(
     product.inventoryMode === 'DATED' || line.stay ? await priceStay(db, storeId, product.id, variant.id, line.stay, { now, quantity: line.quantity }) : null;
   if (!stay && variant.stockQuantity < line.quantity)
     throw fail(409, 'INSUFFICIENT_STOCK', { productId: product.id, optionId: variant.id, quantity: line.quantity });
+  const options = chooseItemOptions(product, line, field);
   return {
     product,
     variant,
-    unitPrice: stay ? stay.unitPrice : buyerUnitPrice(product, variant, now),
+    unitPrice: (stay ? stay.unitPrice : buyerUnitPrice(product, variant, now)) + addonAmountOf(options),
     stay: stay && { checkIn: stay.checkIn, checkOut: stay.checkOut, nights: stay.nights },
+    options,
   };
 }
 
@@ -167,9 +183,13 @@ export async function cartFor(ctx: Ctx, storeId: string, customer: Customer | nu
 const sameStay = (a: Stay | null, b: Stay | null | undefined) =>
   (a?.checkIn ?? null) === (b?.checkIn ?? null) && (a?.checkOut ?? null) === (b?.checkOut ?? null);
 
-export async function addCartItem(ctx: Ctx, cart: CartRow, line: { productId: string; optionId: string; quantity: number; stay?: Stay }) {
+/** Lines with other add-on picks or input text are other lines (the engraving differs, so does the item). */
+const sameOptions = (a: ItemOptionsRequest, b: ItemOptionsRequest) =>
+  JSON.stringify([a.addonSelections ?? [], a.customInputs ?? {}]) === JSON.stringify([b.addonSelections ?? [], b.customInputs ?? {}]);
+
+export async function addCartItem(ctx: Ctx, cart: CartRow, line: { productId: string; optionId: string; quantity: number; stay?: Stay } & ItemOptionsRequest) {
   const lines = await q(ctx.db).cartLines.all({ cartId: cart.id });
-  const same = lines.find((l) => l.productId === line.productId && l.optionId === line.optionId && sameStay(l.stay, line.stay));
+  const same = lines.find((l) => l.productId === line.productId && l.optionId === line.optionId && sameStay(l.stay, line.stay) && sameOptions(l, line));
   const quantity = (same?.quantity ?? 0) + line.quantity;
   if (quantity > 999) throw validationFailed([{ field: 'quantity', code: 'TOO_LARGE', message: '장바구니의 한 상품은 999개까지 담을 수 있습니다.' }]);
   await orderable(ctx.db, cart.storeId, ctx.now, { ...line, quantity });
@@ -186,6 +206,8 @@ export async function addCartItem(ctx: Ctx, cart: CartRow, line: { productId: st
         optionId: line.optionId,
         quantity,
         stay: line.stay ?? null,
+        addonSelections: line.addonSelections ?? null,
+        customInputs: line.customInputs ?? null,
         createdAt: ctx.now,
       })
       .run();
@@ -221,6 +243,7 @@ const cartItemView = z.discriminatedUnion('available', [
     unitPrice: won.describe("Today's buyer price of one unit (a stay: the sum of its nights)."),
     amount: won,
     stay: stayView.nullable(),
+    ...itemOptionsViews,
     thumbnailUrl: z.string().nullable(),
     available: z.literal(true),
     unavailableReason: z.null(),
@@ -232,6 +255,7 @@ const cartItemView = z.discriminatedUnion('available', [
     unitPrice: z.null(),
     amount: z.null(),
     stay: requestedStay.nullable().describe('The stay as it was put in the cart.'),
+    ...itemOptionsViews,
     thumbnailUrl: z.string().nullable(),
     available: z.literal(false),
     unavailableReason: z.string().describe('The error code ordering the line would get now, e.g. INSUFFICIENT_STOCK, PRODUCT_NOT_FOUND.'),
@@ -261,6 +285,7 @@ export async function presentCart(ctx: Ctx, cart: CartRow | null) {
           unitPrice: o.unitPrice,
           amount: o.unitPrice * line.quantity,
           stay: o.stay,
+          ...o.options,
           thumbnailUrl: thumbnail(origin, o.product),
           available: true,
           unavailableReason: null,
@@ -275,6 +300,8 @@ export async function presentCart(ctx: Ctx, cart: CartRow | null) {
           unitPrice: null,
           amount: null,
           stay: line.stay,
+          optionSelections: [],
+          customInputs: [],
           thumbnailUrl: product ? thumbnail(origin, product) : null,
           available: false,
           unavailableReason: error.code,
@@ -320,15 +347,15 @@ export async function createSheet(
   ctx: Ctx,
   storeId: string,
   customer: Customer | null,
-  lines: { productId: string; optionId: string; quantity: number; stay?: Stay | null; cartItemId: string | null }[],
+  lines: ({ productId: string; optionId: string; quantity: number; stay?: Stay | null; cartItemId: string | null } & ItemOptionsRequest)[],
   cartId: string | null,
 ): Promise<SheetRow> {
   const settings = await storeSettings(ctx.db, storeId);
   const origin = ctx.services.config.origin;
   // One line after another: the first line that cannot be ordered is the one the buyer hears about.
   const items: SheetItem[] = [];
-  for (const line of lines) {
-    const o = await orderable(ctx.db, storeId, ctx.now, line);
+  for (const [i, line] of lines.entries()) {
+    const o = await orderable(ctx.db, storeId, ctx.now, line, line.cartItemId === null ? 'directItem' : `cartItemIds.${i}`);
     items.push({
       productId: o.product.id,
       productNo: o.product.productNo,
@@ -344,6 +371,8 @@ export async function createSheet(
       refundPolicy: fixRefundPolicy(settings, o.product),
       typeVersion: o.product.typeChangedVersion,
       cartItemId: line.cartItemId,
+      optionSelections: o.options.optionSelections,
+      customInputs: o.options.customInputs,
     });
   }
   const sheet: SheetRow = {
@@ -354,7 +383,7 @@ export async function createSheet(
     items,
     requiresShipping: items.some((i) => i.fulfillment.type === 'SHIPPING'),
     zipCode: null,
-    testPayment: (await checkoutMode(ctx.services, storeId)).mode === 'TEST',
+    testPayment: (await checkoutMode(ctx.services, storeId, await audienceOf(ctx, storeId))).mode === 'TEST',
     status: 'OPEN',
     orderId: null,
     createdAt: ctx.now,
@@ -401,7 +430,8 @@ export const paymentOptionView = z.object({
 
 export const presentOption = (o: PaymentOption) => ({ pg: o.pg, method: o.method, provider: o.provider ?? null, key: o.key, label: o.label, pgName: o.pgName });
 
-export const presentOptions = async (services: Services, storeId: string) => (await paymentOptions(services, storeId)).map(presentOption);
+export const presentOptions = async (services: Services, storeId: string, audience: CheckoutAudience = {}) =>
+  (await paymentOptions(services, storeId, audience)).map(presentOption);
 
 /** `delivery` of a sheet or a delivery quote. */
 export const deliveryView = z.object({
@@ -428,6 +458,7 @@ export const checkoutView = z.object({
       thumbnailUrl: z.string().nullable(),
       fulfillment: z.object({ type: z.enum(['SHIPPING', 'MANUAL']) }),
       cartItemId: z.string().nullable().describe('The cart line the item came from; null for a direct item.'),
+      ...itemOptionsViews,
     }),
   ),
   paymentOptions: z.array(paymentOptionView).describe('In gateway priority order; empty when payment is impossible.'),
@@ -444,7 +475,7 @@ export const checkoutView = z.object({
 });
 
 /** The buyer's view of a sheet (spec 02 §2.4). */
-export async function presentSheet(services: Services, sheet: SheetRow, now: number, zipCode = sheet.zipCode) {
+export async function presentSheet(services: Services, sheet: SheetRow, now: number, zipCode = sheet.zipCode, audience: CheckoutAudience = {}) {
   const settings = await storeSettings(services.db, sheet.storeId);
   const priced = priceSheet(sheet.items, settings, sheet.requiresShipping ? zipCode : null);
   const points = await pointsOfSheet(services.db, sheet.storeId, sheet.customerId, priced.amounts.totalAmount, now);
@@ -464,8 +495,10 @@ export async function presentSheet(services: Services, sheet: SheetRow, now: num
       thumbnailUrl: i.thumbnailUrl,
       fulfillment: { type: i.fulfillment.type },
       cartItemId: i.cartItemId,
+      optionSelections: i.optionSelections ?? [],
+      customInputs: i.customInputs ?? [],
     })),
-    paymentOptions: await presentOptions(services, sheet.storeId),
+    paymentOptions: await presentOptions(services, sheet.storeId, audience),
     points,
     requiresShipping: sheet.requiresShipping,
     delivery: { zipCode, remoteSurcharge: priced.amounts.remoteSurcharge, remoteAreaLabel: priced.remoteArea?.label ?? null },

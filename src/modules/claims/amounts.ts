@@ -43,8 +43,16 @@ export interface Amounts {
   deliveryFeeRefundAmount: number;
   deliveryFeeChargeAmount: number;
   deductAmount: number;
-  /** item + delivery refund − delivery charge − deduction, never below 0; null for an exchange (no refund). */
+  /**
+   * The claim's refund as spec 01 §6.2 rule 4 states it: item + delivery refund, with the delivery charge and
+   * the deduction NOT taken off (receivers subtract both); null for an exchange (no refund).
+   */
   refundAmount: number | null;
+  /**
+   * What actually goes back: refundAmount − delivery charge − deduction, never below 0 (0 for an exchange).
+   * A seller cancel has no deduction, so this is also ORDER.CANCELED's refundAmount (rule 6).
+   */
+  netRefundAmount: number;
   /** Points first (while the payment has points not yet given back), the rest in cash. */
   pointRefundAmount: number;
   cashRefundAmount: number;
@@ -115,14 +123,16 @@ export function claimAmounts(lines: OrderLine[], ask: Ask, points: PaymentPoints
       deliveryFeeChargeAmount,
       deductAmount,
       refundAmount: null,
+      netRefundAmount: 0,
       pointRefundAmount: 0,
       cashRefundAmount: 0,
     };
   }
-  const refundAmount = Math.max(0, itemRefundAmount + deliveryFeeRefundAmount - deliveryFeeChargeAmount - deductAmount);
+  const refundAmount = itemRefundAmount + deliveryFeeRefundAmount;
+  const netRefundAmount = Math.max(0, refundAmount - deliveryFeeChargeAmount - deductAmount);
   // Points before cash, at the payment's level: every refund gives points back until the payment's are all back,
   // so the cash refunds of a whole order add up to the cash it paid, whatever the order of the claims.
-  const pointRefundAmount = Math.min(refundAmount, points.used - points.returned);
+  const pointRefundAmount = Math.min(netRefundAmount, points.used - points.returned);
   return {
     quantity: ask.quantity,
     itemRefundAmount,
@@ -131,7 +141,8 @@ export function claimAmounts(lines: OrderLine[], ask: Ask, points: PaymentPoints
     deliveryFeeChargeAmount,
     deductAmount,
     refundAmount,
+    netRefundAmount,
     pointRefundAmount,
-    cashRefundAmount: refundAmount - pointRefundAmount,
+    cashRefundAmount: netRefundAmount - pointRefundAmount,
   };
 }

@@ -28,7 +28,7 @@ export const cancelAmountsView = z.object({
 });
 export const presentCancelAmounts = (a: Amounts): z.output<typeof cancelAmountsView> => ({
   quantity: a.quantity,
-  refundAmount: a.refundAmount ?? 0,
+  refundAmount: a.netRefundAmount,
   itemRefundAmount: a.itemRefundAmount,
   deliveryFeeRefundAmount: a.deliveryFeeRefundAmount,
   deliveryFeeChargeAmount: a.deliveryFeeChargeAmount,
@@ -36,21 +36,26 @@ export const presentCancelAmounts = (a: Amounts): z.output<typeof cancelAmountsV
   cashRefundAmount: a.cashRefundAmount,
 });
 
-/** The item of this store and its order, checked to be cancelable by its seller now. */
-export async function cancelable(ctx: StoreCtx<any, any, { orderItemId: string }>, quantity: number) {
+/**
+ * The item of this store and its order, checked to be cancelable by its seller now. Without a quantity,
+ * every unit still open (none left is 409 INVALID_STATUS, like a canceled or dispatched item).
+ */
+export async function cancelable(ctx: StoreCtx<any, any, { orderItemId: string }>, quantity?: number) {
   const item = requireOwned(await findOrderItem(ctx.db, ctx.params.orderItemId), ctx.store.id, 'ORDER_ITEM_NOT_FOUND');
   const order = (await findOrder(ctx.db, item.orderId))!;
   const { lines, points } = await orderLines(ctx.db, order);
+  const open = item.quantity - item.canceledQuantity - item.returnedQuantity;
   try {
-    return { item, order, lines, amounts: claimAmounts(lines, { kind: 'CANCEL', orderItemId: item.id, quantity }, points) };
+    return { item, order, lines, amounts: claimAmounts(lines, { kind: 'CANCEL', orderItemId: item.id, quantity: quantity ?? open }, points) };
   } catch (error) {
     if (!(error instanceof AmountError)) throw error;
-    if (error.reason === 'QUANTITY' && item.status !== 'CANCELED') {
+    // A quantity asked for is the caller's error; nothing left to cancel (no quantity given) is the item's state.
+    if (error.reason === 'QUANTITY' && quantity !== undefined && item.status !== 'CANCELED') {
       throw validationFailed([
         { field: 'quantity', code: 'QUANTITY_EXCEEDS', message: `취소할 수 있는 수량은 ${item.quantity - item.canceledQuantity}개입니다.` },
       ]);
     }
-    throw fail(409, 'INVALID_STATUS', { status: item.status, reason: error.reason === 'QUANTITY' ? 'CANCELED' : 'DISPATCHED' });
+    throw fail(409, 'INVALID_STATUS', { status: item.status, reason: item.status === 'CANCELED' ? 'CANCELED' : 'DISPATCHED' });
   }
 }
 
@@ -88,7 +93,8 @@ export async function cancelItem(ctx: StoreCtx<CancelRequest, any, { orderItemId
       reason: ctx.body.reason,
       quantity: amounts.quantity,
       canceledQuantity: given.counts.canceledQuantity,
-      refundAmount: amounts.refundAmount,
+      // Rule 6, not rule 4: a seller cancel's refundAmount has the shipping charge taken off.
+      refundAmount: amounts.netRefundAmount,
       deliveryFeeRefundAmount: amounts.deliveryFeeRefundAmount,
       deliveryFeeChargeAmount: amounts.deliveryFeeChargeAmount,
       testPayment: order.testPayment,

@@ -15,6 +15,7 @@ import { definitionOf } from '../flows/index.js';
 import { findItemFlow } from '../flows/index.js';
 import { closeItemFlow } from '../flows/index.js';
 import { hasOverdueTimer } from '../flows/index.js';
+import { offersImmediateCancel } from '../flows/index.js';
 import { findOrder, type OrderRow } from '../orders/index.js';
 import { AmountError, claimAmounts, type Amounts } from './amounts.js';
 import { giveBack, orderLines, type Giver, type OrderItemRow } from './give-back.js';
@@ -45,7 +46,11 @@ export const claimView = z.object({
   reason: z.string(),
   detail: z.string().nullable(),
   exchangeOptionId: z.string().nullable(),
-  refundAmount: won.nullable().describe('Estimate while open, final once COMPLETED; null for an exchange without refund'),
+  refundAmount: won
+    .nullable()
+    .describe(
+      'Item plus shipping refund, with deliveryFeeChargeAmount and deductAmount not taken off (spec 01 §6.2 rule 4: subtract both for what goes back). Estimate while open, final once COMPLETED; null for an exchange without refund',
+    ),
   deliveryFeeRefundAmount: won,
   deliveryFeeChargeAmount: won,
   deductAmount: won,
@@ -86,12 +91,12 @@ export const claimPreviewView = z.object({
   claimType: z.enum(['CANCEL', 'RETURN', 'EXCHANGE']),
   quantity: z.number().int(),
   decision: z.enum(['IMMEDIATE', 'REQUEST']).describe("The flow's authority in the item's state: IMMEDIATE completes at once"),
-  refundAmount: won.nullable(),
+  refundAmount: won.nullable().describe('As on the claim: item plus shipping refund, before the charge and the deduction'),
   deliveryFeeRefundAmount: won,
   deliveryFeeChargeAmount: won.describe('Return or exchange shipping, and free shipping the rest no longer earns'),
   deductAmount: won.describe('Cancel fee: 0 until the seller sets one at approval'),
   pointRefundAmount: won,
-  cashRefundAmount: won,
+  cashRefundAmount: won.describe('With pointRefundAmount, what would go back: refundAmount − deliveryFeeChargeAmount − deductAmount'),
 });
 
 export interface ClaimRequest {
@@ -103,11 +108,16 @@ export interface ClaimRequest {
   images?: string[];
 }
 
-/** The flow's say over a claim type in the item's current state (spec 02 §4.4): IMMEDIATE, REQUEST or NONE. */
+/**
+ * The flow's say over a claim type in the item's current state (spec 02 §4.4): IMMEDIATE, REQUEST or NONE.
+ * A buyer action with authority IMMEDIATE_CANCEL offered in the state makes a cancel IMMEDIATE.
+ */
 async function authorityOf(db: Db, orderItemId: string, claimType: ClaimType) {
   const row = await findItemFlow(db, orderItemId);
   if (!row) return 'NONE';
-  const state = (await definitionOf(db, row.flowId, row.version)).states[row.state];
+  const def = await definitionOf(db, row.flowId, row.version);
+  if (claimType === 'CANCEL' && offersImmediateCancel(def, row.state)) return 'IMMEDIATE';
+  const state = def.states[row.state];
   const key = claimType.toLowerCase() as 'cancel' | 'return' | 'exchange';
   return state?.claims?.[key] ?? 'NONE';
 }

@@ -21,8 +21,9 @@ export const customerOperations = [
     tag,
     auth: 'store',
     scope: 'customer:rw',
-    // Agents are refused with the delegation code of spec 01 §5.3 rather than the generic agent denial.
-    agent: 'direct',
+    // Denied to agents (spec 01 §5.6), with the delegation code of §5.3 rather than the generic agent denial.
+    agent: 'denied',
+    agentDeniedCode: 'DELEGATION_NOT_ALLOWED',
     status: 201,
     // 200 when the buyer existed already (`created: false`).
     alternateStatuses: [200],
@@ -43,13 +44,19 @@ export const customerOperations = [
     errors: { 403: ['DELEGATION_NOT_ALLOWED'] },
     target: (ctx) => ({ type: 'CUSTOMER', id: ctx.body.uid ?? ctx.body.email ?? null }),
     async: true,
-    handler: async (ctx) => {
+    // A precheck, so a dry run refuses a disallowed token as the real call does; agents meet the policy above.
+    precheck: async (ctx) => {
       const p = ctx.principal;
+      if (p.agent) return;
       // Only account access tokens and the service's own store-platform/CLI logins may delegate (§5.3).
       const allowedKind = p.kind === 'access' ? p.buyerDelegation : p.kind === 'login' && p.storePlatform;
-      if (!allowedKind || p.agent) throw fail(403, 'DELEGATION_NOT_ALLOWED');
+      if (!allowedKind) throw fail(403, 'DELEGATION_NOT_ALLOWED');
       if (!tokenAllows(p.scopes, 'member:delegate')) throw fail(403, 'INSUFFICIENT_SCOPE', { requiredScope: 'member:delegate' });
+    },
+    handler: async (ctx) => {
       const { customer, created } = await transaction(ctx.db, () => findOrCreateCustomer(ctx.db, ctx.store.id, ctx.clock.now(), ctx.body));
+      // The audit record says whose buyer token this is (spec 01 §5.9).
+      ctx.auditMetadata = { onBehalfOf: { type: 'CUSTOMER', customerId: customer.id, uid: customer.uid } };
       return reply(created ? 201 : 200, { ...(await issueBuyerToken(ctx.services, customer)), customer: presentCustomer(customer), created });
     },
   }),

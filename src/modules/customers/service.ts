@@ -5,6 +5,7 @@ import type { Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
 import { fail } from '../../server/errors.js';
+import { announce } from '../../server/hooks.js';
 import type { BuyerContext } from '../../kernel/identity.js';
 import { instant } from '../../server/responses.js';
 import type { Services } from '../../server/services.js';
@@ -80,6 +81,8 @@ export async function findOrCreateCustomer(db: Db, storeId: string, now: number,
     withdrawnAt: null,
   };
   await db.insert(customers).values(customer).run();
+  // A buyer the delegation creates has signed up as much as one who joined on the site: sign-up coupons and the like.
+  await announce(db, 'customerSignedUp', { storeId, customerId: customer.id, at: now });
   return { customer, created: true };
 }
 

@@ -20,7 +20,7 @@ import {
 } from './authoring.js';
 import { APP_EVENT, CUSTOM_EVENT, definitionSchema, isoDuration } from './definition.js';
 import { EDITOR_VOCABULARY, findPreset, NODE_TYPES, PRESETS } from './presets.js';
-import { flowRecord, graphSchema, itemFlow, itemView, presentVersion, tag, versionRecord } from './operations.js';
+import { FLOW_WRITE, flowRecord, graphSchema, itemFlow, itemView, presentVersion, tag, versionRecord } from './operations.js';
 import { loadFlow, presentFlow, runningItemCount } from './flow-catalogue.js';
 import { loadItemFlow } from './item-flows.js';
 import { moveItem } from './item-moves.js';
@@ -332,7 +332,7 @@ export const authoringOperations = [
     summary: "Send a flow event to an item: a store event `custom.<name>`, or an app event `app.<handle>.<EVENT>` (that app's installation token only)",
     tag,
     auth: 'store',
-    scope: 'order:rw',
+    ...FLOW_WRITE,
     agent: 'approval',
     params: z.object({ orderItemId: z.string(), name: eventName }).strict(),
     body: z.object({ input: input.optional() }).strict(),

@@ -79,6 +79,8 @@ export function checkDefinition(def: Definition, apps: AppLookup, secrets: Reado
     checkInputs(action.inputs ?? [], `${at}.inputs`);
     if (key !== WITHDRAW && !def.transitions.some((t) => 'action' in t.on && t.on.action === key))
       warn('ACTION_UNUSED', at, `작업 ${key}을(를) 쓰는 전이가 없습니다.`);
+    if (action.authority === 'IMMEDIATE_CANCEL' && !isBuyerCancel(def, key))
+      warn('AUTHORITY_NOT_BUYER_CANCEL', `${at}.authority`, `IMMEDIATE_CANCEL은 취소 상태(coreStatus CANCELED)로 가는 구매자(BUYER) 작업에만 뜻이 있습니다.`);
   }
   return { errors, warnings };
 
@@ -145,6 +147,15 @@ export function checkDefinition(def: Definition, apps: AppLookup, secrets: Reado
       seen.set(input.key, input);
     });
   }
+}
+
+/**
+ * A buyer cancel: a BUYER action whose transitions all lead to a state of core status CANCELED. Its authority
+ * IMMEDIATE_CANCEL makes the buyer's cancel apply at once where it is offered (engine.ts `offersImmediateCancel`).
+ */
+function isBuyerCancel(def: Definition, key: string): boolean {
+  const leads = def.transitions.filter((t) => 'action' in t.on && t.on.action === key);
+  return def.actions[key]?.actor === 'BUYER' && leads.length > 0 && leads.every((t) => def.states[t.to]?.coreStatus === 'CANCELED');
 }
 
 /** States reachable from the initial one by any transition. */

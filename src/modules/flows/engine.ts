@@ -220,10 +220,21 @@ export function actionRefusal(def: Definition, item: ItemState, key: string, act
   // Item actions may be run for a whole order (each item in turn); order actions only for the order.
   if (action.scope === 'ORDER' && scope === 'ITEM') return { code: 'ACTION_NOT_AVAILABLE', reason: 'SCOPE' };
   if (key === WITHDRAW) return item.claimOpen ? null : { code: 'ACTION_NOT_AVAILABLE', reason: 'NO_OPEN_CLAIM' };
-  if (!def.transitions.some((t) => t.from === item.state && 'action' in t.on && t.on.action === key))
-    return { code: 'ACTION_NOT_AVAILABLE', reason: 'NOT_IN_STATE' };
+  if (!offeredIn(def, item.state, key)) return { code: 'ACTION_NOT_AVAILABLE', reason: 'NOT_IN_STATE' };
   if (claimBlocks(action, key, item)) return { code: 'FLOW_MOVE_NOT_ALLOWED', reason: 'CLAIM_OPEN' };
   return null;
+}
+
+/** Actions with a transition leaving `state`: the ones the state offers. */
+const offeredIn = (def: Definition, state: string, key: string) => def.transitions.some((t) => t.from === state && 'action' in t.on && t.on.action === key);
+
+/**
+ * Whether the state offers a buyer action with authority IMMEDIATE_CANCEL: then a buyer's cancel of the
+ * item applies at once (spec 02 §4.4), whatever the state's `claims.cancel` says. `when` conditions are not
+ * consulted: they read the action's input, which a cancel claim has none of.
+ */
+export function offersImmediateCancel(def: Definition, state: string): boolean {
+  return Object.entries(def.actions).some(([key, a]) => a.authority === 'IMMEDIATE_CANCEL' && a.actor === 'BUYER' && offeredIn(def, state, key));
 }
 
 export interface ActionView {

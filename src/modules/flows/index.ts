@@ -50,3 +50,4 @@ export { definitionOf } from './flow-catalogue.js';
 export { findItemFlow } from './item-flows.js';
 export { closeItemFlow } from './item-moves.js';
 export { hasOverdueTimer } from './due-timers.js';
+export { offersImmediateCancel } from './engine.js';

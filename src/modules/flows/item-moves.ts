@@ -15,7 +15,7 @@ import { foreignUploads, ORDER_INPUT } from '../uploads/index.js';
 import { APP_CHANNEL, type Definition } from './definition.js';
 import { entering, step, type Effects, type Refusal, type TimerSet, type Trigger } from './engine.js';
 import { enqueueAppNotification } from './app-channels.js';
-import { releaseClaimHold } from './claim-holds.js';
+import { groupContinues, releaseClaimHold } from './claim-holds.js';
 import { definitionOf, ENDED_CORE_STATUSES, resolveFlow } from './flow-catalogue.js';
 import { findItemFlow, findOrder, findOrderItem, groupOf, itemState, type ItemFlowRow, type OrderItemRow, type OrderRow } from './item-flows.js';
 import { refreshOrderStatus, setItemStatus } from '../orders/index.js';
@@ -142,7 +142,8 @@ export async function moveItem(services: Services, now: number, row: ItemFlowRow
   const def = await definitionOf(db, row.flowId, row.version);
   const group = await groupOf(db, row);
   const groupClaim = group.some((r) => r.claimHold);
-  const members = group.filter((r) => r.orderItemId === row.orderItemId || (r.state === row.state && r.version === row.version));
+  // An item under a claim hold is never carried along by its group: it stays where the claim found it.
+  const members = group.filter((r) => r.orderItemId === row.orderItemId || (r.state === row.state && r.version === row.version && !r.claimHold));
   const stepped = (
     await Promise.all(
       members.map(async (member) => {
@@ -511,7 +512,13 @@ export async function closeItemFlow(db: Db, now: number, orderItemId: string, co
   const row = await findItemFlow(db, orderItemId);
   if (row) {
     if (row.claimHold) await releaseClaimHold(db, now, orderItemId);
-    await db.update(orderItemFlows).set({ coreStatus, updatedAt: now }).where(eq(orderItemFlows.orderItemId, orderItemId)).run();
+    // Under groupClaim CONTINUE a canceled item leaves its group (spec 02 §4.4); the others go on without it.
+    const leaves = coreStatus === 'CANCELED' && (await groupContinues(db, row));
+    await db
+      .update(orderItemFlows)
+      .set({ coreStatus, ...(leaves && { groupId: null }), updatedAt: now })
+      .where(eq(orderItemFlows.orderItemId, orderItemId))
+      .run();
     await clearTimers(db, now, orderItemId);
   }
   await setItemStatus(db, orderItemId, coreStatus, now);

@@ -16,6 +16,8 @@ import { itemAndOrder, itemFlowsOfOrder, loadItemFlow, presentItemFlow, presentR
 import { moveItem } from './item-moves.js';
 
 export const tag = 'Order flows';
+/** Spec 02 §4.4's scope of item and order actions, moves and events; `order:rw`, which they took before, still grants them. */
+export const FLOW_WRITE = { scope: 'flow:rw', alsoScope: 'order:rw' } as const;
 const flowIdParams = z.object({ flowId: z.string() }).strict();
 const itemParams = z.object({ orderItemId: z.string() }).strict();
 const itemActionParams = z.object({ orderItemId: z.string(), key: z.string() }).strict();
@@ -201,7 +203,7 @@ function sellerShortcut(
     summary,
     tag,
     auth: 'store',
-    scope: 'order:rw',
+    ...FLOW_WRITE,
     // Trade processing stays direct for agents and outside the AI-action limit (spec 01 §5.6).
     agent: 'direct',
     tradeProcessing: true,
@@ -360,7 +362,7 @@ export const flowOperations = [
     summary: "Run a seller action of the item's flow (with its group under ORDER progression)",
     tag,
     auth: 'store',
-    scope: 'order:rw',
+    ...FLOW_WRITE,
     agent: 'approval',
     params: itemActionParams,
     body: actionBody,
@@ -384,7 +386,7 @@ export const flowOperations = [
     summary: 'Put the item (with its group under ORDER progression) in another state of its flow directly, outside the transitions',
     tag,
     auth: 'store',
-    scope: 'order:rw',
+    ...FLOW_WRITE,
     // A direct state move needs approval for agents (spec 01 §5.6).
     agent: 'approval',
     params: itemParams,
@@ -409,7 +411,7 @@ export const flowOperations = [
     summary: 'Run a seller action on every item of the order whose state offers it',
     tag,
     auth: 'store',
-    scope: 'order:rw',
+    ...FLOW_WRITE,
     agent: 'approval',
     params: orderActionParams,
     body: actionBody,

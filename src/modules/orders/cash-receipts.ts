@@ -56,12 +56,12 @@ export async function queueCashReceiptReissue(db: Db, paymentId: string, now: nu
 export const claimDueCashReceipts = (db: Db, now: number) =>
   claimEachDue(db, cashReceipts, now, { key: [cashReceipts.paymentId], where: eq(cashReceipts.status, 'ISSUE_PENDING') });
 
-/** The receipt was issued: its number and the cash it covers. */
+/** The receipt was issued: its number and the cash it covers (live: the gateway's key of it and its issue count). */
 export async function recordCashReceiptIssued(
   db: Db,
   paymentId: string,
   now: number,
-  issued: { receiptNo: string; amount: number; attempts: number },
+  issued: { receiptNo: string; amount: number; attempts: number; gatewayReceiptKey?: string; issueCount?: number },
 ): Promise<void> {
   await db
     .update(cashReceipts)
@@ -69,6 +69,7 @@ export async function recordCashReceiptIssued(
       status: 'ISSUED',
       receiptNo: issued.receiptNo,
       amount: issued.amount,
+      ...(issued.gatewayReceiptKey === undefined ? {} : { gatewayReceiptKey: issued.gatewayReceiptKey, issueCount: issued.issueCount }),
       issuedAt: now,
       attempts: issued.attempts,
       nextAttemptAt: null,
@@ -76,6 +77,14 @@ export async function recordCashReceiptIssued(
     })
     .where(eq(cashReceipts.paymentId, paymentId))
     .run();
+}
+
+/**
+ * The live gateway canceled the receipt it had issued: nothing there to cancel any more, should the next
+ * step (issuing the receipt of what is left, or ending ISSUE_CANCELED) fail and be tried again.
+ */
+export async function recordGatewayReceiptCanceled(db: Db, paymentId: string, now: number): Promise<void> {
+  await db.update(cashReceipts).set({ gatewayReceiptKey: null, updatedAt: now }).where(eq(cashReceipts.paymentId, paymentId)).run();
 }
 
 /** Issuing failed: the receipt is tried again at `nextAttemptAt`, or ends ISSUE_FAILED when there is none. */

@@ -7,7 +7,7 @@ import { orderOperations } from './operations.js';
 export const ordersModule: Module = { name: 'orders', operations: [...orderOperations, ...addressChangeOperations] };
 
 export { findOrder, findOrderItem, orderIdsOfPayments } from './service.js';
-export { amountsView, guestLookup, phone, shippingAddress, stayView } from './shapes.js';
+export { amountsView, guestLookup, itemOptionsViews, phone, shippingAddress, stayView } from './shapes.js';
 export { CORE_STATUSES, coreRank, leastAdvanced, refreshOrderStatus, setItemStatus, type CoreStatus } from './statuses.js';
 
 declare module '../../server/module.js' {
@@ -48,3 +48,5 @@ export {
   settleCashReceiptRequest,
 } from './cash-receipts.js';
 export { itemStatusesOfOrder } from './statuses.js';
+export { recordGatewayReceiptCanceled } from './cash-receipts.js';
+export { type CashReceiptRow } from './cash-receipts.js';

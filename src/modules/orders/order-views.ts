@@ -8,7 +8,7 @@ import { fulfillmentView } from '../catalog/index.js';
 import { EASY_PAY_PROVIDERS, METHODS, PROVIDERS } from '../payments/index.js';
 import { cashReceiptOf, cashReceiptView, presentCashReceipt } from './cash-receipts.js';
 import { itemsOfOrder, type OrderItemRow, type OrderRow } from './service.js';
-import { amountsView, stayView } from './shapes.js';
+import { amountsView, itemOptionsViews, stayView } from './shapes.js';
 import { CORE_STATUSES } from './statuses.js';
 
 /** Core statuses of items and orders (spec 01 §6.2; readers tolerate new ones). */
@@ -39,6 +39,7 @@ export const orderItemView = z.object({
     .object({ flowId: z.string(), version: z.number().int(), state: z.string(), coreStatus })
     .describe('Where the item is in its order flow (fixed at payment)'),
   stay: stayView.nullable(),
+  ...itemOptionsViews,
   fulfillmentSnapshot: fulfillmentView.describe("The product's fulfillment at payment time"),
   fulfillment: z.object({
     type: z.enum(['SHIPPING', 'MANUAL']),
@@ -84,6 +85,8 @@ export async function presentOrderItem(db: Db, item: OrderItemRow, order: Pick<O
     status: item.status,
     flow,
     stay: item.stay,
+    optionSelections: item.optionSelections,
+    customInputs: item.customInputs,
     fulfillmentSnapshot: item.fulfillmentSnapshot,
     fulfillment: { type: item.fulfillmentSnapshot.type, note: supplyNote },
     refundPolicy: item.refundPolicy,

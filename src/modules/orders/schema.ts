@@ -1,5 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import type { Fulfillment, RefundOverride } from '../catalog/index.js';
+import type { Fulfillment, ItemOptions, RefundOverride } from '../catalog/index.js';
 
 /** An item's status is its flow state's core status; an order's is its least advanced live item's (flows module). */
 export type OrderStatus = string;
@@ -126,6 +126,9 @@ export const orderItems = sqliteTable(
     /** The product's own earn rate at payment (basis points); null: the point policy's default applies. */
     pointEarnRateBp: integer('point_earn_rate_bp'),
     stay: text('stay', { mode: 'json' }).$type<StayNights | null>(),
+    /** Add-on picks (priced in `unitPrice`) and custom input text the buyer gave (issue 30). */
+    optionSelections: text('option_selections', { mode: 'json' }).$type<ItemOptions['optionSelections']>().notNull().default([]),
+    customInputs: text('custom_inputs', { mode: 'json' }).$type<ItemOptions['customInputs']>().notNull().default([]),
     fulfillmentSnapshot: text('fulfillment_snapshot', { mode: 'json' }).$type<Fulfillment>().notNull(),
     refundPolicy: text('refund_policy', { mode: 'json' }).$type<FixedRefundPolicy>().notNull(),
     status: text('status').$type<OrderItemStatus>().notNull(),
@@ -155,6 +158,10 @@ export const cashReceipts = sqliteTable(
     issuedAt: integer('issued_at'),
     /** The cash the issued receipt covers: the payment, less what was refunded when it was (re)issued. */
     amount: integer('amount'),
+    /** Live receipts: the gateway's key of the receipt issued now (what cancels it); null when none is. */
+    gatewayReceiptKey: text('gateway_receipt_key'),
+    /** Receipts issued so far: each (re)issue at a live gateway goes by an id of its own, `<pgOrderId>-R<n>`. */
+    issueCount: integer('issue_count').notNull().default(0),
     updatedAt: integer('updated_at').notNull(),
   },
   (t) => [index('cash_receipts_due').on(t.status, t.nextAttemptAt)],

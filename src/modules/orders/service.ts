@@ -20,7 +20,7 @@ import {
   type ShippingAddress,
   type StayNights,
 } from './schema.js';
-import type { Fulfillment } from '../catalog/index.js';
+import type { Fulfillment, ItemOptions } from '../catalog/index.js';
 
 defineMessages({
   ORDER_NOT_FOUND: '주문을 찾을 수 없습니다.',
@@ -79,6 +79,7 @@ export interface NewOrderItem {
   stay: StayNights | null;
   fulfillment: Fulfillment;
   refundPolicy: FixedRefundPolicy;
+  options: ItemOptions;
 }
 
 export interface NewOrder {
@@ -103,6 +104,16 @@ function allocatePoints(items: NewOrderItem[], points: number): number[] {
   const shares = items.map((i) => Math.floor((points * i.amount) / total));
   shares[shares.length - 1] += points - shares.reduce((n, s) => n + s, 0);
   return shares;
+}
+
+/**
+ * `itemOptions` of ORDER.PAID (spec 01 §6.2), only when some item has add-on picks or custom inputs: the one
+ * place a webhook repeats text a buyer typed (§6.1).
+ */
+function itemOptionsOf(items: OrderItemRow[]) {
+  const chosen = items.filter((i) => i.optionSelections.length > 0 || i.customInputs.length > 0);
+  if (chosen.length === 0) return {};
+  return { itemOptions: chosen.map((i) => ({ orderItemId: i.id, optionSelections: i.optionSelections, customInputs: i.customInputs })) };
 }
 
 /**
@@ -158,6 +169,8 @@ export async function createOrder(db: Db, now: number, input: NewOrder): Promise
     couponDiscountAmount: item.couponDiscountAmount,
     pointEarnRateBp: item.pointEarnRateBp,
     stay: item.stay,
+    optionSelections: item.options.optionSelections,
+    customInputs: item.options.customInputs,
     fulfillmentSnapshot: item.fulfillment,
     refundPolicy: item.refundPolicy,
     status: 'PAID' as const,
@@ -170,7 +183,7 @@ export async function createOrder(db: Db, now: number, input: NewOrder): Promise
     storeId: input.storeId,
     type: 'ORDER.PAID',
     resource: { type: 'ORDER', id },
-    data: { orderId: id, orderNo: input.orderNo, status: 'PAID', testPayment: input.testPayment },
+    data: { orderId: id, orderNo: input.orderNo, status: 'PAID', testPayment: input.testPayment, ...itemOptionsOf(itemRows) },
   });
   // After ORDER.PAID: entering the initial state may already notify.
   await announce(db, 'orderPlaced', { order: row, items: itemRows, at: now });

@@ -31,6 +31,17 @@ export const guestLookup = z
 /** A priced stay: the nights from check-in to the night before check-out, each at its price fixed at order time. */
 export const stayView = z.object({ checkIn: calendarDate, checkOut: calendarDate, nights: z.array(z.object({ date: calendarDate, price: won })) });
 
+/**
+ * What the buyer chose of a product's add-on groups (priced in the unit price) and typed into its custom
+ * inputs (issue 30): a sheet item and an order item show them, and `ORDER.PAID.itemOptions` repeats them.
+ */
+export const itemOptionsViews = {
+  optionSelections: z
+    .array(z.object({ name: z.string().describe('Add-on group'), value: z.string(), additionalPrice: won.describe('Won added to one unit') }))
+    .describe('Add-on picks; their prices are in unitPrice'),
+  customInputs: z.array(z.object({ key: z.string(), label: z.string(), value: z.string() })).describe('Text the buyer typed or picked'),
+};
+
 /** `amounts` of a sheet, a payment and an order, as checkout's `priceSheet` computes them. */
 export const amountsView = z.object({
   itemsAmount: won,

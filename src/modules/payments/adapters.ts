@@ -5,6 +5,7 @@ import { requireOwned } from '../../server/tenancy.js';
 import { openSecrets } from './crypto.js';
 import type { Gateway, Pg } from './gateway.js';
 import { liveApi, type VerifyResult } from './live.js';
+import { liveCashReceipts } from './live-cash-receipts.js';
 import { recordProviderFailure } from './records.js';
 import { environmentOf, storeRouting, type CredentialRow } from './routing.js';
 import { sandboxGateway, verifySandboxKeys } from './sandbox-gateways.js';
@@ -17,8 +18,10 @@ export const credentialSecrets = (services: Services, credential: CredentialRow)
 /** The gateway of one key set: test keys → sandbox simulator, live keys → the live server API. */
 function gatewayOf(services: Services, storeId: string, pg: Pg, credential: CredentialRow): Gateway {
   if (credential.environment === 'TEST') return sandboxGateway(services, storeId, pg, credential);
-  const api = liveApi(pg, credential.publicConfig, credentialSecrets(services, credential));
+  const secrets = credentialSecrets(services, credential);
+  const api = liveApi(pg, credential.publicConfig, secrets);
   return {
+    ...liveCashReceipts(pg, credential.publicConfig, secrets),
     pg,
     sandbox: false,
     credentialId: credential.id,

@@ -6,17 +6,18 @@
  * database, so they may be awaited inside a caller's transaction.
  *
  * ## Options and mode (spec 02 §2.4, spec 01 §5.5)
- * - `paymentOptions(services, storeId): Promise<PaymentOption[]>` — options of the providers in use
+ * - `paymentOptions(services, storeId, { preview }?): Promise<PaymentOption[]>` — options of the providers in use
  *   (`candidates`), in priority order, enabled methods only, EASY_PAY expanded per configured
  *   easy-pay provider (a generic EASY_PAY option, key `pg_one:EASY_PAY`, when none are configured).
- *   Empty list ⇔ payment impossible.
+ *   Empty list ⇔ payment impossible (also a public shop on sandbox gateways, NOT_LIVE, unless `preview`:
+ *   the seller's trusted preview browser still pays in the sandbox).
  * - `optionKey({ pg, method, provider? })` → `pg:method:provider` (`pg:method` without provider);
  *   `findPaymentOption(services, storeId, input)` resolves a request's `{ pg, method, provider? }`
  *   or key string against the current options (undefined when not enabled → your
  *   409 PAYMENT_OPTION_UNAVAILABLE with `details.paymentOptions`).
- * - `checkoutMode(services, storeId): Promise<{ mode: 'LIVE' | 'TEST' | null, reason: 'NO_PROVIDER' | 'NOT_LIVE' | null }>`
+ * - `checkoutMode(services, storeId, { preview }?): Promise<{ mode: 'LIVE' | 'TEST' | null, reason: 'NO_PROVIDER' | 'NOT_LIVE' | null }>`
  *   (`reason` is `PAYMENT_NOT_CONFIGURED`'s `details.reason`; `mode === 'TEST'` ⇔ `testPayment: true`).
- * - `checkoutAvailability(services, storeId)` → `{ checkoutAvailable, checkoutMode, checkoutUnavailableReason }`
+ * - `checkoutAvailability(services, storeId, { preview }?)` → `{ checkoutAvailable, checkoutMode, checkoutUnavailableReason }`
  *   exactly as the store resources show them (spec 01 §5.5 table).
  * - `paymentDomains(services, storeId): Promise<string[]>` — the seller's `checkoutOrigins` (empty = any https
  *   return URL; RETURN_URL_NOT_ALLOWED is yours to raise).

@@ -18,6 +18,10 @@
  * - `Gateway.cancel({ pgTransactionId, amount, reason })` — full or partial (`amount` = this cancel).
  *   `pgTransactionId` is what confirm returned (the id the gateway cancels by).
  * - `Gateway.lookup({ pgPaymentKey, pgOrderId })` — the gateway's current view of a payment.
+ * - `Gateway.issueCashReceipt(input)` / `cancelCashReceipt({ receiptKey })` — live only (pg_one:
+ *   `POST /v1/cash-receipts`, `POST /v1/cash-receipts/{receiptKey}/cancel`; pg_two: `POST /cash-receipts`,
+ *   `POST /payments/{id}/cash-receipt/cancel`). Sandbox gateways have none: checkout issues sandbox
+ *   receipts itself. A repeat with the same `receiptId` is the same receipt, never a second one.
  */
 export const PROVIDERS = ['pg_one', 'pg_two'] as const;
 export type Pg = (typeof PROVIDERS)[number];
@@ -117,6 +121,30 @@ export interface LookupResult {
   pgTransactionId: string | null;
 }
 
+export interface CashReceiptInput {
+  /** Our id of this receipt, the same on every try of it: the gateway takes a repeat as the same receipt. */
+  receiptId: string;
+  orderName: string;
+  amount: number;
+  type: 'INCOME_DEDUCTION' | 'EXPENSE_PROOF';
+  /** Digits only (phone, card or business registration number). */
+  identityNumber: string;
+}
+
+export interface CashReceiptResult {
+  /** ISSUED: `receiptKey` cancels it; PENDING: no answer or not finished (ask again); REFUSED: it will not be issued. */
+  status: 'ISSUED' | 'PENDING' | 'REFUSED';
+  receiptKey: string | null;
+  /** The number the tax office knows the receipt by. */
+  issueNumber: string | null;
+  failure?: GatewayFailure;
+}
+
+export interface CashReceiptCancelResult {
+  status: 'CANCELED' | 'PENDING' | 'REFUSED';
+  failure?: GatewayFailure;
+}
+
 export interface Gateway {
   pg: Pg;
   sandbox: boolean;
@@ -131,6 +159,9 @@ export interface Gateway {
    * old window is handled like any duplicate approval.
    */
   expireWindow?(input: { pgPaymentKey: string; pgOrderId: string }): Promise<'EXPIRED' | 'ALREADY_DECIDED'>;
+  /** Live gateways only (see the top of this file). */
+  issueCashReceipt?(input: CashReceiptInput): Promise<CashReceiptResult>;
+  cancelCashReceipt?(input: { receiptKey: string }): Promise<CashReceiptCancelResult>;
 }
 
 export type SandboxOutcome = 'APPROVE' | 'REFUSE' | 'CANCEL' | 'WINDOW_ERROR' | 'CONFIRMING';

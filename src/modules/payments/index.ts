@@ -7,6 +7,7 @@ import type { Services } from '../../server/services.js';
 import { parseWith } from '../../server/validation.js';
 import { findStore } from '../stores/index.js';
 import { paymentOperations } from './operations.js';
+import { mountDevSandboxSwitches } from './dev-sandbox.js';
 import { checkoutAvailability } from './routing.js';
 import { seedSandboxProvider, setPlatformLive } from './service.js';
 
@@ -33,7 +34,9 @@ export const paymentsModule: Module = {
   onSeed: seedSandboxProvider,
   answers: { checkoutAvailabilityOf: checkoutAvailability },
   mount: (app, services) => {
-    if (services.config.mode === 'dev') mountDevPlatformLive(app, services);
+    if (services.config.mode !== 'dev') return;
+    mountDevPlatformLive(app, services);
+    mountDevSandboxSwitches(app, services);
   },
 };
 
@@ -52,3 +55,5 @@ export {
   type SandboxOutcome,
 } from './gateway.js';
 export { holdSandboxRefunds } from './sandbox-gateways.js';
+export type { CheckoutAudience } from './routing.js';
+export { merchantOfCredential } from './service.js';

@@ -24,17 +24,20 @@ export type VerifyResult = { ok: true } | { ok: false; code: string; message: st
 const TIMEOUT_MS = 10_000;
 const CONNECTION_PROBE_ID = 'svc-connection-check';
 
-interface GatewayAnswer {
+export interface GatewayAnswer {
   status: number;
   body: any;
 }
 
 /** One HTTP call; null when the gateway did not answer (network error, time-out) — the result is unknown. */
-async function call(url: string, init: { method: string; authorization: string; body?: unknown }): Promise<GatewayAnswer | null> {
+export async function call(
+  url: string,
+  init: { method: string; authorization: string; body?: unknown; headers?: Record<string, string> },
+): Promise<GatewayAnswer | null> {
   try {
     const res = await fetch(url, {
       method: init.method,
-      headers: { authorization: init.authorization, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: { authorization: init.authorization, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
       signal: AbortSignal.timeout(TIMEOUT_MS),
       redirect: 'error',
@@ -54,13 +57,13 @@ async function call(url: string, init: { method: string; authorization: string; 
 
 const unknownResult = (): ConfirmResult => ({ status: 'CONFIRMING', approvedAmount: 0, approvedMethod: null, pgTransactionId: null });
 const refused = (failure: GatewayFailure): ConfirmResult => ({ status: 'REFUSED', approvedAmount: 0, approvedMethod: null, pgTransactionId: null, failure });
-const unreachable: GatewayFailure = { code: 'GATEWAY_UNAVAILABLE', message: '결제사 서버가 응답하지 않습니다.', optionUnavailable: false };
+export const unreachable: GatewayFailure = { code: 'GATEWAY_UNAVAILABLE', message: '결제사 서버가 응답하지 않습니다.', optionUnavailable: false };
 const notFound: LookupResult = { status: 'NOT_FOUND', amount: 0, approvedAmount: 0, canceledAmount: 0, approvedMethod: null, pgTransactionId: null };
 /**
  * Refusals the buyer cannot fix because the store's set-up is at fault (keys wrong or revoked, method
  * not contracted). A 401 always is; pg_one also answers 403 for card refusals, so beyond 401 it goes by code.
  */
-const PG_ONE_CONFIGURATION_CODES = new Set([
+export const PG_ONE_CONFIGURATION_CODES = new Set([
   'UNAUTHORIZED_KEY',
   'INVALID_API_KEY',
   'INVALID_CLIENT_KEY',
@@ -68,9 +71,25 @@ const PG_ONE_CONFIGURATION_CODES = new Set([
   'NOT_REGISTERED_BUSINESS',
   'INVALID_UNREGISTERED_SUBMALL',
 ]);
-const PG_TWO_CONFIGURATION_CODES = new Set(['UNAUTHORIZED', 'FORBIDDEN', 'CHANNEL_NOT_FOUND', 'PG_PROVIDER_ERROR']);
+export const PG_TWO_CONFIGURATION_CODES = new Set(['UNAUTHORIZED', 'FORBIDDEN', 'CHANNEL_NOT_FOUND', 'PG_PROVIDER_ERROR']);
+/**
+ * Cancel refusals that asking again will not change until the seller acts (the merchant's balance short of
+ * the refund, the refund period over): the refund is held for the seller (`CancelResult` HELD).
+ */
+const PG_ONE_HELD_CANCEL_CODES = new Set(['NOT_CANCELABLE_PAYMENT', 'EXCEED_MAX_REFUND_DUE']);
+/** PortOne passes the underlying gateway's refusal of a cancel on as `PG_PROVIDER` (its `pgMessage` says why). */
+const PG_TWO_HELD_CANCEL_CODES = new Set(['PG_PROVIDER']);
 
-function failureOf(answer: GatewayAnswer, code: string | undefined, message: string | undefined, configurationCodes: Set<string>): GatewayFailure {
+/** The gateway's own trouble (5xx): its reason when it gave one, else that it did not answer. */
+export const troubleOf = (answer: GatewayAnswer | null, code: string | undefined): GatewayFailure =>
+  answer && code ? { code, message: answer.body?.message ?? unreachable.message, optionUnavailable: false } : unreachable;
+
+/** A refused cancel: HELD when only the seller can clear it, else FAILED (tried again later). */
+function refusedCancel(failure: GatewayFailure, heldCodes: Set<string>): CancelResult {
+  return { status: heldCodes.has(failure.code) ? 'HELD' : 'FAILED', canceledAmount: 0, failure };
+}
+
+export function failureOf(answer: GatewayAnswer, code: string | undefined, message: string | undefined, configurationCodes: Set<string>): GatewayFailure {
   return {
     code: code ?? `HTTP_${answer.status}`,
     message: message ?? '결제사가 요청을 거절했습니다.',
@@ -127,9 +146,14 @@ function pgOnePayment(body: any): LookupResult {
   };
 }
 
+/** pg_one's API root and its Basic authorization with the secret key. */
+export const pgOneEndpoint = (secrets: SecretFields) => ({
+  base: (process.env.SVC_PG_ONE_API_URL ?? 'https://api.tosspayments.com').replace(/\/$/, ''),
+  authorization: `Basic ${Buffer.from(`${secrets.secretKey}:`).toString('base64')}`,
+});
+
 export function pgOneApi(config: PgOneConfig, secrets: SecretFields): LiveApi {
-  const base = (process.env.SVC_PG_ONE_API_URL ?? 'https://api.tosspayments.com').replace(/\/$/, '');
-  const authorization = `Basic ${Buffer.from(`${secrets.secretKey}:`).toString('base64')}`;
+  const { base, authorization } = pgOneEndpoint(secrets);
   const api = {
     windowParams: (input: PrepareWindowInput) => ({
       clientKey: config.clientKey,
@@ -181,9 +205,9 @@ export function pgOneApi(config: PgOneConfig, secrets: SecretFields): LiveApi {
         authorization,
         body: { cancelReason: input.reason, cancelAmount: input.amount },
       });
-      if (!answer || answer.status >= 500) return { status: 'FAILED', canceledAmount: 0, failure: unreachable };
+      if (!answer || answer.status >= 500) return { status: 'FAILED', canceledAmount: 0, failure: troubleOf(answer, answer?.body?.code) };
       if (answer.status === 200) return { status: 'CANCELED', canceledAmount: input.amount };
-      return { status: 'FAILED', canceledAmount: 0, failure: failureOf(answer, answer.body?.code, answer.body?.message, PG_ONE_CONFIGURATION_CODES) };
+      return refusedCancel(failureOf(answer, answer.body?.code, answer.body?.message, PG_ONE_CONFIGURATION_CODES), PG_ONE_HELD_CANCEL_CODES);
     },
     async lookup(input: { pgPaymentKey: string; pgOrderId: string }): Promise<LookupResult> {
       const path = input.pgPaymentKey ? `/v1/payments/${encodeURIComponent(input.pgPaymentKey)}` : `/v1/payments/orders/${encodeURIComponent(input.pgOrderId)}`;
@@ -240,9 +264,14 @@ function pgTwoPayment(body: any): LookupResult {
   };
 }
 
+/** pg_two's API root and its `PortOne <apiSecret>` authorization. */
+export const pgTwoEndpoint = (secrets: SecretFields) => ({
+  base: (process.env.SVC_PG_TWO_API_URL ?? 'https://api.portone.io').replace(/\/$/, ''),
+  authorization: `PortOne ${secrets.apiSecret}`,
+});
+
 export function pgTwoApi(config: PgTwoConfig, secrets: SecretFields): LiveApi {
-  const base = (process.env.SVC_PG_TWO_API_URL ?? 'https://api.portone.io').replace(/\/$/, '');
-  const authorization = `PortOne ${secrets.apiSecret}`;
+  const { base, authorization } = pgTwoEndpoint(secrets);
   const paymentUrl = (id: string, suffix = '') => `${base}/payments/${encodeURIComponent(id)}${suffix}?storeId=${encodeURIComponent(config.storeId)}`;
   const get = (id: string) => call(paymentUrl(id), { method: 'GET', authorization });
   return {
@@ -291,9 +320,12 @@ export function pgTwoApi(config: PgTwoConfig, secrets: SecretFields): LiveApi {
         authorization,
         body: { storeId: config.storeId, amount: input.amount, reason: input.reason },
       });
-      if (!answer || answer.status >= 500) return { status: 'FAILED', canceledAmount: 0, failure: unreachable };
+      if (!answer || answer.status >= 500) return { status: 'FAILED', canceledAmount: 0, failure: troubleOf(answer, answer?.body?.type) };
       if (answer.status !== 200)
-        return { status: 'FAILED', canceledAmount: 0, failure: failureOf(answer, answer.body?.type, answer.body?.message, PG_TWO_CONFIGURATION_CODES) };
+        return refusedCancel(
+          failureOf(answer, answer.body?.type, answer.body?.pgMessage ?? answer.body?.message, PG_TWO_CONFIGURATION_CODES),
+          PG_TWO_HELD_CANCEL_CODES,
+        );
       const cancellation = answer.body?.cancellation;
       if (cancellation?.status === 'SUCCEEDED') return { status: 'CANCELED', canceledAmount: Number(cancellation.totalAmount ?? input.amount) };
       if (cancellation?.status === 'REQUESTED') return { status: 'PENDING', canceledAmount: 0 };

@@ -124,8 +124,10 @@ export function methodsOf(state: ProviderState): PaymentMethod[] {
 export const optionKey = (o: { pg: Pg; method: PaymentMethod; provider?: EasyPayProvider | null }) =>
   o.provider ? `${o.pg}:${o.method}:${o.provider}` : `${o.pg}:${o.method}`;
 
-export async function paymentOptions(services: Pick<Services, 'db'>, storeId: string): Promise<PaymentOption[]> {
+/** What buyers may pay with; nothing while checkout is unavailable to them (`checkoutMode`), e.g. a public shop on sandbox gateways. */
+export async function paymentOptions(services: Pick<Services, 'db'>, storeId: string, audience: CheckoutAudience = {}): Promise<PaymentOption[]> {
   const options: PaymentOption[] = [];
+  if ((await checkoutMode(services, storeId, audience)).mode === null) return options;
   for (const state of (await storeRouting(services.db, storeId)).candidates) {
     const pgName = PG_NAMES[state.provider];
     for (const method of methodsOf(state)) {
@@ -151,22 +153,28 @@ export async function findPaymentOption(
   services: Pick<Services, 'db'>,
   storeId: string,
   input: string | { pg: string; method: string; provider?: string | null },
+  audience: CheckoutAudience = {},
 ): Promise<PaymentOption | undefined> {
   const key = typeof input === 'string' ? input.replace(/:$/, '') : optionKey(input as Parameters<typeof optionKey>[0]);
-  return (await paymentOptions(services, storeId)).find((o) => o.key === key);
+  return (await paymentOptions(services, storeId, audience)).find((o) => o.key === key);
+}
+
+/** Who asks: the seller's trusted preview browser still pays in the sandbox once the site is public. */
+export interface CheckoutAudience {
+  preview?: boolean;
 }
 
 /** Whether buyers can pay, and how (spec 01 §5.5 table). */
-export async function checkoutMode(services: Pick<Services, 'db'>, storeId: string): Promise<CheckoutMode> {
+export async function checkoutMode(services: Pick<Services, 'db'>, storeId: string, { preview = false }: CheckoutAudience = {}): Promise<CheckoutMode> {
   const { environment, storefrontPublic } = await storeRouting(services.db, storeId);
   if (environment === null) return { mode: null, reason: 'NO_PROVIDER' };
-  if (environment === 'TEST' && storefrontPublic) return { mode: null, reason: 'NOT_LIVE' };
+  if (environment === 'TEST' && storefrontPublic && !preview) return { mode: null, reason: 'NOT_LIVE' };
   return { mode: environment, reason: null };
 }
 
 /** `checkoutAvailable`, `checkoutMode`, `checkoutUnavailableReason` of the store resources. */
-export async function checkoutAvailability(services: Pick<Services, 'db'>, storeId: string): Promise<CheckoutAvailability> {
-  const { mode, reason } = await checkoutMode(services, storeId);
+export async function checkoutAvailability(services: Pick<Services, 'db'>, storeId: string, audience: CheckoutAudience = {}): Promise<CheckoutAvailability> {
+  const { mode, reason } = await checkoutMode(services, storeId, audience);
   return {
     checkoutAvailable: mode !== null,
     checkoutMode: mode,

@@ -59,6 +59,21 @@ const approved = (row: SandboxRow): ConfirmResult => ({
   pgTransactionId: row.pgPaymentKey,
 });
 
+/**
+ * The dev-only switch `/_dev/v1/payment-settings/sandbox-window-failure`: the next sandbox window of a
+ * store's gateway cannot be prepared, as when a gateway is down. Kept in the process (svc dev is one).
+ */
+const failingWindows = new WeakMap<Services, Set<string>>();
+
+export function failNextSandboxWindow(services: Services, storeId: string, pg: Pg) {
+  const failing = failingWindows.get(services) ?? new Set<string>();
+  failingWindows.set(services, failing);
+  failing.add(`${storeId}:${pg}`);
+}
+
+/** Whether this window is the one told to fail; the switch then goes back off. */
+const takeWindowFailure = (services: Services, storeId: string, pg: Pg) => failingWindows.get(services)?.delete(`${storeId}:${pg}`) ?? false;
+
 export function sandboxGateway(services: Services, storeId: string, pg: Pg, credential: CredentialRow): Gateway {
   const own = async (pgPaymentKey: string) => {
     const row = await load(services, pgPaymentKey);
@@ -69,6 +84,10 @@ export function sandboxGateway(services: Services, storeId: string, pg: Pg, cred
     sandbox: true,
     credentialId: credential.id,
     async prepareWindow(input) {
+      if (takeWindowFailure(services, storeId, pg)) {
+        await recordProviderFailure(services, storeId, { pg, method: input.method, easyPayProvider: input.provider, code: 'WINDOW_PREPARE_FAILED' });
+        throw fail(503, 'PAYMENT_PROVIDER_UNAVAILABLE', { optionUnavailable: true, pg, method: input.method, reason: 'WINDOW_PREPARE_FAILED' });
+      }
       const now = services.clock.now();
       const pgPaymentKey = newId(pg === 'pg_one' ? 'sbx1' : 'sbx2', now);
       await services.db

@@ -223,6 +223,13 @@ export async function seedSandboxProvider(services: Services, storeId: string) {
 export const merchantOf = (pg: Pg, config: PublicConfig) =>
   pg === 'pg_one' ? (config as { clientKey: string }).clientKey : (config as { storeId: string }).storeId;
 
+/** The merchant a key set belongs to, for payment records (spec 01 §5.4 "merchant is shown"); null for none. */
+export const merchantOfCredential = async (db: Db, credentialId: string | null): Promise<string | null> =>
+  credentialId === null
+    ? null
+    : ((await db.select({ merchant: paymentCredentials.merchant }).from(paymentCredentials).where(eq(paymentCredentials.id, credentialId)).get())?.merchant ??
+      null);
+
 export interface ProviderPatch {
   enabled?: boolean;
   sandboxMode?: boolean;

@@ -49,3 +49,4 @@ export { findSite, storefrontIsPublic } from './sites/sites.js';
 export { isPreviewAddress } from './serving/preview.js';
 export { sitesLine } from './sites/sites.js';
 export { sellerSandboxLine } from './builds/seller-sandbox.js';
+export { isPreviewBrowser } from './serving/preview.js';

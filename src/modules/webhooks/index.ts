@@ -1,7 +1,8 @@
 import type { Module } from '../../server/module.js';
 import { webhookOperations } from './operations.js';
 import { queueDeliveries } from './receivers.js';
-import { deliveryJob, deliveryWorker, retentionJob } from './worker.js';
+import { deliveryJob, deliveryWorker } from './worker.js';
+import { retentionJob } from './retention.js';
 
 export const webhooksModule: Module = {
   name: 'webhooks',

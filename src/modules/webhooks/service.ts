@@ -13,7 +13,7 @@ import { EVENT_TYPES, sampleEvent, type EventType } from '../../kernel/event-typ
 import { checkWebhookUrl } from '../../kernel/network-address.js';
 import { webhookDeliveries, webhooks, type DeliveryStatus } from './schema.js';
 import { ERROR_CODE, FAILURE_REASONS, sendOnce, storedPayload } from './send.js';
-import { buildRequest, signingSecrets } from './worker.js';
+import { buildRequest, signingSecrets } from './request.js';
 
 export const WEBHOOKS_PER_STORE = 10;
 const ROTATION_OVERLAP_MS = 24 * 3600_000;

@@ -17,6 +17,7 @@ import type { Services } from '../../../server/services.js';
 import { usersByIds } from '../../accounts/index.js';
 import { emitEvent } from '../../events/index.js';
 import { readBlob } from '../serving/blobs.js';
+import { editingTrustCookie } from '../serving/preview.js';
 import { bundleProject } from '../builds/bundle.js';
 import { startLiveServer, type LiveServer } from './live-server.js';
 import { editing } from '../schema.js';
@@ -147,7 +148,12 @@ export async function startEditing(services: Services, storeId: string, userId: 
       id: `edit:${env.id}`,
       runtime: runtime.host,
       bundle: (config, signal) => bundleProject(dir, config, { sandboxed, minify: false, hashNames: false, wallMs: BUILD_WALL_MS, signal }),
-      buyerApi: (request) => Promise.resolve(runtime.app.fetch(request)),
+      // The environment is the seller's: its buyer API calls carry the preview trust (sandbox checkout on a public shop).
+      buyerApi: async (request) => {
+        const trust = await editingTrustCookie(services, storeId);
+        if (trust) request.headers.set('cookie', trust);
+        return runtime.app.fetch(request);
+      },
       // Rebuild notices are for a developer's terminal; the service log keeps the failures.
       log: (line) => {
         if (line.startsWith('✗')) console.error(`[svc] editing ${env.id}: ${line}`);

@@ -60,6 +60,8 @@ export interface RenderTarget {
   label: string;
   /** The service's buyer API (the store is set here); the code's fetch reaches nothing else. */
   buyerApi: (request: Request) => Promise<Response>;
+  /** A preview render's trust (`svc_preview=…`), passed on to the buyer API so it knows the seller's browser. */
+  previewCookie?: string | null;
 }
 
 export type Rendered =
@@ -136,6 +138,7 @@ async function buyerApiFetch(target: RenderTarget, siteOrigin: string, request: 
   }
   const headers = new Headers(request.headers.filter(([name]) => !['cookie', 'authorization-override', 'host'].includes(name.toLowerCase())));
   headers.set('x-store-id', target.storeId);
+  if (target.previewCookie) headers.set('cookie', target.previewCookie);
   const response = await target.buyerApi(new Request(url, { method: request.method, headers, body: request.body }));
   return { status: response.status, statusText: response.statusText, url: url.href, headers: [...response.headers], body: await response.text() };
 }

@@ -21,7 +21,7 @@ import type { Version } from '../sites/versions.js';
 import { BlobCache, readBlob } from './blobs.js';
 import { mountBuyerApiCors } from './origins.js';
 import { closing, comingSoon, notFoundPage, page, renderFailed, suspended } from './pages.js';
-import { openPreview, PREVIEW_SEGMENT, previewVersion } from './preview.js';
+import { openPreview, previewCookieOf, PREVIEW_SEGMENT, previewVersion } from './preview.js';
 
 /**
  * An isolate runs one call at a time on its own thread: a busy site gets a few, so its pages render on
@@ -169,6 +169,7 @@ async function render(
     label: `site ${site.slug}`,
     // Answered in-process: no socket, no second trip through the network stack.
     buyerApi: (request) => Promise.resolve(runtime.app.fetch(request)),
+    previewCookie: base.endsWith(`/${PREVIEW_SEGMENT}`) ? previewCookieOf(event.req.headers.get('cookie')) : null,
   });
   if (rendered.outcome === 'BODY_TOO_LARGE') return page(413, '요청이 너무 큽니다', '1 MiB보다 작게 보내 주세요.', { connection: 'close' });
   if (rendered.outcome === 'FAILED') {

@@ -231,6 +231,8 @@ export const siteOperations = [
     summary: 'Retired: a site keeps its template (always 409 TEMPLATE_CHANGE_NOT_SUPPORTED)',
     agent: 'direct',
     idempotent: false,
+    // Old clients send a template choice: it answers 409 all the same, not a validation error.
+    ignoresBody: true,
     response: z.never(),
     errors: { 409: ['TEMPLATE_CHANGE_NOT_SUPPORTED'] },
     handler: () => {

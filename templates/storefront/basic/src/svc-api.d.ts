@@ -31,6 +31,20 @@ export interface operations {
             price: number;
           }[];
         } | null;
+        /** Add-on picks; their prices are in unitPrice */
+        optionSelections: {
+          /** Add-on group */
+          name: string;
+          value: string;
+          /** Won added to one unit */
+          additionalPrice: number;
+        }[];
+        /** Text the buyer typed or picked */
+        customInputs: {
+          key: string;
+          label: string;
+          value: string;
+        }[];
         thumbnailUrl: string | null;
         available: true;
         unavailableReason: null;
@@ -49,6 +63,20 @@ export interface operations {
           checkIn: string;
           checkOut: string;
         } | null;
+        /** Add-on picks; their prices are in unitPrice */
+        optionSelections: {
+          /** Add-on group */
+          name: string;
+          value: string;
+          /** Won added to one unit */
+          additionalPrice: number;
+        }[];
+        /** Text the buyer typed or picked */
+        customInputs: {
+          key: string;
+          label: string;
+          value: string;
+        }[];
         thumbnailUrl: string | null;
         available: false;
         /** The error code ordering the line would get now, e.g. INSUFFICIENT_STOCK, PRODUCT_NOT_FOUND. */
@@ -72,6 +100,13 @@ export interface operations {
         checkIn: string;
         checkOut: string;
       };
+      addonSelections?: {
+        name: string;
+        value: string;
+      }[];
+      customInputs?: {
+        [key: string]: string;
+      };
     };
     data: {
       /** Null while the buyer has no cart yet. */
@@ -94,6 +129,20 @@ export interface operations {
             price: number;
           }[];
         } | null;
+        /** Add-on picks; their prices are in unitPrice */
+        optionSelections: {
+          /** Add-on group */
+          name: string;
+          value: string;
+          /** Won added to one unit */
+          additionalPrice: number;
+        }[];
+        /** Text the buyer typed or picked */
+        customInputs: {
+          key: string;
+          label: string;
+          value: string;
+        }[];
         thumbnailUrl: string | null;
         available: true;
         unavailableReason: null;
@@ -112,6 +161,20 @@ export interface operations {
           checkIn: string;
           checkOut: string;
         } | null;
+        /** Add-on picks; their prices are in unitPrice */
+        optionSelections: {
+          /** Add-on group */
+          name: string;
+          value: string;
+          /** Won added to one unit */
+          additionalPrice: number;
+        }[];
+        /** Text the buyer typed or picked */
+        customInputs: {
+          key: string;
+          label: string;
+          value: string;
+        }[];
         thumbnailUrl: string | null;
         available: false;
         /** The error code ordering the line would get now, e.g. INSUFFICIENT_STOCK, PRODUCT_NOT_FOUND. */
@@ -153,6 +216,20 @@ export interface operations {
             price: number;
           }[];
         } | null;
+        /** Add-on picks; their prices are in unitPrice */
+        optionSelections: {
+          /** Add-on group */
+          name: string;
+          value: string;
+          /** Won added to one unit */
+          additionalPrice: number;
+        }[];
+        /** Text the buyer typed or picked */
+        customInputs: {
+          key: string;
+          label: string;
+          value: string;
+        }[];
         thumbnailUrl: string | null;
         available: true;
         unavailableReason: null;
@@ -171,6 +248,20 @@ export interface operations {
           checkIn: string;
           checkOut: string;
         } | null;
+        /** Add-on picks; their prices are in unitPrice */
+        optionSelections: {
+          /** Add-on group */
+          name: string;
+          value: string;
+          /** Won added to one unit */
+          additionalPrice: number;
+        }[];
+        /** Text the buyer typed or picked */
+        customInputs: {
+          key: string;
+          label: string;
+          value: string;
+        }[];
         thumbnailUrl: string | null;
         available: false;
         /** The error code ordering the line would get now, e.g. INSUFFICIENT_STOCK, PRODUCT_NOT_FOUND. */
@@ -210,6 +301,20 @@ export interface operations {
             price: number;
           }[];
         } | null;
+        /** Add-on picks; their prices are in unitPrice */
+        optionSelections: {
+          /** Add-on group */
+          name: string;
+          value: string;
+          /** Won added to one unit */
+          additionalPrice: number;
+        }[];
+        /** Text the buyer typed or picked */
+        customInputs: {
+          key: string;
+          label: string;
+          value: string;
+        }[];
         thumbnailUrl: string | null;
         available: true;
         unavailableReason: null;
@@ -228,6 +333,20 @@ export interface operations {
           checkIn: string;
           checkOut: string;
         } | null;
+        /** Add-on picks; their prices are in unitPrice */
+        optionSelections: {
+          /** Add-on group */
+          name: string;
+          value: string;
+          /** Won added to one unit */
+          additionalPrice: number;
+        }[];
+        /** Text the buyer typed or picked */
+        customInputs: {
+          key: string;
+          label: string;
+          value: string;
+        }[];
         thumbnailUrl: string | null;
         available: false;
         /** The error code ordering the line would get now, e.g. INSUFFICIENT_STOCK, PRODUCT_NOT_FOUND. */
@@ -253,6 +372,13 @@ export interface operations {
         stay?: {
           checkIn: string;
           checkOut: string;
+        };
+        addonSelections?: {
+          name: string;
+          value: string;
+        }[];
+        customInputs?: {
+          [key: string]: string;
         };
       };
     };
@@ -283,6 +409,20 @@ export interface operations {
         };
         /** The cart line the item came from; null for a direct item. */
         cartItemId: string | null;
+        /** Add-on picks; their prices are in unitPrice */
+        optionSelections: {
+          /** Add-on group */
+          name: string;
+          value: string;
+          /** Won added to one unit */
+          additionalPrice: number;
+        }[];
+        /** Text the buyer typed or picked */
+        customInputs: {
+          key: string;
+          label: string;
+          value: string;
+        }[];
       }[];
       /** In gateway priority order; empty when payment is impossible. */
       paymentOptions: {
@@ -366,6 +506,20 @@ export interface operations {
         };
         /** The cart line the item came from; null for a direct item. */
         cartItemId: string | null;
+        /** Add-on picks; their prices are in unitPrice */
+        optionSelections: {
+          /** Add-on group */
+          name: string;
+          value: string;
+          /** Won added to one unit */
+          additionalPrice: number;
+        }[];
+        /** Text the buyer typed or picked */
+        customInputs: {
+          key: string;
+          label: string;
+          value: string;
+        }[];
       }[];
       /** In gateway priority order; empty when payment is impossible. */
       paymentOptions: {
@@ -620,6 +774,27 @@ export interface operations {
         };
         inventoryMode: 'STANDARD' | 'DATED';
         pointEarnRateBp: number | null;
+        addons: {
+          name: string;
+          /** A buyer must pick one value of a required group */
+          required: boolean;
+          values: {
+            name: string;
+            /** Won added to the unit price */
+            additionalPrice: number;
+          }[];
+        }[];
+        customInputs: {
+          label: string;
+          placeholder: string | null;
+          maxLength: number;
+          required: boolean;
+          /** Names the input in checkout `customInputs` */
+          key: string;
+          type: 'TEXT' | 'TEXTAREA' | 'SELECT';
+          /** Choices of a SELECT input */
+          options: string[];
+        }[];
       }[];
     };
   };
@@ -976,7 +1151,7 @@ export interface operations {
       reason: string;
       detail: string | null;
       exchangeOptionId: string | null;
-      /** Estimate while open, final once COMPLETED; null for an exchange without refund */
+      /** Item plus shipping refund, with deliveryFeeChargeAmount and deductAmount not taken off (spec 01 §6.2 rule 4: subtract both for what goes back). Estimate while open, final once COMPLETED; null for an exchange without refund */
       refundAmount: number | null;
       deliveryFeeRefundAmount: number;
       deliveryFeeChargeAmount: number;
@@ -1018,6 +1193,7 @@ export interface operations {
       quantity: number;
       /** The flow's authority in the item's state: IMMEDIATE completes at once */
       decision: 'IMMEDIATE' | 'REQUEST';
+      /** As on the claim: item plus shipping refund, before the charge and the deduction */
       refundAmount: number | null;
       deliveryFeeRefundAmount: number;
       /** Return or exchange shipping, and free shipping the rest no longer earns */
@@ -1025,6 +1201,7 @@ export interface operations {
       /** Cancel fee: 0 until the seller sets one at approval */
       deductAmount: number;
       pointRefundAmount: number;
+      /** With pointRefundAmount, what would go back: refundAmount − deliveryFeeChargeAmount − deductAmount */
       cashRefundAmount: number;
     };
   };
@@ -1172,7 +1349,7 @@ export interface operations {
       reason: string;
       detail: string | null;
       exchangeOptionId: string | null;
-      /** Estimate while open, final once COMPLETED; null for an exchange without refund */
+      /** Item plus shipping refund, with deliveryFeeChargeAmount and deductAmount not taken off (spec 01 §6.2 rule 4: subtract both for what goes back). Estimate while open, final once COMPLETED; null for an exchange without refund */
       refundAmount: number | null;
       deliveryFeeRefundAmount: number;
       deliveryFeeChargeAmount: number;
@@ -1212,6 +1389,7 @@ export interface operations {
       quantity: number;
       /** The flow's authority in the item's state: IMMEDIATE completes at once */
       decision: 'IMMEDIATE' | 'REQUEST';
+      /** As on the claim: item plus shipping refund, before the charge and the deduction */
       refundAmount: number | null;
       deliveryFeeRefundAmount: number;
       /** Return or exchange shipping, and free shipping the rest no longer earns */
@@ -1219,6 +1397,7 @@ export interface operations {
       /** Cancel fee: 0 until the seller sets one at approval */
       deductAmount: number;
       pointRefundAmount: number;
+      /** With pointRefundAmount, what would go back: refundAmount − deliveryFeeChargeAmount − deductAmount */
       cashRefundAmount: number;
     };
   };
@@ -1613,6 +1792,27 @@ export interface operations {
       };
       inventoryMode: 'STANDARD' | 'DATED';
       pointEarnRateBp: number | null;
+      addons: {
+        name: string;
+        /** A buyer must pick one value of a required group */
+        required: boolean;
+        values: {
+          name: string;
+          /** Won added to the unit price */
+          additionalPrice: number;
+        }[];
+      }[];
+      customInputs: {
+        label: string;
+        placeholder: string | null;
+        maxLength: number;
+        required: boolean;
+        /** Names the input in checkout `customInputs` */
+        key: string;
+        type: 'TEXT' | 'TEXTAREA' | 'SELECT';
+        /** Choices of a SELECT input */
+        options: string[];
+      }[];
     };
   };
   /** Availability and price per variant and day of a dated product (at most 120 days; no stock counts) */

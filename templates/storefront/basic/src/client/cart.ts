@@ -2,7 +2,8 @@ import { BuyerApiError } from '../lib/api.js';
 import { dateLabel, optionLabel, won } from '../lib/format.js';
 import { html } from '../lib/html.js';
 import { CART_ID_KEY } from '../lib/site.js';
-import type { Cart, CartItem, Sheet, Stay } from '../lib/types.js';
+import type { Cart, CartAdd, CartItem, Sheet } from '../lib/types.js';
+import { chosenOptionsLabel } from '../lib/item-options.js';
 import { qs, site } from './site.js';
 
 /**
@@ -45,7 +46,7 @@ function showCount(cart: Cart) {
   }
 }
 
-export async function addToCart(item: { productId: string; optionId: string; quantity: number; stay?: Stay }) {
+export async function addToCart(item: CartAdd) {
   const { data, headers } = await site.api<Cart>('POST', '/cart/items', { body: item, headers: cartHeaders() });
   const id = headers.get('x-svc-cart') ?? data.cartId;
   if (id) localStorage.setItem(storageKey, id);
@@ -66,6 +67,7 @@ function line(item: CartItem) {
 <div><a href="${site.paths.product(item.productId)}"><b>${item.name ?? '판매 종료 상품'}</b></a>
 ${item.optionValues.length ? html`<span class="muted">${optionLabel(item.optionValues)}</span>` : ''}
 ${item.stay ? html`<span class="muted">${dateLabel(item.stay.checkIn)} ~ ${dateLabel(item.stay.checkOut)}</span>` : ''}
+${chosenOptionsLabel(item) ? html`<span class="muted">${chosenOptionsLabel(item)}</span>` : ''}
 ${item.available ? html`<span class="muted">${won(item.unitPrice ?? 0)}</span>` : html`<span class="error">${UNAVAILABLE[item.unavailableReason ?? ''] ?? '지금은 주문할 수 없습니다'}</span>`}
 <span class="stepper"><button type="button" data-step="-1" aria-label="하나 빼기"${item.quantity <= 1 ? html` disabled` : ''}>−</button><span>${item.quantity}</span><button type="button" data-step="1" aria-label="하나 더">+</button>
 <button type="button" class="link" data-remove>삭제</button></span></div>

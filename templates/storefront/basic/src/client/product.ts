@@ -5,6 +5,7 @@ import { html } from '../lib/html.js';
 import { priceTag } from '../lib/price.js';
 import type { Product, Sheet, Variant } from '../lib/types.js';
 import { findVariant, variantFromForm } from '../lib/variants.js';
+import { addonAmountOf, itemOptionsFromForm } from '../lib/item-options.js';
 import { addToCart } from './cart.js';
 import { formParams, qs, readJson, site } from './site.js';
 import { initStay, type StayPicker } from './stay.js';
@@ -45,7 +46,9 @@ export function initProduct() {
     else if (variant.soldOut) stockLine.textContent = '품절';
     else stockLine.textContent = stayState.message ?? '구매 가능';
     if (variant && product.options.length) stockLine.append(` (${optionLabel(variant.optionValues)})`);
-    priceLine.innerHTML = priceTag({ price: stayState.price ?? variant?.price ?? product.price, originalPrice: stayState.price === undefined ? product.originalPrice : null }).value;
+    // The chosen add-ons add to the unit price, as the checkout sheet will charge.
+    const addons = addonAmountOf(product, formParams(form));
+    priceLine.innerHTML = priceTag({ price: (stayState.price ?? variant?.price ?? product.price) + addons, originalPrice: stayState.price === undefined && !addons ? product.originalPrice : null }).value;
     const buyable = Boolean(form.dataset.checkoutAvailable !== 'false' && variant && !variant.soldOut && stayState.ready);
     for (const b of buttons) b.disabled = !buyable;
     return buyable;
@@ -72,7 +75,13 @@ export function initProduct() {
     const variant = current();
     if (!variant) return;
     const stayDates = stayFromForm(params);
-    const item = { productId: product.productId, optionId: variant.optionId, quantity: Math.max(1, Number.parseInt(params.get('quantity') ?? '1', 10) || 1), ...(stayDates ? { stay: stayDates } : {}) };
+    const item = {
+      productId: product.productId,
+      optionId: variant.optionId,
+      quantity: Math.max(1, Number.parseInt(params.get('quantity') ?? '1', 10) || 1),
+      ...(stayDates ? { stay: stayDates } : {}),
+      ...itemOptionsFromForm(product, params),
+    };
     for (const b of buttons) b.disabled = true;
     try {
       if (params.get('intent') === 'buy') {

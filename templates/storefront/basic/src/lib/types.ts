@@ -13,6 +13,8 @@ export type ProductPage = Data<'storefrontListCollectionProducts'>;
 export type Store = Data<'storefrontGetStore'>;
 /** The dates of a stay (check-out is the morning after the last night). */
 export type Stay = NonNullable<Body<'storefrontAddCartItem'>['stay']>;
+/** `POST /cart/items`: a line to add, with its add-on picks and custom input text. */
+export type CartAdd = Body<'storefrontAddCartItem'>;
 /** `GET /cart`. */
 export type Cart = Data<'storefrontGetCart'>;
 export type CartItem = Cart['items'][number];

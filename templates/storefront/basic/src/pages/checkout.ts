@@ -3,7 +3,7 @@ import { afterPaymentStart, GUEST_FIELDS, paymentRequest, SHIPPING_FIELDS } from
 import { html } from '../lib/html.js';
 import type { PaymentStart, Sheet, Store } from '../lib/types.js';
 import type { PageContext } from './context.js';
-import { loadStore, notFound, page, redirect } from './layout.js';
+import { checkoutUnavailableMessage, loadStore, notFound, page, redirect } from './layout.js';
 import { amountsTable, sheetItems } from './summary.js';
 
 interface FormState {
@@ -68,7 +68,9 @@ ${sheet.testPayment ? html`<p class="notice">테스트 결제입니다. 실제�
       ? sheet.paymentOptions.map((o) => html`<label class="option"><input type="radio" name="option" value="${o.key}"${o.key === chosenOption ? html` checked` : ''} required> ${o.label} <small class="muted">${o.pgName}</small></label>`)
       : html`<p class="error">지금은 결제할 수 있는 수단이 없습니다.</p>`}</fieldset>`
     : ''}
-  <button type="submit" class="button wide"${sheet.paymentRequired && !sheet.paymentOptions.length ? html` disabled` : ''}>${sheet.paymentRequired ? '결제하기' : '주문하기'}</button>
+  ${store && !store.checkoutAvailable && sheet.paymentRequired
+    ? html`<p class="error" data-checkout-unavailable>${checkoutUnavailableMessage(store)}</p>`
+    : html`<button type="submit" class="button wide"${sheet.paymentRequired && !sheet.paymentOptions.length ? html` disabled` : ''}>${sheet.paymentRequired ? '결제하기' : '주문하기'}</button>`}
 </form>
 </div>`,
   });

@@ -3,12 +3,14 @@ import { html } from '../lib/html.js';
 import type { Amounts, Sheet } from '../lib/types.js';
 import type { PageContext } from './context.js';
 import { imageOf } from './layout.js';
+import { chosenOptionsLabel } from '../lib/item-options.js';
 
 /** The lines of a checkout sheet, as the checkout and order-complete pages show them. */
 export const sheetItems = (ctx: PageContext, sheet: Sheet) => html`<ul class="lines">${sheet.items.map((item) => html`<li class="line">
 <img src="${imageOf(ctx, [item.thumbnailUrl])}" alt="" width="64" height="64">
 <div><b>${item.name}</b>${item.optionValues.length ? html`<span class="muted">${optionLabel(item.optionValues)}</span>` : ''}
 ${item.stay ? html`<span class="muted">${dateLabel(item.stay.checkIn)} ~ ${dateLabel(item.stay.checkOut)}</span>` : ''}
+${chosenOptionsLabel(item) ? html`<span class="muted" data-item-options>${chosenOptionsLabel(item)}</span>` : ''}
 <span class="muted">${won(item.unitPrice)} × ${item.quantity}</span></div>
 <span class="amount">${won(item.amount)}</span></li>`)}</ul>`;
 

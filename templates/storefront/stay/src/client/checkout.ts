@@ -14,7 +14,9 @@ export function initCheckout() {
   const sheet = { requiresShipping: form.dataset.requiresShipping === 'true', paymentRequired: form.dataset.paymentRequired === 'true' };
   const checkoutId = (form.elements.namedItem('checkoutId') as HTMLInputElement).value;
   const formError = qs('[data-form-error]', form)!;
-  const submit = qs<HTMLButtonElement>('button[type=submit]', form)!;
+  // No button while the store takes no payment: the page says why instead (checkoutUnavailableReason).
+  const submit = qs<HTMLButtonElement>('button[type=submit]', form);
+  if (!submit) return;
 
   const clearErrors = () => {
     formError.hidden = true;

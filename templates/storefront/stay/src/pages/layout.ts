@@ -45,7 +45,7 @@ ${collector(ctx, track)}
   <a class="brand" href="${ctx.paths.home}">${storeName || '스토어'}</a>
   <nav><a class="cart-link" href="${ctx.paths.cart}">장바구니 <span class="badge" data-cart-count hidden>0</span></a></nav>
 </header>
-${store && !store.checkoutAvailable ? html`<p class="notice">지금은 주문을 받지 않고 있습니다.</p>` : ''}
+${store && !store.checkoutAvailable ? html`<p class="notice" data-checkout-unavailable>${checkoutUnavailableMessage(store)}</p>` : ''}
 <main>${body}</main>
 <footer class="bottom"><span>${storeName}</span><span class="version">${ctx.env.version}</span></footer>
 </body>
@@ -53,6 +53,18 @@ ${store && !store.checkoutAvailable ? html`<p class="notice">지금은 주문을
 `;
   // Pages about one buyer's order must not stay in any cache; the others are revalidated on each view.
   return new Response(doc.value, { status, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': noindex ? 'no-store' : 'no-cache' } });
+}
+
+/** Why the store takes no orders now, as the buyer API says it (`checkoutUnavailableReason`). */
+export function checkoutUnavailableMessage(store: Store): string {
+  switch (store.checkoutUnavailableReason) {
+    case 'PAYMENT_NOT_LIVE':
+      return '이 상점은 아직 실제 결제를 받을 준비가 되지 않아 주문을 받지 않고 있습니다.';
+    case 'PAYMENT_NOT_CONFIGURED':
+      return '이 상점은 아직 결제 수단을 설정하지 않아 주문을 받지 않고 있습니다.';
+    default:
+      return '지금은 주문을 받지 않고 있습니다.';
+  }
 }
 
 /** Product pictures: the first image, or the template's placeholder. */

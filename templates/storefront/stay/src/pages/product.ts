@@ -5,6 +5,7 @@ import { html, jsonScript } from '../lib/html.js';
 import { priceTag } from '../lib/price.js';
 import type { Product, Sheet, Store } from '../lib/types.js';
 import { initialVariant, optionField, variantFromForm } from '../lib/variants.js';
+import { itemOptionFields, itemOptionsFromForm } from '../lib/item-options.js';
 import type { PageContext } from './context.js';
 import { imageOf, loadStore, notFound, page, redirect } from './layout.js';
 import { stayFields } from './stay.js';
@@ -50,6 +51,7 @@ async function render(ctx: PageContext, product: Product, store: Store | null, o
   <form class="buy" method="post" action="${ctx.paths.product(product.productId)}" data-product-form data-checkout-available="${String(canBuy)}">
     <input type="hidden" name="productId" value="${product.productId}">
     ${selects}
+    ${itemOptionFields(product, options.form)}
     ${await stayFields(ctx, product, chosen?.variantId ?? null, options.form)}
     <p class="stock" data-stock>${!chosen ? '판매 중인 옵션이 없습니다' : chosen.soldOut ? '품절' : product.inventoryMode === 'DATED' ? '날짜를 선택하세요' : '구매 가능'}${chosen && product.options.length ? html` <span class="muted">(${optionLabel(chosen.optionValues)})</span>` : ''}</p>
     <label class="field quantity"><span>수량</span><input type="number" name="quantity" value="${options.form?.get('quantity') ?? '1'}" min="1" max="999" inputmode="numeric" required></label>
@@ -85,7 +87,9 @@ export async function productFormPost(ctx: PageContext, productId: string) {
   const stay = stayFromForm(form);
   const quantity = Number.parseInt(form.get('quantity') ?? '1', 10) || 1;
   try {
-    const { data: sheet } = await ctx.api<Sheet>('POST', '/checkout', { body: { directItem: { productId: product.productId, optionId: variant.optionId, quantity, ...(stay ? { stay } : {}) } } });
+    const { data: sheet } = await ctx.api<Sheet>('POST', '/checkout', {
+      body: { directItem: { productId: product.productId, optionId: variant.optionId, quantity, ...(stay ? { stay } : {}), ...itemOptionsFromForm(product, form) } },
+    });
     return redirect(ctx.paths.checkout(sheet.checkoutId));
   } catch (error) {
     if (!(error instanceof BuyerApiError) || error.status >= 500) throw error;

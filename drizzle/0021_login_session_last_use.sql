@@ -1,0 +1,1 @@
+ALTER TABLE `login_sessions` ADD `last_used_at` integer;
