@@ -3,7 +3,7 @@ import type { Module } from '../../server/module.js';
 import { mountOAuth } from './oauth.js';
 import { accountOperations } from './operations.js';
 import { authenticate } from './principal.js';
-import { pruneExpiredGrants } from './service.js';
+import { pruneExpiredGrants } from './login-sessions.js';
 
 export const accountsModule: Module = {
   name: 'accounts',
@@ -25,6 +25,8 @@ export { loadSigningKeys } from './keys.js';
 export { clientAddress, PAGE_STYLE } from './oauth.js';
 export { checkPassword, hashPassword } from './password.js';
 export { authenticate, bearerToken, principalOfRecord } from './principal.js';
-export { normalizeEmail, openLoginSession, signup, verifyCredentials } from './service.js';
+export { openLoginSession } from './login-sessions.js';
+export { verifyCredentials } from './sign-in.js';
+export { normalizeEmail, signup } from './users.js';
 export { signToken, type TokenClaims, verifyToken } from './tokens.js';
-export { type AccountUser, userByEmail, usersByIds } from './service.js';
+export { type AccountUser, userByEmail, usersByIds } from './users.js';

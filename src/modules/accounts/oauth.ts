@@ -9,15 +9,9 @@ import { findClient, registrableRedirect, REGISTERED_CLIENT_PREFIX, type OAuthCl
 import { oauthClients } from './schema.js';
 import { newId } from '../../db/ids.js';
 import { ALL_SCOPES } from '../../kernel/scopes.js';
-import {
-  createAuthorizationCode,
-  openLoginSession,
-  refreshLogin,
-  revokeLoginSession,
-  revokePresentedToken,
-  takeAuthorizationCode,
-  verifyCredentials,
-} from './service.js';
+import { createAuthorizationCode, takeAuthorizationCode } from './authorization-codes.js';
+import { openLoginSession, refreshLogin, revokeLoginSession, revokePresentedToken } from './login-sessions.js';
+import { verifyCredentials } from './sign-in.js';
 
 /** OAuth requests are small forms; nothing larger is read (RFC 6749 sets no size, so we do). */
 const OAUTH_BODY_LIMIT = 64 * 1024;

@@ -12,20 +12,16 @@ import {
   ACCESS_TOKEN_DEFAULT_DAYS,
   ACCESS_TOKEN_MAX_DAYS,
   accessTokenSchema,
-  confirmPasswordReset,
   createAccessToken,
   FRESH_LOGIN_SECONDS,
-  loginTokensSchema,
   newAccessTokenSchema,
-  newAccountSchema,
-  openLoginSession,
   presentAccessToken,
-  requestPasswordReset,
   revokeAccessToken,
-  revokeLoginSession,
-  signup,
-  verifyCredentials,
-} from './service.js';
+} from './access-tokens.js';
+import { loginTokensSchema, openLoginSession, revokeLoginSession } from './login-sessions.js';
+import { confirmPasswordReset, requestPasswordReset } from './password-reset.js';
+import { verifyCredentials } from './sign-in.js';
+import { newAccountSchema, signup } from './users.js';
 
 const tag = 'Accounts';
 const password = z.string().min(8).max(128);

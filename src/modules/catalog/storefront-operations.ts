@@ -8,7 +8,7 @@ import { defineOperation, type Ctx } from '../../server/registry.js';
 import { today } from '../../kernel/dates.js';
 import { period, PERIOD_ERRORS } from './dates.js';
 import { collectionQuery, dateRange, LIMITS } from './inputs.js';
-import { calendarDays, requireDated } from './operations.js';
+import { calendarDays, requireDated } from './product-calendar.js';
 import { categories, collections, products } from './schema.js';
 import { preparedFor } from '../../db/prepared.js';
 import { storeIdNamedBy } from '../stores/index.js';

@@ -13,27 +13,11 @@ import { NEW_ATTEMPT_ERRORS, newAttempt, START_PAYMENT_ERRORS, startPayment } fr
 import { loadPayment } from './payment-records.js';
 import { paymentStartView, paymentStatusView, presentPaymentStatus, storefrontResult, storefrontResultView } from './payment-views.js';
 import { cartItems, carts } from './schema.js';
-import {
-  addCartItem,
-  assertGuestAllowed,
-  assertSheetOpen,
-  audienceOf,
-  BUYER_TOKEN_ERRORS,
-  setCartQuantity,
-  buyerSheet,
-  cartFor,
-  cartLine,
-  cartLines,
-  cartView,
-  checkoutView,
-  createSheet,
-  deliveryView,
-  findCart,
-  OPEN_SHEET_ERRORS,
-  ORDERABLE_ERRORS,
-  presentCart,
-  presentSheet,
-} from './service.js';
+import { assertGuestAllowed, audienceOf, BUYER_TOKEN_ERRORS } from './buyer.js';
+import { addCartItem, setCartQuantity, cartFor, cartLine, cartLines, cartView, findCart, presentCart } from './cart.js';
+import { ORDERABLE_ERRORS } from './orderable.js';
+import { assertSheetOpen, buyerSheet, createSheet, OPEN_SHEET_ERRORS } from './sheet.js';
+import { checkoutView, deliveryView, presentSheet } from './sheet-view.js';
 
 const tag = 'Storefront checkout';
 const checkoutParams = z.object({ checkoutId: z.string() }).strict();

@@ -16,7 +16,8 @@ import { CASH_METHODS } from './cash-receipts.js';
 import { failure, findAttempt, loadPayment, type PaymentRow } from './payment-records.js';
 import { deliveryGroupOf, priceSheet } from './pricing.js';
 import { paymentAttempts, paymentRefunds, payments, checkoutSheets } from './schema.js';
-import { loadSheet, removeOrderedCartLines, type SheetRow } from './service.js';
+import { removeOrderedCartLines } from './cart.js';
+import { loadSheet, type SheetRow } from './sheet.js';
 
 interface Approval {
   pg: string | null;

@@ -12,7 +12,7 @@ import { holdSandboxRefunds } from '../payments/index.js';
 import { decideSandbox, returnFromGateway, withResult } from './payment-confirmation.js';
 import { attemptsOf, findPayment } from './payment-records.js';
 import { presentPaymentStatus, storefrontResult } from './payment-views.js';
-import { loadSheet } from './service.js';
+import { loadSheet } from './sheet.js';
 
 /** The window's form is three fields; nothing larger is read. */
 const PAY_FORM_LIMIT = 4096;

@@ -24,19 +24,9 @@ import { placeOrder } from './order-placement.js';
 import { attemptsOf, failure, lastAttemptOf, loadPayment, type AttemptRow, type PaymentRow } from './payment-records.js';
 import { presentPaymentStart } from './payment-views.js';
 import { paymentAttempts, payments, checkoutSheets, type PaymentOptionRef } from './schema.js';
-import {
-  assertBuyerStore,
-  assertGuestAllowed,
-  assertSheetOpen,
-  audienceOf,
-  BUYER_TOKEN_ERRORS,
-  buyerOf,
-  buyerSheet,
-  loadSheet,
-  OPEN_SHEET_ERRORS,
-  presentOptions,
-  type SheetRow,
-} from './service.js';
+import { assertBuyerStore, assertGuestAllowed, audienceOf, BUYER_TOKEN_ERRORS, buyerOf } from './buyer.js';
+import { presentOptions } from './payment-options.js';
+import { assertSheetOpen, buyerSheet, loadSheet, OPEN_SHEET_ERRORS, type SheetRow } from './sheet.js';
 
 /** Validity of a payment (spec 02 §8). */
 export const PAYMENT_TTL_MS = 10 * 60_000;

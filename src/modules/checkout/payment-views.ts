@@ -7,7 +7,7 @@ import type { PaymentOption } from '../payments/index.js';
 import { lastAttemptOf, type AttemptRow, type PaymentRow } from './payment-records.js';
 import { amountsView } from '../orders/index.js';
 import type { AttemptStatus, Failure } from './schema.js';
-import { paymentOptionView, presentOption } from './service.js';
+import { paymentOptionView, presentOption } from './payment-options.js';
 
 const ENDED_ATTEMPTS = new Set<AttemptStatus>(['REFUSED', 'CANCELED', 'WINDOW_ERROR', 'FAILED', 'AUTO_CANCELED']);
 

@@ -20,7 +20,8 @@ import {
 } from './authoring.js';
 import { APP_EVENT, CUSTOM_EVENT, definitionSchema, isoDuration } from './definition.js';
 import { EDITOR_VOCABULARY, findPreset, NODE_TYPES, PRESETS } from './presets.js';
-import { FLOW_WRITE, flowRecord, graphSchema, itemFlow, itemView, presentVersion, tag, versionRecord } from './operations.js';
+import { FLOW_WRITE, flowRecord, graphSchema, itemFlow, presentVersion, tag, versionRecord } from './flow-shapes.js';
+import { itemView } from './item-actions.js';
 import { loadFlow, presentFlow, runningItemCount } from './flow-catalogue.js';
 import { loadItemFlow } from './item-flows.js';
 import { moveItem } from './item-moves.js';

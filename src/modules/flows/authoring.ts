@@ -14,7 +14,7 @@ import { findPreset } from './presets.js';
 import { flowRuns, flows, flowSecrets, flowVersions, type Graph } from './schema.js';
 import { definitionOf, loadFlow, loadVersion, runningStates, type FlowRow } from './flow-catalogue.js';
 import { itemFacts, loadItemFlow } from './item-flows.js';
-import { migrateItems } from './item-moves.js';
+import { migrateItems } from './item-migration.js';
 import { SIMULATION_BUDGET, VirtualItem, type TraceEntry } from './simulate.js';
 
 /**
