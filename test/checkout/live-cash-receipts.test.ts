@@ -5,33 +5,22 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { startFakeGateway, type FakeGateway } from '../helpers/fake-gateway.js';
-import { buyerApi, createProduct, ok } from '../helpers/checkout.js';
-import { PG_ONE_LIVE, PG_TWO_LIVE } from '../helpers/payment-providers.js';
-import { buyLive, goLive } from '../helpers/live-checkout.js';
+import type { Api, TestService } from '../helpers/service.js';
+import type { FakeGateway } from '../helpers/fake-gateway.js';
+import { ok } from '../helpers/checkout.js';
+import { buyLive, startLiveStore } from '../helpers/live-checkout.js';
 
 let svc: TestService;
 let fake: FakeGateway;
 let api: Api;
 let guest: Api;
 let item: { productId: string; optionId: string };
+let close: () => Promise<void>;
 
 test.before(async () => {
-  fake = await startFakeGateway(PG_ONE_LIVE.secretKey, PG_TWO_LIVE.apiSecret);
-  process.env.SVC_PG_ONE_API_URL = fake.url;
-  svc = await startTestService();
-  const seller = await newSellerWithStore(svc, 'livereceipt');
-  api = seller.api;
-  guest = buyerApi(svc, seller.storeId);
-  const p = await createProduct(api, { name: '현금영수증 상품', salePrice: 15000 });
-  item = { productId: p.productId, optionId: p.optionId };
-  await goLive(svc, api, guest, seller.storeId, item);
+  ({ svc, fake, api, guest, item, close } = await startLiveStore('livereceipt', { name: '현금영수증 상품', salePrice: 15000 }));
 });
-test.after(async () => {
-  await svc.close();
-  await fake.close();
-});
+test.after(() => close());
 
 const INCOME = { type: 'INCOME_DEDUCTION', identityNumber: '010-5555-6666' };
 const buyByTransfer = (key: string, quantity = 1) =>

@@ -5,11 +5,11 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { apiClient, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { startFakeGateway, type FakeGateway } from '../helpers/fake-gateway.js';
-import { buyerApi, createProduct, ok } from '../helpers/checkout.js';
-import { PG_ONE_LIVE, PG_TWO_LIVE } from '../helpers/payment-providers.js';
-import { buyLive, goLive } from '../helpers/live-checkout.js';
+import { apiClient, login, newSellerWithStore, type Api, type TestService } from '../helpers/service.js';
+import type { FakeGateway } from '../helpers/fake-gateway.js';
+import { ok } from '../helpers/checkout.js';
+import { PG_ONE_LIVE } from '../helpers/payment-providers.js';
+import { buyLive, startLiveStore } from '../helpers/live-checkout.js';
 
 let svc: TestService;
 let fake: FakeGateway;
@@ -17,22 +17,12 @@ let seller: Awaited<ReturnType<typeof newSellerWithStore>>;
 let api: Api;
 let guest: Api;
 let item: { productId: string; optionId: string };
+let close: () => Promise<void>;
 
 test.before(async () => {
-  fake = await startFakeGateway(PG_ONE_LIVE.secretKey, PG_TWO_LIVE.apiSecret);
-  process.env.SVC_PG_ONE_API_URL = fake.url;
-  svc = await startTestService();
-  seller = await newSellerWithStore(svc, 'liverefund');
-  api = seller.api;
-  guest = buyerApi(svc, seller.storeId);
-  const p = await createProduct(api, { name: '환불 상품', salePrice: 15000 });
-  item = { productId: p.productId, optionId: p.optionId };
-  await goLive(svc, api, guest, seller.storeId, item);
+  ({ svc, fake, seller, api, guest, item, close } = await startLiveStore('liverefund', { name: '환불 상품', salePrice: 15000 }));
 });
-test.after(async () => {
-  await svc.close();
-  await fake.close();
-});
+test.after(() => close());
 
 /** Login tokens do not outlive the hours the clock moves on here: the seller logs in again. */
 const relogin = async () => {

@@ -5,33 +5,22 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
-import { startFakeGateway, type FakeGateway } from '../helpers/fake-gateway.js';
-import { ADDRESS, GUEST, buyerApi, createProduct, directSheet, ok, startGuestPayment } from '../helpers/checkout.js';
-import { PG_ONE_LIVE, PG_TWO_LIVE } from '../helpers/payment-providers.js';
-import { SHOP_RETURN, goLive } from '../helpers/live-checkout.js';
+import type { Api, TestService } from '../helpers/service.js';
+import type { FakeGateway } from '../helpers/fake-gateway.js';
+import { ADDRESS, GUEST, directSheet, ok, startGuestPayment } from '../helpers/checkout.js';
+import { SHOP_RETURN, startLiveStore } from '../helpers/live-checkout.js';
 
 let svc: TestService;
 let fake: FakeGateway;
 let api: Api;
 let guest: Api;
 let item: { productId: string; optionId: string };
+let close: () => Promise<void>;
 
 test.before(async () => {
-  fake = await startFakeGateway(PG_ONE_LIVE.secretKey, PG_TWO_LIVE.apiSecret);
-  process.env.SVC_PG_ONE_API_URL = fake.url;
-  svc = await startTestService();
-  const seller = await newSellerWithStore(svc, 'returninvalid');
-  api = seller.api;
-  guest = buyerApi(svc, seller.storeId);
-  const p = await createProduct(api, { name: '반환 상품', salePrice: 12000 });
-  item = { productId: p.productId, optionId: p.optionId };
-  await goLive(svc, api, guest, seller.storeId, item);
+  ({ svc, fake, api, guest, item, close } = await startLiveStore('returninvalid', { name: '반환 상품', salePrice: 12000 }));
 });
-test.after(async () => {
-  await svc.close();
-  await fake.close();
-});
+test.after(() => close());
 
 const startLive = async () =>
   ok(await startGuestPayment(guest, await directSheet(guest, item), { returnUrl: SHOP_RETURN, shippingAddress: ADDRESS, guest: GUEST }), 201);

@@ -1,7 +1,7 @@
-import type { FakeGateway } from './fake-gateway.js';
-import { ADDRESS, GUEST, PG_ONE_TEST, directSheet, ok, simulate, startGuestPayment } from './checkout.js';
-import { PG_ONE_LIVE } from './payment-providers.js';
-import type { Api, TestService } from './service.js';
+import { startFakeGateway, type FakeGateway } from './fake-gateway.js';
+import { ADDRESS, GUEST, PG_ONE_TEST, buyerApi, createProduct, directSheet, ok, simulate, startGuestPayment } from './checkout.js';
+import { PG_ONE_LIVE, PG_TWO_LIVE } from './payment-providers.js';
+import { newSellerWithStore, startTestService, type Api, type TestService } from './service.js';
 
 /** A return address live payments accept (https). */
 export const SHOP_RETURN = 'https://shop.example.com/checkout/done';
@@ -22,6 +22,26 @@ export async function goLive(svc: TestService, api: Api, guest: Api, storeId: st
   ok(await api('POST', '/v1/store/payment-providers/pg_one/verify', { body: { environment: 'LIVE' } }));
   ok(await api('POST', '/_dev/v1/payment-settings/platform-live', { body: { storeId, enabled: true } }));
   ok(await api('PATCH', '/v1/store/payment-providers/pg_one', { body: { sandboxMode: false } }));
+}
+
+/**
+ * A service whose store `handle` sells one product live on pg_one, the gateways stood in by a fake on
+ * loopback: what the live checkout tests start from. `close` stops both.
+ */
+export async function startLiveStore(handle: string, product: { name: string; salePrice: number }) {
+  const fake = await startFakeGateway(PG_ONE_LIVE.secretKey, PG_TWO_LIVE.apiSecret);
+  process.env.SVC_PG_ONE_API_URL = fake.url;
+  const svc = await startTestService();
+  const seller = await newSellerWithStore(svc, handle);
+  const guest = buyerApi(svc, seller.storeId);
+  const p = await createProduct(seller.api, product);
+  const item = { productId: p.productId as string, optionId: p.optionId as string };
+  await goLive(svc, seller.api, guest, seller.storeId, item);
+  const close = async () => {
+    await svc.close();
+    await fake.close();
+  };
+  return { svc, fake, seller, api: seller.api, guest, item, close };
 }
 
 /**
