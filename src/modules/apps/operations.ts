@@ -261,8 +261,10 @@ export const appOperations = [
       if (!tool) throw fail(404, 'APP_TOOL_NOT_FOUND', { name: ctx.params.name });
       const input = toolInput(tool.input, ctx.body.input);
       const outcome = await invokeAndRecord(ctx.services, { app, installation: inst, version }, 'tool', ctx.params.name, input);
-      // Uninstalled while the call ran: its result no longer belongs to the store.
-      if ((await findInstallation(ctx.db, inst.id))!.status !== 'ACTIVE') throw fail(404, 'APP_TOOL_NOT_FOUND');
+      // Uninstalled while the call ran: its result no longer belongs to the store. The runtime's eviction can
+      // answer before the uninstall commits, so the eviction itself says so too.
+      const evicted = !outcome.ok && outcome.code === 'INSTALLATION_EVICTED';
+      if (evicted || (await findInstallation(ctx.db, inst.id))!.status !== 'ACTIVE') throw fail(404, 'APP_TOOL_NOT_FOUND');
       if (!outcome.ok) {
         throw new ApiError(
           502,
