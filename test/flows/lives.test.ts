@@ -261,4 +261,19 @@ test('a member decides the purchase of their own item; another member and guests
   fails(await buyer('POST', `/storefront/v1/me/order-items/${itemId}/actions/DECIDE_PURCHASE`), 409, 'ACTION_NOT_AVAILABLE');
 });
 
+test("progressStatus is the most advanced live item's status while status is the least advanced one", async () => {
+  const [a, b] = [await createProduct(api), await createProduct(api)];
+  const { order } = await memberOrder(svc, api, 'two-items', [a, b]);
+  const [first, second] = order.items.map((i: any) => i.orderItemId);
+  const progress = async () => {
+    const o = ok(await api('GET', `/v1/orders/${order.orderId}`));
+    return [o.status, o.progressStatus];
+  };
+  assert.equal(await progress(), ['PAID', 'PAID']);
+  ok(await api('POST', `/v1/order-items/${first}/confirm`));
+  assert.equal(await progress(), ['PAID', 'CONFIRMED'], 'one item ahead: the order has begun to move');
+  ok(await api('POST', `/v1/order-items/${second}/confirm`));
+  assert.equal(await progress(), ['CONFIRMED', 'CONFIRMED']);
+});
+
 test.run();

@@ -9,7 +9,7 @@ import { EASY_PAY_PROVIDERS, METHODS, PROVIDERS } from '../payments/index.js';
 import { cashReceiptOf, cashReceiptView, presentCashReceipt } from './cash-receipts.js';
 import { itemsOfOrder, type OrderItemRow, type OrderRow } from './service.js';
 import { amountsView, itemOptionsViews, stayView } from './shapes.js';
-import { CORE_STATUSES } from './statuses.js';
+import { CORE_STATUSES, mostAdvanced } from './statuses.js';
 
 /** Core statuses of items and orders (spec 01 §6.2; readers tolerate new ones). */
 const coreStatus = z.string().describe(`One of ${CORE_STATUSES.join(', ')}; readers tolerate new ones`);
@@ -115,7 +115,7 @@ export const orderView = z.object({
   orderId: z.string(),
   orderNo: z.number().int().describe('14 digits: the Korean date (YYYYMMDD) and a per-store daily sequence'),
   status: orderStatus,
-  progressStatus: orderStatus,
+  progressStatus: coreStatus.describe("The most advanced status among the order's non-canceled items (CANCELED when every item is)"),
   testPayment: z.boolean().describe('True for sandbox payments'),
   buyer: z.object({
     customerId: z.string().nullable().describe('null for a guest'),
@@ -153,7 +153,7 @@ export async function presentOrder(db: Db, order: OrderRow, items?: OrderItemRow
     orderId: order.id,
     orderNo: order.orderNo,
     status: order.status,
-    progressStatus: order.status,
+    progressStatus: mostAdvanced(itemViews.map((i) => i.status)),
     testPayment: order.testPayment,
     buyer: { customerId: order.customerId, guest: order.guest, ...order.buyer },
     shippingAddress: order.shippingAddress,

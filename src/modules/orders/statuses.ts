@@ -23,6 +23,16 @@ export function leastAdvanced(statuses: string[]): string {
   return live.reduce((least, s) => (coreRank(s) < coreRank(least) ? s : least));
 }
 
+/**
+ * How far the order has begun to move: the most advanced among its non-canceled items; CANCELED when
+ * every item is. Beside `status` (the least advanced) it tells a partly moved order from one in step.
+ */
+export function mostAdvanced(statuses: string[]): string {
+  const live = statuses.filter((s) => s !== 'CANCELED');
+  if (live.length === 0) return statuses.length ? 'CANCELED' : 'PAID';
+  return live.reduce((most, s) => (coreRank(s) > coreRank(most) ? s : most));
+}
+
 type OrderRow = typeof orders.$inferSelect;
 
 const q = preparedFor((db) => ({
