@@ -50,3 +50,6 @@ export function seoulDateOf(ms: number): string {
   lastDay = { start, end: start + DAY_MS, date: new Date(ms + SEOUL_OFFSET_MS).toISOString().slice(0, 10) };
   return lastDay.date;
 }
+
+/** `2026-11-28 19:30 (KST)`: an instant as a Korean reader expects it on a page. */
+export const seoulDateTimeOf = (ms: number) => `${new Date(ms + SEOUL_OFFSET_MS).toISOString().slice(0, 16).replace('T', ' ')} (KST)`;

@@ -66,10 +66,12 @@ test('page views on load and History API moves (not hash moves), search, cart-le
     'shippingAddress.address1': '서울 강남구 테헤란로 1',
   };
   for (const [name, value] of Object.entries(fields)) await page.fill(`[data-checkout-form] [name="${name}"]`, value);
+  await page.check('[name="agree.purchase"]');
+  await page.check('[name="agree.privacy"]');
   await Promise.all([page.waitForURL(/\/pay\//), page.locator('[data-checkout-form] button[type=submit]').click()]);
   await Promise.all([page.waitForURL(/\/_preview\//), page.getByRole('button', { name: '결제 승인' }).click()]);
-  const orderId = (await page.locator('[data-order-id]').textContent())?.trim();
-  assert.ok(orderId);
+  const orderId = await page.locator('[data-order-complete]').getAttribute('data-order-complete');
+  assert.ok(orderId && (await page.locator('[data-order-no]').textContent())?.trim());
   // The browser's own caps: 30 per name per minute, 100 per page in all.
   await page.evaluate(() => {
     for (let i = 0; i < 40; i++) (window as any).svc.track('tap', {});

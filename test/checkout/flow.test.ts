@@ -79,6 +79,11 @@ test('a full guest purchase: sheet → payment → pay page approve → order wi
   assert.match(html, 'value="APPROVE"');
   assert.match(html, 'value="REFUSE"');
   assert.match(html, 'value="CANCEL"');
+  // Read as a Korean buyer reads it: the method's name, the expiry in Korea's time.
+  assert.match(html, '<dd data-method>신용·체크카드</dd>');
+  const opened = ok(await guest('GET', `/storefront/v1/payments/${start.paymentId}`));
+  const kst = new Date(Date.parse(opened.expiresAt) + 9 * 3600_000).toISOString().slice(0, 16).replace('T', ' ');
+  assert.match(html, `<dd data-expires>${kst} (KST)까지</dd>`);
   // The window's form carries its token; without it (another site posting the form) nothing is decided.
   const token = /name="token" value="([^"]+)"/.exec(html)![1];
   const forged = await fetch(start.payUrl, { method: 'POST', body: new URLSearchParams({ outcome: 'APPROVE' }), redirect: 'manual' });

@@ -65,14 +65,25 @@ test('a buyer picks an option, pays in the sandbox pay page and lands on the ord
     'shippingAddress.address1': '서울 강남구 테헤란로 1',
   };
   for (const [name, value] of Object.entries(fields)) await page.fill(`[data-checkout-form] [name="${name}"]`, value);
+  // The shop shows the seller's business information (the seeded store's sample) in its footer.
+  const footer = await page.locator('[data-business-info]').innerText();
+  for (const shown of ['데브스토어(예시)', '홍길동', '123-45-67890', '제2026-서울강남-0000호', '02-000-0000'])
+    assert.ok(footer.includes(shown), `${shown} in ${footer}`);
+  // No payment before the buyer agrees to the purchase and to the guest's privacy terms.
+  await page.locator('[data-checkout-form] button[type=submit]').click();
+  await page.waitForFunction(() => document.querySelector('[data-error-for="agree.purchase"]')?.textContent);
+  assert.is(await page.locator('[data-error-for="agree.privacy"]').textContent(), '동의해 주셔야 주문할 수 있습니다.');
+  assert.ok(page.url().includes('/checkout'), 'still on the checkout page');
+  await page.check('[name="agree.purchase"]');
+  await page.check('[name="agree.privacy"]');
   await Promise.all([page.waitForURL(/\/pay\//), page.locator('[data-checkout-form] button[type=submit]').click()]);
   await Promise.all([page.waitForURL(`${siteUrlOf(svc, 'dev-store')}_preview/**`), page.getByRole('button', { name: '결제 승인' }).click()]);
-  const orderId = (await page.locator('[data-order-id]').textContent({ timeout: 15_000 }))?.trim();
-  assert.ok(orderId, 'the order-complete page shows the order number');
+  const orderNumber = (await page.locator('[data-order-no]').textContent({ timeout: 15_000 }))?.trim();
+  assert.match(orderNumber ?? '', /^\d{8}-\d{6}$/, 'the order-complete page shows the order number a buyer quotes');
 
   const orders = ok(await api('GET', '/v1/orders'));
-  const order = orders.contents.find((o: any) => o.orderId === orderId);
-  assert.ok(order, `order ${orderId} in ${JSON.stringify(orders.contents.map((o: any) => o.orderId))}`);
+  const order = orders.contents.find((o: any) => o.orderNo === Number(orderNumber!.replace('-', '')));
+  assert.ok(order, `order ${orderNumber} in ${JSON.stringify(orders.contents.map((o: any) => o.orderNo))}`);
   assert.equal([order.testPayment, order.buyer.name, order.items[0].productName, order.items[0].optionValues], [true, '김구매', '브라우저 머그컵', ['네이비']]);
 });
 

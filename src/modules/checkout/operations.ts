@@ -4,7 +4,7 @@ import { mergeErrors } from '../../server/contract.js';
 import { announce } from '../../server/hooks.js';
 import { defineOperation, reply } from '../../server/registry.js';
 import { checkoutAvailability } from '../payments/index.js';
-import { checkoutAvailabilityFields } from '../stores/index.js';
+import { businessInfo, checkoutAvailabilityFields } from '../stores/index.js';
 import { findStore, storeSettings } from '../stores/index.js';
 import { cartAdd, cartPatch, checkoutCreate, deliveryQuote, newAttempt as newAttemptBody, paymentStart, pricingRequest } from './inputs.js';
 import { DISCOUNT_ERRORS, priceWithDiscounts } from './discounts.js';
@@ -32,18 +32,26 @@ export const checkoutOperations = [
     operationId: 'storefrontGetStore',
     method: 'GET',
     path: '/storefront/v1/store',
-    summary: 'Public store settings: guest checkout and checkout availability (needs X-Store-Id)',
+    summary: 'Public store settings: guest checkout, checkout availability and the business information shops show (needs X-Store-Id)',
     tag,
     auth: 'buyer',
-    response: z.object({ storeId: z.string(), name: z.string(), guestCheckout: z.boolean(), ...checkoutAvailabilityFields }),
+    response: z.object({
+      storeId: z.string(),
+      name: z.string(),
+      guestCheckout: z.boolean(),
+      ...checkoutAvailabilityFields,
+      businessInfo: businessInfo.describe('What a Korean online shop must show its buyers (상호, 대표자, 사업자등록번호, 통신판매업 신고번호, contact)'),
+    }),
     handler: async (ctx) => {
       const { storeId } = ctx.buyer;
       const store = (await findStore(ctx.db, storeId))!;
+      const settings = await storeSettings(ctx.db, storeId);
       return {
         storeId,
         name: store.name,
-        guestCheckout: (await storeSettings(ctx.db, storeId)).guestCheckout,
+        guestCheckout: settings.guestCheckout,
         ...(await checkoutAvailability(ctx.services, storeId, await audienceOf(ctx, storeId))),
+        businessInfo: settings.businessInfo,
       };
     },
   }),

@@ -1,5 +1,5 @@
 import { getRouterParam, type H3, type H3Event } from 'h3';
-import { isoAt } from '../../db/clock.js';
+import { seoulDateTimeOf } from '../../db/clock.js';
 import { readBodyText } from '../../server/body.js';
 import { devRoute } from '../../server/dev.js';
 import { formToken, formTokenValid } from '../../server/form-token.js';
@@ -8,7 +8,7 @@ import { escapeHtml, htmlResponse } from '../../server/html.js';
 import type { Services } from '../../server/services.js';
 import { parseWith } from '../../server/validation.js';
 import { simulateOutcome, type Outcome } from './inputs.js';
-import { holdSandboxRefunds } from '../payments/index.js';
+import { holdSandboxRefunds, methodLabel, PG_NAMES, type EasyPayProvider, type PaymentMethod, type Pg } from '../payments/index.js';
 import { decideSandbox, returnFromGateway, withResult } from './payment-confirmation.js';
 import { attemptsOf, findPayment } from './payment-records.js';
 import { presentPaymentStatus, storefrontResult } from './payment-views.js';
@@ -47,8 +47,8 @@ async function windowPage(services: Services, paymentId: string) {
     '결제',
     `<div class="box">
 <span class="badge">${payment.testPayment ? '테스트 결제 · 실제 돈이 나가지 않습니다' : '결제'}</span>
-<h1>${escapeHtml(open.pg === 'pg_one' ? 'PG One' : 'PG Two')} 결제</h1>
-<dl><dt>주문</dt><dd>${escapeHtml(name)}</dd><dt>주문 번호</dt><dd>${escapeHtml(open.pgOrderId)}</dd><dt>결제 수단</dt><dd>${escapeHtml(open.method)}${open.provider ? ` (${escapeHtml(open.provider)})` : ''}</dd><dt>유효 시간</dt><dd>${escapeHtml(isoAt(payment.expiresAt))}까지</dd></dl>
+<h1>${escapeHtml(PG_NAMES[open.pg as Pg])} 결제</h1>
+<dl><dt>주문</dt><dd>${escapeHtml(name)}</dd><dt>주문 번호</dt><dd>${escapeHtml(open.pgOrderId)}</dd><dt>결제 수단</dt><dd data-method>${escapeHtml(methodLabel(open.method as PaymentMethod, open.provider as EasyPayProvider | null))}</dd><dt>유효 시간</dt><dd data-expires>${escapeHtml(seoulDateTimeOf(payment.expiresAt))}까지</dd></dl>
 <div class="amount">${won(payment.amounts.totalAmount)}</div>
 <form method="post"><input type="hidden" name="token" value="${formToken(services, 'pay-window', open.id)}">${button('APPROVE', '결제 승인', 'approve')}${button('REFUSE', '결제 거절 (카드사 거절)')}${button('CANCEL', '창 닫기')}</form>
 </div>`,

@@ -4,7 +4,7 @@ import { isoAt } from '../../db/clock.js';
 import { instant, won } from '../../server/responses.js';
 import type { Services } from '../../server/services.js';
 import type { CheckoutAudience } from '../payments/index.js';
-import { amountsView, itemOptionsViews, stayView } from '../orders/index.js';
+import { amountsView, findOrder, itemOptionsViews, stayView } from '../orders/index.js';
 import { pointsOfSheet } from '../points/index.js';
 import { storeSettings } from '../stores/index.js';
 import { paymentOptionView, presentOptions } from './payment-options.js';
@@ -48,6 +48,7 @@ export const checkoutView = z.object({
   guestCheckout: z.boolean(),
   testPayment: z.boolean(),
   orderId: z.string().nullable(),
+  orderNo: z.number().int().nullable().describe('The order number a buyer quotes (14 digits), once the sheet made an order'),
   createdAt: instant,
   expiresAt: instant,
 });
@@ -85,6 +86,7 @@ export async function presentSheet(services: Services, sheet: SheetRow, now: num
     guestCheckout: settings.guestCheckout,
     testPayment: sheet.testPayment,
     orderId: sheet.orderId,
+    orderNo: sheet.orderId ? ((await findOrder(services.db, sheet.orderId))?.orderNo ?? null) : null,
     createdAt: isoAt(sheet.createdAt),
     expiresAt: isoAt(sheet.expiresAt),
   };

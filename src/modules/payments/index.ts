@@ -57,3 +57,4 @@ export {
 export { holdSandboxRefunds } from './sandbox-gateways.js';
 export type { CheckoutAudience } from './routing.js';
 export { merchantOfCredential } from './service.js';
+export { methodLabel, PG_NAMES } from './routing.js';

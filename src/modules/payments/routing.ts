@@ -111,6 +111,9 @@ const EASY_PAY_LABELS: Record<EasyPayProvider, string> = {
   EASYPAY_4: '간편결제 4',
 };
 
+/** `신용·체크카드`, `간편결제 1`: what a buyer reads for a method (and easy-pay provider). */
+export const methodLabel = (method: PaymentMethod, provider?: EasyPayProvider | null) => (provider ? EASY_PAY_LABELS[provider] : METHOD_LABELS[method]);
+
 /** Methods buyers may choose; virtual account is not supported by either gateway yet (spec 01 §5.5). */
 const OFFERED: PaymentMethod[] = ['CARD', 'EASY_PAY', 'BANK_TRANSFER', 'MOBILE'];
 
@@ -137,7 +140,7 @@ export async function paymentOptions(services: Pick<Services, 'db'>, storeId: st
           pg: state.provider,
           method,
           key: optionKey({ pg: state.provider, method, provider }),
-          label: provider ? EASY_PAY_LABELS[provider] : METHOD_LABELS[method],
+          label: methodLabel(method, provider),
           pgName,
         };
         if (provider) option.provider = provider;

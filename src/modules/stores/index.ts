@@ -1,6 +1,7 @@
 import type { Module } from '../../server/module.js';
 import { listUserStores, type CheckoutAvailability } from './service.js';
 import { resolveStore } from './access.js';
+import { seedSampleBusinessInfo } from './sample-business.js';
 import { storeOperations } from './operations.js';
 import { assertAiActionsLeft, countAiAction, storeStillPrivate } from './usage.js';
 
@@ -14,6 +15,7 @@ export const storesModule: Module = {
     assertAiActionsLeft: (services, storeId, now) => assertAiActionsLeft(services.db, storeId, now),
     aiActionDone: (services, storeId, now) => countAiAction(services.db, storeId, now),
   },
+  onSeed: seedSampleBusinessInfo,
 };
 
 export { checkoutAvailabilityFields, type CheckoutAvailability } from './service.js';
@@ -39,3 +41,4 @@ export { countAiAction, markStoreMilestone } from './usage.js';
 export { membersInRoles } from './service.js';
 export { findStoreByCode } from './service.js';
 export { setStoreSuspension, touchStore } from './service.js';
+export { businessInfo } from './settings.js';

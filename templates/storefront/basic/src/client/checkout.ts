@@ -1,8 +1,11 @@
-import { BuyerApiError, newKey } from '../lib/api.js';
-import { afterPaymentStart, paymentRequest } from '../lib/checkout.js';
+import { BuyerApiError, newKey, type FieldError } from '../lib/api.js';
+import { afterPaymentStart, missingAgreements, paymentRequest } from '../lib/checkout.js';
 import { won } from '../lib/format.js';
 import type { Amounts, PaymentStart } from '../lib/types.js';
 import { formParams, qs, site } from './site.js';
+
+/** The input's label an error message belongs to: a field wraps its message, an agreement's follows it. */
+const holderOf = (message: HTMLElement) => message.closest('.field') ?? message.previousElementSibling;
 
 /**
  * The checkout form: starts the payment with the buyer API and goes to the pay page. The API's field
@@ -22,7 +25,7 @@ export function initCheckout() {
     formError.hidden = true;
     for (const node of form.querySelectorAll<HTMLElement>('[data-error-for]')) {
       node.textContent = '';
-      node.closest('.field')?.classList.remove('invalid');
+      holderOf(node)?.classList.remove('invalid');
     }
   };
 
@@ -42,11 +45,30 @@ export function initCheckout() {
     }
   });
 
+  const showFieldErrors = (fieldErrors: FieldError[]) => {
+    const unplaced: string[] = [];
+    for (const fieldError of fieldErrors) {
+      const node = form.querySelector<HTMLElement>(`[data-error-for="${CSS.escape(fieldError.field)}"]`);
+      if (!node) unplaced.push(fieldError.message);
+      else {
+        node.textContent = fieldError.message;
+        holderOf(node)?.classList.add('invalid');
+      }
+    }
+    return unplaced;
+  };
+
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     clearErrors();
-    submit.disabled = true;
     const params = formParams(form);
+    const unagreed = missingAgreements(params);
+    if (unagreed.length) {
+      showFieldErrors(unagreed);
+      form.querySelector<HTMLElement>('.agreement.invalid input')?.focus();
+      return;
+    }
+    submit.disabled = true;
     try {
       const { data: start } = await site.api<PaymentStart>('POST', `/checkout/${encodeURIComponent(checkoutId)}/payment`, {
         body: paymentRequest(params, sheet, site.paths.complete(checkoutId)),
@@ -62,15 +84,7 @@ export function initCheckout() {
       }
       // The API remembers a refusal under its key: the corrected form is a new request.
       (form.elements.namedItem('idempotencyKey') as HTMLInputElement).value = newKey();
-      const unplaced: string[] = [];
-      for (const fieldError of error.fieldErrors) {
-        const node = form.querySelector<HTMLElement>(`[data-error-for="${CSS.escape(fieldError.field)}"]`);
-        if (!node) unplaced.push(fieldError.message);
-        else {
-          node.textContent = fieldError.message;
-          node.closest('.field')?.classList.add('invalid');
-        }
-      }
+      const unplaced = showFieldErrors(error.fieldErrors);
       if (!error.fieldErrors.length) unplaced.push(error.message);
       if (unplaced.length) {
         formError.textContent = unplaced.join(' ');

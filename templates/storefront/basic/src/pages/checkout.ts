@@ -1,5 +1,5 @@
 import { BuyerApiError, newKey, type FieldError } from '../lib/api.js';
-import { afterPaymentStart, GUEST_FIELDS, paymentRequest, SHIPPING_FIELDS } from '../lib/checkout.js';
+import { afterPaymentStart, AGREEMENTS, GUEST_FIELDS, missingAgreements, paymentRequest, PRIVACY_NOTICE, SHIPPING_FIELDS } from '../lib/checkout.js';
 import { html } from '../lib/html.js';
 import type { PaymentStart, Sheet, Store } from '../lib/types.js';
 import type { PageContext } from './context.js';
@@ -24,6 +24,20 @@ function input(field: Field, state: FormState) {
 <small class="field-error" data-error-for="${field.name}">${error?.message ?? ''}</small></label>`;
 }
 
+/** Every agreement is a required checkbox; the guest's privacy consent shows what is collected, why and for how long. */
+function agreements(state: FormState) {
+  const box = (a: (typeof AGREEMENTS)[number]) => {
+    const error = state.fieldErrors?.find((e) => e.field === a.name);
+    // Like passwords, consent is never carried over: a form shown again asks for it again.
+    return html`<label class="agreement${error ? ' invalid' : ''}"><input type="checkbox" name="${a.name}" required> <span>[필수] ${a.label}</span></label>
+<small class="field-error" data-error-for="${a.name}">${error?.message ?? ''}</small>`;
+  };
+  return html`<fieldset class="agreements"><legend>약관 동의</legend>
+${box(AGREEMENTS[0])}${box(AGREEMENTS[1])}
+<details class="privacy"><summary>개인정보 수집·이용 내용 보기</summary><table>${PRIVACY_NOTICE.map(([k, v]) => html`<tr><th scope="row">${k}</th><td>${v}</td></tr>`)}</table>
+<p class="muted">동의하지 않으실 수 있으나, 그러면 비회원 주문을 할 수 없습니다.</p></details></fieldset>`;
+}
+
 /** The sheet, `'EXPIRED'` past its 30 minutes, or null when there is none. */
 export async function loadSheet(ctx: PageContext, checkoutId: string | null): Promise<Sheet | 'EXPIRED' | null> {
   if (!checkoutId) return null;
@@ -46,7 +60,7 @@ const expiredPage = (ctx: PageContext, store: Store | null) =>
   });
 
 function render(ctx: PageContext, sheet: Sheet, store: Store | null, state: FormState = {}) {
-  const otherErrors = (state.fieldErrors ?? []).filter((e) => ![...GUEST_FIELDS, ...SHIPPING_FIELDS].some((f) => f.name === e.field));
+  const otherErrors = (state.fieldErrors ?? []).filter((e) => ![...GUEST_FIELDS, ...SHIPPING_FIELDS, ...AGREEMENTS].some((f) => f.name === e.field));
   const chosenOption = state.form?.get('option') ?? sheet.paymentOptions[0]?.key;
   return page(ctx, {
     title: '주문서',
@@ -68,6 +82,7 @@ ${sheet.testPayment ? html`<p class="notice">테스트 결제입니다. 실제�
       ? sheet.paymentOptions.map((o) => html`<label class="option"><input type="radio" name="option" value="${o.key}"${o.key === chosenOption ? html` checked` : ''} required> ${o.label} <small class="muted">${o.pgName}</small></label>`)
       : html`<p class="error">지금은 결제할 수 있는 수단이 없습니다.</p>`}</fieldset>`
     : ''}
+  ${agreements(state)}
   ${store && !store.checkoutAvailable && sheet.paymentRequired
     ? html`<p class="error" data-checkout-unavailable>${checkoutUnavailableMessage(store)}</p>`
     : html`<button type="submit" class="button wide"${sheet.paymentRequired && !sheet.paymentOptions.length ? html` disabled` : ''}>${sheet.paymentRequired ? '결제하기' : '주문하기'}</button>`}
@@ -98,6 +113,8 @@ export async function checkoutFormPost(ctx: PageContext) {
   if (!sheet) return notFound(ctx, store);
   if (sheet === 'EXPIRED' || sheet.status === 'EXPIRED') return expiredPage(ctx, store);
   if (sheet.status === 'COMPLETED') return redirect(ctx.paths.complete(sheet.checkoutId));
+  const unagreed = missingAgreements(form);
+  if (unagreed.length) return render(ctx, sheet, store, { form, status: 400, fieldErrors: unagreed });
   try {
     const { data: start } = await ctx.api<PaymentStart>('POST', `/checkout/${encodeURIComponent(sheet.checkoutId)}/payment`, {
       body: paymentRequest(form, sheet, ctx.paths.complete(sheet.checkoutId)),

@@ -1,4 +1,5 @@
 import { BuyerApiError } from '../lib/api.js';
+import { orderNumber } from '../lib/format.js';
 import { html } from '../lib/html.js';
 import type { PaymentResult, Sheet } from '../lib/types.js';
 import { loadSheet } from './checkout.js';
@@ -40,7 +41,7 @@ export async function completePage(ctx: PageContext) {
       noindex: true,
       body: html`<section class="result done" data-order-complete="${orderId}">
 <h1>주문이 완료되었습니다</h1>
-<p>주문 번호 <b class="order-id" data-order-id>${orderId}</b></p>
+<p>주문 번호 <b class="order-no" data-order-no>${sheet.orderNo ? orderNumber(sheet.orderNo) : ''}</b></p>
 <p class="muted">주문해 주셔서 감사합니다. 주문 번호를 적어 두시면 문의할 때 편합니다.</p>
 ${sheetItems(ctx, sheet)}${amountsTable(sheet.amounts)}
 <a class="button" href="${ctx.paths.home}">쇼핑 계속하기</a>

@@ -1,3 +1,4 @@
+import type { FieldError } from './api.js';
 import type { paths } from './site.js';
 import type { PaymentStart, Sheet, Stay } from './types.js';
 
@@ -20,6 +21,31 @@ export const SHIPPING_FIELDS = [
   { name: 'shippingAddress.address2', label: '상세 주소', type: 'text', autocomplete: 'shipping address-line2', required: false },
   { name: 'shippingAddress.deliveryMemo', label: '배송 메모', type: 'text', autocomplete: 'off', required: false },
 ] as const;
+
+/**
+ * What the buyer agrees to before paying: the order itself (전자상거래법 §8②: the buyer confirms the
+ * order and agrees to pay) and, as this template orders as a guest, the collection of the details the order needs.
+ */
+export const AGREEMENTS = [
+  { name: 'agree.purchase', label: '주문 상품과 결제 금액을 확인했으며 구매에 동의합니다' },
+  { name: 'agree.privacy', label: '비회원 주문을 위한 개인정보 수집·이용에 동의합니다' },
+] as const;
+
+/** The guest's details: what is collected, why, and how long it is kept (개인정보 보호법 §15②). */
+export const PRIVACY_NOTICE = [
+  ['수집 항목', '이름, 휴대폰 번호, 이메일, 주문 조회 비밀번호, 배송지'],
+  ['이용 목적', '주문 처리, 배송, 주문 조회와 문의 응대'],
+  ['보유 기간', '전자상거래법에 따라 계약·결제 기록 5년, 소비자 불만·분쟁 기록 3년'],
+] as const;
+
+/** The agreements left unchecked, as field errors on their checkboxes; the API is not called until there are none. */
+export function missingAgreements(form: URLSearchParams): FieldError[] {
+  return AGREEMENTS.filter((a) => form.get(a.name) !== 'on').map((a) => ({
+    field: a.name,
+    code: 'AGREEMENT_REQUIRED',
+    message: '동의해 주셔야 주문할 수 있습니다.',
+  }));
+}
 
 const digits = (value: string) => value.replace(/\D/g, '');
 const text = (form: URLSearchParams, name: string) => (form.get(name) ?? '').trim();

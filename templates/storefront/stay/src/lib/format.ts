@@ -9,3 +9,6 @@ export function dateLabel(date: string) {
   const d = new Date(`${date}T00:00:00Z`);
   return `${d.getUTCMonth() + 1}월 ${d.getUTCDate()}일 (${'일월화수목금토'[d.getUTCDay()]})`;
 }
+
+/** `20261128-000012`: the 14-digit order number as buyers read it out (the date, then the day's sequence). */
+export const orderNumber = (orderNo: number) => `${String(orderNo).slice(0, 8)}-${String(orderNo).slice(8)}`;

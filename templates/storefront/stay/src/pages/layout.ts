@@ -47,12 +47,36 @@ ${collector(ctx, track)}
 </header>
 ${store && !store.checkoutAvailable ? html`<p class="notice" data-checkout-unavailable>${checkoutUnavailableMessage(store)}</p>` : ''}
 <main>${body}</main>
-<footer class="bottom"><span>${storeName}</span><span class="version">${ctx.env.version}</span></footer>
+${footer(ctx, store)}
 </body>
 </html>
 `;
   // Pages about one buyer's order must not stay in any cache; the others are revalidated on each view.
   return new Response(doc.value, { status, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': noindex ? 'no-store' : 'no-cache' } });
+}
+
+/**
+ * The business information a Korean online shop shows on every page (전자상거래법 §10: 상호, 대표자,
+ * 사업자등록번호, 통신판매업 신고번호, address and contact), from the store settings; what is unset is left out.
+ */
+function footer(ctx: PageContext, store: Store | null | undefined): Html {
+  const info = store?.businessInfo;
+  const address = info?.address && `${info.address.address1} ${info.address.address2}`.trim();
+  const rows: [string, string | null | undefined][] = [
+    ['상호', info?.companyName],
+    ['대표자', info?.representativeName],
+    ['사업자등록번호', info?.registrationNumber],
+    ['통신판매업 신고번호', info?.mailOrderSalesNumber],
+    ['주소', address],
+    ['고객센터', info?.phone],
+    ['이메일', info?.email],
+  ];
+  const shown = rows.filter((r): r is [string, string] => Boolean(r[1]));
+  return html`<footer class="bottom" data-business-info>
+<strong class="footer-name">${info?.companyName || store?.name || ''}</strong>
+${shown.length ? html`<dl class="business">${shown.map(([k, v]) => html`<div><dt>${k}</dt><dd>${v}</dd></div>`)}</dl>` : ''}
+<span class="version">${ctx.env.version}</span>
+</footer>`;
 }
 
 /** Why the store takes no orders now, as the buyer API says it (`checkoutUnavailableReason`). */
