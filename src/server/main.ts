@@ -6,7 +6,7 @@ import { toNodeHandler } from 'h3/node';
 import { manualClock, systemClock } from '../db/clock.js';
 import { openDatabase, openPostgresDatabase } from '../db/client.js';
 import { loadSigningKeys } from '../modules/accounts/index.js';
-import { certificateFor } from '../modules/storefront/index.js';
+import { certificateFor, DAUM_POSTCODE_SCRIPT } from '../modules/storefront/index.js';
 import { createApp } from './app.js';
 import { errorEnvelope, newTraceId } from './envelope.js';
 import { ApiError } from './errors.js';
@@ -172,6 +172,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       acmeDirectory: null,
       acmeEmail: null,
       sellerSandbox: options.mode === 'dev' ? 'preferred' : 'required',
+      postcodeScript: options.mode === 'dev' ? 'standin' : DAUM_POSTCODE_SCRIPT,
       ...options.storefront,
       sitesDomain,
     },

@@ -227,6 +227,11 @@ export interface StorefrontConfig {
    * `preferred` in svc dev, `off` only when the operator says so (`SVC_SELLER_SANDBOX=off`).
    */
   sellerSandbox: 'required' | 'preferred' | 'off';
+  /**
+   * What shops' address search loads at `/_svc/postcode.v2.js` (`SVC_POSTCODE_SCRIPT`): `standin`, an offline
+   * stand-in with the postcode service's interface (svc dev), else the address of the real script (svc serve: Daum's).
+   */
+  postcodeScript: string;
 }
 
 /** Everything a handler may reach, created once per server. */

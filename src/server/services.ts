@@ -15,7 +15,7 @@ export function serviceUrls(origin: string, identity = origin): Services['urls']
 
 /**
  * The storefront settings a deployment takes from its environment: SVC_SITES_DOMAIN, SVC_NPM_REGISTRY, SVC_DNS_SERVERS, SVC_DOMAIN_TARGET, SVC_CUSTOM_DOMAIN_LIMIT, SVC_EDIT_CAPACITY,
- * SVC_ADVISORY_SOURCE, SVC_DEPENDENCY_DENYLIST (comma-separated), SVC_MIN_RELEASE_AGE_MINUTES, SVC_ACME_DIRECTORY, SVC_ACME_EMAIL and, for svc serve, SVC_STOREFRONT_HOSTING=1
+ * SVC_ADVISORY_SOURCE, SVC_DEPENDENCY_DENYLIST (comma-separated), SVC_MIN_RELEASE_AGE_MINUTES, SVC_ACME_DIRECTORY, SVC_ACME_EMAIL, SVC_POSTCODE_SCRIPT (`standin` or a script address) and, for svc serve, SVC_STOREFRONT_HOSTING=1
  * (site creation open; svc dev always is), SVC_CUSTOM_DOMAINS=1 (custom domains open) and SVC_SELLER_SANDBOX=off (seller code unsandboxed: the operator's explicit choice).
  */
 export function storefrontFromEnv(env: NodeJS.ProcessEnv, mode: ServiceConfig['mode']): Partial<StorefrontConfig> {
@@ -40,6 +40,7 @@ export function storefrontFromEnv(env: NodeJS.ProcessEnv, mode: ServiceConfig['m
   if (set(env.SVC_ACME_DIRECTORY)) config.acmeDirectory = set(env.SVC_ACME_DIRECTORY)!;
   if (set(env.SVC_ACME_EMAIL)) config.acmeEmail = set(env.SVC_ACME_EMAIL)!;
   if (env.SVC_SELLER_SANDBOX === 'off') config.sellerSandbox = 'off';
+  if (set(env.SVC_POSTCODE_SCRIPT)) config.postcodeScript = set(env.SVC_POSTCODE_SCRIPT)!;
   if (set(env.SVC_DEPENDENCY_DENYLIST))
     config.denylist = env
       .SVC_DEPENDENCY_DENYLIST!.split(',')

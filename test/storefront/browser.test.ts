@@ -61,10 +61,16 @@ test('a buyer picks an option, pays in the sandbox pay page and lands on the ord
     'guest.orderPassword': 'pass-1234',
     'shippingAddress.receiverName': '김수령',
     'shippingAddress.phone': '01098765432',
-    'shippingAddress.zipCode': '06236',
-    'shippingAddress.address1': '서울 강남구 테헤란로 1',
   };
   for (const [name, value] of Object.entries(fields)) await page.fill(`[data-checkout-form] [name="${name}"]`, value);
+  // The address comes from the address search (svc dev's offline stand-in of the postcode service).
+  await page.getByRole('button', { name: '주소 검색' }).click();
+  await page.fill('[name="postcode-query"]', '테헤란로 152');
+  await page.press('[name="postcode-query"]', 'Enter');
+  await page.locator('[data-postcode-results] button').first().click();
+  assert.is(await page.inputValue('[name="shippingAddress.zipCode"]'), '06236');
+  assert.is(await page.inputValue('[name="shippingAddress.address1"]'), '서울 강남구 테헤란로 152 (강남파이낸스센터)');
+  await page.fill('[name="shippingAddress.address2"]', '12층');
   // The shop shows the seller's business information (the seeded store's sample) in its footer.
   const footer = await page.locator('[data-business-info]').innerText();
   for (const shown of ['데브스토어(예시)', '홍길동', '123-45-67890', '제2026-서울강남-0000호', '02-000-0000'])
@@ -85,6 +91,10 @@ test('a buyer picks an option, pays in the sandbox pay page and lands on the ord
   const order = orders.contents.find((o: any) => o.orderNo === Number(orderNumber!.replace('-', '')));
   assert.ok(order, `order ${orderNumber} in ${JSON.stringify(orders.contents.map((o: any) => o.orderNo))}`);
   assert.equal([order.testPayment, order.buyer.name, order.items[0].productName, order.items[0].optionValues], [true, '김구매', '브라우저 머그컵', ['네이비']]);
+  assert.equal(
+    [order.shippingAddress.zipCode, order.shippingAddress.address1, order.shippingAddress.address2],
+    ['06236', '서울 강남구 테헤란로 152 (강남파이낸스센터)', '12층'],
+  );
 });
 
 test.run();

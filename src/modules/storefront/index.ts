@@ -13,6 +13,7 @@ import { siteOperations } from './sites/operations.js';
 import { provisioningJob } from './domains/provisioning.js';
 import { storefrontUrlOf } from './sites/sites.js';
 import { closeSiteRuntime, mountSites, serveStaticFile } from './serving/serving.js';
+import { mountPostcode } from './serving/postcode.js';
 
 /**
  * The hosted storefront: sites from templates, source upload, builds under the dependency policy, versions,
@@ -25,6 +26,7 @@ export const storefrontModule: Module = {
   mount(app, services) {
     mountSites(app, services);
     mountEditing(app, services);
+    mountPostcode(app, services);
   },
   serveEarly: serveStaticFile,
   answers: { storefrontUrlOf },
@@ -50,3 +52,4 @@ export { isPreviewAddress } from './serving/preview.js';
 export { sitesLine } from './sites/sites.js';
 export { sellerSandboxLine } from './builds/seller-sandbox.js';
 export { isPreviewBrowser } from './serving/preview.js';
+export { DAUM_POSTCODE_SCRIPT } from './serving/postcode.js';

@@ -22,6 +22,7 @@ import { BlobCache, readBlob } from './blobs.js';
 import { mountBuyerApiCors } from './origins.js';
 import { closing, comingSoon, notFoundPage, page, renderFailed, suspended } from './pages.js';
 import { openPreview, previewCookieOf, PREVIEW_SEGMENT, previewVersion } from './preview.js';
+import { POSTCODE_PATH } from './postcode.js';
 
 /**
  * An isolate runs one call at a time on its own thread: a busy site gets a few, so its pages render on
@@ -214,11 +215,12 @@ async function serveSite(services: Services, event: H3Event, { slug, base, path 
 }
 
 /**
- * On a site's own host (`{slug}.{sitesDomain}`, a custom domain) the buyer API and the analytics collector
- * answer too, so the site's pages call them on their own origin — no cross-origin requests. Nothing else of
+ * On a site's own host (`{slug}.{sitesDomain}`, a custom domain) the buyer API, the analytics collector and
+ * the address search answer too, so the site's pages call them on their own origin — no cross-origin requests. Nothing else of
  * the service does: its API, pages and dev helpers are never same-origin with a site's code.
  */
-const servedBesideSites = (path: string) => path.startsWith('/storefront/v1/') || path === '/_svc/analytics.js' || path.startsWith(ACME_CHALLENGE_PATH);
+const servedBesideSites = (path: string) =>
+  path.startsWith('/storefront/v1/') || path === '/_svc/analytics.js' || path === POSTCODE_PATH || path.startsWith(ACME_CHALLENGE_PATH);
 
 const hostOf = (hostHeader: string | null) => hostName(hostHeader ?? '').replace(/\.$/, '');
 

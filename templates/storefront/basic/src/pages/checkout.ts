@@ -76,7 +76,11 @@ ${sheet.testPayment ? html`<p class="notice">테스트 결제입니다. 실제�
   <input type="hidden" name="idempotencyKey" value="${newKey()}">
   ${state.message || otherErrors.length ? html`<p class="error" role="alert" data-form-error>${[state.message, ...otherErrors.map((e) => e.message)].filter(Boolean).join(' ')}</p>` : html`<p class="error" role="alert" data-form-error hidden></p>`}
   <fieldset><legend>주문하는 분</legend>${GUEST_FIELDS.map((f) => input(f, state))}</fieldset>
-  ${sheet.requiresShipping ? html`<fieldset><legend>배송지</legend>${SHIPPING_FIELDS.map((f) => input(f, state))}</fieldset>` : ''}
+  ${sheet.requiresShipping
+    ? html`<fieldset><legend>배송지</legend>
+<button type="button" class="button secondary address-search" data-address-search hidden>주소 검색</button>
+${SHIPPING_FIELDS.map((f) => input(f, state))}</fieldset>`
+    : ''}
   ${sheet.paymentRequired
     ? html`<fieldset class="options"><legend>결제 수단</legend>${sheet.paymentOptions.length
       ? sheet.paymentOptions.map((o) => html`<label class="option"><input type="radio" name="option" value="${o.key}"${o.key === chosenOption ? html` checked` : ''} required> ${o.label} <small class="muted">${o.pgName}</small></label>`)
