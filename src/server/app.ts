@@ -1,5 +1,6 @@
 import { H3, type H3Event } from 'h3';
 import { mountDevRoutes } from './dev.js';
+import { mountFonts } from './fonts.js';
 import { errorResponse, newTraceId } from './envelope.js';
 import { ApiError, fail } from './errors.js';
 import { escapeHtml, htmlResponse } from './html.js';
@@ -48,6 +49,7 @@ export function createApp(services: Services): H3 {
   }
   for (const op of operations) app.on(op.method, routerPath(op.path), operationHandler(services, op));
 
+  mountFonts(app);
   for (const m of modules) m.mount?.(app, services);
   if (services.config.mode === 'dev') mountDevRoutes(app, services);
 

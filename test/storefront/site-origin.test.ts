@@ -160,6 +160,19 @@ test("svc dev: names under .localhost reach the sites alone — never the servic
   const buyer = await siteFetch(svc, 'dev-store', '/storefront/v1/store', { headers: { 'x-store-id': svc.storeId } });
   assert.is(buyer.status, 200);
   assert.is((await siteFetch(svc, 'dev-store', '/_svc/analytics.js')).status, 200);
+  // The address search (svc dev's stand-in) and the Korean webfont: its stylesheet and files, nothing else of the package.
+  const postcode = await siteFetch(svc, 'dev-store', '/_svc/postcode.v2.js');
+  assert.equal([postcode.status, postcode.headers.get('content-type')], [200, 'text/javascript; charset=utf-8']);
+  assert.match(await postcode.text(), 'daum.Postcode = Postcode');
+  const fontCss = await siteFetch(svc, 'dev-store', '/_svc/fonts/noto-sans-kr/index.css');
+  const css = await fontCss.text();
+  assert.equal([fontCss.status, fontCss.headers.get('content-type')], [200, 'text/css; charset=utf-8']);
+  const file = /url\(\.\/(files\/[^)]+\.woff2)\)/.exec(css)![1];
+  const font = await siteFetch(svc, 'dev-store', `/_svc/fonts/noto-sans-kr/${file}`);
+  assert.equal([font.status, font.headers.get('content-type')], [200, 'font/woff2']);
+  assert.ok((await font.arrayBuffer()).byteLength > 1000);
+  assert.is((await siteFetch(svc, 'dev-store', '/_svc/fonts/noto-sans-kr/package.json')).status, 404);
+  assert.is((await siteFetch(svc, 'dev-store', '/_svc/fonts/noto-sans-kr/../../package.json')).status, 404);
   // A name that is not loopback (DNS rebinding) is refused as before.
   const rebound = await localFetch(`http://attacker.example:${port}/v1/store`, { headers: { authorization: `Bearer ${owner}` } });
   assert.is(rebound.status, 421);
@@ -197,6 +210,9 @@ test('svc serve with SVC_SITES_DOMAIN: sites on {slug}.{domain} only, never on t
       assert.is(home.status, 200);
       assert.match(await home.text(), '서브 머그컵');
       assert.is((await localFetch(`${site}${script}`)).status, 200);
+      // A live shop's address search is the real postcode service's script.
+      const postcode = await localFetch(`${site}_svc/postcode.v2.js`, { redirect: 'manual' });
+      assert.equal([postcode.status, postcode.headers.get('location')], [302, 'https://t1.daumcdn.net/mapjsapi/bundle/postcode/prod/postcode.v2.js']);
       for (const rest of ['', script, '_preview/', `products/p1?ref=ad`]) {
         const res = await fetch(`${serve.url}/sites/dev-store/${rest}`, { redirect: 'manual' });
         assert.equal([res.status, res.headers.get('location'), await res.text()], [308, `${site}${rest}`, ''], `/sites/dev-store/${rest}`);

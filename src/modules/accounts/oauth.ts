@@ -12,6 +12,7 @@ import { ALL_SCOPES } from '../../kernel/scopes.js';
 import { createAuthorizationCode, takeAuthorizationCode } from './authorization-codes.js';
 import { openLoginSession, refreshLogin, revokeLoginSession, revokePresentedToken } from './login-sessions.js';
 import { verifyCredentials } from './sign-in.js';
+import { KOREAN_FONT_FAMILY, KOREAN_FONT_LINK } from '../../server/fonts.js';
 
 /** OAuth requests are small forms; nothing larger is read (RFC 6749 sets no size, so we do). */
 const OAUTH_BODY_LIMIT = 64 * 1024;
@@ -331,10 +332,10 @@ function redirectWith(uri: string, params: Record<string, string | null>) {
   return new Response(null, { status: 302, headers: { location: url.toString() } });
 }
 
-export const PAGE_STYLE = `body{font-family:system-ui,-apple-system,"Apple SD Gothic Neo",sans-serif;background:#f5f6f8;margin:0;display:grid;place-items:center;min-height:100vh}
+export const PAGE_STYLE = `body{font-family:${KOREAN_FONT_FAMILY};background:#f5f6f8;margin:0;display:grid;place-items:center;min-height:100vh}
 main{background:#fff;border-radius:12px;box-shadow:0 2px 12px #0001;padding:32px;width:340px}h1{font-size:20px;margin:0 0 4px}p{color:#555;font-size:14px}
 label{display:block;font-size:13px;margin:14px 0 4px}input{width:100%;box-sizing:border-box;padding:10px;border:1px solid #ccd;border-radius:8px;font-size:15px}
-.row{display:flex;gap:8px;margin-top:20px}button{flex:1;padding:11px;border:0;border-radius:8px;font-size:15px;cursor:pointer}
+.row{display:flex;gap:8px;margin-top:20px}button,input{font-family:inherit}button{flex:1;padding:11px;border:0;border-radius:8px;font-size:15px;cursor:pointer}
 button[value=allow]{background:#1f5eff;color:#fff}button[value=deny]{background:#eef}.err{color:#c00;font-size:13px}ul{font-size:13px;color:#444;padding-left:18px}`;
 
 function consentPage(request: AuthorizationRequest, error?: string, email = '', status = 200, headers?: Record<string, string>) {
@@ -361,7 +362,7 @@ function consentPage(request: AuthorizationRequest, error?: string, email = '', 
           .join(''));
   const agentNotice = request.client.agent ? '<p class="err">AI 에이전트 연결입니다: 일부 작업은 승인을 기다리고, 일부는 허용되지 않습니다.</p>' : '';
   return htmlResponse(
-    `<!doctype html><html lang="ko"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>svc 로그인</title><style>${PAGE_STYLE}</style></head>
+    `<!doctype html><html lang="ko"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>svc 로그인</title>${KOREAN_FONT_LINK}<style>${PAGE_STYLE}</style></head>
 <body><main><h1>svc 로그인</h1><p><b>${escapeHtml(request.client.name)}</b>이(가) 내 계정으로 다음 권한을 요청합니다.</p>${agentNotice}<ul>${scopes}</ul>
 ${error ? `<p class="err">${escapeHtml(error)}</p>` : ''}
 <form method="post" action="/auth/authorize">${hidden}<input type="hidden" name="response_type" value="code"><input type="hidden" name="code_challenge_method" value="S256">
@@ -375,7 +376,7 @@ ${error ? `<p class="err">${escapeHtml(error)}</p>` : ''}
 
 function errorPage(message: string, status = 400) {
   return htmlResponse(
-    `<!doctype html><html lang="ko"><head><meta charset="utf-8"><title>svc 로그인 오류</title><style>${PAGE_STYLE}</style></head><body><main><h1>로그인할 수 없습니다</h1><p class="err">${escapeHtml(message)}</p></main></body></html>`,
+    `<!doctype html><html lang="ko"><head><meta charset="utf-8"><title>svc 로그인 오류</title>${KOREAN_FONT_LINK}<style>${PAGE_STYLE}</style></head><body><main><h1>로그인할 수 없습니다</h1><p class="err">${escapeHtml(message)}</p></main></body></html>`,
     status,
   );
 }

@@ -16,6 +16,7 @@ import { issueConfirmation } from './confirmations.js';
 import { deciderCtx } from './decider.js';
 import { approvalRequests } from './schema.js';
 import { decideApproval, effectiveStatus, heldRequestPreview, presentApproval } from './service.js';
+import { KOREAN_FONT_LINK } from '../../server/fonts.js';
 
 const FORM_LIMIT = 4096;
 /** The page's own login: an HttpOnly cookie scoped to the approval pages, as long as the login token lives. */
@@ -181,7 +182,7 @@ async function detailPage(
     ? `<p class="ok">AI 대화의 확인 창에 이 코드를 입력하면 ${extra.confirmation.decision === 'APPROVE' ? '승인하고 실행합니다' : '거절합니다'}. ${escapeHtml(isoAt(extra.confirmation.expiresAt))}까지(2분), 한 번만 쓸 수 있습니다.</p>
 <p class="code" data-confirmation-code="${extra.confirmation.code}" data-decision="${extra.confirmation.decision}">${extra.confirmation.code}</p>`
     : '';
-  const markup = `<!doctype html><html lang="ko"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>승인 요청 ${escapeHtml(approval.approvalId)}</title><style>${STYLE}</style></head>
+  const markup = `<!doctype html><html lang="ko"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>승인 요청 ${escapeHtml(approval.approvalId)}</title>${KOREAN_FONT_LINK}<style>${STYLE}</style></head>
 <body><main class="wide"><h1>AI 작업 승인 요청</h1><p><span class="status" data-status="${approval.status}">${approval.status}</span> ${escapeHtml(principal.userName)} (${view.role})</p>${message}${confirmation}
 <dl>${rows.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>${changeTable}${buttons}</main></body></html>`;
   return htmlResponse(markup, extra.error?.status ?? 200, extra.headers);
@@ -189,7 +190,7 @@ async function detailPage(
 
 function loginPage(approvalId: string, error?: ApiError, headers?: Record<string, string>) {
   return htmlResponse(
-    `<!doctype html><html lang="ko"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>svc 승인 요청</title><style>${STYLE}</style></head>
+    `<!doctype html><html lang="ko"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>svc 승인 요청</title>${KOREAN_FONT_LINK}<style>${STYLE}</style></head>
 <body><main><h1>AI 작업 승인 요청</h1><p>상점 플랫폼 계정(소유자 또는 관리자)으로 로그인하면 요청 내용을 보고 승인하거나 거절할 수 있습니다.</p>
 ${error ? `<p class="err" data-code="${escapeHtml(error.code)}">${escapeHtml(error.message)}</p>` : ''}
 <form method="post" action="/approvals/${encodeURIComponent(approvalId)}"><input type="hidden" name="action" value="login">
@@ -203,7 +204,7 @@ ${error ? `<p class="err" data-code="${escapeHtml(error.code)}">${escapeHtml(err
 
 function errorPage(code: string, message: string, status: number, headers?: Record<string, string>) {
   return htmlResponse(
-    `<!doctype html><html lang="ko"><head><meta charset="utf-8"><title>svc 승인 요청</title><style>${STYLE}</style></head><body><main><h1>승인 요청</h1><p class="err" data-code="${escapeHtml(code)}">${escapeHtml(code)}: ${escapeHtml(message)}</p></main></body></html>`,
+    `<!doctype html><html lang="ko"><head><meta charset="utf-8"><title>svc 승인 요청</title>${KOREAN_FONT_LINK}<style>${STYLE}</style></head><body><main><h1>승인 요청</h1><p class="err" data-code="${escapeHtml(code)}">${escapeHtml(code)}: ${escapeHtml(message)}</p></main></body></html>`,
     status,
     headers,
   );

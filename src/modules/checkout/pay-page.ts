@@ -13,6 +13,7 @@ import { decideSandbox, returnFromGateway, withResult } from './payment-confirma
 import { attemptsOf, findPayment } from './payment-records.js';
 import { presentPaymentStatus, storefrontResult } from './payment-views.js';
 import { loadSheet } from './sheet.js';
+import { KOREAN_FONT_FAMILY, KOREAN_FONT_LINK } from '../../server/fonts.js';
 
 /** The window's form is three fields; nothing larger is read. */
 const PAY_FORM_LIMIT = 4096;
@@ -21,8 +22,9 @@ const won = (n: number) => `${n.toLocaleString('ko-KR')}원`;
 function page(title: string, body: string, status = 200) {
   return htmlResponse(
     `<!doctype html><html lang="ko"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:420px;margin:40px auto;padding:0 16px;color:#222}.box{border:1px solid #ddd;border-radius:12px;padding:20px}.amount{font-size:28px;font-weight:700;margin:8px 0 16px}
-.badge{display:inline-block;background:#fff3cd;color:#7a5b00;border-radius:6px;padding:2px 8px;font-size:12px}button{width:100%;padding:12px;margin-top:8px;border-radius:8px;border:1px solid #ccc;font-size:16px;cursor:pointer}
+${KOREAN_FONT_LINK}
+<style>body{font-family:${KOREAN_FONT_FAMILY};max-width:420px;margin:40px auto;padding:0 16px;color:#222}.box{border:1px solid #ddd;border-radius:12px;padding:20px}.amount{font-size:28px;font-weight:700;margin:8px 0 16px}
+.badge{display:inline-block;background:#fff3cd;color:#7a5b00;border-radius:6px;padding:2px 8px;font-size:12px}button{font-family:inherit;width:100%;padding:12px;margin-top:8px;border-radius:8px;border:1px solid #ccc;font-size:16px;cursor:pointer}
 button.approve{background:#1f6feb;color:#fff;border-color:#1f6feb}dl{display:grid;grid-template-columns:auto 1fr;gap:4px 12px;font-size:14px}dt{color:#666}</style></head><body>${body}</body></html>`,
     status,
   );

@@ -1,10 +1,12 @@
 import { FastResponse } from 'srvx/node';
 import { escapeHtml } from '../../../server/html.js';
+import { KOREAN_FONT_FAMILY, KOREAN_FONT_LINK } from '../../../server/fonts.js';
 
 /** Pages of the platform a site's address shows instead of the site (coming soon, suspended, closing, not found, failed). */
 export function page(status: number, title: string, text: string, extra: Record<string, string> = {}): Response {
   const html = `<!doctype html><html lang="ko"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,-apple-system,"Apple SD Gothic Neo","Noto Sans KR",sans-serif;display:grid;place-items:center;min-height:100vh;margin:0;background:#f7f7f8;color:#222}main{text-align:center;padding:2rem}h1{font-size:1.6rem}p{color:#666}</style></head>
+${KOREAN_FONT_LINK}
+<style>body{font-family:${KOREAN_FONT_FAMILY};display:grid;place-items:center;min-height:100vh;margin:0;background:#f7f7f8;color:#222}main{text-align:center;padding:2rem}h1{font-size:1.6rem}p{color:#666}</style></head>
 <body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></main></body></html>`;
   return new FastResponse(html, {
     status,

@@ -22,6 +22,7 @@ import { BlobCache, readBlob } from './blobs.js';
 import { mountBuyerApiCors } from './origins.js';
 import { closing, comingSoon, notFoundPage, page, renderFailed, suspended } from './pages.js';
 import { openPreview, previewCookieOf, PREVIEW_SEGMENT, previewVersion } from './preview.js';
+import { FONTS_PREFIX } from '../../../server/fonts.js';
 import { POSTCODE_PATH } from './postcode.js';
 
 /**
@@ -215,12 +216,16 @@ async function serveSite(services: Services, event: H3Event, { slug, base, path 
 }
 
 /**
- * On a site's own host (`{slug}.{sitesDomain}`, a custom domain) the buyer API, the analytics collector and
- * the address search answer too, so the site's pages call them on their own origin — no cross-origin requests. Nothing else of
+ * On a site's own host (`{slug}.{sitesDomain}`, a custom domain) the buyer API, the analytics collector, the
+ * address search and the Korean webfont answer too, so the site's pages call them on their own origin — no cross-origin requests. Nothing else of
  * the service does: its API, pages and dev helpers are never same-origin with a site's code.
  */
 const servedBesideSites = (path: string) =>
-  path.startsWith('/storefront/v1/') || path === '/_svc/analytics.js' || path === POSTCODE_PATH || path.startsWith(ACME_CHALLENGE_PATH);
+  path.startsWith('/storefront/v1/') ||
+  path === '/_svc/analytics.js' ||
+  path === POSTCODE_PATH ||
+  path.startsWith(FONTS_PREFIX) ||
+  path.startsWith(ACME_CHALLENGE_PATH);
 
 const hostOf = (hostHeader: string | null) => hostName(hostHeader ?? '').replace(/\.$/, '');
 

@@ -34,6 +34,7 @@ export function page(ctx: PageContext, { title, body, status = 200, store, noind
 <title>${storeName ? `${title} · ${storeName}` : title}</title>
 ${noindex ? html`<meta name="robots" content="noindex">` : ''}
 <link rel="icon" href="${publicFile(siteUrl, 'favicon.svg')}" type="image/svg+xml">
+<link rel="stylesheet" href="${new URL('/_svc/fonts/noto-sans-kr/index.css', ctx.config.storefrontApiUrl).href}">
 <link rel="stylesheet" href="${publicFile(siteUrl, 'style.css')}">
 ${head ?? ''}
 ${jsonScript('svc-site', ctx.config)}
