@@ -29,7 +29,7 @@ test.before(async () => {
     options: [{ name: '색상', values: ['화이트', '네이비'] }],
     variants: [
       { optionValues: ['화이트'], stockQuantity: 5 },
-      { optionValues: ['네이비'], stockQuantity: 7 },
+      { optionValues: ['네이비'], stockQuantity: 7, additionalAmount: 2000 },
     ],
   });
   await createSite(api);
@@ -50,6 +50,8 @@ test('a buyer picks an option, pays in the sandbox pay page and lands on the ord
   assert.is(page.url(), `${siteUrlOf(svc, 'dev-store')}_preview/`, 'the site on an origin of its own (http://dev-store.localhost:{port})');
   await page.getByText('브라우저 머그컵').first().click();
   await page.waitForSelector('[data-product-form]');
+  // Each value names the price of the combination it makes, not a `+2,000원` that reads as if values added up.
+  assert.equal(await page.locator('select[data-axis="0"] option').allTextContents(), ['화이트 · 15,000원', '네이비 · 17,000원']);
   await page.selectOption('select[data-axis="0"]', '네이비');
   await page.waitForFunction(() => document.querySelector('[data-stock]')?.textContent?.includes('네이비'));
   await page.getByRole('button', { name: '바로 구매' }).click();

@@ -27,13 +27,16 @@ export function initProduct() {
 
   const current = (): Variant | undefined => variantFromForm(product, formParams(form));
 
+  // Each value shows the price of the combination it would make with the other choices — never a
+  // `+1,000원` per value, which reads as if two such values added up.
+  const pricesDiffer = new Set(product.variants.map((v) => v.price)).size > 1;
   const markValues = () => {
     selects.forEach((select, axis) => {
       for (const option of select.options) {
         const values = selects.map((s, i) => (i === axis ? option.value : s.value));
         const variant = findVariant(product, values);
         option.disabled = !variant;
-        option.textContent = `${option.value}${!variant ? ' (없음)' : variant.soldOut ? ' (품절)' : variant.additionalAmount ? ` (+${won(variant.additionalAmount)})` : ''}`;
+        option.textContent = `${option.value}${!variant ? ' (없음)' : variant.soldOut ? ' (품절)' : pricesDiffer ? ` · ${won(variant.price)}` : ''}`;
       }
     });
   };
