@@ -19,6 +19,16 @@ test('seed: sample products of every kind, marked isSample', async () => {
   assert.ok(samples.length >= 4);
   assert.ok(samples.some((p: any) => p.inventoryMode === 'DATED'));
   assert.ok(samples.some((p: any) => p.fulfillment.type === 'MANUAL'));
+  // Every sample has a real picture (shipped with the package), served as a JPEG.
+  assert.equal(
+    samples.map((p: any) => p.imageUrls.length),
+    samples.map((p: any) => (p.name === '베이직 코튼 티셔츠' ? 3 : 1)),
+  );
+  for (const url of samples.flatMap((p: any) => p.imageUrls)) {
+    const picture = await fetch(url);
+    assert.equal([picture.status, picture.headers.get('content-type')], [200, 'image/jpeg']);
+    assert.ok((await picture.arrayBuffer()).byteLength > 5000);
+  }
   assert.equal(Object.keys(res.data).sort(), ['contents', 'page', 'size', 'totalElements', 'totalPages']);
 });
 

@@ -1,11 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { mkdirSync } from 'node:fs';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { H3 } from 'h3';
 import { transaction } from '../../db/client.js';
-import { newId } from '../../db/ids.js';
 import { errorResponse, newTraceId } from '../../server/envelope.js';
 import { fail, validationFailed, type FieldError } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
@@ -22,6 +20,7 @@ import {
   ORDER_INPUT_PURPOSE,
   presentUpload,
   PURPOSES,
+  storeUpload,
   uploadSchema,
   uploadsDir,
   type UploadPurpose,
@@ -78,17 +77,7 @@ async function saveUpload(ctx: Ctx, storeId: string, purpose: string, file: File
     throw validationFailed([{ field: 'file', code: 'CONTENT_TYPE_MISMATCH', message: `파일 내용이 ${file.type} 형식이 아닙니다.` }]);
   // Cut by characters, not UTF-16 units: half a surrogate pair is no name.
   const filename = [...file.name].slice(0, 200).join('') || 'file';
-  const row = { id: newId('upl', ctx.now), storeId, purpose, filename, contentType: file.type, size: file.size, createdAt: ctx.now };
-  const dir = uploadsDir(ctx.services);
-  mkdirSync(dir, { recursive: true });
-  const path = join(dir, row.id);
-  await writeFile(path, bytes);
-  try {
-    await ctx.db.insert(uploads).values(row).run();
-  } catch (error) {
-    await rm(path, { force: true });
-    throw error;
-  }
+  const row = await storeUpload(ctx.services, ctx.db, ctx.now, { storeId, purpose, filename, contentType: file.type, bytes });
   return reply(201, presentUpload(ctx.services.config.origin, row));
 }
 

@@ -1,7 +1,10 @@
 import { inArray } from 'drizzle-orm';
 import { z } from 'zod';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from '../../db/client.js';
+import { newId } from '../../db/ids.js';
 import { fail, validationFailed, type FieldError } from '../../server/errors.js';
 import type { Services } from '../../server/services.js';
 import { uploads } from './schema.js';
@@ -74,6 +77,47 @@ export function contentDisposition(filename: string) {
 
 export const uploadsDir = (services: Services) => join(services.config.dataDir, 'uploads');
 export const uploadUrl = (origin: string, uploadId: string) => `${origin}/files/${uploadId}`;
+
+type NewUpload = { storeId: string; purpose: string; filename: string; contentType: string; bytes: Uint8Array };
+
+function uploadRow(services: Services, now: number, file: NewUpload) {
+  const row = {
+    id: newId('upl', now),
+    storeId: file.storeId,
+    purpose: file.purpose,
+    filename: file.filename,
+    contentType: file.contentType,
+    size: file.bytes.byteLength,
+    createdAt: now,
+  };
+  const dir = uploadsDir(services);
+  mkdirSync(dir, { recursive: true });
+  return { row, path: join(dir, row.id) };
+}
+
+/** Writes checked bytes under the data dir and their row; the file is removed again when the row cannot be written. */
+export async function storeUpload(services: Services, db: Db, now: number, file: NewUpload) {
+  const { row, path } = uploadRow(services, now, file);
+  await writeFile(path, file.bytes);
+  try {
+    await db.insert(uploads).values(row).run();
+  } catch (error) {
+    await rm(path, { force: true });
+    throw error;
+  }
+  return row;
+}
+
+/**
+ * The same inside a transaction (a new store's sample pictures): a SQLite transaction may not wait for I/O,
+ * so the small file is written synchronously; a rolled-back store leaves only an unreferenced file.
+ */
+export async function storeUploadInTransaction(services: Services, db: Db, now: number, file: NewUpload) {
+  const { row, path } = uploadRow(services, now, file);
+  writeFileSync(path, file.bytes);
+  await db.insert(uploads).values(row).run();
+  return row;
+}
 
 /** An upload as `POST /v1/uploads` answers it: `url` serves the file to anyone who has it. */
 export const uploadSchema = z.object({
