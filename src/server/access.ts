@@ -12,16 +12,35 @@ function callerKinds(p: Principal): string[] {
 }
 
 /**
+ * An agent's write that always waits for approval (spec 01 §5.6, e.g. cash receipt reissue) may ask for a
+ * store-platform-only operation: it runs only once a person approves it, and approval decisions are
+ * store-platform OWNER/ADMIN logins (the approver is authorized for the operation too), so that person
+ * stands in for the login. Role and scope still apply to the agent; nothing it sends runs directly.
+ */
+const heldForPlatformApprover = (op: Operation, principal: Principal) => principal.agent && op.agent === 'approval' && !op.agentApprovalExemptWhilePrivate;
+
+/**
  * Effective permission is the narrower of the store role and the token's scopes (spec 01 §5.2);
- * actions reserved to store-platform logins refuse other tokens with INSUFFICIENT_ROLE.
+ * actions reserved to store-platform logins refuse other tokens with INSUFFICIENT_ROLE. Its `details` say
+ * what was short, so a person knows whom to ask or which token to make: the caller kind, the role, or the
+ * scope (with the role when no token of this person could have it, else the token's scopes).
  */
 export function authorize(services: Services, op: Operation, principal: Principal | null, store: StoreContext | null) {
   if (!principal) return;
-  if (op.callers && !callerKinds(principal).some((k) => op.callers!.includes(k as never))) throw fail(403, 'INSUFFICIENT_ROLE');
+  const kinds = callerKinds(principal);
+  if (op.callers && !heldForPlatformApprover(op, principal) && !kinds.some((k) => op.callers!.includes(k as never)))
+    throw fail(403, 'INSUFFICIENT_ROLE', { requiredCaller: op.callers, actualCaller: kinds.at(-1) });
   const scopes = op.scope ? [op.scope, ...(op.alsoScope ? [op.alsoScope] : [])] : [];
   if (store) {
-    if (op.roles && !op.roles.includes(store.role)) throw fail(403, 'INSUFFICIENT_ROLE');
-    if (op.scope && !scopes.some((scope) => roleAllows(store.role, scope) && tokenAllows(principal.scopes, scope))) throw fail(403, 'INSUFFICIENT_ROLE');
+    if (op.roles && !op.roles.includes(store.role)) throw fail(403, 'INSUFFICIENT_ROLE', { requiredRole: op.roles, actualRole: store.role });
+    if (op.scope && !scopes.some((scope) => roleAllows(store.role, scope) && tokenAllows(principal.scopes, scope))) {
+      const roleShort = !scopes.some((scope) => roleAllows(store.role, scope));
+      throw fail(
+        403,
+        'INSUFFICIENT_ROLE',
+        roleShort ? { requiredScope: op.scope, actualRole: store.role } : { requiredScope: op.scope, tokenScopes: [...(principal.scopes ?? [])].sort() },
+      );
+    }
   } else if (op.scope && !principal.storePlatform && !scopes.some((scope) => tokenAllows(principal.scopes, scope))) {
     throw fail(403, 'INSUFFICIENT_SCOPE', { requiredScope: op.scope });
   }

@@ -71,6 +71,11 @@ export interface RequestHooks {
   aiActionDone(services: Services, storeId: string, now: number): Promise<void>;
   /** A store request was answered (the handler's result, a refusal, a dry run or a hold). */
   requestAnswered(services: Services, record: AnsweredRequest): Promise<void>;
+  /**
+   * Any store request, read or write, went out (the API log): synchronous and cheap — the record is kept
+   * for a later batch write, never written on the request's path.
+   */
+  requestFinished(services: Services, record: FinishedRequest): void;
 }
 
 /** The hooks of a module list as the request pipeline and accounts call them. */
@@ -111,6 +116,23 @@ export interface AnsweredRequest {
   metadata: Record<string, unknown>;
 }
 
+/** One store request as the API log keeps it (spec 01 §7, §8): never its body, query string or token. */
+export interface FinishedRequest {
+  storeId: string;
+  operationId: string;
+  method: string;
+  /** The path alone: a query string may carry secrets. */
+  path: string;
+  status: number;
+  errorCode: string | null;
+  durationMs: number;
+  actor: { type: string; id: string };
+  traceId: string;
+  requestId: string;
+  idempotencyKey: string | null;
+  at: number;
+}
+
 const HOOK_NAMES = Object.keys({
   principalOf: true,
   storeAccess: true,
@@ -120,6 +142,7 @@ const HOOK_NAMES = Object.keys({
   holdForApproval: true,
   aiActionDone: true,
   requestAnswered: true,
+  requestFinished: true,
 } satisfies Record<keyof RequestHooks, true>) as (keyof RequestHooks)[];
 const resolved = new WeakMap<readonly Module[], ResolvedHooks>();
 

@@ -29,13 +29,15 @@ export function operationHandler(services: Services, op: Operation) {
   const honoursIdempotency = isWrite && op.idempotent !== false && (op.auth === 'account' || op.auth === 'store');
   const docsBase = `${services.config.origin}/docs/errors`;
   const challenge = bearerChallenge(services, op);
-  const { principalOf, storeAccess, buyerOf, storeNeverPublic, assertAiActionsLeft, holdForApproval, aiActionDone, requestAnswered } = requestHooks(
-    services.modules,
-  );
+  const { principalOf, storeAccess, buyerOf, storeNeverPublic, assertAiActionsLeft, holdForApproval, aiActionDone, requestAnswered, requestFinished } =
+    requestHooks(services.modules);
+  // Store requests go to the API log (spec 01 §7, §8); the others name no store to keep them under.
+  const logged = op.auth === 'store';
 
   return (event: H3Event) => settle(answer(event));
 
   function* answer(event: H3Event): Generator<unknown, Response, unknown> {
+    const startedAt = logged ? performance.now() : 0;
     const traceId = newTraceId();
     const requestId = newId('req');
     const headers = event.req.headers;
@@ -67,12 +69,32 @@ export function operationHandler(services: Services, op: Operation) {
         },
       });
     };
-    const finish = (out: Outgoing, replayed = false) =>
-      toHttp(
+    // Only once the store is known: a request refused before that (401, another store's) is nobody's to see.
+    const logFinished = (status: number, errorCode: string | null) => {
+      if (!logged || !store) return;
+      requestFinished(services, {
+        storeId: store.id,
+        operationId: op.operationId,
+        method: op.method,
+        path: event.url.pathname,
+        status,
+        errorCode,
+        durationMs: Math.round(performance.now() - startedAt),
+        actor: { type: principal!.actorType, id: principal!.userId },
+        traceId,
+        requestId,
+        idempotencyKey,
+        at: services.clock.now(),
+      });
+    };
+    const finish = (out: Outgoing, replayed = false, errorCode: string | null = null) => {
+      logFinished(out.status, errorCode);
+      return toHttp(
         out,
         replayed ? { 'x-request-id': requestId, 'x-trace-id': traceId, 'idempotent-replayed': 'true' } : { 'x-request-id': requestId, 'x-trace-id': traceId },
         out.gzip !== undefined && acceptsGzip(headers.get('accept-encoding')),
       );
+    };
 
     try {
       if (op.auth === 'account' || op.auth === 'store')
@@ -141,8 +163,9 @@ export function operationHandler(services: Services, op: Operation) {
       if (idempotencyKey) {
         const replay = (yield claimIdempotencyKey(services.db, principal!.tokenId, idempotencyKey, fingerprint, ctx.now)) as Remembered | null;
         if (replay) {
-          yield audit(replay.status, replay.status < 400 ? 'SUCCEEDED' : 'FAILED', replay.status < 400 ? null : (JSON.parse(replay.body).meta?.code ?? null));
-          return finish({ status: replay.status, body: replay.body }, true);
+          const errorCode = replay.status < 400 ? null : ((JSON.parse(replay.body).meta?.code as string | undefined) ?? null);
+          yield audit(replay.status, replay.status < 400 ? 'SUCCEEDED' : 'FAILED', errorCode);
+          return finish({ status: replay.status, body: replay.body }, true, errorCode);
         }
       }
 
@@ -158,7 +181,10 @@ export function operationHandler(services: Services, op: Operation) {
         throw err;
       }
       // A stream answers as it is: it is a read, so it has nothing to remember or count.
-      if (out instanceof Response) return out;
+      if (out instanceof Response) {
+        logFinished(out.status, null);
+        return out;
+      }
       if (remember && op.async) yield remember(out);
       if (agentWrite && store) yield aiActionDone(services, store.id, ctx.now);
       yield audit(out.status, 'SUCCEEDED', null);
@@ -168,7 +194,7 @@ export function operationHandler(services: Services, op: Operation) {
       yield audit(err.status, err.status === 403 ? 'DENIED' : 'FAILED', err.code);
       const out = errorOutgoing(err, traceId, docsBase);
       if (err.status === 401) out.headers = { ...out.headers, 'www-authenticate': challenge(err, headers.get('authorization') !== null) };
-      return finish(out);
+      return finish(out, false, err.code);
     }
   }
 }

@@ -4,8 +4,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { approvalConfirmations, approvalRequests } from '../../src/modules/approvals/schema.js';
 import { SEED_EMAIL, SEED_PASSWORD } from '../../src/server/seed.js';
+import { operations } from '../../src/server/modules.js';
 import { approvalPage as person, codeOf, confirmationCodeOf } from '../helpers/approvals.js';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type Api, type TestService } from '../helpers/service.js';
+import { addMember } from '../helpers/invitations.js';
 
 let svc: TestService;
 let owner: string;
@@ -20,7 +22,7 @@ test.before(async () => {
   agent = apiClient(svc.url, { token: agentToken, storeId: svc.storeId });
   await makeStoreWentPublic(svc, { token: owner, storeId: svc.storeId });
   assert.is((await apiClient(svc.url)('POST', '/auth/v1/signup', { body: { ...admin, name: 'Admin' } })).status, 201);
-  assert.is((await svc.api('POST', '/v1/members', { token: owner, body: { email: admin.email, role: 'ADMIN' } })).status, 201);
+  await addMember(svc, { token: owner, storeId: svc.storeId }, admin, 'ADMIN');
 });
 test.after(async () => {
   await svc.close();
@@ -44,9 +46,10 @@ test('approvalUrl is a page: log in to the store platform, see the changes, appr
   const me = await person(approvalUrl, { email: SEED_EMAIL, password: SEED_PASSWORD });
   assert.is(me.status, 200);
   assert.match(me.cookie!, 'svc_approver=');
-  assert.match(me.html, 'updateStore');
-  assert.match(me.html, '<td>name</td>');
-  assert.match(me.html, '&#34;Page Approved&#34;');
+  assert.match(me.html, '<dd>상점 설정 변경 (updateStore)</dd>', 'the operation by its Korean name');
+  // The change as a person reads it (no raw JSON), times in Korea's.
+  assert.match(me.html, /<tr class="change"><td>name<\/td><td>[^<]+<\/td><td>Page Approved<\/td><\/tr>/);
+  assert.match(me.html, /<dt>요청 시각<\/dt><dd>\d{4}-\d\d-\d\d \d\d:\d\d \(KST\)<\/dd>/);
   // The logged-in page opens again from the cookie alone.
   assert.match(await (await fetch(approvalUrl, { headers: { cookie: me.cookie! } })).text(), 'data-status="PENDING"');
 
@@ -129,6 +132,11 @@ test("an agent's token is no login on the page: it sees nothing and decides noth
     assert.equal([pressed.status, codeOf(await pressed.text())], [401, 'UNAUTHORIZED']);
   }
   assert.is((await svc.api('GET', `/v1/approval-requests/${approvalId}`, { token: owner })).data.status, 'PENDING');
+});
+
+test('every operation an agent may be held on has a Korean name (its title)', () => {
+  const untitled = operations.filter((op) => op.agent !== undefined && op.agent !== 'direct' && op.agent !== 'denied' && !op.title).map((op) => op.operationId);
+  assert.equal(untitled, []);
 });
 
 test("another store's person sees nothing: APPROVAL_NOT_FOUND", async () => {

@@ -6,6 +6,7 @@ import { issueInstallationToken } from '../../src/modules/apps/installation-toke
 import { appDeliveries, appInstallations, appStorage } from '../../src/modules/apps/schema.js';
 import { events } from '../../src/modules/events/schema.js';
 import { bundleFor, deploy, installApp, uniqueHandle } from '../helpers/apps.js';
+import { addMember } from '../helpers/invitations.js';
 
 let svc: TestService;
 test.before(async () => {
@@ -121,8 +122,7 @@ test('ADMIN cannot install an app asking for settlement:r', async () => {
   await deploy(seller.api, base(handle, { scopes: ['settlement:r'] }));
   // An ADMIN of the seller's store, who is not the app's developer.
   const admin = await newSellerWithStore(svc, 'admin');
-  const added = await seller.api('POST', '/v1/members', { body: { email: admin.email, role: 'ADMIN' } });
-  assert.is(added.status, 201, JSON.stringify(added.body));
+  await addMember(svc, seller, admin, 'ADMIN');
   const adminApi = apiClient(svc.url, { token: admin.token, storeId: seller.storeId });
   const res = await adminApi('POST', '/v1/apps/installations', { body: { handle } });
   assert.is(res.status, 403);

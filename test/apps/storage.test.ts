@@ -127,7 +127,7 @@ test('installation token: consented scopes only, human-only actions refused, its
   assert.is(outside.status, 403, 'audit:r not consented');
   assert.is(outside.body.error.code, 'INSUFFICIENT_ROLE');
   for (const [method, path, body] of [
-    ['POST', '/v1/members', { email: 'x@example.com', role: 'STAFF' }],
+    ['POST', '/v1/member-invitations', { email: 'x@example.com', role: 'STAFF' }],
     ['POST', '/v1/apps/installations', { handle: 'x' }],
     ['GET', '/auth/v1/access-tokens', undefined],
   ] as const) {

@@ -5,9 +5,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { and, eq } from 'drizzle-orm';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { ok } from '../helpers/assert.js';
 import { apiClient, login, newSellerWithStore, startTestService, type TestService } from '../helpers/service.js';
 import { appStorage } from '../../src/modules/apps/schema.js';
 import { bundleFor, deploy, installApp, uniqueHandle } from '../helpers/apps.js';
+import { addMember } from '../helpers/invitations.js';
 
 let svc: TestService;
 test.before(async () => {
@@ -141,7 +143,7 @@ test('uninstalling rejects a call in flight', async () => {
 test('tool calls need store OWNER or ADMIN', async () => {
   const { call } = await setup();
   const staff = await newSellerWithStore(svc, 'staff');
-  assert.is((await svc.api('POST', '/v1/members', { body: { email: staff.email, role: 'STAFF' } })).status, 201);
+  await addMember(svc, { token: svc.ownerToken, storeId: svc.storeId }, staff, 'STAFF');
   const res = await call('echo', { a: 'x' }, apiClient(svc.url, { token: staff.token, storeId: svc.storeId }));
   assert.is(res.status, 403);
   assert.is(res.body.error.code, 'INSUFFICIENT_ROLE');
@@ -265,9 +267,22 @@ test('24 hours of nothing but app errors suspend the app until a new version', a
   assert.is(suspended.body.error.code, 'APP_SUSPENDED');
   assert.is((await owner('GET', `/v1/apps/installations/${inst.installationId}`)).data.app.status, 'SUSPENDED');
   assert.is((await fetch(`${svc.url}/apps/${handle}/hooks/${inst.installationId}/status/1`)).status, 409);
+  assert.is((await call('boom', {}, owner)).status, 409);
+
+  // The developer (the account that registered the app) is mailed once, in Korean: which app, why, what to do.
+  const mails = async () => ok(await svc.api('GET', '/_dev/v1/mail')).contents.filter((mail: any) => mail.body.includes(handle));
+  const [mail, ...more] = await mails();
+  assert.equal(more, [], 'one mail per suspension');
+  assert.is(mail.to, 'dev@svc.local');
+  assert.match(mail.subject, `'Sandbox tools' 앱이 정지되었습니다`);
+  assert.match(mail.body, '24시간 동안 모든 호출이 앱 오류로 실패');
+  assert.match(mail.body, 'partner API down', 'the last error tells the developer where to look');
+  assert.match(mail.body, '새 버전', 'a new version lifts the suspension');
+  assert.match(mail.body, '설치는 그대로', 'installations are kept');
 
   await deploy(owner, m, bundleFor(m, CODE, ['events/APP.SCOPES_UPDATED']));
   assert.is((await call('echo', { a: 'x' }, owner)).status, 200, 'a new version lifts the suspension; the installation was kept');
+  assert.is((await mails()).length, 1);
 });
 
 test.run();

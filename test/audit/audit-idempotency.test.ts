@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type TestService } from '../helpers/service.js';
+import { SEED_EMAIL } from '../../src/server/seed.js';
 
 let svc: TestService;
 test.before(async () => {
@@ -111,19 +112,21 @@ test('Idempotency-Key: same request returns the first response; a different one 
   const reused = await svc.api('PATCH', '/v1/store', { body: { name: 'Different' }, headers });
   assert.is(reused.status, 409);
   assert.is(reused.body.error.code, 'IDEMPOTENCY_KEY_REUSED');
-  const otherPath = await svc.api('POST', '/v1/members', { body: { email: 'x@example.com', role: 'STAFF' }, headers });
+  const otherPath = await svc.api('POST', '/v1/member-invitations', { body: { email: 'x@example.com', role: 'STAFF' }, headers });
   assert.is(otherPath.body.error.code, 'IDEMPOTENCY_KEY_REUSED');
 });
 
 test('Idempotency-Key is per token; errors are replayed too', async () => {
   const other = await login(svc);
-  const a = await svc.api('POST', '/v1/members', { body: { email: 'ghost@example.com', role: 'STAFF' }, headers: { 'idempotency-key': 'k' } });
-  assert.is(a.body.error.code, 'ACCOUNT_NOT_FOUND');
-  const again = await svc.api('POST', '/v1/members', { body: { email: 'ghost@example.com', role: 'STAFF' }, headers: { 'idempotency-key': 'k' } });
+  // Inviting the owner's own e-mail is refused (ALREADY_A_MEMBER): an error to replay.
+  const invite = { email: SEED_EMAIL, role: 'STAFF' };
+  const a = await svc.api('POST', '/v1/member-invitations', { body: invite, headers: { 'idempotency-key': 'k' } });
+  assert.is(a.body.error.code, 'ALREADY_A_MEMBER');
+  const again = await svc.api('POST', '/v1/member-invitations', { body: invite, headers: { 'idempotency-key': 'k' } });
   assert.equal(again.body.error.traceId, a.body.error.traceId);
-  const otherToken = await svc.api('POST', '/v1/members', {
+  const otherToken = await svc.api('POST', '/v1/member-invitations', {
     token: other,
-    body: { email: 'ghost@example.com', role: 'STAFF' },
+    body: invite,
     headers: { 'idempotency-key': 'k' },
   });
   assert.is.not(otherToken.body.error.traceId, a.body.error.traceId);

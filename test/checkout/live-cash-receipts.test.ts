@@ -5,9 +5,9 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Api, TestService } from '../helpers/service.js';
+import { apiClient, createAccessToken, login, type Api, type TestService } from '../helpers/service.js';
 import type { FakeGateway } from '../helpers/fake-gateway.js';
-import { ok } from '../helpers/checkout.js';
+import { fails, ok } from '../helpers/checkout.js';
 import { buyLive, startLiveStore } from '../helpers/live-checkout.js';
 
 let svc: TestService;
@@ -16,9 +16,10 @@ let api: Api;
 let guest: Api;
 let item: { productId: string; optionId: string };
 let close: () => Promise<void>;
+let seller: { email: string; password: string; storeId: string };
 
 test.before(async () => {
-  ({ svc, fake, api, guest, item, close } = await startLiveStore('livereceipt', { name: '현금영수증 상품', salePrice: 15000 }));
+  ({ svc, fake, api, guest, item, close, seller } = await startLiveStore('livereceipt', { name: '현금영수증 상품', salePrice: 15000 }));
 });
 test.after(() => close());
 
@@ -80,6 +81,28 @@ test('a refusal ends ISSUE_FAILED; reissue issues it through the gateway; silenc
       .map((r) => r.body.amount),
     [silent.amount, silent.amount],
   );
+});
+
+test("an AI agent's reissue is held for approval (spec 01 §5.6), and runs once an OWNER approves it", async () => {
+  const refused = await buyByTransfer('tpk_receipt_agent');
+  fake.script.set('/v1/cash-receipts', { status: 400, body: { code: 'INVALID_REQUEST', message: '잘못된 요청입니다.' } });
+  await runJobs();
+  fake.script.delete('/v1/cash-receipts');
+  assert.is((await receiptOf(refused.orderId)).status, 'ISSUE_FAILED');
+
+  const owner = await login(svc, seller.email, seller.password);
+  const reissue = (token: string) => apiClient(svc.url, { token, storeId: seller.storeId })('POST', `/v1/orders/${refused.orderId}/cash-receipt/reissue`);
+  // An ordinary access token is not the store platform: still refused.
+  fails(await reissue(await createAccessToken(svc, owner, { scopes: ['order:rw'] })), 403, 'INSUFFICIENT_ROLE');
+
+  const held = await reissue(await createAccessToken(svc, owner, { scopes: ['order:rw'], agent: true }));
+  assert.equal([held.status, held.body.meta.code, held.data.status, held.data.operationId], [202, 'APPROVAL_REQUIRED', 'PENDING', 'reissueCashReceipt']);
+  assert.is((await receiptOf(refused.orderId)).status, 'ISSUE_FAILED', 'nothing runs before the approval');
+
+  const approved = ok(await apiClient(svc.url, { token: owner, storeId: seller.storeId })('POST', `/v1/approval-requests/${held.data.approvalId}/approve`));
+  assert.equal([approved.status, approved.result.statusCode, approved.result.data.status], ['SUCCEEDED', 200, 'ISSUE_PENDING']);
+  await runJobs();
+  assert.is((await receiptOf(refused.orderId)).status, 'ISSUED');
 });
 
 test.run();

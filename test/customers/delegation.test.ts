@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { ApiError } from '../../src/server/errors.js';
 import { resolveBuyer } from '../../src/modules/customers/service.js';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type TestService } from '../helpers/service.js';
+import { addMember } from '../helpers/invitations.js';
 
 let svc: TestService;
 test.before(async () => {
@@ -113,7 +114,7 @@ test('a dry run agrees with the real call: agents see decision DENIED, disallowe
 
 test('a STAFF member (customer:r by role) cannot delegate', async () => {
   const staff = await newSellerWithStore(svc, 'staff');
-  await svc.api('POST', '/v1/members', { token: await login(svc), body: { email: staff.email, role: 'STAFF' } });
+  await addMember(svc, { token: await login(svc), storeId: svc.storeId }, staff, 'STAFF');
   assert.is((await delegate(staff.token, { uid: 'member-5' })).body.error.code, 'INSUFFICIENT_ROLE');
 });
 

@@ -73,6 +73,62 @@ test('IMMEDIATE_CANCEL: where the buyer cancel action is offered the cancel appl
   assert.equal([asked.approved, asked.status], [false, 'REQUESTED']);
 });
 
+const stockOf = async (productId: string) => ok(await api('GET', `/v1/products/${productId}`)).variants[0].stockQuantity as number;
+const claimsOf = async (orderId: string) => ok(await api('GET', `/v1/claims?orderId=${orderId}`)).contents;
+const refundsOf = async (order: any, claimId: string) =>
+  ok(await api('GET', `/v1/payments/${order.payment.paymentId}`)).refunds.filter((r: any) => r.claimId === claimId);
+
+test('IMMEDIATE_CANCEL run as a buyer flow action files the cancel as a claim approved at once, refund and stock as the claim endpoint', async () => {
+  const flowId = await published('즉시 취소 작업', CANCELABLE);
+  const guest = await guestOrder(svc, api, { flowId });
+  const before = await stockOf(guest.product.productId);
+  const ran = ok(
+    await buyerApi(svc, svc.storeId)('POST', `/storefront/v1/guest/orders/${guest.order.orderId}/items/${guest.item.orderItemId}/actions/CANCEL`, {
+      body: { orderPassword: GUEST.orderPassword },
+    }),
+  );
+  assert.equal([ran.coreStatus, ran.actions, ran.claim.approved, ran.claim.status], ['CANCELED', [], true, 'COMPLETED']);
+  const [claim] = await claimsOf(guest.order.orderId);
+  assert.equal(
+    [claim.claimId, claim.claimType, claim.status, claim.approved, claim.quantity, claim.refundAmount],
+    [ran.claim.claimId, 'CANCEL', 'COMPLETED', true, 1, guest.order.payment.amount],
+  );
+  assert.equal(
+    (await refundsOf(guest.order, claim.claimId)).map((r: any) => [r.status, r.amount]),
+    [['COMPLETED', claim.refundAmount - claim.deliveryFeeChargeAmount - claim.deductAmount]],
+  );
+  assert.is(await stockOf(guest.product.productId), before + 1);
+  assert.is(ok(await api('GET', `/v1/orders/${guest.order.orderId}`)).items[0].status, 'CANCELED');
+
+  // A member (delegated buyer token) cancelling the whole order through the order action: one claim per item.
+  const a = await createProduct(api, { flowId });
+  const { order, buyer } = await memberOrder(svc, api, 'immediatecancelaction', [a]);
+  const whole = ok(await buyer('POST', `/storefront/v1/me/orders/${order.orderId}/actions/CANCEL`, { body: {} }));
+  assert.equal(
+    whole.items.map((i: any) => [i.coreStatus, i.claim.approved]),
+    [['CANCELED', true]],
+  );
+  const [memberClaim] = await claimsOf(order.orderId);
+  assert.equal([memberClaim.status, memberClaim.approved], ['COMPLETED', true]);
+  assert.equal(
+    (await refundsOf(order, memberClaim.claimId)).map((r: any) => r.status),
+    ['COMPLETED'],
+  );
+});
+
+test('a buyer cancel action without the IMMEDIATE_CANCEL authority moves the item as before, with no claim', async () => {
+  const plain: Definition = { ...CANCELABLE, actions: { ...CANCELABLE.actions, CANCEL: { label: '주문 취소', actor: 'BUYER', scope: 'ITEM' } } };
+  const flowId = await published('취소 작업 권한 없음', plain);
+  const guest = await guestOrder(svc, api, { flowId });
+  const ran = ok(
+    await buyerApi(svc, svc.storeId)('POST', `/storefront/v1/guest/orders/${guest.order.orderId}/items/${guest.item.orderItemId}/actions/CANCEL`, {
+      body: { orderPassword: GUEST.orderPassword },
+    }),
+  );
+  assert.equal([ran.state, ran.coreStatus, ran.claim], ['BUYER_CANCELED', 'CANCELED', undefined]);
+  assert.equal(await claimsOf(guest.order.orderId), []);
+});
+
 test('the check warns of IMMEDIATE_CANCEL on an action that is not a buyer cancel', async () => {
   const definition: Definition = {
     ...CANCELABLE,

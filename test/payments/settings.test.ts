@@ -4,6 +4,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { apiClient, createAccessToken, login, newSellerWithStore, databaseAtRest, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { PG_ONE_TEST, PG_TWO_TEST, SECRETS, availability, fails, ok, providerOf, rejects } from '../helpers/payment-providers.js';
+import { addMember } from '../helpers/invitations.js';
 
 let svc: TestService;
 let seller: Awaited<ReturnType<typeof newSellerWithStore>>;
@@ -273,7 +274,7 @@ test('disconnect archives every key set, leaves the priority, and a second disco
 
 test('OWNER on the store platform only: ADMIN login, access tokens and apps → INSUFFICIENT_ROLE; agents → AGENT_OPERATION_DENIED', async () => {
   const admin = await newSellerWithStore(svc, 'admin');
-  ok(await api('POST', '/v1/members', { body: { email: admin.email, role: 'ADMIN' } }), 201);
+  await addMember(svc, seller, admin, 'ADMIN');
   const adminApi = apiClient(svc.url, { token: admin.token, storeId: seller.storeId });
   fails(await adminApi('GET', '/v1/store/payment-settings'), 403, 'INSUFFICIENT_ROLE');
   fails(await adminApi('PATCH', '/v1/store/payment-providers/pg_one', { body: { enabled: false } }), 403, 'INSUFFICIENT_ROLE');

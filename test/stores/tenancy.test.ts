@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { apiClient, createAccessToken, login, newSellerWithStore, startTestService, type TestService } from '../helpers/service.js';
+import { addMember } from '../helpers/invitations.js';
 
 let svc: TestService;
 let alice: Awaited<ReturnType<typeof newSellerWithStore>>;
@@ -96,8 +97,8 @@ test('effective permission is the narrower of role and token scopes', async () =
 test('roles: a STAFF member cannot read store settings or audit logs; an ADMIN can', async () => {
   const staff = await newSellerWithStore(svc, 'staff');
   const admin = await newSellerWithStore(svc, 'admin');
-  assert.is((await call('POST', '/v1/members', alice.token, alice.storeId, { email: staff.email, role: 'STAFF' })).status, 201);
-  assert.is((await call('POST', '/v1/members', alice.token, alice.storeId, { email: admin.email, role: 'ADMIN' })).status, 201);
+  await addMember(svc, alice, staff, 'STAFF');
+  await addMember(svc, alice, admin, 'ADMIN');
   const staffRead = await call('GET', '/v1/store', staff.token, alice.storeId);
   assert.is(staffRead.status, 403);
   assert.is(staffRead.body.error.code, 'INSUFFICIENT_ROLE');
@@ -113,15 +114,14 @@ test('stores joined later: an all-stores token reaches them, a selected-stores t
   const carolAll = await createAccessToken(svc, carol.token, { scopes: ['store:r', 'stores:read'], storeScope: { all: true } });
   const carolOwn = await createAccessToken(svc, carol.token, { scopes: ['store:r'], storeScope: { storeIds: [carol.storeId] } });
   assert.is((await call('GET', '/v1/store', carolAll, alice.storeId)).body.error.code, 'NOT_A_MEMBER');
-  const added = await call('POST', '/v1/members', alice.token, alice.storeId, { email: carol.email, role: 'ADMIN' });
-  assert.is(added.status, 201);
+  const added = await addMember(svc, alice, carol, 'ADMIN');
   assert.is((await call('GET', '/v1/store', carolAll, alice.storeId)).status, 200);
   assert.is((await call('GET', '/v1/store', carolOwn, alice.storeId)).body.error.code, 'STORE_NOT_GRANTED');
   assert.ok((await call('GET', '/v1/me/stores', carolAll, null)).data.contents.some((s: any) => s.storeId === alice.storeId));
   assert.ok(!(await call('GET', '/v1/me/stores', carolOwn, null)).data?.contents?.some((s: any) => s.storeId === alice.storeId));
 
   // Leaving the store changes the token's reach at once.
-  const removed = await call('DELETE', `/v1/members/${added.data.memberId}`, alice.token, alice.storeId);
+  const removed = await call('DELETE', `/v1/members/${added.memberId}`, alice.token, alice.storeId);
   assert.is(removed.status, 200);
   assert.is((await call('GET', '/v1/store', carolAll, alice.storeId)).body.error.code, 'NOT_A_MEMBER');
 });
@@ -143,10 +143,29 @@ test("another store's resource id is 403 TENANT_MISMATCH", async () => {
   assert.is(missing.status, 404);
 });
 
+test('INSUFFICIENT_ROLE names what was missing in details: the role, the scope or the kind of caller', async () => {
+  const staff = await newSellerWithStore(svc, 'staffer');
+  await addMember(svc, alice, staff, 'STAFF');
+  const byRole = await call('POST', '/v1/member-invitations', staff.token, alice.storeId, { email: bob.email, role: 'STAFF' });
+  assert.is(byRole.body.error.code, 'INSUFFICIENT_ROLE');
+  assert.equal(byRole.body.error.details, { requiredRole: ['OWNER', 'ADMIN'], actualRole: 'STAFF' });
+  // STAFF's role does not reach store:r, whatever the token holds.
+  const byRoleScope = await call('GET', '/v1/store', staff.token, alice.storeId);
+  assert.equal(byRoleScope.body.error.details, { requiredScope: 'store:r', actualRole: 'STAFF' });
+  // The OWNER's token without the scope: the token is short, not the role.
+  const readOnly = await createAccessToken(svc, alice.token, { scopes: ['store:r'] });
+  const byTokenScope = await call('PATCH', '/v1/store', readOnly, alice.storeId, { name: 'nope' });
+  assert.equal(byTokenScope.body.error.details, { requiredScope: 'store:rw', tokenScopes: ['store:r'] });
+  const memberWriter = await createAccessToken(svc, alice.token, { scopes: ['member:rw'] });
+  const byCaller = await call('POST', '/v1/member-invitations', memberWriter, alice.storeId, { email: bob.email, role: 'STAFF' });
+  assert.is(byCaller.body.error.code, 'INSUFFICIENT_ROLE');
+  assert.equal(byCaller.body.error.details, { requiredCaller: ['storePlatform'], actualCaller: 'access' });
+});
+
 test('member invitation is store-platform only: access tokens get INSUFFICIENT_ROLE even with member:rw', async () => {
   const dave = await newSellerWithStore(svc, 'dave');
   const token = await createAccessToken(svc, alice.token, { scopes: ['member:rw'] });
-  const res = await call('POST', '/v1/members', token, alice.storeId, { email: dave.email, role: 'STAFF' });
+  const res = await call('POST', '/v1/member-invitations', token, alice.storeId, { email: dave.email, role: 'STAFF' });
   assert.is(res.status, 403);
   assert.is(res.body.error.code, 'INSUFFICIENT_ROLE');
   // Reading members is not reserved: the scope is enough.
@@ -156,26 +175,27 @@ test('member invitation is store-platform only: access tokens get INSUFFICIENT_R
 test('ADMINs cannot grant or touch OWNER; the last OWNER stays', async () => {
   const erin = await newSellerWithStore(svc, 'erin');
   const frank = await newSellerWithStore(svc, 'frank');
-  await call('POST', '/v1/members', bob.token, bob.storeId, { email: erin.email, role: 'ADMIN' });
-  const grantOwner = await call('POST', '/v1/members', erin.token, bob.storeId, { email: frank.email, role: 'OWNER' });
+  await addMember(svc, bob, erin, 'ADMIN');
+  const grantOwner = await call('POST', '/v1/member-invitations', erin.token, bob.storeId, { email: frank.email, role: 'OWNER' });
   assert.is(grantOwner.body.error.code, 'INSUFFICIENT_ROLE');
   const bobMember = (await call('GET', '/v1/members', bob.token, bob.storeId)).data.contents.find((m: any) => m.role === 'OWNER');
   assert.is((await call('PATCH', `/v1/members/${bobMember.memberId}`, erin.token, bob.storeId, { role: 'STAFF' })).body.error.code, 'INSUFFICIENT_ROLE');
   const demoteSelf = await call('PATCH', `/v1/members/${bobMember.memberId}`, bob.token, bob.storeId, { role: 'ADMIN' });
   assert.is(demoteSelf.status, 409);
   assert.is(demoteSelf.body.error.code, 'LAST_OWNER');
-  const dup = await call('POST', '/v1/members', bob.token, bob.storeId, { email: erin.email, role: 'STAFF' });
+  const dup = await call('POST', '/v1/member-invitations', bob.token, bob.storeId, { email: erin.email, role: 'STAFF' });
   assert.is(dup.body.error.code, 'ALREADY_A_MEMBER');
-  const unknown = await call('POST', '/v1/members', bob.token, bob.storeId, { email: 'ghost@example.com', role: 'STAFF' });
-  assert.is(unknown.body.error.code, 'ACCOUNT_NOT_FOUND');
+  // An e-mail without an account yet may be invited: its owner signs up, then accepts.
+  const unknown = await call('POST', '/v1/member-invitations', bob.token, bob.storeId, { email: 'ghost@example.com', role: 'STAFF' });
+  assert.is(unknown.status, 201);
 });
 
 test('a role change changes what existing tokens may do', async () => {
   const gina = await newSellerWithStore(svc, 'gina');
-  const added = await call('POST', '/v1/members', alice.token, alice.storeId, { email: gina.email, role: 'ADMIN' });
+  const added = await addMember(svc, alice, gina, 'ADMIN');
   const token = await createAccessToken(svc, gina.token, { scopes: ['store:rw'] });
   assert.is((await call('GET', '/v1/store', token, alice.storeId)).status, 200);
-  await call('PATCH', `/v1/members/${added.data.memberId}`, alice.token, alice.storeId, { role: 'STAFF' });
+  await call('PATCH', `/v1/members/${added.memberId}`, alice.token, alice.storeId, { role: 'STAFF' });
   assert.is((await call('GET', '/v1/store', token, alice.storeId)).body.error.code, 'INSUFFICIENT_ROLE');
 });
 

@@ -7,6 +7,7 @@ import { newId } from '../../db/ids.js';
 import { instant } from '../../server/responses.js';
 import type { Services } from '../../server/services.js';
 import { findApp, type App, type Installation } from './app-records.js';
+import { suspendApp } from './app-suspension.js';
 import { missingSettings } from './app-settings.js';
 import type { Manifest } from '../../kernel/app-manifest.js';
 import { appExecutions, apps, type ExecutionKind, type ExecutionStatus } from './schema.js';
@@ -100,8 +101,7 @@ export async function recordExecution(services: Services, r: ExecutionRecord, no
     } else if (r.appError) {
       const app = (await findApp(db, r.app.id))!;
       if (app.failingSince === null) await db.update(apps).set({ failingSince: now }).where(eq(apps.id, app.id)).run();
-      else if (app.suspendedAt === null && now - app.failingSince >= SUSPEND_AFTER_MS)
-        await db.update(apps).set({ suspendedAt: now, updatedAt: now }).where(eq(apps.id, app.id)).run();
+      else if (app.suspendedAt === null && now - app.failingSince >= SUSPEND_AFTER_MS) await suspendApp(db, app, app.failingSince, r, now);
     }
   });
 }

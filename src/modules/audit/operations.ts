@@ -1,10 +1,9 @@
-import { and, desc, eq, gte, inArray, lt, or, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, or, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import { fail } from '../../server/errors.js';
 import { commaList } from '../../server/formats.js';
 import { cursorPageOf } from '../../server/paging.js';
 import { defineOperation } from '../../server/registry.js';
-import { instantInput } from '../../server/validation.js';
+import { cursorPage, periodAndCursor, periodQuery } from './listing.js';
 import { auditLogs } from './schema.js';
 import { ACTOR_TYPES, auditLogSchema, presentAudit } from './service.js';
 
@@ -30,10 +29,7 @@ export const auditOperations = [
         requestId: z.string().optional(),
         approvalId: z.string().optional(),
         kind: z.enum(['REQUEST', 'DOMAIN']).optional(),
-        from: instantInput.optional(),
-        to: instantInput.optional(),
-        cursor: z.string().optional(),
-        limit: z.coerce.number().int().min(1).max(100).default(50),
+        ...periodQuery,
       })
       .strict(),
     response: cursorPageOf(auditLogSchema),
@@ -55,11 +51,7 @@ export const auditOperations = [
       if (q.requestId) where.push(eq(auditLogs.requestId, q.requestId));
       if (q.approvalId) where.push(eq(auditLogs.approvalId, q.approvalId));
       if (q.kind) where.push(eq(auditLogs.kind, q.kind));
-      if (q.from) where.push(gte(auditLogs.createdAt, Date.parse(q.from)));
-      if (q.to) where.push(lt(auditLogs.createdAt, Date.parse(q.to)));
-      if (q.from && q.to && Date.parse(q.to) < Date.parse(q.from)) throw fail(400, 'INVALID_PARAMETER', { from: q.from, to: q.to });
-      // The cursor is the id of the last record seen: ids sort by creation time.
-      if (q.cursor) where.push(lt(auditLogs.id, q.cursor));
+      where.push(...periodAndCursor(auditLogs, q));
       const rows = await ctx.db
         .select()
         .from(auditLogs)
@@ -67,8 +59,7 @@ export const auditOperations = [
         .orderBy(desc(auditLogs.id))
         .limit(q.limit + 1)
         .all();
-      const page = rows.slice(0, q.limit);
-      return { contents: page.map(presentAudit), nextCursor: rows.length > q.limit ? page[page.length - 1].id : null };
+      return cursorPage(rows, q.limit, presentAudit);
     },
   }),
 ];

@@ -6,7 +6,8 @@ import { defineOperation } from '../../server/registry.js';
 import { findOrderItem, guestOrder, memberOrder } from '../orders/index.js';
 import { loadItemFlow } from './item-flows.js';
 import { runItemAction, runOrderAction } from './item-actions.js';
-import { actionBody, actionInput, itemActionParams, itemFlow, orderActionParams, orderActionResult } from './flow-shapes.js';
+import { actionBody, actionInput, buyerItemFlow, buyerOrderActionResult, itemActionParams, orderActionParams } from './flow-shapes.js';
+import type { RefundsAfterCommit } from './immediate-cancel.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Buyer access
@@ -19,11 +20,27 @@ async function orderItemOf(db: Db, orderId: string, orderItemId: string, now: nu
 
 const orderIdOfItem = async (db: Db, orderItemId: string) => (await findOrderItem(db, orderItemId))?.orderId;
 
+/**
+ * A buyer's action in one transaction; the refunds of cancels it filed (IMMEDIATE_CANCEL) go to the gateway
+ * once it committed, as the claim endpoint sends them.
+ */
+async function thenRefund<T>(db: Db, run: (refunds: RefundsAfterCommit) => Promise<T>): Promise<T> {
+  const refunds: RefundsAfterCommit = [];
+  const result = await transaction(db, () => {
+    // A transaction re-run on conflict (PostgreSQL) collects its refunds anew.
+    refunds.length = 0;
+    return run(refunds);
+  });
+  for (const send of refunds) await send();
+  return result;
+}
+
 const guestBody = z.object({ orderPassword: z.string().min(1).max(128), input: actionInput.optional() }).strict();
 const BUYER_ERRORS = {
   400: ['FLOW_ACTION_INPUT_INVALID'],
   404: ['ORDER_NOT_FOUND', 'ORDER_ITEM_NOT_FOUND'],
-  409: ['ACTION_NOT_AVAILABLE', 'FLOW_MOVE_NOT_ALLOWED'],
+  // INVALID_STATUS and PERIOD_EXPIRED: an IMMEDIATE_CANCEL refused by the claim rules (a passed deadline).
+  409: ['ACTION_NOT_AVAILABLE', 'FLOW_MOVE_NOT_ALLOWED', 'INVALID_STATUS', 'PERIOD_EXPIRED'],
 } as const;
 const GUEST_ERRORS = { ...BUYER_ERRORS, 429: ['GUEST_LOOKUP_LOCKED'] } as const;
 
@@ -39,19 +56,22 @@ export const buyerItemOperations = [
     auth: 'buyer',
     params: itemActionParams,
     body: actionBody,
-    response: itemFlow,
+    response: buyerItemFlow,
     errors: BUYER_ERRORS,
-    handler: async (ctx) => {
-      const order = await memberOrder(
-        ctx.db,
-        ctx.buyer.storeId,
-        ctx.buyer.customer?.id,
-        await orderIdOfItem(ctx.db, ctx.params.orderItemId),
-        'ORDER_ITEM_NOT_FOUND',
-      );
-      const row = await orderItemOf(ctx.db, order.id, ctx.params.orderItemId, ctx.now);
-      return runItemAction(ctx.services, ctx.now, row, ctx.params.key, { type: 'BUYER', id: ctx.buyer.customer!.id }, ctx.body.input ?? {});
-    },
+    async: true,
+    handler: (ctx) =>
+      thenRefund(ctx.db, async (refunds) => {
+        const order = await memberOrder(
+          ctx.db,
+          ctx.buyer.storeId,
+          ctx.buyer.customer?.id,
+          await orderIdOfItem(ctx.db, ctx.params.orderItemId),
+          'ORDER_ITEM_NOT_FOUND',
+        );
+        const row = await orderItemOf(ctx.db, order.id, ctx.params.orderItemId, ctx.now);
+        const buyer = { type: 'BUYER' as const, id: ctx.buyer.customer!.id };
+        return runItemAction(ctx.services, ctx.now, row, ctx.params.key, buyer, ctx.body.input ?? {}, refunds);
+      }),
   }),
   defineOperation({
     operationId: 'storefrontRunMemberOrderAction',
@@ -62,12 +82,15 @@ export const buyerItemOperations = [
     auth: 'buyer',
     params: orderActionParams,
     body: actionBody,
-    response: orderActionResult,
+    response: buyerOrderActionResult,
     errors: BUYER_ERRORS,
-    handler: async (ctx) => {
-      const order = await memberOrder(ctx.db, ctx.buyer.storeId, ctx.buyer.customer?.id, ctx.params.orderId);
-      return runOrderAction(ctx.services, ctx.now, order.id, ctx.params.key, { type: 'BUYER', id: ctx.buyer.customer!.id }, ctx.body.input ?? {});
-    },
+    async: true,
+    handler: (ctx) =>
+      thenRefund(ctx.db, async (refunds) => {
+        const order = await memberOrder(ctx.db, ctx.buyer.storeId, ctx.buyer.customer?.id, ctx.params.orderId);
+        const buyer = { type: 'BUYER' as const, id: ctx.buyer.customer!.id };
+        return runOrderAction(ctx.services, ctx.now, order.id, ctx.params.key, buyer, ctx.body.input ?? {}, refunds);
+      }),
   }),
   defineOperation({
     operationId: 'storefrontRunGuestItemAction',
@@ -78,14 +101,14 @@ export const buyerItemOperations = [
     auth: 'buyer',
     params: z.object({ orderId: z.string(), orderItemId: z.string(), key: z.string() }).strict(),
     body: guestBody,
-    response: itemFlow,
+    response: buyerItemFlow,
     errors: GUEST_ERRORS,
     async: true,
     handler: async (ctx) => {
       const order = await guestOrder(ctx.db, ctx.buyer.storeId, ctx.params.orderId, ctx.body.orderPassword, ctx.now);
-      return transaction(ctx.db, async () => {
+      return thenRefund(ctx.db, async (refunds) => {
         const row = await orderItemOf(ctx.db, order.id, ctx.params.orderItemId, ctx.now);
-        return runItemAction(ctx.services, ctx.now, row, ctx.params.key, { type: 'BUYER', id: null }, ctx.body.input ?? {});
+        return runItemAction(ctx.services, ctx.now, row, ctx.params.key, { type: 'BUYER', id: null }, ctx.body.input ?? {}, refunds);
       });
     },
   }),
@@ -98,12 +121,14 @@ export const buyerItemOperations = [
     auth: 'buyer',
     params: orderActionParams,
     body: guestBody,
-    response: orderActionResult,
+    response: buyerOrderActionResult,
     errors: GUEST_ERRORS,
     async: true,
     handler: async (ctx) => {
       const order = await guestOrder(ctx.db, ctx.buyer.storeId, ctx.params.orderId, ctx.body.orderPassword, ctx.now);
-      return transaction(ctx.db, () => runOrderAction(ctx.services, ctx.now, order.id, ctx.params.key, { type: 'BUYER', id: null }, ctx.body.input ?? {}));
+      return thenRefund(ctx.db, (refunds) =>
+        runOrderAction(ctx.services, ctx.now, order.id, ctx.params.key, { type: 'BUYER', id: null }, ctx.body.input ?? {}, refunds),
+      );
     },
   }),
 ];

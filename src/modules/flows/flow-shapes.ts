@@ -25,18 +25,20 @@ export const graphSchema = z
     nodes: z.array(z.object({ id: z.string().min(1).max(100), x: z.number(), y: z.number() }).strict()).max(500),
   })
   .strict();
-export const flowRecord = z.object({
-  flowId: z.string(),
-  name: z.string(),
-  kind: z.enum(['SHIPPING', 'MANUAL']),
-  isDefault: z.boolean(),
-  progression: z.enum(['ITEM', 'ORDER']),
-  publishedVersion: z.number().int().nullable(),
-  draft: definitionSchema.nullable(),
-  draftGraph: graphSchema.nullable(),
-  createdAt: instant,
-  updatedAt: instant,
-});
+export const flowRecord = z
+  .object({
+    flowId: z.string(),
+    name: z.string(),
+    kind: z.enum(['SHIPPING', 'MANUAL']),
+    isDefault: z.boolean(),
+    progression: z.enum(['ITEM', 'ORDER']),
+    publishedVersion: z.number().int().nullable(),
+    draft: definitionSchema.nullable(),
+    draftGraph: graphSchema.nullable(),
+    createdAt: instant,
+    updatedAt: instant,
+  })
+  .meta({ id: 'CommerceFlow' });
 export const versionRecord = z.object({
   flowId: z.string(),
   version: z.number().int(),
@@ -45,37 +47,39 @@ export const versionRecord = z.object({
   publishedAt: instant,
   runningItemCount: z.number().int(),
 });
-export const itemFlow = z.object({
-  orderItemId: z.string(),
-  orderId: z.string(),
-  flowId: z.string(),
-  version: z.number().int(),
-  state: z.string(),
-  label: z.string(),
-  coreStatus: z.string(),
-  actions: z.array(
-    z.object({
-      key: z.string(),
-      label: z.string(),
-      actor: actionSchema.shape.actor,
-      scope: actionSchema.shape.scope,
-      enabled: z.boolean(),
-      disabled: z.object({ reason: z.string() }).nullable(),
-      inputs: z.array(inputSchema),
-    }),
-  ),
-  timers: z.array(
-    z.object({
-      timerId: z.string(),
-      kind: z.enum(['after', 'at']),
-      to: z.string(),
-      status: z.enum(['PENDING', 'PAUSED']),
-      dueAt: instant.nullable(),
-      remainingSeconds: z.number().int().nullable(),
-    }),
-  ),
-  groupId: z.string().nullable(),
-});
+export const itemFlow = z
+  .object({
+    orderItemId: z.string(),
+    orderId: z.string(),
+    flowId: z.string(),
+    version: z.number().int(),
+    state: z.string(),
+    label: z.string(),
+    coreStatus: z.string(),
+    actions: z.array(
+      z.object({
+        key: z.string(),
+        label: z.string(),
+        actor: actionSchema.shape.actor,
+        scope: actionSchema.shape.scope,
+        enabled: z.boolean(),
+        disabled: z.object({ reason: z.string() }).nullable(),
+        inputs: z.array(inputSchema),
+      }),
+    ),
+    timers: z.array(
+      z.object({
+        timerId: z.string(),
+        kind: z.enum(['after', 'at']),
+        to: z.string(),
+        status: z.enum(['PENDING', 'PAUSED']),
+        dueAt: instant.nullable(),
+        remainingSeconds: z.number().int().nullable(),
+      }),
+    ),
+    groupId: z.string().nullable(),
+  })
+  .meta({ id: 'OrderItemFlow' });
 export const runRecord = z.object({
   runId: z.string(),
   orderId: z.string(),
@@ -109,6 +113,21 @@ export const runRecord = z.object({
   at: instant,
 });
 export const orderActionResult = z.object({ orderId: z.string(), status: z.string(), items: z.array(itemFlow) });
+/** The cancel claim a buyer's IMMEDIATE_CANCEL action filed in place of the move (spec 02 §4.4). */
+const immediateCancelClaim = z
+  .object({
+    claimId: z.string(),
+    claimNo: z.number().int(),
+    claimType: z.string(),
+    status: z.string(),
+    approved: z.boolean(),
+    quantity: z.number().int(),
+    refundAmount: z.number().int().nullable(),
+    refundId: z.string().nullable(),
+  })
+  .describe('Only for an action with authority IMMEDIATE_CANCEL: the cancel claim filed and approved at once (as the claim endpoint files it)');
+export const buyerItemFlow = itemFlow.extend({ claim: immediateCancelClaim.optional() });
+export const buyerOrderActionResult = orderActionResult.extend({ items: z.array(buyerItemFlow) });
 
 export const ITEM_ERRORS = { 403: ['TENANT_MISMATCH'], 404: ['ORDER_ITEM_NOT_FOUND'] } as const;
 export const ACTION_ERRORS = {

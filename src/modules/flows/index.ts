@@ -6,6 +6,7 @@ import { fireDueTimers } from './due-timers.js';
 import { ensureDefaultFlows, loadFlow } from './flow-catalogue.js';
 import { orderItemFlow } from './item-flows.js';
 import { startOrderFlows } from './item-moves.js';
+import type { ImmediateCancel, ImmediateCancelRequest } from './immediate-cancel.js';
 
 /** Order flows: the engine every order item moves through after payment, its timers and its actions. */
 export const flowsModule: Module = {
@@ -29,6 +30,15 @@ declare module '../../server/module.js' {
     /** The buyer withdrew an open claim with the flow action WITHDRAW_REQUEST. */
     claimWithdrawn: { storeId: string; orderItemId: string; at: number };
   }
+  interface Questions {
+    /**
+     * A buyer ran a flow action with authority IMMEDIATE_CANCEL (spec 02 §4.4): the item's remaining units are
+     * canceled by a buyer's cancel claim approved at once, filed exactly as the claim endpoint files it, inside
+     * the caller's transaction (claims answers). `sendRefund` gives the money back at the gateway: call it after
+     * the commit.
+     */
+    fileImmediateCancel: (services: Services, now: number, cancel: ImmediateCancelRequest) => Promise<ImmediateCancel>;
+  }
 }
 
 export interface OrderItemMove {
@@ -44,6 +54,7 @@ export interface OrderItemMove {
   at: number;
 }
 export type { Definition, Transition } from './definition.js';
+export type { ImmediateCancel, ImmediateCancelRequest } from './immediate-cancel.js';
 
 export { openClaimHold, releaseClaimHold } from './claim-holds.js';
 export { definitionOf } from './flow-catalogue.js';

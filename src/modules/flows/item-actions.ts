@@ -3,6 +3,7 @@ import type { Db } from '../../db/client.js';
 import { fail } from '../../server/errors.js';
 import type { Services } from '../../server/services.js';
 import { findOrder } from '../orders/index.js';
+import { cancelByAction, type ImmediateCancel, type RefundsAfterCommit } from './immediate-cancel.js';
 import { itemAndOrder, itemFlowsOfOrder, loadItemFlow, presentItemFlow, type ItemFlowRow } from './item-flows.js';
 import { moveItem } from './item-moves.js';
 
@@ -14,7 +15,16 @@ export async function itemView(db: Db, row: ItemFlowRow, now: number, actor?: Ac
   return actor ? { ...view, actions: view.actions.filter((a) => a.actor === actor) } : view;
 }
 
-/** An action on one item (and its group); answers the item's flow as it stands after. */
+/** The item's view after a buyer's immediate cancel: the claim that canceled it beside its closed flow. */
+async function canceledView(db: Db, storeId: string, orderItemId: string, now: number, canceled: ImmediateCancel) {
+  const { row } = await loadItemFlow(db, storeId, orderItemId, now);
+  return { ...(await itemView(db, row, now, 'BUYER')), claim: canceled.claim };
+}
+
+/**
+ * An action on one item (and its group); answers the item's flow as it stands after. A buyer's
+ * IMMEDIATE_CANCEL files a cancel claim instead, whose refund joins `refunds` for after the commit.
+ */
 export async function runItemAction(
   services: Services,
   now: number,
@@ -22,7 +32,13 @@ export async function runItemAction(
   key: string,
   actor: { type: Actor; id: string | null },
   input: Record<string, unknown>,
+  refunds: RefundsAfterCommit = [],
 ) {
+  const canceled = await cancelByAction(services, now, row, { key, actor, scope: 'ITEM', input });
+  if (canceled) {
+    refunds.push(canceled.sendRefund);
+    return canceledView(services.db, row.storeId, row.orderItemId, now, canceled);
+  }
   const moved = await moveItem(services, now, row, { trigger: { kind: 'action', key, actor: actor.type, scope: 'ITEM', input }, actor });
   const after = moved.find((m) => m.orderItemId === row.orderItemId) ?? row;
   return itemView(services.db, after, now, actor.type === 'BUYER' ? 'BUYER' : undefined);
@@ -31,6 +47,7 @@ export async function runItemAction(
 /**
  * A whole-order action: run on each item (once per progression group) whose state offers it; items that
  * do not are left alone. None offering it is ACTION_NOT_AVAILABLE; any other refusal changes nothing.
+ * A buyer's IMMEDIATE_CANCEL cancels each item offering it by a claim of its own.
  */
 export async function runOrderAction(
   services: Services,
@@ -39,14 +56,23 @@ export async function runOrderAction(
   key: string,
   actor: { type: Actor; id: string | null },
   input: Record<string, unknown>,
+  refunds: RefundsAfterCommit = [],
 ) {
   const { db } = services;
   const touched = new Set<string>();
+  const cancels = new Map<string, ImmediateCancel>();
   let firstRefusal: unknown = null;
   for (const candidate of await itemFlowsOfOrder(db, orderId, now)) {
     if (touched.has(candidate.orderItemId)) continue;
     const { row } = await loadItemFlow(db, candidate.storeId, candidate.orderItemId, now);
     try {
+      const canceled = await cancelByAction(services, now, row, { key, actor, scope: 'ORDER', input });
+      if (canceled) {
+        refunds.push(canceled.sendRefund);
+        cancels.set(row.orderItemId, canceled);
+        touched.add(row.orderItemId);
+        continue;
+      }
       for (const moved of await moveItem(services, now, row, { trigger: { kind: 'action', key, actor: actor.type, scope: 'ORDER', input }, actor }))
         touched.add(moved.orderItemId);
     } catch (error) {
@@ -58,5 +84,11 @@ export async function runOrderAction(
   const order = (await findOrder(db, orderId))!;
   const buyer = actor.type === 'BUYER' ? 'BUYER' : undefined;
   const rows = (await itemFlowsOfOrder(db, orderId, now)).filter((r) => touched.has(r.orderItemId));
-  return { orderId, status: order.status, items: await Promise.all(rows.map((r) => itemView(db, r, now, buyer))) };
+  const views = await Promise.all(
+    rows.map(async (r) => {
+      const canceled = cancels.get(r.orderItemId);
+      return canceled ? { ...(await itemView(db, r, now, buyer)), claim: canceled.claim } : itemView(db, r, now, buyer);
+    }),
+  );
+  return { orderId, status: order.status, items: views };
 }

@@ -91,6 +91,12 @@ function refusalError(refusal: Refusal, key: string | null) {
  * Returns the items that moved.
  */
 export async function moveItem(services: Services, now: number, row: ItemFlowRow, request: MoveRequest): Promise<ItemFlowRow[]> {
+  const { order, moving, input } = await planMove(services, now, row, request);
+  return applyEffects(services.db, now, { order, members: moving, trigger: runTrigger(request.trigger), actor: request.actor, input }, true);
+}
+
+/** What a trigger would do to the item and its group, checked as `moveItem` checks it (a refusal throws); changes nothing. */
+export async function planMove(services: Services, now: number, row: ItemFlowRow, request: MoveRequest) {
   const { db } = services;
   const order = (await findOrder(db, row.orderId))!;
   const def = await definitionOf(db, row.flowId, row.version);
@@ -111,7 +117,7 @@ export async function moveItem(services: Services, now: number, row: ItemFlowRow
   if (request.trigger.kind === 'action') await requireInputUploads(db, order.storeId, def, request.trigger.key, request.trigger.input, request.actor);
   const moving = stepped.flatMap((s) => (s.result.ok ? [{ row: s.row, item: s.item, effects: s.result.effects }] : []));
   const input = request.trigger.kind === 'action' || request.trigger.kind === 'event' ? request.trigger.input : {};
-  return applyEffects(db, now, { order, members: moving, trigger: runTrigger(request.trigger), actor: request.actor, input }, true);
+  return { order, moving, input };
 }
 
 /**

@@ -254,7 +254,8 @@ export const acmeChallenges = sqliteTable('storefront_acme_challenges', {
 
 /**
  * Addresses (slugs) held for a store: an old slug for 90 days after a change (redirecting to the site's
- * current address), a disabled site's slug for 30 days. Changes are counted from these rows (3 per 30 days).
+ * current address). Changes are counted from these rows (3 per 30 days). A disabled site's slug is held by
+ * its closing site row for the 30 days instead; `DISABLED` rows are from before that and simply run out.
  */
 export const slugHolds = sqliteTable(
   'storefront_slug_holds',

@@ -3,12 +3,10 @@ import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { countRows } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
-import { newId } from '../../db/ids.js';
 import { fail } from '../../server/errors.js';
 import { instant } from '../../server/responses.js';
 import { defineOperation, type Change, type StoreCtx } from '../../server/registry.js';
 import { requireOwned } from '../../server/tenancy.js';
-import { userByEmail } from '../accounts/index.js';
 import { PLANS, planByCode, planSchema } from './plans.js';
 import type { Role } from '../../kernel/identity.js';
 import { members, roleSchema, stores } from './schema.js';
@@ -16,7 +14,6 @@ import {
   createStore,
   deleteMember,
   findStore,
-  insertMember,
   listUserStores,
   STORE_CODE,
   memberRows,
@@ -41,8 +38,11 @@ async function storeChanges(ctx: StoreCtx<StorePatch>): Promise<Change[]> {
     .map(([field, after]) => ({ field, before: current[field] ?? null, after }));
 }
 
-/** Member invitation and role changes: store-platform OWNER or ADMIN, never agents (spec 01 §5.2, §5.6). */
-const memberManagement = {
+/**
+ * Member invitation and role changes: store-platform OWNER or ADMIN, never agents (spec 01 §5.2, §5.6). Members
+ * join only by accepting an invitation (invitation-operations.ts).
+ */
+export const memberManagement = {
   tag,
   auth: 'store' as const,
   scope: 'member:rw',
@@ -57,7 +57,7 @@ const memberChangeErrors = { 403: ['TENANT_MISMATCH'], 404: ['MEMBER_NOT_FOUND']
 const memberTarget = (ctx: { params: { memberId: string } }) => ({ type: 'MEMBER', id: ctx.params.memberId });
 
 /** ADMINs manage ADMINs and STAFF; only an OWNER grants, changes or removes OWNER. */
-function assertMayManage(actor: Role, ...roles: Role[]) {
+export function assertMayManage(actor: Role, ...roles: Role[]) {
   if (actor !== 'OWNER' && roles.includes('OWNER')) throw fail(403, 'INSUFFICIENT_ROLE');
 }
 
@@ -122,6 +122,7 @@ export const storeOperations = [
   }),
   defineOperation({
     operationId: 'updateStore',
+    title: '상점 설정 변경',
     method: 'PATCH',
     path: '/v1/store',
     summary: 'Change store settings; only sent fields change, a sent object replaces that field whole',
@@ -192,34 +193,6 @@ export const storeOperations = [
     scope: 'member:r',
     response: z.object({ contents: z.array(memberSchema) }),
     handler: async (ctx) => ({ contents: (await memberRows(ctx.db, ctx.store.id)).map(presentMember) }),
-  }),
-  defineOperation({
-    operationId: 'addMember',
-    method: 'POST',
-    path: '/v1/members',
-    summary: 'Add an existing account to the store (store-platform OWNER or ADMIN)',
-    ...memberManagement,
-    status: 201,
-    body: z.object({ email: z.string().min(1).max(254), role: roleSchema }).strict(),
-    response: memberSchema,
-    errors: { 404: ['ACCOUNT_NOT_FOUND'], 409: ['ALREADY_A_MEMBER'] },
-    handler: async (ctx) => {
-      assertMayManage(ctx.store.role, ctx.body.role);
-      const user = await userByEmail(ctx.db, ctx.body.email);
-      if (!user) throw fail(404, 'ACCOUNT_NOT_FOUND');
-      if (
-        await ctx.db
-          .select({ id: members.id })
-          .from(members)
-          .where(and(eq(members.storeId, ctx.store.id), eq(members.userId, user.id)))
-          .get()
-      ) {
-        throw fail(409, 'ALREADY_A_MEMBER');
-      }
-      const member = { id: newId('mem', ctx.now), storeId: ctx.store.id, userId: user.id, role: ctx.body.role, createdAt: ctx.now };
-      await insertMember(ctx.db, member);
-      return presentMember({ ...member, email: user.email, name: user.name });
-    },
   }),
   defineOperation({
     operationId: 'updateMember',

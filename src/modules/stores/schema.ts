@@ -75,3 +75,30 @@ export const storeVersions = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.storeId, t.scope] })],
 );
+
+/**
+ * An invitation to join a store (spec 01 §5, member invitation): mailed to `email`, accepted by that e-mail's
+ * account with the token, which is kept only as its hash. PENDING until accepted or revoked; one past
+ * `expiresAt` reads as EXPIRED.
+ */
+export const memberInvitations = sqliteTable(
+  'member_invitations',
+  {
+    id: text('id').primaryKey(),
+    storeId: text('store_id')
+      .notNull()
+      .references(() => stores.id),
+    /** Normalized (lower-case) like account e-mails. */
+    email: text('email').notNull(),
+    role: text('role').$type<Role>().notNull(),
+    tokenHash: text('token_hash').notNull(),
+    status: text('status').$type<'PENDING' | 'ACCEPTED' | 'REVOKED'>().notNull(),
+    invitedBy: text('invited_by').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    /** The member the acceptance made. */
+    memberId: text('member_id'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('member_invitations_token').on(t.tokenHash), index('member_invitations_store').on(t.storeId, t.status)],
+);

@@ -174,7 +174,15 @@ export async function primaryUrl(services: Services, db: Db, site: Site): Promis
   return first ? `${first}/` : null;
 }
 
-/** Removes the domains of a disabled site (its hostnames are free again). */
+/**
+ * A store's next site, created while its previous one closes, takes over the store's custom domains: the
+ * store holds them, and a visitor at the shop's own domain should reach the shop it runs now.
+ */
+export async function moveStoreDomains(db: Db, storeId: string, siteId: string, now: number) {
+  await db.update(domains).set({ siteId, updatedAt: now }).where(eq(domains.storeId, storeId)).run();
+}
+
+/** Removes the domains of a site deleted at the end of its closing period (its hostnames are free again). */
 export async function deleteSiteDomains(db: Db, siteIds: string[]) {
   const removed = await db.delete(domains).where(inArray(domains.siteId, siteIds)).returning({ id: domains.id }).all();
   await deleteCertificates(

@@ -11,6 +11,7 @@ export const lifecycleOperations = [
   defineOperation({
     ...write,
     operationId: 'changeStorefrontSlug',
+    title: '쇼핑몰 주소 변경',
     method: 'PUT',
     path: '/v1/storefront/site/slug',
     summary: "Change the site's address (3 per 30 days); the old address is held 90 days and redirects to the new one",
@@ -29,9 +30,11 @@ export const lifecycleOperations = [
   defineOperation({
     ...write,
     operationId: 'disableStorefrontSite',
+    title: '쇼핑몰 닫기',
     method: 'POST',
     path: '/v1/storefront/site/disable',
-    summary: 'Close the site: visitors see a closing notice for 30 days, then the site, its versions and files are deleted (the address stays held 30 days)',
+    summary:
+      'Close the site: visitors see a closing notice for 30 days (versions, source files and custom domains stay readable), then the site is deleted with them and the address freed',
     agent: 'approval',
     ownerApprovalOnly: true,
     idempotent: false,

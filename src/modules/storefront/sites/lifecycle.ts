@@ -1,4 +1,4 @@
-import { and, count, eq, gt, gte, isNotNull, lte } from 'drizzle-orm';
+import { and, count, eq, gt, gte, isNotNull, lte, ne, notExists } from 'drizzle-orm';
 import { transaction, type Db } from '../../../db/client.js';
 import { newId } from '../../../db/ids.js';
 import { fail } from '../../../server/errors.js';
@@ -21,9 +21,8 @@ const DAY = 86_400_000;
 export const SLUG_CHANGE_LIMIT = 3;
 export const SLUG_CHANGE_WINDOW_MS = 30 * DAY;
 export const OLD_SLUG_HOLD_MS = 90 * DAY;
-/** A disabled site shows its closing notice 30 days, then is deleted; its address stays held 30 days more. */
+/** A disabled site shows its closing notice 30 days and keeps its address that long; then it is deleted and the address freed. */
 export const CLOSING_MS = 30 * DAY;
-export const DISABLED_SLUG_HOLD_MS = 30 * DAY;
 
 const changesInWindow = async (db: Db, storeId: string, now: number) =>
   (await db
@@ -72,20 +71,21 @@ export async function heldRedirect(services: Services, slug: string, rest: strin
 }
 
 /**
- * Disable (spec 02 §3): the address shows a closing notice for 30 days, then the job runner deletes the
- * site. The store may create its next site meanwhile, so what is kept per store (source files, preview
- * links, custom domains, the editing environment) goes now; the versions stay until the deletion.
+ * Disable (spec 02 §3): the address — and every connected domain — shows a closing notice for 30 days, then
+ * the job runner deletes the site with its versions, source files and custom domains, which stay readable
+ * until then. What cannot outlive the open site goes now: preview links and the editing environment.
  */
 export async function disableSite(db: Db, site: Site, confirmSlug: string, now: number): Promise<Site> {
   if (confirmSlug !== site.slug) throw fail(400, 'STOREFRONT_SLUG_CONFIRM_MISMATCH', { slug: site.slug });
-  await db.delete(siteFiles).where(eq(siteFiles.storeId, site.storeId)).run();
   await db.delete(previewLinks).where(eq(previewLinks.storeId, site.storeId)).run();
-  await deleteSiteDomains(db, [site.id]);
   await closeEditing(db, site.storeId, now);
   return changeSite(db, site, { status: 'CLOSED', deleteAt: now + CLOSING_MS, nextAttemptAt: null }, now);
 }
 
-/** Deletes sites whose closing period ended, with their versions and builds; their address stays held 30 days. */
+/**
+ * Deletes sites whose closing period ended, with their versions, builds and custom domains; the address is
+ * free from then on. The source files are the store's, so they go only when no next site has taken them over.
+ */
 async function deleteClosedSites(services: Services, now: number): Promise<number> {
   const due = await services.db
     .select()
@@ -107,9 +107,14 @@ async function deleteClosedSites(services: Services, now: number): Promise<numbe
       )
         return;
       for (const table of [versions, builds, deployments, publications, checks, editing]) await db.delete(table).where(eq(table.siteId, site.id)).run();
+      await deleteSiteDomains(db, [site.id]);
+      const liveSite = db
+        .select({ id: sites.id })
+        .from(sites)
+        .where(and(eq(sites.storeId, site.storeId), ne(sites.status, 'CLOSED')));
       await db
-        .insert(slugHolds)
-        .values({ id: newId('slh', now), slug: site.slug, storeId: site.storeId, reason: 'DISABLED', createdAt: now, heldUntil: now + DISABLED_SLUG_HOLD_MS })
+        .delete(siteFiles)
+        .where(and(eq(siteFiles.storeId, site.storeId), notExists(liveSite)))
         .run();
     });
   }

@@ -8,7 +8,7 @@ import { instant } from '../../../server/responses.js';
 import { hasSellableProduct } from '../../catalog/index.js';
 import { findStore } from '../../stores/index.js';
 import { sellerSandboxed } from '../builds/seller-sandbox.js';
-import { primaryUrl } from '../domains/domains.js';
+import { moveStoreDomains, primaryUrl } from '../domains/domains.js';
 import { deployments, previewLinks } from '../schema.js';
 import { sha256 } from '../serving/blobs.js';
 import { PREVIEW_SEGMENT } from '../serving/preview.js';
@@ -92,6 +92,7 @@ export const siteOperations = [
       if (!template) throw fail(404, 'TEMPLATE_NOT_FOUND', { templateId: ctx.body.templateId, templates: templates.map((t) => t.templateId) });
       const { code } = (await findStore(ctx.db, ctx.store.id))!;
       const site = await createSite(ctx.services, ctx.db, ctx.store.id, template, ctx.body.slug ?? code, ctx.now);
+      await moveStoreDomains(ctx.db, ctx.store.id, site.id, ctx.now);
       const deployment = (await ctx.db.select().from(deployments).where(eq(deployments.siteId, site.id)).get())!;
       return { ...(await presentSite(ctx.services, ctx.db, site)), deployment: presentDeployment(deployment) };
     },
@@ -146,6 +147,7 @@ export const siteOperations = [
   defineOperation({
     ...write,
     operationId: 'setStorefrontVisibility',
+    title: '쇼핑몰 공개 상태 변경',
     method: 'PUT',
     path: '/v1/storefront/site/visibility',
     summary: 'Open the site to visitors (PUBLIC) or show the coming-soon page (COMING_SOON)',
@@ -171,6 +173,7 @@ export const siteOperations = [
   defineOperation({
     ...write,
     operationId: 'publishStorefrontVersion',
+    title: '쇼핑몰 버전 게시',
     method: 'POST',
     path: '/v1/storefront/site/versions/{versionId}/publish',
     summary: 'Publish a version (publishing the published one succeeds); visitors get it once provisioning is SYNCED',
@@ -192,6 +195,7 @@ export const siteOperations = [
   defineOperation({
     ...write,
     operationId: 'rollbackStorefront',
+    title: '쇼핑몰 이전 버전으로 되돌리기',
     method: 'POST',
     path: '/v1/storefront/site/rollback',
     summary: 'Publish an earlier version again (default: the one published just before the current one)',

@@ -47,8 +47,8 @@ export function reservedSlugs(services: Services): Set<string> {
 export type SlugUnavailable = 'INVALID' | 'RESERVED' | 'TAKEN';
 
 /**
- * A slug is taken while another store's site uses it or another store holds it (old or disabled address);
- * a reserved one is never available.
+ * A slug is taken while another store's site uses it, a closing site uses it (even the store's own) or
+ * another store holds it (an old address); a reserved one is never available.
  */
 export async function slugAvailability(
   services: Services,
