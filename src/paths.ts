@@ -15,3 +15,14 @@ function findPackageRoot(): string {
 
 export const packageRoot = findPackageRoot();
 export const migrationsDir = join(packageRoot, 'drizzle');
+
+const fromSources = import.meta.url.endsWith('.ts');
+
+/**
+ * A file of this package's code (`runtime/worker.ts`) as a child process starts it or a loader imports it
+ * by path: the TypeScript file from sources (tsx), tsc's output under dist/ when built — also when the caller
+ * itself runs from the bundle (dist/bundle, scripts/bundle.mjs), whose chunks are no per-file modules.
+ */
+export function codePath(path: string): string {
+  return fromSources ? join(packageRoot, path) : join(packageRoot, 'dist', path.replace(/\.ts$/, '.js'));
+}

@@ -7,6 +7,7 @@ import { BetterSQLiteSession, PreparedQuery as BetterSQLiteQuery } from 'drizzle
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { migrationsDir } from '../paths.js';
 import type { PgPool } from './pg/pool.js';
+import { countRoundTrip, type Counted, type StatementCount } from './statement-count.js';
 import { committed, newOutermost, openOutermost, Turns, whenCommitted, type OutermostTransaction } from './transaction-state.js';
 
 export type Sqlite = Database.Database;
@@ -155,8 +156,10 @@ const sqliteFrames = new AsyncLocalStorage<SqliteFrame>();
  * may still roll back, and be rolled back with it — so it waits for the transaction to end and runs in its
  * own turn, whether it comes through drizzle or as one of the code's few raw statements (`prepare`).
  */
-class SqliteClient implements DbClient {
+class SqliteClient implements DbClient, Counted {
   readonly turns = new Turns(1);
+  /** Set when statements are counted (src/db/statement-count.ts). */
+  counted?: StatementCount;
   openTransaction: OutermostTransaction | null = null;
 
   constructor(readonly sqlite: Sqlite) {}
@@ -175,6 +178,7 @@ class SqliteClient implements DbClient {
 
   /** Runs `statement` now, or, when another's transaction is open, once it ended (the types say Promise either way). */
   inTurn<T>(statement: () => T): T {
+    countRoundTrip(this);
     if (this.openTransaction === null || sqliteFrames.getStore()?.outermost === this.openTransaction) return statement();
     return this.afterOpenTransaction(statement) as T;
   }
@@ -222,11 +226,16 @@ type BetterSQLiteQueryArgs = ConstructorParameters<typeof BetterSQLiteQuery>;
 
 /** drizzle's better-sqlite3 query, run through its connection's turns. */
 class TurnTakingQuery extends BetterSQLiteQuery {
+  /** drizzle reads rows as arrays (`raw`) when it maps them itself. */
+  private readonly rawRows: boolean;
+  private inAll = false;
+
   constructor(
     private readonly client: SqliteClient,
     ...args: BetterSQLiteQueryArgs
   ) {
     super(...args);
+    this.rawRows = args[6] !== undefined || args[9] !== undefined;
   }
 
   override run(placeholderValues?: Record<string, unknown>) {
@@ -234,7 +243,15 @@ class TurnTakingQuery extends BetterSQLiteQuery {
   }
 
   override all(placeholderValues?: Record<string, unknown>) {
-    return this.client.inTurn(() => super.all(placeholderValues));
+    return this.client.inTurn(() => {
+      // drizzle's `all` reads through `values` when it maps the rows: one statement, in this one turn.
+      this.inAll = true;
+      try {
+        return super.all(placeholderValues);
+      } finally {
+        this.inAll = false;
+      }
+    });
   }
 
   override get(placeholderValues?: Record<string, unknown>) {
@@ -242,7 +259,19 @@ class TurnTakingQuery extends BetterSQLiteQuery {
   }
 
   override values(placeholderValues?: Record<string, unknown>) {
-    return this.client.inTurn(() => super.values(placeholderValues));
+    if (this.inAll) return super.values(placeholderValues);
+    return this.client.inTurn(() => {
+      try {
+        return super.values(placeholderValues);
+      } finally {
+        // The statement is shared by its text (TurnTakingSession): one that answers objects stays so.
+        if (!this.rawRows) this.statement.raw(false);
+      }
+    });
+  }
+
+  private get statement(): Database.Statement {
+    return (this as unknown as { stmt: Database.Statement }).stmt;
   }
 }
 
@@ -250,7 +279,17 @@ class TurnTakingQuery extends BetterSQLiteQuery {
 const noLogger = new NoopLogger();
 const noCache = new NoopCache();
 
+/** How many statement texts a connection keeps prepared (see `TurnTakingSession`); texts past it are prepared per query. */
+const KEPT_STATEMENTS = 1000;
+
 class TurnTakingSession extends BetterSQLiteSession<Record<string, never>, Record<string, never>> {
+  /**
+   * Statements by text (and row shape): a query drizzle builds per call would otherwise have SQLite parse and
+   * plan its text again each time. A text answering objects and the same text answering arrays (`raw`) are
+   * two statements, so neither changes the other's shape.
+   */
+  private readonly statements = new Map<string, Database.Statement>();
+
   constructor(
     private readonly connection: SqliteClient,
     dialect: SQLiteSyncDialect,
@@ -267,7 +306,12 @@ class TurnTakingSession extends BetterSQLiteSession<Record<string, never>, Recor
     queryMetadata?: BetterSQLiteQueryArgs[4],
     cacheConfig?: BetterSQLiteQueryArgs[5],
   ) {
-    const statement = this.connection.sqlite.prepare(query.sql);
+    const key = `${fields || customResultMapper ? 'raw' : 'objects'}:${query.sql}`;
+    let statement = this.statements.get(key);
+    if (!statement) {
+      statement = this.connection.sqlite.prepare(query.sql);
+      if (this.statements.size < KEPT_STATEMENTS) this.statements.set(key, statement);
+    }
     return new TurnTakingQuery(
       this.connection,
       statement,
@@ -328,7 +372,7 @@ export function transaction<R>(db: Db, body: () => R | Promise<R>): Promise<R> {
   if (pool) return pool.transaction(body);
   const client = db.$client as SqliteClient;
   const frame = sqliteFrames.getStore();
-  return openOutermost(frame?.outermost) ? sqliteSavepoint(client.sqlite, frame!, body) : sqliteTransaction(client, body);
+  return openOutermost(frame?.outermost) ? sqliteSavepoint(client, frame!, body) : sqliteTransaction(client, body);
 }
 
 async function sqliteTransaction<R>(client: SqliteClient, body: () => R | Promise<R>): Promise<R> {
@@ -339,11 +383,13 @@ async function sqliteTransaction<R>(client: SqliteClient, body: () => R | Promis
   const turnEnds = setImmediate(() => (waitedForIo = true));
   const frame: SqliteFrame = { depth: 0, outermost: newOutermost() };
   try {
+    countRoundTrip(client);
     sqlite.exec('BEGIN');
     client.openTransaction = frame.outermost;
     try {
       const result = await sqliteFrames.run(frame, body);
       if (waitedForIo) throw new TransactionAwaitedIoError();
+      countRoundTrip(client);
       sqlite.exec('COMMIT');
       committed(sqliteFrames, frame.outermost);
       return result;
@@ -359,12 +405,15 @@ async function sqliteTransaction<R>(client: SqliteClient, body: () => R | Promis
   }
 }
 
-async function sqliteSavepoint<R>(sqlite: Sqlite, outer: SqliteFrame, body: () => R | Promise<R>): Promise<R> {
+async function sqliteSavepoint<R>(client: SqliteClient, outer: SqliteFrame, body: () => R | Promise<R>): Promise<R> {
+  const { sqlite } = client;
   const depth = outer.depth + 1;
   const name = `sp${depth}`;
+  countRoundTrip(client);
   sqlite.exec(`SAVEPOINT ${name}`);
   try {
     const result = await sqliteFrames.run({ ...outer, depth }, body);
+    countRoundTrip(client);
     sqlite.exec(`RELEASE ${name}`);
     return result;
   } catch (error) {

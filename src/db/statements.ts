@@ -43,3 +43,15 @@ export async function updateById<T extends SQLiteTable>(db: Db, table: T, id: st
       .prepare(),
   ).run({ ...set, __id: id });
 }
+
+/** Several rows of one table in one statement (one round trip on PostgreSQL); a single row goes through `insertRow`. */
+export async function insertRows<T extends SQLiteTable>(db: Db, table: T, rows: T['$inferInsert'][]): Promise<void> {
+  if (rows.length <= 1) {
+    if (rows.length === 1) await insertRow(db, table, rows[0]);
+    return;
+  }
+  await db
+    .insert(table)
+    .values(rows as never)
+    .run();
+}

@@ -2,7 +2,6 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createRequire, type SourceMap } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import {
   DEFAULT_WORKER_CONFIG,
@@ -18,6 +17,7 @@ import {
 } from '../../runtime/protocol.js';
 import { jsonDepth, MAX_JSON_DEPTH } from '../server/body.js';
 import { appStack, parseSourceMap } from './stack.js';
+import { codePath, packageRoot } from '../paths.js';
 import { RuntimeCallbackError, type InvokeRequest, type InvokeResult, type RuntimeCallbacks, type RuntimeError } from './types.js';
 
 export const DEFAULT_LIMITS: RuntimeLimits = { cpuMs: 1000, wallMs: 10_000, memoryMb: 64, resultBytes: 64 * 1024 };
@@ -41,12 +41,9 @@ export interface RuntimeHostOptions {
 const WEDGED_GRACE_MS = 2000;
 const READY_TIMEOUT_MS = 15_000;
 
-/**
- * Running from TypeScript sources (tests, tsx) the worker is `runtime/worker.ts` loaded through tsx;
- * compiled, it is `dist/runtime/worker.js` — the same relative place from `dist/src/runtime-host/`.
- */
+/** Running from TypeScript sources (tests, tsx) the worker is `runtime/worker.ts` loaded through tsx; built, `dist/runtime/worker.js`. */
 const fromSources = import.meta.url.endsWith('.ts');
-const WORKER_PATH = fileURLToPath(new URL(`../../runtime/worker.${fromSources ? 'ts' : 'js'}`, import.meta.url));
+const WORKER_PATH = codePath('runtime/worker.ts');
 
 /**
  * isolated-vm needs --no-node-snapshot in any process that creates isolates. Compiled, the worker also runs
@@ -59,7 +56,7 @@ const WORKER_PATH = fileURLToPath(new URL(`../../runtime/worker.${fromSources ? 
 function workerExecArgv(): string[] {
   if (fromSources) return ['--no-node-snapshot', '--import', import.meta.resolve('tsx')];
   const require = createRequire(import.meta.url);
-  const packageJson = fileURLToPath(new URL('../../../package.json', import.meta.url));
+  const packageJson = join(packageRoot, 'package.json');
   // Both where isolated-vm really is (hoisted, global) and the path the worker resolves it by (links).
   const nodeModules = [dirname(dirname(require.resolve('isolated-vm/package.json'))), join(dirname(packageJson), 'node_modules')];
   return [

@@ -26,11 +26,12 @@ export async function runForeground(options: StartOptions & { json: boolean }, l
   const { PortInUseError, startService } = await import('./main.js');
   const { appBaseUrl } = await import('../modules/apps/index.js');
   const { sitesLine, sellerSandboxLine } = await import('../modules/storefront/index.js');
-  const { PgConnectError } = await import('../db/pg/pool.js');
   let service: RunningService;
   try {
     service = await startService(options);
   } catch (error) {
+    // Loaded only for this check: pg is no part of SQLite's start.
+    const { PgConnectError } = await import('../db/pg/pool.js');
     const failure =
       error instanceof PortInUseError
         ? new StartFailure(

@@ -9,9 +9,10 @@ import autocannon from 'autocannon';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { median, rps, startBareH3, startJsonReady } from './lib.js';
+import { bareRun, cpuFigure, cpuMicros, figure, median, quick, rounds, seconds, startBareH3, startJsonReady, withCpu } from './lib.js';
 
-const RAW_EVENTS = 1_000_000;
+/** A tenth of them in quick mode (`npm run bench -- --quick`): the fill alone takes a minute. */
+const RAW_EVENTS = quick ? 100_000 : 1_000_000;
 const BATCH = 50;
 const REPORTS = ['overview', 'products', 'sources', 'devices', 'pages', 'search', 'checkout', 'realtime'];
 
@@ -83,14 +84,19 @@ async function recomputeBench() {
     `filled ${RAW_EVENTS.toLocaleString('en')} raw events (${(RAW_EVENTS / perVisitor).toLocaleString('en')} visitors) over 3 days in ${Math.round(performance.now() - t0)} ms`,
   );
   const runs: number[] = [];
-  for (let i = 0; i < 3; i++) {
+  const recomputeCpu: number[] = [];
+  for (let i = 0; i < rounds(3); i++) {
     const t = performance.now();
+    const c = cpuMicros();
     await recompute(services.db, now);
+    recomputeCpu.push(cpuMicros() - c);
     runs.push(performance.now() - t);
   }
+  figure({ name: 'recompute of 1M events', value: median(runs) / 1000, unit: 's' });
+  figure({ name: 'cpu per recompute of 1M events', value: median(recomputeCpu) / 1e6, unit: 's' });
   const rows = Number(await services.db.$client.prepare('SELECT count(*) FROM analytics_day_rows').pluck().get());
   console.log(
-    `recompute of the latest 3 days (1,000,000 events): median ${Math.round(median(runs))} ms of [${runs.map(Math.round).join(', ')}] (target ≤ 10,000 ms); ${rows} per-date rows`,
+    `recompute of the latest 3 days (${RAW_EVENTS.toLocaleString('en')} events): median ${Math.round(median(runs))} ms of [${runs.map(Math.round).join(', ')}], CPU ${Math.round(median(recomputeCpu) / 1000)} ms (target ≤ 10,000 ms); ${rows} per-date rows`,
   );
   // 92 days of rows: the 3 computed days copied back over the earlier 89.
   await transaction(services.db, async () => {
@@ -103,18 +109,24 @@ async function recomputeBench() {
   const period = { from: addDays(today(now), -91), to: today(now), includeTest: false };
   for (const name of REPORTS) {
     const times: number[] = [];
-    for (let i = 0; i < 21; i++) {
+    const n = rounds(21);
+    const c0 = cpuMicros();
+    for (let i = 0; i < n; i++) {
       const t = performance.now();
       if (name === 'realtime') await realtimeReport(services.db, storeId, false, now);
       else await analyticsReport(services.db, storeId, name as never, period, now);
       times.push(performance.now() - t);
     }
-    console.log(`report ${name} over 92 days: median ${median(times).toFixed(1)} ms (target ≤ 50 ms)`);
+    const cpu = (cpuMicros() - c0) / n;
+    console.log(`report ${name} over 92 days: median ${median(times).toFixed(1)} ms, CPU ${(cpu / 1000).toFixed(1)} ms (target ≤ 50 ms; products ≤ 20 ms)`);
+    figure({ name: `${name} report 92 days`, value: median(times), unit: 'ms' });
+    figure({ name: `cpu per ${name} report 92 days`, value: cpu, unit: 'µs' });
   }
   await running.close();
 }
 
-async function ingestRps(url: string, headers: Record<string, string>, seconds: number): Promise<number> {
+/** Ingest requests per second and the requests made (for the CPU per request). */
+async function ingestRps(url: string, headers: Record<string, string>, duration: number) {
   const at = new Date().toISOString();
   const events = Array.from({ length: BATCH }, (_, i) => ({
     name: i % 5 === 0 ? 'product_view' : 'page',
@@ -127,7 +139,7 @@ async function ingestRps(url: string, headers: Record<string, string>, seconds: 
     url,
     method: 'POST',
     connections: 50,
-    duration: seconds,
+    duration: quick ? 1 : duration,
     body: JSON.stringify({ events }),
     headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/124.0 Safari/537.36' },
     setupClient: (client) => {
@@ -151,7 +163,7 @@ async function ingestRps(url: string, headers: Record<string, string>, seconds: 
     },
   });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return result.requests.average;
+  return { rps: result.requests.average as number, requests: result.requests.total as number };
 }
 
 async function bench() {
@@ -160,19 +172,29 @@ async function bench() {
   const url = `${svc.ready.url}/storefront/v1/events`;
   const headers = { 'x-store-id': svc.ready.storeId };
   try {
-    await rps(`${bare.ready.url}/hello`, {}, 1);
+    await bareRun(bare, 1);
     await ingestRps(url, headers, 1);
-    const bareRuns: number[] = [];
-    const ingestRuns: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      bareRuns.push(await rps(`${bare.ready.url}/hello`));
-      ingestRuns.push(await ingestRps(url, headers, 4));
+    const bareRuns: Awaited<ReturnType<typeof bareRun>>[] = [];
+    const ingestRuns: { rps: number; cpuPerOp: number }[] = [];
+    for (let i = 0; i < rounds(3); i++) {
+      bareRuns.push(await bareRun(bare));
+      const { result, cpuPerOp } = await withCpu(
+        svc.child.pid!,
+        () => ingestRps(url, headers, seconds(4)),
+        (r) => r.requests,
+      );
+      ingestRuns.push({ rps: result.rps, cpuPerOp });
     }
-    const bareRps = median(bareRuns);
-    const ingest = median(ingestRuns);
+    const bareRps = median(bareRuns.map((r) => r.rps));
+    const ingest = median(ingestRuns.map((r) => r.rps));
     console.log(
       `POST /storefront/v1/events (50 a batch): ${Math.round(ingest)} req/s = ${Math.round(ingest * BATCH).toLocaleString('en')} events/s (target ≥ 20,000) vs bare H3 ${Math.round(bareRps)} req/s → ${((100 * ingest) / bareRps).toFixed(1)}% of bare`,
     );
+    figure({ name: 'event ingest', value: ingest * BATCH, unit: 'events/s', ratio: ingest / bareRps, baseline: 'bare H3' });
+    cpuFigure('event ingest request (50 events)', median(ingestRuns.map((r) => r.cpuPerOp)), {
+      name: 'bare H3 request',
+      microseconds: median(bareRuns.map((r) => r.cpuPerOp)),
+    });
   } finally {
     bare.child.kill();
     svc.child.kill();

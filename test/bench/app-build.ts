@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../../src/cli/app/build.js';
-import { median, root } from './lib.js';
+import { figure, median, root } from './lib.js';
 
 const work = mkdtempSync(join(tmpdir(), 'svc-bench-app-'));
 const dir = join(work, 'demo');
@@ -48,6 +48,7 @@ try {
   console.log(`svc app build, whole process (median)  ${ms(cli)}   target ≤ 300 ms: ${cli <= 300 ? 'met' : 'NOT met'}`);
   console.log(`svc --help, whole process (median)     ${ms(floor)}   (Node + oclif floor)`);
   console.log(`ratio build process ÷ --help process   ${(cli / floor).toFixed(2)}`);
+  figure({ name: 'svc app build', value: cli, unit: 'ms', ratio: cli / floor, baseline: 'svc --help' });
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

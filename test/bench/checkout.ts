@@ -3,10 +3,23 @@
  * → order (stock taken, ORDER.PAID emitted) — against `svc dev`, beside the bare-H3 figure of the same run.
  * Member buyers (delegated buyer tokens) and guests (whose order password is hashed) are measured apart.
  */
-import { apiCaller, ensureSandboxCheckout, median, ownerHeaders, rps, startBareH3, startSvcDev } from './lib.js';
+import {
+  apiCaller,
+  bareRun,
+  cpuFigure,
+  ensureSandboxCheckout,
+  figure,
+  median,
+  ownerHeaders,
+  rounds,
+  seconds,
+  startBareH3,
+  startSvcDev,
+  withCpu,
+} from './lib.js';
 
 const CONNECTIONS = 32;
-const SECONDS = 4;
+const SECONDS = seconds(4);
 
 const bare = await startBareH3();
 const svc = await startSvcDev();
@@ -39,38 +52,52 @@ try {
     if (!done.orderId) throw new Error(`no order: ${JSON.stringify(done)}`);
   };
 
-  /** Purchases per second: CONNECTIONS buyers, each buying again as soon as its order exists. */
-  async function purchasesPerSecond(guest: boolean, seconds = SECONDS) {
-    const until = performance.now() + seconds * 1000;
+  /** Purchases per second: CONNECTIONS buyers, each buying again as soon as its order exists; and the service's CPU µs per purchase. */
+  async function purchasesPerSecond(guest: boolean, duration = SECONDS) {
+    const until = performance.now() + duration * 1000;
     let count = 0;
     const t0 = performance.now();
-    await Promise.all(
-      Array.from({ length: CONNECTIONS }, async (_, i) => {
-        while (performance.now() < until) {
-          await purchase(guest ? guestHeaders : buyers[i], guest);
-          count++;
-        }
-      }),
+    const { cpuPerOp } = await withCpu(
+      svc.child.pid!,
+      () =>
+        Promise.all(
+          Array.from({ length: CONNECTIONS }, async (_, i) => {
+            while (performance.now() < until) {
+              await purchase(guest ? guestHeaders : buyers[i], guest);
+              count++;
+            }
+          }),
+        ),
+      () => count,
     );
-    return count / ((performance.now() - t0) / 1000);
+    return { rate: count / ((performance.now() - t0) / 1000), cpuPerOp };
   }
 
   await purchasesPerSecond(false, 1); // warm-up
-  await rps(`${bare.ready.url}/hello`, {}, 1);
-  const bareRuns: number[] = [];
-  const memberRuns: number[] = [];
-  for (let i = 0; i < 2; i++) {
-    bareRuns.push(await rps(`${bare.ready.url}/hello`));
+  await bareRun(bare, 1);
+  const bareRuns: Awaited<ReturnType<typeof bareRun>>[] = [];
+  const memberRuns: Awaited<ReturnType<typeof purchasesPerSecond>>[] = [];
+  for (let i = 0; i < rounds(2); i++) {
+    bareRuns.push(await bareRun(bare));
     memberRuns.push(await purchasesPerSecond(false));
   }
-  const guestRate = await purchasesPerSecond(true);
-  const bareRps = median(bareRuns);
-  const memberRate = median(memberRuns);
+  const guest = await purchasesPerSecond(true);
+  const bareRps = median(bareRuns.map((r) => r.rps));
+  const bareCpu = median(bareRuns.map((r) => r.cpuPerOp));
+  const memberRate = median(memberRuns.map((r) => r.rate));
+  const memberCpu = median(memberRuns.map((r) => r.cpuPerOp));
   console.log(
     `full sandbox purchases (sheet → start → approve → order), member buyers: ${Math.round(memberRate)}/s = ${Math.round(memberRate * 3)} req/s (target ≥ 300/s)`,
   );
-  console.log(`full sandbox purchases, guest buyers (order password hashed with scrypt): ${Math.round(guestRate)}/s`);
-  console.log(`bare H3 ${Math.round(bareRps)} req/s → one purchase costs about ${(bareRps / memberRate).toFixed(0)} bare requests`);
+  console.log(`full sandbox purchases, guest buyers (order password hashed with scrypt): ${Math.round(guest.rate)}/s`);
+  console.log(
+    `bare H3 ${Math.round(bareRps)} req/s → one purchase costs about ${(bareRps / memberRate).toFixed(0)} bare requests (target ≤ 100); in CPU, ${(memberCpu / bareCpu).toFixed(0)} bare requests`,
+  );
+  figure({ name: 'member purchase', value: memberRate, unit: 'purchases/s', ratio: memberRate / bareRps, baseline: 'bare H3' });
+  figure({ name: 'member purchase in bare-H3 requests', value: bareRps / memberRate, unit: 'requests' });
+  figure({ name: 'member purchase in bare-H3 request CPU', value: memberCpu / bareCpu, unit: 'requests' });
+  cpuFigure('member purchase', memberCpu, { name: 'bare H3 request', microseconds: bareCpu });
+  cpuFigure('guest purchase', guest.cpuPerOp, { name: 'bare H3 request', microseconds: bareCpu });
   const stock = await call('GET', `/v1/products/${product.productId}`, admin);
   console.log(`orders made: ${10_000_000 - stock.stockQuantity}`);
 } finally {

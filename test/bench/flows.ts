@@ -3,8 +3,22 @@
  * run and ORDER.FLOW_STATE_CHANGED + ORDER.* events in the move's transaction), and `simulate` of a
  * 1,000-step trace, against `svc dev` in its own process.
  */
-import { apiCaller, ensureSandboxCheckout, median, ownerHeaders, startSvcDev } from './lib.js';
+import {
+  apiCaller,
+  bareRun,
+  cpuFigure,
+  ensureSandboxCheckout,
+  figure,
+  median,
+  ownerHeaders,
+  rounds,
+  seconds,
+  startBareH3,
+  startSvcDev,
+  withCpu,
+} from './lib.js';
 
+const bare = await startBareH3();
 const svc = await startSvcDev();
 const base = svc.ready.url as string;
 const admin = ownerHeaders(svc.ready);
@@ -48,32 +62,50 @@ try {
     items.push((await call('GET', `/v1/orders/${done.orderId}`, admin)).items[0].orderItemId);
   }
 
-  /** Moves per second: one request loop per item (moves of one item never race each other), 32 at once. */
-  async function bulkMoves(seconds: number) {
-    const until = performance.now() + seconds * 1000;
+  /** Moves per second: one request loop per item (moves of one item never race each other), 32 at once; and the service's CPU µs per move. */
+  async function bulkMoves(duration: number) {
+    const until = performance.now() + duration * 1000;
     let count = 0;
     const t0 = performance.now();
-    await Promise.all(
-      items.map(async (id) => {
-        while (performance.now() < until) {
-          await call('POST', `/v1/order-items/${id}/actions/TOGGLE`, admin, { input: {} });
-          count++;
-        }
-      }),
+    const { cpuPerOp } = await withCpu(
+      svc.child.pid!,
+      () =>
+        Promise.all(
+          items.map(async (id) => {
+            while (performance.now() < until) {
+              await call('POST', `/v1/order-items/${id}/actions/TOGGLE`, admin, { input: {} });
+              count++;
+            }
+          }),
+        ),
+      () => count,
     );
-    return count / ((performance.now() - t0) / 1000);
+    return { rate: count / ((performance.now() - t0) / 1000), cpuPerOp };
   }
   await bulkMoves(1); // warm-up
-  const rates = [await bulkMoves(4), await bulkMoves(4)];
+  await bareRun(bare, 1);
+  const moveRuns: Awaited<ReturnType<typeof bulkMoves>>[] = [];
+  const bareRuns: Awaited<ReturnType<typeof bareRun>>[] = [];
+  for (let i = 0; i < rounds(2); i++) {
+    bareRuns.push(await bareRun(bare));
+    moveRuns.push(await bulkMoves(seconds(4)));
+  }
   const runs = await call('GET', `/v1/order-items/${items[0]}/flow/runs`, admin);
   const eventsPerRun = runs.contents.slice(1).every((r: any) => r.eventIds.length >= 1);
+  const moves = median(moveRuns.map((r) => r.rate));
+  const bareRps = median(bareRuns.map((r) => r.rps));
   console.log(
-    `seller flow actions through the API (32 items, POST /actions/TOGGLE): ${Math.round(median(rates))} item moves/s (target ≥ 1,000/s); every move wrote its run and events: ${eventsPerRun}`,
+    `seller flow actions through the API (32 items, POST /actions/TOGGLE): ${Math.round(moves)} item moves/s (target ≥ 2,000/s) vs bare H3 ${Math.round(bareRps)} req/s → ${((100 * moves) / bareRps).toFixed(1)}%; every move wrote its run and events: ${eventsPerRun}`,
   );
+  figure({ name: 'seller flow action moves', value: moves, unit: 'moves/s', ratio: moves / bareRps, baseline: 'bare H3' });
+  cpuFigure('seller flow action move', median(moveRuns.map((r) => r.cpuPerOp)), {
+    name: 'bare H3 request',
+    microseconds: median(bareRuns.map((r) => r.cpuPerOp)),
+  });
 
   const steps = Array.from({ length: 1000 }, () => ({ action: 'TOGGLE' }));
   const times: number[] = [];
-  for (let i = 0; i < 20; i++) {
+  for (let i = 0; i < rounds(20); i++) {
     const t0 = performance.now();
     const sim = await call('POST', `/v1/commerce-flows/${flow.flowId}/draft/simulate`, admin, { steps });
     times.push(performance.now() - t0);
@@ -82,6 +114,8 @@ try {
   console.log(
     `simulate of a 1,000-step trace, HTTP round trip: median ${median(times).toFixed(1)} ms, best ${Math.min(...times).toFixed(1)} ms (target ≤ 50 ms)`,
   );
+  figure({ name: 'simulate 1,000 steps', value: median(times), unit: 'ms' });
 } finally {
+  bare.child.kill();
   svc.child.kill();
 }

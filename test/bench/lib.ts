@@ -1,8 +1,9 @@
 import autocannon from 'autocannon';
 import { execa, type ResultPromise } from 'execa';
-import { mkdtempSync } from 'node:fs';
+import { execSync } from 'node:child_process';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 
 export const root = join(import.meta.dirname, '..', '..');
 
@@ -23,21 +24,17 @@ export async function startJsonReady(command: string, args: string[], env: Recor
 
 export const startBareH3 = () => startJsonReady('node', ['--import', 'tsx', 'test/bench/bare-h3.ts']);
 
-export const startSvcDev = (extra: string[] = []) =>
-  startJsonReady('node', [
-    '--no-node-snapshot',
-    'bin/run.js',
-    'dev',
-    '--port',
-    '0',
-    '--json',
-    '--data-dir',
-    mkdtempSync(join(tmpdir(), 'svc-bench-')),
-    ...extra,
-  ]);
+export const startSvcDev = (extra: string[] = [], dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'))) =>
+  startJsonReady('node', ['--no-node-snapshot', 'bin/run.js', 'dev', '--port', '0', '--json', '--data-dir', dataDir, ...extra]);
 
 /** Requests per second of one target (GET unless a method and JSON body are given): 50 connections, the load generator in this process. */
-export async function rps(url: string, headers: Record<string, string> = {}, seconds = 4, request: { method?: 'POST'; body?: unknown } = {}): Promise<number> {
+export async function rps(
+  url: string,
+  headers: Record<string, string> = {},
+  duration = 4,
+  request: { method?: 'POST'; body?: unknown } = {},
+  counted: (requests: number) => void = () => {},
+): Promise<number> {
   const body = request.body === undefined ? undefined : JSON.stringify(request.body);
   const result = await autocannon({
     url,
@@ -45,9 +42,10 @@ export async function rps(url: string, headers: Record<string, string> = {}, sec
     method: request.method ?? 'GET',
     body,
     connections: 50,
-    duration: seconds,
+    duration: quick ? Math.min(duration, 1) : duration,
   });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  counted(result.requests.total);
   return result.requests.average;
 }
 
@@ -87,4 +85,127 @@ export async function ensureSandboxCheckout(call: Call, ready: { ownerToken: str
     secretKey: 'test_sk_svcBenchSandbox0000001',
   });
   await call('PATCH', '/v1/store/payment-providers/pg_one', admin, { enabled: true });
+}
+
+/** `npm run bench -- --quick` (SVC_BENCH_QUICK=1): shorter runs, for checking that a bench works rather than for its figures. */
+export const quick = process.env.SVC_BENCH_QUICK === '1';
+
+/** Seconds of a timed run: a quarter of them (at least one) in quick mode. */
+export const seconds = (n: number) => (quick ? Math.max(1, Math.round(n / 4)) : n);
+
+/** Repetitions of a measurement: one in quick mode. */
+export const rounds = (n: number) => (quick ? 1 : n);
+
+const clockTicks = (() => {
+  try {
+    return Number(execSync('getconf CLK_TCK').toString().trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** A process and its descendants (the app runtime's worker, site renderers), as /proc lists them. */
+function processTree(pid: number): number[] {
+  const tree = [pid];
+  for (const task of safeReaddir(`/proc/${pid}/task`)) {
+    const children = safeRead(`/proc/${pid}/task/${task}/children`).trim();
+    if (children) for (const child of children.split(/\s+/)) tree.push(...processTree(Number(child)));
+  }
+  return tree;
+}
+
+const safeRead = (file: string) => {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return ''; // the process ended meanwhile
+  }
+};
+const safeReaddir = (dir: string) => {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+};
+
+/**
+ * CPU time (user + system, µs) a process and its descendants used so far; `process.cpuUsage()` for this
+ * process. CPU time counts the work a figure costs whatever else the machine runs, where throughput drops
+ * with every other load on its two cores.
+ */
+export function cpuMicros(pid: number = process.pid): number {
+  if (pid === process.pid) {
+    const used = process.cpuUsage();
+    return used.user + used.system;
+  }
+  return treeCpuMicros(pid);
+}
+
+/** CPU time (µs) of a process and all its descendants, this process included when it is `pid`. */
+export function treeCpuMicros(pid: number): number {
+  let ticks = 0;
+  for (const p of processTree(pid)) {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th of them.
+    const stat = safeRead(`/proc/${p}/stat`);
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (fields.length > 12) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return (ticks * 1e6) / clockTicks;
+}
+
+/** Runs `work` (which does `operations()` operations) and answers its result and the CPU µs per operation `pid` spent on it. */
+export async function withCpu<T>(pid: number, work: () => Promise<T>, operations: (result: T) => number) {
+  const c0 = cpuMicros(pid);
+  const result = await work();
+  return { result, cpuPerOp: (cpuMicros(pid) - c0) / Math.max(1, operations(result)) };
+}
+
+/** Requests per second of one target (as `rps`) and the CPU µs per request of the process `pid` serving it. */
+export async function rpsWithCpu(
+  pid: number,
+  url: string,
+  headers: Record<string, string> = {},
+  duration = seconds(4),
+  request: { method?: 'POST'; body?: unknown } = {},
+) {
+  let requests = 0;
+  const { result, cpuPerOp } = await withCpu(
+    pid,
+    () => rps(url, headers, duration, request, (n) => (requests = n)),
+    () => requests,
+  );
+  return { rps: result, cpuPerOp };
+}
+
+/** The bare-H3 baseline measured alone: its req/s and CPU µs per request. */
+export const bareRun = (bare: { child: ResultPromise; ready: { url: string } }, duration = seconds(4)) =>
+  rpsWithCpu(bare.child.pid!, `${bare.ready.url}/hello`, {}, duration);
+
+/** One measured figure, as `npm run bench -- --json FILE` writes it and `--check` compares it with test/bench/budgets.json. */
+export interface Figure {
+  name: string;
+  value: number;
+  unit: string;
+  /** value ÷ the baseline's figure of the same run (bare H3, `node -e 0`, SQLite), where there is one. */
+  ratio?: number;
+  baseline?: string;
+}
+
+/** The bench a figure belongs to: the file's name (catalog for test/bench/catalog.ts). */
+const benchName = basename(process.argv[1] ?? 'bench').replace(/\.ts$/, '');
+
+/** Records a figure for `npm run bench` (a JSON line in the file SVC_BENCH_FIGURES names; nothing when run alone). */
+export function figure(f: Figure) {
+  const file = process.env.SVC_BENCH_FIGURES;
+  if (file) appendFileSync(file, `${JSON.stringify({ bench: benchName, ...f })}\n`);
+}
+
+/** Prints and records a CPU-per-operation figure beside its throughput line. */
+export function cpuFigure(name: string, microseconds: number, baseline?: { name: string; microseconds: number }) {
+  const ratio = baseline ? microseconds / baseline.microseconds : undefined;
+  console.log(
+    `  service CPU per ${name}: ${microseconds.toFixed(0)} µs${baseline ? ` (${baseline.name}: ${baseline.microseconds.toFixed(0)} µs → ${ratio!.toFixed(1)}×)` : ''}`,
+  );
+  figure({ name: `cpu per ${name}`, value: microseconds, unit: 'µs', ratio, baseline: baseline?.name });
 }

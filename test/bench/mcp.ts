@@ -8,24 +8,29 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { median, root, startSvcDev } from './lib.js';
+import { cpuFigure, figure, median, root, rounds, seconds, startSvcDev, withCpu } from './lib.js';
 
 const IN_FLIGHT = 8;
-const SECONDS = 3;
+const SECONDS = seconds(3);
 
-/** Calls per second of `call` kept IN_FLIGHT at a time for SECONDS. */
-async function callsPerSecond(call: () => Promise<void>, seconds = SECONDS): Promise<number> {
+/** Calls per second of `call` kept IN_FLIGHT at a time for SECONDS, and the CPU µs per call of `pid` (the service). */
+async function callsPerSecond(pid: number, call: () => Promise<void>, duration = SECONDS) {
   let done = 0;
-  const end = performance.now() + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: IN_FLIGHT }, async () => {
-      while (performance.now() < end) {
-        await call();
-        done++;
-      }
-    }),
+  const end = performance.now() + duration * 1000;
+  const { cpuPerOp } = await withCpu(
+    pid,
+    () =>
+      Promise.all(
+        Array.from({ length: IN_FLIGHT }, async () => {
+          while (performance.now() < end) {
+            await call();
+            done++;
+          }
+        }),
+      ),
+    () => done,
   );
-  return done / seconds;
+  return { rate: done / duration, cpuPerOp };
 }
 
 const svc = await startSvcDev();
@@ -57,20 +62,26 @@ const viaMcp = async () => {
   if (result.isError) throw new Error(`call_api_read: ${JSON.stringify(result.content)}`);
 };
 try {
-  await callsPerSecond(direct, 1); // warm-up
-  await callsPerSecond(viaMcp, 1);
+  const pid = svc.child.pid!;
+  await callsPerSecond(pid, direct, 1); // warm-up
+  await callsPerSecond(pid, viaMcp, 1);
   // Alternated, median of three: drift on a shared machine hits both alike.
-  const directRuns: number[] = [];
-  const mcpRuns: number[] = [];
-  for (let i = 0; i < 3; i++) {
-    directRuns.push(await callsPerSecond(direct));
-    mcpRuns.push(await callsPerSecond(viaMcp));
+  const directRuns: Awaited<ReturnType<typeof callsPerSecond>>[] = [];
+  const mcpRuns: Awaited<ReturnType<typeof callsPerSecond>>[] = [];
+  for (let i = 0; i < rounds(3); i++) {
+    directRuns.push(await callsPerSecond(pid, direct));
+    mcpRuns.push(await callsPerSecond(pid, viaMcp));
   }
-  const d = median(directRuns);
-  const m = median(mcpRuns);
+  const d = median(directRuns.map((r) => r.rate));
+  const m = median(mcpRuns.map((r) => r.rate));
   console.log(
     `call_api_read GET /v1/store over stdio ${Math.round(m)} calls/s vs direct HTTP ${Math.round(d)} req/s → ${((100 * m) / d).toFixed(1)}% (target ≥ 50%)`,
   );
+  figure({ name: 'call_api_read over stdio', value: m, unit: 'calls/s', ratio: m / d, baseline: 'direct HTTP' });
+  cpuFigure('call_api_read (svc dev only)', median(mcpRuns.map((r) => r.cpuPerOp)), {
+    name: 'direct GET /v1/store',
+    microseconds: median(directRuns.map((r) => r.cpuPerOp)),
+  });
 } finally {
   await client.close();
   svc.child.kill();

@@ -8,10 +8,13 @@ import autocannon from 'autocannon';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startService } from '../../src/server/main.js';
+import { statementCounter } from '../../src/db/statement-count.js';
 import { createTestDatabase, stopTestPostgres } from '../helpers/postgres.js';
 import { freePort, localDeployment, startServiceProcess, type ServiceProcess } from '../helpers/process.js';
+import { figure, seconds, treeCpuMicros } from './lib.js';
 
-const SECONDS = 4;
+const SECONDS = seconds(4);
 const BUYERS = 24;
 
 async function call(base: string, method: string, path: string, headers: Record<string, string>, body?: unknown) {
@@ -33,7 +36,13 @@ async function deployment(env: Record<string, string>) {
   const start = async (i: number) => processes.push(await local.serve(i));
   await start(0);
   const urls = (n: number) => Array.from({ length: n }, (_, i) => local.url(i));
-  return { start, urls, stderr: () => processes.map((p) => p.stderr()).join('\n'), stop: () => Promise.all(processes.map((p) => p.stop())) };
+  return {
+    start,
+    urls,
+    cpu: () => processes.reduce((sum, p) => sum + treeCpuMicros(p.proc.pid!), 0),
+    stderr: () => processes.map((p) => p.stderr()).join('\n'),
+    stop: () => Promise.all(processes.map((p) => p.stop())),
+  };
 }
 
 /** Owner, store, sandbox gateway, a product with plenty of stock, and member buyers (delegated tokens). */
@@ -76,8 +85,9 @@ async function purchase(base: string, buyer: Record<string, string>, item: Setup
     throw new Error(`purchase not completed: ${approved.status} ${location ?? (await approved.text()).slice(0, 300)}`);
 }
 
-/** Purchases per second with each buyer on one process in turn (the test's round-robin balancer). */
-async function purchasesPerSecond(urls: string[], s: Setup) {
+/** Purchases per second with each buyer on one process in turn (the test's round-robin balancer); `cpu` reads the deployment's CPU µs so far. */
+async function purchasesPerSecond(urls: string[], s: Setup, cpu?: () => number) {
+  const c0 = cpu?.() ?? 0;
   const until = performance.now() + SECONDS * 1000;
   const watchdog = setTimeout(() => console.error('purchases still running', urls), (SECONDS + 20) * 1000);
   let count = 0;
@@ -91,7 +101,30 @@ async function purchasesPerSecond(urls: string[], s: Setup) {
     }),
   );
   clearTimeout(watchdog);
+  if (cpu) console.log(`  service CPU per purchase: ${((cpu() - c0) / count).toFixed(0)} µs (all its processes)`);
   return count / ((performance.now() - t0) / 1000);
+}
+
+/** Statements and round trips of one member purchase on PostgreSQL, counted in a service started in this process (after one uncounted purchase). */
+async function purchaseRoundTrips(databaseUrl: string) {
+  const running = await startService({
+    port: 0,
+    host: '127.0.0.1',
+    mode: 'dev',
+    seed: false,
+    dataDir: mkdtempSync(join(tmpdir(), 'svc-bench-scale-')),
+    databaseUrl,
+  });
+  try {
+    const s = await setUp(running.url);
+    await purchase(running.url, s.buyers[0], s.item);
+    const counter = statementCounter(running.services.db.$client);
+    const before = { ...counter };
+    await purchase(running.url, s.buyers[0], s.item);
+    return { statements: counter.statements - before.statements, roundTrips: counter.roundTrips - before.roundTrips };
+  } finally {
+    await running.close();
+  }
 }
 
 /** `GET /v1/store` req/s: 48 connections spread over the processes. */
@@ -109,7 +142,7 @@ let baseline: { buy: number; store: number };
 try {
   const s = await setUp(sqlite.urls(1)[0]);
   await purchasesPerSecond(sqlite.urls(1), s);
-  baseline = { buy: await purchasesPerSecond(sqlite.urls(1), s), store: await storeRps(sqlite.urls(1), s) };
+  baseline = { buy: await purchasesPerSecond(sqlite.urls(1), s, sqlite.cpu), store: await storeRps(sqlite.urls(1), s) };
   console.log(`SQLite, 1 process:      ${baseline.buy.toFixed(0)} purchases/s · GET /v1/store ${baseline.store.toFixed(0)} req/s`);
 } finally {
   await sqlite.stop();
@@ -123,8 +156,9 @@ try {
     for (let n = 1; n <= 3; n++) {
       if (n > 1) await postgres.start(n - 1);
       await purchasesPerSecond(postgres.urls(n), s);
-      const buy = await purchasesPerSecond(postgres.urls(n), s);
+      const buy = await purchasesPerSecond(postgres.urls(n), s, postgres.cpu);
       const store = await storeRps(postgres.urls(n), s);
+      figure({ name: `PostgreSQL ${n} process member purchases`, value: buy, unit: 'purchases/s', ratio: buy / baseline.buy, baseline: 'SQLite' });
       console.log(
         `PostgreSQL, ${n} process${n > 1 ? 'es' : ''}: ${buy.toFixed(0)} purchases/s (${((buy / baseline.buy) * 100).toFixed(0)}% of SQLite) · GET /v1/store ${store.toFixed(0)} req/s (${((store / baseline.store) * 100).toFixed(0)}%)`,
       );
@@ -142,6 +176,12 @@ try {
   } finally {
     await postgres.stop();
   }
+  const counted = await purchaseRoundTrips(await createTestDatabase());
+  console.log(
+    `PostgreSQL, one member purchase (sheet → start → approve → order): ${counted.roundTrips} round trips, ${counted.statements} statements (target ≤ 25 round trips)`,
+  );
+  figure({ name: 'PostgreSQL round trips per purchase', value: counted.roundTrips, unit: 'round trips' });
+  figure({ name: 'PostgreSQL statements per purchase', value: counted.statements, unit: 'statements' });
   // The same three processes as one command: `svc serve --workers 3`, one port, node:cluster spreading the connections.
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-scale-'));
   const port = await freePort();

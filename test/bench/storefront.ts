@@ -5,7 +5,7 @@
  * Standalone: `node --no-node-snapshot --import tsx test/bench/storefront.ts`.
  */
 import { localFetch } from '../helpers/sites.js';
-import { apiCaller, median, ownerHeaders, rps, startBareH3, startSvcDev } from './lib.js';
+import { apiCaller, bareRun, cpuFigure, figure, median, ownerHeaders, rounds, rpsWithCpu, seconds, startBareH3, startSvcDev } from './lib.js';
 
 const bare = await startBareH3();
 const svc = await startSvcDev();
@@ -26,7 +26,7 @@ try {
 
   // Builds of the same source: the first deployment filled pnpm's store, so dependencies are cached.
   const buildMs: number[] = [];
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < rounds(5); i++) {
     const t0 = performance.now();
     const { buildId } = await call('POST', '/v1/storefront/site/versions', admin);
     for (;;) {
@@ -47,28 +47,48 @@ try {
   if (!asset) throw new Error('no hashed client bundle on the page');
   const staticUrl = `${home}${asset}`;
 
-  await rps(`${bare.ready.url}/hello`, {}, 1);
-  await rps(home, site, 1);
-  await rps(staticUrl, site, 1);
-  const bareRuns: number[] = [];
-  const ssrRuns: number[] = [];
-  const staticRuns: number[] = [];
-  for (let i = 0; i < 3; i++) {
-    bareRuns.push(await rps(`${bare.ready.url}/hello`, {}, 3));
-    ssrRuns.push(await rps(home, site, 3));
-    staticRuns.push(await rps(staticUrl, site, 3));
+  // `verify` of the site's project (the checks test asserts what it finds; how fast it answers is here).
+  const verifyMs: number[] = [];
+  for (let i = 0; i < rounds(5); i++) {
+    const t0 = performance.now();
+    await call('POST', '/v1/storefront/site/verify', admin);
+    verifyMs.push(performance.now() - t0);
   }
-  const [bareRps, ssrRps, staticRps] = [median(bareRuns), median(ssrRuns), median(staticRuns)];
+
+  // The service's CPU counts its descendants too: the processes that render the site's pages.
+  const pid = svc.child.pid!;
+  await bareRun(bare, 1);
+  await rpsWithCpu(pid, home, site, 1);
+  await rpsWithCpu(pid, staticUrl, site, 1);
+  const bareRuns: Awaited<ReturnType<typeof bareRun>>[] = [];
+  const ssrRuns: Awaited<ReturnType<typeof bareRun>>[] = [];
+  const staticRuns: Awaited<ReturnType<typeof bareRun>>[] = [];
+  for (let i = 0; i < rounds(3); i++) {
+    bareRuns.push(await bareRun(bare, seconds(3)));
+    ssrRuns.push(await rpsWithCpu(pid, home, site, seconds(3)));
+    staticRuns.push(await rpsWithCpu(pid, staticUrl, site, seconds(3)));
+  }
+  const rpsOf = (runs: { rps: number }[]) => median(runs.map((r) => r.rps));
+  const cpuOf = (runs: { cpuPerOp: number }[]) => median(runs.map((r) => r.cpuPerOp));
+  const [bareRps, ssrRps, staticRps] = [rpsOf(bareRuns), rpsOf(ssrRuns), rpsOf(staticRuns)];
   const build = median(buildMs);
   const row = (ok: boolean, label: string, value: string, target: string) =>
     console.log(`${ok ? '✓' : '✗'} ${label.padEnd(52)} ${value.padStart(14)}   target ${target}`);
   console.log('Hosted storefront (svc dev, compiled; basic template)');
   row(build <= 3000, 'build of the basic template, dependencies cached (median)', `${Math.round(build)} ms`, '≤ 3,000 ms');
-  row(ssrRps >= 1000, 'SSR home page of the published site', `${Math.round(ssrRps)} req/s`, '≥ 1,000 req/s');
+  row(ssrRps >= 3000, 'SSR home page of the published site', `${Math.round(ssrRps)} req/s`, '≥ 3,000 req/s');
   row(staticRps >= bareRps / 2, 'hashed static file vs bare H3', `${((100 * staticRps) / bareRps).toFixed(1)} %`, '≥ 50 %');
   console.log(
     `  bare H3 ${Math.round(bareRps)} req/s; static ${Math.round(staticRps)} req/s; SSR page ${html.length} bytes; builds ${buildMs.map((m) => Math.round(m)).join(', ')} ms`,
   );
+  console.log(`  POST /v1/storefront/site/verify: median ${median(verifyMs).toFixed(0)} ms`);
+  const bareCpu = { name: 'bare H3 request', microseconds: cpuOf(bareRuns) };
+  cpuFigure('SSR home page', cpuOf(ssrRuns), bareCpu);
+  cpuFigure('hashed static file', cpuOf(staticRuns), bareCpu);
+  figure({ name: 'build of the basic template', value: build, unit: 'ms' });
+  figure({ name: 'SSR home page', value: ssrRps, unit: 'req/s', ratio: ssrRps / bareRps, baseline: 'bare H3' });
+  figure({ name: 'hashed static file', value: staticRps, unit: 'req/s', ratio: staticRps / bareRps, baseline: 'bare H3' });
+  figure({ name: 'site verify', value: median(verifyMs), unit: 'ms' });
 } finally {
   svc.child.kill();
   bare.child.kill();

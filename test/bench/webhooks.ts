@@ -9,10 +9,10 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { median, startJsonReady } from './lib.js';
+import { bareRun, cpuFigure, figure, median, quick, rounds, startBareH3, startJsonReady } from './lib.js';
 
-const EVENTS = 5000;
-const ROUNDS = 6;
+const EVENTS = quick ? 1000 : 5000;
+const ROUNDS = rounds(6);
 
 async function receiver() {
   const { verifyWebhook } = await import('../../src/index.js');
@@ -131,6 +131,15 @@ async function bench() {
         alone.push(await run(EVENTS, aloneCpu));
       }
     }
+    // The baseline's CPU per request in the same run, measured after the deliveries so it competes with none of them.
+    const bare = await startBareH3();
+    const bareRuns: Awaited<ReturnType<typeof bareRun>>[] = [];
+    try {
+      await bareRun(bare, 1);
+      for (let i = 0; i < rounds(2); i++) bareRuns.push(await bareRun(bare));
+    } finally {
+      bare.child.kill();
+    }
     const stats = (await fetch(`${base}/stats`).then((r) => r.json())) as { ok: number; invalid: number; hung: number };
     const a = median(alone);
     const h = median(withHang);
@@ -147,6 +156,11 @@ async function bench() {
       `  service CPU per delivery (less sensitive to other load on the machine): ${median(aloneCpu).toFixed(0)} µs alone, ${median(withHangCpu).toFixed(0)} µs with the hanging receiver (${((median(withHangCpu) / median(aloneCpu) - 1) * 100).toFixed(1)}%)`,
     );
     console.log(`  (emitting: ${Math.round((median(emitMs) / EVENTS) * 1000)} µs per event inside the emitting transaction, not counted above)`);
+    const bareCpu = { name: 'bare H3 request', microseconds: median(bareRuns.map((r) => r.cpuPerOp)) };
+    figure({ name: 'webhook deliveries', value: a, unit: 'deliveries/s' });
+    figure({ name: 'slowdown by a hanging receiver', value: slowdown, unit: '%' });
+    cpuFigure('webhook delivery', median(aloneCpu), bareCpu);
+    cpuFigure('webhook delivery beside a hanging receiver', median(withHangCpu), bareCpu);
     if (stats.invalid > 0) process.exitCode = 1;
   } finally {
     await running.close();

@@ -21,8 +21,10 @@ test.after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const svcCli = (...args: string[]) =>
-  runCli(args, { SVC_CONFIG_DIR: join(dir, 'config'), SVC_API_URL: svc.url, SVC_TOKEN: svc.ownerToken, SVC_STORE_ID: svc.storeId });
+const svcCli = (...args: string[]) => svcCliWithin(30_000, ...args);
+/** `hangAfterMs` only stops a hung run: 1,000 rows on a busy machine's PostgreSQL may take well over runCli's default. */
+const svcCliWithin = (hangAfterMs: number, ...args: string[]) =>
+  runCli(args, { SVC_CONFIG_DIR: join(dir, 'config'), SVC_API_URL: svc.url, SVC_TOKEN: svc.ownerToken, SVC_STORE_ID: svc.storeId }, hangAfterMs);
 const json = jsonOf;
 
 test('products create / get / update / stock / status / discount / delete with --json', async () => {
@@ -102,10 +104,8 @@ test('calendar write and read through the CLI', async () => {
   );
 });
 
-/** The catalog's target is 10 s for 1,000 rows, on either database. */
-const IMPORT_LIMIT_SECONDS = 10;
-
-test(`import: 1,000 CSV rows, a result per row, under ${IMPORT_LIMIT_SECONDS} s; the same file again creates nothing twice`, async () => {
+// How fast (the catalog's target for 1,000 rows) is measured by test/bench/catalog.ts, not here.
+test('import: 1,000 CSV rows, a result per row; the same file again creates nothing twice', async () => {
   const rows = ['name,salePrice,listPrice,stockQuantity,options,status'];
   for (let i = 1; i <= 1000; i++)
     rows.push(
@@ -114,9 +114,7 @@ test(`import: 1,000 CSV rows, a result per row, under ${IMPORT_LIMIT_SECONDS} s;
   const file = join(dir, 'products.csv');
   writeFileSync(file, rows.join('\n'));
   const before = (await svc.api('GET', '/v1/products')).data.totalElements;
-  const t0 = performance.now();
-  const first = await svcCli('products', 'import', file, '--json');
-  const seconds = (performance.now() - t0) / 1000;
+  const first = await svcCliWithin(180_000, 'products', 'import', file, '--json');
   assert.is(first.exitCode, 1, 'four rows fail');
   const results = json(first);
   assert.is(results.length, 1000);
@@ -129,10 +127,8 @@ test(`import: 1,000 CSV rows, a result per row, under ${IMPORT_LIMIT_SECONDS} s;
       [1001, 'INVALID_PRICE_UNIT'],
     ],
   );
-  assert.ok(seconds < IMPORT_LIMIT_SECONDS, `import took ${seconds.toFixed(1)} s`);
-  console.log(`    import of 1,000 rows: ${seconds.toFixed(2)} s`);
   assert.is((await svc.api('GET', '/v1/products')).data.totalElements, before + 996);
-  const again = json(await svcCli('products', 'import', file, '--json'));
+  const again = json(await svcCliWithin(180_000, 'products', 'import', file, '--json'));
   assert.equal(
     again.filter((r: any) => r.ok).map((r: any) => r.productId),
     results.filter((r: any) => r.ok).map((r: any) => r.productId),

@@ -35,10 +35,9 @@ test('an emitted ORDER.PAID reaches the receiver at once, signed as spec 01 §6.
     data: { orderId: 'ord_1', orderNo: 20260101000001, status: 'PAID', testPayment: true },
   });
   assert.is(emitted.status, 201, JSON.stringify(emitted.body));
-  // Pushed at commit (well under 1 s on an idle machine, printed); the wide bound only rules out waiting for a retry.
+  // Pushed at commit (well under 1 s on an idle machine, printed; how fast is the webhooks bench's to measure).
   const [hit] = await receiver.waitFor(1, 10_000);
   console.log(`ORDER.PAID delivered ${hit.at - started} ms after emitting`);
-  assert.ok(hit.at - started < 10_000);
 
   const body = JSON.parse(hit.body);
   assert.equal(Object.keys(body), ['id', 'type', 'createdAt', 'storeId', 'sequence', 'data']);

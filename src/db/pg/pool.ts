@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { countRoundTrip, type Counted, type StatementCount } from '../statement-count.js';
 import { committed, newOutermost, openOutermost, Turns, whenCommitted, type OutermostTransaction } from '../transaction-state.js';
 
 /** A PostgreSQL error as the server sent it: `code` is the SQLSTATE (40001 serialization failure, 23505 unique…). */
@@ -105,8 +106,10 @@ const CONNECTION_CLASS = '08';
  * SERIALIZABLE and re-runs whole on a serialization failure or deadlock, so a rule that held with SQLite's
  * single writer holds here too; nested ones are savepoints.
  */
-export class PgPool {
+export class PgPool implements Counted {
   readonly dialect = 'postgres' as const;
+  /** Set when statements are counted (src/db/statement-count.ts). */
+  counted?: StatementCount;
   private readonly pool: pg.Pool;
   /**
    * The transaction a piece of asynchronous work runs in: the code keeps using the service's one `db`, and
@@ -178,6 +181,7 @@ export class PgPool {
   async query(text: string, params: unknown[] = []): Promise<PgResult> {
     if (!this.open) throw new Error('the PostgreSQL connection is closed');
     const frame = this.current();
+    countRoundTrip(this);
     try {
       const result = await (frame?.connection ?? this.pool).query({ name: this.nameOf(text, params), text, values: params.map(toParam), rowMode: 'array' });
       // A multi-statement text answers a result per statement: the last one is the answer.
@@ -235,20 +239,20 @@ export class PgPool {
         const frame: Frame = { connection, depth: 1, outermost: newOutermost() };
         try {
           // Taken before BEGIN, so the transaction's snapshot comes after the others are out.
-          if (alone) await control(connection, `SELECT pg_advisory_lock(${GATE_KEY})`);
+          if (alone) await this.control(connection, `SELECT pg_advisory_lock(${GATE_KEY})`);
           try {
-            await control(connection, `BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT pg_advisory_xact_lock_shared(${GATE_KEY})`);
+            await this.control(connection, `BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT pg_advisory_xact_lock_shared(${GATE_KEY})`);
             const result = await this.frames.run(frame, body);
             frame.outermost.ended = true;
-            await control(connection, 'COMMIT');
+            await this.control(connection, 'COMMIT');
             committed(this.frames, frame.outermost);
             return result;
           } catch (error) {
             frame.outermost.ended = true;
-            await connection.query('ROLLBACK').catch(() => (broken = true));
+            await this.control(connection, 'ROLLBACK', false).catch(() => (broken = true));
             throw error;
           } finally {
-            if (alone) await connection.query(`SELECT pg_advisory_unlock(${GATE_KEY})`).catch(() => (broken = true));
+            if (alone) await this.control(connection, `SELECT pg_advisory_unlock(${GATE_KEY})`, false).catch(() => (broken = true));
           }
         } catch (error) {
           if (!(error instanceof PgError && error.code && RETRYABLE.has(error.code)) || attempt >= MAX_ATTEMPTS || broken) throw error;
@@ -266,16 +270,22 @@ export class PgPool {
 
   private async savepoint<R>(frame: Frame, body: () => R | Promise<R>): Promise<R> {
     const name = `sp${frame.depth}`;
-    await control(frame.connection, `SAVEPOINT ${name}`);
+    await this.control(frame.connection, `SAVEPOINT ${name}`);
     try {
       const result = await this.frames.run({ ...frame, depth: frame.depth + 1 }, body);
-      await control(frame.connection, `RELEASE SAVEPOINT ${name}`);
+      await this.control(frame.connection, `RELEASE SAVEPOINT ${name}`);
       return result;
     } catch (error) {
       // A retryable failure dooms the whole transaction: let the outermost level re-run it.
-      if (!(error instanceof PgError && error.code && RETRYABLE.has(error.code))) await control(frame.connection, `ROLLBACK TO SAVEPOINT ${name}`);
+      if (!(error instanceof PgError && error.code && RETRYABLE.has(error.code))) await this.control(frame.connection, `ROLLBACK TO SAVEPOINT ${name}`);
       throw error;
     }
+  }
+
+  /** A statement of the transaction's own, counted as the body's are; `asError` false lets it fail as `pg` threw it. */
+  private control(connection: pg.PoolClient, sql: string, asError = true): Promise<unknown> {
+    countRoundTrip(this, sql.split(';').length);
+    return asError ? control(connection, sql) : connection.query(sql);
   }
 
   async close(): Promise<void> {

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { is, SQL } from 'drizzle-orm';
 import { getTableConfig, SQLiteSyncDialect, SQLiteTable, type SQLiteColumn } from 'drizzle-orm/sqlite-core';
-import { migrationsDir } from '../../paths.js';
+import { codePath, migrationsDir } from '../../paths.js';
 import { toPostgresSql, type PgPool } from './pool.js';
 
 /*
@@ -88,7 +88,7 @@ export function tableDdl(table: SQLiteTable): TableDdl {
 
 /** Every table the modules declare (the same schema files drizzle.config.ts reads). */
 export async function allTables(): Promise<SQLiteTable[]> {
-  const src = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+  const src = codePath('src');
   const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
   const files = [...readdirSync(join(src, 'modules')).map((m) => join(src, 'modules', m, `schema${ext}`)), join(src, 'server', `schema${ext}`)].filter((f) =>
     existsSync(f),

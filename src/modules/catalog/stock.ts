@@ -92,14 +92,20 @@ const q = preparedFor((db) => ({
     .prepare(),
 }));
 
+/** The product and variant as the caller's transaction read them before the stock changed: still current. */
+interface ReadBefore {
+  product: ProductRow;
+  outOfStockNotified: boolean;
+}
+
 /**
  * What follows a variant's stock change: at 0, `PRODUCT.OUT_OF_STOCK` once (until a restock) and the
  * product sold out when no variant on sale has stock left (spec 01 §3.1); above 0, a product the service
  * had sold out goes back on sale.
  */
-export async function afterStockChange(db: Db, now: number, productId: string, variantId: string, stock: number) {
+export async function afterStockChange(db: Db, now: number, productId: string, variantId: string, stock: number, read?: ReadBefore) {
   const s = q(db);
-  const product = (await findProduct(db, productId))!;
+  const product = read?.product ?? (await findProduct(db, productId))!;
   if (stock === 0) {
     if ((await s.markNotified.run({ id: variantId })).changes === 1) {
       await emitEvent(db, now, {
@@ -112,7 +118,7 @@ export async function afterStockChange(db: Db, now: number, productId: string, v
     if (product.status === 'ON_SALE' && !(await s.onSaleInStock.get({ productId })))
       await touchProduct(db, productId, now, { status: 'SOLD_OUT', autoSoldOut: true });
   } else {
-    await s.clearNotified.run({ id: variantId });
+    if (read?.outOfStockNotified !== false) await s.clearNotified.run({ id: variantId });
     if (product.status === 'SOLD_OUT' && product.autoSoldOut && (await s.onSaleInStock.get({ productId })))
       await touchProduct(db, productId, now, { status: 'ON_SALE', autoSoldOut: false });
   }
@@ -204,7 +210,7 @@ export interface Sale {
 
 async function takeOrGive(db: Db, now: number, sale: Sale, direction: -1 | 1) {
   const product = await loadProduct(db, sale.storeId, sale.productId);
-  await loadVariant(db, product, sale.variantId);
+  const variant = await loadVariant(db, product, sale.variantId);
   const s = q(db);
   if (product.inventoryMode === 'DATED') {
     if (!sale.stay) throw fail(400, 'STAY_REQUIRED', { productId: product.id });
@@ -222,7 +228,7 @@ async function takeOrGive(db: Db, now: number, sale: Sale, direction: -1 | 1) {
       ? await s.adjust.get({ id: sale.variantId, delta: -sale.quantity, max: LIMITS.stockQuantity })
       : await s.giveBack.get({ id: sale.variantId, quantity: sale.quantity });
   if (!row) throw fail(409, 'INSUFFICIENT_STOCK', { productId: product.id, variantId: sale.variantId, quantity: sale.quantity });
-  await afterStockChange(db, now, product.id, sale.variantId, row.stockQuantity);
+  await afterStockChange(db, now, product.id, sale.variantId, row.stockQuantity, { product, outOfStockNotified: variant.outOfStockNotified });
   return product;
 }
 
@@ -231,10 +237,11 @@ async function takeOrGive(db: Db, now: number, sale: Sale, direction: -1 | 1) {
  * the sale, which locks the fulfillment type and inventory mode and keeps the variant from deletion.
  * Throws 409 INSUFFICIENT_STOCK / DATES_UNAVAILABLE (the caller's transaction then changes nothing).
  */
-export async function recordSale(db: Db, now: number, sale: Sale) {
-  await takeOrGive(db, now, sale, -1);
+export async function recordSale(db: Db, now: number, sale: Sale): Promise<ProductRow> {
+  const product = await takeOrGive(db, now, sale, -1);
   await q(db).countSale.run({ id: sale.variantId, quantity: sale.quantity });
   await q(db).countProductSale.run({ id: sale.productId, quantity: sale.quantity });
+  return product;
 }
 
 /** A finished cancellation or return gives the stock back (spec 01 §3.2); the sales history stays. */

@@ -68,10 +68,13 @@ const settle = async (db: Db, now: number, paymentId: string) =>
       .run()
   ).changes === 1;
 
-/** The order made from the payment owns what it held. */
-export async function linkDiscountsToOrder(db: Db, now: number, paymentId: string, orderId: string) {
-  if (!(await settle(db, now, paymentId))) return;
-  await linkCouponsToOrder(db, paymentId, orderId);
+/**
+ * The order made from the payment owns what it held. `payment` as the caller's transaction read it: one that
+ * held nothing was settled when it started, and needs no statement here.
+ */
+export async function linkDiscountsToOrder(db: Db, now: number, payment: Pick<typeof payments.$inferSelect, 'id' | 'holdsSettledAt'>, orderId: string) {
+  if (payment.holdsSettledAt !== null || !(await settle(db, now, payment.id))) return;
+  await linkCouponsToOrder(db, payment.id, orderId);
 }
 
 /** A payment that ended unpaid gives its coupons and points back, once. */

@@ -5,7 +5,6 @@ import { newId } from '../../db/ids.js';
 import { ApiError } from '../../server/errors.js';
 import { announce } from '../../server/hooks.js';
 import type { Services } from '../../server/services.js';
-import { findProduct } from '../catalog/index.js';
 import { recordSale } from '../catalog/index.js';
 import { findCustomer, type Customer } from '../customers/index.js';
 import type { ConfirmResult } from '../payments/index.js';
@@ -41,14 +40,17 @@ export async function placeOrder(
   paymentFields: Partial<PaymentRow> = {},
 ): Promise<string> {
   const { db } = services;
+  const sold: { pointEarnRateBp: number | null }[] = [];
   for (const item of sheet.items) {
-    await recordSale(db, now, {
-      storeId: sheet.storeId,
-      productId: item.productId,
-      variantId: item.optionId,
-      quantity: item.quantity,
-      stay: item.stay && { checkIn: item.stay.checkIn, checkOut: item.stay.checkOut },
-    });
+    sold.push(
+      await recordSale(db, now, {
+        storeId: sheet.storeId,
+        productId: item.productId,
+        variantId: item.optionId,
+        quantity: item.quantity,
+        stay: item.stay && { checkIn: item.stay.checkIn, checkOut: item.stay.checkOut },
+      }),
+    );
   }
   const { itemDeliveryFees } = priceSheet(sheet.items, await storeSettings(db, sheet.storeId), payment.shippingAddress?.zipCode ?? null, payment.amounts);
   const couponDiscounts = sheet.items.map((_, i) => payment.coupons.reduce((n, line) => n + line.itemDiscounts[i], 0));
@@ -75,29 +77,27 @@ export async function placeOrder(
     },
     amounts: payment.amounts,
     shippingAddress: payment.shippingAddress,
-    items: await Promise.all(
-      sheet.items.map(async (item, i) => ({
-        productId: item.productId,
-        productNo: item.productNo,
-        optionId: item.optionId,
-        productName: item.name,
-        optionValues: item.optionValues,
-        quantity: item.quantity,
-        unitPrice: item.unitPrice,
-        amount: item.amount,
-        deliveryGroup: deliveryGroupOf(item),
-        deliveryFee: itemDeliveryFees[i],
-        couponDiscountAmount: couponDiscounts[i],
-        pointEarnRateBp: (await findProduct(db, item.productId))?.pointEarnRateBp ?? null,
-        stay: item.stay,
-        fulfillment: item.fulfillment,
-        refundPolicy: item.refundPolicy,
-        options: { optionSelections: item.optionSelections ?? [], customInputs: item.customInputs ?? [] },
-      })),
-    ),
+    items: sheet.items.map((item, i) => ({
+      productId: item.productId,
+      productNo: item.productNo,
+      optionId: item.optionId,
+      productName: item.name,
+      optionValues: item.optionValues,
+      quantity: item.quantity,
+      unitPrice: item.unitPrice,
+      amount: item.amount,
+      deliveryGroup: deliveryGroupOf(item),
+      deliveryFee: itemDeliveryFees[i],
+      couponDiscountAmount: couponDiscounts[i],
+      pointEarnRateBp: sold[i].pointEarnRateBp ?? null,
+      stay: item.stay,
+      fulfillment: item.fulfillment,
+      refundPolicy: item.refundPolicy,
+      options: { optionSelections: item.optionSelections ?? [], customInputs: item.customInputs ?? [] },
+    })),
   });
   await updateById(db, payments, payment.id, { ...paymentFields, status: 'COMPLETED', orderId: order.id, updatedAt: now });
-  await linkDiscountsToOrder(db, now, payment.id, order.id);
+  await linkDiscountsToOrder(db, now, payment, order.id);
   await updateById(db, checkoutSheets, sheet.id, { status: 'COMPLETED', orderId: order.id });
   await removeOrderedCartLines(db, sheet);
   if ((await cashReceiptOf(db, payment.id))?.status === 'REQUESTED')

@@ -1,4 +1,5 @@
-import { Environment } from '@marcbachmann/cel-js';
+import { createRequire } from 'node:module';
+import type { Environment } from '@marcbachmann/cel-js';
 import { RE2JS } from 're2js';
 
 /**
@@ -19,13 +20,25 @@ import { RE2JS } from 're2js';
 export const EXPRESSION_BUDGET = 100_000;
 export const EXPRESSION_BUDGET_EXCEEDED = 'EXPRESSION_BUDGET_EXCEEDED';
 
-/** CEL's parse-time limits, tight for the 1,000 characters a definition allows an expression. */
-const env = new Environment({
-  unlistedVariablesAreDyn: true,
-  limits: { maxAstNodes: 1000, maxDepth: 50, maxListElements: 500, maxMapEntries: 500, maxCallArguments: 16 },
-});
+let env: Environment | undefined;
 
-type Compiled = ReturnType<typeof env.parse>;
+/**
+ * The CEL environment, with CEL's parse-time limits tight for the 1,000 characters a definition allows an
+ * expression. cel-js builds its function tables as it loads, a noticeable part of a service start that
+ * compiles no expression: it is loaded (require of an ES module, synchronous) by the first one compiled.
+ */
+function celEnvironment(): Environment {
+  if (!env) {
+    const cel = createRequire(import.meta.url)('@marcbachmann/cel-js') as typeof import('@marcbachmann/cel-js');
+    env = new cel.Environment({
+      unlistedVariablesAreDyn: true,
+      limits: { maxAstNodes: 1000, maxDepth: 50, maxListElements: 500, maxMapEntries: 500, maxCallArguments: 16 },
+    });
+  }
+  return env;
+}
+
+type Compiled = ReturnType<Environment['parse']>;
 type Evaluator = { run: (node: Node, ctx: unknown) => unknown };
 type Evaluate = (this: Node, ev: Evaluator, ast: Node, ctx: unknown) => unknown;
 /** The library's AST node as it is at run time: its typings leave out the meta its evaluation reads. */
@@ -152,7 +165,7 @@ function instrument(root: Node) {
 function build(source: string): Compiled | string {
   let fn: Compiled;
   try {
-    fn = env.parse(source);
+    fn = celEnvironment().parse(source);
   } catch (error) {
     return (error as Error).message.split('\n')[0];
   }

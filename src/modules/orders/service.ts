@@ -8,7 +8,7 @@ import { fail } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
 import { requireOwned } from '../../server/tenancy.js';
 import { emitEvent } from '../events/index.js';
-import { insertRow } from '../../db/statements.js';
+import { insertRow, insertRows } from '../../db/statements.js';
 import { announce } from '../../server/hooks.js';
 import {
   orderItems,
@@ -178,7 +178,7 @@ export async function createOrder(db: Db, now: number, input: NewOrder): Promise
     createdAt: now,
     updatedAt: now,
   }));
-  for (const item of itemRows) await insertRow(db, orderItems, item);
+  await insertRows(db, orderItems, itemRows);
   await emitEvent(db, now, {
     storeId: input.storeId,
     type: 'ORDER.PAID',

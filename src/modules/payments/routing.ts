@@ -130,8 +130,9 @@ export const optionKey = (o: { pg: Pg; method: PaymentMethod; provider?: EasyPay
 /** What buyers may pay with; nothing while checkout is unavailable to them (`checkoutMode`), e.g. a public shop on sandbox gateways. */
 export async function paymentOptions(services: Pick<Services, 'db'>, storeId: string, audience: CheckoutAudience = {}): Promise<PaymentOption[]> {
   const options: PaymentOption[] = [];
-  if ((await checkoutMode(services, storeId, audience)).mode === null) return options;
-  for (const state of (await storeRouting(services.db, storeId)).candidates) {
+  const routing = await storeRouting(services.db, storeId);
+  if (modeOf(routing, audience).mode === null) return options;
+  for (const state of routing.candidates) {
     const pgName = PG_NAMES[state.provider];
     for (const method of methodsOf(state)) {
       const providers = method === 'EASY_PAY' && state.row!.easyPayProviders.length ? state.row!.easyPayProviders : [undefined];
@@ -168,8 +169,11 @@ export interface CheckoutAudience {
 }
 
 /** Whether buyers can pay, and how (spec 01 §5.5 table). */
-export async function checkoutMode(services: Pick<Services, 'db'>, storeId: string, { preview = false }: CheckoutAudience = {}): Promise<CheckoutMode> {
-  const { environment, storefrontPublic } = await storeRouting(services.db, storeId);
+export async function checkoutMode(services: Pick<Services, 'db'>, storeId: string, audience: CheckoutAudience = {}): Promise<CheckoutMode> {
+  return modeOf(await storeRouting(services.db, storeId), audience);
+}
+
+function modeOf({ environment, storefrontPublic }: StoreRouting, { preview = false }: CheckoutAudience): CheckoutMode {
   if (environment === null) return { mode: null, reason: 'NO_PROVIDER' };
   if (environment === 'TEST' && storefrontPublic && !preview) return { mode: null, reason: 'NOT_LIVE' };
   return { mode: environment, reason: null };

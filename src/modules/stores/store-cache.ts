@@ -1,7 +1,10 @@
 import { whenAnswered, type Db } from '../../db/client.js';
-import { cacheVersion } from '../../db/prepared.js';
+import { cacheVersion, preparedFor } from '../../db/prepared.js';
 
-const settingsVersion = cacheVersion("SELECT version FROM store_versions WHERE store_id = ? AND scope = 'settings'");
+const SETTINGS_VERSION = "SELECT version FROM store_versions WHERE store_id = ? AND scope = 'settings'";
+const settingsVersion = cacheVersion(SETTINGS_VERSION);
+/** The version as the current transaction sees it (its own writes included). */
+const versionStatement = preparedFor((db: Db) => db.$client.prepare<[string], number>(SETTINGS_VERSION).pluck());
 
 const MAX_ENTRIES = 10_000;
 
@@ -24,13 +27,23 @@ export function cachedPerStoreSettings<A, T>(
     cache.set(storeId, { version, value });
     return value;
   };
+  /**
+   * Inside a transaction a value is never remembered (its writes may roll back), but one remembered outside
+   * is still good when the version the transaction sees is the one it was built at: one primary-key read
+   * instead of the model's queries, several times per purchase.
+   */
+  const inTransaction = async (cache: Map<string, { version: number; value: T }>, owner: A, storeId: string, db: Db) => {
+    const hit = cache.get(storeId);
+    if (hit && hit.version === ((await versionStatement(db).get(storeId)) ?? 0)) return hit.value;
+    return build(owner, storeId);
+  };
   // A hit on SQLite is answered at once: the version is known without a query while nothing was written.
   return (owner, storeId) => {
     const db = dbOf(owner);
     let cache = caches.get(db);
     if (!cache) caches.set(db, (cache = new Map()));
     return whenAnswered(settingsVersion(db, storeId), (version) => {
-      if (version === null) return build(owner, storeId);
+      if (version === null) return inTransaction(cache, owner, storeId, db);
       const hit = cache.get(storeId);
       return hit && hit.version === version ? hit.value : remember(db, cache, owner, storeId, version);
     });

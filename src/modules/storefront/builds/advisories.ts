@@ -16,11 +16,11 @@ import { packageRoot } from '../../../paths.js';
 /** The offline snapshot `svc dev` checks against when no `SVC_ADVISORY_SOURCE` is set. */
 export const advisorySnapshotDir = join(packageRoot, 'advisories');
 
-// semver ships no types and only the two functions below are needed.
-const semver = createRequire(import.meta.url)('semver') as {
-  valid(version: string): string | null;
-  compare(a: string, b: string): -1 | 0 | 1;
-};
+// semver ships no types and only the two functions below are needed. Required by the first check (its
+// 47 files are no part of a service start).
+type Semver = { valid(version: string): string | null; compare(a: string, b: string): -1 | 0 | 1 };
+let semverModule: Semver | undefined;
+const semverFunctions = () => (semverModule ??= createRequire(import.meta.url)('semver') as Semver);
 
 export type Severity = 'LOW' | 'MODERATE' | 'HIGH' | 'CRITICAL' | 'UNKNOWN';
 
@@ -130,6 +130,7 @@ export class AdvisoryIndex {
  * range, each `fixed` at or below it (or `last_affected` below it) closes it again.
  */
 function inRange(version: string, events: OsvEvent[]): boolean {
+  const semver = semverFunctions();
   if (!semver.valid(version)) return false;
   const at = (e: OsvEvent) => ('introduced' in e ? e.introduced : 'fixed' in e ? e.fixed : 'last_affected' in e ? e.last_affected : e.limit);
   const comparable = events.filter((e) => !('limit' in e) && (at(e) === '0' || semver.valid(at(e))));

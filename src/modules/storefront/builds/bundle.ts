@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { lstatSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { WorkerJob, WorkerResult } from './bundle-worker.js';
 import { runSellerProcess } from './seller-sandbox.js';
 import { cleanPath } from './source.js';
+import { codePath, packageRoot } from '../../../paths.js';
 
 /**
  * A site's bundling (esbuild), run in a child process of its own — in the seller sandbox when `sandboxed`
@@ -28,13 +28,13 @@ export const LIMITS = { serverBundle: 10 * 1024 * 1024, staticFile: 25 * 1024 * 
 const MAX_ERRORS = 20;
 
 /**
- * Running from TypeScript sources the worker is bundle-worker.ts loaded through tsx; compiled, it is the
- * bundle-worker.js beside this file. Its folder and the package.json that makes it a module are readable in
+ * Running from TypeScript sources the worker is bundle-worker.ts loaded through tsx; built, tsc's
+ * bundle-worker.js (codePath). Its folder and the package.json that makes it a module are readable in
  * the sandbox (nothing else of svc but its node_modules).
  */
 const fromSources = import.meta.url.endsWith('.ts');
-const WORKER_PATH = fileURLToPath(new URL(`./bundle-worker.${fromSources ? 'ts' : 'js'}`, import.meta.url));
-const PACKAGE_JSON = fileURLToPath(new URL(fromSources ? '../../../../package.json' : '../../../../../package.json', import.meta.url));
+const WORKER_PATH = codePath('src/modules/storefront/builds/bundle-worker.ts');
+const PACKAGE_JSON = join(packageRoot, 'package.json');
 const workerArgv = () => [process.execPath, ...(fromSources ? ['--import', import.meta.resolve('tsx')] : []), WORKER_PATH];
 
 class OutputRefused extends Error {
