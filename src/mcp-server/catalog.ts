@@ -7,6 +7,8 @@ export interface CatalogEntry {
   path: string;
   summary: string;
   agentDecision: 'ALLOW' | 'APPROVAL_REQUIRED' | 'DENIED';
+  /** Approval is skipped while the store never went public nor took a live payment (spec 01 §5.6). */
+  exemptWhilePrivate: boolean;
   /** JSON Schema of the call's `{ params, query, body }`. */
   inputSchema: Record<string, unknown>;
   tag: string;
@@ -25,11 +27,14 @@ export async function operationCatalog(callApi: ApiCaller): Promise<CatalogEntry
   if (answer.status !== 200 || !answer.body?.paths) throw new Error(`the OpenAPI document could not be read (HTTP ${answer.status})`);
   const doc = answer.body as Json;
   const schemas = (doc.components?.schemas ?? {}) as Json;
+  const storeSchemes = Object.entries((doc.components?.securitySchemes ?? {}) as Json)
+    .filter(([, scheme]) => scheme.type === 'apiKey' && scheme.in === 'header' && String(scheme.name).toLowerCase() === 'x-store-id')
+    .map(([name]) => name);
   const entries: CatalogEntry[] = [];
   for (const [path, methods] of Object.entries(doc.paths as Json)) {
     if (!path.startsWith('/v1/')) continue;
     for (const [method, op] of Object.entries(methods as Json)) {
-      const stored = (op.parameters ?? []).some((p: Json) => p.in === 'header' && p.name === 'X-Store-Id');
+      const stored = needsStore(op, storeSchemes);
       // Public documents (the OpenAPI document, plans) need no agent tooling; buyer API paths are not under /v1.
       if ((op.security ?? []).length === 0) continue;
       entries.push({
@@ -38,6 +43,7 @@ export async function operationCatalog(callApi: ApiCaller): Promise<CatalogEntry
         path,
         summary: op.summary,
         agentDecision: agentDecision(method, op['x-svc-agent-policy']),
+        exemptWhilePrivate: op['x-svc-agent-approval-exempt-while-private'] === true,
         inputSchema: inputSchema(op, schemas),
         tag: op.tags?.[0] ?? '',
         auth: stored ? 'store' : 'account',
@@ -45,6 +51,15 @@ export async function operationCatalog(callApi: ApiCaller): Promise<CatalogEntry
     }
   }
   return entries;
+}
+
+/**
+ * Whether an operation acts in a store: its security asks for the X-Store-Id scheme, or (a service older than
+ * that scheme) it lists X-Store-Id as a header parameter.
+ */
+function needsStore(op: Json, storeSchemes: string[]): boolean {
+  if ((op.security ?? []).some((requirement: Json) => storeSchemes.some((name) => name in requirement))) return true;
+  return (op.parameters ?? []).some((p: Json) => p.in === 'header' && p.name === 'X-Store-Id');
 }
 
 /** Reads never need approval; a policy that depends on the request is shown as the stricter outcome (a dry run tells). */
@@ -89,3 +104,7 @@ function inline(schema: unknown, schemas: Json, seen: ReadonlySet<string> = new 
   }
   return Object.fromEntries(Object.entries(schema as Json).map(([k, v]) => [k, inline(v, schemas, seen)]));
 }
+
+/** The decision this store would make now: an exempt operation needs no approval while the store is still private. */
+export const decisionForStore = (entry: CatalogEntry, storeExempt: boolean): CatalogEntry['agentDecision'] =>
+  entry.agentDecision === 'APPROVAL_REQUIRED' && entry.exemptWhilePrivate && storeExempt ? 'ALLOW' : entry.agentDecision;

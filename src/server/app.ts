@@ -4,6 +4,7 @@ import { mountFonts } from './fonts.js';
 import { errorResponse, newTraceId } from './envelope.js';
 import { ApiError, fail } from './errors.js';
 import { escapeHtml, htmlResponse } from './html.js';
+import { JsonDocument } from './json-document.js';
 import { allMessages } from './messages.js';
 import { openApiDocument } from './openapi.js';
 import { operationHandler } from './pipeline.js';
@@ -54,11 +55,8 @@ export function createApp(services: Services): H3 {
   if (services.config.mode === 'dev') mountDevRoutes(app, services);
 
   // Made on first request, once per service: converting every schema costs more than a service start should.
-  let openapi: string | null = null;
-  app.get(
-    '/v1/openapi.json',
-    () => new Response((openapi ??= JSON.stringify(openApiDocument(services, operations))), { headers: { 'content-type': 'application/json; charset=utf-8' } }),
-  );
+  const openapi = new JsonDocument(() => openApiDocument(services, operations));
+  app.get('/v1/openapi.json', (event: H3Event) => openapi.response(event.req.headers.get('accept-encoding')));
   app.get('/docs/errors', () => errorCodesPage());
 
   const patterns = operations.map((op) => ({ method: op.method, pattern: pathPattern(op.path) }));

@@ -87,14 +87,22 @@ export function toHttp(out: Outgoing, headers?: Record<string, string>, acceptsG
   });
 }
 
-/** Whether `Accept-Encoding` allows gzip (listed, and not with q=0). */
-export function acceptsGzip(acceptEncoding: string | null): boolean {
+/**
+ * Whether `Accept-Encoding` allows `coding` (`gzip`, `br`): listed without q=0, or left to a `*` without
+ * q=0 (`*, br;q=0` refuses br).
+ */
+export function acceptsEncoding(acceptEncoding: string | null, coding: string): boolean {
   if (!acceptEncoding) return false;
-  return acceptEncoding.split(',').some((part) => {
+  const listed = acceptEncoding.split(',').map((part) => {
     const [name, ...params] = part.trim().toLowerCase().split(';');
-    return (name === 'gzip' || name === '*') && !params.some((p) => /^\s*q=0(\.0*)?\s*$/.test(p));
+    return { name: name.trim(), refused: params.some((p) => /^\s*q=0(\.0*)?\s*$/.test(p)) };
   });
+  const choice = listed.find((entry) => entry.name === coding) ?? listed.find((entry) => entry.name === '*');
+  return choice !== undefined && !choice.refused;
 }
+
+/** Whether `Accept-Encoding` allows gzip. */
+export const acceptsGzip = (acceptEncoding: string | null) => acceptsEncoding(acceptEncoding, 'gzip');
 
 export const successResponse = (status: number, data: unknown, code = 'OK') => toHttp(successOutgoing(status, data, code));
 export const errorResponse = (err: ApiError, traceId: string, docsBase: string) => toHttp(errorOutgoing(err, traceId, docsBase));

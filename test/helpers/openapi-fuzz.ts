@@ -12,7 +12,7 @@ export interface FuzzOperation {
   operationId: string;
   method: string;
   path: string;
-  /** Whether the operation can be called without a token (`security` lists an empty requirement). */
+  /** Whether the operation can be called without a token (`security` lists a requirement with no token scheme). */
   anonymous: boolean;
   pathParams: { name: string; schema: Schema }[];
   query: { name: string; required: boolean; schema: Schema }[];
@@ -58,6 +58,18 @@ export function refResolver(doc: Schema) {
 /** Every operation of the document, read defensively (refs resolved, unknown shapes skipped). */
 export function operationsOf(doc: Schema): FuzzOperation[] {
   const resolve = refResolver(doc);
+  const schemes: Schema = doc.components?.securitySchemes ?? {};
+  // An API key (X-Store-Id, the store a request acts in) is no token: a requirement of API keys only is anonymous.
+  const tokenFree = (requirement: Schema) => Object.keys(requirement).every((name) => schemes[name]?.type === 'apiKey');
+  /** The header API keys a requirement asks for, as the required headers they are on the wire. */
+  const keyHeaders = (security: Schema[]) => [
+    ...new Map(
+      security
+        .flatMap((requirement) => Object.keys(requirement).map((name) => schemes[name]))
+        .filter((scheme) => scheme?.type === 'apiKey' && scheme.in === 'header')
+        .map((scheme) => [scheme.name, { name: scheme.name, required: true, schema: { type: 'string' } }]),
+    ).values(),
+  ];
   const out: FuzzOperation[] = [];
   for (const [path, item] of Object.entries<Schema>(doc.paths ?? {})) {
     const shared: Schema[] = (item.parameters ?? []).map(resolve);
@@ -76,10 +88,13 @@ export function operationsOf(doc: Schema): FuzzOperation[] {
         operationId: op.operationId ?? `${method} ${path}`,
         method: method.toUpperCase(),
         path,
-        anonymous: !security || security.length === 0 || security.some((s) => Object.keys(s).length === 0),
+        anonymous: !security || security.length === 0 || security.some(tokenFree),
         pathParams: all.filter((p) => p.in === 'path').map((p) => ({ name: p.name, schema: resolve(p.schema) })),
         query: all.filter((p) => p.in === 'query').map((p) => ({ name: p.name, required: Boolean(p.required), schema: resolve(p.schema) })),
-        headers: all.filter((p) => p.in === 'header').map((p) => ({ name: p.name, required: Boolean(p.required), schema: resolve(p.schema) })),
+        headers: [
+          ...all.filter((p) => p.in === 'header').map((p) => ({ name: p.name, required: Boolean(p.required), schema: resolve(p.schema) })),
+          ...keyHeaders(security ?? []),
+        ],
         body: jsonType
           ? { type: 'json', required: Boolean(requestBody?.required), schema: resolve(content[jsonType].schema) }
           : formType
@@ -345,7 +360,10 @@ const MUTATIONS: Record<string, (req: FuzzRequest, pick: number) => FuzzRequest>
       (s) => typeof s.value === 'string' || inParam(s),
       (slot) =>
         // In a URL a lone surrogate can only arrive as the UTF-8 bytes of one (which is not UTF-8).
-        inParam(slot) ? { raw: `a%ED%A0%80${pick % 2 ? '%ED%B0%80' : ''}` } : `${String(slot.value).slice(0, 3)}\uD800${pick % 2 ? '\uDC00\uDC00' : ''}`,
+        // A body slot that holds no string (the only kind left in a body of booleans) becomes one.
+        inParam(slot)
+          ? { raw: `a%ED%A0%80${pick % 2 ? '%ED%B0%80' : ''}` }
+          : `${typeof slot.value === 'string' ? slot.value.slice(0, 3) : ''}\uD800${pick % 2 ? '\uDC00\uDC00' : ''}`,
     ),
   // In a URL only ASCII: 5,000 Hangul syllables percent-encode past Node's 16 KB header limit (431 before the app).
   longString: (req, pick) =>

@@ -34,7 +34,7 @@ export interface OpenApiDocument {
   openapi: string;
   info?: { title?: string; version?: string };
   paths: Record<string, Record<string, Operation>>;
-  components?: { schemas?: Record<string, Schema> };
+  components?: { schemas?: Record<string, Schema>; responses?: Record<string, unknown> };
 }
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
@@ -159,6 +159,20 @@ function bodyOf(op: Operation, printer: Printer, pad: string): string {
   return printer.type(schema, pad);
 }
 
+/** The component schemas `node` refers to, through shared responses (`#/components/responses/…`) too. */
+function schemasNamedIn(node: unknown, document: OpenApiDocument, names = new Set<string>()): Set<string> {
+  if (Array.isArray(node)) for (const item of node) schemasNamedIn(item, document, names);
+  else if (node !== null && typeof node === 'object') {
+    for (const [field, value] of Object.entries(node)) {
+      const response = field === '$ref' && typeof value === 'string' ? /^#\/components\/responses\/(.+)$/.exec(value)?.[1] : undefined;
+      if (response) schemasNamedIn(document.components?.responses?.[response], document, names);
+      else if (field === '$ref' && typeof value === 'string' && REF.test(value)) names.add(REF.exec(value)![1]);
+      else schemasNamedIn(value, document, names);
+    }
+  }
+  return names;
+}
+
 /**
  * The text of `svc-api.d.ts` for the operations under `prefix` (default the buyer API): `operations` keyed by
  * operationId (method, path, path and query parameters, body, and the success answer's `data`), `paths` by path
@@ -191,8 +205,10 @@ export function apiTypes(document: OpenApiDocument, options: { prefix?: string; 
     }
     if (entries.length) paths.push(`  ${literal(path)}: {\n${entries.join('')}  };\n`);
   }
-  // Every component schema (the envelope's parts, e.g. FieldError, are among them), and any they refer to.
-  for (const name of Object.keys(document.components?.schemas ?? {})) printer.refs.add(name);
+  // The component schemas these operations name anywhere (the envelope's parts, e.g. FieldError, among them), and
+  // any they refer to: not the administration API's.
+  for (const path of Object.keys(document.paths).filter((p) => p.startsWith(prefix)))
+    for (const name of schemasNamedIn(document.paths[path], document)) printer.refs.add(name);
   const schemas = new Map<string, string>();
   for (let missing = [...printer.refs]; missing.length; missing = [...printer.refs].filter((n) => !schemas.has(n))) {
     for (const name of missing) schemas.set(name, printer.type(document.components!.schemas![name], '    '));

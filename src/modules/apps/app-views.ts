@@ -82,44 +82,46 @@ export function appBaseUrl(services: Services, handle: string): string | null {
 }
 
 /** An installation of an app in the store (spec 02 §2.2). */
-export const installationView = z.object({
-  installationId: z.string(),
-  app: z.object({ appId: z.string(), handle: z.string(), name: z.string(), status: appStatus }),
-  status: z.enum(['ACTIVE', 'UNINSTALLED']),
-  visibility: z.enum(['DEVELOPMENT', 'PRIVATE', 'PUBLIC']),
-  version: z.number().int().describe('The running, consented version.'),
-  pendingVersion: z
-    .object({
-      version: z.number().int(),
-      requires: z
-        .record(z.string(), z.array(z.string()))
-        .describe('What the version adds that needs consent, by kind (scopes, hosts, events, publicRoutes, schedules, tools, externalHost).'),
-    })
-    .nullable()
-    .describe('A newer version awaiting consent; null when none.'),
-  needsUpdate: z.boolean(),
-  permissions: z.object({ scopes: z.array(z.string()), hosts: z.array(z.string()) }),
-  settings: z
-    .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))
-    .describe('Every setting the running version declares; null when unset; secret ones show their first 4 characters only.'),
-  needsSetup: z.boolean().describe('A required setting is empty: events are not delivered to the app.'),
-  missingSettings: z.array(z.string()),
-  tools: z.array(toolView),
-  externalHost: z.string().nullable().describe('The host an external-runtime app runs on.'),
-  publicHttp: z.array(
-    z.object({
-      method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']),
-      path: z.string(),
-      url: z.string().nullable().describe('null under svc serve without an apps host'),
-    }),
-  ),
-  schedules: z.array(z.object({ name: z.string(), interval: z.string(), nextRunAt: instant.nullable() })),
-  flowNotifications: z.array(z.object({ name: z.string(), label: z.string(), description: z.string().nullable(), params: z.record(z.string(), flowParam) })),
-  flowEvents: z.array(z.object({ name: z.string().describe('`app.<handle>.<EVENT>`'), label: z.string(), description: z.string().nullable() })),
-  installedAt: instant,
-  uninstalledAt: instant.nullable(),
-  eraseAt: instant.nullable().describe('When settings and app storage are erased (48 hours after uninstalling); null once done.'),
-});
+export const installationView = z
+  .object({
+    installationId: z.string(),
+    app: z.object({ appId: z.string(), handle: z.string(), name: z.string(), status: appStatus }),
+    status: z.enum(['ACTIVE', 'UNINSTALLED']),
+    visibility: z.enum(['DEVELOPMENT', 'PRIVATE', 'PUBLIC']),
+    version: z.number().int().describe('The running, consented version.'),
+    pendingVersion: z
+      .object({
+        version: z.number().int(),
+        requires: z
+          .record(z.string(), z.array(z.string()))
+          .describe('What the version adds that needs consent, by kind (scopes, hosts, events, publicRoutes, schedules, tools, externalHost).'),
+      })
+      .nullable()
+      .describe('A newer version awaiting consent; null when none.'),
+    needsUpdate: z.boolean(),
+    permissions: z.object({ scopes: z.array(z.string()), hosts: z.array(z.string()) }),
+    settings: z
+      .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))
+      .describe('Every setting the running version declares; null when unset; secret ones show their first 4 characters only.'),
+    needsSetup: z.boolean().describe('A required setting is empty: events are not delivered to the app.'),
+    missingSettings: z.array(z.string()),
+    tools: z.array(toolView),
+    externalHost: z.string().nullable().describe('The host an external-runtime app runs on.'),
+    publicHttp: z.array(
+      z.object({
+        method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']),
+        path: z.string(),
+        url: z.string().nullable().describe('null under svc serve without an apps host'),
+      }),
+    ),
+    schedules: z.array(z.object({ name: z.string(), interval: z.string(), nextRunAt: instant.nullable() })),
+    flowNotifications: z.array(z.object({ name: z.string(), label: z.string(), description: z.string().nullable(), params: z.record(z.string(), flowParam) })),
+    flowEvents: z.array(z.object({ name: z.string().describe('`app.<handle>.<EVENT>`'), label: z.string(), description: z.string().nullable() })),
+    installedAt: instant,
+    uninstalledAt: instant.nullable(),
+    eraseAt: instant.nullable().describe('When settings and app storage are erased (48 hours after uninstalling); null once done.'),
+  })
+  .meta({ id: 'AppInstallation' });
 
 export async function presentInstallation(services: Services, inst: Installation) {
   const { db } = services;

@@ -59,43 +59,45 @@ const refundOverrideView = z.object({
   preShipmentDeliveryFeeRefund: z.boolean().optional(),
 });
 
-export const productView = z.object({
-  productId: z.string(),
-  productNo: z.number().int().describe('Per-store sequence from 1'),
-  name: z.string(),
-  salePrice: won,
-  listPrice: won.nullable().describe('Display-only comparison price (originalPrice for buyers)'),
-  categoryId: z.string().nullable(),
-  images: z.array(z.string()).describe('Upload ids; the first is the representative image'),
-  imageUrls: z.array(z.url()),
-  status: productStatus,
-  stockQuantity: z.number().int().describe("Sum of the variants' stock (DATED products keep stock in the calendar)"),
-  options: z.array(optionAxisView),
-  variants: z.array(
-    z.object({
-      variantId: z.string().describe('= optionId in buyer APIs and orders'),
-      variantNo: z.number().int(),
-      optionValues: z.array(z.string()).describe('One value per option axis, in axis order'),
-      additionalAmount: won.describe('Won added to salePrice; may be negative'),
-      stockQuantity: z.number().int(),
-      saleOn: z.boolean(),
-      sku: skuView.nullable(),
-    }),
-  ),
-  fulfillment: fulfillmentView,
-  fulfillmentTypeLocked: z.boolean().describe('True once the product has sales history: fulfillment.type can no longer change'),
-  refundPolicy: refundOverrideView.nullable().describe('Items overriding the store refund policy; null when none'),
-  inventoryMode,
-  flowId: z.string().nullable(),
-  pointEarnRateBp: z.number().int().nullable().describe('Point earn rate in basis points; null: the store default'),
-  isSample: z.boolean(),
-  discount: discountView.nullable(),
-  addons: z.array(addonGroupView),
-  customInputs: z.array(customInputView),
-  version: z.number().int().describe('Grows with every write; the ETag, sent back as If-Match'),
-  createdAt: instant,
-  updatedAt: instant,
-});
+export const productView = z
+  .object({
+    productId: z.string(),
+    productNo: z.number().int().describe('Per-store sequence from 1'),
+    name: z.string(),
+    salePrice: won,
+    listPrice: won.nullable().describe('Display-only comparison price (originalPrice for buyers)'),
+    categoryId: z.string().nullable(),
+    images: z.array(z.string()).describe('Upload ids; the first is the representative image'),
+    imageUrls: z.array(z.url()),
+    status: productStatus,
+    stockQuantity: z.number().int().describe("Sum of the variants' stock (DATED products keep stock in the calendar)"),
+    options: z.array(optionAxisView),
+    variants: z.array(
+      z.object({
+        variantId: z.string().describe('= optionId in buyer APIs and orders'),
+        variantNo: z.number().int(),
+        optionValues: z.array(z.string()).describe('One value per option axis, in axis order'),
+        additionalAmount: won.describe('Won added to salePrice; may be negative'),
+        stockQuantity: z.number().int(),
+        saleOn: z.boolean(),
+        sku: skuView.nullable(),
+      }),
+    ),
+    fulfillment: fulfillmentView,
+    fulfillmentTypeLocked: z.boolean().describe('True once the product has sales history: fulfillment.type can no longer change'),
+    refundPolicy: refundOverrideView.nullable().describe('Items overriding the store refund policy; null when none'),
+    inventoryMode,
+    flowId: z.string().nullable(),
+    pointEarnRateBp: z.number().int().nullable().describe('Point earn rate in basis points; null: the store default'),
+    isSample: z.boolean(),
+    discount: discountView.nullable(),
+    addons: z.array(addonGroupView),
+    customInputs: z.array(customInputView),
+    version: z.number().int().describe('Grows with every write; the ETag, sent back as If-Match'),
+    createdAt: instant,
+    updatedAt: instant,
+  })
+  .meta({ id: 'Product' });
 
 /** The seller's view (spec 01 §2.2; names of issue 3). */
 export function presentProduct(origin: string, product: ProductRow, variants: VariantRow[], now: number): z.output<typeof productView> {
@@ -136,40 +138,42 @@ export function presentProduct(origin: string, product: ProductRow, variants: Va
   };
 }
 
-export const buyerProductView = z.object({
-  productId: z.string(),
-  productNo: z.number().int(),
-  name: z.string(),
-  salePrice: won,
-  originalPrice: won.nullable().describe('The list price, for comparison only'),
-  price: won.describe('What one unit costs now: the discounted salePrice during the discount, else salePrice'),
-  discount: discountView.nullable(),
-  categoryId: z.string().nullable(),
-  images: z.array(z.string()),
-  imageUrls: z.array(z.url()),
-  options: z.array(optionAxisView),
-  variants: z
-    .array(
-      z.object({
-        variantId: z.string(),
-        optionId: z.string().describe('= variantId'),
-        variantNo: z.number().int(),
-        optionValues: z.array(z.string()),
-        additionalAmount: won,
-        price: won.describe('price plus the additional amount'),
-        soldOut: z.boolean().describe('Always false for DATED products: see the calendar'),
-      }),
-    )
-    .describe('Variants on sale only'),
-  fulfillment: z.discriminatedUnion('type', [
-    z.object({ type: z.literal('SHIPPING'), shipping: shippingView.pick({ deliveryType: true, deliveryFee: true, conditionalFreeAmount: true }) }),
-    z.object({ type: z.literal('MANUAL') }),
-  ]),
-  inventoryMode,
-  pointEarnRateBp: z.number().int().nullable(),
-  addons: z.array(addonGroupView),
-  customInputs: z.array(customInputView),
-});
+export const buyerProductView = z
+  .object({
+    productId: z.string(),
+    productNo: z.number().int(),
+    name: z.string(),
+    salePrice: won,
+    originalPrice: won.nullable().describe('The list price, for comparison only'),
+    price: won.describe('What one unit costs now: the discounted salePrice during the discount, else salePrice'),
+    discount: discountView.nullable(),
+    categoryId: z.string().nullable(),
+    images: z.array(z.string()),
+    imageUrls: z.array(z.url()),
+    options: z.array(optionAxisView),
+    variants: z
+      .array(
+        z.object({
+          variantId: z.string(),
+          optionId: z.string().describe('= variantId'),
+          variantNo: z.number().int(),
+          optionValues: z.array(z.string()),
+          additionalAmount: won,
+          price: won.describe('price plus the additional amount'),
+          soldOut: z.boolean().describe('Always false for DATED products: see the calendar'),
+        }),
+      )
+      .describe('Variants on sale only'),
+    fulfillment: z.discriminatedUnion('type', [
+      z.object({ type: z.literal('SHIPPING'), shipping: shippingView.pick({ deliveryType: true, deliveryFee: true, conditionalFreeAmount: true }) }),
+      z.object({ type: z.literal('MANUAL') }),
+    ]),
+    inventoryMode,
+    pointEarnRateBp: z.number().int().nullable(),
+    addons: z.array(addonGroupView),
+    customInputs: z.array(customInputView),
+  })
+  .meta({ id: 'BuyerProduct' });
 
 /** The buyer's view: no stock counts, list price as `originalPrice`, the price to pay now, only variants on sale. */
 export function presentBuyerProduct(origin: string, product: ProductRow, variants: VariantRow[], now: number): z.output<typeof buyerProductView> {

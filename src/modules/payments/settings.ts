@@ -117,24 +117,26 @@ function displayStatus(state: ProviderState) {
 }
 
 /** A payment provider of the store, connected or not (spec 01 §5.5). */
-export const paymentProviderView = z.object({
-  provider: z.enum(PROVIDERS),
-  pgName: z.string(),
-  connected: z.boolean(),
-  status: z
-    .enum(['NOT_CONNECTED', 'DISABLED', 'IN_USE', 'EXCLUDED', 'CONNECTION_FAILED'])
-    .describe('Display state: EXCLUDED means enabled but not taking payments (see `routingExclusion`).'),
-  enabled: z.boolean(),
-  sandboxMode: z.boolean().describe('True: the TEST key set and the sandbox gateway are used.'),
-  environment: environment.nullable().describe('The key set in use; null when not connected.'),
-  easyPayProviders: z.array(z.enum(EASY_PAY_PROVIDERS)),
-  credentialSets: z.object({ TEST: credentialSetView.nullable(), LIVE: credentialSetView.nullable() }),
-  liveGate: liveGateView.nullable(),
-  retiredCredentialCount: z.number().int().describe('Archived key sets, kept for refunds of the payments made with them.'),
-  routingExclusion: z.enum(ROUTING_EXCLUSIONS).nullable().describe('Why the provider takes no payments; null when it does.'),
-  version: z.number().int().nullable().describe('Send as `expectedVersion` with a PATCH; null when not connected.'),
-  connectedAt: instant.nullable(),
-});
+export const paymentProviderView = z
+  .object({
+    provider: z.enum(PROVIDERS),
+    pgName: z.string(),
+    connected: z.boolean(),
+    status: z
+      .enum(['NOT_CONNECTED', 'DISABLED', 'IN_USE', 'EXCLUDED', 'CONNECTION_FAILED'])
+      .describe('Display state: EXCLUDED means enabled but not taking payments (see `routingExclusion`).'),
+    enabled: z.boolean(),
+    sandboxMode: z.boolean().describe('True: the TEST key set and the sandbox gateway are used.'),
+    environment: environment.nullable().describe('The key set in use; null when not connected.'),
+    easyPayProviders: z.array(z.enum(EASY_PAY_PROVIDERS)),
+    credentialSets: z.object({ TEST: credentialSetView.nullable(), LIVE: credentialSetView.nullable() }),
+    liveGate: liveGateView.nullable(),
+    retiredCredentialCount: z.number().int().describe('Archived key sets, kept for refunds of the payments made with them.'),
+    routingExclusion: z.enum(ROUTING_EXCLUSIONS).nullable().describe('Why the provider takes no payments; null when it does.'),
+    version: z.number().int().nullable().describe('Send as `expectedVersion` with a PATCH; null when not connected.'),
+    connectedAt: instant.nullable(),
+  })
+  .meta({ id: 'PaymentProvider' });
 
 async function presentProvider(db: Db, storeId: string, state: ProviderState, settings: SettingsRow) {
   const row = state.row;

@@ -24,10 +24,10 @@ export interface operations {
         unitPrice: number;
         amount: number;
         stay: {
-          checkIn: string;
-          checkOut: string;
+          checkIn: components['schemas']['CalendarDate'];
+          checkOut: components['schemas']['CalendarDate'];
           nights: {
-            date: string;
+            date: components['schemas']['CalendarDate'];
             price: number;
           }[];
         } | null;
@@ -60,8 +60,8 @@ export interface operations {
         amount: null;
         /** The stay as it was put in the cart. */
         stay: {
-          checkIn: string;
-          checkOut: string;
+          checkIn: components['schemas']['CalendarDate'];
+          checkOut: components['schemas']['CalendarDate'];
         } | null;
         /** Add-on picks; their prices are in unitPrice */
         optionSelections: {
@@ -122,10 +122,10 @@ export interface operations {
         unitPrice: number;
         amount: number;
         stay: {
-          checkIn: string;
-          checkOut: string;
+          checkIn: components['schemas']['CalendarDate'];
+          checkOut: components['schemas']['CalendarDate'];
           nights: {
-            date: string;
+            date: components['schemas']['CalendarDate'];
             price: number;
           }[];
         } | null;
@@ -158,8 +158,8 @@ export interface operations {
         amount: null;
         /** The stay as it was put in the cart. */
         stay: {
-          checkIn: string;
-          checkOut: string;
+          checkIn: components['schemas']['CalendarDate'];
+          checkOut: components['schemas']['CalendarDate'];
         } | null;
         /** Add-on picks; their prices are in unitPrice */
         optionSelections: {
@@ -209,10 +209,10 @@ export interface operations {
         unitPrice: number;
         amount: number;
         stay: {
-          checkIn: string;
-          checkOut: string;
+          checkIn: components['schemas']['CalendarDate'];
+          checkOut: components['schemas']['CalendarDate'];
           nights: {
-            date: string;
+            date: components['schemas']['CalendarDate'];
             price: number;
           }[];
         } | null;
@@ -245,8 +245,8 @@ export interface operations {
         amount: null;
         /** The stay as it was put in the cart. */
         stay: {
-          checkIn: string;
-          checkOut: string;
+          checkIn: components['schemas']['CalendarDate'];
+          checkOut: components['schemas']['CalendarDate'];
         } | null;
         /** Add-on picks; their prices are in unitPrice */
         optionSelections: {
@@ -294,10 +294,10 @@ export interface operations {
         unitPrice: number;
         amount: number;
         stay: {
-          checkIn: string;
-          checkOut: string;
+          checkIn: components['schemas']['CalendarDate'];
+          checkOut: components['schemas']['CalendarDate'];
           nights: {
-            date: string;
+            date: components['schemas']['CalendarDate'];
             price: number;
           }[];
         } | null;
@@ -330,8 +330,8 @@ export interface operations {
         amount: null;
         /** The stay as it was put in the cart. */
         stay: {
-          checkIn: string;
-          checkOut: string;
+          checkIn: components['schemas']['CalendarDate'];
+          checkOut: components['schemas']['CalendarDate'];
         } | null;
         /** Add-on picks; their prices are in unitPrice */
         optionSelections: {
@@ -396,10 +396,10 @@ export interface operations {
         unitPrice: number;
         amount: number;
         stay: {
-          checkIn: string;
-          checkOut: string;
+          checkIn: components['schemas']['CalendarDate'];
+          checkOut: components['schemas']['CalendarDate'];
           nights: {
-            date: string;
+            date: components['schemas']['CalendarDate'];
             price: number;
           }[];
         } | null;
@@ -466,8 +466,10 @@ export interface operations {
       guestCheckout: boolean;
       testPayment: boolean;
       orderId: string | null;
-      createdAt: string;
-      expiresAt: string;
+      /** The order number a buyer quotes (14 digits), once the sheet made an order */
+      orderNo: number | null;
+      createdAt: components['schemas']['Instant'];
+      expiresAt: components['schemas']['Instant'];
     };
   };
   /** Read a checkout sheet */
@@ -493,10 +495,10 @@ export interface operations {
         unitPrice: number;
         amount: number;
         stay: {
-          checkIn: string;
-          checkOut: string;
+          checkIn: components['schemas']['CalendarDate'];
+          checkOut: components['schemas']['CalendarDate'];
           nights: {
-            date: string;
+            date: components['schemas']['CalendarDate'];
             price: number;
           }[];
         } | null;
@@ -563,8 +565,10 @@ export interface operations {
       guestCheckout: boolean;
       testPayment: boolean;
       orderId: string | null;
-      createdAt: string;
-      expiresAt: string;
+      /** The order number a buyer quotes (14 digits), once the sheet made an order */
+      orderNo: number | null;
+      createdAt: components['schemas']['Instant'];
+      expiresAt: components['schemas']['Instant'];
     };
   };
   /** Delivery quote for a postal code (remote-area surcharge); changes nothing */
@@ -670,7 +674,7 @@ export interface operations {
       orderId: string | null;
       testPayment: boolean;
       /** The payment may be retried with other options until then (10 minutes). */
-      expiresAt: string;
+      expiresAt: components['schemas']['Instant'];
     };
   };
   /** Price preview with coupons and points: amounts and whether payment is required; changes nothing */
@@ -720,82 +724,7 @@ export interface operations {
       size: number;
       totalElements: number;
       totalPages: number;
-      contents: {
-        productId: string;
-        productNo: number;
-        name: string;
-        salePrice: number;
-        /** The list price, for comparison only */
-        originalPrice: number | null;
-        /** What one unit costs now: the discounted salePrice during the discount, else salePrice */
-        price: number;
-        discount: {
-          method: 'PERCENT' | 'AMOUNT';
-          /** Percent off (PERCENT, 1–99) or won off (AMOUNT) */
-          value: number;
-          startDate: string;
-          /** Last day of the discount, inclusive */
-          endDate: string;
-          /** salePrice after the discount */
-          discountedPrice: number;
-          /** Whether the discount runs today (Korean date) */
-          active: boolean;
-        } | null;
-        categoryId: string | null;
-        images: string[];
-        imageUrls: string[];
-        options: {
-          name: string;
-          values: string[];
-        }[];
-        /** Variants on sale only */
-        variants: {
-          variantId: string;
-          /** = variantId */
-          optionId: string;
-          variantNo: number;
-          optionValues: string[];
-          additionalAmount: number;
-          /** price plus the additional amount */
-          price: number;
-          /** Always false for DATED products: see the calendar */
-          soldOut: boolean;
-        }[];
-        fulfillment: {
-          type: 'SHIPPING';
-          shipping: {
-            deliveryType: 'FREE' | 'PAID' | 'CONDITIONAL_FREE';
-            deliveryFee: number;
-            /** Order amount from which shipping is free (CONDITIONAL_FREE) */
-            conditionalFreeAmount: number | null;
-          };
-        } | {
-          type: 'MANUAL';
-        };
-        inventoryMode: 'STANDARD' | 'DATED';
-        pointEarnRateBp: number | null;
-        addons: {
-          name: string;
-          /** A buyer must pick one value of a required group */
-          required: boolean;
-          values: {
-            name: string;
-            /** Won added to the unit price */
-            additionalPrice: number;
-          }[];
-        }[];
-        customInputs: {
-          label: string;
-          placeholder: string | null;
-          maxLength: number;
-          required: boolean;
-          /** Names the input in checkout `customInputs` */
-          key: string;
-          type: 'TEXT' | 'TEXTAREA' | 'SELECT';
-          /** Choices of a SELECT input */
-          options: string[];
-        }[];
-      }[];
+      contents: components['schemas']['BuyerProduct'][];
     };
   };
   /** Coupons a buyer can download (for a product, with productId); a member sees whether they hold each and may download it */
@@ -823,10 +752,10 @@ export interface operations {
           kind: 'ALL' | 'PRODUCTS' | 'CATEGORIES';
           ids: string[];
         };
-        downloadStart: string | null;
-        downloadEnd: string | null;
+        downloadStart: components['schemas']['Instant'] | null;
+        downloadEnd: components['schemas']['Instant'] | null;
         useDays: number | null;
-        useEnd: string | null;
+        useEnd: components['schemas']['Instant'] | null;
         stackable: boolean;
         /** Members only: whether they hold it */
         downloaded?: boolean;
@@ -850,8 +779,8 @@ export interface operations {
       source: 'MANUAL' | 'DOWNLOAD' | 'SIGNUP' | 'CODE';
       /** Send it in coupons[].code at checkout */
       code: string;
-      expiresAt: string | null;
-      usedAt: string | null;
+      expiresAt: components['schemas']['Instant'] | null;
+      usedAt: components['schemas']['Instant'] | null;
       orderId: string | null;
     };
   };
@@ -921,7 +850,7 @@ export interface operations {
           address2: string;
           deliveryMemo: string | null;
         };
-        requestedAt: string;
+        requestedAt: components['schemas']['Instant'];
       } | null;
       amounts: {
         itemsAmount: number;
@@ -953,10 +882,10 @@ export interface operations {
         unitPrice: number;
         amount: number;
         stay: {
-          checkIn: string;
-          checkOut: string;
+          checkIn: components['schemas']['CalendarDate'];
+          checkOut: components['schemas']['CalendarDate'];
           nights: {
-            date: string;
+            date: components['schemas']['CalendarDate'];
             price: number;
           }[];
         } | null;
@@ -966,7 +895,7 @@ export interface operations {
           type: 'SHIPPING' | 'MANUAL';
         };
       }[];
-      orderedAt: string;
+      orderedAt: components['schemas']['Instant'];
     };
   };
   /** A guest buyer's flow action on the whole order, with the order password */
@@ -1023,10 +952,21 @@ export interface operations {
           kind: 'after' | 'at';
           to: string;
           status: 'PENDING' | 'PAUSED';
-          dueAt: string | null;
+          dueAt: components['schemas']['Instant'] | null;
           remainingSeconds: number | null;
         }[];
         groupId: string | null;
+        /** Only for an action with authority IMMEDIATE_CANCEL: the cancel claim filed and approved at once (as the claim endpoint files it) */
+        claim?: {
+          claimId: string;
+          claimNo: number;
+          claimType: string;
+          status: string;
+          approved: boolean;
+          quantity: number;
+          refundAmount: number | null;
+          refundId: string | null;
+        };
       }[];
     };
   };
@@ -1060,7 +1000,7 @@ export interface operations {
           address2: string;
           deliveryMemo: string | null;
         };
-        requestedAt: string;
+        requestedAt: components['schemas']['Instant'];
       };
     };
   };
@@ -1116,10 +1056,21 @@ export interface operations {
         kind: 'after' | 'at';
         to: string;
         status: 'PENDING' | 'PAUSED';
-        dueAt: string | null;
+        dueAt: components['schemas']['Instant'] | null;
         remainingSeconds: number | null;
       }[];
       groupId: string | null;
+      /** Only for an action with authority IMMEDIATE_CANCEL: the cancel claim filed and approved at once (as the claim endpoint files it) */
+      claim?: {
+        claimId: string;
+        claimNo: number;
+        claimType: string;
+        status: string;
+        approved: boolean;
+        quantity: number;
+        refundAmount: number | null;
+        refundId: string | null;
+      };
     };
   };
   /** A guest files a claim with the order password */
@@ -1164,8 +1115,8 @@ export interface operations {
         carrier: string;
         trackingNo: string;
       } | null;
-      createdAt: string;
-      updatedAt: string;
+      createdAt: components['schemas']['Instant'];
+      updatedAt: components['schemas']['Instant'];
       /** The refund of a claim completed now */
       refundStatus: ('PROCESSING' | 'COMPLETED' | 'FAILED' | 'HELD') | null;
     };
@@ -1219,8 +1170,8 @@ export interface operations {
         source: 'MANUAL' | 'DOWNLOAD' | 'SIGNUP' | 'CODE';
         /** Send it in coupons[].code at checkout */
         code: string;
-        expiresAt: string | null;
-        usedAt: string | null;
+        expiresAt: components['schemas']['Instant'] | null;
+        usedAt: components['schemas']['Instant'] | null;
         orderId: string | null;
         coupon: {
           name: string;
@@ -1261,9 +1212,9 @@ export interface operations {
       secret: boolean;
       answer: {
         text: string;
-        answeredAt: string;
+        answeredAt: components['schemas']['Instant'];
       } | null;
-      createdAt: string;
+      createdAt: components['schemas']['Instant'];
     };
   };
   /** A member buyer's flow action on an item of their order (e.g. DECIDE_PURCHASE) */
@@ -1316,10 +1267,21 @@ export interface operations {
         kind: 'after' | 'at';
         to: string;
         status: 'PENDING' | 'PAUSED';
-        dueAt: string | null;
+        dueAt: components['schemas']['Instant'] | null;
         remainingSeconds: number | null;
       }[];
       groupId: string | null;
+      /** Only for an action with authority IMMEDIATE_CANCEL: the cancel claim filed and approved at once (as the claim endpoint files it) */
+      claim?: {
+        claimId: string;
+        claimNo: number;
+        claimType: string;
+        status: string;
+        approved: boolean;
+        quantity: number;
+        refundAmount: number | null;
+        refundId: string | null;
+      };
     };
   };
   /** A member asks to cancel, return or exchange units of an item; the item's order flow decides (at once, or the seller) */
@@ -1362,8 +1324,8 @@ export interface operations {
         carrier: string;
         trackingNo: string;
       } | null;
-      createdAt: string;
-      updatedAt: string;
+      createdAt: components['schemas']['Instant'];
+      updatedAt: components['schemas']['Instant'];
       /** The refund of a claim completed now */
       refundStatus: ('PROCESSING' | 'COMPLETED' | 'FAILED' | 'HELD') | null;
     };
@@ -1424,11 +1386,11 @@ export interface operations {
       imageUrls: string[];
       reply: {
         text: string;
-        repliedAt: string;
+        repliedAt: components['schemas']['Instant'];
       } | null;
       hidden: boolean;
       testOrder: boolean;
-      createdAt: string;
+      createdAt: components['schemas']['Instant'];
     };
   };
   /** A member buyer's flow action on their whole order */
@@ -1484,10 +1446,21 @@ export interface operations {
           kind: 'after' | 'at';
           to: string;
           status: 'PENDING' | 'PAUSED';
-          dueAt: string | null;
+          dueAt: components['schemas']['Instant'] | null;
           remainingSeconds: number | null;
         }[];
         groupId: string | null;
+        /** Only for an action with authority IMMEDIATE_CANCEL: the cancel claim filed and approved at once (as the claim endpoint files it) */
+        claim?: {
+          claimId: string;
+          claimNo: number;
+          claimType: string;
+          status: string;
+          approved: boolean;
+          quantity: number;
+          refundAmount: number | null;
+          refundId: string | null;
+        };
       }[];
     };
   };
@@ -1520,7 +1493,7 @@ export interface operations {
           address2: string;
           deliveryMemo: string | null;
         };
-        requestedAt: string;
+        requestedAt: components['schemas']['Instant'];
       };
     };
   };
@@ -1540,7 +1513,7 @@ export interface operations {
       accessToken: string;
       tokenType: 'Bearer';
       expiresIn: number;
-      expiresAt: string;
+      expiresAt: components['schemas']['Instant'];
       customer: {
         customerId: string;
         /** The seller's own member id (buyer delegation) */
@@ -1550,9 +1523,9 @@ export interface operations {
         phone: string | null;
         /** Signed up on the storefront (has a password) */
         member: boolean;
-        createdAt: string;
+        createdAt: components['schemas']['Instant'];
         /** Withdrawn buyers keep their id and orders; personal fields are erased */
-        withdrawnAt: string | null;
+        withdrawnAt: components['schemas']['Instant'] | null;
       };
     };
   };
@@ -1570,7 +1543,7 @@ export interface operations {
       accessToken: string;
       tokenType: 'Bearer';
       expiresIn: number;
-      expiresAt: string;
+      expiresAt: components['schemas']['Instant'];
       customer: {
         customerId: string;
         /** The seller's own member id (buyer delegation) */
@@ -1580,9 +1553,9 @@ export interface operations {
         phone: string | null;
         /** Signed up on the storefront (has a password) */
         member: boolean;
-        createdAt: string;
+        createdAt: components['schemas']['Instant'];
         /** Withdrawn buyers keep their id and orders; personal fields are erased */
-        withdrawnAt: string | null;
+        withdrawnAt: components['schemas']['Instant'] | null;
       };
     };
   };
@@ -1608,7 +1581,7 @@ export interface operations {
         message: string;
         /** The store's gateway set-up is at fault; the buyer cannot fix it (another option may work). */
         optionUnavailable: boolean;
-        at: string;
+        at: components['schemas']['Instant'];
       } | null;
       amounts: {
         itemsAmount: number;
@@ -1623,7 +1596,7 @@ export interface operations {
         totalAmount: number;
       };
       testPayment: boolean;
-      expiresAt: string;
+      expiresAt: components['schemas']['Instant'];
     };
   };
   /** Open a new window on the same payment (another option after a refusal); honours Idempotency-Key */
@@ -1677,7 +1650,7 @@ export interface operations {
       orderId: string | null;
       testPayment: boolean;
       /** The payment may be retried with other options until then (10 minutes). */
-      expiresAt: string;
+      expiresAt: components['schemas']['Instant'];
     };
   };
   /** The payment result a storefront shows on its return page: COMPLETED, CANCELED, FAILED or PROCESSING (no authentication) */
@@ -1738,82 +1711,7 @@ export interface operations {
     };
     query: Record<string, never>;
     body: never;
-    data: {
-      productId: string;
-      productNo: number;
-      name: string;
-      salePrice: number;
-      /** The list price, for comparison only */
-      originalPrice: number | null;
-      /** What one unit costs now: the discounted salePrice during the discount, else salePrice */
-      price: number;
-      discount: {
-        method: 'PERCENT' | 'AMOUNT';
-        /** Percent off (PERCENT, 1–99) or won off (AMOUNT) */
-        value: number;
-        startDate: string;
-        /** Last day of the discount, inclusive */
-        endDate: string;
-        /** salePrice after the discount */
-        discountedPrice: number;
-        /** Whether the discount runs today (Korean date) */
-        active: boolean;
-      } | null;
-      categoryId: string | null;
-      images: string[];
-      imageUrls: string[];
-      options: {
-        name: string;
-        values: string[];
-      }[];
-      /** Variants on sale only */
-      variants: {
-        variantId: string;
-        /** = variantId */
-        optionId: string;
-        variantNo: number;
-        optionValues: string[];
-        additionalAmount: number;
-        /** price plus the additional amount */
-        price: number;
-        /** Always false for DATED products: see the calendar */
-        soldOut: boolean;
-      }[];
-      fulfillment: {
-        type: 'SHIPPING';
-        shipping: {
-          deliveryType: 'FREE' | 'PAID' | 'CONDITIONAL_FREE';
-          deliveryFee: number;
-          /** Order amount from which shipping is free (CONDITIONAL_FREE) */
-          conditionalFreeAmount: number | null;
-        };
-      } | {
-        type: 'MANUAL';
-      };
-      inventoryMode: 'STANDARD' | 'DATED';
-      pointEarnRateBp: number | null;
-      addons: {
-        name: string;
-        /** A buyer must pick one value of a required group */
-        required: boolean;
-        values: {
-          name: string;
-          /** Won added to the unit price */
-          additionalPrice: number;
-        }[];
-      }[];
-      customInputs: {
-        label: string;
-        placeholder: string | null;
-        maxLength: number;
-        required: boolean;
-        /** Names the input in checkout `customInputs` */
-        key: string;
-        type: 'TEXT' | 'TEXTAREA' | 'SELECT';
-        /** Choices of a SELECT input */
-        options: string[];
-      }[];
-    };
+    data: components['schemas']['BuyerProduct'];
   };
   /** Availability and price per variant and day of a dated product (at most 120 days; no stock counts) */
   storefrontGetProductCalendar: {
@@ -1829,8 +1727,8 @@ export interface operations {
     body: never;
     data: {
       productId: string;
-      from: string;
-      to: string;
+      from: components['schemas']['CalendarDate'];
+      to: components['schemas']['CalendarDate'];
       /** Variants on sale only */
       variants: {
         variantId: string;
@@ -1838,7 +1736,7 @@ export interface operations {
         optionId: string;
         optionValues: string[];
         days: {
-          date: string;
+          date: components['schemas']['CalendarDate'];
           /** A night can be booked: stock left and not in the past */
           available: boolean;
           /** Price of the night */
@@ -1870,9 +1768,9 @@ export interface operations {
       secret: boolean;
       answer: {
         text: string;
-        answeredAt: string;
+        answeredAt: components['schemas']['Instant'];
       } | null;
-      createdAt: string;
+      createdAt: components['schemas']['Instant'];
     };
   };
   /** A product's visible reviews, newest first, with the seller's replies */
@@ -1899,13 +1797,13 @@ export interface operations {
         imageUrls: string[];
         reply: {
           text: string;
-          repliedAt: string;
+          repliedAt: components['schemas']['Instant'];
         } | null;
-        createdAt: string;
+        createdAt: components['schemas']['Instant'];
       }[];
     };
   };
-  /** Public store settings: guest checkout and checkout availability (needs X-Store-Id) */
+  /** Public store settings: guest checkout, checkout availability and the business information shops show (needs X-Store-Id) */
   storefrontGetStore: {
     method: 'GET';
     path: '/storefront/v1/store';
@@ -1920,6 +1818,20 @@ export interface operations {
       /** TEST: payments go to the sandbox gateways (`testPayment: true`); null when checkout is unavailable. */
       checkoutMode: ('LIVE' | 'TEST') | null;
       checkoutUnavailableReason: ('PAYMENT_NOT_CONFIGURED' | 'PAYMENT_NOT_LIVE') | null;
+      /** What a Korean online shop must show its buyers (상호, 대표자, 사업자등록번호, 통신판매업 신고번호, contact) */
+      businessInfo: {
+        companyName: string | null;
+        representativeName: string | null;
+        registrationNumber: string | null;
+        mailOrderSalesNumber: string | null;
+        phone: string | null;
+        email: string | null;
+        address: {
+          zipCode: string;
+          address1: string;
+          address2: string;
+        } | null;
+      };
     };
   };
   /** Upload a picture for an image input of a flow action (multipart: file); pass its uploadId as the input value */
@@ -2064,14 +1976,83 @@ export interface paths {
 
 export interface components {
   schemas: {
-    ApprovalPending: {
-      approvalId: string;
-      status: 'PENDING' | 'EXECUTING' | 'SUCCEEDED' | 'FAILED' | 'UNKNOWN' | 'REJECTED' | 'EXPIRED';
-      operationId: string;
-      reason: string;
-      expiresAt: string;
-      approvalUrl: string;
+    BuyerProduct: {
+      productId: string;
+      productNo: number;
+      name: string;
+      salePrice: number;
+      /** The list price, for comparison only */
+      originalPrice: number | null;
+      /** What one unit costs now: the discounted salePrice during the discount, else salePrice */
+      price: number;
+      discount: {
+        method: 'PERCENT' | 'AMOUNT';
+        /** Percent off (PERCENT, 1–99) or won off (AMOUNT) */
+        value: number;
+        startDate: components['schemas']['CalendarDate'];
+        /** Last day of the discount, inclusive */
+        endDate: components['schemas']['CalendarDate'];
+        /** salePrice after the discount */
+        discountedPrice: number;
+        /** Whether the discount runs today (Korean date) */
+        active: boolean;
+      } | null;
+      categoryId: string | null;
+      images: string[];
+      imageUrls: string[];
+      options: {
+        name: string;
+        values: string[];
+      }[];
+      /** Variants on sale only */
+      variants: {
+        variantId: string;
+        /** = variantId */
+        optionId: string;
+        variantNo: number;
+        optionValues: string[];
+        additionalAmount: number;
+        /** price plus the additional amount */
+        price: number;
+        /** Always false for DATED products: see the calendar */
+        soldOut: boolean;
+      }[];
+      fulfillment: {
+        type: 'SHIPPING';
+        shipping: {
+          deliveryType: 'FREE' | 'PAID' | 'CONDITIONAL_FREE';
+          deliveryFee: number;
+          /** Order amount from which shipping is free (CONDITIONAL_FREE) */
+          conditionalFreeAmount: number | null;
+        };
+      } | {
+        type: 'MANUAL';
+      };
+      inventoryMode: 'STANDARD' | 'DATED';
+      pointEarnRateBp: number | null;
+      addons: {
+        name: string;
+        /** A buyer must pick one value of a required group */
+        required: boolean;
+        values: {
+          name: string;
+          /** Won added to the unit price */
+          additionalPrice: number;
+        }[];
+      }[];
+      customInputs: {
+        label: string;
+        placeholder: string | null;
+        maxLength: number;
+        required: boolean;
+        /** Names the input in checkout `customInputs` */
+        key: string;
+        type: 'TEXT' | 'TEXTAREA' | 'SELECT';
+        /** Choices of a SELECT input */
+        options: string[];
+      }[];
     };
+    CalendarDate: string;
     Error: {
       code: string;
       message: string;
@@ -2096,14 +2077,7 @@ export interface components {
       code: string;
       message: string;
     };
-    StreamEventsMessage: {
-      id: string;
-      type: string;
-      createdAt: string;
-      storeId: string;
-      sequence?: number;
-      data: Record<string, unknown>;
-    };
+    Instant: string;
     SuccessMeta: {
       status: number;
       code: string;

@@ -1,0 +1,40 @@
+/**
+ * What each tag (an operation's `tag`) of the OpenAPI document groups, shown by documentation tools above its
+ * operations. A tag missing here is listed without one, and Redocly's lint (test/server/openapi-client.test.ts)
+ * warns: a new tag gets its line here.
+ */
+export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  Accounts: 'Sign-up, login and account tokens (/auth/v1): who you are, before any store.',
+  Analytics: "Visits to the store's storefront: overview, products, sources, devices, pages and searches.",
+  Approvals: "AI agents' writes held for a person's approval, and their approval or rejection.",
+  Apps: 'Apps a developer publishes and a store installs: versions, installations, settings, storage, tools and logs.',
+  Audit: 'Who did what in the store (audit logs) and the API requests it received (API logs).',
+  Catalog: 'Products with option combinations, stock, prices, discounts, calendars, categories and option sets.',
+  Claims: 'Cancellations, returns and exchanges of order items, as the seller processes them.',
+  Collections: 'Named product lists a storefront shows.',
+  Coupons: 'Coupons: their rules, grants to customers and suspension.',
+  Customers: "The store's buyers, their delegated tokens and the store's buyer-login settings.",
+  Event: "The store's events as a live stream of server-sent events.",
+  'Hosted storefront': "The store's hosted storefront: template, site, builds, deployments, domains and files.",
+  Inquiries: "Buyers' questions and the seller's answers.",
+  'Order flows': 'Order flows: the states an order item moves through, their versions, actions and events.',
+  Orders: 'Orders and order items, shipping addresses and cash receipts.',
+  'Payment settings': "The store's payment gateways: providers, credentials and routing.",
+  Payments: 'Payments and refunds of orders.',
+  Points: "The store's point policy and customers' point balances.",
+  Reports: 'Sales reports and settlements.',
+  Reviews: "Buyers' reviews and the seller's replies.",
+  Store: 'The store itself: settings, plan, members, and the stores a token reaches.',
+  'Storefront analytics': 'Buyer API: visit events a storefront reports.',
+  'Storefront catalog': 'Buyer API: products, their calendars and collections as buyers see them.',
+  'Storefront checkout': 'Buyer API: the store as buyers see it, the cart, checkout and payment.',
+  'Storefront claims': "Buyer API: a buyer's cancellations, returns and exchanges.",
+  'Storefront coupons': "Buyer API: coupons to download, a member's coupons and the point policy.",
+  'Storefront inquiries': "Buyer API: a buyer's questions.",
+  'Storefront members': 'Buyer API: member sign-up and login.',
+  'Storefront order flows': "Buyer API: the actions a buyer's order flow offers.",
+  'Storefront orders': "Buyer API: a buyer's orders, guest order lookup, address changes and order-input uploads.",
+  'Storefront reviews': "Buyer API: a buyer's reviews and a product's reviews.",
+  Uploads: 'Files (product images, order attachments) uploaded once and referred to by id.',
+  Webhook: "Webhooks: the store's events sent to a seller's URL, signed, with their deliveries.",
+};
