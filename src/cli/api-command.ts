@@ -5,7 +5,8 @@ import type { ListrTask } from 'listr2';
 import stringWidth from 'string-width';
 import { ApiCallError, ApiClient, ConnectionError, type Envelope, type RequestOptions } from '../client/api-client.js';
 import { DEFAULT_API_URL, DEFAULT_PROFILE, readConfig, readCredential, sameService } from '../client/config.js';
-import { terminalSafe, won } from './format.js';
+import { nextStep } from './error-hints.js';
+import { colourMarks, terminalSafe, won } from './format.js';
 import { UsageError } from './usage-error.js';
 
 export type GlobalFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof ApiCommand)['baseFlags'] & T['flags']>;
@@ -72,6 +73,15 @@ export abstract class ApiCommand<T extends typeof Command> extends Command {
 
   protected get profileName(): string {
     return this.flags.profile ?? process.env.SVC_PROFILE ?? readConfig().currentProfile ?? DEFAULT_PROFILE;
+  }
+
+  /** The profile for a message printed while failing, when the flags may not have been parsed. */
+  private profileNameOrDefault(): string {
+    try {
+      return this.flags ? this.profileName : DEFAULT_PROFILE;
+    } catch {
+      return DEFAULT_PROFILE;
+    }
   }
 
   /** The profile's service address. */
@@ -173,13 +183,15 @@ export abstract class ApiCommand<T extends typeof Command> extends Command {
     return new Listr<C>(list, { renderer, exitOnError: true, rendererOptions: { collapseErrors: false } } as never).run(ctx);
   }
 
-  /** Every line a command prints, made safe for a terminal in one place (see terminalSafe). */
+  /** Every line a command prints, made safe for a terminal in one place (see terminalSafe), its ✓/✗ coloured at a terminal. */
   override log(message = '', ...args: unknown[]) {
-    super.log(terminalSafe(format(message, ...args)));
+    const line = terminalSafe(format(message, ...args));
+    super.log(this.flags?.json ? line : colourMarks(line, process.stdout));
   }
 
   override logToStderr(message = '', ...args: unknown[]) {
-    super.logToStderr(terminalSafe(format(message, ...args)));
+    const line = terminalSafe(format(message, ...args));
+    super.logToStderr(this.flags?.json ? line : colourMarks(line, process.stderr));
   }
 
   /** `--json`: the data alone; otherwise the command's own rendering. */
@@ -272,10 +284,8 @@ export abstract class ApiCommand<T extends typeof Command> extends Command {
         for (const f of error.body.fieldErrors ?? []) this.logToStderr(`  - ${f.field || '(body)'}: ${f.code} ${f.message}`);
         if (error.body.details && Object.keys(error.body.details).length) this.logToStderr(`  details: ${JSON.stringify(error.body.details)}`);
         if (error.body.traceId) this.logToStderr(`  traceId: ${error.body.traceId}`);
-        if (error.body.code === 'STORE_NOT_FOUND') {
-          const store = this.resolvedStoreId ?? this.chosenStore;
-          this.logToStderr(`  no such store${store ? ` "${store}"` : ''} among the stores this token works in (svc stores list)`);
-        }
+        const next = nextStep(error.body, { profile: this.profileNameOrDefault(), store: this.resolvedStoreId ?? this.chosenStore });
+        if (next) this.logToStderr(`  next: ${next}`);
       }
       this.exit(1);
     }

@@ -105,3 +105,22 @@ export async function withCredentialLock<T>(fn: () => Promise<T>): Promise<T> {
     rmSync(lock, { force: true });
   }
 }
+
+const listenSecretsFile = () => join(configDir(), 'listen-secrets.json');
+
+/**
+ * The signing secret `svc webhooks listen` forwards with, one per profile and store, kept across starts (as
+ * `stripe listen` keeps its own) so a local receiver configured with it keeps verifying after a restart.
+ * `make` is called the first time; the file is private like the credentials.
+ */
+export async function listenSecret(profile: string, store: string, make: () => string): Promise<string> {
+  return withCredentialLock(async () => {
+    const all = readJson<Record<string, string>>(listenSecretsFile(), {});
+    const key = `${profile} ${store}`;
+    if (!all[key]) {
+      all[key] = make();
+      writePrivateJson(listenSecretsFile(), all);
+    }
+    return all[key];
+  });
+}

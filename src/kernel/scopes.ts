@@ -52,3 +52,33 @@ export function roleAllows(role: Role, scope: string): boolean {
 export function tokenAllows(granted: ReadonlySet<string> | null, scope: string): boolean {
   return granted === null || granted.has(scope) || (scope.endsWith(':r') && granted.has(`${scope}w`));
 }
+
+/** What a person reads for each resource on the consent screen, grouped as a seller thinks of them. */
+const SCOPE_GROUPS: { group: string; resources: Record<string, string> }[] = [
+  { group: '상품', resources: { product: '상품·옵션·재고', category: '카테고리', flow: '주문 흐름' } },
+  {
+    group: '주문과 고객',
+    resources: { order: '주문·결제', claim: '취소·반품·교환', customer: '구매자', inquiry: '상품 문의', review: '리뷰', promotion: '쿠폰·포인트·할인' },
+  },
+  { group: '상점 운영', resources: { store: '상점 설정', member: '멤버', storefront: '쇼핑몰 사이트', webhook: '웹훅' } },
+  { group: '데이터', resources: { analytics: '방문 분석', audit: '감사 기록·API 로그', settlement: '정산·결제 내역' } },
+];
+const ACCOUNT_SCOPE_LABELS: Record<string, string> = { 'stores:read': '내가 속한 상점 목록 보기', 'member:delegate': '구매자 대신 로그인(위임)' };
+
+/**
+ * Requested scopes as the consent screen lists them: by group, one line per resource with the highest
+ * level asked (`보기` or `보기·변경`; `rw` includes `r`), then account scopes. Unknown scopes never reach
+ * here (the request is refused first).
+ */
+export function describeScopes(scopes: string[]): { group: string; items: string[] }[] {
+  const level = (resource: string) => (scopes.includes(`${resource}:rw`) ? '보기·변경' : scopes.includes(`${resource}:r`) ? '보기' : null);
+  const groups = SCOPE_GROUPS.map(({ group, resources }) => ({
+    group,
+    items: Object.entries(resources).flatMap(([resource, label]) => {
+      const asked = level(resource);
+      return asked ? [`${label} — ${asked}`] : [];
+    }),
+  }));
+  const account = scopes.filter((s) => s in ACCOUNT_SCOPE_LABELS).map((s) => ACCOUNT_SCOPE_LABELS[s]!);
+  return [...groups, { group: '계정', items: account }].filter((g) => g.items.length > 0);
+}

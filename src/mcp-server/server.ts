@@ -3,7 +3,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { ApiAnswer, ApiCall, ApiCaller } from './api-call.js';
-import { operationCatalog, type CatalogEntry } from './catalog.js';
+import { decisionForStore, operationCatalog, type CatalogEntry } from './catalog.js';
 
 export type { ApiAnswer, ApiCall, ApiCaller };
 
@@ -101,9 +101,14 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     if ('failure' in ops) return ops;
     const storeId = await storeOf();
     if (typeof storeId !== 'string') return ops;
-    const tools = await callApi({ method: 'GET', path: '/v1/apps/tools', storeId });
-    if (tools.status !== 200) return ops;
-    return [...ops, ...appToolEntries(tools.body.data.contents)];
+    const [tools, store] = await Promise.all([
+      callApi({ method: 'GET', path: '/v1/apps/tools', storeId }),
+      callApi({ method: 'GET', path: '/v1/store', storeId }),
+    ]);
+    // The decision this store would make now (a never-public store's exemption), not only the operation's policy.
+    const exempt = store.status === 200 && store.body.data.agentApprovalExempt === true;
+    const decided = ops.map((e) => ({ ...e, agentDecision: decisionForStore(e, exempt) }));
+    return tools.status === 200 ? [...decided, ...appToolEntries(tools.body.data.contents)] : decided;
   }
 
   server.registerTool(
@@ -125,7 +130,10 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       const found = all.filter(
         (e) => (!tag || e.tag.toLowerCase() === tag.toLowerCase()) && words.every((w) => `${e.operationId} ${e.path} ${e.summary}`.toLowerCase().includes(w)),
       );
-      return { content: [{ type: 'text', text: JSON.stringify(found.map(({ tag: _tag, auth: _auth, ...e }) => e)) }], _meta: meta(200, 'OK') };
+      return {
+        content: [{ type: 'text', text: JSON.stringify(found.map(({ tag: _tag, auth: _auth, exemptWhilePrivate: _exempt, ...e }) => e)) }],
+        _meta: meta(200, 'OK'),
+      };
     },
   );
 
@@ -314,6 +322,7 @@ function appToolEntries(
     path: `/v1/apps/installations/${t.installationId}/tools/${t.name}`,
     summary: t.description ?? `${t.app.handle} app tool ${t.name}`,
     agentDecision: 'ALLOW',
+    exemptWhilePrivate: false,
     inputSchema: {
       type: 'object',
       properties: { body: { type: 'object', properties: { input: toolInputSchema(t.input ?? {}) }, required: ['input'] } },

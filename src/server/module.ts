@@ -370,6 +370,11 @@ export interface Operation<B = any, Q = any, P = any> {
   /** OpenAPI-style path with `{param}` segments. */
   path: string;
   summary: string;
+  /**
+   * What a person reads for the operation (Korean): the approval request's `operationName` and page. Every
+   * operation an agent may be held on names one (a test holds this); others read `summary`.
+   */
+  title?: string;
   tag: string;
   /**
    * `none`: public; `account`: a token, no store; `store`: a token and `X-Store-Id`; `buyer`: the buyer

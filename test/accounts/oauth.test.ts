@@ -88,6 +88,30 @@ test('the authorize page is a real HTML login and consent form', async () => {
   assert.ok(page.includes('svc CLI'));
 });
 
+test('the consent page lists what is asked in words, grouped, never as raw scope names', async () => {
+  const { challenge } = pkce();
+  // A third-party app (the CLI's own login asks for everything the role allows).
+  const registered = await fetch(`${svc.url}/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'Report App', redirect_uris: [REDIRECT] }),
+  });
+  const clientId = ((await registered.json()) as { client_id: string }).client_id;
+  const scope = 'product:rw product:r order:r settlement:r stores:read';
+  const page = await (await fetch(`${svc.url}/auth/authorize?${authorizeParams(challenge, { scope, client_id: clientId })}`)).text();
+  const groups = [...page.matchAll(/<li class="scope-group"><b>([^<]+)<\/b><ul>(.*?)<\/ul><\/li>/g)].map((m) => [
+    m[1],
+    [...m[2].matchAll(/<li>([^<]+)<\/li>/g)].map((i) => i[1]),
+  ]);
+  assert.equal(groups, [
+    ['상품', ['상품·옵션·재고 — 보기·변경']],
+    ['주문과 고객', ['주문·결제 — 보기']],
+    ['데이터', ['정산·결제 내역 — 보기']],
+    ['계정', ['내가 속한 상점 목록 보기']],
+  ]);
+  assert.not.match(page.slice(0, page.indexOf('<form')), 'product:rw', 'scope names only in the form, not in what the person reads');
+});
+
 test('until client and redirect address are known genuine, errors are shown on the page, never redirected', async () => {
   const { challenge } = pkce();
   for (const [extra, why] of [

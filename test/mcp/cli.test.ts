@@ -69,4 +69,14 @@ test('svc approvals list, get, approve and reject', async () => {
   assert.equal([byAgent.exitCode, jsonOf(byAgent).code], [1, 'AGENT_OPERATION_DENIED']);
 });
 
+test('svc mcp without a credential says how to get one on stderr and exits 1, instead of serving 401s', async () => {
+  // A fresh machine: no saved login, no SVC_TOKEN, the default profile (the local service's address).
+  const r = await runCli(['mcp'], { SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-mcp-nocred-')) }, 10_000);
+  assert.is(r.exitCode, 1, `exit ${r.exitCode}: ${r.stderr}`);
+  assert.is(r.stdout, '', 'stdout belongs to the protocol');
+  const lines = r.stderr.trim().split('\n');
+  assert.is(lines.length, 1, r.stderr);
+  for (const hint of ['SVC_TOKEN', 'svc tokens create', 'svc login']) assert.match(lines[0], hint);
+});
+
 test.run();

@@ -22,7 +22,7 @@ test.before(async () => {
   svc = await startTestService();
   owner = await login(svc);
   // The local MCP client is an agent whatever its token (spec 01 §5.6): here an ordinary, non-agent access token.
-  const token = await createAccessToken(svc, owner, { scopes: ['store:rw', 'product:rw', 'audit:r'], agent: false });
+  const token = await createAccessToken(svc, owner, { scopes: ['store:rw', 'product:rw', 'promotion:rw', 'audit:r'], agent: false });
   client = await stdioClient({
     SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-mcp-cfg-')),
     SVC_API_URL: svc.url,
@@ -64,7 +64,10 @@ test("list_operations comes from the registry with each operation's agent decisi
   const get = byId.get('getStore') as any;
   assert.equal([get.method, get.path, get.agentDecision], ['GET', '/v1/store', 'ALLOW']);
   assert.is((byId.get('approveApprovalRequest') as any).agentDecision, 'DENIED');
-  assert.is((byId.get('updateStore') as any).agentDecision, 'APPROVAL_REQUIRED');
+  // The decision this store makes now: it never went public, so the exempt operations need no approval (spec 01 §5.6).
+  assert.is((byId.get('updateStore') as any).agentDecision, 'ALLOW');
+  assert.is((byId.get('updateProduct') as any).agentDecision, 'ALLOW');
+  assert.is((byId.get('createWebhook') as any).agentDecision, 'APPROVAL_REQUIRED', 'not exempt');
   const product = byId.get('getProduct') as any;
   assert.equal(product.inputSchema.required, ['params']);
   assert.ok(product.inputSchema.properties.params.properties.productId);
@@ -79,6 +82,29 @@ test("list_operations comes from the registry with each operation's agent decisi
   );
 });
 
+test('the walk of docs/agents.md as svc dev makes the store: a direct price change, a coupon held and approved', async () => {
+  const created = await callTool(client, 'call_api_write', { operationId: 'createProduct', body: { name: '산책 머그컵', salePrice: 12000 } });
+  const productId = created.value.productId;
+  const listed = (await callTool(client, 'list_operations', { search: 'product' })).value;
+  assert.is(listed.find((e: any) => e.operationId === 'updateProduct').agentDecision, 'ALLOW');
+  const raised = await callTool(client, 'call_api_write', { operationId: 'updateProduct', params: { productId }, body: { salePrice: 15000 } });
+  assert.equal([raised.status, raised.value.salePrice], [200, 15000]);
+  const coupon = { name: '가입 축하 3천원', issueType: 'SIGNUP', benefit: { method: 'AMOUNT', value: 3000 }, useDays: 30 };
+  assert.is(
+    (await callTool(client, 'list_operations', { search: 'coupon' })).value.find((e: any) => e.operationId === 'createCoupon').agentDecision,
+    'APPROVAL_REQUIRED',
+  );
+  const dry = await callTool(client, 'call_api_write', { operationId: 'createCoupon', body: coupon, dryRun: true });
+  assert.equal([dry.code, dry.value.decision], ['DRY_RUN', 'APPROVAL_REQUIRED']);
+  const held = await callTool(client, 'call_api_write', { operationId: 'createCoupon', body: coupon });
+  assert.equal([held.status, held.code], [202, 'APPROVAL_REQUIRED']);
+  assert.ok(held.value.approvalUrl);
+  // A person approves (svc approvals approve, or the approval page): the coupon is made once.
+  const approved = await svc.api('POST', `/v1/approval-requests/${held.value.approvalId}/approve`, { token: owner, body: {} });
+  assert.is(approved.data.status, 'SUCCEEDED');
+  const coupons = (await svc.api('GET', '/v1/coupons', { token: owner })).data.contents;
+  assert.equal(coupons.filter((c: any) => c.name === coupon.name).length, 1);
+});
 test("call_api_read answers the envelope's data; writes and reads are kept to their own tool", async () => {
   const store = await callTool(client, 'call_api_read', { method: 'GET', path: '/v1/store' });
   assert.is(store.isError, false);
@@ -150,7 +176,7 @@ test('after the store went public a price-like change waits for approval: approv
   assert.equal([gone.isError, gone.value.code], [true, 'APPROVAL_NOT_FOUND']);
 });
 
-test('the walk of docs/agents.md: list, read products, and a price change waits for approval', async () => {
+test('on a public store a price change waits for approval (docs/agents.md step 3)', async () => {
   const created = await callTool(client, 'call_api_write', { operationId: 'createProduct', body: { name: '머그컵', salePrice: 12000 } });
   assert.equal([created.isError, created.status], [false, 201]);
   const productId = created.value.productId;

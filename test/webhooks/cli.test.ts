@@ -106,7 +106,7 @@ test('listen forwards a sandbox purchase (trigger ORDER.PAID) at once, signed wi
   const sessionSecret = await new Promise<string>((resolve, reject) => {
     listen.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      const m = /Session signing secret[^:]*: (whsec_\S+)/.exec(out);
+      const m = /Signing secret[^:]*: (whsec_\S+)/.exec(out);
       if (m) resolve(m[1]);
     });
     void listen.then((r) => reject(new Error(`listen exited: ${r.stdout} ${r.stderr}`)));

@@ -1,7 +1,7 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ApiCommand } from '../../cli/api-command.js';
+import { readCredential } from '../../client/config.js';
 import { AGENT_HEADER } from '../../mcp-server/headers.js';
-import { createMcpServer, type ApiCaller } from '../../mcp-server/server.js';
+import type { ApiCaller } from '../../mcp-server/server.js';
 
 export default class Mcp extends ApiCommand<typeof Mcp> {
   static override summary = "Serve the svc MCP server over stdio for a desktop AI client, with this profile's login or SVC_TOKEN";
@@ -11,6 +11,14 @@ export default class Mcp extends ApiCommand<typeof Mcp> {
   static override examples = ['<%= config.bin %> mcp --store dev-store', 'SVC_TOKEN=… SVC_API_URL=https://api.example.com <%= config.bin %> mcp'];
 
   async run() {
+    // Without a credential every tool call would answer 401 while the client shows a server that started fine:
+    // say how to get one instead, on stderr (stdout belongs to the protocol), where MCP clients show it.
+    if (!this.tokenFromEnvironment && !readCredential(this.profileName)) {
+      this.logToStderr(
+        `✗ svc mcp has no credential for profile "${this.profileName}": set SVC_TOKEN to an access token (svc tokens create --agent --scopes …) or log in with svc login --profile ${this.profileName}`,
+      );
+      this.exit(1);
+    }
     const client = this.client;
     // Calls go to the service like any command's, marked as the agent's: the service's pipeline decides.
     const callApi: ApiCaller = async (call) => {
@@ -28,6 +36,11 @@ export default class Mcp extends ApiCommand<typeof Mcp> {
         return { status: answer.status, body: null };
       }
     };
+    // The MCP SDK (with ajv) loads only here: every command of the CLI's bundle would pay for it otherwise.
+    const [{ StdioServerTransport }, { createMcpServer }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/server/stdio.js'),
+      import('../../mcp-server/server.js'),
+    ]);
     const server = createMcpServer({ callApi, store: this.chosenStore, version: this.config.version });
     const transport = new StdioServerTransport();
     const closed = new Promise<void>((done) => (transport.onclose = done));

@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { UsageError } from '../../cli/usage-error.js';
 import { ApiCallError } from '../../client/api-client.js';
+import { listenSecret } from '../../client/config.js';
 import { eventList, eventsFlag } from '../../cli/webhooks.js';
 import { STREAM_EVENT_TYPES } from '../../kernel/event-types.js';
 
@@ -11,17 +12,20 @@ export default class WebhooksListen extends ApiCommand<typeof WebhooksListen> {
   static override summary = "Stream the store's events to this terminal and forward each, signed, to a local URL (like `stripe listen`)";
   static override description = [
     'Events arrive over GET /v1/events/stream (server-sent events), so no public URL or subscription is needed.',
-    'Each forwarded request is built like a webhook delivery (same body and Svc-* headers) and signed with a session secret printed at start; verify with it as with a subscription secret.',
+    'Each forwarded request is built like a webhook delivery (same body and Svc-* headers) and signed with a secret printed at start; verify with it as with a subscription secret.',
+    'The secret is kept in the config dir, one per profile and store, so it stays the same across starts (--print-secret prints it). With --json the first line is {"event":"ready",…,"secret":…} once the stream is open.',
   ].join('\n');
   static override examples = [
     '<%= config.bin %> webhooks listen --forward-to http://localhost:3000/hook',
     '<%= config.bin %> webhooks listen --forward-to http://localhost:3000/hook --events ORDER.PAID,CLAIM.COMPLETED',
     '<%= config.bin %> webhooks listen --events "order.*,APP.*"',
-    '<%= config.bin %> webhooks listen --json   # print events only, one JSON line each',
+    '<%= config.bin %> webhooks listen --json   # a ready line, then one JSON line per event',
+    '<%= config.bin %> webhooks listen --print-secret',
   ];
   static override flags = {
     'forward-to': Flags.string({ description: 'Local receiver URL to POST each event to' }),
     events: eventsFlag(false, STREAM_EVENT_TYPES),
+    'print-secret': Flags.boolean({ description: 'Print the signing secret of this profile and store, and exit' }),
   };
 
   async run() {
@@ -31,12 +35,15 @@ export default class WebhooksListen extends ApiCommand<typeof WebhooksListen> {
     if (forwardTo && !/^https?:\/\//.test(forwardTo)) throw new UsageError('--forward-to must be an http(s) URL');
     const types = this.flags.events === undefined ? null : eventList(this.flags.events, STREAM_EVENT_TYPES).join(',');
     const storeId = await this.storeId();
-    const secret = newSecret(32, 'whsec_');
+    const secret = await listenSecret(this.profileName, storeId, () => newSecret(32, 'whsec_'));
+    if (this.flags['print-secret']) return this.log(this.flags.json ? JSON.stringify({ secret }) : secret);
     if (!this.flags.json) {
       this.log(`Ready. Listening to store ${storeId}${types ? ` for ${types}` : ''}${forwardTo ? `, forwarding to ${forwardTo}` : ''}.`);
-      this.log(`Session signing secret (verify forwarded requests with it): ${secret}`);
+      this.log(`Signing secret of this profile and store (verify forwarded requests with it): ${secret}`);
       this.log('Ctrl-C to stop.');
     }
+    // With --json, scripts learn from this line that the stream is open (events from now on arrive) and the secret.
+    let announced = !this.flags.json;
 
     let lastEventId: string | undefined;
     let stopped = false;
@@ -49,6 +56,10 @@ export default class WebhooksListen extends ApiCommand<typeof WebhooksListen> {
     while (!stopped) {
       try {
         const response = await this.open(storeId, types, lastEventId, controller.signal);
+        if (!announced) {
+          announced = true;
+          this.log(JSON.stringify({ event: 'ready', storeId, events: types?.split(',') ?? null, forwardTo: forwardTo ?? null, secret }));
+        }
         for await (const message of sseMessages(response.body!)) {
           lastEventId = message.id;
           const body = message.data;

@@ -30,3 +30,4 @@ export { verifyCredentials } from './sign-in.js';
 export { normalizeEmail, signup } from './users.js';
 export { signToken, type TokenClaims, verifyToken } from './tokens.js';
 export { type AccountUser, userByEmail, usersByIds } from './users.js';
+export { hashSecret } from './tokens.js';

@@ -8,7 +8,7 @@ import { reserveAttempt, type ThrottleRule } from '../../server/throttle.js';
 import { findClient, registrableRedirect, REGISTERED_CLIENT_PREFIX, type OAuthClient } from './clients.js';
 import { oauthClients } from './schema.js';
 import { newId } from '../../db/ids.js';
-import { ALL_SCOPES } from '../../kernel/scopes.js';
+import { ALL_SCOPES, describeScopes } from '../../kernel/scopes.js';
 import { createAuthorizationCode, takeAuthorizationCode } from './authorization-codes.js';
 import { openLoginSession, refreshLogin, revokeLoginSession, revokePresentedToken } from './login-sessions.js';
 import { verifyCredentials } from './sign-in.js';
@@ -356,9 +356,10 @@ function consentPage(request: AuthorizationRequest, error?: string, email = '', 
     '<li>상점 범위: 내가 속한 모든 상점 (각 상점의 내 역할 안에서)</li>' +
     (request.scope === '*'
       ? '<li>내 역할이 허용하는 모든 상점 작업</li>'
-      : request.scope
-          .split(' ')
-          .map((s) => `<li>${escapeHtml(s)}</li>`)
+      : describeScopes(request.scope.split(' '))
+          .map(
+            ({ group, items }) => `<li class="scope-group"><b>${escapeHtml(group)}</b><ul>${items.map((i) => `<li>${escapeHtml(i)}</li>`).join('')}</ul></li>`,
+          )
           .join(''));
   const agentNotice = request.client.agent ? '<p class="err">AI 에이전트 연결입니다: 일부 작업은 승인을 기다리고, 일부는 허용되지 않습니다.</p>' : '';
   return htmlResponse(

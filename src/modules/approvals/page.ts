@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { getCookie, getRouterParam, type H3, type H3Event } from 'h3';
-import { isoAt } from '../../db/clock.js';
+import { seoulDateTimeOf } from '../../db/clock.js';
 import { readBodyText } from '../../server/body.js';
 import { newTraceId, toApiError } from '../../server/envelope.js';
 import { ApiError, fail } from '../../server/errors.js';
@@ -25,7 +25,8 @@ const COOKIE_SECONDS = 15 * 60;
 
 const STYLE = `${PAGE_STYLE}
 main.wide{width:560px;max-width:92vw}dl{display:grid;grid-template-columns:auto 1fr;gap:6px 12px;font-size:14px}dt{color:#666}dd{margin:0;word-break:break-all}
-table{border-collapse:collapse;width:100%;font-size:13px;margin-top:8px}td,th{border-bottom:1px solid #eee;padding:6px;text-align:left;vertical-align:top}
+table{border-collapse:collapse;width:100%;font-size:13px;margin-top:8px;table-layout:fixed}td,th{border-bottom:1px solid #eee;padding:6px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+.changes th:first-child{width:28%}.none{color:#999}ol.value,dl.value{margin:0;padding-left:16px}dl.value{display:grid;grid-template-columns:auto 1fr;gap:2px 8px;padding:0}dl.value dt{color:#777}
 .status{display:inline-block;border-radius:6px;padding:2px 8px;font-size:12px;background:#eef}.code{font:600 28px ui-monospace,monospace;letter-spacing:4px}.ok{color:#176d2c;font-size:14px}button[value=approve]{background:#1f5eff;color:#fff}button[value=reject]{background:#fee}`;
 
 /**
@@ -157,15 +158,15 @@ async function detailPage(
     ...(approval.target ? [['대상', `${approval.target.type} ${approval.target.id ?? ''}`] as [string, string]] : []),
     ['요청한 에이전트', approval.requestedBy.name],
     ['사유', approval.reason],
-    ['요청 시각', approval.createdAt],
-    ['만료', approval.expiresAt],
-    ...(approval.decidedAt ? [['결정', `${approval.decidedAt} · ${approval.decidedBy}`] as [string, string]] : []),
+    ['요청 시각', kst(approval.createdAt)],
+    ['만료', kst(approval.expiresAt)],
+    ...(approval.decidedAt ? [['결정', `${kst(approval.decidedAt)} · ${approval.decidedBy}`] as [string, string]] : []),
     ...(approval.result
       ? [['결과', `HTTP ${approval.result.statusCode}${approval.result.error ? ` ${approval.result.error.code}` : ''}`] as [string, string]]
       : []),
   ];
   const changeTable = changes.length
-    ? `<table><tr><th>항목</th><th>현재</th><th>변경 후</th></tr>${changes.map((c) => `<tr class="change"><td>${escapeHtml(c.field)}</td><td>${escapeHtml(JSON.stringify(c.before) ?? '')}</td><td>${escapeHtml(JSON.stringify(c.after) ?? '')}</td></tr>`).join('')}</table>`
+    ? `<table class="changes"><tr><th>항목</th><th>현재</th><th>변경 후</th></tr>${changes.map((c) => `<tr class="change"><td>${escapeHtml(c.field)}</td><td>${shown(c.before)}</td><td>${shown(c.after)}</td></tr>`).join('')}</table>`
     : '';
   const buttons =
     approval.status === 'PENDING'
@@ -179,13 +180,33 @@ async function detailPage(
       ? `<p class="ok">${escapeHtml(extra.notice)}</p>`
       : '';
   const confirmation = extra.confirmation
-    ? `<p class="ok">AI 대화의 확인 창에 이 코드를 입력하면 ${extra.confirmation.decision === 'APPROVE' ? '승인하고 실행합니다' : '거절합니다'}. ${escapeHtml(isoAt(extra.confirmation.expiresAt))}까지(2분), 한 번만 쓸 수 있습니다.</p>
+    ? `<p class="ok">AI 대화의 확인 창에 이 코드를 입력하면 ${extra.confirmation.decision === 'APPROVE' ? '승인하고 실행합니다' : '거절합니다'}. ${escapeHtml(seoulDateTimeOf(extra.confirmation.expiresAt))}까지(2분), 한 번만 쓸 수 있습니다.</p>
 <p class="code" data-confirmation-code="${extra.confirmation.code}" data-decision="${extra.confirmation.decision}">${extra.confirmation.code}</p>`
     : '';
   const markup = `<!doctype html><html lang="ko"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>승인 요청 ${escapeHtml(approval.approvalId)}</title>${KOREAN_FONT_LINK}<style>${STYLE}</style></head>
 <body><main class="wide"><h1>AI 작업 승인 요청</h1><p><span class="status" data-status="${approval.status}">${approval.status}</span> ${escapeHtml(principal.userName)} (${view.role})</p>${message}${confirmation}
 <dl>${rows.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>${changeTable}${buttons}</main></body></html>`;
   return htmlResponse(markup, extra.error?.status ?? 200, extra.headers);
+}
+
+const kst = (iso: string) => seoulDateTimeOf(Date.parse(iso));
+
+/**
+ * A value of the preview's `changes` as a person reads it: text as is, numbers grouped, yes/no, nested
+ * records as a list of their fields — never raw JSON that runs off the card.
+ */
+function shown(value: unknown): string {
+  if (value === null || value === undefined) return '<span class="none">없음</span>';
+  if (typeof value === 'string') return value === '' ? '<span class="none">(빈 값)</span>' : escapeHtml(value);
+  if (typeof value === 'number') return value.toLocaleString('ko-KR');
+  if (typeof value === 'boolean') return value ? '예' : '아니오';
+  if (Array.isArray(value)) {
+    if (value.length === 0) return '<span class="none">(없음)</span>';
+    return `<ol class="value">${value.map((v) => `<li>${shown(v)}</li>`).join('')}</ol>`;
+  }
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (entries.length === 0) return '<span class="none">(없음)</span>';
+  return `<dl class="value">${entries.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${shown(v)}</dd>`).join('')}</dl>`;
 }
 
 function loginPage(approvalId: string, error?: ApiError, headers?: Record<string, string>) {

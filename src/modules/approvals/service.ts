@@ -106,7 +106,7 @@ export async function requestApproval(services: Services, input: HeldRequest): P
       storeId: ctx.store.id,
       status: 'PENDING',
       operationId: op.operationId,
-      operationName: op.summary,
+      operationName: op.title ?? op.summary,
       reason: input.reason,
       method: op.method,
       path: ctx.event.url.pathname,

@@ -51,6 +51,7 @@ export function importedInput(product: ProductRow, set: OptionSetRow): ProductIn
 
 export const optionSetImportOperation = defineOperation({
   operationId: 'importSavedOptionSet',
+  title: '저장된 옵션 세트 가져오기',
   method: 'POST',
   path: '/v1/products/{productId}/option-sets/{optionSetId}/import',
   summary: "Copy a saved option set's add-on groups and custom inputs (and combination groups, before any sale) into a product",

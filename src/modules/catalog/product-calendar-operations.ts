@@ -73,6 +73,7 @@ const productCalendarView = z.object({
 export const productCalendarOperations = [
   defineOperation({
     operationId: 'putProductCalendar',
+    title: '날짜별 재고·가격 설정',
     method: 'PUT',
     path: '/v1/products/{productId}/calendar',
     summary: 'Set dated stock and/or price per variant and day (at most 400 days); only sent fields change',

@@ -24,6 +24,7 @@ function checkDiscount(product: ProductRow, d: Discount) {
 export const productDiscountOperations = [
   defineOperation({
     operationId: 'setProductDiscount',
+    title: '상품 할인 설정',
     method: 'PUT',
     path: '/v1/products/{productId}/discount',
     summary: 'Set the discount (percentage or amount off salePrice, between two dates)',
@@ -58,6 +59,7 @@ export const productDiscountOperations = [
   }),
   defineOperation({
     operationId: 'deleteProductDiscount',
+    title: '상품 할인 해제',
     method: 'DELETE',
     path: '/v1/products/{productId}/discount',
     summary: 'Clear the discount',

@@ -129,6 +129,7 @@ export const productRecordOperations = [
   }),
   defineOperation({
     operationId: 'replaceProduct',
+    title: '상품 전체 수정',
     method: 'PUT',
     path: '/v1/products/{productId}',
     summary: 'Replace a product; omitted fulfillment stays, omitted refundPolicy erases the override',
@@ -142,6 +143,7 @@ export const productRecordOperations = [
   }),
   defineOperation({
     operationId: 'updateProduct',
+    title: '상품 수정',
     method: 'PATCH',
     path: '/v1/products/{productId}',
     summary: 'Change the sent fields of a product; a sent fulfillment or refundPolicy replaces that object',
@@ -160,6 +162,7 @@ export const productRecordOperations = [
   }),
   defineOperation({
     operationId: 'deleteProduct',
+    title: '상품 삭제',
     method: 'DELETE',
     path: '/v1/products/{productId}',
     summary: 'Delete a product; refused when an order holds one of its variants (end the sale instead)',
@@ -174,6 +177,7 @@ export const productRecordOperations = [
   }),
   defineOperation({
     operationId: 'replaceProductOptions',
+    title: '상품 옵션 구조 변경',
     method: 'PUT',
     path: '/v1/products/{productId}/options',
     summary: 'Replace the option structure; variants of surviving combinations are kept',

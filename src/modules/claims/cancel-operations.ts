@@ -31,6 +31,7 @@ const canceledView = z.object({
 
 const processRefund = defineOperation({
   operationId: 'processRefund',
+  title: '보류된 환불 다시 처리',
   method: 'POST',
   path: '/v1/payments/refunds/{refundId}/process',
   summary: 'Retry a HELD refund (the gateway could not refund then: balance, pending settlement)',
@@ -71,6 +72,7 @@ export const cancelOperations = [
   }),
   defineOperation({
     operationId: 'cancelOrderItem',
+    title: '주문 상품 취소(판매자)',
     method: 'POST',
     path: '/v1/order-items/{orderItemId}/cancel',
     summary: 'Cancel units of an item before dispatch: stock back, points then cash refunded through the gateway, ORDER.CANCELED',

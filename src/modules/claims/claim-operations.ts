@@ -169,7 +169,8 @@ function sellerClaimOperations() {
     operationId: string,
     path: string,
     summary: string,
-    agent: 'direct' | 'approval',
+    /** Agents act at once, or are held for approval under the name a person reads on the approval page. */
+    agent: 'direct' | { approval: string },
     body: z.ZodObject<any> | undefined,
     run: (ctx: StoreCtx<any, any, { claimId: string }>, claim: ClaimRow) => Promise<{ claim: ClaimRow; refundId: string | null }>,
   ) =>
@@ -181,7 +182,8 @@ function sellerClaimOperations() {
       tag,
       auth: 'store',
       scope: 'claim:rw',
-      agent,
+      agent: agent === 'direct' ? 'direct' : 'approval',
+      title: agent === 'direct' ? undefined : agent.approval,
       async: true,
       params: claimParams,
       body,
@@ -262,7 +264,7 @@ function sellerClaimOperations() {
       'approveClaim',
       'approve',
       'Approve a requested claim: a cancel refunds now; a return or exchange waits for the pickup. The seller may set a deduction and the shipping charge',
-      'approval',
+      { approval: '클레임 승인(환불)' },
       z
         .object({
           deductAmount: z.number().int().min(0).max(100_000_000).optional(),
@@ -295,8 +297,13 @@ function sellerClaimOperations() {
       z.object({ carrier: z.string().trim().min(1).max(50), trackingNo: z.string().trim().min(1).max(50) }).strict(),
       async (ctx, claim) => ({ claim: await reshipClaim(ctx.db, ctx.now, claim, ctx.body), refundId: null }),
     ),
-    step('completeClaim', 'complete', 'Finish a claim: a return refunds (stock back), an exchange closes', 'approval', undefined, (ctx, claim) =>
-      completeClaim(ctx.services, ctx.now, ctx, claim),
+    step(
+      'completeClaim',
+      'complete',
+      'Finish a claim: a return refunds (stock back), an exchange closes',
+      { approval: '클레임 완료' },
+      undefined,
+      (ctx, claim) => completeClaim(ctx.services, ctx.now, ctx, claim),
     ),
   ];
 }

@@ -19,6 +19,7 @@ const grantResult = z.object({
 
 export const grantCouponOperation = defineOperation({
   operationId: 'grantCoupon',
+  title: '쿠폰 지급',
   method: 'POST',
   path: '/v1/coupons/{couponId}/grants',
   summary: 'Give a MANUAL coupon to up to 100 buyers; each buyer succeeds or fails on its own',

@@ -27,7 +27,8 @@ function statusMove(
   from: 'ACTIVE' | 'SUSPENDED',
   to: 'ACTIVE' | 'SUSPENDED',
   summary: string,
-  agent: 'direct' | 'approval',
+  /** Agents act at once, or are held for approval under the name a person reads on the approval page. */
+  agent: 'direct' | { approval: string },
 ) {
   return defineOperation({
     operationId,
@@ -37,7 +38,8 @@ function statusMove(
     tag,
     auth: 'store',
     scope: 'promotion:rw',
-    agent,
+    agent: agent === 'direct' ? 'direct' : 'approval',
+    title: agent === 'direct' ? undefined : agent.approval,
     params: couponParams,
     response: couponSchema,
     errors: { ...COUPON_LOOKUP, 409: ['COUPON_STATUS_CONFLICT'] },
@@ -89,6 +91,7 @@ export const couponRuleOperations = [
   }),
   defineOperation({
     operationId: 'createCoupon',
+    title: '쿠폰 만들기',
     method: 'POST',
     path: '/v1/coupons',
     summary: 'Create a coupon: granted by the seller (MANUAL), downloaded (DOWNLOAD), given at sign-up (SIGNUP) or typed (CODE)',
@@ -149,6 +152,7 @@ export const couponRuleOperations = [
   }),
   defineOperation({
     operationId: 'updateCoupon',
+    title: '쿠폰 규칙 변경',
     method: 'PATCH',
     path: '/v1/coupons/{couponId}',
     summary: "Change a coupon's rule (items already issued keep their expiry)",
@@ -203,5 +207,5 @@ export const couponRuleOperations = [
 /** Suspend and resume. */
 export const couponStatusOperations = [
   statusMove('suspendCoupon', 'suspend', 'ACTIVE', 'SUSPENDED', 'Stop a coupon: no downloads, grants or new uses until resumed (held items stay)', 'direct'),
-  statusMove('resumeCoupon', 'resume', 'SUSPENDED', 'ACTIVE', 'Resume a suspended coupon', 'approval'),
+  statusMove('resumeCoupon', 'resume', 'SUSPENDED', 'ACTIVE', 'Resume a suspended coupon', { approval: '쿠폰 재개' }),
 ];

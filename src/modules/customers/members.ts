@@ -134,6 +134,7 @@ export const memberOperations = [
   }),
   defineOperation({
     operationId: 'withdrawCustomer',
+    title: '구매자 탈퇴 처리',
     method: 'POST',
     path: '/v1/customers/{customerId}/withdraw',
     summary: "A buyer's withdrawal: personal fields erased, orders kept, tokens stop; apps holding customer scopes hear APP.CUSTOMER_REDACT",

@@ -180,6 +180,7 @@ export const authoringOperations = [
   }),
   defineOperation({
     operationId: 'publishCommerceFlow',
+    title: '주문 흐름 게시',
     method: 'POST',
     path: '/v1/commerce-flows/{flowId}/publish',
     summary: "Publish the draft as the flow's next version (refused while the check finds errors); new payments follow it",
@@ -209,6 +210,7 @@ export const authoringOperations = [
   }),
   defineOperation({
     operationId: 'migrateCommerceFlowVersion',
+    title: '주문 흐름 버전 이전',
     method: 'POST',
     path: '/v1/commerce-flows/{flowId}/versions/{version}/migrate',
     summary: 'Move the running items of `fromVersion` onto this version, mapping old states to new ones',
@@ -328,6 +330,7 @@ export const authoringOperations = [
   }),
   defineOperation({
     operationId: 'sendOrderItemEvent',
+    title: '주문 상품에 흐름 이벤트 보내기',
     method: 'POST',
     path: '/v1/order-items/{orderItemId}/events/{name}',
     summary: "Send a flow event to an item: a store event `custom.<name>`, or an app event `app.<handle>.<EVENT>` (that app's installation token only)",

@@ -108,6 +108,7 @@ export const sellerItemOperations = [
   }),
   defineOperation({
     operationId: 'runOrderItemAction',
+    title: '주문 상품 흐름 작업 실행',
     method: 'POST',
     path: '/v1/order-items/{orderItemId}/actions/{key}',
     summary: "Run a seller action of the item's flow (with its group under ORDER progression)",
@@ -132,6 +133,7 @@ export const sellerItemOperations = [
   }),
   defineOperation({
     operationId: 'moveOrderItemFlow',
+    title: '주문 상품 흐름 상태 직접 변경',
     method: 'POST',
     path: '/v1/order-items/{orderItemId}/flow/move',
     summary: 'Put the item (with its group under ORDER progression) in another state of its flow directly, outside the transitions',
@@ -157,6 +159,7 @@ export const sellerItemOperations = [
   }),
   defineOperation({
     operationId: 'runOrderAction',
+    title: '주문 흐름 작업 실행',
     method: 'POST',
     path: '/v1/orders/{orderId}/actions/{key}',
     summary: 'Run a seller action on every item of the order whose state offers it',

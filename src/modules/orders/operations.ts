@@ -237,6 +237,7 @@ export const orderOperations = [
   }),
   defineOperation({
     operationId: 'reissueCashReceipt',
+    title: '현금영수증 재발급',
     method: 'POST',
     path: '/v1/orders/{orderId}/cash-receipt/reissue',
     summary: 'Issue a failed or pending cash receipt again (store platform OWNER or ADMIN)',

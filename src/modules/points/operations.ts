@@ -75,6 +75,7 @@ export const pointOperations = [
   }),
   defineOperation({
     operationId: 'putPointPolicy',
+    title: '포인트 정책 설정',
     method: 'PUT',
     path: '/v1/point-policy',
     summary: 'Set the point rules: earning (rate, validity) and use (minimum, share of the payment)',
@@ -138,6 +139,7 @@ export const pointOperations = [
   }),
   defineOperation({
     operationId: 'grantCustomerPoints',
+    title: '포인트 지급·차감',
     method: 'POST',
     path: '/v1/customers/{customerId}/points',
     summary: 'Give (amount > 0, with an expiry or the policy validity) or take back (amount < 0, up to the balance) points',

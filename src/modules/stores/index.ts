@@ -3,11 +3,12 @@ import { listUserStores, type CheckoutAvailability } from './service.js';
 import { resolveStore } from './access.js';
 import { seedSampleBusinessInfo } from './sample-business.js';
 import { storeOperations } from './operations.js';
+import { invitationOperations } from './invitation-operations.js';
 import { assertAiActionsLeft, countAiAction, storeStillPrivate } from './usage.js';
 
 export const storesModule: Module = {
   name: 'stores',
-  operations: storeOperations,
+  operations: [...storeOperations, ...invitationOperations],
   answers: { storeIdsOfMember: async (db, userId) => (await listUserStores(db, userId)).map((s) => s.storeId) },
   requestHooks: {
     storeAccess: resolveStore,

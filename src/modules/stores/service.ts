@@ -145,6 +145,11 @@ export const storeSchema = z.object({
   ...settingsSchema.shape,
   storefrontUrl: z.string().nullable(),
   ...checkoutAvailabilityFields,
+  agentApprovalExempt: z
+    .boolean()
+    .describe(
+      'The store never had a public storefront nor a live payment order: AI agents skip approval for the operations spec 01 §5.6 exempts (`x-svc-agent-approval-exempt-while-private`)',
+    ),
   createdAt: instant,
   updatedAt: instant,
 });
@@ -158,6 +163,7 @@ export async function presentStore(services: Services, store: typeof stores.$inf
     ...(store.settings as StoreSettings),
     storefrontUrl: await ask(services.db, 'storefrontUrlOf')(services, store.id),
     ...(await ask(services.db, 'checkoutAvailabilityOf')(services, store.id)),
+    agentApprovalExempt: store.everPublicAt === null && store.firstLiveOrderAt === null,
     createdAt: isoAt(store.createdAt),
     updatedAt: isoAt(store.updatedAt),
   };

@@ -64,6 +64,7 @@ const deliveryNotFound = { 403: ['TENANT_MISMATCH'], 404: ['WEBHOOK_NOT_FOUND', 
 export const webhookOperations = [
   defineOperation({
     operationId: 'createWebhook',
+    title: '웹훅 등록',
     method: 'POST',
     path: '/v1/webhooks',
     summary: 'Subscribe a URL to event types; the secret is shown only in this response',
@@ -129,6 +130,7 @@ export const webhookOperations = [
   }),
   defineOperation({
     operationId: 'updateWebhook',
+    title: '웹훅 변경',
     method: 'PUT',
     path: '/v1/webhooks/{webhookId}',
     summary: 'Replace URL and event types; also reactivates a suspended subscription and resets its failures',

@@ -1,4 +1,4 @@
-import { watch } from 'node:fs';
+import { relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiCallError } from '../../../../src/client/api-client.js';
 import { AppCommand } from '../../../../src/cli/app/app-command.js';
@@ -61,15 +61,19 @@ export default class AppDev extends AppCommand<typeof AppDev> {
         } while (again);
       }, DEBOUNCE_MS);
     };
-    const watcher = watch(this.dir, { recursive: true }, (_event, file) => {
-      if (file && !IGNORED.test(file)) schedule();
-    });
+    // chokidar, not fs.watch: a file saved by rename (vim, `sed -i`, atomic-save editors) is a new file, which
+    // fs.watch stops following after the first save; chokidar follows it, and new and deleted files too.
+    const { watch } = await import('chokidar');
+    const watcher = watch(this.dir, { ignoreInitial: true, ignored: (path) => IGNORED.test(relative(this.dir, path)) });
+    watcher.on('all', schedule);
+    watcher.on('error', (error) => this.logToStderr(`✗ watching ${this.dir}: ${error instanceof Error ? error.message : String(error)}`));
+    await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
     this.log(`Watching ${this.dir} — Ctrl-C to stop.`);
 
     let stopped = false;
     process.once('SIGINT', () => {
       stopped = true;
-      watcher.close();
+      void watcher.close();
     });
     while (!stopped) {
       await sleep(LOG_POLL_MS);

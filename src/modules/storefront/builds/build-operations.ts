@@ -61,6 +61,7 @@ export const buildOperations = [
   defineOperation({
     ...write,
     operationId: 'replaceStorefrontFiles',
+    title: '쇼핑몰 소스 교체',
     method: 'PUT',
     path: '/v1/storefront/site/files',
     summary: "Replace the site's source with a .tar.gz of the project (multipart: file); answers the changed paths",

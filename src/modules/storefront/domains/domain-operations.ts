@@ -34,6 +34,7 @@ export const domainOperations = [
   defineOperation({
     ...write,
     operationId: 'addStorefrontDomain',
+    title: '연결 도메인 추가',
     method: 'POST',
     path: '/v1/storefront/site/domains',
     summary: 'Add a custom domain: set the two DNS records it answers, then it goes PENDING_DNS → PENDING_VALIDATION → ACTIVE',
@@ -68,6 +69,7 @@ export const domainOperations = [
   defineOperation({
     ...write,
     operationId: 'setStorefrontPrimaryDomain',
+    title: '대표 도메인 변경',
     method: 'POST',
     path: '/v1/storefront/site/domains/{domainId}/primary',
     summary: "Make a connected domain the site's address (the PLATFORM entry's id selects the default address)",
@@ -93,6 +95,7 @@ export const domainOperations = [
   defineOperation({
     ...write,
     operationId: 'removeStorefrontDomain',
+    title: '연결 도메인 삭제',
     method: 'DELETE',
     path: '/v1/storefront/site/domains/{domainId}',
     summary: 'Remove a custom domain (the default address cannot be removed)',

@@ -64,6 +64,7 @@ export const editingOperations = [
   defineOperation({
     ...write,
     operationId: 'startStorefrontEditing',
+    title: '쇼핑몰 편집 환경 시작',
     method: 'POST',
     path: '/v1/storefront/site/editing',
     summary:
@@ -84,6 +85,7 @@ export const editingOperations = [
   defineOperation({
     ...write,
     operationId: 'putStorefrontFile',
+    title: '쇼핑몰 파일 쓰기',
     method: 'PUT',
     path: '/v1/storefront/site/files/{path}',
     summary: 'Write one working file (`path` URL-encoded, e.g. src%2Fpages%2Fhome.ts); keeps the editing environment open',
@@ -116,6 +118,7 @@ export const editingOperations = [
   defineOperation({
     ...write,
     operationId: 'deleteStorefrontFile',
+    title: '쇼핑몰 파일 삭제',
     method: 'DELETE',
     path: '/v1/storefront/site/files/{path}',
     summary: 'Delete one working file (`path` URL-encoded); keeps the editing environment open',
