@@ -114,6 +114,9 @@ test('an ADMIN may reject, but an owner-only request is refused to an ADMIN with
   // Nor does an ADMIN get a code to approve it in the AI conversation.
   const noCode = await adminPage.press('confirm-approve');
   assert.equal([noCode.status, codeOf(noCode.html), confirmationCodeOf(noCode.html)], [403, 'INSUFFICIENT_ROLE', undefined]);
+  // Through the approval API the refusal says what was missing.
+  const viaApi = await svc.api('POST', `/v1/approval-requests/${approvalId}/approve`, { token: await login(svc, admin.email, admin.password), body: {} });
+  assert.equal([viaApi.status, viaApi.body.error.details], [403, { requiredRole: ['OWNER'], actualRole: 'ADMIN' }]);
   assert.is((await svc.api('GET', `/v1/approval-requests/${approvalId}`, { token: owner })).data.status, 'PENDING');
 
   const other = await hold('Rejected By Admin');

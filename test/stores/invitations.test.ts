@@ -90,7 +90,9 @@ test("tenancy: another store's invitation is 403 TENANT_MISMATCH and never liste
   const admin = await newSellerWithStore(svc, 'invadmin');
   ok(await invite(admin.email, 'ADMIN'), 201);
   ok(await acceptInvitation(svc, admin.token, await invitationToken(svc, admin.email)));
-  fails(await invite('owner-to-be@example.com', 'OWNER', { ...admin, storeId: owner.storeId }), 403, 'INSUFFICIENT_ROLE');
+  const ownerInvite = await invite('owner-to-be@example.com', 'OWNER', { ...admin, storeId: owner.storeId });
+  fails(ownerInvite, 403, 'INSUFFICIENT_ROLE');
+  assert.equal(ownerInvite.body.error.details, { requiredRole: ['OWNER'], actualRole: 'ADMIN' });
 });
 
 test.run();

@@ -34,7 +34,7 @@ export async function issueConfirmation(decider: StoreCtx, approvalId: string, d
     const status = effectiveStatus(approval, now);
     if (status === 'EXPIRED') throw fail(409, 'APPROVAL_EXPIRED');
     if (status !== 'PENDING') throw fail(409, 'APPROVAL_NOT_PENDING', { status });
-    if (approval.ownerOnly && store.role !== 'OWNER') throw fail(403, 'INSUFFICIENT_ROLE');
+    if (approval.ownerOnly && store.role !== 'OWNER') throw fail(403, 'INSUFFICIENT_ROLE', { requiredRole: ['OWNER'], actualRole: store.role });
     // One code per person and request: a new one replaces theirs.
     await db
       .delete(codes)

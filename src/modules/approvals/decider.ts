@@ -23,7 +23,7 @@ export async function deciderCtx(
 ): Promise<StoreCtx> {
   if (principal.agent) throw fail(403, 'AGENT_OPERATION_DENIED');
   const store = await resolveStore(services, principal, storeId);
-  if (store.role !== 'OWNER' && store.role !== 'ADMIN') throw fail(403, 'INSUFFICIENT_ROLE');
+  if (store.role !== 'OWNER' && store.role !== 'ADMIN') throw fail(403, 'INSUFFICIENT_ROLE', { requiredRole: ['OWNER', 'ADMIN'], actualRole: store.role });
   const op = services.operations.find((o) => o.operationId === 'approveApprovalRequest')!;
   return buildCtx(services, op, { params: { approvalId }, query: {}, body: '' }, { principal, store, requestId: newId('req'), traceId, event }) as StoreCtx;
 }

@@ -77,7 +77,8 @@ export const approvalOperations = [
     handler: async (ctx: StoreCtx<undefined, unknown, { approvalId: string }>) => {
       const row = await loadApproval(ctx, ctx.params.approvalId);
       const approver = ctx.store.role === 'OWNER' || ctx.store.role === 'ADMIN';
-      if (!approver && row.requesterTokenId !== ctx.principal.tokenId) throw fail(403, 'INSUFFICIENT_ROLE');
+      if (!approver && row.requesterTokenId !== ctx.principal.tokenId)
+        throw fail(403, 'INSUFFICIENT_ROLE', { requiredRole: ['OWNER', 'ADMIN'], actualRole: ctx.store.role });
       return presentApproval(ctx.services, row.status === 'PENDING' && row.expiresAt <= ctx.now ? { ...row, status: 'EXPIRED' } : row);
     },
   }),

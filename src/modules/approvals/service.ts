@@ -166,7 +166,7 @@ export async function decideApproval(ctx: StoreCtx, approvalId: string, decision
       return { expired: true as const, row: current };
     }
     if (current.status !== 'PENDING') throw fail(409, 'APPROVAL_NOT_PENDING', { status: current.status });
-    if (current.ownerOnly && ctx.store.role !== 'OWNER') throw fail(403, 'INSUFFICIENT_ROLE');
+    if (current.ownerOnly && ctx.store.role !== 'OWNER') throw fail(403, 'INSUFFICIENT_ROLE', { requiredRole: ['OWNER'], actualRole: ctx.store.role });
     const status: ApprovalStatus = decision === 'APPROVE' ? 'EXECUTING' : 'REJECTED';
     await ctx.db.update(approvalRequests).set({ status, decidedAt: ctx.now, decidedBy: ctx.principal.userId }).where(eq(approvalRequests.id, current.id)).run();
     await writeAudit(services, {

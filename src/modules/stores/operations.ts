@@ -58,7 +58,7 @@ const memberTarget = (ctx: { params: { memberId: string } }) => ({ type: 'MEMBER
 
 /** ADMINs manage ADMINs and STAFF; only an OWNER grants, changes or removes OWNER. */
 export function assertMayManage(actor: Role, ...roles: Role[]) {
-  if (actor !== 'OWNER' && roles.includes('OWNER')) throw fail(403, 'INSUFFICIENT_ROLE');
+  if (actor !== 'OWNER' && roles.includes('OWNER')) throw fail(403, 'INSUFFICIENT_ROLE', { requiredRole: ['OWNER'], actualRole: actor });
 }
 
 async function loadMember(ctx: StoreCtx<unknown, unknown, { memberId: string }>) {
