@@ -22,7 +22,9 @@ async function packageTarball(files: Record<string, string>): Promise<Buffer> {
   const chunks: Buffer[] = [];
   tar.on('data', (c: Buffer) => chunks.push(c));
   const done = new Promise((ok) => tar.on('end', ok));
-  for (const [name, content] of Object.entries(files)) tar.entry({ name: `package/${name}`, type: 'file', mode: 0o644 }, content);
+  // A fixed time, as npm pack writes: the same files make the same tarball (and integrity) in every run.
+  for (const [name, content] of Object.entries(files))
+    tar.entry({ name: `package/${name}`, type: 'file', mode: 0o644, mtime: new Date(499162500000) }, content);
   tar.finalize();
   await done;
   return gzipSync(Buffer.concat(chunks));

@@ -227,7 +227,14 @@ async function lockWithGreet(): Promise<string> {
     // Not execFileSync: the registry answers from this process's event loop.
     await execa(
       join(process.cwd(), 'node_modules/.bin/pnpm'),
-      ['install', '--lockfile-only', '--ignore-scripts', `--registry=${registry.url}`, '--config.update-notifier=false'],
+      [
+        'install',
+        '--lockfile-only',
+        '--ignore-scripts',
+        `--registry=${registry.url}`,
+        '--config.update-notifier=false',
+        `--config.cache-dir=${join(dir, '.pnpm-cache')}`,
+      ],
       { cwd: dir },
     );
     return readFileSync(join(dir, 'pnpm-lock.yaml'), 'utf8');

@@ -69,7 +69,14 @@ async function lockFor(dependencies: Record<string, string>, registryUrl = regis
     );
     await execa(
       join(process.cwd(), 'node_modules/.bin/pnpm'),
-      ['install', '--lockfile-only', '--ignore-scripts', `--registry=${registryUrl}`, '--config.update-notifier=false'],
+      [
+        'install',
+        '--lockfile-only',
+        '--ignore-scripts',
+        `--registry=${registryUrl}`,
+        '--config.update-notifier=false',
+        `--config.cache-dir=${join(dir, '.pnpm-cache')}`,
+      ],
       { cwd: dir },
     );
     return readFileSync(join(dir, 'pnpm-lock.yaml'), 'utf8');
