@@ -24,6 +24,16 @@ const q = preparedFor((db) => ({
     )
     .returning({ stockQuantity: productVariants.stockQuantity })
     .prepare(),
+  // A sale: the stock taken (never below 0) and the units counted sold, in one statement.
+  sell: db
+    .update(productVariants)
+    .set({
+      stockQuantity: sql`${productVariants.stockQuantity} - ${sql.placeholder('quantity')}`,
+      soldQuantity: sql`${productVariants.soldQuantity} + ${sql.placeholder('quantity')}`,
+    })
+    .where(and(eq(productVariants.id, sql.placeholder('id')), sql`${productVariants.stockQuantity} >= ${sql.placeholder('quantity')}`))
+    .returning({ stockQuantity: productVariants.stockQuantity })
+    .prepare(),
   // Units coming back from a cancellation or return are never refused, whatever the stock.
   giveBack: db
     .update(productVariants)
@@ -208,7 +218,8 @@ export interface Sale {
   stay?: Stay | null;
 }
 
-async function takeOrGive(db: Db, now: number, sale: Sale, direction: -1 | 1) {
+/** Takes (-1) or gives back (1) the sale's stock; a sale of counted stock also counts its units sold (`counted`). */
+async function takeOrGive(db: Db, now: number, sale: Sale, direction: -1 | 1): Promise<{ product: ProductRow; counted: boolean }> {
   const product = await loadProduct(db, sale.storeId, sale.productId);
   const variant = await loadVariant(db, product, sale.variantId);
   const s = q(db);
@@ -221,15 +232,15 @@ async function takeOrGive(db: Db, now: number, sale: Sale, direction: -1 | 1) {
       if ((await statement.run({ variantId: sale.variantId, date, quantity: sale.quantity })).changes !== 1) short.push(date);
     }
     if (short.length && direction === -1) throw fail(409, 'DATES_UNAVAILABLE', { dates: short });
-    return product;
+    return { product, counted: false };
   }
   const row =
     direction === -1
-      ? await s.adjust.get({ id: sale.variantId, delta: -sale.quantity, max: LIMITS.stockQuantity })
+      ? await s.sell.get({ id: sale.variantId, quantity: sale.quantity })
       : await s.giveBack.get({ id: sale.variantId, quantity: sale.quantity });
   if (!row) throw fail(409, 'INSUFFICIENT_STOCK', { productId: product.id, variantId: sale.variantId, quantity: sale.quantity });
   await afterStockChange(db, now, product.id, sale.variantId, row.stockQuantity, { product, outOfStockNotified: variant.outOfStockNotified });
-  return product;
+  return { product, counted: direction === -1 };
 }
 
 /**
@@ -238,8 +249,8 @@ async function takeOrGive(db: Db, now: number, sale: Sale, direction: -1 | 1) {
  * Throws 409 INSUFFICIENT_STOCK / DATES_UNAVAILABLE (the caller's transaction then changes nothing).
  */
 export async function recordSale(db: Db, now: number, sale: Sale): Promise<ProductRow> {
-  const product = await takeOrGive(db, now, sale, -1);
-  await q(db).countSale.run({ id: sale.variantId, quantity: sale.quantity });
+  const { product, counted } = await takeOrGive(db, now, sale, -1);
+  if (!counted) await q(db).countSale.run({ id: sale.variantId, quantity: sale.quantity });
   await q(db).countProductSale.run({ id: sale.productId, quantity: sale.quantity });
   return product;
 }

@@ -1,5 +1,5 @@
 // Placing the order of an approved payment: stock, the order and its hooks, or the automatic cancel instead.
-import { storeSettings } from '../stores/index.js';
+import { storeSettings, type StoreSettings } from '../stores/index.js';
 import { transaction, type Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
 import { ApiError } from '../../server/errors.js';
@@ -12,7 +12,7 @@ import { cashReceiptOf, createOrder, settleCashReceiptRequest } from '../orders/
 import { insertRow, updateById } from '../../db/statements.js';
 import { linkDiscountsToOrder, releaseDiscounts } from './discounts.js';
 import { CASH_METHODS } from './cash-receipts.js';
-import { failure, findAttempt, loadPayment, type PaymentRow } from './payment-records.js';
+import { failure, findAttempt, loadPayment, type AttemptRow, type PaymentRow } from './payment-records.js';
 import { deliveryGroupOf, priceSheet } from './pricing.js';
 import { paymentAttempts, paymentRefunds, payments, checkoutSheets } from './schema.js';
 import { removeOrderedCartLines } from './cart.js';
@@ -38,6 +38,7 @@ export async function placeOrder(
   customer: Pick<Customer, 'name' | 'email'> | null,
   approval: Approval,
   paymentFields: Partial<PaymentRow> = {},
+  settings?: StoreSettings,
 ): Promise<string> {
   const { db } = services;
   const sold: { pointEarnRateBp: number | null }[] = [];
@@ -52,7 +53,12 @@ export async function placeOrder(
       }),
     );
   }
-  const { itemDeliveryFees } = priceSheet(sheet.items, await storeSettings(db, sheet.storeId), payment.shippingAddress?.zipCode ?? null, payment.amounts);
+  const { itemDeliveryFees } = priceSheet(
+    sheet.items,
+    settings ?? (await storeSettings(db, sheet.storeId)),
+    payment.shippingAddress?.zipCode ?? null,
+    payment.amounts,
+  );
   const couponDiscounts = sheet.items.map((_, i) => payment.coupons.reduce((n, line) => n + line.itemDiscounts[i], 0));
   const order = await createOrder(db, now, {
     storeId: sheet.storeId,
@@ -115,7 +121,9 @@ const CANCEL_MESSAGES: Record<string, string> = {
   PAYMENT_EXPIRED: '결제 유효 시간이 지난 뒤 승인되어 자동 취소되었습니다.',
 };
 
-type Settled = { kind: 'ORDER'; orderId: string } | { kind: 'CANCEL'; refundId: string; reason: string } | { kind: 'NOOP' };
+/** How an approval settled; an order carries the payment and attempt as its transaction committed them. */
+export type Settled =
+  { kind: 'ORDER'; orderId: string; payment: PaymentRow; attempt: AttemptRow } | { kind: 'CANCEL'; refundId: string; reason: string } | { kind: 'NOOP' };
 
 /**
  * An approved attempt becomes the order — or is canceled automatically (spec 02 §3): a second approval for
@@ -155,15 +163,15 @@ export async function settleApproval(services: Services, attemptId: string, resu
     // Approved in time but answered late (CONFIRMING) still counts; a window approved after the 10 minutes does not.
     else if (attempt.status === 'READY' && now >= payment.expiresAt) reason = 'PAYMENT_EXPIRED';
     else if (result.approvedAmount !== payment.amounts.totalAmount) reason = 'AMOUNT_MISMATCH';
-    else if (
-      priceSheet(sheet.items, await storeSettings(db, sheet.storeId), payment.shippingAddress?.zipCode ?? null, payment.amounts).amounts.totalAmount !==
-      payment.amounts.totalAmount
+    const settings = reason === null ? await storeSettings(db, sheet.storeId) : null;
+    if (
+      settings &&
+      priceSheet(sheet.items, settings, payment.shippingAddress?.zipCode ?? null, payment.amounts).amounts.totalAmount !== payment.amounts.totalAmount
     )
       reason = 'AMOUNT_MISMATCH';
     if (reason === null) {
       try {
-        // A savepoint: stock taken for earlier items is given back when a later one is short.
-        const orderId = await transaction(services.db, async () =>
+        const place = async () =>
           placeOrder(
             services,
             now,
@@ -178,10 +186,19 @@ export async function settleApproval(services: Services, attemptId: string, resu
               amount: result.approvedAmount,
             },
             gatewayFields,
-          ),
-        );
-        await updateById(db, paymentAttempts, attempt.id, { ...approval, status: 'APPROVED' });
-        return { kind: 'ORDER', orderId };
+            settings!,
+          );
+        // A savepoint gives back the stock taken for earlier items when a later one is short. One item that
+        // is no stay is refused before anything is written (its stock is taken by one conditional update).
+        const orderId = sheet.items.length === 1 && !sheet.items[0].stay ? await place() : await transaction(services.db, place);
+        const approved = { ...approval, status: 'APPROVED' as const };
+        await updateById(db, paymentAttempts, attempt.id, approved);
+        return {
+          kind: 'ORDER',
+          orderId,
+          payment: { ...payment, ...gatewayFields, status: 'COMPLETED', orderId, updatedAt: now },
+          attempt: { ...attempt, ...approved },
+        };
       } catch (error) {
         if (!(error instanceof ApiError) || (error.code !== 'INSUFFICIENT_STOCK' && error.code !== 'DATES_UNAVAILABLE')) throw error;
         reason = 'OUT_OF_STOCK';

@@ -141,7 +141,7 @@ export function mountPayPages(app: H3, services: Services) {
         await holdSandboxRefunds(services, paymentId);
         return presentPaymentStatus(services, payment);
       }
-      return decideSandbox(services, paymentId, outcome, { amount });
+      return decideSandbox(services, paymentId, outcome, { amount }, payment);
     }),
   );
 }

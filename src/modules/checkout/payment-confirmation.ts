@@ -7,8 +7,8 @@ import { fail } from '../../server/errors.js';
 import type { Services } from '../../server/services.js';
 import { gatewayFor, sandboxDecide } from '../payments/index.js';
 import type { ConfirmResult, EasyPayProvider, PaymentMethod, Pg, SandboxOutcome } from '../payments/index.js';
-import { settleApproval } from './order-placement.js';
-import { attemptsOf, failure, findAttempt, lastAttemptOf, loadPayment, type AttemptRow } from './payment-records.js';
+import { settleApproval, type Settled } from './order-placement.js';
+import { attemptsOf, failure, findAttempt, lastAttemptOf, loadPayment, type AttemptRow, type PaymentRow } from './payment-records.js';
 import { presentPaymentStatus, storefrontResult } from './payment-views.js';
 import { runRefund } from './refunds.js';
 import { updateById } from '../../db/statements.js';
@@ -16,12 +16,19 @@ import { paymentAttempts, payments, type AttemptStatus } from './schema.js';
 
 /**
  * Asks the gateway to approve an attempt the buyer authorised, then settles it: an order, an automatic
- * cancel, a refusal (the payment stays retryable), or CONFIRMING (the confirming job asks again).
+ * cancel, a refusal (the payment stays retryable), or CONFIRMING (the confirming job asks again). A caller
+ * that just read the attempt and its payment hands them on (the settling transaction reads both again).
+ * Answers how it settled.
  */
-export async function confirmAttempt(services: Services, attemptId: string, outcome?: SandboxOutcome) {
+export async function confirmAttempt(
+  services: Services,
+  attemptId: string,
+  outcome?: SandboxOutcome,
+  read?: { attempt: AttemptRow; payment: PaymentRow },
+): Promise<Settled | null> {
   const { db } = services;
-  const attempt = (await findAttempt(db, attemptId))!;
-  const payment = await loadPayment(db, attempt.paymentId);
+  const attempt = read?.attempt ?? (await findAttempt(db, attemptId))!;
+  const payment = read?.payment ?? (await loadPayment(db, attempt.paymentId));
   const gateway = await gatewayFor(services, attempt.storeId, attempt.pg as Pg, { credentialId: attempt.credentialId ?? undefined });
   const result = await gateway.confirm({
     pgPaymentKey: attempt.pgPaymentKey!,
@@ -30,15 +37,16 @@ export async function confirmAttempt(services: Services, attemptId: string, outc
     method: attempt.method as PaymentMethod,
     provider: (attempt.provider ?? undefined) as EasyPayProvider | undefined,
   });
-  await applyGatewayResult(services, attempt, result, outcome);
+  return await applyGatewayResult(services, attempt, result, outcome);
 }
 
-async function applyGatewayResult(services: Services, attempt: AttemptRow, result: ConfirmResult, outcome?: SandboxOutcome) {
+/** Records the gateway's answer; an approval answers how it settled (null for any other answer). */
+async function applyGatewayResult(services: Services, attempt: AttemptRow, result: ConfirmResult, outcome?: SandboxOutcome): Promise<Settled | null> {
   const { db } = services;
   if (result.status === 'APPROVED') {
     const settled = await settleApproval(services, attempt.id, result);
     if (settled.kind === 'CANCEL') await runRefund(services, settled.refundId);
-    return;
+    return settled;
   }
   const now = services.clock.now();
   await transaction(services.db, async () => {
@@ -68,12 +76,16 @@ async function applyGatewayResult(services: Services, attempt: AttemptRow, resul
       .where(and(eq(payments.id, attempt.paymentId), inArray(payments.status, ['OPEN', 'CONFIRMING'])))
       .run();
   });
+  return null;
 }
 
-/** The buyer's decision in the sandbox window (pay page buttons and the dev simulate helper). */
-export async function decideSandbox(services: Services, paymentId: string, outcome: SandboxOutcome, options: { amount?: number } = {}) {
+/**
+ * The buyer's decision in the sandbox window (pay page buttons and the dev simulate helper). A caller that
+ * just read the payment hands it on.
+ */
+export async function decideSandbox(services: Services, paymentId: string, outcome: SandboxOutcome, options: { amount?: number } = {}, read?: PaymentRow) {
   const { db } = services;
-  const payment = await loadPayment(db, paymentId);
+  const payment = read ?? (await loadPayment(db, paymentId));
   const now = services.clock.now();
   const open = (await attemptsOf(db, paymentId)).filter((a) => a.status === 'READY' && a.pgPaymentKey).at(-1);
   if (!open) {
@@ -83,10 +95,12 @@ export async function decideSandbox(services: Services, paymentId: string, outco
   }
   if (payment.status === 'OPEN' && now >= payment.expiresAt) throw fail(409, 'PAYMENT_EXPIRED', { expiresAt: isoAt(payment.expiresAt) });
   await sandboxDecide(services, open.pgPaymentKey!, outcome, options);
-  await confirmAttempt(services, open.id, outcome);
-  const settled = await loadPayment(db, paymentId);
-  const last = await lastAttemptOf(db, paymentId);
-  return { ...(await presentPaymentStatus(services, settled, last)), storefrontResult: await storefrontResult(services, settled, last) };
+  // The sandbox's decision changed only its own ledger: the attempt and payment read above are still current.
+  const settled = await confirmAttempt(services, open.id, outcome, { attempt: open, payment });
+  // An order's transaction knows the payment and attempt as it committed them; other outcomes read them again.
+  const last = settled?.kind === 'ORDER' ? settled.attempt : await lastAttemptOf(db, paymentId);
+  const after = settled?.kind === 'ORDER' ? settled.payment : await loadPayment(db, paymentId);
+  return { ...(await presentPaymentStatus(services, after, last)), storefrontResult: await storefrontResult(services, after, last) };
 }
 
 /**

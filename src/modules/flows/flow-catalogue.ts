@@ -188,7 +188,12 @@ export async function resolveFlow(
   const categoryFlowId = product.categoryId ? ((await findCategory(db, product.categoryId))?.flowId ?? null) : null;
   const inherited = await published(categoryFlowId);
   if (inherited) return { flow: inherited, version: inherited.publishedVersion!, source: 'CATEGORY' as FlowSource };
-  await ensureDefaultFlows(db, product.storeId, now);
-  const fallback = (await q(db).defaultFlow.get({ storeId: product.storeId, kind: kindOf(product.fulfillment) }))!;
+  const kind = kindOf(product.fulfillment);
+  // The store's default flows are made once: a store that has the one asked for has them (one read, not three).
+  let fallback = await q(db).defaultFlow.get({ storeId: product.storeId, kind });
+  if (!fallback) {
+    await ensureDefaultFlows(db, product.storeId, now);
+    fallback = (await q(db).defaultFlow.get({ storeId: product.storeId, kind }))!;
+  }
   return { flow: fallback, version: fallback.publishedVersion!, source: 'PLATFORM' as FlowSource };
 }

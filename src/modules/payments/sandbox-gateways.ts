@@ -37,6 +37,34 @@ const statements = preparedFor((db) => ({
 
 const load = (services: Services, pgPaymentKey: string) => statements(services.db).byKey.get({ pgPaymentKey });
 
+/**
+ * Moves a window from status `from` to `change` in one statement, the row as changed or undefined when it was
+ * not in `from` (or not this store's and gateway's): a decision and its guard need no transaction of their own.
+ * `gatewayAmount` null keeps the window's amount.
+ */
+async function move(
+  services: Services,
+  pgPaymentKey: string,
+  from: SandboxRow['status'],
+  change: Partial<SandboxRow>,
+  owner?: { storeId: string; pg: Pg; pgOrderId: string },
+) {
+  const t = sandboxGatewayPayments;
+  const { gatewayAmount, ...rest } = change;
+  return await services.db
+    .update(t)
+    .set({ ...rest, ...(gatewayAmount !== undefined ? { gatewayAmount: sql`coalesce(${gatewayAmount}, ${t.amount})` } : {}), updatedAt: services.clock.now() })
+    .where(
+      and(
+        eq(t.pgPaymentKey, pgPaymentKey),
+        eq(t.status, from),
+        owner ? and(eq(t.storeId, owner.storeId), eq(t.provider, owner.pg), eq(t.pgOrderId, owner.pgOrderId)) : undefined,
+      ),
+    )
+    .returning()
+    .get();
+}
+
 async function update(services: Services, row: SandboxRow, change: Partial<SandboxRow>) {
   await services.db
     .update(sandboxGatewayPayments)
@@ -114,22 +142,24 @@ export function sandboxGateway(services: Services, storeId: string, pg: Pg, cred
       return { windowUrl: `${services.config.origin}/pay/${input.paymentId}`, pgPaymentKey, sandbox: true, credentialId: credential.id };
     },
     async confirm(input) {
+      // Like the real APIs, a confirm that times out still approves: the answer just arrives late.
+      const confirmed = await move(services, input.pgPaymentKey, 'AUTHORIZED', { status: 'APPROVED' }, { storeId, pg, pgOrderId: input.pgOrderId });
+      if (confirmed) {
+        // Only the first success is recorded (a marker, not money): after the move, outside any transaction.
+        await recordSandboxSuccess(services, storeId, pg, 'PAYMENT');
+        if (confirmed.slowConfirm) return { status: 'CONFIRMING', approvedAmount: 0, approvedMethod: null, pgTransactionId: null };
+        return approved(confirmed);
+      }
       const row = await own(input.pgPaymentKey);
       if (!row || row.pgOrderId !== input.pgOrderId)
         return refused({ code: 'NOT_FOUND_PAYMENT_SESSION', message: '결제 정보를 찾을 수 없습니다.', optionUnavailable: false });
       switch (row.status) {
-        case 'AUTHORIZED':
-          // Like the real APIs, a confirm that times out still approves: the answer just arrives late.
-          await transaction(services.db, async () => {
-            await update(services, row, { status: 'APPROVED' });
-            await recordSandboxSuccess(services, storeId, pg, 'PAYMENT');
-          });
-          if (row.slowConfirm) return { status: 'CONFIRMING', approvedAmount: 0, approvedMethod: null, pgTransactionId: null };
-          return approved(row);
         case 'APPROVED':
         case 'PARTIALLY_CANCELED':
         case 'CANCELED':
           return approved(row);
+        // AUTHORIZED: the buyer's decision came after the move above looked; it was not authenticated then.
+        case 'AUTHORIZED':
         case 'READY':
           return refused({ code: 'NOT_AUTHENTICATED', message: '구매자 인증이 끝나지 않은 결제입니다.', optionUnavailable: false });
         case 'WINDOW_CLOSED':
@@ -218,26 +248,35 @@ export async function sandboxDecide(
   outcome: SandboxOutcome,
   options: { amount?: number } = {},
 ): Promise<SandboxView> {
-  return await transaction(services.db, async () => {
+  if (options.amount !== undefined && (!Number.isInteger(options.amount) || options.amount < 0)) {
     const row = await load(services, pgPaymentKey);
     if (!row) throw fail(404, 'SANDBOX_PAYMENT_NOT_FOUND');
     if (row.status !== 'READY') throw fail(409, 'SANDBOX_PAYMENT_DECIDED', { status: row.status });
-    if (options.amount !== undefined && (!Number.isInteger(options.amount) || options.amount < 0)) throw fail(400, 'VALIDATION_FAILED');
-    const change: Partial<SandboxRow> = (() => {
-      switch (outcome) {
-        case 'APPROVE':
-          return { status: 'AUTHORIZED', gatewayAmount: options.amount ?? row.amount };
-        case 'CONFIRMING':
-          return { status: 'AUTHORIZED', gatewayAmount: options.amount ?? row.amount, slowConfirm: true };
-        case 'REFUSE':
-          return { status: 'REFUSED' };
-        case 'CANCEL':
-          return { status: 'WINDOW_CLOSED' };
-        case 'WINDOW_ERROR':
-          return { status: 'WINDOW_ERROR' };
-      }
-    })();
-    await update(services, row, change);
+    throw fail(400, 'VALIDATION_FAILED');
+  }
+  const gatewayAmount = (options.amount ?? null) as number;
+  const change: Partial<SandboxRow> = (() => {
+    switch (outcome) {
+      case 'APPROVE':
+        return { status: 'AUTHORIZED', gatewayAmount };
+      case 'CONFIRMING':
+        return { status: 'AUTHORIZED', gatewayAmount, slowConfirm: true };
+      case 'REFUSE':
+        return { status: 'REFUSED' };
+      case 'CANCEL':
+        return { status: 'WINDOW_CLOSED' };
+      case 'WINDOW_ERROR':
+        return { status: 'WINDOW_ERROR' };
+    }
+  })();
+  // The decision is one guarded statement; only a window error has a second write, the provider's failure.
+  const decide = async () => {
+    const row = await move(services, pgPaymentKey, 'READY', change);
+    if (!row) {
+      const found = await load(services, pgPaymentKey);
+      if (!found) throw fail(404, 'SANDBOX_PAYMENT_NOT_FOUND');
+      throw fail(409, 'SANDBOX_PAYMENT_DECIDED', { status: found.status });
+    }
     if (outcome === 'WINDOW_ERROR') {
       await recordProviderFailure(services, row.storeId, {
         pg: row.provider,
@@ -246,8 +285,9 @@ export async function sandboxDecide(
         code: 'INVALID_CHANNEL',
       });
     }
-    return view({ ...row, ...change } as SandboxRow);
-  });
+    return view(row);
+  };
+  return outcome === 'WINDOW_ERROR' ? await transaction(services.db, decide) : await decide();
 }
 
 /** `/_dev` outcome REFUND_HELD: the next refund of a paid sandbox payment is answered HELD (a merchant short of balance). */
