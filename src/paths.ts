@@ -15,6 +15,8 @@ function findPackageRoot(): string {
 
 export const packageRoot = findPackageRoot();
 export const migrationsDir = join(packageRoot, 'drizzle');
+/** A SQLite database with every migration applied, made by the build (scripts/fresh-database.mjs). */
+export const freshDatabaseTemplate = join(packageRoot, 'dist', 'fresh.db');
 
 const fromSources = import.meta.url.endsWith('.ts');
 

@@ -27,7 +27,7 @@ export { checkPassword, hashPassword } from './password.js';
 export { authenticate, bearerToken, principalOfRecord } from './principal.js';
 export { openLoginSession } from './login-sessions.js';
 export { verifyCredentials } from './sign-in.js';
-export { normalizeEmail, signup } from './users.js';
+export { createAccount, normalizeEmail, signup } from './users.js';
 export { signToken, type TokenClaims, verifyToken } from './tokens.js';
 export { type AccountUser, userByEmail, usersByIds } from './users.js';
 export { hashSecret } from './tokens.js';

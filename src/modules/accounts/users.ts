@@ -40,8 +40,16 @@ export async function usersByIds(db: Db, ids: readonly string[]): Promise<Map<st
 export const newAccountSchema = z.object({ userId: z.string(), email: z.string(), name: z.string(), createdAt: instant });
 
 export async function signup(services: Services, input: { email: string; password: string; name: string }): Promise<z.output<typeof newAccountSchema>> {
+  return createAccount(services, { email: input.email, name: input.name, passwordHash: await hashPassword(input.password) });
+}
+
+/** A new account whose password's hash is made already (the seeded dev account's, see src/server/seed.ts). */
+export async function createAccount(
+  services: Services,
+  input: { email: string; passwordHash: string; name: string },
+): Promise<z.output<typeof newAccountSchema>> {
   const email = normalizeEmail(input.email);
-  const passwordHash = await hashPassword(input.password);
+  const { passwordHash } = input;
   const { db, clock } = services;
   return transaction(services.db, async () => {
     if (await db.select({ id: users.id }).from(users).where(eq(users.email, email)).get()) throw fail(409, 'EMAIL_TAKEN');
