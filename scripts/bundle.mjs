@@ -6,6 +6,7 @@
 // worker processes (runtime/worker, the storefront bundle worker) and the benches.
 import { build } from 'esbuild';
 import { globSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, join, parse, posix } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -111,6 +112,109 @@ const plainNameMinimatch = {
   },
 };
 
+/**
+ * oclif asks wsl-utils whether it runs under WSL on every start (Config.load), by a dynamic import of a package
+ * that loads child_process, fs/promises and PowerShell helpers: a chunk of its own, ~7% of `svc --help`. The
+ * answer is is-wsl's, which wsl-utils re-exports; required here, it is bundled into oclif's chunk. The build fails
+ * if oclif's line changes, rather than silently keeping the import.
+ */
+const wslAnswerInline = {
+  name: 'wsl-answer-inline',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/]util[\\/]os\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      const asked = "(await import('wsl-utils')).isWsl";
+      if (!source.includes(asked)) throw new Error(`${args.path} no longer has ${asked}: update scripts/bundle.mjs`);
+      return { contents: source.replace(asked, "require('is-wsl').default"), loader: 'js' };
+    });
+  },
+};
+
+/**
+ * h3 and srvx's Node adapter build on the web's Headers, Request and Response when they load (srvx defines
+ * its request, headers and response classes on top of them, h3 two frozen header sets): reading those globals
+ * loads undici, Node's fetch — ~6% of `svc dev`'s start (issue 31) for what the first request needs. Here
+ * each is made when first used. What srvx exports of its classes (FastResponse, which h3 and hosted sites
+ * answer with) becomes a stand-in that constructs the class. The build fails if either module's shape
+ * changes, rather than bundling it half changed.
+ */
+const webGlobalsOnFirstUse = {
+  name: 'web-globals-on-first-use',
+  setup(b) {
+    const edit = (path, source) => (from, to) => {
+      if (source.text.split(from).length !== 2) throw new Error(`${path}: expected "${from}" once: update scripts/bundle.mjs`);
+      source.text = source.text.replace(from, to);
+    };
+    b.onLoad({ filter: /[\\/]srvx[\\/]dist[\\/]adapters[\\/]node\.mjs$/ }, async (args) => {
+      const source = { text: await readFile(args.path, 'utf8') };
+      for (const name of ['NodeRequestHeaders', 'NodeRequest', 'NodeResponse']) {
+        const start = `const ${name} = /* @__PURE__ */ (() => {`;
+        const at = source.text.indexOf(start);
+        const end = source.text.indexOf('\n})();\n', at);
+        if (at < 0 || end < 0) throw new Error(`${args.path}: no ${start}: update scripts/bundle.mjs`);
+        const body = source.text.slice(at + start.length, end);
+        source.text = [
+          source.text.slice(0, at),
+          `let ${name}$defined;`,
+          `const ${name}$class = () => (${name}$defined ??= (() => {${body}\n})());`,
+          `function ${name}$export(...args) { return new (${name}$class())(...args); }`,
+          `Object.defineProperty(${name}$export, Symbol.hasInstance, { value: (value) => value instanceof ${name}$class() });`,
+          source.text.slice(end + '\n})();'.length),
+        ].join('\n');
+        source.text = source.text.replaceAll(`new ${name}(`, `new (${name}$class())(`);
+      }
+      const change = edit(args.path, source);
+      change(
+        '\nfunction prematureCloseError',
+        '\nNodeResponse$export.json = (data, init) => NodeResponse$class().json(data, init);\nfunction prematureCloseError',
+      );
+      change(
+        'export { NodeResponse as FastResponse, FastURL, NodeRequest, NodeResponse,',
+        'export { NodeResponse$export as FastResponse, FastURL, NodeRequest$export as NodeRequest, NodeResponse$export as NodeResponse,',
+      );
+      return { contents: source.text, loader: 'js' };
+    });
+    b.onLoad({ filter: /[\\/]h3[\\/]dist[\\/]response\.mjs$/ }, async (args) => {
+      const source = { text: await readFile(args.path, 'utf8') };
+      const start = 'var FrozenHeaders = class extends Headers {';
+      const last = 'const jsonHeaders = /* @__PURE__ */ new FrozenHeaders({ "content-type": "application/json;charset=UTF-8" });';
+      const at = source.text.indexOf(start);
+      const end = source.text.indexOf(last);
+      if (at < 0 || end < at) throw new Error(`${args.path}: no FrozenHeaders block: update scripts/bundle.mjs`);
+      const block = source.text.slice(at, end + last.length);
+      const rest = source.text.slice(end + last.length).replaceAll(/\b(emptyHeaders|jsonHeaders)\b/g, 'frozenHeaders().$1');
+      source.text = `${source.text.slice(0, at)}let frozenHeadersMade;\nconst frozenHeaders = () => (frozenHeadersMade ??= (() => {\n${block}\nreturn { emptyHeaders, jsonHeaders };\n})());${rest}`;
+      return { contents: source.text, loader: 'js' };
+    });
+  },
+};
+
+/**
+ * oclif sorts each plugin's commands with localeCompare on every start, and the first localeCompare of a
+ * process sets up ICU's collator, ~5% of `svc --help`. For ids of lower-case letters, hyphens and colons (every
+ * id here) the collator's order is the code points' (hyphen before colon before letters), so those are
+ * compared directly; any other id still goes to localeCompare.
+ */
+const plainIdOrder = {
+  name: 'plain-id-order',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      const sorted = '.sort((a, b) => a.id.localeCompare(b.id))';
+      if (source.split(sorted).length !== 2) throw new Error(`${args.path} no longer has ${sorted} once: update scripts/bundle.mjs`);
+      const compare = [
+        'const plainId = /^[a-z-]+(?::[a-z-]+)*$/;',
+        'const compareIds = (a, b) => (plainId.test(a) && plainId.test(b) ? (a < b ? -1 : a > b ? 1 : 0) : a.localeCompare(b));',
+      ].join('\n');
+      // After the module's "use strict", which must stay its first statement.
+      const strict = '"use strict";\n';
+      if (!source.startsWith(strict)) throw new Error(`${args.path} no longer starts with ${strict}: update scripts/bundle.mjs`);
+      const edited = source.slice(strict.length).replace(sorted, '.sort((a, b) => compareIds(a.id, b.id))');
+      return { contents: `${strict}${compare}\n${edited}`, loader: 'js' };
+    });
+  },
+};
+
 const result = await build({
   absWorkingDir: root,
   entryPoints: [
@@ -128,7 +232,7 @@ const result = await build({
   platform: 'node',
   target: 'node24',
   external,
-  plugins: [commandsPlugin, builtinsByRequire, plainNameMinimatch],
+  plugins: [commandsPlugin, builtinsByRequire, plainNameMinimatch, wslAnswerInline, webGlobalsOnFirstUse, plainIdOrder],
   // CommonJS dependencies inside an ES module bundle still call require() for Node's built-ins.
   banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
   sourcemap: 'linked',

@@ -1,8 +1,8 @@
 import { Command, Flags, type Interfaces } from '@oclif/core';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { format } from 'node:util';
 import type { ListrTask } from 'listr2';
-import stringWidth from 'string-width';
 import { ApiCallError, ApiClient, ConnectionError, type Envelope, type RequestOptions } from '../client/api-client.js';
 import { DEFAULT_API_URL, DEFAULT_PROFILE, readConfig, readCredential, sameService } from '../client/config.js';
 import { nextStep } from './error-hints.js';
@@ -257,6 +257,7 @@ export abstract class ApiCommand<T extends typeof Command> extends Command {
             : String(v);
     const cell = (c: string, v: unknown) => terminalSafe(text(c, v), true);
     // Korean text takes two columns per character in a terminal: pad by display width, not length.
+    const stringWidth = displayWidth();
     const gap = (text: string, width: number) => ' '.repeat(Math.max(0, width - stringWidth(text)));
     const pad = (c: string, text: string, width: number) => (money.has(c) ? gap(text, width) + text : text + gap(text, width));
     const headers = columns.map(columnHeader);
@@ -304,4 +305,13 @@ export abstract class ApiCommand<T extends typeof Command> extends Command {
     if (error.oclif?.exit === 2 && this.argv.includes('--json')) this.log(JSON.stringify({ code: 'USAGE', message: error.message }));
     return super.catch(error);
   }
+}
+
+/**
+ * string-width, loaded when a table is first printed: its module builds Unicode-property regular expressions
+ * and a segmenter when it loads, ~4% of every CLI start (svc dev's too) for the few commands that print a
+ * table (issue 31). Through require (Node loads an ES module synchronously so), the bundle leaves it out.
+ */
+function displayWidth(): typeof import('string-width').default {
+  return (createRequire(import.meta.url)('string-width') as typeof import('string-width')).default;
 }

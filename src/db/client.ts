@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { copyFileSync, existsSync, linkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import Database, { type RunResult } from 'better-sqlite3';
 import { count, NoopLogger, type Query, type SQL } from 'drizzle-orm';
 import { NoopCache } from 'drizzle-orm/cache/core';
@@ -68,7 +69,7 @@ export function openDatabase(file: string): Database_ {
     sqlite.pragma('wal_autocheckpoint = 10000');
     sqlite.pragma('foreign_keys = ON');
     const synchronous = drizzleSqlite(sqlite);
-    migrate(synchronous, { migrationsFolder: migrationsDir });
+    if (!upToDate(sqlite)) migrate(synchronous, { migrationsFolder: migrationsDir });
     db = synchronous as unknown as Db;
   } catch (error) {
     sqlite.close();
@@ -83,6 +84,19 @@ export function openDatabase(file: string): Database_ {
       sqlite.close();
     },
   };
+}
+
+/**
+ * Whether the file has every migration of the journal: drizzle's own test (it runs the migrations newer than
+ * the last one recorded), made from the journal alone. drizzle reads and hashes every migration file first,
+ * on every start (issue 31).
+ */
+function upToDate(sqlite: Sqlite): boolean {
+  const recorded = sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get();
+  if (!recorded) return false;
+  const { entries } = JSON.parse(readFileSync(join(migrationsDir, 'meta', '_journal.json'), 'utf8')) as { entries: { when: number }[] };
+  const last = sqlite.prepare('SELECT max(created_at) AS at FROM __drizzle_migrations').get() as { at: number | null };
+  return last.at !== null && entries.every((entry) => entry.when <= Number(last.at));
 }
 
 /**

@@ -83,5 +83,47 @@ test('svc dev reads the service from the bundle, not file by file, up to its rea
   assert.ok(files.length <= 100, `${files.length} files:\n${files.join('\n')}`);
 });
 
+test('svc dev answers its first requests with what it defines on first use: the web Headers, Request and Response under the HTTP layer', async () => {
+  const dataDir = join(work, 'first-requests');
+  const proc = execa(process.execPath, ['--no-node-snapshot', 'bin/run.js', 'dev', '--json', '--port', '0', '--data-dir', dataDir], {
+    cwd: packageRoot,
+    env: cliEnv(),
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+  });
+  try {
+    const line = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      proc.stdout!.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+        if (text.includes('\n')) resolve(text.split('\n')[0]);
+      });
+      proc.stdout!.on('end', () => reject(new Error(`no ready line: ${text}`)));
+    });
+    const { url, storeId, ownerToken } = JSON.parse(line);
+    const auth = { authorization: `Bearer ${ownerToken}`, 'x-store-id': storeId };
+    // The first request of the process: an authenticated read through the whole pipeline.
+    const store = await fetch(`${url}/v1/store`, { headers: auth });
+    assert.is(store.status, 200);
+    assert.is(((await store.json()) as { data: { storeId: string } }).data.storeId, storeId);
+    const listed = await fetch(`${url}/v1/products?size=20`, { headers: { ...auth, 'accept-encoding': 'gzip' } });
+    assert.is(listed.status, 200);
+    assert.ok(((await listed.json()) as { data: { contents: unknown[] } }).data.contents.length > 0, 'the seeded samples');
+    const document = await fetch(`${url}/v1/openapi.json`);
+    assert.is(document.status, 200);
+    assert.is(((await document.json()) as { openapi: string }).openapi, '3.1.0');
+    const missing = await fetch(`${url}/v1/no-such-route`, { headers: auth });
+    assert.is(missing.status, 404);
+    assert.is(((await missing.json()) as { error: { code: string } }).error.code, 'ROUTE_NOT_FOUND');
+    const signup = await fetch(`${url}/auth/v1/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":"x"}' });
+    assert.is(signup.status, 400);
+    assert.is(((await signup.json()) as { error: { code: string } }).error.code, 'VALIDATION_FAILED');
+  } finally {
+    proc.kill('SIGTERM');
+    await proc;
+  }
+});
+
 test.after(() => rmSync(work, { recursive: true, force: true }));
 test.run();

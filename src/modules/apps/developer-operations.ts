@@ -5,7 +5,7 @@ import { mergeErrors } from '../../server/contract.js';
 import { fail, validationFailed } from '../../server/errors.js';
 import { cursorPageOf } from '../../server/paging.js';
 import { defineOperation } from '../../server/registry.js';
-import { checkManifest, manifestJsonSchema, requiredFunctions, type Manifest } from '../../kernel/app-manifest.js';
+import { checkManifest, requiredFunctions, shippedManifestJsonSchema, type Manifest } from '../../kernel/app-manifest.js';
 import { appExecutions, apps } from './schema.js';
 import { ownApp } from './app-records.js';
 import { addVersion, createApp } from './app-versions.js';
@@ -17,7 +17,7 @@ const tag = 'Apps';
 const appNotFound = { 404: ['APP_NOT_FOUND'] };
 
 // Taken as it comes and checked in the handler (its field errors named `manifest.…`); the document states the manifest's schema.
-const { $schema: _dialect, title: _title, ...manifestStatement } = manifestJsonSchema();
+const { $schema: _dialect, title: _title, ...manifestStatement } = shippedManifestJsonSchema();
 const manifestBody = z.record(z.string(), z.unknown()).meta(manifestStatement);
 function validManifest(value: unknown): Manifest {
   const check = checkManifest(value, 'manifest.');
