@@ -31,8 +31,14 @@ const q = preparedFor((db) => ({
       stockQuantity: sql`${productVariants.stockQuantity} - ${sql.placeholder('quantity')}`,
       soldQuantity: sql`${productVariants.soldQuantity} + ${sql.placeholder('quantity')}`,
     })
-    .where(and(eq(productVariants.id, sql.placeholder('id')), sql`${productVariants.stockQuantity} >= ${sql.placeholder('quantity')}`))
-    .returning({ stockQuantity: productVariants.stockQuantity })
+    .where(
+      and(
+        eq(productVariants.id, sql.placeholder('id')),
+        eq(productVariants.productId, sql.placeholder('productId')),
+        sql`${productVariants.stockQuantity} >= ${sql.placeholder('quantity')}`,
+      ),
+    )
+    .returning({ stockQuantity: productVariants.stockQuantity, outOfStockNotified: productVariants.outOfStockNotified })
     .prepare(),
   // Units coming back from a cancellation or return are never refused, whatever the stock.
   giveBack: db
@@ -221,8 +227,18 @@ export interface Sale {
 /** Takes (-1) or gives back (1) the sale's stock; a sale of counted stock also counts its units sold (`counted`). */
 async function takeOrGive(db: Db, now: number, sale: Sale, direction: -1 | 1): Promise<{ product: ProductRow; counted: boolean }> {
   const product = await loadProduct(db, sale.storeId, sale.productId);
-  const variant = await loadVariant(db, product, sale.variantId);
   const s = q(db);
+  if (product.inventoryMode !== 'DATED' && direction === -1) {
+    // The sale's one statement answers what the variant read would: its stock and out-of-stock mark.
+    const row = await s.sell.get({ id: sale.variantId, productId: product.id, quantity: sale.quantity });
+    if (!row) {
+      await loadVariant(db, product, sale.variantId);
+      throw fail(409, 'INSUFFICIENT_STOCK', { productId: product.id, variantId: sale.variantId, quantity: sale.quantity });
+    }
+    await afterStockChange(db, now, product.id, sale.variantId, row.stockQuantity, { product, outOfStockNotified: row.outOfStockNotified });
+    return { product, counted: true };
+  }
+  const variant = await loadVariant(db, product, sale.variantId);
   if (product.inventoryMode === 'DATED') {
     if (!sale.stay) throw fail(400, 'STAY_REQUIRED', { productId: product.id });
     const nights = stayNights(sale.stay, direction === -1 ? now : 0);
@@ -234,13 +250,10 @@ async function takeOrGive(db: Db, now: number, sale: Sale, direction: -1 | 1): P
     if (short.length && direction === -1) throw fail(409, 'DATES_UNAVAILABLE', { dates: short });
     return { product, counted: false };
   }
-  const row =
-    direction === -1
-      ? await s.sell.get({ id: sale.variantId, quantity: sale.quantity })
-      : await s.giveBack.get({ id: sale.variantId, quantity: sale.quantity });
+  const row = await s.giveBack.get({ id: sale.variantId, quantity: sale.quantity });
   if (!row) throw fail(409, 'INSUFFICIENT_STOCK', { productId: product.id, variantId: sale.variantId, quantity: sale.quantity });
   await afterStockChange(db, now, product.id, sale.variantId, row.stockQuantity, { product, outOfStockNotified: variant.outOfStockNotified });
-  return { product, counted: direction === -1 };
+  return { product, counted: false };
 }
 
 /**

@@ -12,11 +12,11 @@ import { cashReceiptOf, createOrder, settleCashReceiptRequest } from '../orders/
 import { insertRow, updateById } from '../../db/statements.js';
 import { linkDiscountsToOrder, releaseDiscounts } from './discounts.js';
 import { CASH_METHODS } from './cash-receipts.js';
-import { failure, findAttempt, loadPayment, type AttemptRow, type PaymentRow } from './payment-records.js';
+import { failure, findSettling, type AttemptRow, type PaymentRow } from './payment-records.js';
 import { deliveryGroupOf, priceSheet } from './pricing.js';
 import { paymentAttempts, paymentRefunds, payments, checkoutSheets } from './schema.js';
 import { removeOrderedCartLines } from './cart.js';
-import { loadSheet, type SheetRow } from './sheet.js';
+import type { SheetRow } from './sheet.js';
 
 interface Approval {
   pg: string | null;
@@ -134,10 +134,8 @@ export async function settleApproval(services: Services, attemptId: string, resu
   return await transaction(services.db, async (): Promise<Settled> => {
     const { db } = services;
     const now = services.clock.now();
-    const attempt = (await findAttempt(db, attemptId))!;
+    const { attempt, payment, sheet } = (await findSettling(db, attemptId))!;
     if (attempt.status !== 'READY' && attempt.status !== 'CONFIRMING') return { kind: 'NOOP' };
-    const payment = await loadPayment(db, attempt.paymentId);
-    const sheet = await loadSheet(db, payment.checkoutId);
     const approval = {
       pgTransactionId: result.pgTransactionId,
       approvedAmount: result.approvedAmount,

@@ -4,7 +4,7 @@ import type { Db } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import { fail } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
-import { paymentAttempts, payments, type Failure } from './schema.js';
+import { checkoutSheets, paymentAttempts, payments, type Failure } from './schema.js';
 
 defineMessages({
   PAYMENT_NOT_FOUND: '결제를 찾을 수 없습니다.',
@@ -40,6 +40,14 @@ const q = preparedFor((db) => ({
     .where(eq(paymentAttempts.paymentId, sql.placeholder('paymentId')))
     .orderBy(paymentAttempts.seq)
     .prepare(),
+  // The settling transaction's one read: the attempt, its payment and the payment's sheet.
+  settling: db
+    .select({ attempt: paymentAttempts, payment: payments, sheet: checkoutSheets })
+    .from(paymentAttempts)
+    .innerJoin(payments, eq(payments.id, paymentAttempts.paymentId))
+    .innerJoin(checkoutSheets, eq(checkoutSheets.id, payments.checkoutId))
+    .where(eq(paymentAttempts.id, sql.placeholder('id')))
+    .prepare(),
   lastAttempt: db
     .select()
     .from(paymentAttempts)
@@ -53,6 +61,8 @@ export const findPayment = (db: Db, id: string) => q(db).payment.get({ id });
 export const attemptsOf = (db: Db, paymentId: string) => q(db).attemptsOf.all({ paymentId });
 export const findAttempt = (db: Db, id: string) => q(db).attempt.get({ id });
 export const lastAttemptOf = (db: Db, paymentId: string) => q(db).lastAttempt.get({ paymentId });
+/** An attempt with its payment and sheet, in one read (undefined when the attempt is unknown). */
+export const findSettling = (db: Db, attemptId: string) => q(db).settling.get({ id: attemptId });
 
 /** The id of the payment's approving attempt (the one whose money a refund gives back), if any. */
 export const approvedAttemptIdOf = async (db: Db, paymentId: string) =>

@@ -7,7 +7,7 @@ import type { Gateway, Pg } from './gateway.js';
 import { liveApi, type VerifyResult } from './live.js';
 import { liveCashReceipts } from './live-cash-receipts.js';
 import { recordProviderFailure } from './records.js';
-import { environmentOf, storeRouting, type CredentialRow } from './routing.js';
+import { environmentOf, storeRouting, type CredentialRow, type ProviderRow } from './routing.js';
 import { sandboxGateway, verifySandboxKeys } from './sandbox-gateways.js';
 import { paymentCredentials } from './schema.js';
 
@@ -15,9 +15,12 @@ const unavailable = (details: Record<string, unknown>) => fail(503, 'PAYMENT_PRO
 
 export const credentialSecrets = (services: Services, credential: CredentialRow) => openSecrets(services, credential.id, credential.secrets);
 
-/** The gateway of one key set: test keys → sandbox simulator, live keys → the live server API. */
-function gatewayOf(services: Services, storeId: string, pg: Pg, credential: CredentialRow): Gateway {
-  if (credential.environment === 'TEST') return sandboxGateway(services, storeId, pg, credential);
+/**
+ * The gateway of one key set: test keys → sandbox simulator, live keys → the live server API. `provider` is
+ * the provider row as the routing read it (the sandbox records its first success against it).
+ */
+function gatewayOf(services: Services, storeId: string, pg: Pg, credential: CredentialRow, provider?: ProviderRow | null): Gateway {
+  if (credential.environment === 'TEST') return sandboxGateway(services, storeId, pg, credential, provider);
   const secrets = credentialSecrets(services, credential);
   const api = liveApi(pg, credential.publicConfig, secrets);
   return {
@@ -55,7 +58,7 @@ export async function gatewayFor(services: Services, storeId: string, pg: Pg, op
   const state = (await storeRouting(db, storeId)).providers.find((p) => p.provider === pg)!;
   if (options.credentialId) {
     const active = Object.values(state.credentials).find((c) => c.id === options.credentialId);
-    if (active) return gatewayOf(services, storeId, pg, active);
+    if (active) return gatewayOf(services, storeId, pg, active, state.row);
     const credential = requireOwned(
       await db.select().from(paymentCredentials).where(eq(paymentCredentials.id, options.credentialId)).get(),
       storeId,
@@ -75,7 +78,7 @@ export async function gatewayFor(services: Services, storeId: string, pg: Pg, op
   if (!state.row) throw unavailable({ pg, reason: 'NOT_CONNECTED' });
   const credential = state.credentials[environmentOf(state.row)];
   if (!credential) throw unavailable({ pg, reason: 'CREDENTIAL_MISSING' });
-  return gatewayOf(services, storeId, pg, credential);
+  return gatewayOf(services, storeId, pg, credential, state.row);
 }
 
 /** Connection check of one key set: the simulator for test keys, the gateway itself for live keys. */

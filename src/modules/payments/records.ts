@@ -1,4 +1,4 @@
-import { and, eq, gt, lt } from 'drizzle-orm';
+import { and, eq, gt, isNull, lt } from 'drizzle-orm';
 import { transaction } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
@@ -6,22 +6,27 @@ import { sendMail } from '../../server/mail.js';
 import type { Services } from '../../server/services.js';
 import { findStore, membersInRoles } from '../stores/index.js';
 import type { Pg, ProviderFailureInput } from './gateway.js';
-import { PG_NAMES, defaultSettings, storeRouting } from './routing.js';
+import { PG_NAMES, defaultSettings, storeRouting, type ProviderRow } from './routing.js';
 import { paymentProviderFailures, paymentProviders, paymentSettings } from './schema.js';
 
 const DAY = 86_400_000;
 const WARNING_THRESHOLD = 3;
 
-/** Live-gate conditions SANDBOX_PAYMENT / SANDBOX_REFUND: the first success with test keys is kept. */
-export async function recordSandboxSuccess(services: Services, storeId: string, pg: Pg, kind: 'PAYMENT' | 'REFUND') {
+/**
+ * Live-gate conditions SANDBOX_PAYMENT / SANDBOX_REFUND: the first success with test keys is kept. A gateway
+ * made from the routing hands on the provider row it read (`known`), sparing the routing's version read.
+ */
+export async function recordSandboxSuccess(services: Services, storeId: string, pg: Pg, kind: 'PAYMENT' | 'REFUND', known?: ProviderRow | null) {
   // Only the first success is recorded: the cached routing tells without a query whether it happened.
-  const row = (await storeRouting(services.db, storeId)).providers.find((p) => p.provider === pg)?.row;
+  const row = known ?? (await storeRouting(services.db, storeId)).providers.find((p) => p.provider === pg)?.row;
   if (!row || (kind === 'PAYMENT' ? row.sandboxPaymentAt : row.sandboxRefundAt) !== null) return;
   const now = services.clock.now();
+  const column = kind === 'PAYMENT' ? paymentProviders.sandboxPaymentAt : paymentProviders.sandboxRefundAt;
+  // Guarded: a row read a moment ago may have been marked meanwhile, and the first success stays the one kept.
   await services.db
     .update(paymentProviders)
     .set(kind === 'PAYMENT' ? { sandboxPaymentAt: now } : { sandboxRefundAt: now })
-    .where(eq(paymentProviders.id, row.id))
+    .where(and(eq(paymentProviders.id, row.id), isNull(column)))
     .run();
 }
 

@@ -1,12 +1,12 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import { transaction } from '../../db/client.js';
-import { preparedFor } from '../../db/prepared.js';
+import { transaction, type Db } from '../../db/client.js';
+import { placeholderValue, preparedFor } from '../../db/prepared.js';
 import { newId } from '../../db/ids.js';
 import { fail } from '../../server/errors.js';
 import type { Services } from '../../server/services.js';
 import type { ConfirmResult, Gateway, GatewayFailure, LookupResult, Pg, SandboxOutcome, SandboxView } from './gateway.js';
 import { recordProviderFailure, recordSandboxSuccess } from './records.js';
-import type { CredentialRow } from './routing.js';
+import type { CredentialRow, ProviderRow } from './routing.js';
 import { sandboxGatewayPayments, type SecretFields } from './schema.js';
 
 type SandboxRow = typeof sandboxGatewayPayments.$inferSelect;
@@ -27,43 +27,40 @@ const view = (row: SandboxRow): SandboxView => ({
   provider: row.easyPayProvider,
 });
 
+const t = sandboxGatewayPayments;
+/** A window moved from `from` to a status in one statement, guarded by its current status; the row as changed. */
+const moveFrom = (db: Db, from: SandboxRow['status'], set: Record<string, unknown>, owned = false) =>
+  db
+    .update(t)
+    .set({ ...set, status: placeholderValue('status'), updatedAt: placeholderValue('now') } as never)
+    .where(
+      and(
+        eq(t.pgPaymentKey, sql.placeholder('pgPaymentKey')),
+        eq(t.status, from),
+        owned
+          ? and(eq(t.storeId, sql.placeholder('storeId')), eq(t.provider, sql.placeholder('pg')), eq(t.pgOrderId, sql.placeholder('pgOrderId')))
+          : undefined,
+      ),
+    )
+    .returning()
+    .prepare();
+
 const statements = preparedFor((db) => ({
   byKey: db
     .select()
     .from(sandboxGatewayPayments)
     .where(eq(sandboxGatewayPayments.pgPaymentKey, sql.placeholder('pgPaymentKey')))
     .prepare(),
+  // The buyer's decision on a READY window (no transaction, no read first: the guard is in the statement). An
+  // authorisation takes the amount the buyer paid (`amount`; null: the window's).
+  decide: moveFrom(db, 'READY', {}),
+  authorize: moveFrom(db, 'READY', { gatewayAmount: sql`coalesce(${sql.placeholder('amount')}, ${t.amount})` }),
+  authorizeSlow: moveFrom(db, 'READY', { gatewayAmount: sql`coalesce(${sql.placeholder('amount')}, ${t.amount})`, slowConfirm: true }),
+  // The service's confirm of an authorised window of this store's gateway and order.
+  confirm: moveFrom(db, 'AUTHORIZED', {}, true),
 }));
 
 const load = (services: Services, pgPaymentKey: string) => statements(services.db).byKey.get({ pgPaymentKey });
-
-/**
- * Moves a window from status `from` to `change` in one statement, the row as changed or undefined when it was
- * not in `from` (or not this store's and gateway's): a decision and its guard need no transaction of their own.
- * `gatewayAmount` null keeps the window's amount.
- */
-async function move(
-  services: Services,
-  pgPaymentKey: string,
-  from: SandboxRow['status'],
-  change: Partial<SandboxRow>,
-  owner?: { storeId: string; pg: Pg; pgOrderId: string },
-) {
-  const t = sandboxGatewayPayments;
-  const { gatewayAmount, ...rest } = change;
-  return await services.db
-    .update(t)
-    .set({ ...rest, ...(gatewayAmount !== undefined ? { gatewayAmount: sql`coalesce(${gatewayAmount}, ${t.amount})` } : {}), updatedAt: services.clock.now() })
-    .where(
-      and(
-        eq(t.pgPaymentKey, pgPaymentKey),
-        eq(t.status, from),
-        owner ? and(eq(t.storeId, owner.storeId), eq(t.provider, owner.pg), eq(t.pgOrderId, owner.pgOrderId)) : undefined,
-      ),
-    )
-    .returning()
-    .get();
-}
 
 async function update(services: Services, row: SandboxRow, change: Partial<SandboxRow>) {
   await services.db
@@ -102,7 +99,7 @@ export function failNextSandboxWindow(services: Services, storeId: string, pg: P
 /** Whether this window is the one told to fail; the switch then goes back off. */
 const takeWindowFailure = (services: Services, storeId: string, pg: Pg) => failingWindows.get(services)?.delete(`${storeId}:${pg}`) ?? false;
 
-export function sandboxGateway(services: Services, storeId: string, pg: Pg, credential: CredentialRow): Gateway {
+export function sandboxGateway(services: Services, storeId: string, pg: Pg, credential: CredentialRow, provider?: ProviderRow | null): Gateway {
   const own = async (pgPaymentKey: string) => {
     const row = await load(services, pgPaymentKey);
     return row && row.storeId === storeId && row.provider === pg ? row : undefined;
@@ -143,10 +140,17 @@ export function sandboxGateway(services: Services, storeId: string, pg: Pg, cred
     },
     async confirm(input) {
       // Like the real APIs, a confirm that times out still approves: the answer just arrives late.
-      const confirmed = await move(services, input.pgPaymentKey, 'AUTHORIZED', { status: 'APPROVED' }, { storeId, pg, pgOrderId: input.pgOrderId });
+      const confirmed = await statements(services.db).confirm.get({
+        pgPaymentKey: input.pgPaymentKey,
+        status: 'APPROVED',
+        now: services.clock.now(),
+        storeId,
+        pg,
+        pgOrderId: input.pgOrderId,
+      });
       if (confirmed) {
         // Only the first success is recorded (a marker, not money): after the move, outside any transaction.
-        await recordSandboxSuccess(services, storeId, pg, 'PAYMENT');
+        await recordSandboxSuccess(services, storeId, pg, 'PAYMENT', provider);
         if (confirmed.slowConfirm) return { status: 'CONFIRMING', approvedAmount: 0, approvedMethod: null, pgTransactionId: null };
         return approved(confirmed);
       }
@@ -206,7 +210,7 @@ export function sandboxGateway(services: Services, storeId: string, pg: Pg, cred
       const canceledAmount = row.canceledAmount + input.amount;
       await transaction(services.db, async () => {
         await update(services, row, { canceledAmount, status: canceledAmount === row.gatewayAmount ? 'CANCELED' : 'PARTIALLY_CANCELED' });
-        await recordSandboxSuccess(services, storeId, pg, 'REFUND');
+        await recordSandboxSuccess(services, storeId, pg, 'REFUND', provider);
       });
       return { status: 'CANCELED', canceledAmount: input.amount };
     },
@@ -254,24 +258,19 @@ export async function sandboxDecide(
     if (row.status !== 'READY') throw fail(409, 'SANDBOX_PAYMENT_DECIDED', { status: row.status });
     throw fail(400, 'VALIDATION_FAILED');
   }
-  const gatewayAmount = (options.amount ?? null) as number;
-  const change: Partial<SandboxRow> = (() => {
-    switch (outcome) {
-      case 'APPROVE':
-        return { status: 'AUTHORIZED', gatewayAmount };
-      case 'CONFIRMING':
-        return { status: 'AUTHORIZED', gatewayAmount, slowConfirm: true };
-      case 'REFUSE':
-        return { status: 'REFUSED' };
-      case 'CANCEL':
-        return { status: 'WINDOW_CLOSED' };
-      case 'WINDOW_ERROR':
-        return { status: 'WINDOW_ERROR' };
-    }
-  })();
+  const q = statements(services.db);
+  const [statement, status] = (
+    {
+      APPROVE: [q.authorize, 'AUTHORIZED'],
+      CONFIRMING: [q.authorizeSlow, 'AUTHORIZED'],
+      REFUSE: [q.decide, 'REFUSED'],
+      CANCEL: [q.decide, 'WINDOW_CLOSED'],
+      WINDOW_ERROR: [q.decide, 'WINDOW_ERROR'],
+    } as const
+  )[outcome];
   // The decision is one guarded statement; only a window error has a second write, the provider's failure.
   const decide = async () => {
-    const row = await move(services, pgPaymentKey, 'READY', change);
+    const row = await statement.get({ pgPaymentKey, status, now: services.clock.now(), amount: options.amount ?? null });
     if (!row) {
       const found = await load(services, pgPaymentKey);
       if (!found) throw fail(404, 'SANDBOX_PAYMENT_NOT_FOUND');
