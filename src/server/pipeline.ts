@@ -172,9 +172,22 @@ export function operationHandler(services: Services, op: Operation) {
       // The answer is remembered in the handler's own transaction where there is one, so a process killed
       // in between cannot leave a committed change without its remembered answer.
       const remember = idempotencyKey ? (answer: Outgoing) => settleIdempotencyKey(services.db, principal!.tokenId, idempotencyKey, answer) : undefined;
+      // A success's audit record commits with the change it records (one commit, not a second for the record
+      // alone); only an operation that runs without the pipeline's transaction (`async`) writes it after.
+      const inTransaction = audited && !op.async;
       let out: Outgoing | Response;
       try {
-        out = (yield execute(services, op, ctx, remember)) as Outgoing | Response;
+        out = (yield execute(
+          services,
+          op,
+          ctx,
+          inTransaction
+            ? async (answer) => {
+                await remember?.(answer);
+                await audit(answer.status, 'SUCCEEDED', null);
+              }
+            : remember,
+        )) as Outgoing | Response;
       } catch (error) {
         const err = toApiError(error, traceId);
         yield remember?.(errorOutgoing(err, traceId, docsBase));
@@ -187,7 +200,7 @@ export function operationHandler(services: Services, op: Operation) {
       }
       if (remember && op.async) yield remember(out);
       if (agentWrite && store) yield aiActionDone(services, store.id, ctx.now);
-      yield audit(out.status, 'SUCCEEDED', null);
+      if (!inTransaction) yield audit(out.status, 'SUCCEEDED', null);
       return finish(out);
     } catch (error) {
       const err = checkingContracts ? checkError(op, toApiError(error, traceId)) : toApiError(error, traceId);
@@ -249,7 +262,7 @@ type AfterCommit = ((out: Outgoing) => Promise<void>) | undefined;
 
 /**
  * Runs the handler — writes inside one transaction unless the operation is `async` — and wraps its
- * result; `inTransaction` (remembering the answer of an idempotent request) runs inside that transaction.
+ * result; `inTransaction` (remembering the answer of an idempotent request, the audit record) runs inside that transaction.
  * A read whose handler answers at once (a cached read model on SQLite) is answered at once.
  */
 export function execute(services: Services, op: Operation, ctx: Ctx, inTransaction?: AfterCommit): Outgoing | Response | Promise<Outgoing | Response> {

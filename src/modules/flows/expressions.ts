@@ -252,6 +252,18 @@ function toCel(value: unknown): unknown {
   return value;
 }
 
+/**
+ * A scope's parts as CEL values, converted once per part: one trigger evaluates several expressions (its
+ * transitions' conditions, the actions offered after) over the same facts. The parts are never changed
+ * once built (a new state makes a new `flow`), so the conversion is kept by identity.
+ */
+const celParts = new WeakMap<object, unknown>();
+function celPart(part: Record<string, unknown>): unknown {
+  let value = celParts.get(part);
+  if (value === undefined) celParts.set(part, (value = toCel(part)));
+  return value;
+}
+
 /** Back to JSON values: ints to numbers, timestamps to ISO strings; anything else unrepresentable to null. */
 function fromCel(value: unknown): unknown {
   if (typeof value === 'bigint') return Number(value);
@@ -271,7 +283,7 @@ export function evaluate(source: string, scope: ExpressionScope): unknown {
   running = work;
   let value: unknown = null;
   try {
-    value = fn({ order: toCel(scope.order), item: toCel(scope.item), input: toCel(scope.input), flow: toCel(scope.flow), now: new Date(scope.now) });
+    value = fn({ order: celPart(scope.order), item: celPart(scope.item), input: celPart(scope.input), flow: celPart(scope.flow), now: new Date(scope.now) });
   } catch {
     // Failed, or stopped by the budget (which errors inside `||`, `&&` and quantifiers may have absorbed).
   }

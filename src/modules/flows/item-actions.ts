@@ -4,13 +4,14 @@ import { fail } from '../../server/errors.js';
 import type { Services } from '../../server/services.js';
 import { findOrder } from '../orders/index.js';
 import { cancelByAction, type ImmediateCancel, type RefundsAfterCommit } from './immediate-cancel.js';
-import { itemAndOrder, itemFlowsOfOrder, loadItemFlow, presentItemFlow, type ItemFlowRow } from './item-flows.js';
+import { itemAndOrder, itemFlowsOfOrder, loadItemFlow, presentItemFlow, type ItemFlowRow, type OrderItemRow, type OrderRow } from './item-flows.js';
 import { moveItem } from './item-moves.js';
 
 type Actor = 'SELLER' | 'BUYER';
 
-export async function itemView(db: Db, row: ItemFlowRow, now: number, actor?: Actor) {
-  const { item, order } = await itemAndOrder(db, row);
+/** The item's flow as it answers an action; `known` are its order item and order as they stand now, not read again. */
+export async function itemView(db: Db, row: ItemFlowRow, now: number, actor?: Actor, known?: { item: OrderItemRow; order: OrderRow }) {
+  const { item, order } = known ?? (await itemAndOrder(db, row));
   const view = await presentItemFlow(db, row, order, item, now);
   return actor ? { ...view, actions: view.actions.filter((a) => a.actor === actor) } : view;
 }
@@ -24,6 +25,7 @@ async function canceledView(db: Db, storeId: string, orderItemId: string, now: n
 /**
  * An action on one item (and its group); answers the item's flow as it stands after. A buyer's
  * IMMEDIATE_CANCEL files a cancel claim instead, whose refund joins `refunds` for after the commit.
+ * `known` are the item's order item and order as the caller read them in this transaction.
  */
 export async function runItemAction(
   services: Services,
@@ -33,15 +35,17 @@ export async function runItemAction(
   actor: { type: Actor; id: string | null },
   input: Record<string, unknown>,
   refunds: RefundsAfterCommit = [],
+  known?: { item: OrderItemRow; order: OrderRow },
 ) {
   const canceled = await cancelByAction(services, now, row, { key, actor, scope: 'ITEM', input });
   if (canceled) {
     refunds.push(canceled.sendRefund);
     return canceledView(services.db, row.storeId, row.orderItemId, now, canceled);
   }
-  const moved = await moveItem(services, now, row, { trigger: { kind: 'action', key, actor: actor.type, scope: 'ITEM', input }, actor });
+  const { moved, order } = await moveItem(services, now, row, { trigger: { kind: 'action', key, actor: actor.type, scope: 'ITEM', input }, actor, known });
   const after = moved.find((m) => m.orderItemId === row.orderItemId) ?? row;
-  return itemView(services.db, after, now, actor.type === 'BUYER' ? 'BUYER' : undefined);
+  // A move writes only the item's status of its order item, which the view does not read; the order is as the move left it.
+  return itemView(services.db, after, now, actor.type === 'BUYER' ? 'BUYER' : undefined, known && { item: known.item, order });
 }
 
 /**
@@ -73,8 +77,8 @@ export async function runOrderAction(
         touched.add(row.orderItemId);
         continue;
       }
-      for (const moved of await moveItem(services, now, row, { trigger: { kind: 'action', key, actor: actor.type, scope: 'ORDER', input }, actor }))
-        touched.add(moved.orderItemId);
+      const { moved } = await moveItem(services, now, row, { trigger: { kind: 'action', key, actor: actor.type, scope: 'ORDER', input }, actor });
+      for (const m of moved) touched.add(m.orderItemId);
     } catch (error) {
       if ((error as { code?: string }).code !== 'ACTION_NOT_AVAILABLE') throw error;
       firstRefusal ??= error;

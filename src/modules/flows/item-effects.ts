@@ -66,13 +66,14 @@ export interface Application {
  * Applies the engine's effects for the moving items in one go: item state, order status, timers, the
  * outbox (ORDER.FLOW_STATE_CHANGED once for the group, ORDER.* per item, ORDER.FLOW_NOTIFICATION per
  * webhook notification), the run history, and — for moves a person or timer asked for (`tellOthers`) — the
- * `orderItemMoved` and `claimWithdrawn` announcements.
+ * `orderItemMoved` and `claimWithdrawn` announcements. Answers the items as they moved and the order as
+ * the move left it (its status refreshed).
  */
-export async function applyEffects(db: Db, now: number, a: Application, tellOthers = false): Promise<ItemFlowRow[]> {
+export async function applyEffects(db: Db, now: number, a: Application, tellOthers = false): Promise<{ moved: ItemFlowRow[]; order: OrderRow }> {
   const { order } = a;
   const moved: ItemFlowRow[] = [];
   const lead = a.members[0];
-  if (!lead) return moved;
+  if (!lead) return { moved, order };
   const actionKey = a.trigger.kind === 'action' ? a.trigger.key : null;
 
   for (const m of a.members) {
@@ -202,7 +203,7 @@ export async function applyEffects(db: Db, now: number, a: Application, tellOthe
       });
     }
   }
-  return moved;
+  return { moved, order: freshOrder };
 }
 
 /**

@@ -68,6 +68,8 @@ export async function startOrderFlows(db: Db, now: number, order: OrderRow, item
 export interface MoveRequest {
   trigger: Trigger;
   actor: RunActor;
+  /** The item's order and order item as the caller read them in this transaction, so they are not read again. */
+  known?: { order: OrderRow; item: OrderItemRow };
 }
 
 /** A refusal of the engine as the API answers it (spec 02 §4.4). */
@@ -88,9 +90,9 @@ function refusalError(refusal: Refusal, key: string | null) {
 /**
  * Runs a trigger on an item — and, under `progression: ORDER`, on every item of its group in the same
  * state — inside the caller's transaction. A refusal throws the API error and changes nothing.
- * Returns the items that moved.
+ * Returns the items that moved and the order as the move left it.
  */
-export async function moveItem(services: Services, now: number, row: ItemFlowRow, request: MoveRequest): Promise<ItemFlowRow[]> {
+export async function moveItem(services: Services, now: number, row: ItemFlowRow, request: MoveRequest): Promise<{ moved: ItemFlowRow[]; order: OrderRow }> {
   const { order, moving, input } = await planMove(services, now, row, request);
   return applyEffects(services.db, now, { order, members: moving, trigger: runTrigger(request.trigger), actor: request.actor, input }, true);
 }
@@ -98,7 +100,7 @@ export async function moveItem(services: Services, now: number, row: ItemFlowRow
 /** What a trigger would do to the item and its group, checked as `moveItem` checks it (a refusal throws); changes nothing. */
 export async function planMove(services: Services, now: number, row: ItemFlowRow, request: MoveRequest) {
   const { db } = services;
-  const order = (await findOrder(db, row.orderId))!;
+  const order = request.known?.order ?? (await findOrder(db, row.orderId))!;
   const def = await definitionOf(db, row.flowId, row.version);
   const group = await groupOf(db, row);
   const groupClaim = group.some((r) => r.claimHold);
@@ -107,7 +109,8 @@ export async function planMove(services: Services, now: number, row: ItemFlowRow
   const stepped = (
     await Promise.all(
       members.map(async (member) => {
-        const item = (await findOrderItem(db, member.orderItemId))!;
+        const known = member.orderItemId === row.orderItemId ? request.known?.item : undefined;
+        const item = known ?? (await findOrderItem(db, member.orderItemId))!;
         return { row: member, item, result: step(def, itemState(member, order, item, groupClaim), request.trigger, now) };
       }),
     )

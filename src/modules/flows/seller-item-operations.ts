@@ -24,6 +24,12 @@ import {
 
 const seller = (ctx: StoreCtx) => ({ type: 'SELLER' as const, id: ctx.principal.userId });
 
+/** A seller's action on one item; the item and order its load read are not read again on the way. */
+async function sellerAction(ctx: StoreCtx, orderItemId: string, key: string, input: Record<string, unknown>) {
+  const { row, item, order } = await loadItemFlow(ctx.db, ctx.store.id, orderItemId, ctx.now);
+  return runItemAction(ctx.services, ctx.now, row, key, seller(ctx), input, [], { item, order });
+}
+
 /** The convenience endpoints run the default flows' action keys on any flow that defines them. */
 function sellerShortcut(
   operationId: string,
@@ -49,15 +55,7 @@ function sellerShortcut(
     response: itemFlow,
     errors: ACTION_ERRORS,
     target: (ctx) => ({ type: 'ORDER_ITEM', id: ctx.params.orderItemId }),
-    handler: async (ctx) =>
-      runItemAction(
-        ctx.services,
-        ctx.now,
-        (await loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now)).row,
-        key,
-        seller(ctx),
-        inputOf(ctx.body ?? {}),
-      ),
+    handler: (ctx) => sellerAction(ctx, ctx.params.orderItemId, key, inputOf(ctx.body ?? {})),
   });
 }
 
@@ -121,15 +119,7 @@ export const sellerItemOperations = [
     response: itemFlow,
     errors: ACTION_ERRORS,
     target: (ctx) => ({ type: 'ORDER_ITEM', id: ctx.params.orderItemId }),
-    handler: async (ctx) =>
-      runItemAction(
-        ctx.services,
-        ctx.now,
-        (await loadItemFlow(ctx.db, ctx.store.id, ctx.params.orderItemId, ctx.now)).row,
-        ctx.params.key,
-        seller(ctx),
-        ctx.body.input ?? {},
-      ),
+    handler: (ctx) => sellerAction(ctx, ctx.params.orderItemId, ctx.params.key, ctx.body.input ?? {}),
   }),
   defineOperation({
     operationId: 'moveOrderItemFlow',

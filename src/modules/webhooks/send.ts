@@ -1,8 +1,7 @@
-import http from 'node:http';
-import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
 import { bareHost, isBlockedAddress, systemResolver, type Resolver } from '../../kernel/network-address.js';
+import { DeadlineError, dropPool, post } from './receiver-client.js';
 
 export const DEADLINE_MS = 10_000;
 /** Sends one receiver may have open at once; more wait in the table, so a slow receiver only slows itself. */
@@ -59,9 +58,6 @@ export interface SendOptions {
 class BlockedAddressError extends Error {
   readonly code = 'SSRF_BLOCKED';
 }
-class DeadlineError extends Error {
-  readonly code = 'DEADLINE';
-}
 
 /**
  * Resolves and checks in the same step the socket connects with, so the address that passed the check is
@@ -81,25 +77,8 @@ function checkedLookup(resolve: Resolver, exempt: boolean): LookupFunction {
   };
 }
 
-const agents = new Map<string, http.Agent>();
-function agentFor(key: string, secure: boolean): http.Agent {
-  const id = `${key}|${secure ? 's' : ''}`;
-  let agent = agents.get(id);
-  if (!agent) {
-    const options = { keepAlive: true, maxSockets: PER_RECEIVER_CONCURRENCY, scheduling: 'lifo' as const };
-    agent = secure ? new https.Agent(options) : new http.Agent(options);
-    agents.set(id, agent);
-  }
-  return agent;
-}
-
 /** Closes the pooled connections of a subscription (deleted, or its URL changed). */
-export function dropConnections(key: string) {
-  for (const id of [`${key}|`, `${key}|s`]) {
-    agents.get(id)?.destroy();
-    agents.delete(id);
-  }
-}
+export const dropConnections = (key: string) => dropPool(key);
 
 const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'ENODATA']);
 function failureOf(error: NodeJS.ErrnoException & { library?: string }): FailureReason {
@@ -119,70 +98,49 @@ function reasonOfStatus(status: number): FailureReason | null {
 }
 
 /**
- * One POST to a receiver within the deadline (DNS, connect, TLS and headers included), never following
+ * One POST to a receiver within the deadline (DNS, connect, TLS and the answer included), never following
  * redirects. Never throws: every outcome is an AttemptResult.
  */
-export function sendOnce(rawUrl: string, body: string, headers: Record<string, string>, options: SendOptions): Promise<AttemptResult> {
+export async function sendOnce(rawUrl: string, body: string, headers: Record<string, string>, options: SendOptions): Promise<AttemptResult> {
   const started = performance.now();
   const url = new URL(rawUrl);
   const host = bareHost(url.hostname);
   const exempt = options.allowHosts.includes(host);
-  const secure = url.protocol === 'https:';
-  return new Promise((settle) => {
-    let timer: NodeJS.Timeout | undefined;
-    const finish = (statusCode: number | null, failureReason: FailureReason | null, bodyExcerpt: string | null) => {
-      clearTimeout(timer);
-      settle({
-        ok: failureReason === null,
-        statusCode,
-        timeMs: Math.round(performance.now() - started),
-        bodyExcerpt,
-        failureReason,
-        errorCode: failureReason && ERROR_CODE[failureReason],
-      });
-    };
-    // Literal addresses never pass through lookup, so they are checked here.
-    if (!exempt && isIP(host) && isBlockedAddress(host)) return finish(null, 'SSRF_BLOCKED', null);
-    if (!exempt && !secure) return finish(null, 'SSRF_BLOCKED', null);
-    const req = (secure ? https : http).request(url, {
-      method: 'POST',
-      headers,
-      agent: agentFor(options.poolKey, secure),
-      lookup: checkedLookup(options.resolve ?? systemResolver, exempt),
-    });
-    timer = setTimeout(() => req.destroy(new DeadlineError()), options.deadlineMs ?? DEADLINE_MS);
-    req.on('error', (error) => finish(null, failureOf(error), null));
-    req.on('response', (res) => {
-      const status = res.statusCode ?? 0;
-      let text = '';
-      let done = false;
-      const end = () => {
-        if (done) return;
-        done = true;
-        finish(status, reasonOfStatus(status), maskSecrets(text).text.slice(0, EXCERPT_CHARS));
-      };
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        text += chunk;
-        // Enough for the excerpt (and its masking context): the rest is not worth the wait.
-        if (text.length > EXCERPT_CHARS * 2) {
-          res.destroy();
-          end();
-        }
-      });
-      res.on('end', end);
-      // A body cut off by the deadline or the peer still leaves a known status.
-      res.on('close', end);
-    });
-    req.end(body);
+  const result = (statusCode: number | null, failureReason: FailureReason | null, bodyExcerpt: string | null): AttemptResult => ({
+    ok: failureReason === null,
+    statusCode,
+    timeMs: Math.round(performance.now() - started),
+    bodyExcerpt,
+    failureReason,
+    errorCode: failureReason && ERROR_CODE[failureReason],
   });
+  // Literal addresses never pass through lookup, so they are checked here.
+  if (!exempt && isIP(host) && isBlockedAddress(host)) return result(null, 'SSRF_BLOCKED', null);
+  if (!exempt && url.protocol !== 'https:') return result(null, 'SSRF_BLOCKED', null);
+  const answer = await post({
+    url,
+    headers,
+    body,
+    poolKey: options.poolKey,
+    lookup: checkedLookup(options.resolve ?? systemResolver, exempt),
+    deadlineMs: options.deadlineMs ?? DEADLINE_MS,
+    // Enough for the excerpt and its masking context: the rest is not worth the wait.
+    maxBodyChars: EXCERPT_CHARS * 2,
+    maxIdle: PER_RECEIVER_CONCURRENCY,
+  });
+  if (answer.status === null) return result(null, failureOf(answer.error), null);
+  return result(answer.status, reasonOfStatus(answer.status), maskSecrets(answer.text).text.slice(0, EXCERPT_CHARS));
 }
 
 const TOKEN_LIKE =
   /(["']?)([\w.-]*(?:token|secret|passw(?:or)?d|api[_-]?key|authorization|credential|cookie|session)[\w.-]*)\1(\s*[:=]\s*)("(?:[^"\\]|\\.)*"|'[^']*'|[^\s,;&}\]]+)/gi;
 
+/** Any of TOKEN_LIKE's key words: text without one has nothing to mask (far cheaper to tell than running TOKEN_LIKE). */
+const TOKEN_WORD = /token|secret|passw(?:or)?d|api[_-]?key|authorization|credential|cookie|session/i;
+
 /** Masks the values of token-like keys (`"accessToken": "…"`, `api_key=…`) in JSON or form-like text. */
 export function maskSecrets(text: string): { text: string; masked: boolean } {
+  if (!TOKEN_WORD.test(text)) return { text, masked: false };
   let masked = false;
   const out = text.replace(TOKEN_LIKE, (_m, quote: string, key: string, sep: string, value: string) => {
     masked = true;
@@ -194,7 +152,6 @@ export function maskSecrets(text: string): { text: string; masked: boolean } {
 /** The request body as delivery records keep it: masked, then cut at 16 KB. */
 export function storedPayload(body: string) {
   const { text, masked } = maskSecrets(body);
-  const bytes = Buffer.from(text);
-  const truncated = bytes.length > PAYLOAD_BYTES;
-  return { payload: truncated ? bytes.subarray(0, PAYLOAD_BYTES).toString('utf8') : text, payloadTruncated: truncated, payloadMasked: masked };
+  const truncated = Buffer.byteLength(text) > PAYLOAD_BYTES;
+  return { payload: truncated ? Buffer.from(text).subarray(0, PAYLOAD_BYTES).toString('utf8') : text, payloadTruncated: truncated, payloadMasked: masked };
 }

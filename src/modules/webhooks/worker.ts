@@ -41,7 +41,9 @@ class DeliveryWorker {
     eventBus(services.db).on('event', async (storeId: string) => {
       if (!this.services.db.$client.open) return;
       try {
-        this.schedule((await storeWebhooks.all({ storeId })).map((w) => w.id));
+        const active = await storeWebhooks.all({ storeId });
+        // A store without subscriptions has nothing to send: no pass (and no empty transaction) for its events.
+        if (active.length > 0) this.schedule(active.map((w) => w.id));
       } catch (error) {
         this.failed(error);
       }
@@ -92,6 +94,7 @@ class DeliveryWorker {
     const wanted = everything ? await dueWebhookIds(db, now) : [...this.wanted];
     this.wantAll = false;
     this.wanted = new Set();
+    if (outcomes.length === 0 && wanted.length === 0) return 0;
 
     const starts = await claimingBatch(db, async (together) => {
       if (outcomes.length > 0) {
