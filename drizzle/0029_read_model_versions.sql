@@ -1,6 +1,7 @@
 -- More read models cached per store version (drizzle/0001_triggers.sql, src/modules/stores/store-cache.ts):
 -- the point policy joins the `settings` scope, and coupons with their issued items make the `coupons` scope,
--- which the checkout price preview reads on every request; updated checkout sheets make the `sheets` scope.
+-- which the checkout price preview reads on every request; updated checkout sheets make the `sheets` scope,
+-- and customers the `customers` scope (every buyer request checks its token's customer).
 CREATE TRIGGER `point_policies_settings_version_insert` AFTER INSERT ON `point_policies` BEGIN
   INSERT INTO `store_versions` (`store_id`, `scope`, `version`) VALUES (NEW.`store_id`, 'settings', 1)
     ON CONFLICT (`store_id`, `scope`) DO UPDATE SET `version` = `version` + 1;
@@ -55,5 +56,20 @@ END;
 --> statement-breakpoint
 CREATE TRIGGER `checkout_sheets_version_delete` AFTER DELETE ON `checkout_sheets` BEGIN
   INSERT INTO `store_versions` (`store_id`, `scope`, `version`) VALUES (OLD.`store_id`, 'sheets', 1)
+    ON CONFLICT (`store_id`, `scope`) DO UPDATE SET `version` = `version` + 1;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `customers_version_insert` AFTER INSERT ON `customers` BEGIN
+  INSERT INTO `store_versions` (`store_id`, `scope`, `version`) VALUES (NEW.`store_id`, 'customers', 1)
+    ON CONFLICT (`store_id`, `scope`) DO UPDATE SET `version` = `version` + 1;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `customers_version_update` AFTER UPDATE ON `customers` BEGIN
+  INSERT INTO `store_versions` (`store_id`, `scope`, `version`) VALUES (NEW.`store_id`, 'customers', 1)
+    ON CONFLICT (`store_id`, `scope`) DO UPDATE SET `version` = `version` + 1;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `customers_version_delete` AFTER DELETE ON `customers` BEGIN
+  INSERT INTO `store_versions` (`store_id`, `scope`, `version`) VALUES (OLD.`store_id`, 'customers', 1)
     ON CONFLICT (`store_id`, `scope`) DO UPDATE SET `version` = `version` + 1;
 END;

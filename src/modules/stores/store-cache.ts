@@ -5,9 +5,11 @@ import { cacheVersion, preparedFor } from '../../db/prepared.js';
  * The scopes of `store_versions`, each grown by SQLite triggers (drizzle/0001_triggers.sql, 0029) and their
  * PostgreSQL twins (drizzle/postgres/setup.sql) on every write to the tables its read models come from:
  * - `settings`: stores, payment settings, providers and credentials, the point policy;
- * - `coupons`: coupons and coupon items.
+ * - `coupons`: coupons and coupon items;
+ * - `customers`: customers (their buyer tokens' checks);
+ * - `sheets`: checkout sheets, updated or deleted (src/modules/checkout/sheet-cache.ts).
  */
-export type StoreVersionScope = 'settings' | 'coupons';
+export type StoreVersionScope = 'settings' | 'coupons' | 'customers';
 
 const MAX_ENTRIES = 10_000;
 
