@@ -1,6 +1,6 @@
 -- The PostgreSQL-only SQL, re-applied at every start (each function and trigger is replaced, never duplicated):
 -- SQLite's three JSON functions the queries use on JSON kept in text columns, and PostgreSQL's version of
--- drizzle/0001_triggers.sql (the catalog counters and the store `settings` version) and of the point ledger's
+-- drizzle/0001_triggers.sql and 0029 (the catalog counters and the store versions) and of the point ledger's
 -- append-only triggers (drizzle/0011).
 
 -- A row per array element; `value` as SQLite gives it: a string's text, other values as JSON text.
@@ -57,6 +57,26 @@ CREATE OR REPLACE TRIGGER payment_providers_settings_version AFTER INSERT OR UPD
   FOR EACH ROW EXECUTE FUNCTION svc_settings_version('store_id');
 CREATE OR REPLACE TRIGGER payment_credentials_settings_version AFTER INSERT OR UPDATE OR DELETE ON payment_credentials
   FOR EACH ROW EXECUTE FUNCTION svc_settings_version('store_id');
+
+-- drizzle/0029_read_model_versions.sql: the point policy in the `settings` scope, coupons and their items in
+-- `coupons`, updated and deleted checkout sheets in `sheets`, customers in `customers`. TG_ARGV[0] names the scope.
+CREATE OR REPLACE FUNCTION svc_store_version() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO store_versions (store_id, scope, version) VALUES (CASE WHEN TG_OP = 'DELETE' THEN OLD.store_id ELSE NEW.store_id END, TG_ARGV[0], 1)
+    ON CONFLICT (store_id, scope) DO UPDATE SET version = store_versions.version + 1;
+  RETURN NULL;
+END $$;
+
+CREATE OR REPLACE TRIGGER point_policies_settings_version AFTER INSERT OR UPDATE OR DELETE ON point_policies
+  FOR EACH ROW EXECUTE FUNCTION svc_settings_version('store_id');
+CREATE OR REPLACE TRIGGER coupons_version AFTER INSERT OR UPDATE OR DELETE ON coupons
+  FOR EACH ROW EXECUTE FUNCTION svc_store_version('coupons');
+CREATE OR REPLACE TRIGGER coupon_items_version AFTER INSERT OR UPDATE OR DELETE ON coupon_items
+  FOR EACH ROW EXECUTE FUNCTION svc_store_version('coupons');
+CREATE OR REPLACE TRIGGER checkout_sheets_version AFTER UPDATE OR DELETE ON checkout_sheets
+  FOR EACH ROW EXECUTE FUNCTION svc_store_version('sheets');
+CREATE OR REPLACE TRIGGER customers_version AFTER INSERT OR UPDATE OR DELETE ON customers
+  FOR EACH ROW EXECUTE FUNCTION svc_store_version('customers');
 
 -- drizzle/0011_point_ledger_append_only.sql: the point ledger refuses to change or lose an entry.
 CREATE OR REPLACE FUNCTION svc_append_only() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -1,4 +1,4 @@
-import { getTableColumns, sql } from 'drizzle-orm';
+import { getTableColumns } from 'drizzle-orm';
 import { onPostgres, transaction, type Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
@@ -96,23 +96,32 @@ type ApiLogRow = typeof apiLogs.$inferInsert;
 
 /**
  * One batch, inside the caller's transaction. PostgreSQL takes it as one multi-row insert: one round trip.
- * SQLite has no round trip to save, and there a prepared row insert per record costs about half of a
- * multi-row insert drizzle builds per batch (15 against 32 µs a record, measured): the one commit of the
- * batch's transaction is what batching saves.
+ * SQLite has no round trip to save, but every statement costs its binding and stepping: a prepared insert of
+ * 50 rows costs about half of 50 prepared row inserts (4.5 against 8–9 µs of CPU a record, measured), so
+ * records go 50 at a time, the rest one by one. The commit of the batch's one transaction is shared too.
  */
 async function insertBatch(db: Db, batch: ApiLogRow[]) {
   if (onPostgres(db)) {
     await db.insert(apiLogs).values(batch).run();
     return;
   }
-  const { insertRow } = statements(db);
-  for (const row of batch) await insertRow.run(row);
+  const { many, one } = statements(db);
+  let at = 0;
+  for (; at + ROWS_PER_INSERT <= batch.length; at += ROWS_PER_INSERT) await many.run(...valuesOf(batch, at, ROWS_PER_INSERT));
+  for (; at < batch.length; at++) await one.run(...valuesOf(batch, at, 1));
 }
 
-/** Every column bound by its own name: a record fills each one (null where it has no value). */
-const statements = preparedFor((db) => ({
-  insertRow: db
-    .insert(apiLogs)
-    .values(Object.fromEntries(Object.keys(getTableColumns(apiLogs)).map((c) => [c, sql.placeholder(c)])) as never)
-    .prepare(),
-}));
+const ROWS_PER_INSERT = 50;
+const COLUMNS = Object.entries(getTableColumns(apiLogs)).map(([key, column]) => ({ key: key as keyof ApiLogRow, name: column.name }));
+
+/** An insert of `rows` records, every column of each bound in order (null where a record has no value). */
+const insertOf = (rows: number) =>
+  `INSERT INTO api_logs (${COLUMNS.map((c) => `"${c.name}"`).join(', ')}) VALUES ${Array.from({ length: rows }, () => `(${COLUMNS.map(() => '?').join(', ')})`).join(', ')}`;
+
+function valuesOf(batch: ApiLogRow[], from: number, rows: number): unknown[] {
+  const values: unknown[] = [];
+  for (let i = from; i < from + rows; i++) for (const { key } of COLUMNS) values.push(batch[i][key] ?? null);
+  return values;
+}
+
+const statements = preparedFor((db) => ({ many: db.$client.prepare(insertOf(ROWS_PER_INSERT)), one: db.$client.prepare(insertOf(1)) }));

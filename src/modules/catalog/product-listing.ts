@@ -1,6 +1,6 @@
 // Listing products: pages with their variants, and the list pages cached per catalog version.
 import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { whenAnswered, type Db } from '../../db/client.js';
 import { preparedFor, cacheVersion } from '../../db/prepared.js';
 import { RawJson } from '../../server/envelope.js';
 import type { ProductListQuery } from './inputs.js';
@@ -84,31 +84,39 @@ const pageCaches = new WeakMap<Db, { pages: Map<string, RawJson>; chars: number 
  * while nothing was written.
  * `key` must hold everything else the page depends on (query, today's date for discounts). LRU, bounded by size.
  */
-export async function cachedPage(db: Db, storeId: string, key: string, build: () => Promise<unknown>): Promise<RawJson> {
-  const version = await catalogVersion(db, storeId);
-  if (version === null) return new RawJson(JSON.stringify(await build()));
-  let cache = pageCaches.get(db);
-  if (!cache) pageCaches.set(db, (cache = { pages: new Map(), chars: 0 }));
-  const full = `${storeId} ${version} ${key}`;
-  let page = cache.pages.get(full);
-  if (page === undefined) {
-    page = new RawJson(JSON.stringify(await build()));
-    // SQLite has one connection: a build that ends inside another request's transaction may have read its rows.
-    if (db.$client.inTransaction) return page;
-    // A concurrent request may have cached the same page while this one built it.
-    const raced = cache.pages.get(full);
-    if (raced) {
-      cache.pages.delete(full);
-      cache.chars -= raced.json.length;
-    }
-    cache.chars += page.json.length;
-    for (const [oldKey, old] of cache.pages) {
-      if (cache.chars <= MAX_CACHED_CHARS) break;
-      cache.pages.delete(oldKey);
-      cache.chars -= old.json.length;
-    }
-  } else {
+export function cachedPage(db: Db, storeId: string, key: string, build: () => Promise<unknown>): RawJson | Promise<RawJson> {
+  // A hit on SQLite is answered at once, with no promise: the version is known without a query while nothing was written.
+  return whenAnswered(catalogVersion(db, storeId), (version) => {
+    if (version === null) return buildPage(build);
+    let cache = pageCaches.get(db);
+    if (!cache) pageCaches.set(db, (cache = { pages: new Map(), chars: 0 }));
+    const full = `${storeId} ${version} ${key}`;
+    const page = cache.pages.get(full);
+    if (page === undefined) return buildAndRemember(db, cache, full, build);
+    // Most recently used last: the size bound drops pages from the front.
     cache.pages.delete(full);
+    cache.pages.set(full, page);
+    return page;
+  });
+}
+
+const buildPage = async (build: () => Promise<unknown>) => new RawJson(JSON.stringify(await build()));
+
+async function buildAndRemember(db: Db, cache: { pages: Map<string, RawJson>; chars: number }, full: string, build: () => Promise<unknown>) {
+  const page = await buildPage(build);
+  // SQLite has one connection: a build that ends inside another request's transaction may have read its rows.
+  if (db.$client.inTransaction) return page;
+  // A concurrent request may have cached the same page while this one built it.
+  const raced = cache.pages.get(full);
+  if (raced) {
+    cache.pages.delete(full);
+    cache.chars -= raced.json.length;
+  }
+  cache.chars += page.json.length;
+  for (const [oldKey, old] of cache.pages) {
+    if (cache.chars <= MAX_CACHED_CHARS) break;
+    cache.pages.delete(oldKey);
+    cache.chars -= old.json.length;
   }
   cache.pages.set(full, page);
   return page;

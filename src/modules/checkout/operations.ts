@@ -181,7 +181,7 @@ export const checkoutOperations = [
     response: z.object({ amounts: amountsView, paymentRequired: z.boolean() }),
     errors: mergeErrors(OPEN_SHEET_ERRORS, DISCOUNT_ERRORS),
     handler: async (ctx) => {
-      const { sheet, customer } = await buyerSheet(ctx, ctx.params.checkoutId);
+      const { sheet, customer } = await buyerSheet(ctx, ctx.params.checkoutId, { remembered: true });
       const { amounts } = (await priceWithDiscounts(ctx.db, sheet, customer?.id ?? null, ctx.body, sheet.requiresShipping ? sheet.zipCode : null, ctx.now))
         .priced;
       return { amounts, paymentRequired: amounts.totalAmount > 0 };
@@ -200,7 +200,7 @@ export const checkoutOperations = [
     response: z.object({ amounts: amountsView, delivery: deliveryView, paymentRequired: z.boolean() }),
     errors: OPEN_SHEET_ERRORS,
     handler: async (ctx) => {
-      const { sheet } = await buyerSheet(ctx, ctx.params.checkoutId);
+      const { sheet } = await buyerSheet(ctx, ctx.params.checkoutId, { remembered: true });
       const view = await presentSheet(ctx.services, sheet, ctx.now, ctx.body.zipCode, await audienceOf(ctx, sheet.storeId));
       return {
         amounts: view.amounts,

@@ -18,6 +18,7 @@ import { storeSettings } from '../stores/index.js';
 import type { StoreSettings } from '../stores/index.js';
 import { assertBuyerStore, audienceOf, BUYER_TOKEN_ERRORS, buyerOf } from './buyer.js';
 import { orderable, thumbnail } from './orderable.js';
+import { rememberedSheet } from './sheet-cache.js';
 import { checkoutSheets, type SheetItem } from './schema.js';
 
 defineMessages({
@@ -62,9 +63,12 @@ export async function loadSheet(db: Db, checkoutId: string): Promise<SheetRow> {
 /** Errors of `buyerSheet` asking for an open sheet (the default). */
 export const OPEN_SHEET_ERRORS = mergeErrors(BUYER_TOKEN_ERRORS, { 404: ['CHECKOUT_NOT_FOUND'], 409: ['CHECKOUT_ALREADY_COMPLETED', 'CHECKOUT_EXPIRED'] });
 
-/** A sheet its buyer may use: same store header, same member (or a guest sheet for a guest), not expired. */
-export async function buyerSheet(ctx: Ctx, checkoutId: string, { open = true } = {}) {
-  const sheet = await loadSheet(ctx.db, checkoutId);
+/**
+ * A sheet its buyer may use: same store header, same member (or a guest sheet for a guest), not expired.
+ * `remembered`: for reads that change nothing, the sheet may come from the cache (sheet-cache.ts).
+ */
+export async function buyerSheet(ctx: Ctx, checkoutId: string, { open = true, remembered = false } = {}) {
+  const sheet = await (remembered ? rememberedSheet(ctx.db, checkoutId) : loadSheet(ctx.db, checkoutId));
   await assertBuyerStore(ctx, sheet.storeId, 'CHECKOUT_NOT_FOUND');
   const customer = await buyerOf(ctx, sheet.storeId);
   if ((customer?.id ?? null) !== sheet.customerId) throw fail(404, 'CHECKOUT_NOT_FOUND');

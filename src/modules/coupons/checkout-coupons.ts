@@ -3,6 +3,7 @@ import type { Db } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import { ApiError, validationFailed, type FieldError } from '../../server/errors.js';
 import { findCategory, findProduct } from '../catalog/index.js';
+import { cachedPerStoreVersion } from '../stores/index.js';
 import { couponItems, coupons } from './schema.js';
 import { findCoupon, type CouponRow } from './service.js';
 import { heldCount, issueItem } from './coupon-issuing.js';
@@ -21,6 +22,21 @@ const q = preparedFor((db) => ({
     .where(and(eq(coupons.storeId, sql.placeholder('storeId')), eq(coupons.code, sql.placeholder('code'))))
     .prepare(),
 }));
+
+/**
+ * What a code names: the buyer's issued item and its coupon, or a CODE coupon (no item until a payment
+ * holds it). Read on every price preview, so remembered per coupons version of the store (store-cache.ts;
+ * the triggers of coupons and coupon items grow it): shared, never mutate it.
+ */
+const codeNamed = cachedPerStoreVersion(
+  'coupons',
+  (db: Db) => db,
+  async (db, storeId, code: string) => {
+    const held = (await q(db).itemByCode.get({ storeId, code })) ?? null;
+    const coupon = (held ? await findCoupon(db, held.couponId) : await q(db).couponByCode.get({ storeId, code })) ?? null;
+    return { held, coupon };
+  },
+);
 
 /** What a coupon line needs of a sheet item. */
 export interface PricedItem {
@@ -106,8 +122,7 @@ export async function applyCoupons(
 
   // One code after another: each is priced on what the codes before it left.
   const apply = async (code: string, i: number) => {
-    const held = await q(db).itemByCode.get({ storeId, code });
-    const coupon = held ? await findCoupon(db, held.couponId) : await q(db).couponByCode.get({ storeId, code });
+    const { held, coupon } = await codeNamed(db, storeId, code);
     if (!coupon || (!held && coupon.issueType !== 'CODE')) return refuse(i, 'COUPON_NOT_FOUND', `쿠폰 ${code}을(를) 찾을 수 없습니다.`);
     if (seen.has(held?.id ?? coupon.id)) return refuse(i, 'COUPON_DUPLICATE', '같은 쿠폰을 두 번 쓸 수 없습니다.');
     seen.add(held?.id ?? coupon.id);

@@ -9,7 +9,7 @@ import { announce } from '../../server/hooks.js';
 import type { BuyerContext } from '../../kernel/identity.js';
 import { instant } from '../../server/responses.js';
 import type { Services } from '../../server/services.js';
-import { storeNamedBy } from '../stores/index.js';
+import { cachedPerStoreVersion, storeNamedBy } from '../stores/index.js';
 import { bearerToken } from '../accounts/index.js';
 import { signToken, verifyToken } from '../accounts/index.js';
 import { requireOwned } from '../../server/tenancy.js';
@@ -130,13 +130,23 @@ export async function buyerContext(services: Services, header: string | null, au
  * The member buyer of a buyer-API request, or null for a guest (no Authorization header). A token that
  * is not a live buyer token of this store is 401: a buyer must never act in another store.
  */
+/**
+ * The customer a buyer token names, read on every buyer request: remembered per customers version of the
+ * store (the triggers of customers grow it, so a withdrawal applies at once in every process). Shared: never mutate it.
+ */
+const tokenCustomer = cachedPerStoreVersion(
+  'customers',
+  (db: Db) => db,
+  async (db, _storeId, customerId: string) => (await statements(db).byId.get({ id: customerId })) ?? null,
+);
+
 export async function resolveBuyer(services: Services, authorization: string | null, storeId: string): Promise<Customer | null> {
   if (!authorization) return null;
   const token = bearerToken(authorization);
   const claims = token ? await verifyToken(services, token) : null;
   if (!claims || claims.typ !== 'buyer' || claims.store_id !== storeId) throw fail(401, 'UNAUTHORIZED');
   if ((claims.exp ?? 0) * 1000 <= services.clock.now()) throw fail(401, 'UNAUTHORIZED');
-  const customer = await statements(services.db).byId.get({ id: claims.sub });
+  const customer = await tokenCustomer(services.db, storeId, claims.sub);
   if (!customer || customer.storeId !== storeId) throw fail(401, 'UNAUTHORIZED');
   if (customer.withdrawnAt !== null) throw fail(401, 'TOKEN_REVOKED');
   return customer;

@@ -8,6 +8,7 @@ import { fail, validationFailed } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
 import { instant, won } from '../../server/responses.js';
 import { orderIdsOfPayments } from '../orders/index.js';
+import { cachedPerStoreSettings } from '../stores/index.js';
 import { pointEntries, pointLots, pointLotUses, pointPolicies, type PointEntryKind } from './schema.js';
 
 defineMessages({
@@ -67,12 +68,16 @@ const q = preparedFor((db) => ({
     .prepare(),
 }));
 
-export async function policyOf(db: Db, storeId: string): Promise<PointPolicy> {
-  const row = await q(db).policy.get({ storeId });
-  if (!row) return DEFAULT_POLICY;
-  const { earnEnabled, defaultEarnRateBp, validityDays, useEnabled, minUseAmount, maxUseRateBp } = row;
-  return { earnEnabled, defaultEarnRateBp, validityDays, useEnabled, minUseAmount, maxUseRateBp };
-}
+/** The store's point policy, read once per settings version (its triggers grow it): shared, never mutate it. */
+export const policyOf: (db: Db, storeId: string) => PointPolicy | Promise<PointPolicy> = cachedPerStoreSettings(
+  (db: Db) => db,
+  async (db, storeId) => {
+    const row = await q(db).policy.get({ storeId });
+    if (!row) return DEFAULT_POLICY;
+    const { earnEnabled, defaultEarnRateBp, validityDays, useEnabled, minUseAmount, maxUseRateBp } = row;
+    return { earnEnabled, defaultEarnRateBp, validityDays, useEnabled, minUseAmount, maxUseRateBp };
+  },
+);
 export const balanceOf = async (db: Db, storeId: string, customerId: string, now: number) => (await q(db).balance.get({ storeId, customerId, now }))!.n;
 
 // ---------------------------------------------------------------------------------------------------
@@ -276,8 +281,8 @@ export async function ledgerOf(db: Db, storeId: string, customerId: string, page
 // At checkout
 
 /** The sheet's `points` (spec 02 §2.4): usable only by members of a store using points, within the policy. */
-export async function pointsOfSheet(db: Db, storeId: string, customerId: string | null, payable: number, now: number) {
-  const policy = await policyOf(db, storeId);
+export async function pointsOfSheet(db: Db, storeId: string, customerId: string | null, payable: number, now: number, policy?: PointPolicy) {
+  policy ??= await policyOf(db, storeId);
   if (!customerId || !policy.useEnabled)
     return { useAvailable: false, balance: customerId ? await balanceOf(db, storeId, customerId, now) : 0, usableAmount: 0 };
   const balance = await balanceOf(db, storeId, customerId, now);
@@ -291,9 +296,9 @@ export async function pointsOfSheet(db: Db, storeId: string, customerId: string 
  */
 export async function assertPointUse(db: Db, storeId: string, customerId: string | null, pointAmount: number, payable: number, now: number) {
   if (pointAmount === 0) return;
-  const points = await pointsOfSheet(db, storeId, customerId, payable, now);
-  if (!points.useAvailable) throw fail(409, 'POINTS_UNAVAILABLE', { useAvailable: false, pointAmount });
   const policy = await policyOf(db, storeId);
+  const points = await pointsOfSheet(db, storeId, customerId, payable, now, policy);
+  if (!points.useAvailable) throw fail(409, 'POINTS_UNAVAILABLE', { useAvailable: false, pointAmount });
   const refuse = (code: string, message: string) => validationFailed([{ field: 'pointAmount', code, message }]);
   if (pointAmount < policy.minUseAmount) throw refuse('POINT_BELOW_MINIMUM', `${policy.minUseAmount}원 이상부터 쓸 수 있습니다.`);
   if (pointAmount > points.balance) throw refuse('POINT_BALANCE_INSUFFICIENT', `잔액(${points.balance}원)보다 많이 쓸 수 없습니다.`);

@@ -74,8 +74,14 @@ export async function deleteMember(db: Db, memberId: string) {
 }
 export const findStore = (db: Db, storeId: string) => statements(db).storeById.get({ id: storeId });
 export const findStoreByCode = (db: Db, code: string) => statements(db).storeByCode.get({ code });
-/** The seller's settings of an existing store (shipping and refund policy, guest checkout, …). */
-export const storeSettings = async (db: Db, storeId: string) => (await findStore(db, storeId))!.settings as StoreSettings;
+/**
+ * The seller's settings of an existing store (shipping and refund policy, guest checkout, …), read once per
+ * settings version (store-cache.ts): shared, never mutate them.
+ */
+export const storeSettings: (db: Db, storeId: string) => StoreSettings | Promise<StoreSettings> = cachedPerStoreSettings(
+  (db: Db) => db,
+  async (db, storeId) => (await findStore(db, storeId))!.settings as StoreSettings,
+);
 
 export const STORE_CODE = /^[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){1,28}[a-z0-9]$/;
 

@@ -1,30 +1,46 @@
 import { whenAnswered, type Db } from '../../db/client.js';
 import { cacheVersion, preparedFor } from '../../db/prepared.js';
 
-const SETTINGS_VERSION = "SELECT version FROM store_versions WHERE store_id = ? AND scope = 'settings'";
-const settingsVersion = cacheVersion(SETTINGS_VERSION);
-/** The version as the current transaction sees it (its own writes included). */
-const versionStatement = preparedFor((db: Db) => db.$client.prepare<[string], number>(SETTINGS_VERSION).pluck());
+/**
+ * The scopes of `store_versions`, each grown by SQLite triggers (drizzle/0001_triggers.sql, 0029) and their
+ * PostgreSQL twins (drizzle/postgres/setup.sql) on every write to the tables its read models come from:
+ * - `settings`: stores, payment settings, providers and credentials, the point policy;
+ * - `coupons`: coupons and coupon items;
+ * - `customers`: customers (their buyer tokens' checks);
+ * - `sheets`: checkout sheets, updated or deleted (src/modules/checkout/sheet-cache.ts).
+ */
+export type StoreVersionScope = 'settings' | 'coupons' | 'customers';
 
 const MAX_ENTRIES = 10_000;
 
+interface Entry<T> {
+  version: number;
+  value: T;
+}
+
 /**
- * Read models built from a store's settings (the store document, payment routing) are computed once per
- * settings version: SQLite triggers grow the version on every write to the tables they come from (see the
- * store_versions migration; a module whose tables feed such a model adds its triggers there), so a read
- * costs one primary-key lookup (none while nothing was written) and no write path can leave it stale. Values are shared: never mutate one.
+ * Read models of a store are computed once per version of their scope: no write path can leave them stale,
+ * and a read costs one primary-key lookup of the version (none on SQLite while nothing was written). `key`
+ * tells models of one store apart (a coupon by its code); a store-wide model leaves it out. Values are
+ * shared: never mutate one.
  */
-export function cachedPerStoreSettings<A, T>(
+export function cachedPerStoreVersion<A, T, K extends string = never>(
+  scope: StoreVersionScope,
   dbOf: (owner: A) => Db,
-  build: (owner: A, storeId: string) => Promise<T>,
-): (owner: A, storeId: string) => T | Promise<T> {
-  const caches = new WeakMap<Db, Map<string, { version: number; value: T }>>();
-  const remember = async (db: Db, cache: Map<string, { version: number; value: T }>, owner: A, storeId: string, version: number) => {
-    const value = await build(owner, storeId);
+  build: (owner: A, storeId: string, key: K) => Promise<T>,
+): (owner: A, storeId: string, key?: K) => T | Promise<T> {
+  const query = `SELECT version FROM store_versions WHERE store_id = ? AND scope = '${scope}'`;
+  const storeVersion = cacheVersion(query);
+  /** The version as the current transaction sees it (its own writes included). */
+  const versionStatement = preparedFor((db: Db) => db.$client.prepare<[string], number>(query).pluck());
+  const caches = new WeakMap<Db, Map<string, Entry<T>>>();
+
+  const remember = async (db: Db, cache: Map<string, Entry<T>>, entry: string, owner: A, storeId: string, key: K, version: number) => {
+    const value = await build(owner, storeId, key);
     // SQLite has one connection: a build that ends inside another request's transaction may have read its rows.
     if (db.$client.inTransaction) return value;
     if (cache.size >= MAX_ENTRIES) cache.clear();
-    cache.set(storeId, { version, value });
+    cache.set(entry, { version, value });
     return value;
   };
   /**
@@ -32,20 +48,28 @@ export function cachedPerStoreSettings<A, T>(
    * is still good when the version the transaction sees is the one it was built at: one primary-key read
    * instead of the model's queries, several times per purchase.
    */
-  const inTransaction = async (cache: Map<string, { version: number; value: T }>, owner: A, storeId: string, db: Db) => {
-    const hit = cache.get(storeId);
+  const inTransaction = async (cache: Map<string, Entry<T>>, entry: string, owner: A, storeId: string, key: K, db: Db) => {
+    const hit = cache.get(entry);
     if (hit && hit.version === ((await versionStatement(db).get(storeId)) ?? 0)) return hit.value;
-    return build(owner, storeId);
+    return build(owner, storeId, key);
   };
   // A hit on SQLite is answered at once: the version is known without a query while nothing was written.
-  return (owner, storeId) => {
+  return (owner, storeId, key = '' as K) => {
     const db = dbOf(owner);
     let cache = caches.get(db);
     if (!cache) caches.set(db, (cache = new Map()));
-    return whenAnswered(settingsVersion(db, storeId), (version) => {
-      if (version === null) return inTransaction(cache, owner, storeId, db);
-      const hit = cache.get(storeId);
-      return hit && hit.version === version ? hit.value : remember(db, cache, owner, storeId, version);
+    const entry = key === '' ? storeId : `${storeId} ${key}`;
+    return whenAnswered(storeVersion(db, storeId), (version) => {
+      if (version === null) return inTransaction(cache, entry, owner, storeId, key, db);
+      const hit = cache.get(entry);
+      return hit && hit.version === version ? hit.value : remember(db, cache, entry, owner, storeId, key, version);
     });
   };
 }
+
+/**
+ * Read models built from a store's settings (the store document, payment routing, the settings themselves,
+ * the point policy), computed once per settings version (see `cachedPerStoreVersion`).
+ */
+export const cachedPerStoreSettings = <A, T>(dbOf: (owner: A) => Db, build: (owner: A, storeId: string) => Promise<T>) =>
+  cachedPerStoreVersion<A, T>('settings', dbOf, (owner, storeId) => build(owner, storeId)) as (owner: A, storeId: string) => T | Promise<T>;
