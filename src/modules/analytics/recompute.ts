@@ -57,15 +57,23 @@ export async function accumulateStore(db: Db, storeId: string, from: number, to:
   if (visitor.length) acc.visitor(visitor);
 }
 
+/**
+ * The stores with events in [from, to). Walked store by store along the (store_id, at) index, one lookup
+ * each: `SELECT DISTINCT store_id … WHERE at …` read a million events of the window (0.7 s) to find one store.
+ */
+const STORES_WITH_EVENTS = `WITH RECURSIVE stores(id) AS (
+    SELECT (SELECT min(store_id) FROM analytics_events)
+    UNION ALL SELECT (SELECT min(store_id) FROM analytics_events WHERE store_id > stores.id) FROM stores WHERE stores.id IS NOT NULL
+  )
+  SELECT id FROM stores WHERE id IS NOT NULL AND EXISTS (SELECT 1 FROM analytics_events WHERE store_id = stores.id AND at >= ? AND at < ?)`;
+
 /** Rebuilds the rows of the latest 3 Korean dates for every store with events then; returns the stores done. */
 export async function recompute(db: Db, now: number): Promise<number> {
   const last = today(now);
   const dates = Array.from({ length: RECOMPUTE_DAYS }, (_, i) => addDays(last, -i)).reverse();
   const from = kstDayStart(dates[0]);
   const to = kstDayStart(last, 1);
-  const storeIds = (await db.$client.prepare('SELECT DISTINCT store_id FROM analytics_events WHERE at >= ? AND at < ?').raw().all(from, to)).map(
-    (r) => r[0] as string,
-  );
+  const storeIds = (await db.$client.prepare(STORES_WITH_EVENTS).raw().all(from, to)).map((r) => r[0] as string);
   const stale = (await db.$client.prepare('SELECT DISTINCT store_id FROM analytics_day_rows WHERE date >= ?').raw().all(dates[0])).map((r) => r[0] as string);
   const all = [...new Set([...storeIds, ...stale])];
   for (const storeId of all) {

@@ -69,9 +69,29 @@ export const analyticsCheckouts = sqliteTable(
   (t) => [index('analytics_checkouts_at').on(t.at)],
 );
 
+/** The figures of a computed row (spec 01 §5.8); test-payment purchases are kept apart so `includeTest` adds them. */
+const figureColumns = () => ({
+  sessions: integer('sessions').notNull(),
+  engagedSessions: integer('engaged_sessions').notNull(),
+  visitors: integer('visitors').notNull(),
+  pageViews: integer('page_views').notNull(),
+  dwellSeconds: integer('dwell_seconds').notNull(),
+  productViews: integer('product_views').notNull(),
+  listViews: integer('list_views').notNull(),
+  cartAdds: integer('cart_adds').notNull(),
+  checkoutStarts: integer('checkout_starts').notNull(),
+  purchases: integer('purchases').notNull(),
+  purchaseAmount: integer('purchase_amount').notNull(),
+  testPurchases: integer('test_purchases').notNull(),
+  testPurchaseAmount: integer('test_purchase_amount').notNull(),
+  searches: integer('searches').notNull(),
+  zeroResultSearches: integer('zero_result_searches').notNull(),
+  excludedBotSessions: integer('excluded_bot_sessions').notNull(),
+});
+
 /**
  * The computed metrics per store, Korean date, dimension and key: `day` (key ''), `product`, `source`,
- * `device`, `path`, `term`, `step`. Test-payment purchases are kept apart so `includeTest` adds them.
+ * `device`, `path`, `term`, `step`.
  */
 export const analyticsDayRows = sqliteTable(
   'analytics_day_rows',
@@ -80,24 +100,27 @@ export const analyticsDayRows = sqliteTable(
     date: text('date').notNull(),
     dimension: text('dimension').notNull(),
     key: text('key').notNull(),
-    sessions: integer('sessions').notNull(),
-    engagedSessions: integer('engaged_sessions').notNull(),
-    visitors: integer('visitors').notNull(),
-    pageViews: integer('page_views').notNull(),
-    dwellSeconds: integer('dwell_seconds').notNull(),
-    productViews: integer('product_views').notNull(),
-    listViews: integer('list_views').notNull(),
-    cartAdds: integer('cart_adds').notNull(),
-    checkoutStarts: integer('checkout_starts').notNull(),
-    purchases: integer('purchases').notNull(),
-    purchaseAmount: integer('purchase_amount').notNull(),
-    testPurchases: integer('test_purchases').notNull(),
-    testPurchaseAmount: integer('test_purchase_amount').notNull(),
-    searches: integer('searches').notNull(),
-    zeroResultSearches: integer('zero_result_searches').notNull(),
-    excludedBotSessions: integer('excluded_bot_sessions').notNull(),
+    ...figureColumns(),
   },
   (t) => [primaryKey({ columns: [t.storeId, t.dimension, t.date, t.key] })],
+);
+
+/**
+ * The day rows summed per calendar month (`2026-11`), kept by triggers on `analytics_day_rows`
+ * (drizzle/0029, drizzle/postgres/setup.sql) whoever writes them: a report over 92 days reads a month's
+ * row where it would read 30 day rows. `days` counts the day rows summed (a key with none left is no row).
+ */
+export const analyticsMonthRows = sqliteTable(
+  'analytics_month_rows',
+  {
+    storeId: text('store_id').notNull(),
+    month: text('month').notNull(),
+    dimension: text('dimension').notNull(),
+    key: text('key').notNull(),
+    days: integer('days').notNull(),
+    ...figureColumns(),
+  },
+  (t) => [primaryKey({ columns: [t.storeId, t.dimension, t.month, t.key] })],
 );
 
 /** When the aggregation job last finished (one row), the `lastComputedAt` of every report. */

@@ -59,21 +59,25 @@ export function cutSessions<E extends Pick<RawEvent, 'name' | 'at' | 'utmCampaig
   return sessions;
 }
 
-/** Collects rows per `date|dimension|key` for the dates in `dates` only. */
+/** Collects rows per date, dimension and key, for the dates in `dates` only. */
 export class Accumulator {
-  readonly cells = new Map<string, Cell>();
+  /** Cells by date, then dimension, then key: a million events add a million times, so no key is built per add. */
+  private readonly cells = new Map<string, Map<Dimension, Map<string, Cell>>>();
   constructor(readonly dates: Set<string>) {}
 
   private cell(date: string, dimension: Dimension, key: string): Cell {
-    const id = `${date}\u0000${dimension}\u0000${key}`;
-    let cell = this.cells.get(id);
-    if (!cell) this.cells.set(id, (cell = { ...zeroFigures(), visitorIds: new Set() }));
+    let byDimension = this.cells.get(date);
+    if (!byDimension) this.cells.set(date, (byDimension = new Map()));
+    let byKey = byDimension.get(dimension);
+    if (!byKey) byDimension.set(dimension, (byKey = new Map()));
+    let cell = byKey.get(key);
+    if (!cell) byKey.set(key, (cell = { ...zeroFigures(), visitorIds: new Set() }));
     return cell;
   }
 
   private add(date: string, dimension: Dimension, key: string, figures: Partial<Figures>, visitorId?: string) {
     const cell = this.cell(date, dimension, key);
-    for (const [f, n] of Object.entries(figures) as [Figure, number][]) cell[f] += n;
+    for (const f in figures) cell[f as Figure] += figures[f as Figure]!;
     if (visitorId) cell.visitorIds.add(visitorId);
   }
 
@@ -83,18 +87,18 @@ export class Accumulator {
   }
 
   private session(events: RawEvent[]) {
-    const dates = new Set(events.map((e) => seoulDateOf(e.at)).filter((d) => this.dates.has(d)));
+    const days = events.map((e) => seoulDateOf(e.at));
+    const dates = new Set(days.filter((d) => this.dates.has(d)));
     if (dates.size === 0) return;
     if (events.some((e) => e.bot)) {
       for (const date of dates) this.add(date, 'day', '', { excludedBotSessions: 1 });
       return;
     }
     const visitorId = events[0].visitorId;
-    const first = events[0].at;
-    const last = events.at(-1)!.at;
     const pages = events.filter((e) => e.name === 'page');
-    const dwell = this.dwell(events, first, last);
-    const dwellTotal = [...dwell.values()].reduce((n, d) => n + d, 0);
+    const dwell = this.dwell(events);
+    let dwellTotal = 0;
+    for (const ms of dwell.values()) dwellTotal += ms;
     const engaged =
       pages.length >= 2 || dwellTotal >= ENGAGED_DWELL_MS || events.some((e) => e.name === 'cart_add' || e.name === 'checkout_start' || e.name === 'purchase');
     const firstPage = pages[0];
@@ -103,7 +107,7 @@ export class Accumulator {
     const sessionFigures = { sessions: 1, engagedSessions: engaged ? 1 : 0 };
 
     for (const date of dates) {
-      const own = events.filter((e) => seoulDateOf(e.at) === date);
+      const own = events.filter((_, i) => days[i] === date);
       const figures = { ...sessionFigures, ...this.eventFigures(own, dwell) };
       for (const [dimension, key] of [
         ['day', ''],
@@ -122,13 +126,20 @@ export class Accumulator {
    * Each page's dwell: until the session's next page (or the page being hidden), else its last event; at
    * most 30 minutes per page and, in all, the session's length plus 30 minutes.
    */
-  private dwell(events: RawEvent[], first: number, last: number): Map<RawEvent, number> {
+  private dwell(events: RawEvent[]): Map<RawEvent, number> {
+    const last = events.at(-1)!.at;
+    // When the page shown at each event ends: the next page or page_hide after it (found walking back once).
+    const endsAt: number[] = Array.from({ length: events.length });
+    let next = last;
+    for (let i = events.length - 1; i >= 0; i--) {
+      endsAt[i] = next;
+      if (events[i].name === 'page' || events[i].name === 'page_hide') next = events[i].at;
+    }
     const out = new Map<RawEvent, number>();
-    let budget = last - first + PAGE_DWELL_CAP_MS;
+    let budget = last - events[0].at + PAGE_DWELL_CAP_MS;
     events.forEach((e, i) => {
       if (e.name !== 'page') return;
-      const next = events.slice(i + 1).find((n) => n.name === 'page' || n.name === 'page_hide');
-      const ms = Math.min(Math.max(0, (next?.at ?? last) - e.at), PAGE_DWELL_CAP_MS, budget);
+      const ms = Math.min(Math.max(0, endsAt[i] - e.at), PAGE_DWELL_CAP_MS, budget);
       budget -= ms;
       out.set(e, ms);
     });
@@ -233,9 +244,10 @@ export class Accumulator {
   }
 
   rows(storeId: string) {
-    return [...this.cells].map(([id, { visitorIds, ...figures }]) => {
-      const [date, dimension, key] = id.split('\u0000');
-      return { storeId, date, dimension, key, ...figures, visitors: visitorIds.size };
-    });
+    const rows: (Figures & { storeId: string; date: string; dimension: Dimension; key: string })[] = [];
+    for (const [date, byDimension] of this.cells)
+      for (const [dimension, byKey] of byDimension)
+        for (const [key, { visitorIds, ...figures }] of byKey) rows.push({ storeId, date, dimension, key, ...figures, visitors: visitorIds.size });
+    return rows;
   }
 }
