@@ -183,6 +183,7 @@ function compiled(slot: Slot, hash: string, bundle: Bundle): Promise<ivm.Script>
   return script;
 }
 
+/** A new context with the bootstrap's function defined in it (the bootstrap compiled on the isolate's first use). */
 async function preparedContext(slot: Slot): Promise<PreparedContext> {
   slot.bootstrap ??= slot.isolate.compileScript(GUEST_BOOTSTRAP_FUNCTION, { filename: BOOTSTRAP_FILENAME });
   const bootstrap = await slot.bootstrap;
