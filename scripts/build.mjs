@@ -2,9 +2,16 @@
 // took, so the screen never stays still through the build at the end of `npm install` (issue 32). A failed
 // step stops the build with its exit code.
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
+// The first `npx svc` in a clone installs the clone into npx's cache (npx's way of running a package's own bin),
+// and that install runs prepare again: the build `npm install` made is there, so it is not made twice.
+if (process.env.npm_lifecycle_event === 'prepare' && process.env.npm_command === 'exec' && existsSync(join(root, 'dist', 'bundle', 'cli.js'))) {
+  console.log('svc build: already built (npx runs prepare again); `npm run build` rebuilds');
+  process.exit(0);
+}
 const steps = [
   ['compiling TypeScript into dist/ (tsc)', [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json']],
   ['bundling the CLI, its commands and the service (esbuild)', [join(root, 'scripts', 'bundle.mjs')]],

@@ -2,7 +2,7 @@
  * Every command of README.md and docs/*.md, run as written (issue 32), so the docs cannot drift from the CLI.
  *
  * The commands are the lines of each doc's fenced `sh` blocks, in order (a `\` continues a line). Each doc runs
- * in a fresh folder standing in for a clone of this repository, against a test service of its own standing in
+ * in a fresh folder standing in for a clone of this repository, against a test service standing in
  * for the `svc dev` of "another terminal" (its address replaces 127.0.0.1:8787), logged in with the seeded
  * owner's token (the docs' `svc login` opens a browser). `npx` resolves `svc` as npx does: the nearest
  * project's `node_modules/.bin/svc` (what a scaffold links), this package's own bin in the clone, and
@@ -142,18 +142,32 @@ test('the docs hold commands to run, and comments are not run', () => {
   ]);
 });
 
+// The docs run three at a time, each against a service of its own (a doc's walk changes its store: flows.md gives the
+// mug a flow without CONFIRM): most of a doc's time is spent waiting (builds, the service, other processes), not on
+// this machine's two cores. Each doc's test waits for its own run.
+const DOCS_AT_ONCE = 3;
+const runs = new Map<string, Promise<void>>();
+const slots: Promise<void>[] = [];
 for (const doc of docs) {
   const commands = commandsOf(readFileSync(join(root, doc), 'utf8'));
   const notRun = NOT_RUN_DOCS[doc.replace(/^docs\//, '')];
   // SVC_DOCS_ONLY=apps runs only the docs whose path contains it (while writing one).
   if (!commands.length || notRun || !doc.includes(process.env.SVC_DOCS_ONLY ?? '')) continue;
-  test(`${doc}: every command works as written`, async () => {
+  const index = slots.length;
+  const run = (async () => {
+    if (index >= DOCS_AT_ONCE) await slots[index - DOCS_AT_ONCE].catch(() => {});
     await runDoc(doc, commands);
+  })();
+  run.catch(() => {}); // reported by the doc's test below
+  slots.push(run);
+  runs.set(doc, run);
+  test(`${doc}: every command works as written`, async () => {
+    await runs.get(doc);
   });
 }
 
 async function runDoc(doc: string, commands: Command[]) {
-  const svc: TestService = await startTestService();
+  const svc = await startTestService();
   const clone = mkdtempSync(join(tmpdir(), 'svc-docs-'));
   // The clone's package.json is where npx finds this package's own `svc` (the preamble's second case).
   copyFileSync(join(root, 'package.json'), join(clone, 'package.json'));
