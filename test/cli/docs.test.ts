@@ -203,9 +203,15 @@ async function runDoc(doc: string, commands: Command[]) {
       if (NOT_RUN.some(([pattern]) => pattern.test(command.text))) continue;
       await given(doc, command.text, { svc, seen, printed, remember, cwd });
       const text = fill(command.text, seen, printed, where).replaceAll('127.0.0.1:8787', host).replaceAll('localhost:8787', host);
+      // The shell's state that later lines see: the folder and exported variables.
       const cd = /^cd (\S+)$/.exec(text);
       if (cd) {
         cwd = resolve(cwd, cd[1]);
+        continue;
+      }
+      const exported = /^export (\w+)=(?:'([^']*)'|"([^"]*)"|(\S*))$/.exec(text);
+      if (exported) {
+        env[exported[1]] = exported[2] ?? exported[3] ?? exported[4];
         continue;
       }
       const run = execa('bash', ['-c', PREAMBLE + text], { cwd, env, reject: false, all: true, detached: true, timeout: 120_000 });
