@@ -5,12 +5,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execa } from 'execa';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { startTestService, type TestService } from '../helpers/service.js';
 
-const bin = join(import.meta.dirname, '..', '..', 'bin', 'run.js');
+const root = join(import.meta.dirname, '..', '..');
+const bin = join(root, 'bin', 'run.js');
 let svc: TestService;
 let work: string;
 
@@ -33,8 +34,13 @@ test('init, build, deploy, install, then tools call returns the tool result', as
   assert.is(manifest.handle, 'demo');
   assert.ok(existsSync(join(work, 'demo', manifest.$schema)), 'the $schema path reaches the shipped JSON Schema');
   assert.ok(existsSync(join(work, 'demo', '.gitignore')));
+  // The app carries this CLI as a dev dependency npm links (file:), already linked, with npm scripts.
+  const pkg = JSON.parse(readFileSync(join(work, 'demo', 'package.json'), 'utf8'));
+  assert.equal(pkg.devDependencies, { '@svc-commerce/cli': `file:${relative(realpathSync(join(work, 'demo')), realpathSync(root))}` });
+  assert.equal(pkg.scripts, { build: 'svc app build', deploy: 'svc app deploy', dev: 'svc app dev' });
+  assert.is(realpathSync(join(work, 'demo', 'node_modules', '.bin', 'svc')), realpathSync(bin));
 
-  const build = await svcCli(['app', 'build', '--json']);
+  const build = await execa('npm', ['run', '--silent', 'build', '--', '--json'], { cwd: join(work, 'demo'), env: env(), reject: false });
   assert.is(build.exitCode, 0, build.stderr);
   assert.equal(JSON.parse(build.stdout).functions, ['tools/greet', 'tools/store-name']);
   assert.ok(existsSync(join(work, 'demo', 'dist', 'app.js.map')));

@@ -6,15 +6,16 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execa, type ResultPromise } from 'execa';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { createProduct, connectSandbox } from '../helpers/checkout.js';
 import { apiClient, startTestService, type TestService } from '../helpers/service.js';
 import { siteUrlOf } from '../helpers/sites.js';
 import { longLivedToken } from '../helpers/members.js';
 
-const bin = join(import.meta.dirname, '..', '..', 'bin', 'run.js');
+const root = join(import.meta.dirname, '..', '..');
+const bin = join(root, 'bin', 'run.js');
 let svc: TestService;
 let work: string;
 let token: string;
@@ -46,6 +47,13 @@ test('init copies the template; dev serves it against the buyer API and reloads 
   assert.is(init.exitCode, 0, String(init.stderr));
   assert.ok(existsSync(join(work, 'shop', 'svc.storefront.json')) && existsSync(join(work, 'shop', 'pnpm-lock.yaml')));
   assert.is((await svcCli(['storefront', 'init', 'shop'], work)).exitCode, 2, 'an existing folder is a usage error');
+  // The project carries this CLI as a linked dev dependency, locked as pnpm locks a link, with npm scripts.
+  const manifest = JSON.parse(readFileSync(join(work, 'shop', 'package.json'), 'utf8'));
+  const cli = `link:${relative(realpathSync(join(work, 'shop')), realpathSync(root))}`;
+  assert.is(manifest.devDependencies['@svc-commerce/cli'], cli);
+  assert.equal(manifest.scripts, { ...manifest.scripts, dev: 'svc storefront dev', build: 'svc storefront deploy', deploy: 'svc storefront deploy --publish' });
+  assert.match(readFileSync(join(work, 'shop', 'pnpm-lock.yaml'), 'utf8'), `'@svc-commerce/cli':\n        specifier: ${cli}\n        version: ${cli}\n`);
+  assert.is(realpathSync(join(work, 'shop', 'node_modules', '.bin', 'svc')), realpathSync(bin), 'npx svc and npm run find this CLI in the folder');
 
   const dev = execa('node', [bin, 'storefront', 'dev', '--port', '0', '--json'], { cwd: join(work, 'shop'), env: env(), reject: false }) as ResultPromise;
   try {
@@ -112,8 +120,9 @@ test('init writes the buyer API types from the OpenAPI document; svc storefront 
   assert.is((await svcCli(['storefront', 'types'], work)).exitCode, 2, 'outside a project: a usage error');
 });
 
-test('deploy --publish creates the site, builds and publishes; versions, status, rollback and publish', async () => {
-  const deployed = await svcCli(['storefront', 'deploy', '--publish', '--json']);
+test('npm run deploy (svc storefront deploy --publish) creates the site, builds and publishes; versions, status, rollback and publish', async () => {
+  // Through the project's own script and its linked CLI: the dev dependency passes the build's policy.
+  const deployed = await execa('npm', ['run', '--silent', 'deploy', '--', '--json'], { cwd: join(work, 'shop'), env: env(), reject: false });
   assert.is(deployed.exitCode, 0, String(deployed.stderr));
   const result = json(deployed);
   assert.equal([result.published, result.build.status, result.site.slug], [true, 'SUCCEEDED', 'dev-store']);
@@ -137,6 +146,34 @@ test('deploy --publish creates the site, builds and publishes; versions, status,
   assert.is(json(back).publishedVersionId, versions[1].versionId);
   const again = await svcCli(['storefront', 'publish', 'v2', '--json']);
   assert.is(json(again).publishedVersionId, versions[0].versionId);
+});
+
+test('a runtime dependency from a file: source is still refused by the build', async () => {
+  const manifestPath = join(work, 'shop', 'package.json');
+  const lockPath = join(work, 'shop', 'pnpm-lock.yaml');
+  const [manifest, lock] = [readFileSync(manifestPath, 'utf8'), readFileSync(lockPath, 'utf8')];
+  writeFileSync(manifestPath, JSON.stringify({ ...JSON.parse(manifest), dependencies: { localdep: 'file:./localdep' } }));
+  writeFileSync(
+    lockPath,
+    lock
+      .replace('\n  .:\n', '\n  .:\n    dependencies:\n      localdep:\n        specifier: file:./localdep\n        version: file:localdep\n')
+      .replace('\npackages:\n', '\npackages:\n\n  localdep@file:localdep:\n    resolution: {directory: localdep, type: directory}\n')
+      .replace('\nsnapshots:\n', '\nsnapshots:\n\n  localdep@file:localdep: {}\n'),
+  );
+  try {
+    const refused = await svcCli(['storefront', 'deploy', '--json']);
+    assert.is(refused.exitCode, 1, String(refused.stdout));
+    const build = json(refused);
+    assert.equal([build.failureStage, build.errorCode], ['DEPENDENCIES', 'DEPENDENCY_REJECTED']);
+    assert.equal(
+      build.dependencies.rejected.map((r: { reason: string; package: string }) => `${r.reason} ${r.package}`),
+      ['UNSUPPORTED_SOURCE localdep'],
+      'the file: runtime dependency, not the linked CLI',
+    );
+  } finally {
+    writeFileSync(manifestPath, manifest);
+    writeFileSync(lockPath, lock);
+  }
 });
 
 test('a failing build exits 1 with the stage, code and log', async () => {

@@ -254,6 +254,28 @@ test('UNSUPPORTED_SOURCE: git, file, link and tarball-URL sources in specifiers 
   assert.match(detail('tiny'), 'tarball URL source (https://cdn.example.com/tiny-1.0.0.tgz)');
 });
 
+test('dev dependencies are outside the source rule (the build installs --prod), runtime ones and every locked package are not', async () => {
+  // What a scaffold writes: the svc CLI as a linked dev dependency, written by the real pnpm.
+  const linked = await project({ devDependencies: { '@svc-commerce/cli': 'link:./cli' } }, null, {
+    'cli/package.json': '{"name":"@svc-commerce/cli","version":"0.1.0"}',
+  });
+  await execa(join(import.meta.dirname, '../../node_modules/.bin/pnpm'), ['install', '--lockfile-only', '--ignore-scripts', '--offline'], { cwd: linked });
+  assert.match(await readFile(join(linked, 'pnpm-lock.yaml'), 'utf8'), 'version: link:cli');
+  assert.equal(await check(linked), { rejected: [], warnings: [] });
+
+  const mixed = await project(
+    {},
+    {
+      '@svc-commerce/cli': { specifier: 'link:../svc', version: 'link:../svc', dev: true },
+      // A dev dependency's locked package is still checked: its resolution is what an install would fetch.
+      devtool: { specifier: 'file:./devtool', version: 'file:devtool', dev: true, info: { resolution: { directory: 'devtool', type: 'directory' } } },
+      localdep: { specifier: 'file:./localdep', version: 'file:localdep', info: { resolution: { directory: 'localdep', type: 'directory' } } },
+      linked: { specifier: 'link:./localdep', version: 'link:localdep' },
+    },
+  );
+  assert.equal(summary(await check(mixed)).rejected.sort(), ['UNSUPPORTED_SOURCE devtool@-', 'UNSUPPORTED_SOURCE linked@-', 'UNSUPPORTED_SOURCE localdep@-']);
+});
+
 test('INVALID_MANIFEST: unparsable, malformed or missing package.json', async () => {
   const unparsable = await project('{ "name": "shop", ', { lodash: reg('4.17.21') });
   const [first] = (await check(unparsable)).rejected;

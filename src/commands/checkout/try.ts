@@ -128,11 +128,15 @@ export default class CheckoutTry extends ApiCommand<typeof CheckoutTry> {
     });
   }
 
-  /** The buyer's view of the chosen product, or of the first product on sale that has stock. */
+  /**
+   * The buyer's view of the chosen product, or of the first product on sale that has stock — a shipped one
+   * first, so the walk the docs take next (confirm → dispatch → deliver, a return) applies to it.
+   */
   private async pickProduct(storeId: string): Promise<any> {
     if (this.flags.product) return this.buyer('GET', `/storefront/v1/products/${encodeURIComponent(this.flags.product)}`, storeId);
     const page = await this.storeRequest('GET', '/v1/products', { query: { status: 'ON_SALE', size: 100 } });
-    const candidate = page.contents.find((p: any) => p.inventoryMode === 'STANDARD' && p.stockQuantity >= this.flags.quantity);
+    const inStock = page.contents.filter((p: any) => p.inventoryMode === 'STANDARD' && p.stockQuantity >= this.flags.quantity);
+    const candidate = inStock.find((p: any) => p.fulfillment?.type === 'SHIPPING') ?? inStock[0];
     if (!candidate) throw new UsageError('no product on sale with stock in this store: create one (svc products create) or pass --product');
     return this.buyer('GET', `/storefront/v1/products/${candidate.productId}`, storeId);
   }

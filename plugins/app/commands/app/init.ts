@@ -51,15 +51,18 @@ export default class AppInit extends AppCommand<typeof AppInit> {
     const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
     manifest.$schema = relative(target, join(templates, 'manifest.schema.json')).split('\\').join('/');
     writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+    // The project carries this CLI (npm run build / deploy / dev, npx svc): src/cli/project-cli.ts.
+    const { addCliToProject } = await import('../../../../src/cli/project-cli.js');
+    addCliToProject(target, { protocol: 'file', scripts: { build: 'svc app build', deploy: 'svc app deploy', dev: 'svc app dev' } });
 
     this.output({ dir: target, handle, template: this.flags.template }, () => {
       this.log(`Created ${this.args.folder}/ from the ${this.flags.template} template (handle ${handle}).`);
       this.log('Next:');
       this.log(`  cd ${this.args.folder}`);
-      this.log('  svc app build      # bundle the functions');
-      this.log('  svc app deploy     # upload a version');
-      this.log('  svc app install    # install it in your store');
-      this.log('  svc app dev        # or all three on every save');
+      this.log('  npm run build        # svc app build: bundle the functions');
+      this.log('  npm run deploy       # svc app deploy: upload a version');
+      this.log('  npx svc app install  # install it in your store');
+      this.log('  npm run dev          # or all three on every save (svc app dev)');
     });
   }
 }

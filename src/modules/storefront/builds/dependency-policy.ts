@@ -4,7 +4,9 @@
  *
  * Refused: a manifest that cannot be read (INVALID_MANIFEST); sources that cannot be verified — no
  * `pnpm-lock.yaml`, one that does not match `package.json`, git, file, link or URL sources
- * (UNSUPPORTED_SOURCE); high or critical advisories on the locked version (ADVISORY); any malware record
+ * (UNSUPPORTED_SOURCE) — except a project's own dev dependencies, which the build never installs (`--prod`)
+ * and so never bundles: a scaffold's `link:` to the svc CLI passes, while every package the lockfile locks is
+ * checked whoever needs it; high or critical advisories on the locked version (ADVISORY); any malware record
  * of the package (MALWARE); the service's denylist (DENYLISTED). Only warned: moderate advisories,
  * install scripts (never run), install configuration in the project, bundled dependencies.
  */
@@ -178,20 +180,28 @@ async function checkProjectConfig(projectDir: string, manifest: Manifest, projec
   }
 }
 
-/** Every specifier the lockfile records: each project's dependencies and the resolved catalog entries. */
+/** Every specifier the lockfile records for what the build installs: each project's dependencies (not its dev ones) and the resolved catalog entries. */
 function* lockfileSpecifiers(lockfile: LockfileObject): Generator<[string, string]> {
-  for (const importer of Object.values(lockfile.importers)) yield* Object.entries(importer.specifiers ?? {});
+  for (const importer of Object.values(lockfile.importers)) {
+    for (const [name, specifier] of Object.entries(importer.specifiers ?? {})) if (!isDevOnly(importer, name)) yield [name, specifier];
+  }
   for (const catalog of Object.values(lockfile.catalogs ?? {})) {
     for (const [name, entry] of Object.entries(catalog)) yield [name, entry.specifier];
   }
 }
 
-/** Every version the lockfile installs by name: each project's dependencies and each locked package's own. */
+/** Every version the lockfile installs by name: each project's dependencies (not its dev ones, `--prod`) and each locked package's own. */
 function* lockedVersions(lockfile: LockfileObject): Generator<[string, string]> {
-  const groups = (of: { dependencies?: Record<string, string>; devDependencies?: Record<string, string>; optionalDependencies?: Record<string, string> }) =>
-    [of.dependencies, of.devDependencies, of.optionalDependencies].flatMap((group) => Object.entries(group ?? {}));
-  for (const importer of Object.values(lockfile.importers)) yield* groups(importer);
-  for (const snapshot of Object.values(lockfile.packages ?? {})) yield* groups(snapshot);
+  type Groups = { dependencies?: Record<string, string>; devDependencies?: Record<string, string>; optionalDependencies?: Record<string, string> };
+  const groups = (of: Groups, withDev: boolean) =>
+    [of.dependencies, withDev ? of.devDependencies : undefined, of.optionalDependencies].flatMap((group) => Object.entries(group ?? {}));
+  for (const importer of Object.values(lockfile.importers)) yield* groups(importer, false);
+  for (const snapshot of Object.values(lockfile.packages ?? {})) yield* groups(snapshot, true);
+}
+
+/** A project's dev dependency that it does not also need at run time: the build's `--prod` install skips it. */
+function isDevOnly(importer: LockfileObject['importers'][keyof LockfileObject['importers']], name: string): boolean {
+  return importer.devDependencies?.[name] !== undefined && importer.dependencies?.[name] === undefined && importer.optionalDependencies?.[name] === undefined;
 }
 
 /** The kind of a locked version that is not a registry version (`1.2.3`, `1.2.3(peer@1.0.0)`, `alias@1.2.3`), null for one that is. */
