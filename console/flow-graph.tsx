@@ -4,7 +4,7 @@
  * pages that draw one.
  */
 import dagre from '@dagrejs/dagre';
-import { Background, Controls, ReactFlow, type Edge, type Node } from '@xyflow/react';
+import { Background, Controls, Position, ReactFlow, type Edge, type Node } from '@xyflow/react';
 import { useMemo } from 'react';
 
 export interface FlowDefinition {
@@ -28,7 +28,8 @@ export default function FlowGraph({ definition, current, label }: { definition: 
     const g = new dagre.graphlib.Graph();
     g.setGraph({ rankdir: 'LR', nodesep: 30, ranksep: 70 });
     g.setDefaultEdgeLabel(() => ({}));
-    for (const key of Object.keys(definition.states)) g.setNode(key, NODE);
+    // dagre writes each node's position into the label object it was given: one object per node.
+    for (const key of Object.keys(definition.states)) g.setNode(key, { ...NODE });
     for (const t of definition.transitions) g.setEdge(t.from, t.to);
     dagre.layout(g);
     const nodes: Node[] = Object.entries(definition.states).map(([key, state]) => {
@@ -40,6 +41,8 @@ export default function FlowGraph({ definition, current, label }: { definition: 
         className: `flow-node${key === current ? ' flow-node-current' : ''}${state.final ? ' flow-node-final' : ''}`,
         draggable: false,
         connectable: false,
+        sourcePosition: Position.Right,
+        targetPosition: Position.Left,
         style: { width: NODE.width },
       };
     });

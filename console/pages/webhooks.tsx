@@ -11,6 +11,16 @@ import { ActionButton, Badge, ErrorBox, Loading, Page, useLoad } from '../ui.js'
 
 const DELIVERY: Record<string, string> = { PENDING: '대기', PENDING_RETRY: '재시도 대기', SUCCESS: '성공', FAILED: '실패' };
 
+/** A payload as sent (a JSON text), indented for reading. */
+function pretty(payload: unknown): string {
+  if (typeof payload !== 'string') return JSON.stringify(payload, null, 2);
+  try {
+    return JSON.stringify(JSON.parse(payload), null, 2);
+  } catch {
+    return payload;
+  }
+}
+
 function Delivery({ webhookId, deliveryId, onRedelivered }: { webhookId: string; deliveryId: string; onRedelivered: () => void }) {
   const { can } = useSession();
   const detail = useLoad(() => raw('GET', `/v1/webhooks/${webhookId}/deliveries/${deliveryId}`), [deliveryId]);
@@ -20,11 +30,10 @@ function Delivery({ webhookId, deliveryId, onRedelivered }: { webhookId: string;
     <div className="delivery-detail" data-testid="delivery-detail">
       <h4>보낸 요청 (서명 포함)</h4>
       <pre className="code">
-        {Object.entries(d.requestHeaders ?? {})
-          .map(([k, v]) => `${k}: ${v}`)
-          .join('\n')}
+        {(d.requestHeaders ?? []).map((h: { name: string; value: string | null }) => `${h.name}: ${h.value ?? '(가려짐)'}`).join('\n')}
         {'\n\n'}
-        {JSON.stringify(d.payload, null, 2)}
+        {pretty(d.payload)}
+        {d.payloadTruncated ? '\n… (잘림)' : ''}
       </pre>
       <h4>받는 쪽의 응답</h4>
       <pre className="code">

@@ -11,3 +11,27 @@ export async function signInToConsole(page: Page, baseUrl: string, path = '/cons
   await page.waitForURL((url) => url.pathname.startsWith('/console/') && !url.pathname.startsWith('/console/callback'));
   await page.locator('nav[aria-label="메뉴"]').waitFor();
 }
+
+/** Moves inside the signed-in console as a person would: by its menu, without a reload (tokens live in memory). */
+export async function openConsolePage(page: Page, label: string) {
+  await page.locator('nav[aria-label="메뉴"]').getByRole('link', { name: label, exact: true }).click();
+  await page.locator('main h1').waitFor();
+  await page.waitForFunction(() => !document.querySelector('main')?.textContent?.includes('불러오는 중'));
+}
+
+/** axe-core's serious and critical violations on the page as it is now (rule id, impact, the first elements). */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  const { default: axe } = await import('axe-core');
+  // Run through the debugging protocol: the console's CSP refuses inline scripts, as it should.
+  await page.evaluate(axe.source);
+  const results = await page.evaluate(() => (window as any).axe.run(document, { resultTypes: ['violations'] }));
+  return (results.violations as any[])
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.nodes
+          .slice(0, 3)
+          .map((n: any) => n.target.join(' '))
+          .join(', ')}`,
+    );
+}
