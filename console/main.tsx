@@ -19,6 +19,9 @@ const ProductEdit = page(() => import('./pages/product-edit.js'));
 const Approvals = page(() => import('./pages/approvals.js'));
 const Webhooks = page(() => import('./pages/webhooks.js'));
 const DevTools = page(() => import('./pages/dev-tools.js'));
+const Flows = page(() => import('./pages/flows.js'));
+const Analytics = page(() => import('./pages/analytics.js'));
+const ApiLogs = page(() => import('./pages/api-logs.js'));
 
 interface NavItem {
   href: string;
@@ -31,7 +34,10 @@ const NAV: NavItem[] = [
   { href: '/orders', label: '주문', scope: 'order:r' },
   { href: '/products', label: '상품', scope: 'product:r' },
   { href: '/approvals', label: '승인 요청', scope: null, roles: ['OWNER', 'ADMIN'] },
+  { href: '/flows', label: '주문 흐름', scope: 'flow:r' },
   { href: '/webhooks', label: '웹훅', scope: 'webhook:r' },
+  { href: '/analytics', label: '분석', scope: 'settlement:r' },
+  { href: '/api-logs', label: 'API 로그', scope: 'audit:r', roles: ['OWNER', 'ADMIN'] },
   { href: '/dev', label: '개발 도구', scope: null },
 ];
 
@@ -90,6 +96,9 @@ function Shell() {
             <Route path="/products/:productId" component={ProductEdit} />
             <Route path="/approvals" component={Approvals} />
             <Route path="/webhooks" component={Webhooks} />
+            <Route path="/flows" component={Flows} />
+            <Route path="/analytics" component={Analytics} />
+            <Route path="/api-logs" component={ApiLogs} />
             <Route path="/dev" component={DevTools} />
             <Route>
               <p>없는 화면입니다.</p>

@@ -18,12 +18,16 @@ let svc: TestService;
 let browser: BrowserSession;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let refusePaid = true;
+/** Reads the store with an access token: the owner's 15-minute login does not outlive the clock's jumps. */
+let reader: Api;
 
 test.before(async () => {
   svc = await startTestService({ unsafeWebhookHosts: ['127.0.0.1'] });
   // The receiver refuses ORDER.PAID until told otherwise: its delivery fails, so a person can redeliver it.
   receiver = await startReceiver((r) => (refusePaid && r.body.includes('"ORDER.PAID"') ? { status: 500, body: 'down' } : { status: 200, body: 'ok' }));
   browser = await launchBrowser();
+  const scopes = ['webhook:r', 'order:r', 'flow:r', 'product:r'];
+  reader = apiClient(svc.url, { token: await createAccessToken(svc, await login(svc), { name: 'reader', scopes }), storeId: svc.storeId });
 });
 test.after(async () => {
   await browser?.close();
@@ -126,11 +130,6 @@ test('a seller signs in, makes a product with an add-on, sees its order arrive l
   // The webhook the agent asked for: ORDER.PAID failed at every attempt of its schedule (the clock moved
   // through it); the receiver is back, and the seller redelivers it from the page.
   await receiver.waitFor(1, 10_000);
-  // The owner's 15-minute login does not outlive the clock's jump: an access token reads on.
-  const reader: Api = apiClient(svc.url, {
-    token: await createAccessToken(svc, await login(svc), { name: 'reader', scopes: ['webhook:r', 'order:r'] }),
-    storeId: svc.storeId,
-  });
   const paidDelivery = async () =>
     (await reader('GET', `/v1/webhooks/${webhook.webhookId}/deliveries`, { query: { eventType: 'ORDER.PAID' } })).data.contents.at(-1);
   for (const seconds of [60, 300, 1800, 7200]) {
@@ -161,12 +160,42 @@ test('a seller signs in, makes a product with an add-on, sees its order arrive l
   await hook.getByText('재전송').first().waitFor({ timeout: 10_000 });
 });
 
+test('the flows page draws a flow, checks its draft and steps through a simulation', async () => {
+  const { page } = browser;
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await openConsolePage(page, '주문 흐름');
+  await page.locator('.react-flow__node').first().waitFor();
+  // A default flow stays as shipped: the seller edits a copy.
+  await page.getByRole('button', { name: '복사해서 새 흐름 만들기' }).click();
+  await page.getByRole('heading', { name: /사본/ }).waitFor();
+  await page.getByRole('button', { name: '검사' }).click();
+  await page.getByTestId('check-result').waitFor();
+  await page.getByLabel('시뮬레이션 단계 (JSON)').fill('[]');
+  await page.getByRole('button', { name: '시뮬레이션' }).click();
+  await page.locator('.trace li').first().waitFor();
+  assert.match(await page.locator('.trace').innerText(), '시작');
+  const copies = (await reader('GET', '/v1/commerce-flows')).data.contents.filter((f: any) => f.name.endsWith('사본'));
+  assert.is(copies.length, 1);
+});
+
+test('the API log finds a request by its trace id', async () => {
+  const { page } = browser;
+  const answer = await reader('GET', '/v1/products', { query: { size: 1 } });
+  const traceId = answer.headers.get('x-trace-id')!;
+  await openConsolePage(page, 'API 로그');
+  await page.getByLabel('traceId').fill(traceId);
+  await page.getByRole('button', { name: '검색' }).click();
+  await eventually(async () => (await page.locator('tbody tr').count()) === 1, 10_000);
+  assert.match(await page.locator('tbody tr').innerText(), 'listProducts');
+  assert.match(await page.locator('tbody tr').innerText(), traceId);
+});
+
 test('every page has no serious or critical accessibility violation, at 1280 and 390 px', async () => {
   const { page } = browser;
   const found: string[] = [];
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 900 });
-    for (const label of ['홈', '주문', '상품', '승인 요청', '웹훅', '개발 도구']) {
+    for (const label of ['홈', '주문', '상품', '승인 요청', '주문 흐름', '웹훅', '분석', 'API 로그', '개발 도구']) {
       await openConsolePage(page, label);
       for (const v of await seriousViolations(page)) found.push(`${width}px ${label}: ${v}`);
     }
