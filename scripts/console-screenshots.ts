@@ -70,6 +70,15 @@ try {
     await shot('product');
     await openConsolePage(page, '승인 요청');
     await shot('approvals');
+    await openConsolePage(page, '주문 흐름');
+    await page.locator('.react-flow__node').first().waitFor();
+    await page.waitForTimeout(300);
+    await shot('flows');
+    await openConsolePage(page, '분석');
+    await page.locator('.chart canvas').waitFor();
+    await shot('analytics');
+    await openConsolePage(page, 'API 로그');
+    await shot('api-logs');
     await openConsolePage(page, '웹훅');
     await page.locator('[data-delivery-id] button').first().click();
     await page.getByTestId('delivery-detail').waitFor();

@@ -8,21 +8,43 @@ import { KST } from '../format.js';
 import { useSession } from '../session.js';
 import { ErrorBox, Loading, Page, useLoad } from '../ui.js';
 
-function SalesChart({ rows }: { rows: { date: string; paymentAmount: number; netAmount: number }[] }) {
+interface DayRow {
+  date: string;
+  paymentAmount: number;
+  netAmount: number;
+}
+
+/** Every date from `from` to `to`: the report lists only days with sales, a chart needs the quiet ones as zero. */
+function everyDay(rows: DayRow[], from: string, to: string): DayRow[] {
+  const byDate = new Map(rows.map((r) => [r.date, r]));
+  const days: DayRow[] = [];
+  for (let d = dayjs(from); !d.isAfter(dayjs(to)); d = d.add(1, 'day')) {
+    const date = d.format('YYYY-MM-DD');
+    days.push(byDate.get(date) ?? { date, paymentAmount: 0, netAmount: 0 });
+  }
+  return days;
+}
+
+function SalesChart({ rows }: { rows: DayRow[] }) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!box.current) return;
     const x = rows.map((r) => dayjs.tz(r.date, KST).unix());
+    // Canvas text gets no web font by unicode range: the axes carry digits only.
+    const font = '12px system-ui, sans-serif';
     const chart = new uPlot(
       {
         width: box.current.clientWidth,
         height: 260,
         series: [
-          {},
+          { label: '날짜', value: (_u, v) => (v === null ? '—' : dayjs.unix(v).tz(KST).format('YYYY-MM-DD')) },
           { label: '결제', stroke: '#0b5cad', width: 2, value: (_u, v) => (v === null ? '—' : won(v)) },
           { label: '순매출', stroke: '#116329', width: 2, value: (_u, v) => (v === null ? '—' : won(v)) },
         ],
-        axes: [{}, { values: (_u, ticks) => ticks.map((t) => `${(t / 10000).toLocaleString('ko-KR')}만`) }],
+        axes: [
+          { font, values: (_u, ticks) => ticks.map((t) => dayjs.unix(t).tz(KST).format('M/D')) },
+          { font, size: 70, values: (_u, ticks) => ticks.map((t) => t.toLocaleString('ko-KR')) },
+        ],
         scales: { x: { time: true } },
       },
       [x, rows.map((r) => r.paymentAmount), rows.map((r) => r.netAmount)],
@@ -71,7 +93,7 @@ export default function Analytics() {
             결제 {won(sales.value.summary.paymentAmount)} ({sales.value.summary.paymentCount}건) · 환불 {won(sales.value.summary.refundAmount)} · 순매출{' '}
             <strong>{won(sales.value.summary.netAmount)}</strong>
           </p>
-          <SalesChart rows={sales.value.rows} />
+          <SalesChart rows={everyDay(sales.value.rows, from, to)} />
         </>
       )}
       <h2>방문</h2>

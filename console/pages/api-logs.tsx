@@ -9,7 +9,7 @@ export default function ApiLogs() {
   const { store } = useSession();
   const [traceId, setTraceId] = useState('');
   const [applied, setApplied] = useState('');
-  const logs = useLoad(() => raw('GET', `/v1/api-logs?limit=50${applied ? `&traceId=${encodeURIComponent(applied)}` : ''}`), [store.storeId, applied]);
+  const logs = useLoad(() => raw('GET', `/v1/api-logs?limit=20${applied ? `&traceId=${encodeURIComponent(applied)}` : ''}`), [store.storeId, applied]);
   return (
     <Page title="API 로그">
       <form
