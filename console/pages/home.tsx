@@ -22,11 +22,6 @@ export default function Home() {
   const { can, store } = useSession();
   const today = kstToday();
   const overview = useLoad(async () => {
-    const [detail, orders, report] = await Promise.all([
-      data(api.GET('/v1/store')),
-      can('order:r') ? data(api.GET('/v1/orders', { params: { query: { orderedFrom: today, orderedTo: today, size: 100 } } })) : null,
-      can('settlement:r') ? data(api.GET('/v1/sales-report', { params: { query: { from: today, to: today, includeTest: 'true' } } })).catch(() => null) : null,
-    ]);
     const warnings: Warning[] = [];
     const checks: Promise<void>[] = [];
     if (can('settlement:r'))
@@ -57,7 +52,14 @@ export default function Home() {
           if (a.totalElements) warnings.push({ key: 'approvals', text: `대기 중인 승인 요청 ${a.totalElements}건`, href: '/approvals' });
         }),
       );
-    await Promise.all(checks.map((c) => c.catch(() => undefined)));
+    // The warnings are asked for at the same time as the figures; one that fails only drops its line.
+    const warned = Promise.all(checks.map((c) => c.catch(() => undefined)));
+    const [detail, orders, report] = await Promise.all([
+      data(api.GET('/v1/store')),
+      can('order:r') ? data(api.GET('/v1/orders', { params: { query: { orderedFrom: today, orderedTo: today, size: 100 } } })) : null,
+      can('settlement:r') ? data(api.GET('/v1/sales-report', { params: { query: { from: today, to: today, includeTest: 'true' } } })).catch(() => null) : null,
+    ]);
+    await warned;
     return { detail, orders, report, warnings: warnings.sort((a, b) => a.key.localeCompare(b.key)) };
   }, [store.storeId, today]);
 

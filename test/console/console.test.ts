@@ -13,6 +13,7 @@ import { jsonOf, runCli } from '../helpers/cli.js';
 import { openConsolePage, seriousViolations, signInToConsole } from '../helpers/console.js';
 import { apiClient, createAccessToken, login, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { eventually, startReceiver } from '../helpers/webhook-receiver.js';
+import { addMember } from '../helpers/invitations.js';
 
 let svc: TestService;
 let browser: BrowserSession;
@@ -188,6 +189,21 @@ test('the API log finds a request by its trace id', async () => {
   await eventually(async () => (await page.locator('tbody tr').count()) === 1, 10_000);
   assert.match(await page.locator('tbody tr').innerText(), 'listProducts');
   assert.match(await page.locator('tbody tr').innerText(), traceId);
+});
+
+test('a STAFF member sees only what the role allows: no approvals, no API log', async () => {
+  const { page } = browser;
+  const staff = { email: `staff-${Date.now().toString(36)}@example.com`, password: 'password-1234' };
+  assert.is((await svc.api('POST', '/auth/v1/signup', { token: null, body: { ...staff, name: '직원' } })).status, 201);
+  await addMember(svc, { token: await login(svc), storeId: svc.storeId }, staff, 'STAFF');
+  await signInToConsole(page, svc.url, '/console/', staff);
+  const menu = await page.locator('nav[aria-label="메뉴"]').innerText();
+  assert.match(menu, '주문');
+  assert.not.match(menu, '승인 요청');
+  assert.not.match(menu, 'API 로그');
+  assert.match(await page.locator('select[aria-label="상점 선택"]').innerText(), 'STAFF');
+  // Back to the owner for the pages below.
+  await signInToConsole(page, svc.url);
 });
 
 test('every page has no serious or critical accessibility violation, at 1280 and 390 px', async () => {
