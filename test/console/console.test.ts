@@ -57,6 +57,28 @@ test('the console is served with a strict CSP from /console/, and its first page
   assert.is((await fetch(`${svc.url}/console/assets/missing.js`)).status, 404);
 });
 
+test('svc serve serves the console only when asked, and its OAuth client redirects only to its own origin', async () => {
+  const challenge = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
+  const authorize = (origin: string, redirect: string) =>
+    fetch(
+      `${origin}/auth/authorize?${new URLSearchParams({ response_type: 'code', client_id: 'svc-console', redirect_uri: redirect, code_challenge: challenge, code_challenge_method: 'S256', state: 's' })}`,
+    );
+  const plain = await startTestService({ mode: 'serve', seed: false });
+  const served = await startTestService({ mode: 'serve', seed: false, console: true });
+  try {
+    assert.is((await fetch(`${plain.url}/console/`)).status, 404);
+    assert.is((await fetch(`${served.url}/console/`)).status, 200);
+    const page = await (await authorize(served.url, `${served.url}/console/callback`)).text();
+    assert.match(page, 'name="password"');
+    for (const redirect of [`${plain.url}/console/callback`, `${served.url}/console/other`, 'https://evil.example/console/callback']) {
+      assert.match(await (await authorize(served.url, redirect)).text(), '허용되지 않은 redirect_uri', redirect);
+    }
+  } finally {
+    await plain.close();
+    await served.close();
+  }
+});
+
 test('a seller signs in, makes a product with an add-on, sees its order arrive live, moves it through its flow, approves an agent and redelivers a webhook', async () => {
   const { page } = browser;
   await page.setViewportSize({ width: 1280, height: 900 });
