@@ -4,12 +4,14 @@
  */
 import { useState } from 'react';
 import { raw } from '../api.js';
-import { kst } from '../format.js';
+import { kst, won } from '../format.js';
 import { ActionButton, ErrorBox, Loading, Page, useLoad } from '../ui.js';
 
 export default function DevTools() {
   const clock = useLoad(() => raw('GET', '/_dev/v1/clock'), []);
   const mail = useLoad(() => raw('GET', '/_dev/v1/mail'), []);
+  // Payments waiting at the sandbox gateway (a buyer left the pay page open): decided here as the gateway would.
+  const waiting = useLoad(() => raw('GET', '/v1/payments?status=READY,CONFIRMING&includeTest=true&size=20').catch(() => null), []);
   const [seconds, setSeconds] = useState('3600');
   const [jobs, setJobs] = useState<string>('');
   if (clock.error) return <Page title="개발 도구">{<p className="muted">이 서비스에는 개발 도구가 없습니다 (svc dev에서만 열립니다).</p>}</Page>;
@@ -41,6 +43,27 @@ export default function DevTools() {
           예약 작업 지금 실행
         </ActionButton>{' '}
         <span role="status">{jobs}</span>
+      </section>
+      <section>
+        <h2>샌드박스 결제 결정</h2>
+        {!waiting.value?.contents?.length ? (
+          <p className="muted">결정을 기다리는 테스트 결제가 없습니다.</p>
+        ) : (
+          <ul className="plain">
+            {waiting.value.contents.map((p: any) => (
+              <li key={p.paymentId} className="row">
+                <span>
+                  {p.orderNo} · {won(p.amount)} · {p.status}
+                </span>
+                {['APPROVE', 'REFUSE', 'CANCEL'].map((outcome) => (
+                  <ActionButton key={outcome} onRun={() => raw('POST', `/_dev/v1/payments/${p.paymentId}/simulate`, { outcome }).then(waiting.reload)}>
+                    {outcome === 'APPROVE' ? '승인' : outcome === 'REFUSE' ? '거절' : '취소'}
+                  </ActionButton>
+                ))}
+              </li>
+            ))}
+          </ul>
+        )}
       </section>
       <section>
         <h2>보낸 메일</h2>

@@ -14,6 +14,7 @@ import { openConsolePage, seriousViolations, signInToConsole } from '../helpers/
 import { apiClient, createAccessToken, login, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { eventually, startReceiver } from '../helpers/webhook-receiver.js';
 import { addMember } from '../helpers/invitations.js';
+import { buyerApi, directSheet, startGuestPayment } from '../helpers/checkout.js';
 
 let svc: TestService;
 let browser: BrowserSession;
@@ -27,7 +28,7 @@ test.before(async () => {
   // The receiver refuses ORDER.PAID until told otherwise: its delivery fails, so a person can redeliver it.
   receiver = await startReceiver((r) => (refusePaid && r.body.includes('"ORDER.PAID"') ? { status: 500, body: 'down' } : { status: 200, body: 'ok' }));
   browser = await launchBrowser();
-  const scopes = ['webhook:r', 'order:r', 'flow:r', 'product:r'];
+  const scopes = ['webhook:r', 'order:r', 'flow:r', 'product:r', 'settlement:r'];
   reader = apiClient(svc.url, { token: await createAccessToken(svc, await login(svc), { name: 'reader', scopes }), storeId: svc.storeId });
 });
 test.after(async () => {
@@ -211,6 +212,25 @@ test('the API log finds a request by its trace id', async () => {
   await eventually(async () => (await page.locator('tbody tr').count()) === 1, 10_000);
   assert.match(await page.locator('tbody tr').innerText(), 'listProducts');
   assert.match(await page.locator('tbody tr').innerText(), traceId);
+});
+
+test('the dev tools page decides a sandbox payment the buyer left waiting', async () => {
+  const { page } = browser;
+  const product = (await reader('GET', '/v1/products', { query: { size: 1 } })).data.contents[0];
+  const buyer = buyerApi(svc, svc.storeId);
+  const sheet = await directSheet(buyer, { productId: product.productId, optionId: product.variants[0].variantId });
+  const started = (await startGuestPayment(buyer, sheet)).data;
+  await openConsolePage(page, '개발 도구');
+  const row = page
+    .locator('li')
+    .filter({ hasText: String(started.orderNo ?? '') })
+    .filter({ has: page.getByRole('button', { name: '승인' }) });
+  await row.getByRole('button', { name: '승인' }).click();
+  const payment = await eventually(async () => {
+    const p = (await reader('GET', `/v1/payments/${started.paymentId}`)).data;
+    return p?.status === 'APPROVED' && p;
+  }, 10_000);
+  assert.ok(payment.orderId, 'the approved payment made an order');
 });
 
 test('a STAFF member sees only what the role allows: no approvals, no API log', async () => {
