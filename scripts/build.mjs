@@ -14,8 +14,10 @@ if (process.env.npm_lifecycle_event === 'prepare' && process.env.npm_command ===
 }
 const steps = [
   ['compiling TypeScript into dist/ (tsc)', [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json']],
+  ['type-checking the console (tsc)', [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'console/tsconfig.json']],
   ['writing the template of new SQLite data dirs (dist/fresh.db)', [join(root, 'scripts', 'fresh-database.mjs')]],
   ['bundling the CLI, its commands and the service (esbuild)', [join(root, 'scripts', 'bundle.mjs')]],
+  ['bundling the console (esbuild)', [join(root, 'scripts', 'bundle-console.mjs')]],
   ['writing the oclif command manifests', [join(root, 'scripts', 'oclif-manifest.mjs')]],
 ];
 const started = performance.now();

@@ -16,6 +16,7 @@ export default class Dev extends Command {
       default: 'system' as const,
     })(),
     json: Flags.boolean({ description: 'Print one JSON ready line on stdout and nothing else' }),
+    open: Flags.boolean({ description: 'Open the console (/console/) in the browser once ready' }),
     seed: Flags.boolean({ description: 'Seed the dev account, store and samples on first start', default: true, allowNo: true }),
     'unsafe-allow-webhook-hosts': Flags.string({
       description: 'Comma-separated exact hosts exempt from the https and blocked-address webhook rules (e.g. 127.0.0.1,localhost)',
@@ -37,6 +38,7 @@ export default class Dev extends Command {
         seed: flags.seed,
         storefront: storefrontFromEnv(process.env, 'dev'),
         json: flags.json,
+        onReady: flags.open ? async (service) => void (await import('../cli/open-browser.js')).openBrowser(service.consoleUrl ?? service.url) : undefined,
         unsafeWebhookHosts: flags['unsafe-allow-webhook-hosts']
           .split(',')
           .map((h) => h.trim())

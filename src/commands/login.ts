@@ -6,6 +6,7 @@ import { ApiCommand } from '../cli/api-command.js';
 import { UsageError } from '../cli/usage-error.js';
 import { ApiClient, ConnectionError } from '../client/api-client.js';
 import { writeCredential } from '../client/config.js';
+import { openBrowser } from '../cli/open-browser.js';
 
 const CLI_CLIENT = 'svc-cli';
 const LOGIN_TIMEOUT_MS = 5 * 60_000;
@@ -109,7 +110,7 @@ export default class Login extends ApiCommand<typeof Login> {
     }).toString();
 
     this.logToStderr(`Open this address to log in:\n  ${authorize}`);
-    if (!this.flags['no-browser']) await this.openBrowser(authorize.toString());
+    if (!this.flags['no-browser']) await openBrowser(authorize.toString());
     this.logToStderr('waiting for the browser… (Ctrl-C to stop)');
     const timer = setTimeout(() => settle.ko(new UsageError('login timed out after 5 minutes')), LOGIN_TIMEOUT_MS);
     try {
@@ -118,13 +119,5 @@ export default class Login extends ApiCommand<typeof Login> {
       clearTimeout(timer);
       server.close();
     }
-  }
-
-  private async openBrowser(url: string) {
-    const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
-    if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return;
-    const { execa } = await import('execa');
-    // No browser is fine: the address is printed above.
-    await execa(opener, [url], { detached: true, stdio: 'ignore', reject: false, timeout: 5000 }).catch(() => undefined);
   }
 }

@@ -33,6 +33,10 @@ export default class Serve extends Command {
       description:
         'Processes that share the port, the database and the work, supervised by this one (a dead one is started again); PostgreSQL only, as the SQLite file takes one process. One per core is a good start.',
     }),
+    console: Flags.boolean({
+      description: 'Serve the console, the web screen on the public API, at /console/ (env SVC_CONSOLE=1)',
+      default: process.env.SVC_CONSOLE === '1' || process.env.SVC_CONSOLE === 'true',
+    }),
     'apps-host': Flags.string({
       env: 'SVC_APPS_HOST',
       description:
@@ -71,6 +75,7 @@ export default class Serve extends Command {
         storefront: storefrontFromEnv(env, 'serve'),
         tls: env.SVC_TLS_PORT ? { port: Number(env.SVC_TLS_PORT), certFile: env.SVC_TLS_CERT!, keyFile: env.SVC_TLS_KEY! } : undefined,
         operatorToken: env.SVC_OPERATOR_TOKEN,
+        console: flags.console,
         json: flags.json,
       },
       (line) => this.log(line),

@@ -30,8 +30,8 @@ const RETIRED_PATHS: { pattern: RegExp; code: string; successor?: string; routes
   },
 ];
 
-/** Assembles the whole service as one H3 app: registry operations, OAuth, well-known, dev helpers. */
-export function createApp(services: Services): H3 {
+/** Assembles the whole service as one H3 app: registry operations, OAuth, well-known, dev helpers; `mountExtra` adds the composition root's own routes (the console). */
+export function createApp(services: Services, mountExtra?: (app: H3) => void): H3 {
   const docs = `${services.config.origin}/docs/errors`;
   const app = new H3({
     // Errors H3 raises before a route runs (malformed URL, …) still answer in the envelope.
@@ -53,6 +53,7 @@ export function createApp(services: Services): H3 {
   mountFonts(app);
   for (const m of modules) m.mount?.(app, services);
   if (services.config.mode === 'dev') mountDevRoutes(app, services);
+  mountExtra?.(app);
 
   // Made on first request, once per service: converting every schema costs more than a service start should.
   const openapi = new JsonDocument(() => openApiDocument(services, operations));

@@ -5,9 +5,10 @@ import { join, resolve } from 'node:path';
 import { toNodeHandler } from 'h3/node';
 import { manualClock, systemClock } from '../db/clock.js';
 import { openDatabase, openPostgresDatabase } from '../db/client.js';
-import { loadSigningKeys } from '../modules/accounts/index.js';
+import { loadSigningKeys, registerFirstPartyClient } from '../modules/accounts/index.js';
 import { certificateFor, DAUM_POSTCODE_SCRIPT } from '../modules/storefront/index.js';
 import { createApp } from './app.js';
+import { CONSOLE_CLIENT, CONSOLE_PATH, loadConsoleFiles, mountConsole } from './console.js';
 import { errorEnvelope, newTraceId } from './envelope.js';
 import { ApiError } from './errors.js';
 import { startJobLoop } from './jobs.js';
@@ -39,6 +40,8 @@ export interface StartOptions {
   tls?: TlsOptions;
   /** Opens the operator API (`/_operator/v1`) to this bearer secret. */
   operatorToken?: string;
+  /** Serves the console at `/console/` (default: in svc dev only). */
+  console?: boolean;
 }
 
 export interface RunningService {
@@ -47,6 +50,8 @@ export interface RunningService {
   tlsPort: number | null;
   services: Services;
   seeded: { storeId: string; ownerToken: string } | null;
+  /** The console's address, when it is served. */
+  consoleUrl: string | null;
   close(): Promise<void>;
 }
 
@@ -187,7 +192,11 @@ export async function startService(options: StartOptions): Promise<RunningServic
     urls: serviceUrls(origin, serviceIdentity(dataDir, origin, options.publicUrl !== undefined)),
   };
   bindServices(services);
-  handle = toNodeHandler(createApp(services));
+  const withConsole = options.console ?? options.mode === 'dev';
+  // The console signs in like any client, as a first-party one of this service (its own origin's callback).
+  if (withConsole) registerFirstPartyClient(CONSOLE_CLIENT);
+  const consoleFiles = withConsole ? loadConsoleFiles() : null;
+  handle = toNodeHandler(createApp(services, consoleFiles ? (app) => mountConsole(app, consoleFiles) : undefined));
   servicesReady = services;
   handlerBound();
   const seeded = options.mode === 'dev' && options.seed !== false ? await seedDevStore(services) : null;
@@ -199,6 +208,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     tlsPort: options.tls ? (servers[1].address() as AddressInfo).port : null,
     services,
     seeded,
+    consoleUrl: withConsole ? `${origin}${CONSOLE_PATH}` : null,
     close() {
       closing ??= new Promise<void>((done) => {
         const jobsStopped = stopJobs();

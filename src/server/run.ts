@@ -20,7 +20,10 @@ export class StartFailure extends Error {
  * line, or an error line (`{"event":"error","code","message"}`) when the start fails. A worker of
  * `svc serve --workers` reports both to its supervisor (src/server/cluster.ts) instead, which prints them.
  */
-export async function runForeground(options: StartOptions & { json: boolean }, log: (line: string) => void) {
+export async function runForeground(
+  options: StartOptions & { json: boolean; onReady?: (service: RunningService) => Promise<void> },
+  log: (line: string) => void,
+) {
   const started = performance.now();
   const { DataDirInUseError, describeDatabase } = await import('../db/client.js');
   const { PortInUseError, startService } = await import('./main.js');
@@ -80,6 +83,7 @@ export async function runForeground(options: StartOptions & { json: boolean }, l
     ownerToken: service.seeded?.ownerToken ?? null,
   };
   const details = [
+    ...(service.consoleUrl ? [`  console        ${service.consoleUrl}`] : []),
     `  admin API      ${urls.admin}`,
     `  buyer API      ${urls.storefront}`,
     `  auth server    ${urls.auth}`,
@@ -97,6 +101,7 @@ export async function runForeground(options: StartOptions & { json: boolean }, l
   if (cluster.isWorker) report({ event: 'ready', readyLine, details });
   else if (options.json) process.stdout.write(`${JSON.stringify(readyLine)}\n`);
   else printBanner(log, `svc ${options.mode === 'dev' ? 'dev' : 'serve'} ready in ${Math.round(performance.now() - started)} ms at ${service.url}`, details);
+  await options.onReady?.(service);
   await stopped;
   // The channel to the supervisor would keep a worker alive after its service closed.
   if (cluster.isWorker) cluster.worker!.disconnect();

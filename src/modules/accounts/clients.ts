@@ -10,7 +10,8 @@ export interface OAuthClient {
   firstParty: boolean;
   /** Logins of this client are AI-agent connections (spec 01 §5.6). */
   agent: boolean;
-  allowsRedirect(uri: string): boolean;
+  /** `origin` is the service's own (its public URL): a client served by the service itself redirects there. */
+  allowsRedirect(uri: string, origin: string): boolean;
 }
 
 /**
@@ -41,6 +42,21 @@ const clients: OAuthClient[] = [
   { clientId: CLI_CLIENT, name: 'svc CLI', firstParty: true, agent: false, allowsRedirect: isLoopbackRedirect },
   { clientId: 'svc-mcp', name: 'svc 원격 MCP', firstParty: false, agent: true, allowsRedirect: isLoopbackRedirect },
 ];
+
+/**
+ * A first-party client that the composition root adds (a screen the service serves itself): a public client
+ * (PKCE) whose only redirect address is `redirectPath` on the service's own origin.
+ */
+export function registerFirstPartyClient(client: { clientId: string; name: string; redirectPath: string }) {
+  if (clients.some((c) => c.clientId === client.clientId)) return;
+  clients.push({
+    clientId: client.clientId,
+    name: client.name,
+    firstParty: true,
+    agent: false,
+    allowsRedirect: (uri, origin) => uri === `${origin}${client.redirectPath}`,
+  });
+}
 
 /** Registered clients start with this prefix, so the built-in ones are found without a database read. */
 export const REGISTERED_CLIENT_PREFIX = 'mcpc_';

@@ -20,7 +20,7 @@ declare module '../../server/module.js' {
   }
 }
 
-export { STORE_PLATFORM_CLIENT } from './clients.js';
+export { registerFirstPartyClient, STORE_PLATFORM_CLIENT } from './clients.js';
 export { loadSigningKeys } from './keys.js';
 export { clientAddress, PAGE_STYLE } from './oauth.js';
 export { checkPassword, hashPassword } from './password.js';

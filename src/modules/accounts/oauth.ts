@@ -191,7 +191,7 @@ async function authorizationRequest(services: Services, params: URLSearchParams)
   if (!client) return { pageError: '알 수 없는 클라이언트입니다 (client_id).' };
   const redirectUri = params.get('redirect_uri') ?? '';
   // RFC 6749 §3.1.2: a redirection endpoint has no fragment. Until the address is trusted, errors stay here.
-  if (redirectUri.includes('#') || !client.allowsRedirect(redirectUri)) return { pageError: '허용되지 않은 redirect_uri입니다.' };
+  if (redirectUri.includes('#') || !client.allowsRedirect(redirectUri, services.config.origin)) return { pageError: '허용되지 않은 redirect_uri입니다.' };
   const state = params.get('state');
   const refuse = (error: RedirectError['error'], description: string): RedirectError => ({ redirectUri, state, error, description });
   if (params.get('response_type') !== 'code') return refuse('unsupported_response_type', 'response_type must be code');

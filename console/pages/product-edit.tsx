@@ -1,0 +1,285 @@
+/** A product made or edited: name, price, status, option groups, add-ons and stock per variant. */
+import { useEffect, useState } from 'react';
+import { Link, useLocation } from 'wouter';
+import { ApiFailure, raw } from '../api.js';
+import { won } from '../format.js';
+import { useSession } from '../session.js';
+import { ActionButton, ErrorBox, Loading, Page, useLoad } from '../ui.js';
+import { PRODUCT_STATUS } from './products.js';
+
+interface Addon {
+  name: string;
+  required: boolean;
+  values: { name: string; additionalPrice: number }[];
+}
+interface OptionGroup {
+  name: string;
+  values: string[];
+}
+interface Draft {
+  name: string;
+  salePrice: number;
+  stockQuantity: number;
+  status: string;
+  options: OptionGroup[];
+  addons: Addon[];
+}
+
+const EMPTY: Draft = { name: '', salePrice: 10000, stockQuantity: 100, status: 'ON_SALE', options: [], addons: [] };
+const csv = (text: string) =>
+  text
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
+
+export default function ProductEdit({ params }: { params: { productId?: string } }) {
+  const { can } = useSession();
+  const [, navigate] = useLocation();
+  const productId = params.productId;
+  const loaded = useLoad(async () => (productId ? raw('GET', `/v1/products/${productId}`) : null), [productId]);
+  const [draft, setDraft] = useState<Draft>(EMPTY);
+  const [error, setError] = useState<unknown>(null);
+  const [saved, setSaved] = useState('');
+  useEffect(() => {
+    const p = loaded.value;
+    if (p)
+      setDraft({
+        name: p.name,
+        salePrice: p.salePrice,
+        stockQuantity: p.stockQuantity,
+        status: p.status,
+        options: p.options,
+        addons: p.addons.map((a: any) => ({
+          name: a.name,
+          required: a.required,
+          values: a.values.map((v: any) => ({ name: v.name, additionalPrice: v.additionalPrice })),
+        })),
+      });
+  }, [loaded.value]);
+  const editable = can('product:rw');
+  if (productId && !loaded.value) return loaded.error ? <ErrorBox error={loaded.error} /> : <Loading />;
+  const product = loaded.value;
+
+  const save = async () => {
+    setError(null);
+    setSaved('');
+    try {
+      if (!productId) {
+        const created = await raw('POST', '/v1/products', {
+          name: draft.name,
+          salePrice: draft.salePrice,
+          stockQuantity: draft.stockQuantity,
+          status: draft.status,
+          ...(draft.options.length ? { options: draft.options } : {}),
+          addons: draft.addons,
+        });
+        navigate(`/products/${created.productId}`);
+        return;
+      }
+      await raw('PATCH', `/v1/products/${productId}`, { name: draft.name, salePrice: draft.salePrice, status: draft.status, addons: draft.addons });
+      setSaved('저장했습니다.');
+      loaded.reload();
+    } catch (e) {
+      setError(e instanceof ApiFailure && e.status === 202 ? new Error('승인이 필요합니다.') : e);
+    }
+  };
+
+  const setAddon = (i: number, addon: Addon) => setDraft({ ...draft, addons: draft.addons.map((a, j) => (j === i ? addon : a)) });
+  return (
+    <Page title={product ? product.name : '상품 등록'} actions={<Link href="/products">← 상품 목록</Link>}>
+      <form
+        className="form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save();
+        }}
+      >
+        <fieldset disabled={!editable}>
+          <legend>기본 정보</legend>
+          <label>
+            상품명
+            <input name="name" required value={draft.name} onChange={(e) => setDraft({ ...draft, name: e.target.value })} />
+          </label>
+          <label>
+            판매가 (원)
+            <input
+              name="salePrice"
+              type="number"
+              min={10}
+              step={10}
+              required
+              value={draft.salePrice}
+              onChange={(e) => setDraft({ ...draft, salePrice: Number(e.target.value) })}
+            />
+          </label>
+          {!productId ? (
+            <label>
+              재고
+              <input
+                name="stockQuantity"
+                type="number"
+                min={0}
+                value={draft.stockQuantity}
+                onChange={(e) => setDraft({ ...draft, stockQuantity: Number(e.target.value) })}
+              />
+            </label>
+          ) : null}
+          <label>
+            상태
+            <select name="status" value={draft.status} onChange={(e) => setDraft({ ...draft, status: e.target.value })}>
+              {Object.entries(PRODUCT_STATUS).map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </label>
+        </fieldset>
+        {!productId ? (
+          <fieldset disabled={!editable}>
+            <legend>옵션 (최대 3개)</legend>
+            {draft.options.map((group, i) => (
+              <div className="row" key={i}>
+                <label>
+                  옵션명
+                  <input
+                    value={group.name}
+                    onChange={(e) => setDraft({ ...draft, options: draft.options.map((g, j) => (j === i ? { ...g, name: e.target.value } : g)) })}
+                  />
+                </label>
+                <label>
+                  값 (쉼표로 구분)
+                  <input
+                    value={group.values.join(', ')}
+                    onChange={(e) => setDraft({ ...draft, options: draft.options.map((g, j) => (j === i ? { ...g, values: csv(e.target.value) } : g)) })}
+                  />
+                </label>
+              </div>
+            ))}
+            {draft.options.length < 3 ? (
+              <button type="button" onClick={() => setDraft({ ...draft, options: [...draft.options, { name: '', values: [] }] })}>
+                옵션 추가
+              </button>
+            ) : null}
+          </fieldset>
+        ) : null}
+        <fieldset disabled={!editable}>
+          <legend>추가 상품 (애드온)</legend>
+          {draft.addons.map((addon, i) => (
+            <div className="addon" key={i} data-testid="addon">
+              <div className="row">
+                <label>
+                  추가 상품명
+                  <input name={`addon-${i}-name`} value={addon.name} onChange={(e) => setAddon(i, { ...addon, name: e.target.value })} />
+                </label>
+                <label className="check">
+                  <input type="checkbox" checked={addon.required} onChange={(e) => setAddon(i, { ...addon, required: e.target.checked })} />
+                  필수 선택
+                </label>
+              </div>
+              {addon.values.map((v, k) => (
+                <div className="row" key={k}>
+                  <label>
+                    선택지
+                    <input
+                      name={`addon-${i}-value-${k}`}
+                      value={v.name}
+                      onChange={(e) => setAddon(i, { ...addon, values: addon.values.map((x, j) => (j === k ? { ...x, name: e.target.value } : x)) })}
+                    />
+                  </label>
+                  <label>
+                    추가 금액 (원)
+                    <input
+                      name={`addon-${i}-price-${k}`}
+                      type="number"
+                      min={0}
+                      step={10}
+                      value={v.additionalPrice}
+                      onChange={(e) =>
+                        setAddon(i, { ...addon, values: addon.values.map((x, j) => (j === k ? { ...x, additionalPrice: Number(e.target.value) } : x)) })
+                      }
+                    />
+                  </label>
+                </div>
+              ))}
+              <button type="button" onClick={() => setAddon(i, { ...addon, values: [...addon.values, { name: '', additionalPrice: 0 }] })}>
+                선택지 추가
+              </button>{' '}
+              <button type="button" className="danger" onClick={() => setDraft({ ...draft, addons: draft.addons.filter((_, j) => j !== i) })}>
+                추가 상품 삭제
+              </button>
+            </div>
+          ))}
+          <button
+            type="button"
+            onClick={() => setDraft({ ...draft, addons: [...draft.addons, { name: '', required: false, values: [{ name: '', additionalPrice: 0 }] }] })}
+          >
+            추가 상품 넣기
+          </button>
+        </fieldset>
+        {editable ? (
+          <p>
+            <button type="submit" className="primary">
+              {productId ? '저장' : '등록'}
+            </button>{' '}
+            <span role="status">{saved}</span>
+          </p>
+        ) : (
+          <p className="muted">상품을 바꿀 권한이 없습니다.</p>
+        )}
+        <ErrorBox error={error} />
+      </form>
+      {product ? (
+        <section>
+          <h2>재고</h2>
+          {product.inventoryMode === 'DATED' ? (
+            <p className="muted">날짜별 재고 상품입니다 (svc products calendar).</p>
+          ) : (
+            <div className="table-wrap">
+              <table>
+                <caption className="visually-hidden">옵션별 재고</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">옵션</th>
+                    <th scope="col">추가 금액</th>
+                    <th scope="col">재고</th>
+                    <th scope="col">변경</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {product.variants.map((v: any) => (
+                    <StockRow key={v.variantId} productId={product.productId} variant={v} editable={editable} onDone={loaded.reload} />
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </section>
+      ) : null}
+    </Page>
+  );
+}
+
+function StockRow({ productId, variant, editable, onDone }: { productId: string; variant: any; editable: boolean; onDone: () => void }) {
+  const [quantity, setQuantity] = useState(String(variant.stockQuantity));
+  const name = variant.optionValues.length ? variant.optionValues.join(' / ') : '기본';
+  return (
+    <tr>
+      <td>{name}</td>
+      <td className="num">{won(variant.additionalAmount)}</td>
+      <td className="num">{variant.stockQuantity.toLocaleString('ko-KR')}</td>
+      <td>
+        {editable ? (
+          <>
+            <input aria-label={`${name} 재고`} type="number" min={0} value={quantity} onChange={(e) => setQuantity(e.target.value)} className="narrow" />{' '}
+            <ActionButton
+              onRun={() => raw('PATCH', `/v1/products/${productId}/variants/${variant.variantId}/stock`, { stockQuantity: Number(quantity) }).then(onDone)}
+            >
+              재고 저장
+            </ActionButton>
+          </>
+        ) : null}
+      </td>
+    </tr>
+  );
+}

@@ -1,0 +1,97 @@
+/** Small shared pieces of every page: loading and error states, a data hook, status badges. */
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { ApiFailure } from './api.js';
+
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { value: T | undefined; error: Error | undefined; reload: () => void } {
+  const [state, setState] = useState<{ value?: T; error?: Error }>({});
+  const [tick, setTick] = useState(0);
+  const loadRef = useRef(load);
+  loadRef.current = load;
+  useEffect(() => {
+    let live = true;
+    loadRef.current().then(
+      (value) => live && setState({ value }),
+      (error: Error) => live && setState((s) => ({ value: s.value, error })),
+    );
+    return () => {
+      live = false;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [...deps, tick]);
+  const reload = useCallback(() => setTick((t) => t + 1), []);
+  return { value: state.value, error: state.error, reload };
+}
+
+export const Loading = () => (
+  <p className="muted" role="status">
+    불러오는 중…
+  </p>
+);
+
+export function ErrorBox({ error }: { error: unknown }) {
+  if (!error) return null;
+  const e = error as Error;
+  return (
+    <p className="error" role="alert">
+      {e instanceof ApiFailure ? `${e.message} (${e.code})` : e.message}
+    </p>
+  );
+}
+
+export function Page({ title, actions, children }: { title: string; actions?: ReactNode; children: ReactNode }) {
+  useEffect(() => {
+    document.title = `${title} · svc 콘솔`;
+  }, [title]);
+  return (
+    <section className="page">
+      <header className="page-head">
+        <h1>{title}</h1>
+        {actions ? <div className="page-actions">{actions}</div> : null}
+      </header>
+      {children}
+    </section>
+  );
+}
+
+export const Badge = ({ tone = 'neutral', children }: { tone?: 'neutral' | 'good' | 'warn' | 'bad'; children: ReactNode }) => (
+  <span className={`badge badge-${tone}`}>{children}</span>
+);
+
+/** A button whose click runs an API call: busy while it runs, its failure shown beside it. */
+export function ActionButton({
+  onRun,
+  children,
+  tone,
+  disabled,
+}: {
+  onRun: () => Promise<unknown>;
+  children: ReactNode;
+  tone?: 'primary' | 'danger';
+  disabled?: boolean;
+}) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  return (
+    <span className="action">
+      <button
+        type="button"
+        className={tone}
+        disabled={busy || disabled}
+        onClick={async () => {
+          setBusy(true);
+          setError(null);
+          try {
+            await onRun();
+          } catch (e) {
+            setError(e);
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        {children}
+      </button>
+      <ErrorBox error={error} />
+    </span>
+  );
+}
