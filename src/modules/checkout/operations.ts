@@ -133,6 +133,8 @@ export const checkoutOperations = [
     handler: async (ctx) => {
       const { storeId, customer } = ctx.buyer;
       await assertGuestAllowed(ctx.db, storeId, customer);
+      // Read once for the sheet and its view.
+      const settings = await storeSettings(ctx.db, storeId);
       let sheet;
       if ('cartItemIds' in ctx.body) {
         const cart = await findCart(ctx, storeId, customer);
@@ -143,12 +145,13 @@ export const checkoutOperations = [
           customer,
           lines.map((l) => ({ ...l, cartItemId: l.id })),
           cart!.id,
+          settings,
         );
       } else {
-        sheet = await createSheet(ctx, storeId, customer, [{ ...ctx.body.directItem, cartItemId: null }], null);
+        sheet = await createSheet(ctx, storeId, customer, [{ ...ctx.body.directItem, cartItemId: null }], null, settings);
       }
       await announce(ctx.db, 'checkoutStarted', { storeId, checkoutId: sheet.id, headers: ctx.event.req.headers, at: ctx.now });
-      return reply(201, await presentSheet(ctx.services, sheet, ctx.now, sheet.zipCode, await audienceOf(ctx, storeId)));
+      return reply(201, await presentSheet(ctx.services, sheet, ctx.now, sheet.zipCode, await audienceOf(ctx, storeId), settings));
     },
   }),
   defineOperation({

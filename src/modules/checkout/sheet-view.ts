@@ -6,7 +6,7 @@ import type { Services } from '../../server/services.js';
 import type { CheckoutAudience } from '../payments/index.js';
 import { amountsView, findOrder, itemOptionsViews, stayView } from '../orders/index.js';
 import { pointsOfSheet } from '../points/index.js';
-import { storeSettings } from '../stores/index.js';
+import { storeSettings, type StoreSettings } from '../stores/index.js';
 import { paymentOptionView, presentOptions } from './payment-options.js';
 import { priceSheet } from './pricing.js';
 import type { SheetRow } from './sheet.js';
@@ -54,8 +54,15 @@ export const checkoutView = z.object({
 });
 
 /** The buyer's view of a sheet (spec 02 §2.4). */
-export async function presentSheet(services: Services, sheet: SheetRow, now: number, zipCode = sheet.zipCode, audience: CheckoutAudience = {}) {
-  const settings = await storeSettings(services.db, sheet.storeId);
+export async function presentSheet(
+  services: Services,
+  sheet: SheetRow,
+  now: number,
+  zipCode = sheet.zipCode,
+  audience: CheckoutAudience = {},
+  settings?: StoreSettings,
+) {
+  settings ??= await storeSettings(services.db, sheet.storeId);
   const priced = priceSheet(sheet.items, settings, sheet.requiresShipping ? zipCode : null);
   const points = await pointsOfSheet(services.db, sheet.storeId, sheet.customerId, priced.amounts.totalAmount, now);
   return {

@@ -87,8 +87,9 @@ export async function createSheet(
   customer: Customer | null,
   lines: ({ productId: string; optionId: string; quantity: number; stay?: Stay | null; cartItemId: string | null } & ItemOptionsRequest)[],
   cartId: string | null,
+  settings?: StoreSettings,
 ): Promise<SheetRow> {
-  const settings = await storeSettings(ctx.db, storeId);
+  settings ??= await storeSettings(ctx.db, storeId);
   const origin = ctx.services.config.origin;
   // One line after another: the first line that cannot be ordered is the one the buyer hears about.
   const items: SheetItem[] = [];
