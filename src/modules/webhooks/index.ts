@@ -8,7 +8,7 @@ export const webhooksModule: Module = {
   name: 'webhooks',
   operations: webhookOperations,
   jobs: [deliveryJob, retentionJob],
-  on: { eventRecorded: (services, event) => queueDeliveries(services.db, event) },
+  on: { eventRecorded: queueDeliveries },
   // The worker starts with the server so new events are sent at once, not on the next clock tick.
   mount: (_app, services) => void deliveryWorker(services),
 };

@@ -1,10 +1,12 @@
 // The webhook deliveries of a recorded event: fixed in the event's own transaction (spec 01 §6.1).
 import { and, eq, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { afterCommit, type Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
+import type { Services } from '../../server/services.js';
 import type { RecordedEvent } from '../events/index.js';
 import { webhookDeliveries, webhooks } from './schema.js';
+import { deliveryWorker } from './worker.js';
 
 // Prepared: every event of checkout's hot path passes here.
 const statements = preparedFor((db) => ({
@@ -32,8 +34,13 @@ const statements = preparedFor((db) => ({
     .prepare(),
 }));
 
-/** One PENDING delivery per ACTIVE subscription of the store that listens to the event's type. */
-export async function queueDeliveries(db: Db, event: RecordedEvent) {
+/**
+ * One PENDING delivery per ACTIVE subscription of the store that listens to the event's type. The worker
+ * is woken for those subscriptions once the transaction committed (before, it would find nothing): events
+ * nobody listens to wake nothing.
+ */
+export async function queueDeliveries(services: Services, event: RecordedEvent) {
+  const { db } = services;
   const q = statements(db);
   for (const w of await q.activeWebhooks.all({ storeId: event.storeId })) {
     if (!w.eventTypes.includes(event.type)) continue;
@@ -47,6 +54,7 @@ export async function queueDeliveries(db: Db, event: RecordedEvent) {
       resourceId: event.resourceId,
       now: event.at,
     });
+    afterCommit(db, () => deliveryWorker(services).wake(w.id), `webhook ${w.id}`);
   }
 }
 

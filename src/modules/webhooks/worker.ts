@@ -1,9 +1,7 @@
-import { and, eq, sql } from 'drizzle-orm';
 import { claimingBatch } from '../../db/claim.js';
-import { preparedFor } from '../../db/prepared.js';
 import type { Job } from '../../server/jobs.js';
 import type { Services } from '../../server/services.js';
-import { eventBus, eventForDelivery, eventPayload } from '../events/index.js';
+import { eventForDelivery, eventPayload } from '../events/index.js';
 import { webhooks } from './schema.js';
 import { PER_RECEIVER_CONCURRENCY, sendOnce, storedPayload } from './send.js';
 import { signingSecrets, buildRequest } from './request.js';
@@ -11,14 +9,6 @@ import { claimDueFor, dueWebhookIds, exhaustedFor } from './due-claims.js';
 import { interrupted, settleOutcome, webhookById, type Outcome } from './attempt-results.js';
 
 type Webhook = typeof webhooks.$inferSelect;
-
-const statements = preparedFor((db) => ({
-  storeWebhooks: db
-    .select({ id: webhooks.id })
-    .from(webhooks)
-    .where(and(eq(webhooks.storeId, sql.placeholder('storeId')), eq(webhooks.status, 'ACTIVE')))
-    .prepare(),
-}));
 
 /**
  * The delivery worker of one service. Due rows are claimed (attempt counted, leased for ATTEMPT_LEASE_MS) in
@@ -36,18 +26,11 @@ class DeliveryWorker {
   /** The pump running or queued last: pumps take turns, as they share the state above. */
   private pumping: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly services: Services) {
-    const storeWebhooks = statements(services.db).storeWebhooks;
-    eventBus(services.db).on('event', async (storeId: string) => {
-      if (!this.services.db.$client.open) return;
-      try {
-        const active = await storeWebhooks.all({ storeId });
-        // A store without subscriptions has nothing to send: no pass (and no empty transaction) for its events.
-        if (active.length > 0) this.schedule(active.map((w) => w.id));
-      } catch (error) {
-        this.failed(error);
-      }
-    });
+  constructor(private readonly services: Services) {}
+
+  /** New deliveries of a subscription were committed (receivers.ts): a pass sends them now, not on the next clock tick. */
+  wake(webhookId: string) {
+    if (this.services.db.$client.open) this.schedule([webhookId]);
   }
 
   private schedule(webhookIds: string[] | 'all') {
