@@ -1,7 +1,7 @@
 -- More read models cached per store version (drizzle/0001_triggers.sql, src/modules/stores/store-cache.ts):
 -- the point policy joins the `settings` scope, and coupons with their issued items make the `coupons` scope,
 -- which the checkout price preview reads on every request; updated checkout sheets make the `sheets` scope,
--- and customers the `customers` scope (every buyer request checks its token's customer).
+-- customers the `customers` scope (every buyer request checks its token's customer), point lots `points`.
 CREATE TRIGGER `point_policies_settings_version_insert` AFTER INSERT ON `point_policies` BEGIN
   INSERT INTO `store_versions` (`store_id`, `scope`, `version`) VALUES (NEW.`store_id`, 'settings', 1)
     ON CONFLICT (`store_id`, `scope`) DO UPDATE SET `version` = `version` + 1;
@@ -71,5 +71,20 @@ END;
 --> statement-breakpoint
 CREATE TRIGGER `customers_version_delete` AFTER DELETE ON `customers` BEGIN
   INSERT INTO `store_versions` (`store_id`, `scope`, `version`) VALUES (OLD.`store_id`, 'customers', 1)
+    ON CONFLICT (`store_id`, `scope`) DO UPDATE SET `version` = `version` + 1;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `point_lots_version_insert` AFTER INSERT ON `point_lots` BEGIN
+  INSERT INTO `store_versions` (`store_id`, `scope`, `version`) VALUES (NEW.`store_id`, 'points', 1)
+    ON CONFLICT (`store_id`, `scope`) DO UPDATE SET `version` = `version` + 1;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `point_lots_version_update` AFTER UPDATE ON `point_lots` BEGIN
+  INSERT INTO `store_versions` (`store_id`, `scope`, `version`) VALUES (NEW.`store_id`, 'points', 1)
+    ON CONFLICT (`store_id`, `scope`) DO UPDATE SET `version` = `version` + 1;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `point_lots_version_delete` AFTER DELETE ON `point_lots` BEGIN
+  INSERT INTO `store_versions` (`store_id`, `scope`, `version`) VALUES (OLD.`store_id`, 'points', 1)
     ON CONFLICT (`store_id`, `scope`) DO UPDATE SET `version` = `version` + 1;
 END;

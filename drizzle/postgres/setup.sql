@@ -59,7 +59,8 @@ CREATE OR REPLACE TRIGGER payment_credentials_settings_version AFTER INSERT OR U
   FOR EACH ROW EXECUTE FUNCTION svc_settings_version('store_id');
 
 -- drizzle/0029_read_model_versions.sql: the point policy in the `settings` scope, coupons and their items in
--- `coupons`, updated and deleted checkout sheets in `sheets`, customers in `customers`. TG_ARGV[0] names the scope.
+-- `coupons`, updated and deleted checkout sheets in `sheets`, customers in `customers`, point lots in `points`.
+-- TG_ARGV[0] names the scope.
 CREATE OR REPLACE FUNCTION svc_store_version() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO store_versions (store_id, scope, version) VALUES (CASE WHEN TG_OP = 'DELETE' THEN OLD.store_id ELSE NEW.store_id END, TG_ARGV[0], 1)
@@ -77,6 +78,8 @@ CREATE OR REPLACE TRIGGER checkout_sheets_version AFTER UPDATE OR DELETE ON chec
   FOR EACH ROW EXECUTE FUNCTION svc_store_version('sheets');
 CREATE OR REPLACE TRIGGER customers_version AFTER INSERT OR UPDATE OR DELETE ON customers
   FOR EACH ROW EXECUTE FUNCTION svc_store_version('customers');
+CREATE OR REPLACE TRIGGER point_lots_version AFTER INSERT OR UPDATE OR DELETE ON point_lots
+  FOR EACH ROW EXECUTE FUNCTION svc_store_version('points');
 
 -- drizzle/0011_point_ledger_append_only.sql: the point ledger refuses to change or lose an entry.
 CREATE OR REPLACE FUNCTION svc_append_only() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -8,7 +8,7 @@ import { fail, validationFailed } from '../../server/errors.js';
 import { defineMessages } from '../../server/messages.js';
 import { instant, won } from '../../server/responses.js';
 import { orderIdsOfPayments } from '../orders/index.js';
-import { cachedPerStoreSettings } from '../stores/index.js';
+import { cachedPerStoreSettings, cachedPerStoreVersion } from '../stores/index.js';
 import { pointEntries, pointLots, pointLotUses, pointPolicies, type PointEntryKind } from './schema.js';
 
 defineMessages({
@@ -47,6 +47,11 @@ const q = preparedFor((db) => ({
       ),
     )
     .prepare(),
+  lotsLeft: db
+    .select({ expiresAt: pointLots.expiresAt, remaining: pointLots.remaining })
+    .from(pointLots)
+    .where(and(eq(pointLots.storeId, sql.placeholder('storeId')), eq(pointLots.customerId, sql.placeholder('customerId')), gt(pointLots.remaining, 0)))
+    .prepare(),
   liveLots: db
     .select()
     .from(pointLots)
@@ -79,6 +84,25 @@ export const policyOf: (db: Db, storeId: string) => PointPolicy | Promise<PointP
   },
 );
 export const balanceOf = async (db: Db, storeId: string, customerId: string, now: number) => (await q(db).balance.get({ storeId, customerId, now }))!.n;
+
+/**
+ * A member's lots with points left, for the checkout's reads that change nothing (the price preview sums
+ * them at its own moment): remembered per points version of the store, which the triggers of point_lots
+ * grow. Shared: never mutate them.
+ */
+const lotsLeft = cachedPerStoreVersion(
+  'points',
+  (db: Db) => db,
+  async (db, storeId, customerId: string) => q(db).lotsLeft.all({ storeId, customerId }),
+);
+
+/** The balance as `balanceOf`; outside a transaction from the remembered lots. */
+async function checkoutBalance(db: Db, storeId: string, customerId: string, now: number) {
+  if (db.$client.inTransaction) return balanceOf(db, storeId, customerId, now);
+  let balance = 0;
+  for (const lot of await lotsLeft(db, storeId, customerId)) if (lot.expiresAt > now) balance += lot.remaining;
+  return balance;
+}
 
 // ---------------------------------------------------------------------------------------------------
 // Views
@@ -284,8 +308,8 @@ export async function ledgerOf(db: Db, storeId: string, customerId: string, page
 export async function pointsOfSheet(db: Db, storeId: string, customerId: string | null, payable: number, now: number, policy?: PointPolicy) {
   policy ??= await policyOf(db, storeId);
   if (!customerId || !policy.useEnabled)
-    return { useAvailable: false, balance: customerId ? await balanceOf(db, storeId, customerId, now) : 0, usableAmount: 0 };
-  const balance = await balanceOf(db, storeId, customerId, now);
+    return { useAvailable: false, balance: customerId ? await checkoutBalance(db, storeId, customerId, now) : 0, usableAmount: 0 };
+  const balance = await checkoutBalance(db, storeId, customerId, now);
   const cap = Math.min(balance, Math.floor((payable * policy.maxUseRateBp) / 10_000));
   return { useAvailable: true, balance, usableAmount: cap >= policy.minUseAmount ? cap : 0 };
 }

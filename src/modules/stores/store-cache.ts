@@ -7,9 +7,10 @@ import { cacheVersion, preparedFor } from '../../db/prepared.js';
  * - `settings`: stores, payment settings, providers and credentials, the point policy;
  * - `coupons`: coupons and coupon items;
  * - `customers`: customers (their buyer tokens' checks);
+ * - `points`: point lots (the balance the price preview checks);
  * - `sheets`: checkout sheets, updated or deleted (src/modules/checkout/sheet-cache.ts).
  */
-export type StoreVersionScope = 'settings' | 'coupons' | 'customers';
+export type StoreVersionScope = 'settings' | 'coupons' | 'customers' | 'points';
 
 const MAX_ENTRIES = 10_000;
 
