@@ -29,7 +29,7 @@ const failedWith = (r: InvokeResult, code: string) => {
 /** The same installation and bundle answer normally after the hostile call. */
 async function stillWorks(installationId: string) {
   const r = await host.invoke(toolCall(`export const tools = { ping: () => 'pong' }`, 'ping', {}, { installationId }));
-  assert.equal(r.ok && r.result, 'pong');
+  assert.equal(r.ok && r.result, 'pong', r.ok ? '' : JSON.stringify(r.error));
 }
 
 test('infinite loop: CPU_LIMIT while the server keeps serving', async () => {
