@@ -5,6 +5,7 @@
  * redelivers a webhook — checking the page and then the API. Every page passes axe-core (no serious or
  * critical violation) at 1280 and 390 px.
  */
+import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -235,7 +236,7 @@ test('the dev tools page decides a sandbox payment the buyer left waiting', asyn
 
 test('a STAFF member sees only what the role allows: no approvals, no API log', async () => {
   const { page } = browser;
-  const staff = { email: `staff-${Date.now().toString(36)}@example.com`, password: 'password-1234' };
+  const staff = { email: `staff-${randomUUID().slice(0, 8)}@example.com`, password: 'password-1234' };
   assert.is((await svc.api('POST', '/auth/v1/signup', { token: null, body: { ...staff, name: '직원' } })).status, 201);
   await addMember(svc, { token: await login(svc), storeId: svc.storeId }, staff, 'STAFF');
   await signInToConsole(page, svc.url, '/console/', staff);
