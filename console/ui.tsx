@@ -95,3 +95,31 @@ export function ActionButton({
     </span>
   );
 }
+
+/** Previous/next over a paged list (`{ page, totalPages, totalElements }` of the API), `unit` counting its rows. */
+export function Pager({
+  page,
+  list,
+  unit,
+  onPage,
+}: {
+  page: number;
+  list: { page: number; totalPages: number; totalElements: number };
+  unit: string;
+  onPage: (page: number) => void;
+}) {
+  return (
+    <p className="pager">
+      <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>
+        이전
+      </button>
+      <span>
+        {list.page} / {Math.max(list.totalPages, 1)} 페이지 · {list.totalElements}
+        {unit}
+      </span>
+      <button type="button" disabled={page >= list.totalPages} onClick={() => onPage(page + 1)}>
+        다음
+      </button>
+    </p>
+  );
+}

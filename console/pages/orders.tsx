@@ -5,7 +5,7 @@ import { api, data } from '../api.js';
 import { subscribeEvents } from '../events.js';
 import { kst, won } from '../format.js';
 import { useSession } from '../session.js';
-import { Badge, ErrorBox, Loading, Page, useLoad } from '../ui.js';
+import { Badge, ErrorBox, Loading, Page, useLoad, Pager } from '../ui.js';
 
 export const STATUS_LABEL: Record<string, string> = {
   PAID: '결제 완료',
@@ -103,17 +103,7 @@ export default function Orders() {
               </tbody>
             </table>
           </div>
-          <p className="pager">
-            <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-              이전
-            </button>
-            <span>
-              {list.page} / {Math.max(list.totalPages, 1)} 페이지 · {list.totalElements}건
-            </span>
-            <button type="button" disabled={page >= list.totalPages} onClick={() => setPage(page + 1)}>
-              다음
-            </button>
-          </p>
+          <Pager page={page} list={list} unit="건" onPage={setPage} />
         </>
       )}
     </Page>

@@ -4,7 +4,7 @@ import { Link } from 'wouter';
 import { api, data } from '../api.js';
 import { won } from '../format.js';
 import { useSession } from '../session.js';
-import { Badge, ErrorBox, Loading, Page, useLoad } from '../ui.js';
+import { Badge, ErrorBox, Loading, Page, useLoad, Pager } from '../ui.js';
 
 export const PRODUCT_STATUS: Record<string, string> = { ON_SALE: '판매 중', SOLD_OUT: '품절', SUSPENDED: '판매 중지', ENDED: '판매 종료' };
 
@@ -55,17 +55,7 @@ export default function Products() {
               </tbody>
             </table>
           </div>
-          <p className="pager">
-            <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-              이전
-            </button>
-            <span>
-              {list.page} / {Math.max(list.totalPages, 1)} 페이지 · {list.totalElements}개
-            </span>
-            <button type="button" disabled={page >= list.totalPages} onClick={() => setPage(page + 1)}>
-              다음
-            </button>
-          </p>
+          <Pager page={page} list={list} unit="개" onPage={setPage} />
         </>
       )}
     </Page>
