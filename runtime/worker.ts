@@ -12,7 +12,7 @@
  * because `timeout` only bounds synchronous runs, not code resumed after an awaited host call.
  */
 import ivm from 'isolated-vm';
-import { BOOTSTRAP_FILENAME, BUNDLE_ENTRY, BUNDLE_FILENAME, GUEST_BOOTSTRAP_FUNCTION } from './guest.js';
+import { BUNDLE_ENTRY, BUNDLE_FILENAME, GUEST_BOOTSTRAP } from './guest.js';
 import {
   DEFAULT_WORKER_CONFIG,
   KIND_GROUP,
@@ -61,32 +61,21 @@ interface Slot {
   calls: Set<Call>;
   /** `isolate.cpuTime` when the watchdog last charged it. */
   cpuMark: bigint;
-  /** When its last call ended (`performance.now()`), and its heap as last measured idle: what an idle isolate costs. */
+  /** When its last call ended (`performance.now()`), and its heap then: what an idle isolate costs. */
   idleSince: number;
   heapBytes: number;
-  /** A call ended since the heap was measured (`measureIdleHeaps` catches up). */
-  heapStale: boolean;
   /**
    * Calls set up (context, bootstrap, start of the run) one after another: the isolate has one thread
    * anyway, and 20 contexts created at once cost the isolate more than 20 created in turn.
    */
   setup: Promise<unknown>;
-  /** The bootstrap, compiled once for every context of the isolate. */
-  bootstrap?: Promise<ivm.Script>;
   /**
-   * A context made ahead, with only the bootstrap's function defined in it: the next call takes it instead
-   * of waiting ~0.5 ms for one. It is made after the current call's run is queued, so the isolate builds it
-   * while results travel back.
+   * A context made ahead, never entered: the next call takes it instead of waiting ~0.3 ms for one. It is
+   * created after the current call's run is queued, so the isolate builds it while results travel back.
    */
-  spare?: Promise<PreparedContext>;
+  spare?: Promise<ivm.Context>;
   /** Warm site contexts by bundle and call settings. */
   warm: Map<string, WarmContext[]>;
-}
-
-/** A new context no app code has entered, and the bootstrap's function in it (to be applied once, to one call's values). */
-interface PreparedContext {
-  context: ivm.Context;
-  boot: ivm.Reference;
 }
 
 /** A site context where the bundle ran once; requests are dispatched into it one after another. */
@@ -150,7 +139,6 @@ function slotFor(installationId: string, memoryMb: number): Slot {
     cpuMark: 0n,
     idleSince: 0,
     heapBytes: 0,
-    heapStale: false,
     setup: Promise.resolve(),
     warm: new Map(),
   };
@@ -183,28 +171,6 @@ function compiled(slot: Slot, hash: string, bundle: Bundle): Promise<ivm.Script>
   return script;
 }
 
-/** A new context with the bootstrap's function defined in it (the bootstrap compiled on the isolate's first use). */
-async function preparedContext(slot: Slot): Promise<PreparedContext> {
-  slot.bootstrap ??= slot.isolate.compileScript(GUEST_BOOTSTRAP_FUNCTION, { filename: BOOTSTRAP_FILENAME });
-  const bootstrap = await slot.bootstrap;
-  const context = await slot.isolate.createContext();
-  try {
-    return { context, boot: await bootstrap.run(context, { reference: true }) };
-  } catch (error) {
-    context.release();
-    throw error;
-  }
-}
-
-/** Runs the bootstrap in a prepared context for one call (or a site's warm context); answers its `settle`. */
-async function boot({ boot }: PreparedContext, request: ivm.Callback, log: ivm.Callback, meta: string, input: string, context: string) {
-  try {
-    return await boot.apply(undefined, [request, log, meta, input, context], { result: { reference: true } });
-  } finally {
-    boot.release();
-  }
-}
-
 /** Drops a bundle's warm contexts: free ones now, busy ones when their request ends. */
 function retireWarm(slot: Slot, key: string, pool: WarmContext[]) {
   slot.warm.delete(key);
@@ -220,13 +186,15 @@ async function warmContext(slot: Slot, key: string, script: ivm.Script, meta: st
   if (!pool) slot.warm.set(key, (pool = []));
   const free = pool.find((warm) => warm.call === null);
   if (free || pool.length >= WARM_CONTEXTS_PER_SITE) return free ?? null;
-  const prepared = await preparedContext(slot);
-  const { context } = prepared;
+  const context = await slot.isolate.createContext();
   // The request that made it owns it from the start: what the bundle logs or asks for as it starts is that request's.
   const warm = { context, call, pool } as unknown as WarmContext;
   const request = new ivm.Callback((seq: unknown, op: unknown, json: unknown) => warm.call && onRequest(warm.call, seq, op, json), { ignored: true });
   const log = new ivm.Callback((level: unknown, text: unknown) => warm.call && onLog(warm.call, level, text), { ignored: true });
-  warm.settle = await boot(prepared, request, log, meta, 'null', 'null');
+  warm.settle = await context.evalClosure(GUEST_BOOTSTRAP, [request, log, meta, 'null', 'null'], {
+    result: { reference: true },
+    filename: 'svc:///bootstrap.js',
+  });
   const ready = await script.run(context, { promise: true, copy: true, timeout: call.limits.cpuMs });
   if (ready !== 'W') {
     context.release();
@@ -251,7 +219,7 @@ function dispose(slot: Slot) {
   if (!slot.isolate.isDisposed) slot.isolate.dispose();
 }
 
-function finish(call: Call, outcome: { ok: true; json: string; body?: string } | { ok: false; error: WorkerFailure }) {
+function finish(call: Call, outcome: { ok: true; json: string } | { ok: false; error: WorkerFailure }) {
   if (call.finished) return;
   call.finished = true;
   calls.delete(call.id);
@@ -268,41 +236,15 @@ function finish(call: Call, outcome: { ok: true; json: string; body?: string } |
   askForRecycleIfLarge();
   send(
     outcome.ok
-      ? { t: 'done', id: call.id, ok: true, json: outcome.json, body: outcome.body, logs: call.logs, durationMs }
+      ? { t: 'done', id: call.id, ok: true, json: outcome.json, logs: call.logs, durationMs }
       : { t: 'done', id: call.id, ok: false, error: outcome.error, logs: call.logs, durationMs },
   );
   if (calls.size === 0) stopWatchdog();
   if (call.slot.calls.size === 0 && !call.slot.isolate.isDisposed) {
     call.slot.idleSince = performance.now();
-    call.slot.heapStale = true;
-    heapCheck ??= setTimeout(() => void measureIdleHeaps(), HEAP_CHECK_DELAY_MS);
+    const heap = call.slot.isolate.getHeapStatisticsSync();
+    call.slot.heapBytes = heap.total_heap_size + heap.externally_allocated_size;
   }
-  trimIsolates();
-}
-
-/**
- * Idle isolates' heaps are measured a moment after their calls end, not as each call ends: a synchronous
- * measurement waits for the isolate's thread, which is then building the next call's spare context — that
- * wait (~0.3 ms, and its CPU) was most of a warm call's cost outside the isolate. An isolate called again
- * meanwhile is measured when it next goes idle.
- */
-const HEAP_CHECK_DELAY_MS = 20;
-let heapCheck: NodeJS.Timeout | undefined;
-async function measureIdleHeaps() {
-  clearTimeout(heapCheck);
-  heapCheck = undefined;
-  const stale = [...slots.values()].filter((slot) => slot.heapStale && idle(slot) && !slot.isolate.isDisposed);
-  await Promise.all(
-    stale.map(async (slot) => {
-      try {
-        const heap = await slot.isolate.getHeapStatistics();
-        slot.heapBytes = heap.total_heap_size + heap.externally_allocated_size;
-        slot.heapStale = false;
-      } catch {
-        // Disposed meanwhile: it holds nothing any more.
-      }
-    }),
-  );
   trimIsolates();
 }
 
@@ -386,12 +328,8 @@ setInterval(
  * is stopped — nothing in flight is lost or run twice.
  */
 let recycleAsked = false;
-/** Reading the resident size is a system call: at most one per RSS_CHECK_EVERY_MS of calls ending. */
-const RSS_CHECK_EVERY_MS = 10;
-let rssCheckedAt = -Infinity;
 function askForRecycleIfLarge() {
-  if (recycleAsked || performance.now() - rssCheckedAt < RSS_CHECK_EVERY_MS) return;
-  rssCheckedAt = performance.now();
+  if (recycleAsked) return;
   const rssBytes = process.memoryUsage.rss();
   if (rssBytes <= config.recycleRssMb * MB) return;
   recycleAsked = true;
@@ -403,13 +341,7 @@ function outcomeOf(call: Call, kind: string, name: string, out: unknown): Parame
   const body = typeof out === 'string' ? out.slice(1) : '';
   const { resultBytes } = call.limits;
   if (tag === 'R' && Buffer.byteLength(body) <= resultBytes) return { ok: true, json: body };
-  if (tag === 'S' && kind === 'site') {
-    const end = body.indexOf('\n');
-    const [head, page] = end < 0 ? ['', ''] : [body.slice(0, end), body.slice(end + 1)];
-    if (head && Buffer.byteLength(head) + Buffer.byteLength(page) <= resultBytes) return { ok: true, json: head, body: page };
-  }
-  if (tag === 'R' || tag === 'S' || tag === 'L')
-    return { ok: false, error: { code: 'RESULT_TOO_LARGE', message: `The result is larger than ${resultBytes} bytes of JSON` } };
+  if (tag === 'R' || tag === 'L') return { ok: false, error: { code: 'RESULT_TOO_LARGE', message: `The result is larger than ${resultBytes} bytes of JSON` } };
   if (tag === 'M') {
     const group = KIND_GROUP[kind as keyof typeof KIND_GROUP];
     return { ok: false, error: { code: 'HANDLER_MISSING', message: `The bundle has no ${kind} function "${name}" (expected __app.${group}["${name}"])` } };
@@ -481,19 +413,19 @@ async function invoke(msg: Extract<ToWorker, { t: 'invoke' }>) {
           return { running: warm.dispatch.apply(undefined, [msg.input, msg.context], { result: { promise: true, copy: true }, timeout: msg.limits.cpuMs }) };
         }
       }
-      const prepared = await (slot.spare ?? preparedContext(slot));
+      const context = await (slot.spare ?? slot.isolate.createContext());
       slot.spare = undefined;
-      const { context } = prepared;
       call.context = context;
-      if (call.finished) {
-        prepared.boot.release();
-        return context.release();
-      }
+      if (call.finished) return context.release();
       const request = new ivm.Callback((seq: unknown, op: unknown, json: unknown) => onRequest(call, seq, op, json), { ignored: true });
       const log = new ivm.Callback((level: unknown, text: unknown) => onLog(call, level, text), { ignored: true });
-      call.settle = await boot(prepared, request, log, JSON.stringify(callMeta(msg)), msg.input, msg.context);
+      const meta = JSON.stringify(callMeta(msg));
+      call.settle = await context.evalClosure(GUEST_BOOTSTRAP, [request, log, meta, msg.input, msg.context], {
+        result: { reference: true },
+        filename: 'svc:///bootstrap.js',
+      });
       const running = script.run(context, { promise: true, copy: true, timeout: msg.limits.cpuMs });
-      slot.spare = preparedContext(slot);
+      slot.spare = slot.isolate.createContext();
       // Dropped with the isolate when it is disposed; nobody else waits for it.
       slot.spare.catch(() => {});
       // Handed on in a wrapper so the lane does not wait for the function itself.
@@ -518,15 +450,15 @@ function onRequest(call: Call, seq: unknown, op: unknown, json: unknown) {
   send({ t: 'call', id: call.id, seq, op: op as HostOp, json });
 }
 
-function reply(call: Call, seq: number, ok: boolean, json: string, body: string | undefined) {
+function reply(call: Call, seq: number, ok: boolean, json: string) {
   call.outstanding -= 1;
-  settle(call, seq, ok, json, typeof body === 'string' ? body : undefined);
+  settle(call, seq, ok, json);
 }
 
-function settle(call: Call, seq: number, ok: boolean, json: string, body?: string) {
+function settle(call: Call, seq: number, ok: boolean, json: string) {
   if (call.finished || !call.settle) return;
   // A rejection here means the isolate is gone; the call is failed by whoever disposed it.
-  call.settle.apply(undefined, body === undefined ? [seq, ok, json] : [seq, ok, json, body]).catch(() => {});
+  call.settle.apply(undefined, [seq, ok, json]).catch(() => {});
 }
 
 /**
@@ -557,14 +489,12 @@ process.on('message', (msg: ToWorker) => {
     });
   } else if (msg.t === 'reply') {
     const call = calls.get(msg.id);
-    if (call) reply(call, msg.seq, msg.ok, msg.json, msg.body);
+    if (call) reply(call, msg.seq, msg.ok, msg.json);
   } else if (msg.t === 'evict') {
     const slot = slots.get(msg.installationId);
     if (slot) kill(slot, 'INSTALLATION_EVICTED');
   } else if (msg.t === 'stats') {
-    void measureIdleHeaps().then(() =>
-      send({ t: 'stats', id: msg.id, isolates: slots.size, idleHeapBytes: idleHeapBytes(), rssBytes: process.memoryUsage.rss() }),
-    );
+    send({ t: 'stats', id: msg.id, isolates: slots.size, idleHeapBytes: idleHeapBytes(), rssBytes: process.memoryUsage.rss() });
   }
 });
 // The server is our only reason to exist: when its channel closes, so do we.
