@@ -18,10 +18,6 @@ export const KOREAN_FONT_LINK = `<link rel="stylesheet" href="${KOREAN_FONT_CSS}
 export const KOREAN_FONT_FAMILY = `-apple-system, "Apple SD Gothic Neo", "Malgun Gothic", "Noto Sans KR Variable", system-ui, sans-serif`;
 
 const packageDir = dirname(createRequire(import.meta.url).resolve('@fontsource-variable/noto-sans-kr/package.json'));
-/** Only the stylesheet and its font files are served: never another file of the package. */
-const SERVED = /^(index\.css|files\/noto-sans-kr-\d+-wght-normal\.woff2)$/;
-const TYPES = { css: 'text/css; charset=utf-8', woff2: 'font/woff2' } as const;
-
 /** Read once, then kept: the files never change while the service runs. */
 const loaded = new Map<string, Promise<Buffer>>();
 const fileOf = (name: string) => {
@@ -30,10 +26,22 @@ const fileOf = (name: string) => {
   return file;
 };
 
+/**
+ * Only the stylesheet and the font files it names are served: never another file of the package. The names
+ * are read from the stylesheet itself, so its latin, latin-ext, cyrillic and vietnamese files are served
+ * as well as the numbered Hangul ranges (a fixed pattern of numbered names once refused those with 404).
+ */
+let served: Promise<Set<string>> | undefined;
+const servedNames = () =>
+  (served ??= fileOf('index.css').then(
+    (css) => new Set(['index.css', ...[...css.toString('utf8').matchAll(/url\(\s*['"]?\.\/([^'")\s]+)['"]?\s*\)/g)].map((m) => m[1]!)]),
+  ));
+const TYPES = { css: 'text/css; charset=utf-8', woff2: 'font/woff2' } as const;
+
 export function mountFonts(app: H3) {
   app.get(`${FONTS_PREFIX}noto-sans-kr/**:name`, async (event) => {
     const name = getRouterParam(event, 'name') ?? '';
-    if (!SERVED.test(name)) return new Response('Not found', { status: 404 });
+    if (!(await servedNames()).has(name)) return new Response('Not found', { status: 404 });
     return new Response(new Uint8Array(await fileOf(name)), {
       headers: {
         'content-type': TYPES[name.endsWith('.css') ? 'css' : 'woff2'],
