@@ -1517,7 +1517,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Approval requests of AI agents, newest first (default: pending)
+         * Approval requests of AI agents, newest first (default: pending), each pending one with its dry-run preview
          * @description Roles: OWNER, ADMIN.
          */
         get: operations["listApprovalRequests"];
@@ -1536,7 +1536,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One approval request with its status and result; the requesting token can read its own */
+        /** One approval request with its status, result and (while pending) its dry-run preview; the requesting token can read its own */
         get: operations["getApprovalRequest"];
         put?: never;
         post?: never;
@@ -14788,6 +14788,22 @@ export interface operations {
                                         message: string;
                                     };
                                 } | null;
+                                preview: {
+                                    operationId: string;
+                                    target: {
+                                        type: string;
+                                        id: string | null;
+                                    } | null;
+                                    changes: {
+                                        field: string;
+                                        before: unknown;
+                                        after: unknown;
+                                    }[];
+                                    facts: {
+                                        [key: string]: unknown;
+                                    };
+                                    targetName: string | null;
+                                } | null;
                             }[];
                         };
                         error: null;
@@ -14860,6 +14876,22 @@ export interface operations {
                                     message: string;
                                 };
                             } | null;
+                            preview: {
+                                operationId: string;
+                                target: {
+                                    type: string;
+                                    id: string | null;
+                                } | null;
+                                changes: {
+                                    field: string;
+                                    before: unknown;
+                                    after: unknown;
+                                }[];
+                                facts: {
+                                    [key: string]: unknown;
+                                };
+                                targetName: string | null;
+                            } | null;
                         };
                         error: null;
                     };
@@ -14930,6 +14962,22 @@ export interface operations {
                                     code: string;
                                     message: string;
                                 };
+                            } | null;
+                            preview: {
+                                operationId: string;
+                                target: {
+                                    type: string;
+                                    id: string | null;
+                                } | null;
+                                changes: {
+                                    field: string;
+                                    before: unknown;
+                                    after: unknown;
+                                }[];
+                                facts: {
+                                    [key: string]: unknown;
+                                };
+                                targetName: string | null;
                             } | null;
                         };
                         error: null;
@@ -15002,6 +15050,22 @@ export interface operations {
                                     code: string;
                                     message: string;
                                 };
+                            } | null;
+                            preview: {
+                                operationId: string;
+                                target: {
+                                    type: string;
+                                    id: string | null;
+                                } | null;
+                                changes: {
+                                    field: string;
+                                    before: unknown;
+                                    after: unknown;
+                                }[];
+                                facts: {
+                                    [key: string]: unknown;
+                                };
+                                targetName: string | null;
                             } | null;
                         };
                         error: null;

@@ -64,7 +64,13 @@ test('after the first public state, an agent write is held: 202 APPROVAL_REQUIRE
     list.data.contents.map((a: any) => a.approvalId),
     [res.data.approvalId],
   );
-  assert.is((await agent('GET', `/v1/approval-requests/${res.data.approvalId}`)).status, 200);
+  // A pending request carries its dry-run preview (the names of spec 01 §5.6): the value now and the one asked for.
+  const preview = { operationId: 'updateStore', changes: [{ field: 'name', before: 'Owner Renamed', after: 'Needs Approval' }] };
+  assert.equal({ operationId: list.data.contents[0].preview.operationId, changes: list.data.contents[0].preview.changes }, preview);
+  const one = await agent('GET', `/v1/approval-requests/${res.data.approvalId}`);
+  assert.is(one.status, 200);
+  assert.equal({ operationId: one.data.preview.operationId, changes: one.data.preview.changes }, preview);
+  assert.equal(Object.keys(one.data.preview).sort(), ['changes', 'facts', 'operationId', 'target', 'targetName']);
   // Reading is open to the OWNER's agent (MCP's list_approvals); deciding is not.
   assert.is((await agent('GET', '/v1/approval-requests')).data.totalElements, 1);
 });
@@ -115,6 +121,8 @@ test('reject never runs; simultaneous approvals execute once', async () => {
   const a = await agent('PATCH', '/v1/store', { body: { name: 'Rejected Name' } });
   const rejected = await svc.api('POST', `/v1/approval-requests/${a.data.approvalId}/reject`, { token: owner });
   assert.is(rejected.data.status, 'REJECTED');
+  // A decided request has no preview any more: nothing is left to change.
+  assert.is((await svc.api('GET', `/v1/approval-requests/${a.data.approvalId}`, { token: owner })).data.preview, null);
   assert.is.not(await storeName(), 'Rejected Name');
 
   const b = await agent('PATCH', '/v1/store', { body: { name: 'Raced Name' } });

@@ -6,7 +6,7 @@ import { pageOf, pageQuery, paginated } from '../../server/paging.js';
 import { defineOperation, type StoreCtx } from '../../server/registry.js';
 import { APPROVAL_STATUSES } from '../../kernel/approval-hold.js';
 import { approvalRequests } from './schema.js';
-import { approvalSchema, decideApproval, loadApproval, presentApproval } from './service.js';
+import { approvalSchema, decideApproval, loadApproval, presentApprovalWithPreview } from './service.js';
 
 const tag = 'Approvals';
 const params = z.object({ approvalId: z.string() });
@@ -39,7 +39,7 @@ export const approvalOperations = [
     operationId: 'listApprovalRequests',
     method: 'GET',
     path: '/v1/approval-requests',
-    summary: 'Approval requests of AI agents, newest first (default: pending)',
+    summary: 'Approval requests of AI agents, newest first (default: pending), each pending one with its dry-run preview',
     tag,
     auth: 'store',
     roles: ['OWNER', 'ADMIN'],
@@ -56,19 +56,17 @@ export const approvalOperations = [
         .limit(ctx.query.size)
         .offset((ctx.query.page - 1) * ctx.query.size)
         .all();
-      return paginated(
-        rows.map((r) => presentApproval(ctx.services, r)),
-        ctx.query.page,
-        ctx.query.size,
-        await countRows(ctx.db, approvalRequests, where),
-      );
+      const shown = [];
+      // One after another: each preview reads the store as it is now.
+      for (const r of rows) shown.push(await presentApprovalWithPreview(ctx, r));
+      return paginated(shown, ctx.query.page, ctx.query.size, await countRows(ctx.db, approvalRequests, where));
     },
   }),
   defineOperation({
     operationId: 'getApprovalRequest',
     method: 'GET',
     path: '/v1/approval-requests/{approvalId}',
-    summary: 'One approval request with its status and result; the requesting token can read its own',
+    summary: 'One approval request with its status, result and (while pending) its dry-run preview; the requesting token can read its own',
     tag,
     auth: 'store',
     params,
@@ -79,7 +77,7 @@ export const approvalOperations = [
       const approver = ctx.store.role === 'OWNER' || ctx.store.role === 'ADMIN';
       if (!approver && row.requesterTokenId !== ctx.principal.tokenId)
         throw fail(403, 'INSUFFICIENT_ROLE', { requiredRole: ['OWNER', 'ADMIN'], actualRole: ctx.store.role });
-      return presentApproval(ctx.services, row.status === 'PENDING' && row.expiresAt <= ctx.now ? { ...row, status: 'EXPIRED' } : row);
+      return presentApprovalWithPreview(ctx, row.status === 'PENDING' && row.expiresAt <= ctx.now ? { ...row, status: 'EXPIRED' } : row);
     },
   }),
   decision('approveApprovalRequest', '/v1/approval-requests/{approvalId}/approve', 'Approve: runs the original request once', 'APPROVE'),

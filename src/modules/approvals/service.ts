@@ -28,6 +28,18 @@ const EXECUTION_STALE_MS = 5 * 60_000;
 
 type ApprovalRow = typeof approvalRequests.$inferSelect;
 
+/**
+ * What a pending request would change, in the names of the dry-run `preview` (spec 01 §5.6): computed when
+ * read, with the reader's view, so `before` is the value now. Null once the request is no longer pending.
+ */
+export const approvalPreviewSchema = z.object({
+  operationId: z.string(),
+  target: z.object({ type: z.string(), id: z.string().nullable() }).nullable(),
+  changes: z.array(z.object({ field: z.string(), before: z.unknown(), after: z.unknown() })),
+  facts: z.record(z.string(), z.unknown()),
+  targetName: z.string().nullable(),
+});
+
 /** An approval request as the API shows it (presentApproval). */
 export const approvalSchema = z.object({
   approvalId: z.string(),
@@ -51,6 +63,8 @@ export const approvalSchema = z.object({
       error: z.object({ code: z.string(), message: z.string() }).optional(),
     })
     .nullable(),
+  /** The dry-run preview of the held request while it is pending (approvalPreviewSchema); null otherwise. */
+  preview: approvalPreviewSchema.nullable(),
 });
 
 /** The approval page (page.ts): where a person logs in and approves or rejects. */
@@ -72,6 +86,24 @@ export function presentApproval(services: Services, row: ApprovalRow): z.output<
     decidedBy: row.decidedBy,
     approvalUrl: approvalPageUrl(services, row.id),
     result: row.result ?? null,
+    preview: null,
+  };
+}
+
+/** An approval request as read through the API: with the held request's preview while it is pending. */
+export async function presentApprovalWithPreview(reader: StoreCtx, row: ApprovalRow): Promise<z.output<typeof approvalSchema>> {
+  const shown = presentApproval(reader.services, row);
+  if (row.status !== 'PENDING') return shown;
+  const preview = await previewOfRow(reader, row);
+  return {
+    ...shown,
+    preview: {
+      operationId: row.operationId,
+      target: shown.target,
+      changes: preview.changes,
+      facts: preview.facts ?? {},
+      targetName: preview.targetName ?? null,
+    },
   };
 }
 
@@ -200,7 +232,10 @@ export async function decideApproval(ctx: StoreCtx, approvalId: string, decision
  * operation's dry-run preview, computed now with the decider's view. A request that no longer validates shows none.
  */
 export async function heldRequestPreview(decider: StoreCtx, approvalId: string): Promise<Preview> {
-  const row = await loadApproval(decider, approvalId);
+  return previewOfRow(decider, await loadApproval(decider, approvalId));
+}
+
+async function previewOfRow(decider: StoreCtx, row: ApprovalRow): Promise<Preview> {
   const op = decider.services.operations.find((o) => o.operationId === row.operationId);
   if (!op?.preview) return { changes: [] };
   try {
