@@ -1,7 +1,7 @@
 /**
  * Approvals: AI agents' requests held for a person (spec 01 §5.6). The person signed in here is the approver:
- * approve or reject each. Changes the request would make are shown as a before → after diff when the
- * request carries them.
+ * approve or reject each. A pending request carries its dry-run preview (`preview.changes`), shown as a
+ * before → after diff per field path.
  */
 import { useState } from 'react';
 import { api, data, raw } from '../api.js';
@@ -19,27 +19,67 @@ const STATUS: Record<string, string> = {
   EXPIRED: '만료',
 };
 
-function Changes({ changes }: { changes: { field: string; before: unknown; after: unknown }[] }) {
+type Change = { field: string; before?: unknown; after?: unknown };
+type Line = { path: string; before: unknown; after: unknown };
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const scalarList = (v: unknown) => Array.isArray(v) && v.every((x) => !isRecord(x) && !Array.isArray(x));
+
+/**
+ * A change as lines per path: objects (and lists of objects) open into their fields (`fulfillment.type`,
+ * `options[0].name`), so only what differs is shown; values and lists of plain values stay one line.
+ */
+function linesOf(path: string, before: unknown, after: unknown, out: Line[] = []): Line[] {
+  const open = (v: unknown) => isRecord(v) || (Array.isArray(v) && !scalarList(v));
+  if ((open(before) || open(after)) && (open(before) || before == null) && (open(after) || after == null)) {
+    const keys = new Set<string>();
+    for (const v of [before, after]) if (v != null) for (const k of Object.keys(v as object)) keys.add(k);
+    for (const k of keys) {
+      const at = Array.isArray(before ?? after) ? `${path}[${k}]` : `${path}.${k}`;
+      linesOf(at, (before as Record<string, unknown> | null)?.[k], (after as Record<string, unknown> | null)?.[k], out);
+    }
+    return out;
+  }
+  if (JSON.stringify(before) !== JSON.stringify(after)) out.push({ path, before, after });
+  return out;
+}
+
+/** A value as a person reads it: text as is, numbers grouped, yes/no, lists joined; nothing is "없음". */
+function shown(v: unknown): string {
+  if (v === null || v === undefined || v === '') return '없음';
+  if (typeof v === 'number') return v.toLocaleString('ko-KR');
+  if (typeof v === 'boolean') return v ? '예' : '아니요';
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v) && scalarList(v)) return v.length ? v.map(shown).join(', ') : '없음';
+  return JSON.stringify(v);
+}
+
+/**
+ * The preview's `changes` as a diff: per field path the value now (removed, red) and the one asked for
+ * (added, green); each line also says so in text (이전/이후, −/+) for who does not see colour.
+ */
+function Changes({ changes }: { changes: Change[] }) {
+  const lines = changes.flatMap((c) => linesOf(c.field, c.before ?? null, c.after ?? null));
+  if (lines.length === 0) return null;
   return (
-    <table className="diff">
-      <caption className="visually-hidden">바뀌는 값</caption>
-      <thead>
-        <tr>
-          <th scope="col">항목</th>
-          <th scope="col">지금</th>
-          <th scope="col">바뀐 뒤</th>
-        </tr>
-      </thead>
-      <tbody>
-        {changes.map((c) => (
-          <tr key={c.field}>
-            <th scope="row">{c.field}</th>
-            <td className="del">{JSON.stringify(c.before)}</td>
-            <td className="ins">{JSON.stringify(c.after)}</td>
-          </tr>
+    <section className="diff" aria-label="바뀌는 내용">
+      <h3>바뀌는 내용 {lines.length}건</h3>
+      <ul>
+        {lines.map((l) => (
+          <li key={l.path} data-field={l.path}>
+            <code className="diff-path">{l.path}</code>
+            <del className={l.before == null ? 'del none' : 'del'}>
+              <span aria-hidden="true">− </span>
+              <span className="diff-label">이전</span> {shown(l.before)}
+            </del>
+            <ins className={l.after == null ? 'ins none' : 'ins'}>
+              <span aria-hidden="true">+ </span>
+              <span className="diff-label">이후</span> {shown(l.after)}
+            </ins>
+          </li>
         ))}
-      </tbody>
-    </table>
+      </ul>
+    </section>
   );
 }
 

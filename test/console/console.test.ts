@@ -98,6 +98,14 @@ test('a seller signs in, makes a product with an add-on, sees its order arrive l
   const card = page.locator(`[data-approval-id="${held.data.approvalId}"]`);
   await card.waitFor();
   assert.match(await card.innerText(), 'POST /v1/webhooks');
+  // The preview's changes as a diff, per field: nothing before (이전 없음), the asked values after (이후 …).
+  const diff = card.getByRole('region', { name: '바뀌는 내용' });
+  assert.match(await diff.innerText(), '바뀌는 내용 2건');
+  const urlLine = await diff.locator('li[data-field="url"]').innerText();
+  assert.match(urlLine, /이전\s*없음/);
+  assert.match(urlLine, `이후 ${receiver.url}`);
+  assert.match(await diff.locator('li[data-field="url"] ins').innerText(), receiver.url);
+  assert.match(await diff.locator('li[data-field="eventTypes"] ins').innerText(), '이후 ORDER.PAID, ORDER.FULFILLED');
   await card.getByRole('button', { name: '승인' }).click();
   await page.getByTestId('no-approvals').waitFor();
   const approval = (await svc.api('GET', `/v1/approval-requests/${held.data.approvalId}`)).data;
@@ -252,10 +260,15 @@ test('a STAFF member sees only what the role allows: no approvals, no API log', 
 test('every page has no serious or critical accessibility violation, at 1280 and 390 px', async () => {
   const { page } = browser;
   const found: string[] = [];
+  // An agent's request waits, so the approvals page is checked with its diff shown.
+  const agent = await createAccessToken(svc, await login(svc), { name: 'axe agent', scopes: ['webhook:rw', 'webhook:r'], agent: true });
+  const held = await svc.api('POST', '/v1/webhooks', { token: agent, body: { url: receiver.url, eventTypes: ['ORDER.PAID'] } });
+  assert.is(held.status, 202, JSON.stringify(held.body));
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 900 });
     for (const label of ['홈', '주문', '상품', '승인 요청', '주문 흐름', '웹훅', '분석', 'API 로그', '개발 도구']) {
       await openConsolePage(page, label);
+      if (label === '승인 요청') await page.getByRole('region', { name: '바뀌는 내용' }).first().waitFor();
       for (const v of await seriousViolations(page)) found.push(`${width}px ${label}: ${v}`);
     }
     // Pages reached from lists: an order (with its flow graph) and the product form.
@@ -268,6 +281,7 @@ test('every page has no serious or critical accessibility violation, at 1280 and
     await page.getByLabel('상품명').waitFor();
     for (const v of await seriousViolations(page)) found.push(`${width}px product form: ${v}`);
   }
+  assert.is((await svc.api('POST', `/v1/approval-requests/${held.data.approvalId}/reject`, { token: await login(svc) })).status, 200);
   assert.equal(found, []);
 });
 
