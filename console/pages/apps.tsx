@@ -176,14 +176,16 @@ function Installation({ inst }: { inst: any }) {
                     {r.errorCode ? ` ${r.errorCode}` : ''}
                   </td>
                   <td className="num">{r.durationMs}ms</td>
-                  <td>{r.logs.length ? <pre className="code">{r.logs.join('\n')}</pre> : r.errorMessage ?? '—'}</td>
+                  <td>{r.logs.length ? <pre className="code">{r.logs.join('\n')}</pre> : (r.errorMessage ?? '—')}</td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
       )}
-      <p className="muted">최근 {activity.value?.apiCalls?.days ?? 7}일 API 호출 {activity.value?.apiCalls?.count ?? 0}건</p>
+      <p className="muted">
+        최근 {activity.value?.apiCalls?.days ?? 7}일 API 호출 {activity.value?.apiCalls?.count ?? 0}건
+      </p>
     </article>
   );
 }
@@ -198,7 +200,7 @@ function Apps() {
       {!list.value ? (
         <Loading />
       ) : list.value.contents.length === 0 ? (
-        <p className="muted">설치한 앱이 없습니다. svc apps install로 설치하세요.</p>
+        <p className="muted">설치한 앱이 없습니다. svc app install로 설치하세요.</p>
       ) : (
         list.value.contents.map((inst) => <Installation key={inst.installationId} inst={inst} />)
       )}
@@ -246,7 +248,12 @@ function Build({ buildId }: { buildId: string }) {
           <ul className="plain">
             {deps.map((d: any, i: number) => (
               <li key={i}>
-                <Badge tone={d.rejected ? 'bad' : 'warn'}>{d.rejected ? '거부' : '경고'}</Badge> <code>{d.package}{d.version ? `@${d.version}` : ''}</code> {d.reason} — {d.detail}
+                <Badge tone={d.rejected ? 'bad' : 'warn'}>{d.rejected ? '거부' : '경고'}</Badge>{' '}
+                <code>
+                  {d.package}
+                  {d.version ? `@${d.version}` : ''}
+                </code>{' '}
+                {d.reason} — {d.detail}
                 {d.advisory ? ` (${d.advisory})` : ''}
               </li>
             ))}
@@ -280,7 +287,7 @@ function Storefront() {
       {!s ? (
         <Loading />
       ) : !exists ? (
-        <p className="muted">아직 사이트가 없습니다. svc storefront create로 만드세요.</p>
+        <p className="muted">아직 사이트가 없습니다. svc storefront deploy로 만드세요.</p>
       ) : (
         <>
           <dl className="facts" data-testid="site">
@@ -293,7 +300,9 @@ function Storefront() {
             </dd>
             <dt>배포</dt>
             <dd>
-              <Badge tone={tone(s.provisioning.status)}>{s.provisioning.status === 'SYNCED' ? '반영됨' : s.provisioning.status === 'FAILED' ? '실패' : '반영 중'}</Badge>
+              <Badge tone={tone(s.provisioning.status)}>
+                {s.provisioning.status === 'SYNCED' ? '반영됨' : s.provisioning.status === 'FAILED' ? '실패' : '반영 중'}
+              </Badge>
             </dd>
           </dl>
           {write ? (
@@ -307,8 +316,14 @@ function Storefront() {
                 현재 파일로 새 버전 빌드
               </ActionButton>
               <ActionButton
+                disabled={(versions.value?.contents.length ?? 0) < 2}
                 onRun={() =>
-                  raw('POST', '/v1/storefront/site/rollback', { expectedPublishedVersionId: s.publishedVersionId }, { 'idempotency-key': idempotencyKey() }).then(changed)
+                  raw(
+                    'POST',
+                    '/v1/storefront/site/rollback',
+                    { expectedPublishedVersionId: s.publishedVersionId },
+                    { 'idempotency-key': idempotencyKey() },
+                  ).then(changed)
                 }
               >
                 이전 버전으로 되돌리기
@@ -352,9 +367,12 @@ function Storefront() {
                         {write && !v.published ? (
                           <ActionButton
                             onRun={() =>
-                              raw('POST', `/v1/storefront/site/versions/${v.versionId}/publish`, { expectedPublishedVersionId: s.publishedVersionId }, { 'idempotency-key': idempotencyKey() }).then(
-                                changed,
-                              )
+                              raw(
+                                'POST',
+                                `/v1/storefront/site/versions/${v.versionId}/publish`,
+                                { expectedPublishedVersionId: s.publishedVersionId },
+                                { 'idempotency-key': idempotencyKey() },
+                              ).then(changed)
                             }
                           >
                             {v.number} 게시
@@ -410,7 +428,9 @@ function Storefront() {
                     </div>
                   ) : null}
                   {write && d.kind === 'CUSTOM' && d.status !== 'ACTIVE' ? (
-                    <ActionButton onRun={() => raw('POST', `/v1/storefront/site/domains/${d.domainId}/verify`, {}).then(domains.reload)}>DNS 다시 확인</ActionButton>
+                    <ActionButton onRun={() => raw('POST', `/v1/storefront/site/domains/${d.domainId}/verify`, {}).then(domains.reload)}>
+                      DNS 다시 확인
+                    </ActionButton>
                   ) : null}
                 </li>
               ))}
