@@ -152,7 +152,7 @@ function Installation({ inst }: { inst: any }) {
         <p className="muted">아직 실행 기록이 없습니다.</p>
       ) : (
         <div className="table-wrap">
-          <table data-testid="app-runs">
+          <table className="nowrap" data-testid="app-runs">
             <thead>
               <tr>
                 <th scope="col">시각</th>
