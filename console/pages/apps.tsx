@@ -151,7 +151,7 @@ function Installation({ inst }: { inst: any }) {
       ) : runs.length === 0 ? (
         <p className="muted">아직 실행 기록이 없습니다.</p>
       ) : (
-        <div className="table-wrap">
+        <div className="table-wrap" tabIndex={0} role="region" aria-label="최근 실행 기록">
           <table className="nowrap" data-testid="app-runs">
             <thead>
               <tr>
@@ -343,7 +343,7 @@ function Storefront() {
           {!versions.value ? (
             <Loading />
           ) : (
-            <div className="table-wrap">
+            <div className="table-wrap" tabIndex={0} role="region" aria-label="사이트 버전">
               <table data-testid="site-versions">
                 <thead>
                   <tr>
@@ -401,7 +401,7 @@ function Storefront() {
                     {d.failureCode ? ` ${d.failureCode}` : ''}
                   </p>
                   {d.dnsRecords.length ? (
-                    <div className="table-wrap">
+                    <div className="table-wrap" tabIndex={0} role="region" aria-label={`${d.hostname}에 추가할 DNS 레코드`}>
                       <table>
                         <caption>추가할 DNS 레코드</caption>
                         <thead>
