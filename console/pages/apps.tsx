@@ -208,7 +208,8 @@ function Apps() {
   );
 }
 
-function Build({ buildId }: { buildId: string }) {
+/** A build with its log and dependency report; followed while it runs, `onFinished` told once it ends. */
+function Build({ buildId, onFinished }: { buildId: string; onFinished?: () => void }) {
   const build = useLoad(() => raw('GET', `/v1/storefront/site/builds/${buildId}`), [buildId]);
   const b = build.value;
   const running = b?.status === 'QUEUED' || b?.status === 'RUNNING';
@@ -217,6 +218,11 @@ function Build({ buildId }: { buildId: string }) {
     const timer = setTimeout(build.reload, 1500);
     return () => clearTimeout(timer);
   }, [running, b, build.reload]);
+  const finished = b?.status === 'SUCCEEDED' || b?.status === 'FAILED';
+  useEffect(() => {
+    if (finished) onFinished?.();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [finished]);
   if (!b) return build.error ? <ErrorBox error={build.error} /> : <Loading />;
   const deps = [...b.dependencies.rejected.map((d: any) => ({ ...d, rejected: true })), ...b.dependencies.warnings];
   return (
@@ -386,7 +392,11 @@ function Storefront() {
             </div>
           )}
           <h3>빌드</h3>
-          {shownBuilds.length === 0 ? <p className="muted">빌드 기록이 없습니다.</p> : shownBuilds.map((id) => <Build key={id} buildId={id} />)}
+          {shownBuilds.length === 0 ? (
+            <p className="muted">빌드 기록이 없습니다.</p>
+          ) : (
+            shownBuilds.map((id) => <Build key={id} buildId={id} onFinished={builds.includes(id) ? versions.reload : undefined} />)
+          )}
           <h3>도메인</h3>
           <ErrorBox error={domains.error} />
           {!domains.value ? (

@@ -296,6 +296,18 @@ test('the apps and storefront page lists an installed app, calls its tool from t
   assert.match(await page.getByTestId('site-domains').innerText(), site.slug);
   await page.getByRole('button', { name: '미리보기 링크 만들기' }).click();
   await page.getByText('미리보기 링크 (').waitFor();
+
+  // A new version built from the page, published from its row, then rolled back: each through the API.
+  await page.getByRole('button', { name: '현재 파일로 새 버전 빌드' }).click();
+  await page.getByRole('button', { name: 'v2 게시' }).waitFor({ timeout: 60_000 });
+  const [v2, v1] = (await owner('GET', '/v1/storefront/site/versions')).data.contents;
+  assert.is(v2.number, 'v2');
+  await page.getByRole('button', { name: 'v2 게시' }).click();
+  await eventually(async () => (await owner('GET', '/v1/storefront/site')).data.publishedVersionId === v2.versionId, 10_000);
+  await page.getByRole('button', { name: 'v1 게시' }).waitFor();
+  await page.getByRole('button', { name: '이전 버전으로 되돌리기' }).click();
+  await eventually(async () => (await owner('GET', '/v1/storefront/site')).data.publishedVersionId === v1.versionId, 10_000);
+  await page.getByRole('button', { name: 'v2 게시' }).waitFor();
 });
 
 test('every page has no serious or critical accessibility violation, at 1280 and 390 px', async () => {
