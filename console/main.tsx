@@ -22,6 +22,7 @@ const DevTools = page(() => import('./pages/dev-tools.js'));
 const Flows = page(() => import('./pages/flows.js'));
 const Analytics = page(() => import('./pages/analytics.js'));
 const ApiLogs = page(() => import('./pages/api-logs.js'));
+const Apps = page(() => import('./pages/apps.js'));
 
 interface NavItem {
   href: string;
@@ -36,6 +37,7 @@ const NAV: NavItem[] = [
   { href: '/approvals', label: '승인 요청', scope: null, roles: ['OWNER', 'ADMIN'] },
   { href: '/flows', label: '주문 흐름', scope: 'flow:r' },
   { href: '/webhooks', label: '웹훅', scope: 'webhook:r' },
+  { href: '/apps', label: '앱·스토어프런트', scope: 'store:r' },
   { href: '/analytics', label: '분석', scope: 'settlement:r' },
   { href: '/api-logs', label: 'API 로그', scope: 'audit:r', roles: ['OWNER', 'ADMIN'] },
   { href: '/dev', label: '개발 도구', scope: null },
@@ -97,6 +99,7 @@ function Shell() {
             <Route path="/approvals" component={Approvals} />
             <Route path="/webhooks" component={Webhooks} />
             <Route path="/flows" component={Flows} />
+            <Route path="/apps" component={Apps} />
             <Route path="/analytics" component={Analytics} />
             <Route path="/api-logs" component={ApiLogs} />
             <Route path="/dev" component={DevTools} />

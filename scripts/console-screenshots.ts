@@ -1,14 +1,17 @@
 /**
  * `npm run console:shots`: every page of the console (issue 33) at 1280 and 390 px wide, written to
  * docs/screenshots/console/ from a fresh svc dev: a product with an add-on, two sandbox orders (one moved
- * along its flow), a webhook with a failed delivery, and an agent's request waiting for approval.
+ * along its flow), a webhook with a failed delivery, an agent's request waiting for approval, an installed app
+ * with a tool, and the hosted site from its template.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { bundleFor, deploy, installApp } from '../test/helpers/apps.js';
 import { launchBrowser } from '../test/helpers/browser.js';
 import { buy, connectSandbox } from '../test/helpers/checkout.js';
 import { openConsolePage, signInToConsole } from '../test/helpers/console.js';
 import { createAccessToken, login, startTestService } from '../test/helpers/service.js';
+import { createSite } from '../test/helpers/site-builds.js';
 import { startReceiver } from '../test/helpers/webhook-receiver.js';
 
 const out = join(import.meta.dirname, '..', 'docs', 'screenshots', 'console');
@@ -40,6 +43,19 @@ try {
   });
   const agent = await createAccessToken(svc, await login(svc), { name: '재고 도우미', scopes: ['webhook:rw', 'webhook:r'], agent: true });
   await api('POST', '/v1/webhooks', { token: agent, body: { url: `${receiver.url}?agent=1`, eventTypes: ['PRODUCT.OUT_OF_STOCK'] } });
+
+  const app = {
+    handle: 'gift-message',
+    name: '선물 메시지',
+    scopes: ['store:r', 'order:r'],
+    mcp: {
+      tools: { preview: { description: '선물 메시지 카드를 미리 봅니다', input: { message: { type: 'string', required: true }, lines: { type: 'number' } } } },
+    },
+  };
+  await deploy(api, app, bundleFor(app, 'var __app = { tools: { preview: async (input) => ({ card: input.message, lines: input.lines ?? 1 }) } };'));
+  const installed = await installApp(api, app.handle);
+  await api('POST', `/v1/apps/installations/${installed.installationId}/tools/preview`, { body: { input: { message: '생일 축하해요' } } });
+  await createSite(api);
 
   const { page } = browser;
   page.setDefaultTimeout(20_000);
@@ -83,6 +99,9 @@ try {
     await page.locator('[data-delivery-id] button').first().click();
     await page.getByTestId('delivery-detail').waitFor();
     await shot('webhooks');
+    await openConsolePage(page, '앱·스토어프런트');
+    await page.getByTestId('site-versions').waitFor();
+    await shot('apps');
     await openConsolePage(page, '개발 도구');
     await shot('dev-tools');
   }

@@ -16,6 +16,8 @@ import { apiClient, createAccessToken, login, startTestService, type Api, type T
 import { eventually, startReceiver } from '../helpers/webhook-receiver.js';
 import { addMember } from '../helpers/invitations.js';
 import { buyerApi, directSheet, startGuestPayment } from '../helpers/checkout.js';
+import { bundleFor, deploy, installApp, uniqueHandle } from '../helpers/apps.js';
+import { createSite } from '../helpers/site-builds.js';
 
 let svc: TestService;
 let browser: BrowserSession;
@@ -257,6 +259,65 @@ test('a STAFF member sees only what the role allows: no approvals, no API log', 
   await signInToConsole(page, svc.url);
 });
 
+test('the apps and storefront page lists an installed app, calls its tool from the form, and shows the site with its versions, build and domain', async () => {
+  const { page } = browser;
+  // A fresh login: the earlier tests moved the clock past the first one's 15 minutes.
+  const owner = apiClient(svc.url, { token: await login(svc), storeId: svc.storeId });
+  const handle = uniqueHandle('console');
+  const manifest = {
+    handle,
+    name: '콘솔 도구 앱',
+    scopes: ['store:r'],
+    mcp: { tools: { echo: { description: '입력을 돌려줍니다', input: { word: { type: 'string', required: true }, times: { type: 'number' } } } } },
+  };
+  await deploy(owner, manifest, bundleFor(manifest, 'var __app = { tools: { echo: async (input) => ({ echoed: input.word, times: input.times }) } };'));
+  const inst = await installApp(owner, handle);
+  const { site, deployment } = await createSite(owner);
+  assert.is(deployment.status, 'SUCCEEDED');
+
+  await openConsolePage(page, '앱·스토어프런트');
+  const card = page.locator(`[data-installation-id="${inst.installationId}"]`);
+  await card.waitFor();
+  assert.match(await card.innerText(), '콘솔 도구 앱');
+  assert.match(await card.getByTestId('scopes').innerText(), 'store:r');
+  const tool = card.locator('[data-tool="echo"]');
+  await tool.getByLabel(/^word/).fill('안녕');
+  await tool.getByLabel(/^times/).fill('3');
+  await tool.getByRole('button', { name: '실행' }).click();
+  const result = tool.getByTestId('tool-result');
+  await result.waitFor();
+  assert.equal(JSON.parse(await result.innerText()), { echoed: '안녕', times: 3 });
+  // The run appears in the recent execution log, as the API records it.
+  await card.getByTestId('app-runs').waitFor();
+  assert.match(await card.getByTestId('app-runs').innerText(), 'echo');
+  const activity = (await owner('GET', `/v1/apps/installations/${inst.installationId}/activity`)).data;
+  assert.ok(activity.deliveries.some((d: any) => d.kind === 'TOOL' && d.name === 'echo' && d.status === 'SUCCEEDED'));
+
+  // The storefront: its published version, the deployment's build with its log and dependency report, its address.
+  const versions = page.getByTestId('site-versions');
+  await versions.waitFor();
+  assert.match(await versions.innerText(), '게시됨');
+  const build = page.locator(`[data-build-id="${deployment.buildId}"]`);
+  await build.waitFor();
+  assert.match(await build.innerText(), '성공');
+  assert.match(await build.innerText(), '의존성 보고서');
+  assert.match(await page.getByTestId('site-domains').innerText(), site.slug);
+  await page.getByRole('button', { name: '미리보기 링크 만들기' }).click();
+  await page.getByText('미리보기 링크 (').waitFor();
+
+  // A new version built from the page, published from its row, then rolled back: each through the API.
+  await page.getByRole('button', { name: '현재 파일로 새 버전 빌드' }).click();
+  await page.getByRole('button', { name: 'v2 게시' }).waitFor({ timeout: 60_000 });
+  const [v2, v1] = (await owner('GET', '/v1/storefront/site/versions')).data.contents;
+  assert.is(v2.number, 'v2');
+  await page.getByRole('button', { name: 'v2 게시' }).click();
+  await eventually(async () => (await owner('GET', '/v1/storefront/site')).data.publishedVersionId === v2.versionId, 10_000);
+  await page.getByRole('button', { name: 'v1 게시' }).waitFor();
+  await page.getByRole('button', { name: '이전 버전으로 되돌리기' }).click();
+  await eventually(async () => (await owner('GET', '/v1/storefront/site')).data.publishedVersionId === v1.versionId, 10_000);
+  await page.getByRole('button', { name: 'v2 게시' }).waitFor();
+});
+
 test('every page has no serious or critical accessibility violation, at 1280 and 390 px', async () => {
   const { page } = browser;
   const found: string[] = [];
@@ -266,7 +327,7 @@ test('every page has no serious or critical accessibility violation, at 1280 and
   assert.is(held.status, 202, JSON.stringify(held.body));
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 900 });
-    for (const label of ['홈', '주문', '상품', '승인 요청', '주문 흐름', '웹훅', '분석', 'API 로그', '개발 도구']) {
+    for (const label of ['홈', '주문', '상품', '승인 요청', '주문 흐름', '웹훅', '앱·스토어프런트', '분석', 'API 로그', '개발 도구']) {
       await openConsolePage(page, label);
       if (label === '승인 요청') await page.getByRole('region', { name: '바뀌는 내용' }).first().waitFor();
       for (const v of await seriousViolations(page)) found.push(`${width}px ${label}: ${v}`);
