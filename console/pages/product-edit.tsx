@@ -98,7 +98,13 @@ export default function ProductEdit({ params }: { params: { productId?: string }
         navigate(`/products/${created.productId}`);
         return;
       }
-      await raw('PATCH', `/v1/products/${productId}`, { name: draft.name, salePrice: draft.salePrice, status: draft.status, addons: draft.addons, customInputs: draft.customInputs });
+      await raw('PATCH', `/v1/products/${productId}`, {
+        name: draft.name,
+        salePrice: draft.salePrice,
+        status: draft.status,
+        addons: draft.addons,
+        customInputs: draft.customInputs,
+      });
       setSaved('저장했습니다.');
       loaded.reload();
     } catch (e) {
@@ -261,11 +267,7 @@ export default function ProductEdit({ params }: { params: { productId?: string }
                 </label>
                 <label>
                   입력 형식
-                  <select
-                    name={`input-${i}-type`}
-                    value={input.type}
-                    onChange={(e) => setInput(i, { ...input, type: e.target.value as CustomInput['type'] })}
-                  >
+                  <select name={`input-${i}-type`} value={input.type} onChange={(e) => setInput(i, { ...input, type: e.target.value as CustomInput['type'] })}>
                     {Object.entries(INPUT_TYPES).map(([value, label]) => (
                       <option key={value} value={value}>
                         {label}
@@ -446,10 +448,13 @@ function StockCalendar({ product, editable }: { product: any; editable: boolean 
         {product.variants.length > 1 ? (
           <label>
             옵션
-            <select value={variant?.variantId ?? variantId} onChange={(e) => {
+            <select
+              value={variant?.variantId ?? variantId}
+              onChange={(e) => {
                 setVariantId(e.target.value);
                 setEdits({});
-              }}>
+              }}
+            >
               {product.variants.map((v: any) => (
                 <option key={v.variantId} value={v.variantId}>
                   {v.optionValues.join(' / ') || '기본'}

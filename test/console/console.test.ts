@@ -257,7 +257,7 @@ test('a product with a custom input the buyer fills is made on the product form'
   assert.is(await page.getByLabel('입력 키 (영문)').inputValue(), 'engraving');
 });
 
-test('a dated-stock product shows its month as a KST calendar, and a date\'s stock is changed on it', async () => {
+test("a dated-stock product shows its month as a KST calendar, and a date's stock is changed on it", async () => {
   const { page } = browser;
   const writer = apiClient(svc.url, {
     token: await createAccessToken(svc, await login(svc), { name: 'calendar writer', scopes: ['product:rw', 'product:r'] }),
@@ -283,7 +283,10 @@ test('a dated-stock product shows its month as a KST calendar, and a date\'s sto
   await page.getByRole('button', { name: '날짜별 재고 저장' }).click();
   await page.getByText('날짜별 재고를 저장했습니다.').waitFor();
   const read = (await reader('GET', `/v1/products/${productId}/calendar`, { query: { from: date, to: date } })).data;
-  assert.equal(read.variants[0].days.map((d: any) => [d.date, d.stock]), [[date, 4]]);
+  assert.equal(
+    read.variants[0].days.map((d: any) => [d.date, d.stock]),
+    [[date, 4]],
+  );
 });
 
 test('a STAFF member sees only what the role allows: no approvals, no API log', async () => {
@@ -318,7 +321,14 @@ test('every page has no serious or critical accessibility violation, at 1280 and
     await openConsolePage(page, '상품');
     await page.getByRole('link', { name: '상품 등록' }).click();
     await page.getByLabel('상품명').waitFor();
+    await page.getByRole('button', { name: '입력 항목 추가' }).click();
+    await page.getByLabel('입력 형식').selectOption('SELECT');
     for (const v of await seriousViolations(page)) found.push(`${width}px product form: ${v}`);
+    // A dated-stock product's calendar.
+    await openConsolePage(page, '상품');
+    await page.getByRole('link', { name: '날짜 체험권' }).click();
+    await page.getByTestId('stock-calendar').locator('td[data-date]').first().waitFor();
+    for (const v of await seriousViolations(page)) found.push(`${width}px stock calendar: ${v}`);
   }
   assert.equal(found, []);
 });
