@@ -44,6 +44,24 @@ const csv = (text: string) =>
     .map((v) => v.trim())
     .filter(Boolean);
 
+/** A comma-separated list typed as text: the text stays as typed (a trailing comma too) while the list follows it. */
+function CsvInput({ values, onValues, name }: { values: string[]; onValues: (values: string[]) => void; name?: string }) {
+  const [text, setText] = useState(values.join(', '));
+  useEffect(() => {
+    if (csv(text).join('\u0000') !== values.join('\u0000')) setText(values.join(', '));
+  }, [values]);
+  return (
+    <input
+      name={name}
+      value={text}
+      onChange={(e) => {
+        setText(e.target.value);
+        onValues(csv(e.target.value));
+      }}
+    />
+  );
+}
+
 export default function ProductEdit({ params }: { params: { productId?: string } }) {
   const { can } = useSession();
   const [, navigate] = useLocation();
@@ -178,9 +196,9 @@ export default function ProductEdit({ params }: { params: { productId?: string }
                 </label>
                 <label>
                   값 (쉼표로 구분)
-                  <input
-                    value={group.values.join(', ')}
-                    onChange={(e) => setDraft({ ...draft, options: draft.options.map((g, j) => (j === i ? { ...g, values: csv(e.target.value) } : g)) })}
+                  <CsvInput
+                    values={group.values}
+                    onValues={(values) => setDraft({ ...draft, options: draft.options.map((g, j) => (j === i ? { ...g, values } : g)) })}
                   />
                 </label>
               </div>
@@ -304,11 +322,7 @@ export default function ProductEdit({ params }: { params: { productId?: string }
               {input.type === 'SELECT' ? (
                 <label>
                   선택형 선택지 (쉼표로 구분)
-                  <input
-                    name={`input-${i}-options`}
-                    value={input.options.join(', ')}
-                    onChange={(e) => setInput(i, { ...input, options: csv(e.target.value) })}
-                  />
+                  <CsvInput name={`input-${i}-options`} values={input.options} onValues={(options) => setInput(i, { ...input, options })} />
                 </label>
               ) : null}
               <button type="button" className="danger" onClick={() => setDraft({ ...draft, customInputs: draft.customInputs.filter((_, j) => j !== i) })}>
