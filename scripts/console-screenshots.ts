@@ -31,9 +31,11 @@ try {
         salePrice: 15000,
         stockQuantity: 40,
         addons: [{ name: '선물 포장', required: false, values: [{ name: '리본 포장', additionalPrice: 2000 }] }],
+        customInputs: [{ label: '각인 문구', placeholder: '최대 20자', maxLength: 20, required: false, key: 'engraving', type: 'TEXT', options: [] }],
       },
     })
   ).data;
+  const dated = (await api('POST', '/v1/products', { body: { name: '날짜 체험권', salePrice: 30000, inventoryMode: 'DATED' } })).data;
   const first = await buy(svc, svc.storeId, { productId: product.productId, optionId: product.variants[0].variantId });
   await buy(svc, svc.storeId, { productId: product.productId, optionId: product.variants[0].variantId, quantity: 2 });
   const [item] = (await api('GET', `/v1/orders/${first.done.orderId}`)).data.items;
@@ -84,6 +86,10 @@ try {
     await page.getByRole('link', { name: '콘솔 머그컵' }).click();
     await page.getByTestId('addon').waitFor();
     await shot('product');
+    await openConsolePage(page, '상품');
+    await page.getByRole('link', { name: dated.name }).click();
+    await page.getByTestId('stock-calendar').locator('td[data-date]').first().waitFor();
+    await shot('product-calendar');
     await openConsolePage(page, '승인 요청');
     await shot('approvals');
     await openConsolePage(page, '주문 흐름');

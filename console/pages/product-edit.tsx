@@ -2,7 +2,8 @@
 import { useEffect, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { ApiFailure, raw } from '../api.js';
-import { won } from '../format.js';
+import dayjs from 'dayjs';
+import { kstToday, won } from '../format.js';
 import { useSession } from '../session.js';
 import { ActionButton, ErrorBox, Loading, Page, useLoad } from '../ui.js';
 import { PRODUCT_STATUS } from './products.js';
@@ -16,6 +17,16 @@ interface OptionGroup {
   name: string;
   values: string[];
 }
+interface CustomInput {
+  label: string;
+  placeholder: string | null;
+  maxLength: number;
+  required: boolean;
+  key: string;
+  type: 'TEXT' | 'TEXTAREA' | 'SELECT';
+  options: string[];
+}
+export const INPUT_TYPES: Record<CustomInput['type'], string> = { TEXT: '한 줄 입력', TEXTAREA: '여러 줄 입력', SELECT: '선택형' };
 interface Draft {
   name: string;
   salePrice: number;
@@ -23,14 +34,33 @@ interface Draft {
   status: string;
   options: OptionGroup[];
   addons: Addon[];
+  customInputs: CustomInput[];
 }
 
-const EMPTY: Draft = { name: '', salePrice: 10000, stockQuantity: 100, status: 'ON_SALE', options: [], addons: [] };
+const EMPTY: Draft = { name: '', salePrice: 10000, stockQuantity: 100, status: 'ON_SALE', options: [], addons: [], customInputs: [] };
 const csv = (text: string) =>
   text
     .split(',')
     .map((v) => v.trim())
     .filter(Boolean);
+
+/** A comma-separated list typed as text: the text stays as typed (a trailing comma too) while the list follows it. */
+function CsvInput({ values, onValues, name }: { values: string[]; onValues: (values: string[]) => void; name?: string }) {
+  const [text, setText] = useState(values.join(', '));
+  useEffect(() => {
+    if (csv(text).join('\u0000') !== values.join('\u0000')) setText(values.join(', '));
+  }, [values]);
+  return (
+    <input
+      name={name}
+      value={text}
+      onChange={(e) => {
+        setText(e.target.value);
+        onValues(csv(e.target.value));
+      }}
+    />
+  );
+}
 
 export default function ProductEdit({ params }: { params: { productId?: string } }) {
   const { can } = useSession();
@@ -54,6 +84,15 @@ export default function ProductEdit({ params }: { params: { productId?: string }
           required: a.required,
           values: a.values.map((v: any) => ({ name: v.name, additionalPrice: v.additionalPrice })),
         })),
+        customInputs: (p.customInputs ?? []).map((c: any) => ({
+          label: c.label,
+          placeholder: c.placeholder,
+          maxLength: c.maxLength,
+          required: c.required,
+          key: c.key,
+          type: c.type,
+          options: c.options,
+        })),
       });
   }, [loaded.value]);
   const editable = can('product:rw');
@@ -72,11 +111,18 @@ export default function ProductEdit({ params }: { params: { productId?: string }
           status: draft.status,
           ...(draft.options.length ? { options: draft.options } : {}),
           addons: draft.addons,
+          customInputs: draft.customInputs,
         });
         navigate(`/products/${created.productId}`);
         return;
       }
-      await raw('PATCH', `/v1/products/${productId}`, { name: draft.name, salePrice: draft.salePrice, status: draft.status, addons: draft.addons });
+      await raw('PATCH', `/v1/products/${productId}`, {
+        name: draft.name,
+        salePrice: draft.salePrice,
+        status: draft.status,
+        addons: draft.addons,
+        customInputs: draft.customInputs,
+      });
       setSaved('저장했습니다.');
       loaded.reload();
     } catch (e) {
@@ -85,6 +131,7 @@ export default function ProductEdit({ params }: { params: { productId?: string }
   };
 
   const setAddon = (i: number, addon: Addon) => setDraft({ ...draft, addons: draft.addons.map((a, j) => (j === i ? addon : a)) });
+  const setInput = (i: number, input: CustomInput) => setDraft({ ...draft, customInputs: draft.customInputs.map((c, j) => (j === i ? input : c)) });
   return (
     <Page title={product ? product.name : '상품 등록'} actions={<Link href="/products">← 상품 목록</Link>}>
       <form
@@ -149,9 +196,9 @@ export default function ProductEdit({ params }: { params: { productId?: string }
                 </label>
                 <label>
                   값 (쉼표로 구분)
-                  <input
-                    value={group.values.join(', ')}
-                    onChange={(e) => setDraft({ ...draft, options: draft.options.map((g, j) => (j === i ? { ...g, values: csv(e.target.value) } : g)) })}
+                  <CsvInput
+                    values={group.values}
+                    onValues={(values) => setDraft({ ...draft, options: draft.options.map((g, j) => (j === i ? { ...g, values } : g)) })}
                   />
                 </label>
               </div>
@@ -217,6 +264,87 @@ export default function ProductEdit({ params }: { params: { productId?: string }
             추가 상품 넣기
           </button>
         </fieldset>
+        <fieldset disabled={!editable}>
+          <legend>구매자 입력 항목</legend>
+          {draft.customInputs.map((input, i) => (
+            <div className="addon" key={i} data-testid="custom-input">
+              <div className="row">
+                <label>
+                  입력 항목명
+                  <input name={`input-${i}-label`} required value={input.label} onChange={(e) => setInput(i, { ...input, label: e.target.value })} />
+                </label>
+                <label>
+                  입력 키 (영문)
+                  <input
+                    name={`input-${i}-key`}
+                    required
+                    pattern="[a-zA-Z][a-zA-Z0-9_]{0,39}"
+                    value={input.key}
+                    onChange={(e) => setInput(i, { ...input, key: e.target.value })}
+                  />
+                </label>
+                <label>
+                  입력 형식
+                  <select name={`input-${i}-type`} value={input.type} onChange={(e) => setInput(i, { ...input, type: e.target.value as CustomInput['type'] })}>
+                    {Object.entries(INPUT_TYPES).map(([value, label]) => (
+                      <option key={value} value={value}>
+                        {label}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+              </div>
+              <div className="row">
+                <label>
+                  안내 문구
+                  <input
+                    name={`input-${i}-placeholder`}
+                    value={input.placeholder ?? ''}
+                    onChange={(e) => setInput(i, { ...input, placeholder: e.target.value || null })}
+                  />
+                </label>
+                <label>
+                  최대 글자 수
+                  <input
+                    name={`input-${i}-maxLength`}
+                    type="number"
+                    min={1}
+                    max={1000}
+                    value={input.maxLength}
+                    onChange={(e) => setInput(i, { ...input, maxLength: Number(e.target.value) })}
+                  />
+                </label>
+                <label className="check">
+                  <input type="checkbox" checked={input.required} onChange={(e) => setInput(i, { ...input, required: e.target.checked })} />
+                  필수 입력
+                </label>
+              </div>
+              {input.type === 'SELECT' ? (
+                <label>
+                  선택형 선택지 (쉼표로 구분)
+                  <CsvInput name={`input-${i}-options`} values={input.options} onValues={(options) => setInput(i, { ...input, options })} />
+                </label>
+              ) : null}
+              <button type="button" className="danger" onClick={() => setDraft({ ...draft, customInputs: draft.customInputs.filter((_, j) => j !== i) })}>
+                입력 항목 삭제
+              </button>
+            </div>
+          ))}
+          <button
+            type="button"
+            onClick={() =>
+              setDraft({
+                ...draft,
+                customInputs: [
+                  ...draft.customInputs,
+                  { label: '', placeholder: null, maxLength: 100, required: false, key: `input${draft.customInputs.length + 1}`, type: 'TEXT', options: [] },
+                ],
+              })
+            }
+          >
+            입력 항목 추가
+          </button>
+        </fieldset>
         {editable ? (
           <p>
             <button type="submit" className="primary">
@@ -233,7 +361,7 @@ export default function ProductEdit({ params }: { params: { productId?: string }
         <section>
           <h2>재고</h2>
           {product.inventoryMode === 'DATED' ? (
-            <p className="muted">날짜별 재고 상품입니다 (svc products calendar).</p>
+            <StockCalendar product={product} editable={editable} />
           ) : (
             <div className="table-wrap">
               <table>
@@ -281,5 +409,130 @@ function StockRow({ productId, variant, editable, onDone }: { productId: string;
         ) : null}
       </td>
     </tr>
+  );
+}
+
+const WEEKDAYS = ['일', '월', '화', '수', '목', '금', '토'];
+
+/** The month of a DATED product as a grid (KST dates, weeks from Sunday): each day's stock, editable with product:rw. */
+function StockCalendar({ product, editable }: { product: any; editable: boolean }) {
+  const [month, setMonth] = useState(() => kstToday().slice(0, 7));
+  const [variantId, setVariantId] = useState<string>(product.variants[0]?.variantId ?? '');
+  const [edits, setEdits] = useState<Record<string, string>>({});
+  const [error, setError] = useState<unknown>(null);
+  const [saved, setSaved] = useState('');
+  const first = dayjs(`${month}-01`);
+  const from = first.format('YYYY-MM-DD');
+  const to = first.endOf('month').format('YYYY-MM-DD');
+  const calendar = useLoad(() => raw('GET', `/v1/products/${product.productId}/calendar?from=${from}&to=${to}`), [product.productId, from, to]);
+  const variant = calendar.value?.variants.find((v: any) => v.variantId === variantId) ?? calendar.value?.variants[0];
+  const days: Record<string, { stock: number; price: number }> = Object.fromEntries((variant?.days ?? []).map((d: any) => [d.date, d]));
+  const cells: (string | null)[] = [...Array(first.day()).fill(null)];
+  for (let d = first; d.month() === first.month(); d = d.add(1, 'day')) cells.push(d.format('YYYY-MM-DD'));
+  while (cells.length % 7) cells.push(null);
+  const weeks = Array.from({ length: cells.length / 7 }, (_, w) => cells.slice(w * 7, w * 7 + 7));
+  const move = (n: number) => {
+    setEdits({});
+    setSaved('');
+    setMonth(first.add(n, 'month').format('YYYY-MM'));
+  };
+  const save = async () => {
+    setError(null);
+    setSaved('');
+    try {
+      for (const [date, stock] of Object.entries(edits))
+        await raw('PUT', `/v1/products/${product.productId}/calendar`, { variantIds: [variant.variantId], from: date, to: date, stock: Number(stock) });
+      setEdits({});
+      setSaved('날짜별 재고를 저장했습니다.');
+      calendar.reload();
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return (
+    <div data-testid="stock-calendar">
+      <p className="row">
+        <button type="button" onClick={() => move(-1)}>
+          ← 이전 달
+        </button>
+        <strong>{first.format('YYYY년 M월')} (KST)</strong>
+        <button type="button" onClick={() => move(1)}>
+          다음 달 →
+        </button>
+        {product.variants.length > 1 ? (
+          <label>
+            옵션
+            <select
+              value={variant?.variantId ?? variantId}
+              onChange={(e) => {
+                setVariantId(e.target.value);
+                setEdits({});
+              }}
+            >
+              {product.variants.map((v: any) => (
+                <option key={v.variantId} value={v.variantId}>
+                  {v.optionValues.join(' / ') || '기본'}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
+      </p>
+      {calendar.error ? <ErrorBox error={calendar.error} /> : null}
+      {!calendar.value ? (
+        <Loading />
+      ) : (
+        <div className="table-wrap">
+          <table className="calendar">
+            <caption className="visually-hidden">{first.format('YYYY년 M월')} 날짜별 재고</caption>
+            <thead>
+              <tr>
+                {WEEKDAYS.map((d) => (
+                  <th scope="col" key={d}>
+                    {d}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {weeks.map((week, w) => (
+                <tr key={w}>
+                  {week.map((date, k) =>
+                    date ? (
+                      <td key={date} data-date={date}>
+                        <div>{Number(date.slice(8))}일</div>
+                        {editable ? (
+                          <input
+                            aria-label={`${date} 재고`}
+                            type="number"
+                            min={0}
+                            className="narrow"
+                            value={edits[date] ?? String(days[date]?.stock ?? 0)}
+                            onChange={(e) => setEdits({ ...edits, [date]: e.target.value })}
+                          />
+                        ) : (
+                          <div className="num">재고 {(days[date]?.stock ?? 0).toLocaleString('ko-KR')}</div>
+                        )}
+                      </td>
+                    ) : (
+                      <td key={`blank-${k}`} />
+                    ),
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {editable ? (
+        <p>
+          <button type="button" className="primary" disabled={!Object.keys(edits).length} onClick={() => void save()}>
+            날짜별 재고 저장
+          </button>{' '}
+          <span role="status">{saved}</span>
+        </p>
+      ) : null}
+      <ErrorBox error={error} />
+    </div>
   );
 }

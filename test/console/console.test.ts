@@ -244,6 +244,61 @@ test('the dev tools page decides a sandbox payment the buyer left waiting', asyn
   assert.ok(payment.orderId, 'the approved payment made an order');
 });
 
+test('a product with a custom input the buyer fills is made on the product form', async () => {
+  const { page } = browser;
+  await openConsolePage(page, '상품');
+  await page.getByRole('link', { name: '상품 등록' }).click();
+  await page.getByLabel('상품명').fill('각인 텀블러');
+  await page.getByLabel('판매가 (원)').fill('22000');
+  await page.getByRole('button', { name: '입력 항목 추가' }).click();
+  await page.getByLabel('입력 항목명').fill('각인 문구');
+  await page.getByLabel('입력 키 (영문)').fill('engraving');
+  await page.getByLabel('안내 문구').fill('최대 20자');
+  await page.getByLabel('최대 글자 수').fill('20');
+  await page.getByLabel('필수 입력').check();
+  await page.getByRole('button', { name: '등록' }).click();
+  await page.waitForURL(/\/console\/products\/prd_/);
+  const productId = new URL(page.url()).pathname.split('/').pop()!;
+  const product = (await reader('GET', `/v1/products/${productId}`)).data;
+  assert.equal(product.customInputs, [
+    { label: '각인 문구', placeholder: '최대 20자', maxLength: 20, required: true, key: 'engraving', type: 'TEXT', options: [] },
+  ]);
+  // The edit form reads it back.
+  assert.is(await page.getByLabel('입력 키 (영문)').inputValue(), 'engraving');
+});
+
+test("a dated-stock product shows its month as a KST calendar, and a date's stock is changed on it", async () => {
+  const { page } = browser;
+  const writer = apiClient(svc.url, {
+    token: await createAccessToken(svc, await login(svc), { name: 'calendar writer', scopes: ['product:rw', 'product:r'] }),
+    storeId: svc.storeId,
+  });
+  const made = await writer('POST', '/v1/products', { body: { name: '날짜 체험권', salePrice: 30000, inventoryMode: 'DATED' } });
+  assert.is(made.status, 201, JSON.stringify(made.body));
+  const productId = made.data.productId;
+  await openConsolePage(page, '상품');
+  await page.getByRole('link', { name: '날짜 체험권' }).click();
+  const calendar = page.getByTestId('stock-calendar');
+  await calendar.locator('td[data-date]').first().waitFor();
+  // The month the page shows (its own KST today): stock for its 15th set through the API appears on the grid.
+  const date = (await calendar.locator('td[data-date]').first().getAttribute('data-date'))!.slice(0, 8) + '15';
+  const variantIds = made.data.variants.map((v: any) => v.variantId);
+  const put = await writer('PUT', `/v1/products/${productId}/calendar`, { body: { variantIds, from: date, to: date, stock: 7 } });
+  assert.is(put.status, 200, JSON.stringify(put.body));
+  await openConsolePage(page, '상품');
+  await page.getByRole('link', { name: '날짜 체험권' }).click();
+  const input = page.getByLabel(`${date} 재고`);
+  await eventually(async () => (await input.inputValue()) === '7', 10_000);
+  await input.fill('4');
+  await page.getByRole('button', { name: '날짜별 재고 저장' }).click();
+  await page.getByText('날짜별 재고를 저장했습니다.').waitFor();
+  const read = (await reader('GET', `/v1/products/${productId}/calendar`, { query: { from: date, to: date } })).data;
+  assert.equal(
+    read.variants[0].days.map((d: any) => [d.date, d.stock]),
+    [[date, 4]],
+  );
+});
+
 test('a STAFF member sees only what the role allows: no approvals, no API log', async () => {
   const { page } = browser;
   const staff = { email: `staff-${randomUUID().slice(0, 8)}@example.com`, password: 'password-1234' };
@@ -340,7 +395,14 @@ test('every page has no serious or critical accessibility violation, at 1280 and
     await openConsolePage(page, '상품');
     await page.getByRole('link', { name: '상품 등록' }).click();
     await page.getByLabel('상품명').waitFor();
+    await page.getByRole('button', { name: '입력 항목 추가' }).click();
+    await page.getByLabel('입력 형식').selectOption('SELECT');
     for (const v of await seriousViolations(page)) found.push(`${width}px product form: ${v}`);
+    // A dated-stock product's calendar.
+    await openConsolePage(page, '상품');
+    await page.getByRole('link', { name: '날짜 체험권' }).click();
+    await page.getByTestId('stock-calendar').locator('td[data-date]').first().waitFor();
+    for (const v of await seriousViolations(page)) found.push(`${width}px stock calendar: ${v}`);
   }
   assert.is((await svc.api('POST', `/v1/approval-requests/${held.data.approvalId}/reject`, { token: await login(svc) })).status, 200);
   assert.equal(found, []);
