@@ -123,3 +123,41 @@ export function Pager({
     </p>
   );
 }
+
+/**
+ * A table in a frame that scrolls sideways on a narrow screen. The frame is a named, focusable region, so a
+ * keyboard can scroll it as well (axe: scrollable-region-focusable).
+ */
+export function Table({
+  label,
+  columns,
+  caption,
+  className,
+  testId,
+  children,
+}: {
+  label: string;
+  columns: ReactNode[];
+  caption?: ReactNode;
+  className?: string;
+  testId?: string;
+  children: ReactNode;
+}) {
+  return (
+    <div className="table-wrap" tabIndex={0} role="region" aria-label={label}>
+      <table className={className} data-testid={testId}>
+        {caption}
+        <thead>
+          <tr>
+            {columns.map((column, i) => (
+              <th scope="col" key={i}>
+                {column}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}

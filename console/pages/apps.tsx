@@ -7,7 +7,7 @@ import { useEffect, useState } from 'react';
 import { api, data, idempotencyKey, raw } from '../api.js';
 import { kst } from '../format.js';
 import { useSession } from '../session.js';
-import { ActionButton, Badge, ErrorBox, Loading, Page, useLoad } from '../ui.js';
+import { ActionButton, Badge, ErrorBox, Loading, Page, Table, useLoad } from '../ui.js';
 
 type Field = { type: string; description?: string; required?: boolean };
 interface Tool {
@@ -151,37 +151,23 @@ function Installation({ inst }: { inst: any }) {
       ) : runs.length === 0 ? (
         <p className="muted">아직 실행 기록이 없습니다.</p>
       ) : (
-        <div className="table-wrap" tabIndex={0} role="region" aria-label="최근 실행 기록">
-          <table className="nowrap" data-testid="app-runs">
-            <thead>
-              <tr>
-                <th scope="col">시각</th>
-                <th scope="col">종류</th>
-                <th scope="col">이름</th>
-                <th scope="col">결과</th>
-                <th scope="col">시간</th>
-                <th scope="col">로그</th>
-              </tr>
-            </thead>
-            <tbody>
-              {runs.slice(0, 20).map((r) => (
-                <tr key={r.executionId}>
-                  <td>{kst(r.createdAt)}</td>
-                  <td>{KIND[r.kind] ?? r.kind}</td>
-                  <td>
-                    <code>{r.name}</code>
-                  </td>
-                  <td>
-                    <Badge tone={tone(r.status)}>{RUN[r.status] ?? r.status}</Badge>
-                    {r.errorCode ? ` ${r.errorCode}` : ''}
-                  </td>
-                  <td className="num">{r.durationMs}ms</td>
-                  <td>{r.logs.length ? <pre className="code">{r.logs.join('\n')}</pre> : (r.errorMessage ?? '—')}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table label="최근 실행 기록" className="nowrap" testId="app-runs" columns={['시각', '종류', '이름', '결과', '시간', '로그']}>
+          {runs.slice(0, 20).map((r) => (
+            <tr key={r.executionId}>
+              <td>{kst(r.createdAt)}</td>
+              <td>{KIND[r.kind] ?? r.kind}</td>
+              <td>
+                <code>{r.name}</code>
+              </td>
+              <td>
+                <Badge tone={tone(r.status)}>{RUN[r.status] ?? r.status}</Badge>
+                {r.errorCode ? ` ${r.errorCode}` : ''}
+              </td>
+              <td className="num">{r.durationMs}ms</td>
+              <td>{r.logs.length ? <pre className="code">{r.logs.join('\n')}</pre> : (r.errorMessage ?? '—')}</td>
+            </tr>
+          ))}
+        </Table>
       )}
       <p className="muted">
         최근 {activity.value?.apiCalls?.days ?? 7}일 API 호출 {activity.value?.apiCalls?.count ?? 0}건
@@ -349,47 +335,32 @@ function Storefront() {
           {!versions.value ? (
             <Loading />
           ) : (
-            <div className="table-wrap" tabIndex={0} role="region" aria-label="사이트 버전">
-              <table data-testid="site-versions">
-                <thead>
-                  <tr>
-                    <th scope="col">버전</th>
-                    <th scope="col">만든 시각</th>
-                    <th scope="col">크기</th>
-                    <th scope="col">상태</th>
-                    <th scope="col">
-                      <span className="visually-hidden">동작</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {versions.value.contents.map((v) => (
-                    <tr key={v.versionId}>
-                      <td>{v.number}</td>
-                      <td>{kst(v.createdAt)}</td>
-                      <td className="num">{Math.round((v.sizes.serverBundle + v.sizes.static) / 1024).toLocaleString('ko-KR')} KB</td>
-                      <td>{v.published ? <Badge tone="good">게시됨</Badge> : v.previewable ? '미리보기 가능' : '—'}</td>
-                      <td>
-                        {write && !v.published ? (
-                          <ActionButton
-                            onRun={() =>
-                              raw(
-                                'POST',
-                                `/v1/storefront/site/versions/${v.versionId}/publish`,
-                                { expectedPublishedVersionId: s.publishedVersionId },
-                                { 'idempotency-key': idempotencyKey() },
-                              ).then(changed)
-                            }
-                          >
-                            {v.number} 게시
-                          </ActionButton>
-                        ) : null}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table label="사이트 버전" testId="site-versions" columns={['버전', '만든 시각', '크기', '상태', <span className="visually-hidden">동작</span>]}>
+              {versions.value.contents.map((v) => (
+                <tr key={v.versionId}>
+                  <td>{v.number}</td>
+                  <td>{kst(v.createdAt)}</td>
+                  <td className="num">{Math.round((v.sizes.serverBundle + v.sizes.static) / 1024).toLocaleString('ko-KR')} KB</td>
+                  <td>{v.published ? <Badge tone="good">게시됨</Badge> : v.previewable ? '미리보기 가능' : '—'}</td>
+                  <td>
+                    {write && !v.published ? (
+                      <ActionButton
+                        onRun={() =>
+                          raw(
+                            'POST',
+                            `/v1/storefront/site/versions/${v.versionId}/publish`,
+                            { expectedPublishedVersionId: s.publishedVersionId },
+                            { 'idempotency-key': idempotencyKey() },
+                          ).then(changed)
+                        }
+                      >
+                        {v.number} 게시
+                      </ActionButton>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </Table>
           )}
           <h3>빌드</h3>
           {shownBuilds.length === 0 ? (
@@ -411,31 +382,19 @@ function Storefront() {
                     {d.failureCode ? ` ${d.failureCode}` : ''}
                   </p>
                   {d.dnsRecords.length ? (
-                    <div className="table-wrap" tabIndex={0} role="region" aria-label={`${d.hostname}에 추가할 DNS 레코드`}>
-                      <table>
-                        <caption>추가할 DNS 레코드</caption>
-                        <thead>
-                          <tr>
-                            <th scope="col">유형</th>
-                            <th scope="col">이름</th>
-                            <th scope="col">값</th>
-                          </tr>
-                        </thead>
-                        <tbody>
-                          {d.dnsRecords.map((r, i) => (
-                            <tr key={i}>
-                              <td>{r.type}</td>
-                              <td>
-                                <code>{r.name}</code>
-                              </td>
-                              <td>
-                                <code>{r.value}</code>
-                              </td>
-                            </tr>
-                          ))}
-                        </tbody>
-                      </table>
-                    </div>
+                    <Table label={`${d.hostname}에 추가할 DNS 레코드`} caption={<caption>추가할 DNS 레코드</caption>} columns={['유형', '이름', '값']}>
+                      {d.dnsRecords.map((r, i) => (
+                        <tr key={i}>
+                          <td>{r.type}</td>
+                          <td>
+                            <code>{r.name}</code>
+                          </td>
+                          <td>
+                            <code>{r.value}</code>
+                          </td>
+                        </tr>
+                      ))}
+                    </Table>
                   ) : null}
                   {write && d.kind === 'CUSTOM' && d.status !== 'ACTIVE' ? (
                     <ActionButton onRun={() => raw('POST', `/v1/storefront/site/domains/${d.domainId}/verify`, {}).then(domains.reload)}>

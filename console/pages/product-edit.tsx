@@ -5,7 +5,8 @@ import { ApiFailure, raw } from '../api.js';
 import dayjs from 'dayjs';
 import { kstToday, won } from '../format.js';
 import { useSession } from '../session.js';
-import { ActionButton, ErrorBox, Loading, Page, useLoad } from '../ui.js';
+import type { components } from '../openapi.js';
+import { ActionButton, ErrorBox, Loading, Page, Table, useLoad } from '../ui.js';
 import { PRODUCT_STATUS } from './products.js';
 
 interface Addon {
@@ -17,15 +18,7 @@ interface OptionGroup {
   name: string;
   values: string[];
 }
-interface CustomInput {
-  label: string;
-  placeholder: string | null;
-  maxLength: number;
-  required: boolean;
-  key: string;
-  type: 'TEXT' | 'TEXTAREA' | 'SELECT';
-  options: string[];
-}
+type CustomInput = components['schemas']['Product']['customInputs'][number];
 export const INPUT_TYPES: Record<CustomInput['type'], string> = { TEXT: '한 줄 입력', TEXTAREA: '여러 줄 입력', SELECT: '선택형' };
 interface Draft {
   name: string;
@@ -363,24 +356,11 @@ export default function ProductEdit({ params }: { params: { productId?: string }
           {product.inventoryMode === 'DATED' ? (
             <StockCalendar product={product} editable={editable} />
           ) : (
-            <div className="table-wrap">
-              <table>
-                <caption className="visually-hidden">옵션별 재고</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">옵션</th>
-                    <th scope="col">추가 금액</th>
-                    <th scope="col">재고</th>
-                    <th scope="col">변경</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {product.variants.map((v: any) => (
-                    <StockRow key={v.variantId} productId={product.productId} variant={v} editable={editable} onDone={loaded.reload} />
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table label="옵션별 재고" caption={<caption className="visually-hidden">옵션별 재고</caption>} columns={['옵션', '추가 금액', '재고', '변경']}>
+              {product.variants.map((v: any) => (
+                <StockRow key={v.variantId} productId={product.productId} variant={v} editable={editable} onDone={loaded.reload} />
+              ))}
+            </Table>
           )}
         </section>
       ) : null}
@@ -482,47 +462,38 @@ function StockCalendar({ product, editable }: { product: any; editable: boolean 
       {!calendar.value ? (
         <Loading />
       ) : (
-        <div className="table-wrap">
-          <table className="calendar">
-            <caption className="visually-hidden">{first.format('YYYY년 M월')} 날짜별 재고</caption>
-            <thead>
-              <tr>
-                {WEEKDAYS.map((d) => (
-                  <th scope="col" key={d}>
-                    {d}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {weeks.map((week, w) => (
-                <tr key={w}>
-                  {week.map((date, k) =>
-                    date ? (
-                      <td key={date} data-date={date}>
-                        <div>{Number(date.slice(8))}일</div>
-                        {editable ? (
-                          <input
-                            aria-label={`${date} 재고`}
-                            type="number"
-                            min={0}
-                            className="narrow"
-                            value={edits[date] ?? String(days[date]?.stock ?? 0)}
-                            onChange={(e) => setEdits({ ...edits, [date]: e.target.value })}
-                          />
-                        ) : (
-                          <div className="num">재고 {(days[date]?.stock ?? 0).toLocaleString('ko-KR')}</div>
-                        )}
-                      </td>
+        <Table
+          label={`${first.format('YYYY년 M월')} 날짜별 재고`}
+          className="calendar"
+          caption={<caption className="visually-hidden">{first.format('YYYY년 M월')} 날짜별 재고</caption>}
+          columns={WEEKDAYS}
+        >
+          {weeks.map((week, w) => (
+            <tr key={w}>
+              {week.map((date, k) =>
+                date ? (
+                  <td key={date} data-date={date}>
+                    <div>{Number(date.slice(8))}일</div>
+                    {editable ? (
+                      <input
+                        aria-label={`${date} 재고`}
+                        type="number"
+                        min={0}
+                        className="narrow"
+                        value={edits[date] ?? String(days[date]?.stock ?? 0)}
+                        onChange={(e) => setEdits({ ...edits, [date]: e.target.value })}
+                      />
                     ) : (
-                      <td key={`blank-${k}`} />
-                    ),
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+                      <div className="num">재고 {(days[date]?.stock ?? 0).toLocaleString('ko-KR')}</div>
+                    )}
+                  </td>
+                ) : (
+                  <td key={`blank-${k}`} />
+                ),
+              )}
+            </tr>
+          ))}
+        </Table>
       )}
       {editable ? (
         <p>

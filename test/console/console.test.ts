@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { launchBrowser, type BrowserSession } from '../helpers/browser.js';
 import { jsonOf, runCli } from '../helpers/cli.js';
-import { openConsolePage, seriousViolations, signInToConsole } from '../helpers/console.js';
+import { openConsolePage, openNewProductForm, registerProduct, seriousViolations, signInToConsole } from '../helpers/console.js';
 import { apiClient, createAccessToken, login, startTestService, type Api, type TestService } from '../helpers/service.js';
 import { eventually, startReceiver } from '../helpers/webhook-receiver.js';
 import { addMember } from '../helpers/invitations.js';
@@ -116,17 +116,12 @@ test('a seller signs in, makes a product with an add-on, sees its order arrive l
   assert.is(webhook.url, receiver.url);
 
   // A product with an add-on, made on the product form.
-  await openConsolePage(page, '상품');
-  await page.getByRole('link', { name: '상품 등록' }).click();
-  await page.getByLabel('상품명').fill('콘솔 머그컵');
-  await page.getByLabel('판매가 (원)').fill('15000');
+  await openNewProductForm(page, '콘솔 머그컵', 15000);
   await page.getByRole('button', { name: '추가 상품 넣기' }).click();
   await page.getByLabel('추가 상품명').fill('선물 포장');
   await page.getByLabel('선택지').fill('리본 포장');
   await page.getByLabel('추가 금액 (원)').fill('2000');
-  await page.getByRole('button', { name: '등록' }).click();
-  await page.waitForURL(/\/console\/products\/prd_/);
-  const productId = new URL(page.url()).pathname.split('/').pop()!;
+  const productId = await registerProduct(page);
   const product = (await svc.api('GET', `/v1/products/${productId}`)).data;
   assert.is(product.name, '콘솔 머그컵');
   assert.equal(
@@ -246,19 +241,14 @@ test('the dev tools page decides a sandbox payment the buyer left waiting', asyn
 
 test('a product with a custom input the buyer fills is made on the product form', async () => {
   const { page } = browser;
-  await openConsolePage(page, '상품');
-  await page.getByRole('link', { name: '상품 등록' }).click();
-  await page.getByLabel('상품명').fill('각인 텀블러');
-  await page.getByLabel('판매가 (원)').fill('22000');
+  await openNewProductForm(page, '각인 텀블러', 22000);
   await page.getByRole('button', { name: '입력 항목 추가' }).click();
   await page.getByLabel('입력 항목명').fill('각인 문구');
   await page.getByLabel('입력 키 (영문)').fill('engraving');
   await page.getByLabel('안내 문구').fill('최대 20자');
   await page.getByLabel('최대 글자 수').fill('20');
   await page.getByLabel('필수 입력').check();
-  await page.getByRole('button', { name: '등록' }).click();
-  await page.waitForURL(/\/console\/products\/prd_/);
-  const productId = new URL(page.url()).pathname.split('/').pop()!;
+  const productId = await registerProduct(page);
   const product = (await reader('GET', `/v1/products/${productId}`)).data;
   assert.equal(product.customInputs, [
     { label: '각인 문구', placeholder: '최대 20자', maxLength: 20, required: true, key: 'engraving', type: 'TEXT', options: [] },

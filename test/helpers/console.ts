@@ -35,3 +35,18 @@ export async function seriousViolations(page: Page): Promise<string[]> {
           .join(', ')}`,
     );
 }
+
+/** Opens the console's product form for a new product with its name and price filled in. */
+export async function openNewProductForm(page: Page, name: string, salePrice: number) {
+  await openConsolePage(page, '상품');
+  await page.getByRole('link', { name: '상품 등록' }).click();
+  await page.getByLabel('상품명').fill(name);
+  await page.getByLabel('판매가 (원)').fill(String(salePrice));
+}
+
+/** Submits the product form: the new product's id, from the page the console goes to. */
+export async function registerProduct(page: Page) {
+  await page.getByRole('button', { name: '등록' }).click();
+  await page.waitForURL(/\/console\/products\/prd_/);
+  return new URL(page.url()).pathname.split('/').pop()!;
+}
