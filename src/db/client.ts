@@ -405,6 +405,16 @@ export function afterCommit(db: Db, then: () => void, key: unknown = then): void
   else whenCommitted(sqliteFrames, sqliteFrames.getStore()?.outermost, then, key);
 }
 
+/**
+ * `handler` with each call in a request scope of its own, in which PostgreSQL remembers the read-model
+ * versions the request read until it writes (`PgPool.withRequestReads`). SQLite's version reads cost no
+ * round trip: its handler is left as it is.
+ */
+export function withRequestReads<Args extends unknown[], R>(db: Db, handler: (...args: Args) => R): (...args: Args) => R {
+  const pool = poolOf(db);
+  return pool ? (...args) => pool.withRequestReads(() => handler(...args)) : handler;
+}
+
 /** Thrown when a SQLite transaction's body waited for real I/O, holding up every other statement of the process meanwhile. */
 export class TransactionAwaitedIoError extends Error {
   constructor() {

@@ -1,6 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import { sql } from 'drizzle-orm';
 import { sqliteOf, type Db, type RawStatement } from './client.js';
+import type { PgPool } from './pg/pool.js';
 
 /**
  * Hot queries are prepared once per database and reused: a drizzle query rebuilt per call costs about
@@ -49,14 +50,67 @@ interface SqliteVersions {
  * read each time, asynchronously.
  */
 export function cacheVersion(query: string): (db: Db, storeId: string) => number | null | Promise<number | null> {
-  const perDb = new WeakMap<Db, SqliteVersions>();
+  const sqliteVersion = sqliteVersionReader(query);
   const readPostgres = async (db: Db, storeId: string) => (await db.$client.prepare<[string], number>(query).pluck().get(storeId)) ?? 0;
   return (db, storeId) => {
     if (db.$client.inTransaction) return null;
+    return sqliteOf(db) ? sqliteVersion(db, storeId) : readPostgres(db, storeId);
+  };
+}
+
+/** Every scope's version of one store, in one round trip. */
+const STORE_VERSIONS = 'SELECT scope, version FROM store_versions WHERE store_id = ?';
+
+/**
+ * A store's version of one `store_versions` scope, for the caches keyed by it:
+ * - `cached`: as `cacheVersion` answers (null inside a transaction);
+ * - `current`: as the current transaction sees it, its own writes included.
+ * On PostgreSQL both read every scope of the store at once, and the request or transaction remembers them
+ * until it writes (`PgPool.versionsSeen`): a purchase's steps check the settings, customers and sheets
+ * versions a dozen times between them, each a round trip before.
+ */
+export function storeVersionReader(scope: string): {
+  cached: (db: Db, storeId: string) => number | null | Promise<number | null>;
+  current: (db: Db, storeId: string) => number | Promise<number>;
+} {
+  const query = `SELECT version FROM store_versions WHERE store_id = ? AND scope = '${scope}'`;
+  const sqliteVersion = sqliteVersionReader(query);
+  const sqliteCurrent = preparedFor((db: Db) => sqliteOf(db)!.prepare<[string], number | undefined>(query).pluck());
+  const postgres = (db: Db, storeId: string): number | Promise<number> => {
+    const key = `${storeId} ${scope}`;
+    const seen = (db.$client as unknown as PgPool).versionsSeen();
+    const known = seen?.get(key);
+    if (known !== undefined) return known;
+    return db.$client
+      .prepare<[string]>(STORE_VERSIONS)
+      .raw()
+      .all(storeId)
+      .then((rows) => {
+        let version = 0;
+        for (const [name, value] of rows as [string, number][]) {
+          seen?.set(`${storeId} ${name}`, value);
+          if (name === scope) version = value;
+        }
+        seen?.set(key, version);
+        return version;
+      });
+  };
+  return {
+    cached: (db, storeId) => {
+      if (db.$client.inTransaction) return null;
+      return sqliteOf(db) ? sqliteVersion(db, storeId) : postgres(db, storeId);
+    },
+    current: (db, storeId) => (sqliteOf(db) ? (sqliteCurrent(db).get(storeId) ?? 0) : postgres(db, storeId)),
+  };
+}
+
+/** SQLite's version reads outside transactions: once per write to the file (see `cacheVersion`). */
+function sqliteVersionReader(query: string): (db: Db, storeId: string) => number {
+  const perDb = new WeakMap<Db, SqliteVersions>();
+  return (db, storeId) => {
     let memo = perDb.get(db);
     if (!memo) {
-      const sqlite = sqliteOf(db);
-      if (!sqlite) return readPostgres(db, storeId);
+      const sqlite = sqliteOf(db)!;
       perDb.set(
         db,
         (memo = {

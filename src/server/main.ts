@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { toNodeHandler } from 'h3/node';
 import { manualClock, systemClock } from '../db/clock.js';
-import { openDatabase, openPostgresDatabase } from '../db/client.js';
+import { openDatabase, openPostgresDatabase, withRequestReads } from '../db/client.js';
 import { loadSigningKeys, registerFirstPartyClient } from '../modules/accounts/index.js';
 import { certificateFor, DAUM_POSTCODE_SCRIPT } from '../modules/storefront/index.js';
 import { createApp } from './app.js';
@@ -196,7 +196,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   // The console signs in like any client, as a first-party one of this service (its own origin's callback).
   if (withConsole) registerFirstPartyClient(CONSOLE_CLIENT);
   const consoleFiles = withConsole ? loadConsoleFiles() : null;
-  handle = toNodeHandler(createApp(services, consoleFiles ? (app) => mountConsole(app, consoleFiles) : undefined));
+  handle = withRequestReads(services.db, toNodeHandler(createApp(services, consoleFiles ? (app) => mountConsole(app, consoleFiles) : undefined)));
   servicesReady = services;
   handlerBound();
   const seeded = options.mode === 'dev' && options.seed !== false ? await seedDevStore(services) : null;

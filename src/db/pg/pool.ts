@@ -96,7 +96,25 @@ interface Frame {
   connection: pg.PoolClient;
   depth: number;
   outermost: OutermostTransaction;
+  /** Versions the transaction read since it last wrote: shared by its savepoints (src/db/prepared.ts `storeVersion`). */
+  reads: VersionMemo;
 }
+
+/**
+ * Versions of cached read models read since the last write. A write replaces the map rather than clearing
+ * it, so an answer that was in flight during the write lands in the old one.
+ */
+interface VersionMemo {
+  versions: Map<string, number>;
+}
+
+/** One request's memo; none after it answered. */
+interface RequestReads extends VersionMemo {
+  open: boolean;
+}
+
+/** A statement that writes nothing (the version memos outlive it); anything else may change a version, through triggers. */
+const READ_ONLY = /^\s*select\b/i;
 
 const CONNECTION_CLASS = '08';
 
@@ -116,6 +134,8 @@ export class PgPool implements Counted {
    * its statements find their transaction's connection here, as SQLite's one connection found it implicitly.
    */
   private readonly frames = new AsyncLocalStorage<Frame>();
+  /** The request a piece of asynchronous work serves (outside its transactions), for `versionsSeen`. */
+  private readonly requests = new AsyncLocalStorage<RequestReads>();
   open = true;
 
   /**
@@ -177,11 +197,40 @@ export class PgPool implements Counted {
     return this.current() !== undefined;
   }
 
+  /**
+   * Runs one request's work with a memo of the read-model versions it reads: a request that checks the
+   * store's settings version four times asks the server once. Inside the request's transactions their own
+   * memo serves (their snapshot). Any statement that may write, in the request or its transactions, empties
+   * the memo, and it ends with the request, so work the request leaves running reads afresh.
+   */
+  withRequestReads<T>(work: () => T): T {
+    const reads: RequestReads = { versions: new Map(), open: true };
+    const result = this.requests.run(reads, work);
+    if (result instanceof Promise) return result.finally(() => (reads.open = false)) as T;
+    reads.open = false;
+    return result;
+  }
+
+  /** The versions the current transaction, or else the current request, read since it last wrote; none outside both. */
+  versionsSeen(): Map<string, number> | undefined {
+    const frame = this.current();
+    if (frame) return frame.reads.versions;
+    const reads = this.requests.getStore();
+    return reads?.open ? reads.versions : undefined;
+  }
+
+  private wrote(frame: Frame | undefined): void {
+    if (frame) frame.reads.versions = new Map();
+    const reads = this.requests.getStore();
+    if (reads) reads.versions = new Map();
+  }
+
   /** Every statement goes through here: on the current transaction's connection, else on any free one. */
   async query(text: string, params: unknown[] = []): Promise<PgResult> {
     if (!this.open) throw new Error('the PostgreSQL connection is closed');
     const frame = this.current();
     countRoundTrip(this);
+    if (!READ_ONLY.test(text)) this.wrote(frame);
     try {
       const result = await (frame?.connection ?? this.pool).query({ name: this.nameOf(text, params), text, values: params.map(toParam), rowMode: 'array' });
       // A multi-statement text answers a result per statement: the last one is the answer.
@@ -236,7 +285,7 @@ export class PgPool implements Counted {
     try {
       for (let attempt = 1; ; attempt++) {
         const alone = attempt > RUN_ALONE_AFTER;
-        const frame: Frame = { connection, depth: 1, outermost: newOutermost() };
+        const frame: Frame = { connection, depth: 1, outermost: newOutermost(), reads: { versions: new Map() } };
         try {
           // Taken before BEGIN, so the transaction's snapshot comes after the others are out.
           if (alone) await this.control(connection, `SELECT pg_advisory_lock(${GATE_KEY})`);
@@ -276,6 +325,8 @@ export class PgPool implements Counted {
       await this.control(frame.connection, `RELEASE SAVEPOINT ${name}`);
       return result;
     } catch (error) {
+      // What the savepoint wrote is undone: versions read since may no longer hold.
+      this.wrote(frame);
       // A retryable failure dooms the whole transaction: let the outermost level re-run it.
       if (!(error instanceof PgError && error.code && RETRYABLE.has(error.code))) await this.control(frame.connection, `ROLLBACK TO SAVEPOINT ${name}`);
       throw error;

@@ -83,12 +83,6 @@ p.requestPayment({ method: c.method, amount: { currency: 'KRW', value: Number(c.
   );
 }
 
-/** After the buyer's choice the window sends them back to the storefront's `returnUrl` with the result. */
-async function returnRedirect(services: Services, paymentId: string, returnUrl: string) {
-  const location = withResult(returnUrl, await storefrontResult(services, (await findPayment(services.db, paymentId))!));
-  return new Response(null, { status: 303, headers: { location } });
-}
-
 const errorPage = (error: ApiError) =>
   page('결제', `<div class="box"><h1>${escapeHtml(error.message)}</h1><p><code>${escapeHtml(error.code)}</code></p></div>`, error.status);
 
@@ -108,18 +102,21 @@ export function mountPayPages(app: H3, services: Services) {
     const outcome = form.get('outcome');
     if (outcome !== 'APPROVE' && outcome !== 'REFUSE' && outcome !== 'CANCEL')
       return page('잘못된 요청', '<div class="box"><h1>잘못된 요청입니다</h1></div>', 400);
-    const attempt = (await attemptsOf(services.db, paymentId)).filter((a) => a.status === 'READY').at(-1);
+    const [payment, attempts] = await Promise.all([findPayment(services.db, paymentId), attemptsOf(services.db, paymentId)]);
+    const attempt = attempts.filter((a) => a.status === 'READY').at(-1);
     // The window's own form carries a token bound to its attempt: another site cannot approve in the buyer's name.
-    if (!attempt || !formTokenValid(services, 'pay-window', attempt.id, form.get('token'))) {
+    if (!payment || !attempt || !formTokenValid(services, 'pay-window', attempt.id, form.get('token'))) {
       return page('잘못된 요청', '<div class="box"><h1>결제창이 바뀌었거나 만료되었습니다</h1><p>결제창을 다시 열어 주세요.</p></div>', 403);
     }
+    let decided: Awaited<ReturnType<typeof decideSandbox>>;
     try {
-      await decideSandbox(services, paymentId, outcome);
+      decided = await decideSandbox(services, paymentId, outcome, {}, { payment, attempts });
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       return errorPage(error);
     }
-    return returnRedirect(services, paymentId, attempt.returnUrl);
+    // After the buyer's choice the window sends them back to the storefront's `returnUrl` with the result.
+    return new Response(null, { status: 303, headers: { location: withResult(attempt.returnUrl, decided.storefrontResult) } });
   });
   app.get('/pay/:paymentId/return', async (event) => {
     try {
@@ -141,7 +138,7 @@ export function mountPayPages(app: H3, services: Services) {
         await holdSandboxRefunds(services, paymentId);
         return presentPaymentStatus(services, payment);
       }
-      return decideSandbox(services, paymentId, outcome, { amount }, payment);
+      return decideSandbox(services, paymentId, outcome, { amount }, { payment });
     }),
   );
 }

@@ -81,13 +81,19 @@ async function applyGatewayResult(services: Services, attempt: AttemptRow, resul
 
 /**
  * The buyer's decision in the sandbox window (pay page buttons and the dev simulate helper). A caller that
- * just read the payment hands it on.
+ * just read the payment or its attempts hands them on.
  */
-export async function decideSandbox(services: Services, paymentId: string, outcome: SandboxOutcome, options: { amount?: number } = {}, read?: PaymentRow) {
+export async function decideSandbox(
+  services: Services,
+  paymentId: string,
+  outcome: SandboxOutcome,
+  options: { amount?: number } = {},
+  read: { payment?: PaymentRow; attempts?: AttemptRow[] } = {},
+) {
   const { db } = services;
-  const payment = read ?? (await loadPayment(db, paymentId));
+  const payment = read.payment ?? (await loadPayment(db, paymentId));
   const now = services.clock.now();
-  const open = (await attemptsOf(db, paymentId)).filter((a) => a.status === 'READY' && a.pgPaymentKey).at(-1);
+  const open = (read.attempts ?? (await attemptsOf(db, paymentId))).filter((a) => a.status === 'READY' && a.pgPaymentKey).at(-1);
   if (!open) {
     if (payment.status === 'COMPLETED' || payment.status === 'CONFIRMING')
       throw fail(409, 'PAYMENT_IN_PROGRESS', { status: payment.status, orderId: payment.orderId });

@@ -1,7 +1,7 @@
 // Checkout sheets remembered for the buyer's reads that change nothing (the price preview, delivery quotes).
 import { eq, sql } from 'drizzle-orm';
 import { whenAnswered, type Db } from '../../db/client.js';
-import { cacheVersion, preparedFor } from '../../db/prepared.js';
+import { preparedFor, storeVersionReader } from '../../db/prepared.js';
 import { fail } from '../../server/errors.js';
 import { checkoutSheets } from './schema.js';
 
@@ -16,7 +16,7 @@ const q = preparedFor((db) => ({
 }));
 
 /** Grown by the triggers of checkout_sheets on every update or delete (drizzle/0029); a new sheet changes no other. */
-const sheetsVersion = cacheVersion("SELECT version FROM store_versions WHERE store_id = ? AND scope = 'sheets'");
+const sheetsVersion = storeVersionReader('sheets').cached;
 
 const MAX_ENTRIES = 10_000;
 /** A sheet and the `sheets` version of its store read before it, or null when it was read before its store was known. */

@@ -1,5 +1,5 @@
 import { whenAnswered, type Db } from '../../db/client.js';
-import { cacheVersion, preparedFor } from '../../db/prepared.js';
+import { storeVersionReader } from '../../db/prepared.js';
 
 /**
  * The scopes of `store_versions`, each grown by SQLite triggers (drizzle/0001_triggers.sql, 0029) and their
@@ -30,10 +30,7 @@ export function cachedPerStoreVersion<A, T, K extends string = never>(
   dbOf: (owner: A) => Db,
   build: (owner: A, storeId: string, key: K) => Promise<T>,
 ): (owner: A, storeId: string, key?: K) => T | Promise<T> {
-  const query = `SELECT version FROM store_versions WHERE store_id = ? AND scope = '${scope}'`;
-  const storeVersion = cacheVersion(query);
-  /** The version as the current transaction sees it (its own writes included). */
-  const versionStatement = preparedFor((db: Db) => db.$client.prepare<[string], number>(query).pluck());
+  const storeVersion = storeVersionReader(scope);
   const caches = new WeakMap<Db, Map<string, Entry<T>>>();
 
   const remember = async (db: Db, cache: Map<string, Entry<T>>, entry: string, owner: A, storeId: string, key: K, version: number) => {
@@ -51,7 +48,7 @@ export function cachedPerStoreVersion<A, T, K extends string = never>(
    */
   const inTransaction = async (cache: Map<string, Entry<T>>, entry: string, owner: A, storeId: string, key: K, db: Db) => {
     const hit = cache.get(entry);
-    if (hit && hit.version === ((await versionStatement(db).get(storeId)) ?? 0)) return hit.value;
+    if (hit && hit.version === (await storeVersion.current(db, storeId))) return hit.value;
     return build(owner, storeId, key);
   };
   // A hit on SQLite is answered at once: the version is known without a query while nothing was written.
@@ -60,7 +57,7 @@ export function cachedPerStoreVersion<A, T, K extends string = never>(
     let cache = caches.get(db);
     if (!cache) caches.set(db, (cache = new Map()));
     const entry = key === '' ? storeId : `${storeId} ${key}`;
-    return whenAnswered(storeVersion(db, storeId), (version) => {
+    return whenAnswered(storeVersion.cached(db, storeId), (version) => {
       if (version === null) return inTransaction(cache, entry, owner, storeId, key, db);
       const hit = cache.get(entry);
       return hit && hit.version === version ? hit.value : remember(db, cache, entry, owner, storeId, key, version);
