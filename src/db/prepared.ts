@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import { sql } from 'drizzle-orm';
-import { sqliteOf, type Db, type RawStatement } from './client.js';
+import { sqliteOf, whenAnswered, type Db, type RawStatement } from './client.js';
 import type { PgPool } from './pg/pool.js';
 
 /**
@@ -75,7 +75,7 @@ export function storeVersionReader(scope: string): {
 } {
   const query = `SELECT version FROM store_versions WHERE store_id = ? AND scope = '${scope}'`;
   const sqliteVersion = sqliteVersionReader(query);
-  const sqliteCurrent = preparedFor((db: Db) => sqliteOf(db)!.prepare<[string], number | undefined>(query).pluck());
+  const sqliteCurrent = preparedFor((db: Db) => db.$client.prepare<[string], number | undefined>(query).pluck());
   const postgres = (db: Db, storeId: string): number | Promise<number> => {
     const key = `${storeId} ${scope}`;
     const seen = (db.$client as unknown as PgPool).versionsSeen();
@@ -100,7 +100,7 @@ export function storeVersionReader(scope: string): {
       if (db.$client.inTransaction) return null;
       return sqliteOf(db) ? sqliteVersion(db, storeId) : postgres(db, storeId);
     },
-    current: (db, storeId) => (sqliteOf(db) ? (sqliteCurrent(db).get(storeId) ?? 0) : postgres(db, storeId)),
+    current: (db, storeId) => (sqliteOf(db) ? whenAnswered(sqliteCurrent(db).get(storeId), (version) => version ?? 0) : postgres(db, storeId)),
   };
 }
 
