@@ -1,4 +1,4 @@
-import { PgConnectError } from '../db/pg/pool.js';
+import { PgConnectError } from '../db/pg/errors.js';
 import type { Job, Services } from './module.js';
 
 export type { Job };

@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import { PgConnectError } from '../db/pg/errors.js';
 import type { RunningService, StartOptions } from './main.js';
 
 /** What a worker tells its supervisor once it listens, or that its start failed. */
@@ -33,8 +34,6 @@ export async function runForeground(
   try {
     service = await startService(options);
   } catch (error) {
-    // Loaded only for this check: pg is no part of SQLite's start.
-    const { PgConnectError } = await import('../db/pg/pool.js');
     const failure =
       error instanceof PortInUseError
         ? new StartFailure(

@@ -24,8 +24,14 @@ export async function startJsonReady(command: string, args: string[], env: Recor
 
 export const startBareH3 = () => startJsonReady('node', ['--import', 'tsx', 'test/bench/bare-h3.ts']);
 
+/**
+ * `svc dev` started as `npx svc dev` starts it: `node bin/run.js`, no Node flags. isolated-vm needs
+ * --no-node-snapshot only in the process that creates isolates, the app runtime worker, which
+ * src/runtime-host/host.ts forks with it; in the service's own process the flag only costs Node's bootstrap
+ * snapshot (~110 ms of CPU per start, about twice `node -e 0`).
+ */
 export const startSvcDev = (extra: string[] = [], dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'))) =>
-  startJsonReady('node', ['--no-node-snapshot', 'bin/run.js', 'dev', '--port', '0', '--json', '--data-dir', dataDir, ...extra]);
+  startJsonReady('node', ['bin/run.js', 'dev', '--port', '0', '--json', '--data-dir', dataDir, ...extra]);
 
 /** Requests per second of one target (GET unless a method and JSON body are given): 50 connections, the load generator in this process. */
 export async function rps(

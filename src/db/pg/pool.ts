@@ -1,23 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { PgConnectError, PgError } from './errors.js';
 import { countRoundTrip, type Counted, type StatementCount } from '../statement-count.js';
 import { committed, newOutermost, openOutermost, Turns, whenCommitted, type OutermostTransaction } from '../transaction-state.js';
 
-/** A PostgreSQL error as the server sent it: `code` is the SQLSTATE (40001 serialization failure, 23505 unique…). */
-export class PgError extends Error {
-  constructor(
-    message: string,
-    readonly code: string | undefined,
-    readonly detail?: string,
-    readonly sql?: string,
-  ) {
-    super(message);
-  }
-}
-
-/** The server could not be reached or refused the connection (wrong address, credentials or database). */
-export class PgConnectError extends PgError {}
+export { PgConnectError, PgError };
 
 export interface PgResult {
   fields: string[];
