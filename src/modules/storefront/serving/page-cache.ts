@@ -1,4 +1,3 @@
-import { whenAnswered } from '../../../db/client.js';
 import { today } from '../../../kernel/dates.js';
 import type { Services } from '../../../server/services.js';
 import { catalogVersion } from '../../catalog/index.js';
@@ -24,13 +23,10 @@ const collectionsVersion = storeScopeVersion('collections');
 export function publicStamp(services: Services, storeId: string): string | null | Promise<string | null> {
   const { db } = services;
   const day = today(services.clock.now());
-  return whenAnswered(catalogVersion(db, storeId), (catalog) =>
-    whenAnswered(settingsVersion(db, storeId), (settings) =>
-      whenAnswered(collectionsVersion(db, storeId), (collections) =>
-        catalog === null || settings === null || collections === null ? null : `${day} ${catalog} ${settings} ${collections}`,
-      ),
-    ),
-  );
+  // Known at once on SQLite while nothing was written; on PostgreSQL three reads at once.
+  const versions = [catalogVersion(db, storeId), settingsVersion(db, storeId), collectionsVersion(db, storeId)];
+  const stamp = (read: (number | null)[]) => (read.includes(null) ? null : `${day} ${read.join(' ')}`);
+  return versions.some((v) => v instanceof Promise) ? Promise.all(versions).then(stamp) : stamp(versions as (number | null)[]);
 }
 
 type Answered = Extract<Rendered, { outcome: 'ANSWERED' }>;
