@@ -26,6 +26,54 @@ const meta = parse($2);
 let input = parse($3);
 let context = parse($4);
 
+// A site's page may be served again without running the code (src/modules/storefront/serving/page-cache.ts)
+// only when nothing but the request's address and the buyer API's answers shaped it: each read of the
+// clock, of randomness, of the request's headers or of an answer's headers marks the current request.
+let volatile = false;
+if (meta.group === 'default') {
+  const GuestDate = Date, construct = Reflect.construct, guestNow = Date.now, guestRandom = Math.random;
+  const SiteDate = function Date(...args) {
+    if (new.target === undefined) {
+      volatile = true;
+      return GuestDate();
+    }
+    if (args.length === 0) volatile = true;
+    return construct(GuestDate, args, new.target);
+  };
+  SiteDate.prototype = GuestDate.prototype;
+  GuestDate.prototype.constructor = SiteDate;
+  SiteDate.UTC = GuestDate.UTC;
+  SiteDate.parse = GuestDate.parse;
+  SiteDate.now = function now() {
+    volatile = true;
+    return guestNow();
+  };
+  globalThis.Date = SiteDate;
+  Math.random = function random() {
+    volatile = true;
+    return guestRandom();
+  };
+  // Formatting no date formats the current one.
+  if (typeof Intl !== 'undefined') {
+    const formats = Intl.DateTimeFormat.prototype;
+    const formatOf = Object.getOwnPropertyDescriptor(formats, 'format').get, formatToParts = formats.formatToParts;
+    Object.defineProperty(formats, 'format', {
+      configurable: true,
+      get() {
+        const format = formatOf.call(this);
+        return (date) => {
+          if (date === undefined) volatile = true;
+          return format(date);
+        };
+      },
+    });
+    formats.formatToParts = function (date) {
+      if (date === undefined) volatile = true;
+      return formatToParts.call(this, date);
+    };
+  }
+}
+
 const pending = new GuestMap();
 let nextSeq = 0;
 function hostCall(op, args) {
@@ -92,11 +140,12 @@ function response(r) {
     statusText: r.statusText,
     url: r.url,
     redirected: false,
+    // An answer's headers carry ids of that one request (x-request-id): reading them marks the page volatile.
     headers: {
-      get: (name) => headers.get(String(name).toLowerCase()) ?? null,
-      has: (name) => headers.has(String(name).toLowerCase()),
-      entries: () => headers.entries(),
-      forEach: (fn) => headers.forEach((value, name) => fn(value, name)),
+      get: (name) => ((volatile = true), headers.get(String(name).toLowerCase()) ?? null),
+      has: (name) => ((volatile = true), headers.has(String(name).toLowerCase())),
+      entries: () => ((volatile = true), headers.entries()),
+      forEach: (fn) => ((volatile = true), headers.forEach((value, name) => fn(value, name))),
     },
     text: async () => r.body,
     json: async () => parse(r.body),
@@ -250,9 +299,17 @@ class Response {
 async function serveSite(handlers, fn) {
   globalThis.__SVC_ASSETS__ = context.assets;
   const env = { storeId: context.storeId, storefrontApiUrl: context.storefrontApiUrl, siteUrl: context.siteUrl, version: context.version };
-  const res = await fn.call(handlers, new Request(input.url, input), env);
+  const request = new Request(input.url, input);
+  const { headers } = request;
+  Object.defineProperty(request, 'headers', {
+    get() {
+      volatile = true;
+      return headers;
+    },
+  });
+  const res = await fn.call(handlers, request, env);
   if (!(res instanceof Response)) throw new TypeError('fetch(request, env) must return a Response');
-  return { status: res.status, headers: [...res.headers], body: await res.text() };
+  return { status: res.status, headers: [...res.headers], body: await res.text(), volatile };
 }
 if (meta.group === 'default') Object.assign(globalThis, { Headers, URL, URLSearchParams, Request, Response });
 
@@ -289,6 +346,7 @@ if (meta.warm) {
       input = parse(inputJson);
       context = parse(contextJson);
       lines = 0;
+      volatile = false;
       globalThis.context = context;
       return runHandler(warmApp);
     },

@@ -1,6 +1,6 @@
 -- The PostgreSQL-only SQL, re-applied at every start (each function and trigger is replaced, never duplicated):
 -- SQLite's three JSON functions the queries use on JSON kept in text columns, and PostgreSQL's version of
--- drizzle/0001_triggers.sql and 0029 (the catalog counters and the store versions) and of the point ledger's
+-- drizzle/0001_triggers.sql, 0029 and 0031 (the catalog counters and the store versions) and of the point ledger's
 -- append-only triggers (drizzle/0011).
 
 -- A row per array element; `value` as SQLite gives it: a string's text, other values as JSON text.
@@ -80,6 +80,11 @@ CREATE OR REPLACE TRIGGER customers_version AFTER INSERT OR UPDATE OR DELETE ON 
   FOR EACH ROW EXECUTE FUNCTION svc_store_version('customers');
 CREATE OR REPLACE TRIGGER point_lots_version AFTER INSERT OR UPDATE OR DELETE ON point_lots
   FOR EACH ROW EXECUTE FUNCTION svc_store_version('points');
+-- drizzle/0031: collections and categories in `collections`.
+CREATE OR REPLACE TRIGGER collections_version AFTER INSERT OR UPDATE OR DELETE ON collections
+  FOR EACH ROW EXECUTE FUNCTION svc_store_version('collections');
+CREATE OR REPLACE TRIGGER categories_version AFTER INSERT OR UPDATE OR DELETE ON categories
+  FOR EACH ROW EXECUTE FUNCTION svc_store_version('collections');
 
 -- drizzle/0011_point_ledger_append_only.sql: the point ledger refuses to change or lose an entry.
 CREATE OR REPLACE FUNCTION svc_append_only() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -29,4 +29,5 @@ export { type Fulfillment, type RefundOverride } from './schema.js';
 export { priceStay, recordSale, restoreStock, type Stay } from './stock.js';
 export { categoryIdsInStore, findCategory, findStoreProduct, productIdsInStore } from './product-rows.js';
 export { hasSellableProduct } from './product-rows.js';
+export { catalogVersion } from './product-listing.js';
 export { addonAmountOf, chooseItemOptions, NO_ITEM_OPTIONS, type AddonSelection, type ItemOptions, type ItemOptionsRequest } from './item-options.js';

@@ -72,7 +72,8 @@ export async function pageOf(db: Db, storeId: string, filters: SQL[], page: numb
   };
 }
 
-const catalogVersion = cacheVersion('SELECT version FROM catalog_sequences WHERE store_id = ?');
+/** A store's catalog version: grown by every product or variant write (drizzle/0001_triggers.sql); null inside a transaction. */
+export const catalogVersion = cacheVersion('SELECT version FROM catalog_sequences WHERE store_id = ?');
 
 /** The cache holds at most this many characters of pages (about twice as many bytes with their encoding). */
 const MAX_CACHED_CHARS = 16 * 1024 * 1024;

@@ -20,7 +20,7 @@ export const storesModule: Module = {
 };
 
 export { checkoutAvailabilityFields, type CheckoutAvailability } from './service.js';
-export { cachedPerStoreSettings, cachedPerStoreVersion } from './store-cache.js';
+export { cachedPerStoreSettings, cachedPerStoreVersion, storeScopeVersion } from './store-cache.js';
 
 declare module '../../server/module.js' {
   interface Happenings {

@@ -8,9 +8,13 @@ import { storeVersionReader } from '../../db/prepared.js';
  * - `coupons`: coupons and coupon items;
  * - `customers`: customers (their buyer tokens' checks);
  * - `points`: point lots (the balance the price preview checks);
- * - `sheets`: checkout sheets, updated or deleted (src/modules/checkout/sheet-cache.ts).
+ * - `sheets`: checkout sheets, updated or deleted (src/modules/checkout/sheet-cache.ts);
+ * - `collections`: collections and categories (drizzle/0031; src/modules/storefront/serving/page-cache.ts).
  */
-export type StoreVersionScope = 'settings' | 'coupons' | 'customers' | 'points';
+export type StoreVersionScope = 'settings' | 'coupons' | 'customers' | 'points' | 'collections';
+
+/** The version of a store's scope (0 before its first write) as `cacheVersion` reads it: null inside a transaction. */
+export const storeScopeVersion = (scope: StoreVersionScope) => cacheVersion(`SELECT version FROM store_versions WHERE store_id = ? AND scope = '${scope}'`);
 
 const MAX_ENTRIES = 10_000;
 

@@ -64,8 +64,27 @@ export interface RenderTarget {
   previewCookie?: string | null;
 }
 
+/** A buyer-API request a render made, as the service answered it (`status` 0: refused before it was sent). */
+export interface BuyerRead {
+  method: string;
+  /** Path and query below the site's origin: `/storefront/v1/store`. */
+  path: string;
+  /** The request sent credentials (a buyer token, the preview cookie): its answer is that visitor's. */
+  credentialed: boolean;
+  status: number;
+}
+
 export type Rendered =
-  | { outcome: 'ANSWERED'; status: number; headers: Record<string, string>; body: string | null }
+  | {
+      outcome: 'ANSWERED';
+      status: number;
+      headers: Record<string, string>;
+      body: string | null;
+      /** The code read the clock, randomness or a header (the guest's `volatile`): the same inputs may render otherwise. */
+      volatile: boolean;
+      /** Every buyer-API request of the render, in order. */
+      reads: BuyerRead[];
+    }
   | { outcome: 'BODY_TOO_LARGE' }
   | { outcome: 'FAILED'; error: RuntimeError };
 
@@ -92,6 +111,7 @@ export async function renderPage(event: H3Event, target: RenderTarget): Promise<
     if (value !== null) headers.push([name, value]);
   }
   const { origin } = new URL(target.base);
+  const reads: BuyerRead[] = [];
   const result = await target.host.invoke(
     {
       installationId: target.installationId,
@@ -111,10 +131,10 @@ export async function renderPage(event: H3Event, target: RenderTarget): Promise<
       },
       limits: RENDER_LIMITS,
     },
-    { fetch: (request) => buyerApiFetch(target, origin, request) },
+    { fetch: (request) => buyerApiFetch(target, origin, request, reads) },
   );
   if (!result.ok) return { outcome: 'FAILED', error: result.error };
-  const answer = result.result as { status: number; headers: [string, string][]; body: string };
+  const answer = result.result as { status: number; headers: [string, string][]; body: string; volatile?: boolean };
   const status = Number.isInteger(answer.status) && answer.status >= 200 && answer.status <= 599 ? answer.status : 200;
   const out: Record<string, string> = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
   for (const [raw, value] of answer.headers) {
@@ -126,19 +146,30 @@ export async function renderPage(event: H3Event, target: RenderTarget): Promise<
     }
     out[name] = name in out && name !== 'cache-control' && name !== 'x-content-type-options' ? `${out[name]}, ${value}` : value;
   }
-  return { outcome: 'ANSWERED', status, headers: out, body: NULL_BODY.has(status) || method === 'HEAD' ? null : answer.body };
+  return {
+    outcome: 'ANSWERED',
+    status,
+    headers: out,
+    body: NULL_BODY.has(status) || method === 'HEAD' ? null : answer.body,
+    volatile: answer.volatile !== false,
+    reads,
+  };
 }
 
 /** `fetch` of a site's server code: only the service's own buyer API, as the site's store. */
-async function buyerApiFetch(target: RenderTarget, siteOrigin: string, request: FetchRequest): Promise<FetchResponse> {
+async function buyerApiFetch(target: RenderTarget, siteOrigin: string, request: FetchRequest, reads: BuyerRead[]): Promise<FetchResponse> {
   const api = `${siteOrigin}/storefront/v1`;
   const url = new URL(request.url, api);
+  const read: BuyerRead = { method: request.method, path: `${url.pathname}${url.search}`, credentialed: false, status: 0 };
+  reads.push(read);
   if (url.origin !== siteOrigin || !url.pathname.startsWith('/storefront/v1/')) {
     throw new RuntimeCallbackError('FETCH_BLOCKED', `a site's server code may fetch only the buyer API (${api}/…)`);
   }
   const headers = new Headers(request.headers.filter(([name]) => !['cookie', 'authorization-override', 'host'].includes(name.toLowerCase())));
   headers.set('x-store-id', target.storeId);
   if (target.previewCookie) headers.set('cookie', target.previewCookie);
+  read.credentialed = headers.has('cookie') || headers.has('authorization');
   const response = await target.buyerApi(new Request(url, { method: request.method, headers, body: request.body }));
+  read.status = response.status;
   return { status: response.status, statusText: response.statusText, url: url.href, headers: [...response.headers], body: await response.text() };
 }

@@ -19,6 +19,7 @@ import { siteUrl, siteWriteCount, type Site } from '../sites/sites.js';
 import { mountSuspension } from '../sites/suspension.js';
 import type { Version } from '../sites/versions.js';
 import { BlobCache, readBlob } from './blobs.js';
+import { PageCache, publicStamp, reusable, type CachedPage } from './page-cache.js';
 import { mountBuyerApiCors } from './origins.js';
 import { closing, comingSoon, notFoundPage, page, renderFailed, suspended } from './pages.js';
 import { openPreview, previewCookieOf, PREVIEW_SEGMENT, previewVersion } from './preview.js';
@@ -44,6 +45,8 @@ interface SiteRuntime {
   /** slug → the site and its served version, revalidated by the site's revision; `writes` = the site write count it is current for (-1: none). */
   sites: Map<string, { revision: number; writes: number; served: Served }>;
   versions: Map<string, { version: Version; code: string; map: string | undefined }>;
+  /** Public pages of published versions, answered again while nothing they read changed. */
+  pages: PageCache;
   /** Round-robin over a version's isolates. */
   lane: number;
   /** The service's own scheme and host: its own host is never a custom domain. */
@@ -136,7 +139,7 @@ async function serveFromVersion(
     // srvx's response goes straight to the socket: a web Response would copy the bytes into a stream first.
     return new FastResponse(body as Uint8Array<ArrayBuffer> | null, { status, headers }) as unknown as Response;
   }
-  return render(runtime, event, site, loaded, base);
+  return render(services, runtime, event, site, loaded, base);
 }
 
 /** A static file of a version: immutable caching for hashed names, revalidation by ETag for the rest. */
@@ -152,7 +155,15 @@ function assetAnswer(runtime: SiteRuntime, asset: VersionAsset, method: string, 
   return { status: 200, headers: { ...headers, 'content-length': String(asset.size) }, body: method === 'HEAD' ? null : runtime.blobs.get(asset.hash) };
 }
 
+const pageAnswer = ({ status, headers, body }: CachedPage) => new FastResponse(body, { status, headers: { ...headers } }) as unknown as Response;
+
+/**
+ * A page of the site's code. A public GET is answered from the page cache when the same version rendered
+ * the same address while the store's public data was what it is now (serving/page-cache.ts); previews,
+ * other methods and pages whose render read more than that run the code every time.
+ */
 async function render(
+  services: Services,
   runtime: SiteRuntime,
   event: H3Event,
   site: Site,
@@ -160,6 +171,11 @@ async function render(
   base: string,
 ): Promise<Response> {
   const { version } = loaded;
+  const preview = base.endsWith(`/${PREVIEW_SEGMENT}`);
+  const stamp = event.req.method === 'GET' && !preview ? await publicStamp(services, site.storeId) : null;
+  const key = stamp === null ? null : `${site.storeId} ${site.revision} ${version.id} ${base} ${event.url.pathname}${event.url.search} ${stamp}`;
+  const hit = key === null ? undefined : runtime.pages.get(key);
+  if (hit) return pageAnswer(hit);
   const rendered = await renderPage(event, {
     host: runtime.host,
     installationId: `site:${version.id}:${(runtime.lane = (runtime.lane + 1) % ISOLATES_PER_VERSION)}`,
@@ -171,7 +187,7 @@ async function render(
     label: `site ${site.slug}`,
     // Answered in-process: no socket, no second trip through the network stack.
     buyerApi: (request) => Promise.resolve(runtime.app.fetch(request)),
-    previewCookie: base.endsWith(`/${PREVIEW_SEGMENT}`) ? previewCookieOf(event.req.headers.get('cookie')) : null,
+    previewCookie: preview ? previewCookieOf(event.req.headers.get('cookie')) : null,
   });
   if (rendered.outcome === 'BODY_TOO_LARGE') return page(413, '요청이 너무 큽니다', '1 MiB보다 작게 보내 주세요.', { connection: 'close' });
   if (rendered.outcome === 'FAILED') {
@@ -181,7 +197,8 @@ async function render(
     );
     return renderFailed(error.code === 'TIMEOUT' || error.code === 'CPU_LIMIT');
   }
-  return new FastResponse(rendered.body, { status: rendered.status, headers: rendered.headers }) as unknown as Response;
+  if (key !== null && reusable(rendered)) runtime.pages.set(key, rendered);
+  return pageAnswer(rendered);
 }
 
 /** Where a visitor request of a site goes: the site's slug, its root URL (the root of its own origin) and the path below it. */
@@ -327,6 +344,7 @@ export function mountSites(app: H3, services: Services) {
     blobs: new BlobCache(services),
     sites: new Map(),
     versions: new Map(),
+    pages: new PageCache(),
     lane: 0,
     protocol,
     ownHost,
