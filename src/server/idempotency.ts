@@ -1,6 +1,6 @@
 import { and, eq, lte, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
-import { preparedFor } from '../db/prepared.js';
+import { placeholderValue, preparedFor } from '../db/prepared.js';
 import { fail } from './errors.js';
 import { idempotencyKeys } from './schema.js';
 
@@ -15,6 +15,8 @@ export interface Remembered {
   status: number;
   body: string;
 }
+
+const scopedKey = and(eq(idempotencyKeys.tokenId, sql.placeholder('scope')), eq(idempotencyKeys.key, sql.placeholder('key')));
 
 const q = preparedFor((db) => ({
   /** A new key, or a lapsed claim of the same request taken over: one guarded statement. */
@@ -41,11 +43,13 @@ const q = preparedFor((db) => ({
     })
     .returning({ key: idempotencyKeys.key })
     .prepare(),
-  row: db
-    .select()
-    .from(idempotencyKeys)
-    .where(and(eq(idempotencyKeys.tokenId, sql.placeholder('scope')), eq(idempotencyKeys.key, sql.placeholder('key'))))
+  row: db.select().from(idempotencyKeys).where(scopedKey).prepare(),
+  settle: db
+    .update(idempotencyKeys)
+    .set({ state: 'DONE', status: placeholderValue('status'), body: placeholderValue('body') })
+    .where(scopedKey)
     .prepare(),
+  forget: db.delete(idempotencyKeys).where(scopedKey).prepare(),
 }));
 
 /**
@@ -63,7 +67,6 @@ export async function claimIdempotencyKey(db: Db, scope: string, key: string, fi
 
 /** The request's answer, remembered for replays; server faults (5xx) are forgotten so they can be retried. */
 export async function settleIdempotencyKey(db: Db, scope: string, key: string, answer: Remembered) {
-  const where = and(eq(idempotencyKeys.tokenId, scope), eq(idempotencyKeys.key, key));
-  if (answer.status >= 500) await db.delete(idempotencyKeys).where(where).run();
-  else await db.update(idempotencyKeys).set({ state: 'DONE', status: answer.status, body: answer.body }).where(where).run();
+  if (answer.status >= 500) await q(db).forget.run({ scope, key });
+  else await q(db).settle.run({ scope, key, status: answer.status, body: answer.body });
 }

@@ -448,6 +448,12 @@ export interface Operation<B = any, Q = any, P = any> {
    */
   handler: (ctx: any) => unknown;
   async?: boolean;
+  /**
+   * Every write of this operation updates the same row of its store (the catalog's numbers and version). On
+   * PostgreSQL two such SERIALIZABLE transactions at once always conflict and one runs again, so this process
+   * runs them one after another per store instead.
+   */
+  oneWriterPerStore?: boolean;
   /** Largest JSON body accepted, in bytes; default 1 MiB. */
   maxBodyBytes?: number;
   /**

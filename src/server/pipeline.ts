@@ -1,5 +1,5 @@
 import { getRouterParams, type H3Event } from 'h3';
-import { transaction } from '../db/client.js';
+import { onPostgres, transaction } from '../db/client.js';
 import { newId } from '../db/ids.js';
 import { markedAsAgent, type Principal } from '../kernel/identity.js';
 import { agentDecision, agentDenied, APPROVAL_REASON, authorize, bearerChallenge, decisionReason, type AgentDecision } from './access.js';
@@ -14,6 +14,7 @@ import type { Services } from './services.js';
 import { readBodyText, requireJsonContentType } from './body.js';
 import { parseBody, parseQuery, readMultipart, requestFingerprint, type Multipart } from './request-input.js';
 import { parseWith, queryObject } from './validation.js';
+import { StoreQueues } from './store-queues.js';
 
 const DEFAULT_MAX_BODY = 1024 * 1024;
 /** Query parameters every operation accepts: `lang` picks the message language (only Korean is offered). */
@@ -260,6 +261,9 @@ export function buildCtx(
 
 type AfterCommit = ((out: Outgoing) => Promise<void>) | undefined;
 
+/** The transactions of `oneWriterPerStore` operations, one at a time per store. */
+const storeWriters = new StoreQueues();
+
 /**
  * Runs the handler — writes inside one transaction unless the operation is `async` — and wraps its
  * result; `inTransaction` (remembering the answer of an idempotent request, the audit record) runs inside that transaction.
@@ -267,11 +271,15 @@ type AfterCommit = ((out: Outgoing) => Promise<void>) | undefined;
  */
 export function execute(services: Services, op: Operation, ctx: Ctx, inTransaction?: AfterCommit): Outgoing | Response | Promise<Outgoing | Response> {
   if (op.method !== 'GET' && !op.async) {
-    return transaction(services.db, async () => {
-      const out = wrapResult(op, await op.handler(ctx));
-      if (inTransaction && !(out instanceof Response)) await inTransaction(out);
-      return out;
-    });
+    const run = () =>
+      transaction(services.db, async () => {
+        const out = wrapResult(op, await op.handler(ctx));
+        if (inTransaction && !(out instanceof Response)) await inTransaction(out);
+        return out;
+      });
+    // Only a transaction of its own waits its turn: one already open (an approval's) runs the write inside it.
+    const queued = op.oneWriterPerStore && ctx.store && onPostgres(services.db) && !services.db.$client.inTransaction;
+    return queued ? storeWriters.run(ctx.store!.id, run) : run();
   }
   const result = op.handler(ctx);
   return result instanceof Promise ? result.then((r) => wrapResult(op, r)) : wrapResult(op, result);

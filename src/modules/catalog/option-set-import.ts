@@ -58,6 +58,7 @@ export const optionSetImportOperation = defineOperation({
   tag: 'Catalog',
   auth: 'store',
   scope: 'product:rw',
+  oneWriterPerStore: true,
   agent: 'approval',
   agentApprovalExemptWhilePrivate: true,
   params: z.object({ productId: z.string(), optionSetId: z.string() }).strict(),
@@ -76,7 +77,7 @@ export const optionSetImportOperation = defineOperation({
       ctx.store.id,
       'OPTION_SET_NOT_FOUND',
     );
-    const written = await writeProduct(writeCtx(ctx), 'patch', product, importedInput(product, set));
+    const { product: written } = await writeProduct(writeCtx(ctx), 'patch', product, importedInput(product, set));
     const first = await ctx.db
       .insert(optionSetImports)
       .values({ optionSetId: set.id, productId: product.id, storeId: ctx.store.id, importedAt: ctx.now })

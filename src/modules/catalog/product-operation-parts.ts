@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { reply, type StoreCtx } from '../../server/registry.js';
-import { loadProduct, variantsOf, type ProductRow } from './product-rows.js';
+import { loadProduct, variantsOf, type ProductRow, type VariantRow } from './product-rows.js';
 import { presentProduct } from './product-views.js';
 
 // What the operations on products share: their tag, parameters, target, error lists, lookup and reply.
@@ -30,13 +30,14 @@ export const approvedProductWrite = {
   agent: 'approval' as const,
   agentApprovalExemptWhilePrivate: true,
   params: productParams,
+  oneWriterPerStore: true,
 };
 
 export type ProductCtx = StoreCtx<any, any, { productId: string }>;
 export const load = (ctx: ProductCtx) => loadProduct(ctx.db, ctx.store.id, ctx.params.productId);
 
-/** The product as the seller reads it, with its version as ETag (sent back as `If-Match`). */
-export async function productReply(ctx: StoreCtx, product: ProductRow, status = 200) {
-  const data = presentProduct(ctx.services.config.origin, product, await variantsOf(ctx.db, product.id), ctx.now);
+/** The product as the seller reads it, with its version as ETag (sent back as `If-Match`); its variants are read unless given. */
+export async function productReply(ctx: StoreCtx, product: ProductRow, status = 200, variants?: VariantRow[] | null) {
+  const data = presentProduct(ctx.services.config.origin, product, variants ?? (await variantsOf(ctx.db, product.id)), ctx.now);
   return reply(status, data, { headers: { etag: `"${product.version}"` } });
 }

@@ -72,7 +72,7 @@ async function patchPolicy(ctx: StoreCtx<ProductPatch, unknown, { productId: str
 }
 
 const writeHandler = (mode: Exclude<WriteMode, 'create'>) => async (ctx: StoreCtx<ProductInput, unknown, { productId: string }>) =>
-  productReply(ctx, await writeProduct(writeCtx(ctx), mode, await load(ctx), ctx.body));
+  productReply(ctx, (await writeProduct(writeCtx(ctx), mode, await load(ctx), ctx.body)).product);
 
 /** A product itself: create, list, read, replace, patch and delete it, its options, a variant's stock, bulk status. */
 export const productRecordOperations = [
@@ -84,13 +84,17 @@ export const productRecordOperations = [
     tag,
     auth: 'store',
     scope: 'product:rw',
+    oneWriterPerStore: true,
     agent: 'direct',
     body: productCreate,
     target: () => ({ type: 'PRODUCT', id: null }),
     response: productView,
     status: 201,
     errors: PRODUCT_WRITE,
-    handler: async (ctx) => productReply(ctx, await writeProduct(writeCtx(ctx), 'create', null, ctx.body), 201),
+    handler: async (ctx) => {
+      const { product, variants } = await writeProduct(writeCtx(ctx), 'create', null, ctx.body);
+      return productReply(ctx, product, 201, variants);
+    },
   }),
   defineOperation({
     operationId: 'listProducts',
@@ -150,6 +154,7 @@ export const productRecordOperations = [
     tag,
     auth: 'store',
     scope: 'product:rw',
+    oneWriterPerStore: true,
     agent: patchPolicy,
     agentApprovalExemptWhilePrivate: true,
     params: productParams,
@@ -209,6 +214,7 @@ export const productRecordOperations = [
     tag,
     auth: 'store',
     scope: 'product:rw',
+    oneWriterPerStore: true,
     agent: 'direct',
     params: variantParams,
     body: stockChange,
@@ -240,6 +246,7 @@ export const productRecordOperations = [
     tag,
     auth: 'store',
     scope: 'product:rw',
+    oneWriterPerStore: true,
     agent: 'direct',
     body: bulkStatus,
     target: () => ({ type: 'PRODUCT', id: null }),

@@ -1,6 +1,6 @@
 // Writing products: create, replace and patch under one set of rules, the variants of the option axes, deletion.
 import { and, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { onPostgres, type Db } from '../../db/client.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
 import { fail, validationFailed, type FieldError } from '../../server/errors.js';
@@ -23,7 +23,7 @@ const insertAll = (db: Db, table: typeof products | typeof productVariants) =>
     .prepare();
 
 const q = preparedFor((db) => ({
-  // Structures of up to 500 combinations: one prepared statement per row beats building a 6,000-parameter query.
+  // SQLite, structures of up to 500 combinations: one prepared statement per row beats building a 6,000-parameter query.
   insertProduct: insertAll(db, products),
   insertVariant: insertAll(db, productVariants),
   updateVariant: db
@@ -105,6 +105,12 @@ export function ifMatchVersion(ctx: StoreCtx): number | null {
 
 export type WriteMode = 'create' | 'replace' | 'patch';
 
+/** A written product, and its variants when the write made them all (a create): no need to read them back. */
+export interface Written {
+  product: ProductRow;
+  variants: VariantRow[] | null;
+}
+
 /** What a product write needs of its request; the seed builds one without a request. */
 export interface WriteCtx {
   db: Db;
@@ -120,7 +126,7 @@ export const writeCtx = (ctx: StoreCtx): WriteCtx => ({ db: ctx.db, now: ctx.now
  * Creation, full replacement and partial update of a product share these rules (spec 01 §2.2–2.4, 2.6);
  * they differ only in what an omitted field means.
  */
-export async function writeProduct(ctx: WriteCtx, mode: WriteMode, existing: ProductRow | null, input: ProductInput): Promise<ProductRow> {
+export async function writeProduct(ctx: WriteCtx, mode: WriteMode, existing: ProductRow | null, input: ProductInput): Promise<Written> {
   const { db, now, storeId } = ctx;
   const fresh = mode !== 'patch';
 
@@ -169,13 +175,15 @@ export async function writeProduct(ctx: WriteCtx, mode: WriteMode, existing: Pro
     else settings.push({ optionValues: [], stockQuantity: input.stockQuantity });
   }
 
+  // A new product's number and its variants' numbers come in one statement (every combination is a new variant).
+  const numbers = existing ? null : await allocateNumbers(db, storeId, 1, combinations(options).length);
   const pick = <K extends keyof ProductRow>(key: K & keyof ProductInput, fallback: ProductRow[K]): ProductRow[K] =>
     input[key] !== undefined ? (input[key] as ProductRow[K]) : fresh || !existing ? fallback : existing[key];
 
   const row: ProductRow = {
     id: existing?.id ?? newId('prd', now),
     storeId,
-    productNo: existing?.productNo ?? (await allocateNumbers(db, storeId, 1, 0)).productNo,
+    productNo: existing?.productNo ?? numbers!.productNo,
     name: input.name ?? existing!.name,
     salePrice: input.salePrice ?? existing!.salePrice,
     listPrice: pick('listPrice', null),
@@ -211,18 +219,26 @@ export async function writeProduct(ctx: WriteCtx, mode: WriteMode, existing: Pro
   } else {
     await q(db).insertProduct.run(row);
   }
-  if (!existing || input.options !== undefined || input.variants !== undefined || input.stockQuantity !== undefined || mode === 'replace') {
-    await syncVariants(ctx, row, settings, existing ? await variantsOf(db, row.id) : []);
+  if (!existing) return { product: row, variants: await syncVariants(ctx, row, settings, [], numbers!.variantNo) };
+  if (input.options !== undefined || input.variants !== undefined || input.stockQuantity !== undefined || mode === 'replace') {
+    await syncVariants(ctx, row, settings, await variantsOf(db, row.id));
   }
-  return row;
+  return { product: row, variants: null };
 }
 
 /**
  * Makes the variants exactly the combinations of the product's axes (spec 01 §2.2). A combination that
  * survives a structure change keeps its variant (id, number, stock); settings given for it apply on top.
- * Removing a variant some order holds is refused (409 VARIANT_IN_ORDER).
+ * Removing a variant some order holds is refused (409 VARIANT_IN_ORDER). `firstVariantNo`: numbers the caller
+ * reserved for the new variants already. Answers the variants it inserted, in position order.
  */
-export async function syncVariants(ctx: Pick<WriteCtx, 'db' | 'now'>, product: ProductRow, settings: VariantSettings[], existing: VariantRow[]) {
+export async function syncVariants(
+  ctx: Pick<WriteCtx, 'db' | 'now'>,
+  product: ProductRow,
+  settings: VariantSettings[],
+  existing: VariantRow[],
+  firstVariantNo?: number,
+): Promise<VariantRow[]> {
   const { db, now } = ctx;
   const combos = combinations(product.options);
   const wanted = new Map(combos.map((values, position) => [comboKey(values), { values, position }]));
@@ -253,7 +269,7 @@ export async function syncVariants(ctx: Pick<WriteCtx, 'db' | 'now'>, product: P
       .run();
 
   const fresh = combos.filter((values) => !kept.has(comboKey(values)));
-  let nextNo = fresh.length ? (await allocateNumbers(db, product.storeId, 0, fresh.length)).variantNo : 0;
+  let nextNo = firstVariantNo ?? (fresh.length ? (await allocateNumbers(db, product.storeId, 0, fresh.length)).variantNo : 0);
   const inserts: VariantRow[] = [];
   const emptied: string[] = [];
   for (const [key, { values, position }] of wanted) {
@@ -287,8 +303,18 @@ export async function syncVariants(ctx: Pick<WriteCtx, 'db' | 'now'>, product: P
     });
     if (s?.stockQuantity === 0 && current.stockQuantity > 0) emptied.push(current.id);
   }
-  for (const row of inserts) await q(db).insertVariant.run(row);
+  await insertVariants(db, inserts);
   for (const variantId of emptied) await afterStockChange(db, now, product.id, variantId, 0);
+  return inserts;
+}
+
+/**
+ * PostgreSQL takes the rows in one multi-row insert: one round trip instead of one per row. SQLite has no
+ * round trip to save, and a prepared row insert costs less than building a query of every row's values.
+ */
+async function insertVariants(db: Db, rows: VariantRow[]) {
+  if (rows.length > 1 && onPostgres(db)) await db.insert(productVariants).values(rows).run();
+  else for (const row of rows) await q(db).insertVariant.run(row);
 }
 
 export async function deleteProduct(db: Db, product: ProductRow) {

@@ -4,7 +4,6 @@ import { addDays, datesIn, today } from '../../kernel/dates.js';
 import { packageRoot } from '../../paths.js';
 import type { Services } from '../../server/services.js';
 import { storeUploadInTransaction } from '../uploads/index.js';
-import { variantsOf } from './product-rows.js';
 import { writeProduct } from './product-writes.js';
 import { productCalendar } from './schema.js';
 
@@ -39,7 +38,7 @@ export async function seedSamples(services: Services, storeId: string) {
   });
   await create({ name: '세라믹 머그컵 350ml', salePrice: 12000, stockQuantity: 50, images: await pictures('mug') });
   await create({ name: '모바일 상품권 1만원', salePrice: 10000, stockQuantity: 100, fulfillment: { type: 'MANUAL' }, images: await pictures('voucher') });
-  const stay = await create({
+  const { product: stay, variants } = await create({
     name: '한옥 스테이 (1박)',
     images: await pictures('hanok'),
     salePrice: 120000,
@@ -48,7 +47,7 @@ export async function seedSamples(services: Services, storeId: string) {
     options: [{ name: '객실', values: ['온돌방', '침대방'] }],
   });
   const first = today(now);
-  const rows = (await variantsOf(services.db, stay.id)).flatMap((v) =>
+  const rows = variants!.flatMap((v) =>
     datesIn(first, addDays(first, 59)).map((date) => ({ variantId: v.id, date, storeId, productId: stay.id, stock: 2, price: null })),
   );
   await services.db.insert(productCalendar).values(rows).run();
