@@ -90,7 +90,7 @@ export type FromWorker =
 export interface WorkerStats {
   /** Isolates alive (warm or running). */
   isolates: number;
-  /** Heap of the idle ones, measured when each last went idle. */
+  /** Heap of the idle ones, measured shortly after each last went idle. */
   idleHeapBytes: number;
   rssBytes: number;
 }
