@@ -297,6 +297,14 @@ if (meta.warm) {
 return settle;
 `;
 
+/**
+ * The bootstrap as a script whose value is a function of `$0`…`$4`: compiled once per isolate and run in
+ * each new context before any app code (`Reference.apply` then hands it one call's values), rather than
+ * compiled again for every call as `evalClosure` would.
+ */
+export const GUEST_BOOTSTRAP_FUNCTION = `(function ($0, $1, $2, $3, $4) {${GUEST_BOOTSTRAP}})`;
+export const BOOTSTRAP_FILENAME = 'svc:///bootstrap.js';
+
 /** Appended to every bundle: the compiled script ends by running the requested function. */
 export const BUNDLE_ENTRY = `\n;__svc_run(typeof __app === 'undefined' ? undefined : __app);\n`;
 
