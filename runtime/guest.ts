@@ -9,6 +9,9 @@
  *
  * `$0` request(seq, op, argsJson) · `$1` log(level, text) · `$2` metaJson · `$3` inputJson · `$4` contextJson
  *
+ * A fetch answer's text comes to `settle` as a string of its own (not inside the JSON), and a site's page
+ * leaves as `S{status, headers}` + newline + the page: large texts cross without being escaped and parsed.
+ *
  * JSON, String and the one method we call (slice) are captured before the app runs because the app may
  * replace them (or any prototype) in its own context: replacing `Array.prototype.join` or
  * `String.prototype.slice` must not let it hand the bridge a 30 MB "line". The worker enforces the same
@@ -41,11 +44,12 @@ function hostCall(op, args) {
     request(seq, op, json);
   });
 }
-function settle(seq, ok, json) {
+function settle(seq, ok, json, body) {
   const waiter = pending.get(seq);
   if (!waiter) return;
   pending.delete(seq);
   const value = parse(json);
+  if (ok && typeof body === 'string') value.body = body;
   if (ok) return waiter.resolve(value);
   const error = new GuestError(value.message);
   error.code = value.code;
@@ -254,6 +258,12 @@ async function serveSite(handlers, fn) {
   if (!(res instanceof Response)) throw new TypeError('fetch(request, env) must return a Response');
   return { status: res.status, headers: [...res.headers], body: await res.text() };
 }
+// JSON never holds a raw newline: the first one ends the head.
+function sitePage({ status, headers, body }) {
+  const head = stringify({ status, headers });
+  const page = GuestString(body);
+  return head.length + page.length > meta.resultBytes ? 'L' + (head.length + page.length) : 'S' + head + '\n' + page;
+}
 if (meta.group === 'default') Object.assign(globalThis, { Headers, URL, URLSearchParams, Request, Response });
 
 async function runHandler(app) {
@@ -261,7 +271,8 @@ async function runHandler(app) {
   const fn = handlers != null && (hasOwn(handlers, meta.name) || meta.group === 'default') ? handlers[meta.name] : undefined;
   if (typeof fn !== 'function') return 'M';
   try {
-    const value = meta.group === 'default' ? await serveSite(handlers, fn) : await fn(input, context);
+    if (meta.group === 'default') return sitePage(await serveSite(handlers, fn));
+    const value = await fn(input, context);
     const json = value === undefined ? 'null' : stringify(value) ?? 'null';
     return json.length > meta.resultBytes ? 'L' + json.length : 'R' + json;
   } catch (error) {

@@ -250,7 +250,7 @@ function dispose(slot: Slot) {
   if (!slot.isolate.isDisposed) slot.isolate.dispose();
 }
 
-function finish(call: Call, outcome: { ok: true; json: string } | { ok: false; error: WorkerFailure }) {
+function finish(call: Call, outcome: { ok: true; json: string; body?: string } | { ok: false; error: WorkerFailure }) {
   if (call.finished) return;
   call.finished = true;
   calls.delete(call.id);
@@ -267,7 +267,7 @@ function finish(call: Call, outcome: { ok: true; json: string } | { ok: false; e
   askForRecycleIfLarge();
   send(
     outcome.ok
-      ? { t: 'done', id: call.id, ok: true, json: outcome.json, logs: call.logs, durationMs }
+      ? { t: 'done', id: call.id, ok: true, json: outcome.json, body: outcome.body, logs: call.logs, durationMs }
       : { t: 'done', id: call.id, ok: false, error: outcome.error, logs: call.logs, durationMs },
   );
   if (calls.size === 0) stopWatchdog();
@@ -402,7 +402,13 @@ function outcomeOf(call: Call, kind: string, name: string, out: unknown): Parame
   const body = typeof out === 'string' ? out.slice(1) : '';
   const { resultBytes } = call.limits;
   if (tag === 'R' && Buffer.byteLength(body) <= resultBytes) return { ok: true, json: body };
-  if (tag === 'R' || tag === 'L') return { ok: false, error: { code: 'RESULT_TOO_LARGE', message: `The result is larger than ${resultBytes} bytes of JSON` } };
+  if (tag === 'S' && kind === 'site') {
+    const end = body.indexOf('\n');
+    const [head, page] = end < 0 ? ['', ''] : [body.slice(0, end), body.slice(end + 1)];
+    if (head && Buffer.byteLength(head) + Buffer.byteLength(page) <= resultBytes) return { ok: true, json: head, body: page };
+  }
+  if (tag === 'R' || tag === 'S' || tag === 'L')
+    return { ok: false, error: { code: 'RESULT_TOO_LARGE', message: `The result is larger than ${resultBytes} bytes of JSON` } };
   if (tag === 'M') {
     const group = KIND_GROUP[kind as keyof typeof KIND_GROUP];
     return { ok: false, error: { code: 'HANDLER_MISSING', message: `The bundle has no ${kind} function "${name}" (expected __app.${group}["${name}"])` } };
@@ -511,15 +517,15 @@ function onRequest(call: Call, seq: unknown, op: unknown, json: unknown) {
   send({ t: 'call', id: call.id, seq, op: op as HostOp, json });
 }
 
-function reply(call: Call, seq: number, ok: boolean, json: string) {
+function reply(call: Call, seq: number, ok: boolean, json: string, body: string | undefined) {
   call.outstanding -= 1;
-  settle(call, seq, ok, json);
+  settle(call, seq, ok, json, typeof body === 'string' ? body : undefined);
 }
 
-function settle(call: Call, seq: number, ok: boolean, json: string) {
+function settle(call: Call, seq: number, ok: boolean, json: string, body?: string) {
   if (call.finished || !call.settle) return;
   // A rejection here means the isolate is gone; the call is failed by whoever disposed it.
-  call.settle.apply(undefined, [seq, ok, json]).catch(() => {});
+  call.settle.apply(undefined, body === undefined ? [seq, ok, json] : [seq, ok, json, body]).catch(() => {});
 }
 
 /**
@@ -550,7 +556,7 @@ process.on('message', (msg: ToWorker) => {
     });
   } else if (msg.t === 'reply') {
     const call = calls.get(msg.id);
-    if (call) reply(call, msg.seq, msg.ok, msg.json);
+    if (call) reply(call, msg.seq, msg.ok, msg.json, msg.body);
   } else if (msg.t === 'evict') {
     const slot = slots.get(msg.installationId);
     if (slot) kill(slot, 'INSTALLATION_EVICTED');
