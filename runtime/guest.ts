@@ -30,17 +30,26 @@ let input = parse($3);
 let context = parse($4);
 
 const pending = new GuestMap();
+// Counted apart from the map, whose methods the app may replace.
+let waiting = 0;
 let nextSeq = 0;
+function refusal(code, message) {
+  const error = new GuestError(message);
+  error.code = code;
+  return error;
+}
 function hostCall(op, args) {
   return new GuestPromise((resolve, reject) => {
+    // The worker refuses the same; refused here, a loop of un-awaited calls stays inside the isolate, where
+    // the watchdog stops it, instead of queueing work for the worker's thread faster than it can refuse it.
+    if (waiting >= meta.maxOutstanding)
+      return reject(refusal('TOO_MANY_REQUESTS', 'At most ' + meta.maxOutstanding + ' fetch/storage/api calls may be pending at once'));
     const json = stringify(args === undefined ? null : args);
-    if (json.length > meta.maxRequestChars) {
-      const error = new GuestError('A ' + op + ' request may carry at most ' + meta.maxRequestChars + ' characters');
-      error.code = 'REQUEST_TOO_LARGE';
-      return reject(error);
-    }
+    if (json.length > meta.maxRequestChars)
+      return reject(refusal('REQUEST_TOO_LARGE', 'A ' + op + ' request may carry at most ' + meta.maxRequestChars + ' characters'));
     const seq = ++nextSeq;
     pending.set(seq, { resolve, reject });
+    waiting += 1;
     request(seq, op, json);
   });
 }
@@ -48,12 +57,11 @@ function settle(seq, ok, json, body) {
   const waiter = pending.get(seq);
   if (!waiter) return;
   pending.delete(seq);
+  waiting -= 1;
   const value = parse(json);
   if (ok && typeof body === 'string') value.body = body;
   if (ok) return waiter.resolve(value);
-  const error = new GuestError(value.message);
-  error.code = value.code;
-  waiter.reject(error);
+  waiter.reject(refusal(value.code, value.message));
 }
 
 let lines = 0;
@@ -300,6 +308,9 @@ if (meta.warm) {
       input = parse(inputJson);
       context = parse(contextJson);
       lines = 0;
+      // Host calls the previous request left pending are never answered (the worker drops their replies).
+      pending.clear();
+      waiting = 0;
       globalThis.context = context;
       return runHandler(warmApp);
     },

@@ -33,9 +33,9 @@ async function stillWorks(installationId: string) {
 }
 
 test('infinite loop: CPU_LIMIT while the server keeps serving', async () => {
-  const call = host.invoke(
-    toolCall(`export const tools = { spin: () => { for (;;) {} } }`, 'spin', {}, { installationId: 'inst_loop', limits: { cpuMs: 1500 } }),
-  );
+  // 1.5 s of CPU time can take longer than the suite's 15 s of wall time when a dozen runs share two cores.
+  const limits = { cpuMs: 1500, wallMs: 60_000 };
+  const call = host.invoke(toolCall(`export const tools = { spin: () => { for (;;) {} } }`, 'spin', {}, { installationId: 'inst_loop', limits }));
   await new Promise((r) => setTimeout(r, 200));
   // The server answers while the loop still runs: its answer comes before the call ends at the CPU limit.
   const store = svc.api('GET', '/v1/store');
