@@ -1,11 +1,11 @@
 /**
- * Code run in every fresh context before the app's bundle (for a site's warm context, once: `meta.warm`
- * then keeps the bundle's app and answers each request through `__svc_dispatch`). It is the only code of ours inside the
+ * Code run in every new context before the app's bundle (for a warm context, once: `meta.warm` then keeps
+ * the bundle's app and runs each call handed to the `dispatch` it returns). It is the only code of ours inside the
  * isolate: it turns the three host functions it is handed (all `ivm.Callback`s taking strings) into the
  * guest globals `console`, `fetch`, `storage`, `api` and `context`, and defines `__svc_run`, which the
  * compiled bundle calls on its last line. It returns `settle`, through which the worker answers host
- * calls; the worker keeps that as a Reference on its side, so nothing but strings and primitives ever
- * crosses into the guest.
+ * calls (a warm context: `{ settle, dispatch }`); the worker keeps these as References on its side, so
+ * nothing but strings and primitives ever crosses into the guest, and the app cannot reach either.
  *
  * `$0` request(seq, op, argsJson) · `$1` log(level, text) · `$2` metaJson · `$3` inputJson · `$4` contextJson
  *
@@ -25,7 +25,8 @@ const { parse, stringify } = JSON;
 const GuestError = Error, GuestMap = Map, GuestPromise = Promise, GuestString = String, hasOwn = Object.hasOwn;
 const sliceText = Function.prototype.call.bind(String.prototype.slice);
 const meta = parse($2);
-// A site's warm context serves one request after another: these are the current request's.
+// A warm context serves one call after another: these are the current call's (meta's for a new context).
+let target = { group: meta.group, name: meta.name, resultBytes: meta.resultBytes };
 let input = parse($3);
 let context = parse($4);
 
@@ -270,19 +271,20 @@ async function serveSite(handlers, fn) {
 function sitePage({ status, headers, body }) {
   const head = stringify({ status, headers });
   const page = GuestString(body);
-  return head.length + page.length > meta.resultBytes ? 'L' + (head.length + page.length) : 'S' + head + '\n' + page;
+  return head.length + page.length > target.resultBytes ? 'L' + (head.length + page.length) : 'S' + head + '\n' + page;
 }
-if (meta.group === 'default') Object.assign(globalThis, { Headers, URL, URLSearchParams, Request, Response });
+if (meta.site) Object.assign(globalThis, { Headers, URL, URLSearchParams, Request, Response });
 
 async function runHandler(app) {
-  const handlers = app != null ? app[meta.group] : undefined;
-  const fn = handlers != null && (hasOwn(handlers, meta.name) || meta.group === 'default') ? handlers[meta.name] : undefined;
+  const { group, name, resultBytes } = target;
+  const handlers = app != null ? app[group] : undefined;
+  const fn = handlers != null && (hasOwn(handlers, name) || group === 'default') ? handlers[name] : undefined;
   if (typeof fn !== 'function') return 'M';
   try {
-    if (meta.group === 'default') return sitePage(await serveSite(handlers, fn));
+    if (group === 'default') return sitePage(await serveSite(handlers, fn));
     const value = await fn(input, context);
     const json = value === undefined ? 'null' : stringify(value) ?? 'null';
-    return json.length > meta.resultBytes ? 'L' + json.length : 'R' + json;
+    return json.length > resultBytes ? 'L' + json.length : 'R' + json;
   } catch (error) {
     return 'E' + describe(error);
   }
@@ -294,7 +296,7 @@ Object.defineProperty(globalThis, '__svc_run', {
   value: (app) => {
     if (started) throw new TypeError('__svc_run is called once, by the runtime');
     started = true;
-    // A warm site context keeps the bundle's app for the requests to come (each through __svc_dispatch).
+    // A warm context keeps the bundle's app for the calls to come (each through dispatch).
     if (meta.warm) {
       warmApp = app;
       return 'W';
@@ -302,21 +304,19 @@ Object.defineProperty(globalThis, '__svc_run', {
     return runHandler(app);
   },
 });
-if (meta.warm) {
-  Object.defineProperty(globalThis, '__svc_dispatch', {
-    value: (inputJson, contextJson) => {
-      input = parse(inputJson);
-      context = parse(contextJson);
-      lines = 0;
-      // Host calls the previous request left pending are never answered (the worker drops their replies).
-      pending.clear();
-      waiting = 0;
-      globalThis.context = context;
-      return runHandler(warmApp);
-    },
-  });
+// Not a global: an app calling it could reset its own count of pending host calls.
+function dispatch(targetJson, inputJson, contextJson) {
+  target = parse(targetJson);
+  input = parse(inputJson);
+  context = parse(contextJson);
+  lines = 0;
+  // Host calls the previous call left pending are never answered (the worker drops their replies).
+  pending.clear();
+  waiting = 0;
+  globalThis.context = context;
+  return runHandler(warmApp);
 }
-return settle;
+return meta.warm ? { settle, dispatch } : settle;
 `;
 
 /**

@@ -4,10 +4,11 @@
  * do outside its isolate — fetch, storage, API calls — is a message to the server, which decides.
  *
  * One isolate per installation stays warm, with each bundle version compiled once per isolate (and V8's
- * code cache shared across isolates); every call gets a fresh context, except a site's requests: they are
- * dispatched into warm contexts where the site's bundle already ran (one request at a time in each), as
- * edge runtimes serve a web `fetch` handler — without it, every page started the bundle over and its code
- * never warmed up in V8. A watchdog charges isolate CPU time
+ * code cache shared across isolates). Calls are dispatched into warm contexts where the bundle already ran
+ * (one call at a time in each), as edge runtimes serve a web `fetch` handler: a new V8 context costs more
+ * CPU (~0.3-0.5 ms) than the rest of a warm call together, and without it a site's code never warmed up in
+ * V8. An installation is one app in one store, so what a call leaves in its context is seen only by later
+ * calls of the same app and store; a context whose call failed is dropped. A watchdog charges isolate CPU time
  * to the calls in flight and disposes the isolate when a call overruns its CPU or wall-clock budget. No
  * run is given isolated-vm's `timeout`: it bounds only synchronous runs, not code resumed after an awaited
  * host call, and it counts wall-clock time, which on a busy machine a polite call spends waiting for a core.
@@ -34,8 +35,8 @@ const MB = 1024 * 1024;
 /** Characters of bundle source kept for isolates still to be created; the host resends what was dropped. */
 const MAX_BUNDLE_CHARS = 64 * 1024 * 1024;
 const MAX_SCRIPTS_PER_ISOLATE = 4;
-/** Warm contexts of one site version in one isolate; a request finding all busy gets a fresh context. */
-const WARM_CONTEXTS_PER_SITE = 8;
+/** Warm contexts of one bundle version in one isolate; a call finding all busy gets a context of its own. */
+const WARM_CONTEXTS_PER_BUNDLE = 8;
 /** Stack text of a thrown error that travels back; the bootstrap clips it, the worker refuses more. */
 const MAX_STACK_CHARS = 8000;
 /** JSON of a thrown error's description: its clipped fields, every character escaped at worst. */
@@ -80,7 +81,7 @@ interface Slot {
    * while results travel back.
    */
   spare?: Promise<PreparedContext>;
-  /** Warm site contexts by bundle and call settings. */
+  /** Warm contexts by bundle and kind (a site's has the web globals). */
   warm: Map<string, WarmContext[]>;
 }
 
@@ -90,12 +91,12 @@ interface PreparedContext {
   boot: ivm.Reference;
 }
 
-/** A site context where the bundle ran once; requests are dispatched into it one after another. */
+/** A context where the bundle ran once; calls are dispatched into it one after another. */
 interface WarmContext {
   context: ivm.Context;
   settle: ivm.Reference;
   dispatch: ivm.Reference;
-  /** The request it serves now (its host calls and logs go there); null when free. */
+  /** The call it serves now (its host calls and logs go there); null when free. */
   call: Call | null;
   pool: WarmContext[];
 }
@@ -198,8 +199,8 @@ async function preparedContext(slot: Slot): Promise<PreparedContext> {
   }
 }
 
-/** Runs the bootstrap in a prepared context for one call (or a site's warm context); answers its `settle`. */
-async function boot({ boot }: PreparedContext, request: ivm.Callback, log: ivm.Callback, meta: string, input: string, context: string) {
+/** Runs the bootstrap in a prepared context for one call (its `settle`) or as a warm context (`{ settle, dispatch }`). */
+async function boot({ boot }: PreparedContext, request: ivm.Callback, log: ivm.Callback, meta: string, input: string, context: string): Promise<ivm.Reference> {
   try {
     return await boot.apply(undefined, [request, log, meta, input, context], { result: { reference: true } });
   } finally {
@@ -214,32 +215,33 @@ function retireWarm(slot: Slot, key: string, pool: WarmContext[]) {
 }
 
 /**
- * A free warm context of this site version (made, and the bundle run in it, when there is none and the
- * pool has room), or null: then the request gets a fresh context.
+ * A free warm context of this bundle version (made, and the bundle run in it, when there is none and the
+ * pool has room), or null: then the call gets a context of its own.
  */
 async function warmContext(slot: Slot, key: string, script: ivm.Script, meta: string, call: Call): Promise<WarmContext | null> {
   let pool = slot.warm.get(key);
   if (!pool) slot.warm.set(key, (pool = []));
   const free = pool.find((warm) => warm.call === null);
-  if (free || pool.length >= WARM_CONTEXTS_PER_SITE) return free ?? null;
+  if (free || pool.length >= WARM_CONTEXTS_PER_BUNDLE) return free ?? null;
   const prepared = await preparedContext(slot);
   const { context } = prepared;
-  // The request that made it owns it from the start: what the bundle logs or asks for as it starts is that request's.
+  // The call that made it owns it from the start: what the bundle logs or asks for as it starts is that call's.
   const warm = { context, call, pool } as unknown as WarmContext;
   const request = new ivm.Callback((seq: unknown, op: unknown, json: unknown) => warm.call && onRequest(warm.call, seq, op, json), { ignored: true });
   const log = new ivm.Callback((level: unknown, text: unknown) => warm.call && onLog(warm.call, level, text), { ignored: true });
-  warm.settle = await boot(prepared, request, log, meta, 'null', 'null');
+  const bridge = await boot(prepared, request, log, meta, 'null', 'null');
+  [warm.settle, warm.dispatch] = await Promise.all([bridge.get('settle', { reference: true }), bridge.get('dispatch', { reference: true })]);
+  bridge.release();
   const ready = await script.run(context, { promise: true, copy: true });
   if (ready !== 'W') {
     context.release();
     return null;
   }
-  warm.dispatch = await context.global.get('__svc_dispatch', { reference: true });
   pool.push(warm);
   return warm;
 }
 
-/** After its request: a warm context that answered is free again; one that failed (or was retired) is dropped. */
+/** After its call: a warm context that answered is free again; one that failed (or was retired) is dropped. */
 function releaseWarm(warm: WarmContext, reusable: boolean) {
   warm.call = null;
   if (reusable && warm.pool.includes(warm)) return;
@@ -453,17 +455,17 @@ function failed(call: Call, error: unknown) {
   finish(call, { ok: false, error: { code: 'APP_ERROR', message } });
 }
 
-/** What the bootstrap needs to know of a call (the same for every request of a site version). */
-const callMeta = (msg: Extract<ToWorker, { t: 'invoke' }>) => ({
-  group: KIND_GROUP[msg.kind],
-  name: msg.name,
-  resultBytes: msg.limits.resultBytes,
+/** The function a call runs, for the bootstrap. */
+const callTarget = (msg: Extract<ToWorker, { t: 'invoke' }>) => ({ group: KIND_GROUP[msg.kind], name: msg.name, resultBytes: msg.limits.resultBytes });
+
+/** What the bootstrap enforces in every context. */
+const BOOTSTRAP_LIMITS = {
   maxLogLines: MAX_LOG_LINES,
   maxLogChars: MAX_LOG_CHARS,
   maxStackChars: MAX_STACK_CHARS,
   maxRequestChars: MAX_REQUEST_CHARS,
   maxOutstanding: MAX_OUTSTANDING,
-});
+};
 
 async function invoke(msg: Extract<ToWorker, { t: 'invoke' }>) {
   if (msg.code !== undefined && !bundles.has(msg.bundleHash)) {
@@ -500,17 +502,16 @@ async function invoke(msg: Extract<ToWorker, { t: 'invoke' }>) {
   try {
     const started = slot.setup.then(async () => {
       const script = await compiled(slot, msg.bundleHash, bundle);
-      if (KIND_GROUP[msg.kind] === 'default') {
-        const meta = JSON.stringify({ ...callMeta(msg), warm: true });
-        const warm = await warmContext(slot, `${msg.bundleHash} ${meta}`, script, meta, call);
-        // A request stopped while its context was being made leaves the context free for the next one.
-        if (warm && call.finished) releaseWarm(warm, true);
-        else if (warm) {
-          warm.call = call;
-          call.warm = warm;
-          call.settle = warm.settle;
-          return { running: warm.dispatch.apply(undefined, [msg.input, msg.context], { result: { promise: true, copy: true } }) };
-        }
+      const warmMeta = JSON.stringify({ ...BOOTSTRAP_LIMITS, site: msg.kind === 'site', warm: true });
+      const warm = await warmContext(slot, `${msg.bundleHash} ${warmMeta}`, script, warmMeta, call);
+      // A call stopped while its context was being made leaves the context free for the next one.
+      if (warm && call.finished) releaseWarm(warm, true);
+      else if (warm) {
+        warm.call = call;
+        call.warm = warm;
+        call.settle = warm.settle;
+        const target = JSON.stringify(callTarget(msg));
+        return { running: warm.dispatch.apply(undefined, [target, msg.input, msg.context], { result: { promise: true, copy: true } }) };
       }
       const prepared = await (slot.spare ?? preparedContext(slot));
       slot.spare = undefined;
@@ -522,7 +523,8 @@ async function invoke(msg: Extract<ToWorker, { t: 'invoke' }>) {
       }
       const request = new ivm.Callback((seq: unknown, op: unknown, json: unknown) => onRequest(call, seq, op, json), { ignored: true });
       const log = new ivm.Callback((level: unknown, text: unknown) => onLog(call, level, text), { ignored: true });
-      call.settle = await boot(prepared, request, log, JSON.stringify(callMeta(msg)), msg.input, msg.context);
+      const meta = JSON.stringify({ ...BOOTSTRAP_LIMITS, site: msg.kind === 'site', ...callTarget(msg) });
+      call.settle = await boot(prepared, request, log, meta, msg.input, msg.context);
       const running = script.run(context, { promise: true, copy: true });
       slot.spare = preparedContext(slot);
       // Dropped with the isolate when it is disposed; nobody else waits for it.

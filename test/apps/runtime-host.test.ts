@@ -256,4 +256,39 @@ test("a site's warm contexts: each request sees only its own input, context, log
   assert.equal([other.store, other.answer], ['store_b', 'answer for dan of store_b']);
 });
 
+test("an installation's tool calls share warm contexts: each call runs its own function with its own input, context, logs and host answers; another store's installation shares nothing", async () => {
+  const source = `let calls = 0;
+    export const tools = {
+      who: async (input: { caller: string }, context: any) => {
+        calls += 1;
+        console.log('caller', input.caller);
+        if (input.caller === 'slow') { storage.get('late'); return 'left a host call pending'; }
+        const answer = await storage.get(input.caller);
+        return { calls, caller: input.caller, store: context.storeId, seen: (globalThis as any).context.caller, answer };
+      },
+      count: () => calls,
+    };`;
+  const call = (name: string, caller: string, installationId: string, storeId: string) =>
+    host.invoke(toolCall(source, name, { caller }, { installationId, bundleId: 'warm_tools', context: { storeId, caller } }), {
+      storage: { get: async (key) => `answer for ${key} of ${storeId}`, set: async () => {}, delete: async () => true, list: async () => ({ keys: [] }) },
+    });
+  const slow = await call('who', 'slow', 'inst_warm_a', 'store_a');
+  assert.equal(slow.ok && slow.logs.map((l) => l.message), ['caller slow']);
+  for (const caller of ['ann', 'bob']) {
+    const r = await call('who', caller, 'inst_warm_a', 'store_a');
+    assert.ok(r.ok, JSON.stringify(r));
+    const seen = r.ok ? (r.result as Record<string, unknown>) : {};
+    assert.equal([seen.caller, seen.store, seen.seen, seen.answer], [caller, 'store_a', caller, `answer for ${caller} of store_a`]);
+    assert.equal(
+      r.logs.map((l) => l.message),
+      [`caller ${caller}`],
+      "only this call's console lines",
+    );
+  }
+  const counted = await call('count', '', 'inst_warm_a', 'store_a');
+  assert.ok(counted.ok && typeof counted.result === 'number', 'another function of the bundle answers from a warm context');
+  const other = await call('count', '', 'inst_warm_b', 'store_b');
+  assert.equal(other.ok && other.result, 0, "another store's installation runs in its own isolate: none of store A's state");
+});
+
 test.run();
