@@ -275,7 +275,6 @@ function finish(call: Call, outcome: { ok: true; json: string; body?: string } |
       ? { t: 'done', id: call.id, ok: true, json: outcome.json, body: outcome.body, logs: call.logs, durationMs }
       : { t: 'done', id: call.id, ok: false, error: outcome.error, logs: call.logs, durationMs },
   );
-  if (calls.size === 0) stopWatchdog();
   if (call.slot.calls.size === 0 && !call.slot.isolate.isDisposed) {
     call.slot.idleSince = performance.now();
     call.slot.heapStale = true;
@@ -339,6 +338,7 @@ function startWatchdog() {
   processCpuMark = processCpuNs();
   watchdog = setInterval(watch, WATCH_EVERY_MS);
 }
+/** Stopped by its first tick without calls, not as each call ends: calls one after another keep one timer. */
 function stopWatchdog() {
   clearInterval(watchdog);
   watchdog = undefined;
@@ -356,6 +356,7 @@ function stopWatchdog() {
  * overrun is stopped as before — without the time spent waiting.
  */
 function watch() {
+  if (calls.size === 0) return stopWatchdog();
   const now = performance.now();
   const processCpu = processCpuNs();
   const processShare = processCpu - processCpuMark;
