@@ -1,13 +1,16 @@
 /**
- * Code run in every fresh context before the app's bundle (for a site's warm context, once: `meta.warm`
- * then keeps the bundle's app and answers each request through `__svc_dispatch`). It is the only code of ours inside the
+ * Code run in every new context before the app's bundle (for a warm context, once: `meta.warm` then keeps
+ * the bundle's app and runs each call handed to the `dispatch` it returns). It is the only code of ours inside the
  * isolate: it turns the three host functions it is handed (all `ivm.Callback`s taking strings) into the
  * guest globals `console`, `fetch`, `storage`, `api` and `context`, and defines `__svc_run`, which the
  * compiled bundle calls on its last line. It returns `settle`, through which the worker answers host
- * calls; the worker keeps that as a Reference on its side, so nothing but strings and primitives ever
- * crosses into the guest.
+ * calls (a warm context: `{ settle, dispatch }`); the worker keeps these as References on its side, so
+ * nothing but strings and primitives ever crosses into the guest, and the app cannot reach either.
  *
  * `$0` request(seq, op, argsJson) · `$1` log(level, text) · `$2` metaJson · `$3` inputJson · `$4` contextJson
+ *
+ * A fetch answer's text comes to `settle` as a string of its own (not inside the JSON), and a site's page
+ * leaves as `S{status, headers}` + newline + the page: large texts cross without being escaped and parsed.
  *
  * JSON, String and the one method we call (slice) are captured before the app runs because the app may
  * replace them (or any prototype) in its own context: replacing `Array.prototype.join` or
@@ -22,7 +25,8 @@ const { parse, stringify } = JSON;
 const GuestError = Error, GuestMap = Map, GuestPromise = Promise, GuestString = String, hasOwn = Object.hasOwn;
 const sliceText = Function.prototype.call.bind(String.prototype.slice);
 const meta = parse($2);
-// A site's warm context serves one request after another: these are the current request's.
+// A warm context serves one call after another: these are the current call's (meta's for a new context).
+let target = { group: meta.group, name: meta.name, resultBytes: meta.resultBytes };
 let input = parse($3);
 let context = parse($4);
 
@@ -75,29 +79,38 @@ if (meta.group === 'default') {
 }
 
 const pending = new GuestMap();
+// Counted apart from the map, whose methods the app may replace.
+let waiting = 0;
 let nextSeq = 0;
+function refusal(code, message) {
+  const error = new GuestError(message);
+  error.code = code;
+  return error;
+}
 function hostCall(op, args) {
   return new GuestPromise((resolve, reject) => {
+    // The worker refuses the same; refused here, a loop of un-awaited calls stays inside the isolate, where
+    // the watchdog stops it, instead of queueing work for the worker's thread faster than it can refuse it.
+    if (waiting >= meta.maxOutstanding)
+      return reject(refusal('TOO_MANY_REQUESTS', 'At most ' + meta.maxOutstanding + ' fetch/storage/api calls may be pending at once'));
     const json = stringify(args === undefined ? null : args);
-    if (json.length > meta.maxRequestChars) {
-      const error = new GuestError('A ' + op + ' request may carry at most ' + meta.maxRequestChars + ' characters');
-      error.code = 'REQUEST_TOO_LARGE';
-      return reject(error);
-    }
+    if (json.length > meta.maxRequestChars)
+      return reject(refusal('REQUEST_TOO_LARGE', 'A ' + op + ' request may carry at most ' + meta.maxRequestChars + ' characters'));
     const seq = ++nextSeq;
     pending.set(seq, { resolve, reject });
+    waiting += 1;
     request(seq, op, json);
   });
 }
-function settle(seq, ok, json) {
+function settle(seq, ok, json, body) {
   const waiter = pending.get(seq);
   if (!waiter) return;
   pending.delete(seq);
+  waiting -= 1;
   const value = parse(json);
+  if (ok && typeof body === 'string') value.body = body;
   if (ok) return waiter.resolve(value);
-  const error = new GuestError(value.message);
-  error.code = value.code;
-  waiter.reject(error);
+  waiter.reject(refusal(value.code, value.message));
 }
 
 let lines = 0;
@@ -311,16 +324,24 @@ async function serveSite(handlers, fn) {
   if (!(res instanceof Response)) throw new TypeError('fetch(request, env) must return a Response');
   return { status: res.status, headers: [...res.headers], body: await res.text(), volatile };
 }
-if (meta.group === 'default') Object.assign(globalThis, { Headers, URL, URLSearchParams, Request, Response });
+// JSON never holds a raw newline: the first one ends the head.
+function sitePage({ status, headers, body }) {
+  const head = stringify({ status, headers });
+  const page = GuestString(body);
+  return head.length + page.length > target.resultBytes ? 'L' + (head.length + page.length) : 'S' + head + '\n' + page;
+}
+if (meta.site) Object.assign(globalThis, { Headers, URL, URLSearchParams, Request, Response });
 
 async function runHandler(app) {
-  const handlers = app != null ? app[meta.group] : undefined;
-  const fn = handlers != null && (hasOwn(handlers, meta.name) || meta.group === 'default') ? handlers[meta.name] : undefined;
+  const { group, name, resultBytes } = target;
+  const handlers = app != null ? app[group] : undefined;
+  const fn = handlers != null && (hasOwn(handlers, name) || group === 'default') ? handlers[name] : undefined;
   if (typeof fn !== 'function') return 'M';
   try {
-    const value = meta.group === 'default' ? await serveSite(handlers, fn) : await fn(input, context);
+    if (group === 'default') return sitePage(await serveSite(handlers, fn));
+    const value = await fn(input, context);
     const json = value === undefined ? 'null' : stringify(value) ?? 'null';
-    return json.length > meta.resultBytes ? 'L' + json.length : 'R' + json;
+    return json.length > resultBytes ? 'L' + json.length : 'R' + json;
   } catch (error) {
     return 'E' + describe(error);
   }
@@ -332,7 +353,7 @@ Object.defineProperty(globalThis, '__svc_run', {
   value: (app) => {
     if (started) throw new TypeError('__svc_run is called once, by the runtime');
     started = true;
-    // A warm site context keeps the bundle's app for the requests to come (each through __svc_dispatch).
+    // A warm context keeps the bundle's app for the calls to come (each through dispatch).
     if (meta.warm) {
       warmApp = app;
       return 'W';
@@ -340,20 +361,29 @@ Object.defineProperty(globalThis, '__svc_run', {
     return runHandler(app);
   },
 });
-if (meta.warm) {
-  Object.defineProperty(globalThis, '__svc_dispatch', {
-    value: (inputJson, contextJson) => {
-      input = parse(inputJson);
-      context = parse(contextJson);
-      lines = 0;
-      volatile = false;
-      globalThis.context = context;
-      return runHandler(warmApp);
-    },
-  });
+// Not a global: an app calling it could reset its own count of pending host calls.
+function dispatch(targetJson, inputJson, contextJson) {
+  target = parse(targetJson);
+  input = parse(inputJson);
+  context = parse(contextJson);
+  lines = 0;
+  volatile = false;
+  // Host calls the previous call left pending are never answered (the worker drops their replies).
+  pending.clear();
+  waiting = 0;
+  globalThis.context = context;
+  return runHandler(warmApp);
 }
-return settle;
+return meta.warm ? { settle, dispatch } : settle;
 `;
+
+/**
+ * The bootstrap as a script whose value is a function of `$0`…`$4`: compiled once per isolate and run in
+ * each new context before any app code (`Reference.apply` then hands it one call's values), rather than
+ * compiled again for every call as `evalClosure` would.
+ */
+export const GUEST_BOOTSTRAP_FUNCTION = `(function ($0, $1, $2, $3, $4) {${GUEST_BOOTSTRAP}})`;
+export const BOOTSTRAP_FILENAME = 'svc:///bootstrap.js';
 
 /** Appended to every bundle: the compiled script ends by running the requested function. */
 export const BUNDLE_ENTRY = `\n;__svc_run(typeof __app === 'undefined' ? undefined : __app);\n`;

@@ -74,14 +74,16 @@ export type ToWorker =
       context: string;
       limits: RuntimeLimits;
     }
-  | { t: 'reply'; id: number; seq: number; ok: boolean; json: string }
+  /** `body`: a fetch answer's text, kept out of `json` so it is neither escaped nor parsed on its way. */
+  | { t: 'reply'; id: number; seq: number; ok: boolean; json: string; body?: string }
   | { t: 'evict'; installationId: string }
   | { t: 'stats'; id: number };
 
 export type FromWorker =
   | { t: 'ready' }
   | { t: 'call'; id: number; seq: number; op: HostOp; json: string }
-  | { t: 'done'; id: number; ok: true; json: string; logs: LogLine[]; durationMs: number }
+  /** `body`: a site's page, apart from the JSON of its status and headers (so the page is not escaped, then parsed). */
+  | { t: 'done'; id: number; ok: true; json: string; body?: string; logs: LogLine[]; durationMs: number }
   | { t: 'done'; id: number; ok: false; error: WorkerFailure; logs: LogLine[]; durationMs: number }
   /** The worker's resident memory passed `recycleRssMb`: send it nothing new, let it finish, replace it. */
   | { t: 'recycle'; rssBytes: number }
@@ -90,7 +92,7 @@ export type FromWorker =
 export interface WorkerStats {
   /** Isolates alive (warm or running). */
   isolates: number;
-  /** Heap of the idle ones, measured when each last went idle. */
+  /** Heap of the idle ones, measured shortly after each last went idle. */
   idleHeapBytes: number;
   rssBytes: number;
 }

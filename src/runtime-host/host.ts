@@ -18,7 +18,7 @@ import {
 import { jsonDepth, MAX_JSON_DEPTH } from '../server/body.js';
 import { appStack, parseSourceMap } from './stack.js';
 import { codePath, packageRoot } from '../paths.js';
-import { RuntimeCallbackError, type InvokeRequest, type InvokeResult, type RuntimeCallbacks, type RuntimeError } from './types.js';
+import { RuntimeCallbackError, type FetchResponse, type InvokeRequest, type InvokeResult, type RuntimeCallbacks, type RuntimeError } from './types.js';
 
 export const DEFAULT_LIMITS: RuntimeLimits = { cpuMs: 1000, wallMs: 10_000, memoryMb: 64, resultBytes: 64 * 1024 };
 
@@ -123,6 +123,11 @@ interface Worker {
 interface Gate {
   active: number;
   waiting: { installationId: string; enter: (admitted: boolean) => void }[];
+}
+
+/** A fetch answer with its text apart: a buyer API page of JSON is then not escaped into JSON again. */
+function fetchReply({ body, ...rest }: FetchResponse) {
+  return { ok: true, json: JSON.stringify(rest), body };
 }
 
 const failure = (code: RuntimeError['code'], message: string): InvokeResult => ({ ok: false, error: { code, message }, logs: [], durationMs: 0 });
@@ -380,15 +385,23 @@ export class RuntimeHost {
         worker.bundles.delete(call.message.bundleHash);
         return this.#dispatch(worker, call);
       }
-      const logs = workerLogs.parse(message.logs);
+      const logs = message.logs.length === 0 ? [] : workerLogs.parse(message.logs);
       this.#settle(
         worker,
         call,
         message.ok
-          ? { ok: true, result: JSON.parse(message.json), logs, durationMs: message.durationMs }
+          ? { ok: true, result: this.#result(call, message.json, message.body), logs, durationMs: message.durationMs }
           : { ok: false, error: this.#error(call, message.error), logs, durationMs: message.durationMs },
       );
     }
+  }
+
+  /** A site's page comes apart from the JSON of its status and headers; only a site call has one. */
+  #result(call: InFlight, json: string, body: unknown): unknown {
+    const value = JSON.parse(json);
+    if (body === undefined) return value;
+    if (call.request.kind !== 'site' || typeof body !== 'string' || value === null || typeof value !== 'object') throw new Error('malformed result');
+    return { ...value, body };
   }
 
   #error(call: InFlight, error: WorkerFailure): RuntimeError {
@@ -410,10 +423,10 @@ export class RuntimeHost {
   }
 
   async #hostCall(worker: Worker, call: InFlight, seq: number, op: HostOp, json: string) {
-    let reply: { ok: boolean; json: string };
+    let reply: { ok: boolean; json: string; body?: string };
     try {
       const value = await this.#perform(call.callbacks, op, json);
-      reply = { ok: true, json: JSON.stringify(value ?? null) };
+      reply = op === 'fetch' ? fetchReply(value as FetchResponse) : { ok: true, json: JSON.stringify(value ?? null) };
     } catch (error) {
       if (error instanceof RuntimeCallbackError) {
         if (error.code === 'FETCH_BLOCKED') call.fetchBlocked = true;

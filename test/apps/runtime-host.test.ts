@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RuntimeCallbackError, RuntimeHost, type StorageCallbacks } from '../../src/runtime-host/index.js';
-import { toolCall } from '../helpers/runtime-apps.js';
+import { bundle, toolCall } from '../helpers/runtime-apps.js';
 
 let host: RuntimeHost;
 let callbackErrors: unknown[] = [];
@@ -206,6 +206,89 @@ test('evictInstallation: running and queued calls are rejected at once; other in
   held.release();
   const after = await host.invoke(toolCall(`export const tools = { t: () => 1 }`, 't', {}, { appId: 'app_evict', installationId: 'inst_other' }));
   assert.equal(after.ok && after.result, 1);
+});
+
+test("a site's warm contexts: each request sees only its own input, context, logs and host answers, and another store's site never shares them", async () => {
+  // Module state of the bundle lives on between requests of one version (as in edge runtimes); the runtime's
+  // per-request state must not: a request left waiting on a host answer, then dropped, leaks nothing into the next.
+  const { code } = bundle(`let served = 0;
+    export default { async fetch(request: Request, env: any) {
+      served += 1;
+      const visitor = request.headers.get('x-visitor');
+      console.log('visitor', visitor);
+      const contextSeen = JSON.stringify((globalThis as any).context);
+      if (visitor === 'slow') { fetch('http://site.test/storefront/v1/late'); return new Response('left a fetch pending'); }
+      const answer = await (await fetch('http://site.test/storefront/v1/me')).text();
+      return new Response(JSON.stringify({ served, visitor, store: env.storeId, contextSeen, answer, url: request.url }));
+    } };`);
+  const site = (storeId: string, visitor: string) =>
+    host.invoke(
+      {
+        installationId: `site:${storeId}`,
+        appId: `site:${storeId}`,
+        bundleId: 'site_bundle',
+        bundleCode: code,
+        kind: 'site',
+        name: 'fetch',
+        input: { method: 'GET', url: `http://site.test/${visitor}`, headers: [['x-visitor', visitor]], body: null },
+        context: { storeId, visitor },
+      },
+      { fetch: async (request) => ({ status: 200, statusText: 'OK', url: request.url, headers: [], body: `answer for ${visitor} of ${storeId}` }) },
+    );
+  const page = async (storeId: string, visitor: string) => {
+    const r = await site(storeId, visitor);
+    assert.ok(r.ok, JSON.stringify(r));
+    if (!r.ok) throw new Error('failed');
+    return { body: (r.result as { body: string }).body, logs: r.logs.map((l) => l.message) };
+  };
+  const slow = await page('store_a', 'slow');
+  assert.equal(slow.logs, ['visitor slow']);
+  for (const visitor of ['ann', 'bob', 'cho']) {
+    const { body, logs } = await page('store_a', visitor);
+    const seen = JSON.parse(body);
+    assert.equal(logs, [`visitor ${visitor}`], "only this request's console lines");
+    assert.equal([seen.visitor, seen.store, seen.url], [visitor, 'store_a', `http://site.test/${visitor}`]);
+    assert.equal(JSON.parse(seen.contextSeen), { storeId: 'store_a', visitor }, "the global context is this request's");
+    assert.is(seen.answer, `answer for ${visitor} of store_a`, 'host answers go to the request that asked, never to a later one');
+  }
+  const other = JSON.parse((await page('store_b', 'dan')).body);
+  assert.is(other.served, 1, "another store's site runs in its own isolate: none of store A's state");
+  assert.equal([other.store, other.answer], ['store_b', 'answer for dan of store_b']);
+});
+
+test("an installation's tool calls share warm contexts: each call runs its own function with its own input, context, logs and host answers; another store's installation shares nothing", async () => {
+  const source = `let calls = 0;
+    export const tools = {
+      who: async (input: { caller: string }, context: any) => {
+        calls += 1;
+        console.log('caller', input.caller);
+        if (input.caller === 'slow') { storage.get('late'); return 'left a host call pending'; }
+        const answer = await storage.get(input.caller);
+        return { calls, caller: input.caller, store: context.storeId, seen: (globalThis as any).context.caller, answer };
+      },
+      count: () => calls,
+    };`;
+  const call = (name: string, caller: string, installationId: string, storeId: string) =>
+    host.invoke(toolCall(source, name, { caller }, { installationId, bundleId: 'warm_tools', context: { storeId, caller } }), {
+      storage: { get: async (key) => `answer for ${key} of ${storeId}`, set: async () => {}, delete: async () => true, list: async () => ({ keys: [] }) },
+    });
+  const slow = await call('who', 'slow', 'inst_warm_a', 'store_a');
+  assert.equal(slow.ok && slow.logs.map((l) => l.message), ['caller slow']);
+  for (const caller of ['ann', 'bob']) {
+    const r = await call('who', caller, 'inst_warm_a', 'store_a');
+    assert.ok(r.ok, JSON.stringify(r));
+    const seen = r.ok ? (r.result as Record<string, unknown>) : {};
+    assert.equal([seen.caller, seen.store, seen.seen, seen.answer], [caller, 'store_a', caller, `answer for ${caller} of store_a`]);
+    assert.equal(
+      r.logs.map((l) => l.message),
+      [`caller ${caller}`],
+      "only this call's console lines",
+    );
+  }
+  const counted = await call('count', '', 'inst_warm_a', 'store_a');
+  assert.ok(counted.ok && typeof counted.result === 'number', 'another function of the bundle answers from a warm context');
+  const other = await call('count', '', 'inst_warm_b', 'store_b');
+  assert.equal(other.ok && other.result, 0, "another store's installation runs in its own isolate: none of store A's state");
 });
 
 test.run();

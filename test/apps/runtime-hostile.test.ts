@@ -33,9 +33,9 @@ async function stillWorks(installationId: string) {
 }
 
 test('infinite loop: CPU_LIMIT while the server keeps serving', async () => {
-  const call = host.invoke(
-    toolCall(`export const tools = { spin: () => { for (;;) {} } }`, 'spin', {}, { installationId: 'inst_loop', limits: { cpuMs: 1500 } }),
-  );
+  // 1.5 s of CPU time can take longer than the suite's 15 s of wall time when a dozen runs share two cores.
+  const limits = { cpuMs: 1500, wallMs: 60_000 };
+  const call = host.invoke(toolCall(`export const tools = { spin: () => { for (;;) {} } }`, 'spin', {}, { installationId: 'inst_loop', limits }));
   await new Promise((r) => setTimeout(r, 200));
   // The server answers while the loop still runs: its answer comes before the call ends at the CPU limit.
   const store = svc.api('GET', '/v1/store');
@@ -130,22 +130,33 @@ test('a host call that never answers: TIMEOUT at the wall-clock limit', async ()
   await stillWorks('inst_wait');
 });
 
-test('prototype tampering stays in its own context; the next call is unaffected', async () => {
+test("prototype tampering stays in its installation's context: another store's installation, and the call after a failure, are unaffected", async () => {
   const source = `
+    const tamper = () => {
+      (Object.prototype as any).polluted = 'yes';
+      Array.prototype.map = () => ['hacked'] as any;
+      JSON.stringify = () => '"hacked"';
+      (globalThis as any).leftover = 1;
+    };
     export const tools = {
-      tamper: () => {
-        (Object.prototype as any).polluted = 'yes';
-        Array.prototype.map = () => ['hacked'] as any;
-        JSON.stringify = () => '"hacked"';
-        (globalThis as any).leftover = 1;
-        return { done: true };
+      tamper: () => (tamper(), { done: true }),
+      tamperAndFail: () => {
+        tamper();
+        throw new Error('after tampering');
       },
       check: () => ({ polluted: ({} as any).polluted ?? null, map: [1, 2].map((x) => x * 2), leftover: (globalThis as any).leftover ?? null }),
     };`;
-  const tamper = await host.invoke(toolCall(source, 'tamper', {}, { installationId: 'inst_proto', bundleId: 'proto' }));
+  const call = (name: string, installationId: string, storeId: string) =>
+    host.invoke(toolCall(source, name, {}, { installationId, bundleId: 'proto', context: { storeId } }));
+  const clean = { polluted: null, map: [2, 4], leftover: null };
+  const tamper = await call('tamper', 'inst_proto', 'store_1');
   assert.equal(tamper.ok && tamper.result, { done: true }, 'the result is encoded with the JSON captured before the app ran');
-  const check = await host.invoke(toolCall(source, 'check', {}, { installationId: 'inst_proto', bundleId: 'proto' }));
-  assert.equal(check.ok && check.result, { polluted: null, map: [2, 4], leftover: null });
+  // Calls of one installation may share a context (docs/decisions.md); another installation never does.
+  const other = await call('check', 'inst_proto_other', 'store_2');
+  assert.equal(other.ok && other.result, clean, "another store's installation of the same bundle");
+  failedWith(await call('tamperAndFail', 'inst_proto_failed', 'store_3'), 'APP_ERROR');
+  const afterFailure = await call('check', 'inst_proto_failed', 'store_3');
+  assert.equal(afterFailure.ok && afterFailure.result, clean, 'the context of a failed call is dropped');
   assert.is(({} as any).polluted, undefined, 'the server realm is untouched');
 });
 

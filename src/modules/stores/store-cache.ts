@@ -14,7 +14,7 @@ import { storeVersionReader } from '../../db/prepared.js';
 export type StoreVersionScope = 'settings' | 'coupons' | 'customers' | 'points' | 'collections';
 
 /** The version of a store's scope (0 before its first write) as `cacheVersion` reads it: null inside a transaction. */
-export const storeScopeVersion = (scope: StoreVersionScope) => cacheVersion(`SELECT version FROM store_versions WHERE store_id = ? AND scope = '${scope}'`);
+export const storeScopeVersion = (scope: StoreVersionScope) => storeVersionReader(scope).cached;
 
 const MAX_ENTRIES = 10_000;
 
