@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import { sql } from 'drizzle-orm';
-import { sqliteOf, type Db, type RawStatement } from './client.js';
+import { sqliteOf, statementsRun, type Db, type RawStatement } from './client.js';
 
 /**
  * Hot queries are prepared once per database and reused: a drizzle query rebuilt per call costs about
@@ -34,6 +34,8 @@ interface SqliteVersions {
   totalChanges: Statement<[], number>;
   version: Statement<[string], number | undefined>;
   changes: number;
+  /** `statementsRun` when `changes` was last read. */
+  statements: number;
   versions: Map<string, number>;
 }
 
@@ -45,15 +47,21 @@ interface SqliteVersions {
  * On SQLite the answer is synchronous, so a cache hit costs no promise: the version is read once per write.
  * SQLite counts every row this connection changes, triggers included, and the service is the file's only
  * connection (EXCLUSIVE locking, see client.ts), so an unchanged count means an unchanged file. The count
- * costs a quarter of the version read it spares. On PostgreSQL other processes write too: the version is
- * read each time, asynchronously.
+ * costs a quarter of the version read it spares, and is itself asked only when a statement ran since it
+ * was last read (`statementsRun`): a request whose reads all hit their caches asks SQLite nothing. A version
+ * read then still holds inside a transaction, which has written nothing yet. On PostgreSQL other processes
+ * write too: the version is read each time, asynchronously.
  */
 export function cacheVersion(query: string): (db: Db, storeId: string) => number | null | Promise<number | null> {
   const perDb = new WeakMap<Db, SqliteVersions>();
   const readPostgres = async (db: Db, storeId: string) => (await db.$client.prepare<[string], number>(query).pluck().get(storeId)) ?? 0;
   return (db, storeId) => {
-    if (db.$client.inTransaction) return null;
     let memo = perDb.get(db);
+    if (memo !== undefined && memo.statements === statementsRun(db)) {
+      const version = memo.versions.get(storeId);
+      if (version !== undefined) return version;
+    }
+    if (db.$client.inTransaction) return null;
     if (!memo) {
       const sqlite = sqliteOf(db);
       if (!sqlite) return readPostgres(db, storeId);
@@ -63,11 +71,13 @@ export function cacheVersion(query: string): (db: Db, storeId: string) => number
           totalChanges: sqlite.prepare<[], number>('SELECT total_changes()').pluck(),
           version: sqlite.prepare<[string], number | undefined>(query).pluck(),
           changes: -1,
+          statements: -1,
           versions: new Map(),
         }),
       );
     }
     const changes = memo.totalChanges.get()!;
+    memo.statements = statementsRun(db)!;
     if (memo.changes !== changes) {
       memo.changes = changes;
       memo.versions = new Map();
