@@ -168,10 +168,20 @@ export function onPostgres(db: Db): boolean {
 
 /**
  * SQLite's driver itself, or null on PostgreSQL: for what only SQLite has (pragmas, a streamed scan, the
- * synchronous version reads of hot paths). Its statements skip the turn rule of `db` and `db.$client`.
+ * synchronous version reads of hot paths). Its statements skip the turn rule of `db` and `db.$client`, and
+ * are not counted by `statementsRun`: they must only read.
  */
 export function sqliteOf(db: Db): Sqlite | null {
   return onPostgres(db) ? null : (db.$client as SqliteClient).sqlite;
+}
+
+/**
+ * How many statements SQLite's connection ran through `db` (its drizzle queries and `db.$client`'s raw
+ * statements), or null on PostgreSQL. Every write goes through one of them — `sqliteOf`'s own statements
+ * only read — so an unchanged count means an unchanged file: a hot read checks it before asking SQLite.
+ */
+export function statementsRun(db: Db): number | null {
+  return onPostgres(db) ? null : (db.$client as SqliteClient).statements;
 }
 
 /** PostgreSQL's pool, or null on SQLite. */
@@ -217,6 +227,11 @@ class SqliteClient implements DbClient, Counted {
   /** Set when statements are counted (src/db/statement-count.ts). */
   counted?: StatementCount;
   openTransaction: OutermostTransaction | null = null;
+  /**
+   * Statements run on the connection so far (`statementsRun`): while it stands still, nothing was written.
+   * Counted as each runs, so a statement that waited for its turn counts when it changes the file.
+   */
+  statements = 0;
 
   constructor(readonly sqlite: Sqlite) {}
 
@@ -235,13 +250,17 @@ class SqliteClient implements DbClient, Counted {
   /** Runs `statement` now, or, when another's transaction is open, once it ended (the types say Promise either way). */
   inTurn<T>(statement: () => T): T {
     countRoundTrip(this);
-    if (this.openTransaction === null || sqliteFrames.getStore()?.outermost === this.openTransaction) return statement();
+    if (this.openTransaction === null || sqliteFrames.getStore()?.outermost === this.openTransaction) {
+      this.statements++;
+      return statement();
+    }
     return this.afterOpenTransaction(statement) as T;
   }
 
   private async afterOpenTransaction<T>(statement: () => T): Promise<T> {
     await this.turns.take();
     try {
+      this.statements++;
       return statement();
     } finally {
       this.turns.give();

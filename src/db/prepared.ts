@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import { sql } from 'drizzle-orm';
-import { sqliteOf, whenAnswered, type Db, type RawStatement } from './client.js';
+import { sqliteOf, statementsRun, whenAnswered, type Db, type RawStatement } from './client.js';
 import type { PgPool } from './pg/pool.js';
 
 /**
@@ -35,6 +35,8 @@ interface SqliteVersions {
   totalChanges: Statement<[], number>;
   version: Statement<[string], number | undefined>;
   changes: number;
+  /** `statementsRun` when `changes` was last read. */
+  statements: number;
   versions: Map<string, number>;
 }
 
@@ -46,15 +48,17 @@ interface SqliteVersions {
  * On SQLite the answer is synchronous, so a cache hit costs no promise: the version is read once per write.
  * SQLite counts every row this connection changes, triggers included, and the service is the file's only
  * connection (EXCLUSIVE locking, see client.ts), so an unchanged count means an unchanged file. The count
- * costs a quarter of the version read it spares. On PostgreSQL other processes write too: the version is
- * read each time, asynchronously.
+ * costs a quarter of the version read it spares, and is itself asked only when a statement ran since it
+ * was last read (`statementsRun`): a request whose reads all hit their caches asks SQLite nothing. A version
+ * read then still holds inside a transaction, which has written nothing yet. On PostgreSQL other processes
+ * write too: the version is read each time, asynchronously.
  */
 export function cacheVersion(query: string): (db: Db, storeId: string) => number | null | Promise<number | null> {
   const sqliteVersion = sqliteVersionReader(query);
   const readPostgres = async (db: Db, storeId: string) => (await db.$client.prepare<[string], number>(query).pluck().get(storeId)) ?? 0;
   return (db, storeId) => {
-    if (db.$client.inTransaction) return null;
-    return sqliteOf(db) ? sqliteVersion(db, storeId) : readPostgres(db, storeId);
+    if (sqliteOf(db)) return sqliteVersion(db, storeId);
+    return db.$client.inTransaction ? null : readPostgres(db, storeId);
   };
 }
 
@@ -63,7 +67,7 @@ const STORE_VERSIONS = 'SELECT scope, version FROM store_versions WHERE store_id
 
 /**
  * A store's version of one `store_versions` scope, for the caches keyed by it:
- * - `cached`: as `cacheVersion` answers (null inside a transaction);
+ * - `cached`: as `cacheVersion` answers (null inside a transaction that may have written);
  * - `current`: as the current transaction sees it, its own writes included.
  * On PostgreSQL both read every scope of the store at once, and the request or transaction remembers them
  * until it writes (`PgPool.versionsSeen`): a purchase's steps check the settings, customers and sheets
@@ -97,18 +101,28 @@ export function storeVersionReader(scope: string): {
   };
   return {
     cached: (db, storeId) => {
-      if (db.$client.inTransaction) return null;
-      return sqliteOf(db) ? sqliteVersion(db, storeId) : postgres(db, storeId);
+      if (sqliteOf(db)) return sqliteVersion(db, storeId);
+      return db.$client.inTransaction ? null : postgres(db, storeId);
     },
-    current: (db, storeId) => (sqliteOf(db) ? whenAnswered(sqliteCurrent(db).get(storeId), (version) => version ?? 0) : postgres(db, storeId)),
+    current: (db, storeId) =>
+      sqliteOf(db) ? (sqliteVersion(db, storeId) ?? whenAnswered(sqliteCurrent(db).get(storeId), (version) => version ?? 0)) : postgres(db, storeId),
   };
 }
 
-/** SQLite's version reads outside transactions: once per write to the file (see `cacheVersion`). */
-function sqliteVersionReader(query: string): (db: Db, storeId: string) => number {
+/**
+ * SQLite's version reads (see `cacheVersion`): once per write to the file, and none while no statement ran
+ * since the last one. A remembered version still holds inside a transaction that has run nothing since;
+ * otherwise a transaction gets null.
+ */
+function sqliteVersionReader(query: string): (db: Db, storeId: string) => number | null {
   const perDb = new WeakMap<Db, SqliteVersions>();
   return (db, storeId) => {
     let memo = perDb.get(db);
+    if (memo !== undefined && memo.statements === statementsRun(db)) {
+      const version = memo.versions.get(storeId);
+      if (version !== undefined) return version;
+    }
+    if (db.$client.inTransaction) return null;
     if (!memo) {
       const sqlite = sqliteOf(db)!;
       perDb.set(
@@ -117,11 +131,13 @@ function sqliteVersionReader(query: string): (db: Db, storeId: string) => number
           totalChanges: sqlite.prepare<[], number>('SELECT total_changes()').pluck(),
           version: sqlite.prepare<[string], number | undefined>(query).pluck(),
           changes: -1,
+          statements: -1,
           versions: new Map(),
         }),
       );
     }
     const changes = memo.totalChanges.get()!;
+    memo.statements = statementsRun(db)!;
     if (memo.changes !== changes) {
       memo.changes = changes;
       memo.versions = new Map();

@@ -232,6 +232,31 @@ test('checkout: two stackable coupons priced and held, the discount spread over 
   assert.is(ok(await api('GET', `/v1/coupons/${percent.couponId}`)).usedCount, 1);
 });
 
+test('price preview: read from remembered sheets, coupons and settings, it shows the next change of each', async () => {
+  const tee = await createProduct(api, { name: '티셔츠', salePrice: 20000 });
+  const m = await member(svc, api, 'previewer');
+  const coupon = await createCoupon(api, { issueType: 'MANUAL', benefit: { method: 'AMOUNT', value: 1000 } });
+  const code = ok(await api('POST', `/v1/coupons/${coupon.couponId}/grants`, { body: { customerIds: [m.customerId] } })).granted[0].couponItem.code;
+  const sheet = await sheetOf(m.buyer, [tee]);
+  const discount = async () => ok(await price(m.buyer, sheet, { coupons: [{ code }] })).amounts.couponDiscountAmount;
+  assert.is(await discount(), 1000);
+  assert.is(await discount(), 1000, 'again, from what the first preview read');
+
+  ok(await api('POST', `/v1/coupons/${coupon.couponId}/suspend`));
+  assert.equal(fieldCodes(await price(m.buyer, sheet, { coupons: [{ code }] })), [['coupons.0.code', 'COUPON_NOT_ACTIVE']]);
+  ok(await api('POST', `/v1/coupons/${coupon.couponId}/resume`));
+  assert.is(await discount(), 1000);
+
+  // Points: off by default, then on as soon as the policy says so, within the balance the member has.
+  fails(await price(m.buyer, sheet, { pointAmount: 1000 }), 409, 'POINTS_UNAVAILABLE');
+  ok(await api('PUT', '/v1/point-policy', { body: { earnEnabled: false, defaultEarnRateBp: 100, validityDays: 30, useEnabled: true, minUseAmount: 0, maxUseRateBp: 10_000 } }));
+  assert.equal(fieldCodes(await price(m.buyer, sheet, { pointAmount: 1000 })), [['pointAmount', 'POINT_BALANCE_INSUFFICIENT']]);
+  ok(await api('POST', `/v1/customers/${m.customerId}/points`, { body: { amount: 1000, reason: '미리보기' } }), 201);
+  assert.is(ok(await price(m.buyer, sheet, { coupons: [{ code }], pointAmount: 1000 })).amounts.totalAmount, 20000 + 3000 - 1000 - 1000);
+  ok(await api('PUT', '/v1/point-policy', { body: { earnEnabled: false, defaultEarnRateBp: 100, validityDays: 30, useEnabled: false, minUseAmount: 0, maxUseRateBp: 10_000 } }));
+  fails(await price(m.buyer, sheet, { pointAmount: 1000 }), 409, 'POINTS_UNAVAILABLE');
+});
+
 test('one coupon in two concurrent payments: one wins; a payment that ends unpaid gives its coupon back; a CODE coupon is typed by guests', async () => {
   const p = await createProduct(api, { name: '경쟁 상품', salePrice: 15000 });
   const m = await member(svc, api, 'racer');

@@ -31,9 +31,10 @@ export async function priceWithDiscounts(
 ) {
   const settings = await storeSettings(db, sheet.storeId);
   const coupons = await applyCoupons(db, sheet.storeId, customerId, sheet.items, request.coupons, now);
-  const payable = priceSheet(sheet.items, settings, zipCode, { couponDiscountAmount: coupons.discountAmount, pointAmount: 0 }).amounts.totalAmount;
-  await assertPointUse(db, sheet.storeId, customerId, request.pointAmount, payable, now);
-  return { coupons, priced: priceSheet(sheet.items, settings, zipCode, { couponDiscountAmount: coupons.discountAmount, pointAmount: request.pointAmount }) };
+  const priced = priceSheet(sheet.items, settings, zipCode, { couponDiscountAmount: coupons.discountAmount, pointAmount: request.pointAmount });
+  // Points are checked against what is left to pay after the coupons, before the points themselves.
+  await assertPointUse(db, sheet.storeId, customerId, request.pointAmount, priced.amounts.totalAmount + request.pointAmount, now);
+  return { coupons, priced };
 }
 
 /**

@@ -70,17 +70,20 @@ async function inCategories(db: Db, categoryId: string | null, ids: Set<string>)
   return false;
 }
 
-async function targets(db: Db, coupon: CouponRow, item: PricedItem) {
-  const ids = new Set(coupon.target.ids);
+/** Whether a coupon's target takes in an item: answered at once but for categories, which read the product and its category's ancestors. */
+function targets(db: Db, coupon: CouponRow, item: PricedItem): boolean | Promise<boolean> {
   switch (coupon.target.kind) {
     case 'ALL':
       return true;
     case 'PRODUCTS':
-      return ids.has(item.productId);
+      return coupon.target.ids.includes(item.productId);
     case 'CATEGORIES':
-      return inCategories(db, (await findProduct(db, item.productId))?.categoryId ?? null, ids);
+      return inProductCategories(db, item.productId, new Set(coupon.target.ids));
   }
 }
+
+const inProductCategories = async (db: Db, productId: string, ids: Set<string>) =>
+  inCategories(db, (await findProduct(db, productId))?.categoryId ?? null, ids);
 
 /** A coupon's discount on its target items: percent (capped) or a fixed amount, never more than they cost. */
 function discountOf(coupon: CouponRow, base: number) {
@@ -138,7 +141,8 @@ export async function applyCoupons(
     }
     if (coupon.status !== 'ACTIVE') return refuse(i, 'COUPON_NOT_ACTIVE', '중지되었거나 끝난 쿠폰입니다.');
     if (itemsAmount < coupon.minOrderAmount) return refuse(i, 'COUPON_MIN_ORDER_AMOUNT', `상품 금액이 ${coupon.minOrderAmount}원 이상이어야 합니다.`);
-    const eligible = await Promise.all(items.map(async (item, k) => ((await targets(db, coupon, item)) ? left[k] : 0)));
+    const eligible: number[] = [];
+    for (const [k, item] of items.entries()) eligible.push((await targets(db, coupon, item)) ? left[k] : 0);
     const base = eligible.reduce((n, b) => n + b, 0);
     if (base === 0) return refuse(i, 'COUPON_NOT_APPLICABLE', '이 주문에는 쿠폰을 쓸 수 있는 상품이 없습니다.');
     picked.push({ coupon, index: i });

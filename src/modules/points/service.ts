@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, lte, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Db } from '../../db/client.js';
+import { whenAnswered, type Db } from '../../db/client.js';
 import { isoAt } from '../../db/clock.js';
 import { newId } from '../../db/ids.js';
 import { preparedFor } from '../../db/prepared.js';
@@ -96,12 +96,14 @@ const lotsLeft = cachedPerStoreVersion(
   async (db, storeId, customerId: string) => q(db).lotsLeft.all({ storeId, customerId }),
 );
 
-/** The balance as `balanceOf`; outside a transaction from the remembered lots. */
-async function checkoutBalance(db: Db, storeId: string, customerId: string, now: number) {
+/** The balance as `balanceOf`; outside a transaction from the remembered lots, at once when they are remembered. */
+function checkoutBalance(db: Db, storeId: string, customerId: string, now: number): number | Promise<number> {
   if (db.$client.inTransaction) return balanceOf(db, storeId, customerId, now);
-  let balance = 0;
-  for (const lot of await lotsLeft(db, storeId, customerId)) if (lot.expiresAt > now) balance += lot.remaining;
-  return balance;
+  return whenAnswered(lotsLeft(db, storeId, customerId), (lots) => {
+    let balance = 0;
+    for (const lot of lots) if (lot.expiresAt > now) balance += lot.remaining;
+    return balance;
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------

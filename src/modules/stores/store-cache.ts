@@ -1,4 +1,4 @@
-import { whenAnswered, type Db } from '../../db/client.js';
+import type { Db } from '../../db/client.js';
 import { storeVersionReader } from '../../db/prepared.js';
 
 /**
@@ -24,6 +24,30 @@ interface Entry<T> {
 }
 
 /**
+ * Remembered values by store, then by key: a key is looked up as the caller's own string (a code, a customer
+ * id), never joined with the store's into a new one per read. At most MAX_ENTRIES in all.
+ */
+class Remembered<T> {
+  private readonly stores = new Map<string, Map<string, Entry<T>>>();
+  private size = 0;
+
+  get(storeId: string, key: string): Entry<T> | undefined {
+    return this.stores.get(storeId)?.get(key);
+  }
+
+  set(storeId: string, key: string, entry: Entry<T>) {
+    if (this.size >= MAX_ENTRIES) {
+      this.stores.clear();
+      this.size = 0;
+    }
+    let ofStore = this.stores.get(storeId);
+    if (!ofStore) this.stores.set(storeId, (ofStore = new Map()));
+    if (!ofStore.has(key)) this.size++;
+    ofStore.set(key, entry);
+  }
+}
+
+/**
  * Read models of a store are computed once per version of their scope: no write path can leave them stale,
  * and a read costs one primary-key lookup of the version (none on SQLite while nothing was written). `key`
  * tells models of one store apart (a coupon by its code); a store-wide model leaves it out. Values are
@@ -35,14 +59,13 @@ export function cachedPerStoreVersion<A, T, K extends string = never>(
   build: (owner: A, storeId: string, key: K) => Promise<T>,
 ): (owner: A, storeId: string, key?: K) => T | Promise<T> {
   const storeVersion = storeVersionReader(scope);
-  const caches = new WeakMap<Db, Map<string, Entry<T>>>();
+  const caches = new WeakMap<Db, Remembered<T>>();
 
-  const remember = async (db: Db, cache: Map<string, Entry<T>>, entry: string, owner: A, storeId: string, key: K, version: number) => {
+  const remember = async (db: Db, cache: Remembered<T>, owner: A, storeId: string, key: K, version: number) => {
     const value = await build(owner, storeId, key);
     // SQLite has one connection: a build that ends inside another request's transaction may have read its rows.
     if (db.$client.inTransaction) return value;
-    if (cache.size >= MAX_ENTRIES) cache.clear();
-    cache.set(entry, { version, value });
+    cache.set(storeId, key, { version, value });
     return value;
   };
   /**
@@ -50,22 +73,25 @@ export function cachedPerStoreVersion<A, T, K extends string = never>(
    * is still good when the version the transaction sees is the one it was built at: one primary-key read
    * instead of the model's queries, several times per purchase.
    */
-  const inTransaction = async (cache: Map<string, Entry<T>>, entry: string, owner: A, storeId: string, key: K, db: Db) => {
-    const hit = cache.get(entry);
+  const inTransaction = async (cache: Remembered<T>, owner: A, storeId: string, key: K, db: Db) => {
+    const hit = cache.get(storeId, key);
     if (hit && hit.version === (await storeVersion.current(db, storeId))) return hit.value;
     return build(owner, storeId, key);
+  };
+  const answer = (db: Db, cache: Remembered<T>, owner: A, storeId: string, key: K, version: number | null) => {
+    if (version === null) return inTransaction(cache, owner, storeId, key, db);
+    const hit = cache.get(storeId, key);
+    return hit && hit.version === version ? hit.value : remember(db, cache, owner, storeId, key, version);
   };
   // A hit on SQLite is answered at once: the version is known without a query while nothing was written.
   return (owner, storeId, key = '' as K) => {
     const db = dbOf(owner);
     let cache = caches.get(db);
-    if (!cache) caches.set(db, (cache = new Map()));
-    const entry = key === '' ? storeId : `${storeId} ${key}`;
-    return whenAnswered(storeVersion.cached(db, storeId), (version) => {
-      if (version === null) return inTransaction(cache, entry, owner, storeId, key, db);
-      const hit = cache.get(entry);
-      return hit && hit.version === version ? hit.value : remember(db, cache, entry, owner, storeId, key, version);
-    });
+    if (!cache) caches.set(db, (cache = new Remembered()));
+    const version = storeVersion.cached(db, storeId);
+    return version instanceof Promise
+      ? version.then((known) => answer(db, cache, owner, storeId, key, known))
+      : answer(db, cache, owner, storeId, key, version);
   };
 }
 

@@ -48,23 +48,32 @@ const EXPOSED = 'x-request-id, x-trace-id, idempotent-replayed, retry-after';
  * is empty, as for the collector. No credentials: the buyer API takes tokens, never cookies.
  */
 export function mountBuyerApiCors(app: H3, services: Services) {
-  app.use(`${BUYER_API}**`, async (event: H3Event, next) => {
+  // Matched by hand, and only a request with an Origin waits for the answer: h3's route pattern for the
+  // middleware, and an async middleware on every request, cost each buyer request about 1 µs and a promise.
+  app.use((event: H3Event, next) => {
     const origin = event.req.headers.get('origin');
-    if (!origin) return next();
-    if (isPreflightRequest(event)) {
-      return new Response(null, { status: 204, headers: { ...PREFLIGHT_HEADERS, 'access-control-allow-origin': origin, vary: 'origin' } });
-    }
-    const response = await next();
-    if (!(response instanceof Response)) return response;
-    // No store or an unknown one: the answer is an error that concerns no store, readable anywhere.
-    const named = event.req.headers.get('x-store-id');
-    const store = named ? await storeNamedBy(services.db, named) : undefined;
-    const allowed = store ? await allowedOrigins(services, store.id, services.clock.now()) : null;
-    response.headers.append('vary', 'origin');
-    if (allowed === null || allowed.has(origin.toLowerCase())) {
-      response.headers.set('access-control-allow-origin', origin);
-      response.headers.set('access-control-expose-headers', EXPOSED);
-    }
-    return response;
+    if (!origin || !inBuyerApi(event.url.pathname)) return next();
+    return withCors(services, event, next, origin);
   });
+}
+
+/** What h3's `/storefront/v1/**` matched: the buyer API's paths and its root. */
+const inBuyerApi = (path: string) => path.startsWith(BUYER_API) || path === '/storefront/v1';
+
+async function withCors(services: Services, event: H3Event, next: () => unknown, origin: string) {
+  if (isPreflightRequest(event)) {
+    return new Response(null, { status: 204, headers: { ...PREFLIGHT_HEADERS, 'access-control-allow-origin': origin, vary: 'origin' } });
+  }
+  const response = await next();
+  if (!(response instanceof Response)) return response;
+  // No store or an unknown one: the answer is an error that concerns no store, readable anywhere.
+  const named = event.req.headers.get('x-store-id');
+  const store = named ? await storeNamedBy(services.db, named) : undefined;
+  const allowed = store ? await allowedOrigins(services, store.id, services.clock.now()) : null;
+  response.headers.append('vary', 'origin');
+  if (allowed === null || allowed.has(origin.toLowerCase())) {
+    response.headers.set('access-control-allow-origin', origin);
+    response.headers.set('access-control-expose-headers', EXPOSED);
+  }
+  return response;
 }
