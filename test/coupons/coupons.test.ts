@@ -249,11 +249,19 @@ test('price preview: read from remembered sheets, coupons and settings, it shows
 
   // Points: off by default, then on as soon as the policy says so, within the balance the member has.
   fails(await price(m.buyer, sheet, { pointAmount: 1000 }), 409, 'POINTS_UNAVAILABLE');
-  ok(await api('PUT', '/v1/point-policy', { body: { earnEnabled: false, defaultEarnRateBp: 100, validityDays: 30, useEnabled: true, minUseAmount: 0, maxUseRateBp: 10_000 } }));
+  ok(
+    await api('PUT', '/v1/point-policy', {
+      body: { earnEnabled: false, defaultEarnRateBp: 100, validityDays: 30, useEnabled: true, minUseAmount: 0, maxUseRateBp: 10_000 },
+    }),
+  );
   assert.equal(fieldCodes(await price(m.buyer, sheet, { pointAmount: 1000 })), [['pointAmount', 'POINT_BALANCE_INSUFFICIENT']]);
   ok(await api('POST', `/v1/customers/${m.customerId}/points`, { body: { amount: 1000, reason: '미리보기' } }), 201);
   assert.is(ok(await price(m.buyer, sheet, { coupons: [{ code }], pointAmount: 1000 })).amounts.totalAmount, 20000 + 3000 - 1000 - 1000);
-  ok(await api('PUT', '/v1/point-policy', { body: { earnEnabled: false, defaultEarnRateBp: 100, validityDays: 30, useEnabled: false, minUseAmount: 0, maxUseRateBp: 10_000 } }));
+  ok(
+    await api('PUT', '/v1/point-policy', {
+      body: { earnEnabled: false, defaultEarnRateBp: 100, validityDays: 30, useEnabled: false, minUseAmount: 0, maxUseRateBp: 10_000 },
+    }),
+  );
   fails(await price(m.buyer, sheet, { pointAmount: 1000 }), 409, 'POINTS_UNAVAILABLE');
 });
 
