@@ -34,7 +34,7 @@ let context = parse($4);
 // only when nothing but the request's address and the buyer API's answers shaped it: each read of the
 // clock, of randomness, of the request's headers or of an answer's headers marks the current request.
 let volatile = false;
-if (meta.group === 'default') {
+if (meta.site) {
   const GuestDate = Date, construct = Reflect.construct, guestNow = Date.now, guestRandom = Math.random;
   const SiteDate = function Date(...args) {
     if (new.target === undefined) {
@@ -325,8 +325,8 @@ async function serveSite(handlers, fn) {
   return { status: res.status, headers: [...res.headers], body: await res.text(), volatile };
 }
 // JSON never holds a raw newline: the first one ends the head.
-function sitePage({ status, headers, body }) {
-  const head = stringify({ status, headers });
+function sitePage({ status, headers, body, volatile }) {
+  const head = stringify({ status, headers, volatile });
   const page = GuestString(body);
   return head.length + page.length > target.resultBytes ? 'L' + (head.length + page.length) : 'S' + head + '\n' + page;
 }
