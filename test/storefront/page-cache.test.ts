@@ -95,6 +95,7 @@ test('a collection change shows at the next visit; a page that reads the clock, 
   const stored = { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-cache' };
   if (url.pathname === '/clock') return new Response(state.renders + ' ' + (Date.now() > 0), { headers: stored });
   if (url.pathname === '/unsaid') return new Response(String(state.renders));
+  if (url.pathname === '/counted') return new Response(String(state.renders), { headers: stored });
   const answer = await fetch(env.storefrontApiUrl + '/collections' + url.pathname + '/products', { headers: { 'x-store-id': env.storeId } });
   const { data } = JSON.parse(await answer.text());
   return new Response(data.contents.map((p: any) => p.name).join(','), { headers: stored });`;
@@ -109,6 +110,10 @@ test('a collection change shows at the next visit; a page that reads the clock, 
   assert.is(await page('other-cache', 'picks'), '바뀐 컵');
   ok(await other.api('PUT', `/v1/collections/${picks.collectionId}`, { body: { slug: 'picks', title: '추천', productIds: [plate] } }));
   assert.is(await page('other-cache', 'picks'), '접시');
+
+  const counted = new Set<string>();
+  for (let i = 0; i < 12; i++) counted.add(await page('other-cache', 'counted'));
+  assert.is(counted.size, 1, `a storable page that reads nothing volatile is rendered once: ${[...counted]}`);
 
   for (const path of ['clock', 'unsaid']) {
     const answers = new Set<string>();
