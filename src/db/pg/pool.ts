@@ -84,7 +84,7 @@ interface Frame {
   connection: pg.PoolClient;
   depth: number;
   outermost: OutermostTransaction;
-  /** Versions the transaction read since it last wrote: shared by its savepoints (src/db/prepared.ts `storeVersion`). */
+  /** Versions the transaction read since it last wrote: shared by its savepoints (src/db/prepared.ts `storeVersionReader`). */
   reads: VersionMemo;
 }
 
